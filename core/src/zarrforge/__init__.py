@@ -1,0 +1,29 @@
+"""zarrforge: a Zarr engine whose every extension point is a plugin.
+
+The public API mirrors zarr-python's where it can::
+
+    import zarrforge as zf
+    a = zf.create_array("data.zarr", "temperature", shape=(100, 100), dtype="float32",
+                        chunks=(10, 10), compressors=[{"name": "zstd", "configuration": {"level": 3}}])
+    a[:10, :10] = 1.5
+    g = zf.open_group("data.zarr")
+
+Importing this package imports no plugin: implementations are loaded from
+entry points the first time a document or a call names them.
+"""
+
+from . import config, errors, hooks, registry
+from .api import create_array, create_group, open, open_array, open_group
+from .array import Array
+from .group import Group
+from .hooks import hookimpl
+from .registry import register, registered, refresh
+
+refresh_plugins = refresh
+
+__all__ = [
+    "Array", "Group", "config", "create_array", "create_group", "errors", "hookimpl", "hooks",
+    "open", "open_array", "open_group", "refresh_plugins", "register", "registered", "registry",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,122 @@
+"""Contract for chunk grids (the ``chunk_grid`` extension point).
+
+A chunk grid tiles the array's index space into hyper-rectangular chunks with
+no gaps or overlaps. zarrforge only supports *separable* grids: the chunks are
+the cartesian product of one partition per dimension. Both the spec's
+``regular`` grid and the registered ``rectilinear`` grid are separable, and the
+restriction lets the indexing engine work one dimension at a time without ever
+materialising the list of chunks.
+
+A grid implementation provides:
+
+* ``from_json(name, configuration, shape)``: build the grid for an array of
+  ``shape`` from its metadata; raise :class:`~zarrforge.errors.MetadataError`
+  naming the offending field for bad input.
+* ``to_json()``: the extension object written back to metadata.
+* ``dimensions``: one :class:`DimensionChunking` per array dimension.
+* ``with_shape(shape)``: the grid for the same configuration after a resize,
+  or a :class:`~zarrforge.errors.MetadataError` if the grid cannot follow.
+* ``regular_chunk_shape``: the chunk shape if every chunk has the same stored
+  shape, else ``None`` (used for the familiar ``Array.chunks`` attribute).
+
+The core never tests a grid's *name*: everything it needs goes through this
+contract.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+
+class DimensionChunking(ABC):
+    """How one dimension of length ``length`` is split into chunks.
+
+    ``size(i)`` is the *stored* extent of chunk ``i`` along this dimension. For
+    a regular grid the last chunk may extend past the array's end (its stored
+    size is still the nominal chunk size); ``extent(i)`` is the part inside the
+    array.
+    """
+
+    length: int
+
+    @property
+    @abstractmethod
+    def nchunks(self) -> int:
+        """Number of chunks along this dimension (0 when ``length`` is 0)."""
+
+    @abstractmethod
+    def start(self, index: int) -> int:
+        """First array index covered by chunk ``index``."""
+
+    @abstractmethod
+    def size(self, index: int) -> int:
+        """Stored size of chunk ``index`` along this dimension."""
+
+    def extent(self, index: int) -> int:
+        """Number of in-bounds elements of chunk ``index``."""
+        return max(0, min(self.size(index), self.length - self.start(index)))
+
+    @abstractmethod
+    def index_of(self, positions: np.ndarray) -> np.ndarray:
+        """Chunk index containing each array position (vectorised, int64)."""
+
+    def chunk_range(self, start: int, stop: int) -> range:
+        """Indices of chunks intersecting the half-open range ``[start, stop)``."""
+        if stop <= start:
+            return range(0)
+        first, last = self.index_of(np.array([start, stop - 1], dtype=np.int64))
+        return range(int(first), int(last) + 1)
+
+
+class ChunkGrid(ABC):
+    """A separable chunk grid bound to an array shape."""
+
+    name: ClassVar[str]
+
+    @classmethod
+    @abstractmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None,
+                  shape: Sequence[int]) -> "ChunkGrid":
+        """Build the grid from its metadata entry for an array of ``shape``."""
+
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]:
+        """The metadata object for this grid."""
+
+    @property
+    @abstractmethod
+    def dimensions(self) -> tuple[DimensionChunking, ...]:
+        """One partition per array dimension."""
+
+    @abstractmethod
+    def with_shape(self, shape: Sequence[int]) -> "ChunkGrid":
+        """The same grid configuration applied to a resized array."""
+
+    @property
+    def regular_chunk_shape(self) -> tuple[int, ...] | None:
+        """The common stored chunk shape, or ``None`` if chunks differ."""
+        return None
+
+    # Derived helpers: implementations rarely need to override these.
+
+    @property
+    def grid_shape(self) -> tuple[int, ...]:
+        return tuple(d.nchunks for d in self.dimensions)
+
+    def chunk_shape(self, coords: Sequence[int]) -> tuple[int, ...]:
+        """Stored shape of the chunk at ``coords``."""
+        return tuple(d.size(c) for d, c in zip(self.dimensions, coords))
+
+    def chunk_origin(self, coords: Sequence[int]) -> tuple[int, ...]:
+        return tuple(d.start(c) for d, c in zip(self.dimensions, coords))
+
+    def chunk_extent(self, coords: Sequence[int]) -> tuple[int, ...]:
+        """In-bounds shape of the chunk at ``coords``."""
+        return tuple(d.extent(c) for d, c in zip(self.dimensions, coords))
+
+    @property
+    def nchunks(self) -> int:
+        return int(np.prod(self.grid_shape, dtype=object)) if self.dimensions else 1

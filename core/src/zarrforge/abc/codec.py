@@ -1,0 +1,145 @@
+"""Contract for codecs (the ``codecs`` extension point).
+
+The v3 spec classifies codecs by the representations they map between:
+
+* :class:`ArrayArrayCodec` (``array -> array``, e.g. ``transpose``),
+* :class:`ArrayBytesCodec` (``array -> bytes``, e.g. ``bytes``; exactly one per chain),
+* :class:`BytesBytesCodec` (``bytes -> bytes``, e.g. ``gzip``, ``crc32c``).
+
+Each codec states what it produces for a given input without looking at
+element values (the spec's ``compute_encoded_representation_type``):
+array codecs through :meth:`ArrayArrayCodec.resolve` (shape and data type of
+the encoded array), bytes codecs through
+:meth:`BytesBytesCodec.encoded_size` (the encoded byte count when it is
+fixed, else ``None``).
+
+A codec instance is immutable. Its lifecycle:
+
+1. ``from_json(name, configuration)`` builds it from metadata (``configuration``
+   is ``None`` for a short-hand name). Bad configuration raises
+   :class:`~zarrforge.errors.MetadataError` naming the field.
+2. ``evolve(spec)`` runs once when an array is *created*: it may fill in
+   defaults that depend on the array (blosc's ``typesize``, ``bytes``'
+   ``endian``) and returns the codec to record. It must not be needed to read.
+3. ``validate(spec)`` checks that the codec accepts chunks described by
+   ``spec`` (raise ``MetadataError``), both at creation and on open.
+4. ``encode`` / ``decode`` transform one chunk. ``decode`` must raise
+   :class:`~zarrforge.errors.CorruptChunkError` (or a subclass) for data it
+   cannot decode, never an arbitrary exception or a huge allocation.
+
+``to_json()`` always returns the object form ``{"name": ..., "configuration":
+{...}}`` (``configuration`` omitted when the codec has none).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from enum import Enum
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .data_type import DataType
+from .memory_layout import MemoryLayout
+
+
+class CodecKind(Enum):
+    ARRAY_ARRAY = "array -> array"
+    ARRAY_BYTES = "array -> bytes"
+    BYTES_BYTES = "bytes -> bytes"
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkSpec:
+    """The decoded representation of one chunk as a codec sees it."""
+
+    shape: tuple[int, ...]
+    data_type: DataType
+    fill_value: Any
+    layout: MemoryLayout
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data_type.numpy_dtype
+
+    @property
+    def nbytes(self) -> int | None:
+        size = self.data_type.item_size
+        return None if size is None else size * int(np.prod(self.shape, dtype=np.int64))
+
+
+class Codec(ABC):
+    name: ClassVar[str]
+    kind: ClassVar[CodecKind]
+
+    @classmethod
+    @abstractmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Codec":
+        ...
+
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]:
+        ...
+
+    def evolve(self, spec: ChunkSpec) -> "Codec":
+        return self
+
+    def validate(self, spec: ChunkSpec) -> None:
+        return None
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_json() == self.to_json()
+
+    def __hash__(self) -> int:
+        return hash(repr(self.to_json()))
+
+    def __repr__(self) -> str:
+        return f"<codec {self.to_json()!r}>"
+
+
+class ArrayArrayCodec(Codec):
+    kind = CodecKind.ARRAY_ARRAY
+
+    @abstractmethod
+    def resolve(self, spec: ChunkSpec) -> ChunkSpec:
+        """The spec of the encoded array for a decoded array described by ``spec``."""
+
+    @abstractmethod
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        ...
+
+    @abstractmethod
+    def decode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        """Decode to the representation described by ``spec`` (the decoded spec)."""
+
+
+class ArrayBytesCodec(Codec):
+    kind = CodecKind.ARRAY_BYTES
+
+    def encoded_size(self, spec: ChunkSpec) -> int | None:
+        return None
+
+    @abstractmethod
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        ...
+
+    @abstractmethod
+    def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
+        ...
+
+
+class BytesBytesCodec(Codec):
+    kind = CodecKind.BYTES_BYTES
+
+    def encoded_size(self, decoded_size: int | None) -> int | None:
+        """Encoded byte count for ``decoded_size`` input bytes, if fixed."""
+        return None
+
+    @abstractmethod
+    def encode(self, data: bytes | memoryview) -> bytes:
+        ...
+
+    @abstractmethod
+    def decode(self, data: bytes | memoryview) -> bytes:
+        ...

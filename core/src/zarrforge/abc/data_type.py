@@ -1,0 +1,84 @@
+"""Contract for data types (the ``data_type`` extension point).
+
+A data type instance describes the elements of an array: the numpy dtype used
+in memory, how a ``fill_value`` is read from and written to JSON, and the name
+and configuration written to metadata.
+
+Implementations provide:
+
+* ``from_json(name, configuration)``: the instance for a metadata entry. Types
+  without configuration receive ``None``. Raise
+  :class:`~zarrforge.errors.MetadataError` for a bad configuration.
+* ``to_json()``: the short-hand name (a string) when there is no
+  configuration, else ``{"name": ..., "configuration": {...}}``.
+* ``numpy_dtype``: the native-byte-order numpy dtype of elements in memory.
+* ``fill_value_from_json(value)`` / ``fill_value_to_json(value)``: the
+  spec's fill value encoding for this type; bad values raise
+  ``MetadataError`` naming ``fill_value``.
+* ``default_fill_value()``: used when the user gives none (it is recorded in
+  metadata, as the spec requires).
+* ``from_user_value(value)``: coerce a fill value given through the Python
+  API (a Python or numpy scalar) into the in-memory scalar.
+
+``item_size`` is ``None`` for variable-length types; fixed-size types whose
+byte order matters (``item_size > 1`` for numeric types) set
+``has_endianness``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class DataType(ABC):
+    name: ClassVar[str]
+
+    @classmethod
+    @abstractmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "DataType":
+        ...
+
+    @abstractmethod
+    def to_json(self) -> str | dict[str, Any]:
+        ...
+
+    @property
+    @abstractmethod
+    def numpy_dtype(self) -> np.dtype:
+        ...
+
+    @abstractmethod
+    def fill_value_from_json(self, value: Any) -> Any:
+        ...
+
+    @abstractmethod
+    def fill_value_to_json(self, value: Any) -> Any:
+        ...
+
+    @abstractmethod
+    def default_fill_value(self) -> Any:
+        ...
+
+    def from_user_value(self, value: Any) -> Any:
+        """Coerce a Python-level fill value; the default goes through numpy."""
+        return self.numpy_dtype.type(value)
+
+    @property
+    def item_size(self) -> int | None:
+        return self.numpy_dtype.itemsize
+
+    @property
+    def has_endianness(self) -> bool:
+        return self.numpy_dtype.itemsize > 1 and self.numpy_dtype.byteorder != "|"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_json() == self.to_json()
+
+    def __hash__(self) -> int:
+        return hash(repr(self.to_json()))
+
+    def __repr__(self) -> str:
+        return f"<data type {self.to_json()!r}>"

@@ -1,0 +1,106 @@
+"""Contract for metadata formats (the ``formats`` extension point).
+
+A format owns everything that is specific to one generation of the Zarr
+storage layout: where a node's metadata documents live, how they map to the
+:mod:`zarrforge.metadata.model`, where chunks live, and how children are
+discovered. Arrays and groups call only this contract, so a ZEP that changes
+the layout is a new format plugin, not a change to the core.
+
+Node paths given to a format are normalised by
+:func:`zarrforge.paths.normalize_path`: ``""`` for the root, otherwise
+``"a/b"`` with no leading or trailing slash.
+
+* ``detect(store, path)``: does a node of this format exist at ``path``?
+* ``read_node(store, path)``: the node's model; raise
+  :class:`~zarrforge.errors.NodeNotFoundError` if there is none, and a
+  :class:`~zarrforge.errors.MetadataError` naming the key and field for a
+  malformed document.
+* ``write_node(store, path, metadata)``: write the node's documents.
+* ``new_array(spec)`` / ``new_group(attributes, extra)``: build the model of a
+  node being created from the API's arguments (:class:`ArrayCreationSpec`),
+  applying the format's defaults; nothing is written.
+* ``document(metadata)``: the JSON document(s) a node is stored as (what
+  ``Array.metadata`` shows).
+* ``chunk_key(path, metadata, coords)``: the store key of one chunk.
+* ``list_children(store, path)``: names of the child nodes of a group.
+* ``erase_node(store, path)``: remove a node and everything below it.
+* ``stored_chunks(store, path, metadata)``: coordinates of the chunks present.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Iterator, Sequence
+
+from .store import Store
+from ..metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
+
+
+@dataclasses.dataclass(frozen=True)
+class ArrayCreationSpec:
+    """What the user asked for when creating an array, before format defaults."""
+
+    shape: tuple[int, ...]
+    dtype: Any
+    chunks: Any
+    shards: Any = None
+    filters: Any = None
+    serializer: Any = None
+    compressors: Any = "auto"
+    codecs: Any = None
+    fill_value: Any = None
+    attributes: dict[str, Any] | None = None
+    dimension_names: Sequence[str | None] | None = None
+    chunk_key_encoding: Any = None
+    storage_transformers: Any = None
+
+
+class Format(ABC):
+    name: ClassVar[str]
+
+    @abstractmethod
+    def detect(self, store: Store, path: str) -> bool:
+        ...
+
+    @abstractmethod
+    def read_node(self, store: Store, path: str) -> NodeMetadata:
+        ...
+
+    @abstractmethod
+    def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
+        ...
+
+    @abstractmethod
+    def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
+        ...
+
+    @abstractmethod
+    def new_group(self, attributes: dict[str, Any] | None = None) -> GroupMetadata:
+        ...
+
+    @abstractmethod
+    def document(self, metadata: NodeMetadata) -> dict[str, Any]:
+        ...
+
+    @abstractmethod
+    def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
+        ...
+
+    @abstractmethod
+    def list_children(self, store: Store, path: str) -> list[str]:
+        ...
+
+    @abstractmethod
+    def erase_node(self, store: Store, path: str) -> None:
+        ...
+
+    def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata) -> Iterator[tuple[int, ...]]:
+        """Grid coordinates of the chunks present in the store.
+
+        The default probes every chunk key; formats override it with one listing.
+        """
+        import itertools
+        for coords in itertools.product(*(range(n) for n in metadata.chunk_grid.grid_shape)):
+            if store.exists(self.chunk_key(path, metadata, coords)):
+                yield coords

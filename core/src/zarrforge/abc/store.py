@@ -1,0 +1,193 @@
+"""Contract for stores (the ``stores`` extension point, keyed by URL scheme).
+
+A store is a flat mapping from keys to bytes, as the v3 spec's abstract store
+interface describes. Keys are ``/``-separated strings with no leading slash,
+no empty, ``.`` or ``..`` segments; :func:`validate_key` enforces that and
+every store calls it before touching its backend.
+
+Required: ``get``, ``set``, ``delete``, ``list_prefix``. The rest have
+correct but possibly slow defaults built on those; stores override them when
+their backend does better (a batched ``get_many``, a native ``list_dir``).
+
+* ``get(key, byte_range=None)`` returns the bytes, or ``None`` when the key
+  does not exist. ``byte_range`` is a :class:`ByteRange`.
+* ``get_many(requests)`` returns one result per ``(key, byte_range)`` request,
+  in order. Stores that can overlap requests do so here.
+* ``set(key, value)`` stores the value; on stores with ``atomic_writes`` a
+  reader sees either the old or the new value, never a partial one.
+* ``delete(key)`` removes a key; deleting a missing key is not an error.
+* ``erase_prefix(prefix)`` removes every key under ``prefix``.
+* ``list_prefix(prefix)`` yields every key starting with ``prefix``.
+* ``list_dir(prefix)`` returns the keys and the child prefixes directly
+  below ``prefix`` (which ends with ``/`` or is empty).
+
+Stores opened read-only raise :class:`~zarrforge.errors.ReadOnlyError` from
+every mutating call. ``from_url(url, **options)`` is how the registry builds a
+store for a URL with the store's scheme.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Iterable, Iterator, Sequence
+
+from ..errors import InvalidPathError, ReadOnlyError
+
+
+@dataclasses.dataclass(frozen=True)
+class ByteRange:
+    """A byte range request: ``offset`` and/or ``length``.
+
+    * ``ByteRange(offset=10, length=5)``: bytes 10..14,
+    * ``ByteRange(offset=10)``: from byte 10 to the end,
+    * ``ByteRange(length=5)`` with ``offset=None``: the last 5 bytes (a suffix).
+    """
+
+    offset: int | None = None
+    length: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.offset is None and self.length is None:
+            raise ValueError("a ByteRange needs an offset, a length, or both")
+        for field in ("offset", "length"):
+            v = getattr(self, field)
+            if v is not None and (not isinstance(v, int) or v < 0):
+                raise ValueError(f"ByteRange {field} must be a non-negative int, got {v!r}")
+
+    def slice_of(self, size: int) -> slice:
+        """The Python slice this range selects from a value of ``size`` bytes."""
+        if self.offset is None:
+            return slice(max(0, size - self.length), size)
+        stop = size if self.length is None else min(size, self.offset + self.length)
+        return slice(min(self.offset, size), stop)
+
+
+@dataclasses.dataclass(frozen=True)
+class StoreCapabilities:
+    writable: bool = True
+    listable: bool = True
+    partial_reads: bool = True
+    atomic_writes: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class ListDirResult:
+    keys: list[str]
+    prefixes: list[str]
+
+
+def validate_key(key: str) -> str:
+    """Return ``key`` if it is a well-formed store key, else raise ``InvalidPathError``."""
+    if not isinstance(key, str):
+        raise InvalidPathError(f"store key must be a string, got {type(key).__name__} {key!r}")
+    if key == "" or key.startswith("/") or "\\" in key or "\x00" in key:
+        raise InvalidPathError(
+            f"invalid store key {key!r}: keys are non-empty, relative, '/'-separated, "
+            "without backslashes or NUL characters")
+    for segment in key.split("/"):
+        if segment in ("", ".", ".."):
+            raise InvalidPathError(
+                f"invalid store key {key!r}: segment {segment!r} is not allowed "
+                "(no empty, '.' or '..' segments)")
+    return key
+
+
+def validate_prefix(prefix: str) -> str:
+    """A listing prefix is empty or a valid key followed by ``/``."""
+    if prefix == "":
+        return prefix
+    if not prefix.endswith("/"):
+        raise InvalidPathError(f"invalid store prefix {prefix!r}: a prefix is '' or ends with '/'")
+    validate_key(prefix[:-1])
+    return prefix
+
+
+class Store(ABC):
+    scheme: ClassVar[str] = ""
+    capabilities: ClassVar[StoreCapabilities] = StoreCapabilities()
+
+    def __init__(self, *, read_only: bool = False) -> None:
+        self.read_only = read_only
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> "Store":
+        raise NotImplementedError(f"{cls.__name__} cannot be opened from a URL")
+
+    # --- required ---------------------------------------------------------
+
+    @abstractmethod
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        ...
+
+    @abstractmethod
+    def _set(self, key: str, value: bytes) -> None:
+        ...
+
+    @abstractmethod
+    def _delete(self, key: str) -> None:
+        ...
+
+    @abstractmethod
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        ...
+
+    # --- mutating entry points: read-only checks live here, once ------------
+
+    def _check_writable(self, key: str) -> None:
+        if self.read_only or not self.capabilities.writable:
+            raise ReadOnlyError(f"cannot modify {key!r}: the store {self!r} is read-only")
+
+    def set(self, key: str, value: bytes | bytearray | memoryview) -> None:
+        validate_key(key)
+        self._check_writable(key)
+        self._set(key, bytes(value) if not isinstance(value, bytes) else value)
+
+    def delete(self, key: str) -> None:
+        validate_key(key)
+        self._check_writable(key)
+        self._delete(key)
+
+    def erase_prefix(self, prefix: str) -> None:
+        validate_prefix(prefix)
+        self._check_writable(prefix or "<root>")
+        for key in list(self.list_prefix(prefix)):
+            self._delete(key)
+
+    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+        for key, value in items:
+            self.set(key, value)
+
+    def delete_many(self, keys: Iterable[str]) -> None:
+        for key in keys:
+            self.delete(key)
+
+    # --- reads with defaults --------------------------------------------------
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        return [self.get(key, byte_range) for key, byte_range in requests]
+
+    def exists(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def list(self) -> Iterator[str]:
+        return self.list_prefix("")
+
+    def list_dir(self, prefix: str) -> ListDirResult:
+        validate_prefix(prefix)
+        keys: set[str] = set()
+        prefixes: set[str] = set()
+        for key in self.list_prefix(prefix):
+            rest = key[len(prefix):]
+            head, sep, _ = rest.partition("/")
+            (prefixes if sep else keys).add(head + sep if sep else head)
+        return ListDirResult(sorted(keys), sorted(prefixes))
+
+    def close(self) -> None:
+        return None
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

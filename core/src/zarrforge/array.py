@@ -1,0 +1,436 @@
+"""The user-facing :class:`Array`.
+
+An ``Array`` is a view of one array node: its store, its path, its metadata
+model and the format that maps it to keys. Reading and writing go through
+the indexers of :mod:`zarrforge.indexing` and the :class:`ChunkEngine`.
+
+Selections:
+
+* ``a[...]`` / ``a[...] = v``: basic indexing (ints, slices with any step,
+  ``Ellipsis``, ``None``), with numpy's result shapes;
+* ``a.oindex[...]``: orthogonal indexing (int arrays, boolean masks and slices
+  per dimension);
+* ``a.vindex[...]``: coordinate (point) indexing or a boolean mask of the
+  whole array;
+* ``a.blocks[...]``: selection in units of chunks.
+
+Metadata changes (attributes, ``resize``) rewrite the node's metadata
+document; runtime settings (``order``, ``write_empty_chunks``, ``threads``)
+are not stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from . import config, hooks, indexing
+from .abc.codec import ChunkSpec
+from .abc.format import Format
+from .abc.store import Store
+from .attributes import Attributes
+from .codec_chain import CodecChain
+from .errors import ReadOnlyError, SelectionError
+from .metadata.components import memory_layout
+from .metadata.model import ArrayMetadata
+from .pipeline import ChunkEngine
+
+
+class Array:
+    def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
+                 read_only: bool = False, order: str | None = None,
+                 write_empty_chunks: bool | None = None, threads: int | None = None) -> None:
+        settings = config.get()
+        self._store = store
+        self._path = path
+        self._metadata = metadata
+        self._format = fmt
+        self._read_only = read_only
+        self._layout = memory_layout(order or settings.order)
+        self._write_empty_chunks = (settings.write_empty_chunks if write_empty_chunks is None
+                                    else write_empty_chunks)
+        self._threads = threads or settings.threads
+        self._engine: ChunkEngine | None = None
+        self.attrs = Attributes(lambda: self._metadata.attributes, self._set_attributes)
+
+    @classmethod
+    def _opened(cls, *args: Any, **kwargs: Any) -> "Array":
+        array = cls(*args, **kwargs)
+        array._chain()  # validate the codec chain against the array now, not on first read
+        hooks.hook().zarrforge_node_opened(node=array)
+        return array
+
+    # --- description ------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        return self._store
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def name(self) -> str:
+        return "/" + self._path
+
+    @property
+    def basename(self) -> str:
+        return self._path.rpartition("/")[2]
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only or self._store.read_only
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The node's metadata document, as stored."""
+        return self._format.document(self._metadata)
+
+    @property
+    def metadata_model(self) -> ArrayMetadata:
+        return self._metadata
+
+    @property
+    def format(self) -> Format:
+        return self._format
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._metadata.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._metadata.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._metadata.data_type.numpy_dtype
+
+    @property
+    def data_type(self) -> Any:
+        return self._metadata.data_type
+
+    @property
+    def fill_value(self) -> Any:
+        return self._metadata.fill_value
+
+    @property
+    def order(self) -> str:
+        return self._layout.name
+
+    @property
+    def dimension_names(self) -> tuple[str | None, ...] | None:
+        return self._metadata.dimension_names
+
+    @property
+    def codecs(self) -> tuple[Any, ...]:
+        return self._metadata.codecs
+
+    @property
+    def _storage_chunk_shape(self) -> tuple[int, ...]:
+        shape = self._metadata.chunk_grid.regular_chunk_shape
+        if shape is None:
+            raise AttributeError("this array's chunk grid has no single chunk shape; "
+                                 "see metadata_model.chunk_grid")
+        return shape
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        """The shape of the smallest unit that can be read on its own.
+
+        For an array whose array -> bytes codec subdivides stored chunks (a
+        codec exposing ``inner_chunk_shape``, e.g. sharding), that is the inner
+        chunk shape; otherwise the chunk grid's chunk shape.
+        """
+        inner = getattr(self._chain().array_bytes, "inner_chunk_shape", None)
+        return tuple(inner) if inner is not None else self._storage_chunk_shape
+
+    @property
+    def shards(self) -> tuple[int, ...] | None:
+        """The stored chunk shape when chunks are subdivided (sharding), else ``None``."""
+        inner = getattr(self._chain().array_bytes, "inner_chunk_shape", None)
+        return self._storage_chunk_shape if inner is not None else None
+
+    @property
+    def cdata_shape(self) -> tuple[int, ...]:
+        return self._metadata.chunk_grid.grid_shape
+
+    @property
+    def nchunks(self) -> int:
+        return self._metadata.chunk_grid.nchunks
+
+    @property
+    def nchunks_initialized(self) -> int:
+        """How many chunks are stored (one listing of the array's chunk keys)."""
+        return sum(1 for _ in self.stored_chunks())
+
+    def stored_chunks(self) -> Iterator[tuple[int, ...]]:
+        """Coordinates of the chunks that exist in the store."""
+        return self._format.stored_chunks(self._store, self._path, self._metadata)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return (f"<zarrforge.Array {self.name!r} shape={self.shape} dtype={self.dtype} "
+                f"chunks={self._metadata.chunk_grid.regular_chunk_shape}>")
+
+    @property
+    def info(self) -> "ArrayInfo":
+        return ArrayInfo.of(self)
+
+    # --- internals -------------------------------------------------------------------
+
+    def _key(self, coords: Sequence[int]) -> str:
+        return self._format.chunk_key(self._path, self._metadata, coords)
+
+    def _chain(self) -> CodecChain:
+        if self._engine is None:
+            self._engine = self._build_engine()
+        return self._engine.chain
+
+    def _build_engine(self) -> ChunkEngine:
+        meta = self._metadata
+        chain = CodecChain(meta.codecs)
+        regular = meta.chunk_grid.regular_chunk_shape
+        sample_shape = regular if regular is not None else tuple(
+            d.size(0) if d.nchunks else 0 for d in meta.chunk_grid.dimensions)
+        chain.validate(ChunkSpec(sample_shape, meta.data_type, meta.fill_value, self._layout))
+        store = self._store
+        prefix = self._path
+        for transformer in reversed(meta.storage_transformers):
+            store = transformer.wrap(store, prefix)
+        return ChunkEngine(store=store, key_of=self._key, grid=meta.chunk_grid, chain=chain,
+                           data_type=meta.data_type, fill_value=meta.fill_value,
+                           layout=self._layout, threads=self._threads,
+                           write_empty_chunks=self._write_empty_chunks)
+
+    def _engine_(self) -> ChunkEngine:
+        if self._engine is None:
+            self._engine = self._build_engine()
+        return self._engine
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"array {self.name!r} is open read-only; open it with mode='r+' "
+                                "or 'a' to write")
+
+    def _write_metadata(self, metadata: ArrayMetadata) -> None:
+        self._check_writable()
+        self._format.write_node(self._store, self._path, metadata)
+        self._metadata = metadata
+        self._engine = None
+
+    def _set_attributes(self, attributes: dict[str, Any]) -> None:
+        self._write_metadata(self._metadata.replace(attributes=attributes))
+
+    # --- reading and writing ---------------------------------------------------------
+
+    def _read(self, indexer: Any) -> np.ndarray:
+        out = self._layout.empty(indexer.shape, self.dtype)
+        self._engine_().read(indexer, out)
+        return out
+
+    def _write(self, indexer: Any, value: Any) -> None:
+        self._check_writable()
+        value = _as_value(value, indexer.shape, self.dtype)
+        self._engine_().write(indexer, value)
+
+    def _dims(self) -> tuple[Any, ...]:
+        return self._metadata.chunk_grid.dimensions
+
+    def __getitem__(self, selection: Any) -> Any:
+        if _is_fancy(selection):
+            return self.oindex[selection] if not _is_vindex(selection, self.ndim) else self.vindex[selection]
+        out = self._read(indexing.BasicIndexer(selection, self.shape, self._dims()))
+        return out[()] if out.ndim == 0 else out
+
+    def __setitem__(self, selection: Any, value: Any) -> None:
+        if _is_fancy(selection):
+            if _is_vindex(selection, self.ndim):
+                self.vindex[selection] = value
+            else:
+                self.oindex[selection] = value
+            return
+        self._write(indexing.BasicIndexer(selection, self.shape, self._dims()), value)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        data = self[...]
+        data = np.asarray(data)
+        return data.astype(dtype) if dtype is not None else data
+
+    @property
+    def oindex(self) -> "_Selector":
+        return _Selector(self, indexing.OrthogonalIndexer)
+
+    @property
+    def vindex(self) -> "_Selector":
+        return _Selector(self, _vindexer)
+
+    @property
+    def blocks(self) -> "_Selector":
+        return _Selector(self, indexing.BlockIndexer)
+
+    def get_chunk(self, coords: Sequence[int]) -> np.ndarray:
+        """The whole stored chunk at grid ``coords`` (fill value if never written)."""
+        coords = tuple(int(c) for c in coords)
+        chunk = self._engine_().read_chunk(coords)
+        if chunk is None:
+            spec = self._engine_().spec_for(coords)
+            chunk = self._layout.full(spec.shape, self.fill_value, self.dtype)
+        return chunk
+
+    # --- shape changes ----------------------------------------------------------------
+
+    def resize(self, *shape: Any) -> None:
+        """Change the shape. Chunks that fall outside the new shape are deleted, and
+        the parts of edge chunks beyond the new edge are reset to the fill value,
+        so growing the array again shows the fill value there, not stale data."""
+        self._check_writable()
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        new_shape = tuple(int(s) for s in shape)
+        if len(new_shape) != self.ndim or any(s < 0 for s in new_shape):
+            raise SelectionError(f"resize needs {self.ndim} non-negative lengths, got {shape!r}")
+        old = self._metadata
+        new_grid = old.chunk_grid.with_shape(new_shape)
+        new_meta = old.replace(shape=new_shape, chunk_grid=new_grid)
+        shrunk = any(n < o for n, o in zip(new_shape, old.shape))
+        if shrunk:
+            self._trim_to(new_shape)
+        self._write_metadata(new_meta)
+
+    def _trim_to(self, new_shape: tuple[int, ...]) -> None:
+        engine = self._engine_()
+        grid = self._metadata.chunk_grid
+        for coords in list(self.stored_chunks()):
+            origin = grid.chunk_origin(coords)
+            extent = grid.chunk_extent(coords)
+            if any(o >= n for o, n in zip(origin, new_shape)):
+                engine.store.delete(self._key(coords))
+                continue
+            keep = tuple(min(e, n - o) for o, e, n in zip(origin, extent, new_shape))
+            if keep != extent:
+                chunk = np.array(engine.read_chunk(coords), copy=True)
+                cut = np.ones(chunk.shape, dtype=bool)
+                cut[tuple(slice(0, k) for k in keep)] = False
+                chunk[cut] = self.fill_value
+                engine.store.set(self._key(coords), engine.chain.encode(chunk, engine.spec_for(coords)))
+
+    def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
+        """Grow along ``axis`` and write ``data`` into the new region; returns the new shape."""
+        data = np.asarray(data)
+        if data.ndim != self.ndim:
+            raise SelectionError(f"append needs data with {self.ndim} dimensions, got shape {data.shape}")
+        axis = axis + self.ndim if axis < 0 else axis
+        if not 0 <= axis < self.ndim:
+            raise SelectionError(f"axis {axis} is out of range for a {self.ndim}-d array")
+        for d in range(self.ndim):
+            if d != axis and data.shape[d] != self.shape[d]:
+                raise SelectionError(f"append along axis {axis}: data shape {data.shape} does not "
+                                     f"match the array shape {self.shape} in dimension {d}")
+        old = self.shape[axis]
+        new_shape = tuple(s + data.shape[axis] if d == axis else s for d, s in enumerate(self.shape))
+        self.resize(new_shape)
+        region = tuple(slice(old, None) if d == axis else slice(None) for d in range(self.ndim))
+        self[region] = data
+        return new_shape
+
+
+class _Selector:
+    def __init__(self, array: Array, indexer_type: Any) -> None:
+        self._array = array
+        self._indexer_type = indexer_type
+
+    def _indexer(self, selection: Any) -> Any:
+        a = self._array
+        return self._indexer_type(selection, a.shape, a._dims())
+
+    def __getitem__(self, selection: Any) -> np.ndarray:
+        out = self._array._read(self._indexer(selection))
+        return out[()] if out.ndim == 0 else out
+
+    def __setitem__(self, selection: Any, value: Any) -> None:
+        self._array._write(self._indexer(selection), value)
+
+
+def _vindexer(selection: Any, shape: tuple[int, ...], dims: Any) -> Any:
+    sel = selection if isinstance(selection, tuple) else (selection,)
+    if len(sel) == 1 and np.asarray(sel[0]).dtype == bool and np.ndim(sel[0]) == len(shape) and len(shape) != 1:
+        return indexing.MaskIndexer(sel[0], shape, dims)
+    if len(sel) == 1 and len(shape) == 1 and np.asarray(sel[0]).dtype == bool:
+        return indexing.MaskIndexer(sel[0], shape, dims)
+    return indexing.CoordinateIndexer(selection, shape, dims)
+
+
+def _is_fancy(selection: Any) -> bool:
+    items = selection if isinstance(selection, tuple) else (selection,)
+    return any(isinstance(s, (list, np.ndarray)) and np.ndim(s) > 0 for s in items)
+
+
+def _is_vindex(selection: Any, ndim: int) -> bool:
+    """numpy semantics for ``a[arrays]`` are vindex-like when every entry is an array
+    (or one full-shape mask); with a single array dimension both agree."""
+    items = selection if isinstance(selection, tuple) else (selection,)
+    arrays = [s for s in items if isinstance(s, (list, np.ndarray)) and np.ndim(s) > 0]
+    if len(items) == 1 and np.asarray(items[0]).dtype == bool and np.ndim(items[0]) == ndim and ndim > 1:
+        return True
+    return len(arrays) > 1 and len(arrays) == len(items) == ndim
+
+
+def _as_value(value: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype != dtype:
+        try:
+            array = array.astype(dtype, casting="unsafe" if array.dtype.kind in "biufc" and dtype.kind in "biufc" else "same_kind")
+        except (TypeError, ValueError) as exc:
+            raise SelectionError(f"cannot store values of dtype {array.dtype} in an array of "
+                                 f"dtype {dtype}: {exc}") from exc
+    try:
+        return np.broadcast_to(array, shape)
+    except ValueError as exc:
+        raise SelectionError(f"cannot assign a value of shape {array.shape} to a selection of "
+                             f"shape {shape}") from exc
+
+
+@dataclasses.dataclass(frozen=True)
+class ArrayInfo:
+    """A printable summary of an array."""
+
+    name: str
+    format: str
+    shape: tuple[int, ...]
+    dtype: str
+    data_type: Any
+    chunks: Any
+    shards: Any
+    fill_value: Any
+    order: str
+    codecs: list[Any]
+    dimension_names: Any
+    read_only: bool
+    store: str
+
+    @classmethod
+    def of(cls, a: Array) -> "ArrayInfo":
+        return cls(a.name, a.metadata_model.format_name, a.shape, str(a.dtype),
+                   a.data_type.to_json(), a._metadata.chunk_grid.to_json(), a.shards,
+                   a.fill_value, a.order, [c.to_json() for c in a.codecs], a.dimension_names,
+                   a.read_only, repr(a.store))
+
+    def __str__(self) -> str:
+        rows = [(f.name.replace("_", " ").capitalize(), getattr(self, f.name))
+                for f in dataclasses.fields(self)]
+        width = max(len(k) for k, _ in rows)
+        return "\n".join(f"{k:<{width}} : {v}" for k, v in rows)
+
+    __repr__ = __str__

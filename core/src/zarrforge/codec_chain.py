@@ -1,0 +1,122 @@
+"""A validated codec chain: ``array -> array``*, one ``array -> bytes``, ``bytes -> bytes``*.
+
+:class:`CodecChain` checks the order the spec requires, asks every codec to
+validate the chunk representation it will see, and runs encode/decode for one
+chunk. Decoding checks that the result has the shape and data type the chain
+promised and turns codec failures into
+:class:`~zarrforge.errors.CorruptChunkError` naming the chunk key, so a bad
+chunk never surfaces as an arbitrary exception from deep inside a codec.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec,
+                        CodecKind)
+from .errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
+
+
+def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
+    kinds = [c.kind for c in codecs]
+    ab = [i for i, k in enumerate(kinds) if k is CodecKind.ARRAY_BYTES]
+    names = [c.to_json().get("name") for c in codecs]
+    if len(ab) != 1:
+        raise MetadataError(
+            f"the codec list must contain exactly one array -> bytes codec, found {len(ab)} "
+            f"in {names}", field=field, value=names)
+    i = ab[0]
+    for j, kind in enumerate(kinds):
+        expected = (CodecKind.ARRAY_ARRAY if j < i else
+                    CodecKind.ARRAY_BYTES if j == i else CodecKind.BYTES_BYTES)
+        if kind is not expected:
+            raise MetadataError(
+                f"codec {names[j]!r} ({kind.value}) is out of place: the order must be "
+                "array -> array codecs, then one array -> bytes codec, then bytes -> bytes "
+                f"codecs; got {names}", field=f"{field}[{j}]", value=names[j])
+
+
+class CodecChain:
+    def __init__(self, codecs: Sequence[Codec]) -> None:
+        check_order(codecs)
+        self.codecs = tuple(codecs)
+        self.array_array = tuple(c for c in codecs if isinstance(c, ArrayArrayCodec))
+        self.array_bytes: ArrayBytesCodec = next(c for c in codecs if isinstance(c, ArrayBytesCodec))
+        self.bytes_bytes = tuple(c for c in codecs if isinstance(c, BytesBytesCodec))
+        self._specs: dict[tuple[int, ...], list[ChunkSpec]] = {}
+
+    @classmethod
+    def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> "CodecChain":
+        """The chain for a new array: each codec fills in array-dependent defaults."""
+        check_order(codecs)
+        evolved: list[Codec] = []
+        for codec in codecs:
+            codec = codec.evolve(spec)
+            evolved.append(codec)
+            if isinstance(codec, ArrayArrayCodec):
+                spec = codec.resolve(spec)
+        return cls(evolved)
+
+    def validate(self, spec: ChunkSpec) -> None:
+        for i, codec in enumerate(self.codecs):
+            try:
+                codec.validate(spec)
+            except MetadataError as exc:
+                if exc.field is None:
+                    raise MetadataError(str(exc), field=f"codecs[{i}]", value=codec.to_json()) from exc
+                raise
+            if isinstance(codec, ArrayArrayCodec):
+                spec = codec.resolve(spec)
+
+    def _array_specs(self, spec: ChunkSpec) -> list[ChunkSpec]:
+        """Spec of the input of each array->array codec, then of the array->bytes codec."""
+        specs = self._specs.get(spec.shape)
+        if specs is None:
+            specs = [spec]
+            for codec in self.array_array:
+                specs.append(codec.resolve(specs[-1]))
+            self._specs[spec.shape] = specs
+        return specs
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        specs = self._array_specs(spec)
+        for codec, s in zip(self.array_array, specs):
+            chunk = codec.encode(chunk, s)
+        data: bytes | memoryview = self.array_bytes.encode(chunk, specs[-1])
+        for codec in self.bytes_bytes:
+            data = codec.encode(data)
+        return bytes(data) if not isinstance(data, bytes) else data
+
+    def decode(self, data: bytes, spec: ChunkSpec, *, key: str) -> np.ndarray:
+        specs = self._array_specs(spec)
+        try:
+            for codec in reversed(self.bytes_bytes):
+                data = codec.decode(data)
+            chunk = self.array_bytes.decode(data, specs[-1])
+            self._check(chunk, specs[-1], self.array_bytes)
+            for codec, s in zip(reversed(self.array_array), reversed(specs[:-1])):
+                chunk = codec.decode(chunk, s)
+                self._check(chunk, s, codec)
+        except CorruptChunkError as exc:
+            if exc.key is None:
+                raise type(exc)(str(exc), key=key) from exc
+            raise
+        except ZarrforgeError:
+            raise
+        except (ValueError, TypeError, OverflowError, MemoryError, IndexError) as exc:
+            raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}",
+                                    key=key) from exc
+        return chunk
+
+    @staticmethod
+    def _check(chunk: np.ndarray, spec: ChunkSpec, codec: Codec) -> None:
+        if not isinstance(chunk, np.ndarray) or chunk.shape != spec.shape:
+            got = getattr(chunk, "shape", type(chunk).__name__)
+            raise CorruptChunkError(
+                f"codec {codec.to_json().get('name')!r} decoded to shape {got}, "
+                f"expected {spec.shape}")
+        if chunk.dtype != spec.dtype and chunk.dtype.newbyteorder("=") != spec.dtype:
+            raise CodecError(f"codec {codec.to_json().get('name')!r} decoded to dtype "
+                             f"{chunk.dtype}, expected {spec.dtype}")

@@ -1,0 +1,84 @@
+"""Process-wide defaults, changeable globally or for a ``with`` block.
+
+* ``threads``: worker threads for encoding and decoding chunks (default: the
+  number of CPUs). Arrays may override it.
+* ``write_empty_chunks``: store chunks whose every element equals the fill
+  value (default ``False``: such chunks are deleted instead, and read back as
+  the fill value).
+* ``order``: the memory layout name for arrays zarrforge returns (``"C"``).
+* ``allow_unsafe_codecs``: names of codecs that can execute code when they
+  decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
+  default: such codecs are refused, because metadata is untrusted input.
+
+Example::
+
+    with zarrforge.config.set(allow_unsafe_codecs={"numcodecs.pickle"}):
+        data = zarrforge.open_array(url)[:]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import threading
+from typing import Any, Iterator
+
+
+@dataclasses.dataclass
+class Settings:
+    threads: int = max(1, os.cpu_count() or 1)
+    write_empty_chunks: bool = False
+    order: str = "C"
+    allow_unsafe_codecs: frozenset[str] = frozenset()
+
+
+_settings = Settings()
+_lock = threading.Lock()
+
+
+def get() -> Settings:
+    """The settings in force."""
+    return _settings
+
+
+def _coerce(name: str, value: Any) -> Any:
+    if name == "allow_unsafe_codecs":
+        if isinstance(value, str):
+            value = {value}
+        return frozenset(value)
+    if name == "threads" and (not isinstance(value, int) or value < 1):
+        raise ValueError(f"config 'threads' must be a positive int, got {value!r}")
+    return value
+
+
+@contextlib.contextmanager
+def set(**changes: Any) -> Iterator[Settings]:  # noqa: A001 - reads naturally as config.set
+    """Change settings; restored when the ``with`` block ends.
+
+    Calling ``set(...)`` without ``with`` is not supported: use :func:`update`.
+    """
+    global _settings
+    with _lock:
+        previous = _settings
+        _settings = _updated(previous, changes)
+    try:
+        yield _settings
+    finally:
+        with _lock:
+            _settings = previous
+
+
+def update(**changes: Any) -> None:
+    """Change settings for the rest of the process."""
+    global _settings
+    with _lock:
+        _settings = _updated(_settings, changes)
+
+
+def _updated(base: Settings, changes: dict[str, Any]) -> Settings:
+    valid = {f.name for f in dataclasses.fields(Settings)}
+    unknown = set(changes) - valid
+    if unknown:
+        raise KeyError(f"unknown config option(s) {sorted(unknown)}; valid: {sorted(valid)}")
+    return dataclasses.replace(base, **{k: _coerce(k, v) for k, v in changes.items()})

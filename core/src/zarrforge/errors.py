@@ -1,0 +1,128 @@
+"""The zarrforge exception hierarchy.
+
+Every error zarrforge raises on bad input or bad data is a subclass of
+:class:`ZarrforgeError`, and its message names the key or field involved and
+the offending value, so a user can find and fix the problem without reading a
+traceback. Where it is natural, errors also subclass the matching built-in
+exception (``KeyError``, ``ValueError``, ``IndexError``, ``PermissionError``)
+so that generic ``except`` clauses keep working.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+
+class ZarrforgeError(Exception):
+    """Base class of every error raised by zarrforge."""
+
+
+# --- metadata ---------------------------------------------------------------
+
+class MetadataError(ZarrforgeError, ValueError):
+    """A metadata document is malformed or holds an invalid value.
+
+    ``field`` is a dotted path into the document (``"codecs[1].configuration.level"``),
+    ``key`` the store key of the document when known.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None,
+                 value: Any = None, key: str | None = None) -> None:
+        self.field = field
+        self.value = value
+        self.key = key
+        where = []
+        if key is not None:
+            where.append(f"in {key!r}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        prefix = (" ".join(where) + ": ") if where else ""
+        super().__init__(prefix + message)
+
+
+class MustUnderstandError(MetadataError):
+    """A metadata field the engine does not recognise lacks ``must_understand: false``."""
+
+
+class ContainsNodeError(ZarrforgeError, FileExistsError):
+    """A node already exists where a new one was to be created."""
+
+
+class NodeNotFoundError(ZarrforgeError, KeyError):
+    """No array or group exists at the requested path."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class NodeTypeError(ZarrforgeError, TypeError):
+    """A node exists but is of the wrong kind (an array where a group was asked)."""
+
+
+class InvalidPathError(ZarrforgeError, ValueError):
+    """A node path or store key is not allowed (``..``, absolute, reserved names)."""
+
+
+# --- extensions and plugins --------------------------------------------------
+
+class UnknownExtensionError(MetadataError):
+    """A name does not resolve to any installed or registered extension."""
+
+    def __init__(self, point: str, name: str, installed: Iterable[str],
+                 provider: str | None = None, *, field: str | None = None,
+                 key: str | None = None) -> None:
+        self.point = point
+        self.name = name
+        self.installed = sorted(installed)
+        self.provider = provider
+        listing = ", ".join(self.installed) if self.installed else "none"
+        message = f"unknown {point} {name!r}; installed: {listing}"
+        if provider:
+            message += f"; {point} {name!r} is provided by the package {provider!r}"
+        super().__init__(message, field=field, value=name, key=key)
+
+
+class PluginConflictError(ZarrforgeError):
+    """Two installed distributions register the same name for one extension point."""
+
+
+class PluginLoadError(ZarrforgeError, ImportError):
+    """An entry point could not be imported or does not provide the expected object."""
+
+
+class UnsafeCodecError(ZarrforgeError, PermissionError):
+    """A codec that may execute code on decode was named but not explicitly allowed."""
+
+
+# --- stores and data ----------------------------------------------------------
+
+class StoreError(ZarrforgeError, OSError):
+    """A store operation failed."""
+
+
+class ReadOnlyError(StoreError, PermissionError):
+    """A write was attempted on a read-only store or array."""
+
+
+class CodecError(ZarrforgeError, ValueError):
+    """A codec failed to encode or decode a chunk."""
+
+
+class CorruptChunkError(CodecError):
+    """Stored chunk bytes cannot be decoded (truncated, garbled, wrong size)."""
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        self.key = key
+        super().__init__(f"chunk {key!r}: {message}" if key else message)
+
+
+class ChecksumError(CorruptChunkError):
+    """A stored checksum does not match the data it protects."""
+
+
+class BoundsCheckError(ZarrforgeError, IndexError):
+    """A selection reaches outside the array."""
+
+
+class SelectionError(ZarrforgeError, IndexError):
+    """A selection is malformed (wrong type, wrong length, mismatched shapes)."""

@@ -1,0 +1,40 @@
+"""The pluggy hook specifications of zarrforge (prefix ``zarrforge_``).
+
+Entry points resolve *names* to implementations; hooks carry *events and
+behaviours* that several plugins may join. A plugin module or object
+implements any subset of these functions, decorated with
+``zarrforge.hookimpl``, and is installed under the entry-point group
+``zarrforge.plugins`` (or registered in-process with
+``zarrforge.hooks.register(obj)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("zarrforge")
+
+
+@hookspec(firstresult=True)
+def zarrforge_resolve_store(url: str, options: dict[str, Any], read_only: bool) -> Any:
+    """Return a :class:`~zarrforge.abc.store.Store` for ``url``, or ``None``.
+
+    Called before the URL scheme is looked up in the ``zarrforge.stores``
+    registry, so a plugin can claim URLs that a scheme alone does not
+    identify (chained URLs such as ``zip::s3://...``). The first non-``None``
+    result wins. ``options`` are the keyword arguments the user passed
+    (``storage_options``); ``read_only`` says whether the caller will write.
+    """
+
+
+@hookspec
+def zarrforge_node_opened(node: Any) -> None:
+    """Called after an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`
+    is opened or created, with the node object.
+
+    Implementations may inspect ``node.metadata`` and attach behaviour, but
+    must not write to the store. An exception raised here propagates to the
+    caller and the node is not returned.
+    """

@@ -1,0 +1,5 @@
+"""Format-independent metadata: the node model, JSON handling, extension objects.
+
+Nothing in this package imports a plugin; names resolve through
+:mod:`zarrforge.registry`.
+"""

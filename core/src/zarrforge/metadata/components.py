@@ -1,0 +1,123 @@
+"""Resolving the extension points of an array through the registries.
+
+Formats of the v3 family share these: each takes the document's value (or
+the user's argument when creating an array), validates its form, and builds
+the implementation through :mod:`zarrforge.registry`. Errors name the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import registry
+from ..abc.chunk_grid import ChunkGrid
+from ..abc.chunk_key_encoding import ChunkKeyEncoding
+from ..abc.codec import Codec
+from ..abc.data_type import DataType
+from ..abc.memory_layout import MemoryLayout
+from ..abc.storage_transformer import StorageTransformer
+from ..errors import MetadataError, UnknownExtensionError
+from .extension_def import parse_extension, resolve
+
+
+def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
+    ref = parse_extension(value, field=field)
+    return resolve(registry.data_types, ref, field=field)
+
+
+def data_type_from_user(value: Any) -> DataType:
+    """A data type from an API argument: a DataType, a name, an object, or anything numpy accepts."""
+    if isinstance(value, DataType):
+        return value
+    if isinstance(value, (dict, str)) and (not isinstance(value, str) or value in registry.data_types):
+        return data_type_from_json(value, field="dtype")
+    try:
+        np_dtype = np.dtype(value)
+    except TypeError as exc:
+        raise MetadataError(f"{value!r} is neither a registered data type name nor a numpy dtype; "
+                            f"registered: {', '.join(registry.data_types.names())}",
+                            field="dtype", value=value) from exc
+    for name in registry.data_types.names():
+        implementation = registry.data_types.get(name)
+        finder = getattr(implementation, "from_numpy_dtype", None)
+        found = finder(np_dtype) if finder is not None else None
+        if found is not None:
+            return found
+    raise UnknownExtensionError("data type", str(np_dtype), registry.data_types.names(),
+                                field="dtype")
+
+
+def chunk_grid_from_json(value: Any, shape: Sequence[int], *, field: str = "chunk_grid") -> ChunkGrid:
+    ref = parse_extension(value, field=field)
+    return resolve(registry.chunk_grids, ref, tuple(shape), field=field)
+
+
+def chunk_key_encoding_from_json(value: Any, *, field: str = "chunk_key_encoding") -> ChunkKeyEncoding:
+    ref = parse_extension(value, field=field)
+    return resolve(registry.chunk_key_encodings, ref, field=field)
+
+
+def codec_from_json(value: Any, *, field: str) -> Codec:
+    ref = parse_extension(value, field=field, allow_skip=True)
+    return resolve(registry.codecs, ref, field=field)
+
+
+def codec_from_user(value: Any, *, field: str) -> Codec:
+    if isinstance(value, Codec):
+        return value
+    return codec_from_json(value, field=field)
+
+
+def codecs_from_json(value: Any, *, field: str = "codecs") -> tuple[Codec, ...]:
+    if not isinstance(value, list) or not value:
+        raise MetadataError(f"must be a non-empty list of codecs, got {value!r}",
+                            field=field, value=value)
+    return tuple(codec_from_json(v, field=f"{field}[{i}]") for i, v in enumerate(value))
+
+
+def storage_transformers_from_json(value: Any, *, field: str = "storage_transformers"
+                                   ) -> tuple[StorageTransformer, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise MetadataError(f"must be a list, got {value!r}", field=field, value=value)
+    result = []
+    for i, v in enumerate(value):
+        ref = parse_extension(v, field=f"{field}[{i}]")
+        result.append(resolve(registry.storage_transformers, ref, field=f"{field}[{i}]"))
+    return tuple(result)
+
+
+def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLayout:
+    if isinstance(name, MemoryLayout):
+        return name
+    return registry.memory_layouts.get(name, field=field)()
+
+
+def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
+        raise MetadataError(f"must be a list of non-negative integers, got {value!r}",
+                            field=field, value=value)
+    return tuple(value)
+
+
+def dimension_names_from_json(value: Any, ndim: int, *, field: str = "dimension_names"
+                              ) -> tuple[str | None, ...] | None:
+    if value is None:
+        return None
+    if (not isinstance(value, (list, tuple)) or len(value) != ndim
+            or not all(v is None or isinstance(v, str) for v in value)):
+        raise MetadataError(f"must be a list of {ndim} strings or nulls (one per dimension), "
+                            f"got {value!r}", field=field, value=value)
+    return tuple(value)
+
+
+def attributes_from_json(value: Any, *, field: str = "attributes") -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MetadataError(f"must be an object, got {value!r}", field=field, value=value)
+    return value

@@ -1,0 +1,89 @@
+"""Extension definitions: the object or short-hand-name form of the v3 spec.
+
+An extension may appear in a document as a name string (``"crc32c"``) or as an
+object ``{"name": ..., "configuration": {...}, "must_understand": bool}``.
+:func:`parse_extension` validates either form and returns an
+:class:`ExtensionRef`; :func:`resolve` builds the implementation through a
+registry. ``must_understand`` defaults to ``True``; the caller decides whether
+the extension point allows ``False`` (data types, chunk grids and chunk key
+encodings never do).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..errors import MetadataError, UnknownExtensionError
+from ..registry import Registry
+
+
+@dataclasses.dataclass(frozen=True)
+class ExtensionRef:
+    name: str
+    configuration: dict[str, Any] | None
+    must_understand: bool
+    raw: Any  # the document's own value, kept to write back unknown extensions
+
+
+def parse_extension(value: Any, *, field: str, allow_skip: bool = False) -> ExtensionRef:
+    if isinstance(value, str):
+        if not value:
+            raise MetadataError("an extension name must not be empty", field=field, value=value)
+        return ExtensionRef(value, None, True, value)
+    if not isinstance(value, dict):
+        raise MetadataError(
+            f"expected an extension name (string) or an object with 'name', got {value!r}",
+            field=field, value=value)
+    name = value.get("name")
+    if not isinstance(name, str) or not name:
+        raise MetadataError(f"'name' must be a non-empty string, got {name!r}",
+                            field=f"{field}.name", value=name)
+    configuration = value.get("configuration")
+    if configuration is not None and not isinstance(configuration, dict):
+        raise MetadataError(f"'configuration' must be an object, got {configuration!r}",
+                            field=f"{field}.configuration", value=configuration)
+    must_understand = value.get("must_understand", True)
+    if not isinstance(must_understand, bool):
+        raise MetadataError(f"'must_understand' must be true or false, got {must_understand!r}",
+                            field=f"{field}.must_understand", value=must_understand)
+    if not must_understand and not allow_skip:
+        raise MetadataError(
+            "'must_understand: false' is not allowed here (the spec forbids skipping data "
+            "types, chunk grids and chunk key encodings)",
+            field=f"{field}.must_understand", value=must_understand)
+    unexpected = set(value) - {"name", "configuration", "must_understand"}
+    if unexpected:
+        raise MetadataError(f"unexpected member(s) {sorted(unexpected)}; an extension object "
+                            "has 'name', optional 'configuration' and 'must_understand'",
+                            field=field, value=value)
+    return ExtensionRef(name, configuration, must_understand, value)
+
+
+def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> Any:
+    """Build the implementation of ``ref`` from ``registry`` (``from_json(name, config, *args)``)."""
+    implementation = registry.get(ref.name, field=f"{field}.name" if isinstance(ref.raw, dict) else field)
+    try:
+        return implementation.from_json(ref.name, ref.configuration, *args)
+    except UnknownExtensionError:
+        raise
+    except MetadataError as exc:
+        if type(exc) is not MetadataError:
+            raise
+        inner = exc.field
+        where = f"{field}.{inner}" if inner else field
+        raise MetadataError(_message_of(exc), field=where, value=exc.value, key=exc.key) from exc
+    except (TypeError, ValueError, KeyError) as exc:
+        raise MetadataError(f"invalid {registry.point} {ref.name!r}: {exc}", field=field,
+                            value=ref.raw) from exc
+
+
+def _message_of(exc: MetadataError) -> str:
+    """The message of ``exc`` without the location prefix MetadataError added."""
+    text = str(exc)
+    if exc.field is not None:
+        marker = f"field {exc.field!r}: "
+        _, found, rest = text.partition(marker)
+        if found:
+            return rest
+    return text

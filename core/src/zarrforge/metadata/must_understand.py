@@ -1,0 +1,34 @@
+"""The ``must_understand`` rule for fields a format does not recognise.
+
+One rule for arrays and groups alike (v3 spec, "Extension definition"): a
+field the implementation does not recognise may be present only if its value
+is an object with ``"must_understand": false``. Such fields are returned to
+be kept and written back unchanged; any other unknown field stops the node
+from opening with a :class:`~zarrforge.errors.MustUnderstandError` naming the
+field and its value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..errors import MustUnderstandError
+
+
+def split_unknown_fields(document: dict[str, Any], known: Iterable[str], *, key: str
+                         ) -> dict[str, Any]:
+    """The document's unknown fields that may be ignored; raise for the others."""
+    known = set(known)
+    kept: dict[str, Any] = {}
+    for name, value in document.items():
+        if name in known:
+            continue
+        if isinstance(value, dict) and value.get("must_understand") is False:
+            kept[name] = value
+            continue
+        raise MustUnderstandError(
+            f"unrecognised metadata field {name!r} with value {value!r}; zarrforge can open "
+            "a node with an unknown field only if the field's value is an object with "
+            "\"must_understand\": false (install the plugin that understands it)",
+            field=name, value=value, key=key)
+    return kept

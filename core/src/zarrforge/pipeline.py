@@ -1,0 +1,145 @@
+"""The chunk engine: moves data between a selection and the stored chunks.
+
+:class:`ChunkEngine` executes one read or write that an indexer has already
+projected onto chunks (see :mod:`zarrforge.indexing`; the contract is that
+``out[p.out_selection] = chunk[p.chunk_selection]`` reads and the reverse
+assignment writes).
+
+Reads fetch the chunk keys of a batch with one ``get_many`` call, decode in a
+thread pool and copy into the output; chunks that were never written read as
+the fill value. Writes read a chunk only when the write covers part of it,
+then encode and store; a chunk equal to the fill value everywhere is deleted
+rather than stored unless ``write_empty_chunks`` is set. Work proceeds in
+batches so memory stays bounded by a few chunks per worker.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from .abc.chunk_grid import ChunkGrid
+from .abc.codec import ChunkSpec
+from .abc.data_type import DataType
+from .abc.memory_layout import MemoryLayout
+from .abc.store import Store
+from .codec_chain import CodecChain
+
+_executors: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
+_executor_lock = threading.Lock()
+
+
+def _executor(threads: int) -> concurrent.futures.ThreadPoolExecutor:
+    with _executor_lock:
+        pool = _executors.get(threads)
+        if pool is None:
+            pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="zarrforge")
+            _executors[threads] = pool
+        return pool
+
+
+def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
+    """Is every element of ``chunk`` bit-for-bit equal to ``fill_value``?
+
+    Bitwise comparison keeps ``-0.0`` and NaN payloads distinct from the fill
+    value, so deleting an "empty" chunk never changes what is read back.
+    """
+    if chunk.dtype.hasobject:
+        return bool(np.all(chunk == fill_value))
+    fill = np.asarray(fill_value, dtype=chunk.dtype).reshape(1)
+    if chunk.dtype.itemsize == 0:
+        return True
+    rows = np.ascontiguousarray(chunk).reshape(-1).view(np.uint8).reshape(-1, chunk.dtype.itemsize)
+    return bool(np.all(rows == fill.view(np.uint8)))
+
+
+class ChunkEngine:
+    def __init__(self, *, store: Store, key_of: Callable[[tuple[int, ...]], str],
+                 grid: ChunkGrid, chain: CodecChain, data_type: DataType, fill_value: Any,
+                 layout: MemoryLayout, threads: int, write_empty_chunks: bool) -> None:
+        self.store = store
+        self.key_of = key_of
+        self.grid = grid
+        self.chain = chain
+        self.data_type = data_type
+        self.fill_value = fill_value
+        self.layout = layout
+        self.threads = threads
+        self.write_empty_chunks = write_empty_chunks
+        self.batch_size = max(8, 4 * threads)
+
+    def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
+        return ChunkSpec(self.grid.chunk_shape(coords), self.data_type, self.fill_value, self.layout)
+
+    def _batches(self, projections: Iterable[Any]) -> Iterable[list[Any]]:
+        batch: list[Any] = []
+        for p in projections:
+            batch.append(p)
+            if len(batch) >= self.batch_size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def _map(self, fn: Callable[[int], None], n: int) -> None:
+        if self.threads <= 1 or n <= 1:
+            for i in range(n):
+                fn(i)
+            return
+        for future in [_executor(self.threads).submit(fn, i) for i in range(n)]:
+            future.result()
+
+    def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
+        """The decoded chunk at ``coords``, or ``None`` if it was never written."""
+        key = self.key_of(coords)
+        data = self.store.get(key)
+        return None if data is None else self.chain.decode(data, self.spec_for(coords), key=key)
+
+    def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
+        for batch in self._batches(projections):
+            keys = [self.key_of(p.coords) for p in batch]
+            encoded = self.store.get_many([(k, None) for k in keys])
+
+            def work(i: int) -> None:
+                p = batch[i]
+                data = encoded[i]
+                if data is None:
+                    out[p.out_selection] = self.fill_value
+                else:
+                    chunk = self.chain.decode(data, self.spec_for(p.coords), key=keys[i])
+                    out[p.out_selection] = chunk[p.chunk_selection]
+
+            self._map(work, len(batch))
+
+    def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
+        for batch in self._batches(projections):
+            keys = [self.key_of(p.coords) for p in batch]
+            partial = [i for i, p in enumerate(batch) if not p.complete]
+            existing = dict(zip(partial, self.store.get_many([(keys[i], None) for i in partial])))
+            results: list[bytes | None] = [None] * len(batch)
+
+            def work(i: int) -> None:
+                p = batch[i]
+                spec = self.spec_for(p.coords)
+                old = existing.get(i)
+                if old is not None:
+                    chunk = self.chain.decode(old, spec, key=keys[i])
+                    if not chunk.flags.writeable:
+                        chunk = chunk.copy()
+                else:
+                    chunk = self.layout.full(spec.shape, self.fill_value, spec.dtype)
+                chunk[p.chunk_selection] = value[p.out_selection]
+                if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
+                    results[i] = None
+                else:
+                    results[i] = self.chain.encode(chunk, spec)
+
+            self._map(work, len(batch))
+            for key, data in zip(keys, results):
+                if data is None:
+                    self.store.delete(key)
+                else:
+                    self.store.set(key, data)

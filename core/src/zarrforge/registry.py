@@ -1,0 +1,308 @@
+"""Name -> implementation registries, one per extension point.
+
+Each extension point has one :class:`Registry`, fed from two sources:
+
+* **installed entry points** in the point's group (``zarrforge.codecs``, ...),
+  read once, lazily, on the first lookup. Only the entry point a document
+  actually names is imported.
+* **in-process registration** (:meth:`Registry.register`), which takes
+  precedence over anything installed, so experiments need no packaging.
+
+Names are matched exactly, except that a name ending in ``*`` declares a
+*family*: ``r*`` matches ``r8``, ``r16``, ...; ``numcodecs.*`` matches every
+``numcodecs.<id>``. The implementation receives the full name and may reject
+it. Exact names beat families; in-process registrations beat installed ones.
+
+When two *different* distributions install the same name, the lookup fails
+with :class:`~zarrforge.errors.PluginConflictError` naming both, unless
+:meth:`Registry.prefer` picked one. Unknown names raise
+:class:`~zarrforge.errors.UnknownExtensionError` listing what is installed
+and, for names the Zarr ecosystem knows, the package that provides them.
+
+Security: metadata is untrusted, so a name only ever resolves through an
+installed entry point or an explicit registration; nothing here imports a
+module named by a document.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Any, Iterable
+
+import importlib_metadata
+
+from .errors import PluginConflictError, PluginLoadError, UnknownExtensionError
+
+FAMILY_SUFFIX = "*"
+
+# Names defined by the Zarr specs or the zarr-extensions registry, and the
+# zarrforge distribution that implements each. Used only to make the
+# "unknown name" error say what to install; resolution never consults it.
+KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
+    "data type": {
+        **{n: "zarrforge-std" for n in (
+            "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+            "uint64", "float16", "float32", "float64", "complex64", "complex128")},
+        **{n: "zarrforge-dtypes" for n in (
+            "string", "bytes", "numpy.datetime64", "numpy.timedelta64",
+            "fixed_length_utf32", "bfloat16", "float8_e4m3", "float8_e5m2")},
+    },
+    "chunk grid": {"regular": "zarrforge-std", "rectilinear": "zarrforge-rectilinear"},
+    "chunk key encoding": {"default": "zarrforge-std", "v2": "zarrforge-std"},
+    "memory layout": {"C": "zarrforge-std", "F": "zarrforge-std"},
+    "codec": {
+        "bytes": "zarrforge-std", "transpose": "zarrforge-std",
+        "gzip": "zarrforge-numcodecs", "zstd": "zarrforge-numcodecs",
+        "blosc": "zarrforge-numcodecs", "crc32c": "zarrforge-numcodecs",
+        "numcodecs.*": "zarrforge-numcodecs",
+        "sharding_indexed": "zarrforge-sharding",
+        "vlen-utf8": "zarrforge-dtypes", "vlen-bytes": "zarrforge-dtypes",
+    },
+    "storage transformer": {
+        "https://purl.org/zarr/spec/storage_transformers/sharding/1.0": "zarrforge-sharding",
+    },
+    "store": {"memory": "zarrforge-std", "file": "zarrforge-std",
+              **{s: "zarrforge-fsspec" for s in ("s3", "gs", "gcs", "http", "https", "zip")}},
+    "format": {"3": "zarrforge-std", "2": "zarrforge-v2", "draft-2022": "zarrforge-draft2022"},
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class RegistryEntry:
+    """One name of one extension point, as :func:`registered` reports it."""
+
+    point: str
+    name: str
+    distribution: str | None  # None for in-process registrations
+    version: str | None
+    value: str  # the entry point's "module:attr", or the object's qualified name
+    source: str  # "entry point" or "in-process"
+
+
+def _qualified_name(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
+
+
+class Registry:
+    """The registry of one extension point."""
+
+    def __init__(self, point: str, group: str, base: type | None = None) -> None:
+        self.point = point
+        self.group = group
+        self.base = base
+        self._lock = threading.RLock()
+        self._installed: dict[str, list[importlib_metadata.EntryPoint]] | None = None
+        self._local: dict[str, Any] = {}
+        self._loaded: dict[str, Any] = {}
+        self._preferred: dict[str, str] = {}
+
+    # --- configuration ------------------------------------------------------
+
+    def register(self, name: str, implementation: Any) -> None:
+        """Register ``implementation`` under ``name`` in this process (wins over installed)."""
+        self._check_type(name, implementation, origin="in-process registration")
+        with self._lock:
+            self._local[name] = implementation
+
+    def unregister(self, name: str) -> None:
+        with self._lock:
+            self._local.pop(name, None)
+
+    def prefer(self, name: str, distribution: str) -> None:
+        """Resolve a name installed by several distributions to ``distribution``'s."""
+        with self._lock:
+            self._preferred[name] = distribution
+            self._loaded.pop(name, None)
+
+    def refresh(self) -> None:
+        """Forget what was read from installed metadata (after installing a plugin)."""
+        with self._lock:
+            self._installed = None
+            self._loaded.clear()
+
+    # --- lookup -------------------------------------------------------------
+
+    def get(self, name: str, *, field: str | None = None) -> Any:
+        """The implementation registered for ``name``."""
+        if not isinstance(name, str):
+            raise UnknownExtensionError(self.point, repr(name), self.names(), field=field)
+        with self._lock:
+            if name in self._local:
+                return self._local[name]
+            family = self._family_of(name, self._local)
+            if family is not None:
+                return self._local[family]
+            installed = self._installed_entry_points()
+            key = name if name in installed else self._family_of(name, installed)
+            if key is None:
+                raise UnknownExtensionError(
+                    self.point, name, self.names(), self._provider_hint(name), field=field)
+            if key not in self._loaded:
+                self._loaded[key] = self._load(key, installed[key])
+            return self._loaded[key]
+
+    def __contains__(self, name: str) -> bool:
+        with self._lock:
+            installed = self._installed_entry_points()
+            return any(name in table or self._family_of(name, table) is not None
+                       for table in (self._local, installed))
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted(set(self._local) | set(self._installed_entry_points()))
+
+    def entries(self) -> list[RegistryEntry]:
+        """Every registered name with where it comes from (one row per provider)."""
+        rows: list[RegistryEntry] = []
+        with self._lock:
+            for name, impl in self._local.items():
+                rows.append(RegistryEntry(self.point, name, None, None,
+                                          _qualified_name(impl), "in-process"))
+            for name, eps in self._installed_entry_points().items():
+                for ep in eps:
+                    dist = ep.dist
+                    rows.append(RegistryEntry(
+                        self.point, name, dist.name if dist else None,
+                        dist.version if dist else None, ep.value, "entry point"))
+        return sorted(rows, key=lambda r: (r.name, r.source, r.distribution or ""))
+
+    # --- internals ------------------------------------------------------------
+
+    def _installed_entry_points(self) -> dict[str, list[importlib_metadata.EntryPoint]]:
+        if self._installed is None:
+            table: dict[str, list[importlib_metadata.EntryPoint]] = {}
+            seen: set[tuple[str, str | None]] = set()
+            for ep in importlib_metadata.entry_points(group=self.group):
+                dist_name = ep.dist.name if ep.dist else None
+                # The same distribution can be visible twice on sys.path
+                # (e.g. an editable install beside a build); that is no clash.
+                if (ep.name, dist_name) in seen:
+                    continue
+                seen.add((ep.name, dist_name))
+                table.setdefault(ep.name, []).append(ep)
+            self._installed = table
+        return self._installed
+
+    @staticmethod
+    def _family_of(name: str, table: Iterable[str]) -> str | None:
+        best = None
+        for candidate in table:
+            if candidate.endswith(FAMILY_SUFFIX):
+                stem = candidate[:-len(FAMILY_SUFFIX)]
+                if name.startswith(stem) and len(name) > len(stem):
+                    if best is None or len(candidate) > len(best):
+                        best = candidate
+        return best
+
+    def _load(self, name: str, eps: list[importlib_metadata.EntryPoint]) -> Any:
+        ep = self._choose(name, eps)
+        dist = ep.dist
+        who = (f"distribution {dist.name!r} {dist.version}" if dist else "an unknown distribution")
+        try:
+            implementation = ep.load()
+        except Exception as exc:
+            raise PluginLoadError(
+                f"{self.point} {name!r}: the entry point {ep.value!r} of {who} "
+                f"(group {self.group!r}) failed to import: {exc}") from exc
+        self._check_type(name, implementation, origin=f"entry point {ep.value!r} of {who}")
+        return implementation
+
+    def _choose(self, name: str, eps: list[importlib_metadata.EntryPoint]) -> importlib_metadata.EntryPoint:
+        if len(eps) == 1:
+            return eps[0]
+        wanted = self._preferred.get(name)
+        for ep in eps:
+            if wanted is not None and ep.dist is not None and ep.dist.name == wanted:
+                return ep
+        providers = ", ".join(
+            f"{ep.dist.name if ep.dist else '?'} ({ep.value})" for ep in eps)
+        raise PluginConflictError(
+            f"{self.point} {name!r} is provided by several distributions: {providers}; "
+            f"choose one with zarrforge.registry.{_attr_for(self.point)}.prefer({name!r}, "
+            "'<distribution>')")
+
+    def _check_type(self, name: str, implementation: Any, *, origin: str) -> None:
+        if self.base is None:
+            return
+        if not (isinstance(implementation, type) and issubclass(implementation, self.base)):
+            raise PluginLoadError(
+                f"{self.point} {name!r} from {origin} is {implementation!r}, which is not "
+                f"a subclass of {self.base.__module__}.{self.base.__qualname__}")
+
+    def _provider_hint(self, name: str) -> str | None:
+        table = KNOWN_PROVIDERS.get(self.point, {})
+        if name in table:
+            return table[name]
+        family = self._family_of(name, table)
+        return table[family] if family else None
+
+    def __repr__(self) -> str:
+        return f"<Registry {self.point!r} group={self.group!r}>"
+
+
+def _build_registries() -> dict[str, Registry]:
+    from .abc.chunk_grid import ChunkGrid
+    from .abc.chunk_key_encoding import ChunkKeyEncoding
+    from .abc.codec import Codec
+    from .abc.data_type import DataType
+    from .abc.extension import Extension
+    from .abc.format import Format
+    from .abc.memory_layout import MemoryLayout
+    from .abc.storage_transformer import StorageTransformer
+    from .abc.store import Store
+
+    return {
+        "data_types": Registry("data type", "zarrforge.data_types", DataType),
+        "chunk_grids": Registry("chunk grid", "zarrforge.chunk_grids", ChunkGrid),
+        "chunk_key_encodings": Registry("chunk key encoding", "zarrforge.chunk_key_encodings",
+                                        ChunkKeyEncoding),
+        "memory_layouts": Registry("memory layout", "zarrforge.memory_layouts", MemoryLayout),
+        "codecs": Registry("codec", "zarrforge.codecs", Codec),
+        "storage_transformers": Registry("storage transformer", "zarrforge.storage_transformers",
+                                         StorageTransformer),
+        "extensions": Registry("extension", "zarrforge.extensions", Extension),
+        "stores": Registry("store", "zarrforge.stores", Store),
+        "formats": Registry("format", "zarrforge.formats", Format),
+    }
+
+
+REGISTRIES: dict[str, Registry] = _build_registries()
+
+data_types = REGISTRIES["data_types"]
+chunk_grids = REGISTRIES["chunk_grids"]
+chunk_key_encodings = REGISTRIES["chunk_key_encodings"]
+memory_layouts = REGISTRIES["memory_layouts"]
+codecs = REGISTRIES["codecs"]
+storage_transformers = REGISTRIES["storage_transformers"]
+extensions = REGISTRIES["extensions"]
+stores = REGISTRIES["stores"]
+formats = REGISTRIES["formats"]
+
+
+def _attr_for(point: str) -> str:
+    for attr, registry in REGISTRIES.items():
+        if registry.point == point:
+            return attr
+    return point
+
+
+def register(point: str, name: str, implementation: Any) -> None:
+    """Register ``implementation`` for ``name`` at extension point ``point``.
+
+    ``point`` is a registry attribute name such as ``"codecs"`` or ``"data_types"``.
+    """
+    if point not in REGISTRIES:
+        raise KeyError(f"unknown extension point {point!r}; valid: {', '.join(sorted(REGISTRIES))}")
+    REGISTRIES[point].register(name, implementation)
+
+
+def registered() -> dict[str, list[RegistryEntry]]:
+    """Every name of every extension point, with the distribution providing it."""
+    return {attr: registry.entries() for attr, registry in REGISTRIES.items()}
+
+
+def refresh() -> None:
+    """Re-read installed entry points (after installing or removing a plugin)."""
+    for registry in REGISTRIES.values():
+        registry.refresh()

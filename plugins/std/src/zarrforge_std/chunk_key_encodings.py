@@ -1,0 +1,71 @@
+"""The ``default`` and ``v2`` chunk key encodings.
+
+* ``default``: ``c`` followed by each coordinate, each preceded by the
+  separator (``"/"``, the default, or ``"."``): ``c/1/0``; a 0-d array's only
+  chunk is ``c``.
+* ``v2``: the coordinates joined by the separator (``"."``, the default, or
+  ``"/"``): ``1.0``; a 0-d array's only chunk is ``0``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Sequence
+
+from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
+from zarrforge.errors import MetadataError
+
+from ._config import check_keys
+
+
+class _SeparatedEncoding(ChunkKeyEncoding):
+    default_separator: ClassVar[str]
+
+    def __init__(self, separator: str) -> None:
+        self.separator = separator
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ChunkKeyEncoding:
+        config = check_keys(name, configuration, {"separator"})
+        separator = config.get("separator", cls.default_separator)
+        if separator not in ("/", "."):
+            raise MetadataError(f"separator must be '/' or '.', got {separator!r}",
+                                field="configuration.separator", value=separator)
+        return cls(separator)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "configuration": {"separator": self.separator}}
+
+    @staticmethod
+    def _parse(parts: list[str], ndim: int) -> tuple[int, ...] | None:
+        if len(parts) != ndim or not all(p.isdigit() and p.isascii() for p in parts):
+            return None
+        return tuple(int(p) for p in parts)
+
+
+class DefaultEncoding(_SeparatedEncoding):
+    name = "default"
+    default_separator = "/"
+
+    def encode_key(self, coords: Sequence[int]) -> str:
+        return "c" + "".join(self.separator + str(int(c)) for c in coords)
+
+    def decode_key(self, key: str, ndim: int) -> tuple[int, ...] | None:
+        if ndim == 0:
+            return () if key == "c" else None
+        head = "c" + self.separator
+        if not key.startswith(head):
+            return None
+        return self._parse(key[len(head):].split(self.separator), ndim)
+
+
+class V2Encoding(_SeparatedEncoding):
+    name = "v2"
+    default_separator = "."
+
+    def encode_key(self, coords: Sequence[int]) -> str:
+        return self.separator.join(str(int(c)) for c in coords) if len(coords) else "0"
+
+    def decode_key(self, key: str, ndim: int) -> tuple[int, ...] | None:
+        if ndim == 0:
+            return () if key == "0" else None
+        return self._parse(key.split(self.separator), ndim)

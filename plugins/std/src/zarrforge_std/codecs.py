@@ -1,0 +1,119 @@
+"""The ``bytes`` (array -> bytes) and ``transpose`` (array -> array) codecs.
+
+``bytes`` serialises a chunk's elements in C order with the configured
+``endian`` (``"little"`` or ``"big"``); ``endian`` is required for types whose
+byte order matters and is dropped for single-byte types, as zarr-python does.
+A stored chunk of the wrong length is a :class:`CorruptChunkError`.
+
+``transpose`` permutes the chunk's dimensions by ``order`` (a permutation of
+``0..ndim-1``) before the next codec sees it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from zarrforge.abc.codec import ArrayArrayCodec, ArrayBytesCodec, ChunkSpec
+from zarrforge.errors import CorruptChunkError, MetadataError
+
+from ._config import check_keys, is_int
+
+_ENDIAN = {"little": "<", "big": ">"}
+
+
+class BytesCodec(ArrayBytesCodec):
+    name = "bytes"
+
+    def __init__(self, endian: str | None = None) -> None:
+        self.endian = endian
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "BytesCodec":
+        config = check_keys(name, configuration, {"endian"})
+        endian = config.get("endian")
+        if endian is not None and endian not in _ENDIAN:
+            raise MetadataError(f"endian must be 'little' or 'big', got {endian!r}",
+                                field="configuration.endian", value=endian)
+        return cls(endian)
+
+    def to_json(self) -> dict[str, Any]:
+        if self.endian is None:
+            return {"name": self.name}
+        return {"name": self.name, "configuration": {"endian": self.endian}}
+
+    def evolve(self, spec: ChunkSpec) -> "BytesCodec":
+        if not spec.data_type.has_endianness:
+            return BytesCodec(None)
+        return self if self.endian is not None else BytesCodec("little")
+
+    def validate(self, spec: ChunkSpec) -> None:
+        if spec.data_type.item_size is None:
+            raise MetadataError(f"the bytes codec cannot encode the variable-size data type "
+                                f"{spec.data_type.to_json()!r}", field="name", value=self.name)
+        if spec.data_type.has_endianness and self.endian is None:
+            raise MetadataError(f"'endian' is required for data type {spec.data_type.to_json()!r}",
+                                field="configuration.endian", value=None)
+
+    def _stored_dtype(self, spec: ChunkSpec) -> np.dtype:
+        dtype = spec.dtype
+        if spec.data_type.has_endianness:
+            return dtype.newbyteorder(_ENDIAN[self.endian or "little"])
+        return dtype
+
+    def encoded_size(self, spec: ChunkSpec) -> int | None:
+        return spec.nbytes
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        stored = self._stored_dtype(spec)
+        return np.ascontiguousarray(chunk, dtype=stored).tobytes()
+
+    def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
+        expected = spec.nbytes
+        if len(data) != expected:
+            raise CorruptChunkError(f"the bytes codec expected {expected} bytes for a chunk of "
+                                    f"shape {spec.shape} and data type {spec.data_type.to_json()!r}, "
+                                    f"got {len(data)}")
+        array = np.frombuffer(data, dtype=self._stored_dtype(spec)).reshape(spec.shape)
+        if array.dtype != spec.dtype:
+            array = array.astype(spec.dtype)
+        return array
+
+
+class TransposeCodec(ArrayArrayCodec):
+    name = "transpose"
+
+    def __init__(self, order: tuple[int, ...]) -> None:
+        self.order = order
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "TransposeCodec":
+        config = check_keys(name, configuration, {"order"}, {"order"})
+        order = config["order"]
+        if isinstance(order, tuple):
+            order = list(order)
+        if (not isinstance(order, list) or not all(is_int(i) for i in order)
+                or sorted(order) != list(range(len(order)))):
+            raise MetadataError(f"order must be a permutation of 0..n-1, got {order!r}",
+                                field="configuration.order", value=order)
+        return cls(tuple(order))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "configuration": {"order": list(self.order)}}
+
+    def validate(self, spec: ChunkSpec) -> None:
+        if len(self.order) != len(spec.shape):
+            raise MetadataError(f"order {list(self.order)} has {len(self.order)} entries but the "
+                                f"array has {len(spec.shape)} dimensions",
+                                field="configuration.order", value=list(self.order))
+
+    def resolve(self, spec: ChunkSpec) -> ChunkSpec:
+        return ChunkSpec(tuple(spec.shape[i] for i in self.order), spec.data_type,
+                         spec.fill_value, spec.layout)
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        return np.transpose(chunk, self.order)
+
+    def decode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        return np.transpose(chunk, np.argsort(self.order))

@@ -1,0 +1,1 @@
+"""Stores of zarrforge-std: in-memory (``memory://``) and local directory (``file://``)."""

@@ -1,0 +1,146 @@
+"""A store on a local directory (``file://`` URLs and plain paths).
+
+Each key is a file below the root directory. Keys are confined to the root:
+:func:`validate_key` rejects absolute keys and ``.``/``..`` segments, and the
+resolved path is checked to stay below the root. Writes are atomic: the
+value goes to a temporary file in the same directory, which is then renamed
+over the key, so a reader (or a crash) never sees a partly written value.
+Temporary files carry the prefix ``.zarrforge-tmp-`` and are never listed.
+Deleting a key removes directories left empty below the root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from typing import Any, Iterator
+from urllib.parse import unquote, urlparse
+
+from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities,
+                                 validate_key, validate_prefix)
+from zarrforge.errors import InvalidPathError, StoreError
+
+TEMP_PREFIX = ".zarrforge-tmp-"
+
+
+class LocalStore(Store):
+    scheme = "file"
+    capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
+                                     atomic_writes=True)
+
+    def __init__(self, root: str | os.PathLike, *, read_only: bool = False) -> None:
+        super().__init__(read_only=read_only)
+        self.root = os.path.abspath(os.fspath(root))
+
+    @classmethod
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "LocalStore":
+        if options:
+            raise TypeError(f"local stores take no storage options, got {sorted(options)}")
+        if "://" in url:
+            parsed = urlparse(url)
+            if parsed.netloc not in ("", "localhost"):
+                raise InvalidPathError(f"file URL {url!r} names a host; only local paths are supported")
+            url = unquote(parsed.path)
+        return cls(os.path.expanduser(url), read_only=read_only)
+
+    def _path(self, key: str) -> str:
+        validate_key(key)
+        path = os.path.normpath(os.path.join(self.root, *key.split("/")))
+        if os.path.commonpath([self.root, path]) != self.root or path == self.root:
+            raise InvalidPathError(f"key {key!r} resolves outside the store root {self.root!r}")
+        return path
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        path = self._path(key)
+        try:
+            with open(path, "rb") as f:
+                if byte_range is None:
+                    return f.read()
+                size = os.fstat(f.fileno()).st_size
+                window = byte_range.slice_of(size)
+                f.seek(window.start)
+                return f.read(window.stop - window.start)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+        except OSError as exc:
+            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
+
+    def exists(self, key: str) -> bool:
+        return os.path.isfile(self._path(key))
+
+    def _set(self, key: str, value: bytes) -> None:
+        path = self._path(key)
+        directory = os.path.dirname(path)
+        temp = os.path.join(directory, f"{TEMP_PREFIX}{uuid.uuid4().hex}")
+        try:
+            os.makedirs(directory, exist_ok=True)
+            with open(temp, "wb") as f:
+                f.write(value)
+            os.replace(temp, path)
+        except OSError as exc:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+            raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}") from exc
+
+    def _delete(self, key: str) -> None:
+        path = self._path(key)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"cannot delete {key!r} in {self.root!r}: {exc}") from exc
+        self._prune(os.path.dirname(path))
+
+    def _prune(self, directory: str) -> None:
+        while directory != self.root and directory.startswith(self.root):
+            try:
+                os.rmdir(directory)
+            except OSError:
+                return
+            directory = os.path.dirname(directory)
+
+    def erase_prefix(self, prefix: str) -> None:
+        validate_prefix(prefix)
+        self._check_writable(prefix or "<root>")
+        if prefix == "":
+            for key in list(self.list_prefix("")):
+                self._delete(key)
+            return
+        directory = self._path(prefix[:-1])
+        if os.path.isdir(directory):
+            shutil.rmtree(directory)
+            self._prune(os.path.dirname(directory))
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        validate_prefix(prefix)
+        base = self.root if prefix == "" else self._path(prefix[:-1])
+        if not os.path.isdir(base):
+            return iter(())
+        keys = []
+        for directory, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            rel = os.path.relpath(directory, self.root)
+            rel = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+            keys.extend(rel + f for f in filenames if not f.startswith(TEMP_PREFIX))
+        return iter(sorted(keys))
+
+    def list_dir(self, prefix: str) -> ListDirResult:
+        validate_prefix(prefix)
+        base = self.root if prefix == "" else self._path(prefix[:-1])
+        keys, prefixes = [], []
+        try:
+            entries = list(os.scandir(base))
+        except (FileNotFoundError, NotADirectoryError):
+            return ListDirResult([], [])
+        for entry in entries:
+            if entry.name.startswith(TEMP_PREFIX):
+                continue
+            (prefixes.append(entry.name + "/") if entry.is_dir() else keys.append(entry.name))
+        return ListDirResult(sorted(keys), sorted(prefixes))
+
+    def __repr__(self) -> str:
+        return f"LocalStore({self.root!r})"

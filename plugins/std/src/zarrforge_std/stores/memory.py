@@ -1,0 +1,74 @@
+"""An in-memory store, the embedded default.
+
+``memory://`` gives a new, empty store; ``memory://<name>`` gives the store of
+that name, shared by everything in this process that opens the same URL, so a
+hierarchy can be created in one place and opened by URL in another. Values
+are immutable ``bytes``; all operations are thread-safe.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterator
+
+from zarrforge.abc.store import ByteRange, ListDirResult, Store, StoreCapabilities, validate_key, validate_prefix
+
+_named: dict[str, "MemoryStore"] = {}
+_named_lock = threading.Lock()
+
+
+class MemoryStore(Store):
+    scheme = "memory"
+    capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
+                                     atomic_writes=True)
+
+    def __init__(self, *, read_only: bool = False, name: str | None = None,
+                 data: dict[str, bytes] | None = None) -> None:
+        super().__init__(read_only=read_only)
+        self.name = name
+        self._data: dict[str, bytes] = data if data is not None else {}
+        self._lock = threading.RLock()
+
+    @classmethod
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "MemoryStore":
+        if options:
+            raise TypeError(f"memory:// takes no storage options, got {sorted(options)}")
+        name = url.partition("://")[2].strip("/")
+        if not name:
+            return cls(read_only=read_only)
+        with _named_lock:
+            shared = _named.setdefault(name, cls(name=name))
+        # A read-only view shares the data but refuses writes.
+        return cls(read_only=read_only, name=name, data=shared._data) if read_only else shared
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        validate_key(key)
+        with self._lock:
+            value = self._data.get(key)
+        if value is None or byte_range is None:
+            return value
+        return value[byte_range.slice_of(len(value))]
+
+    def exists(self, key: str) -> bool:
+        validate_key(key)
+        return key in self._data
+
+    def _set(self, key: str, value: bytes) -> None:
+        with self._lock:
+            self._data[key] = value
+
+    def _delete(self, key: str) -> None:
+        with self._lock:
+            self._data.pop(key, None)
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        validate_prefix(prefix)
+        with self._lock:
+            keys = [k for k in self._data if k.startswith(prefix)]
+        return iter(sorted(keys))
+
+    def list_dir(self, prefix: str) -> ListDirResult:
+        return super().list_dir(prefix)
+
+    def __repr__(self) -> str:
+        return f"MemoryStore({'memory://' + self.name if self.name else 'anonymous'})"
