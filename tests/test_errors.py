@@ -1,0 +1,170 @@
+"""Bad input gives a named error and leaves the store unchanged."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+from zarrforge.errors import (ContainsNodeError, CorruptChunkError, InvalidPathError,
+                              MetadataError, NodeNotFoundError, ReadOnlyError,
+                              UnknownExtensionError, ZarrforgeError)
+from zarrforge_std.stores.local import LocalStore
+from zarrforge_std.stores.memory import MemoryStore
+
+
+def snapshot(store):
+    return {k: store.get(k) for k in store.list()}
+
+
+def make_array(store=None, **kwargs):
+    options = dict(shape=(4, 4), dtype="int32", chunks=(2, 2), compressors=None)
+    options.update(kwargs)
+    a = zf.create_array(store if store is not None else MemoryStore(), **options)
+    a[:] = np.arange(16, dtype="int32").reshape(4, 4)
+    return a
+
+
+@pytest.mark.parametrize("document", [b"{not json", b"[1, 2]", b"\xff\xfe", b'{"zarr_format": 3, "node_type": "array", "shape": [NaN]}',
+                                      b'{"zarr_format": 3, "zarr_format": 3, "node_type": "group"}'])
+def test_corrupt_json_names_the_key(document):
+    a = make_array()
+    a.store.set("zarr.json", document)
+    before = snapshot(a.store)
+    with pytest.raises(MetadataError) as info:
+        zf.open_array(a.store)
+    assert "'zarr.json'" in str(info.value)
+    assert snapshot(a.store) == before
+
+
+@pytest.mark.parametrize("field,value,expected", [
+    ("shape", [4, -1], "shape"),
+    ("shape", "big", "shape"),
+    ("node_type", "table", "node_type"),
+    ("data_type", "float128", "unknown data type 'float128'"),
+    ("chunk_grid", {"name": "regular", "configuration": {"chunk_shape": [0, 2]}}, "chunk_grid.configuration.chunk_shape"),
+    ("chunk_key_encoding", {"name": "default", "configuration": {"separator": "-"}}, "chunk_key_encoding.configuration.separator"),
+    ("codecs", [], "codecs"),
+    ("codecs", [{"name": "transpose", "configuration": {"order": [1, 0]}}], "exactly one array -> bytes codec"),
+    ("codecs", [{"name": "bytes", "configuration": {"endian": "middle"}}], "codecs[0].configuration.endian"),
+    ("dimension_names", ["x"], "dimension_names"),
+    ("attributes", [1], "attributes"),
+])
+def test_invalid_array_field_is_named(field, value, expected):
+    a = make_array()
+    document = json.loads(a.store.get("zarr.json"))
+    document[field] = value
+    a.store.set("zarr.json", json.dumps(document).encode())
+    before = snapshot(a.store)
+    with pytest.raises(MetadataError) as info:
+        zf.open_array(a.store)
+    assert expected in str(info.value)
+    assert snapshot(a.store) == before
+
+
+def test_unknown_codec_error_names_field_and_provider():
+    a = make_array()
+    document = json.loads(a.store.get("zarr.json"))
+    document["codecs"].append({"name": "zfp"})
+    a.store.set("zarr.json", json.dumps(document).encode())
+    with pytest.raises(UnknownExtensionError) as info:
+        zf.open_array(a.store)
+    assert "codecs[1].name" in str(info.value) and "unknown codec 'zfp'" in str(info.value)
+
+
+def test_truncated_chunk_is_a_corrupt_chunk_error_naming_the_key():
+    a = make_array()
+    a.store.set("c/1/0", a.store.get("c/1/0")[:-3])
+    before = snapshot(a.store)
+    with pytest.raises(CorruptChunkError) as info:
+        a[...]
+    assert "'c/1/0'" in str(info.value) and "expected 16 bytes" in str(info.value)
+    assert a[:2, :2].tolist() == [[0, 1], [4, 5]]  # other chunks still read
+    with pytest.raises(CorruptChunkError):
+        a[2, 0] = 7  # a partial write must read the corrupt chunk, and refuses
+    assert snapshot(a.store) == before
+
+
+def test_checksum_mismatch_names_the_key():
+    a = make_array(compressors=[{"name": "crc32c"}])
+    data = bytearray(a.store.get("c/0/1"))
+    data[0] ^= 0xFF
+    a.store.set("c/0/1", bytes(data))
+    before = snapshot(a.store)
+    with pytest.raises(zf.errors.ChecksumError) as info:
+        a[...]
+    assert "'c/0/1'" in str(info.value)
+    assert snapshot(a.store) == before
+
+
+@pytest.mark.parametrize("key", ["../escape", "a/../../escape", "/etc/passwd", "a//b", "a\\..\\b", "./a"])
+def test_path_traversal_keys_are_refused_by_the_local_store(tmp_path, key):
+    store = LocalStore(tmp_path / "root")
+    store.set("inside", b"1")
+    with pytest.raises(InvalidPathError):
+        store.set(key, b"x")
+    with pytest.raises(InvalidPathError):
+        store.get(key)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["root"]
+    assert list(store.list()) == ["inside"]
+
+
+@pytest.mark.parametrize("path", ["../up", "a/../b", "a/./b", "__zarr", "a/zarr.json", "a\\b"])
+def test_invalid_node_paths_are_refused_before_writing(tmp_path, path):
+    store = LocalStore(tmp_path)
+    with pytest.raises(InvalidPathError):
+        zf.create_array(store, path, shape=(1,), dtype="int8")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_create_over_existing_node_is_refused_and_keeps_data():
+    a = make_array()
+    before = snapshot(a.store)
+    with pytest.raises(ContainsNodeError, match="overwrite=True"):
+        zf.create_array(a.store, shape=(1,), dtype="int8")
+    assert snapshot(a.store) == before
+
+
+def test_failed_overwrite_keeps_the_old_node():
+    a = make_array()
+    before = snapshot(a.store)
+    with pytest.raises(UnknownExtensionError):
+        zf.create_array(a.store, shape=(1,), dtype="int8", compressors=[{"name": "nope"}],
+                        overwrite=True)
+    assert snapshot(a.store) == before
+
+
+def test_read_only_array_refuses_writes():
+    a = make_array()
+    ro = zf.open_array(a.store, mode="r")
+    before = snapshot(a.store)
+    with pytest.raises(ReadOnlyError, match="read-only"):
+        ro[0, 0] = 1
+    with pytest.raises(ReadOnlyError):
+        ro.attrs["x"] = 1
+    assert snapshot(a.store) == before
+
+
+def test_missing_node_is_node_not_found():
+    with pytest.raises(NodeNotFoundError, match="no array or group at path '/missing'"):
+        zf.open_array(MemoryStore(), "missing")
+
+
+def test_attributes_that_are_not_json_are_refused_without_writing():
+    a = make_array()
+    before = snapshot(a.store)
+    with pytest.raises(MetadataError, match="JSON"):
+        a.attrs["bad"] = object()
+    with pytest.raises(MetadataError):
+        a.attrs["nan"] = float("nan")
+    assert snapshot(a.store) == before
+    assert "bad" not in a.attrs
+
+
+def test_every_error_is_a_zarrforge_error():
+    for name in dir(zf.errors):
+        obj = getattr(zf.errors, name)
+        if isinstance(obj, type) and issubclass(obj, Exception) and obj.__module__ == "zarrforge.errors":
+            assert issubclass(obj, ZarrforgeError)

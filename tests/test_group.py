@@ -1,0 +1,87 @@
+"""Groups: members, nested paths, attributes, tree, creation rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import zarrforge as zf
+from zarrforge.errors import NodeNotFoundError, NodeTypeError
+
+
+@pytest.fixture
+def hierarchy(tmp_path):
+    root = zf.create_group(str(tmp_path / "h.zarr"), attributes={"title": "root"})
+    g = root.create_group("g", attributes={"level": 1})
+    g.create_array("b", shape=(3,), dtype="int16", compressors=None)
+    root.create_array("a", shape=(10, 10), dtype="float64", chunks=(5, 5))
+    g.create_group("inner").create_group("deep")
+    return root
+
+
+def test_members_and_nested_access(hierarchy):
+    assert [n for n, _ in hierarchy.members()] == ["a", "g"]
+    assert isinstance(hierarchy["g"], zf.Group) and isinstance(hierarchy["a"], zf.Array)
+    assert hierarchy["g/b"].shape == (3,)
+    assert "g/inner/deep" in hierarchy and "g/nope" not in hierarchy
+    assert [n for n, _ in hierarchy.members(max_depth=None)] == [
+        "a", "g", "g/b", "g/inner", "g/inner/deep"]
+    assert hierarchy.array_keys() == ["a"] and hierarchy.group_keys() == ["g"]
+    with pytest.raises(NodeNotFoundError):
+        hierarchy["g/nope"]
+
+
+def test_tree(hierarchy):
+    assert hierarchy.tree() == "\n".join([
+        "/",
+        "├── a (10, 10) float64",
+        "└── g",
+        "    ├── b (3,) int16",
+        "    └── inner",
+        "        └── deep",
+    ])
+
+
+def test_attributes_persist(hierarchy):
+    g = hierarchy["g"]
+    g.attrs["unicode"] = "Grüße ☃"
+    g.attrs.update({"nested": {"a": [1, {"b": None}]}})
+    reopened = zf.open_group(hierarchy.store, "g", mode="r")
+    assert reopened.attrs.asdict() == {"level": 1, "unicode": "Grüße ☃",
+                                       "nested": {"a": [1, {"b": None}]}}
+    del g.attrs["level"]
+    assert "level" not in zf.open_group(hierarchy.store, "g", mode="r").attrs
+
+
+def test_creating_below_a_missing_parent_creates_parent_groups():
+    root = zf.create_group(None)
+    zf.create_array(root.store, "x/y/z", shape=(1,), dtype="int8")
+    assert isinstance(root["x"], zf.Group) and isinstance(root["x/y"], zf.Group)
+    assert json.loads(root.store.get("x/y/zarr.json"))["node_type"] == "group"
+
+
+def test_creating_below_an_array_is_refused(hierarchy):
+    with pytest.raises(NodeTypeError, match="parent '/a' is an array"):
+        zf.create_group(hierarchy.store, "a/sub")
+
+
+def test_open_group_on_array_and_open_array_on_group_are_type_errors(hierarchy):
+    with pytest.raises(NodeTypeError):
+        zf.open_group(hierarchy.store, "a", mode="r")
+    with pytest.raises(NodeTypeError):
+        zf.open_array(hierarchy.store, "g")
+
+
+def test_delete_member_removes_its_keys(hierarchy):
+    del hierarchy["g"]
+    assert "g" not in hierarchy
+    assert not any(k.startswith("g/") for k in hierarchy.store.list())
+
+
+def test_open_group_mode_a_creates_and_mode_r_plus_requires(tmp_path):
+    with pytest.raises(NodeNotFoundError):
+        zf.open_group(str(tmp_path / "n.zarr"), mode="r+")
+    g = zf.open_group(str(tmp_path / "n.zarr"), mode="a", attributes={"k": 1})
+    assert zf.open_group(str(tmp_path / "n.zarr"), mode="r").attrs["k"] == 1
+    assert g.read_only is False

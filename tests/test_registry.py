@@ -1,0 +1,150 @@
+"""Registry discovery, precedence, clashes and error texts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+from zarrforge import registry
+from zarrforge.abc.codec import BytesBytesCodec
+from zarrforge.errors import PluginConflictError, PluginLoadError, UnknownExtensionError
+
+XOR_CODEC = """
+from zarrforge.abc.codec import BytesBytesCodec
+
+class XorCodec(BytesBytesCodec):
+    name = "test.xor"
+    def __init__(self, key=0x5A):
+        self.key = key
+    @classmethod
+    def from_json(cls, name, configuration):
+        return cls((configuration or {}).get("key", 0x5A))
+    def to_json(self):
+        return {"name": "test.xor", "configuration": {"key": self.key}}
+    def encode(self, data):
+        return bytes(b ^ self.key for b in bytes(data))
+    decode = encode
+"""
+
+
+def test_codec_from_fake_installed_distribution_is_discovered_and_used(fake_distribution):
+    fake_distribution("zf-test-xor", {"zarrforge.codecs": {"test.xor": "xor_mod:XorCodec"}},
+                      {"xor_mod": XOR_CODEC})
+    assert "test.xor" in registry.codecs.names()
+    a = zf.create_array(None, shape=(4,), dtype="uint8", chunks=(4,),
+                        compressors=[{"name": "test.xor", "configuration": {"key": 1}}])
+    a[:] = [0, 1, 2, 3]
+    assert a.store.get("c/0") == bytes([1, 0, 3, 2])
+    assert zf.open_array(a.store)[:].tolist() == [0, 1, 2, 3]
+    rows = [r for r in zf.registered()["codecs"] if r.name == "test.xor"]
+    assert [(r.distribution, r.version, r.value) for r in rows] == [("zf-test-xor", "1.0", "xor_mod:XorCodec")]
+
+
+def test_discovery_imports_only_the_named_entry_point(fake_distribution):
+    import sys
+    fake_distribution("zf-test-lazy", {"zarrforge.codecs": {
+        "test.lazy-a": "lazy_a:XorCodec", "test.lazy-b": "lazy_b:XorCodec"}},
+        {"lazy_a": XOR_CODEC, "lazy_b": XOR_CODEC})
+    registry.codecs.get("test.lazy-a")
+    assert "lazy_a" in sys.modules
+    assert "lazy_b" not in sys.modules
+
+
+def test_in_process_registration_takes_precedence_over_installed(fake_distribution):
+    fake_distribution("zf-test-xor2", {"zarrforge.codecs": {"test.xor": "xor_mod2:XorCodec"}},
+                      {"xor_mod2": XOR_CODEC})
+
+    class Local(BytesBytesCodec):
+        name = "test.xor"
+
+        @classmethod
+        def from_json(cls, name, configuration):
+            return cls()
+
+        def to_json(self):
+            return {"name": "test.xor"}
+
+        def encode(self, data):
+            return bytes(data)
+
+        decode = encode
+
+    zf.register("codecs", "test.xor", Local)
+    try:
+        assert registry.codecs.get("test.xor") is Local
+        sources = {r.source for r in zf.registered()["codecs"] if r.name == "test.xor"}
+        assert sources == {"in-process", "entry point"}
+    finally:
+        registry.codecs.unregister("test.xor")
+    assert registry.codecs.get("test.xor").__module__ == "xor_mod2"
+
+
+def test_two_distributions_claiming_one_name_is_an_error_naming_both(fake_distribution):
+    fake_distribution("zf-clash-one", {"zarrforge.codecs": {"test.clash": "clash_one:XorCodec"}},
+                      {"clash_one": XOR_CODEC})
+    fake_distribution("zf-clash-two", {"zarrforge.codecs": {"test.clash": "clash_two:XorCodec"}},
+                      {"clash_two": XOR_CODEC})
+    with pytest.raises(PluginConflictError) as info:
+        registry.codecs.get("test.clash")
+    assert "zf-clash-one" in str(info.value) and "zf-clash-two" in str(info.value)
+    registry.codecs.prefer("test.clash", "zf-clash-two")
+    try:
+        assert registry.codecs.get("test.clash").__module__ == "clash_two"
+    finally:
+        registry.codecs._preferred.pop("test.clash", None)
+
+
+def test_unknown_name_lists_installed_and_names_the_provider():
+    with pytest.raises(UnknownExtensionError) as info:
+        registry.codecs.get("sharding_indexed")
+    message = str(info.value)
+    assert "unknown codec 'sharding_indexed'" in message
+    assert "bytes" in message and "transpose" in message  # installed ones are listed
+    assert "zarrforge-sharding" in message
+
+
+def test_unknown_name_without_known_provider_has_no_hint():
+    with pytest.raises(UnknownExtensionError) as info:
+        registry.data_types.get("no.such.type")
+    assert "provided by" not in str(info.value)
+    assert "float32" in str(info.value)
+
+
+def test_entry_point_that_fails_to_import_names_the_distribution(fake_distribution):
+    fake_distribution("zf-broken", {"zarrforge.codecs": {"test.broken": "broken_mod:Nope"}},
+                      {"broken_mod": "raise RuntimeError('boom at import')\n"})
+    with pytest.raises(PluginLoadError) as info:
+        registry.codecs.get("test.broken")
+    message = str(info.value)
+    assert "zf-broken" in message and "1.0" in message and "broken_mod:Nope" in message
+    assert isinstance(info.value.__cause__, RuntimeError)
+
+
+def test_entry_point_of_the_wrong_type_is_refused(fake_distribution):
+    fake_distribution("zf-wrongtype", {"zarrforge.codecs": {"test.wrong": "wrong_mod:NotACodec"}},
+                      {"wrong_mod": "class NotACodec:\n    pass\n"})
+    with pytest.raises(PluginLoadError, match="not a subclass of zarrforge.abc.codec.Codec"):
+        registry.codecs.get("test.wrong")
+
+
+def test_family_names_match_with_the_full_name():
+    dt = registry.data_types.get("r24").from_json("r24", None)
+    assert dt.numpy_dtype == np.dtype("V3")
+    with pytest.raises(zf.errors.MetadataError, match="multiple of 8"):
+        registry.data_types.get("r12").from_json("r12", None)
+
+
+def test_registered_lists_every_extension_point_with_std_names():
+    listing = zf.registered()
+    assert set(listing) == {"data_types", "chunk_grids", "chunk_key_encodings", "memory_layouts",
+                            "codecs", "storage_transformers", "extensions", "stores", "formats"}
+    std = {(point, r.name) for point, rows in listing.items() for r in rows
+           if r.distribution == "zarrforge-std"}
+    assert {("data_types", "float64"), ("chunk_grids", "regular"), ("codecs", "bytes"),
+            ("stores", "memory"), ("formats", "3"), ("memory_layouts", "F")} <= std
+
+
+def test_register_rejects_unknown_extension_point():
+    with pytest.raises(KeyError, match="valid: "):
+        zf.register("widgets", "x", object)

@@ -1,0 +1,101 @@
+"""Behaviour of the std stores: memory and local directory."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import zarrforge as zf
+from zarrforge.abc.store import ByteRange
+from zarrforge.errors import ReadOnlyError
+from zarrforge.storage import resolve_store
+from zarrforge_std.stores.local import TEMP_PREFIX, LocalStore
+from zarrforge_std.stores.memory import MemoryStore
+
+
+@pytest.fixture(params=["memory", "local"])
+def store(request, tmp_path):
+    return MemoryStore() if request.param == "memory" else LocalStore(tmp_path / "s")
+
+
+def test_get_set_delete(store):
+    assert store.get("a/b") is None
+    store.set("a/b", b"hello")
+    assert store.get("a/b") == b"hello" and store.exists("a/b")
+    store.delete("a/b")
+    assert store.get("a/b") is None and not store.exists("a/b")
+    store.delete("a/b")  # deleting a missing key is fine
+
+
+@pytest.mark.parametrize("byte_range,expected", [
+    (ByteRange(2, 3), b"234"), (ByteRange(offset=7), b"789"), (ByteRange(length=2), b"89"),
+    (ByteRange(8, 10), b"89"), (ByteRange(20, 1), b""),
+])
+def test_byte_ranges(store, byte_range, expected):
+    store.set("k", b"0123456789")
+    assert store.get("k", byte_range) == expected
+    assert store.get_many([("k", byte_range), ("missing", None)]) == [expected, None]
+
+
+def test_byte_range_rejects_negative_values():
+    with pytest.raises(ValueError):
+        ByteRange(-1, 2)
+    with pytest.raises(ValueError):
+        ByteRange()
+
+
+def test_listing(store):
+    for key in ["zarr.json", "a/zarr.json", "a/c/0", "a/c/1", "b/x/zarr.json"]:
+        store.set(key, b"1")
+    assert sorted(store.list()) == ["a/c/0", "a/c/1", "a/zarr.json", "b/x/zarr.json", "zarr.json"]
+    assert list(store.list_prefix("a/")) == ["a/c/0", "a/c/1", "a/zarr.json"]
+    listing = store.list_dir("")
+    assert listing.keys == ["zarr.json"] and listing.prefixes == ["a/", "b/"]
+    assert store.list_dir("a/").prefixes == ["c/"]
+    store.erase_prefix("a/")
+    assert sorted(store.list()) == ["b/x/zarr.json", "zarr.json"]
+
+
+def test_read_only_refuses_every_mutation(tmp_path):
+    for store in (MemoryStore(read_only=True), LocalStore(tmp_path, read_only=True)):
+        for call in (lambda: store.set("k", b"v"), lambda: store.delete("k"),
+                     lambda: store.erase_prefix("")):
+            with pytest.raises(ReadOnlyError):
+                call()
+
+
+def test_local_writes_leave_no_temporary_files(tmp_path):
+    store = LocalStore(tmp_path)
+    store.set("a/k", b"1")
+    store.set("a/k", b"2")
+    assert os.listdir(tmp_path / "a") == ["k"]
+    (tmp_path / "a" / f"{TEMP_PREFIX}stale").write_bytes(b"partial")
+    assert list(store.list()) == ["a/k"]
+    assert store.list_dir("a/").keys == ["k"]
+
+
+def test_local_delete_prunes_empty_directories(tmp_path):
+    store = LocalStore(tmp_path)
+    store.set("a/b/c", b"1")
+    store.delete("a/b/c")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_named_memory_urls_share_one_store():
+    a = zf.create_array("memory://shared-test", "x", shape=(2,), dtype="int8", compressors=None)
+    a[:] = [5, 6]
+    assert zf.open_array("memory://shared-test", "x")[:].tolist() == [5, 6]
+    assert zf.open_array("memory://shared-test", "x").read_only
+    assert resolve_store("memory://") is not resolve_store("memory://")
+
+
+def test_plain_paths_and_file_urls_resolve_to_local_stores(tmp_path):
+    zf.create_array(str(tmp_path / "d.zarr"), shape=(2,), dtype="int8", compressors=None)[:] = 3
+    assert zf.open_array(f"file://{tmp_path}/d.zarr")[:].tolist() == [3, 3]
+    assert zf.open_array(tmp_path / "d.zarr")[:].tolist() == [3, 3]
+
+
+def test_unknown_url_scheme_names_the_plugin():
+    with pytest.raises(zf.errors.UnknownExtensionError, match="zarrforge-fsspec"):
+        zf.open_array("s3://bucket/data.zarr")
