@@ -324,7 +324,7 @@ class Array:
                 cut = np.ones(chunk.shape, dtype=bool)
                 cut[tuple(slice(0, k) for k in keep)] = False
                 chunk[cut] = self.fill_value
-                engine.store.set(self._key(coords), engine.chain.encode(chunk, engine.spec_for(coords)))
+                engine.store_chunk(coords, chunk)
 
     def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
         """Grow along ``axis`` and write ``data`` into the new region; returns the new shape."""
@@ -388,18 +388,16 @@ def _is_vindex(selection: Any, ndim: int) -> bool:
 
 
 def _as_value(value: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """``value`` converted to ``dtype`` and broadcast to the selection's ``shape``."""
     array = np.asarray(value)
     if array.dtype != dtype:
+        numeric = array.dtype.kind in "biufc" and dtype.kind in "biufc"
         try:
-            array = array.astype(dtype, casting="unsafe" if array.dtype.kind in "biufc" and dtype.kind in "biufc" else "same_kind")
+            array = array.astype(dtype, casting="unsafe" if numeric else "same_kind")
         except (TypeError, ValueError) as exc:
             raise SelectionError(f"cannot store values of dtype {array.dtype} in an array of "
                                  f"dtype {dtype}: {exc}") from exc
-    try:
-        return np.broadcast_to(array, shape)
-    except ValueError as exc:
-        raise SelectionError(f"cannot assign a value of shape {array.shape} to a selection of "
-                             f"shape {shape}") from exc
+    return indexing.broadcast_value(array, shape)
 
 
 @dataclasses.dataclass(frozen=True)

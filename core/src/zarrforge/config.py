@@ -78,7 +78,7 @@ def update(**changes: Any) -> None:
 
 def _updated(base: Settings, changes: dict[str, Any]) -> Settings:
     valid = {f.name for f in dataclasses.fields(Settings)}
-    unknown = set(changes) - valid
+    unknown = changes.keys() - valid
     if unknown:
         raise KeyError(f"unknown config option(s) {sorted(unknown)}; valid: {sorted(valid)}")
     return dataclasses.replace(base, **{k: _coerce(k, v) for k, v in changes.items()})

@@ -98,6 +98,22 @@ class ChunkEngine:
         data = self.store.get(key)
         return None if data is None else self.chain.decode(data, self.spec_for(coords), key=key)
 
+    def encode_chunk(self, coords: tuple[int, ...], chunk: np.ndarray) -> bytes | None:
+        """Encoded bytes of a whole chunk, or ``None`` if it is all fill value and
+        empty chunks are not written."""
+        if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
+            return None
+        return self.chain.encode(chunk, self.spec_for(coords))
+
+    def store_chunk(self, coords: tuple[int, ...], chunk: np.ndarray) -> None:
+        """Encode and store (or delete, if empty) one whole chunk."""
+        data = self.encode_chunk(coords, chunk)
+        key = self.key_of(coords)
+        if data is None:
+            self.store.delete(key)
+        else:
+            self.store.set(key, data)
+
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         for batch in self._batches(projections):
             keys = [self.key_of(p.coords) for p in batch]
@@ -132,10 +148,7 @@ class ChunkEngine:
                 else:
                     chunk = self.layout.full(spec.shape, self.fill_value, spec.dtype)
                 chunk[p.chunk_selection] = value[p.out_selection]
-                if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
-                    results[i] = None
-                else:
-                    results[i] = self.chain.encode(chunk, spec)
+                results[i] = self.encode_chunk(p.coords, chunk)
 
             self._map(work, len(batch))
             for key, data in zip(keys, results):
