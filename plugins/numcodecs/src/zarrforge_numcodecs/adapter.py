@@ -1,0 +1,347 @@
+"""The ``numcodecs.<id>`` family: any numcodecs codec as a zarrforge codec.
+
+Contract:
+
+* The entry point ``numcodecs.*`` names :class:`NumcodecsCodec`.
+  ``NumcodecsCodec.from_json("numcodecs.zlib", {"level": 1})`` builds
+  ``numcodecs.get_codec({"id": "zlib", "level": 1})`` and wraps it in the
+  subclass matching what the codec maps (see :mod:`zarrforge_numcodecs._kinds`):
+  :class:`NumcodecsArrayArrayCodec`, :class:`NumcodecsArrayBytesCodec` or
+  :class:`NumcodecsBytesBytesCodec`.
+* ``to_json()`` is ``{"name": "numcodecs.<id>", "configuration": {...}}``
+  where the configuration is numcodecs' ``get_config()`` without ``"id"``
+  (omitted when empty, per the zarrforge codec contract).
+* An id numcodecs does not know raises :class:`~zarrforge.errors.MetadataError`
+  (field ``name``) listing the ids it does know; a configuration numcodecs
+  rejects raises ``MetadataError`` (field ``configuration``) with numcodecs'
+  reason and the parameters the codec accepts.
+* Codecs that can run code when they decode are refused unless allowed
+  (:mod:`zarrforge_numcodecs.safety`), both when built and when decoding.
+* Decoding failures become :class:`~zarrforge.errors.CorruptChunkError`
+  (:class:`~zarrforge.errors.ChecksumError` for numcodecs' checksum codecs);
+  the sizes declared by blosc, zstd, lz4 and gzip headers are checked first.
+* Array filters see chunks as C-ordered arrays of the spec's shape. numcodecs
+  filters work on flat arrays; the adapter flattens in C order, converts the
+  input to the dtype the filter is configured for (byte order included), and
+  reshapes and converts the output to the representation ``resolve`` promised.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import pickle
+from typing import Any
+
+import numpy as np
+import numcodecs
+import numcodecs.registry
+from numcodecs.compat import ensure_bytes
+from numcodecs.pickles import Pickle
+
+from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec,
+                                 Codec, CodecKind)
+from zarrforge.errors import (ChecksumError, CodecError, CorruptChunkError, MetadataError,
+                              UnsafeCodecError)
+
+from . import _bounds, _kinds, safety
+from ._data_types import data_type_for
+from ._failures import decoding, encoding
+
+PREFIX = "numcodecs."
+
+# Header checks run before numcodecs decompresses (see _bounds).
+_HEADER_CHECKS = {
+    "blosc": _bounds.blosc_decoded_size,
+    "zstd": _bounds.check_zstd,
+    "lz4": _bounds.check_numcodecs_lz4,
+    "gzip": _bounds.check_gzip,
+}
+
+_NUMERIC_KINDS = "biufc"
+
+# numcodecs' variable-length codecs start with the item count (checked before
+# numcodecs allocates an object array of that length).
+_VLEN_IDS = frozenset({"vlen-utf8", "vlen-bytes", "vlen-array"})
+
+
+def available_ids() -> list[str]:
+    """Codec ids numcodecs can build: registered classes and ``numcodecs.codecs`` entry points."""
+    ids = set(numcodecs.registry.codec_registry)
+    ids.update(getattr(numcodecs.registry, "entries", {}))
+    return sorted(ids)
+
+
+def _parameters(codec_id: str) -> str:
+    cls = numcodecs.registry.codec_registry.get(codec_id)
+    if cls is None:
+        return "see the numcodecs documentation"
+    try:
+        params = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                  if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        return "see the numcodecs documentation"
+    return ", ".join(params) if params else "no parameters"
+
+
+def _json_ready(value: Any) -> Any:
+    """numcodecs configurations as plain JSON values (lists, not tuples or arrays)."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _json_ready(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _codec_id(name: Any) -> str:
+    if not isinstance(name, str) or not name.startswith(PREFIX) or len(name) == len(PREFIX):
+        raise MetadataError(
+            f"a numcodecs codec name must be 'numcodecs.<id>', got {name!r}",
+            field="name", value=name)
+    return name[len(PREFIX):]
+
+
+def _build(name: str, codec_id: str, configuration: Any) -> Any:
+    """The numcodecs codec object for ``name`` and ``configuration``."""
+    if configuration is None:
+        configuration = {}
+    if not isinstance(configuration, dict):
+        raise MetadataError(
+            f"the configuration of codec {name!r} must be a JSON object, got "
+            f"{type(configuration).__name__} {configuration!r}",
+            field="configuration", value=configuration)
+    config = dict(configuration)
+    if "id" in config:
+        if config["id"] != codec_id:
+            raise MetadataError(
+                f"codec {name!r} has configuration id {config['id']!r}; it must be absent "
+                f"or {codec_id!r}", field="configuration.id", value=config["id"])
+        del config["id"]
+    try:
+        return numcodecs.get_codec({"id": codec_id, **config})
+    except Exception as exc:
+        if codec_id not in available_ids():
+            raise MetadataError(
+                f"numcodecs has no codec with id {codec_id!r} (from codec name {name!r}); "
+                f"available ids: {', '.join(available_ids())}",
+                field="name", value=name) from exc
+        raise MetadataError(
+            f"numcodecs rejected the configuration {configuration!r} of codec {name!r}: "
+            f"{type(exc).__name__}: {exc}; {codec_id!r} accepts: {_parameters(codec_id)}",
+            field="configuration", value=configuration) from exc
+
+
+class NumcodecsCodec(Codec):
+    """Entry point of the ``numcodecs.*`` family; :meth:`from_json` picks the subclass."""
+
+    name = "numcodecs.*"
+
+    def __init__(self, name: str, numcodec: Any) -> None:
+        self.name = name  # the full name, e.g. "numcodecs.zlib"
+        self._codec_id = _codec_id(name)
+        self._numcodec = numcodec
+        config = dict(numcodec.get_config())
+        config.pop("id", None)
+        self._config: dict[str, Any] = _json_ready(config)
+        self._unsafe = safety.unsafe_reason(name, numcodec) is not None
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "NumcodecsCodec":
+        codec_id = _codec_id(name)
+        safety.require_allowed(name)  # refuse before building anything
+        numcodec = _build(name, codec_id, configuration)
+        safety.require_allowed(name, numcodec)
+        kind = _kinds.kind_of(codec_id)
+        target = {CodecKind.ARRAY_ARRAY: NumcodecsArrayArrayCodec,
+                  CodecKind.ARRAY_BYTES: NumcodecsArrayBytesCodec,
+                  CodecKind.BYTES_BYTES: NumcodecsBytesBytesCodec}[kind]
+        return target(name, numcodec)
+
+    @classmethod
+    def from_numcodecs(cls, numcodec: Any) -> "NumcodecsCodec":
+        """Wrap an existing numcodecs codec object (through :meth:`from_json`)."""
+        config = dict(numcodec.get_config())
+        codec_id = config.pop("id")
+        return cls.from_json(PREFIX + codec_id, _json_ready(config))
+
+    @property
+    def codec_id(self) -> str:
+        return self._codec_id
+
+    @property
+    def configuration(self) -> dict[str, Any]:
+        return _json_ready(self._config)  # a fresh copy
+
+    def to_json(self) -> dict[str, Any]:
+        if not self._config:
+            return {"name": self.name}
+        return {"name": self.name, "configuration": _json_ready(self._config)}
+
+    def _check_safe(self) -> None:
+        if self._unsafe:
+            safety.require_allowed(self.name, self._numcodec)
+
+
+class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
+    """A numcodecs compressor, checksum or byte filter (``bytes -> bytes``)."""
+
+    def encoded_size(self, decoded_size: int | None) -> int | None:
+        return _kinds.encoded_size(self._codec_id, decoded_size)
+
+    def encode(self, data: bytes | memoryview) -> bytes:
+        with encoding(self.name):
+            return ensure_bytes(self._numcodec.encode(data))
+
+    def decode(self, data: bytes | memoryview) -> bytes:
+        self._check_safe()
+        data = _bounds.byte_view(data)
+        check = _HEADER_CHECKS.get(self._codec_id)
+        if check is not None:
+            check(data, self.name)
+        if self._codec_id == "zstd" and _bounds.is_empty_zstd_frame(data, self.name):
+            return b""
+        if self._codec_id == "blosc" and _bounds.blosc_decoded_size(data, self.name) == 0:
+            return b""  # numcodecs' blosc reports an error for empty chunks
+        try:
+            with decoding(self.name):
+                return ensure_bytes(self._numcodec.decode(data))
+        except CorruptChunkError as exc:
+            cause = exc.__cause__
+            if (self._codec_id in _kinds.CHECKSUM_IDS and isinstance(cause, RuntimeError)
+                    and "checksum" in str(cause).lower()):
+                raise ChecksumError(f"codec {self.name!r}: checksum mismatch: {cause}") from cause
+            raise
+
+
+class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
+    """A numcodecs filter mapping arrays to arrays (``array -> array``)."""
+
+    def _decoded_dtype(self) -> np.dtype | None:
+        return _kinds.decoded_dtype(self._codec_id, self._config)
+
+    def validate(self, spec: ChunkSpec) -> None:
+        dtype = spec.dtype
+        if self._codec_id == "packbits":
+            if dtype != np.dtype(bool):
+                raise MetadataError(f"codec {self.name!r} packs booleans only; the chunks "
+                                    f"it receives have dtype {dtype}", value=str(dtype))
+        elif self._codec_id == "bitround":
+            keepbits = self._config.get("keepbits")
+            limit = _kinds.BITROUND_MAX_KEEPBITS.get(dtype.itemsize)
+            if dtype.kind != "f" or limit is None:
+                raise MetadataError(f"codec {self.name!r} rounds float16/32/64 only; the "
+                                    f"chunks it receives have dtype {dtype}", value=str(dtype))
+            if not isinstance(keepbits, int) or keepbits > limit:
+                raise MetadataError(
+                    f"codec {self.name!r}: keepbits must be at most {limit} for {dtype}, "
+                    f"got {keepbits!r}", value=keepbits)
+        elif self._codec_id == "categorize":
+            if dtype.kind not in "UOT":
+                raise MetadataError(f"codec {self.name!r} encodes strings only; the chunks it "
+                                    f"receives have dtype {dtype}", value=str(dtype))
+        else:
+            configured = self._decoded_dtype()
+            if configured is not None and configured.newbyteorder("=") != dtype:
+                key = _kinds.DTYPE_KEYS[self._codec_id][0]
+                raise MetadataError(
+                    f"codec {self.name!r} is configured with {key} {configured.str!r} but the "
+                    f"chunks it receives have dtype {dtype.str!r}; set configuration.{key} "
+                    "to the array's data type", value=configured.str)
+
+    def resolve(self, spec: ChunkSpec) -> ChunkSpec:
+        dtype = _kinds.encoded_dtype(self._codec_id, self._config, spec.dtype)
+        shape = _kinds.encoded_shape(self._codec_id, spec.shape)
+        return ChunkSpec(shape=shape, data_type=data_type_for(dtype, spec.data_type),
+                         fill_value=self._encoded_fill_value(spec, dtype), layout=spec.layout)
+
+    def _encoded_fill_value(self, spec: ChunkSpec, dtype: np.dtype) -> Any:
+        """The fill value run through the filter (zero where that means nothing)."""
+        if self._codec_id != "packbits":
+            try:
+                with np.errstate(all="ignore"):
+                    sample = np.full(1, spec.fill_value, dtype=spec.dtype)
+                    return self._encode_flat(sample, dtype)[0]
+            except Exception:  # a fill value the filter cannot encode: fall back to zero
+                pass
+        return np.zeros((), dtype=dtype)[()]
+
+    def _encode_flat(self, arr: np.ndarray, target: np.dtype) -> np.ndarray:
+        """Encode a C-contiguous array; the flat result has dtype ``target``."""
+        configured = self._decoded_dtype()
+        if (configured is not None and configured.kind in _NUMERIC_KINDS
+                and arr.dtype != configured):
+            arr = arr.astype(configured)
+        out = np.asarray(self._numcodec.encode(arr)).reshape(-1)
+        if self._codec_id == "bitround" and out.dtype != arr.dtype:
+            out = out.view(arr.dtype)  # numcodecs returns the rounded bits as integers
+        return out.astype(target, copy=False)
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        dtype = _kinds.encoded_dtype(self._codec_id, self._config, spec.dtype)
+        shape = _kinds.encoded_shape(self._codec_id, spec.shape)
+        with encoding(self.name):
+            out = self._encode_flat(np.ascontiguousarray(chunk), dtype)
+        if out.size != math.prod(shape):
+            raise CodecError(f"codec {self.name!r} encoded {out.size} elements, expected "
+                             f"{math.prod(shape)} (shape {shape})")
+        return out.reshape(shape)
+
+    def decode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
+        self._check_safe()
+        enc = np.ascontiguousarray(chunk)
+        configured = _kinds.configured_encoded_dtype(self._codec_id, self._config)
+        with decoding(self.name):
+            if (configured is not None and configured.kind in _NUMERIC_KINDS
+                    and enc.dtype != configured):
+                enc = enc.astype(configured)
+            out = np.asarray(self._numcodec.decode(enc))
+            expected = math.prod(spec.shape)
+            if out.size != expected:
+                raise CorruptChunkError(
+                    f"codec {self.name!r} decoded {out.size} elements, expected {expected} "
+                    f"(shape {spec.shape})")
+            out = out.reshape(spec.shape)
+            return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+
+
+class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
+    """A numcodecs codec that serialises whole arrays (``array -> bytes``)."""
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        with encoding(self.name):
+            return ensure_bytes(self._numcodec.encode(np.ascontiguousarray(chunk)))
+
+    def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
+        self._check_safe()
+        data = _bounds.byte_view(data)
+        expected = math.prod(spec.shape)
+        if self._codec_id in _VLEN_IDS:
+            _bounds.check_vlen_count(data, expected, self.name)
+        with decoding(self.name):
+            out = np.asarray(self._decode(data))
+            if out.size != expected:
+                raise CorruptChunkError(
+                    f"codec {self.name!r} decoded {out.size} elements, expected {expected} "
+                    f"(shape {spec.shape})")
+            out = out.reshape(spec.shape)
+            return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+
+    def _decode(self, data: bytes | memoryview) -> Any:
+        if type(self._numcodec) is Pickle:
+            # Only reached when the user allowed this codec (see _check_safe).
+            # numcodecs >= 0.16.6 has its own process-wide switch for Pickle;
+            # zarrforge's explicit, scoped permission is the one that counts,
+            # so unpickle here rather than flip numcodecs' global.
+            return pickle.loads(ensure_bytes(data))
+        unsafe = getattr(getattr(numcodecs, "errors", None), "UnsafeDecodeError", None)
+        try:
+            return self._numcodec.decode(data)
+        except Exception as exc:
+            if unsafe is not None and isinstance(exc, unsafe):
+                raise UnsafeCodecError(f"codec {self.name!r}: numcodecs refused to decode: "
+                                       f"{exc}") from exc
+            raise

@@ -1,0 +1,77 @@
+"""The ``zstd`` codec of the zarr-extensions registry (``bytes -> bytes``).
+
+Contract:
+
+* configuration ``{"level": L, "checksum": C}``: ``L`` an integer from
+  -131072 to 22 (0 selects zstd's default level; required), ``C`` a boolean
+  (optional, default ``false``) asking the encoder to store a content
+  checksum that the decoder verifies. ``from_json("zstd", None)`` uses
+  ``{"level": 0, "checksum": false}``, zarr-python's default.
+* ``to_json()`` always writes both keys, as zarr-python does:
+  ``{"name": "zstd", "configuration": {"level": 0, "checksum": false}}``.
+* decoding accepts any zstd frame, including frames that do not record
+  their decoded size (as streaming compressors write them), and raises
+  :class:`~zarrforge.errors.CorruptChunkError` for anything else, or when
+  the frame header declares a decoded size the frame cannot hold.
+* the encoded size depends on the data: ``encoded_size`` is ``None``.
+
+Needs numcodecs >= 0.16 for frames without a recorded size; with older
+numcodecs those fail to decode (as a ``CorruptChunkError``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numcodecs.compat import ensure_bytes
+from numcodecs.zstd import Zstd
+
+from zarrforge.abc.codec import BytesBytesCodec
+
+from . import _bounds, _validate
+from ._failures import decoding, encoding
+
+MIN_LEVEL = -131072
+MAX_LEVEL = 22
+
+
+class ZstdCodec(BytesBytesCodec):
+    name = "zstd"
+
+    def __init__(self, level: int = 0, checksum: bool = False) -> None:
+        self._level = _validate.integer(self.name, "level", level, minimum=MIN_LEVEL,
+                                        maximum=MAX_LEVEL)
+        self._checksum = _validate.boolean(self.name, "checksum", checksum)
+        self._zstd = Zstd(level=self._level, checksum=self._checksum)
+
+    @property
+    def level(self) -> int:
+        return self._level
+
+    @property
+    def checksum(self) -> bool:
+        return self._checksum
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ZstdCodec":
+        if configuration is None:
+            return cls()
+        config = _validate.configuration_object(cls.name, configuration,
+                                                allowed=["level", "checksum"], required=["level"])
+        return cls(level=config["level"], checksum=config.get("checksum", False))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name,
+                "configuration": {"level": self._level, "checksum": self._checksum}}
+
+    def encode(self, data: bytes | memoryview) -> bytes:
+        with encoding(self.name):
+            return ensure_bytes(self._zstd.encode(data))
+
+    def decode(self, data: bytes | memoryview) -> bytes:
+        data = _bounds.byte_view(data)
+        _bounds.check_zstd(data)
+        if _bounds.is_empty_zstd_frame(data):
+            return b""
+        with decoding(self.name):
+            return ensure_bytes(self._zstd.decode(data))
