@@ -18,7 +18,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-import crc32c as _crc32c
+import google_crc32c
 
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge.errors import ChecksumError, CorruptChunkError, MetadataError
@@ -30,7 +30,7 @@ CHECKSUM_SIZE = 4
 
 def crc32c(data: bytes | memoryview) -> int:
     """The CRC32C of ``data`` as an unsigned 32-bit integer."""
-    return _crc32c.crc32c(data) & 0xFFFFFFFF
+    return google_crc32c.value(bytes(data)) & 0xFFFFFFFF
 
 
 class Crc32cCodec(BytesBytesCodec):
