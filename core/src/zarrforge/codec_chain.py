@@ -17,6 +17,7 @@ import numpy as np
 from .abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec,
                         CodecKind)
 from .errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
+from .metadata.extension_def import message_of
 
 
 def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
@@ -64,9 +65,11 @@ class CodecChain:
             try:
                 codec.validate(spec)
             except MetadataError as exc:
-                if exc.field is None:
-                    raise MetadataError(str(exc), field=f"codecs[{i}]", value=codec.to_json()) from exc
-                raise
+                if type(exc) is not MetadataError:
+                    raise
+                where = f"codecs[{i}]" + (f".{exc.field}" if exc.field else "")
+                raise MetadataError(message_of(exc), field=where,
+                                    value=exc.value if exc.field else codec.to_json()) from exc
             if isinstance(codec, ArrayArrayCodec):
                 spec = codec.resolve(spec)
 

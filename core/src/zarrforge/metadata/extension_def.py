@@ -72,13 +72,13 @@ def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> An
             raise
         inner = exc.field
         where = f"{field}.{inner}" if inner else field
-        raise MetadataError(_message_of(exc), field=where, value=exc.value, key=exc.key) from exc
+        raise MetadataError(message_of(exc), field=where, value=exc.value, key=exc.key) from exc
     except (TypeError, ValueError, KeyError) as exc:
         raise MetadataError(f"invalid {registry.point} {ref.name!r}: {exc}", field=field,
                             value=ref.raw) from exc
 
 
-def _message_of(exc: MetadataError) -> str:
+def message_of(exc: MetadataError) -> str:
     """The message of ``exc`` without the location prefix MetadataError added."""
     text = str(exc)
     if exc.field is not None:
