@@ -138,8 +138,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         storage_transformers=storage_transformers)
     metadata = fmt.new_array(spec)
     # Building the Array validates the codec chain against the array before any write.
-    array = Array(resolved, path, metadata, fmt, **array_options)
-    array._chain()
+    Array(resolved, path, metadata, fmt, **array_options)._validate()
     _prepare_target(resolved, path, fmt, overwrite)
     _write_new_node(resolved, path, fmt, metadata, overwrite)
     return Array._opened(resolved, path, metadata, fmt, **array_options)

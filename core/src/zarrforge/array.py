@@ -26,76 +26,37 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from . import config, hooks, indexing
+from . import config, indexing
 from .abc.codec import ChunkSpec
 from .abc.format import Format
 from .abc.store import Store
-from .attributes import Attributes
 from .codec_chain import CodecChain
-from .errors import ReadOnlyError, SelectionError
+from .errors import SelectionError
 from .metadata.components import memory_layout
 from .metadata.model import ArrayMetadata
+from .node import Node
 from .pipeline import ChunkEngine
 
 
-class Array:
+class Array(Node):
+    _kind = "array"
+
     def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
                  read_only: bool = False, order: str | None = None,
                  write_empty_chunks: bool | None = None, threads: int | None = None) -> None:
+        super().__init__(store, path, metadata, fmt, read_only=read_only)
         settings = config.get()
-        self._store = store
-        self._path = path
-        self._metadata = metadata
-        self._format = fmt
-        self._read_only = read_only
         self._layout = memory_layout(order or settings.order)
         self._write_empty_chunks = (settings.write_empty_chunks if write_empty_chunks is None
                                     else write_empty_chunks)
         self._threads = threads or settings.threads
         self._engine: ChunkEngine | None = None
-        self.attrs = Attributes(lambda: self._metadata.attributes, self._set_attributes)
 
-    @classmethod
-    def _opened(cls, *args: Any, **kwargs: Any) -> "Array":
-        array = cls(*args, **kwargs)
-        array._chain()  # validate the codec chain against the array now, not on first read
-        hooks.hook().zarrforge_node_opened(node=array)
-        return array
+    def _validate(self) -> None:
+        self._chain()  # the codec chain is checked against the array on open, not on first read
 
-    # --- description ------------------------------------------------------------
-
-    @property
-    def store(self) -> Store:
-        return self._store
-
-    @property
-    def path(self) -> str:
-        return self._path
-
-    @property
-    def name(self) -> str:
-        return "/" + self._path
-
-    @property
-    def basename(self) -> str:
-        return self._path.rpartition("/")[2]
-
-    @property
-    def read_only(self) -> bool:
-        return self._read_only or self._store.read_only
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """The node's metadata document, as stored."""
-        return self._format.document(self._metadata)
-
-    @property
-    def metadata_model(self) -> ArrayMetadata:
-        return self._metadata
-
-    @property
-    def format(self) -> Format:
-        return self._format
+    def _metadata_changed(self) -> None:
+        self._engine = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -218,20 +179,6 @@ class Array:
         if self._engine is None:
             self._engine = self._build_engine()
         return self._engine
-
-    def _check_writable(self) -> None:
-        if self.read_only:
-            raise ReadOnlyError(f"array {self.name!r} is open read-only; open it with mode='r+' "
-                                "or 'a' to write")
-
-    def _write_metadata(self, metadata: ArrayMetadata) -> None:
-        self._check_writable()
-        self._format.write_node(self._store, self._path, metadata)
-        self._metadata = metadata
-        self._engine = None
-
-    def _set_attributes(self, attributes: dict[str, Any]) -> None:
-        self._write_metadata(self._metadata.replace(attributes=attributes))
 
     # --- reading and writing ---------------------------------------------------------
 

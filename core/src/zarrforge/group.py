@@ -9,68 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from . import api, hooks, paths
-from .abc.format import Format
-from .abc.store import Store
-from .attributes import Attributes
-from .errors import NodeNotFoundError, ReadOnlyError
-from .metadata.model import GroupMetadata
+from . import api, paths
+from .errors import NodeNotFoundError
+from .node import Node
 
 
-class Group:
-    def __init__(self, store: Store, path: str, metadata: GroupMetadata, fmt: Format, *,
-                 read_only: bool = False) -> None:
-        self._store = store
-        self._path = path
-        self._metadata = metadata
-        self._format = fmt
-        self._read_only = read_only
-        self.attrs = Attributes(lambda: self._metadata.attributes, self._set_attributes)
-
-    @classmethod
-    def _opened(cls, *args: Any, **kwargs: Any) -> "Group":
-        group = cls(*args, **kwargs)
-        hooks.hook().zarrforge_node_opened(node=group)
-        return group
-
-    @property
-    def store(self) -> Store:
-        return self._store
-
-    @property
-    def path(self) -> str:
-        return self._path
-
-    @property
-    def name(self) -> str:
-        return "/" + self._path
-
-    @property
-    def basename(self) -> str:
-        return self._path.rpartition("/")[2]
-
-    @property
-    def read_only(self) -> bool:
-        return self._read_only or self._store.read_only
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        return self._format.document(self._metadata)
-
-    @property
-    def metadata_model(self) -> GroupMetadata:
-        return self._metadata
-
-    @property
-    def format(self) -> Format:
-        return self._format
-
-    def _set_attributes(self, attributes: dict[str, Any]) -> None:
-        if self.read_only:
-            raise ReadOnlyError(f"group {self.name!r} is open read-only")
-        new = GroupMetadata(attributes, self._metadata.format_name, self._metadata.extra_fields)
-        self._format.write_node(self._store, self._path, new)
-        self._metadata = new
+class Group(Node):
+    _kind = "group"
 
     # --- members ---------------------------------------------------------------------
 
@@ -146,8 +91,7 @@ class Group:
         return self.create_group(name)
 
     def __delitem__(self, name: str) -> None:
-        if self.read_only:
-            raise ReadOnlyError(f"group {self.name!r} is open read-only")
+        self._check_writable()
         path = self._child_path(name)
         if not self._format.detect(self._store, path):
             raise NodeNotFoundError(f"no member {name!r} in group {self.name!r}")

@@ -1,0 +1,93 @@
+"""What arrays and groups share: identity, metadata, attributes, the open hook.
+
+A :class:`Node` is a view of one node of a hierarchy: its store, its
+normalised path, its metadata model and the format that stores it. Metadata
+changes go through :meth:`Node._write_metadata`, which refuses on read-only
+nodes and writes the format's document before the in-memory model changes,
+so a failed write leaves both as they were.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from . import hooks
+from .abc.format import Format
+from .abc.store import Store
+from .attributes import Attributes
+from .errors import ReadOnlyError
+
+
+class Node:
+    _kind = "node"
+
+    def __init__(self, store: Store, path: str, metadata: Any, fmt: Format, *,
+                 read_only: bool = False) -> None:
+        self._store = store
+        self._path = path
+        self._metadata = metadata
+        self._format = fmt
+        self._read_only = read_only
+        self.attrs = Attributes(lambda: self._metadata.attributes, self._set_attributes)
+
+    @classmethod
+    def _opened(cls, *args: Any, **kwargs: Any) -> Any:
+        """Construct, validate, and announce through the ``zarrforge_node_opened`` hook."""
+        node = cls(*args, **kwargs)
+        node._validate()
+        hooks.hook().zarrforge_node_opened(node=node)
+        return node
+
+    def _validate(self) -> None:
+        """Check what can be checked without reading data; subclasses extend it."""
+
+    @property
+    def store(self) -> Store:
+        return self._store
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def name(self) -> str:
+        return "/" + self._path
+
+    @property
+    def basename(self) -> str:
+        return self._path.rpartition("/")[2]
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only or self._store.read_only
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The node's metadata document, as stored."""
+        return self._format.document(self._metadata)
+
+    @property
+    def metadata_model(self) -> Any:
+        return self._metadata
+
+    @property
+    def format(self) -> Format:
+        return self._format
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"{self._kind} {self.name!r} is open read-only; open it with "
+                                "mode='r+' or 'a' to change it")
+
+    def _write_metadata(self, metadata: Any) -> None:
+        self._check_writable()
+        self._format.write_node(self._store, self._path, metadata)
+        self._metadata = metadata
+        self._metadata_changed()
+
+    def _metadata_changed(self) -> None:
+        """Drop state derived from the metadata; subclasses extend it."""
+
+    def _set_attributes(self, attributes: dict[str, Any]) -> None:
+        self._write_metadata(dataclasses.replace(self._metadata, attributes=attributes))
