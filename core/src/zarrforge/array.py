@@ -310,12 +310,15 @@ class _Selector:
         self._array._write(self._indexer(selection), value)
 
 
+def _is_full_mask(selection: Any, ndim: int) -> bool:
+    items = selection if isinstance(selection, tuple) else (selection,)
+    return (len(items) == 1 and isinstance(items[0], (list, np.ndarray))
+            and np.asarray(items[0]).dtype == bool and np.ndim(items[0]) == ndim)
+
+
 def _vindexer(selection: Any, shape: tuple[int, ...], dims: Any) -> Any:
-    sel = selection if isinstance(selection, tuple) else (selection,)
-    if len(sel) == 1 and np.asarray(sel[0]).dtype == bool and np.ndim(sel[0]) == len(shape) and len(shape) != 1:
-        return indexing.MaskIndexer(sel[0], shape, dims)
-    if len(sel) == 1 and len(shape) == 1 and np.asarray(sel[0]).dtype == bool:
-        return indexing.MaskIndexer(sel[0], shape, dims)
+    if _is_full_mask(selection, len(shape)):
+        return indexing.MaskIndexer(selection, shape, dims)
     return indexing.CoordinateIndexer(selection, shape, dims)
 
 
@@ -325,12 +328,16 @@ def _is_fancy(selection: Any) -> bool:
 
 
 def _is_vindex(selection: Any, ndim: int) -> bool:
-    """numpy semantics for ``a[arrays]`` are vindex-like when every entry is an array
-    (or one full-shape mask); with a single array dimension both agree."""
+    """Does numpy read ``a[selection]`` as points rather than orthogonally?
+
+    A full-shape mask, or one array per dimension (two or more), are points;
+    with a single array dimension the two readings agree, and mixtures of
+    arrays and slices are taken orthogonally.
+    """
+    if ndim > 1 and _is_full_mask(selection, ndim):
+        return True
     items = selection if isinstance(selection, tuple) else (selection,)
     arrays = [s for s in items if isinstance(s, (list, np.ndarray)) and np.ndim(s) > 0]
-    if len(items) == 1 and np.asarray(items[0]).dtype == bool and np.ndim(items[0]) == ndim and ndim > 1:
-        return True
     return len(arrays) > 1 and len(arrays) == len(items) == ndim
 
 
