@@ -47,7 +47,7 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
     Bitwise comparison keeps ``-0.0`` and NaN payloads distinct from the fill
     value, so deleting an "empty" chunk never changes what is read back.
     """
-    if chunk.dtype.hasobject:
+    if chunk.dtype.hasobject or chunk.dtype.kind == "T":  # variable-size elements: no bit view
         return bool(np.all(chunk == fill_value))
     fill = np.asarray(fill_value, dtype=chunk.dtype).reshape(1)
     if chunk.dtype.itemsize == 0:
