@@ -77,7 +77,9 @@ def test_group_with_null_consolidated_metadata_opens():
     document = _document(g.store)
     document["consolidated_metadata"] = None
     g.store.set("zarr.json", json.dumps(document).encode())
-    assert zf.open_group(g.store, mode="r").metadata["consolidated_metadata"] is None
+    reopened = zf.open_group(g.store, mode="r")
+    assert reopened.metadata_model.consolidated is None
+    assert "consolidated_metadata" not in reopened.metadata
 
 
 def test_metadata_of_a_foreign_format_is_not_taken_for_v3():

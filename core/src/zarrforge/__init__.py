@@ -15,6 +15,7 @@ entry points the first time a document or a call names them.
 from . import config, errors, hooks, registry
 from .api import create_array, create_group, open, open_array, open_group
 from .array import Array
+from .consolidated import consolidate_metadata
 from .group import Group
 from .hooks import hookimpl
 from .registry import register, registered, refresh
@@ -22,7 +23,7 @@ from .registry import register, registered, refresh
 refresh_plugins = refresh
 
 __all__ = [
-    "Array", "Group", "config", "create_array", "create_group", "errors", "hookimpl", "hooks",
+    "Array", "Group", "config", "consolidate_metadata", "create_array", "create_group", "errors", "hookimpl", "hooks",
     "open", "open_array", "open_group", "refresh_plugins", "register", "registered", "registry",
 ]
 

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 from . import paths, registry
 from .abc.format import ArrayCreationSpec, Format
 from .abc.store import Store
+from .consolidated import refresh_ancestors
 from .errors import ContainsNodeError, NodeNotFoundError, NodeTypeError, ReadOnlyError
 from .storage import StoreLike, resolve_store
 
@@ -32,16 +33,28 @@ def get_format(zarr_format: Any = DEFAULT_FORMAT) -> Format:
     return registry.formats.get(str(zarr_format), field="zarr_format")()
 
 
-def detect_format(store: Store, path: str) -> Format | None:
-    names = registry.formats.names()
+def _formats_in_detection_order() -> list[Format]:
+    names = [n for n in registry.formats.names() if not n.endswith(registry.FAMILY_SUFFIX)]
     ordered = [DEFAULT_FORMAT] * (DEFAULT_FORMAT in names) + [n for n in names if n != DEFAULT_FORMAT]
-    for name in ordered:
-        if name.endswith(registry.FAMILY_SUFFIX):
-            continue
-        fmt = registry.formats.get(name)()
-        if fmt.detect(store, path):
-            return fmt
+    return [registry.formats.get(name)() for name in ordered]
+
+
+def locate_node(store: Store, path: str, fmt: Format | None = None) -> tuple[Format, Any] | None:
+    """The format and metadata of the node at ``path``, or ``None`` if there is none.
+
+    With ``fmt`` given only that format is asked; otherwise the default format
+    first, then every other installed one.
+    """
+    for candidate in [fmt] if fmt is not None else _formats_in_detection_order():
+        metadata = candidate.read_node(store, path)
+        if metadata is not None:
+            return candidate, metadata
     return None
+
+
+def detect_format(store: Store, path: str) -> Format | None:
+    found = locate_node(store, path)
+    return found[0] if found else None
 
 
 def _check_mode(mode: str) -> None:
@@ -56,20 +69,30 @@ def _store_for(store: StoreLike, mode: str, storage_options: dict[str, Any] | No
 def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format | None = None,
               storage_options: dict[str, Any] | None = None, **array_options: Any) -> Any:
     """Open the array or group at ``path``."""
-    from .array import Array
-    from .group import Group
-
     _check_mode(mode)
     resolved = _store_for(store, mode, storage_options)
     path = paths.normalize_path(path)
-    fmt = fmt or detect_format(resolved, path)
-    if fmt is None or not fmt.detect(resolved, path):
+    found = locate_node(resolved, path, fmt)
+    if found is None:
         raise NodeNotFoundError(f"no array or group at path {'/' + path!r} in {resolved!r}")
-    metadata = fmt.read_node(resolved, path)
-    read_only = mode == "r"
+    return node_from_metadata(resolved, path, *found, read_only=(mode == "r"), **array_options)
+
+
+def node_from_metadata(store: Store, path: str, fmt: Format, metadata: Any, *,
+                       read_only: bool, view: Any = None, use_consolidated: bool | None = None,
+                       **array_options: Any) -> Any:
+    """An Array or Group for metadata already read (no store access).
+
+    ``view`` is the consolidated view the node was found in, with its path there.
+    """
+    from .array import Array
+    from .group import Group
+
     if metadata.node_type == "array":
-        return Array._opened(resolved, path, metadata, fmt, read_only=read_only, **array_options)
-    return Group._opened(resolved, path, metadata, fmt, read_only=read_only)
+        return Array._opened(store, path, metadata, fmt, read_only=read_only, view=view,
+                             **array_options)
+    return Group._opened(store, path, metadata, fmt, read_only=read_only, view=view,
+                         use_consolidated=use_consolidated)
 
 
 def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool) -> None:
@@ -82,7 +105,8 @@ def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool) -> No
     parent = path
     while parent:
         parent = paths.parent_of(parent)
-        if fmt.detect(store, parent) and fmt.read_node(store, parent).node_type != "group":
+        found = fmt.read_node(store, parent)
+        if found is not None and found.node_type != "group":
             raise NodeTypeError(f"cannot create {'/' + path!r}: its parent {'/' + parent!r} "
                                 "is an array")
 
@@ -90,6 +114,7 @@ def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool) -> No
 def _write_new_node(store: Store, path: str, fmt: Format, metadata: Any, overwrite: bool) -> None:
     if overwrite and fmt.detect(store, path):
         fmt.erase_node(store, path)
+        refresh_ancestors(store, fmt, path, None)
     missing = []
     parent = path
     while parent:
@@ -98,8 +123,11 @@ def _write_new_node(store: Store, path: str, fmt: Format, metadata: Any, overwri
             break
         missing.append(parent)
     for parent in reversed(missing):
-        fmt.write_node(store, parent, fmt.new_group())
+        group = fmt.new_group()
+        fmt.write_node(store, parent, group)
+        refresh_ancestors(store, fmt, parent, group)
     fmt.write_node(store, path, metadata)
+    refresh_ancestors(store, fmt, path, metadata)
 
 
 def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int] | int,
@@ -172,8 +200,14 @@ def open_array(store: StoreLike = None, path: str = "", *, mode: str = "r",
 
 def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
                attributes: dict[str, Any] | None = None, zarr_format: Any = None,
+               use_consolidated: bool | None = None,
                storage_options: dict[str, Any] | None = None) -> Any:
-    """Open a group; with mode ``"a"`` (the default) or ``"w"`` create it if needed."""
+    """Open a group; with mode ``"a"`` (the default) or ``"w"`` create it if needed.
+
+    ``use_consolidated``: ``None`` (default) lists members from consolidated
+    metadata when the group has it; ``False`` ignores it and reads the store;
+    ``True`` requires it.
+    """
     from .group import Group
 
     _check_mode(mode)
@@ -182,11 +216,15 @@ def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
     if mode in ("w", "w-"):
         return create_group(resolved, path, attributes=attributes,
                             zarr_format=zarr_format or DEFAULT_FORMAT, overwrite=(mode == "w"))
-    fmt = get_format(zarr_format) if zarr_format is not None else detect_format(resolved, path)
-    if (fmt is None or not fmt.detect(resolved, path)) and mode == "a":
-        return create_group(resolved, path, attributes=attributes,
-                            zarr_format=zarr_format or DEFAULT_FORMAT)
-    node = open_node(resolved, path, mode=mode, fmt=fmt)
+    fmt = get_format(zarr_format) if zarr_format is not None else None
+    found = locate_node(resolved, path, fmt)
+    if found is None:
+        if mode == "a":
+            return create_group(resolved, path, attributes=attributes,
+                                zarr_format=zarr_format or DEFAULT_FORMAT)
+        raise NodeNotFoundError(f"no group at path {'/' + path!r} in {resolved!r}")
+    node = node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
+                              use_consolidated=use_consolidated)
     if not isinstance(node, Group):
         raise NodeTypeError(f"the node at {node.name!r} is an array, not a group")
     return node

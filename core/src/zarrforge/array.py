@@ -43,8 +43,9 @@ class Array(Node):
 
     def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
                  read_only: bool = False, order: str | None = None,
-                 write_empty_chunks: bool | None = None, threads: int | None = None) -> None:
-        super().__init__(store, path, metadata, fmt, read_only=read_only)
+                 write_empty_chunks: bool | None = None, threads: int | None = None,
+                 view: Any = None) -> None:
+        super().__init__(store, path, metadata, fmt, read_only=read_only, view=view)
         settings = config.get()
         self._layout = memory_layout(order or settings.order)
         self._write_empty_chunks = (settings.write_empty_chunks if write_empty_chunks is None

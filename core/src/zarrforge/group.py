@@ -2,7 +2,9 @@
 
 A group lists and opens its children through its format, creates child arrays
 and groups, and persists its attributes on change. ``group["a/b"]`` opens a
-nested member; ``"a/b" in group`` tests for one.
+nested member; ``"a/b" in group`` tests for one. A group with consolidated
+metadata lists and opens its members from that view without store requests
+(see :mod:`zarrforge.consolidated`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from . import api, paths
+from .consolidated import ConsolidatedView, refresh_ancestors
 from .errors import NodeNotFoundError
 from .node import Node
 
@@ -17,14 +20,41 @@ from .node import Node
 class Group(Node):
     _kind = "group"
 
+    def __init__(self, *args: Any, use_consolidated: bool | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if use_consolidated is False:
+            self._view = None
+        elif self._metadata.consolidated is not None:
+            self._view = (ConsolidatedView(self._metadata.consolidated), "")
+        elif use_consolidated:
+            raise NodeNotFoundError(f"group {self.name!r} has no consolidated metadata; "
+                                    "create it with zarrforge.consolidate_metadata()")
+
     # --- members ---------------------------------------------------------------------
 
-    def _child_path(self, name: str) -> str:
-        return paths.join(self._path, paths.normalize_path(name))
+    def _child(self, name: str) -> tuple[str, str | None]:
+        """The child's store path, and its path in this group's view (if any)."""
+        relative = paths.normalize_path(name)
+        path = paths.join(self._path, relative)
+        if self._view is None:
+            return path, None
+        return path, paths.join(self._view[1], relative)
+
+    def _from_view(self, name: str) -> Any:
+        path, in_view = self._child(name)
+        if in_view is None:
+            return None
+        model = self._view[0].get(in_view)
+        if model is None:
+            return None
+        return api.node_from_metadata(self._store, path, self._format, model,
+                                      read_only=self._read_only, view=(self._view[0], in_view))
 
     def __getitem__(self, name: str) -> Any:
-        path = self._child_path(name)
-        return api.open_node(self._store, path, fmt=self._format,
+        node = self._from_view(name)
+        if node is not None:
+            return node
+        return api.open_node(self._store, self._child(name)[0], fmt=self._format,
                              mode="r" if self._read_only else "r+")
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -36,9 +66,15 @@ class Group(Node):
     def __contains__(self, name: object) -> bool:
         if not isinstance(name, str):
             return False
-        return self._format.detect(self._store, self._child_path(name))
+        path, in_view = self._child(name)
+        if in_view is not None and self._view[0].get(in_view) is not None:
+            return True
+        return self._format.detect(self._store, path)
 
     def keys(self) -> list[str]:
+        if self._view is not None:
+            view, here = self._view
+            return view.children(here)
         return sorted(self._format.list_children(self._store, self._path))
 
     def __iter__(self) -> Iterator[str]:
@@ -77,14 +113,30 @@ class Group(Node):
     # --- creation --------------------------------------------------------------------
 
     def create_array(self, name: str, **kwargs: Any) -> Any:
-        return api.create_array(self._store, self._child_path(name), fmt=self._format, **kwargs)
+        array = api.create_array(self._store, self._child(name)[0], fmt=self._format, **kwargs)
+        self._record_created(name)
+        return array
 
     def create_group(self, name: str, **kwargs: Any) -> "Group":
-        return api.create_group(self._store, self._child_path(name), fmt=self._format, **kwargs)
+        group = api.create_group(self._store, self._child(name)[0], fmt=self._format, **kwargs)
+        self._record_created(name)
+        return group
+
+    def _record_created(self, name: str) -> None:
+        """Add a new node, and any parents created for it, to this group's view."""
+        if self._view is None:
+            return
+        view, here = self._view
+        relative = paths.normalize_path(name)
+        parts = relative.split("/")
+        for depth in range(1, len(parts) + 1):
+            sub = "/".join(parts[:depth])
+            in_view = paths.join(here, sub)
+            if depth == len(parts) or view.get(in_view) is None:
+                view.put(in_view, self._format.read_node(self._store, paths.join(self._path, sub)))
 
     def require_group(self, name: str) -> "Group":
-        path = self._child_path(name)
-        if self._format.detect(self._store, path):
+        if name in self:
             node = self[name]
             if isinstance(node, Group):
                 return node
@@ -92,10 +144,13 @@ class Group(Node):
 
     def __delitem__(self, name: str) -> None:
         self._check_writable()
-        path = self._child_path(name)
+        path, in_view = self._child(name)
         if not self._format.detect(self._store, path):
             raise NodeNotFoundError(f"no member {name!r} in group {self.name!r}")
         self._format.erase_node(self._store, path)
+        if in_view is not None:
+            self._view[0].remove(in_view)
+        refresh_ancestors(self._store, self._format, path, None)
 
     # --- display ---------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ A :class:`Node` is a view of one node of a hierarchy: its store, its
 normalised path, its metadata model and the format that stores it. Metadata
 changes go through :meth:`Node._write_metadata`, which refuses on read-only
 nodes and writes the format's document before the in-memory model changes,
-so a failed write leaves both as they were.
+so a failed write leaves both as they were; consolidated views above the node
+are kept in step (:mod:`zarrforge.consolidated`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import hooks
 from .abc.format import Format
 from .abc.store import Store
 from .attributes import Attributes
+from .consolidated import ConsolidatedView, refresh_ancestors
 from .errors import ReadOnlyError
 
 
@@ -23,12 +25,14 @@ class Node:
     _kind = "node"
 
     def __init__(self, store: Store, path: str, metadata: Any, fmt: Format, *,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, view: tuple[ConsolidatedView, str] | None = None) -> None:
         self._store = store
         self._path = path
         self._metadata = metadata
         self._format = fmt
         self._read_only = read_only
+        # The consolidated view this node was opened from, and its path in it.
+        self._view = view
         self.attrs = Attributes(lambda: self._metadata.attributes, self._set_attributes)
 
     @classmethod
@@ -84,6 +88,10 @@ class Node:
         self._check_writable()
         self._format.write_node(self._store, self._path, metadata)
         self._metadata = metadata
+        if self._view is not None:
+            view, relative = self._view
+            view.put(relative, metadata)
+        refresh_ancestors(self._store, self._format, self._path, metadata)
         self._metadata_changed()
 
     def _metadata_changed(self) -> None:

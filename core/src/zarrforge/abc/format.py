@@ -11,10 +11,11 @@ Node paths given to a format are normalised by
 ``"a/b"`` with no leading or trailing slash.
 
 * ``detect(store, path)``: does a node of this format exist at ``path``?
-* ``read_node(store, path)``: the node's model; raise
-  :class:`~zarrforge.errors.NodeNotFoundError` if there is none, and a
+* ``read_node(store, path)``: the node's model, or ``None`` when there is no
+  node of this format at ``path`` (one read for the final v3 format, so
+  detection and opening cost a single request); a
   :class:`~zarrforge.errors.MetadataError` naming the key and field for a
-  malformed document.
+  document of this format that is malformed.
 * ``write_node(store, path, metadata)``: write the node's documents.
 * ``new_array(spec)`` / ``new_group(attributes, extra)``: build the model of a
   node being created from the API's arguments (:class:`ArrayCreationSpec`),
@@ -64,7 +65,7 @@ class Format(ABC):
         ...
 
     @abstractmethod
-    def read_node(self, store: Store, path: str) -> NodeMetadata:
+    def read_node(self, store: Store, path: str) -> NodeMetadata | None:
         ...
 
     @abstractmethod

@@ -6,6 +6,10 @@ model holds resolved extension objects (a :class:`DataType`, a
 :class:`ChunkGrid`, codec instances), so building one is where unknown names
 are caught.
 
+A group may carry ``consolidated``: the models of every node below it, keyed
+by path relative to the group (``"a"``, ``"a/b"``), so a whole hierarchy can
+be listed and opened from one document.
+
 ``extra_fields`` holds top-level document fields that the format did not
 recognise but that may be ignored (``must_understand: false``); they are
 written back unchanged. ``format_name`` names the registered format the node
@@ -29,6 +33,7 @@ class GroupMetadata:
     attributes: dict[str, Any]
     format_name: str
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
+    consolidated: "dict[str, NodeMetadata] | None" = None
 
     node_type = "group"
 

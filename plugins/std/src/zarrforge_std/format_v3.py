@@ -13,6 +13,7 @@ and ``zstd`` (level 0, no checksum) as compressor when it is installed.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterator, Sequence
 
 from zarrforge import paths, registry
@@ -22,8 +23,9 @@ from zarrforge.abc.codec import ChunkSpec, Codec
 from zarrforge.abc.format import ArrayCreationSpec, Format
 from zarrforge.abc.store import Store
 from zarrforge.codec_chain import CodecChain
-from zarrforge.errors import InvalidPathError, MetadataError, NodeNotFoundError
+from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.metadata import components as c
+from zarrforge.metadata.extension_def import message_of
 from zarrforge.metadata.json_io import dump_document, load_document
 from zarrforge.metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
 from zarrforge.metadata.must_understand import split_unknown_fields
@@ -58,27 +60,20 @@ class V3Format(Format):
 
     # --- reading ------------------------------------------------------------------
 
-    def _load(self, store: Store, path: str) -> dict[str, Any] | None:
-        key = metadata_key(path)
-        data = store.get(key)
-        return None if data is None else load_document(data, key=key)
-
     def detect(self, store: Store, path: str) -> bool:
+        try:
+            return self.read_node(store, path) is not None
+        except MetadataError:
+            return True  # a v3 node, but broken: read_node reports it with the key and field
+
+    def read_node(self, store: Store, path: str) -> NodeMetadata | None:
         key = metadata_key(path)
         data = store.get(key)
         if data is None:
-            return False
-        try:
-            document = load_document(data, key=key)
-        except MetadataError:
-            return True  # ours to report: read_node names the key and the problem
-        return document.get("zarr_format") == 3
-
-    def read_node(self, store: Store, path: str) -> NodeMetadata:
-        key = metadata_key(path)
-        document = self._load(store, path)
-        if document is None:
-            raise NodeNotFoundError(f"no array or group at {'/' + path!r} (missing {key!r})")
+            return None
+        document = load_document(data, key=key)
+        if document.get("zarr_format") != 3:
+            return None  # another format's document (the 2022 draft's entry point, say)
         try:
             return self.parse(document, key=key)
         except MetadataError as exc:
@@ -94,10 +89,10 @@ class V3Format(Format):
         node_type = document.get("node_type")
         if node_type == "group":
             extra = split_unknown_fields(document, GROUP_FIELDS, key=key)
-            if "consolidated_metadata" in document:
-                extra["consolidated_metadata"] = document["consolidated_metadata"]
+            consolidated = self._parse_consolidated(document.get("consolidated_metadata"), extra,
+                                                    key=key)
             return GroupMetadata(c.attributes_from_json(document.get("attributes")),
-                                 FORMAT_NAME, extra)
+                                 FORMAT_NAME, extra, consolidated)
         if node_type != "array":
             raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
                                 field="node_type", value=node_type, key=key)
@@ -123,12 +118,58 @@ class V3Format(Format):
             extra_fields=extra,
         )
 
+    def _parse_consolidated(self, value: Any, extra: dict[str, Any], *, key: str
+                            ) -> dict[str, NodeMetadata] | None:
+        """Consolidated metadata as zarr-python 3 writes it (``kind: inline``).
+
+        A null, an empty nested object (zarr-python writes one into each child
+        group of a consolidated hierarchy) or an unknown ``kind`` gives ``None``;
+        the last is kept verbatim because it is marked ``must_understand: false``.
+        """
+        field = "consolidated_metadata"
+        if value is None:
+            return None
+        if not isinstance(value, dict) or value.get("must_understand") is not False:
+            raise MetadataError("must be null or an object with \"must_understand\": false, "
+                                f"got {value!r}", field=field, value=value)
+        if value.get("kind") != "inline":
+            extra[field] = value
+            return None
+        entries = value.get("metadata")
+        if not isinstance(entries, dict):
+            raise MetadataError(f"must be an object of node documents, got {entries!r}",
+                                field=f"{field}.metadata", value=entries)
+        models: dict[str, NodeMetadata] = {}
+        for name, document in entries.items():
+            where = f"{field}.metadata[{name!r}]"
+            try:
+                relative = paths.normalize_path(name)
+            except InvalidPathError as exc:
+                raise MetadataError(str(exc), field=where, value=name) from exc
+            if not relative or not isinstance(document, dict):
+                raise MetadataError("entries must map non-empty node paths to documents",
+                                    field=where, value=document)
+            try:
+                model = self.parse(document, key=key)
+            except MetadataError as exc:
+                inner = f"{where}.{exc.field}" if exc.field else where
+                raise MetadataError(message_of(exc), field=inner, value=exc.value, key=key) from exc
+            if isinstance(model, GroupMetadata):
+                model = dataclasses.replace(model, consolidated=None)  # this view is authoritative
+            models[relative] = model
+        return models
+
     # --- writing ------------------------------------------------------------------
 
     def document(self, metadata: NodeMetadata) -> dict[str, Any]:
         if isinstance(metadata, GroupMetadata):
             doc: dict[str, Any] = {"zarr_format": 3, "node_type": "group",
                                    "attributes": metadata.attributes}
+            if metadata.consolidated is not None:
+                doc["consolidated_metadata"] = {
+                    "kind": "inline", "must_understand": False,
+                    "metadata": {name: self.document(model)
+                                 for name, model in sorted(metadata.consolidated.items())}}
         else:
             doc = {
                 "zarr_format": 3,
