@@ -11,6 +11,8 @@ import pytest
 
 import zarrforge.registry as registry
 
+pytest_plugins = ["pytester"]
+
 
 @pytest.fixture
 def fake_distribution(tmp_path: Path) -> Callable[..., Path]:

@@ -119,11 +119,12 @@ class BloscCodec(BytesBytesCodec):
         return {"name": self.name, "configuration": config}
 
     def evolve(self, spec: ChunkSpec) -> "BloscCodec":
-        if self._typesize is not None:
-            return self
-        return BloscCodec(cname=self._cname, clevel=self._clevel,
-                          shuffle=self._requested_shuffle,
-                          typesize=spec.data_type.item_size or 1, blocksize=self._blocksize)
+        # Record both choices explicitly, so the stored codec never depends on
+        # a default picked again later.
+        typesize = self._typesize or spec.data_type.item_size or 1
+        shuffle = self._requested_shuffle or ("bitshuffle" if typesize == 1 else "shuffle")
+        return BloscCodec(cname=self._cname, clevel=self._clevel, shuffle=shuffle,
+                          typesize=typesize, blocksize=self._blocksize)
 
     def __eq__(self, other: object) -> bool:
         # Two codecs that print alike but would pick different shuffles at

@@ -1,0 +1,21 @@
+"""Conformance suites that plugin authors run against their own implementations.
+
+Each suite is a pytest test class to subclass in your own test module; the
+subclass says what to test, the suite brings the tests::
+
+    from zarrforge.testing import StoreConformance
+
+    class TestMyStore(StoreConformance):
+        def make_store(self, tmp_path):
+            return MyStore(tmp_path / "root")
+
+Suites: :class:`StoreConformance`, :class:`CodecConformance`,
+:class:`DataTypeConformance`. Importing this package needs pytest (and
+hypothesis for the randomised checks); zarrforge itself does not.
+"""
+
+from .codecs import CodecConformance
+from .data_types import DataTypeConformance
+from .stores import StoreConformance
+
+__all__ = ["CodecConformance", "DataTypeConformance", "StoreConformance"]
