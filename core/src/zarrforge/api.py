@@ -146,7 +146,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     ``{"name": ..., "configuration": ...}`` objects, short-hand names or codec
     instances. ``chunks=None`` uses the whole array as one chunk.
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
-    ``threads``).
+    ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
     """
     from .array import Array
 

@@ -22,7 +22,7 @@ are not stored.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -44,6 +44,7 @@ class Array(Node):
     def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
                  read_only: bool = False, order: str | None = None,
                  write_empty_chunks: bool | None = None, threads: int | None = None,
+                 transformers: Sequence[Callable[[Store], Store]] = (),
                  view: Any = None) -> None:
         super().__init__(store, path, metadata, fmt, read_only=read_only, view=view)
         settings = config.get()
@@ -51,6 +52,7 @@ class Array(Node):
         self._write_empty_chunks = (settings.write_empty_chunks if write_empty_chunks is None
                                     else write_empty_chunks)
         self._threads = threads or settings.threads
+        self._transformers = tuple(transformers)
         self._engine: ChunkEngine | None = None
 
     def _validate(self) -> None:
@@ -58,6 +60,12 @@ class Array(Node):
 
     def _metadata_changed(self) -> None:
         self._engine = None
+
+    @property
+    def chunk_store(self) -> Store:
+        """The store chunk I/O goes through: the node's store wrapped by the runtime
+        ``transformers`` and the metadata's storage transformers."""
+        return self._engine_().store
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -168,9 +176,10 @@ class Array(Node):
             d.size(0) if d.nchunks else 0 for d in meta.chunk_grid.dimensions)
         chain.validate(ChunkSpec(sample_shape, meta.data_type, meta.fill_value, self._layout))
         store = self._store
-        prefix = self._path
+        for runtime in reversed(self._transformers):
+            store = runtime(store)
         for transformer in reversed(meta.storage_transformers):
-            store = transformer.wrap(store, prefix)
+            store = transformer.wrap(store, self._path, meta)
         return ChunkEngine(store=store, key_of=self._key, grid=meta.chunk_grid, chain=chain,
                            data_type=meta.data_type, fill_value=meta.fill_value,
                            layout=self._layout, threads=self._threads,

@@ -8,11 +8,13 @@ from .extension import Extension
 from .format import ArrayCreationSpec, Format
 from .memory_layout import MemoryLayout
 from .storage_transformer import StorageTransformer
-from .store import ByteRange, ListDirResult, Store, StoreCapabilities, validate_key, validate_prefix
+from .store import (ByteRange, ListDirResult, Store, StoreCapabilities, WrapperStore, validate_key,
+                    validate_prefix)
 
 __all__ = [
     "ArrayArrayCodec", "ArrayBytesCodec", "ArrayCreationSpec", "ByteRange", "BytesBytesCodec",
     "ChunkGrid", "ChunkKeyEncoding", "ChunkSpec", "Codec", "CodecKind", "DataType",
     "DimensionChunking", "Extension", "Format", "ListDirResult", "MemoryLayout",
-    "StorageTransformer", "Store", "StoreCapabilities", "validate_key", "validate_prefix",
+    "StorageTransformer", "Store", "StoreCapabilities", "WrapperStore", "validate_key",
+    "validate_prefix",
 ]

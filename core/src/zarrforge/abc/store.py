@@ -191,3 +191,46 @@ class Store(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class WrapperStore(Store):
+    """A store that forwards every call to ``inner``; base for transformers and
+    instrumentation, which override only what they change."""
+
+    def __init__(self, inner: Store) -> None:
+        super().__init__(read_only=inner.read_only)
+        self.inner = inner
+
+    @property
+    def capabilities(self) -> StoreCapabilities:  # type: ignore[override]
+        return self.inner.capabilities
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        return self.inner.get(key, byte_range)
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        return self.inner.get_many(requests)
+
+    def exists(self, key: str) -> bool:
+        return self.inner.exists(key)
+
+    def _set(self, key: str, value: bytes) -> None:
+        self.inner.set(key, value)
+
+    def _delete(self, key: str) -> None:
+        self.inner.delete(key)
+
+    def erase_prefix(self, prefix: str) -> None:
+        self.inner.erase_prefix(prefix)
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        return self.inner.list_prefix(prefix)
+
+    def list_dir(self, prefix: str) -> ListDirResult:
+        return self.inner.list_dir(prefix)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.inner!r})"

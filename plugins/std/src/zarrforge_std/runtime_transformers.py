@@ -1,0 +1,169 @@
+"""Runtime storage transformers: they wrap an array's store without changing keys.
+
+Pass them when opening or creating an array (``transformers=[...]``); they are
+never recorded in metadata.
+
+* :class:`LRUCache` keeps recently read values (whole values only; a byte
+  range is served from a cached whole value when there is one), bounded by
+  ``max_bytes``, thread-safe. Writes and deletes go through and update or
+  drop the cached value, so the cache never serves stale data written through
+  it. Writers elsewhere are not seen: use it for data that does not change
+  underneath, or call :meth:`LRUCache.clear`.
+* :class:`RequestCounter` counts and records every request (``calls``), for
+  tests and benchmarks. ``get_many`` is one request with many parts.
+
+Both are classes taking the store, so ``transformers=[RequestCounter]`` works;
+use ``functools.partial(LRUCache, max_bytes=...)`` for a bounded cache.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from typing import Iterator, Sequence
+
+from zarrforge.abc.store import ByteRange, ListDirResult, Store, WrapperStore
+
+
+class LRUCache(WrapperStore):
+    def __init__(self, inner: Store, max_bytes: int = 256 * 2**20) -> None:
+        super().__init__(inner)
+        if max_bytes < 0:
+            raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
+        self.max_bytes = max_bytes
+        self._values: collections.OrderedDict[str, bytes] = collections.OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def _remember(self, key: str, value: bytes) -> None:
+        if len(value) > self.max_bytes:
+            return
+        with self._lock:
+            old = self._values.pop(key, None)
+            if old is not None:
+                self._size -= len(old)
+            self._values[key] = value
+            self._size += len(value)
+            while self._size > self.max_bytes:
+                _, dropped = self._values.popitem(last=False)
+                self._size -= len(dropped)
+
+    def _cached(self, key: str) -> bytes | None:
+        with self._lock:
+            value = self._values.get(key)
+            if value is not None:
+                self._values.move_to_end(key)
+                self.hits += 1
+            else:
+                self.misses += 1
+            return value
+
+    def _forget(self, key: str) -> None:
+        with self._lock:
+            old = self._values.pop(key, None)
+            if old is not None:
+                self._size -= len(old)
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        value = self._cached(key)
+        if value is None:
+            if byte_range is not None:
+                return self.inner.get(key, byte_range)
+            value = self.inner.get(key)
+            if value is None:
+                return None
+            self._remember(key, value)
+        return value if byte_range is None else value[byte_range.slice_of(len(value))]
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        results: list[bytes | None] = [None] * len(requests)
+        missing = []
+        for i, (key, byte_range) in enumerate(requests):
+            value = self._cached(key)
+            if value is None:
+                missing.append(i)
+            else:
+                results[i] = value if byte_range is None else value[byte_range.slice_of(len(value))]
+        fetched = self.inner.get_many([requests[i] for i in missing]) if missing else []
+        for i, value in zip(missing, fetched):
+            results[i] = value
+            if value is not None and requests[i][1] is None:
+                self._remember(requests[i][0], value)
+        return results
+
+    def _set(self, key: str, value: bytes) -> None:
+        self._forget(key)
+        self.inner.set(key, value)
+        self._remember(key, value)
+
+    def _delete(self, key: str) -> None:
+        self._forget(key)
+        self.inner.delete(key)
+
+    def erase_prefix(self, prefix: str) -> None:
+        self.inner.erase_prefix(prefix)
+        with self._lock:
+            for key in [k for k in self._values if k.startswith(prefix)]:
+                self._size -= len(self._values.pop(key))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()
+            self._size = 0
+
+    @property
+    def cached_bytes(self) -> int:
+        return self._size
+
+
+class RequestCounter(WrapperStore):
+    def __init__(self, inner: Store) -> None:
+        super().__init__(inner)
+        self.calls: list[tuple[str, object]] = []
+        self._lock = threading.Lock()
+
+    def _record(self, kind: str, detail: object) -> None:
+        with self._lock:
+            self.calls.append((kind, detail))
+
+    def count(self, kind: str | None = None) -> int:
+        with self._lock:
+            return sum(1 for k, _ in self.calls if kind is None or k == kind)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.calls.clear()
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        self._record("get", (key, byte_range))
+        return self.inner.get(key, byte_range)
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        self._record("get_many", list(requests))
+        return self.inner.get_many(requests)
+
+    def exists(self, key: str) -> bool:
+        self._record("exists", key)
+        return self.inner.exists(key)
+
+    def _set(self, key: str, value: bytes) -> None:
+        self._record("set", key)
+        self.inner.set(key, value)
+
+    def _delete(self, key: str) -> None:
+        self._record("delete", key)
+        self.inner.delete(key)
+
+    def erase_prefix(self, prefix: str) -> None:
+        self._record("erase_prefix", prefix)
+        self.inner.erase_prefix(prefix)
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        self._record("list_prefix", prefix)
+        return self.inner.list_prefix(prefix)
+
+    def list_dir(self, prefix: str) -> ListDirResult:
+        self._record("list_dir", prefix)
+        return self.inner.list_dir(prefix)
