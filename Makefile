@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-PACKAGES := -e core -e plugins/std -e plugins/numcodecs
+PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding
 
 .PHONY: demo test install install-test clean
 

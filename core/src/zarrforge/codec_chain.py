@@ -10,12 +10,13 @@ chunk never surfaces as an arbitrary exception from deep inside a codec.
 
 from __future__ import annotations
 
-from typing import Sequence
+import contextlib
+from typing import Iterator, Sequence
 
 import numpy as np
 
 from .abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec,
-                        CodecKind)
+                        CodecKind, PartialCodec, RangeFetcher)
 from .errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
 from .metadata.extension_def import message_of
 
@@ -47,6 +48,9 @@ class CodecChain:
         self.array_bytes: ArrayBytesCodec = next(c for c in codecs if isinstance(c, ArrayBytesCodec))
         self.bytes_bytes = tuple(c for c in codecs if isinstance(c, BytesBytesCodec))
         self._specs: dict[tuple[int, ...], list[ChunkSpec]] = {}
+        whole = not self.array_array and not self.bytes_bytes
+        self.partial: PartialCodec | None = (
+            self.array_bytes if whole and isinstance(self.array_bytes, PartialCodec) else None)
 
     @classmethod
     def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> "CodecChain":
@@ -92,9 +96,21 @@ class CodecChain:
             data = codec.encode(data)
         return bytes(data) if not isinstance(data, bytes) else data
 
+    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *,
+                       key: str) -> np.ndarray | None:
+        assert self.partial is not None
+        with _named_failures(key):
+            return self.partial.decode_partial(fetch, spec, selection)
+
+    def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
+                       values: np.ndarray, *, key: str) -> bytes | None:
+        assert self.partial is not None
+        with _named_failures(key):
+            return self.partial.encode_partial(encoded, spec, selection, values)
+
     def decode(self, data: bytes, spec: ChunkSpec, *, key: str) -> np.ndarray:
         specs = self._array_specs(spec)
-        try:
+        with _named_failures(key):
             for codec in reversed(self.bytes_bytes):
                 data = codec.decode(data)
             chunk = self.array_bytes.decode(data, specs[-1])
@@ -102,15 +118,6 @@ class CodecChain:
             for codec, s in zip(reversed(self.array_array), reversed(specs[:-1])):
                 chunk = codec.decode(chunk, s)
                 self._check(chunk, s, codec)
-        except CorruptChunkError as exc:
-            if exc.key is None:
-                raise type(exc)(str(exc), key=key) from exc
-            raise
-        except ZarrforgeError:
-            raise
-        except (ValueError, TypeError, OverflowError, MemoryError, IndexError) as exc:
-            raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}",
-                                    key=key) from exc
         return chunk
 
     @staticmethod
@@ -123,3 +130,18 @@ class CodecChain:
         if chunk.dtype != spec.dtype and chunk.dtype.newbyteorder("=") != spec.dtype:
             raise CodecError(f"codec {codec.to_json().get('name')!r} decoded to dtype "
                              f"{chunk.dtype}, expected {spec.dtype}")
+
+
+@contextlib.contextmanager
+def _named_failures(key: str) -> Iterator[None]:
+    """Turn a codec's failure on stored data into a CorruptChunkError naming ``key``."""
+    try:
+        yield
+    except CorruptChunkError as exc:
+        if exc.key is None:
+            raise type(exc)(str(exc), key=key) from exc
+        raise
+    except ZarrforgeError:
+        raise
+    except (ValueError, TypeError, OverflowError, MemoryError, IndexError) as exc:
+        raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}", key=key) from exc

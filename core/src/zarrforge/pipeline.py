@@ -7,7 +7,9 @@ assignment writes).
 
 Reads fetch the chunk keys of a batch with one ``get_many`` call, decode in a
 thread pool and copy into the output; chunks that were never written read as
-the fill value. Writes read a chunk only when the write covers part of it,
+the fill value. When the codec chain is a single :class:`PartialCodec`
+(sharding), chunks the selection covers only in part are read through byte
+ranges, and partial writes update the stored chunk in place of re-encoding it. Writes read a chunk only when the write covers part of it,
 then encode and store; a chunk equal to the fill value everywhere is deleted
 rather than stored unless ``write_empty_chunks`` is set. Work proceeds in
 batches so memory stays bounded by a few chunks per worker.
@@ -114,33 +116,53 @@ class ChunkEngine:
         else:
             self.store.set(key, data)
 
+    def _get_many(self, keys: list[str]) -> list[bytes | None]:
+        return self.store.get_many([(k, None) for k in keys]) if keys else []
+
+    def _fetcher(self, key: str) -> Callable[[Sequence[Any]], list[bytes | None]]:
+        return lambda ranges: self.store.get_many([(key, r) for r in ranges])
+
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
+        partial = self.chain.partial is not None
         for batch in self._batches(projections):
             keys = [self.key_of(p.coords) for p in batch]
-            encoded = self.store.get_many([(k, None) for k in keys])
+            whole = [i for i, p in enumerate(batch) if not partial or p.complete]
+            encoded = dict(zip(whole, self._get_many([keys[i] for i in whole])))
 
             def work(i: int) -> None:
                 p = batch[i]
-                data = encoded[i]
-                if data is None:
-                    out[p.out_selection] = self.fill_value
+                spec = self.spec_for(p.coords)
+                if i in encoded:
+                    data = encoded[i]
+                    values = (None if data is None else
+                              self.chain.decode(data, spec, key=keys[i])[p.chunk_selection])
                 else:
-                    chunk = self.chain.decode(data, self.spec_for(p.coords), key=keys[i])
-                    out[p.out_selection] = chunk[p.chunk_selection]
+                    values = self.chain.decode_partial(self._fetcher(keys[i]), spec,
+                                                       p.chunk_selection, key=keys[i])
+                out[p.out_selection] = self.fill_value if values is None else values
 
             self._map(work, len(batch))
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
+        partial = self.chain.partial is not None
         for batch in self._batches(projections):
             keys = [self.key_of(p.coords) for p in batch]
-            partial = [i for i, p in enumerate(batch) if not p.complete]
-            existing = dict(zip(partial, self.store.get_many([(keys[i], None) for i in partial])))
+            incomplete = [i for i, p in enumerate(batch) if not p.complete]
+            existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
             results: list[bytes | None] = [None] * len(batch)
 
             def work(i: int) -> None:
                 p = batch[i]
                 spec = self.spec_for(p.coords)
                 old = existing.get(i)
+                if old is not None and partial:
+                    # Update in place: parts the write does not touch keep their bytes.
+                    results[i] = self.chain.encode_partial(old, spec, p.chunk_selection,
+                                                           value[p.out_selection], key=keys[i])
+                    if results[i] is None and self.write_empty_chunks:
+                        results[i] = self.chain.encode(
+                            self.layout.full(spec.shape, self.fill_value, spec.dtype), spec)
+                    return
                 if old is not None:
                     chunk = self.chain.decode(old, spec, key=keys[i])
                     if not chunk.flags.writeable:

@@ -29,6 +29,14 @@ A codec instance is immutable. Its lifecycle:
 
 ``to_json()`` always returns the object form ``{"name": ..., "configuration":
 {...}}`` (``configuration`` omitted when the codec has none).
+
+An ``array -> bytes`` codec that stores a chunk as separately addressable
+parts (sharding) can also implement :class:`PartialCodec`: the engine then
+reads only the byte ranges a selection needs and updates part of a chunk
+without re-encoding the parts a write does not touch. The engine uses it only
+when the codec is the whole chain (no array -> array or bytes -> bytes codecs
+around it), because those would transform the bytes or coordinates it
+addresses.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from __future__ import annotations
 import dataclasses
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
@@ -143,3 +151,31 @@ class BytesBytesCodec(Codec):
     @abstractmethod
     def decode(self, data: bytes | memoryview) -> bytes:
         ...
+
+
+RangeFetcher = Callable[[Sequence[Any]], "list[bytes | None]"]
+
+
+class PartialCodec(ABC):
+    """Capability of an ``array -> bytes`` codec: partial reads and updates.
+
+    ``selection`` indexes the decoded chunk exactly as the engine would index
+    a fully decoded one (ints, slices and integer arrays per dimension, as
+    produced by :mod:`zarrforge.indexing`).
+    """
+
+    @abstractmethod
+    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec,
+                       selection: tuple) -> np.ndarray | None:
+        """``chunk[selection]`` read through ``fetch``, or ``None`` if the chunk is absent.
+
+        ``fetch(ranges)`` takes :class:`~zarrforge.abc.store.ByteRange` objects
+        of the stored chunk and returns their bytes (``None`` when the chunk
+        does not exist) with one store request per call.
+        """
+
+    @abstractmethod
+    def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
+                       values: np.ndarray) -> bytes | None:
+        """The stored chunk ``encoded`` with ``chunk[selection] = values`` applied;
+        ``None`` when the result holds nothing but the fill value."""

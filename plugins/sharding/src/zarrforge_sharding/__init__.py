@@ -1,0 +1,1 @@
+"""zarrforge-sharding: the ``sharding_indexed`` codec (see :mod:`zarrforge_sharding.codec`)."""

@@ -1,0 +1,286 @@
+"""The ``sharding_indexed`` codec (array -> bytes), with partial reads and updates.
+
+Configuration (spec "Sharding codec" 1.0): ``chunk_shape`` (inner chunk
+shape, dividing the shard shape), ``codecs`` (inner chain), ``index_codecs``
+(fixed-size chain for the index), ``index_location`` (``"end"``, the default,
+or ``"start"``).
+
+Behaviour:
+
+* ``encode`` writes every inner chunk that holds anything but the fill value,
+  in C order, and marks the others empty; ``decode`` reads them all.
+* ``decode_partial`` fetches the index with one byte-range request, then the
+  inner chunks the selection needs with one more request (nearby ranges are
+  coalesced: gaps up to :data:`COALESCE_GAP` bytes, runs up to
+  :data:`COALESCE_MAX` bytes), and decodes only those.
+* ``encode_partial`` re-encodes only the inner chunks a write touches and
+  copies the stored bytes of all others; the shard is rewritten compactly.
+  (Appending changed chunks and rewriting only the index would save bytes
+  written, but none of the built-in stores can append, and the space it
+  leaves behind would need a compaction step; see docs/architecture.md.)
+* A shard whose inner chunks are all empty encodes to ``None`` in partial
+  updates, so the engine deletes it.
+* Every index is validated (:mod:`zarrforge_sharding.index`) before use.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+import numpy as np
+
+from zarrforge.abc.codec import ArrayBytesCodec, ChunkSpec, PartialCodec, RangeFetcher
+from zarrforge.abc.store import ByteRange
+from zarrforge.codec_chain import CodecChain
+from zarrforge.errors import CorruptChunkError, MetadataError
+from zarrforge.metadata.components import codecs_from_json, data_type_from_json
+from zarrforge.pipeline import all_equal_fill
+
+from .index import ShardIndex
+from .selection import Box, analyse
+
+COALESCE_GAP = 64 * 1024
+COALESCE_MAX = 16 * 2**20
+LOCATIONS = ("start", "end")
+
+
+def _positive_ints(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+
+
+def coalesce(ranges: list[tuple[int, int]], gap: int = COALESCE_GAP,
+             limit: int = COALESCE_MAX) -> list[tuple[int, int]]:
+    """Merge sorted ``(offset, nbytes)`` ranges closer than ``gap`` into runs up to ``limit``."""
+    runs: list[list[int]] = []
+    for offset, nbytes in sorted(ranges):
+        if runs:
+            run = runs[-1]
+            end = run[0] + run[1]
+            if offset - end <= gap and offset + nbytes - run[0] <= limit:
+                run[1] = max(end, offset + nbytes) - run[0]
+                continue
+        runs.append([offset, nbytes])
+    return [(o, n) for o, n in runs]
+
+
+class ShardingCodec(ArrayBytesCodec, PartialCodec):
+    name = "sharding_indexed"
+
+    def __init__(self, chunk_shape: tuple[int, ...], codecs: tuple, index_codecs: tuple,
+                 index_location: str = "end") -> None:
+        self.chunk_shape = chunk_shape
+        self.inner = CodecChain(codecs)
+        self.index_chain = CodecChain(index_codecs)
+        self.index_location = index_location
+
+    # --- metadata ---------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ShardingCodec":
+        config = configuration or {}
+        allowed = {"chunk_shape", "codecs", "index_codecs", "index_location"}
+        unknown = set(config) - allowed
+        if unknown:
+            raise MetadataError(f"unknown configuration key(s) {sorted(unknown)}; valid: "
+                                f"{sorted(allowed)}", field="configuration", value=config)
+        for required in ("chunk_shape", "codecs", "index_codecs"):
+            if required not in config:
+                raise MetadataError(f"{required!r} is required", field=f"configuration.{required}")
+        if not _positive_ints(config["chunk_shape"]):
+            raise MetadataError(f"must be a list of positive integers, got {config['chunk_shape']!r}",
+                                field="configuration.chunk_shape", value=config["chunk_shape"])
+        location = config.get("index_location", "end")
+        if location not in LOCATIONS:
+            raise MetadataError(f"must be 'start' or 'end', got {location!r}",
+                                field="configuration.index_location", value=location)
+        codecs = codecs_from_json(config["codecs"], field="configuration.codecs")
+        index_codecs = codecs_from_json(config["index_codecs"], field="configuration.index_codecs")
+        return cls(tuple(config["chunk_shape"]), codecs, index_codecs, location)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "configuration": {
+            "chunk_shape": list(self.chunk_shape),
+            "codecs": [c.to_json() for c in self.inner.codecs],
+            "index_codecs": [c.to_json() for c in self.index_chain.codecs],
+            "index_location": self.index_location,
+        }}
+
+    @property
+    def inner_chunk_shape(self) -> tuple[int, ...]:
+        return self.chunk_shape
+
+    def _inner_spec(self, spec: ChunkSpec) -> ChunkSpec:
+        return ChunkSpec(self.chunk_shape, spec.data_type, spec.fill_value, spec.layout)
+
+    def _chunks_per_shard(self, spec: ChunkSpec) -> tuple[int, ...]:
+        return tuple(s // c for s, c in zip(spec.shape, self.chunk_shape))
+
+    def _index_spec(self, spec: ChunkSpec) -> ChunkSpec:
+        uint64 = data_type_from_json("uint64")
+        return ChunkSpec(self._chunks_per_shard(spec) + (2,), uint64,
+                         uint64.numpy_dtype.type(2**64 - 1), spec.layout)
+
+    def evolve(self, spec: ChunkSpec) -> "ShardingCodec":
+        inner = CodecChain.evolved(self.inner.codecs, self._inner_spec(spec))
+        index = CodecChain.evolved(self.index_chain.codecs, self._index_spec(spec))
+        return ShardingCodec(self.chunk_shape, inner.codecs, index.codecs, self.index_location)
+
+    def validate(self, spec: ChunkSpec) -> None:
+        if len(self.chunk_shape) != len(spec.shape) or any(
+                s % c for s, c in zip(spec.shape, self.chunk_shape)):
+            raise MetadataError(
+                f"inner chunk shape {list(self.chunk_shape)} must have one entry per dimension "
+                f"and divide the shard shape {list(spec.shape)}",
+                field="configuration.chunk_shape", value=list(self.chunk_shape))
+        self.inner.validate(self._inner_spec(spec))
+        self.index_chain.validate(self._index_spec(spec))
+        if self._index_size(spec) is None:
+            raise MetadataError("index codecs must produce a fixed-size encoding "
+                                "(e.g. bytes + crc32c, no compression)",
+                                field="configuration.index_codecs")
+
+    def _index_size(self, spec: ChunkSpec) -> int | None:
+        size = self.index_chain.array_bytes.encoded_size(self._index_spec(spec))
+        for codec in self.index_chain.bytes_bytes:
+            size = None if size is None else codec.encoded_size(size)
+        return size
+
+    # --- index --------------------------------------------------------------------------
+
+    def _decode_index(self, data: bytes, spec: ChunkSpec, *, shard_size: int | None) -> ShardIndex:
+        index_size = self._index_size(spec)
+        if len(data) != index_size:
+            raise CorruptChunkError(f"shard index has {len(data)} bytes, expected {index_size} "
+                                    "(the shard is truncated)")
+        entries = self.index_chain.decode(data, self._index_spec(spec), key=None)
+        index = ShardIndex(np.array(entries, dtype=np.uint64))
+        reserved = (0, index_size) if self.index_location == "start" else (0, 0)
+        if self.index_location == "end" and shard_size is not None:
+            reserved = (shard_size - index_size, shard_size)
+        index.validate(shard_size=shard_size, reserved=reserved)
+        return index
+
+    def _index_slice(self, spec: ChunkSpec, shard_size: int) -> slice:
+        size = self._index_size(spec)
+        if shard_size < size:
+            raise CorruptChunkError(f"shard of {shard_size} bytes is shorter than its "
+                                    f"index ({size} bytes)")
+        return slice(0, size) if self.index_location == "start" else slice(shard_size - size, shard_size)
+
+    def _index_range(self, spec: ChunkSpec) -> ByteRange:
+        size = self._index_size(spec)
+        return ByteRange(0, size) if self.index_location == "start" else ByteRange(length=size)
+
+    def _read_index(self, data: bytes, spec: ChunkSpec) -> ShardIndex:
+        return self._decode_index(data[self._index_slice(spec, len(data))], spec,
+                                  shard_size=len(data))
+
+    # --- whole shards -------------------------------------------------------------------
+
+    def _assemble(self, parts: dict[tuple[int, ...], bytes], spec: ChunkSpec) -> bytes:
+        """Lay out inner chunks (C order) and the index into one shard."""
+        index = ShardIndex.empty(self._chunks_per_shard(spec))
+        offset = self._index_size(spec) if self.index_location == "start" else 0
+        body = []
+        for coords in sorted(parts):
+            data = parts[coords]
+            index.set(coords, offset, len(data))
+            body.append(data)
+            offset += len(data)
+        encoded_index = self.index_chain.encode(index.entries, self._index_spec(spec))
+        if self.index_location == "start":
+            return b"".join([encoded_index, *body])
+        return b"".join([*body, encoded_index])
+
+    def _encode_inner(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes | None:
+        if all_equal_fill(chunk, spec.fill_value):
+            return None
+        return self.inner.encode(chunk, self._inner_spec(spec))
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        parts = {}
+        for coords in np.ndindex(*self._chunks_per_shard(spec)):
+            region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
+            data = self._encode_inner(chunk[region], spec)
+            if data is not None:
+                parts[coords] = data
+        return self._assemble(parts, spec)
+
+    def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
+        data = bytes(data)
+        index = self._read_index(data, spec)
+        out = spec.layout.full(spec.shape, spec.fill_value, spec.dtype)
+        inner_spec = self._inner_spec(spec)
+        for coords in np.ndindex(*self._chunks_per_shard(spec)):
+            where = index.range_of(coords)
+            if where is None:
+                continue
+            offset, nbytes = where
+            region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
+            out[region] = self.inner.decode(data[offset:offset + nbytes], inner_spec, key=None)
+        return out
+
+    # --- partial reads and updates --------------------------------------------------------
+
+    def _decode_into(self, box: np.ndarray, b: Box, coords: tuple[int, ...], data: bytes,
+                     spec: ChunkSpec) -> None:
+        box[b.region(coords, self.chunk_shape)] = self.inner.decode(
+            data, self._inner_spec(spec), key=None)
+
+    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec,
+                       selection: tuple) -> np.ndarray | None:
+        [raw_index] = fetch([self._index_range(spec)])
+        if raw_index is None:
+            return None
+        index = self._decode_index(raw_index, spec, shard_size=None)
+        b = analyse(selection, spec.shape, self.chunk_shape)
+        if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
+            return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
+        box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
+        wanted = {c: index.range_of(c) for c in b.inner_chunks()}
+        wanted = {c: r for c, r in wanted.items() if r is not None}
+        if wanted:
+            runs = coalesce(list(wanted.values()))
+            starts = [o for o, _ in runs]
+            fetched = fetch([ByteRange(offset, nbytes) for offset, nbytes in runs])
+            for coords, (offset, nbytes) in wanted.items():
+                run_index = bisect.bisect_right(starts, offset) - 1
+                run_offset = starts[run_index]
+                blob = fetched[run_index]
+                if blob is None:
+                    raise CorruptChunkError("the shard disappeared while it was being read")
+                data = blob[offset - run_offset: offset - run_offset + nbytes]
+                if len(data) != nbytes:
+                    raise CorruptChunkError(f"inner chunk {coords} needs bytes {offset}.."
+                                            f"{offset + nbytes} but the shard is shorter")
+                self._decode_into(box, b, coords, data, spec)
+        return box[b.selection]
+
+    def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
+                       values: np.ndarray) -> bytes | None:
+        encoded = bytes(encoded)
+        index = self._read_index(encoded, spec)
+        b = analyse(selection, spec.shape, self.chunk_shape)
+        parts: dict[tuple[int, ...], bytes] = {}
+        for coords in np.ndindex(*self._chunks_per_shard(spec)):
+            where = index.range_of(coords)
+            if where is not None:
+                parts[coords] = encoded[where[0]:where[0] + where[1]]
+        if b is not None:
+            box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
+            touched = list(b.inner_chunks())
+            for coords in touched:
+                if coords in parts:
+                    self._decode_into(box, b, coords, parts[coords], spec)
+            box[b.selection] = values
+            for coords in touched:
+                data = self._encode_inner(box[b.region(coords, self.chunk_shape)], spec)
+                if data is None:
+                    parts.pop(coords, None)
+                else:
+                    parts[coords] = data
+        if not parts:
+            return None
+        return self._assemble(parts, spec)

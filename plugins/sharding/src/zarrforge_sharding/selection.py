@@ -1,0 +1,68 @@
+"""Which inner chunks a selection of a shard touches, and the box around them.
+
+The engine hands a codec a selection of the decoded shard: per dimension an
+int, a slice, or an integer array (1-D, ``np.ix_``-shaped, or one of several
+broadcast coordinate arrays). :func:`analyse` finds, per dimension, the inner
+chunks holding a selected position; their product is the set of inner chunks
+to read (exact for orthogonal selections, a superset for point selections).
+It also returns the smallest box of whole inner chunks around them and the
+selection shifted into that box, so callers decode into the box instead of a
+whole shard.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Any, Iterator
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class Box:
+    touched: tuple[np.ndarray, ...]  # per dimension: sorted inner chunk indices
+    start: tuple[int, ...]           # box origin in shard coordinates
+    shape: tuple[int, ...]           # box shape (whole inner chunks)
+    selection: tuple                 # the selection relative to the box
+
+    def inner_chunks(self) -> Iterator[tuple[int, ...]]:
+        return itertools.product(*(t.tolist() for t in self.touched))
+
+    def region(self, coords: tuple[int, ...], inner: tuple[int, ...]) -> tuple[slice, ...]:
+        """Where inner chunk ``coords`` sits in the box."""
+        return tuple(slice(c * n - s, (c + 1) * n - s) for c, n, s in zip(coords, inner, self.start))
+
+
+def _positions(entry: Any, length: int) -> np.ndarray:
+    if isinstance(entry, slice):
+        return np.arange(*entry.indices(length), dtype=np.int64)
+    if isinstance(entry, np.ndarray):
+        return entry.reshape(-1).astype(np.int64, copy=False)
+    return np.array([int(entry)], dtype=np.int64)
+
+
+def _shift(entry: Any, by: int, length: int) -> Any:
+    if isinstance(entry, slice):
+        start, stop, step = entry.indices(length)
+        stop -= by
+        return slice(start - by, stop if stop >= 0 else None, step)
+    if isinstance(entry, np.ndarray):
+        return entry - by
+    return int(entry) - by
+
+
+def analyse(selection: tuple, shard_shape: tuple[int, ...], inner: tuple[int, ...]) -> Box | None:
+    """The box for ``selection``; ``None`` when it selects nothing."""
+    touched, start, shape, shifted = [], [], [], []
+    for entry, length, size in zip(selection, shard_shape, inner):
+        positions = _positions(entry, length)
+        if positions.size == 0:
+            return None
+        chunks = np.unique(positions // size)
+        lo, hi = int(chunks[0]) * size, (int(chunks[-1]) + 1) * size
+        touched.append(chunks)
+        start.append(lo)
+        shape.append(hi - lo)
+        shifted.append(_shift(entry, lo, length))
+    return Box(tuple(touched), tuple(start), tuple(shape), tuple(shifted))

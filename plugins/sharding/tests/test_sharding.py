@@ -1,0 +1,256 @@
+"""The sharding_indexed codec: layout, partial I/O, validation of stored shards."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+from zarrforge.abc.codec import BytesBytesCodec
+from zarrforge.errors import ChecksumError, CorruptChunkError, MetadataError
+from zarrforge.testing import CodecConformance
+from zarrforge_sharding.codec import coalesce
+from zarrforge_std.runtime_transformers import RequestCounter
+from zarrforge_std.stores.memory import MemoryStore
+
+
+def sharded(shape=(40, 36), chunks=(4, 6), shards=(16, 12), dtype="int32", location="end",
+            compressors="auto", store=None, **kwargs):
+    codecs = None
+    if location != "end":
+        inner = [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip"}]
+        codecs = [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": list(chunks), "codecs": inner,
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                             {"name": "crc32c"}],
+            "index_location": location}}]
+        return zf.create_array(store or MemoryStore(), shape=shape, dtype=dtype, chunks=shards,
+                               codecs=codecs, **kwargs)
+    return zf.create_array(store or MemoryStore(), shape=shape, dtype=dtype, chunks=chunks,
+                           shards=shards, compressors=compressors, **kwargs)
+
+
+def data(shape, dtype="int32", seed=0):
+    return np.random.default_rng(seed).integers(-1000, 1000, size=shape).astype(dtype)
+
+
+@pytest.mark.parametrize("location", ["start", "end"])
+def test_round_trip_with_edge_shards(location):
+    a = sharded(location=location)
+    x = data(a.shape)
+    a[...] = x
+    assert np.array_equal(a[...], x)
+    assert np.array_equal(zf.open_array(a.store)[5:33:3, ::-5], x[5:33:3, ::-5])
+    assert a.chunks == (4, 6) and a.shards == (16, 12)
+    assert a.metadata["codecs"][0]["configuration"]["index_location"] == location
+
+
+def test_nested_sharding():
+    inner_shard = {"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [2, 3], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}
+    outer = {"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [8, 6], "codecs": [inner_shard],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}
+    a = zf.create_array(None, shape=(20, 20), dtype="int16", chunks=(16, 12), codecs=[outer])
+    x = data(a.shape, "int16")
+    a[...] = x
+    a[3:5, 4] = -7
+    x[3:5, 4] = -7
+    assert np.array_equal(zf.open_array(a.store)[...], x)
+
+
+def test_reading_one_inner_chunk_of_an_unseen_shard_costs_two_requests():
+    a = sharded()
+    a[...] = data(a.shape)
+    b = zf.open_array(a.store, transformers=[RequestCounter])
+    counter = b.chunk_store
+    assert b[17, 13] == data(a.shape)[17, 13]
+    assert counter.count() == 2
+    kinds = [detail for _, detail in counter.calls]
+    assert [len(k) for k in kinds] == [1, 1]  # the index, then one coalesced range
+
+
+def test_nearby_inner_chunks_are_fetched_in_one_coalesced_request():
+    a = sharded()
+    x = data(a.shape)
+    a[...] = x
+    b = zf.open_array(a.store, transformers=[RequestCounter])
+    assert np.array_equal(b[16:20, 12:24], x[16:20, 12:24])  # two inner chunks side by side
+    requests = [detail for _, detail in b.chunk_store.calls]
+    assert len(requests) == 2 and len(requests[1]) == 1
+
+
+def test_coalesce_merges_close_ranges_and_respects_limits():
+    assert coalesce([(100, 10), (0, 10), (10, 5)], gap=0) == [(0, 15), (100, 10)]
+    assert coalesce([(0, 10), (50, 10)], gap=40) == [(0, 60)]
+    assert coalesce([(0, 10), (50, 10)], gap=40, limit=30) == [(0, 10), (50, 10)]
+
+
+class CountingCodec(BytesBytesCodec):
+    name = "test.counting"
+    encodes = 0
+    decodes = 0
+
+    @classmethod
+    def from_json(cls, name, configuration):
+        return cls()
+
+    def to_json(self):
+        return {"name": self.name}
+
+    def encode(self, data):
+        CountingCodec.encodes += 1
+        return bytes(data)
+
+    def decode(self, data):
+        CountingCodec.decodes += 1
+        return bytes(data)
+
+
+@pytest.fixture
+def counting_codec():
+    zf.register("codecs", "test.counting", CountingCodec)
+    CountingCodec.encodes = CountingCodec.decodes = 0
+    yield CountingCodec
+    zf.registry.codecs.unregister("test.counting")
+
+
+def test_partial_write_reencodes_only_the_inner_chunks_it_touches(counting_codec):
+    a = sharded(compressors=[{"name": "test.counting"}])
+    x = data(a.shape)
+    a[...] = x
+    before = dict(a.store._data)
+    counting_codec.encodes = counting_codec.decodes = 0
+    a[1:3, 7:9] = 5  # inside one inner chunk (rows 0-3, cols 6-11) of shard (0, 0)
+    assert counting_codec.encodes == 1 and counting_codec.decodes == 1
+    x[1:3, 7:9] = 5
+    assert np.array_equal(a[...], x)
+    changed = {k for k in before if before[k] != a.store._data[k]}
+    assert changed == {"c/0/0"}
+
+
+def test_untouched_inner_chunks_keep_their_exact_bytes(counting_codec):
+    a = sharded(compressors=[{"name": "test.counting"}])
+    a[...] = data(a.shape)
+    shard = a.store.get("c/0/0")
+    a[0, 0] = 1
+    new = a.store.get("c/0/0")
+    # every inner chunk but (0, 0) appears unchanged in the new shard
+    chunk = lambda blob, i: blob[i * 96:(i + 1) * 96]  # 4x6 int32 = 96 bytes, stored in C order
+    assert [chunk(new, i) for i in range(1, 8)] == [chunk(shard, i) for i in range(1, 8)]
+
+
+def test_a_shard_left_holding_only_fill_values_is_deleted():
+    a = sharded(fill_value=0)
+    a[0:16, 0:12] = data((16, 12)) + 2000
+    assert "c/0/0" in a.store._data
+    a[0:2, 0:2] = 0
+    assert "c/0/0" in a.store._data
+    a[0:16, 0:12] = 0
+    assert "c/0/0" not in a.store._data
+    a[3, 3] = 9
+    a[3, 3] = 0  # a partial update that empties the shard deletes it too
+    assert "c/0/0" not in a.store._data
+
+
+def test_inner_chunks_equal_to_the_fill_value_are_not_stored():
+    a = sharded(fill_value=0, compressors=None)
+    a[0, 0] = 1
+    shard = a.store.get("c/0/0")
+    assert len(shard) == 96 + 8 * 16 + 4  # one inner chunk, the index, its checksum
+    assert np.array_equal(a[0:4, 0:6], np.pad([[1]], ((0, 3), (0, 5))))
+
+
+@pytest.mark.parametrize("location", ["start", "end"])
+def test_index_checksum_mismatch_is_a_named_error(location):
+    a = sharded(location=location)
+    a[...] = data(a.shape)
+    blob = bytearray(a.store.get("c/1/1"))
+    where = 3 if location == "start" else len(blob) - 10
+    blob[where] ^= 0xFF
+    a.store.set("c/1/1", bytes(blob))
+    for read in (lambda: a[...], lambda: a[20, 15]):
+        with pytest.raises(ChecksumError, match="'c/1/1'"):
+            read()
+
+
+def _rewrite_index(store, key, edit):
+    """Replace the (end-located) index of a shard with an edited one and a valid crc32c."""
+    import google_crc32c
+    blob = store.get(key)
+    n = 4 * 2  # chunks per shard of `sharded()` defaults: (16/4) x (12/6)
+    size = n * 16
+    entries = np.frombuffer(blob[-size - 4:-4], dtype="<u8").reshape(n, 2).copy()
+    edit(entries)
+    index = entries.astype("<u8").tobytes()
+    store.set(key, blob[:-size - 4] + index + struct.pack("<I", google_crc32c.value(index)))
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda e: e.__setitem__((0, 1), 10**9), "past the end"),
+    (lambda e: e.__setitem__((1, 0), e[0, 0]), "overlap"),
+    (lambda e: e.__setitem__((0, 1), 2**60), "absurd"),
+    (lambda e: e.__setitem__((0, 0), 2**64 - 1), "half empty"),
+])
+def test_corrupt_index_entries_are_named_errors(edit, message):
+    a = sharded()
+    a[...] = data(a.shape)
+    _rewrite_index(a.store, "c/0/0", edit)
+    before = dict(a.store._data)
+    with pytest.raises(CorruptChunkError, match=message) as info:
+        a[...]
+    assert "'c/0/0'" in str(info.value)
+    with pytest.raises(CorruptChunkError):
+        a[0, 0] = 1  # a partial write must read the bad index, and refuses
+    assert a.store._data == before
+
+
+def test_truncated_shard_is_a_named_error():
+    a = sharded()
+    a[...] = data(a.shape)
+    a.store.set("c/0/0", a.store.get("c/0/0")[:50])
+    with pytest.raises(CorruptChunkError, match="'c/0/0'"):
+        a[...]
+    with pytest.raises(CorruptChunkError, match="'c/0/0'"):
+        a[0, 0]
+
+
+@pytest.mark.parametrize("configuration,field", [
+    ({"chunk_shape": [5, 6], "codecs": ["bytes"], "index_codecs": ["bytes", "crc32c"]}, "chunk_shape"),
+    ({"chunk_shape": [4, 6], "codecs": ["bytes"], "index_codecs": ["bytes", "gzip"]}, "index_codecs"),
+    ({"chunk_shape": [4, 6], "codecs": ["bytes"]}, "index_codecs"),
+    ({"chunk_shape": [4, 6], "codecs": ["bytes"], "index_codecs": ["bytes"], "index_location": "middle"},
+     "index_location"),
+    ({"chunk_shape": [4, 0], "codecs": ["bytes"], "index_codecs": ["bytes"]}, "chunk_shape"),
+])
+def test_invalid_configurations_name_the_field(configuration, field):
+    with pytest.raises(MetadataError, match=field):
+        zf.create_array(None, shape=(16, 12), dtype="uint8", chunks=(16, 12),
+                        codecs=[{"name": "sharding_indexed", "configuration": configuration}])
+
+
+def test_sharded_array_metadata_round_trips_through_json():
+    a = sharded()
+    document = json.loads(a.store.get("zarr.json"))
+    assert document["codecs"] == a.metadata["codecs"]
+    assert zf.open_array(a.store).metadata == a.metadata
+
+
+class TestShardingConformance(CodecConformance):
+    codec_documents = [
+        {"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4, 5], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+            "index_location": "end"}},
+        {"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [2, 5], "codecs": [{"name": "bytes", "configuration": {"endian": "big"}},
+                                              {"name": "zstd", "configuration": {"level": 1, "checksum": False}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "index_location": "start"}},
+    ]
+    data_type = "int16"
+    chunk_shape = (8, 10)
