@@ -241,9 +241,11 @@ def test_blosc_json_matches_zarr_python() -> None:
     assert BloscCodec.from_json("blosc", doc["configuration"]).to_json() == doc
 
 
-def test_blosc_evolve_keeps_given_typesize() -> None:
-    codec = BloscCodec(typesize=2)
-    assert codec.evolve(chunk_spec((4,), "f8")) is codec
+def test_blosc_evolve_keeps_given_typesize_and_records_the_shuffle() -> None:
+    evolved = BloscCodec(typesize=2).evolve(chunk_spec((4,), "f8"))
+    assert evolved.to_json()["configuration"]["typesize"] == 2
+    assert evolved == BloscCodec(typesize=2, shuffle="shuffle")
+    assert evolved == BloscCodec.from_json("blosc", evolved.to_json()["configuration"])
 
 
 def test_blosc_missing_cname_in_build_is_an_encode_error() -> None:
