@@ -97,11 +97,11 @@ def test_two_distributions_claiming_one_name_is_an_error_naming_both(fake_distri
 
 def test_unknown_name_lists_installed_and_names_the_provider():
     with pytest.raises(UnknownExtensionError) as info:
-        registry.codecs.get("sharding_indexed")
+        registry.chunk_grids.get("rectilinear")
     message = str(info.value)
-    assert "unknown codec 'sharding_indexed'" in message
-    assert "bytes" in message and "transpose" in message  # installed ones are listed
-    assert "zarrforge-sharding" in message
+    assert "unknown chunk grid 'rectilinear'" in message
+    assert "installed: regular" in message
+    assert "zarrforge-rectilinear" in message
 
 
 def test_unknown_name_without_known_provider_has_no_hint():
