@@ -29,6 +29,7 @@ import numpy as np
 from . import config, indexing
 from .abc.codec import ChunkSpec
 from .abc.format import Format
+from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import SelectionError
@@ -143,7 +144,7 @@ class Array(Node):
 
     def stored_chunks(self) -> Iterator[tuple[int, ...]]:
         """Coordinates of the chunks that exist in the store."""
-        return self._format.stored_chunks(self._store, self._path, self._metadata)
+        return self._format.stored_chunks(self.chunk_store, self._path, self._metadata)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -178,8 +179,9 @@ class Array(Node):
         store = self._store
         for runtime in reversed(self._transformers):
             store = runtime(store)
+        keys = ChunkKeys(self._key, lambda key: self._format.chunk_coords(self._path, meta, key))
         for transformer in reversed(meta.storage_transformers):
-            store = transformer.wrap(store, self._path, meta)
+            store = transformer.wrap(store, keys, meta)
         return ChunkEngine(store=store, key_of=self._key, grid=meta.chunk_grid, chain=chain,
                            data_type=meta.data_type, fill_value=meta.fill_value,
                            layout=self._layout, threads=self._threads,

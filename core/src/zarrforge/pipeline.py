@@ -173,8 +173,9 @@ class ChunkEngine:
                 results[i] = self.encode_chunk(p.coords, chunk)
 
             self._map(work, len(batch))
-            for key, data in zip(keys, results):
-                if data is None:
-                    self.store.delete(key)
-                else:
-                    self.store.set(key, data)
+            writes = [(key, data) for key, data in zip(keys, results) if data is not None]
+            deletes = [key for key, data in zip(keys, results) if data is None]
+            if writes:
+                self.store.set_many(writes)
+            if deletes:
+                self.store.delete_many(deletes)

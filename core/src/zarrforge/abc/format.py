@@ -22,7 +22,8 @@ Node paths given to a format are normalised by
   applying the format's defaults; nothing is written.
 * ``document(metadata)``: the JSON document(s) a node is stored as (what
   ``Array.metadata`` shows).
-* ``chunk_key(path, metadata, coords)``: the store key of one chunk.
+* ``chunk_key(path, metadata, coords)``: the store key of one chunk, and
+  ``chunk_coords(path, metadata, key)`` its inverse (``None`` for other keys).
 * ``list_children(store, path)``: names of the child nodes of a group.
 * ``erase_node(store, path)``: remove a node and everything below it.
 * ``stored_chunks(store, path, metadata)``: coordinates of the chunks present.
@@ -86,6 +87,10 @@ class Format(ABC):
 
     @abstractmethod
     def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
+        ...
+
+    @abstractmethod
+    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
         ...
 
     @abstractmethod

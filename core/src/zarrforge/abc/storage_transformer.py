@@ -1,11 +1,12 @@
 """Contract for storage transformers (the ``storage_transformers`` extension point).
 
 A storage transformer sits between an array and its store and is itself a
-store: ``wrap(store, array_prefix, metadata)`` returns the store the array's
-chunk I/O goes through. ``array_prefix`` is the array's node path (``""`` for
-the root) and ``metadata`` its :class:`~zarrforge.metadata.model.ArrayMetadata`,
-so a transformer that rewrites keys (the 2022 draft's sharding) can parse
-chunk keys. The array's ``storage_transformers`` list is applied in order,
+store: ``wrap(store, keys, metadata)`` returns the store the array's chunk
+I/O goes through. ``keys`` (:class:`ChunkKeys`) maps chunk coordinates to
+store keys and back, as the array's format lays them out, and ``metadata`` is
+the array's :class:`~zarrforge.metadata.model.ArrayMetadata`, so a
+transformer that regroups chunks (the 2022 draft's sharding) can tell chunk
+keys from other keys. The array's ``storage_transformers`` list is applied in order,
 the first entry being closest to the array.
 
 *Runtime* transformers that change no keys (a cache, a request counter) are
@@ -16,13 +17,23 @@ recorded ones. Any callable ``store -> Store`` works there.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
 from .store import Store
 
 if TYPE_CHECKING:
     from ..metadata.model import ArrayMetadata
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkKeys:
+    """The chunk keys of one array: ``key(coords)`` and its inverse ``coords(key)``
+    (``None`` for keys that are not chunk keys of the array)."""
+
+    key: Callable[[Sequence[int]], str]
+    coords: Callable[[str], "tuple[int, ...] | None"]
 
 
 class StorageTransformer(ABC):
@@ -38,5 +49,5 @@ class StorageTransformer(ABC):
         ...
 
     @abstractmethod
-    def wrap(self, store: Store, array_prefix: str, metadata: "ArrayMetadata") -> Store:
-        """The store seen by the array whose node path is ``array_prefix``."""
+    def wrap(self, store: Store, keys: ChunkKeys, metadata: "ArrayMetadata") -> Store:
+        """The store the array's chunk I/O goes through."""
