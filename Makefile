@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding
+PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes
 
 .PHONY: demo test install install-test clean
 

@@ -355,11 +355,17 @@ def _is_vindex(selection: Any, ndim: int) -> bool:
 
 def _as_value(value: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """``value`` converted to ``dtype`` and broadcast to the selection's ``shape``."""
-    array = np.asarray(value)
+    if dtype.kind in "OT" and not isinstance(value, np.ndarray):
+        # Variable-size elements: build in the target dtype directly, since numpy's
+        # own fixed-width S/U guess for plain values drops trailing NUL characters.
+        array = np.asarray(value, dtype=dtype)
+    else:
+        array = np.asarray(value)
     if array.dtype != dtype:
         numeric = array.dtype.kind in "biufc" and dtype.kind in "biufc"
+        textual = array.dtype.kind in "OSUT" and dtype.kind in "OT"  # e.g. object of str -> string
         try:
-            array = array.astype(dtype, casting="unsafe" if numeric else "same_kind")
+            array = array.astype(dtype, casting="unsafe" if numeric or textual else "same_kind")
         except (TypeError, ValueError) as exc:
             raise SelectionError(f"cannot store values of dtype {array.dtype} in an array of "
                                  f"dtype {dtype}: {exc}") from exc

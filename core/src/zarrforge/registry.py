@@ -45,8 +45,10 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
             "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
             "uint64", "float16", "float32", "float64", "complex64", "complex128")},
         **{n: "zarrforge-dtypes" for n in (
-            "string", "bytes", "numpy.datetime64", "numpy.timedelta64",
-            "fixed_length_utf32", "bfloat16", "float8_e4m3", "float8_e5m2")},
+            "string", "bytes", "variable_length_bytes", "numpy.datetime64",
+            "numpy.timedelta64", "fixed_length_utf32", "bfloat16", "float8_e3m4", "float8_e4m3",
+            "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+            "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")},
     },
     "chunk grid": {"regular": "zarrforge-std", "rectilinear": "zarrforge-rectilinear"},
     "chunk key encoding": {"default": "zarrforge-std", "v2": "zarrforge-std"},

@@ -19,6 +19,8 @@ Implementations provide:
   metadata, as the spec requires).
 * ``from_user_value(value)``: coerce a fill value given through the Python
   API (a Python or numpy scalar) into the in-memory scalar.
+* ``default_serializer()`` (optional): the array -> bytes codec to use when the
+  user gives none (variable-size types cannot use ``bytes``).
 
 ``item_size`` is ``None`` for variable-length types; fixed-size types whose
 byte order matters (``item_size > 1`` for numeric types) set
@@ -65,6 +67,11 @@ class DataType(ABC):
     def from_user_value(self, value: Any) -> Any:
         """Coerce a Python-level fill value; the default goes through numpy."""
         return self.numpy_dtype.type(value)
+
+    def default_serializer(self) -> dict[str, Any] | None:
+        """The array -> bytes codec (a JSON object) formats use for this type when the
+        user names none; ``None`` means the format's own default (``bytes``)."""
+        return None
 
     @property
     def item_size(self) -> int | None:

@@ -221,7 +221,8 @@ class RawBits(DataType):
 
     @classmethod
     def from_numpy_dtype(cls, dtype: np.dtype) -> DataType | None:
-        if dtype.kind == "V" and dtype.fields is None and dtype.itemsize > 0:
+        # Only plain void: extension types such as ml_dtypes' floats also report kind "V".
+        if dtype.type is np.void and dtype.fields is None and dtype.itemsize > 0:
             return cls(dtype.itemsize * 8)
         return None
 

@@ -20,6 +20,7 @@ from zarrforge import paths, registry
 from zarrforge.abc.chunk_grid import ChunkGrid
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import ChunkSpec, Codec
+from zarrforge.abc.data_type import DataType
 from zarrforge.abc.format import ArrayCreationSpec, Format
 from zarrforge.abc.store import Store
 from zarrforge.codec_chain import CodecChain
@@ -211,7 +212,7 @@ class V3Format(Format):
                                     value=spec.fill_value) from exc
         outer_chunks = spec.shards if spec.shards is not None else spec.chunks
         grid = self._grid(outer_chunks, shape)
-        codecs = self._codecs(spec)
+        codecs = self._codecs(spec, data_type)
         if spec.shards is not None:
             codecs = (self._sharding_codec(spec, codecs),)
         chunk_shape = grid.regular_chunk_shape or tuple(d.size(0) for d in grid.dimensions)
@@ -258,13 +259,14 @@ class V3Format(Format):
         return c.chunk_key_encoding_from_json(value, field="chunk_key_encoding")
 
     @staticmethod
-    def _codecs(spec: ArrayCreationSpec) -> tuple[Codec, ...]:
+    def _codecs(spec: ArrayCreationSpec, data_type: DataType) -> tuple[Codec, ...]:
         if spec.codecs is not None:
             return tuple(c.codec_from_user(v, field=f"codecs[{i}]")
                          for i, v in enumerate(_as_list(spec.codecs)))
         filters = [c.codec_from_user(v, field=f"filters[{i}]")
                    for i, v in enumerate(_as_list(spec.filters))]
-        serializer = c.codec_from_user(spec.serializer or DEFAULT_SERIALIZER, field="serializer")
+        default = data_type.default_serializer() or DEFAULT_SERIALIZER
+        serializer = c.codec_from_user(spec.serializer or default, field="serializer")
         if isinstance(spec.compressors, str) and spec.compressors == "auto":
             compressors = [DEFAULT_COMPRESSOR] if "zstd" in registry.codecs else []
         else:
@@ -293,14 +295,21 @@ class V3Format(Format):
         key = metadata.chunk_key_encoding.encode_key(coords)
         return f"{path}/{key}" if path else key
 
+    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
+        prefix = f"{path}/" if path else ""
+        if not key.startswith(prefix):
+            return None
+        coords = metadata.chunk_key_encoding.decode_key(key[len(prefix):], len(metadata.shape))
+        grid = metadata.chunk_grid.grid_shape
+        if coords is None or not all(i < n for i, n in zip(coords, grid)):
+            return None
+        return coords
+
     def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata
                       ) -> Iterator[tuple[int, ...]]:
-        prefix = f"{path}/" if path else ""
-        ndim = len(metadata.shape)
-        grid = metadata.chunk_grid.grid_shape
-        for key in store.list_prefix(prefix):
-            coords = metadata.chunk_key_encoding.decode_key(key[len(prefix):], ndim)
-            if coords is not None and all(i < n for i, n in zip(coords, grid)):
+        for key in store.list_prefix(f"{path}/" if path else ""):
+            coords = self.chunk_coords(path, metadata, key)
+            if coords is not None:
                 yield coords
 
     def list_children(self, store: Store, path: str) -> list[str]:
