@@ -1,0 +1,14 @@
+"""Interop suite: make the shared helpers in ``_interop.py`` importable.
+
+The suite runs with ``--import-mode=importlib``, which does not put test
+directories on ``sys.path``; the test modules here ``import _interop``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
