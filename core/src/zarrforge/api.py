@@ -136,6 +136,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
                  fill_value: Any = None, attributes: dict[str, Any] | None = None,
                  dimension_names: Sequence[str | None] | None = None,
                  chunk_key_encoding: Any = None, storage_transformers: Any = None,
+                 extensions: Any = None,
                  zarr_format: Any = DEFAULT_FORMAT, overwrite: bool = False,
                  fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
                  **array_options: Any) -> Any:
@@ -163,7 +164,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         shards=shards, filters=filters, serializer=serializer, compressors=compressors,
         codecs=codecs, fill_value=fill_value, attributes=attributes,
         dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
-        storage_transformers=storage_transformers)
+        storage_transformers=storage_transformers, extensions=extensions)
     metadata = fmt.new_array(spec)
     # Building the Array validates the codec chain against the array before any write.
     Array(resolved, path, metadata, fmt, **array_options)._validate()
@@ -173,7 +174,8 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
 
 
 def create_group(store: StoreLike = None, path: str = "", *,
-                 attributes: dict[str, Any] | None = None, zarr_format: Any = DEFAULT_FORMAT,
+                 attributes: dict[str, Any] | None = None, extensions: Any = None,
+                 zarr_format: Any = DEFAULT_FORMAT,
                  overwrite: bool = False, fmt: Format | None = None,
                  storage_options: dict[str, Any] | None = None) -> Any:
     from .group import Group
@@ -181,7 +183,7 @@ def create_group(store: StoreLike = None, path: str = "", *,
     fmt = fmt or get_format(zarr_format)
     resolved = _store_for(store, "w", storage_options)
     path = paths.normalize_path(path)
-    metadata = fmt.new_group(attributes)
+    metadata = fmt.new_group(attributes, extensions)
     fmt.document(metadata)  # fails on attributes JSON cannot hold, before any write
     _prepare_target(resolved, path, fmt, overwrite)
     _write_new_node(resolved, path, fmt, metadata, overwrite)

@@ -11,7 +11,7 @@ chunk never surfaces as an arbitrary exception from deep inside a codec.
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -19,6 +19,28 @@ from .abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, Chunk
                         CodecKind, PartialCodec, RangeFetcher)
 from .errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
 from .metadata.extension_def import message_of
+
+
+class SkippedCodec(Codec):
+    """A codec entry no plugin understands that says ``must_understand: false``.
+
+    The spec lets a reader ignore such a codec; the chain then decodes without
+    it, and refuses to encode, since data written without the codec would not
+    be what other readers expect. It is written back exactly as read.
+    """
+
+    kind = None  # type: ignore[assignment]
+
+    def __init__(self, document: Any) -> None:
+        self.document = document
+        self.name = document if isinstance(document, str) else document.get("name", "")
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "SkippedCodec":
+        raise TypeError("SkippedCodec is built by the metadata parser, not from the registry")
+
+    def to_json(self) -> Any:  # type: ignore[override]
+        return self.document
 
 
 def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
@@ -42,8 +64,10 @@ def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
 
 class CodecChain:
     def __init__(self, codecs: Sequence[Codec]) -> None:
-        check_order(codecs)
         self.codecs = tuple(codecs)
+        self.skipped = tuple(c for c in codecs if isinstance(c, SkippedCodec))
+        codecs = [c for c in codecs if not isinstance(c, SkippedCodec)]
+        check_order(codecs)
         self.array_array = tuple(c for c in codecs if isinstance(c, ArrayArrayCodec))
         self.array_bytes: ArrayBytesCodec = next(c for c in codecs if isinstance(c, ArrayBytesCodec))
         self.bytes_bytes = tuple(c for c in codecs if isinstance(c, BytesBytesCodec))
@@ -66,6 +90,8 @@ class CodecChain:
 
     def validate(self, spec: ChunkSpec) -> None:
         for i, codec in enumerate(self.codecs):
+            if isinstance(codec, SkippedCodec):
+                continue
             try:
                 codec.validate(spec)
             except MetadataError as exc:
@@ -87,7 +113,15 @@ class CodecChain:
             self._specs[spec.shape] = specs
         return specs
 
+    def _refuse_if_skipped(self) -> None:
+        if self.skipped:
+            names = [c.name for c in self.skipped]
+            raise CodecError(f"cannot write: the codec(s) {names} are not installed and were "
+                             "skipped when reading (must_understand: false); install the plugin "
+                             "that provides them to write to this array")
+
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        self._refuse_if_skipped()
         specs = self._array_specs(spec)
         for codec, s in zip(self.array_array, specs):
             chunk = codec.encode(chunk, s)
@@ -105,6 +139,7 @@ class CodecChain:
     def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
                        values: np.ndarray, *, key: str) -> bytes | None:
         assert self.partial is not None
+        self._refuse_if_skipped()
         with _named_failures(key):
             return self.partial.encode_partial(encoded, spec, selection, values)
 

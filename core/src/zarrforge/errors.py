@@ -126,3 +126,7 @@ class BoundsCheckError(ZarrforgeError, IndexError):
 
 class SelectionError(ZarrforgeError, IndexError):
     """A selection is malformed (wrong type, wrong length, mismatched shapes)."""
+
+
+class SkippedExtensionWarning(UserWarning):
+    """An unknown extension marked ``must_understand: false`` was skipped."""

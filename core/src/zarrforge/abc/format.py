@@ -17,7 +17,7 @@ Node paths given to a format are normalised by
   :class:`~zarrforge.errors.MetadataError` naming the key and field for a
   document of this format that is malformed.
 * ``write_node(store, path, metadata)``: write the node's documents.
-* ``new_array(spec)`` / ``new_group(attributes, extra)``: build the model of a
+* ``new_array(spec)`` / ``new_group(attributes, extensions)``: build the model of a
   node being created from the API's arguments (:class:`ArrayCreationSpec`),
   applying the format's defaults; nothing is written.
 * ``document(metadata)``: the JSON document(s) a node is stored as (what
@@ -56,6 +56,7 @@ class ArrayCreationSpec:
     dimension_names: Sequence[str | None] | None = None
     chunk_key_encoding: Any = None
     storage_transformers: Any = None
+    extensions: Any = None
 
 
 class Format(ABC):
@@ -78,7 +79,8 @@ class Format(ABC):
         ...
 
     @abstractmethod
-    def new_group(self, attributes: dict[str, Any] | None = None) -> GroupMetadata:
+    def new_group(self, attributes: dict[str, Any] | None = None,
+                  extensions: Any = None) -> GroupMetadata:
         ...
 
     @abstractmethod

@@ -7,6 +7,7 @@ the implementation through :mod:`zarrforge.registry`. Errors name the field.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -16,10 +17,13 @@ from ..abc.chunk_grid import ChunkGrid
 from ..abc.chunk_key_encoding import ChunkKeyEncoding
 from ..abc.codec import Codec
 from ..abc.data_type import DataType
+from ..abc.extension import Extension
 from ..abc.memory_layout import MemoryLayout
 from ..abc.storage_transformer import StorageTransformer
-from ..errors import MetadataError, UnknownExtensionError
+from ..codec_chain import SkippedCodec
+from ..errors import MetadataError, SkippedExtensionWarning, UnknownExtensionError
 from .extension_def import parse_extension, resolve
+from .model import ExtensionEntry, UnknownExtension
 
 
 def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
@@ -60,7 +64,15 @@ def chunk_key_encoding_from_json(value: Any, *, field: str = "chunk_key_encoding
 
 
 def codec_from_json(value: Any, *, field: str) -> Codec:
+    """A codec; an unknown one marked ``must_understand: false`` becomes a
+    :class:`~zarrforge.codec_chain.SkippedCodec` (with a warning): data can
+    then be read, but not written."""
     ref = parse_extension(value, field=field, allow_skip=True)
+    if not ref.must_understand and ref.name not in registry.codecs:
+        warnings.warn(f"{field}: codec {ref.name!r} is not installed and says "
+                      "must_understand: false; it is skipped when reading, and writing to "
+                      "this array is refused", SkippedExtensionWarning, stacklevel=2)
+        return SkippedCodec(ref.raw)
     return resolve(registry.codecs, ref, field=field)
 
 
@@ -75,6 +87,53 @@ def codecs_from_json(value: Any, *, field: str = "codecs") -> tuple[Codec, ...]:
         raise MetadataError(f"must be a non-empty list of codecs, got {value!r}",
                             field=field, value=value)
     return tuple(codec_from_json(v, field=f"{field}[{i}]") for i, v in enumerate(value))
+
+
+def extensions_from_json(value: Any, node_type: str, *, field: str = "extensions"
+                         ) -> tuple[ExtensionEntry, ...]:
+    """The ZEP 10 ``extensions`` list: absent, or a non-empty list of extension entries."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value:
+        raise MetadataError("must be a non-empty list of extensions (omit the field when there "
+                            f"are none), got {value!r}", field=field, value=value)
+    entries: list[ExtensionEntry] = []
+    for i, item in enumerate(value):
+        entries.append(extension_from_json(item, node_type, field=f"{field}[{i}]"))
+    names = [e.name for e in entries]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise MetadataError(f"extension(s) {duplicates} appear more than once",
+                            field=field, value=duplicates)
+    return tuple(entries)
+
+
+def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionEntry:
+    if isinstance(value, Extension):
+        return value
+    ref = parse_extension(value, field=field, allow_skip=True)
+    if not ref.must_understand and ref.name not in registry.extensions:
+        return UnknownExtension(ref.raw)
+    extension = resolve(registry.extensions, ref, field=field)
+    if node_type not in extension.node_types:
+        raise MetadataError(f"extension {ref.name!r} applies to {sorted(extension.node_types)}, "
+                            f"not to a {node_type}", field=field, value=ref.raw)
+    extension.must_understand = ref.must_understand
+    return extension
+
+
+def extensions_to_json(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
+    result = []
+    for entry in entries:
+        if isinstance(entry, UnknownExtension):
+            result.append(entry.document)
+            continue
+        document = entry.to_json()
+        if not entry.must_understand:
+            document = {"name": document} if isinstance(document, str) else dict(document)
+            document["must_understand"] = False
+        result.append(document)
+    return result
 
 
 def storage_transformers_from_json(value: Any, *, field: str = "storage_transformers"

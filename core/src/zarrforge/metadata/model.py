@@ -10,6 +10,10 @@ A group may carry ``consolidated``: the models of every node below it, keyed
 by path relative to the group (``"a"``, ``"a/b"``), so a whole hierarchy can
 be listed and opened from one document.
 
+``extensions`` is the ZEP 10 list: resolved :class:`Extension` objects and,
+for entries no plugin understands that may be ignored, :class:`UnknownExtension`
+holders kept verbatim.
+
 ``extra_fields`` holds top-level document fields that the format did not
 recognise but that may be ignored (``must_understand: false``); they are
 written back unchanged. ``format_name`` names the registered format the node
@@ -25,7 +29,25 @@ from ..abc.chunk_grid import ChunkGrid
 from ..abc.chunk_key_encoding import ChunkKeyEncoding
 from ..abc.codec import Codec
 from ..abc.data_type import DataType
+from ..abc.extension import Extension
 from ..abc.storage_transformer import StorageTransformer
+
+
+@dataclasses.dataclass(frozen=True)
+class UnknownExtension:
+    """An entry of ``extensions`` that no installed plugin understands but that says
+    ``must_understand: false``: ignored, and written back exactly as it was read."""
+
+    document: Any
+
+    @property
+    def name(self) -> str:
+        return self.document if isinstance(self.document, str) else self.document.get("name", "")
+
+    must_understand = False
+
+
+ExtensionEntry = Extension | UnknownExtension
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +56,7 @@ class GroupMetadata:
     format_name: str
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
     consolidated: "dict[str, NodeMetadata] | None" = None
+    extensions: tuple[ExtensionEntry, ...] = ()
 
     node_type = "group"
 
@@ -51,6 +74,7 @@ class ArrayMetadata:
     dimension_names: tuple[str | None, ...] | None = None
     storage_transformers: tuple[StorageTransformer, ...] = ()
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
+    extensions: tuple[ExtensionEntry, ...] = ()
 
     node_type = "array"
 

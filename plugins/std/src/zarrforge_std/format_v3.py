@@ -35,9 +35,10 @@ METADATA_KEY = "zarr.json"
 FORMAT_NAME = "3"
 ARRAY_FIELDS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid",
                 "chunk_key_encoding", "fill_value", "codecs", "attributes",
-                "storage_transformers", "dimension_names"}
-ARRAY_REQUIRED = ARRAY_FIELDS - {"attributes", "storage_transformers", "dimension_names"}
-GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata"}
+                "storage_transformers", "dimension_names", "extensions"}
+ARRAY_REQUIRED = ARRAY_FIELDS - {"attributes", "storage_transformers", "dimension_names",
+                                 "extensions"}
+GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata", "extensions"}
 
 DEFAULT_SERIALIZER = {"name": "bytes"}
 DEFAULT_COMPRESSOR = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
@@ -93,7 +94,8 @@ class V3Format(Format):
             consolidated = self._parse_consolidated(document.get("consolidated_metadata"), extra,
                                                     key=key)
             return GroupMetadata(c.attributes_from_json(document.get("attributes")),
-                                 FORMAT_NAME, extra, consolidated)
+                                 FORMAT_NAME, extra, consolidated,
+                                 c.extensions_from_json(document.get("extensions"), "group"))
         if node_type != "array":
             raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
                                 field="node_type", value=node_type, key=key)
@@ -117,6 +119,7 @@ class V3Format(Format):
             dimension_names=c.dimension_names_from_json(document.get("dimension_names"), len(shape)),
             storage_transformers=c.storage_transformers_from_json(document.get("storage_transformers")),
             extra_fields=extra,
+            extensions=c.extensions_from_json(document.get("extensions"), "array"),
         )
 
     def _parse_consolidated(self, value: Any, extra: dict[str, Any], *, key: str
@@ -187,14 +190,18 @@ class V3Format(Format):
                 doc["dimension_names"] = list(metadata.dimension_names)
             if metadata.storage_transformers:
                 doc["storage_transformers"] = [t.to_json() for t in metadata.storage_transformers]
+        if metadata.extensions:
+            doc["extensions"] = c.extensions_to_json(metadata.extensions)
         doc.update(metadata.extra_fields)
         return doc
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
         store.set(metadata_key(path), dump_document(self.document(metadata)))
 
-    def new_group(self, attributes: dict[str, Any] | None = None) -> GroupMetadata:
-        return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
+    def new_group(self, attributes: dict[str, Any] | None = None,
+                  extensions: Any = None) -> GroupMetadata:
+        return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME,
+                             extensions=c.extensions_from_json(extensions, "group"))
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape
@@ -229,6 +236,7 @@ class V3Format(Format):
             format_name=FORMAT_NAME,
             dimension_names=c.dimension_names_from_json(spec.dimension_names, len(shape)),
             storage_transformers=c.storage_transformers_from_json(spec.storage_transformers),
+            extensions=c.extensions_from_json(spec.extensions, "array"),
         )
         dump_document(self.document(metadata))  # everything must be representable as JSON
         return metadata
