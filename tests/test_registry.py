@@ -95,13 +95,14 @@ def test_two_distributions_claiming_one_name_is_an_error_naming_both(fake_distri
         registry.codecs._preferred.pop("test.clash", None)
 
 
-def test_unknown_name_lists_installed_and_names_the_provider():
+def test_unknown_name_lists_installed_and_names_the_provider(monkeypatch):
+    monkeypatch.setitem(registry.KNOWN_PROVIDERS["chunk grid"], "test.hexagonal", "zarrforge-hex")
     with pytest.raises(UnknownExtensionError) as info:
-        registry.chunk_grids.get("rectilinear")
+        registry.chunk_grids.get("test.hexagonal")
     message = str(info.value)
-    assert "unknown chunk grid 'rectilinear'" in message
-    assert "installed: regular" in message
-    assert "zarrforge-rectilinear" in message
+    assert "unknown chunk grid 'test.hexagonal'" in message
+    assert "installed: " in message and "regular" in message
+    assert "is provided by the package 'zarrforge-hex'" in message
 
 
 def test_unknown_name_without_known_provider_has_no_hint():

@@ -16,6 +16,7 @@ from . import config, errors, hooks, registry
 from .api import create_array, create_group, open, open_array, open_group
 from .array import Array
 from .consolidated import consolidate_metadata
+from .discovery import plugins
 from .group import Group
 from .hooks import hookimpl
 from .registry import register, registered, refresh
@@ -24,7 +25,8 @@ refresh_plugins = refresh
 
 __all__ = [
     "Array", "Group", "config", "consolidate_metadata", "create_array", "create_group", "errors", "hookimpl", "hooks",
-    "open", "open_array", "open_group", "refresh_plugins", "register", "registered", "registry",
+    "open", "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
+    "registry",
 ]
 
 __version__ = "0.1.0"

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import config, indexing
+from . import config, hooks, indexing
 from .abc.codec import ChunkSpec
 from .abc.format import Format
 from .abc.storage_transformer import ChunkKeys
@@ -194,15 +194,33 @@ class Array(Node):
 
     # --- reading and writing ---------------------------------------------------------
 
-    def _read(self, indexer: Any) -> np.ndarray:
+    def _indexer(self, kind: str, selection: Any) -> tuple[Any, Any]:
+        """The indexer for ``selection`` after the extensions' selection hooks."""
+        if self._metadata.extensions:
+            hook = hooks.hook()
+            for extension in self._metadata.extensions:
+                mapped = hook.zarrforge_map_selection(array=self, extension=extension,
+                                                      selection=selection, kind=kind)
+                if mapped is not None:
+                    selection = mapped
+        return _INDEXERS[kind](selection, self.shape, self._dims()), selection
+
+    def _read(self, kind: str, selection: Any) -> np.ndarray:
+        indexer, _ = self._indexer(kind, selection)
         out = self._layout.empty(indexer.shape, self.dtype)
         self._engine_().read(indexer, out)
         return out
 
-    def _write(self, indexer: Any, value: Any) -> None:
+    def _write(self, kind: str, selection: Any, value: Any) -> None:
         self._check_writable()
+        indexer, selection = self._indexer(kind, selection)
         value = _as_value(value, indexer.shape, self.dtype)
         self._engine_().write(indexer, value)
+        if self._metadata.extensions:
+            hook = hooks.hook()
+            for extension in self._metadata.extensions:
+                hook.zarrforge_after_write(array=self, extension=extension, selection=selection,
+                                           kind=kind, values=value)
 
     def _dims(self) -> tuple[Any, ...]:
         return self._metadata.chunk_grid.dimensions
@@ -210,7 +228,7 @@ class Array(Node):
     def __getitem__(self, selection: Any) -> Any:
         if _is_fancy(selection):
             return self.oindex[selection] if not _is_vindex(selection, self.ndim) else self.vindex[selection]
-        out = self._read(indexing.BasicIndexer(selection, self.shape, self._dims()))
+        out = self._read("basic", selection)
         return out[()] if out.ndim == 0 else out
 
     def __setitem__(self, selection: Any, value: Any) -> None:
@@ -220,7 +238,7 @@ class Array(Node):
             else:
                 self.oindex[selection] = value
             return
-        self._write(indexing.BasicIndexer(selection, self.shape, self._dims()), value)
+        self._write("basic", selection, value)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         data = self[...]
@@ -229,15 +247,15 @@ class Array(Node):
 
     @property
     def oindex(self) -> "_Selector":
-        return _Selector(self, indexing.OrthogonalIndexer)
+        return _Selector(self, "orthogonal")
 
     @property
     def vindex(self) -> "_Selector":
-        return _Selector(self, _vindexer)
+        return _Selector(self, "points")
 
     @property
     def blocks(self) -> "_Selector":
-        return _Selector(self, indexing.BlockIndexer)
+        return _Selector(self, "block")
 
     def get_chunk(self, coords: Sequence[int]) -> np.ndarray:
         """The whole stored chunk at grid ``coords`` (fill value if never written)."""
@@ -306,32 +324,36 @@ class Array(Node):
 
 
 class _Selector:
-    def __init__(self, array: Array, indexer_type: Any) -> None:
+    def __init__(self, array: Array, kind: str) -> None:
         self._array = array
-        self._indexer_type = indexer_type
+        self._kind = kind
 
-    def _indexer(self, selection: Any) -> Any:
-        a = self._array
-        return self._indexer_type(selection, a.shape, a._dims())
+    def _kind_of(self, selection: Any) -> str:
+        if self._kind != "points":
+            return self._kind
+        return "mask" if _is_full_mask(selection, self._array.ndim) else "coordinate"
 
     def __getitem__(self, selection: Any) -> np.ndarray:
-        out = self._array._read(self._indexer(selection))
+        out = self._array._read(self._kind_of(selection), selection)
         return out[()] if out.ndim == 0 else out
 
     def __setitem__(self, selection: Any, value: Any) -> None:
-        self._array._write(self._indexer(selection), value)
+        self._array._write(self._kind_of(selection), selection, value)
+
+
+_INDEXERS = {
+    "basic": indexing.BasicIndexer,
+    "orthogonal": indexing.OrthogonalIndexer,
+    "coordinate": indexing.CoordinateIndexer,
+    "mask": indexing.MaskIndexer,
+    "block": indexing.BlockIndexer,
+}
 
 
 def _is_full_mask(selection: Any, ndim: int) -> bool:
     items = selection if isinstance(selection, tuple) else (selection,)
     return (len(items) == 1 and isinstance(items[0], (list, np.ndarray))
             and np.asarray(items[0]).dtype == bool and np.ndim(items[0]) == ndim)
-
-
-def _vindexer(selection: Any, shape: tuple[int, ...], dims: Any) -> Any:
-    if _is_full_mask(selection, len(shape)):
-        return indexing.MaskIndexer(selection, shape, dims)
-    return indexing.CoordinateIndexer(selection, shape, dims)
 
 
 def _is_fancy(selection: Any) -> bool:

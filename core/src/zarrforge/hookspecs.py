@@ -38,3 +38,26 @@ def zarrforge_node_opened(node: Any) -> None:
     must not write to the store. An exception raised here propagates to the
     caller and the node is not returned.
     """
+
+
+@hookspec(firstresult=True)
+def zarrforge_map_selection(array: Any, extension: Any, selection: Any, kind: str) -> Any:
+    """Return the selection to use instead of ``selection``, or ``None`` to leave it.
+
+    Called once for each entry of the array's ``extensions`` (in metadata
+    order, each call receiving the previous result) before a selection is
+    projected onto chunks, for reads and writes alike. ``kind`` is
+    ``"basic"``, ``"orthogonal"``, ``"coordinate"``, ``"mask"`` or ``"block"``.
+    Implementations check ``extension.name`` and return ``None`` for
+    extensions that are not theirs. They must not read or write data.
+    """
+
+
+@hookspec
+def zarrforge_after_write(array: Any, extension: Any, selection: Any, kind: str,
+                          values: Any) -> None:
+    """Called after ``values`` were written to ``selection`` (already mapped by
+    :func:`zarrforge_map_selection`), once for each entry of the array's
+    ``extensions``. ``values`` is broadcast to the selection's shape.
+    Implementations may update the array's metadata (``array.set_extension``).
+    """

@@ -18,7 +18,7 @@ from .abc.format import Format
 from .abc.store import Store
 from .attributes import Attributes
 from .consolidated import ConsolidatedView, refresh_ancestors
-from .errors import ReadOnlyError
+from .errors import MetadataError, ReadOnlyError
 
 
 class Node:
@@ -96,6 +96,43 @@ class Node:
 
     def _metadata_changed(self) -> None:
         """Drop state derived from the metadata; subclasses extend it."""
+
+    # --- generic extensions (ZEP 10) ----------------------------------------------------
+
+    @property
+    def extensions(self) -> tuple[Any, ...]:
+        """The node's ``extensions`` entries (resolved extensions, or unknown ones kept as read)."""
+        return self._metadata.extensions
+
+    def get_extension(self, name: str) -> Any:
+        for entry in self._metadata.extensions:
+            if entry.name == name:
+                return entry
+        return None
+
+    def set_extension(self, extension: Any) -> None:
+        """Add an extension, or replace the one of the same name.
+
+        ``extension`` is an :class:`~zarrforge.abc.extension.Extension` or its JSON
+        form; the JSON is validated by the extension's own ``from_json``.
+        """
+        from .metadata.components import extension_from_json
+
+        entry = extension_from_json(extension, self._metadata.node_type,
+                                    field=f"extensions[{extension!r}]")
+        entries = [e for e in self._metadata.extensions if e.name != entry.name]
+        position = next((i for i, e in enumerate(self._metadata.extensions)
+                         if e.name == entry.name), len(entries))
+        entries.insert(position, entry)
+        self._write_metadata(dataclasses.replace(self._metadata, extensions=tuple(entries)))
+
+    def remove_extension(self, name: str) -> None:
+        if self.get_extension(name) is None:
+            raise MetadataError(f"the node has no extension {name!r}; present: "
+                                f"{[e.name for e in self._metadata.extensions]}",
+                                field="extensions", value=name)
+        remaining = tuple(e for e in self._metadata.extensions if e.name != name)
+        self._write_metadata(dataclasses.replace(self._metadata, extensions=remaining))
 
     def _set_attributes(self, attributes: dict[str, Any]) -> None:
         self._write_metadata(dataclasses.replace(self._metadata, attributes=attributes))

@@ -1,0 +1,67 @@
+"""``zarrforge.plugins()``: what is installed, where it comes from, and whether it loads.
+
+Each row names an extension point, a name, the distribution and version that
+provide it (``None`` for in-process registrations), the entry point, and a
+status: ``"ok"``, ``"conflict: ..."`` when several distributions provide the
+name, or ``"error: ..."`` when importing it fails. A name provided twice shows
+one row per provider. Checking the status imports the implementation, so this
+is a diagnostic call, not one for hot paths.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from . import hooks, registry
+from .errors import PluginConflictError, ZarrforgeError
+
+
+@dataclasses.dataclass(frozen=True)
+class PluginRow:
+    point: str
+    name: str
+    distribution: str | None
+    version: str | None
+    value: str
+    status: str
+
+
+class PluginReport(list):
+    """A list of :class:`PluginRow` that prints as a table."""
+
+    def __str__(self) -> str:
+        headers = ("extension point", "name", "distribution", "version", "status")
+        cells = [headers] + [(r.point, r.name, r.distribution or "(in-process)", r.version or "",
+                              r.status) for r in self]
+        widths = [max(len(str(row[i])) for row in cells) for i in range(len(headers))]
+        return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
+                         for row in cells)
+
+
+def _status(reg: registry.Registry, name: str) -> str:
+    try:
+        reg.get(name)
+    except PluginConflictError as exc:
+        return f"conflict: {exc}"
+    except (ZarrforgeError, ImportError) as exc:
+        return f"error: {exc}"
+    return "ok"
+
+
+def plugins() -> PluginReport:
+    """Every registered name of every extension point, and the hook plugins."""
+    rows = PluginReport()
+    for attr, reg in registry.REGISTRIES.items():
+        for entry in reg.entries():
+            status = "ok (in-process)" if entry.source == "in-process" else _status(reg, entry.name)
+            rows.append(PluginRow(attr, entry.name, entry.distribution, entry.version,
+                                  entry.value, status))
+    manager = hooks.plugin_manager()
+    for name, plugin in manager.list_name_plugin():
+        if plugin is None:
+            continue
+        dist = next((d for p, d in manager.list_plugin_distinfo() if p is plugin), None)
+        rows.append(PluginRow("hooks", name, dist.project_name if dist else None,
+                              dist.version if dist else None,
+                              getattr(plugin, "__name__", repr(plugin)), "ok"))
+    return rows
