@@ -56,6 +56,10 @@ class Array(Node):
         self._transformers = tuple(transformers)
         self._engine: ChunkEngine | None = None
 
+    def _runtime_options(self) -> dict[str, Any]:
+        return {"order": self._layout.name, "write_empty_chunks": self._write_empty_chunks,
+                "threads": self._threads, "transformers": self._transformers}
+
     def _validate(self) -> None:
         self._chain()  # the codec chain is checked against the array on open, not on first read
 

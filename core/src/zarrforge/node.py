@@ -35,6 +35,15 @@ class Node:
         self._view = view
         self.attrs = Attributes(lambda: self._metadata.attributes, self._set_attributes)
 
+    def __reduce__(self) -> Any:
+        # Nodes travel (to dask workers, subprocesses) as "reopen this path of this store".
+        from .api import open as open_node
+        return (_reopen, (open_node, self._store, self._path, self._read_only,
+                          self._runtime_options()))
+
+    def _runtime_options(self) -> dict[str, Any]:
+        return {}
+
     @classmethod
     def _opened(cls, *args: Any, **kwargs: Any) -> Any:
         """Construct, validate, and announce through the ``zarrforge_node_opened`` hook."""
@@ -136,3 +145,7 @@ class Node:
 
     def _set_attributes(self, attributes: dict[str, Any]) -> None:
         self._write_metadata(dataclasses.replace(self._metadata, attributes=attributes))
+
+
+def _reopen(opener: Any, store: Store, path: str, read_only: bool, options: dict[str, Any]) -> Any:
+    return opener(store, path, mode="r" if read_only else "r+", **options)

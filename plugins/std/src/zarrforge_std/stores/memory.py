@@ -41,6 +41,11 @@ class MemoryStore(Store):
         # A read-only view shares the data but refuses writes.
         return cls(read_only=read_only, name=name, data=shared._data) if read_only else shared
 
+    def __reduce__(self) -> Any:
+        # The data lives in this process; a copy elsewhere would silently diverge.
+        raise TypeError(f"{self!r} cannot be pickled: an in-memory store is not shared between "
+                        "processes; use a local directory or a remote store for distributed work")
+
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         validate_key(key)
         with self._lock:

@@ -1,0 +1,63 @@
+"""Dask: lazy reads, aligned parallel writes, and a real distributed cluster."""
+
+from __future__ import annotations
+
+import pickle
+
+import dask.array as da
+import numpy as np
+import pytest
+from distributed import Client, LocalCluster
+
+import zarrforge as zf
+
+
+@pytest.fixture(scope="module")
+def client():
+    # Real worker processes on the loopback interface only.
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None, silence_logs=40) as cluster:
+        with Client(cluster) as c:
+            yield c
+
+
+def test_arrays_pickle_as_reopen_instructions(tmp_path):
+    a = zf.create_array(str(tmp_path), shape=(4,), dtype="int32", chunks=(2,), order="F")
+    a[:] = [1, 2, 3, 4]
+    b = pickle.loads(pickle.dumps(a))
+    assert b[:].tolist() == [1, 2, 3, 4] and not b.read_only and b.order == "F"
+    with pytest.raises(TypeError, match="not shared between processes"):
+        pickle.dumps(zf.create_array(None, shape=(1,), dtype="int8"))
+
+
+def test_to_dask_uses_write_units_as_blocks(tmp_path):
+    a = zf.create_array(str(tmp_path), shape=(10, 9), dtype="int32", chunks=(2, 3), shards=(4, 9))
+    a[...] = np.arange(90).reshape(10, 9)
+    x = zf.to_dask(a)
+    assert x.chunks == ((4, 4, 2), (9,))
+    assert np.array_equal(x[3:7, ::2].compute(), np.arange(90).reshape(10, 9)[3:7, ::2])
+    assert np.array_equal(da.from_array(a, chunks=(5, 5)).compute(), a[...])
+
+
+def test_from_dask_rechunks_onto_write_units(tmp_path):
+    source = da.arange(24 * 20, chunks=37).reshape(24, 20)  # blocks straddle chunks
+    target = zf.create_array(str(tmp_path), shape=(24, 20), dtype=source.dtype, chunks=(4, 5))
+    zf.from_dask(source, target)
+    assert np.array_equal(target[...], np.arange(480).reshape(24, 20))
+
+
+def test_distributed_cluster_writes_a_multi_chunk_local_array(client, tmp_path):
+    values = np.random.default_rng(0).normal(size=(64, 48)).astype("float32")
+    source = da.from_array(values, chunks=(13, 11))
+    array = zf.from_dask(source, str(tmp_path / "out.zarr"), chunks=(8, 8), shards=(16, 24))
+    reopened = zf.open_array(str(tmp_path / "out.zarr"))
+    assert np.array_equal(reopened[...], values)
+    assert array.nchunks_initialized == 4 * 2  # every shard written, once
+    # and read back in parallel by the cluster
+    assert np.allclose(zf.to_dask(reopened).sum().compute(), values.sum(), rtol=1e-4)
+
+
+def test_shape_mismatch_is_refused(tmp_path):
+    target = zf.create_array(str(tmp_path), shape=(4,), dtype="int64")
+    with pytest.raises(zf.errors.ZarrforgeError, match="does not match"):
+        zf.from_dask(da.arange(5), target)
