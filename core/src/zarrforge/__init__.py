@@ -16,6 +16,7 @@ from . import config, errors, hooks, registry
 from .api import create_array, create_group, open, open_array, open_group
 from .array import Array
 from .consolidated import consolidate_metadata
+from .copying import copy
 from .dask_bridge import from_dask, to_dask
 from .discovery import plugins
 from .group import Group
@@ -25,7 +26,7 @@ from .registry import register, registered, refresh
 refresh_plugins = refresh
 
 __all__ = [
-    "Array", "Group", "config", "consolidate_metadata", "create_array", "from_dask", "to_dask", "create_group", "errors", "hookimpl", "hooks",
+    "Array", "Group", "config", "consolidate_metadata", "copy", "create_array", "from_dask", "to_dask", "create_group", "errors", "hookimpl", "hooks",
     "open", "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
     "registry",
 ]

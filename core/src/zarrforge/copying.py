@@ -1,0 +1,162 @@
+"""``zarrforge.copy``: copy an array or a whole hierarchy between formats and stores.
+
+The copy is planned before anything is written: every destination node's
+metadata is built by the destination format from the source's model and the
+caller's overrides (``zarr_format``, ``chunks``, ``shards``, ``filters``,
+``serializer``, ``compressors``). A node the destination format cannot
+represent (sharding in Zarr v2, a data type without a v2 encoding, ...) fails
+the whole copy with that format's error, naming the node, and the destination
+is left untouched.
+
+Data then streams one destination write unit (shard, or chunk) at a time:
+memory stays bounded by one unit plus the engine's working set, whatever the
+array size. Units that hold only the fill value in the source are not written.
+``progress(path, done, total)`` is called after each unit; ``done`` and
+``total`` count units of that array.
+
+Kept: attributes, dimension names (formats map v2 ``_ARRAY_DIMENSIONS`` to and
+from ``dimension_names``), fill values, data types, and by default the
+source's chunking and codecs. ``shards=False`` unshards a sharded source: its
+inner chunks and inner codecs become the destination's chunks and codecs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Any, Callable
+
+import numpy as np
+
+from . import paths
+from .abc.codec import ArrayArrayCodec, ArrayBytesCodec
+from .abc.format import ArrayCreationSpec, Format
+from .api import DEFAULT_FORMAT, _write_new_node, get_format, open_node
+from .errors import ContainsNodeError, MetadataError
+from .storage import StoreLike, resolve_store
+
+KEEP: Any = object()  # sentinel: take the source's setting
+
+
+@dataclasses.dataclass
+class _Planned:
+    path: str           # destination path
+    source: Any         # the source node
+    metadata: Any       # the destination model
+
+
+def _split_codecs(codecs: tuple[Any, ...]) -> tuple[list, Any, list]:
+    filters = [c for c in codecs if isinstance(c, ArrayArrayCodec)]
+    serializer = next(c for c in codecs if isinstance(c, ArrayBytesCodec))
+    compressors = [c for c in codecs if not isinstance(c, (ArrayArrayCodec, ArrayBytesCodec))]
+    return filters, serializer, compressors
+
+
+def _grid_of(model: Any) -> Any:
+    """The source's chunking as an API argument: a shape for regular grids, else the grid."""
+    return model.chunk_grid.regular_chunk_shape or model.chunk_grid.to_json()
+
+
+def _array_spec(array: Any, overrides: dict[str, Any]) -> ArrayCreationSpec:
+    model = array.metadata_model
+    filters, serializer, compressors = _split_codecs(model.codecs)
+    shards = overrides.get("shards", KEEP)
+    chunks = overrides.get("chunks", KEEP)
+    inner = getattr(serializer, "inner_chunk_shape", None)
+    if inner is not None and shards is not KEEP:
+        # Unshard (shards=False/None) or reshard: start from the inner chunks and codecs.
+        filters, serializer, compressors = _split_codecs(serializer.inner.codecs)
+        if chunks is KEEP:
+            chunks = inner
+        if shards is False:
+            shards = None
+    elif inner is not None:
+        chunks, shards = (_grid_of(model) if chunks is KEEP else chunks), None
+        filters, serializer, compressors = [], serializer, []
+    else:
+        if chunks is KEEP:
+            chunks = _grid_of(model)
+        if shards is KEEP or shards is False:
+            shards = None
+    pick = lambda name, kept: kept if overrides.get(name, KEEP) is KEEP else overrides[name]  # noqa: E731
+    return ArrayCreationSpec(
+        shape=model.shape, dtype=model.data_type, chunks=chunks, shards=shards,
+        filters=pick("filters", filters), serializer=pick("serializer", serializer),
+        compressors=pick("compressors", compressors), fill_value=model.fill_value,
+        attributes=dict(model.attributes), dimension_names=model.dimension_names,
+        extensions=list(model.extensions) or None)
+
+
+def _plan(source: Any, dest_path: str, fmt: Format, overrides: dict[str, Any]) -> list[_Planned]:
+    from .group import Group
+
+    nodes = [("", source)]
+    if isinstance(source, Group):
+        nodes += source.members(max_depth=None)
+    plan = []
+    for relative, node in nodes:
+        path = paths.join(dest_path, relative) if relative else dest_path
+        try:
+            if isinstance(node, Group):
+                metadata = fmt.new_group(dict(node.attrs), list(node.extensions) or None)
+            else:
+                metadata = fmt.new_array(_array_spec(node, overrides))
+            fmt.document(metadata)
+        except MetadataError as exc:
+            raise MetadataError(f"cannot copy {node.name!r} to format {fmt.name!r}: {exc}",
+                                field=exc.field, value=exc.value) from exc
+        plan.append(_Planned(path, node, metadata))
+    return plan
+
+
+def _units(array: Any) -> tuple[int, ...]:
+    shape = array.shards or array.chunks
+    return tuple(max(1, s) for s in shape)
+
+
+def _copy_data(source: Any, dest: Any, progress: Callable[[str, int, int], None] | None) -> None:
+    unit = _units(dest)
+    grid = [range(0, n, u) for n, u in zip(dest.shape, unit)]
+    total = int(np.prod([len(g) for g in grid], dtype=np.int64)) if dest.ndim else 1
+    done = 0
+    for origin in itertools.product(*grid):
+        region = tuple(slice(o, min(o + u, n)) for o, u, n in zip(origin, unit, dest.shape))
+        block = source[region]
+        dest[region] = block
+        done += 1
+        if progress is not None:
+            progress(dest.path, done, total)
+
+
+def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path: str = "",
+         zarr_format: Any = None, chunks: Any = KEEP, shards: Any = KEEP, filters: Any = KEEP,
+         serializer: Any = KEEP, compressors: Any = KEEP, overwrite: bool = False,
+         progress: Callable[[str, int, int], None] | None = None,
+         storage_options: dict[str, Any] | None = None) -> Any:
+    """Copy the node at ``source_path`` of ``source`` to ``dest_path`` of ``dest``.
+
+    Returns the destination node. ``zarr_format`` defaults to the source's.
+    """
+    from .group import Group
+
+    node = source if hasattr(source, "metadata_model") else open_node(source, source_path)
+    fmt = get_format(zarr_format if zarr_format is not None
+                     else (node.metadata_model.format_name or DEFAULT_FORMAT))
+    store = resolve_store(dest, storage_options=storage_options)
+    dest_path = paths.normalize_path(dest_path)
+    overrides = {k: v for k, v in dict(chunks=chunks, shards=shards, filters=filters,
+                                       serializer=serializer, compressors=compressors).items()
+                 if v is not KEEP}
+    plan = _plan(node, dest_path, fmt, overrides)
+    if not overwrite:
+        for item in plan:
+            if fmt.detect(store, item.path):
+                raise ContainsNodeError(f"{'/' + item.path!r} already exists in the destination; "
+                                        "pass overwrite=True to replace it")
+    for item in plan:
+        _write_new_node(store, item.path, fmt, item.metadata, overwrite)
+    for item in plan:
+        if not isinstance(item.source, Group):
+            target = open_node(store, item.path, mode="r+", fmt=fmt)
+            _copy_data(item.source, target, progress)
+    return open_node(store, dest_path, mode="r+", fmt=fmt)
