@@ -175,11 +175,7 @@ class Array(Node):
 
     def _build_engine(self) -> ChunkEngine:
         meta = self._metadata
-        chain = CodecChain(meta.codecs)
-        regular = meta.chunk_grid.regular_chunk_shape
-        sample_shape = regular if regular is not None else tuple(
-            d.size(0) if d.nchunks else 0 for d in meta.chunk_grid.dimensions)
-        chain.validate(ChunkSpec(sample_shape, meta.data_type, meta.fill_value, self._layout))
+        chain = self._checked_chain(meta)
         store = self._store
         for runtime in reversed(self._transformers):
             store = runtime(store)
@@ -190,6 +186,14 @@ class Array(Node):
                            data_type=meta.data_type, fill_value=meta.fill_value,
                            layout=self._layout, threads=self._threads,
                            write_empty_chunks=self._write_empty_chunks)
+
+    def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:
+        """The codec chain of ``meta``, validated against every distinct chunk shape of its
+        grid (chunks of a rectilinear grid differ, and e.g. sharding needs each to divide)."""
+        chain = CodecChain(meta.codecs)
+        for shape in meta.chunk_grid.representative_chunk_shapes():
+            chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
+        return chain
 
     def _engine_(self) -> ChunkEngine:
         if self._engine is None:
@@ -285,6 +289,7 @@ class Array(Node):
         old = self._metadata
         new_grid = old.chunk_grid.with_shape(new_shape)
         new_meta = old.replace(shape=new_shape, chunk_grid=new_grid)
+        self._checked_chain(new_meta)  # the new grid's chunk shapes must suit the codecs too
         shrunk = any(n < o for n, o in zip(new_shape, old.shape))
         if shrunk:
             self._trim_to(new_shape)
@@ -418,8 +423,12 @@ class ArrayInfo:
 
     @classmethod
     def of(cls, a: Array) -> "ArrayInfo":
+        try:
+            shards = a.shards
+        except AttributeError:  # sharded, but the shards differ in shape: see the grid
+            shards = a._metadata.chunk_grid.to_json()
         return cls(a.name, a.metadata_model.format_name, a.shape, str(a.dtype),
-                   a.data_type.to_json(), a._metadata.chunk_grid.to_json(), a.shards,
+                   a.data_type.to_json(), a._metadata.chunk_grid.to_json(), shards,
                    a.fill_value, a.order, [c.to_json() for c in a.codecs], a.dimension_names,
                    a.read_only, repr(a.store))
 

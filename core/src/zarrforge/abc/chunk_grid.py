@@ -63,6 +63,13 @@ class DimensionChunking(ABC):
     def index_of(self, positions: np.ndarray) -> np.ndarray:
         """Chunk index containing each array position (vectorised, int64)."""
 
+    def distinct_sizes(self) -> tuple[int, ...]:
+        """The distinct stored sizes of the ``nchunks`` chunks, ascending.
+
+        The default visits every chunk; grids override it when they know better.
+        """
+        return tuple(sorted({self.size(i) for i in range(self.nchunks)}))
+
     def chunk_range(self, start: int, stop: int) -> range:
         """Indices of chunks intersecting the half-open range ``[start, stop)``."""
         if stop <= start:
@@ -101,6 +108,25 @@ class ChunkGrid(ABC):
         return None
 
     # Derived helpers: implementations rarely need to override these.
+
+    def representative_chunk_shapes(self) -> list[tuple[int, ...]]:
+        """Chunk shapes that, together, show every distinct size of every dimension.
+
+        The regular chunk shape when there is one; otherwise the shape made of each
+        dimension's smallest size, plus one shape per other size of a dimension with
+        the rest held at their smallest. Checking these is enough for per-dimension
+        constraints (e.g. an inner chunk shape that must divide every shard). A
+        dimension without chunks contributes 0.
+        """
+        regular = self.regular_chunk_shape
+        if regular is not None:
+            return [tuple(regular)]
+        sizes = [d.distinct_sizes() or (0,) for d in self.dimensions]
+        base = tuple(s[0] for s in sizes)
+        shapes = [base]
+        for k, options in enumerate(sizes):
+            shapes.extend(base[:k] + (size,) + base[k + 1:] for size in options[1:])
+        return shapes
 
     @property
     def grid_shape(self) -> tuple[int, ...]:
