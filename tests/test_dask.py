@@ -16,7 +16,7 @@ import zarrforge as zf
 def client():
     # Real worker processes on the loopback interface only.
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, silence_logs=40) as cluster:
+                      dashboard_address="127.0.0.1:0", silence_logs=40) as cluster:
         with Client(cluster) as c:
             yield c
 

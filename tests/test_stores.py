@@ -96,6 +96,7 @@ def test_plain_paths_and_file_urls_resolve_to_local_stores(tmp_path):
     assert zf.open_array(tmp_path / "d.zarr")[:].tolist() == [3, 3]
 
 
-def test_unknown_url_scheme_names_the_plugin():
-    with pytest.raises(zf.errors.UnknownExtensionError, match="zarrforge-fsspec"):
-        zf.open_array("s3://bucket/data.zarr")
+def test_unknown_url_scheme_names_the_plugin(monkeypatch):
+    monkeypatch.setitem(zf.registry.KNOWN_PROVIDERS["store"], "test-scheme", "zarrforge-test")
+    with pytest.raises(zf.errors.UnknownExtensionError, match="provided by the package 'zarrforge-test'"):
+        zf.open_array("test-scheme://bucket/data.zarr")

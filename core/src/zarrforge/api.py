@@ -95,16 +95,30 @@ def node_from_metadata(store: Store, path: str, fmt: Format, metadata: Any, *,
                          use_consolidated=use_consolidated)
 
 
+def _foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
+    """Installed formats other than ``fmt`` that have a node at ``path``."""
+    return [other for other in _formats_in_detection_order()
+            if other.name != fmt.name and other.detect(store, path)]
+
+
 def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool) -> None:
-    """Fail early if a node is in the way, or if a parent is an array."""
+    """Fail early if a node is in the way, or if a parent is an array or of another format.
+
+    A hierarchy never mixes formats: a node of one format is not created where,
+    or below where, a node of another format exists.
+    """
     if store.read_only:
         raise ReadOnlyError(f"cannot create a node in the read-only store {store!r}")
-    if fmt.detect(store, path) and not overwrite:
-        raise ContainsNodeError(f"a node already exists at {'/' + path!r}; pass overwrite=True "
-                                "(or mode='w') to replace it")
+    in_the_way = ([fmt] if fmt.detect(store, path) else []) + _foreign_formats(store, path, fmt)
+    if in_the_way and not overwrite:
+        raise ContainsNodeError(f"a Zarr {in_the_way[0].name} node already exists at "
+                                f"{'/' + path!r}; pass overwrite=True (or mode='w') to replace it")
     parent = path
     while parent:
         parent = paths.parent_of(parent)
+        for other in _foreign_formats(store, parent, fmt):
+            raise NodeTypeError(f"cannot create a Zarr {fmt.name} node {'/' + path!r} under the "
+                                f"Zarr {other.name} node {'/' + parent!r}")
         found = fmt.read_node(store, parent)
         if found is not None and found.node_type != "group":
             raise NodeTypeError(f"cannot create {'/' + path!r}: its parent {'/' + parent!r} "
@@ -112,9 +126,12 @@ def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool) -> No
 
 
 def _write_new_node(store: Store, path: str, fmt: Format, metadata: Any, overwrite: bool) -> None:
-    if overwrite and fmt.detect(store, path):
-        fmt.erase_node(store, path)
-        refresh_ancestors(store, fmt, path, None)
+    if overwrite:
+        for other in _foreign_formats(store, path, fmt):
+            other.erase_node(store, path)
+        if fmt.detect(store, path):
+            fmt.erase_node(store, path)
+            refresh_ancestors(store, fmt, path, None)
     missing = []
     parent = path
     while parent:
@@ -164,7 +181,8 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         shards=shards, filters=filters, serializer=serializer, compressors=compressors,
         codecs=codecs, fill_value=fill_value, attributes=attributes,
         dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
-        storage_transformers=storage_transformers, extensions=extensions)
+        storage_transformers=storage_transformers, extensions=extensions,
+        order=array_options.get("order"))
     metadata = fmt.new_array(spec)
     # Building the Array validates the codec chain against the array before any write.
     Array(resolved, path, metadata, fmt, **array_options)._validate()

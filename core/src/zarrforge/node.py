@@ -144,7 +144,7 @@ class Node:
         self._write_metadata(dataclasses.replace(self._metadata, extensions=remaining))
 
     def _set_attributes(self, attributes: dict[str, Any]) -> None:
-        self._write_metadata(dataclasses.replace(self._metadata, attributes=attributes))
+        self._write_metadata(self._format.with_attributes(self._metadata, attributes))
 
 
 def _reopen(opener: Any, store: Store, path: str, read_only: bool, options: dict[str, Any]) -> Any:

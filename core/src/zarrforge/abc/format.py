@@ -27,6 +27,7 @@ Node paths given to a format are normalised by
 * ``list_children(store, path)``: names of the child nodes of a group.
 * ``erase_node(store, path)``: remove a node and everything below it.
 * ``stored_chunks(store, path, metadata)``: coordinates of the chunks present.
+* ``with_attributes(metadata, attributes)``: the model after an attribute change.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class ArrayCreationSpec:
     chunk_key_encoding: Any = None
     storage_transformers: Any = None
     extensions: Any = None
+    order: str | None = None  # create_array(order=...); formats that store an order (v2) record it
 
 
 class Format(ABC):
@@ -102,6 +104,12 @@ class Format(ABC):
     @abstractmethod
     def erase_node(self, store: Store, path: str) -> None:
         ...
+
+    def with_attributes(self, metadata: NodeMetadata, attributes: dict[str, Any]) -> NodeMetadata:
+        """The model after the user replaced the node's attributes; formats that mirror
+        attributes into other fields (v2's ``_ARRAY_DIMENSIONS``) keep them in step."""
+        import dataclasses
+        return dataclasses.replace(metadata, attributes=attributes)
 
     def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata) -> Iterator[tuple[int, ...]]:
         """Grid coordinates of the chunks present in the store.

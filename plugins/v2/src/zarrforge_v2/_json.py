@@ -1,0 +1,57 @@
+"""Reading and writing the JSON documents of a v2 hierarchy.
+
+``.zarray`` and ``.zgroup`` are read with the core's strict loader (no
+``NaN`` tokens, no duplicate keys). ``.zattrs`` and ``.zmetadata`` are read
+leniently: zarr-python (2 and 3) writes attributes with Python's default
+``allow_nan=True``, so real-world attributes hold bare ``NaN`` / ``Infinity``
+tokens (xarray's ``_FillValue: NaN`` is the usual one). They are read as
+floats and written back the same way.
+
+Documents are written as zarr-python 3 writes them: two-space indentation,
+ASCII-escaped, no trailing newline; ``.zmetadata`` on one line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from zarrforge.errors import MetadataError
+from zarrforge.metadata.json_io import MAX_DOCUMENT_BYTES, load_document
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in result:
+            raise ValueError(f"duplicate key {k!r}")
+        result[k] = v
+    return result
+
+
+def load_strict(data: bytes, *, key: str) -> dict[str, Any]:
+    return load_document(data, key=key)
+
+
+def load_lenient(data: bytes, *, key: str) -> dict[str, Any]:
+    """A JSON object that may hold the ``NaN``/``Infinity``/``-Infinity`` tokens."""
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise MetadataError(f"document of {len(data)} bytes exceeds the limit of "
+                            f"{MAX_DOCUMENT_BYTES} bytes", key=key)
+    try:
+        document = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except UnicodeDecodeError as exc:
+        raise MetadataError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", key=key) from exc
+    except (ValueError, RecursionError) as exc:
+        raise MetadataError(f"not valid JSON: {exc}", key=key) from exc
+    if not isinstance(document, dict):
+        raise MetadataError(f"the document must be a JSON object, got {type(document).__name__}",
+                            key=key)
+    return document
+
+
+def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | None = 2) -> bytes:
+    try:
+        return json.dumps(document, indent=indent, allow_nan=allow_nan).encode("ascii")
+    except (TypeError, ValueError) as exc:
+        raise MetadataError(f"cannot be written as JSON: {exc}") from exc

@@ -1,0 +1,196 @@
+"""The Zarr v2 storage format, registered as format ``"2"``.
+
+A node at path ``p`` keeps its documents at ``p/.zarray`` (arrays) or
+``p/.zgroup`` (groups), its attributes at ``p/.zattrs`` and, for a group
+with consolidated metadata, the documents of everything below it at
+``p/.zmetadata``. Chunks live at ``p/<i>.<j>`` (or ``p/<i>/<j>``).
+
+Reading a node asks for its four possible documents in one ``get_many``; a
+path with neither ``.zarray`` nor ``.zgroup`` holds no v2 node (``None``),
+whatever other files (a v3 ``zarr.json``) are there. Listing children only
+counts sub-paths with a ``.zarray`` or ``.zgroup``, so a v2 group never
+lists v3 nodes, and the v3 format never lists v2 ones.
+
+Writing an array writes ``.zattrs`` (always, as zarr-python 3 does) and then
+``.zarray``; a group ``.zattrs``, ``.zgroup`` and, when its model carries
+consolidated metadata, ``.zmetadata`` (a stale ``.zmetadata`` is removed when
+the model has none).
+
+``document(metadata)`` returns the node's documents keyed by name:
+``{".zarray": {...}, ".zattrs": {...}}`` or ``{".zgroup": {...}, ".zattrs":
+{...}[, ".zmetadata": {...}]}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterator, Sequence
+
+from zarrforge import paths
+from zarrforge.abc.format import ArrayCreationSpec, Format
+from zarrforge.abc.store import Store
+from zarrforge.errors import InvalidPathError, MetadataError
+from zarrforge.metadata.extension_def import message_of
+from zarrforge.metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
+
+from . import _json
+from .consolidated import (attributes_document, check_group_document, consolidated_document,
+                           parse_consolidated)
+from .creation import new_array
+from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA,
+                      dimension_names_from_attributes, parse_array, zarray_document,
+                      zattrs_document)
+
+
+def node_key(path: str, name: str) -> str:
+    return f"{path}/{name}" if path else name
+
+
+def _located(exc: MetadataError, key: str) -> MetadataError:
+    """``exc`` naming the store key ``key`` (kept when it names one already)."""
+    if exc.key is not None:
+        return exc
+    if type(exc) is MetadataError:
+        new = MetadataError(message_of(exc), field=exc.field, value=exc.value, key=key)
+        new.__cause__ = exc
+        return new
+    exc.key = key
+    exc.args = (f"in {key!r}: {exc.args[0]}",) if exc.args else exc.args
+    return exc
+
+
+class V2Format(Format):
+    name = FORMAT_NAME
+
+    # --- reading ------------------------------------------------------------------
+
+    def detect(self, store: Store, path: str) -> bool:
+        try:
+            return self.read_node(store, path) is not None
+        except MetadataError:
+            return True  # a v2 node, but broken: read_node reports it with the key and field
+
+    def read_node(self, store: Store, path: str) -> NodeMetadata | None:
+        keys = [node_key(path, name) for name in (ZARRAY, ZGROUP, ZATTRS, ZMETADATA)]
+        zarray, zgroup, zattrs, zmetadata = store.get_many([(k, None) for k in keys])
+        if zarray is None and zgroup is None:
+            return None
+        if zarray is not None and zgroup is not None:
+            raise MetadataError(f"both {keys[0]!r} and {keys[1]!r} exist; a node is either an "
+                                "array or a group", key=keys[0])
+        attributes: dict[str, Any] = {}
+        if zattrs is not None:
+            try:
+                attributes = attributes_document(_json.load_lenient(zattrs, key=keys[2]),
+                                                 field=None)
+            except MetadataError as exc:
+                raise _located(exc, keys[2]) from None
+        if zarray is not None:
+            try:
+                return parse_array(_json.load_strict(zarray, key=keys[0]), attributes)
+            except MetadataError as exc:
+                raise _located(exc, keys[0]) from None
+        try:
+            check_group_document(_json.load_strict(zgroup, key=keys[1]))
+        except MetadataError as exc:
+            raise _located(exc, keys[1]) from None
+        consolidated = None
+        if zmetadata is not None:
+            try:
+                consolidated = parse_consolidated(_json.load_lenient(zmetadata, key=keys[3]))
+            except MetadataError as exc:
+                raise _located(exc, keys[3]) from None
+        return GroupMetadata(attributes, FORMAT_NAME, {}, consolidated)
+
+    # --- writing ------------------------------------------------------------------
+
+    def document(self, metadata: NodeMetadata) -> dict[str, Any]:
+        attributes = zattrs_document(metadata)
+        if isinstance(metadata, ArrayMetadata):
+            return {ZARRAY: zarray_document(metadata), ZATTRS: attributes}
+        group = {"zarr_format": 2}
+        docs: dict[str, Any] = {ZGROUP: group, ZATTRS: attributes}
+        if metadata.consolidated is not None:
+            docs[ZMETADATA] = consolidated_document(metadata, group)
+        return docs
+
+    def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
+        docs = self.document(metadata)
+        # Serialise everything before the first write, so a bad value writes nothing.
+        attrs = _json.dump(docs[ZATTRS], allow_nan=True)
+        if isinstance(metadata, ArrayMetadata):
+            store.set(node_key(path, ZATTRS), attrs)
+            store.set(node_key(path, ZARRAY), _json.dump(docs[ZARRAY]))
+            return
+        group = _json.dump(docs[ZGROUP])
+        consolidated = (_json.dump(docs[ZMETADATA], allow_nan=True, indent=None)
+                        if ZMETADATA in docs else None)
+        store.set(node_key(path, ZATTRS), attrs)
+        store.set(node_key(path, ZGROUP), group)
+        key = node_key(path, ZMETADATA)
+        if consolidated is not None:
+            store.set(key, consolidated)
+        elif store.exists(key):
+            store.delete(key)
+
+    def with_attributes(self, metadata: NodeMetadata, attributes: dict[str, Any]) -> NodeMetadata:
+        """The model with new attributes, ``dimension_names`` following ``_ARRAY_DIMENSIONS``.
+
+        Not part of the core contract yet (the core replaces ``attributes``
+        alone); see the README.
+        """
+        if isinstance(metadata, ArrayMetadata):
+            return dataclasses.replace(
+                metadata, attributes=attributes,
+                dimension_names=dimension_names_from_attributes(attributes, metadata.ndim))
+        return dataclasses.replace(metadata, attributes=attributes)
+
+    def new_group(self, attributes: dict[str, Any] | None = None,
+                  extensions: Any = None) -> GroupMetadata:
+        if extensions:
+            raise MetadataError("Zarr v2 groups have no extensions (ZEP 10 is Zarr v3 only)",
+                                field="extensions", value=repr(extensions))
+        return GroupMetadata(attributes_document(attributes, field="attributes"), FORMAT_NAME)
+
+    def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
+        return new_array(spec)
+
+    # --- layout -------------------------------------------------------------------
+
+    def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
+        return node_key(path, metadata.chunk_key_encoding.encode_key(coords))
+
+    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
+        prefix = f"{path}/" if path else ""
+        if not key.startswith(prefix):
+            return None
+        coords = metadata.chunk_key_encoding.decode_key(key[len(prefix):], len(metadata.shape))
+        grid = metadata.chunk_grid.grid_shape
+        if coords is None or not all(i < n for i, n in zip(coords, grid)):
+            return None
+        return coords
+
+    def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata
+                      ) -> Iterator[tuple[int, ...]]:
+        for key in store.list_prefix(f"{path}/" if path else ""):
+            coords = self.chunk_coords(path, metadata, key)
+            if coords is not None:
+                yield coords
+
+    def list_children(self, store: Store, path: str) -> list[str]:
+        prefix = f"{path}/" if path else ""
+        names = []
+        for child in store.list_dir(prefix).prefixes:
+            name = child.rstrip("/")
+            try:
+                paths.validate_name(name)
+            except InvalidPathError:
+                continue
+            child_path = paths.join(path, name)
+            if (store.exists(node_key(child_path, ZARRAY))
+                    or store.exists(node_key(child_path, ZGROUP))):
+                names.append(name)
+        return sorted(names)
+
+    def erase_node(self, store: Store, path: str) -> None:
+        store.erase_prefix(f"{path}/" if path else "")
