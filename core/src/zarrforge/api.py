@@ -183,10 +183,10 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
         storage_transformers=storage_transformers, extensions=extensions,
         order=array_options.get("order"))
+    _prepare_target(resolved, path, fmt, overwrite)  # reads only; the format may look around
     metadata = fmt.new_array(spec)
     # Building the Array validates the codec chain against the array before any write.
     Array(resolved, path, metadata, fmt, **array_options)._validate()
-    _prepare_target(resolved, path, fmt, overwrite)
     _write_new_node(resolved, path, fmt, metadata, overwrite)
     return Array._opened(resolved, path, metadata, fmt, **array_options)
 

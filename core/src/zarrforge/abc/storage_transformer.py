@@ -50,4 +50,9 @@ class StorageTransformer(ABC):
 
     @abstractmethod
     def wrap(self, store: Store, keys: ChunkKeys, metadata: "ArrayMetadata") -> Store:
-        """The store the array's chunk I/O goes through."""
+        """The store the array's chunk I/O goes through.
+
+        A format applying hierarchy-wide (global) transformers, as the 2022 draft
+        allows, wraps the whole store: ``metadata`` is then ``None`` and ``keys``
+        match no key.
+        """
