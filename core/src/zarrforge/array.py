@@ -32,7 +32,7 @@ from .abc.format import Format
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
-from .errors import SelectionError
+from .errors import ResourceLimitError, SelectionError
 from .metadata.components import memory_layout
 from .metadata.model import ArrayMetadata
 from .node import Node
@@ -213,8 +213,20 @@ class Array(Node):
                     selection = mapped
         return _INDEXERS[kind](selection, self.shape, self._dims()), selection
 
+    def _check_size(self, shape: tuple[int, ...], what: str) -> None:
+        limit = config.get().max_request_bytes
+        if limit is None:
+            return
+        nbytes = int(np.prod(shape, dtype=np.int64)) * self.dtype.itemsize
+        if nbytes > limit:
+            raise ResourceLimitError(
+                f"{what} of shape {shape} on {self.name!r} needs {nbytes} bytes, over the "
+                f"limit of {limit} bytes (zarrforge.config max_request_bytes); read or write "
+                "it in parts, e.g. with Array.blocks or zarrforge.to_dask")
+
     def _read(self, kind: str, selection: Any) -> np.ndarray:
         indexer, _ = self._indexer(kind, selection)
+        self._check_size(indexer.shape, "a read")
         out = self._layout.empty(indexer.shape, self.dtype)
         self._engine_().read(indexer, out)
         return out
@@ -222,6 +234,7 @@ class Array(Node):
     def _write(self, kind: str, selection: Any, value: Any) -> None:
         self._check_writable()
         indexer, selection = self._indexer(kind, selection)
+        self._check_size(indexer.shape, "a write")
         value = _as_value(value, indexer.shape, self.dtype)
         self._engine_().write(indexer, value)
         if self._metadata.extensions:

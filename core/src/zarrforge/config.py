@@ -6,6 +6,10 @@
   value (default ``False``: such chunks are deleted instead, and read back as
   the fill value).
 * ``order``: the memory layout name for arrays zarrforge returns (``"C"``).
+* ``max_request_bytes``: the most bytes one read or write call may hold as its
+  result or value (``None``, the default: no limit). A larger selection fails
+  with :class:`~zarrforge.errors.ResourceLimitError` before anything is read
+  or written; read it in parts (``Array.blocks``, ``zarrforge.to_dask``).
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
@@ -31,6 +35,7 @@ class Settings:
     write_empty_chunks: bool = False
     order: str = "C"
     allow_unsafe_codecs: frozenset[str] = frozenset()
+    max_request_bytes: int | None = None
 
 
 _settings = Settings()
@@ -49,6 +54,8 @@ def _coerce(name: str, value: Any) -> Any:
         return frozenset(value)
     if name == "threads" and (not isinstance(value, int) or value < 1):
         raise ValueError(f"config 'threads' must be a positive int, got {value!r}")
+    if name == "max_request_bytes" and value is not None and (not isinstance(value, int) or value < 0):
+        raise ValueError(f"config 'max_request_bytes' must be None or a non-negative int, got {value!r}")
     return value
 
 

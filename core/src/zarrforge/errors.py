@@ -128,5 +128,9 @@ class SelectionError(ZarrforgeError, IndexError):
     """A selection is malformed (wrong type, wrong length, mismatched shapes)."""
 
 
+class ResourceLimitError(ZarrforgeError, MemoryError):
+    """A request would hold more memory than ``config.max_request_bytes`` allows."""
+
+
 class SkippedExtensionWarning(UserWarning):
     """An unknown extension marked ``must_understand: false`` was skipped."""
