@@ -97,7 +97,13 @@ class UnsafeCodecError(ZarrforgeError, PermissionError):
 # --- stores and data ----------------------------------------------------------
 
 class StoreError(ZarrforgeError, OSError):
-    """A store operation failed."""
+    """A store operation failed; ``key`` and ``url`` say where, when known."""
+
+    def __init__(self, message: str = "", *, key: str | None = None,
+                 url: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.url = url
 
 
 class ReadOnlyError(StoreError, PermissionError):

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import zarrforge as zf
 from zarrforge import registry
 
-zarr = pytest.importorskip("zarr")
-numcodecs = pytest.importorskip("numcodecs")
+import zarr
+import numcodecs
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               # fixedscaleoffset casting the NaNs of the sample data to integers

@@ -105,7 +105,7 @@ def validate_prefix(prefix: str) -> str:
 
 class Store(ABC):
     scheme: ClassVar[str] = ""
-    capabilities: ClassVar[StoreCapabilities] = StoreCapabilities()
+    capabilities: StoreCapabilities = StoreCapabilities()  # a store may set its own per instance
 
     def __init__(self, *, read_only: bool = False) -> None:
         self.read_only = read_only

@@ -1,0 +1,76 @@
+"""The settings an :class:`~zarrforge_fsspec.store.FsspecStore` itself takes.
+
+They can be given to the constructor or, when a store is opened from a URL,
+inside ``storage_options`` next to the filesystem's own options; the store
+takes these names out and hands everything else to fsspec unchanged:
+
+* ``concurrency`` (int, default 32): most requests one store has in flight at
+  once, summed over every thread that uses it. ``get_many``, ``set_many``,
+  ``delete_many`` and ``erase_prefix`` issue their requests together up to
+  this bound.
+* ``max_retries`` (int, default 3): how many times a request that failed with
+  a transient fault (timeout, connection error, HTTP 429/5xx, S3
+  ``SlowDown``) is tried again before the store gives up with a
+  :class:`~zarrforge.errors.StoreError`. ``0`` disables retrying.
+* ``retry_backoff`` (seconds, default 0.2) and ``retry_max_backoff``
+  (seconds, default 5.0): the wait before retry *n* (from 1) is
+  ``min(retry_max_backoff, retry_backoff * 2 ** (n - 1))`` scaled by a random
+  factor in [0.5, 1] so that many clients do not retry in lockstep.
+* ``request_timeout`` (seconds or ``None``, default ``None``): a limit on each
+  attempt of each request of an asynchronous filesystem (s3fs, gcsfs, HTTP).
+  An attempt that takes longer is abandoned and counts as a transient fault.
+  ``None`` leaves timeouts to the filesystem's own settings.
+
+These retries sit on top of any the filesystem makes itself (botocore and
+s3fs retry some faults on their own); see docs/stores.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+NAMES = ("concurrency", "max_retries", "retry_backoff", "retry_max_backoff", "request_timeout")
+
+
+@dataclasses.dataclass(frozen=True)
+class StoreSettings:
+    concurrency: int = 32
+    max_retries: int = 3
+    retry_backoff: float = 0.2
+    retry_max_backoff: float = 5.0
+    request_timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.concurrency, int) or isinstance(self.concurrency, bool) \
+                or self.concurrency < 1:
+            raise ValueError(f"concurrency must be an int >= 1, got {self.concurrency!r}")
+        if not isinstance(self.max_retries, int) or isinstance(self.max_retries, bool) \
+                or self.max_retries < 0:
+            raise ValueError(f"max_retries must be an int >= 0, got {self.max_retries!r}")
+        for name in ("retry_backoff", "retry_max_backoff"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a number of seconds >= 0, got {value!r}")
+        timeout = self.request_timeout
+        if timeout is not None and (not isinstance(timeout, (int, float))
+                                    or isinstance(timeout, bool) or timeout <= 0):
+            raise ValueError(f"request_timeout must be None or a number of seconds > 0, "
+                             f"got {timeout!r}")
+
+    @property
+    def attempts(self) -> int:
+        return self.max_retries + 1
+
+    def backoff(self, retry: int) -> float:
+        """Seconds to wait before retry number ``retry`` (1 for the first)."""
+        delay = min(self.retry_max_backoff, self.retry_backoff * 2 ** (retry - 1))
+        return delay * random.uniform(0.5, 1.0)
+
+
+def split_options(options: dict[str, Any]) -> tuple[StoreSettings, dict[str, Any]]:
+    """Separate the store's own settings from the filesystem's options."""
+    mine = {name: options[name] for name in NAMES if name in options}
+    rest = {name: value for name, value in options.items() if name not in NAMES}
+    return StoreSettings(**mine), rest

@@ -1,0 +1,60 @@
+"""The ``zarrforge_resolve_store`` hook: URLs a scheme alone does not identify.
+
+Registered under the ``zarrforge.plugins`` entry-point group. It claims:
+
+* ``fsspec+<protocol>://...``: any fsspec protocol through
+  :class:`~zarrforge_fsspec.store.FsspecStore`, including ``fsspec+file://``
+  and ``fsspec+memory://`` for the schemes zarrforge-std answers itself
+  (the plain ``file://``/``memory://`` URLs and bare paths stay with std);
+* ``zip::<url>``: a zip archive at any fsspec URL, through
+  :class:`~zarrforge_fsspec.zip.ZipStore` (read-only unless local);
+* other chained URLs ``<protocol>::<url>`` (``simplecache::s3://...``,
+  ``blockcache::https://...``) whose first protocol fsspec knows, through
+  :class:`~zarrforge_fsspec.store.FsspecStore`.
+
+Anything else answers ``None`` so that the scheme registry decides (plain
+``s3://``, ``https://``, ``zip://`` arrive at this distribution through it).
+Nothing is imported from fsspec until a URL is claimed, except its registry
+of protocol names for chained URLs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from zarrforge.hooks import hookimpl
+
+_PROTOCOL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
+
+
+def _known_protocol(name: str) -> bool:
+    from fsspec.registry import known_implementations, registry
+
+    return name in known_implementations or name in registry
+
+
+def claims(url: str) -> str | None:
+    """Which store class answers ``url``: ``"fsspec"``, ``"zip"`` or ``None``."""
+    if url.startswith("fsspec+") and "://" in url:
+        return "fsspec"
+    head, sep, _ = url.partition("::")
+    if not sep or not _PROTOCOL.match(head):
+        return None
+    if head == "zip":
+        return "zip"
+    return "fsspec" if _known_protocol(head.lower()) else None
+
+
+@hookimpl
+def zarrforge_resolve_store(url: str, options: dict[str, Any], read_only: bool) -> Any:
+    kind = claims(url)
+    if kind == "zip":
+        from .zip import ZipStore
+
+        return ZipStore.from_url(url, read_only=read_only, **options)
+    if kind == "fsspec":
+        from .store import FsspecStore
+
+        return FsspecStore.from_url(url, read_only=read_only, **options)
+    return None

@@ -1,0 +1,519 @@
+"""A zarrforge store over any fsspec filesystem (``s3://``, ``gs://``, ``https://``, ...).
+
+``FsspecStore(fs, path)`` maps key ``k`` to ``<path>/<k>`` on ``fs``;
+:meth:`FsspecStore.from_url` builds the filesystem from a URL and the
+``storage_options`` (fsspec's own, plus the store settings of
+:mod:`zarrforge_fsspec.options`). The contract, beyond the Store ABC's:
+
+* **Batched, concurrent reads.** On asynchronous filesystems (s3fs, gcsfs,
+  HTTP) ``get_many`` runs every request of the batch at once on fsspec's
+  event loop, at most ``concurrency`` in flight per store; results come back
+  in request order. ``set_many``, ``delete_many`` and ``erase_prefix`` do the
+  same for writes. Synchronous filesystems (local, memory, sftp, ...) use
+  ``cat_ranges`` and answer one request after another.
+* **Missing keys** read as ``None`` (the filesystem's ``FileNotFoundError``);
+  a byte range starting at or past the end of a value reads as ``b""``.
+* **Faults.** Timeouts, connection errors and throttling are retried with
+  bounded exponential backoff (``max_retries``, ``retry_backoff``,
+  ``retry_max_backoff``; ``request_timeout`` bounds each attempt); a request
+  that still fails, or fails for another reason, raises
+  :class:`~zarrforge.errors.StoreError` naming the operation, the key and its
+  URL. When one request of a batch fails for good the others are cancelled.
+* **Atomic writes** where the backend has them: an object store's PUT (S3,
+  GCS, Azure, memory) replaces the whole value or nothing. On the local
+  filesystem the value goes to a temporary file (``.zarrforge-tmp-*``, never
+  listed) that is renamed over the key. On other path-based filesystems
+  (sftp, ftp, smb, ...) a failed write can leave a partial value:
+  ``capabilities.atomic_writes`` is ``False`` there.
+* **Listing** uses the filesystem's native recursive listing (``find``) for
+  ``list_prefix`` and its directory listing (``ls``) for ``list_dir``; it
+  never returns directories as keys, and it drops fsspec's listing cache for
+  the listed path first, so changes made by other clients are seen.
+  Path-based filesystems have their empty directories pruned on delete.
+* **HTTP(S)** stores are read-only and cannot list (plain HTTP has no
+  listing): ``list_prefix``/``list_dir`` raise ``StoreError`` explaining
+  that; a hierarchy with consolidated metadata is listable through it.
+* ``read_only`` stores refuse every write (base class). ``close()`` does not
+  close the filesystem, which fsspec shares between stores. Stores pickle
+  (for process pools) when their filesystem does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+import time
+import uuid
+from typing import Any, Awaitable, Callable, Iterable, Iterator, Sequence
+from urllib.parse import quote
+
+import fsspec
+import fsspec.asyn
+import fsspec.core
+
+from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities, validate_key,
+                                 validate_prefix)
+from zarrforge.errors import InvalidPathError, StoreError
+
+from .faults import (GaveUp, is_invalid_range, is_missing, is_transient, retry_async, retry_sync,
+                     store_error)
+from .options import StoreSettings, split_options
+
+FSSPEC_PREFIX = "fsspec+"
+TEMP_PREFIX = ".zarrforge-tmp-"
+# Filesystems whose writes replace a whole object at once and that have no
+# real directories.
+OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oci",
+                           "oss", "memory", "r2"})
+LOCAL = frozenset({"file", "local"})
+HTTP = frozenset({"http", "https"})
+
+
+def _protocols(fs: Any) -> frozenset[str]:
+    protocol = fs.protocol
+    return frozenset([protocol] if isinstance(protocol, str) else protocol)
+
+
+def _canon(path: str) -> str:
+    return path.strip("/")
+
+
+class FsspecStore(Store):
+    scheme = "fsspec"
+
+    def __init__(self, fs: Any, path: str = "", *, read_only: bool = False,
+                 settings: StoreSettings | None = None, url: str | None = None,
+                 **setting_values: Any) -> None:
+        if not isinstance(fs, fsspec.AbstractFileSystem):
+            raise TypeError(f"FsspecStore needs an fsspec filesystem, got {type(fs).__name__}")
+        if settings is not None and setting_values:
+            raise TypeError("pass either settings= or individual settings, not both")
+        self.settings = settings or StoreSettings(**setting_values)
+        self.fs = fs
+        self.protocols = _protocols(fs)
+        self._http = bool(self.protocols & HTTP)
+        self._local = bool(self.protocols & LOCAL)
+        self._object_store = bool(self.protocols & OBJECT_STORES)
+        self._async = bool(getattr(fs, "async_impl", False))
+        if self._async and getattr(fs, "asynchronous", False):
+            raise ValueError("FsspecStore calls the filesystem from synchronous code; create "
+                             "the filesystem with asynchronous=False (the default)")
+        super().__init__(read_only=read_only or self._http)
+        self.root = fs._strip_protocol(path).rstrip("/") if path else ""
+        self.url = url or (self.root if self._http else fs.unstrip_protocol(self.root))
+        self.capabilities = StoreCapabilities(  # type: ignore[misc]
+            writable=not self._http, listable=not self._http, partial_reads=True,
+            atomic_writes=self._object_store or self._local)
+        self._cat_options: dict[str, Any] = {}
+        if self._async and "max_concurrency" in inspect.signature(fs._cat_file).parameters:
+            # s3fs would otherwise ask for each whole value's size (one more
+            # request) to split big values into parallel ranges; get_many is
+            # already parallel across values.
+            self._cat_options["max_concurrency"] = 1
+        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self._semaphore_lock = threading.Lock()
+
+    @classmethod
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "FsspecStore":
+        """A store for an fsspec URL; ``fsspec+<protocol>://`` chooses fsspec explicitly."""
+        settings, fs_options = split_options(options)
+        target = url[len(FSSPEC_PREFIX):] if url.startswith(FSSPEC_PREFIX) else url
+        fs, path = fsspec.core.url_to_fs(target, **fs_options)
+        return cls(fs, path, read_only=read_only, settings=settings, url=target)
+
+    def __repr__(self) -> str:
+        mode = ", read-only" if self.read_only else ""
+        return f"FsspecStore({self.url!r}{mode})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # fsspec filesystems pickle; the per-loop semaphores and their lock do not.
+        state = self.__dict__.copy()
+        state["_semaphores"] = {}
+        del state["_semaphore_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._semaphore_lock = threading.Lock()
+
+    # --- paths ---------------------------------------------------------------------
+
+    def _path(self, key: str) -> str:
+        validate_key(key)
+        if self._http:
+            key = quote(key, safe="/")
+        return f"{self.root}/{key}" if self.root else key
+
+    def _url_of(self, key: str) -> str:
+        return f"{self.url.rstrip('/')}/{key}" if self.url else key
+
+    def _relative(self, name: str) -> str | None:
+        """The key for a path the filesystem listed, or ``None`` if it is not one."""
+        base, name = _canon(self.root), _canon(self.fs._strip_protocol(name))
+        if base:
+            if not name.startswith(base + "/"):
+                return None
+            name = name[len(base) + 1:]
+        if not name or name.rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
+            return None
+        try:
+            return validate_key(name)
+        except InvalidPathError:
+            return None
+
+    # --- running requests --------------------------------------------------------------
+
+    def _run(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        return fsspec.asyn.sync(self.fs.loop, make)
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        """This store's request bound on the running loop (fsspec has one loop per process)."""
+        loop = asyncio.get_running_loop()
+        with self._semaphore_lock:
+            semaphore = self._semaphores.get(id(loop))
+            if semaphore is None:
+                semaphore = self._semaphores[id(loop)] = asyncio.Semaphore(
+                    self.settings.concurrency)
+            return semaphore
+
+    async def _request(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """One request: bounded by the semaphore per attempt, retried, timed."""
+        semaphore = self._semaphore()
+
+        async def attempt() -> Any:
+            async with semaphore:
+                if self.settings.request_timeout is None:
+                    return await make()
+                return await asyncio.wait_for(make(), self.settings.request_timeout)
+
+        return await retry_async(self.settings, attempt)
+
+    async def _gather(self, coroutines: list[Awaitable[Any]]) -> list[Any]:
+        """Run all; on the first failure cancel the rest and raise it (in request order)."""
+        if not coroutines:
+            return []
+        tasks = [asyncio.ensure_future(c) for c in coroutines]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            pending = [t for t in tasks if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+        for task in tasks:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+        return [task.result() for task in tasks]
+
+    def _fail(self, failure: GaveUp, operation: str, key: str) -> StoreError:
+        return store_error(failure, operation=operation, key=key, url=self._url_of(key))
+
+    # --- reads -----------------------------------------------------------------------
+
+    @staticmethod
+    def _limits(byte_range: ByteRange | None) -> tuple[int | None, int | None] | None:
+        """fsspec's (start, end) for a range; ``None`` for an empty range."""
+        if byte_range is None:
+            return None, None
+        offset, length = byte_range.offset, byte_range.length
+        if length == 0:
+            return None
+        if offset is None:
+            return -length, None
+        return offset, None if length is None else offset + length
+
+    @staticmethod
+    def _trim(data: bytes, byte_range: ByteRange | None) -> bytes:
+        """Cut a whole value a server sent back instead of the range asked for."""
+        if byte_range is None or byte_range.length is None or len(data) <= byte_range.length:
+            return data
+        return data[byte_range.slice_of(len(data))]
+
+    async def _get_one(self, key: str, byte_range: ByteRange | None) -> bytes | None:
+        path = self._path(key)
+        limits = self._limits(byte_range)
+        if limits is None:  # an empty range: only existence matters
+            return b"" if await self._exists_async(key) else None
+        start, end = limits
+
+        async def fetch() -> bytes | None:
+            try:
+                return await self.fs._cat_file(path, start=start, end=end, **self._cat_options)
+            except Exception as exc:
+                if is_missing(exc):
+                    return None
+                if byte_range is not None and is_invalid_range(exc):
+                    return b""
+                raise
+
+        try:
+            data = await self._request(fetch)
+        except GaveUp as failure:
+            raise self._fail(failure, "read", key) from failure.error
+        return None if data is None else self._trim(bytes(data), byte_range)
+
+    def _get_many_sync(self, requests: Sequence[tuple[str, ByteRange | None]]
+                       ) -> list[bytes | None]:
+        results: list[bytes | None] = [None] * len(requests)
+        todo: list[int] = []
+        for i, (key, byte_range) in enumerate(requests):
+            if self._limits(byte_range) is None:  # an empty range: only existence matters
+                results[i] = b"" if self.exists(key) else None
+            else:
+                todo.append(i)
+        attempt = 1
+        while todo:
+            paths = [self._path(requests[i][0]) for i in todo]
+            limits = [self._limits(requests[i][1]) for i in todo]
+            try:
+                answers = self.fs.cat_ranges(paths, [lim[0] for lim in limits],
+                                             [lim[1] for lim in limits], on_error="return")
+            except Exception as exc:  # noqa: BLE001 - the whole call failed
+                answers = [exc] * len(todo)
+            retry = []
+            for i, answer in zip(todo, answers):
+                key, byte_range = requests[i]
+                if not isinstance(answer, BaseException):
+                    results[i] = self._trim(bytes(answer), byte_range)
+                elif is_missing(answer):
+                    results[i] = None
+                elif byte_range is not None and is_invalid_range(answer):
+                    results[i] = b""
+                else:
+                    transient = is_transient(answer)
+                    if not transient or attempt == self.settings.attempts:
+                        raise self._fail(GaveUp(answer, attempt, transient), "read", key) \
+                            from answer
+                    retry.append(i)
+            if retry:
+                time.sleep(self.settings.backoff(attempt))
+            todo, attempt = retry, attempt + 1
+        return results
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        validate_key(key)
+        return self.get_many([(key, byte_range)])[0]
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        requests = list(requests)
+        for key, _ in requests:
+            validate_key(key)
+        if not requests:
+            return []
+        if not self._async:
+            return self._get_many_sync(requests)
+        return self._run(lambda: self._gather([self._get_one(k, r) for k, r in requests]))
+
+    async def _exists_async(self, key: str) -> bool:
+        path = self._path(key)
+        self.fs.invalidate_cache(path)
+
+        async def info() -> Any:
+            try:
+                return await self.fs._info(path)
+            except Exception as exc:
+                if is_missing(exc):
+                    return None
+                raise
+
+        try:
+            found = await self._request(info)
+        except GaveUp as failure:
+            raise self._fail(failure, "look up", key) from failure.error
+        return found is not None and found.get("type") != "directory"
+
+    def exists(self, key: str) -> bool:
+        path = self._path(key)
+        self.fs.invalidate_cache(path)
+        found = self._invoke("look up", key, "info", path)
+        return found is not None and found.get("type") != "directory"
+
+    def _invoke(self, operation: str, key: str, method: str, *args: Any,
+                missing: Any = None, **kwargs: Any) -> Any:
+        """Call ``fs.<method>`` (its coroutine on async filesystems) with retries;
+        a missing path answers ``missing``; a failure raises a named StoreError."""
+        if self._async:
+            function = getattr(self.fs, "_" + method)
+
+            async def attempt_async() -> Any:
+                try:
+                    return await function(*args, **kwargs)
+                except Exception as exc:
+                    if is_missing(exc):
+                        return missing
+                    raise
+
+            try:
+                return self._run(lambda: self._request(attempt_async))
+            except GaveUp as failure:
+                raise self._fail(failure, operation, key) from failure.error
+        function = getattr(self.fs, method)
+
+        def attempt_sync() -> Any:
+            try:
+                return function(*args, **kwargs)
+            except Exception as exc:
+                if is_missing(exc):
+                    return missing
+                raise
+
+        try:
+            return retry_sync(self.settings, attempt_sync)
+        except GaveUp as failure:
+            raise self._fail(failure, operation, key) from failure.error
+
+    # --- writes ------------------------------------------------------------------------
+
+    def _put_sync(self, path: str, value: bytes) -> None:
+        if self._object_store:
+            self.fs.pipe_file(path, value)
+            return
+        parent = self.fs._parent(path)
+        self.fs.makedirs(parent, exist_ok=True)
+        if not self._local:
+            self.fs.pipe_file(path, value)
+            return
+        temp = f"{parent}/{TEMP_PREFIX}{uuid.uuid4().hex}"
+        try:
+            self.fs.pipe_file(temp, value)
+            self.fs.mv(temp, path)
+        except BaseException:
+            try:
+                self.fs.rm_file(temp)
+            except Exception:  # noqa: BLE001 - the temporary file may not exist
+                pass
+            raise
+
+    async def _put_async(self, key: str, value: bytes) -> None:
+        path = self._path(key)
+
+        async def put() -> None:
+            if not self._object_store:
+                await self.fs._makedirs(self.fs._parent(path), exist_ok=True)
+            await self.fs._pipe_file(path, value)
+
+        try:
+            await self._request(put)
+        except GaveUp as failure:
+            raise self._fail(failure, "write", key) from failure.error
+
+    def _write_many(self, items: list[tuple[str, bytes]]) -> None:
+        if self._async:
+            self._run(lambda: self._gather([self._put_async(k, v) for k, v in items]))
+            return
+        for key, value in items:
+            path = self._path(key)
+            try:
+                retry_sync(self.settings, lambda: self._put_sync(path, value))
+            except GaveUp as failure:
+                raise self._fail(failure, "write", key) from failure.error
+
+    def _set(self, key: str, value: bytes) -> None:
+        self._write_many([(key, value)])
+
+    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+        checked = [(validate_key(key), value if isinstance(value, bytes) else bytes(value))
+                   for key, value in items]
+        if checked:
+            self._check_writable(checked[0][0])
+            self._write_many(checked)
+
+    async def _remove_async(self, key: str) -> None:
+        path = self._path(key)
+
+        async def remove() -> None:
+            try:
+                await self.fs._rm_file(path)
+            except Exception as exc:
+                if not is_missing(exc):
+                    raise
+
+        try:
+            await self._request(remove)
+        except GaveUp as failure:
+            raise self._fail(failure, "delete", key) from failure.error
+
+    def _delete_keys(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        if self._async:
+            self._run(lambda: self._gather([self._remove_async(k) for k in keys]))
+        else:
+            for key in keys:
+                self._invoke("delete", key, "rm_file", self._path(key))
+        if not self._object_store:
+            self._prune(keys)
+
+    def _prune(self, keys: list[str]) -> None:
+        """Remove directories the deletes left empty, up to (not including) the root."""
+        base = _canon(self.root)
+        directories = sorted({self.fs._parent(self._path(k)) for k in keys}, key=len, reverse=True)
+        for directory in directories:
+            while _canon(directory) != base and _canon(directory).startswith(
+                    base + "/" if base else ""):
+                try:
+                    self.fs.rmdir(directory)
+                except Exception:  # noqa: BLE001 - not empty, or already gone
+                    break
+                directory = self.fs._parent(directory)
+
+    def _delete(self, key: str) -> None:
+        self._delete_keys([key])
+
+    def delete_many(self, keys: Iterable[str]) -> None:
+        checked = [validate_key(key) for key in keys]
+        if checked:
+            self._check_writable(checked[0])
+            self._delete_keys(checked)
+
+    def erase_prefix(self, prefix: str) -> None:
+        validate_prefix(prefix)
+        self._check_writable(prefix or "<root>")
+        self._delete_keys(list(self.list_prefix(prefix)))
+
+    # --- listing -------------------------------------------------------------------------
+
+    def _listing_target(self, prefix: str) -> str:
+        validate_prefix(prefix)
+        if not self.capabilities.listable:
+            raise StoreError(
+                f"{self!r} cannot list keys: plain HTTP has no listing. Open arrays and "
+                "groups by path, or publish the hierarchy with consolidated metadata "
+                "(zarrforge.consolidate_metadata) so that groups list their members from it")
+        target = self._path(prefix[:-1]) if prefix else self.root
+        self.fs.invalidate_cache(target)
+        return target
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        target = self._listing_target(prefix)
+        found = self._invoke("list", prefix or "<root>", "find", target, withdirs=False,
+                             detail=True, missing={})
+        keys = []
+        for name, info in found.items():
+            if info.get("type") == "directory" or name.endswith("/"):
+                continue
+            key = self._relative(name)
+            if key is not None and key.startswith(prefix):
+                keys.append(key)
+        return iter(sorted(set(keys)))
+
+    def list_dir(self, prefix: str) -> ListDirResult:
+        target = self._listing_target(prefix)
+        entries = self._invoke("list", prefix or "<root>", "ls", target, detail=True, missing=[])
+        keys: set[str] = set()
+        prefixes: set[str] = set()
+        for info in entries:
+            name = info["name"]
+            relative = self._relative(name)
+            if relative is None or not relative.startswith(prefix):
+                continue
+            rest = relative[len(prefix):]
+            if not rest or "/" in rest:
+                continue
+            if info.get("type") == "directory" or name.endswith("/"):
+                prefixes.add(rest + "/")
+            else:
+                keys.add(rest)
+        return ListDirResult(sorted(keys), sorted(prefixes))

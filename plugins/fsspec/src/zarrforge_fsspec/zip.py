@@ -1,0 +1,298 @@
+"""A store in one zip archive: ``zip://path/to/data.zip`` or :class:`ZipStore`.
+
+* Each key is one member of the archive, named by the key. Members are stored
+  uncompressed by default (chunks are usually compressed by their codecs
+  already); pass ``compression=zipfile.ZIP_DEFLATED`` to change that.
+* **Append-only, single writer.** A key is written once: overwriting or
+  deleting an existing key raises :class:`AppendOnlyError` (a
+  :class:`~zarrforge.errors.StoreError`) and leaves the archive as it was;
+  deleting a missing key, or erasing a prefix with no keys, does nothing. So
+  a hierarchy is written in one pass: create nodes, write each chunk once
+  (a chunk written twice, attributes changed after creation, or metadata
+  consolidated after the fact all rewrite a key and are refused). Build
+  anything else in a directory store and zip it afterwards.
+* The archive's central directory is written when the store is closed
+  (``close()``, a ``with`` block, or garbage collection) or flushed
+  (``flush()``, which keeps the store open for writing). Other processes
+  see nothing before that; a crash before it loses what was written. A write
+  that fails half-way (disk full) can leave the archive unusable. Nothing
+  here is atomic.
+* One writer per archive per process: opening a local archive while a
+  writable store of this process has it open shares that store's open
+  archive (a read-only open gets a read-only view of it), so
+  create-then-open in one process works without closing first. Two
+  processes must never write one archive.
+* Read-only stores can also read an archive anywhere fsspec reaches:
+  ``zip::s3://bucket/data.zip`` (options for the remote filesystem go in
+  ``storage_options``). Remote archives cannot be written.
+* All operations hold one lock, so the store is thread-safe; reads of one
+  archive are serialised.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+import zipfile
+from typing import Any, BinaryIO, Iterator
+from urllib.parse import unquote, urlparse
+
+import fsspec
+
+from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities, validate_key,
+                                 validate_prefix)
+from zarrforge.errors import InvalidPathError, StoreError
+
+
+class AppendOnlyError(StoreError):
+    """A write to a zip store would replace or remove a key that is already written."""
+
+
+class _Archive:
+    """One open zip file, shared by a writer and its read-only views."""
+
+    def __init__(self, location: str, *, writable: bool, compression: int,
+                 remote_file: BinaryIO | None = None) -> None:
+        self.location = location
+        self.writable = writable
+        self.compression = compression
+        self.lock = threading.RLock()
+        self._remote_file = remote_file
+        try:
+            if remote_file is not None:
+                self.zip = zipfile.ZipFile(remote_file, "r")
+            elif writable:
+                if os.path.isfile(location) and os.path.getsize(location) \
+                        and not zipfile.is_zipfile(location):
+                    # mode "a" would append an archive to any file: refuse instead
+                    raise StoreError(f"{location!r} exists and is not a zip archive")
+                directory = os.path.dirname(location)
+                if directory:
+                    os.makedirs(directory, exist_ok=True)
+                self.zip = zipfile.ZipFile(location, "a", compression=compression,
+                                           allowZip64=True)
+            else:
+                self.zip = zipfile.ZipFile(location, "r")
+        except FileNotFoundError as exc:
+            raise StoreError(f"no zip archive at {location!r}") from exc
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise StoreError(f"cannot open the zip archive {location!r}: {exc}") from exc
+        self.closed = False
+        self._finalizer = weakref.finalize(self, _close_quietly, self.zip, remote_file)
+
+    def check_open(self) -> None:
+        if self.closed:
+            raise StoreError(f"the zip archive {self.location!r} is closed")
+
+    def close(self) -> None:
+        with self.lock:
+            if not self.closed:
+                self.closed = True
+                self._finalizer.detach()
+                try:
+                    self.zip.close()
+                finally:
+                    if self._remote_file is not None:
+                        self._remote_file.close()
+
+    def flush(self) -> None:
+        """Write the central directory and keep appending."""
+        with self.lock:
+            self.check_open()
+            if not self.writable:
+                return
+            self.zip.close()
+            self._finalizer.detach()
+            self.zip = zipfile.ZipFile(self.location, "a", compression=self.compression,
+                                       allowZip64=True)
+            self._finalizer = weakref.finalize(self, _close_quietly, self.zip, None)
+
+
+def _close_quietly(archive: zipfile.ZipFile, remote_file: BinaryIO | None) -> None:
+    try:
+        archive.close()
+    finally:
+        if remote_file is not None:
+            remote_file.close()
+
+
+# Writable local archives alive in this process, by absolute path.
+_writers: "weakref.WeakValueDictionary[str, _Archive]" = weakref.WeakValueDictionary()
+_writers_lock = threading.Lock()
+
+
+def _local_path(target: str) -> str | None:
+    """The local path a zip target names, or ``None`` for a remote URL."""
+    if "://" not in target and "::" not in target:
+        return os.path.abspath(os.path.expanduser(target))
+    parsed = urlparse(target)
+    if parsed.scheme in ("file", "local") and "::" not in target:
+        if parsed.netloc not in ("", "localhost"):
+            raise InvalidPathError(f"zip target {target!r} names a host; only local paths or "
+                                   "fsspec URLs are supported")
+        return os.path.abspath(unquote(parsed.path))
+    return None
+
+
+class ZipStore(Store):
+    scheme = "zip"
+
+    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False,
+                 compression: int = zipfile.ZIP_STORED,
+                 storage_options: dict[str, Any] | None = None,
+                 _archive: _Archive | None = None) -> None:
+        if _archive is None:
+            if path is None:
+                raise TypeError("ZipStore needs the path or URL of the archive")
+            _archive = self._open_archive(os.fspath(path), read_only=read_only,
+                                          compression=compression,
+                                          storage_options=storage_options or {})
+        super().__init__(read_only=read_only or not _archive.writable)
+        self._archive = _archive
+        self.path = _archive.location
+        self.capabilities = StoreCapabilities(  # type: ignore[misc]
+            writable=_archive.writable, listable=True, partial_reads=True, atomic_writes=False)
+
+    @staticmethod
+    def _open_archive(target: str, *, read_only: bool, compression: int,
+                      storage_options: dict[str, Any]) -> _Archive:
+        local = _local_path(target)
+        if local is not None:
+            if storage_options:
+                raise TypeError(f"a local zip archive takes no storage options, "
+                                f"got {sorted(storage_options)}")
+            with _writers_lock:
+                live = _writers.get(local)
+                if live is not None and not live.closed:
+                    return live  # this process's writer (a read-only store views it)
+                archive = _Archive(local, writable=not read_only, compression=compression)
+                if not read_only:
+                    _writers[local] = archive
+                return archive
+        if not read_only:
+            raise StoreError(f"cannot open the remote zip archive {target!r} for writing: "
+                             "remote archives are read-only; write a local archive and "
+                             "upload it, or open with mode='r'")
+        try:
+            handle = fsspec.open(target, "rb", **storage_options).open()
+        except FileNotFoundError as exc:
+            raise StoreError(f"no zip archive at {target!r}") from exc
+        return _Archive(target, writable=False, compression=compression, remote_file=handle)
+
+    @classmethod
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "ZipStore":
+        """``zip://<local path>`` or ``zip::<fsspec URL of the archive>``; ``options``
+        are ``compression`` and, for remote archives, the filesystem's options."""
+        if url.startswith("zip::"):
+            target = url[len("zip::"):]
+        elif url.startswith("zip://"):
+            target = url[len("zip://"):]
+        else:
+            raise InvalidPathError(f"not a zip URL: {url!r} (use zip://<path> or zip::<url>)")
+        compression = options.pop("compression", zipfile.ZIP_STORED)
+        return cls(target, read_only=read_only, compression=compression, storage_options=options)
+
+    def __repr__(self) -> str:
+        mode = ", read-only" if self.read_only else ""
+        return f"ZipStore({self.path!r}{mode})"
+
+    # --- reads -----------------------------------------------------------------------
+
+    def _info(self, key: str) -> zipfile.ZipInfo | None:
+        try:
+            return self._archive.zip.getinfo(key)
+        except KeyError:
+            return None
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        validate_key(key)
+        archive = self._archive
+        with archive.lock:
+            archive.check_open()
+            info = self._info(key)
+            if info is None:
+                return None
+            try:
+                with archive.zip.open(info) as member:
+                    if byte_range is None:
+                        return member.read()
+                    window = byte_range.slice_of(info.file_size)
+                    if window.start:
+                        member.seek(window.start)
+                    return member.read(window.stop - window.start)
+            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+                raise StoreError(f"cannot read {key!r} from the zip archive "
+                                 f"{self.path!r}: {exc}") from exc
+
+    def exists(self, key: str) -> bool:
+        validate_key(key)
+        with self._archive.lock:
+            self._archive.check_open()
+            return self._info(key) is not None
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        validate_prefix(prefix)
+        with self._archive.lock:
+            self._archive.check_open()
+            names = self._archive.zip.namelist()
+        keys = set()
+        for name in names:
+            if name.endswith("/") or not name.startswith(prefix):
+                continue
+            try:
+                keys.add(validate_key(name))
+            except InvalidPathError:
+                continue
+        return iter(sorted(keys))
+
+    def list_dir(self, prefix: str) -> ListDirResult:
+        return super().list_dir(prefix)
+
+    # --- writes ----------------------------------------------------------------------
+
+    def _refuse(self, key: str, action: str) -> AppendOnlyError:
+        return AppendOnlyError(
+            f"cannot {action} {key!r} in the zip archive {self.path!r}: zip stores are "
+            "append-only (each key is written once, never replaced or deleted). Write every "
+            "chunk and document once, or build the hierarchy in a directory and zip it")
+
+    def _set(self, key: str, value: bytes) -> None:
+        archive = self._archive
+        with archive.lock:
+            archive.check_open()
+            if self._info(key) is not None:
+                raise self._refuse(key, "overwrite")
+            try:
+                archive.zip.writestr(key, value, compress_type=archive.compression)
+            except (OSError, ValueError) as exc:
+                raise StoreError(f"cannot write {key!r} to the zip archive {self.path!r}: "
+                                 f"{exc}") from exc
+
+    def _delete(self, key: str) -> None:
+        with self._archive.lock:
+            self._archive.check_open()
+            if self._info(key) is not None:
+                raise self._refuse(key, "delete")
+
+    def erase_prefix(self, prefix: str) -> None:
+        validate_prefix(prefix)
+        self._check_writable(prefix or "<root>")
+        first = next(self.list_prefix(prefix), None)
+        if first is not None:
+            raise self._refuse(first, f"erase the prefix {prefix!r} holding")
+
+    # --- lifetime ----------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Make everything written so far readable by others; keep the store writable."""
+        self._archive.flush()
+
+    def close(self) -> None:
+        """Write the central directory (writers) and release the file.
+
+        Closing a read-only view of a live writer leaves the writer open.
+        """
+        if self.read_only and self._archive.writable:
+            return
+        self._archive.close()

@@ -1,0 +1,65 @@
+"""Which store a URL resolves to: the scheme registry and the resolve hook."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zarrforge_fsspec  # noqa: E402,F401
+
+import zarrforge as zf
+from zarrforge import registry
+from zarrforge.storage import resolve_store
+from zarrforge_fsspec import FsspecStore, ZipStore
+from zarrforge_fsspec.resolve import claims
+
+
+def test_schemes_are_registered():
+    for scheme in ("s3", "gs", "gcs", "http", "https"):
+        assert registry.stores.get(scheme) is FsspecStore
+    assert registry.stores.get("zip") is ZipStore
+    # zarrforge-std keeps its own schemes
+    assert registry.stores.get("memory") is not FsspecStore
+    assert registry.stores.get("file") is not FsspecStore
+
+
+@pytest.mark.parametrize("url,kind", [
+    ("fsspec+memory://x", "fsspec"), ("fsspec+file:///tmp/x", "fsspec"),
+    ("simplecache::s3://bucket/x", "fsspec"), ("blockcache::https://host/x", "fsspec"),
+    ("zip::s3://bucket/x.zip", "zip"), ("zip::/tmp/x.zip", "zip"),
+    ("s3://bucket/x", None), ("memory://x", None), ("zip://x.zip", None), ("data.zarr", None),
+    ("no-such-protocol::x", None), ("/some/path::odd", None),
+])
+def test_what_the_hook_claims(url, kind):
+    assert claims(url) == kind
+
+
+def test_plain_memory_stays_with_std_and_fsspec_memory_is_explicit():
+    assert not isinstance(resolve_store("memory://resolve-test"), FsspecStore)
+    store = resolve_store("fsspec+memory://resolve-test")
+    assert isinstance(store, FsspecStore) and store.root == "/resolve-test"
+
+
+def test_fsspec_file_round_trip(tmp_path):
+    url = f"fsspec+file://{tmp_path}/d.zarr"
+    a = zf.create_array(url, "x", shape=(4, 4), dtype="int32", chunks=(2, 2))
+    assert isinstance(a.store, FsspecStore)
+    a[:] = np.eye(4, dtype="int32")
+    # the same directory opened through zarrforge-std reads the same data
+    np.testing.assert_array_equal(zf.open_array(str(tmp_path / "d.zarr"), "x")[:], np.eye(4))
+    assert sorted(zf.open_group(url, mode="r").keys()) == ["x"]
+
+
+def test_open_array_by_s3_url(s3_url, s3_options):
+    zf.create_array(f"{s3_url}/p", shape=(2,), dtype="int8", storage_options=s3_options)[:] = 4
+    a = zf.open_array(f"{s3_url}/p", storage_options=s3_options)
+    assert isinstance(a.store, FsspecStore) and repr(a.store) == f"FsspecStore('{s3_url}/p', read-only)"
+    np.testing.assert_array_equal(a[:], [4, 4])
+
+
+def test_missing_backend_names_the_package():
+    import importlib.util
+    # The test environment deliberately lacks gcsfs, the backend of gs:// URLs.
+    assert importlib.util.find_spec("gcsfs") is None
+    with pytest.raises(ImportError, match="gcsfs"):
+        resolve_store("gs://bucket/x")
