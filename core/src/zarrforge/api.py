@@ -22,6 +22,7 @@ from . import paths, registry
 from .abc.format import ArrayCreationSpec, Format
 from .abc.store import Store
 from .consolidated import refresh_ancestors
+from .node import validate_extensions
 from .errors import ContainsNodeError, NodeNotFoundError, NodeTypeError, ReadOnlyError
 from .storage import StoreLike, resolve_store
 
@@ -202,6 +203,7 @@ def create_group(store: StoreLike = None, path: str = "", *,
     resolved = _store_for(store, "w", storage_options)
     path = paths.normalize_path(path)
     metadata = fmt.new_group(attributes, extensions)
+    validate_extensions(metadata)
     fmt.document(metadata)  # fails on attributes JSON cannot hold, before any write
     _prepare_target(resolved, path, fmt, overwrite)
     _write_new_node(resolved, path, fmt, metadata, overwrite)

@@ -61,6 +61,7 @@ class Array(Node):
                 "threads": self._threads, "transformers": self._transformers}
 
     def _validate(self) -> None:
+        super()._validate()
         self._chain()  # the codec chain is checked against the array on open, not on first read
 
     def _metadata_changed(self) -> None:
@@ -169,9 +170,7 @@ class Array(Node):
         return self._format.chunk_key(self._path, self._metadata, coords)
 
     def _chain(self) -> CodecChain:
-        if self._engine is None:
-            self._engine = self._build_engine()
-        return self._engine.chain
+        return self._engine_().chain
 
     def _build_engine(self) -> ChunkEngine:
         meta = self._metadata
@@ -196,9 +195,11 @@ class Array(Node):
         return chain
 
     def _engine_(self) -> ChunkEngine:
-        if self._engine is None:
-            self._engine = self._build_engine()
-        return self._engine
+        # Read the attribute once: a metadata write in another thread may reset it.
+        engine = self._engine
+        if engine is None:
+            engine = self._engine = self._build_engine()
+        return engine
 
     # --- reading and writing ---------------------------------------------------------
 
@@ -231,9 +232,14 @@ class Array(Node):
         self._engine_().read(indexer, out)
         return out
 
-    def _write(self, kind: str, selection: Any, value: Any) -> None:
+    def _write(self, kind: str, selection: Any, value: Any, *, stored: bool = False) -> None:
+        """Write ``value``; ``stored=True`` means ``selection`` is in stored coordinates
+        already and skips the extensions' selection mapping."""
         self._check_writable()
-        indexer, selection = self._indexer(kind, selection)
+        if stored:
+            indexer = _INDEXERS[kind](selection, self.shape, self._dims())
+        else:
+            indexer, selection = self._indexer(kind, selection)
         self._check_size(indexer.shape, "a write")
         value = _as_value(value, indexer.shape, self.dtype)
         self._engine_().write(indexer, value)
@@ -341,7 +347,7 @@ class Array(Node):
         new_shape = tuple(s + data.shape[axis] if d == axis else s for d, s in enumerate(self.shape))
         self.resize(new_shape)
         region = tuple(slice(old, None) if d == axis else slice(None) for d in range(self.ndim))
-        self[region] = data
+        self._write("basic", region, data, stored=True)
         return new_shape
 
 

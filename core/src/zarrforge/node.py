@@ -19,6 +19,7 @@ from .abc.store import Store
 from .attributes import Attributes
 from .consolidated import ConsolidatedView, refresh_ancestors
 from .errors import MetadataError, ReadOnlyError
+from .metadata.extension_def import message_of
 
 
 class Node:
@@ -54,6 +55,7 @@ class Node:
 
     def _validate(self) -> None:
         """Check what can be checked without reading data; subclasses extend it."""
+        validate_extensions(self._metadata)
 
     @property
     def store(self) -> Store:
@@ -127,13 +129,25 @@ class Node:
         """
         from .metadata.components import extension_from_json
 
+        name = extension.name if hasattr(extension, "name") else (
+            extension if isinstance(extension, str) else dict(extension).get("name"))
         entry = extension_from_json(extension, self._metadata.node_type,
-                                    field=f"extensions[{extension!r}]")
+                                    field=f"extensions[{name!r}]")
         entries = [e for e in self._metadata.extensions if e.name != entry.name]
         position = next((i for i, e in enumerate(self._metadata.extensions)
                          if e.name == entry.name), len(entries))
         entries.insert(position, entry)
-        self._write_metadata(dataclasses.replace(self._metadata, extensions=tuple(entries)))
+        self.replace_metadata(dataclasses.replace(self._metadata, extensions=tuple(entries)))
+
+    def replace_metadata(self, metadata: Any) -> None:
+        """Write a whole new model for this node (validated first); for plugins that
+        read, merge and write back, such as statistics kept in an extension."""
+        if metadata.node_type != self._metadata.node_type:
+            raise MetadataError(f"cannot replace a {self._metadata.node_type}'s metadata with a "
+                                f"{metadata.node_type}'s", field="node_type",
+                                value=metadata.node_type)
+        validate_extensions(metadata)
+        self._write_metadata(metadata)
 
     def remove_extension(self, name: str) -> None:
         if self.get_extension(name) is None:
@@ -149,3 +163,19 @@ class Node:
 
 def _reopen(opener: Any, store: Store, path: str, read_only: bool, options: dict[str, Any]) -> Any:
     return opener(store, path, mode="r" if read_only else "r+", **options)
+
+
+def validate_extensions(metadata: Any) -> None:
+    """Let every resolved extension check itself against the node's model."""
+    from .abc.extension import Extension
+
+    for i, entry in enumerate(metadata.extensions):
+        if not isinstance(entry, Extension):
+            continue
+        try:
+            entry.validate(metadata)
+        except MetadataError as exc:
+            if type(exc) is not MetadataError:
+                raise
+            where = f"extensions[{i}]" + (f".{exc.field}" if exc.field else "")
+            raise MetadataError(message_of(exc), field=where, value=exc.value) from exc

@@ -21,6 +21,8 @@ Implementations provide:
   API (a Python or numpy scalar) into the in-memory scalar.
 * ``default_serializer()`` (optional): the array -> bytes codec to use when the
   user gives none (variable-size types cannot use ``bytes``).
+* ``from_numpy_dtype(dtype)`` (optional classmethod): the instance for a numpy
+  dtype a user passed as ``dtype=``, or ``None`` if it is not this type's.
 
 ``item_size`` is ``None`` for variable-length types; fixed-size types whose
 byte order matters (``item_size > 1`` for numeric types) set

@@ -10,7 +10,9 @@ and groups alike): a short-hand name or ``{"name", "configuration",
   name;
 * ``to_json()``: the entry to write back (``must_understand`` is added by the
   core when the entry carries ``must_understand: false``);
-* ``node_types``: where it may appear (``{"array"}``, ``{"group"}`` or both).
+* ``node_types``: where it may appear (``{"array"}``, ``{"group"}`` or both);
+* ``validate(metadata)`` (optional): check the entry against the node it is on,
+  before anything is written.
 
 The core sets ``must_understand`` on the instance from the document. Behaviour
 (acting when a node opens, mapping selections, after writes) is contributed
@@ -37,6 +39,11 @@ class Extension(ABC):
     @abstractmethod
     def to_json(self) -> str | dict[str, Any]:
         ...
+
+    def validate(self, metadata: Any) -> None:
+        """Check the entry against the node's metadata model (e.g. one value per
+        dimension); raise ``MetadataError`` with ``field`` inside the entry."""
+        return None
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is type(self) and other.to_json() == self.to_json()

@@ -27,7 +27,7 @@ from .model import ExtensionEntry, UnknownExtension
 
 
 def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
-    ref = parse_extension(value, field=field)
+    ref = parse_extension(value, field=field, point="a data type")
     return resolve(registry.data_types, ref, field=field)
 
 
@@ -54,12 +54,12 @@ def data_type_from_user(value: Any) -> DataType:
 
 
 def chunk_grid_from_json(value: Any, shape: Sequence[int], *, field: str = "chunk_grid") -> ChunkGrid:
-    ref = parse_extension(value, field=field)
+    ref = parse_extension(value, field=field, point="a chunk grid")
     return resolve(registry.chunk_grids, ref, tuple(shape), field=field)
 
 
 def chunk_key_encoding_from_json(value: Any, *, field: str = "chunk_key_encoding") -> ChunkKeyEncoding:
-    ref = parse_extension(value, field=field)
+    ref = parse_extension(value, field=field, point="a chunk key encoding")
     return resolve(registry.chunk_key_encodings, ref, field=field)
 
 
@@ -144,7 +144,7 @@ def storage_transformers_from_json(value: Any, *, field: str = "storage_transfor
         raise MetadataError(f"must be a list, got {value!r}", field=field, value=value)
     result = []
     for i, v in enumerate(value):
-        ref = parse_extension(v, field=f"{field}[{i}]")
+        ref = parse_extension(v, field=f"{field}[{i}]", point="a storage transformer")
         result.append(resolve(registry.storage_transformers, ref, field=f"{field}[{i}]"))
     return tuple(result)
 

@@ -26,7 +26,8 @@ class ExtensionRef:
     raw: Any  # the document's own value, kept to write back unknown extensions
 
 
-def parse_extension(value: Any, *, field: str, allow_skip: bool = False) -> ExtensionRef:
+def parse_extension(value: Any, *, field: str, allow_skip: bool = False,
+                    point: str = "this extension point") -> ExtensionRef:
     if isinstance(value, str):
         if not value:
             raise MetadataError("an extension name must not be empty", field=field, value=value)
@@ -49,8 +50,7 @@ def parse_extension(value: Any, *, field: str, allow_skip: bool = False) -> Exte
                             field=f"{field}.must_understand", value=must_understand)
     if not must_understand and not allow_skip:
         raise MetadataError(
-            "'must_understand: false' is not allowed here (the spec forbids skipping data "
-            "types, chunk grids and chunk key encodings)",
+            f"'must_understand: false' is not allowed for {point}: it cannot be skipped",
             field=f"{field}.must_understand", value=must_understand)
     unexpected = set(value) - {"name", "configuration", "must_understand"}
     if unexpected:
