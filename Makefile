@@ -4,9 +4,12 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes
+PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes -e plugins/rectilinear -e plugins/v2 -e plugins/draft2022 -e "plugins/fsspec[s3,http,test]" \
+	-e plugins/extensions -e "examples/third-party-plugin[test]"
+# zarr-python 2.18 for tests/interop/test_zarr2_draft.py, in an environment of its own
+ZARR2_VENV ?= .venv-zarr2
 
-.PHONY: demo test install install-test clean
+.PHONY: demo test install install-test zarr2-venv clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +24,28 @@ install-test: install
 demo: install
 	$(BIN)/python examples/demo.py
 
-test: install-test
-	$(BIN)/python -m pytest -q
+zarr2-venv: install-test
+	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) $(BIN)/python tests/interop/test_zarr2_draft.py --ensure-venv
+
+test: install-test zarr2-venv
+	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) $(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock
+
+# make bench [BENCH_ARGS="--scale 0.125 --repeat 2"] - the benchmark suite (benchmarks/README.md),
+# in a virtual environment of its own so the measured packages are exactly these.
+BENCH_VENV ?= benchmarks/.venv
+BENCH_BIN := $(BENCH_VENV)/bin
+BENCH_ARGS ?=
+BENCH_PACKAGES := $(PACKAGES) "zarr>=3.1,<3.2" tensorstore matplotlib threadpoolctl
+
+.PHONY: bench
+
+$(BENCH_BIN)/python:
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
+
+bench: $(BENCH_BIN)/python
+	$(BENCH_BIN)/python -m pip install --quiet $(BENCH_PACKAGES)
+	$(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
