@@ -254,3 +254,20 @@ class TestShardingConformance(CodecConformance):
     ]
     data_type = "int16"
     chunk_shape = (8, 10)
+
+
+def test_coalescing_is_configurable_process_wide():
+    from zarrforge_sharding.codec import set_coalescing
+    a = sharded()
+    x = data(a.shape)
+    a[...] = x
+    previous = set_coalescing(gap=0, limit=0)  # one request per inner-chunk range
+    try:
+        b = zf.open_array(a.store, transformers=[RequestCounter])
+        assert np.array_equal(b[16:20, 12:24], x[16:20, 12:24])
+        index_request, data_request = [detail for _, detail in b.chunk_store.calls]
+        assert len(data_request) == 2  # two ranges in the one request, not merged
+    finally:
+        set_coalescing(gap=previous.gap, limit=previous.limit)
+    with pytest.raises(ValueError, match="gap"):
+        set_coalescing(gap=-1)

@@ -11,8 +11,8 @@ Behaviour:
   in C order, and marks the others empty; ``decode`` reads them all.
 * ``decode_partial`` fetches the index with one byte-range request, then the
   inner chunks the selection needs with one more request (nearby ranges are
-  coalesced: gaps up to :data:`COALESCE_GAP` bytes, runs up to
-  :data:`COALESCE_MAX` bytes), and decodes only those.
+  coalesced: gaps up to 64 KiB, runs up to 16 MiB by default; change both with
+  :func:`set_coalescing`), and decodes only those.
 * ``encode_partial`` re-encodes only the inner chunks a write touches and
   copies the stored bytes of all others; the shard is rewritten compactly.
   (Appending changed chunks and rewriting only the index would save bytes
@@ -26,6 +26,7 @@ Behaviour:
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -40,9 +41,29 @@ from zarrforge.pipeline import all_equal_fill
 from .index import ShardIndex
 from .selection import Box, analyse
 
-COALESCE_GAP = 64 * 1024
-COALESCE_MAX = 16 * 2**20
 LOCATIONS = ("start", "end")
+
+
+@dataclasses.dataclass(frozen=True)
+class Coalescing:
+    gap: int = 64 * 1024       # merge ranges separated by at most this many bytes
+    limit: int = 16 * 2**20    # into requests of at most this many bytes
+
+
+_coalescing = Coalescing()
+
+
+def set_coalescing(*, gap: int | None = None, limit: int | None = None) -> Coalescing:
+    """Change how inner-chunk ranges are merged into requests (process-wide); returns the
+    previous setting. A gap of 0 merges only adjacent ranges; a limit of 0 merges nothing."""
+    global _coalescing
+    for name, value in (("gap", gap), ("limit", limit)):
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise ValueError(f"coalescing {name} must be a non-negative int, got {value!r}")
+    previous = _coalescing
+    _coalescing = Coalescing(previous.gap if gap is None else gap,
+                             previous.limit if limit is None else limit)
+    return previous
 
 
 def _positive_ints(value: Any) -> bool:
@@ -50,9 +71,12 @@ def _positive_ints(value: Any) -> bool:
         isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
 
 
-def coalesce(ranges: list[tuple[int, int]], gap: int = COALESCE_GAP,
-             limit: int = COALESCE_MAX) -> list[tuple[int, int]]:
-    """Merge sorted ``(offset, nbytes)`` ranges closer than ``gap`` into runs up to ``limit``."""
+def coalesce(ranges: list[tuple[int, int]], gap: int | None = None,
+             limit: int | None = None) -> list[tuple[int, int]]:
+    """Merge ``(offset, nbytes)`` ranges closer than ``gap`` into runs up to ``limit``
+    (defaults: the process-wide :func:`set_coalescing` values)."""
+    gap = _coalescing.gap if gap is None else gap
+    limit = _coalescing.limit if limit is None else limit
     runs: list[list[int]] = []
     for offset, nbytes in sorted(ranges):
         if runs:
