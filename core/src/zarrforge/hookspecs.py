@@ -61,3 +61,14 @@ def zarrforge_after_write(array: Any, extension: Any, selection: Any, kind: str,
     ``extensions``. ``values`` is broadcast to the selection's shape.
     Implementations may update the array's metadata (``array.set_extension``).
     """
+
+
+@hookspec
+def zarrforge_cli_commands() -> list[Any]:
+    """Return click commands (``click.Command`` or ``click.Group``) to add to the
+    ``zarrforge`` command line (zarrforge-cli); each command's ``name`` is its
+    subcommand name. Called only when the command line lists its commands or runs
+    a name that is not built in. Built-in names cannot be replaced; a name provided
+    twice refuses to run and is reported by ``zarrforge plugins``. Implementations
+    must not do I/O.
+    """

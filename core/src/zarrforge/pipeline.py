@@ -12,7 +12,8 @@ the fill value. When the codec chain is a single :class:`PartialCodec`
 ranges, and partial writes update the stored chunk in place of re-encoding it. Writes read a chunk only when the write covers part of it,
 then encode and store; a chunk equal to the fill value everywhere is deleted
 rather than stored unless ``write_empty_chunks`` is set. Work proceeds in
-batches so memory stays bounded by a few chunks per worker.
+batches sized by decoded bytes (:func:`batch_size_for`): small chunks travel to
+the store in large concurrent batches, large chunks a few per worker at a time.
 """
 
 from __future__ import annotations
@@ -58,6 +59,19 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
     return bool(np.all(rows == fill.view(np.uint8)))
 
 
+BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
+MAX_BATCH = 1024          # chunks per batch at most (bounds the size of one get_many)
+
+
+def batch_size_for(grid: ChunkGrid, data_type: DataType, threads: int) -> int:
+    """Chunks per batch: as many as fit in :data:`BATCH_BYTES` decoded, so small chunks
+    go to the store in large concurrent batches (remote stores hide their latency)
+    while large chunks keep the working set to a few chunks per worker."""
+    shape = grid.regular_chunk_shape or tuple(d.size(0) if d.nchunks else 1 for d in grid.dimensions)
+    chunk_bytes = int(np.prod(shape, dtype=np.int64)) * (data_type.item_size or 16)
+    return int(min(MAX_BATCH, max(2 * threads, BATCH_BYTES // max(1, chunk_bytes))))
+
+
 class ChunkEngine:
     def __init__(self, *, store: Store, key_of: Callable[[tuple[int, ...]], str],
                  grid: ChunkGrid, chain: CodecChain, data_type: DataType, fill_value: Any,
@@ -71,7 +85,7 @@ class ChunkEngine:
         self.layout = layout
         self.threads = threads
         self.write_empty_chunks = write_empty_chunks
-        self.batch_size = max(8, 4 * threads)
+        self.batch_size = batch_size_for(grid, data_type, threads)
 
     def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
         return ChunkSpec(self.grid.chunk_shape(coords), self.data_type, self.fill_value, self.layout)

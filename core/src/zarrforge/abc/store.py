@@ -170,6 +170,12 @@ class Store(ABC):
     def exists(self, key: str) -> bool:
         return self.get(key) is not None
 
+    def getsize(self, key: str) -> int | None:
+        """Size of the value at ``key`` in bytes, or ``None`` if absent. Reads the value
+        by default; stores that can ask for a size cheaply override this."""
+        value = self.get(key)
+        return None if value is None else len(value)
+
     def list(self) -> Iterator[str]:
         return self.list_prefix("")
 
@@ -213,6 +219,9 @@ class WrapperStore(Store):
 
     def exists(self, key: str) -> bool:
         return self.inner.exists(key)
+
+    def getsize(self, key: str) -> int | None:
+        return self.inner.getsize(key)
 
     def _set(self, key: str, value: bytes) -> None:
         self.inner.set(key, value)

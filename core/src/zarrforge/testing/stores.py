@@ -57,6 +57,11 @@ class StoreConformance:
             assert filled.get(key) == value, key
             assert filled.exists(key)
 
+    def test_getsize(self, filled):
+        for key, value in VALUES.items():
+            assert filled.getsize(key) == len(value), key
+        assert filled.getsize("missing") is None
+
     def test_overwrite_replaces_the_value(self, store):
         store.set("k", b"first value")
         store.set("k", b"2nd")

@@ -69,6 +69,12 @@ class LocalStore(Store):
     def exists(self, key: str) -> bool:
         return os.path.isfile(self._path(key))
 
+    def getsize(self, key: str) -> int | None:
+        try:
+            return os.stat(self._path(key)).st_size
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
     def _set(self, key: str, value: bytes) -> None:
         path = self._path(key)
         directory = os.path.dirname(path)

@@ -58,6 +58,11 @@ class MemoryStore(Store):
         validate_key(key)
         return key in self._data
 
+    def getsize(self, key: str) -> int | None:
+        validate_key(key)
+        value = self._data.get(key)
+        return None if value is None else len(value)
+
     def _set(self, key: str, value: bytes) -> None:
         with self._lock:
             self._data[key] = value

@@ -1,0 +1,1 @@
+"""The built-in subcommands, one module each (imported only when run)."""

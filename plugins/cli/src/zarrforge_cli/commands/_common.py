@@ -1,0 +1,36 @@
+"""What the subcommands share: opening the node a URL names, common options."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import click
+
+path_option = click.option("--path", default="", metavar="PATH",
+                           help="Node path inside the store (default: its root).")
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print machine-readable JSON instead of text.")
+
+
+def open_node(url: str, path: str = "") -> Any:
+    import zarrforge
+
+    return zarrforge.open(url, path, mode="r")
+
+
+def format_label(name: str | None) -> str:
+    return f"Zarr v{name}" if name in ("2", "3") else str(name)
+
+
+def node_kind(node: Any) -> str:
+    import zarrforge
+
+    return "group" if isinstance(node, zarrforge.Group) else "array"
+
+
+def options(*decorators: Callable) -> Callable:
+    def apply(function: Callable) -> Callable:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+    return apply

@@ -1,0 +1,231 @@
+"""``zarrforge check URL [--deep]``: is every node readable, and every chunk?
+
+The check reads the store itself, never consolidated metadata, and goes on
+after a problem, so one run lists every problem with the store key involved:
+
+* every node's metadata parses, names only extensions that are installed
+  (data types, grids, key encodings, codecs, storage transformers, ZEP 10
+  extensions) and forms a valid codec chain;
+* unknown extensions that may be skipped (``must_understand: false``) are
+  reported as warnings;
+* consolidated metadata agrees with the nodes' own documents: a listed node
+  that is gone or differs, or a node the listing lacks, is an error (readers
+  that use it would see something else);
+* with ``--deep``, every stored chunk is read and decoded, which verifies
+  checksums (``crc32c``, the shard index) and sizes.
+
+Errors make the exit code 1; warnings alone do not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+from typing import Any
+
+import click
+
+from ..progress import MODES, reporter
+from ._common import json_option, path_option
+
+CONSOLIDATED_KEYS = {"3": "zarr.json", "2": ".zmetadata"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    severity: str  # "error" or "warning"
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.severity}: {self.key}: {self.message}"
+
+
+@dataclasses.dataclass
+class Report:
+    problems: list[Problem] = dataclasses.field(default_factory=list)
+    nodes: int = 0
+    chunks: int = 0
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for p in self.problems if p.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for p in self.problems if p.severity == "warning")
+
+
+def _node_key(path: str) -> str:
+    return "/" + path
+
+
+def _strip_location(message: str, key: str | None) -> str:
+    prefix = f"in {key!r}: "
+    return message[len(prefix):] if key and message.startswith(prefix) else message
+
+
+def _formats() -> list[Any]:
+    from zarrforge import registry
+
+    return [registry.formats.get(name)() for name in registry.formats.names()
+            if not name.endswith(registry.FAMILY_SUFFIX)]
+
+
+class Checker:
+    def __init__(self, store: Any, *, deep: bool, progress: Any) -> None:
+        self.store = store
+        self.deep = deep
+        self.progress = progress
+        self.report = Report()
+        self.seen: set[str] = set()
+        self.consolidated: list[tuple[str, Any, dict[str, Any]]] = []
+
+    def problem(self, severity: str, key: str, message: str) -> None:
+        self.report.problems.append(Problem(severity, key, message))
+
+    def run(self, path: str) -> Report:
+        from zarrforge import api
+
+        try:
+            found = api.locate_node(self.store, path)
+        except Exception:  # noqa: BLE001 - a broken root is reported by visit()
+            found = True
+        if found is None:
+            raise click.ClickException(f"no array or group at {_node_key(path)!r} in "
+                                       f"{self.store!r}")
+        self.visit(path)
+        self.check_consolidated()
+        return self.report
+
+    def visit(self, path: str) -> None:
+        import zarrforge
+        from zarrforge import api
+        from zarrforge.errors import SkippedExtensionWarning, ZarrforgeError
+
+        self.report.nodes += 1
+        self.seen.add(path)
+        node = None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                node = api.open_node(self.store, path, mode="r", use_consolidated=False)
+            except ZarrforgeError as exc:
+                key = getattr(exc, "key", None)
+                self.problem("error", key or _node_key(path), _strip_location(str(exc), key))
+            except Exception as exc:  # noqa: BLE001 - a plugin bug is a problem to report
+                self.problem("error", _node_key(path),
+                             f"unexpected {type(exc).__name__} while opening: {exc}")
+        for warning in caught:
+            if issubclass(warning.category, SkippedExtensionWarning):
+                self.problem("warning", _node_key(path), str(warning.message))
+        if node is None:
+            children: set[str] = set()
+            for fmt in _formats():
+                try:
+                    if fmt.detect(self.store, path):
+                        children.update(fmt.list_children(self.store, path))
+                except Exception:  # noqa: BLE001
+                    continue
+            for name in sorted(children):
+                self.visit(f"{path}/{name}" if path else name)
+            return
+        if isinstance(node, zarrforge.Group):
+            consolidated = node.metadata_model.consolidated
+            if consolidated is not None:
+                self.consolidated.append((path, node.format, consolidated))
+            for name in node.format.list_children(self.store, path):
+                self.visit(f"{path}/{name}" if path else name)
+        elif self.deep:
+            self.check_chunks(node)
+
+    def check_chunks(self, array: Any) -> None:
+        model = array.metadata_model
+        fmt = array.format
+        try:
+            stored = list(array.stored_chunks())
+        except Exception as exc:  # noqa: BLE001
+            self.problem("error", array.name, f"cannot list the stored chunks: {exc}")
+            return
+        total = len(stored)
+        for done, coords in enumerate(stored, 1):
+            key = fmt.chunk_key(array.path, model, coords)
+            try:
+                array.get_chunk(coords)
+            except Exception as exc:  # noqa: BLE001 - every failure is a finding
+                text = str(exc)
+                if text.startswith(f"chunk {key!r}: "):
+                    text = text[len(f"chunk {key!r}: "):]
+                self.problem("error", key, f"cannot be decoded ({type(exc).__name__}): {text}")
+            self.report.chunks += 1
+            self.progress(array.path, done, total)
+
+    def check_consolidated(self) -> None:
+        from zarrforge.metadata.model import GroupMetadata
+
+        for root, fmt, models in self.consolidated:
+            base = CONSOLIDATED_KEYS.get(fmt.name)
+            key = (f"{root}/{base}" if root else base) if base else _node_key(root)
+            for relative, model in sorted(models.items()):
+                path = f"{root}/{relative}" if root else relative
+                try:
+                    actual = fmt.read_node(self.store, path)
+                except Exception:  # noqa: BLE001 - reported when the node was visited
+                    continue
+                if actual is None:
+                    self.problem("error", key, f"consolidated metadata lists {_node_key(path)!r}, "
+                                               "which does not exist")
+                    continue
+                if isinstance(actual, GroupMetadata) and actual.consolidated is not None:
+                    actual = dataclasses.replace(actual, consolidated=None)
+                listed, stored = fmt.document(model), fmt.document(actual)
+                if json.dumps(listed, sort_keys=True, default=str) != json.dumps(
+                        stored, sort_keys=True, default=str):
+                    self.problem("error", key, f"consolidated metadata of {_node_key(path)!r} "
+                                               "differs from the node's own metadata")
+            below = {p for p in self.seen if p != root and (not root or p.startswith(root + "/"))}
+            for path in sorted(below):
+                relative = path[len(root) + 1:] if root else path
+                if relative not in models:
+                    self.problem("error", key, f"{_node_key(path)!r} is missing from the "
+                                               "consolidated metadata")
+
+
+@click.command()
+@click.argument("url")
+@path_option
+@click.option("--deep", is_flag=True, help="Also read and decode every stored chunk.")
+@click.option("--progress", "progress_mode", type=click.Choice(MODES), default="none",
+              show_default=True, help="Progress of --deep on standard error.")
+@json_option
+def check(url: str, path: str, deep: bool, progress_mode: str, as_json: bool) -> None:
+    """Check that every node's metadata is valid and every extension it names is
+    installed; with --deep, that every stored chunk decodes and its checksums match.
+
+    Lists every problem with its store key. Exit code 1 when there is an error.
+    """
+    from zarrforge import paths
+    from zarrforge.storage import resolve_store
+
+    store = resolve_store(url, read_only=True)
+    with reporter(progress_mode, "check") as progress:
+        report = Checker(store, deep=deep, progress=progress).run(paths.normalize_path(path))
+    if as_json:
+        click.echo(json.dumps({"nodes": report.nodes, "chunks": report.chunks,
+                               "errors": report.errors, "warnings": report.warnings,
+                               "problems": [dataclasses.asdict(p) for p in report.problems]},
+                              indent=2))
+    else:
+        for problem in report.problems:
+            click.echo(str(problem))
+        checked = f"{report.nodes} node{'s' * (report.nodes != 1)}"
+        if deep:
+            checked += f" and {report.chunks} chunk{'s' * (report.chunks != 1)}"
+        if report.problems:
+            click.echo(f"checked {checked}: {report.errors} error{'s' * (report.errors != 1)}, "
+                       f"{report.warnings} warning{'s' * (report.warnings != 1)}")
+        else:
+            click.echo(f"checked {checked}: no problems")
+    if report.errors:
+        click.get_current_context().exit(1)

@@ -1,0 +1,143 @@
+"""``zarrforge info URL``: what an array or group is and how it is stored."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import click
+
+from ..console import compact_json, human_bytes, make_console
+from ._common import format_label, json_option, open_node, path_option
+
+BATCH = 256  # chunk keys sized per store request batch
+
+
+def _stored_sizes(store: Any, keys: list[str]) -> int:
+    """Total size of ``keys``: the store's ``getsize`` when it has one, else the values' length."""
+    getsize = getattr(store, "getsize", None)
+    if callable(getsize):
+        return sum(int(getsize(key) or 0) for key in keys)
+    total = 0
+    for start in range(0, len(keys), BATCH):
+        batch = keys[start:start + BATCH]
+        total += sum(len(v) for v in store.get_many([(k, None) for k in batch]) if v is not None)
+    return total
+
+
+def array_report(array: Any) -> dict[str, Any]:
+    model = array.metadata_model
+    grid = model.chunk_grid
+    stored = list(array.stored_chunks())
+    keys = [array.format.chunk_key(array.path, model, coords) for coords in stored]
+    stored_bytes = _stored_sizes(array.chunk_store, keys)
+    itemsize = array.dtype.itemsize if array.dtype.kind not in "OT" else None
+    raw_bytes = (sum(math.prod(grid.chunk_shape(c)) for c in stored) * itemsize
+                 if itemsize is not None else None)
+    try:
+        chunks: Any = list(array.chunks)
+    except AttributeError:
+        chunks = grid.to_json()
+    document = array.metadata
+    fill = (document.get("fill_value") if "fill_value" in document
+            else document.get(".zarray", {}).get("fill_value"))
+    return {
+        "path": array.name,
+        "node_type": "array",
+        "format": model.format_name,
+        "shape": list(array.shape),
+        "dtype": str(array.dtype),
+        "data_type": model.data_type.to_json(),
+        "chunks": chunks,
+        "shards": list(array.shards) if array.shards else None,
+        "grid_shape": list(array.cdata_shape),
+        "codecs": [codec.to_json() for codec in model.codecs],
+        "fill_value": fill,
+        "dimension_names": list(array.dimension_names) if array.dimension_names else None,
+        "attributes": len(array.attrs),
+        "nchunks": array.nchunks,
+        "chunks_written": len(stored),
+        "stored_bytes": stored_bytes,
+        "raw_bytes": raw_bytes,
+        "compression_ratio": (round(raw_bytes / stored_bytes, 3)
+                              if raw_bytes is not None and stored_bytes else None),
+    }
+
+
+def group_report(group: Any) -> dict[str, Any]:
+    import zarrforge
+
+    members = group.members(max_depth=None)
+    model = group.metadata_model
+    return {
+        "path": group.name,
+        "node_type": "group",
+        "format": model.format_name,
+        "attributes": len(group.attrs),
+        "members": len(group.keys()),
+        "arrays": sum(1 for _, m in members if not isinstance(m, zarrforge.Group)),
+        "groups": sum(1 for _, m in members if isinstance(m, zarrforge.Group)),
+        "consolidated": model.consolidated is not None,
+    }
+
+
+def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [("Path", report["path"]), ("Type", report["node_type"]),
+            ("Format", format_label(report["format"]))]
+    if report["node_type"] == "group":
+        rows += [("Members", str(report["members"])),
+                 ("Below it", f"{report['arrays']} array{'s' * (report['arrays'] != 1)}, "
+                              f"{report['groups']} group{'s' * (report['groups'] != 1)}"),
+                 ("Attributes", str(report["attributes"])),
+                 ("Consolidated metadata", "yes" if report["consolidated"] else "no")]
+        return rows
+    unit = "shards" if report["shards"] else "chunks"
+    written = report["chunks_written"]
+    total = report["nchunks"]
+    share = f" ({100 * written / total:.1f}%)" if total else ""
+    ratio = report["compression_ratio"]
+    rows += [
+        ("Shape", compact_json(report["shape"])),
+        ("Data type", f"{compact_json(report['data_type'])} (numpy {report['dtype']})"),
+        ("Chunks", compact_json(report["chunks"])),
+        ("Shards", compact_json(report["shards"]) if report["shards"] else "none"),
+        ("Grid", f"{compact_json(report['grid_shape'])} = {total} {unit}"),
+        ("Codecs", "\n".join(compact_json(c) for c in report["codecs"])),
+        ("Fill value", compact_json(report["fill_value"])),
+        ("Dimension names", compact_json(report["dimension_names"])),
+        ("Attributes", str(report["attributes"])),
+        (f"{unit.capitalize()} written", f"{written} of {total}{share}"),
+        ("Stored bytes", human_bytes(report["stored_bytes"])),
+        ("Uncompressed", human_bytes(report["raw_bytes"])),
+        ("Compression ratio", f"{ratio:.2f}" if ratio is not None else "n/a"),
+    ]
+    return rows
+
+
+@click.command()
+@click.argument("url")
+@path_option
+@json_option
+def info(url: str, path: str, as_json: bool) -> None:
+    """Show an array's format, shape, data type, chunking, codecs, fill value, stored
+    size, compression ratio and written chunks, or a group's summary.
+
+    Stored bytes and the compression ratio count the chunks that are written
+    (sizing each one); "uncompressed" is their size in memory.
+    """
+    import zarrforge
+
+    node = open_node(url, path)
+    report = group_report(node) if isinstance(node, zarrforge.Group) else array_report(node)
+    if as_json:
+        click.echo(json.dumps(report, indent=2, allow_nan=True, default=str))
+        return
+    from rich.table import Table
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for key, value in _rows(report):
+        table.add_row(key, value)
+    make_console().print(table)

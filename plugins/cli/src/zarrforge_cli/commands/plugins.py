@@ -1,0 +1,55 @@
+"""``zarrforge plugins``: everything installed, where it comes from, and whether it loads."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import click
+
+from .. import contrib
+from ..console import make_console
+from ._common import json_option
+
+
+def _rows() -> list[dict[str, str | None]]:
+    import zarrforge
+
+    from ..main import BUILTIN
+
+    rows = [dataclasses.asdict(row) for row in zarrforge.plugins()]
+    for name, providers in sorted(contrib.contributions().items()):
+        for item in providers:
+            rows.append({"point": "cli", "name": name, "distribution": item.distribution,
+                         "version": item.version, "value": item.value,
+                         "status": contrib.status(item, set(BUILTIN))})
+    return rows
+
+
+def _failed(status: str) -> bool:
+    return not status.startswith("ok")
+
+
+@click.command()
+@json_option
+def plugins(as_json: bool) -> None:
+    """List every installed extension (zarrforge.plugins()), hook plugin and contributed
+    command, with its distribution and load status. Exit code 1 if any fails to load
+    or conflicts with another."""
+    rows = _rows()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    else:
+        from rich.table import Table
+
+        table = Table(box=None, pad_edge=False, header_style="bold")
+        for header in ("extension point", "name", "distribution", "version", "status"):
+            table.add_column(header)
+        for row in rows:
+            status = row["status"] or ""
+            style = "red" if _failed(status) else None
+            table.add_row(row["point"], row["name"], row["distribution"] or "(in-process)",
+                          row["version"] or "", status, style=style)
+        make_console().print(table)
+    if any(_failed(row["status"] or "") for row in rows):
+        click.get_current_context().exit(1)

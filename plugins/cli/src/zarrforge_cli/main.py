@@ -1,0 +1,74 @@
+"""The ``zarrforge`` command group: built-in subcommands and contributed ones, loaded lazily."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from . import contrib
+from .errors import CommandFailed
+
+BUILTIN = {
+    "info": "zarrforge_cli.commands.info:info",
+    "tree": "zarrforge_cli.commands.tree:tree",
+    "check": "zarrforge_cli.commands.check:check",
+    "copy": "zarrforge_cli.commands.copy:copy",
+    "plugins": "zarrforge_cli.commands.plugins:plugins",
+}
+
+
+def _import(target: str) -> click.Command:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+class ZarrforgeCLI(click.Group):
+    """Built-in commands are imported when run; contributed ones come from
+    :mod:`zarrforge_cli.contrib`. Failures of zarrforge itself (a missing node,
+    unreadable metadata, an existing destination) exit with 1 and a one-line
+    message; ``--traceback`` shows the traceback instead."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(BUILTIN) | set(contrib.contributions()))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in BUILTIN:
+            return _import(BUILTIN[name])
+        return contrib.command(name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from zarrforge.errors import ZarrforgeError
+
+        try:
+            return super().invoke(ctx)
+        except (ZarrforgeError, OSError) as exc:
+            if ctx.params.get("traceback"):
+                raise
+            raise CommandFailed(_message(exc)) from exc
+
+
+def _message(exc: BaseException) -> str:
+    from zarrforge.errors import ZarrforgeError
+
+    text = str(exc) or type(exc).__name__
+    if not isinstance(exc, ZarrforgeError) and not text.startswith(type(exc).__name__):
+        text = f"{type(exc).__name__}: {text}"
+    return text
+
+
+@click.group(cls=ZarrforgeCLI, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="zarrforge-cli", prog_name="zarrforge")
+@click.option("--traceback", is_flag=True, help="Show the traceback of a failure.")
+def cli(traceback: bool) -> None:
+    """zarrforge: inspect, check and copy Zarr hierarchies.
+
+    URL is a directory path, a file:// or memory:// URL, or any scheme an
+    installed store plugin handles. Exit codes: 0 success, 1 problems found or
+    the operation failed, 2 usage error.
+    """
+
+
+def main(argv: list[str] | None = None) -> Any:
+    return cli.main(args=argv, prog_name="zarrforge")

@@ -1,0 +1,330 @@
+"""The zarrforge command, end to end: the installed console script in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import zarrforge as zf
+
+SCRIPT = pathlib.Path(sys.executable).with_name("zarrforge")
+assert SCRIPT.exists(), f"the zarrforge command is not installed at {SCRIPT}"
+
+
+def run(*args: str, env: dict[str, str] | None = None, cwd: str | None = None,
+        stdin: str | None = None) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")}
+    full_env.update({"COLUMNS": "200", **(env or {})})
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=full_env,
+                          cwd=cwd, input=stdin, timeout=120)
+
+
+@pytest.fixture
+def hierarchy(tmp_path) -> pathlib.Path:
+    path = tmp_path / "data.zarr"
+    root = zf.create_group(str(path), attributes={"title": "cli test"})
+    t = root.create_array("temperature", shape=(40, 60), dtype="float32", chunks=(10, 20),
+                          compressors=["gzip", "crc32c"], dimension_names=["y", "x"],
+                          fill_value=float("nan"), attributes={"units": "K"})
+    t[:20] = np.zeros((20, 60), dtype="float32")  # compresses well; half the chunks written
+    s = root.create_array("obs/counts", shape=(64,), dtype="int16", chunks=(4,), shards=(16,))
+    s[:] = np.arange(64, dtype="int16")
+    root.create_group("obs/empty")
+    return path
+
+
+# --- help, version, usage errors -----------------------------------------------------------
+
+
+def test_help_lists_builtin_and_contributed_commands():
+    result = run("--help")
+    assert result.returncode == 0
+    for name in ("info", "tree", "check", "copy", "plugins", "zom"):
+        assert re.search(rf"^\s+{name}\s", result.stdout, re.M), name
+    assert "Exit codes: 0 success, 1 problems found" in result.stdout
+    assert run("--version").stdout.strip().endswith("0.1.0")
+
+
+def test_usage_errors_exit_2(hierarchy):
+    assert run("info").returncode == 2
+    assert run("no-such-command").returncode == 2
+    bad = run("copy", str(hierarchy), "x.zarr", "--chunks", "ten")
+    assert bad.returncode == 2 and "--chunks" in bad.stderr
+    assert run("copy", str(hierarchy), "x.zarr", "--progress", "loud").returncode == 2
+
+
+def test_failures_exit_1_with_a_message_and_traceback_on_request(tmp_path):
+    missing = run("info", str(tmp_path / "nothing.zarr"))
+    assert missing.returncode == 1
+    assert "Error: no array or group at path '/'" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    assert not (tmp_path / "nothing.zarr").exists()
+    loud = run("--traceback", "info", str(tmp_path / "nothing.zarr"))
+    assert loud.returncode == 1 and "Traceback" in loud.stderr
+
+
+# --- info and tree -------------------------------------------------------------------------
+
+
+def test_info_of_an_array(hierarchy):
+    result = run("info", str(hierarchy), "--path", "temperature", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["format"] == "3" and report["shape"] == [40, 60]
+    assert report["dtype"] == "float32" and report["chunks"] == [10, 20]
+    assert report["shards"] is None and report["nchunks"] == 12
+    assert report["chunks_written"] == 6
+    assert report["fill_value"] == "NaN"
+    assert [c["name"] for c in report["codecs"]] == ["bytes", "gzip", "crc32c"]
+    stored = sum(p.stat().st_size for p in (hierarchy / "temperature" / "c").rglob("*")
+                 if p.is_file())
+    assert report["stored_bytes"] == stored
+    assert report["raw_bytes"] == 6 * 10 * 20 * 4
+    assert report["compression_ratio"] == round(4800 / stored, 3) and report["compression_ratio"] > 5
+
+    text = run("info", str(hierarchy / "temperature"))
+    assert text.returncode == 0
+    for fragment in ("Format             Zarr v3", "Chunks written     6 of 12 (50.0%)",
+                     '{"name": "gzip", "configuration": {"level": 5}}', "Compression ratio",
+                     'Dimension names    ["y", "x"]', "Fill value         \"NaN\""):
+        assert fragment in text.stdout, fragment
+
+
+def test_info_of_a_sharded_array_and_a_group(hierarchy):
+    report = json.loads(run("info", str(hierarchy), "--path", "obs/counts", "--json").stdout)
+    assert report["chunks"] == [4] and report["shards"] == [16]
+    assert report["nchunks"] == 4 and report["chunks_written"] == 4
+    group = run("info", str(hierarchy))
+    assert group.returncode == 0
+    assert "Type                   group" in group.stdout
+    assert "Below it               2 arrays, 2 groups" in group.stdout
+
+
+def test_tree(hierarchy):
+    result = run("tree", str(hierarchy))
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "/"
+    assert any(re.search(r"[└├]── obs$", line) for line in lines)
+    assert any("counts (64,) int16" in line for line in lines)
+    assert any("temperature (40, 60) float32" in line for line in lines)
+    shallow = run("tree", str(hierarchy), "--depth", "1").stdout
+    assert "counts" not in shallow and "obs" in shallow
+    document = json.loads(run("tree", str(hierarchy), "--json").stdout)
+    assert document["members"]["obs"]["members"]["counts"] == {"node_type": "array",
+                                                               "shape": [64], "dtype": "int16"}
+
+
+# --- check ---------------------------------------------------------------------------------
+
+
+def test_check_a_sound_hierarchy(hierarchy):
+    shallow = run("check", str(hierarchy))
+    assert shallow.returncode == 0 and "checked 5 nodes: no problems" in shallow.stdout
+    deep = run("check", str(hierarchy), "--deep")
+    assert deep.returncode == 0 and "checked 5 nodes and 10 chunks: no problems" in deep.stdout
+
+
+def test_check_lists_every_problem_with_its_key(hierarchy):
+    chunk = hierarchy / "temperature" / "c" / "1" / "2"
+    data = bytearray(chunk.read_bytes())
+    data[5] ^= 0xFF
+    chunk.write_bytes(bytes(data))
+    shard = hierarchy / "obs" / "counts" / "c" / "2"
+    shard.write_bytes(shard.read_bytes()[:-3])
+    (hierarchy / "broken").mkdir()
+    (hierarchy / "broken" / "zarr.json").write_text('{"zarr_format": 3, "node_type": ')
+    document = json.loads((hierarchy / "temperature" / "zarr.json").read_text())
+    document["codecs"][1] = {"name": "lz5"}
+    (hierarchy / "unknown").mkdir()
+    (hierarchy / "unknown" / "zarr.json").write_text(json.dumps(document))
+    document["codecs"][1] = {"name": "gzip", "configuration": {"level": 5}}
+    document["codecs"].append({"name": "future-checksum", "must_understand": False})
+    (hierarchy / "skippable").mkdir()
+    (hierarchy / "skippable" / "zarr.json").write_text(json.dumps(document))
+
+    shallow = run("check", str(hierarchy))
+    assert shallow.returncode == 1
+    assert re.search(r"^error: broken/zarr.json: not valid JSON", shallow.stdout, re.M)
+    assert re.search(r"^error: unknown/zarr.json: .*unknown codec 'lz5'", shallow.stdout, re.M)
+    assert re.search(r"^warning: /skippable: .*future-checksum", shallow.stdout, re.M)
+    assert "temperature/c/1/2" not in shallow.stdout
+    assert "checked 8 nodes: 2 errors, 1 warning" in shallow.stdout
+
+    deep = run("check", str(hierarchy), "--deep", "--json")
+    assert deep.returncode == 1
+    report = json.loads(deep.stdout)
+    keys = {(p["severity"], p["key"]) for p in report["problems"]}
+    assert keys == {("error", "broken/zarr.json"), ("error", "unknown/zarr.json"),
+                    ("warning", "/skippable"), ("error", "temperature/c/1/2"),
+                    ("error", "obs/counts/c/2")}
+    by_key = {p["key"]: p["message"] for p in report["problems"]}
+    assert "ChecksumError" in by_key["temperature/c/1/2"]
+    assert report["errors"] == 4 and report["warnings"] == 1
+
+
+def test_check_only_warnings_exits_0(hierarchy):
+    document = json.loads((hierarchy / "temperature" / "zarr.json").read_text())
+    document["codecs"].append({"name": "future-checksum", "must_understand": False})
+    (hierarchy / "temperature" / "zarr.json").write_text(json.dumps(document))
+    result = run("check", str(hierarchy))
+    assert result.returncode == 0 and "0 errors, 1 warning" in result.stdout
+
+
+def test_check_stale_consolidated_metadata(hierarchy):
+    zf.consolidate_metadata(str(hierarchy))
+    assert run("check", str(hierarchy)).returncode == 0
+    shutil.rmtree(hierarchy / "obs" / "empty")
+    (hierarchy / "late").mkdir()
+    (hierarchy / "late" / "zarr.json").write_text(
+        json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}}))
+    result = run("check", str(hierarchy))
+    assert result.returncode == 1
+    assert "error: zarr.json: consolidated metadata lists '/obs/empty', which does not exist" \
+        in result.stdout
+    assert "error: zarr.json: '/late' is missing from the consolidated metadata" in result.stdout
+
+
+# --- copy ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def long_array(tmp_path) -> pathlib.Path:
+    path = tmp_path / "long.zarr"
+    root = zf.create_group(str(path))
+    a = root.create_array("series", shape=(200, 32), dtype="int32", chunks=(1, 32))
+    a[:] = np.arange(200 * 32, dtype="int32").reshape(200, 32)
+    return path
+
+
+def test_copy_prints_plain_progress_with_increasing_counts(long_array, tmp_path):
+    dest = tmp_path / "copy.zarr"
+    result = run("copy", str(long_array), str(dest), "--progress", "plain")
+    assert result.returncode == 0, result.stderr
+    counts = [(int(m.group(1)), int(m.group(2)))
+              for m in re.finditer(r"^copy /series: (\d+)/(\d+)$", result.stderr, re.M)]
+    assert len(counts) >= 10
+    assert all(total == 200 for _, total in counts)
+    done = [d for d, _ in counts]
+    assert done == sorted(done) and len(set(done)) == len(done) and done[-1] == 200
+    assert "copied / to" in result.stdout and "1 array, 1 group" in result.stdout
+    np.testing.assert_array_equal(zf.open_array(str(dest), "series")[:],
+                                  zf.open_array(str(long_array), "series")[:])
+    # auto is plain when standard error is not a terminal
+    auto = run("copy", str(long_array), str(tmp_path / "auto.zarr"))
+    assert auto.returncode == 0 and "copy /series: 200/200" in auto.stderr
+
+
+def test_copy_rich_progress(long_array, tmp_path):
+    result = run("copy", str(long_array), str(tmp_path / "rich.zarr"), "--progress", "rich")
+    assert result.returncode == 0
+    assert "copy /series" in result.stderr and "200/200" in result.stderr
+    live = run("copy", str(long_array), str(tmp_path / "live.zarr"), "--progress", "rich",
+               env={"TTY_COMPATIBLE": "1"})
+    assert live.returncode == 0 and "\x1b[" in live.stderr and "200/200" in live.stderr
+
+
+def test_copy_converts_format_chunks_shards_and_compressor(hierarchy, tmp_path):
+    v2 = tmp_path / "v2.zarr"
+    result = run("copy", str(hierarchy), str(v2), "--format", "2", "--shards", "none",
+                 "--compressor", "zstd:level=3", "--progress", "none")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # --progress none
+    assert (v2 / ".zgroup").exists() and (v2 / "temperature" / ".zarray").exists()
+    zarray = json.loads((v2 / "temperature" / ".zarray").read_text())
+    assert zarray["compressor"] == {"id": "zstd", "level": 3}
+    counts = zf.open_array(str(v2), "obs/counts")
+    assert counts.chunks == (4,) and counts.shards is None
+    np.testing.assert_array_equal(counts[:], np.arange(64))
+
+    resharded = tmp_path / "sharded.zarr"
+    result = run("copy", str(hierarchy), str(resharded), "--src-path", "temperature",
+                 "--dst-path", "t", "--chunks", "5,10", "--shards", "20,20", "--compressor",
+                 "none", "--progress", "none")
+    assert result.returncode == 0, result.stderr
+    t = zf.open_array(str(resharded), "t")
+    assert t.chunks == (5, 10) and t.shards == (20, 20)
+    assert [c["name"] for c in t.metadata["codecs"][0]["configuration"]["codecs"]] == ["bytes"]
+    source = zf.open_array(str(hierarchy), "temperature")[:]
+    np.testing.assert_array_equal(t[:], source)
+
+
+def test_copy_refuses_an_existing_destination(hierarchy, tmp_path):
+    dest = tmp_path / "dest.zarr"
+    assert run("copy", str(hierarchy), str(dest), "--progress", "none").returncode == 0
+    again = run("copy", str(hierarchy), str(dest), "--progress", "none")
+    assert again.returncode == 1 and "already exists" in again.stderr
+    assert run("copy", str(hierarchy), str(dest), "--overwrite",
+               "--progress", "none").returncode == 0
+    impossible = run("copy", str(hierarchy), str(tmp_path / "v2.zarr"), "--format", "2",
+                     "--progress", "none")
+    assert impossible.returncode == 1  # sharding cannot be stored in Zarr v2
+    assert "obs/counts" in impossible.stderr
+    assert not (tmp_path / "v2.zarr").exists()
+
+
+# --- zom -----------------------------------------------------------------------------------
+
+
+def test_zom_dump_apply_validate(hierarchy, tmp_path):
+    spec = tmp_path / "spec.json"
+    dumped = run("zom", "dump", str(hierarchy), "-o", str(spec))
+    assert dumped.returncode == 0
+    document = json.loads(spec.read_text())
+    assert document["members"]["temperature"]["data_type"] == "float32"
+    assert run("zom", "validate", str(spec)).returncode == 0
+    assert run("zom", "validate", str(spec), str(hierarchy)).returncode == 0
+
+    target = tmp_path / "fresh.zarr"
+    applied = run("zom", "apply", str(spec), str(target))
+    assert applied.returncode == 0 and "created 5 nodes" in applied.stdout
+    assert run("zom", "apply", str(spec), str(target)).returncode == 1
+    assert run("zom", "apply", str(spec), str(target), "--overwrite").returncode == 0
+    assert run("zom", "diff", str(spec), str(target)).returncode == 0
+
+    root = zf.open_group(str(target), mode="r+")
+    root["temperature"].attrs["extra"] = 1
+    del root["obs/empty"]
+    result = run("zom", "validate", str(spec), str(target))
+    assert result.returncode == 1
+    assert "/temperature: attributes.extra not in the model (found 1)" in result.stdout
+    assert "/obs/empty: group missing (expected by the model)" in result.stdout
+    as_json = json.loads(run("zom", "validate", str(spec), str(target), "--json").stdout)
+    assert {(d["path"], d["kind"]) for d in as_json} == {("/temperature", "extra"),
+                                                         ("/obs/empty", "missing")}
+
+    document["members"]["temperature"]["shape"] = "wide"
+    spec.write_text(json.dumps(document))
+    bad = run("zom", "validate", str(spec))
+    assert bad.returncode == 1 and "/temperature shape" in bad.stderr
+    piped = run("zom", "validate", "-", stdin=json.dumps({"zarr_format": 3, "node_type": "group",
+                                                          "attributes": {}, "members": {}}))
+    assert piped.returncode == 0
+    schema = json.loads(run("zom", "schema", "--format", "2", "--verbatim").stdout)
+    assert "attributess" in schema["definitions"]["Array"]["required"]
+
+
+# --- plugins -------------------------------------------------------------------------------
+
+
+def test_plugins_lists_the_registry(hierarchy):
+    result = run("plugins", "--json")
+    rows = json.loads(result.stdout)
+    points = {(r["point"], r["name"]) for r in rows}
+    assert {("formats", "3"), ("codecs", "bytes"), ("stores", "file"), ("cli", "zom")} <= points
+    zom_row = next(r for r in rows if r["point"] == "cli" and r["name"] == "zom")
+    assert zom_row["distribution"] == "zarrforge-zom" and zom_row["status"] == "ok"
+    failing = [r for r in rows if not r["status"].startswith("ok")]
+    assert result.returncode == (1 if failing else 0)
+    table = run("plugins")
+    assert re.search(r"^cli\s+zom\s+zarrforge-zom\s+0\.1\.0\s+ok", table.stdout, re.M)
+    expected = {(r.point, r.name) for r in zf.plugins()}
+    assert expected <= points

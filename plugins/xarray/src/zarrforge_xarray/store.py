@@ -1,0 +1,226 @@
+"""The xarray data store and lazy array of the zarrforge backend.
+
+:class:`ZarrforgeDataStore` presents one zarrforge group to xarray: its arrays
+become variables (dimension names from ``dimension_names``, else the
+``_ARRAY_DIMENSIONS`` attribute xarray writes into Zarr v2), its attributes the
+dataset's. CF decoding (scale/offset, times, ``coordinates``, masking) is left
+to xarray, which receives the raw values and attributes.
+
+Fill values follow xarray's own Zarr backend, so both engines open the same
+data identically: for Zarr v2 (and other formats) the array's ``fill_value``
+is the CF ``_FillValue`` used for masking; for Zarr v3, where a fill value is
+always present and is not a missing-value marker, the ``_FillValue``
+attribute xarray writes is decoded and the array's fill value is only kept in
+``encoding["fill_value"]``. ``use_zarr_fill_value_as_mask`` overrides this.
+
+:class:`ZarrforgeArray` reads lazily: xarray's explicit indexers are reduced
+to basic and orthogonal selections (``IndexingSupport.OUTER``), which the
+zarrforge array serves by reading only the chunks they touch; vectorised
+(point-wise) selections are finished by xarray in memory.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+from typing import Any, Iterable
+
+import numpy as np
+from xarray.backends.common import AbstractDataStore, BackendArray
+from xarray.coding.strings import create_vlen_dtype
+from xarray.core import indexing
+from xarray.core.utils import FrozenDict
+from xarray.core.variable import Variable
+
+import zarrforge
+
+DIMENSION_KEY = "_ARRAY_DIMENSIONS"
+
+
+class MissingDimensionNamesError(zarrforge.errors.ZarrforgeError, KeyError):
+    """An array has no name for some dimension, so xarray cannot place it."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _is_variable_length_text(array: zarrforge.Array) -> bool:
+    if array.dtype.kind != "O":
+        return False
+    data_type = array.data_type.to_json()
+    name = data_type if isinstance(data_type, str) else data_type.get("name")
+    return name == "string" or any(_codec_name(c) == "vlen-utf8" for c in array.codecs)
+
+
+def _codec_name(codec: Any) -> str | None:
+    document = codec.to_json()
+    return document if isinstance(document, str) else document.get("name")
+
+
+class ZarrforgeArray(BackendArray):
+    """A lazily indexed view of a zarrforge array for xarray."""
+
+    def __init__(self, array: zarrforge.Array) -> None:
+        self._array = array
+        self.shape = tuple(array.shape)
+        dtype = array.dtype
+        if _is_variable_length_text(array):
+            dtype = create_vlen_dtype(str)  # xarray's marker for variable-length strings
+        self.dtype = dtype
+
+    def get_array(self) -> zarrforge.Array:
+        return self._array
+
+    def __getitem__(self, key: indexing.ExplicitIndexer) -> np.ndarray:
+        return indexing.explicit_indexing_adapter(key, self.shape, indexing.IndexingSupport.OUTER,
+                                                  self._read)
+
+    def _read(self, key: tuple[Any, ...]) -> np.ndarray:
+        if any(isinstance(k, np.ndarray) for k in key):
+            result = self._array.oindex[key]
+        else:
+            result = self._array[key]
+        return np.asarray(result)
+
+
+def _decode_fill_attribute(value: Any, dtype: np.dtype) -> Any:
+    """The ``_FillValue`` attribute as xarray writes it into Zarr v3 attributes: floats
+    as base64 of a little-endian double, complex numbers as two of those."""
+    kind = dtype.kind
+    if kind == "f" and isinstance(value, (str, bytes)):
+        return struct.unpack("<d", base64.standard_b64decode(value))[0]
+    if kind == "c" and isinstance(value, (list, tuple)) and len(value) == 2:
+        real, imag = (struct.unpack("<d", base64.standard_b64decode(v))[0] for v in value)
+        return complex(real, imag)
+    if kind == "S" and isinstance(value, (str, bytes)):
+        return base64.standard_b64decode(value)
+    if kind == "b":
+        return bool(value)
+    if kind in "iu" and isinstance(value, (int, float)):
+        return int(value)
+    if kind in "UOT" and value is not None:
+        return str(value)
+    return value
+
+
+def _raw_fill_value(array: zarrforge.Array) -> Any:
+    """The fill value as the format stores it: ``None`` for a v2 ``null`` (which
+    zarrforge reads as the type's default)."""
+    document = array.metadata
+    if ".zarray" in document:
+        if document[".zarray"].get("fill_value") is None:
+            return None
+    return array.fill_value
+
+
+class ZarrforgeDataStore(AbstractDataStore):
+    """One zarrforge group as an xarray data store (read-only)."""
+
+    def __init__(self, group: zarrforge.Group, *, use_zarr_fill_value_as_mask: bool | None = None,
+                 drop_variables: Iterable[str] = (), close_store: bool = False) -> None:
+        self.group = group
+        self.zarr_format = group.metadata_model.format_name
+        if use_zarr_fill_value_as_mask is None:
+            use_zarr_fill_value_as_mask = self.zarr_format != "3"
+        self._mask = use_zarr_fill_value_as_mask
+        self._drop = set(drop_variables)
+        self._close_store = close_store
+        self._arrays = [(name, node) for name, node in group.members()
+                        if isinstance(node, zarrforge.Array) and name not in self._drop]
+
+    @classmethod
+    def open(cls, filename_or_obj: Any, *, group: str | None = None, mode: str = "r",
+             consolidated: bool | None = None, storage_options: dict[str, Any] | None = None,
+             zarr_format: Any = None, use_zarr_fill_value_as_mask: bool | None = None,
+             drop_variables: Iterable[str] = ()) -> "ZarrforgeDataStore":
+        if mode != "r":
+            raise ValueError(f"the zarrforge xarray backend reads only (mode='r'), got {mode!r}")
+        node = open_group(filename_or_obj, group=group, consolidated=consolidated,
+                          storage_options=storage_options, zarr_format=zarr_format)
+        return cls(node, use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask,
+                   drop_variables=drop_variables,
+                   close_store=not isinstance(filename_or_obj, zarrforge.Group))
+
+    # --- variables ---------------------------------------------------------------------
+
+    def _dimensions_and_attributes(self, array: zarrforge.Array) -> tuple[tuple[str, ...],
+                                                                          dict[str, Any]]:
+        attributes = {k: v for k, v in array.attrs.items()
+                      if k != DIMENSION_KEY and not k.lower().startswith("_nc")}
+        names = array.dimension_names if array.ndim else ()
+        if names is None or any(n is None for n in names):
+            from_attrs = array.attrs.get(DIMENSION_KEY)
+            names = tuple(from_attrs) if isinstance(from_attrs, list) else names
+        if names is None or len(names) != array.ndim or any(n is None for n in names):
+            raise MissingDimensionNamesError(
+                f"array {array.name!r} has no name for every dimension (neither "
+                f"dimension_names nor {DIMENSION_KEY!r}); xarray needs one per dimension. "
+                f"Pass drop_variables=[{array.basename!r}] to open the rest")
+        return tuple(str(n) for n in names), attributes
+
+    def open_store_variable(self, name: str, array: zarrforge.Array) -> Variable:
+        dimensions, attributes = self._dimensions_and_attributes(array)
+        wrapper = ZarrforgeArray(array)
+        data = indexing.LazilyIndexedArray(wrapper)
+        try:
+            chunks: Any = tuple(array.chunks)
+        except AttributeError:  # a grid without a single chunk shape (rectilinear)
+            chunks = None
+        encoding: dict[str, Any] = {}
+        if chunks is not None:
+            encoding["chunks"] = chunks
+            encoding["preferred_chunks"] = dict(zip(dimensions, chunks, strict=True))
+        if array.shards is not None:
+            encoding["shards"] = tuple(array.shards)
+        if wrapper.dtype.kind == "T":
+            encoding["dtype"] = wrapper.dtype
+        if self._mask:
+            fill = _raw_fill_value(array)
+            if fill is not None:
+                attributes["_FillValue"] = fill
+        else:
+            if self.zarr_format == "3":
+                encoding["fill_value"] = array.fill_value
+            if "_FillValue" in attributes:
+                attributes["_FillValue"] = _decode_fill_attribute(attributes["_FillValue"],
+                                                                  array.dtype)
+        return Variable(dimensions, data, attributes, encoding)
+
+    def get_variables(self) -> FrozenDict:
+        return FrozenDict((name, self.open_store_variable(name, array))
+                          for name, array in self._arrays)
+
+    def get_attrs(self) -> dict[str, Any]:
+        return {k: v for k, v in self.group.attrs.items() if not k.lower().startswith("_nc")}
+
+    def get_dimensions(self) -> dict[str, int]:
+        dimensions: dict[str, int] = {}
+        for _, array in self._arrays:
+            names, _ = self._dimensions_and_attributes(array)
+            for name, size in zip(names, array.shape, strict=True):
+                if dimensions.get(name, size) != size:
+                    raise ValueError(f"dimension {name!r} has conflicting lengths "
+                                     f"({size} in {array.name!r}, {dimensions[name]} elsewhere)")
+                dimensions[name] = size
+        return dimensions
+
+    def close(self) -> None:
+        if self._close_store:
+            self.group.store.close()
+
+
+def open_group(filename_or_obj: Any, *, group: str | None = None,
+               consolidated: bool | None = None, storage_options: dict[str, Any] | None = None,
+               zarr_format: Any = None) -> zarrforge.Group:
+    """The zarrforge group named by a URL, path, Store or Group (and ``group`` below it)."""
+    import os
+
+    if isinstance(filename_or_obj, zarrforge.Group):
+        node = filename_or_obj[group] if group and group.strip("/") else filename_or_obj
+        if not isinstance(node, zarrforge.Group):
+            raise zarrforge.errors.NodeTypeError(f"{node.name!r} is an array, not a group")
+        return node
+    if isinstance(filename_or_obj, os.PathLike):
+        filename_or_obj = os.fspath(filename_or_obj)
+    return zarrforge.open_group(filename_or_obj, group or "", mode="r", zarr_format=zarr_format,
+                                use_consolidated=consolidated, storage_options=storage_options)

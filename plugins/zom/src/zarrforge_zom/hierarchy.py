@@ -1,0 +1,212 @@
+"""Models from hierarchies and hierarchies from models.
+
+:func:`from_zarr` opens the node once and walks its members once
+(``Group.members(max_depth=None)``); a group with consolidated metadata lists
+and opens every member from it, so the whole model costs the root's metadata
+read. Each node's model comes from its format's own document
+(``Format.document``), so the ZOM holds exactly what is stored, minus the
+consolidated metadata itself (a storage detail the ``members`` express).
+
+:func:`to_zarr` works in two phases, like zarrforge's creation functions:
+
+1. *Plan*: every node's documents are parsed and checked by its format, the
+   array's codec chain included, in a private in-memory store. A model the
+   format refuses (an unknown codec, a fill value the data type cannot hold)
+   raises :class:`~zarrforge_zom.errors.SpecError` naming the node, and
+   nothing is written.
+2. *Write*: unless ``overwrite``, any existing node at a planned path is a
+   :class:`~zarrforge.errors.ContainsNodeError` listing them; with
+   ``overwrite`` the node at ``path`` (and everything below it) is erased
+   first. Missing parent groups are created, then every node top-down.
+   Consolidated metadata of ancestor groups is kept current, and
+   ``consolidate=True`` consolidates the new hierarchy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import zarrforge
+from zarrforge import api, paths, registry
+from zarrforge.consolidated import refresh_ancestors
+from zarrforge.errors import (ContainsNodeError, MetadataError, NodeTypeError, ReadOnlyError,
+                              ZarrforgeError)
+from zarrforge.metadata.model import GroupMetadata
+from zarrforge.storage import resolve_store
+
+from .errors import SpecError, UnsupportedFormatError
+from .models import (ArraySpecV2, ArraySpecV3, GroupSpec, GroupSpecV2, GroupSpecV3, Node,
+                     to_zom_properties)
+
+ZOM_FORMATS = ("3", "2")
+
+
+def _is_node(value: Any) -> bool:
+    return isinstance(value, (zarrforge.Array, zarrforge.Group))
+
+
+def open_node(node_or_url: Any, path: str = "", *,
+              storage_options: dict[str, Any] | None = None) -> Any:
+    """A zarrforge node from a node (and a path below it), a store or a URL, read-only."""
+    if _is_node(node_or_url):
+        if not path:
+            return node_or_url
+        if not isinstance(node_or_url, zarrforge.Group):
+            raise NodeTypeError(f"{node_or_url.name!r} is an array; it has no member {path!r}")
+        return node_or_url[path]
+    return zarrforge.open(node_or_url, path, mode="r", storage_options=storage_options)
+
+
+def spec_of_node(node: Any) -> Node:
+    """The model of one node, without members."""
+    model = node.metadata_model
+    name = model.format_name
+    if name not in ZOM_FORMATS:
+        raise UnsupportedFormatError(
+            f"{node.name!r} is stored in the format {name!r}; ZEP 6 defines object models "
+            "for Zarr v2 and v3 only")
+    if isinstance(model, GroupMetadata) and model.consolidated is not None:
+        model = dataclasses.replace(model, consolidated=None)
+    documents = node.format.document(model)
+    if name == "3":
+        document = dict(documents)
+        document.pop("consolidated_metadata", None)
+        if model.node_type == "array":
+            return ArraySpecV3._from_json(document, node.name)
+        return GroupSpecV3._from_json({**to_zom_properties(document), "members": {}}, node.name)
+    attributes = documents.get(".zattrs", {})
+    if model.node_type == "array":
+        return ArraySpecV2._from_json({**documents[".zarray"], "attributes": attributes},
+                                      node.name)
+    return GroupSpecV2._from_json({**documents[".zgroup"], "attributes": attributes,
+                                   "members": {}}, node.name)
+
+
+def from_zarr(node_or_url: Any, path: str = "", *,
+              storage_options: dict[str, Any] | None = None) -> Node:
+    """The model of the array or group at ``node_or_url`` (and ``path``)."""
+    node = open_node(node_or_url, path, storage_options=storage_options)
+    root = spec_of_node(node)
+    if not isinstance(root, GroupSpec):
+        return root
+    groups: dict[str, GroupSpec] = {"": root}
+    for name, member in node.members(max_depth=None):
+        spec = spec_of_node(member)
+        groups[paths.parent_of(name)].members[paths.basename(name)] = spec
+        if isinstance(spec, GroupSpec):
+            groups[name] = spec
+    return root
+
+
+# --- creating hierarchies ----------------------------------------------------------------
+
+
+def _format_of(spec: Node) -> Any:
+    return registry.formats.get(str(spec.zarr_format), field="zarr_format")()
+
+
+def _stage(spec: Node, fmt: Any, where: str) -> Any:
+    """Parse and check one node's documents through its format; returns the model."""
+    scratch = resolve_store(None)
+    try:
+        for key, document in spec.documents().items():
+            scratch.set(key, json.dumps(document, allow_nan=True).encode("utf-8"))
+        node = api.open_node(scratch, "", mode="r", fmt=fmt)
+    except ZarrforgeError as exc:
+        field = getattr(exc, "field", None)
+        message = str(exc)
+        raise SpecError(f"Zarr v{spec.zarr_format} cannot hold this node: {message}",
+                        node=where, field=field) from exc
+    return node.metadata_model
+
+
+def _existing(store: Any, path: str) -> tuple[Any, Any] | None:
+    """``(format, model)`` of the node at ``path``; ``(format, None)`` for a node whose
+    metadata is broken; ``None`` when there is no node."""
+    try:
+        return api.locate_node(store, path)
+    except MetadataError:
+        for name in registry.formats.names():
+            if name.endswith(registry.FAMILY_SUFFIX):
+                continue
+            fmt = registry.formats.get(name)()
+            if fmt.detect(store, path):
+                return fmt, None
+        return None
+
+
+def plan(spec: Node, path: str = "") -> list[tuple[str, Any]]:
+    """``(store path, model)`` of every node ``spec`` describes below ``path``, checked by
+    the format; nothing is written."""
+    fmt = _format_of(spec)
+    path = paths.normalize_path(path)
+    nodes = spec.walk() if isinstance(spec, GroupSpec) else [("", spec)]
+    return [(paths.join(path, rel) if rel else path, _stage(node, fmt, "/" + rel))
+            for rel, node in nodes]
+
+
+def _below(path: str, ancestor: str) -> bool:
+    return path != ancestor and (ancestor == "" or path.startswith(ancestor + "/"))
+
+
+def to_zarr(spec: Node, store: Any, path: str = "", *, overwrite: bool = False,
+            consolidate: bool = False, storage_options: dict[str, Any] | None = None) -> Any:
+    """Create the hierarchy ``spec`` describes at ``path`` of ``store``; returns its root."""
+    if consolidate and not isinstance(spec, GroupSpec):
+        raise SpecError("only a group can hold consolidated metadata", field="consolidate")
+    fmt = _format_of(spec)
+    path = paths.normalize_path(path)
+    planned = plan(spec, path)
+    resolved = resolve_store(store, storage_options=storage_options)
+    if resolved.read_only:
+        raise ReadOnlyError(f"cannot create a hierarchy in the read-only store {resolved!r}")
+
+    taken = [(p, found) for p, _ in planned if (found := _existing(resolved, p)) is not None]
+    if taken and not overwrite:
+        listed = ", ".join(repr("/" + p) for p, _ in taken[:10])
+        more = f" and {len(taken) - 10} more" if len(taken) > 10 else ""
+        raise ContainsNodeError(f"nodes already exist at {listed}{more}; pass overwrite=True "
+                                "to replace them")
+    parents = []
+    parent = path
+    while parent:
+        parent = paths.parent_of(parent)
+        found = _existing(resolved, parent)
+        if found is None:
+            parents.append(parent)
+            continue
+        if found[1] is not None and found[1].node_type != "group":
+            raise NodeTypeError(f"cannot create {'/' + path!r}: its parent {'/' + parent!r} "
+                                "is an array")
+        break
+
+    for p, (found_fmt, _) in taken:
+        if not any(_below(p, q) for q, _ in taken):  # erasing an ancestor erases it too
+            found_fmt.erase_node(resolved, p)
+            refresh_ancestors(resolved, found_fmt, p, None)
+
+    written = []
+    for parent in reversed(parents):
+        group = fmt.new_group()
+        fmt.write_node(resolved, parent, group)
+        written.append((parent, group))
+    for p, model in planned:
+        fmt.write_node(resolved, p, model)
+        written.append((p, model))
+
+    ancestors = []
+    parent = path
+    while parent:
+        parent = paths.parent_of(parent)
+        ancestors.append(parent)
+    if any(isinstance(m := fmt.read_node(resolved, a), GroupMetadata) and m.consolidated is not None
+           for a in ancestors):
+        for p, model in written:
+            refresh_ancestors(resolved, fmt, p, model)
+
+    if consolidate:
+        zarrforge.consolidate_metadata(resolved, path)
+    return api.open_node(resolved, path, mode="r+", fmt=fmt)
+
