@@ -50,3 +50,10 @@ $(BENCH_BIN)/python:
 bench: $(BENCH_BIN)/python
 	$(BENCH_BIN)/python -m pip install --quiet $(BENCH_PACKAGES)
 	$(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+# make bench-s3 - 200 small chunks from a local S3 server with 20 ms per request:
+# batched vs one at a time, and zarr-python (benchmarks/s3_latency.py)
+.PHONY: bench-s3
+bench-s3: $(BENCH_BIN)/python
+	$(BENCH_BIN)/python -m pip install --quiet $(BENCH_PACKAGES) "moto[server]>=5"
+	$(BENCH_BIN)/python benchmarks/s3_latency.py $(BENCH_ARGS)

@@ -137,3 +137,10 @@ def test_stores_pickle(s3_url, s3_options):
     store.set("k", b"v")
     copy = pickle.loads(pickle.dumps(store))
     assert copy.get("k") == b"v" and copy.settings == store.settings
+
+
+def test_s3_connection_pool_follows_the_store_concurrency(s3_url, s3_options):
+    store = FsspecStore.from_url(s3_url, concurrency=48, **s3_options)
+    assert store.fs.config_kwargs["max_pool_connections"] == 48
+    chosen = FsspecStore.from_url(s3_url, config_kwargs={"max_pool_connections": 5}, **s3_options)
+    assert chosen.fs.config_kwargs["max_pool_connections"] == 5  # the user's choice stands

@@ -119,6 +119,12 @@ class FsspecStore(Store):
         """A store for an fsspec URL; ``fsspec+<protocol>://`` chooses fsspec explicitly."""
         settings, fs_options = split_options(options)
         target = url[len(FSSPEC_PREFIX):] if url.startswith(FSSPEC_PREFIX) else url
+        if target.split("://", 1)[0] in ("s3", "s3a"):
+            # botocore keeps 10 connections per client unless told otherwise, which
+            # would cap the requests in flight far below `concurrency`.
+            config = dict(fs_options.get("config_kwargs") or {})
+            config.setdefault("max_pool_connections", settings.concurrency)
+            fs_options = {**fs_options, "config_kwargs": config}
         fs, path = fsspec.core.url_to_fs(target, **fs_options)
         return cls(fs, path, read_only=read_only, settings=settings, url=target)
 
