@@ -1,0 +1,1 @@
+"""zarrforge's benchmark suite: see benchmarks/README.md. Run ``python benchmarks/run.py``."""

@@ -1,0 +1,190 @@
+"""Lower bounds ("limits") measured in the same run, without any Zarr engine.
+
+Contract: each limit is a :class:`benchmarks.workloads.Workload` whose
+``run`` returns ``{phase: seconds}`` (it times its phases itself, so one
+repetition measures, e.g., both encode and decode) and whose ``verify``
+checks the round trip. They use all cores (``os.cpu_count()`` threads, the
+work split into one list per thread, so the Python overhead per item is one
+loop iteration) and no engine:
+
+* ``L-zstd``: numcodecs ``Zstd(level=1)`` encode, then decode, of every chunk
+  (128^3) of the W1 array, held in memory: no I/O. Encoding makes a new
+  bytes object per chunk (as a writer must); decoding writes into one reused
+  buffer per thread, so it measures decompression, not page faults. Phases
+  ``encode`` and ``decode`` bound W1 and W2.
+* ``L-zstd-inner``: the same for the 32^3 inner chunks of W3; bounds W3, W3r.
+* ``L-files``: one file per 64^2 chunk of the W5 array, written with plain
+  ``open().write()`` into ``c/<i>/<j>`` directories, then read back with
+  ``open().read()`` into a new array: what W5/W5r cannot avoid on this file
+  system.
+* ``L-copy``: one ``np.copyto`` of the W1 array; phase ``warm`` copies into a
+  destination touched beforehand (the brief's memory-copy limit), ``fresh``
+  into a newly allocated one (what a reader returning a new array pays,
+  page faults included).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import os
+import shutil
+import time
+from typing import Any, Callable
+
+import numpy as np
+from numcodecs import Zstd
+
+from . import data
+from .workloads import Context, VerificationError, Workload, check_equal, mib
+
+
+def _threads() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def _parallel(fn: Callable[[list[Any]], list[Any]], items: list[Any]) -> list[Any]:
+    """``fn`` over ``items`` split round-robin into one list per thread; results in order."""
+    n = min(_threads(), len(items)) or 1
+    parts = [items[i::n] for i in range(n)]
+    with concurrent.futures.ThreadPoolExecutor(n) as pool:
+        done = list(pool.map(fn, parts))
+    out: list[Any] = [None] * len(items)
+    for i, part in enumerate(done):
+        out[i::n] = part
+    return out
+
+
+def chunk_slices(shape: tuple[int, ...], chunks: tuple[int, ...]) -> list[tuple[slice, ...]]:
+    ranges = [range(0, n, c) for n, c in zip(shape, chunks)]
+    return [tuple(slice(o, min(o + c, n)) for o, c, n in zip(origin, chunks, shape))
+            for origin in itertools.product(*ranges)]
+
+
+class ZstdLimit(Workload):
+    def size_note(self, scale: float) -> str:
+        s = data.spec(self.dataset, scale)
+        return f"{len(chunk_slices(s.shape, s.chunks))} chunks {s.chunks}, {mib(s.nbytes)}"
+
+    def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
+        spec = data.spec(self.dataset, ctx.scale)
+        values = data.generate(spec)
+        raw = [np.ascontiguousarray(values[s]).tobytes() for s in chunk_slices(spec.shape, spec.chunks)]
+        return {"raw": raw, "codec": Zstd(level=spec.zstd_level)}
+
+    def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, Any]:
+        codec = state["codec"]
+        sizes = [len(b) for b in state["raw"]]
+        t0 = time.perf_counter()
+        encoded = _parallel(lambda part: [codec.encode(b) for b in part], state["raw"])
+        t1 = time.perf_counter()
+
+        def decode(part: list[tuple[bytes, int]]) -> list[int]:
+            # One reused buffer per thread: decoding is measured, not page faults.
+            out = np.empty(max(sizes), dtype=np.uint8)
+            return [len(codec.decode(e, out=out[:n])) for e, n in part]
+
+        lengths = _parallel(decode, list(zip(encoded, sizes)))
+        t2 = time.perf_counter()
+        return {"encode": t1 - t0, "decode": t2 - t1, "encoded": encoded, "lengths": lengths}
+
+    def verify(self, engine: Any, ctx: Context, state: dict[str, Any], result: Any) -> dict[str, Any]:
+        codec = state["codec"]
+        for i, (encoded, raw) in enumerate(zip(result["encoded"], state["raw"])):
+            if result["lengths"][i] != len(raw) or bytes(codec.decode(encoded)) != raw:
+                raise VerificationError(f"{self.name}: chunk {i} does not round-trip")
+        total = sum(len(r) for r in state["raw"])
+        return {"chunks": len(state["raw"]),
+                "compression_ratio": sum(len(e) for e in result["encoded"]) / total}
+
+
+class FilesLimit(Workload):
+    def size_note(self, scale: float) -> str:
+        s = data.spec(self.dataset, scale)
+        return f"{len(chunk_slices(s.shape, s.chunks))} files of {s.chunks} {s.dtype}"
+
+    def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
+        spec = data.spec(self.dataset, ctx.scale)
+        values = data.generate(spec)
+        slices = chunk_slices(spec.shape, spec.chunks)
+        names = ["/".join(str(s.start // c) for s, c in zip(sl, spec.chunks)) for sl in slices]
+        raw = [np.ascontiguousarray(values[s]).tobytes() for s in slices]
+        return {"spec": spec, "values": values, "slices": slices, "names": names, "raw": raw,
+                "dir": ctx.root / "files-limit" / "c"}
+
+    def before_rep(self, engine: Any, ctx: Context, state: dict[str, Any]) -> None:
+        if state["dir"].exists():
+            shutil.rmtree(state["dir"])
+
+    def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, Any]:
+        root = str(state["dir"])
+        spec = state["spec"]
+        items = list(zip(state["names"], state["raw"], state["slices"]))
+
+        def write(part: list[Any]) -> list[None]:
+            for name, raw, _ in part:
+                path = os.path.join(root, name)
+                try:
+                    f = open(path, "wb")
+                except FileNotFoundError:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    f = open(path, "wb")
+                with f:
+                    f.write(raw)
+            return [None] * len(part)
+
+        t0 = time.perf_counter()
+        _parallel(write, items)
+        t1 = time.perf_counter()
+        out = np.empty(spec.shape, dtype=spec.dtype)
+
+        def read(part: list[Any]) -> list[None]:
+            for name, _, sl in part:
+                with open(os.path.join(root, name), "rb") as f:
+                    chunk = np.frombuffer(f.read(), dtype=spec.dtype)
+                out[sl] = chunk.reshape([s.stop - s.start for s in sl])
+            return [None] * len(part)
+
+        _parallel(read, items)
+        t2 = time.perf_counter()
+        return {"write": t1 - t0, "read": t2 - t1, "out": out}
+
+    def verify(self, engine: Any, ctx: Context, state: dict[str, Any], result: Any) -> dict[str, Any]:
+        check_equal(result["out"], state["values"], self.name)
+        shutil.rmtree(state["dir"].parent)
+        return {"files": len(state["names"])}
+
+
+class CopyLimit(Workload):
+    def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
+        values = data.generate(data.spec(self.dataset, ctx.scale))
+        warm = np.empty_like(values)
+        warm.fill(0)  # touch every page now, so the warm copy pays no page faults
+        return {"values": values, "warm": warm}
+
+    def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, Any]:
+        src = state["values"]
+        t0 = time.perf_counter()
+        np.copyto(state["warm"], src)
+        t1 = time.perf_counter()
+        fresh = np.empty_like(src)
+        np.copyto(fresh, src)
+        t2 = time.perf_counter()
+        return {"warm": t1 - t0, "fresh": t2 - t1, "out": fresh}
+
+    def verify(self, engine: Any, ctx: Context, state: dict[str, Any], result: Any) -> dict[str, Any]:
+        check_equal(state["warm"], state["values"], f"{self.name} warm")
+        check_equal(result["out"], state["values"], f"{self.name} fresh")
+        return {}
+
+
+LIMITS: dict[str, Workload] = {w.name: w for w in [
+    ZstdLimit("L-zstd", "numcodecs Zstd(1) over W1's chunks, all cores, no I/O", "float3d"),
+    ZstdLimit("L-zstd-inner", "numcodecs Zstd(1) over W3's inner chunks, all cores, no I/O", "sharded3d"),
+    FilesLimit("L-files", "one plain file per W5 chunk, all cores", "bytes2d"),
+    CopyLimit("L-copy", "np.copyto of W1's array (warm / fresh destination)", "float3d"),
+]}
+
+#: Phases each limit reports, in display order.
+PHASES = {"L-zstd": ("encode", "decode"), "L-zstd-inner": ("encode", "decode"),
+          "L-files": ("write", "read"), "L-copy": ("warm", "fresh")}

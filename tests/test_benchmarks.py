@@ -1,0 +1,119 @@
+"""The benchmark suite's correctness checks, at a tiny scale (see benchmarks/README.md).
+
+Every workload and limit runs once, through the same code the benchmark
+children run (:func:`benchmarks.child.run`), for every engine, at scale 1/64
+in a temporary directory; each run verifies what it read or listed and raises
+if it is wrong. One driver run in a subprocess checks the table and JSON
+output. Nothing here looks at timings.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+try:
+    from benchmarks import child, data, engines, workloads
+    from benchmarks.limits import LIMITS
+    from benchmarks.workloads import WORKLOADS
+finally:
+    sys.path.remove(str(REPO))  # the package is imported; leave the other tests' sys.path alone
+
+SCALE = 1 / 64
+
+pytest.importorskip("zarr")
+pytest.importorskip("tensorstore")
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # One directory for the module, so the read workloads reuse what the writes left.
+    return tmp_path_factory.mktemp("bench")
+
+
+@pytest.mark.parametrize("workload", list(WORKLOADS))
+@pytest.mark.parametrize("engine", engines.NAMES)
+def test_workload_verifies(engine: str, workload: str, root: Path) -> None:
+    record = child.run(engine, workload, scale=SCALE, repeat=1, root=root)
+    assert record["verified"] is True
+    assert len(record["seconds"]["total"]) == 1
+
+
+@pytest.mark.parametrize("limit", list(LIMITS))
+def test_limit_verifies(limit: str, root: Path) -> None:
+    record = child.run("limits", limit, scale=SCALE, repeat=1, root=root)
+    assert record["verified"] is True
+
+
+def test_engines_write_the_same_metadata(tmp_path: Path) -> None:
+    """The three engines create the sharded array with identical codecs, grid and fill value."""
+    spec = data.spec("sharded3d", SCALE)
+    values = data.generate(spec)
+    seen = {}
+    for name in engines.NAMES:
+        path = tmp_path / f"{name}.zarr"
+        engines.load(name).write_array(str(path), spec, values)
+        doc = json.loads((path / "zarr.json").read_text())
+        for codec in doc["codecs"]:
+            if codec["name"] == "sharding_indexed":  # tensorstore leaves out the default
+                codec["configuration"].setdefault("index_location", "end")
+        seen[name] = {k: doc[k] for k in ("shape", "data_type", "chunk_grid", "codecs", "fill_value")}
+    assert seen["zarrforge"] == seen["zarr-python"] == seen["tensorstore"]
+
+
+def test_a_wrong_read_fails_verification(tmp_path: Path) -> None:
+    ctx = workloads.Context(root=tmp_path, scale=SCALE)
+    w = WORKLOADS["W5r"]
+    engine = engines.load("zarrforge")
+    state = w.prepare(engine, ctx)
+    result = w.run(engine, ctx, state)
+    result[0, 0] ^= 1
+    with pytest.raises(workloads.VerificationError, match="1 of"):
+        w.verify(engine, ctx, state, result)
+
+
+def test_wrong_members_fail_verification() -> None:
+    members = data.group_members()
+    members["m007"] = {**members["m007"], "scale": 0.0}
+    with pytest.raises(workloads.VerificationError, match="m007"):
+        workloads.check_members(members, "W6")
+    del members["m007"]
+    with pytest.raises(workloads.VerificationError, match="299"):
+        workloads.check_members(members, "W6")
+
+
+def test_scaled_shapes_keep_chunks() -> None:
+    for name in data.BASE:
+        full = data.spec(name, 1.0)
+        tiny = data.spec(name, 1 / 4096)
+        assert tiny.chunks == full.chunks and tiny.shards == full.shards
+        assert all(n >= c for n, c in zip(tiny.shape, tiny.chunks))
+    assert data.spec("float3d", 0.125).shape == (256, 256, 256)
+    assert data.spec("float3d", 0.3).shape == data.spec("sharded3d", 0.3).shape
+
+
+def test_driver_writes_table_and_json(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "1/64", "--repeat", "2",
+         "--only", "W5,W5r,W6", "--engines", "zarrforge,tensorstore", "--path", str(tmp_path / "data"),
+         "--out", str(out), "--no-chart"],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "| W5r |" in proc.stdout and "L-files/read" in proc.stdout
+    result = json.loads((out / "latest.json").read_text())
+    assert result["settings"]["workloads"] == ["W5", "W5r", "W6"]
+    assert result["settings"]["limits"] == ["L-files"]
+    assert result["environment"]["unset_in_children"] == ["OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"]
+    runs = {(r["engine"], r["workload"]): r for r in result["runs"]}
+    assert all(not r.get("error") for r in runs.values())
+    assert len(runs["zarrforge", "W6"]["seconds"]["total"]) == 2
+    row = next(r for r in result["table"] if r["workload"] == "W5")
+    assert row["ratios"]["zf/limit"] is not None and row["ratios"]["zf/zp"] is None
+    assert not (tmp_path / "data").exists()  # removed without --keep
