@@ -16,6 +16,7 @@ hypothesis for the randomised checks); zarrforge itself does not.
 
 from .codecs import CodecConformance
 from .data_types import DataTypeConformance
+from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
 from .stores import StoreConformance
 
 __all__ = ["CodecConformance", "DataTypeConformance", "StoreConformance"]

@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    python -m benchmarks.profile --workload W5 [--engine zarrforge] [--scale 0.125]
+    python -m benchmarks.profiling --workload W5 [--engine zarrforge] [--scale 0.125]
                                  [--threads 1] [--sort tottime] [--top 25] [--root DIR]
 
 Contract: prepares the workload as the benchmark does (untimed), runs it once
