@@ -22,6 +22,7 @@ are not stored.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -83,7 +84,7 @@ class Array(Node):
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # Python ints: no int64 overflow for huge shapes
 
     @property
     def dtype(self) -> np.dtype:
@@ -218,7 +219,7 @@ class Array(Node):
         limit = config.get().max_request_bytes
         if limit is None:
             return
-        nbytes = int(np.prod(shape, dtype=np.int64)) * self.dtype.itemsize
+        nbytes = math.prod(shape) * self.dtype.itemsize
         if nbytes > limit:
             raise ResourceLimitError(
                 f"{what} of shape {shape} on {self.name!r} needs {nbytes} bytes, over the "

@@ -19,6 +19,7 @@ the store in large concurrent batches, large chunks a few per worker at a time.
 from __future__ import annotations
 
 import concurrent.futures
+import math
 import threading
 from typing import Any, Callable, Iterable, Sequence
 
@@ -68,7 +69,7 @@ def batch_size_for(grid: ChunkGrid, data_type: DataType, threads: int) -> int:
     go to the store in large concurrent batches (remote stores hide their latency)
     while large chunks keep the working set to a few chunks per worker."""
     shape = grid.regular_chunk_shape or tuple(d.size(0) if d.nchunks else 1 for d in grid.dimensions)
-    chunk_bytes = int(np.prod(shape, dtype=np.int64)) * (data_type.item_size or 16)
+    chunk_bytes = math.prod(int(n) for n in shape) * (data_type.item_size or 16)  # no int64 overflow
     return int(min(MAX_BATCH, max(2 * threads, BATCH_BYTES // max(1, chunk_bytes))))
 
 

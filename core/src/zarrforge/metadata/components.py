@@ -155,10 +155,13 @@ def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLa
     return registry.memory_layouts.get(name, field=field)()
 
 
+MAX_EXTENT = 2**63 - 1  # lengths must fit a signed 64-bit index, as in every Zarr implementation
+
+
 def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
     if not isinstance(value, list) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
-        raise MetadataError(f"must be a list of non-negative integers, got {value!r}",
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_EXTENT for v in value):
+        raise MetadataError(f"must be a list of integers in [0, 2**63 - 1], got {value!r}",
                             field=field, value=value)
     return tuple(value)
 

@@ -114,7 +114,7 @@ def translate(uri: Any, configuration: Any, *, field: str, type_field: str, ndim
                 del config["shuffle"]  # automatic: bit shuffle for 1-byte items, else byte shuffle
             elif isinstance(code, int) and not isinstance(code, bool) and code in SHUFFLE_CODES:
                 config["shuffle"] = SHUFFLE_CODES[code]
-            elif code not in SHUFFLE_NAMES:
+            elif not isinstance(code, str) or code not in SHUFFLE_NAMES:
                 raise MetadataError(f"blosc shuffle must be -1, 0, 1 or 2, got {code!r}",
                                     field=f"{field}.configuration.shuffle", value=code)
         if "typesize" not in config and item_size:

@@ -96,6 +96,7 @@ class DraftChunkKeyEncoding(ChunkKeyEncoding):
         if not key.startswith("c"):
             return None
         parts = key[1:].split(self.separator)
-        if len(parts) != ndim or not all(p.isascii() and p.isdigit() for p in parts):
+        if len(parts) != ndim or not all(
+                p.isascii() and p.isdigit() and (p == "0" or not p.startswith("0")) for p in parts):
             return None
         return tuple(int(p) for p in parts)

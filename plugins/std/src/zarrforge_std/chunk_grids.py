@@ -57,9 +57,9 @@ class RegularChunkGrid(ChunkGrid):
         if isinstance(chunk_shape, tuple):
             chunk_shape = list(chunk_shape)
         if (not isinstance(chunk_shape, list) or len(chunk_shape) != len(shape)
-                or not all(is_int(c) and c > 0 for c in chunk_shape)):
+                or not all(is_int(c) and 0 < c < 2**63 for c in chunk_shape)):
             raise MetadataError(
-                f"must be a list of {len(shape)} positive integers (one per dimension of the "
+                f"must be a list of {len(shape)} positive integers below 2**63 (one per dimension of the "
                 f"array shape {list(shape)}), got {chunk_shape!r}",
                 field="configuration.chunk_shape", value=chunk_shape)
         return cls(chunk_shape, shape)

@@ -37,7 +37,9 @@ class _SeparatedEncoding(ChunkKeyEncoding):
 
     @staticmethod
     def _parse(parts: list[str], ndim: int) -> tuple[int, ...] | None:
-        if len(parts) != ndim or not all(p.isdigit() and p.isascii() for p in parts):
+        # Only the canonical spelling encode_key produces: "01" is not chunk 1.
+        if len(parts) != ndim or not all(
+                p.isdigit() and p.isascii() and (p == "0" or not p.startswith("0")) for p in parts):
             return None
         return tuple(int(p) for p in parts)
 

@@ -75,21 +75,36 @@ class LocalStore(Store):
         except (FileNotFoundError, NotADirectoryError):
             return None
 
+    # A concurrent delete may prune the key's (now empty) directory between our
+    # makedirs and the open or rename; that is not a failure, so try again.
+    _PRUNE_RETRIES = 8
+
     def _set(self, key: str, value: bytes) -> None:
         path = self._path(key)
         directory = os.path.dirname(path)
         temp = os.path.join(directory, f"{TEMP_PREFIX}{uuid.uuid4().hex}")
-        try:
-            os.makedirs(directory, exist_ok=True)
-            with open(temp, "wb") as f:
-                f.write(value)
-            os.replace(temp, path)
-        except OSError as exc:
+        for attempt in range(self._PRUNE_RETRIES):
             try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}") from exc
+                os.makedirs(directory, exist_ok=True)
+                with open(temp, "wb") as f:
+                    f.write(value)
+                os.replace(temp, path)
+                return
+            except (FileNotFoundError, FileExistsError) as exc:  # the directory vanished
+                self._discard(temp)
+                if attempt == self._PRUNE_RETRIES - 1:
+                    raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}",
+                                     key=key) from exc
+            except OSError as exc:
+                self._discard(temp)
+                raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}", key=key) from exc
+
+    @staticmethod
+    def _discard(temp: str) -> None:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
 
     def _delete(self, key: str) -> None:
         path = self._path(key)

@@ -1,0 +1,39 @@
+"""Chunk keys: the canonical-form property the ``chunk_keys`` target leaves out.
+
+``decode_key`` accepts digit strings with leading zeros (``c/01``), so a key
+that zarrforge never writes decodes to the coordinates of one it does write.
+``stored_chunks`` / ``nchunks_initialized`` then count aliases (more stored
+chunks than the grid has), ``resize`` leaves the aliases behind, and the
+2022 draft's sharding transformer reads an alias as a shard.
+"""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import zarrforge
+from zarrforge_std.stores.memory import MemoryStore
+
+from _fuzzkit import known_bug
+from _targets_keys import encodings, key_strings
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.sampled_from(encodings()), key_strings, st.integers(0, 4))
+@example(encodings()[0], "c/01", 1)     # default, '/': the fuzzer's first shrunk find
+@example(encodings()[-1], "c01", 1)     # the 2022 draft's encoding
+def test_decoded_keys_are_canonical(encoding, key, ndim) -> None:
+    label, implementation = encoding
+    coords = implementation.decode_key(key, ndim)
+    if coords is not None:
+        assert implementation.encode_key(coords) == key, (label, key, coords)
+
+
+def test_alias_keys_are_not_counted_as_chunks() -> None:
+    store = MemoryStore()
+    array = zarrforge.create_array(store, "a", shape=(10,), chunks=(5,), dtype="int8")
+    array[...] = 1
+    store.set("a/c/01", store.get("a/c/1"))  # another tool's copy, a stray file
+    assert sorted(array.stored_chunks()) == [(0,), (1,)]
+    assert array.nchunks_initialized <= array.nchunks

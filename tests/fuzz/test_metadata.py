@@ -1,0 +1,66 @@
+"""Regression tests for what the metadata fuzz targets found (``_targets_metadata.py``).
+
+Each reproduces one failure with the smallest document the fuzzer shrank it
+to; ``known_bug`` marks those not fixed yet (see docs/reliability.md#bugs).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import zarrforge
+from zarrforge.errors import MetadataError, ZarrforgeError
+from zarrforge_std.stores.memory import MemoryStore
+
+from _fuzzkit import known_bug
+
+
+def _array_with(fmt: str, key: str, change) -> MemoryStore:
+    store = MemoryStore()
+    zarrforge.create_array(store, "a", shape=(10, 7), chunks=(4, 3), dtype="int16",
+                           zarr_format=fmt)[...] = 1
+    document = json.loads(store.get(key))
+    change(document)
+    store.set(key, json.dumps(document).encode())
+    return store
+
+
+@pytest.mark.parametrize("shuffle", [[1], {"x": 1}])
+def test_draft_blosc_shuffle_of_the_wrong_type(shuffle) -> None:
+    def change(document):
+        document["compressor"]["configuration"]["shuffle"] = shuffle
+
+    store = _array_with("draft-2022", "meta/root/a.array.json", change)
+    with pytest.raises(MetadataError) as info:
+        zarrforge.open(store, "a")
+    assert info.value.field == "compressor.configuration.shuffle"
+
+
+@pytest.mark.parametrize("fmt,key", [("3", "a/zarr.json"), ("2", "a/.zarray")])
+def test_chunk_shape_beyond_int64(fmt: str, key: str) -> None:
+    def change(document):
+        if fmt == "3":
+            document["chunk_grid"]["configuration"]["chunk_shape"] = [2**64, 3]
+        else:
+            document["chunks"] = [2**64, 3]
+
+    store = _array_with(fmt, key, change)
+    try:
+        array = zarrforge.open(store, "a")
+    except ZarrforgeError:
+        return  # refusing the document (naming the field) is the fix proposed
+    array[0:1, 0:1]
+
+
+@pytest.mark.parametrize("fmt,key", [("3", "a/zarr.json"), ("2", "a/.zarray")])
+def test_shape_beyond_int64(fmt: str, key: str) -> None:
+    store = _array_with(fmt, key, lambda document: document.__setitem__("shape", [2**64, 7]))
+    try:
+        array = zarrforge.open(store, "a")
+    except MetadataError as exc:
+        assert exc.field == "shape"
+        return
+    array.size  # noqa: B018
+    array[-1, -1]

@@ -1,0 +1,318 @@
+"""Concurrent writers of one array (local directory store, and the memory store for threads).
+
+Guarantees shown here:
+
+* writers of **disjoint chunks** (threads sharing one handle, threads with a
+  handle each, processes) lose nothing: every chunk ends with its writer's
+  last value;
+* writers of **disjoint shards** likewise (each shard is one stored value);
+* writers of **the same chunk**, each writing the whole chunk: the last
+  writer wins per chunk and no reader ever sees a torn chunk (a mixture of
+  two writers' values);
+* **attributes** updated concurrently: every update rewrites the whole
+  document from the writer's copy of the metadata, so an update can be lost
+  (even without concurrency, by a handle opened earlier); the document is
+  never corrupt: it always parses and holds some writer's complete version.
+
+Not guaranteed, and shown as such: writers of different *parts* of one chunk,
+or of different inner chunks of one shard, do a read-modify-write of the same
+stored value; one writer's part can be lost (never torn).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import zarrforge
+from zarrforge.errors import StoreError
+from zarrforge_std.stores import local as local_module
+from zarrforge_std.stores.local import LocalStore
+from zarrforge_std.stores.memory import MemoryStore
+
+from _reliability import classify, create, generation_values, known_bug, run_worker, start_worker
+
+SHAPE, CHUNKS = (48, 64), (4, 4)
+THREADS = 16
+ROUNDS = 6
+
+
+def _store(kind: str, tmp_path: Path):
+    return MemoryStore() if kind == "memory" else LocalStore(tmp_path / "store")
+
+
+def _chunks_of(worker: int, workers: int, step=CHUNKS) -> list[tuple[slice, ...]]:
+    grid = [range(0, n, s) for n, s in zip(SHAPE, step)]
+    return [tuple(slice(o, min(o + s, n)) for o, s, n in zip(origin, step, SHAPE))
+            for i, origin in enumerate(itertools.product(*grid)) if i % workers == worker]
+
+
+def _run_threads(target, count: int) -> list[BaseException]:
+    errors: list[BaseException] = []
+
+    def guarded(i: int) -> None:
+        try:
+            target(i)
+        except BaseException as exc:  # noqa: BLE001 - collected and reported by the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+# --- disjoint chunks and shards -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+@pytest.mark.parametrize("handles", ["shared", "one per thread"])
+@pytest.mark.parametrize("layout,unit", [("v3", "chunk"), ("v2", "chunk"),
+                                         ("v3-sharded", "shard"), ("draft-2022-sharded", "shard")])
+def test_threads_writing_disjoint_units_lose_nothing(tmp_path, kind, handles, layout, unit) -> None:
+    store = _store(kind, tmp_path)
+    shared = create(store, layout, shape=SHAPE, chunks=CHUNKS)
+    step = tuple(2 * c for c in CHUNKS) if unit == "shard" else CHUNKS  # create(): shards x2
+    values = {g: generation_values(SHAPE, CHUNKS, g) for g in range(1, ROUNDS + 1)}
+
+    def work(i: int) -> None:
+        array = shared if handles == "shared" else zarrforge.open_array(store, "a", mode="r+",
+                                                                        threads=1)
+        for g in range(1, ROUNDS + 1):
+            for region in _chunks_of(i, THREADS, step):
+                array[region] = values[g][region]
+
+    assert _run_threads(work, THREADS) == []
+    assert np.array_equal(zarrforge.open_array(store, "a")[...], values[ROUNDS])
+
+
+@pytest.mark.parametrize("layout,unit", [("v3", "chunk"), ("v3-sharded", "shard"),
+                                         ("v2", "chunk")])
+def test_processes_writing_disjoint_units_lose_nothing(tmp_path, layout, unit) -> None:
+    root = tmp_path / "store"
+    create(str(root), layout, shape=SHAPE, chunks=CHUNKS)
+    workers = 4
+    rounds = 4
+    processes = [start_worker("disjoint", str(root), ",".join(map(str, SHAPE)),
+                              ",".join(map(str, CHUNKS)), str(w), str(workers), str(rounds), unit)
+                 for w in range(workers)]
+    results = [(p.wait(timeout=300), p.stderr.read()) for p in processes]
+    for p in processes:
+        p.stdout.close()
+        p.stderr.close()
+    assert all(code == 0 for code, _ in results), [err[-1500:] for code, err in results if code]
+    assert np.array_equal(zarrforge.open_array(str(root), "a")[...],
+                          generation_values(SHAPE, CHUNKS, rounds))
+
+
+@pytest.mark.parametrize("handles", ["shared", "one per thread"])
+def test_threads_writing_and_deleting_disjoint_chunks(tmp_path, handles) -> None:
+    """As above, but odd rounds write the fill value, so chunks are deleted (and
+    emptied directories pruned) while other threads write chunks in the same
+    directories. Runs for 5 s, or until the first error."""
+    store = LocalStore(tmp_path / "store")
+    shared = create(store, "v3", shape=SHAPE, chunks=CHUNKS, compressors=None)
+    values = generation_values(SHAPE, CHUNKS, 1)
+    deadline = time.monotonic() + 5
+    failed = threading.Event()
+
+    def work(i: int) -> None:
+        array = shared if handles == "shared" else zarrforge.open_array(store, "a", mode="r+",
+                                                                        threads=1)
+        try:
+            while time.monotonic() < deadline and not failed.is_set():
+                for fill in (True, False):
+                    for region in _chunks_of(i, THREADS):
+                        array[region] = 0 if fill else values[region]
+        except BaseException:
+            failed.set()
+            raise
+
+    errors = _run_threads(work, THREADS)
+    assert errors == [], errors[:3]
+    assert np.array_equal(zarrforge.open_array(store, "a")[...], values)
+
+
+def test_local_set_survives_a_concurrent_prune(tmp_path, monkeypatch) -> None:
+    """The race of the test above made deterministic: the directory of the key being
+    written is removed (as a concurrent ``delete`` of its last other file does) right
+    after ``_set`` created it."""
+    store = LocalStore(tmp_path)
+    store.set("a/c/0/1", b"other")
+    real_makedirs = local_module.os.makedirs
+
+    def makedirs_then_concurrent_delete(path, exist_ok=False):
+        real_makedirs(path, exist_ok=exist_ok)
+        if path.endswith("/c/0") and store.exists("a/c/0/1"):
+            store.delete("a/c/0/1")  # another writer deletes the directory's last file
+
+    monkeypatch.setattr(local_module.os, "makedirs", makedirs_then_concurrent_delete)
+    store.set("a/c/0/0", b"value")
+    assert store.get("a/c/0/0") == b"value"
+
+
+# --- one chunk, many writers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+@pytest.mark.parametrize("layout", ["v3", "v3-sharded", "v2"])
+def test_same_chunk_last_writer_wins_and_nothing_is_torn(tmp_path, kind, layout) -> None:
+    store = _store(kind, tmp_path)
+    shape, chunks = (64, 64), (32, 32)
+    create(store, layout, shape=shape, chunks=chunks)
+    writers, rounds = 8, 40
+    chunk = zarrforge.open_array(store, "a").chunks
+    region = tuple(slice(0, c) for c in chunk)
+    stop = threading.Event()
+    seen: list[int] = []
+    problems: list[str] = []
+
+    def reader() -> None:
+        array = zarrforge.open_array(store, "a")
+        while not stop.is_set():
+            block = array[region]
+            values = np.unique(block)
+            if len(values) != 1:
+                problems.append(f"torn read: values {values[:10]}")
+                return
+            seen.append(int(values[0]))
+
+    def writer(i: int) -> None:
+        array = zarrforge.open_array(store, "a", mode="r+", threads=1)
+        for r in range(rounds):
+            array[region] = np.full(chunk, (i + 1) * 1000 + r, dtype="int32")
+
+    reading = threading.Thread(target=reader)
+    reading.start()
+    errors = _run_threads(writer, writers)
+    stop.set()
+    reading.join()
+    assert errors == [] and problems == []
+    final = np.unique(zarrforge.open_array(store, "a")[region])
+    assert len(final) == 1 and final[0] % 1000 == rounds - 1  # some writer's last round
+    assert len(seen) > 0
+
+
+@pytest.mark.parametrize("layout", ["v3", "v3-sharded"])
+def test_same_chunk_from_processes(tmp_path, layout) -> None:
+    root = tmp_path / "store"
+    create(str(root), layout, shape=(64, 64), chunks=(32, 32))
+    writers, rounds = 4, 60
+    processes = [start_worker("same-chunk", str(root), str(i + 1), str(rounds))
+                 for i in range(writers)]
+    array = zarrforge.open_array(str(root), "a")
+    region = tuple(slice(0, c) for c in array.chunks)
+    reads = 0
+    while any(p.poll() is None for p in processes):
+        block = array[region]
+        assert len(np.unique(block)) == 1, "a reader saw a torn chunk"
+        reads += 1
+    for p in processes:
+        assert p.wait() == 0, p.stderr.read()[-1500:]
+        p.stdout.close()
+        p.stderr.close()
+    final = np.unique(array[region])
+    assert len(final) == 1 and final[0] % 1000 == rounds - 1
+
+
+# --- what is not guaranteed: parts of one stored value ------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["v3", "v3-sharded"])
+def test_parts_of_one_chunk_may_lose_updates_but_never_tear(tmp_path, layout) -> None:
+    """Threads writing different elements of the same chunk (or different inner chunks
+    of one shard): each write reads the stored value, changes its part and stores it
+    whole, so concurrent writes can drop each other's part. The result is always some
+    writer's complete value (here: every element is the fill value or its writer's)."""
+    store = LocalStore(tmp_path / "store")
+    shape = (8, 8)
+    create(store, layout, shape=shape, chunks=(8, 8) if layout == "v3" else (2, 2))
+    lost = 0
+    for trial in range(5):
+        zarrforge.open_array(store, "a", mode="r+")[...] = 0
+
+        def writer(i: int) -> None:
+            array = zarrforge.open_array(store, "a", mode="r+", threads=1)
+            row, col = divmod(i, 4)
+            array[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2] = i + 1
+
+        assert _run_threads(writer, 16) == []
+        result = zarrforge.open_array(store, "a")[...]
+        for i in range(16):
+            row, col = divmod(i, 4)
+            block = result[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2]
+            assert np.all(block == i + 1) or np.all(block == 0), (trial, i, block)
+            lost += int(np.all(block == 0))
+    print(f"{layout}: {lost} of 80 concurrent partial updates lost")
+
+
+# --- attributes -------------------------------------------------------------------------------------------
+
+
+def test_attribute_update_from_a_stale_handle_is_lost(tmp_path) -> None:
+    """The semantics, deterministically: a handle rewrites the whole document from its
+    own copy of the metadata, so an update made through another handle is lost."""
+    store = LocalStore(tmp_path / "store")
+    create(store, "v3", shape=(4,), chunks=(2,))
+    first = zarrforge.open_array(store, "a", mode="r+")
+    second = zarrforge.open_array(store, "a", mode="r+")
+    first.attrs["a"] = 1
+    second.attrs["b"] = 2
+    assert dict(zarrforge.open_array(store, "a").attrs) == {"b": 2}
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_concurrent_attribute_updates_never_corrupt_the_document(tmp_path, kind) -> None:
+    store = _store(kind, tmp_path)
+    create(store, "v3", shape=(4,), chunks=(2,))
+    rounds = 15
+
+    def writer(i: int) -> None:
+        for r in range(rounds):
+            zarrforge.open_array(store, "a", mode="r+").attrs[f"w{i}-{r}"] = r
+
+    stop = threading.Event()
+    documents: list[int] = []
+    problems: list[str] = []
+
+    def reader() -> None:
+        while not stop.is_set():
+            try:
+                documents.append(len(json.loads(store.get("a/zarr.json"))["attributes"]))
+            except (ValueError, KeyError, TypeError) as exc:
+                problems.append(repr(exc))
+
+    reading = threading.Thread(target=reader)
+    reading.start()
+    assert _run_threads(writer, 8) == []
+    stop.set()
+    reading.join()
+    assert problems == []
+    attributes = dict(zarrforge.open_array(store, "a").attrs)
+    assert all(attributes[name] == int(name.split("-")[1]) for name in attributes)
+    assert 1 <= len(attributes) <= 8 * rounds
+    print(f"{kind}: {len(attributes)} of {8 * rounds} attribute updates survived")
+
+
+def test_concurrent_attribute_updates_from_processes(tmp_path) -> None:
+    root = tmp_path / "store"
+    create(str(root), "v3", shape=(4,), chunks=(2,))
+    rounds = 20
+    processes = [start_worker("set-attr", str(root), str(w), str(rounds)) for w in range(4)]
+    while any(p.poll() is None for p in processes):
+        json.loads((root / "a" / "zarr.json").read_bytes())  # always a whole document
+    for p in processes:
+        assert p.wait() == 0, p.stderr.read()[-1500:]
+        p.stdout.close()
+        p.stderr.close()
+    attributes = dict(zarrforge.open_array(str(root), "a").attrs)
+    assert all(attributes[name] == int(name.split("-")[1]) for name in attributes)
+    print(f"processes: {len(attributes)} of {4 * rounds} attribute updates survived")
