@@ -120,3 +120,30 @@ class Format(ABC):
         for coords in itertools.product(*(range(n) for n in metadata.chunk_grid.grid_shape)):
             if store.exists(self.chunk_key(path, metadata, coords)):
                 yield coords
+
+
+class ChunksUnderNode:
+    """Mixin for formats whose chunk keys are ``<node path>/<chunk key encoding's key>``
+    (the final v3 format, Zarr v2): ``chunk_key``, its inverse, and ``stored_chunks``
+    with one listing of the node's prefix."""
+
+    def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
+        key = metadata.chunk_key_encoding.encode_key(coords)
+        return f"{path}/{key}" if path else key
+
+    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
+        prefix = f"{path}/" if path else ""
+        if not key.startswith(prefix):
+            return None
+        coords = metadata.chunk_key_encoding.decode_key(key[len(prefix):], len(metadata.shape))
+        grid = metadata.chunk_grid.grid_shape
+        if coords is None or not all(i < n for i, n in zip(coords, grid)):
+            return None
+        return coords
+
+    def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata
+                      ) -> Iterator[tuple[int, ...]]:
+        for key in store.list_prefix(f"{path}/" if path else ""):
+            coords = self.chunk_coords(path, metadata, key)
+            if coords is not None:
+                yield coords

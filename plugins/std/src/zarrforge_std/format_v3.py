@@ -14,14 +14,14 @@ and ``zstd`` (level 0, no checksum) as compressor when it is installed.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from zarrforge import paths, registry
 from zarrforge.abc.chunk_grid import ChunkGrid
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import ChunkSpec, Codec
 from zarrforge.abc.data_type import DataType
-from zarrforge.abc.format import ArrayCreationSpec, Format
+from zarrforge.abc.format import ArrayCreationSpec, ChunksUnderNode, Format
 from zarrforge.abc.store import Store
 from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import InvalidPathError, MetadataError
@@ -57,7 +57,7 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
-class V3Format(Format):
+class V3Format(ChunksUnderNode, Format):
     name = FORMAT_NAME
 
     # --- reading ------------------------------------------------------------------
@@ -298,27 +298,6 @@ class V3Format(Format):
         }, field="shards")
 
     # --- layout -------------------------------------------------------------------
-
-    def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
-        key = metadata.chunk_key_encoding.encode_key(coords)
-        return f"{path}/{key}" if path else key
-
-    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
-        prefix = f"{path}/" if path else ""
-        if not key.startswith(prefix):
-            return None
-        coords = metadata.chunk_key_encoding.decode_key(key[len(prefix):], len(metadata.shape))
-        grid = metadata.chunk_grid.grid_shape
-        if coords is None or not all(i < n for i, n in zip(coords, grid)):
-            return None
-        return coords
-
-    def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata
-                      ) -> Iterator[tuple[int, ...]]:
-        for key in store.list_prefix(f"{path}/" if path else ""):
-            coords = self.chunk_coords(path, metadata, key)
-            if coords is not None:
-                yield coords
 
     def list_children(self, store: Store, path: str) -> list[str]:
         prefix = f"{path}/" if path else ""

@@ -24,10 +24,10 @@ the model has none).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from zarrforge import paths
-from zarrforge.abc.format import ArrayCreationSpec, Format
+from zarrforge.abc.format import ArrayCreationSpec, ChunksUnderNode, Format
 from zarrforge.abc.store import Store
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.metadata.extension_def import message_of
@@ -59,7 +59,7 @@ def _located(exc: MetadataError, key: str) -> MetadataError:
     return exc
 
 
-class V2Format(Format):
+class V2Format(ChunksUnderNode, Format):
     name = FORMAT_NAME
 
     # --- reading ------------------------------------------------------------------
@@ -156,26 +156,6 @@ class V2Format(Format):
         return new_array(spec)
 
     # --- layout -------------------------------------------------------------------
-
-    def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
-        return node_key(path, metadata.chunk_key_encoding.encode_key(coords))
-
-    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
-        prefix = f"{path}/" if path else ""
-        if not key.startswith(prefix):
-            return None
-        coords = metadata.chunk_key_encoding.decode_key(key[len(prefix):], len(metadata.shape))
-        grid = metadata.chunk_grid.grid_shape
-        if coords is None or not all(i < n for i, n in zip(coords, grid)):
-            return None
-        return coords
-
-    def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata
-                      ) -> Iterator[tuple[int, ...]]:
-        for key in store.list_prefix(f"{path}/" if path else ""):
-            coords = self.chunk_coords(path, metadata, key)
-            if coords is not None:
-                yield coords
 
     def list_children(self, store: Store, path: str) -> list[str]:
         prefix = f"{path}/" if path else ""
