@@ -238,7 +238,7 @@ def test_an_unsupported_metadata_encoding_is_an_error(hierarchy):
 
 
 @pytest.mark.parametrize("changes,field,match", [
-    ({"shape": [-1]}, "shape", "non-negative"),
+    ({"shape": [-1]}, "shape", "must be a list of integers in"),
     ({"shape": ...}, "shape", "lacks the required field"),
     ({"chunk_grid": {"type": "regular", "chunk_shape": [0]}}, "chunk_grid.chunk_shape", "positive"),
     ({"chunk_grid": {"type": "hexagonal"}}, "chunk_grid.type", "unknown chunk grid type"),
