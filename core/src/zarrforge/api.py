@@ -16,12 +16,14 @@ format is tried first, then every other installed format.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 from . import paths, registry
 from .abc.format import ArrayCreationSpec, Format
 from .abc.store import Store
 from .consolidated import refresh_ancestors
+from .metadata.components import shape_from_json
 from .node import validate_extensions
 from .errors import ContainsNodeError, NodeNotFoundError, NodeTypeError, ReadOnlyError
 from .storage import StoreLike, resolve_store
@@ -148,6 +150,16 @@ def _write_new_node(store: Store, path: str, fmt: Format, metadata: Any, overwri
     refresh_ancestors(store, fmt, path, metadata)
 
 
+def _shape_argument(shape: Any) -> tuple[int, ...]:
+    """The ``shape=`` argument as a tuple of ints (numpy integers welcome), validated."""
+    items = [shape] if not isinstance(shape, (tuple, list)) else list(shape)
+    try:
+        items = [operator.index(n) for n in items]
+    except TypeError:
+        pass  # shape_from_json names the offending value
+    return shape_from_json(items)
+
+
 def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int] | int,
                  dtype: Any, chunks: Any = None, shards: Any = None, filters: Any = None,
                  serializer: Any = None, compressors: Any = "auto", codecs: Any = None,
@@ -173,7 +185,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
                                or compressors not in ("auto", None)):
         raise ValueError("pass either codecs= (the complete list) or filters=/serializer=/"
                          "compressors=, not both")
-    shape_t = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    shape_t = _shape_argument(shape)
     fmt = fmt or get_format(zarr_format)
     resolved = _store_for(store, "w", storage_options)
     path = paths.normalize_path(path)

@@ -34,7 +34,7 @@ from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import ResourceLimitError, SelectionError
-from .metadata.components import memory_layout
+from .metadata.components import MAX_EXTENT, memory_layout
 from .metadata.model import ArrayMetadata
 from .node import Node
 from .pipeline import ChunkEngine
@@ -304,8 +304,8 @@ class Array(Node):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         new_shape = tuple(int(s) for s in shape)
-        if len(new_shape) != self.ndim or any(s < 0 for s in new_shape):
-            raise SelectionError(f"resize needs {self.ndim} non-negative lengths, got {shape!r}")
+        if len(new_shape) != self.ndim or any(not 0 <= s <= MAX_EXTENT for s in new_shape):
+            raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1], got {shape!r}")
         old = self._metadata
         new_grid = old.chunk_grid.with_shape(new_shape)
         new_meta = old.replace(shape=new_shape, chunk_grid=new_grid)
