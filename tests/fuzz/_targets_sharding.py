@@ -23,7 +23,6 @@ damaged shard.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 import zarrforge
 from zarrforge_std.stores.memory import MemoryStore
 
-from _fuzzkit import known_bug
 from _targets_keys import encodings, key_strings
 
 

@@ -31,12 +31,11 @@ import numpy as np
 import pytest
 
 import zarrforge
-from zarrforge.errors import StoreError
 from zarrforge_std.stores import local as local_module
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
-from _reliability import create, generation_values, known_bug, start_worker
+from _reliability import create, generation_values, start_worker
 
 SHAPE, CHUNKS = (48, 64), (4, 4)
 THREADS = 16
