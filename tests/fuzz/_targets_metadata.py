@@ -18,20 +18,15 @@ byte damage), stores the result and then uses the node the way a user would:
    error at all, and to the same document.
 
 Every step must succeed or raise a zarrforge error naming the key or field
-(see :func:`_fuzzkit.expect`). ``max_request_bytes`` bounds what one read may
-allocate. Two guards keep known bugs from making a case slow or huge: writes
-are skipped for chunks over :data:`WRITE_CHUNK_LIMIT` bytes in-process
-(bug B5: a write allocates its whole chunk; the subprocess runner lifts this
-guard and relies on its address-space limit), and the whole-array read is
-skipped for grids with more than :data:`FULL_READ_CHUNK_LIMIT` chunks (bug
-B9). ``test_memory.py`` reproduces both.
+(see :func:`_fuzzkit.expect`). ``max_request_bytes`` bounds what one read or
+write may allocate, including a whole chunk that a partial write must decode
+(``test_memory.py`` shows both limits at work).
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import os
 import warnings
 from typing import Any
 
@@ -46,15 +41,6 @@ from zarrforge_std.stores.memory import MemoryStore
 from _fuzzkit import expect, json_values, mutate_bytes, mutate_document, serialize, target
 
 READ_LIMIT = 8 * 2**20
-# In the pytest process writes are skipped when a chunk is larger than this
-# (0 = no guard; run_fuzz.py sets it under its RLIMIT_AS).
-WRITE_CHUNK_LIMIT = int(os.environ.get("ZARRFORGE_FUZZ_WRITE_CHUNK_LIMIT", str(64 * 2**20)))
-
-# The whole-array read is skipped when the grid has more chunks than this along its
-# dimensions (summed): the indexer lists them before max_request_bytes refuses the read
-# (known bug B9: minutes and gigabytes). Lift it (0 = no guard) once B9 is fixed.
-FULL_READ_CHUNK_LIMIT = int(os.environ.get("ZARRFORGE_FUZZ_FULL_READ_CHUNK_LIMIT", str(10**5))) or 2**63
-
 JSON_NAMES = (".json", ".zarray", ".zgroup", ".zattrs", ".zmetadata")
 
 
@@ -159,16 +145,6 @@ def donors() -> list[Any]:
 # --- using a node -------------------------------------------------------------------------------
 
 
-def _chunk_nbytes(array: Any) -> int:
-    try:
-        shape = array.metadata_model.chunk_grid.regular_chunk_shape
-    except Exception:  # noqa: BLE001
-        shape = None
-    if shape is None:
-        shape = array.shape
-    return int(np.prod(shape, dtype=np.float64)) * max(1, array.dtype.itemsize)
-
-
 def exercise(store: MemoryStore, path: str) -> None:
     """Open the node at ``path`` and use it; every step under the oracle."""
     with warnings.catch_warnings():
@@ -196,9 +172,8 @@ def exercise(store: MemoryStore, path: str) -> None:
                 node.info  # noqa: B018 - builds the printable summary
             with expect():
                 node.size  # noqa: B018
-            if sum(node.cdata_shape) <= FULL_READ_CHUNK_LIMIT:
-                with expect():
-                    node[...]  # the whole array: small, or refused by max_request_bytes
+            with expect():
+                node[...]  # the whole array: small, or refused by max_request_bytes
             if all(n > 0 for n in node.shape):
                 with expect():
                     node[tuple(-1 for _ in node.shape)]  # the last element, counted from the end
@@ -206,8 +181,7 @@ def exercise(store: MemoryStore, path: str) -> None:
                 node.nchunks_initialized  # noqa: B018
             with expect():
                 json.dumps(node.metadata, default=str)
-            if values is not None and (not WRITE_CHUNK_LIMIT
-                                       or _chunk_nbytes(node) <= WRITE_CHUNK_LIMIT):
+            if values is not None:
                 with expect():
                     node[region] = values
                     again = node[region]

@@ -71,11 +71,8 @@ def child(names: list[str], seconds: float, batch: int, memory_mb: int,
           tolerate_known: bool = False) -> int:
     """Fuzz ``names`` one after another, ``seconds`` each, in this process."""
     sys.path.insert(0, str(HERE))
-    os.environ["ZARRFORGE_FUZZ_WRITE_CHUNK_LIMIT"] = "0"  # RLIMIT_AS guards instead
     import _fuzzkit
-    import _targets_metadata
 
-    _targets_metadata.WRITE_CHUNK_LIMIT = 0
     # by default report known bugs, labelled; ZARRFORGE_KNOWN_BUGS=fail overrides --tolerate-known
     _fuzzkit.TOLERATE_KNOWN_BUGS = tolerate_known and _fuzzkit.TOLERATE_KNOWN_BUGS
     targets = _fuzzkit.load_targets()

@@ -38,10 +38,11 @@ malformed selections raise :class:`~zarrforge.errors.SelectionError`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -279,7 +280,7 @@ class _ProductIndexer:
 
     shape: tuple[int, ...]
 
-    def __init__(self, pieces: list[list], layout: list[int | None],
+    def __init__(self, pieces: list[list | Callable[[], list]], layout: list[int | None],
                  shape: tuple[int, ...], outer: bool) -> None:
         # layout: one entry per output axis; a dimension number, or None for a
         # new length-1 axis (indexed with 0 on the out side).
@@ -290,7 +291,10 @@ class _ProductIndexer:
 
     def __iter__(self) -> Iterator[ChunkProjection]:
         layout = self._layout
-        for combo in itertools.product(*self._pieces):
+        # Slice pieces are listed only now, so that a caller can check the selection's
+        # size before paying for one entry per chunk it touches.
+        pieces = [p() if callable(p) else p for p in self._pieces]
+        for combo in itertools.product(*pieces):
             coords = tuple(p[0] for p in combo)
             chunk_sel = tuple(p[1] for p in combo)
             out_sel = tuple(0 if d is None else combo[d][2] for d in layout)
@@ -357,7 +361,7 @@ class BasicIndexer(_ProductIndexer):
             d = len(pieces)
             if isinstance(entry, slice):
                 r = normalize_slice(entry, shape[d], d)
-                pieces.append(_range_pieces(r, dimensions[d]))
+                pieces.append(functools.partial(_range_pieces, r, dimensions[d]))
                 layout.append(d)
                 out_shape.append(len(r))
             elif _is_integer(entry):
@@ -399,7 +403,7 @@ class OrthogonalIndexer(_ProductIndexer):
             dim = dimensions[d]
             if isinstance(entry, slice):
                 r = normalize_slice(entry, shape[d], d)
-                pieces.append(_range_pieces(r, dim))
+                pieces.append(functools.partial(_range_pieces, r, dim))
                 n = len(r)
             elif _is_integer(entry):
                 pieces.append(_int_pieces(normalize_integer(entry, shape[d], d), dim))

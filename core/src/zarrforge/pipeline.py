@@ -31,6 +31,8 @@ from .abc.data_type import DataType
 from .abc.memory_layout import MemoryLayout
 from .abc.store import Store
 from .codec_chain import CodecChain
+from . import config
+from .errors import ResourceLimitError
 
 _executors: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
 _executor_lock = threading.Lock()
@@ -131,6 +133,20 @@ class ChunkEngine:
         else:
             self.store.set(key, data)
 
+    @staticmethod
+    def _check_chunk(spec: ChunkSpec, key: str, limit: int | None) -> None:
+        """Refuse to materialise a whole chunk larger than ``max_request_bytes``: metadata
+        may declare chunks of any size, and a write of three elements must not try to
+        allocate a terabyte."""
+        if limit is None:
+            return
+        nbytes = math.prod(spec.shape) * spec.dtype.itemsize
+        if nbytes > limit:
+            raise ResourceLimitError(
+                f"chunk {key!r} of shape {spec.shape} needs {nbytes} bytes decoded, over the "
+                f"limit of {limit} bytes (zarrforge.config max_request_bytes); this call has "
+                "to hold the whole chunk, so raise the limit to read or write it")
+
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
 
@@ -139,6 +155,7 @@ class ChunkEngine:
 
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         partial = self.chain.partial is not None
+        limit = config.get().max_request_bytes
         for batch in self._batches(projections):
             keys = [self.key_of(p.coords) for p in batch]
             whole = [i for i, p in enumerate(batch) if not partial or p.complete]
@@ -149,6 +166,8 @@ class ChunkEngine:
                 spec = self.spec_for(p.coords)
                 if i in encoded:
                     data = encoded[i]
+                    if data is not None and not p.complete:
+                        self._check_chunk(spec, keys[i], limit)
                     values = (None if data is None else
                               self.chain.decode(data, spec, key=keys[i])[p.chunk_selection])
                 else:
@@ -160,6 +179,7 @@ class ChunkEngine:
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         partial = self.chain.partial is not None
+        limit = config.get().max_request_bytes
         for batch in self._batches(projections):
             keys = [self.key_of(p.coords) for p in batch]
             incomplete = [i for i, p in enumerate(batch) if not p.complete]
@@ -170,6 +190,8 @@ class ChunkEngine:
                 p = batch[i]
                 spec = self.spec_for(p.coords)
                 old = existing.get(i)
+                if not p.complete and not (old is not None and partial):
+                    self._check_chunk(spec, keys[i], limit)
                 if old is not None and partial:
                     # Update in place: parts the write does not touch keep their bytes.
                     results[i] = self.chain.encode_partial(old, spec, p.chunk_selection,
