@@ -1,19 +1,19 @@
 """Allocation guards: the memory-sensitive targets under an address-space limit, and the
-two ways found to make zarrforge allocate far more than a chunk's size.
+ways found (and fixed) that made zarrforge allocate far more than a chunk's size.
 
 * ``test_targets_under_rlimit``: a short run of every memory-sensitive target in
   a subprocess whose address space is capped (``run_fuzz.py --child``); any
   huge allocation there becomes a ``MemoryError``, which the oracle reports.
-* ``test_decompression_bomb_*`` (bug): a small compressed chunk that inflates to
-  far more than the chunk's decoded size is decompressed in full before the
-  ``bytes`` codec notices the size is wrong.
-* ``test_write_allocates_whole_chunk`` (bug): writing three elements to an
-  array whose metadata declares a huge chunk allocates the whole chunk,
-  ``max_request_bytes`` notwithstanding, and fails with a bare ``MemoryError``.
-* ``test_request_limit_and_size_do_not_overflow`` (bug): element counts are
-  multiplied in int64, so they wrap around for huge arrays.
-* ``test_request_limit_is_checked_before_the_chunks_are_enumerated`` (bug): a
-  read that ``max_request_bytes`` refuses first lists every chunk it touches.
+* ``test_decompression_bomb_*`` (B2, fixed): a small compressed chunk that inflates
+  to far more than the chunk's decoded size is refused by every compressor
+  before it inflates (the chain passes each decoder the size it must produce).
+* ``test_write_allocates_whole_chunk`` (B5, fixed): writing three elements to an
+  array whose metadata declares a 1 TiB chunk is refused with
+  ``ResourceLimitError`` under ``max_request_bytes`` instead of allocating it.
+* ``test_request_limit_and_size_do_not_overflow`` (fixed): element counts are
+  Python integers, so they do not wrap around for huge arrays.
+* ``test_request_limit_is_checked_before_the_chunks_are_enumerated`` (B9, fixed): a
+  read that ``max_request_bytes`` refuses does not first list every chunk it touches.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from _fuzzkit import known_bug
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -107,7 +105,6 @@ def _bomb_outcomes(names: list[str], inflated: int = 192 * 2**20) -> dict[str, s
     return {r["codec"]: r["outcome"] for r in map(json.loads, process.stdout.splitlines())}
 
 
-@known_bug("bytes->bytes decoders inflate without a bound; see docs/reliability.md#bugs (B2)")
 def test_decompression_bomb_is_refused_without_inflating() -> None:
     """A ~1-MB chunk for a 10-byte array chunk must be refused (CorruptChunkError)
     without allocating what it inflates to (192 MiB here, under a 96 MiB cap)."""
@@ -115,7 +112,6 @@ def test_decompression_bomb_is_refused_without_inflating() -> None:
     assert outcomes == {name: "refused" for name in BOMBS}, outcomes
 
 
-@known_bug("a write allocates the whole chunk, unchecked; see docs/reliability.md#bugs (B5)")
 def test_write_allocates_whole_chunk() -> None:
     script = textwrap.dedent('''
         import json, resource
@@ -160,8 +156,6 @@ def test_request_limit_and_size_do_not_overflow() -> None:
             array[...]
 
 
-@known_bug("the indexer lists every chunk a selection touches per dimension before "
-           "max_request_bytes is checked: a refused read takes minutes and gigabytes (B9)")
 def test_request_limit_is_checked_before_the_chunks_are_enumerated() -> None:
     script = textwrap.dedent('''
         import zarrforge

@@ -72,6 +72,7 @@ class CodecChain:
         self.array_bytes: ArrayBytesCodec = next(c for c in codecs if isinstance(c, ArrayBytesCodec))
         self.bytes_bytes = tuple(c for c in codecs if isinstance(c, BytesBytesCodec))
         self._specs: dict[tuple[int, ...], list[ChunkSpec]] = {}
+        self._sizes: dict[tuple[int, ...], list[int | None]] = {}
         whole = not self.array_array and not self.bytes_bytes
         self.partial: PartialCodec | None = (
             self.array_bytes if whole and isinstance(self.array_bytes, PartialCodec) else None)
@@ -113,6 +114,20 @@ class CodecChain:
             self._specs[spec.shape] = specs
         return specs
 
+    def _decoded_sizes(self, spec: ChunkSpec) -> list[int | None]:
+        """For each bytes->bytes codec, the byte count its decoding must produce (``None``
+        where a codec before it makes the size data-dependent). Decoders are held to it,
+        so a small hostile chunk cannot inflate to gigabytes."""
+        sizes = self._sizes.get(spec.shape)
+        if sizes is None:
+            size = self.array_bytes.encoded_size(self._array_specs(spec)[-1])
+            sizes = []
+            for codec in self.bytes_bytes:
+                sizes.append(size)
+                size = None if size is None else codec.encoded_size(size)
+            self._sizes[spec.shape] = sizes
+        return sizes
+
     def _refuse_if_skipped(self) -> None:
         if self.skipped:
             names = [c.name for c in self.skipped]
@@ -146,8 +161,9 @@ class CodecChain:
     def decode(self, data: bytes, spec: ChunkSpec, *, key: str) -> np.ndarray:
         specs = self._array_specs(spec)
         with _named_failures(key):
-            for codec in reversed(self.bytes_bytes):
-                data = codec.decode(data)
+            sizes = self._decoded_sizes(spec) if self.bytes_bytes else ()
+            for codec, size in zip(reversed(self.bytes_bytes), reversed(sizes)):
+                data = codec.decode(data) if size is None else codec.decode_sized(data, size)
             chunk = self.array_bytes.decode(data, specs[-1])
             self._check(chunk, specs[-1], self.array_bytes)
             for codec, s in zip(reversed(self.array_array), reversed(specs[:-1])):

@@ -42,12 +42,14 @@ addresses.
 from __future__ import annotations
 
 import dataclasses
+import math
 from abc import ABC, abstractmethod
 from enum import Enum
 from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from ..errors import CorruptChunkError
 from .data_type import DataType
 from .memory_layout import MemoryLayout
 
@@ -74,7 +76,7 @@ class ChunkSpec:
     @property
     def nbytes(self) -> int | None:
         size = self.data_type.item_size
-        return None if size is None else size * int(np.prod(self.shape, dtype=np.int64))
+        return None if size is None else size * math.prod(self.shape)  # Python ints: no overflow
 
 
 class Codec(ABC):
@@ -151,6 +153,21 @@ class BytesBytesCodec(Codec):
     @abstractmethod
     def decode(self, data: bytes | memoryview) -> bytes:
         ...
+
+    def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
+        """Decode ``data``, which the codec chain expects to decode to ``expected_size`` bytes.
+
+        Must raise :class:`~zarrforge.errors.CorruptChunkError` rather than return
+        more than ``expected_size`` bytes. Compressors should override this to stop
+        *before* inflating past that size (a few hundred stored bytes can claim
+        gigabytes); this default decodes, then checks.
+        """
+        decoded = self.decode(data)
+        if len(decoded) > expected_size:
+            raise CorruptChunkError(
+                f"codec {self.to_json().get('name')!r} decoded {len(decoded)} bytes where the "
+                f"array's metadata allows {expected_size}; the chunk is corrupt")
+        return decoded
 
 
 RangeFetcher = Callable[[Sequence[Any]], "list[bytes | None]"]

@@ -31,6 +31,7 @@ from __future__ import annotations
 import inspect
 import math
 import pickle
+import struct
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCod
 from zarrforge.errors import (ChecksumError, CodecError, CorruptChunkError, MetadataError,
                               UnsafeCodecError)
 
-from . import _bounds, _kinds, safety
+from . import _bounds, _inflate, _kinds, safety
 from ._data_types import data_type_for
 from ._failures import decoding, encoding
 
@@ -215,6 +216,31 @@ class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
                     and "checksum" in str(cause).lower()):
                 raise ChecksumError(f"codec {self.name!r}: checksum mismatch: {cause}") from cause
             raise
+
+    def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
+        self._check_safe()
+        data = _bounds.byte_view(data)
+        if self._codec_id in _inflate.STREAM_IDS:
+            if self._codec_id == "gzip":
+                _bounds.check_gzip(data, self.name)
+            return _inflate.inflate(self._codec_id, self._numcodec, data, expected_size, self.name)
+        declared = _declared_size(self._codec_id, data, self.name)
+        _inflate.check_declared(self.name, declared, expected_size)
+        if self._codec_id == "zstd" and declared is None:
+            return _inflate.zstd_into(self._numcodec, data, expected_size, self.name)
+        return super().decode_sized(data, expected_size)
+
+
+def _declared_size(codec_id: str, data: memoryview, name: str) -> int | None:
+    """The decoded size the chunk's header declares, for the formats that have one."""
+    if codec_id == "blosc":
+        return _bounds.blosc_decoded_size(data, name)
+    if codec_id == "lz4":
+        _bounds.check_numcodecs_lz4(data, name)
+        return struct.unpack_from("<i", data, 0)[0]
+    if codec_id == "zstd":
+        return _bounds.zstd_content_size(data, name)
+    return None
 
 
 class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):

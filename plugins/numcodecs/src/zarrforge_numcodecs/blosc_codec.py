@@ -43,7 +43,7 @@ from numcodecs.compat import ensure_bytes
 from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec
 from zarrforge.errors import CodecError
 
-from . import _bounds, _validate
+from . import _bounds, _inflate, _validate
 from ._failures import decoding, encoding
 
 CNAMES = ("lz4", "lz4hc", "blosclz", "zstd", "snappy", "zlib")
@@ -155,3 +155,8 @@ class BloscCodec(BytesBytesCodec):
             return b""  # numcodecs' blosc reports an error for empty chunks
         with decoding(self.name):
             return ensure_bytes(_blosc.decompress(data))
+
+    def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
+        data = _bounds.byte_view(data)
+        _inflate.check_declared(self.name, _bounds.blosc_decoded_size(data), expected_size)
+        return self.decode(data)

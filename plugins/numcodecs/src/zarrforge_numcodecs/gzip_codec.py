@@ -22,7 +22,7 @@ from numcodecs.gzip import GZip
 
 from zarrforge.abc.codec import BytesBytesCodec
 
-from . import _bounds, _validate
+from . import _bounds, _inflate, _validate
 from ._failures import decoding, encoding
 
 DEFAULT_LEVEL = 5
@@ -59,3 +59,8 @@ class GzipCodec(BytesBytesCodec):
         _bounds.check_gzip(data)
         with decoding(self.name):
             return ensure_bytes(self._gzip.decode(data))
+
+    def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
+        data = _bounds.byte_view(data)
+        _bounds.check_gzip(data)
+        return _inflate.inflate("gzip", None, data, expected_size, self.name)

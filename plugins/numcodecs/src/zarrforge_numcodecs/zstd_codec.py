@@ -28,7 +28,7 @@ from numcodecs.zstd import Zstd
 
 from zarrforge.abc.codec import BytesBytesCodec
 
-from . import _bounds, _validate
+from . import _bounds, _inflate, _validate
 from ._failures import decoding, encoding
 
 MIN_LEVEL = -131072
@@ -75,3 +75,11 @@ class ZstdCodec(BytesBytesCodec):
             return b""
         with decoding(self.name):
             return ensure_bytes(self._zstd.decode(data))
+
+    def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
+        data = _bounds.byte_view(data)
+        declared = _bounds.zstd_content_size(data)
+        _inflate.check_declared(self.name, declared, expected_size)
+        if declared is None:  # a streaming frame, or no zstd frame at all
+            return _inflate.zstd_into(self._zstd, data, expected_size, self.name)
+        return self.decode(data)
