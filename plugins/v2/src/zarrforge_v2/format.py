@@ -119,18 +119,16 @@ class V2Format(ChunksUnderNode, Format):
         # Serialise everything before the first write, so a bad value writes nothing.
         attrs = _json.dump(docs[ZATTRS], allow_nan=True)
         if isinstance(metadata, ArrayMetadata):
-            store.set(node_key(path, ZATTRS), attrs)
-            store.set(node_key(path, ZARRAY), _json.dump(docs[ZARRAY]))
+            _set_changed(store, [(node_key(path, ZATTRS), attrs),
+                                 (node_key(path, ZARRAY), _json.dump(docs[ZARRAY]))])
             return
-        group = _json.dump(docs[ZGROUP])
-        consolidated = (_json.dump(docs[ZMETADATA], allow_nan=True, indent=None)
-                        if ZMETADATA in docs else None)
-        store.set(node_key(path, ZATTRS), attrs)
-        store.set(node_key(path, ZGROUP), group)
+        documents = [(node_key(path, ZATTRS), attrs), (node_key(path, ZGROUP), _json.dump(docs[ZGROUP]))]
+        if ZMETADATA in docs:
+            documents.append((node_key(path, ZMETADATA),
+                              _json.dump(docs[ZMETADATA], allow_nan=True, indent=None)))
+        _set_changed(store, documents)
         key = node_key(path, ZMETADATA)
-        if consolidated is not None:
-            store.set(key, consolidated)
-        elif store.exists(key):
+        if ZMETADATA not in docs and store.exists(key):
             store.delete(key)
 
     def with_attributes(self, metadata: NodeMetadata, attributes: dict[str, Any]) -> NodeMetadata:
@@ -174,3 +172,18 @@ class V2Format(ChunksUnderNode, Format):
 
     def erase_node(self, store: Store, path: str) -> None:
         store.erase_prefix(f"{path}/" if path else "")
+
+
+def _set_changed(store: Store, documents: list[tuple[str, bytes]]) -> None:
+    """Write the documents whose stored bytes differ, in order.
+
+    A v2 node is several documents and stores offer no transaction across keys;
+    writing only what changed means an attribute update touches ``.zattrs``
+    alone and a resize ``.zarray`` alone, so a failure cannot leave one half
+    of a change on disk. (A new node writes ``.zattrs`` before ``.zarray`` /
+    ``.zgroup``: the node does not exist until its last document is there.)
+    """
+    stored = store.get_many([(key, None) for key, _ in documents])
+    for (key, data), old in zip(documents, stored):
+        if old is None or bytes(old) != data:
+            store.set(key, data)
