@@ -52,14 +52,38 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
 
     Bitwise comparison keeps ``-0.0`` and NaN payloads distinct from the fill
     value, so deleting an "empty" chunk never changes what is read back.
+    Every chunk written passes through here, so it answers from the first
+    element when it can, and otherwise compares machine words without a
+    temporary of the chunk's size.
     """
     if chunk.dtype.hasobject or chunk.dtype.kind == "T":  # variable-size elements: no bit view
         return bool(np.all(chunk == fill_value))
-    fill = np.asarray(fill_value, dtype=chunk.dtype).reshape(1)
-    if chunk.dtype.itemsize == 0:
+    itemsize = chunk.dtype.itemsize
+    if itemsize == 0 or chunk.size == 0:
         return True
-    rows = np.ascontiguousarray(chunk).reshape(-1).view(np.uint8).reshape(-1, chunk.dtype.itemsize)
-    return bool(np.all(rows == fill.view(np.uint8)))
+    fill = np.asarray(fill_value, dtype=chunk.dtype).reshape(1).view(np.uint8)
+    first = chunk[(slice(0, 1),) * chunk.ndim] if chunk.ndim else chunk[...]
+    if not np.array_equal(np.ascontiguousarray(first).reshape(1).view(np.uint8), fill):
+        return False  # most data chunks stop here, before any copy
+    flat = np.ravel(chunk, order="K")  # a view for C- or F-contiguous chunks, else a copy
+    raw = flat.view(np.uint8) if flat.flags.c_contiguous else np.ascontiguousarray(flat).view(np.uint8)
+    if itemsize % 8 == 0 or (8 % itemsize == 0 and raw.size % 8 == 0):
+        width = max(itemsize, 8)
+        pattern = np.tile(fill, width // itemsize).view(np.uint64)
+        words = raw.view(np.uint64).reshape(-1, pattern.size)
+        if not pattern.any():
+            return not words.any()
+        return _all_rows_equal(words, pattern)
+    return _all_rows_equal(raw.reshape(-1, itemsize), fill)
+
+
+def _all_rows_equal(rows: np.ndarray, pattern: np.ndarray, block: int = 1 << 16) -> bool:
+    """``rows == pattern`` everywhere, compared a block of rows at a time (bounded
+    temporaries, and an early answer for chunks that differ)."""
+    for start in range(0, rows.shape[0], block):
+        if not (rows[start:start + block] == pattern).all():
+            return False
+    return True
 
 
 BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
@@ -89,9 +113,22 @@ class ChunkEngine:
         self.threads = threads
         self.write_empty_chunks = write_empty_chunks
         self.batch_size = batch_size_for(grid, data_type, threads)
+        regular = grid.regular_chunk_shape
+        self._regular_spec = (None if regular is None else
+                              ChunkSpec(tuple(regular), data_type, fill_value, layout))
+        self._specs: dict[tuple[int, ...], ChunkSpec] = {}
 
     def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
-        return ChunkSpec(self.grid.chunk_shape(coords), self.data_type, self.fill_value, self.layout)
+        if self._regular_spec is not None:
+            return self._regular_spec
+        shape = self.grid.chunk_shape(coords)
+        spec = self._specs.get(shape)
+        if spec is None:
+            if len(self._specs) >= 4096:  # irregular grids: keep the cache bounded
+                self._specs.clear()
+            spec = self._specs[shape] = ChunkSpec(shape, self.data_type, self.fill_value,
+                                                  self.layout)
+        return spec
 
     def _batches(self, projections: Iterable[Any]) -> Iterable[list[Any]]:
         batch: list[Any] = []
@@ -103,12 +140,24 @@ class ChunkEngine:
         if batch:
             yield batch
 
-    def _map(self, fn: Callable[[int], None], n: int) -> None:
-        if self.threads <= 1 or n <= 1:
-            for i in range(n):
-                fn(i)
+    def _in_parts(self, fn: Callable[[list[Any]], None], batch: list[Any]) -> None:
+        """Run ``fn`` on contiguous parts of ``batch``, one per worker, the calling thread
+        taking the first. Each part does its own store request and codec work, so I/O
+        overlaps decoding and the pool sees one task per worker, not one per chunk."""
+        workers = min(self.threads, len(batch))
+        if workers <= 1:
+            fn(batch)
             return
-        for future in [_executor(self.threads).submit(fn, i) for i in range(n)]:
+        size = -(-len(batch) // workers)
+        parts = [batch[i:i + size] for i in range(0, len(batch), size)]
+        pool = _executor(self.threads)
+        futures = [pool.submit(fn, part) for part in parts[1:]]
+        try:
+            fn(parts[0])
+        finally:
+            # wait for every part, so nothing runs on after the call has returned or raised
+            concurrent.futures.wait(futures)
+        for future in futures:
             future.result()
 
     def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
@@ -153,66 +202,88 @@ class ChunkEngine:
     def _fetcher(self, key: str) -> Callable[[Sequence[Any]], list[bytes | None]]:
         return lambda ranges: self.store.get_many([(key, r) for r in ranges])
 
+    # --- reading ------------------------------------------------------------------
+
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
-        partial = self.chain.partial is not None
         limit = config.get().max_request_bytes
         for batch in self._batches(projections):
-            keys = [self.key_of(p.coords) for p in batch]
-            whole = [i for i, p in enumerate(batch) if not partial or p.complete]
-            encoded = dict(zip(whole, self._get_many([keys[i] for i in whole])))
+            self._in_parts(lambda part: self._read_part(part, out, limit), batch)
 
-            def work(i: int) -> None:
-                p = batch[i]
-                spec = self.spec_for(p.coords)
-                if i in encoded:
-                    data = encoded[i]
-                    if data is not None and not p.complete:
-                        self._check_chunk(spec, keys[i], limit)
-                    values = (None if data is None else
-                              self.chain.decode(data, spec, key=keys[i])[p.chunk_selection])
-                else:
-                    values = self.chain.decode_partial(self._fetcher(keys[i]), spec,
-                                                       p.chunk_selection, key=keys[i])
-                out[p.out_selection] = self.fill_value if values is None else values
+    def _read_part(self, part: list[Any], out: np.ndarray, limit: int | None) -> None:
+        partial = self.chain.partial is not None
+        keys = [self.key_of(p.coords) for p in part]
+        whole = [i for i, p in enumerate(part) if not partial or p.complete]
+        fetched = self._get_many([keys[i] for i in whole])
+        encoded: dict[int, bytes | None] = dict(zip(whole, fetched))
+        del fetched
+        fill = self.fill_value
+        decode = self.chain.decode
+        for i, p in enumerate(part):
+            spec = self.spec_for(p.coords)
+            if i in encoded:
+                data = encoded.pop(i)  # let each chunk's bytes go once decoded
+                if data is None:
+                    out[p.out_selection] = fill
+                    continue
+                if not p.complete:
+                    self._check_chunk(spec, keys[i], limit)
+                out[p.out_selection] = decode(data, spec, key=keys[i])[p.chunk_selection]
+                continue
+            values = self.chain.decode_partial(self._fetcher(keys[i]), spec,
+                                               p.chunk_selection, key=keys[i])
+            out[p.out_selection] = fill if values is None else values
 
-            self._map(work, len(batch))
+    # --- writing ------------------------------------------------------------------
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
-        partial = self.chain.partial is not None
         limit = config.get().max_request_bytes
         for batch in self._batches(projections):
             keys = [self.key_of(p.coords) for p in batch]
-            incomplete = [i for i, p in enumerate(batch) if not p.complete]
-            existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
             results: list[bytes | None] = [None] * len(batch)
 
-            def work(i: int) -> None:
-                p = batch[i]
-                spec = self.spec_for(p.coords)
-                old = existing.get(i)
-                if not p.complete and not (old is not None and partial):
-                    self._check_chunk(spec, keys[i], limit)
-                if old is not None and partial:
-                    # Update in place: parts the write does not touch keep their bytes.
-                    results[i] = self.chain.encode_partial(old, spec, p.chunk_selection,
-                                                           value[p.out_selection], key=keys[i])
-                    if results[i] is None and self.write_empty_chunks:
-                        results[i] = self.chain.encode(
-                            self.layout.full(spec.shape, self.fill_value, spec.dtype), spec)
-                    return
-                if old is not None:
-                    chunk = self.chain.decode(old, spec, key=keys[i])
-                    if not chunk.flags.writeable:
-                        chunk = chunk.copy()
-                else:
-                    chunk = self.layout.full(spec.shape, self.fill_value, spec.dtype)
-                chunk[p.chunk_selection] = value[p.out_selection]
-                results[i] = self.encode_chunk(p.coords, chunk)
+            def encode_part(part: list[tuple[int, Any]]) -> None:
+                incomplete = [i for i, p in part if not p.complete]
+                existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
+                for i, p in part:
+                    results[i] = self._updated_chunk(p, keys[i], existing.pop(i, None), value,
+                                                     limit)
 
-            self._map(work, len(batch))
+            self._in_parts(encode_part, list(enumerate(batch)))
+            # One store call per batch, from this thread: a storage transformer may gather
+            # several chunks into one stored object (the draft's shards) and must see them
+            # together, not from racing threads.
             writes = [(key, data) for key, data in zip(keys, results) if data is not None]
             deletes = [key for key, data in zip(keys, results) if data is None]
+            del results
             if writes:
                 self.store.set_many(writes)
             if deletes:
                 self.store.delete_many(deletes)
+
+    def _updated_chunk(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
+                       limit: int | None) -> bytes | None:
+        """The bytes to store for chunk ``p`` after the write (``None``: delete it)."""
+        spec = self.spec_for(p.coords)
+        piece = value[p.out_selection] if p.complete else None
+        if isinstance(piece, np.ndarray) and piece.shape == spec.shape:
+            chunk = piece  # encoded straight from the caller's array: no copy
+        elif old is not None and self.chain.partial is not None:
+            # Update in place: parts the write does not touch keep their bytes.
+            data = self.chain.encode_partial(old, spec, p.chunk_selection,
+                                             value[p.out_selection], key=key)
+            if data is None and self.write_empty_chunks:
+                data = self.chain.encode(
+                    self.layout.full(spec.shape, self.fill_value, spec.dtype), spec)
+            return data
+        else:
+            self._check_chunk(spec, key, limit)
+            if old is not None:
+                chunk = self.chain.decode(old, spec, key=key)
+                if not chunk.flags.writeable:
+                    chunk = chunk.copy()
+            else:
+                chunk = self.layout.full(spec.shape, self.fill_value, spec.dtype)
+            chunk[p.chunk_selection] = value[p.out_selection]
+        if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
+            return None
+        return self.chain.encode(chunk, spec)
