@@ -22,6 +22,7 @@ from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilit
 from zarrforge.errors import InvalidPathError, StoreError
 
 TEMP_PREFIX = ".zarrforge-tmp-"
+_SLASH_PATHS = os.sep == "/" and os.altsep is None  # POSIX: a key is already a relative path
 
 
 class LocalStore(Store):
@@ -46,6 +47,10 @@ class LocalStore(Store):
 
     def _path(self, key: str) -> str:
         validate_key(key)
+        if _SLASH_PATHS:
+            # A valid key has no empty, "." or ".." segment, no leading "/" and no
+            # backslash, so appending it to the root cannot leave the root.
+            return os.path.join(self.root, key)
         path = os.path.normpath(os.path.join(self.root, *key.split("/")))
         if os.path.commonpath([self.root, path]) != self.root or path == self.root:
             raise InvalidPathError(f"key {key!r} resolves outside the store root {self.root!r}")
