@@ -4,8 +4,10 @@ Documents are untrusted: :func:`load_document` accepts only a JSON object,
 rejects the non-standard tokens ``NaN``/``Infinity`` that Python's json module
 would otherwise accept, rejects duplicate keys, and turns every failure into a
 :class:`~zarrforge.errors.MetadataError` naming the store key.
-:func:`dump_document` writes UTF-8 JSON with two-space indentation, as
-zarr-python does, and refuses values JSON cannot represent.
+:func:`dump_document` writes UTF-8 JSON with two-space indentation (objects
+and lists of objects or lists one entry per line, lists of plain values on one
+line), and refuses values JSON cannot represent; :func:`check_document` only
+checks that a document can be written.
 """
 
 from __future__ import annotations
@@ -49,8 +51,42 @@ def load_document(data: bytes, *, key: str) -> dict[str, Any]:
     return document
 
 
+# The C-accelerated encoder (used when there is no indent) writes the leaves; Python's
+# own indenting encoder is pure Python and dominated the cost of creating small arrays.
+_encode = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, str):
+        return _encode(key)
+    # json's rules for int, float, bool and None keys (and its TypeError for others)
+    return _encode(next(iter(json.loads(_encode({key: None})))))
+
+
+def _indented(value: Any, indent: str) -> str:
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = indent + "  "
+        entries = [f"{inner}{_key_text(k)}: {_indented(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(entries) + "\n" + indent + "}"
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (dict, list, tuple)) for v in value):
+        inner = indent + "  "
+        entries = [inner + _indented(v, inner) for v in value]
+        return "[\n" + ",\n".join(entries) + "\n" + indent + "]"
+    return _encode(value)
+
+
 def dump_document(document: dict[str, Any]) -> bytes:
     try:
-        return json.dumps(document, indent=2, allow_nan=False, ensure_ascii=False).encode("utf-8")
-    except (TypeError, ValueError) as exc:
+        return _indented(document, "").encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise MetadataError(f"cannot be written as JSON: {exc}") from exc
+
+
+def check_document(document: dict[str, Any]) -> None:
+    """Raise :class:`MetadataError` if ``document`` cannot be written as JSON."""
+    try:
+        _encode(document)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise MetadataError(f"cannot be written as JSON: {exc}") from exc

@@ -27,7 +27,7 @@ from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.metadata import components as c
 from zarrforge.metadata.extension_def import message_of
-from zarrforge.metadata.json_io import dump_document, load_document
+from zarrforge.metadata.json_io import check_document, dump_document, load_document
 from zarrforge.metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
 from zarrforge.metadata.must_understand import split_unknown_fields
 
@@ -238,7 +238,7 @@ class V3Format(ChunksUnderNode, Format):
             storage_transformers=c.storage_transformers_from_json(spec.storage_transformers),
             extensions=c.extensions_from_json(spec.extensions, "array"),
         )
-        dump_document(self.document(metadata))  # everything must be representable as JSON
+        check_document(self.document(metadata))  # everything must be representable as JSON
         return metadata
 
     @staticmethod
