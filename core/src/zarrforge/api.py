@@ -25,6 +25,7 @@ from .abc.store import Store
 from .consolidated import refresh_ancestors
 from .metadata.components import shape_from_json
 from .node import validate_extensions
+from .read_memo import ReadMemo
 from .errors import ContainsNodeError, NodeNotFoundError, NodeTypeError, ReadOnlyError
 from .storage import StoreLike, resolve_store
 
@@ -196,12 +197,13 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
         storage_transformers=storage_transformers, extensions=extensions,
         order=array_options.get("order"))
-    _prepare_target(resolved, path, fmt, overwrite)  # reads only; the format may look around
+    memo = ReadMemo(resolved)  # the checks and the writes read the same few documents
+    _prepare_target(memo, path, fmt, overwrite)  # reads only; the format may look around
     metadata = fmt.new_array(spec)
     # Building the Array validates the codec chain against the array before any write.
-    Array(resolved, path, metadata, fmt, **array_options)._validate()
-    _write_new_node(resolved, path, fmt, metadata, overwrite)
-    return Array._opened(resolved, path, metadata, fmt, **array_options)
+    array = Array._validated(resolved, path, metadata, fmt, **array_options)
+    _write_new_node(memo, path, fmt, metadata, overwrite)
+    return array._announced()
 
 
 def create_group(store: StoreLike = None, path: str = "", *,
@@ -217,8 +219,9 @@ def create_group(store: StoreLike = None, path: str = "", *,
     metadata = fmt.new_group(attributes, extensions)
     validate_extensions(metadata)
     fmt.document(metadata)  # fails on attributes JSON cannot hold, before any write
-    _prepare_target(resolved, path, fmt, overwrite)
-    _write_new_node(resolved, path, fmt, metadata, overwrite)
+    memo = ReadMemo(resolved)
+    _prepare_target(memo, path, fmt, overwrite)
+    _write_new_node(memo, path, fmt, metadata, overwrite)
     return Group._opened(resolved, path, metadata, fmt)
 
 

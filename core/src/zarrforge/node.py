@@ -48,10 +48,17 @@ class Node:
     @classmethod
     def _opened(cls, *args: Any, **kwargs: Any) -> Any:
         """Construct, validate, and announce through the ``zarrforge_node_opened`` hook."""
+        return cls._validated(*args, **kwargs)._announced()
+
+    @classmethod
+    def _validated(cls, *args: Any, **kwargs: Any) -> Any:
         node = cls(*args, **kwargs)
         node._validate()
-        hooks.hook().zarrforge_node_opened(node=node)
         return node
+
+    def _announced(self) -> Any:
+        hooks.hook().zarrforge_node_opened(node=self)
+        return self
 
     def _validate(self) -> None:
         """Check what can be checked without reading data; subclasses extend it."""

@@ -65,10 +65,10 @@ class V2Format(ChunksUnderNode, Format):
     # --- reading ------------------------------------------------------------------
 
     def detect(self, store: Store, path: str) -> bool:
-        try:
-            return self.read_node(store, path) is not None
-        except MetadataError:
-            return True  # a v2 node, but broken: read_node reports it with the key and field
+        # A v2 node is there when .zarray or .zgroup is, readable or not (read_node
+        # reports a broken one with its key and field); .zattrs alone is no node.
+        found = store.get_many([(node_key(path, ZARRAY), None), (node_key(path, ZGROUP), None)])
+        return any(value is not None for value in found)
 
     def read_node(self, store: Store, path: str) -> NodeMetadata | None:
         keys = [node_key(path, name) for name in (ZARRAY, ZGROUP, ZATTRS, ZMETADATA)]

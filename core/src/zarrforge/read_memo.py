@@ -1,0 +1,59 @@
+"""A store view for one metadata operation that reads each key at most once.
+
+Creating a node asks every installed format whether a node is in the way, at
+the target and at each ancestor, and then updates consolidated views above
+it: the same few documents (the root ``zarr.json`` above all) are read many
+times. :class:`ReadMemo` remembers whole-value reads, and what it writes or
+deletes itself, for the duration of one operation.
+
+Contract: reads through the memo return what the inner store held when first
+read, or what was last written through the memo. It is meant for one short
+operation by one thread; changes other writers make meanwhile are not seen
+(the operation would have raced with them anyway). Byte-range reads, listings
+and everything else go straight to the inner store.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .abc.store import ByteRange, WrapperStore
+
+
+class ReadMemo(WrapperStore):
+    def __init__(self, inner: object) -> None:
+        super().__init__(inner)  # type: ignore[arg-type]
+        self._values: dict[str, bytes | None] = {}
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        if byte_range is not None:
+            return self.inner.get(key, byte_range)
+        if key not in self._values:
+            self._values[key] = self.inner.get(key)
+        return self._values[key]
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        missing = list(dict.fromkeys(key for key, byte_range in requests
+                                     if byte_range is None and key not in self._values))
+        if missing:
+            self._values.update(zip(missing, self.inner.get_many([(k, None) for k in missing])))
+        return [self._values[key] if byte_range is None else self.inner.get(key, byte_range)
+                for key, byte_range in requests]
+
+    def exists(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def _set(self, key: str, value: bytes) -> None:
+        self._values.pop(key, None)  # forgotten first: if the write fails, read it again
+        self.inner.set(key, value)
+        self._values[key] = bytes(value)
+
+    def _delete(self, key: str) -> None:
+        self._values.pop(key, None)
+        self.inner.delete(key)
+        self._values[key] = None
+
+    def erase_prefix(self, prefix: str) -> None:
+        for key in [k for k in self._values if k.startswith(prefix)]:
+            del self._values[key]
+        self.inner.erase_prefix(prefix)
