@@ -20,7 +20,9 @@ Behaviour:
   leaves behind would need a compaction step; see docs/architecture.md.)
 * A shard whose inner chunks are all empty encodes to ``None`` in partial
   updates, so the engine deletes it.
-* Every index is validated (:mod:`zarrforge_sharding.index`) before use.
+* Every index is validated (:mod:`zarrforge_sharding.index`) before use: in
+  full before a shard is decoded whole or rebuilt, and the entries a partial
+  read follows before it follows them.
 """
 
 from __future__ import annotations
@@ -98,6 +100,24 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
         self.inner = CodecChain(codecs)
         self.index_chain = CodecChain(index_codecs)
         self.index_location = index_location
+        # id(spec) -> (spec, inner spec, index spec, index size): every read of a shard
+        # needs them, and the engine passes the same spec object for every shard.
+        self._derived: dict[int, tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]] = {}
+
+    def _derive(self, spec: ChunkSpec) -> tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]:
+        derived = self._derived.get(id(spec))
+        if derived is None or derived[0] is not spec:
+            inner = ChunkSpec(self.chunk_shape, spec.data_type, spec.fill_value, spec.layout)
+            uint64 = data_type_from_json("uint64")
+            index = ChunkSpec(self._chunks_per_shard(spec) + (2,), uint64,
+                              uint64.numpy_dtype.type(2**64 - 1), spec.layout)
+            size = self.index_chain.array_bytes.encoded_size(index)
+            for codec in self.index_chain.bytes_bytes:
+                size = None if size is None else codec.encoded_size(size)
+            if len(self._derived) >= 64:
+                self._derived.clear()
+            derived = self._derived[id(spec)] = (spec, inner, index, size)  # keeps spec alive
+        return derived
 
     # --- metadata ---------------------------------------------------------------------
 
@@ -136,15 +156,13 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
         return self.chunk_shape
 
     def _inner_spec(self, spec: ChunkSpec) -> ChunkSpec:
-        return ChunkSpec(self.chunk_shape, spec.data_type, spec.fill_value, spec.layout)
+        return self._derive(spec)[1]
 
     def _chunks_per_shard(self, spec: ChunkSpec) -> tuple[int, ...]:
         return tuple(s // c for s, c in zip(spec.shape, self.chunk_shape))
 
     def _index_spec(self, spec: ChunkSpec) -> ChunkSpec:
-        uint64 = data_type_from_json("uint64")
-        return ChunkSpec(self._chunks_per_shard(spec) + (2,), uint64,
-                         uint64.numpy_dtype.type(2**64 - 1), spec.layout)
+        return self._derive(spec)[2]
 
     def evolve(self, spec: ChunkSpec) -> "ShardingCodec":
         inner = CodecChain.evolved(self.inner.codecs, self._inner_spec(spec))
@@ -166,20 +184,20 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
                                 field="configuration.index_codecs")
 
     def _index_size(self, spec: ChunkSpec) -> int | None:
-        size = self.index_chain.array_bytes.encoded_size(self._index_spec(spec))
-        for codec in self.index_chain.bytes_bytes:
-            size = None if size is None else codec.encoded_size(size)
-        return size
+        return self._derive(spec)[3]
 
     # --- index --------------------------------------------------------------------------
 
-    def _decode_index(self, data: bytes, spec: ChunkSpec, *, shard_size: int | None) -> ShardIndex:
+    def _decode_index(self, data: bytes, spec: ChunkSpec, *, shard_size: int | None,
+                      validate: bool = True) -> ShardIndex:
         index_size = self._index_size(spec)
         if len(data) != index_size:
             raise CorruptChunkError(f"shard index has {len(data)} bytes, expected {index_size} "
                                     "(the shard is truncated)")
         entries = self.index_chain.decode(data, self._index_spec(spec), key=None)
         index = ShardIndex(np.array(entries, dtype=np.uint64))
+        if not validate:
+            return index
         reserved = (0, index_size) if self.index_location == "start" else (0, 0)
         if self.index_location == "end" and shard_size is not None:
             reserved = (shard_size - index_size, shard_size)
@@ -258,13 +276,14 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
         [raw_index] = fetch([self._index_range(spec)])
         if raw_index is None:
             return None
-        index = self._decode_index(raw_index, spec, shard_size=None)
+        # Only the entries this read follows are checked (a hostile entry elsewhere
+        # cannot mislead it); writes check the whole index before they rebuild a shard.
+        index = self._decode_index(raw_index, spec, shard_size=None, validate=False)
         b = analyse(selection, spec.shape, self.chunk_shape)
         if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
             return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
         box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
-        wanted = {c: index.range_of(c) for c in b.inner_chunks()}
-        wanted = {c: r for c, r in wanted.items() if r is not None}
+        wanted = index.checked_ranges(b.inner_chunks())
         if wanted:
             runs = coalesce(list(wanted.values()))
             starts = [o for o, _ in runs]

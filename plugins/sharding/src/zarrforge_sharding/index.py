@@ -11,11 +11,14 @@ allocation or a wrong read.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from zarrforge.errors import CorruptChunkError
 
 EMPTY = np.uint64(2**64 - 1)
+_EMPTY_INT = 2**64 - 1
 # No inner chunk or shard of a sane array comes near this; larger values are
 # treated as corruption rather than followed.
 MAX_RANGE = 2**48
@@ -41,6 +44,24 @@ class ShardIndex:
         if offset == EMPTY:
             return None
         return int(offset), int(nbytes)
+
+    def checked_ranges(self, chunks: Any) -> dict[tuple[int, ...], tuple[int, int]]:
+        """``{coords: (offset, nbytes)}`` of the non-empty entries among ``chunks``, each
+        checked as :meth:`validate` would (not half empty, not absurd); overlaps and
+        the shard's end are the reader's to detect (a short read is an error there)."""
+        ranges = {}
+        for coords in chunks:
+            offset, nbytes = (int(v) for v in self.entries[coords])
+            if offset == _EMPTY_INT and nbytes == _EMPTY_INT:
+                continue
+            if (offset == _EMPTY_INT) != (nbytes == _EMPTY_INT):
+                raise CorruptChunkError(f"shard index entry {coords} is half empty "
+                                        f"(offset {offset}, nbytes {nbytes})")
+            if offset >= MAX_RANGE or nbytes >= MAX_RANGE:
+                raise CorruptChunkError(f"shard index entry {coords} holds an absurd offset or "
+                                        f"size (offset {offset}, nbytes {nbytes})")
+            ranges[coords] = (offset, nbytes)
+        return ranges
 
     def set(self, coords: tuple[int, ...], offset: int | None, nbytes: int | None) -> None:
         if offset is None:

@@ -42,6 +42,25 @@ def _positions(entry: Any, length: int) -> np.ndarray:
     return np.array([int(entry)], dtype=np.int64)
 
 
+def _touched(entry: Any, length: int, size: int) -> np.ndarray | None:
+    """Sorted indices of the inner chunks holding a position of ``entry``; ``None`` if
+    it selects nothing."""
+    if isinstance(entry, slice):
+        start, stop, step = entry.indices(length)
+        count = len(range(start, stop, step))
+        if count == 0:
+            return None
+        if abs(step) <= size:  # no chunk between the first and last position is skipped
+            last = start + (count - 1) * step
+            return np.arange(min(start, last) // size, max(start, last) // size + 1)
+    elif not isinstance(entry, np.ndarray):
+        return np.array([int(entry) // size])
+    positions = _positions(entry, length)
+    if positions.size == 0:
+        return None
+    return np.unique(positions // size)
+
+
 def _shift(entry: Any, by: int, length: int) -> Any:
     if isinstance(entry, slice):
         start, stop, step = entry.indices(length)
@@ -56,10 +75,9 @@ def analyse(selection: tuple, shard_shape: tuple[int, ...], inner: tuple[int, ..
     """The box for ``selection``; ``None`` when it selects nothing."""
     touched, start, shape, shifted = [], [], [], []
     for entry, length, size in zip(selection, shard_shape, inner):
-        positions = _positions(entry, length)
-        if positions.size == 0:
+        chunks = _touched(entry, length, size)
+        if chunks is None:
             return None
-        chunks = np.unique(positions // size)
         lo, hi = int(chunks[0]) * size, (int(chunks[-1]) + 1) * size
         touched.append(chunks)
         start.append(lo)
