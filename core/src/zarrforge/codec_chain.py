@@ -171,6 +171,15 @@ class CodecChain:
                 self._check(chunk, s, codec)
         return chunk
 
+    def decode_into(self, data: bytes, spec: ChunkSpec, out: np.ndarray, *, key: str) -> None:
+        """``out[...] = decode(data, spec)``, through the array -> bytes codec's own
+        ``decode_into`` when it is the whole chain (no temporary for a whole shard)."""
+        if self.array_array or self.bytes_bytes or out.shape != spec.shape:
+            out[...] = self.decode(data, spec, key=key)
+            return
+        with _named_failures(key):
+            self.array_bytes.decode_into(data, spec, out)
+
     @staticmethod
     def _check(chunk: np.ndarray, spec: ChunkSpec, codec: Codec) -> None:
         if not isinstance(chunk, np.ndarray) or chunk.shape != spec.shape:

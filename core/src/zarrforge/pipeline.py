@@ -227,6 +227,11 @@ class ChunkEngine:
                     continue
                 if not p.complete:
                     self._check_chunk(spec, keys[i], limit)
+                elif all(type(s) is slice for s in p.out_selection):
+                    target = out[(*p.out_selection, Ellipsis)]  # slices: a view of the output
+                    if target.shape == spec.shape:
+                        self.chain.decode_into(data, spec, target, key=keys[i])
+                        continue
                 out[p.out_selection] = decode(data, spec, key=keys[i])[p.chunk_selection]
                 continue
             values = self.chain.decode_partial(self._fetcher(keys[i]), spec,

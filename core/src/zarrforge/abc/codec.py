@@ -131,12 +131,20 @@ class ArrayBytesCodec(Codec):
         return None
 
     @abstractmethod
-    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
-        ...
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes | memoryview:
+        """The chunk's bytes; a ``memoryview`` (a view of the chunk, say) is fine: the
+        chain copies it to ``bytes`` once, if no bytes -> bytes codec did."""
 
     @abstractmethod
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         ...
+
+    def decode_into(self, data: bytes | memoryview, spec: ChunkSpec, out: np.ndarray) -> None:
+        """``out[...] = decode(data, spec)``: ``out`` has the spec's shape and data type and
+        may be a strided view of a larger array. A codec that can fill ``out`` without a
+        chunk-sized temporary (sharding: inner chunk by inner chunk) overrides this; it
+        must raise rather than fill ``out`` in part without saying so."""
+        out[...] = self.decode(data, spec)
 
 
 class BytesBytesCodec(Codec):

@@ -251,18 +251,24 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
         return self._assemble(parts, spec)
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
-        data = bytes(data)
-        index = self._read_index(data, spec)
-        out = spec.layout.full(spec.shape, spec.fill_value, spec.dtype)
+        out = spec.layout.empty(spec.shape, spec.dtype)
+        self.decode_into(data, spec, out)
+        return out
+
+    def decode_into(self, data: bytes | memoryview, spec: ChunkSpec, out: np.ndarray) -> None:
+        """Each inner chunk decoded straight into its region of ``out`` (which may be a
+        view of the caller's output): no shard-sized temporary, no second copy."""
+        view = memoryview(data)  # slices of it copy nothing
+        index = self._read_index(view, spec)
         inner_spec = self._inner_spec(spec)
         for coords in np.ndindex(*self._chunks_per_shard(spec)):
+            region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
             where = index.range_of(coords)
             if where is None:
+                out[region] = spec.fill_value
                 continue
             offset, nbytes = where
-            region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
-            out[region] = self.inner.decode(data[offset:offset + nbytes], inner_spec, key=None)
-        return out
+            self.inner.decode_into(view[offset:offset + nbytes], inner_spec, out[region], key=None)
 
     # --- partial reads and updates --------------------------------------------------------
 

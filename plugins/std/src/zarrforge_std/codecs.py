@@ -65,9 +65,11 @@ class BytesCodec(ArrayBytesCodec):
     def encoded_size(self, spec: ChunkSpec) -> int | None:
         return spec.nbytes
 
-    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
-        stored = self._stored_dtype(spec)
-        return np.ascontiguousarray(chunk, dtype=stored).tobytes()
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> memoryview:  # type: ignore[override]
+        # A byte view of the C-ordered chunk: the next codec (or the chain, which hands
+        # the store bytes) copies it at most once, and not at all when already C-ordered.
+        stored = np.ascontiguousarray(chunk, dtype=self._stored_dtype(spec))
+        return memoryview(stored.reshape(-1).view(np.uint8))
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         expected = spec.nbytes
