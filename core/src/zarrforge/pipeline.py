@@ -242,6 +242,9 @@ class ChunkEngine:
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         limit = config.get().max_request_bytes
+        # Each part stores its own chunks (I/O overlapping the other parts' encoding)
+        # unless the store gathers several keys into one object and needs a batch whole.
+        independent = self.store.capabilities.independent_keys
         for batch in self._batches(projections):
             keys = [self.key_of(p.coords) for p in batch]
             results: list[bytes | None] = [None] * len(batch)
@@ -252,18 +255,23 @@ class ChunkEngine:
                 for i, p in part:
                     results[i] = self._updated_chunk(p, keys[i], existing.pop(i, None), value,
                                                      limit)
+                if independent:
+                    self._store_results([keys[i] for i, _ in part], [results[i] for i, _ in part])
+                    for i, _ in part:
+                        results[i] = None  # stored: let the bytes go
 
             self._in_parts(encode_part, list(enumerate(batch)))
-            # One store call per batch, from this thread: a storage transformer may gather
-            # several chunks into one stored object (the draft's shards) and must see them
-            # together, not from racing threads.
-            writes = [(key, data) for key, data in zip(keys, results) if data is not None]
-            deletes = [key for key, data in zip(keys, results) if data is None]
-            del results
-            if writes:
-                self.store.set_many(writes)
-            if deletes:
-                self.store.delete_many(deletes)
+            if not independent:
+                self._store_results(keys, results)
+
+    def _store_results(self, keys: list[str], results: list[bytes | None]) -> None:
+        """Store each chunk's bytes, delete the chunks whose result is ``None``."""
+        writes = [(key, data) for key, data in zip(keys, results) if data is not None]
+        deletes = [key for key, data in zip(keys, results) if data is None]
+        if writes:
+            self.store.set_many(writes)
+        if deletes:
+            self.store.delete_many(deletes)
 
     def _updated_chunk(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
                        limit: int | None) -> bytes | None:

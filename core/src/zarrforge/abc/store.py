@@ -21,6 +21,13 @@ their backend does better (a batched ``get_many``, a native ``list_dir``).
 * ``list_dir(prefix)`` returns the keys and the child prefixes directly
   below ``prefix`` (which ends with ``/`` or is empty).
 
+``capabilities`` (:class:`StoreCapabilities`) tells callers what a store can do.
+``independent_keys`` (default ``True``) promises that writes to different keys do
+not affect each other, so the chunk engine may write the chunks of one batch
+from several threads at once; a wrapper that gathers several keys into one
+stored object (the 2022 draft's sharding transformer) says ``False`` and gets
+each batch in one ``set_many`` call from one thread.
+
 Stores opened read-only raise :class:`~zarrforge.errors.ReadOnlyError` from
 every mutating call. ``from_url(url, **options)`` is how the registry builds a
 store for a URL with the store's scheme.
@@ -69,6 +76,7 @@ class StoreCapabilities:
     listable: bool = True
     partial_reads: bool = True
     atomic_writes: bool = False
+    independent_keys: bool = True
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,6 +18,7 @@ chunks is deleted. Keys that are not chunk keys pass through unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from typing import Any, Iterable, Iterator, Sequence
@@ -25,7 +26,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer
-from zarrforge.abc.store import ByteRange, Store, WrapperStore
+from zarrforge.abc.store import ByteRange, Store, StoreCapabilities, WrapperStore
 from zarrforge.errors import CorruptChunkError, MetadataError
 
 from .index import ShardIndex
@@ -82,6 +83,12 @@ class DraftShardStore(WrapperStore):
         self.keys = keys
         self.index_size = 16 * math.prod(chunks_per_shard)
         self._lock = threading.Lock()  # one read-modify-write of a shard at a time
+
+    @property
+    def capabilities(self) -> StoreCapabilities:  # type: ignore[override]
+        # Chunk keys of one shard share a stored object: the engine must hand over a
+        # batch in one set_many (one rewrite per shard), not from racing threads.
+        return dataclasses.replace(self.inner.capabilities, independent_keys=False)
 
     # --- key mapping --------------------------------------------------------------------
 
