@@ -176,3 +176,38 @@ def test_request_limit_is_checked_before_the_chunks_are_enumerated() -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("a read that max_request_bytes refuses ran for more than 8 s")
     assert process.stdout.strip() == "refused", process.stderr[-2000:]
+
+
+def _overhanging(sharded: bool):
+    """A (3,)-element array whose metadata was edited to declare 1 GiB chunks (and, sharded,
+    1 GiB inner chunks), with a small stored chunk: found by the metadata_v2_zarray long run."""
+    import zarrforge
+    from zarrforge_std.stores.memory import MemoryStore
+
+    store = MemoryStore()
+    zarrforge.create_array(store, "a", shape=(3,), chunks=(3,), dtype="int32",
+                           shards=(3,) if sharded else None)
+    array = zarrforge.open_array(store, "a", mode="r+")
+    array[...] = [1, 2, 3]
+    doc = json.loads(store.get("a/zarr.json"))
+    doc["chunk_grid"]["configuration"]["chunk_shape"] = [2**28]
+    if sharded:
+        doc["codecs"][0]["configuration"]["chunk_shape"] = [2**28]
+    store.set("a/zarr.json", json.dumps(doc).encode())
+    return zarrforge.open_array(store, "a", mode="r+")
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["plain", "sharded"])
+@pytest.mark.parametrize("region", [slice(0, 3), slice(0, 2)], ids=["covered", "part"])
+def test_chunk_overhanging_the_array_is_checked_against_the_limit(sharded, region) -> None:
+    """Reading all three elements covers the chunk's in-bounds part, yet decoding it means
+    holding all 2**28 declared elements: refused up front under max_request_bytes."""
+    from zarrforge import config
+    from zarrforge.errors import ResourceLimitError
+
+    array = _overhanging(sharded)
+    with config.set(max_request_bytes=2**20):
+        with pytest.raises(ResourceLimitError, match="over the limit"):
+            array[region]
+        with pytest.raises(ResourceLimitError, match="over the limit"):
+            array[region] = 7

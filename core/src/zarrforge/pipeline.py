@@ -86,6 +86,25 @@ def _all_rows_equal(rows: np.ndarray, pattern: np.ndarray, block: int = 1 << 16)
     return True
 
 
+def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
+                     limit: int | None = None) -> None:
+    """Raise :class:`~zarrforge.errors.ResourceLimitError` if an array of ``shape`` and
+    ``dtype`` is larger than ``limit`` (default: ``config.max_request_bytes``).
+
+    For code that must hold a whole chunk, or part of one, whose size comes from
+    metadata (the engine; codecs such as sharding that decode inner chunks)."""
+    if limit is None:
+        limit = config.get().max_request_bytes
+        if limit is None:
+            return
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    if nbytes > limit:
+        raise ResourceLimitError(
+            f"{what} of shape {tuple(shape)} needs {nbytes} bytes decoded, over the limit of "
+            f"{limit} bytes (zarrforge.config max_request_bytes); this call has to hold it "
+            "whole, so raise the limit to read or write it")
+
+
 BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
 MAX_BATCH = 1024          # chunks per batch at most (bounds the size of one get_many)
 
@@ -187,14 +206,7 @@ class ChunkEngine:
         """Refuse to materialise a whole chunk larger than ``max_request_bytes``: metadata
         may declare chunks of any size, and a write of three elements must not try to
         allocate a terabyte."""
-        if limit is None:
-            return
-        nbytes = math.prod(spec.shape) * spec.dtype.itemsize
-        if nbytes > limit:
-            raise ResourceLimitError(
-                f"chunk {key!r} of shape {spec.shape} needs {nbytes} bytes decoded, over the "
-                f"limit of {limit} bytes (zarrforge.config max_request_bytes); this call has "
-                "to hold the whole chunk, so raise the limit to read or write it")
+        check_allocation(spec.shape, spec.dtype, f"chunk {key!r}", limit)
 
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
@@ -225,9 +237,9 @@ class ChunkEngine:
                 if data is None:
                     out[p.out_selection] = fill
                     continue
-                if not p.complete:
-                    self._check_chunk(spec, keys[i], limit)
-                elif all(type(s) is slice for s in p.out_selection):
+                # (a chunk the read covers may still overhang the array's edge by far)
+                self._check_chunk(spec, keys[i], limit)
+                if p.complete and all(type(s) is slice for s in p.out_selection):
                     target = out[(*p.out_selection, Ellipsis)]  # slices: a view of the output
                     if target.shape == spec.shape:
                         self.chain.decode_into(data, spec, target, key=keys[i])
@@ -285,6 +297,7 @@ class ChunkEngine:
             data = self.chain.encode_partial(old, spec, p.chunk_selection,
                                              value[p.out_selection], key=key)
             if data is None and self.write_empty_chunks:
+                self._check_chunk(spec, key, limit)
                 data = self.chain.encode(
                     self.layout.full(spec.shape, self.fill_value, spec.dtype), spec)
             return data

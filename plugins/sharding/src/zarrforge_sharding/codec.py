@@ -38,7 +38,7 @@ from zarrforge.abc.store import ByteRange
 from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.metadata.components import codecs_from_json, data_type_from_json
-from zarrforge.pipeline import all_equal_fill
+from zarrforge.pipeline import all_equal_fill, check_allocation
 
 from .index import ShardIndex
 from .selection import Box, analyse
@@ -288,6 +288,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
         b = analyse(selection, spec.shape, self.chunk_shape)
         if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
             return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
+        check_allocation(b.shape, spec.dtype, "the inner chunks a selection touches")
         box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
         wanted = index.checked_ranges(b.inner_chunks())
         if wanted:
@@ -318,6 +319,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
             if where is not None:
                 parts[coords] = encoded[where[0]:where[0] + where[1]]
         if b is not None:
+            check_allocation(b.shape, spec.dtype, "the inner chunks a write touches")
             box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
             touched = list(b.inner_chunks())
             for coords in touched:
