@@ -11,9 +11,11 @@ Deleting a key removes directories left empty below the root.
 
 from __future__ import annotations
 
+import itertools
 import os
+import secrets
 import shutil
-import uuid
+import threading
 from typing import Any, Iterator
 from urllib.parse import unquote, urlparse
 
@@ -59,17 +61,21 @@ class LocalStore(Store):
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         path = self._path(key)
         try:
-            with open(path, "rb") as f:
-                if byte_range is None:
-                    return f.read()
-                size = os.fstat(f.fileno()).st_size
-                window = byte_range.slice_of(size)
-                f.seek(window.start)
-                return f.read(window.stop - window.start)
+            fd = os.open(path, _READ_FLAGS)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
         except OSError as exc:
             raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
+        try:
+            size = os.fstat(fd).st_size
+            window = slice(0, size) if byte_range is None else byte_range.slice_of(size)
+            return _read_at(fd, window.start, window.stop - window.start)
+        except IsADirectoryError:
+            return None
+        except OSError as exc:
+            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
+        finally:
+            os.close(fd)
 
     def exists(self, key: str) -> bool:
         return os.path.isfile(self._path(key))
@@ -87,15 +93,15 @@ class LocalStore(Store):
     def _set(self, key: str, value: bytes) -> None:
         path = self._path(key)
         directory = os.path.dirname(path)
-        temp = os.path.join(directory, f"{TEMP_PREFIX}{uuid.uuid4().hex}")
+        temp = os.path.join(directory, f"{TEMP_PREFIX}{_unique_suffix()}")
         for attempt in range(self._PRUNE_RETRIES):
             try:
-                os.makedirs(directory, exist_ok=True)
-                with open(temp, "wb") as f:
-                    f.write(value)
+                if attempt:  # the first try assumes the directory exists, as it mostly does
+                    os.makedirs(directory, exist_ok=True)
+                _write_new(temp, value)
                 os.replace(temp, path)
                 return
-            except (FileNotFoundError, FileExistsError) as exc:  # the directory vanished
+            except (FileNotFoundError, FileExistsError) as exc:  # no directory (yet, or any more)
                 self._discard(temp)
                 if attempt == self._PRUNE_RETRIES - 1:
                     raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}",
@@ -170,3 +176,48 @@ class LocalStore(Store):
 
     def __repr__(self) -> str:
         return f"LocalStore({self.root!r})"
+
+
+# os-level calls: Python's buffered file objects cost more than the I/O for small chunks.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_WRITE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+                | getattr(os, "O_BINARY", 0))
+_PROCESS_TOKEN = secrets.token_hex(4)  # tells apart processes on hosts sharing a directory
+_temp_counter = itertools.count()
+
+
+def _unique_suffix() -> str:
+    return f"{_PROCESS_TOKEN}-{os.getpid()}-{threading.get_ident()}-{next(_temp_counter)}"
+
+
+def _read_at(fd: int, offset: int, length: int) -> bytes:
+    """``length`` bytes from ``offset`` (fewer if the file ends first)."""
+    if length <= 0:
+        return b""
+    parts = []
+    while length > 0:
+        if _HAS_PREAD:
+            part = os.pread(fd, length, offset)
+        else:
+            os.lseek(fd, offset, os.SEEK_SET)
+            part = os.read(fd, length)
+        if not part:
+            break
+        parts.append(part)
+        offset += len(part)
+        length -= len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _write_new(path: str, value: bytes) -> None:
+    """Create ``path`` (it must not exist) holding ``value``."""
+    fd = os.open(path, _WRITE_FLAGS, 0o666)
+    try:
+        view = memoryview(value)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+_HAS_PREAD = hasattr(os, "pread")
