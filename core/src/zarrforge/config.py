@@ -7,9 +7,11 @@
   the fill value).
 * ``order``: the memory layout name for arrays zarrforge returns (``"C"``).
 * ``max_request_bytes``: the most bytes one read or write call may hold as its
-  result or value (``None``, the default: no limit). A larger selection fails
-  with :class:`~zarrforge.errors.ResourceLimitError` before anything is read
-  or written; read it in parts (``Array.blocks``, ``zarrforge.to_dask``).
+  result or value, or as any one chunk it must decode or build whole
+  (``None``, the default: no limit). A larger selection fails with
+  :class:`~zarrforge.errors.ResourceLimitError` before anything is read or
+  written; read it in parts (``Array.blocks``, ``zarrforge.to_dask``). A chunk
+  over the limit fails when the call reaches it.
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
