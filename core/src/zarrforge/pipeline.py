@@ -5,15 +5,23 @@ projected onto chunks (see :mod:`zarrforge.indexing`; the contract is that
 ``out[p.out_selection] = chunk[p.chunk_selection]`` reads and the reverse
 assignment writes).
 
-Reads fetch the chunk keys of a batch with one ``get_many`` call, decode in a
-thread pool and copy into the output; chunks that were never written read as
-the fill value. When the codec chain is a single :class:`PartialCodec`
-(sharding), chunks the selection covers only in part are read through byte
-ranges, and partial writes update the stored chunk in place of re-encoding it. Writes read a chunk only when the write covers part of it,
-then encode and store; a chunk equal to the fill value everywhere is deleted
-rather than stored unless ``write_empty_chunks`` is set. Work proceeds in
-batches sized by decoded bytes (:func:`batch_size_for`): small chunks travel to
-the store in large concurrent batches, large chunks a few per worker at a time.
+Work proceeds in batches sized by decoded bytes (:func:`batch_size_for`): small
+chunks travel to the store in large batches, large chunks a few per worker at a
+time, so a call holds its output plus a bounded working set. Each batch is cut
+into one contiguous part per worker (the calling thread takes the first); a part
+fetches its chunks with one ``get_many``, then decodes and copies, or encodes and
+stores, so I/O overlaps codec work without a task per chunk.
+
+Reads decode a chunk the selection covers entirely straight into the output
+(``CodecChain.decode_into``); chunks never written read as the fill value. When
+the codec chain is a single :class:`PartialCodec` (sharding), chunks covered in
+part are read through byte ranges, and partial writes update the stored chunk
+instead of re-encoding it. Writes read a chunk only when the write covers part
+of it, encode whole chunks from the caller's array, and delete rather than store
+a chunk equal to the fill value everywhere unless ``write_empty_chunks`` is set.
+Each part stores its own chunks unless the store's keys are not independent
+(``StoreCapabilities.independent_keys``): then a batch goes to one ``set_many``.
+Any chunk held whole is first checked against ``config.max_request_bytes``.
 """
 
 from __future__ import annotations
@@ -25,13 +33,13 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from . import config
 from .abc.chunk_grid import ChunkGrid
 from .abc.codec import ChunkSpec
 from .abc.data_type import DataType
 from .abc.memory_layout import MemoryLayout
 from .abc.store import Store
 from .codec_chain import CodecChain
-from . import config
 from .errors import ResourceLimitError
 
 _executors: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
