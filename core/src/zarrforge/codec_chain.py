@@ -174,8 +174,9 @@ class CodecChain:
     def decode_into(self, data: bytes, spec: ChunkSpec, out: np.ndarray, *, key: str) -> None:
         """``out[...] = decode(data, spec)``, through the array -> bytes codec's own
         ``decode_into`` when it is the whole chain (no temporary for a whole shard)."""
-        if self.array_array or self.bytes_bytes or out.shape != spec.shape:
-            out[...] = self.decode(data, spec, key=key)
+        own = type(self.array_bytes).decode_into is not ArrayBytesCodec.decode_into
+        if not own or self.array_array or self.bytes_bytes or out.shape != spec.shape:
+            out[...] = self.decode(data, spec, key=key)  # with decode's shape and dtype checks
             return
         with _named_failures(key):
             self.array_bytes.decode_into(data, spec, out)
