@@ -33,13 +33,15 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def load_document(data: bytes, *, key: str) -> dict[str, Any]:
+def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str, Any]:
+    """The JSON object in ``data``; ``allow_nan`` accepts the ``NaN``/``Infinity`` tokens
+    (for documents whose writers emit them, such as Zarr v2 attributes)."""
     if len(data) > MAX_DOCUMENT_BYTES:
         raise MetadataError(f"document of {len(data)} bytes exceeds the limit of "
                             f"{MAX_DOCUMENT_BYTES} bytes", key=key)
     try:
         text = data.decode("utf-8")
-        document = json.loads(text, parse_constant=_reject_constant,
+        document = json.loads(text, parse_constant=None if allow_nan else _reject_constant,
                               object_pairs_hook=_no_duplicates)
     except UnicodeDecodeError as exc:
         raise MetadataError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", key=key) from exc

@@ -17,16 +17,7 @@ import json
 from typing import Any
 
 from zarrforge.errors import MetadataError
-from zarrforge.metadata.json_io import MAX_DOCUMENT_BYTES, load_document
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in result:
-            raise ValueError(f"duplicate key {k!r}")
-        result[k] = v
-    return result
+from zarrforge.metadata.json_io import load_document
 
 
 def load_strict(data: bytes, *, key: str) -> dict[str, Any]:
@@ -35,19 +26,7 @@ def load_strict(data: bytes, *, key: str) -> dict[str, Any]:
 
 def load_lenient(data: bytes, *, key: str) -> dict[str, Any]:
     """A JSON object that may hold the ``NaN``/``Infinity``/``-Infinity`` tokens."""
-    if len(data) > MAX_DOCUMENT_BYTES:
-        raise MetadataError(f"document of {len(data)} bytes exceeds the limit of "
-                            f"{MAX_DOCUMENT_BYTES} bytes", key=key)
-    try:
-        document = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates)
-    except UnicodeDecodeError as exc:
-        raise MetadataError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", key=key) from exc
-    except (ValueError, RecursionError) as exc:
-        raise MetadataError(f"not valid JSON: {exc}", key=key) from exc
-    if not isinstance(document, dict):
-        raise MetadataError(f"the document must be a JSON object, got {type(document).__name__}",
-                            key=key)
-    return document
+    return load_document(data, key=key, allow_nan=True)
 
 
 def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | None = 2) -> bytes:
