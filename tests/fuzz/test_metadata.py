@@ -79,3 +79,18 @@ def test_what_zarrforge_writes_it_can_open(fmt: str, how: str) -> None:
     except ZarrforgeError:
         return  # refused up front, naming the problem: the fix
     zarrforge.open_array(store, "a")  # accepted: then it must open again
+
+
+@pytest.mark.parametrize("fmt,key", [("3", "a/zarr.json"), ("2", "a/.zattrs")])
+def test_lone_surrogate_in_attributes_is_written_back(fmt: str, key: str) -> None:
+    """Found by the 10-minute metadata_v3 run: JSON's "\\ud800" escape reads as a lone
+    surrogate, which has no UTF-8 form, so rewriting the document after an attribute
+    change failed (with a MetadataError that named no key). It is now escaped again."""
+    def change(document):
+        attributes = document if key.endswith(".zattrs") else document.setdefault("attributes", {})
+        attributes["s"] = "x\ud800y"
+
+    store = _array_with(fmt, key, change)
+    array = zarrforge.open_array(store, "a", mode="r+")
+    array.attrs["t"] = "\u00e9"
+    assert dict(zarrforge.open_array(store, "a").attrs) == {"s": "x\ud800y", "t": "\u00e9"}

@@ -6,14 +6,15 @@ would otherwise accept, rejects duplicate keys, and turns every failure into a
 :class:`~zarrforge.errors.MetadataError` naming the store key.
 :func:`dump_document` writes UTF-8 JSON with two-space indentation (objects
 and lists of objects or lists one entry per line, lists of plain values on one
-line), and refuses values JSON cannot represent; :func:`check_document` only
-checks that a document can be written.
+line; everything non-ASCII escaped when a string holds a lone surrogate, which
+has no UTF-8 form), and refuses values JSON cannot represent;
+:func:`check_document` only checks that a document can be written.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import MetadataError
 
@@ -55,40 +56,48 @@ def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str
 
 # The C-accelerated encoder (used when there is no indent) writes the leaves; Python's
 # own indenting encoder is pure Python and dominated the cost of creating small arrays.
-_encode = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
+_encode_utf8 = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
+_encode_ascii = json.JSONEncoder(allow_nan=False, ensure_ascii=True).encode
 
 
-def _key_text(key: Any) -> str:
-    if isinstance(key, str):
-        return _encode(key)
-    # json's rules for int, float, bool and None keys (and its TypeError for others)
-    return _encode(next(iter(json.loads(_encode({key: None})))))
-
-
-def _indented(value: Any, indent: str) -> str:
+def _indented(value: Any, indent: str, encode: Callable[[Any], str]) -> str:
     if isinstance(value, dict):
         if not value:
             return "{}"
         inner = indent + "  "
-        entries = [f"{inner}{_key_text(k)}: {_indented(v, inner)}" for k, v in value.items()]
+        entries = [f"{inner}{_key_text(k, encode)}: {_indented(v, inner, encode)}"
+                   for k, v in value.items()]
         return "{\n" + ",\n".join(entries) + "\n" + indent + "}"
     if isinstance(value, (list, tuple)) and any(isinstance(v, (dict, list, tuple)) for v in value):
         inner = indent + "  "
-        entries = [inner + _indented(v, inner) for v in value]
+        entries = [inner + _indented(v, inner, encode) for v in value]
         return "[\n" + ",\n".join(entries) + "\n" + indent + "]"
-    return _encode(value)
+    return encode(value)
 
 
-def dump_document(document: dict[str, Any]) -> bytes:
+def _key_text(key: Any, encode: Callable[[Any], str]) -> str:
+    if isinstance(key, str):
+        return encode(key)
+    # json's rules for int, float, bool and None keys (and its TypeError for others)
+    return encode(next(iter(json.loads(encode({key: None})))))
+
+
+def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
+    """UTF-8 JSON of ``document``; ``key`` (the store key it is for) goes into errors."""
     try:
-        return _indented(document, "").encode("utf-8")
+        try:
+            return _indented(document, "", _encode_utf8).encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (read from a "\ud800" escape) has no UTF-8 form: escape
+            # everything non-ASCII instead, which reads back to the same strings.
+            return _indented(document, "", _encode_ascii).encode("ascii")
     except (TypeError, ValueError, RecursionError) as exc:
-        raise MetadataError(f"cannot be written as JSON: {exc}") from exc
+        raise MetadataError(f"cannot be written as JSON: {exc}", key=key) from exc
 
 
 def check_document(document: dict[str, Any]) -> None:
     """Raise :class:`MetadataError` if ``document`` cannot be written as JSON."""
     try:
-        _encode(document)
+        _encode_ascii(document)
     except (TypeError, ValueError, RecursionError) as exc:
         raise MetadataError(f"cannot be written as JSON: {exc}") from exc

@@ -196,7 +196,8 @@ class V3Format(ChunksUnderNode, Format):
         return doc
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
-        store.set(metadata_key(path), dump_document(self.document(metadata)))
+        key = metadata_key(path)
+        store.set(key, dump_document(self.document(metadata), key=key))
 
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
