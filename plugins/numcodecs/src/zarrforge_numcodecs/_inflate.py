@@ -17,8 +17,9 @@ most about ``expected`` bytes of output:
 * :func:`check_declared` refuses a chunk whose header (blosc, lz4, zstd)
   declares more than ``expected`` bytes, before the decompressor allocates
   them.
-* :func:`zstd_into` decodes a zstd frame that does not record its size into a
-  buffer of exactly ``expected`` bytes; libzstd stops when it is full.
+* :func:`zstd_sized` checks a zstd frame's declared size against ``expected``;
+  :func:`zstd_into` decodes a frame that does not record its size into a
+  buffer of exactly ``expected`` bytes (libzstd stops when it is full).
 """
 
 from __future__ import annotations
@@ -28,8 +29,11 @@ import lzma
 import zlib
 from typing import Any, Callable
 
+from numcodecs.compat import ensure_bytes
+
 from zarrforge.errors import CorruptChunkError
 
+from . import _bounds
 from ._failures import decoding
 
 
@@ -62,6 +66,8 @@ def inflate(codec_id: str, numcodec: Any, data: bytes | memoryview, expected: in
             codec: str) -> bytes:
     """Decompress a ``codec_id`` stream (see :data:`STREAM_IDS`) to at most ``expected`` bytes."""
     new_decompressor, trailing = _STREAMS[codec_id]
+    if codec_id == "gzip":
+        _bounds.check_gzip(data, codec)
     parts: list[bytes] = []
     produced = 0
     rest: bytes | memoryview = data
@@ -100,6 +106,19 @@ def check_declared(codec: str, declared: int | None, expected: int) -> None:
             f"codec {codec!r}: the chunk's header declares {declared} decoded bytes, but the "
             f"array's metadata allows {expected} for it; it is corrupt or belongs to another "
             "array")
+
+
+def zstd_sized(zstd: Any, data: bytes | memoryview, expected: int, codec: str) -> bytes:
+    """A zstd chunk (numcodecs ``Zstd`` object ``zstd``) decoded to at most ``expected`` bytes,
+    reading its frame header once."""
+    declared = _bounds.zstd_content_size(data, codec)
+    check_declared(codec, declared, expected)
+    if declared is None:  # a streaming frame, or no zstd frame at all
+        return zstd_into(zstd, data, expected, codec)
+    if declared == 0 and _bounds.is_empty_zstd_frame(data, codec):
+        return b""  # numcodecs cannot decode the empty frames its own encoder writes
+    with decoding(codec):
+        return ensure_bytes(zstd.decode(data))
 
 
 def zstd_into(zstd: Any, data: bytes | memoryview, expected: int, codec: str) -> bytes:

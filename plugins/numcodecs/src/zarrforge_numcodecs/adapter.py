@@ -221,26 +221,16 @@ class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
         self._check_safe()
         data = _bounds.byte_view(data)
         if self._codec_id in _inflate.STREAM_IDS:
-            if self._codec_id == "gzip":
-                _bounds.check_gzip(data, self.name)
             return _inflate.inflate(self._codec_id, self._numcodec, data, expected_size, self.name)
-        declared = _declared_size(self._codec_id, data, self.name)
-        _inflate.check_declared(self.name, declared, expected_size)
-        if self._codec_id == "zstd" and declared is None:
-            return _inflate.zstd_into(self._numcodec, data, expected_size, self.name)
+        if self._codec_id == "zstd":
+            return _inflate.zstd_sized(self._numcodec, data, expected_size, self.name)
+        if self._codec_id == "blosc":
+            _inflate.check_declared(self.name, _bounds.blosc_decoded_size(data, self.name),
+                                    expected_size)
+        elif self._codec_id == "lz4":
+            _bounds.check_numcodecs_lz4(data, self.name)
+            _inflate.check_declared(self.name, struct.unpack_from("<i", data, 0)[0], expected_size)
         return super().decode_sized(data, expected_size)
-
-
-def _declared_size(codec_id: str, data: memoryview, name: str) -> int | None:
-    """The decoded size the chunk's header declares, for the formats that have one."""
-    if codec_id == "blosc":
-        return _bounds.blosc_decoded_size(data, name)
-    if codec_id == "lz4":
-        _bounds.check_numcodecs_lz4(data, name)
-        return struct.unpack_from("<i", data, 0)[0]
-    if codec_id == "zstd":
-        return _bounds.zstd_content_size(data, name)
-    return None
 
 
 class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):

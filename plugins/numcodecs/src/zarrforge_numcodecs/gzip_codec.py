@@ -61,6 +61,4 @@ class GzipCodec(BytesBytesCodec):
             return ensure_bytes(self._gzip.decode(data))
 
     def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
-        data = _bounds.byte_view(data)
-        _bounds.check_gzip(data)
-        return _inflate.inflate("gzip", None, data, expected_size, self.name)
+        return _inflate.inflate("gzip", None, _bounds.byte_view(data), expected_size, self.name)

@@ -77,9 +77,4 @@ class ZstdCodec(BytesBytesCodec):
             return ensure_bytes(self._zstd.decode(data))
 
     def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
-        data = _bounds.byte_view(data)
-        declared = _bounds.zstd_content_size(data)
-        _inflate.check_declared(self.name, declared, expected_size)
-        if declared is None:  # a streaming frame, or no zstd frame at all
-            return _inflate.zstd_into(self._zstd, data, expected_size, self.name)
-        return self.decode(data)
+        return _inflate.zstd_sized(self._zstd, _bounds.byte_view(data), expected_size, self.name)
