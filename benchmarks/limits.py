@@ -61,6 +61,11 @@ def chunk_slices(shape: tuple[int, ...], chunks: tuple[int, ...]) -> list[tuple[
             for origin in itertools.product(*ranges)]
 
 
+def chunk_bytes(values: np.ndarray, slices: list[tuple[slice, ...]]) -> list[bytes]:
+    """Each chunk's values, C-ordered, as the bytes a ``bytes`` codec would write."""
+    return [np.ascontiguousarray(values[s]).tobytes() for s in slices]
+
+
 class ZstdLimit(Workload):
     def size_note(self, scale: float) -> str:
         s = data.spec(self.dataset, scale)
@@ -69,7 +74,7 @@ class ZstdLimit(Workload):
     def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
         spec = data.spec(self.dataset, ctx.scale)
         values = data.generate(spec)
-        raw = [np.ascontiguousarray(values[s]).tobytes() for s in chunk_slices(spec.shape, spec.chunks)]
+        raw = chunk_bytes(values, chunk_slices(spec.shape, spec.chunks))
         return {"raw": raw, "codec": Zstd(level=spec.zstd_level)}
 
     def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, Any]:
@@ -108,7 +113,7 @@ class FilesLimit(Workload):
         values = data.generate(spec)
         slices = chunk_slices(spec.shape, spec.chunks)
         names = ["/".join(str(s.start // c) for s, c in zip(sl, spec.chunks)) for sl in slices]
-        raw = [np.ascontiguousarray(values[s]).tobytes() for s in slices]
+        raw = chunk_bytes(values, slices)
         return {"spec": spec, "values": values, "slices": slices, "names": names, "raw": raw,
                 "dir": ctx.root / "files-limit" / "c"}
 

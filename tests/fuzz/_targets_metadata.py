@@ -266,34 +266,21 @@ def _run(value: tuple[dict[str, bytes], str, str]) -> None:
     exercise(MemoryStore(data=dict(data)), path)
 
 
-@target("metadata_v3", strategy=lambda: mutated_store(("3",), ("zarr.json",)), examples=120,
-        description="mutated zarr.json documents (arrays, groups, consolidated) of the v3 format")
-def fuzz_v3(value: Any) -> None:
-    _run(value)
-
-
-@target("metadata_v2_zarray", strategy=lambda: mutated_store(("2",), (".zarray",)), examples=120,
-        description="mutated .zarray documents")
-def fuzz_v2_zarray(value: Any) -> None:
-    _run(value)
-
-
-@target("metadata_v2_zgroup_zattrs", strategy=lambda: mutated_store(("2",), (".zgroup", ".zattrs")),
-        examples=60, description="mutated .zgroup and .zattrs documents")
-def fuzz_v2_group(value: Any) -> None:
-    _run(value)
-
-
-@target("metadata_v2_zmetadata", strategy=lambda: mutated_store(("2",), (".zmetadata",)),
-        examples=60, description="mutated consolidated .zmetadata documents")
-def fuzz_v2_consolidated(value: Any) -> None:
-    _run(value)
-
-
-@target("metadata_draft", strategy=lambda: mutated_store(("draft-2022",), (".json",)), examples=120,
-        description="mutated 2022-draft entry points and array/group documents")
-def fuzz_draft(value: Any) -> None:
-    _run(value)
+# name, formats of the seeds, which documents are mutated, pytest examples, description
+_MUTATED_TARGETS = [
+    ("metadata_v3", ("3",), ("zarr.json",), 120,
+     "mutated zarr.json documents (arrays, groups, consolidated) of the v3 format"),
+    ("metadata_v2_zarray", ("2",), (".zarray",), 120, "mutated .zarray documents"),
+    ("metadata_v2_zgroup_zattrs", ("2",), (".zgroup", ".zattrs"), 60,
+     "mutated .zgroup and .zattrs documents"),
+    ("metadata_v2_zmetadata", ("2",), (".zmetadata",), 60,
+     "mutated consolidated .zmetadata documents"),
+    ("metadata_draft", ("draft-2022",), (".json",), 120,
+     "mutated 2022-draft entry points and array/group documents"),
+]
+for _name, _formats, _suffixes, _examples, _description in _MUTATED_TARGETS:
+    target(_name, strategy=functools.partial(mutated_store, _formats, _suffixes),
+           examples=_examples, description=_description)(_run)
 
 
 # --- random JSON (and random bytes) at every metadata key ----------------------------------
