@@ -18,7 +18,7 @@ import numpy as np
 from zarrforge.errors import CorruptChunkError
 
 EMPTY = np.uint64(2**64 - 1)
-_EMPTY_INT = 2**64 - 1
+_EMPTY_INT = int(EMPTY)
 # No inner chunk or shard of a sane array comes near this; larger values are
 # treated as corruption rather than followed.
 MAX_RANGE = 2**48

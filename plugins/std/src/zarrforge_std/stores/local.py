@@ -182,6 +182,7 @@ class LocalStore(Store):
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _WRITE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
                 | getattr(os, "O_BINARY", 0))
+_HAS_PREAD = hasattr(os, "pread")  # not on Windows
 _PROCESS_TOKEN = secrets.token_hex(4)  # tells apart processes on hosts sharing a directory
 _temp_counter = itertools.count()
 
@@ -219,5 +220,3 @@ def _write_new(path: str, value: bytes) -> None:
     finally:
         os.close(fd)
 
-
-_HAS_PREAD = hasattr(os, "pread")
