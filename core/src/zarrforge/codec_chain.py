@@ -10,8 +10,7 @@ chunk never surfaces as an arbitrary exception from deep inside a codec.
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -76,6 +75,8 @@ class CodecChain:
         whole = not self.array_array and not self.bytes_bytes
         self.partial: PartialCodec | None = (
             self.array_bytes if whole and isinstance(self.array_bytes, PartialCodec) else None)
+        self._own_decode_into = whole and (type(self.array_bytes).decode_into
+                                           is not ArrayBytesCodec.decode_into)
 
     @classmethod
     def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> "CodecChain":
@@ -174,8 +175,7 @@ class CodecChain:
     def decode_into(self, data: bytes, spec: ChunkSpec, out: np.ndarray, *, key: str) -> None:
         """``out[...] = decode(data, spec)``, through the array -> bytes codec's own
         ``decode_into`` when it is the whole chain (no temporary for a whole shard)."""
-        own = type(self.array_bytes).decode_into is not ArrayBytesCodec.decode_into
-        if not own or self.array_array or self.bytes_bytes or out.shape != spec.shape:
+        if not self._own_decode_into or out.shape != spec.shape:
             out[...] = self.decode(data, spec, key=key)  # with decode's shape and dtype checks
             return
         with _named_failures(key):
@@ -193,16 +193,30 @@ class CodecChain:
                              f"{chunk.dtype}, expected {spec.dtype}")
 
 
-@contextlib.contextmanager
-def _named_failures(key: str) -> Iterator[None]:
-    """Turn a codec's failure on stored data into a CorruptChunkError naming ``key``."""
-    try:
-        yield
-    except CorruptChunkError as exc:
-        if exc.key is None:
-            raise type(exc)(str(exc), key=key) from exc
-        raise
-    except ZarrforgeError:
-        raise
-    except (ValueError, TypeError, OverflowError, MemoryError, IndexError) as exc:
-        raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}", key=key) from exc
+class _named_failures:
+    """``with _named_failures(key):`` turns a codec's failure on stored data into a
+    CorruptChunkError naming ``key``. (A class, not a generator-based context manager:
+    it runs once per chunk, and this costs a fraction as much.)"""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: Any) -> bool:
+        if exc is None:
+            return False
+        if isinstance(exc, CorruptChunkError):
+            if exc.key is None:
+                raise type(exc)(str(exc), key=self.key) from exc
+            return False
+        if isinstance(exc, ZarrforgeError):
+            return False
+        if isinstance(exc, (ValueError, TypeError, OverflowError, MemoryError, IndexError)):
+            raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}",
+                                    key=self.key) from exc
+        return False

@@ -12,6 +12,12 @@
   :class:`~zarrforge.errors.ResourceLimitError` before anything is read or
   written; read it in parts (``Array.blocks``, ``zarrforge.to_dask``). A chunk
   over the limit fails when the call reaches it.
+* ``parallel_chunk_bytes``: how large, decoded, a chunk must be for a read or
+  write to spread its chunks over several threads when the codec chain
+  compresses (any bytes -> bytes codec, or sharding); uncompressed chunks must
+  be 16 times larger. Default 64 KiB. Below it the calling thread does all the
+  work: for small chunks, handing Python's GIL between threads costs more than
+  the codec and I/O work they could overlap. ``0`` always uses ``threads``.
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
@@ -38,6 +44,7 @@ class Settings:
     order: str = "C"
     allow_unsafe_codecs: frozenset[str] = frozenset()
     max_request_bytes: int | None = None
+    parallel_chunk_bytes: int = 64 * 1024
 
 
 _settings = Settings()
@@ -58,6 +65,9 @@ def _coerce(name: str, value: Any) -> Any:
         raise ValueError(f"config 'threads' must be a positive int, got {value!r}")
     if name == "max_request_bytes" and value is not None and (not isinstance(value, int) or value < 0):
         raise ValueError(f"config 'max_request_bytes' must be None or a non-negative int, got {value!r}")
+    if name == "parallel_chunk_bytes" and (not isinstance(value, int) or isinstance(value, bool)
+                                           or value < 0):
+        raise ValueError(f"config 'parallel_chunk_bytes' must be a non-negative int, got {value!r}")
     return value
 
 

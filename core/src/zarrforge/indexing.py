@@ -294,6 +294,13 @@ class _ProductIndexer:
         # Slice pieces are listed only now, so that a caller can check the selection's
         # size before paying for one entry per chunk it touches.
         pieces = [p() if callable(p) else p for p in self._pieces]
+        if pieces and not self._outer and layout == list(range(len(pieces))):
+            # The common case (slices and no dropped or new axes): transpose each
+            # combination in C rather than building its tuples entry by entry.
+            for combo in itertools.product(*pieces):
+                coords, chunk_sel, out_sel, complete = zip(*combo)
+                yield ChunkProjection(coords, chunk_sel, out_sel, all(complete))
+            return
         for combo in itertools.product(*pieces):
             coords = tuple(p[0] for p in combo)
             chunk_sel = tuple(p[1] for p in combo)

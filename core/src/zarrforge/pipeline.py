@@ -71,7 +71,7 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
         return True
     fill = np.asarray(fill_value, dtype=chunk.dtype).reshape(1).view(np.uint8)
     first = chunk[(slice(0, 1),) * chunk.ndim] if chunk.ndim else chunk[...]
-    if not np.array_equal(np.ascontiguousarray(first).reshape(1).view(np.uint8), fill):
+    if first.tobytes() != fill.tobytes():
         return False  # most data chunks stop here, before any copy
     flat = np.ravel(chunk, order="K")  # a view for C- or F-contiguous chunks, else a copy
     raw = flat.view(np.uint8) if flat.flags.c_contiguous else np.ascontiguousarray(flat).view(np.uint8)
@@ -117,13 +117,32 @@ BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per
 MAX_BATCH = 1024          # chunks per batch at most (bounds the size of one get_many)
 
 
-def batch_size_for(grid: ChunkGrid, data_type: DataType, threads: int) -> int:
+UNCOMPRESSED_FACTOR = 16  # uncompressed chunks need this many times parallel_chunk_bytes
+
+
+def typical_chunk_bytes(grid: ChunkGrid, data_type: DataType) -> int:
+    """Decoded bytes of the grid's regular chunk (of its first chunk if irregular);
+    variable-size elements count 16 bytes each. A Python int: no overflow."""
+    shape = grid.regular_chunk_shape or tuple(d.size(0) if d.nchunks else 1 for d in grid.dimensions)
+    return math.prod(int(n) for n in shape) * (data_type.item_size or 16)
+
+
+def batch_size_for(chunk_bytes: int, threads: int) -> int:
     """Chunks per batch: as many as fit in :data:`BATCH_BYTES` decoded, so small chunks
     go to the store in large concurrent batches (remote stores hide their latency)
     while large chunks keep the working set to a few chunks per worker."""
-    shape = grid.regular_chunk_shape or tuple(d.size(0) if d.nchunks else 1 for d in grid.dimensions)
-    chunk_bytes = math.prod(int(n) for n in shape) * (data_type.item_size or 16)  # no int64 overflow
     return int(min(MAX_BATCH, max(2 * threads, BATCH_BYTES // max(1, chunk_bytes))))
+
+
+def workers_for(chain: CodecChain, chunk_bytes: int, threads: int, min_bytes: int) -> int:
+    """How many threads one call should use: ``threads`` when each chunk carries enough
+    work done outside the GIL (decompression, large copies) to pay for the hand-offs,
+    else 1. Compressing chains (a bytes -> bytes codec, or a codec such as sharding
+    that decodes inner chunks) qualify from ``min_bytes`` decoded, plain ones from
+    :data:`UNCOMPRESSED_FACTOR` times that (config ``parallel_chunk_bytes``)."""
+    compressing = bool(chain.bytes_bytes) or chain.partial is not None
+    needed = min_bytes if compressing else UNCOMPRESSED_FACTOR * min_bytes
+    return threads if chunk_bytes >= needed else 1
 
 
 class ChunkEngine:
@@ -139,7 +158,8 @@ class ChunkEngine:
         self.layout = layout
         self.threads = threads
         self.write_empty_chunks = write_empty_chunks
-        self.batch_size = batch_size_for(grid, data_type, threads)
+        self._chunk_bytes = typical_chunk_bytes(grid, data_type)
+        self.batch_size = batch_size_for(self._chunk_bytes, threads)
         regular = grid.regular_chunk_shape
         self._regular_spec = (None if regular is None else
                               ChunkSpec(tuple(regular), data_type, fill_value, layout))
@@ -167,17 +187,23 @@ class ChunkEngine:
         if batch:
             yield batch
 
-    def _in_parts(self, fn: Callable[[list[Any]], None], batch: list[Any]) -> None:
+    def _workers(self) -> int:
+        """Threads for this call (:func:`workers_for`, with the setting in force now)."""
+        return workers_for(self.chain, self._chunk_bytes, self.threads,
+                           config.get().parallel_chunk_bytes)
+
+    @staticmethod
+    def _in_parts(fn: Callable[[list[Any]], None], batch: list[Any], workers: int) -> None:
         """Run ``fn`` on contiguous parts of ``batch``, one per worker, the calling thread
         taking the first. Each part does its own store request and codec work, so I/O
         overlaps decoding and the pool sees one task per worker, not one per chunk."""
-        workers = min(self.threads, len(batch))
+        workers = min(workers, len(batch))
         if workers <= 1:
             fn(batch)
             return
         size = -(-len(batch) // workers)
         parts = [batch[i:i + size] for i in range(0, len(batch), size)]
-        pool = _executor(self.threads)
+        pool = _executor(workers)
         futures = [pool.submit(fn, part) for part in parts[1:]]
         try:
             fn(parts[0])
@@ -227,8 +253,9 @@ class ChunkEngine:
 
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         limit = config.get().max_request_bytes
+        workers = self._workers()
         for batch in self._batches(projections):
-            self._in_parts(lambda part: self._read_part(part, out, limit), batch)
+            self._in_parts(lambda part: self._read_part(part, out, limit), batch, workers)
 
     def _read_part(self, part: list[Any], out: np.ndarray, limit: int | None) -> None:
         partial = self.chain.partial is not None
@@ -263,6 +290,7 @@ class ChunkEngine:
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         limit = config.get().max_request_bytes
+        workers = self._workers()
         # Each part stores its own chunks (I/O overlapping the other parts' encoding)
         # unless the store gathers several keys into one object and needs a batch whole.
         independent = self.store.capabilities.independent_keys
@@ -281,7 +309,7 @@ class ChunkEngine:
                     for i, _ in part:
                         results[i] = None  # stored: let the bytes go
 
-            self._in_parts(encode_part, list(enumerate(batch)))
+            self._in_parts(encode_part, list(enumerate(batch)), workers)
             if not independent:
                 self._store_results(keys, results)
 

@@ -71,16 +71,24 @@ class BytesCodec(ArrayBytesCodec):
         stored = np.ascontiguousarray(chunk, dtype=self._stored_dtype(spec))
         return memoryview(stored.reshape(-1).view(np.uint8))
 
-    def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
+    def _stored(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
+        """A read-only view of ``data`` as the chunk, in its stored byte order."""
         expected = spec.nbytes
         if len(data) != expected:
             raise CorruptChunkError(f"the bytes codec expected {expected} bytes for a chunk of "
                                     f"shape {spec.shape} and data type {spec.data_type.to_json()!r}, "
                                     f"got {len(data)}")
-        array = np.frombuffer(data, dtype=self._stored_dtype(spec)).reshape(spec.shape)
+        return np.frombuffer(data, dtype=self._stored_dtype(spec)).reshape(spec.shape)
+
+    def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
+        array = self._stored(data, spec)
         if array.dtype != spec.dtype:
             array = array.astype(spec.dtype)
         return array
+
+    def decode_into(self, data: bytes | memoryview, spec: ChunkSpec, out: np.ndarray) -> None:
+        # one copy, swapping bytes on the way if the stored order differs
+        np.copyto(out, self._stored(data, spec), casting="equiv")
 
 
 class TransposeCodec(ArrayArrayCodec):

@@ -15,7 +15,6 @@ import itertools
 import os
 import secrets
 import shutil
-import threading
 from typing import Any, Iterator
 from urllib.parse import unquote, urlparse
 
@@ -93,7 +92,7 @@ class LocalStore(Store):
     def _set(self, key: str, value: bytes) -> None:
         path = self._path(key)
         directory = os.path.dirname(path)
-        temp = os.path.join(directory, f"{TEMP_PREFIX}{_unique_suffix()}")
+        temp = f"{directory}{os.sep}{TEMP_PREFIX}{_unique_suffix()}"
         for attempt in range(self._PRUNE_RETRIES):
             try:
                 if attempt:  # the first try assumes the directory exists, as it mostly does
@@ -188,7 +187,9 @@ _temp_counter = itertools.count()
 
 
 def _unique_suffix() -> str:
-    return f"{_PROCESS_TOKEN}-{os.getpid()}-{threading.get_ident()}-{next(_temp_counter)}"
+    # The counter is shared by the process's threads; the pid tells apart a forked child,
+    # whose counter starts where the parent's stood.
+    return f"{_PROCESS_TOKEN}-{os.getpid()}-{next(_temp_counter)}"
 
 
 def _read_at(fd: int, offset: int, length: int) -> bytes:
