@@ -85,3 +85,37 @@ def test_open_group_mode_a_creates_and_mode_r_plus_requires(tmp_path):
     g = zf.open_group(str(tmp_path / "n.zarr"), mode="a", attributes={"k": 1})
     assert zf.open_group(str(tmp_path / "n.zarr"), mode="r").attrs["k"] == 1
     assert g.read_only is False
+
+
+def _read_keys(store) -> list[str]:
+    return [call.key for call in store.calls if call.method == "get"]
+
+
+def test_a_group_checks_its_ancestors_once_for_the_members_it_creates():
+    from zarrforge.testing.faults import FaultyStore
+    from zarrforge_std.stores.memory import MemoryStore
+
+    store = FaultyStore(MemoryStore())
+    zf.create_group(store).create_group("g")
+    group = zf.open_group(store, "g", mode="r+")
+    store.calls.clear()
+    group.create_array("first", shape=(1,), dtype="int8")
+    first = _read_keys(store)
+    # every ancestor is asked about nodes of other formats: here, Zarr v2 documents
+    assert {"g/.zgroup", ".zgroup"} <= set(first)
+    store.calls.clear()
+    group.create_array("second", shape=(1,), dtype="int8")
+    second = _read_keys(store)
+    assert "g/second/.zarray" in second  # the new node's own path is still checked
+    assert not {"g/.zgroup", "g/.zarray", ".zgroup", ".zarray"} & set(second)
+
+
+def test_nested_members_of_a_checked_group_get_their_parent_groups():
+    root = zf.create_group(None)
+    group = root.create_group("g")
+    group.create_array("a", shape=(1,), dtype="int8")
+    group.create_array("x/y/z", shape=(2,), dtype="int8")
+    assert isinstance(root["g/x"], zf.Group) and isinstance(root["g/x/y"], zf.Group)
+    assert root["g/x/y/z"].shape == (2,)
+    with pytest.raises(NodeTypeError, match="parent '/g/a' is an array"):
+        group.create_group("a/sub")

@@ -54,6 +54,7 @@ def test_discovery_imports_only_the_named_entry_point(fake_distribution):
 def test_in_process_registration_takes_precedence_over_installed(fake_distribution):
     fake_distribution("zf-test-xor2", {"zarrforge.codecs": {"test.xor": "xor_mod2:XorCodec"}},
                       {"xor_mod2": XOR_CODEC})
+    assert registry.codecs.get("test.xor").__module__ == "xor_mod2"  # answered before...
 
     class Local(BytesBytesCodec):
         name = "test.xor"
@@ -72,7 +73,7 @@ def test_in_process_registration_takes_precedence_over_installed(fake_distributi
 
     zf.register("codecs", "test.xor", Local)
     try:
-        assert registry.codecs.get("test.xor") is Local
+        assert registry.codecs.get("test.xor") is Local  # ...and changed by the registration
         sources = {r.source for r in zf.registered()["codecs"] if r.name == "test.xor"}
         assert sources == {"in-process", "entry point"}
     finally:

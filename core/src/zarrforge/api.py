@@ -105,11 +105,14 @@ def _foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
             if other.name != fmt.name and other.detect(store, path)]
 
 
-def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool) -> None:
+def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool,
+                    checked_group: str | None = None) -> None:
     """Fail early if a node is in the way, or if a parent is an array or of another format.
 
     A hierarchy never mixes formats: a node of one format is not created where,
-    or below where, a node of another format exists.
+    or below where, a node of another format exists. ``checked_group``: an ancestor
+    the caller knows to be a group of ``fmt`` with no node of another format at or
+    above it; the walk up stops there.
     """
     if store.read_only:
         raise ReadOnlyError(f"cannot create a node in the read-only store {store!r}")
@@ -120,6 +123,8 @@ def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool) -> No
     parent = path
     while parent:
         parent = paths.parent_of(parent)
+        if parent == checked_group:
+            break
         for other in _foreign_formats(store, parent, fmt):
             raise NodeTypeError(f"cannot create a Zarr {fmt.name} node {'/' + path!r} under the "
                                 f"Zarr {other.name} node {'/' + parent!r}")
@@ -129,7 +134,8 @@ def _prepare_target(store: Store, path: str, fmt: Format, overwrite: bool) -> No
                                 "is an array")
 
 
-def _write_new_node(store: Store, path: str, fmt: Format, metadata: Any, overwrite: bool) -> None:
+def _write_new_node(store: Store, path: str, fmt: Format, metadata: Any, overwrite: bool,
+                    checked_group: str | None = None) -> None:
     if overwrite:
         for other in _foreign_formats(store, path, fmt):
             other.erase_node(store, path)
@@ -140,7 +146,7 @@ def _write_new_node(store: Store, path: str, fmt: Format, metadata: Any, overwri
     parent = path
     while parent:
         parent = paths.parent_of(parent)
-        if fmt.detect(store, parent):
+        if parent == checked_group or fmt.detect(store, parent):
             break
         missing.append(parent)
     for parent in reversed(missing):
@@ -170,7 +176,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
                  extensions: Any = None,
                  zarr_format: Any = DEFAULT_FORMAT, overwrite: bool = False,
                  fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
-                 **array_options: Any) -> Any:
+                 _checked_group: str | None = None, **array_options: Any) -> Any:
     """Create an array and return it open for reading and writing.
 
     ``codecs`` is the complete v3 codec list and excludes ``filters``,
@@ -179,6 +185,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     instances. ``chunks=None`` uses the whole array as one chunk.
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
     ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
+    ``_checked_group`` is for :class:`~zarrforge.group.Group` (see ``_prepare_target``).
     """
     from .array import Array
 
@@ -198,11 +205,11 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         storage_transformers=storage_transformers, extensions=extensions,
         order=array_options.get("order"))
     memo = ReadMemo(resolved)  # the checks and the writes read the same few documents
-    _prepare_target(memo, path, fmt, overwrite)  # reads only; the format may look around
+    _prepare_target(memo, path, fmt, overwrite, _checked_group)  # reads only
     metadata = fmt.new_array(spec)
     # Building the Array validates the codec chain against the array before any write.
     array = Array._validated(resolved, path, metadata, fmt, **array_options)
-    _write_new_node(memo, path, fmt, metadata, overwrite)
+    _write_new_node(memo, path, fmt, metadata, overwrite, _checked_group)
     return array._announced()
 
 
@@ -210,7 +217,10 @@ def create_group(store: StoreLike = None, path: str = "", *,
                  attributes: dict[str, Any] | None = None, extensions: Any = None,
                  zarr_format: Any = DEFAULT_FORMAT,
                  overwrite: bool = False, fmt: Format | None = None,
-                 storage_options: dict[str, Any] | None = None) -> Any:
+                 storage_options: dict[str, Any] | None = None,
+                 _checked_group: str | None = None) -> Any:
+    """Create a group and return it open for writing (``_checked_group``: as for
+    :func:`create_array`)."""
     from .group import Group
 
     fmt = fmt or get_format(zarr_format)
@@ -220,8 +230,8 @@ def create_group(store: StoreLike = None, path: str = "", *,
     validate_extensions(metadata)
     fmt.document(metadata)  # fails on attributes JSON cannot hold, before any write
     memo = ReadMemo(resolved)
-    _prepare_target(memo, path, fmt, overwrite)
-    _write_new_node(memo, path, fmt, metadata, overwrite)
+    _prepare_target(memo, path, fmt, overwrite, _checked_group)
+    _write_new_node(memo, path, fmt, metadata, overwrite, _checked_group)
     return Group._opened(resolved, path, metadata, fmt)
 
 

@@ -112,13 +112,27 @@ class Group(Node):
 
     # --- creation --------------------------------------------------------------------
 
+    # The first member created through this object checks every ancestor for arrays
+    # and nodes of other formats, as zarrforge.create_array does; later ones trust that
+    # answer and check only below this group, which saves most of the store reads of
+    # creating many members. (A hierarchy changed meanwhile by another writer is a
+    # race the full check could not prevent either.)
+    _ancestry_checked = False
+
+    def _checked_group(self) -> str | None:
+        return self._path if self._ancestry_checked else None
+
     def create_array(self, name: str, **kwargs: Any) -> Any:
-        array = api.create_array(self._store, self._child(name)[0], fmt=self._format, **kwargs)
+        array = api.create_array(self._store, self._child(name)[0], fmt=self._format,
+                                 _checked_group=self._checked_group(), **kwargs)
+        self._ancestry_checked = True
         self._record_created(name)
         return array
 
     def create_group(self, name: str, **kwargs: Any) -> "Group":
-        group = api.create_group(self._store, self._child(name)[0], fmt=self._format, **kwargs)
+        group = api.create_group(self._store, self._child(name)[0], fmt=self._format,
+                                 _checked_group=self._checked_group(), **kwargs)
+        self._ancestry_checked = True
         self._record_created(name)
         return group
 

@@ -98,6 +98,9 @@ class Registry:
         self._local: dict[str, Any] = {}
         self._loaded: dict[str, Any] = {}
         self._preferred: dict[str, str] = {}
+        # name -> implementation as get() last answered; emptied by every change above.
+        # Metadata names an extension for every node and codec, so lookups are hot.
+        self._answers: dict[str, Any] = {}
 
     # --- configuration ------------------------------------------------------
 
@@ -106,22 +109,26 @@ class Registry:
         self._check_type(name, implementation, origin="in-process registration")
         with self._lock:
             self._local[name] = implementation
+            self._answers.clear()
 
     def unregister(self, name: str) -> None:
         with self._lock:
             self._local.pop(name, None)
+            self._answers.clear()
 
     def prefer(self, name: str, distribution: str) -> None:
         """Resolve a name installed by several distributions to ``distribution``'s."""
         with self._lock:
             self._preferred[name] = distribution
             self._loaded.pop(name, None)
+            self._answers.clear()
 
     def refresh(self) -> None:
         """Forget what was read from installed metadata (after installing a plugin)."""
         with self._lock:
             self._installed = None
             self._loaded.clear()
+            self._answers.clear()
 
     # --- lookup -------------------------------------------------------------
 
@@ -129,20 +136,31 @@ class Registry:
         """The implementation registered for ``name``."""
         if not isinstance(name, str):
             raise UnknownExtensionError(self.point, repr(name), self.names(), field=field)
+        answer = self._answers.get(name)
+        if answer is not None:
+            return answer
         with self._lock:
-            if name in self._local:
-                return self._local[name]
-            family = self._family_of(name, self._local)
-            if family is not None:
-                return self._local[family]
-            installed = self._installed_entry_points()
-            key = name if name in installed else self._family_of(name, installed)
-            if key is None:
-                raise UnknownExtensionError(
-                    self.point, name, self.names(), self._provider_hint(name), field=field)
-            if key not in self._loaded:
-                self._loaded[key] = self._load(key, installed[key])
-            return self._loaded[key]
+            answer = self._lookup(name, field)
+            if len(self._answers) >= 1024:  # family names ("numcodecs.*") are unbounded
+                self._answers.clear()
+            self._answers[name] = answer
+            return answer
+
+    def _lookup(self, name: str, field: str | None) -> Any:
+        """:meth:`get` without the remembered answers; the caller holds the lock."""
+        if name in self._local:
+            return self._local[name]
+        family = self._family_of(name, self._local)
+        if family is not None:
+            return self._local[family]
+        installed = self._installed_entry_points()
+        key = name if name in installed else self._family_of(name, installed)
+        if key is None:
+            raise UnknownExtensionError(
+                self.point, name, self.names(), self._provider_hint(name), field=field)
+        if key not in self._loaded:
+            self._loaded[key] = self._load(key, installed[key])
+        return self._loaded[key]
 
     def __contains__(self, name: str) -> bool:
         with self._lock:

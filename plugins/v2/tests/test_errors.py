@@ -122,6 +122,7 @@ def test_object_arrays_without_the_dtypes_plugin(monkeypatch):
     monkeypatch.setattr(registry.data_types, "_installed",
                         {k: v for k, v in installed.items() if k != "string"})
     monkeypatch.setattr(registry.data_types, "_loaded", {})
+    monkeypatch.setattr(registry.data_types, "_answers", {})
     store = store_with({**BASE, "dtype": "|O", "fill_value": "", "filters": [{"id": "vlen-utf8"}]})
     with pytest.raises(UnknownExtensionError) as info:
         zf.open_array(store, "a")

@@ -14,6 +14,8 @@ has no UTF-8 form), and refuses values JSON cannot represent;
 from __future__ import annotations
 
 import json
+import math
+from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, Callable
 
 from ..errors import MetadataError
@@ -54,43 +56,75 @@ def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str
     return document
 
 
-# The C-accelerated encoder (used when there is no indent) writes the leaves; Python's
-# own indenting encoder is pure Python and dominated the cost of creating small arrays.
+# Python's indenting JSON encoder is pure Python, and writing metadata dominated the
+# cost of creating small arrays. The layout is ours, and each leaf is written by the C
+# string escaper or the int/float reprs json itself uses; anything else (subclasses,
+# non-finite floats, types JSON has no form for) goes to json's encoder, for its output
+# or its error.
 _encode_utf8 = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
 _encode_ascii = json.JSONEncoder(allow_nan=False, ensure_ascii=True).encode
+_INFINITIES = (math.inf, -math.inf)
+_CONTAINERS = (dict, list, tuple)
 
 
-def _indented(value: Any, indent: str, encode: Callable[[Any], str]) -> str:
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        inner = indent + "  "
-        entries = [f"{inner}{_key_text(k, encode)}: {_indented(v, inner, encode)}"
-                   for k, v in value.items()]
-        return "{\n" + ",\n".join(entries) + "\n" + indent + "}"
-    if isinstance(value, (list, tuple)) and any(isinstance(v, (dict, list, tuple)) for v in value):
-        inner = indent + "  "
-        entries = [inner + _indented(v, inner, encode) for v in value]
-        return "[\n" + ",\n".join(entries) + "\n" + indent + "]"
-    return encode(value)
+def _writer(ascii_only: bool) -> Callable[[Any], str]:
+    """A function writing a value as indented JSON (see :func:`dump_document`)."""
+    encode_str = encode_basestring_ascii if ascii_only else encode_basestring
+    fallback = _encode_ascii if ascii_only else _encode_utf8
+
+    def leaf(value: Any) -> str:
+        kind = type(value)
+        if kind is str:
+            return encode_str(value)
+        if kind is int:
+            return int.__repr__(value)
+        if kind is bool:
+            return "true" if value else "false"
+        if value is None:
+            return "null"
+        if kind is float and value == value and value not in _INFINITIES:
+            return float.__repr__(value)
+        return fallback(value)
+
+    def key_text(key: Any) -> str:
+        if type(key) is str:
+            return encode_str(key)
+        # json's rules for int, float, bool and None keys (and its TypeError for others)
+        return encode_str(next(iter(json.loads(fallback({key: None})))))
+
+    def text(value: Any, indent: str) -> str:
+        return indented(value, indent) if isinstance(value, _CONTAINERS) else leaf(value)
+
+    def indented(value: Any, indent: str) -> str:
+        if isinstance(value, dict):
+            if not value:
+                return "{}"
+            inner = indent + "  "
+            entries = [f"{inner}{key_text(k)}: {text(v, inner)}" for k, v in value.items()]
+            return "{\n" + ",\n".join(entries) + "\n" + indent + "}"
+        for v in value:  # a list or tuple
+            if isinstance(v, _CONTAINERS):
+                inner = indent + "  "
+                entries = [inner + text(v, inner) for v in value]
+                return "[\n" + ",\n".join(entries) + "\n" + indent + "]"
+        return "[" + ", ".join([leaf(v) for v in value]) + "]"
+
+    return lambda value: text(value, "")
 
 
-def _key_text(key: Any, encode: Callable[[Any], str]) -> str:
-    if isinstance(key, str):
-        return encode(key)
-    # json's rules for int, float, bool and None keys (and its TypeError for others)
-    return encode(next(iter(json.loads(encode({key: None})))))
+_write_utf8 = _writer(ascii_only=False)
+_write_ascii = _writer(ascii_only=True)
 
 
 def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
     """UTF-8 JSON of ``document``; ``key`` (the store key it is for) goes into errors."""
     try:
         try:
-            return _indented(document, "", _encode_utf8).encode("utf-8")
+            return _write_utf8(document).encode("utf-8")
         except UnicodeEncodeError:
             # A lone surrogate (read from a "\ud800" escape) has no UTF-8 form: escape
             # everything non-ASCII instead, which reads back to the same strings.
-            return _indented(document, "", _encode_ascii).encode("ascii")
+            return _write_ascii(document).encode("ascii")
     except (TypeError, ValueError, RecursionError) as exc:
         raise MetadataError(f"cannot be written as JSON: {exc}", key=key) from exc
 

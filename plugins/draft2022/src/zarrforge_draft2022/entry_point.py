@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from typing import Any, Sequence
 
 from zarrforge import registry
@@ -138,6 +139,26 @@ def parse_entry_point(data: bytes) -> EntryPoint | None:
         return _parse(document, dialect, minor)
     except MetadataError as exc:
         raise with_key(exc, key)
+
+
+_parsed: dict[bytes, EntryPoint | None] = {}
+_parsed_lock = threading.Lock()
+
+
+def cached_entry_point(data: bytes) -> EntryPoint | None:
+    """:func:`parse_entry_point`, remembering the last few documents parsed in this
+    process: every node operation reads the root ``zarr.json`` again, and under the
+    final v3 format it is a group document that must be parsed only to find it is
+    not an entry point. The result depends on the bytes alone and is immutable."""
+    with _parsed_lock:
+        if data in _parsed:
+            return _parsed[data]
+    entry = parse_entry_point(data)  # errors are not remembered: raised on every read
+    with _parsed_lock:
+        if len(_parsed) >= 16:
+            _parsed.clear()
+        _parsed[data] = entry
+    return entry
 
 
 def with_key(exc: MetadataError, key: str) -> MetadataError:

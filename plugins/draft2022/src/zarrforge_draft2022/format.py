@@ -92,8 +92,8 @@ from . import data_types as dts
 from . import fill_values as fills
 from . import transformers as st
 from .dialects import ZARR_PYTHON, get_default_dialect, normalize_dialect
-from .entry_point import (EntryPoint, GlobalStorageTransformer, check_extension, new_entry_point,
-                          parse_entry_point, with_key)
+from .entry_point import (EntryPoint, GlobalStorageTransformer, cached_entry_point, check_extension,
+                          new_entry_point, with_key)
 from .keys import (ENTRY_POINT_KEY, DraftChunkKeyEncoding, array_key, data_prefix, group_key,
                    meta_prefix, validate_draft_path)
 
@@ -171,7 +171,6 @@ class Draft2022Format(Format):
         self._layout = chunk_memory_layout
         self._global = st.parse_list(list(storage_transformers), field="storage_transformers")
         self._seen: EntryPoint | None = None
-        self._entries: dict[bytes, EntryPoint | None] = {}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -193,15 +192,9 @@ class Draft2022Format(Format):
         data = store.get(ENTRY_POINT_KEY)
         if data is None:
             return None
-        with self._lock:
-            if data in self._entries:
-                entry = self._entries[data]
-            else:
-                entry = parse_entry_point(data)
-                if len(self._entries) > 16:
-                    self._entries.clear()
-                self._entries[data] = entry
-            if entry is not None:
+        entry = cached_entry_point(data)
+        if entry is not None:
+            with self._lock:
                 self._seen = entry
         return entry
 

@@ -1,0 +1,90 @@
+"""Metadata JSON: the layout dump_document writes, that it reads back to the same
+value, and the documents it refuses."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from zarrforge.errors import MetadataError
+from zarrforge.metadata.json_io import check_document, dump_document, load_document
+
+
+def test_layout_objects_one_entry_per_line_plain_lists_on_one() -> None:
+    document = {"zarr_format": 3, "shape": [10, 20], "codecs": [{"name": "bytes"}],
+                "fill_value": -0.0, "empty": {}, "none": [], "nested": [[1, 2], [3]],
+                "flags": [True, False, None], "text": "Grüße \"☃\"\n"}
+    assert dump_document(document).decode("utf-8") == "\n".join([
+        "{",
+        '  "zarr_format": 3,',
+        '  "shape": [10, 20],',
+        '  "codecs": [',
+        "    {",
+        '      "name": "bytes"',
+        "    }",
+        "  ],",
+        '  "fill_value": -0.0,',
+        '  "empty": {},',
+        '  "none": [],',
+        '  "nested": [',
+        "    [1, 2],",
+        "    [3]",
+        "  ],",
+        '  "flags": [true, false, null],',
+        '  "text": "Grüße \\"☃\\"\\n"',
+        "}",
+    ])
+
+
+def _random_value(rng: random.Random, depth: int = 0):
+    leaves = [0, -1, 2**70, 1.5, -0.0, 1e300, 5e-324, True, False, None, "", "é☃", 'q"\\\n\t',
+              "\x00\x1f"]
+    roll = rng.random()
+    if depth > 4 or roll < 0.4:
+        return rng.choice(leaves)
+    if roll < 0.7:
+        return {f"k{i}" if rng.random() < 0.8 else rng.choice(leaves[-4:]): _random_value(rng, depth + 1)
+                for i in range(rng.randint(0, 4))}
+    return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+
+
+def test_documents_read_back_to_the_value_written() -> None:
+    rng = random.Random(7)
+    for _ in range(2000):
+        document = {"value": _random_value(rng)}
+        assert load_document(dump_document(document), key="k") == document
+
+
+def test_non_string_keys_follow_json_rules() -> None:
+    assert json.loads(dump_document({1: "a", 2.5: "b", None: "d"})) == {
+        "1": "a", "2.5": "b", "null": "d"}
+    assert json.loads(dump_document({True: "c"})) == {"true": "c"}
+
+
+def test_int_and_str_subclasses_are_written_as_json_writes_them() -> None:
+    class Count(int):
+        pass
+
+    class Name(str):
+        pass
+
+    assert json.loads(dump_document({"n": Count(3), "s": Name("x"), "l": [Count(4)]})) == {
+        "n": 3, "s": "x", "l": [4]}
+
+
+def test_a_lone_surrogate_is_written_ascii_escaped() -> None:
+    data = dump_document({"attr": "a\ud800b", "other": "é"})
+    assert data.isascii()
+    assert json.loads(data) == {"attr": "a\ud800b", "other": "é"}
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, [1, math.nan], b"bytes", object(),
+                                 {"k": {1, 2}}, {(1, 2): "tuple key"}])
+def test_values_json_cannot_hold_are_refused_naming_the_key(bad) -> None:
+    with pytest.raises(MetadataError, match="'a/zarr.json'.*cannot be written as JSON"):
+        dump_document({"attributes": {"x": bad}}, key="a/zarr.json")
+    with pytest.raises(MetadataError, match="cannot be written as JSON"):
+        check_document({"attributes": {"x": bad}})
