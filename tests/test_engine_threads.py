@@ -8,18 +8,20 @@ sets the boundary.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+import time
 
 import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge import config
+from zarrforge import config, pipeline
 from zarrforge.abc.store import WrapperStore
 from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import StoreError
 from zarrforge.pipeline import UNCOMPRESSED_FACTOR, workers_for
-from zarrforge.testing.faults import Fail, FaultyStore, on
+from zarrforge.testing.faults import Delay, Fail, FaultyStore, on
 from zarrforge_std.stores.memory import MemoryStore
 
 ZSTD = [{"name": "zstd", "configuration": {"level": 1, "checksum": False}}]
@@ -57,6 +59,13 @@ def _chain(compressors):
                            compressors=compressors)._chain()
 
 
+def _slow_memory_store() -> FaultyStore:
+    """Chunk requests take a few milliseconds, so every worker gets some of the work."""
+    store = FaultyStore(MemoryStore())
+    store.add(on(("get", "set"), "a/c/*"), Delay(0.003))
+    return store
+
+
 def test_small_uncompressed_chunks_stay_on_the_calling_thread() -> None:
     store = ThreadRecordingStore(MemoryStore())
     array = _array(store, (64, 64), None)  # 4 KiB chunks, no compression
@@ -67,8 +76,10 @@ def test_small_uncompressed_chunks_stay_on_the_calling_thread() -> None:
 
 
 def test_compressed_chunks_from_the_threshold_use_the_pool() -> None:
-    store = ThreadRecordingStore(MemoryStore())
-    array = _array(store, (256, 256), ZSTD)  # 64 KiB chunks: exactly the default threshold
+    store = ThreadRecordingStore(_slow_memory_store())
+    # 64 KiB chunks: exactly the default threshold; 128 of them are two groups of 4 MiB
+    array = zf.create_array(store, "a", shape=(128 * 256, 256), dtype="uint8", chunks=(256, 256),
+                            compressors=ZSTD, fill_value=0, threads=2)
     data = _data(array.shape)
     array[...] = data
     assert len(store.threads) == 2  # the calling thread and one worker wrote chunks
@@ -77,12 +88,66 @@ def test_compressed_chunks_from_the_threshold_use_the_pool() -> None:
     assert len(store.threads) == 2
 
 
-def test_parallel_chunk_bytes_zero_always_uses_the_threads() -> None:
+def test_parallel_chunk_bytes_zero_always_uses_the_threads(monkeypatch) -> None:
+    monkeypatch.setattr(pipeline, "GROUP_BYTES", 128)  # two 64-byte chunks per group
+    store = ThreadRecordingStore(_slow_memory_store())
+    with config.set(parallel_chunk_bytes=0):
+        array = _array(store, (8, 8), None)
+        data = _data(array.shape)
+        array[...] = data
+        assert len(store.threads) == 2
+        store.threads.clear()
+        np.testing.assert_array_equal(zf.open_array(store, "a", threads=2)[...], data)
+        assert len(store.threads) == 2
+
+
+def test_a_call_with_one_group_stays_on_the_calling_thread() -> None:
     store = ThreadRecordingStore(MemoryStore())
     with config.set(parallel_chunk_bytes=0):
         array = _array(store, (8, 8), None)
-        array[...] = _data(array.shape)
-    assert len(store.threads) == 2
+        array[...] = _data(array.shape)  # four 64-byte chunks: one group
+    assert store.threads == {threading.get_ident()}
+
+
+class HighLatencyStore(WrapperStore):
+    """A store that does not say it is low-latency, recording its requests."""
+
+    def __init__(self, inner) -> None:
+        super().__init__(inner)
+        self.requests: list[int] = []
+
+    @property
+    def capabilities(self):
+        return dataclasses.replace(self.inner.capabilities, low_latency=False)
+
+    def get_many(self, requests):
+        self.requests.append(len(requests))
+        return super().get_many(requests)
+
+
+def test_a_high_latency_store_gets_a_workers_share_of_a_batch_per_request() -> None:
+    store = HighLatencyStore(MemoryStore())
+    chunks = 1 << 20  # 1 MiB: a batch is 64 chunks, a worker's share 32
+    array = zf.create_array(store, "a", shape=(128 * chunks,), dtype="uint8", chunks=(chunks,),
+                            compressors=ZSTD, fill_value=0, threads=2)
+    array[...] = np.arange(array.shape[0], dtype=np.uint64).astype(np.uint8)
+    store.requests.clear()
+    array[...]
+    assert sorted(store.requests) == [32, 32, 32, 32]
+
+
+def test_a_low_latency_store_gets_a_few_megabytes_per_request() -> None:
+    store = ThreadRecordingStore(MemoryStore())
+    calls: list[int] = []
+    inner_get_many = store.get_many
+    store.get_many = lambda requests: calls.append(len(requests)) or inner_get_many(requests)
+    chunks = 1 << 20
+    array = zf.create_array(store, "a", shape=(16 * chunks,), dtype="uint8", chunks=(chunks,),
+                            compressors=ZSTD, fill_value=0, threads=2)
+    array[...] = np.arange(array.shape[0], dtype=np.uint64).astype(np.uint8)
+    calls.clear()
+    array[...]
+    assert calls == [pipeline.GROUP_BYTES // chunks] * (16 * chunks // pipeline.GROUP_BYTES)
 
 
 def test_threads_one_never_uses_the_pool() -> None:
@@ -108,13 +173,21 @@ def test_parallel_chunk_bytes_must_be_a_non_negative_int(value) -> None:
         config.update(parallel_chunk_bytes=value)
 
 
-def test_a_failing_worker_part_fails_the_call_after_the_other_parts_finish() -> None:
+def test_after_a_failure_no_group_is_started_and_none_runs_on(monkeypatch) -> None:
+    monkeypatch.setattr(pipeline, "GROUP_BYTES", 64)  # one 64-byte chunk per group
     inner = MemoryStore()
     store = FaultyStore(inner)
     with config.set(parallel_chunk_bytes=0):
-        array = _array(store, (8, 8), None)  # four chunks: two parts of two
-        store.add(on("set", "a/c/3/0"), Fail())  # the last chunk of the worker's part
-        with pytest.raises(StoreError, match="a/c/3/0"):
+        array = zf.create_array(store, "a", shape=(64 * 8, 8), dtype="uint8", chunks=(8, 8),
+                                compressors=None, fill_value=0, threads=2)
+        store.add(on("set", "a/c/10/0"), Fail())  # the eleventh group fails at once
+        store.add(on("set", "a/c/*"), Delay(0.003))  # the others take a while
+        with pytest.raises(StoreError, match="a/c/10/0"):
             array[...] = _data(array.shape)
-    # The calling thread's part and the worker's first chunk were stored in full.
-    assert sorted(k for k in inner.list_prefix("a/c/")) == ["a/c/0/0", "a/c/1/0", "a/c/2/0"]
+    stored = {int(key.split("/")[2]) for key in inner.list_prefix("a/c/")}
+    # Groups are handed out in order and every group started is finished: all before
+    # the failing one are stored. After it, the other thread finishes the group it
+    # holds and takes no more: of the 53 groups after the failure, at most one or two ran.
+    assert set(range(10)) <= stored and 10 not in stored and max(stored) <= 12
+    time.sleep(0.05)
+    assert {int(key.split("/")[2]) for key in inner.list_prefix("a/c/")} == stored  # none ran on

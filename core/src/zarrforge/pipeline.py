@@ -5,12 +5,16 @@ projected onto chunks (see :mod:`zarrforge.indexing`; the contract is that
 ``out[p.out_selection] = chunk[p.chunk_selection]`` reads and the reverse
 assignment writes).
 
-Work proceeds in batches sized by decoded bytes (:func:`batch_size_for`): small
-chunks travel to the store in large batches, large chunks a few per worker at a
-time, so a call holds its output plus a bounded working set. Each batch is cut
-into one contiguous part per worker (the calling thread takes the first); a part
-fetches its chunks with one ``get_many``, then decodes and copies, or encodes and
-stores, so I/O overlaps codec work without a task per chunk.
+Workers (the calling thread and pool threads; :func:`workers_for` decides how
+many are worth it) take consecutive groups of chunks from the call's stream of
+chunks, each the next group when done with its last, so none idles while work
+remains. A group fetches its chunks with one ``get_many``, then decodes and
+copies, or encodes and stores, so I/O overlaps codec work without a task per
+chunk. Groups are a worker's share of a batch sized by decoded bytes
+(:func:`batch_size_for`: small chunks travel to the store in large requests,
+which hides a remote store's latency), and at most :data:`GROUP_BYTES` on a
+store that says it is ``low_latency``. A call holds its output plus about a
+group per worker.
 
 Reads decode a chunk the selection covers entirely straight into the output
 (``CodecChain.decode_into``); chunks never written read as the fill value. When
@@ -19,7 +23,7 @@ part are read through byte ranges, and partial writes update the stored chunk
 instead of re-encoding it. Writes read a chunk only when the write covers part
 of it, encode whole chunks from the caller's array, and delete rather than store
 a chunk equal to the fill value everywhere unless ``write_empty_chunks`` is set.
-Each part stores its own chunks unless the store's keys are not independent
+Each group stores its own chunks unless the store's keys are not independent
 (``StoreCapabilities.independent_keys``): then a batch goes to one ``set_many``.
 Any chunk held whole is first checked against ``config.max_request_bytes``.
 """
@@ -27,9 +31,10 @@ Any chunk held whole is first checked against ``config.max_request_bytes``.
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import math
 import threading
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -115,6 +120,19 @@ def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
 
 BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
 MAX_BATCH = 1024          # chunks per batch at most (bounds the size of one get_many)
+GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-latency store
+
+
+def _grouped(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """``items`` in consecutive lists of ``size`` (the last may be shorter)."""
+    group: list[Any] = []
+    for item in items:
+        group.append(item)
+        if len(group) >= size:
+            yield group
+            group = []
+    if group:
+        yield group
 
 
 UNCOMPRESSED_FACTOR = 16  # uncompressed chunks need this many times parallel_chunk_bytes
@@ -177,15 +195,14 @@ class ChunkEngine:
                                                   self.layout)
         return spec
 
-    def _batches(self, projections: Iterable[Any]) -> Iterable[list[Any]]:
-        batch: list[Any] = []
-        for p in projections:
-            batch.append(p)
-            if len(batch) >= self.batch_size:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
+    def _group_size(self, workers: int) -> int:
+        """Chunks one worker takes at a time: its share of a batch, so a high-latency
+        store sees large requests; for low-latency stores no more than
+        :data:`GROUP_BYTES` decoded, so the workers finish close together."""
+        share = max(1, self.batch_size // workers)
+        if workers > 1 and self.store.capabilities.low_latency:
+            return max(1, min(share, GROUP_BYTES // max(1, self._chunk_bytes)))
+        return share
 
     def _workers(self) -> int:
         """Threads for this call (:func:`workers_for`, with the setting in force now)."""
@@ -193,23 +210,47 @@ class ChunkEngine:
                            config.get().parallel_chunk_bytes)
 
     @staticmethod
-    def _in_parts(fn: Callable[[list[Any]], None], batch: list[Any], workers: int) -> None:
-        """Run ``fn`` on contiguous parts of ``batch``, one per worker, the calling thread
-        taking the first. Each part does its own store request and codec work, so I/O
-        overlaps decoding and the pool sees one task per worker, not one per chunk."""
-        workers = min(workers, len(batch))
+    def _run(work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int,
+             workers: int) -> None:
+        """Call ``work`` on consecutive groups of ``items`` on ``workers`` threads, the
+        calling thread being one. Each thread takes the next group when it finishes
+        its last, so there is no barrier until the end and a thread is never idle
+        while work remains; each group does its own store request and codec work, so
+        I/O overlaps decoding. After a failure no new group is handed out; the call
+        returns or raises only once every group in progress has finished."""
+        groups = _grouped(items, group_size)
+        if workers > 1:  # a call with a single group (a small read, say) needs no thread
+            first = list(itertools.islice(groups, 2))
+            workers = min(workers, len(first))
+            groups = itertools.chain(first, groups)
         if workers <= 1:
-            fn(batch)
+            for group in groups:
+                work(group)
             return
-        size = -(-len(batch) // workers)
-        parts = [batch[i:i + size] for i in range(0, len(batch), size)]
-        pool = _executor(workers)
-        futures = [pool.submit(fn, part) for part in parts[1:]]
+        lock = threading.Lock()
+        failed = threading.Event()
+
+        def worker() -> None:
+            while not failed.is_set():
+                with lock:  # a generator may not be advanced by two threads at once
+                    group = next(groups, None)
+                if group is None:
+                    return
+                try:
+                    work(group)
+                except BaseException:
+                    failed.set()
+                    raise
+
+        pool = _executor(workers - 1)
+        futures = [pool.submit(worker) for _ in range(workers - 1)]
         try:
-            fn(parts[0])
+            worker()
+        except BaseException:
+            failed.set()  # also for an interrupt that arrived outside ``work``
+            raise
         finally:
-            # wait for every part, so nothing runs on after the call has returned or raised
-            concurrent.futures.wait(futures)
+            concurrent.futures.wait(futures)  # nothing runs on after the call
         for future in futures:
             future.result()
 
@@ -254,8 +295,8 @@ class ChunkEngine:
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         limit = config.get().max_request_bytes
         workers = self._workers()
-        for batch in self._batches(projections):
-            self._in_parts(lambda part: self._read_part(part, out, limit), batch, workers)
+        self._run(lambda part: self._read_part(part, out, limit), projections,
+                  self._group_size(workers), workers)
 
     def _read_part(self, part: list[Any], out: np.ndarray, limit: int | None) -> None:
         partial = self.chain.partial is not None
@@ -291,27 +332,27 @@ class ChunkEngine:
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         limit = config.get().max_request_bytes
         workers = self._workers()
-        # Each part stores its own chunks (I/O overlapping the other parts' encoding)
-        # unless the store gathers several keys into one object and needs a batch whole.
-        independent = self.store.capabilities.independent_keys
-        for batch in self._batches(projections):
-            keys = [self.key_of(p.coords) for p in batch]
-            results: list[bytes | None] = [None] * len(batch)
+        group_size = self._group_size(workers)
 
-            def encode_part(part: list[tuple[int, Any]]) -> None:
-                incomplete = [i for i, p in part if not p.complete]
-                existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
-                for i, p in part:
-                    results[i] = self._updated_chunk(p, keys[i], existing.pop(i, None), value,
-                                                     limit)
-                if independent:
-                    self._store_results([keys[i] for i, _ in part], [results[i] for i, _ in part])
-                    for i, _ in part:
-                        results[i] = None  # stored: let the bytes go
+        def updated(group: list[Any]) -> tuple[list[str], list[bytes | None]]:
+            keys = [self.key_of(p.coords) for p in group]
+            incomplete = [i for i, p in enumerate(group) if not p.complete]
+            existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
+            return keys, [self._updated_chunk(p, keys[i], existing.pop(i, None), value, limit)
+                          for i, p in enumerate(group)]
 
-            self._in_parts(encode_part, list(enumerate(batch)), workers)
-            if not independent:
-                self._store_results(keys, results)
+        if self.store.capabilities.independent_keys:
+            # each group stores its own chunks, its I/O overlapping the others' encoding
+            self._run(lambda group: self._store_results(*updated(group)), projections,
+                      group_size, workers)
+            return
+        # The store gathers several keys into one object: a batch is stored whole, in one
+        # set_many, once all of its chunks are encoded.
+        for batch in _grouped(projections, self.batch_size):
+            done: list[tuple[list[str], list[bytes | None]]] = []
+            self._run(lambda group: done.append(updated(group)), batch, group_size, workers)
+            self._store_results([k for keys, _ in done for k in keys],
+                                [r for _, results in done for r in results])
 
     def _store_results(self, keys: list[str], results: list[bytes | None]) -> None:
         """Store each chunk's bytes, delete the chunks whose result is ``None``."""

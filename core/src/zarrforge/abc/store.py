@@ -26,7 +26,10 @@ their backend does better (a batched ``get_many``, a native ``list_dir``).
 not affect each other, so the chunk engine may write the chunks of one batch
 from several threads at once; a wrapper that gathers several keys into one
 stored object (the 2022 draft's sharding transformer) says ``False`` and gets
-each batch in one ``set_many`` call from one thread.
+each batch in one ``set_many`` call from one thread. ``low_latency`` (default
+``False``) says a request costs microseconds (memory, a local disk): the engine
+then hands its workers a few megabytes of chunks at a time, so they finish
+together, instead of the large batches that hide a remote store's latency.
 
 Stores opened read-only raise :class:`~zarrforge.errors.ReadOnlyError` from
 every mutating call. ``from_url(url, **options)`` is how the registry builds a
@@ -77,6 +80,7 @@ class StoreCapabilities:
     partial_reads: bool = True
     atomic_writes: bool = False
     independent_keys: bool = True
+    low_latency: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

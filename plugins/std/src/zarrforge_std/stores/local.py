@@ -29,7 +29,7 @@ _SLASH_PATHS = os.sep == "/" and os.altsep is None  # POSIX: a key is already a 
 class LocalStore(Store):
     scheme = "file"
     capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
-                                     atomic_writes=True)
+                                     atomic_writes=True, low_latency=True)
 
     def __init__(self, root: str | os.PathLike, *, read_only: bool = False) -> None:
         super().__init__(read_only=read_only)

@@ -20,7 +20,7 @@ _named_lock = threading.Lock()
 class MemoryStore(Store):
     scheme = "memory"
     capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
-                                     atomic_writes=True)
+                                     atomic_writes=True, low_latency=True)
 
     def __init__(self, *, read_only: bool = False, name: str | None = None,
                  data: dict[str, bytes] | None = None) -> None:
