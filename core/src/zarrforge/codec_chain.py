@@ -45,6 +45,10 @@ class SkippedCodec(Codec):
 def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
     kinds = [c.kind for c in codecs]
     ab = [i for i, k in enumerate(kinds) if k is CodecKind.ARRAY_BYTES]
+    if len(ab) == 1 and all(
+            k is (CodecKind.ARRAY_ARRAY if j < ab[0] else CodecKind.BYTES_BYTES)
+            for j, k in enumerate(kinds) if j != ab[0]):
+        return  # the usual case, checked without building the names for the messages
     names = [c.to_json().get("name") for c in codecs]
     if len(ab) != 1:
         raise MetadataError(
