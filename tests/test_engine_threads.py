@@ -191,3 +191,36 @@ def test_after_a_failure_no_group_is_started_and_none_runs_on(monkeypatch) -> No
     assert set(range(10)) <= stored and 10 not in stored and max(stored) <= 12
     time.sleep(0.05)
     assert {int(key.split("/")[2]) for key in inner.list_prefix("a/c/")} == stored  # none ran on
+
+
+def test_a_call_made_on_a_pool_thread_does_not_wait_for_that_thread(monkeypatch) -> None:
+    # A store (or codec) that reads another array while the engine calls it from a pool
+    # thread: the inner call's worker is queued behind the very thread running it.
+    monkeypatch.setattr(pipeline, "GROUP_BYTES", 64)
+    with config.set(parallel_chunk_bytes=0):
+        inner_array = _array(MemoryStore(), (8, 8), None)
+        inner_array[...] = _data(inner_array.shape)
+
+        class ReadsAnotherArray(WrapperStore):
+            nested = 0
+
+            def get_many(self, requests):
+                if threading.current_thread().name.startswith("zarrforge"):
+                    np.testing.assert_array_equal(inner_array[...], _data(inner_array.shape))
+                    ReadsAnotherArray.nested += 1
+                return super().get_many(requests)
+
+        store = ReadsAnotherArray(_slow_memory_store())
+        outer = _array(store, (8, 8), None)
+        outer[...] = _data(outer.shape)
+        done = threading.Event()
+
+        def read() -> None:
+            outer[...]
+            done.set()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(timeout=30)
+    assert done.is_set(), "the read deadlocked"
+    assert ReadsAnotherArray.nested > 0

@@ -250,8 +250,12 @@ class ChunkEngine:
             failed.set()  # also for an interrupt that arrived outside ``work``
             raise
         finally:
-            concurrent.futures.wait(futures)  # nothing runs on after the call
-        for future in futures:
+            # A worker the pool has not started yet (its threads busy with other calls,
+            # or with this very call when it runs inside one of them) has nothing left
+            # to do: drop it rather than wait for a thread.
+            started = [future for future in futures if not future.cancel()]
+            concurrent.futures.wait(started)  # nothing runs on after the call
+        for future in started:
             future.result()
 
     def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
