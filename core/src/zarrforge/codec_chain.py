@@ -81,6 +81,8 @@ class CodecChain:
             self.array_bytes if whole and isinstance(self.array_bytes, PartialCodec) else None)
         self._own_decode_into = whole and (type(self.array_bytes).decode_into
                                            is not ArrayBytesCodec.decode_into)
+        self._encodes_parts = (type(self.array_bytes).encode_parts
+                               is not ArrayBytesCodec.encode_parts)
 
     @classmethod
     def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> "CodecChain":
@@ -149,6 +151,18 @@ class CodecChain:
         for codec in self.bytes_bytes:
             data = codec.encode(data)
         return bytes(data) if not isinstance(data, bytes) else data
+
+    def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
+        """:meth:`encode` as buffers whose concatenation is the encoded chunk: the
+        array -> bytes codec's pieces (``ArrayBytesCodec.encode_parts``) when no
+        bytes -> bytes codec has to see them whole, else one ``bytes`` object."""
+        if self.bytes_bytes or not self._encodes_parts:
+            return [self.encode(chunk, spec)]
+        self._refuse_if_skipped()
+        specs = self._array_specs(spec)
+        for codec, s in zip(self.array_array, specs):
+            chunk = codec.encode(chunk, s)
+        return self.array_bytes.encode_parts(chunk, specs[-1])
 
     def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *,
                        key: str) -> np.ndarray | None:

@@ -123,6 +123,9 @@ MAX_BATCH = 1024          # chunks per batch at most (bounds the size of one get
 GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-latency store
 
 
+Encoded = list[bytes | memoryview]  # a chunk's encoded bytes: pieces stored one after another
+
+
 def _grouped(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
     """``items`` in consecutive lists of ``size`` (the last may be shorter)."""
     group: list[Any] = []
@@ -338,7 +341,7 @@ class ChunkEngine:
         workers = self._workers()
         group_size = self._group_size(workers)
 
-        def updated(group: list[Any]) -> tuple[list[str], list[bytes | None]]:
+        def updated(group: list[Any]) -> tuple[list[str], list[Encoded | None]]:
             keys = [self.key_of(p.coords) for p in group]
             incomplete = [i for i, p in enumerate(group) if not p.complete]
             existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
@@ -353,23 +356,33 @@ class ChunkEngine:
         # The store gathers several keys into one object: a batch is stored whole, in one
         # set_many, once all of its chunks are encoded.
         for batch in _grouped(projections, self.batch_size):
-            done: list[tuple[list[str], list[bytes | None]]] = []
+            done: list[tuple[list[str], list[Encoded | None]]] = []
             self._run(lambda group: done.append(updated(group)), batch, group_size, workers)
             self._store_results([k for keys, _ in done for k in keys],
                                 [r for _, results in done for r in results])
 
-    def _store_results(self, keys: list[str], results: list[bytes | None]) -> None:
-        """Store each chunk's bytes, delete the chunks whose result is ``None``."""
-        writes = [(key, data) for key, data in zip(keys, results) if data is not None]
-        deletes = [key for key, data in zip(keys, results) if data is None]
+    def _store_results(self, keys: list[str], results: list[Encoded | None]) -> None:
+        """Store each chunk's bytes, delete the chunks whose result is ``None``. A chunk
+        encoded as several pieces (a shard) goes to ``set_parts``, which writes them
+        without joining them first, unless the store needs the batch whole."""
+        whole = not self.store.capabilities.independent_keys
+        writes, deletes = [], []
+        for key, parts in zip(keys, results):
+            if parts is None:
+                deletes.append(key)
+            elif len(parts) == 1 or whole:
+                writes.append((key, parts[0] if len(parts) == 1 else b"".join(parts)))
+            else:
+                self.store.set_parts(key, parts)
         if writes:
             self.store.set_many(writes)
         if deletes:
             self.store.delete_many(deletes)
 
     def _updated_chunk(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
-                       limit: int | None) -> bytes | None:
-        """The bytes to store for chunk ``p`` after the write (``None``: delete it)."""
+                       limit: int | None) -> Encoded | None:
+        """The bytes to store for chunk ``p`` after the write, as pieces to be stored
+        one after another (``None``: delete it)."""
         spec = self.spec_for(p.coords)
         piece = value[p.out_selection] if p.complete else None
         if isinstance(piece, np.ndarray) and piece.shape == spec.shape:
@@ -382,7 +395,7 @@ class ChunkEngine:
                 self._check_chunk(spec, key, limit)
                 data = self.chain.encode(
                     self.layout.full(spec.shape, self.fill_value, spec.dtype), spec)
-            return data
+            return None if data is None else [data]
         else:
             self._check_chunk(spec, key, limit)
             if old is not None:
@@ -394,4 +407,4 @@ class ChunkEngine:
             chunk[p.chunk_selection] = value[p.out_selection]
         if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
             return None
-        return self.chain.encode(chunk, spec)
+        return self.chain.encode_parts(chunk, spec)

@@ -85,6 +85,10 @@ class TestFsspecHTTP(StoreConformance):
         with pytest.raises(ReadOnlyError):
             store.set("ba", bytearray(b"abc"))
 
+    def test_set_parts_stores_the_concatenation(self, store):
+        with pytest.raises(ReadOnlyError):
+            store.set_parts("k", [b"ab", b"cd"])
+
     def test_delete_removes_and_tolerates_missing(self, filled):
         with pytest.raises(ReadOnlyError):
             filled.delete("a/c/0/0")

@@ -271,3 +271,33 @@ def test_coalescing_is_configurable_process_wide():
         set_coalescing(gap=previous.gap, limit=previous.limit)
     with pytest.raises(ValueError, match="gap"):
         set_coalescing(gap=-1)
+
+
+class PartsRecordingStore(MemoryStore):
+    """Records how many pieces each shard was handed over in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: dict[str, int] = {}
+
+    def _set_parts(self, key, parts):
+        self.pieces[key] = len(parts)
+        super()._set_parts(key, parts)
+
+
+@pytest.mark.parametrize("location", ["start", "end"])
+def test_shards_are_stored_as_pieces_that_join_to_the_encoded_shard(location):
+    store = PartsRecordingStore()
+    array = sharded(location=location, store=store)
+    values = data(array.shape)
+    array[...] = values
+    # 3 x 3 shards, each handed over as its inner chunks (4 x 2 of them, fewer in the
+    # edge shards, whose chunks beyond the array are fill and not stored) plus the index
+    assert len(store.pieces) == 9 and store.pieces["c/0/0"] == 4 * 2 + 1
+    assert all(1 < n <= 4 * 2 + 1 for n in store.pieces.values())
+    np.testing.assert_array_equal(zf.open_array(store)[...], values)
+    chain = array._chain()
+    spec = array._engine_().spec_for((0, 0))
+    shard = values[:16, :12]
+    assert b"".join(chain.encode_parts(shard, spec)) == chain.encode(shard, spec)
+    assert store.get(array._key((0, 0))) == chain.encode(shard, spec)

@@ -135,6 +135,14 @@ class ArrayBytesCodec(Codec):
         """The chunk's bytes; a ``memoryview`` (a view of the chunk, say) is fine: the
         chain copies it to ``bytes`` once, if no bytes -> bytes codec did."""
 
+    def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
+        """The chunk's bytes as buffers to be stored one after another: their
+        concatenation is what :meth:`encode` returns. A codec that assembles its output
+        from pieces (sharding: the inner chunks and the index) overrides this, so that
+        a store can write the pieces without a copy that joins them first. Default:
+        ``[encode(chunk, spec)]``."""
+        return [self.encode(chunk, spec)]
+
     @abstractmethod
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         ...

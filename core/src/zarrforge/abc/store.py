@@ -155,6 +155,18 @@ class Store(ABC):
         self._check_writable(key)
         self._set(key, bytes(value) if not isinstance(value, bytes) else value)
 
+    def set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        """Store the concatenation of ``parts`` under ``key``, as :meth:`set` would (the
+        engine hands over a shard as its inner chunks and index this way). Stores that
+        can write a list of buffers without joining them override ``_set_parts``; the
+        default joins them and calls ``_set``, so wrappers see one value as usual."""
+        validate_key(key)
+        self._check_writable(key)
+        self._set_parts(key, parts)
+
+    def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        self._set(key, b"".join(parts))
+
     def delete(self, key: str) -> None:
         validate_key(key)
         self._check_writable(key)

@@ -72,6 +72,13 @@ class StoreConformance:
         store.set("mv", memoryview(b"def"))
         assert store.get("ba") == b"abc" and store.get("mv") == b"def"
 
+    def test_set_parts_stores_the_concatenation(self, store):
+        store.set_parts("k", [b"ab", bytearray(b"cd"), b"", memoryview(b"ef")])
+        store.set_parts("one", [b"x"])
+        store.set_parts("none", [])
+        assert store.get("k") == b"abcdef" and store.get("one") == b"x"
+        assert store.get("none") == b""
+
     def test_delete_removes_and_tolerates_missing(self, filled):
         filled.delete("a/c/0/0")
         assert filled.get("a/c/0/0") is None
@@ -123,6 +130,8 @@ class StoreConformance:
         with pytest.raises(InvalidPathError):
             store.set(key, b"x")
         with pytest.raises(InvalidPathError):
+            store.set_parts(key, [b"x", b"y"])
+        with pytest.raises(InvalidPathError):
             store.get(key)
         if self.supports_listing:
             assert list(store.list()) == []
@@ -131,8 +140,8 @@ class StoreConformance:
         view = self.make_read_only_store(filled)
         assert view.read_only
         assert view.get("zarr.json") == VALUES["zarr.json"]
-        for attempt in (lambda: view.set("k", b"v"), lambda: view.delete("zarr.json"),
-                        lambda: view.erase_prefix("a/")):
+        for attempt in (lambda: view.set("k", b"v"), lambda: view.set_parts("k", [b"v"]),
+                        lambda: view.delete("zarr.json"), lambda: view.erase_prefix("a/")):
             with pytest.raises(ReadOnlyError):
                 attempt()
         assert filled.get("zarr.json") == VALUES["zarr.json"]

@@ -223,6 +223,10 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
 
     def _assemble(self, parts: dict[tuple[int, ...], bytes], spec: ChunkSpec) -> bytes:
         """Lay out inner chunks (C order) and the index into one shard."""
+        return b"".join(self._laid_out(parts, spec))
+
+    def _laid_out(self, parts: dict[tuple[int, ...], bytes], spec: ChunkSpec) -> list[bytes]:
+        """The pieces of a shard in stored order: inner chunks (C order) and the index."""
         index = ShardIndex.empty(self._chunks_per_shard(spec))
         offset = self._index_size(spec) if self.index_location == "start" else 0
         body = []
@@ -233,8 +237,8 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
             offset += len(data)
         encoded_index = self.index_chain.encode(index.entries, self._index_spec(spec))
         if self.index_location == "start":
-            return b"".join([encoded_index, *body])
-        return b"".join([*body, encoded_index])
+            return [encoded_index, *body]
+        return [*body, encoded_index]
 
     def _encode_inner(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes | None:
         if all_equal_fill(chunk, spec.fill_value):
@@ -242,13 +246,16 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
         return self.inner.encode(chunk, self._inner_spec(spec))
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        return b"".join(self.encode_parts(chunk, spec))
+
+    def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes]:
         parts = {}
         for coords in np.ndindex(*self._chunks_per_shard(spec)):
             region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
             data = self._encode_inner(chunk[region], spec)
             if data is not None:
                 parts[coords] = data
-        return self._assemble(parts, spec)
+        return self._laid_out(parts, spec)
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         out = spec.layout.empty(spec.shape, spec.dtype)

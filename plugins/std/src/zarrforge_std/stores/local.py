@@ -15,7 +15,7 @@ import itertools
 import os
 import secrets
 import shutil
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
 from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities,
@@ -90,6 +90,10 @@ class LocalStore(Store):
     _PRUNE_RETRIES = 8
 
     def _set(self, key: str, value: bytes) -> None:
+        self._set_parts(key, (value,))
+
+    def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        # the parts go to the file one after another: a shard is never joined in memory
         path = self._path(key)
         directory = os.path.dirname(path)
         temp = f"{directory}{os.sep}{TEMP_PREFIX}{_unique_suffix()}"
@@ -97,7 +101,7 @@ class LocalStore(Store):
             try:
                 if attempt:  # the first try assumes the directory exists, as it mostly does
                     os.makedirs(directory, exist_ok=True)
-                _write_new(temp, value)
+                _write_new(temp, parts)
                 os.replace(temp, path)
                 return
             except (FileNotFoundError, FileExistsError) as exc:  # no directory (yet, or any more)
@@ -211,13 +215,14 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def _write_new(path: str, value: bytes) -> None:
-    """Create ``path`` (it must not exist) holding ``value``."""
+def _write_new(path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+    """Create ``path`` (it must not exist) holding the concatenation of ``parts``."""
     fd = os.open(path, _WRITE_FLAGS, 0o666)
     try:
-        view = memoryview(value)
-        while view:
-            view = view[os.write(fd, view):]
+        for part in parts:
+            view = memoryview(part).cast("B")
+            while view:
+                view = view[os.write(fd, view):]
     finally:
         os.close(fd)
 
