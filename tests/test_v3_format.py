@@ -102,3 +102,24 @@ def test_open_detects_array_or_group():
     g.create_array("a", shape=(1,), dtype="int8")
     assert isinstance(zf.open(g.store), zf.Group)
     assert isinstance(zf.open(g.store, "a"), zf.Array)
+
+
+def test_the_document_rendered_at_creation_is_written_once_and_not_reused():
+    from zarrforge.api import get_format
+    from zarrforge.metadata.json_io import dump_document
+
+    store = MemoryStore()
+    fmt = get_format("3")
+    array = zf.create_array(store, "a", shape=(3,), dtype="int8", attributes={"k": 1}, fmt=fmt)
+    metadata = array.metadata_model
+    assert store.get("a/zarr.json") == dump_document(fmt.document(metadata))
+    metadata.attributes["k"] = 2  # changed in place behind the format's back
+    fmt.write_node(store, "a", metadata)  # renders afresh: the creation's bytes were used once
+    assert json.loads(store.get("a/zarr.json"))["attributes"] == {"k": 2}
+
+
+def test_attributes_json_cannot_hold_fail_the_creation_before_any_write():
+    store = MemoryStore()
+    with pytest.raises(zf.errors.MetadataError, match="cannot be written as JSON"):
+        zf.create_array(store, "x/y", shape=(3,), dtype="int8", attributes={"bad": {1, 2}})
+    assert list(store.list()) == []  # not even the missing parent groups

@@ -27,7 +27,7 @@ from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.metadata import components as c
 from zarrforge.metadata.extension_def import message_of
-from zarrforge.metadata.json_io import check_document, dump_document, load_document
+from zarrforge.metadata.json_io import dump_document, load_document
 from zarrforge.metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
 from zarrforge.metadata.must_understand import split_unknown_fields
 
@@ -195,9 +195,19 @@ class V3Format(ChunksUnderNode, Format):
         doc.update(metadata.extra_fields)
         return doc
 
+    # new_array renders the document it creates (to refuse what JSON cannot hold before
+    # anything is written); writing that same metadata object next reuses the bytes.
+    _rendered: tuple[NodeMetadata, bytes] | None = None
+
     def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
         key = metadata_key(path)
-        store.set(key, dump_document(self.document(metadata), key=key))
+        rendered = self._rendered
+        if rendered is not None and rendered[0] is metadata:
+            data = rendered[1]
+            self._rendered = None  # used once: the creation's own write
+        else:
+            data = dump_document(self.document(metadata), key=key)
+        store.set(key, data)
 
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
@@ -239,7 +249,8 @@ class V3Format(ChunksUnderNode, Format):
             storage_transformers=c.storage_transformers_from_json(spec.storage_transformers),
             extensions=c.extensions_from_json(spec.extensions, "array"),
         )
-        check_document(self.document(metadata))  # everything must be representable as JSON
+        # everything must be representable as JSON (metadata is frozen: the bytes stay valid)
+        self._rendered = (metadata, dump_document(self.document(metadata)))
         return metadata
 
     @staticmethod
