@@ -136,6 +136,28 @@ def test_zstd_round_trip(level: int, checksum: bool, size: int) -> None:
     assert codec.decode(codec.encode(data)) == data
 
 
+@pytest.mark.parametrize("checksum", [False, True])
+def test_zstd_frames_record_size_and_checksum_and_numcodecs_reads_them(checksum: bool) -> None:
+    import numcodecs.zstd
+    import zstandard
+
+    data = random_bytes(100_000)
+    frame = ZstdCodec(level=3, checksum=checksum).encode(data)
+    parameters = zstandard.get_frame_parameters(frame)
+    assert parameters.content_size == len(data) and parameters.has_checksum == checksum
+    assert numcodecs.zstd.Zstd().decode(frame) == data  # what zarr-python decodes with
+
+
+def test_zstd_one_codec_encodes_from_many_threads_at_once() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    codec = ZstdCodec(level=1)
+    inputs = [random_bytes(50_000 + i) for i in range(64)]
+    with ThreadPoolExecutor(4) as pool:
+        frames = list(pool.map(codec.encode, inputs))
+    assert [codec.decode(frame) for frame in frames] == inputs
+
+
 def test_zstd_json() -> None:
     assert ZstdCodec.from_json("zstd", None).to_json() == {
         "name": "zstd", "configuration": {"level": 0, "checksum": False}}
