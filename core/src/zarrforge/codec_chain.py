@@ -142,12 +142,17 @@ class CodecChain:
                              "skipped when reading (must_understand: false); install the plugin "
                              "that provides them to write to this array")
 
-    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+    def _array_encoded(self, chunk: np.ndarray, spec: ChunkSpec) -> tuple[np.ndarray, ChunkSpec]:
+        """The chunk through the array -> array codecs, with the spec the array -> bytes
+        codec sees (writing with skipped codecs is refused here)."""
         self._refuse_if_skipped()
         specs = self._array_specs(spec)
         for codec, s in zip(self.array_array, specs):
             chunk = codec.encode(chunk, s)
-        data: bytes | memoryview = self.array_bytes.encode(chunk, specs[-1])
+        return chunk, specs[-1]
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        data: bytes | memoryview = self.array_bytes.encode(*self._array_encoded(chunk, spec))
         for codec in self.bytes_bytes:
             data = codec.encode(data)
         return bytes(data) if not isinstance(data, bytes) else data
@@ -158,11 +163,7 @@ class CodecChain:
         bytes -> bytes codec has to see them whole, else one ``bytes`` object."""
         if self.bytes_bytes or not self._encodes_parts:
             return [self.encode(chunk, spec)]
-        self._refuse_if_skipped()
-        specs = self._array_specs(spec)
-        for codec, s in zip(self.array_array, specs):
-            chunk = codec.encode(chunk, s)
-        return self.array_bytes.encode_parts(chunk, specs[-1])
+        return self.array_bytes.encode_parts(*self._array_encoded(chunk, spec))
 
     def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *,
                        key: str) -> np.ndarray | None:
