@@ -18,7 +18,6 @@ import pytest
 import zarrforge as zf
 from zarrforge import config, pipeline
 from zarrforge.abc.store import WrapperStore
-from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import StoreError
 from zarrforge.pipeline import UNCOMPRESSED_FACTOR, workers_for
 from zarrforge.testing.faults import Delay, Fail, FaultyStore, on
@@ -54,9 +53,10 @@ def _data(shape):
     return np.random.default_rng(1).integers(1, 255, shape, dtype=np.uint8)
 
 
-def _chain(compressors):
-    return zf.create_array(MemoryStore(), "x", shape=(8,), dtype="uint8", chunks=(8,),
-                           compressors=compressors)._chain()
+def _computes(compressors) -> bool:
+    engine = zf.create_array(MemoryStore(), "x", shape=(8,), dtype="uint8", chunks=(8,),
+                             compressors=compressors)._engine_()
+    return engine.chain.computes(engine.spec_for((0,)))
 
 
 def _slow_memory_store() -> FaultyStore:
@@ -160,11 +160,12 @@ def test_threads_one_never_uses_the_pool() -> None:
 
 @pytest.mark.parametrize("compressors, compressed", [(None, False), (ZSTD, True)])
 def test_workers_for_counts_compression(compressors, compressed: bool) -> None:
-    chain: CodecChain = _chain(compressors)
+    computes = _computes(compressors)
+    assert computes == compressed
     needed = 1000 if compressed else 1000 * UNCOMPRESSED_FACTOR
-    assert workers_for(chain, needed, 4, 1000) == 4
-    assert workers_for(chain, needed - 1, 4, 1000) == 1
-    assert workers_for(chain, 1, 4, 0) == 4
+    assert workers_for(computes, needed, 4, 1000) == 4
+    assert workers_for(computes, needed - 1, 4, 1000) == 1
+    assert workers_for(computes, 1, 4, 0) == 4
 
 
 @pytest.mark.parametrize("value", [-1, 1.5, "64", True, None])

@@ -135,6 +135,15 @@ class CodecChain:
             self._sizes[spec.shape] = sizes
         return sizes
 
+    def computes(self, spec: ChunkSpec) -> bool:
+        """Is coding a chunk of ``spec`` more than copying it: does a bytes -> bytes codec
+        run, or an array -> bytes codec whose output size depends on the data
+        (``encoded_size`` is ``None``: compression, sharding, variable-length values)?
+        Numcodecs-style codecs do such work without holding the GIL, which is what makes
+        threads pay off (see ``pipeline.workers_for``)."""
+        return bool(self.bytes_bytes) or self.array_bytes.encoded_size(
+            self._array_specs(spec)[-1]) is None
+
     def _refuse_if_skipped(self) -> None:
         if self.skipped:
             names = [c.name for c in self.skipped]

@@ -141,11 +141,18 @@ def _grouped(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 UNCOMPRESSED_FACTOR = 16  # uncompressed chunks need this many times parallel_chunk_bytes
 
 
-def typical_chunk_bytes(grid: ChunkGrid, data_type: DataType) -> int:
-    """Decoded bytes of the grid's regular chunk (of its first chunk if irregular);
-    variable-size elements count 16 bytes each. A Python int: no overflow."""
-    shape = grid.regular_chunk_shape or tuple(d.size(0) if d.nchunks else 1 for d in grid.dimensions)
-    return math.prod(int(n) for n in shape) * (data_type.item_size or 16)
+def typical_chunk_shape(grid: ChunkGrid) -> tuple[int, ...]:
+    """The grid's regular chunk shape (its first chunk's if irregular)."""
+    regular = grid.regular_chunk_shape
+    if regular is not None:
+        return tuple(int(n) for n in regular)
+    return tuple(int(d.size(0)) if d.nchunks else 1 for d in grid.dimensions)
+
+
+def typical_chunk_bytes(shape: Sequence[int], data_type: DataType) -> int:
+    """Decoded bytes of a chunk of ``shape``; variable-size elements count 16 bytes
+    each. A Python int: no overflow."""
+    return math.prod(shape) * (data_type.item_size or 16)
 
 
 def batch_size_for(chunk_bytes: int, threads: int) -> int:
@@ -155,14 +162,13 @@ def batch_size_for(chunk_bytes: int, threads: int) -> int:
     return int(min(MAX_BATCH, max(2 * threads, BATCH_BYTES // max(1, chunk_bytes))))
 
 
-def workers_for(chain: CodecChain, chunk_bytes: int, threads: int, min_bytes: int) -> int:
+def workers_for(computes: bool, chunk_bytes: int, threads: int, min_bytes: int) -> int:
     """How many threads one call should use: ``threads`` when each chunk carries enough
     work done outside the GIL (decompression, large copies) to pay for the hand-offs,
-    else 1. Compressing chains (a bytes -> bytes codec, or a codec such as sharding
-    that decodes inner chunks) qualify from ``min_bytes`` decoded, plain ones from
+    else 1. Chunks whose codecs compute (``CodecChain.computes``: compression,
+    sharding) qualify from ``min_bytes`` decoded, plain ones from
     :data:`UNCOMPRESSED_FACTOR` times that (config ``parallel_chunk_bytes``)."""
-    compressing = bool(chain.bytes_bytes) or chain.partial is not None
-    needed = min_bytes if compressing else UNCOMPRESSED_FACTOR * min_bytes
+    needed = min_bytes if computes else UNCOMPRESSED_FACTOR * min_bytes
     return threads if chunk_bytes >= needed else 1
 
 
@@ -179,11 +185,12 @@ class ChunkEngine:
         self.layout = layout
         self.threads = threads
         self.write_empty_chunks = write_empty_chunks
-        self._chunk_bytes = typical_chunk_bytes(grid, data_type)
+        shape = typical_chunk_shape(grid)
+        self._chunk_bytes = typical_chunk_bytes(shape, data_type)
         self.batch_size = batch_size_for(self._chunk_bytes, threads)
-        regular = grid.regular_chunk_shape
-        self._regular_spec = (None if regular is None else
-                              ChunkSpec(tuple(regular), data_type, fill_value, layout))
+        typical = ChunkSpec(shape, data_type, fill_value, layout)
+        self._computes = chain.computes(typical)
+        self._regular_spec = typical if grid.regular_chunk_shape is not None else None
         self._specs: dict[tuple[int, ...], ChunkSpec] = {}
 
     def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
@@ -209,7 +216,7 @@ class ChunkEngine:
 
     def _workers(self) -> int:
         """Threads for this call (:func:`workers_for`, with the setting in force now)."""
-        return workers_for(self.chain, self._chunk_bytes, self.threads,
+        return workers_for(self._computes, self._chunk_bytes, self.threads,
                            config.get().parallel_chunk_bytes)
 
     @staticmethod
