@@ -13,9 +13,9 @@
   written; read it in parts (``Array.blocks``, ``zarrforge.to_dask``). A chunk
   over the limit fails when the call reaches it.
 * ``parallel_chunk_bytes``: how large, decoded, a chunk must be for a read or
-  write to spread its chunks over several threads when the codec chain
-  compresses (any bytes -> bytes codec, or sharding); uncompressed chunks must
-  be 16 times larger. Default 64 KiB. Below it the calling thread does all the
+  write to spread its chunks over several threads when its codecs compute
+  (a bytes -> bytes codec, or an array -> bytes codec whose output depends on
+  the data, such as sharding); plain chunks must be 16 times larger. Default 64 KiB. Below it the calling thread does all the
   work: for small chunks, handing Python's GIL between threads costs more than
   the codec and I/O work they could overlap. ``0`` always uses ``threads``.
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
