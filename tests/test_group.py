@@ -119,3 +119,14 @@ def test_nested_members_of_a_checked_group_get_their_parent_groups():
     assert root["g/x/y/z"].shape == (2,)
     with pytest.raises(NodeTypeError, match="parent '/g/a' is an array"):
         group.create_group("a/sub")
+
+
+@pytest.mark.parametrize("zarr_format", ["3", "2", "draft-2022"])
+def test_a_group_whose_attributes_cannot_be_written_writes_nothing(zarr_format):
+    from zarrforge.errors import MetadataError
+    from zarrforge_std.stores.memory import MemoryStore
+
+    store = MemoryStore()
+    with pytest.raises(MetadataError, match="cannot be written as JSON"):
+        zf.create_group(store, "x/y", attributes={"bad": {1, 2}}, zarr_format=zarr_format)
+    assert list(store.list()) == []  # not even the missing parent group "x"

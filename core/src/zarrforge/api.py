@@ -227,8 +227,7 @@ def create_group(store: StoreLike = None, path: str = "", *,
     resolved = _store_for(store, "w", storage_options)
     path = paths.normalize_path(path)
     metadata = fmt.new_group(attributes, extensions)
-    validate_extensions(metadata)
-    fmt.document(metadata)  # fails on attributes JSON cannot hold, before any write
+    validate_extensions(metadata)  # (new_group has refused what the format cannot write)
     memo = ReadMemo(resolved)
     _prepare_target(memo, path, fmt, overwrite, _checked_group)
     _write_new_node(memo, path, fmt, metadata, overwrite, _checked_group)

@@ -78,12 +78,16 @@ class Format(ABC):
 
     @abstractmethod
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
-        ...
+        """Metadata of a new array, fully validated: raises
+        :class:`~zarrforge.errors.MetadataError` for anything ``write_node`` could not
+        write, so that a failed creation writes nothing."""
 
     @abstractmethod
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
-        ...
+        """Metadata of a new group, checked as ``new_array`` checks arrays (attributes
+        JSON cannot hold, say): a failed creation writes nothing, not even the missing
+        parent groups."""
 
     @abstractmethod
     def document(self, metadata: NodeMetadata) -> dict[str, Any]:

@@ -651,7 +651,9 @@ class Draft2022Format(Format):
         if extensions:
             raise MetadataError("the 2022 draft has no group extensions", field="extensions",
                                 value=extensions)
-        return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
+        metadata = GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
+        dump(self._group_document(metadata), self.dialect)  # representable in the dialect
+        return metadata
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         dialect = self.dialect

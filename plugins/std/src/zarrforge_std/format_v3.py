@@ -195,8 +195,9 @@ class V3Format(ChunksUnderNode, Format):
         doc.update(metadata.extra_fields)
         return doc
 
-    # new_array renders the document it creates (to refuse what JSON cannot hold before
-    # anything is written); writing that same metadata object next reuses the bytes.
+    # new_array and new_group render the document they create (to refuse what JSON cannot
+    # hold before anything is written); writing that same metadata object next reuses the
+    # bytes.
     _rendered: tuple[NodeMetadata, bytes] | None = None
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
@@ -211,8 +212,10 @@ class V3Format(ChunksUnderNode, Format):
 
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
-        return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME,
-                             extensions=c.extensions_from_json(extensions, "group"))
+        metadata = GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME,
+                                 extensions=c.extensions_from_json(extensions, "group"))
+        self._rendered = (metadata, dump_document(self.document(metadata)))  # as new_array
+        return metadata
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape

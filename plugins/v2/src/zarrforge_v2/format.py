@@ -148,7 +148,9 @@ class V2Format(ChunksUnderNode, Format):
         if extensions:
             raise MetadataError("Zarr v2 groups have no extensions (ZEP 10 is Zarr v3 only)",
                                 field="extensions", value=repr(extensions))
-        return GroupMetadata(attributes_document(attributes, field="attributes"), FORMAT_NAME)
+        metadata = GroupMetadata(attributes_document(attributes, field="attributes"), FORMAT_NAME)
+        _json.dump(metadata.attributes, allow_nan=True)  # writable, as write_node writes it
+        return metadata
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         return new_array(spec)
