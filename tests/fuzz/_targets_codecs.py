@@ -28,7 +28,7 @@ from zarrforge import config, registry
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import CodecError
-from zarrforge.metadata import components as c
+from zarrforge import resolution as c
 
 from _fuzzkit import expect, mutate_bytes, target
 

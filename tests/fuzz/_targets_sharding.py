@@ -33,7 +33,7 @@ from zarrforge import config
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.abc.store import ByteRange
 from zarrforge.codec_chain import CodecChain
-from zarrforge.metadata import components as c
+from zarrforge import resolution as c
 from zarrforge_sharding.index import EMPTY, MAX_RANGE
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -217,7 +217,7 @@ def fuzz_draft_sharding(case: dict[str, Any]) -> None:
         chunk_store = array.chunk_store
         grid = array.cdata_shape
         for coords in np.ndindex(*grid):
-            key = array._key(coords)
+            key = array.chunk_key(coords)
             whole = part = None
             with expect(key=key):
                 whole = chunk_store.get(key)

@@ -55,7 +55,7 @@ BOMB_SCRIPT = textwrap.dedent('''
     from zarrforge.abc.codec import ChunkSpec
     from zarrforge.codec_chain import CodecChain
     from zarrforge.errors import CorruptChunkError
-    from zarrforge.metadata import components as c
+    from zarrforge import resolution as c
 
     compressors = json.loads(sys.argv[1])
     inflated = int(sys.argv[2])

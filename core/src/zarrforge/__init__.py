@@ -13,9 +13,8 @@ entry points the first time a document or a call names them.
 """
 
 from . import config, errors, hooks, registry
-from .api import create_array, create_group, open, open_array, open_group
+from .api import consolidate_metadata, create_array, create_group, open, open_array, open_group
 from .array import Array
-from .consolidated import consolidate_metadata
 from .copying import copy
 from .dask_bridge import from_dask, to_dask
 from .discovery import plugins

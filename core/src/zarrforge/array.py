@@ -28,21 +28,19 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import config, hooks, indexing
-from .abc.codec import ChunkSpec
+from .abc.codec import ChunkSpec, SubdividedCodec
 from .abc.format import Format
+from .abc.metadata import ArrayMetadata
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import ResourceLimitError, SelectionError
-from .metadata.components import MAX_EXTENT, memory_layout
-from .metadata.model import ArrayMetadata
 from .node import Node
 from .pipeline import ChunkEngine
+from .resolution import MAX_EXTENT, memory_layout
 
 
-class Array(Node):
-    _kind = "array"
-
+class Array(Node, node_type="array"):
     def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
                  read_only: bool = False, order: str | None = None,
                  write_empty_chunks: bool | None = None, threads: int | None = None,
@@ -55,7 +53,14 @@ class Array(Node):
                                     else write_empty_chunks)
         self._threads = threads or settings.threads
         self._transformers = tuple(transformers)
-        self._engine: ChunkEngine | None = None
+        self._codec_chain: CodecChain | None = None  # built and checked on open
+        self._engine: ChunkEngine | None = None  # built at the first chunk I/O
+
+    @classmethod
+    def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
+                       read_only: bool, view: Any, use_consolidated: bool | None,
+                       **options: Any) -> "Array":
+        return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view, **options)
 
     def _runtime_options(self) -> dict[str, Any]:
         return {"order": self._layout.name, "write_empty_chunks": self._write_empty_chunks,
@@ -66,6 +71,7 @@ class Array(Node):
         self._chain()  # the codec chain is checked against the array on open, not on first read
 
     def _metadata_changed(self) -> None:
+        self._codec_chain = None
         self._engine = None
 
     @property
@@ -123,17 +129,20 @@ class Array(Node):
         """The shape of the smallest unit that can be read on its own.
 
         For an array whose array -> bytes codec subdivides stored chunks (a
-        codec exposing ``inner_chunk_shape``, e.g. sharding), that is the inner
-        chunk shape; otherwise the chunk grid's chunk shape.
+        :class:`~zarrforge.abc.codec.SubdividedCodec`, e.g. sharding), that is the
+        inner chunk shape; otherwise the chunk grid's chunk shape.
         """
-        inner = getattr(self._chain().array_bytes, "inner_chunk_shape", None)
-        return tuple(inner) if inner is not None else self._storage_chunk_shape
+        serializer = self._chain().array_bytes
+        if isinstance(serializer, SubdividedCodec):
+            return tuple(serializer.inner_chunk_shape)
+        return self._storage_chunk_shape
 
     @property
     def shards(self) -> tuple[int, ...] | None:
         """The stored chunk shape when chunks are subdivided (sharding), else ``None``."""
-        inner = getattr(self._chain().array_bytes, "inner_chunk_shape", None)
-        return self._storage_chunk_shape if inner is not None else None
+        if isinstance(self._chain().array_bytes, SubdividedCodec):
+            return self._storage_chunk_shape
+        return None
 
     @property
     def cdata_shape(self) -> tuple[int, ...]:
@@ -147,6 +156,11 @@ class Array(Node):
     def nchunks_initialized(self) -> int:
         """How many chunks are stored (one listing of the array's chunk keys)."""
         return sum(1 for _ in self.stored_chunks())
+
+    def chunk_key(self, coords: Sequence[int]) -> str:
+        """The store key of the chunk at grid ``coords``, as the array's format lays it out
+        (before any storage transformer: in :attr:`chunk_store`'s terms)."""
+        return self._format.chunk_key(self._path, self._metadata, tuple(int(c) for c in coords))
 
     def stored_chunks(self) -> Iterator[tuple[int, ...]]:
         """Coordinates of the chunks that exist in the store."""
@@ -167,22 +181,27 @@ class Array(Node):
 
     # --- internals -------------------------------------------------------------------
 
-    def _key(self, coords: Sequence[int]) -> str:
-        return self._format.chunk_key(self._path, self._metadata, coords)
+    def _chunk_keys(self, meta: ArrayMetadata) -> ChunkKeys:
+        fmt, path = self._format, self._path
+        return ChunkKeys(lambda coords: fmt.chunk_key(path, meta, coords),
+                         lambda key: fmt.chunk_coords(path, meta, key))
 
     def _chain(self) -> CodecChain:
-        return self._engine_().chain
+        chain = self._codec_chain
+        if chain is None:
+            chain = self._codec_chain = self._checked_chain(self._metadata)
+        return chain
 
     def _build_engine(self) -> ChunkEngine:
         meta = self._metadata
-        chain = self._checked_chain(meta)
+        chain = self._chain()
         store = self._store
         for runtime in reversed(self._transformers):
             store = runtime(store)
-        keys = ChunkKeys(self._key, lambda key: self._format.chunk_coords(self._path, meta, key))
+        keys = self._chunk_keys(meta)
         for transformer in reversed(meta.storage_transformers):
             store = transformer.wrap(store, keys, meta)
-        return ChunkEngine(store=store, key_of=self._key, grid=meta.chunk_grid, chain=chain,
+        return ChunkEngine(store=store, keys=keys, grid=meta.chunk_grid, chain=chain,
                            data_type=meta.data_type, fill_value=meta.fill_value,
                            layout=self._layout, threads=self._threads,
                            write_empty_chunks=self._write_empty_chunks)
@@ -322,7 +341,7 @@ class Array(Node):
             origin = grid.chunk_origin(coords)
             extent = grid.chunk_extent(coords)
             if any(o >= n for o, n in zip(origin, new_shape)):
-                engine.store.delete(self._key(coords))
+                engine.store.delete(engine.keys.key(coords))
                 continue
             keep = tuple(min(e, n - o) for o, e, n in zip(origin, extent, new_shape))
             if keep != extent:

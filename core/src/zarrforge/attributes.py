@@ -1,19 +1,20 @@
 """User attributes of a node, persisted on every change.
 
 :class:`Attributes` is a mutable mapping over a node's ``attributes``. Each
-change builds the new dictionary, checks it can be written as JSON, and hands
-it to the node, which writes its metadata document; if anything fails the
-stored document and this mapping are unchanged. ``update`` and ``put`` write
+change builds the new dictionary and hands it to the node, which writes its
+metadata document through its format (which refuses, naming the attribute,
+what it cannot write); if anything fails the stored document and this mapping
+are unchanged. ``update`` and ``put`` write
 once for many changes.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import MutableMapping
 from typing import Any, Callable, Iterator
 
 from .errors import MetadataError
+
 
 
 class Attributes(MutableMapping):
@@ -23,11 +24,8 @@ class Attributes(MutableMapping):
         self._persist = persist
 
     def _write(self, new: dict[str, Any]) -> None:
-        try:
-            json.dumps(new, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise MetadataError(f"attributes must be JSON-serialisable: {exc}",
-                                field="attributes") from exc
+        # What can be written is the format's to say (v2 writes NaN tokens in attributes
+        # as zarr-python does, v3 refuses them); its refusal names the attribute.
         self._persist(new)
 
     def __getitem__(self, key: str) -> Any:

@@ -17,29 +17,7 @@ import numpy as np
 from .abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec,
                         CodecKind, PartialCodec, RangeFetcher)
 from .errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
-from .metadata.extension_def import message_of
-
-
-class SkippedCodec(Codec):
-    """A codec entry no plugin understands that says ``must_understand: false``.
-
-    The spec lets a reader ignore such a codec; the chain then decodes without
-    it, and refuses to encode, since data written without the codec would not
-    be what other readers expect. It is written back exactly as read.
-    """
-
-    kind = None  # type: ignore[assignment]
-
-    def __init__(self, document: Any) -> None:
-        self.document = document
-        self.name = document if isinstance(document, str) else document.get("name", "")
-
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "SkippedCodec":
-        raise TypeError("SkippedCodec is built by the metadata parser, not from the registry")
-
-    def to_json(self) -> Any:  # type: ignore[override]
-        return self.document
+from .resolution import SkippedCodec
 
 
 def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
@@ -65,6 +43,19 @@ def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
                 f"codecs; got {names}", field=f"{field}[{j}]", value=names[j])
 
 
+def evolve_codecs(codecs: Sequence[Codec], spec: ChunkSpec) -> tuple[Codec, ...]:
+    """The codecs to record for a new array whose chunks ``spec`` describes: each fills
+    in its array-dependent defaults (``Codec.evolve``), in order; no chain is built."""
+    check_order(codecs)
+    evolved: list[Codec] = []
+    for codec in codecs:
+        codec = codec.evolve(spec)
+        evolved.append(codec)
+        if isinstance(codec, ArrayArrayCodec):
+            spec = codec.resolve(spec)
+    return tuple(evolved)
+
+
 class CodecChain:
     def __init__(self, codecs: Sequence[Codec]) -> None:
         self.codecs = tuple(codecs)
@@ -87,14 +78,7 @@ class CodecChain:
     @classmethod
     def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> "CodecChain":
         """The chain for a new array: each codec fills in array-dependent defaults."""
-        check_order(codecs)
-        evolved: list[Codec] = []
-        for codec in codecs:
-            codec = codec.evolve(spec)
-            evolved.append(codec)
-            if isinstance(codec, ArrayArrayCodec):
-                spec = codec.resolve(spec)
-        return cls(evolved)
+        return cls(evolve_codecs(codecs, spec))
 
     def validate(self, spec: ChunkSpec) -> None:
         for i, codec in enumerate(self.codecs):
@@ -105,9 +89,10 @@ class CodecChain:
             except MetadataError as exc:
                 if type(exc) is not MetadataError:
                     raise
-                where = f"codecs[{i}]" + (f".{exc.field}" if exc.field else "")
-                raise MetadataError(message_of(exc), field=where,
-                                    value=exc.value if exc.field else codec.to_json()) from exc
+                located = exc.within(f"codecs[{i}]")
+                if not exc.field:
+                    located.value = codec.to_json()
+                raise located from exc
             if isinstance(codec, ArrayArrayCodec):
                 spec = codec.resolve(spec)
 

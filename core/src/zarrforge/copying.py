@@ -28,11 +28,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import paths
-from .abc.codec import ArrayArrayCodec, ArrayBytesCodec
+from . import hierarchy, paths
+from .abc.codec import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 from .abc.format import ArrayCreationSpec, Format
-from .api import DEFAULT_FORMAT, _write_new_node, get_format, open_node
 from .errors import ContainsNodeError, MetadataError
+from .node import open_node
 from .storage import StoreLike, resolve_store
 
 KEEP: Any = object()  # sentinel: take the source's setting
@@ -43,6 +43,11 @@ class _Planned:
     path: str           # destination path
     source: Any         # the source node
     metadata: Any       # the destination model
+    rendered: Any       # the destination format's rendering of it
+
+
+def _is_group(node: Any) -> bool:
+    return node.metadata_model.node_type == "group"
 
 
 def _split_codecs(codecs: tuple[Any, ...]) -> tuple[list, Any, list]:
@@ -62,10 +67,10 @@ def _array_spec(array: Any, overrides: dict[str, Any]) -> ArrayCreationSpec:
     filters, serializer, compressors = _split_codecs(model.codecs)
     shards = overrides.get("shards", KEEP)
     chunks = overrides.get("chunks", KEEP)
-    inner = getattr(serializer, "inner_chunk_shape", None)
+    inner = serializer.inner_chunk_shape if isinstance(serializer, SubdividedCodec) else None
     if inner is not None and shards is not KEEP:
         # Unshard (shards=False/None) or reshard: start from the inner chunks and codecs.
-        filters, serializer, compressors = _split_codecs(serializer.inner.codecs)
+        filters, serializer, compressors = _split_codecs(serializer.inner_codecs)
         if chunks is KEEP:
             chunks = inner
         if shards is False:
@@ -88,24 +93,22 @@ def _array_spec(array: Any, overrides: dict[str, Any]) -> ArrayCreationSpec:
 
 
 def _plan(source: Any, dest_path: str, fmt: Format, overrides: dict[str, Any]) -> list[_Planned]:
-    from .group import Group
-
     nodes = [("", source)]
-    if isinstance(source, Group):
+    if _is_group(source):
         nodes += source.members(max_depth=None)
     plan = []
     for relative, node in nodes:
         path = paths.join(dest_path, relative) if relative else dest_path
         try:
-            if isinstance(node, Group):
+            if _is_group(node):
                 metadata = fmt.new_group(dict(node.attrs), list(node.extensions) or None)
             else:
                 metadata = fmt.new_array(_array_spec(node, overrides))
-            fmt.document(metadata)
+            rendered = fmt.render(metadata)
         except MetadataError as exc:
             raise MetadataError(f"cannot copy {node.name!r} to format {fmt.name!r}: {exc}",
                                 field=exc.field, value=exc.value) from exc
-        plan.append(_Planned(path, node, metadata))
+        plan.append(_Planned(path, node, metadata, rendered))
     return plan
 
 
@@ -137,11 +140,9 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
 
     Returns the destination node. ``zarr_format`` defaults to the source's.
     """
-    from .group import Group
-
     node = source if hasattr(source, "metadata_model") else open_node(source, source_path)
-    fmt = get_format(zarr_format if zarr_format is not None
-                     else (node.metadata_model.format_name or DEFAULT_FORMAT))
+    fmt = hierarchy.get_format(zarr_format if zarr_format is not None
+                               else (node.metadata_model.format_name or hierarchy.DEFAULT_FORMAT))
     store = resolve_store(dest, storage_options=storage_options)
     dest_path = paths.normalize_path(dest_path)
     overrides = {k: v for k, v in dict(chunks=chunks, shards=shards, filters=filters,
@@ -154,9 +155,10 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
                 raise ContainsNodeError(f"{'/' + item.path!r} already exists in the destination; "
                                         "pass overwrite=True to replace it")
     for item in plan:
-        _write_new_node(store, item.path, fmt, item.metadata, overwrite)
+        target = hierarchy.survey(store, item.path, fmt, overwrite=overwrite)
+        hierarchy.write_new_node(target, item.metadata, item.rendered)
     for item in plan:
-        if not isinstance(item.source, Group):
+        if not _is_group(item.source):
             target = open_node(store, item.path, mode="r+", fmt=fmt)
             _copy_data(item.source, target, progress)
     return open_node(store, dest_path, mode="r+", fmt=fmt)

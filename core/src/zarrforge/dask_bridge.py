@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .array import Array
+from .creation import create_array
 from .errors import ZarrforgeError
 
 
@@ -58,9 +60,6 @@ def from_dask(source: Any, target: Any = None, path: str = "", *, compute: bool 
     default to the source's, chunks to the source's first block shape). Returns
     the array, or the dask delayed object when ``compute=False``.
     """
-    from .api import create_array
-    from .array import Array
-
     da = _dask_array()
     if not isinstance(target, Array):
         create_kwargs.setdefault("shape", source.shape)

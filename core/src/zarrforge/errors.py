@@ -28,16 +28,41 @@ class MetadataError(ZarrforgeError, ValueError):
 
     def __init__(self, message: str, *, field: str | None = None,
                  value: Any = None, key: str | None = None) -> None:
+        self.message = message  # without the location prefix
         self.field = field
         self.value = value
         self.key = key
+        super().__init__(self._located_text())
+
+    def _located_text(self) -> str:
         where = []
-        if key is not None:
-            where.append(f"in {key!r}")
-        if field is not None:
-            where.append(f"field {field!r}")
-        prefix = (" ".join(where) + ": ") if where else ""
-        super().__init__(prefix + message)
+        if self.key is not None:
+            where.append(f"in {self.key!r}")
+        if self.field is not None:
+            where.append(f"field {self.field!r}")
+        return (" ".join(where) + ": " if where else "") + self.message
+
+    def _relocated(self, field: str | None, key: str | None) -> "MetadataError":
+        # The same class and details (an UnknownExtensionError stays one), built without
+        # its constructor, whose arguments differ between subclasses.
+        moved = type(self).__new__(type(self))
+        moved.__dict__.update(self.__dict__)
+        moved.field, moved.key = field, key
+        moved.args = (moved._located_text(),)
+        moved.__cause__ = self
+        return moved
+
+    def within(self, field: str) -> "MetadataError":
+        """This error as seen from the enclosing document: ``field`` (``"codecs[1]"``)
+        is prefixed to the error's own field (``"configuration.level"``)."""
+        inner = self.field
+        joined = field if not inner else (f"{field}{inner}" if inner.startswith("[")
+                                          else f"{field}.{inner}")
+        return self._relocated(joined, self.key)
+
+    def at(self, key: str) -> "MetadataError":
+        """This error naming the store ``key`` of its document (unless it names one)."""
+        return self if self.key is not None else self._relocated(self.field, key)
 
 
 class MustUnderstandError(MetadataError):

@@ -11,24 +11,32 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from . import api, paths
-from .consolidated import ConsolidatedView, refresh_ancestors
+from . import creation, paths
+from .abc.format import Format
+from .abc.store import Store
+from .consolidated import ConsolidatedView
 from .errors import NodeNotFoundError
-from .node import Node
+from .hierarchy import refresh_consolidated
+from .node import Node, node_from_metadata, open_node
 
 
-class Group(Node):
-    _kind = "group"
-
+class Group(Node, node_type="group"):
     def __init__(self, *args: Any, use_consolidated: bool | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if use_consolidated is False:
             self._view = None
         elif self._metadata.consolidated is not None:
-            self._view = (ConsolidatedView(self._metadata.consolidated), "")
+            self._view = (ConsolidatedView(self._metadata.consolidated, self._format), "")
         elif use_consolidated:
             raise NodeNotFoundError(f"group {self.name!r} has no consolidated metadata; "
                                     "create it with zarrforge.consolidate_metadata()")
+
+    @classmethod
+    def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
+                       read_only: bool, view: Any, use_consolidated: bool | None,
+                       **options: Any) -> "Group":
+        return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view,
+                           use_consolidated=use_consolidated)
 
     # --- members ---------------------------------------------------------------------
 
@@ -47,15 +55,15 @@ class Group(Node):
         model = self._view[0].get(in_view)
         if model is None:
             return None
-        return api.node_from_metadata(self._store, path, self._format, model,
-                                      read_only=self._read_only, view=(self._view[0], in_view))
+        return node_from_metadata(self._store, path, self._format, model,
+                                  read_only=self._read_only, view=(self._view[0], in_view))
 
     def __getitem__(self, name: str) -> Any:
         node = self._from_view(name)
         if node is not None:
             return node
-        return api.open_node(self._store, self._child(name)[0], fmt=self._format,
-                             mode="r" if self._read_only else "r+")
+        return open_node(self._store, self._child(name)[0], fmt=self._format,
+                         mode="r" if self._read_only else "r+")
 
     def get(self, name: str, default: Any = None) -> Any:
         try:
@@ -67,7 +75,7 @@ class Group(Node):
         if not isinstance(name, str):
             return False
         path, in_view = self._child(name)
-        if in_view is not None and self._view[0].get(in_view) is not None:
+        if in_view is not None and in_view in self._view[0]:
             return True
         return self._format.detect(self._store, path)
 
@@ -123,31 +131,33 @@ class Group(Node):
         return self._path if self._ancestry_checked else None
 
     def create_array(self, name: str, **kwargs: Any) -> Any:
-        array = api.create_array(self._store, self._child(name)[0], fmt=self._format,
-                                 _checked_group=self._checked_group(), **kwargs)
+        array = creation.create_array(self._store, self._child(name)[0], fmt=self._format,
+                                      _checked_group=self._checked_group(), **kwargs)
         self._ancestry_checked = True
-        self._record_created(name)
+        self._record_created(name, array.metadata_model)
         return array
 
     def create_group(self, name: str, **kwargs: Any) -> "Group":
-        group = api.create_group(self._store, self._child(name)[0], fmt=self._format,
-                                 _checked_group=self._checked_group(), **kwargs)
+        group = creation.create_group(self._store, self._child(name)[0], fmt=self._format,
+                                      _checked_group=self._checked_group(), **kwargs)
         self._ancestry_checked = True
-        self._record_created(name)
+        self._record_created(name, group.metadata_model)
         return group
 
-    def _record_created(self, name: str) -> None:
+    def _record_created(self, name: str, model: Any) -> None:
         """Add a new node, and any parents created for it, to this group's view."""
         if self._view is None:
             return
         view, here = self._view
-        relative = paths.normalize_path(name)
-        parts = relative.split("/")
-        for depth in range(1, len(parts) + 1):
-            sub = "/".join(parts[:depth])
-            in_view = paths.join(here, sub)
-            if depth == len(parts) or view.get(in_view) is None:
-                view.put(in_view, self._format.read_node(self._store, paths.join(self._path, sub)))
+        parts = paths.normalize_path(name).split("/")
+        for depth in range(1, len(parts)):
+            in_view = paths.join(here, "/".join(parts[:depth]))
+            if in_view not in view:  # a parent created for the new node, or by another tool
+                parent = self._format.read_node(self._store,
+                                                paths.join(self._path, "/".join(parts[:depth])))
+                if parent is not None:
+                    view.put(in_view, parent)
+        view.put(paths.join(here, "/".join(parts)), model)
 
     def require_group(self, name: str) -> "Group":
         if name in self:
@@ -164,7 +174,7 @@ class Group(Node):
         self._format.erase_node(self._store, path)
         if in_view is not None:
             self._view[0].remove(in_view)
-        refresh_ancestors(self._store, self._format, path, None)
+        refresh_consolidated(self._store, self._format, path, None)
 
     # --- display ---------------------------------------------------------------------
 

@@ -6,6 +6,13 @@ changes go through :meth:`Node._write_metadata`, which refuses on read-only
 nodes and writes the format's document before the in-memory model changes,
 so a failed write leaves both as they were; consolidated views above the node
 are kept in step (:mod:`zarrforge.consolidated`).
+
+Opening: :func:`node_from_metadata` builds the node object for a model
+already read, :func:`open_node` finds and opens the node at a path. Each
+subclass declares the node type it stands for (``class Array(Node,
+node_type="array")``), so this module opens arrays and groups without
+importing them, and :class:`~zarrforge.Group` can open its members without
+an import cycle.
 """
 
 from __future__ import annotations
@@ -13,17 +20,30 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from . import hooks
+from . import hooks, paths
+from .abc.extension import Extension
 from .abc.format import Format
+from .abc.metadata import NodeMetadata
 from .abc.store import Store
 from .attributes import Attributes
-from .consolidated import ConsolidatedView, refresh_ancestors
-from .errors import MetadataError, ReadOnlyError
-from .metadata.extension_def import message_of
+from .consolidated import ConsolidatedView
+from .errors import MetadataError, NodeNotFoundError, ReadOnlyError
+from .hierarchy import locate_node, refresh_consolidated
+from .resolution import extension_from_json
+from .storage import StoreLike, resolve_store
+
+MODES = ("r", "r+", "a", "w", "w-")
 
 
 class Node:
     _kind = "node"
+    _classes: dict[str, type["Node"]] = {}  # node type -> the class standing for it
+
+    def __init_subclass__(cls, node_type: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if node_type is not None:
+            cls._kind = node_type
+            Node._classes[node_type] = cls
 
     def __init__(self, store: Store, path: str, metadata: Any, fmt: Format, *,
                  read_only: bool = False, view: tuple[ConsolidatedView, str] | None = None) -> None:
@@ -38,12 +58,17 @@ class Node:
 
     def __reduce__(self) -> Any:
         # Nodes travel (to dask workers, subprocesses) as "reopen this path of this store".
-        from .api import open as open_node
-        return (_reopen, (open_node, self._store, self._path, self._read_only,
-                          self._runtime_options()))
+        return (_reopen, (self._store, self._path, self._read_only, self._runtime_options()))
 
     def _runtime_options(self) -> dict[str, Any]:
         return {}
+
+    @classmethod
+    def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
+                       read_only: bool, view: Any, use_consolidated: bool | None,
+                       **options: Any) -> Any:
+        """Open a node of this class for a model already read (see :func:`node_from_metadata`)."""
+        return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view)
 
     @classmethod
     def _opened(cls, *args: Any, **kwargs: Any) -> Any:
@@ -109,7 +134,7 @@ class Node:
         if self._view is not None:
             view, relative = self._view
             view.put(relative, metadata)
-        refresh_ancestors(self._store, self._format, self._path, metadata)
+        refresh_consolidated(self._store, self._format, self._path, metadata)
         self._metadata_changed()
 
     def _metadata_changed(self) -> None:
@@ -134,8 +159,6 @@ class Node:
         ``extension`` is an :class:`~zarrforge.abc.extension.Extension` or its JSON
         form; the JSON is validated by the extension's own ``from_json``.
         """
-        from .metadata.components import extension_from_json
-
         name = extension.name if hasattr(extension, "name") else (
             extension if isinstance(extension, str) else dict(extension).get("name"))
         entry = extension_from_json(extension, self._metadata.node_type,
@@ -168,14 +191,48 @@ class Node:
         self._write_metadata(self._format.with_attributes(self._metadata, attributes))
 
 
-def _reopen(opener: Any, store: Store, path: str, read_only: bool, options: dict[str, Any]) -> Any:
-    return opener(store, path, mode="r" if read_only else "r+", **options)
+def _reopen(store: Store, path: str, read_only: bool, options: dict[str, Any]) -> Any:
+    return open_node(store, path, mode="r" if read_only else "r+", **options)
+
+
+def check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"invalid mode {mode!r}; valid modes: {', '.join(MODES)}")
+
+
+def node_class(node_type: str) -> type[Node]:
+    """The class standing for ``node_type`` (``"array"``, ``"group"``)."""
+    return Node._classes[node_type]
+
+
+def node_from_metadata(store: Store, path: str, fmt: Format, metadata: NodeMetadata, *,
+                       read_only: bool, view: tuple[ConsolidatedView, str] | None = None,
+                       use_consolidated: bool | None = None, **array_options: Any) -> Any:
+    """An Array or Group for metadata already read (no store access).
+
+    ``view`` is the consolidated view the node was found in, with its path there;
+    ``array_options`` are an array's runtime settings (ignored for groups).
+    """
+    return node_class(metadata.node_type)._from_metadata(store, path, metadata, fmt, read_only=read_only, view=view,
+                                     use_consolidated=use_consolidated, **array_options)
+
+
+def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format | None = None,
+              storage_options: dict[str, Any] | None = None,
+              use_consolidated: bool | None = None, **array_options: Any) -> Any:
+    """Open the array or group at ``path`` (``fmt``: ask only that format)."""
+    check_mode(mode)
+    resolved = resolve_store(store, read_only=(mode == "r"), storage_options=storage_options)
+    path = paths.normalize_path(path)
+    found = locate_node(resolved, path, fmt)
+    if found is None:
+        raise NodeNotFoundError(f"no array or group at path {'/' + path!r} in {resolved!r}")
+    return node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
+                              use_consolidated=use_consolidated, **array_options)
 
 
 def validate_extensions(metadata: Any) -> None:
     """Let every resolved extension check itself against the node's model."""
-    from .abc.extension import Extension
-
     for i, entry in enumerate(metadata.extensions):
         if not isinstance(entry, Extension):
             continue
@@ -184,5 +241,4 @@ def validate_extensions(metadata: Any) -> None:
         except MetadataError as exc:
             if type(exc) is not MetadataError:
                 raise
-            where = f"extensions[{i}]" + (f".{exc.field}" if exc.field else "")
-            raise MetadataError(message_of(exc), field=where, value=exc.value) from exc
+            raise exc.within(f"extensions[{i}]") from exc

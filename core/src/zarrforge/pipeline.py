@@ -43,6 +43,7 @@ from .abc.chunk_grid import ChunkGrid
 from .abc.codec import ChunkSpec
 from .abc.data_type import DataType
 from .abc.memory_layout import MemoryLayout
+from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import ResourceLimitError
@@ -173,11 +174,12 @@ def workers_for(computes: bool, chunk_bytes: int, threads: int, min_bytes: int) 
 
 
 class ChunkEngine:
-    def __init__(self, *, store: Store, key_of: Callable[[tuple[int, ...]], str],
+    def __init__(self, *, store: Store, keys: ChunkKeys,
                  grid: ChunkGrid, chain: CodecChain, data_type: DataType, fill_value: Any,
                  layout: MemoryLayout, threads: int, write_empty_chunks: bool) -> None:
         self.store = store
-        self.key_of = key_of
+        self.keys = keys
+        self.key_of = keys.key
         self.grid = grid
         self.chain = chain
         self.data_type = data_type

@@ -32,6 +32,15 @@ from typing import Any, Iterable
 
 import importlib_metadata
 
+from .abc.chunk_grid import ChunkGrid
+from .abc.chunk_key_encoding import ChunkKeyEncoding
+from .abc.codec import Codec
+from .abc.data_type import DataType
+from .abc.extension import Extension
+from .abc.format import Format
+from .abc.memory_layout import MemoryLayout
+from .abc.storage_transformer import StorageTransformer
+from .abc.store import Store
 from .errors import PluginConflictError, PluginLoadError, UnknownExtensionError
 
 FAMILY_SUFFIX = "*"
@@ -262,16 +271,6 @@ class Registry:
 
 
 def _build_registries() -> dict[str, Registry]:
-    from .abc.chunk_grid import ChunkGrid
-    from .abc.chunk_key_encoding import ChunkKeyEncoding
-    from .abc.codec import Codec
-    from .abc.data_type import DataType
-    from .abc.extension import Extension
-    from .abc.format import Format
-    from .abc.memory_layout import MemoryLayout
-    from .abc.storage_transformer import StorageTransformer
-    from .abc.store import Store
-
     return {
         "data_types": Registry("data type", "zarrforge.data_types", DataType),
         "chunk_grids": Registry("chunk grid", "zarrforge.chunk_grids", ChunkGrid),

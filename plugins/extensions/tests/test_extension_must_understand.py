@@ -16,7 +16,7 @@ import pytest
 import zarrforge as zf
 import zarrforge_extensions as zfx
 from zarrforge.errors import UnknownExtensionError
-from zarrforge.metadata.model import UnknownExtension
+from zarrforge.abc.metadata import UnknownExtension
 from zarrforge_extensions.array_statistics import ArrayStatistics, Statistics
 from zarrforge_extensions.offset import Offset
 

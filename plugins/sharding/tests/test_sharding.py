@@ -300,4 +300,4 @@ def test_shards_are_stored_as_pieces_that_join_to_the_encoded_shard(location):
     spec = array._engine_().spec_for((0, 0))
     shard = values[:16, :12]
     assert b"".join(chain.encode_parts(shard, spec)) == chain.encode(shard, spec)
-    assert store.get(array._key((0, 0))) == chain.encode(shard, spec)
+    assert store.get(array.chunk_key((0, 0))) == chain.encode(shard, spec)

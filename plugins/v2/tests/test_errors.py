@@ -102,11 +102,7 @@ def test_bad_group_documents():
 @pytest.mark.parametrize("zmetadata, field", [
     ({"metadata": {}, "zarr_consolidated_format": 2}, "zarr_consolidated_format"),
     ({"zarr_consolidated_format": 1}, "metadata"),
-    ({"metadata": {"a/.zarray": {**BASE, "dtype": "<q9"}}, "zarr_consolidated_format": 1},
-     "metadata['a/.zarray'].dtype"),
     ({"metadata": {"a/.zarray": 3}, "zarr_consolidated_format": 1}, "metadata['a/.zarray']"),
-    ({"metadata": {"g/.zgroup": {"zarr_format": 3}}, "zarr_consolidated_format": 1},
-     "metadata['g/.zgroup'].zarr_format"),
 ])
 def test_malformed_zmetadata(zmetadata, field):
     store = MemoryStore()
@@ -114,6 +110,24 @@ def test_malformed_zmetadata(zmetadata, field):
     store.set(".zmetadata", json.dumps(zmetadata).encode())
     with pytest.raises(MetadataError) as info:
         zf.open_group(store, mode="r")
+    assert (info.value.key, info.value.field) == (".zmetadata", field)
+
+
+@pytest.mark.parametrize("member, document, field", [
+    ("a", {"a/.zarray": {**BASE, "dtype": "<q9"}}, "metadata['a/.zarray'].dtype"),
+    ("g", {"g/.zgroup": {"zarr_format": 3}}, "metadata['g/.zgroup'].zarr_format"),
+])
+def test_an_unreadable_zmetadata_entry_fails_only_its_member(member, document, field):
+    store = MemoryStore()
+    store.set(".zgroup", b'{"zarr_format": 2}')
+    store.set("ok/.zarray", json.dumps(BASE).encode())
+    store.set(".zmetadata", json.dumps({"metadata": {**document, "ok/.zarray": BASE},
+                                        "zarr_consolidated_format": 1}).encode())
+    group = zf.open_group(store, mode="r")
+    assert sorted(group) == sorted([member, "ok"])
+    assert group["ok"].shape == tuple(BASE["shape"])
+    with pytest.raises(MetadataError) as info:
+        group[member]
     assert (info.value.key, info.value.field) == (".zmetadata", field)
 
 

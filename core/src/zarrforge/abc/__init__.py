@@ -2,19 +2,22 @@
 
 from .chunk_grid import ChunkGrid, DimensionChunking
 from .chunk_key_encoding import ChunkKeyEncoding
-from .codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, CodecKind
+from .codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, CodecKind,
+                    PartialCodec, RangeFetcher, SubdividedCodec)
 from .data_type import DataType
 from .extension import Extension
-from .format import ArrayCreationSpec, Format
+from .format import ArrayCreationSpec, ChunksUnderNode, Format
+from .metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
 from .memory_layout import MemoryLayout
-from .storage_transformer import StorageTransformer
+from .storage_transformer import ChunkKeys, StorageTransformer
 from .store import (ByteRange, ListDirResult, Store, StoreCapabilities, WrapperStore, validate_key,
                     validate_prefix)
 
 __all__ = [
-    "ArrayArrayCodec", "ArrayBytesCodec", "ArrayCreationSpec", "ByteRange", "BytesBytesCodec",
-    "ChunkGrid", "ChunkKeyEncoding", "ChunkSpec", "Codec", "CodecKind", "DataType",
-    "DimensionChunking", "Extension", "Format", "ListDirResult", "MemoryLayout",
-    "StorageTransformer", "Store", "StoreCapabilities", "WrapperStore", "validate_key",
-    "validate_prefix",
+    "ArrayArrayCodec", "ArrayBytesCodec", "ArrayCreationSpec", "ArrayMetadata", "ByteRange",
+    "BytesBytesCodec", "ChunkGrid", "ChunkKeyEncoding", "ChunkKeys", "ChunkSpec", "ChunksUnderNode",
+    "Codec", "CodecKind", "DataType", "DimensionChunking", "Extension", "ExtensionEntry", "Format",
+    "GroupMetadata", "ListDirResult", "MemoryLayout", "NodeMetadata", "PartialCodec",
+    "RangeFetcher", "StorageTransformer", "Store", "StoreCapabilities", "SubdividedCodec",
+    "WrapperStore", "validate_key", "validate_prefix",
 ]

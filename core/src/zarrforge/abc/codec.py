@@ -37,6 +37,11 @@ without re-encoding the parts a write does not touch. The engine uses it only
 when the codec is the whole chain (no array -> array or bytes -> bytes codecs
 around it), because those would transform the bytes or coordinates it
 addresses.
+
+Such a codec also declares its structure through :class:`SubdividedCodec`
+(the inner chunk shape and the inner codecs): ``Array.chunks`` reports the
+inner chunk shape as the unit that can be read on its own, and
+``zarrforge.copy`` unshards or reshards from the inner codecs.
 """
 
 from __future__ import annotations
@@ -212,3 +217,24 @@ class PartialCodec(ABC):
                        values: np.ndarray) -> bytes | None:
         """The stored chunk ``encoded`` with ``chunk[selection] = values`` applied;
         ``None`` when the result holds nothing but the fill value."""
+
+
+class SubdividedCodec(ABC):
+    """Capability of an ``array -> bytes`` codec that stores each chunk as a regular
+    grid of inner chunks, each encoded by its own codec list (sharding).
+
+    What the core asks of it: ``inner_chunk_shape``, the shape of one inner chunk
+    (it divides every chunk shape the codec validates), and ``inner_codecs``, the
+    codecs each inner chunk goes through (an ``array -> array``*, ``array -> bytes``,
+    ``bytes -> bytes``* list, as in array metadata).
+    """
+
+    @property
+    @abstractmethod
+    def inner_chunk_shape(self) -> tuple[int, ...]:
+        ...
+
+    @property
+    @abstractmethod
+    def inner_codecs(self) -> "tuple[Codec, ...]":
+        ...

@@ -2,26 +2,46 @@
 
 A format owns everything that is specific to one generation of the Zarr
 storage layout: where a node's metadata documents live, how they map to the
-:mod:`zarrforge.metadata.model`, where chunks live, and how children are
-discovered. Arrays and groups call only this contract, so a ZEP that changes
-the layout is a new format plugin, not a change to the core.
+model of :mod:`zarrforge.abc.metadata`, where chunks live, and how children
+are discovered. Arrays and groups call only this contract, so a ZEP that
+changes the layout is a new format plugin, not a change to the core.
 
 Node paths given to a format are normalised by
 :func:`zarrforge.paths.normalize_path`: ``""`` for the root, otherwise
 ``"a/b"`` with no leading or trailing slash.
 
-* ``detect(store, path)``: does a node of this format exist at ``path``?
-* ``read_node(store, path)``: the node's model, or ``None`` when there is no
-  node of this format at ``path`` (one read for the final v3 format, so
-  detection and opening cost a single request); a
-  :class:`~zarrforge.errors.MetadataError` naming the key and field for a
-  document of this format that is malformed.
-* ``write_node(store, path, metadata)``: write the node's documents.
-* ``new_array(spec)`` / ``new_group(attributes, extensions)``: build the model of a
-  node being created from the API's arguments (:class:`ArrayCreationSpec`),
+Reading is two steps, so that finding and listing nodes never loads a plugin:
+
+* ``read_document(store, path)``: the node's documents parsed into a plain
+  :class:`~zarrforge.metadata.document.NodeDocument` (node type and JSON,
+  nothing resolved), or ``None`` when there is no node of this format at
+  ``path``. A :class:`~zarrforge.errors.MetadataError` naming the key for a
+  document of this format that is not even well-formed JSON of the right
+  shape. One request for the final v3 format.
+* ``resolve(document)``: the node's model, every name resolved through the
+  registries (:mod:`zarrforge.resolution`); a ``MetadataError`` naming the
+  key and field for what is invalid. Entries of a group's consolidated
+  metadata stay documents (resolved when a member is opened).
+* ``read_node(store, path)`` is the two together; ``detect(store, path)``
+  says whether ``read_document`` finds a node (a malformed one counts).
+
+Writing:
+
+* ``new_array(spec)`` / ``new_group(attributes, extensions)``: the model of
+  a node being created from the API's arguments (:class:`ArrayCreationSpec`),
   applying the format's defaults; nothing is written.
+* ``render(metadata)``: the node's documents encoded for writing; raises
+  ``MetadataError`` for anything the format cannot write (attributes JSON
+  cannot hold). Creation renders the new node before the first write, so a
+  failed creation writes nothing, not even the missing parent groups.
+* ``write_node(store, path, metadata, rendered=None)``: write the node's
+  documents; ``rendered`` is what ``render(metadata)`` returned, when the
+  caller has it (it is not rendered again).
 * ``document(metadata)``: the JSON document(s) a node is stored as (what
   ``Array.metadata`` shows).
+
+Layout:
+
 * ``chunk_key(path, metadata, coords)``: the store key of one chunk, and
   ``chunk_coords(path, metadata, key)`` its inverse (``None`` for other keys).
 * ``list_children(store, path)``: names of the child nodes of a group.
@@ -33,11 +53,14 @@ Node paths given to a format are normalised by
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterator, Sequence
 
+from ..errors import MetadataError
+from ..metadata.document import NodeDocument
+from .metadata import ArrayMetadata, GroupMetadata, NodeMetadata
 from .store import Store
-from ..metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,29 +88,41 @@ class Format(ABC):
     name: ClassVar[str]
 
     @abstractmethod
-    def detect(self, store: Store, path: str) -> bool:
+    def read_document(self, store: Store, path: str) -> NodeDocument | None:
         ...
 
     @abstractmethod
+    def resolve(self, document: NodeDocument) -> NodeMetadata:
+        ...
+
     def read_node(self, store: Store, path: str) -> NodeMetadata | None:
+        document = self.read_document(store, path)
+        return None if document is None else self.resolve(document)
+
+    def detect(self, store: Store, path: str) -> bool:
+        try:
+            return self.read_document(store, path) is not None
+        except MetadataError:
+            return True  # a node of this format, but broken: reading it reports why
+
+    @abstractmethod
+    def render(self, metadata: NodeMetadata) -> Any:
         ...
 
     @abstractmethod
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
+    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
+                   rendered: Any = None) -> None:
         ...
 
     @abstractmethod
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
-        """Metadata of a new array, fully validated: raises
-        :class:`~zarrforge.errors.MetadataError` for anything ``write_node`` could not
-        write, so that a failed creation writes nothing."""
+        """Metadata of a new array, validated (``render`` then refuses what JSON cannot
+        hold); raises :class:`~zarrforge.errors.MetadataError` naming the argument."""
 
     @abstractmethod
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
-        """Metadata of a new group, checked as ``new_array`` checks arrays (attributes
-        JSON cannot hold, say): a failed creation writes nothing, not even the missing
-        parent groups."""
+        """Metadata of a new group, checked as ``new_array`` checks arrays."""
 
     @abstractmethod
     def document(self, metadata: NodeMetadata) -> dict[str, Any]:
@@ -112,7 +147,6 @@ class Format(ABC):
     def with_attributes(self, metadata: NodeMetadata, attributes: dict[str, Any]) -> NodeMetadata:
         """The model after the user replaced the node's attributes; formats that mirror
         attributes into other fields (v2's ``_ARRAY_DIMENSIONS``) keep them in step."""
-        import dataclasses
         return dataclasses.replace(metadata, attributes=attributes)
 
     def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata) -> Iterator[tuple[int, ...]]:
@@ -120,7 +154,6 @@ class Format(ABC):
 
         The default probes every chunk key; formats override it with one listing.
         """
-        import itertools
         for coords in itertools.product(*(range(n) for n in metadata.chunk_grid.grid_shape)):
             if store.exists(self.chunk_key(path, metadata, coords)):
                 yield coords

@@ -4,7 +4,7 @@ A storage transformer sits between an array and its store and is itself a
 store: ``wrap(store, keys, metadata)`` returns the store the array's chunk
 I/O goes through. ``keys`` (:class:`ChunkKeys`) maps chunk coordinates to
 store keys and back, as the array's format lays them out, and ``metadata`` is
-the array's :class:`~zarrforge.metadata.model.ArrayMetadata`, so a
+the array's :class:`~zarrforge.abc.metadata.ArrayMetadata`, so a
 transformer that regroups chunks (the 2022 draft's sharding) can tell chunk
 keys from other keys. The array's ``storage_transformers`` list is applied in order,
 the first entry being closest to the array.
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 from .store import Store
 
 if TYPE_CHECKING:
-    from ..metadata.model import ArrayMetadata
+    from .metadata import ArrayMetadata
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""Format-independent metadata: the node model, JSON handling, extension objects.
+"""Metadata as plain documents: JSON handling, component references, unknown fields.
 
-Nothing in this package imports a plugin; names resolve through
-:mod:`zarrforge.registry`.
+The leaf layer of metadata: nothing in this package imports a contract, a
+registry, a plugin or the engine. Resolving names into implementations is
+:mod:`zarrforge.resolution`; the resolved model is :mod:`zarrforge.abc.metadata`.
 """

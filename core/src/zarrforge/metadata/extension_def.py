@@ -3,8 +3,8 @@
 An extension may appear in a document as a name string (``"crc32c"``) or as an
 object ``{"name": ..., "configuration": {...}, "must_understand": bool}``.
 :func:`parse_extension` validates either form and returns an
-:class:`ExtensionRef`; :func:`resolve` builds the implementation through a
-registry. ``must_understand`` defaults to ``True``; the caller decides whether
+:class:`ExtensionRef`, still unresolved (:func:`zarrforge.resolution.resolve`
+builds the implementation through a registry). ``must_understand`` defaults to ``True``; the caller decides whether
 the extension point allows ``False`` (data types, chunk grids and chunk key
 encodings never do).
 """
@@ -14,8 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..errors import MetadataError, UnknownExtensionError
-from ..registry import Registry
+from ..errors import MetadataError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,32 +57,3 @@ def parse_extension(value: Any, *, field: str, allow_skip: bool = False,
                             "has 'name', optional 'configuration' and 'must_understand'",
                             field=field, value=value)
     return ExtensionRef(name, configuration, must_understand, value)
-
-
-def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> Any:
-    """Build the implementation of ``ref`` from ``registry`` (``from_json(name, config, *args)``)."""
-    implementation = registry.get(ref.name, field=f"{field}.name" if isinstance(ref.raw, dict) else field)
-    try:
-        return implementation.from_json(ref.name, ref.configuration, *args)
-    except UnknownExtensionError:
-        raise
-    except MetadataError as exc:
-        if type(exc) is not MetadataError:
-            raise
-        inner = exc.field
-        where = f"{field}.{inner}" if inner else field
-        raise MetadataError(message_of(exc), field=where, value=exc.value, key=exc.key) from exc
-    except (TypeError, ValueError, KeyError) as exc:
-        raise MetadataError(f"invalid {registry.point} {ref.name!r}: {exc}", field=field,
-                            value=ref.raw) from exc
-
-
-def message_of(exc: MetadataError) -> str:
-    """The message of ``exc`` without the location prefix MetadataError added."""
-    text = str(exc)
-    if exc.field is not None:
-        marker = f"field {exc.field!r}: "
-        _, found, rest = text.partition(marker)
-        if found:
-            return rest
-    return text

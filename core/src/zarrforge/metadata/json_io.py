@@ -2,12 +2,14 @@
 
 Documents are untrusted: :func:`load_document` accepts only a JSON object,
 rejects the non-standard tokens ``NaN``/``Infinity`` that Python's json module
-would otherwise accept, rejects duplicate keys, and turns every failure into a
+would otherwise accept (unless the caller allows them: zarr-python writes them
+into v2 and v3 attributes), rejects duplicate keys, and turns every failure into a
 :class:`~zarrforge.errors.MetadataError` naming the store key.
 :func:`dump_document` writes UTF-8 JSON with two-space indentation (objects
 and lists of objects or lists one entry per line, lists of plain values on one
 line; everything non-ASCII escaped when a string holds a lone surrogate, which
-has no UTF-8 form), and refuses values JSON cannot represent;
+has no UTF-8 form), and refuses values JSON cannot represent, naming the
+field of a non-finite float;
 :func:`check_document` only checks that a document can be written.
 """
 
@@ -126,7 +128,38 @@ def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
             # everything non-ASCII instead, which reads back to the same strings.
             return _write_ascii(document).encode("ascii")
     except (TypeError, ValueError, RecursionError) as exc:
-        raise MetadataError(f"cannot be written as JSON: {exc}", key=key) from exc
+        raise _unwritable(document, exc, key) from exc
+
+
+def _unwritable(document: Any, exc: Exception, key: str | None) -> MetadataError:
+    where = _non_finite_at(document, "")
+    if where is not None:
+        field, value = where
+        return MetadataError(
+            f"the value {value!r} cannot be written: strict JSON has no NaN or infinity (a "
+            "fill value is written as the string \"NaN\"/\"Infinity\" by its data type; in "
+            "attributes, store a string or null instead)", field=field or None, value=value,
+            key=key)
+    return MetadataError(f"cannot be written as JSON: {exc}", key=key)
+
+
+def _non_finite_at(value: Any, where: str, depth: int = 0) -> tuple[str, float] | None:
+    """The dotted path and value of the first non-finite float in ``value``, if any."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, value)
+    if depth > 64:
+        return None
+    if isinstance(value, dict):
+        items: Any = ((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{where}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for inner, item in items:
+        found = _non_finite_at(item, inner, depth + 1)
+        if found is not None:
+            return found
+    return None
 
 
 def check_document(document: dict[str, Any]) -> None:
@@ -134,4 +167,4 @@ def check_document(document: dict[str, Any]) -> None:
     try:
         _encode_ascii(document)
     except (TypeError, ValueError, RecursionError) as exc:
-        raise MetadataError(f"cannot be written as JSON: {exc}") from exc
+        raise _unwritable(document, exc, None) from exc

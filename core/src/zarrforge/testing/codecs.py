@@ -30,7 +30,7 @@ import numpy as np
 from .. import registry
 from ..abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec
 from ..errors import MetadataError, ZarrforgeError
-from ..metadata.components import codec_from_json, data_type_from_json, memory_layout
+from ..resolution import codec_from_json, data_type_from_json, memory_layout
 
 
 def random_chunk(spec: ChunkSpec, seed: int = 0) -> np.ndarray:

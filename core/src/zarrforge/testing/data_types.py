@@ -27,11 +27,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+import zarrforge as zf
+
 from .. import registry
 from ..abc.codec import ChunkSpec
 from ..abc.data_type import DataType
 from ..errors import MetadataError
-from ..metadata.components import data_type_from_json, memory_layout
+from ..resolution import data_type_from_json, memory_layout
 from .codecs import _same, random_chunk
 
 
@@ -96,8 +98,6 @@ class DataTypeConformance:
                 assert info.value.field == "fill_value", (data_type, value)
 
     def test_arrays_round_trip_through_a_store(self):
-        import zarrforge as zf
-
         for data_type in self._types():
             options: dict[str, Any] = {"compressors": None}
             if self.serializer is not None:

@@ -80,11 +80,9 @@ def _entry_point_contributions() -> list[Contribution]:
 
 
 def _hook_contributions() -> list[Contribution]:
-    try:
-        from zarrforge import hooks
-    except ImportError:  # pragma: no cover - zarrforge is a dependency
-        return []
-    manager = hooks.plugin_manager()
+    from zarrforge.plugin_api import plugin_manager
+
+    manager = plugin_manager()
     caller = getattr(manager.hook, HOOK_NAME, None)
     if caller is None:
         return []

@@ -38,10 +38,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from zarrforge import registry
+from zarrforge.plugin_api import registry
 from zarrforge.abc.codec import Codec
 from zarrforge.errors import MetadataError, UnknownExtensionError
-from zarrforge.metadata import components as c
+from zarrforge import plugin_api as c
 
 URI_ATTR = "_draft2022_uri"
 URI_BASE = "https://purl.org/zarr/spec/codec/"

@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge import registry
+from zarrforge.plugin_api import registry
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import MetadataError, SkippedExtensionWarning, UnknownExtensionError
-from zarrforge.metadata import components as c
+from zarrforge import plugin_api as c
 
 from .dialects import EDITOR, ZARR_PYTHON
 

@@ -33,11 +33,11 @@ import re
 import threading
 from typing import Any, Sequence
 
-from zarrforge import registry
+from zarrforge.plugin_api import registry
 from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer
 from zarrforge.abc.store import Store
 from zarrforge.errors import MetadataError, MustUnderstandError
-from zarrforge.metadata.json_io import load_document
+from zarrforge.plugin_api import load_document
 
 from . import transformers as st
 from .dialects import EDITOR, URI_STEM, ZARR_FORMAT_URI, ZARR_PYTHON
@@ -162,16 +162,8 @@ def cached_entry_point(data: bytes) -> EntryPoint | None:
 
 
 def with_key(exc: MetadataError, key: str) -> MetadataError:
-    """``exc`` naming the store key of the document (added in place when it names none)."""
-    if exc.key is None:
-        exc.key = key
-        exc.args = (f"in {key!r}: {exc.args[0]}",) if exc.args else exc.args
-    return exc
-
-
-def _message(exc: MetadataError) -> str:
-    from zarrforge.metadata.extension_def import message_of
-    return message_of(exc)
+    """``exc`` naming the store key of the document (unless it names one)."""
+    return exc.at(key)
 
 
 def _parse(document: dict[str, Any], dialect: str, minor: int) -> EntryPoint:
@@ -227,7 +219,7 @@ def check_extension(entry: Any, *, field: str) -> None:
             implementation.from_json(uri, configuration)
         except MetadataError as exc:
             inner = f"{field}.{exc.field}" if exc.field else field
-            raise MetadataError(_message(exc), field=inner, value=exc.value) from exc
+            raise MetadataError(exc.message, field=inner, value=exc.value) from exc
         return
     if must:
         raise MustUnderstandError(

@@ -72,20 +72,14 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from zarrforge import paths, registry
-from zarrforge.abc.chunk_grid import ChunkGrid
-from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
-from zarrforge.abc.data_type import DataType
-from zarrforge.abc.format import ArrayCreationSpec, Format
-from zarrforge.abc.store import Store
-from zarrforge.codec_chain import CodecChain, SkippedCodec, check_order
+from zarrforge import plugin_api as c
 from zarrforge.errors import InvalidPathError, MetadataError, UnknownExtensionError
-from zarrforge.metadata import components as c
-from zarrforge.metadata.extension_def import message_of
-from zarrforge.metadata.json_io import dump_document, load_document
-from zarrforge.metadata.model import (ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata,
-                                      UnknownExtension)
-from zarrforge.metadata.must_understand import split_unknown_fields
+from zarrforge.plugin_api import (ArrayCreationSpec, ChunkGrid, ChunkSpec, Codec, CodecKind,
+                                  DataType, Format, NodeDocument, SkippedCodec, Store, check_order,
+                                  evolve_codecs,
+                                  dump_document, load_document, paths, registry)
+from zarrforge.plugin_api import (ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata,
+                                  UnknownExtension, split_unknown_fields)
 
 from . import codecs as codec_map
 from . import data_types as dts
@@ -115,7 +109,7 @@ def _refield(exc: MetadataError, old: str, new: str) -> MetadataError:
     if exc.field is None or not exc.field.startswith(old) or type(exc) is not MetadataError:
         return exc
     field = new + exc.field[len(old):]
-    return MetadataError(message_of(exc), field=field, value=exc.value, key=exc.key)
+    return MetadataError(exc.message, field=field, value=exc.value, key=exc.key)
 
 
 def dump(document: dict[str, Any], dialect: str) -> bytes:
@@ -212,31 +206,32 @@ class Draft2022Format(Format):
 
     # --- reading ----------------------------------------------------------------------
 
-    def detect(self, store: Store, path: str) -> bool:
-        try:
-            return self.read_node(store, path) is not None
-        except MetadataError:
-            return True
-
-    def read_node(self, store: Store, path: str) -> NodeMetadata | None:
+    def read_document(self, store: Store, path: str) -> NodeDocument | None:
         entry = self.entry_point(store)
         if entry is None:
             return None
         meta = entry.meta_store(store)
         suffix = entry.suffix
-        akey, gkey = array_key(path, suffix), group_key(path, suffix)
-        for key, parse in ((akey, self._parse_array), (gkey, self._parse_group)):
+        for key, node_type in ((array_key(path, suffix), "array"),
+                               (group_key(path, suffix), "group")):
             data = meta.get(key)
-            if data is None:
-                continue
-            document = load_document(data, key=key)
-            try:
-                return parse(document, entry)
-            except MetadataError as exc:
-                raise with_key(exc, key)
+            if data is not None:
+                return NodeDocument(FORMAT_NAME, node_type, key,
+                                    {"entry_point": entry, "document": load_document(data, key=key)})
         if next(iter(meta.list_prefix(meta_prefix(path))), None) is not None:
-            return GroupMetadata({}, FORMAT_NAME)  # implicit group
+            return NodeDocument(FORMAT_NAME, "group", group_key(path, suffix),
+                                {"entry_point": entry, "document": None})  # implicit group
         return None
+
+    def resolve(self, document: NodeDocument) -> NodeMetadata:
+        entry, content = document.content["entry_point"], document.content["document"]
+        if content is None:
+            return GroupMetadata({}, FORMAT_NAME)  # implicit group
+        parse = self._parse_array if document.node_type == "array" else self._parse_group
+        try:
+            return parse(content, entry)
+        except MetadataError as exc:
+            raise with_key(exc, document.key)
 
     def _parse_group(self, document: dict[str, Any], entry: EntryPoint) -> GroupMetadata:
         extra = self._unknown_fields(document, GROUP_FIELDS, entry)
@@ -398,7 +393,7 @@ class Draft2022Format(Format):
                 codec.validate(spec)
                 spec = codec.resolve(spec)  # type: ignore[attr-defined]
             except MetadataError as exc:
-                raise MetadataError(message_of(exc), field="codecs", value=exc.value) from exc
+                raise MetadataError(exc.message, field="codecs", value=exc.value) from exc
         item_size = spec.data_type.item_size
         if item_size:
             for ref, codec in zip(references, built):
@@ -601,29 +596,37 @@ class Draft2022Format(Format):
             result.append(item)
         return result
 
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
-        validate_draft_path(path)
+    def render(self, metadata: NodeMetadata) -> bytes:
+        """The node's document in this format's dialect (the hierarchy's, once written,
+        may differ: ``write_node`` renders again for it)."""
         if isinstance(metadata, ArrayMetadata):
             dialect = self._encoding(metadata).dialect
-        else:
-            dialect = self.dialect
-        entry, new = self._entry_for_writing(store, dialect)
+            return dump(self._array_document(metadata, dialect), dialect)
+        return dump(self._group_document(metadata), self.dialect)
+
+    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
+                   rendered: bytes | None = None) -> None:
+        validate_draft_path(path)
         is_array = isinstance(metadata, ArrayMetadata)
+        dialect = self._encoding(metadata).dialect if is_array else self.dialect  # type: ignore[arg-type]
+        entry, new = self._entry_for_writing(store, dialect)
         key = (array_key if is_array else group_key)(path, entry.suffix)
         try:
             if is_array:
                 self._check_against_hierarchy(metadata, entry)  # type: ignore[arg-type]
-                document = self._array_document(metadata, entry.dialect)  # type: ignore[arg-type]
-            else:
-                document = self._group_document(metadata)  # type: ignore[arg-type]
-            data = dump(document, entry.dialect)
+            if rendered is None or entry.dialect != dialect:
+                if is_array:
+                    document = self._array_document(metadata, entry.dialect)  # type: ignore[arg-type]
+                else:
+                    document = self._group_document(metadata)  # type: ignore[arg-type]
+                rendered = dump(document, entry.dialect)
         except MetadataError as exc:
             raise with_key(exc, key)
         if new:  # the entry point first: a node document without one would be invisible
             store.set(ENTRY_POINT_KEY, dump(entry.to_json(), entry.dialect))
             with self._lock:
                 self._seen = entry
-        entry.meta_store(store).set(key, data)
+        entry.meta_store(store).set(key, rendered)
 
     @staticmethod
     def _check_against_hierarchy(metadata: ArrayMetadata, entry: EntryPoint) -> None:
@@ -651,9 +654,7 @@ class Draft2022Format(Format):
         if extensions:
             raise MetadataError("the 2022 draft has no group extensions", field="extensions",
                                 value=extensions)
-        metadata = GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
-        dump(self._group_document(metadata), self.dialect)  # representable in the dialect
-        return metadata
+        return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         dialect = self.dialect
@@ -686,8 +687,8 @@ class Draft2022Format(Format):
         grid = c.chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
                                       shape, field="chunks")
         codecs = self._user_codecs(spec, data_type, byteorder, ndim=len(shape))
-        chain = CodecChain.evolved(codecs, ChunkSpec(chunks, data_type, fill_value,
-                                                     c.memory_layout("C")))
+        codecs = evolve_codecs(codecs, ChunkSpec(chunks, data_type, fill_value,
+                                                 c.memory_layout("C")))
         if self._seen is not None:
             global_transformers = self._seen.global_transformers()
         else:
@@ -699,15 +700,14 @@ class Draft2022Format(Format):
             chunk_key_encoding=DraftChunkKeyEncoding(self._separator(spec.chunk_key_encoding),
                                                      dialect),
             fill_value=fill_value,
-            codecs=chain.codecs,
+            codecs=codecs,
             attributes=c.attributes_from_json(spec.attributes, field="attributes"),
             format_name=FORMAT_NAME,
             dimension_names=c.dimension_names_from_json(spec.dimension_names, len(shape)),
             storage_transformers=tuple(transformers) + global_transformers,
             extensions=c.extensions_from_json(spec.extensions, "array"),
         )
-        dump(self._array_document(metadata, dialect), dialect)  # representable in the dialect
-        return metadata
+        return metadata  # render() refuses what the draft cannot state
 
     @staticmethod
     def _chunk_shape(chunks: Any, shape: tuple[int, ...], *, field: str) -> tuple[int, ...]:

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge import registry
-from zarrforge.abc.storage_transformer import StorageTransformer
 from zarrforge.errors import MetadataError, UnknownExtensionError
-from zarrforge.metadata.extension_def import ExtensionRef, message_of, resolve
+from zarrforge.plugin_api import ExtensionRef, StorageTransformer, registry, resolve
 
 
 def parse(value: Any, *, field: str) -> StorageTransformer:
@@ -56,7 +54,7 @@ def parse(value: Any, *, field: str) -> StorageTransformer:
         # configuration.type is the entry's own "type" in the draft's form
         inner = exc.field or field
         inner = inner.replace(f"{field}.configuration.type", f"{field}.type")
-        raise MetadataError(message_of(exc), field=inner, value=exc.value) from exc
+        raise MetadataError(exc.message, field=inner, value=exc.value) from exc
 
 
 def parse_list(value: Any, *, field: str) -> tuple[StorageTransformer, ...]:

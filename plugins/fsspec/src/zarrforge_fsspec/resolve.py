@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from zarrforge.hooks import hookimpl
+from zarrforge.plugin_api import hookimpl
 
 _PROTOCOL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
 

@@ -33,12 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.abc.codec import ArrayBytesCodec, ChunkSpec, PartialCodec, RangeFetcher
-from zarrforge.abc.store import ByteRange
-from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.metadata.components import codecs_from_json, data_type_from_json
-from zarrforge.pipeline import all_equal_fill, check_allocation
+from zarrforge.plugin_api import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecChain, PartialCodec,
+                                  RangeFetcher, SubdividedCodec, all_equal_fill, check_allocation,
+                                  codecs_from_json, data_type_from_json)
 
 from .index import ShardIndex
 from .selection import Box, analyse
@@ -91,7 +89,7 @@ def coalesce(ranges: list[tuple[int, int]], gap: int | None = None,
     return [(o, n) for o, n in runs]
 
 
-class ShardingCodec(ArrayBytesCodec, PartialCodec):
+class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     name = "sharding_indexed"
 
     def __init__(self, chunk_shape: tuple[int, ...], codecs: tuple, index_codecs: tuple,
@@ -154,6 +152,10 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec):
     @property
     def inner_chunk_shape(self) -> tuple[int, ...]:
         return self.chunk_shape
+
+    @property
+    def inner_codecs(self) -> tuple:
+        return self.inner.codecs
 
     def _inner_spec(self, spec: ChunkSpec) -> ChunkSpec:
         return self._derive(spec)[1]

@@ -6,6 +6,17 @@ key the array's chunk key encoding gives. Unknown top-level fields follow the
 ``must_understand`` rule; ``consolidated_metadata`` in group documents is
 recognised (the spec sanctions it) and kept.
 
+Reading is lenient where peers are: zarr-python 3 writes the bare JSON tokens
+``NaN``, ``Infinity`` and ``-Infinity`` into attributes (xarray's
+``missing_value``), so documents holding them are read (the values become
+Python floats). Writing is strict JSON: a fill value is written in the spec's
+string form (``"NaN"``); attributes holding a non-finite float are refused
+with an error naming the attribute.
+
+Consolidated metadata entries are kept as read (plain documents) until a
+member is opened, so an entry no installed plugin understands fails only
+that member.
+
 Defaults for new arrays match zarr-python 3: a regular grid, the ``default``
 chunk key encoding with ``/``, the ``bytes`` serializer (little-endian),
 and ``zstd`` (level 0, no checksum) as compressor when it is installed.
@@ -16,20 +27,18 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from zarrforge import paths, registry
-from zarrforge.abc.chunk_grid import ChunkGrid
-from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
-from zarrforge.abc.codec import ChunkSpec, Codec
-from zarrforge.abc.data_type import DataType
-from zarrforge.abc.format import ArrayCreationSpec, ChunksUnderNode, Format
-from zarrforge.abc.store import Store
-from zarrforge.codec_chain import CodecChain
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.metadata import components as c
-from zarrforge.metadata.extension_def import message_of
-from zarrforge.metadata.json_io import dump_document, load_document
-from zarrforge.metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
-from zarrforge.metadata.must_understand import split_unknown_fields
+from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
+                                  ChunkSpec, ChunksUnderNode, Codec, DataType, Format,
+                                  GroupMetadata, NodeDocument, NodeMetadata, Store,
+                                  attributes_from_json, chunk_grid_from_json,
+                                  chunk_key_encoding_from_json, codec_from_user, codecs_from_json,
+                                  data_type_from_json, data_type_from_user,
+                                  dimension_names_from_json, dump_document, evolve_codecs,
+                                  extensions_from_json,
+                                  extensions_to_json, load_document, memory_layout, paths, registry,
+                                  shape_from_json, split_unknown_fields,
+                                  storage_transformers_from_json)
 
 METADATA_KEY = "zarr.json"
 FORMAT_NAME = "3"
@@ -62,27 +71,25 @@ class V3Format(ChunksUnderNode, Format):
 
     # --- reading ------------------------------------------------------------------
 
-    def detect(self, store: Store, path: str) -> bool:
-        try:
-            return self.read_node(store, path) is not None
-        except MetadataError:
-            return True  # a v3 node, but broken: read_node reports it with the key and field
-
-    def read_node(self, store: Store, path: str) -> NodeMetadata | None:
+    def read_document(self, store: Store, path: str) -> NodeDocument | None:
         key = metadata_key(path)
         data = store.get(key)
         if data is None:
             return None
-        document = load_document(data, key=key)
+        document = load_document(data, key=key, allow_nan=True)
         if document.get("zarr_format") != 3:
             return None  # another format's document (the 2022 draft's entry point, say)
+        node_type = document.get("node_type")
+        if node_type not in ("array", "group"):
+            raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
+                                field="node_type", value=node_type, key=key)
+        return NodeDocument(FORMAT_NAME, node_type, key, document)
+
+    def resolve(self, document: NodeDocument) -> NodeMetadata:
         try:
-            return self.parse(document, key=key)
+            return self.parse(document.content, key=document.key)
         except MetadataError as exc:
-            if exc.key is None:
-                exc.key = key
-                exc.args = (f"in {key!r}: {exc.args[0]}",) if exc.args else exc.args
-            raise
+            raise exc.at(document.key) from None
 
     def parse(self, document: dict[str, Any], *, key: str) -> NodeMetadata:
         if document.get("zarr_format") != 3:
@@ -93,9 +100,9 @@ class V3Format(ChunksUnderNode, Format):
             extra = split_unknown_fields(document, GROUP_FIELDS, key=key)
             consolidated = self._parse_consolidated(document.get("consolidated_metadata"), extra,
                                                     key=key)
-            return GroupMetadata(c.attributes_from_json(document.get("attributes")),
+            return GroupMetadata(attributes_from_json(document.get("attributes")),
                                  FORMAT_NAME, extra, consolidated,
-                                 c.extensions_from_json(document.get("extensions"), "group"))
+                                 extensions_from_json(document.get("extensions"), "group"))
         if node_type != "array":
             raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
                                 field="node_type", value=node_type, key=key)
@@ -104,31 +111,33 @@ class V3Format(ChunksUnderNode, Format):
             raise MetadataError(f"array metadata lacks the required field(s) {missing}",
                                 field=missing[0], key=key)
         extra = split_unknown_fields(document, ARRAY_FIELDS, key=key)
-        shape = c.shape_from_json(document["shape"])
-        data_type = c.data_type_from_json(document["data_type"])
+        shape = shape_from_json(document["shape"])
+        data_type = data_type_from_json(document["data_type"])
         fill_value = data_type.fill_value_from_json(document["fill_value"])
         return ArrayMetadata(
             shape=shape,
             data_type=data_type,
-            chunk_grid=c.chunk_grid_from_json(document["chunk_grid"], shape),
-            chunk_key_encoding=c.chunk_key_encoding_from_json(document["chunk_key_encoding"]),
+            chunk_grid=chunk_grid_from_json(document["chunk_grid"], shape),
+            chunk_key_encoding=chunk_key_encoding_from_json(document["chunk_key_encoding"]),
             fill_value=fill_value,
-            codecs=c.codecs_from_json(document["codecs"]),
-            attributes=c.attributes_from_json(document.get("attributes")),
+            codecs=codecs_from_json(document["codecs"]),
+            attributes=attributes_from_json(document.get("attributes")),
             format_name=FORMAT_NAME,
-            dimension_names=c.dimension_names_from_json(document.get("dimension_names"), len(shape)),
-            storage_transformers=c.storage_transformers_from_json(document.get("storage_transformers")),
+            dimension_names=dimension_names_from_json(document.get("dimension_names"), len(shape)),
+            storage_transformers=storage_transformers_from_json(document.get("storage_transformers")),
             extra_fields=extra,
-            extensions=c.extensions_from_json(document.get("extensions"), "array"),
+            extensions=extensions_from_json(document.get("extensions"), "array"),
         )
 
     def _parse_consolidated(self, value: Any, extra: dict[str, Any], *, key: str
-                            ) -> dict[str, NodeMetadata] | None:
+                            ) -> dict[str, NodeDocument] | None:
         """Consolidated metadata as zarr-python 3 writes it (``kind: inline``).
 
         A null, an empty nested object (zarr-python writes one into each child
         group of a consolidated hierarchy) or an unknown ``kind`` gives ``None``;
         the last is kept verbatim because it is marked ``must_understand: false``.
+        Entries are checked for shape (an object with a node type) and kept as
+        documents: each is resolved when its member is opened.
         """
         field = "consolidated_metadata"
         if value is None:
@@ -143,7 +152,7 @@ class V3Format(ChunksUnderNode, Format):
         if not isinstance(entries, dict):
             raise MetadataError(f"must be an object of node documents, got {entries!r}",
                                 field=f"{field}.metadata", value=entries)
-        models: dict[str, NodeMetadata] = {}
+        documents: dict[str, NodeDocument] = {}
         for name, document in entries.items():
             where = f"{field}.metadata[{name!r}]"
             try:
@@ -153,27 +162,30 @@ class V3Format(ChunksUnderNode, Format):
             if not relative or not isinstance(document, dict):
                 raise MetadataError("entries must map non-empty node paths to documents",
                                     field=where, value=document)
-            try:
-                model = self.parse(document, key=key)
-            except MetadataError as exc:
-                inner = f"{where}.{exc.field}" if exc.field else where
-                raise MetadataError(message_of(exc), field=inner, value=exc.value, key=key) from exc
-            if isinstance(model, GroupMetadata):
-                model = dataclasses.replace(model, consolidated=None)  # this view is authoritative
-            models[relative] = model
-        return models
+            node_type = document.get("node_type")
+            if node_type not in ("array", "group"):
+                raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
+                                    field=f"{where}.node_type", value=node_type)
+            if node_type == "group" and document.get("consolidated_metadata") is not None:
+                # this view is authoritative: nested views are not read
+                document = {k: v for k, v in document.items() if k != "consolidated_metadata"}
+            documents[relative] = NodeDocument(FORMAT_NAME, node_type, f"{key} ({where})",
+                                               document)
+        return documents
 
     # --- writing ------------------------------------------------------------------
 
-    def document(self, metadata: NodeMetadata) -> dict[str, Any]:
+    def document(self, metadata: NodeMetadata | NodeDocument) -> dict[str, Any]:
+        if isinstance(metadata, NodeDocument):
+            return dict(metadata.content)  # a consolidated entry kept as read
         if isinstance(metadata, GroupMetadata):
             doc: dict[str, Any] = {"zarr_format": 3, "node_type": "group",
                                    "attributes": metadata.attributes}
             if metadata.consolidated is not None:
                 doc["consolidated_metadata"] = {
                     "kind": "inline", "must_understand": False,
-                    "metadata": {name: self.document(model)
-                                 for name, model in sorted(metadata.consolidated.items())}}
+                    "metadata": {name: self.document(entry)
+                                 for name, entry in sorted(metadata.consolidated.items())}}
         else:
             doc = {
                 "zarr_format": 3,
@@ -191,35 +203,28 @@ class V3Format(ChunksUnderNode, Format):
             if metadata.storage_transformers:
                 doc["storage_transformers"] = [t.to_json() for t in metadata.storage_transformers]
         if metadata.extensions:
-            doc["extensions"] = c.extensions_to_json(metadata.extensions)
+            doc["extensions"] = extensions_to_json(metadata.extensions)
         doc.update(metadata.extra_fields)
         return doc
 
-    # new_array and new_group render the document they create (to refuse what JSON cannot
-    # hold before anything is written); writing that same metadata object next reuses the
-    # bytes.
-    _rendered: tuple[NodeMetadata, bytes] | None = None
+    def render(self, metadata: NodeMetadata) -> bytes:
+        return dump_document(self.document(metadata))
 
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
+    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
+                   rendered: bytes | None = None) -> None:
         key = metadata_key(path)
-        rendered = self._rendered
-        if rendered is not None and rendered[0] is metadata:
-            data = rendered[1]
-            self._rendered = None  # used once: the creation's own write
-        else:
-            data = dump_document(self.document(metadata), key=key)
-        store.set(key, data)
+        if rendered is None:
+            rendered = dump_document(self.document(metadata), key=key)
+        store.set(key, rendered)
 
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
-        metadata = GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME,
-                                 extensions=c.extensions_from_json(extensions, "group"))
-        self._rendered = (metadata, dump_document(self.document(metadata)))  # as new_array
-        return metadata
+        return GroupMetadata(attributes_from_json(attributes), FORMAT_NAME,
+                             extensions=extensions_from_json(extensions, "group"))
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape
-        data_type = c.data_type_from_user(spec.dtype)
+        data_type = data_type_from_user(spec.dtype)
         if spec.fill_value is None:
             fill_value = data_type.default_fill_value()
         else:
@@ -237,23 +242,21 @@ class V3Format(ChunksUnderNode, Format):
         if spec.shards is not None:
             codecs = (self._sharding_codec(spec, codecs),)
         chunk_shape = grid.regular_chunk_shape or tuple(d.size(0) for d in grid.dimensions)
-        layout = c.memory_layout("C")
-        chain = CodecChain.evolved(codecs, ChunkSpec(chunk_shape, data_type, fill_value, layout))
+        layout = memory_layout("C")
+        codecs = evolve_codecs(codecs, ChunkSpec(chunk_shape, data_type, fill_value, layout))
         metadata = ArrayMetadata(
             shape=shape,
             data_type=data_type,
             chunk_grid=grid,
             chunk_key_encoding=self._key_encoding(spec.chunk_key_encoding),
             fill_value=fill_value,
-            codecs=chain.codecs,
-            attributes=c.attributes_from_json(spec.attributes, field="attributes"),
+            codecs=codecs,
+            attributes=attributes_from_json(spec.attributes, field="attributes"),
             format_name=FORMAT_NAME,
-            dimension_names=c.dimension_names_from_json(spec.dimension_names, len(shape)),
-            storage_transformers=c.storage_transformers_from_json(spec.storage_transformers),
-            extensions=c.extensions_from_json(spec.extensions, "array"),
+            dimension_names=dimension_names_from_json(spec.dimension_names, len(shape)),
+            storage_transformers=storage_transformers_from_json(spec.storage_transformers),
+            extensions=extensions_from_json(spec.extensions, "array"),
         )
-        # everything must be representable as JSON (metadata is frozen: the bytes stay valid)
-        self._rendered = (metadata, dump_document(self.document(metadata)))
         return metadata
 
     @staticmethod
@@ -261,12 +264,12 @@ class V3Format(ChunksUnderNode, Format):
         if isinstance(chunks, ChunkGrid):
             return chunks.with_shape(shape)
         if isinstance(chunks, dict):
-            return c.chunk_grid_from_json(chunks, shape, field="chunks")
+            return chunk_grid_from_json(chunks, shape, field="chunks")
         if isinstance(chunks, int):
             chunks = (chunks,) * len(shape)
         chunk_shape = [max(1, int(n)) if n is not None else max(1, s)
                        for n, s in zip(chunks, shape)] if len(chunks) == len(shape) else list(chunks)
-        return c.chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": chunk_shape}},
+        return chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": chunk_shape}},
                                       shape, field="chunks")
 
     @staticmethod
@@ -279,29 +282,29 @@ class V3Format(ChunksUnderNode, Format):
             # zarr-python's flat form {"name": "v2", "separator": "."}
             value = {"name": value["name"],
                      "configuration": {k: v for k, v in value.items() if k != "name"}}
-        return c.chunk_key_encoding_from_json(value, field="chunk_key_encoding")
+        return chunk_key_encoding_from_json(value, field="chunk_key_encoding")
 
     @staticmethod
     def _codecs(spec: ArrayCreationSpec, data_type: DataType) -> tuple[Codec, ...]:
         if spec.codecs is not None:
-            return tuple(c.codec_from_user(v, field=f"codecs[{i}]")
+            return tuple(codec_from_user(v, field=f"codecs[{i}]")
                          for i, v in enumerate(_as_list(spec.codecs)))
-        filters = [c.codec_from_user(v, field=f"filters[{i}]")
+        filters = [codec_from_user(v, field=f"filters[{i}]")
                    for i, v in enumerate(_as_list(spec.filters))]
         default = data_type.default_serializer() or DEFAULT_SERIALIZER
-        serializer = c.codec_from_user(spec.serializer or default, field="serializer")
+        serializer = codec_from_user(spec.serializer or default, field="serializer")
         if isinstance(spec.compressors, str) and spec.compressors == "auto":
             compressors = [DEFAULT_COMPRESSOR] if "zstd" in registry.codecs else []
         else:
             compressors = _as_list(spec.compressors)
         return tuple([*filters, serializer,
-                      *(c.codec_from_user(v, field=f"compressors[{i}]")
+                      *(codec_from_user(v, field=f"compressors[{i}]")
                         for i, v in enumerate(compressors))])
 
     @staticmethod
     def _sharding_codec(spec: ArrayCreationSpec, inner: tuple[Codec, ...]) -> Codec:
         inner_chunks = spec.chunks if not isinstance(spec.chunks, int) else (spec.chunks,) * len(spec.shape)
-        return c.codec_from_user({
+        return codec_from_user({
             "name": "sharding_indexed",
             "configuration": {
                 "chunk_shape": list(inner_chunks),

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from zarrforge.errors import MetadataError
-from zarrforge.metadata.json_io import load_document
+from zarrforge.plugin_api import load_document
 
 
 def load_strict(data: bytes, *, key: str) -> dict[str, Any]:

@@ -22,15 +22,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge import paths
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.metadata.extension_def import message_of
-from zarrforge.metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
+from zarrforge.plugin_api import ArrayMetadata, GroupMetadata, NodeDocument, NodeMetadata, paths
 
-from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, parse_array, zarray_document,
-                      zattrs_document)
+from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA, parse_array,
+                      zarray_document, zattrs_document)
 
 CONSOLIDATED_FORMAT = 1
+# In the content of a node document read from a .zmetadata mapping: the node's path there.
+ENTRY = "consolidated entry"
 
 
 def check_group_document(document: dict[str, Any]) -> None:
@@ -48,8 +48,10 @@ def attributes_document(value: Any, *, field: str) -> dict[str, Any]:
     return value
 
 
-def parse_consolidated(document: dict[str, Any]) -> dict[str, NodeMetadata]:
-    """The models of the nodes a ``.zmetadata`` document describes (errors name the field)."""
+def parse_consolidated(document: dict[str, Any], *, key: str) -> dict[str, NodeDocument]:
+    """The documents of the nodes a ``.zmetadata`` document (at store ``key``) describes,
+    checked for shape only: each is resolved (:func:`node_from_documents`) when its
+    member is opened, so one entry zarrforge cannot read fails that member alone."""
     version = document.get("zarr_consolidated_format")
     if version != CONSOLIDATED_FORMAT or isinstance(version, bool):
         raise MetadataError(f"expected {CONSOLIDATED_FORMAT}, got {version!r}",
@@ -59,56 +61,86 @@ def parse_consolidated(document: dict[str, Any]) -> dict[str, NodeMetadata]:
         raise MetadataError(f"must be an object mapping store keys to documents, got {entries!r}",
                             field="metadata", value=entries)
     nodes: dict[str, dict[str, Any]] = {}
-    for key, value in entries.items():
-        node, _, name = key.rpartition("/")
+    for entry_key, value in entries.items():
+        node, _, name = entry_key.rpartition("/")
         if name not in (ZARRAY, ZGROUP, ZATTRS):
             continue  # zarr.json and anything else: not a v2 document
         if not isinstance(value, dict):
             raise MetadataError(f"must be a JSON object, got {value!r}",
-                                field=f"metadata[{key!r}]", value=value)
+                                field=f"metadata[{entry_key!r}]", value=value)
         nodes.setdefault(node, {})[name] = value
-    models: dict[str, NodeMetadata] = {}
+    found: dict[str, NodeDocument] = {}
     for node, documents in sorted(nodes.items()):
         if not node.strip("/"):
             continue  # the group's own documents
+        first = f"metadata[{node + '/' + next(iter(documents))!r}]"
         try:
             relative = paths.normalize_path(node)
         except InvalidPathError as exc:
-            raise MetadataError(str(exc), field=f"metadata[{node + '/' + next(iter(documents))!r}]",
-                                value=node) from exc
-        attributes = attributes_document(documents.get(ZATTRS),
-                                         field=f"metadata[{node + '/' + ZATTRS!r}]")
+            raise MetadataError(str(exc), field=first, value=node) from exc
         if ZARRAY in documents and ZGROUP in documents:
             raise MetadataError(f"node {node!r} has both .zarray and .zgroup entries",
                                 field=f"metadata[{node + '/' + ZARRAY!r}]")
-        if ZARRAY in documents:
-            where = f"metadata[{node + '/' + ZARRAY!r}]"
-            try:
-                models[relative] = parse_array(documents[ZARRAY], attributes)
-            except MetadataError as exc:
-                raise _located(exc, where) from exc
-        elif ZGROUP in documents:
-            where = f"metadata[{node + '/' + ZGROUP!r}]"
-            try:
-                check_group_document(documents[ZGROUP])
-            except MetadataError as exc:
-                raise _located(exc, where) from exc
-            models[relative] = GroupMetadata(attributes, FORMAT_NAME)
-    return models
+        if ZARRAY not in documents and ZGROUP not in documents:
+            continue  # .zattrs alone is no node, as in the store
+        node_type = "array" if ZARRAY in documents else "group"
+        content = {name: documents.get(name) for name in (ZARRAY, ZGROUP, ZATTRS)}
+        found[relative] = NodeDocument(FORMAT_NAME, node_type, key,
+                                       {**content, ENTRY: node})
+    return found
 
 
-def _located(exc: MetadataError, where: str) -> MetadataError:
-    field = f"{where}.{exc.field}" if exc.field else where
-    if type(exc) is MetadataError:
-        return MetadataError(message_of(exc), field=field, value=exc.value)
-    exc.field = field
-    return exc
+def _located(exc: MetadataError, document: NodeDocument, name: str) -> MetadataError:
+    """``exc`` naming where the node's document ``name`` is: its own store key, or, for
+    an entry of a ``.zmetadata`` mapping, the ``.zmetadata`` key and the entry's field."""
+    entry = document.content.get(ENTRY)
+    if entry is not None:
+        return exc.within(f"metadata[{entry + '/' + name!r}]").at(document.key)
+    return exc.at(_located_key(document, name))
+
+
+def resolve_node(document: NodeDocument) -> NodeMetadata:
+    """The model of a v2 node from its documents (``.zarray`` or ``.zgroup``, ``.zattrs``
+    and, for a group, ``.zmetadata``); errors name the document's key and field."""
+    content = document.content
+    try:
+        attributes = attributes_document(content.get(ZATTRS), field=None)
+    except MetadataError as exc:
+        raise _located(exc, document, ZATTRS) from None
+    if document.node_type == "array":
+        try:
+            return parse_array(content[ZARRAY], attributes)
+        except MetadataError as exc:
+            raise _located(exc, document, ZARRAY) from None
+    try:
+        check_group_document(content[ZGROUP])
+    except MetadataError as exc:
+        raise _located(exc, document, ZGROUP) from None
+    consolidated = None
+    if content.get(ZMETADATA) is not None:
+        try:
+            consolidated = parse_consolidated(content[ZMETADATA],
+                                              key=_located_key(document, ZMETADATA))
+        except MetadataError as exc:
+            raise _located(exc, document, ZMETADATA) from None
+    return GroupMetadata(attributes, FORMAT_NAME, {}, consolidated)
+
+
+def _located_key(document: NodeDocument, name: str) -> str:
+    """The store key of the node's document ``name`` (a sibling of its main document)."""
+    node = document.key.rpartition("/")[0]
+    return f"{node}/{name}" if node else name
 
 
 def consolidated_document(group: GroupMetadata, group_document: dict[str, Any]) -> dict[str, Any]:
     """The ``.zmetadata`` of ``group`` (whose ``consolidated`` is set)."""
     metadata: dict[str, Any] = {ZGROUP: group_document, ZATTRS: zattrs_document(group)}
     for relative, model in sorted((group.consolidated or {}).items()):
+        if isinstance(model, NodeDocument):  # an entry kept as read: written back as it was
+            for name in (ZARRAY, ZGROUP, ZATTRS):
+                if model.content.get(name) is not None:
+                    metadata[f"{relative}/{name}"] = model.content[name]
+            continue
         if isinstance(model, ArrayMetadata):
             metadata[f"{relative}/{ZARRAY}"] = zarray_document(model)
         else:

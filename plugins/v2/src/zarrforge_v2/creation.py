@@ -4,7 +4,7 @@ The arguments are turned into a ``.zarray`` document, which is then read
 with :func:`~zarrforge_v2.mapping.parse_array`, so a new array's model is
 exactly what reading its document back gives.
 
-* ``dtype``: anything :func:`~zarrforge.metadata.components.data_type_from_user`
+* ``dtype``: anything :func:`~zarrforge.plugin_api.data_type_from_user`
   accepts. A big-endian numpy dtype (``">f8"``) is stored big-endian.
   ``string`` / ``bytes`` (zarrforge-dtypes) become ``"|O"`` with the
   ``vlen-utf8`` / ``vlen-bytes`` object codec, as zarr-python writes them.
@@ -36,15 +36,15 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge import registry
+from zarrforge.plugin_api import registry
 from zarrforge.abc.chunk_grid import ChunkGrid
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
 from zarrforge.abc.data_type import DataType
 from zarrforge.abc.format import ArrayCreationSpec
 from zarrforge.errors import MetadataError
-from zarrforge.metadata import components as c
-from zarrforge.metadata.model import ArrayMetadata
+from zarrforge import plugin_api as c
+from zarrforge.abc.metadata import ArrayMetadata
 
 from ._json import dump
 from .mapping import (DIMENSIONS_ATTRIBUTE, OBJECT_CODECS,

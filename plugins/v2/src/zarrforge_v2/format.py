@@ -26,16 +26,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from zarrforge import paths
-from zarrforge.abc.format import ArrayCreationSpec, ChunksUnderNode, Format
-from zarrforge.abc.store import Store
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.metadata.extension_def import message_of
-from zarrforge.metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
+from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunksUnderNode, Format,
+                                  GroupMetadata, NodeDocument, NodeMetadata, Store, paths)
 
 from . import _json
-from .consolidated import (attributes_document, check_group_document, consolidated_document,
-                           parse_consolidated)
+from .consolidated import attributes_document, consolidated_document, resolve_node
 from .creation import new_array
 from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA,
                       dimension_names_from_attributes, parse_array, zarray_document,
@@ -44,19 +40,6 @@ from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA,
 
 def node_key(path: str, name: str) -> str:
     return f"{path}/{name}" if path else name
-
-
-def _located(exc: MetadataError, key: str) -> MetadataError:
-    """``exc`` naming the store key ``key`` (kept when it names one already)."""
-    if exc.key is not None:
-        return exc
-    if type(exc) is MetadataError:
-        new = MetadataError(message_of(exc), field=exc.field, value=exc.value, key=key)
-        new.__cause__ = exc
-        return new
-    exc.key = key
-    exc.args = (f"in {key!r}: {exc.args[0]}",) if exc.args else exc.args
-    return exc
 
 
 class V2Format(ChunksUnderNode, Format):
@@ -70,7 +53,7 @@ class V2Format(ChunksUnderNode, Format):
         found = store.get_many([(node_key(path, ZARRAY), None), (node_key(path, ZGROUP), None)])
         return any(value is not None for value in found)
 
-    def read_node(self, store: Store, path: str) -> NodeMetadata | None:
+    def read_document(self, store: Store, path: str) -> NodeDocument | None:
         keys = [node_key(path, name) for name in (ZARRAY, ZGROUP, ZATTRS, ZMETADATA)]
         zarray, zgroup, zattrs, zmetadata = store.get_many([(k, None) for k in keys])
         if zarray is None and zgroup is None:
@@ -78,29 +61,18 @@ class V2Format(ChunksUnderNode, Format):
         if zarray is not None and zgroup is not None:
             raise MetadataError(f"both {keys[0]!r} and {keys[1]!r} exist; a node is either an "
                                 "array or a group", key=keys[0])
-        attributes: dict[str, Any] = {}
-        if zattrs is not None:
-            try:
-                attributes = attributes_document(_json.load_lenient(zattrs, key=keys[2]),
-                                                 field=None)
-            except MetadataError as exc:
-                raise _located(exc, keys[2]) from None
+        content: dict[str, Any] = {
+            ZATTRS: None if zattrs is None else _json.load_lenient(zattrs, key=keys[2])}
         if zarray is not None:
-            try:
-                return parse_array(_json.load_strict(zarray, key=keys[0]), attributes)
-            except MetadataError as exc:
-                raise _located(exc, keys[0]) from None
-        try:
-            check_group_document(_json.load_strict(zgroup, key=keys[1]))
-        except MetadataError as exc:
-            raise _located(exc, keys[1]) from None
-        consolidated = None
-        if zmetadata is not None:
-            try:
-                consolidated = parse_consolidated(_json.load_lenient(zmetadata, key=keys[3]))
-            except MetadataError as exc:
-                raise _located(exc, keys[3]) from None
-        return GroupMetadata(attributes, FORMAT_NAME, {}, consolidated)
+            content[ZARRAY] = _json.load_strict(zarray, key=keys[0])
+            return NodeDocument(FORMAT_NAME, "array", keys[0], content)
+        content[ZGROUP] = _json.load_strict(zgroup, key=keys[1])
+        content[ZMETADATA] = None if zmetadata is None else _json.load_lenient(zmetadata,
+                                                                               key=keys[3])
+        return NodeDocument(FORMAT_NAME, "group", keys[1], content)
+
+    def resolve(self, document: NodeDocument) -> NodeMetadata:
+        return resolve_node(document)
 
     # --- writing ------------------------------------------------------------------
 
@@ -114,21 +86,24 @@ class V2Format(ChunksUnderNode, Format):
             docs[ZMETADATA] = consolidated_document(metadata, group)
         return docs
 
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata) -> None:
+    def render(self, metadata: NodeMetadata) -> list[tuple[str, bytes]]:
+        """``(document name, bytes)`` pairs in writing order; a bad value fails here."""
         docs = self.document(metadata)
-        # Serialise everything before the first write, so a bad value writes nothing.
         attrs = _json.dump(docs[ZATTRS], allow_nan=True)
         if isinstance(metadata, ArrayMetadata):
-            _set_changed(store, [(node_key(path, ZATTRS), attrs),
-                                 (node_key(path, ZARRAY), _json.dump(docs[ZARRAY]))])
-            return
-        documents = [(node_key(path, ZATTRS), attrs), (node_key(path, ZGROUP), _json.dump(docs[ZGROUP]))]
+            return [(ZATTRS, attrs), (ZARRAY, _json.dump(docs[ZARRAY]))]
+        rendered = [(ZATTRS, attrs), (ZGROUP, _json.dump(docs[ZGROUP]))]
         if ZMETADATA in docs:
-            documents.append((node_key(path, ZMETADATA),
-                              _json.dump(docs[ZMETADATA], allow_nan=True, indent=None)))
-        _set_changed(store, documents)
+            rendered.append((ZMETADATA, _json.dump(docs[ZMETADATA], allow_nan=True, indent=None)))
+        return rendered
+
+    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
+                   rendered: list[tuple[str, bytes]] | None = None) -> None:
+        if rendered is None:
+            rendered = self.render(metadata)
+        _set_changed(store, [(node_key(path, name), data) for name, data in rendered])
         key = node_key(path, ZMETADATA)
-        if ZMETADATA not in docs and store.exists(key):
+        if isinstance(metadata, GroupMetadata) and metadata.consolidated is None and store.exists(key):
             store.delete(key)
 
     def with_attributes(self, metadata: NodeMetadata, attributes: dict[str, Any]) -> NodeMetadata:
@@ -148,9 +123,7 @@ class V2Format(ChunksUnderNode, Format):
         if extensions:
             raise MetadataError("Zarr v2 groups have no extensions (ZEP 10 is Zarr v3 only)",
                                 field="extensions", value=repr(extensions))
-        metadata = GroupMetadata(attributes_document(attributes, field="attributes"), FORMAT_NAME)
-        _json.dump(metadata.attributes, allow_nan=True)  # writable, as write_node writes it
-        return metadata
+        return GroupMetadata(attributes_document(attributes, field="attributes"), FORMAT_NAME)
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         return new_array(spec)

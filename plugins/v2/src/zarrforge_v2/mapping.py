@@ -54,13 +54,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from zarrforge import registry
+from zarrforge.plugin_api import registry
 from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import MetadataError, UnknownExtensionError
-from zarrforge.metadata import components as c
-from zarrforge.metadata.extension_def import message_of
-from zarrforge.metadata.model import ArrayMetadata
+from zarrforge import plugin_api as c
+from zarrforge.abc.metadata import ArrayMetadata
 
 FORMAT_NAME = "2"
 ZARRAY = ".zarray"
@@ -109,7 +108,7 @@ def refield(exc: MetadataError, field: str | None, *, key: str | None = None) ->
         new: MetadataError = UnknownExtensionError(exc.point, exc.name, exc.installed,
                                                    exc.provider, field=field, key=key)
     elif type(exc) is MetadataError:
-        new = MetadataError(message_of(exc), field=field, value=exc.value, key=key)
+        new = MetadataError(exc.message, field=field, value=exc.value, key=key)
     else:  # a subclass with its own constructor: keep it, adjust the location
         exc.field, exc.key = field, key
         return exc

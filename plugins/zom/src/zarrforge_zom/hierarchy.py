@@ -29,12 +29,10 @@ import json
 from typing import Any
 
 import zarrforge
-from zarrforge import api, paths, registry
-from zarrforge.consolidated import refresh_ancestors
 from zarrforge.errors import (ContainsNodeError, MetadataError, NodeTypeError, ReadOnlyError,
                               ZarrforgeError)
-from zarrforge.metadata.model import GroupMetadata
-from zarrforge.storage import resolve_store
+from zarrforge.plugin_api import (GroupMetadata, locate_node, open_node as open_stored, paths,
+                                  refresh_consolidated, registry, resolve_store)
 
 from .errors import SpecError, UnsupportedFormatError
 from .models import (ArraySpecV2, ArraySpecV3, GroupSpec, GroupSpecV2, GroupSpecV3, Node,
@@ -113,7 +111,7 @@ def _stage(spec: Node, fmt: Any, where: str) -> Any:
     try:
         for key, document in spec.documents().items():
             scratch.set(key, json.dumps(document, allow_nan=True).encode("utf-8"))
-        node = api.open_node(scratch, "", mode="r", fmt=fmt)
+        node = open_stored(scratch, "", mode="r", fmt=fmt)
     except ZarrforgeError as exc:
         field = getattr(exc, "field", None)
         message = str(exc)
@@ -126,7 +124,7 @@ def _existing(store: Any, path: str) -> tuple[Any, Any] | None:
     """``(format, model)`` of the node at ``path``; ``(format, None)`` for a node whose
     metadata is broken; ``None`` when there is no node."""
     try:
-        return api.locate_node(store, path)
+        return locate_node(store, path)
     except MetadataError:
         for name in registry.formats.names():
             if name.endswith(registry.FAMILY_SUFFIX):
@@ -185,7 +183,7 @@ def to_zarr(spec: Node, store: Any, path: str = "", *, overwrite: bool = False,
     for p, (found_fmt, _) in taken:
         if not any(_below(p, q) for q, _ in taken):  # erasing an ancestor erases it too
             found_fmt.erase_node(resolved, p)
-            refresh_ancestors(resolved, found_fmt, p, None)
+            refresh_consolidated(resolved, found_fmt, p, None)
 
     written = []
     for parent in reversed(parents):
@@ -204,9 +202,9 @@ def to_zarr(spec: Node, store: Any, path: str = "", *, overwrite: bool = False,
     if any(isinstance(m := fmt.read_node(resolved, a), GroupMetadata) and m.consolidated is not None
            for a in ancestors):
         for p, model in written:
-            refresh_ancestors(resolved, fmt, p, model)
+            refresh_consolidated(resolved, fmt, p, model)
 
     if consolidate:
         zarrforge.consolidate_metadata(resolved, path)
-    return api.open_node(resolved, path, mode="r+", fmt=fmt)
+    return open_stored(resolved, path, mode="r+", fmt=fmt)
 

@@ -39,7 +39,7 @@ import json
 import math
 from typing import Any, ClassVar, Iterator, Mapping
 
-from zarrforge import paths
+from zarrforge.plugin_api import paths
 from zarrforge.errors import InvalidPathError
 
 from .errors import SpecError

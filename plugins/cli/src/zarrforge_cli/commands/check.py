@@ -67,7 +67,7 @@ def _strip_location(message: str, key: str | None) -> str:
 
 
 def _formats() -> list[Any]:
-    from zarrforge import registry
+    from zarrforge.plugin_api import registry
 
     return [registry.formats.get(name)() for name in registry.formats.names()
             if not name.endswith(registry.FAMILY_SUFFIX)]
@@ -86,10 +86,10 @@ class Checker:
         self.report.problems.append(Problem(severity, key, message))
 
     def run(self, path: str) -> Report:
-        from zarrforge import api
+        from zarrforge.plugin_api import locate_node
 
         try:
-            found = api.locate_node(self.store, path)
+            found = locate_node(self.store, path)
         except Exception:  # noqa: BLE001 - a broken root is reported by visit()
             found = True
         if found is None:
@@ -101,8 +101,8 @@ class Checker:
 
     def visit(self, path: str) -> None:
         import zarrforge
-        from zarrforge import api
         from zarrforge.errors import SkippedExtensionWarning, ZarrforgeError
+        from zarrforge.plugin_api import open_node
 
         self.report.nodes += 1
         self.seen.add(path)
@@ -110,7 +110,7 @@ class Checker:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                node = api.open_node(self.store, path, mode="r", use_consolidated=False)
+                node = open_node(self.store, path, mode="r", use_consolidated=False)
             except ZarrforgeError as exc:
                 key = getattr(exc, "key", None)
                 self.problem("error", key or _node_key(path), _strip_location(str(exc), key))
@@ -162,7 +162,8 @@ class Checker:
             self.progress(array.path, done, total)
 
     def check_consolidated(self) -> None:
-        from zarrforge.metadata.model import GroupMetadata
+        from zarrforge.errors import ZarrforgeError
+        from zarrforge.plugin_api import GroupMetadata, NodeDocument
 
         for root, fmt, models in self.consolidated:
             base = CONSOLIDATED_KEYS.get(fmt.name)
@@ -179,6 +180,13 @@ class Checker:
                     continue
                 if isinstance(actual, GroupMetadata) and actual.consolidated is not None:
                     actual = dataclasses.replace(actual, consolidated=None)
+                if isinstance(model, NodeDocument):  # an entry kept as read
+                    try:
+                        model = fmt.resolve(model)
+                    except ZarrforgeError as exc:
+                        self.problem("error", key, f"consolidated metadata of {_node_key(path)!r} "
+                                                   f"cannot be read: {exc}")
+                        continue
                 listed, stored = fmt.document(model), fmt.document(actual)
                 if json.dumps(listed, sort_keys=True, default=str) != json.dumps(
                         stored, sort_keys=True, default=str):
@@ -205,8 +213,7 @@ def check(url: str, path: str, deep: bool, progress_mode: str, as_json: bool) ->
 
     Lists every problem with its store key. Exit code 1 when there is an error.
     """
-    from zarrforge import paths
-    from zarrforge.storage import resolve_store
+    from zarrforge.plugin_api import paths, resolve_store
 
     store = resolve_store(url, read_only=True)
     with reporter(progress_mode, "check") as progress:

@@ -1,8 +1,18 @@
-"""Resolving the extension points of an array through the registries.
+"""The resolution step: from plain documents to implementations, through the registries.
 
-Formats of the v3 family share these: each takes the document's value (or
-the user's argument when creating an array), validates its form, and builds
-the implementation through :mod:`zarrforge.registry`. Errors name the field.
+A format reads a node as a :class:`~zarrforge.metadata.document.NodeDocument`
+(nothing resolved) and resolves it into the model of
+:mod:`zarrforge.abc.metadata` with these functions; creating an array resolves
+the user's arguments the same way. Each takes the document's value (or the
+API argument), validates its form, and builds the implementation through
+:mod:`zarrforge.registry`. Errors name the field.
+
+This is the only layer that turns names into code, and it does so only
+through installed entry points or explicit registrations. What the spec
+lets a reader ignore is handled here too: an unknown codec or generic
+extension marked ``must_understand: false`` becomes a :class:`SkippedCodec`
+(reading works without it, writing is refused) or an
+:class:`~zarrforge.metadata.document.UnknownExtension` (kept verbatim).
 """
 
 from __future__ import annotations
@@ -12,18 +22,57 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import registry
-from ..abc.chunk_grid import ChunkGrid
-from ..abc.chunk_key_encoding import ChunkKeyEncoding
-from ..abc.codec import Codec
-from ..abc.data_type import DataType
-from ..abc.extension import Extension
-from ..abc.memory_layout import MemoryLayout
-from ..abc.storage_transformer import StorageTransformer
-from ..codec_chain import SkippedCodec
-from ..errors import MetadataError, SkippedExtensionWarning, UnknownExtensionError
-from .extension_def import parse_extension, resolve
-from .model import ExtensionEntry, UnknownExtension
+from . import registry
+from .abc.chunk_grid import ChunkGrid
+from .abc.chunk_key_encoding import ChunkKeyEncoding
+from .abc.codec import Codec
+from .abc.data_type import DataType
+from .abc.extension import Extension
+from .abc.memory_layout import MemoryLayout
+from .abc.metadata import ExtensionEntry
+from .abc.storage_transformer import StorageTransformer
+from .errors import MetadataError, SkippedExtensionWarning, UnknownExtensionError
+from .metadata.document import UnknownExtension
+from .metadata.extension_def import ExtensionRef, parse_extension
+from .registry import Registry
+
+
+class SkippedCodec(Codec):
+    """A codec entry no plugin understands that says ``must_understand: false``.
+
+    The spec lets a reader ignore such a codec; the chain then decodes without
+    it, and refuses to encode, since data written without the codec would not
+    be what other readers expect. It is written back exactly as read.
+    """
+
+    kind = None  # type: ignore[assignment]
+
+    def __init__(self, document: Any) -> None:
+        self.document = document
+        self.name = document if isinstance(document, str) else document.get("name", "")
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "SkippedCodec":
+        raise TypeError("SkippedCodec is built by the resolution step, not from the registry")
+
+    def to_json(self) -> Any:  # type: ignore[override]
+        return self.document
+
+
+def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> Any:
+    """Build the implementation of ``ref`` from ``registry`` (``from_json(name, config, *args)``)."""
+    implementation = registry.get(ref.name, field=f"{field}.name" if isinstance(ref.raw, dict) else field)
+    try:
+        return implementation.from_json(ref.name, ref.configuration, *args)
+    except UnknownExtensionError:
+        raise
+    except MetadataError as exc:
+        if type(exc) is not MetadataError:
+            raise
+        raise exc.within(field) from exc
+    except (TypeError, ValueError, KeyError) as exc:
+        raise MetadataError(f"invalid {registry.point} {ref.name!r}: {exc}", field=field,
+                            value=ref.raw) from exc
 
 
 def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
@@ -43,14 +92,23 @@ def data_type_from_user(value: Any) -> DataType:
         raise MetadataError(f"{value!r} is neither a registered data type name nor a numpy dtype; "
                             f"registered: {', '.join(registry.data_types.names())}",
                             field="dtype", value=value) from exc
+    # The registered name usually is numpy's (float32, int8, bool): try it first, so the
+    # common case loads one data type rather than every installed one.
+    if np_dtype.name in registry.data_types:
+        found = _from_numpy(registry.data_types.get(np_dtype.name), np_dtype)
+        if found is not None:
+            return found
     for name in registry.data_types.names():
-        implementation = registry.data_types.get(name)
-        finder = getattr(implementation, "from_numpy_dtype", None)
-        found = finder(np_dtype) if finder is not None else None
+        found = _from_numpy(registry.data_types.get(name), np_dtype)
         if found is not None:
             return found
     raise UnknownExtensionError("data type", str(np_dtype), registry.data_types.names(),
                                 field="dtype")
+
+
+def _from_numpy(implementation: Any, np_dtype: np.dtype) -> DataType | None:
+    finder = getattr(implementation, "from_numpy_dtype", None)
+    return finder(np_dtype) if finder is not None else None
 
 
 def chunk_grid_from_json(value: Any, shape: Sequence[int], *, field: str = "chunk_grid") -> ChunkGrid:

@@ -1,14 +1,18 @@
-"""The format-independent model of a node: everything but the chunk data.
+"""The resolved model of a node: what formats build and the engine consumes.
 
-This is the ZEP 6 view of a hierarchy node. Formats translate their documents
-to and from these objects; arrays and groups only ever see the model. The
-model holds resolved extension objects (a :class:`DataType`, a
-:class:`ChunkGrid`, codec instances), so building one is where unknown names
-are caught.
+A format reads a node's documents as a plain
+:class:`~zarrforge.metadata.document.NodeDocument` and resolves it into
+these objects, in which every name has been turned into its implementation
+(a :class:`DataType`, a :class:`ChunkGrid`, codec instances): building one is
+where unknown names are caught. Arrays and groups only ever see this model.
+It is the ZEP 6 view of a hierarchy node.
 
-A group may carry ``consolidated``: the models of every node below it, keyed
-by path relative to the group (``"a"``, ``"a/b"``), so a whole hierarchy can
-be listed and opened from one document.
+A group may carry ``consolidated``: the metadata of every node below it,
+keyed by path relative to the group (``"a"``, ``"a/b"``), so a whole
+hierarchy can be listed and opened from one document. Entries are kept as
+read (:class:`NodeDocument`) until a member is opened, so one entry no
+installed plugin understands fails only that member; entries written by
+zarrforge are models.
 
 ``extensions`` is the ZEP 10 list: resolved :class:`Extension` objects and,
 for entries no plugin understands that may be ignored, :class:`UnknownExtension`
@@ -25,27 +29,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..abc.chunk_grid import ChunkGrid
-from ..abc.chunk_key_encoding import ChunkKeyEncoding
-from ..abc.codec import Codec
-from ..abc.data_type import DataType
-from ..abc.extension import Extension
-from ..abc.storage_transformer import StorageTransformer
-
-
-@dataclasses.dataclass(frozen=True)
-class UnknownExtension:
-    """An entry of ``extensions`` that no installed plugin understands but that says
-    ``must_understand: false``: ignored, and written back exactly as it was read."""
-
-    document: Any
-
-    @property
-    def name(self) -> str:
-        return self.document if isinstance(self.document, str) else self.document.get("name", "")
-
-    must_understand = False
-
+from ..metadata.document import NodeDocument, UnknownExtension
+from .chunk_grid import ChunkGrid
+from .chunk_key_encoding import ChunkKeyEncoding
+from .codec import Codec
+from .data_type import DataType
+from .extension import Extension
+from .storage_transformer import StorageTransformer
 
 ExtensionEntry = Extension | UnknownExtension
 
@@ -55,7 +45,7 @@ class GroupMetadata:
     attributes: dict[str, Any]
     format_name: str
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
-    consolidated: "dict[str, NodeMetadata] | None" = None
+    consolidated: "dict[str, NodeMetadata | NodeDocument] | None" = None
     extensions: tuple[ExtensionEntry, ...] = ()
 
     node_type = "group"

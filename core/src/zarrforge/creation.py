@@ -1,0 +1,101 @@
+"""Creating arrays and groups: validate everything, then write.
+
+Creation validates everything (data type, grid, codecs, fill value, names,
+that the documents can be written as JSON, what is at and above the path)
+and builds the complete metadata *before* writing anything, so a bad
+argument never leaves a half-created node, and ``overwrite=True`` never
+erases the old node unless the new one can be written. Missing parent groups
+are created. The store work is :mod:`zarrforge.hierarchy`'s (each document on
+the path read and parsed once); this module turns the API's arguments into
+the format's model and returns the opened node.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+from . import hierarchy, paths
+from .abc.format import ArrayCreationSpec, Format
+from .node import node_class, node_from_metadata, validate_extensions
+from .read_memo import ReadMemo
+from .resolution import shape_from_json
+from .storage import StoreLike, resolve_store
+
+DEFAULT_FORMAT = hierarchy.DEFAULT_FORMAT
+
+
+def _shape_argument(shape: Any) -> tuple[int, ...]:
+    """The ``shape=`` argument as a tuple of ints (numpy integers welcome), validated."""
+    items = [shape] if not isinstance(shape, (tuple, list)) else list(shape)
+    try:
+        items = [operator.index(n) for n in items]
+    except TypeError:
+        pass  # shape_from_json names the offending value
+    return shape_from_json(items)
+
+
+def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int] | int,
+                 dtype: Any, chunks: Any = None, shards: Any = None, filters: Any = None,
+                 serializer: Any = None, compressors: Any = "auto", codecs: Any = None,
+                 fill_value: Any = None, attributes: dict[str, Any] | None = None,
+                 dimension_names: Sequence[str | None] | None = None,
+                 chunk_key_encoding: Any = None, storage_transformers: Any = None,
+                 extensions: Any = None,
+                 zarr_format: Any = DEFAULT_FORMAT, overwrite: bool = False,
+                 fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
+                 _checked_group: str | None = None, **array_options: Any) -> Any:
+    """Create an array and return it open for reading and writing.
+
+    ``codecs`` is the complete v3 codec list and excludes ``filters``,
+    ``serializer`` and ``compressors``. Codec arguments accept
+    ``{"name": ..., "configuration": ...}`` objects, short-hand names or codec
+    instances. ``chunks=None`` uses the whole array as one chunk.
+    ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
+    ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
+    ``_checked_group`` is for :class:`~zarrforge.group.Group` (see
+    :func:`zarrforge.hierarchy.survey`).
+    """
+    if codecs is not None and (filters is not None or serializer is not None
+                               or compressors not in ("auto", None)):
+        raise ValueError("pass either codecs= (the complete list) or filters=/serializer=/"
+                         "compressors=, not both")
+    shape_t = _shape_argument(shape)
+    fmt = fmt or hierarchy.get_format(zarr_format)
+    resolved = resolve_store(store, storage_options=storage_options)
+    path = paths.normalize_path(path)
+    spec = ArrayCreationSpec(
+        shape=shape_t, dtype=dtype, chunks=chunks if chunks is not None else shape_t,
+        shards=shards, filters=filters, serializer=serializer, compressors=compressors,
+        codecs=codecs, fill_value=fill_value, attributes=attributes,
+        dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
+        storage_transformers=storage_transformers, extensions=extensions,
+        order=array_options.get("order"))
+    memo = ReadMemo(resolved)  # format detection asks for the same absent keys repeatedly
+    target = hierarchy.survey(memo, path, fmt, overwrite=overwrite, checked_group=_checked_group)
+    metadata = fmt.new_array(spec)
+    rendered = fmt.render(metadata)
+    # Opening validates the codec chain against the array, still before any write.
+    array = node_class("array")._validated(resolved, path, metadata, fmt, **array_options)
+    hierarchy.write_new_node(target, metadata, rendered)
+    return array._announced()
+
+
+def create_group(store: StoreLike = None, path: str = "", *,
+                 attributes: dict[str, Any] | None = None, extensions: Any = None,
+                 zarr_format: Any = DEFAULT_FORMAT,
+                 overwrite: bool = False, fmt: Format | None = None,
+                 storage_options: dict[str, Any] | None = None,
+                 _checked_group: str | None = None) -> Any:
+    """Create a group and return it open for writing (``_checked_group``: as for
+    :func:`create_array`)."""
+    fmt = fmt or hierarchy.get_format(zarr_format)
+    resolved = resolve_store(store, storage_options=storage_options)
+    path = paths.normalize_path(path)
+    metadata = fmt.new_group(attributes, extensions)
+    validate_extensions(metadata)
+    rendered = fmt.render(metadata)
+    memo = ReadMemo(resolved)
+    target = hierarchy.survey(memo, path, fmt, overwrite=overwrite, checked_group=_checked_group)
+    hierarchy.write_new_node(target, metadata, rendered)
+    return node_from_metadata(resolved, path, fmt, metadata, read_only=False)

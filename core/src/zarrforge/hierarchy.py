@@ -1,0 +1,201 @@
+"""The hierarchy as formats store it: finding nodes, and writing new ones safely.
+
+This module sits below the user API (:mod:`zarrforge.api`, :class:`Group`,
+:func:`zarrforge.copy`) and works on documents and models only: it never
+builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
+
+* Finding: :func:`locate_document` asks the formats (the default first) for
+  the node's plain document, resolving nothing; :func:`locate_node` resolves
+  what it found. Detection is :func:`locate_document`.
+* Creating: :func:`survey` reads, once each, the documents at and above a
+  new node's path and refuses (before anything is written) a node in the
+  way, an ancestor that is an array, or a node of another format at or
+  above the path: a hierarchy never mixes formats. :func:`write_new_node`
+  then writes the missing parent groups, the node, and every consolidated
+  view above it, from what the survey read. A creation therefore reads and
+  parses each document on its path once.
+* Consolidated views: :func:`refresh_consolidated` rewrites the stored view
+  of every ancestor group that has one, after nodes below it changed
+  (``None`` for an erased node). Concurrent writers updating one
+  consolidated root race like any read-modify-write of one document.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from . import paths, registry
+from .abc.format import Format
+from .abc.metadata import GroupMetadata, NodeMetadata
+from .abc.store import Store
+from .consolidated import ConsolidatedView
+from .errors import ContainsNodeError, NodeTypeError, ReadOnlyError
+from .metadata.document import NodeDocument
+
+DEFAULT_FORMAT = "3"
+
+
+def get_format(zarr_format: Any = DEFAULT_FORMAT) -> Format:
+    """The registered format named ``zarr_format`` (``3``, ``"2"``, ``"draft-2022"``...)."""
+    return registry.formats.get(str(zarr_format), field="zarr_format")()
+
+
+def formats_in_detection_order() -> list[Format]:
+    """Every installed format, the default first."""
+    names = [n for n in registry.formats.names() if not n.endswith(registry.FAMILY_SUFFIX)]
+    ordered = [DEFAULT_FORMAT] * (DEFAULT_FORMAT in names) + [n for n in names if n != DEFAULT_FORMAT]
+    return [registry.formats.get(name)() for name in ordered]
+
+
+def locate_document(store: Store, path: str, fmt: Format | None = None
+                    ) -> tuple[Format, NodeDocument] | None:
+    """The format and plain document of the node at ``path``, or ``None`` if there is none.
+
+    With ``fmt`` only that format is asked; otherwise the default format first,
+    then every other installed one. Nothing is resolved, so a node naming a
+    codec no plugin provides is still found (and fails when resolved).
+    """
+    for candidate in [fmt] if fmt is not None else formats_in_detection_order():
+        document = candidate.read_document(store, path)
+        if document is not None:
+            return candidate, document
+    return None
+
+
+def locate_node(store: Store, path: str, fmt: Format | None = None
+                ) -> tuple[Format, NodeMetadata] | None:
+    """As :func:`locate_document`, resolved into the node's model."""
+    found = locate_document(store, path, fmt)
+    if found is None:
+        return None
+    candidate, document = found
+    return candidate, candidate.resolve(document)
+
+
+def detect_format(store: Store, path: str) -> Format | None:
+    found = locate_document(store, path)
+    return found[0] if found else None
+
+
+def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
+    """Installed formats other than ``fmt`` that have a node at ``path``."""
+    return [other for other in formats_in_detection_order()
+            if other.name != fmt.name and other.detect(store, path)]
+
+
+# --- creating nodes ----------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Survey:
+    """What is at and above the path of a node about to be created (see :func:`survey`).
+
+    ``ancestors`` lists ``(path, document or None)`` from the parent up to the root,
+    in ``fmt``'s terms. ``existing`` is ``fmt``'s document at the path, and
+    ``foreign`` the other formats with a node there.
+    """
+
+    store: Store
+    path: str
+    fmt: Format
+    existing: NodeDocument | None
+    foreign: list[Format]
+    ancestors: list[tuple[str, NodeDocument | None]]
+
+    def missing_parents(self) -> list[str]:
+        """Ancestors to create, the outermost first (those below the nearest existing one)."""
+        missing = []
+        for parent, document in self.ancestors:
+            if document is not None:
+                break
+            missing.append(parent)
+        return list(reversed(missing))
+
+
+def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
+           checked_group: str | None = None) -> Survey:
+    """Read what is at and above ``path`` and refuse what would make the creation fail.
+
+    ``checked_group``: an ancestor the caller knows to be a group of ``fmt`` with no
+    node of another format at or above it (a :class:`Group` creating its members);
+    other formats are not asked about it or above it. ``fmt``'s own documents are
+    read up to the root all the same: consolidated views above must be kept in step.
+    """
+    if store.read_only:
+        raise ReadOnlyError(f"cannot create a node in the read-only store {store!r}")
+    existing = fmt.read_document(store, path)
+    foreign = foreign_formats(store, path, fmt)
+    if (existing is not None or foreign) and not overwrite:
+        name = fmt.name if existing is not None else foreign[0].name
+        raise ContainsNodeError(f"a Zarr {name} node already exists at {'/' + path!r}; "
+                                "pass overwrite=True (or mode='w') to replace it")
+    ancestors: list[tuple[str, NodeDocument | None]] = []
+    parent, trusted = path, False
+    while parent:
+        parent = paths.parent_of(parent)
+        trusted = trusted or parent == checked_group
+        if not trusted:
+            for other in foreign_formats(store, parent, fmt):
+                raise NodeTypeError(f"cannot create a Zarr {fmt.name} node {'/' + path!r} under "
+                                    f"the Zarr {other.name} node {'/' + parent!r}")
+        document = fmt.read_document(store, parent)
+        if document is not None and document.node_type != "group":
+            raise NodeTypeError(f"cannot create {'/' + path!r}: its parent {'/' + parent!r} "
+                                "is an array")
+        ancestors.append((parent, document))
+    return Survey(store, path, fmt, existing, foreign, ancestors)
+
+
+def write_new_node(target: Survey, metadata: NodeMetadata, rendered: Any = None) -> None:
+    """Write a node checked by :func:`survey`: erase what it replaces, write the missing
+    parents and the node, then the consolidated views above it.
+
+    ``rendered`` is ``fmt.render(metadata)``, made by the caller before calling this
+    (so that metadata JSON cannot hold fails before the first write).
+    """
+    store, path, fmt = target.store, target.path, target.fmt
+    for other in target.foreign:
+        other.erase_node(store, path)
+    changes: list[tuple[str, NodeMetadata | None]] = []
+    if target.existing is not None:
+        fmt.erase_node(store, path)
+        changes.append((path, None))  # its old subtree leaves the views
+    for parent in target.missing_parents():
+        group = fmt.new_group()
+        fmt.write_node(store, parent, group)
+        changes.append((parent, group))
+    fmt.write_node(store, path, metadata, rendered)
+    changes.append((path, metadata))
+    _refresh_views(store, fmt, target.ancestors, changes)
+
+
+def refresh_consolidated(store: Store, fmt: Format, path: str,
+                         model: NodeMetadata | None) -> None:
+    """Update the stored consolidated views above ``path`` after the node there changed
+    (``model=None``: it was erased, with everything below it)."""
+    ancestors = []
+    parent = path
+    while parent:
+        parent = paths.parent_of(parent)
+        ancestors.append((parent, fmt.read_document(store, parent)))
+    _refresh_views(store, fmt, ancestors, [(path, model)])
+
+
+def _refresh_views(store: Store, fmt: Format,
+                   ancestors: list[tuple[str, NodeDocument | None]],
+                   changes: list[tuple[str, NodeMetadata | None]]) -> None:
+    for ancestor, document in ancestors:
+        if document is None or document.node_type != "group":
+            continue
+        group = fmt.resolve(document)
+        if not isinstance(group, GroupMetadata) or group.consolidated is None:
+            continue
+        view = ConsolidatedView(group.consolidated)
+        for path, model in changes:
+            relative = path[len(ancestor) + 1:] if ancestor else path
+            if model is None:
+                view.remove(relative)
+            else:
+                view.put(relative, model)
+        fmt.write_node(store, ancestor, dataclasses.replace(group, consolidated=view.entries()))

@@ -1,0 +1,85 @@
+"""The surface of the core that plugins build on; everything else in core is internal.
+
+A plugin (the built-ins under ``plugins/`` included) imports from the core
+only:
+
+* ``zarrforge`` itself: the user API (``open_group``, ``create_array``, ...);
+* ``zarrforge.abc`` and its modules: the contracts of every extension point,
+  each module's docstring being its contract, and the resolved node model
+  (:mod:`zarrforge.abc.metadata`);
+* ``zarrforge.errors``: the exceptions;
+* ``zarrforge.testing``: the conformance kit;
+* this module: the contracts again (so one import serves), and the tools a
+  plugin needs to read documents, resolve names, run codec chains and work on
+  a hierarchy, listed below.
+
+``tests/test_layers.py`` fails when a plugin imports any other core module.
+Names here keep their meaning across releases; the modules they come from
+may move.
+
+Documents (plain, unresolved: :mod:`zarrforge.metadata`)
+    :class:`NodeDocument`, :class:`UnknownExtension`, :class:`ExtensionRef`,
+    :func:`parse_extension`, :func:`load_document` / :func:`dump_document` /
+    :func:`check_document` (strict JSON of metadata documents),
+    :func:`split_unknown_fields` (the ``must_understand`` rule for top-level fields).
+
+Resolution (names to implementations, through the registries)
+    ``data_type_from_json`` / ``data_type_from_user``, ``chunk_grid_from_json``,
+    ``chunk_key_encoding_from_json``, ``codec_from_json`` / ``codec_from_user`` /
+    ``codecs_from_json``, ``extensions_from_json`` / ``extension_from_json`` /
+    ``extensions_to_json``, ``storage_transformers_from_json``, ``memory_layout``,
+    ``shape_from_json``, ``dimension_names_from_json``, ``attributes_from_json``,
+    :func:`resolve` (one reference through one registry), :class:`SkippedCodec`,
+    ``MAX_EXTENT``; the registries themselves as :data:`registry` (``registry.codecs``...).
+
+Chunks and codec chains
+    :class:`CodecChain` (a validated ``array -> array``*, ``array -> bytes``,
+    ``bytes -> bytes``* list; usable inside an ``array -> bytes`` codec, as
+    sharding uses it for its inner chunks), :func:`check_order`, :func:`evolve_codecs`
+    (a new array's codecs with their array-dependent defaults filled in),
+    :func:`all_equal_fill` (does a chunk hold only the fill value?),
+    :func:`check_allocation` (refuse a chunk over ``config.max_request_bytes``).
+
+Hierarchies
+    :func:`get_format`, :func:`locate_document`, :func:`locate_node`,
+    :func:`open_node`, :func:`refresh_consolidated`, :func:`resolve_store`;
+    :data:`paths` (``normalize_path``, ``join``, ``parent_of``, ``validate_name``),
+    :data:`config`, :func:`hookimpl`, :func:`plugin_manager` (pluggy's manager, for a
+    plugin that adds hook specifications of its own).
+"""
+
+from __future__ import annotations
+
+from . import config, paths, registry
+from .abc import *  # noqa: F403 - the contracts, re-exported whole
+from .abc import __all__ as _contracts
+from .codec_chain import CodecChain, check_order, evolve_codecs
+from .hierarchy import get_format, locate_document, locate_node, refresh_consolidated
+from .hooks import hookimpl, plugin_manager
+from .metadata.document import NodeDocument, UnknownExtension
+from .metadata.extension_def import ExtensionRef, parse_extension
+from .metadata.json_io import check_document, dump_document, load_document
+from .metadata.must_understand import split_unknown_fields
+from .node import open_node
+from .pipeline import all_equal_fill, check_allocation
+from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_grid_from_json,
+                         chunk_key_encoding_from_json, codec_from_json, codec_from_user,
+                         codecs_from_json, data_type_from_json, data_type_from_user,
+                         dimension_names_from_json, extension_from_json, extensions_from_json,
+                         extensions_to_json, memory_layout, resolve, shape_from_json,
+                         storage_transformers_from_json)
+from .storage import resolve_store
+
+__all__ = sorted([
+    *_contracts,
+    "CodecChain", "ExtensionRef", "MAX_EXTENT", "NodeDocument", "SkippedCodec", "UnknownExtension",
+    "all_equal_fill", "attributes_from_json", "check_allocation", "check_document", "check_order",
+    "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
+    "codecs_from_json", "config", "data_type_from_json", "data_type_from_user",
+    "dimension_names_from_json", "dump_document", "evolve_codecs", "extension_from_json", "extensions_from_json",
+    "extensions_to_json", "get_format", "hookimpl", "load_document", "locate_document",
+    "locate_node", "memory_layout", "open_node", "parse_extension", "paths", "plugin_manager",
+    "refresh_consolidated",
+    "registry", "resolve", "resolve_store", "shape_from_json", "split_unknown_fields",
+    "storage_transformers_from_json",
+])

@@ -1,0 +1,129 @@
+"""What creating and opening a node costs: documents read and parsed, codec chains built.
+
+Creating ``x/y/arr`` used to parse ``x/y/zarr.json`` three times, ``x/zarr.json`` and
+the root twice, and build the codec chain twice plus a whole chunk engine only to
+validate. The hierarchy layer now reads the documents on the path once
+(:func:`zarrforge.hierarchy.survey`) and an array builds its codec chain once, its
+engine at the first chunk I/O.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+import zarrforge_std.format_v3 as format_v3
+from zarrforge import codec_chain, pipeline
+from zarrforge_std.stores.memory import MemoryStore
+
+
+class CountingStore(MemoryStore):
+    """A memory store counting whole-value reads per key."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.reads: collections.Counter[str] = collections.Counter()
+
+    def get(self, key, byte_range=None):
+        self.reads[key] += 1
+        return super().get(key, byte_range)
+
+    def get_many(self, requests):
+        for key, _ in requests:
+            self.reads[key] += 1
+        return [MemoryStore.get(self, k, r) for k, r in requests]
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Counters of v3 documents parsed (per key), codec chains and chunk engines built."""
+    parsed: collections.Counter[str] = collections.Counter()
+    built: collections.Counter[str] = collections.Counter()
+    load = format_v3.load_document
+
+    def counting_load(data, *, key, **options):
+        parsed[key] += 1
+        return load(data, key=key, **options)
+
+    def counting(cls, name):
+        init = cls.__init__
+
+        def wrapped(self, *args, **kwargs):
+            built[name] += 1
+            init(self, *args, **kwargs)
+        monkeypatch.setattr(cls, "__init__", wrapped)
+
+    monkeypatch.setattr(format_v3, "load_document", counting_load)
+    counting(codec_chain.CodecChain, "chain")
+    counting(pipeline.ChunkEngine, "engine")
+    return parsed, built
+
+
+def test_creating_an_array_at_depth_3_reads_and_parses_each_document_once(counted):
+    parsed, built = counted
+    store = CountingStore()
+    zf.create_group(store, "x/y", attributes={"made": "first"})
+    store.reads.clear()
+    parsed.clear()
+    built.clear()
+
+    array = zf.create_array(store, "x/y/arr", shape=(10, 10), dtype="float32", chunks=(5, 5))
+
+    documents = ["zarr.json", "x/zarr.json", "x/y/zarr.json"]
+    assert {key: parsed[key] for key in documents} == dict.fromkeys(documents, 1)
+    assert max(parsed.values()) == 1
+    assert all(store.reads[key] == 1 for key in documents), store.reads
+    assert built == {"chain": 1}  # checked against the array; no engine until chunk I/O
+    array[:] = 1.0
+    assert built == {"chain": 1, "engine": 1}
+    assert np.all(zf.open_array(store, "x/y/arr")[...] == 1.0)
+
+
+def test_creating_missing_parents_reads_each_ancestor_once(counted):
+    parsed, built = counted
+    store = CountingStore()
+    zf.create_group(store)
+    store.reads.clear()
+    parsed.clear()
+
+    zf.create_array(store, "x/y/arr", shape=(4,), dtype="int8")
+
+    assert parsed["zarr.json"] == 1 and max(parsed.values()) == 1
+    assert store.reads["zarr.json"] == 1 and store.reads["x/zarr.json"] == 1
+    group = zf.open_group(store, "x/y", mode="r")
+    assert list(group) == ["arr"]
+
+
+def test_opening_an_array_builds_its_chain_but_not_its_engine(counted):
+    _, built = counted
+    store = MemoryStore()
+    zf.create_array(store, "a", shape=(4,), dtype="int8", chunks=(2,))
+    built.clear()
+    array = zf.open_array(store, "a")
+    assert built == {"chain": 1}
+    assert array.chunks == (2,) and array.shards is None  # answered from the chain
+    assert built == {"chain": 1}
+    array[...]
+    assert built == {"chain": 1, "engine": 1}
+
+
+def test_creation_with_consolidated_root_updates_the_view_once_per_ancestor():
+    store = CountingStore()
+    zf.create_group(store, "x")
+    zf.consolidate_metadata(store)
+    writes = collections.Counter()
+    original = store.set
+
+    def counting_set(key, value):
+        writes[key] += 1
+        original(key, value)
+
+    store.set = counting_set
+    zf.create_array(store, "x/y/z/arr", shape=(2,), dtype="int8")
+    assert writes["zarr.json"] == 1  # one rewrite of the root's view for three new nodes
+    root = zf.open_group(store, mode="r")
+    assert sorted(root.metadata_model.consolidated) == ["x", "x/y", "x/y/z", "x/y/z/arr"]
+    assert root["x/y/z/arr"].shape == (2,)

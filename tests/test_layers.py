@@ -1,0 +1,189 @@
+"""The import structure the architecture promises (docs/architecture.md, "Layers").
+
+Read from the source with :mod:`ast`, nothing imported:
+
+* core has no import cycle, counting imports inside functions (a function-local
+  import is still a dependency) and leaving out those under ``if TYPE_CHECKING:``,
+  which never run;
+* no core module imports :mod:`zarrforge.api` (the top of the core) except the
+  package's ``__init__``, and no core module imports another core module inside a
+  function (such imports only ever served to hide a cycle);
+* the metadata documents (:mod:`zarrforge.metadata`) import nothing of the core
+  but the errors: they are the leaf layer;
+* a plugin's code imports from the core only the declared plugin-facing surface:
+  ``zarrforge`` (the user API), ``zarrforge.abc.*``, ``zarrforge.errors``,
+  ``zarrforge.plugin_api`` and ``zarrforge.testing.*``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = ROOT / "core" / "src" / "zarrforge"
+PLUGIN_SOURCES = sorted(ROOT.glob("plugins/*/src")) + sorted(ROOT.glob("examples/*/src"))
+ALLOWED_FOR_PLUGINS = ("zarrforge", "zarrforge.abc", "zarrforge.errors", "zarrforge.plugin_api",
+                       "zarrforge.testing")
+
+
+def module_name(path: Path, source_root: Path) -> str:
+    parts = list(path.relative_to(source_root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def core_modules() -> dict[str, Path]:
+    return {module_name(p, CORE.parent): p for p in CORE.rglob("*.py")}
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports(path: Path, module: str, known: set[str]) -> list[tuple[str, bool, int]]:
+    """``(imported module, inside a function?, line)`` for every runtime import of ``path``.
+
+    ``from package import name`` counts as importing ``package.name`` when that is a
+    module of ``known``, else as importing ``package``.
+    """
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: list[tuple[str, bool, int]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child, in_function)
+            return
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, in_function, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                candidate = f"{target}.{alias.name}"
+                found.append((candidate if candidate in known else target, in_function,
+                              node.lineno))
+        inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def core_graph() -> dict[str, set[str]]:
+    modules = core_modules()
+    known = set(modules)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for target, _, _ in imports(path, name, known):
+            # importing a.b.c runs a and a.b first; a package's own __init__ is not a
+            # dependency of its modules in the sense that matters here, so keep modules only
+            if target in known and target != name and target != "zarrforge":
+                graph[name].add(target)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    stack: list[str] = []
+
+    def walk(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                cycle = walk(nxt)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = walk(node)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_the_checker_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_core_has_no_import_cycle() -> None:
+    graph = core_graph()
+    # subpackages import their modules; a package's __init__ is a node like any other
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+def test_no_core_module_imports_the_api() -> None:
+    modules = core_modules()
+    importers = sorted(name for name, path in modules.items()
+                       if name != "zarrforge"
+                       and any(t == "zarrforge.api" for t, _, _ in imports(path, name, set(modules))))
+    assert importers == []
+
+
+def test_no_core_module_imports_core_inside_a_function() -> None:
+    modules = core_modules()
+    local = sorted(f"{name}:{line} imports {target}"
+                   for name, path in modules.items()
+                   for target, in_function, line in imports(path, name, set(modules))
+                   if in_function and (target == "zarrforge" or target.startswith("zarrforge.")))
+    assert local == []
+
+
+def test_metadata_documents_are_the_leaf_layer() -> None:
+    modules = core_modules()
+    outside = sorted(f"{name} imports {target}"
+                     for name, path in modules.items() if name.startswith("zarrforge.metadata")
+                     for target, _, _ in imports(path, name, set(modules))
+                     if target.startswith("zarrforge") and not target.startswith("zarrforge.metadata")
+                     and target != "zarrforge.errors")
+    assert outside == []
+
+
+def _allowed_for_plugins(target: str) -> bool:
+    return any(target == allowed or (allowed != "zarrforge" and target.startswith(allowed + "."))
+               for allowed in ALLOWED_FOR_PLUGINS)
+
+
+@pytest.mark.parametrize("source_root", PLUGIN_SOURCES, ids=lambda p: p.parent.name)
+def test_plugins_import_only_the_declared_surface(source_root: Path) -> None:
+    known = set(core_modules())
+    assert known, "the core's modules were not found"
+    outside = []
+    for path in sorted(source_root.rglob("*.py")):
+        name = module_name(path, source_root)
+        for target, _, line in imports(path, name, known):
+            if (target == "zarrforge" or target.startswith("zarrforge.")) and not _allowed_for_plugins(target):
+                outside.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert outside == []
+
+
+def test_the_surface_check_sees_a_forbidden_import(tmp_path: Path) -> None:
+    plugin = tmp_path / "myplugin"
+    plugin.mkdir()
+    (plugin / "__init__.py").write_text("from zarrforge import registry\n"
+                                        "from zarrforge.plugin_api import CodecChain\n"
+                                        "def f():\n    from zarrforge.codec_chain import CodecChain\n")
+    known = set(core_modules())
+    targets = [t for t, _, _ in imports(plugin / "__init__.py", "myplugin", known)]
+    assert targets == ["zarrforge.registry", "zarrforge.plugin_api", "zarrforge.codec_chain"]
+    assert [_allowed_for_plugins(t) for t in targets] == [False, True, False]
