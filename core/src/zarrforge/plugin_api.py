@@ -29,6 +29,7 @@ Resolution (names to implementations, through the registries)
     ``codecs_from_json``, ``extensions_from_json`` / ``extension_from_json`` /
     ``extensions_to_json``, ``storage_transformers_from_json``, ``memory_layout``,
     ``shape_from_json``, ``dimension_names_from_json``, ``attributes_from_json``,
+    ``fill_value_from_user`` (a new array's ``fill_value=`` argument),
     :func:`resolve` (one reference through one registry), :class:`SkippedCodec`,
     ``MAX_EXTENT``; the registries themselves as :data:`registry` (``registry.codecs``...).
 
@@ -41,7 +42,8 @@ Chunks and codec chains
     :func:`check_allocation` (refuse a chunk over ``config.max_request_bytes``).
 
 Hierarchies
-    :func:`get_format`, :func:`locate_document`, :func:`locate_node`,
+    :func:`get_format`, :func:`locate_document`, :func:`locate_node`, :func:`child_names`
+    (a format's ``list_children`` from one listing),
     :func:`open_node`, :func:`refresh_consolidated`, :func:`resolve_store`;
     :data:`paths` (``normalize_path``, ``join``, ``parent_of``, ``validate_name``),
     :data:`config`, :func:`hookimpl`, :func:`plugin_manager` (pluggy's manager, for a
@@ -54,7 +56,8 @@ from . import config, paths, registry
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts
 from .codec_chain import CodecChain, check_order, evolve_codecs
-from .hierarchy import get_format, locate_document, locate_node, refresh_consolidated
+from .hierarchy import (child_names, get_format, locate_document, locate_node,
+                        refresh_consolidated)
 from .hooks import hookimpl, plugin_manager
 from .metadata.document import NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
@@ -66,20 +69,19 @@ from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_g
                          chunk_key_encoding_from_json, codec_from_json, codec_from_user,
                          codecs_from_json, data_type_from_json, data_type_from_user,
                          dimension_names_from_json, extension_from_json, extensions_from_json,
-                         extensions_to_json, memory_layout, resolve, shape_from_json,
-                         storage_transformers_from_json)
+                         extensions_to_json, fill_value_from_user, memory_layout, resolve,
+                         shape_from_json, storage_transformers_from_json)
 from .storage import resolve_store
 
 __all__ = sorted([
     *_contracts,
     "CodecChain", "ExtensionRef", "MAX_EXTENT", "NodeDocument", "SkippedCodec", "UnknownExtension",
-    "all_equal_fill", "attributes_from_json", "check_allocation", "check_document", "check_order",
+    "all_equal_fill", "attributes_from_json", "check_allocation", "check_document", "check_order", "child_names",
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
     "codecs_from_json", "config", "data_type_from_json", "data_type_from_user",
-    "dimension_names_from_json", "dump_document", "evolve_codecs", "extension_from_json", "extensions_from_json",
-    "extensions_to_json", "get_format", "hookimpl", "load_document", "locate_document",
-    "locate_node", "memory_layout", "open_node", "parse_extension", "paths", "plugin_manager",
-    "refresh_consolidated",
-    "registry", "resolve", "resolve_store", "shape_from_json", "split_unknown_fields",
-    "storage_transformers_from_json",
+    "dimension_names_from_json", "dump_document", "evolve_codecs", "extension_from_json",
+    "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hookimpl",
+    "load_document", "locate_document", "locate_node", "memory_layout", "open_node",
+    "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
+    "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json"
 ])

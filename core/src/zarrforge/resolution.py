@@ -106,6 +106,23 @@ def data_type_from_user(value: Any) -> DataType:
                                 field="dtype")
 
 
+def fill_value_from_user(data_type: DataType, value: Any) -> Any:
+    """The ``fill_value=`` argument of a new array in ``data_type``'s terms (its default
+    when ``None``); errors name the field ``fill_value``."""
+    if value is None:
+        return data_type.default_fill_value()
+    try:
+        return data_type.from_user_value(value)
+    except MetadataError as exc:
+        if type(exc) is not MetadataError or exc.field is not None:
+            raise
+        raise exc._relocated("fill_value", exc.key) from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise MetadataError(f"{value!r} is not a valid fill value for data type "
+                            f"{data_type.to_json()!r}: {exc}", field="fill_value",
+                            value=value) from exc
+
+
 def _from_numpy(implementation: Any, np_dtype: np.dtype) -> DataType | None:
     finder = getattr(implementation, "from_numpy_dtype", None)
     return finder(np_dtype) if finder is not None else None

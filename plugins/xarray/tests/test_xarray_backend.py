@@ -151,6 +151,18 @@ def test_datatree(tmp_path):
     xr.testing.assert_identical(one.load(), theirs["/surface/daily"].to_dataset(inherit=False).load())
 
 
+def test_every_entry_point_takes_the_decoding_options_and_names_a_wrong_one(tmp_path):
+    path = write(make_dataset(), tmp_path / "opts.zarr", 3, consolidated=False)
+    raw = xr.open_dataset(path, engine="zarrforge", decode_times=False, mask_and_scale=False,
+                          drop_variables=["counts"])
+    assert "counts" not in raw and raw["temperature"].dtype == xr.open_dataset(
+        path, engine="zarr", decode_times=False, mask_and_scale=False)["temperature"].dtype
+    tree = xr.open_datatree(path, engine="zarrforge", drop_variables="counts")
+    assert "counts" not in tree.to_dataset()
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['decode_tims'\]"):
+        xr.backends.list_engines()["zarrforge"].open_dataset(path, decode_tims=False)
+
+
 class CountingStore(WrapperStore):
     def __init__(self, inner):
         super().__init__(inner)

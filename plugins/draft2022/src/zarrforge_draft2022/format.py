@@ -660,17 +660,7 @@ class Draft2022Format(Format):
         dialect = self.dialect
         shape = spec.shape
         data_type, byteorder = self._user_data_type(spec.dtype)
-        if spec.fill_value is None:
-            fill_value = data_type.default_fill_value()
-        else:
-            try:
-                fill_value = data_type.from_user_value(spec.fill_value)
-            except (TypeError, ValueError, OverflowError) as exc:
-                if isinstance(exc, MetadataError):
-                    raise
-                raise MetadataError(f"{spec.fill_value!r} is not a valid fill value for data type "
-                                    f"{data_type.to_json()!r}: {exc}", field="fill_value",
-                                    value=spec.fill_value) from exc
+        fill_value = c.fill_value_from_user(data_type, spec.fill_value)
         chunks = self._chunk_shape(spec.chunks, shape, field="chunks")
         transformers = list(st.parse_list(spec.storage_transformers, field="storage_transformers"))
         if spec.shards is not None:

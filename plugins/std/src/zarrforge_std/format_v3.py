@@ -24,18 +24,17 @@ and ``zstd`` (level 0, no checksum) as compressor when it is installed.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
                                   ChunkSpec, ChunksUnderNode, Codec, DataType, Format,
                                   GroupMetadata, NodeDocument, NodeMetadata, Store,
-                                  attributes_from_json, chunk_grid_from_json,
+                                  attributes_from_json, child_names, chunk_grid_from_json,
                                   chunk_key_encoding_from_json, codec_from_user, codecs_from_json,
                                   data_type_from_json, data_type_from_user,
                                   dimension_names_from_json, dump_document, evolve_codecs,
-                                  extensions_from_json,
+                                  extensions_from_json, fill_value_from_user,
                                   extensions_to_json, load_document, memory_layout, paths, registry,
                                   shape_from_json, split_unknown_fields,
                                   storage_transformers_from_json)
@@ -225,17 +224,7 @@ class V3Format(ChunksUnderNode, Format):
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape
         data_type = data_type_from_user(spec.dtype)
-        if spec.fill_value is None:
-            fill_value = data_type.default_fill_value()
-        else:
-            try:
-                fill_value = data_type.from_user_value(spec.fill_value)
-            except (TypeError, ValueError, OverflowError) as exc:
-                if isinstance(exc, MetadataError):
-                    raise
-                raise MetadataError(f"{spec.fill_value!r} is not a valid fill value for data type "
-                                    f"{data_type.to_json()!r}: {exc}", field="fill_value",
-                                    value=spec.fill_value) from exc
+        fill_value = fill_value_from_user(data_type, spec.fill_value)
         outer_chunks = spec.shards if spec.shards is not None else spec.chunks
         grid = self._grid(outer_chunks, shape)
         codecs = self._codecs(spec, data_type)
@@ -318,17 +307,7 @@ class V3Format(ChunksUnderNode, Format):
     # --- layout -------------------------------------------------------------------
 
     def list_children(self, store: Store, path: str) -> list[str]:
-        prefix = f"{path}/" if path else ""
-        names = []
-        for child in store.list_dir(prefix).prefixes:
-            name = child.rstrip("/")
-            try:
-                paths.validate_name(name)
-            except InvalidPathError:
-                continue  # chunk directories such as "c" of a root array, or foreign data
-            if store.exists(metadata_key(paths.join(path, name))):
-                names.append(name)
-        return sorted(names)
+        return child_names(store, path, lambda child: store.exists(metadata_key(child)))
 
     def erase_node(self, store: Store, path: str) -> None:
         store.erase_prefix(f"{path}/" if path else "")

@@ -26,15 +26,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from zarrforge.errors import InvalidPathError, MetadataError
+from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunksUnderNode, Format,
-                                  GroupMetadata, NodeDocument, NodeMetadata, Store, paths)
+                                  GroupMetadata, NodeDocument, NodeMetadata, Store, child_names)
 
 from . import _json
 from .consolidated import attributes_document, consolidated_document, resolve_node
 from .creation import new_array
 from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA,
-                      dimension_names_from_attributes, parse_array, zarray_document,
+                      dimension_names_from_attributes, zarray_document,
                       zattrs_document)
 
 
@@ -131,19 +131,8 @@ class V2Format(ChunksUnderNode, Format):
     # --- layout -------------------------------------------------------------------
 
     def list_children(self, store: Store, path: str) -> list[str]:
-        prefix = f"{path}/" if path else ""
-        names = []
-        for child in store.list_dir(prefix).prefixes:
-            name = child.rstrip("/")
-            try:
-                paths.validate_name(name)
-            except InvalidPathError:
-                continue
-            child_path = paths.join(path, name)
-            if (store.exists(node_key(child_path, ZARRAY))
-                    or store.exists(node_key(child_path, ZGROUP))):
-                names.append(name)
-        return sorted(names)
+        return child_names(store, path, lambda child: (store.exists(node_key(child, ZARRAY))
+                                                       or store.exists(node_key(child, ZGROUP))))
 
     def erase_node(self, store: Store, path: str) -> None:
         store.erase_prefix(f"{path}/" if path else "")

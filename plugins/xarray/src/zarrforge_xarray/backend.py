@@ -20,6 +20,18 @@ def _names(drop_variables: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(drop_variables)
 
 
+# The keyword arguments the three entry points take, with their defaults: xarray's
+# decoding options (passed on to xarray's CF decoding), then zarrforge's opening options.
+DECODING_OPTIONS: dict[str, Any] = {
+    "mask_and_scale": True, "decode_times": True, "concat_characters": True,
+    "decode_coords": True, "drop_variables": None, "use_cftime": None, "decode_timedelta": None,
+}
+OPENING_OPTIONS: dict[str, Any] = {
+    "group": None, "mode": "r", "consolidated": None, "storage_options": None,
+    "zarr_format": None, "use_zarr_fill_value_as_mask": None,
+}
+
+
 class ZarrforgeBackendEntrypoint(BackendEntrypoint):
     """Open Zarr groups with zarrforge.
 
@@ -38,99 +50,57 @@ class ZarrforgeBackendEntrypoint(BackendEntrypoint):
         # Paths ending in .zarr are left to xarray's own engine unless asked for by name.
         return isinstance(filename_or_obj, zarrforge.Group)
 
-    def open_dataset(  # type: ignore[override]
-        self,
-        filename_or_obj: Any,
-        *,
-        mask_and_scale: bool = True,
-        decode_times: Any = True,
-        concat_characters: bool = True,
-        decode_coords: Any = True,
-        drop_variables: str | Iterable[str] | None = None,
-        use_cftime: Any = None,
-        decode_timedelta: Any = None,
-        group: str | None = None,
-        mode: str = "r",
-        consolidated: bool | None = None,
-        storage_options: dict[str, Any] | None = None,
-        zarr_format: Any = None,
-        use_zarr_fill_value_as_mask: bool | None = None,
-    ) -> Any:
-        store = ZarrforgeDataStore.open(
-            filename_or_obj, group=group, mode=mode, consolidated=consolidated,
-            storage_options=storage_options, zarr_format=zarr_format,
-            use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask,
-            drop_variables=_names(drop_variables))
-        return _dataset(store, mask_and_scale=mask_and_scale, decode_times=decode_times,
-                        concat_characters=concat_characters, decode_coords=decode_coords,
-                        drop_variables=drop_variables, use_cftime=use_cftime,
-                        decode_timedelta=decode_timedelta)
+    # xarray reads the accepted keywords from here, since the methods take **options
+    open_dataset_parameters = ("filename_or_obj", *DECODING_OPTIONS, *OPENING_OPTIONS)
 
-    def open_groups_as_dict(  # type: ignore[override]
-        self,
-        filename_or_obj: Any,
-        *,
-        mask_and_scale: bool = True,
-        decode_times: Any = True,
-        concat_characters: bool = True,
-        decode_coords: Any = True,
-        drop_variables: str | Iterable[str] | None = None,
-        use_cftime: Any = None,
-        decode_timedelta: Any = None,
-        group: str | None = None,
-        mode: str = "r",
-        consolidated: bool | None = None,
-        storage_options: dict[str, Any] | None = None,
-        zarr_format: Any = None,
-        use_zarr_fill_value_as_mask: bool | None = None,
-    ) -> dict[str, Any]:
+    def open_dataset(self, filename_or_obj: Any, **options: Any) -> Any:  # type: ignore[override]
+        decoding, opening = _split_options(options)
+        store = ZarrforgeDataStore.open(
+            filename_or_obj, group=opening["group"], mode=opening["mode"],
+            consolidated=opening["consolidated"], storage_options=opening["storage_options"],
+            zarr_format=opening["zarr_format"],
+            use_zarr_fill_value_as_mask=opening["use_zarr_fill_value_as_mask"],
+            drop_variables=_names(decoding["drop_variables"]))
+        return _dataset(store, **decoding)
+
+    def open_groups_as_dict(self, filename_or_obj: Any,  # type: ignore[override]
+                            **options: Any) -> dict[str, Any]:
         """``{"/": dataset, "/a": dataset, "/a/b": dataset}`` for the group and every
         group below it (paths relative to ``group``)."""
-        if mode != "r":
-            raise ValueError(f"the zarrforge xarray backend reads only (mode='r'), got {mode!r}")
-        root = open_group(filename_or_obj, group=group, consolidated=consolidated,
-                          storage_options=storage_options, zarr_format=zarr_format)
+        decoding, opening = _split_options(options)
+        if opening["mode"] != "r":
+            raise ValueError("the zarrforge xarray backend reads only (mode='r'), "
+                             f"got {opening['mode']!r}")
+        root = open_group(filename_or_obj, group=opening["group"],
+                          consolidated=opening["consolidated"],
+                          storage_options=opening["storage_options"],
+                          zarr_format=opening["zarr_format"])
         groups = [("", root)] + [(name, node) for name, node in root.members(max_depth=None)
                                  if isinstance(node, zarrforge.Group)]
         result = {}
         for name, node in groups:
-            store = ZarrforgeDataStore(node, use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask,
-                                       drop_variables=_names(drop_variables))
-            result["/" + name] = _dataset(
-                store, mask_and_scale=mask_and_scale, decode_times=decode_times,
-                concat_characters=concat_characters, decode_coords=decode_coords,
-                drop_variables=drop_variables, use_cftime=use_cftime,
-                decode_timedelta=decode_timedelta)
+            store = ZarrforgeDataStore(
+                node, use_zarr_fill_value_as_mask=opening["use_zarr_fill_value_as_mask"],
+                drop_variables=_names(decoding["drop_variables"]))
+            result["/" + name] = _dataset(store, **decoding)
         return result
 
-    def open_datatree(  # type: ignore[override]
-        self,
-        filename_or_obj: Any,
-        *,
-        mask_and_scale: bool = True,
-        decode_times: Any = True,
-        concat_characters: bool = True,
-        decode_coords: Any = True,
-        drop_variables: str | Iterable[str] | None = None,
-        use_cftime: Any = None,
-        decode_timedelta: Any = None,
-        group: str | None = None,
-        mode: str = "r",
-        consolidated: bool | None = None,
-        storage_options: dict[str, Any] | None = None,
-        zarr_format: Any = None,
-        use_zarr_fill_value_as_mask: bool | None = None,
-    ) -> Any:
+    def open_datatree(self, filename_or_obj: Any, **options: Any) -> Any:  # type: ignore[override]
         from xarray import DataTree
 
-        groups = self.open_groups_as_dict(
-            filename_or_obj, mask_and_scale=mask_and_scale, decode_times=decode_times,
-            concat_characters=concat_characters, decode_coords=decode_coords,
-            drop_variables=drop_variables, use_cftime=use_cftime,
-            decode_timedelta=decode_timedelta, group=group, mode=mode,
-            consolidated=consolidated, storage_options=storage_options, zarr_format=zarr_format,
-            use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask)
-        return DataTree.from_dict(groups)
+        return DataTree.from_dict(self.open_groups_as_dict(filename_or_obj, **options))
+
+
+def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``options`` as (decoding, opening) keyword arguments with defaults filled in;
+    a name that is neither is a TypeError naming the valid ones."""
+    unknown = sorted(set(options) - set(DECODING_OPTIONS) - set(OPENING_OPTIONS))
+    if unknown:
+        raise TypeError(f"the zarrforge backend got unexpected keyword argument(s) {unknown}; "
+                        f"it takes {sorted({**DECODING_OPTIONS, **OPENING_OPTIONS})}")
+    decoding = {name: options.get(name, default) for name, default in DECODING_OPTIONS.items()}
+    opening = {name: options.get(name, default) for name, default in OPENING_OPTIONS.items()}
+    return decoding, opening
 
 
 def _dataset(store: ZarrforgeDataStore, **decoding: Any) -> Any:
