@@ -32,7 +32,7 @@ DTYPE = "int32"
 # --- helpers -----------------------------------------------------------------------------
 
 class RecordingStore(MemoryStore):
-    """A MemoryStore that records every key read through ``get`` or ``get_many``."""
+    """A MemoryStore that records every key read (``get``, ``get_many``, ``get_versioned``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,6 +45,10 @@ class RecordingStore(MemoryStore):
     def get_many(self, requests):
         self.reads.extend(key for key, _ in requests)
         return [MemoryStore.get(self, key, byte_range) for key, byte_range in requests]
+
+    def _get_versioned(self, key):
+        self.reads.append(key)
+        return super()._get_versioned(key)
 
     def chunk_reads(self) -> list[str]:
         return [k for k in self.reads if not k.endswith("zarr.json")]

@@ -87,3 +87,45 @@ def test_data_type_suite_catches_lenient_fill_values(pytester):
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=5, failed=1)
     result.stdout.fnmatch_lines(["*FAILED*test_invalid_fill_values_are_refused*"])
+
+
+BROKEN_CONDITIONAL_STORE = '''
+import threading, time
+from zarrforge.testing import ConditionalWriteConformance
+from zarrforge_std.stores.local import LocalStore
+
+class CheckThenWrite(LocalStore):
+    """Checks the generation, then writes, without holding the lock in between."""
+    def _set_if(self, key, value, if_generation):
+        path = self._path(key)
+        self._check_generation(key, path, if_generation)
+        time.sleep(0.0005)  # the window other writers fall into
+        self._replace(key, path, (value,))
+        return self._current(path)
+
+class IgnoresGeneration(LocalStore):
+    def _set_if(self, key, value, if_generation):
+        self._replace(key, self._path(key), (value,))
+        return self._current(self._path(key))
+
+class TestRacy(ConditionalWriteConformance):
+    def make_store(self, tmp_path):
+        return CheckThenWrite(tmp_path / "root")
+    def make_read_only_store(self, store):
+        return CheckThenWrite(store.root, read_only=True)
+
+class TestIgnoring(ConditionalWriteConformance):
+    def make_store(self, tmp_path):
+        return IgnoresGeneration(tmp_path / "root")
+    def make_read_only_store(self, store):
+        return IgnoresGeneration(store.root, read_only=True)
+'''
+
+
+def test_conditional_write_suite_catches_lost_updates(pytester):
+    pytester.makepyfile(BROKEN_CONDITIONAL_STORE)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*FAILED*TestRacy::test_threads_lose_no_increment*",
+                                 "*FAILED*TestIgnoring::test_set_if_absent_creates_once*",
+                                 "*FAILED*TestIgnoring::test_a_stale_generation_conflicts*",
+                                 "*FAILED*TestIgnoring::test_threads_lose_no_increment*"])

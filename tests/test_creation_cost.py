@@ -115,13 +115,17 @@ def test_creation_with_consolidated_root_updates_the_view_once_per_ancestor():
     zf.create_group(store, "x")
     zf.consolidate_metadata(store)
     writes = collections.Counter()
-    original = store.set
+    plain, conditional = store._set, store._set_if
 
     def counting_set(key, value):
         writes[key] += 1
-        original(key, value)
+        plain(key, value)
 
-    store.set = counting_set
+    def counting_set_if(key, value, if_generation):
+        writes[key] += 1
+        return conditional(key, value, if_generation)
+
+    store._set, store._set_if = counting_set, counting_set_if
     zf.create_array(store, "x/y/z/arr", shape=(2,), dtype="int8")
     assert writes["zarr.json"] == 1  # one rewrite of the root's view for three new nodes
     root = zf.open_group(store, mode="r")

@@ -16,6 +16,9 @@ there), and prints one line per unit of work so a parent can see progress.
 * ``same-chunk DIR WORKER ROUNDS``: write chunk (0, 0) of ``a`` whole, filled with the
   constant ``WORKER * 1000 + round``.
 * ``set-attr DIR WORKER ROUNDS``: ``a.attrs[f"w{WORKER}-{round}"] = round`` in a loop.
+* ``parts DIR WORKER WORKERS ROUNDS``: write the elements of ``a`` whose flat index is
+  ``WORKER`` modulo ``WORKERS`` (parts of every chunk, never a whole one), set to
+  ``WORKER * 1000 + round``.
 """
 
 from __future__ import annotations
@@ -103,7 +106,17 @@ def set_attr(root: str, worker: str, rounds: str) -> None:
     say("done")
 
 
-MODES = {"write": write, "attrs": attrs, "copy": copy, "disjoint": disjoint,
+def parts(root: str, worker: str, workers: str, rounds: str) -> None:
+    array = zarrforge.open_array(root, "a", mode="r+", threads=1)
+    mine = np.arange(array.size).reshape(array.shape) % int(workers) == int(worker)
+    say("ready")
+    for r in range(int(rounds)):
+        array.vindex[mine] = int(worker) * 1000 + r
+        say("round", r)
+    say("done")
+
+
+MODES = {"parts": parts, "write": write, "attrs": attrs, "copy": copy, "disjoint": disjoint,
          "same-chunk": same_chunk, "set-attr": set_attr}
 
 if __name__ == "__main__":

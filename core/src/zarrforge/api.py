@@ -90,5 +90,5 @@ def consolidate_metadata(store: Any, path: str = "", *,
                        storage_options=storage_options)
     models = {name: without_view(node.metadata_model)
               for name, node in group.members(max_depth=None)}
-    group._write_metadata(dataclasses.replace(group.metadata_model, consolidated=models))
+    group.update_metadata(lambda model: dataclasses.replace(model, consolidated=models))
     return open_group(group.store, group.path, mode="r+")

@@ -332,7 +332,8 @@ class Array(Node, node_type="array"):
         shrunk = any(n < o for n, o in zip(new_shape, old.shape))
         if shrunk:
             self._trim_to(new_shape)
-        self._write_metadata(new_meta)
+        self.update_metadata(lambda model: model.replace(
+            shape=new_shape, chunk_grid=model.chunk_grid.with_shape(new_shape)))
 
     def _trim_to(self, new_shape: tuple[int, ...]) -> None:
         engine = self._engine_()

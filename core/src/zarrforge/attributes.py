@@ -1,10 +1,11 @@
 """User attributes of a node, persisted on every change.
 
 :class:`Attributes` is a mutable mapping over a node's ``attributes``. Each
-change builds the new dictionary and hands it to the node, which writes its
-metadata document through its format (which refuses, naming the attribute,
-what it cannot write); if anything fails the stored document and this mapping
-are unchanged. ``update`` and ``put`` write
+change is handed to the node as a function of the stored attributes: the node
+applies it to the latest stored document (on stores with conditional writes;
+to its own copy elsewhere) and writes it through its format, which refuses,
+naming the attribute, what it cannot write. If anything fails the stored
+document and this mapping are unchanged. ``update`` and ``put`` write
 once for many changes.
 """
 
@@ -17,16 +18,24 @@ from .errors import MetadataError
 
 
 
-class Attributes(MutableMapping):
-    def __init__(self, current: Callable[[], dict[str, Any]],
-                 persist: Callable[[dict[str, Any]], None]) -> None:
-        self._current = current
-        self._persist = persist
+Change = Callable[[dict[str, Any]], dict[str, Any]]
 
-    def _write(self, new: dict[str, Any]) -> None:
+
+class Attributes(MutableMapping):
+    """``current()`` gives the node's attributes; ``apply(change)`` persists a change,
+    a function from the stored attributes to the new ones (the node applies it to the
+    latest stored document where the store allows, so concurrent changes of other
+    attributes are kept)."""
+
+    def __init__(self, current: Callable[[], dict[str, Any]],
+                 apply: Callable[[Change], None]) -> None:
+        self._current = current
+        self._apply = apply
+
+    def _write(self, change: Change) -> None:
         # What can be written is the format's to say (v2 writes NaN tokens in attributes
         # as zarr-python does, v3 refuses them); its refusal names the attribute.
-        self._persist(new)
+        self._apply(change)
 
     def __getitem__(self, key: str) -> Any:
         return self._current()[key]
@@ -35,12 +44,12 @@ class Attributes(MutableMapping):
         if not isinstance(key, str):
             raise MetadataError(f"attribute names must be strings, got {key!r}",
                                 field="attributes", value=key)
-        self._write({**self._current(), key: value})
+        self._write(lambda stored: {**stored, key: value})
 
     def __delitem__(self, key: str) -> None:
-        current = dict(self._current())
-        del current[key]
-        self._write(current)
+        if key not in self._current():
+            raise KeyError(key)
+        self._write(lambda stored: {k: v for k, v in stored.items() if k != key})
 
     def __iter__(self) -> Iterator[str]:
         return iter(dict(self._current()))
@@ -49,11 +58,13 @@ class Attributes(MutableMapping):
         return len(self._current())
 
     def update(self, *args: Any, **kwargs: Any) -> None:  # one write for many keys
-        self._write({**self._current(), **dict(*args, **kwargs)})
+        new = dict(*args, **kwargs)
+        self._write(lambda stored: {**stored, **new})
 
     def put(self, mapping: dict[str, Any]) -> None:
         """Replace every attribute at once."""
-        self._write(dict(mapping))
+        new = dict(mapping)
+        self._write(lambda stored: dict(new))
 
     def asdict(self) -> dict[str, Any]:
         return dict(self._current())

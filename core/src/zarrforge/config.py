@@ -18,6 +18,10 @@
   the data, such as sharding); plain chunks must be 16 times larger. Default 64 KiB. Below it the calling thread does all the
   work: for small chunks, handing Python's GIL between threads costs more than
   the codec and I/O work they could overlap. ``0`` always uses ``threads``.
+* ``conflict_retries``: how many more times a write redoes the read-modify-write
+  of a chunk that another writer changed meanwhile, on stores with conditional
+  writes (default 64; the pause between tries grows to 0.1 s). Past it the
+  write fails with :class:`~zarrforge.errors.ConflictError`.
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
@@ -45,6 +49,7 @@ class Settings:
     allow_unsafe_codecs: frozenset[str] = frozenset()
     max_request_bytes: int | None = None
     parallel_chunk_bytes: int = 64 * 1024
+    conflict_retries: int = 64
 
 
 _settings = Settings()
@@ -68,6 +73,9 @@ def _coerce(name: str, value: Any) -> Any:
     if name == "parallel_chunk_bytes" and (not isinstance(value, int) or isinstance(value, bool)
                                            or value < 0):
         raise ValueError(f"config 'parallel_chunk_bytes' must be a non-negative int, got {value!r}")
+    if name == "conflict_retries" and (not isinstance(value, int) or isinstance(value, bool)
+                                       or value < 0):
+        raise ValueError(f"config 'conflict_retries' must be a non-negative int, got {value!r}")
     return value
 
 

@@ -131,6 +131,16 @@ class StoreError(ZarrforgeError, OSError):
         self.url = url
 
 
+class ConflictError(StoreError):
+    """A conditional write found the value changed since it was read (another writer got
+    there first); nothing was stored. ``keys`` lists every key that conflicted."""
+
+    def __init__(self, message: str = "", *, key: str | None = None,
+                 keys: "list[str] | None" = None, url: str | None = None) -> None:
+        super().__init__(message, key=key, url=url)
+        self.keys = list(keys) if keys is not None else ([key] if key is not None else [])
+
+
 class ReadOnlyError(StoreError, PermissionError):
     """A write was attempted on a read-only store or array."""
 

@@ -16,8 +16,9 @@ builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
   parses each document on its path once.
 * Consolidated views: :func:`refresh_consolidated` rewrites the stored view
   of every ancestor group that has one, after nodes below it changed
-  (``None`` for an erased node). Concurrent writers updating one
-  consolidated root race like any read-modify-write of one document.
+  (``None`` for an erased node), as a read-modify-write of the latest
+  document: on stores with conditional writes, concurrent writers under one
+  consolidated root keep each other's entries.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .abc.store import Store
 from .consolidated import ConsolidatedView
 from .errors import ContainsNodeError, InvalidPathError, NodeTypeError, ReadOnlyError
 from .metadata.document import NodeDocument
+from .optimistic import read_modify_write
 
 DEFAULT_FORMAT = "3"
 
@@ -202,17 +204,27 @@ def refresh_consolidated(store: Store, fmt: Format, path: str,
 def _refresh_views(store: Store, fmt: Format,
                    ancestors: list[tuple[str, NodeDocument | None]],
                    changes: list[tuple[str, NodeMetadata | None]]) -> None:
+    """Apply ``changes`` to the stored view of every ancestor that has one, each as a
+    read-modify-write of the latest document (:mod:`zarrforge.optimistic`), so views
+    updated by concurrent writers keep each other's entries."""
     for ancestor, document in ancestors:
         if document is None or document.node_type != "group":
             continue
         group = fmt.resolve(document)
         if not isinstance(group, GroupMetadata) or group.consolidated is None:
             continue
-        view = ConsolidatedView(group.consolidated)
-        for path, model in changes:
-            relative = path[len(ancestor) + 1:] if ancestor else path
-            if model is None:
-                view.remove(relative)
-            else:
-                view.put(relative, model)
-        fmt.write_node(store, ancestor, dataclasses.replace(group, consolidated=view.entries()))
+
+        def update(view_store: Store, ancestor: str = ancestor, read: GroupMetadata = group) -> None:
+            current = read if view_store is store else fmt.read_node(view_store, ancestor)
+            if not isinstance(current, GroupMetadata) or current.consolidated is None:
+                return  # replaced, or its view dropped, meanwhile
+            view = ConsolidatedView(current.consolidated)
+            for path, model in changes:
+                relative = path[len(ancestor) + 1:] if ancestor else path
+                if model is None:
+                    view.remove(relative)
+                else:
+                    view.put(relative, model)
+            fmt.write_node(view_store, ancestor, dataclasses.replace(current, consolidated=view.entries()))
+
+        read_modify_write(store, update)

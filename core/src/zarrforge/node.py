@@ -2,10 +2,14 @@
 
 A :class:`Node` is a view of one node of a hierarchy: its store, its
 normalised path, its metadata model and the format that stores it. Metadata
-changes go through :meth:`Node._write_metadata`, which refuses on read-only
+changes go through :meth:`Node.update_metadata`, which refuses on read-only
 nodes and writes the format's document before the in-memory model changes,
 so a failed write leaves both as they were; consolidated views above the node
-are kept in step (:mod:`zarrforge.consolidated`).
+are kept in step (:mod:`zarrforge.consolidated`). A change is a function of
+the stored model, applied to the latest stored document on stores with
+conditional writes (:mod:`zarrforge.optimistic`): attribute updates made
+through other handles or processes are kept, not overwritten from a stale
+copy.
 
 Opening: :func:`node_from_metadata` builds the node object for a model
 already read, :func:`open_node` finds and opens the node at a path. Each
@@ -18,7 +22,7 @@ an import cycle.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Callable
 
 from . import hooks, paths
 from .abc.extension import Extension
@@ -29,6 +33,7 @@ from .attributes import Attributes
 from .consolidated import ConsolidatedView
 from .errors import MetadataError, NodeNotFoundError, ReadOnlyError
 from .hierarchy import locate_node, refresh_consolidated
+from .optimistic import read_modify_write
 from .resolution import extension_from_json
 from .storage import StoreLike, resolve_store
 
@@ -54,7 +59,7 @@ class Node:
         self._read_only = read_only
         # The consolidated view this node was opened from, and its path in it.
         self._view = view
-        self.attrs = Attributes(lambda: self._metadata.attributes, self._set_attributes)
+        self.attrs = Attributes(lambda: self._metadata.attributes, self._change_attributes)
 
     def __reduce__(self) -> Any:
         # Nodes travel (to dask workers, subprocesses) as "reopen this path of this store".
@@ -128,8 +133,37 @@ class Node:
                                 "mode='r+' or 'a' to change it")
 
     def _write_metadata(self, metadata: Any) -> None:
+        """Write ``metadata`` as the node's whole new model (no merge with the store)."""
         self._check_writable()
         self._format.write_node(self._store, self._path, metadata)
+        self._adopt(metadata)
+
+    def update_metadata(self, change: Callable[[Any], Any]) -> Any:
+        """Apply ``change`` (model -> new model) to the node's latest stored metadata and
+        write the result; returns it. On a store with conditional writes the change is
+        applied to what is stored now and redone if another writer changes the document
+        meanwhile, so concurrent changes to other parts of it are kept; elsewhere it is
+        applied to this handle's copy. Plugins that read, merge and write back (statistics
+        kept in an extension) use this."""
+        self._check_writable()
+        fmt, path, own = self._format, self._path, self._metadata
+
+        def attempt(store: Store) -> Any:
+            latest = own if store is self._store else fmt.read_node(store, path)
+            if latest is None or latest.node_type != own.node_type:
+                raise NodeNotFoundError(f"the {self._kind} {self.name!r} was removed or "
+                                        "replaced by another writer")
+            new = change(latest)
+            validate_extensions(new)
+            fmt.write_node(store, path, new)
+            return new
+
+        new = read_modify_write(self._store, attempt)
+        self._adopt(new)
+        return new
+
+    def _adopt(self, metadata: Any) -> None:
+        """Take ``metadata``, just written, as the node's model and tell the views above."""
         self._metadata = metadata
         if self._view is not None:
             view, relative = self._view
@@ -163,11 +197,14 @@ class Node:
             extension if isinstance(extension, str) else dict(extension).get("name"))
         entry = extension_from_json(extension, self._metadata.node_type,
                                     field=f"extensions[{name!r}]")
-        entries = [e for e in self._metadata.extensions if e.name != entry.name]
-        position = next((i for i, e in enumerate(self._metadata.extensions)
-                         if e.name == entry.name), len(entries))
-        entries.insert(position, entry)
-        self.replace_metadata(dataclasses.replace(self._metadata, extensions=tuple(entries)))
+        def change(model: Any) -> Any:
+            entries = [e for e in model.extensions if e.name != entry.name]
+            position = next((i for i, e in enumerate(model.extensions)
+                             if e.name == entry.name), len(entries))
+            entries.insert(position, entry)
+            return dataclasses.replace(model, extensions=tuple(entries))
+
+        self.update_metadata(change)
 
     def replace_metadata(self, metadata: Any) -> None:
         """Write a whole new model for this node (validated first); for plugins that
@@ -184,11 +221,12 @@ class Node:
             raise MetadataError(f"the node has no extension {name!r}; present: "
                                 f"{[e.name for e in self._metadata.extensions]}",
                                 field="extensions", value=name)
-        remaining = tuple(e for e in self._metadata.extensions if e.name != name)
-        self._write_metadata(dataclasses.replace(self._metadata, extensions=remaining))
+        self.update_metadata(lambda model: dataclasses.replace(
+            model, extensions=tuple(e for e in model.extensions if e.name != name)))
 
-    def _set_attributes(self, attributes: dict[str, Any]) -> None:
-        self._write_metadata(self._format.with_attributes(self._metadata, attributes))
+    def _change_attributes(self, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        fmt = self._format
+        self.update_metadata(lambda model: fmt.with_attributes(model, change(model.attributes)))
 
 
 def _reopen(store: Store, path: str, read_only: bool, options: dict[str, Any]) -> Any:

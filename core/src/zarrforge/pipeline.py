@@ -33,7 +33,9 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 import math
+import random
 import threading
+import time
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -46,7 +48,7 @@ from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
-from .errors import ResourceLimitError
+from .errors import ConflictError, ResourceLimitError
 
 _executors: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
 _executor_lock = threading.Lock()
@@ -349,15 +351,28 @@ class ChunkEngine:
         limit = config.get().max_request_bytes
         workers = self._workers()
         group_size = self._group_size(workers)
+        capabilities = self.store.capabilities
+        # A chunk the write covers in part is read, changed and written back: on a store
+        # with conditional writes, written only if nobody changed it meanwhile, and redone
+        # otherwise. (A store gathering several keys into one object handles whole batches
+        # itself and offers no conditional writes.)
+        conditional = capabilities.conditional_writes and capabilities.independent_keys
 
         def updated(group: list[Any]) -> tuple[list[str], list[Encoded | None]]:
             keys = [self.key_of(p.coords) for p in group]
             incomplete = [i for i, p in enumerate(group) if not p.complete]
+            if conditional and incomplete:
+                self._update_conditionally([group[i] for i in incomplete],
+                                           [keys[i] for i in incomplete], value, limit)
+                complete = [i for i, p in enumerate(group) if p.complete]
+                return ([keys[i] for i in complete],
+                        [self._updated_chunk(group[i], keys[i], None, value, limit)
+                         for i in complete])
             existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
             return keys, [self._updated_chunk(p, keys[i], existing.pop(i, None), value, limit)
                           for i, p in enumerate(group)]
 
-        if self.store.capabilities.independent_keys:
+        if capabilities.independent_keys:
             # each group stores its own chunks, its I/O overlapping the others' encoding
             self._run(lambda group: self._store_results(*updated(group)), projections,
                       group_size, workers)
@@ -387,6 +402,40 @@ class ChunkEngine:
             self.store.set_many(writes)
         if deletes:
             self.store.delete_many(deletes)
+
+    def _update_conditionally(self, part: list[Any], keys: list[str], value: np.ndarray,
+                              limit: int | None) -> None:
+        """Read-modify-write each chunk of ``part`` (each covered in part by the write)
+        against the generation read: a chunk another writer changed meanwhile is read and
+        updated again, with a growing, randomised pause between rounds, up to
+        ``config.conflict_retries`` times."""
+        pending = list(zip(part, keys))
+        retries = config.get().conflict_retries
+        for attempt in itertools.count():
+            fetched = self.store.get_versioned_many([key for _, key in pending])
+            conflicted = []
+            for (p, key), (old, generation) in zip(pending, fetched):
+                result = self._updated_chunk(p, key, old, value, limit)
+                try:
+                    if result is None:
+                        self.store.delete_if(key, if_generation=generation)
+                    else:
+                        data = result[0] if len(result) == 1 else b"".join(result)
+                        self.store.set_if(key, data, if_generation=generation)
+                except ConflictError:
+                    conflicted.append((p, key))
+            if not conflicted:
+                return
+            if attempt >= retries:
+                names = [key for _, key in conflicted]
+                raise ConflictError(
+                    f"{len(names)} chunk(s) kept changing under this write: {names[:10]} were "
+                    f"updated by other writers on each of {retries + 1} tries (config "
+                    "conflict_retries); nothing of the write was lost on the other chunks, "
+                    "and these chunks hold the other writers' last values",
+                    key=names[0], keys=names)
+            pending = conflicted
+            time.sleep(random.uniform(0, min(0.1, 0.001 * 2 ** attempt)))
 
     def _updated_chunk(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
                        limit: int | None) -> Encoded | None:

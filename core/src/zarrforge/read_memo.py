@@ -21,6 +21,10 @@ from .abc.store import ByteRange, WrapperStore
 
 
 class ReadMemo(WrapperStore):
+    # Conditional calls go to the inner store (a memo has no generations to give) and
+    # make the memo forget the key, as its own writes do.
+    forwards_conditional_writes = True
+
     def __init__(self, inner: object) -> None:
         super().__init__(inner)  # type: ignore[arg-type]
         self._values: dict[str, bytes | None] = {}
@@ -52,6 +56,14 @@ class ReadMemo(WrapperStore):
         self._values.pop(key, None)
         self.inner.delete(key)
         self._values[key] = None
+
+    def _set_if(self, key: str, value: bytes, if_generation: object) -> object:
+        self._values.pop(key, None)
+        return self.inner.set_if(key, value, if_generation=if_generation)
+
+    def _delete_if(self, key: str, if_generation: object) -> None:
+        self._values.pop(key, None)
+        self.inner.delete_if(key, if_generation=if_generation)
 
     def erase_prefix(self, prefix: str) -> None:
         for key in [k for k in self._values if k.startswith(prefix)]:

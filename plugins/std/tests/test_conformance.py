@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from zarrforge.testing import CodecConformance, DataTypeConformance, StoreConformance
+from zarrforge.testing import (CodecConformance, ConditionalWriteConformance,
+                               CrossProcessConditionalConformance, DataTypeConformance,
+                               StoreConformance)
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
 
-class TestMemoryStore(StoreConformance):
+class TestMemoryStore(StoreConformance, ConditionalWriteConformance):
     def make_store(self, tmp_path):
         return MemoryStore()
 
@@ -15,12 +17,26 @@ class TestMemoryStore(StoreConformance):
         return MemoryStore(read_only=True, data=store._data)
 
 
-class TestLocalStore(StoreConformance):
+class TestLocalStore(StoreConformance, ConditionalWriteConformance,
+                     CrossProcessConditionalConformance):
     def make_store(self, tmp_path):
         return LocalStore(tmp_path / "root")
 
     def make_read_only_store(self, store):
         return LocalStore(store.root, read_only=True)
+
+    def reopen_args(self, store):
+        return LocalStore, (store.root,)
+
+    def test_lock_files_are_never_listed_and_never_left(self, tmp_path):
+        store = self.make_store(tmp_path)
+        store.set("a/b", b"1")
+        _, generation = store.get_versioned("a/b")
+        store.set_if("a/b", b"2", if_generation=generation)
+        store.delete("a/b")
+        store.set("a/c", b"3")
+        assert list(store.list()) == ["a/c"]
+        assert sorted(p.name for p in (tmp_path / "root" / "a").iterdir()) == ["c"]
 
 
 class TestBytesCodec(CodecConformance):

@@ -10,11 +10,11 @@ from .format import ArrayCreationSpec, ChunksUnderNode, Format
 from .metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
 from .memory_layout import MemoryLayout
 from .storage_transformer import ChunkKeys, StorageTransformer
-from .store import (ByteRange, ListDirResult, Store, StoreCapabilities, WrapperStore, validate_key,
+from .store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities, WrapperStore, validate_key,
                     validate_prefix)
 
 __all__ = [
-    "ArrayArrayCodec", "ArrayBytesCodec", "ArrayCreationSpec", "ArrayMetadata", "ByteRange",
+    "ABSENT", "ArrayArrayCodec", "ArrayBytesCodec", "ArrayCreationSpec", "ArrayMetadata", "ByteRange",
     "BytesBytesCodec", "ChunkGrid", "ChunkKeyEncoding", "ChunkKeys", "ChunkSpec", "ChunksUnderNode",
     "Codec", "CodecKind", "DataType", "DimensionChunking", "Extension", "ExtensionEntry", "Format",
     "GroupMetadata", "ListDirResult", "MemoryLayout", "NodeMetadata", "PartialCodec",

@@ -31,6 +31,28 @@ each batch in one ``set_many`` call from one thread. ``low_latency`` (default
 then hands its workers a few megabytes of chunks at a time, so they finish
 together, instead of the large batches that hide a remote store's latency.
 
+Conditional writes (``capabilities.conditional_writes``): a store that has
+them gives every value a *generation*, an opaque token that changes whenever
+the value does (a version counter, an ETag, a file's inode, time and size).
+``get_versioned(key)`` returns ``(value, generation)``, with the generation
+:data:`ABSENT` for a key that has no value; ``set_if(key, value,
+if_generation=g)`` stores the value only if the key's generation is still
+``g`` (``ABSENT``: only if the key has no value; ``set_if_absent`` says so) and
+returns the new generation; ``delete_if(key, if_generation=g)`` deletes only
+if it is still ``g``. A changed value fails with
+:class:`~zarrforge.errors.ConflictError` naming the key, and stores nothing.
+The check and the write are one atomic step with respect to every other
+writer of the same store, plain ``set``/``delete`` included, in this process
+and in others. The chunk engine and metadata updates use them for every
+read-modify-write, retrying on conflict, so concurrent writers lose no
+update; on a store without them (the default: ``get_versioned`` and the
+others raise ``StoreError``) a read-modify-write is a plain read and a plain
+write, and two writers updating one value can lose an update. A store adds
+them by overriding ``_get_versioned``, ``_set_if`` and ``_delete_if`` and
+setting the capability; :class:`WrapperStore` forwards them only when the
+subclass says ``forwards_conditional_writes = True`` (a wrapper that changes
+keys or values must not pass them through unchanged).
+
 Stores opened read-only raise :class:`~zarrforge.errors.ReadOnlyError` from
 every mutating call. ``from_url(url, **options)`` is how the registry builds a
 store for a URL with the store's scheme.
@@ -42,7 +64,20 @@ import dataclasses
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
-from ..errors import InvalidPathError, ReadOnlyError
+from ..errors import ConflictError, InvalidPathError, ReadOnlyError, StoreError
+
+
+class _Absent:
+    """The generation of a key that has no value."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __reduce__(self) -> str:
+        return "ABSENT"  # one instance, in every process
+
+
+ABSENT: Any = _Absent()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +116,7 @@ class StoreCapabilities:
     atomic_writes: bool = False
     independent_keys: bool = True
     low_latency: bool = False
+    conditional_writes: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,6 +222,53 @@ class Store(ABC):
         for key in keys:
             self.delete(key)
 
+    # --- conditional writes (capabilities.conditional_writes) ---------------------
+
+    def _check_conditional(self, key: str) -> None:
+        if not self.capabilities.conditional_writes:
+            raise StoreError(f"the store {self!r} has no conditional writes (generations); "
+                             "check capabilities.conditional_writes first", key=key)
+
+    def get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        """The value at ``key`` and its generation (``(None, ABSENT)`` for no value)."""
+        validate_key(key)
+        self._check_conditional(key)
+        return self._get_versioned(key)
+
+    def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
+        """:meth:`get_versioned` for each key, in order (stores overlap them where they can)."""
+        return [self.get_versioned(key) for key in keys]
+
+    def set_if(self, key: str, value: bytes | bytearray | memoryview, *, if_generation: Any) -> Any:
+        """Store ``value`` if the key's generation is ``if_generation``; the new generation.
+        Raises :class:`~zarrforge.errors.ConflictError` (storing nothing) otherwise."""
+        validate_key(key)
+        self._check_writable(key)
+        self._check_conditional(key)
+        return self._set_if(key, bytes(value) if not isinstance(value, bytes) else value,
+                            if_generation)
+
+    def set_if_absent(self, key: str, value: bytes | bytearray | memoryview) -> Any:
+        """Store ``value`` only if ``key`` has no value; the new generation."""
+        return self.set_if(key, value, if_generation=ABSENT)
+
+    def delete_if(self, key: str, *, if_generation: Any) -> None:
+        """Delete the value at ``key`` if its generation is ``if_generation`` (``ABSENT``:
+        succeed only if there is none); :class:`~zarrforge.errors.ConflictError` otherwise."""
+        validate_key(key)
+        self._check_writable(key)
+        self._check_conditional(key)
+        self._delete_if(key, if_generation)
+
+    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        raise StoreError(f"{type(self).__name__} does not implement _get_versioned", key=key)
+
+    def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        raise StoreError(f"{type(self).__name__} does not implement _set_if", key=key)
+
+    def _delete_if(self, key: str, if_generation: Any) -> None:
+        raise StoreError(f"{type(self).__name__} does not implement _delete_if", key=key)
+
     # --- reads with defaults --------------------------------------------------
 
     def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
@@ -231,9 +314,29 @@ class WrapperStore(Store):
         super().__init__(read_only=inner.read_only)
         self.inner = inner
 
+    # A wrapper that neither renames keys nor changes values (a counter, a memo) may pass
+    # conditional writes through; one that does (a shard store) must not.
+    forwards_conditional_writes: ClassVar[bool] = False
+
     @property
     def capabilities(self) -> StoreCapabilities:  # type: ignore[override]
-        return self.inner.capabilities
+        inner = self.inner.capabilities
+        if inner.conditional_writes and not self.forwards_conditional_writes:
+            return dataclasses.replace(inner, conditional_writes=False)
+        return inner
+
+    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        return self.inner.get_versioned(key)
+
+    def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
+        self._check_conditional(keys[0] if keys else "<none>")
+        return self.inner.get_versioned_many(keys)
+
+    def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        return self.inner.set_if(key, value, if_generation=if_generation)
+
+    def _delete_if(self, key: str, if_generation: Any) -> None:
+        self.inner.delete_if(key, if_generation=if_generation)
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         return self.inner.get(key, byte_range)

@@ -9,14 +9,17 @@ subclass says what to test, the suite brings the tests::
         def make_store(self, tmp_path):
             return MyStore(tmp_path / "root")
 
-Suites: :class:`StoreConformance`, :class:`CodecConformance`,
-:class:`DataTypeConformance`. Importing this package needs pytest (and
+Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
+:class:`CrossProcessConditionalConformance` (stores with conditional writes),
+:class:`CodecConformance`, :class:`DataTypeConformance`. Importing this package needs pytest (and
 hypothesis for the randomised checks); zarrforge itself does not.
 """
 
 from .codecs import CodecConformance
+from .conditional import ConditionalWriteConformance, CrossProcessConditionalConformance
 from .data_types import DataTypeConformance
 from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
 from .stores import StoreConformance
 
-__all__ = ["CodecConformance", "DataTypeConformance", "StoreConformance"]
+__all__ = ["CodecConformance", "ConditionalWriteConformance", "CrossProcessConditionalConformance",
+           "DataTypeConformance", "StoreConformance"]

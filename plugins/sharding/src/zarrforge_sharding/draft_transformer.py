@@ -88,7 +88,10 @@ class DraftShardStore(WrapperStore):
     def capabilities(self) -> StoreCapabilities:  # type: ignore[override]
         # Chunk keys of one shard share a stored object: the engine must hand over a
         # batch in one set_many (one rewrite per shard), not from racing threads.
-        return dataclasses.replace(self.inner.capabilities, independent_keys=False)
+        # it gathers chunks into shard objects: chunk keys are not stored values, so it
+        # offers no conditional writes on them
+        return dataclasses.replace(self.inner.capabilities, independent_keys=False,
+                                   conditional_writes=False)
 
     # --- key mapping --------------------------------------------------------------------
 

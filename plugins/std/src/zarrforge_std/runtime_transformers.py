@@ -8,9 +8,13 @@ never recorded in metadata.
   ``max_bytes``, thread-safe. Writes and deletes go through and update or
   drop the cached value, so the cache never serves stale data written through
   it. Writers elsewhere are not seen: use it for data that does not change
-  underneath, or call :meth:`LRUCache.clear`.
+  underneath, or call :meth:`LRUCache.clear`. It offers no conditional writes
+  (it has no generations to give), so an array read through it does plain
+  read-modify-writes.
 * :class:`RequestCounter` counts and records every request (``calls``), for
-  tests and benchmarks. ``get_many`` is one request with many parts.
+  tests and benchmarks. ``get_many`` is one request with many parts. It passes
+  conditional writes through (``get_versioned``, ``set_if``, ``delete_if``
+  are recorded under those names).
 
 Both are classes taking the store, so ``transformers=[RequestCounter]`` works;
 use ``functools.partial(LRUCache, max_bytes=...)`` for a bounded cache.
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import collections
 import threading
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from zarrforge.abc.store import ByteRange, ListDirResult, Store, WrapperStore
 
@@ -119,6 +123,8 @@ class LRUCache(WrapperStore):
 
 
 class RequestCounter(WrapperStore):
+    forwards_conditional_writes = True  # it changes no key and no value
+
     def __init__(self, inner: Store) -> None:
         super().__init__(inner)
         self.calls: list[tuple[str, object]] = []
@@ -155,6 +161,22 @@ class RequestCounter(WrapperStore):
     def _delete(self, key: str) -> None:
         self._record("delete", key)
         self.inner.delete(key)
+
+    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        self._record("get_versioned", key)
+        return self.inner.get_versioned(key)
+
+    def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
+        self._record("get_versioned_many", list(keys))
+        return self.inner.get_versioned_many(keys)
+
+    def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        self._record("set_if", key)
+        return self.inner.set_if(key, value, if_generation=if_generation)
+
+    def _delete_if(self, key: str, if_generation: Any) -> None:
+        self._record("delete_if", key)
+        self.inner.delete_if(key, if_generation=if_generation)
 
     def erase_prefix(self, prefix: str) -> None:
         self._record("erase_prefix", prefix)

@@ -7,10 +7,23 @@ value goes to a temporary file in the same directory, which is then renamed
 over the key, so a reader (or a crash) never sees a partly written value.
 Temporary files carry the prefix ``.zarrforge-tmp-`` and are never listed.
 Deleting a key removes directories left empty below the root.
+
+Conditional writes (POSIX systems): every write and delete of a key holds an
+exclusive lock on a lock file beside it (``.zarrforge-lock-<name>``, never
+listed, removed when the write is done), taken with ``flock`` so it excludes
+other threads and other processes on the same host. A value's generation is
+its file's device, inode, modification time and size: each write renames a
+new file over the key, so a new value is a new inode. ``set_if`` compares the
+generation under the lock and then writes, so the check and the write are
+one step for every writer, plain ``set`` included. Locks are advisory and
+local: writers on different hosts sharing a network file system are not
+excluded (``flock`` over NFS is not reliable); use an object store with
+conditional requests there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import secrets
@@ -18,18 +31,26 @@ import shutil
 from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
-from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities,
-                                 validate_key, validate_prefix)
-from zarrforge.errors import InvalidPathError, StoreError
+from zarrforge.errors import ConflictError, InvalidPathError, StoreError
+from zarrforge.plugin_api import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
+                                  validate_key, validate_prefix)
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so no conditional writes
+    fcntl = None  # type: ignore[assignment]
 
 TEMP_PREFIX = ".zarrforge-tmp-"
+LOCK_PREFIX = ".zarrforge-lock-"
+_HIDDEN = (TEMP_PREFIX, LOCK_PREFIX)
 _SLASH_PATHS = os.sep == "/" and os.altsep is None  # POSIX: a key is already a relative path
 
 
 class LocalStore(Store):
     scheme = "file"
     capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
-                                     atomic_writes=True, low_latency=True)
+                                     atomic_writes=True, low_latency=True,
+                                     conditional_writes=fcntl is not None)
 
     def __init__(self, root: str | os.PathLike, *, read_only: bool = False) -> None:
         super().__init__(read_only=read_only)
@@ -93,8 +114,12 @@ class LocalStore(Store):
         self._set_parts(key, (value,))
 
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
-        # the parts go to the file one after another: a shard is never joined in memory
         path = self._path(key)
+        with self._locked(key, path):
+            self._replace(key, path, parts)
+
+    def _replace(self, key: str, path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        # the parts go to the file one after another: a shard is never joined in memory
         directory = os.path.dirname(path)
         temp = f"{directory}{os.sep}{TEMP_PREFIX}{_unique_suffix()}"
         for attempt in range(self._PRUNE_RETRIES):
@@ -113,6 +138,91 @@ class LocalStore(Store):
                 self._discard(temp)
                 raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}", key=key) from exc
 
+    # --- conditional writes ----------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self, key: str, path: str) -> Iterator[None]:
+        """Hold the key's lock file (no-op without flock). The holder removes the file
+        before releasing it; a waiter that then gets the lock on a removed file sees that
+        the path no longer names its file, and starts again."""
+        if fcntl is None:
+            yield
+            return
+        directory, name = os.path.split(path)
+        lock = f"{directory}{os.sep}{LOCK_PREFIX}{name}"
+        for attempt in itertools.count():
+            try:
+                fd = os.open(lock, _LOCK_FLAGS, 0o666)
+            except (FileNotFoundError, NotADirectoryError) as exc:  # no directory (yet, or any more)
+                if attempt >= self._PRUNE_RETRIES:
+                    raise StoreError(f"cannot lock {key!r} in {self.root!r}: {exc}", key=key) from exc
+                os.makedirs(directory, exist_ok=True)
+                continue
+            except OSError as exc:
+                raise StoreError(f"cannot lock {key!r} in {self.root!r}: {exc}", key=key) from exc
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    current = os.stat(lock).st_ino
+                except FileNotFoundError:
+                    current = None
+                if current == os.fstat(fd).st_ino:
+                    break
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)
+        try:
+            yield
+        finally:
+            try:
+                os.unlink(lock)
+            except OSError:
+                pass
+            os.close(fd)
+
+    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        path = self._path(key)
+        try:
+            fd = os.open(path, _READ_FLAGS)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None, ABSENT
+        except OSError as exc:
+            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
+        try:
+            status = os.fstat(fd)
+            return _read_at(fd, 0, status.st_size), _generation(status)
+        except IsADirectoryError:
+            return None, ABSENT
+        except OSError as exc:
+            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
+        finally:
+            os.close(fd)
+
+    def _current(self, path: str) -> Any:
+        try:
+            return _generation(os.stat(path))
+        except (FileNotFoundError, NotADirectoryError):
+            return ABSENT
+
+    def _check_generation(self, key: str, path: str, expected: Any) -> None:
+        if self._current(path) != expected:
+            raise ConflictError(f"{key!r} in {self.root!r} changed since it was read", key=key)
+
+    def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        path = self._path(key)
+        with self._locked(key, path):
+            self._check_generation(key, path, if_generation)
+            self._replace(key, path, (value,))
+            return self._current(path)
+
+    def _delete_if(self, key: str, if_generation: Any) -> None:
+        path = self._path(key)
+        with self._locked(key, path):
+            self._check_generation(key, path, if_generation)
+            self._unlink(key, path)
+        self._prune(os.path.dirname(path))
+
     @staticmethod
     def _discard(temp: str) -> None:
         try:
@@ -122,13 +232,19 @@ class LocalStore(Store):
 
     def _delete(self, key: str) -> None:
         path = self._path(key)
+        if not os.path.lexists(path):
+            return  # nothing to delete: no lock needed to say so
+        with self._locked(key, path):
+            self._unlink(key, path)
+        self._prune(os.path.dirname(path))
+
+    def _unlink(self, key: str, path: str) -> None:
         try:
             os.unlink(path)
         except FileNotFoundError:
             return
         except OSError as exc:
             raise StoreError(f"cannot delete {key!r} in {self.root!r}: {exc}") from exc
-        self._prune(os.path.dirname(path))
 
     def _prune(self, directory: str) -> None:
         while directory != self.root and directory.startswith(self.root):
@@ -160,7 +276,7 @@ class LocalStore(Store):
             dirnames.sort()
             rel = os.path.relpath(directory, self.root)
             rel = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-            keys.extend(rel + f for f in filenames if not f.startswith(TEMP_PREFIX))
+            keys.extend(rel + f for f in filenames if not f.startswith(_HIDDEN))
         return iter(sorted(keys))
 
     def list_dir(self, prefix: str) -> ListDirResult:
@@ -172,7 +288,7 @@ class LocalStore(Store):
         except (FileNotFoundError, NotADirectoryError):
             return ListDirResult([], [])
         for entry in entries:
-            if entry.name.startswith(TEMP_PREFIX):
+            if entry.name.startswith(_HIDDEN):
                 continue
             (prefixes.append(entry.name + "/") if entry.is_dir() else keys.append(entry.name))
         return ListDirResult(sorted(keys), sorted(prefixes))
@@ -185,6 +301,7 @@ class LocalStore(Store):
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _WRITE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
                 | getattr(os, "O_BINARY", 0))
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 _HAS_PREAD = hasattr(os, "pread")  # not on Windows
 _PROCESS_TOKEN = secrets.token_hex(4)  # tells apart processes on hosts sharing a directory
 _temp_counter = itertools.count()
@@ -194,6 +311,12 @@ def _unique_suffix() -> str:
     # The counter is shared by the process's threads; the pid tells apart a forked child,
     # whose counter starts where the parent's stood.
     return f"{_PROCESS_TOKEN}-{os.getpid()}-{next(_temp_counter)}"
+
+
+def _generation(status: os.stat_result) -> tuple[int, int, int, int]:
+    """A file's generation: a rename-replaced value is a new inode, and the time and size
+    tell apart a file written in place by someone else."""
+    return (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
 
 
 def _read_at(fd: int, offset: int, length: int) -> bytes:
