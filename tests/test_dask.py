@@ -61,3 +61,20 @@ def test_shape_mismatch_is_refused(tmp_path):
     target = zf.create_array(str(tmp_path), shape=(4,), dtype="int64")
     with pytest.raises(zf.errors.ZarrforgeError, match="does not match"):
         zf.from_dask(da.arange(5), target)
+
+
+@pytest.mark.parametrize("sharded", [False, True])
+def test_misaligned_dask_store_on_a_cluster_loses_no_element(client, tmp_path, sharded):
+    """``da.store`` without a lock, dask blocks straddling the stored chunks (and inner
+    chunks of shards), written by worker processes: every stored chunk has several
+    writing tasks, each doing a read-modify-write of it. With the local store's
+    conditional writes no task's part is lost (before, 19-26% of elements were)."""
+    values = np.arange(60 * 44, dtype="int32").reshape(60, 44) + 1
+    path = str(tmp_path / "misaligned.zarr")
+    options = {"chunks": (4, 4), "shards": (8, 8)} if sharded else {"chunks": (8, 8)}
+    target = zf.create_array(path, shape=values.shape, dtype="int32", fill_value=0, **options)
+    for trial in range(3):
+        target[...] = 0
+        source = da.from_array(values * (trial + 1), chunks=(5, 7))  # no block is aligned
+        da.store(source, target, lock=False)
+        assert np.array_equal(zf.open_array(path)[...], values * (trial + 1)), trial
