@@ -1,4 +1,4 @@
-"""ZEP 10 extensions: parsing, the must_understand rule, the API, and the hooks."""
+"""ZEP 10 extensions: parsing, the must_understand rule, the API, and their behaviour."""
 
 from __future__ import annotations
 
@@ -132,37 +132,51 @@ def test_must_understand_false_is_written_back():
         {"name": "test.tag", "configuration": {"label": "q"}, "must_understand": False}]
 
 
-class Shift:
-    """A hook plugin: the test.tag extension with label "shift" moves selections by one."""
+class Shift(Extension):
+    """An extension whose behaviour is on the object: selections move one place right,
+    and every write is recorded."""
 
-    def __init__(self):
-        self.written = []
+    name = "test.shift"
+    node_types = frozenset({"array"})
+    written: list = []
 
-    @zf.hookimpl
-    def zarrforge_map_selection(self, array, extension, selection, kind):
-        if extension.name != "test.tag" or extension.label != "shift" or kind != "basic":
-            return None
+    @classmethod
+    def from_json(cls, name, configuration):
+        return cls()
+
+    def to_json(self):
+        return {"name": self.name}
+
+    def map_selection(self, array, selection, kind):
+        if kind != "basic":
+            return selection
         return slice(selection.start + 1, selection.stop + 1)
 
-    @zf.hookimpl
-    def zarrforge_after_write(self, array, extension, selection, kind, values):
-        if extension.name == "test.tag":
-            self.written.append((selection, values.tolist()))
+    def after_write(self, array, selection, kind, values):
+        Shift.written.append((selection, values.tolist()))
 
 
-def test_selection_and_after_write_hooks_receive_the_extension():
-    plugin = Shift()
-    zf.hooks.register(plugin)
+def test_selection_and_after_write_are_the_extensions_own_methods():
+    zf.register("extensions", "test.shift", Shift)
+    Shift.written = []
     try:
         a = zf.create_array(None, shape=(6,), dtype="int8", fill_value=0,
-                            extensions=[{"name": "test.tag", "configuration": {"label": "shift"}}])
+                            extensions=["test.shift", {"name": "test.tag",
+                                                       "configuration": {"label": "other"}}])
         a[0:2] = [7, 8]
         assert a[0:2].tolist() == [7, 8]
-        a.remove_extension("test.tag")
+        a.remove_extension("test.shift")
         assert a[0:3].tolist() == [0, 7, 8]  # stored one place to the right
-        assert plugin.written == [(slice(1, 3), [7, 8])]
+        assert Shift.written == [(slice(1, 3), [7, 8])]  # once: Tag has no behaviour
     finally:
-        zf.hooks.unregister(plugin)
+        zf.registry.extensions.unregister("test.shift")
+
+
+def test_entries_kept_unknown_are_never_called():
+    a = zf.create_array(None, shape=(3,), dtype="int8", fill_value=0,
+                        extensions=[{"name": "nobody.knows", "must_understand": False}])
+    a[0:2] = [1, 2]
+    assert a[...].tolist() == [1, 2, 0]
 
 
 def test_unknown_codec_with_must_understand_false_reads_with_a_warning_and_refuses_writes():

@@ -45,7 +45,8 @@ def test_discovery_imports_only_the_named_entry_point(fake_distribution):
     import sys
     fake_distribution("zf-test-lazy", {"zarrforge.codecs": {
         "test.lazy-a": "lazy_a:XorCodec", "test.lazy-b": "lazy_b:XorCodec"}},
-        {"lazy_a": XOR_CODEC, "lazy_b": XOR_CODEC})
+        {"lazy_a": XOR_CODEC.replace("test.xor", "test.lazy-a"),
+         "lazy_b": XOR_CODEC.replace("test.xor", "test.lazy-b")})
     registry.codecs.get("test.lazy-a")
     assert "lazy_a" in sys.modules
     assert "lazy_b" not in sys.modules
@@ -83,9 +84,9 @@ def test_in_process_registration_takes_precedence_over_installed(fake_distributi
 
 def test_two_distributions_claiming_one_name_is_an_error_naming_both(fake_distribution):
     fake_distribution("zf-clash-one", {"zarrforge.codecs": {"test.clash": "clash_one:XorCodec"}},
-                      {"clash_one": XOR_CODEC})
+                      {"clash_one": XOR_CODEC.replace("test.xor", "test.clash")})
     fake_distribution("zf-clash-two", {"zarrforge.codecs": {"test.clash": "clash_two:XorCodec"}},
-                      {"clash_two": XOR_CODEC})
+                      {"clash_two": XOR_CODEC.replace("test.xor", "test.clash")})
     with pytest.raises(PluginConflictError) as info:
         registry.codecs.get("test.clash")
     assert "zf-clash-one" in str(info.value) and "zf-clash-two" in str(info.value)
@@ -128,6 +129,23 @@ def test_entry_point_of_the_wrong_type_is_refused(fake_distribution):
                       {"wrong_mod": "class NotACodec:\n    pass\n"})
     with pytest.raises(PluginLoadError, match="not a subclass of zarrforge.abc.codec.Codec"):
         registry.codecs.get("test.wrong")
+
+
+def test_a_class_declaring_another_name_than_its_entry_point_is_refused(fake_distribution):
+    fake_distribution("zf-misnamed", {"zarrforge.codecs": {"test.xor-typo": "xor_mod:XorCodec"}},
+                      {"xor_mod": XOR_CODEC})
+    with pytest.raises(PluginLoadError) as info:
+        registry.codecs.get("test.xor-typo")
+    message = str(info.value)
+    assert "'test.xor-typo'" in message and "'test.xor'" in message
+    assert "zf-misnamed" in message and "xor_mod:XorCodec" in message
+
+
+def test_every_shipped_class_declares_its_entry_point_name():
+    for point, table in registry.REGISTRIES.items():
+        for name in table.names():
+            if not name.endswith(registry.FAMILY_SUFFIX):
+                table.get(name)  # loads, and so checks, every installed entry point
 
 
 def test_family_names_match_with_the_full_name():

@@ -27,8 +27,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import config, hooks, indexing
+from . import config, indexing
 from .abc.codec import ChunkSpec, SubdividedCodec
+from .abc.extension import Extension
 from .abc.format import Format
 from .abc.metadata import ArrayMetadata
 from .abc.storage_transformer import ChunkKeys
@@ -224,14 +225,10 @@ class Array(Node, node_type="array"):
     # --- reading and writing ---------------------------------------------------------
 
     def _indexer(self, kind: str, selection: Any) -> tuple[Any, Any]:
-        """The indexer for ``selection`` after the extensions' selection hooks."""
-        if self._metadata.extensions:
-            hook = hooks.hook()
-            for extension in self._metadata.extensions:
-                mapped = hook.zarrforge_map_selection(array=self, extension=extension,
-                                                      selection=selection, kind=kind)
-                if mapped is not None:
-                    selection = mapped
+        """The indexer for ``selection`` after the extensions' ``map_selection``."""
+        for extension in self._metadata.extensions:
+            if isinstance(extension, Extension):
+                selection = extension.map_selection(self, selection, kind)
         return _INDEXERS[kind](selection, self.shape, self._dims()), selection
 
     def _check_size(self, shape: tuple[int, ...], what: str) -> None:
@@ -263,11 +260,9 @@ class Array(Node, node_type="array"):
         self._check_size(indexer.shape, "a write")
         value = _as_value(value, indexer.shape, self.dtype)
         self._engine_().write(indexer, value)
-        if self._metadata.extensions:
-            hook = hooks.hook()
-            for extension in self._metadata.extensions:
-                hook.zarrforge_after_write(array=self, extension=extension, selection=selection,
-                                           kind=kind, values=value)
+        for extension in self._metadata.extensions:
+            if isinstance(extension, Extension):
+                extension.after_write(self, selection, kind, value)
 
     def _dims(self) -> tuple[Any, ...]:
         return self._metadata.chunk_grid.dimensions

@@ -19,6 +19,11 @@ with :class:`~zarrforge.errors.PluginConflictError` naming both, unless
 :class:`~zarrforge.errors.UnknownExtensionError` listing what is installed
 and, for names the Zarr ecosystem knows, the package that provides them.
 
+A loaded class that declares a ``name`` (codecs, data types, extensions,
+formats, ...) must declare the entry point's own name, else loading fails with
+:class:`~zarrforge.errors.PluginLoadError` naming both and the distribution (a
+family entry point's class receives the full name and is not checked).
+
 Security: metadata is untrusted, so a name only ever resolves through an
 installed entry point or an explicit registration; nothing here imports a
 module named by a document.
@@ -235,6 +240,14 @@ class Registry:
                 f"{self.point} {name!r}: the entry point {ep.value!r} of {who} "
                 f"(group {self.group!r}) failed to import: {exc}") from exc
         self._check_type(name, implementation, origin=f"entry point {ep.value!r} of {who}")
+        declared = getattr(implementation, "name", None)
+        if (isinstance(declared, str) and declared != name
+                and not name.endswith(FAMILY_SUFFIX)):
+            raise PluginLoadError(
+                f"{self.point} {name!r}: the entry point {ep.value!r} of {who} (group "
+                f"{self.group!r}) loads a class declaring name {declared!r}; the entry-point "
+                "name and the class's name must be the same (it is the name written to "
+                "metadata)")
         return implementation
 
     def _choose(self, name: str, eps: list[importlib_metadata.EntryPoint]) -> importlib_metadata.EntryPoint:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 from zarrforge.testing import (CodecConformance, ConditionalWriteConformance,
                                CrossProcessConditionalConformance, DataTypeConformance,
                                StoreConformance)
+from zarrforge.testing.conditional import increment
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -33,10 +36,29 @@ class TestLocalStore(StoreConformance, ConditionalWriteConformance,
         store.set("a/b", b"1")
         _, generation = store.get_versioned("a/b")
         store.set_if("a/b", b"2", if_generation=generation)
-        store.delete("a/b")
-        store.set("a/c", b"3")
-        assert list(store.list()) == ["a/c"]
-        assert sorted(p.name for p in (tmp_path / "root" / "a").iterdir()) == ["c"]
+        store.delete_if("a/b", if_generation=store.get_versioned("a/b")[1])
+        store.set_if_absent("a/c", b"3")
+        assert list(store.list()) == ["a/c"] and store.list_dir("a/").keys == ["c"]
+        assert sorted(p.name for p in (tmp_path / "root").rglob("*")) == ["a", "c"]
+
+    def test_stores_opened_at_different_roots_exclude_each_other(self, tmp_path):
+        first = self.make_store(tmp_path)
+        first.set("sub/counter", b"0")
+        second = LocalStore(tmp_path / "root" / "sub")  # the same file, another root
+        errors = []
+
+        def bump(store):
+            try:
+                increment(store, "sub/counter" if store is first else "counter", 100)
+            except BaseException as exc:  # noqa: BLE001
+                errors.append(exc)
+
+        workers = [threading.Thread(target=bump, args=(s,)) for s in (first, second) * 2]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        assert not errors and int(first.get("sub/counter")) == 400
 
 
 class TestBytesCodec(CodecConformance):

@@ -11,13 +11,26 @@ and groups alike): a short-hand name or ``{"name", "configuration",
 * ``to_json()``: the entry to write back (``must_understand`` is added by the
   core when the entry carries ``must_understand: false``);
 * ``node_types``: where it may appear (``{"array"}``, ``{"group"}`` or both);
-* ``validate(metadata)`` (optional): check the entry against the node it is on,
-  before anything is written.
+* ``validate(metadata)`` (optional): check the entry against the node it is on
+  (its resolved model: shape, data type, ...), when the node is opened and
+  before anything is written;
+* ``map_selection(array, selection, kind)`` (optional, arrays): the selection
+  to use instead of the user's, before it is projected onto chunks, for reads
+  and writes alike. ``selection`` is what the user wrote (a bare int, a slice,
+  a tuple, ``Ellipsis``, ``None``, integer or boolean arrays...) or what the
+  previous entry returned; ``kind`` is ``"basic"``, ``"orthogonal"``,
+  ``"coordinate"``, ``"mask"`` or ``"block"``. Must not read or write data.
+  ``Array.append`` writes in stored coordinates and does not call it;
+* ``after_write(array, selection, kind, values)`` (optional, arrays): called
+  once the chunks of a write are stored, with the mapped selection and the
+  values broadcast to its shape; may update the array's metadata
+  (``array.update_metadata``).
 
-The core sets ``must_understand`` on the instance from the document. Behaviour
-(acting when a node opens, mapping selections, after writes) is contributed
-through the pluggy hooks of :mod:`zarrforge.hookspecs`, which receive the
-extension instance.
+Both are called for each resolved entry of the array's ``extensions`` list, in
+document order; entries no plugin understands (``must_understand: false``) are
+kept and never called. The core sets ``must_understand`` on the instance from
+the document. Events that several plugins join (a node was opened) are pluggy
+hooks (:mod:`zarrforge.hookspecs`).
 """
 
 from __future__ import annotations
@@ -43,6 +56,15 @@ class Extension(ABC):
     def validate(self, metadata: Any) -> None:
         """Check the entry against the node's metadata model (e.g. one value per
         dimension); raise ``MetadataError`` with ``field`` inside the entry."""
+        return None
+
+    def map_selection(self, array: Any, selection: Any, kind: str) -> Any:
+        """The selection of stored indices for the user's ``selection`` (unchanged by
+        default)."""
+        return selection
+
+    def after_write(self, array: Any, selection: Any, kind: str, values: Any) -> None:
+        """React to ``values`` having been written to ``selection`` (nothing by default)."""
         return None
 
     def __eq__(self, other: object) -> bool:

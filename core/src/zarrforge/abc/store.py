@@ -42,8 +42,10 @@ returns the new generation; ``delete_if(key, if_generation=g)`` deletes only
 if it is still ``g``. A changed value fails with
 :class:`~zarrforge.errors.ConflictError` naming the key, and stores nothing.
 The check and the write are one atomic step with respect to every other
-writer of the same store, plain ``set``/``delete`` included, in this process
-and in others. The chunk engine and metadata updates use them for every
+conditional writer of the same data, in this process and in others; a store
+also orders plain ``set``/``delete`` against them where it can (the memory
+store does; a store that does not says what happens, as the local store
+does). The chunk engine and metadata updates use them for every
 read-modify-write, retrying on conflict, so concurrent writers lose no
 update; on a store without them (the default: ``get_versioned`` and the
 others raise ``StoreError``) a read-modify-write is a plain read and a plain

@@ -17,19 +17,23 @@ or a name two distributions provide, does not break the CLI: the name runs a
 stand-in that explains the problem and exits with 1. Built-in names cannot be
 replaced; a plugin providing one is reported as shadowed by ``zarrforge plugins``.
 
-Hook plugins may also contribute through a ``zarrforge_cli_commands()`` hook
-returning a list of click commands, once zarrforge declares that hookspec; it
-is asked only if the plugin manager knows the hook.
+Entry points are read through zarrforge's own registry mechanism
+(:class:`zarrforge.registry.Registry`, the same lazy, conflict-reporting loading
+every extension point uses). Hook plugins may also contribute through the
+``zarrforge_cli_commands()`` hook (:mod:`zarrforge_cli.hookspecs`), returning a
+list of click commands; the command line adds that specification to
+zarrforge's plugin manager before asking.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 from typing import Any, Callable
 
 import click
+from zarrforge.plugin_api import plugin_manager, registry
 
+from . import hookspecs
 from .errors import CommandFailed
 
 ENTRY_POINT_GROUP = "zarrforge.cli"
@@ -64,28 +68,29 @@ class Contribution:
         return self._command
 
 
+# Subcommands contributed through entry points, loaded the way every extension point's
+# names are (no base class: a command is a click object or a function returning one).
+commands_registry = registry.Registry("command", ENTRY_POINT_GROUP)
+
+
 def _entry_point_contributions() -> list[Contribution]:
     found: list[Contribution] = []
-    seen: set[tuple[str, str | None, str]] = set()
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist = getattr(ep, "dist", None)
-        dist_name = dist.metadata["Name"] if dist is not None else None
-        key = (ep.name, dist_name, ep.value)
-        if key in seen:  # the same distribution found twice on sys.path
-            continue
-        seen.add(key)
-        found.append(Contribution(ep.name, dist_name, dist.version if dist else None, ep.value,
-                                  "entry point", ep.load))
+    for row in commands_registry.entries():
+        found.append(Contribution(row.name, row.distribution, row.version, row.value,
+                                  "entry point", lambda name=row.name: commands_registry.get(name)))
     return found
 
 
-def _hook_contributions() -> list[Contribution]:
-    from zarrforge.plugin_api import plugin_manager
-
+def _with_cli_hookspecs() -> Any:
     manager = plugin_manager()
-    caller = getattr(manager.hook, HOOK_NAME, None)
-    if caller is None:
-        return []
+    if not manager.hook.__dict__.get(HOOK_NAME) or manager.hook.__dict__[HOOK_NAME].spec is None:
+        manager.add_hookspecs(hookspecs)
+    return manager
+
+
+def _hook_contributions() -> list[Contribution]:
+    manager = _with_cli_hookspecs()
+    caller = getattr(manager.hook, HOOK_NAME)
     found = []
     distributions = {id(plugin): dist for plugin, dist in manager.list_plugin_distinfo()}
     for impl in caller.get_hookimpls():

@@ -9,9 +9,9 @@
   :func:`statistics`).
 
 zarrforge finds the extension classes through the ``zarrforge.extensions``
-entry points and the behaviour through the ``zarrforge.plugins`` entry point
-(:mod:`zarrforge_extensions.hooks`); importing this package is not needed to
-read or write arrays that use them.
+entry points; their behaviour is on the classes (``validate``,
+``map_selection``, ``after_write`` of the Extension contract), so importing
+this package is not needed to read or write arrays that use them.
 """
 
 from .offset import Offset, domain, offset_of, set_offset

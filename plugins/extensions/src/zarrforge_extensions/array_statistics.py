@@ -23,7 +23,7 @@ What the numbers mean ("correct"):
   the last updates, so a writer can check that its update was not replaced
   by a concurrent one (below).
 
-Updating. After every write (the ``zarrforge_after_write`` hook) the writer
+Updating. After every write (``ArrayStatistics.after_write``) the writer
 summarises the written values, then, holding a lock per (store, array path)
 in this process and, for local-directory stores, an advisory file lock shared
 by the processes of this machine:
@@ -196,8 +196,12 @@ class ArrayStatistics(Extension):
                                         f"got {value!r}", field=f"{where}.{bound}", value=value)
 
     def validate(self, metadata: Any) -> None:
-        """The node-level check, for cores that call ``Extension.validate`` before writing."""
+        """The node-level check: the core calls it on open and before writing."""
         self.check(metadata.data_type.numpy_dtype)
+
+    def after_write(self, array: Any, selection: Any, kind: str, values: Any) -> None:
+        """The Extension contract: merge the written values into the stored statistics."""
+        record_write(array, summarize(values))
 
     def updated(self, delta: Statistics, update_id: str) -> "ArrayStatistics":
         entry = ArrayStatistics(self.statistics.merged(delta),

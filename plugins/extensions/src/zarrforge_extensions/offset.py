@@ -107,7 +107,12 @@ class Offset(Extension):
 
     # --- selections -----------------------------------------------------------------
 
-    def map_selection(self, selection: Any, kind: str, shape: Sequence[int]) -> Any:
+    def map_selection(self, array: Any, selection: Any, kind: str) -> Any:
+        """The Extension contract: the user's selection, in logical coordinates, as stored
+        indices. The length is checked again here: ``set_extension`` cannot see the array."""
+        return self.to_stored(selection, kind, array.shape)
+
+    def to_stored(self, selection: Any, kind: str, shape: Sequence[int]) -> Any:
         """``selection`` (logical coordinates) as a selection of stored indices."""
         self.check(shape)
         if kind == "basic":

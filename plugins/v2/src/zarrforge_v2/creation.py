@@ -47,9 +47,10 @@ from zarrforge import plugin_api as c
 from zarrforge.abc.metadata import ArrayMetadata
 
 from ._json import dump
-from .mapping import (DIMENSIONS_ATTRIBUTE, OBJECT_CODECS,
-                      SERIALIZER_TO_OBJECT_ID, dtype_string, fill_value_to_v2, numcodecs_codec,
-                      parse_array, refield, v2_config, zarray_document)
+from ._util import refield
+from .codecs import OBJECT_CODECS, SERIALIZER_TO_OBJECT_ID, numcodecs_codec, v2_config
+from .data_types import dtype_string, fill_value_to_v2
+from .mapping import DIMENSIONS_ATTRIBUTE, parse_array, zarray_document
 
 DEFAULT_COMPRESSOR = {"id": "zstd", "level": 0}
 

@@ -8,17 +8,23 @@ over the key, so a reader (or a crash) never sees a partly written value.
 Temporary files carry the prefix ``.zarrforge-tmp-`` and are never listed.
 Deleting a key removes directories left empty below the root.
 
-Conditional writes (POSIX systems): every write and delete of a key holds an
-exclusive lock on a lock file beside it (``.zarrforge-lock-<name>``, never
-listed, removed when the write is done), taken with ``flock`` so it excludes
-other threads and other processes on the same host. A value's generation is
-its file's device, inode, modification time and size: each write renames a
-new file over the key, so a new value is a new inode. ``set_if`` compares the
-generation under the lock and then writes, so the check and the write are
-one step for every writer, plain ``set`` included. Locks are advisory and
-local: writers on different hosts sharing a network file system are not
-excluded (``flock`` over NFS is not reliable); use an object store with
-conditional requests there.
+Conditional writes (POSIX systems): ``set_if`` and ``delete_if`` hold an
+exclusive lock on a lock file beside the key (``.zarrforge-lock-<name>``,
+never listed, removed when the write is done), taken with ``flock`` so it
+excludes other threads and other processes on the same host, whatever root
+their store was opened at. A value's generation is its file's device, inode,
+modification time and size: each write renames a new file over the key, so a
+new value is a new inode. Under the lock the generation is compared and the
+new value renamed in, so conditional writers of one key never lose each
+other's updates. Blind writes (``set``, ``delete``) take no lock, which keeps
+whole-chunk writes as cheap as before: a blind write that lands between a
+conditional writer's check and its rename is overwritten (it is ordered
+before that conditional write). The chunk engine writes a chunk blindly only
+when the write covers all of it, so this matters only for writers of
+overlapping regions, which race in any case. Locks are advisory and local:
+writers on different hosts sharing a network file system are not excluded
+(``flock`` over NFS is not reliable); use an object store with conditional
+requests there.
 """
 
 from __future__ import annotations
@@ -114,9 +120,7 @@ class LocalStore(Store):
         self._set_parts(key, (value,))
 
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
-        path = self._path(key)
-        with self._locked(key, path):
-            self._replace(key, path, parts)
+        self._replace(key, self._path(key), parts)  # a blind write: no lock (module docstring)
 
     def _replace(self, key: str, path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
         # the parts go to the file one after another: a shard is never joined in memory
@@ -232,10 +236,7 @@ class LocalStore(Store):
 
     def _delete(self, key: str) -> None:
         path = self._path(key)
-        if not os.path.lexists(path):
-            return  # nothing to delete: no lock needed to say so
-        with self._locked(key, path):
-            self._unlink(key, path)
+        self._unlink(key, path)  # a blind delete: no lock (module docstring)
         self._prune(os.path.dirname(path))
 
     def _unlink(self, key: str, path: str) -> None:
