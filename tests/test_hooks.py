@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import zarrforge as zf
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -59,5 +61,31 @@ def zarrforge_node_opened(node):
         zf.create_group(None, "x")
         import hookplug_mod
         assert hookplug_mod.seen == ["x"]
+    finally:
+        hooks._manager = saved
+
+
+def test_a_broken_hook_plugin_is_left_out_with_a_warning_and_an_error_row(fake_distribution):
+    from zarrforge import hooks
+    fake_distribution("zf-brokenhook", {"zarrforge.plugins": {
+        "brokenhook": "brokenhook_missing_module", "goodhook": "goodhook_mod"}},
+        {"goodhook_mod": """
+import zarrforge
+seen = []
+@zarrforge.hookimpl
+def zarrforge_node_opened(node):
+    seen.append(node.path)
+"""})
+    saved = hooks._manager
+    hooks._manager = None
+    try:
+        with pytest.warns(zf.errors.PluginLoadWarning, match="zf-brokenhook.*brokenhook_missing_module"):
+            zf.create_group(None, "y")  # works: only the broken plugin is left out
+        import goodhook_mod
+        assert goodhook_mod.seen == ["y"]
+        rows = {r.name: r for r in zf.plugins() if r.point == "hooks"}
+        assert rows["goodhook"].status == "ok" and rows["goodhook"].distribution == "zf-brokenhook"
+        assert rows["brokenhook"].status.startswith("error: hook plugin 'brokenhook'")
+        assert "No module named 'brokenhook_missing_module'" in rows["brokenhook"].status
     finally:
         hooks._manager = saved

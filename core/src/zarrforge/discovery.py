@@ -56,12 +56,13 @@ def plugins() -> PluginReport:
             status = "ok (in-process)" if entry.source == "in-process" else _status(reg, entry.name)
             rows.append(PluginRow(attr, entry.name, entry.distribution, entry.version,
                                   entry.value, status))
-    manager = hooks.plugin_manager()
-    for name, plugin in manager.list_name_plugin():
-        if plugin is None:
+    installed = {plugin.name: plugin for plugin in hooks.hook_plugins()}
+    for plugin in installed.values():
+        rows.append(PluginRow("hooks", plugin.name, plugin.distribution, plugin.version,
+                              plugin.value, f"error: {plugin.error}" if plugin.error else "ok"))
+    for name, plugin in hooks.plugin_manager().list_name_plugin():
+        if plugin is None or name in installed:
             continue
-        dist = next((d for p, d in manager.list_plugin_distinfo() if p is plugin), None)
-        rows.append(PluginRow("hooks", name, dist.project_name if dist else None,
-                              dist.version if dist else None,
-                              getattr(plugin, "__name__", repr(plugin)), "ok"))
+        rows.append(PluginRow("hooks", name, None, None,  # registered in-process
+                              getattr(plugin, "__name__", repr(plugin)), "ok (in-process)"))
     return rows

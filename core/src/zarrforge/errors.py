@@ -173,5 +173,9 @@ class ResourceLimitError(ZarrforgeError, MemoryError):
     """A request would hold more memory than ``config.max_request_bytes`` allows."""
 
 
+class PluginLoadWarning(UserWarning):
+    """An installed hook plugin could not be loaded and was left out (see ``zarrforge.plugins()``)."""
+
+
 class SkippedExtensionWarning(UserWarning):
     """An unknown extension marked ``must_understand: false`` was skipped."""

@@ -47,7 +47,8 @@ Hierarchies
     :func:`open_node`, :func:`refresh_consolidated`, :func:`resolve_store`;
     :data:`paths` (``normalize_path``, ``join``, ``parent_of``, ``validate_name``),
     :data:`config`, :func:`hookimpl`, :func:`plugin_manager` (pluggy's manager, for a
-    plugin that adds hook specifications of its own).
+    plugin that adds hook specifications of its own), :func:`hook_plugins` (the installed
+    hook plugins with their distributions, and why any failed to load).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from .abc import __all__ as _contracts
 from .codec_chain import CodecChain, check_order, evolve_codecs
 from .hierarchy import (child_names, get_format, locate_document, locate_node,
                         refresh_consolidated)
-from .hooks import hookimpl, plugin_manager
+from .hooks import hook_plugins, hookimpl, plugin_manager
 from .metadata.document import NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
 from .metadata.json_io import check_document, dump_document, load_document
@@ -80,7 +81,7 @@ __all__ = sorted([
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
     "codecs_from_json", "config", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "evolve_codecs", "extension_from_json",
-    "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hookimpl",
+    "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl",
     "load_document", "locate_document", "locate_node", "memory_layout", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
     "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json"

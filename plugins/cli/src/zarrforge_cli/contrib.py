@@ -31,7 +31,7 @@ import dataclasses
 from typing import Any, Callable
 
 import click
-from zarrforge.plugin_api import plugin_manager, registry
+from zarrforge.plugin_api import hook_plugins, plugin_manager, registry
 
 from . import hookspecs
 from .errors import CommandFailed
@@ -92,12 +92,12 @@ def _hook_contributions() -> list[Contribution]:
     manager = _with_cli_hookspecs()
     caller = getattr(manager.hook, HOOK_NAME)
     found = []
-    distributions = {id(plugin): dist for plugin, dist in manager.list_plugin_distinfo()}
+    installed = {plugin.name: plugin for plugin in hook_plugins()}
     for impl in caller.get_hookimpls():
         plugin_name = impl.plugin_name
-        dist = distributions.get(id(impl.plugin))
-        dist_name = dist.project_name if dist is not None else plugin_name
-        version = dist.version if dist is not None else None
+        entry = installed.get(plugin_name)
+        dist_name = entry.distribution if entry is not None else plugin_name
+        version = entry.version if entry is not None else None
         try:
             commands = impl.function() or []
         except Exception as exc:  # noqa: BLE001
