@@ -95,11 +95,11 @@ def data_type_from_user(value: Any) -> DataType:
     # The registered name usually is numpy's (float32, int8, bool): try it first, so the
     # common case loads one data type rather than every installed one.
     if np_dtype.name in registry.data_types:
-        found = _from_numpy(registry.data_types.get(np_dtype.name), np_dtype)
+        found = registry.data_types.get(np_dtype.name).from_numpy_dtype(np_dtype)
         if found is not None:
             return found
     for name in registry.data_types.names():
-        found = _from_numpy(registry.data_types.get(name), np_dtype)
+        found = registry.data_types.get(name).from_numpy_dtype(np_dtype)
         if found is not None:
             return found
     raise UnknownExtensionError("data type", str(np_dtype), registry.data_types.names(),
@@ -121,11 +121,6 @@ def fill_value_from_user(data_type: DataType, value: Any) -> Any:
         raise MetadataError(f"{value!r} is not a valid fill value for data type "
                             f"{data_type.to_json()!r}: {exc}", field="fill_value",
                             value=value) from exc
-
-
-def _from_numpy(implementation: Any, np_dtype: np.dtype) -> DataType | None:
-    finder = getattr(implementation, "from_numpy_dtype", None)
-    return finder(np_dtype) if finder is not None else None
 
 
 def chunk_grid_from_json(value: Any, shape: Sequence[int], *, field: str = "chunk_grid") -> ChunkGrid:

@@ -21,8 +21,10 @@ Implementations provide:
   API (a Python or numpy scalar) into the in-memory scalar.
 * ``default_serializer()`` (optional): the array -> bytes codec to use when the
   user gives none (variable-size types cannot use ``bytes``).
-* ``from_numpy_dtype(dtype)`` (optional classmethod): the instance for a numpy
-  dtype a user passed as ``dtype=``, or ``None`` if it is not this type's.
+* ``from_numpy_dtype(dtype)`` (classmethod; the default answers ``None``): the
+  instance for a numpy dtype a user passed as ``dtype=``, or ``None`` if it is
+  not this type's. ``create_array(dtype=np.float32)`` asks the data type
+  registered under the dtype's numpy name first, then every installed one.
 
 ``item_size`` is ``None`` for variable-length types; fixed-size types whose
 byte order matters (``item_size > 1`` for numeric types) set
@@ -39,6 +41,10 @@ import numpy as np
 
 class DataType(ABC):
     name: ClassVar[str]
+
+    @classmethod
+    def from_numpy_dtype(cls, dtype: np.dtype) -> "DataType | None":
+        return None
 
     @classmethod
     @abstractmethod

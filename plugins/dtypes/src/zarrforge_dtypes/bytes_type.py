@@ -33,21 +33,16 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.abc.data_type import DataType
-
-from ._util import config_keys, fill_error, is_int
+from ._util import fill_error, is_int
+from ._variable import VariableLengthType
 
 _OBJECT = np.dtype(object)
 _VALID = "a base64 string or a list of integers in [0, 255]"
 
 
-class Bytes(DataType):
+class Bytes(VariableLengthType):
     name = "bytes"
-
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Bytes":
-        config_keys(name, configuration, frozenset())
-        return cls()
+    serializer = "vlen-bytes"
 
     @classmethod
     def from_numpy_dtype(cls, dtype: np.dtype) -> "Bytes | None":
@@ -55,24 +50,9 @@ class Bytes(DataType):
             return cls()
         return None
 
-    def to_json(self) -> str:
-        return self.name
-
     @property
     def numpy_dtype(self) -> np.dtype:
         return _OBJECT
-
-    @property
-    def item_size(self) -> None:
-        return None
-
-    @property
-    def has_endianness(self) -> bool:
-        return False
-
-    def default_serializer(self) -> dict[str, Any]:
-        """The array -> bytes codec to use when the user names none."""
-        return {"name": "vlen-bytes"}
 
     def default_fill_value(self) -> bytes:
         return b""

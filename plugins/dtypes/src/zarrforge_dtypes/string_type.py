@@ -28,21 +28,17 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.abc.data_type import DataType
 from zarrforge.errors import MetadataError
 
-from ._util import config_keys, fill_error
+from ._util import fill_error
+from ._variable import VariableLengthType
 
 _STRING_DTYPE = np.dtypes.StringDType()
 
 
-class String(DataType):
+class String(VariableLengthType):
     name = "string"
-
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "String":
-        config_keys(name, configuration, frozenset())
-        return cls()
+    serializer = "vlen-utf8"
 
     @classmethod
     def from_numpy_dtype(cls, dtype: np.dtype) -> "String | None":
@@ -57,24 +53,9 @@ class String(DataType):
             return cls()
         return None
 
-    def to_json(self) -> str:
-        return self.name
-
     @property
     def numpy_dtype(self) -> np.dtype:
         return _STRING_DTYPE
-
-    @property
-    def item_size(self) -> None:
-        return None
-
-    @property
-    def has_endianness(self) -> bool:
-        return False
-
-    def default_serializer(self) -> dict[str, Any]:
-        """The array -> bytes codec to use when the user names none."""
-        return {"name": "vlen-utf8"}
 
     def default_fill_value(self) -> str:
         return ""
