@@ -145,3 +145,14 @@ def test_with_attributes_keeps_dimension_names_in_step():
     removed = fmt.with_attributes(meta, {})
     assert removed.dimension_names is None
     assert fmt.document(removed)[".zattrs"] == {}
+
+
+def test_arrays_and_groups_alike_write_nan_attributes_as_zarr_python_2_does():
+    store = MemoryStore()
+    zf.create_group(store, "g", zarr_format=2, attributes={"missing": float("nan")})
+    a = zf.create_array(store, "a", shape=(2,), dtype="f4", zarr_format=2,
+                        attributes={"missing_value": float("nan")})
+    a.attrs["max"] = float("inf")
+    assert b'"missing_value": NaN' in store.get("a/.zattrs")
+    assert b'"max": Infinity' in store.get("a/.zattrs")
+    assert b'"missing": NaN' in store.get("g/.zattrs")

@@ -46,8 +46,6 @@ from zarrforge.errors import MetadataError
 from zarrforge import plugin_api as c
 from zarrforge.abc.metadata import ArrayMetadata
 
-from ._json import dump
-from ._util import refield
 from .codecs import OBJECT_CODECS, SERIALIZER_TO_OBJECT_ID, numcodecs_codec, v2_config
 from .data_types import dtype_string, fill_value_to_v2
 from .mapping import DIMENSIONS_ATTRIBUTE, parse_array, zarray_document
@@ -217,7 +215,7 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
 
     # --- the serializer and the byte order -------------------------------------------------
     layout = c.memory_layout("C")
-    fill_value = _fill_value(data_type, spec.fill_value)
+    fill_value = c.fill_value_from_user(data_type, spec.fill_value)
     chunk_spec = ChunkSpec(tuple(chunks), data_type, fill_value, layout)
     object_id = None
     byteorder = _requested_byteorder(spec.dtype)
@@ -300,20 +298,5 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
         raise MetadataError(f"data type {data_type.to_json()!r} has no Zarr v2 type string: "
                             f"{dtype!r} reads back as {metadata.data_type.to_json()!r}",
                             field="dtype", value=spec.dtype)
-    zarray_document(metadata)  # must be writable
-    dump(attributes, allow_nan=False)
+    zarray_document(metadata)  # must be writable (render() checks the JSON)
     return metadata
-
-
-def _fill_value(data_type: DataType, value: Any) -> Any:
-    if value is None:
-        return data_type.default_fill_value()
-    try:
-        return data_type.from_user_value(value)
-    except MetadataError as exc:
-        raise refield(exc, "fill_value") from None
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise MetadataError(f"{value!r} is not a valid fill value for data type "
-                            f"{data_type.to_json()!r}: {exc}", field="fill_value",
-                            value=value) from None
-
