@@ -3,8 +3,8 @@
 Read from the source with :mod:`ast`, nothing imported:
 
 * core has no import cycle, counting imports inside functions (a function-local
-  import is still a dependency) and leaving out those under ``if TYPE_CHECKING:``,
-  which never run;
+  import is still a dependency) and those under ``if TYPE_CHECKING:`` (a cycle a
+  type checker follows is still a cycle);
 * no core module imports :mod:`zarrforge.api` (the top of the core) except the
   package's ``__init__``, and no core module imports another core module inside a
   function (such imports only ever served to hide a cycle);
@@ -40,14 +40,8 @@ def core_modules() -> dict[str, Path]:
     return {module_name(p, CORE.parent): p for p in CORE.rglob("*.py")}
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def imports(path: Path, module: str, known: set[str]) -> list[tuple[str, bool, int]]:
-    """``(imported module, inside a function?, line)`` for every runtime import of ``path``.
+    """``(imported module, inside a function?, line)`` for every import of ``path``.
 
     ``from package import name`` counts as importing ``package.name`` when that is a
     module of ``known``, else as importing ``package``.
@@ -57,10 +51,6 @@ def imports(path: Path, module: str, known: set[str]) -> list[tuple[str, bool, i
     found: list[tuple[str, bool, int]] = []
 
     def visit(node: ast.AST, in_function: bool) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child, in_function)
-            return
         if isinstance(node, ast.Import):
             found.extend((alias.name, in_function, node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

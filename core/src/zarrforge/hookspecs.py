@@ -13,19 +13,35 @@ manager with ``plugin_manager().add_hookspecs(module)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pluggy
 
-if TYPE_CHECKING:
-    from .abc.store import Store
-    from .node import Node
+from .abc.store import Store
 
 hookspec = pluggy.HookspecMarker("zarrforge")
 
 
+class OpenedNode(Protocol):
+    """What ``zarrforge_node_opened`` receives: an :class:`~zarrforge.Array` or
+    :class:`~zarrforge.Group` (declared here by what it offers, so that the hook
+    specifications import nothing above them)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+
+    @property
+    def metadata_model(self) -> Any: ...
+
+
 @hookspec(firstresult=True)
-def zarrforge_resolve_store(url: str, options: dict[str, Any], read_only: bool) -> "Store | None":
+def zarrforge_resolve_store(url: str, options: dict[str, Any], read_only: bool) -> Store | None:
     """Return a :class:`~zarrforge.abc.store.Store` for ``url``, or ``None``.
 
     Called before the URL scheme is looked up in the ``zarrforge.stores``
@@ -37,7 +53,7 @@ def zarrforge_resolve_store(url: str, options: dict[str, Any], read_only: bool) 
 
 
 @hookspec
-def zarrforge_node_opened(node: "Node") -> None:
+def zarrforge_node_opened(node: OpenedNode) -> None:
     """Called after an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`
     is opened or created, with the node object.
 

@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 from .store import Store
-
-if TYPE_CHECKING:
-    from .metadata import ArrayMetadata
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,8 +46,10 @@ class StorageTransformer(ABC):
         ...
 
     @abstractmethod
-    def wrap(self, store: Store, keys: ChunkKeys, metadata: "ArrayMetadata") -> Store:
-        """The store the array's chunk I/O goes through.
+    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any) -> Store:
+        """The store the array's chunk I/O goes through (``metadata``: the array's
+        :class:`~zarrforge.abc.metadata.ArrayMetadata`, which itself holds transformers,
+        so this module does not import it).
 
         A format applying hierarchy-wide (global) transformers, as the 2022 draft
         allows, wraps the whole store: ``metadata`` is then ``None`` and ``keys``
