@@ -43,7 +43,7 @@ class Node:
         return self.store / self.path if self.path else self.store
 
 
-def _kind(directory: Path) -> tuple[str, int] | None:
+def node_kind(directory: Path) -> tuple[str, int] | None:
     if (directory / V3_DOC).is_file():
         try:
             doc = json.loads((directory / V3_DOC).read_text(encoding="utf-8"))
@@ -64,11 +64,11 @@ def discover() -> list[Node]:
     for source_dir in sorted(p for p in DATA.iterdir() if p.is_dir()):
         directories = {p.parent for name in (*V2_DOCS, V3_DOC) for p in source_dir.rglob(name)}
         for directory in sorted(directories):
-            found = _kind(directory)
+            found = node_kind(directory)
             if found is None:
                 continue
             root = directory
-            while root.parent != source_dir and _kind(root.parent) is not None:
+            while root.parent != source_dir and node_kind(root.parent) is not None:
                 root = root.parent
             rel = directory.relative_to(root).as_posix()
             nodes.append(Node(case=f"{source_dir.name}/{directory.relative_to(source_dir).as_posix()}",

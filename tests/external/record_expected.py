@@ -14,7 +14,8 @@ attributes and members).
 
 The reference for a case is the reading of the peer that ``manifest.json``
 names for the case's writer (the writer itself where it is a peer; otherwise
-the implementation closest to it), then whichever other peer reads it. Every peer's outcome is recorded as
+the implementation closest to it), then whichever other peer reads it; for a
+group no peer opens, the attributes and child nodes found in its files. Every peer's outcome is recorded as
 ``"reads"`` (same summary as the reference), ``"reads, differs in <what>"`` or
 ``"refuses: <exception>: <message>"``. zarrforge is not consulted: what it does
 is the test's business, checked against this file and ``manifest.json``.
@@ -47,6 +48,7 @@ def _refusal(name: str, message: str) -> str:
     message = " ".join(message.split())
     # tensorstore prefixes the reason with the (machine-specific) file it was reading
     message = re.sub(r'Error opening "\w+" driver: Error reading local file "[^"]*": ', "", message)
+    message = re.sub(r" \[tensorstore_spec=.*", "", message)
     message = message.replace(str(_corpus.DATA), "<data>")
     return f"refuses: {name}: {message[:MESSAGE_CHARS]}"
 
@@ -106,6 +108,26 @@ def read_all_zarr2(nodes: list[_corpus.Node]) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
+DOCUMENTS = "metadata documents"
+
+
+def read_documents(node: _corpus.Node) -> dict[str, Any]:
+    """A group's summary straight from its files: the last resort when no peer opens the group.
+
+    zarr-python 3 opens every member to list a group, so one member it refuses
+    hides the whole group; the attributes and the child nodes on disk are
+    what the writer wrote all the same.
+    """
+    directory = node.directory
+    if node.zarr_format == 3:
+        attributes = _corpus.load(directory / _corpus.V3_DOC).get("attributes", {})
+    else:
+        attrs = directory / ".zattrs"
+        attributes = json.loads(attrs.read_text(encoding="utf-8")) if attrs.is_file() else {}
+    members = [child.name for child in directory.iterdir() if child.is_dir() and _corpus.node_kind(child)]
+    return summarize_group(attributes, members)
+
+
 class _Zarr2Error(Exception):
     def __init__(self, name: str, message: str) -> None:
         super().__init__(message)
@@ -152,8 +174,13 @@ def record(nodes: list[_corpus.Node], manifest: dict[str, Any]) -> dict[str, Any
         preferred = reference_peer(manifest, node)
         order = [preferred, *(name for name in results if name != preferred)]
         reference = next((name for name in order if results.get(name, (None,))[0] is not None), None)
+        if reference is None and node.kind == "group":
+            results[DOCUMENTS] = (read_documents(node), None)
+            reference = DOCUMENTS
         peers = {}
         for name, (summary, refusal) in results.items():
+            if name == DOCUMENTS:
+                continue
             if summary is None:
                 peers[name] = refusal
             elif summary == results[reference][0]:

@@ -16,10 +16,12 @@ one, the test fails and asks for the entry to be removed, so the manifest
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import zarrforge as zf
@@ -126,3 +128,23 @@ def test_zarrforge_reads_node(node):
         f"zarrforge reads {node.case} but no peer did when expected.json was recorded, so there is nothing to "
         f"compare with; {REGENERATE} in an environment where a peer reads it")
     assert summary == expected, f"{node.case}: zarrforge differs from {recorded['reference']}"
+
+
+# --------------------------------------------------------------------------------------------
+# the recorded references agree with what the writers say they wrote
+
+
+def _writer_cases(rule: dict[str, Any]) -> list[str]:
+    return [case for case in sorted(EXPECTED)
+            if any(fnmatch.fnmatchcase(case, pattern) for pattern in rule["cases"])
+            and not any(fnmatch.fnmatchcase(case, pattern) for pattern in rule["except"])]
+
+
+@pytest.mark.parametrize("rule", MANIFEST["writer_values"], ids=lambda rule: rule["cases"][0])
+def test_reference_matches_the_writers_own_values(rule):
+    values = rule["values"]
+    written = np.arange(values["arange"]).astype(values["dtype"]).reshape(values["shape"])
+    cases = _writer_cases(rule)
+    assert cases, f"no case matches {rule['cases']}"
+    for case in cases:
+        assert EXPECTED[case]["expected"] == summarize_array(written), f"{case}: reference differs from {rule['from']}"
