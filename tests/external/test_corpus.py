@@ -96,6 +96,7 @@ def test_known_refusals_are_corpus_cases_with_reasons():
     for case, entry in REFUSALS.items():
         assert case in cases, f"known_refusals names {case!r}, which is not in the corpus"
         assert entry["reason"] and entry["key"] and entry["field"], case
+        assert entry["kind"] in MANIFEST["refusal_kinds"], case
 
 
 # --------------------------------------------------------------------------------------------
