@@ -149,3 +149,33 @@ def test_reference_matches_the_writers_own_values(rule):
     assert cases, f"no case matches {rule['cases']}"
     for case in cases:
         assert EXPECTED[case]["expected"] == summarize_array(written), f"{case}: reference differs from {rule['from']}"
+
+
+# --------------------------------------------------------------------------------------------
+# the corpus table in docs/interop.md says what the manifest says
+
+
+DOCS = _corpus.HERE.parents[1] / "docs" / "interop.md"
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_docs_table_counts_match_the_manifest(source):
+    rows = [line for line in DOCS.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| [") and f"]({SOURCES[source]['repository']})" in line]
+    assert len(rows) == 1, f"docs/interop.md needs one corpus table row linking {SOURCES[source]['repository']}"
+    nodes = [n for n in NODES if n.source == source]
+    refused = sum(n.case in REFUSALS for n in nodes)
+    cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", rows[0])]  # "\\|" is a pipe inside a cell
+    count = lambda kind, fmt: sum(n.kind == kind and n.zarr_format == fmt for n in nodes)  # noqa: E731
+    assert cells[3] == f"{count('array', 2)} / {count('array', 3)}", f"{source}: arrays v2 / v3"
+    assert cells[4] == f"{count('group', 2)} / {count('group', 3)}", f"{source}: groups v2 / v3"
+    assert cells[5] == f"{len(nodes) - refused} of {len(nodes)}", (
+        f"{source}: docs/interop.md says zarrforge reads {cells[5]}; the manifest says "
+        f"{len(nodes) - refused} of {len(nodes)}: update the table")
+
+
+def test_docs_corpus_total_matches_the_manifest():
+    text = " ".join(DOCS.read_text(encoding="utf-8").split())
+    read = len(NODES) - len(REFUSALS)
+    assert f"zarrforge reads {read} of the {len(NODES)} nodes" in text
+    assert f"holds {len(NODES)} arrays and groups" in text
