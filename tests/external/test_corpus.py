@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -55,13 +54,15 @@ def read_with_zarrforge(node: _corpus.Node) -> dict[str, Any]:
 def test_corpus_has_every_source_kind():
     # guards against an empty or half-copied data directory passing vacuously
     assert {n.source for n in NODES} == set(SOURCES)
-    assert {(n.kind, n.zarr_format) for n in NODES} == {("array", 2), ("group", 2), ("array", 3), ("group", 3)}
+    kinds = {(n.kind, n.zarr_format) for n in NODES}
+    assert kinds == {("array", 2), ("group", 2), ("array", 3), ("group", 3)}
 
 
 def test_expected_values_cover_exactly_the_corpus():
     found, recorded = {n.case for n in NODES}, set(EXPECTED)
     assert not found - recorded, f"nodes without expected values ({REGENERATE}): {sorted(found - recorded)}"
-    assert not recorded - found, f"expected values for nodes no longer vendored ({REGENERATE}): {sorted(recorded - found)}"
+    assert not recorded - found, (
+        f"expected values for nodes no longer vendored ({REGENERATE}): {sorted(recorded - found)}")
     for node in NODES:
         entry = EXPECTED[node.case]
         assert (entry["kind"], entry["zarr_format"]) == (node.kind, node.zarr_format), node.case
@@ -79,7 +80,8 @@ def test_source_is_recorded_with_commit_and_licence(source):
         assert (root / notice).is_file(), f"licence notice {notice} of {source} is not vendored"
     vendored = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
     for path in entry["paths"]:
-        assert any(v == path or v.startswith(path + "/") for v in vendored), f"{source}: {path} listed, not vendored"
+        assert any(v == path or v.startswith(path + "/") for v in vendored), (
+            f"{source}: {path} listed, not vendored")
     listed = [*entry["paths"], *entry["licence_files"]]
     stray = sorted(v for v in vendored if not any(v == p or v.startswith(p + "/") for p in listed))
     assert not stray, f"{source}: vendored files not listed in manifest.json paths: {stray[:5]}"
@@ -111,11 +113,13 @@ def test_zarrforge_reads_node(node):
         summary = read_with_zarrforge(node)
     except ZarrforgeError as exc:
         if refusal is None:
-            raise AssertionError(f"zarrforge refuses {node.case} ({recorded['reference'] or 'no peer'} reads it); "
-                                 f"fix zarrforge, or list the case in manifest.json known_refusals") from exc
+            reader = recorded["reference"] or "no peer"
+            raise AssertionError(f"zarrforge refuses {node.case} ({reader} reads it); fix zarrforge, "
+                                 f"or list the case in manifest.json known_refusals") from exc
         message = str(exc)
         assert refusal["key"] in message and refusal["field"] in message, (
-            f"{node.case}: the refusal must name key {refusal['key']!r} and field {refusal['field']!r}: {message}")
+            f"{node.case}: the refusal must name key {refusal['key']!r} and field {refusal['field']!r}: "
+            f"{message}")
         return
     except Exception as exc:  # noqa: BLE001 - the point is to catch what is not a ZarrforgeError
         pytest.fail(f"{node.case}: zarrforge failed with a bare {type(exc).__name__} ({exc}); "
@@ -126,8 +130,8 @@ def test_zarrforge_reads_node(node):
                     f"and update the corpus table in docs/interop.md")
     expected = recorded["expected"]
     assert expected is not None, (
-        f"zarrforge reads {node.case} but no peer did when expected.json was recorded, so there is nothing to "
-        f"compare with; {REGENERATE} in an environment where a peer reads it")
+        f"zarrforge reads {node.case} but no peer did when expected.json was recorded, so there is "
+        f"nothing to compare with; {REGENERATE} in an environment where a peer reads it")
     assert summary == expected, f"{node.case}: zarrforge differs from {recorded['reference']}"
 
 
@@ -148,7 +152,8 @@ def test_reference_matches_the_writers_own_values(rule):
     cases = _writer_cases(rule)
     assert cases, f"no case matches {rule['cases']}"
     for case in cases:
-        assert EXPECTED[case]["expected"] == summarize_array(written), f"{case}: reference differs from {rule['from']}"
+        assert EXPECTED[case]["expected"] == summarize_array(written), (
+            f"{case}: reference differs from {rule['from']}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,7 +167,8 @@ DOCS = _corpus.HERE.parents[1] / "docs" / "interop.md"
 def test_docs_table_counts_match_the_manifest(source):
     rows = [line for line in DOCS.read_text(encoding="utf-8").splitlines()
             if line.startswith("| [") and f"]({SOURCES[source]['repository']})" in line]
-    assert len(rows) == 1, f"docs/interop.md needs one corpus table row linking {SOURCES[source]['repository']}"
+    assert len(rows) == 1, (
+        f"docs/interop.md needs one corpus table row linking {SOURCES[source]['repository']}")
     nodes = [n for n in NODES if n.source == source]
     refused = sum(n.case in REFUSALS for n in nodes)
     cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", rows[0])]  # "\\|" is a pipe inside a cell
