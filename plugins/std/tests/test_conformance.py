@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 from zarrforge.testing import (CodecConformance, ConditionalWriteConformance,
                                CrossProcessConditionalConformance, DataTypeConformance,
                                StoreConformance)
@@ -97,7 +99,14 @@ class TestComplexTypes(DataTypeConformance):
 class TestBoolType(DataTypeConformance):
     data_type_documents = ["bool"]
     valid_fill_values = [True, False]
-    invalid_fill_values = [0, 1, "true", None]
+    invalid_fill_values = [2, -1, 0.0, "true", None]
+
+    def test_legacy_integer_fill_values_read_and_are_written_as_booleans(self):
+        import zarrforge as zf
+        bool_type = zf.registry.data_types.get("bool").from_json("bool", None)
+        assert bool_type.fill_value_from_json(1) is np.True_
+        assert bool_type.fill_value_from_json(0) is np.False_
+        assert bool_type.fill_value_to_json(bool_type.fill_value_from_json(1)) is True
 
 
 class TestRawTypes(DataTypeConformance):

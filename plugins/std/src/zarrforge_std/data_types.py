@@ -66,7 +66,8 @@ class Bool(_Simple):
     dtype = np.dtype(bool)
 
     def fill_value_from_json(self, value: Any) -> Any:
-        if not isinstance(value, bool):
+        # Lenient on read: early v3 writers (zarrita) stored 0 and 1; written back as false/true.
+        if not isinstance(value, bool) and not (type(value) is int and value in (0, 1)):
             raise _fill_error(self.name, value, "true or false")
         return np.bool_(value)
 

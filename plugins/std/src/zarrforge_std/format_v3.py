@@ -53,6 +53,29 @@ DEFAULT_COMPRESSOR = {"name": "zstd", "configuration": {"level": 0, "checksum": 
 DEFAULT_KEY_ENCODING = {"name": "default", "configuration": {"separator": "/"}}
 
 
+def _legacy_transpose_orders(codecs: Any, ndim: int) -> Any:
+    """``codecs`` with the 2022-era ``transpose`` orders ``"C"`` / ``"F"`` (which early v3
+    writers such as zarrita stored) spelled as the permutations they mean; the identity
+    and the reversal of ``ndim`` axes. Read only: zarrforge writes the permutation. Nested
+    codec lists of ``sharding_indexed`` (same dimensionality) are treated alike."""
+    if not isinstance(codecs, list):
+        return codecs
+    result = []
+    for codec in codecs:
+        if isinstance(codec, dict) and isinstance(codec.get("configuration"), dict):
+            configuration = codec["configuration"]
+            if codec.get("name") == "transpose" and configuration.get("order") in ("C", "F"):
+                axes = list(range(ndim))
+                configuration = {**configuration,
+                                 "order": axes if configuration["order"] == "C" else axes[::-1]}
+            elif codec.get("name") == "sharding_indexed" and "codecs" in configuration:
+                configuration = {**configuration, "codecs": _legacy_transpose_orders(
+                    configuration["codecs"], ndim)}
+            codec = {**codec, "configuration": configuration}
+        result.append(codec)
+    return result
+
+
 def metadata_key(path: str) -> str:
     return f"{path}/{METADATA_KEY}" if path else METADATA_KEY
 
@@ -119,7 +142,7 @@ class V3Format(ChunksUnderNode, Format):
             chunk_grid=chunk_grid_from_json(document["chunk_grid"], shape),
             chunk_key_encoding=chunk_key_encoding_from_json(document["chunk_key_encoding"]),
             fill_value=fill_value,
-            codecs=codecs_from_json(document["codecs"]),
+            codecs=codecs_from_json(_legacy_transpose_orders(document["codecs"], len(shape))),
             attributes=attributes_from_json(document.get("attributes")),
             format_name=FORMAT_NAME,
             dimension_names=dimension_names_from_json(document.get("dimension_names"), len(shape)),

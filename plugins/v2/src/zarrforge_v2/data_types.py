@@ -101,6 +101,10 @@ def fill_value_from_v2(data_type: DataType, value: Any) -> Any:
             value = bool(value)
         if (kind == "T" and isinstance(value, (int, float)) and not isinstance(value, bool)):
             value = str(value)  # zarr-python 2 wrote numbers for string arrays; read as zarr-python 3
+        if kind == "U" and _is_int(value) and value == 0:
+            # zarr-python 2 wrote 0 as the fill value of fixed-length text arrays: the
+            # dtype's zero, the empty string, is what it meant
+            return data_type.default_fill_value()
         if kind == "c" and isinstance(value, (int, float, str)) and not isinstance(value, bool):
             value = [value, 0.0]
         return data_type.fill_value_from_json(value)
