@@ -222,7 +222,7 @@ INVALID = [
     ("int32", "NaN", "NaN"),
     ("int32", None, None),
     ("int32", [1], [1]),
-    ("bool", 1, 1),
+    ("bool", 2, 2),  # 0 and 1 are read leniently as false/true (docs/formats.md)
     ("bool", "true", "true"),
     ("bool", None, None),
     ("float32", "nan", "nan"),

@@ -1,8 +1,25 @@
-"""New 2022-draft nodes from the API's arguments (:class:`ArrayCreationSpec`).
+"""Creation: a new array's or group's model from the API's arguments.
 
-:class:`NodeCreator` is a mixin of :class:`~.format.Draft2022Format`: it applies the
-draft's (and zarr-python 2's) defaults, such as the blosc compressor, and resolves
-the user's data type and codecs; nothing is written.
+:func:`new_array` turns an :class:`~zarrforge.plugin_api.ArrayCreationSpec`
+into an :class:`ArrayMetadata` the draft can state, or raises
+:class:`~zarrforge.errors.MetadataError` naming the argument:
+
+* ``dtype``: a registered data type, a draft type name (``"float64"``,
+  ``"<f8"``) or anything numpy understands; a big-endian numpy dtype gives a
+  big-endian ``bytes`` codec.
+* ``chunks`` / ``shards``: a regular grid only; shards become the draft's
+  sharding storage transformer (``chunks_per_shard``), so the shard shape
+  must be a multiple of the chunk shape.
+* ``chunk_key_encoding``: a separator (``"/"``, ``"."``) or an encoding whose
+  keys are ``c`` + the coordinates joined by one.
+* codecs: ``codecs`` (a whole chain) or ``filters`` + ``serializer`` +
+  ``compressors``; a codec may be given by its draft URI. ``"auto"``
+  compressors are zarr-python 2's default blosc (none for 0-d arrays, or
+  when no plugin registers blosc).
+  A ``"F"`` memory layout adds a leading ``transpose`` reversing the axes.
+
+What the chosen dialect cannot write is refused later, when the document is
+rendered (:mod:`.documents`).
 """
 
 from __future__ import annotations
@@ -13,16 +30,15 @@ import numpy as np
 
 from zarrforge import plugin_api as c
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import (ArrayCreationSpec, ChunkGrid, ChunkSpec, Codec, DataType,
-                                  evolve_codecs, registry)
-from zarrforge.plugin_api import ArrayMetadata, GroupMetadata
+from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkSpec, Codec,
+                                  DataType, GroupMetadata, evolve_codecs, registry)
 
 from . import codecs as codec_map
 from . import data_types as dts
 from . import transformers as st
 from .entry_point import GlobalStorageTransformer
 from .keys import DraftChunkKeyEncoding
-from .reading import FORMAT_NAME
+from .reading import FORMAT_NAME, layout_transpose
 
 # zarr-python 2's default compressor: Blosc(cname="lz4", clevel=5, shuffle=SHUFFLE, blocksize=0).
 DEFAULT_COMPRESSOR = {"name": "blosc",
@@ -30,157 +46,153 @@ DEFAULT_COMPRESSOR = {"name": "blosc",
                                         "blocksize": 0}}
 
 
+def new_group(attributes: dict[str, Any] | None = None,
+              extensions: Any = None) -> GroupMetadata:
+    """A new group's model (the draft has no group extensions)."""
+    if extensions:
+        raise MetadataError("the 2022 draft has no group extensions", field="extensions",
+                            value=extensions)
+    return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
 
-class NodeCreator:
-    """Building new nodes' models (mixed into :class:`~.format.Draft2022Format`)."""
 
-    # --- creating ---------------------------------------------------------------------
+def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
+              global_transformers: tuple[GlobalStorageTransformer, ...]) -> ArrayMetadata:
+    """A new array's model: its chunk keys in ``dialect``, ``memory_layout`` ``"C"`` or
+    ``"F"``, after its own storage transformers the hierarchy's ``global_transformers``."""
+    shape = spec.shape
+    data_type, byteorder = _user_data_type(spec.dtype)
+    fill_value = c.fill_value_from_user(data_type, spec.fill_value)
+    chunks = _chunk_shape(spec.chunks, shape, field="chunks")
+    transformers = list(st.parse_list(spec.storage_transformers, field="storage_transformers"))
+    if spec.shards is not None:
+        shards = _chunk_shape(spec.shards, shape, field="shards")
+        if any(s % n for s, n in zip(shards, chunks)):
+            raise MetadataError(f"the shard shape {list(shards)} must be a multiple of the chunk "
+                                f"shape {list(chunks)} (the draft's sharding transformer "
+                                "groups whole chunks)", field="shards", value=list(shards))
+        transformers.append(st.parse({
+            "extension": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
+            "type": "indexed",
+            "configuration": {"chunks_per_shard": [s // n for s, n in zip(shards, chunks)]}},
+            field="shards"))
+    grid = c.chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
+                                  shape, field="chunks")
+    codecs = _user_codecs(spec, data_type, byteorder, ndim=len(shape),
+                          memory_layout=memory_layout)
+    codecs = evolve_codecs(codecs, ChunkSpec(chunks, data_type, fill_value,
+                                             c.memory_layout("C")))
+    metadata = ArrayMetadata(
+        shape=shape,
+        data_type=data_type,
+        chunk_grid=grid,
+        chunk_key_encoding=DraftChunkKeyEncoding(_separator(spec.chunk_key_encoding),
+                                                 dialect),
+        fill_value=fill_value,
+        codecs=codecs,
+        attributes=c.attributes_from_json(spec.attributes, field="attributes"),
+        format_name=FORMAT_NAME,
+        dimension_names=c.dimension_names_from_json(spec.dimension_names, len(shape)),
+        storage_transformers=tuple(transformers) + global_transformers,
+        extensions=c.extensions_from_json(spec.extensions, "array"),
+    )
+    return metadata  # render() refuses what the draft cannot state
 
-    def new_group(self, attributes: dict[str, Any] | None = None,
-                  extensions: Any = None) -> GroupMetadata:
-        if extensions:
-            raise MetadataError("the 2022 draft has no group extensions", field="extensions",
-                                value=extensions)
-        return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
 
-    def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
-        dialect = self.dialect
-        shape = spec.shape
-        data_type, byteorder = self._user_data_type(spec.dtype)
-        fill_value = c.fill_value_from_user(data_type, spec.fill_value)
-        chunks = self._chunk_shape(spec.chunks, shape, field="chunks")
-        transformers = list(st.parse_list(spec.storage_transformers, field="storage_transformers"))
-        if spec.shards is not None:
-            shards = self._chunk_shape(spec.shards, shape, field="shards")
-            if any(s % n for s, n in zip(shards, chunks)):
-                raise MetadataError(f"the shard shape {list(shards)} must be a multiple of the chunk "
-                                    f"shape {list(chunks)} (the draft's sharding transformer "
-                                    "groups whole chunks)", field="shards", value=list(shards))
-            transformers.append(st.parse({
-                "extension": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
-                "type": "indexed",
-                "configuration": {"chunks_per_shard": [s // n for s, n in zip(shards, chunks)]}},
-                field="shards"))
-        grid = c.chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
-                                      shape, field="chunks")
-        codecs = self._user_codecs(spec, data_type, byteorder, ndim=len(shape))
-        codecs = evolve_codecs(codecs, ChunkSpec(chunks, data_type, fill_value,
-                                                 c.memory_layout("C")))
-        if self._seen is not None:
-            global_transformers = self._seen.global_transformers()
-        else:
-            global_transformers = tuple(GlobalStorageTransformer(t) for t in self._global)
-        metadata = ArrayMetadata(
-            shape=shape,
-            data_type=data_type,
-            chunk_grid=grid,
-            chunk_key_encoding=DraftChunkKeyEncoding(self._separator(spec.chunk_key_encoding),
-                                                     dialect),
-            fill_value=fill_value,
-            codecs=codecs,
-            attributes=c.attributes_from_json(spec.attributes, field="attributes"),
-            format_name=FORMAT_NAME,
-            dimension_names=c.dimension_names_from_json(spec.dimension_names, len(shape)),
-            storage_transformers=tuple(transformers) + global_transformers,
-            extensions=c.extensions_from_json(spec.extensions, "array"),
-        )
-        return metadata  # render() refuses what the draft cannot state
+def _chunk_shape(chunks: Any, shape: tuple[int, ...], *, field: str) -> tuple[int, ...]:
+    if isinstance(chunks, ChunkGrid):
+        regular = chunks.regular_chunk_shape
+        if regular is None:
+            raise MetadataError("the 2022 draft's format creates regular grids only",
+                                field=field)
+        return tuple(regular)
+    if isinstance(chunks, int):
+        chunks = (chunks,) * len(shape)
+    chunks = tuple(chunks)
+    if len(chunks) != len(shape):
+        raise MetadataError(f"{list(chunks)} has {len(chunks)} entries but the array has "
+                            f"{len(shape)} dimensions", field=field, value=list(chunks))
+    return tuple(max(1, int(n)) if n is not None and n != -1 else max(1, s)
+                 for n, s in zip(chunks, shape))
 
-    @staticmethod
-    def _chunk_shape(chunks: Any, shape: tuple[int, ...], *, field: str) -> tuple[int, ...]:
-        if isinstance(chunks, ChunkGrid):
-            regular = chunks.regular_chunk_shape
-            if regular is None:
-                raise MetadataError("the 2022 draft's format creates regular grids only",
-                                    field=field)
-            return tuple(regular)
-        if isinstance(chunks, int):
-            chunks = (chunks,) * len(shape)
-        chunks = tuple(chunks)
-        if len(chunks) != len(shape):
-            raise MetadataError(f"{list(chunks)} has {len(chunks)} entries but the array has "
-                                f"{len(shape)} dimensions", field=field, value=list(chunks))
-        return tuple(max(1, int(n)) if n is not None and n != -1 else max(1, s)
-                     for n, s in zip(chunks, shape))
 
-    @staticmethod
-    def _separator(value: Any) -> str:
-        if value is None:
-            return "/"
-        if isinstance(value, str):
-            return value
-        if isinstance(value, DraftChunkKeyEncoding):
-            return value.separator
-        if isinstance(value, dict):
-            if value.get("name") not in (None, "default", FORMAT_NAME):
-                raise MetadataError(f"the 2022 draft's chunk keys are 'c' + the coordinates joined "
-                                    f"by a separator; {value.get('name')!r} keys cannot be "
-                                    "expressed", field="chunk_key_encoding", value=value)
-            config = value.get("configuration") or value
-            return config.get("separator", "/")
-        raise MetadataError(f"expected a separator ('/' or '.') or a chunk key encoding, got "
-                            f"{value!r}", field="chunk_key_encoding", value=value)
+def _separator(value: Any) -> str:
+    if value is None:
+        return "/"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, DraftChunkKeyEncoding):
+        return value.separator
+    if isinstance(value, dict):
+        if value.get("name") not in (None, "default", FORMAT_NAME):
+            raise MetadataError(f"the 2022 draft's chunk keys are 'c' + the coordinates joined "
+                                f"by a separator; {value.get('name')!r} keys cannot be "
+                                "expressed", field="chunk_key_encoding", value=value)
+        config = value.get("configuration") or value
+        return config.get("separator", "/")
+    raise MetadataError(f"expected a separator ('/' or '.') or a chunk key encoding, got "
+                        f"{value!r}", field="chunk_key_encoding", value=value)
 
-    @staticmethod
-    def _user_data_type(value: Any) -> tuple[DataType, str | None]:
-        if isinstance(value, DataType):
-            return value, None
-        if isinstance(value, dict) and "extension" in value:
-            return dts.parse_data_type(value, field="dtype")
-        if isinstance(value, str):
-            try:
-                return dts.parse_name(value, field="dtype")
-            except MetadataError:
-                pass
+
+def _user_data_type(value: Any) -> tuple[DataType, str | None]:
+    if isinstance(value, DataType):
+        return value, None
+    if isinstance(value, dict) and "extension" in value:
+        return dts.parse_data_type(value, field="dtype")
+    if isinstance(value, str):
         try:
-            np_dtype = np.dtype(value)
-        except TypeError:
-            np_dtype = None
-        data_type = c.data_type_from_user(value)
-        order = None
-        if np_dtype is not None and np_dtype.itemsize > 1 and data_type.has_endianness:
-            order = ">" if np_dtype.byteorder == ">" or (
-                np_dtype.byteorder == "=" and np.little_endian is False) else "<"
-        return data_type, order
+            return dts.parse_name(value, field="dtype")
+        except MetadataError:
+            pass
+    try:
+        np_dtype = np.dtype(value)
+    except TypeError:
+        np_dtype = None
+    data_type = c.data_type_from_user(value)
+    order = None
+    if np_dtype is not None and np_dtype.itemsize > 1 and data_type.has_endianness:
+        order = ">" if np_dtype.byteorder == ">" or (
+            np_dtype.byteorder == "=" and np.little_endian is False) else "<"
+    return data_type, order
 
-    def _user_codec(self, value: Any, *, field: str, ndim: int) -> Codec:
-        if isinstance(value, Codec):
-            return value
-        if isinstance(value, dict) and ("type" in value or "codec" in value):
-            uri = value.get("type", value.get("codec"))
-            return codec_map.codec_from_draft(uri, value.get("configuration"), field=field,
-                                              type_field=f"{field}.type", ndim=ndim, item_size=None)
-        if isinstance(value, str) and codec_map.codec_id_of(value) is not None:
-            return codec_map.codec_from_draft(value, None, field=field, type_field=field, ndim=ndim,
-                                              item_size=None)
-        return c.codec_from_user(value, field=field)
 
-    def _user_codecs(self, spec: ArrayCreationSpec, data_type: DataType, byteorder: str | None,
-                     *, ndim: int) -> list[Codec]:
-        def as_list(value: Any) -> list[Any]:
-            if value is None:
-                return []
-            return list(value) if isinstance(value, (list, tuple)) else [value]
+def _user_codec(value: Any, *, field: str, ndim: int) -> Codec:
+    if isinstance(value, Codec):
+        return value
+    if isinstance(value, dict) and ("type" in value or "codec" in value):
+        uri = value.get("type", value.get("codec"))
+        return codec_map.codec_from_draft(uri, value.get("configuration"), field=field,
+                                          type_field=f"{field}.type", ndim=ndim, item_size=None)
+    if isinstance(value, str) and codec_map.codec_id_of(value) is not None:
+        return codec_map.codec_from_draft(value, None, field=field, type_field=field, ndim=ndim,
+                                          item_size=None)
+    return c.codec_from_user(value, field=field)
 
-        if spec.codecs is not None:
-            codecs = [self._user_codec(v, field=f"codecs[{i}]", ndim=ndim)
-                      for i, v in enumerate(as_list(spec.codecs))]
+
+def _user_codecs(spec: ArrayCreationSpec, data_type: DataType, byteorder: str | None,
+                 *, ndim: int, memory_layout: str) -> list[Codec]:
+    def as_list(value: Any) -> list[Any]:
+        if value is None:
+            return []
+        return list(value) if isinstance(value, (list, tuple)) else [value]
+
+    if spec.codecs is not None:
+        codecs = [_user_codec(v, field=f"codecs[{i}]", ndim=ndim)
+                  for i, v in enumerate(as_list(spec.codecs))]
+    else:
+        filters = [_user_codec(v, field=f"filters[{i}]", ndim=ndim)
+                   for i, v in enumerate(as_list(spec.filters))]
+        endian = "big" if byteorder == ">" else "little"
+        default = {"name": "bytes", "configuration": {"endian": endian}} \
+            if data_type.has_endianness else {"name": "bytes"}
+        serializer = _user_codec(spec.serializer or default, field="serializer", ndim=ndim)
+        if isinstance(spec.compressors, str) and spec.compressors == "auto":
+            compressors = [DEFAULT_COMPRESSOR] if ndim > 0 and "blosc" in registry.codecs else []
         else:
-            filters = [self._user_codec(v, field=f"filters[{i}]", ndim=ndim)
-                       for i, v in enumerate(as_list(spec.filters))]
-            endian = "big" if byteorder == ">" else "little"
-            default = {"name": "bytes", "configuration": {"endian": endian}} \
-                if data_type.has_endianness else {"name": "bytes"}
-            serializer = self._user_codec(spec.serializer or default, field="serializer", ndim=ndim)
-            if isinstance(spec.compressors, str) and spec.compressors == "auto":
-                compressors = [DEFAULT_COMPRESSOR] if ndim > 0 and "blosc" in registry.codecs else []
-            else:
-                compressors = as_list(spec.compressors)
-            codecs = [*filters, serializer,
-                      *(self._user_codec(v, field=f"compressors[{i}]", ndim=ndim)
-                        for i, v in enumerate(compressors))]
-        if self._layout == "F" and not (codecs and codecs[0].to_json().get("name") == "transpose"):
-            codecs.insert(0, c.codec_from_json(
-                {"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}},
-                field="chunk_memory_layout"))
-        return codecs
+            compressors = as_list(spec.compressors)
+        codecs = [*filters, serializer,
+                  *(_user_codec(v, field=f"compressors[{i}]", ndim=ndim)
+                    for i, v in enumerate(compressors))]
+    if memory_layout == "F" and not (codecs and codecs[0].to_json().get("name") == "transpose"):
+        codecs.insert(0, layout_transpose(list(range(ndim))[::-1]))
+    return codecs
+

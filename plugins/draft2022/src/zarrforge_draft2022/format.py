@@ -13,60 +13,10 @@ Both dialects (:mod:`.dialects`) are read without being told which; new
 hierarchies are written in the option's dialect (``"zarr-python"`` by
 default), nodes added to an existing one in its dialect.
 
-Array documents -> model
-========================
-
-=======================  ===========================================================
-document                 model
-=======================  ===========================================================
-``shape``                ``shape``
-``data_type``            a registered data type (:mod:`.data_types`); the byte order
-                         of a numpy-style name goes to the ``bytes`` codec
-``chunk_grid``           ``{"type": "regular", "chunk_shape", "separator"}``: the
-                         ``regular`` grid; ``separator`` ("/" default, or ".") goes
-                         to the :class:`DraftChunkKeyEncoding`. An extension grid
-                         ``{"extension": URI, ...}`` resolves by URI.
-``chunk_memory_layout``  resolved through the ``memory_layouts`` registry (``"C"``,
-                         ``"F"``, or ``{"extension": URI, ...}``) and checked to be
-                         row- or column-major. ``F`` becomes a leading ``transpose``
-                         codec with the reversed axis order: the draft serialises an
-                         F chunk as the chunk with its dimension order reversed, in C
-                         order -- exactly the bytes of the chunk in Fortran order, as
-                         zarr-python 2 writes them. Kept for every ``ndim`` (an
-                         identity for 0-d and 1-d arrays) so the layout survives a
-                         round trip; on writing, a leading transpose that reverses
-                         all axes is written back as ``"F"``.
-``codecs``               mapped by URI (:mod:`.codecs`); when no entry serialises the
-                         array (the endian codec), the draft's default conversion --
-                         the ``bytes`` codec, little endian unless the type name says
-                         ``>`` -- is inserted before the first bytes codec.
-``compressor``           (zarr-python) one more codec, last; blosc's ``typesize`` is
-                         the item size of what it compresses, so chunks are identical
-                         to numcodecs'.
-``attributes.filters``   (zarr-python dialect) numcodecs filters as zarr-python 2
-                         keeps them: ``numcodecs.<id>`` codecs, removed from the
-                         model's attributes and written back there.
-``fill_value``           :mod:`.fill_values`; ``null`` keeps the data type's default
-                         and is recorded as ``extra_fields["fill_value"] = None``
-``storage_transformers`` :mod:`.transformers`; the entry point's global transformers
-                         follow them (:class:`~.entry_point.GlobalStorageTransformer`)
-``extensions``           draft entries ``{"extension", "must_understand",
-                         "configuration"}``: known ones (``zarrforge.extensions``
-                         under the URI) resolved, unknown ones with
-                         ``must_understand: false`` kept verbatim, others refused
-``attributes``           ``attributes``; ``dimension_names`` if present
-``dimension_separator``  (zarr-python) accepted and ignored, as zarr-python does
-other fields             kept when their value says ``"must_understand": false``,
-                         else an error naming the field (ignored silently in a 3.x
-                         hierarchy with x > 0, as the draft's stability policy allows)
-=======================  ===========================================================
-
-Every error names the store key and the field.
-
-The class is put together from one mixin per job: :class:`.reading.DocumentReader`
-(documents -> model), :class:`.writing.DocumentWriter` (model -> documents),
-:class:`.creation.NodeCreator` (new nodes); this module holds the entry point, the
-Format contract's reading and writing steps, and the layout of keys.
+This class handles the store: the entry point (read, cached, written before
+the first node document), keys, listing and erasing. What a document means
+is :mod:`.reading`, what the model becomes :mod:`.documents`, and new arrays
+and groups :mod:`.creation`. Every error names the store key and the field.
 """
 
 from __future__ import annotations
@@ -75,21 +25,23 @@ import threading
 from typing import Any, Iterator, Sequence
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api import (ArrayMetadata, Format, GroupMetadata, NodeDocument, NodeMetadata,
-                                  Store, load_document, paths)
+from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, Format, GroupMetadata,
+                                  NodeDocument, NodeMetadata, Store, load_document, paths)
 
+from . import creation
 from . import transformers as st
-from .creation import NodeCreator
 from .dialects import get_default_dialect, normalize_dialect
-from .entry_point import (EntryPoint, GlobalStorageTransformer, cached_entry_point, new_entry_point,
-                          with_key)
+from .documents import dump, key_encoding, node_document
+from .entry_point import (EntryPoint, GlobalStorageTransformer, cached_entry_point,
+                          new_entry_point, with_key)
 from .keys import (ENTRY_POINT_KEY, DraftChunkKeyEncoding, array_key, data_prefix, group_key,
                    meta_prefix, validate_draft_path)
-from .reading import FORMAT_NAME, DocumentReader
-from .writing import DocumentWriter, dump
+from .reading import FORMAT_NAME, parse_array, parse_group
+
+__all__ = ["FORMAT_NAME", "Draft2022Format", "dump"]
 
 
-class Draft2022Format(DocumentReader, DocumentWriter, NodeCreator, Format):
+class Draft2022Format(Format):
     """The 2022 draft's format.
 
     ``dialect``: the dialect of hierarchies this instance creates (default:
@@ -171,37 +123,49 @@ class Draft2022Format(DocumentReader, DocumentWriter, NodeCreator, Format):
         entry, content = document.content["entry_point"], document.content["document"]
         if content is None:
             return GroupMetadata({}, FORMAT_NAME)  # implicit group
-        parse = self._parse_array if document.node_type == "array" else self._parse_group
+        parse = parse_array if document.node_type == "array" else parse_group
         try:
             return parse(content, entry)
         except MetadataError as exc:
             raise with_key(exc, document.key)
 
+    # --- writing ----------------------------------------------------------------------
+
+    def _encoding(self, metadata: ArrayMetadata) -> DraftChunkKeyEncoding:
+        """The array's chunk key encoding; a foreign one becomes the draft's in this
+        instance's dialect."""
+        encoding = metadata.chunk_key_encoding
+        if isinstance(encoding, DraftChunkKeyEncoding):
+            return encoding
+        return key_encoding(metadata, self.dialect)
+
+    def _dialect_of(self, metadata: NodeMetadata) -> str:
+        """The dialect ``metadata`` is rendered in before its hierarchy is known."""
+        if isinstance(metadata, ArrayMetadata):
+            return self._encoding(metadata).dialect
+        return self.dialect
+
+    def document(self, metadata: NodeMetadata) -> dict[str, Any]:
+        return node_document(metadata, self._dialect_of(metadata))
 
     def render(self, metadata: NodeMetadata) -> bytes:
         """The node's document in this format's dialect (the hierarchy's, once written,
         may differ: ``write_node`` renders again for it)."""
-        if isinstance(metadata, ArrayMetadata):
-            dialect = self._encoding(metadata).dialect
-            return dump(self._array_document(metadata, dialect), dialect)
-        return dump(self._group_document(metadata), self.dialect)
+        dialect = self._dialect_of(metadata)
+        return dump(node_document(metadata, dialect), dialect)
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata,
                    rendered: bytes | None = None) -> None:
         validate_draft_path(path)
         is_array = isinstance(metadata, ArrayMetadata)
-        dialect = self._encoding(metadata).dialect if is_array else self.dialect  # type: ignore[arg-type]
+        dialect = self._dialect_of(metadata)
         entry, new = self._entry_for_writing(store, dialect)
         key = (array_key if is_array else group_key)(path, entry.suffix)
         try:
             if is_array:
                 self._check_against_hierarchy(metadata, entry)  # type: ignore[arg-type]
             if rendered is None or entry.dialect != dialect:
-                if is_array:
-                    document = self._array_document(metadata, entry.dialect)  # type: ignore[arg-type]
-                else:
-                    document = self._group_document(metadata)  # type: ignore[arg-type]
-                rendered = dump(document, entry.dialect)
+                rendered = dump(node_document(metadata, entry.dialect), entry.dialect)
         except MetadataError as exc:
             raise with_key(exc, key)
         if new:  # the entry point first: a node document without one would be invisible
@@ -228,6 +192,20 @@ class Draft2022Format(DocumentReader, DocumentWriter, NodeCreator, Format):
                 f"{[t.to_json() for t in entry.transformers]} differ from those this array was "
                 f"built with {[t.to_json() for t in given]}; create it through the opened group",
                 field="storage_transformers")
+
+    # --- creating ---------------------------------------------------------------------
+
+    def new_group(self, attributes: dict[str, Any] | None = None,
+                  extensions: Any = None) -> GroupMetadata:
+        return creation.new_group(attributes, extensions)
+
+    def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
+        if self._seen is not None:
+            global_transformers = self._seen.global_transformers()
+        else:
+            global_transformers = tuple(GlobalStorageTransformer(t) for t in self._global)
+        return creation.new_array(spec, dialect=self.dialect, memory_layout=self._layout,
+                                  global_transformers=global_transformers)
 
     # --- layout -----------------------------------------------------------------------
 
