@@ -131,3 +131,12 @@ def test_creation_with_consolidated_root_updates_the_view_once_per_ancestor():
     root = zf.open_group(store, mode="r")
     assert sorted(root.metadata_model.consolidated) == ["x", "x/y", "x/y/z", "x/y/z/arr"]
     assert root["x/y/z/arr"].shape == (2,)
+
+
+def test_a_node_whose_document_is_broken_is_in_the_way_and_can_be_overwritten():
+    store = MemoryStore()
+    store.set("a/zarr.json", b"{not json")
+    with pytest.raises(zf.errors.ContainsNodeError):
+        zf.create_array(store, "a", shape=(2,), dtype="int8")
+    array = zf.create_array(store, "a", shape=(2,), dtype="int8", overwrite=True)
+    assert zf.open_array(store, "a").shape == array.shape == (2,)

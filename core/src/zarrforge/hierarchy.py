@@ -111,14 +111,15 @@ class Survey:
     """What is at and above the path of a node about to be created (see :func:`survey`).
 
     ``ancestors`` lists ``(path, document or None)`` from the parent up to the root,
-    in ``fmt``'s terms. ``existing`` is ``fmt``'s document at the path, and
-    ``foreign`` the other formats with a node there.
+    in ``fmt``'s terms. ``existing`` says whether ``fmt`` has a node at the path (one
+    whose document is broken included), and ``foreign`` lists the other formats with a
+    node there.
     """
 
     store: Store
     path: str
     fmt: Format
-    existing: NodeDocument | None
+    existing: bool
     foreign: list[Format]
     ancestors: list[tuple[str, NodeDocument | None]]
 
@@ -143,10 +144,10 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
     """
     if store.read_only:
         raise ReadOnlyError(f"cannot create a node in the read-only store {store!r}")
-    existing = fmt.read_document(store, path)
+    existing = fmt.detect(store, path)  # a broken document counts: it can be overwritten
     foreign = foreign_formats(store, path, fmt)
-    if (existing is not None or foreign) and not overwrite:
-        name = fmt.name if existing is not None else foreign[0].name
+    if (existing or foreign) and not overwrite:
+        name = fmt.name if existing else foreign[0].name
         raise ContainsNodeError(f"a Zarr {name} node already exists at {'/' + path!r}; "
                                 "pass overwrite=True (or mode='w') to replace it")
     ancestors: list[tuple[str, NodeDocument | None]] = []
@@ -177,7 +178,7 @@ def write_new_node(target: Survey, metadata: NodeMetadata, rendered: Any = None)
     for other in target.foreign:
         other.erase_node(store, path)
     changes: list[tuple[str, NodeMetadata | None]] = []
-    if target.existing is not None:
+    if target.existing:
         fmt.erase_node(store, path)
         changes.append((path, None))  # its old subtree leaves the views
     for parent in target.missing_parents():
