@@ -30,6 +30,10 @@ serializer            ``bytes`` with the byte order the last filter leaves
                       numcodecs' ``shuffle: -1`` (auto) is resolved the way
                       numcodecs resolves it and remembered on the codec
                       (``_zarrforge_v2_config``) so it is written back as -1.
+                      A compressor that takes typed arrays (``array ->
+                      bytes``: pcodec, zfpy) is the serializer instead of
+                      ``bytes``, as zarr-python 2 and 3 read it; it then
+                      needs array filters only.
 ``chunks``            the ``regular`` chunk grid.
 separator             the ``v2`` chunk key encoding.
 ``fill_value``        decoded with the v2 encodings; ``null`` keeps the data
@@ -423,6 +427,7 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
     serializer: Codec | None = None
     current = byteorder
     last_bytes_filter = None
+    first_bytes_at: int | None = None
     for i, config in enumerate(filters):
         where = f"filters[{i}]"
         if config["id"] == object_codec:
@@ -450,6 +455,8 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
                                     f"codec {object_codec!r}", field=where, value=config)
             bytes_codecs.append(native_bytes_codec(codec, field=where))
             last_bytes_filter = config["id"]
+            if first_bytes_at is None:
+                first_bytes_at = i
     if serializer is None:
         if spec.data_type.has_endianness:
             endian = "big" if current == ">" else "little"
@@ -457,11 +464,35 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
                                            field="dtype")
         else:
             serializer = c.codec_from_json({"name": "bytes"}, field="dtype")
-    codecs = [*array_codecs, serializer, *bytes_codecs]
     if compressor is not None:
         typesize = spec.data_type.item_size or 1
-        codecs.append(compressor_codec(compressor, typesize))
-    return tuple(codecs)
+        compressor_ = compressor_codec(compressor, typesize)
+        if compressor_.kind is CodecKind.ARRAY_BYTES:
+            # pcodec, zfpy: v2 hands the compressor the filtered array, so in
+            # the v3 model it is the serializer, in place of ``bytes``.
+            _check_array_compressor(compressor, object_codec, filters, first_bytes_at)
+            return (*array_codecs, compressor_)
+        return (*array_codecs, serializer, *bytes_codecs, compressor_)
+    return (*array_codecs, serializer, *bytes_codecs)
+
+
+def _check_array_compressor(compressor: dict[str, Any], object_codec: str | None,
+                            filters: list[dict[str, Any]], first_bytes_at: int | None) -> None:
+    """Refuse an array -> bytes compressor that would receive bytes, naming v2 fields."""
+    codec_id = compressor["id"]
+    if object_codec is not None:
+        raise MetadataError(f"compressor {codec_id!r} compresses typed arrays itself, but the "
+                            f"object codec {object_codec!r} in 'filters' already turned the "
+                            "array into bytes; use a bytes compressor (zstd, blosc, ...) or none",
+                            field="compressor", value=compressor)
+    if first_bytes_at is not None:
+        byte_filter = first_bytes_at
+        raise MetadataError(f"compressor {codec_id!r} compresses typed arrays itself, but "
+                            f"filter {filters[byte_filter]['id']!r} turns the array into bytes "
+                            "before it; with such a compressor every filter must map arrays to "
+                            "arrays (delta, fixedscaleoffset, ...)",
+                            field=f"filters[{byte_filter}]", value=filters[byte_filter])
+
 
 
 def dimension_names_from_attributes(attributes: dict[str, Any], ndim: int
@@ -577,6 +608,14 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
     ser_doc = serializer.to_json()
     object_id = SERIALIZER_TO_OBJECT_ID.get(ser_doc.get("name"))
     endian = None
+    if _is_array_compressor(ser_doc, object_id):
+        if codecs[at + 1:]:
+            raise MetadataError(f"Zarr v2 has one compressor: {ser_doc['name']!r} compresses the "
+                                "array and nothing can follow it", field=f"codecs[{at + 1}]",
+                                value=codecs[at + 1].to_json())
+        return {"order": order, "filters": array_filters, "array_filters": array_filters,
+                "object_id": None, "endian": None,
+                "compressor": v2_config(serializer, field="compressor")}
     if object_id is None:
         if ser_doc.get("name") != "bytes":
             raise MetadataError(f"Zarr v2 arrays have no serializer {ser_doc.get('name')!r}: "
@@ -592,6 +631,13 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
     filters = [*array_filters, *([{"id": object_id}] if object_id else []), *byte_filters]
     return {"order": order, "filters": filters, "array_filters": array_filters,
             "object_id": object_id, "endian": endian, "compressor": compressor}
+
+
+def _is_array_compressor(ser_doc: dict[str, Any], object_id: str | None) -> bool:
+    """Whether the serializer is a numcodecs array compressor (v2's ``compressor``)."""
+    name = ser_doc.get("name")
+    return (object_id is None and isinstance(name, str) and name.startswith(NUMCODECS_PREFIX)
+            and name[len(NUMCODECS_PREFIX):] not in OTHER_OBJECT_CODECS)
 
 
 def zarray_document(metadata: ArrayMetadata) -> dict[str, Any]:
