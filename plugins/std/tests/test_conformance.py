@@ -58,8 +58,8 @@ class TestComplexTypes(DataTypeConformance):
 
 class TestBoolType(DataTypeConformance):
     data_type_documents = ["bool"]
-    valid_fill_values = [True, False]
-    invalid_fill_values = [0, 1, "true", None]
+    valid_fill_values = [True, False, 0, 1]  # 0 / 1: legacy spelling, read only
+    invalid_fill_values = [2, -1, 0.0, "true", None]
 
 
 class TestRawTypes(DataTypeConformance):

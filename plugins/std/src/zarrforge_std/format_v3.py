@@ -4,7 +4,9 @@ Registered as format ``"3"``. A node at path ``p`` has its document at
 ``p/zarr.json`` (``zarr.json`` for the root); chunks live under ``p/`` at the
 key the array's chunk key encoding gives. Unknown top-level fields follow the
 ``must_understand`` rule; ``consolidated_metadata`` in group documents is
-recognised (the spec sanctions it) and kept.
+recognised (the spec sanctions it) and kept. Legacy spellings that other
+implementations still read are rewritten to the spec's before parsing
+(:mod:`zarrforge_std.legacy_v3`), so they are read but never written.
 
 Defaults for new arrays match zarr-python 3: a regular grid, the ``default``
 chunk key encoding with ``/``, the ``bytes`` serializer (little-endian),
@@ -30,6 +32,8 @@ from zarrforge.metadata.extension_def import message_of
 from zarrforge.metadata.json_io import dump_document, load_document
 from zarrforge.metadata.model import ArrayMetadata, GroupMetadata, NodeMetadata
 from zarrforge.metadata.must_understand import split_unknown_fields
+
+from . import legacy_v3
 
 METADATA_KEY = "zarr.json"
 FORMAT_NAME = "3"
@@ -106,6 +110,8 @@ class V3Format(ChunksUnderNode, Format):
         extra = split_unknown_fields(document, ARRAY_FIELDS, key=key)
         shape = c.shape_from_json(document["shape"])
         data_type = c.data_type_from_json(document["data_type"])
+        document = legacy_v3.normalized(document, ndim=len(shape),
+                                        has_endianness=data_type.has_endianness)
         fill_value = data_type.fill_value_from_json(document["fill_value"])
         return ArrayMetadata(
             shape=shape,
