@@ -195,3 +195,16 @@ def test_v3_other_transpose_strings_are_still_refused(tmp_path):
     with pytest.raises(MetadataError) as info:
         zf.open_array(str(path), mode="r")
     assert info.value.field == "codecs[0].configuration.order"
+
+
+@pytest.mark.parametrize("stored", [np.arange(11, dtype="<i4"), np.arange(13, dtype="<i4")])
+def test_v2_pcodec_chunk_with_another_element_count_is_corrupt(tmp_path, stored):
+    # numcodecs would return whatever count the stream holds (or, given an output
+    # buffer, silently stop early or leave the rest uninitialised)
+    from zarrforge.errors import CorruptChunkError
+
+    path = tmp_path / "a.zarr"
+    _pcodec_v2(path)
+    (path / "0.0").write_bytes(numcodecs.PCodec().encode(stored))
+    with pytest.raises(CorruptChunkError, match="expected 12"):
+        zf.open_array(str(path), mode="r")[:]

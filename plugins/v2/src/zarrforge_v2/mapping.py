@@ -79,11 +79,16 @@ REQUIRED_KEYS = ("shape", "chunks", "dtype")
 DIMENSIONS_ATTRIBUTE = "_ARRAY_DIMENSIONS"
 
 # Object codecs (numcodecs ids) -> (zarrforge data type, zarrforge serializer).
-OBJECT_CODECS = {"vlen-utf8": ("string", "vlen-utf8"), "vlen-bytes": ("bytes", "vlen-bytes")}
+OBJECT_CODECS = {"vlen-utf8": ("string", "vlen-utf8"), "vlen-bytes": ("bytes", "vlen-bytes"),
+                 # JSON values, read only (zarrforge_v2.object_type)
+                 "json2": ("zarrforge_v2.json_object", "numcodecs.json2")}
+JSON_OBJECT_TYPE = OBJECT_CODECS["json2"][0]
 # Object codecs zarr-python knows that zarrforge cannot read.
-OTHER_OBJECT_CODECS = frozenset({"vlen-array", "pickle", "json2", "msgpack2"})
+OTHER_OBJECT_CODECS = frozenset({"vlen-array", "pickle", "msgpack2"})
 SERIALIZER_TO_OBJECT_ID = {"vlen-utf8": "vlen-utf8", "vlen-bytes": "vlen-bytes",
                            "numcodecs.vlen-utf8": "vlen-utf8", "numcodecs.vlen-bytes": "vlen-bytes"}
+# Serializers of object arrays that are read (and their .zarray rewritten) but never created.
+READ_ONLY_OBJECT_SERIALIZERS = {"numcodecs.json2": "json2"}
 
 # numcodecs ids whose codec is a registered v3 codec of the same name, and the
 # configuration keys that codec shares with numcodecs'.
@@ -434,7 +439,9 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
             if serializer is not None:
                 raise MetadataError("only one object codec may appear in the filters",
                                     field=where, value=config)
-            serializer = c.codec_from_json({"name": OBJECT_CODECS[object_codec][1]}, field=where)
+            name = OBJECT_CODECS[object_codec][1]
+            serializer = (numcodecs_codec(config, field=where) if name.startswith(NUMCODECS_PREFIX)
+                          else c.codec_from_json({"name": name}, field=where))
             continue
         codec = numcodecs_codec(config, field=where)
         if codec.kind is CodecKind.ARRAY_ARRAY:
@@ -606,8 +613,13 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
         array_filters.append(v2_config(codec, field=f"filters[{i}]"))
     serializer = codecs[at]
     ser_doc = serializer.to_json()
-    object_id = SERIALIZER_TO_OBJECT_ID.get(ser_doc.get("name"))
+    object_id = (SERIALIZER_TO_OBJECT_ID.get(ser_doc.get("name"))
+                 or READ_ONLY_OBJECT_SERIALIZERS.get(ser_doc.get("name")))
     endian = None
+    if object_id == "json2" and metadata.data_type.to_json() != JSON_OBJECT_TYPE:
+        raise MetadataError(f"serializer 'numcodecs.json2' stores '|O' arrays of JSON values, "
+                            f"not {metadata.data_type.to_json()!r}; zarrforge reads such arrays "
+                            "but does not create them", field="serializer", value=ser_doc)
     if _is_array_compressor(ser_doc, object_id):
         if codecs[at + 1:]:
             raise MetadataError(f"Zarr v2 has one compressor: {ser_doc['name']!r} compresses the "
@@ -628,7 +640,11 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
     compressor = v2_config(tail[-1], field="compressor") if tail else None
     if compressor is not None and compressor["id"] == "zstd" and not compressor.get("checksum"):
         compressor.pop("checksum", None)  # as zarr-python writes it
-    filters = [*array_filters, *([{"id": object_id}] if object_id else []), *byte_filters]
+    object_filter = []
+    if object_id is not None:  # a numcodecs object codec keeps its configuration
+        object_filter = [v2_config(serializer, field="filters") if object_id == "json2"
+                         else {"id": object_id}]
+    filters = [*array_filters, *object_filter, *byte_filters]
     return {"order": order, "filters": filters, "array_filters": array_filters,
             "object_id": object_id, "endian": endian, "compressor": compressor}
 
