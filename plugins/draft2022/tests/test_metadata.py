@@ -93,7 +93,7 @@ def test_null_reads_as_the_default_and_is_written_back(hierarchy, dialect):
     ("float32", "0x3ff8", "exactly 8 hexadecimal digits"),
     ("int8", 300, r"integer in \[-128, 127\]"),
     ("float64", "Inf", "NaN"),
-    ("bool", 0, "true or false"),
+    ("bool", 2, "true or false"),  # 0 and 1 are read (legacy spelling)
     ("int16", "0b101", "exactly 16 binary digits"),
 ])
 def test_bad_fill_values_name_key_and_field(hierarchy, data_type, value, match):
