@@ -454,8 +454,9 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
             current = _output_byteorder(config, current)
         elif codec.kind is CodecKind.ARRAY_BYTES:
             raise MetadataError(f"filter {config['id']!r} serialises whole arrays; zarrforge reads "
-                                "v2 arrays whose only such filter is the vlen-utf8 / vlen-bytes "
-                                "object codec of an '|O' array", field=where, value=config)
+                                "v2 arrays whose only such filter is the object codec (vlen-utf8, "
+                                "vlen-bytes, json2) of an '|O' array, and a compressor of typed "
+                                "arrays (pcodec, zfpy) as the 'compressor'", field=where, value=config)
         else:
             if object_codec is not None and serializer is None:
                 raise MetadataError(f"byte filter {config['id']!r} cannot run before the object "
