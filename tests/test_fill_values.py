@@ -114,6 +114,8 @@ VALID = [
     # bool
     ("bool", True, np.bool_(True), True),
     ("bool", False, np.bool_(False), False),
+    ("bool", 1, np.bool_(True), True),  # legacy spelling: read, written as true
+    ("bool", 0, np.bool_(False), False),
     # raw bits
     ("r8", [255], np.frombuffer(b"\xff", "V1")[0], [255]),
     ("r16", [1, 2], np.frombuffer(b"\x01\x02", "V2")[0], [1, 2]),
@@ -223,6 +225,7 @@ INVALID = [
     ("int32", None, None),
     ("int32", [1], [1]),
     ("bool", 2, 2),  # 0 and 1 are read leniently as false/true (docs/formats.md)
+    ("bool", -1, -1),
     ("bool", "true", "true"),
     ("bool", None, None),
     ("float32", "nan", "nan"),

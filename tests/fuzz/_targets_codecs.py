@@ -130,6 +130,7 @@ CASES: list[Case] = [
     Case("numcodecs.vlen-utf8", ({"name": "numcodecs.vlen-utf8"},), STRING, (2, 2)),
     Case("numcodecs.vlen-bytes", ({"name": "numcodecs.vlen-bytes"},), "bytes", (3,)),
     Case("numcodecs.json2", ({"name": "numcodecs.json2"},), STRING, (3,), roundtrips=False),
+    Case("numcodecs.pcodec", ({"name": "numcodecs.pcodec"},), "int32", (4, 5)),
     Case("numcodecs.msgpack2", ({"name": "numcodecs.msgpack2"},), STRING, (3,), roundtrips=False),
     Case("numcodecs.vlen-array", ({"name": "numcodecs.vlen-array", "configuration": {"dtype": "<i4"}},),
          "bytes", (3,), roundtrips=False),

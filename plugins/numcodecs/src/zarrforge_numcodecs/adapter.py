@@ -17,6 +17,12 @@ Contract:
   reason and the parameters the codec accepts.
 * Codecs that can run code when they decode are refused unless allowed
   (:mod:`zarrforge_numcodecs.safety`), both when built and when decoding.
+* ``json2`` chunks are decoded by :mod:`zarrforge_numcodecs._json2` (plain
+  JSON, the declared shape and dtype checked before anything is allocated)
+  into object arrays; writing them is refused with a ``CodecError``.
+* ``pcodec`` chunks are decoded into a buffer of the chunk's size and must
+  hold exactly its element count (numcodecs would size the output from the
+  stream's header).
 * Decoding failures become :class:`~zarrforge.errors.CorruptChunkError`
   (:class:`~zarrforge.errors.ChecksumError` for numcodecs' checksum codecs);
   the sizes declared by blosc, zstd, lz4 and gzip headers are checked first.
@@ -45,7 +51,7 @@ from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCod
 from zarrforge.errors import (ChecksumError, CodecError, CorruptChunkError, MetadataError,
                               UnsafeCodecError)
 
-from . import _bounds, _inflate, _kinds, safety
+from . import _bounds, _inflate, _json2, _kinds, safety
 from ._data_types import data_type_for
 from ._failures import decoding, encoding
 
@@ -64,6 +70,12 @@ _NUMERIC_KINDS = "biufc"
 # numcodecs' variable-length codecs start with the item count (checked before
 # numcodecs allocates an object array of that length).
 _VLEN_IDS = frozenset({"vlen-utf8", "vlen-bytes", "vlen-array"})
+
+# Codecs read but not written, and why.
+_READ_ONLY_IDS = {
+    "json2": "JSON does not round-trip Python objects: tuples come back as lists, "
+             "and numpy scalars or other types fail to encode",
+}
 
 
 def available_ids() -> list[str]:
@@ -328,15 +340,27 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
     """A numcodecs codec that serialises whole arrays (``array -> bytes``)."""
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        if self._codec_id in _READ_ONLY_IDS:
+            raise CodecError(f"codec {self.name!r}: zarrforge reads {self._codec_id} chunks but "
+                             f"does not write them ({_READ_ONLY_IDS[self._codec_id]})")
         with encoding(self.name):
             return ensure_bytes(self._numcodec.encode(np.ascontiguousarray(chunk)))
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         self._check_safe()
         data = _bounds.byte_view(data)
+        if self._codec_id == "json2":  # numcodecs would allocate the shape the chunk declares
+            out = _json2.decode(data, spec.shape, encoding=self._config.get("encoding", "utf-8"),
+                                strict=self._config.get("strict", True))
+            if out.dtype == spec.dtype:
+                return out
+            with decoding(self.name):
+                return out.astype(spec.dtype)
         expected = math.prod(spec.shape)
         if self._codec_id in _VLEN_IDS:
             _bounds.check_vlen_count(data, expected, self.name)
+        if self._codec_id == "pcodec":
+            return self._decode_pcodec(data, spec, expected)
         with decoding(self.name):
             out = np.asarray(self._decode(data))
             if out.size != expected:
@@ -345,6 +369,23 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
                     f"(shape {spec.shape})")
             out = out.reshape(spec.shape)
             return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+
+    def _decode_pcodec(self, data: bytes | memoryview, spec: ChunkSpec, expected: int
+                       ) -> np.ndarray:
+        # numcodecs' PCodec.decode sizes its output from the stream's header
+        # and, given an output, ignores how many values the stream held; the
+        # pcodec package reports that count, so the chunk must fill exactly
+        # the chunk's element count.
+        from pcodec import standalone
+
+        out = np.empty(expected, dtype=spec.dtype)
+        with decoding(self.name):
+            progress = standalone.simple_decompress_into(ensure_bytes(data), out)
+        if progress.n_processed != expected or not progress.finished:
+            raise CorruptChunkError(
+                f"codec {self.name!r}: the chunk holds {'more than ' if not progress.finished else ''}"
+                f"{progress.n_processed} values, expected {expected} (shape {spec.shape})")
+        return out.reshape(spec.shape)
 
     def _decode(self, data: bytes | memoryview) -> Any:
         if type(self._numcodec) is Pickle:

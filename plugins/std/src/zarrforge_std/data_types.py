@@ -6,7 +6,7 @@ raw-bits family ``r*`` (``r8``, ``r16``, ... any positive multiple of 8).
 
 Fill values (spec, "Permitted fill values"):
 
-* bool: ``true``/``false``;
+* bool: ``true``/``false`` (``0``/``1`` read as a legacy spelling, never written);
 * integers: a JSON integer within the type's range;
 * floats: a number (rounded to the type), ``"NaN"``, ``"Infinity"``,
   ``"-Infinity"``, or ``"0x..."`` giving the bit pattern; NaNs other than the
@@ -66,9 +66,10 @@ class Bool(_Simple):
     dtype = np.dtype(bool)
 
     def fill_value_from_json(self, value: Any) -> Any:
-        # Lenient on read: early v3 writers (zarrita) stored 0 and 1; written back as false/true.
-        if not isinstance(value, bool) and not (type(value) is int and value in (0, 1)):
-            raise _fill_error(self.name, value, "true or false")
+        # 0 and 1 are a legacy spelling (zarrita, early zarr-python 3), read
+        # as false and true; fill_value_to_json writes true/false only.
+        if not isinstance(value, bool) and not (is_int(value) and value in (0, 1)):
+            raise _fill_error(self.name, value, "true or false (0 and 1 are read too)")
         return np.bool_(value)
 
     def fill_value_to_json(self, value: Any) -> Any:

@@ -4,7 +4,9 @@ Registered as format ``"3"``. A node at path ``p`` has its document at
 ``p/zarr.json`` (``zarr.json`` for the root); chunks live under ``p/`` at the
 key the array's chunk key encoding gives. Unknown top-level fields follow the
 ``must_understand`` rule; ``consolidated_metadata`` in group documents is
-recognised (the spec sanctions it) and kept.
+recognised (the spec sanctions it) and kept. Legacy spellings that other
+implementations still read are rewritten to the spec's before parsing
+(:mod:`zarrforge_std.legacy_v3`), so they are read but never written.
 
 Reading is lenient where peers are: zarr-python 3 writes the bare JSON tokens
 ``NaN``, ``Infinity`` and ``-Infinity`` into attributes (xarray's
@@ -39,6 +41,8 @@ from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, C
                                   shape_from_json, split_unknown_fields,
                                   storage_transformers_from_json)
 
+from . import legacy_v3
+
 METADATA_KEY = "zarr.json"
 FORMAT_NAME = "3"
 ARRAY_FIELDS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid",
@@ -51,29 +55,6 @@ GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata
 DEFAULT_SERIALIZER = {"name": "bytes"}
 DEFAULT_COMPRESSOR = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
 DEFAULT_KEY_ENCODING = {"name": "default", "configuration": {"separator": "/"}}
-
-
-def _legacy_transpose_orders(codecs: Any, ndim: int) -> Any:
-    """``codecs`` with the 2022-era ``transpose`` orders ``"C"`` / ``"F"`` (which early v3
-    writers such as zarrita stored) spelled as the permutations they mean; the identity
-    and the reversal of ``ndim`` axes. Read only: zarrforge writes the permutation. Nested
-    codec lists of ``sharding_indexed`` (same dimensionality) are treated alike."""
-    if not isinstance(codecs, list):
-        return codecs
-    result = []
-    for codec in codecs:
-        if isinstance(codec, dict) and isinstance(codec.get("configuration"), dict):
-            configuration = codec["configuration"]
-            if codec.get("name") == "transpose" and configuration.get("order") in ("C", "F"):
-                axes = list(range(ndim))
-                configuration = {**configuration,
-                                 "order": axes if configuration["order"] == "C" else axes[::-1]}
-            elif codec.get("name") == "sharding_indexed" and "codecs" in configuration:
-                configuration = {**configuration, "codecs": _legacy_transpose_orders(
-                    configuration["codecs"], ndim)}
-            codec = {**codec, "configuration": configuration}
-        result.append(codec)
-    return result
 
 
 def metadata_key(path: str) -> str:
@@ -135,6 +116,8 @@ class V3Format(ChunksUnderNode, Format):
         extra = split_unknown_fields(document, ARRAY_FIELDS, key=key)
         shape = shape_from_json(document["shape"])
         data_type = data_type_from_json(document["data_type"])
+        document = legacy_v3.normalized(document, ndim=len(shape),
+                                        has_endianness=data_type.has_endianness)
         fill_value = data_type.fill_value_from_json(document["fill_value"])
         return ArrayMetadata(
             shape=shape,
@@ -142,7 +125,7 @@ class V3Format(ChunksUnderNode, Format):
             chunk_grid=chunk_grid_from_json(document["chunk_grid"], shape),
             chunk_key_encoding=chunk_key_encoding_from_json(document["chunk_key_encoding"]),
             fill_value=fill_value,
-            codecs=codecs_from_json(_legacy_transpose_orders(document["codecs"], len(shape))),
+            codecs=codecs_from_json(document["codecs"]),
             attributes=attributes_from_json(document.get("attributes")),
             format_name=FORMAT_NAME,
             dimension_names=dimension_names_from_json(document.get("dimension_names"), len(shape)),

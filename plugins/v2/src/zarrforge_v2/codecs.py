@@ -12,7 +12,10 @@ written back as -1.
 
 Writing (:func:`split_codecs`, :func:`v2_config`) inverts this and refuses,
 naming the field, what v2 cannot hold (a transpose that is not a full reversal,
-a serializer other than ``bytes`` or a vlen codec).
+a serializer other than ``bytes`` or a vlen codec). A compressor that takes typed
+arrays (``array -> bytes``: pcodec, zfpy) is the serializer instead of ``bytes``,
+as zarr-python 2 and 3 read it; it then needs array filters only. ``json2`` object
+arrays are read (as ``zarrforge_v2.json_object``) and written back, never created.
 """
 
 from __future__ import annotations
@@ -26,11 +29,16 @@ from zarrforge.plugin_api import ArrayMetadata, ChunkSpec, Codec, CodecKind, Dat
 from ._util import _byteorder, _is_int, layout, refield
 
 # Object codecs (numcodecs ids) -> (zarrforge data type, zarrforge serializer).
-OBJECT_CODECS = {"vlen-utf8": ("string", "vlen-utf8"), "vlen-bytes": ("bytes", "vlen-bytes")}
+OBJECT_CODECS = {"vlen-utf8": ("string", "vlen-utf8"), "vlen-bytes": ("bytes", "vlen-bytes"),
+                 # JSON values, read only (zarrforge_v2.object_type)
+                 "json2": ("zarrforge_v2.json_object", "numcodecs.json2")}
+JSON_OBJECT_TYPE = OBJECT_CODECS["json2"][0]
 # Object codecs zarr-python knows that zarrforge cannot read.
-OTHER_OBJECT_CODECS = frozenset({"vlen-array", "pickle", "json2", "msgpack2"})
+OTHER_OBJECT_CODECS = frozenset({"vlen-array", "pickle", "msgpack2"})
 SERIALIZER_TO_OBJECT_ID = {"vlen-utf8": "vlen-utf8", "vlen-bytes": "vlen-bytes",
                            "numcodecs.vlen-utf8": "vlen-utf8", "numcodecs.vlen-bytes": "vlen-bytes"}
+# Serializers of object arrays that are read (and their .zarray rewritten) but never created.
+READ_ONLY_OBJECT_SERIALIZERS = {"numcodecs.json2": "json2"}
 
 # numcodecs ids whose codec is a registered v3 codec of the same name, and the
 # configuration keys that codec shares with numcodecs'.
@@ -205,13 +213,16 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
     serializer: Codec | None = None
     current = byteorder
     last_bytes_filter = None
+    first_bytes_at: int | None = None
     for i, config in enumerate(filters):
         where = f"filters[{i}]"
         if config["id"] == object_codec:
             if serializer is not None:
                 raise MetadataError("only one object codec may appear in the filters",
                                     field=where, value=config)
-            serializer = c.codec_from_json({"name": OBJECT_CODECS[object_codec][1]}, field=where)
+            name = OBJECT_CODECS[object_codec][1]
+            serializer = (numcodecs_codec(config, field=where) if name.startswith(NUMCODECS_PREFIX)
+                          else c.codec_from_json({"name": name}, field=where))
             continue
         codec = numcodecs_codec(config, field=where)
         if codec.kind is CodecKind.ARRAY_ARRAY:
@@ -224,14 +235,17 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
             current = _output_byteorder(config, current)
         elif codec.kind is CodecKind.ARRAY_BYTES:
             raise MetadataError(f"filter {config['id']!r} serialises whole arrays; zarrforge reads "
-                                "v2 arrays whose only such filter is the vlen-utf8 / vlen-bytes "
-                                "object codec of an '|O' array", field=where, value=config)
+                                "v2 arrays whose only such filter is the object codec (vlen-utf8, "
+                                "vlen-bytes, json2) of an '|O' array, and a compressor of typed "
+                                "arrays (pcodec, zfpy) as the 'compressor'", field=where, value=config)
         else:
             if object_codec is not None and serializer is None:
                 raise MetadataError(f"byte filter {config['id']!r} cannot run before the object "
                                     f"codec {object_codec!r}", field=where, value=config)
             bytes_codecs.append(native_bytes_codec(codec, field=where))
             last_bytes_filter = config["id"]
+            if first_bytes_at is None:
+                first_bytes_at = i
     if serializer is None:
         if spec.data_type.has_endianness:
             endian = "big" if current == ">" else "little"
@@ -239,11 +253,33 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
                                            field="dtype")
         else:
             serializer = c.codec_from_json({"name": "bytes"}, field="dtype")
-    codecs = [*array_codecs, serializer, *bytes_codecs]
     if compressor is not None:
         typesize = spec.data_type.item_size or 1
-        codecs.append(compressor_codec(compressor, typesize))
-    return tuple(codecs)
+        compressor_ = compressor_codec(compressor, typesize)
+        if compressor_.kind is CodecKind.ARRAY_BYTES:
+            # pcodec, zfpy: v2 hands the compressor the filtered array, so in
+            # the v3 model it is the serializer, in place of ``bytes``.
+            _check_array_compressor(compressor, object_codec, filters, first_bytes_at)
+            return (*array_codecs, compressor_)
+        return (*array_codecs, serializer, *bytes_codecs, compressor_)
+    return (*array_codecs, serializer, *bytes_codecs)
+
+
+def _check_array_compressor(compressor: dict[str, Any], object_codec: str | None,
+                            filters: list[dict[str, Any]], first_bytes_at: int | None) -> None:
+    """Refuse an array -> bytes compressor that would receive bytes, naming v2 fields."""
+    codec_id = compressor["id"]
+    if object_codec is not None:
+        raise MetadataError(f"compressor {codec_id!r} compresses typed arrays itself, but the "
+                            f"object codec {object_codec!r} in 'filters' already turned the "
+                            "array into bytes; use a bytes compressor (zstd, blosc, ...) or none",
+                            field="compressor", value=compressor)
+    if first_bytes_at is not None:
+        raise MetadataError(f"compressor {codec_id!r} compresses typed arrays itself, but "
+                            f"filter {filters[first_bytes_at]['id']!r} turns the array into bytes "
+                            "before it; with such a compressor every filter must map arrays to "
+                            "arrays (delta, fixedscaleoffset, ...)",
+                            field=f"filters[{first_bytes_at}]", value=filters[first_bytes_at])
 
 
 def _name(codec: Codec) -> Any:
@@ -291,8 +327,21 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
         array_filters.append(v2_config(codec, field=f"filters[{i}]"))
     serializer = codecs[at]
     ser_doc = serializer.to_json()
-    object_id = SERIALIZER_TO_OBJECT_ID.get(ser_doc.get("name"))
+    object_id = (SERIALIZER_TO_OBJECT_ID.get(ser_doc.get("name"))
+                 or READ_ONLY_OBJECT_SERIALIZERS.get(ser_doc.get("name")))
     endian = None
+    if object_id == "json2" and metadata.data_type.to_json() != JSON_OBJECT_TYPE:
+        raise MetadataError(f"serializer 'numcodecs.json2' stores '|O' arrays of JSON values, "
+                            f"not {metadata.data_type.to_json()!r}; zarrforge reads such arrays "
+                            "but does not create them", field="serializer", value=ser_doc)
+    if _is_array_compressor(ser_doc, object_id):
+        if codecs[at + 1:]:
+            raise MetadataError(f"Zarr v2 has one compressor: {ser_doc['name']!r} compresses the "
+                                "array and nothing can follow it", field=f"codecs[{at + 1}]",
+                                value=codecs[at + 1].to_json())
+        return {"order": order, "filters": array_filters, "array_filters": array_filters,
+                "object_id": None, "endian": None,
+                "compressor": v2_config(serializer, field="compressor")}
     if object_id is None:
         if ser_doc.get("name") != "bytes":
             raise MetadataError(f"Zarr v2 arrays have no serializer {ser_doc.get('name')!r}: "
@@ -305,6 +354,17 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
     compressor = v2_config(tail[-1], field="compressor") if tail else None
     if compressor is not None and compressor["id"] == "zstd" and not compressor.get("checksum"):
         compressor.pop("checksum", None)  # as zarr-python writes it
-    filters = [*array_filters, *([{"id": object_id}] if object_id else []), *byte_filters]
+    object_filter = []
+    if object_id is not None:  # a numcodecs object codec keeps its configuration
+        object_filter = [v2_config(serializer, field="filters") if object_id == "json2"
+                         else {"id": object_id}]
+    filters = [*array_filters, *object_filter, *byte_filters]
     return {"order": order, "filters": filters, "array_filters": array_filters,
             "object_id": object_id, "endian": endian, "compressor": compressor}
+
+
+def _is_array_compressor(ser_doc: dict[str, Any], object_id: str | None) -> bool:
+    """Whether the serializer is a numcodecs array compressor (v2's ``compressor``)."""
+    name = ser_doc.get("name")
+    return (object_id is None and isinstance(name, str) and name.startswith(NUMCODECS_PREFIX)
+            and name[len(NUMCODECS_PREFIX):] not in OTHER_OBJECT_CODECS)
