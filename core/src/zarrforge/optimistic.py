@@ -67,11 +67,7 @@ class GenerationGuard(WrapperStore):
         self.generations[key] = self.inner.set_if(key, value, if_generation=expected)
 
     def _delete(self, key: str) -> None:
-        expected = self.generations.get(key, ABSENT)
-        if expected is ABSENT:
-            self.inner.delete_if(key, if_generation=ABSENT)
-            return
-        self.inner.delete_if(key, if_generation=expected)
+        self.inner.delete_if(key, if_generation=self.generations.get(key, ABSENT))
         self.generations[key] = ABSENT
 
 
