@@ -8,9 +8,17 @@ Metadata (zarr-extensions ``struct``)::
 
 Each field names a fixed-size data type (any registered one, nested
 ``struct`` included; variable-size types are refused). Field names are
-non-empty and unique; there is at least one field. ``structured`` (read only)
-also accepts the legacy ``[name, data_type]`` pairs and base64 fill values;
-both names are written as ``struct``.
+non-empty and unique; there is at least one field.
+
+``structured`` is the legacy name zarr-python 3.1 writes. Such documents may
+hold ``[name, data_type]`` pairs and base64 fill values, and their ``bytes``
+codec usually has no ``endian``; the registry says to read them as
+little-endian, so a ``structured`` type is always little-endian and declares no
+byte order to the codec (an ``endian: "big"`` on such an array is not
+honoured). New arrays are never made ``structured`` (``dtype=`` a numpy
+structured dtype gives ``struct``); a ``structured`` array opened and
+rewritten (attributes, resize) keeps its legacy document, fill value in
+base64, so zarr-python 3.1 can still read it.
 
 In memory: a packed (unaligned) numpy structured dtype whose fields are the
 field types' numpy dtypes, in declaration order; that is also the ``bytes``
@@ -76,9 +84,12 @@ class Struct(DataType):
 
     name = "struct"
 
-    def __init__(self, fields: tuple[tuple[str, DataType], ...]) -> None:
+    def __init__(self, fields: tuple[tuple[str, DataType], ...], legacy: bool = False) -> None:
         self.fields = fields
-        self._dtype = np.dtype([(n, t.numpy_dtype) for n, t in fields])
+        self._legacy = legacy
+        dtype = np.dtype([(n, t.numpy_dtype) for n, t in fields])
+        # legacy arrays are little-endian whatever their bytes codec says (see module doc)
+        self._dtype = dtype.newbyteorder("<") if legacy else dtype
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Struct":
@@ -111,11 +122,7 @@ class Struct(DataType):
                                     "unique", field=where + ".name", value=field_name)
             parsed.append((field_name, _field_type(field["data_type"], where + ".data_type",
                                                    depth)))
-        made = cls(tuple(parsed))
-        made._legacy = name == "structured"
-        return made
-
-    _legacy = False
+        return cls(tuple(parsed), legacy=name == "structured")
 
     @classmethod
     def from_numpy_dtype(cls, np_dtype: np.dtype) -> "Struct | None":
@@ -133,6 +140,9 @@ class Struct(DataType):
         return cls(tuple(fields))
 
     def to_json(self) -> dict[str, Any]:
+        if self._legacy:
+            return {"name": "structured", "configuration": {"fields": [
+                [n, t.to_json()] for n, t in self.fields]}}
         return {"name": "struct", "configuration": {"fields": [
             {"name": n, "data_type": t.to_json()} for n, t in self.fields]}}
 
@@ -142,6 +152,9 @@ class Struct(DataType):
 
     @property
     def has_endianness(self) -> bool:
+        return not self._legacy and self._fields_have_endianness()
+
+    def _fields_have_endianness(self) -> bool:
         return any(t.has_endianness for _, t in self.fields)
 
     def default_fill_value(self) -> Any:
@@ -171,11 +184,13 @@ class Struct(DataType):
         if raw is None or len(raw) != self._dtype.itemsize:
             raise fill_error("structured", value, f"{self._valid()}, or base64 of "
                              f"{self._dtype.itemsize} bytes")
-        stored = self._dtype.newbyteorder("<") if self.has_endianness else self._dtype
-        return np.frombuffer(raw, dtype=stored).astype(self._dtype)[0]
+        return np.frombuffer(raw, dtype=self._dtype.newbyteorder("<")).astype(self._dtype)[0]
 
     def fill_value_to_json(self, value: Any) -> Any:
         value = np.asarray(value, dtype=self._dtype)[()]
+        if self._legacy:  # as zarr-python 3.1 writes it, so it can still read the array
+            packed = np.asarray(value, dtype=self._dtype.newbyteorder("<")).tobytes()
+            return base64.b64encode(packed).decode("ascii")
         return {n: t.fill_value_to_json(value[n]) for n, t in self.fields}
 
     def from_user_value(self, value: Any) -> Any:
