@@ -47,7 +47,7 @@ from zarrforge.metadata import components as c
 from zarrforge.metadata.model import ArrayMetadata
 
 from ._json import dump
-from .mapping import (DIMENSIONS_ATTRIBUTE, OBJECT_CODECS,
+from .mapping import (DIMENSIONS_ATTRIBUTE, OBJECT_CODECS, leaf_byteorders,
                       SERIALIZER_TO_OBJECT_ID, dtype_string, fill_value_to_v2, numcodecs_codec,
                       parse_array, refield, v2_config, zarray_document)
 
@@ -137,6 +137,8 @@ def _requested_byteorder(dtype: Any) -> str | None:
         np_dtype = np.dtype(dtype)
     except Exception:
         return None
+    if np_dtype.fields is not None:  # a structured dtype: big-endian if all its fields are
+        return ">" if leaf_byteorders(np_dtype) == {">"} else None
     return ">" if np_dtype.str[0] == ">" else None
 
 
@@ -287,7 +289,7 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
         "shape": list(shape),
         "chunks": chunks,
         "dtype": dtype,
-        "fill_value": fill_value_to_v2(data_type, fill_value),
+        "fill_value": fill_value_to_v2(data_type, fill_value, byteorder or "<"),
         "order": order,
         "filters": filter_configs or None,
         "dimension_separator": _separator(spec.chunk_key_encoding),
