@@ -314,3 +314,12 @@ def test_zarrforge_reads_what_zarr_python_writes(tmp_path):
     st = zf.open_array(str(tmp_path / "st.zarr"))
     assert st[:].tolist() == [(1, 2.0), (3, 4.5), (7, 1.5)]
     assert zf.open_array(str(tmp_path / "s.zarr"))[:].tolist() == [b"xyz", b"ab", b"ab"]
+
+
+def test_a_plugin_record_type_wins_over_struct_whatever_its_name():
+    from zf_example.rgb import RGB8, RGB8_DTYPE  # the example third-party plugin
+
+    a = zf.create_array(None, shape=(2,), dtype=RGB8_DTYPE, chunks=(2,))
+    assert isinstance(a.data_type, RGB8)  # "zf_example.rgb8" sorts after "struct"
+    b = zf.create_array(None, shape=(2,), dtype=[("r", "u1"), ("g", "u1")], chunks=(2,))
+    assert isinstance(b.data_type, Struct)

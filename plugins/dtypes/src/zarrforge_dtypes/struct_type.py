@@ -31,8 +31,10 @@ hold a base64 string of the packed little-endian bytes. The default fill
 value is every field's default.
 
 Mapping from numpy: any structured numpy dtype (``[("x", "<f4"), ...]``)
-whose fields all map to data types; an aligned (padded) dtype maps to its
-packed equivalent.
+whose fields all map to data types and that no other registered type claims
+as a whole (a plugin's record type such as an RGB pixel wins, whatever its
+name); an aligned (padded) dtype maps to its packed equivalent. Shaped
+fields have no ``struct`` spelling: such dtypes map to nothing.
 """
 
 from __future__ import annotations
@@ -128,6 +130,8 @@ class Struct(DataType):
     def from_numpy_dtype(cls, np_dtype: np.dtype) -> "Struct | None":
         if np_dtype.fields is None or not np_dtype.names:
             return None
+        if _data_type_of(np_dtype, skip=cls) is not None:
+            return None  # a more specific type owns this record dtype (an RGB pixel, say)
         fields = []
         for field_name in np_dtype.names:
             sub = np_dtype.fields[field_name][0]
@@ -207,11 +211,16 @@ class Struct(DataType):
         raise fill_error("struct", value, self._valid() + " (or a tuple in field order)")
 
 
-def _data_type_of(np_dtype: np.dtype) -> DataType | None:
-    """The data type a numpy field dtype maps to (the first registered type that claims it)."""
+def _data_type_of(np_dtype: np.dtype, skip: type | None = None) -> DataType | None:
+    """The data type a numpy dtype maps to (the first registered type other than ``skip``
+    that claims it)."""
     registry = zarrforge.registry.data_types
     for name in registry.names():
-        found = registry.get(name).from_numpy_dtype(np_dtype)
+        implementation = registry.get(name)
+        if skip is not None and isinstance(implementation, type) and \
+                issubclass(implementation, skip):
+            continue
+        found = implementation.from_numpy_dtype(np_dtype)
         if found is not None:
             return found
     return None
