@@ -209,6 +209,7 @@ def test_nested_struct_round_trips_with_extension_fields():
     ({"fields": [["a", "int8"]]}, "configuration.fields[0]"),  # pairs are legacy only
     ({"fields": [{"name": "a", "data_type": "int8", "extra": 1}]}, "configuration.fields[0]"),
     ({"fields": [{"name": "a", "data_type": 3}]}, "configuration.fields[0].data_type"),
+    ({"fields": [{"name": "a", "data_type": "no-such-type"}]}, "configuration.fields[0].data_type"),
     ({}, "configuration"),
 ])
 def test_bad_struct_configurations_name_the_field(config, field):

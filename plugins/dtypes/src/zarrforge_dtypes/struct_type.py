@@ -67,13 +67,8 @@ def _field_type(document: Any, where: str, depth: int) -> DataType:
     if name in ("struct", "structured"):
         found: DataType = Struct._parse(name, configuration, depth + 1)
     else:
-        try:
-            implementation = zarrforge.registry.data_types.get(name, field=where)
-        except MetadataError:
-            raise
-        except Exception as exc:  # an unknown name: the registry's own error type
-            raise MetadataError(f"{where}: unknown data type {name!r}", field=where,
-                                value=name) from exc
+        # an unknown name raises UnknownExtensionError (a MetadataError) naming ``where``
+        implementation = zarrforge.registry.data_types.get(name, field=where)
         found = implementation.from_json(name, configuration)
     if found.item_size is None:
         raise MetadataError(f"{where}: the variable-size data type {found.to_json()!r} cannot be "
