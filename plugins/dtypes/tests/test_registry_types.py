@@ -324,3 +324,25 @@ def test_a_plugin_record_type_wins_over_struct_whatever_its_name():
     assert isinstance(a.data_type, RGB8)  # "zf_example.rgb8" sorts after "struct"
     b = zf.create_array(None, shape=(2,), dtype=[("r", "u1"), ("g", "u1")], chunks=(2,))
     assert isinstance(b.data_type, Struct)
+
+
+# tensorstore (0.1.x here) has int2 and int4 but no uint2/uint4
+@pytest.mark.parametrize("name, values", [("int2", [-2, 1]), ("int4", [-8, 7])])
+def test_sub_byte_integers_with_tensorstore_both_ways(name, values, tmp_path):
+    import tensorstore as ts
+
+    np_dtype = np.dtype(getattr(ml_dtypes, name))
+    ours = str(tmp_path / "zf.zarr")
+    a = zf.create_array(ours, shape=(4,), dtype=name, chunks=(4,), fill_value=1)
+    a[:2] = np.array(values, dtype=np_dtype)
+    t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": ours}}).result()
+    assert t.read().result().astype(int).tolist() == [*values, 1, 1]
+
+    theirs = str(tmp_path / "ts.zarr")
+    t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": theirs},
+                 "metadata": {"data_type": name, "shape": [4], "fill_value": 0,
+                              "chunk_grid": {"name": "regular",
+                                             "configuration": {"chunk_shape": [4]}}},
+                 "create": True}).result()
+    t[:2].write(np.array(values, dtype=np_dtype)).result()
+    assert zf.open_array(theirs)[:].astype(int).tolist() == [*values, 0, 0]
