@@ -81,3 +81,44 @@ class TestVlenBytes(CodecConformance):
     def sample(self, spec):
         n = int(np.prod(spec.shape))
         return np.array([w.encode() for w in (WORDS * n)[:n]], dtype=object).reshape(spec.shape)
+
+
+class TestSmallInts(DataTypeConformance):
+    data_type_documents = ["int2", "uint2", {"name": "int4", "configuration": {}}, "uint4"]
+    valid_fill_values = [0, 1]
+    invalid_fill_values = [16, -9, 1.5, None, "0"]
+
+
+class TestComplexOverEveryFloat(DataTypeConformance):
+    data_type_documents = ["complex_float16", "complex_float32", "complex_float64",
+                           "complex_bfloat16", "complex_float8_e4m3", "complex_float8_e5m2fnuz",
+                           "complex_float6_e2m3fn", "complex_float4_e2m1fn"]
+    valid_fill_values = [[0.0, 1.0], [-1.5, 0.5]]
+    invalid_fill_values = [0.0, [1.0], "NaN", None]
+    serializer = {"name": "bytes", "configuration": {"endian": "big"}}
+
+
+class TestStruct(DataTypeConformance):
+    data_type_documents = [
+        {"name": "struct", "configuration": {"fields": [
+            {"name": "a", "data_type": "int16"}, {"name": "b", "data_type": "uint8"}]}},
+        {"name": "struct", "configuration": {"fields": [
+            {"name": "a", "data_type": {"name": "struct", "configuration": {"fields": [
+                {"name": "b", "data_type": "int16"}]}}},
+            {"name": "c", "data_type": "uint8"}]}},
+    ]
+    invalid_fill_values = [0, None, "AAAA", [1, 2]]
+    serializer = {"name": "bytes", "configuration": {"endian": "big"}}
+
+
+class TestLegacyStructured(DataTypeConformance):
+    data_type_documents = [{"name": "structured", "configuration": {"fields": [
+        ["a", "int16"], ["b", "uint8"]]}}]
+    valid_fill_values = ["AQID", "AAAA", {"a": -1, "b": 255}]
+    invalid_fill_values = [0, None, "AA==", {"a": 1}]
+
+
+class TestNullTerminatedBytes(DataTypeConformance):
+    data_type_documents = [{"name": "null_terminated_bytes", "configuration": {"length_bytes": 3}}]
+    valid_fill_values = ["", "YQ==", "YWJj"]
+    invalid_fill_values = ["YWJjZA==", 0, None, "!"]

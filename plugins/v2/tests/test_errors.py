@@ -29,7 +29,9 @@ def store_with(document: dict | bytes, path: str = "a") -> MemoryStore:
 @pytest.mark.parametrize("change, field", [
     ({"dtype": "<q9"}, "dtype"),
     ({"dtype": 5}, "dtype"),
-    ({"dtype": [["r", "|u1"], ["g", "|u1"]]}, "dtype"),
+    ({"dtype": [["r", "|u1", [2]]]}, "dtype[0]"),  # shaped fields: struct has none
+    ({"dtype": [["r", "<u2"], ["g", ">u2"]]}, "dtype"),  # one byte order for all fields
+    ({"dtype": [["r", "|u1"], ["g", "|u1"]], "fill_value": 0}, "fill_value"),
     ({"dtype": "|O"}, "dtype"),
     ({"dtype": "|O", "filters": [{"id": "pickle"}]}, "filters[0].id"),
     ({"shape": "x"}, "shape"),

@@ -21,10 +21,12 @@ Implementations provide:
   API (a Python or numpy scalar) into the in-memory scalar.
 * ``default_serializer()`` (optional): the array -> bytes codec to use when the
   user gives none (variable-size types cannot use ``bytes``).
-* ``from_numpy_dtype(dtype)`` (classmethod; the default answers ``None``): the
-  instance for a numpy dtype a user passed as ``dtype=``, or ``None`` if it is
-  not this type's. ``create_array(dtype=np.float32)`` asks the data type
-  registered under the dtype's numpy name first, then every installed one.
+* ``from_numpy_dtype(np_dtype)`` (classmethod; the default answers ``None``: a
+  type reachable only by name): the instance for a numpy dtype a user passed as
+  ``dtype=``, or ``None`` if it is not this type's. Every type that has a numpy
+  counterpart overrides it. ``create_array(dtype=np.float32)`` asks the type
+  registered under the dtype's numpy name first, then every installed one, so
+  the answer must be cheap and must not raise for dtypes that are not its own.
 
 ``item_size`` is ``None`` for variable-length types; fixed-size types whose
 byte order matters (``item_size > 1`` for numeric types) set
@@ -41,10 +43,6 @@ import numpy as np
 
 class DataType(ABC):
     name: ClassVar[str]
-
-    @classmethod
-    def from_numpy_dtype(cls, dtype: np.dtype) -> "DataType | None":
-        return None
 
     @classmethod
     @abstractmethod
@@ -71,6 +69,16 @@ class DataType(ABC):
     @abstractmethod
     def default_fill_value(self) -> Any:
         ...
+
+    @classmethod
+    def from_numpy_dtype(cls, np_dtype: np.dtype) -> "DataType | None":
+        """The instance of this type for ``np_dtype``, or ``None`` when ``np_dtype``
+        is not one of this type's in-memory dtypes (the default: no numpy mapping).
+
+        Several types may share a numpy dtype (``int4`` is held as ``int8``); only
+        the one that owns it (``int8``) answers for it.
+        """
+        return None
 
     def from_user_value(self, value: Any) -> Any:
         """Coerce a Python-level fill value; the default goes through numpy."""

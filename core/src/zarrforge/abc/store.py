@@ -66,7 +66,7 @@ import dataclasses
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
-from ..errors import ConflictError, InvalidPathError, ReadOnlyError, StoreError
+from ..errors import InvalidPathError, ReadOnlyError, StoreError
 
 
 class _Absent:

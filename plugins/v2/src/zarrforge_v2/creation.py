@@ -47,7 +47,7 @@ from zarrforge import plugin_api as c
 from zarrforge.abc.metadata import ArrayMetadata
 
 from .codecs import OBJECT_CODECS, SERIALIZER_TO_OBJECT_ID, numcodecs_codec, v2_config
-from .data_types import dtype_string, fill_value_to_v2
+from .data_types import dtype_string, fill_value_to_v2, leaf_byteorders
 from .mapping import DIMENSIONS_ATTRIBUTE, parse_array, zarray_document
 
 DEFAULT_COMPRESSOR = {"id": "zstd", "level": 0}
@@ -136,6 +136,8 @@ def _requested_byteorder(dtype: Any) -> str | None:
         np_dtype = np.dtype(dtype)
     except Exception:
         return None
+    if np_dtype.fields is not None:  # a structured dtype: big-endian if all its fields are
+        return ">" if leaf_byteorders(np_dtype) == {">"} else None
     return ">" if np_dtype.str[0] == ">" else None
 
 
@@ -286,7 +288,7 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
         "shape": list(shape),
         "chunks": chunks,
         "dtype": dtype,
-        "fill_value": fill_value_to_v2(data_type, fill_value),
+        "fill_value": fill_value_to_v2(data_type, fill_value, byteorder or "<"),
         "order": order,
         "filters": filter_configs or None,
         "dimension_separator": _separator(spec.chunk_key_encoding),

@@ -58,9 +58,10 @@ from zarrforge import plugin_api as c
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import ArrayMetadata
 
-from ._util import _byteorder, _is_int
+from ._util import _is_int
 from .codecs import _check_codec_config, _codec_list, _input_byteorder, build_codecs, split_codecs
-from .data_types import data_type_from_v2, dtype_string, fill_value_from_v2, fill_value_to_v2
+from .data_types import (data_type_from_v2, dtype_byteorder, dtype_string, fill_value_from_v2,
+                         fill_value_to_v2)
 
 FORMAT_NAME = "2"
 ZARRAY = ".zarray"
@@ -125,14 +126,14 @@ def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMe
     if compressor is not None:
         _check_codec_config(compressor, "compressor")
     data_type, object_codec = data_type_from_v2(document["dtype"], filters)
-    byteorder = _byteorder(document["dtype"]) or "|"
+    byteorder = dtype_byteorder(document["dtype"])
     raw_fill = document.get("fill_value")
     extra = {k: v for k, v in document.items() if k not in ARRAY_KEYS}
     if raw_fill is None:
         fill_value = data_type.default_fill_value()
         extra = {"fill_value": None, **extra}
     else:
-        fill_value = fill_value_from_v2(data_type, raw_fill)
+        fill_value = fill_value_from_v2(data_type, raw_fill, byteorder)
     codecs = build_codecs(data_type, chunks, fill_value, order=order, filters=filters,
                           object_codec=object_codec, compressor=compressor, byteorder=byteorder)
     return ArrayMetadata(
@@ -156,6 +157,7 @@ def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMe
 def zarray_document(metadata: ArrayMetadata) -> dict[str, Any]:
     parts = split_codecs(metadata)
     data_type = metadata.data_type
+    byteorder = "<"
     if parts["object_id"] is not None:
         dtype = "|O"
     else:
@@ -177,7 +179,7 @@ def zarray_document(metadata: ArrayMetadata) -> dict[str, Any]:
         fill = None
     else:
         extra.pop("fill_value", None)
-        fill = fill_value_to_v2(data_type, metadata.fill_value)
+        fill = fill_value_to_v2(data_type, metadata.fill_value, byteorder)
     doc: dict[str, Any] = {
         "shape": list(metadata.shape),
         "chunks": list(chunk_shape),

@@ -1,0 +1,103 @@
+"""Fixed-length byte strings: the ``null_terminated_bytes`` data type (zarr-python's spelling).
+
+Metadata: ``{"name": "null_terminated_bytes", "configuration": {"length_bytes": N}}``
+with N a positive integer. This is how zarr-python 3 writes numpy's ``|S<N>``
+arrays in Zarr v3 (it is not in zarr-extensions; zarr-python warns that its
+spec is unstable). No other configuration key is allowed.
+
+In memory: numpy ``S<N>``: N bytes per element, trailing NUL bytes dropped on
+reading an element (numpy's rule, which gives the type its name). The
+``bytes`` codec stores the N bytes as they are; there is no endianness.
+
+Fill values: a base64 string of at most N bytes (shorter values are padded
+with NULs), as zarr-python writes them. Through the Python API, ``bytes``
+(or an ASCII ``str``) of at most N bytes.
+
+Mapping from numpy: ``S<N>`` with N > 0 (``np.dtype(bytes)``, N = 0, is the
+variable-length ``bytes`` type).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import numpy as np
+
+from zarrforge.abc.data_type import DataType
+from zarrforge.errors import MetadataError
+
+from ._util import config_keys, fill_error, is_int
+
+_MAX_LENGTH = 2 ** 31  # a header cannot ask for larger elements than this
+
+
+class NullTerminatedBytes(DataType):
+    name = "null_terminated_bytes"
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+        self._dtype = np.dtype(f"S{length}")
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "NullTerminatedBytes":
+        config = config_keys(name, configuration, {"length_bytes"}, {"length_bytes"})
+        length = config["length_bytes"]
+        if not is_int(length) or not 0 < length <= _MAX_LENGTH:
+            raise MetadataError(f"{name}: length_bytes must be an integer in [1, {_MAX_LENGTH}], "
+                                f"got {length!r}", field="configuration.length_bytes", value=length)
+        return cls(length)
+
+    @classmethod
+    def from_numpy_dtype(cls, np_dtype: np.dtype) -> "NullTerminatedBytes | None":
+        if np_dtype.kind == "S" and np_dtype.itemsize > 0:
+            return cls(np_dtype.itemsize)
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "configuration": {"length_bytes": self.length}}
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def has_endianness(self) -> bool:
+        return False
+
+    def default_fill_value(self) -> Any:
+        return np.bytes_(b"")
+
+    def _valid(self) -> str:
+        return f"a base64 string of at most {self.length} bytes"
+
+    def _checked(self, raw: bytes, original: Any) -> Any:
+        if len(raw) > self.length:
+            raise fill_error(self.name, original, f"{self._valid()}; got {len(raw)} bytes")
+        return np.bytes_(raw)
+
+    def fill_value_from_json(self, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise fill_error(self.name, value, self._valid())
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise fill_error(self.name, value, self._valid()) from None
+        return self._checked(raw, value)
+
+    def fill_value_to_json(self, value: Any) -> str:
+        return base64.b64encode(bytes(np.bytes_(value))).decode("ascii")
+
+    def from_user_value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value = value.encode("ascii")
+            except UnicodeEncodeError:
+                raise fill_error(self.name, value, "bytes or an ASCII string of at most "
+                                 f"{self.length} bytes") from None
+        if isinstance(value, (bytes, bytearray, np.bytes_)):
+            return self._checked(bytes(value), value)
+        if is_int(value) and value == 0:
+            return self.default_fill_value()
+        raise fill_error(self.name, value, f"bytes of at most {self.length} bytes")
