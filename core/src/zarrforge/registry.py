@@ -57,7 +57,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "bytes": "zarrforge-std", "transpose": "zarrforge-std",
         "gzip": "zarrforge-numcodecs", "zstd": "zarrforge-numcodecs",
         "blosc": "zarrforge-numcodecs", "crc32c": "zarrforge-numcodecs",
-        "numcodecs.*": "zarrforge-numcodecs",
+        "numcodecs.*": "zarrforge-numcodecs", "packbits": "zarrforge-numcodecs",
         "sharding_indexed": "zarrforge-sharding",
         "vlen-utf8": "zarrforge-dtypes", "vlen-bytes": "zarrforge-dtypes",
     },
