@@ -54,7 +54,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
     "chunk key encoding": {"default": "zarrforge-std", "v2": "zarrforge-std"},
     "memory layout": {"C": "zarrforge-std", "F": "zarrforge-std"},
     "codec": {
-        "bytes": "zarrforge-std", "transpose": "zarrforge-std",
+        "bytes": "zarrforge-std", "transpose": "zarrforge-std", "reshape": "zarrforge-std",
         "gzip": "zarrforge-numcodecs", "zstd": "zarrforge-numcodecs",
         "blosc": "zarrforge-numcodecs", "crc32c": "zarrforge-numcodecs",
         "numcodecs.*": "zarrforge-numcodecs", "packbits": "zarrforge-numcodecs",
