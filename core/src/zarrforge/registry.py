@@ -55,7 +55,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
     "memory layout": {"C": "zarrforge-std", "F": "zarrforge-std"},
     "codec": {
         "bytes": "zarrforge-std", "transpose": "zarrforge-std", "reshape": "zarrforge-std",
-        "scale_offset": "zarrforge-std",
+        "scale_offset": "zarrforge-std", "cast_value": "zarrforge-std",
         "gzip": "zarrforge-numcodecs", "zstd": "zarrforge-numcodecs",
         "blosc": "zarrforge-numcodecs", "crc32c": "zarrforge-numcodecs",
         "numcodecs.*": "zarrforge-numcodecs", "packbits": "zarrforge-numcodecs",
