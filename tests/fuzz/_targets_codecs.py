@@ -115,6 +115,9 @@ CASES: list[Case] = [
          "float64", (6,), lossless=False),
     Case("cast_value-wrap", ({"name": "cast_value", "configuration": {
         "data_type": "int8", "out_of_range": "wrap"}}, B), "int32", (6,), lossless=False),
+    Case("conditional", (B, {"name": "conditional", "configuration": {"codecs": [
+        {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}], "header_bits": 16}}),
+         "int32", (4, 6)),
     # --- the numcodecs.* family --------------------------------------------------------
     _bb("numcodecs.zlib", {"level": 1}),
     _bb("numcodecs.gzip", {"level": 1}),

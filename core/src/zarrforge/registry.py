@@ -59,7 +59,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "gzip": "zarrforge-numcodecs", "zstd": "zarrforge-numcodecs",
         "blosc": "zarrforge-numcodecs", "crc32c": "zarrforge-numcodecs",
         "numcodecs.*": "zarrforge-numcodecs", "packbits": "zarrforge-numcodecs",
-        "bitround": "zarrforge-numcodecs",
+        "bitround": "zarrforge-numcodecs", "conditional": "zarrforge-numcodecs",
         "sharding_indexed": "zarrforge-sharding",
         "vlen-utf8": "zarrforge-dtypes", "vlen-bytes": "zarrforge-dtypes",
     },
