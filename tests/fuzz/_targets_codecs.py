@@ -118,6 +118,10 @@ CASES: list[Case] = [
     Case("conditional", (B, {"name": "conditional", "configuration": {"codecs": [
         {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}], "header_bits": 16}}),
          "int32", (4, 6)),
+    Case("n5_default", ({"name": "n5_default", "configuration": {"codecs": [
+        {"name": "transpose", "configuration": {"order": [1, 0]}},
+        {"name": "bytes", "configuration": {"endian": "big"}},
+        {"name": "gzip", "configuration": {"level": 1}}]}},), "uint16", (3, 5)),
     # --- the numcodecs.* family --------------------------------------------------------
     _bb("numcodecs.zlib", {"level": 1}),
     _bb("numcodecs.gzip", {"level": 1}),

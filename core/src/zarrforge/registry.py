@@ -60,6 +60,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "blosc": "zarrforge-numcodecs", "crc32c": "zarrforge-numcodecs",
         "numcodecs.*": "zarrforge-numcodecs", "packbits": "zarrforge-numcodecs",
         "bitround": "zarrforge-numcodecs", "conditional": "zarrforge-numcodecs",
+        "n5_default": "zarrforge-numcodecs",
         "sharding_indexed": "zarrforge-sharding",
         "vlen-utf8": "zarrforge-dtypes", "vlen-bytes": "zarrforge-dtypes",
     },
