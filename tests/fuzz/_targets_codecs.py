@@ -97,6 +97,31 @@ CASES: list[Case] = [
     Case("vlen-bytes", ({"name": "vlen-bytes"},), "bytes", (5,)),
     Case("zf_example.bitround", ({"name": "zf_example.bitround", "configuration": {"keepbits": 5}}, B),
          "float32", (10,), lossless=False),
+    # --- zarr-extensions registry codecs ---------------------------------------------------
+    Case("packbits-bool", ({"name": "packbits", "configuration": {"padding_encoding": "start_byte"}},),
+         "bool", (3, 5)),
+    Case("packbits-i2-bits", ({"name": "packbits", "configuration": {"start_bit": 2, "end_bit": 11}},),
+         "int16", (7,), lossless=False),
+    Case("bitround-f4", ({"name": "bitround", "configuration": {"keepbits": 5}}, B), "float32", (10,),
+         lossless=False),
+    Case("bitround-i8", ({"name": "bitround", "configuration": {"keepbits": 7}}, B), "int64", (6,),
+         lossless=False),
+    Case("reshape", ({"name": "reshape", "configuration": {"shape": [[0, 1], -1]}}, B), "int32",
+         (2, 3, 4)),
+    Case("scale_offset", ({"name": "scale_offset", "configuration": {"offset": 3, "scale": 0.5}}, B),
+         "float64", (6,), lossless=False),
+    Case("cast_value", ({"name": "cast_value", "configuration": {
+        "data_type": "int16", "rounding": "nearest-away", "out_of_range": "clamp"}}, B),
+         "float64", (6,), lossless=False),
+    Case("cast_value-wrap", ({"name": "cast_value", "configuration": {
+        "data_type": "int8", "out_of_range": "wrap"}}, B), "int32", (6,), lossless=False),
+    Case("conditional", (B, {"name": "conditional", "configuration": {"codecs": [
+        {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}], "header_bits": 16}}),
+         "int32", (4, 6)),
+    Case("n5_default", ({"name": "n5_default", "configuration": {"codecs": [
+        {"name": "transpose", "configuration": {"order": [1, 0]}},
+        {"name": "bytes", "configuration": {"endian": "big"}},
+        {"name": "gzip", "configuration": {"level": 1}}]}},), "uint16", (3, 5)),
     # --- the numcodecs.* family --------------------------------------------------------
     _bb("numcodecs.zlib", {"level": 1}),
     _bb("numcodecs.gzip", {"level": 1}),

@@ -285,12 +285,47 @@ def test_blosc_header_checks() -> None:
         codec.decode(encoded[:10])
     with pytest.raises(CorruptChunkError, match="truncated"):
         codec.decode(encoded[:-1])
-    with pytest.raises(CorruptChunkError, match="holds"):
-        codec.decode(encoded + b"\0")
+    with pytest.raises(CorruptChunkError, match="holds only"):
+        codec.decode(encoded[:-1])
     # a header claiming ~2 GiB in one block, with a 30-byte body
     hostile = struct.pack("<BBBBIII", 2, 1, 0x21, 1, 2**31 - 100, 4, 30) + bytes(14)
     with pytest.raises(CorruptChunkError, match="offset table"):
         codec.decode(hostile)
+
+
+def test_blosc_chunk_with_trailing_bytes_decodes() -> None:
+    # z5py pads every blosc chunk with 16 zero bytes; zarr-python reads them (issue #15)
+    values = np.arange(2_500, dtype="<i4")
+    codec = BloscCodec(typesize=4)
+    encoded = codec.encode(values.tobytes())
+    padded = encoded + bytes(16)
+    assert np.array_equal(np.frombuffer(codec.decode(padded), "<i4"), values)
+    assert np.array_equal(np.frombuffer(codec.decode_sized(padded, values.nbytes), "<i4"), values)
+    with pytest.raises(CorruptChunkError, match="holds only"):
+        codec.decode(encoded[:-1] )
+    with pytest.raises(CorruptChunkError, match="holds only"):
+        codec.decode_sized(encoded[:-1], values.nbytes)
+
+
+def test_blosc_header_declaring_less_than_its_own_header_is_corrupt() -> None:
+    encoded = bytearray(BloscCodec(typesize=4).encode(random_bytes(400)))
+    struct.pack_into("<I", encoded, 12, 8)  # cbytes
+    with pytest.raises(CorruptChunkError, match="fewer than the 16-byte header"):
+        BloscCodec(typesize=4).decode(bytes(encoded))
+
+
+def test_padded_blosc_chunk_reads_through_an_array(tmp_path: pathlib.Path) -> None:
+    import zarrforge as zf
+    values = np.arange(200, dtype="<i8").reshape(10, 20)
+    array = zf.create_array(str(tmp_path / "a"), shape=values.shape, chunks=(10, 20),
+                            dtype="int64", compressors=[BloscCodec(cname="lz4")])
+    array[...] = values
+    (chunk_file,) = [p for p in (tmp_path / "a").rglob("*") if p.is_file() and p.name != "zarr.json"]
+    chunk_file.write_bytes(chunk_file.read_bytes() + bytes(16))
+    assert np.array_equal(zf.open_array(str(tmp_path / "a"))[...], values)
+    chunk_file.write_bytes(chunk_file.read_bytes()[:-17])
+    with pytest.raises(CorruptChunkError):
+        zf.open_array(str(tmp_path / "a"))[...]
 
 
 # --- corrupt input to the compressors ---------------------------------------------------
@@ -794,12 +829,18 @@ def test_allowing_another_codec_does_not_allow_pickle() -> None:
 def test_entry_points_resolve_to_codec_classes() -> None:
     project = tomllib.loads((PLUGIN_ROOT / "pyproject.toml").read_text())
     entry_points = project["project"]["entry-points"]["zarrforge.codecs"]
-    assert set(entry_points) == {"gzip", "zstd", "blosc", "crc32c", "numcodecs.*"}
+    assert set(entry_points) == {"gzip", "zstd", "blosc", "crc32c", "packbits", "bitround",
+                                 "conditional", "n5_default", "numcodecs.*"}
     for name, target in entry_points.items():
         module, _, attr = target.partition(":")
         obj = getattr(importlib.import_module(module), attr)
         assert isinstance(obj, type) and issubclass(obj, Codec), name
-        built = obj.from_json("numcodecs.zlib" if name == "numcodecs.*" else name, None)
+        configuration = {"bitround": {"keepbits": 3},  # required there
+                         "conditional": {"codecs": []},
+                         "n5_default": {"codecs": [{"name": "transpose",
+                                                    "configuration": {"order": [0]}},
+                                                   {"name": "bytes"}]}}.get(name)
+        built = obj.from_json("numcodecs.zlib" if name == "numcodecs.*" else name, configuration)
         assert built.to_json()["name"] == ("numcodecs.zlib" if name == "numcodecs.*" else name)
 
 

@@ -16,8 +16,11 @@ The bounds are derived from the formats, so they never reject valid data:
 * lz4 (numcodecs' framing: a 4-byte little-endian decoded size, then one lz4
   block): a block expands at most ~255-fold (each 255 in a length field costs
   one byte).
-* blosc: the 16-byte header's ``cbytes`` must equal the chunk size, and the
-  block-offset table must fit in it.
+* blosc: the 16-byte header's ``cbytes`` must lie between the header size and
+  the chunk size, and the block-offset table must fit in it. Bytes after
+  ``cbytes`` are ignored, as blosc itself does: z5py pads its chunks with 16
+  zero bytes and zarr-python reads them. Only a chunk *shorter* than
+  ``cbytes`` is truncated.
 * numcodecs' vlen-* codecs: the leading item count must be the number of
   elements the chunk holds (each item also needs a 4-byte length).
 
@@ -149,7 +152,11 @@ _BLOSC_MEMCPYED = 0x02
 
 
 def blosc_decoded_size(data: bytes | memoryview, codec: str = "blosc") -> int:
-    """The decoded size a blosc chunk declares, after checking its header is consistent."""
+    """The decoded size a blosc chunk declares, after checking its header is consistent.
+
+    ``data`` may hold bytes after the blosc stream (see the module docstring);
+    :func:`blosc_stream` cuts them off.
+    """
     def corrupt(reason: str) -> CorruptChunkError:
         return CorruptChunkError(f"codec {codec!r}: {reason}; the chunk is truncated or corrupt")
 
@@ -158,9 +165,12 @@ def blosc_decoded_size(data: bytes | memoryview, codec: str = "blosc") -> int:
                       f"{BLOSC_HEADER_SIZE}-byte blosc header")
     _version, _versionlz, flags, _typesize, nbytes, blocksize, cbytes = struct.unpack_from(
         "<BBBBIII", data, 0)
-    if cbytes != len(data):
+    if cbytes > len(data):
         raise corrupt(f"blosc header declares {cbytes} compressed bytes but the chunk "
-                      f"holds {len(data)} bytes")
+                      f"holds only {len(data)} bytes")
+    if cbytes < BLOSC_HEADER_SIZE:
+        raise corrupt(f"blosc header declares {cbytes} compressed bytes, fewer than the "
+                      f"{BLOSC_HEADER_SIZE}-byte header itself")
     if nbytes > BLOSC_MAX_BUFFERSIZE:
         raise corrupt(f"blosc header declares {nbytes} decoded bytes, more than blosc "
                       f"can produce ({BLOSC_MAX_BUFFERSIZE})")
@@ -177,6 +187,13 @@ def blosc_decoded_size(data: bytes | memoryview, codec: str = "blosc") -> int:
             raise corrupt(f"blosc header declares {nbytes} decoded bytes in {nblocks} "
                           f"blocks, whose offset table alone does not fit in {cbytes} bytes")
     return nbytes
+
+
+def blosc_stream(data: memoryview) -> memoryview:
+    """The blosc stream at the start of ``data`` (a byte view whose header
+    :func:`blosc_decoded_size` accepted), without any trailing bytes."""
+    cbytes = struct.unpack_from("<I", data, 12)[0]
+    return data[:cbytes]
 
 
 # ---- gzip -----------------------------------------------------------------------

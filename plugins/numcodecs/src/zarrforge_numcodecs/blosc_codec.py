@@ -27,7 +27,9 @@ Contract:
   decompressing it checks the header against the chunk size
   (see :mod:`zarrforge_numcodecs._bounds`), so truncated or garbage input
   raises :class:`~zarrforge.errors.CorruptChunkError` without allocating the
-  size a bad header claims. Encoding a codec whose ``typesize`` is still
+  size a bad header claims. Bytes after the stream the header declares (z5py
+  pads chunks with 16 zero bytes) are ignored, as zarr-python does; fewer
+  bytes than declared is corruption. Encoding a codec whose ``typesize`` is still
   unknown uses a stride of 1 (the data stays correct, only less compressible).
 * the encoded size depends on the data: ``encoded_size`` is ``None``.
 """
@@ -154,7 +156,7 @@ class BloscCodec(BytesBytesCodec):
         if _bounds.blosc_decoded_size(data) == 0:
             return b""  # numcodecs' blosc reports an error for empty chunks
         with decoding(self.name):
-            return ensure_bytes(_blosc.decompress(data))
+            return ensure_bytes(_blosc.decompress(_bounds.blosc_stream(data)))
 
     def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
         data = _bounds.byte_view(data)
