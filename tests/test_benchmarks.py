@@ -117,3 +117,17 @@ def test_driver_writes_table_and_json(tmp_path: Path) -> None:
     row = next(r for r in result["table"] if r["workload"] == "W5")
     assert row["ratios"]["zf/limit"] is not None and row["ratios"]["zf/zp"] is None
     assert not (tmp_path / "data").exists()  # removed without --keep
+
+
+def test_the_conditional_write_benchmark_runs_and_checks_the_shard(tmp_path: Path) -> None:
+    """benchmarks/conditional_writes.py at its smallest: the four shard writers' final
+    values are checked by the script itself (it exits with an error on a lost update)."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "conditional_writes.py"), "--scale", "0.01",
+         "--repeat", "1", "--rounds", "3", "--path", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    assert report["one_shard_four_processes"]["updates"] == 4 * 4 * 3
+    assert set(report["timings_s"]) == {"whole/conditional", "whole/unconditional",
+                                        "partial/conditional", "partial/unconditional"}
