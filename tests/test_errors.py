@@ -169,3 +169,33 @@ def test_every_error_is_a_zarrforge_error():
         if (isinstance(obj, type) and issubclass(obj, Exception) and not issubclass(obj, Warning)
                 and obj.__module__ == "zarrforge.errors"):
             assert issubclass(obj, ZarrforgeError)
+
+
+def test_a_codec_raising_key_error_on_bad_bytes_is_a_corrupt_chunk_not_a_missing_node():
+    from zarrforge.abc.codec import BytesBytesCodec
+
+    class Lookup(BytesBytesCodec):
+        name = "test.lookup"
+
+        @classmethod
+        def from_json(cls, name, configuration):
+            return cls()
+
+        def to_json(self):
+            return {"name": self.name}
+
+        def encode(self, data):
+            return bytes(data)
+
+        def decode(self, data):
+            return {b"ok": bytes(data)}[bytes(data)[:2]]  # a KeyError on anything else
+
+    zf.register("codecs", "test.lookup", Lookup)
+    try:
+        a = zf.create_array(None, shape=(4,), dtype="uint8", compressors=["test.lookup"])
+        a[:] = [1, 2, 3, 4]
+        with pytest.raises(zf.errors.CorruptChunkError, match="KeyError") as info:
+            a[:]
+        assert not isinstance(info.value, KeyError) and info.value.key == "c/0"
+    finally:
+        zf.registry.codecs.unregister("test.lookup")

@@ -90,6 +90,8 @@ def test_two_distributions_claiming_one_name_is_an_error_naming_both(fake_distri
     with pytest.raises(PluginConflictError) as info:
         registry.codecs.get("test.clash")
     assert "zf-clash-one" in str(info.value) and "zf-clash-two" in str(info.value)
+    with pytest.raises(ValueError, match="installed by: zf-clash-one, zf-clash-two"):
+        registry.codecs.prefer("test.clash", "zf-clash-tow")  # a typo is not a silent no-op
     registry.codecs.prefer("test.clash", "zf-clash-two")
     try:
         assert registry.codecs.get("test.clash").__module__ == "clash_two"
@@ -168,3 +170,18 @@ def test_registered_lists_every_extension_point_with_std_names():
 def test_register_rejects_unknown_extension_point():
     with pytest.raises(KeyError, match="valid: "):
         zf.register("widgets", "x", object)
+
+
+@pytest.mark.parametrize("point, typo, meant", [("codecs", "zstdd", "zstd"),
+                                                ("data_types", "flaot32", "float32"),
+                                                ("codecs", "sharding-indexed", "sharding_indexed")])
+def test_an_unknown_name_suggests_the_close_one(point, typo, meant):
+    with pytest.raises(UnknownExtensionError, match=f"did you mean '{meant}'") as info:
+        registry.REGISTRIES[point].get(typo)
+    assert meant in info.value.suggestions
+
+
+def test_no_suggestion_for_a_name_close_to_nothing():
+    with pytest.raises(UnknownExtensionError) as info:
+        registry.codecs.get("acme.teleport")
+    assert info.value.suggestions == [] and "did you mean" not in str(info.value)

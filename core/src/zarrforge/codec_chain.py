@@ -10,6 +10,7 @@ chunk never surfaces as an arbitrary exception from deep inside a codec.
 
 from __future__ import annotations
 
+import struct
 from typing import Any, Sequence
 
 import numpy as np
@@ -229,7 +230,10 @@ class _named_failures:
             return False
         if isinstance(exc, ZarrforgeError):
             return False
-        if isinstance(exc, (ValueError, TypeError, OverflowError, MemoryError, IndexError)):
+        # Anything a decoder raises on bad bytes, KeyError included: it must not reach a
+        # caller's "except KeyError" (NodeNotFoundError is one) as if a node were missing.
+        if isinstance(exc, (ValueError, TypeError, OverflowError, MemoryError, LookupError,
+                            ZeroDivisionError, struct.error)):
             raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}",
                                     key=self.key) from exc
         return False

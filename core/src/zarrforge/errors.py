@@ -10,6 +10,7 @@ so that generic ``except`` clauses keep working.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Iterable
 
 
@@ -101,7 +102,11 @@ class UnknownExtensionError(MetadataError):
         self.installed = sorted(installed)
         self.provider = provider
         listing = ", ".join(self.installed) if self.installed else "none"
-        message = f"unknown {point} {name!r}; installed: {listing}"
+        message = f"unknown {point} {name!r}"
+        self.suggestions = difflib.get_close_matches(name, self.installed, n=3, cutoff=0.75)
+        if self.suggestions:
+            message += f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
+        message += f"; installed: {listing}"
         if provider:
             message += f"; {point} {name!r} is provided by the package {provider!r}"
         super().__init__(message, field=field, value=name, key=key)

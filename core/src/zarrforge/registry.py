@@ -140,8 +140,16 @@ class Registry:
             self._answers.clear()
 
     def prefer(self, name: str, distribution: str) -> None:
-        """Resolve a name installed by several distributions to ``distribution``'s."""
+        """Resolve a name installed by several distributions to ``distribution``'s.
+
+        ``distribution`` must be one that installs ``name``: a misspelling is a
+        ``ValueError`` listing the ones that do, not a preference silently ignored."""
         with self._lock:
+            providers = sorted({ep.dist.name for ep in self._installed_entry_points().get(name, [])
+                                if ep.dist is not None})
+            if distribution not in providers:
+                raise ValueError(f"{self.point} {name!r} is not installed by a distribution named "
+                                 f"{distribution!r}; installed by: {', '.join(providers) or 'none'}")
             self._preferred[name] = distribution
             self._loaded.pop(name, None)
             self._answers.clear()
