@@ -100,3 +100,55 @@ def test_unknown_url_scheme_names_the_plugin(monkeypatch):
     monkeypatch.setitem(zf.registry.KNOWN_PROVIDERS["store"], "test-scheme", "zarrforge-test")
     with pytest.raises(zf.errors.UnknownExtensionError, match="provided by the package 'zarrforge-test'"):
         zf.open_array("test-scheme://bucket/data.zarr")
+
+
+class _BatchCounting(MemoryStore):
+    """A memory store counting the batch calls it receives."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches: list[tuple[str, int]] = []
+
+    def set_many(self, items):
+        items = list(items)
+        self.batches.append(("set_many", len(items)))
+        super().set_many(items)
+
+    def delete_many(self, keys):
+        keys = list(keys)
+        self.batches.append(("delete_many", len(keys)))
+        super().delete_many(keys)
+
+
+def test_wrappers_pass_batches_on_whole():
+    from zarrforge.abc.store import WrapperStore
+    from zarrforge_std.runtime_transformers import LRUCache, RequestCounter
+
+    inner = _BatchCounting()
+    counter = RequestCounter(LRUCache(WrapperStore(inner)))
+    counter.set_many([(f"k{i}", b"v") for i in range(10)])
+    counter.delete_many([f"k{i}" for i in range(4)])
+    assert inner.batches == [("set_many", 10), ("delete_many", 4)]
+    assert [kind for kind, _ in counter.calls] == ["set_many", "delete_many"]
+    assert sorted(inner.list()) == [f"k{i}" for i in range(4, 10)]
+
+
+def test_a_wrapper_intercepting_single_writes_sees_every_item_of_a_batch_once():
+    from zarrforge.abc.store import WrapperStore
+
+    class Recording(WrapperStore):
+        def __init__(self, inner):
+            super().__init__(inner)
+            self.seen = []
+
+        def _set(self, key, value):
+            self.seen.append(key)
+            self.inner.set(key, value)
+
+    recording = Recording(MemoryStore())
+    recording.set_many([("a", b"1"), ("b", b"2")])
+    recording.set_parts("c", [b"x", b"y"])
+    assert recording.seen == ["a", "b", "c"] and recording.get("c") == b"xy"
+    with pytest.raises(zf.errors.InvalidPathError):
+        recording.set_many([("ok", b"1"), ("../bad", b"2")])
+    assert recording.get("ok") is None  # keys are checked before anything is written

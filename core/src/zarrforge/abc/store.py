@@ -310,7 +310,16 @@ class Store(ABC):
 
 class WrapperStore(Store):
     """A store that forwards every call to ``inner``; base for transformers and
-    instrumentation, which override only what they change."""
+    instrumentation, which override only what they change.
+
+    Batches stay batches: ``set_many``, ``delete_many`` and ``set_parts`` go to the
+    inner store's in one call (``_set_many``, ``_delete_many``, ``_set_parts``), so a
+    wrapper does not turn a remote store's concurrent batch into serial writes. A
+    wrapper that intercepts single writes (overrides ``_set`` or ``_delete``) but not
+    the batch method gets each item of a batch through its ``_set`` / ``_delete``
+    instead, so nothing it must see passes it by; override the batch method as well to
+    keep the batch whole (each write is then seen once, by whichever method runs).
+    """
 
     def __init__(self, inner: Store) -> None:
         super().__init__(read_only=inner.read_only)
@@ -357,6 +366,45 @@ class WrapperStore(Store):
 
     def _delete(self, key: str) -> None:
         self.inner.delete(key)
+
+    def _overrides(self, single: str, batch: str) -> bool:
+        """Does the subclass intercept ``single`` writes without handling ``batch``?"""
+        cls = type(self)
+        return (getattr(cls, single) is not getattr(WrapperStore, single)
+                and getattr(cls, batch) is getattr(WrapperStore, batch))
+
+    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+        items = [(validate_key(key), bytes(value) if not isinstance(value, bytes) else value)
+                 for key, value in items]
+        if items:
+            self._check_writable(items[0][0])
+        if self._overrides("_set", "_set_many"):
+            for key, value in items:
+                self._set(key, value)
+            return
+        self._set_many(items)
+
+    def _set_many(self, items: list[tuple[str, bytes]]) -> None:
+        self.inner.set_many(items)
+
+    def delete_many(self, keys: Iterable[str]) -> None:
+        keys = [validate_key(key) for key in keys]
+        if keys:
+            self._check_writable(keys[0])
+        if self._overrides("_delete", "_delete_many"):
+            for key in keys:
+                self._delete(key)
+            return
+        self._delete_many(keys)
+
+    def _delete_many(self, keys: list[str]) -> None:
+        self.inner.delete_many(keys)
+
+    def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        if type(self)._set is not WrapperStore._set:  # the wrapper must see the value whole
+            self._set(key, b"".join(parts))
+            return
+        self.inner.set_parts(key, parts)
 
     def erase_prefix(self, prefix: str) -> None:
         self.inner.erase_prefix(prefix)

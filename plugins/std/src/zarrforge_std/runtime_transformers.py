@@ -106,6 +106,18 @@ class LRUCache(WrapperStore):
         self._forget(key)
         self.inner.delete(key)
 
+    def _set_many(self, items: list[tuple[str, bytes]]) -> None:
+        for key, _ in items:
+            self._forget(key)
+        self.inner.set_many(items)  # one batch for the store below
+        for key, value in items:
+            self._remember(key, value)
+
+    def _delete_many(self, keys: list[str]) -> None:
+        for key in keys:
+            self._forget(key)
+        self.inner.delete_many(keys)
+
     def erase_prefix(self, prefix: str) -> None:
         self.inner.erase_prefix(prefix)
         with self._lock:
@@ -161,6 +173,14 @@ class RequestCounter(WrapperStore):
     def _delete(self, key: str) -> None:
         self._record("delete", key)
         self.inner.delete(key)
+
+    def _set_many(self, items: list[tuple[str, bytes]]) -> None:
+        self._record("set_many", [key for key, _ in items])
+        self.inner.set_many(items)
+
+    def _delete_many(self, keys: list[str]) -> None:
+        self._record("delete_many", list(keys))
+        self.inner.delete_many(keys)
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         self._record("get_versioned", key)
