@@ -199,3 +199,22 @@ def test_a_codec_raising_key_error_on_bad_bytes_is_a_corrupt_chunk_not_a_missing
         assert not isinstance(info.value, KeyError) and info.value.key == "c/0"
     finally:
         zf.registry.codecs.unregister("test.lookup")
+
+
+def test_a_data_type_typo_is_an_unknown_extension_suggesting_the_name():
+    with pytest.raises(zf.errors.UnknownExtensionError, match="did you mean 'float32'") as info:
+        zf.create_array(None, shape=(4,), dtype="flaot32")
+    assert info.value.field == "dtype"
+
+
+@pytest.mark.parametrize("argument, codec, field, hint", [
+    ("filters", "gzip", "filters[0]", "compressors="),
+    ("compressors", {"name": "transpose", "configuration": {"order": [0]}}, "compressors[0]",
+     "filters="),
+    ("serializer", "zstd", "serializer", "compressors="),
+])
+def test_a_codec_given_to_the_wrong_argument_is_named_there(argument, codec, field, hint):
+    value = codec if argument == "serializer" else [codec]
+    with pytest.raises(zf.errors.MetadataError, match=f"pass it as {hint}") as info:
+        zf.create_array(None, shape=(4,), dtype="float32", **{argument: value})
+    assert info.value.field == field

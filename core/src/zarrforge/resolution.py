@@ -89,6 +89,10 @@ def data_type_from_user(value: Any) -> DataType:
     try:
         np_dtype = np.dtype(value)
     except TypeError as exc:
+        if isinstance(value, str):  # a name that is neither registered nor numpy's
+            raise UnknownExtensionError("data type", value, registry.data_types.names(),
+                                        registry.KNOWN_PROVIDERS.get("data type", {}).get(value),
+                                        field="dtype") from exc
         raise MetadataError(f"{value!r} is neither a registered data type name nor a numpy dtype; "
                             f"registered: {', '.join(registry.data_types.names())}",
                             field="dtype", value=value) from exc

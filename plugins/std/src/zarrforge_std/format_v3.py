@@ -30,7 +30,7 @@ from typing import Any
 
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
-                                  ChunkSpec, ChunksUnderNode, Codec, DataType, Format,
+                                  ChunkSpec, ChunksUnderNode, Codec, CodecKind, DataType, Format,
                                   GroupMetadata, NodeDocument, NodeMetadata, Store,
                                   attributes_from_json, child_names, chunk_grid_from_json,
                                   chunk_key_encoding_from_json, codec_from_user, codecs_from_json,
@@ -55,6 +55,21 @@ GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata
 DEFAULT_SERIALIZER = {"name": "bytes"}
 DEFAULT_COMPRESSOR = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
 DEFAULT_KEY_ENCODING = {"name": "default", "configuration": {"separator": "/"}}
+
+
+_ARGUMENT_FOR = {CodecKind.ARRAY_ARRAY: "filters=", CodecKind.ARRAY_BYTES: "serializer=",
+                 CodecKind.BYTES_BYTES: "compressors="}
+
+
+def _of_kind(codec: Codec, kind: CodecKind, field: str) -> Codec:
+    """``codec``, if it is of the ``kind`` its argument takes; else an error naming the
+    argument the codec belongs in."""
+    if codec.kind is not kind and codec.kind is not None:
+        name = codec.to_json().get("name")
+        raise MetadataError(f"codec {name!r} is {codec.kind.value}, but {field.split('[')[0]} "
+                            f"takes {kind.value} codecs; pass it as {_ARGUMENT_FOR[codec.kind]}",
+                            field=field, value=name)
+    return codec
 
 
 def metadata_key(path: str) -> str:
@@ -284,16 +299,18 @@ class V3Format(ChunksUnderNode, Format):
         if spec.codecs is not None:
             return tuple(codec_from_user(v, field=f"codecs[{i}]")
                          for i, v in enumerate(_as_list(spec.codecs)))
-        filters = [codec_from_user(v, field=f"filters[{i}]")
-                   for i, v in enumerate(_as_list(spec.filters))]
+        filters = [_of_kind(codec_from_user(v, field=f"filters[{i}]"), CodecKind.ARRAY_ARRAY,
+                            f"filters[{i}]") for i, v in enumerate(_as_list(spec.filters))]
         default = data_type.default_serializer() or DEFAULT_SERIALIZER
-        serializer = codec_from_user(spec.serializer or default, field="serializer")
+        serializer = _of_kind(codec_from_user(spec.serializer or default, field="serializer"),
+                              CodecKind.ARRAY_BYTES, "serializer")
         if isinstance(spec.compressors, str) and spec.compressors == "auto":
             compressors = [DEFAULT_COMPRESSOR] if "zstd" in registry.codecs else []
         else:
             compressors = _as_list(spec.compressors)
         return tuple([*filters, serializer,
-                      *(codec_from_user(v, field=f"compressors[{i}]")
+                      *(_of_kind(codec_from_user(v, field=f"compressors[{i}]"),
+                                 CodecKind.BYTES_BYTES, f"compressors[{i}]")
                         for i, v in enumerate(compressors))])
 
     @staticmethod
