@@ -25,6 +25,7 @@ import pytest
 
 from ..abc.store import ABSENT, Store
 from ..errors import ConflictError, ReadOnlyError
+from .stores import StoreFactory
 
 
 def increment(store: Store, key: str, times: int) -> int:
@@ -46,16 +47,9 @@ def _increment_in_child(opener: Callable[..., Store], args: tuple, key: str, tim
     return increment(opener(*args), key, times)
 
 
-class ConditionalWriteConformance:
+class ConditionalWriteConformance(StoreFactory):
     threads = 4
     increments = 50
-
-    def make_store(self, tmp_path) -> Store:  # pragma: no cover - to be overridden
-        raise NotImplementedError("implement make_store(tmp_path) returning an empty store")
-
-    def make_read_only_store(self, store: Store) -> Store:
-        raise NotImplementedError(
-            "implement make_read_only_store(store) returning a read-only view of store")
 
     @pytest.fixture
     def conditional_store(self, tmp_path) -> Store:

@@ -23,8 +23,8 @@ VALUES = {
 }
 
 
-class StoreConformance:
-    supports_listing = True
+class StoreFactory:
+    """What a store suite asks of its subclass: new stores, and read-only views."""
 
     def make_store(self, tmp_path) -> Store:  # pragma: no cover - to be overridden
         raise NotImplementedError("implement make_store(tmp_path) returning an empty store")
@@ -32,6 +32,10 @@ class StoreConformance:
     def make_read_only_store(self, store: Store) -> Store:
         raise NotImplementedError(
             "implement make_read_only_store(store) returning a read-only view of store")
+
+
+class StoreConformance(StoreFactory):
+    supports_listing = True
 
     @pytest.fixture
     def store(self, tmp_path) -> Store:
