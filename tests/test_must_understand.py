@@ -73,3 +73,12 @@ def test_must_understand_false_is_refused_for_a_chunk_grid():
                                             "configuration": {"chunk_shape": [2]}})
     with pytest.raises(MetadataError, match="chunk_grid.must_understand"):
         zf.open_array(a.store)
+
+
+def test_an_unknown_entry_that_may_not_be_skipped_says_why():
+    for extensions in ([{"name": "acme.xr"}], ["acme.xr"]):
+        with pytest.raises(zf.errors.UnknownExtensionError,
+                           match='must be understood: the entry does not say "must_understand": false'):
+            zf.create_array(None, shape=(4,), dtype="float32", extensions=extensions)
+    with pytest.raises(zf.errors.UnknownExtensionError, match="must be understood"):
+        zf.create_array(None, shape=(4,), dtype="float32", compressors=[{"name": "acme.squash"}])

@@ -96,7 +96,7 @@ class UnknownExtensionError(MetadataError):
 
     def __init__(self, point: str, name: str, installed: Iterable[str],
                  provider: str | None = None, *, field: str | None = None,
-                 key: str | None = None) -> None:
+                 key: str | None = None, note: str | None = None) -> None:
         self.point = point
         self.name = name
         self.installed = sorted(installed)
@@ -109,6 +109,8 @@ class UnknownExtensionError(MetadataError):
         message += f"; installed: {listing}"
         if provider:
             message += f"; {point} {name!r} is provided by the package {provider!r}"
+        if note:
+            message += f" ({note})"
         super().__init__(message, field=field, value=name, key=key)
 
 

@@ -188,7 +188,7 @@ class Registry:
         key = name if name in installed else self._family_of(name, installed)
         if key is None:
             raise UnknownExtensionError(
-                self.point, name, self.names(), self._provider_hint(name), field=field)
+                self.point, name, self.names(), self.provider_hint(name), field=field)
         if key not in self._loaded:
             self._loaded[key] = self._load(key, installed[key])
         return self._loaded[key]
@@ -289,7 +289,7 @@ class Registry:
                 f"{self.point} {name!r} from {origin} is {implementation!r}, which is not "
                 f"a subclass of {self.base.__module__}.{self.base.__qualname__}")
 
-    def _provider_hint(self, name: str) -> str | None:
+    def provider_hint(self, name: str) -> str | None:
         table = KNOWN_PROVIDERS.get(self.point, {})
         if name in table:
             return table[name]

@@ -91,7 +91,7 @@ def data_type_from_user(value: Any) -> DataType:
     except TypeError as exc:
         if isinstance(value, str):  # a name that is neither registered nor numpy's
             raise UnknownExtensionError("data type", value, registry.data_types.names(),
-                                        registry.KNOWN_PROVIDERS.get("data type", {}).get(value),
+                                        registry.data_types.provider_hint(value),
                                         field="dtype") from exc
         raise MetadataError(f"{value!r} is neither a registered data type name nor a numpy dtype; "
                             f"registered: {', '.join(registry.data_types.names())}",
@@ -139,14 +139,14 @@ def chunk_key_encoding_from_json(value: Any, *, field: str = "chunk_key_encoding
 
 def codec_from_json(value: Any, *, field: str) -> Codec:
     """A codec; an unknown one marked ``must_understand: false`` becomes a
-    :class:`~zarrforge.codec_chain.SkippedCodec` (with a warning): data can
-    then be read, but not written."""
+    :class:`SkippedCodec` (with a warning): data can then be read, but not written."""
     ref = parse_extension(value, field=field, allow_skip=True)
     if not ref.must_understand and ref.name not in registry.codecs:
         warnings.warn(f"{field}: codec {ref.name!r} is not installed and says "
                       "must_understand: false; it is skipped when reading, and writing to "
                       "this array is refused", SkippedExtensionWarning, stacklevel=2)
         return SkippedCodec(ref.raw)
+    _must_be_understood(registry.codecs, ref, field)
     return resolve(registry.codecs, ref, field=field)
 
 
@@ -188,12 +188,24 @@ def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionE
     ref = parse_extension(value, field=field, allow_skip=True)
     if not ref.must_understand and ref.name not in registry.extensions:
         return UnknownExtension(ref.raw)
+    _must_be_understood(registry.extensions, ref, field)
     extension = resolve(registry.extensions, ref, field=field)
     if node_type not in extension.node_types:
         raise MetadataError(f"extension {ref.name!r} applies to {sorted(extension.node_types)}, "
                             f"not to a {node_type}", field=field, value=ref.raw)
     extension.must_understand = ref.must_understand
     return extension
+
+
+def _must_be_understood(table: Registry, ref: ExtensionRef, field: str) -> None:
+    """Refuse an unknown entry that may not be skipped, saying why it may not."""
+    if ref.name in table:
+        return
+    raise UnknownExtensionError(
+        table.point, ref.name, table.names(), table.provider_hint(ref.name),
+        field=f"{field}.name" if isinstance(ref.raw, dict) else field,
+        note="it must be understood: the entry does not say \"must_understand\": false, "
+             "so a reader without it cannot skip it")
 
 
 def extensions_to_json(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
