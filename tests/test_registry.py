@@ -185,3 +185,35 @@ def test_no_suggestion_for_a_name_close_to_nothing():
     with pytest.raises(UnknownExtensionError) as info:
         registry.codecs.get("acme.teleport")
     assert info.value.suggestions == [] and "did you mean" not in str(info.value)
+
+
+def _two_providers(fake_distribution, name: str) -> None:
+    for dist, module in (("zf-pick-one", "pick_one"), ("zf-pick-two", "pick_two")):
+        fake_distribution(dist, {"zarrforge.codecs": {name: f"{module}:XorCodec"}},
+                          {module: XOR_CODEC.replace("test.xor", name)})
+
+
+def test_a_conflict_is_settled_in_config(fake_distribution):
+    _two_providers(fake_distribution, "test.pick")
+    with pytest.raises(PluginConflictError, match=r"prefer=\{'codecs:test.pick'.*ZARRFORGE_PREFER"):
+        registry.codecs.get("test.pick")
+    with zf.config.set(prefer={"codecs:test.pick": "zf-pick-two"}):
+        assert registry.codecs.get("test.pick").__module__ == "pick_two"
+
+
+def test_a_conflict_is_settled_by_the_environment(fake_distribution, monkeypatch):
+    _two_providers(fake_distribution, "test.pick-env")
+    monkeypatch.setenv("ZARRFORGE_PREFER", "data_types:x=y, codecs:test.pick-env=zf-pick-one")
+    assert registry.codecs.get("test.pick-env").__module__ == "pick_one"
+
+
+def test_a_configured_choice_that_does_not_provide_the_name_is_named(fake_distribution):
+    _two_providers(fake_distribution, "test.pick-bad")
+    with zf.config.set(prefer={"codecs:test.pick-bad": "zf-pick-tree"}):
+        with pytest.raises(PluginConflictError,
+                           match=r"zarrforge.config prefer\['codecs:test.pick-bad'\] chooses "
+                                 r"'zf-pick-tree', which does not provide it"):
+            registry.codecs.get("test.pick-bad")
+    with pytest.raises(ValueError, match="'<point>:<name>'"):
+        with zf.config.set(prefer={"zstd": "zarrforge-numcodecs"}):
+            pass

@@ -22,6 +22,14 @@
   of a chunk that another writer changed meanwhile, on stores with conditional
   writes (default 64; the pause between tries grows to 0.1 s). Past it the
   write fails with :class:`~zarrforge.errors.ConflictError`.
+* ``prefer``: which distribution answers a name several installed distributions
+  provide, as ``{"<point>:<name>": "<distribution>"}`` (``{"codecs:zstd":
+  "zarrforge-numcodecs"}``; ``<point>`` as in ``zarrforge.registry``: ``codecs``,
+  ``data_types``, ...). The environment variable ``ZARRFORGE_PREFER`` says the same
+  for programs one cannot edit (the command line):
+  ``ZARRFORGE_PREFER="codecs:zstd=zarrforge-numcodecs,data_types:x=other"``.
+  ``registry.<point>.prefer(name, distribution)`` wins over both, this setting over
+  the variable. A choice applies to names not loaded yet in the process.
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
@@ -50,6 +58,7 @@ class Settings:
     max_request_bytes: int | None = None
     parallel_chunk_bytes: int = 64 * 1024
     conflict_retries: int = 64
+    prefer: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 _settings = Settings()
@@ -73,6 +82,13 @@ def _coerce(name: str, value: Any) -> Any:
     if name == "parallel_chunk_bytes" and (not isinstance(value, int) or isinstance(value, bool)
                                            or value < 0):
         raise ValueError(f"config 'parallel_chunk_bytes' must be a non-negative int, got {value!r}")
+    if name == "prefer":
+        if not isinstance(value, dict) or not all(
+                isinstance(k, str) and k.count(":") == 1 and isinstance(v, str) and v
+                for k, v in value.items()):
+            raise ValueError("config 'prefer' maps '<point>:<name>' to a distribution name, "
+                             f"e.g. {{'codecs:zstd': 'zarrforge-numcodecs'}}; got {value!r}")
+        return dict(value)
     if name == "conflict_retries" and (not isinstance(value, int) or isinstance(value, bool)
                                        or value < 0):
         raise ValueError(f"config 'conflict_retries' must be a non-negative int, got {value!r}")

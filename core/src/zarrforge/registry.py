@@ -32,11 +32,13 @@ module named by a document.
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 from typing import Any, Iterable
 
 import importlib_metadata
 
+from . import config
 from .abc.chunk_grid import ChunkGrid
 from .abc.chunk_key_encoding import ChunkKeyEncoding
 from .abc.codec import Codec
@@ -270,16 +272,25 @@ class Registry:
     def _choose(self, name: str, eps: list[importlib_metadata.EntryPoint]) -> importlib_metadata.EntryPoint:
         if len(eps) == 1:
             return eps[0]
-        wanted = self._preferred.get(name)
+        attr = _attr_for(self.point)
+        wanted, source = self._preferred.get(name), f"registry.{attr}.prefer()"
+        if wanted is None:
+            wanted, source = _configured_preference(f"{attr}:{name}")
+        providers = ", ".join(
+            f"{ep.dist.name if ep.dist else '?'} ({ep.value})" for ep in eps)
         for ep in eps:
             if wanted is not None and ep.dist is not None and ep.dist.name == wanted:
                 return ep
-        providers = ", ".join(
-            f"{ep.dist.name if ep.dist else '?'} ({ep.value})" for ep in eps)
+        if wanted is not None:
+            raise PluginConflictError(
+                f"{self.point} {name!r}: {source} chooses {wanted!r}, which does not provide "
+                f"it; the distributions that do: {providers}")
         raise PluginConflictError(
             f"{self.point} {name!r} is provided by several distributions: {providers}; "
-            f"choose one with zarrforge.registry.{_attr_for(self.point)}.prefer({name!r}, "
-            "'<distribution>')")
+            f"choose one with zarrforge.registry.{attr}.prefer({name!r}, '<distribution>'), "
+            f"zarrforge.config.set(prefer={{'{attr}:{name}': '<distribution>'}}), or the "
+            f"environment variable {PREFER_ENV}='{attr}:{name}=<distribution>' (for the "
+            "command line)")
 
     def _check_type(self, name: str, implementation: Any, *, origin: str) -> None:
         if self.base is None:
@@ -327,6 +338,22 @@ storage_transformers = REGISTRIES["storage_transformers"]
 extensions = REGISTRIES["extensions"]
 stores = REGISTRIES["stores"]
 formats = REGISTRIES["formats"]
+
+
+PREFER_ENV = "ZARRFORGE_PREFER"
+
+
+def _configured_preference(key: str) -> tuple[str | None, str]:
+    """The distribution chosen for ``"<point>:<name>"`` by config or by the environment,
+    and where the choice was made (for error messages)."""
+    chosen = config.get().prefer.get(key)
+    if chosen is not None:
+        return chosen, f"zarrforge.config prefer[{key!r}]"
+    for item in os.environ.get(PREFER_ENV, "").split(","):
+        left, sep, right = item.partition("=")
+        if sep and left.strip() == key and right.strip():
+            return right.strip(), f"the environment variable {PREFER_ENV}"
+    return None, ""
 
 
 def _attr_for(point: str) -> str:
