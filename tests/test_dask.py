@@ -78,3 +78,18 @@ def test_misaligned_dask_store_on_a_cluster_loses_no_element(client, tmp_path, s
         source = da.from_array(values * (trial + 1), chunks=(5, 7))  # no block is aligned
         da.store(source, target, lock=False)
         assert np.array_equal(zf.open_array(path)[...], values * (trial + 1)), trial
+
+
+def _set_attribute(path: str, i: int) -> int:
+    zf.open_array(path, mode="r+").attrs[f"task-{i}"] = i
+    return i
+
+
+def test_attribute_updates_from_cluster_tasks_lose_nothing(client, tmp_path):
+    """Twenty tasks on worker processes, each adding its own attribute to the same array:
+    every change is applied to the latest stored document, so all twenty survive."""
+    path = str(tmp_path / "attrs.zarr")
+    zf.create_array(path, shape=(4,), dtype="int8", attributes={"kept": True})
+    futures = client.map(_set_attribute, [path] * 20, range(20), pure=False)
+    assert sorted(client.gather(futures)) == list(range(20))
+    assert dict(zf.open_array(path).attrs) == {"kept": True, **{f"task-{i}": i for i in range(20)}}
