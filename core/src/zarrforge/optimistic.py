@@ -85,5 +85,11 @@ def read_modify_write(store: Store, update: Callable[[Store], T]) -> T:
                 raise ConflictError(
                     f"{exc} (still changing after {retries + 1} tries; config conflict_retries)",
                     key=exc.key, keys=exc.keys) from exc
-        time.sleep(random.uniform(0, min(0.1, 0.001 * 2 ** attempt)))
+        pause_before_retry(attempt)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def pause_before_retry(attempt: int) -> None:
+    """The pause after failed try number ``attempt`` (from 0): random, so writers that
+    collided spread out, and growing with each try up to 0.1 s."""
+    time.sleep(random.uniform(0, min(0.1, 0.001 * 2 ** attempt)))

@@ -33,9 +33,7 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 import math
-import random
 import threading
-import time
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -49,6 +47,7 @@ from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import ConflictError, ResourceLimitError
+from .optimistic import pause_before_retry
 
 _executors: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
 _executor_lock = threading.Lock()
@@ -181,7 +180,6 @@ class ChunkEngine:
                  layout: MemoryLayout, threads: int, write_empty_chunks: bool) -> None:
         self.store = store
         self.keys = keys
-        self.key_of = keys.key
         self.grid = grid
         self.chain = chain
         self.data_type = data_type
@@ -274,7 +272,7 @@ class ChunkEngine:
 
     def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
         """The decoded chunk at ``coords``, or ``None`` if it was never written."""
-        key = self.key_of(coords)
+        key = self.keys.key(coords)
         data = self.store.get(key)
         return None if data is None else self.chain.decode(data, self.spec_for(coords), key=key)
 
@@ -288,7 +286,7 @@ class ChunkEngine:
     def store_chunk(self, coords: tuple[int, ...], chunk: np.ndarray) -> None:
         """Encode and store (or delete, if empty) one whole chunk."""
         data = self.encode_chunk(coords, chunk)
-        key = self.key_of(coords)
+        key = self.keys.key(coords)
         if data is None:
             self.store.delete(key)
         else:
@@ -318,7 +316,7 @@ class ChunkEngine:
 
     def _read_part(self, part: list[Any], out: np.ndarray, limit: int | None) -> None:
         partial = self.chain.partial is not None
-        keys = [self.key_of(p.coords) for p in part]
+        keys = [self.keys.key(p.coords) for p in part]
         whole = [i for i, p in enumerate(part) if not partial or p.complete]
         fetched = self._get_many([keys[i] for i in whole])
         encoded: dict[int, bytes | None] = dict(zip(whole, fetched))
@@ -359,7 +357,7 @@ class ChunkEngine:
         conditional = capabilities.conditional_writes and capabilities.independent_keys
 
         def updated(group: list[Any]) -> tuple[list[str], list[Encoded | None]]:
-            keys = [self.key_of(p.coords) for p in group]
+            keys = [self.keys.key(p.coords) for p in group]
             incomplete = [i for i, p in enumerate(group) if not p.complete]
             if conditional and incomplete:
                 self._update_conditionally([group[i] for i in incomplete],
@@ -435,7 +433,7 @@ class ChunkEngine:
                     "and these chunks hold the other writers' last values",
                     key=names[0], keys=names)
             pending = conflicted
-            time.sleep(random.uniform(0, min(0.1, 0.001 * 2 ** attempt)))
+            pause_before_retry(attempt)
 
     def _updated_chunk(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
                        limit: int | None) -> Encoded | None:
