@@ -288,11 +288,9 @@ class V3Format(ChunksUnderNode, Format):
             value = DEFAULT_KEY_ENCODING
         if isinstance(value, ChunkKeyEncoding):
             return value
-        if isinstance(value, dict) and "name" in value and "configuration" not in value:
-            # zarr-python's flat form {"name": "v2", "separator": "."}
-            value = {"name": value["name"],
-                     "configuration": {k: v for k, v in value.items() if k != "name"}}
-        return chunk_key_encoding_from_json(value, field="chunk_key_encoding")
+        # zarr-python's flat form {"name": "v2", "separator": "."} is accepted here too
+        return chunk_key_encoding_from_json(legacy_v3.key_encoding(value),
+                                            field="chunk_key_encoding")
 
     @staticmethod
     def _codecs(spec: ArrayCreationSpec, data_type: DataType) -> tuple[Codec, ...]:

@@ -34,7 +34,9 @@ from typing import Any
 LEGACY_ORDERS = ("C", "F")
 
 
-def _key_encoding(value: Any) -> Any:
+def key_encoding(value: Any) -> Any:
+    """A ``chunk_key_encoding`` in the flat form rewritten to the spec's; any other
+    value unchanged (the same object)."""
     if (isinstance(value, dict) and "separator" in value and "configuration" not in value
             and isinstance(value.get("name"), str)):
         rest = {k: v for k, v in value.items() if k not in ("name", "separator")}
@@ -78,7 +80,7 @@ def codecs(value: list[Any], ndim: int, has_endianness: bool) -> list[Any]:
 def normalized(document: dict[str, Any], *, ndim: int, has_endianness: bool) -> dict[str, Any]:
     """``document`` with the legacy spellings listed in the module docstring rewritten."""
     changes: dict[str, Any] = {}
-    encoding = _key_encoding(document.get("chunk_key_encoding"))
+    encoding = key_encoding(document.get("chunk_key_encoding"))
     if encoding is not document.get("chunk_key_encoding"):
         changes["chunk_key_encoding"] = encoding
     if isinstance(document.get("codecs"), list):
