@@ -43,12 +43,14 @@ class MetadataError(ZarrforgeError, ValueError):
             where.append(f"field {self.field!r}")
         return (" ".join(where) + ": " if where else "") + self.message
 
-    def _relocated(self, field: str | None, key: str | None) -> "MetadataError":
-        # The same class and details (an UnknownExtensionError stays one), built without
-        # its constructor, whose arguments differ between subclasses.
+    def relocated(self, field: str | None, key: str | None = None) -> "MetadataError":
+        """This error (same class and details: an UnknownExtensionError stays one) found at
+        ``field`` of the document ``key`` (default: the key it names already)."""
+        # built without the constructor, whose arguments differ between subclasses
         moved = type(self).__new__(type(self))
         moved.__dict__.update(self.__dict__)
-        moved.field, moved.key = field, key
+        moved.field = field
+        moved.key = key if key is not None else self.key
         moved.args = (moved._located_text(),)
         moved.__cause__ = self
         return moved
@@ -59,11 +61,11 @@ class MetadataError(ZarrforgeError, ValueError):
         inner = self.field
         joined = field if not inner else (f"{field}{inner}" if inner.startswith("[")
                                           else f"{field}.{inner}")
-        return self._relocated(joined, self.key)
+        return self.relocated(joined)
 
     def at(self, key: str) -> "MetadataError":
         """This error naming the store ``key`` of its document (unless it names one)."""
-        return self if self.key is not None else self._relocated(self.field, key)
+        return self if self.key is not None else self.relocated(self.field, key)
 
 
 class MustUnderstandError(MetadataError):

@@ -120,7 +120,7 @@ def fill_value_from_user(data_type: DataType, value: Any) -> Any:
     except MetadataError as exc:
         if type(exc) is not MetadataError or exc.field is not None:
             raise
-        raise exc._relocated("fill_value", exc.key) from exc
+        raise exc.relocated("fill_value") from exc
     except (TypeError, ValueError, OverflowError) as exc:
         raise MetadataError(f"{value!r} is not a valid fill value for data type "
                             f"{data_type.to_json()!r}: {exc}", field="fill_value",

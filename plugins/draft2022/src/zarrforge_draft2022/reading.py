@@ -322,10 +322,9 @@ def layout_transpose(order: list[int]) -> Codec:
 
 def _refield(exc: MetadataError, old: str, new: str) -> MetadataError:
     """``exc`` with the field prefix ``old`` replaced by ``new`` (the draft's nesting)."""
-    if exc.field is None or not exc.field.startswith(old) or type(exc) is not MetadataError:
+    if exc.field is None or not exc.field.startswith(old):
         return exc
-    field = new + exc.field[len(old):]
-    return MetadataError(exc.message, field=field, value=exc.value, key=exc.key)
+    return exc.relocated(new + exc.field[len(old):])
 
 
 def _looks_like_filters(value: Any) -> bool:

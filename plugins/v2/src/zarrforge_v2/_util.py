@@ -1,4 +1,4 @@
-"""Small helpers shared by the v2 modules: locating errors, integers, byte orders."""
+"""Small helpers shared by the v2 modules: the chunk layout, integers, byte orders."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.errors import MetadataError, UnknownExtensionError
 from zarrforge.plugin_api import memory_layout
 
 
@@ -17,21 +16,6 @@ def layout() -> Any:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def refield(exc: MetadataError, field: str | None, *, key: str | None = None) -> MetadataError:
-    """``exc`` again, located at ``field`` of the document ``key`` (same error class)."""
-    key = key if key is not None else exc.key
-    if isinstance(exc, UnknownExtensionError):
-        new: MetadataError = UnknownExtensionError(exc.point, exc.name, exc.installed,
-                                                   exc.provider, field=field, key=key)
-    elif type(exc) is MetadataError:
-        new = MetadataError(exc.message, field=field, value=exc.value, key=key)
-    else:  # a subclass with its own constructor: keep it, adjust the location
-        exc.field, exc.key = field, key
-        return exc
-    new.__cause__ = exc
-    return new
 
 
 def _byteorder(dtype_str: Any) -> str | None:

@@ -26,7 +26,7 @@ from zarrforge import plugin_api as c
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import ArrayMetadata, ChunkSpec, Codec, CodecKind, DataType, registry
 
-from ._util import _byteorder, _is_int, layout, refield
+from ._util import _byteorder, _is_int, layout
 
 # Object codecs (numcodecs ids) -> (zarrforge data type, zarrforge serializer).
 OBJECT_CODECS = {"vlen-utf8": ("string", "vlen-utf8"), "vlen-bytes": ("bytes", "vlen-bytes"),
@@ -74,7 +74,7 @@ def numcodecs_codec(config: dict[str, Any], *, field: str) -> Codec:
     try:
         return c.codec_from_json(value, field=field)
     except MetadataError as exc:
-        raise refield(exc, _codec_field(field, exc)) from None
+        raise exc.relocated(_codec_field(field, exc)) from None
 
 
 def _blosc_codec(config: dict[str, Any], typesize: int, *, field: str) -> Codec:
@@ -98,7 +98,7 @@ def _blosc_codec(config: dict[str, Any], typesize: int, *, field: str) -> Codec:
     try:
         codec = c.codec_from_json({"name": "blosc", "configuration": configuration}, field=field)
     except MetadataError as exc:
-        raise refield(exc, _codec_field(field, exc)) from None
+        raise exc.relocated(_codec_field(field, exc)) from None
     if auto:
         # The v3 codec records the shuffle it resolved; remember that the
         # document said "auto" (-1), so writing the .zarray back keeps it.

@@ -19,7 +19,7 @@ from zarrforge import plugin_api as c
 from zarrforge.errors import MetadataError, UnknownExtensionError
 from zarrforge.plugin_api import DataType, registry
 
-from ._util import _byteorder, _is_int, refield
+from ._util import _byteorder, _is_int
 from .codecs import OBJECT_CODECS, OTHER_OBJECT_CODECS
 
 def _object_codec(filters: list[dict[str, Any]]) -> tuple[int, str] | None:
@@ -139,7 +139,7 @@ def _registered(np_dtype: np.dtype, value: Any) -> DataType:
         raise MetadataError(f"no installed data type holds the v2 dtype {value!r}; v2 dtypes "
                             f"zarrforge reads: {V2_DTYPES}", field="dtype", value=value) from None
     except MetadataError as exc:
-        raise refield(exc, "dtype") from None
+        raise exc.relocated("dtype") from None
 
 
 def _descr_in(np_dtype: np.dtype, byteorder: str) -> Any:
@@ -202,7 +202,7 @@ def fill_value_from_v2(data_type: DataType, value: Any, byteorder: str = "<") ->
             value = [value, 0.0]
         return data_type.fill_value_from_json(value)
     except MetadataError as exc:
-        raise refield(exc, "fill_value") from None
+        raise exc.relocated("fill_value") from None
     except (TypeError, ValueError, OverflowError) as exc:
         raise MetadataError(f"{value!r} is not a valid fill value for dtype {dtype.str!r}: {exc}",
                             field="fill_value", value=value) from None
