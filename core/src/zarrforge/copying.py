@@ -33,6 +33,7 @@ from .abc.codec import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 from .abc.format import ArrayCreationSpec, Format
 from .errors import ContainsNodeError, MetadataError
 from .node import open_node
+from .read_memo import ReadMemo
 from .storage import StoreLike, resolve_store
 
 KEEP: Any = object()  # sentinel: take the source's setting
@@ -149,13 +150,16 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
                                        serializer=serializer, compressors=compressors).items()
                  if v is not KEEP}
     plan = _plan(node, dest_path, fmt, overrides)
+    memo = ReadMemo(store)  # every node's survey reads the same ancestors' documents
     if not overwrite:
         for item in plan:
-            if fmt.detect(store, item.path):
+            if fmt.detect(memo, item.path):
                 raise ContainsNodeError(f"{'/' + item.path!r} already exists in the destination; "
                                         "pass overwrite=True to replace it")
-    for item in plan:
-        target = hierarchy.survey(store, item.path, fmt, overwrite=overwrite)
+    for i, item in enumerate(plan):
+        # after the first node, the copy's root is a group of fmt that was just written
+        target = hierarchy.survey(memo, item.path, fmt, overwrite=overwrite,
+                                  checked_group=dest_path if i else None)
         hierarchy.write_new_node(target, item.metadata, item.rendered)
     for item in plan:
         if not _is_group(item.source):
