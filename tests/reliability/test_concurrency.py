@@ -164,6 +164,26 @@ def test_local_set_survives_a_concurrent_prune(tmp_path, monkeypatch) -> None:
     assert store.get("a/c/0/0") == b"value"
 
 
+def test_local_conditional_write_survives_a_concurrent_prune(tmp_path, monkeypatch) -> None:
+    """The same race on the conditional path, found by tests/test_transaction.py's
+    concurrent commits: another writer creates the lock file's directory and a prune
+    removes it again while ``makedirs`` runs, so ``makedirs(exist_ok=True)`` raises
+    FileExistsError for a directory that is no longer there."""
+    store = LocalStore(tmp_path)
+    real_makedirs = local_module.os.makedirs
+    raced = []
+
+    def makedirs_losing_the_race(path, exist_ok=False):
+        if not raced:
+            raced.append(path)
+            raise FileExistsError(17, "File exists", path)
+        real_makedirs(path, exist_ok=exist_ok)
+
+    monkeypatch.setattr(local_module.os, "makedirs", makedirs_losing_the_race)
+    store.set_if_absent("records/r1", b"value")
+    assert raced and store.get("records/r1") == b"value"
+
+
 # --- one chunk, many writers ------------------------------------------------------------------------
 
 

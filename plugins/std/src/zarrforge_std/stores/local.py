@@ -160,7 +160,10 @@ class LocalStore(Store):
             except (FileNotFoundError, NotADirectoryError) as exc:  # no directory (yet, or any more)
                 if attempt >= self._PRUNE_RETRIES:
                     raise StoreError(f"cannot lock {key!r} in {self.root!r}: {exc}", key=key) from exc
-                os.makedirs(directory, exist_ok=True)
+                try:
+                    os.makedirs(directory, exist_ok=True)
+                except (FileExistsError, FileNotFoundError):
+                    pass  # created and pruned again by others meanwhile: try again
                 continue
             except OSError as exc:
                 raise StoreError(f"cannot lock {key!r} in {self.root!r}: {exc}", key=key) from exc
