@@ -16,6 +16,11 @@ there), and prints one line per unit of work so a parent can see progress.
 * ``same-chunk DIR WORKER ROUNDS``: write chunk (0, 0) of ``a`` whole, filled with the
   constant ``WORKER * 1000 + round``.
 * ``set-attr DIR WORKER ROUNDS``: ``a.attrs[f"w{WORKER}-{round}"] = round`` in a loop.
+* ``commit DIR VALUE PAUSE``: one transaction setting every element of ``a`` and its
+  attribute ``value`` to ``VALUE``, committed through a store that sleeps ``PAUSE``
+  seconds before each write and prints ``wrote KEY`` after it.
+* ``tx-increment DIR ROUNDS GO``: once the file ``GO`` exists, ``ROUNDS`` transactions
+  adding 1 to a[0], a[4] and the attribute ``count``, each retried until it commits.
 * ``parts DIR WORKER WORKERS ROUNDS``: write the elements of ``a`` whose flat index is
   ``WORKER`` modulo ``WORKERS`` (parts of every chunk, never a whole one), set to
   ``WORKER * 1000 + round``.
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -32,6 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 import zarrforge  # noqa: E402
+from zarrforge.abc.store import WrapperStore  # noqa: E402
+from zarrforge_std.stores.local import LocalStore  # noqa: E402
 
 from _reliability import generation_values  # noqa: E402
 
@@ -116,8 +124,79 @@ def parts(root: str, worker: str, workers: str, rounds: str) -> None:
     say("done")
 
 
+class _SlowWrites(WrapperStore):
+    """Sleeps before each write and says which key it wrote (a window to kill in)."""
+
+    forwards_conditional_writes = True
+
+    def __init__(self, inner, pause: float) -> None:
+        super().__init__(inner)
+        self.pause = pause
+
+    def _set_if(self, key, value, if_generation):
+        time.sleep(self.pause)
+        generation = super()._set_if(key, value, if_generation)
+        say("wrote", key)
+        return generation
+
+    def _set_many(self, items):
+        for key, value in items:
+            time.sleep(self.pause)
+            self.inner.set(key, value)
+            say("wrote", key)
+
+
+def commit(root: str, value: str, pause: str) -> None:
+    """One transaction on array ``a`` (chunks of 4): even chunks get ``value`` through
+    two partial writes (read, then written: conditional at commit), odd chunks whole
+    (written blind), and attributes["value"] = value; committed through a store that
+    pauses before each write."""
+    store = LocalStore(root)
+    tx = zarrforge.transaction(store)
+    array = zarrforge.open_array(tx, "a", mode="r+", threads=1)
+    v = int(value)
+    for start in range(0, array.shape[0], 4):
+        if start // 4 % 2 == 0:
+            array[start:start + 3] = v
+            array[start + 3] = v
+        else:
+            array[start:start + 4] = v
+    array.attrs["value"] = v
+    tx.store = _SlowWrites(store, float(pause))
+    say("ready")
+    tx.commit()
+    say("done")
+
+
+def tx_increment(root: str, rounds: str, go: str) -> None:
+    """``ROUNDS`` transactions, each adding 1 to a[0] and a[4] (two chunks) and to the
+    attribute ``count`` of ``a``, retried until they commit; started once the file
+    ``GO`` exists (so that all workers run at once)."""
+    store = LocalStore(root)
+    say("ready")
+    while not Path(go).exists():
+        time.sleep(0.005)
+    conflicts = 0
+    for _ in range(int(rounds)):
+        while True:
+            tx = zarrforge.transaction(store)
+            try:
+                array = zarrforge.open_array(tx, "a", mode="r+", threads=1)
+                array[0] += 1
+                array[4] += 1
+                array.attrs["count"] = array.attrs["count"] + 1
+                tx.commit()
+                break
+            except zarrforge.errors.ConflictError:
+                conflicts += 1
+                if tx.state == "open":
+                    tx.abort()
+    say("done", conflicts)
+
+
 MODES = {"parts": parts, "write": write, "attrs": attrs, "copy": copy, "disjoint": disjoint,
-         "same-chunk": same_chunk, "set-attr": set_attr}
+         "same-chunk": same_chunk, "set-attr": set_attr, "commit": commit,
+         "tx-increment": tx_increment}
 
 if __name__ == "__main__":
     MODES[sys.argv[1]](*sys.argv[2:])

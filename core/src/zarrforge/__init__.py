@@ -21,13 +21,15 @@ from .discovery import plugins
 from .group import Group
 from .hooks import hookimpl
 from .registry import register, registered, refresh
+from .transaction import Transaction, clear_commit_record, transaction, unfinished_commits
 
 refresh_plugins = refresh
 
 __all__ = [
-    "Array", "Group", "config", "consolidate_metadata", "copy", "create_array", "from_dask", "to_dask", "create_group", "errors", "hookimpl", "hooks",
-    "open", "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
-    "registry",
+    "Array", "Group", "Transaction", "clear_commit_record", "config", "consolidate_metadata",
+    "copy", "create_array", "create_group", "errors", "from_dask", "hookimpl", "hooks", "open",
+    "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
+    "registry", "to_dask", "transaction", "unfinished_commits",
 ]
 
 __version__ = "0.1.0"

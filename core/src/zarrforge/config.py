@@ -22,6 +22,9 @@
   of a chunk that another writer changed meanwhile, on stores with conditional
   writes (default 64; the pause between tries grows to 0.1 s). Past it the
   write fails with :class:`~zarrforge.errors.ConflictError`.
+* ``transaction_max_bytes``: the most bytes of values a transaction
+  (:mod:`zarrforge.transaction`) buffers before it refuses further writes with
+  :class:`~zarrforge.errors.ResourceLimitError` (default 1 GiB; ``None``: no limit).
 * ``prefer``: which distribution answers a name several installed distributions
   provide, as ``{"<point>:<name>": "<distribution>"}`` (``{"codecs:zstd":
   "zarrforge-numcodecs"}``; ``<point>`` as in ``zarrforge.registry``: ``codecs``,
@@ -58,6 +61,7 @@ class Settings:
     max_request_bytes: int | None = None
     parallel_chunk_bytes: int = 64 * 1024
     conflict_retries: int = 64
+    transaction_max_bytes: int | None = 1 << 30
     prefer: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
@@ -79,6 +83,10 @@ def _coerce(name: str, value: Any) -> Any:
         raise ValueError(f"config 'threads' must be a positive int, got {value!r}")
     if name == "max_request_bytes" and value is not None and (not isinstance(value, int) or value < 0):
         raise ValueError(f"config 'max_request_bytes' must be None or a non-negative int, got {value!r}")
+    if name == "transaction_max_bytes" and value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ValueError("config 'transaction_max_bytes' must be None or a non-negative int, "
+                         f"got {value!r}")
     if name == "parallel_chunk_bytes" and (not isinstance(value, int) or isinstance(value, bool)
                                            or value < 0):
         raise ValueError(f"config 'parallel_chunk_bytes' must be a non-negative int, got {value!r}")

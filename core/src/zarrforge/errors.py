@@ -150,6 +150,10 @@ class ConflictError(StoreError):
         self.keys = list(keys) if keys is not None else ([key] if key is not None else [])
 
 
+class TransactionError(ZarrforgeError):
+    """A transaction was used after its ``commit()`` or ``abort()``."""
+
+
 class ReadOnlyError(StoreError, PermissionError):
     """A write was attempted on a read-only store or array."""
 
