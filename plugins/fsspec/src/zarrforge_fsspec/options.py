@@ -21,6 +21,13 @@ takes these names out and hands everything else to fsspec unchanged:
   An attempt that takes longer is abandoned and counts as a transient fault.
   ``None`` leaves timeouts to the filesystem's own settings.
 
+* ``conditional_writes`` (``None``, ``True`` or ``False``; default ``None``):
+  whether an ``s3://`` store offers conditional writes (``If-Match`` /
+  ``If-None-Match``, :mod:`zarrforge_fsspec.s3_conditional`). ``None`` asks
+  the server once per process and bucket whether it honours them (a
+  temporary object is written and deleted); ``True`` trusts it without asking;
+  ``False`` turns them off. Other protocols have none, whatever the setting.
+
 These retries sit on top of any the filesystem makes itself (botocore and
 s3fs retry some faults on their own); see docs/stores.md.
 """
@@ -31,7 +38,8 @@ import dataclasses
 import random
 from typing import Any
 
-NAMES = ("concurrency", "max_retries", "retry_backoff", "retry_max_backoff", "request_timeout")
+NAMES = ("concurrency", "max_retries", "retry_backoff", "retry_max_backoff", "request_timeout",
+         "conditional_writes")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +49,7 @@ class StoreSettings:
     retry_backoff: float = 0.2
     retry_max_backoff: float = 5.0
     request_timeout: float | None = None
+    conditional_writes: bool | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.concurrency, int) or isinstance(self.concurrency, bool) \
@@ -58,6 +67,10 @@ class StoreSettings:
                                     or isinstance(timeout, bool) or timeout <= 0):
             raise ValueError(f"request_timeout must be None or a number of seconds > 0, "
                              f"got {timeout!r}")
+
+        if self.conditional_writes not in (None, True, False):
+            raise ValueError("conditional_writes must be None (ask the server), True or False, "
+                             f"got {self.conditional_writes!r}")
 
     @property
     def attempts(self) -> int:

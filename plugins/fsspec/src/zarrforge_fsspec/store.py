@@ -25,6 +25,10 @@
   listed) that is renamed over the key. On other path-based filesystems
   (sftp, ftp, smb, ...) a failed write can leave a partial value:
   ``capabilities.atomic_writes`` is ``False`` there.
+* **Conditional writes** on S3 (``If-Match`` / ``If-None-Match``, generations
+  are ETags; :mod:`zarrforge_fsspec.s3_conditional`), declared once the server
+  is known to honour them (setting ``conditional_writes``). Other protocols
+  have none: a read-modify-write there is a plain read and a plain write.
 * **Listing** uses the filesystem's native recursive listing (``find``) for
   ``list_prefix`` and its directory listing (``ls``) for ``list_dir``; it
   never returns directories as keys, and it drops fsspec's listing cache for
@@ -41,6 +45,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import threading
 import time
@@ -59,6 +64,7 @@ from zarrforge.errors import InvalidPathError, StoreError
 from .faults import (GaveUp, is_invalid_range, is_missing, is_transient, retry_async, retry_sync,
                      store_error)
 from .options import StoreSettings, split_options
+from .s3_conditional import S3Conditions
 
 FSSPEC_PREFIX = "fsspec+"
 TEMP_PREFIX = ".zarrforge-tmp-"
@@ -68,6 +74,7 @@ OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl
                            "oss", "memory", "r2"})
 LOCAL = frozenset({"file", "local"})
 HTTP = frozenset({"http", "https"})
+S3 = frozenset({"s3", "s3a"})
 
 
 def _protocols(fs: Any) -> frozenset[str]:
@@ -102,9 +109,12 @@ class FsspecStore(Store):
         super().__init__(read_only=read_only or self._http)
         self.root = fs._strip_protocol(path).rstrip("/") if path else ""
         self.url = url or (self.root if self._http else fs.unstrip_protocol(self.root))
-        self.capabilities = StoreCapabilities(  # type: ignore[misc]
+        self._capabilities = StoreCapabilities(
             writable=not self._http, listable=not self._http, partial_reads=True,
             atomic_writes=self._object_store or self._local)
+        s3 = bool(self.protocols & S3) and hasattr(fs, "_call_s3")
+        self._conditions = S3Conditions(self, TEMP_PREFIX) if s3 else None
+        self._conditional: bool | None = None  # decided at first need
         self._cat_options: dict[str, Any] = {}
         if self._async and "max_concurrency" in inspect.signature(fs._cat_file).parameters:
             # s3fs would otherwise ask for each whole value's size (one more
@@ -131,6 +141,26 @@ class FsspecStore(Store):
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
         return f"FsspecStore({self.url!r}{mode})"
+
+    def _check_writable(self, key: str) -> None:
+        # what the store may do does not depend on the conditional-writes probe
+        if self.read_only or not self._capabilities.writable:
+            super()._check_writable(key)
+
+    @property
+    def capabilities(self) -> StoreCapabilities:  # type: ignore[override]
+        """The store's capabilities; on S3, ``conditional_writes`` is decided the first
+        time they are asked for (the setting, or the server's answer to a probe)."""
+        if self._conditional is None:
+            setting = self.settings.conditional_writes
+            if self._conditions is None or setting is False:
+                self._conditional = False
+            else:  # a read-only store reads generations and writes nothing: no probe
+                self._conditional = setting or self.read_only or self._conditions.supported()
+            if self._conditional:
+                self._capabilities = dataclasses.replace(self._capabilities,
+                                                         conditional_writes=True)
+        return self._capabilities
 
     def __getstate__(self) -> dict[str, Any]:
         # fsspec filesystems pickle; the per-loop semaphores and their lock do not.
@@ -478,6 +508,24 @@ class FsspecStore(Store):
         validate_prefix(prefix)
         self._check_writable(prefix or "<root>")
         self._delete_keys(list(self.list_prefix(prefix)))
+
+    # --- conditional writes (S3: zarrforge_fsspec.s3_conditional) ---------------------------
+
+    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        return self._run(lambda: self._conditions.get_versioned(key))
+
+    def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
+        keys = [validate_key(key) for key in keys]
+        if not keys:
+            return []
+        self._check_conditional(keys[0])
+        return self._run(lambda: self._gather([self._conditions.get_versioned(k) for k in keys]))
+
+    def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        return self._run(lambda: self._conditions.set_if(key, value, if_generation))
+
+    def _delete_if(self, key: str, if_generation: Any) -> None:
+        self._run(lambda: self._conditions.delete_if(key, if_generation))
 
     # --- listing -------------------------------------------------------------------------
 

@@ -1,0 +1,207 @@
+"""Conditional writes on S3 (``If-Match`` / ``If-None-Match``) for the fsspec store.
+
+Used by :class:`~zarrforge_fsspec.store.FsspecStore` on ``s3://`` (s3fs). The
+contract is the store ABC's (``get_versioned``, ``set_if``, ``delete_if``); on
+S3 it is kept this way:
+
+* a value's **generation** is its ETag, as S3 returns it (quoted);
+* ``get_versioned``: one ``GetObject``, whose answer carries body and ETag;
+* ``set_if(key, value, if_generation=ABSENT)``: ``PutObject`` with
+  ``If-None-Match: *``; with an ETag: ``PutObject`` with ``If-Match: <etag>``.
+  S3 checks and writes in one step;
+* ``delete_if(key, if_generation=etag)``: ``DeleteObject`` with
+  ``If-Match: <etag>``; ``delete_if(key, if_generation=ABSENT)`` only checks
+  that the key is absent (``HeadObject``): deleting nothing needs no write;
+* S3's answers ``412 PreconditionFailed``, ``409 ConditionalRequestConflict``
+  (a concurrent conditional write) and ``404`` for an ``If-Match`` on a key
+  that is gone are :class:`~zarrforge.errors.ConflictError`; other failures
+  are retried and named like every request of the store;
+* **an ambiguous outcome is settled**: a conditional write whose first attempt
+  failed transiently (a timeout: it may have been applied) and whose retry
+  then meets a conflict reads the key; if it holds exactly the bytes written,
+  the earlier attempt succeeded and the write returns its ETag.
+
+An ETag is a digest of the content, so a value changed and changed back has its
+first generation again; a read-modify-write against it is still correct (the value
+is the one it read).
+
+**Which servers.** AWS S3 has both conditions since 2024; S3-compatible servers
+vary, and one that ignores the headers would make every conditional write
+silently unconditional. So :func:`probe` checks a bucket once per process
+before the store declares conditional writes: it writes a temporary object
+(``<root>/.zarrforge-tmp-probe-*``, never listed) with ``If-None-Match: *``
+twice and once with a wrong ``If-Match``, expects the last two refused, and
+deletes it. The store setting ``conditional_writes`` (``None``: probe, the
+default; ``True``: trust without probing; ``False``: never) overrides it.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+from zarrforge.abc.store import ABSENT
+from zarrforge.errors import ConflictError
+
+from .faults import GaveUp, _chain, _error_code, _status, is_missing
+
+CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
+_probed: dict[tuple[Any, str], bool] = {}
+_probe_lock = threading.Lock()
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """S3 refused a condition (412) or a concurrent conditional write won (409)."""
+    return any(_error_code(link) in CONFLICT_CODES or _status(link) in (409, 412)
+               for link in _chain(exc))
+
+
+class S3Conditions:
+    """The conditional requests of one store; ``store`` supplies paths, the request
+    runner (retries, timeouts, the concurrency bound) and the filesystem."""
+
+    def __init__(self, store: Any, temp_prefix: str) -> None:
+        self.store = store
+        self.fs = store.fs
+        self.temp_prefix = temp_prefix  # names the store never lists
+
+    def _location(self, key: str) -> tuple[str, str]:
+        bucket, path, _ = self.fs.split_path(self.store._path(key))
+        return bucket, path
+
+    # --- reads --------------------------------------------------------------------------
+
+    async def get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        bucket, path = self._location(key)
+
+        async def get() -> tuple[bytes | None, Any]:
+            try:
+                answer = await self.fs._call_s3("get_object", Bucket=bucket, Key=path)
+            except Exception as exc:
+                if is_missing(exc):
+                    return None, ABSENT
+                raise
+            body = answer["Body"]
+            try:
+                data = await body.read()
+            finally:
+                body.close()
+            return data, answer["ETag"]
+
+        try:
+            return await self.store._request(get)
+        except GaveUp as failure:
+            raise self.store._fail(failure, "read", key) from failure.error
+
+    async def _etag(self, key: str) -> Any:
+        bucket, path = self._location(key)
+
+        async def head() -> Any:
+            try:
+                return (await self.fs._call_s3("head_object", Bucket=bucket, Key=path))["ETag"]
+            except Exception as exc:
+                if is_missing(exc):
+                    return ABSENT
+                raise
+
+        try:
+            return await self.store._request(head)
+        except GaveUp as failure:
+            raise self.store._fail(failure, "look up", key) from failure.error
+
+    # --- writes -------------------------------------------------------------------------
+
+    def _conflict(self, key: str, expected: Any) -> ConflictError:
+        state = "absent" if expected is ABSENT else f"at ETag {expected}"
+        return ConflictError(f"{key!r} at {self.store._url_of(key)!r} is no longer {state}: "
+                             "another writer changed it", key=key,
+                             url=self.store._url_of(key))
+
+    async def set_if(self, key: str, value: bytes, expected: Any) -> Any:
+        bucket, path = self._location(key)
+        condition = {"IfNoneMatch": "*"} if expected is ABSENT else {"IfMatch": expected}
+
+        async def put() -> Any:
+            answer = await self.fs._call_s3("put_object", Bucket=bucket, Key=path, Body=value,
+                                            **condition)
+            return answer["ETag"]
+
+        try:
+            return await self.store._request(put)
+        except GaveUp as failure:
+            if not (is_conflict(failure.error) or (expected is not ABSENT
+                                                   and is_missing(failure.error))):
+                raise self.store._fail(failure, "write", key) from failure.error
+            if failure.attempts > 1:  # an earlier, failed attempt may have been applied
+                stored, etag = await self.get_versioned(key)
+                if stored == value:
+                    return etag
+            raise self._conflict(key, expected) from failure.error
+        finally:
+            self.fs.invalidate_cache(self.store._path(key))
+
+    async def delete_if(self, key: str, expected: Any) -> None:
+        if expected is ABSENT:
+            if await self._etag(key) is not ABSENT:
+                raise self._conflict(key, expected)
+            return
+        bucket, path = self._location(key)
+
+        async def delete() -> None:
+            await self.fs._call_s3("delete_object", Bucket=bucket, Key=path, IfMatch=expected)
+
+        try:
+            await self.store._request(delete)
+        except GaveUp as failure:
+            gone = is_missing(failure.error)
+            if not (is_conflict(failure.error) or gone):
+                raise self.store._fail(failure, "delete", key) from failure.error
+            if not (gone and failure.attempts > 1):  # gone after a retry: the first attempt deleted it
+                raise self._conflict(key, expected) from failure.error
+        finally:
+            self.fs.invalidate_cache(self.store._path(key))
+
+    # --- does the server honour the conditions? -------------------------------------------
+
+    def supported(self) -> bool:
+        """Whether the bucket's server honours both conditions (probed once per process)."""
+        endpoint = (getattr(self.fs, "endpoint_url", None)
+                    or (getattr(self.fs, "client_kwargs", None) or {}).get("endpoint_url"))
+        bucket = self.fs.split_path(self.store._path("probe"))[0]
+        with _probe_lock:
+            if (endpoint, bucket) not in _probed:
+                _probed[(endpoint, bucket)] = self.store._run(self._probe)
+            return _probed[(endpoint, bucket)]
+
+    async def _probe(self) -> bool:
+        key = f"{self.temp_prefix}probe-{uuid.uuid4().hex}"
+        bucket, path = self._location(key)
+
+        async def refused(**condition: Any) -> bool:
+            async def put() -> None:
+                await self.fs._call_s3("put_object", Bucket=bucket, Key=path, Body=b"probe",
+                                       **condition)
+
+            try:
+                await self.store._request(put)
+            except GaveUp as failure:
+                if is_conflict(failure.error):
+                    return True
+                if failure.transient:
+                    raise self.store._fail(
+                        failure, "ask the server whether it honours conditional writes "
+                        "(If-Match) with", key) from failure.error
+                return False  # the server does not know the header
+            return False  # the condition was ignored
+
+        try:
+            if await refused(IfNoneMatch="*"):  # absent: must succeed
+                return False
+            return (await refused(IfNoneMatch="*")
+                    and await refused(IfMatch='"00000000000000000000000000000000"'))
+        finally:
+            try:
+                await self.fs._call_s3("delete_object", Bucket=bucket, Key=path)
+            except Exception:  # noqa: BLE001 - a stray probe object is never listed
+                pass
