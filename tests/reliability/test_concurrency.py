@@ -400,3 +400,39 @@ def test_concurrent_creation_under_a_consolidated_root_keeps_every_entry(tmp_pat
     assert _run_threads(creator, 8) == []
     entries = zarrforge.open_group(store, mode="r").metadata_model.consolidated
     assert sorted(entries) == sorted([f"g{i}" for i in range(8)] + [f"g{i}/a" for i in range(8)])
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_a_shrinking_resize_keeps_a_partial_write_that_lands_in_its_edge_chunk(tmp_path, kind):
+    """The trim of an edge chunk is a read-modify-write like any other: another writer's
+    element written between the trim's read and its write survives (the trim is redone
+    on the changed chunk)."""
+    from zarrforge.abc.store import WrapperStore
+
+    store = _store(kind, tmp_path)
+    zarrforge.create_array(store, "a", shape=(8,), chunks=(4,), dtype="i4", fill_value=0)[...] = 1
+    other = zarrforge.open_array(store, "a", mode="r+")
+
+    class WriterInBetween(WrapperStore):
+        forwards_conditional_writes = True
+        done = False
+
+        def _after_reading(self, key):
+            if key == "a/c/1" and not self.done:
+                type(self).done = True
+                other[4] = 42  # lands after the trim read the edge chunk
+
+        def _get_versioned(self, key):
+            answer = super()._get_versioned(key)
+            self._after_reading(key)
+            return answer
+
+        def get(self, key, byte_range=None):
+            answer = super().get(key, byte_range)
+            self._after_reading(key)
+            return answer
+
+    zarrforge.open_array(WriterInBetween(store), "a", mode="r+").resize(6)
+    assert zarrforge.open_array(store, "a")[...].tolist() == [1, 1, 1, 1, 42, 1]
+    zarrforge.open_array(store, "a", mode="r+").resize(8)
+    assert zarrforge.open_array(store, "a")[...].tolist() == [1, 1, 1, 1, 42, 1, 0, 0]

@@ -22,6 +22,7 @@ are not stored.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any, Callable, Iterator, Sequence
 
@@ -341,11 +342,8 @@ class Array(Node, node_type="array"):
                 continue
             keep = tuple(min(e, n - o) for o, e, n in zip(origin, extent, new_shape))
             if keep != extent:
-                chunk = np.array(engine.read_chunk(coords), copy=True)
-                cut = np.ones(chunk.shape, dtype=bool)
-                cut[tuple(slice(0, k) for k in keep)] = False
-                chunk[cut] = self.fill_value
-                engine.store_chunk(coords, chunk)
+                engine.update_chunk(coords, functools.partial(_trimmed, keep=keep,
+                                                              fill_value=self.fill_value))
 
     def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
         """Grow along ``axis`` and write ``data`` into the new region; returns the new shape."""
@@ -392,6 +390,15 @@ _INDEXERS = {
     "mask": indexing.MaskIndexer,
     "block": indexing.BlockIndexer,
 }
+
+
+def _trimmed(chunk: np.ndarray, *, keep: tuple[int, ...], fill_value: Any) -> np.ndarray:
+    """``chunk`` with everything outside its first ``keep`` elements per axis set to
+    the fill value (the part of an edge chunk a shrinking resize cuts off)."""
+    cut = np.ones(chunk.shape, dtype=bool)
+    cut[tuple(slice(0, k) for k in keep)] = False
+    chunk[cut] = fill_value
+    return chunk
 
 
 def _is_full_mask(selection: Any, ndim: int) -> bool:

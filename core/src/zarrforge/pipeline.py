@@ -47,7 +47,7 @@ from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import ConflictError, ResourceLimitError
-from .optimistic import pause_before_retry
+from .optimistic import pause_before_retry, read_modify_write
 
 _executors: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
 _executor_lock = threading.Lock()
@@ -282,6 +282,28 @@ class ChunkEngine:
         if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
             return None
         return self.chain.encode(chunk, self.spec_for(coords))
+
+    def update_chunk(self, coords: tuple[int, ...],
+                     change: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Replace the stored chunk at ``coords`` by ``change(chunk)`` (a writable copy
+        of it), as one read-modify-write: on a store with conditional writes it is
+        written only if nobody changed the chunk meanwhile, and redone otherwise
+        (:func:`~zarrforge.optimistic.read_modify_write`). A chunk that is not stored
+        is left alone."""
+        key = self.keys.key(coords)
+
+        def update(view: Store) -> None:
+            old = view.get(key)
+            if old is None:
+                return
+            chunk = np.array(self.chain.decode(old, self.spec_for(coords), key=key), copy=True)
+            data = self.encode_chunk(coords, change(chunk))
+            if data is None:
+                view.delete(key)
+            else:
+                view.set(key, data)
+
+        read_modify_write(self.store, update)
 
     def store_chunk(self, coords: tuple[int, ...], chunk: np.ndarray) -> None:
         """Encode and store (or delete, if empty) one whole chunk."""
