@@ -89,3 +89,83 @@ def zarrforge_node_opened(node):
         assert "No module named 'brokenhook_missing_module'" in rows["brokenhook"].status
     finally:
         hooks._manager = saved
+
+
+def test_a_misspelled_hook_implementation_is_left_out_naming_the_distribution(fake_distribution):
+    """Before: the plugin registered silently and its hook was never called."""
+    from zarrforge import hooks
+    fake_distribution("zf-typohook", {"zarrforge.plugins": {"typohook": "typohook_mod"}},
+                      {"typohook_mod": """
+import zarrforge
+@zarrforge.hookimpl
+def zarrforge_node_opend(node):
+    pass
+"""})
+    saved = hooks._manager
+    hooks._manager = None
+    try:
+        with pytest.warns(zf.errors.PluginLoadWarning,
+                          match="zf-typohook.*'zarrforge_node_opend' \\(did you mean "
+                                "'zarrforge_node_opened'\\?\\)"):
+            zf.create_group(None, "z")
+        rows = {r.name: r for r in zf.plugins() if r.point == "hooks"}
+        assert rows["typohook"].status.startswith("error: hook plugin 'typohook'")
+        assert "no hook specification declares" in rows["typohook"].status
+        assert hooks.plugin_manager().get_plugin("typohook") is None
+    finally:
+        hooks._manager = saved
+
+
+def test_registering_a_misspelled_hook_in_process_is_an_error():
+    class Typo:
+        @zf.hookimpl
+        def zarrforge_resolve_stor(self, url, options, read_only):
+            return None
+
+    plugin = Typo()
+    with pytest.raises(zf.errors.PluginLoadError, match="did you mean 'zarrforge_resolve_store'"):
+        zf.hooks.register(plugin)
+    assert not zf.hooks.plugin_manager().is_registered(plugin)
+
+
+def test_an_optional_hook_may_name_a_hook_nobody_declares():
+    class Optional:
+        @zf.hookimpl(optionalhook=True)
+        def zarrforge_some_future_hook(self):
+            return None
+
+    plugin = Optional()
+    zf.hooks.register(plugin)
+    try:
+        assert zf.hooks.plugin_manager().is_registered(plugin)
+    finally:
+        zf.hooks.unregister(plugin)
+
+
+def test_hook_specifications_from_entry_points_are_added_before_the_plugins(fake_distribution):
+    """A plugin may implement a hook another distribution declares (as the command line
+    declares zarrforge_cli_commands) whichever is loaded first."""
+    from zarrforge import hooks
+    fake_distribution("zf-hosthooks", {
+        "zarrforge.hookspecs": {"host": "hosthooks_specs"},
+        "zarrforge.plugins": {"guest": "hosthooks_guest"}},
+        {"hosthooks_specs": """
+import pluggy
+hookspec = pluggy.HookspecMarker("zarrforge")
+@hookspec
+def zarrforge_host_event(value):
+    '''Called by the host.'''
+""", "hosthooks_guest": """
+import zarrforge
+@zarrforge.hookimpl
+def zarrforge_host_event(value):
+    return value * 2
+"""})
+    saved = hooks._manager
+    hooks._manager = None
+    try:
+        assert hooks.hook().zarrforge_host_event(value=21) == [42]
+        rows = {r.name: r for r in zf.plugins() if r.point == "hooks"}
+        assert rows["guest"].status == "ok"
+    finally:
+        hooks._manager = saved

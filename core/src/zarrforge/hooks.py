@@ -4,17 +4,28 @@
 plugin. :func:`plugin_manager` loads the installed hook plugins the first time
 something needs a hook; :func:`register` adds an in-process plugin object.
 
-Each entry point is loaded on its own: one that fails to import, or whose hook
-implementations do not match their specifications, is left out with a
-:class:`~zarrforge.errors.PluginLoadWarning` naming its distribution and entry
-point, and shown as an error row by ``zarrforge.plugins()`` (see
-:func:`hook_plugins`); every other plugin, and every call that does not need
-it, works as before.
+Hook specifications come from :mod:`zarrforge.hookspecs` and from the
+entry-point group ``zarrforge.hookspecs`` (a module or class of ``@hookspec``
+functions: how a plugin that hosts hooks, such as the command line, declares
+them), all added before any hook plugin is registered, so that every
+implementation can be checked against them.
+
+Each entry point is loaded on its own: one that fails to import, whose hook
+implementations do not match their specifications, or that implements a hook
+no specification declares (a misspelled ``zarrforge_*`` name would otherwise
+never be called) is left out with a :class:`~zarrforge.errors.PluginLoadWarning`
+naming its distribution and entry point, and shown as an error row by
+``zarrforge.plugins()`` (see :func:`hook_plugins`); every other plugin, and
+every call that does not need it, works as before. An implementation marked
+``@hookimpl(optionalhook=True)`` may name a hook nobody declares. In-process
+:func:`register` raises :class:`~zarrforge.errors.PluginLoadError` for the same
+faults.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import threading
 import warnings
 import weakref
@@ -27,6 +38,7 @@ from . import hookspecs
 from .errors import PluginLoadError, PluginLoadWarning
 
 ENTRY_POINT_GROUP = "zarrforge.plugins"
+HOOKSPEC_GROUP = "zarrforge.hookspecs"
 
 hookimpl = pluggy.HookimplMarker("zarrforge")
 
@@ -57,9 +69,73 @@ def plugin_manager() -> pluggy.PluginManager:
             if _manager is None:
                 manager = pluggy.PluginManager("zarrforge")
                 manager.add_hookspecs(hookspecs)
-                _installed[manager] = _load_entry_points(manager)
+                specs = _load_hookspecs(manager)
+                _installed[manager] = specs + _load_entry_points(manager)
                 _manager = manager
     return _manager
+
+
+def _who(dist_name: str | None, version: str | None) -> str:
+    return f"distribution {dist_name!r} {version}" if dist_name else "an unknown distribution"
+
+
+def _load_hookspecs(manager: pluggy.PluginManager) -> list[HookPlugin]:
+    """Add the specifications of the ``zarrforge.hookspecs`` entry points; one that fails
+    is reported as a hook plugin row with its error."""
+    failed: list[HookPlugin] = []
+    for ep in importlib_metadata.entry_points(group=HOOKSPEC_GROUP):
+        dist = ep.dist
+        dist_name, version = (dist.name, dist.version) if dist is not None else (None, None)
+        try:
+            namespace = ep.load()
+            new = [name for name in dir(namespace)
+                   if manager.parse_hookspec_opts(namespace, name) is not None
+                   and not _has_spec(manager, name)]
+            if new:
+                manager.add_hookspecs(namespace)
+        except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the rest
+            error = PluginLoadError(
+                f"hook specifications {ep.name!r}: the entry point {ep.value!r} of "
+                f"{_who(dist_name, version)} (group {HOOKSPEC_GROUP!r}) failed to load, and is "
+                f"left out: {type(exc).__name__}: {exc}")
+            warnings.warn(str(error), PluginLoadWarning, stacklevel=4)
+            failed.append(HookPlugin(ep.name, dist_name, version, ep.value, str(error)))
+    return failed
+
+
+def _has_spec(manager: pluggy.PluginManager, name: str) -> bool:
+    caller = vars(manager.hook).get(name)  # the relay's attributes are its hook callers
+    return caller is not None and caller.spec is not None
+
+
+def _declared(manager: pluggy.PluginManager) -> list[str]:
+    return sorted(name for name in vars(manager.hook) if _has_spec(manager, name))
+
+
+def undeclared_hooks(manager: pluggy.PluginManager, plugin: Any) -> list[str]:
+    """The hooks ``plugin`` implements that no specification declares (and that it did
+    not mark ``optionalhook``), each with a suggestion when a declared name is close."""
+    declared = _declared(manager)
+    problems = []
+    for caller in manager.get_hookcallers(plugin) or []:
+        if caller.spec is not None:
+            continue
+        for impl in caller.get_hookimpls():
+            if impl.plugin is plugin and not impl.optionalhook:
+                close = difflib.get_close_matches(caller.name, declared, n=1, cutoff=0.8)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                problems.append(f"{caller.name!r}{hint}")
+    return problems
+
+
+def _undeclared_error(manager: pluggy.PluginManager, plugin: Any, label: str) -> str | None:
+    problems = undeclared_hooks(manager, plugin)
+    if not problems:
+        return None
+    return (f"{label} implements {', '.join(problems)}, which no hook specification "
+            "declares, so it would never be called; declared hooks: "
+            f"{', '.join(_declared(manager))} "
+            "(mark an implementation @hookimpl(optionalhook=True) if it may go uncalled)")
 
 
 def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
@@ -73,13 +149,19 @@ def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
         seen.add((ep.name, dist_name))
         if manager.get_plugin(ep.name) is not None or manager.is_blocked(ep.name):
             continue
+        label = (f"hook plugin {ep.name!r}: the entry point {ep.value!r} of "
+                 f"{_who(dist_name, version)} (group {ENTRY_POINT_GROUP!r})")
         try:
-            manager.register(ep.load(), name=ep.name)
+            plugin = ep.load()
+            manager.register(plugin, name=ep.name)
+            undeclared = _undeclared_error(manager, plugin, label)
+            if undeclared is not None:
+                manager.unregister(plugin)
+                raise PluginLoadError(undeclared)
         except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the rest
-            who = f"distribution {dist_name!r} {version}" if dist_name else "an unknown distribution"
-            error = PluginLoadError(f"hook plugin {ep.name!r}: the entry point {ep.value!r} of {who} "
-                                    f"(group {ENTRY_POINT_GROUP!r}) failed to load, and is left "
-                                    f"out: {type(exc).__name__}: {exc}")
+            detail = str(exc) if isinstance(exc, PluginLoadError) else \
+                f"{label} failed to load: {type(exc).__name__}: {exc}"
+            error = PluginLoadError(f"{detail}; it is left out")
             warnings.warn(str(error), PluginLoadWarning, stacklevel=3)
             found.append(HookPlugin(ep.name, dist_name, version, ep.value, str(error)))
             continue
@@ -97,7 +179,14 @@ def hook() -> Any:
 
 
 def register(plugin: Any, name: str | None = None) -> None:
-    plugin_manager().register(plugin, name=name)
+    """Register a hook plugin in this process; :class:`~zarrforge.errors.PluginLoadError`
+    (and nothing registered) if it implements a hook no specification declares."""
+    manager = plugin_manager()
+    manager.register(plugin, name=name)
+    undeclared = _undeclared_error(manager, plugin, f"the hook plugin {name or plugin!r}")
+    if undeclared is not None:
+        manager.unregister(plugin)
+        raise PluginLoadError(undeclared)
 
 
 def unregister(plugin: Any) -> None:

@@ -1,8 +1,10 @@
 """The command line's own hook specification, added to zarrforge's plugin manager.
 
 zarrforge's core declares only the hooks every installation may fire; this one
-is hosted by the command line, so it lives here and joins the manager (pluggy's
-``add_hookspecs``) the first time the command line lists its commands.
+is hosted by the command line, so it lives here and is declared through the
+``zarrforge.hookspecs`` entry point (see this package's pyproject.toml): the
+plugin manager adds it before it registers any hook plugin, and checks every
+plugin's implementations against it.
 """
 
 from __future__ import annotations
