@@ -217,3 +217,52 @@ def test_a_configured_choice_that_does_not_provide_the_name_is_named(fake_distri
     with pytest.raises(ValueError, match="'<point>:<name>'"):
         with zf.config.set(prefer={"zstd": "zarrforge-numcodecs"}):
             pass
+
+
+def test_registering_a_name_twice_in_process_is_refused_unless_replacing():
+    """Before: the second registration silently replaced the first."""
+    from zarrforge_std.codecs import BytesCodec
+
+    class Other(BytesCodec):
+        pass
+
+    registry.codecs.register("test.twice", BytesCodec)
+    try:
+        registry.codecs.register("test.twice", BytesCodec)  # the same again: no change
+        with pytest.raises(ValueError, match="'test.twice' is already registered in this "
+                                             "process as zarrforge_std.codecs:BytesCodec.*"
+                                             "replace=True"):
+            zf.register("codecs", "test.twice", Other)
+        assert registry.codecs.get("test.twice") is BytesCodec
+        zf.register("codecs", "test.twice", Other, replace=True)
+        assert registry.codecs.get("test.twice") is Other
+    finally:
+        registry.codecs.unregister("test.twice")
+
+
+def test_plugins_reports_an_exact_name_taking_over_from_another_distributions_family(
+        fake_distribution):
+    """Before: numcodecs.zlib from another distribution silently overrode zarrforge-numcodecs'
+    numcodecs.* family, and plugins() showed both as plain ok."""
+    fake_distribution("zf-own-zlib", {"zarrforge.codecs": {"numcodecs.zlib": "own_zlib:XorCodec"}},
+                      {"own_zlib": XOR_CODEC.replace("test.xor", "numcodecs.zlib")})
+    rows = [r for r in zf.plugins() if r.point == "codecs" and r.name == "numcodecs.zlib"]
+    assert [r.status for r in rows] == [
+        "ok (overrides 'numcodecs.*' of zarrforge-numcodecs)"]
+    family = [r for r in zf.plugins() if r.point == "codecs" and r.name == "numcodecs.*"]
+    assert family[0].status == "ok"
+
+
+def test_plugins_reports_an_in_process_registration_hiding_an_installed_name():
+    from zarrforge_std.codecs import BytesCodec
+
+    class MyZstd(BytesCodec):
+        name = "zstd"
+
+    registry.codecs.register("zstd", MyZstd)
+    try:
+        (row,) = [r for r in zf.plugins() if r.point == "codecs" and r.name == "zstd"
+                  and r.distribution is None]
+        assert row.status == "ok (in-process, overrides 'zstd' of zarrforge-numcodecs)"
+    finally:
+        registry.codecs.unregister("zstd")

@@ -3,7 +3,11 @@
 Each row names an extension point, a name, the distribution and version that
 provide it (``None`` for in-process registrations), the entry point, and a
 status: ``"ok"``, ``"conflict: ..."`` when several distributions provide the
-name, or ``"error: ..."`` when importing it fails. A name provided twice shows
+name, or ``"error: ..."`` when importing it fails. A registration that takes a
+name away from another provider says so: ``"ok (overrides 'numcodecs.*' of
+zarrforge-numcodecs)"`` for an exact name installed beside another
+distribution's family, ``"ok (in-process, overrides 'zstd' of ...)"`` for an
+in-process registration of an installed name. A name provided twice shows
 one row per provider. Checking the status imports the implementation, so this
 is a diagnostic call, not one for hot paths.
 """
@@ -54,6 +58,10 @@ def plugins() -> PluginReport:
     for attr, reg in registry.REGISTRIES.items():
         for entry in reg.entries():
             status = "ok (in-process)" if entry.source == "in-process" else _status(reg, entry.name)
+            hidden = reg.shadowed_by(entry.name, entry.source)
+            if hidden and status.startswith("ok"):
+                inside = "in-process, " if entry.source == "in-process" else ""
+                status = f"ok ({inside}overrides {', '.join(hidden)})"
             rows.append(PluginRow(attr, entry.name, entry.distribution, entry.version,
                                   entry.value, status))
     installed = {plugin.name: plugin for plugin in hooks.hook_plugins()}

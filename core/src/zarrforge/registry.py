@@ -129,10 +129,21 @@ class Registry:
 
     # --- configuration ------------------------------------------------------
 
-    def register(self, name: str, implementation: Any) -> None:
-        """Register ``implementation`` under ``name`` in this process (wins over installed)."""
+    def register(self, name: str, implementation: Any, *, replace: bool = False) -> None:
+        """Register ``implementation`` under ``name`` in this process (wins over installed).
+
+        Registering a name again with another implementation is a ``ValueError`` naming
+        both, unless ``replace=True`` says the second is meant to replace the first
+        (registering the same implementation again changes nothing)."""
         self._check_type(name, implementation, origin="in-process registration")
         with self._lock:
+            current = self._local.get(name)
+            if current is not None and current is not implementation and not replace:
+                raise ValueError(
+                    f"{self.point} {name!r} is already registered in this process as "
+                    f"{_qualified_name(current)}; registering {_qualified_name(implementation)} "
+                    "too would silently replace it: pass replace=True to mean that, or "
+                    "unregister the first")
             self._local[name] = implementation
             self._answers.clear()
 
@@ -219,6 +230,27 @@ class Registry:
                         self.point, name, dist.name if dist else None,
                         dist.version if dist else None, ep.value, "entry point"))
         return sorted(rows, key=lambda r: (r.name, r.source, r.distribution or ""))
+
+    def shadowed_by(self, name: str, source: str) -> list[str]:
+        """What a lookup of ``name`` hides when it answers with the ``source``
+        (``"entry point"`` or ``"in-process"``) registration: installed providers of the
+        same name (for in-process ones) and installed families matching it from other
+        distributions, as ``"'<family or name>' of <distribution>"``."""
+        with self._lock:
+            installed = self._installed_entry_points()
+            own = {ep.dist.name for ep in installed.get(name, []) if ep.dist is not None}
+            hidden = []
+            if source == "in-process":
+                hidden += [f"{name!r} of {dist}" for dist in sorted(own)]
+            if not name.endswith(FAMILY_SUFFIX):
+                for family, eps in installed.items():
+                    stem = family[:-len(FAMILY_SUFFIX)]
+                    if (family.endswith(FAMILY_SUFFIX) and name.startswith(stem)
+                            and len(name) > len(stem)):
+                        hidden += [f"{family!r} of {ep.dist.name}" for ep in eps
+                                   if ep.dist is not None
+                                   and (source == "in-process" or ep.dist.name not in own)]
+            return hidden
 
     # --- internals ------------------------------------------------------------
 
@@ -363,14 +395,15 @@ def _attr_for(point: str) -> str:
     return point
 
 
-def register(point: str, name: str, implementation: Any) -> None:
+def register(point: str, name: str, implementation: Any, *, replace: bool = False) -> None:
     """Register ``implementation`` for ``name`` at extension point ``point``.
 
-    ``point`` is a registry attribute name such as ``"codecs"`` or ``"data_types"``.
+    ``point`` is a registry attribute name such as ``"codecs"`` or ``"data_types"``;
+    ``replace``: as for :meth:`Registry.register`.
     """
     if point not in REGISTRIES:
         raise KeyError(f"unknown extension point {point!r}; valid: {', '.join(sorted(REGISTRIES))}")
-    REGISTRIES[point].register(name, implementation)
+    REGISTRIES[point].register(name, implementation, replace=replace)
 
 
 def registered() -> dict[str, list[RegistryEntry]]:
