@@ -179,6 +179,41 @@ def test_check_only_warnings_exits_0(hierarchy):
     assert result.returncode == 0 and "0 errors, 1 warning" in result.stdout
 
 
+def _with_optional_extensions(hierarchy) -> None:
+    document = json.loads((hierarchy / "temperature" / "zarr.json").read_text())
+    document["extensions"] = [{"name": "acme.provenance", "configuration": {"by": "x"},
+                               "must_understand": False}]
+    document["acme.note"] = {"must_understand": False}
+    (hierarchy / "temperature" / "zarr.json").write_text(json.dumps(document))
+
+
+def test_check_warns_about_ignored_optional_extensions_and_fields(hierarchy):
+    """Before: a node whose extension or field readers silently ignore checked clean."""
+    _with_optional_extensions(hierarchy)
+    result = run("check", str(hierarchy))
+    assert result.returncode == 0, result.stderr
+    assert ("warning: /temperature: extension 'acme.provenance' is not installed and is "
+            "ignored (must_understand: false)") in result.stdout
+    assert ("warning: /temperature: field 'acme.note' is not understood and is ignored"
+            in result.stdout)
+    assert "0 errors, 2 warnings" in result.stdout
+
+
+def test_info_shows_the_extensions(hierarchy):
+    """Before: info left an array's extensions out."""
+    _with_optional_extensions(hierarchy)
+    report = json.loads(run("info", str(hierarchy), "--path", "temperature", "--json").stdout)
+    assert report["extensions"] == [{"extension": {
+        "name": "acme.provenance", "configuration": {"by": "x"}, "must_understand": False},
+        "ignored": "not installed; must_understand is false"}]
+    assert report["ignored_fields"] == ["acme.note"]
+    table = run("info", str(hierarchy), "--path", "temperature").stdout
+    assert re.search(r"^Extensions\s+\{\"extension\": \{\"name\": \"acme.provenance\"", table, re.M)
+    assert re.search(r"^Ignored fields\s+acme.note", table, re.M)
+    plain = json.loads(run("info", str(hierarchy), "--path", "obs/counts", "--json").stdout)
+    assert plain["extensions"] == [] and plain["ignored_fields"] == []
+
+
 def test_check_stale_consolidated_metadata(hierarchy):
     zf.consolidate_metadata(str(hierarchy))
     assert run("check", str(hierarchy)).returncode == 0
@@ -325,6 +360,9 @@ def test_plugins_lists_the_registry(hierarchy):
     failing = [r for r in rows if not r["status"].startswith("ok")]
     assert result.returncode == (1 if failing else 0)
     table = run("plugins")
-    assert re.search(r"^cli\s+zom\s+zarrforge-zom\s+0\.1\.0\s+ok", table.stdout, re.M)
+    assert re.search(r"^cli\s+zom\s+zarrforge-zom\s+0\.1\.0\s+zarrforge_zom\.cli:zom\s+ok",
+                     table.stdout, re.M)
+    assert re.search(r"^codecs\s+bytes\s+zarrforge-std\s+0\.1\.0\s+"
+                     r"zarrforge_std\.codecs:BytesCodec\s+ok", table.stdout, re.M)
     expected = {(r.point, r.name) for r in zf.plugins()}
     assert expected <= points

@@ -6,8 +6,9 @@ after a problem, so one run lists every problem with the store key involved:
 * every node's metadata parses, names only extensions that are installed
   (data types, grids, key encodings, codecs, storage transformers, ZEP 10
   extensions) and forms a valid codec chain;
-* unknown extensions that may be skipped (``must_understand: false``) are
-  reported as warnings;
+* unknown extensions that may be skipped (``must_understand: false``: codecs,
+  ZEP 10 ``extensions`` entries and top-level fields) are reported as warnings:
+  readers ignore them, and with them whatever they were meant to do;
 * consolidated metadata agrees with the nodes' own documents: a listed node
   that is gone or differs, or a node the listing lacks, is an error (readers
   that use it would see something else);
@@ -131,6 +132,7 @@ class Checker:
             for name in sorted(children):
                 self.visit(f"{path}/{name}" if path else name)
             return
+        self.check_ignored(node)
         if isinstance(node, zarrforge.Group):
             consolidated = node.metadata_model.consolidated
             if consolidated is not None:
@@ -139,6 +141,21 @@ class Checker:
                 self.visit(f"{path}/{name}" if path else name)
         elif self.deep:
             self.check_chunks(node)
+
+    def check_ignored(self, node: Any) -> None:
+        from zarrforge.plugin_api import UnknownExtension
+
+        model = node.metadata_model
+        for entry in model.extensions:
+            if isinstance(entry, UnknownExtension):
+                self.problem("warning", node.name,
+                             f"extension {entry.name!r} is not installed and is ignored "
+                             "(must_understand: false); what it adds to the node is lost "
+                             "to readers without it")
+        for field in sorted(model.extra_fields):
+            self.problem("warning", node.name,
+                         f"field {field!r} is not understood and is ignored "
+                         "(must_understand: false)")
 
     def check_chunks(self, array: Any) -> None:
         model = array.metadata_model

@@ -26,6 +26,21 @@ def _stored_sizes(store: Any, keys: list[str]) -> int:
     return total
 
 
+def _extensions(model: Any) -> list[Any]:
+    """The node's ZEP 10 extensions as stored; ignored ones (not installed, may be
+    skipped) are marked so."""
+    from zarrforge.plugin_api import UnknownExtension
+
+    listed = []
+    for entry in model.extensions:
+        if isinstance(entry, UnknownExtension):
+            listed.append({"extension": entry.document, "ignored": "not installed; "
+                           "must_understand is false"})
+        else:
+            listed.append(entry.to_json())
+    return listed
+
+
 def array_report(array: Any) -> dict[str, Any]:
     model = array.metadata_model
     grid = model.chunk_grid
@@ -55,6 +70,8 @@ def array_report(array: Any) -> dict[str, Any]:
         "codecs": [codec.to_json() for codec in model.codecs],
         "fill_value": fill,
         "dimension_names": list(array.dimension_names) if array.dimension_names else None,
+        "extensions": _extensions(model),
+        "ignored_fields": sorted(model.extra_fields),
         "attributes": len(array.attrs),
         "nchunks": array.nchunks,
         "chunks_written": len(stored),
@@ -75,11 +92,21 @@ def group_report(group: Any) -> dict[str, Any]:
         "node_type": "group",
         "format": model.format_name,
         "attributes": len(group.attrs),
+        "extensions": _extensions(model),
+        "ignored_fields": sorted(model.extra_fields),
         "members": len(group.keys()),
         "arrays": sum(1 for _, m in members if not isinstance(m, zarrforge.Group)),
         "groups": sum(1 for _, m in members if isinstance(m, zarrforge.Group)),
         "consolidated": model.consolidated is not None,
     }
+
+
+def _extension_rows(report: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [("Extensions", "\n".join(compact_json(e) for e in report["extensions"]) or "none")]
+    if report["ignored_fields"]:
+        rows.append(("Ignored fields", ", ".join(report["ignored_fields"])
+                     + " (must_understand: false)"))
+    return rows
 
 
 def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
@@ -90,7 +117,8 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
                  ("Below it", f"{report['arrays']} array{'s' * (report['arrays'] != 1)}, "
                               f"{report['groups']} group{'s' * (report['groups'] != 1)}"),
                  ("Attributes", str(report["attributes"])),
-                 ("Consolidated metadata", "yes" if report["consolidated"] else "no")]
+                 ("Consolidated metadata", "yes" if report["consolidated"] else "no"),
+                 *_extension_rows(report)]
         return rows
     unit = "shards" if report["shards"] else "chunks"
     written = report["chunks_written"]
@@ -106,6 +134,7 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("Codecs", "\n".join(compact_json(c) for c in report["codecs"])),
         ("Fill value", compact_json(report["fill_value"])),
         ("Dimension names", compact_json(report["dimension_names"])),
+        *_extension_rows(report),
         ("Attributes", str(report["attributes"])),
         (f"{unit.capitalize()} written", f"{written} of {total}{share}"),
         ("Stored bytes", human_bytes(report["stored_bytes"])),

@@ -43,13 +43,14 @@ def plugins(as_json: bool) -> None:
         from rich.table import Table
 
         table = Table(box=None, pad_edge=False, header_style="bold")
-        for header in ("extension point", "name", "distribution", "version", "status"):
+        for header in ("extension point", "name", "distribution", "version", "entry point",
+                       "status"):
             table.add_column(header)
         for row in rows:
             status = row["status"] or ""
             style = "red" if _failed(status) else None
             table.add_row(row["point"], row["name"], row["distribution"] or "(in-process)",
-                          row["version"] or "", status, style=style)
+                          row["version"] or "", row["value"] or "", status, style=style)
         make_console().print(table)
     if any(_failed(row["status"] or "") for row in rows):
         click.get_current_context().exit(1)
