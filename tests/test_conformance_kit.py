@@ -76,17 +76,19 @@ def test_store_suite_catches_a_store_ignoring_byte_ranges(pytester):
 def test_codec_suite_catches_lossy_encoding_and_bare_exceptions(pytester):
     pytester.makepyfile(BROKEN_CODEC)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, failed=3)
-    result.stdout.fnmatch_lines(["*FAILED*test_round_trip*",
+    result.assert_outcomes(passed=2, failed=5)
+    result.stdout.fnmatch_lines(["*FAILED*test_round_trip?0:test.truncating?*",
+                                 "*FAILED*test_round_trip_of_generated_chunks*",
                                  "*FAILED*test_undecodable_input_raises_only_zarrforge_errors*",
-                                 "*FAILED*test_unknown_configuration_keys_are_refused*"])
+                                 "*FAILED*test_unknown_configuration_keys_are_refused*",
+                                 "*FAILED*test_arrays_with_the_codec_round_trip_through_a_store*"])
 
 
 def test_data_type_suite_catches_lenient_fill_values(pytester):
     pytester.makepyfile(BROKEN_DTYPE)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=5, failed=1)
-    result.stdout.fnmatch_lines(["*FAILED*test_invalid_fill_values_are_refused*"])
+    result.assert_outcomes(passed=6, failed=1)
+    result.stdout.fnmatch_lines(["*FAILED*test_invalid_fill_values_are_refused?test.sloppy?*"])
 
 
 BROKEN_CONDITIONAL_STORE = '''
