@@ -588,3 +588,19 @@ def test_value_shapes():
     v = broadcast_value(np.arange(4).reshape(1, 1, 4), (2, 4))
     assert v.shape == (2, 4) and v[1, 3] == 3
     assert broadcast_value(7, (3,), dtype=np.int16).dtype == np.int16
+
+
+def test_normalize_basic_selection_gives_one_int_or_range_per_dimension():
+    """The public helper extensions' map_selection uses on what the user wrote."""
+    from zarrforge.errors import SelectionError
+    from zarrforge.plugin_api import normalize_basic_selection
+
+    shape = (10, 20, 30)
+    assert normalize_basic_selection(np.int64(-1), shape) == (9, range(20), range(30))
+    assert normalize_basic_selection((Ellipsis, slice(None, None, -10)), shape) == (
+        range(10), range(20), range(29, -1, -10))
+    assert normalize_basic_selection((1, slice(2, 5)), shape) == (1, range(2, 5), range(30))
+    assert normalize_basic_selection((), ()) == ()
+    for bad in ([1, 2], None, (np.array([1]),), (1, 2, 3, 4)):
+        with pytest.raises(SelectionError):
+            normalize_basic_selection(bad, shape)

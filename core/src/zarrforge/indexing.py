@@ -339,6 +339,23 @@ def _expand(selection: Any, ndim: int, allow_newaxis: bool) -> list:
     return sel + fill
 
 
+def normalize_basic_selection(selection: Any, shape: Sequence[int]) -> tuple[int | range, ...]:
+    """A basic selection (ints, slices, ``Ellipsis``, a tuple of them; not ``None``) as
+    one entry per dimension: a non-negative ``int`` or the ``range`` of positions a slice
+    selects. For extensions' ``map_selection``, which receive what the user wrote.
+    Anything else (index arrays, masks, ``None``) raises :class:`SelectionError`."""
+    entries = _expand(selection, len(shape), allow_newaxis=False)
+    result: list[int | range] = []
+    for dim, (entry, length) in enumerate(zip(entries, shape)):
+        if isinstance(entry, slice):
+            result.append(normalize_slice(entry, length, dim))
+        elif _is_integer(entry):
+            result.append(normalize_integer(entry, length, dim))
+        else:
+            raise _bad_entry(entry, dim, "a basic selection holds integers and slices")
+    return tuple(result)
+
+
 def _bad_entry(entry: Any, dim: int, allowed: str) -> SelectionError:
     return SelectionError(
         f"invalid selection {entry!r} of type {type(entry).__name__} for "

@@ -39,7 +39,9 @@ Chunks and codec chains
     sharding uses it for its inner chunks), :func:`check_order`, :func:`evolve_codecs`
     (a new array's codecs with their array-dependent defaults filled in),
     :func:`all_equal_fill` (does a chunk hold only the fill value?),
-    :func:`check_allocation` (refuse a chunk over ``config.max_request_bytes``).
+    :func:`check_allocation` (refuse a chunk over ``config.max_request_bytes``),
+    :func:`normalize_basic_selection` (a user's basic selection as one ``int`` or
+    ``range`` per dimension, for an extension's ``map_selection``).
 
 Hierarchies
     :func:`get_format`, :func:`locate_document`, :func:`locate_node`, :func:`child_names`
@@ -60,6 +62,7 @@ from .codec_chain import CodecChain, check_order, evolve_codecs
 from .hierarchy import (child_names, get_format, locate_document, locate_node,
                         refresh_consolidated)
 from .hooks import hook_plugins, hookimpl, plugin_manager
+from .indexing import normalize_basic_selection
 from .metadata.document import NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
 from .metadata.json_io import check_document, dump_document, load_document
@@ -82,7 +85,7 @@ __all__ = sorted([
     "codecs_from_json", "config", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "evolve_codecs", "extension_from_json",
     "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl",
-    "load_document", "locate_document", "locate_node", "memory_layout", "open_node",
+    "load_document", "locate_document", "locate_node", "memory_layout", "normalize_basic_selection", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
     "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json"
 ])

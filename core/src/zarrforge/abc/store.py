@@ -5,9 +5,12 @@ interface describes. Keys are ``/``-separated strings with no leading slash,
 no empty, ``.`` or ``..`` segments; :func:`validate_key` enforces that and
 every store calls it before touching its backend.
 
-Required: ``get``, ``set``, ``delete``, ``list_prefix``. The rest have
-correct but possibly slow defaults built on those; stores override them when
-their backend does better (a batched ``get_many``, a native ``list_dir``).
+Required (the abstract methods): ``get``, ``_set``, ``_delete``,
+``list_prefix``. The public ``set`` and ``delete`` are the base class's: they
+validate the key and refuse writes on read-only stores, then call ``_set`` /
+``_delete``. The rest have correct but possibly slow defaults built on those;
+stores override them when their backend does better (a batched ``get_many``, a
+native ``list_dir``).
 
 * ``get(key, byte_range=None)`` returns the bytes, or ``None`` when the key
   does not exist. ``byte_range`` is a :class:`ByteRange`.
@@ -56,8 +59,10 @@ subclass says ``forwards_conditional_writes = True`` (a wrapper that changes
 keys or values must not pass them through unchanged).
 
 Stores opened read-only raise :class:`~zarrforge.errors.ReadOnlyError` from
-every mutating call. ``from_url(url, **options)`` is how the registry builds a
-store for a URL with the store's scheme.
+every mutating call. ``from_url(url, *, read_only, **options)`` is how the
+registry builds a store for a URL with the store's scheme: it always passes
+``read_only`` (``True`` for ``mode="r"``), and ``options`` are the user's
+``storage_options``.
 """
 
 from __future__ import annotations
