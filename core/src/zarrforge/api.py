@@ -63,7 +63,7 @@ def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
         return create_group(resolved, path, attributes=attributes,
                             zarr_format=zarr_format or DEFAULT_FORMAT, overwrite=(mode == "w"))
     fmt = get_format(zarr_format) if zarr_format is not None else None
-    found = locate_node(resolved, path, fmt)
+    found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
         if mode == "a":
             return create_group(resolved, path, attributes=attributes,

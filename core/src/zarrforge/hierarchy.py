@@ -29,7 +29,7 @@ from typing import Any, Callable
 from . import paths, registry
 from .abc.format import Format
 from .abc.metadata import GroupMetadata, NodeMetadata
-from .abc.store import Store
+from .abc.store import Store, WrapperStore
 from .consolidated import ConsolidatedView
 from .errors import ContainsNodeError, InvalidPathError, NodeTypeError, ReadOnlyError
 from .metadata.document import NodeDocument
@@ -65,9 +65,38 @@ def locate_document(store: Store, path: str, fmt: Format | None = None
     return None
 
 
-def locate_node(store: Store, path: str, fmt: Format | None = None
-                ) -> tuple[Format, NodeMetadata] | None:
-    """As :func:`locate_document`, resolved into the node's model."""
+class _WithoutKeys(WrapperStore):
+    """A read view of a store in which some keys are absent."""
+
+    def __init__(self, inner: Store, hidden: set[str]) -> None:
+        super().__init__(inner)
+        self.hidden = hidden
+
+    def get(self, key: str, byte_range: Any = None) -> bytes | None:
+        return None if key in self.hidden else self.inner.get(key, byte_range)
+
+    def get_many(self, requests: Any) -> list[bytes | None]:
+        asked = [(i, request) for i, request in enumerate(requests)
+                 if request[0] not in self.hidden]
+        answers: list[bytes | None] = [None] * len(requests)
+        for (i, _), value in zip(asked, self.inner.get_many([r for _, r in asked])):
+            answers[i] = value
+        return answers
+
+    def exists(self, key: str) -> bool:
+        return key not in self.hidden and self.inner.exists(key)
+
+
+def locate_node(store: Store, path: str, fmt: Format | None = None, *,
+                consolidated: bool = True) -> tuple[Format, NodeMetadata] | None:
+    """As :func:`locate_document`, resolved into the node's model. ``consolidated=False``
+    reads without the formats' separate consolidated-metadata keys
+    (``Format.consolidated_keys``): they are neither fetched nor parsed."""
+    if not consolidated:
+        formats = [fmt] if fmt is not None else formats_in_detection_order()
+        hidden = {key for candidate in formats for key in candidate.consolidated_keys(path)}
+        if hidden:
+            store = _WithoutKeys(store, hidden)
     found = locate_document(store, path, fmt)
     if found is None:
         return None

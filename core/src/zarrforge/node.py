@@ -262,7 +262,7 @@ def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format 
     check_mode(mode)
     resolved = resolve_store(store, read_only=(mode == "r"), storage_options=storage_options)
     path = paths.normalize_path(path)
-    found = locate_node(resolved, path, fmt)
+    found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
         raise NodeNotFoundError(f"no array or group at path {'/' + path!r} in {resolved!r}")
     return node_from_metadata(resolved, path, *found, read_only=(mode == "r"),

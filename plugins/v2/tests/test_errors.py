@@ -115,6 +115,33 @@ def test_malformed_zmetadata(zmetadata, field):
     assert (info.value.key, info.value.field) == (".zmetadata", field)
 
 
+@pytest.mark.parametrize("zmetadata", [b"{not json", json.dumps({"zarr_consolidated_format": 9}
+                                                                  ).encode()])
+def test_use_consolidated_false_neither_reads_nor_needs_zmetadata(zmetadata):
+    """Before: .zmetadata was read (and had to be valid) even with use_consolidated=False."""
+    from zarrforge_std.runtime_transformers import RequestCounter
+
+    store = MemoryStore()
+    store.set(".zgroup", b'{"zarr_format": 2}')
+    store.set("ok/.zarray", json.dumps(BASE).encode())
+    store.set(".zmetadata", zmetadata)
+    counted = RequestCounter(store)
+
+    def keys_read():
+        return {key for kind, detail in counted.calls
+                for key in ([detail[0]] if kind == "get" else [k for k, _ in detail]
+                            if kind == "get_many" else [detail])}
+
+    group = zf.open_group(counted, mode="r", use_consolidated=False)
+    assert sorted(group) == ["ok"] and group["ok"].shape == tuple(BASE["shape"])
+    assert ".zgroup" in keys_read() and ".zmetadata" not in keys_read()
+    assert zf.open(counted, mode="r", use_consolidated=False).path == ""
+    assert ".zmetadata" not in keys_read()
+    with pytest.raises(MetadataError) as info:  # wanted, it must be readable
+        zf.open_group(store, mode="r")
+    assert info.value.key == ".zmetadata"
+
+
 @pytest.mark.parametrize("member, document, field", [
     ("a", {"a/.zarray": {**BASE, "dtype": "<q9"}}, "metadata['a/.zarray'].dtype"),
     ("g", {"g/.zgroup": {"zarr_format": 3}}, "metadata['g/.zgroup'].zarr_format"),

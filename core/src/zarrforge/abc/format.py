@@ -24,6 +24,11 @@ Reading is two steps, so that finding and listing nodes never loads a plugin:
   metadata stay documents (resolved when a member is opened).
 * ``read_node(store, path)`` is the two together; ``detect(store, path)``
   says whether ``read_document`` finds a node (a malformed one counts).
+* ``consolidated_keys(path)``: the keys, if any, that hold a group's
+  consolidated metadata apart from its own documents (Zarr v2's
+  ``.zmetadata``; none for v3, which embeds it). A group opened with
+  ``use_consolidated=False`` is read through a view of the store that hides
+  them, so they are neither fetched nor parsed. Default: none.
 
 Writing:
 
@@ -143,6 +148,11 @@ class Format(ABC):
     @abstractmethod
     def erase_node(self, store: Store, path: str) -> None:
         ...
+
+    def consolidated_keys(self, path: str) -> list[str]:
+        """Keys holding the consolidated metadata of a group at ``path`` apart from its
+        own documents (see the module docstring); none by default."""
+        return []
 
     def with_attributes(self, metadata: NodeMetadata, attributes: dict[str, Any]) -> NodeMetadata:
         """The model after the user replaced the node's attributes; formats that mirror

@@ -74,6 +74,9 @@ class V2Format(ChunksUnderNode, Format):
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         return resolve_node(document)
 
+    def consolidated_keys(self, path: str) -> list[str]:
+        return [node_key(path, ZMETADATA)]
+
     # --- writing ------------------------------------------------------------------
 
     def document(self, metadata: NodeMetadata) -> dict[str, Any]:
