@@ -93,3 +93,22 @@ def test_attribute_updates_from_cluster_tasks_lose_nothing(client, tmp_path):
     futures = client.map(_set_attribute, [path] * 20, range(20), pure=False)
     assert sorted(client.gather(futures)) == list(range(20))
     assert dict(zf.open_array(path).attrs) == {"kept": True, **{f"task-{i}": i for i in range(20)}}
+
+
+def test_from_dask_takes_an_xarray_dataarray(tmp_path):
+    """Before: AttributeError: 'DataArray' object has no attribute 'rechunk'."""
+    import xarray as xr
+
+    values = da.arange(24, chunks=5).reshape(4, 6)
+    a = zf.from_dask(xr.DataArray(values, dims=("y", "x")), str(tmp_path), chunks=(2, 3))
+    assert a[...].tolist() == np.arange(24).reshape(4, 6).tolist()
+    with pytest.raises(TypeError, match="from_dask writes a dask array"):
+        zf.from_dask(np.zeros(3), str(tmp_path / "n"))
+
+
+def test_a_memory_store_handed_to_cluster_workers_is_refused_plainly(client):
+    """Before: a serialization error with the reason buried in chained causes."""
+    with pytest.raises(zf.errors.ZarrforgeError,
+                       match="cannot be written by dask's distributed workers.*not shared "
+                             "between processes.*directory or an object store"):
+        zf.from_dask(da.ones(10, chunks=5), None, chunks=(5,))

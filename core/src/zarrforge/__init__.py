@@ -14,6 +14,7 @@ entry points the first time a document or a call names them.
 
 from . import config, errors, hooks, registry
 from .api import consolidate_metadata, create_array, create_group, open, open_array, open_group
+from .abc.format import NO_FILL_VALUE
 from .array import Array
 from .copying import copy
 from .dask_bridge import from_dask, to_dask
@@ -26,7 +27,7 @@ from .transaction import Transaction, clear_commit_record, transaction, unfinish
 refresh_plugins = refresh
 
 __all__ = [
-    "Array", "Group", "Transaction", "clear_commit_record", "config", "consolidate_metadata",
+    "Array", "Group", "NO_FILL_VALUE", "Transaction", "clear_commit_record", "config", "consolidate_metadata",
     "copy", "create_array", "create_group", "errors", "from_dask", "hookimpl", "hooks", "open",
     "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
     "registry", "to_dask", "transaction", "unfinished_commits",

@@ -51,6 +51,28 @@ def to_dask(array: Any, *, chunks: Any = None) -> Any:
                          f"{id(array):x}")
 
 
+def check_shareable(array: Any) -> None:
+    """Refuse, with a plain message, to hand an array whose store lives in this process
+    (the memory store) to a dask scheduler that runs tasks in other processes; dask
+    would otherwise fail later with a serialization error that hides the reason."""
+    try:
+        from distributed import get_client
+        client = get_client()
+    except (ImportError, ValueError):
+        return  # no distributed client: tasks run in this process
+    if getattr(client.cluster, "processes", True) is False:
+        return
+    import pickle
+
+    try:
+        pickle.dumps(array)
+    except TypeError as exc:
+        raise ZarrforgeError(
+            f"the array {array.name!r} cannot be written by dask's distributed workers: "
+            f"{exc}. Write to a directory or an object store (a path or URL), or compute "
+            "with a local scheduler (dask.config.set(scheduler='threads'))") from None
+
+
 def from_dask(source: Any, target: Any = None, path: str = "", *, compute: bool = True,
               **create_kwargs: Any) -> Any:
     """Write the dask array ``source`` into ``target``.
@@ -61,6 +83,11 @@ def from_dask(source: Any, target: Any = None, path: str = "", *, compute: bool 
     the array, or the dask delayed object when ``compute=False``.
     """
     da = _dask_array()
+    if not isinstance(source, da.Array) and isinstance(getattr(source, "data", None), da.Array):
+        source = source.data  # an xarray DataArray (or Variable) backed by dask
+    if not isinstance(source, da.Array):
+        raise TypeError(f"from_dask writes a dask array (or an xarray DataArray holding one), "
+                        f"got {type(source).__name__}; use array[...] = values for numpy data")
     if not isinstance(target, Array):
         create_kwargs.setdefault("shape", source.shape)
         create_kwargs.setdefault("dtype", source.dtype)
@@ -69,6 +96,7 @@ def from_dask(source: Any, target: Any = None, path: str = "", *, compute: bool 
     if tuple(source.shape) != tuple(target.shape):
         raise ZarrforgeError(f"source shape {tuple(source.shape)} does not match the target "
                              f"array's shape {target.shape}")
+    check_shareable(target)
     aligned = source.rechunk(write_units(target)) if target.ndim else source
     result = da.store(aligned, target, lock=False, compute=compute, return_stored=False)
     return target if compute else result

@@ -41,7 +41,9 @@ Chunks and codec chains
     :func:`all_equal_fill` (does a chunk hold only the fill value?),
     :func:`check_allocation` (refuse a chunk over ``config.max_request_bytes``),
     :func:`normalize_basic_selection` (a user's basic selection as one ``int`` or
-    ``range`` per dimension, for an extension's ``map_selection``).
+    ``range`` per dimension, for an extension's ``map_selection``),
+    :func:`check_shareable` (refuse early, and plainly, to hand an array on a store of
+    this process to dask's distributed workers).
 
 Hierarchies
     :func:`get_format`, :func:`locate_document`, :func:`locate_node`, :func:`child_names`
@@ -59,6 +61,7 @@ from . import config, paths, registry
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts
 from .codec_chain import CodecChain, check_order, evolve_codecs
+from .dask_bridge import check_shareable
 from .hierarchy import (child_names, get_format, locate_document, locate_node,
                         refresh_consolidated)
 from .hooks import hook_plugins, hookimpl, plugin_manager
@@ -80,7 +83,7 @@ from .storage import resolve_store
 __all__ = sorted([
     *_contracts,
     "CodecChain", "ExtensionRef", "MAX_EXTENT", "NodeDocument", "SkippedCodec", "UnknownExtension",
-    "all_equal_fill", "attributes_from_json", "check_allocation", "check_document", "check_order", "child_names",
+    "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document", "check_order", "child_names",
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
     "codecs_from_json", "config", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "evolve_codecs", "extension_from_json",

@@ -27,6 +27,7 @@ from .abc.chunk_grid import ChunkGrid
 from .abc.chunk_key_encoding import ChunkKeyEncoding
 from .abc.codec import Codec
 from .abc.data_type import DataType
+from .abc.format import NO_FILL_VALUE
 from .abc.extension import Extension
 from .abc.memory_layout import MemoryLayout
 from .abc.metadata import ExtensionEntry
@@ -115,6 +116,10 @@ def fill_value_from_user(data_type: DataType, value: Any) -> Any:
     when ``None``); errors name the field ``fill_value``."""
     if value is None:
         return data_type.default_fill_value()
+    if value is NO_FILL_VALUE:
+        raise MetadataError("this format records a fill value for every array; NO_FILL_VALUE "
+                            "(no fill value, Zarr v2's null) is for formats that can leave it "
+                            "out", field="fill_value", value=value)
     try:
         return data_type.from_user_value(value)
     except MetadataError as exc:

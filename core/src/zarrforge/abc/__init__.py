@@ -6,7 +6,7 @@ from .codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec
                     PartialCodec, RangeFetcher, SubdividedCodec)
 from .data_type import DataType
 from .extension import Extension
-from .format import ArrayCreationSpec, ChunksUnderNode, Format
+from .format import NO_FILL_VALUE, ArrayCreationSpec, ChunksUnderNode, Format
 from .metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
 from .memory_layout import MemoryLayout
 from .storage_transformer import ChunkKeys, StorageTransformer
@@ -17,7 +17,7 @@ __all__ = [
     "ABSENT", "ArrayArrayCodec", "ArrayBytesCodec", "ArrayCreationSpec", "ArrayMetadata", "ByteRange",
     "BytesBytesCodec", "ChunkGrid", "ChunkKeyEncoding", "ChunkKeys", "ChunkSpec", "ChunksUnderNode",
     "Codec", "CodecKind", "DataType", "DimensionChunking", "Extension", "ExtensionEntry", "Format",
-    "GroupMetadata", "ListDirResult", "MemoryLayout", "NodeMetadata", "PartialCodec",
+    "GroupMetadata", "ListDirResult", "MemoryLayout", "NO_FILL_VALUE", "NodeMetadata", "PartialCodec",
     "RangeFetcher", "StorageTransformer", "Store", "StoreCapabilities", "SubdividedCodec",
     "WrapperStore", "validate_key", "validate_prefix",
 ]

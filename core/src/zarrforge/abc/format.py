@@ -68,9 +68,31 @@ from .metadata import ArrayMetadata, GroupMetadata, NodeMetadata
 from .store import Store
 
 
+class _NoFillValue:
+    """``fill_value=NO_FILL_VALUE``: record that the array has no fill value."""
+
+    def __repr__(self) -> str:
+        return "NO_FILL_VALUE"
+
+    def __reduce__(self) -> str:
+        return "NO_FILL_VALUE"
+
+
+NO_FILL_VALUE: Any = _NoFillValue()
+
+
 @dataclasses.dataclass(frozen=True)
 class ArrayCreationSpec:
-    """What the user asked for when creating an array, before format defaults."""
+    """What the user asked for when creating an array, before format defaults.
+
+    ``fill_value`` is ``None`` for the data type's default, a value, or
+    :data:`NO_FILL_VALUE` to record none at all, for formats that can (Zarr v2's
+    ``"fill_value": null``, what xarray writes when a variable has no
+    ``_FillValue``); formats that always record one refuse it with a
+    ``MetadataError`` naming ``fill_value`` (``resolution.fill_value_from_user``
+    does). Reading such an array gives the data type's default where nothing
+    was written.
+    """
 
     shape: tuple[int, ...]
     dtype: Any

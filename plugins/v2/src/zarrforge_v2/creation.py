@@ -41,7 +41,7 @@ from zarrforge.abc.chunk_grid import ChunkGrid
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
 from zarrforge.abc.data_type import DataType
-from zarrforge.abc.format import ArrayCreationSpec
+from zarrforge.abc.format import NO_FILL_VALUE, ArrayCreationSpec
 from zarrforge.errors import MetadataError
 from zarrforge import plugin_api as c
 from zarrforge.abc.metadata import ArrayMetadata
@@ -217,7 +217,8 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
 
     # --- the serializer and the byte order -------------------------------------------------
     layout = c.memory_layout("C")
-    fill_value = c.fill_value_from_user(data_type, spec.fill_value)
+    no_fill = spec.fill_value is NO_FILL_VALUE  # recorded as null
+    fill_value = c.fill_value_from_user(data_type, None if no_fill else spec.fill_value)
     chunk_spec = ChunkSpec(tuple(chunks), data_type, fill_value, layout)
     object_id = None
     byteorder = _requested_byteorder(spec.dtype)
@@ -288,7 +289,8 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
         "shape": list(shape),
         "chunks": chunks,
         "dtype": dtype,
-        "fill_value": fill_value_to_v2(data_type, fill_value, byteorder or "<"),
+        "fill_value": None if no_fill else fill_value_to_v2(data_type, fill_value,
+                                                            byteorder or "<"),
         "order": order,
         "filters": filter_configs or None,
         "dimension_separator": _separator(spec.chunk_key_encoding),

@@ -103,6 +103,25 @@ def _decode_fill_attribute(value: Any, dtype: np.dtype) -> Any:
     return value
 
 
+def _codec_encoding(array: zarrforge.Array) -> dict[str, Any]:
+    """``compressors``, ``filters`` and (unless plain ``bytes``) ``serializer`` as
+    zarrforge JSON, so that open -> to_zarr keeps the codecs; for a sharded array,
+    those inside the shards (``shards`` says the rest)."""
+    from zarrforge.abc import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
+
+    codecs = tuple(array.codecs)
+    if array.shards is not None and codecs and isinstance(codecs[0], SubdividedCodec):
+        codecs = tuple(codecs[0].inner_codecs)
+    encoding: dict[str, Any] = {
+        "filters": [c.to_json() for c in codecs if isinstance(c, ArrayArrayCodec)],
+        "compressors": [c.to_json() for c in codecs
+                        if not isinstance(c, (ArrayArrayCodec, ArrayBytesCodec))]}
+    serializer = next((c for c in codecs if isinstance(c, ArrayBytesCodec)), None)
+    if serializer is not None and _codec_name(serializer) != "bytes":
+        encoding["serializer"] = serializer.to_json()
+    return encoding
+
+
 def _raw_fill_value(array: zarrforge.Array) -> Any:
     """The fill value as the format stores it: ``None`` for a v2 ``null`` (which
     zarrforge reads as the type's default)."""
@@ -172,6 +191,7 @@ class ZarrforgeDataStore(AbstractDataStore):
             encoding["preferred_chunks"] = dict(zip(dimensions, chunks, strict=True))
         if array.shards is not None:
             encoding["shards"] = tuple(array.shards)
+        encoding.update(_codec_encoding(array))
         if wrapper.dtype.kind == "T":
             encoding["dtype"] = wrapper.dtype
         if self._mask:

@@ -1,0 +1,406 @@
+"""Writing xarray Datasets and DataTrees with zarrforge: :func:`to_zarr`.
+
+``to_zarr(ds, store, *, group=None, mode=None, append_dim=None, region=None,
+encoding=None, consolidated=None, zarr_format=3, compute=True, safe_chunks=True,
+align_chunks=False, storage_options=None)`` has the semantics of xarray's
+``Dataset.to_zarr``:
+
+* ``mode``: ``"w-"`` create, failing if the group exists (the default);
+  ``"w"`` replace it; ``"a"`` add variables, overwriting existing ones in place
+  (with their stored encoding); ``"a-"`` as ``"a"`` but leave existing variables
+  without ``append_dim`` alone; ``"r+"`` write existing variables only (no new
+  variables, no metadata changes). ``append_dim`` (default mode ``"a"``) grows
+  that dimension of every variable that has it and writes after the end;
+  ``region`` (default mode ``"r+"``) writes into part of existing variables:
+  ``{dim: slice}``, ``{dim: "auto"}`` or ``"auto"`` (found from the index
+  coordinates stored); variables without a region dimension are refused and
+  index coordinates are not rewritten.
+* Encoding (per variable, from ``encoding=`` or ``variable.encoding``):
+  ``chunks``, ``shards``, ``compressors``, ``filters``, ``serializer``
+  (zarrforge's forms: names, ``{"name", "configuration"}``; objects with
+  ``to_dict()`` (zarr-python codecs) or ``get_config()`` (numcodecs) are
+  translated), ``fill_value`` (Zarr v3) / ``_FillValue``, ``dtype``,
+  ``scale_factor`` / ``add_offset``, ``units`` / ``calendar``; CF encoding is
+  xarray's own (``conventions.encode_dataset_coordinates``,
+  ``encode_cf_variable`` with the Zarr coders), so strings, times and fill
+  values are stored as xarray with zarr-python stores them. Dimension names go
+  to ``dimension_names`` (v3) or ``_ARRAY_DIMENSIONS`` (v2).
+* Data goes through xarray's ``ArrayWriter``: numpy data is written at once,
+  dask data with ``dask.array.store`` (``compute=False`` returns the delayed
+  write, which consolidates metadata when it runs). Dask chunks that straddle
+  Zarr chunks (or shards) are written safely on stores with conditional writes
+  (zarrforge redoes a partial chunk write that met another writer's); on other
+  stores ``safe_chunks=True`` refuses them, as xarray does, since concurrent
+  partial writes there can lose data. ``align_chunks=True`` rechunks the dask
+  data to the Zarr grid first.
+* ``consolidated``: ``None`` or ``True`` consolidate the group's metadata once
+  at the end; ``False`` does not.
+
+Errors are raised before anything is written where they can be known then
+(mode, region, encoding keys, misaligned chunks).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Hashable, Mapping
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from xarray import conventions
+from xarray.backends.chunks import grid_rechunk, validate_grid_chunks_alignment
+from xarray.backends.common import AbstractWritableDataStore, ArrayWriter
+from xarray.backends.writers import dump_to_store
+from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode_zarr_variable,
+                                  extract_zarr_variable_encoding)
+
+import zarrforge
+from zarrforge.plugin_api import check_shareable
+
+from .store import DIMENSION_KEY, ZarrforgeDataStore
+
+MODES = ("w-", "w", "a", "a-", "r+")
+AUTO_CHUNK_BYTES = 4 * 1024 * 1024
+
+
+def _codec_json(value: Any) -> Any:
+    """A codec given the way xarray users give them, in zarrforge's JSON form."""
+    if isinstance(value, (str, dict)) or value is None:
+        return value
+    if hasattr(value, "to_dict"):  # zarr-python 3 codecs
+        return value.to_dict()
+    if hasattr(value, "get_config"):  # numcodecs codecs
+        config = dict(value.get_config())
+        return {"name": f"numcodecs.{config.pop('id')}", "configuration": config}
+    return value
+
+
+def _codecs_json(value: Any) -> Any:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_codec_json(v) for v in value]
+    return [_codec_json(value)]
+
+
+def _auto_chunks(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """Chunks of at most :data:`AUTO_CHUNK_BYTES`, halving the largest side first."""
+    chunks = [max(1, n) for n in shape]
+    while math.prod(chunks) * max(1, itemsize) > AUTO_CHUNK_BYTES and max(chunks) > 1:
+        i = chunks.index(max(chunks))
+        chunks[i] = (chunks[i] + 1) // 2
+    return tuple(chunks)
+
+
+class ZarrforgeWritableStore(AbstractWritableDataStore):
+    """One zarrforge group as a writable xarray data store (see the module docstring)."""
+
+    def __init__(self, group: zarrforge.Group, *, mode: str, append_dim: Hashable | None,
+                 region: Mapping[Hashable, slice] | None, safe_chunks: bool,
+                 align_chunks: bool) -> None:
+        self.group = group
+        self.zarr_format = int(group.metadata_model.format_name)
+        self.mode = mode
+        self.append_dim = append_dim
+        self.region = dict(region) if region else {}
+        self.safe_chunks = safe_chunks
+        self.align_chunks = align_chunks
+        self.conditional = group.store.capabilities.conditional_writes
+        self.mask = self.zarr_format != 3  # as xarray: v2 fill values are _FillValue
+
+    # --- AbstractWritableDataStore ------------------------------------------------------
+
+    def encode_variable(self, variable: xr.Variable, name: Hashable | None = None) -> Any:
+        return encode_zarr_variable(variable, name=name, zarr_format=self.zarr_format)
+
+    def encode_attribute(self, value: Any) -> Any:
+        return encode_zarr_attr_value(value)
+
+    def set_dimension(self, dim: Hashable, length: int, is_unlimited: bool) -> None:
+        return None
+
+    def set_dimensions(self, variables: Any, unlimited_dims: Any = None) -> None:
+        return None
+
+    def set_attribute(self, key: Hashable, value: Any) -> None:
+        self.group.attrs[str(key)] = value
+
+    def set_attributes(self, attributes: Mapping[Hashable, Any]) -> None:
+        if attributes:
+            self.group.attrs.update({str(k): v for k, v in attributes.items()})
+
+    def get_variables(self) -> Any:
+        return ZarrforgeDataStore(self.group).get_variables()
+
+    def get_attrs(self) -> dict[str, Any]:
+        return dict(self.group.attrs)
+
+    def get_dimensions(self) -> dict[str, int]:
+        return ZarrforgeDataStore(self.group).get_dimensions()
+
+    def _existing(self) -> dict[str, zarrforge.Array]:
+        return {name: node for name, node in self.group.members()
+                if isinstance(node, zarrforge.Array)}
+
+    def store(self, variables: dict[Hashable, xr.Variable], attributes: dict[Hashable, Any],
+              check_encoding_set: Any = frozenset(), writer: ArrayWriter | None = None,
+              unlimited_dims: Any = None) -> None:
+        writer = writer or ArrayWriter()
+        existing = {} if self.mode == "w" else self._existing()
+        names = {str(n) for n in variables}
+        if self.mode == "r+" and (new := sorted(names - set(existing))):
+            raise ValueError(f"the dataset has variables the store lacks: {new}; mode='r+' "
+                             "writes existing variables only (use mode='a' to add them)")
+        if self.append_dim is not None and self.append_dim not in self.get_dimensions():
+            raise ValueError(f"append_dim={self.append_dim!r} is not a dimension of the stored "
+                             f"dataset (its dimensions: {sorted(self.get_dimensions())})")
+        new_vars = {k: v for k, v in variables.items() if str(k) not in existing}
+        encoded, attributes = self.encode(new_vars, attributes)
+        stored_vars = {k: v for k, v in variables.items() if str(k) in existing}
+        if stored_vars:
+            # existing variables are written exactly as the store encodes them
+            decoded, _, _ = conventions.decode_cf_variables(
+                {k: ZarrforgeDataStore(self.group).open_store_variable(str(k), existing[str(k)])
+                 for k in stored_vars}, {})
+            with_encoding = {}
+            for k, v in stored_vars.items():
+                copy = v.copy(deep=False)
+                copy.encoding = decoded[k].encoding
+                with_encoding[k] = copy
+            again, _ = self.encode(with_encoding, {})
+            for k, v in again.items():
+                stored_dims = decoded[k].dims
+                if set(v.dims) != set(stored_dims):
+                    raise ValueError(f"variable {k!r} has dimensions {v.dims}; the stored one "
+                                     f"has {stored_dims}")
+                encoded[k] = v.transpose(*stored_dims)
+        if self.mode not in ("r+",):
+            self.set_attributes(attributes)
+        if self.mode == "a-" and self.append_dim is not None:
+            encoded = {k: v for k, v in encoded.items()
+                       if str(k) not in existing or self.append_dim in v.dims}
+        self.set_variables(encoded, check_encoding_set, writer, existing)
+
+    def set_variables(self, variables: dict[Hashable, xr.Variable], check_encoding_set: Any,
+                      writer: ArrayWriter, existing: dict[str, zarrforge.Array]) -> None:
+        for key, variable in variables.items():
+            name = str(key)
+            attributes = dict(variable.attrs)
+            if self.mask:
+                fill_value = attributes.pop("_FillValue", None)
+                if fill_value is None:
+                    fill_value = zarrforge.NO_FILL_VALUE  # v2's null, as zarr-python writes
+            else:
+                fill_value = variable.encoding.pop("fill_value", None)
+                if fill_value is None and variable.dtype.kind == "f":
+                    fill_value = np.nan  # xarray's default for floats in Zarr v3
+                if attributes.get("_FillValue") is not None:
+                    attributes["_FillValue"] = FillValueCoder.encode(attributes["_FillValue"],
+                                                                     variable.dtype)
+                else:
+                    attributes.pop("_FillValue", None)
+            if variable.encoding.pop("_FillValue", None) is not None:
+                raise ValueError(f"variable {name!r}: _FillValue belongs in attributes or "
+                                 "fill_value in encoding, not _FillValue in encoding")
+            encoding = extract_zarr_variable_encoding(
+                variable, raise_on_invalid=key in check_encoding_set, name=key,
+                zarr_format=self.zarr_format)
+            region = {dim: self.region.get(dim, slice(None)) for dim in variable.dims}
+            array = existing.get(name) if self.mode != "w" else None
+            if array is not None and self.append_dim in variable.dims:
+                axis = variable.dims.index(self.append_dim)
+                region[self.append_dim] = slice(array.shape[axis], None)
+                grown = list(array.shape)
+                grown[axis] += variable.shape[axis]
+                array.resize(tuple(grown))
+            selection = tuple(region[dim] for dim in variable.dims)
+            unit = self._write_unit(encoding, array, variable)
+            if self.align_chunks and unit is not None:
+                variable = grid_rechunk(v=variable, enc_chunks=unit, region=selection)
+            if self.safe_chunks and unit is not None and not self.conditional:
+                validate_grid_chunks_alignment(
+                    nd_v_chunks=variable.chunks, enc_chunks=unit, region=selection,
+                    allow_partial_chunks=self.mode != "r+", name=name,
+                    backend_shape=array.shape if array is not None else variable.shape)
+            if array is None:
+                array = self._create(name, variable, encoding, attributes, fill_value)
+            writer.add(variable.data, array, selection)
+
+    def _write_unit(self, encoding: dict[str, Any], array: zarrforge.Array | None,
+                    variable: xr.Variable) -> tuple[int, ...] | None:
+        """The shard or chunk shape dask chunks must align to (``None``: not regular)."""
+        if array is not None:
+            try:
+                return tuple(array.shards or array.chunks)
+            except (AttributeError, TypeError):
+                return None
+        unit = encoding.get("shards") or encoding.get("chunks")
+        if isinstance(unit, tuple) and len(unit) == variable.ndim:
+            return unit
+        return None
+
+    def _create(self, name: str, variable: xr.Variable, encoding: dict[str, Any],
+                attributes: dict[str, Any], fill_value: Any) -> zarrforge.Array:
+        attrs = {k: self.encode_attribute(v) for k, v in attributes.items()}
+        options: dict[str, Any] = {}
+        if self.zarr_format == 3:
+            options["dimension_names"] = [str(d) for d in variable.dims]
+        else:
+            attrs[DIMENSION_KEY] = [str(d) for d in variable.dims]
+        chunks = encoding.get("chunks")
+        if chunks == "auto" or chunks is None:
+            chunks = _auto_chunks(variable.shape, variable.dtype.itemsize)
+        for key in ("compressors", "filters"):
+            if key in encoding:
+                options[key] = _codecs_json(encoding[key])
+        if encoding.get("serializer") is not None:
+            options["serializer"] = _codec_json(encoding["serializer"])
+        if encoding.get("shards") is not None:
+            options["shards"] = tuple(encoding["shards"])
+        dtype: Any = variable.dtype
+        if dtype.kind == "O" or dtype.kind == "T":
+            dtype = "string"
+        return self.group.create_array(
+            name, shape=variable.shape, dtype=dtype, chunks=tuple(chunks),
+            fill_value=fill_value, attributes=attrs, overwrite=self.mode == "w", **options)
+
+    def sync(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def _group_for(store: Any, group: str | None, *, mode: str, zarr_format: int,
+               storage_options: dict[str, Any] | None) -> zarrforge.Group:
+    path = (group or "").strip("/")
+    if mode == "w":
+        return zarrforge.open_group(store, path, mode="w", zarr_format=zarr_format,
+                                    storage_options=storage_options)
+    if mode == "w-":
+        return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format,
+                                    storage_options=storage_options)
+    try:  # an existing group keeps its own format
+        return zarrforge.open_group(store, path, mode="r+", use_consolidated=False,
+                                    storage_options=storage_options)
+    except zarrforge.errors.NodeNotFoundError:
+        if mode == "r+":
+            raise
+    return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format,
+                                storage_options=storage_options)
+
+
+def _auto_region(dataset: xr.Dataset, group: zarrforge.Group,
+                 region: Any) -> dict[Hashable, slice]:
+    """``region`` with every ``"auto"`` replaced by the slice where the dataset's index
+    coordinate values are found in the stored coordinate."""
+    if region == "auto":
+        region = dict.fromkeys(dataset.dims, "auto")
+    if not isinstance(region, Mapping):
+        raise TypeError(f"region must be a dict of dimension -> slice or 'auto', or 'auto'; "
+                        f"got {region!r}")
+    found = dict(region)
+    stored = ZarrforgeDataStore(group)
+    arrays = dict(stored._arrays)
+    for dim, value in region.items():
+        if value != "auto":
+            continue
+        if dim not in dataset.indexes:
+            found[dim] = slice(0, dataset.sizes[dim])
+            continue
+        if str(dim) not in arrays:
+            raise KeyError(f"region='auto' needs the coordinate {dim!r} in the store, which "
+                           "has none")
+        coordinate = conventions.decode_cf_variable(
+            dim, stored.open_store_variable(str(dim), arrays[str(dim)]).compute())
+        positions = pd.Index(coordinate.values).get_indexer(dataset.indexes[dim])
+        if (positions == -1).any():
+            raise KeyError(f"not every value of coordinate {dim!r} is in the stored "
+                           "coordinate; a region write cannot add coordinate values")
+        if len(positions) and (np.diff(positions) != 1).any():
+            raise ValueError(f"the values of coordinate {dim!r} are not one contiguous run of "
+                             "the stored coordinate")
+        found[dim] = slice(int(positions[0]), int(positions[-1]) + 1) if len(positions) \
+            else slice(0, 0)
+    for dim, value in found.items():
+        if dim not in dataset.dims:
+            raise ValueError(f"region dimension {dim!r} is not a dimension of the dataset "
+                             f"({list(dataset.dims)})")
+        if not isinstance(value, slice) or value.step not in (None, 1):
+            raise ValueError(f"region[{dim!r}] must be a slice with step 1 or 'auto', got "
+                             f"{value!r}")
+    return found
+
+
+def to_zarr(dataset: xr.Dataset, store: Any = None, *, group: str | None = None,
+            mode: str | None = None, append_dim: Hashable | None = None, region: Any = None,
+            encoding: Mapping[Hashable, Mapping[str, Any]] | None = None,
+            consolidated: bool | None = None, zarr_format: int = 3, compute: bool = True,
+            safe_chunks: bool = True, align_chunks: bool = False,
+            storage_options: dict[str, Any] | None = None) -> Any:
+    """Write ``dataset`` to ``store`` (a path, URL, zarrforge Store or Group's store) with
+    zarrforge; see the module docstring. Returns the zarrforge group, or, with
+    ``compute=False``, a dask ``Delayed`` that writes the data when computed."""
+    if not isinstance(dataset, xr.Dataset):
+        raise TypeError(f"to_zarr writes an xarray Dataset, got {type(dataset).__name__} (for "
+                        "a DataArray, use dataarray.to_dataset())")
+    if mode is None:
+        mode = "a" if append_dim is not None else "r+" if region is not None else "w-"
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if append_dim is not None and region is not None and (
+            region == "auto" or append_dim in region):
+        raise ValueError(f"append_dim {append_dim!r} cannot also be a region dimension")
+    if append_dim is not None and mode not in ("a", "a-"):
+        raise ValueError(f"append_dim needs mode 'a' or 'a-', got {mode!r}")
+    if region is not None and mode not in ("r+", "a"):
+        raise ValueError(f"region needs mode 'r+' or 'a', got {mode!r}")
+    if zarr_format not in (2, 3):
+        raise ValueError(f"zarr_format must be 2 or 3, got {zarr_format!r}")
+    encoding = {k: dict(v) for k, v in (encoding or {}).items()}
+    for name in encoding:
+        if name not in dataset.variables:
+            raise ValueError(f"encoding names {name!r}, which is not a variable of the dataset "
+                             f"({sorted(map(str, dataset.variables))})")
+    target = _group_for(store, group, mode=mode, zarr_format=zarr_format,
+                        storage_options=storage_options)
+    if mode in ("a", "a-", "r+"):
+        stored = {name for name, node in target.members() if isinstance(node, zarrforge.Array)}
+        if clash := sorted(str(k) for k in encoding if str(k) in stored):
+            raise ValueError(f"encoding was given for {clash}, which already exist in the "
+                             "store; their stored encoding is used")
+    if region is not None:
+        region = _auto_region(dataset, target, region)
+        strangers = [str(k) for k, v in dataset.variables.items()
+                     if not set(region).intersection(v.dims) and k not in dataset.indexes]
+        if strangers:
+            raise ValueError(f"variables {strangers} have no dimension of the region "
+                             f"{list(map(str, region))}; drop them (dataset.drop_vars("
+                             f"{strangers!r})) to write the rest")
+        dataset = dataset.drop_vars(list(dataset.indexes))
+    writable = ZarrforgeWritableStore(target, mode=mode, append_dim=append_dim, region=region,
+                                      safe_chunks=safe_chunks, align_chunks=align_chunks)
+    writer = ArrayWriter()
+    dump_to_store(dataset, writable, writer, encoding=encoding)
+    for array in writer.targets:  # dask data goes to workers: the store must travel too
+        check_shareable(array)
+    finish = _consolidator(target) if consolidated is not False and mode != "r+" else None
+    written = writer.sync(compute=compute)
+    if compute:
+        if finish is not None:
+            finish()
+        return target
+    import dask
+
+    return dask.delayed(_after)(written, finish)
+
+
+def _consolidator(group: zarrforge.Group) -> Any:
+    store, path = group.store, group.path
+    return lambda: zarrforge.consolidate_metadata(store, path)
+
+
+def _after(_written: Any, finish: Any) -> None:
+    if finish is not None:
+        finish()
