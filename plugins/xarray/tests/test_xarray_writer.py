@@ -237,3 +237,14 @@ def test_a_cluster_write_to_a_memory_store_is_refused_plainly(client):
     ds = xr.Dataset({"v": (("t",), np.arange(4.0))}).chunk({"t": 2})
     with pytest.raises(zf.errors.ZarrforgeError, match="distributed workers.*not shared"):
         zx.to_zarr(ds, None)
+
+
+def test_chunk_key_encoding_and_write_empty_chunks_encoding_keys(tmp_path):
+    ds = xr.Dataset({"v": (("a", "b"), np.zeros((4, 4)))})
+    zx.to_zarr(ds, tmp_path / "k.zarr", encoding={"v": {
+        "chunks": (2, 2), "write_empty_chunks": True,
+        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "."}}}})
+    array = zf.open_array(str(tmp_path / "k.zarr"), "v")
+    assert array.metadata["chunk_key_encoding"]["configuration"]["separator"] == "."
+    assert array.nchunks_initialized == 4  # all-fill chunks were written, as asked
+    assert (tmp_path / "k.zarr" / "v" / "c.0.0").exists()

@@ -16,7 +16,8 @@ align_chunks=False, storage_options=None)`` has the semantics of xarray's
   coordinates stored); variables without a region dimension are refused and
   index coordinates are not rewritten.
 * Encoding (per variable, from ``encoding=`` or ``variable.encoding``):
-  ``chunks``, ``shards``, ``compressors``, ``filters``, ``serializer``
+  ``chunks``, ``shards``, ``compressors``, ``filters``, ``serializer``,
+  ``chunk_key_encoding``, ``write_empty_chunks``
   (zarrforge's forms: names, ``{"name", "configuration"}``; objects with
   ``to_dict()`` (zarr-python codecs) or ``get_config()`` (numcodecs) are
   translated), ``fill_value`` (Zarr v3) / ``_FillValue``, ``dtype``,
@@ -258,6 +259,10 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             options["serializer"] = _codec_json(encoding["serializer"])
         if encoding.get("shards") is not None:
             options["shards"] = tuple(encoding["shards"])
+        if encoding.get("chunk_key_encoding") is not None:
+            options["chunk_key_encoding"] = encoding["chunk_key_encoding"]
+        if encoding.get("write_empty_chunks") is not None:
+            options["write_empty_chunks"] = bool(encoding["write_empty_chunks"])
         dtype: Any = variable.dtype
         if dtype.kind == "O" or dtype.kind == "T":
             dtype = "string"
