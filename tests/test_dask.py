@@ -100,8 +100,10 @@ def test_from_dask_takes_an_xarray_dataarray(tmp_path):
     import xarray as xr
 
     values = da.arange(24, chunks=5).reshape(4, 6)
-    a = zf.from_dask(xr.DataArray(values, dims=("y", "x")), str(tmp_path), chunks=(2, 3))
+    a = zf.from_dask(xr.DataArray(values, dims=("y", "x"), name="t", attrs={"units": "K"}),
+                     str(tmp_path), chunks=(2, 3))
     assert a[...].tolist() == np.arange(24).reshape(4, 6).tolist()
+    assert (a.path, a.dimension_names, dict(a.attrs)) == ("t", ("y", "x"), {"units": "K"})
     with pytest.raises(TypeError, match="from_dask writes a dask array"):
         zf.from_dask(np.zeros(3), str(tmp_path / "n"))
 

@@ -274,6 +274,33 @@ def test_parts_of_one_chunk_lose_no_update(tmp_path, kind, layout) -> None:
         assert np.array_equal(result, expected), (trial, result)
 
 
+@pytest.mark.parametrize("layout", ["v3", "v3-sharded", "v2"])
+def test_parts_of_one_chunk_from_threads_on_a_store_without_conditional_writes(tmp_path,
+                                                                                layout) -> None:
+    """A store without conditional writes (an fsspec store, say) cannot order writers in
+    other processes, but threads of one process take turns on a chunk (the engine holds a
+    lock for each chunk it reads, changes and writes back), so none loses an update: the
+    dask threaded scheduler writing misaligned blocks, for one."""
+    from zarrforge.abc.store import WrapperStore
+
+    store = WrapperStore(MemoryStore())  # passes no conditional writes through
+    assert not store.capabilities.conditional_writes
+    create(store, layout, shape=(8, 8), chunks=(8, 8) if layout != "v3-sharded" else (2, 2))
+    for trial in range(5):
+        zarrforge.open_array(store, "a", mode="r+")[...] = 0
+
+        def writer(i: int) -> None:
+            array = zarrforge.open_array(store, "a", mode="r+", threads=1)
+            row, col = divmod(i, 4)
+            for _ in range(3):
+                array[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2] = i + 1
+
+        assert _run_threads(writer, 16) == []
+        result = zarrforge.open_array(store, "a")[...]
+        expected = np.kron(np.arange(1, 17).reshape(4, 4), np.ones((2, 2), dtype=int))
+        assert np.array_equal(result, expected), (trial, result)
+
+
 @pytest.mark.parametrize("layout", ["v3", "v3-sharded"])
 def test_parts_of_one_chunk_from_processes_lose_no_update(tmp_path, layout) -> None:
     """Four processes, each writing every fourth element of a 2x2-chunk array (so every

@@ -79,12 +79,23 @@ def from_dask(source: Any, target: Any = None, path: str = "", *, compute: bool 
 
     ``target`` is an existing :class:`~zarrforge.Array`, or a store/URL where a
     new array is created at ``path`` with ``create_kwargs`` (shape and dtype
-    default to the source's, chunks to the source's first block shape). Returns
-    the array, or the dask delayed object when ``compute=False``.
+    default to the source's, chunks to the source's first block shape). An
+    xarray DataArray holding a dask array is accepted: its dims become the new
+    array's ``dimension_names``, its attributes its attributes, and its name the
+    ``path`` when none is given. The data is rechunked to the array's write units
+    (shards, or chunks) first, so no two tasks write one stored object. Returns the
+    array, or the dask delayed object when ``compute=False``.
     """
     da = _dask_array()
     if not isinstance(source, da.Array) and isinstance(getattr(source, "data", None), da.Array):
-        source = source.data  # an xarray DataArray (or Variable) backed by dask
+        # an xarray DataArray (or Variable) backed by dask: its dims, attributes and name
+        # describe the new array
+        if not isinstance(target, Array):
+            create_kwargs.setdefault("dimension_names", [str(d) for d in source.dims])
+            create_kwargs.setdefault("attributes", dict(getattr(source, "attrs", {})))
+            if not path and getattr(source, "name", None) is not None:
+                path = str(source.name)
+        source = source.data
     if not isinstance(source, da.Array):
         raise TypeError(f"from_dask writes a dask array (or an xarray DataArray holding one), "
                         f"got {type(source).__name__}; use array[...] = values for numpy data")

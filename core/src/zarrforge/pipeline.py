@@ -31,9 +31,11 @@ Any chunk held whole is first checked against ``config.max_request_bytes``.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import math
 import threading
+import weakref
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -172,6 +174,34 @@ def workers_for(computes: bool, chunk_bytes: int, threads: int, min_bytes: int) 
     :data:`UNCOMPRESSED_FACTOR` times that (config ``parallel_chunk_bytes``)."""
     needed = min_bytes if computes else UNCOMPRESSED_FACTOR * min_bytes
     return threads if chunk_bytes >= needed else 1
+
+
+_LOCK_STRIPES = 64
+_store_locks: "weakref.WeakKeyDictionary[Any, list[threading.Lock]]" = weakref.WeakKeyDictionary()
+_store_locks_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def _chunk_locks(store: Store, keys: Sequence[str]) -> Iterator[None]:
+    """Hold this process's locks for ``keys`` of ``store`` (the store under any wrappers):
+    on a store without conditional writes, read-modify-writes of one chunk by threads of
+    this process then take turns instead of losing each other's update. Locks are
+    striped and taken in order, so two writers never wait on each other in a cycle."""
+    base = store
+    while isinstance(getattr(base, "inner", None), Store):
+        base = base.inner
+    with _store_locks_guard:
+        locks = _store_locks.get(base)
+        if locks is None:
+            locks = _store_locks[base] = [threading.Lock() for _ in range(_LOCK_STRIPES)]
+    stripes = sorted({hash(key) % _LOCK_STRIPES for key in keys})
+    for stripe in stripes:
+        locks[stripe].acquire()
+    try:
+        yield
+    finally:
+        for stripe in reversed(stripes):
+            locks[stripe].release()
 
 
 class ChunkEngine:
@@ -392,10 +422,18 @@ class ChunkEngine:
             return keys, [self._updated_chunk(p, keys[i], existing.pop(i, None), value, limit)
                           for i, p in enumerate(group)]
 
+        def store_group(group: list[Any]) -> None:
+            partial = [self.keys.key(p.coords) for p in group if not p.complete]
+            if conditional or not partial:
+                self._store_results(*updated(group))
+                return
+            # no conditional writes: at least writers in this process take turns
+            with _chunk_locks(self.store, partial):
+                self._store_results(*updated(group))
+
         if capabilities.independent_keys:
             # each group stores its own chunks, its I/O overlapping the others' encoding
-            self._run(lambda group: self._store_results(*updated(group)), projections,
-                      group_size, workers)
+            self._run(store_group, projections, group_size, workers)
             return
         # The store gathers several keys into one object: a batch is stored whole, in one
         # set_many, once all of its chunks are encoded.
