@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = Path(__file__).with_name("_doc_examples.py")
-DOCUMENTS = ["docs/plugin-guide.md", "docs/quickstart.md", "docs/extensions.md",
+DOCUMENTS = ["docs/plugin-guide.md", "docs/quickstart.md", "docs/extensions.md", "docs/xarray.md",
              "docs/reliability.md", "README.md"]
 
 

@@ -248,3 +248,29 @@ def test_chunk_key_encoding_and_write_empty_chunks_encoding_keys(tmp_path):
     assert array.metadata["chunk_key_encoding"]["configuration"]["separator"] == "."
     assert array.nchunks_initialized == 4  # all-fill chunks were written, as asked
     assert (tmp_path / "k.zarr" / "v" / "c.0.0").exists()
+
+
+def test_open_zarr_is_lazy_with_the_stored_chunks(tmp_path):
+    ds = xr.Dataset({"v": (("t",), np.arange(10.0))})
+    zx.to_zarr(ds, tmp_path / "o.zarr", encoding={"v": {"chunks": (4,)}})
+    opened = zx.open_zarr(tmp_path / "o.zarr")
+    assert opened["v"].chunks == ((4, 4, 2),)
+    xr.testing.assert_identical(opened.compute(), ds)
+    assert zx.open_zarr(tmp_path / "o.zarr", chunks=False)["v"].chunks is None
+
+
+def test_append_and_region_writes_of_dask_data_on_a_cluster(tmp_path, client):
+    """append_dim and region with dask data computed by worker processes, into a store
+    xarray (zarr-python) wrote."""
+    values = np.arange(120.0).reshape(12, 10)
+    ds = xr.Dataset({"v": (("t", "x"), values)}, coords={"t": np.arange(12)})
+    path = tmp_path / "c.zarr"
+    reference(ds.isel(t=slice(0, 6)), path, encoding={"v": {"chunks": (4, 5)}})
+    zx.to_zarr(ds.isel(t=slice(6, 12)).chunk({"t": 3, "x": 3}), str(path), append_dim="t")
+    update = ds.isel(t=slice(2, 9)).copy(deep=True)
+    update["v"] = -update["v"]
+    zx.to_zarr(update.chunk({"t": 2, "x": 4}), str(path), region="auto")
+    expected = values.copy()
+    expected[2:9] *= -1
+    np.testing.assert_array_equal(open_zarr(path)["v"].values, expected)
+    np.testing.assert_array_equal(open_zarr(path)["t"].values, np.arange(12))

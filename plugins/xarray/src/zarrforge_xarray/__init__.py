@@ -20,8 +20,8 @@ writes) needs zarrforge-v2, and the 2022 draft zarrforge-draft2022.
 from . import accessor  # noqa: F401 - registers ds.zarrforge and dt.zarrforge
 from .backend import ZarrforgeBackendEntrypoint
 from .store import MissingDimensionNamesError, ZarrforgeArray, ZarrforgeDataStore
-from .writer import ZarrforgeWritableStore, to_zarr
+from .writer import ZarrforgeWritableStore, open_zarr, to_zarr
 
 __all__ = ["MissingDimensionNamesError", "ZarrforgeArray", "ZarrforgeBackendEntrypoint",
-           "ZarrforgeDataStore", "ZarrforgeWritableStore", "to_zarr"]
+           "ZarrforgeDataStore", "ZarrforgeWritableStore", "open_zarr", "to_zarr"]
 __version__ = "0.1.0"

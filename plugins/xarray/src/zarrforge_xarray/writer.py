@@ -409,3 +409,14 @@ def _consolidator(group: zarrforge.Group) -> Any:
 def _after(_written: Any, finish: Any) -> None:
     if finish is not None:
         finish()
+
+
+def open_zarr(store: Any, group: str | None = None, *, chunks: Any = None,
+              consolidated: bool | None = None, **options: Any) -> xr.Dataset:
+    """``xr.open_dataset(store, engine="zarrforge", ...)`` with ``xr.open_zarr``'s habit of
+    lazy dask arrays: ``chunks=None`` (the default) gives one dask chunk per stored chunk
+    (``chunks={}`` in xarray's terms); pass ``chunks=False`` for lazily indexed arrays
+    without dask. Other options are the backend's and xarray's decoding options."""
+    chunks = {} if chunks is None else (None if chunks is False else chunks)
+    return xr.open_dataset(store, engine="zarrforge", group=group, chunks=chunks,
+                           consolidated=consolidated, **options)
