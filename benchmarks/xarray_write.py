@@ -1,0 +1,108 @@
+"""Writing an xarray Dataset: zarrforge_xarray.to_zarr against ds.to_zarr (zarr-python).
+
+    python benchmarks/xarray_write.py [--scale 1] [--repeat 3] [--path /dev/shm]
+
+One dataset of 20 float32 variables, (64, 512, 410) each at scale 1 (1 GiB in all),
+chunks (8, 256, 410), default compression (zstd level 0 for both), Zarr v3, written to a
+new directory with each engine in turn (the engines take turns within each repetition, so
+a machine that warms up or slows down treats them alike); best of ``--repeat``. Before
+timing, each engine's output is opened with the other engine and compared with the
+dataset, so a fast wrong writer cannot win. Prints a JSON report with the times and the
+ratio zarrforge / zarr-python. Run it in zarrforge's environment (``.venv``), which has
+xarray and zarr-python 3 (on Python 3.11 that is zarr-python 3.1).
+
+Nothing here is a timed assertion.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+import zarrforge_xarray
+
+VARIABLES = 20
+SHAPE = (64, 512, 410)
+CHUNKS = (8, 256, 410)
+
+
+def dataset(scale: float) -> xr.Dataset:
+    first = max(CHUNKS[0], int(round(SHAPE[0] * scale / CHUNKS[0])) * CHUNKS[0])
+    shape = (first, *SHAPE[1:])
+    rng = np.random.default_rng(0)
+    base = np.round(rng.normal(280, 5, size=shape).astype("float32"), 1)
+    variables = {f"v{i:02d}": (("t", "y", "x"), base + i, {"units": "K", "index": i})
+                 for i in range(VARIABLES)}
+    ds = xr.Dataset(variables, coords={"t": np.arange(shape[0]), "y": np.arange(shape[1]),
+                                       "x": np.arange(shape[2])}, attrs={"title": "benchmark"})
+    for name in variables:
+        ds[name].encoding["chunks"] = CHUNKS
+    return ds
+
+
+def write_zarrforge(ds: xr.Dataset, path: Path) -> None:
+    zarrforge_xarray.to_zarr(ds, str(path), mode="w", consolidated=True)
+
+
+def write_zarr_python(ds: xr.Dataset, path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds.to_zarr(str(path), mode="w", zarr_format=3, consolidated=True)
+
+
+def check(ds: xr.Dataset, root: Path) -> None:
+    """Each engine's output, read by the other engine, equals the dataset."""
+    write_zarrforge(ds, root / "check-zf.zarr")
+    write_zarr_python(ds, root / "check-zp.zarr")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_zarr = xr.open_dataset(root / "check-zf.zarr", engine="zarr").load()
+    by_zarrforge = xr.open_dataset(root / "check-zp.zarr", engine="zarrforge").load()
+    xr.testing.assert_identical(by_zarr, ds)
+    xr.testing.assert_identical(by_zarrforge, ds)
+    shutil.rmtree(root / "check-zf.zarr")
+    shutil.rmtree(root / "check-zp.zarr")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="1 = 1 GiB of variables")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--path", default="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    args = parser.parse_args(argv)
+    ds = dataset(args.scale)
+    root = Path(tempfile.mkdtemp(prefix="zarrforge-xarray-write-", dir=args.path))
+    engines = {"zarrforge": write_zarrforge, "zarr-python": write_zarr_python}
+    best = {name: float("inf") for name in engines}
+    try:
+        check(ds, root)
+        for _ in range(args.repeat):
+            for name, write in engines.items():
+                target = root / f"{name}.zarr"
+                start = time.perf_counter()
+                write(ds, target)
+                best[name] = min(best[name], time.perf_counter() - start)
+                shutil.rmtree(target)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    report = {"variables": VARIABLES, "shape": list(ds[f"v00"].shape),
+              "bytes": int(sum(v.nbytes for v in ds.data_vars.values())),
+              "chunks": list(CHUNKS), "repeat": args.repeat, "best_s": best,
+              "ratio_zarrforge_to_zarr_python": best["zarrforge"] / best["zarr-python"]}
+    json.dump(report, sys.stdout, indent=2)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
