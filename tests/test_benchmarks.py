@@ -131,3 +131,20 @@ def test_the_conditional_write_benchmark_runs_and_checks_the_shard(tmp_path: Pat
     assert report["one_shard_four_processes"]["updates"] == 4 * 4 * 3
     assert set(report["timings_s"]) == {"whole/conditional", "whole/unconditional",
                                         "partial/conditional", "partial/unconditional"}
+
+
+def test_the_xarray_write_benchmark_checks_both_outputs_and_reports_the_floor(
+        tmp_path: Path) -> None:
+    """benchmarks/xarray_write.py at its smallest: before timing, it reads each engine's
+    output with the other engine and compares it with the dataset (an exception, so a
+    nonzero exit, if they differ); the report has both engines and the zstd floor."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "xarray_write.py"), "--scale", "0.01",
+         "--variables", "2", "--repeat", "1", "--path", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    assert report["variables"] == 2 and report["shape"] == [8, 512, 410]
+    assert set(report["best_s"]) == {"zarrforge", "zarr-python", "floor (zstd only)"}
+    assert set(report["over_floor"]) == {"zarrforge", "zarr-python"}
+    assert list(tmp_path.iterdir()) == []  # its temporary directory is removed
