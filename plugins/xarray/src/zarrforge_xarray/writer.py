@@ -44,6 +44,7 @@ Errors are raised before anything is written where they can be known then
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Hashable, Mapping
 
 import numpy as np
@@ -52,6 +53,7 @@ import xarray as xr
 from xarray import conventions
 from xarray.backends.chunks import grid_rechunk, validate_grid_chunks_alignment
 from xarray.backends.common import AbstractWritableDataStore, ArrayWriter
+from xarray.namedarray.pycompat import is_chunked_array
 from xarray.backends.writers import dump_to_store
 from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode_zarr_variable,
                                   extract_zarr_variable_encoding)
@@ -185,6 +187,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
 
     def set_variables(self, variables: dict[Hashable, xr.Variable], check_encoding_set: Any,
                       writer: ArrayWriter, existing: dict[str, zarrforge.Array]) -> None:
+        in_memory: list[tuple[zarrforge.Array, tuple, Any]] = []
         for key, variable in variables.items():
             name = str(key)
             attributes = dict(variable.attrs)
@@ -226,7 +229,11 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                     backend_shape=array.shape if array is not None else variable.shape)
             if array is None:
                 array = self._create(name, variable, encoding, attributes, fill_value)
-            writer.add(variable.data, array, selection)
+            if is_chunked_array(variable.data):
+                writer.add(variable.data, array, selection)
+            else:
+                in_memory.append((array, selection, variable.data))
+        _write_concurrently(in_memory)
 
     def _write_unit(self, encoding: dict[str, Any], array: zarrforge.Array | None,
                     variable: xr.Variable) -> tuple[int, ...] | None:
@@ -336,6 +343,20 @@ def _auto_region(dataset: xr.Dataset, group: zarrforge.Group,
             raise ValueError(f"region[{dim!r}] must be a slice with step 1 or 'auto', got "
                              f"{value!r}")
     return found
+
+
+def _write_concurrently(writes: list[tuple[zarrforge.Array, tuple, Any]]) -> None:
+    """Write in-memory variables two at a time: each write's chunks are compressed in
+    parallel already, but a variable's last chunks leave cores idle that the next variable
+    can use. The variables are distinct arrays, so the order of their writes is free."""
+    if len(writes) < 2:
+        for array, selection, data in writes:
+            array[selection] = data
+        return
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for done in [pool.submit(array.__setitem__, selection, data)
+                     for array, selection, data in writes]:
+            done.result()
 
 
 def to_zarr(dataset: xr.Dataset, store: Any = None, *, group: str | None = None,
