@@ -274,3 +274,53 @@ def test_append_and_region_writes_of_dask_data_on_a_cluster(tmp_path, client):
     expected[2:9] *= -1
     np.testing.assert_array_equal(open_zarr(path)["v"].values, expected)
     np.testing.assert_array_equal(open_zarr(path)["t"].values, np.arange(12))
+
+
+def test_a_datatree_with_compute_false_is_written_by_the_cluster_then_consolidated(
+        tmp_path, client):
+    from dask.delayed import Delayed
+
+    rng = np.random.default_rng(5)
+    tree = xr.DataTree.from_dict({
+        "/": xr.Dataset({"top": (("t",), rng.normal(size=12))}).chunk({"t": 5}),
+        "/obs": xr.Dataset({"v": (("t", "x"), rng.normal(size=(12, 6)))}).chunk({"t": 5}),
+        "/obs/deep": xr.Dataset({"w": (("x",), np.arange(6.0))}).chunk({"x": 4})})
+    path = tmp_path / "tree.zarr"
+    delayed = tree.zarrforge.to_zarr(str(path), compute=False,
+                                     encoding={"/": {"top": {"chunks": (4,)}}})
+    assert isinstance(delayed, Delayed)
+    assert zf.open_array(str(path), "obs/v").nchunks_initialized == 0  # nothing written yet
+    assert zf.open_group(str(path), mode="r").metadata_model.consolidated is None
+    delayed.compute()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        back = xr.open_datatree(path, engine="zarr").load()
+    xr.testing.assert_identical(back, tree.compute())
+    assert zf.open_array(str(path), "top").chunks == (4,)  # encoding keyed by node path
+    assert set(zf.open_group(str(path), mode="r").metadata_model.consolidated) >= {
+        "obs", "obs/v", "obs/deep", "obs/deep/w", "top"}
+
+
+def test_a_datatree_appends_and_writes_regions_found_from_inherited_coordinates(tmp_path):
+    """Child nodes inherit the time coordinate from the root and store none: region="auto"
+    finds their place from the root's coordinate, as it does for the root's own data."""
+    def tree(start: int, stop: int, scale: float = 1.0) -> xr.DataTree:
+        t = np.arange(start, stop)
+        return xr.DataTree.from_dict({
+            "/": xr.Dataset({"r": (("t",), t * scale)}, coords={"t": t}),
+            "/obs": xr.Dataset({"v": (("t", "x"), np.outer(t, [1.0, 2.0]) * scale)}),
+            "/obs/deep": xr.Dataset({"w": (("t",), t * 3.0 * scale)})})
+
+    path = tmp_path / "tree.zarr"
+    tree(0, 4).zarrforge.to_zarr(str(path))
+    tree(4, 7).zarrforge.to_zarr(str(path), mode="a", append_dim="t")
+    tree(2, 4, scale=10.0).zarrforge.to_zarr(str(path), mode="r+", region="auto")
+    expected = tree(0, 7).copy()
+    for name in ("/r", "/obs/v", "/obs/deep/w"):
+        values = expected[name].values.copy()
+        values[2:4] *= 10
+        expected[name] = expected[name].copy(data=values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        back = xr.open_datatree(path, engine="zarr").load()
+    xr.testing.assert_identical(back, expected)

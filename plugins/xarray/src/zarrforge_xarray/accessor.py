@@ -4,7 +4,9 @@ accessors, registered when ``zarrforge_xarray`` is imported.
 A DataTree is written node by node, each node's dataset to the group of the same
 path below ``group`` (parents first); the first node (the root) takes ``mode``,
 the others are written into the hierarchy it created (mode ``"a"`` when the root
-was created or replaced). Metadata is consolidated once, at the end.
+was created or replaced). Metadata is consolidated once, at the end. With
+``compute=False`` every node's groups and array metadata are written at once and the
+returned dask ``Delayed`` writes all the nodes' data, then consolidates.
 """
 
 from __future__ import annotations
@@ -13,7 +15,43 @@ from typing import Any
 
 import xarray as xr
 
-from .writer import to_zarr
+import zarrforge
+from zarrforge.plugin_api import resolve_store
+
+from .writer import _auto_region, to_zarr
+
+
+def _node_path(tree: xr.DataTree, node: xr.DataTree, base: str) -> str:
+    relative = node.relative_to(tree)
+    return "/".join(part for part in (base, "" if relative == "." else relative) if part)
+
+
+def _tree_region(tree: xr.DataTree, store: Any, base: str, region: Any) -> dict:
+    """The tree's ``region`` with each ``"auto"`` dimension found once, in the group
+    holding that dimension's index coordinate. A child node usually inherits its
+    coordinates from an ancestor and stores none of its own, so resolving "auto" node by
+    node would place it at the start of the dimension; this resolves it where the
+    coordinate lives and hands every node explicit slices."""
+    if region == "auto":
+        region = {dim: "auto" for node in tree.subtree for dim in node.dims}
+    if not isinstance(region, dict):
+        raise TypeError(f"region must be a dict of dimension -> slice or 'auto', or 'auto'; "
+                        f"got {region!r}")
+    found = {dim: value for dim, value in region.items() if value != "auto"}
+    for node in tree.subtree:
+        own = node.to_dataset(inherit=False)
+        wanted = {dim: "auto" for dim in own.indexes
+                  if region.get(dim) == "auto" and dim not in found}
+        if wanted:
+            group = zarrforge.open_group(store, _node_path(tree, node, base), mode="r",
+                                         use_consolidated=False)
+            found.update(_auto_region(own, group, wanted))
+    return found
+
+
+def _after_all(_written: list, finish: Any) -> None:
+    if finish is not None:
+        finish()
 
 
 @xr.register_dataset_accessor("zarrforge")
@@ -33,23 +71,39 @@ class DataTreeAccessor:
 
     def to_zarr(self, store: Any = None, *, group: str | None = None, mode: str = "w-",
                 consolidated: bool | None = None, compute: bool = True,
+                encoding: dict[str, Any] | None = None, write_inherited_coords: bool = False,
                 **options: Any) -> Any:
-        """Write every node of the tree (see the module docstring)."""
-        if not compute:
-            raise ValueError("compute=False is not supported for DataTrees yet; write the "
-                             "nodes with ds.zarrforge.to_zarr(..., compute=False)")
+        """Write every node of the tree (see the module docstring). With ``compute=False``
+        the hierarchy and its metadata are written now and a dask ``Delayed`` writes every
+        node's data, then consolidates the metadata once."""
+        encoding = dict(encoding or {})
+        if unknown := sorted(set(encoding) - set(self._tree.groups)):
+            raise ValueError(f"encoding is keyed by the tree's group paths "
+                             f"{list(self._tree.groups)}; {unknown} are not among them")
+        store = resolve_store(store, storage_options=options.pop("storage_options", None))
         base = (group or "").strip("/")
-        root = None
+        region = options.pop("region", None)
+        if region is not None:
+            region = _tree_region(self._tree, store, base, region)
+        delayed = []
         for number, node in enumerate(self._tree.subtree):
-            path = "/".join(p for p in (base, node.relative_to(self._tree).strip("./")) if p)
+            path = _node_path(self._tree, node, base)
             node_mode = mode if number == 0 else ("a" if mode in ("w", "w-") else mode)
-            written = to_zarr(node.to_dataset(inherit=False), store, group=path or None,
-                              mode=node_mode, consolidated=False, **options)
-            if root is None:
-                root = written
-                store = written.store
-        if consolidated is not False and root is not None:
-            import zarrforge
+            dataset = node.to_dataset(inherit=write_inherited_coords or number == 0)
+            if region is not None:
+                options["region"] = {dim: region.get(dim, "auto") for dim in dataset.dims}
+            written = to_zarr(dataset, store, group=path or None, mode=node_mode,
+                              consolidated=False, compute=compute,
+                              encoding=encoding.get(node.path), **options)
+            delayed.append(written)
+        finish = None
+        if consolidated is not False:
+            def finish() -> None:
+                zarrforge.consolidate_metadata(store, base)
+        if not compute:
+            import dask
 
-            zarrforge.consolidate_metadata(root.store, root.path)
-        return root
+            return dask.delayed(_after_all)(delayed, finish)
+        if finish is not None:
+            finish()
+        return zarrforge.open_group(store, base, mode="r+")
