@@ -52,6 +52,20 @@ def zarrforge_resolve_store(url: str, options: dict[str, Any], read_only: bool) 
     """
 
 
+@hookspec(firstresult=True)
+def zarrforge_adapt_store(obj: Any, options: dict[str, Any], read_only: bool) -> Store | None:
+    """Return a :class:`~zarrforge.abc.store.Store` that serves ``obj``, or ``None``.
+
+    Called when the user passes as a store an object that is neither a zarrforge
+    ``Store`` nor a path, URL or ``None``: another library's store (a zarr-python
+    ``Store``, an Icechunk session's store). The first non-``None`` result wins; when
+    every plugin answers ``None`` the call fails with a ``TypeError`` naming the type.
+    An implementation should recognise the objects it adapts without importing their
+    library when it is not already imported (``sys.modules``), so that unrelated calls
+    stay cheap.
+    """
+
+
 @hookspec
 def zarrforge_node_opened(node: OpenedNode) -> None:
     """Called after an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`

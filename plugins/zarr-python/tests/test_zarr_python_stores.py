@@ -1,0 +1,143 @@
+"""zarr-python stores through zarrforge: the store conformance suite over zarr's own
+stores, and Icechunk repositories (local filesystem and S3 on a moto server on
+127.0.0.1) read and written by zarrforge, committed, and read back by zarr-python."""
+
+from __future__ import annotations
+
+import uuid
+
+import icechunk
+import numpy as np
+import pytest
+import zarr
+import zarr.storage
+
+import zarrforge as zf
+from zarrforge.testing import StoreConformance
+from zarrforge_zarr_python import ZarrPythonStore
+
+
+class TestOverZarrMemoryStore(StoreConformance):
+    def make_store(self, tmp_path):
+        return ZarrPythonStore(zarr.storage.MemoryStore())
+
+    def make_read_only_store(self, store):
+        return ZarrPythonStore(store.inner.with_read_only(True))
+
+
+class TestOverZarrLocalStore(StoreConformance):
+    def make_store(self, tmp_path):
+        return ZarrPythonStore(zarr.storage.LocalStore(tmp_path / "local"))
+
+    def make_read_only_store(self, store):
+        return ZarrPythonStore(store.inner, read_only=True)
+
+
+def test_a_zarr_python_store_is_accepted_wherever_zarrforge_takes_a_store(tmp_path):
+    store = zarr.storage.LocalStore(tmp_path / "data")
+    array = zf.create_array(store, "g/x", shape=(10, 7), chunks=(3, 4), dtype="int32")
+    array[...] = np.arange(70).reshape(10, 7)
+    np.testing.assert_array_equal(zarr.open_array(store, path="g/x")[...],
+                                  np.arange(70).reshape(10, 7))
+    group = zf.open_group(store, "g", mode="r")
+    assert [name for name, _ in group.members()] == ["x"]
+    with pytest.raises(zf.errors.ReadOnlyError):
+        zf.open_array(store, "g/x", mode="r")[0, 0] = 1
+
+
+def test_an_object_no_plugin_adapts_is_refused_with_its_type_named():
+    with pytest.raises(TypeError, match=r"builtins\.dict .*no installed plugin adapts it"):
+        zf.open_group({"zarr.json": b"{}"})
+
+
+def _local_repository(path):
+    return icechunk.Repository.create(icechunk.local_filesystem_storage(str(path)))
+
+
+def test_icechunk_written_by_zarrforge_is_read_by_zarr_python_after_commit(tmp_path):
+    repo = _local_repository(tmp_path / "repo")
+    session = repo.writable_session("main")
+    group = zf.open_group(session.store, mode="a")
+    group.attrs["title"] = "zarrforge in icechunk"
+    values = np.random.default_rng(0).normal(size=(40, 30)).astype("float32")
+    group.create_array("t", shape=values.shape, dtype="float32", chunks=(16, 16),
+                       shards=(32, 32))[...] = values
+    snapshot = session.commit("written by zarrforge")
+
+    # a session opened before the commit is not needed: a new one sees it; so does
+    # a read-only session at the snapshot
+    for reader in (repo.readonly_session(branch="main"),
+                   repo.readonly_session(snapshot_id=snapshot)):
+        opened = zarr.open_group(reader.store, mode="r")
+        assert opened.attrs["title"] == "zarrforge in icechunk"
+        np.testing.assert_array_equal(opened["t"][...], values)
+        np.testing.assert_array_equal(zf.open_array(reader.store, "t")[...], values)
+
+
+def test_icechunk_written_by_zarr_python_is_read_and_extended_by_zarrforge(tmp_path):
+    repo = _local_repository(tmp_path / "repo")
+    session = repo.writable_session("main")
+    theirs = zarr.create_array(session.store, name="v", shape=(20,), chunks=(5,), dtype="int64")
+    theirs[...] = np.arange(20)
+    session.commit("by zarr-python")
+
+    session = repo.writable_session("main")
+    ours = zf.open_array(session.store, "v", mode="r+")
+    np.testing.assert_array_equal(ours[...], np.arange(20))
+    ours[3:7] = -1  # partial chunks: a read-modify-write through the session
+    uncommitted = repo.readonly_session(branch="main")
+    np.testing.assert_array_equal(zf.open_array(uncommitted.store, "v")[...], np.arange(20))
+    session.commit("by zarrforge")
+    expected = np.arange(20)
+    expected[3:7] = -1
+    np.testing.assert_array_equal(
+        zarr.open_array(repo.readonly_session(branch="main").store, path="v")[...], expected)
+
+
+def test_a_read_only_icechunk_session_refuses_writes_before_touching_it(tmp_path):
+    repo = _local_repository(tmp_path / "repo")
+    session = repo.writable_session("main")
+    zf.create_array(session.store, "a", shape=(4,), chunks=(2,), dtype="uint8")[...] = 7
+    session.commit("one array")
+    reader = zf.open_array(repo.readonly_session(branch="main").store, "a")
+    with pytest.raises(zf.errors.ReadOnlyError):
+        reader[0] = 1
+    np.testing.assert_array_equal(reader[...], [7, 7, 7, 7])
+
+
+@pytest.fixture
+def moto_s3(monkeypatch):
+    import boto3
+    import moto.server as moto_server
+
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
+                        "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}.items():
+        monkeypatch.setenv(name, value)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    _, port = server.get_host_and_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    bucket = f"ice-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(
+        Bucket=bucket)
+    try:
+        yield endpoint, bucket
+    finally:
+        server.stop()
+
+
+def test_icechunk_on_s3_storage_served_by_moto_on_loopback(moto_s3):
+    endpoint, bucket = moto_s3
+    storage = icechunk.s3_storage(bucket=bucket, prefix="repo", endpoint_url=endpoint,
+                                  allow_http=True, force_path_style=True, region="us-east-1",
+                                  access_key_id="testing", secret_access_key="testing")
+    repo = icechunk.Repository.create(storage)
+    session = repo.writable_session("main")
+    values = np.arange(600, dtype="float64").reshape(20, 30)
+    zf.create_array(session.store, "s3/array", shape=values.shape, chunks=(8, 8),
+                    dtype="float64")[...] = values
+    session.commit("zarrforge on s3")
+    reopened = icechunk.Repository.open(storage).readonly_session(branch="main")
+    np.testing.assert_array_equal(zarr.open_array(reopened.store, path="s3/array")[...], values)
+    np.testing.assert_array_equal(zf.open_array(reopened.store, "s3/array")[5:9, 2], values[5:9, 2])
