@@ -29,9 +29,33 @@ def test_schemes_are_registered():
     ("zip::s3://bucket/x.zip", "zip"), ("zip::/tmp/x.zip", "zip"),
     ("s3://bucket/x", None), ("memory://x", None), ("zip://x.zip", None), ("data.zarr", None),
     ("no-such-protocol::x", None), ("/some/path::odd", None),
+    # any other protocol fsspec knows, unless a zarrforge store registers the scheme
+    ("reference://", "fsspec"), ("sftp://host/x", "fsspec"), ("abfs://container/x", "fsspec"),
+    ("HF://datasets/x", "fsspec"), ("gs://bucket/x", None), ("no-such-protocol://x", None),
 ])
 def test_what_the_hook_claims(url, kind):
     assert claims(url) == kind
+
+
+def test_a_store_registered_for_a_scheme_takes_it_over_from_fsspec():
+    from zarrforge.abc.store import Store
+
+    class MySftp(Store):
+        scheme = "sftp"
+
+        @classmethod
+        def from_url(cls, url, **options):
+            return cls(read_only=options.get("read_only", False))
+
+        get = _set = _delete = list_prefix = lambda *a, **k: None
+
+    assert claims("sftp://host/x") == "fsspec"
+    registry.stores.register("sftp", MySftp)
+    try:
+        assert claims("sftp://host/x") is None
+        assert isinstance(resolve_store("sftp://host/x"), MySftp)
+    finally:
+        registry.stores.unregister("sftp")
 
 
 def test_plain_memory_stays_with_std_and_fsspec_memory_is_explicit():

@@ -10,10 +10,15 @@ Registered under the ``zarrforge.plugins`` entry-point group. It claims:
   :class:`~zarrforge_fsspec.zip.ZipStore` (read-only unless local);
 * other chained URLs ``<protocol>::<url>`` (``simplecache::s3://...``,
   ``blockcache::https://...``) whose first protocol fsspec knows, through
-  :class:`~zarrforge_fsspec.store.FsspecStore`.
+  :class:`~zarrforge_fsspec.store.FsspecStore`;
+* ``<protocol>://...`` for every other protocol fsspec knows (``reference://`` for
+  kerchunk references, ``abfs://``/``az://``, ``hf://``, ``sftp://``, ``gcs://``...),
+  when no zarrforge store registers that scheme: a registered store always wins, so
+  installing a dedicated store plugin for a scheme takes it over from fsspec.
 
 Anything else answers ``None`` so that the scheme registry decides (plain
-``s3://``, ``https://``, ``zip://`` arrive at this distribution through it).
+``s3://``, ``https://``, ``zip://`` arrive at this distribution through it, and
+an unknown scheme gets the registry's error with its suggestions).
 Nothing is imported from fsspec until a URL is claimed, except its registry
 of protocol names for chained URLs.
 """
@@ -23,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from zarrforge.plugin_api import hookimpl
+from zarrforge.plugin_api import hookimpl, registry
 
 _PROTOCOL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
 
@@ -37,6 +42,12 @@ def _known_protocol(name: str) -> bool:
 def claims(url: str) -> str | None:
     """Which store class answers ``url``: ``"fsspec"``, ``"zip"`` or ``None``."""
     if url.startswith("fsspec+") and "://" in url:
+        return "fsspec"
+    scheme, sep, _ = url.partition("://")
+    if sep and "::" not in scheme and _PROTOCOL.match(scheme):
+        scheme = scheme.lower()
+        if scheme in registry.stores or not _known_protocol(scheme):
+            return None
         return "fsspec"
     head, sep, _ = url.partition("::")
     if not sep or not _PROTOCOL.match(head):

@@ -74,6 +74,9 @@ OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl
                            "oss", "memory", "r2"})
 LOCAL = frozenset({"file", "local"})
 HTTP = frozenset({"http", "https"})
+# Filesystems that can only be read: HTTP, and kerchunk reference sets (their values
+# live in other files; fsspec's ReferenceFileSystem writes nothing back).
+READ_ONLY = HTTP | {"reference"}
 S3 = frozenset({"s3", "s3a"})
 
 
@@ -106,11 +109,12 @@ class FsspecStore(Store):
         if self._async and getattr(fs, "asynchronous", False):
             raise ValueError("FsspecStore calls the filesystem from synchronous code; create "
                              "the filesystem with asynchronous=False (the default)")
-        super().__init__(read_only=read_only or self._http)
+        fixed = bool(self.protocols & READ_ONLY)
+        super().__init__(read_only=read_only or fixed)
         self.root = fs._strip_protocol(path).rstrip("/") if path else ""
         self.url = url or (self.root if self._http else fs.unstrip_protocol(self.root))
         self._capabilities = StoreCapabilities(
-            writable=not self._http, listable=not self._http, partial_reads=True,
+            writable=not fixed, listable=not self._http, partial_reads=True,
             atomic_writes=self._object_store or self._local)
         s3 = bool(self.protocols & S3) and hasattr(fs, "_call_s3")
         self._conditions = S3Conditions(self, TEMP_PREFIX) if s3 else None

@@ -1,0 +1,133 @@
+"""kerchunk reference sets (``reference://``) read through fsspec's ReferenceFileSystem.
+
+An HDF5 file is written here with h5py (chunked and compressed, contiguous, a group,
+fill values), kerchunk itself builds its references, and zarrforge reads the result,
+compared element for element with h5py reading the file directly: from the references
+in memory, from a JSON file, with small arrays inlined in the references, and as Zarr v3
+references (the form virtualizarr writes) built from kerchunk's own chunk references.
+"""
+
+from __future__ import annotations
+
+import json
+
+import h5py
+import numpy as np
+import pytest
+from kerchunk.hdf import SingleHdf5ToZarr
+
+import zarrforge as zf
+
+DATASETS = ("temperature", "lat", "sub/counts")
+
+
+@pytest.fixture
+def hdf5_file(tmp_path):
+    path = tmp_path / "source.h5"
+    rng = np.random.default_rng(7)
+    with h5py.File(path, "w") as f:
+        f.attrs["title"] = "kerchunk test"
+        f.create_dataset("temperature", data=rng.normal(280, 5, (20, 30)).astype("float32"),
+                         chunks=(8, 10), compression="gzip", compression_opts=4, shuffle=True)
+        f.create_dataset("lat", data=np.linspace(-60, 60, 30))  # contiguous, 240 bytes
+        sub = f.create_group("sub")
+        counts = sub.create_dataset("counts", shape=(13, 7), dtype="int16", chunks=(5, 5),
+                                    fillvalue=-3)
+        counts[:10, :] = np.arange(70, dtype="int16").reshape(10, 7)
+        counts.attrs["units"] = "1"
+    return path
+
+
+def references(path, **options) -> dict:
+    return SingleHdf5ToZarr(str(path), **options).translate()
+
+
+def assert_matches_the_file(group: zf.Group, path) -> None:
+    with h5py.File(path, "r") as f:
+        for name in DATASETS:
+            np.testing.assert_array_equal(group[name][...], f[name][...], err_msg=name)
+            assert group[name].dtype == f[name].dtype
+        np.testing.assert_array_equal(group["sub/counts"][11:, 2:4], f["sub/counts"][11:, 2:4])
+    assert group.attrs["title"] == "kerchunk test"
+    assert group["sub/counts"].attrs["units"] == "1"
+
+
+def test_references_in_memory_read_like_the_file(hdf5_file):
+    refs = references(hdf5_file, inline_threshold=0)
+    group = zf.open_group("reference://", mode="r",
+                          storage_options={"fo": refs, "remote_protocol": "file"})
+    assert_matches_the_file(group, hdf5_file)
+    # the unwritten chunk of sub/counts has no reference: it reads as the fill value
+    assert "sub/counts/2.1" not in refs["refs"]
+    np.testing.assert_array_equal(group["sub/counts"][10:, 5:], -3)
+
+
+def test_references_from_a_json_file_with_inlined_small_arrays(hdf5_file, tmp_path):
+    refs = references(hdf5_file, inline_threshold=500)
+    assert isinstance(refs["refs"]["lat/0"], str)  # inlined (base64), not a byte range
+    path = tmp_path / "refs.json"
+    path.write_text(json.dumps(refs))
+    group = zf.open_group("reference://", mode="r",
+                          storage_options={"fo": str(path), "remote_protocol": "file"})
+    assert_matches_the_file(group, hdf5_file)
+
+
+def test_references_are_read_only(hdf5_file):
+    array = zf.open_array("reference://", "temperature",
+                          storage_options={"fo": references(hdf5_file),
+                                           "remote_protocol": "file"})
+    assert array.store.read_only
+    with pytest.raises(zf.errors.ReadOnlyError):
+        array[0, 0] = 1.0
+    with pytest.raises(zf.errors.ReadOnlyError):
+        zf.open_group("reference://", mode="a",
+                      storage_options={"fo": references(hdf5_file),
+                                       "remote_protocol": "file"}).attrs["x"] = 1
+
+
+def _v3_references(hdf5_file) -> dict:
+    """kerchunk's v2 references turned into Zarr v3 references: each array's zarr.json
+    written by zarrforge with the same chunks and codecs, each chunk reference moved to
+    its v3 key (``temperature/0.1`` -> ``temperature/c/0/1``)."""
+    v2 = references(hdf5_file, inline_threshold=0)["refs"]
+    metadata = zf.open_group("memory://kerchunk-v3", mode="w")
+    metadata.attrs.update({"title": "kerchunk test"})
+    refs: dict = {}
+    with h5py.File(hdf5_file, "r") as f:
+        for name in DATASETS:
+            zarray = json.loads(v2[f"{name}/.zarray"])
+            # kerchunk lists HDF5's filters (shuffle, zlib) as v2 filters: in v3 they are
+            # bytes -> bytes codecs, in the same order
+            compressors = [{"name": f"numcodecs.{codec.pop('id')}", "configuration": codec}
+                           for codec in [*(zarray["filters"] or []),
+                                         *([zarray["compressor"]] if zarray["compressor"]
+                                           else [])]]
+            zf.create_array(metadata.store, name, shape=zarray["shape"],
+                            chunks=zarray["chunks"], dtype=f[name].dtype,
+                            fill_value=zarray["fill_value"] or 0,
+                            compressors=compressors or None, attributes=dict(f[name].attrs))
+            for key, value in v2.items():
+                head, _, tail = key.rpartition("/")
+                if head == name and not tail.startswith("."):
+                    refs[f"{name}/c/{tail.replace('.', '/')}"] = value
+    for key in metadata.store.list():
+        refs[key] = metadata.store.get(key).decode()
+    return {"version": 1, "refs": refs}
+
+
+def test_zarr_v3_references_read_like_the_file(hdf5_file):
+    refs = _v3_references(hdf5_file)
+    assert json.loads(refs["refs"]["temperature/zarr.json"])["zarr_format"] == 3
+    group = zf.open_group("reference://", mode="r", zarr_format=3,
+                          storage_options={"fo": refs, "remote_protocol": "file"})
+    assert_matches_the_file(group, hdf5_file)
+
+
+def test_a_byte_range_reference_past_the_end_of_its_file_is_a_store_error(hdf5_file):
+    refs = references(hdf5_file, inline_threshold=0)
+    url, offset, length = refs["refs"]["temperature/0.0"]
+    refs["refs"]["temperature/0.0"] = [url, 10**9, length]
+    array = zf.open_array("reference://", "temperature",
+                          storage_options={"fo": refs, "remote_protocol": "file"})
+    with pytest.raises(zf.errors.ZarrforgeError):
+        array[0, 0]
