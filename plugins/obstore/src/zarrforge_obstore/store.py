@@ -1,0 +1,271 @@
+"""A zarrforge store over an obstore store (S3, GCS, Azure, HTTP, local, memory).
+
+URLs: ``obstore+<url>``, where ``<url>`` is any URL ``obstore.store.from_url`` takes
+(``s3://bucket/prefix``, ``gs://``, ``az://``, ``https://host/path``, ``file:///path``,
+``memory:///``). Keys are paths below the URL's prefix.
+
+Batches: ``get_many``, ``set_many`` and ``delete_many`` run their requests
+concurrently on one event loop (:mod:`.loop`), at most ``concurrency`` in flight
+(default 64); several byte ranges of one object are read with one ``get_ranges``
+call, which coalesces nearby ranges into fewer requests (the shard-index and
+inner-chunk reads of a sharded array). Byte ranges follow zarrforge's contract:
+a range reaching past the end of a value is cut at the end, one starting past the end
+reads empty.
+
+Capabilities: writable unless opened read-only or over HTTP (read-only and not
+listable); ``atomic_writes`` (object stores replace a value whole). No conditional
+writes: obstore has conditional puts (``If-Match``/``If-None-Match``) but no
+conditional delete, which the contract's ``delete_if`` needs, so the chunk engine's
+read-modify-writes on this store are plain reads and writes (see docs/stores.md).
+Missing keys read as ``None``; deleting a missing key is not an error. Backend
+failures other than "not found" raise :class:`~zarrforge.errors.StoreError` naming
+the key and the URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from typing import Any, Iterable, Iterator, Sequence
+
+from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities,
+                                  validate_key, validate_prefix)
+from zarrforge.errors import StoreError
+
+from . import loop
+
+PREFIX = "obstore+"
+SETTINGS = ("concurrency",)
+
+
+def _obstore():
+    import obstore
+
+    return obstore
+
+
+class ObstoreStore(Store):
+    scheme = "obstore"
+
+    def __init__(self, inner: Any, *, url: str = "", read_only: bool = False,
+                 concurrency: int = 64, _rebuild: tuple | None = None) -> None:
+        if not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
+        http = url.split("://", 1)[0] in ("http", "https")
+        super().__init__(read_only=read_only or http)
+        self.inner = inner
+        self.url = url
+        self.concurrency = concurrency
+        self.capabilities = StoreCapabilities(
+            writable=not http, listable=not http, partial_reads=True, atomic_writes=True,
+            independent_keys=True, low_latency=url.startswith(("memory:", "file:")),
+            conditional_writes=False)
+        self._rebuild = _rebuild  # (url, options) for pickling
+
+    @classmethod
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "ObstoreStore":
+        target = url[len(PREFIX):] if url.startswith(PREFIX) else url
+        settings = {name: options.pop(name) for name in SETTINGS if name in options}
+        obstore = _obstore()
+        try:
+            inner = obstore.store.from_url(target, **options)
+        except (ValueError, TypeError, obstore.exceptions.BaseError) as error:
+            raise StoreError(f"obstore cannot open {target!r} with storage_options "
+                             f"{sorted(options)}: {str(error).splitlines()[0]}",
+                             url=target) from error
+        return cls(inner, url=target, read_only=read_only, **settings,
+                   _rebuild=(url, options))
+
+    def __repr__(self) -> str:
+        mode = ", read-only" if self.read_only else ""
+        return f"ObstoreStore({self.url!r}{mode})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        if self._rebuild is None:
+            raise TypeError("an ObstoreStore built from an obstore object cannot be pickled; "
+                            "open it with ObstoreStore.from_url to send it to other processes")
+        return {"rebuild": self._rebuild, "read_only": self.read_only,
+                "concurrency": self.concurrency}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        url, options = state["rebuild"]
+        fresh = type(self).from_url(url, read_only=state["read_only"],
+                                    concurrency=state["concurrency"], **options)
+        self.__dict__.update(fresh.__dict__)
+
+    # --- errors ---------------------------------------------------------------------------
+
+    def _failed(self, what: str, key: str, error: BaseException) -> StoreError:
+        return StoreError(f"{what} {key!r} failed on {self.url or self.inner!r}: "
+                          f"{type(error).__name__}: {str(error).splitlines()[0]}",
+                          key=key, url=self.url or None)
+
+    # --- reading --------------------------------------------------------------------------
+
+    async def _whole(self, key: str) -> bytes | None:
+        obstore = _obstore()
+        try:
+            result = await obstore.get_async(self.inner, key)
+            return bytes(await result.bytes_async())
+        except FileNotFoundError:
+            return None
+        except Exception as error:  # noqa: BLE001 - obstore's errors become StoreError
+            raise self._failed("reading", key, error) from error
+
+    async def _ranges(self, key: str, ranges: list[ByteRange]) -> list[bytes | None]:
+        """Several ranges of one value; one ``get_ranges`` when every range has an offset
+        and a length and lies inside the value, else each range on its own."""
+        obstore = _obstore()
+        bounded = [r for r in ranges if r.offset is not None and r.length is not None]
+        if len(bounded) == len(ranges) and len(ranges) > 1:
+            try:
+                found = await obstore.get_ranges_async(
+                    self.inner, key, starts=[r.offset for r in ranges],
+                    ends=[r.offset + r.length for r in ranges])
+                return [bytes(piece) for piece in found]
+            except FileNotFoundError:
+                return [None] * len(ranges)
+            except Exception:  # noqa: BLE001 - a range past the end: cut each one below
+                pass
+        return [await self._range(key, r) for r in ranges]
+
+    async def _range(self, key: str, byte_range: ByteRange) -> bytes | None:
+        obstore = _obstore()
+        if byte_range.offset is None:
+            request: Any = {"suffix": byte_range.length}
+        elif byte_range.length is None:
+            request = {"offset": byte_range.offset}
+        else:
+            request = (byte_range.offset, byte_range.offset + byte_range.length)
+        if byte_range.length == 0:
+            value = await self._whole(key)
+            return None if value is None else b""
+        try:
+            result = await obstore.get_async(self.inner, key, options={"range": request})
+            return bytes(await result.bytes_async())
+        except FileNotFoundError:
+            return None
+        except Exception as error:  # noqa: BLE001 - out of range: cut it as the contract says
+            if "range" not in str(error).lower():
+                raise self._failed("reading", key, error) from error
+            value = await self._whole(key)
+            return None if value is None else value[byte_range.slice_of(len(value))]
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        validate_key(key)
+        if byte_range is None:
+            return loop.run(self._whole(key))
+        return loop.run(self._ranges(key, [byte_range]))[0]
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        for key, _ in requests:
+            validate_key(key)
+        results: list[bytes | None] = [None] * len(requests)
+        whole: list[tuple[int, str]] = []
+        ranged: dict[str, list[tuple[int, ByteRange]]] = defaultdict(list)
+        for index, (key, byte_range) in enumerate(requests):
+            if byte_range is None:
+                whole.append((index, key))
+            else:
+                ranged[key].append((index, byte_range))
+
+        async def every() -> None:
+            limit = asyncio.Semaphore(self.concurrency)
+
+            async def one(index: int, key: str) -> None:
+                async with limit:
+                    results[index] = await self._whole(key)
+
+            async def several(key: str, wanted: list[tuple[int, ByteRange]]) -> None:
+                async with limit:
+                    found = await self._ranges(key, [r for _, r in wanted])
+                for (index, _), value in zip(wanted, found):
+                    results[index] = value
+
+            await asyncio.gather(*(one(i, k) for i, k in whole),
+                                 *(several(k, w) for k, w in ranged.items()))
+
+        if requests:
+            loop.run(every())
+        return results
+
+    def exists(self, key: str) -> bool:
+        validate_key(key)
+
+        async def head() -> bool:
+            try:
+                await _obstore().head_async(self.inner, key)
+                return True
+            except FileNotFoundError:
+                return False
+            except Exception as error:  # noqa: BLE001
+                raise self._failed("looking for", key, error) from error
+
+        return loop.run(head())
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        try:
+            batches = list(_obstore().list(self.inner, prefix or None))
+        except Exception as error:  # noqa: BLE001
+            raise self._failed("listing", prefix, error) from error
+        return iter(sorted(meta["path"] for batch in batches for meta in batch
+                           if meta["path"].startswith(prefix)))
+
+    def list_dir(self, prefix: str) -> ListDirResult:
+        validate_prefix(prefix)
+        try:
+            found = _obstore().list_with_delimiter(self.inner, prefix.rstrip("/") or None)
+        except Exception as error:  # noqa: BLE001
+            raise self._failed("listing", prefix, error) from error
+        keys = sorted(meta["path"][len(prefix):] for meta in found["objects"]
+                      if meta["path"].startswith(prefix))
+        prefixes = sorted(p[len(prefix):].rstrip("/") + "/" for p in found["common_prefixes"]
+                          if p.startswith(prefix))
+        return ListDirResult(keys=keys, prefixes=prefixes)
+
+    # --- writing --------------------------------------------------------------------------
+
+    async def _put(self, key: str, value: bytes) -> None:
+        try:
+            await _obstore().put_async(self.inner, key, value)
+        except Exception as error:  # noqa: BLE001
+            raise self._failed("writing", key, error) from error
+
+    async def _remove(self, key: str) -> None:
+        try:
+            await _obstore().delete_async(self.inner, key)
+        except FileNotFoundError:
+            pass
+        except Exception as error:  # noqa: BLE001
+            raise self._failed("deleting", key, error) from error
+
+    def _set(self, key: str, value: bytes) -> None:
+        loop.run(self._put(key, value))
+
+    def _delete(self, key: str) -> None:
+        loop.run(self._remove(key))
+
+    def _bounded(self, coroutines: list) -> None:
+        async def every() -> None:
+            limit = asyncio.Semaphore(self.concurrency)
+
+            async def one(coroutine: Any) -> None:
+                async with limit:
+                    await coroutine
+
+            await asyncio.gather(*(one(c) for c in coroutines))
+
+        if coroutines:
+            loop.run(every())
+
+    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+        items = [(validate_key(key), bytes(value)) for key, value in items]
+        for key, _ in items[:1]:
+            self._check_writable(key)
+        self._bounded([self._put(key, value) for key, value in items])
+
+    def delete_many(self, keys: Iterable[str]) -> None:
+        keys = [validate_key(key) for key in keys]
+        for key in keys[:1]:
+            self._check_writable(key)
+        self._bounded([self._remove(key) for key in keys])

@@ -1,0 +1,137 @@
+"""zarrforge-obstore: the store conformance suite over obstore's memory and local stores
+and over S3 on a moto server on 127.0.0.1; arrays (sharded too) written and read
+through it and compared with the same data through zarrforge's own local store."""
+
+from __future__ import annotations
+
+import pickle
+import uuid
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+from zarrforge.abc.store import ByteRange
+from zarrforge.testing import StoreConformance
+from zarrforge.plugin_api import resolve_store
+from zarrforge_obstore import ObstoreStore
+
+
+class TestObstoreMemory(StoreConformance):
+    def make_store(self, tmp_path):
+        return resolve_store("obstore+memory:///")
+
+    def make_read_only_store(self, store):
+        return ObstoreStore(store.inner, url=store.url, read_only=True)
+
+
+class TestObstoreLocal(StoreConformance):
+    def make_store(self, tmp_path):
+        (tmp_path / "root").mkdir()
+        return resolve_store(f"obstore+file://{tmp_path}/root")
+
+    def make_read_only_store(self, store):
+        return ObstoreStore(store.inner, url=store.url, read_only=True)
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint():
+    import os
+
+    import moto.server as moto_server
+
+    saved = {name: os.environ.get(name) for name in ("AWS_EC2_METADATA_DISABLED", "NO_PROXY")}
+    os.environ.update({"AWS_EC2_METADATA_DISABLED": "true", "NO_PROXY": "127.0.0.1"})
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    _, port = server.get_host_and_port()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.stop()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def s3_bucket(endpoint: str) -> tuple[str, dict]:
+    import boto3
+
+    bucket = f"obs-{uuid.uuid4().hex[:12]}"
+    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                 aws_access_key_id="testing",
+                 aws_secret_access_key="testing").create_bucket(Bucket=bucket)
+    options = {"endpoint": endpoint, "region": "us-east-1", "access_key_id": "testing",
+               "secret_access_key": "testing", "virtual_hosted_style_request": False,
+               "client_options": {"allow_http": True}}
+    return f"obstore+s3://{bucket}/root", options
+
+
+class TestObstoreS3(StoreConformance):
+    @pytest.fixture(autouse=True)
+    def _endpoint(self, moto_endpoint):
+        self.endpoint = moto_endpoint
+
+    def make_store(self, tmp_path):
+        url, options = s3_bucket(self.endpoint)
+        return resolve_store(url, storage_options=options)
+
+    def make_read_only_store(self, store):
+        return ObstoreStore(store.inner, url=store.url, read_only=True)
+
+
+def test_arrays_on_s3_through_obstore_match_a_local_copy(moto_endpoint, tmp_path):
+    url, options = s3_bucket(moto_endpoint)
+    values = np.random.default_rng(3).normal(size=(64, 48)).astype("float32")
+    for path, shards in (("plain", None), ("sharded", (32, 24))):
+        remote = zf.create_array(url, path, shape=values.shape, chunks=(8, 8), shards=shards,
+                                 dtype="float32", storage_options=options)
+        remote[...] = values
+        local = zf.create_array(str(tmp_path / "local.zarr"), path, shape=values.shape,
+                                chunks=(8, 8), shards=shards, dtype="float32")
+        local[...] = values
+        reopened = zf.open_array(url, path, storage_options=options)
+        assert isinstance(reopened.store, ObstoreStore) and reopened.store.read_only
+        np.testing.assert_array_equal(reopened[...], values)
+        np.testing.assert_array_equal(reopened[5:40:3, 7], values[5:40:3, 7])
+        # the stored objects are byte for byte those of zarrforge's local store
+        for key in sorted(local.store.list()):
+            assert reopened.store.get(key) == local.store.get(key), key
+
+
+def test_ranges_of_one_object_come_back_in_order_and_cut_at_the_end(moto_endpoint):
+    url, options = s3_bucket(moto_endpoint)
+    store = resolve_store(url, storage_options=options)
+    store.set("blob", bytes(range(100)))
+    requests = [("blob", ByteRange(10, 5)), ("blob", ByteRange(0, 3)), ("blob", None),
+                ("blob", ByteRange(95, 20)), ("blob", ByteRange(200, 4)),
+                ("blob", ByteRange(length=4)), ("missing", ByteRange(0, 1))]
+    assert store.get_many(requests) == [bytes(range(10, 15)), b"\x00\x01\x02",
+                                        bytes(range(100)), bytes(range(95, 100)), b"",
+                                        bytes(range(96, 100)), None]
+
+
+def test_a_store_opened_from_a_url_pickles_and_reads_the_same_data(moto_endpoint):
+    url, options = s3_bucket(moto_endpoint)
+    store = resolve_store(url, storage_options=options)
+    store.set("k", b"value")
+    copy = pickle.loads(pickle.dumps(store))
+    assert copy.get("k") == b"value" and copy.url == store.url
+
+
+def test_http_urls_are_read_only_and_bad_options_are_named():
+    store = resolve_store("obstore+https://127.0.0.1:9/data.zarr")
+    assert store.read_only and not store.capabilities.listable
+    with pytest.raises(zf.errors.StoreError, match="no_such_option"):
+        resolve_store("obstore+s3://bucket/x",
+                                    storage_options={"no_such_option": 1})
+
+
+def test_plain_s3_urls_stay_with_fsspec():
+    from zarrforge_fsspec import FsspecStore
+
+    store = resolve_store("s3://bucket/x", read_only=True,
+                                        storage_options={"anon": True})
+    assert isinstance(store, FsspecStore)
