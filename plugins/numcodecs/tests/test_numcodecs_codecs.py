@@ -830,12 +830,13 @@ def test_entry_points_resolve_to_codec_classes() -> None:
     project = tomllib.loads((PLUGIN_ROOT / "pyproject.toml").read_text())
     entry_points = project["project"]["entry-points"]["zarrforge.codecs"]
     assert set(entry_points) == {"gzip", "zstd", "blosc", "crc32c", "packbits", "bitround",
-                                 "conditional", "n5_default", "numcodecs.*"}
+                                 "conditional", "n5_default", "zfp", "numcodecs.*"}
     for name, target in entry_points.items():
         module, _, attr = target.partition(":")
         obj = getattr(importlib.import_module(module), attr)
         assert isinstance(obj, type) and issubclass(obj, Codec), name
         configuration = {"bitround": {"keepbits": 3},  # required there
+                         "zfp": {"mode": "reversible"},
                          "conditional": {"codecs": []},
                          "n5_default": {"codecs": [{"name": "transpose",
                                                     "configuration": {"order": [0]}},
