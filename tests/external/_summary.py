@@ -9,7 +9,9 @@ its values in C order and a few leading values (for the reader of a failure
 message). Values are hashed bit for bit for numeric types (little endian, so
 NaN payloads and ``-0.0`` count); text is hashed as a JSON list of strings
 whatever numpy kind carries it (``<U``, ``StringDType`` or objects), since
-readers differ in that choice and the values are what the writer stored.
+readers differ in that choice and the values are what the writer stored; so are
+object arrays of optional values (``None``, a value, or ``["Some", inner]`` for an
+element of an optional-of-optional type held in a ``Some`` wrapper).
 A group is summarised as its attributes and the sorted names of its members.
 """
 
@@ -37,6 +39,8 @@ def _text_item(item: Any) -> Any:
         return item
     if isinstance(item, (list, tuple, np.ndarray)):
         return [_text_item(x) for x in item]
+    if type(item).__name__ == "Some" and hasattr(item, "value"):
+        return ["Some", _text_item(item.value)]  # a present element of a nested optional type
     return repr(item)
 
 

@@ -46,6 +46,8 @@ from .codecs import _difference, _same, random_chunk
 def _fill_bytes(data_type: DataType, value: Any) -> Any:
     dtype = data_type.numpy_dtype
     if dtype.hasobject or dtype.kind == "T":
+        if isinstance(value, (float, np.floating)):  # NaN and -0.0 compare bit for bit
+            return np.array(value).tobytes()
         return value
     return np.array(value, dtype=dtype).tobytes()
 
