@@ -47,6 +47,7 @@ from .abc.data_type import DataType
 from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
+from .chunk_context import encoding_chunk
 from .codec_chain import CodecChain
 from .errors import ConflictError, ResourceLimitError
 from .optimistic import pause_before_retry, read_modify_write
@@ -311,7 +312,8 @@ class ChunkEngine:
         empty chunks are not written."""
         if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
             return None
-        return self.chain.encode(chunk, self.spec_for(coords))
+        with encoding_chunk(coords):
+            return self.chain.encode(chunk, self.spec_for(coords))
 
     def update_chunk(self, coords: tuple[int, ...],
                      change: Callable[[np.ndarray], np.ndarray]) -> None:
@@ -499,6 +501,11 @@ class ChunkEngine:
                        limit: int | None) -> Encoded | None:
         """The bytes to store for chunk ``p`` after the write, as pieces to be stored
         one after another (``None``: delete it)."""
+        with encoding_chunk(p.coords):
+            return self._updated_chunk_here(p, key, old, value, limit)
+
+    def _updated_chunk_here(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
+                            limit: int | None) -> Encoded | None:
         spec = self.spec_for(p.coords)
         piece = value[p.out_selection] if p.complete else None
         if isinstance(piece, np.ndarray) and piece.shape == spec.shape:

@@ -40,6 +40,9 @@ Chunks and codec chains
     (a new array's codecs with their array-dependent defaults filled in),
     :func:`all_equal_fill` (does a chunk hold only the fill value?),
     :func:`check_allocation` (refuse a chunk over ``config.max_request_bytes``),
+    :func:`current_chunk` (the grid coordinates of the chunk being encoded, for a codec
+    whose choices depend on it) and :func:`encoding_chunk` (set it, for a codec that
+    encodes sub-chunks of its own),
     :func:`normalize_basic_selection` (a user's basic selection as one ``int`` or
     ``range`` per dimension, for an extension's ``map_selection``),
     :func:`check_shareable` (refuse early, and plainly, to hand an array on a store of
@@ -60,6 +63,7 @@ from __future__ import annotations
 from . import config, paths, registry
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts
+from .chunk_context import current_chunk, encoding_chunk
 from .codec_chain import CodecChain, check_order, evolve_codecs
 from .dask_bridge import check_shareable
 from .hierarchy import (child_names, get_format, locate_document, locate_node,
@@ -85,8 +89,8 @@ __all__ = sorted([
     "CodecChain", "ExtensionRef", "MAX_EXTENT", "NodeDocument", "SkippedCodec", "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document", "check_order", "child_names",
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
-    "codecs_from_json", "config", "data_type_from_json", "data_type_from_user",
-    "dimension_names_from_json", "dump_document", "evolve_codecs", "extension_from_json",
+    "codecs_from_json", "config", "current_chunk", "data_type_from_json", "data_type_from_user",
+    "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs", "extension_from_json",
     "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl",
     "load_document", "locate_document", "locate_node", "memory_layout", "normalize_basic_selection", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",

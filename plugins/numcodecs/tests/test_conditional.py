@@ -130,6 +130,45 @@ def test_round_trip_through_an_array(tmp_path: pathlib.Path) -> None:
             "header_bits": 8}}
 
 
+def test_the_decision_learns_which_chunk_it_encodes(tmp_path: pathlib.Path) -> None:
+    """Chunk coordinates reach the decision: plain chunks by their grid position, the
+    inner chunks of a shard by their position in the array's grid of inner chunks."""
+    seen: list = []
+
+    def even_rows_only(index, codec, data):
+        seen.append(index)
+        return index[0] % 2 == 0
+
+    from zarrforge.plugin_api import codecs_from_json
+    from zarrforge_sharding.codec import ShardingCodec
+
+    values = np.arange(16 * 8, dtype="float64").reshape(16, 8)
+    for shards in (None, (8, 8)):
+        seen.clear()
+        codec = ConditionalCodec([ZstdCodec(level=3)], decision=even_rows_only)
+        path = str(tmp_path / f"c-{shards}")
+        if shards is None:
+            array = zf.create_array(path, shape=values.shape, chunks=(4, 4), dtype="float64",
+                                    compressors=[codec])
+        else:  # the sharding codec built here keeps the codec object (shards= would
+            # rebuild the inner codecs from JSON, without the decision function)
+            sharding = ShardingCodec((4, 4), (*codecs_from_json([{"name": "bytes"}]), codec),
+                                     codecs_from_json([{"name": "bytes"}, {"name": "crc32c"}]))
+            array = zf.create_array(path, shape=values.shape, chunks=shards, dtype="float64",
+                                    serializer=sharding, compressors=None)
+        array[...] = values
+        assert sorted(set(seen)) == [(r, c) for r in range(4) for c in range(2)]
+        np.testing.assert_array_equal(zf.open_array(path)[...], values)
+        if shards is None:  # the stored headers follow the decision, chunk by chunk
+            for row in range(4):
+                assert array.store.get(f"c/{row}/0")[0] == (row % 2 == 0), row
+    # outside the chunk engine there is no chunk: None
+    seen.clear()
+    ConditionalCodec([ZstdCodec(level=3)],
+                     decision=lambda index, codec, data: seen.append(index) or False).encode(b"x")
+    assert seen == [None]
+
+
 class TestConditionalConformance(CodecConformance):
     codec_documents = [{"name": "conditional", "configuration": {"codecs": [GZIP, ZSTD]}},
                        {"name": "conditional", "configuration": {"codecs": [], "header_bits": 16}}]

@@ -22,8 +22,13 @@ Contract:
   ``decision(chunk_index, codec, unencoded)`` / with ``trial_encode=True``
   ``decision(chunk_index, codec, unencoded, trial_encoded)`` returning a bool.
   ``unencoded`` is the data as it reaches that codec (after the codecs before
-  it); ``chunk_index`` is ``None``, since codecs do not learn which chunk they
-  encode. An array opened from metadata gets ``"never_apply"``.
+  it); ``chunk_index`` is the grid coordinates of the chunk being encoded (a tuple;
+  inside a shard, the inner chunk's coordinates in the array's grid of inner chunks),
+  from :func:`zarrforge.plugin_api.current_chunk`, or ``None`` when the codec is
+  called outside the chunk engine. An array opened from metadata gets
+  ``"never_apply"``. A decision lives on the codec object only: ``shards=`` builds
+  the sharding codec from the inner codecs' JSON, so inside shards pass a sharding
+  codec object holding this one as ``serializer=`` instead.
 * ``decode_sized`` holds each nested decoder to the size its input must have
   decoded to when that is known (as the codec chain does), so hostile chunks
   cannot inflate without bound; ``encoded_size`` is ``None`` (data-dependent).
@@ -35,7 +40,7 @@ from typing import Any, Callable
 
 from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.plugin_api import codec_from_json
+from zarrforge.plugin_api import codec_from_json, current_chunk
 
 from . import _bounds, _validate
 
@@ -119,13 +124,14 @@ class ConditionalCodec(BytesBytesCodec):
     def encode(self, data: bytes | memoryview) -> bytes:
         mask = 0
         current = bytes(data)
+        chunk_index = current_chunk()
         for index, codec in enumerate(self.codecs):
             if self._trial:
                 trial = bytes(codec.encode(current))
-                if self._decide(None, codec, current, trial):
+                if self._decide(chunk_index, codec, current, trial):
                     mask |= 1 << index
                     current = trial
-            elif self._decide(None, codec, current):
+            elif self._decide(chunk_index, codec, current):
                 mask |= 1 << index
                 current = bytes(codec.encode(current))
         return mask.to_bytes(self.header_bits // 8, "little") + current

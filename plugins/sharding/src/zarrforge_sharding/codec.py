@@ -36,7 +36,8 @@ import numpy as np
 from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.plugin_api import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecChain, PartialCodec,
                                   RangeFetcher, SubdividedCodec, all_equal_fill, check_allocation,
-                                  codecs_from_json, data_type_from_json)
+                                  codecs_from_json, current_chunk, data_type_from_json,
+                                  encoding_chunk)
 
 from .index import ShardIndex
 from .selection import Box, analyse
@@ -242,10 +243,18 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             return [encoded_index, *body]
         return [*body, encoded_index]
 
-    def _encode_inner(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes | None:
+    def _encode_inner(self, chunk: np.ndarray, spec: ChunkSpec,
+                      coords: tuple[int, ...]) -> bytes | None:
         if all_equal_fill(chunk, spec.fill_value):
             return None
-        return self.inner.encode(chunk, self._inner_spec(spec))
+        shard = current_chunk()
+        if shard is None:
+            return self.inner.encode(chunk, self._inner_spec(spec))
+        # the inner chunk's position in the array's grid of inner chunks, for codecs
+        # whose choices depend on it (conditional)
+        per_shard = self._chunks_per_shard(spec)
+        with encoding_chunk(tuple(s * n + c for s, n, c in zip(shard, per_shard, coords))):
+            return self.inner.encode(chunk, self._inner_spec(spec))
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
         return b"".join(self.encode_parts(chunk, spec))
@@ -254,7 +263,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         parts = {}
         for coords in np.ndindex(*self._chunks_per_shard(spec)):
             region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
-            data = self._encode_inner(chunk[region], spec)
+            data = self._encode_inner(chunk[region], spec, coords)
             if data is not None:
                 parts[coords] = data
         return self._laid_out(parts, spec)
@@ -336,7 +345,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                     self._decode_into(box, b, coords, parts[coords], spec)
             box[b.selection] = values
             for coords in touched:
-                data = self._encode_inner(box[b.region(coords, self.chunk_shape)], spec)
+                data = self._encode_inner(box[b.region(coords, self.chunk_shape)], spec, coords)
                 if data is None:
                     parts.pop(coords, None)
                 else:

@@ -1,0 +1,36 @@
+"""Which chunk is being encoded: a context the chunk engine sets for the codecs it calls.
+
+Codecs receive a chunk's values and its :class:`~zarrforge.abc.codec.ChunkSpec`, not
+its position, and most need nothing more. A codec whose choices may depend on the
+position (the registry's ``conditional`` codec hands its decision function the chunk
+index) reads :func:`current_chunk`: the grid coordinates of the chunk being encoded,
+or ``None`` outside an encode the engine started (a codec called directly). The
+engine sets it around every chunk it encodes, in whichever thread encodes it; a
+codec that encodes sub-chunks of its own (sharding's inner chunks) sets it for each
+with :func:`encoding_chunk`, to the sub-chunk's coordinates in the array's grid of
+such sub-chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from typing import Iterator
+
+_current: contextvars.ContextVar[tuple[int, ...] | None] = contextvars.ContextVar(
+    "zarrforge_current_chunk", default=None)
+
+
+def current_chunk() -> tuple[int, ...] | None:
+    """The grid coordinates of the chunk being encoded, or ``None``."""
+    return _current.get()
+
+
+@contextlib.contextmanager
+def encoding_chunk(coords: tuple[int, ...]) -> Iterator[None]:
+    """Within the block, :func:`current_chunk` returns ``coords``."""
+    token = _current.set(tuple(int(c) for c in coords))
+    try:
+        yield
+    finally:
+        _current.reset(token)
