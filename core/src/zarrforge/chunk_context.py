@@ -26,6 +26,15 @@ def current_chunk() -> tuple[int, ...] | None:
     return _current.get()
 
 
+def enter_chunk(coords: tuple[int, ...]) -> contextvars.Token:
+    """Set the chunk being encoded (the engine's fast path; pair with :func:`leave_chunk`)."""
+    return _current.set(coords)
+
+
+def leave_chunk(token: contextvars.Token) -> None:
+    _current.reset(token)
+
+
 @contextlib.contextmanager
 def encoding_chunk(coords: tuple[int, ...]) -> Iterator[None]:
     """Within the block, :func:`current_chunk` returns ``coords``."""

@@ -47,7 +47,7 @@ from .abc.data_type import DataType
 from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
-from .chunk_context import encoding_chunk
+from .chunk_context import enter_chunk, leave_chunk
 from .codec_chain import CodecChain
 from .errors import ConflictError, ResourceLimitError
 from .optimistic import pause_before_retry, read_modify_write
@@ -312,8 +312,11 @@ class ChunkEngine:
         empty chunks are not written."""
         if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
             return None
-        with encoding_chunk(coords):
+        token = enter_chunk(coords)
+        try:
             return self.chain.encode(chunk, self.spec_for(coords))
+        finally:
+            leave_chunk(token)
 
     def update_chunk(self, coords: tuple[int, ...],
                      change: Callable[[np.ndarray], np.ndarray]) -> None:
@@ -501,8 +504,11 @@ class ChunkEngine:
                        limit: int | None) -> Encoded | None:
         """The bytes to store for chunk ``p`` after the write, as pieces to be stored
         one after another (``None``: delete it)."""
-        with encoding_chunk(p.coords):
+        token = enter_chunk(p.coords)
+        try:
             return self._updated_chunk_here(p, key, old, value, limit)
+        finally:
+            leave_chunk(token)
 
     def _updated_chunk_here(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
                             limit: int | None) -> Encoded | None:
