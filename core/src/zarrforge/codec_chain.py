@@ -75,6 +75,8 @@ class CodecChain:
                                            is not ArrayBytesCodec.decode_into)
         self._encodes_parts = (type(self.array_bytes).encode_parts
                                is not ArrayBytesCodec.encode_parts)
+        # does any codec read the chunk's position while encoding (conditional)?
+        self.uses_chunk_position = any(c.uses_chunk_position for c in codecs)
 
     @classmethod
     def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> "CodecChain":

@@ -312,6 +312,8 @@ class ChunkEngine:
         empty chunks are not written."""
         if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
             return None
+        if not self.chain.uses_chunk_position:
+            return self.chain.encode(chunk, self.spec_for(coords))
         token = enter_chunk(coords)
         try:
             return self.chain.encode(chunk, self.spec_for(coords))
@@ -504,6 +506,8 @@ class ChunkEngine:
                        limit: int | None) -> Encoded | None:
         """The bytes to store for chunk ``p`` after the write, as pieces to be stored
         one after another (``None``: delete it)."""
+        if not self.chain.uses_chunk_position:
+            return self._updated_chunk_here(p, key, old, value, limit)
         token = enter_chunk(p.coords)
         try:
             return self._updated_chunk_here(p, key, old, value, limit)

@@ -30,6 +30,12 @@ A codec instance is immutable. Its lifecycle:
 ``to_json()`` always returns the object form ``{"name": ..., "configuration":
 {...}}`` (``configuration`` omitted when the codec has none).
 
+A codec whose encoding depends on which chunk it encodes reads the chunk's grid
+coordinates from :func:`zarrforge.plugin_api.current_chunk` and says so with
+``uses_chunk_position = True`` (a codec with inner codecs, such as sharding, says so
+when one of them does); the engine provides the position only to chains that hold
+such a codec, so the others pay nothing.
+
 An ``array -> bytes`` codec that stores a chunk as separately addressable
 parts (sharding) can also implement :class:`PartialCodec`: the engine then
 reads only the byte ranges a selection needs and updates part of a chunk
@@ -87,6 +93,9 @@ class ChunkSpec:
 class Codec(ABC):
     name: ClassVar[str]
     kind: ClassVar[CodecKind]
+    # True for a codec whose encoding reads the chunk's position
+    # (zarrforge.plugin_api.current_chunk); the engine sets it only for chains holding one.
+    uses_chunk_position: bool = False
 
     @classmethod
     @abstractmethod

@@ -58,6 +58,7 @@ def _built_in(name: str) -> tuple[Decision, bool]:
 
 class ConditionalCodec(BytesBytesCodec):
     name = "conditional"
+    uses_chunk_position = True  # the decision is told the chunk's coordinates
 
     def __init__(self, codecs: list[BytesBytesCodec], header_bits: int | None = None, *,
                  decision: str | Decision = "never_apply", trial_encode: bool = False) -> None:

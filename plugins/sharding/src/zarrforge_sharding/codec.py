@@ -99,6 +99,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         self.inner = CodecChain(codecs)
         self.index_chain = CodecChain(index_codecs)
         self.index_location = index_location
+        self.uses_chunk_position = self.inner.uses_chunk_position
         # id(spec) -> (spec, inner spec, index spec, index size): every read of a shard
         # needs them, and the engine passes the same spec object for every shard.
         self._derived: dict[int, tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]] = {}
@@ -247,7 +248,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                       coords: tuple[int, ...]) -> bytes | None:
         if all_equal_fill(chunk, spec.fill_value):
             return None
-        shard = current_chunk()
+        shard = current_chunk() if self.inner.uses_chunk_position else None
         if shard is None:
             return self.inner.encode(chunk, self._inner_spec(spec))
         # the inner chunk's position in the array's grid of inner chunks, for codecs
