@@ -2,7 +2,12 @@
 
     python benchmarks/conditional_writes.py [--scale 1] [--repeat 3] [--path /dev/shm]
 
-Three measurements on the local directory store, best of ``--repeat``:
+Measurements on the local directory store, best of ``--repeat``:
+
+* **W1 and W3 themselves** (the suite's workloads at ``--scale 1``: a (512, 512, 512)
+  float32 array, zstd level 1, written whole in one call; W1 in chunks of 128^3, W3 in
+  shards of 256^3 holding inner chunks of 32^3), with conditional writes (the default)
+  and through the same store declaring none (what zarrforge did before);
 
 * **whole chunks** (W1's pattern, smaller): create a float32 array, chunks 64^3, zstd
   level 1, and write it whole. Whole-chunk writes are blind ``set`` calls with or without
@@ -91,6 +96,35 @@ def whole_and_partial(root: Path, side: int, repeat: int) -> dict[str, float]:
     return results
 
 
+def w1_and_w3(root: Path, side: int, repeat: int) -> dict[str, float]:
+    """W1 and W3 written whole, with and without conditional writes, taking turns."""
+    data = _data((side, side, side))
+    zstd = [{"name": "zstd", "configuration": {"level": 1}}]
+    layouts = {"W1": {"chunks": (128,) * 3},
+               "W3": {"chunks": (32,) * 3, "shards": (256,) * 3}}
+
+    def write(workload: str, name: str, cls: type) -> float:
+        path = root / f"{workload}-{name}"
+        shutil.rmtree(path, ignore_errors=True)
+        array = zf.create_array(cls(path), shape=data.shape, dtype="float32",
+                                compressors=zstd, **layouts[workload])
+        start = time.perf_counter()
+        array[...] = data
+        seconds = time.perf_counter() - start
+        shutil.rmtree(path, ignore_errors=True)
+        return seconds
+
+    results: dict[str, float] = {}
+    for _ in range(repeat):
+        for workload in layouts:
+            for name, cls in (("conditional", LocalStore),
+                              ("unconditional", UnconditionalLocalStore)):
+                key = f"{workload}/{name}"
+                seconds = write(workload, name, cls)
+                results[key] = min(seconds, results.get(key, seconds))
+    return results
+
+
 def _writer(root: str, worker: int, rounds: int) -> None:
     """Write inner chunks ``worker*4 .. worker*4+3`` of the shard, ``rounds`` times."""
     array = zf.open_array(root, mode="r+", threads=1)
@@ -133,13 +167,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--path", default="/dev/shm" if os.path.isdir("/dev/shm") else None)
     args = parser.parse_args(argv)
     side = max(64, int(round(256 * args.scale ** (1 / 3) / 64)) * 64)
+    workload_side = max(128, int(round(512 * args.scale ** (1 / 3) / 128)) * 128)
     root = Path(tempfile.mkdtemp(prefix="zarrforge-conditional-", dir=args.path))
     try:
+        workloads = w1_and_w3(root, workload_side, args.repeat)
         timings = whole_and_partial(root, side, args.repeat)
         shard = one_shard(root, args.rounds)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    report = {"array": [side] * 3, "repeat": args.repeat, "timings_s": timings,
+    report = {"workloads": {"array": [workload_side] * 3, "timings_s": workloads,
+                            "W1_ratio": workloads["W1/conditional"] / workloads["W1/unconditional"],
+                            "W3_ratio": workloads["W3/conditional"] / workloads["W3/unconditional"]},
+              "array": [side] * 3, "repeat": args.repeat, "timings_s": timings,
               "whole_ratio": timings["whole/conditional"] / timings["whole/unconditional"],
               "partial_ratio": timings["partial/conditional"] / timings["partial/unconditional"],
               "one_shard_four_processes": shard}

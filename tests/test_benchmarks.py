@@ -131,6 +131,8 @@ def test_the_conditional_write_benchmark_runs_and_checks_the_shard(tmp_path: Pat
     assert report["one_shard_four_processes"]["updates"] == 4 * 4 * 3
     assert set(report["timings_s"]) == {"whole/conditional", "whole/unconditional",
                                         "partial/conditional", "partial/unconditional"}
+    assert set(report["workloads"]["timings_s"]) == {"W1/conditional", "W1/unconditional",
+                                                     "W3/conditional", "W3/unconditional"}
 
 
 def test_the_xarray_write_benchmark_checks_both_outputs_and_reports_the_floor(
