@@ -273,33 +273,18 @@ def _guide_block(start: str) -> str:
 
 
 def test_the_plugin_guides_grid_and_encoding_examples_pass_the_suites(pytester):
-    """The guide's EvenSplitGrid and ZOrderEncoding are complete plugins: the suites pass them."""
+    """The guide's EvenSplitGrid and ZOrderEncoding are complete plugins: the test classes
+    its Testing section shows for them pass."""
     grid = _guide_block("from zarrforge.abc.chunk_grid import")
     encoding = _guide_block("from zarrforge.abc.chunk_key_encoding import")
-    pytester.makepyfile("import numpy as np\nimport zarrforge as zf\n"
-                        "from zarrforge.testing import ChunkGridConformance, "
-                        "ChunkKeyEncodingConformance\n" + grid + "\n" + encoding + '''
-
-zf.register("chunk_grids", "example.even-split", EvenSplitGrid)
-zf.register("chunk_key_encodings", "example.zorder", ZOrderEncoding)
-
-
-def split(*counts):
-    return {"name": "example.even-split", "configuration": {"chunk_count": list(counts)}}
-
-
-class TestEvenSplit(ChunkGridConformance):
-    chunk_grid_cases = [(split(3, 2), (10, 4)), (split(4), (3,)), (split(2, 5), (0, 11)),
-                        (split(), ())]
-    invalid_chunk_grid_cases = [(split(0, 2), (10, 4), "configuration.chunk_count"),
-                                (split(3), (10, 4), "configuration.chunk_count")]
-
-
-class TestZOrder(ChunkKeyEncodingConformance):
-    key_encoding_documents = [{"name": "example.zorder"}]
-    invalid_key_encoding_documents = [({"name": "example.zorder",
-                                        "configuration": {"separator": "/"}}, "configuration")]
-''')
+    guide = (ROOT / "docs/plugin-guide.md").read_text(encoding="utf-8")
+    tests = re.search(r"```python\n(from zarrforge\.testing import ChunkGridConformance, "
+                      r"ChunkKeyEncodingConformance\n.*?)```", guide, re.S)
+    assert tests, "the guide's Testing section shows no grid and key encoding test classes"
+    pytester.makepyfile("import numpy as np\nimport zarrforge as zf\n" + grid + "\n" + encoding
+                        + "\n\nzf.register('chunk_grids', 'example.even-split', EvenSplitGrid)\n"
+                        "zf.register('chunk_key_encodings', 'example.zorder', ZOrderEncoding)\n\n"
+                        + tests.group(1))
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     result.assert_outcomes(passed=8 * 4 + 2 + 9 + 1)
 
