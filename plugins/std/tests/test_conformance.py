@@ -6,9 +6,9 @@ import threading
 
 import numpy as np
 
-from zarrforge.testing import (CodecConformance, ConditionalWriteConformance,
-                               CrossProcessConditionalConformance, DataTypeConformance,
-                               StoreConformance)
+from zarrforge.testing import (ChunkGridConformance, ChunkKeyEncodingConformance,
+                               CodecConformance, ConditionalWriteConformance, CrossProcessConditionalConformance,
+                               DataTypeConformance, StoreConformance)
 from zarrforge.testing.conditional import increment
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
@@ -113,3 +113,50 @@ class TestRawTypes(DataTypeConformance):
     data_type_documents = ["r8", "r16", "r24"]
     valid_fill_values = []
     invalid_fill_values = [0, "0x00", [256], [-1]]
+
+
+def regular(*chunk_shape):
+    return {"name": "regular", "configuration": {"chunk_shape": list(chunk_shape)}}
+
+
+class TestRegularChunkGrid(ChunkGridConformance):
+    chunk_grid_cases = [
+        (regular(3, 4), (10, 8)),          # edge chunks along the first dimension only
+        (regular(4, 4), (8, 8)),           # no edge chunks
+        (regular(5), (3,)),                # one chunk larger than the array
+        (regular(1, 1, 1), (2, 3, 1)),
+        (regular(7, 2), (0, 5)),           # a zero-length dimension
+        (regular(), ()),                   # 0-d
+        (regular(1000), (2**40 + 1,)),     # a billion chunks, the last holding one element
+        (regular(3, 5), (11, 2**41 - 1)),
+    ]
+    invalid_chunk_grid_cases = [
+        (regular(0, 4), (10, 8), "configuration.chunk_shape"),
+        (regular(-1), (10,), "configuration.chunk_shape"),
+        (regular(3), (10, 8), "configuration.chunk_shape"),
+        (regular(3, 4.0), (10, 8), "configuration.chunk_shape"),
+        (regular(True), (10,), "configuration.chunk_shape"),
+        (regular(2**63), (10,), "configuration.chunk_shape"),
+        ({"name": "regular", "configuration": {"chunk_shape": "3,4"}}, (10, 8),
+         "configuration.chunk_shape"),
+        ({"name": "regular"}, (10,), "configuration"),
+        ({"name": "regular", "configuration": {}}, (10,), "configuration"),
+    ]
+
+
+class TestDefaultAndV2KeyEncodings(ChunkKeyEncodingConformance):
+    key_encoding_documents = [
+        {"name": "default"},
+        {"name": "default", "configuration": {"separator": "/"}},
+        {"name": "default", "configuration": {"separator": "."}},
+        {"name": "v2"},
+        {"name": "v2", "configuration": {"separator": "."}},
+        {"name": "v2", "configuration": {"separator": "/"}},
+    ]
+    invalid_key_encoding_documents = [
+        ({"name": "default", "configuration": {"separator": "-"}}, "configuration.separator"),
+        ({"name": "default", "configuration": {"separator": ""}}, "configuration.separator"),
+        ({"name": "v2", "configuration": {"separator": 1}}, "configuration.separator"),
+        ({"name": "v2", "configuration": {"separator": ["/"]}}, "configuration.separator"),
+        ({"name": "default", "configuration": {"sep": "/"}}, "configuration"),
+    ]

@@ -19,6 +19,10 @@ A grid implementation provides:
 * ``regular_chunk_shape``: the chunk shape if every chunk has the same stored
   shape, else ``None`` (used for the familiar ``Array.chunks`` attribute).
 
+Two grids are equal when they have the same type, the same ``to_json()`` and the
+same dimension lengths (override ``__eq__`` and ``__hash__`` together if your
+grid knows better).
+
 The core never tests a grid's *name*: everything it needs goes through this
 contract.
 """
@@ -106,6 +110,13 @@ class ChunkGrid(ABC):
     def regular_chunk_shape(self) -> tuple[int, ...] | None:
         """The common stored chunk shape, or ``None`` if chunks differ."""
         return None
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is type(self) and other.to_json() == self.to_json()
+                and [d.length for d in other.dimensions] == [d.length for d in self.dimensions])
+
+    def __hash__(self) -> int:
+        return hash((repr(self.to_json()), tuple(d.length for d in self.dimensions)))
 
     # Derived helpers: implementations rarely need to override these.
 

@@ -4,6 +4,14 @@ A chunk key encoding maps a chunk's grid coordinates to the key of its data,
 relative to the array's own prefix (the format adds the prefix). ``decode_key``
 is the inverse, returning ``None`` for keys that are not chunk keys of this
 encoding; it lets tools count and list stored chunks.
+
+Keys are valid store keys (``/``-separated, no empty, ``.`` or ``..`` segments),
+distinct coordinates get distinct keys, and a 0-d array's only chunk has the
+coordinates ``()``. ``decode_key`` returns coordinates only for the key
+``encode_key`` gives them, and ``None`` (or a zarrforge error) for anything
+else. ``from_json`` raises :class:`~zarrforge.errors.MetadataError` naming the
+offending field. Two encodings are equal when they have the same type and the
+same ``to_json()``.
 """
 
 from __future__ import annotations
@@ -31,3 +39,9 @@ class ChunkKeyEncoding(ABC):
     @abstractmethod
     def decode_key(self, key: str, ndim: int) -> tuple[int, ...] | None:
         ...
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_json() == self.to_json()
+
+    def __hash__(self) -> int:
+        return hash(repr(self.to_json()))

@@ -11,15 +11,19 @@ subclass says what to test, the suite brings the tests::
 
 Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`CrossProcessConditionalConformance` (stores with conditional writes),
-:class:`CodecConformance`, :class:`DataTypeConformance`. Importing this package needs pytest (and
+:class:`CodecConformance`, :class:`DataTypeConformance`,
+:class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`. Importing this package needs pytest (and
 hypothesis for the randomised checks); zarrforge itself does not.
 """
 
+from .chunk_grids import ChunkGridConformance
+from .chunk_key_encodings import ChunkKeyEncodingConformance
 from .codecs import CodecConformance
 from .conditional import ConditionalWriteConformance, CrossProcessConditionalConformance
 from .data_types import DataTypeConformance
 from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
 from .stores import StoreConformance
 
-__all__ = ["CodecConformance", "ConditionalWriteConformance", "CrossProcessConditionalConformance",
+__all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
+           "ConditionalWriteConformance", "CrossProcessConditionalConformance",
            "DataTypeConformance", "StoreConformance"]

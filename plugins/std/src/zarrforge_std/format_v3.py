@@ -251,7 +251,9 @@ class V3Format(ChunksUnderNode, Format):
         codecs = self._codecs(spec, data_type)
         if spec.shards is not None:
             codecs = (self._sharding_codec(spec, codecs),)
-        chunk_shape = grid.regular_chunk_shape or tuple(d.size(0) for d in grid.dimensions)
+        # a dimension without chunks (length 0) has no chunk 0 to ask the size of
+        chunk_shape = grid.regular_chunk_shape or tuple(d.size(0) if d.nchunks else 1
+                                                        for d in grid.dimensions)
         layout = memory_layout("C")
         codecs = evolve_codecs(codecs, ChunkSpec(chunk_shape, data_type, fill_value, layout))
         metadata = ArrayMetadata(
