@@ -19,6 +19,8 @@ Subclass :class:`ChunkGridConformance` and set:
 * ``rejects_unknown_configuration = False`` if the grid deliberately accepts
   configuration keys it does not know;
 * ``max_examples`` (default 25): how many cases hypothesis tries per test.
+* ``shrink`` (default ``True``): minimise a failing example before reporting it; ``False``
+  reports the first one found, which is faster when failures are expected.
 
 What it checks, for each case, against :mod:`zarrforge.abc.chunk_grid`: the
 name resolves through the installed ``zarrforge.chunk_grids`` registry to the
@@ -253,6 +255,7 @@ class ChunkGridConformance:
     invalid_chunk_grid_cases: list[tuple[Any, Sequence[int], str]] = []
     rejects_unknown_configuration = True
     max_examples = 25
+    shrink = True
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
         if "case" in metafunc.fixturenames:
@@ -275,9 +278,10 @@ class ChunkGridConformance:
         return case_id(document, shape), chunk_grid_from_json(document, shape), shape
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, settings
+        from hypothesis import HealthCheck, Phase, settings
+        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
         return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck))
+                        suppress_health_check=list(HealthCheck), phases=phases)
 
     # --- the tests ------------------------------------------------------------------------
 

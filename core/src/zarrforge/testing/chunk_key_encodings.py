@@ -14,6 +14,8 @@ Subclass :class:`ChunkKeyEncodingConformance` and set:
 * ``rejects_unknown_configuration = False`` if the encoding deliberately
   accepts configuration keys it does not know;
 * ``max_examples`` (default 50): how many cases hypothesis tries per test.
+* ``shrink`` (default ``True``): minimise a failing example before reporting it; ``False``
+  reports the first one found, which is faster when failures are expected.
 
 What it checks, for each entry, against :mod:`zarrforge.abc.chunk_key_encoding`:
 the name resolves through the installed ``zarrforge.chunk_key_encodings``
@@ -106,6 +108,7 @@ class ChunkKeyEncodingConformance:
     decodes = True
     rejects_unknown_configuration = True
     max_examples = 50
+    shrink = True
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
         if "document" in metafunc.fixturenames:
@@ -123,9 +126,10 @@ class ChunkKeyEncodingConformance:
                                       enumerate(self.invalid_key_encoding_documents)])
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, settings
+        from hypothesis import HealthCheck, Phase, settings
+        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
         return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck))
+                        suppress_health_check=list(HealthCheck), phases=phases)
 
     def _encoding(self, document: Any) -> tuple[str, ChunkKeyEncoding]:
         return _document_id(document), chunk_key_encoding_from_json(document)
