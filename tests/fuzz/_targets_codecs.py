@@ -42,13 +42,16 @@ STRING = "string"
 class Case:
     label: str
     codecs: tuple          # the chain's JSON (tuple of dicts)
-    data_type: str
+    data_type: Any         # the data type JSON: a name or a document
     shape: tuple[int, ...]
     lossless: bool = True
     # False: zarrforge cannot round-trip this chain with this data type (encode refuses, or
     # decode cannot read what encode wrote: numcodecs' categorize, json2, msgpack2 and
     # vlen-array with zarrforge's string/bytes types); its decoder is fuzzed all the same
     roundtrips: bool = True
+    # the chunk values to draw, when the data type's numpy dtype does not say enough
+    # (``optional`` holds None or the inner type's values in an object array)
+    values: Any = None
 
     def names(self) -> set[str]:
         names = set()
@@ -118,6 +121,14 @@ CASES: list[Case] = [
     Case("conditional", (B, {"name": "conditional", "configuration": {"codecs": [
         {"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}], "header_bits": 16}}),
          "int32", (4, 6)),
+    Case("zfp-reversible", ({"name": "zfp", "configuration": {"mode": "reversible"}},), "float32",
+         (4, 5, 3)),
+    Case("zfp-accuracy", ({"name": "zfp", "configuration": {
+        "mode": "fixed_accuracy", "tolerance": 0.01}},), "float64", (6, 7), lossless=False),
+    Case("optional", ({"name": "optional", "configuration": {
+        "mask_codecs": [{"name": "packbits"}], "data_codecs": [B]}},),
+         {"name": "optional", "configuration": {"name": "int16", "configuration": {}}}, (3, 4),
+         values="optional"),
     Case("n5_default", ({"name": "n5_default", "configuration": {"codecs": [
         {"name": "transpose", "configuration": {"order": [1, 0]}},
         {"name": "bytes", "configuration": {"endian": "big"}},
@@ -159,12 +170,19 @@ CASES: list[Case] = [
     Case("numcodecs.msgpack2", ({"name": "numcodecs.msgpack2"},), STRING, (3,), roundtrips=False),
     Case("numcodecs.vlen-array", ({"name": "numcodecs.vlen-array", "configuration": {"dtype": "<i4"}},),
          "bytes", (3,), roundtrips=False),
+    Case("numcodecs.zfpy", ({"name": "numcodecs.zfpy", "configuration": {
+        "mode": 4, "tolerance": 0.01}},), "float64", (5, 4), lossless=False),
 ]
 # numcodecs ids deliberately not fuzzed, with the reason (test_codecs.py checks the list
 # against numcodecs' registry so a new id is noticed):
 NOT_FUZZED = {
     "pickle": "decoding runs pickle.loads on the bytes: refused unless allowed "
               "(test_codecs.py::test_pickle_is_refused); never fuzzed with permission",
+    # registered in numcodecs by kerchunk (a test dependency of the fsspec plugin) for its
+    # own reference sets; they decode FITS tables, GRIB messages and HDF5 structures that
+    # only kerchunk writes, and are kerchunk's to test
+    **{name: "kerchunk's codec for its own reference sets" for name in (
+        "FITSAscii", "FITSVarBintable", "fill_hdf_strings", "grib", "record_member")},
 }
 BY_LABEL = {case.label: case for case in CASES}
 assert len(BY_LABEL) == len(CASES), "case labels must be unique"
@@ -185,9 +203,16 @@ def _built(label: str) -> tuple[CodecChain, ChunkSpec]:
     return chain, spec
 
 
-def values_for(spec: ChunkSpec) -> st.SearchStrategy:
+def values_for(spec: ChunkSpec, kind: str | None = None) -> st.SearchStrategy:
     n = int(np.prod(spec.shape, dtype=np.int64))
     dtype = spec.dtype
+    if kind == "optional":
+        def gaps(xs: list[int | None]) -> np.ndarray:
+            out = np.empty(n, dtype=object)
+            out[:] = xs
+            return out.reshape(spec.shape)
+        element = st.one_of(st.none(), st.integers(-2**15, 2**15 - 1))
+        return st.lists(element, min_size=n, max_size=n).map(gaps)
     if dtype.kind == "T":
         return st.lists(st.text(max_size=6), min_size=n, max_size=n).map(
             lambda xs: np.array(xs, dtype=dtype).reshape(spec.shape))
@@ -229,7 +254,7 @@ def installed(case: Case) -> bool:
 def codec_cases(draw: Any, cases: tuple[Case, ...] | None = None) -> tuple[Case, Any, Any]:
     case = draw(st.sampled_from(cases or [c for c in CASES if installed(c)]), label="case")
     _, spec = built(case)
-    values = draw(values_for(spec), label="values")
+    values = draw(values_for(spec, case.values), label="values")
     return case, values, draw(st.data(), label="mutations")
 
 
