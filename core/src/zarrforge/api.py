@@ -13,6 +13,11 @@ The format is chosen by ``zarr_format`` (a registered format name; ``3`` is
 the default) when creating, and detected when opening: the configured default
 format is tried first, then every other installed format.
 
+``store`` may be a URL pipeline (``"file:/d/data.zip|zip:|zarr3:group/array"``,
+:mod:`zarrforge.storage`): its path comes first and ``path=`` is joined below it,
+and its format segment chooses the format unless ``zarr_format=`` contradicts it
+(an error naming both).
+
 This module is the top of the core: no other core module imports it.
 """
 
@@ -21,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from . import paths
 from .array import Array
 from .consolidated import without_view
 from .creation import DEFAULT_FORMAT, create_array, create_group
@@ -29,7 +33,7 @@ from .errors import NodeNotFoundError, NodeTypeError
 from .group import Group
 from .hierarchy import detect_format, get_format, locate_node
 from .node import check_mode, node_from_metadata, open_node
-from .storage import StoreLike, resolve_store
+from .storage import StoreLike, resolve_location
 
 __all__ = [
     "DEFAULT_FORMAT", "consolidate_metadata", "create_array", "create_group", "detect_format",
@@ -57,8 +61,9 @@ def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
     ``True`` requires it.
     """
     check_mode(mode)
-    resolved = resolve_store(store, read_only=(mode == "r"), storage_options=storage_options)
-    path = paths.normalize_path(path)
+    location = resolve_location(store, path, zarr_format=zarr_format, read_only=(mode == "r"),
+                                storage_options=storage_options)
+    resolved, path, zarr_format = location.store, location.path, location.zarr_format
     if mode in ("w", "w-"):
         return create_group(resolved, path, attributes=attributes,
                             zarr_format=zarr_format or DEFAULT_FORMAT, overwrite=(mode == "w"))

@@ -34,7 +34,7 @@ from .abc.format import ArrayCreationSpec, Format
 from .errors import ContainsNodeError, MetadataError
 from .node import open_node
 from .read_memo import ReadMemo
-from .storage import StoreLike, resolve_store
+from .storage import StoreLike, resolve_location
 
 KEEP: Any = object()  # sentinel: take the source's setting
 
@@ -139,13 +139,15 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
          storage_options: dict[str, Any] | None = None) -> Any:
     """Copy the node at ``source_path`` of ``source`` to ``dest_path`` of ``dest``.
 
-    Returns the destination node. ``zarr_format`` defaults to the source's.
+    Returns the destination node. ``zarr_format`` defaults to the format a URL pipeline
+    ``dest`` chooses, else the source's; ``source``/``dest`` may be URL pipelines.
     """
     node = source if hasattr(source, "metadata_model") else open_node(source, source_path)
-    fmt = hierarchy.get_format(zarr_format if zarr_format is not None
-                               else (node.metadata_model.format_name or hierarchy.DEFAULT_FORMAT))
-    store = resolve_store(dest, storage_options=storage_options)
-    dest_path = paths.normalize_path(dest_path)
+    location = resolve_location(dest, dest_path, zarr_format=zarr_format,
+                                storage_options=storage_options)
+    store, dest_path = location.store, location.path
+    fmt = hierarchy.get_format(location.zarr_format
+                               or node.metadata_model.format_name or hierarchy.DEFAULT_FORMAT)
     overrides = {k: v for k, v in dict(chunks=chunks, shards=shards, filters=filters,
                                        serializer=serializer, compressors=compressors).items()
                  if v is not KEEP}

@@ -15,12 +15,12 @@ from __future__ import annotations
 import operator
 from typing import Any, Sequence
 
-from . import hierarchy, paths
+from . import hierarchy
 from .abc.format import ArrayCreationSpec, Format
 from .node import node_class, node_from_metadata, validate_extensions
 from .read_memo import ReadMemo
 from .resolution import shape_from_json
-from .storage import StoreLike, resolve_store
+from .storage import StoreLike, resolve_location
 
 DEFAULT_FORMAT = hierarchy.DEFAULT_FORMAT
 
@@ -42,7 +42,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
                  dimension_names: Sequence[str | None] | None = None,
                  chunk_key_encoding: Any = None, storage_transformers: Any = None,
                  extensions: Any = None,
-                 zarr_format: Any = DEFAULT_FORMAT, overwrite: bool = False,
+                 zarr_format: Any = None, overwrite: bool = False,
                  fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
                  _checked_group: str | None = None, **array_options: Any) -> Any:
     """Create an array and return it open for reading and writing.
@@ -54,16 +54,18 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
     ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
     ``_checked_group`` is for :class:`~zarrforge.group.Group` (see
-    :func:`zarrforge.hierarchy.survey`).
+    :func:`zarrforge.hierarchy.survey`). ``zarr_format``: a registered format name;
+    ``None`` takes the one a URL pipeline's format segment chose, else ``"3"``.
     """
     if codecs is not None and (filters is not None or serializer is not None
                                or compressors not in ("auto", None)):
         raise ValueError("pass either codecs= (the complete list) or filters=/serializer=/"
                          "compressors=, not both")
     shape_t = _shape_argument(shape)
-    fmt = fmt or hierarchy.get_format(zarr_format)
-    resolved = resolve_store(store, storage_options=storage_options)
-    path = paths.normalize_path(path)
+    location = resolve_location(store, path, zarr_format=zarr_format,
+                                storage_options=storage_options)
+    fmt = fmt or hierarchy.get_format(location.zarr_format or DEFAULT_FORMAT)
+    resolved, path = location.store, location.path
     spec = ArrayCreationSpec(
         shape=shape_t, dtype=dtype, chunks=chunks if chunks is not None else shape_t,
         shards=shards, filters=filters, serializer=serializer, compressors=compressors,
@@ -83,15 +85,16 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
 
 def create_group(store: StoreLike = None, path: str = "", *,
                  attributes: dict[str, Any] | None = None, extensions: Any = None,
-                 zarr_format: Any = DEFAULT_FORMAT,
+                 zarr_format: Any = None,
                  overwrite: bool = False, fmt: Format | None = None,
                  storage_options: dict[str, Any] | None = None,
                  _checked_group: str | None = None) -> Any:
     """Create a group and return it open for writing (``_checked_group``: as for
     :func:`create_array`)."""
-    fmt = fmt or hierarchy.get_format(zarr_format)
-    resolved = resolve_store(store, storage_options=storage_options)
-    path = paths.normalize_path(path)
+    location = resolve_location(store, path, zarr_format=zarr_format,
+                                storage_options=storage_options)
+    fmt = fmt or hierarchy.get_format(location.zarr_format or DEFAULT_FORMAT)
+    resolved, path = location.store, location.path
     metadata = fmt.new_group(attributes, extensions)
     validate_extensions(metadata)
     rendered = fmt.render(metadata)

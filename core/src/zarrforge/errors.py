@@ -91,6 +91,20 @@ class InvalidPathError(ZarrforgeError, ValueError):
     """A node path or store key is not allowed (``..``, absolute, reserved names)."""
 
 
+class URLPipelineError(InvalidPathError):
+    """A ``|``-chained URL (a URL pipeline) is malformed or cannot be resolved.
+
+    ``url`` is the whole pipeline and ``segment`` the sub-URL at fault (``None`` when
+    the fault is the pipeline as a whole); the message names both and says what
+    would be valid."""
+
+    def __init__(self, message: str, *, url: str | None = None,
+                 segment: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.segment = segment
+
+
 # --- extensions and plugins --------------------------------------------------
 
 class UnknownExtensionError(MetadataError):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from . import hooks, paths
+from . import hooks
 from .abc.extension import Extension
 from .abc.format import Format
 from .abc.metadata import NodeMetadata
@@ -32,10 +32,10 @@ from .abc.store import Store
 from .attributes import Attributes
 from .consolidated import ConsolidatedView
 from .errors import MetadataError, NodeNotFoundError, ReadOnlyError
-from .hierarchy import locate_node, refresh_consolidated
+from .hierarchy import get_format, locate_node, refresh_consolidated
 from .optimistic import read_modify_write
 from .resolution import extension_from_json
-from .storage import StoreLike, resolve_store
+from .storage import StoreLike, resolve_location
 
 MODES = ("r", "r+", "a", "w", "w-")
 
@@ -257,11 +257,16 @@ def node_from_metadata(store: Store, path: str, fmt: Format, metadata: NodeMetad
 
 def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format | None = None,
               storage_options: dict[str, Any] | None = None,
-              use_consolidated: bool | None = None, **array_options: Any) -> Any:
-    """Open the array or group at ``path`` (``fmt``: ask only that format)."""
+              use_consolidated: bool | None = None, zarr_format: Any = None,
+              **array_options: Any) -> Any:
+    """Open the array or group at ``path`` (``fmt``, or the format named by ``zarr_format``
+    or by a URL pipeline's format segment: ask only that format)."""
     check_mode(mode)
-    resolved = resolve_store(store, read_only=(mode == "r"), storage_options=storage_options)
-    path = paths.normalize_path(path)
+    location = resolve_location(store, path, zarr_format=zarr_format, read_only=(mode == "r"),
+                                storage_options=storage_options)
+    resolved, path = location.store, location.path
+    if fmt is None and location.zarr_format is not None:
+        fmt = get_format(location.zarr_format)
     found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
         raise NodeNotFoundError(f"no array or group at path {'/' + path!r} in {resolved!r}")

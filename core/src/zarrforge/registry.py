@@ -48,6 +48,7 @@ from .abc.format import Format
 from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import StorageTransformer
 from .abc.store import Store
+from .abc.url_adapter import URLAdapter
 from .errors import PluginConflictError, PluginLoadError, UnknownExtensionError
 
 FAMILY_SUFFIX = "*"
@@ -92,6 +93,11 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
     "store": {"memory": "zarrforge-std", "file": "zarrforge-std",
               **{s: "zarrforge-fsspec" for s in ("s3", "gs", "gcs", "http", "https", "zip")}},
     "format": {"3": "zarrforge-std", "2": "zarrforge-v2", "draft-2022": "zarrforge-draft2022"},
+    "URL adapter": {
+        **{s: "zarrforge-std" for s in ("file", "memory", "zarr", "zarr2", "zarr3")},
+        "zarr-draft-2022": "zarrforge-draft2022",
+        **{s: "zarrforge-fsspec" for s in ("zip", "s3", "gs", "gcs", "http", "https")},
+    },
 }
 
 
@@ -356,6 +362,7 @@ def _build_registries() -> dict[str, Registry]:
         "extensions": Registry("extension", "zarrforge.extensions", Extension),
         "stores": Registry("store", "zarrforge.stores", Store),
         "formats": Registry("format", "zarrforge.formats", Format),
+        "url_adapters": Registry("URL adapter", "zarrforge.url_adapters", URLAdapter),
     }
 
 
@@ -370,6 +377,7 @@ storage_transformers = REGISTRIES["storage_transformers"]
 extensions = REGISTRIES["extensions"]
 stores = REGISTRIES["stores"]
 formats = REGISTRIES["formats"]
+url_adapters = REGISTRIES["url_adapters"]
 
 
 PREFER_ENV = "ZARRFORGE_PREFER"

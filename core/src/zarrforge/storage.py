@@ -1,23 +1,56 @@
 """Turning what the user passed as a store into a :class:`~zarrforge.abc.store.Store`.
 
 Accepted: a ``Store`` instance (used as is), ``None`` (a new in-memory store),
-a filesystem path (``str`` or ``os.PathLike``), a URL ``scheme://...``, or another
-library's store object that a plugin adapts (the ``zarrforge_adapt_store`` hook).
-For strings, the ``zarrforge_resolve_store`` hook is asked first (so plugins
-can claim URLs a scheme does not identify), then the scheme is looked up in
-the ``zarrforge.stores`` registry; a string without ``://`` is a local path
-(scheme ``file``).
+a filesystem path (``str`` or ``os.PathLike``), a URL ``scheme://...``, a URL
+pipeline (a ``str`` holding ``|``: ``file:/d/data.zip|zip:|zarr3:group/array``), or
+another library's store object that a plugin adapts (the ``zarrforge_adapt_store``
+hook).
+
+For strings without ``|``, the ``zarrforge_resolve_store`` hook is asked first
+(so plugins can claim URLs a scheme does not identify), then the scheme is
+looked up in the ``zarrforge.stores`` registry; a string without ``://`` is a
+local path (scheme ``file``).
+
+URL pipelines (:mod:`zarrforge.url_pipeline` parses them) resolve through the
+``zarrforge.url_adapters`` registry, in this order:
+
+1. every segment's scheme is looked up first, so an unknown scheme fails (with
+   the close names) before anything is opened;
+2. the root: the URL adapter of its scheme; else, for a bare path or a URL no
+   adapter claims, the resolution above (hook, then ``zarrforge.stores``), so
+   ``zip::s3://b/x.zip|zarr3:a`` and third-party store schemes work as roots;
+3. each following segment's adapter, left to right, on the state so far
+   (:class:`~zarrforge.abc.url_adapter.PipelineState`: store, path, format).
+
+:func:`resolve_location` gives the store, the node path (the pipeline's path
+joined with the caller's ``path=``, pipeline first) and the format a format
+segment chose; a format segment contradicting ``zarr_format=`` is an error
+naming both. :func:`resolve_store` takes only a store, so a pipeline that ends
+in a path or a format is refused there rather than silently cut short.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
-from . import hooks, registry
+from . import hooks, paths, registry, url_pipeline
 from .abc.store import Store
+from .abc.url_adapter import PipelineState, Segment, URLAdapter
+from .errors import InvalidPathError, UnknownExtensionError, URLPipelineError
 
 StoreLike = Store | str | os.PathLike | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Location:
+    """Where a node is: the store, its normalised path there, and the format a URL
+    pipeline chose (``None``: not chosen; the caller's argument or detection decides)."""
+
+    store: Store
+    path: str
+    zarr_format: str | None = None
 
 
 def scheme_of(url: str) -> str:
@@ -25,10 +58,27 @@ def scheme_of(url: str) -> str:
     return head.lower() if sep else "file"
 
 
+def _store_for_url(url: str, read_only: bool, options: dict[str, Any]) -> Store:
+    claimed = hooks.hook().zarrforge_resolve_store(url=url, options=options, read_only=read_only)
+    if claimed is not None:
+        return claimed
+    implementation = registry.stores.get(scheme_of(url), field="store")
+    return implementation.from_url(url, read_only=read_only, **options)
+
+
 def resolve_store(store: StoreLike, *, read_only: bool = False,
                   storage_options: dict[str, Any] | None = None) -> Store:
     if isinstance(store, Store):
         return store
+    if url_pipeline.is_pipeline(store):
+        state = resolve_pipeline(store, read_only=read_only, storage_options=storage_options)
+        if state.path or state.zarr_format is not None:
+            raise URLPipelineError(
+                f"the URL pipeline {store!r} names a node (path {state.path!r}, format "
+                f"{state.zarr_format!r}), but only a store is taken here; end the pipeline "
+                "at the store (drop the format segment) and pass the path separately",
+                url=store)
+        return state.store
     options = dict(storage_options or {})
     if store is None:
         store = "memory://"
@@ -43,8 +93,87 @@ def resolve_store(store: StoreLike, *, read_only: bool = False,
         raise TypeError(f"expected a Store, a path or a URL, got {kind} {store!r} (no "
                         "installed plugin adapts it: zarr-python stores need "
                         "zarrforge-zarr-python)")
-    claimed = hooks.hook().zarrforge_resolve_store(url=store, options=options, read_only=read_only)
-    if claimed is not None:
-        return claimed
-    implementation = registry.stores.get(scheme_of(store), field="store")
-    return implementation.from_url(store, read_only=read_only, **options)
+    return _store_for_url(store, read_only, options)
+
+
+def _adapter(segment: Segment) -> type[URLAdapter]:
+    try:
+        return registry.url_adapters.get(segment.scheme)
+    except UnknownExtensionError as exc:
+        where = f"segment {segment.position + 1} {segment.raw!r} of the URL pipeline {segment.url!r}"
+        raise UnknownExtensionError(exc.point, exc.name, exc.installed, exc.provider,
+                                    note=where) from None
+
+
+def _root_adapter(root: Segment) -> type[URLAdapter] | None:
+    """The adapter for the root, or ``None`` when the store resolution takes it (a bare
+    path or fsspec chain, or a ``scheme://`` URL no adapter claims)."""
+    if root.scheme in registry.url_adapters:
+        return _adapter(root)
+    if root.scheme == "" or "://" in root.raw:
+        return None
+    return _adapter(root)  # "fiel:/x": an unknown scheme, with the close names
+
+
+def resolve_pipeline(url: str, *, read_only: bool = False,
+                     storage_options: dict[str, Any] | None = None) -> PipelineState:
+    """What the URL pipeline ``url`` names (see the module docstring for the order)."""
+    segments = url_pipeline.parse(url)
+    options = dict(storage_options or {})
+    root, rest = segments[0], segments[1:]
+    adapters = [_root_adapter(root)] + [_adapter(s) for s in rest]
+    if adapters[0] is None:
+        state = PipelineState(_store_for_url(root.raw, read_only, options), url=root.raw)
+    else:
+        state = _apply(adapters[0], None, root, read_only, options)
+    chosen_by: Segment | None = None
+    for adapter, segment in zip(adapters[1:], rest):
+        previous = state.zarr_format
+        state = _apply(adapter, state, segment, read_only, options)
+        if state.zarr_format is not None and state.zarr_format != previous:
+            if previous is not None and chosen_by is not None:
+                raise segment.error(f"chooses zarr_format {state.zarr_format!r}, but the "
+                                    f"segment {chosen_by.raw!r} before it chose {previous!r}")
+            chosen_by = segment
+    if read_only and not state.store.read_only:
+        raise URLPipelineError(f"the URL pipeline {url!r} was opened read-only, but its last "
+                               f"store {state.store!r} is writable: an adapter ignored "
+                               "read_only=True", url=url)
+    return state
+
+
+def _apply(adapter: type[URLAdapter], base: PipelineState | None, segment: Segment,
+           read_only: bool, options: dict[str, Any]) -> PipelineState:
+    state = adapter.resolve(base, segment, read_only=read_only, storage_options=dict(options))
+    if not isinstance(state, PipelineState) or not isinstance(state.store, Store):
+        raise URLPipelineError(
+            f"the URL adapter {segment.scheme!r} ({adapter.__module__}.{adapter.__qualname__}) "
+            f"returned {state!r} for {segment.raw!r}, not a PipelineState holding a Store",
+            url=segment.url, segment=segment.raw)
+    url = segment.raw if base is None else f"{base.url}{url_pipeline.SEPARATOR}{segment.raw}"
+    return dataclasses.replace(state, url=url)
+
+
+def resolve_location(store: StoreLike, path: str | None = "", *, zarr_format: Any = None,
+                     read_only: bool = False,
+                     storage_options: dict[str, Any] | None = None) -> Location:
+    """The store, node path and format for the API's ``store``, ``path=`` and
+    ``zarr_format=`` arguments (``zarr_format``: ``None`` when not given)."""
+    if not url_pipeline.is_pipeline(store):
+        return Location(resolve_store(store, read_only=read_only, storage_options=storage_options),
+                        paths.normalize_path(path),
+                        None if zarr_format is None else str(zarr_format))
+    state = resolve_pipeline(store, read_only=read_only, storage_options=storage_options)
+    wanted = None if zarr_format is None else str(zarr_format)
+    if wanted is not None and state.zarr_format is not None and wanted != state.zarr_format:
+        raise URLPipelineError(
+            f"the URL pipeline {store!r} chooses zarr_format {state.zarr_format!r} with a "
+            f"format segment, but zarr_format={zarr_format!r} was passed; drop one of them "
+            "or make them agree", url=store)
+    try:
+        joined = paths.normalize_path(paths.join(paths.normalize_path(state.path),
+                                                 paths.normalize_path(path)))
+    except InvalidPathError as exc:
+        raise URLPipelineError(f"the URL pipeline {store!r} with path={path!r}: {exc}",
+                               url=store) from exc
+    return Location(state.store, joined, wanted or state.zarr_format)

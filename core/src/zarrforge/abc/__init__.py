@@ -12,6 +12,7 @@ from .memory_layout import MemoryLayout
 from .storage_transformer import ChunkKeys, StorageTransformer
 from .store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities, WrapperStore, validate_key,
                     validate_prefix)
+from .url_adapter import FormatSegment, PipelineState, Segment, URLAdapter
 
 __all__ = [
     "ABSENT", "ArrayArrayCodec", "ArrayBytesCodec", "ArrayCreationSpec", "ArrayMetadata", "ByteRange",
@@ -20,4 +21,5 @@ __all__ = [
     "GroupMetadata", "ListDirResult", "MemoryLayout", "NO_FILL_VALUE", "NodeMetadata", "PartialCodec",
     "RangeFetcher", "StorageTransformer", "Store", "StoreCapabilities", "SubdividedCodec",
     "WrapperStore", "validate_key", "validate_prefix",
+    "FormatSegment", "PipelineState", "Segment", "URLAdapter",
 ]

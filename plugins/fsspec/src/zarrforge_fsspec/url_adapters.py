@@ -1,0 +1,118 @@
+"""URL-pipeline adapters of zarrforge-fsspec (entry-point group ``zarrforge.url_adapters``;
+contract: :mod:`zarrforge.abc.url_adapter`).
+
+* Roots ``s3://``, ``gs://``, ``gcs://``, ``http://``, ``https://``: the URL as fsspec
+  reads it, through :class:`~zarrforge_fsspec.store.FsspecStore`, with the caller's
+  ``storage_options`` (endpoint, credentials, store settings).
+* ``zip:path``: the zip archive named by the segments before it, and ``path``
+  inside it. The archive is the base's file: with an empty base path, the file
+  the base store stands on (``file:/d/data.zip|zip:``, ``s3://b/data.zip|zip:``);
+  otherwise the key at the base path (``file:/d|zip:...`` is not that: name the
+  file, ``file:/d/data.zip|zip:``; ``...|zip:outer/inner.zip|zip:`` is).
+  A local archive (on a ``file:`` root, or a bare path) can be written, once,
+  like :class:`~zarrforge_fsspec.zip.ZipStore` (created when missing); an archive
+  on a remote filesystem or held as a key of another store (an archive in an
+  archive) is read-only: open those with ``mode="r"``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from typing import Any
+
+from zarrforge.abc.url_adapter import PipelineState, Segment, URLAdapter
+from zarrforge.errors import StoreError
+
+from .store import FsspecStore
+from .zip import ZipStore, _Archive
+
+
+class _RemoteRoot(URLAdapter):
+    @classmethod
+    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
+                storage_options: dict[str, Any]) -> PipelineState:
+        segment.only_first(f"{segment.scheme}://bucket/data.zip|zip:|zarr3:group/array")
+        return PipelineState(FsspecStore.from_url(segment.raw, read_only=read_only,
+                                                  **storage_options))
+
+
+class S3Root(_RemoteRoot):
+    name = "s3"
+
+
+class GSRoot(_RemoteRoot):
+    name = "gs"
+
+
+class GCSRoot(_RemoteRoot):
+    name = "gcs"
+
+
+class HTTPRoot(_RemoteRoot):
+    name = "http"
+
+
+class HTTPSRoot(_RemoteRoot):
+    name = "https"
+
+
+def _local_file(store: Any, key: str) -> str | None:
+    """The local path of ``key`` in ``store`` (``""``: the store's own root), if local."""
+    if getattr(store, "scheme", None) == "file" and isinstance(getattr(store, "root", None), str):
+        return os.path.join(store.root, *key.split("/")) if key else store.root
+    return None
+
+
+class ZipAdapter(URLAdapter):
+    name = "zip"
+
+    @classmethod
+    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
+                storage_options: dict[str, Any]) -> PipelineState:
+        segment.not_first("file:/data/archive.zip|zip:|zarr3:group/array")
+        assert base is not None
+        if base.zarr_format is not None:
+            raise segment.error(f"follows a format segment ({base.url!r}); a format segment "
+                                "names a node, not a file: put it after 'zip:'")
+        inside = segment.path()
+        local = _local_file(base.store, base.path)
+        if local is not None:
+            store = ZipStore(local, read_only=read_only)
+        else:
+            store = ZipStore(_archive=cls._read_only_archive(base, segment, read_only),
+                             read_only=True)
+        return PipelineState(store, path=inside)
+
+    @staticmethod
+    def _read_only_archive(base: PipelineState, segment: Segment, read_only: bool) -> _Archive:
+        where = f"{base.url!r}" + (f" (key {base.path!r} of {base.store!r})" if base.path else "")
+        if not read_only:
+            raise segment.error(f"the archive at {where} can only be read (remote, or held in "
+                                "another store); open it with mode='r', or write a local "
+                                "archive (file:/path/data.zip|zip:) and upload it")
+        store = base.store
+        try:
+            if isinstance(store, FsspecStore):
+                target = "/".join(p for p in (store.root, base.path) if p)
+                handle = store.fs.open(target, "rb")
+            elif base.path:
+                value = store.get(base.path)
+                if value is None:
+                    raise FileNotFoundError(base.path)
+                handle = io.BytesIO(value)
+            else:
+                raise segment.error(f"needs a file before it, but {base.url!r} names the root "
+                                    f"of {store!r}; name the archive's key, e.g. "
+                                    "'...|zip:outer/inner.zip|zip:'")
+            if not zipfile.is_zipfile(handle):
+                handle.close()
+                raise segment.error(f"{where} is not a zip archive")
+            handle.seek(0)
+        except (FileNotFoundError, IsADirectoryError):
+            raise segment.error(f"no zip archive at {where}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot read the zip archive at {where}: {exc}") from exc
+        return _Archive(base.url, writable=False, compression=zipfile.ZIP_STORED,
+                        remote_file=handle)

@@ -1,0 +1,77 @@
+"""URL-pipeline adapters of zarrforge-std: the ``file:`` and ``memory:`` roots and the
+format segments ``zarr3:``, ``zarr2:`` and ``zarr:`` (entry-point group
+``zarrforge.url_adapters``; contract: :mod:`zarrforge.abc.url_adapter`).
+
+* ``file:`` (RFC 8089, as the url-pipeline standard reads it): ``file:/abs/path``,
+  ``file:///abs/path``, ``file://localhost/abs/path``, and ``file:relative/path``
+  (relative to the working directory). The path is percent-decoded. A host other
+  than ``localhost`` is refused (no network shares), as is a query.
+* ``memory:`` roots: ``memory:``, ``memory:/`` and ``memory://`` are a new, empty
+  store; ``memory:NAME`` (or ``memory:/NAME``, ``memory://NAME``) is the in-process
+  store named ``NAME``, shared by every URL naming it (as ``memory://NAME`` is).
+* ``zarr3:path``, ``zarr2:path``: the node at ``path`` below what the segments
+  before name, in that format (the format must be installed: ``zarr2`` is
+  zarrforge-v2's). ``zarr:path``: the same, the format detected when opening
+  (``"3"`` when creating).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from zarrforge.abc.url_adapter import FormatSegment, PipelineState, Segment, URLAdapter
+
+from .stores.local import LocalStore
+from .stores.memory import MemoryStore
+
+
+class FileRoot(URLAdapter):
+    name = "file"
+
+    @classmethod
+    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
+                storage_options: dict[str, Any]) -> PipelineState:
+        segment.only_first("file:/data/archive.zip|zip:")
+        if storage_options:
+            raise TypeError(f"local stores take no storage options, got {sorted(storage_options)}")
+        body = segment.body
+        if body.startswith("//"):
+            host, slash, rest = body[2:].partition("/")
+            if host.lower() not in ("", "localhost"):
+                raise segment.error(f"names the host {host!r}; only local files are supported "
+                                    "(file:/path, file:///path or file://localhost/path)")
+            body = slash + rest
+        local = Segment(segment.scheme, body, segment.raw, segment.position, segment.url).path()
+        if not local and not body.startswith("/"):
+            raise segment.error("names no path; valid: file:/abs/path, file:///abs/path, "
+                                "file:relative/path")
+        root = "/" + local if body.startswith("/") else local
+        return PipelineState(LocalStore(os.path.abspath(root), read_only=read_only))
+
+
+class MemoryRoot(URLAdapter):
+    name = "memory"
+
+    @classmethod
+    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
+                storage_options: dict[str, Any]) -> PipelineState:
+        segment.only_first("memory:|zarr3:group/array")
+        name = segment.path()  # "memory://x" reads as the path "//x": the name "x"
+        return PipelineState(MemoryStore.from_url(f"memory://{name}", read_only=read_only,
+                                                  **storage_options))
+
+
+class Zarr3Segment(FormatSegment):
+    name = "zarr3"
+    format_name = "3"
+
+
+class Zarr2Segment(FormatSegment):
+    name = "zarr2"
+    format_name = "2"
+
+
+class ZarrSegment(FormatSegment):
+    name = "zarr"
+    format_name = None
