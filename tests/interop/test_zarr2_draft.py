@@ -30,7 +30,6 @@ numeric type, complex and datetime extension types, numcodecs filters, the
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -38,7 +37,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numcodecs
 import numpy as np
@@ -47,66 +46,24 @@ import pytest
 import zarrforge as zf
 from zarrforge_draft2022 import Draft2022Format
 
-REPO = Path(__file__).resolve().parents[2]
+from _side_venv import ensure_side_venv, run_script, venv_location
+
 # a relative $ZARRFORGE_ZARR2_VENV is taken relative to the repository, wherever pytest runs from
-VENV = REPO / (os.environ.get("ZARRFORGE_ZARR2_VENV") or ".venv-zarr2")
+VENV = venv_location("ZARRFORGE_ZARR2_VENV", ".venv-zarr2")
 REQUIREMENTS = ["zarr>=2.18,<2.19", "numcodecs", "pytest"]
-MARKER = ".zarrforge-ready"
 ENV = {"ZARR_V3_EXPERIMENTAL_API": "1", "ZARR_V3_SHARDING": "1", "PYTHONWARNINGS": "ignore"}
 
 SHARDING = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"
 
 
 # --------------------------------------------------------------------------------------------
-# the zarr-python 2.18 environment
-
-
-def _python(venv: Path) -> Path:
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: no lock, builds are idempotent anyway
-            yield
-            return
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _run(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
-    return subprocess.run(args, capture_output=True, text=True, **kwargs)
+# the zarr-python 2.18 environment (built by the helpers shared in _side_venv.py)
 
 
 def ensure_zarr2_venv(venv: Path = VENV) -> Path:
     """The python of a virtual environment holding zarr-python 2.18, built if missing."""
-    wanted = json.dumps(REQUIREMENTS)
-    marker = venv / MARKER
-    with _locked(venv.with_name(venv.name + ".lock")):
-        if marker.exists() and marker.read_text() == wanted and _python(venv).exists():
-            return _python(venv)
-        steps = [[sys.executable, "-m", "venv", "--clear", str(venv)],
-                 [str(_python(venv)), "-m", "pip", "install", "--quiet",
-                  "--disable-pip-version-check", *REQUIREMENTS]]
-        for step in steps:
-            done = _run(step, timeout=600)
-            if done.returncode != 0:
-                raise RuntimeError(f"building the zarr-python 2.18 environment at {venv} failed:\n"
-                                   f"$ {' '.join(step)}\n{done.stdout}\n{done.stderr}")
-        check = _run([str(_python(venv)), "-c", "import zarr; print(zarr.__version__)"],
-                     timeout=120, cwd=venv)
-        if check.returncode != 0 or not check.stdout.startswith("2.18."):
-            raise RuntimeError(f"the environment at {venv} does not import zarr 2.18: "
-                               f"{check.stdout}{check.stderr}")
-        marker.write_text(wanted)
-        return _python(venv)
+    return ensure_side_venv(venv, REQUIREMENTS, label="zarr-python 2.18",
+                            check="import zarr; print(zarr.__version__)", expect_prefix="2.18.")
 
 
 @pytest.fixture(scope="module")
@@ -121,13 +78,9 @@ def zarr2() -> Path:
 
 
 def run_zarr2(python: Path, script: str, *args: str, cwd: Path) -> str:
-    env = {**os.environ, **ENV}
-    env.pop("PYTHONPATH", None)
-    done = _run([str(python), "-c", VALUES_SOURCE + textwrap.dedent(script), *args], env=env,
-                cwd=cwd, timeout=300)  # cwd: never a directory that shadows zarr's modules
-    if done.returncode != 0:
-        raise AssertionError(f"zarr-python 2.18 failed:\n{done.stdout}\n{done.stderr}")
-    return done.stdout
+    # cwd: never a directory that shadows zarr's modules
+    return run_script(python, VALUES_SOURCE + textwrap.dedent(script), args,
+                      label="zarr-python 2.18", cwd=cwd, env=ENV)
 
 
 # --------------------------------------------------------------------------------------------

@@ -172,3 +172,29 @@ class TestCastValueConformance(CodecConformance):
                        {"name": "cast_value", "configuration": {"data_type": "int64",
                                                                 "out_of_range": "clamp"}}]
     data_type = "int32"
+
+
+@pytest.mark.parametrize("target, endian", [("uint8", None), ("int16", "little")])
+def test_a_bytes_codec_without_endian_is_judged_by_the_type_cast_value_gives_it(
+        tmp_path: pathlib.Path, target: str, endian: str | None) -> None:
+    """zarr-python 3.4 writes float64 cast to uint8 with ``{"name": "bytes"}``: no byte order
+    is needed for the uint8 that reaches it, so zarrforge must not add one when reading (it
+    used to judge by the array's float64). Without ``endian`` for a multi-byte target, the
+    legacy rule (little-endian) still applies."""
+    document = {
+        "zarr_format": 3, "node_type": "array", "shape": [3], "data_type": "float64",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [3]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0.0,
+        "codecs": [{"name": "cast_value", "configuration": {"data_type": target}},
+                   {"name": "bytes"}]}
+    (tmp_path / "zarr.json").write_text(json.dumps(document))
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "0").write_bytes(np.array([1, 2, 3], f"<{np.dtype(target).str[1:]}")
+                                       .tobytes())
+    a = zf.open_array(str(tmp_path))
+    expected = {"name": "bytes"} if endian is None else {"name": "bytes",
+                                                          "configuration": {"endian": endian}}
+    assert a.codecs[-1].to_json() == expected
+    assert a[...].tolist() == [1.0, 2.0, 3.0]
+    a.attrs["touched"] = True  # rewriting the document keeps the bytes codec as read
+    assert json.loads((tmp_path / "zarr.json").read_text())["codecs"][-1] == expected

@@ -131,8 +131,9 @@ class V3Format(ChunksUnderNode, Format):
         extra = split_unknown_fields(document, ARRAY_FIELDS, key=key)
         shape = shape_from_json(document["shape"])
         data_type = data_type_from_json(document["data_type"])
-        document = legacy_v3.normalized(document, ndim=len(shape),
-                                        has_endianness=data_type.has_endianness)
+        document = legacy_v3.normalized(
+            document, ndim=len(shape), has_endianness=data_type.has_endianness,
+            endianness_of=lambda target: data_type_from_json(target).has_endianness)
         fill_value = data_type.fill_value_from_json(document["fill_value"])
         return ArrayMetadata(
             shape=shape,

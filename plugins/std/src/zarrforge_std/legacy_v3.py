@@ -19,7 +19,12 @@ Contract: :func:`normalized(document, ndim=..., has_endianness=...)` returns
   them) -> the identity or the reversed permutation of the chunk's rank;
 * a ``bytes`` codec without ``endian`` for a data type with endianness
   (zarr-python 3 reads it in the machine's byte order, little-endian on every
-  platform it supports) -> ``"endian": "little"``.
+  platform it supports) -> ``"endian": "little"``. The data type is the one
+  that reaches the ``bytes`` codec: after a ``cast_value`` codec it is that
+  codec's ``data_type`` (``endianness_of`` tells whether a data type document
+  has endianness; without it the array's type is used throughout), so
+  ``float64`` cast to ``uint8`` keeps ``{"name": "bytes"}``, as zarr-python 3.4
+  writes it.
 
 Codecs nested in a ``sharding_indexed`` configuration are rewritten the same
 way (``codecs`` at the array's rank, ``index_codecs`` at rank + 1 with the
@@ -29,7 +34,7 @@ these is left alone for the parsers to refuse with their own messages.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 LEGACY_ORDERS = ("C", "F")
 
@@ -72,19 +77,39 @@ def _codec(value: Any, ndim: int, has_endianness: bool) -> Any:
     return value
 
 
-def codecs(value: list[Any], ndim: int, has_endianness: bool) -> list[Any]:
+def _cast_target(value: Any) -> Any:
+    """The ``data_type`` document of a ``cast_value`` codec, else None."""
+    if isinstance(value, dict) and value.get("name") == "cast_value":
+        config = value.get("configuration")
+        if isinstance(config, dict):
+            return config.get("data_type")
+    return None
+
+
+def codecs(value: list[Any], ndim: int, has_endianness: bool,
+           endianness_of: Callable[[Any], bool] | None = None) -> list[Any]:
     """A ``codecs`` list with every legacy codec spelling rewritten."""
-    return [_codec(entry, ndim, has_endianness) for entry in value]
+    out = []
+    for entry in value:
+        out.append(_codec(entry, ndim, has_endianness))
+        target = _cast_target(entry)
+        if target is not None and endianness_of is not None:
+            try:
+                has_endianness = endianness_of(target)
+            except Exception:  # an invalid data_type: the codec's parser reports it
+                pass
+    return out
 
 
-def normalized(document: dict[str, Any], *, ndim: int, has_endianness: bool) -> dict[str, Any]:
+def normalized(document: dict[str, Any], *, ndim: int, has_endianness: bool,
+               endianness_of: Callable[[Any], bool] | None = None) -> dict[str, Any]:
     """``document`` with the legacy spellings listed in the module docstring rewritten."""
     changes: dict[str, Any] = {}
     encoding = key_encoding(document.get("chunk_key_encoding"))
     if encoding is not document.get("chunk_key_encoding"):
         changes["chunk_key_encoding"] = encoding
     if isinstance(document.get("codecs"), list):
-        rewritten = codecs(document["codecs"], ndim, has_endianness)
+        rewritten = codecs(document["codecs"], ndim, has_endianness, endianness_of)
         if rewritten != document["codecs"]:
             changes["codecs"] = rewritten
     return {**document, **changes} if changes else document

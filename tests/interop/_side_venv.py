@@ -1,0 +1,139 @@
+"""Virtual environments of their own for peers that cannot share the project's environment.
+
+Used by ``test_zarr2_draft.py`` (zarr-python 2.18) and ``test_zarr34_registry.py``
+(zarr-python 3.4, which needs Python >= 3.12 while the project's environment is 3.11).
+
+A side environment lives at a path chosen by an environment variable (relative paths are
+taken relative to the repository), else at a git-ignored default under the repository. It is
+built on first use with ``<base python> -m venv`` and ``pip install <requirements>``, then
+reused: a marker file records what was installed (requirements and base interpreter), and a
+lock file keeps parallel sessions from building it twice. A build that fails raises
+:class:`RuntimeError` with pip's output; the tests turn that into a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+REPO = Path(__file__).resolve().parents[2]
+MARKER = ".zarrforge-ready"
+
+
+def venv_location(variable: str, default: str) -> Path:
+    """``$variable`` if set (relative to the repository when relative), else ``REPO/default``."""
+    return REPO / (os.environ.get(variable) or default)
+
+
+def python_of(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no lock, builds are idempotent anyway
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def run(args: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess:
+    return subprocess.run(list(args), capture_output=True, text=True, **kwargs)
+
+
+def _version_of(python: str) -> tuple[int, int] | None:
+    try:
+        done = run([python, "-c", "import sys; print(*sys.version_info[:2])"], timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    try:
+        major, minor = (int(v) for v in done.stdout.split())
+    except ValueError:
+        return None
+    return major, minor
+
+
+def find_python(minimum: tuple[int, int], variable: str) -> str:
+    """An interpreter of at least ``minimum``: ``$variable`` if set (and then only that one),
+    else this interpreter, ``python3.<n>`` on PATH, or a pyenv installation."""
+    chosen = os.environ.get(variable)
+    if chosen:
+        found = _version_of(chosen)
+        if found is None or found < minimum:
+            raise RuntimeError(f"${variable}={chosen} is not a Python >= "
+                               f"{'.'.join(map(str, minimum))} (it reports {found})")
+        return chosen
+    candidates = [sys.executable]
+    for minor in range(minimum[1], minimum[1] + 6):
+        on_path = shutil.which(f"python{minimum[0]}.{minor}")
+        if on_path:
+            candidates.append(on_path)
+    pyenv = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    candidates += sorted(glob.glob(os.path.join(pyenv, "versions", f"{minimum[0]}.*", "bin",
+                                                "python")))
+    for candidate in candidates:
+        found = _version_of(candidate)
+        if found is not None and found >= minimum:
+            return candidate
+    raise RuntimeError(f"no Python >= {'.'.join(map(str, minimum))} found (tried "
+                       f"{', '.join(candidates)}); set ${variable} to one")
+
+
+def ensure_side_venv(venv: Path, requirements: Sequence[str], *, label: str,
+                     check: str, expect_prefix: str, base_python: str | None = None) -> Path:
+    """The python of ``venv`` holding ``requirements``, built if missing or stale.
+
+    ``check`` is Python code run in the environment that must print a line starting with
+    ``expect_prefix`` (the peer's version, say); ``base_python`` builds the environment
+    (default: this interpreter).
+    """
+    base = base_python or sys.executable
+    wanted = json.dumps({"requirements": list(requirements), "base": os.path.realpath(base)})
+    marker = venv / MARKER
+    with locked(venv.with_name(venv.name + ".lock")):
+        if marker.exists() and marker.read_text() == wanted and python_of(venv).exists():
+            return python_of(venv)
+        steps = [[base, "-m", "venv", "--clear", str(venv)],
+                 [str(python_of(venv)), "-m", "pip", "install", "--quiet",
+                  "--disable-pip-version-check", *requirements]]
+        for step in steps:
+            done = run(step, timeout=900)
+            if done.returncode != 0:
+                raise RuntimeError(f"building the {label} environment at {venv} failed:\n"
+                                   f"$ {' '.join(step)}\n{done.stdout}\n{done.stderr}")
+        # cwd: the environment, never a directory that shadows the peer's modules
+        done = run([str(python_of(venv)), "-c", check], timeout=120, cwd=venv)
+        if done.returncode != 0 or not done.stdout.startswith(expect_prefix):
+            raise RuntimeError(f"the environment at {venv} does not provide {label}: "
+                               f"{done.stdout}{done.stderr}")
+        marker.write_text(wanted)
+        return python_of(venv)
+
+
+def run_script(python: Path, source: str, args: Sequence[str], *, label: str, cwd: Path,
+               env: dict[str, str] | None = None, timeout: float = 300) -> str:
+    """Run ``source`` with the side environment's python; its stdout, or an AssertionError
+    with everything it printed."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("PYTHONPATH", None)
+    done = run([str(python), "-c", source, *args], env=full_env, cwd=cwd, timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"{label} failed:\n{done.stdout}\n{done.stderr}")
+    return done.stdout
