@@ -9,8 +9,10 @@ ZARRFORGE_PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sha
 PACKAGES := $(ZARRFORGE_PACKAGES) -e "examples/third-party-plugin[test]"
 # zarr-python 2.18 for tests/interop/test_zarr2_draft.py, in an environment of its own
 ZARR2_VENV ?= .venv-zarr2
+# zarr-python 3.4.2 (Python >= 3.12) for tests/interop/test_zarr34_registry.py, likewise
+ZARR34_VENV ?= .venv-zarr34
 
-.PHONY: demo test install install-test zarr2-venv clean
+.PHONY: demo test install install-test zarr2-venv zarr34-venv clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,11 +30,14 @@ demo: install
 zarr2-venv: install-test
 	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) $(BIN)/python tests/interop/test_zarr2_draft.py --ensure-venv
 
-test: install-test zarr2-venv
-	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) $(BIN)/python -m pytest -q
+zarr34-venv: install-test
+	ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python tests/interop/test_zarr34_registry.py --ensure-venv
+
+test: install-test zarr2-venv zarr34-venv
+	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock
+	rm -rf $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock
 
 # make bench [BENCH_ARGS="--scale 0.125 --repeat 2"] - the benchmark suite (benchmarks/README.md),
 # in a virtual environment of its own so the measured packages are exactly these.

@@ -191,7 +191,7 @@ def test_a_bytes_codec_without_endian_is_judged_by_the_type_cast_value_gives_it(
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "0").write_bytes(np.array([1, 2, 3], f"<{np.dtype(target).str[1:]}")
                                        .tobytes())
-    a = zf.open_array(str(tmp_path))
+    a = zf.open_array(str(tmp_path), mode="r+")
     expected = {"name": "bytes"} if endian is None else {"name": "bytes",
                                                           "configuration": {"endian": endian}}
     assert a.codecs[-1].to_json() == expected

@@ -9,6 +9,9 @@ Contract:
   ``data_type``) and ``scalar_map`` (``{"encode": [[in, out], ...], "decode":
   [...]}``, scalars in each side's fill-value JSON encoding; the first entry
   for a key wins). ``to_json`` writes the configuration back as read.
+  Leniency on read: a scalar spelled ``"+Infinity"`` means ``"Infinity"`` (the
+  registry README's own NumPy-compatibility example spells it so, and
+  zarr-python 3.4 reads it); zarrforge never writes that spelling itself.
 * each value is converted by the first rule that applies: the scalar map;
   an exact conversion; rounding, then the out-of-range rule. Anything else
   (NaN or infinity into an integer type, a value out of range with no
@@ -76,6 +79,10 @@ def _pairs(config: dict[str, Any]) -> dict[str, list[list[Any]]]:
                                 field=f"configuration.scalar_map.{direction}", value=pairs)
         result[direction] = [list(p) for p in pairs]
     return result
+
+
+def _lenient_scalar(value: Any) -> Any:
+    return "Infinity" if value == "+Infinity" else value
 
 
 def _matches(values: np.ndarray, key: Any) -> np.ndarray:
@@ -163,8 +170,8 @@ class CastValueCodec(ArrayArrayCodec):
         for index, (key, value) in enumerate(self._pairs[direction]):
             field = f"configuration.scalar_map.{direction}[{index}]"
             try:
-                key = source.fill_value_from_json(key)
-                value = target.fill_value_from_json(value)
+                key = source.fill_value_from_json(_lenient_scalar(key))
+                value = target.fill_value_from_json(_lenient_scalar(value))
             except MetadataError as exc:
                 raise MetadataError(f"codec 'cast_value': scalar_map.{direction}[{index}] is "
                                     f"not a pair of {source.to_json()!r} and "
