@@ -26,8 +26,9 @@ as ``.npy``). Compared: values bit for bit against expectations computed here (N
 bit), the codecs' JSON as each side stores and reports it, the stored chunk keys and
 the chunks byte for byte (no compressor, so the bytes are the codecs' output).
 
-zarr-python's ``raw_bytes`` (numpy ``|V<n>``) is not the registry's ``r*`` family:
-each side refuses the other's spelling, which is asserted at the end.
+zarr-python's ``raw_bytes`` (numpy ``|V<n>``, its own name) is read by zarrforge; a new
+``|V<n>`` array from zarrforge is the registry's ``r<8n>``, which zarr-python refuses
+(both asserted at the end).
 """
 
 from __future__ import annotations
@@ -420,17 +421,26 @@ def test_both_store_the_same_chunks(trees, c):
 
 
 # --------------------------------------------------------------------------------------------
-# raw bytes: zarr-python's raw_bytes is not the registry's r* family
+# raw bytes: zarr-python's raw_bytes and the registry's r* family
 
 
-def test_raw_bytes_do_not_round_trip(trees):
+def test_raw_bytes_written_by_zarr34_read_by_zarrforge(trees):
     """zarr-python writes numpy ``|V<n>`` as ``raw_bytes`` (its own name, not in the
-    registry), which zarrforge does not implement; zarrforge writes the registry's ``r16``,
-    which zarr-python 3.4.2 refuses. Asserted both ways so a change on either side shows."""
-    assert document(trees["zarr34"], "raw_bytes")["data_type"] == {
+    registry): zarrforge-dtypes reads it, values and fill value, and writes it back as read."""
+    root = trees["zarr34"]
+    assert document(root, "raw_bytes")["data_type"] == {
         "name": "raw_bytes", "configuration": {"length_bytes": 2}}
-    with pytest.raises(zf.errors.MetadataError, match="raw_bytes"):
-        zf.open_array(str(trees["zarr34"]), "raw_bytes")
+    a = zf.open_array(str(root), "raw_bytes", mode="r+")
+    assert a.dtype == np.dtype("V2")
+    assert a[...].tobytes() == b"abcd\x00\x00"
+    a.attrs["seen"] = True
+    assert document(root, "raw_bytes")["data_type"]["name"] == "raw_bytes"
+    assert document(root, "raw_bytes")["fill_value"] == "AAA="
+
+
+def test_zarrforge_writes_the_registry_r_type_which_zarr34_refuses(trees):
+    """A new ``|V<n>`` array from zarrforge is the registry's ``r16``, which zarr-python
+    3.4.2 does not implement (asserted, so a change on its side shows)."""
     assert document(trees["zarrforge"], "r16")["data_type"] == "r16"
     assert "r16" in trees["read"]["r16"] and trees["read"]["r16"] != "opened"
 

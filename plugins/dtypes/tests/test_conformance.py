@@ -123,3 +123,9 @@ class TestNullTerminatedBytes(DataTypeConformance):
     data_type_documents = [{"name": "null_terminated_bytes", "configuration": {"length_bytes": 3}}]
     valid_fill_values = ["", "YQ==", "YWJj"]
     invalid_fill_values = ["YWJjZA==", 0, None, "!"]
+
+
+class TestRawBytes(DataTypeConformance):
+    data_type_documents = [{"name": "raw_bytes", "configuration": {"length_bytes": 3}}]
+    valid_fill_values = ["AAAA", "eHl6"]
+    invalid_fill_values = ["", "YQ==", "YWJjZA==", 0, None, "!", [1, 2, 3]]

@@ -1,0 +1,94 @@
+"""Opaque fixed-length bytes in zarr-python 3's spelling: the ``raw_bytes`` data type.
+
+Metadata: ``{"name": "raw_bytes", "configuration": {"length_bytes": N}}`` with N a
+positive integer. zarr-python 3 writes numpy's ``|V<N>`` arrays (and ``V<N>`` fields
+of structs) this way; it is zarr-python's own name, not a zarr-extensions entry. The
+registry's type for the same values is ``r<8N>`` (zarrforge-std), which is what
+zarrforge writes for a new ``|V<N>`` array: this type is reached only by name, from a
+document that says ``raw_bytes``, and such a document is written back as read.
+
+In memory: numpy ``V<N>``. The ``bytes`` codec stores the N bytes as they are; there
+is no endianness.
+
+Fill values: a base64 string of exactly N bytes, as zarr-python writes them. Through
+the Python API: ``bytes`` of N bytes, a ``numpy.void`` of N bytes, or ``0``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import numpy as np
+
+from zarrforge.abc.data_type import DataType
+from zarrforge.errors import MetadataError
+
+from ._util import config_keys, fill_error, is_int
+
+_MAX_LENGTH = 2 ** 31  # a header cannot ask for larger elements than this
+
+
+class RawBytes(DataType):
+    name = "raw_bytes"
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+        self._dtype = np.dtype(f"V{length}")
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "RawBytes":
+        config = config_keys(name, configuration, {"length_bytes"}, {"length_bytes"})
+        length = config["length_bytes"]
+        if not is_int(length) or not 0 < length <= _MAX_LENGTH:
+            raise MetadataError(f"{name}: length_bytes must be an integer in [1, {_MAX_LENGTH}], "
+                                f"got {length!r}", field="configuration.length_bytes", value=length)
+        return cls(length)
+
+    @classmethod
+    def from_numpy_dtype(cls, np_dtype: np.dtype) -> None:
+        return None  # numpy V<N> is the registry's r<8N>; see the module docstring
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "configuration": {"length_bytes": self.length}}
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def has_endianness(self) -> bool:
+        return False
+
+    def default_fill_value(self) -> Any:
+        return np.zeros((), dtype=self._dtype)[()]
+
+    def _valid(self) -> str:
+        return f"a base64 string of exactly {self.length} bytes"
+
+    def _from_bytes(self, raw: bytes, original: Any) -> Any:
+        if len(raw) != self.length:
+            raise fill_error(self.name, original, f"{self._valid()}; got {len(raw)} bytes")
+        return np.frombuffer(raw, dtype=self._dtype)[0]
+
+    def fill_value_from_json(self, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise fill_error(self.name, value, self._valid())
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise fill_error(self.name, value, self._valid()) from None
+        return self._from_bytes(raw, value)
+
+    def fill_value_to_json(self, value: Any) -> str:
+        return base64.b64encode(np.array(value, dtype=self._dtype).tobytes()).decode("ascii")
+
+    def from_user_value(self, value: Any) -> Any:
+        if isinstance(value, np.void):
+            return self._from_bytes(value.tobytes(), value)
+        if isinstance(value, (bytes, bytearray)):
+            return self._from_bytes(bytes(value), value)
+        if is_int(value) and value == 0:
+            return self.default_fill_value()
+        raise fill_error(self.name, value, f"bytes (or numpy.void) of exactly {self.length} bytes")
