@@ -12,7 +12,7 @@ ZARR2_VENV ?= .venv-zarr2
 # zarr-python 3.4.2 (Python >= 3.12) for tests/interop/test_zarr34_registry.py, likewise
 ZARR34_VENV ?= .venv-zarr34
 
-.PHONY: demo test install install-test zarr2-venv zarr34-venv clean
+.PHONY: demo test install install-test zarr2-venv zarr34-venv dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +36,16 @@ zarr34-venv: install-test
 test: install-test zarr2-venv zarr34-venv
 	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python -m pytest -q
 
+# A wheel and an sdist of every distribution (core and each plugin) into dist/; then
+#   pip install --find-links dist 'zarrforge[standard]'   (or 'zarrforge[all]')
+DISTRIBUTIONS := core $(sort $(wildcard plugins/*))
+dist: $(BIN)/python
+	$(BIN)/python -m pip install --quiet build
+	rm -rf dist
+	for d in $(DISTRIBUTIONS); do $(BIN)/python -m build --outdir dist $$d || exit 1; done
+
 clean:
-	rm -rf $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock
+	rm -rf dist $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock
 
 # make bench [BENCH_ARGS="--scale 0.125 --repeat 2"] - the benchmark suite (benchmarks/README.md),
 # in a virtual environment of its own so the measured packages are exactly these.

@@ -160,11 +160,13 @@ def test_family_names_match_with_the_full_name():
 def test_registered_lists_every_extension_point_with_std_names():
     listing = zf.registered()
     assert set(listing) == {"data_types", "chunk_grids", "chunk_key_encodings", "memory_layouts",
-                            "codecs", "storage_transformers", "extensions", "stores", "formats"}
+                            "codecs", "storage_transformers", "extensions", "stores", "formats",
+                            "url_adapters"}
     std = {(point, r.name) for point, rows in listing.items() for r in rows
            if r.distribution == "zarrforge-std"}
     assert {("data_types", "float64"), ("chunk_grids", "regular"), ("codecs", "bytes"),
-            ("stores", "memory"), ("formats", "3"), ("memory_layouts", "F")} <= std
+            ("stores", "memory"), ("formats", "3"), ("memory_layouts", "F"),
+            ("url_adapters", "zarr3")} <= std
 
 
 def test_register_rejects_unknown_extension_point():

@@ -33,4 +33,4 @@ __all__ = [
     "registry", "to_dask", "transaction", "unfinished_commits",
 ]
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402  (the single source)

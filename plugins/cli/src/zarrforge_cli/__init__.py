@@ -9,4 +9,4 @@ or the operation failed, 2 usage error. See ``docs/cli.md``.
 from .main import cli, main
 
 __all__ = ["cli", "main"]
-__version__ = "0.1.0"
+from zarrforge import __version__  # noqa: E402  (released together, one version)

@@ -23,7 +23,7 @@ from .dialects import (DEFAULT_DIALECT, DIALECTS, EDITOR, ZARR_PYTHON, dialect,
                        get_default_dialect, set_default_dialect)
 from .format import Draft2022Format
 
-__version__ = "0.1.0"
+from zarrforge import __version__  # noqa: E402  (released together, one version)
 
 __all__ = ["DEFAULT_DIALECT", "DIALECTS", "EDITOR", "ZARR_PYTHON", "Draft2022Format",
            "FallbackDataTypeWarning", "dialect", "get_default_dialect", "set_default_dialect"]

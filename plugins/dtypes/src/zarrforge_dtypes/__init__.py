@@ -19,4 +19,4 @@ This module stays import-free: zarrforge imports a submodule only when a
 document or a call names one of its types or codecs.
 """
 
-__version__ = "0.1.0"
+from zarrforge import __version__  # noqa: E402  (released together, one version)

@@ -23,4 +23,4 @@ __all__ = [
     "domain", "enable_statistics", "offset_of", "set_offset", "statistics",
 ]
 
-__version__ = "0.1.0"
+from zarrforge import __version__  # noqa: E402  (released together, one version)

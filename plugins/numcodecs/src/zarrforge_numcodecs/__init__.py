@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from zarrforge import __version__  # noqa: E402  (released together, one version)
 
 _EXPORTS = {
     "GzipCodec": "gzip_codec",

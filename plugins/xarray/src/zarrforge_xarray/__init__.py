@@ -24,4 +24,4 @@ from .writer import ZarrforgeWritableStore, open_zarr, to_zarr
 
 __all__ = ["MissingDimensionNamesError", "ZarrforgeArray", "ZarrforgeBackendEntrypoint",
            "ZarrforgeDataStore", "ZarrforgeWritableStore", "open_zarr", "to_zarr"]
-__version__ = "0.1.0"
+from zarrforge import __version__  # noqa: E402  (released together, one version)

@@ -29,4 +29,4 @@ __all__ = [
     "to_zom_properties", "validate_json",
 ]
 
-__version__ = "0.1.0"
+from zarrforge import __version__  # noqa: E402  (released together, one version)
