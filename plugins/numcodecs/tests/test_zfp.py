@@ -148,3 +148,69 @@ def test_inside_a_shard_and_read_by_region(tmp_path):
                             compressors=None)
     array[...] = values
     np.testing.assert_array_equal(zf.open_array(str(tmp_path / "s.zarr"))[3:20, 5], values[3:20, 5])
+
+
+NUMCODECS_ZFPY_MUTATIONS = """
+import random, sys
+import numpy as np
+from zarrforge import resolution as c
+from zarrforge.abc.codec import ChunkSpec
+from zarrforge.codec_chain import CodecChain
+from zarrforge.errors import CorruptChunkError
+
+rng = random.Random(7)
+for dtype, shape, config in [("float64", (5, 4), {"mode": 4, "tolerance": 0.01}),
+                             ("float32", (7,), {"mode": 2, "rate": 8}),
+                             ("int32", (3, 4, 5), {"mode": 3, "precision": 16}),
+                             ("float64", (2, 3, 2, 3), {"mode": 3, "precision": 20})]:
+    data_type = c.data_type_from_json(dtype)
+    spec = ChunkSpec(shape, data_type, data_type.default_fill_value(), c.memory_layout("C"))
+    chain = CodecChain.evolved(c.codecs_from_json(
+        [{"name": "numcodecs.zfpy", "configuration": config}]), spec)
+    stream = chain.encode((np.arange(np.prod(shape)) * 1.7).astype(dtype).reshape(shape), spec)
+    decoded = corrupt = 0
+    for _ in range(1500):
+        damaged = bytearray(stream)
+        for _ in range(rng.randint(1, 4)):
+            kind = rng.randrange(3)
+            if kind == 0 and damaged:
+                damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+            elif kind == 1 and damaged:
+                damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+            else:
+                damaged = damaged[:rng.randrange(len(damaged) + 1)]
+        try:
+            assert chain.decode(bytes(damaged), spec, key="k").shape == shape
+            decoded += 1
+        except CorruptChunkError:
+            corrupt += 1
+    print(dtype, decoded, corrupt)
+"""
+
+
+def test_damaged_numcodecs_zfpy_chunks_never_crash_the_process():
+    """numcodecs.zfpy streams carry their own header, and zfp reads past the end of its
+    input: damaged headers and truncated streams used to crash the interpreter (found by
+    the codec fuzz target). In a child process, so a crash fails this test and nothing else."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", NUMCODECS_ZFPY_MUTATIONS],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    lines = done.stdout.split("\n")
+    assert len([line for line in lines if line]) == 4, done.stdout
+    for line in filter(None, lines):
+        _, decoded, corrupt = line.split()
+        assert int(corrupt) > 0 and int(decoded) > 0, line  # both outcomes were reached
+
+
+def test_numcodecs_zfpy_refuses_a_header_for_another_shape():
+    chain_spec = spec((5, 4), "float64")
+    codec = components.codecs_from_json([{"name": "numcodecs.zfpy",
+                                          "configuration": {"mode": 4, "tolerance": 0.01}}])[0]
+    other = zfpy.compress_numpy(np.zeros((6, 4)), tolerance=0.01)
+    with pytest.raises(CorruptChunkError, match=r"declares shape \[6, 4\], not 20 values"):
+        codec.decode(other, chain_spec)
+    assert codec.decode(zfpy.compress_numpy(np.ones((5, 4)), tolerance=0.01),
+                        chain_spec).tolist() == np.ones((5, 4)).tolist()
