@@ -50,7 +50,7 @@ def test_help_lists_builtin_and_contributed_commands():
     for name in ("info", "tree", "check", "copy", "plugins", "zom"):
         assert re.search(rf"^\s+{name}\s", result.stdout, re.M), name
     assert "Exit codes: 0 success, 1 problems found" in result.stdout
-    assert run("--version").stdout.strip().endswith("0.1.0")
+    assert run("--version").stdout.strip().endswith(zf.__version__)
 
 
 def test_usage_errors_exit_2(hierarchy):
@@ -360,9 +360,9 @@ def test_plugins_lists_the_registry(hierarchy):
     failing = [r for r in rows if not r["status"].startswith("ok")]
     assert result.returncode == (1 if failing else 0)
     table = run("plugins")
-    assert re.search(r"^cli\s+zom\s+zarrforge-zom\s+0\.1\.0\s+zarrforge_zom\.cli:zom\s+ok",
+    assert re.search(r"^cli\s+zom\s+zarrforge-zom\s+" + re.escape(zf.__version__) + r"\s+zarrforge_zom\.cli:zom\s+ok",
                      table.stdout, re.M)
-    assert re.search(r"^codecs\s+bytes\s+zarrforge-std\s+0\.1\.0\s+"
+    assert re.search(r"^codecs\s+bytes\s+zarrforge-std\s+" + re.escape(zf.__version__) + r"\s+"
                      r"zarrforge_std\.codecs:BytesCodec\s+ok", table.stdout, re.M)
     expected = {(r.point, r.name) for r in zf.plugins()}
     assert expected <= points
