@@ -30,11 +30,15 @@ demo: install
 zarr2-venv: install-test
 	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) $(BIN)/python tests/interop/test_zarr2_draft.py --ensure-venv
 
+# two workers, one per core; a module's tests stay on one worker, so module fixtures (the
+# interop trees, the packaging venv) are built once. PYTEST_WORKERS= runs it serially.
+PYTEST_WORKERS ?= -n 2 --dist loadscope
+
 zarr34-venv: install-test
 	ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python tests/interop/test_zarr34_registry.py --ensure-venv
 
 test: install-test zarr2-venv zarr34-venv
-	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python -m pytest -q
+	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python -m pytest -q $(PYTEST_WORKERS)
 
 # A wheel and an sdist of every distribution (core and each plugin) into dist/; then
 #   pip install --find-links dist 'zarrforge[standard]'   (or 'zarrforge[all]')
