@@ -139,7 +139,13 @@ class FsspecStore(Store):
             config = dict(fs_options.get("config_kwargs") or {})
             config.setdefault("max_pool_connections", settings.concurrency)
             fs_options = {**fs_options, "config_kwargs": config}
-        fs, path = fsspec.core.url_to_fs(target, **fs_options)
+        try:
+            fs, path = fsspec.core.url_to_fs(target, **fs_options)
+        except (ImportError, ValueError, TypeError):
+            raise  # a missing package (fsspec names it) or options the protocol refuses
+        except Exception as exc:  # the filesystem connects when made (sftp): auth, network
+            raise StoreError(f"cannot open {target!r} through fsspec: {type(exc).__name__}: "
+                             f"{exc}", url=target) from exc
         return cls(fs, path, read_only=read_only, settings=settings, url=target)
 
     def __repr__(self) -> str:
