@@ -19,6 +19,10 @@ Python overhead per item is one loop iteration) unless said otherwise:
   cannot avoid on this file system. This one runs on one thread, the fastest
   way here: around 4 KiB files, threads only hand the GIL back and forth (two
   were two to three times slower).
+* ``L-list``: what W6 cannot avoid: list the group's directory and, for every child
+  holding a ``zarr.json``, read it and parse it with the standard library's ``json``,
+  keeping its ``attributes``; one thread. The 300 documents are v3 array documents of
+  W6's members (same attributes), written in ``prepare``. Phase ``list``.
 * ``L-copy``: one ``np.copyto`` of the W1 array; phase ``warm`` copies into a
   destination touched beforehand (the brief's memory-copy limit), ``fresh``
   into a newly allocated one (what a reader returning a new array pays,
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
+import json
 import os
 import shutil
 import time
@@ -168,6 +173,54 @@ class FilesLimit(Workload):
         return {"files": len(state["names"])}
 
 
+class ListLimit(Workload):
+    def size_note(self, scale: float) -> str:
+        return f"{data.GROUP_MEMBERS} zarr.json documents"
+
+    def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
+        root = ctx.root / "list-limit"
+        if root.exists():
+            shutil.rmtree(root)
+        spec = data.member_spec()
+        members = data.group_members()
+        for name, attributes in members.items():
+            (root / name).mkdir(parents=True)
+            document = {"zarr_format": 3, "node_type": "array", "shape": list(spec.shape),
+                        "data_type": spec.dtype, "chunk_grid": {"name": "regular",
+                        "configuration": {"chunk_shape": list(spec.chunks)}},
+                        "chunk_key_encoding": {"name": "default",
+                                               "configuration": {"separator": "/"}},
+                        "fill_value": 0, "codecs": [
+                            {"name": "bytes", "configuration": {"endian": "little"}},
+                            {"name": "zstd", "configuration": {"level": spec.zstd_level,
+                                                               "checksum": False}}],
+                        "attributes": attributes}
+            (root / name / "zarr.json").write_text(json.dumps(document, indent=2))
+        (root / "zarr.json").write_text(json.dumps(
+            {"zarr_format": 3, "node_type": "group", "attributes": {}}))
+        return {"root": root, "members": members}
+
+    def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, Any]:
+        root = str(state["root"])
+        t0 = time.perf_counter()
+        listed = {}
+        for name in sorted(os.listdir(root)):
+            path = os.path.join(root, name, "zarr.json")
+            try:
+                with open(path, "rb") as f:
+                    raw = f.read()
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            listed[name] = json.loads(raw).get("attributes", {})
+        return {"list": time.perf_counter() - t0, "listed": listed}
+
+    def verify(self, engine: Any, ctx: Context, state: dict[str, Any], result: Any) -> dict[str, Any]:
+        if result["listed"] != state["members"]:
+            raise VerificationError(f"{self.name}: the listing differs from the members written")
+        shutil.rmtree(state["root"])
+        return {"members": len(result["listed"])}
+
+
 class CopyLimit(Workload):
     def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
         values = data.generate(data.spec(self.dataset, ctx.scale))
@@ -196,8 +249,10 @@ LIMITS: dict[str, Workload] = {w.name: w for w in [
     ZstdLimit("L-zstd-inner", "numcodecs Zstd(1) over W3's inner chunks, all cores, no I/O", "sharded3d"),
     FilesLimit("L-files", "one plain file per W5 chunk, one thread, os-level calls", "bytes2d"),
     CopyLimit("L-copy", "np.copyto of W1's array (warm / fresh destination)", "float3d"),
+    ListLimit("L-list", "list W6's group directory and json.loads each zarr.json, one thread",
+              "group"),
 ]}
 
 #: Phases each limit reports, in display order.
 PHASES = {"L-zstd": ("encode", "decode"), "L-zstd-inner": ("encode", "decode"),
-          "L-files": ("write", "read"), "L-copy": ("warm", "fresh")}
+          "L-files": ("write", "read"), "L-copy": ("warm", "fresh"), "L-list": ("list",)}

@@ -258,5 +258,5 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     WriteArray("W5", "write uint8 2-D, chunks 64^2, uncompressed", "bytes2d", "L-files/write"),
     ReadArray("W5r", "read W5's array whole", "bytes2d", "L-files/read"),
     CreateGroup("W6c", "create a group of 300 small arrays with attributes", "group"),
-    ListGroup("W6", "open the group, list members with attributes", "group"),
+    ListGroup("W6", "open the group, list members with attributes", "group", "L-list/list"),
 ]}

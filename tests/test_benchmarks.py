@@ -109,13 +109,15 @@ def test_driver_writes_table_and_json(tmp_path: Path) -> None:
     assert "| W5r |" in proc.stdout and "L-files/read" in proc.stdout
     result = json.loads((out / "latest.json").read_text())
     assert result["settings"]["workloads"] == ["W5", "W5r", "W6"]
-    assert result["settings"]["limits"] == ["L-files"]
+    assert result["settings"]["limits"] == ["L-files", "L-list"]
     assert result["environment"]["unset_in_children"] == ["OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"]
     runs = {(r["engine"], r["workload"]): r for r in result["runs"]}
     assert all(not r.get("error") for r in runs.values())
     assert len(runs["zarrforge", "W6"]["seconds"]["total"]) == 2
     row = next(r for r in result["table"] if r["workload"] == "W5")
     assert row["ratios"]["zf/limit"] is not None and row["ratios"]["zf/zp"] is None
+    w6 = next(r for r in result["table"] if r["workload"] == "W6")
+    assert w6["limit"] == "L-list/list" and w6["ratios"]["zf/limit"] > 0
     assert not (tmp_path / "data").exists()  # removed without --keep
 
 

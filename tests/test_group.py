@@ -130,3 +130,55 @@ def test_a_group_whose_attributes_cannot_be_written_writes_nothing(zarr_format):
     with pytest.raises(MetadataError, match="cannot be written as JSON"):
         zf.create_group(store, "x/y", attributes={"bad": {1, 2}}, zarr_format=zarr_format)
     assert list(store.list()) == []  # not even the missing parent group "x"
+
+
+class _Opened:
+    def __init__(self):
+        self.paths = []
+
+    @zf.hookimpl
+    def zarrforge_node_opened(self, node):
+        self.paths.append(node.path)
+
+
+def test_members_opens_arrays_on_first_use_and_answers_attributes_from_the_document(tmp_path):
+    """Listing members with their attributes resolves no array (issue "Performance, round
+    two": opening a member must not build what listing does not need); the first use of
+    anything else opens the array as opening always does, announced once."""
+    group = zf.create_group(str(tmp_path / "g"))
+    for name in ("a", "b"):
+        group.create_array(name, shape=(3,), dtype="int16", attributes={"name": name})
+    group.create_group("sub").attrs["kind"] = "group"
+    opened = _Opened()
+    zf.hooks.register(opened)
+    try:
+        members = dict(zf.open_group(str(tmp_path / "g"), mode="r").members())
+        assert {n: m.attrs.asdict() for n, m in members.items()} == {
+            "a": {"name": "a"}, "b": {"name": "b"}, "sub": {"kind": "group"}}
+        assert opened.paths == ["", "sub"]  # the arrays are not opened yet
+        assert members["a"].shape == (3,) and members["a"][...].tolist() == [0, 0, 0]
+        assert members["a"].dtype == "int16"
+        assert opened.paths == ["", "sub", "a"]
+    finally:
+        zf.hooks.unregister(opened)
+
+
+def test_a_member_that_cannot_be_opened_fails_on_first_use_every_time(tmp_path):
+    group = zf.create_group(str(tmp_path / "g"))
+    group.create_array("good", shape=(2,), dtype="int8")
+    group.create_array("bad", shape=(2,), dtype="int8", attributes={"note": "kept"})
+    document = tmp_path / "g" / "bad" / "zarr.json"
+    content = json.loads(document.read_text())
+    content["codecs"].append({"name": "lzma"})  # no installed plugin provides it
+    document.write_text(json.dumps(content))
+    members = dict(zf.open_group(str(tmp_path / "g"), mode="r+").members())
+    assert members["bad"].attrs["note"] == "kept"  # the listing and the attributes still work
+    for _ in range(2):
+        with pytest.raises(zf.errors.UnknownExtensionError, match="lzma"):
+            members["bad"][...]
+    with pytest.raises(zf.errors.UnknownExtensionError, match="lzma"):
+        members["bad"].attrs["note"] = "changed"  # writing resolves the document first
+    assert json.loads(document.read_text())["attributes"] == {"note": "kept"}
+    assert members["good"][...].tolist() == [0, 0]
+    members["good"].attrs["seen"] = True
+    assert zf.open_array(str(tmp_path / "g"), "good").attrs["seen"] is True

@@ -16,8 +16,8 @@ from .abc.format import Format
 from .abc.store import Store
 from .consolidated import ConsolidatedView
 from .errors import NodeNotFoundError
-from .hierarchy import refresh_consolidated
-from .node import Node, node_from_metadata, open_node
+from .hierarchy import locate_document, refresh_consolidated
+from .node import Deferred, Node, node_from_metadata, open_node
 
 
 class Group(Node, node_type="group"):
@@ -65,6 +65,22 @@ class Group(Node, node_type="group"):
         return open_node(self._store, self._child(name)[0], fmt=self._format,
                          mode="r" if self._read_only else "r+")
 
+    def _member(self, name: str) -> Any:
+        """The child ``name`` for a listing: an array is opened deferred (its document read,
+        resolved on first use; see :mod:`zarrforge.node`), so listing members with their
+        attributes resolves no data type, grid or codec; a group is opened as by ``[]``."""
+        node = self._from_view(name)
+        if node is not None:
+            return node
+        path = self._child(name)[0]
+        found = locate_document(self._store, path, self._format)
+        if found is None:
+            raise NodeNotFoundError(f"no array or group at path {'/' + path!r} in {self._store!r}")
+        fmt, document = found
+        model = (Deferred(fmt, document) if document.node_type == "array"
+                 else fmt.resolve(document))
+        return node_from_metadata(self._store, path, fmt, model, read_only=self._read_only)
+
     def get(self, name: str, default: Any = None) -> Any:
         try:
             return self[name]
@@ -99,7 +115,7 @@ class Group(Node, node_type="group"):
         """
         result: list[tuple[str, Any]] = []
         for name in self.keys():
-            node = self[name]
+            node = self._member(name)
             result.append((name, node))
             if isinstance(node, Group) and (max_depth is None or max_depth > 0):
                 deeper = None if max_depth is None else max_depth - 1

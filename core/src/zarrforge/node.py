@@ -12,7 +12,16 @@ through other handles or processes are kept, not overwritten from a stale
 copy.
 
 Opening: :func:`node_from_metadata` builds the node object for a model
-already read, :func:`open_node` finds and opens the node at a path. Each
+already read, :func:`open_node` finds and opens the node at a path.
+
+Deferred opening: a node may be built from a :class:`Deferred` (its document
+read, nothing resolved), as a group's member listing does for arrays. Its name,
+path, type and, when the format can read them from the document
+(``Format.document_attributes``), its attributes are answered from the document;
+the first use of anything else resolves the document and then does what opening
+does (validate, build nothing more, announce through ``zarrforge_node_opened``).
+An error in the document is raised by that first use, and by every use after it,
+rather than by the listing. Each
 subclass declares the node type it stands for (``class Array(Node,
 node_type="array")``), so this module opens arrays and groups without
 importing them, and :class:`~zarrforge.Group` can open its members without
@@ -33,11 +42,24 @@ from .attributes import Attributes
 from .consolidated import ConsolidatedView
 from .errors import MetadataError, NodeNotFoundError, ReadOnlyError
 from .hierarchy import get_format, locate_node, refresh_consolidated
+from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
 from .resolution import extension_from_json
 from .storage import StoreLike, resolve_location
 
 MODES = ("r", "r+", "a", "w", "w-")
+
+
+@dataclasses.dataclass(frozen=True)
+class Deferred:
+    """A node's document, read but not resolved (see the module docstring)."""
+
+    fmt: Format
+    document: NodeDocument
+
+    @property
+    def node_type(self) -> str:
+        return self.document.node_type
 
 
 class Node:
@@ -54,12 +76,44 @@ class Node:
                  read_only: bool = False, view: tuple[ConsolidatedView, str] | None = None) -> None:
         self._store = store
         self._path = path
-        self._metadata = metadata
+        self._model = metadata  # the node's model, or a Deferred until its first use
         self._format = fmt
         self._read_only = read_only
         # The consolidated view this node was opened from, and its path in it.
         self._view = view
-        self.attrs = Attributes(lambda: self._metadata.attributes, self._change_attributes)
+        self.attrs = Attributes(self._current_attributes, self._change_attributes)
+
+    @property
+    def _metadata(self) -> Any:
+        model = self._model
+        if type(model) is Deferred:
+            model = self._resolve_deferred(model)
+        return model
+
+    @_metadata.setter
+    def _metadata(self, model: Any) -> None:
+        self._model = model
+
+    def _resolve_deferred(self, deferred: Deferred) -> Any:
+        """Resolve a deferred node's document and finish opening it; on failure the node
+        stays deferred, so every later use raises the same error."""
+        model = deferred.fmt.resolve(deferred.document)
+        self._model = model
+        try:
+            self._validate()
+        except BaseException:
+            self._model = deferred
+            raise
+        self._announced()
+        return model
+
+    def _current_attributes(self) -> dict[str, Any]:
+        model = self._model
+        if type(model) is Deferred:
+            attributes = model.fmt.document_attributes(model.document)
+            if attributes is not None:
+                return attributes
+        return self._metadata.attributes
 
     def __reduce__(self) -> Any:
         # Nodes travel (to dask workers, subprocesses) as "reopen this path of this store".
@@ -251,8 +305,11 @@ def node_from_metadata(store: Store, path: str, fmt: Format, metadata: NodeMetad
     ``view`` is the consolidated view the node was found in, with its path there;
     ``array_options`` are an array's runtime settings (ignored for groups).
     """
-    return node_class(metadata.node_type)._from_metadata(store, path, metadata, fmt, read_only=read_only, view=view,
-                                     use_consolidated=use_consolidated, **array_options)
+    cls = node_class(metadata.node_type)
+    if type(metadata) is Deferred:  # opened on first use: see the module docstring
+        return cls(store, path, metadata, fmt, read_only=read_only, view=view, **array_options)
+    return cls._from_metadata(store, path, metadata, fmt, read_only=read_only, view=view,
+                              use_consolidated=use_consolidated, **array_options)
 
 
 def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format | None = None,

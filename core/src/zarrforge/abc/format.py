@@ -122,6 +122,13 @@ class Format(ABC):
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         ...
 
+    def document_attributes(self, document: NodeDocument) -> dict[str, Any] | None:
+        """The node's attributes read straight from ``document``, without resolving it;
+        ``None`` (the default) when the format cannot tell them without resolving. A
+        listing of a group's members uses this to hand out attributes of members whose
+        metadata is resolved only when something else is asked of them."""
+        return None
+
     def read_node(self, store: Store, path: str) -> NodeMetadata | None:
         document = self.read_document(store, path)
         return None if document is None else self.resolve(document)

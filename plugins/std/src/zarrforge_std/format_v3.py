@@ -109,6 +109,12 @@ class V3Format(ChunksUnderNode, Format):
         except MetadataError as exc:
             raise exc.at(document.key) from None
 
+    def document_attributes(self, document: NodeDocument) -> dict[str, Any]:
+        try:
+            return attributes_from_json(document.content.get("attributes"))
+        except MetadataError as exc:
+            raise exc.at(document.key) from None
+
     def parse(self, document: dict[str, Any], *, key: str) -> NodeMetadata:
         if document.get("zarr_format") != 3:
             raise MetadataError(f"expected 3, got {document.get('zarr_format')!r}",
