@@ -40,6 +40,8 @@ BASE: dict[str, dict[str, Any]] = {
 
 #: The small arrays of the W6c/W6 group.
 GROUP_MEMBERS = 300
+#: W6L: the large group, at --scale 1 (smaller scales shrink it, never below 10 members)
+LARGE_GROUP_MEMBERS = 10_000
 MEMBER = dict(shape=(10,), dtype="int32", chunks=(10,), shards=None, zstd_level=1)
 
 #: W4: how many reads, and the length of each (1, 1, REGION_WIDTH) region.
@@ -124,9 +126,17 @@ def generate(s: ArraySpec) -> np.ndarray:
     raise ValueError(f"no generator for data type {s.dtype!r}")
 
 
+def group_size(dataset: str, scale: float = 1.0) -> int:
+    """How many members the group dataset ``dataset`` has: ``group`` (W6) always 300,
+    ``group10k`` (W6L) 10,000 at full scale."""
+    if dataset == "group10k":
+        return max(10, round(LARGE_GROUP_MEMBERS * min(scale, 1.0)))
+    return GROUP_MEMBERS
+
+
 def group_members(n: int = GROUP_MEMBERS) -> dict[str, dict[str, Any]]:
     """Member name -> its three attributes."""
-    return {f"m{i:03d}": {"index": i, "label": f"member {i}", "scale": i * 0.25} for i in range(n)}
+    return {f"m{i:05d}" if n > 1000 else f"m{i:03d}": {"index": i, "label": f"member {i}", "scale": i * 0.25} for i in range(n)}
 
 
 def regions(s: ArraySpec, n: int = REGION_READS, width: int = REGION_WIDTH) -> list[tuple[slice, ...]]:

@@ -23,6 +23,7 @@ Python overhead per item is one loop iteration) unless said otherwise:
   holding a ``zarr.json``, read it and parse it with the standard library's ``json``,
   keeping its ``attributes``; one thread. The 300 documents are v3 array documents of
   W6's members (same attributes), written in ``prepare``. Phase ``list``.
+  ``L-listL``: the same for W6L's 10,000 members.
 * ``L-copy``: one ``np.copyto`` of the W1 array; phase ``warm`` copies into a
   destination touched beforehand (the brief's memory-copy limit), ``fresh``
   into a newly allocated one (what a reader returning a new array pays,
@@ -175,14 +176,14 @@ class FilesLimit(Workload):
 
 class ListLimit(Workload):
     def size_note(self, scale: float) -> str:
-        return f"{data.GROUP_MEMBERS} zarr.json documents"
+        return f"{data.group_size(self.dataset, scale)} zarr.json documents"
 
     def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
-        root = ctx.root / "list-limit"
+        root = ctx.root / f"list-limit-{self.dataset}"
         if root.exists():
             shutil.rmtree(root)
         spec = data.member_spec()
-        members = data.group_members()
+        members = data.group_members(data.group_size(self.dataset, ctx.scale))
         for name, attributes in members.items():
             (root / name).mkdir(parents=True)
             document = {"zarr_format": 3, "node_type": "array", "shape": list(spec.shape),
@@ -251,8 +252,10 @@ LIMITS: dict[str, Workload] = {w.name: w for w in [
     CopyLimit("L-copy", "np.copyto of W1's array (warm / fresh destination)", "float3d"),
     ListLimit("L-list", "list W6's group directory and json.loads each zarr.json, one thread",
               "group"),
+    ListLimit("L-listL", "the same for W6L's 10,000-member group", "group10k"),
 ]}
 
 #: Phases each limit reports, in display order.
 PHASES = {"L-zstd": ("encode", "decode"), "L-zstd-inner": ("encode", "decode"),
-          "L-files": ("write", "read"), "L-copy": ("warm", "fresh"), "L-list": ("list",)}
+          "L-files": ("write", "read"), "L-copy": ("warm", "fresh"), "L-list": ("list",),
+          "L-listL": ("list",)}

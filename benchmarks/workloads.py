@@ -102,19 +102,21 @@ def ensure_array(engine: Any, ctx: Context, dataset: str) -> Path:
     return path
 
 
-def ensure_group(engine: Any, ctx: Context) -> Path:
-    path = ctx.store("group")
-    what = {"members": data.GROUP_MEMBERS, "spec": data.member_spec().to_json()}
+def ensure_group(engine: Any, ctx: Context, dataset: str = "group") -> Path:
+    path = ctx.store(dataset)
+    n = data.group_size(dataset, ctx.scale)
+    what = {"members": n, "spec": data.member_spec().to_json()}
     if not _is_marked(path, what):
         _remove(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        engine.create_group(str(path), data.group_members(), data.member_spec())
+        engine.create_group(str(path), data.group_members(n), data.member_spec())
         _mark(path, what)
     return path
 
 
-def check_members(listed: dict[str, dict[str, Any]], what: str) -> None:
-    expected = data.group_members()
+def check_members(listed: dict[str, dict[str, Any]], what: str,
+                  n: int = data.GROUP_MEMBERS) -> None:
+    expected = data.group_members(n)
     if len(listed) != len(expected):
         raise VerificationError(f"{what}: listed {len(listed)} members, expected {len(expected)}")
     for name, attributes in expected.items():
@@ -213,38 +215,39 @@ class CreateGroup(Workload):
     """Create the group and its members, each with its attributes."""
 
     def size_note(self, scale: float) -> str:
-        return f"{data.GROUP_MEMBERS} arrays (10,) int32, 3 attributes each"
+        return f"{data.group_size(self.dataset, scale)} arrays (10,) int32, 3 attributes each"
 
     def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
         ctx.root.mkdir(parents=True, exist_ok=True)
-        return {"path": ctx.store("group")}
+        return {"path": ctx.store(self.dataset), "n": data.group_size(self.dataset, ctx.scale)}
 
     def before_rep(self, engine: Any, ctx: Context, state: dict[str, Any]) -> None:
         _remove(state["path"])
 
     def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> None:
-        engine.create_group(str(state["path"]), data.group_members(), data.member_spec())
+        engine.create_group(str(state["path"]), data.group_members(state["n"]), data.member_spec())
 
     def verify(self, engine: Any, ctx: Context, state: dict[str, Any], result: Any) -> dict[str, Any]:
-        check_members(engine.list_group(str(state["path"])), self.name)
-        _mark(state["path"], {"members": data.GROUP_MEMBERS, "spec": data.member_spec().to_json()})
-        return {"members": data.GROUP_MEMBERS}
+        check_members(engine.list_group(str(state["path"])), self.name, state["n"])
+        _mark(state["path"], {"members": state["n"], "spec": data.member_spec().to_json()})
+        return {"members": state["n"]}
 
 
 class ListGroup(Workload):
     """Open the group fresh and list every member with its attributes."""
 
     def size_note(self, scale: float) -> str:
-        return f"{data.GROUP_MEMBERS} members"
+        return f"{data.group_size(self.dataset, scale)} members"
 
     def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
-        return {"path": ensure_group(engine, ctx)}
+        return {"path": ensure_group(engine, ctx, self.dataset),
+                "n": data.group_size(self.dataset, ctx.scale)}
 
     def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
         return engine.list_group(str(state["path"]))
 
     def verify(self, engine: Any, ctx: Context, state: dict[str, Any], result: Any) -> dict[str, Any]:
-        check_members(result, self.name)
+        check_members(result, self.name, state["n"])
         return {"members": len(result)}
 
 
@@ -259,4 +262,7 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     ReadArray("W5r", "read W5's array whole", "bytes2d", "L-files/read"),
     CreateGroup("W6c", "create a group of 300 small arrays with attributes", "group"),
     ListGroup("W6", "open the group, list members with attributes", "group", "L-list/list"),
+    CreateGroup("W6Lc", "create a group of 10,000 small arrays with attributes", "group10k"),
+    ListGroup("W6L", "open the 10,000-member group, list members with attributes", "group10k",
+              "L-listL/list"),
 ]}

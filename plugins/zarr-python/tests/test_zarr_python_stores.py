@@ -4,7 +4,6 @@ stores, and Icechunk repositories (local filesystem and S3 on a moto server on
 
 from __future__ import annotations
 
-import uuid
 
 import icechunk
 import numpy as np
@@ -103,28 +102,6 @@ def test_a_read_only_icechunk_session_refuses_writes_before_touching_it(tmp_path
     with pytest.raises(zf.errors.ReadOnlyError):
         reader[0] = 1
     np.testing.assert_array_equal(reader[...], [7, 7, 7, 7])
-
-
-@pytest.fixture
-def moto_s3(monkeypatch):
-    import boto3
-    import moto.server as moto_server
-
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
-                        "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}.items():
-        monkeypatch.setenv(name, value)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    _, port = server.get_host_and_port()
-    endpoint = f"http://127.0.0.1:{port}"
-    bucket = f"ice-{uuid.uuid4().hex[:12]}"
-    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(
-        Bucket=bucket)
-    try:
-        yield endpoint, bucket
-    finally:
-        server.stop()
 
 
 def test_icechunk_on_s3_storage_served_by_moto_on_loopback(moto_s3):

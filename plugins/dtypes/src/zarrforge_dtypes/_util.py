@@ -5,13 +5,20 @@
 * :func:`config_keys` checks a configuration object against the keys a data
   type or codec allows and requires (``field="configuration"``).
 * :func:`is_int` is true for Python integers that are not booleans.
+* :func:`length_bytes` reads the ``{"length_bytes": N}`` configuration of the
+  fixed-length byte types; :func:`base64_bytes` decodes a base64 fill value.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from zarrforge.errors import MetadataError
+
+#: the largest element a fixed-length type may declare: a header cannot ask for more
+MAX_LENGTH_BYTES = 2 ** 31
 
 
 def is_int(value: Any) -> bool:
@@ -41,3 +48,23 @@ def config_keys(name: str, configuration: Any, allowed: frozenset[str] | set[str
         raise MetadataError(f"{name}: missing configuration key(s) {missing}",
                             field="configuration", value=configuration)
     return configuration
+
+
+def length_bytes(name: str, configuration: Any) -> int:
+    """The ``length_bytes`` of a fixed-length byte type's configuration (its only key)."""
+    config = config_keys(name, configuration, {"length_bytes"}, {"length_bytes"})
+    length = config["length_bytes"]
+    if not is_int(length) or not 0 < length <= MAX_LENGTH_BYTES:
+        raise MetadataError(f"{name}: length_bytes must be an integer in [1, {MAX_LENGTH_BYTES}], "
+                            f"got {length!r}", field="configuration.length_bytes", value=length)
+    return length
+
+
+def base64_bytes(type_name: str, value: Any, valid: str) -> bytes:
+    """The bytes of the base64 fill value ``value``, or the fill-value error."""
+    if not isinstance(value, str):
+        raise fill_error(type_name, value, valid)
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise fill_error(type_name, value, valid) from None

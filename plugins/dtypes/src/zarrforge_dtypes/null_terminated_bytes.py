@@ -20,17 +20,13 @@ variable-length ``bytes`` type).
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Any
 
 import numpy as np
 
 from zarrforge.abc.data_type import DataType
-from zarrforge.errors import MetadataError
 
-from ._util import config_keys, fill_error, is_int
-
-_MAX_LENGTH = 2 ** 31  # a header cannot ask for larger elements than this
+from ._util import base64_bytes, fill_error, is_int, length_bytes
 
 
 class NullTerminatedBytes(DataType):
@@ -42,12 +38,7 @@ class NullTerminatedBytes(DataType):
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "NullTerminatedBytes":
-        config = config_keys(name, configuration, {"length_bytes"}, {"length_bytes"})
-        length = config["length_bytes"]
-        if not is_int(length) or not 0 < length <= _MAX_LENGTH:
-            raise MetadataError(f"{name}: length_bytes must be an integer in [1, {_MAX_LENGTH}], "
-                                f"got {length!r}", field="configuration.length_bytes", value=length)
-        return cls(length)
+        return cls(length_bytes(name, configuration))
 
     @classmethod
     def from_numpy_dtype(cls, np_dtype: np.dtype) -> "NullTerminatedBytes | None":
@@ -78,13 +69,7 @@ class NullTerminatedBytes(DataType):
         return np.bytes_(raw)
 
     def fill_value_from_json(self, value: Any) -> Any:
-        if not isinstance(value, str):
-            raise fill_error(self.name, value, self._valid())
-        try:
-            raw = base64.b64decode(value, validate=True)
-        except (binascii.Error, ValueError):
-            raise fill_error(self.name, value, self._valid()) from None
-        return self._checked(raw, value)
+        return self._checked(base64_bytes(self.name, value, self._valid()), value)
 
     def fill_value_to_json(self, value: Any) -> str:
         return base64.b64encode(bytes(np.bytes_(value))).decode("ascii")
