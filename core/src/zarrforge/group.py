@@ -16,7 +16,7 @@ from .abc.format import Format
 from .abc.store import Store
 from .consolidated import ConsolidatedView
 from .errors import NodeNotFoundError
-from .hierarchy import locate_document, refresh_consolidated
+from .hierarchy import refresh_consolidated
 from .node import Deferred, Node, node_from_metadata, open_node
 
 
@@ -65,21 +65,24 @@ class Group(Node, node_type="group"):
         return open_node(self._store, self._child(name)[0], fmt=self._format,
                          mode="r" if self._read_only else "r+")
 
-    def _member(self, name: str) -> Any:
-        """The child ``name`` for a listing: an array is opened deferred (its document read,
-        resolved on first use; see :mod:`zarrforge.node`), so listing members with their
-        attributes resolves no data type, grid or codec; a group is opened as by ``[]``."""
-        node = self._from_view(name)
-        if node is not None:
-            return node
-        path = self._child(name)[0]
-        found = locate_document(self._store, path, self._format)
-        if found is None:
-            raise NodeNotFoundError(f"no array or group at path {'/' + path!r} in {self._store!r}")
-        fmt, document = found
-        model = (Deferred(fmt, document) if document.node_type == "array"
-                 else fmt.resolve(document))
-        return node_from_metadata(self._store, path, fmt, model, read_only=self._read_only)
+    def _members_here(self) -> Iterator[tuple[str, Any]]:
+        """The children for a listing. From the store, each child's document is read once
+        (``Format.child_documents``) and an array is opened deferred (resolved on first
+        use; see :mod:`zarrforge.node`), so listing members with their attributes
+        resolves no data type, grid or codec; a group, or a child whose document cannot
+        be read, is opened as by ``[]`` (which reports why)."""
+        if self._view is not None:
+            for name in self.keys():
+                yield name, self[name]
+            return
+        for name, document in self._format.child_documents(self._store, self._path):
+            if document is None or document.node_type != "array":
+                yield name, self[name]
+                continue
+            path = self._child(name)[0]
+            yield name, node_from_metadata(self._store, path, self._format,
+                                           Deferred(self._format, document),
+                                           read_only=self._read_only)
 
     def get(self, name: str, default: Any = None) -> Any:
         try:
@@ -114,8 +117,7 @@ class Group(Node, node_type="group"):
         paths); ``0`` lists direct children only.
         """
         result: list[tuple[str, Any]] = []
-        for name in self.keys():
-            node = self._member(name)
+        for name, node in self._members_here():
             result.append((name, node))
             if isinstance(node, Group) and (max_depth is None or max_depth > 0):
                 deeper = None if max_depth is None else max_depth - 1

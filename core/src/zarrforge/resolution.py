@@ -241,7 +241,7 @@ def storage_transformers_from_json(value: Any, *, field: str = "storage_transfor
 
 
 def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLayout:
-    if isinstance(name, MemoryLayout):
+    if type(name) is not str and isinstance(name, MemoryLayout):  # str first: ABC checks are slow
         return name
     return registry.memory_layouts.get(name, field=field)()
 

@@ -174,6 +174,20 @@ class Format(ABC):
     def list_children(self, store: Store, path: str) -> list[str]:
         ...
 
+    def child_documents(self, store: Store, path: str) -> list[tuple[str, NodeDocument | None]]:
+        """The children of the group at ``path``, sorted by name, each with its document
+        (``None`` for a child whose document cannot be read: opening it reports why). What
+        a member listing reads. The default reads each child :meth:`list_children` finds;
+        a format that can tell a child by reading its document overrides it to read once."""
+        children: list[tuple[str, NodeDocument | None]] = []
+        for name in sorted(self.list_children(store, path)):
+            try:
+                document = self.read_document(store, f"{path}/{name}" if path else name)
+            except MetadataError:
+                document = None
+            children.append((name, document))
+        return children
+
     @abstractmethod
     def erase_node(self, store: Store, path: str) -> None:
         ...

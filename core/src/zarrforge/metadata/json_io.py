@@ -30,12 +30,19 @@ def _reject_constant(token: str) -> Any:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in result:
-            raise ValueError(f"duplicate key {k!r}")
-        result[k] = v
+    result = dict(pairs)  # in C; a key repeated makes the dict shorter than the pairs
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate key {k!r}")
+            seen.add(k)
     return result
+
+
+# made once: json.loads with arguments builds a decoder per call
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+_LENIENT = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 
 
 def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str, Any]:
@@ -46,8 +53,7 @@ def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str
                             f"{MAX_DOCUMENT_BYTES} bytes", key=key)
     try:
         text = data.decode("utf-8")
-        document = json.loads(text, parse_constant=None if allow_nan else _reject_constant,
-                              object_pairs_hook=_no_duplicates)
+        document = (_LENIENT if allow_nan else _STRICT).decode(text)
     except UnicodeDecodeError as exc:
         raise MetadataError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", key=key) from exc
     except (ValueError, RecursionError) as exc:

@@ -339,5 +339,19 @@ class V3Format(ChunksUnderNode, Format):
     def list_children(self, store: Store, path: str) -> list[str]:
         return child_names(store, path, lambda child: store.exists(metadata_key(child)))
 
+    def child_documents(self, store: Store, path: str) -> list[tuple[str, NodeDocument | None]]:
+        # A child is a directory holding a zarr.json: reading it is the test (no stat first).
+        children: list[tuple[str, NodeDocument | None]] = []
+        for name in child_names(store, path, lambda child: True):
+            child = f"{path}/{name}" if path else name
+            try:
+                document = self.read_document(store, child)
+            except MetadataError:
+                children.append((name, None))
+                continue
+            if document is not None:
+                children.append((name, document))
+        return children
+
     def erase_node(self, store: Store, path: str) -> None:
         store.erase_prefix(f"{path}/" if path else "")
