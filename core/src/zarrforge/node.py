@@ -81,7 +81,13 @@ class Node:
         self._read_only = read_only
         # The consolidated view this node was opened from, and its path in it.
         self._view = view
-        self.attrs = Attributes(self._current_attributes, self._change_attributes)
+
+    @property
+    def attrs(self) -> Attributes:
+        """The node's attributes, a mutable mapping persisted on every change. A new view
+        each time (it holds no state), so a node is not part of a reference cycle and
+        listing thousands of nodes leaves the garbage collector nothing to chase."""
+        return Attributes(self._current_attributes, self._change_attributes)
 
     @property
     def _metadata(self) -> Any:
