@@ -12,20 +12,19 @@ through other handles or processes are kept, not overwritten from a stale
 copy.
 
 Opening: :func:`node_from_metadata` builds the node object for a model
-already read, :func:`open_node` finds and opens the node at a path.
+already read, :func:`open_node` finds and opens the node at a path. Each
+subclass declares the node type it stands for (``class Array(Node,
+node_type="array")``), so this module opens arrays and groups without
+importing them, and :class:`~zarrforge.Group` can open its members without
+an import cycle.
 
 Deferred opening: a node may be built from a :class:`Deferred` (its document
 read, nothing resolved), as a group's member listing does for arrays. Its name,
 path, type and, when the format can read them from the document
 (``Format.document_attributes``), its attributes are answered from the document;
-the first use of anything else resolves the document and then does what opening
-does (validate, build nothing more, announce through ``zarrforge_node_opened``).
-An error in the document is raised by that first use, and by every use after it,
-rather than by the listing. Each
-subclass declares the node type it stands for (``class Array(Node,
-node_type="array")``), so this module opens arrays and groups without
-importing them, and :class:`~zarrforge.Group` can open its members without
-an import cycle.
+the first use of anything else resolves the document and finishes opening
+(validation, then the ``zarrforge_node_opened`` hook). An error in the document is
+raised by that first use, and by every use after it, rather than by the listing.
 """
 
 from __future__ import annotations
