@@ -66,10 +66,21 @@ $(BENCH_BIN)/python:
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 
-bench: $(BENCH_BIN)/python
+# zarrs-python, the Rust codec pipeline for zarr-python, needs zarr-python >= 3.2 and so
+# Python >= 3.12: its children run in an environment of their own (ZARRS_PYTHON_BASE:
+# a Python >= 3.12; the newest python3.1x on PATH or in pyenv by default).
+ZARRS_VENV ?= benchmarks/.venv-zarrs
+ZARRS_PYTHON_BASE ?= $(shell for v in 3.13 3.12; do p=$$(command -v python$$v || ls -d $$HOME/.pyenv/versions/$$v*/bin/python 2>/dev/null | tail -1); if [ -n "$$p" ]; then echo $$p; break; fi; done)
+
+$(ZARRS_VENV)/bin/python:
+	@test -n "$(ZARRS_PYTHON_BASE)" || (echo "zarrs-python needs a Python >= 3.12: set ZARRS_PYTHON_BASE" >&2; exit 1)
+	$(ZARRS_PYTHON_BASE) -m venv $(ZARRS_VENV)
+	$(ZARRS_VENV)/bin/python -m pip install --quiet "zarr==3.4.2" "zarrs>=0.2.3"
+
+bench: $(BENCH_BIN)/python $(ZARRS_VENV)/bin/python
 	$(BENCH_BIN)/python -m pip install --quiet $(BENCH_PACKAGES)
 	$(BENCH_BIN)/python -m pip uninstall --quiet --yes zarrforge-example-thirdparty
-	$(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
+	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARRS_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 # make bench-s3 - 200 small chunks from a local S3 server with 20 ms per request:
 # batched vs one at a time, and zarr-python (benchmarks/s3_latency.py)

@@ -2,8 +2,9 @@
 
 Contract: :func:`rows` joins the records (one per engine and workload, one
 per limit) into one row per workload: best seconds, least CPU seconds and
-peak RSS per engine, and the ratios zarrforge/zarr-python,
-zarrforge/tensorstore and zarrforge/limit (above 1 = zarrforge is slower),
+peak RSS per engine, and the ratios of zarrforge to each peer measured
+(``zf/zp`` zarr-python, ``zf/ts`` tensorstore, ``zf/zrs`` zarrs-python) and to the
+limit (``zf/limit``; above 1 = zarrforge is slower),
 for wall time and (engines only) for CPU time. :func:`markdown` renders the
 rows and the limits as Markdown tables; :func:`write_chart` draws the ratios
 as a PNG bar chart (matplotlib, Agg backend; log scale, a line at 1) and
@@ -21,8 +22,15 @@ from typing import Any
 from .limits import LIMITS, PHASES
 from .workloads import WORKLOADS
 
-ENGINE_SHORT = {"zarrforge": "zf", "zarr-python": "zp", "tensorstore": "ts"}
-RATIOS = (("zf/zp", "zarr-python"), ("zf/ts", "tensorstore"), ("zf/limit", "limit"))
+ENGINE_SHORT = {"zarrforge": "zf", "zarr-python": "zp", "tensorstore": "ts", "zarrs-python": "zrs"}
+PEERS = ("zarr-python", "tensorstore", "zarrs-python")  # the order of the ratio columns
+
+
+def ratio_keys(engines: list[str]) -> list[tuple[str, str]]:
+    """``(ratio key, peer)`` for the peers in ``engines``; zarr-python and tensorstore
+    always (their columns stay put when a run leaves them out)."""
+    peers = [p for p in PEERS if p in engines or p in ("zarr-python", "tensorstore")]
+    return [(f"zf/{ENGINE_SHORT[p]}", p) for p in peers]
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -55,16 +63,13 @@ def rows(records: list[dict[str, Any]], engines: list[str], workloads: list[str]
         row["limit"] = w.limit
         limit_name, _, phase = (w.limit or "").partition("/")
         row["limit_seconds"] = _best(by_key.get(("limits", limit_name)), phase) if w.limit else None
-        row["ratios"] = {
-            "zf/zp": _ratio(zf, row["engines"].get("zarr-python", {}).get("seconds")),
-            "zf/ts": _ratio(zf, row["engines"].get("tensorstore", {}).get("seconds")),
-            "zf/limit": _ratio(zf, row["limit_seconds"]),
-        }
+        peers = ratio_keys(engines)
+        row["ratios"] = {key: _ratio(zf, row["engines"].get(peer, {}).get("seconds"))
+                         for key, peer in peers}
+        row["ratios"]["zf/limit"] = _ratio(zf, row["limit_seconds"])
         zf_cpu = row["engines"].get("zarrforge", {}).get("cpu_seconds")
-        row["cpu_ratios"] = {
-            "zf/zp": _ratio(zf_cpu, row["engines"].get("zarr-python", {}).get("cpu_seconds")),
-            "zf/ts": _ratio(zf_cpu, row["engines"].get("tensorstore", {}).get("cpu_seconds")),
-        }
+        row["cpu_ratios"] = {key: _ratio(zf_cpu, row["engines"].get(peer, {}).get("cpu_seconds"))
+                             for key, peer in peers}
         out.append(row)
     return out
 
@@ -112,8 +117,9 @@ def _mib(x: float | None) -> str:
 
 
 def markdown(table: list[dict[str, Any]], limits: list[dict[str, Any]], engines: list[str]) -> str:
+    keys = [key for key, _ in ratio_keys(engines)]
     head = (["workload", "size"] + [f"{e} s" for e in engines] + [f"{e} MiB" for e in engines]
-            + ["zf/zp", "zf/ts", "limit", "limit s", "zf/limit"])
+            + keys + ["limit", "limit s", "zf/limit"])
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|"]
     for row in table:
         cells = [f"{row['workload']}", row["size"] or "-"]
@@ -123,15 +129,16 @@ def markdown(table: list[dict[str, Any]], limits: list[dict[str, Any]], engines:
         for e in engines:
             info = row["engines"][e]
             cells.append("-" if info["failed"] else _mib(info["peak_rss_mib"]))
-        cells += [_r(row["ratios"]["zf/zp"]), _r(row["ratios"]["zf/ts"]), row["limit"] or "-",
-                  _s(row["limit_seconds"]), _r(row["ratios"]["zf/limit"])]
+        cells += [_r(row["ratios"].get(key)) for key in keys]
+        cells += [row["limit"] or "-", _s(row["limit_seconds"]), _r(row["ratios"]["zf/limit"])]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "CPU seconds (user + system, all threads; least over the repetitions):", "",
-              "| workload | " + " | ".join(f"{e} CPU s" for e in engines) + " | zf/zp | zf/ts |",
-              "|---|" + "---:|" * (len(engines) + 2)]
+              "| workload | " + " | ".join(f"{e} CPU s" for e in engines) + " | "
+              + " | ".join(keys) + " |",
+              "|---|" + "---:|" * (len(engines) + len(keys))]
     for row in table:
         cells = [row["workload"]] + [_s(row["engines"][e]["cpu_seconds"]) for e in engines]
-        cells += [_r(row["cpu_ratios"]["zf/zp"]), _r(row["cpu_ratios"]["zf/ts"])]
+        cells += [_r(row["cpu_ratios"].get(key)) for key in keys]
         lines.append("| " + " | ".join(cells) + " |")
     if limits:
         lines += ["", "| limit | what | size | s | peak MiB | bounds |", "|---|---|---|---:|---:|---|"]
@@ -153,16 +160,19 @@ def write_chart(table: list[dict[str, Any]], path: Path, title: str) -> bool:
 
     names = [row["workload"] for row in table]
     fig, ax = plt.subplots(figsize=(9, 4.2), dpi=90)
-    width = 0.27
-    colors = ("#4c72b0", "#dd8452", "#55a868")
-    for k, (key, label) in enumerate(RATIOS):
+    series = [(key, peer) for key, peer in ratio_keys(list(PEERS))
+              if any(row["ratios"].get(key) is not None for row in table)]
+    series.append(("zf/limit", "limit"))
+    width = 0.8 / len(series)
+    colors = {"zf/zp": "#4c72b0", "zf/ts": "#dd8452", "zf/zrs": "#8172b3", "zf/limit": "#55a868"}
+    for k, (key, label) in enumerate(series):
         xs, ys = [], []
         for i, row in enumerate(table):
-            value = row["ratios"][key]
+            value = row["ratios"].get(key)
             if value is not None:
-                xs.append(i + (k - 1) * width)
+                xs.append(i + (k - (len(series) - 1) / 2) * width)
                 ys.append(value)
-        bars = ax.bar(xs, ys, width, label=f"zarrforge / {label}", color=colors[k])
+        bars = ax.bar(xs, ys, width, label=f"zarrforge / {label}", color=colors[key])
         for bar, value in zip(bars, ys):
             ax.annotate(f"{value:.2g}", (bar.get_x() + bar.get_width() / 2, value), ha="center",
                         va="bottom", fontsize=6)

@@ -89,8 +89,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--path", type=Path, default=_default_path(), help="where the data goes")
     p.add_argument("--only", type=_names, default=None,
                    help=f"comma-separated workloads and limits: {','.join([*WORKLOADS, *LIMITS])}")
-    p.add_argument("--engines", type=_names, default=list(engine_registry.NAMES),
-                   help=f"comma-separated, of {','.join(engine_registry.NAMES)}")
+    p.add_argument("--engines", type=_names, default=list(engine_registry.available()),
+                   help=f"comma-separated, of {','.join(engine_registry.NAMES)} (default: all; "
+                        "zarrs-python only when $ZARRFORGE_BENCH_ZARRS_PYTHON names its Python)")
     p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results",
                    help="where latest.json, latest.md and ratios.png go")
     p.add_argument("--no-limits", action="store_true", help="run no limit that --only does not name")
@@ -142,7 +143,8 @@ def _log(text: str) -> None:
 def run_child(engine: str, workload: str, args: argparse.Namespace, env: dict[str, str],
               label: str) -> dict[str, Any]:
     """Run one child; its result record, or a record with ``error``."""
-    command = [sys.executable, "-m", "benchmarks.child", "--engine", engine, "--workload", workload,
+    python = sys.executable if engine == "limits" else engine_registry.interpreter(engine, sys.executable)
+    command = [python, "-m", "benchmarks.child", "--engine", engine, "--workload", workload,
                "--scale", repr(args.scale), "--repeat", str(args.repeat), "--root", str(args.path),
                "--settle", repr(args.settle)]
     record: dict[str, Any] | None = None

@@ -10,6 +10,7 @@ output. Nothing here looks at timings.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -37,8 +38,12 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("bench")
 
 
+# engines this interpreter can import (zarrs-python runs under its own: see the last test)
+IN_PROCESS = tuple(name for name in engines.NAMES if name not in engines.INTERPRETERS)
+
+
 @pytest.mark.parametrize("workload", list(WORKLOADS))
-@pytest.mark.parametrize("engine", engines.NAMES)
+@pytest.mark.parametrize("engine", IN_PROCESS)
 def test_workload_verifies(engine: str, workload: str, root: Path) -> None:
     record = child.run(engine, workload, scale=SCALE, repeat=1, root=root)
     assert record["verified"] is True
@@ -56,7 +61,7 @@ def test_engines_write_the_same_metadata(tmp_path: Path) -> None:
     spec = data.spec("sharded3d", SCALE)
     values = data.generate(spec)
     seen = {}
-    for name in engines.NAMES:
+    for name in IN_PROCESS:
         path = tmp_path / f"{name}.zarr"
         engines.load(name).write_array(str(path), spec, values)
         doc = json.loads((path / "zarr.json").read_text())
@@ -152,3 +157,29 @@ def test_the_xarray_write_benchmark_checks_both_outputs_and_reports_the_floor(
     assert set(report["best_s"]) == {"zarrforge", "zarr-python", "floor (zstd only)"}
     assert set(report["over_floor"]) == {"zarrforge", "zarr-python"}
     assert list(tmp_path.iterdir()) == []  # its temporary directory is removed
+
+
+def test_zarrs_python_runs_as_a_peer_under_its_own_python(tmp_path: Path) -> None:
+    """zarrs-python (zarr-python 3.4 with the Rust codec pipeline) needs Python >= 3.12: its
+    children run under ``$ZARRFORGE_BENCH_ZARRS_PYTHON``; here the zarr-python 3.4.2
+    environment of tests/interop (built by ``make test``), which holds zarrs too."""
+    ensured = subprocess.run([sys.executable, str(REPO / "tests/interop/test_zarr34_registry.py"),
+                              "--ensure-venv"], capture_output=True, text=True, timeout=600)
+    assert ensured.returncode == 0, ensured.stderr
+    python = ensured.stdout.strip().splitlines()[-1]
+    out = tmp_path / "results"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "1/64", "--repeat", "1",
+         "--only", "W2,W6", "--engines", "zarrforge,zarrs-python", "--no-limits",
+         "--path", str(tmp_path / "data"), "--out", str(out), "--no-chart"],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "ZARRFORGE_BENCH_ZARRS_PYTHON": python})
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads((out / "latest.json").read_text())
+    runs = {(r["engine"], r["workload"]): r for r in result["runs"]}
+    assert not runs["zarrs-python", "W2"].get("error"), runs["zarrs-python", "W2"].get("error")
+    configuration = runs["zarrs-python", "W2"]["configuration"]
+    assert configuration["codec_pipeline"]["path"] == "zarrs.ZarrsCodecPipeline"
+    assert configuration["zarrs"] == "0.2.3" and configuration["version"] == "3.4.2"
+    row = next(r for r in result["table"] if r["workload"] == "W2")
+    assert row["ratios"]["zf/zrs"] > 0 and "zf/zrs" in proc.stdout

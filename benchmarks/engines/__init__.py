@@ -22,13 +22,33 @@ engine does everything through its library's public API and offers:
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 MODULES = {
     "zarrforge": "benchmarks.engines.zarrforge_engine",
     "zarr-python": "benchmarks.engines.zarr_python_engine",
     "tensorstore": "benchmarks.engines.tensorstore_engine",
+    "zarrs-python": "benchmarks.engines.zarrs_engine",
 }
+
+#: Engines whose children run under another interpreter: engine -> the environment
+#: variable naming it (zarrs-python needs zarr-python >= 3.2, so Python >= 3.12).
+INTERPRETERS = {"zarrs-python": "ZARRFORGE_BENCH_ZARRS_PYTHON"}
+
+
+def available() -> tuple[str, ...]:
+    """The engines a run measures by default: every engine, except those needing an
+    interpreter of their own when the variable naming it is unset."""
+    return tuple(name for name in MODULES
+                 if name not in INTERPRETERS or os.environ.get(INTERPRETERS[name]))
+
+
+def interpreter(name: str, default: str) -> str:
+    """The Python that runs ``name``'s children (``default``: the driver's own)."""
+    variable = INTERPRETERS.get(name)
+    return os.environ.get(variable, default) if variable else default
+
 
 NAMES = tuple(MODULES)
 

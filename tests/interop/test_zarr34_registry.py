@@ -11,8 +11,9 @@ runs in a virtual environment of its own (helpers shared with
 * location: ``$ZARRFORGE_ZARR34_VENV`` if set, else ``<repository>/.venv-zarr34``
   (git-ignored); built on first use from a Python >= 3.12 (``$ZARRFORGE_ZARR34_PYTHON``,
   else ``python3.12``... on PATH or a pyenv installation) with
-  ``pip install "zarr[cast-value-rs]==3.4.2"`` (zarr's ``cast_value`` needs the
-  ``cast-value-rs`` backend), then reused (marker file, lock file). ``make test``
+  ``pip install "zarr[cast-value-rs]==3.4.2" zarrs==0.2.3`` (zarr's ``cast_value`` needs
+  the ``cast-value-rs`` backend; zarrs is for the benchmark suite's smoke test), then
+  reused (marker file, lock file). ``make test``
   builds it up front.
 * if it cannot be built the tests *fail* with pip's output; ``ZARRFORGE_SKIP_ZARR34=1``
   skips them explicitly, with that reason in the report.
@@ -50,7 +51,9 @@ from _side_venv import ensure_side_venv, find_python, run_script, venv_location
 
 # a relative $ZARRFORGE_ZARR34_VENV is taken relative to the repository, wherever pytest runs from
 VENV = venv_location("ZARRFORGE_ZARR34_VENV", ".venv-zarr34")
-REQUIREMENTS = ["zarr[cast-value-rs]==3.4.2"]
+# zarrs: the Rust codec pipeline benchmarks/ measures as a peer; tests/test_benchmarks.py runs
+# it from this environment (it changes nothing unless zarr's codec pipeline is set to it)
+REQUIREMENTS = ["zarr[cast-value-rs]==3.4.2", "zarrs==0.2.3"]
 MINIMUM_PYTHON = (3, 12)
 LABEL = "zarr-python 3.4.2"
 
@@ -64,7 +67,7 @@ def ensure_zarr34_venv(venv: Path = VENV) -> Path:
     base = find_python(MINIMUM_PYTHON, "ZARRFORGE_ZARR34_PYTHON")
     return ensure_side_venv(
         venv, REQUIREMENTS, label=LABEL, base_python=base, expect_prefix="3.4.2 ",
-        check="import zarr, cast_value_rs; print(zarr.__version__, 'cast-value-rs')")
+        check="import zarr, cast_value_rs, zarrs; print(zarr.__version__, 'cast-value-rs zarrs')")
 
 
 @pytest.fixture(scope="module")
