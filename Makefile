@@ -82,6 +82,15 @@ bench: $(BENCH_BIN)/python $(ZARRS_VENV)/bin/python
 	$(BENCH_BIN)/python -m pip uninstall --quiet --yes zarrforge-example-thirdparty
 	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARRS_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
+# make bench-cloud - W7 (256 chunks of 1 MiB, written and read) and W8 (500 small reads of a
+# sharded array) on a local S3 with 20 ms per request: zarrforge (fsspec and obstore
+# stores) against zarr-python (FsspecStore, ObjectStore) and tensorstore (benchmarks/cloud.py)
+.PHONY: bench-cloud
+bench-cloud: $(BENCH_BIN)/python
+	$(BENCH_BIN)/python -m pip install --quiet $(BENCH_PACKAGES) "moto[server]>=5" obstore
+	$(BENCH_BIN)/python -m pip uninstall --quiet --yes zarrforge-example-thirdparty
+	$(BENCH_BIN)/python benchmarks/cloud.py $(BENCH_ARGS)
+
 # make bench-s3 - 200 small chunks from a local S3 server with 20 ms per request:
 # batched vs one at a time, and zarr-python (benchmarks/s3_latency.py)
 .PHONY: bench-s3

@@ -183,3 +183,21 @@ def test_zarrs_python_runs_as_a_peer_under_its_own_python(tmp_path: Path) -> Non
     assert configuration["zarrs"] == "0.2.3" and configuration["version"] == "3.4.2"
     row = next(r for r in result["table"] if r["workload"] == "W2")
     assert row["ratios"]["zf/zrs"] > 0 and "zf/zrs" in proc.stdout
+
+
+def test_the_cloud_benchmark_runs_every_engine_against_a_local_s3(tmp_path: Path) -> None:
+    """benchmarks/cloud.py at toy size: W7 and W8 through a local S3 and its latency proxy,
+    each engine's reads checked against the values written by the script itself."""
+    out = tmp_path / "cloud.json"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "cloud.py"), "--latency", "0", "--repeat", "1",
+         "--scale", "0.02", "--reads", "8", "--json", str(out), "--engines",
+         "zarrforge (fsspec),zarrforge (obstore),zarr-python (ObjectStore),tensorstore (s3)"],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert set(result["seconds"]) == {"zarrforge (fsspec)", "zarrforge (obstore)",
+                                      "zarr-python (ObjectStore)", "tensorstore (s3)"}
+    for engine, seconds in result["seconds"].items():
+        assert set(seconds) == {"W7w", "W7r", "W8"}, (engine, seconds)
+    assert "| W8 | zarrforge (obstore) |" in proc.stdout
