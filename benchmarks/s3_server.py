@@ -1,13 +1,14 @@
 """A local S3 (moto's server) with a latency proxy in front, for the S3 benchmarks.
 
-:func:`latency_s3` starts moto's server on 127.0.0.1 and, in a process of its own, a
-proxy on 127.0.0.1 that delays every request by ``latency_ms`` before forwarding it, the
-way a real object store's round trip does. moto spends several milliseconds of CPU per
-request, which on a 2-core machine would swamp the latency being studied, so the proxy
-answers a repeated GET of an unchanged object (same path and range) from memory; any
-other request clears that memory. It yields the proxy's endpoint and moto's own (for
-setting up without latency), with AWS credentials set in the environment for every
-client. Nothing leaves the loopback interface.
+:func:`latency_s3` starts moto's server and a proxy, both on 127.0.0.1 and each in a
+process of its own (so neither takes the measured engine's GIL). The proxy delays every
+request by ``latency_ms`` before forwarding it, the way a real object store's round trip
+does. moto spends several milliseconds of CPU per request, which on a 2-core machine
+would swamp the latency being studied, so the proxy answers a repeated GET of an
+unchanged object (same path and range) from memory; any other request clears that
+memory. It yields the proxy's endpoint and moto's own (for setting up without latency),
+with AWS credentials set in the environment for every client. Nothing leaves the
+loopback interface.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ import http.client
 import http.server
 import multiprocessing
 import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 from typing import Iterator
@@ -85,19 +89,37 @@ def serve_latency_proxy(target_port: int, latency: float, ports: "multiprocessin
     server.serve_forever()
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _start_moto() -> tuple[subprocess.Popen, int]:
+    """moto's server in a process of its own (in this one its request handling would take
+    the GIL from the engine being measured), once it answers."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1",
+                               "-p", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return server, port
+        except OSError:
+            if server.poll() is not None:
+                raise RuntimeError(f"moto's server exited with {server.returncode}")
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("moto's server did not start within 60 s")
+
+
 @contextlib.contextmanager
 def latency_s3(latency_ms: float) -> Iterator[tuple[str, str]]:
     """``(proxy endpoint, moto endpoint)`` of a fresh local S3 (see the module docstring)."""
     os.environ.update(CREDENTIALS)
-    import logging
-
-    import moto.server
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's request log
-
-    moto_server = moto.server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    moto_server.start()
-    _, moto_port = moto_server.get_host_and_port()
+    moto_server, moto_port = _start_moto()
     context = multiprocessing.get_context("spawn")
     ports = context.Queue()
     proxy = context.Process(target=serve_latency_proxy, daemon=True,
@@ -107,4 +129,5 @@ def latency_s3(latency_ms: float) -> Iterator[tuple[str, str]]:
         yield f"http://127.0.0.1:{ports.get(timeout=30)}", f"http://127.0.0.1:{moto_port}"
     finally:
         proxy.terminate()
-        moto_server.stop()
+        moto_server.terminate()
+        moto_server.wait(10)
