@@ -8,7 +8,7 @@ import numpy as np
 
 from zarrforge.testing import (ChunkGridConformance, ChunkKeyEncodingConformance,
                                CodecConformance, ConditionalWriteConformance, CrossProcessConditionalConformance,
-                               DataTypeConformance, StoreConformance)
+                               DataTypeConformance, MemoryLayoutConformance, StoreConformance)
 from zarrforge.testing.conditional import increment
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
@@ -160,3 +160,8 @@ class TestDefaultAndV2KeyEncodings(ChunkKeyEncodingConformance):
         ({"name": "v2", "configuration": {"separator": ["/"]}}, "configuration.separator"),
         ({"name": "default", "configuration": {"sep": "/"}}, "configuration"),
     ]
+
+
+class TestCAndFLayouts(MemoryLayoutConformance):
+    layout_names = ["C", "F"]
+    max_examples = 30

@@ -12,7 +12,8 @@ subclass says what to test, the suite brings the tests::
 Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`CrossProcessConditionalConformance` (stores with conditional writes),
 :class:`CodecConformance`, :class:`DataTypeConformance`,
-:class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`. Importing this package needs pytest (and
+:class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`,
+:class:`MemoryLayoutConformance`. Importing this package needs pytest (and
 hypothesis for the randomised checks); zarrforge itself does not.
 """
 
@@ -21,9 +22,10 @@ from .chunk_key_encodings import ChunkKeyEncodingConformance
 from .codecs import CodecConformance
 from .conditional import ConditionalWriteConformance, CrossProcessConditionalConformance
 from .data_types import DataTypeConformance
+from .memory_layouts import MemoryLayoutConformance
 from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
 from .stores import StoreConformance
 
 __all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
            "ConditionalWriteConformance", "CrossProcessConditionalConformance",
-           "DataTypeConformance", "StoreConformance"]
+           "DataTypeConformance", "MemoryLayoutConformance", "StoreConformance"]

@@ -1,0 +1,176 @@
+"""The memory layout conformance suite.
+
+Subclass :class:`MemoryLayoutConformance` and set:
+
+* ``layout_names``: the registered names of the layouts to test (``["C", "F"]``); each
+  is its own test (the test id names it);
+* ``max_examples`` (default 50): how many cases hypothesis tries per test;
+* ``shrink`` (default ``True``): minimise a failing example before reporting it.
+
+What it checks, for each name, against :mod:`zarrforge.abc.memory_layout`: the name
+resolves through the installed ``zarrforge.memory_layouts`` registry to a
+:class:`~zarrforge.abc.memory_layout.MemoryLayout` whose ``name`` is that name;
+``empty`` and ``full`` give arrays of the asked shape and dtype (0-d, zero-length and
+up to 5-d shapes; integer, float, complex, bool, fixed-width bytes and structured
+dtypes) and ``full`` holds the fill value everywhere; for hypothesis-generated arrays
+(any memory order, views included), ``linearize`` gives a contiguous 1-D array of the
+same dtype and size holding each element once (a permutation: nothing lost or
+repeated), the same permutation for every array of a shape, and ``delinearize``
+inverts it exactly, both ways (``delinearize(linearize(a)) == a`` and
+``linearize(delinearize(f)) == f``); ``delinearize`` gives the asked shape; and a real
+array created with ``order=<name>`` (edge chunks, a never-written chunk, a partial
+write) reads back the values written, also after reopening. Each failure names the
+layout and the property, in a sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import zarrforge as zf
+
+from .. import registry
+from ..abc.memory_layout import MemoryLayout
+from ..resolution import memory_layout
+
+DTYPES = [np.dtype(d) for d in ("uint8", "<i4", ">i8", "<f2", "<f8", "<c16", "?", "S3")] + [
+    np.dtype([("a", "<i2"), ("b", "<f4")])]
+SHAPES = [(), (0,), (5,), (3, 0), (2, 3), (4, 1, 3), (2, 3, 2, 2), (1, 2, 1, 3, 2)]
+
+
+def _arrays(max_ndim: int = 4) -> Any:
+    """Hypothesis arrays of small shapes in C or F order, or strided views of them."""
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    shapes = hnp.array_shapes(min_dims=0, max_dims=max_ndim, min_side=0, max_side=5)
+    base = st.tuples(st.sampled_from([np.dtype("<i4"), np.dtype("<f8"), np.dtype("u1")]),
+                     shapes).flatmap(lambda d_s: hnp.arrays(d_s[0], d_s[1]))
+
+    def arranged(array: np.ndarray, how: str) -> np.ndarray:
+        if how == "F":
+            return np.asfortranarray(array)
+        if how == "view" and array.ndim:
+            doubled = np.repeat(array, 2, axis=-1)
+            return doubled[..., ::2]
+        return np.ascontiguousarray(array)
+
+    return st.tuples(base, st.sampled_from(["C", "F", "view"])).map(lambda a_h: arranged(*a_h))
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+
+
+class MemoryLayoutConformance:
+    layout_names: list[str] = []
+    max_examples = 50
+    shrink = True
+
+    def pytest_generate_tests(self, metafunc: Any) -> None:
+        if "name" in metafunc.fixturenames:
+            assert self.layout_names, "set layout_names to the registered names to test"
+            metafunc.parametrize("name", self.layout_names,
+                                 ids=[f"{i}:{n}" for i, n in enumerate(self.layout_names)])
+
+    def _settings(self) -> Any:
+        from hypothesis import HealthCheck, Phase, settings
+        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
+        return settings(max_examples=self.max_examples, deadline=None, database=None,
+                        suppress_health_check=list(HealthCheck), phases=phases)
+
+    def _layout(self, name: str) -> MemoryLayout:
+        return memory_layout(name)
+
+    # --- the tests ------------------------------------------------------------------------
+
+    def test_name_resolves_to_a_memory_layout_of_that_name(self, name):
+        registered = registry.memory_layouts.get(name)
+        layout = self._layout(name)
+        assert isinstance(layout, registered) and isinstance(layout, MemoryLayout), (
+            f"layout {name!r}: the registry gives {registered!r}, which does not make a "
+            "MemoryLayout")
+        assert layout.name == name, (
+            f"layout {name!r}: its name attribute is {layout.name!r}, not the name it is "
+            "registered under (formats that record a layout write that attribute)")
+
+    def test_empty_and_full_give_the_shape_dtype_and_value(self, name):
+        layout = self._layout(name)
+        for dtype in DTYPES:
+            for shape in SHAPES:
+                where = f"layout {name!r}, shape {shape}, dtype {dtype}"
+                empty = layout.empty(shape, dtype)
+                assert isinstance(empty, np.ndarray), f"{where}: empty() gave {type(empty)}"
+                assert empty.shape == shape and empty.dtype == dtype, (
+                    f"{where}: empty() gave shape {empty.shape}, dtype {empty.dtype}")
+                fill = np.zeros((), dtype=dtype)[()] if dtype.kind in "SV" else dtype.type(1)
+                full = layout.full(shape, fill, dtype)
+                assert full.shape == shape and full.dtype == dtype, (
+                    f"{where}: full() gave shape {full.shape}, dtype {full.dtype}")
+                assert (full == fill).all(), f"{where}: full() does not hold the fill value everywhere"
+
+    def test_linearize_is_a_permutation_and_delinearize_inverts_it(self, name):
+        layout = self._layout(name)
+        from hypothesis import given
+
+        @self._settings()
+        @given(_arrays())
+        def round_trip(array):
+            where = f"layout {name!r}, a {array.shape} {array.dtype} array"
+            flat = layout.linearize(array)
+            assert isinstance(flat, np.ndarray) and flat.ndim == 1, (
+                f"{where}: linearize gave {getattr(flat, 'shape', flat)!r}, not a 1-D array")
+            assert flat.size == array.size and flat.dtype == array.dtype, (
+                f"{where}: linearize gave {flat.size} {flat.dtype} elements, not {array.size} "
+                f"{array.dtype}")
+            assert flat.flags.c_contiguous, f"{where}: linearize did not give a contiguous array"
+            back = layout.delinearize(flat, array.shape)
+            assert _same(np.asarray(back), array), (
+                f"{where}: delinearize(linearize(a)) is not a")
+            # one permutation per shape: labels 0..n-1 come back as a rearrangement of 0..n-1
+            labels = np.arange(array.size).reshape(array.shape)
+            order = layout.linearize(labels)
+            assert np.array_equal(np.sort(order), np.arange(array.size)), (
+                f"{where}: linearize loses or repeats elements (labels give {order.tolist()[:12]})")
+            assert np.array_equal(layout.linearize(np.asfortranarray(labels)), order), (
+                f"{where}: linearize depends on the input's memory order, not only its values")
+            assert np.array_equal(layout.linearize(layout.delinearize(order, array.shape)),
+                                  order), f"{where}: linearize(delinearize(f)) is not f"
+
+        round_trip()
+
+    def test_delinearize_gives_the_asked_shape(self, name):
+        layout = self._layout(name)
+        for shape in SHAPES:
+            flat = np.arange(int(np.prod(shape)), dtype="<i4")
+            out = np.asarray(layout.delinearize(flat, shape))
+            assert out.shape == shape and out.dtype == flat.dtype, (
+                f"layout {name!r}: delinearize to {shape} gave shape {out.shape}, dtype {out.dtype}")
+
+    def test_arrays_in_this_order_read_back_what_was_written(self, name):
+        from hypothesis import given
+        from hypothesis import strategies as st
+
+        cases = [((7,), (3,)), ((5, 7), (2, 3)), ((4, 5, 3), (3, 2, 2))]
+
+        @self._settings()
+        @given(st.sampled_from(cases), st.integers(0, 2**32 - 1))
+        def written_and_read(case, seed):
+            shape, chunks = case
+            rng = np.random.default_rng(seed)
+            values = rng.integers(-1000, 1000, size=shape).astype("<i4")
+            array = zf.create_array(None, "a", shape=shape, chunks=chunks, dtype="int32",
+                                    fill_value=-1, compressors=None, order=name)
+            region = tuple(slice(0, n - 1) for n in shape)  # leaves edge chunks partly written
+            array[region] = values[region]
+            expected = np.full(shape, -1, dtype="<i4")
+            expected[region] = values[region]
+            where = f"layout {name!r}, shape {shape}, chunks {chunks}"
+            assert _same(np.asarray(array[...]), expected), f"{where}: a read differs from what was written"
+            again = zf.open_array(array.store, "a", order=name)
+            assert _same(np.asarray(again[...]), expected), (
+                f"{where}: the array read after reopening differs from what was written")
+
+        written_and_read()
