@@ -13,7 +13,7 @@ Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`CrossProcessConditionalConformance` (stores with conditional writes),
 :class:`CodecConformance`, :class:`DataTypeConformance`,
 :class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`,
-:class:`MemoryLayoutConformance`. Importing this package needs pytest (and
+:class:`MemoryLayoutConformance`, :class:`ExtensionConformance`. Importing this package needs pytest (and
 hypothesis for the randomised checks); zarrforge itself does not.
 """
 
@@ -22,10 +22,12 @@ from .chunk_key_encodings import ChunkKeyEncodingConformance
 from .codecs import CodecConformance
 from .conditional import ConditionalWriteConformance, CrossProcessConditionalConformance
 from .data_types import DataTypeConformance
+from .extensions import ExtensionConformance
 from .memory_layouts import MemoryLayoutConformance
 from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
 from .stores import StoreConformance
 
 __all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
            "ConditionalWriteConformance", "CrossProcessConditionalConformance",
-           "DataTypeConformance", "MemoryLayoutConformance", "StoreConformance"]
+           "DataTypeConformance", "ExtensionConformance", "MemoryLayoutConformance",
+           "StoreConformance"]

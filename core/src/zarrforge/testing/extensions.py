@@ -1,0 +1,265 @@
+"""The generic extension conformance suite (ZEP 10 ``extensions`` entries).
+
+Subclass :class:`ExtensionConformance` and set:
+
+* ``extension_documents``: entries of the extension to test
+  (``{"name": "zarrforge.offset", "configuration": {"offset": [2, -1]}}``); each is its
+  own test (the test id names it);
+* ``invalid_extension_documents``: ``(document, field)`` pairs that must be refused with
+  a :class:`~zarrforge.errors.MetadataError` naming ``field`` (relative to the entry:
+  ``"configuration.offset"``); at least one;
+* ``shape`` (default ``(6, 4)``) and ``dtype`` (``"int32"``): the arrays the entries are
+  tried on (the entries must suit that shape);
+* ``rejects_unknown_configuration = False`` if the extension deliberately accepts
+  configuration keys it does not know;
+* ``max_examples`` (default 50) and ``shrink`` (default ``True``), for the hypothesis
+  checks.
+
+What it checks, for each entry, against :mod:`zarrforge.abc.extension`: the name
+resolves through the installed ``zarrforge.extensions`` registry to an
+:class:`~zarrforge.abc.extension.Extension` whose ``node_types`` is a frozenset of
+``"array"``/``"group"``; ``to_json`` is JSON, names the extension and rebuilds an equal
+entry; a node created with the entry (each node type it allows) stores it, reopens with an
+equal entry, and keeps it through an attribute update, also when the entry says
+``must_understand: false``; a node type it does not allow refuses it with a
+``MetadataError``; invalid configurations are refused naming the field and unknown
+configuration keys are refused; and on an array, for hypothesis-generated basic
+selections (integers of any sign, slices with steps, ``Ellipsis``, ``None``), reading
+and writing either work or raise a zarrforge error (never another exception), and what
+is written through a selection is what a read of the same selection gives back, the rest
+of the array untouched. Each failure names the entry and the property, in a sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+import zarrforge as zf
+
+from .. import registry
+from ..abc.extension import Extension
+from ..errors import MetadataError, ZarrforgeError
+from ..resolution import extension_from_json
+
+
+def _document_id(document: Any) -> str:
+    if isinstance(document, str):
+        return document
+    text = json.dumps(document.get("configuration", {}), sort_keys=True, separators=(",", ":"))
+    return f"{document.get('name')}{text if text != '{}' else ''}"
+
+
+def _name(document: Any) -> str:
+    return document if isinstance(document, str) else document["name"]
+
+
+def _selections(shape: tuple[int, ...]) -> Any:
+    """Basic selections of an array of ``shape``: per dimension an int (any sign, maybe out
+    of range), a slice (bounds of any sign, steps of either sign), or nothing; maybe an
+    ``Ellipsis`` or a ``None`` among them."""
+    from hypothesis import strategies as st
+
+    def one(n: int) -> Any:
+        bound = st.one_of(st.none(), st.integers(-n - 2, n + 2))
+        return st.one_of(st.integers(-n - 1, n), st.builds(
+            slice, bound, bound, st.one_of(st.none(), st.sampled_from([1, 2, 3, -1, -2]))))
+
+    parts = st.tuples(*(one(n) for n in shape))
+    return st.tuples(parts, st.integers(0, len(shape)), st.sampled_from(["", "...", "None"])).map(
+        lambda p: p[0][:p[1]] + ((Ellipsis,) if p[2] == "..." else (None,) if p[2] == "None" else ()))
+
+
+class ExtensionConformance:
+    extension_documents: list[Any] = []
+    invalid_extension_documents: list[tuple[Any, str]] = []
+    shape: tuple[int, ...] = (6, 4)
+    dtype = "int32"
+    rejects_unknown_configuration = True
+    max_examples = 50
+    shrink = True
+
+    def pytest_generate_tests(self, metafunc: Any) -> None:
+        if "document" in metafunc.fixturenames:
+            assert self.extension_documents, "set extension_documents to the entries to test"
+            metafunc.parametrize("document", self.extension_documents,
+                                 ids=[f"{i}:{_document_id(d)}" for i, d in
+                                      enumerate(self.extension_documents)])
+        if "invalid" in metafunc.fixturenames:
+            assert self.invalid_extension_documents, (
+                "set invalid_extension_documents to (document, field) pairs the extension must "
+                "refuse with a MetadataError naming field")
+            metafunc.parametrize("invalid", self.invalid_extension_documents,
+                                 ids=[f"{i}:{_document_id(d)}" for i, (d, _) in
+                                      enumerate(self.invalid_extension_documents)])
+
+    def _settings(self) -> Any:
+        from hypothesis import HealthCheck, Phase, settings
+        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
+        return settings(max_examples=self.max_examples, deadline=None, database=None,
+                        suppress_health_check=list(HealthCheck), phases=phases)
+
+    def _extension(self, document: Any, node_type: str = "array") -> tuple[str, Extension]:
+        return _document_id(document), extension_from_json(document, node_type,
+                                                           field="extensions[0]")
+
+    def _node(self, document: Any, node_type: str) -> Any:
+        if node_type == "group":
+            return zf.create_group(None, "node", extensions=[document])
+        return zf.create_array(None, "node", shape=self.shape, dtype=self.dtype, fill_value=0,
+                               chunks=tuple(max(1, (n + 1) // 2) for n in self.shape),
+                               compressors=None, extensions=[document])
+
+    def _stored_entry(self, node: Any) -> Any:
+        return node.metadata["extensions"][0]
+
+    # --- the tests ------------------------------------------------------------------------
+
+    def test_name_resolves_to_the_registered_extension_class(self, document):
+        where = _document_id(document)
+        registered = registry.extensions.get(_name(document))
+        kinds = getattr(registered, "node_types", None)
+        assert isinstance(kinds, frozenset) and kinds and kinds <= {"array", "group"}, (
+            f"{where}: node_types is {kinds!r}; it must be a non-empty frozenset of 'array' "
+            "and 'group'")
+        _, extension = self._extension(document, sorted(kinds)[0])
+        assert isinstance(extension, registered) and isinstance(extension, Extension), (
+            f"{where}: the entry built {type(extension).__name__}, not the registered "
+            f"{registered.__name__}")
+
+    def test_to_json_is_json_and_rebuilds_an_equal_entry(self, document):
+        where = _document_id(document)
+        node_type = sorted(registry.extensions.get(_name(document)).node_types)[0]
+        _, extension = self._extension(document, node_type)
+        written = extension.to_json()
+        assert json.loads(json.dumps(written)) == written, f"{where}: to_json() is not JSON"
+        assert _name(written) == _name(document), (
+            f"{where}: to_json() gives {written!r}, whose name is not {_name(document)!r}")
+        rebuilt = extension_from_json(written, node_type, field="to_json()")
+        assert rebuilt.to_json() == written, f"{where}: rebuilding from to_json() changes it"
+        assert rebuilt == extension, (
+            f"{where}: the entry rebuilt from to_json() is not equal to the original")
+        if isinstance(document, dict) and "configuration" in document:
+            assert isinstance(written, dict) and written.get("configuration") == \
+                extension_from_json(written, node_type, field="x").to_json().get("configuration"), (
+                f"{where}: to_json() loses the configuration")
+
+    def test_nodes_store_the_entry_and_keep_it(self, document):
+        where = _document_id(document)
+        registered = registry.extensions.get(_name(document))
+        for node_type in sorted(registered.node_types):
+            for entry in (document, {**(document if isinstance(document, dict)
+                                        else {"name": document}), "must_understand": False}):
+                node = self._node(entry, node_type)
+                stored = self._stored_entry(node)
+                expected = extension_from_json(entry, node_type, field="x").to_json()
+                if isinstance(entry, dict) and entry.get("must_understand") is False:
+                    assert isinstance(stored, dict) and stored.get("must_understand") is False, (
+                        f"{where}: a {node_type} created with must_understand: false stores "
+                        f"{stored!r}, without it")
+                    stored = {k: v for k, v in stored.items() if k != "must_understand"}
+                assert stored == expected, (
+                    f"{where}: a {node_type} created with the entry stores {stored!r}, not "
+                    f"its to_json() {expected!r}")
+                reopened = zf.open(node.store, "node")
+                assert self._stored_entry(reopened) == self._stored_entry(node), (
+                    f"{where}: the {node_type} reopened holds {self._stored_entry(reopened)!r}")
+                reopened = zf.open(node.store, "node", mode="r+")
+                reopened.attrs["touched"] = True
+                kept = self._stored_entry(zf.open(node.store, "node"))
+                assert kept == self._stored_entry(node), (
+                    f"{where}: an attribute update on the {node_type} rewrites the entry as "
+                    f"{kept!r}")
+        for node_type in {"array", "group"} - set(registered.node_types):
+            try:
+                self._node(document, node_type)
+            except MetadataError:
+                continue
+            raise AssertionError(f"{where}: a {node_type} accepted the entry, but node_types "
+                                 f"is {sorted(registered.node_types)}")
+
+    def test_invalid_configurations_are_refused_naming_the_field(self, invalid):
+        document, field = invalid
+        where = _document_id(document)
+        expected = f"extensions[0].{field}" if field else "extensions[0]"
+        node_type = sorted(registry.extensions.get(_name(document)).node_types)[0]
+        try:
+            extension = extension_from_json(document, node_type, field="extensions[0]")
+        except MetadataError as exc:
+            named = exc.field or ""
+            assert named == expected or named.startswith((expected + ".", expected + "[")), (
+                f"{where}: the MetadataError names field {named!r}, not {expected!r}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - the finding
+            raise AssertionError(f"{where}: refused with {type(exc).__name__}: {exc}; expected "
+                                 f"a MetadataError naming {expected!r}") from exc
+        else:
+            raise AssertionError(f"{where}: accepted (built {extension!r}); expected a "
+                                 f"MetadataError naming {expected!r}")
+
+    def test_unknown_configuration_keys_are_refused(self, document):
+        if not self.rejects_unknown_configuration:
+            return
+        where = _document_id(document)
+        node_type = sorted(registry.extensions.get(_name(document)).node_types)[0]
+        written = extension_from_json(document, node_type, field="x").to_json()
+        base = written if isinstance(written, dict) else {"name": written}
+        changed = {**base, "configuration": dict(base.get("configuration") or {},
+                                                 no_such_option=1)}
+        try:
+            extension_from_json(changed, node_type, field="extensions[0]")
+        except MetadataError as exc:
+            assert "no_such_option" in str(exc), (
+                f"{where}: the error does not name the unknown key: {exc}")
+        else:
+            raise AssertionError(f"{where}: accepted an unknown configuration key")
+
+    def test_what_a_selection_writes_is_what_it_reads(self, document):
+        where = _document_id(document)
+        if "array" not in registry.extensions.get(_name(document)).node_types:
+            return
+        from hypothesis import given
+        from hypothesis import strategies as st
+
+        @self._settings()
+        @given(_selections(self.shape), st.integers(0, 2**32 - 1))
+        def consistent(selection, seed):
+            array = self._node(document, "array")
+            before = array[...] if self._readable_whole(array) else None
+            try:
+                target = np.asarray(array[selection])
+            except ZarrforgeError:
+                return
+            except Exception as exc:  # noqa: BLE001 - the finding
+                raise AssertionError(f"{where}: reading {selection!r} raised "
+                                     f"{type(exc).__name__}: {exc}, not a zarrforge error") from exc
+            values = np.random.default_rng(seed).integers(1, 1000, size=target.shape).astype(
+                target.dtype)
+            try:
+                array[selection] = values
+            except ZarrforgeError as exc:
+                raise AssertionError(f"{where}: {selection!r} reads but does not write: "
+                                     f"{exc}") from exc
+            except Exception as exc:  # noqa: BLE001 - the finding
+                raise AssertionError(f"{where}: writing {selection!r} raised "
+                                     f"{type(exc).__name__}: {exc}") from exc
+            back = np.asarray(array[selection])
+            if target.size and len({int(v) for v in np.ravel(values)}) == values.size:
+                assert np.array_equal(back, values), (
+                    f"{where}: reading {selection!r} after writing it gives {back.tolist()}, "
+                    f"not the {values.tolist()} written")
+            if before is not None:
+                touched = int(np.count_nonzero(array[...] != before))
+                assert touched <= values.size, (
+                    f"{where}: writing {values.size} values through {selection!r} changed "
+                    f"{touched} elements")
+
+        consistent()
+
+    def _readable_whole(self, array: Any) -> bool:
+        try:
+            array[...]
+        except ZarrforgeError:
+            return False
+        return True

@@ -1,0 +1,135 @@
+"""The generic extension suite catches broken extensions, naming the entry and the
+property (issue #21), and passes the built-ins (plugins/extensions/tests/test_conformance.py).
+
+Each broken extension is registered in-process in a test module that subclasses the
+suite; the module runs in a subprocess (pytester), and the suite must fail it where it is
+broken."""
+
+from __future__ import annotations
+
+BROKEN_EXTENSIONS = '''
+from zarrforge import register
+from zarrforge.abc.extension import Extension
+from zarrforge.errors import MetadataError
+from zarrforge.testing import ExtensionConformance
+
+
+class Tagged(Extension):
+    """A well-behaved array extension: one string tag."""
+    name = "test.tagged"
+    node_types = frozenset({"array"})
+
+    def __init__(self, tag):
+        self.tag = tag
+
+    @classmethod
+    def from_json(cls, name, configuration):
+        configuration = configuration or {}
+        unknown = set(configuration) - {"tag"}
+        if unknown:
+            raise MetadataError(f"unknown keys {sorted(unknown)}", field="configuration")
+        tag = configuration.get("tag")
+        if not isinstance(tag, str):
+            raise MetadataError(f"tag must be a string, got {tag!r}", field="configuration.tag")
+        return cls(tag)
+
+    def to_json(self):
+        return {"name": self.name, "configuration": {"tag": self.tag}}
+
+
+class Forgetful(Tagged):
+    """to_json drops the configuration."""
+    name = "test.forgetful"
+    def to_json(self):
+        return {"name": self.name}
+
+
+class Credulous(Tagged):
+    """from_json validates nothing."""
+    name = "test.credulous"
+    @classmethod
+    def from_json(cls, name, configuration):
+        return cls((configuration or {}).get("tag"))
+
+
+class Fussy(Tagged):
+    """map_selection cannot take None (a new axis) and fails with a bare TypeError."""
+    name = "test.fussy"
+    def map_selection(self, array, selection, kind):
+        parts = selection if isinstance(selection, tuple) else (selection,)
+        if any(p is None for p in parts):
+            raise TypeError("cannot handle None")
+        return selection
+
+
+class Meddling(Tagged):
+    """after_write also overwrites the array's first element."""
+    name = "test.meddling"
+    def after_write(self, array, selection, kind, values):
+        if not getattr(array, "_meddling", False):
+            array._meddling = True
+            try:
+                array[(0,) * array.ndim] = -7
+            finally:
+                array._meddling = False
+
+
+for cls in (Tagged, Forgetful, Credulous, Fussy, Meddling):
+    register("extensions", cls.name, cls)
+
+
+def entries(name):
+    return [{"name": name, "configuration": {"tag": "x"}}]
+
+
+def invalid(name):
+    return [({"name": name, "configuration": {"tag": 5}}, "configuration.tag")]
+
+
+class TestTagged(ExtensionConformance):
+    extension_documents = entries("test.tagged")
+    invalid_extension_documents = invalid("test.tagged")
+    max_examples = 25
+    shrink = False
+
+
+class TestForgetful(TestTagged):
+    extension_documents = entries("test.forgetful")
+    invalid_extension_documents = invalid("test.forgetful")
+
+
+class TestCredulous(TestTagged):
+    extension_documents = entries("test.credulous")
+    invalid_extension_documents = invalid("test.credulous")
+
+
+class TestFussy(TestTagged):
+    extension_documents = entries("test.fussy")
+    invalid_extension_documents = invalid("test.fussy")
+
+
+class TestMeddling(TestTagged):
+    extension_documents = entries("test.meddling")
+    invalid_extension_documents = invalid("test.meddling")
+'''
+
+
+def _failed(result) -> set[str]:
+    return {line.split("::", 1)[1].split(" - ")[0] for line in result.stdout.str().splitlines()
+            if line.startswith("FAILED")}
+
+
+def test_the_extension_suite_catches_each_broken_extension(pytester):
+    pytester.makepyfile(BROKEN_EXTENSIONS)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
+    failed = _failed(result)
+    classes = {f.split("::")[0] for f in failed}
+    assert "TestTagged" not in classes, failed  # the well-behaved one passes everything
+    assert "TestForgetful::test_to_json_is_json_and_rebuilds_an_equal_entry[0:test.forgetful{\"tag\":\"x\"}]" in failed, failed
+    assert "TestCredulous::test_invalid_configurations_are_refused_naming_the_field[0:test.credulous{\"tag\":5}]" in failed
+    assert "TestCredulous::test_unknown_configuration_keys_are_refused[0:test.credulous{\"tag\":\"x\"}]" in failed
+    assert "TestFussy::test_what_a_selection_writes_is_what_it_reads[0:test.fussy{\"tag\":\"x\"}]" in failed
+    assert "TestMeddling::test_what_a_selection_writes_is_what_it_reads[0:test.meddling{\"tag\":\"x\"}]" in failed
+    text = result.stdout.str()
+    assert "test.credulous" in text and "accepted (built" in text
+    assert "raised TypeError: cannot handle None, not a zarrforge error" in text
