@@ -4,13 +4,20 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-ZARRFORGE_PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes -e plugins/rectilinear -e plugins/v2 -e plugins/draft2022 -e "plugins/fsspec[s3,http,test]" \
+ZARRFORGE_PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes -e plugins/rectilinear -e plugins/v2 -e plugins/draft2022 -e "plugins/fsspec[s3,gcs,azure,hf,http,sftp,test]" \
 	-e plugins/extensions -e plugins/zom -e plugins/cli -e plugins/xarray -e "plugins/zarr-python[test]" -e "plugins/obstore[test]"
 PACKAGES := $(ZARRFORGE_PACKAGES) -e "examples/third-party-plugin[test]"
 # zarr-python 2.18 for tests/interop/test_zarr2_draft.py, in an environment of its own
 ZARR2_VENV ?= .venv-zarr2
 # zarr-python 3.4.2 (Python >= 3.12) for tests/interop/test_zarr34_registry.py, likewise
 ZARR34_VENV ?= .venv-zarr34
+# Servers the remote-store tests start on 127.0.0.1, each from its own installation:
+# olah (a Hugging Face Hub mirror serving local git repositories) for hf://, and Azurite
+# (Microsoft's Azure Storage emulator, from the npm registry) for abfs:// and az://
+OLAH_VENV ?= .venv-olah
+OLAH := $(OLAH_VENV)/bin/olah-cli
+AZURITE_DIR ?= .azurite
+AZURITE := $(AZURITE_DIR)/node_modules/.bin/azurite-blob
 
 .PHONY: demo test install install-test zarr2-venv zarr34-venv dist clean
 
@@ -37,8 +44,22 @@ PYTEST_WORKERS ?= -n 2 --dist loadscope
 zarr34-venv: install-test
 	ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python tests/interop/test_zarr34_registry.py --ensure-venv
 
-test: install-test zarr2-venv zarr34-venv
-	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python -m pytest -q $(PYTEST_WORKERS)
+$(OLAH):
+	$(PYTHON) -m venv $(OLAH_VENV)
+	$(OLAH_VENV)/bin/python -m pip install --quiet "olah==0.5.4"
+
+$(AZURITE):
+	npm install --prefix $(AZURITE_DIR) --no-audit --no-fund --silent "azurite@3.37.0"
+
+# both at once: neither touches .venv
+.PHONY: test-servers
+test-servers:
+	$(MAKE) -j2 $(OLAH) $(AZURITE)
+
+test: install-test zarr2-venv zarr34-venv test-servers
+	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) \
+	ZARRFORGE_OLAH=$(abspath $(OLAH)) ZARRFORGE_AZURITE=$(abspath $(AZURITE)) \
+	$(BIN)/python -m pytest -q $(PYTEST_WORKERS)
 
 # A wheel and an sdist of every distribution (core and each plugin) into dist/; then
 #   pip install --find-links dist 'zarrforge[standard]'   (or 'zarrforge[all]')
@@ -49,7 +70,7 @@ dist: $(BIN)/python
 	for d in $(DISTRIBUTIONS); do $(BIN)/python -m build --outdir dist $$d || exit 1; done
 
 clean:
-	rm -rf dist $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock
+	rm -rf dist $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock $(OLAH_VENV) $(AZURITE_DIR)
 
 # make bench [BENCH_ARGS="--scale 0.125 --repeat 2"] - the benchmark suite (benchmarks/README.md),
 # in a virtual environment of its own so the measured packages are exactly these.

@@ -30,8 +30,11 @@ def test_schemes_are_registered():
     ("s3://bucket/x", None), ("memory://x", None), ("zip://x.zip", None), ("data.zarr", None),
     ("no-such-protocol::x", None), ("/some/path::odd", None),
     # any other protocol fsspec knows, unless a zarrforge store registers the scheme
-    ("reference://", "fsspec"), ("sftp://host/x", "fsspec"), ("abfs://container/x", "fsspec"),
-    ("HF://datasets/x", "fsspec"), ("gs://bucket/x", None), ("no-such-protocol://x", None),
+    ("ftp://host/x", "fsspec"), ("webhdfs://host/x", "fsspec"), ("FTP://host/x", "fsspec"),
+    ("gs://bucket/x", None), ("no-such-protocol://x", None),
+    # these zarrforge-fsspec registers by name (so `zarrforge plugins` lists them)
+    ("reference://", None), ("sftp://host/x", None), ("abfs://container/x", None),
+    ("az://container/x", None), ("HF://datasets/x", None),
 ])
 def test_what_the_hook_claims(url, kind):
     assert claims(url) == kind
@@ -40,8 +43,8 @@ def test_what_the_hook_claims(url, kind):
 def test_a_store_registered_for_a_scheme_takes_it_over_from_fsspec():
     from zarrforge.abc.store import Store
 
-    class MySftp(Store):
-        scheme = "sftp"
+    class MyFtp(Store):
+        scheme = "ftp"
 
         @classmethod
         def from_url(cls, url, **options):
@@ -49,13 +52,19 @@ def test_a_store_registered_for_a_scheme_takes_it_over_from_fsspec():
 
         get = _set = _delete = list_prefix = lambda *a, **k: None
 
-    assert claims("sftp://host/x") == "fsspec"
-    registry.stores.register("sftp", MySftp)
+    assert claims("ftp://host/x") == "fsspec"
+    registry.stores.register("ftp", MyFtp)
     try:
-        assert claims("sftp://host/x") is None
-        assert isinstance(resolve_store("sftp://host/x"), MySftp)
+        assert claims("ftp://host/x") is None
+        assert isinstance(resolve_store("ftp://host/x"), MyFtp)
     finally:
-        registry.stores.unregister("sftp")
+        registry.stores.unregister("ftp")
+
+
+@pytest.mark.parametrize("scheme", ["abfs", "az", "hf", "sftp", "reference"])
+def test_the_fsspec_schemes_it_names_are_registered_stores_and_pipeline_roots(scheme):
+    assert registry.stores.get(scheme) is FsspecStore
+    assert registry.url_adapters.get(scheme).name == scheme
 
 
 def test_plain_memory_stays_with_std_and_fsspec_memory_is_explicit():
@@ -83,7 +92,7 @@ def test_open_array_by_s3_url(s3_url, s3_options):
 
 def test_missing_backend_names_the_package():
     import importlib.util
-    # The test environment deliberately lacks gcsfs, the backend of gs:// URLs.
-    assert importlib.util.find_spec("gcsfs") is None
-    with pytest.raises(ImportError, match="gcsfs"):
-        resolve_store("gs://bucket/x")
+    # The test environment deliberately lacks ocifs, the backend of oci:// URLs.
+    assert importlib.util.find_spec("ocifs") is None
+    with pytest.raises(ImportError, match="ocifs"):
+        resolve_store("oci://bucket/x")

@@ -1,7 +1,8 @@
 """URL-pipeline adapters of zarrforge-fsspec (entry-point group ``zarrforge.url_adapters``;
 contract: :mod:`zarrforge.abc.url_adapter`).
 
-* Roots ``s3://``, ``gs://``, ``gcs://``, ``http://``, ``https://``: the URL as fsspec
+* Roots ``s3://``, ``gs://``, ``gcs://``, ``abfs://``, ``az://``, ``hf://``, ``sftp://``,
+  ``reference://``, ``http://``, ``https://``: the URL as fsspec
   reads it, through :class:`~zarrforge_fsspec.store.FsspecStore`, with the caller's
   ``storage_options`` (endpoint, credentials, store settings).
 * ``zip:path``: the zip archive named by the segments before it, and ``path``
@@ -48,6 +49,28 @@ class GSRoot(_RemoteRoot):
 
 class GCSRoot(_RemoteRoot):
     name = "gcs"
+
+
+class ABFSRoot(_RemoteRoot):
+    name = "abfs"
+
+
+class AZRoot(_RemoteRoot):
+    name = "az"
+
+
+class HFRoot(_RemoteRoot):
+    name = "hf"
+
+
+class SFTPRoot(_RemoteRoot):
+    name = "sftp"
+
+
+class ReferenceRoot(_RemoteRoot):
+    """``reference://``: a kerchunk reference set, given as ``storage_options["fo"]``."""
+
+    name = "reference"
 
 
 class HTTPRoot(_RemoteRoot):
