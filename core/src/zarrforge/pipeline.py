@@ -131,6 +131,27 @@ GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-la
 Encoded = list[bytes | memoryview]  # a chunk's encoded bytes: pieces stored one after another
 
 
+class KeyFetcher:
+    """The byte ranges of one stored key, one store request per call (a codec's
+    :data:`~zarrforge.abc.codec.RangeFetcher`). ``cache_key`` names the stored object
+    for codecs that remember something about it between reads (the sharding codec's
+    index cache); what they remember must be checked against the store, since any
+    writer may change the object at any time."""
+
+    __slots__ = ("store", "key")
+
+    def __init__(self, store: Store, key: str) -> None:
+        self.store = store
+        self.key = key
+
+    def __call__(self, ranges: Sequence[Any]) -> list[bytes | None]:
+        return self.store.get_many([(self.key, r) for r in ranges])
+
+    @property
+    def cache_key(self) -> tuple[int, str]:
+        return (id(self.store), self.key)
+
+
 def _grouped(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
     """``items`` in consecutive lists of ``size`` (the last may be shorter)."""
     group: list[Any] = []
@@ -362,8 +383,8 @@ class ChunkEngine:
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
 
-    def _fetcher(self, key: str) -> Callable[[Sequence[Any]], list[bytes | None]]:
-        return lambda ranges: self.store.get_many([(key, r) for r in ranges])
+    def _fetcher(self, key: str) -> "KeyFetcher":
+        return KeyFetcher(self.store, key)
 
     # --- reading ------------------------------------------------------------------
 

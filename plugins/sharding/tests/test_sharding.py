@@ -301,3 +301,16 @@ def test_shards_are_stored_as_pieces_that_join_to_the_encoded_shard(location):
     shard = values[:16, :12]
     assert b"".join(chain.encode_parts(shard, spec)) == chain.encode(shard, spec)
     assert store.get(array.chunk_key((0, 0))) == chain.encode(shard, spec)
+
+
+def test_partial_reads_copy_from_present_and_absent_inner_chunks_alike():
+    # basic selections go straight from each inner chunk to the result (no box around
+    # them): inner chunks never written read as the fill value, wherever they fall
+    array = zf.create_array(None, "a", shape=(12, 12), chunks=(4, 4), shards=(12, 12),
+                            dtype="int16", fill_value=-1)
+    expected = np.full((12, 12), -1, dtype="int16")
+    array[4:8, 4:8] = expected[4:8, 4:8] = np.arange(16, dtype="int16").reshape(4, 4)
+    for selection in [(slice(2, 10), slice(3, 9)), (5, slice(0, 12)), (slice(None), 6),
+                      (7, 7), (slice(4, 8), slice(4, 8)), (slice(0, 3), slice(0, 3)),
+                      (slice(1, 11, 3), slice(None, None, 2))]:
+        np.testing.assert_array_equal(array[selection], expected[selection], err_msg=str(selection))

@@ -218,7 +218,11 @@ class PartialCodec(ABC):
 
         ``fetch(ranges)`` takes :class:`~zarrforge.abc.store.ByteRange` objects
         of the stored chunk and returns their bytes (``None`` when the chunk
-        does not exist) with one store request per call.
+        does not exist) with one store request per call. The engine's fetcher
+        also has ``cache_key``, a hashable naming the stored object (store and
+        key; other callers may pass a plain function without it): a codec may
+        remember what it learnt about the object under it, but must check that
+        memory against what it fetches, because any writer may change the object.
         """
 
     @abstractmethod

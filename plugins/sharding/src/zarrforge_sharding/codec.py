@@ -12,7 +12,10 @@ Behaviour:
 * ``decode_partial`` fetches the index with one byte-range request, then the
   inner chunks the selection needs with one more request (nearby ranges are
   coalesced: gaps up to 64 KiB, runs up to 16 MiB by default; change both with
-  :func:`set_coalescing`), and decodes only those.
+  :func:`set_coalescing`), and decodes only those. A shard read before (its
+  index remembered by :mod:`.index_cache`) is read in one batch instead: the
+  index again and the inner chunks the remembered index names, used only if
+  the two indexes are equal.
 * ``encode_partial`` re-encodes only the inner chunks a write touches and
   copies the stored bytes of all others; the shard is rewritten compactly.
   (Appending changed chunks and rewriting only the index would save bytes
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import json
 from typing import Any
 
 import numpy as np
@@ -39,6 +43,7 @@ from zarrforge.plugin_api import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecCh
                                   codecs_from_json, current_chunk, data_type_from_json,
                                   encoding_chunk)
 
+from . import index_cache
 from .index import ShardIndex
 from .selection import Box, analyse
 
@@ -103,6 +108,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         # id(spec) -> (spec, inner spec, index spec, index size): every read of a shard
         # needs them, and the engine passes the same spec object for every shard.
         self._derived: dict[int, tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]] = {}
+        self._cache_tag: str | None = None
 
     def _derive(self, spec: ChunkSpec) -> tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]:
         derived = self._derived.get(id(spec))
@@ -296,35 +302,100 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         box[b.region(coords, self.chunk_shape)] = self.inner.decode(
             data, self._inner_spec(spec), key=None)
 
+    def _cache_key(self, fetch: RangeFetcher, spec: ChunkSpec) -> Any:
+        """Where this shard's index is remembered (:mod:`.index_cache`), or ``None``."""
+        named = getattr(fetch, "cache_key", None)
+        if named is None or index_cache.cache.max_bytes == 0:
+            return None
+        if self._cache_tag is None:
+            self._cache_tag = json.dumps([[c.to_json() for c in self.index_chain.codecs],
+                                          self.index_location], sort_keys=True, default=str)
+        return (named, self._chunks_per_shard(spec), self._cache_tag)
+
     def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec,
                        selection: tuple) -> np.ndarray | None:
-        [raw_index] = fetch([self._index_range(spec)])
-        if raw_index is None:
-            return None
+        b = analyse(selection, spec.shape, self.chunk_shape)
+        cache_key = self._cache_key(fetch, spec)
+        remembered = index_cache.cache.get(cache_key) if cache_key is not None else None
+        index_range = self._index_range(spec)
+        if remembered is not None and b is not None:
+            remembered_raw, index = remembered
+            try:
+                wanted = index.checked_ranges(b.inner_chunks())
+            except CorruptChunkError:  # judged on the stored index, never on a memory of it
+                index_cache.cache.discard(cache_key)
+                remembered = None
+        if remembered is not None and b is not None:
+            # One batch: the index again, and the inner chunks the remembered index names.
+            runs = coalesce(list(wanted.values())) if wanted else []
+            answers = fetch([index_range, *(ByteRange(o, n) for o, n in runs)])
+            raw_index = answers[0]
+            if raw_index is None:
+                index_cache.cache.discard(cache_key)
+                return None
+            if bytes(raw_index) == remembered_raw:
+                return self._gathered(b, spec, wanted, runs, answers[1:])
+            index_cache.cache.discard(cache_key)  # the shard changed: go on from the fresh index
+        else:
+            [raw_index] = fetch([index_range])
+            if raw_index is None:
+                return None
         # Only the entries this read follows are checked (a hostile entry elsewhere
         # cannot mislead it); writes check the whole index before they rebuild a shard.
         index = self._decode_index(raw_index, spec, shard_size=None, validate=False)
-        b = analyse(selection, spec.shape, self.chunk_shape)
+        if cache_key is not None:
+            raw = bytes(raw_index)
+            index_cache.cache.put(cache_key, raw, index, 2 * len(raw) + 200)
         if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
             return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
+        wanted = index.checked_ranges(b.inner_chunks())
+        runs = coalesce(list(wanted.values())) if wanted else []
+        fetched = fetch([ByteRange(offset, nbytes) for offset, nbytes in runs]) if runs else []
+        return self._gathered(b, spec, wanted, runs, fetched)
+
+    def _gathered(self, b: Box, spec: ChunkSpec, wanted: dict[tuple[int, ...], tuple[int, int]],
+                  runs: list[tuple[int, int]], fetched: list) -> np.ndarray:
+        """The selection, from the inner chunks ``wanted`` found in the ``fetched`` runs.
+
+        A basic selection (ints, unit-step slices) is copied from each decoded inner
+        chunk straight into the result; others go through the box of whole inner
+        chunks around them."""
+        starts = [o for o, _ in runs]
+
+        def encoded(coords: tuple[int, ...], offset: int, nbytes: int) -> bytes:
+            run_index = bisect.bisect_right(starts, offset) - 1
+            blob = fetched[run_index]
+            if blob is None:
+                raise CorruptChunkError("the shard disappeared while it was being read")
+            begin = offset - starts[run_index]
+            data = blob[begin:begin + nbytes]
+            if len(data) != nbytes:
+                raise CorruptChunkError(f"inner chunk {coords} needs bytes {offset}.."
+                                        f"{offset + nbytes} but the shard is shorter")
+            return data
+
+        if b.is_basic:
+            shape = b.result_shape()
+            check_allocation(shape, spec.dtype, "a selection of a shard")
+            if wanted:  # each is decoded whole
+                check_allocation(self.chunk_shape, spec.dtype, "an inner chunk a selection touches")
+            inner_spec = self._inner_spec(spec)
+            pieces = [(coords, b.pieces(coords, self.chunk_shape)) for coords in b.inner_chunks()]
+            pieces = [(coords, piece) for coords, piece in pieces if piece is not None]
+            if all(coords in wanted for coords, _ in pieces):
+                result = spec.layout.empty(shape, spec.dtype)
+            else:
+                result = spec.layout.full(shape, spec.fill_value, spec.dtype)
+            for coords, (in_chunk, in_result) in pieces:
+                where = wanted.get(coords)
+                if where is not None:
+                    chunk = self.inner.decode(encoded(coords, *where), inner_spec, key=None)
+                    result[in_result] = chunk[in_chunk]
+            return result
         check_allocation(b.shape, spec.dtype, "the inner chunks a selection touches")
         box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
-        wanted = index.checked_ranges(b.inner_chunks())
-        if wanted:
-            runs = coalesce(list(wanted.values()))
-            starts = [o for o, _ in runs]
-            fetched = fetch([ByteRange(offset, nbytes) for offset, nbytes in runs])
-            for coords, (offset, nbytes) in wanted.items():
-                run_index = bisect.bisect_right(starts, offset) - 1
-                run_offset = starts[run_index]
-                blob = fetched[run_index]
-                if blob is None:
-                    raise CorruptChunkError("the shard disappeared while it was being read")
-                data = blob[offset - run_offset: offset - run_offset + nbytes]
-                if len(data) != nbytes:
-                    raise CorruptChunkError(f"inner chunk {coords} needs bytes {offset}.."
-                                            f"{offset + nbytes} but the shard is shorter")
-                self._decode_into(box, b, coords, data, spec)
+        for coords, (offset, nbytes) in wanted.items():
+            self._decode_into(box, b, coords, encoded(coords, offset, nbytes), spec)
         return box[b.selection]
 
     def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,

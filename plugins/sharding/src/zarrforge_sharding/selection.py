@@ -33,6 +33,36 @@ class Box:
         """Where inner chunk ``coords`` sits in the box."""
         return tuple(slice(c * n - s, (c + 1) * n - s) for c, n, s in zip(coords, inner, self.start))
 
+    @property
+    def is_basic(self) -> bool:
+        """Whether the selection is ints and forward unit-step slices only."""
+        return all(not isinstance(e, np.ndarray) and (not isinstance(e, slice) or e.step in (None, 1))
+                   for e in self.selection)
+
+    def result_shape(self) -> tuple[int, ...]:
+        """The shape of ``box[selection]`` for a basic selection."""
+        return tuple(len(range(*e.indices(n))) for e, n in zip(self.selection, self.shape)
+                     if isinstance(e, slice))
+
+    def pieces(self, coords: tuple[int, ...], inner: tuple[int, ...]) -> tuple[tuple, tuple] | None:
+        """For a basic selection: ``(in_chunk, in_result)``, what inner chunk ``coords``
+        gives of the selection and where it goes in the result; ``None`` if nothing."""
+        in_chunk, in_result = [], []
+        for entry, c, n, s, length in zip(self.selection, coords, inner, self.start, self.shape):
+            lo = c * n - s
+            if isinstance(entry, slice):
+                a, b, _ = entry.indices(length)
+                first, last = max(a, lo), min(b, lo + n)
+                if first >= last:
+                    return None
+                in_chunk.append(slice(first - lo, last - lo))
+                in_result.append(slice(first - a, last - a))
+            else:
+                if not lo <= entry < lo + n:
+                    return None
+                in_chunk.append(entry - lo)
+        return tuple(in_chunk), tuple(in_result)
+
 
 def _positions(entry: Any, length: int) -> np.ndarray:
     if isinstance(entry, slice):
