@@ -52,7 +52,6 @@ import json
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-import pytest
 
 import zarrforge as zf
 
@@ -60,6 +59,8 @@ from .. import registry
 from ..abc.chunk_grid import ChunkGrid, DimensionChunking
 from ..errors import MetadataError
 from ..resolution import chunk_grid_from_json
+from ._common import document_id as _document_id
+from ._common import entry_name as _name
 
 # Chunks enumerated at each end of a dimension; positions checked one by one up to this length.
 WINDOW = 2048
@@ -67,19 +68,10 @@ MAX_POSITIONS = 1 << 16
 MAX_CHUNK_ELEMENTS = 1 << 22
 
 
-def _document_id(document: Any) -> str:
-    if isinstance(document, str):
-        return document
-    text = json.dumps(document.get("configuration", {}), sort_keys=True, separators=(",", ":"))
-    return f"{document.get('name')}{text if text != '{}' else ''}"
-
 
 def case_id(document: Any, shape: Sequence[int]) -> str:
     return f"{_document_id(document)}@{tuple(shape)}"
 
-
-def _name(document: Any) -> str:
-    return document if isinstance(document, str) else document["name"]
 
 
 def _visited(nchunks: int) -> Iterable[int]:

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -54,21 +54,14 @@ from ..abc.chunk_key_encoding import ChunkKeyEncoding
 from ..abc.store import validate_key
 from ..errors import InvalidPathError, MetadataError, ZarrforgeError
 from ..resolution import chunk_key_encoding_from_json
+from ._common import document_id as _document_id
+from ._common import entry_name as _name
 
 # Coordinates that trip careless encodings: one and several digits, powers of ten, int64's top.
 SPECIAL_COORDINATES = [0, 1, 2, 9, 10, 11, 99, 100, 101, 2**31 - 1, 2**31, 2**32, 2**53 + 1,
                        2**63 - 1]
 
 
-def _document_id(document: Any) -> str:
-    if isinstance(document, str):
-        return document
-    text = json.dumps(document.get("configuration", {}), sort_keys=True, separators=(",", ":"))
-    return f"{document.get('name')}{text if text != '{}' else ''}"
-
-
-def _name(document: Any) -> str:
-    return document if isinstance(document, str) else document["name"]
 
 
 def _separator(document: Any) -> str | None:

@@ -47,6 +47,7 @@ from .. import registry
 from ..abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec
 from ..errors import MetadataError, ZarrforgeError
 from ..resolution import codec_from_json, data_type_from_json, memory_layout
+from ._common import document_id as _document_id
 
 # A decoder may hold this much, or this many times the chunk's size, whichever is more.
 ALLOCATION_FLOOR = 16 * 1024 * 1024
@@ -139,12 +140,6 @@ def _difference(expected: np.ndarray, got: np.ndarray) -> str:
                     f"{np.asarray(a).tolist()!r}")
     return "no difference"
 
-
-def _document_id(document: Any) -> str:
-    if isinstance(document, str):
-        return document
-    text = json.dumps(document.get("configuration", {}), sort_keys=True, separators=(",", ":"))
-    return f"{document.get('name')}{text if text != '{}' else ''}"
 
 
 class CodecConformance:

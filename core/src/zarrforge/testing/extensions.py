@@ -43,17 +43,8 @@ from .. import registry
 from ..abc.extension import Extension
 from ..errors import MetadataError, ZarrforgeError
 from ..resolution import extension_from_json
-
-
-def _document_id(document: Any) -> str:
-    if isinstance(document, str):
-        return document
-    text = json.dumps(document.get("configuration", {}), sort_keys=True, separators=(",", ":"))
-    return f"{document.get('name')}{text if text != '{}' else ''}"
-
-
-def _name(document: Any) -> str:
-    return document if isinstance(document, str) else document["name"]
+from ._common import document_id as _document_id
+from ._common import entry_name as _name
 
 
 def _selections(shape: tuple[int, ...]) -> Any:
