@@ -131,3 +131,18 @@ class TestZipStore(StoreConformance):
             filled.erase_prefix("a/c/")
         filled.erase_prefix("nothing/here/")
         assert all(filled.get(k) == v for k, v in VALUES.items())
+
+
+# --- the zip: URL adapter ------------------------------------------------------------------
+
+from zarrforge.testing import PipelineCase, URLAdapterConformance  # noqa: E402
+
+
+class TestZipAdapter(URLAdapterConformance):
+    scheme = "zip"
+    keeps_base_path = False  # zip: opens the archive at the base's path
+    invalid_bodies = ["a//b", "../up"]
+
+    def pipelines(self, tmp_path):
+        return [PipelineCase(f"file:{tmp_path}/data.zip|zip:"),
+                PipelineCase(f"file:{tmp_path}/other.zip|zip:inside/the/archive")]

@@ -8,7 +8,8 @@ import numpy as np
 
 from zarrforge.testing import (ChunkGridConformance, ChunkKeyEncodingConformance,
                                CodecConformance, ConditionalWriteConformance, CrossProcessConditionalConformance,
-                               DataTypeConformance, MemoryLayoutConformance, StoreConformance)
+                               DataTypeConformance, MemoryLayoutConformance, PipelineCase,
+                               StoreConformance, URLAdapterConformance)
 from zarrforge.testing.conditional import increment
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
@@ -165,3 +166,55 @@ class TestDefaultAndV2KeyEncodings(ChunkKeyEncodingConformance):
 class TestCAndFLayouts(MemoryLayoutConformance):
     layout_names = ["C", "F"]
     max_examples = 30
+
+
+# --- URL adapters: the format segments and the file:/memory: roots ------------------------
+
+class TestZarr3Segment(URLAdapterConformance):
+    scheme = "zarr3"
+    invalid_bodies = ["a//b", "../up", "x?query", "%ZZ"]
+
+    def pipelines(self, tmp_path):
+        store = f"memory:{self.scheme}-{tmp_path.name}"  # named: every resolution finds it
+        return [PipelineCase(f"{store}|zarr3:"), PipelineCase(f"{store}|zarr3:grp/sub"),
+                PipelineCase(f"file:{tmp_path}/d.zarr|zarr3:g")]
+
+
+class TestZarr2Segment(TestZarr3Segment):
+    scheme = "zarr2"
+
+    def pipelines(self, tmp_path):
+        return [PipelineCase(f"memory:zarr2-{tmp_path.name}|zarr2:"),
+                PipelineCase(f"file:{tmp_path}/v2.zarr|zarr2:g")]
+
+
+class TestZarrSegment(TestZarr3Segment):
+    scheme = "zarr"
+
+    def pipelines(self, tmp_path):
+        return [PipelineCase(f"memory:zarr-{tmp_path.name}|zarr:g")]
+
+
+class TestFileRoot(URLAdapterConformance):
+    scheme = "file"
+    place = "root"
+    invalid_bodies = ["//elsewhere.example/x", "/a/../b"]
+
+    def pipelines(self, tmp_path):
+        return [PipelineCase(f"file:{tmp_path}/a.zarr|zarr:"),
+                PipelineCase(f"file://{tmp_path}/b.zarr|zarr:"),
+                PipelineCase(f"file:{tmp_path}/c.zarr|zarr3:inner")]
+
+    def _pipeline(self, body):
+        # generated bodies are read-only and relative to a directory of the suite's own
+        return f"file:{body}|zarr:" if body.startswith("/") else super()._pipeline(body)
+
+
+class TestMemoryRoot(URLAdapterConformance):
+    scheme = "memory"
+    place = "root"
+    invalid_bodies = ["a/../b"]
+
+    def pipelines(self, tmp_path):
+        return [PipelineCase(f"memory:conformance-{tmp_path.name}|zarr:"),
+                PipelineCase(f"memory:conformance-{tmp_path.name}-2|zarr2:")]

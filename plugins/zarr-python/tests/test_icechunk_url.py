@@ -109,3 +109,28 @@ def test_a_repository_on_s3_served_by_moto_on_loopback(moto_s3):
         zf.open_array(f"s3://{bucket}/data/repo|icechunk:@branch.main", "t", mode="r",
                       storage_options={"endpoint_url": endpoint, "key": "testing",
                                        "secret": "testing"})[1:3, 4], values[1:3, 4])
+
+
+# --- the icechunk: adapter against the URL adapter conformance suite -----------------------
+
+from zarrforge.testing import PipelineCase, URLAdapterConformance  # noqa: E402
+
+
+class TestIcechunkAdapter(URLAdapterConformance):
+    scheme = "icechunk"
+    writable = False
+    base = "memory:"  # generated bodies: no repository there, so each must be a clear error
+    invalid_bodies = ["@branch.", "@tag./g", "@nonsense.x/g", "@0123/g"]
+    keeps_base_path = False  # it opens the repository at the base's path
+    max_examples = 25
+
+    def pipelines(self, tmp_path):
+        path = tmp_path / "repo"
+        repo = icechunk.Repository.create(icechunk.local_filesystem_storage(str(path)))
+        session = repo.writable_session("main")
+        values = np.arange(12, dtype="int32").reshape(3, 4)
+        zf.create_array(session.store, "g/a", shape=values.shape, chunks=(2, 2),
+                        dtype="int32")[...] = values
+        session.commit("for the conformance suite")
+        return [PipelineCase(f"file:{path}|icechunk:", arrays={"g/a": values}),
+                PipelineCase(f"file:{path}|icechunk:@branch.main/g", arrays={"a": values})]

@@ -13,7 +13,8 @@ Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`CrossProcessConditionalConformance` (stores with conditional writes),
 :class:`CodecConformance`, :class:`DataTypeConformance`,
 :class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`,
-:class:`MemoryLayoutConformance`, :class:`ExtensionConformance`. Importing this package needs pytest (and
+:class:`MemoryLayoutConformance`, :class:`ExtensionConformance`,
+:class:`URLAdapterConformance`. Importing this package needs pytest (and
 hypothesis for the randomised checks); zarrforge itself does not.
 """
 
@@ -26,8 +27,9 @@ from .extensions import ExtensionConformance
 from .memory_layouts import MemoryLayoutConformance
 from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
 from .stores import StoreConformance
+from .url_adapters import PipelineCase, URLAdapterConformance
 
 __all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
            "ConditionalWriteConformance", "CrossProcessConditionalConformance",
            "DataTypeConformance", "ExtensionConformance", "MemoryLayoutConformance",
-           "StoreConformance"]
+           "PipelineCase", "StoreConformance", "URLAdapterConformance"]
