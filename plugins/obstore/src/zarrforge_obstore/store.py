@@ -114,7 +114,7 @@ class ObstoreStore(Store):
 
     async def _ranges(self, key: str, ranges: list[ByteRange]) -> list[bytes | None]:
         """Several ranges of one value; one ``get_ranges`` when every range has an offset
-        and a length and lies inside the value, else each range on its own."""
+        and a length and lies inside the value, else each range on its own, all at once."""
         obstore = _obstore()
         bounded = [r for r in ranges if r.offset is not None and r.length is not None]
         if len(bounded) == len(ranges) and len(ranges) > 1:
@@ -127,7 +127,9 @@ class ObstoreStore(Store):
                 return [None] * len(ranges)
             except Exception:  # noqa: BLE001 - a range past the end: cut each one below
                 pass
-        return [await self._range(key, r) for r in ranges]
+        # concurrently: a suffix (a shard's index) and the ranges it names, asked for in
+        # one batch, cost one round trip, not one each
+        return list(await asyncio.gather(*(self._range(key, r) for r in ranges)))
 
     async def _range(self, key: str, byte_range: ByteRange) -> bytes | None:
         obstore = _obstore()
