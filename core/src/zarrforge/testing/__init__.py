@@ -14,7 +14,7 @@ Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`CodecConformance`, :class:`DataTypeConformance`,
 :class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`,
 :class:`MemoryLayoutConformance`, :class:`ExtensionConformance`,
-:class:`URLAdapterConformance`. Importing this package needs pytest (and
+:class:`URLAdapterConformance`, :class:`StorageTransformerConformance`. Importing this package needs pytest (and
 hypothesis for the randomised checks); zarrforge itself does not.
 """
 
@@ -26,10 +26,12 @@ from .data_types import DataTypeConformance
 from .extensions import ExtensionConformance
 from .memory_layouts import MemoryLayoutConformance
 from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
+from .storage_transformers import StorageTransformerConformance
 from .stores import StoreConformance
 from .url_adapters import PipelineCase, URLAdapterConformance
 
 __all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
            "ConditionalWriteConformance", "CrossProcessConditionalConformance",
            "DataTypeConformance", "ExtensionConformance", "MemoryLayoutConformance",
-           "PipelineCase", "StoreConformance", "URLAdapterConformance"]
+           "PipelineCase", "StorageTransformerConformance", "StoreConformance",
+           "URLAdapterConformance"]

@@ -1,0 +1,252 @@
+"""The storage transformer conformance suite (the ``storage_transformers`` extension point).
+
+Subclass :class:`StorageTransformerConformance` and set:
+
+* ``transformer_documents``: entries of the transformer to test (``{"name": ...,
+  "configuration": {...}}``); each is its own test (the test id names it);
+* ``invalid_transformer_documents``: ``(document, field)`` pairs that must be refused with
+  a :class:`~zarrforge.errors.MetadataError` naming ``field`` (relative to the entry:
+  ``"configuration.chunks_per_shard"``); at least one;
+* ``shape`` (default ``(9, 13)``), ``chunks`` (``(2, 3)``) and ``dtype`` (``"int32"``):
+  the arrays the entries are tried on (the entries must suit them);
+* ``rejects_unknown_configuration = False`` if the transformer deliberately accepts
+  configuration keys it does not know;
+* ``max_examples`` (default 40) and ``shrink`` (default ``True``) for hypothesis.
+
+What it checks, against :mod:`zarrforge.abc.storage_transformer`: the name resolves
+through the installed ``zarrforge.storage_transformers`` registry to a
+:class:`~zarrforge.abc.storage_transformer.StorageTransformer`; ``to_json`` is JSON, names
+the transformer and rebuilds an equal entry; invalid configurations are refused naming the
+field and unknown keys are refused; ``wrap`` gives a :class:`~zarrforge.abc.store.Store`
+on which a chunk key reads ``None`` until it is set, reads back what was set (whole and by
+byte range, single and batched), reads ``None`` again once deleted, and leaves the other
+chunks' values alone, while keys that are not chunk keys (``zarr.json``, an attribute
+file) pass through to the store below unchanged; and through a real array created with
+the entry, for hypothesis-generated basic selections, what is written reads back as a
+NumPy model of the array says, also after reopening, and ``stored_chunks`` names the
+chunks holding anything but the fill value. Each failure names the entry and the
+property, in a sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+import zarrforge as zf
+
+from .. import registry
+from ..abc.storage_transformer import ChunkKeys, StorageTransformer
+from ..abc.store import ByteRange, Store
+from ..errors import MetadataError, ZarrforgeError
+from ._common import document_id as _document_id
+from ._common import entry_name as _name
+
+
+def _keys(ndim: int) -> ChunkKeys:
+    """The chunk keys of an array at the root of a store, as Zarr v3's default encoding
+    lays them out (``c/0/1``)."""
+
+    def coords(key: str) -> tuple[int, ...] | None:
+        parts = key.split("/")
+        if len(parts) != ndim + 1 or parts[0] != "c" or not all(p.isdigit() for p in parts[1:]):
+            return None
+        return tuple(int(p) for p in parts[1:])
+
+    return ChunkKeys(key=lambda c: "/".join(["c", *(str(int(i)) for i in c)]), coords=coords)
+
+
+class StorageTransformerConformance:
+    transformer_documents: list[Any] = []
+    invalid_transformer_documents: list[tuple[Any, str]] = []
+    shape: tuple[int, ...] = (9, 13)
+    chunks: tuple[int, ...] = (2, 3)
+    dtype = "int32"
+    rejects_unknown_configuration = True
+    max_examples = 40
+    shrink = True
+
+    def pytest_generate_tests(self, metafunc: Any) -> None:
+        if "document" in metafunc.fixturenames:
+            assert self.transformer_documents, (
+                "set transformer_documents to the entries to test")
+            metafunc.parametrize("document", self.transformer_documents,
+                                 ids=[f"{i}:{_document_id(d)}" for i, d in
+                                      enumerate(self.transformer_documents)])
+        if "invalid" in metafunc.fixturenames:
+            assert self.invalid_transformer_documents, (
+                "set invalid_transformer_documents to (document, field) pairs the transformer "
+                "must refuse with a MetadataError naming field")
+            metafunc.parametrize("invalid", self.invalid_transformer_documents,
+                                 ids=[f"{i}:{_document_id(d)}" for i, (d, _) in
+                                      enumerate(self.invalid_transformer_documents)])
+
+    def _settings(self) -> Any:
+        from hypothesis import HealthCheck, Phase, settings
+        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
+        return settings(max_examples=self.max_examples, deadline=None, database=None,
+                        suppress_health_check=list(HealthCheck), phases=phases)
+
+    def _transformer(self, document: Any) -> StorageTransformer:
+        cls = registry.storage_transformers.get(_name(document))
+        configuration = document.get("configuration") if isinstance(document, dict) else None
+        return cls.from_json(_name(document), configuration)
+
+    def _array(self, document: Any, store: Any = None) -> Any:
+        return zf.create_array(store, "a", shape=self.shape, chunks=self.chunks, dtype=self.dtype,
+                               fill_value=0, compressors=None, storage_transformers=[document])
+
+    def _grid(self) -> tuple[int, ...]:
+        return tuple(-(-n // c) for n, c in zip(self.shape, self.chunks))
+
+    # --- the tests --------------------------------------------------------------------------
+
+    def test_name_resolves_to_the_registered_transformer(self, document):
+        where = _document_id(document)
+        registered = registry.storage_transformers.get(_name(document))
+        assert isinstance(registered, type) and issubclass(registered, StorageTransformer), (
+            f"{where}: the registry gives {registered!r}, not a StorageTransformer subclass")
+        transformer = self._transformer(document)
+        assert isinstance(transformer, registered), (
+            f"{where}: from_json built {type(transformer).__name__}, not the registered "
+            f"{registered.__name__}")
+
+    def test_to_json_is_json_and_rebuilds_an_equal_entry(self, document):
+        where = _document_id(document)
+        written = self._transformer(document).to_json()
+        assert json.loads(json.dumps(written)) == written, f"{where}: to_json() is not JSON"
+        assert _name(written) == _name(document), (
+            f"{where}: to_json() gives {written!r}, whose name is not {_name(document)!r}")
+        try:
+            again = self._transformer(written).to_json()
+        except MetadataError as exc:
+            raise AssertionError(f"{where}: to_json() gives {written!r}, which does not rebuild "
+                                 f"a transformer: {exc}") from exc
+        assert again == written, (f"{where}: rebuilding from to_json() changes it: {written!r} "
+                                  f"-> {again!r}")
+        if isinstance(document, dict) and document.get("configuration"):
+            for key, value in document["configuration"].items():
+                assert written.get("configuration", {}).get(key) is not None, (
+                    f"{where}: to_json() drops the configuration key {key!r} ({value!r})")
+
+    def test_invalid_configurations_are_refused_naming_the_field(self, invalid):
+        document, field = invalid
+        where = _document_id(document)
+        try:
+            self._transformer(document)
+        except MetadataError as exc:
+            named = getattr(exc, "field", None)
+            assert named == field or field in str(exc), (
+                f"{where}: refused, but naming field {named!r}, not {field!r}: {exc}")
+        except Exception as exc:  # noqa: BLE001
+            raise AssertionError(f"{where}: raised {type(exc).__name__} ({exc}), not a "
+                                 f"MetadataError naming {field!r}") from exc
+        else:
+            raise AssertionError(f"{where}: the invalid entry was accepted; expected a "
+                                 f"MetadataError naming {field!r}")
+
+    def test_unknown_configuration_keys_are_refused(self, document):
+        if not self.rejects_unknown_configuration or not isinstance(document, dict):
+            return
+        where = _document_id(document)
+        config = dict(document.get("configuration") or {}, zarrforge_conformance_unknown=1)
+        try:
+            self._transformer({"name": _name(document), "configuration": config})
+        except MetadataError as exc:
+            assert "zarrforge_conformance_unknown" in str(exc), (
+                f"{where}: the error does not name the unknown key: {exc}")
+        else:
+            raise AssertionError(f"{where}: accepted an unknown configuration key; refuse it "
+                                 "(or set rejects_unknown_configuration = False)")
+
+    def test_the_wrapped_store_keeps_chunk_values_and_passes_other_keys(self, document):
+        from zarrforge_std.stores.memory import MemoryStore  # the std plugin is a test need
+
+        where = _document_id(document)
+        inner = MemoryStore()
+        array = self._array(document, inner)  # what wrap() gets: the real metadata
+        store = self._transformer(document).wrap(inner, _keys(len(self.shape)),
+                                                 array.metadata_model)
+        assert isinstance(store, Store), f"{where}: wrap() returned {store!r}, not a Store"
+        grid = self._grid()
+        keys = _keys(len(grid))
+        corner = tuple(n - 1 for n in grid)
+        first, last = keys.key((0,) * len(grid)), keys.key(corner)
+        assert store.get(first) is None, f"{where}: chunk key {first!r} reads a value before any set"
+        values = {first: b"first chunk bytes", last: bytes(range(200))}
+        for key, value in values.items():
+            store.set(key, value)
+        for key, value in values.items():
+            got = store.get(key)
+            assert got is not None and bytes(got) == value, (
+                f"{where}: chunk key {key!r} reads back {got!r}, not the {len(value)} bytes set")
+            part = store.get(key, ByteRange(2, 5))
+            assert part is not None and bytes(part) == value[2:7], (
+                f"{where}: bytes 2..6 of chunk key {key!r} read {part!r}, not {value[2:7]!r}")
+        batch = store.get_many([(first, None), (last, ByteRange(length=4)), (keys.key(corner), None)])
+        assert [None if b is None else bytes(b) for b in batch] == [
+            values[first], values[last][-4:], values[last]], (
+            f"{where}: get_many gives {batch!r} for a whole value, a 4-byte suffix and a "
+            "repeated key")
+        store.delete(first)
+        assert store.get(first) is None, f"{where}: chunk key {first!r} reads a value after delete"
+        assert store.get(last) is not None and bytes(store.get(last)) == values[last], (
+            f"{where}: deleting {first!r} changed chunk key {last!r}")
+        # keys that are not chunk keys reach the store below as they are
+        store.set("notes.json", b"{}")
+        assert inner.get("notes.json") == b"{}", (
+            f"{where}: a key that is not a chunk key did not reach the store below unchanged")
+        assert store.get("zarr.json") == inner.get("zarr.json"), (
+            f"{where}: zarr.json reads other bytes through the transformer than below it")
+
+    def test_a_real_array_reads_back_what_was_written(self, document):
+        from hypothesis import given
+        from hypothesis import strategies as st
+
+        where = _document_id(document)
+
+        def one(n: int) -> Any:
+            return st.one_of(st.integers(0, n - 1),
+                             st.builds(lambda a, b: slice(min(a, b), max(a, b) + 1),
+                                       st.integers(0, n - 1), st.integers(0, n - 1)))
+
+        selections = st.tuples(*(one(n) for n in self.shape))
+
+        @self._settings()
+        @given(st.lists(st.tuples(selections, st.integers(-50, 50)), min_size=1, max_size=4))
+        def check(writes: list) -> None:
+            array = self._array(document)
+            model = np.zeros(self.shape, dtype=self.dtype)
+            for selection, value in writes:
+                try:
+                    array[selection] = value
+                except ZarrforgeError as exc:
+                    raise AssertionError(f"{where}: writing {value} to {selection} failed: "
+                                         f"{type(exc).__name__}: {exc}") from exc
+                model[selection] = value
+            got = array[...]
+            assert np.array_equal(got, model), (
+                f"{where}: after writing {writes}, the array reads "
+                f"{_first_difference(got, model)}")
+            reopened = zf.open_array(array.store, "a", mode="r")
+            assert np.array_equal(reopened[...], model), (
+                f"{where}: after writing {writes} and reopening, the array reads "
+                f"{_first_difference(reopened[...], model)}")
+            expected = {tuple(int(i) for i in coords) for coords in np.ndindex(*self._grid())
+                        if np.any(model[tuple(slice(c * n, (c + 1) * n)
+                                              for c, n in zip(coords, self.chunks))] != 0)}
+            stored = set(array.stored_chunks())
+            assert stored == expected, (
+                f"{where}: after writing {writes}, stored_chunks() names {sorted(stored)}; the "
+                f"chunks holding anything but the fill value are {sorted(expected)}")
+
+        check()
+
+
+def _first_difference(got: np.ndarray, expected: np.ndarray) -> str:
+    if got.shape != expected.shape:
+        return f"shape {got.shape} instead of {expected.shape}"
+    where = tuple(int(i) for i in np.argwhere(got != expected)[0])
+    return f"{got[where]} at {where} where {expected[where]} was written"
