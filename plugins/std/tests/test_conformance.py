@@ -218,3 +218,15 @@ class TestMemoryRoot(URLAdapterConformance):
     def pipelines(self, tmp_path):
         return [PipelineCase(f"memory:conformance-{tmp_path.name}|zarr:"),
                 PipelineCase(f"memory:conformance-{tmp_path.name}-2|zarr2:")]
+
+
+# --- the v3 format -------------------------------------------------------------------------
+
+from zarrforge.testing import FormatConformance  # noqa: E402
+
+
+class TestV3Format(FormatConformance):
+    format_name = "3"
+
+    def document_keys(self, path):
+        return [f"{path}/zarr.json"]

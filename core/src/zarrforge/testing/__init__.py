@@ -14,7 +14,8 @@ Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`CodecConformance`, :class:`DataTypeConformance`,
 :class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`,
 :class:`MemoryLayoutConformance`, :class:`ExtensionConformance`,
-:class:`URLAdapterConformance`, :class:`StorageTransformerConformance`. Importing this package needs pytest (and
+:class:`URLAdapterConformance`, :class:`StorageTransformerConformance`,
+:class:`FormatConformance`. Importing this package needs pytest (and
 hypothesis for the randomised checks); zarrforge itself does not.
 """
 
@@ -25,6 +26,7 @@ from .conditional import ConditionalWriteConformance, CrossProcessConditionalCon
 from .data_types import DataTypeConformance
 from .extensions import ExtensionConformance
 from .memory_layouts import MemoryLayoutConformance
+from .formats import FormatConformance
 from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
 from .storage_transformers import StorageTransformerConformance
 from .stores import StoreConformance
@@ -32,6 +34,6 @@ from .url_adapters import PipelineCase, URLAdapterConformance
 
 __all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
            "ConditionalWriteConformance", "CrossProcessConditionalConformance",
-           "DataTypeConformance", "ExtensionConformance", "MemoryLayoutConformance",
+           "DataTypeConformance", "ExtensionConformance", "FormatConformance", "MemoryLayoutConformance",
            "PipelineCase", "StorageTransformerConformance", "StoreConformance",
            "URLAdapterConformance"]

@@ -1,0 +1,277 @@
+"""The metadata format conformance suite (the ``formats`` extension point).
+
+Subclass :class:`FormatConformance` and set:
+
+* ``format_name``: the format's registered name (``"3"``, ``"2"``, ``"draft-2022"``);
+* ``array_cases``: keyword arguments of ``create_array`` (``shape``, ``chunks``,
+  ``dtype``, ``fill_value``, ``compressors``...) for arrays the format can write; each is
+  created, written and read back (default: an int32 and a float64 array, edge chunks
+  included);
+* ``attributes``: the attributes written on every node (default: nested JSON, unicode,
+  ``None``, booleans, large and negative numbers);
+* ``document_keys(self, path)``: a method giving the store keys of the documents of the
+  node at ``path`` (``["a/zarr.json"]`` for v3), for the damaged-document checks;
+* ``max_examples`` (default 40) and ``shrink`` (default ``True``) for hypothesis.
+
+What it checks, against :mod:`zarrforge.abc.format`: the name resolves through the
+installed ``zarrforge.formats`` registry to a :class:`~zarrforge.abc.format.Format` of
+that name; in a hierarchy it creates (a root group, a subgroup, one array per case),
+``detect`` finds every node and nothing where there is none, ``read_document`` gives each
+node's type and ``resolve`` its model, ``list_children`` and ``child_documents`` name
+exactly the children, ``document`` is JSON, the attributes and every array's values read
+back, after reopening too, ``chunk_key`` and ``chunk_coords`` are inverse over every
+chunk and no document key is taken for a chunk, ``stored_chunks`` names the chunks
+written, ``with_attributes`` changes the attributes and nothing else, and ``erase_node``
+removes a node with its chunks and leaves its sibling; the nodes of every other installed
+format are not taken for this format's; and a node's documents damaged (each top-level
+key deleted in turn, then hypothesis-chosen values put in place of its keys, or bytes
+that are not JSON) open, read and list as a node or raise a zarrforge error, never
+another exception, a ``MetadataError`` from reading naming the document's key. Each
+failure names the case and the property, in a sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+import zarrforge as zf
+
+from .. import registry
+from ..abc.format import Format
+from ..errors import MetadataError, ZarrforgeError
+from ..hierarchy import get_format
+
+DEFAULT_ARRAY_CASES = [
+    dict(shape=(9, 13), chunks=(4, 5), dtype="int32", fill_value=0),
+    dict(shape=(7,), chunks=(3,), dtype="float64", fill_value=-1.5),
+]
+DEFAULT_ATTRIBUTES = {"title": "conformance", "nested": {"list": [1, 2.5, None, True, False]},
+                      "unicode": "é∂ 测试", "big": 2**62, "negative": -7, "empty": {}}
+
+
+def _memory_store() -> Any:
+    from zarrforge_std.stores.memory import MemoryStore  # the std plugin is a test need
+    return MemoryStore()
+
+
+class FormatConformance:
+    format_name: str = ""
+    array_cases: list[dict[str, Any]] = DEFAULT_ARRAY_CASES
+    attributes: dict[str, Any] = DEFAULT_ATTRIBUTES
+    max_examples = 40
+    shrink = True
+
+    def document_keys(self, path: str) -> list[str]:
+        raise NotImplementedError("return the store keys of the documents of the node at path")
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _format(self) -> Format:
+        assert self.format_name, "set format_name to the format's registered name"
+        return get_format(self.format_name)
+
+    def _settings(self) -> Any:
+        from hypothesis import HealthCheck, Phase, settings
+        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
+        return settings(max_examples=self.max_examples, deadline=None, database=None,
+                        suppress_health_check=list(HealthCheck), phases=phases)
+
+    def _values(self, case: dict[str, Any], seed: int) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return (rng.random(case["shape"]) * 1000 - 500).astype(case["dtype"])
+
+    def _hierarchy(self) -> tuple[Any, dict[str, np.ndarray]]:
+        """A store holding a root group, "g", and "g/a<i>" for each array case (written)."""
+        store = _memory_store()
+        zf.create_group(store, zarr_format=self.format_name, attributes=self.attributes)
+        zf.create_group(store, "g", zarr_format=self.format_name, attributes=self.attributes)
+        written = {}
+        for i, case in enumerate(self.array_cases):
+            path = f"g/a{i}"
+            array = zf.create_array(store, path, zarr_format=self.format_name,
+                                    attributes=self.attributes, **case)
+            written[path] = self._values(case, i)
+            array[...] = written[path]
+        return store, written
+
+    # --- the tests --------------------------------------------------------------------------
+
+    def test_name_resolves_to_a_format_of_that_name(self):
+        registered = registry.formats.get(self.format_name)
+        assert isinstance(registered, type) and issubclass(registered, Format), (
+            f"format {self.format_name!r}: the registry gives {registered!r}, not a Format "
+            "subclass")
+        assert self._format().name == self.format_name, (
+            f"format {self.format_name!r}: its name attribute is {self._format().name!r}")
+
+    def test_a_hierarchy_is_found_listed_and_read_back(self):
+        name = self.format_name
+        fmt = self._format()
+        store, written = self._hierarchy()
+        kinds = {"": "group", "g": "group", **{path: "array" for path in written}}
+        for path, kind in kinds.items():
+            where = f"format {name!r}, node {'/' + path!r}"
+            assert fmt.detect(store, path), f"{where}: detect() does not find the node it wrote"
+            document = fmt.read_document(store, path)
+            assert document is not None and document.node_type == kind, (
+                f"{where}: read_document() gives {document!r}, not a {kind}")
+            metadata = fmt.resolve(document)
+            rendered = fmt.document(metadata)
+            assert json.loads(json.dumps(rendered)) == rendered, f"{where}: document() is not JSON"
+        for missing in ("nope", "g/nope", "g/a0/nope"):
+            assert not fmt.detect(store, missing), f"format {name!r}: detect() finds {missing!r}"
+            assert fmt.read_document(store, missing) is None, (
+                f"format {name!r}: read_document() gives a node at {missing!r}, where none is")
+        assert sorted(fmt.list_children(store, "")) == ["g"], (
+            f"format {name!r}: list_children of the root is {fmt.list_children(store, '')}, "
+            "not ['g']")
+        names = sorted(path.split("/")[1] for path in written)
+        assert sorted(fmt.list_children(store, "g")) == names, (
+            f"format {name!r}: list_children('g') is {sorted(fmt.list_children(store, 'g'))}; "
+            f"the children written are {names}")
+        documented = sorted(child for child, _ in fmt.child_documents(store, "g"))
+        assert documented == names, (
+            f"format {name!r}: child_documents('g') names {documented}; the children are {names}")
+        group = zf.open_group(store, "g", mode="r", zarr_format=name)
+        assert group.attrs.asdict() == self.attributes, (
+            f"format {name!r}: the group's attributes read back as {group.attrs.asdict()!r}")
+        for path, values in written.items():
+            array = zf.open_array(store, path, mode="r", zarr_format=name)
+            assert np.array_equal(array[...], values), (
+                f"format {name!r}, array {path!r}: reads back other values than were written")
+            assert array.attrs.asdict() == self.attributes, (
+                f"format {name!r}, array {path!r}: attributes read back as "
+                f"{array.attrs.asdict()!r}")
+
+    def test_chunk_keys_and_coordinates_are_inverse(self):
+        name = self.format_name
+        fmt = self._format()
+        store, written = self._hierarchy()
+        for path in written:
+            where = f"format {name!r}, array {path!r}"
+            metadata = fmt.read_node(store, path)
+            grid = tuple(-(-n // c) for n, c in zip(metadata.shape, _chunk_shape(metadata)))
+            keys = set()
+            for coords in np.ndindex(*grid):
+                key = fmt.chunk_key(path, metadata, coords)
+                back = fmt.chunk_coords(path, metadata, key)
+                assert back is not None and tuple(back) == tuple(coords), (
+                    f"{where}: chunk {coords} is stored at {key!r}, which chunk_coords() reads "
+                    f"back as {back}")
+                keys.add(key)
+            assert len(keys) == int(np.prod(grid)), f"{where}: two chunks share a key"
+            for key in self.document_keys(path):
+                assert fmt.chunk_coords(path, metadata, key) is None, (
+                    f"{where}: chunk_coords() takes the document {key!r} for a chunk")
+            stored = sorted(tuple(c) for c in fmt.stored_chunks(store, path, metadata))
+            assert stored == sorted(np.ndindex(*grid)), (
+                f"{where}: stored_chunks() names {stored}, not every chunk of the grid {grid}")
+
+    def test_attributes_change_alone_and_erase_removes_one_node(self):
+        name = self.format_name
+        fmt = self._format()
+        store, written = self._hierarchy()
+        first, *rest = sorted(written)
+        metadata = fmt.read_node(store, first)
+        changed = fmt.with_attributes(metadata, {"other": [1, 2]})
+        assert changed.attributes == {"other": [1, 2]}, (
+            f"format {name!r}: with_attributes() gives attributes {changed.attributes!r}")
+        before, after = fmt.document(metadata), fmt.document(changed)
+        differing = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+        assert len(differing) <= 1, (
+            f"format {name!r}: with_attributes() changes {differing} of the document; only "
+            "the attributes may change")
+        chunk_keys = [fmt.chunk_key(first, metadata, c) for c in fmt.stored_chunks(store, first, metadata)]
+        fmt.erase_node(store, first)
+        assert not fmt.detect(store, first), f"format {name!r}: {first!r} is found after erase_node"
+        left = [key for key in chunk_keys if store.get(key) is not None]
+        assert not left, f"format {name!r}: erase_node({first!r}) left its chunks {left}"
+        for path in rest:
+            again = zf.open_array(store, path, mode="r", zarr_format=name)
+            assert np.array_equal(again[...], written[path]), (
+                f"format {name!r}: erasing {first!r} changed its sibling {path!r}")
+
+    def test_other_formats_nodes_are_not_taken_for_this_ones(self):
+        fmt = self._format()
+        for other in registry.formats.names():
+            if other == self.format_name or other.endswith(registry.FAMILY_SUFFIX):
+                continue
+            store = _memory_store()
+            try:
+                zf.create_group(store, "g", zarr_format=other)
+                zf.create_array(store, "g/a", shape=(3,), chunks=(2,), dtype="int8",
+                                zarr_format=other)
+            except ZarrforgeError:
+                continue  # a format that cannot write these nodes has nothing to confuse
+            for path in ("g", "g/a"):
+                assert not fmt.detect(store, path), (
+                    f"format {self.format_name!r}: detect() takes the format {other!r}'s node "
+                    f"{path!r} for one of its own")
+
+    def test_damaged_documents_open_or_raise_a_zarrforge_error(self):
+        from hypothesis import given
+        from hypothesis import strategies as st
+
+        name = self.format_name
+        store, written = self._hierarchy()
+        path = sorted(written)[0]
+        originals = {key: store.get(key) for key in self.document_keys(path)}
+        assert all(v is not None for v in originals.values()), (
+            f"format {name!r}: document_keys({path!r}) names keys holding nothing: "
+            f"{[k for k, v in originals.items() if v is None]}")
+
+        def attempt(key: str, damaged: bytes, how: str) -> None:
+            store.set(key, damaged)
+            try:
+                array = zf.open_array(store, path, mode="r", zarr_format=name)
+                array[...]
+                zf.open_group(store, "g", mode="r", zarr_format=name).members()
+            except MetadataError as exc:
+                assert exc.key is not None or any(k in str(exc) for k in originals), (
+                    f"format {name!r}: {key!r} {how}: the MetadataError names no key: {exc}")
+            except ZarrforgeError:
+                pass
+            except Exception as exc:  # noqa: BLE001
+                raise AssertionError(f"format {name!r}: {key!r} {how}: opening or reading the "
+                                     f"node raised {type(exc).__name__} ({exc}), not a zarrforge "
+                                     "error") from exc
+            finally:
+                store.set(key, originals[key])
+
+        for key, original in originals.items():
+            document = json.loads(original)
+            if isinstance(document, dict):
+                for field in document:
+                    damaged = {k: v for k, v in document.items() if k != field}
+                    attempt(key, json.dumps(damaged).encode(), f"without {field!r}")
+
+        json_values = st.recursive(
+            st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
+                      st.floats(allow_nan=False), st.text(max_size=8)),
+            lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                    st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+            max_leaves=6)
+
+        @self._settings()
+        @given(st.sampled_from(sorted(originals)), st.data())
+        def check(key: str, data: Any) -> None:
+            document = json.loads(originals[key])
+            if isinstance(document, dict) and document and data.draw(st.booleans()):
+                field = data.draw(st.sampled_from(sorted(document)))
+                damaged = json.dumps(dict(document, **{field: data.draw(json_values)})).encode()
+                how = f"with {field!r} replaced"
+            else:
+                damaged = data.draw(st.binary(max_size=40))
+                how = "replaced by other bytes"
+            attempt(key, damaged, how)
+
+        check()
+
+
+def _chunk_shape(metadata: Any) -> tuple[int, ...]:
+    shape = getattr(metadata.chunk_grid, "regular_chunk_shape", None)
+    assert shape is not None, "the suite's array cases must use a regular chunk grid"
+    return tuple(shape)

@@ -1,0 +1,80 @@
+"""The format suite catches broken formats, naming the property (issue #21), and passes the
+built-ins (v3 in plugins/std, v2 and the 2022 draft in their plugins' tests).
+
+Each broken format is the v3 format with one defect, registered in-process in place of
+"3" (so that no other installed format takes its nodes for its own) in a test module of
+its own, run in a subprocess (pytester); the suite must fail it where it is broken, and
+only there."""
+
+from __future__ import annotations
+
+import pytest
+
+MODULE = '''
+from zarrforge import register
+from zarrforge.errors import MetadataError
+from zarrforge.testing import FormatConformance
+from zarrforge_std.format_v3 import V3Format
+
+
+{definition}
+
+
+register("formats", "3", Broken, replace=True)
+
+
+class TestBroken(FormatConformance):
+    format_name = "3"
+    max_examples = 25
+    shrink = False
+
+    def document_keys(self, path):
+        return [f"{{path}}/zarr.json"]
+'''
+
+BROKEN = {
+    "off-by-one coordinates": ('''
+class Broken(V3Format):
+    def chunk_coords(self, path, metadata, key):
+        coords = super().chunk_coords(path, metadata, key)
+        return None if coords is None else tuple(c + 1 for c in coords)
+''', {"test_chunk_keys_and_coordinates_are_inverse"}, "which chunk_coords() reads back as"),
+    "arrays left out of listings": ('''
+class Broken(V3Format):
+    def list_children(self, store, path):
+        return [n for n in super().list_children(store, path)
+                if self.read_document(store, f"{path}/{n}" if path else n).node_type == "group"]
+
+    def child_documents(self, store, path):
+        return [(n, d) for n, d in super().child_documents(store, path)
+                if d is not None and d.node_type == "group"]
+''', {"test_a_hierarchy_is_found_listed_and_read_back"}, "the children written are ['a0', 'a1']"),
+    "erase leaves chunks": ('''
+class Broken(V3Format):
+    def erase_node(self, store, path):
+        store.delete(f"{path}/zarr.json" if path else "zarr.json")
+''', {"test_attributes_change_alone_and_erase_removes_one_node"}, "left its chunks"),
+    "a bare KeyError from a damaged document": ('''
+class Broken(V3Format):
+    def resolve(self, document):
+        if document.node_type == "array":
+            document.content["shape"]  # trusts the document before checking it
+        return super().resolve(document)
+''', {"test_damaged_documents_open_or_raise_a_zarrforge_error"}, "raised KeyError"),
+}
+
+
+def _failed(result) -> set[str]:
+    return {line.split("::", 2)[2].split(" - ")[0] for line in result.stdout.str().splitlines()
+            if line.startswith("FAILED")}
+
+
+@pytest.mark.parametrize("defect", sorted(BROKEN))
+def test_the_format_suite_catches_each_broken_format(pytester, defect):
+    definition, expected, message = BROKEN[defect]
+    pytester.makepyfile(MODULE.format(definition=definition))
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
+    failed = _failed(result)
+    assert failed == expected, (f"{defect}: failed {sorted(failed)}, expected {sorted(expected)}\n"
+                                + result.stdout.str()[-3000:])
+    assert message in result.stdout.str()
