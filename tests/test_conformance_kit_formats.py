@@ -78,3 +78,26 @@ def test_the_format_suite_catches_each_broken_format(pytester, defect):
     assert failed == expected, (f"{defect}: failed {sorted(failed)}, expected {sorted(expected)}\n"
                                 + result.stdout.str()[-3000:])
     assert message in result.stdout.str()
+
+
+def _guide_block(start: str, stop: str) -> str:
+    """The guide's Python block that begins with ``start``, cut before ``stop``."""
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs/plugin-guide.md").read_text("utf-8")
+    match = re.search(r"```python\n(" + re.escape(start) + r".*?)(" + re.escape(stop) + r"|```)",
+                      guide, re.S)
+    assert match, f"no guide block starting with {start!r}"
+    return match.group(1)
+
+
+def test_the_plugin_guides_format_example_passes_the_suite(pytester):
+    """The guide's HiddenV3 is a complete format: its test class, from the guide's Testing
+    section, runs it through the whole suite."""
+    format_block = _guide_block("import zarrforge as zf\nfrom zarrforge_std.format_v3",
+                                "\narray = zf.create_array")
+    test_block = _guide_block("from zarrforge.testing import FormatConformance", "```")
+    pytester.makepyfile(format_block + "\n\n" + test_block)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=6)

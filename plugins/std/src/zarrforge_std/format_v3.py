@@ -86,11 +86,17 @@ def _as_list(value: Any) -> list[Any]:
 
 class V3Format(ChunksUnderNode, Format):
     name = FORMAT_NAME
+    #: the document of each node, ``<node>/zarr.json``; a variant of the format (a ZEP
+    #: trying another layout) can subclass with its own ``name`` and ``metadata_name``
+    metadata_name = METADATA_KEY
+
+    def metadata_key(self, path: str) -> str:
+        return f"{path}/{self.metadata_name}" if path else self.metadata_name
 
     # --- reading ------------------------------------------------------------------
 
     def read_document(self, store: Store, path: str) -> NodeDocument | None:
-        key = metadata_key(path)
+        key = self.metadata_key(path)
         data = store.get(key)
         if data is None:
             return None
@@ -101,7 +107,7 @@ class V3Format(ChunksUnderNode, Format):
         if node_type not in ("array", "group"):
             raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
                                 field="node_type", value=node_type, key=key)
-        return NodeDocument(FORMAT_NAME, node_type, key, document)
+        return NodeDocument(self.name, node_type, key, document)
 
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         try:
@@ -125,7 +131,7 @@ class V3Format(ChunksUnderNode, Format):
             consolidated = self._parse_consolidated(document.get("consolidated_metadata"), extra,
                                                     key=key)
             return GroupMetadata(attributes_from_json(document.get("attributes")),
-                                 FORMAT_NAME, extra, consolidated,
+                                 self.name, extra, consolidated,
                                  extensions_from_json(document.get("extensions"), "group"))
         if node_type != "array":
             raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
@@ -149,7 +155,7 @@ class V3Format(ChunksUnderNode, Format):
             fill_value=fill_value,
             codecs=codecs_from_json(document["codecs"]),
             attributes=attributes_from_json(document.get("attributes")),
-            format_name=FORMAT_NAME,
+            format_name=self.name,
             dimension_names=dimension_names_from_json(document.get("dimension_names"), len(shape)),
             storage_transformers=storage_transformers_from_json(document.get("storage_transformers")),
             extra_fields=extra,
@@ -196,7 +202,7 @@ class V3Format(ChunksUnderNode, Format):
             if node_type == "group" and document.get("consolidated_metadata") is not None:
                 # this view is authoritative: nested views are not read
                 document = {k: v for k, v in document.items() if k != "consolidated_metadata"}
-            documents[relative] = NodeDocument(FORMAT_NAME, node_type, f"{key} ({where})",
+            documents[relative] = NodeDocument(self.name, node_type, f"{key} ({where})",
                                                document)
         return documents
 
@@ -239,14 +245,14 @@ class V3Format(ChunksUnderNode, Format):
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata,
                    rendered: bytes | None = None) -> None:
-        key = metadata_key(path)
+        key = self.metadata_key(path)
         if rendered is None:
             rendered = dump_document(self.document(metadata), key=key)
         store.set(key, rendered)
 
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
-        return GroupMetadata(attributes_from_json(attributes), FORMAT_NAME,
+        return GroupMetadata(attributes_from_json(attributes), self.name,
                              extensions=extensions_from_json(extensions, "group"))
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
@@ -271,7 +277,7 @@ class V3Format(ChunksUnderNode, Format):
             fill_value=fill_value,
             codecs=codecs,
             attributes=attributes_from_json(spec.attributes, field="attributes"),
-            format_name=FORMAT_NAME,
+            format_name=self.name,
             dimension_names=dimension_names_from_json(spec.dimension_names, len(shape)),
             storage_transformers=storage_transformers_from_json(spec.storage_transformers),
             extensions=extensions_from_json(spec.extensions, "array"),
@@ -337,7 +343,7 @@ class V3Format(ChunksUnderNode, Format):
     # --- layout -------------------------------------------------------------------
 
     def list_children(self, store: Store, path: str) -> list[str]:
-        return child_names(store, path, lambda child: store.exists(metadata_key(child)))
+        return child_names(store, path, lambda child: store.exists(self.metadata_key(child)))
 
     def child_documents(self, store: Store, path: str) -> list[tuple[str, NodeDocument | None]]:
         # A child is a directory holding a zarr.json: reading it is the test (no stat first).
