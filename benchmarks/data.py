@@ -36,7 +36,16 @@ BASE: dict[str, dict[str, Any]] = {
                       shards=(256, 256, 256), zstd_level=1, quantum=32, minimum=128),
     "bytes2d": dict(shape=(4096, 4096), dtype="uint8", chunks=(64, 64), shards=None,
                     zstd_level=None, quantum=64, minimum=64),
+    # W9: the same 256 MiB float32 array in 1 Ki, 16 Ki and 256 Ki chunks (time per chunk)
+    "scale1k": dict(shape=(8192, 8192), dtype="float32", chunks=(256, 256), shards=None,
+                    zstd_level=1, quantum=256, minimum=256),
+    "scale16k": dict(shape=(8192, 8192), dtype="float32", chunks=(64, 64), shards=None,
+                     zstd_level=1, quantum=256, minimum=256),
+    "scale256k": dict(shape=(8192, 8192), dtype="float32", chunks=(16, 16), shards=None,
+                      zstd_level=1, quantum=256, minimum=256),
 }
+#: the W9 family, by chunk count at full scale
+SCALING = {"1k": "scale1k", "16k": "scale16k", "256k": "scale256k"}
 
 #: The small arrays of the W6c/W6 group.
 GROUP_MEMBERS = 300

@@ -265,4 +265,9 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
     CreateGroup("W6Lc", "create a group of 10,000 small arrays with attributes", "group10k"),
     ListGroup("W6L", "open the 10,000-member group, list members with attributes", "group10k",
               "L-listL/list"),
+    # the scaling family: one 256 MiB array, ever more and smaller chunks
+    *(workload for label, dataset in data.SCALING.items() for workload in (
+        WriteArray(f"W9w-{label}", f"write 256 MiB float32 2-D in {label[:-1]} Ki chunks, zstd 1",
+                   dataset),
+        ReadArray(f"W9r-{label}", f"read it whole ({label[:-1]} Ki chunks)", dataset))),
 ]}
