@@ -56,14 +56,28 @@ def test_copy_can_unshard():
     assert np.array_equal(dest[...], src["g/s"][...])
 
 
-def test_progress_is_reported_per_write_unit():
+def test_progress_is_reported_per_step_of_whole_write_units():
     src = source_hierarchy()
     calls = []
     zf.copy(src, MemoryStore(), progress=lambda path, done, total: calls.append((path, done, total)))
     a_calls = [c for c in calls if c[0] == "a"]
-    assert a_calls[-1] == ("a", 20, 20)  # 5 x 4 chunks of (7, 6) over (30, 20)
-    assert [c[1] for c in a_calls] == list(range(1, 21))
+    assert a_calls == [("a", 20, 20)]  # 5 x 4 chunks of (7, 6) over (30, 20): one step
     assert [c for c in calls if c[0] == "g/s"][-1] == ("g/s", 2, 2)
+    # a step of one chunk's bytes (7 * 6 int32 elements): one report per chunk
+    calls.clear()
+    zf.copy(src, MemoryStore(), step_bytes=7 * 6 * 4,
+            progress=lambda path, done, total: calls.append((path, done, total)))
+    assert [c[1] for c in calls if c[0] == "a"] == list(range(1, 21))
+    # two rows of chunks' bytes: steps of 4 chunks (one row of the 5 x 4 grid), then
+    # whole rows, the last one included
+    calls.clear()
+    dest = MemoryStore()
+    zf.copy(src, dest, step_bytes=7 * 6 * 4 * 4 + 1,
+            progress=lambda path, done, total: calls.append((path, done, total)))
+    assert [c[1] for c in calls if c[0] == "a"] == [4, 8, 12, 16, 20]
+    np.testing.assert_array_equal(zf.open_array(dest, "a")[...], src["a"][...])
+    with pytest.raises(ValueError, match="step_bytes must be a positive int"):
+        zf.copy(src, MemoryStore(), step_bytes=0)
 
 
 def test_existing_destination_is_refused_before_anything_is_written():

@@ -8,10 +8,12 @@ represent (sharding in Zarr v2, a data type without a v2 encoding, ...) fails
 the whole copy with that format's error, naming the node, and the destination
 is left untouched.
 
-Data then streams one destination write unit (shard, or chunk) at a time:
-memory stays bounded by one unit plus the engine's working set, whatever the
+Data then streams in steps of whole destination write units (shards, or
+chunks): as many as fit in 64 MiB decoded (:data:`STEP_BYTES`, at least one),
+so that the engine decodes and encodes a step's units on all its threads, and
+memory stays bounded by one step plus the engine's working set, whatever the
 array size. Units that hold only the fill value in the source are not written.
-``progress(path, done, total)`` is called after each unit; ``done`` and
+``progress(path, done, total)`` is called after each step; ``done`` and
 ``total`` count units of that array.
 
 Kept: attributes, dimension names (formats map v2 ``_ARRAY_DIMENSIONS`` to and
@@ -118,16 +120,42 @@ def _units(array: Any) -> tuple[int, ...]:
     return tuple(max(1, s) for s in shape)
 
 
-def _copy_data(source: Any, dest: Any, progress: Callable[[str, int, int], None] | None) -> None:
+#: decoded bytes one step of a copy reads and writes at most (whole destination units, as
+#: many as fit, so that a step's units are decoded and encoded on all threads at once)
+STEP_BYTES = 64 * 2**20
+
+
+def _step_units(grid: list[int], unit: tuple[int, ...], itemsize: int,
+                step_bytes: int) -> tuple[int, ...]:
+    """Units per dimension in one step: whole rows of units from the last dimension
+    inwards, within ``step_bytes`` (always at least one unit)."""
+    step = [1] * len(grid)
+    nbytes = int(np.prod(unit, dtype=np.int64)) * itemsize
+    for axis in reversed(range(len(grid))):
+        fit = max(1, step_bytes // max(1, nbytes))
+        step[axis] = min(grid[axis], fit)
+        nbytes *= step[axis]
+        if step[axis] < grid[axis]:
+            break
+    return tuple(step)
+
+
+def _copy_data(source: Any, dest: Any, progress: Callable[[str, int, int], None] | None,
+               step_bytes: int | None = None) -> None:
     unit = _units(dest)
-    grid = [range(0, n, u) for n, u in zip(dest.shape, unit)]
-    total = int(np.prod([len(g) for g in grid], dtype=np.int64)) if dest.ndim else 1
+    grid = [len(range(0, n, u)) for n, u in zip(dest.shape, unit)]
+    total = int(np.prod(grid, dtype=np.int64)) if dest.ndim else 1
+    if step_bytes is not None and (not isinstance(step_bytes, int) or isinstance(step_bytes, bool)
+                                   or step_bytes < 1):
+        raise ValueError(f"step_bytes must be a positive int of bytes, got {step_bytes!r}")
+    step = _step_units(grid, unit, dest.dtype.itemsize,
+                       STEP_BYTES if step_bytes is None else step_bytes)
     done = 0
-    for origin in itertools.product(*grid):
-        region = tuple(slice(o, min(o + u, n)) for o, u, n in zip(origin, unit, dest.shape))
-        block = source[region]
-        dest[region] = block
-        done += 1
+    for origin in itertools.product(*(range(0, g, s) for g, s in zip(grid, step))):
+        region = tuple(slice(o * u, min((o + s) * u, n))
+                       for o, s, u, n in zip(origin, step, unit, dest.shape))
+        dest[region] = source[region]
+        done += int(np.prod([min(s, g - o) for o, s, g in zip(origin, step, grid)], dtype=np.int64))
         if progress is not None:
             progress(dest.path, done, total)
 
@@ -136,9 +164,12 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
          zarr_format: Any = None, chunks: Any = KEEP, shards: Any = KEEP, filters: Any = KEEP,
          serializer: Any = KEEP, compressors: Any = KEEP, overwrite: bool = False,
          progress: Callable[[str, int, int], None] | None = None,
+         step_bytes: int | None = None,
          storage_options: dict[str, Any] | None = None) -> Any:
     """Copy the node at ``source_path`` of ``source`` to ``dest_path`` of ``dest``.
 
+    ``step_bytes``: the decoded bytes one step copies at most (default
+    :data:`STEP_BYTES`; at least one destination unit whatever it says).
     Returns the destination node. ``zarr_format`` defaults to the format a URL pipeline
     ``dest`` chooses, else the source's; ``source``/``dest`` may be URL pipelines.
     """
@@ -166,5 +197,5 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
     for item in plan:
         if not _is_group(item.source):
             target = open_node(store, item.path, mode="r+", fmt=fmt)
-            _copy_data(item.source, target, progress)
+            _copy_data(item.source, target, progress, step_bytes)
     return open_node(store, dest_path, mode="r+", fmt=fmt)

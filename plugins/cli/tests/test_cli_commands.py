@@ -242,7 +242,8 @@ def long_array(tmp_path) -> pathlib.Path:
 
 def test_copy_prints_plain_progress_with_increasing_counts(long_array, tmp_path):
     dest = tmp_path / "copy.zarr"
-    result = run("copy", str(long_array), str(dest), "--progress", "plain")
+    # one chunk's worth of bytes per step: a progress line per chunk
+    result = run("copy", str(long_array), str(dest), "--progress", "plain", "--step-bytes", "1")
     assert result.returncode == 0, result.stderr
     counts = [(int(m.group(1)), int(m.group(2)))
               for m in re.finditer(r"^copy /series: (\d+)/(\d+)$", result.stderr, re.M)]

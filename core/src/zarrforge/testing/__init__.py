@@ -25,9 +25,9 @@ from .codecs import CodecConformance
 from .conditional import ConditionalWriteConformance, CrossProcessConditionalConformance
 from .data_types import DataTypeConformance
 from .extensions import ExtensionConformance
-from .memory_layouts import MemoryLayoutConformance
-from .formats import FormatConformance
 from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
+from .formats import FormatConformance
+from .memory_layouts import MemoryLayoutConformance
 from .storage_transformers import StorageTransformerConformance
 from .stores import StoreConformance
 from .url_adapters import PipelineCase, URLAdapterConformance

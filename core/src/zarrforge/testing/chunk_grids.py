@@ -61,6 +61,7 @@ from ..errors import MetadataError
 from ..resolution import chunk_grid_from_json
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
+from ._common import hypothesis_settings
 
 # Chunks enumerated at each end of a dimension; positions checked one by one up to this length.
 WINDOW = 2048
@@ -270,10 +271,7 @@ class ChunkGridConformance:
         return case_id(document, shape), chunk_grid_from_json(document, shape), shape
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, Phase, settings
-        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
-        return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck), phases=phases)
+        return hypothesis_settings(self.max_examples, self.shrink)
 
     # --- the tests ------------------------------------------------------------------------
 

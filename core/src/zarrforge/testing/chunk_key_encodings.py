@@ -56,6 +56,7 @@ from ..errors import InvalidPathError, MetadataError, ZarrforgeError
 from ..resolution import chunk_key_encoding_from_json
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
+from ._common import hypothesis_settings
 
 # Coordinates that trip careless encodings: one and several digits, powers of ten, int64's top.
 SPECIAL_COORDINATES = [0, 1, 2, 9, 10, 11, 99, 100, 101, 2**31 - 1, 2**31, 2**32, 2**53 + 1,
@@ -119,10 +120,7 @@ class ChunkKeyEncodingConformance:
                                       enumerate(self.invalid_key_encoding_documents)])
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, Phase, settings
-        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
-        return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck), phases=phases)
+        return hypothesis_settings(self.max_examples, self.shrink)
 
     def _encoding(self, document: Any) -> tuple[str, ChunkKeyEncoding]:
         return _document_id(document), chunk_key_encoding_from_json(document)

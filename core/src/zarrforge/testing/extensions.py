@@ -45,6 +45,7 @@ from ..errors import MetadataError, ZarrforgeError
 from ..resolution import extension_from_json
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
+from ._common import hypothesis_settings
 
 
 def _selections(shape: tuple[int, ...]) -> Any:
@@ -87,10 +88,7 @@ class ExtensionConformance:
                                       enumerate(self.invalid_extension_documents)])
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, Phase, settings
-        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
-        return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck), phases=phases)
+        return hypothesis_settings(self.max_examples, self.shrink)
 
     def _extension(self, document: Any, node_type: str = "array") -> tuple[str, Extension]:
         return _document_id(document), extension_from_json(document, node_type,

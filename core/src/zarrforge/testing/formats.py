@@ -43,6 +43,7 @@ from .. import registry
 from ..abc.format import Format
 from ..errors import MetadataError, ZarrforgeError
 from ..hierarchy import get_format
+from ._common import hypothesis_settings
 
 DEFAULT_ARRAY_CASES = [
     dict(shape=(9, 13), chunks=(4, 5), dtype="int32", fill_value=0),
@@ -74,10 +75,7 @@ class FormatConformance:
         return get_format(self.format_name)
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, Phase, settings
-        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
-        return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck), phases=phases)
+        return hypothesis_settings(self.max_examples, self.shrink)
 
     def _values(self, case: dict[str, Any], seed: int) -> np.ndarray:
         rng = np.random.default_rng(seed)

@@ -34,6 +34,7 @@ import zarrforge as zf
 from .. import registry
 from ..abc.memory_layout import MemoryLayout
 from ..resolution import memory_layout
+from ._common import hypothesis_settings
 
 DTYPES = [np.dtype(d) for d in ("uint8", "<i4", ">i8", "<f2", "<f8", "<c16", "?", "S3")] + [
     np.dtype([("a", "<i2"), ("b", "<f4")])]
@@ -76,10 +77,7 @@ class MemoryLayoutConformance:
                                  ids=[f"{i}:{n}" for i, n in enumerate(self.layout_names)])
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, Phase, settings
-        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
-        return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck), phases=phases)
+        return hypothesis_settings(self.max_examples, self.shrink)
 
     def _layout(self, name: str) -> MemoryLayout:
         return memory_layout(name)

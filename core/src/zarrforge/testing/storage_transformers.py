@@ -43,6 +43,7 @@ from ..abc.store import ByteRange, Store
 from ..errors import MetadataError, ZarrforgeError
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
+from ._common import hypothesis_settings
 
 
 def _keys(ndim: int) -> ChunkKeys:
@@ -84,10 +85,7 @@ class StorageTransformerConformance:
                                       enumerate(self.invalid_transformer_documents)])
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, Phase, settings
-        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
-        return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck), phases=phases)
+        return hypothesis_settings(self.max_examples, self.shrink)
 
     def _transformer(self, document: Any) -> StorageTransformer:
         cls = registry.storage_transformers.get(_name(document))

@@ -54,6 +54,7 @@ from .. import registry
 from ..abc.url_adapter import PipelineState, URLAdapter
 from ..errors import URLPipelineError, ZarrforgeError
 from ..storage import resolve_pipeline
+from ._common import hypothesis_settings
 
 SPECIAL_BODIES = ["", "%", "%7C", "%00", "%ZZ", "%2F", "..", "a/../b", "a//b", "/", "./a",
                   "?q", "a?b=1", "#f", "\x00", "a\\b", "é/ü", " a ", "a" * 300, "@", "@x/y"]
@@ -101,10 +102,7 @@ class URLAdapterConformance:
         return cases
 
     def _settings(self) -> Any:
-        from hypothesis import HealthCheck, Phase, settings
-        phases = [phase for phase in Phase if self.shrink or phase is not Phase.shrink]
-        return settings(max_examples=self.max_examples, deadline=None, database=None,
-                        suppress_health_check=list(HealthCheck), phases=phases)
+        return hypothesis_settings(self.max_examples, self.shrink)
 
     def _pipeline(self, body: str) -> str:
         segment = f"{self.scheme}:{body}"

@@ -101,9 +101,13 @@ def _count(node: Any) -> tuple[int, int]:
 @click.option("--overwrite", is_flag=True, help="Replace existing nodes in DST.")
 @click.option("--progress", "progress_mode", type=click.Choice(MODES), default="auto",
               show_default=True, help="Progress display on standard error.")
+@click.option("--step-bytes", type=click.IntRange(min=1), default=None, metavar="BYTES",
+              help="Decoded bytes copied per step, in whole destination chunks or shards "
+                   "(default 64 MiB): smaller holds less memory and reports progress more "
+                   "often, larger keeps more threads busy.")
 def copy(src: str, dst: str, src_path: str, dst_path: str, zarr_format: str | None,
          compressors: list[Any] | None, chunks: tuple[int, ...] | None, shards: Any,
-         overwrite: bool, progress_mode: str) -> None:
+         overwrite: bool, progress_mode: str, step_bytes: int | None) -> None:
     """Copy the array or hierarchy at SRC to DST, with zarrforge.copy.
 
     The copy is planned before anything is written: a node the destination
@@ -124,7 +128,7 @@ def copy(src: str, dst: str, src_path: str, dst_path: str, zarr_format: str | No
     started = time.perf_counter()
     with reporter(progress_mode, "copy") as progress:
         result = zarrforge.copy(source, dst, dest_path=dst_path, overwrite=overwrite,
-                                progress=progress, **options)
+                                progress=progress, step_bytes=step_bytes, **options)
     arrays, groups = _count(result)
     where = dst + (f" (path {result.name})" if result.path else "")
     click.echo(f"copied {source.name} to {where}: {arrays} array{'s' * (arrays != 1)}, "
