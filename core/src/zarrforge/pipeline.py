@@ -152,6 +152,40 @@ class KeyFetcher:
         return (id(self.store), self.key)
 
 
+#: threads that fetch groups of chunks ahead of the workers decoding them (stores with
+#: latency only); they wait on the store, so they cost no CPU
+_READ_AHEAD_THREADS = 16
+_read_ahead_pool: concurrent.futures.ThreadPoolExecutor | None = None
+_read_ahead_lock = threading.Lock()
+
+
+def _read_ahead(groups: Iterator[list[Any]], fetch: Callable[[list[Any]], Any],
+                ahead: int) -> Iterator[tuple[list[Any], concurrent.futures.Future]]:
+    """``(group, future of fetch(group))`` for each group, the fetches of the next
+    ``ahead`` groups started before a group is handed out (so at most ``ahead`` groups'
+    bytes wait in memory besides those being decoded)."""
+    global _read_ahead_pool
+    with _read_ahead_lock:
+        if _read_ahead_pool is None:
+            _read_ahead_pool = concurrent.futures.ThreadPoolExecutor(
+                _READ_AHEAD_THREADS, thread_name_prefix="zarrforge-read-ahead")
+        pool = _read_ahead_pool
+    pending: list[tuple[list[Any], concurrent.futures.Future]] = []
+    try:
+        while True:
+            while len(pending) <= ahead:
+                group = next(groups, None)
+                if group is None:
+                    break
+                pending.append((group, pool.submit(fetch, group)))
+            if not pending:
+                return
+            yield pending.pop(0)
+    finally:
+        for _, future in pending:  # the caller stopped early (a failure): fetch no more
+            future.cancel()
+
+
 def _grouped(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
     """``items`` in consecutive lists of ``size`` (the last may be shorter)."""
     group: list[Any] = []
@@ -391,15 +425,31 @@ class ChunkEngine:
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         limit = config.get().max_request_bytes
         workers = self._workers()
-        self._run(lambda part: self._read_part(part, out, limit), projections,
-                  self._group_size(workers), workers)
+        group_size = self._group_size(workers)
+        if self.store.capabilities.low_latency:
+            self._run(lambda part: self._read_part(part, out, limit), projections,
+                      group_size, workers)
+            return
+        # A store with latency: the chunks of the next groups are fetched while the
+        # workers decode theirs, so waiting on the store and decoding overlap.
+        # Quarter groups, four times as many ahead: as many bytes in flight, and decoding
+        # starts as soon as the first quarter arrives.
+        small = max(1, group_size // 4)
+        ahead = _read_ahead(_grouped(projections, small), self._fetch_part,
+                            workers * (group_size // small))
+        self._run(lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()),
+                  ahead, 1, workers)
 
-    def _read_part(self, part: list[Any], out: np.ndarray, limit: int | None) -> None:
+    def _fetch_part(self, part: list[Any]) -> tuple[list[str], dict[int, bytes | None]]:
+        """The keys of ``part`` and the stored bytes of the chunks it reads whole."""
         partial = self.chain.partial is not None
         keys = [self.keys.key(p.coords) for p in part]
         whole = [i for i, p in enumerate(part) if not partial or p.complete]
-        fetched = self._get_many([keys[i] for i in whole])
-        encoded: dict[int, bytes | None] = dict(zip(whole, fetched))
+        return keys, dict(zip(whole, self._get_many([keys[i] for i in whole])))
+
+    def _read_part(self, part: list[Any], out: np.ndarray, limit: int | None,
+                   fetched: tuple[list[str], dict[int, bytes | None]] | None = None) -> None:
+        keys, encoded = self._fetch_part(part) if fetched is None else fetched
         del fetched
         fill = self.fill_value
         decode = self.chain.decode
