@@ -34,15 +34,17 @@ install-test: install
 demo: install
 	$(BIN)/python examples/demo.py
 
-zarr2-venv: install-test
-	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) $(BIN)/python tests/interop/test_zarr2_draft.py --ensure-venv
+# the side environments need only the standard library to build (tests/interop/_side_venv.py),
+# so they are built while .venv is installed
+zarr2-venv:
+	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) $(PYTHON) tests/interop/_side_venv.py zarr2
 
 # two workers, one per core; a module's tests stay on one worker, so module fixtures (the
 # interop trees, the packaging venv) are built once. PYTEST_WORKERS= runs it serially.
 PYTEST_WORKERS ?= -n 2 --dist loadscope
 
-zarr34-venv: install-test
-	ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(BIN)/python tests/interop/test_zarr34_registry.py --ensure-venv
+zarr34-venv:
+	ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) $(PYTHON) tests/interop/_side_venv.py zarr34
 
 $(OLAH):
 	$(PYTHON) -m venv $(OLAH_VENV)
@@ -51,12 +53,13 @@ $(OLAH):
 $(AZURITE):
 	npm install --prefix $(AZURITE_DIR) --no-audit --no-fund --silent "azurite@3.37.0"
 
-# both at once: neither touches .venv
-.PHONY: test-servers
-test-servers:
-	$(MAKE) -j2 $(OLAH) $(AZURITE)
+# everything the suite needs, at once: each installs into a directory of its own (pip's
+# downloads wait on the network, so this beats one after the other even on two cores)
+.PHONY: test-setup
+test-setup:
+	$(MAKE) -j5 install-test zarr2-venv zarr34-venv $(OLAH) $(AZURITE)
 
-test: install-test zarr2-venv zarr34-venv test-servers
+test: test-setup
 	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) \
 	ZARRFORGE_OLAH=$(abspath $(OLAH)) ZARRFORGE_AZURITE=$(abspath $(AZURITE)) \
 	$(BIN)/python -m pytest -q $(PYTEST_WORKERS)

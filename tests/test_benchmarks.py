@@ -163,8 +163,8 @@ def test_zarrs_python_runs_as_a_peer_under_its_own_python(tmp_path: Path) -> Non
     """zarrs-python (zarr-python 3.4 with the Rust codec pipeline) needs Python >= 3.12: its
     children run under ``$ZARRFORGE_BENCH_ZARRS_PYTHON``; here the zarr-python 3.4.2
     environment of tests/interop (built by ``make test``), which holds zarrs too."""
-    ensured = subprocess.run([sys.executable, str(REPO / "tests/interop/test_zarr34_registry.py"),
-                              "--ensure-venv"], capture_output=True, text=True, timeout=600)
+    ensured = subprocess.run([sys.executable, str(REPO / "tests/interop/_side_venv.py"), "zarr34"],
+                             capture_output=True, text=True, timeout=600)
     assert ensured.returncode == 0, ensured.stderr
     python = ensured.stdout.strip().splitlines()[-1]
     out = tmp_path / "results"

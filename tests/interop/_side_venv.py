@@ -1,7 +1,8 @@
 """Virtual environments of their own for peers that cannot share the project's environment.
 
 Used by ``test_zarr2_draft.py`` (zarr-python 2.18) and ``test_zarr34_registry.py``
-(zarr-python 3.4, which needs Python >= 3.12 while the project's environment is 3.11).
+(zarr-python 3.4, which needs Python >= 3.12 while the project's environment is 3.11); both
+environments are defined here (:func:`ensure_zarr2_venv`, :func:`ensure_zarr34_venv`).
 
 A side environment lives at a path chosen by an environment variable (relative paths are
 taken relative to the repository), else at a git-ignored default under the repository. It is
@@ -9,6 +10,10 @@ built on first use with ``<base python> -m venv`` and ``pip install <requirement
 reused: a marker file records what was installed (requirements and base interpreter), and a
 lock file keeps parallel sessions from building it twice. A build that fails raises
 :class:`RuntimeError` with pip's output; the tests turn that into a failure, never a skip.
+
+The module needs only the standard library, so ``make test`` builds both environments with
+``python tests/interop/_side_venv.py zarr2 zarr34`` while the project's own environment is
+being installed (each prints its python).
 """
 
 from __future__ import annotations
@@ -137,3 +142,47 @@ def run_script(python: Path, source: str, args: Sequence[str], *, label: str, cw
     if done.returncode != 0:
         raise AssertionError(f"{label} failed:\n{done.stdout}\n{done.stderr}")
     return done.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# the two side environments
+
+ZARR2_VENV = venv_location("ZARRFORGE_ZARR2_VENV", ".venv-zarr2")
+ZARR2_REQUIREMENTS = ["zarr>=2.18,<2.19", "numcodecs", "pytest"]
+ZARR2_LABEL = "zarr-python 2.18"
+
+ZARR34_VENV = venv_location("ZARRFORGE_ZARR34_VENV", ".venv-zarr34")
+# zarrs: the Rust codec pipeline benchmarks/ measures as a peer; tests/test_benchmarks.py runs
+# it from this environment (it changes nothing unless zarr's codec pipeline is set to it)
+ZARR34_REQUIREMENTS = ["zarr[cast-value-rs]==3.4.2", "zarrs==0.2.3"]
+ZARR34_MINIMUM_PYTHON = (3, 12)
+ZARR34_LABEL = "zarr-python 3.4.2"
+
+
+def ensure_zarr2_venv(venv: Path = ZARR2_VENV) -> Path:
+    """The python of a virtual environment holding zarr-python 2.18, built if missing."""
+    return ensure_side_venv(venv, ZARR2_REQUIREMENTS, label=ZARR2_LABEL,
+                            check="import zarr; print(zarr.__version__)", expect_prefix="2.18.")
+
+
+def ensure_zarr34_venv(venv: Path = ZARR34_VENV) -> Path:
+    """The python of a virtual environment holding zarr-python 3.4.2 (and zarrs-python),
+    built if missing, on a Python >= 3.12 (``$ZARRFORGE_ZARR34_PYTHON`` or one found)."""
+    base = find_python(ZARR34_MINIMUM_PYTHON, "ZARRFORGE_ZARR34_PYTHON")
+    return ensure_side_venv(
+        venv, ZARR34_REQUIREMENTS, label=ZARR34_LABEL, base_python=base, expect_prefix="3.4.2 ",
+        check="import zarr, cast_value_rs, zarrs; print(zarr.__version__, 'cast-value-rs zarrs')")
+
+
+ENVIRONMENTS = {"zarr2": ensure_zarr2_venv, "zarr34": ensure_zarr34_venv}
+
+if __name__ == "__main__":
+    names = sys.argv[1:]
+    if not names or not set(names) <= set(ENVIRONMENTS):
+        sys.exit(f"usage: _side_venv.py {{{','.join(ENVIRONMENTS)}}}...: build (or confirm) "
+                 f"those environments and print their pythons")
+    for name in names:
+        try:
+            print(ENVIRONMENTS[name]())
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+            sys.exit(f"{name}: {exc}")

@@ -46,24 +46,14 @@ import pytest
 import zarrforge as zf
 from zarrforge_draft2022 import Draft2022Format
 
-from _side_venv import ensure_side_venv, run_script, venv_location
+from _side_venv import ensure_zarr2_venv, run_script
 
-# a relative $ZARRFORGE_ZARR2_VENV is taken relative to the repository, wherever pytest runs from
-VENV = venv_location("ZARRFORGE_ZARR2_VENV", ".venv-zarr2")
-REQUIREMENTS = ["zarr>=2.18,<2.19", "numcodecs", "pytest"]
 ENV = {"ZARR_V3_EXPERIMENTAL_API": "1", "ZARR_V3_SHARDING": "1", "PYTHONWARNINGS": "ignore"}
 
 SHARDING = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"
 
-
 # --------------------------------------------------------------------------------------------
-# the zarr-python 2.18 environment (built by the helpers shared in _side_venv.py)
-
-
-def ensure_zarr2_venv(venv: Path = VENV) -> Path:
-    """The python of a virtual environment holding zarr-python 2.18, built if missing."""
-    return ensure_side_venv(venv, REQUIREMENTS, label="zarr-python 2.18",
-                            check="import zarr; print(zarr.__version__)", expect_prefix="2.18.")
+# the zarr-python 2.18 environment: _side_venv.ensure_zarr2_venv ($ZARRFORGE_ZARR2_VENV)
 
 
 @pytest.fixture(scope="module")
@@ -436,11 +426,3 @@ def inner_chunks(shard: bytes, chunks_per_shard: list[int]) -> dict[tuple[int, .
             assert offset + length <= len(shard) - 16 * n
             found[position] = shard[offset:offset + length]
     return found
-
-
-if __name__ == "__main__":
-    # `python tests/interop/test_zarr2_draft.py --ensure-venv`: build (or confirm) the zarr-python
-    # 2.18 environment ahead of the test session, as `make test` does; prints its python.
-    if sys.argv[1:] != ["--ensure-venv"]:
-        sys.exit("usage: test_zarr2_draft.py --ensure-venv")
-    print(ensure_zarr2_venv())

@@ -47,27 +47,10 @@ import pytest
 
 import zarrforge as zf
 
-from _side_venv import ensure_side_venv, find_python, run_script, venv_location
-
-# a relative $ZARRFORGE_ZARR34_VENV is taken relative to the repository, wherever pytest runs from
-VENV = venv_location("ZARRFORGE_ZARR34_VENV", ".venv-zarr34")
-# zarrs: the Rust codec pipeline benchmarks/ measures as a peer; tests/test_benchmarks.py runs
-# it from this environment (it changes nothing unless zarr's codec pipeline is set to it)
-REQUIREMENTS = ["zarr[cast-value-rs]==3.4.2", "zarrs==0.2.3"]
-MINIMUM_PYTHON = (3, 12)
-LABEL = "zarr-python 3.4.2"
-
+from _side_venv import ZARR34_LABEL as LABEL, ensure_zarr34_venv, run_script
 
 # --------------------------------------------------------------------------------------------
-# the zarr-python 3.4.2 environment
-
-
-def ensure_zarr34_venv(venv: Path = VENV) -> Path:
-    """The python of a virtual environment holding zarr-python 3.4.2, built if missing."""
-    base = find_python(MINIMUM_PYTHON, "ZARRFORGE_ZARR34_PYTHON")
-    return ensure_side_venv(
-        venv, REQUIREMENTS, label=LABEL, base_python=base, expect_prefix="3.4.2 ",
-        check="import zarr, cast_value_rs, zarrs; print(zarr.__version__, 'cast-value-rs zarrs')")
+# the zarr-python 3.4.2 environment: _side_venv.ensure_zarr34_venv ($ZARRFORGE_ZARR34_VENV)
 
 
 @pytest.fixture(scope="module")
@@ -446,12 +429,3 @@ def test_zarrforge_writes_the_registry_r_type_which_zarr34_refuses(trees):
     3.4.2 does not implement (asserted, so a change on its side shows)."""
     assert document(trees["zarrforge"], "r16")["data_type"] == "r16"
     assert "r16" in trees["read"]["r16"] and trees["read"]["r16"] != "opened"
-
-
-if __name__ == "__main__":
-    # `python tests/interop/test_zarr34_registry.py --ensure-venv`: build (or confirm) the
-    # zarr-python 3.4.2 environment ahead of the test session, as `make test` does; prints its
-    # python.
-    if sys.argv[1:] != ["--ensure-venv"]:
-        sys.exit("usage: test_zarr34_registry.py --ensure-venv")
-    print(ensure_zarr34_venv())
