@@ -152,3 +152,35 @@ def test_a_wrapper_intercepting_single_writes_sees_every_item_of_a_batch_once():
     with pytest.raises(zf.errors.InvalidPathError):
         recording.set_many([("ok", b"1"), ("../bad", b"2")])
     assert recording.get("ok") is None  # keys are checked before anything is written
+
+
+@pytest.mark.parametrize("size", [0, 1, 4096, 65535, 65536, 65537, 3 * 65536 + 5])
+def test_local_reads_values_of_every_size_whole_and_in_ranges(tmp_path, size):
+    # whole values are read with one read when short, and at their size when not
+    store = LocalStore(tmp_path)
+    value = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    store.set("c/0", value)
+    assert store.get("c/0") == value
+    assert store.get_many([("c/0", None), ("c/1", None), ("c/0", ByteRange(1, 3))]) == [
+        value, None, value[1:4]]
+    assert store.get("c/0", ByteRange(None, 2)) == value[-2:]
+
+
+def test_a_local_store_at_the_file_system_root_joins_keys_to_it():
+    assert LocalStore("/")._path("tmp/x") == "/tmp/x"
+
+
+@pytest.mark.parametrize("key", ["", "/a", "a/", "a//b", ".", "..", "a/./b", "a/../b", "../a",
+                                 "a/..", "a\\b", "a\x00b", "./a"])
+def test_malformed_keys_are_refused(key):
+    from zarrforge.errors import InvalidPathError
+    from zarrforge.abc.store import validate_key
+    with pytest.raises(InvalidPathError):
+        validate_key(key)
+
+
+@pytest.mark.parametrize("key", ["c/0/1", "zarr.json", ".zarray", "a/.zattrs", "a/.b./c", "a.b",
+                                 "...", "a/...", "c.0.1"])
+def test_well_formed_keys_are_accepted(key):
+    from zarrforge.abc.store import validate_key
+    assert validate_key(key) == key

@@ -61,6 +61,7 @@ class LocalStore(Store):
     def __init__(self, root: str | os.PathLike, *, read_only: bool = False) -> None:
         super().__init__(read_only=read_only)
         self.root = os.path.abspath(os.fspath(root))
+        self._root_slash = self.root.rstrip("/") + "/"  # ("/" stays "/")
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "LocalStore":
@@ -78,7 +79,7 @@ class LocalStore(Store):
         if _SLASH_PATHS:
             # A valid key has no empty, "." or ".." segment, no leading "/" and no
             # backslash, so appending it to the root cannot leave the root.
-            return os.path.join(self.root, key)
+            return self._root_slash + key
         path = os.path.normpath(os.path.join(self.root, *key.split("/")))
         if os.path.commonpath([self.root, path]) != self.root or path == self.root:
             raise InvalidPathError(f"key {key!r} resolves outside the store root {self.root!r}")
@@ -93,8 +94,15 @@ class LocalStore(Store):
         except OSError as exc:
             raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         try:
-            size = os.fstat(fd).st_size
-            window = slice(0, size) if byte_range is None else byte_range.slice_of(size)
+            if byte_range is None:
+                # Most values are small: one read says how long they are, without the
+                # fstat (a short read of a regular file is its end); a longer one is read
+                # again whole at its size, which costs less than joining the two parts.
+                first = os.read(fd, _FIRST_READ)
+                if len(first) < _FIRST_READ:
+                    return first
+                return _read_at(fd, 0, os.fstat(fd).st_size)
+            window = byte_range.slice_of(os.fstat(fd).st_size)
             return _read_at(fd, window.start, window.stop - window.start)
         except IsADirectoryError:
             return None
@@ -102,6 +110,10 @@ class LocalStore(Store):
             raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         finally:
             os.close(fd)
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        get = self.get
+        return [get(key, byte_range) for key, byte_range in requests]
 
     def exists(self, key: str) -> bool:
         return os.path.isfile(self._path(key))
@@ -307,6 +319,7 @@ _WRITE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 
                 | getattr(os, "O_BINARY", 0))
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 _HAS_PREAD = hasattr(os, "pread")  # not on Windows
+_FIRST_READ = 64 * 1024  # bytes of a whole value read before asking for its size
 _PROCESS_TOKEN = secrets.token_hex(4)  # tells apart processes on hosts sharing a directory
 _temp_counter = itertools.count()
 
