@@ -49,7 +49,10 @@ class DefaultEncoding(_SeparatedEncoding):
     default_separator = "/"
 
     def encode_key(self, coords: Sequence[int]) -> str:
-        return "c" + "".join(self.separator + str(int(c)) for c in coords)
+        if not len(coords):
+            return "c"
+        separator = self.separator
+        return "c" + separator + separator.join(map(str, map(int, coords)))
 
     def decode_key(self, key: str, ndim: int) -> tuple[int, ...] | None:
         if ndim == 0:
@@ -65,7 +68,7 @@ class V2Encoding(_SeparatedEncoding):
     default_separator = "."
 
     def encode_key(self, coords: Sequence[int]) -> str:
-        return self.separator.join(str(int(c)) for c in coords) if len(coords) else "0"
+        return self.separator.join(map(str, map(int, coords))) if len(coords) else "0"
 
     def decode_key(self, key: str, ndim: int) -> tuple[int, ...] | None:
         if ndim == 0:

@@ -34,7 +34,7 @@ import itertools
 import os
 import secrets
 import shutil
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
@@ -131,12 +131,23 @@ class LocalStore(Store):
     def _set(self, key: str, value: bytes) -> None:
         self._set_parts(key, (value,))
 
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
+        # Each value is written as given (a chunk the engine hands over as a memoryview
+        # is not copied into bytes first), with one writability check for the batch.
+        writable = False
+        for key, value in items:
+            path = self._path(key)
+            if not writable:
+                self._check_writable(key)
+                writable = True
+            self._replace(key, path, (value,))
+
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
         self._replace(key, self._path(key), parts)  # a blind write: no lock (module docstring)
 
     def _replace(self, key: str, path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
         # the parts go to the file one after another: a shard is never joined in memory
-        directory = os.path.dirname(path)
+        directory = path[:path.rfind(os.sep)]  # path is the root joined with a valid key
         temp = f"{directory}{os.sep}{TEMP_PREFIX}{_unique_suffix()}"
         for attempt in range(self._PRUNE_RETRIES):
             try:
@@ -360,7 +371,10 @@ def _write_new(path: str, parts: Sequence[bytes | bytearray | memoryview]) -> No
     fd = os.open(path, _WRITE_FLAGS, 0o666)
     try:
         for part in parts:
-            view = memoryview(part).cast("B")
+            try:
+                view = memoryview(part).cast("B")
+            except TypeError:  # a buffer that is not C-contiguous: write a copy
+                view = memoryview(bytes(part))
             while view:
                 view = view[os.write(fd, view):]
     finally:
