@@ -94,7 +94,9 @@ $(BENCH_BIN)/python:
 # Python >= 3.12: its children run in an environment of their own (ZARRS_PYTHON_BASE:
 # a Python >= 3.12; the newest python3.1x on PATH or in pyenv by default).
 ZARRS_VENV ?= benchmarks/.venv-zarrs
-ZARRS_PYTHON_BASE ?= $(shell for v in 3.13 3.12; do p=$$(command -v python$$v || ls -d $$HOME/.pyenv/versions/$$v*/bin/python 2>/dev/null | tail -1); if [ -n "$$p" ]; then echo $$p; break; fi; done)
+# (each candidate must run: a pyenv shim for a version that is installed but not selected
+# exists on PATH and fails)
+ZARRS_PYTHON_BASE ?= $(shell for v in 3.13 3.12; do for p in $$(command -v python$$v) $$(ls -d $$HOME/.pyenv/versions/$$v*/bin/python 2>/dev/null); do if $$p -c "" 2>/dev/null; then echo $$p; exit 0; fi; done; done)
 
 $(ZARRS_VENV)/bin/python:
 	@test -n "$(ZARRS_PYTHON_BASE)" || (echo "zarrs-python needs a Python >= 3.12: set ZARRS_PYTHON_BASE" >&2; exit 1)
