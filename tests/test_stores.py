@@ -186,7 +186,7 @@ def test_well_formed_keys_are_accepted(key):
     assert validate_key(key) == key
 
 
-def test_a_local_batch_writes_memoryviews_as_given_and_refuses_a_read_only_store(tmp_path):
+def test_a_local_batch_writes_memoryviews_as_given_and_checks_everything_first(tmp_path):
     import numpy as np
     store = LocalStore(tmp_path)
     strided = memoryview(np.arange(16, dtype=np.uint8))[::2]  # not contiguous: written as a copy
@@ -194,4 +194,6 @@ def test_a_local_batch_writes_memoryviews_as_given_and_refuses_a_read_only_store
     assert store.get("a/b") == b"xyz" and store.get("c") == bytes(range(0, 16, 2))
     with pytest.raises(ReadOnlyError):
         LocalStore(tmp_path, read_only=True).set_many([("a/b", b"new")])
-    assert store.get("a/b") == b"xyz"
+    with pytest.raises(zf.errors.InvalidPathError):
+        store.set_many([("a/b", b"new"), ("../bad", b"2")])
+    assert store.get("a/b") == b"xyz"  # keys are checked before anything is written

@@ -111,10 +111,6 @@ class LocalStore(Store):
         finally:
             os.close(fd)
 
-    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
-        get = self.get
-        return [get(key, byte_range) for key, byte_range in requests]
-
     def exists(self, key: str) -> bool:
         return os.path.isfile(self._path(key))
 
@@ -132,14 +128,13 @@ class LocalStore(Store):
         self._set_parts(key, (value,))
 
     def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
-        # Each value is written as given (a chunk the engine hands over as a memoryview
-        # is not copied into bytes first), with one writability check for the batch.
-        writable = False
-        for key, value in items:
-            path = self._path(key)
-            if not writable:
-                self._check_writable(key)
-                writable = True
+        # As WrapperStore.set_many: every key checked, then one writability check, before
+        # anything is written; each value is written as given (a chunk the engine hands
+        # over as a memoryview is not copied into bytes first).
+        writes = [(key, self._path(key), value) for key, value in items]
+        if writes:
+            self._check_writable(writes[0][0])
+        for key, path, value in writes:
             self._replace(key, path, (value,))
 
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
