@@ -91,22 +91,12 @@ $(BENCH_BIN)/python:
 	$(BENCH_BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 
 # zarrs-python, the Rust codec pipeline for zarr-python, needs zarr-python >= 3.2 and so
-# Python >= 3.12: its children run in an environment of their own (ZARRS_PYTHON_BASE:
-# a Python >= 3.12; the newest python3.1x on PATH or in pyenv by default).
-ZARRS_VENV ?= benchmarks/.venv-zarrs
-# (each candidate must run: a pyenv shim for a version that is installed but not selected
-# exists on PATH and fails)
-ZARRS_PYTHON_BASE ?= $(shell for v in 3.13 3.12; do for p in $$(command -v python$$v) $$(ls -d $$HOME/.pyenv/versions/$$v*/bin/python 2>/dev/null); do if $$p -c "" 2>/dev/null; then echo $$p; exit 0; fi; done; done)
-
-$(ZARRS_VENV)/bin/python:
-	@test -n "$(ZARRS_PYTHON_BASE)" || (echo "zarrs-python needs a Python >= 3.12: set ZARRS_PYTHON_BASE" >&2; exit 1)
-	$(ZARRS_PYTHON_BASE) -m venv $(ZARRS_VENV)
-	$(ZARRS_VENV)/bin/python -m pip install --quiet "zarr==3.4.2" "zarrs>=0.2.3"
-
-bench: $(BENCH_BIN)/python $(ZARRS_VENV)/bin/python
+# Python >= 3.12: its children run in the zarr-python 3.4.2 + zarrs environment the tests use
+# (tests/interop/_side_venv.py finds the Python: $ZARRFORGE_ZARR34_PYTHON, PATH or pyenv).
+bench: $(BENCH_BIN)/python zarr34-venv
 	$(BENCH_BIN)/python -m pip install --quiet $(BENCH_PACKAGES)
 	$(BENCH_BIN)/python -m pip uninstall --quiet --yes zarrforge-example-thirdparty
-	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARRS_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
+	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARR34_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 # make bench-cloud - W7 (256 chunks of 1 MiB, written and read) and W8 (500 small reads of a
 # sharded array) on a local S3 with 20 ms per request: zarrforge (fsspec and obstore
