@@ -3,7 +3,8 @@
 An HDF5 file is written here with h5py (chunked and compressed, contiguous, a group,
 fill values), kerchunk itself builds its references, and zarrforge reads the result,
 compared element for element with h5py reading the file directly: from the references
-in memory, from a JSON file, with small arrays inlined in the references, and as Zarr v3
+in memory, from a JSON file, from kerchunk's parquet form, with small arrays inlined in the
+references, and as Zarr v3
 references (the form virtualizarr writes) built from kerchunk's own chunk references.
 """
 
@@ -70,6 +71,20 @@ def test_references_from_a_json_file_with_inlined_small_arrays(hdf5_file, tmp_pa
     group = zf.open_group("reference://", mode="r",
                           storage_options={"fo": str(path), "remote_protocol": "file"})
     assert_matches_the_file(group, hdf5_file)
+
+
+def test_references_from_a_parquet_reference_set(hdf5_file, tmp_path):
+    # kerchunk's own parquet form (kerchunk.df, written with fastparquet): fsspec reads it
+    # lazily, record by record
+    from kerchunk.df import refs_to_dataframe
+
+    refs = references(hdf5_file, inline_threshold=100)
+    refs_to_dataframe(refs, str(tmp_path / "refs.parq"), record_size=5)
+    group = zf.open_group("reference://", mode="r",
+                          storage_options={"fo": str(tmp_path / "refs.parq"),
+                                           "remote_protocol": "file"})
+    assert_matches_the_file(group, hdf5_file)
+    np.testing.assert_array_equal(group["sub/counts"][10:, 5:], -3)
 
 
 def test_references_are_read_only(hdf5_file):

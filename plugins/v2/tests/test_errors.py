@@ -287,3 +287,15 @@ def test_string_arrays_from_zarr_python_2_with_numeric_fill():
     assert a.data_type.to_json() == "string" and a.fill_value == "0"
     assert a[0, :2].tolist() == ["0", "0"]
     assert a.dtype == np.dtypes.StringDType()
+
+
+def test_a_zmetadata_without_its_format_member_reads_as_format_1():
+    # kerchunk's parquet reference sets write .zmetadata so, with a record_size beside it
+    from zarrforge_v2.consolidated import parse_consolidated
+
+    entries = parse_consolidated({"metadata": {".zgroup": {"zarr_format": 2},
+                                               "a/.zgroup": {"zarr_format": 2}},
+                                  "record_size": 5}, key=".zmetadata")
+    assert list(entries) == ["a"]
+    with pytest.raises(MetadataError, match="zarr_consolidated_format"):
+        parse_consolidated({"metadata": {}, "zarr_consolidated_format": None}, key=".zmetadata")

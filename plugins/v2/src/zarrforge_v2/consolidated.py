@@ -15,7 +15,10 @@ a v2 view never picks up v3 nodes. A node with ``.zattrs`` but neither
 ``.zarray`` nor ``.zgroup`` is ignored, as it is in the store. zarr-python 3
 writes a ``consolidated_metadata`` member into the ``.zgroup`` entries of
 child groups; unknown ``.zgroup`` members are dropped (the v2 spec forbids
-them).
+them). Read leniently: a document with a ``metadata`` mapping and no
+``zarr_consolidated_format`` at all is taken as format 1 (kerchunk's parquet reference
+sets write their ``.zmetadata`` so, with a ``record_size`` member beside it); any other
+value of the member is refused.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA, parse_arra
                       zarray_document, zattrs_document)
 
 CONSOLIDATED_FORMAT = 1
+_UNVERSIONED = object()  # no "zarr_consolidated_format" member at all
 # In the content of a node document read from a .zmetadata mapping: the node's path there.
 ENTRY = "consolidated entry"
 
@@ -52,7 +56,9 @@ def parse_consolidated(document: dict[str, Any], *, key: str) -> dict[str, NodeD
     """The documents of the nodes a ``.zmetadata`` document (at store ``key``) describes,
     checked for shape only: each is resolved (:func:`node_from_documents`) when its
     member is opened, so one entry zarrforge cannot read fails that member alone."""
-    version = document.get("zarr_consolidated_format")
+    version = document.get("zarr_consolidated_format", _UNVERSIONED)
+    if version is _UNVERSIONED and isinstance(document.get("metadata"), dict):
+        version = CONSOLIDATED_FORMAT  # kerchunk's parquet reference sets (module docstring)
     if version != CONSOLIDATED_FORMAT or isinstance(version, bool):
         raise MetadataError(f"expected {CONSOLIDATED_FORMAT}, got {version!r}",
                             field="zarr_consolidated_format", value=version)
