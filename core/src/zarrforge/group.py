@@ -17,7 +17,7 @@ from .abc.store import Store
 from .consolidated import ConsolidatedView
 from .errors import NodeNotFoundError
 from .hierarchy import refresh_consolidated
-from .node import Deferred, Node, node_from_metadata, open_node
+from .node import Node, node_from_metadata, open_node
 
 
 class Group(Node, node_type="group"):
@@ -80,8 +80,7 @@ class Group(Node, node_type="group"):
                 yield name, self[name]
                 continue
             path = self._child(name)[0]
-            yield name, node_from_metadata(self._store, path, self._format,
-                                           Deferred(self._format, document),
+            yield name, node_from_metadata(self._store, path, self._format, document,
                                            read_only=self._read_only)
 
     def get(self, name: str, default: Any = None) -> Any:

@@ -18,7 +18,8 @@ node_type="array")``), so this module opens arrays and groups without
 importing them, and :class:`~zarrforge.Group` can open its members without
 an import cycle.
 
-Deferred opening: a node may be built from a :class:`Deferred` (its document
+Deferred opening: a node may be built from its format's
+:class:`~zarrforge.metadata.document.NodeDocument` instead of a model (the document
 read, nothing resolved), as a group's member listing does for arrays. Its name,
 path, type and, when the format can read them from the document
 (``Format.document_attributes``), its attributes are answered from the document;
@@ -49,18 +50,6 @@ from .storage import StoreLike, resolve_location
 MODES = ("r", "r+", "a", "w", "w-")
 
 
-@dataclasses.dataclass(frozen=True)
-class Deferred:
-    """A node's document, read but not resolved (see the module docstring)."""
-
-    fmt: Format
-    document: NodeDocument
-
-    @property
-    def node_type(self) -> str:
-        return self.document.node_type
-
-
 class Node:
     _kind = "node"
     _classes: dict[str, type["Node"]] = {}  # node type -> the class standing for it
@@ -75,7 +64,7 @@ class Node:
                  read_only: bool = False, view: tuple[ConsolidatedView, str] | None = None) -> None:
         self._store = store
         self._path = path
-        self._model = metadata  # the node's model, or a Deferred until its first use
+        self._model = metadata  # the node's model, or its NodeDocument until its first use
         self._format = fmt
         self._read_only = read_only
         # The consolidated view this node was opened from, and its path in it.
@@ -91,7 +80,7 @@ class Node:
     @property
     def _metadata(self) -> Any:
         model = self._model
-        if type(model) is Deferred:
+        if type(model) is NodeDocument:
             model = self._resolve_deferred(model)
         return model
 
@@ -99,23 +88,23 @@ class Node:
     def _metadata(self, model: Any) -> None:
         self._model = model
 
-    def _resolve_deferred(self, deferred: Deferred) -> Any:
+    def _resolve_deferred(self, document: NodeDocument) -> Any:
         """Resolve a deferred node's document and finish opening it; on failure the node
         stays deferred, so every later use raises the same error."""
-        model = deferred.fmt.resolve(deferred.document)
+        model = self._format.resolve(document)
         self._model = model
         try:
             self._validate()
         except BaseException:
-            self._model = deferred
+            self._model = document
             raise
         self._announced()
         return model
 
     def _current_attributes(self) -> dict[str, Any]:
         model = self._model
-        if type(model) is Deferred:
-            attributes = model.fmt.document_attributes(model.document)
+        if type(model) is NodeDocument:
+            attributes = self._format.document_attributes(model)
             if attributes is not None:
                 return attributes
         return self._metadata.attributes
@@ -302,16 +291,18 @@ def node_class(node_type: str) -> type[Node]:
     return Node._classes[node_type]
 
 
-def node_from_metadata(store: Store, path: str, fmt: Format, metadata: NodeMetadata, *,
-                       read_only: bool, view: tuple[ConsolidatedView, str] | None = None,
+def node_from_metadata(store: Store, path: str, fmt: Format,
+                       metadata: NodeMetadata | NodeDocument, *, read_only: bool, view: tuple[ConsolidatedView, str] | None = None,
                        use_consolidated: bool | None = None, **array_options: Any) -> Any:
     """An Array or Group for metadata already read (no store access).
 
-    ``view`` is the consolidated view the node was found in, with its path there;
+    ``metadata`` is the node's model, or ``fmt``'s document of it to open the node deferred
+    (see the module docstring); ``view`` is the consolidated view the node was found in,
+    with its path there;
     ``array_options`` are an array's runtime settings (ignored for groups).
     """
     cls = node_class(metadata.node_type)
-    if type(metadata) is Deferred:  # opened on first use: see the module docstring
+    if type(metadata) is NodeDocument:  # opened on first use: see the module docstring
         return cls(store, path, metadata, fmt, read_only=read_only, view=view, **array_options)
     return cls._from_metadata(store, path, metadata, fmt, read_only=read_only, view=view,
                               use_consolidated=use_consolidated, **array_options)

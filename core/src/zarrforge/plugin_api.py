@@ -18,7 +18,7 @@ Names here keep their meaning across releases; the modules they come from
 may move.
 
 Documents (plain, unresolved: :mod:`zarrforge.metadata`)
-    :class:`NodeDocument`, :class:`UnknownExtension`, :class:`ExtensionRef`,
+    :class:`NodeDocument`, :class:`ListedContent`, :class:`UnknownExtension`, :class:`ExtensionRef`,
     :func:`parse_extension`, :func:`load_document` / :func:`dump_document` /
     :func:`check_document` (strict JSON of metadata documents),
     :func:`split_unknown_fields` (the ``must_understand`` rule for top-level fields).
@@ -70,7 +70,7 @@ from .hierarchy import (child_names, get_format, locate_document, locate_node,
                         refresh_consolidated)
 from .hooks import hook_plugins, hookimpl, plugin_manager
 from .indexing import normalize_basic_selection
-from .metadata.document import NodeDocument, UnknownExtension
+from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
 from .metadata.json_io import check_document, dump_document, load_document
 from .metadata.must_understand import split_unknown_fields
@@ -86,7 +86,7 @@ from .storage import resolve_store
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "MAX_EXTENT", "NodeDocument", "SkippedCodec", "UnknownExtension",
+    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "SkippedCodec", "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document", "check_order", "child_names",
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
     "codecs_from_json", "config", "current_chunk", "data_type_from_json", "data_type_from_user",

@@ -240,10 +240,20 @@ def storage_transformers_from_json(value: Any, *, field: str = "storage_transfor
     return tuple(result)
 
 
+_LAYOUTS: dict[type[MemoryLayout], MemoryLayout] = {}
+
+
 def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLayout:
+    """The layout registered as ``name``. A layout takes no arguments and keeps no state
+    (:mod:`zarrforge.abc.memory_layout`), so each class is instantiated once and shared:
+    opening thousands of arrays builds no layout objects."""
     if type(name) is not str and isinstance(name, MemoryLayout):  # str first: ABC checks are slow
         return name
-    return registry.memory_layouts.get(name, field=field)()
+    cls = registry.memory_layouts.get(name, field=field)
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        layout = _LAYOUTS[cls] = cls()
+    return layout
 
 
 MAX_EXTENT = 2**63 - 1  # lengths must fit a signed 64-bit index, as in every Zarr implementation

@@ -8,6 +8,9 @@ the order of the numpy arrays zarrforge hands to the user. Formats that do
 record it (Zarr v2's ``order``, the 2022 draft's ``chunk_memory_layout``)
 resolve the recorded name through this registry and use ``linearize`` /
 ``delinearize`` to (de)serialise chunks.
+
+A layout is a strategy: its class is constructed with no arguments, and the
+engine shares one instance of it among all arrays, so it must keep no state.
 """
 
 from __future__ import annotations

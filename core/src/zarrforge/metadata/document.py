@@ -10,6 +10,11 @@ compared, detected, listed and written back without any plugin installed.
   and ``.zattrs`` objects for v2). Turning it into the resolved model the
   engine consumes is the format's ``resolve`` (:mod:`zarrforge.resolution`
   holds the shared steps), and the only place plugins are loaded.
+* :class:`ListedContent`: the content of a document read for a member listing:
+  the few members the listing needs, kept parsed, and the stored bytes, parsed
+  again only when anything else is asked for. A listing of thousands of members
+  then keeps a bytes object per member instead of a tree of dicts and lists that
+  the garbage collector would walk on every full collection.
 * :class:`UnknownExtension`: an ``extensions`` entry that no installed
   plugin understands but that may be ignored; kept verbatim and written back.
 
@@ -21,7 +26,9 @@ must_understand) by :func:`~zarrforge.metadata.extension_def.parse_extension`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
+
+from .json_io import load_document
 
 NODE_TYPES = ("array", "group")
 
@@ -38,6 +45,43 @@ class NodeDocument:
     node_type: str
     key: str
     content: Mapping[str, Any]
+
+
+_ABSENT = object()
+
+
+class ListedContent(Mapping[str, Any]):
+    """A JSON object document (see the module docstring): ``kept`` names the members
+    answered without parsing ``data`` again (a kept member the document lacks is simply
+    absent); anything else parses ``data`` once (as :func:`load_document` with
+    ``allow_nan``) and answers from that. ``data`` must be what ``parsed`` came from."""
+
+    __slots__ = ("_data", "_key", "_kept", "_parsed")
+
+    def __init__(self, data: bytes, parsed: Mapping[str, Any], *, key: str,
+                 kept: Iterable[str]) -> None:
+        self._data = data
+        self._key = key
+        self._kept = {name: parsed.get(name, _ABSENT) for name in kept}
+        self._parsed: Mapping[str, Any] | None = None
+
+    def _all(self) -> Mapping[str, Any]:
+        if self._parsed is None:
+            self._parsed = load_document(self._data, key=self._key, allow_nan=True)
+        return self._parsed
+
+    def __getitem__(self, name: str) -> Any:
+        kept = self._kept
+        value = kept[name] if name in kept else self._all()[name]
+        if value is _ABSENT:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 @dataclasses.dataclass(frozen=True)

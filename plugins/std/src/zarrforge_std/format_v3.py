@@ -31,7 +31,7 @@ from typing import Any
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
                                   ChunkSpec, ChunksUnderNode, Codec, CodecKind, DataType, Format,
-                                  GroupMetadata, NodeDocument, NodeMetadata, Store,
+                                  GroupMetadata, ListedContent, NodeDocument, NodeMetadata, Store,
                                   attributes_from_json, child_names, chunk_grid_from_json,
                                   chunk_key_encoding_from_json, codec_from_user, codecs_from_json,
                                   data_type_from_json, data_type_from_user,
@@ -51,6 +51,7 @@ ARRAY_FIELDS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid",
 ARRAY_REQUIRED = ARRAY_FIELDS - {"attributes", "storage_transformers", "dimension_names",
                                  "extensions"}
 GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata", "extensions"}
+_LISTED_MEMBERS = ("zarr_format", "node_type", "attributes")  # what a member listing asks of an array
 
 DEFAULT_SERIALIZER = {"name": "bytes"}
 DEFAULT_COMPRESSOR = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
@@ -101,17 +102,26 @@ class V3Format(ChunksUnderNode, Format):
         if data is None:
             return None
         document = load_document(data, key=key, allow_nan=True)
+        node_type = self._node_type(document, key)
+        return None if node_type is None else NodeDocument(self.name, node_type, key, document)
+
+    @staticmethod
+    def _node_type(document: dict[str, Any], key: str) -> str | None:
+        """The node type of a parsed ``zarr.json``; ``None`` for another format's document
+        (the 2022 draft's entry point, say)."""
         if document.get("zarr_format") != 3:
-            return None  # another format's document (the 2022 draft's entry point, say)
+            return None
         node_type = document.get("node_type")
         if node_type not in ("array", "group"):
             raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
                                 field="node_type", value=node_type, key=key)
-        return NodeDocument(self.name, node_type, key, document)
+        return node_type
 
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         try:
-            return self.parse(document.content, key=document.key)
+            content = document.content
+            return self.parse(content if type(content) is dict else dict(content),
+                              key=document.key)
         except MetadataError as exc:
             raise exc.at(document.key) from None
 
@@ -346,17 +356,26 @@ class V3Format(ChunksUnderNode, Format):
         return child_names(store, path, lambda child: store.exists(self.metadata_key(child)))
 
     def child_documents(self, store: Store, path: str) -> list[tuple[str, NodeDocument | None]]:
-        # A child is a directory holding a zarr.json: reading it is the test (no stat first).
+        # A child is a directory holding a zarr.json: reading it is the test (no stat
+        # first). An array's document is kept as its bytes with its attributes parsed
+        # (ListedContent): what a listing needs, at a fraction of the memory.
         children: list[tuple[str, NodeDocument | None]] = []
         for name in child_names(store, path, lambda child: True):
-            child = f"{path}/{name}" if path else name
+            key = self.metadata_key(f"{path}/{name}" if path else name)
+            data = store.get(key)
+            if data is None:
+                continue
             try:
-                document = self.read_document(store, child)
+                document = load_document(data, key=key, allow_nan=True)
+                node_type = self._node_type(document, key)
             except MetadataError:
                 children.append((name, None))
                 continue
-            if document is not None:
-                children.append((name, document))
+            if node_type == "array":
+                content: Any = ListedContent(data, document, key=key, kept=_LISTED_MEMBERS)
+                children.append((name, NodeDocument(self.name, node_type, key, content)))
+            elif node_type is not None:
+                children.append((name, NodeDocument(self.name, node_type, key, document)))
         return children
 
     def erase_node(self, store: Store, path: str) -> None:
