@@ -1,6 +1,7 @@
 """The codec and data type suites catch the faulty plugins met in practice (issue #21):
 a decode that turns NaN into 0, a decode that returns another data type, a decoder that
-trusts a length written in the data, a lossy codec that drops a byte, a record type that
+trusts a length written in the data, a lossy codec that drops a byte, a codec that claims
+its bytes are the plain elements (``plain_dtype``) when they are not, a record type that
 says it has no endianness. Each is a fixture here, run through the suite in a subprocess
 (pytester); the suite must fail it, naming the document and the property."""
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 CODECS = '''
 import numpy as np
 from zarrforge import register
-from zarrforge.abc.codec import ArrayArrayCodec, BytesBytesCodec
+from zarrforge.abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec
 from zarrforge.errors import CorruptChunkError
 from zarrforge.testing import CodecConformance
 
@@ -64,7 +65,20 @@ class DropsAByte(_Plain, BytesBytesCodec):
         return bytes(data)[:-1]
 
 
-for cls in (NanToZero, Byteswapped, TrustsItsHeader, DropsAByte):
+class ClaimsPlain(_Plain, ArrayBytesCodec):
+    """Stores the elements in F order, but says they are plain (C order)."""
+    name = "test.claims-plain"
+    def encoded_size(self, spec):
+        return spec.nbytes
+    def plain_dtype(self, spec):
+        return spec.dtype
+    def encode(self, chunk, spec):
+        return np.asfortranarray(chunk).tobytes(order="F")
+    def decode(self, data, spec):
+        return np.frombuffer(data, spec.dtype).reshape(spec.shape, order="F")
+
+
+for cls in (NanToZero, Byteswapped, TrustsItsHeader, DropsAByte, ClaimsPlain):
     register("codecs", cls.name, cls)
 
 
@@ -84,6 +98,10 @@ class TestDropsAByte(CodecConformance):
     codec_documents = ["test.drops-a-byte"]
     rejects_unknown_configuration = False
     lossless = False
+
+class TestClaimsPlain(CodecConformance):
+    codec_documents = ["test.claims-plain"]
+    rejects_unknown_configuration = False
 '''
 
 
@@ -105,12 +123,15 @@ def test_the_codec_suite_catches_each_faulty_codec(pytester):
         # lossy, but the byte count must still be right
         "TestDropsAByte::test_round_trip[0:test.drops-a-byte]",
         "TestDropsAByte::test_round_trip_of_generated_chunks[0:test.drops-a-byte]",
+        # F order stored, C order claimed: the engine's own coding would differ
+        "TestClaimsPlain::test_round_trip[0:test.claims-plain]",
     } <= failed, text[-6000:]
     assert "element (0, 0) is 0.0 where the chunk had nan" in text
     assert "decode gave shape (7, 5) and data type >f8 for a chunk of (7, 5) and float64" in text
     assert "decoding leading 4 bytes = 1073741824 (little-endian) input (288 bytes" in text
     assert "allocated" in text and "must not trust sizes written in the data" in text
     assert "decode gave 279 bytes for 280 encoded" in text
+    assert "plain_dtype() says the encoding is the elements as float64 in C order" in text
     # the faultless parts of each pass
     assert "TestTrusting::test_round_trip[0:test.trusting]" not in failed
     assert "TestNanToZero::test_to_json_is_json_and_rebuilds_an_equal_codec[0:test.nan-to-zero]" \

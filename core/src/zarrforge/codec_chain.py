@@ -123,6 +123,14 @@ class CodecChain:
             self._sizes[spec.shape] = sizes
         return sizes
 
+    def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
+        """The array -> bytes codec's :meth:`~zarrforge.abc.codec.ArrayBytesCodec.plain_dtype`
+        when it is the whole chain (nothing skipped, no codec reading a chunk's position),
+        else ``None``: the engine's fast path for plain chunks."""
+        if self.array_array or self.bytes_bytes or self.skipped or self.uses_chunk_position:
+            return None
+        return self.array_bytes.plain_dtype(spec)
+
     def computes(self, spec: ChunkSpec) -> bool:
         """Is coding a chunk of ``spec`` more than copying it: does a bytes -> bytes codec
         run, or an array -> bytes codec whose output size depends on the data

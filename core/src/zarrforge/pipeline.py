@@ -126,6 +126,7 @@ def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
 BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
 MAX_BATCH = 1024          # chunks per batch at most (bounds the size of one get_many)
 GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-latency store
+PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast path
 
 
 Encoded = list[bytes | memoryview]  # a chunk's encoded bytes: pieces stored one after another
@@ -280,6 +281,13 @@ class ChunkEngine:
         self._computes = chain.computes(typical)
         self._regular_spec = typical if grid.regular_chunk_shape is not None else None
         self._specs: dict[tuple[int, ...], ChunkSpec] = {}
+        # Small chunks of a regular grid whose chain only lays out the elements
+        # (CodecChain.plain_dtype) are coded here, without a codec call per chunk: per-chunk
+        # Python is what such chunks cost. Larger ones gain nothing from it.
+        self._plain: np.dtype | None = None
+        if self._regular_spec is not None and self._chunk_bytes <= PLAIN_CHUNK_BYTES:
+            self._plain = chain.plain_dtype(typical)
+        self._plain_fill: bytes | None = None  # a chunk of fill values, as stored
 
     def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
         if self._regular_spec is not None:
@@ -453,12 +461,22 @@ class ChunkEngine:
         del fetched
         fill = self.fill_value
         decode = self.chain.decode
+        plain = self._plain if limit is None or self._chunk_bytes <= limit else None
         for i, p in enumerate(part):
             spec = self.spec_for(p.coords)
             if i in encoded:
                 data = encoded.pop(i)  # let each chunk's bytes go once decoded
                 if data is None:
                     out[p.out_selection] = fill
+                    continue
+                if plain is not None and len(data) == self._chunk_bytes:  # (else: as below)
+                    chunk = np.frombuffer(data, plain).reshape(spec.shape)
+                    if p.complete and all(type(s) is slice for s in p.out_selection):
+                        target = out[(*p.out_selection, Ellipsis)]
+                        if target.shape == spec.shape:
+                            np.copyto(target, chunk, casting="equiv")
+                            continue
+                    out[p.out_selection] = chunk[p.chunk_selection]
                     continue
                 # (a chunk the read covers may still overhang the array's edge by far)
                 self._check_chunk(spec, keys[i], limit)
@@ -539,6 +557,20 @@ class ChunkEngine:
         if deletes:
             self.store.delete_many(deletes)
 
+    def _plain_encoded(self, chunk: np.ndarray) -> Encoded | None:
+        """A whole plain chunk's bytes (see ``__init__``); ``None`` for a chunk of fill
+        values when empty chunks are not written, told bit for bit as
+        :func:`all_equal_fill` does, by comparing its bytes."""
+        assert self._plain is not None and self._regular_spec is not None
+        data = chunk.astype(self._plain, copy=False).tobytes()
+        if self.write_empty_chunks:
+            return [data]
+        if self._plain_fill is None:
+            spec = self._regular_spec
+            full = self.layout.full(spec.shape, self.fill_value, spec.dtype)
+            self._plain_fill = full.astype(self._plain, copy=False).tobytes()
+        return None if data == self._plain_fill else [data]
+
     def _update_conditionally(self, part: list[Any], keys: list[str], value: np.ndarray,
                               limit: int | None) -> None:
         """Read-modify-write each chunk of ``part`` (each covered in part by the write)
@@ -609,6 +641,8 @@ class ChunkEngine:
             else:
                 chunk = self.layout.full(spec.shape, self.fill_value, spec.dtype)
             chunk[p.chunk_selection] = value[p.out_selection]
+        if self._plain is not None:
+            return self._plain_encoded(chunk)
         if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
             return None
         return self.chain.encode_parts(chunk, spec)

@@ -161,6 +161,15 @@ class ArrayBytesCodec(Codec):
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         ...
 
+    def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
+        """The numpy dtype whose elements, in C order, are exactly this codec's bytes for
+        a chunk of ``spec`` (``None``, the default: the encoding is anything else). When
+        this codec is the whole chain, the chunk engine then encodes a chunk with
+        ``chunk.astype(dtype).tobytes()`` and decodes it with ``numpy.frombuffer``,
+        without calling the codec for each chunk, and tells a chunk of fill values by
+        comparing its bytes; the codec conformance suite checks the claim."""
+        return None
+
     def decode_into(self, data: bytes | memoryview, spec: ChunkSpec, out: np.ndarray) -> None:
         """``out[...] = decode(data, spec)``: ``out`` has the spec's shape and data type and
         may be a strided view of a larger array. A codec that can fill ``out`` without a

@@ -25,6 +25,8 @@ encode then decode reproduces the chunk **bit for bit, in the same data type**
 -0.0, the extremes, subnormals; integer extremes) and for hypothesis-generated
 chunks; a bytes -> bytes codec gives back exactly as many bytes as it was
 given, lossy or not; ``encoded_size``, when the codec states one, is right;
+an array -> bytes codec that states a ``plain_dtype`` encodes exactly the chunk's
+elements in C order as that dtype (the chunk engine codes such chunks itself);
 decoding damaged input (truncated, extended, random, and with its leading
 bytes replaced by huge lengths) raises only zarrforge errors and allocates
 little, through the path the chunk engine uses (``decode_sized`` for bytes
@@ -188,6 +190,12 @@ class CodecConformance:
             expected = codec.encoded_size(spec)
             assert expected is None or expected == len(encoded), (
                 f"{where}: encode gave {len(encoded)} bytes; encoded_size() said {expected}")
+            plain = codec.plain_dtype(spec)
+            if plain is not None:
+                assert bytes(encoded) == chunk.astype(plain).tobytes(), (
+                    f"{where}: plain_dtype() says the encoding is the elements as {plain} in "
+                    "C order (the engine then encodes with chunk.astype(dtype).tobytes() "
+                    "instead of calling the codec), but encode gave other bytes")
             decoded = codec.decode(bytes(encoded), spec)
         else:
             data = chunk.tobytes()

@@ -65,6 +65,11 @@ class BytesCodec(ArrayBytesCodec):
     def encoded_size(self, spec: ChunkSpec) -> int | None:
         return spec.nbytes
 
+    def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
+        if spec.data_type.item_size is None or spec.dtype.hasobject:
+            return None
+        return self._stored_dtype(spec)
+
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> memoryview:  # type: ignore[override]
         # A byte view of the C-ordered chunk: the next codec (or the chain, which hands
         # the store bytes) copies it at most once, and not at all when already C-ordered.

@@ -143,15 +143,27 @@ class LocalStore(Store):
     def _replace(self, key: str, path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
         # the parts go to the file one after another: a shard is never joined in memory
         directory = path[:path.rfind(os.sep)]  # path is the root joined with a valid key
-        temp = f"{directory}{os.sep}{TEMP_PREFIX}{_unique_suffix()}"
+        temp = f"{directory}{_temp_stem}{next(_temp_counter)}"
+        try:  # the common case, straight: the directory exists
+            _write_new(temp, parts)
+            os.replace(temp, path)
+            return
+        except OSError:
+            self._discard(temp)
+        self._replace_carefully(key, directory, path, parts)
+
+    def _replace_carefully(self, key: str, directory: str, path: str,
+                           parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        """:meth:`_replace` after its first try failed: create the directory, try again
+        while concurrent deletes prune it, and report any other failure."""
         for attempt in range(self._PRUNE_RETRIES):
+            temp = f"{directory}{_temp_stem}{next(_temp_counter)}"
             try:
-                if attempt:  # the first try assumes the directory exists, as it mostly does
-                    os.makedirs(directory, exist_ok=True)
+                os.makedirs(directory, exist_ok=True)
                 _write_new(temp, parts)
                 os.replace(temp, path)
                 return
-            except (FileNotFoundError, FileExistsError) as exc:  # no directory (yet, or any more)
+            except (FileNotFoundError, FileExistsError) as exc:  # no directory (any more)
                 self._discard(temp)
                 if attempt == self._PRUNE_RETRIES - 1:
                     raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}",
@@ -330,10 +342,22 @@ _PROCESS_TOKEN = secrets.token_hex(4)  # tells apart processes on hosts sharing 
 _temp_counter = itertools.count()
 
 
-def _unique_suffix() -> str:
+def _temp_stem_now() -> str:
     # The counter is shared by the process's threads; the pid tells apart a forked child,
     # whose counter starts where the parent's stood.
-    return f"{_PROCESS_TOKEN}-{os.getpid()}-{next(_temp_counter)}"
+    return f"{os.sep}{TEMP_PREFIX}{_PROCESS_TOKEN}-{os.getpid()}-"
+
+
+_temp_stem = _temp_stem_now()  # what a temporary file's path adds to its directory's
+
+
+def _after_fork() -> None:
+    global _temp_stem
+    _temp_stem = _temp_stem_now()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _generation(status: os.stat_result) -> tuple[int, int, int, int]:
@@ -366,12 +390,15 @@ def _write_new(path: str, parts: Sequence[bytes | bytearray | memoryview]) -> No
     fd = os.open(path, _WRITE_FLAGS, 0o666)
     try:
         for part in parts:
-            try:
-                view = memoryview(part).cast("B")
-            except TypeError:  # a buffer that is not C-contiguous: write a copy
-                view = memoryview(bytes(part))
-            while view:
-                view = view[os.write(fd, view):]
+            if type(part) is not bytes:
+                try:
+                    part = memoryview(part).cast("B")  # len() in bytes, whatever the format
+                except TypeError:  # a buffer that is not C-contiguous: write a copy
+                    part = bytes(part)
+            written = os.write(fd, part)
+            if written < len(part):  # a short write (rare for regular files): go on from there
+                view = memoryview(part)[written:]
+                while view:
+                    view = view[os.write(fd, view):]
     finally:
         os.close(fd)
-
