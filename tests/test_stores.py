@@ -75,6 +75,25 @@ def test_local_writes_leave_no_temporary_files(tmp_path):
     assert store.list_dir("a/").keys == ["k"]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_names_its_temporary_files_apart_from_its_parent(tmp_path):
+    """Temporary names are the process's stem plus a counter a forked child inherits; the
+    stem holds the pid, and is made again in the child."""
+    from zarrforge_std.stores import local
+    next(local._temp_counter)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report its stem, then leave without running pytest's exit
+        os.write(write, local._temp_stem.encode())
+        os._exit(0)
+    os.close(write)
+    child_stem = os.read(read, 1000).decode()
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert f"-{pid}-" in child_stem and f"-{os.getpid()}-" in local._temp_stem
+    assert child_stem != local._temp_stem
+
+
 def test_local_delete_prunes_empty_directories(tmp_path):
     store = LocalStore(tmp_path)
     store.set("a/b/c", b"1")
