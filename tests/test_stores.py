@@ -94,6 +94,22 @@ def test_a_forked_child_names_its_temporary_files_apart_from_its_parent(tmp_path
     assert child_stem != local._temp_stem
 
 
+def test_local_get_many_opens_each_key_once_for_all_its_ranges(tmp_path, monkeypatch):
+    from zarrforge_std.stores import local
+    store = LocalStore(tmp_path)
+    store.set("a/k", bytes(range(100)))
+    store.set("a/j", b"small")
+    opened = []
+    real_open = local.os.open
+    monkeypatch.setattr(local.os, "open", lambda path, *a: opened.append(path) or real_open(path, *a))
+    answers = store.get_many([("a/k", ByteRange(90, None)), ("a/k", None),
+                              ("a/k", ByteRange(None, 3)), ("a/j", None), ("a/missing", None),
+                              ("a/k", ByteRange(0, 2))])
+    assert answers == [bytes(range(90, 100)), bytes(range(100)), bytes([97, 98, 99]), b"small",
+                       None, b"\x00\x01"]
+    assert [os.path.basename(p) for p in opened] == ["k", "j", "missing", "k"]
+
+
 def test_local_delete_prunes_empty_directories(tmp_path):
     store = LocalStore(tmp_path)
     store.set("a/b/c", b"1")

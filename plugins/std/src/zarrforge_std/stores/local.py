@@ -86,26 +86,54 @@ class LocalStore(Store):
         return path
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
-        path = self._path(key)
+        return self._read(key, self._path(key), (byte_range,))[0]
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        # One open per key however many of its ranges are asked for (a sharded read asks
+        # for the index and the inner chunks of one shard), and no call per value through
+        # get(): for small chunks, this loop is most of a read's Python.
+        answers: list[bytes | None] = []
+        requests = list(requests)
+        i, count = 0, len(requests)
+        while i < count:
+            key = requests[i][0]
+            j = i + 1
+            while j < count and requests[j][0] == key:
+                j += 1
+            answers += self._read(key, self._path(key), [r for _, r in requests[i:j]])
+            i = j
+        return answers
+
+    def _read(self, key: str, path: str,
+              byte_ranges: Sequence[ByteRange | None]) -> list[bytes | None]:
+        """The value at ``path`` (the path of ``key``), or the ranges of it, from one open."""
         try:
             fd = os.open(path, _READ_FLAGS)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
+            return [None] * len(byte_ranges)
         except OSError as exc:
             raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         try:
-            if byte_range is None:
-                # Most values are small: one read says how long they are, without the
-                # fstat (a short read of a regular file is its end); a longer one is read
-                # again whole at its size, which costs less than joining the two parts.
-                first = os.read(fd, _FIRST_READ)
-                if len(first) < _FIRST_READ:
-                    return first
-                return _read_at(fd, 0, os.fstat(fd).st_size)
-            window = byte_range.slice_of(os.fstat(fd).st_size)
-            return _read_at(fd, window.start, window.stop - window.start)
+            answers: list[bytes | None] = []
+            size = None
+            for byte_range in byte_ranges:
+                if byte_range is None and size is None:
+                    # Most values are small: one read says how long they are, without the
+                    # fstat (a short read of a regular file is its end); a longer one is
+                    # read again whole at its size, which costs less than joining the parts.
+                    if not _HAS_PREAD:
+                        os.lseek(fd, 0, os.SEEK_SET)
+                    first = os.pread(fd, _FIRST_READ, 0) if _HAS_PREAD else os.read(fd, _FIRST_READ)
+                    if len(first) < _FIRST_READ:
+                        answers.append(first)
+                        continue
+                if size is None:
+                    size = os.fstat(fd).st_size
+                window = slice(0, size) if byte_range is None else byte_range.slice_of(size)
+                answers.append(_read_at(fd, window.start, window.stop - window.start))
+            return answers
         except IsADirectoryError:
-            return None
+            return [None] * len(byte_ranges)
         except OSError as exc:
             raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         finally:
