@@ -106,6 +106,10 @@ def normalize_integer(index: Any, length: int, dim: int) -> int:
 
 def normalize_slice(slc: slice, length: int, dim: int) -> range:
     """The array positions ``slc`` selects along a dimension of ``length``, in order."""
+    start, stop = slc.start, slc.stop
+    if (slc.step is None and (start is None or type(start) is int)
+            and (stop is None or type(stop) is int)):
+        return range(*slc.indices(length))  # the common case: nothing to convert or check
     parts = []
     for name in ("start", "stop", "step"):
         v = getattr(slc, name)
@@ -150,7 +154,7 @@ def _slice_complete(slc: slice, extent: int) -> bool:
 
 
 def _int_pieces(i: int, dim: DimensionChunking) -> list:
-    c = int(dim.index_of(np.array([i], dtype=np.int64))[0])
+    c = int(dim.chunk_range(i, i + 1)[0])
     return [(c, i - dim.start(c), None, dim.extent(c) == 1)]
 
 
@@ -168,6 +172,18 @@ def _range_pieces(r: range, dim: DimensionChunking) -> list:
     if len(r) == 0:
         return []
     step = r.step
+    if step == 1:  # the common case, in plain arithmetic
+        start, stop = r.start, r.stop
+        unit = []
+        for c in dim.chunk_range(start, stop):
+            c = int(c)
+            c_start = dim.start(c)
+            extent = dim.extent(c)
+            lo, hi = max(start, c_start), min(stop, c_start + extent)
+            if lo < hi:
+                unit.append((c, slice(lo - c_start, hi - c_start), slice(lo - start, hi - start),
+                             hi - lo == extent))
+        return unit
     lo, hi = min(r[0], r[-1]), max(r[0], r[-1]) + 1
     candidates: Any = dim.chunk_range(lo, hi)
     if len(candidates) > len(r):

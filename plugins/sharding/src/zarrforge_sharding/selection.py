@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 
 @dataclasses.dataclass(frozen=True)
 class Box:
-    touched: tuple[np.ndarray, ...]  # per dimension: sorted inner chunk indices
+    touched: tuple[Sequence[int], ...]  # per dimension: sorted inner chunk indices
     start: tuple[int, ...]           # box origin in shard coordinates
     shape: tuple[int, ...]           # box shape (whole inner chunks)
     selection: tuple                 # the selection relative to the box
 
     def inner_chunks(self) -> Iterator[tuple[int, ...]]:
-        return itertools.product(*(t.tolist() for t in self.touched))
+        return itertools.product(*self.touched)
 
     def region(self, coords: tuple[int, ...], inner: tuple[int, ...]) -> tuple[slice, ...]:
         """Where inner chunk ``coords`` sits in the box."""
@@ -72,9 +72,9 @@ def _positions(entry: Any, length: int) -> np.ndarray:
     return np.array([int(entry)], dtype=np.int64)
 
 
-def _touched(entry: Any, length: int, size: int) -> np.ndarray | None:
-    """Sorted indices of the inner chunks holding a position of ``entry``; ``None`` if
-    it selects nothing."""
+def _touched(entry: Any, length: int, size: int) -> Sequence[int] | None:
+    """Sorted indices (Python ints) of the inner chunks holding a position of ``entry``;
+    ``None`` if it selects nothing."""
     if isinstance(entry, slice):
         start, stop, step = entry.indices(length)
         count = len(range(start, stop, step))
@@ -82,13 +82,13 @@ def _touched(entry: Any, length: int, size: int) -> np.ndarray | None:
             return None
         if abs(step) <= size:  # no chunk between the first and last position is skipped
             last = start + (count - 1) * step
-            return np.arange(min(start, last) // size, max(start, last) // size + 1)
+            return range(min(start, last) // size, max(start, last) // size + 1)
     elif not isinstance(entry, np.ndarray):
-        return np.array([int(entry) // size])
+        return (int(entry) // size,)
     positions = _positions(entry, length)
     if positions.size == 0:
         return None
-    return np.unique(positions // size)
+    return np.unique(positions // size).tolist()
 
 
 def _shift(entry: Any, by: int, length: int) -> Any:
