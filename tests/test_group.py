@@ -106,8 +106,31 @@ def test_a_group_checks_its_ancestors_once_for_the_members_it_creates():
     store.calls.clear()
     group.create_array("second", shape=(1,), dtype="int8")
     second = _read_keys(store)
-    assert "g/second/.zarray" in second  # the new node's own path is still checked
+    # the new node's own path is still checked: one listing of its prefix, found empty,
+    # answers every format's question about documents there
+    listed = [call.key for call in store.calls if call.method == "list_dir"]
+    assert listed == ["g/second/"]
+    assert not [key for key in second if key.startswith("g/second/")]
     assert not {"g/.zgroup", "g/.zarray", ".zgroup", ".zarray"} & set(second)
+
+
+def test_a_prefix_that_is_not_empty_is_still_asked_about_each_format():
+    from zarrforge.testing.faults import FaultyStore
+    from zarrforge_std.stores.memory import MemoryStore
+
+    inner = MemoryStore()
+    group = zf.create_group(inner, "g")
+    inner.set("g/old/.zarray", json.dumps({  # written by another tool: v2 inside a v3 group
+        "zarr_format": 2, "shape": [1], "chunks": [1], "dtype": "|i1", "compressor": None,
+        "fill_value": 0, "order": "C", "filters": None}).encode())
+    store = FaultyStore(inner)
+    with pytest.raises(zf.errors.ContainsNodeError, match="Zarr 2 node already exists"):
+        zf.open_group(store, "g", mode="r+").create_array("old", shape=(1,), dtype="int8")
+    assert "g/old/.zarray" in _read_keys(store)
+    inner.set("g/stray/notes.txt", b"not a node")  # something there, but no node
+    group.create_array("stray", shape=(2,), dtype="int8")
+    assert zf.open_array(inner, "g/stray").shape == (2,)
+    assert inner.get("g/stray/notes.txt") == b"not a node"
 
 
 def test_nested_members_of_a_checked_group_get_their_parent_groups():

@@ -74,6 +74,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         storage_transformers=storage_transformers, extensions=extensions,
         order=array_options.get("order"))
     memo = ReadMemo(resolved)  # format detection asks for the same absent keys repeatedly
+    memo.note_empty(f"{path}/" if path else "")  # a new node's prefix: one listing, no misses
     target = hierarchy.survey(memo, path, fmt, overwrite=overwrite, checked_group=_checked_group)
     metadata = fmt.new_array(spec)
     rendered = fmt.render(metadata)
@@ -99,6 +100,7 @@ def create_group(store: StoreLike = None, path: str = "", *,
     validate_extensions(metadata)
     rendered = fmt.render(metadata)
     memo = ReadMemo(resolved)
+    memo.note_empty(f"{path}/" if path else "")
     target = hierarchy.survey(memo, path, fmt, overwrite=overwrite, checked_group=_checked_group)
     hierarchy.write_new_node(target, metadata, rendered)
     return node_from_metadata(resolved, path, fmt, metadata, read_only=False)

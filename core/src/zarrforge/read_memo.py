@@ -6,8 +6,14 @@ it: the same few documents (the root ``zarr.json`` above all) are read many
 times. :class:`ReadMemo` remembers whole-value reads, and what it writes or
 deletes itself, for the duration of one operation.
 
+A creation also asks every format for its documents under the new node's
+prefix, which is usually empty: :meth:`ReadMemo.note_empty` lists the prefix
+once, and while it is empty (nothing written below it through the memo) every
+key below it reads as absent without a request: one listing instead of a
+missed read per format.
+
 Contract: reads through the memo return what the inner store held when first
-read, or what was last written through the memo. It is meant for one short
+read (or listed), or what was last written through the memo. It is meant for one short
 operation by one thread; changes other writers make meanwhile are not seen
 (the operation would have raced with them anyway). Byte-range reads, listings
 and everything else go straight to the inner store.
@@ -28,17 +34,34 @@ class ReadMemo(WrapperStore):
     def __init__(self, inner: object) -> None:
         super().__init__(inner)  # type: ignore[arg-type]
         self._values: dict[str, bytes | None] = {}
+        self._empty: str | None = None  # a prefix listed empty, with nothing written below since
+
+    def note_empty(self, prefix: str) -> None:
+        """List ``prefix`` (``"a/b/"``) once if the store can; if nothing is below it, keys
+        below it read as absent until the memo writes one."""
+        if prefix and self.inner.capabilities.listable:
+            listing = self.inner.list_dir(prefix)
+            if not listing.keys and not listing.prefixes:
+                self._empty = prefix
+
+    def _known(self, key: str) -> bool:
+        if key in self._values:
+            return True
+        if self._empty is not None and key.startswith(self._empty):
+            self._values[key] = None
+            return True
+        return False
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         if byte_range is not None:
             return self.inner.get(key, byte_range)
-        if key not in self._values:
+        if not self._known(key):
             self._values[key] = self.inner.get(key)
         return self._values[key]
 
     def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
         missing = list(dict.fromkeys(key for key, byte_range in requests
-                                     if byte_range is None and key not in self._values))
+                                     if byte_range is None and not self._known(key)))
         if missing:
             self._values.update(zip(missing, self.inner.get_many([(k, None) for k in missing])))
         return [self._values[key] if byte_range is None else self.inner.get(key, byte_range)
@@ -47,7 +70,16 @@ class ReadMemo(WrapperStore):
     def exists(self, key: str) -> bool:
         return self.get(key) is not None
 
+    def _forget_empty(self, key: str) -> None:
+        """A write below the empty prefix: keys there are no longer known absent."""
+        prefix = self._empty
+        if prefix is not None and key.startswith(prefix):
+            self._empty = None
+            self._values = {k: v for k, v in self._values.items()
+                            if v is not None or not k.startswith(prefix)}
+
     def _set(self, key: str, value: bytes) -> None:
+        self._forget_empty(key)
         self._values.pop(key, None)  # forgotten first: if the write fails, read it again
         self.inner.set(key, value)
         self._values[key] = bytes(value)
@@ -58,6 +90,7 @@ class ReadMemo(WrapperStore):
         self._values[key] = None
 
     def _set_if(self, key: str, value: bytes, if_generation: object) -> object:
+        self._forget_empty(key)
         self._values.pop(key, None)
         return self.inner.set_if(key, value, if_generation=if_generation)
 
