@@ -292,7 +292,8 @@ def node_class(node_type: str) -> type[Node]:
 
 
 def node_from_metadata(store: Store, path: str, fmt: Format,
-                       metadata: NodeMetadata | NodeDocument, *, read_only: bool, view: tuple[ConsolidatedView, str] | None = None,
+                       metadata: NodeMetadata | NodeDocument, *, read_only: bool,
+                       view: tuple[ConsolidatedView, str] | None = None,
                        use_consolidated: bool | None = None, **array_options: Any) -> Any:
     """An Array or Group for metadata already read (no store access).
 

@@ -86,7 +86,8 @@ from .storage import resolve_store
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "SkippedCodec", "UnknownExtension",
+    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "SkippedCodec",
+    "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document", "check_order", "child_names",
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
     "codecs_from_json", "config", "current_chunk", "data_type_from_json", "data_type_from_user",
