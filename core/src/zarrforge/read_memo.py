@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .abc.store import ByteRange, WrapperStore
+from .errors import StoreError
 
 
 class ReadMemo(WrapperStore):
@@ -38,11 +39,16 @@ class ReadMemo(WrapperStore):
 
     def note_empty(self, prefix: str) -> None:
         """List ``prefix`` (``"a/b/"``) once if the store can; if nothing is below it, keys
-        below it read as absent until the memo writes one."""
-        if prefix and self.inner.capabilities.listable:
+        below it read as absent until the memo writes one. A store that cannot list the
+        prefix (Icechunk lists only prefixes of existing nodes) is simply read as before."""
+        if not prefix or not self.inner.capabilities.listable:
+            return
+        try:
             listing = self.inner.list_dir(prefix)
-            if not listing.keys and not listing.prefixes:
-                self._empty = prefix
+        except StoreError:
+            return
+        if not listing.keys and not listing.prefixes:
+            self._empty = prefix
 
     def _known(self, key: str) -> bool:
         if key in self._values:

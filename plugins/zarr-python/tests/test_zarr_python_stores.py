@@ -32,6 +32,28 @@ class TestOverZarrLocalStore(StoreConformance):
         return ZarrPythonStore(store.inner, read_only=True)
 
 
+class _RefusesListing(zarr.storage.MemoryStore):
+    """A store with an error type of its own, as Icechunk has (IcechunkError)."""
+
+    class Refused(Exception):
+        pass
+
+    async def list_prefix(self, prefix):
+        raise self.Refused(f"cannot list {prefix!r}")
+        yield  # an async generator, as zarr-python's are
+
+
+def test_a_store_error_of_its_own_type_is_reported_as_a_store_error_naming_the_store():
+    store = ZarrPythonStore(_RefusesListing())
+    with pytest.raises(zf.errors.StoreError, match="listing 'a/'.*Refused: cannot list 'a/'"):
+        store.list_dir("a/")
+    # creating a node lists its prefix first, to skip reads there when it is empty; a store
+    # that cannot list it is read as before
+    array = zf.create_array(store, "a", shape=(3,), dtype="int8")
+    array[...] = [1, 2, 3]
+    assert zf.open_array(store, "a")[...].tolist() == [1, 2, 3]
+
+
 def test_a_zarr_python_store_is_accepted_wherever_zarrforge_takes_a_store(tmp_path):
     store = zarr.storage.LocalStore(tmp_path / "data")
     array = zf.create_array(store, "g/x", shape=(10, 7), chunks=(3, 4), dtype="int32")

@@ -79,7 +79,7 @@ class ZarrPythonStore(Store):
             return self._sync(coroutine)
         except StoreError:
             raise
-        except (OSError, RuntimeError, ValueError, KeyError) as error:
+        except Exception as error:  # any store's own errors (IcechunkError, say): named, not bare
             raise StoreError(f"{what} failed in the zarr-python store {self.inner!r}: "
                              f"{type(error).__name__}: {error}", key=key) from error
 
