@@ -469,23 +469,23 @@ class ChunkEngine:
                 if data is None:
                     out[p.out_selection] = fill
                     continue
-                if plain is not None and len(data) == self._chunk_bytes:  # (else: as below)
-                    chunk = np.frombuffer(data, plain).reshape(spec.shape)
-                    if p.complete and all(type(s) is slice for s in p.out_selection):
-                        target = out[(*p.out_selection, Ellipsis)]
-                        if target.shape == spec.shape:
-                            np.copyto(target, chunk, casting="equiv")
-                            continue
-                    out[p.out_selection] = chunk[p.chunk_selection]
-                    continue
-                # (a chunk the read covers may still overhang the array's edge by far)
-                self._check_chunk(spec, keys[i], limit)
+                # A plain chunk of the right length is a view of its bytes (see __init__);
+                # any other goes through the chain, which also reports a wrong length.
+                plain_chunk = (np.frombuffer(data, plain).reshape(spec.shape)
+                               if plain is not None and len(data) == self._chunk_bytes else None)
+                if plain_chunk is None:
+                    # (a chunk the read covers may still overhang the array's edge by far)
+                    self._check_chunk(spec, keys[i], limit)
                 if p.complete and all(type(s) is slice for s in p.out_selection):
                     target = out[(*p.out_selection, Ellipsis)]  # slices: a view of the output
                     if target.shape == spec.shape:
-                        self.chain.decode_into(data, spec, target, key=keys[i])
+                        if plain_chunk is None:
+                            self.chain.decode_into(data, spec, target, key=keys[i])
+                        else:
+                            np.copyto(target, plain_chunk, casting="equiv")
                         continue
-                out[p.out_selection] = decode(data, spec, key=keys[i])[p.chunk_selection]
+                chunk = decode(data, spec, key=keys[i]) if plain_chunk is None else plain_chunk
+                out[p.out_selection] = chunk[p.chunk_selection]
                 continue
             values = self.chain.decode_partial(self._fetcher(keys[i]), spec,
                                                p.chunk_selection, key=keys[i])
