@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 import os
 import secrets
 import shutil
@@ -93,15 +94,8 @@ class LocalStore(Store):
         # for the index and the inner chunks of one shard), and no call per value through
         # get(): for small chunks, this loop is most of a read's Python.
         answers: list[bytes | None] = []
-        requests = list(requests)
-        i, count = 0, len(requests)
-        while i < count:
-            key = requests[i][0]
-            j = i + 1
-            while j < count and requests[j][0] == key:
-                j += 1
-            answers += self._read(key, self._path(key), [r for _, r in requests[i:j]])
-            i = j
+        for key, same_key in itertools.groupby(requests, key=operator.itemgetter(0)):
+            answers += self._read(key, self._path(key), [r for _, r in same_key])
         return answers
 
     def _read(self, key: str, path: str,
