@@ -137,18 +137,23 @@ def test_a_high_latency_store_gets_a_quarter_of_a_workers_share_per_request() ->
     assert sorted(store.requests) == [8] * 16
 
 
-def test_a_low_latency_store_gets_a_few_megabytes_per_request() -> None:
+@pytest.mark.parametrize("nchunks, per_request", [
+    (64, pipeline.GROUP_BYTES >> 20),  # a large call: requests of GROUP_BYTES each
+    (16, 2),  # a small one: each of the two workers still gets GROUPS_PER_WORKER groups
+])
+def test_a_low_latency_store_gets_a_few_megabytes_per_request(nchunks, per_request) -> None:
     store = ThreadRecordingStore(MemoryStore())
     calls: list[int] = []
     inner_get_many = store.get_many
     store.get_many = lambda requests: calls.append(len(requests)) or inner_get_many(requests)
     chunks = 1 << 20
-    array = zf.create_array(store, "a", shape=(16 * chunks,), dtype="uint8", chunks=(chunks,),
+    array = zf.create_array(store, "a", shape=(nchunks * chunks,), dtype="uint8", chunks=(chunks,),
                             compressors=ZSTD, fill_value=0, threads=2)
     array[...] = np.arange(array.shape[0], dtype=np.uint64).astype(np.uint8)
     calls.clear()
     array[...]
-    assert calls == [pipeline.GROUP_BYTES // chunks] * (16 * chunks // pipeline.GROUP_BYTES)
+    assert calls == [per_request] * (nchunks // per_request)
+    assert len(calls) >= 2 * pipeline.GROUPS_PER_WORKER
 
 
 def test_threads_one_never_uses_the_pool() -> None:

@@ -51,19 +51,8 @@ from .chunk_context import enter_chunk, leave_chunk
 from .codec_chain import CodecChain
 from .errors import ConflictError, ResourceLimitError
 from .optimistic import pause_before_retry, read_modify_write
-
-_executors: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
-_executor_lock = threading.Lock()
-
-
-def _executor(threads: int) -> concurrent.futures.ThreadPoolExecutor:
-    with _executor_lock:
-        pool = _executors.get(threads)
-        if pool is None:
-            pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="zarrforge")
-            _executors[threads] = pool
-        return pool
-
+from .parallel import (GROUPS_PER_WORKER, UNCOMPRESSED_FACTOR, grouped, run_groups, using_threads,
+                       workers_for)
 
 def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
     """Is every element of ``chunk`` bit-for-bit equal to ``fill_value``?
@@ -187,21 +176,6 @@ def _read_ahead(groups: Iterator[list[Any]], fetch: Callable[[list[Any]], Any],
             future.cancel()
 
 
-def _grouped(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    """``items`` in consecutive lists of ``size`` (the last may be shorter)."""
-    group: list[Any] = []
-    for item in items:
-        group.append(item)
-        if len(group) >= size:
-            yield group
-            group = []
-    if group:
-        yield group
-
-
-UNCOMPRESSED_FACTOR = 16  # uncompressed chunks need this many times parallel_chunk_bytes
-
-
 def typical_chunk_shape(grid: ChunkGrid) -> tuple[int, ...]:
     """The grid's regular chunk shape (its first chunk's if irregular)."""
     regular = grid.regular_chunk_shape
@@ -221,16 +195,6 @@ def batch_size_for(chunk_bytes: int, threads: int) -> int:
     go to the store in large concurrent batches (remote stores hide their latency)
     while large chunks keep the working set to a few chunks per worker."""
     return int(min(MAX_BATCH, max(2 * threads, BATCH_BYTES // max(1, chunk_bytes))))
-
-
-def workers_for(computes: bool, chunk_bytes: int, threads: int, min_bytes: int) -> int:
-    """How many threads one call should use: ``threads`` when each chunk carries enough
-    work done outside the GIL (decompression, large copies) to pay for the hand-offs,
-    else 1. Chunks whose codecs compute (``CodecChain.computes``: compression,
-    sharding) qualify from ``min_bytes`` decoded, plain ones from
-    :data:`UNCOMPRESSED_FACTOR` times that (config ``parallel_chunk_bytes``)."""
-    needed = min_bytes if computes else UNCOMPRESSED_FACTOR * min_bytes
-    return threads if chunk_bytes >= needed else 1
 
 
 _LOCK_STRIPES = 64
@@ -276,6 +240,7 @@ class ChunkEngine:
         self.write_empty_chunks = write_empty_chunks
         shape = typical_chunk_shape(grid)
         self._chunk_bytes = typical_chunk_bytes(shape, data_type)
+        self._chunk_items = max(1, math.prod(shape))
         self.batch_size = batch_size_for(self._chunk_bytes, threads)
         typical = ChunkSpec(shape, data_type, fill_value, layout)
         self._computes = chain.computes(typical)
@@ -301,74 +266,41 @@ class ChunkEngine:
                                                   self.layout)
         return spec
 
-    def _group_size(self, workers: int) -> int:
-        """Chunks one worker takes at a time: its share of a batch, so a high-latency
-        store sees large requests; for low-latency stores no more than
-        :data:`GROUP_BYTES` decoded, so the workers finish close together."""
+    def _group_size(self, workers: int, elements: int, *, latency_bound: bool = False) -> int:
+        """Chunks one worker takes at a time, for a call over ``elements`` array elements:
+        its share of a batch, so a high-latency store sees large requests; for
+        low-latency stores no more than :data:`GROUP_BYTES` decoded. Each worker gets
+        about :data:`GROUPS_PER_WORKER` groups of the call (the call's chunks estimated
+        from its elements), so the last groups to finish leave few threads idle; with
+        ``latency_bound`` (reads that fetch ahead in quarter groups) at least one."""
         share = max(1, self.batch_size // workers)
-        if workers > 1 and self.store.capabilities.low_latency:
-            return max(1, min(share, GROUP_BYTES // max(1, self._chunk_bytes)))
-        return share
+        if workers <= 1:
+            return share
+        if self.store.capabilities.low_latency:
+            share = max(1, min(share, GROUP_BYTES // max(1, self._chunk_bytes)))
+        chunks = -(-max(1, elements) // self._chunk_items)  # at least this many chunks
+        per_worker = 1 if latency_bound else GROUPS_PER_WORKER
+        return max(1, min(share, -(-chunks // (workers * per_worker))))
 
     def _workers(self) -> int:
         """Threads for this call (:func:`workers_for`, with the setting in force now)."""
         return workers_for(self._computes, self._chunk_bytes, self.threads,
                            config.get().parallel_chunk_bytes)
 
-    @staticmethod
-    def _run(work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int,
+    def _run(self, work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int,
              workers: int) -> None:
-        """Call ``work`` on consecutive groups of ``items`` on ``workers`` threads, the
-        calling thread being one. Each thread takes the next group when it finishes
-        its last, so there is no barrier until the end and a thread is never idle
-        while work remains; each group does its own store request and codec work, so
-        I/O overlaps decoding. After a failure no new group is handed out; the call
-        returns or raises only once every group in progress has finished."""
-        groups = _grouped(items, group_size)
-        if workers > 1:  # a call with a single group (a small read, say) needs no thread
-            first = list(itertools.islice(groups, 2))
-            workers = min(workers, len(first))
-            groups = itertools.chain(first, groups)
-        if workers <= 1:
-            for group in groups:
-                work(group)
-            return
-        lock = threading.Lock()
-        failed = threading.Event()
-
-        def worker() -> None:
-            while not failed.is_set():
-                with lock:  # a generator may not be advanced by two threads at once
-                    group = next(groups, None)
-                if group is None:
-                    return
-                try:
-                    work(group)
-                except BaseException:
-                    failed.set()
-                    raise
-
-        pool = _executor(workers - 1)
-        futures = [pool.submit(worker) for _ in range(workers - 1)]
-        try:
-            worker()
-        except BaseException:
-            failed.set()  # also for an interrupt that arrived outside ``work``
-            raise
-        finally:
-            # A worker the pool has not started yet (its threads busy with other calls,
-            # or with this very call when it runs inside one of them) has nothing left
-            # to do: drop it rather than wait for a thread.
-            started = [future for future in futures if not future.cancel()]
-            concurrent.futures.wait(started)  # nothing runs on after the call
-        for future in started:
-            future.result()
+        """``work`` on consecutive groups of ``items`` on up to ``workers`` of this
+        array's threads (:func:`~zarrforge.parallel.run_groups`)."""
+        run_groups(work, items, group_size, workers, self.threads)
 
     def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
         """The decoded chunk at ``coords``, or ``None`` if it was never written."""
         key = self.keys.key(coords)
         data = self.store.get(key)
-        return None if data is None else self.chain.decode(data, self.spec_for(coords), key=key)
+        if data is None:
+            return None
+        with using_threads(self.threads):
+            return self.chain.decode(data, self.spec_for(coords), key=key)
 
     def encode_chunk(self, coords: tuple[int, ...], chunk: np.ndarray) -> bytes | None:
         """Encoded bytes of a whole chunk, or ``None`` if it is all fill value and
@@ -403,16 +335,8 @@ class ChunkEngine:
             else:
                 view.set(key, data)
 
-        read_modify_write(self.store, update)
-
-    def store_chunk(self, coords: tuple[int, ...], chunk: np.ndarray) -> None:
-        """Encode and store (or delete, if empty) one whole chunk."""
-        data = self.encode_chunk(coords, chunk)
-        key = self.keys.key(coords)
-        if data is None:
-            self.store.delete(key)
-        else:
-            self.store.set(key, data)
+        with using_threads(self.threads):
+            read_modify_write(self.store, update)
 
     @staticmethod
     def _check_chunk(spec: ChunkSpec, key: str, limit: int | None) -> None:
@@ -431,10 +355,16 @@ class ChunkEngine:
     # --- reading ------------------------------------------------------------------
 
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
+        """``out[p.out_selection] = chunk[p.chunk_selection]`` for each projection."""
+        with using_threads(self.threads):
+            self._read(projections, out)
+
+    def _read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         limit = config.get().max_request_bytes
         workers = self._workers()
-        group_size = self._group_size(workers)
-        if self.store.capabilities.low_latency:
+        low_latency = self.store.capabilities.low_latency
+        group_size = self._group_size(workers, out.size, latency_bound=not low_latency)
+        if low_latency:
             self._run(lambda part: self._read_part(part, out, limit), projections,
                       group_size, workers)
             return
@@ -443,7 +373,7 @@ class ChunkEngine:
         # Quarter groups, four times as many ahead: as many bytes in flight, and decoding
         # starts as soon as the first quarter arrives.
         small = max(1, group_size // 4)
-        ahead = _read_ahead(_grouped(projections, small), self._fetch_part,
+        ahead = _read_ahead(grouped(projections, small), self._fetch_part,
                             workers * (group_size // small))
         self._run(lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()),
                   ahead, 1, workers)
@@ -494,9 +424,14 @@ class ChunkEngine:
     # --- writing ------------------------------------------------------------------
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
+        """``chunk[p.chunk_selection] = value[p.out_selection]`` for each projection."""
+        with using_threads(self.threads):
+            self._write(projections, value)
+
+    def _write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         limit = config.get().max_request_bytes
         workers = self._workers()
-        group_size = self._group_size(workers)
+        group_size = self._group_size(workers, value.size)
         capabilities = self.store.capabilities
         # A chunk the write covers in part is read, changed and written back: on a store
         # with conditional writes, written only if nobody changed it meanwhile, and redone
@@ -533,7 +468,7 @@ class ChunkEngine:
             return
         # The store gathers several keys into one object: a batch is stored whole, in one
         # set_many, once all of its chunks are encoded.
-        for batch in _grouped(projections, self.batch_size):
+        for batch in grouped(projections, self.batch_size):
             done: list[tuple[list[str], list[Encoded | None]]] = []
             self._run(lambda group: done.append(updated(group)), batch, group_size, workers)
             self._store_results([k for keys, _ in done for k in keys],

@@ -40,6 +40,8 @@ Chunks and codec chains
     (a new array's codecs with their array-dependent defaults filled in),
     :func:`all_equal_fill` (does a chunk hold only the fill value?),
     :func:`check_allocation` (refuse a chunk over ``config.max_request_bytes``),
+    :func:`map_parallel` (a function over independent parts of a chunk, such as
+    sharding's inner chunks, on the threads of the engine call in progress),
     :func:`current_chunk` (the grid coordinates of the chunk being encoded, for a codec
     whose choices depend on it) and :func:`encoding_chunk` (set it, for a codec that
     encodes sub-chunks of its own),
@@ -75,6 +77,7 @@ from .metadata.extension_def import ExtensionRef, parse_extension
 from .metadata.json_io import check_document, dump_document, load_document
 from .metadata.must_understand import split_unknown_fields
 from .node import open_node
+from .parallel import map_parallel
 from .pipeline import all_equal_fill, check_allocation
 from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_grid_from_json,
                          chunk_key_encoding_from_json, codec_from_json, codec_from_user,
@@ -93,7 +96,7 @@ __all__ = sorted([
     "codecs_from_json", "config", "current_chunk", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs", "extension_from_json",
     "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl",
-    "load_document", "locate_document", "locate_node", "memory_layout", "normalize_basic_selection", "open_node",
+    "load_document", "locate_document", "locate_node", "map_parallel", "memory_layout", "normalize_basic_selection", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
     "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json"
 ])

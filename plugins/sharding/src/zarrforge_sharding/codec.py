@@ -33,6 +33,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import json
+import math
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.plugin_api import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecChain, PartialCodec,
                                   RangeFetcher, SubdividedCodec, all_equal_fill, check_allocation,
                                   codecs_from_json, current_chunk, data_type_from_json,
-                                  encoding_chunk)
+                                  encoding_chunk, map_parallel)
 
 from . import index_cache
 from .index import ShardIndex
@@ -196,6 +197,16 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     def _index_size(self, spec: ChunkSpec) -> int | None:
         return self._derive(spec)[3]
 
+    def _each_inner(self, fn, items: list, spec: ChunkSpec) -> list:
+        """``[fn(item) for item in items]``, one item per inner chunk, spread over the
+        threads of the engine call in progress when inner chunks are worth it
+        (``map_parallel``: their decoded size and whether their codecs compute)."""
+        if len(items) <= 1:
+            return [fn(item) for item in items]
+        item_bytes = math.prod(self.chunk_shape) * (spec.data_type.item_size or 16)
+        return map_parallel(fn, items, item_bytes=item_bytes,
+                            computes=self.inner.computes(self._inner_spec(spec)))
+
     # --- index --------------------------------------------------------------------------
 
     def _decode_index(self, data: bytes, spec: ChunkSpec, *, shard_size: int | None,
@@ -267,12 +278,16 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         return b"".join(self.encode_parts(chunk, spec))
 
     def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes]:
-        parts = {}
-        for coords in np.ndindex(*self._chunks_per_shard(spec)):
+        """The shard's pieces in stored order, its inner chunks encoded in parallel
+        (``_each_inner``) and laid out without being joined."""
+        every = list(np.ndindex(*self._chunks_per_shard(spec)))
+
+        def encode_one(coords: tuple[int, ...]) -> bytes | None:
             region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
-            data = self._encode_inner(chunk[region], spec, coords)
-            if data is not None:
-                parts[coords] = data
+            return self._encode_inner(chunk[region], spec, coords)
+
+        encoded = self._each_inner(encode_one, every, spec)
+        parts = {coords: data for coords, data in zip(every, encoded) if data is not None}
         return self._laid_out(parts, spec)
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
@@ -286,14 +301,17 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         view = memoryview(data)  # slices of it copy nothing
         index = self._read_index(view, spec)
         inner_spec = self._inner_spec(spec)
-        for coords in np.ndindex(*self._chunks_per_shard(spec)):
+
+        def decode_one(coords: tuple[int, ...]) -> None:  # regions are disjoint: no lock
             region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
             where = index.range_of(coords)
             if where is None:
                 out[region] = spec.fill_value
-                continue
+                return
             offset, nbytes = where
             self.inner.decode_into(view[offset:offset + nbytes], inner_spec, out[region], key=None)
+
+        self._each_inner(decode_one, list(np.ndindex(*self._chunks_per_shard(spec))), spec)
 
     # --- partial reads and updates --------------------------------------------------------
 
@@ -386,16 +404,19 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 result = spec.layout.empty(shape, spec.dtype)
             else:
                 result = spec.layout.full(shape, spec.fill_value, spec.dtype)
-            for coords, (in_chunk, in_result) in pieces:
-                where = wanted.get(coords)
-                if where is not None:
-                    chunk = self.inner.decode(encoded(coords, *where), inner_spec, key=None)
-                    result[in_result] = chunk[in_chunk]
+
+            def copy_one(piece: tuple) -> None:  # pieces are disjoint parts of the result
+                coords, (in_chunk, in_result) = piece
+                chunk = self.inner.decode(encoded(coords, *wanted[coords]), inner_spec, key=None)
+                result[in_result] = chunk[in_chunk]
+
+            self._each_inner(copy_one, [p for p in pieces if p[0] in wanted], spec)
             return result
         check_allocation(b.shape, spec.dtype, "the inner chunks a selection touches")
         box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
-        for coords, (offset, nbytes) in wanted.items():
-            self._decode_into(box, b, coords, encoded(coords, offset, nbytes), spec)
+        self._each_inner(
+            lambda item: self._decode_into(box, b, item[0], encoded(item[0], *item[1]), spec),
+            list(wanted.items()), spec)
         return box[b.selection]
 
     def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
@@ -412,12 +433,13 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             check_allocation(b.shape, spec.dtype, "the inner chunks a write touches")
             box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
             touched = list(b.inner_chunks())
-            for coords in touched:
-                if coords in parts:
-                    self._decode_into(box, b, coords, parts[coords], spec)
+            self._each_inner(lambda coords: self._decode_into(box, b, coords, parts[coords], spec),
+                             [coords for coords in touched if coords in parts], spec)
             box[b.selection] = values
-            for coords in touched:
-                data = self._encode_inner(box[b.region(coords, self.chunk_shape)], spec, coords)
+            encoded_touched = self._each_inner(
+                lambda coords: self._encode_inner(box[b.region(coords, self.chunk_shape)], spec,
+                                                  coords), touched, spec)
+            for coords, data in zip(touched, encoded_touched):
                 if data is None:
                     parts.pop(coords, None)
                 else:
