@@ -42,7 +42,7 @@ import numpy as np
 
 from . import config
 from .abc.chunk_grid import ChunkGrid
-from .abc.codec import ChunkSpec
+from .abc.codec import ChunkSpec, VersionedRangeFetcher
 from .abc.data_type import DataType
 from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import ChunkKeys
@@ -121,12 +121,10 @@ PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast
 Encoded = list[bytes | memoryview]  # a chunk's encoded bytes: pieces stored one after another
 
 
-class KeyFetcher:
-    """The byte ranges of one stored key, one store request per call (a codec's
-    :data:`~zarrforge.abc.codec.RangeFetcher`). ``cache_key`` names the stored object
-    for codecs that remember something about it between reads (the sharding codec's
-    index cache); what they remember must be checked against the store, since any
-    writer may change the object at any time."""
+class KeyFetcher(VersionedRangeFetcher):
+    """The byte ranges of one stored key, one store request per call (a
+    :class:`~zarrforge.abc.codec.VersionedRangeFetcher`): ranges of one version of it
+    through ``Store.get_ranges`` where the store has them."""
 
     __slots__ = ("store", "key")
 
@@ -140,6 +138,14 @@ class KeyFetcher:
     @property
     def cache_key(self) -> tuple[int, str]:
         return (id(self.store), self.key)
+
+    @property
+    def versioned(self) -> bool:
+        return self.store.capabilities.versioned_ranges
+
+    def read_version(self, ranges: Sequence[Any], *,
+                     if_generation: Any = None) -> tuple[list[bytes] | None, Any]:
+        return self.store.get_ranges(self.key, ranges, if_generation=if_generation)
 
 
 #: threads that fetch groups of chunks ahead of the workers decoding them (stores with

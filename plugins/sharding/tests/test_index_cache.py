@@ -46,12 +46,12 @@ def test_a_second_read_of_a_shard_is_one_batch_of_requests():
     reader = counted(sharded())
     counter = reader.chunk_store
     assert reader[3, 5] == values()[3, 5]
-    assert counter.count("get_many") == 2  # the index, then the inner chunk
+    assert counter.count("get_ranges") == 2  # the index, then the inner chunk
     counter.reset()
     assert reader[20, 9] == values()[20, 9]  # same shard, another inner chunk
-    [(kind, requests)] = counter.calls
-    assert kind == "get_many" and len(requests) == 2  # the index again and the chunk, together
-    assert {key for key, _ in requests} == {"a/c/0/0"}
+    [(kind, (key, ranges))] = counter.calls
+    # the index again and the chunk, together, from one version of the shard
+    assert kind == "get_ranges" and len(ranges) == 2 and key == "a/c/0/0"
 
 
 def test_a_shard_changed_by_another_writer_reads_its_new_values():
@@ -67,10 +67,10 @@ def test_a_shard_changed_by_another_writer_reads_its_new_values():
     expected[5, 5] = 7
     np.testing.assert_array_equal(reader[0:8, 0:8], expected)
     # the guess failed: the batch with the old ranges, then the chunk from the fresh index
-    assert reader.chunk_store.count("get_many") == 2
+    assert reader.chunk_store.count("get_ranges") == 2
     reader.chunk_store.reset()
     np.testing.assert_array_equal(reader[0:8, 0:8], expected)
-    assert reader.chunk_store.count("get_many") == 1  # and the fresh index is remembered
+    assert reader.chunk_store.count("get_ranges") == 1  # and the fresh index is remembered
 
 
 def test_a_shard_rewritten_with_an_equal_index_reads_the_new_bytes():
@@ -94,7 +94,7 @@ def test_a_deleted_shard_reads_as_the_fill_value_and_is_forgotten():
     assert len(index_cache.cache) == 0  # the only shard read, (1, 1), was dropped
     reader.chunk_store.reset()
     assert reader[40, 42] == -1
-    assert reader.chunk_store.count("get_many") == 1  # the index request, answered "absent"
+    assert reader.chunk_store.count("get_ranges") == 1  # the index request, answered "absent"
 
 
 def test_a_remembered_index_with_a_bad_entry_is_not_held_against_a_repaired_shard():
@@ -116,7 +116,7 @@ def test_turned_off_every_partial_read_is_two_requests():
     for where in [(3, 5), (3, 6), (20, 9)]:
         reader.chunk_store.reset()
         assert reader[where] == values()[where]
-        assert reader.chunk_store.count("get_many") == 2
+        assert reader.chunk_store.count("get_ranges") == 2
     assert len(index_cache.cache) == 0
 
 

@@ -3,7 +3,7 @@
 from .chunk_grid import ChunkGrid, DimensionChunking
 from .chunk_key_encoding import ChunkKeyEncoding
 from .codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, CodecKind,
-                    PartialCodec, RangeFetcher, SubdividedCodec)
+                    PartialCodec, RangeFetcher, SubdividedCodec, VersionedRangeFetcher)
 from .data_type import DataType
 from .extension import Extension
 from .format import NO_FILL_VALUE, ArrayCreationSpec, ChunksUnderNode, Format
@@ -20,6 +20,6 @@ __all__ = [
     "Codec", "CodecKind", "DataType", "DimensionChunking", "Extension", "ExtensionEntry", "Format",
     "GroupMetadata", "ListDirResult", "MemoryLayout", "NO_FILL_VALUE", "NodeMetadata", "PartialCodec",
     "RangeFetcher", "StorageTransformer", "Store", "StoreCapabilities", "SubdividedCodec",
-    "WrapperStore", "validate_key", "validate_prefix",
+    "VersionedRangeFetcher", "WrapperStore", "validate_key", "validate_prefix",
     "FormatSegment", "PipelineState", "Segment", "URLAdapter",
 ]

@@ -212,6 +212,43 @@ class BytesBytesCodec(Codec):
 RangeFetcher = Callable[[Sequence[Any]], "list[bytes | None]"]
 
 
+class VersionedRangeFetcher(ABC):
+    """The stored bytes of one chunk, as the engine hands them to a :class:`PartialCodec`.
+
+    Calling it (``fetch(ranges)``) is a :data:`RangeFetcher`: one store request, with no
+    promise that two calls see the same version of the chunk. :meth:`read_version`
+    reads ranges of one version of it, when :attr:`versioned` says the store can
+    (``StoreCapabilities.versioned_ranges``): a codec that follows a structure inside
+    the chunk (an index, then what it points at) reads each step with it, so it never
+    combines parts of two versions that another writer stored meanwhile. Without it, a
+    codec that must be consistent reads the whole chunk in one request.
+    """
+
+    @abstractmethod
+    def __call__(self, ranges: Sequence[Any]) -> "list[bytes | None]":
+        """The bytes of each :class:`~zarrforge.abc.store.ByteRange`, ``None`` where the
+        chunk does not exist; one store request."""
+
+    @property
+    @abstractmethod
+    def cache_key(self) -> Any:
+        """A hashable naming the stored object (store and key), for codecs that remember
+        something about it between reads; what they remember must be checked against
+        what they read, since any writer may change the object at any time."""
+
+    @property
+    @abstractmethod
+    def versioned(self) -> bool:
+        """Can :meth:`read_version` be used (the store has versioned ranges)?"""
+
+    @abstractmethod
+    def read_version(self, ranges: Sequence[Any], *,
+                     if_generation: Any = None) -> "tuple[list[bytes] | None, Any]":
+        """The bytes of ``ranges`` from one version of the chunk and that version's
+        generation (``(None, ABSENT)``: no chunk); with ``if_generation``, from that
+        version or :class:`~zarrforge.errors.ConflictError` (``Store.get_ranges``)."""
+
+
 class PartialCodec(ABC):
     """Capability of an ``array -> bytes`` codec: partial reads and updates.
 
@@ -228,10 +265,11 @@ class PartialCodec(ABC):
         ``fetch(ranges)`` takes :class:`~zarrforge.abc.store.ByteRange` objects
         of the stored chunk and returns their bytes (``None`` when the chunk
         does not exist) with one store request per call. The engine's fetcher
-        also has ``cache_key``, a hashable naming the stored object (store and
-        key; other callers may pass a plain function without it): a codec may
-        remember what it learnt about the object under it, but must check that
-        memory against what it fetches, because any writer may change the object.
+        is a :class:`VersionedRangeFetcher` (other callers may pass a plain
+        function): ``cache_key`` names the stored object, and ``read_version``
+        reads ranges of one version of it. A codec that reads a structure in
+        steps (an index, then what it points at) must not combine steps from two
+        versions: another writer may replace the chunk between them.
         """
 
     @abstractmethod

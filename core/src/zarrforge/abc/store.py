@@ -58,6 +58,19 @@ setting the capability; :class:`WrapperStore` forwards them only when the
 subclass says ``forwards_conditional_writes = True`` (a wrapper that changes
 keys or values must not pass them through unchanged).
 
+Ranges of one version (``capabilities.versioned_ranges``): ``get_ranges(key,
+ranges)`` returns the bytes of several byte ranges of the value at ``key``, all
+read from one version of it, with that version's generation (``(None, ABSENT)``
+for a key with no value); ``get_ranges(key, ranges, if_generation=g)`` reads
+them only from version ``g`` and raises :class:`~zarrforge.errors.ConflictError`
+naming the key when the value changed (or went) since. A reader of a structured
+value (a shard: an index, then the inner chunks it points at) reads its parts
+with it and never combines parts of two versions. Generations are the same
+tokens conditional writes use, where a store has both. The default raises
+``StoreError``; callers check the capability and, without it, read the whole
+value with one ``get`` (one version on every store with ``atomic_writes``).
+:class:`WrapperStore` forwards it on the same terms as conditional writes.
+
 Stores opened read-only raise :class:`~zarrforge.errors.ReadOnlyError` from
 every mutating call. ``from_url(url, *, read_only, **options)`` is how the
 registry builds a store for a URL with the store's scheme: it always passes
@@ -124,6 +137,7 @@ class StoreCapabilities:
     independent_keys: bool = True
     low_latency: bool = False
     conditional_writes: bool = False
+    versioned_ranges: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -272,6 +286,22 @@ class Store(ABC):
         self._check_conditional(key)
         self._delete_if(key, if_generation)
 
+    def get_ranges(self, key: str, ranges: Sequence[ByteRange | None], *,
+                   if_generation: Any = None) -> tuple[list[bytes] | None, Any]:
+        """The bytes of ``ranges`` (``None``: the whole value) of the value at ``key``, all
+        from one version of it, and that version's generation; ``(None, ABSENT)`` when
+        there is no value. With ``if_generation``: from that version only, else
+        :class:`~zarrforge.errors.ConflictError` (``capabilities.versioned_ranges``)."""
+        validate_key(key)
+        if not self.capabilities.versioned_ranges:
+            raise StoreError(f"the store {self!r} cannot read ranges of one version of a value; "
+                             "check capabilities.versioned_ranges first", key=key)
+        return self._get_ranges(key, list(ranges), if_generation)
+
+    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
+                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        raise StoreError(f"{type(self).__name__} does not implement _get_ranges", key=key)
+
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         raise StoreError(f"{type(self).__name__} does not implement _get_versioned", key=key)
 
@@ -336,18 +366,23 @@ class WrapperStore(Store):
         self.inner = inner
 
     # A wrapper that neither renames keys nor changes values (a counter, a memo) may pass
-    # conditional writes through; one that does (a shard store) must not.
+    # conditional writes and versioned ranges through; one that does (a shard store) must not.
     forwards_conditional_writes: ClassVar[bool] = False
 
     @property
     def capabilities(self) -> StoreCapabilities:  # type: ignore[override]
         inner = self.inner.capabilities
-        if inner.conditional_writes and not self.forwards_conditional_writes:
-            return dataclasses.replace(inner, conditional_writes=False)
+        if (inner.conditional_writes or inner.versioned_ranges) and not \
+                self.forwards_conditional_writes:
+            return dataclasses.replace(inner, conditional_writes=False, versioned_ranges=False)
         return inner
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         return self.inner.get_versioned(key)
+
+    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
+                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        return self.inner.get_ranges(key, ranges, if_generation=if_generation)
 
     def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
         self._check_conditional(keys[0] if keys else "<none>")

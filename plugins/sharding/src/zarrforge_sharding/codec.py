@@ -16,6 +16,17 @@ Behaviour:
   index remembered by :mod:`.index_cache`) is read in one batch instead: the
   index again and the inner chunks the remembered index names, used only if
   the two indexes are equal.
+* Partial reads never combine two versions of a shard that another writer
+  replaces meanwhile. On a store with ``versioned_ranges`` every request is a
+  ``get_ranges`` of one version: the second asks for the version the index came
+  from (``if_generation``) and for the index again with the inner chunks, which
+  are used only if that index is the one their ranges were computed from;
+  otherwise the read starts again from the new index (up to
+  ``config.conflict_retries`` times, then ``ConflictError``). So a reader racing
+  a writer gets the old or the new inner chunks, never another chunk's bytes.
+  On a store without versioned ranges a partial read fetches the whole shard in
+  one request. A caller's own fetch function (not the engine's) gets the index
+  comparison only.
 * ``encode_partial`` re-encodes only the inner chunks a write touches and
   copies the stored bytes of all others; the shard is rewritten compactly.
   (Appending changed chunks and rewriting only the index would save bytes
@@ -32,17 +43,19 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import itertools
 import json
 import math
 from typing import Any
 
 import numpy as np
 
-from zarrforge.errors import CorruptChunkError, MetadataError
+from zarrforge.errors import ConflictError, CorruptChunkError, MetadataError
 from zarrforge.plugin_api import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecChain, PartialCodec,
-                                  RangeFetcher, SubdividedCodec, all_equal_fill, check_allocation,
-                                  codecs_from_json, current_chunk, data_type_from_json,
-                                  encoding_chunk, map_parallel)
+                                  RangeFetcher, SubdividedCodec, VersionedRangeFetcher,
+                                  all_equal_fill, check_allocation, codecs_from_json, config,
+                                  current_chunk, data_type_from_json, encoding_chunk,
+                                  map_parallel)
 
 from . import index_cache
 from .index import ShardIndex
@@ -322,9 +335,9 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
 
     def _cache_key(self, fetch: RangeFetcher, spec: ChunkSpec) -> Any:
         """Where this shard's index is remembered (:mod:`.index_cache`), or ``None``."""
-        named = getattr(fetch, "cache_key", None)
-        if named is None or index_cache.cache.max_bytes == 0:
+        if not isinstance(fetch, VersionedRangeFetcher) or index_cache.cache.max_bytes == 0:
             return None
+        named = fetch.cache_key
         if self._cache_tag is None:
             self._cache_tag = json.dumps([[c.to_json() for c in self.index_chain.codecs],
                                           self.index_location], sort_keys=True, default=str)
@@ -333,9 +346,17 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec,
                        selection: tuple) -> np.ndarray | None:
         b = analyse(selection, spec.shape, self.chunk_shape)
+        if isinstance(fetch, VersionedRangeFetcher):
+            if not fetch.versioned:  # one request for the whole shard: one version of it
+                return self._partial_of_whole(fetch, spec, selection, b)
+            read = fetch.read_version
+        else:  # a caller's own function: no versions to hold on to (see the docstring)
+            def read(ranges: list, *, if_generation: Any = None) -> tuple[list | None, Any]:
+                parts = fetch(ranges)
+                return (None if parts[0] is None else parts), None
         cache_key = self._cache_key(fetch, spec)
-        remembered = index_cache.cache.get(cache_key) if cache_key is not None else None
         index_range = self._index_range(spec)
+        remembered = index_cache.cache.get(cache_key) if cache_key is not None else None
         if remembered is not None and b is not None:
             remembered_raw, index = remembered
             try:
@@ -344,32 +365,64 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 index_cache.cache.discard(cache_key)
                 remembered = None
         if remembered is not None and b is not None:
-            # One batch: the index again, and the inner chunks the remembered index names.
+            # One read: the index again, and the inner chunks the remembered index names.
             runs = coalesce(list(wanted.values())) if wanted else []
-            answers = fetch([index_range, *(ByteRange(o, n) for o, n in runs)])
-            raw_index = answers[0]
-            if raw_index is None:
+            parts, generation = read([index_range, *(ByteRange(o, n) for o, n in runs)])
+            if parts is None:
                 index_cache.cache.discard(cache_key)
                 return None
-            if bytes(raw_index) == remembered_raw:
-                return self._gathered(b, spec, wanted, runs, answers[1:])
+            if bytes(parts[0]) == remembered_raw:
+                return self._gathered(b, spec, wanted, runs, parts[1:])
             index_cache.cache.discard(cache_key)  # the shard changed: go on from the fresh index
+            raw_index = parts[0]
         else:
-            [raw_index] = fetch([index_range])
-            if raw_index is None:
+            parts, generation = read([index_range])
+            if parts is None:
                 return None
-        # Only the entries this read follows are checked (a hostile entry elsewhere
-        # cannot mislead it); writes check the whole index before they rebuild a shard.
-        index = self._decode_index(raw_index, spec, shard_size=None, validate=False)
-        if cache_key is not None:
-            raw = bytes(raw_index)
-            index_cache.cache.put(cache_key, raw, index, 2 * len(raw) + 200)
-        if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
+            raw_index = parts[0]
+        for attempt in itertools.count():
+            # Only the entries this read follows are checked (a hostile entry elsewhere
+            # cannot mislead it); writes check the whole index before they rebuild a shard.
+            index = self._decode_index(raw_index, spec, shard_size=None, validate=False)
+            if cache_key is not None:
+                raw = bytes(raw_index)
+                index_cache.cache.put(cache_key, raw, index, 2 * len(raw) + 200)
+            if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
+                return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
+            wanted = index.checked_ranges(b.inner_chunks())
+            runs = coalesce(list(wanted.values())) if wanted else []
+            if not runs:
+                return self._gathered(b, spec, wanted, runs, [])
+            # The inner chunks with the index again, from the version the index came from:
+            # equal indexes mean the ranges are that version's inner chunks.
+            try:
+                parts, generation = read([index_range, *(ByteRange(o, n) for o, n in runs)],
+                                         if_generation=generation)
+            except ConflictError:  # replaced since the index was read: start from its new one
+                parts, generation = read([index_range])
+            if parts is None:
+                return None  # deleted meanwhile: it reads as the fill value now
+            if len(parts) > 1 and bytes(parts[0]) == bytes(raw_index):
+                return self._gathered(b, spec, wanted, runs, parts[1:])
+            raw_index = parts[0]
+            if attempt >= config.get().conflict_retries:
+                raise ConflictError(
+                    f"the shard kept changing while it was read in part: its index changed on "
+                    f"each of {attempt + 1} tries (config conflict_retries)")
+        raise AssertionError("unreachable")
+
+    def _partial_of_whole(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple,
+                          b: Box | None) -> np.ndarray | None:
+        """A partial read through one request for the whole shard, for stores that cannot
+        read ranges of one version (``StoreCapabilities.versioned_ranges``)."""
+        [whole] = fetch([ByteRange(offset=0)])
+        if whole is None:
+            return None
+        index = self._read_index(memoryview(whole), spec)
+        if b is None:
             return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
         wanted = index.checked_ranges(b.inner_chunks())
-        runs = coalesce(list(wanted.values())) if wanted else []
-        fetched = fetch([ByteRange(offset, nbytes) for offset, nbytes in runs]) if runs else []
-        return self._gathered(b, spec, wanted, runs, fetched)
+        return self._gathered(b, spec, wanted, [(0, len(whole))], [whole])
 
     def _gathered(self, b: Box, spec: ChunkSpec, wanted: dict[tuple[int, ...], tuple[int, int]],
                   runs: list[tuple[int, int]], fetched: list) -> np.ndarray:

@@ -190,6 +190,11 @@ class RequestCounter(WrapperStore):
         self._record("get_versioned_many", list(keys))
         return self.inner.get_versioned_many(keys)
 
+    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
+                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        self._record("get_ranges", (key, list(ranges)))
+        return self.inner.get_ranges(key, ranges, if_generation=if_generation)
+
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
         self._record("set_if", key)
         return self.inner.set_if(key, value, if_generation=if_generation)

@@ -57,7 +57,7 @@ class LocalStore(Store):
     scheme = "file"
     capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
                                      atomic_writes=True, low_latency=True,
-                                     conditional_writes=fcntl is not None)
+                                     conditional_writes=fcntl is not None, versioned_ranges=True)
 
     def __init__(self, root: str | os.PathLike, *, read_only: bool = False) -> None:
         super().__init__(read_only=read_only)
@@ -253,6 +253,38 @@ class LocalStore(Store):
             return _read_at(fd, 0, status.st_size), _generation(status)
         except IsADirectoryError:
             return None, ABSENT
+        except OSError as exc:
+            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
+        finally:
+            os.close(fd)
+
+    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
+                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        # Every write renames a new file over the key, so what one open reads is one
+        # version, whatever is renamed over the key meanwhile.
+        path = self._path(key)
+        try:
+            fd = os.open(path, _READ_FLAGS)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            if if_generation is not None and if_generation is not ABSENT:
+                raise ConflictError(f"{key!r} in {self.root!r} was deleted since it was read",
+                                    key=key) from None
+            return None, ABSENT
+        except OSError as exc:
+            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
+        try:
+            status = os.fstat(fd)
+            generation = _generation(status)
+            if if_generation is not None and generation != if_generation:
+                raise ConflictError(f"{key!r} in {self.root!r} changed since it was read",
+                                    key=key)
+            size = status.st_size
+            windows = [slice(0, size) if r is None else r.slice_of(size) for r in ranges]
+            return [_read_at(fd, w.start, w.stop - w.start) for w in windows], generation
+        except IsADirectoryError:
+            return None, ABSENT
+        except ConflictError:  # an OSError too (through StoreError): not a failed read
+            raise
         except OSError as exc:
             raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         finally:

@@ -5,13 +5,17 @@ that name, shared by everything in this process that opens the same URL, so a
 hierarchy can be created in one place and opened by URL in another. Values
 are immutable ``bytes``; all operations are thread-safe.
 
-Conditional writes: a value's generation is the stored ``bytes`` object itself,
-compared by identity under the store's lock (a token holds the object, so its
-identity cannot be reused while anyone can still present it).
+Generations (conditional writes, ranges of one version): a number drawn from a
+process-wide counter the first time a value is asked for its generation after it
+was stored, so no two values ever share one. The store remembers the value each
+number was given to and checks it by identity, so a value replaced through another
+store object sharing the same data (a read-only view) gets a new number too. A
+generation is a plain number: holding one keeps no value alive.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Any, Iterator
 
@@ -21,12 +25,14 @@ from zarrforge.plugin_api import (ABSENT, ByteRange, ListDirResult, Store, Store
 
 _named: dict[str, "MemoryStore"] = {}
 _named_lock = threading.Lock()
+_numbers = itertools.count(1)  # generations; next() on it is atomic under the GIL
 
 
 class MemoryStore(Store):
     scheme = "memory"
     capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
-                                     atomic_writes=True, low_latency=True, conditional_writes=True)
+                                     atomic_writes=True, low_latency=True, conditional_writes=True,
+                                     versioned_ranges=True)
 
     def __init__(self, *, read_only: bool = False, name: str | None = None,
                  data: dict[str, bytes] | None = None) -> None:
@@ -34,6 +40,7 @@ class MemoryStore(Store):
         self.name = name
         self._data: dict[str, bytes] = data if data is not None else {}
         self._lock = threading.RLock()
+        self._generations: dict[str, tuple[bytes, int]] = {}  # key -> (value, its number)
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "MemoryStore":
@@ -44,8 +51,12 @@ class MemoryStore(Store):
             return cls(read_only=read_only)
         with _named_lock:
             shared = _named.setdefault(name, cls(name=name))
-        # A read-only view shares the data but refuses writes.
-        return cls(read_only=read_only, name=name, data=shared._data) if read_only else shared
+        if not read_only:
+            return shared
+        # A read-only view shares the data (and its lock and generations) but refuses writes.
+        view = cls(read_only=True, name=name, data=shared._data)
+        view._lock, view._generations = shared._lock, shared._generations
+        return view
 
     def __reduce__(self) -> Any:
         # The data lives in this process; a copy elsewhere would silently diverge.
@@ -72,34 +83,56 @@ class MemoryStore(Store):
     def _set(self, key: str, value: bytes) -> None:
         with self._lock:
             self._data[key] = value
+            self._generations.pop(key, None)
 
     def _delete(self, key: str) -> None:
         with self._lock:
             self._data.pop(key, None)
+            self._generations.pop(key, None)
+
+    def _generation(self, key: str, value: bytes | None) -> Any:
+        """The generation of ``value``, the value at ``key`` now (call under the lock)."""
+        if value is None:
+            return ABSENT
+        known = self._generations.get(key)
+        if known is not None and known[0] is value:
+            return known[1]
+        number = next(_numbers)
+        self._generations[key] = (value, number)
+        return number
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         with self._lock:
             value = self._data.get(key)
-        return value, (ABSENT if value is None else _Generation(value))
+            return value, self._generation(key, value)
+
+    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
+                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        with self._lock:
+            value = self._data.get(key)
+            generation = self._generation(key, value)
+        if if_generation is not None and generation != if_generation:
+            raise ConflictError(f"{key!r} in {self!r} changed since it was read", key=key)
+        if value is None:
+            return None, ABSENT
+        size = len(value)
+        return [value if r is None else value[r.slice_of(size)] for r in ranges], generation
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
         with self._lock:
             self._check_generation(key, if_generation)
             self._data[key] = value
-        return _Generation(value)
+            self._generations.pop(key, None)
+            return self._generation(key, value)
 
     def _delete_if(self, key: str, if_generation: Any) -> None:
         with self._lock:
             self._check_generation(key, if_generation)
             self._data.pop(key, None)
+            self._generations.pop(key, None)
 
     def _check_generation(self, key: str, expected: Any) -> None:
-        current = self._data.get(key)
-        if expected is ABSENT:
-            matches = current is None
-        else:
-            matches = isinstance(expected, _Generation) and current is expected.value
-        if not matches:
+        if self._generation(key, self._data.get(key)) != expected:
             raise ConflictError(f"{key!r} in {self!r} changed since it was read", key=key)
 
     def list_prefix(self, prefix: str) -> Iterator[str]:
@@ -114,20 +147,3 @@ class MemoryStore(Store):
     def __repr__(self) -> str:
         return f"MemoryStore({'memory://' + self.name if self.name else 'anonymous'})"
 
-
-class _Generation:
-    """A memory store value's generation: the stored object, compared by identity."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: bytes) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Generation) and other.value is self.value
-
-    def __hash__(self) -> int:
-        return id(self.value)
-
-    def __repr__(self) -> str:
-        return f"<generation {id(self.value):#x}>"

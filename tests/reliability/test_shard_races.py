@@ -1,0 +1,236 @@
+"""Partial reads of a shard that another writer replaces meanwhile.
+
+Guarantee: a partial read returns, for each inner chunk it touches, the values of
+one version of the shard (the one before a rewrite or the one after), never another
+inner chunk's values, never the index's bytes read as data, and never a spurious
+``CorruptChunkError``. The sharding codec reads each step through
+``Store.get_ranges`` (ranges of one version) and uses inner chunks only together
+with the index they were located by; a store without versioned ranges gets one
+request for the whole shard.
+
+The races are deterministic here: a store wrapper replaces the shard right after
+the reader's first request for it, between the index read and the inner-chunk
+read. Before versioned reads, every one of these tests returned another inner
+chunk's values. A second set runs real writers (a process, threads) against
+readers for a bounded time and reports its counts.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import zarrforge
+from zarrforge import config
+from zarrforge.abc.store import WrapperStore
+from zarrforge.errors import ConflictError
+from zarrforge_sharding import index_cache
+from zarrforge_std.stores.local import LocalStore
+from zarrforge_std.stores.memory import MemoryStore
+
+from _reliability import generation_values, start_worker
+
+SHAPE, INNER, SHARD = (8, 12), (2, 3), (8, 12)  # one shard of 4 x 4 inner chunks
+SHARD_KEY = "a/c/0/0"
+
+
+class RewritesBetweenReads(WrapperStore):
+    """Calls ``rewrite()`` right after each of the first ``times`` reads of the shard
+    (any read method), so the reader's next request meets another version."""
+
+    forwards_conditional_writes = True  # changes no key and no value: versioned ranges pass
+
+    def __init__(self, inner, rewrite: Callable[[], None], times: int = 1) -> None:
+        super().__init__(inner)
+        self.rewrite = rewrite
+        self.times = times
+        self.reads = 0
+
+    def _after(self, keys) -> None:
+        if SHARD_KEY in keys:
+            self.reads += 1
+            if self.reads <= self.times:
+                self.rewrite()
+
+    def get(self, key, byte_range=None):
+        value = self.inner.get(key, byte_range)
+        self._after([key])
+        return value
+
+    def get_many(self, requests):
+        answers = []
+        for key, byte_range in requests:  # one at a time: a rewrite may land inside a batch
+            answers.append(self.inner.get(key, byte_range))
+            self._after([key])
+        return answers
+
+    def _get_ranges(self, key, ranges, if_generation):
+        answer = self.inner.get_ranges(key, ranges, if_generation=if_generation)
+        self._after([key])
+        return answer
+
+
+def _versions() -> dict[int, np.ndarray]:
+    """Version 1 leaves inner chunk (0, 0) empty (not stored), version 2 fills it, so
+    every other inner chunk sits at another offset in the two versions."""
+    one = generation_values(SHAPE, INNER, 1)
+    one[0:2, 0:3] = 0  # the fill value
+    return {1: one, 2: generation_values(SHAPE, INNER, 2)}
+
+
+def _store(kind: str, tmp_path: Path):
+    return MemoryStore() if kind == "memory" else LocalStore(tmp_path / "store")
+
+
+def _make(store, compressors: Any, index_location: str):
+    codecs = [{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": list(INNER),
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, *compressors],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                         {"name": "crc32c"}],
+        "index_location": index_location}}]
+    return zarrforge.create_array(store, "a", shape=SHAPE, chunks=SHARD, dtype="int32",
+                                  fill_value=0, codecs=codecs)
+
+
+ZSTD = [{"name": "zstd", "configuration": {"level": 1, "checksum": False}}]
+
+
+@pytest.fixture(autouse=True)
+def fresh_index_cache():
+    index_cache.cache.clear()
+    yield
+    index_cache.cache.clear()
+
+
+def _assert_one_version(read: np.ndarray, region, versions: dict[int, np.ndarray]) -> int:
+    for number, values in versions.items():
+        if np.array_equal(read, values[region]):
+            return number
+    raise AssertionError(f"read {read.tolist()} is neither version: "
+                         f"{ {n: v[region].tolist() for n, v in versions.items()} }")
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+@pytest.mark.parametrize("compressors", [[], ZSTD], ids=["plain", "zstd"])
+@pytest.mark.parametrize("index_location", ["end", "start"])
+@pytest.mark.parametrize("cached", [False, True], ids=["first-read", "index-remembered"])
+def test_a_shard_replaced_between_index_and_chunk_reads_gives_one_version(
+        tmp_path, kind, compressors, index_location, cached) -> None:
+    store = _store(kind, tmp_path)
+    writer = _make(store, compressors, index_location)
+    versions = _versions()
+    writer[...] = versions[1]
+    region = np.s_[2:4, 3:6]  # inner chunk (1, 1): at another offset in each version
+    wrapper = RewritesBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
+                                   times=0)
+    reader = zarrforge.open_array(wrapper, "a")
+    if cached:  # an earlier read remembers version 1's index
+        _assert_one_version(reader[0:2, 3:6], np.s_[0:2, 3:6], versions)
+    wrapper.times = wrapper.reads + 1  # the next read of the shard is followed by a rewrite
+    got = reader[region]
+    assert _assert_one_version(got, region, versions) in (1, 2)
+    # and the next read sees the new version
+    np.testing.assert_array_equal(reader[region], versions[2][region])
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_a_reader_of_a_shard_that_never_settles_gives_up_with_a_conflict(tmp_path, kind) -> None:
+    store = _store(kind, tmp_path)
+    writer = _make(store, ZSTD, "end")
+    versions = _versions()
+    writer[...] = versions[1]
+    flip = iter(range(10**6))
+    wrapper = RewritesBetweenReads(
+        store, lambda: writer.__setitem__(Ellipsis, versions[1 + next(flip) % 2]), times=10**6)
+    reader = zarrforge.open_array(wrapper, "a")
+    with config.set(conflict_retries=3), pytest.raises(ConflictError, match="kept changing"):
+        reader[2:4, 3:6]
+
+
+def test_a_store_without_versioned_ranges_reads_the_whole_shard_in_one_request(tmp_path) -> None:
+    store = MemoryStore()
+    writer = _make(store, ZSTD, "end")
+    versions = _versions()
+    writer[...] = versions[1]
+
+    class Unversioned(RewritesBetweenReads):
+        forwards_conditional_writes = False  # so the store below looks unversioned
+
+    wrapper = Unversioned(store, lambda: writer.__setitem__(Ellipsis, versions[2]))
+    assert not wrapper.capabilities.versioned_ranges
+    reader = zarrforge.open_array(wrapper, "a")
+    np.testing.assert_array_equal(reader[2:4, 3:6], versions[1][2:4, 3:6])
+    assert wrapper.reads == 1  # one request, for the whole shard; the rewrite came after it
+    np.testing.assert_array_equal(reader[2:4, 3:6], versions[2][2:4, 3:6])
+
+
+# --- real writers, bounded in time ---------------------------------------------------------
+
+
+def _race(reader, versions, seconds: float, stop: threading.Event | None = None) -> dict[str, int]:
+    """Partial reads of random inner chunks for ``seconds``; counts per version."""
+    rng = np.random.default_rng(5)
+    counts = {"reads": 0, "v1": 0, "v2": 0, "wrong": 0}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not (stop and stop.is_set()):
+        i, j = int(rng.integers(0, 4)), int(rng.integers(0, 4))
+        region = np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3]
+        got = reader[region]
+        counts["reads"] += 1
+        for number, values in versions.items():
+            if np.array_equal(got, values[region]):
+                counts[f"v{number}"] += 1
+                break
+        else:
+            counts["wrong"] += 1
+    return counts
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+def test_readers_racing_a_rewriting_thread_read_only_whole_versions(tmp_path, kind) -> None:
+    store = _store(kind, tmp_path)
+    writer = _make(store, ZSTD, "end")
+    versions = _versions()
+    writer[...] = versions[1]
+    stop = threading.Event()
+
+    def rewrite() -> None:
+        n = 0
+        while not stop.is_set():
+            writer[...] = versions[1 + n % 2]
+            n += 1
+
+    thread = threading.Thread(target=rewrite)
+    thread.start()
+    try:
+        counts = _race(zarrforge.open_array(store, "a"), versions, 2.0)
+    finally:
+        stop.set()
+        thread.join()
+    print(f"{kind}, threads: {counts}")
+    assert counts["wrong"] == 0, counts
+    assert counts["v1"] > 0 and counts["v2"] > 0, counts  # the race really happened
+
+
+def test_a_reader_racing_a_rewriting_process_reads_only_whole_versions(tmp_path) -> None:
+    root = tmp_path / "store"
+    writer = _make(LocalStore(root), ZSTD, "end")
+    # the worker writes generation_values 1, 2, 1, ... (zstd: inner chunks of other sizes)
+    versions = {n: generation_values(SHAPE, INNER, n) for n in (1, 2)}
+    writer[...] = versions[1]
+    worker = start_worker("write", str(root), "v3-sharded", "8,12", "2,3", "1", "100000")
+    try:
+        assert worker.stdout.readline().strip() == "ready"
+        counts = _race(zarrforge.open_array(str(root), "a", mode="r"), versions, 3.0)
+    finally:
+        worker.kill()
+        worker.wait()
+    print(f"local, a process: {counts}")
+    assert counts["wrong"] == 0, counts
+    assert counts["v2"] > 0, counts
