@@ -3,6 +3,7 @@ HTTP (read-only) and zip archives."""
 
 from __future__ import annotations
 
+import os
 import uuid
 
 import pytest
@@ -10,7 +11,8 @@ import pytest
 import zarrforge_fsspec  # noqa: E402,F401
 import fsspec  # noqa: E402
 
-from zarrforge.errors import ReadOnlyError, StoreError
+from zarrforge.abc.store import ByteRange
+from zarrforge.errors import ConflictError, ReadOnlyError, StoreError
 from zarrforge.testing import StoreConformance
 from zarrforge.testing.stores import VALUES
 from zarrforge_fsspec import AppendOnlyError, FsspecStore, ZipStore
@@ -99,6 +101,24 @@ class TestFsspecHTTP(StoreConformance):
             filled.erase_prefix("a/c/")
         assert all(filled.get(k) == v for k, v in VALUES.items())
 
+    def test_get_ranges_against_a_replaced_value_conflicts(self, http_server):
+        # the server names versions by Last-Modified (no ETag): the file is replaced on
+        # the server's disk, with a later time
+        directory, url = http_server.new_site(VALUES)
+        store = FsspecStore.from_url(url)
+        _, generation = store.get_ranges("a/c/0/0", [ByteRange(0, 4)])
+        path = directory / "a" / "c" / "0" / "0"
+        path.write_bytes(b"another value")
+        os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 2))
+        with pytest.raises(ConflictError) as info:
+            store.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=generation)
+        assert info.value.key == "a/c/0/0"
+        parts, current = store.get_ranges("a/c/0/0", [ByteRange(0, 4), ByteRange(length=5)])
+        assert parts == [b"anot", b"value"] and current != generation
+        path.unlink()
+        with pytest.raises(ConflictError):
+            store.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=current)
+
     def test_listing_is_refused_with_advice(self, filled):
         for attempt in (lambda: list(filled.list_prefix("")), lambda: filled.list_dir("a/")):
             with pytest.raises(StoreError, match="consolidate"):
@@ -107,6 +127,8 @@ class TestFsspecHTTP(StoreConformance):
 
 class TestZipStore(StoreConformance):
     """Append-only: overwrites and deletes of existing keys are refused."""
+
+    replaces_values = False
 
     def make_store(self, tmp_path):
         return ZipStore(tmp_path / "store.zip")

@@ -43,7 +43,23 @@ def test_partial_shard_reads_use_byte_ranges(http_server):
     before = dict(http_server.requests)
     np.testing.assert_array_equal(array[21:24], [21, 22, 23])
     shard = f"{directory.name}/g/sharded/c/1"
-    assert http_server.requests[shard] - before.get(shard, 0) == 2  # index, then one chunk
+    # the index, then the index again (to tie the chunk to its version) and one chunk
+    assert http_server.requests[shard] - before.get(shard, 0) == 3
+
+
+def test_a_server_naming_no_versions_gets_one_request_per_partial_read(http_server):
+    directory, url = publish(http_server, consolidated=False)
+    array = zf.open_array(url, "g/sharded")
+    http_server.validators = False
+    try:
+        before = dict(http_server.requests)
+        np.testing.assert_array_equal(array[21:24], [21, 22, 23])
+    finally:
+        http_server.validators = True
+    shard = f"{directory.name}/g/sharded/c/1"
+    # the index, answered without a version: the shard whole; then, the store knowing,
+    # the shard whole again for the index and the chunk
+    assert http_server.requests[shard] - before.get(shard, 0) == 3
 
 
 def test_without_consolidated_metadata_nodes_open_by_path(http_server):

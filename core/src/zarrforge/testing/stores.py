@@ -4,14 +4,21 @@ Subclass :class:`StoreConformance` and implement ``make_store(tmp_path)``
 returning a new, empty, writable store, and ``make_read_only_store(store)``
 returning a read-only store over the same data. Set ``supports_listing =
 False`` for stores that cannot list (the listing tests then check nothing).
+
+Ranges of one version (``capabilities.versioned_ranges``): a store that declares
+them must read ranges with ``get_ranges`` as the contract says, and refuse a read
+against a generation that is no longer the value's with a ``ConflictError`` naming
+the key (``replaces_values = False`` for an append-only store, whose values never
+change: that case is then not exercised); a store that does not declare them must
+refuse ``get_ranges`` with a ``StoreError``.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from ..abc.store import ByteRange, Store
-from ..errors import InvalidPathError, ReadOnlyError
+from ..abc.store import ABSENT, ByteRange, Store
+from ..errors import ConflictError, InvalidPathError, ReadOnlyError, StoreError
 
 VALUES = {
     "zarr.json": b'{"zarr_format": 3}',
@@ -36,6 +43,7 @@ class StoreFactory:
 
 class StoreConformance(StoreFactory):
     supports_listing = True
+    replaces_values = True
 
     @pytest.fixture
     def store(self, tmp_path) -> Store:
@@ -97,6 +105,41 @@ class StoreConformance(StoreFactory):
     ])
     def test_byte_ranges(self, filled, byte_range, window):
         assert filled.get("a/c/0/0", byte_range) == VALUES["a/c/0/0"][window]
+
+    def _refuses_get_ranges(self, store: Store) -> bool:
+        """Without the capability, ``get_ranges`` must be refused; True if so."""
+        if store.capabilities.versioned_ranges:
+            return False
+        with pytest.raises(StoreError):
+            store.get_ranges("a/c/0/0", [ByteRange(0, 1)])
+        return True
+
+    def test_get_ranges_reads_ranges_of_one_version(self, filled):
+        if self._refuses_get_ranges(filled):
+            return
+        value = VALUES["a/c/0/0"]
+        parts, generation = filled.get_ranges(
+            "a/c/0/0", [ByteRange(0, 10), ByteRange(length=7), None, ByteRange(offset=250),
+                        ByteRange(250, 10)])
+        assert parts == [value[:10], value[249:], value, value[250:], value[250:]]
+        assert generation is not None and generation is not ABSENT
+        again, same = filled.get_ranges("a/c/0/0", [ByteRange(3, 2)], if_generation=generation)
+        assert again == [value[3:5]] and same == generation
+        assert filled.get_ranges("nope", [ByteRange(0, 1)]) == (None, ABSENT)
+
+    def test_get_ranges_against_a_replaced_value_conflicts(self, filled):
+        if self._refuses_get_ranges(filled) or not self.replaces_values:
+            return
+        _, generation = filled.get_ranges("a/c/0/0", [ByteRange(0, 4)])
+        filled.set("a/c/0/0", b"another value")
+        with pytest.raises(ConflictError) as info:
+            filled.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=generation)
+        assert info.value.key == "a/c/0/0"
+        parts, current = filled.get_ranges("a/c/0/0", [ByteRange(0, 4), ByteRange(length=5)])
+        assert parts == [b"anot", b"value"] and current != generation
+        filled.delete("a/c/0/0")
+        with pytest.raises(ConflictError):
+            filled.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=current)
 
     def test_get_many_answers_in_request_order(self, filled):
         requests = [("a/c/0/0", ByteRange(1, 2)), ("missing", None), ("zarr.json", None),

@@ -16,6 +16,11 @@ S3 it is kept this way:
   (a concurrent conditional write) and ``404`` for an ``If-Match`` on a key
   that is gone are :class:`~zarrforge.errors.ConflictError`; other failures
   are retried and named like every request of the store;
+* ``get_ranges`` (ranges of one version): one ``GetObject`` per range, all at
+  once; with a generation, each carries ``If-Match: <etag>`` (a ``412`` is a
+  :class:`~zarrforge.errors.ConflictError`); without one, the answers' ETags
+  must all be equal, else the ranges are read again (a few times, then
+  ``ConflictError``);
 * **an ambiguous outcome is settled**: a conditional write whose first attempt
   failed transiently (a timeout: it may have been applied) and whose retry
   then meets a conflict reads the key; if it holds exactly the bytes written,
@@ -44,9 +49,11 @@ from typing import Any
 from zarrforge.abc.store import ABSENT
 from zarrforge.errors import ConflictError
 
-from .faults import GaveUp, _chain, _error_code, _status, is_missing
+from .faults import GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing
 
 CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
+#: reads of ranges whose answers came from several versions, before giving up
+MIXED_VERSION_TRIES = 8
 _probed: dict[tuple[Any, str], bool] = {}
 _probe_lock = threading.Lock()
 
@@ -93,6 +100,72 @@ class S3Conditions:
             return await self.store._request(get)
         except GaveUp as failure:
             raise self.store._fail(failure, "read", key) from failure.error
+
+    async def _get_range(self, key: str, byte_range: Any, if_match: Any) -> tuple[bytes | None, Any]:
+        """One ``GetObject`` of ``byte_range`` (``None``: the whole value), with
+        ``If-Match`` when given: ``(bytes, ETag)``, ``(None, ABSENT)`` when missing, and
+        ``(b"", None)`` for a range past the end (S3 names no ETag then)."""
+        bucket, path = self._location(key)
+        options: dict[str, Any] = {}
+        if byte_range is not None:
+            if byte_range.length == 0:
+                return b"", None
+            if byte_range.offset is None:
+                options["Range"] = f"bytes=-{byte_range.length}"
+            elif byte_range.length is None:
+                options["Range"] = f"bytes={byte_range.offset}-"
+            else:
+                options["Range"] = (f"bytes={byte_range.offset}-"
+                                    f"{byte_range.offset + byte_range.length - 1}")
+        if if_match is not None:
+            options["IfMatch"] = if_match
+
+        async def get() -> tuple[bytes | None, Any]:
+            try:
+                answer = await self.fs._call_s3("get_object", Bucket=bucket, Key=path, **options)
+            except Exception as exc:
+                if is_missing(exc):
+                    return None, ABSENT
+                if is_invalid_range(exc):
+                    return b"", None
+                raise
+            body = answer["Body"]
+            try:
+                data = await body.read()
+            finally:
+                body.close()
+            return data, answer["ETag"]
+
+        try:
+            return await self.store._request(get)
+        except GaveUp as failure:
+            if is_conflict(failure.error):
+                raise self._conflict(key, if_match) from failure.error
+            raise self.store._fail(failure, "read", key) from failure.error
+
+    async def get_ranges(self, key: str, ranges: list[Any],
+                         if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        if if_generation is not None and if_generation is not ABSENT:
+            answers = await self.store._gather(
+                [self._get_range(key, r, if_generation) for r in ranges])
+            if any(data is None for data, _ in answers):  # gone since that version
+                raise self._conflict(key, if_generation)
+            return [data for data, _ in answers], if_generation
+        for _ in range(MIXED_VERSION_TRIES):
+            answers = await self.store._gather([self._get_range(key, r, None) for r in ranges])
+            missing = [data is None for data, _ in answers]
+            etags = {etag for data, etag in answers if data is not None and etag is not None}
+            if all(missing):
+                return None, ABSENT
+            if not any(missing) and len(etags) <= 1:
+                if if_generation is ABSENT:
+                    raise self._conflict(key, ABSENT)
+                etag = next(iter(etags)) if etags else (await self._etag(key))
+                return [data for data, _ in answers], etag
+            # the value was replaced (or created, or deleted) while the ranges were read
+        raise ConflictError(f"{key!r} at {self.store._url_of(key)!r} kept changing while "
+                            f"{len(ranges)} ranges of it were read ({MIXED_VERSION_TRIES} tries)",
+                            key=key, url=self.store._url_of(key))
 
     async def _etag(self, key: str) -> Any:
         bucket, path = self._location(key)

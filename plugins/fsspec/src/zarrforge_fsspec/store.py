@@ -29,6 +29,12 @@
   are ETags; :mod:`zarrforge_fsspec.s3_conditional`), declared once the server
   is known to honour them (setting ``conditional_writes``). Other protocols
   have none: a read-modify-write there is a plain read and a plain write.
+* **Ranges of one version** (``get_ranges``, ``versioned_ranges``) on S3 (each
+  range a ``GetObject``, tied to one ETag), HTTP(S) (every answer must name the
+  same version: a strong ETag, else Last-Modified; a server naming neither is
+  read whole, in one request) and the local filesystem (one open of the key's
+  file). Other protocols (GCS, Azure, sftp, ...) have none: a partial read of a
+  shard there fetches the whole shard, the one way to read one version of it.
 * **Listing** uses the filesystem's native recursive listing (``find``) for
   ``list_prefix`` and its directory listing (``ls``) for ``list_dir``; it
   never returns directories as keys, and it drops fsspec's listing cache for
@@ -46,7 +52,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import inspect
+import os
 import threading
 import time
 import uuid
@@ -57,9 +65,9 @@ import fsspec
 import fsspec.asyn
 import fsspec.core
 
-from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities, validate_key,
-                                 validate_prefix)
-from zarrforge.errors import InvalidPathError, StoreError
+from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
+                                 validate_key, validate_prefix)
+from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
 from .faults import (GaveUp, is_invalid_range, is_missing, is_transient, retry_async, retry_sync,
                      store_error)
@@ -118,6 +126,11 @@ class FsspecStore(Store):
             atomic_writes=self._object_store or self._local)
         s3 = bool(self.protocols & S3) and hasattr(fs, "_call_s3")
         self._conditions = S3Conditions(self, TEMP_PREFIX) if s3 else None
+        # ranges of one version: S3 answers each GetObject with the version's ETag, an
+        # HTTP server with a validator (ETag or Last-Modified); a local file renamed over
+        # is a new inode, and one open reads one of them
+        self._capabilities = dataclasses.replace(
+            self._capabilities, versioned_ranges=s3 or self._local or self._http)
         self._conditional: bool | None = None  # decided at first need
         self._cat_options: dict[str, Any] = {}
         if self._async and "max_concurrency" in inspect.signature(fs._cat_file).parameters:
@@ -127,6 +140,7 @@ class FsspecStore(Store):
             self._cat_options["max_concurrency"] = 1
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         self._semaphore_lock = threading.Lock()
+        self._http_unversioned = False  # set once an HTTP server answers without a version
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "FsspecStore":
@@ -248,9 +262,11 @@ class FsspecStore(Store):
                 task.cancel()
             if pending:
                 await asyncio.gather(*pending, return_exceptions=True)
-        for task in tasks:
-            if not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+        # every failure is retrieved (asyncio reports those never retrieved), the first raised
+        failures = [task.exception() for task in tasks if not task.cancelled()]
+        for failure in failures:
+            if failure is not None:
+                raise failure
         return [task.result() for task in tasks]
 
     def _fail(self, failure: GaveUp, operation: str, key: str) -> StoreError:
@@ -530,6 +546,114 @@ class FsspecStore(Store):
             return []
         self._check_conditional(keys[0])
         return self._run(lambda: self._gather([self._conditions.get_versioned(k) for k in keys]))
+
+    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
+                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        if self._local:
+            return self._local_ranges(key, ranges, if_generation)
+        if self._http:
+            return self._run(lambda: self._http_ranges(key, ranges, if_generation))
+        return self._run(lambda: self._conditions.get_ranges(key, ranges, if_generation))
+
+    async def _http_range(self, key: str, byte_range: ByteRange | None) -> tuple[bytes | None, Any]:
+        """One GET of a range with the version's validator (a strong ETag, else
+        Last-Modified, else ``None``): ``(None, ABSENT)`` when missing."""
+        limits = self._limits(byte_range)
+        if limits is None:  # an empty range: the whole value names the version
+            data, validator = await self._http_range(key, None)
+            return (None if data is None else b""), validator
+        url, (start, end) = self._path(key), limits
+        headers = dict(self.fs.kwargs.get("headers") or {})
+        if start is not None or end is not None:
+            headers["Range"] = await self.fs._process_limits(url, start, end)
+        options = {**self.fs.kwargs, "headers": headers}
+
+        async def get() -> tuple[bytes | None, Any]:
+            session = await self.fs.set_session()
+            async with session.get(self.fs.encode_url(url), **options) as answer:
+                if answer.status == 404:
+                    return None, ABSENT
+                if answer.status == 416:
+                    return b"", None
+                data = await answer.read()
+                self.fs._raise_not_found_for_status(answer, url)
+                etag = answer.headers.get("ETag")
+                validator = (("etag", etag) if etag and not etag.startswith("W/")
+                             else ("modified", answer.headers.get("Last-Modified")))
+                if validator[1] is None:
+                    validator = None
+                if answer.status == 200 and byte_range is not None:  # the range was ignored
+                    data = data[byte_range.slice_of(len(data))]
+                return data, validator
+
+        try:
+            return await self._request(get)
+        except GaveUp as failure:
+            raise self._fail(failure, "read", key) from failure.error
+
+    async def _http_ranges(self, key: str, ranges: list[ByteRange | None],
+                           if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        """All ranges at once, kept when every answer names the same version (and the one
+        asked for); a server that names none is read whole, in one request."""
+        for _ in range(8):
+            if self._http_unversioned:
+                answers = [(b"", None)]  # read it whole below
+            else:
+                answers = await self._gather([self._http_range(key, r) for r in ranges])
+            if all(data is None for data, _ in answers):
+                if if_generation is not None and if_generation is not ABSENT:
+                    raise ConflictError(f"{key!r} at {self._url_of(key)!r} was deleted since "
+                                        "it was read", key=key, url=self._url_of(key))
+                return None, ABSENT
+            versions = {validator for _, validator in answers}
+            if None in versions and not any(data is None for data, _ in answers):
+                self._http_unversioned = True  # the server names no versions: remember it
+                whole, _ = await self._http_range(key, None)  # no validator: one request
+                if whole is None:
+                    return None, ABSENT
+                version = ("content", hashlib.sha256(whole).hexdigest())
+                if if_generation is not None and version != if_generation:
+                    raise ConflictError(f"{key!r} at {self._url_of(key)!r} changed since it "
+                                        "was read", key=key, url=self._url_of(key))
+                return [whole if r is None else whole[r.slice_of(len(whole))]
+                        for r in ranges], version
+            if len(versions) == 1 and not any(data is None for data, _ in answers):
+                version = versions.pop()
+                if if_generation is not None and version != if_generation:
+                    raise ConflictError(f"{key!r} at {self._url_of(key)!r} changed since it "
+                                        "was read", key=key, url=self._url_of(key))
+                return [data for data, _ in answers], version
+        raise ConflictError(f"{key!r} at {self._url_of(key)!r} kept changing while "
+                            f"{len(ranges)} ranges of it were read", key=key,
+                            url=self._url_of(key))
+
+    def _local_ranges(self, key: str, ranges: list[ByteRange | None],
+                      if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        """Ranges from one open of the key's file (writes rename a new file over it)."""
+        try:
+            with open(self._path(key), "rb") as file:
+                status = os.fstat(file.fileno())
+                generation = (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
+                if if_generation is not None and generation != if_generation:
+                    raise ConflictError(f"{key!r} at {self._url_of(key)!r} changed since it "
+                                        "was read", key=key, url=self._url_of(key))
+                parts = []
+                for byte_range in ranges:
+                    window = (slice(0, status.st_size) if byte_range is None
+                              else byte_range.slice_of(status.st_size))
+                    file.seek(window.start)
+                    parts.append(file.read(window.stop - window.start))
+                return parts, generation
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            if if_generation is not None and if_generation is not ABSENT:
+                raise ConflictError(f"{key!r} at {self._url_of(key)!r} was deleted since it "
+                                    "was read", key=key, url=self._url_of(key)) from None
+            return None, ABSENT
+        except ConflictError:
+            raise
+        except OSError as exc:
+            raise StoreError(f"cannot read {key!r} at {self._url_of(key)!r}: {exc}", key=key,
+                             url=self._url_of(key)) from exc
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
         return self._run(lambda: self._conditions.set_if(key, value, if_generation))

@@ -27,6 +27,8 @@
   ``storage_options``). Remote archives cannot be written.
 * All operations hold one lock, so the store is thread-safe; reads of one
   archive are serialised.
+* Ranges of one version (``get_ranges``): a member never changes once written,
+  so any read is of its one version; its generation is its place in the archive.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ from urllib.parse import unquote, urlparse
 
 import fsspec
 
-from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities, validate_key,
-                                 validate_prefix)
-from zarrforge.errors import InvalidPathError, StoreError
+from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
+                                 validate_key, validate_prefix)
+from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
 
 class AppendOnlyError(StoreError):
@@ -152,7 +154,8 @@ class ZipStore(Store):
         self._archive = _archive
         self.path = _archive.location
         self.capabilities = StoreCapabilities(  # type: ignore[misc]
-            writable=_archive.writable, listable=True, partial_reads=True, atomic_writes=False)
+            writable=_archive.writable, listable=True, partial_reads=True, atomic_writes=False,
+            versioned_ranges=True)
 
     @staticmethod
     def _open_archive(target: str, *, read_only: bool, compression: int,
@@ -224,6 +227,22 @@ class ZipStore(Store):
             except (zipfile.BadZipFile, OSError, EOFError) as exc:
                 raise StoreError(f"cannot read {key!r} from the zip archive "
                                  f"{self.path!r}: {exc}") from exc
+
+    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
+                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        # Append-only: a member, once written, never changes, so every read of it is of
+        # its one version; its place in the archive is its generation.
+        archive = self._archive
+        with archive.lock:
+            archive.check_open()
+            info = self._info(key)
+            generation = ABSENT if info is None else info.header_offset
+            if if_generation is not None and generation != if_generation:
+                raise ConflictError(f"{key!r} in the zip archive {self.path!r} is not the "
+                                    "version asked for", key=key)
+            if info is None:
+                return None, ABSENT
+            return [self.get(key, r) for r in ranges], generation
 
     def exists(self, key: str) -> bool:
         validate_key(key)

@@ -1,0 +1,115 @@
+"""Partial reads of a shard on S3 (moto's server on 127.0.0.1) while another writer
+replaces it: every read is of one version (the index and the inner chunks it locates
+come from one ETag), never another inner chunk's values. The race is made certain by
+a wrapper that replaces the shard right after the reader's first request for it; a
+second test races a writing thread for a bounded time and reports its counts."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+from zarrforge.abc.store import WrapperStore
+from zarrforge_fsspec import FsspecStore
+from zarrforge_sharding import index_cache
+
+SHAPE, INNER = (8, 12), (2, 3)
+SHARD_KEY = "a/c/0/0"
+
+
+def _versions() -> dict[int, np.ndarray]:
+    # version 1 leaves inner chunk (0, 0) empty, version 2 fills it: every other inner
+    # chunk sits at another offset in the two versions
+    base = np.arange(96, dtype="int32").reshape(SHAPE) + 1
+    one = base.copy()
+    one[0:2, 0:3] = 0
+    return {1: one, 2: base + 1000}
+
+
+class RewritesAfterFirstRead(WrapperStore):
+    forwards_conditional_writes = True  # changes no key and no value
+
+    def __init__(self, inner, rewrite) -> None:
+        super().__init__(inner)
+        self.rewrite, self.armed = rewrite, True
+
+    def _after(self, key: str) -> None:
+        if key == SHARD_KEY and self.armed:
+            self.armed = False
+            self.rewrite()
+
+    def get_many(self, requests):
+        answers = []
+        for key, byte_range in requests:
+            answers.append(self.inner.get(key, byte_range))
+            self._after(key)
+        return answers
+
+    def _get_ranges(self, key, ranges, if_generation):
+        answer = self.inner.get_ranges(key, ranges, if_generation=if_generation)
+        self._after(key)
+        return answer
+
+
+@pytest.fixture
+def s3_store(s3_url, s3_options):
+    index_cache.cache.clear()
+    return FsspecStore.from_url(f"{s3_url}/data", **s3_options)
+
+
+def _sharded(store):
+    return zf.create_array(store, "a", shape=SHAPE, chunks=INNER, shards=SHAPE, dtype="int32",
+                           fill_value=0, compressors=None)
+
+
+def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version(s3_store):
+    assert s3_store.capabilities.versioned_ranges
+    writer = _sharded(s3_store)
+    versions = _versions()
+    writer[...] = versions[1]
+    wrapper = RewritesAfterFirstRead(s3_store, lambda: writer.__setitem__(Ellipsis, versions[2]))
+    got = zf.open_array(wrapper, "a")[2:4, 3:6]
+    assert any(np.array_equal(got, v[2:4, 3:6]) for v in versions.values()), got.tolist()
+    assert not wrapper.armed  # the shard was replaced during the read
+
+
+def test_readers_racing_a_rewriting_thread_on_s3_read_only_whole_versions(s3_store):
+    writer = _sharded(s3_store)
+    versions = _versions()
+    writer[...] = versions[1]
+    stop = threading.Event()
+
+    def rewrite() -> None:
+        n = 0
+        while not stop.is_set():
+            writer[...] = versions[1 + n % 2]
+            n += 1
+
+    thread = threading.Thread(target=rewrite)
+    thread.start()
+    reader = zf.open_array(s3_store, "a")
+    rng = np.random.default_rng(3)
+    counts = {"reads": 0, "v1": 0, "v2": 0, "wrong": 0}
+    try:
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            i, j = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+            region = np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3]
+            got = reader[region]
+            counts["reads"] += 1
+            for number, values in versions.items():
+                if np.array_equal(got, values[region]):
+                    counts[f"v{number}"] += 1
+                    break
+            else:
+                counts["wrong"] += 1
+    finally:
+        stop.set()
+        thread.join()
+    print(f"S3, a writing thread: {counts}")
+    assert counts["wrong"] == 0, counts
+    assert counts["v1"] > 0 and counts["v2"] > 0, counts
