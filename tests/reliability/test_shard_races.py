@@ -45,14 +45,16 @@ class RewritesBetweenReads(WrapperStore):
 
     forwards_conditional_writes = True  # changes no key and no value: versioned ranges pass
 
-    def __init__(self, inner, rewrite: Callable[[], None], times: int = 1) -> None:
+    def __init__(self, inner, rewrite: Callable[[], None], times: int = 1,
+                 shard_key: str = SHARD_KEY) -> None:
         super().__init__(inner)
         self.rewrite = rewrite
         self.times = times
         self.reads = 0
+        self.shard_key = shard_key
 
     def _after(self, keys) -> None:
-        if SHARD_KEY in keys:
+        if self.shard_key in keys:
             self.reads += 1
             if self.reads <= self.times:
                 self.rewrite()
@@ -136,6 +138,26 @@ def test_a_shard_replaced_between_index_and_chunk_reads_gives_one_version(
     got = reader[region]
     assert _assert_one_version(got, region, versions) in (1, 2)
     # and the next read sees the new version
+    np.testing.assert_array_equal(reader[region], versions[2][region])
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+@pytest.mark.parametrize("cached", [False, True], ids=["first-read", "read-before"])
+def test_the_draft_sharding_transformer_reads_one_version_of_a_replaced_shard(
+        tmp_path, kind, cached) -> None:
+    store = _store(kind, tmp_path)
+    writer = zarrforge.create_array(store, "a", shape=SHAPE, chunks=INNER, shards=SHARD,
+                                    dtype="int32", fill_value=0, zarr_format="draft-2022")
+    versions = _versions()
+    writer[...] = versions[1]
+    wrapper = RewritesBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
+                                   times=0, shard_key="data/root/a/c0/0")
+    reader = zarrforge.open_array(wrapper, "a")
+    if cached:
+        _assert_one_version(reader[0:2, 3:6], np.s_[0:2, 3:6], versions)
+    wrapper.times = wrapper.reads + 1
+    region = np.s_[2:4, 3:6]
+    _assert_one_version(reader[region], region, versions)
     np.testing.assert_array_equal(reader[region], versions[2][region])
 
 

@@ -10,15 +10,19 @@ little-endian ``uint64`` ``(offset, nbytes)`` pairs per chunk in C order,
 
 The transformer is a store wrapper: the array reads and writes chunk keys as
 usual and :class:`DraftShardStore` maps them into shards. Reading one chunk
-costs two requests (the index as a suffix range, then the chunk's range);
-``get_many`` reads all needed indexes in one request and all chunk ranges in a
-second. Writing or deleting a chunk rewrites its shard; a shard left with no
+costs two requests (the index as a suffix range, then the chunk's range with the
+index again); ``get_many`` reads all needed indexes in one request, then each
+shard's chunk ranges. The chunks of a shard are read from one version of it:
+with the index again (``Store.get_ranges``), used only if the index is the one
+their ranges came from, else again from the new index; on a store without
+versioned ranges the shard is read whole. Writing or deleting a chunk rewrites its shard; a shard left with no
 chunks is deleted. Keys that are not chunk keys pass through unchanged.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import threading
 from typing import Any, Iterable, Iterator, Sequence
@@ -27,7 +31,8 @@ import numpy as np
 
 from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer
 from zarrforge.abc.store import ByteRange, Store, StoreCapabilities, WrapperStore
-from zarrforge.errors import CorruptChunkError, MetadataError
+from zarrforge.errors import ConflictError, CorruptChunkError, MetadataError
+from zarrforge.plugin_api import config
 
 from .index import ShardIndex
 
@@ -133,22 +138,65 @@ class DraftShardStore(WrapperStore):
         results: list[bytes | None] = [None] * len(requests)
         for i, value in zip(plain, self.inner.get_many([requests[i] for i in plain]) if plain else []):
             results[i] = value
-        shard_keys = sorted({where[0] for where in located if where is not None})
-        if not shard_keys:
-            return results
-        raw = self.inner.get_many([(k, ByteRange(length=self.index_size)) for k in shard_keys])
-        indexes = {}
-        for shard_key, blob in zip(shard_keys, raw):
-            if blob is not None:
-                try:
-                    indexes[shard_key] = self._index(blob, None)
-                except CorruptChunkError as exc:
-                    raise CorruptChunkError(str(exc), key=shard_key) from exc
-        wanted: list[tuple[int, str, ByteRange]] = []
+        members: dict[str, list[int]] = {}
         for i, where in enumerate(located):
-            if where is None or where[0] not in indexes:
-                continue
-            span = indexes[where[0]].range_of(where[1])
+            if where is not None:
+                members.setdefault(where[0], []).append(i)
+        if not members:
+            return results
+        shard_keys = sorted(members)
+        raw = self.inner.get_many([(k, ByteRange(length=self.index_size)) for k in shard_keys])
+        for shard_key, raw_index in zip(shard_keys, raw):
+            if raw_index is not None:
+                self._read_members(shard_key, raw_index, members[shard_key], requests, located,
+                                   results)
+        return results
+
+    def _read_members(self, shard_key: str, raw_index: bytes, wanted: list[int],
+                      requests: Sequence[tuple[str, ByteRange | None]],
+                      located: list[Any], results: list[bytes | None]) -> None:
+        """Fill ``results`` for the requests ``wanted`` of one shard, whose index (read in a
+        batch with the other shards') is ``raw_index``, from one version of the shard: on a
+        store with versioned ranges the chunks are read with the index again and used only
+        if it is unchanged (else again from the new index); on others the shard whole."""
+        if not self.inner.capabilities.versioned_ranges:
+            shard = self._read_shard(shard_key)
+            if shard is not None:
+                blob, index = shard
+                for i, byte_range in self._spans(index, wanted, requests, located):
+                    results[i] = blob[byte_range.offset:byte_range.offset + byte_range.length]
+            return
+        for attempt in itertools.count():
+            try:
+                index = self._index(raw_index, None)
+            except CorruptChunkError as exc:
+                raise CorruptChunkError(str(exc), key=shard_key) from exc
+            spans = self._spans(index, wanted, requests, located)
+            if not spans:
+                return
+            parts, _ = self.inner.get_ranges(
+                shard_key, [ByteRange(length=self.index_size), *(r for _, r in spans)])
+            if parts is None:
+                return  # deleted since its index was read: its chunks read as missing now
+            if bytes(parts[0]) == bytes(raw_index):
+                for (i, byte_range), value in zip(spans, parts[1:]):
+                    if len(value) != byte_range.length:
+                        raise CorruptChunkError(f"the shard holding {requests[i][0]!r} is shorter "
+                                                "than its index says", key=shard_key)
+                    results[i] = value
+                return
+            raw_index = parts[0]  # replaced meanwhile: go again from its new index
+            if attempt >= config.get().conflict_retries:
+                raise ConflictError(f"the shard {shard_key!r} kept changing while it was read",
+                                    key=shard_key)
+
+    @staticmethod
+    def _spans(index: ShardIndex, wanted: list[int], requests: Sequence[tuple[str, ByteRange | None]],
+               located: list[Any]) -> list[tuple[int, ByteRange]]:
+        """The byte range in the shard of each request of ``wanted`` whose chunk is stored."""
+        spans = []
+        for i in wanted:
+            span = index.range_of(located[i][1])
             if span is None:
                 continue
             offset, nbytes = span
@@ -156,14 +204,8 @@ class DraftShardStore(WrapperStore):
             if sub is not None:
                 window = sub.slice_of(nbytes)
                 offset, nbytes = offset + window.start, window.stop - window.start
-            wanted.append((i, where[0], ByteRange(offset, nbytes)))
-        values = self.inner.get_many([(k, r) for _, k, r in wanted]) if wanted else []
-        for (i, shard_key, byte_range), value in zip(wanted, values):
-            if value is None or len(value) != byte_range.length:
-                raise CorruptChunkError(f"the shard holding {requests[i][0]!r} is shorter than "
-                                        "its index says", key=shard_key)
-            results[i] = value
-        return results
+            spans.append((i, ByteRange(offset, nbytes)))
+        return spans
 
     def exists(self, key: str) -> bool:
         return self.get(key) is not None
