@@ -61,7 +61,18 @@ class Broken(V3Format):
             document.content["shape"]  # trusts the document before checking it
         return super().resolve(document)
 ''', {"test_damaged_documents_open_or_raise_a_zarrforge_error"}, "raised KeyError"),
+    "metadata written past the conditional guard": ('''
+class Broken(V3Format):
+    def write_node(self, store, path, metadata, rendered=None):
+        while type(store).__name__ == "GenerationGuard":  # a blind write: loses updates
+            store = store.inner
+        super().write_node(store, path, metadata, rendered)
+''', {"test_an_attribute_update_racing_another_writer_keeps_both"}, "an update was lost"),
 }
+# tests that may also fail on a defect, by chance: threads racing a blind write lose an
+# update most of the time, not every time (the deterministic case above always does)
+MAY_ALSO_FAIL = {"metadata written past the conditional guard":
+                 {"test_attribute_updates_from_several_writers_lose_nothing"}}
 
 
 def _failed(result) -> set[str]:
@@ -75,8 +86,9 @@ def test_the_format_suite_catches_each_broken_format(pytester, defect):
     pytester.makepyfile(MODULE.format(definition=definition))
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     failed = _failed(result)
-    assert failed == expected, (f"{defect}: failed {sorted(failed)}, expected {sorted(expected)}\n"
-                                + result.stdout.str()[-3000:])
+    assert expected <= failed <= expected | MAY_ALSO_FAIL.get(defect, set()), (
+        f"{defect}: failed {sorted(failed)}, expected {sorted(expected)}\n"
+        + result.stdout.str()[-3000:])
     assert message in result.stdout.str()
 
 
@@ -100,4 +112,4 @@ def test_the_plugin_guides_format_example_passes_the_suite(pytester):
     test_block = _guide_block("from zarrforge.testing import FormatConformance", "```")
     pytester.makepyfile(format_block + "\n\n" + test_block)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=8)

@@ -30,21 +30,37 @@ from .abc.store import ABSENT, ByteRange, Store, WrapperStore
 from .errors import ConflictError
 
 T = TypeVar("T")
+_UNREAD = object()  # a key this update has not read (ABSENT is a generation)
 
 
 class GenerationGuard(WrapperStore):
     """A store view for one optimistic update: whole-value reads record generations,
     writes and deletes are conditional on them. Keys written without having been read
-    are written only if they are absent. Byte-range reads and listings pass through."""
+    are written only if they are absent. Byte-range reads and listings pass through.
+
+    A key keeps the generation of its first read (or of this update's own write): the
+    update computed its change from that version, so that is the one its writes are
+    checked against. A later read of the key that finds another version means the
+    change is already stale: it raises :class:`~zarrforge.errors.ConflictError` at once
+    (reading it again must not make the stale change look current)."""
 
     def __init__(self, inner: Store) -> None:
         super().__init__(inner)
         self.generations: dict[str, Any] = {}
 
+    def _note(self, key: str, generation: Any) -> None:
+        known = self.generations.get(key, _UNREAD)
+        if known is _UNREAD:
+            self.generations[key] = generation
+        elif known != generation:
+            raise ConflictError(f"{key!r} changed while an update of it was being computed",
+                                key=key)
+
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         if byte_range is not None:
             return self.inner.get(key, byte_range)
-        value, self.generations[key] = self.inner.get_versioned(key)
+        value, generation = self.inner.get_versioned(key)
+        self._note(key, generation)
         return value
 
     def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
@@ -53,7 +69,8 @@ class GenerationGuard(WrapperStore):
         results = []
         for key, byte_range in requests:
             if byte_range is None:
-                value, self.generations[key] = fetched[key]
+                value, generation = fetched[key]
+                self._note(key, generation)
                 results.append(value)
             else:
                 results.append(self.inner.get(key, byte_range))

@@ -11,7 +11,10 @@ Subclass :class:`FormatConformance` and set:
   ``None``, booleans, large and negative numbers);
 * ``document_keys(self, path)``: a method giving the store keys of the documents of the
   node at ``path`` (``["a/zarr.json"]`` for v3), for the damaged-document checks;
-* ``max_examples`` (default 40) and ``shrink`` (default ``True``) for hypothesis.
+* ``max_examples`` (default 40) and ``shrink`` (default ``True``) for hypothesis;
+* ``shared_store(tmp_path)``: a store location (a URL or path) that other processes can
+  open too, for the concurrent-writer cases (default: a local directory below
+  ``tmp_path``); ``writer_processes`` (default 3) and ``writer_rounds`` (default 8).
 
 What it checks, against :mod:`zarrforge.abc.format`: the name resolves through the
 installed ``zarrforge.formats`` registry to a :class:`~zarrforge.abc.format.Format` of
@@ -26,13 +29,20 @@ removes a node with its chunks and leaves its sibling; the nodes of every other 
 format are not taken for this format's; and a node's documents damaged (each top-level
 key deleted in turn, then hypothesis-chosen values put in place of its keys, or bytes
 that are not JSON) open, read and list as a node or raise a zarrforge error, never
-another exception, a ``MetadataError`` from reading naming the document's key. Each
-failure names the case and the property, in a sentence.
+another exception, a ``MetadataError`` from reading naming the document's key; and
+attribute updates from several writers lose nothing: one update meeting another
+writer's change between its read and its write (made certain by a store wrapper)
+keeps both, and processes (threads, for a format registered in-process only) each
+adding their own keys end with every key. Each failure
+names the case and the property, in a sentence.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -41,6 +51,7 @@ import zarrforge as zf
 
 from .. import registry
 from ..abc.format import Format
+from ..abc.store import WrapperStore
 from ..errors import MetadataError, ZarrforgeError
 from ..hierarchy import get_format
 from ._common import hypothesis_settings
@@ -58,12 +69,53 @@ def _memory_store() -> Any:
     return MemoryStore()
 
 
+class _ChangesAfterFirstVersionedRead(WrapperStore):
+    """Runs ``change()`` once, right after the first versioned read through it: another
+    writer's change lands between an update's read and its conditional write."""
+
+    forwards_conditional_writes = True
+
+    def __init__(self, inner: Any, change: Any) -> None:
+        super().__init__(inner)
+        self.change, self.fired = change, False
+
+    def _fire(self) -> None:
+        if not self.fired:
+            self.fired = True
+            self.change()
+
+    def _get_versioned(self, key: str) -> Any:
+        answer = self.inner.get_versioned(key)
+        self._fire()
+        return answer
+
+    def get_versioned_many(self, keys: Any) -> Any:
+        answer = self.inner.get_versioned_many(keys)
+        self._fire()
+        return answer
+
+
+_ADD_KEYS = """
+import sys, zarrforge
+location, path, worker, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+array = zarrforge.open_array(location, path, mode="r+")
+for r in range(rounds):
+    array.attrs[f"w{worker}-{r}"] = r
+"""
+
+
 class FormatConformance:
     format_name: str = ""
     array_cases: list[dict[str, Any]] = DEFAULT_ARRAY_CASES
     attributes: dict[str, Any] = DEFAULT_ATTRIBUTES
     max_examples = 40
     shrink = True
+    writer_processes = 3
+    writer_rounds = 8
+
+    def shared_store(self, tmp_path: Any) -> str:
+        """A store location other processes can open (a local directory by default)."""
+        return str(tmp_path / "shared.zarr")
 
     def document_keys(self, path: str) -> list[str]:
         raise NotImplementedError("return the store keys of the documents of the node at path")
@@ -191,6 +243,68 @@ class FormatConformance:
             again = zf.open_array(store, path, mode="r", zarr_format=name)
             assert np.array_equal(again[...], written[path]), (
                 f"format {name!r}: erasing {first!r} changed its sibling {path!r}")
+
+    def test_an_attribute_update_racing_another_writer_keeps_both(self, tmp_path):
+        name = self.format_name
+        location = self.shared_store(tmp_path)
+        zf.create_array(location, "a", shape=(4,), chunks=(2,), dtype="int32",
+                        zarr_format=name, attributes={"before": 0})
+        other = zf.open_array(location, "a", mode="r+")
+        mine = zf.open_array(location, "a", mode="r+")
+        wrapper = _ChangesAfterFirstVersionedRead(
+            mine.store, lambda: other.attrs.__setitem__("theirs", 1))
+        if not wrapper.capabilities.conditional_writes:
+            raise AssertionError(
+                f"format {name!r}: shared_store() gives {mine.store!r}, which has no "
+                "conditional writes; give a store location that has them")
+        zf.open_array(wrapper, "a", mode="r+").attrs["mine"] = 2
+        assert wrapper.fired, f"format {name!r}: an attribute update read nothing versioned"
+        got = dict(zf.open_array(location, "a").attrs)
+        assert got == {"before": 0, "theirs": 1, "mine": 2}, (
+            f"format {name!r}: another writer set 'theirs' between this update's read and its "
+            f"write, and the attributes are now {got}: an update was lost")
+
+    def test_attribute_updates_from_several_writers_lose_nothing(self, tmp_path):
+        """Processes, or threads with a handle each when the format is registered in this
+        process only (other processes could not load it)."""
+        name = self.format_name
+        location = self.shared_store(tmp_path)
+        zf.create_array(location, "a", shape=(4,), chunks=(2,), dtype="int32", zarr_format=name)
+        rounds, count = self.writer_rounds, self.writer_processes
+        in_process = any(entry.name == name and entry.source == "in-process"
+                         for entry in registry.formats.entries())
+        if in_process:
+            failures: list[BaseException] = []
+
+            def write(worker: int) -> None:
+                try:
+                    array = zf.open_array(location, "a", mode="r+")
+                    for r in range(rounds):
+                        array.attrs[f"w{worker}-{r}"] = r
+                except BaseException as exc:  # noqa: BLE001 - reported below
+                    failures.append(exc)
+
+            threads = [threading.Thread(target=write, args=(w,)) for w in range(count)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert not failures, f"format {name!r}: a writer thread failed: {failures[0]!r}"
+        else:
+            workers = [subprocess.Popen([sys.executable, "-c", _ADD_KEYS, location, "a", str(w),
+                                         str(rounds)], stderr=subprocess.PIPE, text=True)
+                       for w in range(count)]
+            for worker in workers:
+                _, errors = worker.communicate(timeout=300)
+                assert worker.returncode == 0, (
+                    f"format {name!r}: a writer process failed: {errors}")
+        got = dict(zf.open_array(location, "a").attrs)
+        expected = {f"w{w}-{r}": r for w in range(count) for r in range(rounds)}
+        lost = sorted(set(expected) - set(got))
+        kind = "threads" if in_process else "processes"
+        assert not lost, (
+            f"format {name!r}: {count} {kind} each added {rounds} attributes and {len(lost)} "
+            f"are missing ({lost[:5]}): an update was lost")
 
     def test_other_formats_nodes_are_not_taken_for_this_ones(self):
         fmt = self._format()
