@@ -204,5 +204,11 @@ class PluginLoadWarning(UserWarning):
     """An installed hook plugin could not be loaded and was left out (see ``zarrforge.plugins()``)."""
 
 
+class PluginFailureWarning(UserWarning):
+    """An installed plugin failed unexpectedly (a bug in it) and its answer was taken as
+    "nothing of mine here" so the rest of the library keeps working; said once per
+    plugin per process."""
+
+
 class SkippedExtensionWarning(UserWarning):
     """An unknown extension marked ``must_understand: false`` was skipped."""

@@ -24,6 +24,8 @@ builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
 from __future__ import annotations
 
 import dataclasses
+import threading
+import warnings
 from typing import Any, Callable
 
 from . import paths, registry
@@ -31,7 +33,8 @@ from .abc.format import Format
 from .abc.metadata import GroupMetadata, NodeMetadata
 from .abc.store import Store, WrapperStore
 from .consolidated import ConsolidatedView
-from .errors import ContainsNodeError, InvalidPathError, NodeTypeError, ReadOnlyError
+from .errors import (ContainsNodeError, InvalidPathError, MetadataError, NodeTypeError,
+                     PluginFailureWarning, ReadOnlyError, ZarrforgeError)
 from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
 
@@ -50,18 +53,76 @@ def formats_in_detection_order() -> list[Format]:
     return [registry.formats.get(name)() for name in ordered]
 
 
+_failed_plugins: set[str] = set()  # formats whose detection failed, warned about once
+_failed_lock = threading.Lock()
+
+
+def _not_mine(fmt: Format, exc: Exception) -> None:
+    """A format plugin failed unexpectedly while looking for its node: its answer is "no
+    node of mine", and the process is told once which plugin failed and how."""
+    with _failed_lock:
+        if fmt.name in _failed_plugins:
+            return
+        _failed_plugins.add(fmt.name)
+    warnings.warn(
+        f"the format plugin {fmt.name!r} ({type(fmt).__module__}.{type(fmt).__qualname__}) "
+        f"failed while looking for its nodes ({type(exc).__name__}: {exc}); zarrforge "
+        "treats it as finding none. Report it to the plugin's authors; `zarrforge plugins` "
+        "lists what is installed.", PluginFailureWarning, stacklevel=3)
+
+
+def _read_document(fmt: Format, store: Store, path: str) -> NodeDocument | None:
+    """``fmt.read_document``; a plugin's unexpected failure (anything but a zarrforge
+    error) is "none" and one warning per process (:func:`_not_mine`)."""
+    try:
+        return fmt.read_document(store, path)
+    except ZarrforgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken plugin must not break every call
+        _not_mine(fmt, exc)
+        return None
+
+
+def _detects(fmt: Format, store: Store, path: str) -> bool:
+    """``fmt.detect``, failures handled as :func:`_read_document` does."""
+    try:
+        return fmt.detect(store, path)
+    except ZarrforgeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken plugin must not break every call
+        _not_mine(fmt, exc)
+        return False
+
+
+def _reads_a_node(fmt: Format, store: Store, path: str) -> bool:
+    """Does ``fmt`` read a sound document at ``path`` (not merely a broken one of its own)?"""
+    try:
+        return _read_document(fmt, store, path) is not None
+    except MetadataError:
+        return False
+
+
 def locate_document(store: Store, path: str, fmt: Format | None = None
                     ) -> tuple[Format, NodeDocument] | None:
     """The format and plain document of the node at ``path``, or ``None`` if there is none.
 
     With ``fmt`` only that format is asked; otherwise the default format first,
     then every other installed one. Nothing is resolved, so a node naming a
-    codec no plugin provides is still found (and fails when resolved).
+    codec no plugin provides is still found (and fails when resolved). A format
+    that reports its own broken node (``MetadataError``) is reported only when no
+    other format reads a node there; a plugin failing otherwise finds nothing.
     """
+    broken: MetadataError | None = None
     for candidate in [fmt] if fmt is not None else formats_in_detection_order():
-        document = candidate.read_document(store, path)
+        try:
+            document = _read_document(candidate, store, path)
+        except MetadataError as exc:
+            broken = broken or exc
+            continue
         if document is not None:
             return candidate, document
+    if broken is not None:
+        raise broken
     return None
 
 
@@ -127,9 +188,17 @@ def child_names(store: Store, path: str, is_node: Callable[[str], bool]) -> list
 
 
 def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
-    """Installed formats other than ``fmt`` that have a node at ``path``."""
-    return [other for other in formats_in_detection_order()
-            if other.name != fmt.name and other.detect(store, path)]
+    """Installed formats other than ``fmt`` that have a node at ``path``. A format that
+    claims only a broken node there is left out when another format, ``fmt`` included,
+    reads a sound node there: the document is that format's, not a broken one of its."""
+    claiming = [other for other in formats_in_detection_order()
+                if other.name != fmt.name and _detects(other, store, path)]
+    if not claiming:
+        return claiming
+    sound = [other for other in claiming if _reads_a_node(other, store, path)]
+    if sound or _reads_a_node(fmt, store, path):
+        return sound
+    return claiming
 
 
 # --- creating nodes ----------------------------------------------------------------------
@@ -173,7 +242,7 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
     """
     if store.read_only:
         raise ReadOnlyError(f"cannot create a node in the read-only store {store!r}")
-    existing = fmt.detect(store, path)  # a broken document counts: it can be overwritten
+    existing = _detects(fmt, store, path)  # a broken document counts: it can be overwritten
     foreign = foreign_formats(store, path, fmt)
     if (existing or foreign) and not overwrite:
         name = fmt.name if existing else foreign[0].name

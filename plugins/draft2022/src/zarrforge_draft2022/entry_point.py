@@ -128,10 +128,17 @@ def dialect_of(zarr_format: Any) -> tuple[str, int] | None:
 
 
 def parse_entry_point(data: bytes) -> EntryPoint | None:
-    """The entry point, or None when ``zarr.json`` is not a 2022-draft entry point."""
+    """The entry point, or None when ``zarr.json`` is not a 2022-draft entry point.
+
+    The draft claims the document by its marker alone: a ``zarr_format`` naming one of
+    its URIs. Anything else (bytes that are not JSON, the final v3 format's root node,
+    with NaN in its attributes or not) is another format's, never a broken entry point."""
     key = ENTRY_POINT_KEY
-    document = load_document(data, key=key)
-    found = dialect_of(document.get("zarr_format"))
+    try:
+        document = load_document(data, key=key, allow_nan=True)
+    except MetadataError:
+        return None  # not JSON: no marker of the draft's
+    found = dialect_of(document.get("zarr_format")) if isinstance(document, dict) else None
     if found is None:
         return None
     dialect, minor = found

@@ -1,0 +1,108 @@
+"""Detection claims a node only by the format's own markers, and a failing plugin
+cannot break the library.
+
+* A document another format reads is never reported as this format's broken node:
+  the 2022 draft claims a root ``zarr.json`` only by its ``zarr_format`` URI, and the
+  core drops a format's "broken node" claim where another format reads a sound node.
+* A format plugin that fails unexpectedly while looking for its nodes (a bug: a
+  ``TypeError``, say) is taken to find none, with one ``PluginFailureWarning`` per
+  process naming it; creating, opening and listing go on.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+from zarrforge import hierarchy
+from zarrforge.errors import MetadataError, NodeNotFoundError, PluginFailureWarning
+from zarrforge.hierarchy import get_format
+from zarrforge_std.format_v3 import V3Format
+from zarrforge_std.stores.memory import MemoryStore
+
+NAN_ROOT = b'{"zarr_format": 3, "node_type": "group", "attributes": {"missing": NaN}}'
+
+
+def test_a_v3_root_with_non_finite_attributes_is_not_a_draft_node() -> None:
+    store = MemoryStore()
+    store.set("zarr.json", NAN_ROOT)  # as zarr-python 3 writes NaN attributes
+    draft = get_format("draft-2022")
+    assert not draft.detect(store, "") and not draft.detect(store, "new")
+    array = zf.create_array(store, "new", shape=(3,), chunks=(3,), dtype="int8")
+    array[...] = [1, 2, 3]
+    np.testing.assert_array_equal(zf.open_array(store, "new")[...], [1, 2, 3])
+    with pytest.raises(NodeNotFoundError):
+        zf.open_array(store, "missing")
+
+
+@pytest.mark.parametrize("root", [b"not json at all", b'{"zarr_format": 3, "node_type": "group"}',
+                                  b"[1, 2]"])
+def test_the_draft_claims_a_root_document_only_by_its_marker(root: bytes) -> None:
+    store = MemoryStore()
+    store.set("zarr.json", root)
+    assert get_format("draft-2022").entry_point(store) is None
+    assert not get_format("draft-2022").detect(store, "")
+
+
+@pytest.fixture
+def fresh_warnings(monkeypatch):
+    monkeypatch.setattr(hierarchy, "_failed_plugins", set())
+
+
+def _registered(name: str, cls):
+    zf.register("formats", name, cls)
+    return lambda: zf.registry.REGISTRIES["formats"].unregister(name)
+
+
+def test_a_format_plugin_failing_unexpectedly_finds_nothing_and_warns_once(fresh_warnings) -> None:
+    class Failing(V3Format):
+        name = "test.failing"
+
+        def read_document(self, store, path):
+            raise TypeError("the JSON object must be str, bytes or bytearray, not NoneType")
+
+        def detect(self, store, path):
+            raise TypeError("a bug in detect")
+
+    undo = _registered(Failing.name, Failing)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            store = MemoryStore()
+            zf.create_array(store, "a", shape=(2,), dtype="int8")[...] = [5, 6]
+            np.testing.assert_array_equal(zf.open_array(store, "a")[...], [5, 6])
+            with pytest.raises(NodeNotFoundError):
+                zf.open_array(store, "nothing/here")
+            assert list(zf.open_group(store)) == ["a"]
+            zf.create_group(store, "g")
+    finally:
+        undo()
+    failures = [w for w in caught if issubclass(w.category, PluginFailureWarning)]
+    assert len(failures) == 1, [str(w.message) for w in caught]
+    assert "test.failing" in str(failures[0].message) and "TypeError" in str(failures[0].message)
+
+
+def test_a_format_calling_every_node_its_broken_one_does_not_block_creation() -> None:
+    class ClaimsEverything(V3Format):
+        """Reports a broken node of its own wherever any zarr.json is."""
+
+        name = "test.claims-everything"
+
+        def read_document(self, store, path):
+            if store.get(f"{path}/zarr.json" if path else "zarr.json") is not None:
+                raise MetadataError("not one of mine, but I say it is broken",
+                                    key="zarr.json")
+            return None
+
+    undo = _registered(ClaimsEverything.name, ClaimsEverything)
+    try:
+        store = MemoryStore()
+        zf.create_group(store)
+        array = zf.create_array(store, "a", shape=(2,), dtype="int8")  # no "already exists"
+        array[...] = [1, 2]
+        np.testing.assert_array_equal(zf.open_array(store, "a")[...], [1, 2])
+    finally:
+        undo()
