@@ -33,3 +33,63 @@ def test_invalid_limits_are_refused():
     with pytest.raises(ValueError, match="max_request_bytes"):
         with zf.config.set(max_request_bytes=-1):
             pass
+
+
+# --- the per-chunk limit, on by default (config.max_chunk_bytes) -----------------------
+
+
+def test_the_per_chunk_limit_is_on_by_default_at_2_gib():
+    assert zf.config.get().max_chunk_bytes == 2 << 30
+    assert zf.config.get().max_request_bytes is None
+
+
+def test_a_partial_write_into_a_huge_declared_chunk_is_refused_before_allocating():
+    import tracemalloc
+
+    a = zf.create_array(None, shape=(2**40,), chunks=(2**40,), dtype="uint8")
+    tracemalloc.start()
+    try:
+        with pytest.raises(ResourceLimitError, match=r"chunk 'c/0'.*max_chunk_bytes"):
+            a[5] = 1
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20  # nothing of the chunk's size was allocated
+    assert list(a.store.list_prefix("c/")) == []
+
+
+def test_a_declared_16_gib_zstd_chunk_is_refused_on_read_and_partial_write():
+    import numcodecs
+
+    a = zf.create_array(None, shape=(2**34,), chunks=(2**34,), dtype="uint8",
+                        compressors=[{"name": "zstd", "configuration": {"level": 1}}])
+    stored = numcodecs.Zstd(level=1).encode(b"\x00" * 100)  # a frame that names no size
+    a.store.set("c/0", stored)
+    with pytest.raises(ResourceLimitError, match=r"chunk 'c/0' of shape \(17179869184,\)"):
+        a[:4] = 1
+    with pytest.raises(ResourceLimitError, match="c/0"):
+        a[:4]
+    assert a.store.get("c/0") == stored  # left as it was
+
+
+def test_a_sharded_array_with_a_huge_declared_inner_chunk_is_refused():
+    a = zf.create_array(None, shape=(2**33,), chunks=(2**32,), shards=(2**33,), dtype="uint8",
+                        compressors=None)
+    with pytest.raises(ResourceLimitError, match="max_chunk_bytes"):
+        a[7] = 1
+
+
+def test_the_per_chunk_limit_can_be_raised_or_turned_off():
+    a = zf.create_array(None, shape=(64,), chunks=(64,), dtype="float64")
+    with zf.config.set(max_chunk_bytes=256):
+        with pytest.raises(ResourceLimitError, match="512 bytes decoded, over the limit of 256"):
+            a[3] = 1.0
+    with zf.config.set(max_chunk_bytes=None):
+        a[3] = 1.0
+    assert a[3] == 1.0
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, True, "2GiB"])
+def test_invalid_per_chunk_limits_are_refused(value):
+    with pytest.raises(ValueError, match="max_chunk_bytes"):
+        zf.config.update(max_chunk_bytes=value)

@@ -12,6 +12,13 @@
   :class:`~zarrforge.errors.ResourceLimitError` before anything is read or
   written; read it in parts (``Array.blocks``, ``zarrforge.to_dask``). A chunk
   over the limit fails when the call reaches it.
+* ``max_chunk_bytes``: the most bytes one chunk (or inner chunk) may take decoded:
+  a read or a partial write that would decode or build a larger one fails with
+  :class:`~zarrforge.errors.ResourceLimitError` naming its key, before allocating
+  anything (default 2 GiB, which no sane chunk reaches: metadata is untrusted,
+  and a document declaring 1 TiB chunks must not make a 3-element write allocate
+  1 TiB; ``None``: no limit). Raise it to read arrays with larger chunks. A whole
+  chunk written from the caller's array is encoded as it is, whatever its size.
 * ``parallel_chunk_bytes``: how large, decoded, a chunk must be for a read or
   write to spread its chunks over several threads when its codecs compute
   (a bytes -> bytes codec, or an array -> bytes codec whose output depends on
@@ -59,6 +66,7 @@ class Settings:
     order: str = "C"
     allow_unsafe_codecs: frozenset[str] = frozenset()
     max_request_bytes: int | None = None
+    max_chunk_bytes: int | None = 2 << 30
     parallel_chunk_bytes: int = 64 * 1024
     conflict_retries: int = 64
     transaction_max_bytes: int | None = 1 << 30
@@ -81,8 +89,9 @@ def _coerce(name: str, value: Any) -> Any:
         return frozenset(value)
     if name == "threads" and (not isinstance(value, int) or value < 1):
         raise ValueError(f"config 'threads' must be a positive int, got {value!r}")
-    if name == "max_request_bytes" and value is not None and (not isinstance(value, int) or value < 0):
-        raise ValueError(f"config 'max_request_bytes' must be None or a non-negative int, got {value!r}")
+    if name in ("max_request_bytes", "max_chunk_bytes") and value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ValueError(f"config {name!r} must be None or a non-negative int, got {value!r}")
     if name == "transaction_max_bytes" and value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 0):
         raise ValueError("config 'transaction_max_bytes' must be None or a non-negative int, "

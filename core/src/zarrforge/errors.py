@@ -197,7 +197,8 @@ class SelectionError(ZarrforgeError, IndexError):
 
 
 class ResourceLimitError(ZarrforgeError, MemoryError):
-    """A request would hold more memory than ``config.max_request_bytes`` allows."""
+    """A request would hold more memory than ``config.max_request_bytes`` allows, or a chunk
+    take more than ``config.max_chunk_bytes`` decoded."""
 
 
 class PluginLoadWarning(UserWarning):

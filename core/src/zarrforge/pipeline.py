@@ -25,7 +25,8 @@ of it, encode whole chunks from the caller's array, and delete rather than store
 a chunk equal to the fill value everywhere unless ``write_empty_chunks`` is set.
 Each group stores its own chunks unless the store's keys are not independent
 (``StoreCapabilities.independent_keys``): then a batch goes to one ``set_many``.
-Any chunk held whole is first checked against ``config.max_request_bytes``.
+Any chunk held whole is first checked against ``config.max_chunk_bytes`` (and
+``max_request_bytes``), before anything is allocated for it.
 """
 
 from __future__ import annotations
@@ -93,23 +94,39 @@ def _all_rows_equal(rows: np.ndarray, pattern: np.ndarray, block: int = 1 << 16)
     return True
 
 
+ChunkLimit = tuple[int | None, str]  # (bytes or None, the setting that sets it)
+
+
+def chunk_limit() -> ChunkLimit:
+    """The most bytes one chunk may take decoded now, and the setting that says so: the
+    smaller of ``config.max_chunk_bytes`` and ``config.max_request_bytes`` (a call must
+    hold a chunk it decodes whole)."""
+    settings = config.get()
+    limits = [(limit, name) for limit, name in ((settings.max_chunk_bytes, "max_chunk_bytes"),
+                                                (settings.max_request_bytes, "max_request_bytes"))
+              if limit is not None]
+    return min(limits) if limits else (None, "")
+
+
 def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
-                     limit: int | None = None) -> None:
+                     limit: int | None = None, setting: str = "max_request_bytes") -> None:
     """Raise :class:`~zarrforge.errors.ResourceLimitError` if an array of ``shape`` and
-    ``dtype`` is larger than ``limit`` (default: ``config.max_request_bytes``).
+    ``dtype`` is larger than ``limit`` (default: :func:`chunk_limit`, the smaller of
+    ``config.max_chunk_bytes`` and ``config.max_request_bytes``).
 
     For code that must hold a whole chunk, or part of one, whose size comes from
     metadata (the engine; codecs such as sharding that decode inner chunks)."""
     if limit is None:
-        limit = config.get().max_request_bytes
+        limit, setting = chunk_limit()
         if limit is None:
             return
     nbytes = math.prod(shape) * np.dtype(dtype).itemsize
     if nbytes > limit:
         raise ResourceLimitError(
             f"{what} of shape {tuple(shape)} needs {nbytes} bytes decoded, over the limit of "
-            f"{limit} bytes (zarrforge.config max_request_bytes); this call has to hold it "
-            "whole, so raise the limit to read or write it")
+            f"{limit} bytes (zarrforge.config {setting}); this call has to hold it whole, so "
+            f"raise {setting} to read or write it, e.g. "
+            f"zarrforge.config.set({setting}={max(nbytes, 1)})")
 
 
 BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
@@ -345,12 +362,12 @@ class ChunkEngine:
             read_modify_write(self.store, update)
 
     @staticmethod
-    def _check_chunk(spec: ChunkSpec, key: str, limit: int | None) -> None:
-        """Refuse to materialise a whole chunk larger than ``max_request_bytes``: metadata
-        may declare chunks of any size, and a write of three elements must not try to
-        allocate a terabyte. ``limit`` is the call's setting, read once per call."""
-        if limit is not None:
-            check_allocation(spec.shape, spec.dtype, f"chunk {key!r}", limit)
+    def _check_chunk(spec: ChunkSpec, key: str, limit: ChunkLimit) -> None:
+        """Refuse to materialise a whole chunk larger than :func:`chunk_limit` (``limit``,
+        read once per call): metadata may declare chunks of any size, and a write of
+        three elements must not try to allocate a terabyte."""
+        if limit[0] is not None:
+            check_allocation(spec.shape, spec.dtype, f"chunk {key!r}", *limit)
 
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
@@ -366,7 +383,7 @@ class ChunkEngine:
             self._read(projections, out)
 
     def _read(self, projections: Iterable[Any], out: np.ndarray) -> None:
-        limit = config.get().max_request_bytes
+        limit = chunk_limit()
         workers = self._workers()
         low_latency = self.store.capabilities.low_latency
         group_size = self._group_size(workers, out.size, latency_bound=not low_latency)
@@ -391,13 +408,13 @@ class ChunkEngine:
         whole = [i for i, p in enumerate(part) if not partial or p.complete]
         return keys, dict(zip(whole, self._get_many([keys[i] for i in whole])))
 
-    def _read_part(self, part: list[Any], out: np.ndarray, limit: int | None,
+    def _read_part(self, part: list[Any], out: np.ndarray, limit: ChunkLimit,
                    fetched: tuple[list[str], dict[int, bytes | None]] | None = None) -> None:
         keys, encoded = self._fetch_part(part) if fetched is None else fetched
         del fetched
         fill = self.fill_value
         decode = self.chain.decode
-        plain = self._plain if limit is None or self._chunk_bytes <= limit else None
+        plain = self._plain if limit[0] is None or self._chunk_bytes <= limit[0] else None
         for i, p in enumerate(part):
             spec = self.spec_for(p.coords)
             if i in encoded:
@@ -435,7 +452,7 @@ class ChunkEngine:
             self._write(projections, value)
 
     def _write(self, projections: Iterable[Any], value: np.ndarray) -> None:
-        limit = config.get().max_request_bytes
+        limit = chunk_limit()
         workers = self._workers()
         group_size = self._group_size(workers, value.size)
         capabilities = self.store.capabilities
@@ -513,7 +530,7 @@ class ChunkEngine:
         return None if data == self._plain_fill else [data]
 
     def _update_conditionally(self, part: list[Any], keys: list[str], value: np.ndarray,
-                              limit: int | None) -> None:
+                              limit: ChunkLimit) -> None:
         """Read-modify-write each chunk of ``part`` (each covered in part by the write)
         against the generation read: a chunk another writer changed meanwhile is read and
         updated again, with a growing, randomised pause between rounds, up to
@@ -547,7 +564,7 @@ class ChunkEngine:
             pause_before_retry(attempt)
 
     def _updated_chunk(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
-                       limit: int | None) -> Encoded | None:
+                       limit: ChunkLimit) -> Encoded | None:
         """The bytes to store for chunk ``p`` after the write, as pieces to be stored
         one after another (``None``: delete it)."""
         if not self.chain.uses_chunk_position:
@@ -559,7 +576,7 @@ class ChunkEngine:
             leave_chunk(token)
 
     def _updated_chunk_here(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
-                            limit: int | None) -> Encoded | None:
+                            limit: ChunkLimit) -> Encoded | None:
         spec = self.spec_for(p.coords)
         piece = value[p.out_selection] if p.complete else None
         if isinstance(piece, np.ndarray) and piece.shape == spec.shape:

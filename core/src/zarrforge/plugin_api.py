@@ -39,7 +39,8 @@ Chunks and codec chains
     sharding uses it for its inner chunks), :func:`check_order`, :func:`evolve_codecs`
     (a new array's codecs with their array-dependent defaults filled in),
     :func:`all_equal_fill` (does a chunk hold only the fill value?),
-    :func:`check_allocation` (refuse a chunk over ``config.max_request_bytes``),
+    :func:`check_allocation` (refuse a chunk over ``config.max_chunk_bytes`` or
+    ``max_request_bytes``),
     :func:`map_parallel` (a function over independent parts of a chunk, such as
     sharding's inner chunks, on the threads of the engine call in progress),
     :func:`current_chunk` (the grid coordinates of the chunk being encoded, for a codec
