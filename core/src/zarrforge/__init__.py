@@ -13,7 +13,8 @@ entry points the first time a document or a call names them.
 """
 
 from . import config, errors, hooks, registry
-from .api import consolidate_metadata, create_array, create_group, open, open_array, open_group
+from .api import (consolidate_metadata, create_array, create_group, open, open_array, open_group,
+                  remove_consolidated_metadata)
 from .abc.format import NO_FILL_VALUE
 from .array import Array
 from .copying import copy
@@ -30,7 +31,7 @@ __all__ = [
     "Array", "Group", "NO_FILL_VALUE", "Transaction", "clear_commit_record", "config", "consolidate_metadata",
     "copy", "create_array", "create_group", "errors", "from_dask", "hookimpl", "hooks", "open",
     "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
-    "registry", "to_dask", "transaction", "unfinished_commits",
+    "registry", "remove_consolidated_metadata", "to_dask", "transaction", "unfinished_commits",
 ]
 
 from ._version import __version__  # noqa: E402  (the single source)

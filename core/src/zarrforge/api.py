@@ -26,10 +26,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from . import config, paths
 from .array import Array
 from .consolidated import without_view
 from .creation import DEFAULT_FORMAT, create_array, create_group
-from .errors import NodeNotFoundError, NodeTypeError
+from .errors import DocumentTooLargeError, NodeNotFoundError, NodeTypeError
 from .group import Group
 from .hierarchy import detect_format, get_format, locate_node
 from .node import check_mode, node_from_metadata, open_node
@@ -38,7 +39,7 @@ from .storage import StoreLike, resolve_location
 __all__ = [
     "DEFAULT_FORMAT", "consolidate_metadata", "create_array", "create_group", "detect_format",
     "get_format", "locate_node", "node_from_metadata", "open", "open_array", "open_group",
-    "open_node",
+    "open_node", "remove_consolidated_metadata",
 ]
 
 
@@ -90,10 +91,50 @@ def open(store: StoreLike = None, path: str = "", *, mode: str = "r",  # noqa: A
 def consolidate_metadata(store: Any, path: str = "", *,
                          storage_options: dict[str, Any] | None = None) -> Group:
     """Gather the metadata of every node below the group at ``path`` into it, walking the
-    store (not any existing consolidated view); returns the group, reopened with the view."""
+    store (not any existing consolidated view); returns the group, reopened with the view.
+
+    A view that would make the group's document larger than ``config.max_document_bytes``
+    is refused before anything is written (readers could not open the group), with a
+    :class:`~zarrforge.errors.DocumentTooLargeError` suggesting the sub-groups to
+    consolidate instead."""
     group = open_group(store, path, mode="r+", use_consolidated=False,
                        storage_options=storage_options)
-    models = {name: without_view(node.metadata_model)
-              for name, node in group.members(max_depth=None)}
-    group.update_metadata(lambda model: dataclasses.replace(model, consolidated=models))
+    members = group.members(max_depth=None)
+    models = {name: without_view(node.metadata_model) for name, node in members}
+    try:
+        group.update_metadata(lambda model: dataclasses.replace(model, consolidated=models))
+    except DocumentTooLargeError as exc:
+        counts: dict[str, int] = {}
+        for name in models:
+            top = name.split("/", 1)[0]
+            if "/" in name:
+                counts[top] = counts.get(top, 0) + 1
+        largest = sorted(counts, key=lambda n: -counts[n])[:3]
+        where = "/" + group.path if group.path else "the root"
+        advice = (f"consolidate its sub-groups instead (each gets a view of its own), e.g. "
+                  + ", ".join(f"zarrforge.consolidate_metadata(store, {paths.join(group.path, n)!r})"
+                              f" ({counts[n]} nodes)" for n in largest)
+                  if largest else "no sub-group holds enough of it to consolidate instead")
+        raise DocumentTooLargeError(
+            f"a consolidated view of the {len(models)} nodes below {where} would make its "
+            f"document {exc.size} bytes, over the limit of {exc.limit} bytes (zarrforge.config "
+            f"max_document_bytes) that readers apply; nothing was written. {advice}; or raise "
+            "max_document_bytes, for this writer and every reader", size=exc.size,
+            limit=exc.limit, key=exc.key) from exc
     return open_group(group.store, group.path, mode="r+")
+
+
+def remove_consolidated_metadata(store: Any, path: str = "", *,
+                                 storage_options: dict[str, Any] | None = None) -> Group:
+    """Rewrite the group at ``path`` without its consolidated view; returns the group.
+
+    For repairing a group whose view made its document unreadable (written by an older
+    release or another tool, over ``config.max_document_bytes``): the group's own
+    document is read whatever its size (the limit is lifted, process-wide, for the
+    duration of this call: a repair the user asks for, of the user's data), and
+    written back with its attributes and everything else, the view left out."""
+    with config.set(max_document_bytes=None):
+        group = open_group(store, path, mode="r+", use_consolidated=False,
+                           storage_options=storage_options)
+        group.update_metadata(lambda model: dataclasses.replace(model, consolidated=None))
+    return open_group(group.store, group.path, mode="r+", use_consolidated=False)

@@ -19,6 +19,13 @@
   and a document declaring 1 TiB chunks must not make a 3-element write allocate
   1 TiB; ``None``: no limit). Raise it to read arrays with larger chunks. A whole
   chunk written from the caller's array is encoded as it is, whatever its size.
+* ``max_document_bytes``: the largest metadata document (a ``zarr.json``, a v2
+  ``.zattrs`` or ``.zmetadata``) read or written, in bytes (default 64 MiB; ``None``:
+  no limit). Reading a larger one fails with
+  :class:`~zarrforge.errors.DocumentTooLargeError` before parsing it; writing one
+  fails before anything is written, since readers could not reopen it. A v3 group's
+  consolidated view is part of its ``zarr.json`` and counts; v2's ``.zmetadata`` is a
+  document of its own.
 * ``parallel_chunk_bytes``: how large, decoded, a chunk must be for a read or
   write to spread its chunks over several threads when its codecs compute
   (a bytes -> bytes codec, or an array -> bytes codec whose output depends on
@@ -67,6 +74,7 @@ class Settings:
     allow_unsafe_codecs: frozenset[str] = frozenset()
     max_request_bytes: int | None = None
     max_chunk_bytes: int | None = 2 << 30
+    max_document_bytes: int | None = 64 << 20
     parallel_chunk_bytes: int = 64 * 1024
     conflict_retries: int = 64
     transaction_max_bytes: int | None = 1 << 30
@@ -89,7 +97,7 @@ def _coerce(name: str, value: Any) -> Any:
         return frozenset(value)
     if name == "threads" and (not isinstance(value, int) or value < 1):
         raise ValueError(f"config 'threads' must be a positive int, got {value!r}")
-    if name in ("max_request_bytes", "max_chunk_bytes") and value is not None and (
+    if name in ("max_request_bytes", "max_chunk_bytes", "max_document_bytes") and value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < 0):
         raise ValueError(f"config {name!r} must be None or a non-negative int, got {value!r}")
     if name == "transaction_max_bytes" and value is not None and (

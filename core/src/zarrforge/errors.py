@@ -201,6 +201,17 @@ class ResourceLimitError(ZarrforgeError, MemoryError):
     take more than ``config.max_chunk_bytes`` decoded."""
 
 
+class DocumentTooLargeError(MetadataError):
+    """A metadata document is over ``config.max_document_bytes``: refused when read (it
+    could exhaust memory) and before it is written (it could not be reopened).
+    ``size`` is its size in bytes and ``limit`` the limit."""
+
+    def __init__(self, message: str, *, size: int, limit: int, key: str | None = None) -> None:
+        super().__init__(message, key=key)
+        self.size = size
+        self.limit = limit
+
+
 class PluginLoadWarning(UserWarning):
     """An installed hook plugin could not be loaded and was left out (see ``zarrforge.plugins()``)."""
 

@@ -21,6 +21,8 @@ Documents (plain, unresolved: :mod:`zarrforge.metadata`)
     :class:`NodeDocument`, :class:`ListedContent`, :class:`UnknownExtension`, :class:`ExtensionRef`,
     :func:`parse_extension`, :func:`load_document` / :func:`dump_document` /
     :func:`check_document` (strict JSON of metadata documents),
+    :func:`check_document_size` (refuse a document over ``config.max_document_bytes``,
+    for a format that encodes documents its own way),
     :func:`split_unknown_fields` (the ``must_understand`` rule for top-level fields).
 
 Resolution (names to implementations, through the registries)
@@ -76,6 +78,7 @@ from .indexing import normalize_basic_selection
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
 from .metadata.json_io import check_document, dump_document, load_document
+from .metadata.json_io import check_size as check_document_size
 from .metadata.must_understand import split_unknown_fields
 from .node import open_node
 from .parallel import map_parallel
@@ -92,7 +95,7 @@ __all__ = sorted([
     *_contracts,
     "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "SkippedCodec",
     "UnknownExtension",
-    "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document", "check_order", "child_names",
+    "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document", "check_document_size", "check_order", "child_names",
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
     "codecs_from_json", "config", "current_chunk", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs", "extension_from_json",

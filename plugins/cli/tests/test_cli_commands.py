@@ -47,7 +47,7 @@ def hierarchy(tmp_path) -> pathlib.Path:
 def test_help_lists_builtin_and_contributed_commands():
     result = run("--help")
     assert result.returncode == 0
-    for name in ("info", "tree", "check", "copy", "plugins", "zom"):
+    for name in ("info", "tree", "check", "copy", "consolidate", "plugins", "zom"):
         assert re.search(rf"^\s+{name}\s", result.stdout, re.M), name
     assert "Exit codes: 0 success, 1 problems found" in result.stdout
     assert run("--version").stdout.strip().endswith(zf.__version__)
@@ -367,3 +367,34 @@ def test_plugins_lists_the_registry(hierarchy):
                      r"zarrforge_std\.codecs:BytesCodec\s+ok", table.stdout, re.M)
     expected = {(r.point, r.name) for r in zf.plugins()}
     assert expected <= points
+
+
+# --- consolidate ----------------------------------------------------------------------------
+
+
+def test_consolidate_writes_and_removes_the_view(hierarchy):
+    done = run("consolidate", str(hierarchy))
+    assert done.returncode == 0 and "consolidated 4 nodes into /" in done.stdout
+    assert zf.open_group(str(hierarchy)).metadata_model.consolidated is not None
+    removed = run("consolidate", str(hierarchy), "--remove")
+    assert removed.returncode == 0 and "removed the consolidated view of /" in removed.stdout
+    assert zf.open_group(str(hierarchy)).metadata_model.consolidated is None
+    assert zf.open_group(str(hierarchy)).attrs["title"] == "cli test"
+
+
+def test_consolidate_remove_repairs_a_root_too_large_to_open(hierarchy):
+    # a root written by another tool: its view (one member with 65 MiB of attributes) puts
+    # zarr.json over the 64 MiB limit readers apply, so the group cannot be opened
+    document = json.loads((hierarchy / "zarr.json").read_text())
+    big = json.loads((hierarchy / "temperature" / "zarr.json").read_text())
+    big["attributes"] = {"history": "x" * (65 << 20)}
+    document["consolidated_metadata"] = {"kind": "inline", "must_understand": False,
+                                         "metadata": {"temperature": big}}
+    (hierarchy / "zarr.json").write_text(json.dumps(document))
+    refused = run("info", str(hierarchy))
+    assert refused.returncode == 1 and "max_document_bytes" in refused.stderr
+    repaired = run("consolidate", str(hierarchy), "--remove")
+    assert repaired.returncode == 0, repaired.stderr
+    assert (hierarchy / "zarr.json").stat().st_size < 10_000
+    assert run("info", str(hierarchy)).returncode == 0
+    assert zf.open_group(str(hierarchy))["temperature"].attrs["units"] == "K"

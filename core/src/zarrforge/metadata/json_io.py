@@ -10,7 +10,11 @@ and lists of objects or lists one entry per line, lists of plain values on one
 line; everything non-ASCII escaped when a string holds a lone surrogate, which
 has no UTF-8 form), and refuses values JSON cannot represent, naming the
 field of a non-finite float;
-:func:`check_document` only checks that a document can be written.
+:func:`check_document` only checks that a document can be written. Both refuse a
+document over ``config.max_document_bytes`` (64 MiB by default) with
+:class:`~zarrforge.errors.DocumentTooLargeError`: :func:`load_document` before
+parsing it, :func:`dump_document` before anyone writes it (readers with the same
+limit could not open it).
 """
 
 from __future__ import annotations
@@ -20,9 +24,26 @@ import math
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, Callable
 
-from ..errors import MetadataError
+from .. import config
+from ..errors import DocumentTooLargeError, MetadataError
 
-MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # config.max_document_bytes' default
+
+
+def check_size(size: int, *, key: str | None, writing: bool) -> None:
+    """Refuse a document of ``size`` bytes over ``config.max_document_bytes``: on read
+    (it could exhaust memory), and before it is written (readers could not open it)."""
+    limit = config.get().max_document_bytes
+    if limit is None or size <= limit:
+        return
+    if writing:
+        message = (f"the document would be {size} bytes, over the limit of {limit} bytes "
+                   "(zarrforge.config max_document_bytes) that readers apply; nothing was "
+                   "written, since it could not be reopened")
+    else:
+        message = (f"document of {size} bytes exceeds the limit of {limit} bytes "
+                   "(zarrforge.config max_document_bytes); raise it to read this document")
+    raise DocumentTooLargeError(message, size=size, limit=limit, key=key)
 
 
 def _reject_constant(token: str) -> Any:
@@ -48,9 +69,7 @@ _LENIENT = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str, Any]:
     """The JSON object in ``data``; ``allow_nan`` accepts the ``NaN``/``Infinity`` tokens
     (for documents whose writers emit them, such as Zarr v2 attributes)."""
-    if len(data) > MAX_DOCUMENT_BYTES:
-        raise MetadataError(f"document of {len(data)} bytes exceeds the limit of "
-                            f"{MAX_DOCUMENT_BYTES} bytes", key=key)
+    check_size(len(data), key=key, writing=False)
     try:
         text = data.decode("utf-8")
         document = (_LENIENT if allow_nan else _STRICT).decode(text)
@@ -128,13 +147,15 @@ def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
     """UTF-8 JSON of ``document``; ``key`` (the store key it is for) goes into errors."""
     try:
         try:
-            return _write_utf8(document).encode("utf-8")
+            data = _write_utf8(document).encode("utf-8")
         except UnicodeEncodeError:
             # A lone surrogate (read from a "\ud800" escape) has no UTF-8 form: escape
             # everything non-ASCII instead, which reads back to the same strings.
-            return _write_ascii(document).encode("ascii")
+            data = _write_ascii(document).encode("ascii")
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, key) from exc
+    check_size(len(data), key=key, writing=True)
+    return data
 
 
 def _unwritable(document: Any, exc: Exception, key: str | None) -> MetadataError:

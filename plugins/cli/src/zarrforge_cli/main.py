@@ -15,6 +15,7 @@ BUILTIN = {
     "tree": "zarrforge_cli.commands.tree:tree",
     "check": "zarrforge_cli.commands.check:check",
     "copy": "zarrforge_cli.commands.copy:copy",
+    "consolidate": "zarrforge_cli.commands.consolidate:consolidate",
     "plugins": "zarrforge_cli.commands.plugins:plugins",
 }
 

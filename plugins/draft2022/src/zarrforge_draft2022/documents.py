@@ -27,7 +27,7 @@ from typing import Any
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import (ArrayMetadata, ChunkGrid, Codec, CodecKind, ExtensionEntry,
                                   GroupMetadata, NodeMetadata, UnknownExtension,
-                                  dump_document)
+                                  check_document_size, dump_document)
 
 from . import codecs as codec_map
 from . import data_types as dts
@@ -42,10 +42,12 @@ def dump(document: dict[str, Any], dialect: str) -> bytes:
     """JSON as the dialect's writer produces it (zarr-python: sorted keys, 4-space indent, ASCII)."""
     if dialect == ZARR_PYTHON:
         try:
-            return json.dumps(document, indent=4, sort_keys=True, ensure_ascii=True,
+            data = json.dumps(document, indent=4, sort_keys=True, ensure_ascii=True,
                               separators=(",", ": "), allow_nan=False).encode("ascii")
         except (TypeError, ValueError) as exc:
             raise MetadataError(f"cannot be written as JSON: {exc}") from exc
+        check_document_size(len(data), key=None, writing=True)  # readers could not open it
+        return data
     return dump_document(document)
 
 

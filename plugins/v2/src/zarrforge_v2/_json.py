@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import load_document
+from zarrforge.plugin_api import check_document_size, load_document
 
 
 def load_strict(data: bytes, *, key: str) -> dict[str, Any]:
@@ -30,7 +30,11 @@ def load_lenient(data: bytes, *, key: str) -> dict[str, Any]:
 
 
 def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | None = 2) -> bytes:
+    """ASCII JSON of ``document``; refused (before anything is written) when over
+    ``config.max_document_bytes``, since readers could not open it."""
     try:
-        return json.dumps(document, indent=indent, allow_nan=allow_nan).encode("ascii")
+        data = json.dumps(document, indent=indent, allow_nan=allow_nan).encode("ascii")
     except (TypeError, ValueError) as exc:
         raise MetadataError(f"cannot be written as JSON: {exc}") from exc
+    check_document_size(len(data), key=None, writing=True)
+    return data
