@@ -198,7 +198,7 @@ class TestZarrSegment(TestZarr3Segment):
 class TestFileRoot(URLAdapterConformance):
     scheme = "file"
     place = "root"
-    invalid_bodies = ["//elsewhere.example/x", "/a/../b"]
+    invalid_bodies = ["//elsewhere.example/x", "/data?version=2"]
 
     def pipelines(self, tmp_path):
         return [PipelineCase(f"file:{tmp_path}/a.zarr|zarr:"),

@@ -98,6 +98,25 @@ class Segment:
                                  "or a backslash/NUL; valid: names separated by single '/'")
         return decoded
 
+    def location(self) -> str:
+        """The body of a root segment read as a location: as :meth:`path`, but ``.`` and
+        ``..`` components are kept, since a root may be relative (``file:../data.zarr``)
+        and means what the same path means everywhere else (paths *inside* a store, in
+        later segments, never climb out: they use :meth:`path`). Leading ``/`` is kept."""
+        if "?" in self.body:
+            raise self.error(f"'{self.scheme}:' takes a path and no query ('?'); write a '?' "
+                             "that belongs to the path as %3F")
+        if _ESCAPE.search(self.body):
+            raise self.error("a '%' must start a percent-escape of two hex digits (%7C for "
+                             "'|', %25 for '%' itself)")
+        try:
+            decoded = unquote(self.body, errors="strict")
+        except UnicodeDecodeError:
+            raise self.error("its percent-escapes do not decode as UTF-8") from None
+        if "\\" in decoded or "\x00" in decoded:
+            raise self.error(f"the location {decoded!r} holds a backslash or NUL")
+        return decoded
+
     def not_first(self, example: str) -> None:
         """Raise unless this segment follows another (adapters that work on a base)."""
         if self.position == 0:

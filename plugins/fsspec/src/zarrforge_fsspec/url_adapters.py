@@ -34,7 +34,12 @@ class _RemoteRoot(URLAdapter):
     @classmethod
     def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
                 storage_options: dict[str, Any]) -> PipelineState:
-        segment.only_first(f"{segment.scheme}://bucket/data.zip|zip:|zarr3:group/array")
+        example = f"{segment.scheme}://bucket/data.zip|zip:|zarr3:group/array"
+        segment.only_first(example)
+        if not segment.body.startswith("//"):
+            # fsspec would read "s3:x" as the local path "s3:x" and create it here
+            raise segment.error(f"a {segment.scheme!r} root names its location after '//' "
+                                f"(e.g. {example!r}); {segment.raw!r} has none")
         return PipelineState(FsspecStore.from_url(segment.raw, read_only=read_only,
                                                   **storage_options))
 

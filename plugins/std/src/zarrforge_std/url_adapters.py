@@ -42,12 +42,13 @@ class FileRoot(URLAdapter):
                 raise segment.error(f"names the host {host!r}; only local files are supported "
                                     "(file:/path, file:///path or file://localhost/path)")
             body = slash + rest
-        local = Segment(segment.scheme, body, segment.raw, segment.position, segment.url).path()
-        if not local and not body.startswith("/"):
+        local = Segment(segment.scheme, body, segment.raw, segment.position,
+                        segment.url).location()
+        if not local:
             raise segment.error("names no path; valid: file:/abs/path, file:///abs/path, "
                                 "file:relative/path")
-        root = "/" + local if body.startswith("/") else local
-        return PipelineState(LocalStore(os.path.abspath(root), read_only=read_only))
+        # a relative root (file:../data.zarr) means what the same bare path means
+        return PipelineState(LocalStore(os.path.abspath(local), read_only=read_only))
 
 
 class MemoryRoot(URLAdapter):

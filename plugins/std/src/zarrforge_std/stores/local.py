@@ -2,7 +2,14 @@
 
 Each key is a file below the root directory. Keys are confined to the root:
 :func:`validate_key` rejects absolute keys and ``.``/``..`` segments, and the
-resolved path is checked to stay below the root. Writes are atomic: the
+resolved path is checked to stay below the root. Symbolic links: a directory
+link is followed only when it resolves below the root (checked the first time the
+store object uses the directory; a link swapped in by another process after that
+is not noticed); a key whose directory leads out of the root is refused with
+``InvalidPathError``. A value that is itself a link is never followed (reading
+it, or asking whether it exists, is a ``StoreError`` naming the key; writing it
+replaces the link with a file). Erasing a node that is a link removes the link,
+never what it points at. Listings do not descend into linked directories. Writes are atomic: the
 value goes to a temporary file in the same directory, which is then renamed
 over the key, so a reader (or a crash) never sees a partly written value.
 Temporary files carry the prefix ``.zarrforge-tmp-`` and are never listed.
@@ -30,11 +37,13 @@ requests there.
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import operator
 import os
 import secrets
 import shutil
+import stat
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
@@ -63,6 +72,8 @@ class LocalStore(Store):
         super().__init__(read_only=read_only)
         self.root = os.path.abspath(os.fspath(root))
         self._root_slash = self.root.rstrip("/") + "/"  # ("/" stays "/")
+        self._real_root_slash = os.path.realpath(self.root).rstrip(os.sep) + os.sep
+        self._inside: set[str] = set()  # key directories seen to resolve below the root
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "LocalStore":
@@ -77,6 +88,9 @@ class LocalStore(Store):
 
     def _path(self, key: str) -> str:
         validate_key(key)
+        slash = key.rfind("/")
+        if slash > 0 and key[:slash] not in self._inside:
+            self._check_inside(key[:slash], key)
         if _SLASH_PATHS:
             # A valid key has no empty, "." or ".." segment, no leading "/" and no
             # backslash, so appending it to the root cannot leave the root.
@@ -85,6 +99,20 @@ class LocalStore(Store):
         if os.path.commonpath([self.root, path]) != self.root or path == self.root:
             raise InvalidPathError(f"key {key!r} resolves outside the store root {self.root!r}")
         return path
+
+    def _check_inside(self, directory: str, key: str) -> None:
+        """Refuse a key whose directory leaves the root through a symbolic link; remember
+        directories that exist and resolve inside it (checked once per store object)."""
+        real = os.path.realpath(os.path.join(self.root, *directory.split("/")))
+        if not (real + os.sep).startswith(self._real_root_slash):
+            raise InvalidPathError(
+                f"key {key!r} leads out of the store root {self.root!r} through a symbolic "
+                f"link ({directory!r} resolves to {real!r}); the local store never reads or "
+                "writes outside its root")
+        if os.path.isdir(real):
+            if len(self._inside) >= 100_000:
+                self._inside.clear()
+            self._inside.add(directory)
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         return self._read(key, self._path(key), (byte_range,))[0]
@@ -101,12 +129,9 @@ class LocalStore(Store):
     def _read(self, key: str, path: str,
               byte_ranges: Sequence[ByteRange | None]) -> list[bytes | None]:
         """The value at ``path`` (the path of ``key``), or the ranges of it, from one open."""
-        try:
-            fd = os.open(path, _READ_FLAGS)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        fd = _open_value(key, self.root, path)
+        if fd is None:
             return [None] * len(byte_ranges)
-        except OSError as exc:
-            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         try:
             answers: list[bytes | None] = []
             size = None
@@ -134,13 +159,21 @@ class LocalStore(Store):
             os.close(fd)
 
     def exists(self, key: str) -> bool:
-        return os.path.isfile(self._path(key))
+        return self._status(key) is not None
 
     def getsize(self, key: str) -> int | None:
+        status = self._status(key)
+        return None if status is None else status.st_size
+
+    def _status(self, key: str) -> os.stat_result | None:
+        """The key's file, not followed if it is a link (which is refused: see below)."""
         try:
-            return os.stat(self._path(key)).st_size
+            status = os.lstat(self._path(key))
         except (FileNotFoundError, NotADirectoryError):
             return None
+        if stat.S_ISLNK(status.st_mode):
+            raise _link_refused(key, self.root)
+        return status if stat.S_ISREG(status.st_mode) else None
 
     # A concurrent delete may prune the key's (now empty) directory between our
     # makedirs and the open or rename; that is not a failure, so try again.
@@ -241,13 +274,9 @@ class LocalStore(Store):
             os.close(fd)
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        path = self._path(key)
-        try:
-            fd = os.open(path, _READ_FLAGS)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        fd = _open_value(key, self.root, self._path(key))
+        if fd is None:
             return None, ABSENT
-        except OSError as exc:
-            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         try:
             status = os.fstat(fd)
             return _read_at(fd, 0, status.st_size), _generation(status)
@@ -262,16 +291,12 @@ class LocalStore(Store):
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:
         # Every write renames a new file over the key, so what one open reads is one
         # version, whatever is renamed over the key meanwhile.
-        path = self._path(key)
-        try:
-            fd = os.open(path, _READ_FLAGS)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        fd = _open_value(key, self.root, self._path(key))
+        if fd is None:
             if if_generation is not None and if_generation is not ABSENT:
                 raise ConflictError(f"{key!r} in {self.root!r} was deleted since it was read",
-                                    key=key) from None
+                                    key=key)
             return None, ABSENT
-        except OSError as exc:
-            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         try:
             status = os.fstat(fd)
             generation = _generation(status)
@@ -350,13 +375,18 @@ class LocalStore(Store):
                 self._delete(key)
             return
         directory = self._path(prefix[:-1])
-        if os.path.isdir(directory):
-            shutil.rmtree(directory)
+        if os.path.islink(directory):  # a node that is a link: remove the link, not its target
+            self._unlink(prefix[:-1], directory)
+            self._prune(os.path.dirname(directory))
+        elif os.path.isdir(directory):
+            shutil.rmtree(directory)  # never follows links inside
             self._prune(os.path.dirname(directory))
 
     def list_prefix(self, prefix: str) -> Iterator[str]:
         validate_prefix(prefix)
         base = self.root if prefix == "" else self._path(prefix[:-1])
+        if prefix and prefix[:-1] not in self._inside:
+            self._check_inside(prefix[:-1], prefix)
         if not os.path.isdir(base):
             return iter(())
         keys = []
@@ -370,6 +400,8 @@ class LocalStore(Store):
     def list_dir(self, prefix: str) -> ListDirResult:
         validate_prefix(prefix)
         base = self.root if prefix == "" else self._path(prefix[:-1])
+        if prefix and prefix[:-1] not in self._inside:
+            self._check_inside(prefix[:-1], prefix)
         keys, prefixes = [], []
         try:
             entries = list(os.scandir(base))
@@ -386,7 +418,8 @@ class LocalStore(Store):
 
 
 # os-level calls: Python's buffered file objects cost more than the I/O for small chunks.
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+               | getattr(os, "O_NOFOLLOW", 0))  # a value that is a link is refused
 _WRITE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
                 | getattr(os, "O_BINARY", 0))
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
@@ -412,6 +445,24 @@ def _after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
     os.register_at_fork(after_in_child=_after_fork)
+
+
+def _link_refused(key: str, root: str) -> StoreError:
+    return StoreError(f"{key!r} in {root!r} is a symbolic link; the local store does not "
+                      "follow links to values (they could name any file on the machine)",
+                      key=key)
+
+
+def _open_value(key: str, root: str, path: str) -> int | None:
+    """An open file descriptor of the key's value, ``None`` if there is none."""
+    try:
+        return os.open(path, _READ_FLAGS)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_refused(key, root) from exc
+        raise StoreError(f"cannot read {key!r} from {root!r}: {exc}", key=key) from exc
 
 
 def _generation(status: os.stat_result) -> tuple[int, int, int, int]:
