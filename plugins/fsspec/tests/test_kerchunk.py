@@ -55,8 +55,10 @@ def assert_matches_the_file(group: zf.Group, path) -> None:
 
 def test_references_in_memory_read_like_the_file(hdf5_file):
     refs = references(hdf5_file, inline_threshold=0)
+    # a set given in memory has no directory of its own: the files it may read are named
     group = zf.open_group("reference://", mode="r",
-                          storage_options={"fo": refs, "remote_protocol": "file"})
+                          storage_options={"fo": refs, "remote_protocol": "file",
+                                           "reference_targets": [str(hdf5_file.parent)]})
     assert_matches_the_file(group, hdf5_file)
     # the unwritten chunk of sub/counts has no reference: it reads as the fill value
     assert "sub/counts/2.1" not in refs["refs"]
@@ -134,7 +136,8 @@ def test_zarr_v3_references_read_like_the_file(hdf5_file):
     refs = _v3_references(hdf5_file)
     assert json.loads(refs["refs"]["temperature/zarr.json"])["zarr_format"] == 3
     group = zf.open_group("reference://", mode="r", zarr_format=3,
-                          storage_options={"fo": refs, "remote_protocol": "file"})
+                          storage_options={"fo": refs, "remote_protocol": "file",
+                                           "reference_targets": [str(hdf5_file.parent)]})
     assert_matches_the_file(group, hdf5_file)
 
 
@@ -143,6 +146,67 @@ def test_a_byte_range_reference_past_the_end_of_its_file_is_a_store_error(hdf5_f
     url, offset, length = refs["refs"]["temperature/0.0"]
     refs["refs"]["temperature/0.0"] = [url, 10**9, length]
     array = zf.open_array("reference://", "temperature",
-                          storage_options={"fo": refs, "remote_protocol": "file"})
+                          storage_options={"fo": refs, "remote_protocol": "file",
+                                           "reference_targets": "any"})
     with pytest.raises(zf.errors.ZarrforgeError):
         array[0, 0]
+
+
+# --- what a reference set may make zarrforge read --------------------------------------------
+
+
+def _hostile_set(tmp_path, target: str):
+    """A reference set (a JSON file) whose one array's chunk points at ``target``."""
+    zarray = {"zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "|u1", "compressor": None,
+              "fill_value": 0, "order": "C", "filters": None}
+    refs = {"version": 1, "refs": {".zgroup": json.dumps({"zarr_format": 2}),
+                                   "a/.zarray": json.dumps(zarray), "a/0": [target, 0, 4]}}
+    home = tmp_path / "refs"
+    home.mkdir(exist_ok=True)
+    path = home / "refs.json"
+    path.write_text(json.dumps(refs))
+    return str(path)
+
+
+@pytest.mark.parametrize("target", ["/etc/hostname", "/proc/self/environ", "{tmp}/refs/../secret"])
+def test_a_reference_to_a_local_file_outside_the_sets_directory_is_refused(tmp_path, target):
+    (tmp_path / "secret").write_bytes(b"SECRET")
+    target = target.format(tmp=tmp_path)
+    fo = _hostile_set(tmp_path, target)
+    array = zf.open_array("reference://", "a", storage_options={"fo": fo,
+                                                                "remote_protocol": "file"})
+    with pytest.raises(zf.errors.StoreError, match="may not read") as info:
+        array[...]
+    assert info.value.key == "a/0" and target in str(info.value)
+
+
+def test_the_allowed_targets_can_be_named_or_every_target_trusted(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "blob").write_bytes(b"\x01\x02\x03\x04")
+    fo = _hostile_set(tmp_path, str(tmp_path / "data" / "blob"))
+    options = {"fo": fo, "remote_protocol": "file"}
+    with pytest.raises(zf.errors.StoreError, match="may not read"):
+        zf.open_array("reference://", "a", storage_options=options)[...]
+    named = {**options, "reference_targets": [str(tmp_path / "data")]}
+    np.testing.assert_array_equal(zf.open_array("reference://", "a", storage_options=named)[...],
+                                  [1, 2, 3, 4])
+    other = {**options, "reference_targets": [str(tmp_path / "elsewhere")]}
+    with pytest.raises(zf.errors.StoreError, match="may not read"):
+        zf.open_array("reference://", "a", storage_options=other)[...]
+    trusted = {**options, "reference_targets": "any"}
+    np.testing.assert_array_equal(
+        zf.open_array("reference://", "a", storage_options=trusted)[...], [1, 2, 3, 4])
+
+
+def test_the_default_policy_reads_remote_objects_and_files_beside_the_set(tmp_path):
+    from zarrforge_fsspec.references import TargetPolicy
+
+    policy = TargetPolicy(None, str(tmp_path / "refs.json"), "file")
+    assert policy.allows("s3://bucket/file.h5") and policy.allows("https://host/f.nc")
+    assert policy.allows(str(tmp_path / "sub" / "file.h5"))
+    assert not policy.allows("/etc/passwd") and not policy.allows("memory://x")
+    assert not policy.allows(str(tmp_path / ".." / "other.h5"))
+    in_memory = TargetPolicy(None, {"refs": {}}, "file")
+    assert not in_memory.allows(str(tmp_path / "file.h5"))
+    with pytest.raises(ValueError, match="reference_targets"):
+        TargetPolicy(["ok", 3], None, None)

@@ -28,6 +28,10 @@ takes these names out and hands everything else to fsspec unchanged:
   temporary object is written and deleted); ``True`` trusts it without asking;
   ``False`` turns them off. Other protocols have none, whatever the setting.
 
+* ``reference_targets`` (``None``, ``"any"`` or a list of prefixes; default ``None``):
+  for ``reference://`` stores, the files a kerchunk reference set may make zarrforge
+  read (:mod:`zarrforge_fsspec.references`). Other protocols ignore it.
+
 These retries sit on top of any the filesystem makes itself (botocore and
 s3fs retry some faults on their own); see docs/stores.md.
 """
@@ -38,8 +42,10 @@ import dataclasses
 import random
 from typing import Any
 
+from .references import check_setting
+
 NAMES = ("concurrency", "max_retries", "retry_backoff", "retry_max_backoff", "request_timeout",
-         "conditional_writes")
+         "conditional_writes", "reference_targets")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +56,7 @@ class StoreSettings:
     retry_max_backoff: float = 5.0
     request_timeout: float | None = None
     conditional_writes: bool | None = None
+    reference_targets: Any = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.concurrency, int) or isinstance(self.concurrency, bool) \
@@ -68,6 +75,7 @@ class StoreSettings:
             raise ValueError(f"request_timeout must be None or a number of seconds > 0, "
                              f"got {timeout!r}")
 
+        check_setting(self.reference_targets)
         if self.conditional_writes not in (None, True, False):
             raise ValueError("conditional_writes must be None (ask the server), True or False, "
                              f"got {self.conditional_writes!r}")

@@ -69,6 +69,7 @@ from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreC
                                  validate_key, validate_prefix)
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
+from .references import TargetPolicy
 from .faults import (GaveUp, is_invalid_range, is_missing, is_transient, retry_async, retry_sync,
                      store_error)
 from .options import StoreSettings, split_options
@@ -141,6 +142,11 @@ class FsspecStore(Store):
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         self._semaphore_lock = threading.Lock()
         self._http_unversioned = False  # set once an HTTP server answers without a version
+        self._targets: TargetPolicy | None = None  # what a reference set may make us read
+        if "reference" in self.protocols:
+            self._targets = TargetPolicy(self.settings.reference_targets,
+                                         fs.storage_options.get("fo"),
+                                         fs.storage_options.get("remote_protocol"))
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "FsspecStore":
@@ -293,8 +299,20 @@ class FsspecStore(Store):
             return data
         return data[byte_range.slice_of(len(data))]
 
+    def _check_target(self, key: str, path: str) -> None:
+        """Refuse a reference whose target this reference set may not read (before any
+        request for it): :mod:`zarrforge_fsspec.references`."""
+        try:
+            target = self.fs._cat_common(path)[0]
+        except (FileNotFoundError, KeyError):
+            return  # no reference: reads as missing
+        if isinstance(target, str):
+            self._targets.check(key, target, self._url_of(key))
+
     async def _get_one(self, key: str, byte_range: ByteRange | None) -> bytes | None:
         path = self._path(key)
+        if self._targets is not None:
+            self._check_target(key, path)
         limits = self._limits(byte_range)
         if limits is None:  # an empty range: only existence matters
             return b"" if await self._exists_async(key) else None
@@ -325,6 +343,9 @@ class FsspecStore(Store):
                 results[i] = b"" if self.exists(key) else None
             else:
                 todo.append(i)
+        if self._targets is not None:
+            for i in todo:
+                self._check_target(requests[i][0], self._path(requests[i][0]))
         attempt = 1
         while todo:
             paths = [self._path(requests[i][0]) for i in todo]
