@@ -98,6 +98,17 @@ bench: $(BENCH_BIN)/python zarr34-venv
 	$(BENCH_BIN)/python -m pip uninstall --quiet --yes zarrforge-example-thirdparty
 	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARR34_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
+# make bench-sweep [BENCH_ARGS="--threads-sweep 1,2,4 --only W2,W3r --repeat 3"] - the thread
+# sweep: W1, W2, W3, W3r, W4, W5, W5r for every engine set to each thread count, with the codec
+# floor at that count; sweep.json, sweep.md, sweep.png in --out (benchmarks/README.md, "Thread
+# sweep"). Without --threads-sweep in BENCH_ARGS: --threads-sweep auto (1, 2, 4, ... CPUs).
+.PHONY: bench-sweep
+bench-sweep: $(BENCH_BIN)/python zarr34-venv
+	$(BENCH_BIN)/python -m pip install --quiet $(BENCH_PACKAGES)
+	$(BENCH_BIN)/python -m pip uninstall --quiet --yes zarrforge-example-thirdparty
+	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARR34_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py \
+		$(if $(findstring --threads-sweep,$(BENCH_ARGS)),,--threads-sweep auto) $(BENCH_ARGS)
+
 # make bench-cloud - W7 (256 chunks of 1 MiB, written and read) and W8 (500 small reads of a
 # sharded array) on a local S3 with 20 ms per request: zarrforge (fsspec and obstore
 # stores) against zarr-python (FsspecStore, ObjectStore) and tensorstore (benchmarks/cloud.py)

@@ -7,6 +7,10 @@ Usage (the driver does this; run from the repository root)::
 ``--engine limits`` runs a limit (``L-zstd``, ...) instead. Stores go to
 ``DIR/<engine>/``. ``--settle S``: before each repetition, wait up to S seconds
 for other processes to leave the CPU alone (under 10% of it for half a second).
+``--threads N`` (the thread sweep): the engine, or the limit, runs with N threads
+(:func:`benchmarks.engines.load`, :func:`benchmarks.limits.set_threads`); without it
+each keeps its default. The record's ``threads`` is N (or ``None``); its
+``configuration["threads"]`` is the count read back from the engine.
 
 Contract: prints one line ``@@BENCH {json}`` per repetition (``event: rep``:
 its seconds per phase, the process's CPU seconds (user + system, all
@@ -84,16 +88,20 @@ def settle(limit: float, quiet: float = 0.10, window: float = 0.5) -> float:
 
 def run(engine_name: str, workload_name: str, *, scale: float, repeat: int, root: Path,
         emit: Callable[[dict[str, Any]], None] = lambda event: None,
-        settle_seconds: float = 0.0) -> dict[str, Any]:
+        settle_seconds: float = 0.0, threads: int | None = None) -> dict[str, Any]:
     """Prepare, time ``repeat`` repetitions, verify; the record of the run.
 
     With ``settle_seconds`` each repetition first waits, at most that long, for the
-    rest of the machine to go quiet (see :func:`settle`)."""
+    rest of the machine to go quiet (see :func:`settle`). With ``threads`` the engine
+    (or the limit) is set to that many threads first; this changes process-wide
+    settings, so it is for a child process of its own."""
     workload = _workload(workload_name)
     is_limit = workload_name in limits.LIMITS
     if is_limit != (engine_name == "limits"):
         raise ValueError(f"workload {workload_name!r} is not run by engine {engine_name!r}")
-    engine = None if is_limit else engines.load(engine_name)
+    if is_limit:
+        limits.set_threads(threads)
+    engine = None if is_limit else engines.load(engine_name, threads=threads)
     ctx = Context(root=Path(root) / engine_name, scale=scale)
     state = workload.prepare(engine, ctx)
     seconds: dict[str, list[float]] = {}
@@ -135,8 +143,9 @@ def run(engine_name: str, workload_name: str, *, scale: float, repeat: int, root
         "cpu_seconds": cpu_seconds, "others_cpu_share": shares,
         "peak_rss_mib": max(peaks) / MiB, "baseline_rss_mib": min(baselines) / MiB,
         "lifetime_peak_rss_mib": memory.lifetime_peak() / MiB, "rss_method": memory.method(),
-        "verified": True, "details": details,
-        "configuration": engine.configuration() if engine is not None else {},
+        "verified": True, "details": details, "threads": threads,
+        "configuration": (engine.configuration() if engine is not None
+                          else limits.configuration(workload_name)),
     }
     emit({"event": "result", **record})
     return record
@@ -155,10 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--settle", type=float, default=0.0)
+    parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args(argv)
     try:
         run(args.engine, args.workload, scale=args.scale, repeat=args.repeat, root=args.root, emit=_emit,
-            settle_seconds=args.settle)
+            settle_seconds=args.settle, threads=args.threads)
     except VerificationError as exc:
         print(f"VERIFICATION FAILED: {args.engine} {args.workload}: {exc}", file=sys.stderr)
         _emit({"event": "error", "kind": "verification", "message": str(exc)})

@@ -5,7 +5,10 @@ Contract: each limit is a :class:`benchmarks.workloads.Workload` whose
 repetition measures, e.g., both encode and decode) and whose ``verify``
 checks the round trip. They use no engine, and all cores
 (``os.cpu_count()`` threads, the work split into one list per thread, so the
-Python overhead per item is one loop iteration) unless said otherwise:
+Python overhead per item is one loop iteration) unless said otherwise. The
+thread sweep (``run.py --threads-sweep``) passes its N to the child, which
+calls :func:`set_threads`: then the multi-threaded limits use N threads
+instead; :func:`configuration` reports the count a limit runs with.
 
 * ``L-zstd``: numcodecs ``Zstd(level=1)`` encode, then decode, of every chunk
   (128^3) of the W1 array, held in memory: no I/O. Encoding makes a new
@@ -47,8 +50,27 @@ from . import data
 from .workloads import Context, VerificationError, Workload, check_equal, mib
 
 
+#: Limits that always run on the calling thread alone, whatever :func:`set_threads` says.
+ONE_THREAD = frozenset({"L-files", "L-copy", "L-list", "L-listL"})
+
+_requested: int | None = None
+
+
+def set_threads(threads: int | None) -> None:
+    """Run the multi-threaded limits on ``threads`` threads (``None``: one per CPU)."""
+    global _requested
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    _requested = threads
+
+
 def _threads() -> int:
-    return max(1, os.cpu_count() or 1)
+    return _requested if _requested is not None else max(1, os.cpu_count() or 1)
+
+
+def configuration(name: str) -> dict[str, Any]:
+    """The threads limit ``name`` runs with, for the record."""
+    return {"threads": 1 if name in ONE_THREAD else _threads(), "requested_threads": _requested}
 
 
 def _parallel(fn: Callable[[list[Any]], list[Any]], items: list[Any]) -> list[Any]:
@@ -107,7 +129,7 @@ class ZstdLimit(Workload):
             if result["lengths"][i] != len(raw) or bytes(codec.decode(encoded)) != raw:
                 raise VerificationError(f"{self.name}: chunk {i} does not round-trip")
         total = sum(len(r) for r in state["raw"])
-        return {"chunks": len(state["raw"]),
+        return {"chunks": len(state["raw"]), "threads_used": min(_threads(), len(state["raw"])),
                 "compression_ratio": sum(len(e) for e in result["encoded"]) / total}
 
 

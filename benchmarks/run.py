@@ -7,6 +7,7 @@ Usage (from anywhere; ``make bench BENCH_ARGS="..."`` does this in its own venv)
                              [--only W1,W2,...] [--engines zarrforge,zarr-python,tensorstore]
                              [--out benchmarks/results] [--no-limits] [--no-chart] [--keep]
                              [--settle SECONDS] [--timeout SECONDS]
+                             [--threads-sweep auto|1,2,4,...]
 
 Contract:
 
@@ -28,6 +29,11 @@ Contract:
 * The zarrforge source (HEAD and a digest of uncommitted changes under
   ``core/`` and ``plugins/``) is recorded for every child; if it changed during
   the run, the output says which runs measured which code.
+* ``--threads-sweep 1,2,4`` (or ``auto``: 1, 2, 4, ... up to ``os.cpu_count()``,
+  which it always includes) runs, instead of the table above, W1, W2, W3, W3r, W4,
+  W5 and W5r (those of them ``--only`` names) for every engine at every thread
+  count N, each child with ``--threads N``, and their limits at every N; it writes
+  ``sweep.json``, ``sweep.md`` and ``sweep.png`` (see :mod:`benchmarks.sweep`).
 * Exit status 1 if any child failed (its error is in the table and the JSON),
   else 0.
 """
@@ -53,7 +59,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks import engines as engine_registry  # noqa: E402
-from benchmarks import machine, report  # noqa: E402
+from benchmarks import machine, report, sweep  # noqa: E402
 from benchmarks.child import PREFIX  # noqa: E402
 from benchmarks.limits import LIMITS  # noqa: E402
 from benchmarks.workloads import WORKLOADS  # noqa: E402
@@ -101,6 +107,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--settle", type=float, default=0.0,
                    help="before each repetition, wait up to this many seconds for other processes "
                         "to leave the CPU alone (for shared machines)")
+    p.add_argument("--threads-sweep", type=sweep.thread_counts, default=None, metavar="auto|1,2,4",
+                   help=f"run {','.join(sweep.WORKLOADS)} and their limits with each engine set to "
+                        "each of these thread counts ('auto': 1,2,4,... up to the CPU count); "
+                        "writes sweep.json, sweep.md, sweep.png")
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
@@ -111,6 +121,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = [w for w in selected if w not in WORKLOADS and w not in LIMITS]
     if unknown:
         p.error(f"unknown workload(s) {unknown}; known: {', '.join([*WORKLOADS, *LIMITS])}")
+    if args.threads_sweep is not None:
+        if args.only is None:
+            selected = [*sweep.WORKLOADS, *sweep.LIMITS]
+        outside = [w for w in selected if w not in sweep.WORKLOADS and w not in sweep.LIMITS]
+        if outside:
+            p.error(f"--threads-sweep runs only {','.join([*sweep.WORKLOADS, *sweep.LIMITS])}; "
+                    f"not {','.join(outside)}")
     args.workloads = [w for w in WORKLOADS if w in selected]
     wanted = {w for w in selected if w in LIMITS}
     if not args.no_limits:
@@ -141,12 +158,15 @@ def _log(text: str) -> None:
 
 
 def run_child(engine: str, workload: str, args: argparse.Namespace, env: dict[str, str],
-              label: str) -> dict[str, Any]:
-    """Run one child; its result record, or a record with ``error``."""
+              label: str, threads: int | None = None) -> dict[str, Any]:
+    """Run one child (with ``--threads threads`` if given); its result record, or a
+    record with ``error``."""
     python = sys.executable if engine == "limits" else engine_registry.interpreter(engine, sys.executable)
     command = [python, "-m", "benchmarks.child", "--engine", engine, "--workload", workload,
                "--scale", repr(args.scale), "--repeat", str(args.repeat), "--root", str(args.path),
                "--settle", repr(args.settle)]
+    if threads is not None:
+        command += ["--threads", str(threads)]
     record: dict[str, Any] | None = None
     error: str | None = None
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -177,8 +197,8 @@ def run_child(engine: str, workload: str, args: argparse.Namespace, env: dict[st
             tail = stderr.read()[-3000:]
             error = error or (f"killed after {args.timeout} s" if code == -9 else f"exit status {code}")
             _log(f"{label} FAILED: {error}\n{tail}")
-            return {"engine": engine, "workload": workload, "error": error, "stderr_tail": tail,
-                    "started": started, "source": source}
+            return {"engine": engine, "workload": workload, "threads": threads, "error": error,
+                    "stderr_tail": tail, "started": started, "source": source}
     _log(f"{label} verified; best " + "  ".join(f"{k} {v:.3f} s" for k, v in record["best"].items()))
     record.pop("event", None)
     record["started"] = started
@@ -214,10 +234,100 @@ def blas_report(env: dict[str, str]) -> Any:
         return f"unknown: {exc}"
 
 
+def _command(argv: list[str] | None) -> str:
+    return shlex.join([Path(sys.executable).name, "benchmarks/run.py", *sys.argv[1:]]) \
+        if argv is None else shlex.join(["benchmarks/run.py", *argv])
+
+
+def _notes(records: list[dict[str, Any]], what: str) -> tuple[str, list[str], list[str]]:
+    """The closing notes (source changed, disturbed runs) under a table, and their lists."""
+    text = ""
+    changed = source_changes(records)
+    if changed:
+        text += ("\nWarning: zarrforge's source (core/, plugins/) changed during the run, so the "
+                 "runs measured different code:\n" + "".join(f"- {line}\n" for line in changed))
+        _log("WARNING: the source tree changed during the run (see the note under the table)")
+    disturbed = report.disturbed(records)
+    if disturbed:
+        text += ("\nNote: other processes took more than 10% of the machine's CPU during the best "
+                 "repetition of: " + ", ".join(disturbed) + f". Those times are inflated; {what} "
+                 "has every repetition with its CPU seconds and that share.\n")
+    return text, changed, disturbed
+
+
+def run_sweep(args: argparse.Namespace, env: dict[str, str], was: dict[str, str | None],
+              argv: list[str] | None) -> int:
+    """The thread sweep: every (engine, workload, N) and (limit, N) in a child of its own."""
+    counts = args.threads_sweep
+    jobs = [("limits", name, n) for name in args.limits for n in counts]
+    jobs += [(engine, w, n) for w in args.workloads for n in counts for engine in args.engines]
+    _log(f"thread sweep {','.join(map(str, counts))} (os.cpu_count() {os.cpu_count()}): "
+         f"{len(jobs)} runs, scale {args.scale:g}, repeat {args.repeat}, data in {args.path}")
+    records = []
+    load_before = os.getloadavg()
+    try:
+        for i, (engine, workload, n) in enumerate(jobs, 1):
+            label = f"[{i:>3}/{len(jobs)}] {engine:<12} {workload:<12} N={n:<3}"
+            records.append(run_child(engine, workload, args, env, label, threads=n))
+    finally:
+        if not args.keep:
+            shutil.rmtree(args.path, ignore_errors=True)
+
+    info = machine.describe(REPO)
+    table = sweep.rows(records, args.engines, args.workloads, counts)
+    title = (f"Thread sweep: scale {args.scale:g}, best of {args.repeat}, threads "
+             f"{','.join(map(str, counts))}, os.cpu_count() {os.cpu_count()}, {info['date'][:10]}")
+    text = sweep.markdown(table, records, args.engines, counts, title)
+    # the notes name each run with its N
+    notes, changed, disturbed = _notes(
+        [{**r, "workload": f"{r['workload']} N={r.get('threads')}"} for r in records], "sweep.json")
+    text += notes
+    configurations: dict[str, dict[str, Any]] = {}
+    for r in records:
+        if r.get("configuration"):
+            name = r["engine"] if r["engine"] != "limits" else r["workload"]
+            configurations.setdefault(name, {}).setdefault(str(r.get("threads")), r["configuration"])
+    result = {
+        **info,
+        "cpu_count": os.cpu_count(),
+        "command": _command(argv),
+        "settings": {"scale": args.scale, "repeat": args.repeat, "settle": args.settle,
+                     "path": str(args.path), "threads": counts,
+                     "engines": args.engines, "workloads": args.workloads, "limits": args.limits},
+        "load_average": {"before": load_before, "after": os.getloadavg()},
+        "disturbed_runs": disturbed,
+        "source_changed_during_run": changed,
+        "environment": {"unset_in_children": list(UNSET), "values_before_unset": was,
+                        "children_blas": blas_report(env),
+                        "rss_method": next((r["rss_method"] for r in records if "rss_method" in r), None)},
+        "engine_configuration": configurations,
+        "table": table,
+        "runs": records,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "sweep.json").write_text(json.dumps(result, indent=1) + "\n")
+    (args.out / "sweep.md").write_text(text)
+    charted = False
+    if not args.no_chart:
+        charted = sweep.write_chart(table, args.engines, args.out / "sweep.png", title)
+        if not charted:
+            _log("matplotlib is not installed: no chart drawn")
+    print(text)
+    _log(f"wrote {args.out / 'sweep.json'}, {args.out / 'sweep.md'}"
+         + (f", {args.out / 'sweep.png'}" if charted else ""))
+    failed = [f"{r['engine']} {r['workload']} N={r.get('threads')}" for r in records if r.get("error")]
+    if failed:
+        _log(f"FAILED: {', '.join(failed)}")
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     env, was = child_environment()
     prepare_root(args.path)
+    if args.threads_sweep is not None:
+        return run_sweep(args, env, was, argv)
     jobs = [("limits", name) for name in args.limits]
     jobs += [(engine, w) for w in args.workloads for engine in args.engines]
     _log(f"{len(jobs)} runs, scale {args.scale:g}, repeat {args.repeat}, data in {args.path}")
@@ -234,23 +344,14 @@ def main(argv: list[str] | None = None) -> int:
     table = report.rows(records, args.engines, args.workloads)
     limits = report.limit_rows(records)
     text = report.markdown(table, limits, args.engines)
-    changed = source_changes(records)
-    if changed:
-        text += ("\nWarning: zarrforge's source (core/, plugins/) changed during the run, so the "
-                 "runs measured different code:\n" + "".join(f"- {line}\n" for line in changed))
-        _log("WARNING: the source tree changed during the run (see the note under the table)")
-    disturbed = report.disturbed(records)
-    if disturbed:
-        text += ("\nNote: other processes took more than 10% of the machine's CPU during the best "
-                 "repetition of: " + ", ".join(disturbed) + ". Those times are inflated; "
-                 "latest.json has every repetition with its CPU seconds and that share.\n")
+    notes, changed, disturbed = _notes(records, "latest.json")
+    text += notes
     info = machine.describe(REPO)
     configurations = {}
     for r in records:
         if r.get("configuration") and r["engine"] not in configurations:
             configurations[r["engine"]] = r["configuration"]
-    command = shlex.join([Path(sys.executable).name, "benchmarks/run.py", *sys.argv[1:]]) \
-        if argv is None else shlex.join(["benchmarks/run.py", *argv])
+    command = _command(argv)
     result = {
         **info,
         "command": command,

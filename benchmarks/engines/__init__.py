@@ -16,7 +16,13 @@ engine does everything through its library's public API and offers:
   of ``spec`` per member name, with that member's attributes;
 * ``list_group(path)``: open the group at ``path`` fresh and return
   ``{member name: attributes}`` for every member;
-* ``configuration()``: the engine's runtime settings, as JSON, for the record.
+* ``configuration()``: the engine's runtime settings, as JSON, for the record; its
+  ``threads`` entry is the thread count in force (read back from the library; ``None``
+  where the library is left to its own default).
+
+``Engine(threads=None)`` keeps the library's default threading; ``Engine(threads=N)``
+sets it to N threads (the thread sweep, ``run.py --threads-sweep``; each engine module
+says which settings that is).
 """
 
 from __future__ import annotations
@@ -53,9 +59,10 @@ def interpreter(name: str, default: str) -> str:
 NAMES = tuple(MODULES)
 
 
-def load(name: str) -> Any:
+def load(name: str, threads: int | None = None) -> Any:
+    """The engine ``name``; with ``threads``, set to use that many threads."""
     try:
         module = MODULES[name]
     except KeyError:
         raise ValueError(f"unknown engine {name!r}; known: {', '.join(MODULES)}") from None
-    return importlib.import_module(module).Engine()
+    return importlib.import_module(module).Engine(threads=threads)

@@ -2,7 +2,10 @@
 
 Every operation gets a new ``tensorstore.Context`` so nothing (metadata,
 chunks) is cached from one repetition to the next; the context's resource
-limits stay at their defaults.
+limits stay at their defaults, except with ``Engine(threads=N)`` (the thread
+sweep): then every context is made from the spec
+``{"data_copy_concurrency": {"limit": N}, "file_io_concurrency": {"limit": N}}``
+(N threads for encoding, decoding and copying; N for file I/O).
 
 tensorstore has no group API. As a tensorstore user does, groups are handled
 with its key-value store layer: ``create_group`` writes the group's
@@ -60,23 +63,37 @@ def _open(path: str, context: Any) -> Any:
                    context=context).result()
 
 
+def context_spec(threads: int | None) -> dict[str, Any]:
+    """The context spec of every operation: defaults, or ``threads`` of each kind."""
+    if threads is None:
+        return {}
+    return {"data_copy_concurrency": {"limit": threads}, "file_io_concurrency": {"limit": threads}}
+
+
 class Engine:
     name = "tensorstore"
 
+    def __init__(self, threads: int | None = None) -> None:
+        self._spec = context_spec(threads)
+
+    def _context(self) -> Any:
+        """A new context (nothing cached), with this engine's concurrency limits."""
+        return ts.Context(ts.Context.Spec(self._spec)) if self._spec else ts.Context()
+
     def write_array(self, path: str, spec: ArraySpec, data: np.ndarray) -> None:
-        _create(path, spec, ts.Context()).write(data).result()
+        _create(path, spec, self._context()).write(data).result()
 
     def read_array(self, path: str) -> np.ndarray:
-        return _open(path, ts.Context()).read().result()
+        return _open(path, self._context()).read().result()
 
     def open_array(self, path: str) -> Any:
-        return _open(path, ts.Context())
+        return _open(path, self._context())
 
     def read_region(self, handle: Any, region: tuple[slice, ...]) -> np.ndarray:
         return handle[region].read().result()
 
     def create_group(self, path: str, members: dict[str, dict[str, Any]], spec: ArraySpec) -> None:
-        context = ts.Context()
+        context = self._context()
         kv = ts.KvStore.open(_kvstore(path + "/"), context=context).result()
         group = {"zarr_format": 3, "node_type": "group", "attributes": {}}
         kv.write("zarr.json", json.dumps(group).encode()).result()
@@ -84,7 +101,7 @@ class Engine:
             _create(f"{path}/{name}", spec, context, attributes)
 
     def list_group(self, path: str) -> dict[str, dict[str, Any]]:
-        context = ts.Context()
+        context = self._context()
         kv = ts.KvStore.open(_kvstore(path + "/"), context=context).result()
         found = kv.read("zarr.json").result()
         if found.state != "value" or json.loads(found.value).get("node_type") != "group":
@@ -98,5 +115,13 @@ class Engine:
         return out
 
     def configuration(self) -> dict[str, Any]:
+        # read back from a context made as the operations make theirs ({}: a default)
+        context = self._context()
+        limits = {name: context[name].to_json() for name in ("data_copy_concurrency",
+                                                             "file_io_concurrency")}
+        copy_limit = limits["data_copy_concurrency"].get("limit")
         return {"version": importlib_metadata.version("tensorstore"),
-                "context": "a new tensorstore.Context() (defaults) per operation"}
+                "threads": copy_limit if isinstance(copy_limit, int) else None,
+                "context_limits": limits,
+                "context": (f"a new tensorstore.Context({self._spec}) per operation" if self._spec
+                            else "a new tensorstore.Context() (defaults) per operation")}

@@ -1,4 +1,11 @@
-"""The zarr-python 3 engine (``import zarr``), at its default async configuration."""
+"""The zarr-python 3 engine (``import zarr``), at its default async configuration.
+
+``Engine(threads=N)`` (the thread sweep) sets ``threading.max_workers`` to N: the size of
+the thread pool zarr-python makes the default executor of its event loop, where its codecs
+run (``asyncio.to_thread``). ``async.concurrency`` (how many chunks are in flight) stays at
+its default. ``configuration()["threads"]`` is the pool's size as made (``None`` while
+zarr-python has made none: then asyncio's default executor serves, ``min(32, CPUs + 4)``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import zarr
+import zarr.core.sync
 from zarr.codecs import BytesCodec, ZstdCodec
 
 from ..data import ArraySpec
@@ -17,8 +25,18 @@ def _options(spec: ArraySpec) -> dict[str, Any]:
                 compressors=compressors, serializer=BytesCodec(endian="little"), fill_value=0)
 
 
+def _pool_size() -> int | None:
+    """The workers of zarr-python's own thread pool, if it made one."""
+    executor = getattr(zarr.core.sync, "_executor", None)
+    return getattr(executor, "_max_workers", None) if executor is not None else None
+
+
 class Engine:
     name = "zarr-python"
+
+    def __init__(self, threads: int | None = None) -> None:
+        if threads is not None:
+            zarr.config.set({"threading.max_workers": threads})
 
     def write_array(self, path: str, spec: ArraySpec, data: np.ndarray) -> None:
         array = zarr.create_array(store=path, zarr_format=3, **_options(spec))
@@ -43,7 +61,9 @@ class Engine:
         return {name: node.attrs.asdict() for name, node in group.members()}
 
     def configuration(self) -> dict[str, Any]:
-        return {"version": zarr.__version__, "async": dict(zarr.config.get("async")),
+        return {"version": zarr.__version__,
+                "threads": _pool_size() or zarr.config.get("threading.max_workers"),
+                "async": dict(zarr.config.get("async")),
                 "threading": dict(zarr.config.get("threading")),
                 "codec_pipeline": dict(zarr.config.get("codec_pipeline")),
                 "write_empty_chunks": zarr.config.get("array.write_empty_chunks")}

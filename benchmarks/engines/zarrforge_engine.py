@@ -1,4 +1,8 @@
-"""The zarrforge engine (``import zarrforge``), with its default runtime settings."""
+"""The zarrforge engine (``import zarrforge``), with its default runtime settings.
+
+``Engine(threads=N)`` (the thread sweep) sets ``zarrforge.config.update(threads=N)``:
+the worker threads that encode and decode chunks; nothing else changes.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +29,10 @@ def _create(store: Any, path: str, spec: ArraySpec, attributes: dict[str, Any] |
 
 class Engine:
     name = "zarrforge"
+
+    def __init__(self, threads: int | None = None) -> None:
+        if threads is not None:
+            zf.config.update(threads=threads)
 
     def write_array(self, path: str, spec: ArraySpec, data: np.ndarray) -> None:
         _create(path, "", spec)[...] = data
