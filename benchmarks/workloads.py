@@ -252,11 +252,11 @@ class ListGroup(Workload):
 
 
 WORKLOADS: dict[str, Workload] = {w.name: w for w in [
-    WriteArray("W1", "write float32 3-D, chunks 128^3, zstd 1", "float3d", "L-zstd/encode"),
-    ReadArray("W2", "read W1's array whole", "float3d", "L-zstd/decode"),
+    WriteArray("W1", "write float32 3-D, chunks 128^3, zstd 1", "float3d", "L-zstd/write"),
+    ReadArray("W2", "read W1's array whole", "float3d", "L-zstd/read"),
     WriteArray("W3", "write it sharded: shards 256^3, inner 32^3, zstd 1", "sharded3d",
-               "L-zstd-inner/encode"),
-    ReadArray("W3r", "read W3's array whole", "sharded3d", "L-zstd-inner/decode"),
+               "L-zstd-inner/write"),
+    ReadArray("W3r", "read W3's array whole", "sharded3d", "L-zstd-inner/read"),
     RandomRegions("W4", "random (1,1,32) reads of W3's array, one call each", "sharded3d"),
     WriteArray("W5", "write uint8 2-D, chunks 64^2, uncompressed", "bytes2d", "L-files/write"),
     ReadArray("W5r", "read W5's array whole", "bytes2d", "L-files/read"),
