@@ -36,7 +36,7 @@ from .abc.metadata import ArrayMetadata
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
-from .errors import ResourceLimitError, SelectionError
+from .errors import MetadataError, ResourceLimitError, SelectionError
 from .node import Node
 from .pipeline import ChunkEngine
 from .resolution import MAX_EXTENT, memory_layout
@@ -212,8 +212,12 @@ class Array(Node, node_type="array"):
         """The codec chain of ``meta``, validated against every distinct chunk shape of its
         grid (chunks of a rectilinear grid differ, and e.g. sharding needs each to divide)."""
         chain = CodecChain(meta.codecs)
-        for shape in meta.chunk_grid.representative_chunk_shapes():
-            chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
+        try:
+            for shape in meta.chunk_grid.representative_chunk_shapes():
+                chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
+        except MetadataError as exc:  # name the array's document (or at least its path)
+            key = self._format.document_key(self._path, "array")
+            raise exc.at(key if key is not None else f"/{self._path}") from exc
         return chain
 
     def _engine_(self) -> ChunkEngine:

@@ -192,6 +192,12 @@ class Format(ABC):
     def erase_node(self, store: Store, path: str) -> None:
         ...
 
+    def document_key(self, path: str, node_type: str) -> str | None:
+        """The store key of the main document of a node of ``node_type`` at ``path``
+        (``"a/zarr.json"`` in v3), for errors found after reading it to name it; ``None``
+        (the default) when the format cannot say without reading the store."""
+        return None
+
     def consolidated_keys(self, path: str) -> list[str]:
         """Keys holding the consolidated metadata of a group at ``path`` apart from its
         own documents (see the module docstring); none by default."""

@@ -94,6 +94,10 @@ _INFINITIES = (math.inf, -math.inf)
 _CONTAINERS = (dict, list, tuple)
 
 
+_INDENTED_LEVELS = 32  # nesting levels written one entry per line; deeper ones on one line
+_END = object()
+
+
 def _writer(ascii_only: bool) -> Callable[[Any], str]:
     """A function writing a value as indented JSON (see :func:`dump_document`)."""
     encode_str = encode_basestring_ascii if ascii_only else encode_basestring
@@ -122,7 +126,43 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
     def text(value: Any, indent: str) -> str:
         return indented(value, indent) if isinstance(value, _CONTAINERS) else leaf(value)
 
+    def flat(value: Any) -> str:
+        """``value`` on one line, without recursion: a document nests as deep as the
+        decoder read it, and three Python frames a level would stop far sooner."""
+        parts: list[str] = []
+        stack: list[tuple[Any, bool, list[bool]]] = []  # (items, is a dict, [first item?])
+
+        def start(item: Any) -> None:
+            if isinstance(item, dict):
+                parts.append("{")
+                stack.append((iter(item.items()), True, [True]))
+            elif isinstance(item, _CONTAINERS):
+                parts.append("[")
+                stack.append((iter(item), False, [True]))
+            else:
+                parts.append(leaf(item))
+
+        start(value)
+        while stack:
+            items, is_dict, first = stack[-1]
+            item = next(items, _END)
+            if item is _END:
+                parts.append("}" if is_dict else "]")
+                stack.pop()
+                continue
+            if not first[0]:
+                parts.append(", ")
+            first[0] = False
+            if is_dict:
+                parts.append(key_text(item[0]) + ": ")
+                start(item[1])
+            else:
+                start(item)
+        return "".join(parts)
+
     def indented(value: Any, indent: str) -> str:
+        if len(indent) > 2 * _INDENTED_LEVELS:
+            return flat(value)  # deeper values go on one line
         if isinstance(value, dict):
             if not value:
                 return "{}"

@@ -119,6 +119,11 @@ class Draft2022Format(Format):
                                 {"entry_point": entry, "document": None})  # implicit group
         return None
 
+    def document_key(self, path: str, node_type: str) -> str | None:
+        seen = self._seen  # the suffix is the hierarchy's (its entry point)
+        suffix = seen.suffix if seen is not None else ".json"
+        return (array_key if node_type == "array" else group_key)(path, suffix)
+
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         entry, content = document.content["entry_point"], document.content["document"]
         if content is None:

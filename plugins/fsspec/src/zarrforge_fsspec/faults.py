@@ -138,6 +138,14 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
+class DeadlineExceeded(TimeoutError):
+    """A request's attempts ran past the store's ``deadline``: not retried."""
+
+    def __init__(self, deadline: float | None) -> None:
+        super().__init__(f"no answer within the deadline of {deadline} s for one request, "
+                         "retries included (store setting deadline)")
+
+
 class GaveUp(Exception):
     """A request failed for good: ``error`` is the last failure, after ``attempts`` tries."""
 
@@ -154,6 +162,8 @@ async def retry_async(settings: StoreSettings, request: Callable[[], Awaitable[T
         try:
             return await request()
         except Exception as exc:  # noqa: BLE001 - classified below
+            if isinstance(exc, DeadlineExceeded):
+                raise GaveUp(exc, attempt, True) from exc
             if isinstance(exc, TimeoutError) and not _text(exc) and settings.request_timeout:
                 exc = TimeoutError(f"no answer within request_timeout={settings.request_timeout}s")
             transient = is_transient(exc)

@@ -21,6 +21,13 @@ takes these names out and hands everything else to fsspec unchanged:
   An attempt that takes longer is abandoned and counts as a transient fault.
   ``None`` leaves timeouts to the filesystem's own settings.
 
+* ``deadline`` (seconds or ``None``, default 30): the most one request of an
+  asynchronous filesystem may take, every attempt and pause included (the
+  filesystem's own retries too: botocore and s3fs retry on their own). Past it the
+  request fails with one :class:`~zarrforge.errors.StoreError` naming the URL,
+  instead of a server that answers 503 to everything keeping a call busy for minutes.
+  Time a request waits behind others of its batch does not count.
+
 * ``conditional_writes`` (``None``, ``True`` or ``False``; default ``None``):
   whether an ``s3://`` store offers conditional writes (``If-Match`` /
   ``If-None-Match``, :mod:`zarrforge_fsspec.s3_conditional`). ``None`` asks
@@ -45,7 +52,7 @@ from typing import Any
 from .references import check_setting
 
 NAMES = ("concurrency", "max_retries", "retry_backoff", "retry_max_backoff", "request_timeout",
-         "conditional_writes", "reference_targets")
+         "deadline", "conditional_writes", "reference_targets")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +62,7 @@ class StoreSettings:
     retry_backoff: float = 0.2
     retry_max_backoff: float = 5.0
     request_timeout: float | None = None
+    deadline: float | None = 30.0
     conditional_writes: bool | None = None
     reference_targets: Any = None
 
@@ -75,6 +83,10 @@ class StoreSettings:
             raise ValueError(f"request_timeout must be None or a number of seconds > 0, "
                              f"got {timeout!r}")
 
+        deadline = self.deadline
+        if deadline is not None and (not isinstance(deadline, (int, float))
+                                     or isinstance(deadline, bool) or deadline <= 0):
+            raise ValueError(f"deadline must be None or a number of seconds > 0, got {deadline!r}")
         check_setting(self.reference_targets)
         if self.conditional_writes not in (None, True, False):
             raise ValueError("conditional_writes must be None (ask the server), True or False, "

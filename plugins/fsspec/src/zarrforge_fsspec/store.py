@@ -70,7 +70,7 @@ from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreC
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
 from .references import TargetPolicy
-from .faults import (GaveUp, is_invalid_range, is_missing, is_transient, retry_async, retry_sync,
+from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient, retry_async, retry_sync,
                      store_error)
 from .options import StoreSettings, split_options
 from .s3_conditional import S3Conditions
@@ -161,8 +161,16 @@ class FsspecStore(Store):
             fs_options = {**fs_options, "config_kwargs": config}
         try:
             fs, path = fsspec.core.url_to_fs(target, **fs_options)
-        except (ImportError, ValueError, TypeError):
-            raise  # a missing package (fsspec names it) or options the protocol refuses
+        except (ValueError, TypeError) as exc:
+            if target.split("://", 1)[0] == "reference":
+                # a reference set without fo, malformed JSON, an unknown version: all the
+                # user's input, told as such
+                raise StoreError(f"cannot open the reference set {target!r} (storage_options "
+                                 f"fo={fs_options.get('fo')!r:.200}): {type(exc).__name__}: "
+                                 f"{exc}", url=target) from exc
+            raise  # options the protocol refuses
+        except ImportError:
+            raise  # a missing package (fsspec names it)
         except Exception as exc:  # the filesystem connects when made (sftp): auth, network
             raise StoreError(f"cannot open {target!r} through fsspec: {type(exc).__name__}: "
                              f"{exc}", url=target) from exc
@@ -244,16 +252,35 @@ class FsspecStore(Store):
             return semaphore
 
     async def _request(self, make: Callable[[], Awaitable[Any]]) -> Any:
-        """One request: bounded by the semaphore per attempt, retried, timed."""
+        """One request: bounded by the semaphore per attempt, retried, timed. Its attempts
+        (the filesystem's own retries inside them included) and the pauses between them
+        end within ``deadline`` seconds of the first attempt's start; time spent waiting
+        for the semaphore behind other requests of a batch does not count."""
         semaphore = self._semaphore()
+        settings = self.settings
+        started: list[float] = []
 
         async def attempt() -> Any:
             async with semaphore:
-                if self.settings.request_timeout is None:
+                if not started:
+                    started.append(time.monotonic())
+                limits = [t for t in (settings.request_timeout,
+                                      None if settings.deadline is None else
+                                      settings.deadline - (time.monotonic() - started[0]))
+                          if t is not None]
+                if not limits:
                     return await make()
-                return await asyncio.wait_for(make(), self.settings.request_timeout)
+                limit = min(limits)
+                if limit <= 0:
+                    raise DeadlineExceeded(settings.deadline)
+                try:
+                    return await asyncio.wait_for(make(), limit)
+                except asyncio.TimeoutError:
+                    if settings.request_timeout is not None and limit == settings.request_timeout:
+                        raise
+                    raise DeadlineExceeded(settings.deadline) from None
 
-        return await retry_async(self.settings, attempt)
+        return await retry_async(settings, attempt)
 
     async def _gather(self, coroutines: list[Awaitable[Any]]) -> list[Any]:
         """Run all; on the first failure cancel the rest and raise it (in request order)."""

@@ -165,6 +165,10 @@ class ZipStore(Store):
             if storage_options:
                 raise TypeError(f"a local zip archive takes no storage options, "
                                 f"got {sorted(storage_options)}")
+            if os.path.exists(local) and not os.path.isfile(local):
+                # a device, a fifo, a directory: writing it would "succeed" and fail at close
+                raise StoreError(f"{local!r} is not a regular file; a zip archive must be one",
+                                 url=target)
             with _writers_lock:
                 live = _writers.get(local)
                 if live is not None and not live.closed:

@@ -117,6 +117,9 @@ class V3Format(ChunksUnderNode, Format):
                                 field="node_type", value=node_type, key=key)
         return node_type
 
+    def document_key(self, path: str, node_type: str) -> str | None:
+        return metadata_key(path)
+
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         try:
             content = document.content

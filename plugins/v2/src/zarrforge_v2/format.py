@@ -74,6 +74,9 @@ class V2Format(ChunksUnderNode, Format):
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         return resolve_node(document)
 
+    def document_key(self, path: str, node_type: str) -> str | None:
+        return node_key(path, ZARRAY if node_type == "array" else ZGROUP)
+
     def consolidated_keys(self, path: str) -> list[str]:
         return [node_key(path, ZMETADATA)]
 

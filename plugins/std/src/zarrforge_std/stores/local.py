@@ -88,6 +88,8 @@ class LocalStore(Store):
 
     def _path(self, key: str) -> str:
         validate_key(key)
+        if len(key) > _NAME_MAX or not key.isascii():
+            _check_file_name(key, self.root)
         slash = key.rfind("/")
         if slash > 0 and key[:slash] not in self._inside:
             self._check_inside(key[:slash], key)
@@ -102,17 +104,18 @@ class LocalStore(Store):
 
     def _check_inside(self, directory: str, key: str) -> None:
         """Refuse a key whose directory leaves the root through a symbolic link; remember
-        directories that exist and resolve inside it (checked once per store object)."""
+        directories that resolve inside it (checked once per store object)."""
         real = os.path.realpath(os.path.join(self.root, *directory.split("/")))
         if not (real + os.sep).startswith(self._real_root_slash):
             raise InvalidPathError(
                 f"key {key!r} leads out of the store root {self.root!r} through a symbolic "
                 f"link ({directory!r} resolves to {real!r}); the local store never reads or "
                 "writes outside its root")
-        if os.path.isdir(real):
-            if len(self._inside) >= 100_000:
-                self._inside.clear()
-            self._inside.add(directory)
+        # remembered whether it exists yet or not: a directory this store creates is a
+        # real one (a link put there later by someone else is the documented race)
+        if len(self._inside) >= 100_000:
+            self._inside.clear()
+        self._inside.add(directory)
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         return self._read(key, self._path(key), (byte_range,))[0]
@@ -445,6 +448,27 @@ def _after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
     os.register_at_fork(after_in_child=_after_fork)
+
+
+_NAME_MAX = 255  # bytes in one path segment (POSIX file systems: NAME_MAX)
+_PATH_MAX = 4096
+
+
+def _check_file_name(key: str, root: str) -> None:
+    """Refuse a key no file can be named by (a lone surrogate has no UTF-8 form; a segment
+    over 255 bytes, or a path over 4096), naming it, instead of the OS's bare error."""
+    try:
+        encoded = key.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidPathError(f"key {key!r} cannot name a file in {root!r}: "
+                               f"{key[exc.start:exc.end]!r} has no UTF-8 form (a lone "
+                               "surrogate)") from None
+    longest = max(encoded.split(b"/"), key=len)
+    if len(longest) > _NAME_MAX or len(encoded) + len(root) + 1 > _PATH_MAX:
+        raise InvalidPathError(f"key {key!r} cannot name a file in {root!r}: its segment of "
+                               f"{len(longest)} bytes (at most {_NAME_MAX}) or its path of "
+                               f"{len(encoded) + len(root) + 1} bytes (at most {_PATH_MAX}) "
+                               "is too long for the file system")
 
 
 def _link_refused(key: str, root: str) -> StoreError:

@@ -1,0 +1,48 @@
+"""Bad input to the fsspec stores gives a zarrforge error naming the URL, and a server
+that never answers usefully ends a call within the deadline (issue #32, "Bare errors")."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import zarrforge as zf
+from zarrforge.errors import StoreError
+
+
+@pytest.mark.parametrize("options, message", [
+    ({}, "reference set"),
+    ({"fo": "{not json"}, "reference set"),
+    ({"fo": {"version": 2, "refs": {}}}, "reference set"),
+])
+def test_a_bad_reference_set_is_a_store_error_naming_it(tmp_path, options, message) -> None:
+    if isinstance(options.get("fo"), str):
+        path = tmp_path / "refs.json"
+        path.write_text(options["fo"])
+        options = {**options, "fo": str(path)}
+    with pytest.raises(StoreError, match=message) as info:
+        zf.open_group("reference://", mode="r", storage_options=options)
+    assert info.value.url == "reference://"
+
+
+def test_a_zip_root_naming_a_device_is_refused_at_once(tmp_path) -> None:
+    with pytest.raises(StoreError, match="not a regular file"):
+        zf.create_array("file:/dev/null|zip:|zarr3:a", shape=(1,), dtype="int8")
+    with pytest.raises(StoreError, match="not a regular file"):
+        zf.create_array(f"file:{tmp_path}|zip:|zarr3:a", shape=(1,), dtype="int8")
+
+
+def test_a_server_answering_503_to_everything_fails_within_the_deadline(http_server) -> None:
+    from zarrforge_fsspec import FsspecStore
+    from zarrforge_fsspec.options import StoreSettings
+
+    assert StoreSettings().deadline == 30.0
+    directory, url = http_server.new_site({"a": b"x"})
+    http_server.fail(f"{directory.name}/a", *([503] * 10_000))
+    store = FsspecStore.from_url(url, deadline=1.5, max_retries=1000, retry_backoff=0.05)
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="deadline") as info:
+        store.get("a")
+    assert time.monotonic() - started < 6
+    assert info.value.url.endswith("/a")
