@@ -71,27 +71,25 @@ def _not_mine(fmt: Format, exc: Exception) -> None:
         "lists what is installed.", PluginFailureWarning, stacklevel=3)
 
 
-def _read_document(fmt: Format, store: Store, path: str) -> NodeDocument | None:
-    """``fmt.read_document``; a plugin's unexpected failure (anything but a zarrforge
-    error) is "none" and one warning per process (:func:`_not_mine`)."""
+def _asking(fmt: Format, question: Callable[[], Any], otherwise: Any) -> Any:
+    """The answer of one of ``fmt``'s detection methods; a plugin's unexpected failure
+    (anything but a zarrforge error) is ``otherwise`` ("none of mine") and one warning per
+    process (:func:`_not_mine`)."""
     try:
-        return fmt.read_document(store, path)
+        return question()
     except ZarrforgeError:
         raise
     except Exception as exc:  # noqa: BLE001 - a broken plugin must not break every call
         _not_mine(fmt, exc)
-        return None
+        return otherwise
+
+
+def _read_document(fmt: Format, store: Store, path: str) -> NodeDocument | None:
+    return _asking(fmt, lambda: fmt.read_document(store, path), None)
 
 
 def _detects(fmt: Format, store: Store, path: str) -> bool:
-    """``fmt.detect``, failures handled as :func:`_read_document` does."""
-    try:
-        return fmt.detect(store, path)
-    except ZarrforgeError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a broken plugin must not break every call
-        _not_mine(fmt, exc)
-        return False
+    return _asking(fmt, lambda: fmt.detect(store, path), False)
 
 
 def _reads_a_node(fmt: Format, store: Store, path: str) -> bool:

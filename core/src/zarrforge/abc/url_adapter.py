@@ -80,16 +80,7 @@ class Segment:
         """The body read as a ``/``-separated path: percent-decoded, without leading or
         trailing ``/``; ``""`` for an empty body. A query (``?``), an empty, ``.`` or
         ``..`` component, a backslash or NUL is an error naming the segment."""
-        if "?" in self.body:
-            raise self.error(f"'{self.scheme}:' takes a path and no query ('?'); write a '?' "
-                             "that belongs to the path as %3F")
-        if _ESCAPE.search(self.body):
-            raise self.error("a '%' must start a percent-escape of two hex digits (%7C for "
-                             "'|', %25 for '%' itself)")
-        try:
-            decoded = unquote(self.body, errors="strict").strip("/")
-        except UnicodeDecodeError:
-            raise self.error("its percent-escapes do not decode as UTF-8") from None
+        decoded = self._decoded().strip("/")
         if not decoded:
             return ""
         for part in decoded.split("/"):
@@ -98,11 +89,8 @@ class Segment:
                                  "or a backslash/NUL; valid: names separated by single '/'")
         return decoded
 
-    def location(self) -> str:
-        """The body of a root segment read as a location: as :meth:`path`, but ``.`` and
-        ``..`` components are kept, since a root may be relative (``file:../data.zarr``)
-        and means what the same path means everywhere else (paths *inside* a store, in
-        later segments, never climb out: they use :meth:`path`). Leading ``/`` is kept."""
+    def _decoded(self) -> str:
+        """The body percent-decoded; a query or a malformed escape is an error."""
         if "?" in self.body:
             raise self.error(f"'{self.scheme}:' takes a path and no query ('?'); write a '?' "
                              "that belongs to the path as %3F")
@@ -110,9 +98,16 @@ class Segment:
             raise self.error("a '%' must start a percent-escape of two hex digits (%7C for "
                              "'|', %25 for '%' itself)")
         try:
-            decoded = unquote(self.body, errors="strict")
+            return unquote(self.body, errors="strict")
         except UnicodeDecodeError:
             raise self.error("its percent-escapes do not decode as UTF-8") from None
+
+    def location(self) -> str:
+        """The body of a root segment read as a location: as :meth:`path`, but ``.`` and
+        ``..`` components are kept, since a root may be relative (``file:../data.zarr``)
+        and means what the same path means everywhere else (paths *inside* a store, in
+        later segments, never climb out: they use :meth:`path`). Leading ``/`` is kept."""
+        decoded = self._decoded()
         if "\\" in decoded or "\x00" in decoded:
             raise self.error(f"the location {decoded!r} holds a backslash or NUL")
         return decoded

@@ -80,26 +80,8 @@ class S3Conditions:
     # --- reads --------------------------------------------------------------------------
 
     async def get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        bucket, path = self._location(key)
-
-        async def get() -> tuple[bytes | None, Any]:
-            try:
-                answer = await self.fs._call_s3("get_object", Bucket=bucket, Key=path)
-            except Exception as exc:
-                if is_missing(exc):
-                    return None, ABSENT
-                raise
-            body = answer["Body"]
-            try:
-                data = await body.read()
-            finally:
-                body.close()
-            return data, answer["ETag"]
-
-        try:
-            return await self.store._request(get)
-        except GaveUp as failure:
-            raise self.store._fail(failure, "read", key) from failure.error
+        """One ``GetObject``, whose answer carries body and ETag."""
+        return await self._get_range(key, None, None)
 
     async def _get_range(self, key: str, byte_range: Any, if_match: Any) -> tuple[bytes | None, Any]:
         """One ``GetObject`` of ``byte_range`` (``None``: the whole value), with
