@@ -99,3 +99,27 @@ def test_non_finite_floats_are_refused_naming_the_field(bad, field) -> None:
         with pytest.raises(MetadataError, match="strict JSON has no NaN or infinity") as info:
             call()
         assert info.value.field == field
+
+
+def test_an_object_of_many_members_is_written_one_member_a_line_and_reads_back():
+    from zarrforge.metadata.json_io import dump_document, load_document
+
+    members = {f"a{i}": {"node_type": "array", "shape": [i], "attributes": {"x": [1, {"y": 2}]}}
+               for i in range(1500)}
+    document = {"zarr_format": 3, "consolidated_metadata": {"metadata": members}}
+    text = dump_document(document).decode()
+    assert load_document(text.encode(), key="k") == document
+    lines = text.splitlines()
+    assert '      "a7": {"node_type": "array", "shape": [7], "attributes": {"x": [1, {"y": 2}]}},' \
+        in lines
+    assert len(lines) < 1510  # one line a member, not one per nested value
+
+
+def test_the_draft_does_not_parse_a_root_document_without_its_marker(monkeypatch):
+    from zarrforge_draft2022 import entry_point
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed a document that names no draft URI")
+
+    monkeypatch.setattr(entry_point, "load_document", refuse)
+    assert entry_point.parse_entry_point(b'{"zarr_format": 3, "node_type": "group"}') is None

@@ -7,7 +7,8 @@ into v2 and v3 attributes), rejects duplicate keys, and turns every failure into
 :class:`~zarrforge.errors.MetadataError` naming the store key.
 :func:`dump_document` writes UTF-8 JSON with two-space indentation (objects
 and lists of objects or lists one entry per line, lists of plain values on one
-line; everything non-ASCII escaped when a string holds a lone surrogate, which
+line; an object of more than 1,000 members, such as a large consolidated view,
+one member per line, and values nested deeper than 32 levels on one line; everything non-ASCII escaped when a string holds a lone surrogate, which
 has no UTF-8 form), and refuses values JSON cannot represent, naming the
 field of a non-finite float;
 :func:`check_document` only checks that a document can be written. Both refuse a
@@ -95,6 +96,7 @@ _CONTAINERS = (dict, list, tuple)
 
 
 _INDENTED_LEVELS = 32  # nesting levels written one entry per line; deeper ones on one line
+_MANY_MEMBERS = 1000  # an object with more members writes each on one line (C-encoded)
 _END = object()
 
 
@@ -160,6 +162,12 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
                 start(item)
         return "".join(parts)
 
+    def one_line(value: Any) -> str:
+        try:
+            return fallback(value)  # the C encoder
+        except RecursionError:
+            return flat(value)
+
     def indented(value: Any, indent: str) -> str:
         if len(indent) > 2 * _INDENTED_LEVELS:
             return flat(value)  # deeper values go on one line
@@ -167,7 +175,10 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
             if not value:
                 return "{}"
             inner = indent + "  "
-            entries = [f"{inner}{key_text(k)}: {text(v, inner)}" for k, v in value.items()]
+            if len(value) > _MANY_MEMBERS:  # a consolidated view: one member a line
+                entries = [f"{inner}{key_text(k)}: {one_line(v)}" for k, v in value.items()]
+            else:
+                entries = [f"{inner}{key_text(k)}: {text(v, inner)}" for k, v in value.items()]
             return "{\n" + ",\n".join(entries) + "\n" + indent + "}"
         for v in value:  # a list or tuple
             if isinstance(v, _CONTAINERS):

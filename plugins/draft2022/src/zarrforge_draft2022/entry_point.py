@@ -134,6 +134,8 @@ def parse_entry_point(data: bytes) -> EntryPoint | None:
     its URIs. Anything else (bytes that are not JSON, the final v3 format's root node,
     with NaN in its attributes or not) is another format's, never a broken entry point."""
     key = ENTRY_POINT_KEY
+    if _MARKER not in data:  # no draft URI anywhere: not parsed at all (a v3 root can be big)
+        return None
     try:
         document = load_document(data, key=key, allow_nan=True)
     except MetadataError:
@@ -148,6 +150,7 @@ def parse_entry_point(data: bytes) -> EntryPoint | None:
         raise with_key(exc, key)
 
 
+_MARKER = b"purl.org"  # in every URI of the draft's zarr_format (slashes may be escaped)
 _parsed: dict[bytes, EntryPoint | None] = {}
 _parsed_lock = threading.Lock()
 
