@@ -37,7 +37,7 @@ def test_a_server_answering_503_to_everything_fails_within_the_deadline(http_ser
     from zarrforge_fsspec import FsspecStore
     from zarrforge_fsspec.options import StoreSettings
 
-    assert StoreSettings().deadline == 30.0
+    assert StoreSettings().deadline == 25.0  # a call on a dead endpoint ends within 30 s
     directory, url = http_server.new_site({"a": b"x"})
     http_server.fail(f"{directory.name}/a", *([503] * 10_000))
     store = FsspecStore.from_url(url, deadline=1.5, max_retries=1000, retry_backoff=0.05)
@@ -46,3 +46,15 @@ def test_a_server_answering_503_to_everything_fails_within_the_deadline(http_ser
         store.get("a")
     assert time.monotonic() - started < 6
     assert info.value.url.endswith("/a")
+
+
+def test_an_s3_endpoint_that_never_answers_fails_within_the_deadline(black_hole, aws_env):
+    from zarrforge_fsspec import FsspecStore
+
+    store = FsspecStore.from_url("s3://bucket/data", endpoint_url=black_hole, deadline=2.0,
+                                 config_kwargs={"connect_timeout": 60, "read_timeout": 60})
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="deadline") as info:
+        store.get("zarr.json")
+    assert time.monotonic() - started < 8
+    assert info.value.url == "s3://bucket/data/zarr.json"

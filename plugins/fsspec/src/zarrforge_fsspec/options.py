@@ -21,7 +21,7 @@ takes these names out and hands everything else to fsspec unchanged:
   An attempt that takes longer is abandoned and counts as a transient fault.
   ``None`` leaves timeouts to the filesystem's own settings.
 
-* ``deadline`` (seconds or ``None``, default 30): the most one request of an
+* ``deadline`` (seconds or ``None``, default 25): the most one request of an
   asynchronous filesystem may take, every attempt and pause included (the
   filesystem's own retries too: botocore and s3fs retry on their own). Past it the
   request fails with one :class:`~zarrforge.errors.StoreError` naming the URL,
@@ -62,7 +62,7 @@ class StoreSettings:
     retry_backoff: float = 0.2
     retry_max_backoff: float = 5.0
     request_timeout: float | None = None
-    deadline: float | None = 30.0
+    deadline: float | None = 25.0
     conditional_writes: bool | None = None
     reference_targets: Any = None
 
