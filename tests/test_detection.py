@@ -106,3 +106,44 @@ def test_a_format_calling_every_node_its_broken_one_does_not_block_creation() ->
         np.testing.assert_array_equal(zf.open_array(store, "a")[...], [1, 2])
     finally:
         undo()
+
+
+def test_plugins_reports_a_format_whose_detection_fails(fresh_warnings) -> None:
+    class Failing(V3Format):
+        name = "test.failing-report"
+
+        def read_document(self, store, path):
+            raise TypeError("the JSON object must be str, bytes or bytearray, not NoneType")
+
+    undo = _registered(Failing.name, Failing)
+    try:
+        rows = {row.name: row.status for row in zf.plugins() if row.point == "formats"}
+    finally:
+        undo()
+    assert rows["test.failing-report"].startswith("error: its detection raises TypeError")
+    assert rows["3"] == "ok" and rows["2"] == "ok" and rows["draft-2022"] == "ok"
+
+
+def test_plugins_reports_a_format_that_failed_earlier_in_the_process(fresh_warnings) -> None:
+    class FailsOnce(V3Format):
+        name = "test.fails-once"
+        failed = False
+
+        def detect(self, store, path):
+            if not FailsOnce.failed:
+                FailsOnce.failed = True
+                raise KeyError("shape")
+            return False
+
+        def read_document(self, store, path):
+            return None
+
+    undo = _registered(FailsOnce.name, FailsOnce)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PluginFailureWarning)
+            zf.create_array(MemoryStore(), "a", shape=(1,), dtype="int8")  # meets the failure
+        rows = {row.name: row.status for row in zf.plugins() if row.point == "formats"}
+    finally:
+        undo()
+    assert rows["test.fails-once"].startswith("error: failed while looking for its nodes")

@@ -9,15 +9,23 @@ zarrforge-numcodecs)"`` for an exact name installed beside another
 distribution's family, ``"ok (in-process, overrides 'zstd' of ...)"`` for an
 in-process registration of an installed name. A name provided twice shows
 one row per provider. Checking the status imports the implementation, so this
-is a diagnostic call, not one for hot paths.
+is a diagnostic call, not one for hot paths. A format is also tried: its detection
+is run on a small hierarchy of the default format in memory (and on a path with
+nothing), and a format that raises anything but a zarrforge error there, or failed
+that way earlier in this process, is ``"error: ..."``: the library treats its answer
+as "none of mine" (:mod:`zarrforge.hierarchy`), but it cannot find its own nodes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from . import hooks, registry
+from typing import Any
+
+from . import hierarchy, hooks, registry
+from .creation import create_array, create_group
 from .errors import PluginConflictError, ZarrforgeError
+from .storage import resolve_store
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,12 +60,49 @@ def _status(reg: registry.Registry, name: str) -> str:
     return "ok"
 
 
+_probe_store: list[Any] = []  # the small hierarchy formats are tried on, made once
+
+
+def _probe() -> Any:
+    """A memory store holding a group and an array of the default format (made once)."""
+    if not _probe_store:
+        store = resolve_store(None)
+        create_group(store, "g")
+        create_array(store, "g/a", shape=(2,), dtype="int8")
+        _probe_store.append(store)
+    return _probe_store[0]
+
+
+def _format_failure(name: str) -> str | None:
+    """How the format ``name`` fails to look for nodes, or ``None`` if it does not."""
+    try:
+        fmt, store = registry.formats.get(name)(), _probe()
+    except Exception:  # noqa: BLE001 - no default format to try it on (its row says why)
+        store = None
+    for path in ("", "g", "g/a", "missing") if store is not None else ():
+        try:
+            fmt.detect(store, path)
+            fmt.read_document(store, path)
+        except ZarrforgeError:
+            continue  # a refusal it names is an answer
+        except Exception as exc:  # noqa: BLE001 - the point: a plugin's bug, reported
+            return (f"its detection raises {type(exc).__name__}: {exc} on another format's "
+                    f"node at {'/' + path!r}; zarrforge treats that as none of its own")
+    if name in hierarchy._failed_plugins:
+        return "failed while looking for its nodes earlier in this process (see its warning)"
+    return None
+
+
 def plugins() -> PluginReport:
     """Every registered name of every extension point, and the hook plugins."""
     rows = PluginReport()
     for attr, reg in registry.REGISTRIES.items():
         for entry in reg.entries():
             status = "ok (in-process)" if entry.source == "in-process" else _status(reg, entry.name)
+            if attr == "formats" and status.startswith("ok") and \
+                    not entry.name.endswith(registry.FAMILY_SUFFIX):
+                failure = _format_failure(entry.name)
+                status = f"error: {failure}" if failure else status
             hidden = reg.shadowed_by(entry.name, entry.source)
             if hidden and status.startswith("ok"):
                 inside = "in-process, " if entry.source == "in-process" else ""
