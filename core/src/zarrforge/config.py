@@ -29,7 +29,8 @@
 * ``parallel_chunk_bytes``: how large, decoded, a chunk must be for a read or
   write to spread its chunks over several threads when its codecs compute
   (a bytes -> bytes codec, or an array -> bytes codec whose output depends on
-  the data, such as sharding); plain chunks must be 16 times larger. Default 64 KiB. Below it the calling thread does all the
+  the data, such as sharding); plain chunks too (measured: docs/performance.md, "Scaling
+  with cores"). Default 64 KiB. Below it the calling thread does all the
   work: for small chunks, handing Python's GIL between threads costs more than
   the codec and I/O work they could overlap. ``0`` always uses ``threads``.
 * ``conflict_retries``: how many more times a write redoes the read-modify-write

@@ -38,7 +38,11 @@ from . import config
 T = TypeVar("T")
 R = TypeVar("R")
 
-UNCOMPRESSED_FACTOR = 16  # uncompressed chunks need this many times parallel_chunk_bytes
+# Plain (uncompressed) chunks need this many times parallel_chunk_bytes to go to threads.
+# Session 11 measured on 2 cores (local and memory stores, uint8 chunks, 1 vs 2 threads):
+# 16 KiB chunks were slower on two threads, 64 KiB and larger faster (1.3-1.7x) — the same
+# crossover as compressed chunks; until then it was 16 (a guess from 4 KiB chunks).
+UNCOMPRESSED_FACTOR = 1
 #: groups each worker should get of a :func:`map_parallel` call, so the last ones to
 #: finish leave little idle time behind them
 GROUPS_PER_WORKER = 4
