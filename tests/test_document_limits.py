@@ -5,13 +5,10 @@ view (an older release, another tool) is repaired by ``remove_consolidated_metad
 
 from __future__ import annotations
 
-import json
-
-import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge.errors import DocumentTooLargeError, MetadataError
+from zarrforge.errors import DocumentTooLargeError
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 

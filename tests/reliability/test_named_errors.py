@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
-import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge.errors import InvalidPathError, MetadataError, StoreError
+from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 

@@ -111,7 +111,7 @@ def consolidate_metadata(store: Any, path: str = "", *,
                 counts[top] = counts.get(top, 0) + 1
         largest = sorted(counts, key=lambda n: -counts[n])[:3]
         where = "/" + group.path if group.path else "the root"
-        advice = (f"consolidate its sub-groups instead (each gets a view of its own), e.g. "
+        advice = ("consolidate its sub-groups instead (each gets a view of its own), e.g. "
                   + ", ".join(f"zarrforge.consolidate_metadata(store, {paths.join(group.path, n)!r})"
                               f" ({counts[n]} nodes)" for n in largest)
                   if largest else "no sub-group holds enough of it to consolidate instead")

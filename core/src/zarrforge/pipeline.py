@@ -52,8 +52,9 @@ from .chunk_context import enter_chunk, leave_chunk
 from .codec_chain import CodecChain
 from .errors import ConflictError, ResourceLimitError
 from .optimistic import pause_before_retry, read_modify_write
-from .parallel import (GROUPS_PER_WORKER, UNCOMPRESSED_FACTOR, grouped, run_groups, using_threads,
-                       workers_for)
+from .parallel import (GROUPS_PER_WORKER, UNCOMPRESSED_FACTOR, grouped, run_groups,  # noqa: F401
+                       using_threads, workers_for)  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
+
 
 def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
     """Is every element of ``chunk`` bit-for-bit equal to ``fill_value``?

@@ -95,12 +95,14 @@ __all__ = sorted([
     *_contracts,
     "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "SkippedCodec",
     "UnknownExtension",
-    "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document", "check_document_size", "check_order", "child_names",
+    "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document",
+    "check_document_size", "check_order", "child_names",
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
     "codecs_from_json", "config", "current_chunk", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs", "extension_from_json",
     "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl",
-    "load_document", "locate_document", "locate_node", "map_parallel", "memory_layout", "normalize_basic_selection", "open_node",
+    "load_document", "locate_document", "locate_node", "map_parallel",
+    "memory_layout", "normalize_basic_selection", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
     "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json"
 ])

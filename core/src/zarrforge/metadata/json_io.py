@@ -8,7 +8,8 @@ into v2 and v3 attributes), rejects duplicate keys, and turns every failure into
 :func:`dump_document` writes UTF-8 JSON with two-space indentation (objects
 and lists of objects or lists one entry per line, lists of plain values on one
 line; an object of more than 1,000 members, such as a large consolidated view,
-one member per line, and values nested deeper than 32 levels on one line; everything non-ASCII escaped when a string holds a lone surrogate, which
+one member per line, and values nested deeper than 32 levels on one line;
+everything non-ASCII escaped when a string holds a lone surrogate, which
 has no UTF-8 form), and refuses values JSON cannot represent, naming the
 field of a non-finite float;
 :func:`check_document` only checks that a document can be written. Both refuse a

@@ -69,10 +69,10 @@ from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreC
                                  validate_key, validate_prefix)
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
-from .references import TargetPolicy
-from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient, retry_async, retry_sync,
-                     store_error)
+from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient,
+                     retry_async, retry_sync, store_error)
 from .options import StoreSettings, split_options
+from .references import TargetPolicy
 from .s3_conditional import S3Conditions
 
 FSSPEC_PREFIX = "fsspec+"
