@@ -99,3 +99,14 @@ def test_chained_cache_url(http_server, tmp_path):
         "simplecache": {"cache_storage": str(tmp_path / "cache")}})
     np.testing.assert_array_equal(cached["g/sharded"][:], np.arange(40))
     assert any((tmp_path / "cache").iterdir())
+
+
+def test_a_range_past_the_end_does_not_make_a_versioned_server_look_unversioned(http_server):
+    from zarrforge.abc.store import ByteRange
+    from zarrforge_fsspec import FsspecStore
+
+    _, url = http_server.new_site({"k": b"0123456789"})
+    store = FsspecStore.from_url(url)
+    parts, version = store.get_ranges("k", [ByteRange(2, 3), ByteRange(50, 4)])
+    assert parts == [b"234", b""] and version is not None
+    assert not store._http_unversioned  # later reads still fetch ranges, not whole values

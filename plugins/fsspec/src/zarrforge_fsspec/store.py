@@ -653,8 +653,11 @@ class FsspecStore(Store):
                     raise ConflictError(f"{key!r} at {self._url_of(key)!r} was deleted since "
                                         "it was read", key=key, url=self._url_of(key))
                 return None, ABSENT
-            versions = {validator for _, validator in answers}
-            if None in versions and not any(data is None for data, _ in answers):
+            # a range past the end (416) names no version and holds no bytes: it agrees
+            # with any; the others must name one, the same
+            versions = {validator for _, validator in answers if validator is not None}
+            missing = any(data is None for data, _ in answers)
+            if not versions and not missing:
                 self._http_unversioned = True  # the server names no versions: remember it
                 whole, _ = await self._http_range(key, None)  # no validator: one request
                 if whole is None:
@@ -665,7 +668,7 @@ class FsspecStore(Store):
                                         "was read", key=key, url=self._url_of(key))
                 return [whole if r is None else whole[r.slice_of(len(whole))]
                         for r in ranges], version
-            if len(versions) == 1 and not any(data is None for data, _ in answers):
+            if len(versions) == 1 and not missing:
                 version = versions.pop()
                 if if_generation is not None and version != if_generation:
                     raise ConflictError(f"{key!r} at {self._url_of(key)!r} changed since it "
