@@ -358,53 +358,52 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         index_range = self._index_range(spec)
         remembered = index_cache.cache.get(cache_key) if cache_key is not None else None
         if remembered is not None and b is not None:
-            remembered_raw, index = remembered
-            try:
-                wanted = index.checked_ranges(b.inner_chunks())
-            except CorruptChunkError:  # judged on the stored index, never on a memory of it
-                index_cache.cache.discard(cache_key)
-                remembered = None
-        if remembered is not None and b is not None:
-            # One read: the index again, and the inner chunks the remembered index names.
-            runs = coalesce(list(wanted.values())) if wanted else []
-            parts, generation = read([index_range, *(ByteRange(o, n) for o, n in runs)])
-            if parts is None:
-                index_cache.cache.discard(cache_key)
-                return None
-            if bytes(parts[0]) == remembered_raw:
-                return self._gathered(b, spec, wanted, runs, parts[1:])
-            index_cache.cache.discard(cache_key)  # the shard changed: go on from the fresh index
-            raw_index = parts[0]
+            # a guess: the inner chunks it names are read with the index, checked below
+            (raw_index, index), generation, guessed = remembered, None, True
         else:
             parts, generation = read([index_range])
             if parts is None:
                 return None
-            raw_index = parts[0]
+            raw_index, index, guessed = parts[0], None, False
         for attempt in itertools.count():
-            # Only the entries this read follows are checked (a hostile entry elsewhere
-            # cannot mislead it); writes check the whole index before they rebuild a shard.
-            index = self._decode_index(raw_index, spec, shard_size=None, validate=False)
-            if cache_key is not None:
-                raw = bytes(raw_index)
-                index_cache.cache.put(cache_key, raw, index, 2 * len(raw) + 200)
+            if index is None:
+                # Only the entries this read follows are checked (a hostile entry elsewhere
+                # cannot mislead it); writes check the whole index before they rebuild it.
+                index = self._decode_index(raw_index, spec, shard_size=None, validate=False)
+                if cache_key is not None:
+                    raw = bytes(raw_index)
+                    index_cache.cache.put(cache_key, raw, index, 2 * len(raw) + 200)
             if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
                 return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
-            wanted = index.checked_ranges(b.inner_chunks())
+            try:
+                wanted = index.checked_ranges(b.inner_chunks())
+            except CorruptChunkError:
+                if not guessed:
+                    raise
+                # judged on the stored index, never on a memory of it
+                index_cache.cache.discard(cache_key)
+                parts, generation = read([index_range])
+                if parts is None:
+                    return None
+                raw_index, index, guessed = parts[0], None, False
+                continue
             runs = coalesce(list(wanted.values())) if wanted else []
-            if not runs:
+            if not runs and not guessed:
                 return self._gathered(b, spec, wanted, runs, [])
-            # The inner chunks with the index again, from the version the index came from:
-            # equal indexes mean the ranges are that version's inner chunks.
+            # The inner chunks with the index again, from the version the index came from
+            # (if it is known): equal indexes mean the ranges are that version's chunks.
             try:
                 parts, generation = read([index_range, *(ByteRange(o, n) for o, n in runs)],
                                          if_generation=generation)
             except ConflictError:  # replaced since the index was read: start from its new one
                 parts, generation = read([index_range])
             if parts is None:
+                if cache_key is not None:
+                    index_cache.cache.discard(cache_key)
                 return None  # deleted meanwhile: it reads as the fill value now
-            if len(parts) > 1 and bytes(parts[0]) == bytes(raw_index):
+            if len(parts) == len(runs) + 1 and bytes(parts[0]) == bytes(raw_index):
                 return self._gathered(b, spec, wanted, runs, parts[1:])
-            raw_index = parts[0]
+            raw_index, index, guessed = parts[0], None, False  # the shard changed
             if attempt >= config.get().conflict_retries:
                 raise ConflictError(
                     f"the shard kept changing while it was read in part: its index changed on "
