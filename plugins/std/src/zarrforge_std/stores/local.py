@@ -2,18 +2,24 @@
 
 Each key is a file below the root directory. Keys are confined to the root:
 :func:`validate_key` rejects absolute keys and ``.``/``..`` segments, and the
-resolved path is checked to stay below the root. Symbolic links: a directory
-link is followed only when it resolves below the root (checked the first time the
-store object uses the directory; a link swapped in by another process after that
-is not noticed); a key whose directory leads out of the root is refused with
-``InvalidPathError``. A value that is itself a link is never followed (reading
-it, or asking whether it exists, is a ``StoreError`` naming the key; writing it
-replaces the link with a file). Erasing a node that is a link removes the link,
-never what it points at. Listings do not descend into linked directories. Writes are atomic: the
+resolved path is checked to stay below the root. Writes are atomic: the
 value goes to a temporary file in the same directory, which is then renamed
 over the key, so a reader (or a crash) never sees a partly written value.
 Temporary files carry the prefix ``.zarrforge-tmp-`` and are never listed.
 Deleting a key removes directories left empty below the root.
+
+Symbolic links: a directory link is followed only when it resolves below the
+root (checked the first time the store object uses the directory; a link
+swapped in by another process after that is not noticed); a key whose
+directory leads out of the root is refused with ``InvalidPathError``. A value
+that is itself a link is never followed (reading it, or asking whether it
+exists, is a ``StoreError`` naming the key; writing it replaces the link with a
+file). Erasing a node that is a link removes the link, never what it points at.
+Listings do not descend into linked directories.
+
+Ranges of one version (``get_ranges``): every range is read from one open of
+the key's file, which stays the version it opened whatever is renamed over the
+key meanwhile; its generation is the one conditional writes use.
 
 Conditional writes (POSIX systems): ``set_if`` and ``delete_if`` hold an
 exclusive lock on a lock file beside the key (``.zarrforge-lock-<name>``,
@@ -277,18 +283,8 @@ class LocalStore(Store):
             os.close(fd)
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        fd = _open_value(key, self.root, self._path(key))
-        if fd is None:
-            return None, ABSENT
-        try:
-            status = os.fstat(fd)
-            return _read_at(fd, 0, status.st_size), _generation(status)
-        except IsADirectoryError:
-            return None, ABSENT
-        except OSError as exc:
-            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
-        finally:
-            os.close(fd)
+        parts, generation = self._get_ranges(key, [None], None)
+        return (None if parts is None else parts[0]), generation
 
     def _get_ranges(self, key: str, ranges: list[ByteRange | None],
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:
@@ -385,11 +381,18 @@ class LocalStore(Store):
             shutil.rmtree(directory)  # never follows links inside
             self._prune(os.path.dirname(directory))
 
-    def list_prefix(self, prefix: str) -> Iterator[str]:
+    def _directory_of(self, prefix: str) -> str:
+        """The directory of a listing ``prefix``, refused if it leaves the root."""
         validate_prefix(prefix)
-        base = self.root if prefix == "" else self._path(prefix[:-1])
-        if prefix and prefix[:-1] not in self._inside:
+        if not prefix:
+            return self.root
+        directory = self._path(prefix[:-1])
+        if prefix[:-1] not in self._inside:
             self._check_inside(prefix[:-1], prefix)
+        return directory
+
+    def list_prefix(self, prefix: str) -> Iterator[str]:
+        base = self._directory_of(prefix)
         if not os.path.isdir(base):
             return iter(())
         keys = []
@@ -401,10 +404,7 @@ class LocalStore(Store):
         return iter(sorted(keys))
 
     def list_dir(self, prefix: str) -> ListDirResult:
-        validate_prefix(prefix)
-        base = self.root if prefix == "" else self._path(prefix[:-1])
-        if prefix and prefix[:-1] not in self._inside:
-            self._check_inside(prefix[:-1], prefix)
+        base = self._directory_of(prefix)
         keys, prefixes = [], []
         try:
             entries = list(os.scandir(base))
