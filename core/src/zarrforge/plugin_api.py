@@ -58,6 +58,8 @@ Hierarchies
     (a format's ``list_children`` from one listing),
     :func:`open_node`, :func:`refresh_consolidated`, :func:`resolve_store`;
     :data:`paths` (``normalize_path``, ``join``, ``parent_of``, ``validate_name``),
+    :data:`versions` (``one_version``, ``still_changing``, ``TRIES``: for stores that read
+    ranges of one version with a request per range, each answer naming its version),
     :data:`config`, :func:`hookimpl`, :func:`plugin_manager` (pluggy's manager, for a
     plugin that adds hook specifications of its own), :func:`hook_plugins` (the installed
     hook plugins with their distributions, and why any failed to load).
@@ -65,7 +67,7 @@ Hierarchies
 
 from __future__ import annotations
 
-from . import config, paths, registry
+from . import config, paths, registry, versions
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts
 from .chunk_context import current_chunk, encoding_chunk
@@ -104,5 +106,5 @@ __all__ = sorted([
     "load_document", "locate_document", "locate_node", "map_parallel",
     "memory_layout", "normalize_basic_selection", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
-    "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json"
+    "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json", "versions"
 ])

@@ -48,12 +48,11 @@ from typing import Any
 
 from zarrforge.abc.store import ABSENT
 from zarrforge.errors import ConflictError
+from zarrforge.plugin_api import versions
 
 from .faults import GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing
 
 CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
-#: reads of ranges whose answers came from several versions, before giving up
-MIXED_VERSION_TRIES = 8
 _probed: dict[tuple[Any, str], bool] = {}
 _probe_lock = threading.Lock()
 
@@ -127,27 +126,18 @@ class S3Conditions:
 
     async def get_ranges(self, key: str, ranges: list[Any],
                          if_generation: Any) -> tuple[list[bytes] | None, Any]:
-        if if_generation is not None and if_generation is not ABSENT:
-            answers = await self.store._gather(
-                [self._get_range(key, r, if_generation) for r in ranges])
-            if any(data is None for data, _ in answers):  # gone since that version
-                raise self._conflict(key, if_generation)
-            return [data for data, _ in answers], if_generation
-        for _ in range(MIXED_VERSION_TRIES):
-            answers = await self.store._gather([self._get_range(key, r, None) for r in ranges])
-            missing = [data is None for data, _ in answers]
-            etags = {etag for data, etag in answers if data is not None and etag is not None}
-            if all(missing):
-                return None, ABSENT
-            if not any(missing) and len(etags) <= 1:
-                if if_generation is ABSENT:
-                    raise self._conflict(key, ABSENT)
-                etag = next(iter(etags)) if etags else (await self._etag(key))
-                return [data for data, _ in answers], etag
-            # the value was replaced (or created, or deleted) while the ranges were read
-        raise ConflictError(f"{key!r} at {self.store._url_of(key)!r} kept changing while "
-                            f"{len(ranges)} ranges of it were read ({MIXED_VERSION_TRIES} tries)",
-                            key=key, url=self.store._url_of(key))
+        pinned = None if if_generation is ABSENT else if_generation
+        url = self.store._url_of(key)
+        for _ in range(versions.TRIES):
+            answers = await self.store._gather([self._get_range(key, r, pinned) for r in ranges])
+            settled = versions.one_version(answers, if_generation, key=key, url=url)
+            if settled is None:
+                continue  # the value was replaced (created, deleted) while being read
+            parts, etag = settled
+            if parts is not None and etag is None:  # every range was past the end
+                etag = await self._etag(key)
+            return parts, etag
+        raise versions.still_changing(key, len(ranges), url)
 
     async def _etag(self, key: str) -> Any:
         bucket, path = self._location(key)

@@ -68,6 +68,7 @@ import fsspec.core
 from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
                                  validate_key, validate_prefix)
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
+from zarrforge.plugin_api import versions
 
 from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient,
                      retry_async, retry_sync, store_error)
@@ -643,40 +644,24 @@ class FsspecStore(Store):
                            if_generation: Any) -> tuple[list[bytes] | None, Any]:
         """All ranges at once, kept when every answer names the same version (and the one
         asked for); a server that names none is read whole, in one request."""
-        for _ in range(8):
-            if self._http_unversioned:
-                answers = [(b"", None)]  # read it whole below
-            else:
+        url = self._url_of(key)
+        for _ in range(versions.TRIES):
+            if not self._http_unversioned:
                 answers = await self._gather([self._http_range(key, r) for r in ranges])
-            if all(data is None for data, _ in answers):
-                if if_generation is not None and if_generation is not ABSENT:
-                    raise ConflictError(f"{key!r} at {self._url_of(key)!r} was deleted since "
-                                        "it was read", key=key, url=self._url_of(key))
-                return None, ABSENT
-            # a range past the end (416) names no version and holds no bytes: it agrees
-            # with any; the others must name one, the same
-            versions = {validator for _, validator in answers if validator is not None}
-            missing = any(data is None for data, _ in answers)
-            if not versions and not missing:
+                settled = versions.one_version(answers, if_generation, key=key, url=url)
+                if settled is None:
+                    continue  # replaced while being read
+                if settled[0] is None or settled[1] is not None:
+                    return settled
                 self._http_unversioned = True  # the server names no versions: remember it
-                whole, _ = await self._http_range(key, None)  # no validator: one request
-                if whole is None:
-                    return None, ABSENT
-                version = ("content", hashlib.sha256(whole).hexdigest())
-                if if_generation is not None and version != if_generation:
-                    raise ConflictError(f"{key!r} at {self._url_of(key)!r} changed since it "
-                                        "was read", key=key, url=self._url_of(key))
-                return [whole if r is None else whole[r.slice_of(len(whole))]
-                        for r in ranges], version
-            if len(versions) == 1 and not missing:
-                version = versions.pop()
-                if if_generation is not None and version != if_generation:
-                    raise ConflictError(f"{key!r} at {self._url_of(key)!r} changed since it "
-                                        "was read", key=key, url=self._url_of(key))
-                return [data for data, _ in answers], version
-        raise ConflictError(f"{key!r} at {self._url_of(key)!r} kept changing while "
-                            f"{len(ranges)} ranges of it were read", key=key,
-                            url=self._url_of(key))
+            whole, _ = await self._http_range(key, None)
+            version = None if whole is None else ("content", hashlib.sha256(whole).hexdigest())
+            parts, version = versions.one_version([(whole, version)], if_generation, key=key,
+                                                  url=url)  # one answer: never mixed
+            if parts is None:
+                return None, ABSENT
+            return [whole if r is None else whole[r.slice_of(len(whole))] for r in ranges], version
+        raise versions.still_changing(key, len(ranges), url)
 
     def _local_ranges(self, key: str, ranges: list[ByteRange | None],
                       if_generation: Any) -> tuple[list[bytes] | None, Any]:

@@ -34,12 +34,12 @@ from typing import Any, Iterable, Iterator, Sequence
 from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
                                   validate_key, validate_prefix)
 from zarrforge.errors import ConflictError, StoreError
+from zarrforge.plugin_api import versions
 
 from . import loop
 
 PREFIX = "obstore+"
 SETTINGS = ("concurrency",)
-MIXED_VERSION_TRIES = 8  # reads of ranges answered from several versions, before giving up
 
 
 def _obstore():
@@ -193,26 +193,15 @@ class ObstoreStore(Store):
 
     async def _versioned_ranges(self, key: str, ranges: list[ByteRange | None],
                                 if_generation: Any) -> tuple[list[bytes] | None, Any]:
-        if if_generation is not None and if_generation is not ABSENT:
-            answers = await asyncio.gather(*(self._versioned(key, r, if_generation)
-                                             for r in ranges))
-            if any(data is None for data, _ in answers):
-                raise ConflictError(f"{key!r} on {self.url or self.inner!r} was deleted since "
-                                    "it was read", key=key, url=self.url or None)
-            return [data for data, _ in answers], if_generation
-        for _ in range(MIXED_VERSION_TRIES):
-            answers = await asyncio.gather(*(self._versioned(key, r, None) for r in ranges))
-            if all(data is None for data, _ in answers):
-                return None, ABSENT
-            etags = {etag for _, etag in answers}
-            if len(etags) == 1 and None not in etags and ABSENT not in etags:
-                if if_generation is ABSENT:
-                    raise ConflictError(f"{key!r} on {self.url or self.inner!r} exists",
-                                        key=key, url=self.url or None)
-                return [data for data, _ in answers], etags.pop()
-        raise ConflictError(f"{key!r} on {self.url or self.inner!r} kept changing while "
-                            f"{len(ranges)} ranges of it were read", key=key,
-                            url=self.url or None)
+        pinned = None if if_generation is ABSENT else if_generation
+        url = self.url or None
+        for _ in range(versions.TRIES):
+            answers = await asyncio.gather(*(self._versioned(key, r, pinned) for r in ranges))
+            settled = versions.one_version(answers, if_generation, key=key, url=url)
+            # every answer names its e_tag here: one naming none is read again
+            if settled is not None and (settled[0] is None or settled[1] is not None):
+                return settled
+        raise versions.still_changing(key, len(ranges), url)
 
     def _get_ranges(self, key: str, ranges: list[ByteRange | None],
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:
