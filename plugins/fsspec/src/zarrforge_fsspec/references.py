@@ -56,6 +56,7 @@ class TargetPolicy:
             if protocol in (None, *LOCAL):
                 self.home = os.path.dirname(os.path.realpath(path))
         self.prefixes = [] if setting in (None, "any") else [self._normal(p) for p in setting]
+        self._answers: dict[str, bool] = {}  # target -> allowed: chunks share few files
 
     def _normal(self, target: str) -> str:
         protocol, path = split_protocol(target)
@@ -64,6 +65,14 @@ class TargetPolicy:
         return f"{protocol}://{path}"
 
     def allows(self, target: str) -> bool:
+        answer = self._answers.get(target)
+        if answer is None:
+            if len(self._answers) >= 4096:
+                self._answers.clear()
+            answer = self._answers[target] = self._allows(target)
+        return answer
+
+    def _allows(self, target: str) -> bool:
         if self.setting == "any":
             return True
         protocol, path = split_protocol(target)

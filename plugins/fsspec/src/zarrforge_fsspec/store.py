@@ -259,26 +259,22 @@ class FsspecStore(Store):
         for the semaphore behind other requests of a batch does not count."""
         semaphore = self._semaphore()
         settings = self.settings
-        started: list[float] = []
+        ends: list[float] = []  # when the request's time is up (set at its first attempt)
 
         async def attempt() -> Any:
             async with semaphore:
-                if not started:
-                    started.append(time.monotonic())
-                limits = [t for t in (settings.request_timeout,
-                                      None if settings.deadline is None else
-                                      settings.deadline - (time.monotonic() - started[0]))
-                          if t is not None]
-                if not limits:
-                    return await make()
-                limit = min(limits)
-                if limit <= 0:
+                if settings.deadline is not None and not ends:
+                    ends.append(time.monotonic() + settings.deadline)
+                left = ends[0] - time.monotonic() if ends else None
+                timeout = settings.request_timeout
+                if left is None or (timeout is not None and timeout < left):
+                    # the attempt's own limit (if any) comes first: a timeout is retried
+                    return await (make() if timeout is None else asyncio.wait_for(make(), timeout))
+                if left <= 0:
                     raise DeadlineExceeded(settings.deadline)
                 try:
-                    return await asyncio.wait_for(make(), limit)
+                    return await asyncio.wait_for(make(), left)
                 except asyncio.TimeoutError:
-                    if settings.request_timeout is not None and limit == settings.request_timeout:
-                        raise
                     raise DeadlineExceeded(settings.deadline) from None
 
         return await retry_async(settings, attempt)
