@@ -23,6 +23,7 @@ This module is the top of the core: no other core module imports it.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 from typing import Any
 
@@ -104,24 +105,28 @@ def consolidate_metadata(store: Any, path: str = "", *,
     try:
         group.update_metadata(lambda model: dataclasses.replace(model, consolidated=models))
     except DocumentTooLargeError as exc:
-        counts: dict[str, int] = {}
-        for name in models:
-            top = name.split("/", 1)[0]
-            if "/" in name:
-                counts[top] = counts.get(top, 0) + 1
-        largest = sorted(counts, key=lambda n: -counts[n])[:3]
-        where = "/" + group.path if group.path else "the root"
-        advice = ("consolidate its sub-groups instead (each gets a view of its own), e.g. "
-                  + ", ".join(f"zarrforge.consolidate_metadata(store, {paths.join(group.path, n)!r})"
-                              f" ({counts[n]} nodes)" for n in largest)
-                  if largest else "no sub-group holds enough of it to consolidate instead")
-        raise DocumentTooLargeError(
-            f"a consolidated view of the {len(models)} nodes below {where} would make its "
-            f"document {exc.size} bytes, over the limit of {exc.limit} bytes (zarrforge.config "
-            f"max_document_bytes) that readers apply; nothing was written. {advice}; or raise "
-            "max_document_bytes, for this writer and every reader", size=exc.size,
-            limit=exc.limit, key=exc.key) from exc
+        raise _view_too_large(group.path, list(models), exc) from exc
     return open_group(group.store, group.path, mode="r+")
+
+
+def _view_too_large(path: str, members: list[str],
+                    exc: DocumentTooLargeError) -> DocumentTooLargeError:
+    """The refusal of a view over the size limit, naming the largest sub-groups (by nodes
+    below them) to consolidate instead."""
+    below = collections.Counter(name.split("/", 1)[0] for name in members if "/" in name)
+    if below:
+        advice = "consolidate its sub-groups instead (each gets a view of its own), e.g. " + \
+            ", ".join(f"zarrforge.consolidate_metadata(store, {paths.join(path, name)!r}) "
+                      f"({count} nodes)" for name, count in below.most_common(3))
+    else:
+        advice = "no sub-group holds enough of it to consolidate instead"
+    where = "/" + path if path else "the root"
+    return DocumentTooLargeError(
+        f"a consolidated view of the {len(members)} nodes below {where} would make its "
+        f"document {exc.size} bytes, over the limit of {exc.limit} bytes (zarrforge.config "
+        f"max_document_bytes) that readers apply; nothing was written. {advice}; or raise "
+        "max_document_bytes, for this writer and every reader", size=exc.size,
+        limit=exc.limit, key=exc.key)
 
 
 def remove_consolidated_metadata(store: Any, path: str = "", *,

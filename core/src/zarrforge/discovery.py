@@ -88,7 +88,7 @@ def _format_failure(name: str) -> str | None:
         except Exception as exc:  # noqa: BLE001 - the point: a plugin's bug, reported
             return (f"its detection raises {type(exc).__name__}: {exc} on another format's "
                     f"node at {'/' + path!r}; zarrforge treats that as none of its own")
-    if name in hierarchy._failed_plugins:
+    if name in hierarchy.failed_formats():
         return "failed while looking for its nodes earlier in this process (see its warning)"
     return None
 

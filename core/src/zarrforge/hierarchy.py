@@ -71,6 +71,12 @@ def _not_mine(fmt: Format, exc: Exception) -> None:
         "lists what is installed.", PluginFailureWarning, stacklevel=3)
 
 
+def failed_formats() -> frozenset[str]:
+    """The formats whose detection failed unexpectedly in this process (one warning each)."""
+    with _failed_lock:
+        return frozenset(_failed_plugins)
+
+
 def _asking(fmt: Format, question: Callable[[], Any], otherwise: Any) -> Any:
     """The answer of one of ``fmt``'s detection methods; a plugin's unexpected failure
     (anything but a zarrforge error) is ``otherwise`` ("none of mine") and one warning per
