@@ -29,8 +29,6 @@ from typing import Any, Callable
 from .. import config
 from ..errors import DocumentTooLargeError, MetadataError
 
-MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # config.max_document_bytes' default
-
 
 def check_size(size: int, *, key: str | None, writing: bool) -> None:
     """Refuse a document of ``size`` bytes over ``config.max_document_bytes``: on read

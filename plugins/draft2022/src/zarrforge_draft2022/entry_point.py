@@ -140,7 +140,7 @@ def parse_entry_point(data: bytes) -> EntryPoint | None:
         document = load_document(data, key=key, allow_nan=True)
     except MetadataError:
         return None  # not JSON: no marker of the draft's
-    found = dialect_of(document.get("zarr_format")) if isinstance(document, dict) else None
+    found = dialect_of(document.get("zarr_format"))
     if found is None:
         return None
     dialect, minor = found
