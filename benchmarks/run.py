@@ -255,6 +255,46 @@ def _notes(records: list[dict[str, Any]], what: str) -> tuple[str, list[str], li
     return text, changed, disturbed
 
 
+def _run_jobs(jobs: list[tuple[str, str, int | None]], args: argparse.Namespace,
+              env: dict[str, str]) -> tuple[list[dict[str, Any]], tuple[float, ...]]:
+    """Each ``(engine, workload, threads)`` in a child of its own, in order; the records and
+    the load average before. The data under ``--path`` is removed afterwards (not with
+    ``--keep``)."""
+    records = []
+    load_before = os.getloadavg()
+    try:
+        for i, (engine, workload, threads) in enumerate(jobs, 1):
+            label = f"[{i:>3}/{len(jobs)}] {engine:<12} {workload:<12}"
+            if threads is not None:
+                label += f" N={threads:<3}"
+            records.append(run_child(engine, workload, args, env, label, threads=threads))
+    finally:
+        if not args.keep:
+            shutil.rmtree(args.path, ignore_errors=True)
+    return records, load_before
+
+
+def _result(args: argparse.Namespace, env: dict[str, str], was: dict[str, str | None],
+            argv: list[str] | None, records: list[dict[str, Any]], load_before: Any,
+            changed: list[str], disturbed: list[str], info: dict[str, Any]) -> dict[str, Any]:
+    """What a run's JSON file says besides its table: machine, command, settings, load,
+    disturbances, the children's environment, every run."""
+    return {
+        **info,
+        "command": _command(argv),
+        "settings": {"scale": args.scale, "repeat": args.repeat, "settle": args.settle,
+                     "path": str(args.path),
+                     "engines": args.engines, "workloads": args.workloads, "limits": args.limits},
+        "load_average": {"before": load_before, "after": os.getloadavg()},
+        "disturbed_runs": disturbed,
+        "source_changed_during_run": changed,
+        "environment": {"unset_in_children": list(UNSET), "values_before_unset": was,
+                        "children_blas": blas_report(env),
+                        "rss_method": next((r["rss_method"] for r in records if "rss_method" in r), None)},
+        "runs": records,
+    }
+
+
 def run_sweep(args: argparse.Namespace, env: dict[str, str], was: dict[str, str | None],
               argv: list[str] | None) -> int:
     """The thread sweep: every (engine, workload, N) and (limit, N) in a child of its own."""
@@ -263,16 +303,7 @@ def run_sweep(args: argparse.Namespace, env: dict[str, str], was: dict[str, str 
     jobs += [(engine, w, n) for w in args.workloads for n in counts for engine in args.engines]
     _log(f"thread sweep {','.join(map(str, counts))} (os.cpu_count() {os.cpu_count()}): "
          f"{len(jobs)} runs, scale {args.scale:g}, repeat {args.repeat}, data in {args.path}")
-    records = []
-    load_before = os.getloadavg()
-    try:
-        for i, (engine, workload, n) in enumerate(jobs, 1):
-            label = f"[{i:>3}/{len(jobs)}] {engine:<12} {workload:<12} N={n:<3}"
-            records.append(run_child(engine, workload, args, env, label, threads=n))
-    finally:
-        if not args.keep:
-            shutil.rmtree(args.path, ignore_errors=True)
-
+    records, load_before = _run_jobs(jobs, args, env)
     info = machine.describe(REPO)
     table = sweep.rows(records, args.engines, args.workloads, counts)
     title = (f"Thread sweep: scale {args.scale:g}, best of {args.repeat}, threads "
@@ -287,23 +318,10 @@ def run_sweep(args: argparse.Namespace, env: dict[str, str], was: dict[str, str 
         if r.get("configuration"):
             name = r["engine"] if r["engine"] != "limits" else r["workload"]
             configurations.setdefault(name, {}).setdefault(str(r.get("threads")), r["configuration"])
-    result = {
-        **info,
-        "cpu_count": os.cpu_count(),
-        "command": _command(argv),
-        "settings": {"scale": args.scale, "repeat": args.repeat, "settle": args.settle,
-                     "path": str(args.path), "threads": counts,
-                     "engines": args.engines, "workloads": args.workloads, "limits": args.limits},
-        "load_average": {"before": load_before, "after": os.getloadavg()},
-        "disturbed_runs": disturbed,
-        "source_changed_during_run": changed,
-        "environment": {"unset_in_children": list(UNSET), "values_before_unset": was,
-                        "children_blas": blas_report(env),
-                        "rss_method": next((r["rss_method"] for r in records if "rss_method" in r), None)},
-        "engine_configuration": configurations,
-        "table": table,
-        "runs": records,
-    }
+    result = _result(args, env, was, argv, records, load_before, changed, disturbed, info)
+    result["cpu_count"] = os.cpu_count()
+    result["settings"]["threads"] = counts
+    result.update(engine_configuration=configurations, table=table)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "sweep.json").write_text(json.dumps(result, indent=1) + "\n")
     (args.out / "sweep.md").write_text(text)
@@ -328,18 +346,10 @@ def main(argv: list[str] | None = None) -> int:
     prepare_root(args.path)
     if args.threads_sweep is not None:
         return run_sweep(args, env, was, argv)
-    jobs = [("limits", name) for name in args.limits]
-    jobs += [(engine, w) for w in args.workloads for engine in args.engines]
+    jobs: list[tuple[str, str, int | None]] = [("limits", name, None) for name in args.limits]
+    jobs += [(engine, w, None) for w in args.workloads for engine in args.engines]
     _log(f"{len(jobs)} runs, scale {args.scale:g}, repeat {args.repeat}, data in {args.path}")
-    records = []
-    load_before = os.getloadavg()
-    try:
-        for i, (engine, workload) in enumerate(jobs, 1):
-            label = f"[{i:>2}/{len(jobs)}] {engine:<11} {workload:<12}"
-            records.append(run_child(engine, workload, args, env, label))
-    finally:
-        if not args.keep:
-            shutil.rmtree(args.path, ignore_errors=True)
+    records, load_before = _run_jobs(jobs, args, env)
 
     table = report.rows(records, args.engines, args.workloads)
     limits = report.limit_rows(records)
@@ -351,24 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in records:
         if r.get("configuration") and r["engine"] not in configurations:
             configurations[r["engine"]] = r["configuration"]
-    command = _command(argv)
-    result = {
-        **info,
-        "command": command,
-        "settings": {"scale": args.scale, "repeat": args.repeat, "settle": args.settle,
-                     "path": str(args.path),
-                     "engines": args.engines, "workloads": args.workloads, "limits": args.limits},
-        "load_average": {"before": load_before, "after": os.getloadavg()},
-        "disturbed_runs": disturbed,
-        "source_changed_during_run": changed,
-        "environment": {"unset_in_children": list(UNSET), "values_before_unset": was,
-                        "children_blas": blas_report(env),
-                        "rss_method": next((r["rss_method"] for r in records if "rss_method" in r), None)},
-        "engine_configuration": configurations,
-        "table": table,
-        "limits": limits,
-        "runs": records,
-    }
+    result = _result(args, env, was, argv, records, load_before, changed, disturbed, info)
+    result.update(engine_configuration=configurations, table=table, limits=limits)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "latest.json").write_text(json.dumps(result, indent=1) + "\n")
     (args.out / "latest.md").write_text(text)
