@@ -12,42 +12,14 @@ time-bounded tests with real processes live in ``test_concurrency.py``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
-
 import pytest
 
 import zarrforge
-from zarrforge.abc.store import WrapperStore
+from zarrforge.testing.faults import ChangeBetweenReads
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
 FORMATS = [2, 3, "draft-2022"]
-
-
-class ChangesAfterFirstVersionedRead(WrapperStore):
-    """Runs ``change()`` once, right after the first versioned read through it."""
-
-    forwards_conditional_writes = True
-
-    def __init__(self, inner, change: Callable[[], None]) -> None:
-        super().__init__(inner)
-        self.change = change
-        self.fired = False
-
-    def _fire(self) -> None:
-        if not self.fired:
-            self.fired = True
-            self.change()
-
-    def _get_versioned(self, key):
-        answer = self.inner.get_versioned(key)
-        self._fire()
-        return answer
-
-    def get_versioned_many(self, keys):
-        answer = self.inner.get_versioned_many(keys)
-        self._fire()
-        return answer
 
 
 def _store(kind: str, tmp_path: Path):
@@ -67,10 +39,11 @@ def test_an_attribute_update_racing_another_writer_keeps_both(tmp_path, kind, fm
         zarrforge.create_group(store, "a", zarr_format=fmt, attributes={"before": 0})
         opener = zarrforge.open_group
     other = opener(store, "a", mode="r+")
-    wrapper = ChangesAfterFirstVersionedRead(store, lambda: other.attrs.__setitem__("theirs", 1))
+    wrapper = ChangeBetweenReads(store, lambda: other.attrs.__setitem__("theirs", 1),
+                                 versioned_only=True)
     mine = opener(wrapper, "a", mode="r+")
     mine.attrs["mine"] = 2
-    assert wrapper.fired  # the other writer's change landed inside this update
+    assert wrapper.reads  # the other writer's change landed inside this update
     assert dict(opener(store, "a").attrs) == {"before": 0, "theirs": 1, "mine": 2}
 
 
@@ -81,10 +54,11 @@ def test_consolidated_metadata_racing_an_attribute_change_keeps_both(tmp_path, f
     root.create_array("x", shape=(2,), chunks=(2,), dtype="int8")
     zarrforge.consolidate_metadata(store)
     other = zarrforge.open_array(store, "x", mode="r+")
-    wrapper = ChangesAfterFirstVersionedRead(store, lambda: other.attrs.__setitem__("theirs", 1))
+    wrapper = ChangeBetweenReads(store, lambda: other.attrs.__setitem__("theirs", 1),
+                                 versioned_only=True)
     mine = zarrforge.open_array(wrapper, "x", mode="r+")
     mine.attrs["mine"] = 2
-    assert wrapper.fired
+    assert wrapper.reads
     fresh = zarrforge.open_group(store, mode="r")  # through the consolidated view
     assert dict(fresh["x"].attrs) == {"theirs": 1, "mine": 2}
     assert dict(zarrforge.open_group(store, mode="r", use_consolidated=False)["x"].attrs) == \

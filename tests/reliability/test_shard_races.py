@@ -20,14 +20,14 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
 import zarrforge
 from zarrforge import config
-from zarrforge.abc.store import WrapperStore
+from zarrforge.testing.faults import ChangeBetweenReads
 from zarrforge.errors import ConflictError
 from zarrforge_sharding import index_cache
 from zarrforge_std.stores.local import LocalStore
@@ -37,44 +37,6 @@ from _reliability import generation_values, start_worker
 
 SHAPE, INNER, SHARD = (8, 12), (2, 3), (8, 12)  # one shard of 4 x 4 inner chunks
 SHARD_KEY = "a/c/0/0"
-
-
-class RewritesBetweenReads(WrapperStore):
-    """Calls ``rewrite()`` right after each of the first ``times`` reads of the shard
-    (any read method), so the reader's next request meets another version."""
-
-    forwards_conditional_writes = True  # changes no key and no value: versioned ranges pass
-
-    def __init__(self, inner, rewrite: Callable[[], None], times: int = 1,
-                 shard_key: str = SHARD_KEY) -> None:
-        super().__init__(inner)
-        self.rewrite = rewrite
-        self.times = times
-        self.reads = 0
-        self.shard_key = shard_key
-
-    def _after(self, keys) -> None:
-        if self.shard_key in keys:
-            self.reads += 1
-            if self.reads <= self.times:
-                self.rewrite()
-
-    def get(self, key, byte_range=None):
-        value = self.inner.get(key, byte_range)
-        self._after([key])
-        return value
-
-    def get_many(self, requests):
-        answers = []
-        for key, byte_range in requests:  # one at a time: a rewrite may land inside a batch
-            answers.append(self.inner.get(key, byte_range))
-            self._after([key])
-        return answers
-
-    def _get_ranges(self, key, ranges, if_generation):
-        answer = self.inner.get_ranges(key, ranges, if_generation=if_generation)
-        self._after([key])
-        return answer
 
 
 def _versions() -> dict[int, np.ndarray]:
@@ -129,8 +91,8 @@ def test_a_shard_replaced_between_index_and_chunk_reads_gives_one_version(
     versions = _versions()
     writer[...] = versions[1]
     region = np.s_[2:4, 3:6]  # inner chunk (1, 1): at another offset in each version
-    wrapper = RewritesBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
-                                   times=0)
+    wrapper = ChangeBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
+                                 key=SHARD_KEY, times=0)
     reader = zarrforge.open_array(wrapper, "a")
     if cached:  # an earlier read remembers version 1's index
         _assert_one_version(reader[0:2, 3:6], np.s_[0:2, 3:6], versions)
@@ -150,8 +112,8 @@ def test_the_draft_sharding_transformer_reads_one_version_of_a_replaced_shard(
                                     dtype="int32", fill_value=0, zarr_format="draft-2022")
     versions = _versions()
     writer[...] = versions[1]
-    wrapper = RewritesBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
-                                   times=0, shard_key="data/root/a/c0/0")
+    wrapper = ChangeBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
+                                 key="data/root/a/c0/0", times=0)
     reader = zarrforge.open_array(wrapper, "a")
     if cached:
         _assert_one_version(reader[0:2, 3:6], np.s_[0:2, 3:6], versions)
@@ -168,8 +130,9 @@ def test_a_reader_of_a_shard_that_never_settles_gives_up_with_a_conflict(tmp_pat
     versions = _versions()
     writer[...] = versions[1]
     flip = iter(range(10**6))
-    wrapper = RewritesBetweenReads(
-        store, lambda: writer.__setitem__(Ellipsis, versions[1 + next(flip) % 2]), times=10**6)
+    wrapper = ChangeBetweenReads(
+        store, lambda: writer.__setitem__(Ellipsis, versions[1 + next(flip) % 2]),
+        key=SHARD_KEY, times=10**6)
     reader = zarrforge.open_array(wrapper, "a")
     with config.set(conflict_retries=3), pytest.raises(ConflictError, match="kept changing"):
         reader[2:4, 3:6]
@@ -181,10 +144,10 @@ def test_a_store_without_versioned_ranges_reads_the_whole_shard_in_one_request(t
     versions = _versions()
     writer[...] = versions[1]
 
-    class Unversioned(RewritesBetweenReads):
+    class Unversioned(ChangeBetweenReads):
         forwards_conditional_writes = False  # so the store below looks unversioned
 
-    wrapper = Unversioned(store, lambda: writer.__setitem__(Ellipsis, versions[2]))
+    wrapper = Unversioned(store, lambda: writer.__setitem__(Ellipsis, versions[2]), key=SHARD_KEY)
     assert not wrapper.capabilities.versioned_ranges
     reader = zarrforge.open_array(wrapper, "a")
     np.testing.assert_array_equal(reader[2:4, 3:6], versions[1][2:4, 3:6])

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge.abc.store import WrapperStore
+from zarrforge.testing.faults import ChangeBetweenReads
 from zarrforge_fsspec import FsspecStore
 from zarrforge_sharding import index_cache
 
@@ -28,31 +28,6 @@ def _versions() -> dict[int, np.ndarray]:
     one = base.copy()
     one[0:2, 0:3] = 0
     return {1: one, 2: base + 1000}
-
-
-class RewritesAfterFirstRead(WrapperStore):
-    forwards_conditional_writes = True  # changes no key and no value
-
-    def __init__(self, inner, rewrite) -> None:
-        super().__init__(inner)
-        self.rewrite, self.armed = rewrite, True
-
-    def _after(self, key: str) -> None:
-        if key == SHARD_KEY and self.armed:
-            self.armed = False
-            self.rewrite()
-
-    def get_many(self, requests):
-        answers = []
-        for key, byte_range in requests:
-            answers.append(self.inner.get(key, byte_range))
-            self._after(key)
-        return answers
-
-    def _get_ranges(self, key, ranges, if_generation):
-        answer = self.inner.get_ranges(key, ranges, if_generation=if_generation)
-        self._after(key)
-        return answer
 
 
 @pytest.fixture
@@ -71,10 +46,11 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
     writer = _sharded(s3_store)
     versions = _versions()
     writer[...] = versions[1]
-    wrapper = RewritesAfterFirstRead(s3_store, lambda: writer.__setitem__(Ellipsis, versions[2]))
+    wrapper = ChangeBetweenReads(s3_store, lambda: writer.__setitem__(Ellipsis, versions[2]),
+                                 key=SHARD_KEY)
     got = zf.open_array(wrapper, "a")[2:4, 3:6]
     assert any(np.array_equal(got, v[2:4, 3:6]) for v in versions.values()), got.tolist()
-    assert not wrapper.armed  # the shard was replaced during the read
+    assert wrapper.reads >= 2  # the shard was replaced after the first of them
 
 
 def test_readers_racing_a_rewriting_thread_on_s3_read_only_whole_versions(s3_store):

@@ -25,7 +25,7 @@ from .codecs import CodecConformance
 from .conditional import ConditionalWriteConformance, CrossProcessConditionalConformance
 from .data_types import DataTypeConformance
 from .extensions import ExtensionConformance
-from .faults import FaultyStore  # noqa: F401 - fault injection for store tests (faults.py)
+from .faults import ChangeBetweenReads, FaultyStore  # noqa: F401 - fault injection (faults.py)
 from .formats import FormatConformance
 from .memory_layouts import MemoryLayoutConformance
 from .storage_transformers import StorageTransformerConformance

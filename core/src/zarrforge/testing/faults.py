@@ -45,6 +45,9 @@ Faults (each says which methods it applies to; elsewhere it forwards):
   none): a store with read-after-write lag.
 * :class:`Drop` -- ``set`` / ``delete``: report success and do nothing (a lost write).
 
+Races made certain: :class:`ChangeBetweenReads` runs another writer's change right
+after a read (of a key, or a versioned read), between the reader's steps.
+
 ``calls`` lists every :class:`Call`, ``fired`` every ``(Call, fault)`` applied.
 """
 
@@ -350,3 +353,52 @@ class FaultyStore(WrapperStore):
     def erase_prefix(self, prefix: str) -> None:
         self._check_writable(prefix or "<root>")
         self._run("erase_prefix", prefix, lambda: self.inner.erase_prefix(prefix))
+
+
+class ChangeBetweenReads(WrapperStore):
+    """Makes a race certain: runs ``change()`` (another writer's write) right after each
+    of the first ``times`` reads through it, so the caller's next request meets the
+    change. ``key`` limits it to reads of that key; ``versioned_only`` to versioned
+    reads (``get_versioned``, ``get_versioned_many``: between an update's read and its
+    conditional write). Whole-value ``get_many`` is read one key at a time, so the change
+    can land inside a batch; a ``get_versioned_many`` or ``get_ranges`` is one read.
+    ``reads`` counts the reads seen; ``times`` may be changed at any time. It changes no
+    key and no value, so conditional writes and versioned ranges pass through."""
+
+    forwards_conditional_writes = True
+
+    def __init__(self, inner: Store, change: Callable[[], Any], *, key: str | None = None,
+                 times: int = 1, versioned_only: bool = False) -> None:
+        super().__init__(inner)
+        self.change, self.key, self.times = change, key, times
+        self.versioned_only = versioned_only
+        self.reads = 0
+
+    def _after(self, keys: Sequence[str], versioned: bool) -> None:
+        if (versioned or not self.versioned_only) and (self.key is None or self.key in keys):
+            self.reads += 1
+            if self.reads <= self.times:
+                self.change()
+
+    def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        value = self.inner.get(key, byte_range)
+        self._after([key], False)
+        return value
+
+    def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        return [self.get(key, byte_range) for key, byte_range in requests]
+
+    def _get_versioned(self, key: str) -> Any:
+        answer = self.inner.get_versioned(key)
+        self._after([key], True)
+        return answer
+
+    def get_versioned_many(self, keys: Sequence[str]) -> list[Any]:
+        answer = self.inner.get_versioned_many(keys)
+        self._after(keys, True)
+        return answer
+
+    def _get_ranges(self, key: str, ranges: list[ByteRange | None], if_generation: Any) -> Any:
+        answer = self.inner.get_ranges(key, ranges, if_generation=if_generation)
+        self._after([key], False)
+        return answer

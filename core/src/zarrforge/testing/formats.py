@@ -51,9 +51,9 @@ import zarrforge as zf
 
 from .. import registry
 from ..abc.format import Format
-from ..abc.store import WrapperStore
 from ..errors import MetadataError, ZarrforgeError
 from ..hierarchy import get_format
+from .faults import ChangeBetweenReads
 from ._common import hypothesis_settings
 
 DEFAULT_ARRAY_CASES = [
@@ -67,32 +67,6 @@ DEFAULT_ATTRIBUTES = {"title": "conformance", "nested": {"list": [1, 2.5, None, 
 def _memory_store() -> Any:
     from zarrforge_std.stores.memory import MemoryStore  # the std plugin is a test need
     return MemoryStore()
-
-
-class _ChangesAfterFirstVersionedRead(WrapperStore):
-    """Runs ``change()`` once, right after the first versioned read through it: another
-    writer's change lands between an update's read and its conditional write."""
-
-    forwards_conditional_writes = True
-
-    def __init__(self, inner: Any, change: Any) -> None:
-        super().__init__(inner)
-        self.change, self.fired = change, False
-
-    def _fire(self) -> None:
-        if not self.fired:
-            self.fired = True
-            self.change()
-
-    def _get_versioned(self, key: str) -> Any:
-        answer = self.inner.get_versioned(key)
-        self._fire()
-        return answer
-
-    def get_versioned_many(self, keys: Any) -> Any:
-        answer = self.inner.get_versioned_many(keys)
-        self._fire()
-        return answer
 
 
 _ADD_KEYS = """
@@ -251,14 +225,14 @@ class FormatConformance:
                         zarr_format=name, attributes={"before": 0})
         other = zf.open_array(location, "a", mode="r+")
         mine = zf.open_array(location, "a", mode="r+")
-        wrapper = _ChangesAfterFirstVersionedRead(
-            mine.store, lambda: other.attrs.__setitem__("theirs", 1))
+        wrapper = ChangeBetweenReads(mine.store, lambda: other.attrs.__setitem__("theirs", 1),
+                                     versioned_only=True)
         if not wrapper.capabilities.conditional_writes:
             raise AssertionError(
                 f"format {name!r}: shared_store() gives {mine.store!r}, which has no "
                 "conditional writes; give a store location that has them")
         zf.open_array(wrapper, "a", mode="r+").attrs["mine"] = 2
-        assert wrapper.fired, f"format {name!r}: an attribute update read nothing versioned"
+        assert wrapper.reads, f"format {name!r}: an attribute update read nothing versioned"
         got = dict(zf.open_array(location, "a").attrs)
         assert got == {"before": 0, "theirs": 1, "mine": 2}, (
             f"format {name!r}: another writer set 'theirs' between this update's read and its "
