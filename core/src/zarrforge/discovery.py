@@ -19,7 +19,7 @@ as "none of mine" (:mod:`zarrforge.hierarchy`), but it cannot find its own nodes
 from __future__ import annotations
 
 import dataclasses
-
+import functools
 from typing import Any
 
 from . import hierarchy, hooks, registry
@@ -60,17 +60,13 @@ def _status(reg: registry.Registry, name: str) -> str:
     return "ok"
 
 
-_probe_store: list[Any] = []  # the small hierarchy formats are tried on, made once
-
-
+@functools.cache
 def _probe() -> Any:
     """A memory store holding a group and an array of the default format (made once)."""
-    if not _probe_store:
-        store = resolve_store(None)
-        create_group(store, "g")
-        create_array(store, "g/a", shape=(2,), dtype="int8")
-        _probe_store.append(store)
-    return _probe_store[0]
+    store = resolve_store(None)
+    create_group(store, "g")
+    create_array(store, "g/a", shape=(2,), dtype="int8")
+    return store
 
 
 def _format_failure(name: str) -> str | None:

@@ -299,20 +299,17 @@ class LocalStore(Store):
         try:
             status = os.fstat(fd)
             generation = _generation(status)
-            if if_generation is not None and generation != if_generation:
-                raise ConflictError(f"{key!r} in {self.root!r} changed since it was read",
-                                    key=key)
-            size = status.st_size
-            windows = [slice(0, size) if r is None else r.slice_of(size) for r in ranges]
-            return [_read_at(fd, w.start, w.stop - w.start) for w in windows], generation
+            if if_generation is None or generation == if_generation:
+                size = status.st_size
+                windows = [slice(0, size) if r is None else r.slice_of(size) for r in ranges]
+                return [_read_at(fd, w.start, w.stop - w.start) for w in windows], generation
         except IsADirectoryError:
             return None, ABSENT
-        except ConflictError:  # an OSError too (through StoreError): not a failed read
-            raise
         except OSError as exc:
             raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
         finally:
             os.close(fd)
+        raise ConflictError(f"{key!r} in {self.root!r} changed since it was read", key=key)
 
     def _current(self, path: str) -> Any:
         try:
