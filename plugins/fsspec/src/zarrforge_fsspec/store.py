@@ -67,7 +67,7 @@ import fsspec.core
 
 from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
                                  validate_key, validate_prefix)
-from zarrforge.errors import ConflictError, InvalidPathError, StoreError
+from zarrforge.errors import InvalidPathError, StoreError
 from zarrforge.plugin_api import versions
 
 from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient,
@@ -661,31 +661,26 @@ class FsspecStore(Store):
 
     def _local_ranges(self, key: str, ranges: list[ByteRange | None],
                       if_generation: Any) -> tuple[list[bytes] | None, Any]:
-        """Ranges from one open of the key's file (writes rename a new file over it)."""
+        """Ranges from one open of the key's file (writes rename a new file over it), so
+        all of one version: its device, inode, mtime and size."""
+        url = self._url_of(key)
         try:
             with open(self._path(key), "rb") as file:
                 status = os.fstat(file.fileno())
                 generation = (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
-                if if_generation is not None and generation != if_generation:
-                    raise ConflictError(f"{key!r} at {self._url_of(key)!r} changed since it "
-                                        "was read", key=key, url=self._url_of(key))
-                parts = []
+                answers: list[tuple[bytes | None, Any]] = []
                 for byte_range in ranges:
                     window = (slice(0, status.st_size) if byte_range is None
                               else byte_range.slice_of(status.st_size))
                     file.seek(window.start)
-                    parts.append(file.read(window.stop - window.start))
-                return parts, generation
+                    answers.append((file.read(window.stop - window.start), generation))
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            if if_generation is not None and if_generation is not ABSENT:
-                raise ConflictError(f"{key!r} at {self._url_of(key)!r} was deleted since it "
-                                    "was read", key=key, url=self._url_of(key)) from None
-            return None, ABSENT
-        except ConflictError:
-            raise
+            answers = [(None, ABSENT)]
         except OSError as exc:
-            raise StoreError(f"cannot read {key!r} at {self._url_of(key)!r}: {exc}", key=key,
-                             url=self._url_of(key)) from exc
+            raise StoreError(f"cannot read {key!r} at {url!r}: {exc}", key=key, url=url) from exc
+        if not answers:  # no range asked for: only the version
+            return [], generation
+        return versions.one_version(answers, if_generation, key=key, url=url)
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
         return self._run(lambda: self._conditions.set_if(key, value, if_generation))
