@@ -43,22 +43,22 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import itertools
 import json
 import math
 from typing import Any
 
 import numpy as np
 
-from zarrforge.errors import ConflictError, CorruptChunkError, MetadataError
+from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.plugin_api import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecChain, PartialCodec,
                                   RangeFetcher, SubdividedCodec, VersionedRangeFetcher,
-                                  all_equal_fill, check_allocation, codecs_from_json, config,
+                                  all_equal_fill, check_allocation, codecs_from_json,
                                   current_chunk, data_type_from_json, encoding_chunk,
                                   map_parallel)
 
 from . import index_cache
 from .index import ShardIndex
+from .located import read_located
 from .selection import Box, analyse
 
 LOCATIONS = ("start", "end")
@@ -358,57 +358,47 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         index_range = self._index_range(spec)
         remembered = index_cache.cache.get(cache_key) if cache_key is not None else None
         if remembered is not None and b is not None:
-            # a guess: the inner chunks it names are read with the index, checked below
-            (raw_index, index), generation, guessed = remembered, None, True
+            try:
+                remembered[1].checked_ranges(b.inner_chunks())
+            except CorruptChunkError:  # judged on the stored index, never on a memory of it
+                index_cache.cache.discard(cache_key)
+                remembered = None
+        if remembered is not None and b is not None:
+            # a guess: the inner chunks it names are read with the index, and checked
+            raw_index, generation, guessed = remembered[0], None, True
         else:
             parts, generation = read([index_range])
             if parts is None:
                 return None
-            raw_index, index, guessed = parts[0], None, False
-        for attempt in itertools.count():
-            if index is None:
-                # Only the entries this read follows are checked (a hostile entry elsewhere
-                # cannot mislead it); writes check the whole index before they rebuild it.
-                index = self._decode_index(raw_index, spec, shard_size=None, validate=False)
-                if cache_key is not None:
-                    raw = bytes(raw_index)
-                    index_cache.cache.put(cache_key, raw, index, 2 * len(raw) + 200)
-            if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
-                return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
-            try:
-                wanted = index.checked_ranges(b.inner_chunks())
-            except CorruptChunkError:
-                if not guessed:
-                    raise
-                # judged on the stored index, never on a memory of it
-                index_cache.cache.discard(cache_key)
-                parts, generation = read([index_range])
-                if parts is None:
-                    return None
-                raw_index, index, guessed = parts[0], None, False
-                continue
+            raw_index, guessed = parts[0], False
+
+        def index_of(raw: bytes) -> Any:
+            if remembered is not None and raw is remembered[0]:
+                return remembered[1]
+            # Only the entries this read follows are checked (a hostile entry elsewhere
+            # cannot mislead it); writes check the whole index before they rebuild it.
+            index = self._decode_index(raw, spec, shard_size=None, validate=False)
+            if cache_key is not None:
+                index_cache.cache.put(cache_key, bytes(raw), index, 2 * len(raw) + 200)
+            return index
+
+        if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
+            index_of(raw_index)
+            return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
+
+        def locate(raw: bytes) -> tuple[Any, list[ByteRange]]:
+            wanted = index_of(raw).checked_ranges(b.inner_chunks())
             runs = coalesce(list(wanted.values())) if wanted else []
-            if not runs and not guessed:
-                return self._gathered(b, spec, wanted, runs, [])
-            # The inner chunks with the index again, from the version the index came from
-            # (if it is known): equal indexes mean the ranges are that version's chunks.
-            try:
-                parts, generation = read([index_range, *(ByteRange(o, n) for o, n in runs)],
-                                         if_generation=generation)
-            except ConflictError:  # replaced since the index was read: start from its new one
-                parts, generation = read([index_range])
-            if parts is None:
-                if cache_key is not None:
-                    index_cache.cache.discard(cache_key)
-                return None  # deleted meanwhile: it reads as the fill value now
-            if len(parts) == len(runs) + 1 and bytes(parts[0]) == bytes(raw_index):
-                return self._gathered(b, spec, wanted, runs, parts[1:])
-            raw_index, index, guessed = parts[0], None, False  # the shard changed
-            if attempt >= config.get().conflict_retries:
-                raise ConflictError(
-                    f"the shard kept changing while it was read in part: its index changed on "
-                    f"each of {attempt + 1} tries (config conflict_retries)")
-        raise AssertionError("unreachable")
+            return (wanted, runs), [ByteRange(o, n) for o, n in runs]
+
+        found = read_located(read, index_range, raw_index, locate, generation=generation,
+                             guessed=guessed)
+        if found is None:
+            if cache_key is not None:
+                index_cache.cache.discard(cache_key)
+            return None
+        (wanted, runs), parts = found
+        return self._gathered(b, spec, wanted, runs, parts)
 
     def _partial_of_whole(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple,
                           b: Box | None) -> np.ndarray | None:

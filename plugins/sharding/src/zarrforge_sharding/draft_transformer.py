@@ -22,7 +22,6 @@ chunks is deleted. Keys that are not chunk keys pass through unchanged.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 import threading
 from typing import Any, Iterable, Iterator, Sequence
@@ -31,10 +30,10 @@ import numpy as np
 
 from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer
 from zarrforge.abc.store import ByteRange, Store, StoreCapabilities, WrapperStore
-from zarrforge.errors import ConflictError, CorruptChunkError, MetadataError
-from zarrforge.plugin_api import config
+from zarrforge.errors import CorruptChunkError, MetadataError
 
 from .index import ShardIndex
+from .located import read_located
 
 NAME = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"
 
@@ -166,29 +165,27 @@ class DraftShardStore(WrapperStore):
                 for i, byte_range in self._spans(index, wanted, requests, located):
                     results[i] = blob[byte_range.offset:byte_range.offset + byte_range.length]
             return
-        for attempt in itertools.count():
+        def locate(raw: bytes) -> tuple[list[tuple[int, ByteRange]], list[ByteRange]]:
             try:
-                index = self._index(raw_index, None)
+                index = self._index(raw, None)
             except CorruptChunkError as exc:
                 raise CorruptChunkError(str(exc), key=shard_key) from exc
             spans = self._spans(index, wanted, requests, located)
-            if not spans:
-                return
-            parts, _ = self.inner.get_ranges(
-                shard_key, [ByteRange(length=self.index_size), *(r for _, r in spans)])
-            if parts is None:
-                return  # deleted since its index was read: its chunks read as missing now
-            if bytes(parts[0]) == bytes(raw_index):
-                for (i, byte_range), value in zip(spans, parts[1:]):
-                    if len(value) != byte_range.length:
-                        raise CorruptChunkError(f"the shard holding {requests[i][0]!r} is shorter "
-                                                "than its index says", key=shard_key)
-                    results[i] = value
-                return
-            raw_index = parts[0]  # replaced meanwhile: go again from its new index
-            if attempt >= config.get().conflict_retries:
-                raise ConflictError(f"the shard {shard_key!r} kept changing while it was read",
-                                    key=shard_key)
+            return spans, [byte_range for _, byte_range in spans]
+
+        def read(ranges: list[ByteRange], *, if_generation: Any = None) -> Any:
+            return self.inner.get_ranges(shard_key, ranges, if_generation=if_generation)
+
+        found = read_located(read, ByteRange(length=self.index_size), raw_index, locate,
+                             what=f"the shard {shard_key!r}", key=shard_key)
+        if found is None:
+            return  # deleted since its index was read: its chunks read as missing now
+        spans, parts = found
+        for (i, byte_range), value in zip(spans, parts):
+            if len(value) != byte_range.length:
+                raise CorruptChunkError(f"the shard holding {requests[i][0]!r} is shorter "
+                                        "than its index says", key=shard_key)
+            results[i] = value
 
     @staticmethod
     def _spans(index: ShardIndex, wanted: list[int], requests: Sequence[tuple[str, ByteRange | None]],
