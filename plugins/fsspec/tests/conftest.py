@@ -1,7 +1,8 @@
 """Local servers for the zarrforge-fsspec tests. Nothing here talks to any address but 127.0.0.1.
 
-* ``moto_endpoint`` (session): a moto S3 server on a free port of 127.0.0.1,
-  with dummy AWS credentials in the environment and instance metadata off.
+* ``moto_endpoint`` (session): a moto S3 server on a free port of 127.0.0.1
+  (``zarrforge.testing.s3_server``: conditional writes atomic as on S3), with
+  dummy AWS credentials in the environment and instance metadata off.
 * ``s3_options`` / ``s3_url``: s3fs options pointing at it, and a new bucket
   per test (``s3://<bucket>``).
 * ``http_server`` (session): a static file server on 127.0.0.1 serving a
@@ -58,14 +59,10 @@ def aws_env():
 
 @pytest.fixture(scope="session")
 def moto_endpoint(aws_env):
-    import moto.server as moto_server
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    _, port = server.get_host_and_port()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.stop()
+    from zarrforge.testing.s3_server import loopback_s3_server
+
+    with loopback_s3_server() as endpoint:
+        yield endpoint
 
 
 def s3_options_for(endpoint: str, **extra) -> dict:

@@ -179,3 +179,46 @@ def test_four_processes_writing_parts_of_the_same_chunks_on_s3_lose_nothing(s3_u
         assert process.returncode == 0, err[-3000:]
     expected = [(i % workers) * 1000 + rounds for i in range(32)]
     assert zf.open_array(store, "a")[...].tolist() == expected
+
+
+def test_the_test_server_decides_racing_conditional_puts_atomically(s3_url, s3_options,
+                                                                     monkeypatch):
+    """The lost-update tests above are only meaningful if the server, like S3, lets one
+    of several PUTs holding the same ETag through (zarrforge.testing.s3_server). The
+    server's store step is slowed down so that, were check and write separate, every
+    writer would pass the check before the first one wrote."""
+    import time
+
+    import boto3
+    from botocore.exceptions import ClientError
+    from moto.s3.models import S3Backend
+
+    store_object = S3Backend.put_object
+
+    def slow_store(self, *args, **kwargs):
+        time.sleep(0.05)
+        return store_object(self, *args, **kwargs)
+
+    monkeypatch.setattr(S3Backend, "put_object", slow_store)
+
+    bucket = s3_url.removeprefix("s3://")
+    client = boto3.client("s3", endpoint_url=s3_options["endpoint_url"], region_name="us-east-1")
+    etag = client.put_object(Bucket=bucket, Key="k", Body=b"first")["ETag"]
+    start = threading.Barrier(16)
+    outcomes: list[str] = []
+
+    def put(number: int) -> None:
+        start.wait()
+        try:
+            client.put_object(Bucket=bucket, Key="k", Body=b"writer %d" % number, IfMatch=etag)
+            outcomes.append("written")
+        except ClientError as error:
+            outcomes.append(error.response["Error"]["Code"])
+
+    threads = [threading.Thread(target=put, args=(n,)) for n in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes.count("written") == 1
+    assert set(outcomes) - {"written"} == {"PreconditionFailed"}

@@ -38,17 +38,14 @@ class TestObstoreLocal(StoreConformance):
 def moto_endpoint():
     import os
 
-    import moto.server as moto_server
+    from zarrforge.testing.s3_server import loopback_s3_server
 
     saved = {name: os.environ.get(name) for name in ("AWS_EC2_METADATA_DISABLED", "NO_PROXY")}
     os.environ.update({"AWS_EC2_METADATA_DISABLED": "true", "NO_PROXY": "127.0.0.1"})
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    _, port = server.get_host_and_port()
     try:
-        yield f"http://127.0.0.1:{port}"
+        with loopback_s3_server() as endpoint:
+            yield endpoint
     finally:
-        server.stop()
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
