@@ -85,8 +85,19 @@ def test_existing_destination_is_refused_before_anything_is_written():
     dest = MemoryStore()
     zf.create_group(dest).create_group("g")
     before = dict(dest._data)
-    with pytest.raises(ContainsNodeError, match="'/' already exists"):
+    with pytest.raises(ContainsNodeError, match="already exists at '/'"):
         zf.copy(src, dest)
+    assert dest._data == before
+
+
+def test_a_node_in_the_way_below_a_new_root_is_refused_before_anything_is_written():
+    src = source_hierarchy()
+    dest = MemoryStore()
+    zf.create_group(dest, "copy/g")
+    dest.delete("copy/zarr.json")  # no root, but a node where the copy puts one
+    before = dict(dest._data)
+    with pytest.raises(ContainsNodeError, match="already exists at '/copy/g'"):
+        zf.copy(src, dest, dest_path="copy")
     assert dest._data == before
 
 

@@ -33,9 +33,9 @@ import numpy as np
 from . import hierarchy, paths
 from .abc.codec import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 from .abc.format import ArrayCreationSpec, Format
-from .errors import ContainsNodeError, MetadataError
+from .errors import MetadataError
 from .node import open_node
-from .read_memo import ReadMemo
+from .node_writing import NewNode, write_nodes
 from .storage import StoreLike, resolve_location
 
 KEEP: Any = object()  # sentinel: take the source's setting
@@ -183,17 +183,8 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
                                        serializer=serializer, compressors=compressors).items()
                  if v is not KEEP}
     plan = _plan(node, dest_path, fmt, overrides)
-    memo = ReadMemo(store)  # every node's survey reads the same ancestors' documents
-    if not overwrite:
-        for item in plan:
-            if fmt.detect(memo, item.path):
-                raise ContainsNodeError(f"{'/' + item.path!r} already exists in the destination; "
-                                        "pass overwrite=True to replace it")
-    for i, item in enumerate(plan):
-        # after the first node, the copy's root is a group of fmt that was just written
-        target = hierarchy.survey(memo, item.path, fmt, overwrite=overwrite,
-                                  checked_group=dest_path if i else None)
-        hierarchy.write_new_node(target, item.metadata, item.rendered)
+    write_nodes(store, fmt, dest_path, [NewNode(item.path, item.metadata, item.rendered)
+                                        for item in plan], overwrite=overwrite)
     for item in plan:
         if not _is_group(item.source):
             target = open_node(store, item.path, mode="r+", fmt=fmt)

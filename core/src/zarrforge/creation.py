@@ -5,9 +5,10 @@ that the documents can be written as JSON, what is at and above the path)
 and builds the complete metadata *before* writing anything, so a bad
 argument never leaves a half-created node, and ``overwrite=True`` never
 erases the old node unless the new one can be written. Missing parent groups
-are created. The store work is :mod:`zarrforge.hierarchy`'s (each document on
-the path read and parsed once); this module turns the API's arguments into
-the format's model and returns the opened node.
+are created. This module turns the API's arguments into the format's model
+and returns the opened node; the writing is
+:func:`zarrforge.node_writing.write_nodes`'s (each document on the path read
+and parsed once; whole or not at all).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Sequence
 from . import hierarchy
 from .abc.format import ArrayCreationSpec, Format
 from .node import node_class, node_from_metadata, validate_extensions
-from .read_memo import ReadMemo
+from .node_writing import NewNode, write_nodes
 from .resolution import shape_from_json
 from .storage import StoreLike, resolve_location
 
@@ -73,14 +74,12 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
         storage_transformers=storage_transformers, extensions=extensions,
         order=array_options.get("order"))
-    memo = ReadMemo(resolved)  # format detection asks for the same absent keys repeatedly
-    memo.note_empty(f"{path}/" if path else "")  # a new node's prefix: one listing, no misses
-    target = hierarchy.survey(memo, path, fmt, overwrite=overwrite, checked_group=_checked_group)
     metadata = fmt.new_array(spec)
     rendered = fmt.render(metadata)
     # Opening validates the codec chain against the array, still before any write.
     array = node_class("array")._validated(resolved, path, metadata, fmt, **array_options)
-    hierarchy.write_new_node(target, metadata, rendered)
+    write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
+                checked_group=_checked_group)
     return array._announced()
 
 
@@ -99,8 +98,6 @@ def create_group(store: StoreLike = None, path: str = "", *,
     metadata = fmt.new_group(attributes, extensions)
     validate_extensions(metadata)
     rendered = fmt.render(metadata)
-    memo = ReadMemo(resolved)
-    memo.note_empty(f"{path}/" if path else "")
-    target = hierarchy.survey(memo, path, fmt, overwrite=overwrite, checked_group=_checked_group)
-    hierarchy.write_new_node(target, metadata, rendered)
+    write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
+                checked_group=_checked_group)
     return node_from_metadata(resolved, path, fmt, metadata, read_only=False)

@@ -10,10 +10,11 @@ builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
 * Creating: :func:`survey` reads, once each, the documents at and above a
   new node's path and refuses (before anything is written) a node in the
   way, an ancestor that is an array, or a node of another format at or
-  above the path: a hierarchy never mixes formats. :func:`write_new_node`
-  then writes the missing parent groups, the node, and every consolidated
-  view above it, from what the survey read. A creation therefore reads and
-  parses each document on its path once.
+  above the path: a hierarchy never mixes formats.
+  :func:`zarrforge.node_writing.write_nodes` then writes the missing parent
+  groups, the nodes, and every consolidated view above them, from what the
+  survey read. A creation therefore reads and parses each document on its
+  path once.
 * Consolidated views: :func:`refresh_consolidated` rewrites the stored view
   of every ancestor group that has one, after nodes below it changed
   (``None`` for an erased node), as a read-modify-write of the latest
@@ -94,7 +95,9 @@ def _read_document(fmt: Format, store: Store, path: str) -> NodeDocument | None:
     return _asking(fmt, lambda: fmt.read_document(store, path), None)
 
 
-def _detects(fmt: Format, store: Store, path: str) -> bool:
+def detects(fmt: Format, store: Store, path: str) -> bool:
+    """Does ``fmt`` claim a node at ``path`` (a broken document of its own included)? A
+    plugin failing unexpectedly claims none (:func:`_asking`)."""
     return _asking(fmt, lambda: fmt.detect(store, path), False)
 
 
@@ -196,7 +199,7 @@ def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
     claims only a broken node there is left out when another format, ``fmt`` included,
     reads a sound node there: the document is that format's, not a broken one of its."""
     claiming = [other for other in formats_in_detection_order()
-                if other.name != fmt.name and _detects(other, store, path)]
+                if other.name != fmt.name and detects(other, store, path)]
     if not claiming:
         return claiming
     sound = [other for other in claiming if _reads_a_node(other, store, path)]
@@ -246,7 +249,7 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
     """
     if store.read_only:
         raise ReadOnlyError(f"cannot create a node in the read-only store {store!r}")
-    existing = _detects(fmt, store, path)  # a broken document counts: it can be overwritten
+    existing = detects(fmt, store, path)  # a broken document counts: it can be overwritten
     foreign = foreign_formats(store, path, fmt)
     if (existing or foreign) and not overwrite:
         name = fmt.name if existing else foreign[0].name
@@ -269,29 +272,6 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
     return Survey(store, path, fmt, existing, foreign, ancestors)
 
 
-def write_new_node(target: Survey, metadata: NodeMetadata, rendered: Any = None) -> None:
-    """Write a node checked by :func:`survey`: erase what it replaces, write the missing
-    parents and the node, then the consolidated views above it.
-
-    ``rendered`` is ``fmt.render(metadata)``, made by the caller before calling this
-    (so that metadata JSON cannot hold fails before the first write).
-    """
-    store, path, fmt = target.store, target.path, target.fmt
-    for other in target.foreign:
-        other.erase_node(store, path)
-    changes: list[tuple[str, NodeMetadata | None]] = []
-    if target.existing:
-        fmt.erase_node(store, path)
-        changes.append((path, None))  # its old subtree leaves the views
-    for parent in target.missing_parents():
-        group = fmt.new_group()
-        fmt.write_node(store, parent, group)
-        changes.append((parent, group))
-    fmt.write_node(store, path, metadata, rendered)
-    changes.append((path, metadata))
-    _refresh_views(store, fmt, target.ancestors, changes)
-
-
 def refresh_consolidated(store: Store, fmt: Format, path: str,
                          model: NodeMetadata | None) -> None:
     """Update the stored consolidated views above ``path`` after the node there changed
@@ -301,10 +281,10 @@ def refresh_consolidated(store: Store, fmt: Format, path: str,
     while parent:
         parent = paths.parent_of(parent)
         ancestors.append((parent, fmt.read_document(store, parent)))
-    _refresh_views(store, fmt, ancestors, [(path, model)])
+    refresh_views(store, fmt, ancestors, [(path, model)])
 
 
-def _refresh_views(store: Store, fmt: Format,
+def refresh_views(store: Store, fmt: Format,
                    ancestors: list[tuple[str, NodeDocument | None]],
                    changes: list[tuple[str, NodeMetadata | None]]) -> None:
     """Apply ``changes`` to the stored view of every ancestor that has one, each as a

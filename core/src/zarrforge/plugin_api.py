@@ -57,6 +57,8 @@ Hierarchies
     :func:`get_format`, :func:`locate_document`, :func:`locate_node`, :func:`child_names`
     (a format's ``list_children`` from one listing),
     :func:`open_node`, :func:`refresh_consolidated`, :func:`resolve_store`;
+    :func:`write_nodes` with :class:`NewNode` (writing new nodes whole or not at all:
+    the service creation and copying use);
     :data:`paths` (``normalize_path``, ``join``, ``parent_of``, ``validate_name``),
     :data:`versions` (``one_version``, ``still_changing``, ``TRIES``: for stores that read
     ranges of one version with a request per range, each answer naming its version),
@@ -83,6 +85,7 @@ from .metadata.json_io import check_document, dump_document, load_document
 from .metadata.json_io import check_size as check_document_size
 from .metadata.must_understand import split_unknown_fields
 from .node import open_node
+from .node_writing import NewNode, write_nodes
 from .parallel import map_parallel
 from .pipeline import all_equal_fill, check_allocation
 from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_grid_from_json,
@@ -95,7 +98,8 @@ from .storage import resolve_store
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "SkippedCodec",
+    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NewNode", "NodeDocument",
+    "SkippedCodec",
     "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document",
     "check_document_size", "check_order", "child_names",
@@ -106,5 +110,6 @@ __all__ = sorted([
     "load_document", "locate_document", "locate_node", "map_parallel",
     "memory_layout", "normalize_basic_selection", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
-    "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json", "versions"
+    "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json", "versions",
+    "write_nodes"
 ])

@@ -14,12 +14,17 @@ consolidated metadata itself (a storage detail the ``members`` express).
    format refuses (an unknown codec, a fill value the data type cannot hold)
    raises :class:`~zarrforge_zom.errors.SpecError` naming the node, and
    nothing is written.
-2. *Write*: unless ``overwrite``, any existing node at a planned path is a
+2. *Write*: zarrforge's node-writing service
+   (:func:`zarrforge.plugin_api.write_nodes`, the one creation and copying
+   use) writes the planned nodes whole or not at all. Unless ``overwrite``,
+   any existing node at a planned path is a
    :class:`~zarrforge.errors.ContainsNodeError` listing them; with
    ``overwrite`` the node at ``path`` (and everything below it) is erased
-   first. Missing parent groups are created, then every node top-down.
-   Consolidated metadata of ancestor groups is kept current, and
-   ``consolidate=True`` consolidates the new hierarchy.
+   first. A node of another format at or above ``path`` is refused, as
+   creation refuses it. Missing parent groups are created, then every node
+   top-down; consolidated metadata of ancestor groups is kept current, and
+   ``consolidate=True`` consolidates the new hierarchy. A failure removes what
+   was written.
 """
 
 from __future__ import annotations
@@ -29,10 +34,9 @@ import json
 from typing import Any
 
 import zarrforge
-from zarrforge.errors import (ContainsNodeError, MetadataError, NodeTypeError, ReadOnlyError,
-                              ZarrforgeError)
-from zarrforge.plugin_api import (GroupMetadata, locate_node, open_node as open_stored, paths,
-                                  refresh_consolidated, registry, resolve_store)
+from zarrforge.errors import NodeTypeError, ZarrforgeError
+from zarrforge.plugin_api import (GroupMetadata, NewNode, open_node as open_stored, paths,
+                                  registry, resolve_store, write_nodes)
 
 from .errors import SpecError, UnsupportedFormatError
 from .models import (ArraySpecV2, ArraySpecV3, GroupSpec, GroupSpecV2, GroupSpecV3, Node,
@@ -120,21 +124,6 @@ def _stage(spec: Node, fmt: Any, where: str) -> Any:
     return node.metadata_model
 
 
-def _existing(store: Any, path: str) -> tuple[Any, Any] | None:
-    """``(format, model)`` of the node at ``path``; ``(format, None)`` for a node whose
-    metadata is broken; ``None`` when there is no node."""
-    try:
-        return locate_node(store, path)
-    except MetadataError:
-        for name in registry.formats.names():
-            if name.endswith(registry.FAMILY_SUFFIX):
-                continue
-            fmt = registry.formats.get(name)()
-            if fmt.detect(store, path):
-                return fmt, None
-        return None
-
-
 def plan(spec: Node, path: str = "") -> list[tuple[str, Any]]:
     """``(store path, model)`` of every node ``spec`` describes below ``path``, checked by
     the format; nothing is written."""
@@ -143,10 +132,6 @@ def plan(spec: Node, path: str = "") -> list[tuple[str, Any]]:
     nodes = spec.walk() if isinstance(spec, GroupSpec) else [("", spec)]
     return [(paths.join(path, rel) if rel else path, _stage(node, fmt, "/" + rel))
             for rel, node in nodes]
-
-
-def _below(path: str, ancestor: str) -> bool:
-    return path != ancestor and (ancestor == "" or path.startswith(ancestor + "/"))
 
 
 def to_zarr(spec: Node, store: Any, path: str = "", *, overwrite: bool = False,
@@ -158,52 +143,8 @@ def to_zarr(spec: Node, store: Any, path: str = "", *, overwrite: bool = False,
     path = paths.normalize_path(path)
     planned = plan(spec, path)
     resolved = resolve_store(store, storage_options=storage_options)
-    if resolved.read_only:
-        raise ReadOnlyError(f"cannot create a hierarchy in the read-only store {resolved!r}")
-
-    taken = [(p, found) for p, _ in planned if (found := _existing(resolved, p)) is not None]
-    if taken and not overwrite:
-        listed = ", ".join(repr("/" + p) for p, _ in taken[:10])
-        more = f" and {len(taken) - 10} more" if len(taken) > 10 else ""
-        raise ContainsNodeError(f"nodes already exist at {listed}{more}; pass overwrite=True "
-                                "to replace them")
-    parents = []
-    parent = path
-    while parent:
-        parent = paths.parent_of(parent)
-        found = _existing(resolved, parent)
-        if found is None:
-            parents.append(parent)
-            continue
-        if found[1] is not None and found[1].node_type != "group":
-            raise NodeTypeError(f"cannot create {'/' + path!r}: its parent {'/' + parent!r} "
-                                "is an array")
-        break
-
-    for p, (found_fmt, _) in taken:
-        if not any(_below(p, q) for q, _ in taken):  # erasing an ancestor erases it too
-            found_fmt.erase_node(resolved, p)
-            refresh_consolidated(resolved, found_fmt, p, None)
-
-    written = []
-    for parent in reversed(parents):
-        group = fmt.new_group()
-        fmt.write_node(resolved, parent, group)
-        written.append((parent, group))
-    for p, model in planned:
-        fmt.write_node(resolved, p, model)
-        written.append((p, model))
-
-    ancestors = []
-    parent = path
-    while parent:
-        parent = paths.parent_of(parent)
-        ancestors.append(parent)
-    if any(isinstance(m := fmt.read_node(resolved, a), GroupMetadata) and m.consolidated is not None
-           for a in ancestors):
-        for p, model in written:
-            refresh_consolidated(resolved, fmt, p, model)
-
+    write_nodes(resolved, fmt, path, [NewNode(p, model) for p, model in planned],
+                overwrite=overwrite)
     if consolidate:
         zarrforge.consolidate_metadata(resolved, path)
     return open_stored(resolved, path, mode="r+", fmt=fmt)
