@@ -33,6 +33,7 @@ import numpy as np
 from . import hierarchy, paths
 from .abc.codec import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 from .abc.format import ArrayCreationSpec, Format
+from .codec_arguments import normalised
 from .errors import MetadataError
 from .node import open_node
 from .node_writing import NewNode, write_nodes
@@ -106,7 +107,7 @@ def _plan(source: Any, dest_path: str, fmt: Format, overrides: dict[str, Any]) -
             if _is_group(node):
                 metadata = fmt.new_group(dict(node.attrs), list(node.extensions) or None)
             else:
-                metadata = fmt.new_array(_array_spec(node, overrides))
+                metadata = fmt.new_array(normalised(_array_spec(node, overrides), fmt))
             rendered = fmt.render(metadata)
         except MetadataError as exc:
             raise MetadataError(f"cannot copy {node.name!r} to format {fmt.name!r}: {exc}",

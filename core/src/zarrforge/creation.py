@@ -19,6 +19,7 @@ from typing import Any, Sequence
 from . import hierarchy
 from .abc.format import ArrayCreationSpec, Format
 from .node import node_class, node_from_metadata, validate_extensions
+from .codec_arguments import normalised
 from .node_writing import NewNode, write_nodes
 from .resolution import shape_from_json
 from .storage import StoreLike, resolve_location
@@ -50,18 +51,15 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
 
     ``codecs`` is the complete v3 codec list and excludes ``filters``,
     ``serializer`` and ``compressors``. Codec arguments accept
-    ``{"name": ..., "configuration": ...}`` objects, short-hand names or codec
-    instances. ``chunks=None`` uses the whole array as one chunk.
+    ``{"name": ..., "configuration": ...}`` objects, short-hand names, codec
+    instances, and numcodecs and zarr-python codec objects
+    (:mod:`zarrforge.codec_arguments`). ``chunks=None`` uses the whole array as one chunk.
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
     ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
     ``_checked_group`` is for :class:`~zarrforge.group.Group` (see
     :func:`zarrforge.hierarchy.survey`). ``zarr_format``: a registered format name;
     ``None`` takes the one a URL pipeline's format segment chose, else ``"3"``.
     """
-    if codecs is not None and (filters is not None or serializer is not None
-                               or compressors not in ("auto", None)):
-        raise ValueError("pass either codecs= (the complete list) or filters=/serializer=/"
-                         "compressors=, not both")
     shape_t = _shape_argument(shape)
     location = resolve_location(store, path, zarr_format=zarr_format,
                                 storage_options=storage_options)
@@ -74,6 +72,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
         storage_transformers=storage_transformers, extensions=extensions,
         order=array_options.get("order"))
+    spec = normalised(spec, fmt)
     metadata = fmt.new_array(spec)
     rendered = fmt.render(metadata)
     # Opening validates the codec chain against the array, still before any write.

@@ -73,6 +73,7 @@ from . import config, paths, registry, versions
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts
 from .chunk_context import current_chunk, encoding_chunk
+from .codec_arguments import numcodecs_configuration
 from .codec_chain import CodecChain, check_order, evolve_codecs
 from .dask_bridge import check_shareable
 from .hierarchy import (child_names, get_format, locate_document, locate_node,
@@ -108,7 +109,7 @@ __all__ = sorted([
     "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs", "extension_from_json",
     "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl",
     "load_document", "locate_document", "locate_node", "map_parallel",
-    "memory_layout", "normalize_basic_selection", "open_node",
+    "memory_layout", "normalize_basic_selection", "numcodecs_configuration", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
     "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json", "versions",
     "write_nodes"

@@ -156,8 +156,19 @@ def codec_from_json(value: Any, *, field: str) -> Codec:
 
 
 def codec_from_user(value: Any, *, field: str) -> Codec:
+    """A codec argument of the API: a codec instance, a name, a ``{"name", "configuration"}``
+    object, or a numcodecs configuration (``{"id": "zstd", "level": 3}``), which is the
+    codec ``numcodecs.<id>`` (the name zarr-python's ``numcodecs.zarr3`` codecs write)."""
     if isinstance(value, Codec):
         return value
+    if isinstance(value, dict) and "id" in value and "name" not in value:
+        codec_id = value["id"]
+        if not isinstance(codec_id, str) or not codec_id:
+            raise MetadataError(f"a numcodecs configuration's 'id' must be a non-empty string, "
+                                f"got {codec_id!r}", field=f"{field}.id", value=codec_id)
+        configuration = {k: v for k, v in value.items() if k != "id"}
+        value = {"name": f"numcodecs.{codec_id}",
+                 **({"configuration": configuration} if configuration else {})}
     return codec_from_json(value, field=field)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.abc.format import ArrayCreationSpec
+from zarrforge.codec_arguments import normalised
 from zarrforge_std.stores.memory import MemoryStore
 from zarrforge_v2 import V2Format
 
@@ -97,11 +98,9 @@ def test_document_shows_every_document():
     assert set(consolidated.metadata) == {".zgroup", ".zattrs", ".zmetadata"}
 
 
-@dataclasses.dataclass(frozen=True)
-class SpecWithOrder(ArrayCreationSpec):
-    """What the creation spec looks like once the core passes ``order`` (see README)."""
-
-    order: str | None = None
+def SpecWithOrder(**arguments):
+    """A creation spec with ``order``, as the core hands it over (codec arguments normalised)."""
+    return normalised(ArrayCreationSpec(**arguments), V2Format())
 
 
 def test_order_from_the_creation_spec():

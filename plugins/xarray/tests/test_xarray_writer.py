@@ -112,6 +112,30 @@ def test_sharded_and_with_codecs_given_as_zarr_python_and_numcodecs_objects(tmp_
     xr.testing.assert_identical(open_zarr(tmp_path / "s.zarr"), ds)
 
 
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_codec_objects_in_encoding_are_stored_as_xarrays_own_writer_stores_them(tmp_path,
+                                                                             zarr_format):
+    """A zarr-python BloscCodec leaves typesize and shuffle to the array (float32: 4 and
+    "shuffle"); stored with typesize 1 its chunks were 2.6x larger. v2 takes numcodecs."""
+    import numcodecs
+    import zarr
+
+    ds = xr.Dataset({"tas": (("t", "x"), np.random.default_rng(0).normal(size=(6, 8))
+                             .astype("float32"))})
+    compressor = zarr.codecs.BloscCodec() if zarr_format == 3 else numcodecs.Blosc(cname="zstd")
+    encoding = {"tas": {"compressors": [compressor], "chunks": (3, 8)}}
+    zx.to_zarr(ds, tmp_path / "ours.zarr", encoding=encoding, zarr_format=zarr_format)
+    reference(ds, tmp_path / "theirs.zarr", encoding=encoding, zarr_format=zarr_format)
+    ours = zf.open_array(str(tmp_path / "ours.zarr"), "tas").metadata
+    theirs = zf.open_array(str(tmp_path / "theirs.zarr"), "tas").metadata
+    if zarr_format == 3:
+        assert ours["codecs"] == theirs["codecs"]
+        assert ours["codecs"][1]["configuration"]["typesize"] == 4
+    else:
+        assert ours[".zarray"]["compressor"] == theirs[".zarray"]["compressor"]
+    xr.testing.assert_identical(open_zarr(tmp_path / "ours.zarr"), ds)
+
+
 def test_the_accessor_and_a_datatree(tmp_path):
     ds = matrix_dataset(3)
     ds.zarrforge.to_zarr(tmp_path / "a.zarr")

@@ -151,7 +151,20 @@ class Format(ABC):
     @abstractmethod
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         """Metadata of a new array, validated (``render`` then refuses what JSON cannot
-        hold); raises :class:`~zarrforge.errors.MetadataError` naming the argument."""
+        hold); raises :class:`~zarrforge.errors.MetadataError` naming the argument.
+
+        ``spec``'s codec arguments arrive normalised (:mod:`zarrforge.codec_arguments`):
+        ``filters`` and ``compressors`` are tuples, ``codecs`` a tuple or ``None`` (and
+        then the other three are empty), ``serializer`` a codec argument or ``None`` for
+        the format's default; no ``"auto"``, and no codec objects of other libraries
+        (numcodecs configurations and zarr-python JSON instead)."""
+
+    def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
+        """The compressors ``compressors="auto"`` means for the array ``spec`` describes
+        (codec arguments ``new_array`` reads); the default is none. Formats give what
+        other implementations write by default, so that an array made with defaults
+        looks the same whoever made it."""
+        return []
 
     @abstractmethod
     def new_group(self, attributes: dict[str, Any] | None = None,

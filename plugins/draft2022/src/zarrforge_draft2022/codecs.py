@@ -165,6 +165,9 @@ def draft_reference(codec: Codec, *, field: str, registry_names: bool) -> tuple[
     if name in ("gzip", "zstd", "blosc", "transpose") or (
             isinstance(name, str) and name.startswith("numcodecs.") and name[10:] in NUMCODECS_IDS):
         codec_id = name[10:] if name.startswith("numcodecs.") else name
+        if name.startswith("numcodecs."):  # every setting, as zarr-python 2 writes
+            config = c.numcodecs_configuration(document)
+            config.pop("id")
         if codec_id == "blosc":
             config.pop("typesize", None)  # not part of the draft's blosc (numcodecs infers it)
             if "shuffle" in config:

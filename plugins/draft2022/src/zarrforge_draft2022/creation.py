@@ -13,9 +13,10 @@ into an :class:`ArrayMetadata` the draft can state, or raises
 * ``chunk_key_encoding``: a separator (``"/"``, ``"."``) or an encoding whose
   keys are ``c`` + the coordinates joined by one.
 * codecs: ``codecs`` (a whole chain) or ``filters`` + ``serializer`` +
-  ``compressors``; a codec may be given by its draft URI. ``"auto"``
-  compressors are zarr-python 2's default blosc (none for 0-d arrays, or
-  when no plugin registers blosc).
+  ``compressors`` (normalised by :mod:`zarrforge.codec_arguments`); a codec
+  may be given by its draft URI. ``"auto"`` compressors are zarr-python 2's
+  default blosc (:func:`default_compressors`: none for 0-d arrays, or when no
+  plugin registers blosc).
   A ``"F"`` memory layout adds a leading ``transpose`` reversing the axes.
 
 What the chosen dialect cannot write is refused later, when the document is
@@ -53,6 +54,12 @@ def new_group(attributes: dict[str, Any] | None = None,
         raise MetadataError("the 2022 draft has no group extensions", field="extensions",
                             value=extensions)
     return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
+
+
+def default_compressors(spec: ArrayCreationSpec) -> list[Any]:
+    """zarr-python 2's default blosc, except for 0-d arrays or when no plugin registers
+    blosc."""
+    return [DEFAULT_COMPRESSOR] if len(spec.shape) > 0 and "blosc" in registry.codecs else []
 
 
 def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
@@ -170,28 +177,19 @@ def _user_codec(value: Any, *, field: str, ndim: int) -> Codec:
 
 def _user_codecs(spec: ArrayCreationSpec, data_type: DataType, byteorder: str | None,
                  *, ndim: int, memory_layout: str) -> list[Codec]:
-    def as_list(value: Any) -> list[Any]:
-        if value is None:
-            return []
-        return list(value) if isinstance(value, (list, tuple)) else [value]
-
     if spec.codecs is not None:
         codecs = [_user_codec(v, field=f"codecs[{i}]", ndim=ndim)
-                  for i, v in enumerate(as_list(spec.codecs))]
+                  for i, v in enumerate(spec.codecs)]
     else:
         filters = [_user_codec(v, field=f"filters[{i}]", ndim=ndim)
-                   for i, v in enumerate(as_list(spec.filters))]
+                   for i, v in enumerate(spec.filters)]
         endian = "big" if byteorder == ">" else "little"
         default = {"name": "bytes", "configuration": {"endian": endian}} \
             if data_type.has_endianness else {"name": "bytes"}
         serializer = _user_codec(spec.serializer or default, field="serializer", ndim=ndim)
-        if isinstance(spec.compressors, str) and spec.compressors == "auto":
-            compressors = [DEFAULT_COMPRESSOR] if ndim > 0 and "blosc" in registry.codecs else []
-        else:
-            compressors = as_list(spec.compressors)
         codecs = [*filters, serializer,
                   *(_user_codec(v, field=f"compressors[{i}]", ndim=ndim)
-                    for i, v in enumerate(compressors))]
+                    for i, v in enumerate(spec.compressors))]
     if memory_layout == "F" and not (codecs and codecs[0].to_json().get("name") == "transpose"):
         codecs.insert(0, layout_transpose(list(range(ndim))[::-1]))
     return codecs

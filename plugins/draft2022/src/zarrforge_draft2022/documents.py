@@ -27,7 +27,8 @@ from typing import Any
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import (ArrayMetadata, ChunkGrid, Codec, CodecKind, ExtensionEntry,
                                   GroupMetadata, NodeMetadata, UnknownExtension,
-                                  check_document_size, dump_document)
+                                  check_document_size, dump_document,
+                                  numcodecs_configuration)
 
 from . import codecs as codec_map
 from . import data_types as dts
@@ -185,7 +186,7 @@ def _numcodecs_filter(codec: Codec, *, field: str, before: bool = False) -> dict
                  "among the filters (zarr-python 2 applies numcodecs filters only)")
         raise MetadataError(f"codec {name!r} has no place {where}; write this hierarchy in "
                             "the 'editor' dialect", field=field, value=document)
-    return {"id": name[len("numcodecs."):], **(document.get("configuration") or {})}
+    return numcodecs_configuration(document)  # every setting, as zarr-python 2 writes
 
 
 def grid_document(grid: ChunkGrid, separator: str) -> dict[str, Any]:

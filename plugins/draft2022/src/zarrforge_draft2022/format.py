@@ -204,6 +204,9 @@ class Draft2022Format(Format):
                   extensions: Any = None) -> GroupMetadata:
         return creation.new_group(attributes, extensions)
 
+    def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
+        return creation.default_compressors(spec)
+
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         if self._seen is not None:
             global_transformers = self._seen.global_transformers()

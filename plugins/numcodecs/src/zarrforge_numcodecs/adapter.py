@@ -8,9 +8,15 @@ Contract:
   subclass matching what the codec maps (see :mod:`zarrforge_numcodecs._kinds`):
   :class:`NumcodecsArrayArrayCodec`, :class:`NumcodecsArrayBytesCodec` or
   :class:`NumcodecsBytesBytesCodec`.
-* ``to_json()`` is ``{"name": "numcodecs.<id>", "configuration": {...}}``
-  where the configuration is numcodecs' ``get_config()`` without ``"id"``
-  (omitted when empty, per the zarrforge codec contract).
+* ``to_json()`` gives the configuration as it was stated
+  (``{"name": "numcodecs.zlib", "configuration": {}}`` stays so, as zarr-python
+  writes and reads it), so a document read and written again is unchanged and
+  an array made from the same codec object stores what zarr-python stores.
+  Without a stated configuration (the name alone) it is numcodecs'
+  ``get_config()`` without ``"id"``, omitted when empty; a codec made by
+  :meth:`NumcodecsCodec.from_numcodecs` states every setting of the object.
+  ``shuffle`` without a stated ``elementsize`` takes the array's item size when
+  evolved for an array (as zarr-python does), not numcodecs' default of 4.
 * An id numcodecs does not know raises :class:`~zarrforge.errors.MetadataError`
   (field ``name``) listing the ids it does know; a configuration numcodecs
   rejects raises ``MetadataError`` (field ``configuration``) with numcodecs'
@@ -153,13 +159,18 @@ class NumcodecsCodec(Codec):
 
     name = "numcodecs.*"
 
-    def __init__(self, name: str, numcodec: Any) -> None:
+    def __init__(self, name: str, numcodec: Any,
+                 stated: dict[str, Any] | None = None) -> None:
         self.name = name  # the full name, e.g. "numcodecs.zlib"
         self._codec_id = _codec_id(name)
         self._numcodec = numcodec
         config = dict(numcodec.get_config())
         config.pop("id", None)
-        self._config: dict[str, Any] = _json_ready(config)
+        self._config: dict[str, Any] = _json_ready(config)  # every setting, defaults included
+        # the configuration as the document (or the caller) stated it: written back as it
+        # was, as zarr-python does, so a rewrite changes nothing and both write the same
+        self._stated = (None if stated is None
+                        else _json_ready({k: v for k, v in stated.items() if k != "id"}))
         self._unsafe = safety.unsafe_reason(name, numcodec) is not None
 
     @classmethod
@@ -172,7 +183,7 @@ class NumcodecsCodec(Codec):
         target = {CodecKind.ARRAY_ARRAY: NumcodecsArrayArrayCodec,
                   CodecKind.ARRAY_BYTES: NumcodecsArrayBytesCodec,
                   CodecKind.BYTES_BYTES: NumcodecsBytesBytesCodec}[kind]
-        return target(name, numcodec)
+        return target(name, numcodec, configuration)
 
     @classmethod
     def from_numcodecs(cls, numcodec: Any) -> "NumcodecsCodec":
@@ -190,9 +201,20 @@ class NumcodecsCodec(Codec):
         return _json_ready(self._config)  # a fresh copy
 
     def to_json(self) -> dict[str, Any]:
+        if self._stated is not None:
+            return {"name": self.name, "configuration": _json_ready(self._stated)}
         if not self._config:
             return {"name": self.name}
         return {"name": self.name, "configuration": _json_ready(self._config)}
+
+    def evolve(self, spec: ChunkSpec) -> "NumcodecsCodec":
+        # shuffle's element size left unstated is the array's item size, recorded (as
+        # zarr-python records it); numcodecs alone would shuffle in 4-byte elements
+        if (self._codec_id == "shuffle" and self._stated is not None
+                and "elementsize" not in self._stated and spec.data_type.item_size):
+            return type(self).from_json(self.name, {**self._stated,
+                                                    "elementsize": spec.data_type.item_size})
+        return self
 
     def _check_safe(self) -> None:
         if self._unsafe:

@@ -77,14 +77,6 @@ def metadata_key(path: str) -> str:
     return f"{path}/{METADATA_KEY}" if path else METADATA_KEY
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    return [value]
-
-
 class V3Format(ChunksUnderNode, Format):
     name = FORMAT_NAME
     #: the document of each node, ``<node>/zarr.json``; a variant of the format (a ZEP
@@ -268,6 +260,11 @@ class V3Format(ChunksUnderNode, Format):
         return GroupMetadata(attributes_from_json(attributes), self.name,
                              extensions=extensions_from_json(extensions, "group"))
 
+    def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
+        """zstd at level 0 without checksum, as zarr-python 3 writes (when a plugin provides
+        zstd)."""
+        return [DEFAULT_COMPRESSOR] if "zstd" in registry.codecs else []
+
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape
         data_type = data_type_from_user(spec.dtype)
@@ -324,20 +321,16 @@ class V3Format(ChunksUnderNode, Format):
     def _codecs(spec: ArrayCreationSpec, data_type: DataType) -> tuple[Codec, ...]:
         if spec.codecs is not None:
             return tuple(codec_from_user(v, field=f"codecs[{i}]")
-                         for i, v in enumerate(_as_list(spec.codecs)))
+                         for i, v in enumerate(spec.codecs))
         filters = [_of_kind(codec_from_user(v, field=f"filters[{i}]"), CodecKind.ARRAY_ARRAY,
-                            f"filters[{i}]") for i, v in enumerate(_as_list(spec.filters))]
+                            f"filters[{i}]") for i, v in enumerate(spec.filters)]
         default = data_type.default_serializer() or DEFAULT_SERIALIZER
         serializer = _of_kind(codec_from_user(spec.serializer or default, field="serializer"),
                               CodecKind.ARRAY_BYTES, "serializer")
-        if isinstance(spec.compressors, str) and spec.compressors == "auto":
-            compressors = [DEFAULT_COMPRESSOR] if "zstd" in registry.codecs else []
-        else:
-            compressors = _as_list(spec.compressors)
         return tuple([*filters, serializer,
                       *(_of_kind(codec_from_user(v, field=f"compressors[{i}]"),
                                  CodecKind.BYTES_BYTES, f"compressors[{i}]")
-                        for i, v in enumerate(compressors))])
+                        for i, v in enumerate(spec.compressors))])
 
     @staticmethod
     def _sharding_codec(spec: ArrayCreationSpec, inner: tuple[Codec, ...]) -> Codec:

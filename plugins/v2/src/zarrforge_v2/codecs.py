@@ -150,8 +150,9 @@ def v2_config(codec: Codec, *, field: str) -> dict[str, Any]:
     doc = codec.to_json()
     name = doc.get("name")
     conf = dict(doc.get("configuration") or {})
-    if isinstance(name, str) and name.startswith(NUMCODECS_PREFIX):
-        return {"id": name[len(NUMCODECS_PREFIX):], **conf}
+    complete = c.numcodecs_configuration(doc)  # every setting, as zarr-python writes v2
+    if complete is not None:
+        return complete
     if name == "blosc":
         return {"id": "blosc", "cname": conf.get("cname", "zstd"), "clevel": conf.get("clevel", 5),
                 "shuffle": BLOSC_SHUFFLE_ID.get(conf.get("shuffle", "shuffle"), 1),

@@ -10,8 +10,9 @@ exactly what reading its document back gives.
   ``vlen-utf8`` / ``vlen-bytes`` object codec, as zarr-python writes them.
   A data type without a v2 type string is refused.
 * ``compressors``: ``"auto"`` is zarr-python 3's v2 default,
-  ``{"id": "zstd", "level": 0}``; ``None`` or ``[]`` is no compressor; at
-  most one compressor (v2 has a single ``compressor`` field).
+  ``{"id": "zstd", "level": 0}`` (:func:`default_compressors`); ``None`` or
+  ``[]`` is no compressor; at most one compressor (v2 has a single
+  ``compressor`` field).
 * ``filters``: array filters (``numcodecs.delta``, ...) and byte filters.
 * ``serializer``: ``bytes`` (its ``endian`` sets the dtype's byte order) or,
   for string/bytes types, the matching vlen codec.
@@ -25,9 +26,10 @@ exactly what reading its document back gives.
   or the ``v2`` encoding in any form (``{"name": "v2", "separator": "/"}``).
 * ``dimension_names``: stored as the ``_ARRAY_DIMENSIONS`` attribute.
 
-Each codec argument may be a numcodecs codec object, a numcodecs
-configuration (``{"id": "zlib", "level": 1}``), a zarrforge codec name or
-``{"name": ..., "configuration": ...}`` object, or a codec instance.
+The codec arguments arrive normalised (:mod:`zarrforge.codec_arguments`: numcodecs
+codec objects as their configuration). Each may be a numcodecs configuration
+(``{"id": "zlib", "level": 1}``), a zarrforge codec name or ``{"name": ...,
+"configuration": ...}`` object, or a codec instance.
 """
 
 from __future__ import annotations
@@ -53,23 +55,8 @@ from .mapping import DIMENSIONS_ATTRIBUTE, parse_array, zarray_document
 DEFAULT_COMPRESSOR = {"id": "zstd", "level": 0}
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    return [value]
-
-
-def _is_numcodec(value: Any) -> bool:
-    return (not isinstance(value, Codec) and hasattr(value, "get_config")
-            and hasattr(value, "codec_id"))
-
-
 def user_codec(value: Any, *, field: str) -> Codec:
-    """A zarrforge codec for any form a codec argument may take."""
-    if _is_numcodec(value):
-        value = dict(value.get_config())
+    """A zarrforge codec for any form a normalised codec argument may take."""
     if isinstance(value, dict) and "id" in value and "name" not in value:
         if not isinstance(value["id"], str):
             raise MetadataError(f"'id' must be a string, got {value['id']!r}", field=f"{field}.id",
@@ -149,6 +136,11 @@ def _split_full_chain(codecs: list[Codec]) -> tuple[list[Codec], Codec | None, l
     return codecs[:at[0]], codecs[at[0]], codecs[at[0] + 1:]
 
 
+def default_compressors() -> list[Any]:
+    """zarr-python 3's default compressor for Zarr v2 (when a plugin provides it)."""
+    return [DEFAULT_COMPRESSOR] if "numcodecs.zstd" in registry.codecs else []
+
+
 def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
     if spec.shards is not None:
         raise MetadataError("Zarr v2 has no sharding; create the array with zarr_format=3",
@@ -167,13 +159,13 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
     # --- the codec arguments, as zarrforge codecs ---------------------------------------
     source = "codecs" if spec.codecs is not None else "filters"
     if spec.codecs is not None:
-        full = [user_codec(v, field=f"codecs[{i}]") for i, v in enumerate(_as_list(spec.codecs))]
+        full = [user_codec(v, field=f"codecs[{i}]") for i, v in enumerate(spec.codecs)]
         array_codecs, serializer, tail = _split_full_chain(full)
         compressors = tail[-1:]
         byte_filters = tail[:-1]
     else:
         array_codecs, byte_filters = [], []
-        for i, value in enumerate(_as_list(spec.filters)):
+        for i, value in enumerate(spec.filters):
             codec = user_codec(value, field=f"filters[{i}]")
             if codec.kind is CodecKind.ARRAY_ARRAY:
                 if byte_filters:
@@ -185,12 +177,9 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
             else:
                 raise MetadataError(f"{codec.to_json()['name']!r} is a serializer; pass it as "
                                     "serializer=", field=f"filters[{i}]", value=codec.to_json())
-        serializer = (None if spec.serializer in (None, "auto")
+        serializer = (None if spec.serializer is None
                       else user_codec(spec.serializer, field="serializer"))
-        if isinstance(spec.compressors, str) and spec.compressors == "auto":
-            raw = [DEFAULT_COMPRESSOR] if "numcodecs.zstd" in registry.codecs else []
-        else:
-            raw = _as_list(spec.compressors)
+        raw = spec.compressors
         if len(raw) > 1:
             raise MetadataError(f"Zarr v2 arrays have a single compressor, got {len(raw)}; pass "
                                 "one compressor (byte filters such as checksums may go in "

@@ -32,7 +32,7 @@ from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunksUnderN
 
 from . import _json
 from .consolidated import attributes_document, consolidated_document, resolve_node
-from .creation import new_array
+from .creation import default_compressors, new_array
 from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA,
                       dimension_names_from_attributes, zarray_document,
                       zattrs_document)
@@ -130,6 +130,9 @@ class V2Format(ChunksUnderNode, Format):
             raise MetadataError("Zarr v2 groups have no extensions (ZEP 10 is Zarr v3 only)",
                                 field="extensions", value=repr(extensions))
         return GroupMetadata(attributes_document(attributes, field="attributes"), FORMAT_NAME)
+
+    def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
+        return default_compressors()
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         return new_array(spec)

@@ -67,26 +67,6 @@ MODES = ("w-", "w", "a", "a-", "r+")
 AUTO_CHUNK_BYTES = 4 * 1024 * 1024
 
 
-def _codec_json(value: Any) -> Any:
-    """A codec given the way xarray users give them, in zarrforge's JSON form."""
-    if isinstance(value, (str, dict)) or value is None:
-        return value
-    if hasattr(value, "to_dict"):  # zarr-python 3 codecs
-        return value.to_dict()
-    if hasattr(value, "get_config"):  # numcodecs codecs
-        config = dict(value.get_config())
-        return {"name": f"numcodecs.{config.pop('id')}", "configuration": config}
-    return value
-
-
-def _codecs_json(value: Any) -> Any:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_codec_json(v) for v in value]
-    return [_codec_json(value)]
-
-
 def _auto_chunks(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     """Chunks of at most :data:`AUTO_CHUNK_BYTES`, halving the largest side first."""
     chunks = [max(1, n) for n in shape]
@@ -259,11 +239,12 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         chunks = encoding.get("chunks")
         if chunks == "auto" or chunks is None:
             chunks = _auto_chunks(variable.shape, variable.dtype.itemsize)
+        # codec objects of numcodecs and zarr-python are zarrforge.codec_arguments' to read
         for key in ("compressors", "filters"):
             if key in encoding:
-                options[key] = _codecs_json(encoding[key])
+                options[key] = encoding[key]
         if encoding.get("serializer") is not None:
-            options["serializer"] = _codec_json(encoding["serializer"])
+            options["serializer"] = encoding["serializer"]
         if encoding.get("shards") is not None:
             options["shards"] = tuple(encoding["shards"])
         if encoding.get("chunk_key_encoding") is not None:
