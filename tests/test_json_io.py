@@ -89,16 +89,46 @@ def test_values_json_cannot_hold_are_refused_naming_the_key(bad) -> None:
         check_document({"attributes": {"x": bad}})
 
 
-@pytest.mark.parametrize("bad, field", [(math.nan, "attributes.x"), (math.inf, "attributes.x"),
-                                        (-math.inf, "attributes.x"),
-                                        ([1, math.nan], "attributes.x[1]"),
-                                        ({"deep": [{"y": math.inf}]}, "attributes.x.deep[0].y")])
-def test_non_finite_floats_are_refused_naming_the_field(bad, field) -> None:
-    for call in (lambda: dump_document({"attributes": {"x": bad}}, key="a/zarr.json"),
-                 lambda: check_document({"attributes": {"x": bad}})):
-        with pytest.raises(MetadataError, match="strict JSON has no NaN or infinity") as info:
+@pytest.mark.parametrize("bad, field", [(math.nan, "fill_value"), (math.inf, "fill_value"),
+                                        (-math.inf, "fill_value"),
+                                        ([1, math.nan], "fill_value[1]"),
+                                        ({"deep": [{"y": math.inf}]}, "fill_value.deep[0].y")])
+def test_non_finite_floats_outside_attributes_are_refused_naming_the_field(bad, field) -> None:
+    for call in (lambda: dump_document({"fill_value": bad, "attributes": {}}, key="a/zarr.json"),
+                 lambda: check_document({"fill_value": bad})):
+        with pytest.raises(MetadataError, match="JSON, which has no NaN or infinity") as info:
             call()
         assert info.value.field == field
+
+
+@pytest.mark.parametrize("value, text", [(math.nan, "NaN"), (math.inf, "Infinity"),
+                                         (-math.inf, "-Infinity"),
+                                         ([1, math.nan], "[1, NaN]"),
+                                         ({"deep": [{"y": math.inf}]}, '"y": Infinity')])
+def test_non_finite_floats_in_attributes_are_written_as_zarr_python_writes_them(value, text):
+    """Bare tokens, in a node's attributes and in those of a consolidated view's members;
+    they read back (load_document(allow_nan=True)) to the same floats."""
+    document = {"attributes": {"x": value},
+                "consolidated_metadata": {"metadata": {"a": {"attributes": {"x": value}}}}}
+    data = dump_document(document, key="a/zarr.json")
+    assert data.decode().count(text) == 2
+    check_document(document)
+    back = load_document(data, key="a/zarr.json", allow_nan=True)
+    assert json.dumps(back, allow_nan=True) == json.dumps(document, allow_nan=True)
+
+
+def test_new_non_finite_attribute_values_are_refused_only_when_configured():
+    import zarrforge
+    from zarrforge.metadata.json_io import check_new_attributes
+
+    check_new_attributes({"x": math.nan})  # the default writes them as tokens
+    with zarrforge.config.set(non_finite_attributes="refuse"):
+        with pytest.raises(MetadataError, match="'refuse'") as info:
+            check_new_attributes({"x": [1, {"y": -math.inf}]})
+        assert info.value.field == "attributes.x[1].y"
+        check_new_attributes({"x": "NaN"})
+    with pytest.raises(ValueError, match="'tokens'.*'refuse'"):
+        zarrforge.config.update(non_finite_attributes="strict")
 
 
 def test_an_object_of_many_members_is_written_one_member_a_line_and_reads_back():

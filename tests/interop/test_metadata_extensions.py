@@ -203,21 +203,45 @@ def test_non_finite_attribute_values(tmp_path):
     # tokens NaN / Infinity (json.dumps with allow_nan=True; xarray's missing_value: NaN
     # is common). zarrforge reads them, as zarr-python does; tensorstore refuses the
     # document.
+    values = {"missing": float("nan"), "max": float("inf"), "min": [float("-inf"), 1.5]}
     zarr.create_array(str(tmp_path), name=X.ARRAY, shape=(2,), dtype="float32",
-                      attributes={"missing": float("nan"), "max": float("inf")})
+                      attributes=values)
     text = (X.array_dir(tmp_path) / "zarr.json").read_text()
     assert '"missing": NaN' in text and '"max": Infinity' in text
     attrs = dict(zf.open_array(str(tmp_path), X.ARRAY).attrs)
     assert math.isnan(attrs["missing"]) and attrs["max"] == math.inf
     with pytest.raises(ValueError, match="Invalid JSON"):
         X.open_tensorstore(tmp_path)
-    # zarrforge does not write them: the error names the attribute, and the string
-    # spellings are the portable choice
-    a = zf.create_array(str(tmp_path / "ours"), X.ARRAY, shape=(2,), dtype="float32")
-    with pytest.raises(zf.errors.MetadataError, match="attributes.missing.*strict JSON has no NaN"):
-        a.attrs["missing"] = float("nan")
-    a.attrs["missing"] = "NaN"
-    assert dict(zarr.open_array(str(tmp_path / "ours"), path=X.ARRAY, mode="r").attrs) == {"missing": "NaN"}
+    # zarrforge writes them the same way by default, and zarr-python reads them back
+    ours = tmp_path / "ours"
+    zf.create_array(str(ours), X.ARRAY, shape=(2,), dtype="float32", attributes=values)
+    assert '"missing": NaN' in (X.array_dir(ours) / "zarr.json").read_text()
+    read = dict(zarr.open_array(str(ours), path=X.ARRAY, mode="r").attrs)
+    assert math.isnan(read["missing"]) and read["max"] == math.inf
+    assert read["min"] == [-math.inf, 1.5]
+    # ... unless told to write strict JSON for tensorstore: new values are refused,
+    # naming the attribute, and the string spellings are the portable choice
+    strict = zf.create_array(str(tmp_path / "strict"), X.ARRAY, shape=(2,), dtype="float32")
+    with zf.config.set(non_finite_attributes="refuse"):
+        with pytest.raises(zf.errors.MetadataError, match="attributes.missing.*'refuse'"):
+            strict.attrs["missing"] = float("nan")
+        strict.attrs["missing"] = "NaN"
+    assert X.read_tensorstore(tmp_path / "strict").attributes == {"missing": "NaN"}
+
+
+def test_an_append_onto_a_zarr_python_store_with_non_finite_attributes(tmp_path):
+    """A document that already holds NaN never blocks a change, whatever the setting."""
+    group = zarr.open_group(str(tmp_path), mode="w", attributes={"valid_max": float("inf")})
+    group.create_array("t", shape=(2,), dtype="float32", attributes={"missing_value": float("nan")})
+    for setting in ("tokens", "refuse"):
+        with zf.config.set(non_finite_attributes=setting):
+            ours = zf.open_group(str(tmp_path), mode="r+")
+            ours.attrs["history"] = f"appended ({setting})"
+            ours["t"].resize(4)
+            ours["t"].attrs["units"] = "K"
+    back = zarr.open_group(str(tmp_path), mode="r")
+    assert back.attrs["valid_max"] == math.inf and back.attrs["history"] == "appended (refuse)"
+    assert math.isnan(back["t"].attrs["missing_value"]) and back["t"].shape == (4,)
 
 
 # --------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from collections.abc import MutableMapping
 from typing import Any, Callable, Iterator
 
 from .errors import MetadataError
+from .metadata.json_io import check_new_attributes
 
 
 
@@ -33,8 +34,7 @@ class Attributes(MutableMapping):
         self._apply = apply
 
     def _write(self, change: Change) -> None:
-        # What can be written is the format's to say (v2 writes NaN tokens in attributes
-        # as zarr-python does, v3 refuses them); its refusal names the attribute.
+        # What can be written is the format's to say; its refusal names the attribute.
         self._apply(change)
 
     def __getitem__(self, key: str) -> Any:
@@ -44,6 +44,7 @@ class Attributes(MutableMapping):
         if not isinstance(key, str):
             raise MetadataError(f"attribute names must be strings, got {key!r}",
                                 field="attributes", value=key)
+        check_new_attributes({key: value})
         self._write(lambda stored: {**stored, key: value})
 
     def __delitem__(self, key: str) -> None:
@@ -59,11 +60,13 @@ class Attributes(MutableMapping):
 
     def update(self, *args: Any, **kwargs: Any) -> None:  # one write for many keys
         new = dict(*args, **kwargs)
+        check_new_attributes(new)
         self._write(lambda stored: {**stored, **new})
 
     def put(self, mapping: dict[str, Any]) -> None:
         """Replace every attribute at once."""
         new = dict(mapping)
+        check_new_attributes(new)
         self._write(lambda stored: dict(new))
 
     def asdict(self) -> dict[str, Any]:

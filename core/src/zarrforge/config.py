@@ -48,6 +48,13 @@
   ``ZARRFORGE_PREFER="codecs:zstd=zarrforge-numcodecs,data_types:x=other"``.
   ``registry.<point>.prefer(name, distribution)`` wins over both, this setting over
   the variable. A choice applies to names not loaded yet in the process.
+* ``non_finite_attributes``: what happens to NaN, Infinity and -Infinity in attribute
+  values a caller sets (``attrs[...] = ...``, ``attributes=`` at creation):
+  ``"tokens"`` (default) writes them as the bare JSON tokens zarr-python 3 writes
+  (xarray's ``missing_value: NaN``); ``"refuse"`` refuses them with a
+  :class:`~zarrforge.errors.MetadataError` naming the attribute, for stores meant for
+  strict-JSON readers such as tensorstore. Values already stored are kept either way,
+  so a document holding them never blocks another change.
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
@@ -80,6 +87,7 @@ class Settings:
     conflict_retries: int = 64
     transaction_max_bytes: int | None = 1 << 30
     prefer: dict[str, str] = dataclasses.field(default_factory=dict)
+    non_finite_attributes: str = "tokens"
 
 
 _settings = Settings()
@@ -115,6 +123,9 @@ def _coerce(name: str, value: Any) -> Any:
             raise ValueError("config 'prefer' maps '<point>:<name>' to a distribution name, "
                              f"e.g. {{'codecs:zstd': 'zarrforge-numcodecs'}}; got {value!r}")
         return dict(value)
+    if name == "non_finite_attributes" and value not in ("tokens", "refuse"):
+        raise ValueError("config 'non_finite_attributes' must be 'tokens' (write NaN/Infinity "
+                         f"as zarr-python does) or 'refuse' (strict JSON); got {value!r}")
     if name == "conflict_retries" and (not isinstance(value, int) or isinstance(value, bool)
                                        or value < 0):
         raise ValueError(f"config 'conflict_retries' must be a non-negative int, got {value!r}")

@@ -20,6 +20,7 @@ from . import hierarchy
 from .abc.format import ArrayCreationSpec, Format
 from .node import node_class, node_from_metadata, validate_extensions
 from .codec_arguments import normalised
+from .metadata.json_io import check_new_attributes
 from .node_writing import NewNode, write_nodes
 from .resolution import shape_from_json
 from .storage import StoreLike, resolve_location
@@ -61,6 +62,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     ``None`` takes the one a URL pipeline's format segment chose, else ``"3"``.
     """
     shape_t = _shape_argument(shape)
+    check_new_attributes(attributes or {})
     location = resolve_location(store, path, zarr_format=zarr_format,
                                 storage_options=storage_options)
     fmt = fmt or hierarchy.get_format(location.zarr_format or DEFAULT_FORMAT)
@@ -90,6 +92,7 @@ def create_group(store: StoreLike = None, path: str = "", *,
                  _checked_group: str | None = None) -> Any:
     """Create a group and return it open for writing (``_checked_group``: as for
     :func:`create_array`)."""
+    check_new_attributes(attributes or {})
     location = resolve_location(store, path, zarr_format=zarr_format,
                                 storage_options=storage_options)
     fmt = fmt or hierarchy.get_format(location.zarr_format or DEFAULT_FORMAT)

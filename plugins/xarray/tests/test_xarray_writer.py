@@ -136,6 +136,32 @@ def test_codec_objects_in_encoding_are_stored_as_xarrays_own_writer_stores_them(
     xr.testing.assert_identical(open_zarr(tmp_path / "ours.zarr"), ds)
 
 
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_non_finite_attributes_are_written_and_appended_as_xarrays_own_writer_does(
+        tmp_path, zarr_format):
+    """CF's missing_value NaN and valid_max inf, in a variable's and the dataset's
+    attributes: zarrforge writes them as xarray's writer (zarr-python) does, and appends
+    onto a store xarray wrote with them (the append used to fail on the stored NaN)."""
+    def dataset(start: int) -> xr.Dataset:
+        time = pd.date_range("2000-01-01", periods=3, freq="D") + pd.Timedelta(days=start)
+        tas = xr.Variable(("time",), np.arange(start, start + 3, dtype="float32"),
+                          {"missing_attr": float("nan"), "valid_max": float("inf")})
+        return xr.Dataset({"tas": tas}, coords={"time": time},
+                          attrs={"valid_min": float("-inf")})
+
+    ours, theirs = tmp_path / "ours.zarr", tmp_path / "theirs.zarr"
+    zx.to_zarr(dataset(0), ours, zarr_format=zarr_format)
+    reference(dataset(0), theirs, zarr_format=zarr_format)
+    xr.testing.assert_identical(open_zarr(ours), open_zarr(theirs))
+    zx.to_zarr(dataset(3), theirs, append_dim="time")
+    zx.to_zarr(dataset(3), ours, append_dim="time")
+    appended = open_zarr(theirs)
+    assert appended.sizes["time"] == 6 and appended.attrs["valid_min"] == -np.inf
+    assert np.isnan(appended["tas"].attrs["missing_attr"])
+    assert appended["tas"].values.tolist() == list(range(6))
+    xr.testing.assert_identical(open_zarr(ours), appended)
+
+
 def test_the_accessor_and_a_datatree(tmp_path):
     ds = matrix_dataset(3)
     ds.zarrforge.to_zarr(tmp_path / "a.zarr")

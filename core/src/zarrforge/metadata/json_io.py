@@ -10,8 +10,12 @@ and lists of objects or lists one entry per line, lists of plain values on one
 line; an object of more than 1,000 members, such as a large consolidated view,
 one member per line, and values nested deeper than 32 levels on one line;
 everything non-ASCII escaped when a string holds a lone surrogate, which
-has no UTF-8 form), and refuses values JSON cannot represent, naming the
-field of a non-finite float;
+has no UTF-8 form), writes non-finite numbers inside ``attributes`` as the
+tokens ``NaN``/``Infinity``/``-Infinity`` (as zarr-python 3 does: docs/formats.md
+has the trade-off), and refuses values JSON cannot represent, naming the field
+of a non-finite float anywhere else; :func:`check_new_attributes` refuses
+non-finite attribute values a caller gives under
+``config.non_finite_attributes="refuse"``;
 :func:`check_document` only checks that a document can be written. Both refuse a
 document over ``config.max_document_bytes`` (64 MiB by default) with
 :class:`~zarrforge.errors.DocumentTooLargeError`: :func:`load_document` before
@@ -88,9 +92,10 @@ def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str
 # string escaper or the int/float reprs json itself uses; anything else (subclasses,
 # non-finite floats, types JSON has no form for) goes to json's encoder, for its output
 # or its error.
-_encode_utf8 = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
-_encode_ascii = json.JSONEncoder(allow_nan=False, ensure_ascii=True).encode
+_encode_utf8 = json.JSONEncoder(allow_nan=True, ensure_ascii=False).encode
+_encode_ascii = json.JSONEncoder(allow_nan=True, ensure_ascii=True).encode
 _INFINITIES = (math.inf, -math.inf)
+_TOKENS = (b"NaN", b"Infinity")  # what the encoders write for non-finite floats
 _CONTAINERS = (dict, list, tuple)
 
 
@@ -114,8 +119,10 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
             return "true" if value else "false"
         if value is None:
             return "null"
-        if kind is float and value == value and value not in _INFINITIES:
-            return float.__repr__(value)
+        if kind is float:
+            if value == value and value not in _INFINITIES:
+                return float.__repr__(value)
+            return "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
         return fallback(value)
 
     def key_text(key: Any) -> str:
@@ -194,7 +201,11 @@ _write_ascii = _writer(ascii_only=True)
 
 
 def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
-    """UTF-8 JSON of ``document``; ``key`` (the store key it is for) goes into errors."""
+    """UTF-8 JSON of ``document``; ``key`` (the store key it is for) goes into errors.
+
+    Non-finite floats inside ``attributes`` (a node's, or a member's in a consolidated
+    view) are written as the tokens ``NaN``, ``Infinity`` and ``-Infinity``, as
+    zarr-python 3 writes them; anywhere else they are refused, naming the field."""
     try:
         try:
             data = _write_utf8(document).encode("utf-8")
@@ -204,44 +215,72 @@ def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
             data = _write_ascii(document).encode("ascii")
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, key) from exc
+    if any(token in data for token in _TOKENS):  # rare: only then walk the document
+        _refuse_non_finite_outside_attributes(document, key)
     check_size(len(data), key=key, writing=True)
     return data
 
 
-def _unwritable(document: Any, exc: Exception, key: str | None) -> MetadataError:
-    where = _non_finite_at(document, "")
+def _refuse_non_finite_outside_attributes(document: dict[str, Any], key: str | None) -> None:
+    where = _non_finite_at(document, "", skip_attributes=True)
     if where is not None:
         field, value = where
-        return MetadataError(
-            f"the value {value!r} cannot be written: strict JSON has no NaN or infinity (a "
-            "fill value is written as the string \"NaN\"/\"Infinity\" by its data type; in "
-            "attributes, store a string or null instead)", field=field or None, value=value,
-            key=key)
+        raise MetadataError(
+            f"the value {value!r} cannot be written: metadata is JSON, which has no NaN or "
+            "infinity (a fill value is written as the string \"NaN\"/\"Infinity\" by its "
+            "data type; only attributes may hold them, as zarr-python writes them)",
+            field=field or None, value=value, key=key)
+
+
+def check_new_attributes(values: dict[str, Any], *, field: str = "attributes") -> None:
+    """Refuse non-finite numbers in attribute values a caller gives when
+    ``config.non_finite_attributes`` is ``"refuse"`` (stores meant for strict-JSON
+    readers such as tensorstore); values already stored are never checked, so a
+    document holding them can still be changed."""
+    if config.get().non_finite_attributes != "refuse":
+        return
+    where = _non_finite_at(values, field)
+    if where is not None:
+        found, value = where
+        raise MetadataError(
+            f"the value {value!r} is not allowed: zarrforge.config non_finite_attributes is "
+            "'refuse' (strict JSON, for readers such as tensorstore); store a string or null, "
+            "or set it to 'tokens' to write NaN/Infinity as zarr-python does",
+            field=found, value=value)
+
+
+def _unwritable(document: Any, exc: Exception, key: str | None) -> MetadataError:
     return MetadataError(f"cannot be written as JSON: {exc}", key=key)
 
 
-def _non_finite_at(value: Any, where: str, depth: int = 0) -> tuple[str, float] | None:
-    """The dotted path and value of the first non-finite float in ``value``, if any."""
+def _non_finite_at(value: Any, where: str, depth: int = 0, *,
+                   skip_attributes: bool = False) -> tuple[str, float] | None:
+    """The dotted path and value of the first non-finite float in ``value``, if any
+    (``skip_attributes``: not looking inside members named ``attributes``)."""
     if isinstance(value, float):
         return None if math.isfinite(value) else (where, value)
     if depth > 64:
         return None
     if isinstance(value, dict):
-        items: Any = ((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
+        items: Any = ((f"{where}.{k}" if where else str(k), v) for k, v in value.items()
+                      if not (skip_attributes and k == "attributes"))
     elif isinstance(value, (list, tuple)):
         items = ((f"{where}[{i}]", v) for i, v in enumerate(value))
     else:
         return None
     for inner, item in items:
-        found = _non_finite_at(item, inner, depth + 1)
+        found = _non_finite_at(item, inner, depth + 1, skip_attributes=skip_attributes)
         if found is not None:
             return found
     return None
 
 
 def check_document(document: dict[str, Any]) -> None:
-    """Raise :class:`MetadataError` if ``document`` cannot be written as JSON."""
+    """Raise :class:`MetadataError` if ``document`` cannot be written as JSON (as
+    :func:`dump_document` writes it)."""
     try:
-        _encode_ascii(document)
+        data = _encode_ascii(document)
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, None) from exc
+    if "NaN" in data or "Infinity" in data:
+        _refuse_non_finite_outside_attributes(document, None)

@@ -27,7 +27,7 @@ from typing import Any
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import (ArrayMetadata, ChunkGrid, Codec, CodecKind, ExtensionEntry,
                                   GroupMetadata, NodeMetadata, UnknownExtension,
-                                  check_document_size, dump_document,
+                                  check_document, check_document_size, dump_document,
                                   numcodecs_configuration)
 
 from . import codecs as codec_map
@@ -44,9 +44,11 @@ def dump(document: dict[str, Any], dialect: str) -> bytes:
     if dialect == ZARR_PYTHON:
         try:
             data = json.dumps(document, indent=4, sort_keys=True, ensure_ascii=True,
-                              separators=(",", ": "), allow_nan=False).encode("ascii")
+                              separators=(",", ": "), allow_nan=True).encode("ascii")
         except (TypeError, ValueError) as exc:
             raise MetadataError(f"cannot be written as JSON: {exc}") from exc
+        if b"NaN" in data or b"Infinity" in data:
+            check_document(document)  # NaN/Infinity tokens in attributes only, as zarr-python 2
         check_document_size(len(data), key=None, writing=True)  # readers could not open it
         return data
     return dump_document(document)
