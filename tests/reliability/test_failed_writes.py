@@ -207,11 +207,10 @@ def test_torn_metadata_write_is_an_error_naming_the_key(inner, layout: str) -> N
     assert info.value.key == failed.value.key
 
 
-def test_failed_shrink_keeps_old_metadata_but_not_the_trimmed_data(inner) -> None:
-    """Documents what a failed shrinking ``resize`` leaves: the chunks outside the new
-    shape are deleted (and edge chunks trimmed) *before* the metadata is written, so
-    when that write fails the old shape is still recorded, every chunk is readable and
-    untorn, but the trimmed region reads as the fill value."""
+def test_failed_shrink_keeps_the_old_shape_and_every_value(inner) -> None:
+    """A shrinking ``resize`` commits the new shape before it deletes anything: when the
+    metadata write fails, the array keeps its old shape and all its data (it used to
+    delete the chunks outside the new shape first, losing them)."""
     _written_array(inner, "v3")
     faulty = FaultyStore(inner)
     faulty.add(on("set", "a/zarr.json"), Fail())
@@ -219,12 +218,23 @@ def test_failed_shrink_keeps_old_metadata_but_not_the_trimmed_data(inner) -> Non
         zarrforge.open_array(faulty, "a", mode="r+").resize(3, 12)
     reopened = zarrforge.open_array(inner, "a")
     assert reopened.shape == SHAPE
-    read = reopened[...]
-    assert np.array_equal(read[:3], OLD[:3])
-    labels = classify(read, {0: OLD}, CHUNKS)
-    assert set(labels.values()) <= {0, "fill", "torn"}
-    assert all(labels[c] == 0 for c in labels if c[0] < 1)
-    assert not np.any(read[4:]), "chunks beyond the failed new shape were not deleted"
+    assert np.array_equal(reopened[...], OLD)
+
+
+def test_a_failed_trim_after_a_shrink_never_shows_stale_data_on_a_later_grow(inner) -> None:
+    """When deleting the chunks beyond a committed smaller shape fails, what is left there
+    is outside the array; the next grow clears it before committing."""
+    _written_array(inner, "v3")
+    faulty = FaultyStore(inner)
+    faulty.add(on(("delete", "set"), "a/c/*"), Fail())
+    with pytest.raises(StoreError):
+        zarrforge.open_array(faulty, "a", mode="r+").resize(3, 12)
+    shrunk = zarrforge.open_array(inner, "a", mode="r+")
+    assert shrunk.shape == (3, 12) and np.array_equal(shrunk[...], OLD[:3])
+    assert any(key.startswith("a/c/3/") for key in inner.list()), "stale chunks stayed"
+    shrunk.resize(SHAPE)
+    grown = zarrforge.open_array(inner, "a")[...]
+    assert np.array_equal(grown[:3], OLD[:3]) and not np.any(grown[3:])
 
 
 def test_failed_consolidated_refresh_leaves_a_stale_but_readable_view(inner) -> None:

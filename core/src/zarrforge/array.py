@@ -36,9 +36,9 @@ from .abc.metadata import ArrayMetadata
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
-from .errors import MetadataError, ResourceLimitError, SelectionError
+from .errors import MetadataError, ResourceLimitError, SelectionError, ZarrforgeError
 from .node import Node
-from .pipeline import ChunkEngine
+from .pipeline import ChunkEngine, all_equal_fill
 from .resolution import MAX_EXTENT, memory_layout
 
 
@@ -316,9 +316,16 @@ class Array(Node, node_type="array"):
     # --- shape changes ----------------------------------------------------------------
 
     def resize(self, *shape: Any) -> None:
-        """Change the shape. Chunks that fall outside the new shape are deleted, and
-        the parts of edge chunks beyond the new edge are reset to the fill value,
-        so growing the array again shows the fill value there, not stale data."""
+        """Change the shape, committing the new shape before anything is deleted.
+
+        Growing first clears what lies beyond the old shape (chunks, and the cut-off parts
+        of edge chunks, that a failed append or an interrupted shrink left there), so the
+        new region reads as the fill value, never as stale data; then the new shape is
+        written. Shrinking writes the new shape first, then deletes the chunks outside it
+        and resets the parts of edge chunks beyond the new edge to the fill value. If the
+        metadata write fails nothing was deleted and the array keeps its old shape and
+        data; if a deletion fails after it, the array has its new shape and what is left
+        beyond it is cleared by the next grow."""
         self._check_writable()
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
@@ -326,31 +333,63 @@ class Array(Node, node_type="array"):
         if len(new_shape) != self.ndim or any(not 0 <= s <= MAX_EXTENT for s in new_shape):
             raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1], got {shape!r}")
         old = self._metadata
-        new_grid = old.chunk_grid.with_shape(new_shape)
-        new_meta = old.replace(shape=new_shape, chunk_grid=new_grid)
+        new_meta = old.replace(shape=new_shape, chunk_grid=old.chunk_grid.with_shape(new_shape))
         self._checked_chain(new_meta)  # the new grid's chunk shapes must suit the codecs too
-        shrunk = any(n < o for n, o in zip(new_shape, old.shape))
-        if shrunk:
-            self._trim_to(new_shape)
+        # chunks are listed on the larger grid: a grid lists only the chunks it has
+        larger = self._with_shape(tuple(max(n, o) for n, o in zip(new_shape, old.shape)))
+        if any(n > o for n, o in zip(new_shape, old.shape)):
+            self._clear_beyond(old.shape, larger,
+                               grows=tuple(n > o for n, o in zip(new_shape, old.shape)))
+        self._commit_shape(new_shape)
+        if any(n < o for n, o in zip(new_shape, old.shape)):
+            self._clear_beyond(new_shape, larger)
+
+    def _commit_shape(self, new_shape: tuple[int, ...]) -> None:
         self.update_metadata(lambda model: model.replace(
             shape=new_shape, chunk_grid=model.chunk_grid.with_shape(new_shape)))
 
-    def _trim_to(self, new_shape: tuple[int, ...]) -> None:
-        engine = self._engine_()
-        grid = self._metadata.chunk_grid
-        for coords in list(self.stored_chunks()):
+    def _clear_beyond(self, shape: tuple[int, ...], handle: "Array",
+                      grows: tuple[bool, ...] | None = None) -> None:
+        """Delete the stored chunks that lie wholly outside ``shape`` and reset the parts of
+        edge chunks beyond it to the fill value (only across the dimensions in ``grows``,
+        all by default: elsewhere those parts stay outside the array). ``handle``: a
+        handle (:meth:`_with_shape`, nothing committed) whose grid reaches the chunks."""
+        engine = handle._engine_()
+        grid = handle._metadata.chunk_grid
+        grows = grows or (True,) * len(shape)
+        doomed = []
+        for coords in list(handle.stored_chunks()):
             origin = grid.chunk_origin(coords)
             extent = grid.chunk_extent(coords)
-            if any(o >= n for o, n in zip(origin, new_shape)):
-                engine.store.delete(engine.keys.key(coords))
+            if any(o >= n for o, n in zip(origin, shape)):
+                doomed.append(engine.keys.key(coords))
                 continue
-            keep = tuple(min(e, n - o) for o, e, n in zip(origin, extent, new_shape))
+            keep = tuple(min(e, n - o) if g else e
+                         for o, e, n, g in zip(origin, extent, shape, grows))
             if keep != extent:
                 engine.update_chunk(coords, functools.partial(_trimmed, keep=keep,
                                                               fill_value=self.fill_value))
+        if doomed:
+            engine.store.delete_many(doomed)
+
+    def _with_shape(self, new_shape: tuple[int, ...]) -> "Array":
+        """A handle on this array with ``new_shape``, nothing written: data goes into a new
+        region through it before the new shape is committed, and chunks beyond the
+        stored shape are listed through it."""
+        meta = self._metadata
+        grown = meta.replace(shape=new_shape, chunk_grid=meta.chunk_grid.with_shape(new_shape))
+        return type(self)._validated(self._store, self._path, grown, self._format,
+                                     read_only=self._read_only, **self._runtime_options())
 
     def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
-        """Grow along ``axis`` and write ``data`` into the new region; returns the new shape."""
+        """Grow along ``axis`` and write ``data`` into the new region; returns the new shape.
+
+        All or nothing: the new region is written first, through a handle with the new
+        shape, and the new shape is committed last. If anything fails, what was written
+        beyond the old shape is removed (best effort) and the array keeps its old shape;
+        what a killed process leaves beyond it is invisible, and cleared by the next
+        grow (:meth:`resize`)."""
+        self._check_writable()
         data = np.asarray(data)
         if data.ndim != self.ndim:
             raise SelectionError(f"append needs data with {self.ndim} dimensions, got shape {data.shape}")
@@ -361,11 +400,23 @@ class Array(Node, node_type="array"):
             if d != axis and data.shape[d] != self.shape[d]:
                 raise SelectionError(f"append along axis {axis}: data shape {data.shape} does not "
                                      f"match the array shape {self.shape} in dimension {d}")
-        old = self.shape[axis]
-        new_shape = tuple(s + data.shape[axis] if d == axis else s for d, s in enumerate(self.shape))
-        self.resize(new_shape)
-        region = tuple(slice(old, None) if d == axis else slice(None) for d in range(self.ndim))
-        self._write("basic", region, data, stored=True)
+        old_shape = self.shape
+        new_shape = tuple(s + data.shape[axis] if d == axis else s for d, s in enumerate(old_shape))
+        if new_shape[axis] > MAX_EXTENT:
+            raise SelectionError(f"append along axis {axis} would make it {new_shape[axis]} long, "
+                                 "over 2**63 - 1")
+        grown = self._with_shape(new_shape)
+        region = tuple(slice(old_shape[axis], None) if d == axis else slice(None)
+                       for d in range(self.ndim))
+        try:
+            grown._write("basic", region, data, stored=True)
+            self._commit_shape(new_shape)
+        except BaseException:
+            try:
+                self._clear_beyond(old_shape, grown)
+            except ZarrforgeError:
+                pass  # the first error is the one to report; the next grow clears the rest
+            raise
         return new_shape
 
 
@@ -396,11 +447,14 @@ _INDEXERS = {
 }
 
 
-def _trimmed(chunk: np.ndarray, *, keep: tuple[int, ...], fill_value: Any) -> np.ndarray:
+def _trimmed(chunk: np.ndarray, *, keep: tuple[int, ...], fill_value: Any) -> np.ndarray | None:
     """``chunk`` with everything outside its first ``keep`` elements per axis set to
-    the fill value (the part of an edge chunk a shrinking resize cuts off)."""
+    the fill value (the part of an edge chunk outside the array); ``None`` when that part
+    holds only the fill value already (nothing to write)."""
     cut = np.ones(chunk.shape, dtype=bool)
     cut[tuple(slice(0, k) for k in keep)] = False
+    if all_equal_fill(chunk[cut], fill_value):
+        return None
     chunk[cut] = fill_value
     return chunk
 

@@ -345,7 +345,7 @@ class ChunkEngine:
         of it), as one read-modify-write: on a store with conditional writes it is
         written only if nobody changed the chunk meanwhile, and redone otherwise
         (:func:`~zarrforge.optimistic.read_modify_write`). A chunk that is not stored
-        is left alone."""
+        is left alone, and so is one for which ``change`` returns ``None`` (no change)."""
         key = self.keys.key(coords)
 
         def update(view: Store) -> None:
@@ -353,7 +353,10 @@ class ChunkEngine:
             if old is None:
                 return
             chunk = np.array(self.chain.decode(old, self.spec_for(coords), key=key), copy=True)
-            data = self.encode_chunk(coords, change(chunk))
+            changed = change(chunk)
+            if changed is None:
+                return
+            data = self.encode_chunk(coords, changed)
             if data is None:
                 view.delete(key)
             else:
