@@ -38,7 +38,12 @@ align_chunks=False, storage_options=None)`` has the semantics of xarray's
   at the end; ``False`` does not.
 
 Errors are raised before anything is written where they can be known then
-(mode, region, encoding keys, misaligned chunks).
+(mode, region, encoding keys, misaligned chunks, and, for a write into an
+existing group, dimensions, sizes and dtypes that disagree with the stored
+variables: :mod:`zarrforge_xarray.checks`). A failed write into a group this
+call created removes what it wrote, so the store is as it was and the same call
+can simply be repeated (``mode="w"`` replaces the old group first: after a
+failure it is gone).
 """
 
 from __future__ import annotations
@@ -59,8 +64,9 @@ from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode
                                   extract_zarr_variable_encoding)
 
 import zarrforge
-from zarrforge.plugin_api import check_shareable
+from zarrforge.plugin_api import check_shareable, refresh_consolidated, resolve_store
 
+from .checks import check_against_store
 from .store import DIMENSION_KEY, ZarrforgeDataStore
 
 MODES = ("w-", "w", "a", "a-", "r+")
@@ -266,22 +272,40 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
 
 
 def _group_for(store: Any, group: str | None, *, mode: str, zarr_format: int,
-               storage_options: dict[str, Any] | None) -> zarrforge.Group:
+               storage_options: dict[str, Any] | None) -> tuple[zarrforge.Group, bool]:
+    """The group to write into, and whether this call created it."""
     path = (group or "").strip("/")
     if mode == "w":
         return zarrforge.open_group(store, path, mode="w", zarr_format=zarr_format,
-                                    storage_options=storage_options)
+                                    storage_options=storage_options), True
     if mode == "w-":
         return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format,
-                                    storage_options=storage_options)
+                                    storage_options=storage_options), True
     try:  # an existing group keeps its own format
         return zarrforge.open_group(store, path, mode="r+", use_consolidated=False,
-                                    storage_options=storage_options)
+                                    storage_options=storage_options), False
     except zarrforge.errors.NodeNotFoundError:
         if mode == "r+":
             raise
     return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format,
-                                storage_options=storage_options)
+                                storage_options=storage_options), True
+
+
+def _keys_below(group: zarrforge.Group) -> set[str]:
+    prefix = f"{group.path}/" if group.path else ""
+    return set(group.store.list_prefix(prefix))
+
+
+def _remove_what_was_written(group: zarrforge.Group, before: set[str]) -> None:
+    """Undo a failed write into a group this call created: delete every key below it that
+    was not there before (the group's own document included), and its entry in the
+    consolidated views above. Best effort: the write's own error is the one reported."""
+    try:
+        new = sorted(_keys_below(group) - before)
+        group.store.delete_many(new)
+        refresh_consolidated(group.store, group.format, group.path, None)
+    except zarrforge.errors.ZarrforgeError:
+        pass
 
 
 def _auto_region(dataset: xr.Dataset, group: zarrforge.Group,
@@ -370,8 +394,37 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, *, group: str | None = None,
         if name not in dataset.variables:
             raise ValueError(f"encoding names {name!r}, which is not a variable of the dataset "
                              f"({sorted(map(str, dataset.variables))})")
-    target = _group_for(store, group, mode=mode, zarr_format=zarr_format,
-                        storage_options=storage_options)
+    target_path = (group or "").strip("/")
+    before = _keys_before(store, target_path, mode, storage_options)
+    target, created = _group_for(store, group, mode=mode, zarr_format=zarr_format,
+                                 storage_options=storage_options)
+    try:
+        return _write(dataset, target, mode=mode, append_dim=append_dim, region=region,
+                      encoding=encoding, consolidated=consolidated, compute=compute,
+                      safe_chunks=safe_chunks, align_chunks=align_chunks)
+    except BaseException:
+        if created:
+            _remove_what_was_written(target, before)
+        raise
+
+
+def _keys_before(store: Any, path: str, mode: str,
+                 storage_options: dict[str, Any] | None) -> set[str]:
+    """The keys below ``path`` before a write that may create the group there (mode "w"
+    replaces it: nothing of the old group is kept, so nothing is remembered)."""
+    if mode == "w":
+        return set()
+    try:
+        resolved = resolve_store(store, storage_options=storage_options)
+        return set(resolved.list_prefix(f"{path}/" if path else ""))
+    except zarrforge.errors.ZarrforgeError:
+        return set()
+
+
+def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
+           append_dim: Hashable | None, region: Any,
+           encoding: dict[Hashable, dict[str, Any]], consolidated: bool | None, compute: bool,
+           safe_chunks: bool, align_chunks: bool) -> Any:
     if mode in ("a", "a-", "r+"):
         stored = {name for name, node in target.members() if isinstance(node, zarrforge.Array)}
         if clash := sorted(str(k) for k in encoding if str(k) in stored):
@@ -386,6 +439,9 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, *, group: str | None = None,
                              f"{list(map(str, region))}; drop them (dataset.drop_vars("
                              f"{strangers!r})) to write the rest")
         dataset = dataset.drop_vars(list(dataset.indexes))
+    if mode in ("a", "a-", "r+"):
+        check_against_store(dataset, target, append_dim=append_dim, region=region,
+                            skip_without_append_dim=mode == "a-")
     writable = ZarrforgeWritableStore(target, mode=mode, append_dim=append_dim, region=region,
                                       safe_chunks=safe_chunks, align_chunks=align_chunks)
     writer = ArrayWriter()

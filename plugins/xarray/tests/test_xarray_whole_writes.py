@@ -1,0 +1,106 @@
+"""A write from xarray that cannot complete leaves the store as it was.
+
+The xarray user's cases: an append whose other dimensions disagree with the store
+(it used to resize ``time`` and write the new times before failing, so the retry
+produced duplicate timestamps), a first write that fails halfway (it used to leave
+the group behind, so the retry met ``ContainsNodeError``), a numeric-string variable
+appended onto numbers (silently cast before), and a region whose size disagrees. Each
+error names the variable, the dimension and both sizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import zarrforge as zf
+import zarrforge_xarray as zx
+from zarrforge_std.stores.memory import MemoryStore
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",
+                                        "ignore::DeprecationWarning", "ignore::RuntimeWarning")
+
+
+def climate(start: int, days: int, lats: int = 3) -> xr.Dataset:
+    time = pd.date_range("2000-01-01", periods=days, freq="D") + pd.Timedelta(days=start)
+    tas = np.arange(days * lats, dtype="float32").reshape(days, lats) + 100 * start
+    return xr.Dataset({"tas": (("time", "lat"), tas, {"units": "K"})},
+                      coords={"time": time, "lat": np.linspace(-10, 10, lats)})
+
+
+def snapshot(store) -> dict[str, bytes]:
+    return {key: store.get(key) for key in sorted(store.list())}
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_an_append_with_the_wrong_other_dimension_is_refused_before_writing(zarr_format):
+    store = MemoryStore()
+    zx.to_zarr(climate(0, 4), store, zarr_format=zarr_format)
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=r"variable 'tas' already exists with different "
+                                         r"dimension sizes \('lat': 2 given, 3 stored\); "
+                                         r"only append_dim='time' may change size"):
+        zx.to_zarr(climate(4, 4, lats=2), store, append_dim="time")
+    assert snapshot(store) == before
+    zx.to_zarr(climate(4, 4), store, append_dim="time")
+    back = xr.open_dataset(store, engine="zarrforge").load()
+    assert back.sizes == {"time": 8, "lat": 3}
+    assert back.indexes["time"].is_monotonic_increasing and back.indexes["time"].is_unique
+
+
+def test_numeric_strings_appended_onto_numbers_are_refused_not_cast():
+    store = MemoryStore()
+    zx.to_zarr(climate(0, 2), store)
+    before = snapshot(store)
+    strings = climate(2, 2).assign(tas=lambda d: d.tas.astype(str))
+    with pytest.raises(ValueError, match="variable 'tas': the store holds float32, the "
+                                         "dataset to append gives <U"):
+        zx.to_zarr(strings, store, append_dim="time")
+    assert snapshot(store) == before
+
+
+def test_a_failed_first_write_leaves_nothing_and_can_be_repeated():
+    store = MemoryStore()
+    store.set("notes.txt", b"kept")
+    ds = climate(0, 4).assign(pr=lambda d: d.tas * 2)
+    with pytest.raises(zf.errors.ZarrforgeError):
+        zx.to_zarr(ds, store, encoding={"pr": {"compressors": [{"name": "no.such.codec"}]}})
+    assert snapshot(store) == {"notes.txt": b"kept"}
+    zx.to_zarr(ds, store)  # mode "w-" again: nothing is in the way
+    assert set(xr.open_dataset(store, engine="zarrforge").data_vars) == {"tas", "pr"}
+
+
+def test_a_failed_write_into_a_new_group_of_an_existing_store_removes_only_that_group():
+    store = MemoryStore()
+    zx.to_zarr(climate(0, 2), store, group="first")
+    before = snapshot(store)
+    bad = climate(0, 2).assign(pr=lambda d: d.tas * 2)
+    with pytest.raises(zf.errors.ZarrforgeError):
+        zx.to_zarr(bad, store, group="second", mode="a",
+                   encoding={"pr": {"compressors": [{"name": "no.such.codec"}]}})
+    assert snapshot(store) == before
+
+
+def test_a_region_of_the_wrong_size_names_the_variable_and_both_sizes():
+    store = MemoryStore()
+    zx.to_zarr(climate(0, 6), store)
+    before = snapshot(store)
+    part = climate(0, 3).drop_vars(["lat"])
+    with pytest.raises(ValueError, match=r"variable 'tas' already exists with different "
+                                         r"dimension sizes \('time': 3 given, 2 stored\)"):
+        zx.to_zarr(part, store, region={"time": slice(0, 2)})
+    with pytest.raises(ValueError, match=r"region time=slice\(4, 7, None\) reaches beyond the "
+                                         r"stored dimension 'time' of size 6"):
+        zx.to_zarr(part, store, region={"time": slice(4, 7)})
+    assert snapshot(store) == before
+
+
+def test_a_variable_with_other_dimensions_is_refused_naming_both():
+    store = MemoryStore()
+    zx.to_zarr(climate(0, 2), store)
+    swapped = climate(2, 2).rename({"lat": "lon"})
+    with pytest.raises(ValueError, match=r"variable 'tas' has dimensions \('time', 'lon'\), "
+                                         r"but the stored one has \('time', 'lat'\)"):
+        zx.to_zarr(swapped, store, append_dim="time")
