@@ -37,7 +37,7 @@ from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import MetadataError, ResourceLimitError, SelectionError, ZarrforgeError
-from .node import Node
+from .node import Node, open_node
 from .pipeline import ChunkEngine, all_equal_fill
 from .resolution import MAX_EXTENT, memory_layout
 
@@ -378,17 +378,47 @@ class Array(Node, node_type="array"):
         stored shape are listed through it."""
         meta = self._metadata
         grown = meta.replace(shape=new_shape, chunk_grid=meta.chunk_grid.with_shape(new_shape))
-        return type(self)._validated(self._store, self._path, grown, self._format,
-                                     read_only=self._read_only, **self._runtime_options())
+        handle = type(self)._validated(self._store, self._path, grown, self._format,
+                                       read_only=self._read_only, **self._runtime_options())
+        handle._uncommitted_shape = new_shape
+        return handle
+
+    _uncommitted_shape: tuple[int, ...] | None = None
+
+    def __reduce__(self) -> Any:
+        if self._uncommitted_shape is None:
+            return super().__reduce__()
+        # a staged handle travels (to dask workers) with its shape, which no document holds
+        return (_reopen_with_shape, (self._store, self._path, self._read_only,
+                                     self._runtime_options(), self._uncommitted_shape))
+
+    def stage_resize(self, *shape: Any) -> "StagedResize":
+        """Prepare a resize whose new region is written before the new shape is committed.
+
+        Returns a :class:`StagedResize`: write into the new region through its ``array``
+        (a handle with the new shape; readers of this array still see the old one), then
+        ``commit()`` the new shape, or ``abandon()`` to remove what was written beyond the
+        old shape. The shape may only grow. Until the commit nothing a reader sees
+        changes, so a failure (or a killed process) leaves the old array; what was
+        written beyond its shape is invisible and cleared by the next grow."""
+        self._check_writable()
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        new_shape = tuple(int(s) for s in shape)
+        if len(new_shape) != self.ndim or any(not 0 <= s <= MAX_EXTENT for s in new_shape):
+            raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1], got {shape!r}")
+        if any(n < o for n, o in zip(new_shape, self.shape)):
+            raise SelectionError(f"a staged resize only grows: {new_shape} is smaller than "
+                                 f"{self.shape} in some dimension; use resize() to shrink")
+        return StagedResize(self, self.shape, self._with_shape(new_shape))
 
     def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
         """Grow along ``axis`` and write ``data`` into the new region; returns the new shape.
 
-        All or nothing: the new region is written first, through a handle with the new
-        shape, and the new shape is committed last. If anything fails, what was written
-        beyond the old shape is removed (best effort) and the array keeps its old shape;
-        what a killed process leaves beyond it is invisible, and cleared by the next
-        grow (:meth:`resize`)."""
+        All or nothing (:meth:`stage_resize`): the new region is written first, and the
+        new shape is committed last. If anything fails, what was written beyond the old
+        shape is removed (best effort) and the array keeps its old shape; what a killed
+        process leaves beyond it is invisible, and cleared by the next grow."""
         self._check_writable()
         data = np.asarray(data)
         if data.ndim != self.ndim:
@@ -402,22 +432,57 @@ class Array(Node, node_type="array"):
                                      f"match the array shape {self.shape} in dimension {d}")
         old_shape = self.shape
         new_shape = tuple(s + data.shape[axis] if d == axis else s for d, s in enumerate(old_shape))
-        if new_shape[axis] > MAX_EXTENT:
-            raise SelectionError(f"append along axis {axis} would make it {new_shape[axis]} long, "
-                                 "over 2**63 - 1")
-        grown = self._with_shape(new_shape)
+        staged = self.stage_resize(new_shape)
         region = tuple(slice(old_shape[axis], None) if d == axis else slice(None)
                        for d in range(self.ndim))
         try:
-            grown._write("basic", region, data, stored=True)
-            self._commit_shape(new_shape)
+            staged.array._write("basic", region, data, stored=True)
+            staged.commit()
         except BaseException:
-            try:
-                self._clear_beyond(old_shape, grown)
-            except ZarrforgeError:
-                pass  # the first error is the one to report; the next grow clears the rest
+            staged.abandon()
             raise
         return new_shape
+
+
+def _reopen_with_shape(store: Store, path: str, read_only: bool, options: dict[str, Any],
+                       shape: tuple[int, ...]) -> Array:
+    return open_node(store, path, mode="r" if read_only else "r+", **options)._with_shape(shape)
+
+
+class StagedResize:
+    """A grow of ``owner`` to ``array.shape``, not committed yet (:meth:`Array.stage_resize`)."""
+
+    def __init__(self, owner: Array, old_shape: tuple[int, ...], array: Array) -> None:
+        self.owner = owner
+        self.old_shape = old_shape
+        self.array = array  # write the new region through this handle
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.array.shape
+
+    def commit(self, through: Store | None = None) -> None:
+        """Write the new shape (as one read-modify-write of the latest document, so other
+        changes to it are kept). ``through``: another store to write it through, such as a
+        :func:`zarrforge.transaction` on the same store, to commit several arrays together."""
+        if through is None:
+            self.owner._commit_shape(self.shape)
+            return
+        open_node(through, self.owner.path, mode="r+", fmt=self.owner.format)._commit_shape(
+            self.shape)
+
+    def revert(self) -> None:
+        """After :meth:`commit`: write the old shape back (for a caller whose commit of
+        several arrays failed part way); the new region's data stays until :meth:`abandon`."""
+        self.owner._commit_shape(self.old_shape)
+
+    def abandon(self) -> None:
+        """Remove what was written beyond the old shape; best effort (called while handling
+        another error: anything left is invisible and cleared by the next grow)."""
+        try:
+            self.owner._clear_beyond(self.old_shape, self.array)
+        except ZarrforgeError:
+            pass
 
 
 class _Selector:

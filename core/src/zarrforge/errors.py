@@ -224,3 +224,9 @@ class PluginFailureWarning(UserWarning):
 
 class SkippedExtensionWarning(UserWarning):
     """An unknown extension marked ``must_understand: false`` was skipped."""
+
+
+class CommitRecordWarning(UserWarning):
+    """A transaction committed (every key holds its new value) but its commit record could
+    not be removed; until it is (:func:`zarrforge.clear_commit_record`), transactions that
+    read those keys are refused as if that commit were still running."""

@@ -42,8 +42,12 @@ Contract:
   4. if another writer changes a key between steps 1 and 3, the keys already
      written are put back (each only if it still holds this commit's value,
      so a third writer's change is never undone), the record is removed and
-     the commit fails with ``ConflictError``;
-  5. the record is deleted.
+     the commit fails with ``ConflictError``; a store error in step 3 puts them
+     back the same way and is raised (if putting back fails too, the record
+     stays);
+  5. the record is deleted; if that fails, the commit stands (every key holds its
+     new value) and a :class:`~zarrforge.errors.CommitRecordWarning` says which
+     record is left.
 
 * **Atomic**: each key, always. Across keys, other readers can see some keys
   new and others old while a commit runs (as with tensorstore's non-atomic
@@ -64,12 +68,14 @@ import json
 import threading
 import time
 import uuid
+import warnings
 from typing import Any, Iterable, Iterator, Sequence
 
 from . import config
 from .abc.store import (ABSENT, ByteRange, Store, StoreCapabilities, validate_key,
                         validate_prefix)
-from .errors import ConflictError, ResourceLimitError, StoreError, TransactionError
+from .errors import (CommitRecordWarning, ConflictError, ResourceLimitError, StoreError,
+                     TransactionError, ZarrforgeError)
 from .storage import StoreLike, resolve_store
 
 RECORD_PREFIX = "__zarrforge_commits/"
@@ -364,6 +370,16 @@ class Transaction(Store):
                 f"commit refused: {exc.key!r} was changed by another writer during the "
                 f"commit; the {len(done)} key(s) already written were put back: {exc}",
                 key=exc.key, keys=exc.keys) from exc
+        except BaseException:
+            # a store error part way: the keys written so far go back too, so the commit
+            # changed nothing; if putting them back fails as well, the record stays and
+            # unfinished_commits names the keys
+            try:
+                self._put_back(done, originals)
+                self.store.delete(record_key)
+            except ZarrforgeError:
+                pass
+            raise
         for batch in _batches(blind, 256):
             writes = [(k, self._writes[k]) for k in batch if self._writes[k] is not None]
             deletes = [k for k in batch if self._writes[k] is None]
@@ -371,7 +387,19 @@ class Transaction(Store):
                 self.store.set_many(writes)
             if deletes:
                 self.store.delete_many(deletes)
-        self.store.delete(record_key)
+        self._remove_record(record_key)
+
+    def _remove_record(self, record_key: str) -> None:
+        """Step 5: the commit has taken effect, so failing to remove its record is not a
+        failed commit (a caller would undo what is done): it is said, and the record
+        left for clear_commit_record."""
+        try:
+            self.store.delete(record_key)
+        except ZarrforgeError as exc:
+            warnings.warn(f"the transaction committed, but its commit record {record_key!r} "
+                          f"could not be removed ({exc}); remove it with "
+                          "zarrforge.clear_commit_record once you have checked the store",
+                          CommitRecordWarning, stacklevel=3)
 
     def _check_no_commit_in_flight_wrote_what_was_read(self) -> None:
         """Refuse to commit on values another commit may still put back: a commit that

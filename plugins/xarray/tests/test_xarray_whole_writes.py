@@ -104,3 +104,53 @@ def test_a_variable_with_other_dimensions_is_refused_naming_both():
     with pytest.raises(ValueError, match=r"variable 'tas' has dimensions \('time', 'lon'\), "
                                          r"but the stored one has \('time', 'lat'\)"):
         zx.to_zarr(swapped, store, append_dim="time")
+
+
+def two_variables(start: int, days: int) -> xr.Dataset:
+    return climate(start, days).assign(pr=lambda d: d.tas * 2 + 1)
+
+
+def _state(store) -> str:
+    """'old', 'new', or what is wrong: every variable is read whole, as xarray reads it."""
+    ds = xr.open_dataset(store, engine="zarrforge", consolidated=False).load()
+    old, new = two_variables(0, 4), xr.concat([two_variables(0, 4), two_variables(4, 3)], "time")
+    if ds.sizes["time"] == 4:
+        xr.testing.assert_identical(ds[["tas", "pr"]], old[["tas", "pr"]])
+        return "old"
+    xr.testing.assert_identical(ds[["tas", "pr"]], new[["tas", "pr"]])
+    return "new"
+
+
+@pytest.mark.parametrize("conditional", [True, False], ids=["transaction", "one-by-one"])
+def test_an_append_that_fails_at_any_store_write_leaves_every_variable_old_or_new(conditional):
+    """The k-th store write of an append fails, for every k: the dataset reads entirely
+    as before or entirely as after (the new rows are written first, the longer shapes
+    committed last: in one transaction on a store with conditional writes, else one by
+    one, put back if a later one fails), and the append run again gives the appended
+    dataset."""
+    from zarrforge.testing.faults import Fail, FaultyStore, on
+
+    def fresh():
+        store = MemoryStore()
+        zx.to_zarr(two_variables(0, 4), store, encoding={v: {"chunks": (2, 3)}
+                                                          for v in ("tas", "pr")})
+        return store
+
+    counting = FaultyStore(fresh(), conditional=conditional)
+    zx.to_zarr(two_variables(4, 3), counting, append_dim="time")
+    writes = sum(c.method in ("set", "delete") for c in counting.calls)
+    assert writes >= 6
+    outcomes = []
+    for k in range(1, writes + 1):
+        inner = fresh()
+        faulty = FaultyStore(inner, conditional=conditional)
+        faulty.add(on(("set", "delete"), nth=k), Fail(), times=1)
+        try:
+            zx.to_zarr(two_variables(4, 3), faulty, append_dim="time")
+            outcomes.append("no failure")  # a write the clean run made, not made this time
+        except zf.errors.ZarrforgeError:
+            outcomes.append(_state(inner))
+            if outcomes[-1] == "old":
+                zx.to_zarr(two_variables(4, 3), inner, append_dim="time")
+            assert _state(inner) == "new", f"k={k}: the retry"
+    assert "old" in outcomes

@@ -236,10 +236,18 @@ class FaultyStore(WrapperStore):
     ``history=True`` (the default) remembers, for every key written through this
     store, the value it had before (one extra read of the inner store per write);
     :class:`Stale` needs it.
+
+    ``conditional=True`` passes the inner store's conditional writes through (off by
+    default, so that every write is a plain ``set``/``delete`` a rule can catch): each
+    ``set_if`` / ``delete_if`` is then a ``"set"`` / ``"delete"`` call to the rules, and
+    a :class:`Fail` among them raises before the inner store is asked; other faults
+    pass conditional writes through unchanged.
     """
 
-    def __init__(self, inner: Store, rules: Iterable[Rule] = (), *, history: bool = True) -> None:
+    def __init__(self, inner: Store, rules: Iterable[Rule] = (), *, history: bool = True,
+                 conditional: bool = False) -> None:
         super().__init__(inner)
+        self.conditional = conditional
         self.rules: list[Rule] = list(rules)
         self.calls: list[Call] = []
         self.fired: list[tuple[Call, Fault]] = []
@@ -349,6 +357,27 @@ class FaultyStore(WrapperStore):
 
     # set_many / delete_many are Store's defaults: one set / delete per key, each meeting
     # the rules on its own (the split the module contract promises).
+
+    @property
+    def capabilities(self):  # type: ignore[override]
+        inner = self.inner.capabilities
+        if self.conditional:
+            return inner
+        return dataclasses.replace(inner, conditional_writes=False, versioned_ranges=False)
+
+    def _conditionally(self, method: str, key: str, proceed: Callable[[], Any]) -> Any:
+        call, fault = self._call(method, key)
+        if isinstance(fault, Fail):
+            return fault.apply(self, call, proceed)
+        return proceed()
+
+    def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        return self._conditionally("set", key, lambda: self.inner.set_if(
+            key, value, if_generation=if_generation))
+
+    def _delete_if(self, key: str, if_generation: Any) -> None:
+        self._conditionally("delete", key, lambda: self.inner.delete_if(
+            key, if_generation=if_generation))
 
     def erase_prefix(self, prefix: str) -> None:
         self._check_writable(prefix or "<root>")

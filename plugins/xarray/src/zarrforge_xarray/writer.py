@@ -87,8 +87,11 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
 
     def __init__(self, group: zarrforge.Group, *, mode: str, append_dim: Hashable | None,
                  region: Mapping[Hashable, slice] | None, safe_chunks: bool,
-                 align_chunks: bool) -> None:
+                 align_chunks: bool, stage_growth: bool = False) -> None:
         self.group = group
+        # appends write their new rows before the longer shapes are committed (compute=True)
+        self.stage_growth = stage_growth
+        self.staged: list[Any] = []
         self.zarr_format = int(group.metadata_model.format_name)
         self.mode = mode
         self.append_dim = append_dim
@@ -203,7 +206,12 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 region[self.append_dim] = slice(array.shape[axis], None)
                 grown = list(array.shape)
                 grown[axis] += variable.shape[axis]
-                array.resize(tuple(grown))
+                if self.stage_growth:
+                    staged = array.stage_resize(tuple(grown))
+                    self.staged.append(staged)
+                    array = staged.array
+                else:
+                    array.resize(tuple(grown))
             selection = tuple(region[dim] for dim in variable.dims)
             unit = self._write_unit(encoding, array, variable)
             if self.align_chunks and unit is not None:
@@ -443,13 +451,20 @@ def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
         check_against_store(dataset, target, append_dim=append_dim, region=region,
                             skip_without_append_dim=mode == "a-")
     writable = ZarrforgeWritableStore(target, mode=mode, append_dim=append_dim, region=region,
-                                      safe_chunks=safe_chunks, align_chunks=align_chunks)
+                                      safe_chunks=safe_chunks, align_chunks=align_chunks,
+                                      stage_growth=compute)
     writer = ArrayWriter()
-    dump_to_store(dataset, writable, writer, encoding=encoding)
-    for array in writer.targets:  # dask data goes to workers: the store must travel too
-        check_shareable(array)
-    finish = _consolidator(target) if consolidated is not False and mode != "r+" else None
-    written = writer.sync(compute=compute)
+    try:
+        dump_to_store(dataset, writable, writer, encoding=encoding)
+        for array in writer.targets:  # dask data goes to workers: the store must travel too
+            check_shareable(array)
+        finish = _consolidator(target) if consolidated is not False and mode != "r+" else None
+        written = writer.sync(compute=compute)
+        _commit_growth(writable.staged, target)
+    except BaseException:
+        for staged in writable.staged:
+            staged.abandon()
+        raise
     if compute:
         if finish is not None:
             finish()
@@ -457,6 +472,35 @@ def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
     import dask
 
     return dask.delayed(_after)(written, finish)
+
+
+def _commit_growth(staged: list[Any], group: zarrforge.Group) -> None:
+    """Commit the longer shapes of an append, after its data is written: together, in one
+    transaction, on a store with conditional writes (a failed commit puts back what it
+    wrote; readers may see some variables grown and others not while it runs, and a
+    process killed then leaves its commit record: zarrforge.unfinished_commits), else one
+    by one, the ones committed put back if a later one fails (best effort: a process
+    killed between two leaves some variables grown and others not)."""
+    if not staged:
+        return
+    store = group.store
+    if len(staged) > 1 and store.capabilities.conditional_writes:
+        with zarrforge.transaction(store) as tx:
+            for each in staged:
+                each.commit(through=tx)
+        return
+    tried = []
+    try:
+        for each in staged:
+            tried.append(each)  # a failed commit may have written the node's document
+            each.commit()
+    except BaseException:
+        for each in reversed(tried):
+            try:
+                each.revert()
+            except zarrforge.errors.ZarrforgeError:
+                pass
+        raise
 
 
 def _consolidator(group: zarrforge.Group) -> Any:
