@@ -59,9 +59,10 @@ class DatasetAccessor:
     def __init__(self, dataset: xr.Dataset) -> None:
         self._dataset = dataset
 
-    def to_zarr(self, store: Any = None, **options: Any) -> Any:
-        """:func:`zarrforge_xarray.to_zarr` of this dataset."""
-        return to_zarr(self._dataset, store, **options)
+    def to_zarr(self, store: Any = None, *args: Any, **options: Any) -> Any:
+        """:func:`zarrforge_xarray.to_zarr` of this dataset (``Dataset.to_zarr``'s parameters,
+        ``mode``, ``group`` and ``encoding`` positional too)."""
+        return to_zarr(self._dataset, store, *args, **options)
 
 
 @xr.register_datatree_accessor("zarrforge")
@@ -69,9 +70,9 @@ class DataTreeAccessor:
     def __init__(self, tree: xr.DataTree) -> None:
         self._tree = tree
 
-    def to_zarr(self, store: Any = None, *, group: str | None = None, mode: str = "w-",
-                consolidated: bool | None = None, compute: bool = True,
-                encoding: dict[str, Any] | None = None, write_inherited_coords: bool = False,
+    def to_zarr(self, store: Any = None, mode: str = "w-", encoding: dict[str, Any] | None = None,
+                consolidated: bool | None = None, group: str | None = None,
+                write_inherited_coords: bool = False, compute: bool = True,
                 **options: Any) -> Any:
         """Write every node of the tree (see the module docstring). With ``compute=False``
         the hierarchy and its metadata are written now and a dask ``Delayed`` writes every

@@ -1,8 +1,9 @@
 """Writing xarray Datasets and DataTrees with zarrforge: :func:`to_zarr`.
 
-``to_zarr(ds, store, *, group=None, mode=None, append_dim=None, region=None,
-encoding=None, consolidated=None, zarr_format=3, compute=True, safe_chunks=True,
-align_chunks=False, storage_options=None)`` has the semantics of xarray's
+``to_zarr(ds, store=None, mode=None, group=None, encoding=None, *, compute=True,
+consolidated=None, append_dim=None, region=None, safe_chunks=True,
+align_chunks=False, storage_options=None, zarr_format=None, write_empty_chunks=None,
+chunkmanager_store_kwargs=None)`` has the parameters and semantics of xarray's
 ``Dataset.to_zarr``:
 
 * ``mode``: ``"w-"`` create, failing if the group exists (the default);
@@ -87,8 +88,10 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
 
     def __init__(self, group: zarrforge.Group, *, mode: str, append_dim: Hashable | None,
                  region: Mapping[Hashable, slice] | None, safe_chunks: bool,
-                 align_chunks: bool, stage_growth: bool = False) -> None:
+                 align_chunks: bool, stage_growth: bool = False,
+                 write_empty_chunks: bool | None = None) -> None:
         self.group = group
+        self.write_empty_chunks = write_empty_chunks  # to_zarr's, for every variable
         # appends write their new rows before the longer shapes are committed (compute=True)
         self.stage_growth = stage_growth
         self.staged: list[Any] = []
@@ -132,8 +135,13 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         return ZarrforgeDataStore(self.group).get_dimensions()
 
     def _existing(self) -> dict[str, zarrforge.Array]:
-        return {name: node for name, node in self.group.members()
-                if isinstance(node, zarrforge.Array)}
+        arrays = {name: node for name, node in self.group.members()
+                  if isinstance(node, zarrforge.Array)}
+        if self.write_empty_chunks is None:
+            return arrays
+        return {name: zarrforge.open_array(array.store, array.path, mode="r+",
+                                           write_empty_chunks=self.write_empty_chunks)
+                for name, array in arrays.items()}
 
     def store(self, variables: dict[Hashable, xr.Variable], attributes: dict[Hashable, Any],
               check_encoding_set: Any = frozenset(), writer: ArrayWriter | None = None,
@@ -265,6 +273,8 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             options["chunk_key_encoding"] = encoding["chunk_key_encoding"]
         if encoding.get("write_empty_chunks") is not None:
             options["write_empty_chunks"] = bool(encoding["write_empty_chunks"])
+        elif self.write_empty_chunks is not None:
+            options["write_empty_chunks"] = self.write_empty_chunks
         dtype: Any = variable.dtype
         if dtype.kind == "O" or dtype.kind == "T":
             dtype = "string"
@@ -372,15 +382,27 @@ def _write_concurrently(writes: list[tuple[zarrforge.Array, tuple, Any]]) -> Non
             done.result()
 
 
-def to_zarr(dataset: xr.Dataset, store: Any = None, *, group: str | None = None,
-            mode: str | None = None, append_dim: Hashable | None = None, region: Any = None,
-            encoding: Mapping[Hashable, Mapping[str, Any]] | None = None,
-            consolidated: bool | None = None, zarr_format: int = 3, compute: bool = True,
-            safe_chunks: bool = True, align_chunks: bool = False,
-            storage_options: dict[str, Any] | None = None) -> Any:
+def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
+            group: str | None = None,
+            encoding: Mapping[Hashable, Mapping[str, Any]] | None = None, *,
+            compute: bool = True, consolidated: bool | None = None,
+            append_dim: Hashable | None = None, region: Any = None, safe_chunks: bool = True,
+            align_chunks: bool = False, storage_options: dict[str, Any] | None = None,
+            zarr_format: int | None = None, write_empty_chunks: bool | None = None,
+            chunkmanager_store_kwargs: dict[str, Any] | None = None) -> Any:
     """Write ``dataset`` to ``store`` (a path, URL, zarrforge Store or Group's store) with
-    zarrforge; see the module docstring. Returns the zarrforge group, or, with
+    zarrforge; see the module docstring. The parameters are ``Dataset.to_zarr``'s, in its
+    order (``store``, ``mode``, ``group``, ``encoding`` positional), with its meaning
+    (the table in docs/xarray.md). Returns the zarrforge group, or, with
     ``compute=False``, a dask ``Delayed`` that writes the data when computed."""
+    if zarr_format is None:
+        zarr_format = 3  # for a new group; an existing group keeps its own format
+    if write_empty_chunks is not None and not isinstance(write_empty_chunks, bool):
+        raise TypeError(f"write_empty_chunks must be True, False or None, got "
+                        f"{write_empty_chunks!r}")
+    if chunkmanager_store_kwargs is not None and not isinstance(chunkmanager_store_kwargs, Mapping):
+        raise TypeError("chunkmanager_store_kwargs must be a dict of keyword arguments for "
+                        f"dask.array.store, got {chunkmanager_store_kwargs!r}")
     if not isinstance(dataset, xr.Dataset):
         raise TypeError(f"to_zarr writes an xarray Dataset, got {type(dataset).__name__} (for "
                         "a DataArray, use dataarray.to_dataset())")
@@ -409,7 +431,9 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, *, group: str | None = None,
     try:
         return _write(dataset, target, mode=mode, append_dim=append_dim, region=region,
                       encoding=encoding, consolidated=consolidated, compute=compute,
-                      safe_chunks=safe_chunks, align_chunks=align_chunks)
+                      safe_chunks=safe_chunks, align_chunks=align_chunks,
+                      write_empty_chunks=write_empty_chunks,
+                      store_kwargs=dict(chunkmanager_store_kwargs or {}))
     except BaseException:
         if created:
             _remove_what_was_written(target, before)
@@ -432,7 +456,8 @@ def _keys_before(store: Any, path: str, mode: str,
 def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
            append_dim: Hashable | None, region: Any,
            encoding: dict[Hashable, dict[str, Any]], consolidated: bool | None, compute: bool,
-           safe_chunks: bool, align_chunks: bool) -> Any:
+           safe_chunks: bool, align_chunks: bool, write_empty_chunks: bool | None,
+           store_kwargs: dict[str, Any]) -> Any:
     if mode in ("a", "a-", "r+"):
         stored = {name for name, node in target.members() if isinstance(node, zarrforge.Array)}
         if clash := sorted(str(k) for k in encoding if str(k) in stored):
@@ -452,14 +477,15 @@ def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
                             skip_without_append_dim=mode == "a-")
     writable = ZarrforgeWritableStore(target, mode=mode, append_dim=append_dim, region=region,
                                       safe_chunks=safe_chunks, align_chunks=align_chunks,
-                                      stage_growth=compute)
+                                      stage_growth=compute,
+                                      write_empty_chunks=write_empty_chunks)
     writer = ArrayWriter()
     try:
         dump_to_store(dataset, writable, writer, encoding=encoding)
         for array in writer.targets:  # dask data goes to workers: the store must travel too
             check_shareable(array)
         finish = _consolidator(target) if consolidated is not False and mode != "r+" else None
-        written = writer.sync(compute=compute)
+        written = writer.sync(compute=compute, chunkmanager_store_kwargs=store_kwargs or None)
         _commit_growth(writable.staged, target)
     except BaseException:
         for staged in writable.staged:
