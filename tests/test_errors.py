@@ -218,3 +218,22 @@ def test_a_codec_given_to_the_wrong_argument_is_named_there(argument, codec, fie
     with pytest.raises(zf.errors.MetadataError, match=f"pass it as {hint}") as info:
         zf.create_array(None, shape=(4,), dtype="float32", **{argument: value})
     assert info.value.field == field
+
+
+def test_read_only_errors_say_what_is_read_only_and_what_helps(tmp_path):
+    """A handle opened read-only is told which modes write; a store that is read-only by
+    nature (an HTTP server, a read-only zarr-python store) is named, and no mode is
+    suggested, since none would help."""
+    from zarrforge.errors import ReadOnlyError
+    from zarrforge_std.stores.local import LocalStore
+
+    zf.create_array(str(tmp_path), "a", shape=(2,), dtype="i1")
+    with pytest.raises(ReadOnlyError, match="is open read-only; open it with mode='r\\+' or 'a'"):
+        zf.open_array(str(tmp_path), "a", mode="r")[0] = 1
+    frozen = LocalStore(tmp_path, read_only=True)
+    with pytest.raises(ReadOnlyError, match="is in a read-only store") as info:
+        zf.open_array(frozen, "a", mode="r+")[0] = 1
+    assert "mode=" not in str(info.value)
+    with pytest.raises(ReadOnlyError, match="the store LocalStore.*is read-only") as info:
+        zf.create_array(frozen, "b", shape=(2,), dtype="i1")
+    assert "ReadMemo" not in str(info.value) and "mode=" not in str(info.value)

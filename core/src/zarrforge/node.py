@@ -176,9 +176,13 @@ class Node:
         return self._format
 
     def _check_writable(self) -> None:
-        if self.read_only:
+        if self._read_only:
             raise ReadOnlyError(f"{self._kind} {self.name!r} is open read-only; open it with "
                                 "mode='r+' or 'a' to change it")
+        if self._store.read_only:  # opened for writing, yet no mode helps: say what is
+            raise ReadOnlyError(f"{self._kind} {self.name!r} is in a read-only store "
+                                f"({self._store!r}), so it cannot be changed there; copy it "
+                                "to a writable store to change it")
 
     def _write_metadata(self, metadata: Any) -> None:
         """Write ``metadata`` as the node's whole new model (no merge with the store)."""

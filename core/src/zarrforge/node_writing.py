@@ -32,7 +32,7 @@ from . import hierarchy, paths
 from .abc.format import Format
 from .abc.metadata import NodeMetadata
 from .abc.store import Store, WrapperStore
-from .errors import ContainsNodeError, StoreError
+from .errors import ContainsNodeError, ReadOnlyError, StoreError
 from .read_memo import ReadMemo
 
 
@@ -108,6 +108,9 @@ def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], 
     """Write ``nodes`` (the root ``root`` first) whole or not at all; see the module
     docstring. ``checked_group``: as for :func:`zarrforge.hierarchy.survey`."""
     _ordered(root, nodes)
+    if store.read_only:  # said about the caller's store, not a wrapper of ours
+        raise ReadOnlyError(f"cannot create {'/' + root!r}: the store {store!r} is read-only, "
+                            "so nothing can be written there")
     nodes = [node if node.rendered is not None
              else NewNode(node.path, node.metadata, fmt.render(node.metadata))
              for node in nodes]
