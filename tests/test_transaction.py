@@ -174,20 +174,27 @@ def test_a_conflict_during_the_commit_puts_back_what_was_written(store):
     assert zf.unfinished_commits(store) == []
 
 
+def _committing_through_a_fault(store, method: str, key: str):
+    """A transaction writing x[1] and y[1], committing through a store whose ``method``
+    of ``key`` fails."""
+    from zarrforge.testing.faults import Fail, FaultyStore, on
+
+    tx = zf.transaction(store)
+    for name in ("x", "y"):
+        zf.open_array(tx, name, mode="r+")[1] = 7
+    faulty = FaultyStore(store, conditional=True)
+    faulty.add(on(method, key), Fail())
+    tx.store = faulty
+    return tx
+
+
 def test_a_store_error_during_the_commit_puts_back_what_was_written(store):
     """Not only a conflict: a write that fails part way through the commit makes it put
     back the keys it wrote, remove its record and raise, so the commit changed nothing."""
-    from zarrforge.testing.faults import Fail, FaultyStore, on
-
     _array(store)
     _array(store, "y")
     before = {key: store.get(key) for key in sorted(store.list())}
-    tx = zf.transaction(store)
-    zf.open_array(tx, "x", mode="r+")[1] = 7
-    zf.open_array(tx, "y", mode="r+")[1] = 7
-    faulty = FaultyStore(store, conditional=True)
-    faulty.add(on("set", "y/c/0"), Fail())
-    tx.store = faulty
+    tx = _committing_through_a_fault(store, "set", "y/c/0")
     with pytest.raises(StoreError, match="y/c/0"):
         tx.commit()
     assert {key: store.get(key) for key in sorted(store.list())} == before
@@ -198,14 +205,10 @@ def test_a_commit_whose_record_cannot_be_removed_stands_and_says_so(store):
     """Step 5 failing is not a failed commit (a caller would undo what is done): every key
     holds its new value, a CommitRecordWarning names the record left behind."""
     from zarrforge.errors import CommitRecordWarning
-    from zarrforge.testing.faults import Fail, FaultyStore, on
 
     _array(store)
-    tx = zf.transaction(store)
-    zf.open_array(tx, "x", mode="r+")[1] = 7
-    faulty = FaultyStore(store, conditional=True)
-    faulty.add(on("delete", "__zarrforge_commits/*"), Fail())
-    tx.store = faulty
+    _array(store, "y")
+    tx = _committing_through_a_fault(store, "delete", "__zarrforge_commits/*")
     with pytest.warns(CommitRecordWarning, match="committed, but its commit record"):
         tx.commit()
     assert zf.open_array(store, "x")[1] == 7

@@ -54,12 +54,18 @@ def _writes(store, layout, call) -> int:
     return sum(c.method in WRITES for c in counting.calls)
 
 
-def _fail_at(store, layout, call, k) -> None:
-    _array(store, layout)
-    faulty = FaultyStore(store)
-    faulty.add(on(WRITES, nth=k), Fail(), times=1)
-    with pytest.raises(StoreError):
-        call(zarrforge.open_array(faulty, "a", mode="r+"))
+def _after_each_failure(new_store, layout, call):
+    """``(k, store)`` for every k, after ``call`` failed at its k-th write to ``store``."""
+    writes = _writes(new_store(), layout, call)
+    assert writes >= 3
+    for k in range(1, writes + 1):
+        store = new_store()
+        _array(store, layout)
+        faulty = FaultyStore(store)
+        faulty.add(on(WRITES, nth=k), Fail(), times=1)
+        with pytest.raises(StoreError):
+            call(zarrforge.open_array(faulty, "a", mode="r+"))
+        yield k, store
 
 
 def _no_stale_data_beyond(store, shape, values) -> None:
@@ -76,13 +82,8 @@ def _no_stale_data_beyond(store, shape, values) -> None:
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_append_is_whole_or_not_at_all(new_store, layout):
-    append = lambda array: array.append(EXTRA)  # noqa: E731
-    writes = _writes(new_store(), layout, append)
-    assert writes >= 3
     outcomes = set()
-    for k in range(1, writes + 1):
-        store = new_store()
-        _fail_at(store, layout, append, k)
+    for k, store in _after_each_failure(new_store, layout, lambda array: array.append(EXTRA)):
         array = zarrforge.open_array(store, "a", mode="r+")
         if array.shape == SHAPE:
             assert np.array_equal(array[...], OLD), f"k={k}"
@@ -102,11 +103,7 @@ def test_append_is_whole_or_not_at_all(new_store, layout):
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_a_shrink_keeps_old_or_new_and_never_resurrects_data(new_store, layout):
     shrink = lambda array: array.resize(5, 7)  # noqa: E731  # edge chunks in both dimensions
-    writes = _writes(new_store(), layout, shrink)
-    assert writes >= 3
-    for k in range(1, writes + 1):
-        store = new_store()
-        _fail_at(store, layout, shrink, k)
+    for k, store in _after_each_failure(new_store, layout, shrink):
         array = zarrforge.open_array(store, "a", mode="r+")
         if array.shape == SHAPE:
             assert np.array_equal(array[...], OLD), f"k={k}: the old shape lost data"

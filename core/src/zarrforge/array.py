@@ -326,12 +326,7 @@ class Array(Node, node_type="array"):
         metadata write fails nothing was deleted and the array keeps its old shape and
         data; if a deletion fails after it, the array has its new shape and what is left
         beyond it is cleared by the next grow."""
-        self._check_writable()
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        new_shape = tuple(int(s) for s in shape)
-        if len(new_shape) != self.ndim or any(not 0 <= s <= MAX_EXTENT for s in new_shape):
-            raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1], got {shape!r}")
+        new_shape = self._shape_argument(shape)
         old = self._metadata
         new_meta = old.replace(shape=new_shape, chunk_grid=old.chunk_grid.with_shape(new_shape))
         self._checked_chain(new_meta)  # the new grid's chunk shapes must suit the codecs too
@@ -343,6 +338,16 @@ class Array(Node, node_type="array"):
         self._commit_shape(new_shape)
         if any(n < o for n, o in zip(new_shape, old.shape)):
             self._clear_beyond(new_shape, larger)
+
+    def _shape_argument(self, shape: tuple[Any, ...]) -> tuple[int, ...]:
+        """``resize(4, 8)`` or ``resize((4, 8))`` as a checked shape (the array writable)."""
+        self._check_writable()
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        new_shape = tuple(int(s) for s in shape)
+        if len(new_shape) != self.ndim or any(not 0 <= s <= MAX_EXTENT for s in new_shape):
+            raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1], got {shape!r}")
+        return new_shape
 
     def _commit_shape(self, new_shape: tuple[int, ...]) -> None:
         self.update_metadata(lambda model: model.replace(
@@ -401,12 +406,7 @@ class Array(Node, node_type="array"):
         old shape. The shape may only grow. Until the commit nothing a reader sees
         changes, so a failure (or a killed process) leaves the old array; what was
         written beyond its shape is invisible and cleared by the next grow."""
-        self._check_writable()
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        new_shape = tuple(int(s) for s in shape)
-        if len(new_shape) != self.ndim or any(not 0 <= s <= MAX_EXTENT for s in new_shape):
-            raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1], got {shape!r}")
+        new_shape = self._shape_argument(shape)
         if any(n < o for n, o in zip(new_shape, self.shape)):
             raise SelectionError(f"a staged resize only grows: {new_shape} is smaller than "
                                  f"{self.shape} in some dimension; use resize() to shrink")
