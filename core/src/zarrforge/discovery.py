@@ -96,7 +96,7 @@ def plugins() -> PluginReport:
         for entry in reg.entries():
             status = "ok (in-process)" if entry.source == "in-process" else _status(reg, entry.name)
             if attr == "formats" and status.startswith("ok") and \
-                    not entry.name.endswith(registry.FAMILY_SUFFIX):
+                    entry.name in hierarchy.installed_formats():
                 failure = _format_failure(entry.name)
                 status = f"error: {failure}" if failure else status
             hidden = reg.shadowed_by(entry.name, entry.source)

@@ -47,11 +47,16 @@ def get_format(zarr_format: Any = DEFAULT_FORMAT) -> Format:
     return registry.formats.get(str(zarr_format), field="zarr_format")()
 
 
-def formats_in_detection_order() -> list[Format]:
-    """Every installed format, the default first."""
+def installed_formats() -> list[str]:
+    """The names of the installed formats (``"3"``, ``"2"``, ``"draft-2022"``...), the default
+    first; family entry points (``name.*``) are not formats of their own."""
     names = [n for n in registry.formats.names() if not n.endswith(registry.FAMILY_SUFFIX)]
-    ordered = [DEFAULT_FORMAT] * (DEFAULT_FORMAT in names) + [n for n in names if n != DEFAULT_FORMAT]
-    return [registry.formats.get(name)() for name in ordered]
+    return [DEFAULT_FORMAT] * (DEFAULT_FORMAT in names) + [n for n in names if n != DEFAULT_FORMAT]
+
+
+def formats_in_detection_order() -> list[Format]:
+    """Every installed format, built, the default first."""
+    return [registry.formats.get(name)() for name in installed_formats()]
 
 
 _failed_plugins: set[str] = set()  # formats whose detection failed, warned about once

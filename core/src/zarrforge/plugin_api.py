@@ -54,7 +54,7 @@ Chunks and codec chains
     this process to dask's distributed workers).
 
 Hierarchies
-    :func:`get_format`, :func:`locate_document`, :func:`locate_node`, :func:`child_names`
+    :func:`get_format`, :func:`installed_formats`, :func:`locate_document`, :func:`locate_node`, :func:`child_names`
     (a format's ``list_children`` from one listing),
     :func:`open_node`, :func:`refresh_consolidated`, :func:`resolve_store`;
     :func:`write_nodes` with :class:`NewNode` (writing new nodes whole or not at all:
@@ -76,8 +76,8 @@ from .chunk_context import current_chunk, encoding_chunk
 from .codec_arguments import numcodecs_configuration
 from .codec_chain import CodecChain, check_order, evolve_codecs
 from .dask_bridge import check_shareable
-from .hierarchy import (child_names, get_format, locate_document, locate_node,
-                        refresh_consolidated)
+from .hierarchy import (child_names, get_format, installed_formats, locate_document,
+                        locate_node, refresh_consolidated)
 from .hooks import hook_plugins, hookimpl, plugin_manager
 from .indexing import normalize_basic_selection
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
@@ -107,7 +107,7 @@ __all__ = sorted([
     "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
     "codecs_from_json", "config", "current_chunk", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs", "extension_from_json",
-    "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl",
+    "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl", "installed_formats",
     "load_document", "locate_document", "locate_node", "map_parallel",
     "memory_layout", "normalize_basic_selection", "numcodecs_configuration", "open_node",
     "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",

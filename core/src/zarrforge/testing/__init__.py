@@ -16,7 +16,8 @@ Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`MemoryLayoutConformance`, :class:`ExtensionConformance`,
 :class:`URLAdapterConformance`, :class:`StorageTransformerConformance`,
 :class:`FormatConformance`. Importing this package needs pytest (and
-hypothesis for the randomised checks); zarrforge itself does not.
+hypothesis for the randomised checks); zarrforge itself does not. The kit imports
+no plugin: its scratch hierarchies live in :class:`kit_store.KitMemoryStore`.
 """
 
 from .chunk_grids import ChunkGridConformance

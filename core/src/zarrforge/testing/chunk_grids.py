@@ -62,6 +62,7 @@ from ..resolution import chunk_grid_from_json
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import hypothesis_settings
+from .kit_store import KitMemoryStore
 
 # Chunks enumerated at each end of a dimension; positions checked one by one up to this length.
 WINDOW = 2048
@@ -437,7 +438,7 @@ class ChunkGridConformance:
                st.integers(0, 2**32 - 1))
         def round_trip(writes, read, seed):
             rng = np.random.default_rng(seed)
-            array = zf.create_array(None, shape=shape, dtype="int32", chunks=case[0],
+            array = zf.create_array(KitMemoryStore(), shape=shape, dtype="int32", chunks=case[0],
                                     compressors=None, fill_value=0)
             assert tuple(array.cdata_shape) == tuple(grid.grid_shape), (
                 f"{where}: an array with the grid has {array.cdata_shape} chunks, the grid "

@@ -57,6 +57,7 @@ from ..resolution import chunk_key_encoding_from_json
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import hypothesis_settings
+from .kit_store import KitMemoryStore
 
 # Coordinates that trip careless encodings: one and several digits, powers of ten, int64's top.
 SPECIAL_COORDINATES = [0, 1, 2, 9, 10, 11, 99, 100, 101, 2**31 - 1, 2**31, 2**32, 2**53 + 1,
@@ -314,7 +315,7 @@ class ChunkKeyEncodingConformance:
             (shape, chunks), written = chosen
             rng = np.random.default_rng(seed)
             path = "group/array"
-            array = zf.create_array(None, path, shape=shape, chunks=chunks, dtype="uint16",
+            array = zf.create_array(KitMemoryStore(), path, shape=shape, chunks=chunks, dtype="uint16",
                                     compressors=None, fill_value=0,
                                     chunk_key_encoding=document)
             store = array.store

@@ -50,6 +50,7 @@ from ..abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, Chunk
 from ..errors import MetadataError, ZarrforgeError
 from ..resolution import codec_from_json, data_type_from_json, memory_layout
 from ._common import document_id as _document_id
+from .kit_store import KitMemoryStore
 
 # A decoder may hold this much, or this many times the chunk's size, whichever is more.
 ALLOCATION_FLOOR = 16 * 1024 * 1024
@@ -338,7 +339,7 @@ class CodecConformance:
                 if isinstance(codec, ArrayBytesCodec) else {"compressors": [document]})
         chunks = tuple(self.chunk_shape)
         shape = tuple(2 * c - 1 for c in chunks)  # the last chunk along each axis is an edge
-        array = zf.create_array(None, shape=shape, chunks=chunks, dtype=self.data_type, **role)
+        array = zf.create_array(KitMemoryStore(), shape=shape, chunks=chunks, dtype=self.data_type, **role)
         # the first row of chunks along axis 0 (edges along the other axes included) is
         # written; the edge chunks along axis 0 are left at the fill value
         written = (slice(0, chunks[0]),) if chunks else ()

@@ -41,6 +41,7 @@ from ..abc.data_type import DataType
 from ..errors import MetadataError
 from ..resolution import data_type_from_json, memory_layout
 from .codecs import _difference, _same, random_chunk
+from .kit_store import KitMemoryStore
 
 
 def _fill_bytes(data_type: DataType, value: Any) -> Any:
@@ -150,7 +151,7 @@ class DataTypeConformance:
         options: dict[str, Any] = {"compressors": None}
         if self.serializer is not None:
             options["serializer"] = self.serializer
-        a = zf.create_array(None, shape=(5, 4), dtype=data_type, chunks=(2, 3), **options)
+        a = zf.create_array(KitMemoryStore(), shape=(5, 4), dtype=data_type, chunks=(2, 3), **options)
         values = self.sample(data_type, (3, 4))
         a[:3] = values  # edge chunks along both axes; rows 4-5 left at the fill value
         for label, array in (("written", a), ("reopened", zf.open_array(a.store))):

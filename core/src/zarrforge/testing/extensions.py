@@ -46,6 +46,7 @@ from ..resolution import extension_from_json
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import hypothesis_settings
+from .kit_store import KitMemoryStore
 
 
 def _selections(shape: tuple[int, ...]) -> Any:
@@ -96,8 +97,8 @@ class ExtensionConformance:
 
     def _node(self, document: Any, node_type: str) -> Any:
         if node_type == "group":
-            return zf.create_group(None, "node", extensions=[document])
-        return zf.create_array(None, "node", shape=self.shape, dtype=self.dtype, fill_value=0,
+            return zf.create_group(KitMemoryStore(), "node", extensions=[document])
+        return zf.create_array(KitMemoryStore(), "node", shape=self.shape, dtype=self.dtype, fill_value=0,
                                chunks=tuple(max(1, (n + 1) // 2) for n in self.shape),
                                compressors=None, extensions=[document])
 

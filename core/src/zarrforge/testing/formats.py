@@ -52,8 +52,9 @@ import zarrforge as zf
 from .. import registry
 from ..abc.format import Format
 from ..errors import MetadataError, ZarrforgeError
-from ..hierarchy import get_format
+from ..hierarchy import get_format, installed_formats
 from .faults import ChangeBetweenReads
+from .kit_store import KitMemoryStore
 from ._common import hypothesis_settings
 
 DEFAULT_ARRAY_CASES = [
@@ -65,8 +66,7 @@ DEFAULT_ATTRIBUTES = {"title": "conformance", "nested": {"list": [1, 2.5, None, 
 
 
 def _memory_store() -> Any:
-    from zarrforge_std.stores.memory import MemoryStore  # the std plugin is a test need
-    return MemoryStore()
+    return KitMemoryStore()  # the kit's own: no store plugin needed
 
 
 _ADD_KEYS = """
@@ -282,8 +282,8 @@ class FormatConformance:
 
     def test_other_formats_nodes_are_not_taken_for_this_ones(self):
         fmt = self._format()
-        for other in registry.formats.names():
-            if other == self.format_name or other.endswith(registry.FAMILY_SUFFIX):
+        for other in installed_formats():
+            if other == self.format_name:
                 continue
             store = _memory_store()
             try:

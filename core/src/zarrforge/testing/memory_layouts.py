@@ -35,6 +35,7 @@ from .. import registry
 from ..abc.memory_layout import MemoryLayout
 from ..resolution import memory_layout
 from ._common import hypothesis_settings
+from .kit_store import KitMemoryStore
 
 DTYPES = [np.dtype(d) for d in ("uint8", "<i4", ">i8", "<f2", "<f8", "<c16", "?", "S3")] + [
     np.dtype([("a", "<i2"), ("b", "<f4")])]
@@ -159,7 +160,7 @@ class MemoryLayoutConformance:
             shape, chunks = case
             rng = np.random.default_rng(seed)
             values = rng.integers(-1000, 1000, size=shape).astype("<i4")
-            array = zf.create_array(None, "a", shape=shape, chunks=chunks, dtype="int32",
+            array = zf.create_array(KitMemoryStore(), "a", shape=shape, chunks=chunks, dtype="int32",
                                     fill_value=-1, compressors=None, order=name)
             region = tuple(slice(0, n - 1) for n in shape)  # leaves edge chunks partly written
             array[region] = values[region]

@@ -44,6 +44,7 @@ from ..errors import MetadataError, ZarrforgeError
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import hypothesis_settings
+from .kit_store import KitMemoryStore
 
 
 def _keys(ndim: int) -> ChunkKeys:
@@ -160,10 +161,8 @@ class StorageTransformerConformance:
                                  "(or set rejects_unknown_configuration = False)")
 
     def test_the_wrapped_store_keeps_chunk_values_and_passes_other_keys(self, document):
-        from zarrforge_std.stores.memory import MemoryStore  # the std plugin is a test need
-
         where = _document_id(document)
-        inner = MemoryStore()
+        inner = KitMemoryStore()
         array = self._array(document, inner)  # what wrap() gets: the real metadata
         store = self._transformer(document).wrap(inner, _keys(len(self.shape)),
                                                  array.metadata_model)

@@ -68,10 +68,9 @@ def _strip_location(message: str, key: str | None) -> str:
 
 
 def _formats() -> list[Any]:
-    from zarrforge.plugin_api import registry
+    from zarrforge.plugin_api import get_format, installed_formats
 
-    return [registry.formats.get(name)() for name in registry.formats.names()
-            if not name.endswith(registry.FAMILY_SUFFIX)]
+    return [get_format(name) for name in installed_formats()]
 
 
 class Checker:
