@@ -53,9 +53,10 @@ from .errors import PluginConflictError, PluginLoadError, UnknownExtensionError
 
 FAMILY_SUFFIX = "*"
 
-# Names defined by the Zarr specs or the zarr-extensions registry, and the
-# zarrforge distribution that implements each. Used only to make the
-# "unknown name" error say what to install; resolution never consults it.
+# Every name the built-in plugins register, and the zarrforge distribution that
+# provides it. Used only to make the "unknown name" error say what to install;
+# resolution never consults it. tests/test_install_hints.py checks it against the
+# entry points of every plugins/*/pyproject.toml, both ways.
 KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
     "data type": {
         **{n: "zarrforge-std" for n in (
@@ -71,7 +72,9 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
             "complex_float8_e3m4", "complex_float8_e4m3", "complex_float8_e4m3b11fnuz",
             "complex_float8_e4m3fnuz", "complex_float8_e5m2", "complex_float8_e5m2fnuz",
             "complex_float8_e8m0fnu", "complex_float6_e2m3fn", "complex_float6_e3m2fn",
-            "complex_float4_e2m1fn")},
+            "complex_float4_e2m1fn", "optional", "raw_bytes")},
+        "r*": "zarrforge-std",
+        "zarrforge_v2.json_object": "zarrforge-v2",
     },
     "chunk grid": {"regular": "zarrforge-std", "rectilinear": "zarrforge-rectilinear"},
     "chunk key encoding": {"default": "zarrforge-std", "v2": "zarrforge-std"},
@@ -83,20 +86,28 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "blosc": "zarrforge-numcodecs", "crc32c": "zarrforge-numcodecs",
         "numcodecs.*": "zarrforge-numcodecs", "packbits": "zarrforge-numcodecs",
         "bitround": "zarrforge-numcodecs", "conditional": "zarrforge-numcodecs",
-        "n5_default": "zarrforge-numcodecs",
+        "n5_default": "zarrforge-numcodecs", "zfp": "zarrforge-numcodecs",
         "sharding_indexed": "zarrforge-sharding",
         "vlen-utf8": "zarrforge-dtypes", "vlen-bytes": "zarrforge-dtypes",
+        "optional": "zarrforge-dtypes",
     },
+    "extension": {"zarrforge.offset": "zarrforge-extensions",
+                  "zarrforge.array-statistics": "zarrforge-extensions"},
     "storage transformer": {
         "https://purl.org/zarr/spec/storage_transformers/sharding/1.0": "zarrforge-sharding",
     },
     "store": {"memory": "zarrforge-std", "file": "zarrforge-std",
-              **{s: "zarrforge-fsspec" for s in ("s3", "gs", "gcs", "http", "https", "zip")}},
+              **{s: "zarrforge-fsspec" for s in ("s3", "gs", "gcs", "http", "https", "zip", "abfs",
+                                                  "az", "hf", "sftp", "reference")},
+              **{f"obstore+{s}": "zarrforge-obstore" for s in ("s3", "gs", "az", "abfs", "http",
+                                                               "https", "file", "memory")}},
     "format": {"3": "zarrforge-std", "2": "zarrforge-v2", "draft-2022": "zarrforge-draft2022"},
     "URL adapter": {
         **{s: "zarrforge-std" for s in ("file", "memory", "zarr", "zarr2", "zarr3")},
         "zarr-draft-2022": "zarrforge-draft2022",
-        **{s: "zarrforge-fsspec" for s in ("zip", "s3", "gs", "gcs", "http", "https")},
+        **{s: "zarrforge-fsspec" for s in ("zip", "s3", "gs", "gcs", "http", "https", "abfs",
+                                            "az", "hf", "sftp", "reference")},
+        "icechunk": "zarrforge-zarr-python",
     },
 }
 

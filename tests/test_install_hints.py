@@ -1,0 +1,49 @@
+"""The install hints (``registry.KNOWN_PROVIDERS``: "install zarrforge-numcodecs for codec
+'zstd'") name every entry point the built-in plugins declare, with the distribution that
+declares it: read from every ``plugins/*/pyproject.toml``, so a plugin that adds an entry
+point the hints do not know fails here."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from zarrforge import registry
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECTS = sorted(ROOT.glob("plugins/*/pyproject.toml"))
+POINT_OF_GROUP = {reg.group: reg.point for reg in registry.REGISTRIES.values()}
+
+
+def declared() -> list[tuple[str, str, str]]:
+    """``(point, entry-point name, distribution)`` for every registry entry point."""
+    found = []
+    for project in PROJECTS:
+        metadata = tomllib.loads(project.read_text())["project"]
+        for group, entries in metadata.get("entry-points", {}).items():
+            if group in POINT_OF_GROUP:
+                found += [(POINT_OF_GROUP[group], name, metadata["name"]) for name in entries]
+    return found
+
+
+def test_the_plugins_declare_entry_points_for_every_extension_point():
+    points = {point for point, _, _ in declared()}
+    assert points == set(POINT_OF_GROUP.values())
+
+
+@pytest.mark.parametrize("point, name, distribution", declared(),
+                         ids=[f"{p}:{n}" for p, n, _ in declared()])
+def test_every_declared_entry_point_has_its_install_hint(point, name, distribution):
+    assert registry.KNOWN_PROVIDERS.get(point, {}).get(name) == distribution, (
+        f"add {name!r}: {distribution!r} to registry.KNOWN_PROVIDERS[{point!r}]")
+
+
+def test_every_install_hint_names_a_declared_entry_point():
+    declared_names = {(point, name): distribution for point, name, distribution in declared()}
+    stale = [(point, name, distribution)
+             for point, table in registry.KNOWN_PROVIDERS.items()
+             for name, distribution in table.items()
+             if (point, name) not in declared_names]
+    assert stale == []
