@@ -68,13 +68,13 @@ def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
     resolved, path, zarr_format = location.store, location.path, location.zarr_format
     if mode in ("w", "w-"):
         return create_group(resolved, path, attributes=attributes,
-                            zarr_format=zarr_format or DEFAULT_FORMAT, overwrite=(mode == "w"))
+                            zarr_format=zarr_format, overwrite=(mode == "w"))
     fmt = get_format(zarr_format) if zarr_format is not None else None
     found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
         if mode == "a":
             return create_group(resolved, path, attributes=attributes,
-                                zarr_format=zarr_format or DEFAULT_FORMAT)
+                                zarr_format=zarr_format)
         raise NodeNotFoundError(f"no group at path {'/' + path!r} in {resolved!r}")
     node = node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
                               use_consolidated=use_consolidated)

@@ -48,6 +48,9 @@
   ``ZARRFORGE_PREFER="codecs:zstd=zarrforge-numcodecs,data_types:x=other"``.
   ``registry.<point>.prefer(name, distribution)`` wins over both, this setting over
   the variable. A choice applies to names not loaded yet in the process.
+* ``default_format``: the format new nodes get when nothing names one (no
+  ``zarr_format=``, no format segment in a URL): ``"3"`` (Zarr v3) by default; any
+  installed format's name (``"2"``, ``"draft-2022"``). Detection asks it first.
 * ``non_finite_attributes``: what happens to NaN, Infinity and -Infinity in attribute
   values a caller sets (``attrs[...] = ...``, ``attributes=`` at creation):
   ``"tokens"`` (default) writes them as the bare JSON tokens zarr-python 3 writes
@@ -88,6 +91,7 @@ class Settings:
     transaction_max_bytes: int | None = 1 << 30
     prefer: dict[str, str] = dataclasses.field(default_factory=dict)
     non_finite_attributes: str = "tokens"
+    default_format: str = "3"
 
 
 _settings = Settings()
@@ -123,6 +127,13 @@ def _coerce(name: str, value: Any) -> Any:
             raise ValueError("config 'prefer' maps '<point>:<name>' to a distribution name, "
                              f"e.g. {{'codecs:zstd': 'zarrforge-numcodecs'}}; got {value!r}")
         return dict(value)
+    if name == "default_format":
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str) or not value:
+            raise ValueError("config 'default_format' must name a format ('3', '2', "
+                             f"'draft-2022', ...), got {value!r}")
+        return value
     if name == "non_finite_attributes" and value not in ("tokens", "refuse"):
         raise ValueError("config 'non_finite_attributes' must be 'tokens' (write NaN/Infinity "
                          f"as zarr-python does) or 'refuse' (strict JSON); got {value!r}")

@@ -178,8 +178,7 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
     location = resolve_location(dest, dest_path, zarr_format=zarr_format,
                                 storage_options=storage_options)
     store, dest_path = location.store, location.path
-    fmt = hierarchy.get_format(location.zarr_format
-                               or node.metadata_model.format_name or hierarchy.DEFAULT_FORMAT)
+    fmt = hierarchy.get_format(location.zarr_format or node.metadata_model.format_name)
     overrides = {k: v for k, v in dict(chunks=chunks, shards=shards, filters=filters,
                                        serializer=serializer, compressors=compressors).items()
                  if v is not KEEP}

@@ -59,13 +59,14 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
     ``_checked_group`` is for :class:`~zarrforge.group.Group` (see
     :func:`zarrforge.hierarchy.survey`). ``zarr_format``: a registered format name;
-    ``None`` takes the one a URL pipeline's format segment chose, else ``"3"``.
+    ``None`` takes the one a URL pipeline's format segment chose, else
+    ``config.default_format`` (``"3"``).
     """
     shape_t = _shape_argument(shape)
     check_new_attributes(attributes or {})
     location = resolve_location(store, path, zarr_format=zarr_format,
                                 storage_options=storage_options)
-    fmt = fmt or hierarchy.get_format(location.zarr_format or DEFAULT_FORMAT)
+    fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
     spec = ArrayCreationSpec(
         shape=shape_t, dtype=dtype, chunks=chunks if chunks is not None else shape_t,
@@ -95,7 +96,7 @@ def create_group(store: StoreLike = None, path: str = "", *,
     check_new_attributes(attributes or {})
     location = resolve_location(store, path, zarr_format=zarr_format,
                                 storage_options=storage_options)
-    fmt = fmt or hierarchy.get_format(location.zarr_format or DEFAULT_FORMAT)
+    fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
     metadata = fmt.new_group(attributes, extensions)
     validate_extensions(metadata)

@@ -29,7 +29,7 @@ import threading
 import warnings
 from typing import Any, Callable
 
-from . import paths, registry
+from . import config, paths, registry
 from .abc.format import Format
 from .abc.metadata import GroupMetadata, NodeMetadata
 from .abc.store import Store, WrapperStore
@@ -39,19 +39,27 @@ from .errors import (ContainsNodeError, InvalidPathError, MetadataError, NodeTyp
 from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
 
-DEFAULT_FORMAT = "3"
+DEFAULT_FORMAT = "3"  # the built-in default of config.default_format
 
 
-def get_format(zarr_format: Any = DEFAULT_FORMAT) -> Format:
-    """The registered format named ``zarr_format`` (``3``, ``"2"``, ``"draft-2022"``...)."""
-    return registry.formats.get(str(zarr_format), field="zarr_format")()
+def default_format() -> str:
+    """The name of the format new nodes get when nothing names one (``config.default_format``)."""
+    return config.get().default_format
+
+
+def get_format(zarr_format: Any = None) -> Format:
+    """The registered format named ``zarr_format`` (``3``, ``"2"``, ``"draft-2022"``...;
+    ``None``: :func:`default_format`)."""
+    name = default_format() if zarr_format is None else str(zarr_format)
+    return registry.formats.get(name, field="zarr_format")()
 
 
 def installed_formats() -> list[str]:
     """The names of the installed formats (``"3"``, ``"2"``, ``"draft-2022"``...), the default
     first; family entry points (``name.*``) are not formats of their own."""
     names = [n for n in registry.formats.names() if not n.endswith(registry.FAMILY_SUFFIX)]
-    return [DEFAULT_FORMAT] * (DEFAULT_FORMAT in names) + [n for n in names if n != DEFAULT_FORMAT]
+    first = default_format()
+    return [first] * (first in names) + [n for n in names if n != first]
 
 
 def formats_in_detection_order() -> list[Format]:
