@@ -177,3 +177,43 @@ def test_the_surface_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     targets = [t for t, _, _ in imports(plugin / "__init__.py", "myplugin", known)]
     assert targets == ["zarrforge.registry", "zarrforge.plugin_api", "zarrforge.codec_chain"]
     assert [_allowed_for_plugins(t) for t in targets] == [False, True, False]
+
+
+def registry_internals_used(path: Path) -> list[str]:
+    """``registry.<name>`` (or ``zarrforge.registry.<name>``) where ``<name>`` is not on the
+    facade plugins get (``plugin_api.registry``): the registry module's internals."""
+    from zarrforge.plugin_api import registry as facade
+
+    public = set(dir(facade))
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not isinstance(node, ast.Attribute):
+            continue
+        value = node.value
+        through_name = isinstance(value, ast.Name) and value.id == "registry"
+        through_package = (isinstance(value, ast.Attribute) and value.attr == "registry"
+                           and isinstance(value.value, ast.Name) and value.value.id in ("zarrforge", "zf"))
+        if (through_name or through_package) and node.attr not in public:
+            found.append((node.lineno, f"{path.relative_to(ROOT)}:{node.lineno} registry.{node.attr}"))
+    return [hit for _, hit in sorted(found)]
+
+
+@pytest.mark.parametrize("source_root", PLUGIN_SOURCES, ids=lambda p: p.parent.name)
+def test_plugins_reach_the_registries_only_through_the_facade(source_root: Path) -> None:
+    found = [hit for path in sorted(source_root.rglob("*.py")) for hit in registry_internals_used(path)]
+    assert found == []
+
+
+def test_the_facade_check_sees_registry_internals(tmp_path: Path) -> None:
+    module = tmp_path / "plugin.py"
+    module.write_text("from zarrforge.plugin_api import registry\n"
+                      "registry.codecs.get('zstd')\n"
+                      "registry.KNOWN_PROVIDERS['codec']\n"
+                      "import zarrforge\nzarrforge.registry.FAMILY_SUFFIX\n")
+    global ROOT
+    saved, ROOT = ROOT, tmp_path
+    try:
+        assert [hit.split(" ")[1] for hit in registry_internals_used(module)] == [
+            "registry.KNOWN_PROVIDERS", "registry.FAMILY_SUFFIX"]
+    finally:
+        ROOT = saved

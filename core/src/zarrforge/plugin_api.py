@@ -33,7 +33,9 @@ Resolution (names to implementations, through the registries)
     ``shape_from_json``, ``dimension_names_from_json``, ``attributes_from_json``,
     ``fill_value_from_user`` (a new array's ``fill_value=`` argument),
     :func:`resolve` (one reference through one registry), :class:`SkippedCodec`,
-    ``MAX_EXTENT``; the registries themselves as :data:`registry` (``registry.codecs``...).
+    ``MAX_EXTENT``; the registries themselves as :data:`registry` (``registry.codecs``...:
+    a facade of the extension points, not the registry module), and :class:`Registry`
+    for a plugin that loads entry points of its own (the command line's commands).
 
 Chunks and codec chains
     :class:`CodecChain` (a validated ``array -> array``*, ``array -> bytes``,
@@ -69,7 +71,9 @@ Hierarchies
 
 from __future__ import annotations
 
-from . import config, paths, registry, versions
+from . import config, paths, versions
+from .registry import FACADE as registry
+from .registry import Registry
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts
 from .chunk_context import current_chunk, encoding_chunk
@@ -99,7 +103,7 @@ from .storage import resolve_store
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NewNode", "NodeDocument",
+    "CodecChain", "ExtensionRef", "Registry", "ListedContent", "MAX_EXTENT", "NewNode", "NodeDocument",
     "SkippedCodec",
     "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document",

@@ -18,7 +18,7 @@ stand-in that explains the problem and exits with 1. Built-in names cannot be
 replaced; a plugin providing one is reported as shadowed by ``zarrforge plugins``.
 
 Entry points are read through zarrforge's own registry mechanism
-(:class:`zarrforge.registry.Registry`, the same lazy, conflict-reporting loading
+(:class:`zarrforge.plugin_api.Registry`, the same lazy, conflict-reporting loading
 every extension point uses). Hook plugins may also contribute through the
 ``zarrforge_cli_commands()`` hook (:mod:`zarrforge_cli.hookspecs`), returning a
 list of click commands; the command line adds that specification to
@@ -31,7 +31,7 @@ import dataclasses
 from typing import Any, Callable
 
 import click
-from zarrforge.plugin_api import hook_plugins, plugin_manager, registry
+from zarrforge.plugin_api import Registry, hook_plugins, plugin_manager
 
 from . import hookspecs
 from .errors import CommandFailed
@@ -70,7 +70,7 @@ class Contribution:
 
 # Subcommands contributed through entry points, loaded the way every extension point's
 # names are (no base class: a command is a click object or a function returning one).
-commands_registry = registry.Registry("command", ENTRY_POINT_GROUP)
+commands_registry = Registry("command", ENTRY_POINT_GROUP)
 
 
 def _entry_point_contributions() -> list[Contribution]:

@@ -65,16 +65,9 @@ def codec_id_of(uri: Any) -> str | None:
     return match.group(1) if match else None
 
 
-def _provider(name: str) -> str | None:
-    table = registry.KNOWN_PROVIDERS.get("codec", {})
-    if name in table:
-        return table[name]
-    return table.get("numcodecs.*") if name.startswith("numcodecs.") else None
-
-
 def _require(name: str, uri: str, *, field: str) -> None:
     if name not in registry.codecs:
-        provider = _provider(name)
+        provider = registry.codecs.provider_hint(name)
         raise UnknownExtensionError(
             "codec", uri if name == uri else f"{uri} (codec {name!r})", registry.codecs.names(),
             provider, field=field)

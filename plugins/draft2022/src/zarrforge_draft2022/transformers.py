@@ -42,7 +42,7 @@ def parse(value: Any, *, field: str) -> StorageTransformer:
         raise MetadataError(f"'extension' must be a URI, got {uri!r}", field=f"{field}.extension",
                             value=uri)
     if uri not in registry.storage_transformers:
-        hint = registry.KNOWN_PROVIDERS.get("storage transformer", {}).get(uri)
+        hint = registry.storage_transformers.provider_hint(uri)
         raise UnknownExtensionError("storage transformer", uri, registry.storage_transformers.names(),
                                     hint, field=f"{field}.extension")
     try:

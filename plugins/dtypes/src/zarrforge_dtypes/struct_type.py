@@ -209,9 +209,9 @@ class Struct(DataType):
 def _data_type_of(np_dtype: np.dtype, skip: type | None = None) -> DataType | None:
     """The data type a numpy dtype maps to (the first registered type other than ``skip``
     that claims it)."""
-    registry = zarrforge.registry.data_types
-    for name in registry.names():
-        implementation = registry.get(name)
+    data_types = zarrforge.registry.data_types
+    for name in data_types.names():
+        implementation = data_types.get(name)
         if skip is not None and isinstance(implementation, type) and \
                 issubclass(implementation, skip):
             continue
