@@ -35,7 +35,7 @@ from .abc.codec import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 from .abc.format import ArrayCreationSpec, Format
 from .codec_arguments import normalised
 from .errors import MetadataError
-from .node import open_node
+from .node import Node, open_node
 from .node_writing import NewNode, write_nodes
 from .storage import StoreLike, resolve_location
 
@@ -174,7 +174,7 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
     Returns the destination node. ``zarr_format`` defaults to the format a URL pipeline
     ``dest`` chooses, else the source's; ``source``/``dest`` may be URL pipelines.
     """
-    node = source if hasattr(source, "metadata_model") else open_node(source, source_path)
+    node = source if isinstance(source, Node) else open_node(source, source_path)
     location = resolve_location(dest, dest_path, zarr_format=zarr_format,
                                 storage_options=storage_options)
     store, dest_path = location.store, location.path

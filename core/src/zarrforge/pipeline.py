@@ -232,9 +232,7 @@ def _chunk_locks(store: Store, keys: Sequence[str]) -> Iterator[None]:
     on a store without conditional writes, read-modify-writes of one chunk by threads of
     this process then take turns instead of losing each other's update. Locks are
     striped and taken in order, so two writers never wait on each other in a cycle."""
-    base = store
-    while isinstance(getattr(base, "inner", None), Store):
-        base = base.inner
+    base = store.base_store()
     with _store_locks_guard:
         locks = _store_locks.get(base)
         if locks is None:

@@ -206,6 +206,25 @@ class Store(ABC):
     def list_prefix(self, prefix: str) -> Iterator[str]:
         ...
 
+    # --- where the store keeps its keys (optional) ---------------------------
+
+    def local_directory(self) -> str | None:
+        """The directory on this machine holding the store's keys (key ``a/b`` is the file
+        ``<directory>/a/b``), or ``None`` (the default) when the keys live elsewhere.
+        Adapters use it to hand the same data to other tools (a zip file, an Icechunk
+        repository), and extensions to share per-file locks between store objects."""
+        return None
+
+    def root_url(self) -> str | None:
+        """The URL of the store's root (``s3://bucket/prefix``), for handing the same
+        location to other tools; ``None`` (the default) when it has none."""
+        return None
+
+    def base_store(self) -> "Store":
+        """The store that holds the data: this one, or for a wrapper the store under all
+        its wrappers (what the engine keys its per-store locks by)."""
+        return self
+
     # --- mutating entry points: read-only checks live here, once ------------
 
     def _check_writable(self, key: str) -> None:
@@ -376,6 +395,16 @@ class WrapperStore(Store):
                 self.forwards_conditional_writes:
             return dataclasses.replace(inner, conditional_writes=False, versioned_ranges=False)
         return inner
+
+    def base_store(self) -> Store:
+        return self.inner.base_store()
+
+    def local_directory(self) -> str | None:
+        # only a wrapper that changes neither keys nor values stands for the same files
+        return self.inner.local_directory() if self.forwards_conditional_writes else None
+
+    def root_url(self) -> str | None:
+        return self.inner.root_url() if self.forwards_conditional_writes else None
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         return self.inner.get_versioned(key)

@@ -59,6 +59,21 @@ class StoreConformance(StoreFactory):
 
     # --- reading and writing ------------------------------------------------------
 
+    def test_where_the_store_keeps_its_keys(self, store):
+        """``root_url()`` is ``None`` or a URL; ``local_directory()``, when not ``None``, is
+        where key ``a/b`` is the file ``<directory>/a/b`` (what adapters hand to other
+        tools)."""
+        import os
+
+        url = store.root_url()
+        assert url is None or (isinstance(url, str) and "://" in url), url
+        directory = store.local_directory()
+        if directory is None:
+            return
+        store.set("conformance/local/key", b"on disk")
+        with open(os.path.join(directory, "conformance", "local", "key"), "rb") as f:
+            assert f.read() == b"on disk"
+
     def test_missing_key_reads_as_none(self, store):
         assert store.get("nope") is None
         assert store.get("no/such/key", ByteRange(0, 1)) is None

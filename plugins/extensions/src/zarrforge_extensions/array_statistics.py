@@ -216,22 +216,15 @@ _locks: dict[tuple[str, str], threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def _local_root(store: Any) -> str | None:
-    root = getattr(store, "root", None)
-    if getattr(store, "scheme", None) == "file" and isinstance(root, str):
-        return os.path.abspath(root)
-    return None
-
-
 def _identity(array: Any) -> tuple[str, str]:
-    root = _local_root(array.store)
+    root = array.store.local_directory()
     return (f"file:{root}" if root is not None else f"object:{id(array.store)}", array.path)
 
 
 @contextlib.contextmanager
 def _file_lock(array: Any) -> Iterator[None]:
     """An advisory lock shared by the processes of this machine, for local stores."""
-    root = _local_root(array.store)
+    root = array.store.local_directory()
     try:
         import fcntl
     except ImportError:  # not POSIX: the optimistic check is all there is

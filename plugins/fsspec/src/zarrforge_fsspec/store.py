@@ -177,6 +177,12 @@ class FsspecStore(Store):
                              f"{exc}", url=target) from exc
         return cls(fs, path, read_only=read_only, settings=settings, url=target)
 
+    def local_directory(self) -> str | None:
+        return os.path.abspath(self.root) if self._local else None
+
+    def root_url(self) -> str | None:
+        return self.url or None
+
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
         return f"FsspecStore({self.url!r}{mode})"

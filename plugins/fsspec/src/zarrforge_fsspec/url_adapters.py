@@ -88,9 +88,10 @@ class HTTPSRoot(_RemoteRoot):
 
 def _local_file(store: Any, key: str) -> str | None:
     """The local path of ``key`` in ``store`` (``""``: the store's own root), if local."""
-    if getattr(store, "scheme", None) == "file" and isinstance(getattr(store, "root", None), str):
-        return os.path.join(store.root, *key.split("/")) if key else store.root
-    return None
+    directory = store.local_directory()
+    if directory is None:
+        return None
+    return os.path.join(directory, *key.split("/")) if key else directory
 
 
 class ZipAdapter(URLAdapter):

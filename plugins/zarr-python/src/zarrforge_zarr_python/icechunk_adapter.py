@@ -98,15 +98,14 @@ def storage_for(base: PipelineState, segment: Segment, options: dict[str, Any]) 
     """Icechunk's storage for the repository directory ``base`` names."""
     icechunk = _icechunk(segment)
     store = base.store
-    root = getattr(store, "root", None)
-    if getattr(store, "scheme", None) == "file" and isinstance(root, str):
+    directory = store.local_directory()
+    if directory is not None:
         return icechunk.local_filesystem_storage(
-            os.path.join(root, *base.path.split("/")) if base.path else root)
-    fs = getattr(store, "fs", None)
-    protocols = getattr(fs, "protocol", ()) if fs is not None else ()
-    protocols = (protocols,) if isinstance(protocols, str) else tuple(protocols)
-    if "s3" in protocols and isinstance(root, str):
-        return _s3_storage(icechunk, join_path(root, base.path), options)
+            os.path.join(directory, *base.path.split("/")) if base.path else directory)
+    url = store.root_url() or ""
+    if url.startswith("s3://"):
+        return _s3_storage(icechunk, join_path(url[len("s3://"):].rstrip("/"), base.path),
+                           options)
     raise segment.error(f"the repository must be a local directory (file:) or an S3 prefix "
                         f"(s3://bucket/prefix); {base.url!r} is neither")
 

@@ -413,6 +413,12 @@ class LocalStore(Store):
             (prefixes.append(entry.name + "/") if entry.is_dir() else keys.append(entry.name))
         return ListDirResult(sorted(keys), sorted(prefixes))
 
+    def local_directory(self) -> str | None:
+        return self.root
+
+    def root_url(self) -> str | None:
+        return "file://" + self.root
+
     def __repr__(self) -> str:
         return f"LocalStore({self.root!r})"
 
