@@ -256,7 +256,9 @@ def parse_codecs(document: dict[str, Any], data_type: DataType,
     item_size = spec.data_type.item_size
     if item_size:
         for ref, codec in zip(references, built):
-            if getattr(codec, "name", None) == "blosc" and getattr(codec, "typesize", 1) is None:
+            document = codec.to_json()  # read through the declared configuration
+            if document.get("name") == "blosc" and \
+                    "typesize" not in (document.get("configuration") or {}):
                 position = next(j for j, k in enumerate(codecs) if k is codec)
                 codecs[position] = build(ref, item_size)
     if not any(k.kind is CodecKind.ARRAY_BYTES for k in codecs):

@@ -58,7 +58,7 @@ class _VLenCodec(ArrayBytesCodec):
         return {"name": self.name, "configuration": {}}
 
     def validate(self, spec: ChunkSpec) -> None:
-        type_name = getattr(type(spec.data_type), "name", None)
+        type_name = spec.data_type.name
         if type_name not in self.accepts:
             raise MetadataError(
                 f"the {self.name} codec encodes only the data type(s) "

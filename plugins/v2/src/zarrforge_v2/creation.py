@@ -148,7 +148,7 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
     if spec.storage_transformers:
         raise MetadataError("Zarr v2 has no storage transformers", field="storage_transformers",
                             value=spec.storage_transformers)
-    if getattr(spec, "extensions", None):
+    if spec.extensions:
         raise MetadataError("Zarr v2 arrays have no extensions (ZEP 10 is Zarr v3 only)",
                             field="extensions", value=repr(spec.extensions))
     shape = tuple(spec.shape)
@@ -191,7 +191,7 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
                                     field=f"compressors[{i}]", value=codec.to_json())
 
     # --- order: a leading reversing transpose, or the spec's order ------------------------
-    order = getattr(spec, "order", None) or "C"
+    order = spec.order or "C"
     if order not in ("C", "F"):
         raise MetadataError(f"must be 'C' or 'F', got {order!r}", field="order", value=order)
     if array_codecs and array_codecs[0].to_json().get("name") == "transpose":
@@ -211,10 +211,10 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
     chunk_spec = ChunkSpec(tuple(chunks), data_type, fill_value, layout)
     object_id = None
     byteorder = _requested_byteorder(spec.dtype)
-    if serializer is None:
-        default = getattr(data_type, "default_serializer", None)
-        if data_type.item_size is None and default is not None:
-            serializer = user_codec(default(), field="serializer")
+    if serializer is None and data_type.item_size is None:
+        default = data_type.default_serializer()
+        if default is not None:
+            serializer = user_codec(default, field="serializer")
     if serializer is not None:
         name = serializer.to_json().get("name")
         object_id = SERIALIZER_TO_OBJECT_ID.get(name)

@@ -204,7 +204,7 @@ def zattrs_document(metadata: Any) -> dict[str, Any]:
     otherwise string dimension names are added under that key.
     """
     attributes = dict(metadata.attributes)
-    names = getattr(metadata, "dimension_names", None)
+    names = metadata.dimension_names if isinstance(metadata, ArrayMetadata) else None
     if (names is not None and DIMENSIONS_ATTRIBUTE not in attributes
             and all(isinstance(n, str) for n in names)):
         attributes[DIMENSIONS_ATTRIBUTE] = list(names)

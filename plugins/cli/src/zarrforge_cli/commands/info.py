@@ -11,19 +11,11 @@ import click
 from ..console import compact_json, human_bytes, make_console
 from ._common import format_label, json_option, open_node, path_option
 
-BATCH = 256  # chunk keys sized per store request batch
-
 
 def _stored_sizes(store: Any, keys: list[str]) -> int:
-    """Total size of ``keys``: the store's ``getsize`` when it has one, else the values' length."""
-    getsize = getattr(store, "getsize", None)
-    if callable(getsize):
-        return sum(int(getsize(key) or 0) for key in keys)
-    total = 0
-    for start in range(0, len(keys), BATCH):
-        batch = keys[start:start + BATCH]
-        total += sum(len(v) for v in store.get_many([(k, None) for k in batch]) if v is not None)
-    return total
+    """Total size of ``keys`` (``Store.getsize``: stores that can answer without reading
+    the value do)."""
+    return sum(int(store.getsize(key) or 0) for key in keys)
 
 
 def _extensions(model: Any) -> list[Any]:
