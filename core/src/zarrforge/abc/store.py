@@ -322,7 +322,9 @@ class Store(ABC):
         raise StoreError(f"{type(self).__name__} does not implement _get_ranges", key=key)
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        raise StoreError(f"{type(self).__name__} does not implement _get_versioned", key=key)
+        # by default the whole value as the one range of a versioned read (_get_ranges)
+        parts, generation = self._get_ranges(key, [None], None)
+        return (None if parts is None else parts[0]), generation
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
         raise StoreError(f"{type(self).__name__} does not implement _set_if", key=key)

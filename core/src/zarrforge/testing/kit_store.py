@@ -58,10 +58,6 @@ class KitMemoryStore(Store):
         with self._lock:
             return iter(sorted(k for k in self._data if k.startswith(prefix)))
 
-    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        parts, generation = self._get_ranges(key, [None], None)
-        return (None if parts is None else parts[0]), generation
-
     def _get_ranges(self, key: str, ranges: list[ByteRange | None],
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:
         with self._lock:

@@ -101,10 +101,6 @@ class MemoryStore(Store):
         self._generations[key] = (value, number)
         return number
 
-    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        parts, generation = self._get_ranges(key, [None], None)
-        return (None if parts is None else parts[0]), generation
-
     def _get_ranges(self, key: str, ranges: list[ByteRange | None],
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:
         with self._lock:
