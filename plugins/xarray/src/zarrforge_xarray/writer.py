@@ -290,23 +290,33 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
 
 
 def _group_for(store: Any, group: str | None, *, mode: str, zarr_format: int,
-               storage_options: dict[str, Any] | None) -> tuple[zarrforge.Group, bool]:
-    """The group to write into, and whether this call created it."""
+               storage_options: dict[str, Any] | None
+               ) -> tuple[zarrforge.Group, set[str] | None]:
+    """The group to write into, and, when this call creates it, the keys that were below
+    its path before (``None``: the group existed). Only a creation lists the prefix: an
+    append into a large existing store costs no listing."""
     path = (group or "").strip("/")
-    if mode == "w":
+    if mode == "w":  # the old group is replaced: nothing of it is kept or remembered
         return zarrforge.open_group(store, path, mode="w", zarr_format=zarr_format,
-                                    storage_options=storage_options), True
-    if mode == "w-":
-        return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format,
-                                    storage_options=storage_options), True
-    try:  # an existing group keeps its own format
-        return zarrforge.open_group(store, path, mode="r+", use_consolidated=False,
-                                    storage_options=storage_options), False
-    except zarrforge.errors.NodeNotFoundError:
-        if mode == "r+":
-            raise
+                                    storage_options=storage_options), set()
+    if mode in ("a", "a-", "r+"):
+        try:  # an existing group keeps its own format
+            return zarrforge.open_group(store, path, mode="r+", use_consolidated=False,
+                                        storage_options=storage_options), None
+        except zarrforge.errors.NodeNotFoundError:
+            if mode == "r+":
+                raise
+    before = _keys_at(store, path, storage_options)
     return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format,
-                                storage_options=storage_options), True
+                                storage_options=storage_options), before
+
+
+def _keys_at(store: Any, path: str, storage_options: dict[str, Any] | None) -> set[str]:
+    try:
+        resolved = resolve_store(store, storage_options=storage_options)
+        return set(resolved.list_prefix(f"{path}/" if path else ""))
+    except zarrforge.errors.ZarrforgeError:
+        return set()
 
 
 def _keys_below(group: zarrforge.Group) -> set[str]:
@@ -424,10 +434,8 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
         if name not in dataset.variables:
             raise ValueError(f"encoding names {name!r}, which is not a variable of the dataset "
                              f"({sorted(map(str, dataset.variables))})")
-    target_path = (group or "").strip("/")
-    before = _keys_before(store, target_path, mode, storage_options)
-    target, created = _group_for(store, group, mode=mode, zarr_format=zarr_format,
-                                 storage_options=storage_options)
+    target, before = _group_for(store, group, mode=mode, zarr_format=zarr_format,
+                                storage_options=storage_options)
     try:
         return _write(dataset, target, mode=mode, append_dim=append_dim, region=region,
                       encoding=encoding, consolidated=consolidated, compute=compute,
@@ -435,22 +443,9 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
                       write_empty_chunks=write_empty_chunks,
                       store_kwargs=dict(chunkmanager_store_kwargs or {}))
     except BaseException:
-        if created:
+        if before is not None:  # this call created the group
             _remove_what_was_written(target, before)
         raise
-
-
-def _keys_before(store: Any, path: str, mode: str,
-                 storage_options: dict[str, Any] | None) -> set[str]:
-    """The keys below ``path`` before a write that may create the group there (mode "w"
-    replaces it: nothing of the old group is kept, so nothing is remembered)."""
-    if mode == "w":
-        return set()
-    try:
-        resolved = resolve_store(store, storage_options=storage_options)
-        return set(resolved.list_prefix(f"{path}/" if path else ""))
-    except zarrforge.errors.ZarrforgeError:
-        return set()
 
 
 def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
