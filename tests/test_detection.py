@@ -147,3 +147,27 @@ def test_plugins_reports_a_format_that_failed_earlier_in_the_process(fresh_warni
     finally:
         undo()
     assert rows["test.fails-once"].startswith("error: failed while looking for its nodes")
+
+
+def test_opening_a_node_of_the_default_format_builds_no_other_format(monkeypatch):
+    """Detection builds a format only when it asks it: a v3 node is found by the v3
+    format, and the others (the 2022 draft's constructor reads settings) are never made."""
+    import zarrforge
+    from zarrforge_std.stores.memory import MemoryStore
+
+    built = []
+    for name in zarrforge.registry.formats.names():
+        if name in ("3", "2", "draft-2022"):
+            cls = zarrforge.registry.formats.get(name)
+            original = cls.__init__
+
+            def counting(self, *args, _original=original, _name=name, **kwargs):
+                built.append(_name)
+                _original(self, *args, **kwargs)
+
+            monkeypatch.setattr(cls, "__init__", counting)
+    store = MemoryStore()
+    zarrforge.create_array(store, "a", shape=(2,), dtype="i1")
+    built.clear()
+    zarrforge.open_array(store, "a")[...]
+    assert built and set(built) == {"3"}

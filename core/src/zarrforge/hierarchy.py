@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from . import config, paths, registry
 from .abc.format import Format
@@ -62,9 +62,12 @@ def installed_formats() -> list[str]:
     return [first] * (first in names) + [n for n in names if n != first]
 
 
-def formats_in_detection_order() -> list[Format]:
-    """Every installed format, built, the default first."""
-    return [registry.formats.get(name)() for name in installed_formats()]
+def formats_in_detection_order(skip: str | None = None) -> Iterator[Format]:
+    """Every installed format but ``skip``, the default first, each built only when the
+    caller gets to it: finding a v3 node builds no other format."""
+    for name in installed_formats():
+        if name != skip:
+            yield registry.formats.get(name)()
 
 
 _failed_plugins: set[str] = set()  # formats whose detection failed, warned about once
@@ -211,7 +214,7 @@ def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
     """Installed formats other than ``fmt`` that have a node at ``path``. A format that
     claims only a broken node there is left out when another format, ``fmt`` included,
     reads a sound node there: the document is that format's, not a broken one of its."""
-    claiming = [other for other in formats_in_detection_order()
+    claiming = [other for other in formats_in_detection_order(skip=fmt.name)
                 if other.name != fmt.name and detects(other, store, path)]
     if not claiming:
         return claiming
