@@ -103,7 +103,8 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
                                                                "https", "file", "memory")}},
     "format": {"3": "zarrforge-std", "2": "zarrforge-v2", "draft-2022": "zarrforge-draft2022"},
     "URL adapter": {
-        **{s: "zarrforge-std" for s in ("file", "memory", "zarr", "zarr2", "zarr3")},
+        **{s: "zarrforge-std" for s in ("file", "memory", "zarr", "zarr3")},
+        "zarr2": "zarrforge-v2",
         "zarr-draft-2022": "zarrforge-draft2022",
         **{s: "zarrforge-fsspec" for s in ("zip", "s3", "gs", "gcs", "http", "https", "abfs",
                                             "az", "hf", "sftp", "reference")},

@@ -180,14 +180,6 @@ class TestZarr3Segment(URLAdapterConformance):
                 PipelineCase(f"file:{tmp_path}/d.zarr|zarr3:g")]
 
 
-class TestZarr2Segment(TestZarr3Segment):
-    scheme = "zarr2"
-
-    def pipelines(self, tmp_path):
-        return [PipelineCase(f"memory:zarr2-{tmp_path.name}|zarr2:"),
-                PipelineCase(f"file:{tmp_path}/v2.zarr|zarr2:g")]
-
-
 class TestZarrSegment(TestZarr3Segment):
     scheme = "zarr"
 

@@ -1,6 +1,7 @@
 """URL-pipeline adapters of zarrforge-std: the ``file:`` and ``memory:`` roots and the
-format segments ``zarr3:``, ``zarr2:`` and ``zarr:`` (entry-point group
-``zarrforge.url_adapters``; contract: :mod:`zarrforge.abc.url_adapter`).
+format segments ``zarr3:`` and ``zarr:`` (entry-point group ``zarrforge.url_adapters``;
+contract: :mod:`zarrforge.abc.url_adapter`). ``zarr2:`` is zarrforge-v2's, and
+``zarr-draft-2022:`` zarrforge-draft2022's: each format's segment lives with it.
 
 * ``file:`` (RFC 8089, as the url-pipeline standard reads it): ``file:/abs/path``,
   ``file:///abs/path``, ``file://localhost/abs/path``, and ``file:relative/path``
@@ -9,10 +10,9 @@ format segments ``zarr3:``, ``zarr2:`` and ``zarr:`` (entry-point group
 * ``memory:`` roots: ``memory:``, ``memory:/`` and ``memory://`` are a new, empty
   store; ``memory:NAME`` (or ``memory:/NAME``, ``memory://NAME``) is the in-process
   store named ``NAME``, shared by every URL naming it (as ``memory://NAME`` is).
-* ``zarr3:path``, ``zarr2:path``: the node at ``path`` below what the segments
-  before name, in that format (the format must be installed: ``zarr2`` is
-  zarrforge-v2's). ``zarr:path``: the same, the format detected when opening
-  (``"3"`` when creating).
+* ``zarr3:path``: the node at ``path`` below what the segments before name, in
+  Zarr v3. ``zarr:path``: the same, the format detected when opening
+  (``config.default_format`` when creating).
 """
 
 from __future__ import annotations
@@ -66,11 +66,6 @@ class MemoryRoot(URLAdapter):
 class Zarr3Segment(FormatSegment):
     name = "zarr3"
     format_name = "3"
-
-
-class Zarr2Segment(FormatSegment):
-    name = "zarr2"
-    format_name = "2"
 
 
 class ZarrSegment(FormatSegment):
