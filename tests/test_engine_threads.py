@@ -126,7 +126,7 @@ class HighLatencyStore(WrapperStore):
 
 
 def test_a_high_latency_store_gets_a_quarter_of_a_workers_share_per_request() -> None:
-    # requests of a quarter share are fetched ahead of the decoding (pipeline._read_ahead)
+    # requests of a quarter share are fetched ahead of the decoding (chunk_io.read_ahead)
     store = HighLatencyStore(MemoryStore())
     chunks = 1 << 20  # 1 MiB: a batch is 64 chunks, a worker's share 32, a quarter 8
     array = zf.create_array(store, "a", shape=(128 * chunks,), dtype="uint8", chunks=(chunks,),

@@ -38,7 +38,8 @@ from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import MetadataError, ResourceLimitError, SelectionError, ZarrforgeError
 from .node import Node, open_node
-from .pipeline import ChunkEngine, all_equal_fill
+from .chunk_helpers import all_equal_fill
+from .pipeline import ChunkEngine
 from .resolution import MAX_EXTENT, memory_layout
 
 

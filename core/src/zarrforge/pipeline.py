@@ -1,5 +1,9 @@
 """The chunk engine: moves data between a selection and the stored chunks.
 
+(Split by job: the chunk helpers codecs share are :mod:`zarrforge.chunk_helpers`, getting
+chunks to and from the store is :mod:`zarrforge.chunk_io`; this module schedules a call.
+``all_equal_fill``, ``check_allocation`` and ``chunk_limit`` stay importable from here.)
+
 :class:`ChunkEngine` executes one read or write that an indexer has already
 projected onto chunks (see :mod:`zarrforge.indexing`; the contract is that
 ``out[p.out_selection] = chunk[p.chunk_selection]`` reads and the reverse
@@ -31,220 +35,35 @@ Any chunk held whole is first checked against ``config.max_chunk_bytes`` (and
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
 import itertools
 import math
-import threading
-import weakref
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from . import config
 from .abc.chunk_grid import ChunkGrid
-from .abc.codec import ChunkSpec, VersionedRangeFetcher
+from .abc.codec import ChunkSpec
 from .abc.data_type import DataType
 from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .chunk_context import enter_chunk, leave_chunk
+from .chunk_helpers import ChunkLimit, all_equal_fill, check_allocation, chunk_limit  # noqa: F401
+from .chunk_io import (KeyFetcher, batch_size_for, chunk_locks, read_ahead,
+                       typical_chunk_bytes, typical_chunk_shape)
 from .codec_chain import CodecChain
-from .errors import ConflictError, ResourceLimitError
+from .errors import ConflictError
 from .optimistic import pause_before_retry, read_modify_write
 from .parallel import (GROUPS_PER_WORKER, UNCOMPRESSED_FACTOR, grouped, run_groups,  # noqa: F401
                        using_threads, workers_for)  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
 
 
-def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
-    """Is every element of ``chunk`` bit-for-bit equal to ``fill_value``?
-
-    Bitwise comparison keeps ``-0.0`` and NaN payloads distinct from the fill
-    value, so deleting an "empty" chunk never changes what is read back.
-    Every chunk written passes through here, so it answers from the first
-    element when it can, and otherwise compares machine words without a
-    temporary of the chunk's size.
-    """
-    if chunk.dtype.hasobject or chunk.dtype.kind == "T":  # variable-size elements: no bit view
-        return bool(np.all(chunk == fill_value))
-    itemsize = chunk.dtype.itemsize
-    if itemsize == 0 or chunk.size == 0:
-        return True
-    fill = np.asarray(fill_value, dtype=chunk.dtype).reshape(1).view(np.uint8)
-    first = chunk[(slice(0, 1),) * chunk.ndim] if chunk.ndim else chunk[...]
-    if first.tobytes() != fill.tobytes():
-        return False  # most data chunks stop here, before any copy
-    flat = np.ravel(chunk, order="K")  # a view for C- or F-contiguous chunks, else a copy
-    raw = flat.view(np.uint8) if flat.flags.c_contiguous else np.ascontiguousarray(flat).view(np.uint8)
-    if itemsize % 8 == 0 or (8 % itemsize == 0 and raw.size % 8 == 0):
-        width = max(itemsize, 8)
-        pattern = np.tile(fill, width // itemsize).view(np.uint64)
-        words = raw.view(np.uint64).reshape(-1, pattern.size)
-        if not pattern.any():
-            return not words.any()
-        return _all_rows_equal(words, pattern)
-    return _all_rows_equal(raw.reshape(-1, itemsize), fill)
-
-
-def _all_rows_equal(rows: np.ndarray, pattern: np.ndarray, block: int = 1 << 16) -> bool:
-    """``rows == pattern`` everywhere, compared a block of rows at a time (bounded
-    temporaries, and an early answer for chunks that differ)."""
-    for start in range(0, rows.shape[0], block):
-        if not (rows[start:start + block] == pattern).all():
-            return False
-    return True
-
-
-ChunkLimit = tuple[int | None, str]  # (bytes or None, the setting that sets it)
-
-
-def chunk_limit() -> ChunkLimit:
-    """The most bytes one chunk may take decoded now, and the setting that says so: the
-    smaller of ``config.max_chunk_bytes`` and ``config.max_request_bytes`` (a call must
-    hold a chunk it decodes whole)."""
-    settings = config.get()
-    limits = [(limit, name) for limit, name in ((settings.max_chunk_bytes, "max_chunk_bytes"),
-                                                (settings.max_request_bytes, "max_request_bytes"))
-              if limit is not None]
-    return min(limits) if limits else (None, "")
-
-
-def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
-                     limit: int | None = None, setting: str = "max_request_bytes") -> None:
-    """Raise :class:`~zarrforge.errors.ResourceLimitError` if an array of ``shape`` and
-    ``dtype`` is larger than ``limit`` (default: :func:`chunk_limit`, the smaller of
-    ``config.max_chunk_bytes`` and ``config.max_request_bytes``).
-
-    For code that must hold a whole chunk, or part of one, whose size comes from
-    metadata (the engine; codecs such as sharding that decode inner chunks)."""
-    if limit is None:
-        limit, setting = chunk_limit()
-        if limit is None:
-            return
-    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-    if nbytes > limit:
-        raise ResourceLimitError(
-            f"{what} of shape {tuple(shape)} needs {nbytes} bytes decoded, over the limit of "
-            f"{limit} bytes (zarrforge.config {setting}); this call has to hold it whole, so "
-            f"raise {setting} to read or write it, e.g. "
-            f"zarrforge.config.set({setting}={max(nbytes, 1)})")
-
-
-BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
-MAX_BATCH = 1024          # chunks per batch at most (bounds the size of one get_many)
 GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-latency store
 PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast path
 
 
 Encoded = list[bytes | memoryview]  # a chunk's encoded bytes: pieces stored one after another
-
-
-class KeyFetcher(VersionedRangeFetcher):
-    """The byte ranges of one stored key, one store request per call (a
-    :class:`~zarrforge.abc.codec.VersionedRangeFetcher`): ranges of one version of it
-    through ``Store.get_ranges`` where the store has them."""
-
-    __slots__ = ("store", "key")
-
-    def __init__(self, store: Store, key: str) -> None:
-        self.store = store
-        self.key = key
-
-    def __call__(self, ranges: Sequence[Any]) -> list[bytes | None]:
-        return self.store.get_many([(self.key, r) for r in ranges])
-
-    @property
-    def cache_key(self) -> tuple[int, str]:
-        return (id(self.store), self.key)
-
-    @property
-    def versioned(self) -> bool:
-        return self.store.capabilities.versioned_ranges
-
-    def read_version(self, ranges: Sequence[Any], *,
-                     if_generation: Any = None) -> tuple[list[bytes] | None, Any]:
-        return self.store.get_ranges(self.key, ranges, if_generation=if_generation)
-
-
-#: threads that fetch groups of chunks ahead of the workers decoding them (stores with
-#: latency only); they wait on the store, so they cost no CPU
-_READ_AHEAD_THREADS = 16
-_read_ahead_pool: concurrent.futures.ThreadPoolExecutor | None = None
-_read_ahead_lock = threading.Lock()
-
-
-def _read_ahead(groups: Iterator[list[Any]], fetch: Callable[[list[Any]], Any],
-                ahead: int) -> Iterator[tuple[list[Any], concurrent.futures.Future]]:
-    """``(group, future of fetch(group))`` for each group, the fetches of the next
-    ``ahead`` groups started before a group is handed out (so at most ``ahead`` groups'
-    bytes wait in memory besides those being decoded)."""
-    global _read_ahead_pool
-    with _read_ahead_lock:
-        if _read_ahead_pool is None:
-            _read_ahead_pool = concurrent.futures.ThreadPoolExecutor(
-                _READ_AHEAD_THREADS, thread_name_prefix="zarrforge-read-ahead")
-        pool = _read_ahead_pool
-    pending: list[tuple[list[Any], concurrent.futures.Future]] = []
-    try:
-        while True:
-            while len(pending) <= ahead:
-                group = next(groups, None)
-                if group is None:
-                    break
-                pending.append((group, pool.submit(fetch, group)))
-            if not pending:
-                return
-            yield pending.pop(0)
-    finally:
-        for _, future in pending:  # the caller stopped early (a failure): fetch no more
-            future.cancel()
-
-
-def typical_chunk_shape(grid: ChunkGrid) -> tuple[int, ...]:
-    """The grid's regular chunk shape (its first chunk's if irregular)."""
-    regular = grid.regular_chunk_shape
-    if regular is not None:
-        return tuple(int(n) for n in regular)
-    return tuple(int(d.size(0)) if d.nchunks else 1 for d in grid.dimensions)
-
-
-def typical_chunk_bytes(shape: Sequence[int], data_type: DataType) -> int:
-    """Decoded bytes of a chunk of ``shape``; variable-size elements count 16 bytes
-    each. A Python int: no overflow."""
-    return math.prod(shape) * (data_type.item_size or 16)
-
-
-def batch_size_for(chunk_bytes: int, threads: int) -> int:
-    """Chunks per batch: as many as fit in :data:`BATCH_BYTES` decoded, so small chunks
-    go to the store in large concurrent batches (remote stores hide their latency)
-    while large chunks keep the working set to a few chunks per worker."""
-    return int(min(MAX_BATCH, max(2 * threads, BATCH_BYTES // max(1, chunk_bytes))))
-
-
-_LOCK_STRIPES = 64
-_store_locks: "weakref.WeakKeyDictionary[Any, list[threading.Lock]]" = weakref.WeakKeyDictionary()
-_store_locks_guard = threading.Lock()
-
-
-@contextlib.contextmanager
-def _chunk_locks(store: Store, keys: Sequence[str]) -> Iterator[None]:
-    """Hold this process's locks for ``keys`` of ``store`` (the store under any wrappers):
-    on a store without conditional writes, read-modify-writes of one chunk by threads of
-    this process then take turns instead of losing each other's update. Locks are
-    striped and taken in order, so two writers never wait on each other in a cycle."""
-    base = store.base_store()
-    with _store_locks_guard:
-        locks = _store_locks.get(base)
-        if locks is None:
-            locks = _store_locks[base] = [threading.Lock() for _ in range(_LOCK_STRIPES)]
-    stripes = sorted({hash(key) % _LOCK_STRIPES for key in keys})
-    for stripe in stripes:
-        locks[stripe].acquire()
-    try:
-        yield
-    finally:
-        for stripe in reversed(stripes):
-            locks[stripe].release()
 
 
 class ChunkEngine:
@@ -398,7 +217,7 @@ class ChunkEngine:
         # Quarter groups, four times as many ahead: as many bytes in flight, and decoding
         # starts as soon as the first quarter arrives.
         small = max(1, group_size // 4)
-        ahead = _read_ahead(grouped(projections, small), self._fetch_part,
+        ahead = read_ahead(grouped(projections, small), self._fetch_part,
                             workers * (group_size // small))
         self._run(lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()),
                   ahead, 1, workers)
@@ -484,7 +303,7 @@ class ChunkEngine:
                 self._store_results(*updated(group))
                 return
             # no conditional writes: at least writers in this process take turns
-            with _chunk_locks(self.store, partial):
+            with chunk_locks(self.store, partial):
                 self._store_results(*updated(group))
 
         if capabilities.independent_keys:

@@ -92,7 +92,7 @@ from .metadata.must_understand import split_unknown_fields
 from .node import open_node
 from .node_writing import NewNode, write_nodes
 from .parallel import map_parallel
-from .pipeline import all_equal_fill, check_allocation
+from .chunk_helpers import all_equal_fill, check_allocation
 from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_grid_from_json,
                          chunk_key_encoding_from_json, codec_from_json, codec_from_user,
                          codecs_from_json, data_type_from_json, data_type_from_user,
