@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import zarrforge
-from zarrforge.errors import ContainsNodeError, StoreError
+from zarrforge.errors import ContainsNodeError, IncompleteCopyError, StoreError
 from zarrforge.testing.faults import Fail, FaultyStore, on
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
@@ -62,8 +62,15 @@ def test_copy_interrupted_by_a_store_error_can_be_rerun(tmp_path: Path, fmt: str
     faulty = FaultyStore(dest)
     faulty.add(on("set", where=lambda c: not c.key.endswith((".json", ".zarray", ".zattrs",
                                                               ".zgroup")), nth=nth), Fail())
-    with pytest.raises(StoreError):
+    with pytest.raises(IncompleteCopyError, match="stopped .*run the same zarrforge.copy with "
+                                                  "overwrite=True") as info:
         zarrforge.copy(source, faulty)
+    report = info.value
+    assert isinstance(report.__cause__, StoreError)
+    arrays = sorted("/" + name for name, node in zarrforge.open_group(source).members(max_depth=None)
+                    if isinstance(node, zarrforge.Array))
+    assert sorted([*report.completed, report.stopped[0], *report.pending]) == arrays
+    assert 0 <= report.stopped[1] <= report.stopped[2]
     zarrforge.open_group(dest, mode="r")  # the partial destination opens
     with pytest.raises(ContainsNodeError):
         zarrforge.copy(source, dest)
@@ -110,7 +117,7 @@ def test_rerun_replaces_chunks_the_interrupted_copy_wrote(tmp_path: Path) -> Non
     dest = MemoryStore()
     faulty = FaultyStore(dest)
     faulty.add(on("set", "a/c/*", nth=10), Fail())
-    with pytest.raises(StoreError):
+    with pytest.raises(IncompleteCopyError):
         zarrforge.copy(source, faulty)
     zarrforge.open_array(source, "a", mode="r+")[...] = 0
     zarrforge.copy(source, dest, overwrite=True)

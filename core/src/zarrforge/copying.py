@@ -14,7 +14,10 @@ so that the engine decodes and encodes a step's units on all its threads, and
 memory stays bounded by one step plus the engine's working set, whatever the
 array size. Units that hold only the fill value in the source are not written.
 ``progress(path, done, total)`` is called after each step; ``done`` and
-``total`` count units of that array.
+``total`` count units of that array. A failure while copying data raises
+:class:`~zarrforge.errors.IncompleteCopyError` saying which arrays were copied
+whole, where it stopped and what was not begun (the cause chained); the
+destination opens, and the same copy with ``overwrite=True`` completes it.
 
 Kept: attributes, dimension names (formats map v2 ``_ARRAY_DIMENSIONS`` to and
 from ``dimension_names``), fill values, data types, and by default the
@@ -34,7 +37,7 @@ from . import hierarchy, paths
 from .abc.codec import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 from .abc.format import ArrayCreationSpec, Format
 from .codec_arguments import normalised
-from .errors import MetadataError
+from .errors import IncompleteCopyError, MetadataError, ZarrforgeError
 from .node import Node, open_node
 from .node_writing import NewNode, write_nodes
 from .storage import StoreLike, resolve_location
@@ -185,8 +188,37 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
     plan = _plan(node, dest_path, fmt, overrides)
     write_nodes(store, fmt, dest_path, [NewNode(item.path, item.metadata, item.rendered)
                                         for item in plan], overwrite=overwrite)
-    for item in plan:
-        if not _is_group(item.source):
-            target = open_node(store, item.path, mode="r+", fmt=fmt)
-            _copy_data(item.source, target, progress, step_bytes)
+    arrays = [item for item in plan if not _is_group(item.source)]
+    for number, item in enumerate(arrays):
+        target = open_node(store, item.path, mode="r+", fmt=fmt)
+        done = [0, 0]  # units of this array written, in all
+
+        def counting(path: str, units: int, total: int) -> None:
+            done[:] = [units, total]
+            if progress is not None:
+                progress(path, units, total)
+
+        try:
+            _copy_data(item.source, target, counting, step_bytes)
+        except ZarrforgeError as exc:
+            raise _incomplete(store, arrays, number, done, exc) from exc
     return open_node(store, dest_path, mode="r+", fmt=fmt)
+
+
+def _incomplete(store: Any, arrays: list[_Planned], number: int, done: list[int],
+                cause: ZarrforgeError) -> IncompleteCopyError:
+    """What a copy that stopped in ``arrays[number]`` had copied, as the error to raise."""
+    names = ["/" + item.path for item in arrays]
+    completed, stopped, pending = names[:number], names[number], names[number + 1:]
+    units = f"after {done[0]} of {done[1]} units" if done[1] else "before its first unit"
+    parts = [f"copied whole: {', '.join(completed[:10])}{' ...' if len(completed) > 10 else ''} "
+             f"({len(completed)} of {len(names)} arrays)" if completed else
+             f"no array copied whole (of {len(names)})",
+             f"{stopped} stopped {units}"]
+    if pending:
+        parts.append(f"not begun: {len(pending)} array(s)")
+    return IncompleteCopyError(
+        f"the copy into {store!r} stopped ({type(cause).__name__}: {cause}); "
+        f"{'; '.join(parts)}. The destination opens; run the same zarrforge.copy with "
+        "overwrite=True to complete it", completed=completed,
+        stopped=(stopped, done[0], done[1]), pending=pending)

@@ -212,6 +212,21 @@ class DocumentTooLargeError(MetadataError):
         self.limit = limit
 
 
+class IncompleteCopyError(ZarrforgeError):
+    """``zarrforge.copy`` stopped after writing the destination's nodes, part way through
+    their data. ``completed`` lists the arrays copied whole, ``stopped`` is
+    ``(path, units done, units in all)`` of the one it stopped in, ``pending`` the arrays
+    not begun; the cause is ``__cause__``. The destination opens; the same copy with
+    ``overwrite=True`` completes it."""
+
+    def __init__(self, message: str, *, completed: list[str], stopped: tuple[str, int, int],
+                 pending: list[str]) -> None:
+        super().__init__(message)
+        self.completed = completed
+        self.stopped = stopped
+        self.pending = pending
+
+
 class PluginLoadWarning(UserWarning):
     """An installed hook plugin could not be loaded and was left out (see ``zarrforge.plugins()``)."""
 
