@@ -214,3 +214,14 @@ def test_plugins_lists_every_point_and_reports_conflicts_and_broken_entries(fake
     assert rows[("extensions", "test.tag", None)].status == "ok (in-process)"
     text = str(report)
     assert "zf-ext-a" in text and "zarrforge-numcodecs" in text
+
+
+def test_an_opened_array_offers_everything_the_extension_contract_declares():
+    """Extension methods receive an ``ArrayHandle``: the declared protocol, not a duck."""
+    import zarrforge as zf
+    from zarrforge.abc import ArrayHandle
+    from zarrforge_std.stores.memory import MemoryStore
+
+    array = zf.create_array(MemoryStore(), "a", shape=(3,), dtype="i2")
+    assert isinstance(array, ArrayHandle)
+    assert not isinstance(object(), ArrayHandle)

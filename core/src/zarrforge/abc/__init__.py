@@ -5,7 +5,7 @@ from .chunk_key_encoding import ChunkKeyEncoding
 from .codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, CodecKind,
                     PartialCodec, RangeFetcher, SubdividedCodec, VersionedRangeFetcher)
 from .data_type import DataType
-from .extension import Extension
+from .extension import ArrayHandle, Extension
 from .format import NO_FILL_VALUE, ArrayCreationSpec, ChunksUnderNode, Format
 from .metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
 from .memory_layout import MemoryLayout
@@ -15,7 +15,7 @@ from .store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities, 
 from .url_adapter import FormatSegment, PipelineState, Segment, URLAdapter
 
 __all__ = [
-    "ABSENT", "ArrayArrayCodec", "ArrayBytesCodec", "ArrayCreationSpec", "ArrayMetadata", "ByteRange",
+    "ABSENT", "ArrayArrayCodec", "ArrayHandle", "ArrayBytesCodec", "ArrayCreationSpec", "ArrayMetadata", "ByteRange",
     "BytesBytesCodec", "ChunkGrid", "ChunkKeyEncoding", "ChunkKeys", "ChunkSpec", "ChunksUnderNode",
     "Codec", "CodecKind", "DataType", "DimensionChunking", "Extension", "ExtensionEntry", "Format",
     "GroupMetadata", "ListDirResult", "MemoryLayout", "NO_FILL_VALUE", "NodeMetadata", "PartialCodec",

@@ -36,7 +36,32 @@ hooks (:mod:`zarrforge.hookspecs`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar, Iterator, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class ArrayHandle(Protocol):
+    """What an extension's ``map_selection`` and ``after_write`` receive: the opened
+    :class:`~zarrforge.Array`, declared here by what extensions may use of it (so this
+    module imports nothing above the contracts). ``tests/test_extensions.py`` checks that
+    an opened array offers all of it."""
+
+    name: str
+    path: str
+    shape: tuple[int, ...]
+    dtype: Any          # the numpy dtype
+    data_type: Any      # the zarrforge DataType
+    store: Any          # the Store the array lives in
+    format: Any         # its Format
+    read_only: bool
+    metadata_model: Any
+
+    def get_extension(self, name: str) -> Any: ...
+    def set_extension(self, extension: Any) -> None: ...
+    def replace_metadata(self, metadata: Any) -> None: ...
+    def update_metadata(self, change: Callable[[Any], Any]) -> Any: ...
+    def stored_chunks(self) -> Iterator[tuple[int, ...]]: ...
+    def get_chunk(self, coords: Any) -> Any: ...
 
 
 class Extension(ABC):
@@ -58,12 +83,12 @@ class Extension(ABC):
         dimension); raise ``MetadataError`` with ``field`` inside the entry."""
         return None
 
-    def map_selection(self, array: Any, selection: Any, kind: str) -> Any:
+    def map_selection(self, array: ArrayHandle, selection: Any, kind: str) -> Any:
         """The selection of stored indices for the user's ``selection`` (unchanged by
         default)."""
         return selection
 
-    def after_write(self, array: Any, selection: Any, kind: str, values: Any) -> None:
+    def after_write(self, array: ArrayHandle, selection: Any, kind: str, values: Any) -> None:
         """React to ``values`` having been written to ``selection`` (nothing by default)."""
         return None
 
