@@ -217,3 +217,24 @@ def test_the_facade_check_sees_registry_internals(tmp_path: Path) -> None:
             "registry.KNOWN_PROVIDERS", "registry.FAMILY_SUFFIX"]
     finally:
         ROOT = saved
+
+
+def test_every_abstract_method_of_the_contracts_states_its_contract() -> None:
+    """``help(Format.write_node)`` says something: each abstract method in ``zarrforge.abc``
+    has a docstring of its own."""
+    import inspect
+
+    import zarrforge.abc as contracts
+
+    silent = set()
+    for name in contracts.__all__:
+        cls = getattr(contracts, name)
+        if not inspect.isclass(cls):
+            continue
+        for method in getattr(cls, "__abstractmethods__", ()):
+            function = inspect.getattr_static(cls, method)
+            function = getattr(function, "__func__", function)
+            function = getattr(function, "fget", function)
+            if not (function.__doc__ or "").strip():
+                silent.add(function.__qualname__)
+    assert sorted(silent) == []

@@ -26,19 +26,23 @@ class ChunkKeyEncoding(ABC):
     @classmethod
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ChunkKeyEncoding":
-        ...
+        """The encoding for a ``chunk_key_encoding`` entry (``name``, ``configuration``);
+        a ``MetadataError`` naming the configuration field for anything invalid."""
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
-        ...
+        """The metadata entry that rebuilds this encoding (``from_json`` of it is equal)."""
 
     @abstractmethod
     def encode_key(self, coords: Sequence[int]) -> str:
-        ...
+        """The store key (below the array's path) of the chunk at grid ``coords``; distinct
+        coordinates give distinct keys, each a valid key (``validate_key``)."""
 
     @abstractmethod
     def decode_key(self, key: str, ndim: int) -> tuple[int, ...] | None:
-        ...
+        """The grid coordinates ``key`` stands for in an array of ``ndim`` dimensions, or
+        ``None`` for a key this encoding does not produce (listings use it to find chunks,
+        so a key that decodes must be exactly the one ``encode_key`` gives)."""
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.to_json() == self.to_json()

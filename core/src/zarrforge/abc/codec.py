@@ -100,11 +100,14 @@ class Codec(ABC):
     @classmethod
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Codec":
-        ...
+        """The codec for a ``codecs`` entry (``name``, ``configuration``); unknown or invalid
+        configuration is a ``MetadataError`` naming the field. Metadata is untrusted: build
+        nothing that runs code named by it."""
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
-        ...
+        """The metadata entry that rebuilds this codec (``from_json`` of it is equal), as
+        written into the array's document after ``evolve``."""
 
     def evolve(self, spec: ChunkSpec) -> "Codec":
         return self
@@ -131,7 +134,8 @@ class ArrayArrayCodec(Codec):
 
     @abstractmethod
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
-        ...
+        """The encoded array for ``chunk`` (described by ``spec``), as ``resolve(spec)``
+        describes it."""
 
     @abstractmethod
     def decode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
@@ -159,7 +163,8 @@ class ArrayBytesCodec(Codec):
 
     @abstractmethod
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
-        ...
+        """The array ``data`` encodes, shaped and typed as ``spec`` says; damaged ``data`` is a
+        ``CorruptChunkError``, never another exception or an allocation it declares."""
 
     def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
         """The numpy dtype whose elements, in C order, are exactly this codec's bytes for
@@ -187,11 +192,11 @@ class BytesBytesCodec(Codec):
 
     @abstractmethod
     def encode(self, data: bytes | memoryview) -> bytes:
-        ...
+        """The encoded bytes of ``data``."""
 
     @abstractmethod
     def decode(self, data: bytes | memoryview) -> bytes:
-        ...
+        """The bytes ``data`` encodes; damaged ``data`` is a ``CorruptChunkError``."""
 
     def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
         """Decode ``data``, which the codec chain expects to decode to ``expected_size`` bytes.
@@ -292,9 +297,9 @@ class SubdividedCodec(ABC):
     @property
     @abstractmethod
     def inner_chunk_shape(self) -> tuple[int, ...]:
-        ...
+        """The shape of the inner chunks the outer chunk is divided into."""
 
     @property
     @abstractmethod
     def inner_codecs(self) -> "tuple[Codec, ...]":
-        ...
+        """The codecs each inner chunk goes through, as in array metadata."""

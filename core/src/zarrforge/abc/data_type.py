@@ -47,28 +47,32 @@ class DataType(ABC):
     @classmethod
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "DataType":
-        ...
+        """The data type for a ``data_type`` value (a name, or ``name`` and
+        ``configuration``); anything invalid is a ``MetadataError`` naming the field."""
 
     @abstractmethod
     def to_json(self) -> str | dict[str, Any]:
-        ...
+        """The ``data_type`` value that rebuilds this type (``from_json`` of it is equal)."""
 
     @property
     @abstractmethod
     def numpy_dtype(self) -> np.dtype:
-        ...
+        """The numpy dtype arrays of this type are read into and written from."""
 
     @abstractmethod
     def fill_value_from_json(self, value: Any) -> Any:
-        ...
+        """The fill value ``value`` (as stored in metadata) stands for; one this type cannot
+        hold is a ``MetadataError`` naming ``fill_value``."""
 
     @abstractmethod
     def fill_value_to_json(self, value: Any) -> Any:
-        ...
+        """The metadata form of the fill value ``value``, bit for bit what
+        ``fill_value_from_json`` reads back (``"NaN"`` strings for non-finite floats)."""
 
     @abstractmethod
     def default_fill_value(self) -> Any:
-        ...
+        """The fill value of arrays created without one (zero, as the spec says, where the
+        type has one)."""
 
     @classmethod
     def from_numpy_dtype(cls, np_dtype: np.dtype) -> "DataType | None":

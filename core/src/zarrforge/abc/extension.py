@@ -72,11 +72,12 @@ class Extension(ABC):
     @classmethod
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Extension":
-        ...
+        """The extension for an ``extensions`` entry (``name``, ``configuration``); invalid
+        configuration is a ``MetadataError`` naming the field."""
 
     @abstractmethod
     def to_json(self) -> str | dict[str, Any]:
-        ...
+        """The metadata entry that rebuilds this extension (``from_json`` of it is equal)."""
 
     def validate(self, metadata: Any) -> None:
         """Check the entry against the node's metadata model (e.g. one value per

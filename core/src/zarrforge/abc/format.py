@@ -116,11 +116,14 @@ class Format(ABC):
 
     @abstractmethod
     def read_document(self, store: Store, path: str) -> NodeDocument | None:
-        ...
+        """The plain document of this format's node at ``path``, resolving nothing, or
+        ``None`` when the format has no node there; a document of its own that is broken
+        is a ``MetadataError`` naming its key."""
 
     @abstractmethod
     def resolve(self, document: NodeDocument) -> NodeMetadata:
-        ...
+        """The node's model from its document (every extension point resolved through the
+        registries); a ``MetadataError`` naming the field for anything invalid."""
 
     def document_attributes(self, document: NodeDocument) -> dict[str, Any] | None:
         """The node's attributes read straight from ``document``, without resolving it;
@@ -141,12 +144,14 @@ class Format(ABC):
 
     @abstractmethod
     def render(self, metadata: NodeMetadata) -> Any:
-        ...
+        """The bytes ``write_node`` would write for ``metadata``, made before anything is
+        written, so that what JSON cannot hold fails first."""
 
     @abstractmethod
     def write_node(self, store: Store, path: str, metadata: NodeMetadata,
                    rendered: Any = None) -> None:
-        ...
+        """Write the node's documents at ``path`` (``rendered``: ``render(metadata)`` made
+        before); only documents whose bytes change are written, each whole."""
 
     @abstractmethod
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
@@ -173,19 +178,20 @@ class Format(ABC):
 
     @abstractmethod
     def document(self, metadata: NodeMetadata) -> dict[str, Any]:
-        ...
+        """The node's documents as JSON values, by key name (what ``Node.metadata`` shows)."""
 
     @abstractmethod
     def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
-        ...
+        """The store key of the chunk at grid ``coords`` of the array at ``path``."""
 
     @abstractmethod
     def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
-        ...
+        """The grid coordinates of the chunk stored at ``key``, or ``None`` when ``key`` is no
+        chunk key of the array at ``path`` (the inverse of ``chunk_key``)."""
 
     @abstractmethod
     def list_children(self, store: Store, path: str) -> list[str]:
-        ...
+        """The sorted names of this format's nodes directly below the group at ``path``."""
 
     def child_documents(self, store: Store, path: str) -> list[tuple[str, NodeDocument | None]]:
         """The children of the group at ``path``, sorted by name, each with its document
@@ -203,7 +209,7 @@ class Format(ABC):
 
     @abstractmethod
     def erase_node(self, store: Store, path: str) -> None:
-        ...
+        """Remove the node at ``path``: its documents, its chunks and everything below it."""
 
     def document_key(self, path: str, node_type: str) -> str | None:
         """The store key of the main document of a node of ``node_type`` at ``path``

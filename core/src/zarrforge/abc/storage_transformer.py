@@ -39,11 +39,12 @@ class StorageTransformer(ABC):
     @classmethod
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "StorageTransformer":
-        ...
+        """The transformer for a ``storage_transformers`` entry; invalid configuration is a
+        ``MetadataError`` naming the field."""
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
-        ...
+        """The metadata entry that rebuilds this transformer (``from_json`` of it is equal)."""
 
     @abstractmethod
     def wrap(self, store: Store, keys: ChunkKeys, metadata: Any) -> Store:

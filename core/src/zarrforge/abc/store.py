@@ -192,19 +192,20 @@ class Store(ABC):
 
     @abstractmethod
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
-        ...
+        """The value of ``key`` (or the part ``byte_range`` selects), or ``None`` when the key
+        has none. Call ``validate_key`` first."""
 
     @abstractmethod
     def _set(self, key: str, value: bytes) -> None:
-        ...
+        """Store ``value`` under ``key`` (validated, and the store writable: ``set`` checked)."""
 
     @abstractmethod
     def _delete(self, key: str) -> None:
-        ...
+        """Remove ``key``; a missing key is no error (``delete`` checked the rest)."""
 
     @abstractmethod
     def list_prefix(self, prefix: str) -> Iterator[str]:
-        ...
+        """Every key that starts with ``prefix`` (``validate_prefix`` it first), in any order."""
 
     # --- where the store keeps its keys (optional) ---------------------------
 
