@@ -154,3 +154,18 @@ def test_an_append_that_fails_at_any_store_write_leaves_every_variable_old_or_ne
                 zx.to_zarr(two_variables(4, 3), inner, append_dim="time")
             assert _state(inner) == "new", f"k={k}: the retry"
     assert "old" in outcomes
+
+
+def test_a_datatree_write_that_fails_at_a_later_node_leaves_nothing():
+    """The root and the first child are written, the third node's encoding names no codec:
+    the whole tree is taken back out, and the same call (fixed) then succeeds."""
+    store = MemoryStore()
+    store.set("notes.txt", b"kept")
+    ds = climate(0, 2)
+    tree = xr.DataTree.from_dict({"/": ds, "/obs": ds, "/obs/deep": ds})
+    bad = {"/obs/deep": {"tas": {"compressors": [{"name": "no.such.codec"}]}}}
+    with pytest.raises(zf.errors.ZarrforgeError):
+        tree.zarrforge.to_zarr(store, encoding=bad)
+    assert snapshot(store) == {"notes.txt": b"kept"}
+    tree.zarrforge.to_zarr(store)
+    assert zf.open_group(store, "obs/deep")["tas"].shape == (2, 3)

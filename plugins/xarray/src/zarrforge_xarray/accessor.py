@@ -7,6 +7,10 @@ the others are written into the hierarchy it created (mode ``"a"`` when the root
 was created or replaced). Metadata is consolidated once, at the end. With
 ``compute=False`` every node's groups and array metadata are written at once and the
 returned dask ``Delayed`` writes all the nodes' data, then consolidates.
+
+A tree whose root group this call creates is written whole or not at all: a failure at
+any node (a bad encoding, a store error) takes every key the call wrote back out, so the
+store is as it was and the same call can be repeated.
 """
 
 from __future__ import annotations
@@ -16,9 +20,40 @@ from typing import Any
 import xarray as xr
 
 import zarrforge
-from zarrforge.plugin_api import resolve_store
+from zarrforge.plugin_api import refresh_consolidated, resolve_store
 
 from .writer import _auto_region, to_zarr
+
+
+def _keys_before_a_new_tree(store: Any, base: str, mode: str) -> set[str] | None:
+    """The keys below ``base`` when this call will create the tree's root group there (so a
+    failure at any node can take the whole tree back out); ``None`` when the root exists
+    and stays (mode "a" or "r+" onto an existing group: each node's own write is undone
+    by that write). Mode "w" replaces the old root: nothing of it is remembered."""
+    if mode == "w":
+        return set()
+    if mode in ("a", "a-", "r+"):
+        try:
+            zarrforge.open_group(store, base, mode="r", use_consolidated=False)
+            return None
+        except zarrforge.errors.NodeNotFoundError:
+            pass
+    return set(store.list_prefix(f"{base}/" if base else ""))
+
+
+def _remove_new_tree(store: Any, base: str, before: set[str]) -> None:
+    """Delete every key below ``base`` that was not there before, and the tree's entry in
+    consolidated views above; best effort (the write's own error is the one reported)."""
+    try:
+        root = zarrforge.open_group(store, base, mode="r", use_consolidated=False)
+    except zarrforge.errors.ZarrforgeError:
+        root = None
+    try:
+        store.delete_many(sorted(set(store.list_prefix(f"{base}/" if base else "")) - before))
+        if root is not None:
+            refresh_consolidated(store, root.format, base, None)
+    except zarrforge.errors.ZarrforgeError:
+        pass
 
 
 def _node_path(tree: xr.DataTree, node: xr.DataTree, base: str) -> str:
@@ -86,17 +121,23 @@ class DataTreeAccessor:
         region = options.pop("region", None)
         if region is not None:
             region = _tree_region(self._tree, store, base, region)
+        before = _keys_before_a_new_tree(store, base, mode)
         delayed = []
-        for number, node in enumerate(self._tree.subtree):
-            path = _node_path(self._tree, node, base)
-            node_mode = mode if number == 0 else ("a" if mode in ("w", "w-") else mode)
-            dataset = node.to_dataset(inherit=write_inherited_coords or number == 0)
-            if region is not None:
-                options["region"] = {dim: region.get(dim, "auto") for dim in dataset.dims}
-            written = to_zarr(dataset, store, group=path or None, mode=node_mode,
-                              consolidated=False, compute=compute,
-                              encoding=encoding.get(node.path), **options)
-            delayed.append(written)
+        try:
+            for number, node in enumerate(self._tree.subtree):
+                path = _node_path(self._tree, node, base)
+                node_mode = mode if number == 0 else ("a" if mode in ("w", "w-") else mode)
+                dataset = node.to_dataset(inherit=write_inherited_coords or number == 0)
+                if region is not None:
+                    options["region"] = {dim: region.get(dim, "auto") for dim in dataset.dims}
+                written = to_zarr(dataset, store, group=path or None, mode=node_mode,
+                                  consolidated=False, compute=compute,
+                                  encoding=encoding.get(node.path), **options)
+                delayed.append(written)
+        except BaseException:
+            if before is not None:  # the tree's root was created by this call: undo it all
+                _remove_new_tree(store, base, before)
+            raise
         finish = None
         if consolidated is not False:
             def finish() -> None:
