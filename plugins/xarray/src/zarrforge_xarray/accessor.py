@@ -20,8 +20,9 @@ from typing import Any
 import xarray as xr
 
 import zarrforge
-from zarrforge.plugin_api import refresh_consolidated, resolve_store
+from zarrforge.plugin_api import resolve_store
 
+from .undo import keys_below, remove_written
 from .writer import _auto_region, to_zarr
 
 
@@ -38,22 +39,7 @@ def _keys_before_a_new_tree(store: Any, base: str, mode: str) -> set[str] | None
             return None
         except zarrforge.errors.NodeNotFoundError:
             pass
-    return set(store.list_prefix(f"{base}/" if base else ""))
-
-
-def _remove_new_tree(store: Any, base: str, before: set[str]) -> None:
-    """Delete every key below ``base`` that was not there before, and the tree's entry in
-    consolidated views above; best effort (the write's own error is the one reported)."""
-    try:
-        root = zarrforge.open_group(store, base, mode="r", use_consolidated=False)
-    except zarrforge.errors.ZarrforgeError:
-        root = None
-    try:
-        store.delete_many(sorted(set(store.list_prefix(f"{base}/" if base else "")) - before))
-        if root is not None:
-            refresh_consolidated(store, root.format, base, None)
-    except zarrforge.errors.ZarrforgeError:
-        pass
+    return keys_below(store, base)
 
 
 def _node_path(tree: xr.DataTree, node: xr.DataTree, base: str) -> str:
@@ -136,7 +122,7 @@ class DataTreeAccessor:
                 delayed.append(written)
         except BaseException:
             if before is not None:  # the tree's root was created by this call: undo it all
-                _remove_new_tree(store, base, before)
+                remove_written(store, base, before)
             raise
         finish = None
         if consolidated is not False:

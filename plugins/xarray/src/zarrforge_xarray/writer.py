@@ -65,10 +65,11 @@ from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode
                                   extract_zarr_variable_encoding)
 
 import zarrforge
-from zarrforge.plugin_api import check_shareable, refresh_consolidated, resolve_store
+from zarrforge.plugin_api import check_shareable, resolve_store
 
 from .checks import check_against_store
 from .store import DIMENSION_KEY, ZarrforgeDataStore
+from .undo import keys_below, remove_written
 
 MODES = ("w-", "w", "a", "a-", "r+")
 AUTO_CHUNK_BYTES = 4 * 1024 * 1024
@@ -313,27 +314,9 @@ def _group_for(store: Any, group: str | None, *, mode: str, zarr_format: int,
 
 def _keys_at(store: Any, path: str, storage_options: dict[str, Any] | None) -> set[str]:
     try:
-        resolved = resolve_store(store, storage_options=storage_options)
-        return set(resolved.list_prefix(f"{path}/" if path else ""))
+        return keys_below(resolve_store(store, storage_options=storage_options), path)
     except zarrforge.errors.ZarrforgeError:
         return set()
-
-
-def _keys_below(group: zarrforge.Group) -> set[str]:
-    prefix = f"{group.path}/" if group.path else ""
-    return set(group.store.list_prefix(prefix))
-
-
-def _remove_what_was_written(group: zarrforge.Group, before: set[str]) -> None:
-    """Undo a failed write into a group this call created: delete every key below it that
-    was not there before (the group's own document included), and its entry in the
-    consolidated views above. Best effort: the write's own error is the one reported."""
-    try:
-        new = sorted(_keys_below(group) - before)
-        group.store.delete_many(new)
-        refresh_consolidated(group.store, group.format, group.path, None)
-    except zarrforge.errors.ZarrforgeError:
-        pass
 
 
 def _auto_region(dataset: xr.Dataset, group: zarrforge.Group,
@@ -444,7 +427,7 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
                       store_kwargs=dict(chunkmanager_store_kwargs or {}))
     except BaseException:
         if before is not None:  # this call created the group
-            _remove_what_was_written(target, before)
+            remove_written(target.store, target.path, before)
         raise
 
 
