@@ -115,10 +115,10 @@ def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], 
              else NewNode(node.path, node.metadata, fmt.render(node.metadata))
              for node in nodes]
     memo = store if isinstance(store, ReadMemo) else ReadMemo(store)
-    memo.note_empty(f"{root}/" if root else "")
+    nothing_below = memo.note_empty(f"{root}/" if root else "")
     target = hierarchy.survey(memo, root, fmt, overwrite=overwrite, checked_group=checked_group)
     below: list[tuple[str, list[Format]]] = []
-    if not (target.existing or target.foreign):
+    if not (target.existing or target.foreign or nothing_below):
         below = _in_the_way(memo, fmt, nodes[1:])
         if below and not overwrite:
             _refuse([path for path, _ in below])

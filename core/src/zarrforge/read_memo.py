@@ -37,18 +37,21 @@ class ReadMemo(WrapperStore):
         self._values: dict[str, bytes | None] = {}
         self._empty: str | None = None  # a prefix listed empty, with nothing written below since
 
-    def note_empty(self, prefix: str) -> None:
+    def note_empty(self, prefix: str) -> bool:
         """List ``prefix`` (``"a/b/"``) once if the store can; if nothing is below it, keys
-        below it read as absent until the memo writes one. A store that cannot list the
-        prefix (Icechunk lists only prefixes of existing nodes) is simply read as before."""
+        below it read as absent until the memo writes one, and the answer is ``True``. A
+        store that cannot list the prefix (Icechunk lists only prefixes of existing nodes)
+        is simply read as before (``False``: not known to be empty)."""
         if not prefix or not self.inner.capabilities.listable:
-            return
+            return False
         try:
             listing = self.inner.list_dir(prefix)
         except StoreError:
-            return
+            return False
         if not listing.keys and not listing.prefixes:
             self._empty = prefix
+            return True
+        return False
 
     def _known(self, key: str) -> bool:
         if key in self._values:
