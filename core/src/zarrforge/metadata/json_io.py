@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, Callable
 
@@ -95,7 +96,10 @@ def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str
 _encode_utf8 = json.JSONEncoder(allow_nan=True, ensure_ascii=False).encode
 _encode_ascii = json.JSONEncoder(allow_nan=True, ensure_ascii=True).encode
 _INFINITIES = (math.inf, -math.inf)
-_TOKENS = (b"NaN", b"Infinity")  # what the encoders write for non-finite floats
+# A bare token the encoders write for a non-finite float: not inside quotes, so the string
+# "NaN" (a float fill value as the spec writes it) does not count
+_TOKEN = re.compile(r'[\s:\[,](?:NaN|-?Infinity)[\s,\]\}]')
+_TOKEN_BYTES = re.compile(_TOKEN.pattern.encode())
 _CONTAINERS = (dict, list, tuple)
 
 
@@ -215,7 +219,7 @@ def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
             data = _write_ascii(document).encode("ascii")
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, key) from exc
-    if any(token in data for token in _TOKENS):  # rare: only then walk the document
+    if _TOKEN_BYTES.search(data):  # rare: only then walk the document
         _refuse_non_finite_outside_attributes(document, key)
     check_size(len(data), key=key, writing=True)
     return data
@@ -282,5 +286,5 @@ def check_document(document: dict[str, Any]) -> None:
         data = _encode_ascii(document)
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, None) from exc
-    if "NaN" in data or "Infinity" in data:
+    if _TOKEN.search(data):
         _refuse_non_finite_outside_attributes(document, None)
