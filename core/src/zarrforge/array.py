@@ -331,13 +331,15 @@ class Array(Node, node_type="array"):
         old = self._metadata
         new_meta = old.replace(shape=new_shape, chunk_grid=old.chunk_grid.with_shape(new_shape))
         self._checked_chain(new_meta)  # the new grid's chunk shapes must suit the codecs too
+        grows = tuple(n > o for n, o in zip(new_shape, old.shape))
+        shrinks = any(n < o for n, o in zip(new_shape, old.shape))
         # chunks are listed on the larger grid: a grid lists only the chunks it has
-        larger = self._with_shape(tuple(max(n, o) for n, o in zip(new_shape, old.shape)))
-        if any(n > o for n, o in zip(new_shape, old.shape)):
-            self._clear_beyond(old.shape, larger,
-                               grows=tuple(n > o for n, o in zip(new_shape, old.shape)))
+        larger = (self._with_shape(tuple(map(max, new_shape, old.shape)))
+                  if any(grows) or shrinks else None)
+        if any(grows):
+            self._clear_beyond(old.shape, larger, grows=grows)
         self._commit_shape(new_shape)
-        if any(n < o for n, o in zip(new_shape, old.shape)):
+        if shrinks:
             self._clear_beyond(new_shape, larger)
 
     def _shape_argument(self, shape: tuple[Any, ...]) -> tuple[int, ...]:
