@@ -37,6 +37,7 @@ import numpy as np
 import pytest
 
 import zarrforge
+from zarrforge.testing.races import run_threads
 from zarrforge_std.stores import local as local_module
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
@@ -56,23 +57,6 @@ def _chunks_of(worker: int, workers: int, step=CHUNKS) -> list[tuple[slice, ...]
     grid = [range(0, n, s) for n, s in zip(SHAPE, step)]
     return [tuple(slice(o, min(o + s, n)) for o, s, n in zip(origin, step, SHAPE))
             for i, origin in enumerate(itertools.product(*grid)) if i % workers == worker]
-
-
-def _run_threads(target, count: int) -> list[BaseException]:
-    errors: list[BaseException] = []
-
-    def guarded(i: int) -> None:
-        try:
-            target(i)
-        except BaseException as exc:  # noqa: BLE001 - collected and reported by the test
-            errors.append(exc)
-
-    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return errors
 
 
 # --- disjoint chunks and shards -------------------------------------------------------------------
@@ -95,7 +79,7 @@ def test_threads_writing_disjoint_units_lose_nothing(tmp_path, kind, handles, la
             for region in _chunks_of(i, THREADS, step):
                 array[region] = values[g][region]
 
-    assert _run_threads(work, THREADS) == []
+    assert run_threads(work, THREADS) == []
     assert np.array_equal(zarrforge.open_array(store, "a")[...], values[ROUNDS])
 
 
@@ -141,7 +125,7 @@ def test_threads_writing_and_deleting_disjoint_chunks(tmp_path, handles) -> None
             failed.set()
             raise
 
-    errors = _run_threads(work, THREADS)
+    errors = run_threads(work, THREADS)
     assert errors == [], errors[:3]
     assert np.array_equal(zarrforge.open_array(store, "a")[...], values)
 
@@ -217,7 +201,7 @@ def test_same_chunk_last_writer_wins_and_nothing_is_torn(tmp_path, kind, layout)
 
     reading = threading.Thread(target=reader)
     reading.start()
-    errors = _run_threads(writer, writers)
+    errors = run_threads(writer, writers)
     stop.set()
     reading.join()
     assert errors == [] and problems == []
@@ -268,7 +252,7 @@ def test_parts_of_one_chunk_lose_no_update(tmp_path, kind, layout) -> None:
             row, col = divmod(i, 4)
             array[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2] = i + 1
 
-        assert _run_threads(writer, 16) == []
+        assert run_threads(writer, 16) == []
         result = zarrforge.open_array(store, "a")[...]
         expected = np.kron(np.arange(1, 17).reshape(4, 4), np.ones((2, 2), dtype=int))
         assert np.array_equal(result, expected), (trial, result)
@@ -295,7 +279,7 @@ def test_parts_of_one_chunk_from_threads_on_a_store_without_conditional_writes(t
             for _ in range(3):
                 array[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2] = i + 1
 
-        assert _run_threads(writer, 16) == []
+        assert run_threads(writer, 16) == []
         result = zarrforge.open_array(store, "a")[...]
         expected = np.kron(np.arange(1, 17).reshape(4, 4), np.ones((2, 2), dtype=int))
         assert np.array_equal(result, expected), (trial, result)
@@ -338,7 +322,7 @@ def test_shards_of_the_draft_transformer_may_still_lose_parts(tmp_path) -> None:
             row, col = divmod(i, 4)
             handle[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2] = i + 1
 
-        assert _run_threads(writer, 16) == []
+        assert run_threads(writer, 16) == []
         result = zarrforge.open_array(store, "a")[...]
         for i in range(16):
             row, col = divmod(i, 4)
@@ -403,7 +387,7 @@ def test_concurrent_attribute_updates_lose_nothing(tmp_path, kind, layout) -> No
 
     reading = threading.Thread(target=reader)
     reading.start()
-    assert _run_threads(writer, 8) == []
+    assert run_threads(writer, 8) == []
     stop.set()
     reading.join()
     assert problems == []  # every document a reader saw was whole
@@ -443,7 +427,7 @@ def test_concurrent_creation_under_a_consolidated_root_keeps_every_entry(tmp_pat
     def creator(i: int) -> None:
         zarrforge.create_array(store, f"g{i}/a", shape=(2,), dtype="int8")
 
-    assert _run_threads(creator, 8) == []
+    assert run_threads(creator, 8) == []
     entries = zarrforge.open_group(store, mode="r").metadata_model.consolidated
     assert sorted(entries) == sorted([f"g{i}" for i in range(8)] + [f"g{i}/a" for i in range(8)])
 

@@ -17,8 +17,6 @@ readers for a bounded time and reports its counts.
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,7 @@ import pytest
 import zarrforge
 from zarrforge import config
 from zarrforge.testing.faults import ChangeBetweenReads
+from zarrforge.testing.races import count_versions, rewriting
 from zarrforge.errors import ConflictError
 from zarrforge_sharding import index_cache
 from zarrforge_std.stores.local import LocalStore
@@ -158,23 +157,13 @@ def test_a_store_without_versioned_ranges_reads_the_whole_shard_in_one_request(t
 # --- real writers, bounded in time ---------------------------------------------------------
 
 
-def _race(reader, versions, seconds: float, stop: threading.Event | None = None) -> dict[str, int]:
+# the inner chunks of the (8, 12) shard: each read takes one whole
+INNER_REGIONS = [np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3] for i in range(4) for j in range(4)]
+
+
+def _race(reader, versions, seconds: float) -> dict[str, int]:
     """Partial reads of random inner chunks for ``seconds``; counts per version."""
-    rng = np.random.default_rng(5)
-    counts = {"reads": 0, "v1": 0, "v2": 0, "wrong": 0}
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and not (stop and stop.is_set()):
-        i, j = int(rng.integers(0, 4)), int(rng.integers(0, 4))
-        region = np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3]
-        got = reader[region]
-        counts["reads"] += 1
-        for number, values in versions.items():
-            if np.array_equal(got, values[region]):
-                counts[f"v{number}"] += 1
-                break
-        else:
-            counts["wrong"] += 1
-    return counts
+    return count_versions(reader.__getitem__, versions, INNER_REGIONS, seconds, seed=5)
 
 
 @pytest.mark.parametrize("kind", ["memory", "local"])
@@ -183,21 +172,8 @@ def test_readers_racing_a_rewriting_thread_read_only_whole_versions(tmp_path, ki
     writer = _make(store, ZSTD, "end")
     versions = _versions()
     writer[...] = versions[1]
-    stop = threading.Event()
-
-    def rewrite() -> None:
-        n = 0
-        while not stop.is_set():
-            writer[...] = versions[1 + n % 2]
-            n += 1
-
-    thread = threading.Thread(target=rewrite)
-    thread.start()
-    try:
+    with rewriting(lambda n: writer.__setitem__(Ellipsis, versions[1 + n % 2])):
         counts = _race(zarrforge.open_array(store, "a"), versions, 2.0)
-    finally:
-        stop.set()
-        thread.join()
     print(f"{kind}, threads: {counts}")
     assert counts["wrong"] == 0, counts
     assert counts["v1"] > 0 and counts["v2"] > 0, counts  # the race really happened

@@ -6,14 +6,13 @@ second test races a writing thread for a bounded time and reports its counts."""
 
 from __future__ import annotations
 
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import zarrforge as zf
 from zarrforge.testing.faults import ChangeBetweenReads
+from zarrforge.testing.races import count_versions, rewriting
 from zarrforge_fsspec import FsspecStore
 from zarrforge_sharding import index_cache
 
@@ -57,35 +56,10 @@ def test_readers_racing_a_rewriting_thread_on_s3_read_only_whole_versions(s3_sto
     writer = _sharded(s3_store)
     versions = _versions()
     writer[...] = versions[1]
-    stop = threading.Event()
-
-    def rewrite() -> None:
-        n = 0
-        while not stop.is_set():
-            writer[...] = versions[1 + n % 2]
-            n += 1
-
-    thread = threading.Thread(target=rewrite)
-    thread.start()
+    regions = [np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3] for i in range(1, 4) for j in range(1, 4)]
     reader = zf.open_array(s3_store, "a")
-    rng = np.random.default_rng(3)
-    counts = {"reads": 0, "v1": 0, "v2": 0, "wrong": 0}
-    try:
-        deadline = time.monotonic() + 3.0
-        while time.monotonic() < deadline:
-            i, j = int(rng.integers(1, 4)), int(rng.integers(1, 4))
-            region = np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3]
-            got = reader[region]
-            counts["reads"] += 1
-            for number, values in versions.items():
-                if np.array_equal(got, values[region]):
-                    counts[f"v{number}"] += 1
-                    break
-            else:
-                counts["wrong"] += 1
-    finally:
-        stop.set()
-        thread.join()
+    with rewriting(lambda n: writer.__setitem__(Ellipsis, versions[1 + n % 2])):
+        counts = count_versions(reader.__getitem__, versions, regions, 3.0, seed=3)
     print(f"S3, a writing thread: {counts}")
     assert counts["wrong"] == 0, counts
     assert counts["v1"] > 0 and counts["v2"] > 0, counts

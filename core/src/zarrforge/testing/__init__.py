@@ -27,6 +27,7 @@ from .conditional import ConditionalWriteConformance, CrossProcessConditionalCon
 from .data_types import DataTypeConformance
 from .extensions import ExtensionConformance
 from .faults import ChangeBetweenReads, FaultyStore  # noqa: F401 - fault injection (faults.py)
+from .races import count_versions, rewriting, run_threads  # noqa: F401 - concurrency tests
 from .formats import FormatConformance
 from .memory_layouts import MemoryLayoutConformance
 from .storage_transformers import StorageTransformerConformance

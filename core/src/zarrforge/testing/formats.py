@@ -42,7 +42,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from typing import Any
 
 import numpy as np
@@ -55,6 +54,7 @@ from ..errors import MetadataError, ZarrforgeError
 from ..hierarchy import get_format, installed_formats
 from .faults import ChangeBetweenReads
 from .kit_store import KitMemoryStore
+from .races import run_threads
 from ._common import hypothesis_settings
 
 DEFAULT_ARRAY_CASES = [
@@ -248,21 +248,12 @@ class FormatConformance:
         in_process = any(entry.name == name and entry.source == "in-process"
                          for entry in registry.formats.entries())
         if in_process:
-            failures: list[BaseException] = []
-
             def write(worker: int) -> None:
-                try:
-                    array = zf.open_array(location, "a", mode="r+")
-                    for r in range(rounds):
-                        array.attrs[f"w{worker}-{r}"] = r
-                except BaseException as exc:  # noqa: BLE001 - reported below
-                    failures.append(exc)
+                array = zf.open_array(location, "a", mode="r+")
+                for r in range(rounds):
+                    array.attrs[f"w{worker}-{r}"] = r
 
-            threads = [threading.Thread(target=write, args=(w,)) for w in range(count)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            failures = run_threads(write, count)
             assert not failures, f"format {name!r}: a writer thread failed: {failures[0]!r}"
         else:
             workers = [subprocess.Popen([sys.executable, "-c", _ADD_KEYS, location, "a", str(w),
