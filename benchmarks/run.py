@@ -52,7 +52,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
@@ -322,18 +322,27 @@ def run_sweep(args: argparse.Namespace, env: dict[str, str], was: dict[str, str 
     result["cpu_count"] = os.cpu_count()
     result["settings"]["threads"] = counts
     result.update(engine_configuration=configurations, table=table)
+    return _write_outputs(
+        args, "sweep", result, text, "sweep.png",
+        lambda path: sweep.write_chart(table, args.engines, path, title),
+        [f"{r['engine']} {r['workload']} N={r.get('threads')}" for r in records if r.get("error")])
+
+
+def _write_outputs(args: argparse.Namespace, stem: str, result: dict[str, Any], text: str,
+                   chart_name: str, chart: Callable[[Path], bool], failed: list[str]) -> int:
+    """Write ``<stem>.json``, ``<stem>.md`` and the chart, print the table, and say which
+    runs failed (exit status 1 if any did)."""
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "sweep.json").write_text(json.dumps(result, indent=1) + "\n")
-    (args.out / "sweep.md").write_text(text)
+    (args.out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
+    (args.out / f"{stem}.md").write_text(text)
     charted = False
     if not args.no_chart:
-        charted = sweep.write_chart(table, args.engines, args.out / "sweep.png", title)
+        charted = chart(args.out / chart_name)
         if not charted:
             _log("matplotlib is not installed: no chart drawn")
     print(text)
-    _log(f"wrote {args.out / 'sweep.json'}, {args.out / 'sweep.md'}"
-         + (f", {args.out / 'sweep.png'}" if charted else ""))
-    failed = [f"{r['engine']} {r['workload']} N={r.get('threads')}" for r in records if r.get("error")]
+    _log(f"wrote {args.out / f'{stem}.json'}, {args.out / f'{stem}.md'}"
+         + (f", {args.out / chart_name}" if charted else ""))
     if failed:
         _log(f"FAILED: {', '.join(failed)}")
         return 1
@@ -363,24 +372,12 @@ def main(argv: list[str] | None = None) -> int:
             configurations[r["engine"]] = r["configuration"]
     result = _result(args, env, was, argv, records, load_before, changed, disturbed, info)
     result.update(engine_configuration=configurations, table=table, limits=limits)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "latest.json").write_text(json.dumps(result, indent=1) + "\n")
-    (args.out / "latest.md").write_text(text)
-    charted = False
-    if not args.no_chart:
-        title = (f"zarrforge time ratios, scale {args.scale:g}, best of {args.repeat}, "
-                 f"{info['machine']['cores']} cores, {info['date'][:10]}")
-        charted = report.write_chart(table, args.out / "ratios.png", title)
-        if not charted:
-            _log("matplotlib is not installed: no chart drawn")
-    print(text)
-    _log(f"wrote {args.out / 'latest.json'}, {args.out / 'latest.md'}"
-         + (f", {args.out / 'ratios.png'}" if charted else ""))
-    failed = [f"{r['engine']} {r['workload']}" for r in records if r.get("error")]
-    if failed:
-        _log(f"FAILED: {', '.join(failed)}")
-        return 1
-    return 0
+    title = (f"zarrforge time ratios, scale {args.scale:g}, best of {args.repeat}, "
+             f"{info['machine']['cores']} cores, {info['date'][:10]}")
+    return _write_outputs(
+        args, "latest", result, text, "ratios.png",
+        lambda path: report.write_chart(table, path, title),
+        [f"{r['engine']} {r['workload']}" for r in records if r.get("error")])
 
 
 if __name__ == "__main__":
