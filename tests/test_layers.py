@@ -10,9 +10,15 @@ Read from the source with :mod:`ast`, nothing imported:
   function (such imports only ever served to hide a cycle);
 * the metadata documents (:mod:`zarrforge.metadata`) import nothing of the core
   but the errors and the settings (two leaves): they are the lowest layer above them;
-* a plugin's code imports from the core only the declared plugin-facing surface:
-  ``zarrforge`` (the user API), ``zarrforge.abc.*``, ``zarrforge.errors``,
-  ``zarrforge.plugin_api`` and ``zarrforge.testing.*``.
+* :mod:`zarrforge.plugin_api` is the bottom layer of the plugin surface: what it
+  imports, followed all the way down, is the declared :data:`BOTTOM_LAYER` and
+  nothing above it (no module that opens nodes, builds arrays or resolves stores);
+* plugins come in two tiers (docs/architecture.md, "Two tiers of plugins"), and
+  each imports from the core only its tier's surface: an extension-point plugin
+  ``zarrforge.abc.*``, ``zarrforge.errors``, ``zarrforge.plugin_api`` and
+  ``zarrforge.testing.*``; an application plugin the user API ``zarrforge``,
+  ``zarrforge.abc.*``, ``zarrforge.errors`` and ``zarrforge.hierarchy_api``. Both
+  may take ``__version__`` from ``zarrforge``.
 """
 
 from __future__ import annotations
@@ -25,8 +31,32 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "core" / "src" / "zarrforge"
 PLUGIN_SOURCES = sorted(ROOT.glob("plugins/*/src")) + sorted(ROOT.glob("examples/*/src"))
-ALLOWED_FOR_PLUGINS = ("zarrforge", "zarrforge.abc", "zarrforge.errors", "zarrforge.plugin_api",
-                       "zarrforge.testing")
+# Plugins that work on whole hierarchies, as users do; every other plugin (and the
+# examples' third-party plugin) provides extension points.
+APPLICATION_PLUGINS = frozenset({"cli", "xarray", "zom"})
+EXTENSION_SURFACE = ("zarrforge._version", "zarrforge.abc", "zarrforge.errors",
+                     "zarrforge.plugin_api", "zarrforge.testing")
+APPLICATION_SURFACE = ("zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.errors",
+                       "zarrforge.hierarchy_api")
+# What zarrforge.plugin_api stands on, all the way down (docs/architecture.md, "Layers").
+BOTTOM_LAYER = frozenset({
+    "zarrforge.abc", "zarrforge.abc.chunk_grid", "zarrforge.abc.chunk_key_encoding",
+    "zarrforge.abc.codec", "zarrforge.abc.data_type", "zarrforge.abc.extension",
+    "zarrforge.abc.format", "zarrforge.abc.memory_layout", "zarrforge.abc.metadata",
+    "zarrforge.abc.storage_transformer", "zarrforge.abc.store", "zarrforge.abc.url_adapter",
+    "zarrforge.chunk_context", "zarrforge.chunk_helpers", "zarrforge.codec_arguments",
+    "zarrforge.codec_chain", "zarrforge.config", "zarrforge.errors", "zarrforge.hooks",
+    "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.listing",
+    "zarrforge.metadata.document", "zarrforge.metadata.extension_def",
+    "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand", "zarrforge.parallel",
+    "zarrforge.paths", "zarrforge.registry", "zarrforge.resolution", "zarrforge.versions",
+})
+# Function-local imports of the core that are allowed, each with its reason.
+DEFERRED_IMPORTS = {
+    # the deprecation shim for names moved to the application tier (goes in 0.3): the
+    # bottom layer must not import the hierarchy at module level
+    ("zarrforge.plugin_api", "zarrforge.hierarchy_api"),
+}
 
 
 def module_name(path: Path, source_root: Path) -> str:
@@ -61,6 +91,9 @@ def imports(path: Path, module: str, known: set[str]) -> list[tuple[str, bool, i
             else:
                 target = node.module or ""
             for alias in node.names:
+                if target == "zarrforge" and alias.name == "__version__":
+                    found.append(("zarrforge._version", in_function, node.lineno))
+                    continue
                 candidate = f"{target}.{alias.name}"
                 found.append((candidate if candidate in known else target, in_function,
                               node.lineno))
@@ -135,8 +168,38 @@ def test_no_core_module_imports_core_inside_a_function() -> None:
     local = sorted(f"{name}:{line} imports {target}"
                    for name, path in modules.items()
                    for target, in_function, line in imports(path, name, set(modules))
-                   if in_function and (target == "zarrforge" or target.startswith("zarrforge.")))
+                   if in_function and (target == "zarrforge" or target.startswith("zarrforge."))
+                   and (name, target) not in DEFERRED_IMPORTS)
     assert local == []
+
+
+def test_the_plugin_api_stands_on_the_bottom_layer_only() -> None:
+    modules = core_modules()
+    known = set(modules)
+    below, todo = set(), ["zarrforge.plugin_api"]
+    while todo:
+        name = todo.pop()
+        for target, in_function, _ in imports(modules[name], name, known):
+            if in_function and (name, target) in DEFERRED_IMPORTS:
+                continue
+            if target in known and target not in below and target not in ("zarrforge", name):
+                below.add(target)
+                todo.append(target)
+    assert sorted(below - BOTTOM_LAYER) == []
+    assert sorted(BOTTOM_LAYER - below) == [], "a module left the bottom layer: update BOTTOM_LAYER"
+
+
+def test_names_moved_to_the_hierarchy_api_still_resolve_with_a_warning() -> None:
+    import zarrforge.hierarchy_api as hierarchy_api
+    import zarrforge.plugin_api as plugin_api
+
+    moved = sorted(plugin_api._MOVED_TO_HIERARCHY_API)
+    assert moved and set(moved) <= set(hierarchy_api.__all__)
+    for name in moved:
+        with pytest.warns(DeprecationWarning, match=f"zarrforge.hierarchy_api.{name}"):
+            assert getattr(plugin_api, name) is getattr(hierarchy_api, name)
+    with pytest.raises(AttributeError, match="no_such_name"):
+        plugin_api.no_such_name  # noqa: B018
 
 
 def test_metadata_documents_are_the_leaf_layer() -> None:
@@ -149,22 +212,31 @@ def test_metadata_documents_are_the_leaf_layer() -> None:
     assert outside == []
 
 
-def _allowed_for_plugins(target: str) -> bool:
+def _allowed(target: str, surface: tuple[str, ...]) -> bool:
     return any(target == allowed or (allowed != "zarrforge" and target.startswith(allowed + "."))
-               for allowed in ALLOWED_FOR_PLUGINS)
+               for allowed in surface)
+
+
+def surface_of(source_root: Path) -> tuple[str, ...]:
+    return APPLICATION_SURFACE if source_root.parent.name in APPLICATION_PLUGINS else EXTENSION_SURFACE
 
 
 @pytest.mark.parametrize("source_root", PLUGIN_SOURCES, ids=lambda p: p.parent.name)
-def test_plugins_import_only_the_declared_surface(source_root: Path) -> None:
+def test_plugins_import_only_their_tiers_surface(source_root: Path) -> None:
     known = set(core_modules())
     assert known, "the core's modules were not found"
+    surface = surface_of(source_root)
     outside = []
     for path in sorted(source_root.rglob("*.py")):
         name = module_name(path, source_root)
         for target, _, line in imports(path, name, known):
-            if (target == "zarrforge" or target.startswith("zarrforge.")) and not _allowed_for_plugins(target):
+            if (target == "zarrforge" or target.startswith("zarrforge.")) and not _allowed(target, surface):
                 outside.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert outside == []
+
+
+def test_every_application_plugin_exists() -> None:
+    assert APPLICATION_PLUGINS <= {root.parent.name for root in PLUGIN_SOURCES}
 
 
 def test_the_surface_check_sees_a_forbidden_import(tmp_path: Path) -> None:
@@ -172,11 +244,16 @@ def test_the_surface_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     plugin.mkdir()
     (plugin / "__init__.py").write_text("from zarrforge import registry\n"
                                         "from zarrforge.plugin_api import CodecChain\n"
-                                        "def f():\n    from zarrforge.codec_chain import CodecChain\n")
+                                        "def f():\n    from zarrforge.codec_chain import CodecChain\n"
+                                        "from zarrforge.hierarchy_api import open_node\n"
+                                        "import zarrforge\n"
+                                        "from zarrforge import __version__\n")
     known = set(core_modules())
     targets = [t for t, _, _ in imports(plugin / "__init__.py", "myplugin", known)]
-    assert targets == ["zarrforge.registry", "zarrforge.plugin_api", "zarrforge.codec_chain"]
-    assert [_allowed_for_plugins(t) for t in targets] == [False, True, False]
+    assert targets == ["zarrforge.registry", "zarrforge.plugin_api", "zarrforge.codec_chain",
+                       "zarrforge.hierarchy_api", "zarrforge", "zarrforge._version"]
+    assert [_allowed(t, EXTENSION_SURFACE) for t in targets] == [False, True, False, False, False, True]
+    assert [_allowed(t, APPLICATION_SURFACE) for t in targets] == [False, False, False, True, True, True]
 
 
 def registry_internals_used(path: Path) -> list[str]:
@@ -238,3 +315,16 @@ def test_every_abstract_method_of_the_contracts_states_its_contract() -> None:
             if not (function.__doc__ or "").strip():
                 silent.add(function.__qualname__)
     assert sorted(silent) == []
+
+
+def test_the_names_array_and_group_are_free_for_functions() -> None:
+    """zarr-python's ``array()`` and ``group()`` functions need these top-level names, so the
+    node classes live in ``zarrforge.arrays`` and ``zarrforge.groups``."""
+    import importlib.util
+
+    import zarrforge
+
+    assert importlib.util.find_spec("zarrforge.array") is None
+    assert importlib.util.find_spec("zarrforge.group") is None
+    assert zarrforge.Array.__module__ == "zarrforge.arrays"
+    assert zarrforge.Group.__module__ == "zarrforge.groups"

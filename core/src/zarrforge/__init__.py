@@ -16,11 +16,11 @@ from . import config, errors, hooks, registry
 from .api import (consolidate_metadata, create_array, create_group, open, open_array, open_group,
                   remove_consolidated_metadata)
 from .abc.format import NO_FILL_VALUE
-from .array import Array
+from .arrays import Array
 from .copying import copy
 from .dask_bridge import from_dask, to_dask
 from .discovery import plugins
-from .group import Group
+from .groups import Group
 from .hooks import hookimpl
 from .registry import register, registered, refresh
 from .transaction import Transaction, clear_commit_record, transaction, unfinished_commits

@@ -28,11 +28,11 @@ import dataclasses
 from typing import Any
 
 from . import config, paths
-from .array import Array
+from .arrays import Array
 from .consolidated import without_view
 from .creation import DEFAULT_FORMAT, create_array, create_group
 from .errors import DocumentTooLargeError, NodeNotFoundError, NodeTypeError
-from .group import Group
+from .groups import Group
 from .hierarchy import detect_format, get_format, locate_node
 from .node import check_mode, node_from_metadata, open_node
 from .storage import StoreLike, resolve_location

@@ -57,7 +57,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     (:mod:`zarrforge.codec_arguments`). ``chunks=None`` uses the whole array as one chunk.
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
     ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
-    ``_checked_group`` is for :class:`~zarrforge.group.Group` (see
+    ``_checked_group`` is for :class:`~zarrforge.Group` (see
     :func:`zarrforge.hierarchy.survey`). ``zarr_format``: a registered format name;
     ``None`` takes the one a URL pipeline's format segment chose, else
     ``config.default_format`` (``"3"``).

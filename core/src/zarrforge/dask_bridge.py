@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .array import Array
+from .arrays import Array
 from .creation import create_array
 from .errors import ZarrforgeError
 

@@ -34,7 +34,7 @@ from .abc.format import Format
 from .abc.metadata import GroupMetadata, NodeMetadata
 from .abc.store import Store, WrapperStore
 from .consolidated import ConsolidatedView
-from .errors import (ContainsNodeError, InvalidPathError, MetadataError, NodeTypeError,
+from .errors import (ContainsNodeError, MetadataError, NodeTypeError,
                      PluginFailureWarning, ReadOnlyError, ZarrforgeError)
 from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
@@ -191,23 +191,6 @@ def locate_node(store: Store, path: str, fmt: Format | None = None, *,
 def detect_format(store: Store, path: str) -> Format | None:
     found = locate_document(store, path)
     return found[0] if found else None
-
-
-def child_names(store: Store, path: str, is_node: Callable[[str], bool]) -> list[str]:
-    """Sorted names of the children of ``path`` for which ``is_node(child_path)`` holds:
-    the sub-directories of the group's prefix that are valid node names (chunk
-    directories such as ``c`` of a root array, or foreign data, are skipped)."""
-    prefix = f"{path}/" if path else ""
-    names = []
-    for child in store.list_dir(prefix).prefixes:
-        name = child.rstrip("/")
-        try:
-            paths.validate_name(name)
-        except InvalidPathError:
-            continue
-        if is_node(paths.join(path, name)):
-            names.append(name)
-    return sorted(names)
 
 
 def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:

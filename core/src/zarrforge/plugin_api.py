@@ -1,21 +1,29 @@
 """The surface of the core that plugins build on; everything else in core is internal.
 
-A plugin (the built-ins under ``plugins/`` included) imports from the core
-only:
+This is the bottom layer of the plugin surface: what an extension-point plugin
+(a codec, data type, chunk grid, key encoding, memory layout, storage
+transformer, extension, store, URL adapter or format) builds on. It imports
+nothing above it: no module that builds arrays, opens nodes, schedules chunks or
+resolves stores (``tests/test_layers.py`` checks the whole import closure). Such a
+plugin imports from the core only:
 
-* ``zarrforge`` itself: the user API (``open_group``, ``create_array``, ...);
 * ``zarrforge.abc`` and its modules: the contracts of every extension point,
   each module's docstring being its contract, and the resolved node model
   (:mod:`zarrforge.abc.metadata`);
 * ``zarrforge.errors``: the exceptions;
 * ``zarrforge.testing``: the conformance kit;
-* this module: the contracts again (so one import serves), and the tools a
-  plugin needs to read documents, resolve names, run codec chains and work on
-  a hierarchy, listed below.
+* this module: the contracts again (so one import serves), and the tools listed
+  below;
+* ``__version__`` from ``zarrforge`` (the plugins are released with the core).
 
-``tests/test_layers.py`` fails when a plugin imports any other core module.
-Names here keep their meaning across releases; the modules they come from
-may move.
+Application plugins (the command line, the object models, the xarray backend)
+work on whole hierarchies instead: they use the user API and
+:mod:`zarrforge.hierarchy_api`. The hierarchy tools this module used to hand out
+(``open_node``, ``locate_node``, ``write_nodes``, ``resolve_store``...) still
+resolve here, with a :class:`DeprecationWarning`, until 0.3.
+
+Names here keep their meaning across releases; the modules they come from may
+move.
 
 Documents (plain, unresolved: :mod:`zarrforge.metadata`)
     :class:`NodeDocument`, :class:`ListedContent`, :class:`UnknownExtension`, :class:`ExtensionRef`,
@@ -55,12 +63,8 @@ Chunks and codec chains
     :func:`check_shareable` (refuse early, and plainly, to hand an array on a store of
     this process to dask's distributed workers).
 
-Hierarchies
-    :func:`get_format`, :func:`installed_formats`, :func:`locate_document`, :func:`locate_node`, :func:`child_names`
-    (a format's ``list_children`` from one listing),
-    :func:`open_node`, :func:`refresh_consolidated`, :func:`resolve_store`;
-    :func:`write_nodes` with :class:`NewNode` (writing new nodes whole or not at all:
-    the service creation and copying use);
+Formats
+    :func:`child_names` (a format's ``list_children`` from one listing),
     :data:`paths` (``normalize_path``, ``join``, ``parent_of``, ``validate_name``),
     :data:`versions` (``one_version``, ``still_changing``, ``TRIES``: for stores that read
     ranges of one version with a request per range, each answer naming its version),
@@ -79,18 +83,14 @@ from .abc import __all__ as _contracts
 from .chunk_context import current_chunk, encoding_chunk
 from .codec_arguments import numcodecs_configuration
 from .codec_chain import CodecChain, check_order, evolve_codecs
-from .dask_bridge import check_shareable
-from .hierarchy import (child_names, get_format, installed_formats, locate_document,
-                        locate_node, refresh_consolidated)
 from .hooks import hook_plugins, hookimpl, plugin_manager
 from .indexing import normalize_basic_selection
+from .listing import child_names
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
 from .metadata.json_io import check_document, dump_document, load_document
 from .metadata.json_io import check_size as check_document_size
 from .metadata.must_understand import split_unknown_fields
-from .node import open_node
-from .node_writing import NewNode, write_nodes
 from .parallel import map_parallel
 from .chunk_helpers import all_equal_fill, check_allocation
 from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_grid_from_json,
@@ -99,22 +99,38 @@ from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_g
                          dimension_names_from_json, extension_from_json, extensions_from_json,
                          extensions_to_json, fill_value_from_user, memory_layout, resolve,
                          shape_from_json, storage_transformers_from_json)
-from .storage import resolve_store
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "Registry", "ListedContent", "MAX_EXTENT", "NewNode", "NodeDocument",
-    "SkippedCodec",
-    "UnknownExtension",
-    "all_equal_fill", "attributes_from_json", "check_allocation", "check_shareable", "check_document",
-    "check_document_size", "check_order", "child_names",
-    "chunk_grid_from_json", "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user",
-    "codecs_from_json", "config", "current_chunk", "data_type_from_json", "data_type_from_user",
-    "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs", "extension_from_json",
-    "extensions_from_json", "extensions_to_json", "fill_value_from_user", "get_format", "hook_plugins", "hookimpl", "installed_formats",
-    "load_document", "locate_document", "locate_node", "map_parallel",
-    "memory_layout", "normalize_basic_selection", "numcodecs_configuration", "open_node",
-    "parse_extension", "paths", "plugin_manager", "refresh_consolidated", "registry", "resolve",
-    "resolve_store", "shape_from_json", "split_unknown_fields", "storage_transformers_from_json", "versions",
-    "write_nodes"
+    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "Registry",
+    "SkippedCodec", "UnknownExtension",
+    "all_equal_fill", "attributes_from_json", "check_allocation", "check_document",
+    "check_document_size", "check_order", "child_names", "chunk_grid_from_json",
+    "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user", "codecs_from_json",
+    "config", "current_chunk", "data_type_from_json", "data_type_from_user",
+    "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs",
+    "extension_from_json", "extensions_from_json", "extensions_to_json", "fill_value_from_user",
+    "hook_plugins", "hookimpl", "load_document", "map_parallel", "memory_layout",
+    "normalize_basic_selection", "numcodecs_configuration", "parse_extension", "paths",
+    "plugin_manager", "registry", "resolve", "shape_from_json", "split_unknown_fields",
+    "storage_transformers_from_json", "versions",
 ])
+
+# Moved to zarrforge.hierarchy_api (application plugins' surface) in 0.2; resolvable here,
+# with a warning, until 0.3. The import is deferred so this layer still imports nothing above it.
+_MOVED_TO_HIERARCHY_API = frozenset({
+    "NewNode", "check_shareable", "get_format", "installed_formats", "locate_document",
+    "locate_node", "open_node", "refresh_consolidated", "resolve_store", "write_nodes"})
+
+
+def __getattr__(name: str):
+    if name in _MOVED_TO_HIERARCHY_API:
+        import warnings
+
+        from . import hierarchy_api
+
+        warnings.warn(f"zarrforge.plugin_api.{name} moved to zarrforge.hierarchy_api.{name} "
+                      "(the surface of application plugins); the old name goes in 0.3",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(hierarchy_api, name)
+    raise AttributeError(f"module 'zarrforge.plugin_api' has no attribute {name!r}")

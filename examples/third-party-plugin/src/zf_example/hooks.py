@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import zarrforge
+from zarrforge.plugin_api import hookimpl
 
 from .units import remember
 
 
-@zarrforge.hookimpl
+@hookimpl
 def zarrforge_node_opened(node: Any) -> None:
     # Called for every array and group opened or created, by every zarrforge user of this
     # environment: stay cheap, never write to the store.

@@ -30,8 +30,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-import zarrforge
 from zarrforge.abc.data_type import DataType
+from zarrforge.plugin_api import registry
 
 from ._util import config_keys, fill_error
 from .ml_floats import ALL as _ML_FLOATS
@@ -53,7 +53,7 @@ class _ComplexOf(DataType):
     def _part(self) -> DataType:
         part = self.__dict__.get("_part_type")
         if part is None:
-            part = zarrforge.registry.data_types.get(self.component).from_json(self.component, None)
+            part = registry.data_types.get(self.component).from_json(self.component, None)
             self.__dict__["_part_type"] = part
         return part
 

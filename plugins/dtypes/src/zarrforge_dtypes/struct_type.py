@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-import zarrforge
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import MetadataError
+from zarrforge.plugin_api import registry
 
 from ._util import config_keys, fill_error
 
@@ -68,7 +68,7 @@ def _field_type(document: Any, where: str, depth: int) -> DataType:
         found: DataType = Struct._parse(name, configuration, depth + 1)
     else:
         # an unknown name raises UnknownExtensionError (a MetadataError) naming ``where``
-        implementation = zarrforge.registry.data_types.get(name, field=where)
+        implementation = registry.data_types.get(name, field=where)
         found = implementation.from_json(name, configuration)
     if found.item_size is None:
         raise MetadataError(f"{where}: the variable-size data type {found.to_json()!r} cannot be "
@@ -209,7 +209,7 @@ class Struct(DataType):
 def _data_type_of(np_dtype: np.dtype, skip: type | None = None) -> DataType | None:
     """The data type a numpy dtype maps to (the first registered type other than ``skip``
     that claims it)."""
-    data_types = zarrforge.registry.data_types
+    data_types = registry.data_types
     for name in data_types.names():
         implementation = data_types.get(name)
         if skip is not None and isinstance(implementation, type) and \

@@ -20,7 +20,7 @@ from typing import Any
 import xarray as xr
 
 import zarrforge
-from zarrforge.plugin_api import resolve_store
+from zarrforge.hierarchy_api import resolve_store
 
 from .undo import keys_below, remove_written
 from .writer import _auto_region, to_zarr

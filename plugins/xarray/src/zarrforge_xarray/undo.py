@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import zarrforge
-from zarrforge.plugin_api import refresh_consolidated
+from zarrforge.hierarchy_api import refresh_consolidated
 
 
 def keys_below(store: Any, path: str) -> set[str]:

@@ -65,7 +65,7 @@ from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode
                                   extract_zarr_variable_encoding)
 
 import zarrforge
-from zarrforge.plugin_api import check_shareable, resolve_store
+from zarrforge.hierarchy_api import check_shareable, resolve_store
 
 from .checks import check_against_store
 from .store import DIMENSION_KEY, ZarrforgeDataStore

@@ -1,0 +1,50 @@
+"""The surface application plugins build on: whole hierarchies, not extension points.
+
+An application plugin (the command line, the ZEP 6 object models, the xarray
+backend) works with nodes as a user does, through the user API (``zarrforge``),
+plus the few hierarchy tools below that the user API does not hand out. It
+imports from the core only ``zarrforge``, ``zarrforge.abc``, ``zarrforge.errors``
+and this module (``tests/test_layers.py`` checks). Extension-point plugins use
+:mod:`zarrforge.plugin_api` instead, the layer underneath.
+
+Finding and opening nodes
+    :func:`resolve_store` (what a user passed as a store, as a
+    :class:`~zarrforge.abc.store.Store`), :func:`locate_document` (the plain
+    document of the node at a path, asking the installed formats, the default first),
+    :func:`locate_node` (the same, resolved), :func:`open_node` (an
+    :class:`~zarrforge.Array` or :class:`~zarrforge.Group` from resolved metadata).
+
+Formats
+    :func:`installed_formats` (their names, the default first), :func:`get_format`
+    (one by name; ``None``: ``config.default_format``).
+
+Writing
+    :func:`write_nodes` with :class:`NewNode`: new nodes written whole or not at all,
+    after the checks creation makes (nothing in the way, no ancestor array, no node of
+    another format at or above the path); :func:`refresh_consolidated` (rewrite the
+    consolidated views above a changed node); :func:`check_shareable` (refuse, plainly,
+    to hand an array on a store of this process to dask's distributed workers).
+
+Documents and names
+    :class:`NodeDocument` and :class:`UnknownExtension` (a node's plain document and an
+    extension it names that is not installed), :data:`paths` (``normalize_path``,
+    ``join``, ``parent_of``, ``validate_name``), and :class:`Registry`, for an
+    application that lets other distributions extend it through entry points of its
+    own (the command line's commands).
+"""
+
+from __future__ import annotations
+
+from . import paths
+from .dask_bridge import check_shareable
+from .hierarchy import (get_format, installed_formats, locate_document, locate_node,
+                        refresh_consolidated)
+from .metadata.document import NodeDocument, UnknownExtension
+from .node import open_node
+from .node_writing import NewNode, write_nodes
+from .registry import Registry
+from .storage import resolve_store
+
+__all__ = ["NewNode", "NodeDocument", "Registry", "UnknownExtension", "check_shareable",
+           "get_format", "installed_formats", "locate_document", "locate_node", "open_node",
+           "paths", "refresh_consolidated", "resolve_store", "write_nodes"]
