@@ -18,6 +18,7 @@ from zarrforge.abc.url_adapter import PipelineState, Segment, URLAdapter
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import InvalidPathError, UnknownExtensionError, URLPipelineError
 from zarrforge.storage import resolve_location, resolve_store
+from zarrforge.testing.kit_store import KitMemoryStore
 
 # Example URLs of the url-pipeline standard (its README and per-scheme pages) and of
 # ZEP 8, with the scheme of each segment. Parsing does not need an adapter for them.
@@ -332,6 +333,34 @@ def test_an_adapter_returning_something_else_is_named(counting):
     with pytest.raises(URLPipelineError, match=r"URL adapter 'broken' .*Broken\) returned "
                                                r".* not a PipelineState holding a Store"):
         zf.open_group("memory:|broken:")
+
+
+def test_every_store_scheme_is_a_root_without_an_adapter_of_its_own():
+    """A store registered under a scheme (here in-process; installed ones through
+    ``zarrforge.stores``) roots pipelines with the caller's storage options, and no second
+    registration as a URL adapter."""
+    seen = []
+
+    class TokenStore(KitMemoryStore):
+        @classmethod
+        def from_url(cls, url, *, read_only=False, **options):
+            seen.append((url, read_only, options))
+            store = cls()
+            return store.read_only_view() if read_only else store
+
+    assert "tokenstore" not in registry.url_adapters
+    zf.register("stores", "tokenstore", TokenStore)
+    try:
+        group = zf.create_group("tokenstore://bucket/d|zarr3:g", storage_options={"token": "t"})
+        assert isinstance(group.store, TokenStore) and group.path == "g"
+        assert seen == [("tokenstore://bucket/d", False, {"token": "t"})]
+        with pytest.raises(URLPipelineError, match=r"segment 1 'tokenstore:bucket/d'.*a 'tokenstore' "
+                                                   r"root names its location after '//'"):
+            zf.open_group("tokenstore:bucket/d|zarr3:g")
+    finally:
+        registry.stores.unregister("tokenstore")
+    with pytest.raises(UnknownExtensionError, match="unknown URL adapter 'tokenstore'"):
+        zf.open_group("tokenstore:bucket/d|zarr3:g")
 
 
 def test_an_adapter_must_be_a_url_adapter():

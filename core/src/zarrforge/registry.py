@@ -106,8 +106,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         **{s: "zarrforge-std" for s in ("file", "memory", "zarr", "zarr3")},
         "zarr2": "zarrforge-v2",
         "zarr-draft-2022": "zarrforge-draft2022",
-        **{s: "zarrforge-fsspec" for s in ("zip", "s3", "gs", "gcs", "http", "https", "abfs",
-                                            "az", "hf", "sftp", "reference")},
+        "zip": "zarrforge-fsspec",
         "icechunk": "zarrforge-zarr-python",
     },
 }

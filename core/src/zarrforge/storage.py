@@ -16,9 +16,13 @@ URL pipelines (:mod:`zarrforge.url_pipeline` parses them) resolve through the
 
 1. every segment's scheme is looked up first, so an unknown scheme fails (with
    the close names) before anything is opened;
-2. the root: the URL adapter of its scheme; else, for a bare path or a URL no
-   adapter claims, the resolution above (hook, then ``zarrforge.stores``), so
-   ``zip::s3://b/x.zip|zarr3:a`` and third-party store schemes work as roots;
+2. the root: the URL adapter of its scheme, for the roots that read their body
+   their own way (``file:relative/path``, ``memory:NAME``); else, for a bare path
+   or a ``scheme://`` URL, the resolution above (hook, then ``zarrforge.stores``).
+   So every scheme a store declares in ``zarrforge.stores`` is a pipeline root
+   with no second entry point (``s3://b/x.zip|zip:``, ``obstore+s3://b|zarr3:a``,
+   a third party's scheme), and so are fsspec chains (``zip::s3://b/x.zip|zarr3:a``).
+   A store's scheme without ``//`` (``s3:b/x``) is refused, naming the form;
 3. each following segment's adapter, left to right, on the state so far
    (:class:`~zarrforge.abc.url_adapter.PipelineState`: store, path, format).
 
@@ -112,6 +116,11 @@ def _root_adapter(root: Segment) -> type[URLAdapter] | None:
         return _adapter(root)
     if root.scheme == "" or "://" in root.raw:
         return None
+    if root.scheme in registry.stores:
+        # the store would read "s3:x" some way of its own (fsspec: as the local path "s3:x")
+        example = f"{root.scheme}://bucket/data.zip|zip:|zarr3:group/array"
+        raise root.error(f"a {root.scheme!r} root names its location after '//' (e.g. "
+                         f"{example!r}); {root.raw!r} has none")
     return _adapter(root)  # "fiel:/x": an unknown scheme, with the close names
 
 

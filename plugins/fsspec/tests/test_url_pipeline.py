@@ -66,6 +66,14 @@ def test_an_s3_root_with_a_format_segment(s3_url, s3_options):
     np.testing.assert_array_equal(again[:], [1, 2, 3])
 
 
+def test_an_s3_root_without_slashes_is_refused_before_anything_is_created(tmp_path, monkeypatch):
+    # fsspec would read "s3:b/x" as the local path "s3:b/x" and create it in the working directory
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(URLPipelineError, match=r"a 's3' root names its location after '//'"):
+        zf.create_group("s3:bucket/tree.zarr|zarr3:g")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_archive_inside_an_archive(tmp_path):
     inner = tmp_path / "inner.zip"
     write_zip(f"{inner}|zip:|zarr3:arr")

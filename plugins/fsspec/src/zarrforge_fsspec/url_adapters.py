@@ -1,10 +1,11 @@
-"""URL-pipeline adapters of zarrforge-fsspec (entry-point group ``zarrforge.url_adapters``;
+"""The URL-pipeline adapter of zarrforge-fsspec (entry-point group ``zarrforge.url_adapters``;
 contract: :mod:`zarrforge.abc.url_adapter`).
 
-* Roots ``s3://``, ``gs://``, ``gcs://``, ``abfs://``, ``az://``, ``hf://``, ``sftp://``,
-  ``reference://``, ``http://``, ``https://``: the URL as fsspec
-  reads it, through :class:`~zarrforge_fsspec.store.FsspecStore`, with the caller's
-  ``storage_options`` (endpoint, credentials, store settings).
+The roots ``s3://``, ``gs://``, ``https://``... need no adapter: every scheme this
+distribution declares in ``zarrforge.stores`` is a pipeline root through the core's
+store resolution, with the caller's ``storage_options`` (endpoint, credentials, store
+settings). This module adds one segment:
+
 * ``zip:path``: the zip archive named by the segments before it, and ``path``
   inside it. The archive is the base's file: with an empty base path, the file
   the base store stands on (``file:/d/data.zip|zip:``, ``s3://b/data.zip|zip:``);
@@ -28,62 +29,6 @@ from zarrforge.errors import StoreError
 
 from .store import FsspecStore
 from .zip import ZipStore, _Archive
-
-
-class _RemoteRoot(URLAdapter):
-    @classmethod
-    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
-                storage_options: dict[str, Any]) -> PipelineState:
-        example = f"{segment.scheme}://bucket/data.zip|zip:|zarr3:group/array"
-        segment.only_first(example)
-        if not segment.body.startswith("//"):
-            # fsspec would read "s3:x" as the local path "s3:x" and create it here
-            raise segment.error(f"a {segment.scheme!r} root names its location after '//' "
-                                f"(e.g. {example!r}); {segment.raw!r} has none")
-        return PipelineState(FsspecStore.from_url(segment.raw, read_only=read_only,
-                                                  **storage_options))
-
-
-class S3Root(_RemoteRoot):
-    name = "s3"
-
-
-class GSRoot(_RemoteRoot):
-    name = "gs"
-
-
-class GCSRoot(_RemoteRoot):
-    name = "gcs"
-
-
-class ABFSRoot(_RemoteRoot):
-    name = "abfs"
-
-
-class AZRoot(_RemoteRoot):
-    name = "az"
-
-
-class HFRoot(_RemoteRoot):
-    name = "hf"
-
-
-class SFTPRoot(_RemoteRoot):
-    name = "sftp"
-
-
-class ReferenceRoot(_RemoteRoot):
-    """``reference://``: a kerchunk reference set, given as ``storage_options["fo"]``."""
-
-    name = "reference"
-
-
-class HTTPRoot(_RemoteRoot):
-    name = "http"
-
-
-class HTTPSRoot(_RemoteRoot):
-    name = "https"
 
 
 def _local_file(store: Any, key: str) -> str | None:
