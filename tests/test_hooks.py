@@ -11,6 +11,7 @@ from zarrforge_std.stores.memory import MemoryStore
 class Recorder:
     def __init__(self):
         self.opened = []
+        self.offered = []
         self.store = MemoryStore()
 
     @zf.hookimpl
@@ -19,6 +20,7 @@ class Recorder:
 
     @zf.hookimpl
     def zarrforge_resolve_store(self, url, options, read_only):
+        self.offered.append(url)
         return self.store if url.startswith("test-scheme://") else None
 
 
@@ -43,6 +45,21 @@ def test_store_resolver_hook_claims_urls_before_the_scheme_registry():
     finally:
         zf.hooks.unregister(recorder)
     assert zf.open_array(recorder.store)[:].tolist() == [9, 9]
+
+
+def test_a_plain_local_path_goes_to_the_file_store_without_asking_the_hook(tmp_path, monkeypatch):
+    recorder = Recorder()
+    monkeypatch.chdir(tmp_path)
+    zf.hooks.register(recorder)
+    try:
+        zf.create_group(str(tmp_path / "abs.zarr"))
+        zf.create_group("relative.zarr")
+        zf.create_group("memory://offered")
+    finally:
+        zf.hooks.unregister(recorder)
+    assert recorder.offered == ["memory://offered"]
+    assert (tmp_path / "abs.zarr" / "zarr.json").is_file()
+    assert (tmp_path / "relative.zarr" / "zarr.json").is_file()
 
 
 def test_hook_plugins_install_through_the_entry_point_group(fake_distribution):

@@ -46,8 +46,9 @@ def zarrforge_resolve_store(url: str, options: dict[str, Any], read_only: bool) 
 
     Called before the URL scheme is looked up in the ``zarrforge.stores``
     registry, so a plugin can claim URLs that a scheme alone does not
-    identify (chained URLs such as ``zip::s3://...``). The first non-``None``
-    result wins. ``options`` are the keyword arguments the user passed
+    identify (chained URLs such as ``zip::s3://...``). Only URLs are offered (a
+    string holding ``://`` or ``::``); a plain local path goes to the ``file``
+    store directly. The first non-``None`` result wins. ``options`` are the keyword arguments the user passed
     (``storage_options``); ``read_only`` says whether the caller will write.
     """
 

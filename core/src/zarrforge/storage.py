@@ -6,10 +6,11 @@ pipeline (a ``str`` holding ``|``: ``file:/d/data.zip|zip:|zarr3:group/array``),
 another library's store object that a plugin adapts (the ``zarrforge_adapt_store``
 hook).
 
-For strings without ``|``, the ``zarrforge_resolve_store`` hook is asked first
-(so plugins can claim URLs a scheme does not identify), then the scheme is
-looked up in the ``zarrforge.stores`` registry; a string without ``://`` is a
-local path (scheme ``file``).
+For strings without ``|``: a plain local path (no ``://`` and no ``::``) goes
+straight to the ``file`` store of the ``zarrforge.stores`` registry. A URL is
+offered to the ``zarrforge_resolve_store`` hook first (so plugins can claim URLs
+a scheme does not identify, such as fsspec's ``zip::s3://...`` chains), then its
+scheme is looked up in the ``zarrforge.stores`` registry.
 
 URL pipelines (:mod:`zarrforge.url_pipeline` parses them) resolve through the
 ``zarrforge.url_adapters`` registry, in this order:
@@ -62,10 +63,17 @@ def scheme_of(url: str) -> str:
     return head.lower() if sep else "file"
 
 
+def is_plain_path(url: str) -> bool:
+    """Whether ``url`` is a local path rather than a URL: no ``scheme://`` and no ``::`` chain."""
+    return "://" not in url and "::" not in url
+
+
 def _store_for_url(url: str, read_only: bool, options: dict[str, Any]) -> Store:
-    claimed = hooks.hook().zarrforge_resolve_store(url=url, options=options, read_only=read_only)
-    if claimed is not None:
-        return claimed
+    if not is_plain_path(url):
+        claimed = hooks.hook().zarrforge_resolve_store(url=url, options=options,
+                                                       read_only=read_only)
+        if claimed is not None:
+            return claimed
     implementation = registry.stores.get(scheme_of(url), field="store")
     return implementation.from_url(url, read_only=read_only, **options)
 
