@@ -18,7 +18,9 @@ Read from the source with :mod:`ast`, nothing imported:
   ``zarrforge.abc.*``, ``zarrforge.errors``, ``zarrforge.plugin_api`` and
   ``zarrforge.testing.*``; an application plugin the user API ``zarrforge``,
   ``zarrforge.abc.*``, ``zarrforge.errors`` and ``zarrforge.hierarchy_api``. Both
-  may take ``__version__`` from ``zarrforge``.
+  may take ``__version__`` from ``zarrforge``;
+* no plugin (``plugins/*/src``, ``examples/*/src``) has an import cycle among its own
+  modules, counted the same way.
 """
 
 from __future__ import annotations
@@ -153,6 +155,39 @@ def test_core_has_no_import_cycle() -> None:
     graph = core_graph()
     # subpackages import their modules; a package's __init__ is a node like any other
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+def package_graph(source_root: Path) -> dict[str, set[str]]:
+    """The imports among the modules under ``source_root``, as :func:`core_graph` reads
+    them (imports inside functions and under ``if TYPE_CHECKING:`` included)."""
+    modules = {module_name(p, source_root): p for p in source_root.rglob("*.py")}
+    known = set(modules)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        top = name.partition(".")[0]
+        for target, _, _ in imports(path, name, known):
+            # as in core_graph: the top package's __init__ (which gathers the modules for
+            # users) is not a dependency of the modules it gathers
+            if target in known and target != name and target != top:
+                graph[name].add(target)
+    return graph
+
+
+@pytest.mark.parametrize("source_root", PLUGIN_SOURCES, ids=lambda p: p.parent.name)
+def test_plugins_have_no_import_cycle(source_root: Path) -> None:
+    graph = package_graph(source_root)
+    assert graph, f"no modules under {source_root}"
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+def test_the_plugin_cycle_check_counts_hidden_imports(tmp_path: Path) -> None:
+    package = tmp_path / "plugin"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .a import f\n")
+    (package / "a.py").write_text("def f():\n    from .b import g\n    return g()\n")
+    (package / "b.py").write_text("from typing import TYPE_CHECKING\n"
+                                  "if TYPE_CHECKING:\n    from .a import f\n")
+    assert find_cycle(package_graph(tmp_path)) == ["plugin.a", "plugin.b", "plugin.a"]
 
 
 def test_no_core_module_imports_the_api() -> None:

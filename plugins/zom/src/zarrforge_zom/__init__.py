@@ -16,9 +16,9 @@ See ``docs/zom.md`` in the zarrforge repository for the full guide.
 
 from .diff import Difference, diff
 from .errors import SchemaValidationError, SpecError, UnsupportedFormatError, ZomError
-from .hierarchy import from_zarr, plan, to_zarr
+from .hierarchy import plan, to_zarr
 from .models import (ArraySpec, ArraySpecV2, ArraySpecV3, GroupSpec, GroupSpecV2, GroupSpecV3,
-                     Node, from_json, from_zom_properties, to_zom_properties)
+                     Node, from_json, from_zarr, from_zom_properties, to_zom_properties)
 from .schema import ERRATA, SchemaIssue, json_schema, schema_issues, validate_json
 
 __all__ = [

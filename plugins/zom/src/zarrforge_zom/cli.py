@@ -19,8 +19,7 @@ from typing import Any
 import click
 
 from .diff import diff
-from .hierarchy import from_zarr
-from .models import GroupSpec, Node, from_json
+from .models import GroupSpec, Node, from_json, from_zarr
 from .schema import ERRATA, json_schema, schema_issues
 
 

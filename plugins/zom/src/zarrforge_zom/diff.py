@@ -11,15 +11,19 @@ path (``"data_type"``, ``"attributes.units"``, ``"codecs[1].configuration.level"
 A node whose kind or Zarr version differs is reported once (``node_type`` or
 ``zarr_format`` changed) without comparing its other properties or members.
 Values are compared as JSON: ``1``, ``1.0`` and ``True`` all differ.
+
+This module works on any :class:`~zarrforge_zom.protocols.ModelNode` and does not import
+the models, which use it for ``spec.diff()`` and ``spec.validate()``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from .models import GroupSpec, Node, canonical
+from .jsonvalues import canonical
+from .protocols import ModelGroup, ModelNode
 
 Kind = Literal["changed", "missing", "extra"]
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -28,7 +32,10 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 @dataclasses.dataclass(frozen=True)
 class Difference:
     """One difference: ``path`` of the node, ``field`` inside it (``None`` when a whole
-    node is missing or extra), ``kind``, and the ``expected`` and ``found`` values."""
+    node is missing or extra), ``kind``, and the ``expected`` and ``found`` values.
+
+    With ``field`` ``None``, ``expected`` and ``found`` are models (or ``None`` on the side
+    that lacks the node); otherwise they are JSON values."""
 
     path: str
     kind: Kind
@@ -39,7 +46,7 @@ class Difference:
     def __str__(self) -> str:
         if self.field is None:
             what = self.expected if self.kind == "missing" else self.found
-            noun = f"{_kind_of_node(what)}"
+            noun = what.node_type if what is not None else "node"
             if self.kind == "missing":
                 return f"{self.path}: {noun} missing (expected by the model)"
             return f"{self.path}: {noun} not in the model"
@@ -52,15 +59,9 @@ class Difference:
 
     def to_json(self) -> dict[str, Any]:
         def value(v: Any) -> Any:
-            return v.to_json() if isinstance(v, Node) else v
+            return v.to_json() if self.field is None and v is not None else v
         return {"path": self.path, "kind": self.kind, "field": self.field,
                 "expected": value(self.expected), "found": value(self.found)}
-
-
-def _kind_of_node(node: Any) -> str:
-    if isinstance(node, Node):
-        return node.node_type
-    return "node"
 
 
 def _show(value: Any, limit: int = 120) -> str:
@@ -98,7 +99,8 @@ def _child(path: str, name: str) -> str:
     return f"{path.rstrip('/')}/{name}"
 
 
-def _diff_nodes(expected: Node, found: Node, path: str, out: list[Difference]) -> None:
+def _diff_nodes(expected: ModelNode, found: ModelNode, path: str,
+                out: list[Difference]) -> None:
     if expected.zarr_format != found.zarr_format:
         out.append(Difference(path, "changed", "zarr_format", expected.zarr_format,
                               found.zarr_format))
@@ -107,7 +109,8 @@ def _diff_nodes(expected: Node, found: Node, path: str, out: list[Difference]) -
         out.append(Difference(path, "changed", "node_type", expected.node_type, found.node_type))
         return
     _compare(expected.properties(), found.properties(), path, "", out)
-    if isinstance(expected, GroupSpec) and isinstance(found, GroupSpec):
+    if expected.node_type == "group":  # and so is found's
+        expected, found = cast(ModelGroup, expected), cast(ModelGroup, found)
         names = list(expected.members) + [n for n in found.members if n not in expected.members]
         for name in names:
             where = _child(path, name)
@@ -119,7 +122,7 @@ def _diff_nodes(expected: Node, found: Node, path: str, out: list[Difference]) -
                 _diff_nodes(expected.members[name], found.members[name], where, out)
 
 
-def diff(expected: Node, found: Node, *, root: str = "/") -> list[Difference]:
+def diff(expected: ModelNode, found: ModelNode, *, root: str = "/") -> list[Difference]:
     """Every difference between the model ``expected`` and the model ``found``."""
     out: list[Difference] = []
     _diff_nodes(expected, found, root, out)

@@ -1,11 +1,16 @@
-"""Models from hierarchies and hierarchies from models.
+"""Stored hierarchies as models read them, and hierarchies from models.
 
-:func:`from_zarr` opens the node once and walks its members once
+This is the storage side of the models, below them: it speaks metadata documents
+and works on any :class:`~zarrforge_zom.protocols.ModelNode`, without importing
+:mod:`.models` (which builds ``GroupSpec.from_zarr`` on :func:`stored_nodes` and
+``spec.to_zarr`` on :func:`to_zarr`).
+
+:func:`stored_nodes` opens the node once and walks its members once
 (``Group.members(max_depth=None)``); a group with consolidated metadata lists
 and opens every member from it, so the whole model costs the root's metadata
-read. Each node's model comes from its format's own document
-(``Format.document``), so the ZOM holds exactly what is stored, minus the
-consolidated metadata itself (a storage detail the ``members`` express).
+read. Each node's documents are its format's own (``Format.document``), so the
+ZOM holds exactly what is stored, minus the consolidated metadata itself (a
+storage detail the ``members`` express).
 
 :func:`to_zarr` works in two phases, like zarrforge's creation functions:
 
@@ -15,7 +20,7 @@ consolidated metadata itself (a storage detail the ``members`` express).
    raises :class:`~zarrforge_zom.errors.SpecError` naming the node, and
    nothing is written.
 2. *Write*: zarrforge's node-writing service
-   (:func:`zarrforge.plugin_api.write_nodes`, the one creation and copying
+   (:func:`zarrforge.hierarchy_api.write_nodes`, the one creation and copying
    use) writes the planned nodes whole or not at all. Unless ``overwrite``,
    any existing node at a planned path is a
    :class:`~zarrforge.errors.ContainsNodeError` listing them; with
@@ -31,16 +36,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import Any, Iterator, NamedTuple, cast
 
 import zarrforge
 from zarrforge.errors import NodeTypeError, ZarrforgeError
-from zarrforge.plugin_api import (GroupMetadata, NewNode, open_node as open_stored, paths,
-                                  registry, resolve_store, write_nodes)
+from zarrforge.abc.metadata import GroupMetadata
+from zarrforge.hierarchy_api import (NewNode, get_format, open_node as open_stored, paths,
+                                     resolve_store, write_nodes)
 
 from .errors import SpecError, UnsupportedFormatError
-from .models import (ArraySpecV2, ArraySpecV3, GroupSpec, GroupSpecV2, GroupSpecV3, Node,
-                     to_zom_properties)
+from .protocols import ModelGroup, ModelNode
 
 ZOM_FORMATS = ("3", "2")
 
@@ -61,8 +66,18 @@ def open_node(node_or_url: Any, path: str = "", *,
     return zarrforge.open(node_or_url, path, mode="r", storage_options=storage_options)
 
 
-def spec_of_node(node: Any) -> Node:
-    """The model of one node, without members."""
+class StoredNode(NamedTuple):
+    """One stored node as a model is built from it."""
+
+    path: str  # relative to the node the walk started at; "" for that node
+    name: str  # the node's own name in its store, for error messages
+    zarr_format: int
+    node_type: str  # "array" or "group"
+    documents: dict[str, Any]  # as ``Node.documents()`` gives them: format documents by name
+
+
+def stored_node(node: Any, path: str = "") -> StoredNode:
+    """The documents of one zarrforge node, without its members or consolidated metadata."""
     model = node.metadata_model
     name = model.format_name
     if name not in ZOM_FORMATS:
@@ -72,44 +87,32 @@ def spec_of_node(node: Any) -> Node:
     if isinstance(model, GroupMetadata) and model.consolidated is not None:
         model = dataclasses.replace(model, consolidated=None)
     documents = node.format.document(model)
-    if name == "3":
-        document = dict(documents)
-        document.pop("consolidated_metadata", None)
-        if model.node_type == "array":
-            return ArraySpecV3._from_json(document, node.name)
-        return GroupSpecV3._from_json({**to_zom_properties(document), "members": {}}, node.name)
-    attributes = documents.get(".zattrs", {})
-    if model.node_type == "array":
-        return ArraySpecV2._from_json({**documents[".zarray"], "attributes": attributes},
-                                      node.name)
-    return GroupSpecV2._from_json({**documents[".zgroup"], "attributes": attributes,
-                                   "members": {}}, node.name)
+    if name == "3":  # the v3 format gives the content of zarr.json
+        documents = {"zarr.json": {k: v for k, v in documents.items()
+                                   if k != "consolidated_metadata"}}
+    return StoredNode(path, node.name, int(name), model.node_type, documents)
 
 
-def from_zarr(node_or_url: Any, path: str = "", *,
-              storage_options: dict[str, Any] | None = None) -> Node:
-    """The model of the array or group at ``node_or_url`` (and ``path``)."""
+def stored_nodes(node_or_url: Any, path: str = "", *,
+                 storage_options: dict[str, Any] | None = None) -> Iterator[StoredNode]:
+    """The node at ``node_or_url`` (and ``path``), then every node below it, parents
+    before their members."""
     node = open_node(node_or_url, path, storage_options=storage_options)
-    root = spec_of_node(node)
-    if not isinstance(root, GroupSpec):
-        return root
-    groups: dict[str, GroupSpec] = {"": root}
-    for name, member in node.members(max_depth=None):
-        spec = spec_of_node(member)
-        groups[paths.parent_of(name)].members[paths.basename(name)] = spec
-        if isinstance(spec, GroupSpec):
-            groups[name] = spec
-    return root
+    root = stored_node(node)
+    yield root
+    if root.node_type == "group":
+        for name, member in node.members(max_depth=None):
+            yield stored_node(member, name)
 
 
 # --- creating hierarchies ----------------------------------------------------------------
 
 
-def _format_of(spec: Node) -> Any:
-    return registry.formats.get(str(spec.zarr_format), field="zarr_format")()
+def _format_of(spec: ModelNode) -> Any:
+    return get_format(spec.zarr_format)
 
 
-def _stage(spec: Node, fmt: Any, where: str) -> Any:
+def _stage(spec: ModelNode, fmt: Any, where: str) -> Any:
     """Parse and check one node's documents through its format; returns the model."""
     scratch = resolve_store(None)
     try:
@@ -124,20 +127,20 @@ def _stage(spec: Node, fmt: Any, where: str) -> Any:
     return node.metadata_model
 
 
-def plan(spec: Node, path: str = "") -> list[tuple[str, Any]]:
+def plan(spec: ModelNode, path: str = "") -> list[tuple[str, Any]]:
     """``(store path, model)`` of every node ``spec`` describes below ``path``, checked by
     the format; nothing is written."""
     fmt = _format_of(spec)
     path = paths.normalize_path(path)
-    nodes = spec.walk() if isinstance(spec, GroupSpec) else [("", spec)]
+    nodes = cast(ModelGroup, spec).walk() if spec.node_type == "group" else [("", spec)]
     return [(paths.join(path, rel) if rel else path, _stage(node, fmt, "/" + rel))
             for rel, node in nodes]
 
 
-def to_zarr(spec: Node, store: Any, path: str = "", *, overwrite: bool = False,
+def to_zarr(spec: ModelNode, store: Any, path: str = "", *, overwrite: bool = False,
             consolidate: bool = False, storage_options: dict[str, Any] | None = None) -> Any:
     """Create the hierarchy ``spec`` describes at ``path`` of ``store``; returns its root."""
-    if consolidate and not isinstance(spec, GroupSpec):
+    if consolidate and spec.node_type != "group":
         raise SpecError("only a group can hold consolidated metadata", field="consolidate")
     fmt = _format_of(spec)
     path = paths.normalize_path(path)

@@ -30,6 +30,10 @@ the ZEP's rule leaves ambiguous.
 
 v3 properties beyond the ZEP's list are kept: ``extensions`` (ZEP 10) as a
 field, and fields marked ``"must_understand": false`` in ``extra``.
+
+The models are the top of the package's layers: ``from_zarr``, ``to_zarr``,
+``validate`` and ``diff`` use :mod:`.hierarchy` (which reads and writes the
+documents of stored nodes) and :mod:`.diff`, and neither imports this module.
 """
 
 from __future__ import annotations
@@ -37,12 +41,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Any, ClassVar, Iterator, Mapping
+from typing import Any, ClassVar, Iterable, Iterator, Mapping
 
-from zarrforge.plugin_api import paths
+from zarrforge.hierarchy_api import paths
 from zarrforge.errors import InvalidPathError
 
+from .diff import Difference, diff
 from .errors import SpecError
+from .hierarchy import StoredNode, stored_nodes, to_zarr
+from .jsonvalues import canonical, jsonify
 from .schema import format_of, kind_of, validate_json
 
 MEMBERS = "members"
@@ -87,35 +94,7 @@ def from_zom_properties(properties: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-# --- JSON helpers --------------------------------------------------------------------------
-
-
-def jsonify(value: Any, where: str = "value") -> Any:
-    """A JSON-native deep copy of ``value``: tuples become lists, numpy scalars and
-    arrays Python values; anything JSON cannot hold is a :class:`SpecError`."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, Mapping):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise SpecError(f"object keys must be strings, got {key!r}", field=where)
-            out[key] = jsonify(item, f"{where}.{key}")
-        return out
-    if isinstance(value, (list, tuple)):
-        return [jsonify(item, f"{where}[{i}]") for i, item in enumerate(value)]
-    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy scalars and arrays
-        return jsonify(value.tolist(), where)
-    raise SpecError(f"{type(value).__name__} {value!r} is not a JSON value", field=where)
-
-
-def canonical(value: Any) -> str:
-    """A string that is equal for two JSON values exactly when the values are."""
-    return json.dumps(value, sort_keys=True, allow_nan=True, separators=(",", ":"))
+# --- field checks --------------------------------------------------------------------------
 
 
 def _ints(value: Any, field: str, node: str) -> tuple[int, ...]:
@@ -187,7 +166,7 @@ class Node:
 
     __hash__ = None  # type: ignore[assignment]  # models are mutable
 
-    # hierarchies (implemented in zarrforge_zom.hierarchy) ----------------------------------
+    # hierarchies and differences (the services of .hierarchy and .diff) --------------------
 
     @classmethod
     def from_zarr(cls, node_or_url: Any, path: str = "", *,
@@ -197,9 +176,7 @@ class Node:
         Walks the hierarchy once; a group with consolidated metadata is read from it,
         so a whole hierarchy costs one metadata read.
         """
-        from .hierarchy import from_zarr
-
-        spec = from_zarr(node_or_url, path, storage_options=storage_options)
+        spec = _from_stored(stored_nodes(node_or_url, path, storage_options=storage_options))
         if not isinstance(spec, cls):
             raise SpecError(f"the node is a Zarr v{spec.zarr_format} {spec.node_type}, "
                             f"not a {cls.__name__}")
@@ -209,24 +186,17 @@ class Node:
                 consolidate: bool = False, storage_options: dict[str, Any] | None = None) -> Any:
         """Create the hierarchy this model describes at ``path`` of ``store``; returns the
         root node. Refuses to replace existing nodes unless ``overwrite``."""
-        from .hierarchy import to_zarr
-
         return to_zarr(self, store, path, overwrite=overwrite, consolidate=consolidate,
                        storage_options=storage_options)
 
     def validate(self, node_or_url: Any, path: str = "", *,
-                 storage_options: dict[str, Any] | None = None) -> list[Any]:
+                 storage_options: dict[str, Any] | None = None) -> list[Difference]:
         """Every :class:`~zarrforge_zom.diff.Difference` between this model (expected) and
         the hierarchy at ``node_or_url`` (found); empty when it matches."""
-        from .diff import diff
-        from .hierarchy import from_zarr
+        return diff(self, Node.from_zarr(node_or_url, path, storage_options=storage_options))
 
-        return diff(self, from_zarr(node_or_url, path, storage_options=storage_options))
-
-    def diff(self, other: "Node") -> list[Any]:
+    def diff(self, other: "Node") -> list[Difference]:
         """Every difference between this model (expected) and ``other`` (found)."""
-        from .diff import diff
-
         return diff(self, other)
 
     # format documents ----------------------------------------------------------------------
@@ -234,6 +204,11 @@ class Node:
     def documents(self) -> dict[str, Any]:
         """The node's metadata documents in its format, keyed by name
         (``zarr.json``; or ``.zarray``/``.zgroup`` and ``.zattrs``). Members excluded."""
+        raise NotImplementedError
+
+    @classmethod
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "Node":
+        """The model (without members) of the documents :meth:`documents` gives."""
         raise NotImplementedError
 
 
@@ -431,6 +406,10 @@ class ArraySpecV3(ArraySpec):
                     if not (k in ("storage_transformers", "dimension_names") and v is None)}
         return {"zarr.json": document}
 
+    @classmethod
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "ArraySpecV3":
+        return cls._from_json(documents["zarr.json"], node)
+
 
 @dataclasses.dataclass(eq=False)
 class GroupSpecV3(GroupSpec):
@@ -474,6 +453,10 @@ class GroupSpecV3(GroupSpec):
 
     def documents(self) -> dict[str, Any]:
         return {"zarr.json": self._zarr_properties()}
+
+    @classmethod
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "GroupSpecV3":
+        return cls._from_json({**to_zom_properties(documents["zarr.json"]), MEMBERS: {}}, node)
 
 
 # --- Zarr v2 ---------------------------------------------------------------------------------
@@ -566,6 +549,11 @@ class ArraySpecV2(ArraySpec):
     def documents(self) -> dict[str, Any]:
         return {".zarray": self._zarray(), ".zattrs": jsonify(self.attributes)}
 
+    @classmethod
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "ArraySpecV2":
+        return cls._from_json({**documents[".zarray"],
+                               "attributes": documents.get(".zattrs", {})}, node)
+
 
 @dataclasses.dataclass(eq=False)
 class GroupSpecV2(GroupSpec):
@@ -594,6 +582,11 @@ class GroupSpecV2(GroupSpec):
     def documents(self) -> dict[str, Any]:
         return {".zgroup": {"zarr_format": 2}, ".zattrs": jsonify(self.attributes)}
 
+    @classmethod
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "GroupSpecV2":
+        return cls._from_json({**documents[".zgroup"], "attributes": documents.get(".zattrs", {}),
+                               MEMBERS: {}}, node)
+
 
 _CLASSES: dict[tuple[int, str], type[Node]] = {
     (3, "array"): ArraySpecV3,
@@ -603,6 +596,30 @@ _CLASSES: dict[tuple[int, str], type[Node]] = {
 }
 
 
+def _from_stored(stored: Iterable[StoredNode]) -> Node:
+    """The model of a walk of :func:`~zarrforge_zom.hierarchy.stored_nodes`: its first
+    node, with every later node put in its parent's ``members``."""
+    walk = iter(stored)
+    first = next(walk)
+    root = _CLASSES[(first.zarr_format, first.node_type)]._from_documents(first.documents,
+                                                                           first.name)
+    groups: dict[str, GroupSpec] = {"": root} if isinstance(root, GroupSpec) else {}
+    for item in walk:
+        spec = _CLASSES[(item.zarr_format, item.node_type)]._from_documents(item.documents,
+                                                                             item.name)
+        groups[paths.parent_of(item.path)].members[paths.basename(item.path)] = spec
+        if isinstance(spec, GroupSpec):
+            groups[item.path] = spec
+    return root
+
+
 def from_json(document: Any, *, validate: bool = True) -> Node:
     """The model of a ZOM document of either Zarr version, array or group."""
     return Node.from_json(document, validate=validate)
+
+
+def from_zarr(node_or_url: Any, path: str = "", *,
+              storage_options: dict[str, Any] | None = None) -> Node:
+    """The model of the array or group at ``node_or_url`` (and ``path``): a zarrforge
+    node, a store or a URL. The same as ``Node.from_zarr``."""
+    return Node.from_zarr(node_or_url, path, storage_options=storage_options)
