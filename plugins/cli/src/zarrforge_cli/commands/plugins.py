@@ -40,6 +40,7 @@ def plugins(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
     else:
+        from rich.markup import escape
         from rich.table import Table
 
         table = Table(box=None, pad_edge=False, header_style="bold")
@@ -49,8 +50,10 @@ def plugins(as_json: bool) -> None:
         for row in rows:
             status = row["status"] or ""
             style = "red" if _failed(status) else None
-            table.add_row(row["point"], row["name"], row["distribution"] or "(in-process)",
-                          row["version"] or "", row["value"] or "", status, style=style)
+            cells = (row["point"], row["name"], row["distribution"] or "(in-process)",
+                     row["version"] or "", row["value"] or "", status)
+            # plugin names and error messages are text, not rich markup ("[...]")
+            table.add_row(*(escape(cell) for cell in cells), style=style)
         make_console().print(table)
     if any(_failed(row["status"] or "") for row in rows):
         click.get_current_context().exit(1)
