@@ -161,7 +161,7 @@ def test_an_optional_hook_may_name_a_hook_nobody_declares():
 
 def test_hook_specifications_from_entry_points_are_added_before_the_plugins(fake_distribution):
     """A plugin may implement a hook another distribution declares (as the command line
-    declares zarrforge_cli_commands) whichever is loaded first."""
+    declares its deprecated zarrforge_cli_commands) whichever is loaded first."""
     from zarrforge import hooks
     fake_distribution("zf-hosthooks", {
         "zarrforge.hookspecs": {"host": "hosthooks_specs"},

@@ -138,8 +138,9 @@ def test_all_installs_from_dist_with_a_working_command_line(dist: Path, venv: Pa
     assert VERSION in _run(venv / "zarrforge", "--version")
     listed = json.loads(_run(venv / "zarrforge", "plugins", "--json"))
     assert all(entry["status"].startswith("ok") for entry in listed), listed  # ok, or ok (overrides ...)
-    # every plugin distribution, each at the version; not the core, the command itself,
-    # or zarrforge-xarray (an xarray backend: an entry point of xarray's, not zarrforge's)
+    # every plugin distribution, each at the version, the command line's own commands
+    # included (entry points like any plugin's); not the core, or zarrforge-xarray (an
+    # xarray backend: an entry point of xarray's, not zarrforge's)
     assert {entry["distribution"] for entry in listed} == set(installed) - {
-        "zarrforge", "zarrforge-cli", "zarrforge-xarray"}
+        "zarrforge", "zarrforge-xarray"}
     assert {entry["version"] for entry in listed} == {VERSION}

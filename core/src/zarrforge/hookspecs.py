@@ -6,9 +6,9 @@ methods). Hooks carry *events* that several plugins may join. A plugin module
 or object implements any subset of these functions, decorated with
 ``zarrforge.hookimpl``, and is installed under the entry-point group
 ``zarrforge.plugins`` (or registered in-process with
-``zarrforge.hooks.register(obj)``). A plugin that hosts hooks of its own (the
-command line's ``zarrforge_cli_commands``) adds its specifications to the same
-manager with ``plugin_manager().add_hookspecs(module)``.
+``zarrforge.hooks.register(obj)``). A plugin that hosts hooks of its own declares
+its specifications through the ``zarrforge.hookspecs`` entry-point group (or adds
+them to the same manager with ``plugin_manager().add_hookspecs(module)``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-"""The command line's own hook specification, added to zarrforge's plugin manager.
+"""Deprecated: the command line's hook specification, ``zarrforge_cli_commands``.
 
-zarrforge's core declares only the hooks every installation may fire; this one
-is hosted by the command line, so it lives here and is declared through the
-``zarrforge.hookspecs`` entry point (see this package's pyproject.toml): the
-plugin manager adds it before it registers any hook plugin, and checks every
-plugin's implementations against it.
+Declared through the ``zarrforge.hookspecs`` entry point (see this package's
+pyproject.toml) so that plugins implementing it still load and are checked.
+Kept for one release after issue #31 (see :mod:`zarrforge_cli.legacy_hook`);
+new code declares an entry point in the ``zarrforge.cli`` group instead.
 """
 
 from __future__ import annotations
@@ -21,9 +20,9 @@ hookspec = pluggy.HookspecMarker("zarrforge")
 
 @hookspec
 def zarrforge_cli_commands() -> "list[click.Command]":
-    """Return click commands (``click.Command`` or ``click.Group``) to add to the
-    ``zarrforge`` command line; each command's ``name`` is its subcommand name. Called
-    only when the command line lists its commands or runs a name that is not built in.
-    Built-in names cannot be replaced; a name provided twice refuses to run and is
-    reported by ``zarrforge plugins``. Implementations must not do I/O.
+    """Deprecated (emits a ``DeprecationWarning``): declare each command as an entry
+    point of the ``zarrforge.cli`` group instead. Return click commands to add to the
+    ``zarrforge`` command line; each command's ``name`` is its subcommand name.
+    zarrforge-cli's own names cannot be taken; a name provided twice refuses to run
+    and is reported by ``zarrforge plugins``. Implementations must not do I/O.
     """

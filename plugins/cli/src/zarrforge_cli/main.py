@@ -1,43 +1,27 @@
-"""The ``zarrforge`` command group: built-in subcommands and contributed ones, loaded lazily."""
+"""The ``zarrforge`` command group; its subcommands are the ``zarrforge.cli`` entry points,
+zarrforge-cli's own included (:mod:`zarrforge_cli.registration`), loaded lazily."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import click
 
-from . import contrib
+from . import registration
 from .errors import CommandFailed
-
-BUILTIN = {
-    "info": "zarrforge_cli.commands.info:info",
-    "tree": "zarrforge_cli.commands.tree:tree",
-    "check": "zarrforge_cli.commands.check:check",
-    "copy": "zarrforge_cli.commands.copy:copy",
-    "consolidate": "zarrforge_cli.commands.consolidate:consolidate",
-    "plugins": "zarrforge_cli.commands.plugins:plugins",
-}
-
-
-def _import(target: str) -> click.Command:
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
 
 
 class ZarrforgeCLI(click.Group):
-    """Built-in commands are imported when run; contributed ones come from
-    :mod:`zarrforge_cli.contrib`. Failures of zarrforge itself (a missing node,
+    """Subcommands come from :mod:`zarrforge_cli.registration`, each imported only when
+    it runs or is listed. Failures of zarrforge itself (a missing node,
     unreadable metadata, an existing destination) exit with 1 and a one-line
     message; ``--traceback`` shows the traceback instead."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(BUILTIN) | set(contrib.contributions()))
+        return registration.names()
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name in BUILTIN:
-            return _import(BUILTIN[name])
-        return contrib.command(name)
+        return registration.command(name)
 
     def invoke(self, ctx: click.Context) -> Any:
         from zarrforge.errors import ZarrforgeError

@@ -7,7 +7,7 @@ import json
 
 import click
 
-from .. import contrib
+from .. import registration
 from ..console import make_console
 from ._common import json_option
 
@@ -15,14 +15,12 @@ from ._common import json_option
 def _rows() -> list[dict[str, str | None]]:
     import zarrforge
 
-    from ..main import BUILTIN
-
     rows = [dataclasses.asdict(row) for row in zarrforge.plugins()]
-    for name, providers in sorted(contrib.contributions().items()):
+    for name, providers in sorted(registration.contributions().items()):
         for item in providers:
             rows.append({"point": "cli", "name": name, "distribution": item.distribution,
                          "version": item.version, "value": item.value,
-                         "status": contrib.status(item, set(BUILTIN))})
+                         "status": registration.status(item)})
     return rows
 
 
@@ -33,13 +31,14 @@ def _failed(status: str) -> bool:
 @click.command()
 @json_option
 def plugins(as_json: bool) -> None:
-    """List every installed extension (zarrforge.plugins()), hook plugin and contributed
-    command, with its distribution and load status. Exit code 1 if any fails to load
-    or conflicts with another."""
+    """List every installed extension (zarrforge.plugins()), hook plugin and command
+    (built-in ones included), with its distribution and load status. Exit code 1 if any
+    fails to load or conflicts with another."""
     rows = _rows()
     if as_json:
         click.echo(json.dumps(rows, indent=2))
     else:
+        from rich.markup import escape
         from rich.table import Table
 
         table = Table(box=None, pad_edge=False, header_style="bold")
@@ -49,8 +48,10 @@ def plugins(as_json: bool) -> None:
         for row in rows:
             status = row["status"] or ""
             style = "red" if _failed(status) else None
-            table.add_row(row["point"], row["name"], row["distribution"] or "(in-process)",
-                          row["version"] or "", row["value"] or "", status, style=style)
+            cells = (row["point"], row["name"], row["distribution"] or "(in-process)",
+                     row["version"] or "", row["value"] or "", status)
+            # plugin names and error messages are text, not rich markup ("[...]")
+            table.add_row(*(escape(cell) for cell in cells), style=style)
         make_console().print(table)
     if any(_failed(row["status"] or "") for row in rows):
         click.get_current_context().exit(1)
