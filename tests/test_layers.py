@@ -53,6 +53,11 @@ BOTTOM_LAYER = frozenset({
     "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand", "zarrforge.parallel",
     "zarrforge.paths", "zarrforge.registry", "zarrforge.resolution", "zarrforge.versions",
 })
+# Imports outside a plugin's tier that are allowed, each with its reason.
+TIER_EXCEPTIONS = {
+    # the deprecated zarrforge_cli_commands hook (goes in 0.3) asks the hook plugins itself
+    ("plugins/cli/src/zarrforge_cli/legacy_hook.py", "zarrforge.plugin_api"),
+}
 # Function-local imports of the core that are allowed, each with its reason.
 DEFERRED_IMPORTS = {
     # the deprecation shim for names moved to the application tier (goes in 0.3): the
@@ -265,7 +270,8 @@ def test_plugins_import_only_their_tiers_surface(source_root: Path) -> None:
     for path in sorted(source_root.rglob("*.py")):
         name = module_name(path, source_root)
         for target, _, line in imports(path, name, known):
-            if (target == "zarrforge" or target.startswith("zarrforge.")) and not _allowed(target, surface):
+            if (target == "zarrforge" or target.startswith("zarrforge.")) and not _allowed(target, surface) \
+                    and (str(path.relative_to(ROOT)), target) not in TIER_EXCEPTIONS:
                 outside.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert outside == []
 

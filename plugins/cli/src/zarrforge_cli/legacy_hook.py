@@ -1,6 +1,6 @@
 """Deprecated: subcommands returned by the ``zarrforge_cli_commands`` hook.
 
-Until issue #31 hook plugins could add subcommands by implementing
+Before 0.2 hook plugins could add subcommands by implementing
 ``zarrforge_cli_commands()`` (specification: :mod:`zarrforge_cli.hookspecs`).
 Entry points in the ``zarrforge.cli`` group are now the one way to add a
 command (:mod:`zarrforge_cli.registration`). The hook still works for one
@@ -8,7 +8,7 @@ release: every implementation that returns commands triggers a
 ``DeprecationWarning`` naming the entry point to declare instead, and
 ``zarrforge plugins`` shows its commands as ``ok (deprecated: ...)``. Remove
 this module, :mod:`zarrforge_cli.hookspecs` and the ``zarrforge.hookspecs``
-entry point of pyproject.toml in the release after.
+entry point of pyproject.toml in 0.3.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ Contract:
 * A broken command fails alone: one that fails to import, or is not a command,
   runs as a stand-in that says why and exits with 1; ``zarrforge plugins``
   reports it with the reason. Entry points are read through core's
-  :class:`~zarrforge.plugin_api.Registry`, so a failed import is a
+  :class:`~zarrforge.hierarchy_api.Registry`, so a failed import is a
   ``PluginLoadError`` naming the distribution and the entry point.
 * Clashes are reported, never resolved silently: a name two distributions
   provide runs a stand-in naming both, and ``zarrforge plugins`` reports the
@@ -34,7 +34,7 @@ one release (:mod:`zarrforge_cli.legacy_hook`), with a ``DeprecationWarning``.
 from __future__ import annotations
 
 import click
-from zarrforge.plugin_api import Registry
+from zarrforge.hierarchy_api import Registry
 
 from .contribution import Contribution, stand_in
 

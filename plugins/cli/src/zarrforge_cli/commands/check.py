@@ -68,7 +68,7 @@ def _strip_location(message: str, key: str | None) -> str:
 
 
 def _formats() -> list[Any]:
-    from zarrforge.plugin_api import get_format, installed_formats
+    from zarrforge.hierarchy_api import get_format, installed_formats
 
     return [get_format(name) for name in installed_formats()]
 
@@ -86,7 +86,7 @@ class Checker:
         self.report.problems.append(Problem(severity, key, message))
 
     def run(self, path: str) -> Report:
-        from zarrforge.plugin_api import locate_node
+        from zarrforge.hierarchy_api import locate_node
 
         try:
             found = locate_node(self.store, path)
@@ -102,7 +102,7 @@ class Checker:
     def visit(self, path: str) -> None:
         import zarrforge
         from zarrforge.errors import SkippedExtensionWarning, ZarrforgeError
-        from zarrforge.plugin_api import open_node
+        from zarrforge.hierarchy_api import open_node
 
         self.report.nodes += 1
         self.seen.add(path)
@@ -142,7 +142,7 @@ class Checker:
             self.check_chunks(node)
 
     def check_ignored(self, node: Any) -> None:
-        from zarrforge.plugin_api import UnknownExtension
+        from zarrforge.hierarchy_api import UnknownExtension
 
         model = node.metadata_model
         for entry in model.extensions:
@@ -179,7 +179,8 @@ class Checker:
 
     def check_consolidated(self) -> None:
         from zarrforge.errors import ZarrforgeError
-        from zarrforge.plugin_api import GroupMetadata, NodeDocument
+        from zarrforge.abc.metadata import GroupMetadata
+        from zarrforge.hierarchy_api import NodeDocument
 
         for root, fmt, models in self.consolidated:
             base = CONSOLIDATED_KEYS.get(fmt.name)
@@ -229,7 +230,7 @@ def check(url: str, path: str, deep: bool, progress_mode: str, as_json: bool) ->
 
     Lists every problem with its store key. Exit code 1 when there is an error.
     """
-    from zarrforge.plugin_api import paths, resolve_store
+    from zarrforge.hierarchy_api import paths, resolve_store
 
     store = resolve_store(url, read_only=True)
     with reporter(progress_mode, "check") as progress:

@@ -21,7 +21,7 @@ def _stored_sizes(store: Any, keys: list[str]) -> int:
 def _extensions(model: Any) -> list[Any]:
     """The node's ZEP 10 extensions as stored; ignored ones (not installed, may be
     skipped) are marked so."""
-    from zarrforge.plugin_api import UnknownExtension
+    from zarrforge.hierarchy_api import UnknownExtension
 
     listed = []
     for entry in model.extensions:
