@@ -11,6 +11,7 @@ the store returns are both traced) against the bound docs/performance.md states.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 import tracemalloc
@@ -103,6 +104,26 @@ def test_a_64_chunk_write_and_read_with_8_threads_runs_8_codec_calls_at_once(pro
     np.testing.assert_array_equal(array[...], values)
     assert probe.calls == 64
     assert probe.peak == 8
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_forked_child_runs_its_calls_on_threads_of_its_own(probe) -> None:
+    """The parent's pools have threads the child does not: a child reusing them would
+    run every call on its one thread (or wait for ever)."""
+    array = zf.create_array(MemoryStore(), "a", shape=(64 * 128, 128), dtype="float32",
+                            chunks=(128, 128), compressors=[ConcurrencyProbe.name], threads=8)
+    array[...] = _values(array.shape)  # the pool of 8 threads exists in this process now
+    probe.reset()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            array[...] = _values(array.shape)
+            os._exit(0 if probe.peak == 8 else 10 + probe.peak)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, (
+        f"the child's peak of concurrent codec calls was {os.WEXITSTATUS(status) - 10}, not 8")
 
 
 @pytest.mark.parametrize("threads", [2, 3, 5])

@@ -12,7 +12,8 @@ Contract:
   (the caller is the last), calls nested inside another's work included: a codec
   that spreads its own work (sharding's inner chunks) runs on the same pool as the
   engine call that called it, so the threads running a call's codecs never exceed
-  what the call was given. A worker the pool has not started when its call ends
+  what the call was given (a forked child starts with no pools: it makes its own).
+  A worker the pool has not started when its call ends
   is dropped, so a call made on a pool thread never waits for a thread that is
   busy running it.
 * :func:`call_threads` is the thread count of the engine call in progress in this
@@ -30,6 +31,7 @@ import contextlib
 import contextvars
 import itertools
 import math
+import os
 import threading
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
@@ -51,6 +53,18 @@ MAP_GROUP_BYTES = 4 * 2**20
 
 _pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
+
+
+def _forget_pools_in_a_forked_child() -> None:
+    # A forked child has only the thread that forked: the pools' threads are not there
+    # (work handed to them would wait for ever), and another thread may have held the lock.
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_forget_pools_in_a_forked_child)
 _call_threads: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "zarrforge_call_threads", default=None)
 
