@@ -14,7 +14,7 @@ entry points the first time a document or a call names them.
 
 from . import config, errors, hooks, registry
 from .api import (consolidate_metadata, create_array, create_group, open, open_array, open_group,
-                  remove_consolidated_metadata)
+                  remove_consolidated_metadata, unfinished_write)
 from .abc.format import NO_FILL_VALUE
 from .arrays import Array
 from .copying import copy
@@ -32,6 +32,7 @@ __all__ = [
     "copy", "create_array", "create_group", "errors", "from_dask", "hookimpl", "hooks", "open",
     "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
     "registry", "remove_consolidated_metadata", "to_dask", "transaction", "unfinished_commits",
+    "unfinished_write",
 ]
 
 from ._version import __version__  # noqa: E402  (the single source)

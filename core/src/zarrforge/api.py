@@ -27,7 +27,7 @@ import collections
 import dataclasses
 from typing import Any
 
-from . import config, paths
+from . import config, paths, unfinished
 from .arrays import Array
 from .consolidated import without_view
 from .creation import DEFAULT_FORMAT, create_array, create_group
@@ -36,6 +36,7 @@ from .groups import Group
 from .hierarchy import detect_format, get_format, locate_node
 from .node import check_mode, node_from_metadata, open_node
 from .storage import StoreLike, resolve_location
+from .unfinished import UnfinishedWrite
 
 __all__ = [
     "DEFAULT_FORMAT", "consolidate_metadata", "create_array", "create_group", "detect_format",
@@ -143,3 +144,13 @@ def remove_consolidated_metadata(store: Any, path: str = "", *,
                            storage_options=storage_options)
         group.update_metadata(lambda model: dataclasses.replace(model, consolidated=None))
     return open_group(group.store, group.path, mode="r+", use_consolidated=False)
+
+
+def unfinished_write(store: Any, path: str = "", *,
+                     storage_options: dict[str, Any] | None = None) -> UnfinishedWrite | None:
+    """What a write killed before it finished left at ``path`` of ``store``: the record of
+    its marker (operation, process, host, start time), or ``None`` when no unfinished write
+    of zarrforge's is marked there (:mod:`zarrforge.unfinished`). Creating there again with
+    ``overwrite=True`` (or ``mode="w"``) replaces the leftovers and the marker."""
+    location = resolve_location(store, path, read_only=True, storage_options=storage_options)
+    return unfinished.unfinished_write(location.store, location.path)

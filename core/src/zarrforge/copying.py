@@ -18,6 +18,10 @@ array size. Units that hold only the fill value in the source are not written.
 :class:`~zarrforge.errors.IncompleteCopyError` saying which arrays were copied
 whole, where it stopped and what was not begun (the cause chained); the
 destination opens, and the same copy with ``overwrite=True`` completes it.
+Until then (and when the copying process is killed) the destination root holds
+an unfinished-write marker (:mod:`zarrforge.unfinished`), so a copy or creation
+there without ``overwrite`` is refused with an
+:class:`~zarrforge.errors.UnfinishedWriteError` rather than taken for finished.
 
 Kept: attributes, dimension names (formats map v2 ``_ARRAY_DIMENSIONS`` to and
 from ``dimension_names``), fill values, data types, and by default the
@@ -33,13 +37,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import hierarchy, paths
+from . import hierarchy, paths, unfinished
 from .abc.codec import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 from .abc.format import ArrayCreationSpec, Format
 from .codec_arguments import normalised
 from .errors import IncompleteCopyError, MetadataError, ZarrforgeError
 from .node import Node, open_node
-from .node_writing import NewNode, write_nodes
+from .node_writing import NewNode, prepare_nodes
 from .storage import StoreLike, resolve_location
 
 KEEP: Any = object()  # sentinel: take the source's setting
@@ -186,22 +190,26 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
                                        serializer=serializer, compressors=compressors).items()
                  if v is not KEEP}
     plan = _plan(node, dest_path, fmt, overrides)
-    write_nodes(store, fmt, dest_path, [NewNode(item.path, item.metadata, item.rendered)
-                                        for item in plan], overwrite=overwrite)
     arrays = [item for item in plan if not _is_group(item.source)]
-    for number, item in enumerate(arrays):
-        target = open_node(store, item.path, mode="r+", fmt=fmt)
-        done = [0, 0]  # units of this array written, in all
+    prepared = prepare_nodes(store, fmt, dest_path, [NewNode(item.path, item.metadata, item.rendered)
+                                                     for item in plan], overwrite=overwrite)
+    needed = prepared.several_writes() or bool(arrays)
+    with unfinished.marking(prepared.store, dest_path, "copy", needed=needed) as mark:
+        prepared.write(mark)
+        for number, item in enumerate(arrays):
+            target = open_node(store, item.path, mode="r+", fmt=fmt)
+            done = [0, 0]  # units of this array written, in all
 
-        def counting(path: str, units: int, total: int) -> None:
-            done[:] = [units, total]
-            if progress is not None:
-                progress(path, units, total)
+            def counting(path: str, units: int, total: int) -> None:
+                done[:] = [units, total]
+                if progress is not None:
+                    progress(path, units, total)
 
-        try:
-            _copy_data(item.source, target, counting, step_bytes)
-        except ZarrforgeError as exc:
-            raise _incomplete(store, arrays, number, done, exc) from exc
+            try:
+                _copy_data(item.source, target, counting, step_bytes)
+            except ZarrforgeError as exc:
+                mark.keep()  # the nodes stay, incomplete, until overwrite=True completes them
+                raise _incomplete(store, arrays, number, done, exc) from exc
     return open_node(store, dest_path, mode="r+", fmt=fmt)
 
 

@@ -81,7 +81,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     # Opening validates the codec chain against the array, still before any write.
     array = node_class("array")._validated(resolved, path, metadata, fmt, **array_options)
     write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
-                checked_group=_checked_group)
+                checked_group=_checked_group, operation="create_array")
     return array._announced()
 
 
@@ -102,5 +102,5 @@ def create_group(store: StoreLike = None, path: str = "", *,
     validate_extensions(metadata)
     rendered = fmt.render(metadata)
     write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
-                checked_group=_checked_group)
+                checked_group=_checked_group, operation="create_group")
     return node_from_metadata(resolved, path, fmt, metadata, read_only=False)

@@ -76,6 +76,15 @@ class ContainsNodeError(ZarrforgeError, FileExistsError):
     """A node already exists where a new one was to be created."""
 
 
+class UnfinishedWriteError(ContainsNodeError):
+    """The node in the way is what a write left that was killed before it finished
+    (:mod:`zarrforge.unfinished`); ``unfinished`` is its marker's record."""
+
+    def __init__(self, message: str, *, unfinished: Any = None) -> None:
+        super().__init__(message)
+        self.unfinished = unfinished
+
+
 class NodeNotFoundError(ZarrforgeError, KeyError):
     """No array or group exists at the requested path."""
 

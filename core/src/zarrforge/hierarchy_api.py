@@ -23,7 +23,10 @@ Writing
     after the checks creation makes (nothing in the way, no ancestor array, no node of
     another format at or above the path); :func:`refresh_consolidated` (rewrite the
     consolidated views above a changed node); :func:`check_shareable` (refuse, plainly,
-    to hand an array on a store of this process to dask's distributed workers).
+    to hand an array on a store of this process to dask's distributed workers);
+    :func:`marking_unfinished` (mark a write of several nodes and their data as
+    unfinished until it ends, so leftovers of a killed process are told apart:
+    :mod:`zarrforge.unfinished`).
 
 Documents and names
     :class:`NodeDocument` and :class:`UnknownExtension` (a node's plain document and an
@@ -44,7 +47,8 @@ from .node import open_node
 from .node_writing import NewNode, write_nodes
 from .registry import Registry
 from .storage import resolve_store
+from .unfinished import marking as marking_unfinished
 
 __all__ = ["NewNode", "NodeDocument", "Registry", "UnknownExtension", "check_shareable",
-           "get_format", "installed_formats", "locate_document", "locate_node", "open_node",
+           "get_format", "installed_formats", "locate_document", "locate_node", "marking_unfinished", "open_node",
            "paths", "refresh_consolidated", "resolve_store", "write_nodes"]

@@ -18,8 +18,11 @@ parent) and writes them whole or not at all:
   What ``overwrite`` erased is not brought back (it was replaced on purpose; the
   caller asked for the old node to go). The rollback deletes exactly the keys
   this call wrote, never a prefix, so data of others below a new parent is kept.
-  A process killed midway leaves what it wrote so far: the topmost new node (or a
-  parent group) without all of its members.
+  A process killed midway leaves what it wrote so far, and a marker beside it
+  (:mod:`zarrforge.unfinished`; a write of one document, which lands whole, is not
+  marked): a later creation there is refused with an
+  :class:`~zarrforge.errors.UnfinishedWriteError` saying so, and ``overwrite=True``
+  replaces the leftovers.
 """
 
 from __future__ import annotations
@@ -28,11 +31,11 @@ import dataclasses
 import threading
 from typing import Any, Sequence
 
-from . import hierarchy, paths
+from . import hierarchy, paths, unfinished
 from .abc.format import Format
 from .abc.metadata import NodeMetadata
 from .abc.store import Store, WrapperStore
-from .errors import ContainsNodeError, ReadOnlyError, StoreError
+from .errors import ContainsNodeError, ReadOnlyError, StoreError, UnfinishedWriteError
 from .read_memo import ReadMemo
 
 
@@ -95,18 +98,74 @@ def _in_the_way(store: Store, fmt: Format, nodes: Sequence[NewNode]) -> list[tup
     return found
 
 
-def _refuse(taken: list[str]) -> None:
+def _refuse(store: Store, taken: list[str]) -> None:
     listed = ", ".join(repr("/" + p) for p in taken[:10])
     more = f" and {len(taken) - 10} more" if len(taken) > 10 else ""
     what = "a node already exists at" if len(taken) == 1 else "nodes already exist at"
-    raise ContainsNodeError(f"{what} {listed}{more}; pass overwrite=True (or mode='w') to "
-                            "replace them")
+    error = ContainsNodeError(f"{what} {listed}{more}; pass overwrite=True (or mode='w') to "
+                              "replace them")
+    for path in taken[:10]:
+        error = unfinished.refusal(store, path, error)
+        if isinstance(error, UnfinishedWriteError):
+            break
+    raise error
 
 
-def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
-                overwrite: bool = False, checked_group: str | None = None) -> None:
-    """Write ``nodes`` (the root ``root`` first) whole or not at all; see the module
-    docstring. ``checked_group``: as for :func:`zarrforge.hierarchy.survey`."""
+@dataclasses.dataclass(frozen=True)
+class PreparedNodes:
+    """New nodes checked against the store and ready to write (:func:`prepare_nodes`)."""
+
+    store: ReadMemo
+    fmt: Format
+    root: str
+    nodes: Sequence[NewNode]
+    target: hierarchy.Survey
+    below: list[tuple[str, list[Format]]]
+    left_marked: bool  # a killed write left its marker at the root (and no node there)
+
+    def several_writes(self) -> bool:
+        """Whether writing takes more than one document (and so can be cut short), or
+        must in any case take down the marker a killed write left at the root."""
+        return (len(self.nodes) + len(self.target.missing_parents()) > 1 or self.left_marked
+                or bool(self.target.existing or self.target.foreign or self.below))
+
+    def write(self, mark: unfinished.Marking) -> None:
+        """Erase what is replaced, write the parents, the nodes and the views; on any
+        failure remove what was written and re-raise. ``mark``: the unfinished-write
+        marker of the enclosing write, written again after an erasure of the root."""
+        target, memo, fmt = self.target, self.store, self.fmt
+        recorder = _KeysWritten(memo)
+        changes: list[tuple[str, NodeMetadata | None]] = []
+        try:
+            for other in target.foreign:
+                other.erase_node(memo, self.root)
+            if target.existing:
+                fmt.erase_node(memo, self.root)
+                changes.append((self.root, None))  # its old subtree leaves the views
+            if target.existing or target.foreign:
+                mark.renew()  # erasing the root took the marker along
+            for path, formats in self.below:
+                if not any(path.startswith(f"{q}/") for q, _ in self.below):  # erasing q erases path
+                    for found in formats:
+                        found.erase_node(memo, path)
+                    changes.append((path, None))
+            for parent in target.missing_parents():
+                group = fmt.new_group()
+                fmt.write_node(recorder, parent, group)
+                changes.append((parent, group))
+            for node in self.nodes:
+                fmt.write_node(recorder, node.path, node.metadata, node.rendered)
+                changes.append((node.path, node.metadata))
+            hierarchy.refresh_views(memo, fmt, target.ancestors, changes)
+        except BaseException:
+            _roll_back(memo, fmt, target, recorder.keys, [path for path, _ in changes])
+            raise
+
+
+def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
+                  overwrite: bool = False, checked_group: str | None = None) -> PreparedNodes:
+    """Check ``nodes`` (the root ``root`` first) against ``store`` and render them; nothing
+    is written. Refuses what :func:`write_nodes` refuses (see the module docstring)."""
     _ordered(root, nodes)
     if store.read_only:  # said about the caller's store, not a wrapper of ours
         raise ReadOnlyError(f"cannot create {'/' + root!r}: the store {store!r} is read-only, "
@@ -116,36 +175,33 @@ def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], 
              for node in nodes]
     memo = store if isinstance(store, ReadMemo) else ReadMemo(store)
     nothing_below = memo.note_empty(f"{root}/" if root else "")
-    target = hierarchy.survey(memo, root, fmt, overwrite=overwrite, checked_group=checked_group)
+    try:
+        target = hierarchy.survey(memo, root, fmt, overwrite=overwrite,
+                                  checked_group=checked_group)
+    except ContainsNodeError as exc:
+        raise unfinished.refusal(memo, root, exc) from None
     below: list[tuple[str, list[Format]]] = []
+    left_marked = False
     if not (target.existing or target.foreign or nothing_below):
         below = _in_the_way(memo, fmt, nodes[1:])
         if below and not overwrite:
-            _refuse([path for path, _ in below])
-    recorder = _KeysWritten(memo)
-    changes: list[tuple[str, NodeMetadata | None]] = []
-    try:
-        for other in target.foreign:
-            other.erase_node(memo, root)
-        if target.existing:
-            fmt.erase_node(memo, root)
-            changes.append((root, None))  # its old subtree leaves the views
-        for path, formats in below:
-            if not any(path.startswith(f"{q}/") for q, _ in below):  # erasing q erases path
-                for found in formats:
-                    found.erase_node(memo, path)
-                changes.append((path, None))
-        for parent in target.missing_parents():
-            group = fmt.new_group()
-            fmt.write_node(recorder, parent, group)
-            changes.append((parent, group))
-        for node in nodes:
-            fmt.write_node(recorder, node.path, node.metadata, node.rendered)
-            changes.append((node.path, node.metadata))
-        hierarchy.refresh_views(memo, fmt, target.ancestors, changes)
-    except BaseException:
-        _roll_back(memo, fmt, target, recorder.keys, [path for path, _ in changes])
-        raise
+            _refuse(memo, [path for path, _ in below])
+        left_marked = unfinished.unfinished_write(memo, root) is not None
+    return PreparedNodes(memo, fmt, root, nodes, target, below, left_marked)
+
+
+def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
+                overwrite: bool = False, checked_group: str | None = None,
+                operation: str = "create") -> None:
+    """Write ``nodes`` (the root ``root`` first) whole or not at all; see the module
+    docstring. ``checked_group``: as for :func:`zarrforge.hierarchy.survey`.
+    ``operation``: what the caller is doing, in its user's words, for the marker a
+    killed write leaves."""
+    prepared = prepare_nodes(store, fmt, root, nodes, overwrite=overwrite,
+                             checked_group=checked_group)
+    with unfinished.marking(prepared.store, root, operation,
+                            needed=prepared.several_writes()) as mark:
+        prepared.write(mark)
 
 
 def _roll_back(store: Store, fmt: Format, target: hierarchy.Survey, keys: list[str],

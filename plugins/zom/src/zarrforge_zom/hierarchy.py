@@ -147,7 +147,7 @@ def to_zarr(spec: ModelNode, store: Any, path: str = "", *, overwrite: bool = Fa
     planned = plan(spec, path)
     resolved = resolve_store(store, storage_options=storage_options)
     write_nodes(resolved, fmt, path, [NewNode(p, model) for p, model in planned],
-                overwrite=overwrite)
+                overwrite=overwrite, operation="zom to_zarr")
     if consolidate:
         zarrforge.consolidate_metadata(resolved, path)
     return open_stored(resolved, path, mode="r+", fmt=fmt)
