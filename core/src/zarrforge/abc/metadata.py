@@ -22,12 +22,33 @@ holders kept verbatim.
 recognise but that may be ignored (``must_understand: false``); they are
 written back unchanged. ``format_name`` names the registered format the node
 belongs to.
+
+``format_data`` is side data formats keep for themselves: what a document said
+that the model cannot hold (the spelling a data type was read with, the URI
+that named a codec, a codec configuration the codec cannot state), so that
+writing the node back reproduces what was read. Its contract:
+
+* it maps a format's registered name to a value only that format reads; the
+  format sets its entry when it builds the model (reading a document, or
+  creating a node from the format's own spellings) and consults it when it
+  writes. Other code never interprets it and never changes it in place;
+* ``replace`` (``dataclasses.replace``) carries it along unchanged; a model
+  built afresh has none, and its format then writes in its own style;
+* it takes no part in equality, hashing or ``repr``: two models that describe
+  the same node are equal whatever their formats remembered;
+* it is pickled and deep-copied with the model, so values must allow both;
+* side data about one codec or the data type holds that very object and finds
+  it by identity (``is``), never by equality (codecs compare by configuration,
+  so two equal codecs may have been read under different names) nor by bare
+  ``id()`` (an id is reused once its object is gone; holding the object rules
+  that out, and pickling keeps the identity, since the model's fields travel in
+  one pickle). A codec ``replace`` put in finds nothing and is spelled afresh.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Mapping
 
 from ..metadata.document import NodeDocument, UnknownExtension
 from .chunk_grid import ChunkGrid
@@ -47,6 +68,8 @@ class GroupMetadata:
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
     consolidated: "dict[str, NodeMetadata | NodeDocument] | None" = None
     extensions: tuple[ExtensionEntry, ...] = ()
+    format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False,
+                                                       repr=False)
 
     node_type = "group"
 
@@ -65,6 +88,8 @@ class ArrayMetadata:
     storage_transformers: tuple[StorageTransformer, ...] = ()
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
     extensions: tuple[ExtensionEntry, ...] = ()
+    format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False,
+                                                       repr=False)
 
     node_type = "array"
 

@@ -43,7 +43,6 @@ from zarrforge.abc.codec import Codec
 from zarrforge.errors import MetadataError, UnknownExtensionError
 from zarrforge import plugin_api as c
 
-URI_ATTR = "_draft2022_uri"
 URI_BASE = "https://purl.org/zarr/spec/codec/"
 _URI_RE = re.compile(r"https?://purl\.org/zarr/spec/codecs?/([A-Za-z0-9_.-]+)/(\d+)\.(\d+)/?")
 
@@ -133,28 +132,24 @@ def codec_from_draft(uri: Any, configuration: Any, *, field: str, type_field: st
                      item_size: int | None) -> Codec:
     document = translate(uri, configuration, field=field, type_field=type_field, ndim=ndim,
                          item_size=item_size)
-    codec = c.codec_from_json(document, field=field)
-    try:
-        setattr(codec, URI_ATTR, uri)
-    except AttributeError:
-        pass
-    return codec
+    return c.codec_from_json(document, field=field)
 
 
 # --- writing -------------------------------------------------------------------------------
 
 
-def draft_reference(codec: Codec, *, field: str, registry_names: bool) -> tuple[str, dict[str, Any]]:
+def draft_reference(codec: Codec, *, field: str, registry_names: bool,
+                    remembered: str | None = None) -> tuple[str, dict[str, Any]]:
     """``(URI, configuration)`` of a codec for a draft document.
 
     ``registry_names``: codecs outside the URI table are written under their
     registered name (the editor dialect, read back by zarrforge); otherwise
-    (zarr-python) they are an error.
+    (zarr-python) they are an error. ``remembered``: the URI the codec was read
+    with (:mod:`.spellings`), reused when it names the same codec.
     """
     document = codec.to_json()
     name = document.get("name")
     config = dict(document.get("configuration") or {})
-    remembered = getattr(codec, URI_ATTR, None)
     if name in ("gzip", "zstd", "blosc", "transpose") or (
             isinstance(name, str) and name.startswith("numcodecs.") and name[10:] in NUMCODECS_IDS):
         codec_id = name[10:] if name.startswith("numcodecs.") else name

@@ -5,8 +5,9 @@ into an :class:`ArrayMetadata` the draft can state, or raises
 :class:`~zarrforge.errors.MetadataError` naming the argument:
 
 * ``dtype``: a registered data type, a draft type name (``"float64"``,
-  ``"<f8"``) or anything numpy understands; a big-endian numpy dtype gives a
-  big-endian ``bytes`` codec.
+  ``"<f8"``), an extension object (written as given: :mod:`.spellings`) or
+  anything numpy understands; a big-endian numpy dtype gives a big-endian
+  ``bytes`` codec.
 * ``chunks`` / ``shards``: a regular grid only; shards become the draft's
   sharding storage transformer (``chunks_per_shard``), so the shard shape
   must be a multiple of the chunk shape.
@@ -14,9 +15,9 @@ into an :class:`ArrayMetadata` the draft can state, or raises
   keys are ``c`` + the coordinates joined by one.
 * codecs: ``codecs`` (a whole chain) or ``filters`` + ``serializer`` +
   ``compressors`` (normalised by :mod:`zarrforge.codec_arguments`); a codec
-  may be given by its draft URI. ``"auto"`` compressors are zarr-python 2's
-  default blosc (:func:`default_compressors`: none for 0-d arrays, or when no
-  plugin registers blosc).
+  may be given by its draft URI (and is written under that URI). ``"auto"``
+  compressors are zarr-python 2's default blosc (:func:`default_compressors`:
+  none for 0-d arrays, or when no plugin registers blosc).
   A ``"F"`` memory layout adds a leading ``transpose`` reversing the axes.
 
 What the chosen dialect cannot write is refused later, when the document is
@@ -40,6 +41,7 @@ from . import transformers as st
 from .entry_point import GlobalStorageTransformer
 from .keys import DraftChunkKeyEncoding
 from .reading import FORMAT_NAME, layout_transpose
+from .spellings import Spellings
 
 # zarr-python 2's default compressor: Blosc(cname="lz4", clevel=5, shuffle=SHUFFLE, blocksize=0).
 DEFAULT_COMPRESSOR = {"name": "blosc",
@@ -68,6 +70,7 @@ def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
     ``"F"``, after its own storage transformers the hierarchy's ``global_transformers``."""
     shape = spec.shape
     data_type, byteorder = _user_data_type(spec.dtype)
+    spelled_type = (data_type, spec.dtype, byteorder) if _is_extension_object(spec.dtype) else None
     fill_value = c.fill_value_from_user(data_type, spec.fill_value)
     chunks = _chunk_shape(spec.chunks, shape, field="chunks")
     transformers = list(st.parse_list(spec.storage_transformers, field="storage_transformers"))
@@ -84,10 +87,14 @@ def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
             field="shards"))
     grid = c.chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
                                   shape, field="chunks")
-    codecs = _user_codecs(spec, data_type, byteorder, ndim=len(shape),
-                          memory_layout=memory_layout)
-    codecs = evolve_codecs(codecs, ChunkSpec(chunks, data_type, fill_value,
-                                             c.memory_layout("C")))
+    named: list[tuple[Codec, str]] = []
+    given = _user_codecs(spec, data_type, byteorder, ndim=len(shape),
+                         memory_layout=memory_layout, named=named)
+    codecs = evolve_codecs(given, ChunkSpec(chunks, data_type, fill_value,
+                                            c.memory_layout("C")))
+    # evolve_codecs answers one codec for each, in order: the URI follows its codec.
+    codec_uris = tuple((evolved, uri) for codec, evolved in zip(given, codecs)
+                       for known, uri in named if known is codec)
     metadata = ArrayMetadata(
         shape=shape,
         data_type=data_type,
@@ -101,6 +108,7 @@ def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
         dimension_names=c.dimension_names_from_json(spec.dimension_names, len(shape)),
         storage_transformers=tuple(transformers) + global_transformers,
         extensions=c.extensions_from_json(spec.extensions, "array"),
+        format_data=Spellings(spelled_type, codec_uris).as_format_data(),
     )
     return metadata  # render() refuses what the draft cannot state
 
@@ -140,11 +148,15 @@ def _separator(value: Any) -> str:
                         f"{value!r}", field="chunk_key_encoding", value=value)
 
 
+def _is_extension_object(value: Any) -> bool:
+    return isinstance(value, dict) and "extension" in value
+
+
 def _user_data_type(value: Any) -> tuple[DataType, str | None]:
     if isinstance(value, DataType):
         return value, None
-    if isinstance(value, dict) and "extension" in value:
-        return dts.parse_data_type(value, field="dtype")
+    if _is_extension_object(value):
+        return dts.parse_extension_object(value, field="dtype")
     if isinstance(value, str):
         try:
             return dts.parse_name(value, field="dtype")
@@ -162,33 +174,40 @@ def _user_data_type(value: Any) -> tuple[DataType, str | None]:
     return data_type, order
 
 
-def _user_codec(value: Any, *, field: str, ndim: int) -> Codec:
+def _user_codec(value: Any, *, field: str, ndim: int, named: list[tuple[Codec, str]]) -> Codec:
+    """The codec for an argument; one given by its draft URI is added to ``named`` with it."""
     if isinstance(value, Codec):
         return value
     if isinstance(value, dict) and ("type" in value or "codec" in value):
         uri = value.get("type", value.get("codec"))
-        return codec_map.codec_from_draft(uri, value.get("configuration"), field=field,
-                                          type_field=f"{field}.type", ndim=ndim, item_size=None)
-    if isinstance(value, str) and codec_map.codec_id_of(value) is not None:
-        return codec_map.codec_from_draft(value, None, field=field, type_field=field, ndim=ndim,
-                                          item_size=None)
-    return c.codec_from_user(value, field=field)
+        codec = codec_map.codec_from_draft(uri, value.get("configuration"), field=field,
+                                           type_field=f"{field}.type", ndim=ndim, item_size=None)
+    elif isinstance(value, str) and codec_map.codec_id_of(value) is not None:
+        uri = value
+        codec = codec_map.codec_from_draft(value, None, field=field, type_field=field, ndim=ndim,
+                                           item_size=None)
+    else:
+        return c.codec_from_user(value, field=field)
+    named.append((codec, uri))
+    return codec
 
 
 def _user_codecs(spec: ArrayCreationSpec, data_type: DataType, byteorder: str | None,
-                 *, ndim: int, memory_layout: str) -> list[Codec]:
+                 *, ndim: int, memory_layout: str, named: list[tuple[Codec, str]]
+                 ) -> list[Codec]:
     if spec.codecs is not None:
-        codecs = [_user_codec(v, field=f"codecs[{i}]", ndim=ndim)
+        codecs = [_user_codec(v, field=f"codecs[{i}]", ndim=ndim, named=named)
                   for i, v in enumerate(spec.codecs)]
     else:
-        filters = [_user_codec(v, field=f"filters[{i}]", ndim=ndim)
+        filters = [_user_codec(v, field=f"filters[{i}]", ndim=ndim, named=named)
                    for i, v in enumerate(spec.filters)]
         endian = "big" if byteorder == ">" else "little"
         default = {"name": "bytes", "configuration": {"endian": endian}} \
             if data_type.has_endianness else {"name": "bytes"}
-        serializer = _user_codec(spec.serializer or default, field="serializer", ndim=ndim)
+        serializer = _user_codec(spec.serializer or default, field="serializer", ndim=ndim,
+                                 named=named)
         codecs = [*filters, serializer,
-                  *(_user_codec(v, field=f"compressors[{i}]", ndim=ndim)
+                  *(_user_codec(v, field=f"compressors[{i}]", ndim=ndim, named=named)
                     for i, v in enumerate(spec.compressors))]
     if memory_layout == "F" and not (codecs and codecs[0].to_json().get("name") == "transpose"):
         codecs.insert(0, layout_transpose(list(range(ndim))[::-1]))

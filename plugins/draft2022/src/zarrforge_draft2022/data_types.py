@@ -20,10 +20,10 @@ Reading accepts both generations of names, in either dialect:
 Every name resolves through ``zarrforge.registry.data_types``: the draft's
 spellings are translated to the registered names, never to classes.
 
-The spelling found in a document is remembered on the data type instance (an
-attribute, :data:`SPELLING_ATTR`), so writing a node back reproduces it --
-including an extension object whose type fell back. New data types are
-spelled in the dialect's style (see :func:`spell`).
+The spelling found in a document is kept by the format in the model
+(:mod:`.spellings`) and given back to :func:`spell`, so writing a node back
+reproduces it -- including an extension object whose type fell back. New data
+types are spelled in the dialect's style.
 """
 
 from __future__ import annotations
@@ -40,8 +40,6 @@ from zarrforge.errors import MetadataError, SkippedExtensionWarning, UnknownExte
 from zarrforge import plugin_api as c
 
 from .dialects import EDITOR, ZARR_PYTHON
-
-SPELLING_ATTR = "_draft2022_spelling"
 
 CORE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float16", "float32", "float64", "complex64", "complex128")
@@ -169,37 +167,24 @@ def parse_extension_object(value: dict[str, Any], *, field: str = "data_type"
 
 
 def parse_data_type(value: Any, *, field: str = "data_type") -> tuple[DataType, str | None]:
-    """A document's ``data_type``: the data type and the byte order its spelling gives.
-
-    The spelling is remembered on the returned instance (see :data:`SPELLING_ATTR`).
-    """
+    """A document's ``data_type``: the data type and the byte order its spelling gives."""
     if isinstance(value, dict):
-        data_type, order = parse_extension_object(value, field=field)
-    else:
-        data_type, order = parse_name(value, field=field)
-    remember(data_type, value, order)
-    return data_type, order
-
-
-def remember(data_type: DataType, spelling: Any, order: str | None) -> None:
-    try:
-        setattr(data_type, SPELLING_ATTR, (spelling, order))
-    except AttributeError:  # a data type with __slots__: spelled afresh on writing
-        pass
+        return parse_extension_object(value, field=field)
+    return parse_name(value, field=field)
 
 
 # --- writing --------------------------------------------------------------------------------
 
 
-def spell(data_type: DataType, endian: str | None, dialect: str, *, field: str = "data_type"
-          ) -> tuple[Any, str | None]:
+def spell(data_type: DataType, endian: str | None, dialect: str, *, field: str = "data_type",
+          remembered: tuple[Any, str | None] | None = None) -> tuple[Any, str | None]:
     """The ``data_type`` JSON for ``dialect`` and the byte order it states (None if none).
 
     ``endian`` is the model's (the ``bytes`` codec's) ``"little"``/``"big"``/None.
-    A remembered spelling is reused when it states no byte order or the same one.
+    ``remembered``: the ``(spelling, byte order)`` the data type was read with
+    (:mod:`.spellings`), reused when it states no byte order or the same one.
     """
     order = {"little": "<", "big": ">"}.get(endian or "", None)
-    remembered = getattr(data_type, SPELLING_ATTR, None)
     if remembered is not None:
         spelling, spelled_order = remembered
         usable = spelled_order is None or spelled_order == (order or "<")

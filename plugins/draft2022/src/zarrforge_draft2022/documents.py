@@ -16,7 +16,8 @@ What the draft (or the dialect) cannot state is refused with a
 A leading ``transpose`` that reverses all axes is written as
 ``chunk_memory_layout: "F"`` (one that keeps them, as ``"C"``); the
 entry point's global storage transformers are not repeated in the array's
-document. The inverse of :mod:`.reading`.
+document. Where the model's :mod:`.spellings` say how the data type or a codec
+was spelled, that spelling is written again. The inverse of :mod:`.reading`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from . import transformers as st
 from .dialects import ZARR_PYTHON
 from .entry_point import GlobalStorageTransformer
 from .keys import DraftChunkKeyEncoding
+from .spellings import Spellings, spellings_of
 
 
 def dump(document: dict[str, Any], dialect: str) -> bytes:
@@ -63,9 +65,12 @@ def key_encoding(metadata: ArrayMetadata, dialect: str) -> DraftChunkKeyEncoding
     return DraftChunkKeyEncoding(getattr(encoding, "separator", "/"), dialect)
 
 
-def codec_reference(codec: Codec, *, field: str) -> dict[str, Any]:
-    """A ``codecs`` entry of the editor dialect: ``{"type": URI[, "configuration"]}``."""
-    uri, config = codec_map.draft_reference(codec, field=field, registry_names=True)
+def codec_reference(codec: Codec, *, field: str, spellings: Spellings = Spellings()
+                    ) -> dict[str, Any]:
+    """A ``codecs`` entry of the editor dialect: ``{"type": URI[, "configuration"]}``, under
+    the URI ``spellings`` says the codec was read with when it names the same codec."""
+    uri, config = codec_map.draft_reference(codec, field=field, registry_names=True,
+                                            remembered=spellings.uri_of(codec))
     return {"type": uri, "configuration": config} if config else {"type": uri}
 
 
@@ -116,6 +121,8 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
     doc: dict[str, Any] = {"shape": list(metadata.shape)}
     attributes = dict(metadata.attributes)
     position = {id(k): i for i, k in enumerate(metadata.codecs)}
+    spellings = spellings_of(metadata)
+    spelled_type = spellings.spelling_of(metadata.data_type)
 
     def where(codec: Codec) -> str:
         return f"codecs[{position.get(id(codec), '?')}]"
@@ -131,14 +138,16 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
         spelled_endian = endian
         if filters:
             spelled_endian = "little"  # the array zarr-python filters is in memory order
-        data_type, _ = dts.spell(metadata.data_type, spelled_endian, dialect)
+        data_type, _ = dts.spell(metadata.data_type, spelled_endian, dialect,
+                                 remembered=spelled_type)
         compressor = None
         if bytes_codecs:
             *byte_filters, last = bytes_codecs
             for codec in byte_filters:
                 filters.append(_numcodecs_filter(codec, field=where(codec), before=True))
             uri, config = codec_map.draft_reference(last, field=where(last),
-                                                    registry_names=False)
+                                                    registry_names=False,
+                                                    remembered=spellings.uri_of(last))
             compressor = {"codec": uri, "configuration": config}
         if filters:
             attributes["filters"] = filters
@@ -149,18 +158,23 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
         if encoding.separator != "/":
             doc["dimension_separator"] = encoding.separator
     else:
-        data_type, spelled = dts.spell(metadata.data_type, endian, dialect)
-        listed = [codec_reference(k, field=where(k)) for k in array_codecs]
+        data_type, spelled = dts.spell(metadata.data_type, endian, dialect,
+                                       remembered=spelled_type)
+
+        def reference(codec: Codec) -> dict[str, Any]:
+            return codec_reference(codec, field=where(codec), spellings=spellings)
+
+        listed = [reference(k) for k in array_codecs]
         if serializer_json.get("name") == "bytes":
             # The endian codec is listed only when the type name does not say the byte
             # order already, or when the document being rewritten listed it.
-            explicit = getattr(serializer, codec_map.URI_ATTR, None) is not None
+            explicit = spellings.uri_of(serializer) is not None
             stated = {"<": "little", ">": "big"}.get(spelled or "")
             if endian is not None and (explicit or (endian != (stated or "little"))):
-                listed.append(codec_reference(serializer, field=where(serializer)))
+                listed.append(reference(serializer))
         else:
-            listed.append(codec_reference(serializer, field=where(serializer)))
-        listed.extend(codec_reference(k, field=where(k)) for k in bytes_codecs)
+            listed.append(reference(serializer))
+        listed.extend(reference(k) for k in bytes_codecs)
         doc.update(data_type=data_type, chunk_grid=chunk_grid, chunk_memory_layout=layout,
                    codecs=listed)
     doc["fill_value"] = fills.fill_value_to_json(metadata.data_type, metadata.fill_value,

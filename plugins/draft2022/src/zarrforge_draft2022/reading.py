@@ -55,6 +55,8 @@ other fields             kept when their value says ``"must_understand": false``
                          hierarchy with x > 0, as the draft's stability policy allows)
 =======================  ===========================================================
 
+How the data type and each listed codec were spelled is kept in the model's
+``format_data`` (:mod:`.spellings`), so that writing the node back reproduces it.
 Every error names the field.
 """
 
@@ -77,8 +79,8 @@ from . import transformers as st
 from .dialects import ZARR_PYTHON
 from .entry_point import EntryPoint, check_extension
 from .keys import DraftChunkKeyEncoding
+from .spellings import FORMAT_NAME, Spellings
 
-FORMAT_NAME = "draft-2022"
 ARRAY_FIELDS = {"shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value",
                 "extensions", "attributes", "codecs", "compressor", "storage_transformers",
                 "dimension_names", "dimension_separator"}
@@ -111,6 +113,7 @@ def parse_array(document: dict[str, Any], entry: EntryPoint) -> ArrayMetadata:
     shape = c.shape_from_json(document["shape"])
     ndim = len(shape)
     data_type, byteorder = dts.parse_data_type(document["data_type"])
+    spelled_type = (data_type, document["data_type"], byteorder)
     fill_value, was_null = fills.fill_value_from_json(data_type, document["fill_value"])
     if was_null:
         extra["fill_value"] = None
@@ -124,8 +127,8 @@ def parse_array(document: dict[str, Any], entry: EntryPoint) -> ArrayMetadata:
     if entry.dialect == ZARR_PYTHON and _looks_like_filters(attributes.get("filters")):
         filters = attributes.pop("filters")
     chunk_shape = grid.regular_chunk_shape or tuple(d.size(0) for d in grid.dimensions)
-    codecs = parse_codecs(document, data_type, byteorder, fill_value, chunk_shape,
-                                permutation, filters)
+    codecs, codec_uris = parse_codecs(document, data_type, byteorder, fill_value, chunk_shape,
+                                      permutation, filters)
     return ArrayMetadata(
         shape=shape,
         data_type=data_type,
@@ -141,6 +144,7 @@ def parse_array(document: dict[str, Any], entry: EntryPoint) -> ArrayMetadata:
                               + entry.global_transformers()),
         extra_fields=extra,
         extensions=parse_extensions(document.get("extensions")),
+        format_data=Spellings(spelled_type, codec_uris).as_format_data(),
     )
 
 
@@ -187,9 +191,10 @@ def parse_grid(value: Any, shape: tuple[int, ...], *, field: str = "chunk_grid"
 def parse_codecs(document: dict[str, Any], data_type: DataType,
                   byteorder: str | None, fill_value: Any, chunk_shape: tuple[int, ...],
                   permutation: list[int] | None, filters: list[dict[str, Any]]
-                  ) -> tuple[Codec, ...]:
+                  ) -> tuple[tuple[Codec, ...], tuple[tuple[Codec, str], ...]]:
     """The codec chain: the layout's transpose, zarr-python's filters, ``codecs`` or
-    ``compressor``, and the default ``bytes`` serialiser when none is listed."""
+    ``compressor``, and the default ``bytes`` serialiser when none is listed; with each
+    codec ``codecs``/``compressor`` listed, paired with the URI that named it."""
     ndim = len(chunk_shape)
     if "codecs" in document and "compressor" in document:
         raise MetadataError("give either 'codecs' (the editor's draft) or 'compressor' "
@@ -255,12 +260,12 @@ def parse_codecs(document: dict[str, Any], data_type: DataType,
             raise MetadataError(exc.message, field="codecs", value=exc.value) from exc
     item_size = spec.data_type.item_size
     if item_size:
-        for ref, codec in zip(references, built):
+        for i, (ref, codec) in enumerate(zip(references, built)):
             document = codec.to_json()  # read through the declared configuration
             if document.get("name") == "blosc" and \
                     "typesize" not in (document.get("configuration") or {}):
                 position = next(j for j, k in enumerate(codecs) if k is codec)
-                codecs[position] = build(ref, item_size)
+                codecs[position] = built[i] = build(ref, item_size)
     if not any(k.kind is CodecKind.ARRAY_BYTES for k in codecs):
         position = next((j for j, k in enumerate(codecs) if k.kind is CodecKind.BYTES_BYTES),
                         len(codecs))
@@ -269,7 +274,7 @@ def parse_codecs(document: dict[str, Any], data_type: DataType,
             serializer["configuration"] = {"endian": "big" if current == ">" else "little"}
         codecs.insert(position, c.codec_from_json(serializer, field="data_type"))
     check_order([k for k in codecs if not isinstance(k, SkippedCodec)], field="codecs")
-    return tuple(codecs)
+    return tuple(codecs), tuple((codec, ref[0]) for ref, codec in zip(references, built))
 
 
 def parse_extensions(value: Any, *, field: str = "extensions") -> tuple[ExtensionEntry, ...]:

@@ -7,8 +7,8 @@ array is the serializer); the serializer is ``bytes`` with the byte order the
 last filter leaves; ``compressor`` becomes ``numcodecs.<id>``, except where a
 registered v3 codec writes the same bytes (``gzip``, ``zstd``, ``crc32c``, and
 ``blosc`` with ``typesize`` the item size). numcodecs' ``shuffle: -1`` is
-resolved the way numcodecs resolves it and remembered on the codec so it is
-written back as -1.
+resolved the way numcodecs resolves it, and the configuration as read is
+returned beside the codecs (:mod:`.read_configs`) so it is written back as -1.
 
 Writing (:func:`split_codecs`, :func:`v2_config`) inverts this and refuses,
 naming the field, what v2 cannot hold (a transpose that is not a full reversal,
@@ -27,6 +27,7 @@ from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import ArrayMetadata, ChunkSpec, Codec, CodecKind, DataType, registry
 
 from ._util import _byteorder, _is_int, layout
+from .read_configs import ReadConfigs
 
 # Object codecs (numcodecs ids) -> (zarrforge data type, zarrforge serializer).
 OBJECT_CODECS = {"vlen-utf8": ("string", "vlen-utf8"), "vlen-bytes": ("bytes", "vlen-bytes"),
@@ -46,8 +47,6 @@ NATIVE_BYTES_CODECS = {"gzip": {"level"}, "zstd": {"level", "checksum"}, "crc32c
 BLOSC_SHUFFLE = {0: "noshuffle", 1: "shuffle", 2: "bitshuffle"}
 BLOSC_SHUFFLE_ID = {v: k for k, v in BLOSC_SHUFFLE.items()}
 NUMCODECS_PREFIX = "numcodecs."
-# Set on a codec built from a v2 configuration the codec cannot state itself.
-V2_CONFIG_ATTRIBUTE = "_zarrforge_v2_config"
 
 
 def _codec_field(where: str, exc: MetadataError) -> str:
@@ -77,8 +76,10 @@ def numcodecs_codec(config: dict[str, Any], *, field: str) -> Codec:
         raise exc.relocated(_codec_field(field, exc)) from None
 
 
-def _blosc_codec(config: dict[str, Any], typesize: int, *, field: str) -> Codec:
-    """numcodecs' blosc configuration as zarrforge's ``blosc`` codec.
+def _blosc_codec(config: dict[str, Any], typesize: int, *, field: str
+                 ) -> tuple[Codec, dict[str, Any] | None]:
+    """numcodecs' blosc configuration as zarrforge's ``blosc`` codec, and the
+    configuration to write back when the codec cannot state it (else None).
 
     numcodecs shuffles by the item size of the array it is given; the v3
     codec sees bytes, so the item size becomes its ``typesize``.
@@ -87,7 +88,7 @@ def _blosc_codec(config: dict[str, Any], typesize: int, *, field: str) -> Codec:
     shuffle = config.get("shuffle", 1)
     if ("blosc" not in registry.codecs or set(config) - allowed
             or not _is_int(shuffle) or shuffle not in (-1, 0, 1, 2)):
-        return numcodecs_codec(config, field=field)  # numcodecs validates and explains
+        return numcodecs_codec(config, field=field), None  # numcodecs validates and explains
     typesize = config.get("typesize") or typesize
     auto = shuffle == -1
     if auto:  # AUTOSHUFFLE: numcodecs picks by item size
@@ -99,14 +100,9 @@ def _blosc_codec(config: dict[str, Any], typesize: int, *, field: str) -> Codec:
         codec = c.codec_from_json({"name": "blosc", "configuration": configuration}, field=field)
     except MetadataError as exc:
         raise exc.relocated(_codec_field(field, exc)) from None
-    if auto:
-        # The v3 codec records the shuffle it resolved; remember that the
-        # document said "auto" (-1), so writing the .zarray back keeps it.
-        try:
-            setattr(codec, V2_CONFIG_ATTRIBUTE, dict(config))
-        except AttributeError:
-            pass
-    return codec
+    # The v3 codec records the shuffle it resolved; "auto" (-1) is written back
+    # only if the document's configuration is kept.
+    return codec, (dict(config) if auto else None)
 
 
 def native_bytes_codec(codec: Codec, *, field: str) -> Codec:
@@ -136,17 +132,22 @@ def native_bytes_codec(codec: Codec, *, field: str) -> Codec:
         return codec
 
 
-def compressor_codec(config: dict[str, Any], typesize: int, *, field: str = "compressor") -> Codec:
+def compressor_codec(config: dict[str, Any], typesize: int, *, field: str = "compressor"
+                     ) -> tuple[Codec, dict[str, Any] | None]:
+    """The codec of a v2 ``compressor``, and the configuration to write back when the
+    codec cannot state it (else None)."""
     if config["id"] == "blosc":
         return _blosc_codec(config, typesize, field=field)
-    return native_bytes_codec(numcodecs_codec(config, field=field), field=field)
+    return native_bytes_codec(numcodecs_codec(config, field=field), field=field), None
 
 
-def v2_config(codec: Codec, *, field: str) -> dict[str, Any]:
-    """The numcodecs configuration (``{"id": ...}``) of a zarrforge codec."""
-    remembered = getattr(codec, V2_CONFIG_ATTRIBUTE, None)
-    if isinstance(remembered, dict):
-        return dict(remembered)
+def v2_config(codec: Codec, *, field: str, read_configs: ReadConfigs = ReadConfigs()
+              ) -> dict[str, Any]:
+    """The numcodecs configuration (``{"id": ...}``) of a zarrforge codec: the one it was
+    read from when ``read_configs`` has it."""
+    remembered = read_configs.config_of(codec)
+    if remembered is not None:
+        return remembered
     doc = codec.to_json()
     name = doc.get("name")
     conf = dict(doc.get("configuration") or {})
@@ -200,7 +201,10 @@ def _output_byteorder(config: dict[str, Any], current: str) -> str:
 
 def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: Any, *,
                  order: str, filters: list[dict[str, Any]], object_codec: str | None,
-                 compressor: dict[str, Any] | None, byteorder: str) -> tuple[Codec, ...]:
+                 compressor: dict[str, Any] | None, byteorder: str
+                 ) -> tuple[tuple[Codec, ...], ReadConfigs]:
+    """The model's codec chain for a ``.zarray``'s codecs, and the configurations read
+    that the chain's codecs cannot state."""
     ndim = len(chunk_shape)
     spec = ChunkSpec(chunk_shape, data_type, fill_value, layout())
     array_codecs: list[Codec] = []
@@ -256,14 +260,15 @@ def build_codecs(data_type: DataType, chunk_shape: tuple[int, ...], fill_value: 
             serializer = c.codec_from_json({"name": "bytes"}, field="dtype")
     if compressor is not None:
         typesize = spec.data_type.item_size or 1
-        compressor_ = compressor_codec(compressor, typesize)
+        compressor_, as_read = compressor_codec(compressor, typesize)
+        read_configs = ReadConfigs(((compressor_, as_read),) if as_read is not None else ())
         if compressor_.kind is CodecKind.ARRAY_BYTES:
             # pcodec, zfpy: v2 hands the compressor the filtered array, so in
             # the v3 model it is the serializer, in place of ``bytes``.
             _check_array_compressor(compressor, object_codec, filters, first_bytes_at)
-            return (*array_codecs, compressor_)
-        return (*array_codecs, serializer, *bytes_codecs, compressor_)
-    return (*array_codecs, serializer, *bytes_codecs)
+            return (*array_codecs, compressor_), read_configs
+        return (*array_codecs, serializer, *bytes_codecs, compressor_), read_configs
+    return (*array_codecs, serializer, *bytes_codecs), ReadConfigs()
 
 
 def _check_array_compressor(compressor: dict[str, Any], object_codec: str | None,
@@ -299,8 +304,10 @@ def _input_byteorder(filters: Sequence[dict[str, Any]]) -> str | None:
     return None
 
 
-def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
-    """The v2 pieces of a model's codec chain: order, filters, object codec, endian, compressor."""
+def split_codecs(metadata: ArrayMetadata, read_configs: ReadConfigs = ReadConfigs()
+                 ) -> dict[str, Any]:
+    """The v2 pieces of a model's codec chain: order, filters, object codec, endian,
+    compressor; a codec ``read_configs`` knows is written as it was read."""
     codecs = list(metadata.codecs)
     ndim = len(metadata.shape)
     order = "C"
@@ -325,7 +332,7 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
             raise MetadataError("Zarr v2 has no transpose filter; only a leading full reversal "
                                 "(order 'F') can be stored", field=f"codecs[{i}]",
                                 value=codec.to_json())
-        array_filters.append(v2_config(codec, field=f"filters[{i}]"))
+        array_filters.append(v2_config(codec, field=f"filters[{i}]", read_configs=read_configs))
     serializer = codecs[at]
     ser_doc = serializer.to_json()
     object_id = (SERIALIZER_TO_OBJECT_ID.get(ser_doc.get("name"))
@@ -342,7 +349,8 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
                                 value=codecs[at + 1].to_json())
         return {"order": order, "filters": array_filters, "array_filters": array_filters,
                 "object_id": None, "endian": None,
-                "compressor": v2_config(serializer, field="compressor")}
+                "compressor": v2_config(serializer, field="compressor",
+                                        read_configs=read_configs)}
     if object_id is None:
         if ser_doc.get("name") != "bytes":
             raise MetadataError(f"Zarr v2 arrays have no serializer {ser_doc.get('name')!r}: "
@@ -351,13 +359,16 @@ def split_codecs(metadata: ArrayMetadata) -> dict[str, Any]:
                                 field="serializer", value=ser_doc)
         endian = (ser_doc.get("configuration") or {}).get("endian")
     tail = codecs[at + 1:]
-    byte_filters = [v2_config(codec, field="filters") for codec in tail[:-1]]
-    compressor = v2_config(tail[-1], field="compressor") if tail else None
+    byte_filters = [v2_config(codec, field="filters", read_configs=read_configs)
+                    for codec in tail[:-1]]
+    compressor = (v2_config(tail[-1], field="compressor", read_configs=read_configs)
+                  if tail else None)
     if compressor is not None and compressor["id"] == "zstd" and not compressor.get("checksum"):
         compressor.pop("checksum", None)  # as zarr-python writes it
     object_filter = []
     if object_id is not None:  # a numcodecs object codec keeps its configuration
-        object_filter = [v2_config(serializer, field="filters") if object_id == "json2"
+        object_filter = [v2_config(serializer, field="filters", read_configs=read_configs)
+                         if object_id == "json2"
                          else {"id": object_id}]
     filters = [*array_filters, *object_filter, *byte_filters]
     return {"order": order, "filters": filters, "array_filters": array_filters,

@@ -32,8 +32,9 @@ serializer            ``bytes`` with the byte order the last filter leaves
                       the item size (numcodecs shuffles by the item size of
                       the array it is given; the v3 codec sees bytes).
                       numcodecs' ``shuffle: -1`` (auto) is resolved the way
-                      numcodecs resolves it and remembered on the codec
-                      (``_zarrforge_v2_config``) so it is written back as -1.
+                      numcodecs resolves it; the configuration as read is kept
+                      in ``format_data`` (:mod:`.read_configs`) so it is
+                      written back as -1.
 ``chunks``            the ``regular`` chunk grid.
 separator             the ``v2`` chunk key encoding.
 ``fill_value``        decoded with the v2 encodings; ``null`` keeps the data
@@ -62,6 +63,7 @@ from ._util import _is_int
 from .codecs import _check_codec_config, _codec_list, _input_byteorder, build_codecs, split_codecs
 from .data_types import (data_type_from_v2, dtype_byteorder, dtype_string, fill_value_from_v2,
                          fill_value_to_v2)
+from .read_configs import ReadConfigs
 
 FORMAT_NAME = "2"
 ZARRAY = ".zarray"
@@ -134,8 +136,9 @@ def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMe
         extra = {"fill_value": None, **extra}
     else:
         fill_value = fill_value_from_v2(data_type, raw_fill, byteorder)
-    codecs = build_codecs(data_type, chunks, fill_value, order=order, filters=filters,
-                          object_codec=object_codec, compressor=compressor, byteorder=byteorder)
+    codecs, read_configs = build_codecs(data_type, chunks, fill_value, order=order,
+                                        filters=filters, object_codec=object_codec,
+                                        compressor=compressor, byteorder=byteorder)
     return ArrayMetadata(
         shape=shape,
         data_type=data_type,
@@ -151,11 +154,18 @@ def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMe
         format_name=FORMAT_NAME,
         dimension_names=dimension_names_from_attributes(attributes, len(shape)),
         extra_fields=extra,
+        format_data={FORMAT_NAME: read_configs} if read_configs.entries else {},
     )
 
 
+def read_configs_of(metadata: ArrayMetadata) -> ReadConfigs:
+    """The configurations ``metadata`` was read with (none for a model built elsewhere)."""
+    found = metadata.format_data.get(FORMAT_NAME)
+    return found if isinstance(found, ReadConfigs) else ReadConfigs()
+
+
 def zarray_document(metadata: ArrayMetadata) -> dict[str, Any]:
-    parts = split_codecs(metadata)
+    parts = split_codecs(metadata, read_configs_of(metadata))
     data_type = metadata.data_type
     byteorder = "<"
     if parts["object_id"] is not None:
