@@ -249,7 +249,7 @@ def test_a_killed_writer_leaves_before_after_or_marked_leftovers(tmp_path: Path,
             assert state == "after", where
         path.retry(root)
         assert path.state(root) == "after", where
-        assert not any(p.name == "zarrforge-unfinished.json" for p in root.rglob("*")), where
+        assert not any(p.name == "__zarrforge_unfinished.json" for p in root.rglob("*")), where
     print(f"{path.name}: {len(kills)} kills ({writes} before each write, the rest timed): {dict(seen)}")
     assert sum(seen.values()) >= KILLS
     assert seen["before"] + seen["unfinished"] + seen["after"] >= writes  # each point killed
@@ -279,7 +279,7 @@ def test_a_write_that_succeeds_or_fails_leaves_no_marker(tmp_path: Path) -> None
     from zarrforge.testing.faults import Fail, FaultyStore, on
 
     zarrforge.create_array(str(tmp_path / "ok"), "g/h/a", shape=(4,), chunks=(2,), dtype="i4")
-    assert not list((tmp_path / "ok").rglob("zarrforge-unfinished.json"))
+    assert not list((tmp_path / "ok").rglob("__zarrforge_unfinished.json"))
     inner = LocalStore(tmp_path / "failed")
     faulty = FaultyStore(inner)
     faulty.add(on("set", key="g/h/zarr.json"), Fail())
@@ -291,11 +291,11 @@ def test_a_write_that_succeeds_or_fails_leaves_no_marker(tmp_path: Path) -> None
 def test_a_malformed_marker_reads_as_an_unknown_writer(tmp_path: Path) -> None:
     store = LocalStore(tmp_path / "d")
     zarrforge.create_group(store, "g")
-    store.set("g/zarrforge-unfinished.json", b"{not json")
+    store.set("g/__zarrforge_unfinished.json", b"{not json")
     marker = zarrforge.unfinished_write(store, "g")
     assert marker is not None and (marker.operation, marker.pid) == (None, None)
     with pytest.raises(UnfinishedWriteError, match=r"an unfinished write \(a write\)"):
         zarrforge.create_group(store, "g")
-    store.set("g/zarrforge-unfinished.json", b'{"operation": 5, "pid": true, "host": ["x"]}')
+    store.set("g/__zarrforge_unfinished.json", b'{"operation": 5, "pid": true, "host": ["x"]}')
     marker = zarrforge.unfinished_write(store, "g")
     assert (marker.operation, marker.pid, marker.host) == (None, None, None)

@@ -186,7 +186,12 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
         below = _in_the_way(memo, fmt, nodes[1:])
         if below and not overwrite:
             _refuse(memo, [path for path, _ in below])
-        left_marked = unfinished.unfinished_write(memo, root) is not None
+        # a killed write's marker with no node at the root yet: refused as leftovers, or
+        # (overwrite) written over and taken down with this write's own
+        leftover = unfinished.leftover_refusal(memo, root)
+        if leftover is not None and not overwrite:
+            raise leftover
+        left_marked = leftover is not None
     return PreparedNodes(memo, fmt, root, nodes, target, below, left_marked)
 
 

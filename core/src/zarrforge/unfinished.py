@@ -3,9 +3,11 @@
 A write of several documents (a tree of new nodes, a copy, an xarray dataset) can be
 rolled back when it fails, but not when its process is killed. So such a write puts a
 small marker document at its root before its first write and deletes it after its
-last: the key ``<root>/zarrforge-unfinished.json`` (``zarrforge-unfinished.json`` for
-the store's root). No format reads that key as a node or as metadata, and a group's
-listing of its members does not see it (it is a key, not a prefix).
+last: the key ``<root>/__zarrforge_unfinished.json`` (``__zarrforge_unfinished.json`` for
+the store's root). No format reads that key as a node or as metadata, a group's
+listing of its members does not see it (it is a key, not a prefix), and no node can
+be named so (Zarr reserves names that begin with ``__``, as for transactions' commit
+records), so the marker never stands where a member's directory would.
 
 * :func:`marking` writes and removes the marker around a block. A failure inside the
   block is rolled back by the writer, so the marker goes too (unless the writer keeps
@@ -14,11 +16,16 @@ listing of its members does not see it (it is a key, not a prefix).
   wrote. A write nested in a marked one (the nodes
   of a copy, the arrays of a dataset), on the same store at or below the marked root,
   does not mark again.
-* The marker costs nothing on the way of a successful write but its own put and
-  delete: nothing reads it until a new write finds a node in its way. Then
-  :func:`refusal` reads it, once, so the error says that the node is what an unfinished
-  write left, which operation, which process on which host, when, and how to replace
-  it (:class:`~zarrforge.errors.UnfinishedWriteError`).
+* A new write at a root where a killed write left its marker is refused, with an
+  :class:`~zarrforge.errors.UnfinishedWriteError` that says what the leftovers are:
+  which operation, which process on which host, since when, and that ``overwrite=True``
+  (``mode="w"``) replaces them. That holds whether the killed write got as far as a
+  node there (:func:`refusal`, read when a node is in the way) or not (the root's
+  prefix is not empty although no node is there). ``overwrite`` writes over the
+  leftovers and the marker, and takes the marker down when it ends.
+* A successful write pays for its own marker's put and delete and nothing more: a
+  marker is read only where something is already in the way, or by a caller that
+  asks (``refuse_leftovers``) before it writes anything.
 * :func:`unfinished_write` (``zarrforge.unfinished_write``) reads the marker at a path.
 
 The marker records who wrote it, never what to do: reading it imports nothing and
@@ -41,7 +48,7 @@ from ._version import __version__
 from .abc.store import Store
 from .errors import ContainsNodeError, StoreError, UnfinishedWriteError
 
-MARKER_NAME = "zarrforge-unfinished.json"
+MARKER_NAME = "__zarrforge_unfinished.json"
 
 # (id of the base store, root) of the marked writes in progress in this context
 _MARKED: contextvars.ContextVar[tuple[tuple[int, str], ...]] = contextvars.ContextVar(
@@ -79,6 +86,12 @@ def _covered(store: Store, root: str) -> bool:
                for marked_base, marked_root in _MARKED.get())
 
 
+def ours(store: Store, path: str) -> bool:
+    """Whether a marked write in progress in this context has its marker at ``path``: the
+    marker there is this write's own, not a leftover."""
+    return (id(store.base_store()), path) in _MARKED.get()
+
+
 def _document(operation: str) -> bytes:
     return json.dumps({
         "operation": operation, "pid": os.getpid(), "host": socket.gethostname(),
@@ -105,14 +118,21 @@ class Marking:
 
 
 @contextlib.contextmanager
-def marking(store: Store, root: str, operation: str, *, needed: bool = True) -> Iterator[Marking]:
+def marking(store: Store, root: str, operation: str, *, needed: bool = True,
+            refuse_leftovers: bool = False) -> Iterator[Marking]:
     """Mark ``root`` of ``store`` as being written by ``operation`` for the block (see the
     module docstring). ``needed=False``: the write is a single document, which lands
-    whole, so nothing is marked."""
+    whole, so nothing is marked. ``refuse_leftovers``: first refuse, with an
+    :class:`UnfinishedWriteError`, a marker a killed write left at ``root`` (for a
+    caller that has not looked; one read), rather than write over it."""
     root = paths.normalize_path(root)
     if not needed or _covered(store, root):
         yield Marking(store, root, operation, active=False)
         return
+    if refuse_leftovers:
+        left = leftover_refusal(store, root)
+        if left is not None:
+            raise left
     mark = Marking(store, root, operation, active=True)
     mark.renew()
     token = _MARKED.set(_MARKED.get() + ((id(store.base_store()), root),))
@@ -151,12 +171,20 @@ def unfinished_write(store: Store, path: str = "") -> UnfinishedWrite | None:
 def refusal(store: Store, path: str, error: ContainsNodeError) -> ContainsNodeError:
     """``error`` (a node in the way at ``path``), or, when an unfinished write left that
     node, an :class:`UnfinishedWriteError` saying so and how to replace it."""
+    return leftover_refusal(store, path) or error
+
+
+def leftover_refusal(store: Store, path: str) -> UnfinishedWriteError | None:
+    """The error refusing to write at ``path`` over what an unfinished write left there,
+    or ``None`` when no leftover marker is there (this context's own marker is none)."""
+    if ours(store, path):
+        return None
     try:
         found = unfinished_write(store, path)
     except StoreError:
-        return error
+        return None
     if found is None:
-        return error
+        return None
     return UnfinishedWriteError(
         f"{'/' + path!r} holds what {found.describe()} left (its marker "
         f"{marker_key(path)!r} is still there): the nodes there may be incomplete. Pass "

@@ -18,7 +18,10 @@ that fails any other way is an ``AssertionError`` carrying its traceback. The
 operation must leave its effects in the store (a local directory, say), since the
 child's memory goes with it. Forking copies the parent's state: registries and
 plugins already loaded cost the child nothing; zarrforge's thread pools start
-afresh in the child.
+afresh in the child. Other libraries' pools may not (dask's threaded scheduler waits
+for ever on threads the child does not have): run such work synchronously in the
+operation. A child that runs :data:`HANG_SECONDS` without being killed on purpose is
+killed and reported as hung.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from ..abc.store import Store
 WRITE_METHODS = ("set", "set_parts", "set_many", "set_if", "delete", "delete_many",
                  "delete_if", "erase_prefix")
 _FAILED = 3
+#: a child not killed on purpose that runs this long is taken as hung
+HANG_SECONDS = 120.0
 
 
 def _counting_writes(store_class: type[Store], methods: Sequence[str],
@@ -74,9 +79,7 @@ def _child(operation: Callable[[], object], pipe: int, before: Callable[[], None
 
 def _wait(pid: int, kill_after: float | None) -> int:
     """The child's exit status; with ``kill_after``, killed then if still running."""
-    if kill_after is None:
-        return os.waitpid(pid, 0)[1]
-    deadline = time.monotonic() + kill_after
+    deadline = time.monotonic() + (HANG_SECONDS if kill_after is None else kill_after)
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
@@ -89,7 +92,12 @@ def _wait(pid: int, kill_after: float | None) -> int:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    return os.waitpid(pid, 0)[1]
+    status = os.waitpid(pid, 0)[1]
+    if kill_after is None:
+        raise AssertionError(f"the writer process did not finish in {HANG_SECONDS} s and was "
+                             "killed: it hung (a lock another thread held when it forked, or a "
+                             "thread pool of the parent's it waited on?)")
+    return status
 
 
 def _run(operation: Callable[[], object], before: Callable[[], None],

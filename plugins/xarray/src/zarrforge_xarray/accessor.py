@@ -15,12 +15,13 @@ store is as it was and the same call can be repeated.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import xarray as xr
 
 import zarrforge
-from zarrforge.hierarchy_api import resolve_store
+from zarrforge.hierarchy_api import marking_unfinished, resolve_store
 
 from .undo import keys_below, remove_written
 from .writer import _auto_region, to_zarr
@@ -108,22 +109,25 @@ class DataTreeAccessor:
         if region is not None:
             region = _tree_region(self._tree, store, base, region)
         before = _keys_before_a_new_tree(store, base, mode)
+        marked = (marking_unfinished(store, base, "DataTree.to_zarr", refuse_leftovers=mode != "w")
+                  if before is not None else contextlib.nullcontext())
         delayed = []
-        try:
-            for number, node in enumerate(self._tree.subtree):
-                path = _node_path(self._tree, node, base)
-                node_mode = mode if number == 0 else ("a" if mode in ("w", "w-") else mode)
-                dataset = node.to_dataset(inherit=write_inherited_coords or number == 0)
-                if region is not None:
-                    options["region"] = {dim: region.get(dim, "auto") for dim in dataset.dims}
-                written = to_zarr(dataset, store, group=path or None, mode=node_mode,
-                                  consolidated=False, compute=compute,
-                                  encoding=encoding.get(node.path), **options)
-                delayed.append(written)
-        except BaseException:
-            if before is not None:  # the tree's root was created by this call: undo it all
-                remove_written(store, base, before)
-            raise
+        with marked:
+            try:
+                for number, node in enumerate(self._tree.subtree):
+                    path = _node_path(self._tree, node, base)
+                    node_mode = mode if number == 0 else ("a" if mode in ("w", "w-") else mode)
+                    dataset = node.to_dataset(inherit=write_inherited_coords or number == 0)
+                    if region is not None:
+                        options["region"] = {dim: region.get(dim, "auto") for dim in dataset.dims}
+                    written = to_zarr(dataset, store, group=path or None, mode=node_mode,
+                                      consolidated=False, compute=compute,
+                                      encoding=encoding.get(node.path), **options)
+                    delayed.append(written)
+            except BaseException:
+                if before is not None:  # the tree's root was created by this call: undo it all
+                    remove_written(store, base, before)
+                raise
         finish = None
         if consolidated is not False:
             def finish() -> None:

@@ -49,9 +49,10 @@ failure it is gone).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Hashable, Mapping
+from typing import Any, Hashable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -65,7 +66,7 @@ from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode
                                   extract_zarr_variable_encoding)
 
 import zarrforge
-from zarrforge.hierarchy_api import check_shareable, resolve_store
+from zarrforge.hierarchy_api import check_shareable, marking_unfinished, resolve_store
 
 from .checks import check_against_store
 from .store import DIMENSION_KEY, ZarrforgeDataStore
@@ -290,31 +291,27 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         return None
 
 
-def _group_for(store: Any, group: str | None, *, mode: str, zarr_format: int,
-               storage_options: dict[str, Any] | None
+def _group_for(store: Any, group: str | None, *, mode: str, zarr_format: int
                ) -> tuple[zarrforge.Group, set[str] | None]:
     """The group to write into, and, when this call creates it, the keys that were below
     its path before (``None``: the group existed). Only a creation lists the prefix: an
     append into a large existing store costs no listing."""
     path = (group or "").strip("/")
     if mode == "w":  # the old group is replaced: nothing of it is kept or remembered
-        return zarrforge.open_group(store, path, mode="w", zarr_format=zarr_format,
-                                    storage_options=storage_options), set()
+        return zarrforge.open_group(store, path, mode="w", zarr_format=zarr_format), set()
     if mode in ("a", "a-", "r+"):
         try:  # an existing group keeps its own format
-            return zarrforge.open_group(store, path, mode="r+", use_consolidated=False,
-                                        storage_options=storage_options), None
+            return zarrforge.open_group(store, path, mode="r+", use_consolidated=False), None
         except zarrforge.errors.NodeNotFoundError:
             if mode == "r+":
                 raise
-    before = _keys_at(store, path, storage_options)
-    return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format,
-                                storage_options=storage_options), before
+    before = _keys_at(store, path)
+    return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format), before
 
 
-def _keys_at(store: Any, path: str, storage_options: dict[str, Any] | None) -> set[str]:
+def _keys_at(store: Any, path: str) -> set[str]:
     try:
-        return keys_below(resolve_store(store, storage_options=storage_options), path)
+        return keys_below(store, path)
     except zarrforge.errors.ZarrforgeError:
         return set()
 
@@ -417,18 +414,42 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
         if name not in dataset.variables:
             raise ValueError(f"encoding names {name!r}, which is not a variable of the dataset "
                              f"({sorted(map(str, dataset.variables))})")
-    target, before = _group_for(store, group, mode=mode, zarr_format=zarr_format,
-                                storage_options=storage_options)
+    store = resolve_store(store, storage_options=storage_options)  # once: the marker's store
+    with _marked_if_created(store, group, mode):
+        target, before = _group_for(store, group, mode=mode, zarr_format=zarr_format)
+        try:
+            return _write(dataset, target, mode=mode, append_dim=append_dim, region=region,
+                          encoding=encoding, consolidated=consolidated, compute=compute,
+                          safe_chunks=safe_chunks, align_chunks=align_chunks,
+                          write_empty_chunks=write_empty_chunks,
+                          store_kwargs=dict(chunkmanager_store_kwargs or {}))
+        except BaseException:
+            if before is not None:  # this call created the group
+                remove_written(target.store, target.path, before)
+            raise
+
+
+@contextlib.contextmanager
+def _marked_if_created(store: Any, group: str | None, mode: str) -> Iterator[None]:
+    """For a write that creates (or, mode "w", replaces) its group: the group's path
+    marked as an unfinished write until the call ends, so a process killed midway leaves
+    leftovers that a later write there refuses as such (``mode="w"`` replaces them); a
+    marker already there is refused first unless the mode replaces. Writes into an
+    existing group are not marked: their shapes commit last (see the module docstring)."""
+    path = (group or "").strip("/")
+    if mode in ("a", "a-", "r+") and _group_exists(store, path):
+        yield
+        return
+    with marking_unfinished(store, path, "to_zarr", refuse_leftovers=mode != "w"):
+        yield
+
+
+def _group_exists(store: Any, path: str) -> bool:
     try:
-        return _write(dataset, target, mode=mode, append_dim=append_dim, region=region,
-                      encoding=encoding, consolidated=consolidated, compute=compute,
-                      safe_chunks=safe_chunks, align_chunks=align_chunks,
-                      write_empty_chunks=write_empty_chunks,
-                      store_kwargs=dict(chunkmanager_store_kwargs or {}))
-    except BaseException:
-        if before is not None:  # this call created the group
-            remove_written(target.store, target.path, before)
-        raise
+        zarrforge.open_group(store, path, mode="r", use_consolidated=False)
+    except zarrforge.errors.NodeNotFoundError:
+        return False
+    return True
 
 
 def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
