@@ -169,3 +169,93 @@ def test_a_datatree_write_that_fails_at_a_later_node_leaves_nothing():
     assert snapshot(store) == {"notes.txt": b"kept"}
     tree.zarrforge.to_zarr(store)
     assert zf.open_group(store, "obs/deep")["tas"].shape == (2, 3)
+
+
+def _fail_at_every_write(fresh, write):
+    """``(k, inner store, error or None)`` for every k, the k-th store write of ``write``
+    failing on a fresh store (``fresh()``); ``None`` where that run made fewer writes."""
+    from zarrforge.testing.faults import Fail, FaultyStore, on
+
+    counting = FaultyStore(fresh())
+    write(counting)
+    writes = sum(c.method in ("set", "delete") for c in counting.calls)
+    assert writes >= 4
+    for k in range(1, writes + 1):
+        inner = fresh()
+        faulty = FaultyStore(inner)
+        faulty.add(on(("set", "delete"), nth=k), Fail(), times=1)
+        try:
+            write(faulty)
+        except zf.errors.ZarrforgeError as exc:
+            yield k, inner, exc
+        else:
+            yield k, inner, None
+
+
+def test_a_new_dataset_or_datatree_that_fails_at_any_store_write_leaves_the_store_as_it_was():
+    """For every k: the k-th store write of a first write fails (a Dataset with dask
+    chunks, and a DataTree of three nodes); the store holds exactly what it held before
+    (here one unrelated key), and the same call then writes the whole dataset."""
+    ds = two_variables(0, 6).chunk({"time": 2})
+    tree = xr.DataTree.from_dict({"/": climate(0, 2), "/obs": climate(0, 2),
+                                  "/obs/deep": climate(0, 2)})
+
+    def fresh():
+        store = MemoryStore()
+        store.set("notes.txt", b"kept")
+        return store
+
+    writes = {
+        "Dataset": lambda store: zx.to_zarr(ds, store, encoding={"tas": {"chunks": (2, 3)}}),
+        "DataTree": lambda store: tree.zarrforge.to_zarr(store),
+    }
+    for name, write in writes.items():
+        failures = 0
+        for k, inner, error in _fail_at_every_write(fresh, write):
+            if error is None:
+                continue
+            failures += 1
+            assert snapshot(inner) == {"notes.txt": b"kept"}, f"{name}, k={k}"
+            write(inner)
+            if name == "Dataset":
+                xr.testing.assert_identical(xr.open_dataset(inner, engine="zarrforge").load(),
+                                            ds.compute())
+            else:
+                assert xr.open_datatree(inner, engine="zarrforge").load().identical(tree)
+        assert failures >= 4, name
+
+
+def test_a_region_write_that_fails_at_any_store_write_leaves_each_chunk_old_or_new():
+    """For every k: the k-th store write of a region write fails. Every chunk of each
+    variable holds its old values or its new ones, whole (a store without transactions
+    can promise no more for a region), and the region written again gives the result."""
+    old = two_variables(0, 6)
+
+    def fresh():
+        store = MemoryStore()
+        zx.to_zarr(old, store, encoding={v: {"chunks": (2, 3)} for v in ("tas", "pr")})
+        return store
+
+    new = (old.isel(time=slice(2, 6)) * 0 + 7).drop_vars(["time", "lat"])
+
+    def write(store):
+        zx.to_zarr(new, store, region={"time": slice(2, 6)})
+
+    mixed = 0
+    for k, inner, error in _fail_at_every_write(fresh, write):
+        group = zf.open_group(inner, mode="r")
+        kinds = set()
+        for name in ("tas", "pr"):
+            values, before = group[name][...], old[name].values
+            for t in range(0, 6, 2):
+                chunk, was = values[t:t + 2], before[t:t + 2]
+                if np.array_equal(chunk, was):
+                    kinds.add("old")
+                elif t >= 2 and (chunk == 7).all():
+                    kinds.add("new")
+                else:
+                    raise AssertionError(f"k={k}: {name} chunk at time {t} is torn: {chunk}")
+        mixed += kinds == {"old", "new"}
+        write(inner)
+        assert all((zf.open_group(inner)[name][2:] == 7).all() for name in ("tas", "pr"))
+    assert mixed, "no failure fell between two chunks"

@@ -111,6 +111,10 @@ class DataTreeAccessor:
         before = _keys_before_a_new_tree(store, base, mode)
         marked = (marking_unfinished(store, base, "DataTree.to_zarr", refuse_leftovers=mode != "w")
                   if before is not None else contextlib.nullcontext())
+        finish = None
+        if consolidated is not False:
+            def finish() -> None:
+                zarrforge.consolidate_metadata(store, base)
         delayed = []
         with marked:
             try:
@@ -124,18 +128,14 @@ class DataTreeAccessor:
                                       consolidated=False, compute=compute,
                                       encoding=encoding.get(node.path), **options)
                     delayed.append(written)
+                if compute and finish is not None:
+                    finish()  # part of the write: a failure here takes the tree out too
             except BaseException:
                 if before is not None:  # the tree's root was created by this call: undo it all
                     remove_written(store, base, before)
                 raise
-        finish = None
-        if consolidated is not False:
-            def finish() -> None:
-                zarrforge.consolidate_metadata(store, base)
         if not compute:
             import dask
 
             return dask.delayed(_after_all)(delayed, finish)
-        if finish is not None:
-            finish()
         return zarrforge.open_group(store, base, mode="r+")
