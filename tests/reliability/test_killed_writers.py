@@ -299,3 +299,26 @@ def test_a_malformed_marker_reads_as_an_unknown_writer(tmp_path: Path) -> None:
     store.set("g/__zarrforge_unfinished.json", b'{"operation": 5, "pid": true, "host": ["x"]}')
     marker = zarrforge.unfinished_write(store, "g")
     assert (marker.operation, marker.pid, marker.host) == (None, None, None)
+
+
+def test_a_store_that_keeps_only_zarr_keys_is_never_marked() -> None:
+    """An Icechunk session refuses keys that are not Zarr's: a store that says so
+    (``capabilities.bookkeeping_keys`` false) gets no marker, and its writes succeed."""
+    import dataclasses
+
+    from zarrforge.errors import StoreError
+    from zarrforge.testing.kit_store import KitMemoryStore
+
+    class ZarrKeysOnly(KitMemoryStore):
+        capabilities = dataclasses.replace(KitMemoryStore.capabilities, bookkeeping_keys=False)
+
+        def _set(self, key, value):
+            if key.rsplit("/", 1)[-1].startswith("__"):
+                raise StoreError(f"invalid zarr key format {key!r}")
+            super()._set(key, value)
+
+    store = ZarrKeysOnly()
+    zarrforge.create_array(store, "g/h/a", shape=(4,), chunks=(2,), dtype="i4")
+    zarrforge.copy(store, store, source_path="g", dest_path="copy")
+    assert zarrforge.unfinished_write(store, "copy") is None
+    assert not any("__zarrforge" in key for key in store.list())

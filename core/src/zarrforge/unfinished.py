@@ -13,9 +13,8 @@ records), so the marker never stands where a member's directory would.
   block is rolled back by the writer, so the marker goes too (unless the writer keeps
   what it wrote on purpose, as a copy that stopped in its data does: it calls
   :meth:`Marking.keep`); a process killed inside it leaves the marker beside what it
-  wrote. A write nested in a marked one (the nodes
-  of a copy, the arrays of a dataset), on the same store at or below the marked root,
-  does not mark again.
+  wrote. A write nested in a marked one (the nodes of a copy, the arrays of a
+  dataset), on the same store at or below the marked root, does not mark again.
 * A new write at a root where a killed write left its marker is refused, with an
   :class:`~zarrforge.errors.UnfinishedWriteError` that says what the leftovers are:
   which operation, which process on which host, since when, and that ``overwrite=True``
@@ -27,6 +26,9 @@ records), so the marker never stands where a member's directory would.
   marker is read only where something is already in the way, or by a caller that
   asks (``refuse_leftovers``) before it writes anything.
 * :func:`unfinished_write` (``zarrforge.unfinished_write``) reads the marker at a path.
+* A store that takes only Zarr's own keys (``capabilities.bookkeeping_keys`` false: an
+  Icechunk session, which settles unfinished writes itself, by not committing them)
+  is never marked.
 
 The marker records who wrote it, never what to do: reading it imports nothing and
 runs nothing, and a malformed one reads as "unfinished, by an unknown writer".
@@ -126,7 +128,7 @@ def marking(store: Store, root: str, operation: str, *, needed: bool = True,
     :class:`UnfinishedWriteError`, a marker a killed write left at ``root`` (for a
     caller that has not looked; one read), rather than write over it."""
     root = paths.normalize_path(root)
-    if not needed or _covered(store, root):
+    if not needed or not store.capabilities.bookkeeping_keys or _covered(store, root):
         yield Marking(store, root, operation, active=False)
         return
     if refuse_leftovers:
@@ -148,8 +150,11 @@ def marking(store: Store, root: str, operation: str, *, needed: bool = True,
 
 
 def unfinished_write(store: Store, path: str = "") -> UnfinishedWrite | None:
-    """The marker an unfinished write left at ``path`` of ``store``, or ``None``."""
+    """The marker an unfinished write left at ``path`` of ``store``, or ``None`` (always, on
+    a store without ``capabilities.bookkeeping_keys``: nothing marks writes there)."""
     path = paths.normalize_path(path)
+    if not store.capabilities.bookkeeping_keys:
+        return None
     raw = store.get(marker_key(path))
     if raw is None:
         return None

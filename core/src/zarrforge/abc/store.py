@@ -33,6 +33,10 @@ each batch in one ``set_many`` call from one thread. ``low_latency`` (default
 ``False``) says a request costs microseconds (memory, a local disk): the engine
 then hands its workers a few megabytes of chunks at a time, so they finish
 together, instead of the large batches that hide a remote store's latency.
+``bookkeeping_keys`` (default ``True``) says the store keeps keys of zarrforge's
+own beside Zarr's documents and chunks (``__zarrforge_unfinished.json``, the
+marker of a write in progress: :mod:`zarrforge.unfinished`); a store that takes
+only Zarr's keys (an Icechunk session) says ``False`` and its writes go unmarked.
 
 Conditional writes (``capabilities.conditional_writes``): a store that has
 them gives every value a *generation*, an opaque token that changes whenever
@@ -138,6 +142,7 @@ class StoreCapabilities:
     low_latency: bool = False
     conditional_writes: bool = False
     versioned_ranges: bool = False
+    bookkeeping_keys: bool = True
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,7 +18,11 @@ What maps to what:
   the chunk engine's read-modify-writes on this store are plain reads and writes:
   concurrent writers to one chunk through it can lose an update. Icechunk settles
   conflicts itself, when a session commits;
-* deleting a key that is not there is not an error, as zarrforge's contract says.
+* deleting a key that is not there is not an error, as zarrforge's contract says;
+* ``bookkeeping_keys`` is false: a zarr-python store may refuse keys that are not
+  Zarr's (an Icechunk session does), so writes through the adapter leave no
+  unfinished-write marker (:mod:`zarrforge.unfinished`); an Icechunk session needs none,
+  as what a killed writer wrote is never committed.
 
 The adapter pickles when the wrapped store does (an Icechunk session's store does
 not travel to other processes by pickling alone; Icechunk's own fork/merge API is
@@ -60,7 +64,7 @@ class ZarrPythonStore(Store):
         self.capabilities = StoreCapabilities(
             writable=writable, listable=bool(inner.supports_listing), partial_reads=True,
             atomic_writes=False, independent_keys=True, low_latency=False,
-            conditional_writes=False)
+            conditional_writes=False, bookkeeping_keys=False)
 
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
