@@ -46,7 +46,8 @@ def test_the_per_chunk_limit_is_on_by_default_at_2_gib():
 def test_a_partial_write_into_a_huge_declared_chunk_is_refused_before_allocating():
     import tracemalloc
 
-    a = zf.create_array(None, shape=(2**40,), chunks=(2**40,), dtype="uint8")
+    with zf.config.set(max_chunk_bytes=None):  # written elsewhere, without the limit
+        a = zf.create_array(None, shape=(2**40,), chunks=(2**40,), dtype="uint8")
     tracemalloc.start()
     try:
         with pytest.raises(ResourceLimitError, match=r"chunk 'c/0'.*max_chunk_bytes"):
@@ -61,8 +62,9 @@ def test_a_partial_write_into_a_huge_declared_chunk_is_refused_before_allocating
 def test_a_declared_16_gib_zstd_chunk_is_refused_on_read_and_partial_write():
     import numcodecs
 
-    a = zf.create_array(None, shape=(2**34,), chunks=(2**34,), dtype="uint8",
-                        compressors=[{"name": "zstd", "configuration": {"level": 1}}])
+    with zf.config.set(max_chunk_bytes=None):  # written elsewhere, without the limit
+        a = zf.create_array(None, shape=(2**34,), chunks=(2**34,), dtype="uint8",
+                            compressors=[{"name": "zstd", "configuration": {"level": 1}}])
     stored = numcodecs.Zstd(level=1).encode(b"\x00" * 100)  # a frame that names no size
     a.store.set("c/0", stored)
     with pytest.raises(ResourceLimitError, match=r"chunk 'c/0' of shape \(17179869184,\)"):
@@ -73,8 +75,9 @@ def test_a_declared_16_gib_zstd_chunk_is_refused_on_read_and_partial_write():
 
 
 def test_a_sharded_array_with_a_huge_declared_inner_chunk_is_refused():
-    a = zf.create_array(None, shape=(2**33,), chunks=(2**32,), shards=(2**33,), dtype="uint8",
-                        compressors=None)
+    with zf.config.set(max_chunk_bytes=None):  # written elsewhere, without the limit
+        a = zf.create_array(None, shape=(2**33,), chunks=(2**32,), shards=(2**33,),
+                            dtype="uint8", compressors=None)
     with pytest.raises(ResourceLimitError, match="max_chunk_bytes"):
         a[7] = 1
 

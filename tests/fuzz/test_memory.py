@@ -149,7 +149,7 @@ def test_request_limit_and_size_do_not_overflow() -> None:
     from zarrforge_std.stores.memory import MemoryStore
 
     array = zarrforge.create_array(MemoryStore(), "a", shape=(2**32, 2**32),
-                                   chunks=(2**16, 2**16), dtype="int8")
+                                   chunks=(2**15, 2**15), dtype="int8")
     assert array.size == 2**64
     with config.set(max_request_bytes=2**20):
         with pytest.raises(ResourceLimitError):

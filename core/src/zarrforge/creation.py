@@ -16,13 +16,14 @@ from __future__ import annotations
 import operator
 from typing import Any, Sequence
 
-from . import hierarchy
+from . import chunking, hierarchy
 from .abc.format import ArrayCreationSpec, Format
 from .node import node_class, node_from_metadata, validate_extensions
 from .codec_arguments import normalised
 from .metadata.json_io import check_new_attributes
 from .node_writing import NewNode, write_nodes
-from .resolution import shape_from_json
+from .errors import ZarrforgeError
+from .resolution import data_type_from_user, shape_from_json
 from .storage import StoreLike, resolve_location
 
 DEFAULT_FORMAT = hierarchy.DEFAULT_FORMAT
@@ -36,6 +37,15 @@ def _shape_argument(shape: Any) -> tuple[int, ...]:
     except TypeError:
         pass  # shape_from_json names the offending value
     return shape_from_json(items)
+
+
+def _item_size(dtype: Any) -> int | None:
+    """Bytes an element of ``dtype`` takes, for picking and checking chunk shapes (``None``:
+    a variable size, or a type the format alone knows: it reports any error itself)."""
+    try:
+        return data_type_from_user(dtype).item_size
+    except ZarrforgeError:
+        return None
 
 
 def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int] | int,
@@ -54,7 +64,9 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     ``serializer`` and ``compressors``. Codec arguments accept
     ``{"name": ..., "configuration": ...}`` objects, short-hand names, codec
     instances, and numcodecs and zarr-python codec objects
-    (:mod:`zarrforge.codec_arguments`). ``chunks=None`` uses the whole array as one chunk.
+    (:mod:`zarrforge.codec_arguments`). ``chunks``: ``None`` or ``"auto"`` picks a chunk
+    shape of at most ``config.auto_chunk_bytes``; an int, or one entry per dimension, with
+    ``-1``/``None`` for the whole dimension (:mod:`zarrforge.chunking`).
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
     ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
     ``_checked_group`` is for :class:`~zarrforge.Group` (see
@@ -68,8 +80,11 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
                                 storage_options=storage_options)
     fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
+    item_size = _item_size(dtype)
+    chunks = chunking.chunk_shape(chunks, shape_t, item_size, shards)
+    chunking.check_chunk_size(chunks, item_size, dtype)
     spec = ArrayCreationSpec(
-        shape=shape_t, dtype=dtype, chunks=chunks if chunks is not None else shape_t,
+        shape=shape_t, dtype=dtype, chunks=chunks,
         shards=shards, filters=filters, serializer=serializer, compressors=compressors,
         codecs=codecs, fill_value=fill_value, attributes=attributes,
         dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,

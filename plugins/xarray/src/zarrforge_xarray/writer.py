@@ -50,7 +50,6 @@ failure it is gone).
 from __future__ import annotations
 
 import contextlib
-import math
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Hashable, Iterator, Mapping
 
@@ -73,18 +72,6 @@ from .store import DIMENSION_KEY, ZarrforgeDataStore
 from .undo import keys_below, remove_written
 
 MODES = ("w-", "w", "a", "a-", "r+")
-AUTO_CHUNK_BYTES = 4 * 1024 * 1024
-
-
-def _auto_chunks(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    """Chunks of at most :data:`AUTO_CHUNK_BYTES`, halving the largest side first."""
-    chunks = [max(1, n) for n in shape]
-    while math.prod(chunks) * max(1, itemsize) > AUTO_CHUNK_BYTES and max(chunks) > 1:
-        i = chunks.index(max(chunks))
-        chunks[i] = (chunks[i] + 1) // 2
-    return tuple(chunks)
-
-
 class ZarrforgeWritableStore(AbstractWritableDataStore):
     """One zarrforge group as a writable xarray data store (see the module docstring)."""
 
@@ -260,9 +247,9 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             options["dimension_names"] = [str(d) for d in variable.dims]
         else:
             attrs[DIMENSION_KEY] = [str(d) for d in variable.dims]
-        chunks = encoding.get("chunks")
-        if chunks == "auto" or chunks is None:
-            chunks = _auto_chunks(variable.shape, variable.dtype.itemsize)
+        chunks = encoding.get("chunks")  # None or "auto": the core's one rule picks them
+        if chunks is not None and not isinstance(chunks, str):
+            chunks = tuple(chunks)
         # codec objects of numcodecs and zarr-python are zarrforge.codec_arguments' to read
         for key in ("compressors", "filters"):
             if key in encoding:
@@ -281,7 +268,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         if dtype.kind == "O" or dtype.kind == "T":
             dtype = "string"
         return self.group.create_array(
-            name, shape=variable.shape, dtype=dtype, chunks=tuple(chunks),
+            name, shape=variable.shape, dtype=dtype, chunks=chunks,
             fill_value=fill_value, attributes=attrs, overwrite=self.mode == "w", **options)
 
     def sync(self) -> None:
