@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = Path(__file__).with_name("_doc_examples.py")
 DOCUMENTS = ["docs/plugin-guide.md", "docs/quickstart.md", "docs/extensions.md", "docs/xarray.md",
-             "docs/reliability.md", "README.md"]
+             "docs/reliability.md", "docs/coming-from-zarr-python.md", "README.md"]
 
 
 def _listing(text: str, heading: str, language: str) -> str:

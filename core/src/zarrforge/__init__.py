@@ -24,6 +24,9 @@ from .groups import Group
 from .hooks import hookimpl
 from .registry import register, registered, refresh
 from .transaction import Transaction, clear_commit_record, transaction, unfinished_commits
+from .zarr_api import (array, create, empty, empty_like, from_array, full, full_like, group,
+                       load, ones, ones_like, open_consolidated, save, save_array, save_group,
+                       tree, zeros, zeros_like)
 
 refresh_plugins = refresh
 
@@ -33,6 +36,10 @@ __all__ = [
     "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
     "registry", "remove_consolidated_metadata", "to_dask", "transaction", "unfinished_commits",
     "unfinished_write",
+    # zarr-python's convenience functions (zarrforge.zarr_api)
+    "array", "create", "empty", "empty_like", "from_array", "full", "full_like", "group",
+    "load", "ones", "ones_like", "open_consolidated", "save", "save_array", "save_group",
+    "tree", "zeros", "zeros_like",
 ]
 
 from ._version import __version__  # noqa: E402  (the single source)

@@ -119,6 +119,29 @@ class Array(Node, node_type="array"):
     def codecs(self) -> tuple[Any, ...]:
         return self._metadata.codecs
 
+    def _chunk_codecs(self) -> CodecChain:
+        """The codecs a chunk as :attr:`chunks` has it goes through: a shard's inner ones."""
+        chain = self._chain()
+        if isinstance(chain.array_bytes, SubdividedCodec):
+            return CodecChain(chain.array_bytes.inner_codecs)
+        return chain
+
+    @property
+    def filters(self) -> tuple[Any, ...]:
+        """The ``array -> array`` codecs of a chunk (of an inner chunk, when sharded), as
+        zarr-python's ``Array.filters``."""
+        return self._chunk_codecs().array_array
+
+    @property
+    def serializer(self) -> Any:
+        """The ``array -> bytes`` codec of a chunk (of an inner chunk, when sharded)."""
+        return self._chunk_codecs().array_bytes
+
+    @property
+    def compressors(self) -> tuple[Any, ...]:
+        """The ``bytes -> bytes`` codecs of a chunk (of an inner chunk, when sharded)."""
+        return self._chunk_codecs().bytes_bytes
+
     @property
     def _storage_chunk_shape(self) -> tuple[int, ...]:
         shape = self._metadata.chunk_grid.regular_chunk_shape

@@ -16,13 +16,15 @@ from __future__ import annotations
 import operator
 from typing import Any, Sequence
 
+import numpy as np
+
 from . import chunking, hierarchy
 from .abc.format import ArrayCreationSpec, Format
 from .node import node_class, node_from_metadata, validate_extensions
 from .codec_arguments import normalised
 from .metadata.json_io import check_new_attributes
-from .node_writing import NewNode, write_nodes
 from .errors import ZarrforgeError
+from .node_writing import NewNode, write_nodes
 from .resolution import data_type_from_user, shape_from_json
 from .storage import StoreLike, resolve_location
 
@@ -48,8 +50,8 @@ def _item_size(dtype: Any) -> int | None:
         return None
 
 
-def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int] | int,
-                 dtype: Any, chunks: Any = None, shards: Any = None, filters: Any = None,
+def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int] | int | None = None,
+                 dtype: Any = None, chunks: Any = None, shards: Any = None, filters: Any = None,
                  serializer: Any = None, compressors: Any = "auto", codecs: Any = None,
                  fill_value: Any = None, attributes: dict[str, Any] | None = None,
                  dimension_names: Sequence[str | None] | None = None,
@@ -57,8 +59,13 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
                  extensions: Any = None,
                  zarr_format: Any = None, overwrite: bool = False,
                  fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
+                 name: str | None = None, data: Any = None, write_data: bool = True,
                  _checked_group: str | None = None, **array_options: Any) -> Any:
     """Create an array and return it open for reading and writing.
+
+    zarr-python's forms are accepted too: ``name=`` for ``path`` (not both), and
+    ``data=`` (an array-like: its shape and dtype unless given, and its values written
+    unless ``write_data=False``).
 
     ``codecs`` is the complete v3 codec list and excludes ``filters``,
     ``serializer`` and ``compressors``. Codec arguments accept
@@ -74,6 +81,20 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     ``None`` takes the one a URL pipeline's format segment chose, else
     ``config.default_format`` (``"3"``).
     """
+    if name is not None:
+        if path:
+            raise TypeError(f"create_array(): name={name!r} and path={path!r} both name the "
+                            "array; give one")
+        path = name
+    check_array_options("create_array", array_options)
+    values = None
+    if data is not None:
+        values = np.asarray(data)
+        shape = values.shape if shape is None else shape
+        dtype = values.dtype if dtype is None else dtype
+    if shape is None or dtype is None:
+        missing = " and ".join(n for n, v in (("shape", shape), ("dtype", dtype)) if v is None)
+        raise TypeError(f"create_array() needs {missing} (or data= to take them from)")
     shape_t = _shape_argument(shape)
     check_new_attributes(attributes or {})
     location = resolve_location(store, path, zarr_format=zarr_format,
@@ -97,7 +118,30 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     array = node_class("array")._validated(resolved, path, metadata, fmt, **array_options)
     write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
                 checked_group=_checked_group, operation="create_array")
-    return array._announced()
+    array = array._announced()
+    if values is not None and write_data:
+        array[...] = values
+    return array
+
+
+ARRAY_OPTIONS = {"order": "the name of a memory layout ('C', 'F' or a plugin's)", "write_empty_chunks": "True or False",
+                 "threads": "a positive int", "transformers": "a sequence of store wrappers",
+                 "read_only": "True or False"}
+
+
+def check_array_options(function: str, options: dict[str, Any]) -> None:
+    """Refuse, before anything is written, a runtime option ``function`` does not take or a
+    value it cannot use (``threads='two'`` used to fail at the first write)."""
+    for key, value in options.items():
+        if key not in ARRAY_OPTIONS:
+            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}; the "
+                            f"array options are {sorted(ARRAY_OPTIONS)}")
+        bad = ((key == "threads" and (not isinstance(value, int) or isinstance(value, bool)
+                                      or value < 1))
+               or (key in ("write_empty_chunks", "read_only") and not isinstance(value, bool))
+               or (key == "order" and not isinstance(value, str)))
+        if bad:
+            raise TypeError(f"{function}(): {key}={value!r}; give {ARRAY_OPTIONS[key]}")
 
 
 def create_group(store: StoreLike = None, path: str = "", *,

@@ -195,18 +195,21 @@ class Group(Node, node_type="group"):
 
     # --- display ---------------------------------------------------------------------
 
-    def tree(self) -> str:
-        """The hierarchy below this group as indented text."""
+    def tree(self, level: int | None = None) -> str:
+        """The hierarchy below this group as indented text, ``level`` deep at most (``None``:
+        all of it)."""
         lines = [self.name]
 
-        def walk(group: Group, indent: str) -> None:
+        def walk(group: Group, indent: str, depth: int = 1) -> None:
+            if level is not None and depth > level:
+                return
             members = group.members()
             for i, (name, node) in enumerate(members):
                 last = i == len(members) - 1
                 branch = "└── " if last else "├── "
                 if isinstance(node, Group):
                     lines.append(f"{indent}{branch}{name}")
-                    walk(node, indent + ("    " if last else "│   "))
+                    walk(node, indent + ("    " if last else "│   "), depth + 1)
                 else:
                     lines.append(f"{indent}{branch}{name} {node.shape} {node.dtype}")
 

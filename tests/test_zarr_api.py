@@ -1,0 +1,101 @@
+"""zarr-python's functions and keyword forms on zarrforge (zarrforge.zarr_api, and
+create_array's name=/data=): what differs from a plain translation, and what is refused.
+tests/interop/test_zarr_python_snippets.py compares them with zarr-python itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+
+
+def test_create_array_takes_name_and_data_as_zarr_python_does():
+    store = zf.create_group(None).store
+    array = zf.create_array(store, name="x", data=np.arange(6).reshape(2, 3))
+    assert array.path == "x" and array.dtype == np.int64 and array.shape == (2, 3)
+    np.testing.assert_array_equal(zf.open_array(store, "x")[...], np.arange(6).reshape(2, 3))
+    empty = zf.create_array(store, name="y", data=np.ones(4), write_data=False)
+    np.testing.assert_array_equal(empty[...], np.zeros(4))
+    with pytest.raises(TypeError, match=r"create_array\(\): name='z' and path='w' both name"):
+        zf.create_array(store, "w", name="z", shape=(2,), dtype="i4")
+    with pytest.raises(TypeError, match=r"create_array\(\) needs shape and dtype"):
+        zf.create_array(store, "v")
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"threads": "two"}, r"create_array\(\): threads='two'; give a positive int"),
+    ({"threads": 0}, r"threads=0; give a positive int"),
+    ({"write_empty_chunks": "yes"}, r"write_empty_chunks='yes'; give True or False"),
+    ({"bogus": 1}, r"create_array\(\) got an unexpected keyword argument 'bogus'; the array "
+                   r"options are \['order', 'read_only', 'threads', 'transformers', "
+                   r"'write_empty_chunks'\]"),
+])
+def test_runtime_options_are_checked_at_creation_before_anything_is_written(options, message):
+    """``threads='two'`` used to be accepted and fail at the first write, inside the engine."""
+    store = zf.create_group(None).store
+    with pytest.raises(TypeError, match=message):
+        zf.create_array(store, "a", shape=(4,), dtype="i4", **options)
+    assert [key for key in store.list() if key.startswith("a/")] == []
+
+
+def test_zarr_python_2_keywords_that_would_change_behaviour_are_refused_saying_why():
+    with pytest.raises(TypeError, match=r"zarrforge.create\(\): synchronizer= is not supported: "
+                                        r"writers need no synchronizer"):
+        zf.zeros((3,), synchronizer=object())
+    with pytest.raises(TypeError, match=r"chunk_store= is not supported"):
+        zf.create((3,), chunk_store={})
+    zf.create((3,), synchronizer=None, cache_attrs=True, cache_metadata=False)  # no effect
+    with pytest.raises(TypeError, match=r"zarrforge.create\(\) got unexpected keyword "
+                                        r"argument\(s\) \['colour'\]"):
+        zf.ones((3,), colour="red")
+    with pytest.raises(ValueError, match=r"zarr_version=2 and zarr_format=3 disagree"):
+        zf.create((3,), zarr_version=2, zarr_format=3)
+
+
+def test_compressor_dimension_separator_and_config_take_zarr_python_meanings():
+    v2 = zf.zeros((4, 4), chunks=(2, 2), dtype="i2", zarr_format=2, compressor=None,
+                  dimension_separator="/")
+    assert v2.compressors == () and v2.metadata_model.format_name == "2"
+    v2[...] = 1
+    assert sorted(v2.store.list()) == [".zarray", ".zattrs", "0/0", "0/1", "1/0", "1/1"]
+    fortran = zf.ones((3, 2), config={"order": "F"})
+    assert fortran.order == "F"
+    with pytest.raises(TypeError, match="config takes 'order' and 'write_empty_chunks'"):
+        zf.ones((3,), config={"speed": "max"})
+
+
+def test_load_of_a_group_reads_each_array_when_looked_up():
+    store = zf.create_group(None).store
+    zf.save(store, np.arange(3), b=np.ones(2))
+    loaded = zf.load(store)
+    assert sorted(loaded) == ["arr_0", "b"] and len(loaded) == 2
+    np.testing.assert_array_equal(loaded["b"], np.ones(2))
+    with pytest.raises(KeyError):
+        loaded["missing"]
+
+
+def test_from_array_of_an_array_keeps_its_chunks_shards_and_codecs():
+    source = zf.create_array(None, shape=(8, 8), chunks=(2, 2), shards=(4, 4), dtype="u2",
+                             compressors=[{"name": "gzip", "configuration": {"level": 1}}])
+    source[...] = np.arange(64, dtype="u2").reshape(8, 8)
+    copied = zf.from_array(None, data=source, name="copy")
+    assert (copied.chunks, copied.shards) == ((2, 2), (4, 4))
+    assert [c.to_json() for c in copied.compressors] == [c.to_json() for c in source.compressors]
+    np.testing.assert_array_equal(copied[...], source[...])
+    rechunked = zf.from_array(None, data=source, chunks=(4, 4), shards=None)
+    assert rechunked.chunks == (4, 4) and rechunked.shards is None
+    np.testing.assert_array_equal(rechunked[...], source[...])
+    with pytest.raises(TypeError, match="chunks='keep' needs a zarrforge Array"):
+        zf.from_array(None, data=np.ones(3), chunks="keep")
+
+
+def test_group_tree_and_open_consolidated():
+    store = zf.create_group(None).store
+    group = zf.group(store)
+    group.create_group("a").create_array("deep", shape=(2,), dtype="i1")
+    assert zf.tree(group, level=1).splitlines() == ["/", "└── a"]
+    with pytest.raises(zf.errors.ZarrforgeError):
+        zf.open_consolidated(store)  # no view yet
+    zf.consolidate_metadata(store)
+    assert [name for name, _ in zf.open_consolidated(store).members()] == ["a"]
