@@ -99,3 +99,37 @@ def test_group_tree_and_open_consolidated():
         zf.open_consolidated(store)  # no view yet
     zf.consolidate_metadata(store)
     assert [name for name, _ in zf.open_consolidated(store).members()] == ["a"]
+
+
+def test_selection_methods_refuse_zarr_python_buffers_and_read_fields():
+    record = np.dtype([("a", "<i4"), ("b", "<f8")])
+    array = zf.create_array(None, shape=(3,), dtype=record, chunks=(3,))
+    array[...] = np.array([(1, 1.5), (2, 2.5), (3, 3.5)], dtype=record)
+    np.testing.assert_array_equal(array.get_basic_selection(slice(0, 2), fields="a"), [1, 2])
+    with pytest.raises(TypeError, match=r"get_basic_selection\(\): out= is not supported"):
+        array.get_basic_selection(..., out=np.empty(3, dtype=record))
+    with pytest.raises(TypeError, match=r"set_basic_selection\(\): fields= is supported when "
+                                        r"reading only"):
+        array.set_basic_selection(..., 0, fields="a")
+
+
+def test_nbytes_and_nbytes_stored():
+    array = zf.zeros((100, 10), chunks=(10, 10), dtype="f4")
+    assert array.nbytes == 4000
+    stored = array.nbytes_stored()  # the metadata document only: no chunk was written
+    array[:10] = 1.5
+    assert array.nbytes_stored() > stored
+    text = zf.create_array(None, shape=(2,), dtype="string")
+    with pytest.raises(TypeError, match="no fixed size per element"):
+        text.nbytes
+
+
+def test_require_array_refuses_another_shape_or_dtype_naming_both():
+    group = zf.group(None)
+    first = group.require_array("a", shape=(3,), dtype="i4")
+    assert group.require_array("a", shape=(3,), dtype="i4").path == first.path
+    with pytest.raises(TypeError, match=r"'/a' has shape \(3,\), not \(4,\)"):
+        group.require_array("a", shape=(4,), dtype="i4")
+    with pytest.raises(TypeError, match="holds int32, not float64"):
+        group.require_array("a", shape=3, dtype="f8")
+    assert group.nmembers() == 1 and group.update_attributes({"k": 1}).attrs["k"] == 1

@@ -139,6 +139,51 @@ SNIPPETS = {
         z = zarr.array(np.arange(20).reshape(4, 5), chunks=(2, 2), store=STORE)
         result = z[1:3, ::2], z[[0, 3], 1]
     """,
+    "nbytes": """
+        z = zarr.zeros((100, 10), chunks=(10, 10), dtype="f4", store=STORE)
+        result = z.nbytes, z.size, z.ndim
+    """,
+    "orthogonal and coordinate selections": """
+        z = zarr.array(np.arange(30).reshape(5, 6), chunks=(2, 3), store=STORE)
+        result = (z.get_orthogonal_selection(([0, 4], [1, 5])),
+                  z.get_coordinate_selection(([0, 4], [1, 5])),
+                  z.oindex[[1, 2], :2], z.vindex[[1, 2], [0, 3]])
+    """,
+    "mask and block selections": """
+        z = zarr.array(np.arange(12).reshape(3, 4), chunks=(2, 2), store=STORE)
+        mask = z[...] % 2 == 0
+        result = z.get_mask_selection(mask), z.get_block_selection((1, 0)), z.blocks[0, 1]
+    """,
+    "set selections": """
+        z = zarr.zeros((4, 4), chunks=(2, 2), dtype="i4", store=STORE)
+        z.set_basic_selection((slice(0, 1), slice(None)), 1)
+        z.set_orthogonal_selection(([2, 3], [0]), 2)
+        z.set_coordinate_selection(([3], [3]), 3)
+        z.set_block_selection((0, 1), 4)
+        result = z[:]
+    """,
+    "require_array and nmembers": """
+        g = zarr.group(STORE)
+        g.require_array("a", shape=(3,), dtype="i4")
+        again = g.require_array("a", shape=(3,), dtype="i4")
+        g.create_group("sub")
+        result = again.shape, g.nmembers(), sorted(g.array_keys())
+    """,
+    "update_attributes": """
+        z = zarr.zeros((3,), chunks=(3,), store=STORE)
+        z.update_attributes({"units": "m", "scale": 2})
+        g = zarr.open_group(STORE + "-group", mode="a")
+        g.update_attributes({"title": "t"})
+        result = dict(zarr.open_array(STORE).attrs), dict(g.attrs)
+    """,
+    "a 0-d array": """
+        z = zarr.full((), 4.5, store=STORE)
+        result = z[()], z.shape
+    """,
+    "fill value and dtype of empty_like": """
+        z = zarr.empty_like(np.zeros((2, 3), dtype="i2"), chunks=(2, 3), store=STORE)
+        result = z.shape, z.dtype, z.fill_value
+    """,
 }
 
 # Snippets whose stored documents differ on purpose (docs/coming-from-zarr-python.md).
@@ -203,4 +248,4 @@ def test_a_zarr_python_snippet_runs_the_same_with_zarrforge(name, tmp_path):
 
 
 def test_there_are_enough_snippets():
-    assert len(SNIPPETS) >= 25
+    assert len(SNIPPETS) >= 33

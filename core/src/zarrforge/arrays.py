@@ -328,6 +328,66 @@ class Array(Node, node_type="array"):
     def blocks(self) -> "_Selector":
         return _Selector(self, "block")
 
+    # --- zarr-python's names for the selections above ---------------------------------
+
+    def get_basic_selection(self, selection: Any = Ellipsis, *, out: Any = None,
+                            fields: Any = None, prototype: Any = None) -> Any:
+        return _fields(self[selection], fields, out, prototype, "get_basic_selection")
+
+    def set_basic_selection(self, selection: Any, value: Any, *, fields: Any = None,
+                            prototype: Any = None) -> None:
+        _fields(None, fields, None, prototype, "set_basic_selection")
+        self[selection] = value
+
+    def get_orthogonal_selection(self, selection: Any, *, out: Any = None, fields: Any = None,
+                                 prototype: Any = None) -> Any:
+        return _fields(self.oindex[selection], fields, out, prototype, "get_orthogonal_selection")
+
+    def set_orthogonal_selection(self, selection: Any, value: Any, *, fields: Any = None,
+                                 prototype: Any = None) -> None:
+        _fields(None, fields, None, prototype, "set_orthogonal_selection")
+        self.oindex[selection] = value
+
+    def get_coordinate_selection(self, selection: Any, *, out: Any = None, fields: Any = None,
+                                 prototype: Any = None) -> Any:
+        return _fields(self.vindex[selection], fields, out, prototype, "get_coordinate_selection")
+
+    def set_coordinate_selection(self, selection: Any, value: Any, *, fields: Any = None,
+                                 prototype: Any = None) -> None:
+        _fields(None, fields, None, prototype, "set_coordinate_selection")
+        self.vindex[selection] = value
+
+    get_mask_selection = get_coordinate_selection  # vindex takes a boolean mask too
+    set_mask_selection = set_coordinate_selection
+
+    def get_block_selection(self, selection: Any, *, out: Any = None, fields: Any = None,
+                            prototype: Any = None) -> Any:
+        return _fields(self.blocks[selection], fields, out, prototype, "get_block_selection")
+
+    def set_block_selection(self, selection: Any, value: Any, *, fields: Any = None,
+                            prototype: Any = None) -> None:
+        _fields(None, fields, None, prototype, "set_block_selection")
+        self.blocks[selection] = value
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the whole array takes decoded (shape x item size), as zarr-python's."""
+        item_size = self.data_type.item_size
+        if item_size is None:
+            raise TypeError(f"{self.name!r} holds {self.data_type.to_json()!r}, of no fixed "
+                            "size per element: it has no decoded size without reading it")
+        return self.size * item_size
+
+    def nbytes_stored(self) -> int:
+        """The bytes stored under the array's path: its chunks and its metadata documents
+        (one listing, and a size query per key where the listing does not give sizes)."""
+        prefix = f"{self._path}/" if self._path else ""
+        keys = list(self._store.list_prefix(prefix))
+        document = self._format.document_key(self._path, "array")
+        if document is not None and document not in keys:  # the 2022 draft keeps it apart
+            keys.append(document)
+        return sum(self._store.getsize(key) or 0 for key in keys)
+
     def get_chunk(self, coords: Sequence[int]) -> np.ndarray:
         """The whole stored chunk at grid ``coords`` (fill value if never written)."""
         coords = tuple(int(c) for c in coords)
@@ -630,3 +690,18 @@ class ArrayInfo:
         return "\n".join(f"{k:<{width}} : {v}" for k, v in rows)
 
     __repr__ = __str__
+
+
+def _fields(values: Any, fields: Any, out: Any, prototype: Any, method: str) -> Any:
+    """zarr-python's ``fields=`` (a structured array's fields, read only); ``out=`` and
+    ``prototype=`` (buffers of zarr-python's own) are refused when given."""
+    for name, value in (("out", out), ("prototype", prototype)):
+        if value is not None:
+            raise TypeError(f"Array.{method}(): {name}= is not supported: selections are read "
+                            "into new numpy arrays")
+    if fields is None:
+        return values
+    if values is None:
+        raise TypeError(f"Array.{method}(): fields= is supported when reading only; write "
+                        "the whole structured value")
+    return values[fields if isinstance(fields, str) else list(fields)]

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+import numpy as np
+
 from . import creation, paths
 from .abc.format import Format
 from .abc.store import Store
 from .consolidated import ConsolidatedView
-from .errors import NodeNotFoundError
+from .errors import NodeNotFoundError, NodeTypeError
 from .hierarchy import refresh_consolidated
 from .node import Node, node_from_metadata, open_node
 
@@ -175,6 +177,25 @@ class Group(Node, node_type="group"):
                 if parent is not None:
                     view.put(in_view, parent)
         view.put(paths.join(here, "/".join(parts)), model)
+
+    def require_array(self, name: str, *, shape: Any, dtype: Any = None, **kwargs: Any) -> Any:
+        """The array ``name``, created with these arguments if it is not there; an array
+        there of another shape or dtype is a ``TypeError`` naming both (as zarr-python)."""
+        if name not in self:
+            return self.create_array(name, shape=shape, dtype=dtype, **kwargs)
+        node = self[name]
+        if isinstance(node, Group):
+            raise NodeTypeError(f"{node.name!r} is a group, not an array")
+        wanted = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+        if node.shape != wanted:
+            raise TypeError(f"the array {node.name!r} has shape {node.shape}, not {wanted}")
+        if dtype is not None and np.dtype(dtype) != node.dtype:
+            raise TypeError(f"the array {node.name!r} holds {node.dtype}, not {np.dtype(dtype)}")
+        return node
+
+    def nmembers(self, max_depth: int | None = 0) -> int:
+        """How many members :meth:`members` lists at this depth (``None``: the subtree)."""
+        return len(self.members(max_depth=max_depth))
 
     def require_group(self, name: str) -> "Group":
         if name in self:

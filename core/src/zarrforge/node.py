@@ -276,6 +276,12 @@ class Node:
         self.update_metadata(lambda model: dataclasses.replace(
             model, extensions=tuple(e for e in model.extensions if e.name != name)))
 
+    def update_attributes(self, new_attributes: dict[str, Any]) -> Any:
+        """Set the keys of ``new_attributes`` (one read-modify-write) and return the node,
+        as zarr-python's ``update_attributes``."""
+        self.attrs.update(new_attributes)
+        return self
+
     def _change_attributes(self, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         fmt = self._format
         self.update_metadata(lambda model: fmt.with_attributes(model, change(model.attributes)))
