@@ -121,7 +121,7 @@ def test_named_memory_urls_share_one_store():
     a = zf.create_array("memory://shared-test", "x", shape=(2,), dtype="int8", compressors=None)
     a[:] = [5, 6]
     assert zf.open_array("memory://shared-test", "x")[:].tolist() == [5, 6]
-    assert zf.open_array("memory://shared-test", "x").read_only
+    assert zf.open_array("memory://shared-test", "x", mode="r").read_only
     assert resolve_store("memory://") is not resolve_store("memory://")
 
 

@@ -319,7 +319,7 @@ def test_a_third_party_adapter_is_used_for_its_scheme(counting):
     array = zf.create_array("memory:pipe-tp|counting:|zarr3:x", shape=(3,), dtype="i2")
     array[:] = 7
     assert isinstance(array.store, Counting)
-    reopened = zf.open_array("memory:pipe-tp|COUNTING|zarr3:x")
+    reopened = zf.open_array("memory:pipe-tp|COUNTING|zarr3:x", mode="r")
     np.testing.assert_array_equal(reopened[:], [7, 7, 7])
     assert reopened.store.reads > 0
     assert counting.seen[-1] == ("memory:pipe-tp", "COUNTING", True, {})

@@ -86,7 +86,7 @@ def test_metadata_of_a_foreign_format_is_not_taken_for_v3():
     store = MemoryStore()
     store.set("zarr.json", json.dumps({"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0"}).encode())
     with pytest.raises(zf.errors.NodeNotFoundError):
-        zf.open(store)
+        zf.open(store, mode="r")
 
 
 def test_stored_chunks_ignore_foreign_keys():

@@ -133,3 +133,45 @@ def test_require_array_refuses_another_shape_or_dtype_naming_both():
     with pytest.raises(TypeError, match="holds int32, not float64"):
         group.require_array("a", shape=3, dtype="f8")
     assert group.nmembers() == 1 and group.update_attributes({"k": 1}).attrs["k"] == 1
+
+
+def test_open_and_open_array_take_zarr_python_modes_and_create():
+    store = zf.create_group(None).store
+    with pytest.raises(zf.errors.NodeNotFoundError, match=r"no array or group at path '/a'.*"
+                                                          r"give shape= and dtype= to create"):
+        zf.open_array(store, "a")
+    created = zf.open_array(store, "a", shape=(4,), dtype="i2", chunks=(2,))  # mode "a"
+    created[...] = 3
+    again = zf.open_array(store, "a", shape=(4,), dtype="i2")  # there: opened, writable
+    assert not again.read_only and again[0] == 3
+    with pytest.raises(ValueError, match=r"has shape \(4,\), not the shape=\(5,\) given"):
+        zf.open_array(store, "a", shape=(5,), dtype="i2")
+    with pytest.raises(zf.errors.ContainsNodeError, match="mode 'w-' creates only"):
+        zf.open_array(store, "a", mode="w-", shape=(4,), dtype="i2")
+    replaced = zf.open_array(store, "a", mode="w", shape=(2,), dtype="f4")
+    assert replaced.shape == (2,) and replaced[0] == 0
+    with pytest.raises(TypeError, match=r"open_array\(mode='w'\) creates the array"):
+        zf.open_array(store, "a", mode="w")
+    assert zf.open_array(store, "a", mode="r").read_only
+
+
+def test_open_creates_a_group_where_nothing_is_and_an_array_given_a_shape():
+    store = zf.create_group(None).store
+    assert isinstance(zf.open(store, "g"), zf.Group)  # mode "a": created
+    assert isinstance(zf.open(store, "x", shape=(3,), dtype="u1"), zf.Array)
+    with pytest.raises(zf.errors.NodeNotFoundError):
+        zf.open(store, "nothing", mode="r")
+    with pytest.raises(TypeError, match=r"open\(\) got unexpected keyword argument\(s\) "
+                                        r"\['dtype'\]; creation arguments need shape="):
+        zf.open(store, "y", dtype="u1")
+    assert isinstance(zf.open(store, "x", mode="w"), zf.Group)  # "w" replaces, with a group
+
+
+def test_a_store_that_can_only_be_read_opens_read_only_without_a_mode():
+    from zarrforge.testing.kit_store import KitMemoryStore
+
+    kit = KitMemoryStore()
+    zf.create_array(kit, "a", shape=(2,), dtype="i1")
+    view = kit.read_only_view()
+    array = zf.open_array(view, "a")
+    assert array.read_only and zf.open(view, "a").read_only

@@ -184,6 +184,17 @@ SNIPPETS = {
         z = zarr.empty_like(np.zeros((2, 3), dtype="i2"), chunks=(2, 3), store=STORE)
         result = z.shape, z.dtype, z.fill_value
     """,
+    "open creates a group": """
+        g = zarr.open(STORE, mode="a")
+        g.create_array("x", shape=(2,), dtype="i1")
+        result = sorted(name for name, _ in zarr.open_group(STORE).members())
+    """,
+    "open_array creates with a shape": """
+        z = zarr.open_array(STORE, mode="a", shape=(6,), chunks=(3,), dtype="i4")
+        z[:] = 2
+        z2 = zarr.open_array(STORE, mode="w", shape=(3,), chunks=(3,), dtype="i4")
+        result = z2[:], zarr.open(STORE).shape
+    """,
 }
 
 # Snippets whose stored documents differ on purpose (docs/coming-from-zarr-python.md).
@@ -248,4 +259,4 @@ def test_a_zarr_python_snippet_runs_the_same_with_zarrforge(name, tmp_path):
 
 
 def test_there_are_enough_snippets():
-    assert len(SNIPPETS) >= 33
+    assert len(SNIPPETS) >= 35

@@ -1,8 +1,10 @@
 """Creating and opening arrays and groups: the functions of ``import zarrforge``.
 
 Modes follow zarr-python: ``"r"`` read-only; ``"r+"`` read/write, the node
-must exist; ``"a"`` read/write, create if missing (groups); ``"w"`` create,
-replacing any existing node; ``"w-"`` create, failing if a node exists.
+must exist; ``"a"`` read/write, create if missing (a group, or an array given
+``shape=``); ``"w"`` create, replacing any existing node; ``"w-"`` create, failing
+if a node exists. ``open`` and ``open_array`` default, as zarr-python's, to ``"r"``
+on a read-only store and ``"a"`` elsewhere; ``open_group`` to ``"a"``.
 
 Creation (:mod:`zarrforge.creation`) validates everything and builds the
 complete metadata *before* writing anything, so a bad argument never leaves
@@ -27,15 +29,18 @@ import collections
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 from . import config, paths, unfinished
 from .arrays import Array
 from .consolidated import without_view
-from .creation import DEFAULT_FORMAT, create_array, create_group
-from .errors import DocumentTooLargeError, NodeNotFoundError, NodeTypeError
+from .creation import ARRAY_OPTIONS, DEFAULT_FORMAT, check_array_options, create_array, create_group
+from .errors import (ContainsNodeError, DocumentTooLargeError, NodeNotFoundError, NodeTypeError,
+                     ReadOnlyError, URLPipelineError)
 from .groups import Group
 from .hierarchy import detect_format, get_format, locate_node
 from .node import check_mode, node_from_metadata, open_node
-from .storage import StoreLike, resolve_location
+from .storage import Location, StoreLike, resolve_location
 from .unfinished import UnfinishedWrite
 
 __all__ = [
@@ -45,12 +50,85 @@ __all__ = [
 ]
 
 
-def open_array(store: StoreLike = None, path: str = "", *, mode: str = "r",
-               storage_options: dict[str, Any] | None = None, **array_options: Any) -> Array:
-    node = open_node(store, path, mode=mode, storage_options=storage_options, **array_options)
+def _located(store: StoreLike, path: str, zarr_format: Any, mode: str | None,
+             storage_options: dict[str, Any] | None) -> tuple[Location, str]:
+    """Where the node is, and the mode: zarr-python's default (``mode=None``) is ``"r"`` on
+    a store that is read-only, else ``"a"``. A store that can only be opened read-only (an
+    archive on a remote filesystem, an HTTP URL) is one."""
+    if mode is not None:
+        check_mode(mode)
+        return resolve_location(store, path, zarr_format=zarr_format, read_only=(mode == "r"),
+                                storage_options=storage_options), mode
+    try:
+        location = resolve_location(store, path, zarr_format=zarr_format,
+                                    storage_options=storage_options)
+    except (ReadOnlyError, URLPipelineError):
+        # what a read-only opening says is the clearer error: a missing archive, say
+        location = resolve_location(store, path, zarr_format=zarr_format, read_only=True,
+                                    storage_options=storage_options)
+    return location, "r" if location.store.read_only else "a"
+
+
+def _split_options(function: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``options`` as (runtime options of the handle, creation arguments), the runtime ones
+    checked."""
+    runtime = {k: v for k, v in options.items() if k in ARRAY_OPTIONS}
+    check_array_options(function, runtime)
+    return runtime, {k: v for k, v in options.items() if k not in ARRAY_OPTIONS}
+
+
+def open_array(store: StoreLike = None, path: str = "", *, mode: str | None = None,
+               zarr_format: Any = None, storage_options: dict[str, Any] | None = None,
+               **options: Any) -> Array:
+    """Open the array at ``path``; with zarr-python's modes and defaults.
+
+    ``mode``: ``None`` (default) is ``"r"`` on a read-only store and ``"a"`` elsewhere;
+    ``"a"`` and ``"w-"`` create the array when it is missing and ``shape=`` is given
+    (``"w-"`` refuses an existing one), ``"w"`` creates it in place of what is there.
+    Creation arguments (``shape``, ``dtype``, ``chunks``...) are :func:`create_array`'s;
+    for an existing array, a ``shape`` or ``dtype`` it does not have is an error naming
+    both. Runtime options (``order``, ``threads``...) apply either way."""
+    location, mode = _located(store, path, zarr_format, mode, storage_options)
+    runtime, creation = _split_options("open_array", options)
+    fmt_name = location.zarr_format
+    if mode == "w":
+        if "shape" not in creation:
+            raise TypeError("open_array(mode='w') creates the array in place of what is there: "
+                            "give shape= (and dtype=)")
+        return create_array(location.store, location.path, zarr_format=fmt_name, overwrite=True,
+                            **creation, **runtime)
+    try:
+        node = open_node(location.store, location.path, mode=mode, zarr_format=fmt_name,
+                         **runtime)
+    except NodeNotFoundError:
+        if mode in ("a", "w-") and "shape" in creation:
+            return create_array(location.store, location.path, zarr_format=fmt_name,
+                                **creation, **runtime)
+        if mode in ("a", "w-"):
+            raise NodeNotFoundError(f"no array or group at path {'/' + location.path!r} in "
+                                    f"{location.store!r}; give shape= and dtype= to create an "
+                                    f"array there (mode {mode!r} creates)") from None
+        raise
     if not isinstance(node, Array):
         raise NodeTypeError(f"the node at {node.name!r} is a group, not an array")
+    if mode == "w-":
+        raise ContainsNodeError(f"an array already exists at {node.name!r}; mode 'w-' creates "
+                                "only (mode 'a' opens it, 'w' replaces it)")
+    _check_matches(node, creation)
     return node
+
+
+def _check_matches(array: Array, creation: dict[str, Any]) -> None:
+    if "shape" in creation:
+        shape = creation["shape"]
+        wanted = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+        if array.shape != wanted:
+            raise ValueError(f"the array {array.name!r} has shape {array.shape}, not the "
+                             f"shape={wanted} given; open it without shape=, or mode='w' to "
+                             "replace it")
+    if creation.get("dtype") is not None and np.dtype(creation["dtype"]) != array.dtype:
+        raise ValueError(f"the array {array.name!r} holds {array.dtype}, not the "
+                         f"dtype={creation['dtype']!r} given")
 
 
 def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
@@ -84,10 +162,34 @@ def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
     return node
 
 
-def open(store: StoreLike = None, path: str = "", *, mode: str = "r",  # noqa: A001
-         storage_options: dict[str, Any] | None = None, **array_options: Any) -> Any:
-    """Open whatever node is at ``path``: an Array or a Group."""
-    return open_node(store, path, mode=mode, storage_options=storage_options, **array_options)
+def open(store: StoreLike = None, path: str = "", *, mode: str | None = None,  # noqa: A001
+         zarr_format: Any = None, use_consolidated: bool | None = None,
+         storage_options: dict[str, Any] | None = None, **options: Any) -> Any:
+    """Open whatever node is at ``path``, an Array or a Group, as zarr-python's ``open``:
+    ``mode=None`` is ``"r"`` on a read-only store and ``"a"`` elsewhere; with ``shape=``
+    this is :func:`open_array` (which may create the array); otherwise a missing node is
+    created as a group in modes ``"a"``, ``"w"`` and ``"w-"`` (``"w"`` replaces what is
+    there with a new group)."""
+    if "shape" in options:
+        return open_array(store, path, mode=mode, zarr_format=zarr_format,
+                          storage_options=storage_options, **options)
+    location, mode = _located(store, path, zarr_format, mode, storage_options)
+    runtime, creation = _split_options("open", options)
+    if creation:
+        raise TypeError(f"open() got unexpected keyword argument(s) {sorted(creation)}; "
+                        "creation arguments need shape= (an array)")
+    if mode in ("w", "w-"):
+        return open_group(location.store, location.path, mode=mode,
+                          zarr_format=location.zarr_format)
+    try:
+        return open_node(location.store, location.path, mode=mode,
+                         zarr_format=location.zarr_format, use_consolidated=use_consolidated,
+                         **runtime)
+    except NodeNotFoundError:
+        if mode == "a":
+            return open_group(location.store, location.path, mode="a",
+                              zarr_format=location.zarr_format)
+        raise
 
 
 def consolidate_metadata(store: Any, path: str = "", *,

@@ -66,7 +66,7 @@ def test_an_empty_hierarchy_has_no_root_node():
     store = MemoryStore()
     store.set("zarr.json", json.dumps(entry_point("editor")).encode())
     with pytest.raises(zf.errors.NodeNotFoundError):
-        zf.open(store)
+        zf.open(store, mode="r")
     zf.create_group(store, "", zarr_format="draft-2022")  # becomes explicit
     assert "meta/root.group.json" in store._data
 

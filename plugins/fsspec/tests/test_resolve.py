@@ -86,7 +86,7 @@ def test_fsspec_file_round_trip(tmp_path):
 
 def test_open_array_by_s3_url(s3_url, s3_options):
     zf.create_array(f"{s3_url}/p", shape=(2,), dtype="int8", storage_options=s3_options)[:] = 4
-    a = zf.open_array(f"{s3_url}/p", storage_options=s3_options)
+    a = zf.open_array(f"{s3_url}/p", mode="r", storage_options=s3_options)
     assert isinstance(a.store, FsspecStore) and repr(a.store) == f"FsspecStore('{s3_url}/p', read-only)"
     np.testing.assert_array_equal(a[:], [4, 4])
 

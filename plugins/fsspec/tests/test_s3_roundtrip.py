@@ -22,7 +22,7 @@ def test_array_round_trip_by_url(s3_url, s3_options):
     expected = data.copy()
     expected[3:5, 10:12] = 0
 
-    again = zf.open_array(url, "temperature", storage_options=s3_options)
+    again = zf.open_array(url, "temperature", mode="r", storage_options=s3_options)
     assert again.store.read_only
     np.testing.assert_array_equal(again[:], expected)
     np.testing.assert_array_equal(again[19, 25:], expected[19, 25:])

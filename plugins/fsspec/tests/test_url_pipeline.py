@@ -29,7 +29,7 @@ def test_a_zip_in_a_local_directory_written_and_read_through_pipelines(tmp_path)
     for url, path in ((f"file://{archive}|zip:|zarr3:grp/arr", ""),
                       (f"{archive}|zip|zarr3:grp", "arr"),
                       (f"file:{archive}|zip:grp|zarr3:arr", "")):
-        array = zf.open_array(url, path)
+        array = zf.open_array(url, path, mode="r")
         assert isinstance(array.store, ZipStore) and array.store.read_only
         assert array.path == "grp/arr" and array.attrs["made"] == "pipeline"
         np.testing.assert_array_equal(array[:], np.arange(10))

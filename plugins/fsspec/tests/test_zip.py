@@ -61,7 +61,7 @@ def test_reading_while_the_writer_is_open(tmp_path):
     url = f"zip://{tmp_path / 'live.zip'}"
     array = zf.create_array(url, shape=(3,), dtype="int32")
     array[:] = [1, 2, 3]
-    reader = zf.open_array(url)  # shares the live writer's archive, read-only
+    reader = zf.open_array(url, mode="r")  # shares the live writer's archive, read-only
     assert reader.store.read_only
     np.testing.assert_array_equal(reader[:], [1, 2, 3])
     assert zf.open_array(url, mode="r+").store is not None

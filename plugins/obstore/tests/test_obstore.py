@@ -89,7 +89,7 @@ def test_arrays_on_s3_through_obstore_match_a_local_copy(moto_endpoint, tmp_path
         local = zf.create_array(str(tmp_path / "local.zarr"), path, shape=values.shape,
                                 chunks=(8, 8), shards=shards, dtype="float32")
         local[...] = values
-        reopened = zf.open_array(url, path, storage_options=options)
+        reopened = zf.open_array(url, path, mode="r", storage_options=options)
         assert isinstance(reopened.store, ObstoreStore) and reopened.store.read_only
         np.testing.assert_array_equal(reopened[...], values)
         np.testing.assert_array_equal(reopened[5:40:3, 7], values[5:40:3, 7])
