@@ -29,10 +29,8 @@ import collections
 import dataclasses
 from typing import Any
 
-import numpy as np
-
 from . import config, paths, unfinished
-from .arrays import Array
+from .arrays import Array, mismatch
 from .consolidated import without_view
 from .creation import ARRAY_OPTIONS, DEFAULT_FORMAT, check_array_options, create_array, create_group
 from .errors import (ContainsNodeError, DocumentTooLargeError, NodeNotFoundError, NodeTypeError,
@@ -119,16 +117,9 @@ def open_array(store: StoreLike = None, path: str = "", *, mode: str | None = No
 
 
 def _check_matches(array: Array, creation: dict[str, Any]) -> None:
-    if "shape" in creation:
-        shape = creation["shape"]
-        wanted = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
-        if array.shape != wanted:
-            raise ValueError(f"the array {array.name!r} has shape {array.shape}, not the "
-                             f"shape={wanted} given; open it without shape=, or mode='w' to "
-                             "replace it")
-    if creation.get("dtype") is not None and np.dtype(creation["dtype"]) != array.dtype:
-        raise ValueError(f"the array {array.name!r} holds {array.dtype}, not the "
-                         f"dtype={creation['dtype']!r} given")
+    differs = mismatch(array, creation.get("shape"), creation.get("dtype"))
+    if differs:
+        raise ValueError(f"{differs} given; open it without them, or with mode='w' to replace it")
 
 
 def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",

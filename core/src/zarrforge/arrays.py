@@ -705,3 +705,15 @@ def _fields(values: Any, fields: Any, out: Any, prototype: Any, method: str) -> 
         raise TypeError(f"Array.{method}(): fields= is supported when reading only; write "
                         "the whole structured value")
     return values[fields if isinstance(fields, str) else list(fields)]
+
+
+def mismatch(array: Array, shape: Any = None, dtype: Any = None) -> str | None:
+    """How ``array`` differs from the ``shape`` and ``dtype`` a caller expects of it (each
+    ``None``: not expected), or ``None`` when it does not."""
+    if shape is not None:
+        wanted = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+        if array.shape != wanted:
+            return f"the array {array.name!r} has shape {array.shape}, not {wanted}"
+    if dtype is not None and np.dtype(dtype) != array.dtype:
+        return f"the array {array.name!r} holds {array.dtype}, not {np.dtype(dtype)}"
+    return None

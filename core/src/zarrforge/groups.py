@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-import numpy as np
-
 from . import creation, paths
 from .abc.format import Format
 from .abc.store import Store
+from .arrays import mismatch
 from .consolidated import ConsolidatedView
 from .errors import NodeNotFoundError, NodeTypeError
 from .hierarchy import refresh_consolidated
@@ -186,11 +185,9 @@ class Group(Node, node_type="group"):
         node = self[name]
         if isinstance(node, Group):
             raise NodeTypeError(f"{node.name!r} is a group, not an array")
-        wanted = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
-        if node.shape != wanted:
-            raise TypeError(f"the array {node.name!r} has shape {node.shape}, not {wanted}")
-        if dtype is not None and np.dtype(dtype) != node.dtype:
-            raise TypeError(f"the array {node.name!r} holds {node.dtype}, not {np.dtype(dtype)}")
+        differs = mismatch(node, shape, dtype)
+        if differs:
+            raise TypeError(differs)
         return node
 
     def nmembers(self, max_depth: int | None = 0) -> int:
