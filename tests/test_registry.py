@@ -113,7 +113,7 @@ def test_unknown_name_without_known_provider_has_no_hint():
     with pytest.raises(UnknownExtensionError) as info:
         registry.data_types.get("no.such.type")
     assert "provided by" not in str(info.value)
-    assert "float32" in str(info.value)
+    assert "float32" in info.value.installed and "installed: " in str(info.value)
 
 
 def test_entry_point_that_fails_to_import_names_the_distribution(fake_distribution):
@@ -268,3 +268,16 @@ def test_plugins_reports_an_in_process_registration_hiding_an_installed_name():
         assert row.status == "ok (in-process, overrides 'zstd' of zarrforge-numcodecs)"
     finally:
         registry.codecs.unregister("zstd")
+
+
+def test_a_long_installed_list_shows_the_closest_names_and_a_count():
+    """A data type typo listed all 47 installed types (891 characters)."""
+    with pytest.raises(zf.errors.UnknownExtensionError) as info:
+        zf.create_array(None, shape=(2,), dtype="flaot32")
+    message = str(info.value)
+    assert "did you mean 'float32'?" in message
+    count = len(info.value.installed)
+    assert count > zf.errors.LISTED_NAMES
+    assert f"installed: {count} names, the closest " in message and "float64" in message
+    assert "zarrforge.plugins() lists them all" in message and len(message) < 400
+    assert "int8" not in message.split("the closest ")[1]  # far names are left out

@@ -126,17 +126,30 @@ class UnknownExtensionError(MetadataError):
         self.name = name
         self.installed = sorted(installed)
         self.provider = provider
-        listing = ", ".join(self.installed) if self.installed else "none"
         message = f"unknown {point} {name!r}"
         self.suggestions = difflib.get_close_matches(name, self.installed, n=3, cutoff=0.75)
         if self.suggestions:
             message += f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
-        message += f"; installed: {listing}"
+        message += f"; installed: {_listing(self.installed, name)}"
         if provider:
             message += f"; {point} {name!r} is provided by the package {provider!r}"
         if note:
             message += f" ({note})"
         super().__init__(message, field=field, value=name, key=key)
+
+
+LISTED_NAMES = 12  # an "installed:" list longer than this shows its closest names and a count
+
+
+def _listing(installed: list[str], name: str) -> str:
+    """The installed names, or for a long list the closest ones and how many there are."""
+    if not installed:
+        return "none"
+    if len(installed) <= LISTED_NAMES:
+        return ", ".join(installed)
+    closest = difflib.get_close_matches(name, installed, n=8, cutoff=0.0)
+    return (f"{len(installed)} names, the closest {', '.join(sorted(closest))} "
+            "(zarrforge.plugins() lists them all)")
 
 
 class PluginConflictError(ZarrforgeError):
