@@ -47,3 +47,18 @@ def test_every_install_hint_names_a_declared_entry_point():
              for name, distribution in table.items()
              if (point, name) not in declared_names]
     assert stale == []
+
+
+def test_the_standard_extra_is_named_for_its_plugins():
+    """``pip install zarrforge`` alone failed every call naming zarrforge-std but not the
+    extra that installs the standard set."""
+    import tomllib
+
+    from zarrforge.errors import STANDARD_DISTRIBUTIONS, UnknownExtensionError
+
+    core = tomllib.loads((ROOT / "core" / "pyproject.toml").read_text())
+    assert set(core["project"]["optional-dependencies"]["standard"]) == STANDARD_DISTRIBUTIONS
+    message = str(UnknownExtensionError("store", "file", [], "zarrforge-std"))
+    assert ("store 'file' is provided by the package 'zarrforge-std' (pip install "
+            "zarrforge-std, or pip install 'zarrforge[standard]' for the standard plugins)") in message
+    assert "zarrforge[standard]" not in str(UnknownExtensionError("codec", "x", [], "zarrforge-zom"))

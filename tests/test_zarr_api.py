@@ -175,3 +175,38 @@ def test_a_store_that_can_only_be_read_opens_read_only_without_a_mode():
     view = kit.read_only_view()
     array = zf.open_array(view, "a")
     assert array.read_only and zf.open(view, "a").read_only
+
+
+def test_opening_with_the_wrong_format_says_which_format_is_there():
+    """Opening v2 data with zarr_format=3 said "no array or group"."""
+    array = zf.create_array(None, shape=(2,), dtype="i4", zarr_format=2)
+    for opener in (zf.open_array, zf.open, zf.open_group):
+        with pytest.raises(zf.errors.NodeOfAnotherFormatError,
+                           match=r"no Zarr 3 node at path '/'.*but a Zarr 2 node is there: open "
+                                 r"it with zarr_format='2'") as info:
+            opener(array.store, zarr_format=3, mode="r")
+        assert info.value.format_name == "2"
+        assert isinstance(info.value, zf.errors.NodeNotFoundError)
+
+
+def test_compressors_auto_without_a_compressor_plugin_warns():
+    from zarrforge.abc.format import ArrayCreationSpec
+    from zarrforge.codec_arguments import normalised
+    from zarrforge.errors import UncompressedWarning
+
+    class NoCompressors:  # a format whose default compressor no installed plugin provides
+        name = "3"
+
+        def default_compressors(self, spec):
+            return []
+
+    spec = ArrayCreationSpec(shape=(2,), dtype="i4", chunks=(2,))
+    with pytest.warns(UncompressedWarning, match=r"compressors='auto' found no compressor .*"
+                                                 r"Install zarrforge-numcodecs \(pip install "
+                                                 r"'zarrforge\[standard\]'"):
+        assert normalised(spec, NoCompressors()).compressors == ()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        normalised(ArrayCreationSpec(shape=(2,), dtype="i4", chunks=(2,), compressors=None),
+                   NoCompressors())

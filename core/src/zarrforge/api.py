@@ -33,11 +33,11 @@ from . import config, paths, unfinished
 from .arrays import Array, mismatch
 from .consolidated import without_view
 from .creation import ARRAY_OPTIONS, DEFAULT_FORMAT, check_array_options, create_array, create_group
-from .errors import (ContainsNodeError, DocumentTooLargeError, NodeNotFoundError, NodeTypeError,
-                     ReadOnlyError, URLPipelineError)
+from .errors import (ContainsNodeError, DocumentTooLargeError, NodeNotFoundError,
+                     NodeOfAnotherFormatError, NodeTypeError, ReadOnlyError, URLPipelineError)
 from .groups import Group
 from .hierarchy import detect_format, get_format, locate_node
-from .node import check_mode, node_from_metadata, open_node
+from .node import check_mode, missing_node, node_from_metadata, open_node
 from .storage import Location, StoreLike, resolve_location
 from .unfinished import UnfinishedWrite
 
@@ -98,6 +98,8 @@ def open_array(store: StoreLike = None, path: str = "", *, mode: str | None = No
     try:
         node = open_node(location.store, location.path, mode=mode, zarr_format=fmt_name,
                          **runtime)
+    except NodeOfAnotherFormatError:
+        raise
     except NodeNotFoundError:
         if mode in ("a", "w-") and "shape" in creation:
             return create_array(location.store, location.path, zarr_format=fmt_name,
@@ -145,7 +147,7 @@ def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
         if mode == "a":
             return create_group(resolved, path, attributes=attributes,
                                 zarr_format=zarr_format)
-        raise NodeNotFoundError(f"no group at path {'/' + path!r} in {resolved!r}")
+        raise missing_node(resolved, path, fmt, "group")
     node = node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
                               use_consolidated=use_consolidated)
     if not isinstance(node, Group):
@@ -176,6 +178,8 @@ def open(store: StoreLike = None, path: str = "", *, mode: str | None = None,  #
         return open_node(location.store, location.path, mode=mode,
                          zarr_format=location.zarr_format, use_consolidated=use_consolidated,
                          **runtime)
+    except NodeOfAnotherFormatError:
+        raise
     except NodeNotFoundError:
         if mode == "a":
             return open_group(location.store, location.path, mode="a",

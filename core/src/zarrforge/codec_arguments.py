@@ -35,9 +35,12 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import warnings
 from typing import Any
 
+from . import registry
 from .abc.format import ArrayCreationSpec, Format
+from .errors import UncompressedWarning
 
 AUTO = "auto"
 
@@ -111,13 +114,26 @@ def normalised(spec: ArrayCreationSpec, fmt: Format) -> ArrayCreationSpec:
                              f"compressors=, not both (got codecs= and {'= and '.join(given)}=)")
         return dataclasses.replace(spec, codecs=_codecs(spec.codecs), filters=(),
                                    serializer=None, compressors=())
-    compressors = (tuple(fmt.default_compressors(spec)) if _is_auto(spec.compressors)
-                   else spec.compressors)
+    compressors = spec.compressors
+    if _is_auto(compressors):
+        compressors = tuple(fmt.default_compressors(spec))
+        if not compressors:
+            _warn_uncompressed(fmt)
     return dataclasses.replace(
         spec,
         filters=() if _is_auto(spec.filters) else _codecs(spec.filters),
         serializer=None if _is_auto(spec.serializer) else foreign_codec_json(spec.serializer),
         compressors=_codecs(compressors))
+
+
+def _warn_uncompressed(fmt: Format) -> None:
+    provider = registry.codecs.provider_hint("zstd") or "a codec plugin"
+    warnings.warn(
+        f"compressors='auto' found no compressor for a Zarr {fmt.name} array: no installed "
+        f"plugin provides one, so its chunks are stored uncompressed. Install {provider} "
+        "(pip install 'zarrforge[standard]' installs the standard plugins), or pass "
+        "compressors=None to choose uncompressed chunks without this warning",
+        UncompressedWarning, stacklevel=4)
 
 
 def _json_ready(value: Any) -> Any:

@@ -92,6 +92,15 @@ class NodeNotFoundError(ZarrforgeError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class NodeOfAnotherFormatError(NodeNotFoundError):
+    """No node of the format asked for is at the path, but one of another format is
+    (``format_name`` names it)."""
+
+    def __init__(self, message: str, *, format_name: str) -> None:
+        super().__init__(message)
+        self.format_name = format_name
+
+
 class NodeTypeError(ZarrforgeError, TypeError):
     """A node exists but is of the wrong kind (an array where a group was asked)."""
 
@@ -133,11 +142,18 @@ class UnknownExtensionError(MetadataError):
         message += f"; installed: {_listing(self.installed, name)}"
         if provider:
             message += f"; {point} {name!r} is provided by the package {provider!r}"
+            if provider in STANDARD_DISTRIBUTIONS:
+                message += (f" (pip install {provider}, or pip install 'zarrforge[standard]' "
+                            "for the standard plugins)")
         if note:
             message += f" ({note})"
         super().__init__(message, field=field, value=name, key=key)
 
 
+# what pip install 'zarrforge[standard]' installs (core/pyproject.toml; a test keeps them equal)
+STANDARD_DISTRIBUTIONS = frozenset({
+    "zarrforge-std", "zarrforge-numcodecs", "zarrforge-sharding", "zarrforge-dtypes",
+    "zarrforge-v2", "zarrforge-draft2022", "zarrforge-fsspec"})
 LISTED_NAMES = 12  # an "installed:" list longer than this shows its closest names and a count
 
 
@@ -261,6 +277,11 @@ class PluginFailureWarning(UserWarning):
 
 class SkippedExtensionWarning(UserWarning):
     """An unknown extension marked ``must_understand: false`` was skipped."""
+
+
+class UncompressedWarning(UserWarning):
+    """``compressors="auto"`` found no compressor to use (no codec plugin that provides
+    one is installed), so the new array's chunks are stored uncompressed."""
 
 
 class CommitRecordWarning(UserWarning):

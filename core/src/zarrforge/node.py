@@ -40,8 +40,8 @@ from .abc.metadata import NodeMetadata
 from .abc.store import Store
 from .attributes import Attributes
 from .consolidated import ConsolidatedView
-from .errors import MetadataError, NodeNotFoundError, ReadOnlyError
-from .hierarchy import get_format, locate_node, refresh_consolidated
+from .errors import MetadataError, NodeNotFoundError, NodeOfAnotherFormatError, ReadOnlyError
+from .hierarchy import detect_format, get_format, locate_node, refresh_consolidated
 from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
 from .resolution import extension_from_json
@@ -333,9 +333,21 @@ def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format 
         fmt = get_format(location.zarr_format)
     found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
-        raise NodeNotFoundError(f"no array or group at path {'/' + path!r} in {resolved!r}")
+        raise missing_node(resolved, path, fmt, "array or group")
     return node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
                               use_consolidated=use_consolidated, **array_options)
+
+
+def missing_node(store: Store, path: str, fmt: Format | None, what: str) -> NodeNotFoundError:
+    """The error for no ``what`` at ``path``: when only the format asked for (``fmt``) has
+    none, and another format has a node there, one that says so and how to open it."""
+    other = detect_format(store, path) if fmt is not None else None
+    if other is not None:
+        return NodeOfAnotherFormatError(
+            f"no Zarr {fmt.name} node at path {'/' + path!r} in {store!r}, but a Zarr "
+            f"{other.name} node is there: open it with zarr_format={other.name!r}, or "
+            "without zarr_format to take the format found", format_name=other.name)
+    return NodeNotFoundError(f"no {what} at path {'/' + path!r} in {store!r}")
 
 
 def validate_extensions(metadata: Any) -> None:
