@@ -21,7 +21,6 @@ are not stored.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from typing import Any, Callable, Iterator, Sequence
@@ -37,6 +36,7 @@ from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import MetadataError, ResourceLimitError, SelectionError, ZarrforgeError
+from .info import Summary, array_summary
 from .node import Node, open_node
 from .chunk_helpers import all_equal_fill
 from .pipeline import ChunkEngine
@@ -202,8 +202,16 @@ class Array(Node, node_type="array"):
                 f"chunks={self._metadata.chunk_grid.regular_chunk_shape}>")
 
     @property
-    def info(self) -> "ArrayInfo":
-        return ArrayInfo.of(self)
+    def info(self) -> Summary:
+        """A summary of the array (:mod:`zarrforge.info`): reads nothing from the store."""
+        return array_summary(self)
+
+    def info_complete(self) -> Summary:
+        """:attr:`info` with what is stored: bytes, the storage ratio, chunks written."""
+        return array_summary(self, complete=True)
+
+    def _repr_html_(self) -> str:
+        return self.info._repr_html_()
 
     # --- internals -------------------------------------------------------------------
 
@@ -652,44 +660,6 @@ def _as_value(value: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray
             raise SelectionError(f"cannot store values of dtype {array.dtype} in an array of "
                                  f"dtype {dtype}: {exc}") from exc
     return indexing.broadcast_value(array, shape)
-
-
-@dataclasses.dataclass(frozen=True)
-class ArrayInfo:
-    """A printable summary of an array."""
-
-    name: str
-    format: str
-    shape: tuple[int, ...]
-    dtype: str
-    data_type: Any
-    chunks: Any
-    shards: Any
-    fill_value: Any
-    order: str
-    codecs: list[Any]
-    dimension_names: Any
-    read_only: bool
-    store: str
-
-    @classmethod
-    def of(cls, a: Array) -> "ArrayInfo":
-        try:
-            shards = a.shards
-        except AttributeError:  # sharded, but the shards differ in shape: see the grid
-            shards = a._metadata.chunk_grid.to_json()
-        return cls(a.name, a.metadata_model.format_name, a.shape, str(a.dtype),
-                   a.data_type.to_json(), a._metadata.chunk_grid.to_json(), shards,
-                   a.fill_value, a.order, [c.to_json() for c in a.codecs], a.dimension_names,
-                   a.read_only, repr(a.store))
-
-    def __str__(self) -> str:
-        rows = [(f.name.replace("_", " ").capitalize(), getattr(self, f.name))
-                for f in dataclasses.fields(self)]
-        width = max(len(k) for k, _ in rows)
-        return "\n".join(f"{k:<{width}} : {v}" for k, v in rows)
-
-    __repr__ = __str__
 
 
 def _fields(values: Any, fields: Any, out: Any, prototype: Any, method: str) -> Any:

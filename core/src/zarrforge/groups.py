@@ -18,6 +18,7 @@ from .arrays import mismatch
 from .consolidated import ConsolidatedView
 from .errors import NodeNotFoundError, NodeTypeError
 from .hierarchy import refresh_consolidated
+from .info import Summary, group_summary, group_tree_html
 from .node import Node, node_from_metadata, open_node
 
 
@@ -233,6 +234,14 @@ class Group(Node, node_type="group"):
 
         walk(self, "")
         return "\n".join(lines)
+
+    @property
+    def info(self) -> Summary:
+        """A summary of the group and its direct members (:mod:`zarrforge.info`)."""
+        return group_summary(self)
+
+    def _repr_html_(self) -> str:
+        return group_tree_html(self)
 
     def __repr__(self) -> str:
         return f"<zarrforge.Group {self.name!r}>"
