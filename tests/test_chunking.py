@@ -86,3 +86,17 @@ def test_automatic_chunks_inside_given_shards_divide_them():
         array = zf.create_array(None, shape=(100, 100), dtype="float64", shards=(100, 60))
     assert array.shards == (100, 60) and array.chunks == (10, 6)
     assert all(s % c == 0 for s, c in zip(array.shards, array.chunks))
+
+
+def test_shards_auto_group_chunks_up_to_the_target_size_within_the_array():
+    big = zf.create_array(None, shape=(50_000, 50_000), dtype="float32", shards="auto")
+    assert big.chunks == (782, 782) and big.shards == (3128, 3128)  # 16 chunks, 37 MiB
+    tall = zf.create_array(None, shape=(10_000, 10), chunks=(100, 10), dtype="f8",
+                           shards="auto")
+    assert tall.shards == (10_000, 10)  # the whole extent in chunks: 7.6 MiB
+    small = zf.create_array(None, shape=(100,), dtype="f4", shards="auto")
+    assert small.shards == small.chunks == (100,)
+    with zf.config.set(auto_shard_bytes=1000):
+        few = zf.create_array(None, shape=(1000,), chunks=(10,), dtype="i8", shards="auto")
+    assert few.shards == (80,)  # 10, 20, 40, 80 elements of 8 bytes; 160 would be 1280 bytes
+    assert all(s % c == 0 for s, c in zip(big.shards, big.chunks))

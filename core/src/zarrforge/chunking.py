@@ -10,6 +10,11 @@ format and for the xarray writer alike:
 * a chunk grid (a :class:`~zarrforge.abc.chunk_grid.ChunkGrid` or its JSON) is the
   format's to read, and passes through unchanged.
 
+``shards="auto"`` (:func:`auto_shards`) groups the chunks into shards: starting from
+one chunk, the side with the most chunks still outside the shard doubles (up to the
+array's extent in whole chunks), while the shard holds at most
+``config.auto_shard_bytes`` (64 MiB by default).
+
 With ``shards`` given as a shape, an automatic chunk shape is picked inside one
 shard and each side cut down to the nearest length that divides the shard's.
 :func:`check_chunk_size` refuses, at creation, a chunk larger decoded than
@@ -51,6 +56,24 @@ def auto_chunks(shape: Sequence[int], item_size: int | None) -> tuple[int, ...]:
         longest = chunks.index(max(chunks))
         chunks[longest] = (chunks[longest] + 1) // 2
     return tuple(chunks)
+
+
+def auto_shards(shape: Sequence[int], chunks: Sequence[int], item_size: int | None) -> tuple[int, ...]:
+    """The shard shape ``shards="auto"`` picks for chunks ``chunks`` (see above)."""
+    target = config.get().auto_shard_bytes
+    size = item_size if item_size else VARIABLE_ITEM_BYTES
+    shard = [int(c) for c in chunks]
+    while True:
+        growing = [i for i, (side, extent) in enumerate(zip(shard, shape)) if side < extent]
+        if not growing:
+            break
+        side = max(growing, key=lambda i: (shape[i] - shard[i]) / chunks[i])
+        whole = -(-shape[side] // chunks[side]) * chunks[side]  # the extent, in whole chunks
+        grown = min(shard[side] * 2, whole)
+        if math.prod(shard) // shard[side] * grown * size > target:
+            break
+        shard[side] = grown
+    return tuple(shard)
 
 
 def _length(value: Any, extent: int, where: str) -> int:

@@ -30,6 +30,8 @@
   shape (``chunks=None`` or ``"auto"`` at creation, and the xarray writer): the rule
   of :mod:`zarrforge.chunking` halves the longest side until a chunk fits (default
   4 MiB).
+* ``auto_shard_bytes``: the most bytes a shard holds when ``shards="auto"`` groups the
+  chunks into shards (:mod:`zarrforge.chunking`; default 64 MiB).
 * ``parallel_chunk_bytes``: how large, decoded, a chunk must be for a read or
   write to spread its chunks over several threads when its codecs compute
   (a bytes -> bytes codec, or an array -> bytes codec whose output depends on
@@ -92,6 +94,7 @@ class Settings:
     max_document_bytes: int | None = 64 << 20
     parallel_chunk_bytes: int = 64 * 1024
     auto_chunk_bytes: int = 4 << 20
+    auto_shard_bytes: int = 64 << 20
     conflict_retries: int = 64
     transaction_max_bytes: int | None = 1 << 30
     prefer: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -122,9 +125,9 @@ def _coerce(name: str, value: Any) -> Any:
             not isinstance(value, int) or isinstance(value, bool) or value < 0):
         raise ValueError("config 'transaction_max_bytes' must be None or a non-negative int, "
                          f"got {value!r}")
-    if name == "auto_chunk_bytes" and (not isinstance(value, int) or isinstance(value, bool)
-                                       or value < 1):
-        raise ValueError(f"config 'auto_chunk_bytes' must be a positive int, got {value!r}")
+    if name in ("auto_chunk_bytes", "auto_shard_bytes") and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ValueError(f"config {name!r} must be a positive int, got {value!r}")
     if name == "parallel_chunk_bytes" and (not isinstance(value, int) or isinstance(value, bool)
                                            or value < 0):
         raise ValueError(f"config 'parallel_chunk_bytes' must be a non-negative int, got {value!r}")

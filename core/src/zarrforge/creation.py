@@ -102,6 +102,10 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
     item_size = _item_size(dtype)
+    if isinstance(shards, str) and shards == "auto":
+        chunks = chunking.chunk_shape(chunks, shape_t, item_size)
+        shards = chunking.auto_shards(shape_t, chunks, item_size) if isinstance(chunks, tuple) \
+            else shards
     chunks = chunking.chunk_shape(chunks, shape_t, item_size, shards)
     chunking.check_chunk_size(chunks, item_size, dtype)
     spec = ArrayCreationSpec(
