@@ -195,10 +195,47 @@ SNIPPETS = {
         z2 = zarr.open_array(STORE, mode="w", shape=(3,), chunks=(3,), dtype="i4")
         result = z2[:], zarr.open(STORE).shape
     """,
+    "create_array with data=": """
+        z = zarr.create_array(store=STORE, data=np.arange(10).reshape(2, 5))
+        result = z[:], z.dtype
+    """,
+    "ones_like a zarr array keeps its chunks": """
+        a = zarr.ones((4, 4), chunks=(2, 2), dtype="i2", store=STORE)
+        b = zarr.ones_like(a, store=STORE + "-like")
+        result = b[:], b.chunks, b.dtype
+    """,
+    "group and array keys": """
+        g = zarr.group(STORE)
+        g.create_group("b")
+        g.create_array("a", shape=(1,), dtype="i1")
+        result = sorted(g.group_keys()), sorted(g.array_keys()), "a" in g, "zz" in g
+    """,
+    "v2 group with attributes and an array": """
+        g = zarr.group(STORE, zarr_format=2)
+        g.attrs["x"] = [1, 2]
+        a = g.create_array("arr", shape=(3,), dtype="f8", chunks=(3,))
+        a[:] = 1.5
+        result = dict(zarr.open_group(STORE).attrs), zarr.open_array(STORE, path="arr")[:]
+    """,
+    "mode r is read-only": """
+        zarr.zeros((2,), store=STORE)
+        result = zarr.open_array(STORE, mode="r").read_only, zarr.open_array(STORE).read_only
+    """,
+    "shards auto": """
+        z = zarr.create_array(store=STORE, shape=(64, 64), chunks=(8, 8), shards="auto",
+                              dtype="u1")
+        z[:] = 3
+        result = z[:], z.chunks
+    """,
 }
 
 # Snippets whose stored documents differ on purpose (docs/coming-from-zarr-python.md).
 DIFFERENCES: dict[str, str] = {
+    "v2 group with attributes and an array": "zarr-python 3.1's create_array gives a v2 array "
+                                             "blosc (lz4) by default and its create zstd; "
+                                             "zarrforge gives zstd both ways",
+    "shards auto": "zarr-python doubles the chunks along sides with more than 8 of them; "
+                   "zarrforge grows shards up to config.auto_shard_bytes (the values agree)",
     "consolidated": "zarr-python gives every group inside a consolidated view an empty view "
                     "of its own; zarrforge leaves it out",
 }
@@ -259,4 +296,4 @@ def test_a_zarr_python_snippet_runs_the_same_with_zarrforge(name, tmp_path):
 
 
 def test_there_are_enough_snippets():
-    assert len(SNIPPETS) >= 35
+    assert len(SNIPPETS) >= 40

@@ -144,12 +144,13 @@ def empty(shape: Any, **kwargs: Any) -> Array:
     return create(shape, **kwargs)
 
 
-def _like(a: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+def _like(a: Any, kwargs: dict[str, Any], *, fill: bool = False) -> dict[str, Any]:
     """zarr-python's ``*_like`` arguments: shape, dtype and (for an array of ours) chunks
-    and fill value from ``a``, unless given."""
+    and, for ``full_like`` (``fill``), the fill value from ``a``, unless given."""
     if isinstance(a, Array):
-        like: dict[str, Any] = {"shape": a.shape, "dtype": a.dtype, "chunks": a.chunks,
-                                "fill_value": a.fill_value}
+        like: dict[str, Any] = {"shape": a.shape, "dtype": a.dtype, "chunks": a.chunks}
+        if fill:
+            like["fill_value"] = a.fill_value
     else:
         values = a if isinstance(a, np.ndarray) else np.asarray(a)
         like = {"shape": values.shape, "dtype": values.dtype}
@@ -166,7 +167,7 @@ def ones_like(a: Any, **kwargs: Any) -> Array:
 
 
 def full_like(a: Any, **kwargs: Any) -> Array:
-    like = _like(a, kwargs)
+    like = _like(a, kwargs, fill=True)
     return full(like.pop("shape"), like.pop("fill_value"), **like)
 
 
