@@ -144,3 +144,25 @@ def test_all_installs_from_dist_with_a_working_command_line(dist: Path, venv: Pa
     assert {entry["distribution"] for entry in listed} == set(installed) - {
         "zarrforge", "zarrforge-xarray"}
     assert {entry["version"] for entry in listed} == {VERSION}
+
+
+CORE_ONLY_SCRIPT = """
+import zarrforge as zf
+try:
+    zf.create_array("data.zarr", shape=(2,), dtype="int32")
+except zf.errors.UnknownExtensionError as exc:
+    print(exc)
+"""
+
+
+def test_a_core_only_install_says_which_extra_to_install(dist: Path, tmp_path: Path) -> None:
+    """``pip install zarrforge`` alone failed every call naming zarrforge-std but not the
+    extra that installs the standard plugins."""
+    core_only = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", "--without-pip", core_only)
+    _pip_install(core_only / "bin", dist, "zarrforge")
+    assert set(_installed(core_only / "bin")) == {"zarrforge"}
+    said = _run(core_only / "bin" / "python", "-c", CORE_ONLY_SCRIPT, cwd=tmp_path)
+    assert "unknown store 'file'" in said
+    assert ("provided by the package 'zarrforge-std' (pip install zarrforge-std, or pip "
+            "install 'zarrforge[standard]' for the standard plugins)") in said
