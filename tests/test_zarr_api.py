@@ -88,6 +88,8 @@ def test_from_array_of_an_array_keeps_its_chunks_shards_and_codecs():
     np.testing.assert_array_equal(rechunked[...], source[...])
     with pytest.raises(TypeError, match="chunks='keep' needs a zarrforge Array"):
         zf.from_array(None, data=np.ones(3), chunks="keep")
+    shaped = zf.from_array(None, data=source, write_data=False)  # kept, but nothing written
+    assert (shaped.chunks, shaped.shards) == ((2, 2), (4, 4)) and not shaped[...].any()
 
 
 def test_group_tree_and_open_consolidated():

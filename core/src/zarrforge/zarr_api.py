@@ -186,26 +186,35 @@ def array(data: Any, **kwargs: Any) -> Array:
     return created
 
 
+_KEPT = ("chunks", "shards", "filters", "compressors", "serializer")
+
+
+def _is_keep(value: Any) -> bool:
+    return isinstance(value, str) and value == "keep"
+
+
 def from_array(store: Any, *, data: Any, write_data: bool = True, name: str | None = None,
                **kwargs: Any) -> Array:
     """zarr-python's ``from_array``: a new array at ``name`` of ``store`` shaped like ``data``
     and (``write_data``) holding its values. An Array of ours keeps its chunks, shards and
     codecs (zarr-python's ``"keep"``) unless given: it is copied, data and all."""
-    keep = {key: kwargs.pop(key) for key in ("chunks", "shards", "filters", "compressors",
-                                             "serializer") if key in kwargs}
-    if isinstance(data, Array) and write_data and all(v == "keep" for v in keep.values()) \
+    given = {key for key in _KEPT if key in kwargs}
+    settings = {key: kwargs.pop(key, "keep") for key in _KEPT}
+    ours = isinstance(data, Array)
+    if ours and write_data and all(map(_is_keep, settings.values())) \
             and not kwargs.keys() - {"zarr_format", "overwrite", "storage_options"}:
         return copy(data, store, dest_path=name or "", zarr_format=kwargs.get("zarr_format"),
                     overwrite=kwargs.get("overwrite", False),
                     storage_options=kwargs.get("storage_options"))
     kept = {"chunks": data.chunks, "shards": data.shards, "filters": data.filters,
-            "serializer": data.serializer, "compressors": data.compressors} \
-        if isinstance(data, Array) else {}
-    for key, value in keep.items():
-        if value == "keep":
-            if not kept:
-                raise TypeError(f"zarrforge.from_array(): {key}='keep' needs a zarrforge Array "
-                                "to keep it from")
+            "serializer": data.serializer, "compressors": data.compressors} if ours else {}
+    for key, value in settings.items():
+        if _is_keep(value):
+            if not ours:
+                if key in given:
+                    raise TypeError(f"zarrforge.from_array(): {key}='keep' needs a zarrforge "
+                                    "Array to keep it from")
+                continue  # not given: create_array's default
             value = kept[key]
         kwargs[key] = value
     values = data[...] if isinstance(data, Array) else np.asarray(data)
