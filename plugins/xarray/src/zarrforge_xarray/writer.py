@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import contextlib
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Hashable, Iterator, Mapping
+from typing import Any, Hashable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -278,20 +278,27 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         return None
 
 
-def _group_for(store: Any, group: str | None, *, mode: str, zarr_format: int
-               ) -> tuple[zarrforge.Group, set[str] | None]:
-    """The group to write into, and, when this call creates it, the keys that were below
-    its path before (``None``: the group existed). Only a creation lists the prefix: an
-    append into a large existing store costs no listing."""
-    path = (group or "").strip("/")
-    if mode == "w":  # the old group is replaced: nothing of it is kept or remembered
+def _existing_group(store: Any, path: str, mode: str) -> zarrforge.Group | None:
+    """The group the write goes into when it is there and the mode keeps it ("a", "a-",
+    "r+"; an existing group keeps its own format); ``None`` when this call creates (or,
+    mode "w", replaces) it. Mode "r+" needs it there."""
+    if mode not in ("a", "a-", "r+"):
+        return None
+    try:
+        return zarrforge.open_group(store, path, mode="r+", use_consolidated=False)
+    except zarrforge.errors.NodeNotFoundError:
+        if mode == "r+":
+            raise
+        return None
+
+
+def _new_group(store: Any, path: str, mode: str, zarr_format: int
+               ) -> tuple[zarrforge.Group, set[str]]:
+    """The group this call creates, and the keys that were below its path before (none
+    remembered for mode "w": the old group is replaced). Only a creation lists the prefix:
+    an append into a large existing store costs no listing."""
+    if mode == "w":
         return zarrforge.open_group(store, path, mode="w", zarr_format=zarr_format), set()
-    if mode in ("a", "a-", "r+"):
-        try:  # an existing group keeps its own format
-            return zarrforge.open_group(store, path, mode="r+", use_consolidated=False), None
-        except zarrforge.errors.NodeNotFoundError:
-            if mode == "r+":
-                raise
     before = _keys_at(store, path)
     return zarrforge.open_group(store, path, mode="w-", zarr_format=zarr_format), before
 
@@ -402,8 +409,17 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
             raise ValueError(f"encoding names {name!r}, which is not a variable of the dataset "
                              f"({sorted(map(str, dataset.variables))})")
     store = resolve_store(store, storage_options=storage_options)  # once: the marker's store
-    with _marked_if_created(store, group, mode):
-        target, before = _group_for(store, group, mode=mode, zarr_format=zarr_format)
+    path = (group or "").strip("/")
+    target = _existing_group(store, path, mode)
+    # A write that creates or replaces its group marks it unfinished until the call ends,
+    # so a process killed midway leaves leftovers a later write refuses as such (mode "w"
+    # replaces them). Writes into an existing group commit their shapes last instead.
+    marked = contextlib.nullcontext() if target is not None else marking_unfinished(
+        store, path, "to_zarr", refuse_leftovers=mode != "w")
+    with marked:
+        before = None
+        if target is None:
+            target, before = _new_group(store, path, mode, zarr_format)
         try:
             return _write(dataset, target, mode=mode, append_dim=append_dim, region=region,
                           encoding=encoding, consolidated=consolidated, compute=compute,
@@ -414,29 +430,6 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
             if before is not None:  # this call created the group
                 remove_written(target.store, target.path, before)
             raise
-
-
-@contextlib.contextmanager
-def _marked_if_created(store: Any, group: str | None, mode: str) -> Iterator[None]:
-    """For a write that creates (or, mode "w", replaces) its group: the group's path
-    marked as an unfinished write until the call ends, so a process killed midway leaves
-    leftovers that a later write there refuses as such (``mode="w"`` replaces them); a
-    marker already there is refused first unless the mode replaces. Writes into an
-    existing group are not marked: their shapes commit last (see the module docstring)."""
-    path = (group or "").strip("/")
-    if mode in ("a", "a-", "r+") and _group_exists(store, path):
-        yield
-        return
-    with marking_unfinished(store, path, "to_zarr", refuse_leftovers=mode != "w"):
-        yield
-
-
-def _group_exists(store: Any, path: str) -> bool:
-    try:
-        zarrforge.open_group(store, path, mode="r", use_consolidated=False)
-    except zarrforge.errors.NodeNotFoundError:
-        return False
-    return True
 
 
 def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
