@@ -102,11 +102,9 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
     item_size = _item_size(dtype)
-    if isinstance(shards, str) and shards == "auto":
-        chunks = chunking.chunk_shape(chunks, shape_t, item_size)
-        shards = chunking.auto_shards(shape_t, chunks, item_size) if isinstance(chunks, tuple) \
-            else shards
     chunks = chunking.chunk_shape(chunks, shape_t, item_size, shards)
+    if isinstance(shards, str) and shards == "auto" and isinstance(chunks, tuple):
+        shards = chunking.auto_shards(shape_t, chunks, item_size)
     chunking.check_chunk_size(chunks, item_size, dtype)
     spec = ArrayCreationSpec(
         shape=shape_t, dtype=dtype, chunks=chunks,
@@ -128,9 +126,9 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     return array
 
 
-ARRAY_OPTIONS = {"order": "the name of a memory layout ('C', 'F' or a plugin's)", "write_empty_chunks": "True or False",
-                 "threads": "a positive int", "transformers": "a sequence of store wrappers",
-                 "read_only": "True or False"}
+ARRAY_OPTIONS = {"order": "the name of a memory layout ('C', 'F' or a plugin's)",
+                 "write_empty_chunks": "True or False", "threads": "a positive int",
+                 "transformers": "a sequence of store wrappers", "read_only": "True or False"}
 
 
 def check_array_options(function: str, options: dict[str, Any]) -> None:

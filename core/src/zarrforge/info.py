@@ -63,7 +63,7 @@ def array_summary(array: Any, *, complete: bool = False) -> Summary:
         shards = array.shards
     except AttributeError:  # no single chunk shape (a rectilinear grid): the grid itself
         chunks, shards = array.metadata_model.chunk_grid.to_json(), None
-    item_size = array.data_type.item_size
+    decoded = _decoded_bytes(array)
     rows: list[tuple[str, Any]] = [
         ("Type", "Array"), ("Name", array.name),
         ("Zarr format", array.metadata_model.format_name),
@@ -74,13 +74,13 @@ def array_summary(array: Any, *, complete: bool = False) -> Summary:
         ("Filters", [codec.to_json() for codec in array.filters]),
         ("Serializer", array.serializer.to_json()),
         ("Compressors", [codec.to_json() for codec in array.compressors]),
-        ("No. bytes", human_bytes(array.size * item_size) if item_size else None),
+        ("No. bytes", None if decoded is None else human_bytes(decoded)),
     ]
     if complete:
         stored = array.nbytes_stored()
         rows.append(("No. bytes stored", human_bytes(stored)))
-        if item_size and stored:
-            rows.append(("Storage ratio", f"{array.size * item_size / stored:.1f}"))
+        if decoded is not None and stored:
+            rows.append(("Storage ratio", f"{decoded / stored:.1f}"))
         unit = "Shards" if shards is not None else "Chunks"
         rows.append((f"{unit} initialized", f"{array.nchunks_initialized}/{array.nchunks}"))
     return Summary(f"zarrforge.Array {array.name!r}", tuple(rows))
@@ -95,6 +95,11 @@ def group_summary(group: Any) -> Summary:
         ("Zarr format", group.metadata_model.format_name), ("Read-only", group.read_only),
         ("Store", repr(group.store)), ("No. members", len(members)), ("No. arrays", arrays),
         ("No. groups", len(members) - arrays)))
+
+
+def _decoded_bytes(array: Any) -> int | None:
+    """``array.nbytes``, or ``None`` for a data type of no fixed size per element."""
+    return None if array.data_type.item_size is None else array.nbytes
 
 
 def _text(value: Any) -> str:
@@ -116,8 +121,8 @@ def group_tree_html(group: Any) -> str:
             if _is_group(member):
                 parts.append(f"<li>{html.escape(name)}/<ul>{items(member)}</ul></li>")
             else:
-                size = member.data_type.item_size
-                nbytes = f", {human_bytes(member.size * size)}" if size else ""
+                decoded = _decoded_bytes(member)
+                nbytes = "" if decoded is None else f", {human_bytes(decoded)}"
                 parts.append(f"<li>{html.escape(name)} <code>{member.shape} "
                              f"{html.escape(str(member.dtype))}{html.escape(nbytes)}</code></li>")
         return "".join(parts)

@@ -217,12 +217,8 @@ def from_array(store: Any, *, data: Any, write_data: bool = True, name: str | No
                 continue  # not given: create_array's default
             value = kept[key]
         kwargs[key] = value
-    values = data[...] if isinstance(data, Array) else np.asarray(data)
-    created = create_array(store, name or "", shape=values.shape,
-                           dtype=kwargs.pop("dtype", values.dtype), **kwargs)
-    if write_data:
-        created[...] = values
-    return created
+    return create_array(store, name or "", data=data[...] if ours else data,
+                        write_data=write_data, **kwargs)
 
 
 def save_array(store: Any, arr: Any, *, zarr_version: Any = None, zarr_format: Any = None,
