@@ -23,24 +23,19 @@ import xarray as xr
 import zarrforge
 from zarrforge.hierarchy_api import marking_unfinished, resolve_store
 
-from .undo import keys_below, remove_written
-from .writer import _auto_region, to_zarr
+from .undo import remove_written
+from .writer import _auto_region, _existing_group, _keys_at, to_zarr
 
 
 def _keys_before_a_new_tree(store: Any, base: str, mode: str) -> set[str] | None:
     """The keys below ``base`` when this call will create the tree's root group there (so a
     failure at any node can take the whole tree back out); ``None`` when the root exists
     and stays (mode "a" or "r+" onto an existing group: each node's own write is undone
-    by that write). Mode "w" replaces the old root: nothing of it is remembered."""
-    if mode == "w":
-        return set()
-    if mode in ("a", "a-", "r+"):
-        try:
-            zarrforge.open_group(store, base, mode="r", use_consolidated=False)
-            return None
-        except zarrforge.errors.NodeNotFoundError:
-            pass
-    return keys_below(store, base)
+    by that write). Mode "w" replaces the old root: nothing of it is remembered. The
+    writer's own rules decide (:func:`.writer._existing_group`, :func:`.writer._keys_at`)."""
+    if _existing_group(store, base, mode) is not None:
+        return None
+    return set() if mode == "w" else _keys_at(store, base)
 
 
 def _node_path(tree: xr.DataTree, node: xr.DataTree, base: str) -> str:
