@@ -126,6 +126,32 @@ def test_a_forked_child_runs_its_calls_on_threads_of_its_own(probe) -> None:
         f"the child's peak of concurrent codec calls was {os.WEXITSTATUS(status) - 10}, not 8")
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_forked_child_reads_ahead_on_threads_of_its_own() -> None:
+    """Reads from stores with latency fetch ahead on a pool of their own; a child that
+    inherited the parent's (threads it does not have) hung on its first small read."""
+    import dataclasses
+    import signal
+
+    from zarrforge.testing.kit_store import KitMemoryStore
+
+    class Remote(KitMemoryStore):
+        capabilities = dataclasses.replace(KitMemoryStore.capabilities, low_latency=False)
+
+    array = zf.create_array(Remote(), "a", shape=(8,), chunks=(4,), dtype="i4")
+    array[...] = np.arange(8)
+    assert array[:].tolist() == list(range(8))  # the read-ahead pool exists in this process
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(20)  # a hang ends the child, and the test fails, instead of waiting
+        try:
+            os._exit(0 if array[:4].tolist() == [0, 1, 2, 3] else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
 @pytest.mark.parametrize("threads", [2, 3, 5])
 def test_a_call_never_runs_more_codec_calls_than_its_threads(probe, threads) -> None:
     array = zf.create_array(MemoryStore(), "a", shape=(24 * 128, 128), dtype="float32",

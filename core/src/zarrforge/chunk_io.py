@@ -13,6 +13,7 @@ import threading
 import weakref
 from typing import Any, Callable, Iterator, Sequence
 
+from . import parallel
 from .abc.chunk_grid import ChunkGrid
 from .abc.codec import VersionedRangeFetcher
 from .abc.data_type import DataType
@@ -49,24 +50,12 @@ class KeyFetcher(VersionedRangeFetcher):
         return self.store.get_ranges(self.key, ranges, if_generation=if_generation)
 
 
-#: threads that fetch groups of chunks ahead of the workers decoding them (stores with
-#: latency only); they wait on the store, so they cost no CPU
-_READ_AHEAD_THREADS = 16
-_read_ahead_pool: concurrent.futures.ThreadPoolExecutor | None = None
-_read_ahead_lock = threading.Lock()
-
-
 def read_ahead(groups: Iterator[list[Any]], fetch: Callable[[list[Any]], Any],
                 ahead: int) -> Iterator[tuple[list[Any], concurrent.futures.Future]]:
     """``(group, future of fetch(group))`` for each group, the fetches of the next
     ``ahead`` groups started before a group is handed out (so at most ``ahead`` groups'
     bytes wait in memory besides those being decoded)."""
-    global _read_ahead_pool
-    with _read_ahead_lock:
-        if _read_ahead_pool is None:
-            _read_ahead_pool = concurrent.futures.ThreadPoolExecutor(
-                _READ_AHEAD_THREADS, thread_name_prefix="zarrforge-read-ahead")
-        pool = _read_ahead_pool
+    pool = parallel.read_ahead_pool()
     pending: list[tuple[list[Any], concurrent.futures.Future]] = []
     try:
         while True:

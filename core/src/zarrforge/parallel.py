@@ -55,11 +55,18 @@ _pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
 
 
+#: threads that fetch groups of chunks ahead of the workers decoding them (stores with
+#: latency only); they wait on the store, so they cost no CPU
+READ_AHEAD_THREADS = 16
+_read_ahead: concurrent.futures.ThreadPoolExecutor | None = None
+
+
 def _forget_pools_in_a_forked_child() -> None:
     # A forked child has only the thread that forked: the pools' threads are not there
     # (work handed to them would wait for ever), and another thread may have held the lock.
-    global _pools_lock
+    global _pools_lock, _read_ahead
     _pools.clear()
+    _read_ahead = None
     _pools_lock = threading.Lock()
 
 
@@ -78,6 +85,17 @@ def pool_for(threads: int) -> concurrent.futures.ThreadPoolExecutor:
                                                          thread_name_prefix="zarrforge")
             _pools[threads] = pool
         return pool
+
+
+def read_ahead_pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The pool of :data:`READ_AHEAD_THREADS` threads that fetch chunks ahead of a read
+    (:func:`zarrforge.chunk_io.read_ahead`); like the others, made afresh after a fork."""
+    global _read_ahead
+    with _pools_lock:
+        if _read_ahead is None:
+            _read_ahead = concurrent.futures.ThreadPoolExecutor(
+                READ_AHEAD_THREADS, thread_name_prefix="zarrforge-read-ahead")
+        return _read_ahead
 
 
 def call_threads() -> int:
