@@ -191,24 +191,28 @@ def test_opening_with_the_wrong_format_says_which_format_is_there():
         assert isinstance(info.value, zf.errors.NodeNotFoundError)
 
 
-def test_compressors_auto_without_a_compressor_plugin_warns():
-    from zarrforge.abc.format import ArrayCreationSpec
-    from zarrforge.codec_arguments import normalised
+def test_compressors_auto_warns_when_the_formats_default_compressor_is_not_installed(monkeypatch):
+    import warnings
+
+    import zarrforge_draft2022.creation as draft_creation
+    import zarrforge_std.format_v3 as v3
     from zarrforge.errors import UncompressedWarning
 
-    class NoCompressors:  # a format whose default compressor no installed plugin provides
-        name = "3"
+    class Without:  # the registries as they are, less the default compressors
+        codecs: frozenset = frozenset()
 
-        def default_compressors(self, spec):
-            return []
-
-    spec = ArrayCreationSpec(shape=(2,), dtype="i4", chunks=(2,))
-    with pytest.warns(UncompressedWarning, match=r"compressors='auto' found no compressor .*"
+    monkeypatch.setattr(v3, "registry", Without)
+    with pytest.warns(UncompressedWarning, match=r"compressors='auto' for a Zarr 3 array means "
+                                                 r"'zstd', which no installed plugin provides.*"
                                                  r"Install zarrforge-numcodecs \(pip install "
                                                  r"'zarrforge\[standard\]'"):
-        assert normalised(spec, NoCompressors()).compressors == ()
-    import warnings
+        array = zf.create_array(None, shape=(2,), dtype="i4")
+    assert array.compressors == ()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        normalised(ArrayCreationSpec(shape=(2,), dtype="i4", chunks=(2,), compressors=None),
-                   NoCompressors())
+        zf.create_array(None, shape=(2,), dtype="i4", compressors=None)  # chosen: no warning
+        # the 2022 draft leaves 0-d arrays uncompressed on purpose: nothing to warn of
+        zf.create_array(None, shape=(), dtype="i4", zarr_format="draft-2022")
+    monkeypatch.setattr(draft_creation, "registry", Without)
+    with pytest.warns(UncompressedWarning, match="Zarr draft-2022 array means 'blosc'"):
+        zf.create_array(None, shape=(2,), dtype="i4", zarr_format="draft-2022")

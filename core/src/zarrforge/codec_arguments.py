@@ -114,11 +114,8 @@ def normalised(spec: ArrayCreationSpec, fmt: Format) -> ArrayCreationSpec:
                              f"compressors=, not both (got codecs= and {'= and '.join(given)}=)")
         return dataclasses.replace(spec, codecs=_codecs(spec.codecs), filters=(),
                                    serializer=None, compressors=())
-    compressors = spec.compressors
-    if _is_auto(compressors):
-        compressors = tuple(fmt.default_compressors(spec))
-        if not compressors:
-            _warn_uncompressed(fmt)
+    compressors = (tuple(fmt.default_compressors(spec)) if _is_auto(spec.compressors)
+                   else spec.compressors)
     return dataclasses.replace(
         spec,
         filters=() if _is_auto(spec.filters) else _codecs(spec.filters),
@@ -126,14 +123,17 @@ def normalised(spec: ArrayCreationSpec, fmt: Format) -> ArrayCreationSpec:
         compressors=_codecs(compressors))
 
 
-def _warn_uncompressed(fmt: Format) -> None:
-    provider = registry.codecs.provider_hint("zstd") or "a codec plugin"
+def warn_uncompressed(format_name: str, codec: str) -> None:
+    """For a format's ``default_compressors``: its default compressor ``codec`` is not
+    installed, so ``compressors="auto"`` gives none. Warns with
+    :class:`~zarrforge.errors.UncompressedWarning`, naming the package that provides it."""
+    provider = registry.codecs.provider_hint(codec) or "a plugin that provides it"
     warnings.warn(
-        f"compressors='auto' found no compressor for a Zarr {fmt.name} array: no installed "
-        f"plugin provides one, so its chunks are stored uncompressed. Install {provider} "
-        "(pip install 'zarrforge[standard]' installs the standard plugins), or pass "
-        "compressors=None to choose uncompressed chunks without this warning",
-        UncompressedWarning, stacklevel=4)
+        f"compressors='auto' for a Zarr {format_name} array means {codec!r}, which no "
+        f"installed plugin provides, so the chunks are stored uncompressed. Install "
+        f"{provider} (pip install 'zarrforge[standard]' installs the standard plugins), or "
+        "pass compressors=None to choose uncompressed chunks without this warning",
+        UncompressedWarning, stacklevel=2)
 
 
 def _json_ready(value: Any) -> Any:

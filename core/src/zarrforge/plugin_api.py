@@ -81,7 +81,7 @@ from .registry import Registry
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts
 from .chunk_context import current_chunk, encoding_chunk
-from .codec_arguments import numcodecs_configuration
+from .codec_arguments import numcodecs_configuration, warn_uncompressed
 from .codec_chain import CodecChain, check_order, evolve_codecs
 from .hooks import hook_plugins, hookimpl, plugin_manager
 from .indexing import normalize_basic_selection
@@ -113,7 +113,7 @@ __all__ = sorted([
     "hook_plugins", "hookimpl", "load_document", "map_parallel", "memory_layout",
     "normalize_basic_selection", "numcodecs_configuration", "parse_extension", "paths",
     "plugin_manager", "registry", "resolve", "shape_from_json", "split_unknown_fields",
-    "storage_transformers_from_json", "versions",
+    "storage_transformers_from_json", "versions", "warn_uncompressed",
 ])
 
 # Moved to zarrforge.hierarchy_api (application plugins' surface) in 0.2; resolvable here,

@@ -168,7 +168,9 @@ class Format(ABC):
         """The compressors ``compressors="auto"`` means for the array ``spec`` describes
         (codec arguments ``new_array`` reads); the default is none. Formats give what
         other implementations write by default, so that an array made with defaults
-        looks the same whoever made it."""
+        looks the same whoever made it. When that default's codec is not installed, give
+        none and say so with ``plugin_api.warn_uncompressed`` (an array the format
+        leaves uncompressed on purpose warns of nothing)."""
         return []
 
     @abstractmethod

@@ -59,9 +59,14 @@ def new_group(attributes: dict[str, Any] | None = None,
 
 
 def default_compressors(spec: ArrayCreationSpec) -> list[Any]:
-    """zarr-python 2's default blosc, except for 0-d arrays or when no plugin registers
-    blosc."""
-    return [DEFAULT_COMPRESSOR] if len(spec.shape) > 0 and "blosc" in registry.codecs else []
+    """zarr-python 2's default blosc, except for 0-d arrays (and, with a warning, when no
+    plugin registers blosc)."""
+    if len(spec.shape) == 0:
+        return []
+    if "blosc" in registry.codecs:
+        return [DEFAULT_COMPRESSOR]
+    c.warn_uncompressed("draft-2022", "blosc")
+    return []
 
 
 def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,

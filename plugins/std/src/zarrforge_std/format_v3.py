@@ -39,7 +39,7 @@ from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, C
                                   extensions_from_json, fill_value_from_user,
                                   extensions_to_json, load_document, memory_layout, paths, registry,
                                   shape_from_json, split_unknown_fields,
-                                  storage_transformers_from_json)
+                                  storage_transformers_from_json, warn_uncompressed)
 
 from . import legacy_v3
 
@@ -263,7 +263,10 @@ class V3Format(ChunksUnderNode, Format):
     def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
         """zstd at level 0 without checksum, as zarr-python 3 writes (when a plugin provides
         zstd)."""
-        return [DEFAULT_COMPRESSOR] if "zstd" in registry.codecs else []
+        if "zstd" in registry.codecs:
+            return [DEFAULT_COMPRESSOR]
+        warn_uncompressed(self.name, "zstd")
+        return []
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.plugin_api import registry
+from zarrforge.plugin_api import registry, warn_uncompressed
 from zarrforge.abc.chunk_grid import ChunkGrid
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
@@ -138,7 +138,10 @@ def _split_full_chain(codecs: list[Codec]) -> tuple[list[Codec], Codec | None, l
 
 def default_compressors() -> list[Any]:
     """zarr-python 3's default compressor for Zarr v2 (when a plugin provides it)."""
-    return [DEFAULT_COMPRESSOR] if "numcodecs.zstd" in registry.codecs else []
+    if "numcodecs.zstd" in registry.codecs:
+        return [DEFAULT_COMPRESSOR]
+    warn_uncompressed("2", "numcodecs.zstd")
+    return []
 
 
 def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
