@@ -198,7 +198,7 @@ def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
     claims only a broken node there is left out when another format, ``fmt`` included,
     reads a sound node there: the document is that format's, not a broken one of its."""
     claiming = [other for other in formats_in_detection_order(skip=fmt.name)
-                if other.name != fmt.name and detects(other, store, path)]
+                if detects(other, store, path)]
     if not claiming:
         return claiming
     sound = [other for other in claiming if _reads_a_node(other, store, path)]

@@ -282,10 +282,6 @@ class LocalStore(Store):
                 pass
             os.close(fd)
 
-    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        parts, generation = self._get_ranges(key, [None], None)
-        return (None if parts is None else parts[0]), generation
-
     def _get_ranges(self, key: str, ranges: list[ByteRange | None],
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:
         # Every write renames a new file over the key, so what one open reads is one
