@@ -363,22 +363,20 @@ class Transaction(Store):
                 else:
                     done.append((key, self.store.set_if(key, value,
                                                         if_generation=self._read[key])))
-        except ConflictError as exc:
-            self._put_back(done, originals)
-            self.store.delete(record_key)
-            raise ConflictError(
-                f"commit refused: {exc.key!r} was changed by another writer during the "
-                f"commit; the {len(done)} key(s) already written were put back: {exc}",
-                key=exc.key, keys=exc.keys) from exc
-        except BaseException:
-            # a store error part way: the keys written so far go back too, so the commit
-            # changed nothing; if putting them back fails as well, the record stays and
-            # unfinished_commits names the keys
+        except BaseException as exc:
+            # a conflict or a store error part way: the keys written so far go back, so the
+            # commit changed nothing; if putting them back fails as well, the record stays
+            # and unfinished_commits names the keys
             try:
                 self._put_back(done, originals)
                 self.store.delete(record_key)
             except ZarrforgeError:
                 pass
+            if isinstance(exc, ConflictError):
+                raise ConflictError(
+                    f"commit refused: {exc.key!r} was changed by another writer during the "
+                    f"commit; the {len(done)} key(s) already written were put back: {exc}",
+                    key=exc.key, keys=exc.keys) from exc
             raise
         for batch in _batches(blind, 256):
             writes = [(k, self._writes[k]) for k in batch if self._writes[k] is not None]
