@@ -42,7 +42,7 @@ def counted(monkeypatch):
     """Counters of v3 documents parsed (per key), codec chains and chunk engines built."""
     parsed: collections.Counter[str] = collections.Counter()
     built: collections.Counter[str] = collections.Counter()
-    load = format_v3.load_document
+    load = format_v3.load_document_keeping_raw
 
     def counting_load(data, *, key, **options):
         parsed[key] += 1
@@ -56,7 +56,7 @@ def counted(monkeypatch):
             init(self, *args, **kwargs)
         monkeypatch.setattr(cls, "__init__", wrapped)
 
-    monkeypatch.setattr(format_v3, "load_document", counting_load)
+    monkeypatch.setattr(format_v3, "load_document_keeping_raw", counting_load)
     counting(codec_chain.CodecChain, "chain")
     counting(pipeline.ChunkEngine, "engine")
     return parsed, built

@@ -51,7 +51,8 @@ BOTTOM_LAYER = frozenset({
     "zarrforge.codec_chain", "zarrforge.config", "zarrforge.errors", "zarrforge.hooks",
     "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.listing",
     "zarrforge.metadata.document", "zarrforge.metadata.extension_def",
-    "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand", "zarrforge.parallel",
+    "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand",
+    "zarrforge.metadata.parse_memo", "zarrforge.parallel",
     "zarrforge.paths", "zarrforge.registry", "zarrforge.resolution", "zarrforge.versions",
 })
 # Imports outside a plugin's tier that are allowed, each with its reason.

@@ -296,8 +296,15 @@ def refresh_views(store: Store, fmt: Format,
         if not isinstance(group, GroupMetadata) or group.consolidated is None:
             continue
 
-        def update(view_store: Store, ancestor: str = ancestor, read: GroupMetadata = group) -> None:
-            current = read if view_store is store else fmt.read_node(view_store, ancestor)
+        def update(view_store: Store, ancestor: str = ancestor, read: GroupMetadata = group,
+                   read_from: NodeDocument = document) -> None:
+            current: NodeMetadata | None = read
+            if view_store is not store:
+                latest = fmt.read_document(view_store, ancestor)
+                # the same document object: unchanged since the survey (a format may
+                # share one parse of equal bytes), so its model is the one resolved above
+                current = (read if latest is read_from else
+                           None if latest is None else fmt.resolve(latest))
             if not isinstance(current, GroupMetadata) or current.consolidated is None:
                 return  # replaced, or its view dropped, meanwhile
             view = ConsolidatedView(current.consolidated)

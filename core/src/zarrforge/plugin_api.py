@@ -27,7 +27,9 @@ move.
 
 Documents (plain, unresolved: :mod:`zarrforge.metadata`)
     :class:`NodeDocument`, :class:`ListedContent`, :class:`UnknownExtension`, :class:`ExtensionRef`,
-    :func:`parse_extension`, :func:`load_document` / :func:`dump_document` /
+    :func:`parse_extension`, :func:`load_document` (and :func:`load_document_keeping_raw`,
+    its large-view form, with :class:`RawJSON`; :class:`ParseMemo` shares one parse of a
+    large document between the readers of one operation) / :func:`dump_document` /
     :func:`check_document` (strict JSON of metadata documents),
     :func:`check_document_size` (refuse a document over ``config.max_document_bytes``,
     for a format that encodes documents its own way),
@@ -88,9 +90,11 @@ from .indexing import normalize_basic_selection
 from .listing import child_names
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
-from .metadata.json_io import check_document, dump_document, load_document
+from .metadata.json_io import (RawJSON, check_document, dump_document, load_document,
+                               load_document_keeping_raw)
 from .metadata.json_io import check_size as check_document_size
 from .metadata.must_understand import split_unknown_fields
+from .metadata.parse_memo import ParseMemo
 from .parallel import map_parallel
 from .chunk_helpers import all_equal_fill, check_allocation
 from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_grid_from_json,
@@ -102,15 +106,15 @@ from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_g
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "Registry",
-    "SkippedCodec", "UnknownExtension",
+    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "ParseMemo", "RawJSON",
+    "Registry", "SkippedCodec", "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_document",
     "check_document_size", "check_order", "child_names", "chunk_grid_from_json",
     "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user", "codecs_from_json",
     "config", "current_chunk", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs",
     "extension_from_json", "extensions_from_json", "extensions_to_json", "fill_value_from_user",
-    "hook_plugins", "hookimpl", "load_document", "map_parallel", "memory_layout",
+    "hook_plugins", "hookimpl", "load_document", "load_document_keeping_raw", "map_parallel", "memory_layout",
     "normalize_basic_selection", "numcodecs_configuration", "parse_extension", "paths",
     "plugin_manager", "registry", "resolve", "shape_from_json", "split_unknown_fields",
     "storage_transformers_from_json", "versions", "warn_uncompressed",

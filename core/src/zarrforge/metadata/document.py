@@ -14,7 +14,9 @@ compared, detected, listed and written back without any plugin installed.
   the few members the listing needs, kept parsed, and the stored bytes, parsed
   again only when anything else is asked for. A listing of thousands of members
   then keeps a bytes object per member instead of a tree of dicts and lists that
-  the garbage collector would walk on every full collection.
+  the garbage collector would walk on every full collection. The entries of a large
+  consolidated view are kept the same way, as their text in the document
+  (:class:`~zarrforge.metadata.json_io.RawJSON`), and written back from it.
 * :class:`UnknownExtension`: an ``extensions`` entry that no installed
   plugin understands but that may be ignored; kept verbatim and written back.
 
@@ -28,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable, Iterator, Mapping
 
-from .json_io import load_document
+from .json_io import ABSENT_MEMBER, RawJSON, load_document
 
 NODE_TYPES = ("array", "group")
 
@@ -47,7 +49,7 @@ class NodeDocument:
     content: Mapping[str, Any]
 
 
-_ABSENT = object()
+_ABSENT = ABSENT_MEMBER
 
 
 class ListedContent(Mapping[str, Any]):
@@ -58,16 +60,32 @@ class ListedContent(Mapping[str, Any]):
 
     __slots__ = ("_data", "_key", "_kept", "_parsed")
 
-    def __init__(self, data: bytes, parsed: Mapping[str, Any], *, key: str,
+    def __init__(self, data: bytes | RawJSON, parsed: Mapping[str, Any], *, key: str,
                  kept: Iterable[str]) -> None:
         self._data = data
         self._key = key
         self._kept = {name: parsed.get(name, _ABSENT) for name in kept}
         self._parsed: Mapping[str, Any] | None = None
 
+    @classmethod
+    def of_raw(cls, raw: RawJSON, *, key: str) -> ListedContent:
+        """The content of an object kept unparsed (:func:`load_document_keeping_raw`),
+        its kept members answered without parsing it."""
+        content = cls.__new__(cls)
+        content._data, content._key, content._parsed = raw, key, None
+        content._kept = raw.kept if raw.kept is not None else {}  # shared; read-only
+        return content
+
+    @property
+    def raw(self) -> RawJSON | None:
+        """The object's text, when it was kept unparsed: written back as it is."""
+        return self._data if isinstance(self._data, RawJSON) else None
+
     def _all(self) -> Mapping[str, Any]:
         if self._parsed is None:
-            self._parsed = load_document(self._data, key=self._key, allow_nan=True)
+            data = self._data
+            self._parsed = load_document(data.text if isinstance(data, RawJSON) else data,
+                                         key=self._key, allow_nan=True)
         return self._parsed
 
     def __getitem__(self, name: str) -> Any:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, Callable
 
@@ -71,20 +72,126 @@ _STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_n
 _LENIENT = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 
 
-def load_document(data: bytes, *, key: str, allow_nan: bool = False) -> dict[str, Any]:
+def load_document(data: bytes | str, *, key: str, allow_nan: bool = False) -> dict[str, Any]:
     """The JSON object in ``data``; ``allow_nan`` accepts the ``NaN``/``Infinity`` tokens
     (for documents whose writers emit them, such as Zarr v2 attributes)."""
-    check_size(len(data), key=key, writing=False)
+    text = _text(data, key)
     try:
-        text = data.decode("utf-8")
         document = (_LENIENT if allow_nan else _STRICT).decode(text)
-    except UnicodeDecodeError as exc:
-        raise MetadataError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", key=key) from exc
     except (ValueError, RecursionError) as exc:
         raise MetadataError(f"not valid JSON: {exc}", key=key) from exc
     if not isinstance(document, dict):
         raise MetadataError(f"the document must be a JSON object, got {type(document).__name__}",
                             key=key)
+    return document
+
+
+def _text(data: bytes | str, key: str) -> str:
+    check_size(len(data), key=key, writing=False)
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MetadataError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})", key=key) from exc
+
+
+#: a member named to be kept that the object lacks (see :class:`RawJSON`)
+ABSENT_MEMBER: Any = object()
+
+
+class RawJSON:
+    """A JSON value kept as its text, ``source[start:end]``, unparsed; ``kept`` holds the
+    named members of an object value as parsed when it was read, :data:`ABSENT_MEMBER`
+    for those it lacks (``kept`` is ``None`` when the value is not an object).
+    :func:`dump_document` writes it back verbatim."""
+
+    __slots__ = ("_source", "_start", "_end", "kept")
+
+    def __init__(self, source: str, start: int, end: int, kept: dict[str, Any] | None) -> None:
+        self._source = source
+        self._start = start
+        self._end = end
+        self.kept = kept
+
+    @property
+    def text(self) -> str:
+        return self._source[self._start:self._end]
+
+
+#: documents smaller than this are parsed whole by :func:`load_document_keeping_raw`
+RAW_MEMBERS_MIN_BYTES = 1 << 20
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_PLAIN_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+_PLAIN_LENIENT = json.JSONDecoder()
+
+
+class _Unusual(Exception):
+    """Text the fast path does not read: the whole strict parse decides what it is."""
+
+
+def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...],
+                              kept: tuple[str, ...], allow_nan: bool = False) -> dict[str, Any]:
+    """As :func:`load_document`, except that the members of the object found through the
+    member names ``at`` (``("consolidated_metadata", "metadata")``) are kept as
+    :class:`RawJSON` values, each with its members ``kept`` parsed.
+
+    For large documents whose bulk is one such object (a consolidated view of thousands of
+    nodes): reading and writing back the document then builds no tree of their values.
+    The names of the kept object are checked for duplicates; its values are not, until
+    parsed. A document under :data:`RAW_MEMBERS_MIN_BYTES`, and anything the fast path
+    does not read (an error above all), is parsed whole by :func:`load_document`.
+    """
+    if len(data) < RAW_MEMBERS_MIN_BYTES:
+        return load_document(data, key=key, allow_nan=allow_nan)
+    text = _text(data, key)
+    scan = (_LENIENT if allow_nan else _STRICT).scan_once
+    scan_raw = (_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT).scan_once
+
+    def members(start: int, path: tuple[str, ...]) -> tuple[dict[str, Any], int]:
+        """The object whose ``{`` is at ``start``, and the index after its ``}``."""
+        result: dict[str, Any] = {}
+        i = _WHITESPACE.match(text, start + 1).end()  # type: ignore[union-attr]
+        if text[i] == "}":
+            return result, i + 1
+        while True:
+            if text[i] != '"':
+                raise _Unusual
+            name, i = scanstring(text, i + 1, True)
+            if name in result:
+                raise _Unusual  # the whole parse names the duplicate
+            i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+            if text[i] != ":":
+                raise _Unusual
+            i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+            value: Any
+            if not path:
+                parsed, end = scan_raw(text, i)
+                value = RawJSON(text, i, end, {n: parsed.get(n, ABSENT_MEMBER) for n in kept}
+                                if type(parsed) is dict else None)
+                i = end
+            elif name == path[0] and text[i] == "{":
+                value, i = members(i, path[1:])
+            else:
+                value, i = scan(text, i)
+            result[name] = value
+            i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+            if text[i] == ",":
+                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+            elif text[i] == "}":
+                return result, i + 1
+            else:
+                raise _Unusual
+
+    try:
+        start = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
+        if text[start] != "{" or not at:
+            raise _Unusual
+        document, end = members(start, at)
+        if _WHITESPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
+            raise _Unusual
+    except (_Unusual, ValueError, IndexError, StopIteration, RecursionError):
+        return load_document(text, key=key, allow_nan=allow_nan)
     return document
 
 
@@ -117,6 +224,8 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
         kind = type(value)
         if kind is str:
             return encode_str(value)
+        if kind is RawJSON:
+            return value.text
         if kind is int:
             return int.__repr__(value)
         if kind is bool:
@@ -134,9 +243,6 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
             return encode_str(key)
         # json's rules for int, float, bool and None keys (and its TypeError for others)
         return encode_str(next(iter(json.loads(fallback({key: None})))))
-
-    def text(value: Any, indent: str) -> str:
-        return indented(value, indent) if isinstance(value, _CONTAINERS) else leaf(value)
 
     def flat(value: Any) -> str:
         """``value`` on one line, without recursion: a document nests as deep as the
@@ -173,31 +279,52 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
         return "".join(parts)
 
     def one_line(value: Any) -> str:
+        if type(value) is RawJSON:
+            return value.text
         try:
             return fallback(value)  # the C encoder
         except RecursionError:
             return flat(value)
 
-    def indented(value: Any, indent: str) -> str:
-        if len(indent) > 2 * _INDENTED_LEVELS:
-            return flat(value)  # deeper values go on one line
-        if isinstance(value, dict):
+    def write(value: Any, indent: str, out: list[str]) -> None:
+        """Append the JSON of ``value`` to ``out``: joined once at the end, so that a large
+        document exists once as text rather than once per level it is nested in."""
+        if not isinstance(value, _CONTAINERS):
+            out.append(leaf(value))
+        elif len(indent) > 2 * _INDENTED_LEVELS:
+            out.append(flat(value))  # deeper values go on one line
+        elif isinstance(value, dict):
             if not value:
-                return "{}"
+                out.append("{}")
+                return
             inner = indent + "  "
-            if len(value) > _MANY_MEMBERS:  # a consolidated view: one member a line
-                entries = [f"{inner}{key_text(k)}: {one_line(v)}" for k, v in value.items()]
-            else:
-                entries = [f"{inner}{key_text(k)}: {text(v, inner)}" for k, v in value.items()]
-            return "{\n" + ",\n".join(entries) + "\n" + indent + "}"
-        for v in value:  # a list or tuple
-            if isinstance(v, _CONTAINERS):
-                inner = indent + "  "
-                entries = [inner + text(v, inner) for v in value]
-                return "[\n" + ",\n".join(entries) + "\n" + indent + "]"
-        return "[" + ", ".join([leaf(v) for v in value]) + "]"
+            many = len(value) > _MANY_MEMBERS  # a consolidated view: one member a line
+            separator = "{\n"
+            for k, v in value.items():
+                out += (separator, inner, key_text(k), ": ")
+                if many:
+                    out.append(one_line(v))
+                else:
+                    write(v, inner, out)
+                separator = ",\n"
+            out.append("\n" + indent + "}")
+        elif any(isinstance(v, _CONTAINERS) for v in value):  # a list or tuple of containers
+            inner = indent + "  "
+            separator = "[\n"
+            for v in value:
+                out += (separator, inner)
+                write(v, inner, out)
+                separator = ",\n"
+            out.append("\n" + indent + "]")
+        else:
+            out.append("[" + ", ".join([leaf(v) for v in value]) + "]")
 
-    return lambda value: text(value, "")
+    def document_text(value: Any) -> str:
+        out: list[str] = []
+        write(value, "", out)
+        return "".join(out)
+
+    return document_text
 
 
 _write_utf8 = _writer(ascii_only=False)

@@ -31,13 +31,16 @@ from typing import Any
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
                                   ChunkSpec, ChunksUnderNode, Codec, CodecKind, DataType, Format,
-                                  GroupMetadata, ListedContent, NodeDocument, NodeMetadata, Store,
+                                  GroupMetadata, ListedContent, NodeDocument, NodeMetadata, ParseMemo,
+                                  RawJSON,
+                                  Store,
                                   attributes_from_json, child_names, chunk_grid_from_json,
                                   chunk_key_encoding_from_json, codec_from_user, codecs_from_json,
                                   data_type_from_json, data_type_from_user,
                                   dimension_names_from_json, dump_document, evolve_codecs,
                                   extensions_from_json, fill_value_from_user,
-                                  extensions_to_json, load_document, memory_layout, paths, registry,
+                                  extensions_to_json, load_document, load_document_keeping_raw,
+                                  memory_layout, paths, registry,
                                   shape_from_json, split_unknown_fields,
                                   storage_transformers_from_json, warn_uncompressed)
 
@@ -52,6 +55,10 @@ ARRAY_REQUIRED = ARRAY_FIELDS - {"attributes", "storage_transformers", "dimensio
                                  "extensions"}
 GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata", "extensions"}
 _LISTED_MEMBERS = ("zarr_format", "node_type", "attributes")  # what a member listing asks of an array
+_VIEW_ENTRIES = ("consolidated_metadata", "metadata")  # kept as text in a large document
+_ENTRY_MEMBERS = ("node_type", "consolidated_metadata")  # what reading a view asks of an entry
+# a root read to survey the hierarchy and read again to update its view is parsed once
+_LARGE_DOCUMENTS = ParseMemo(min_bytes=1 << 20)
 
 DEFAULT_SERIALIZER = {"name": "bytes"}
 DEFAULT_COMPRESSOR = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
@@ -93,7 +100,13 @@ class V3Format(ChunksUnderNode, Format):
         data = store.get(key)
         if data is None:
             return None
-        document = load_document(data, key=key, allow_nan=True)
+        return _LARGE_DOCUMENTS.parse(data, (self.name, key),
+                                      lambda data: self._document_from(data, key))
+
+    def _document_from(self, data: bytes, key: str) -> NodeDocument | None:
+        # a large consolidated view's entries stay text until a member is opened
+        document = load_document_keeping_raw(data, key=key, allow_nan=True,
+                                             at=_VIEW_ENTRIES, kept=_ENTRY_MEMBERS)
         node_type = self._node_type(document, key)
         return None if node_type is None else NodeDocument(self.name, node_type, key, document)
 
@@ -197,9 +210,13 @@ class V3Format(ChunksUnderNode, Format):
                 relative = paths.normalize_path(name)
             except InvalidPathError as exc:
                 raise MetadataError(str(exc), field=where, value=name) from exc
-            if not relative or not isinstance(document, dict):
+            entry_key = f"{key} ({where})"
+            if type(document) is RawJSON and document.kept is not None:
+                document = ListedContent.of_raw(document, key=entry_key)  # parsed when opened
+            if not relative or not isinstance(document, (dict, ListedContent)):
                 raise MetadataError("entries must map non-empty node paths to documents",
-                                    field=where, value=document)
+                                    field=where, value=document.text[:200]
+                                    if type(document) is RawJSON else document)
             node_type = document.get("node_type")
             if node_type not in ("array", "group"):
                 raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
@@ -207,22 +224,27 @@ class V3Format(ChunksUnderNode, Format):
             if node_type == "group" and document.get("consolidated_metadata") is not None:
                 # this view is authoritative: nested views are not read
                 document = {k: v for k, v in document.items() if k != "consolidated_metadata"}
-            documents[relative] = NodeDocument(self.name, node_type, f"{key} ({where})",
-                                               document)
+            documents[relative] = NodeDocument(self.name, node_type, entry_key, document)
         return documents
 
     # --- writing ------------------------------------------------------------------
 
     def document(self, metadata: NodeMetadata | NodeDocument) -> dict[str, Any]:
-        if isinstance(metadata, NodeDocument):
-            return dict(metadata.content)  # a consolidated entry kept as read
+        return self._document(metadata, keep_raw=False)
+
+    def _document(self, metadata: NodeMetadata | NodeDocument, *, keep_raw: bool) -> dict[str, Any]:
+        """``keep_raw``: consolidated entries kept as their text stay text (for writing)."""
+        if isinstance(metadata, NodeDocument):  # a consolidated entry kept as read
+            content = metadata.content
+            raw = content.raw if keep_raw and isinstance(content, ListedContent) else None
+            return raw if raw is not None else dict(content)  # type: ignore[return-value]
         if isinstance(metadata, GroupMetadata):
             doc: dict[str, Any] = {"zarr_format": 3, "node_type": "group",
                                    "attributes": metadata.attributes}
             if metadata.consolidated is not None:
                 doc["consolidated_metadata"] = {
                     "kind": "inline", "must_understand": False,
-                    "metadata": {name: self.document(entry)
+                    "metadata": {name: self._document(entry, keep_raw=keep_raw)
                                  for name, entry in sorted(metadata.consolidated.items())}}
         else:
             doc = {
@@ -246,13 +268,13 @@ class V3Format(ChunksUnderNode, Format):
         return doc
 
     def render(self, metadata: NodeMetadata) -> bytes:
-        return dump_document(self.document(metadata))
+        return dump_document(self._document(metadata, keep_raw=True))
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata,
                    rendered: bytes | None = None) -> None:
         key = self.metadata_key(path)
         if rendered is None:
-            rendered = dump_document(self.document(metadata), key=key)
+            rendered = dump_document(self._document(metadata, keep_raw=True), key=key)
         store.set(key, rendered)
 
     def new_group(self, attributes: dict[str, Any] | None = None,

@@ -1,0 +1,57 @@
+"""Creating one array under a root whose consolidated view holds many members.
+
+Issue #32's scale case: ``python benchmarks/large_view_create.py [--members 50000]
+[--dir DIR]`` builds the hierarchy once (kept in DIR for later runs), then times one
+``create_array`` under the root and reports the peak RSS it added, as a multiple of the
+root document's size. A warm-up first loads the plugins, so imports are not counted.
+zarrforge only: neither peer updates a consolidated view when a node is created.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import resource
+import tempfile
+import time
+import uuid
+
+import zarrforge as zf
+
+
+def build(directory: str, members: int) -> None:
+    group = zf.create_group(directory)
+    for i in range(members):
+        group.create_array(f"a{i}", shape=(4,), chunks=(4,), dtype="i4", attributes={"i": i})
+    zf.consolidate_metadata(directory)
+
+
+def current_rss() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--members", type=int, default=50_000)
+    parser.add_argument("--dir", default=None, help="where the hierarchy is kept")
+    args = parser.parse_args()
+    directory = args.dir or os.path.join(tempfile.gettempdir(), f"zf-view-{args.members}.zarr")
+    if not os.path.exists(os.path.join(directory, "zarr.json")):
+        build(directory, args.members)
+    zf.create_group("memory://warm-up").create_array("w", shape=(4,), chunks=(4,), dtype="i4")
+    zf.open_group(directory, use_consolidated=False)
+    gc.collect()
+    before = current_rss()
+    start = time.perf_counter()
+    zf.create_array(directory, f"new-{uuid.uuid4().hex[:8]}", shape=(4,), chunks=(4,), dtype="i4")
+    elapsed = time.perf_counter() - start
+    added = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+    size = os.path.getsize(os.path.join(directory, "zarr.json"))
+    print(f"members {args.members}, root document {size / 1e6:.1f} MB: create_array "
+          f"{elapsed:.2f} s, peak RSS +{added / 1e6:.0f} MB ({added / size:.1f}x the document)")
+
+
+if __name__ == "__main__":
+    main()
