@@ -6,6 +6,8 @@ the fill value cross through their Zarr v3 JSON, the spelling both engines read,
 every data type both know crosses; one the other engine lacks is a
 :class:`~zarrforge.errors.MetadataError` naming it (field ``data_type``). zarr-python
 knows the orders ``C`` and ``F`` only: a zarrforge layout other than ``F`` goes as ``C``.
+:func:`regular_grid` is zarr-python's regular grid in the class of the installed
+version (3.0 and 3.1 name it otherwise than 3.2 on).
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ from typing import Any
 from zarr.core.array_spec import ArrayConfig, ArraySpec
 from zarr.core.buffer import default_buffer_prototype
 from zarr.core.dtype import get_data_type_from_json
+
+try:  # zarr-python >= 3.2 describes the grid a codec validates against by its metadata
+    from zarr.core.metadata.v3 import RegularChunkGridMetadata as _RegularGrid
+except ImportError:  # zarr-python 3.0, 3.1
+    from zarr.core.chunk_grids import RegularChunkGrid as _RegularGrid  # type: ignore[no-redef]
 
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.abc.data_type import DataType
@@ -46,6 +53,12 @@ def to_zarr(spec: ChunkSpec, like: ArraySpec | None = None) -> ArraySpec:
         config, prototype = like.config, like.prototype
     return ArraySpec(shape=tuple(spec.shape), dtype=zdtype, fill_value=fill, config=config,
                      prototype=prototype)
+
+
+def regular_grid(chunk_shape: tuple[int, ...]) -> Any:
+    """zarr-python's regular chunk grid of ``chunk_shape`` (what its codecs' ``validate``
+    is given)."""
+    return _RegularGrid(chunk_shape=tuple(chunk_shape))
 
 
 def bytes_spec(size: int) -> ArraySpec:

@@ -10,6 +10,7 @@ to the engine it came from (no loop, no shadowing).
 
 from __future__ import annotations
 
+from zarr.errors import UnknownCodecError
 from zarr.registry import get_codec_class
 
 
@@ -20,7 +21,7 @@ class ZarrforgeBacked:
 def foreign_codec_class(name: str) -> type | None:
     try:
         found = get_codec_class(name)
-    except KeyError:
+    except (KeyError, UnknownCodecError):  # 3.1 raises the first, 3.4 the second
         return None
     if isinstance(found, type) and issubclass(found, ZarrforgeBacked):
         return None

@@ -33,7 +33,6 @@ import numpy as np
 from zarr.abc.codec import ArrayArrayCodec as ZarrArrayArray
 from zarr.abc.codec import ArrayBytesCodec as ZarrArrayBytes
 from zarr.abc.codec import BytesBytesCodec as ZarrBytesBytes
-from zarr.core.chunk_grids import RegularChunkGrid
 from zarr.core.sync import sync
 
 from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec,
@@ -98,7 +97,7 @@ class ZarrPythonCodec(Codec):
         try:
             self.zarr_codec.validate(shape=tuple(spec.shape),
                                      dtype=_specs.to_zarr(spec).dtype,
-                                     chunk_grid=RegularChunkGrid(chunk_shape=tuple(spec.shape)))
+                                     chunk_grid=_specs.regular_grid(spec.shape))
         except (ValueError, TypeError) as exc:
             if isinstance(exc, MetadataError):
                 raise
