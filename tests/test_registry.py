@@ -281,3 +281,39 @@ def test_a_long_installed_list_shows_the_closest_names_and_a_count():
     assert f"installed: {count} names, the closest " in message and "float64" in message
     assert "zarrforge.plugins() lists them all" in message and len(message) < 400
     assert "int8" not in message.split("the closest ")[1]  # far names are left out
+
+
+PICKY_FAMILY = XOR_CODEC.replace('name = "test.xor"', 'name = "test.picky.*"').replace(
+    "    def __init__(self, key=0x5A):", '''    @classmethod
+    def claims(cls, name):
+        return name.endswith("-yes")
+    def __init__(self, key=0x5A):''')
+
+
+def test_a_family_that_declines_a_name_leaves_it_unknown(fake_distribution):
+    fake_distribution("zf-test-picky", {"zarrforge.codecs": {"test.picky.*": "picky_mod:XorCodec"}},
+                      {"picky_mod": PICKY_FAMILY})
+    assert "test.picky.a-yes" in registry.codecs
+    assert registry.codecs.get("test.picky.a-yes").__module__ == "picky_mod"
+    assert "test.picky.a-no" not in registry.codecs
+    with pytest.raises(UnknownExtensionError, match="unknown codec 'test.picky.a-no'"):
+        registry.codecs.get("test.picky.a-no")
+    # the spec's must_understand: false still lets a reader skip a declined name
+    with pytest.warns(zf.errors.SkippedExtensionWarning):
+        skipped = zf.plugin_api.codec_from_json(
+            {"name": "test.picky.a-no", "must_understand": False}, field="codecs[1]")
+    assert isinstance(skipped, zf.plugin_api.SkippedCodec)
+
+
+def test_a_declined_name_goes_to_the_next_shorter_family(fake_distribution):
+    fake_distribution("zf-test-picky2", {"zarrforge.codecs": {"test.picky.*": "picky_mod2:XorCodec"}},
+                      {"picky_mod2": PICKY_FAMILY})
+    fake_distribution("zf-test-wide", {"zarrforge.codecs": {"test.*": "wide_mod:XorCodec"}},
+                      {"wide_mod": XOR_CODEC.replace('name = "test.xor"', 'name = "test.*"')})
+    assert registry.codecs.get("test.picky.b-yes").__module__ == "picky_mod2"
+    assert registry.codecs.get("test.picky.b-no").__module__ == "wide_mod"
+    # zarrforge.plugins() says what an exact name overrides: not a family declining it
+    assert registry.codecs.shadowed_by("test.picky.b-no", "entry point") == [
+        "'test.*' of zf-test-wide"]
+    assert registry.codecs.shadowed_by("test.picky.b-yes", "entry point") == [
+        "'test.picky.*' of zf-test-picky2", "'test.*' of zf-test-wide"]

@@ -11,7 +11,16 @@ Each extension point has one :class:`Registry`, fed from two sources:
 Names are matched exactly, except that a name ending in ``*`` declares a
 *family*: ``r*`` matches ``r8``, ``r16``, ...; ``numcodecs.*`` matches every
 ``numcodecs.<id>``. The implementation receives the full name and may reject
-it. Exact names beat families; in-process registrations beat installed ones.
+it. Exact names beat families, a longer family beats a shorter one, and in-process
+registrations beat installed ones. ``*`` alone is the catch-all family: it matches
+every name no other entry matches, so an adapter of another library's extensions
+(zarr-python's codecs) answers only for names zarrforge's own plugins leave free.
+
+A family's implementation may declare a class method ``claims(name) -> bool``; a
+family whose implementation answers ``False`` does not match that name, and the
+lookup goes on to the next shorter family, then to "unknown" (so ``name in registry``
+stays false for a name the catch-all's library lacks, and a ``must_understand: false``
+entry is still skipped). Without ``claims`` a family matches every name it covers.
 
 When two *different* distributions install the same name, the lookup fails
 with :class:`~zarrforge.errors.PluginConflictError` naming both, unless
@@ -90,6 +99,7 @@ KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
         "sharding_indexed": "zarrforge-sharding",
         "vlen-utf8": "zarrforge-dtypes", "vlen-bytes": "zarrforge-dtypes",
         "optional": "zarrforge-dtypes",
+        "*": "zarrforge-zarr-python",
     },
     "extension": {"zarrforge.offset": "zarrforge-extensions",
                   "zarrforge.array-statistics": "zarrforge-extensions"},
@@ -211,23 +221,34 @@ class Registry:
         """:meth:`get` without the remembered answers; the caller holds the lock."""
         if name in self._local:
             return self._local[name]
-        family = self._family_of(name, self._local)
+        family = self._claiming_family(name, self._local, self._local.__getitem__)
         if family is not None:
             return self._local[family]
         installed = self._installed_entry_points()
-        key = name if name in installed else self._family_of(name, installed)
+        key = (name if name in installed
+               else self._claiming_family(name, installed, self._installed_implementation))
         if key is None:
             raise UnknownExtensionError(
                 self.point, name, self.names(), self.provider_hint(name), field=field)
+        return self._installed_implementation(key)
+
+    def _installed_implementation(self, key: str) -> Any:
+        """The loaded implementation of the installed entry ``key``; the caller holds the lock."""
         if key not in self._loaded:
-            self._loaded[key] = self._load(key, installed[key])
+            self._loaded[key] = self._load(key, self._installed_entry_points()[key])
         return self._loaded[key]
 
     def __contains__(self, name: str) -> bool:
         with self._lock:
             installed = self._installed_entry_points()
-            return any(name in table or self._family_of(name, table) is not None
-                       for table in (self._local, installed))
+            if name in self._local or name in installed:
+                return True
+            try:
+                return (self._claiming_family(name, self._local, self._local.__getitem__)
+                        is not None or self._claiming_family(
+                            name, installed, self._installed_implementation) is not None)
+            except (PluginLoadError, PluginConflictError):
+                return True  # a family that cannot load: the lookup says why
 
     def names(self) -> list[str]:
         with self._lock:
@@ -260,14 +281,21 @@ class Registry:
             if source == "in-process":
                 hidden += [f"{name!r} of {dist}" for dist in sorted(own)]
             if not name.endswith(FAMILY_SUFFIX):
-                for family, eps in installed.items():
-                    stem = family[:-len(FAMILY_SUFFIX)]
-                    if (family.endswith(FAMILY_SUFFIX) and name.startswith(stem)
-                            and len(name) > len(stem)):
-                        hidden += [f"{family!r} of {ep.dist.name}" for ep in eps
-                                   if ep.dist is not None
-                                   and (source == "in-process" or ep.dist.name not in own)]
+                for family in self._families_matching(name, installed):
+                    if not self._would_claim(family, name):
+                        continue
+                    hidden += [f"{family!r} of {ep.dist.name}" for ep in installed[family]
+                               if ep.dist is not None
+                               and (source == "in-process" or ep.dist.name not in own)]
             return hidden
+
+    def _would_claim(self, family: str, name: str) -> bool:
+        """Would the installed ``family`` answer for ``name`` were nothing else registered?
+        (A family that cannot load is counted as answering.)"""
+        try:
+            return self._claims(self._installed_implementation(family), name)
+        except (PluginLoadError, PluginConflictError):
+            return True
 
     # --- internals ------------------------------------------------------------
 
@@ -287,15 +315,30 @@ class Registry:
         return self._installed
 
     @staticmethod
-    def _family_of(name: str, table: Iterable[str]) -> str | None:
-        best = None
-        for candidate in table:
-            if candidate.endswith(FAMILY_SUFFIX):
-                stem = candidate[:-len(FAMILY_SUFFIX)]
-                if name.startswith(stem) and len(name) > len(stem):
-                    if best is None or len(candidate) > len(best):
-                        best = candidate
-        return best
+    def _families_matching(name: str, table: Iterable[str]) -> list[str]:
+        """The families of ``table`` covering ``name``, the longest (most specific) first."""
+        matching = [candidate for candidate in table if candidate.endswith(FAMILY_SUFFIX)
+                    and name.startswith(candidate[:-len(FAMILY_SUFFIX)])
+                    and len(name) > len(candidate) - len(FAMILY_SUFFIX)]
+        return sorted(matching, key=len, reverse=True)
+
+    @classmethod
+    def _family_of(cls, name: str, table: Iterable[str]) -> str | None:
+        matching = cls._families_matching(name, table)
+        return matching[0] if matching else None
+
+    @staticmethod
+    def _claims(implementation: Any, name: str) -> bool:
+        claims = getattr(implementation, "claims", None)
+        return claims is None or bool(claims(name))
+
+    def _claiming_family(self, name: str, table: Any, implementation_of: Any) -> str | None:
+        """The longest family of ``table`` covering ``name`` whose implementation (found
+        with ``implementation_of(family)``) claims it; the caller holds the lock."""
+        for family in self._families_matching(name, table):
+            if self._claims(implementation_of(family), name):
+                return family
+        return None
 
     def _load(self, name: str, eps: list[importlib_metadata.EntryPoint]) -> Any:
         ep = self._choose(name, eps)
@@ -353,7 +396,8 @@ class Registry:
         table = KNOWN_PROVIDERS.get(self.point, {})
         if name in table:
             return table[name]
-        family = self._family_of(name, table)
+        # the catch-all adapts another library's names: it says nothing of who provides one
+        family = self._family_of(name, [key for key in table if key != FAMILY_SUFFIX])
         return table[family] if family else None
 
     def __repr__(self) -> str:
