@@ -117,8 +117,10 @@ def _plan(source: Any, dest_path: str, fmt: Format, overrides: dict[str, Any]) -
                 metadata = fmt.new_array(normalised(_array_spec(node, overrides), fmt))
             rendered = fmt.render(metadata)
         except MetadataError as exc:
-            raise MetadataError(f"cannot copy {node.name!r} to format {fmt.name!r}: {exc}",
-                                field=exc.field, value=exc.value) from exc
+            # exc.message: the field is named once, by the new error's own prefix
+            raise MetadataError(f"cannot copy {node.name!r} to format {fmt.name!r}: "
+                                f"{exc.message}", field=exc.field, value=exc.value,
+                                key=exc.key) from exc
         plan.append(_Planned(path, node, metadata, rendered))
     return plan
 

@@ -245,9 +245,11 @@ def test_copy_prints_plain_progress_with_increasing_counts(long_array, tmp_path)
     # one chunk's worth of bytes per step: a progress line per chunk
     result = run("copy", str(long_array), str(dest), "--progress", "plain", "--step-bytes", "1")
     assert result.returncode == 0, result.stderr
-    counts = [(int(m.group(1)), int(m.group(2)))
-              for m in re.finditer(r"^copy /series: (\d+)/(\d+)$", result.stderr, re.M)]
+    lines = re.findall(r"^copy /series: (\d+)/(\d+) chunks, ([\d.]+ \w+) of 25.0 KiB, "
+                       r"[\d.]+ \w+/s$", result.stderr, re.M)
+    counts = [(int(done), int(total)) for done, total, _ in lines]
     assert len(counts) >= 10
+    assert lines[-1][2] == "25.0 KiB"  # 200 x 32 int32: all the bytes at the end
     assert all(total == 200 for _, total in counts)
     done = [d for d, _ in counts]
     assert done == sorted(done) and len(set(done)) == len(done) and done[-1] == 200
@@ -256,13 +258,14 @@ def test_copy_prints_plain_progress_with_increasing_counts(long_array, tmp_path)
                                   zf.open_array(str(long_array), "series")[:])
     # auto is plain when standard error is not a terminal
     auto = run("copy", str(long_array), str(tmp_path / "auto.zarr"))
-    assert auto.returncode == 0 and "copy /series: 200/200" in auto.stderr
+    assert auto.returncode == 0 and "copy /series: 200/200 chunks, 25.0 KiB" in auto.stderr
 
 
 def test_copy_rich_progress(long_array, tmp_path):
     result = run("copy", str(long_array), str(tmp_path / "rich.zarr"), "--progress", "rich")
     assert result.returncode == 0
-    assert "copy /series" in result.stderr and "200/200" in result.stderr
+    assert "copy /series" in result.stderr
+    assert re.search(r"200/200 chunks, 25.0 KiB of 25.0 KiB, [\d.]+ \w+/s", result.stderr)
     live = run("copy", str(long_array), str(tmp_path / "live.zarr"), "--progress", "rich",
                env={"TTY_COMPATIBLE": "1"})
     assert live.returncode == 0 and "\x1b[" in live.stderr and "200/200" in live.stderr
@@ -398,3 +401,131 @@ def test_consolidate_remove_repairs_a_root_too_large_to_open(hierarchy):
     assert (hierarchy / "zarr.json").stat().st_size < 10_000
     assert run("info", str(hierarchy)).returncode == 0
     assert zf.open_group(str(hierarchy))["temperature"].attrs["units"] == "K"
+
+
+# --- issue #34: what a user of the command line found -----------------------------------
+
+
+def _break_two_children(hierarchy) -> None:
+    (hierarchy / "broken").mkdir()
+    (hierarchy / "broken" / "zarr.json").write_text('{"zarr_format": 3, "node_type": ')
+    document = json.loads((hierarchy / "temperature" / "zarr.json").read_text())
+    document["codecs"][1] = {"name": "lz5"}
+    (hierarchy / "obs" / "unknown").mkdir()
+    (hierarchy / "obs" / "unknown" / "zarr.json").write_text(json.dumps(document))
+
+
+def test_tree_marks_a_broken_child_and_goes_on(hierarchy):
+    """Before: tree stopped at the first child it could not open."""
+    _break_two_children(hierarchy)
+    result = run("tree", str(hierarchy))
+    assert result.returncode == 1
+    assert re.search(r"broken broken: MetadataError: .*not valid JSON", result.stdout)
+    assert re.search(r"unknown broken: UnknownExtensionError: .*unknown codec 'lz5'",
+                     result.stdout)
+    # the siblings after each broken node are still shown
+    assert "temperature (40, 60) float32" in result.stdout
+    assert "counts (64,) int16" in result.stdout and "empty" in result.stdout
+    assert "2 nodes could not be opened (marked broken)" in result.stderr
+    document = json.loads(run("tree", str(hierarchy), "--json").stdout)
+    assert document["members"]["broken"]["node_type"] == "broken"
+    assert "lz5" in document["members"]["obs"]["members"]["unknown"]["error"]
+    assert document["members"]["temperature"]["node_type"] == "array"
+
+
+def test_hints_name_the_flags(hierarchy, tmp_path):
+    """Before: "pass overwrite=True (or mode='w')", advice for Python."""
+    dest = tmp_path / "dest.zarr"
+    assert run("copy", str(hierarchy), str(dest), "--progress", "none").returncode == 0
+    again = run("copy", str(hierarchy), str(dest), "--progress", "none")
+    assert again.returncode == 1
+    assert "already exists at '/'; pass --overwrite to replace it" in again.stderr
+    assert "overwrite=True" not in again.stderr and "mode=" not in again.stderr
+    spec = tmp_path / "spec.json"
+    assert run("zom", "dump", str(hierarchy), "-o", str(spec)).returncode == 0
+    applied = run("zom", "apply", str(spec), str(dest))
+    assert applied.returncode == 1 and "pass --overwrite to replace" in applied.stderr
+
+
+def test_copy_of_sharded_data_to_v2_names_the_field_once_and_suggests_shards_none(hierarchy,
+                                                                               tmp_path):
+    result = run("copy", str(hierarchy), str(tmp_path / "v2.zarr"), "--format", "2",
+                 "--progress", "none")
+    assert result.returncode == 1
+    assert result.stderr.count("field 'serializer'") == 1, result.stderr
+    assert "cannot copy '/obs/counts' to format '2'" in result.stderr
+    assert "pass --shards none to copy it unsharded" in result.stderr
+
+
+def test_zom_diff_prints_the_count(hierarchy, tmp_path):
+    spec = tmp_path / "spec.json"
+    assert run("zom", "dump", str(hierarchy), "-o", str(spec)).returncode == 0
+    assert run("zom", "diff", str(spec), str(hierarchy)).stdout.strip() == "the models are equal"
+    root = zf.open_group(str(hierarchy), mode="r+")
+    root.attrs["added"] = 1
+    root["temperature"].attrs["units"] = "C"
+    result = run("zom", "diff", str(spec), str(hierarchy))
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[-1] == "2 differences"
+
+
+def test_difference_messages_keep_the_whole_value(hierarchy, tmp_path):
+    """Before: a long value (a codec list) was cut at 120 characters, mid-value."""
+    other = tmp_path / "other.zarr"
+    zf.create_group(str(other), attributes={"title": "cli test"}).create_array(
+        "temperature", shape=(40, 60), dtype="float32", chunks=(10, 20),
+        compressors=[{"name": "blosc", "configuration": {
+            "cname": "zstd", "clevel": 5, "shuffle": "bitshuffle", "typesize": 4,
+            "blocksize": 0}}],
+        dimension_names=["y", "x"], fill_value=float("nan"), attributes={"units": "K"})
+    result = run("zom", "diff", str(hierarchy / "temperature"), str(other / "temperature"))
+    assert result.returncode == 1
+    line = next(x for x in result.stdout.splitlines() if x.startswith("/: codecs changed"))
+    assert "..." not in line and len(line) > 200
+    expected = zf.open_array(str(hierarchy), "temperature").metadata["codecs"]
+    found = zf.open_array(str(other), "temperature").metadata["codecs"]
+    shown = line.removeprefix("/: codecs changed: expected ")
+    before, _, after = shown.partition(", found ")
+    assert json.loads(before) == expected and json.loads(after) == found
+
+
+def test_plugins_fits_100_columns_when_piped():
+    """Before: 204 columns when piped."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COLUMNS", "TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")}
+    result = subprocess.run([str(SCRIPT), "plugins"], capture_output=True, text=True, env=env,
+                            timeout=120)
+    lines = result.stdout.splitlines()
+    assert len(lines) > 20
+    assert max(len(line) for line in lines) <= 100
+    assert "…" not in result.stdout  # long cells are folded, not cut
+    assert re.search(r"^cli\s+zom\s+zarrforge-zom\s", result.stdout, re.M)
+
+
+def test_output_fits_the_terminal():
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 72, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    process = subprocess.Popen([str(SCRIPT), "plugins"], stdout=terminal, stderr=subprocess.PIPE,
+                               env=env)
+    os.close(terminal)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the terminal closed: the command ended
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=120)
+    os.close(controller)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", b"".join(chunks).decode())
+    lines = text.splitlines()
+    assert len(lines) > 20 and "extension" in text
+    assert 60 <= max(len(line.rstrip()) for line in lines) <= 72  # the terminal's width

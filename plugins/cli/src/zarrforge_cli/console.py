@@ -1,4 +1,9 @@
-"""Output helpers: rich consoles that do not wrap or colour what goes to files and pipes."""
+"""Output helpers: rich consoles sized to where the output goes.
+
+On a terminal, output fits the terminal's width (rich asks the terminal). Written to
+a file or a pipe, it fits :data:`PIPE_WIDTH` columns, or ``$COLUMNS`` when that is set
+(the way to ask for wider or narrower piped output), and carries no colour.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +13,21 @@ from typing import Any, TextIO
 
 from rich.console import Console
 
-PIPE_WIDTH = 200  # rich would wrap at 80 columns when not writing to a terminal
+PIPE_WIDTH = 100  # rich would use 80 columns when not writing to a terminal
+
+
+def output_width(stream: TextIO) -> int | None:
+    """The columns output to ``stream`` must fit: ``None`` (the terminal's own width)
+    on a terminal, else ``$COLUMNS`` or :data:`PIPE_WIDTH`."""
+    if hasattr(stream, "isatty") and stream.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH
 
 
 def make_console(stream: TextIO | None = None, *, stderr: bool = False) -> Console:
     stream = stream or (sys.stderr if stderr else sys.stdout)
-    interactive = hasattr(stream, "isatty") and stream.isatty()
-    width = None if interactive else int(os.environ.get("COLUMNS", PIPE_WIDTH))
-    return Console(file=stream, width=width, soft_wrap=not interactive, highlight=False)
+    return Console(file=stream, width=output_width(stream), highlight=False)
 
 
 def human_bytes(n: int | None) -> str:

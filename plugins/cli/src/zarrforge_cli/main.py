@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from . import registration
+from . import hints, registration
 from .errors import CommandFailed
 
 
@@ -15,7 +15,8 @@ class ZarrforgeCLI(click.Group):
     """Subcommands come from :mod:`zarrforge_cli.registration`, each imported only when
     it runs or is listed. Failures of zarrforge itself (a missing node,
     unreadable metadata, an existing destination) exit with 1 and a one-line
-    message; ``--traceback`` shows the traceback instead."""
+    message, its advice in flags (:mod:`zarrforge_cli.hints`); ``--traceback``
+    shows the traceback instead."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return registration.names()
@@ -31,7 +32,8 @@ class ZarrforgeCLI(click.Group):
         except (ZarrforgeError, OSError) as exc:
             if ctx.params.get("traceback"):
                 raise
-            raise CommandFailed(_message(exc)) from exc
+            raise CommandFailed(hints.for_command(_message(exc), ctx.invoked_subcommand)) \
+                from exc
 
 
 def _message(exc: BaseException) -> str:

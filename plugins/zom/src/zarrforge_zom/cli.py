@@ -136,8 +136,9 @@ def diff_command(expected: str, found: str, as_json: bool) -> None:
     else:
         for difference in differences:
             click.echo(str(difference))
-        if not differences:
-            click.echo("the models are equal")
+        count = len(differences)
+        click.echo(f"{count} difference{'s' * (count != 1)}" if count else
+                   "the models are equal")
     if differences:
         click.get_current_context().exit(1)
 

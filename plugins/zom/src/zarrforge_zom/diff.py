@@ -64,9 +64,9 @@ class Difference:
                 "expected": value(self.expected), "found": value(self.found)}
 
 
-def _show(value: Any, limit: int = 120) -> str:
-    text = canonical(value) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+def _show(value: Any) -> str:
+    # whole, however long: a value cut short hides the very part that differs
+    return canonical(value) if not isinstance(value, str) else repr(value)
 
 
 def _key(field: str, key: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any
 
 import click
 
+from .. import storage_options as storage
 from ..progress import MODES, reporter
 from ._common import json_option, path_option
 
@@ -223,8 +224,10 @@ class Checker:
 @click.option("--deep", is_flag=True, help="Also read and decode every stored chunk.")
 @click.option("--progress", "progress_mode", type=click.Choice(MODES), default="none",
               show_default=True, help="Progress of --deep on standard error.")
+@storage.flags()
 @json_option
-def check(url: str, path: str, deep: bool, progress_mode: str, as_json: bool) -> None:
+def check(url: str, path: str, deep: bool, progress_mode: str, as_json: bool,
+          storage_options: dict[str, Any]) -> None:
     """Check that every node's metadata is valid and every extension it names is
     installed; with --deep, that every stored chunk decodes and its checksums match.
 
@@ -232,8 +235,9 @@ def check(url: str, path: str, deep: bool, progress_mode: str, as_json: bool) ->
     """
     from zarrforge.hierarchy_api import paths, resolve_store
 
-    store = resolve_store(url, read_only=True)
-    with reporter(progress_mode, "check") as progress:
+    store = resolve_store(url, read_only=True, storage_options=storage.for_url(
+        url, storage_options, "--storage-option"))
+    with reporter(progress_mode, "check", sizer=lambda _: (None, "chunks")) as progress:
         report = Checker(store, deep=deep, progress=progress).run(paths.normalize_path(path))
     if as_json:
         click.echo(json.dumps({"nodes": report.nodes, "chunks": report.chunks,

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from .. import storage_options as storage
 from ..progress import MODES, reporter
 
 
@@ -81,6 +82,35 @@ def _count(node: Any) -> tuple[int, int]:
     return arrays, 1 + len(members) - arrays
 
 
+def _sizer(source: Any, dest_root: str, shards: Any) -> Any:
+    """``sizer(path)`` for the progress display: the decoded bytes of the source array
+    copied to the destination ``path``, and the units the copy counts there."""
+    from zarrforge.hierarchy_api import paths
+
+    root = paths.normalize_path(dest_root)
+
+    def sizer(path: str) -> tuple[int | None, str]:
+        relative = path[len(root):].strip("/") if path.startswith(root) else ""
+        array = source[relative] if relative else source
+        sharded = bool(array.shards) if shards is None else shards is not False
+        try:
+            size: int | None = array.nbytes
+        except TypeError:  # no fixed size per element (strings): bytes unknown
+            size = None
+        return size, "shards" if sharded else "chunks"
+    return sizer
+
+
+def _side(url: str, shared: dict[str, Any], own: dict[str, Any],
+          option: str) -> dict[str, Any] | None:
+    """The storage options of one side of the copy: the shared ones unless ``url`` is
+    local, and the side's own (which win, and a local ``url`` refuses)."""
+    common = {} if storage.is_local(url) else shared
+    if own:
+        return {**common, **(storage.for_url(url, own, option) or {})}
+    return common or None
+
+
 @click.command()
 @click.argument("src")
 @click.argument("dst")
@@ -105,13 +135,20 @@ def _count(node: Any) -> tuple[int, int]:
               help="Decoded bytes copied per step, in whole destination chunks or shards "
                    "(default 64 MiB): smaller holds less memory and reports progress more "
                    "often, larger keeps more threads busy.")
+@storage.flags(side="SRC and DST (a local path takes none and is left out)")
+@storage.flags("src-", side="SRC")
+@storage.flags("dst-", side="DST")
 def copy(src: str, dst: str, src_path: str, dst_path: str, zarr_format: str | None,
          compressors: list[Any] | None, chunks: tuple[int, ...] | None, shards: Any,
-         overwrite: bool, progress_mode: str, step_bytes: int | None) -> None:
+         overwrite: bool, progress_mode: str, step_bytes: int | None,
+         storage_options: dict[str, Any], src_storage_options: dict[str, Any],
+         dst_storage_options: dict[str, Any]) -> None:
     """Copy the array or hierarchy at SRC to DST, with zarrforge.copy.
 
     The copy is planned before anything is written: a node the destination
     format cannot hold fails the whole copy and DST is left untouched.
+    Progress counts the destination's chunks (or shards) with the bytes and
+    throughput.
     """
     import zarrforge
 
@@ -124,11 +161,14 @@ def copy(src: str, dst: str, src_path: str, dst_path: str, zarr_format: str | No
         options["chunks"] = chunks
     if shards is not None:
         options["shards"] = shards
-    source = zarrforge.open(src, src_path, mode="r")
+    src_options = _side(src, storage_options, src_storage_options, "--src-storage-option")
+    dst_options = _side(dst, storage_options, dst_storage_options, "--dst-storage-option")
+    source = zarrforge.open(src, src_path, mode="r", storage_options=src_options)
     started = time.perf_counter()
-    with reporter(progress_mode, "copy") as progress:
+    with reporter(progress_mode, "copy", sizer=_sizer(source, dst_path, shards)) as progress:
         result = zarrforge.copy(source, dst, dest_path=dst_path, overwrite=overwrite,
-                                progress=progress, step_bytes=step_bytes, **options)
+                                progress=progress, step_bytes=step_bytes,
+                                storage_options=dst_options, **options)
     arrays, groups = _count(result)
     where = dst + (f" (path {result.name})" if result.path else "")
     click.echo(f"copied {source.name} to {where}: {arrays} array{'s' * (arrays != 1)}, "

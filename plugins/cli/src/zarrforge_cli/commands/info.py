@@ -1,4 +1,10 @@
-"""``zarrforge info URL``: what an array or group is and how it is stored."""
+"""``zarrforge info URL``: what an array or group is and how it is stored.
+
+What needs a listing of the store (an array's written chunks and their sizes, a
+group's members without consolidated metadata) is reported as unknown, with the
+reason, on a store that cannot list its keys (plain HTTP): the JSON report gives
+``null`` for it and names it in ``unknown``; the table says "unknown".
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,11 @@ from typing import Any
 
 import click
 
+from .. import storage_options as storage
 from ..console import compact_json, human_bytes, make_console
 from ._common import format_label, json_option, open_node, path_option
+
+UNLISTABLE = "the store cannot list its keys"
 
 
 def _stored_sizes(store: Any, keys: list[str]) -> int:
@@ -33,7 +42,15 @@ def _extensions(model: Any) -> list[Any]:
     return listed
 
 
-def array_report(array: Any) -> dict[str, Any]:
+def _written(array: Any) -> dict[str, Any]:
+    """What the written chunks tell: their count, stored size and size in memory, or,
+    on a store that cannot list its keys, ``None`` for each and the reason."""
+    if not array.chunk_store.capabilities.listable:
+        reason = f"{UNLISTABLE} (it would take a request per chunk to find them)"
+        return {"chunks_written": None, "stored_bytes": None, "raw_bytes": None,
+                "compression_ratio": None,
+                "unknown": {key: reason for key in ("chunks_written", "stored_bytes",
+                                                    "raw_bytes", "compression_ratio")}}
     model = array.metadata_model
     grid = model.chunk_grid
     stored = list(array.stored_chunks())
@@ -42,6 +59,15 @@ def array_report(array: Any) -> dict[str, Any]:
     itemsize = array.dtype.itemsize if array.dtype.kind not in "OT" else None
     raw_bytes = (sum(math.prod(grid.chunk_shape(c)) for c in stored) * itemsize
                  if itemsize is not None else None)
+    return {"chunks_written": len(stored), "stored_bytes": stored_bytes,
+            "raw_bytes": raw_bytes,
+            "compression_ratio": (round(raw_bytes / stored_bytes, 3)
+                                  if raw_bytes is not None and stored_bytes else None),
+            "unknown": {}}
+
+
+def array_report(array: Any) -> dict[str, Any]:
+    model = array.metadata_model
     try:
         chunks: Any = list(array.chunks)
     except AttributeError:
@@ -66,18 +92,32 @@ def array_report(array: Any) -> dict[str, Any]:
         "ignored_fields": sorted(model.extra_fields),
         "attributes": len(array.attrs),
         "nchunks": array.nchunks,
-        "chunks_written": len(stored),
-        "stored_bytes": stored_bytes,
-        "raw_bytes": raw_bytes,
-        "compression_ratio": (round(raw_bytes / stored_bytes, 3)
-                              if raw_bytes is not None and stored_bytes else None),
+        **_written(array),
     }
 
 
-def group_report(group: Any) -> dict[str, Any]:
+def _members(group: Any) -> dict[str, Any]:
+    """The group's member counts; on a store that cannot list its keys and without
+    consolidated metadata to list them from, ``None`` for each and the reason."""
     import zarrforge
+    from zarrforge.errors import StoreError
 
-    members = group.members(max_depth=None)
+    try:
+        members = group.members(max_depth=None)
+        here = len(group.keys())
+    except StoreError:
+        if group.store.capabilities.listable:
+            raise  # a failure of a store that lists, not something it cannot tell
+        reason = f"{UNLISTABLE} and the group has no consolidated metadata to list them from"
+        return {"members": None, "arrays": None, "groups": None,
+                "unknown": {key: reason for key in ("members", "arrays", "groups")}}
+    return {"members": here,
+            "arrays": sum(1 for _, m in members if not isinstance(m, zarrforge.Group)),
+            "groups": sum(1 for _, m in members if isinstance(m, zarrforge.Group)),
+            "unknown": {}}
+
+
+def group_report(group: Any) -> dict[str, Any]:
     model = group.metadata_model
     return {
         "path": group.name,
@@ -86,9 +126,7 @@ def group_report(group: Any) -> dict[str, Any]:
         "attributes": len(group.attrs),
         "extensions": _extensions(model),
         "ignored_fields": sorted(model.extra_fields),
-        "members": len(group.keys()),
-        "arrays": sum(1 for _, m in members if not isinstance(m, zarrforge.Group)),
-        "groups": sum(1 for _, m in members if isinstance(m, zarrforge.Group)),
+        **_members(group),
         "consolidated": model.consolidated is not None,
     }
 
@@ -101,13 +139,20 @@ def _extension_rows(report: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _unknown(report: dict[str, Any], key: str) -> str:
+    return f"unknown: {report['unknown'][key]}"
+
+
 def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [("Path", report["path"]), ("Type", report["node_type"]),
             ("Format", format_label(report["format"]))]
     if report["node_type"] == "group":
-        rows += [("Members", str(report["members"])),
-                 ("Below it", f"{report['arrays']} array{'s' * (report['arrays'] != 1)}, "
-                              f"{report['groups']} group{'s' * (report['groups'] != 1)}"),
+        below = (_unknown(report, "arrays") if report["arrays"] is None else
+                 f"{report['arrays']} array{'s' * (report['arrays'] != 1)}, "
+                 f"{report['groups']} group{'s' * (report['groups'] != 1)}")
+        rows += [("Members", _unknown(report, "members") if report["members"] is None
+                  else str(report["members"])),
+                 ("Below it", below),
                  ("Attributes", str(report["attributes"])),
                  ("Consolidated metadata", "yes" if report["consolidated"] else "no"),
                  *_extension_rows(report)]
@@ -115,8 +160,16 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
     unit = "shards" if report["shards"] else "chunks"
     written = report["chunks_written"]
     total = report["nchunks"]
-    share = f" ({100 * written / total:.1f}%)" if total else ""
     ratio = report["compression_ratio"]
+    if written is None:
+        written_row = f"unknown of {total}: {report['unknown']['chunks_written']}"
+        stored_row = raw_row = ratio_row = "unknown"
+    else:
+        share = f" ({100 * written / total:.1f}%)" if total else ""
+        written_row = f"{written} of {total}{share}"
+        stored_row = human_bytes(report["stored_bytes"])
+        raw_row = human_bytes(report["raw_bytes"])
+        ratio_row = f"{ratio:.2f}" if ratio is not None else "n/a"
     rows += [
         ("Shape", compact_json(report["shape"])),
         ("Data type", f"{compact_json(report['data_type'])} (numpy {report['dtype']})"),
@@ -128,10 +181,10 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("Dimension names", compact_json(report["dimension_names"])),
         *_extension_rows(report),
         ("Attributes", str(report["attributes"])),
-        (f"{unit.capitalize()} written", f"{written} of {total}{share}"),
-        ("Stored bytes", human_bytes(report["stored_bytes"])),
-        ("Uncompressed", human_bytes(report["raw_bytes"])),
-        ("Compression ratio", f"{ratio:.2f}" if ratio is not None else "n/a"),
+        (f"{unit.capitalize()} written", written_row),
+        ("Stored bytes", stored_row),
+        ("Uncompressed", raw_row),
+        ("Compression ratio", ratio_row),
     ]
     return rows
 
@@ -139,17 +192,19 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
 @click.command()
 @click.argument("url")
 @path_option
+@storage.flags()
 @json_option
-def info(url: str, path: str, as_json: bool) -> None:
+def info(url: str, path: str, as_json: bool, storage_options: dict[str, Any]) -> None:
     """Show an array's format, shape, data type, chunking, codecs, fill value, stored
     size, compression ratio and written chunks, or a group's summary.
 
     Stored bytes and the compression ratio count the chunks that are written
-    (sizing each one); "uncompressed" is their size in memory.
+    (sizing each one); "uncompressed" is their size in memory. On a store that
+    cannot list its keys (plain HTTP) what needs a listing is shown as unknown.
     """
     import zarrforge
 
-    node = open_node(url, path)
+    node = open_node(url, path, storage_options)
     report = group_report(node) if isinstance(node, zarrforge.Group) else array_report(node)
     if as_json:
         click.echo(json.dumps(report, indent=2, allow_nan=True, default=str))

@@ -44,7 +44,8 @@ def plugins(as_json: bool) -> None:
         table = Table(box=None, pad_edge=False, header_style="bold")
         for header in ("extension point", "name", "distribution", "version", "entry point",
                        "status"):
-            table.add_column(header)
+            # a narrow terminal or a pipe folds long cells onto more lines, never cuts them
+            table.add_column(header, overflow="fold")
         for row in rows:
             status = row["status"] or ""
             style = "red" if _failed(status) else None
