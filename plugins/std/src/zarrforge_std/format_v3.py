@@ -19,6 +19,11 @@ Consolidated metadata entries are kept as read (plain documents) until a
 member is opened, so an entry no installed plugin understands fails only
 that member.
 
+v3 records no memory layout (``bytes`` serialises in C order, ``transpose``
+expresses other orders): a new array whose ``order`` is not C or F, or whose codecs
+carry a recorded layout (a copied 2022-draft array's ``MemoryLayoutCodec``), is refused
+with :func:`no_layout_message`, which names ``draft-2022``, the format that records one.
+
 Defaults for new arrays match zarr-python 3: a regular grid, the ``default``
 chunk key encoding with ``/``, the ``bytes`` serializer (little-endian),
 and ``zstd`` (level 0, no checksum) as compressor when it is installed.
