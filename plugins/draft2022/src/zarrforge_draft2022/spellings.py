@@ -3,7 +3,7 @@
 The draft says one thing several ways: a codec is named by either URI family
 (``.../spec/codec/gzip/1.0``, ``.../spec/codecs/gzip/1.0``), a data type by a
 spec name, a numpy-style string or an extension object (one whose type fell
-back included). The model keeps what they mean, not how they were written, so
+back included), a chunk memory layout by a name or an extension object. The model keeps what they mean, not how they were written, so
 the format records the spellings in the model's ``format_data`` under its own
 name (the contract is :mod:`zarrforge.abc.metadata`'s) as a :class:`Spellings`,
 and :mod:`.documents` reuses them when writing the node back.
