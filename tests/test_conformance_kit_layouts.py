@@ -1,5 +1,5 @@
 """The memory layout suite catches broken layouts, naming the layout and the property
-(issue #21), and passes the built-ins (plugins/std/tests/test_conformance.py).
+(issue #21; the codecs' view and the stored bytes, issue #30), and passes the built-ins (plugins/std/tests/test_conformance.py).
 
 Each broken layout is registered in-process in a test module that subclasses the suite;
 the module runs in a subprocess (pytester), and the suite must fail it where it is
@@ -40,13 +40,23 @@ class FlatEmpty(COrder):
         return np.empty(int(np.prod(shape)), dtype=dtype)
 
 
+class Unstored(COrder):
+    """Linearizes in F order but hands the codecs the chunk in C order: the stored bytes
+    are not in the layout's order."""
+    name = "unstored"
+    def linearize(self, array):
+        return np.ravel(array, order="F")
+    def delinearize(self, flat, shape):
+        return np.reshape(flat, shape, order="F")
+
+
 for name, cls in [("half-fortran", HalfFortran), ("widening", Widening),
-                  ("misnamed", Misnamed), ("flat-empty", FlatEmpty)]:
+                  ("misnamed", Misnamed), ("flat-empty", FlatEmpty), ("unstored", Unstored)]:
     register("memory_layouts", name, cls)
 
 
 class TestBroken(MemoryLayoutConformance):
-    layout_names = ["half-fortran", "widening", "misnamed", "flat-empty"]
+    layout_names = ["half-fortran", "widening", "misnamed", "flat-empty", "unstored"]
     max_examples = 20
     shrink = False
 '''
@@ -74,3 +84,11 @@ def test_the_layout_suite_catches_each_broken_layout(pytester):
     assert "layout 'widening'" in text and "float64" in text
     assert "layout 'misnamed': its name attribute is 'C'" in text
     assert "layout 'flat-empty', shape" in text
+    # what the codecs receive, and so the stored bytes, must follow the layout's order
+    assert "TestBroken::test_codecs_receive_the_elements_in_this_order[4:unstored]" in failed
+    assert ("TestBroken::test_arrays_in_this_order_store_and_read_back_what_was_written"
+            "[4:unstored]") in failed
+    assert "are not, in C order, linearize's" in text
+    assert "the stored bytes of chunk" in text and "are not its elements in this layout's order" in text
+    assert not {f for f in failed if "[4:unstored]" in f and "test_codecs_receive" not in f
+                and "store_and_read_back" not in f}

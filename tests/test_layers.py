@@ -49,7 +49,7 @@ BOTTOM_LAYER = frozenset({
     "zarrforge.abc.storage_transformer", "zarrforge.abc.store", "zarrforge.abc.url_adapter",
     "zarrforge.chunk_context", "zarrforge.chunk_helpers", "zarrforge.codec_arguments",
     "zarrforge.codec_chain", "zarrforge.config", "zarrforge.errors", "zarrforge.hooks",
-    "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.listing",
+    "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.layout_codec", "zarrforge.listing",
     "zarrforge.metadata.document", "zarrforge.metadata.extension_def",
     "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand",
     "zarrforge.metadata.parse_memo", "zarrforge.parallel",

@@ -63,7 +63,9 @@ Chunks and codec chains
     :func:`normalize_basic_selection` (a user's basic selection as one ``int`` or
     ``range`` per dimension, for an extension's ``map_selection``),
     :func:`check_shareable` (refuse early, and plainly, to hand an array on a store of
-    this process to dask's distributed workers).
+    this process to dask's distributed workers),
+    :class:`MemoryLayoutCodec` (a recorded chunk memory layout as the first codec of the
+    chain, for a format that records one; a format that records none refuses it).
 
 Formats
     :func:`child_names` (a format's ``list_children`` from one listing),
@@ -87,6 +89,7 @@ from .codec_arguments import numcodecs_configuration, warn_uncompressed
 from .codec_chain import CodecChain, check_order, evolve_codecs
 from .hooks import hook_plugins, hookimpl, plugin_manager
 from .indexing import normalize_basic_selection
+from .layout_codec import MemoryLayoutCodec
 from .listing import child_names
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
@@ -106,8 +109,8 @@ from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_g
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "NodeDocument", "ParseMemo", "RawJSON",
-    "Registry", "SkippedCodec", "UnknownExtension",
+    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "MemoryLayoutCodec",
+    "NodeDocument", "ParseMemo", "RawJSON", "Registry", "SkippedCodec", "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_document",
     "check_document_size", "check_order", "child_names", "chunk_grid_from_json",
     "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user", "codecs_from_json",

@@ -4,10 +4,24 @@ A memory layout decides how the elements of a chunk are ordered when a
 multi-dimensional array is turned into a flat sequence and back. The final v3
 format records no layout (the ``bytes`` codec always serialises in C order and
 ``transpose`` expresses other orders), so there the layout is a runtime choice:
-the order of the numpy arrays zarrforge hands to the user. Formats that do
-record it (Zarr v2's ``order``, the 2022 draft's ``chunk_memory_layout``)
-resolve the recorded name through this registry and use ``linearize`` /
-``delinearize`` to (de)serialise chunks.
+the order of the numpy arrays zarrforge hands to the user; creating a v3 array
+with a layout other than ``C`` or ``F`` is refused. The 2022 draft records it
+(``chunk_memory_layout``) and encodes every chunk through it.
+
+The draft (seed 000, "Chunk encoding") lets the layout decide the array the codecs
+receive -- its shape too: ``C`` hands over the chunk as it is, ``F`` the chunk with
+its dimensions reversed. So a layout answers, besides the flat order:
+
+* :meth:`codec_shape`: the shape of the array the codecs receive for a chunk of a
+  shape (the draft's first decoded representation);
+* :meth:`for_codecs` / :meth:`from_codecs`: the chunk as that array, and back.
+
+Their defaults follow from :meth:`linearize`: the codecs receive the 1-D
+linearized chunk. Whatever the shape, the elements of ``for_codecs(a)`` in C order
+are exactly ``linearize(a)``, so with the draft's default ``bytes`` conversion the
+stored bytes are the chunk's elements in the layout's order. Array -> array codecs
+after a layout see that array: a ``transpose`` written for the chunk's dimensions
+does not fit a 1-D representation and is refused when the array is created.
 
 A layout is a strategy: its class is constructed with no arguments, and the
 engine shares one instance of it among all arrays, so it must keep no state.
@@ -15,6 +29,7 @@ engine shares one instance of it among all arrays, so it must keep no state.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Sequence
 
@@ -40,6 +55,21 @@ class MemoryLayout(ABC):
     @abstractmethod
     def delinearize(self, flat: np.ndarray, shape: Sequence[int]) -> np.ndarray:
         """Inverse of :meth:`linearize`: a 1-D array back to ``shape``."""
+
+    def codec_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
+        """The shape of the array the codecs receive for a chunk of ``shape``; the same
+        number of elements. Default: 1-D, the linearized chunk."""
+        return (math.prod(shape),)
+
+    def for_codecs(self, array: np.ndarray) -> np.ndarray:
+        """``array`` (a chunk) as the codecs receive it: shaped ``codec_shape(array.shape)``,
+        its elements in C order exactly ``linearize(array)``."""
+        return self.linearize(array).reshape(self.codec_shape(array.shape))
+
+    def from_codecs(self, array: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+        """Inverse of :meth:`for_codecs`: what the codecs decoded back to a chunk of
+        ``shape``."""
+        return self.delinearize(np.ravel(array, order="C"), shape)
 
     def __repr__(self) -> str:
         return f"<memory layout {self.name!r}>"

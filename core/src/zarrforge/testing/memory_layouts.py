@@ -17,10 +17,18 @@ dtypes) and ``full`` holds the fill value everywhere; for hypothesis-generated a
 same dtype and size holding each element once (a permutation: nothing lost or
 repeated), the same permutation for every array of a shape, and ``delinearize``
 inverts it exactly, both ways (``delinearize(linearize(a)) == a`` and
-``linearize(delinearize(f)) == f``); ``delinearize`` gives the asked shape; and a real
-array created with ``order=<name>`` (edge chunks, a never-written chunk, a partial
-write) reads back the values written, also after reopening. Each failure names the
-layout and the property, in a sentence.
+``linearize(delinearize(f)) == f``); ``delinearize`` gives the asked shape; what the
+codecs receive (``codec_shape``, ``for_codecs``) holds the same number of elements,
+in C order exactly ``linearize``'s, and ``from_codecs`` gives the chunk back; and a real
+array created with ``order=<name>`` in the format that records the layout (the 2022
+draft, ``"draft-2022"``, editor dialect, uncompressed; edge chunks, a never-written
+chunk, a partial write) stores each chunk as its elements in the layout's order -- the
+raw bytes read from the store, decoded with ``delinearize``, are the chunk written
+(fill values where nothing was) -- and reads back the values written, also after
+reopening. Each failure names the layout and the property, in a sentence.
+
+The format is built as ``registry.formats.get("draft-2022")(dialect="editor")``: the
+suite needs ``zarrforge-draft2022`` installed, and says so when it is not.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import zarrforge as zf
 
 from .. import registry
 from ..abc.memory_layout import MemoryLayout
+from ..errors import UnknownExtensionError
 from ..resolution import memory_layout
 from ._common import hypothesis_settings
 from .kit_store import KitMemoryStore
@@ -60,6 +69,21 @@ def _arrays(max_ndim: int = 4) -> Any:
         return np.ascontiguousarray(array)
 
     return st.tuples(base, st.sampled_from(["C", "F", "view"])).map(lambda a_h: arranged(*a_h))
+
+
+RECORDING_FORMAT = "draft-2022"  # the installed format that records a chunk memory layout
+
+
+def _recording_format() -> Any:
+    """A 2022-draft format instance writing the editor's dialect (the one whose documents
+    can name any layout)."""
+    try:
+        cls = registry.formats.get(RECORDING_FORMAT)
+    except UnknownExtensionError as exc:
+        raise AssertionError(
+            "the memory layout suite writes arrays in the format that records a chunk memory "
+            f"layout, {RECORDING_FORMAT!r}; install zarrforge-draft2022") from exc
+    return cls(dialect="editor")
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -148,10 +172,31 @@ class MemoryLayoutConformance:
             assert out.shape == shape and out.dtype == flat.dtype, (
                 f"layout {name!r}: delinearize to {shape} gave shape {out.shape}, dtype {out.dtype}")
 
-    def test_arrays_in_this_order_read_back_what_was_written(self, name):
+    def test_codecs_receive_the_elements_in_this_order(self, name):
+        layout = self._layout(name)
+        for shape in SHAPES:
+            where = f"layout {name!r}, a {shape} chunk"
+            labels = np.arange(int(np.prod(shape)), dtype="<i4").reshape(shape)
+            codec_shape = tuple(layout.codec_shape(shape))
+            assert int(np.prod(codec_shape)) == labels.size, (
+                f"{where}: codec_shape gives {codec_shape}, which does not hold "
+                f"{labels.size} elements")
+            given = np.asarray(layout.for_codecs(labels))
+            assert given.shape == codec_shape and given.dtype == labels.dtype, (
+                f"{where}: for_codecs gave shape {given.shape}, dtype {given.dtype}, not "
+                f"codec_shape's {codec_shape}, {labels.dtype}")
+            assert np.array_equal(np.ravel(given, order="C"), layout.linearize(labels)), (
+                f"{where}: the elements for_codecs hands the codecs are not, in C order, "
+                "linearize's (the stored bytes would not be in this layout's order)")
+            back = np.asarray(layout.from_codecs(given, shape))
+            assert _same(back, labels), f"{where}: from_codecs(for_codecs(a)) is not a"
+
+    def test_arrays_in_this_order_store_and_read_back_what_was_written(self, name):
         from hypothesis import given
         from hypothesis import strategies as st
 
+        layout = self._layout(name)
+        fmt = _recording_format()
         cases = [((7,), (3,)), ((5, 7), (2, 3)), ((4, 5, 3), (3, 2, 2))]
 
         @self._settings()
@@ -160,13 +205,29 @@ class MemoryLayoutConformance:
             shape, chunks = case
             rng = np.random.default_rng(seed)
             values = rng.integers(-1000, 1000, size=shape).astype("<i4")
-            array = zf.create_array(KitMemoryStore(), "a", shape=shape, chunks=chunks, dtype="int32",
-                                    fill_value=-1, compressors=None, order=name)
+            array = zf.create_array(KitMemoryStore(), "a", shape=shape, chunks=chunks,
+                                    dtype="<i4", fill_value=-1, compressors=None, order=name,
+                                    fmt=fmt)
             region = tuple(slice(0, n - 1) for n in shape)  # leaves edge chunks partly written
             array[region] = values[region]
             expected = np.full(shape, -1, dtype="<i4")
             expected[region] = values[region]
             where = f"layout {name!r}, shape {shape}, chunks {chunks}"
+            for coords in np.ndindex(*array.cdata_shape):
+                raw = array.chunk_store.get(array.chunk_key(coords))
+                if raw is None:
+                    continue  # all fill value: not stored
+                chunk = np.full(chunks, -1, dtype="<i4")  # edge chunks are stored whole
+                inside = tuple(slice(i * n, min((i + 1) * n, s))
+                               for i, n, s in zip(coords, chunks, shape))
+                chunk[tuple(slice(0, p.stop - p.start) for p in inside)] = expected[inside]
+                stored = np.frombuffer(raw, dtype="<i4")
+                assert stored.size == chunk.size, (
+                    f"{where}: chunk {coords} is stored as {len(raw)} bytes, not "
+                    f"{chunk.nbytes}")
+                assert _same(np.asarray(layout.delinearize(stored, chunks)), chunk), (
+                    f"{where}: the stored bytes of chunk {coords} are not its elements in "
+                    "this layout's order")
             assert _same(np.asarray(array[...]), expected), f"{where}: a read differs from what was written"
             again = zf.open_array(array.store, "a", order=name)
             assert _same(np.asarray(again[...]), expected), (

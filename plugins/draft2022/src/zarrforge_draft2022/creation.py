@@ -18,7 +18,13 @@ into an :class:`ArrayMetadata` the draft can state, or raises
   may be given by its draft URI (and is written under that URI). ``"auto"``
   compressors are zarr-python 2's default blosc (:func:`default_compressors`:
   none for 0-d arrays, or when no plugin registers blosc).
-  A ``"F"`` memory layout adds a leading ``transpose`` reversing the axes.
+* ``order`` (else the format's ``chunk_memory_layout`` option): the chunk memory
+  layout, any registered name. ``"C"`` adds nothing, ``"F"`` a leading ``transpose``
+  reversing the axes, any other layout a leading
+  :class:`~zarrforge.plugin_api.MemoryLayoutCodec` (unless the codecs given already
+  start with one: a copied array's). The codecs after it receive the array the layout
+  hands them, so array -> array codecs must fit its shape (1-D for a layout that keeps
+  the default ``codec_shape``); one that does not is refused here.
 
 What the chosen dialect cannot write is refused later, when the document is
 rendered (:mod:`.documents`).
@@ -33,7 +39,8 @@ import numpy as np
 from zarrforge import plugin_api as c
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkSpec, Codec,
-                                  DataType, GroupMetadata, evolve_codecs, registry)
+                                  CodecKind, DataType, GroupMetadata, MemoryLayoutCodec, evolve_codecs,
+                                  registry)
 
 from . import codecs as codec_map
 from . import data_types as dts
@@ -71,8 +78,9 @@ def default_compressors(spec: ArrayCreationSpec) -> list[Any]:
 
 def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
               global_transformers: tuple[GlobalStorageTransformer, ...]) -> ArrayMetadata:
-    """A new array's model: its chunk keys in ``dialect``, ``memory_layout`` ``"C"`` or
-    ``"F"``, after its own storage transformers the hierarchy's ``global_transformers``."""
+    """A new array's model: its chunk keys in ``dialect``, ``spec.order`` or else
+    ``memory_layout`` its chunk memory layout, after its own storage transformers the
+    hierarchy's ``global_transformers``."""
     shape = spec.shape
     data_type, byteorder = _user_data_type(spec.dtype)
     spelled_type = (data_type, spec.dtype, byteorder) if _is_extension_object(spec.dtype) else None
@@ -93,10 +101,11 @@ def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
     grid = c.chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
                                   shape, field="chunks")
     named: list[tuple[Codec, str]] = []
+    layout, layout_field = (spec.order, "order") if spec.order is not None else (
+        memory_layout, "chunk_memory_layout")
     given = _user_codecs(spec, data_type, byteorder, ndim=len(shape),
-                         memory_layout=memory_layout, named=named)
-    codecs = evolve_codecs(given, ChunkSpec(chunks, data_type, fill_value,
-                                            c.memory_layout("C")))
+                         memory_layout=layout, layout_field=layout_field, named=named)
+    codecs = _evolved(given, ChunkSpec(chunks, data_type, fill_value, c.memory_layout("C")))
     # evolve_codecs answers one codec for each, in order: the URI follows its codec.
     codec_uris = tuple((evolved, uri) for codec, evolved in zip(given, codecs)
                        for known, uri in named if known is codec)
@@ -116,6 +125,27 @@ def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
         format_data=Spellings(spelled_type, codec_uris).as_format_data(),
     )
     return metadata  # render() refuses what the draft cannot state
+
+
+def _evolved(codecs: list[Codec], spec: ChunkSpec) -> tuple[Codec, ...]:
+    """``evolve_codecs``, after checking the array -> array codecs that follow a layout's
+    codec against the array the layout hands them."""
+    if codecs and isinstance(codecs[0], MemoryLayoutCodec):
+        layout = codecs[0]
+        received = layout.resolve(spec)
+        for i, codec in enumerate(codecs[1:], 1):
+            if codec.kind is not CodecKind.ARRAY_ARRAY:
+                break
+            try:
+                codec.validate(received)
+            except MetadataError as exc:
+                raise MetadataError(
+                    f"{exc.message} (the memory layout {layout.layout.name!r} hands the "
+                    f"codecs an array of shape {list(received.shape)} for chunks of "
+                    f"{list(spec.shape)})", field=f"codecs[{i}]", value=codec.to_json()
+                ) from exc
+            received = codec.resolve(received)  # type: ignore[attr-defined]
+    return evolve_codecs(codecs, spec)
 
 
 def _chunk_shape(chunks: Any, shape: tuple[int, ...], *, field: str) -> tuple[int, ...]:
@@ -198,8 +228,8 @@ def _user_codec(value: Any, *, field: str, ndim: int, named: list[tuple[Codec, s
 
 
 def _user_codecs(spec: ArrayCreationSpec, data_type: DataType, byteorder: str | None,
-                 *, ndim: int, memory_layout: str, named: list[tuple[Codec, str]]
-                 ) -> list[Codec]:
+                 *, ndim: int, memory_layout: str, layout_field: str,
+                 named: list[tuple[Codec, str]]) -> list[Codec]:
     if spec.codecs is not None:
         codecs = [_user_codec(v, field=f"codecs[{i}]", ndim=ndim, named=named)
                   for i, v in enumerate(spec.codecs)]
@@ -214,7 +244,11 @@ def _user_codecs(spec: ArrayCreationSpec, data_type: DataType, byteorder: str | 
         codecs = [*filters, serializer,
                   *(_user_codec(v, field=f"compressors[{i}]", ndim=ndim, named=named)
                     for i, v in enumerate(spec.compressors))]
+    if codecs and isinstance(codecs[0], MemoryLayoutCodec):
+        return codecs  # a copied array's layout, already first
     if memory_layout == "F" and not (codecs and codecs[0].to_json().get("name") == "transpose"):
         codecs.insert(0, layout_transpose(list(range(ndim))[::-1]))
+    elif memory_layout not in ("C", "F"):
+        codecs.insert(0, MemoryLayoutCodec(c.memory_layout(memory_layout, field=layout_field)))
     return codecs
 

@@ -14,7 +14,11 @@ What the draft (or the dialect) cannot state is refused with a
   only when the data type name does not already say its byte order.
 
 A leading ``transpose`` that reverses all axes is written as
-``chunk_memory_layout: "F"`` (one that keeps them, as ``"C"``); the
+``chunk_memory_layout: "F"`` (one that keeps them, as ``"C"``); a leading
+:class:`~zarrforge.plugin_api.MemoryLayoutCodec` as its layout (:func:`layout_value`:
+the value it was read from, else the registered name, a URI as the draft's extension
+object), which the ``"zarr-python"`` dialect refuses unless it is ``C`` or ``F``
+(zarr-python 2 reads no other layout); the
 entry point's global storage transformers are not repeated in the array's
 document. Where the model's :mod:`.spellings` say how the data type or a codec
 was spelled, that spelling is written again. The inverse of :mod:`.reading`.
@@ -27,7 +31,7 @@ from typing import Any
 
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import (ArrayMetadata, ChunkGrid, Codec, CodecKind, ExtensionEntry,
-                                  GroupMetadata, NodeMetadata, UnknownExtension,
+                                  GroupMetadata, MemoryLayoutCodec, NodeMetadata, UnknownExtension,
                                   check_document, check_document_size, dump_document,
                                   numcodecs_configuration)
 
@@ -98,9 +102,17 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
     """An array's document in ``dialect``."""
     ndim = len(metadata.shape)
     codecs = [k for k in metadata.codecs]
-    layout = "C"
+    layout: Any = "C"
     first = codecs[0] if codecs else None
-    if first is not None and first.kind is CodecKind.ARRAY_ARRAY and \
+    spellings = spellings_of(metadata)
+    if isinstance(first, MemoryLayoutCodec):
+        layout, codecs = layout_value(first, spellings), codecs[1:]
+        if dialect == ZARR_PYTHON and layout not in ("C", "F"):
+            raise MetadataError(f"zarr-python 2 reads only the chunk memory layouts 'C' and "
+                                f"'F', not {first.layout.name!r}; write this hierarchy in the "
+                                "'editor' dialect", field="chunk_memory_layout",
+                                value=first.layout.name)
+    elif first is not None and first.kind is CodecKind.ARRAY_ARRAY and \
             first.to_json().get("name") == "transpose":
         order = list(first.to_json()["configuration"]["order"])
         if order == list(range(ndim))[::-1]:
@@ -121,7 +133,6 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
     doc: dict[str, Any] = {"shape": list(metadata.shape)}
     attributes = dict(metadata.attributes)
     position = {id(k): i for i, k in enumerate(metadata.codecs)}
-    spellings = spellings_of(metadata)
     spelled_type = spellings.spelling_of(metadata.data_type)
 
     def where(codec: Codec) -> str:
@@ -190,6 +201,19 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
         doc["dimension_names"] = list(metadata.dimension_names)
     doc.update(metadata.extra_fields)
     return doc
+
+
+def layout_value(codec: MemoryLayoutCodec, spellings: Spellings = Spellings()) -> Any:
+    """``chunk_memory_layout`` for the layout codec ``codec``: the value it was read from;
+    else the layout's registered name, and for a name that is a URI the draft's
+    extension object ``{"extension": URI, "type": <the URI's last segment>}``."""
+    read = spellings.layout_of(codec)
+    if read is not None:
+        return read
+    name = codec.layout.name
+    if "://" in name:
+        return {"extension": name, "type": name.rstrip("/").rsplit("/", 1)[-1]}
+    return name
 
 
 def _numcodecs_filter(codec: Codec, *, field: str, before: bool = False) -> dict[str, Any]:

@@ -46,9 +46,11 @@ class Draft2022Format(Format):
 
     ``dialect``: the dialect of hierarchies this instance creates (default:
     :func:`~zarrforge_draft2022.dialects.get_default_dialect`, or the dialect of
-    the hierarchy this instance last read). ``chunk_memory_layout``: ``"C"``
-    (default) or ``"F"`` for new arrays. ``storage_transformers``: global storage
-    transformers of a new hierarchy (editor dialect).
+    the hierarchy this instance last read). ``chunk_memory_layout``: the layout of new
+    arrays created without ``order=``: ``"C"`` (default), ``"F"`` or any registered
+    memory layout's name (resolved when an array is created).
+    ``storage_transformers``: global storage transformers of a new hierarchy (editor
+    dialect).
     """
 
     name = FORMAT_NAME
@@ -56,8 +58,9 @@ class Draft2022Format(Format):
     def __init__(self, dialect: str | None = None, *, chunk_memory_layout: str = "C",
                  storage_transformers: Sequence[Any] = ()) -> None:
         self._dialect = normalize_dialect(dialect) if dialect is not None else None
-        if chunk_memory_layout not in ("C", "F"):
-            raise ValueError(f"chunk_memory_layout must be 'C' or 'F', got {chunk_memory_layout!r}")
+        if not isinstance(chunk_memory_layout, str) or not chunk_memory_layout:
+            raise ValueError(f"chunk_memory_layout must be a memory layout's registered name "
+                             f"('C', 'F' or a plugin's), got {chunk_memory_layout!r}")
         self._layout = chunk_memory_layout
         self._global = st.parse_list(list(storage_transformers), field="storage_transformers")
         self._seen: EntryPoint | None = None

@@ -21,15 +21,20 @@ document                 model
                          to the :class:`DraftChunkKeyEncoding`. An extension grid
                          ``{"extension": URI, ...}`` resolves by URI.
 ``chunk_memory_layout``  resolved through the ``memory_layouts`` registry (``"C"``,
-                         ``"F"``, or ``{"extension": URI, ...}``) and checked to be
-                         row- or column-major. ``F`` becomes a leading ``transpose``
-                         codec with the reversed axis order: the draft serialises an
-                         F chunk as the chunk with its dimension order reversed, in C
-                         order -- exactly the bytes of the chunk in Fortran order, as
-                         zarr-python 2 writes them. Kept for every ``ndim`` (an
-                         identity for 0-d and 1-d arrays) so the layout survives a
-                         round trip; on writing, a leading transpose that reverses
-                         all axes is written back as ``"F"``.
+                         ``"F"``, another registered name, or ``{"extension": URI,
+                         "type": ...}``: the URI). ``F`` becomes a leading
+                         ``transpose`` codec with the reversed axis order: the draft
+                         serialises an F chunk as the chunk with its dimension order
+                         reversed, in C order -- exactly the bytes of the chunk in
+                         Fortran order, as zarr-python 2 writes them. Kept for every
+                         ``ndim`` (an identity for 0-d and 1-d arrays) so the layout
+                         survives a round trip; on writing, a leading transpose that
+                         reverses all axes is written back as ``"F"``. Any other
+                         layout becomes a leading
+                         :class:`~zarrforge.plugin_api.MemoryLayoutCodec`: the codecs
+                         receive what the layout hands them (``codec_shape``,
+                         ``for_codecs``), and the value read is kept
+                         (:mod:`.spellings`) and written back.
 ``codecs``               mapped by URI (:mod:`.codecs`); when no entry serialises the
                          array (the endian codec), the draft's default conversion --
                          the ``bytes`` codec, little endian unless the type name says
@@ -64,13 +69,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from zarrforge import plugin_api as c
 from zarrforge.errors import MetadataError, UnknownExtensionError
 from zarrforge.plugin_api import (ArrayMetadata, ChunkGrid, ChunkSpec, Codec, CodecKind, DataType,
-                                  ExtensionEntry, GroupMetadata, SkippedCodec, UnknownExtension,
-                                  check_order, registry, split_unknown_fields)
+                                  ExtensionEntry, GroupMetadata, MemoryLayoutCodec, SkippedCodec,
+                                  UnknownExtension, check_order, registry, split_unknown_fields)
 
 from . import codecs as codec_map
 from . import data_types as dts
@@ -121,14 +124,14 @@ def parse_array(document: dict[str, Any], entry: EntryPoint) -> ArrayMetadata:
     if "dimension_separator" in document and document["dimension_separator"] not in ("/", "."):
         raise MetadataError(f"must be '/' or '.', got {document['dimension_separator']!r}",
                             field="dimension_separator", value=document["dimension_separator"])
-    permutation = layout_permutation(document["chunk_memory_layout"], ndim)
+    layout = layout_codec(document["chunk_memory_layout"], ndim)
     attributes = dict(c.attributes_from_json(document.get("attributes")))
     filters: list[Any] = []
     if entry.dialect == ZARR_PYTHON and _looks_like_filters(attributes.get("filters")):
         filters = attributes.pop("filters")
     chunk_shape = grid.regular_chunk_shape or tuple(d.size(0) for d in grid.dimensions)
     codecs, codec_uris = parse_codecs(document, data_type, byteorder, fill_value, chunk_shape,
-                                      permutation, filters)
+                                      layout, filters)
     return ArrayMetadata(
         shape=shape,
         data_type=data_type,
@@ -144,8 +147,17 @@ def parse_array(document: dict[str, Any], entry: EntryPoint) -> ArrayMetadata:
                               + entry.global_transformers()),
         extra_fields=extra,
         extensions=parse_extensions(document.get("extensions")),
-        format_data=Spellings(spelled_type, codec_uris).as_format_data(),
+        format_data=Spellings(spelled_type, codec_uris,
+                              _spelled_layout(layout, document)).as_format_data(),
     )
+
+
+def _spelled_layout(layout: Codec | None, document: dict[str, Any]
+                    ) -> tuple[Codec, Any] | None:
+    """The layout codec with the ``chunk_memory_layout`` value that named it, if any."""
+    if isinstance(layout, MemoryLayoutCodec):
+        return layout, document["chunk_memory_layout"]
+    return None
 
 
 def parse_grid(value: Any, shape: tuple[int, ...], *, field: str = "chunk_grid"
@@ -190,9 +202,9 @@ def parse_grid(value: Any, shape: tuple[int, ...], *, field: str = "chunk_grid"
 
 def parse_codecs(document: dict[str, Any], data_type: DataType,
                   byteorder: str | None, fill_value: Any, chunk_shape: tuple[int, ...],
-                  permutation: list[int] | None, filters: list[dict[str, Any]]
+                  layout: Codec | None, filters: list[dict[str, Any]]
                   ) -> tuple[tuple[Codec, ...], tuple[tuple[Codec, str], ...]]:
-    """The codec chain: the layout's transpose, zarr-python's filters, ``codecs`` or
+    """The codec chain: the layout's codec (:func:`layout_codec`), zarr-python's filters, ``codecs`` or
     ``compressor``, and the default ``bytes`` serialiser when none is listed; with each
     codec ``codecs``/``compressor`` listed, paired with the URI that named it."""
     ndim = len(chunk_shape)
@@ -227,8 +239,8 @@ def parse_codecs(document: dict[str, Any], data_type: DataType,
 
     spec = ChunkSpec(chunk_shape, data_type, fill_value, c.memory_layout("C"))
     codecs: list[Codec] = []
-    if permutation is not None:
-        codecs.append(layout_transpose(permutation))
+    if layout is not None:
+        codecs.append(layout)
     current = byteorder or "<"
     for i, config in enumerate(filters):
         where = f"attributes.filters[{i}]"
@@ -299,26 +311,25 @@ def parse_extensions(value: Any, *, field: str = "extensions") -> tuple[Extensio
     return tuple(entries)
 
 
-def layout_permutation(value: Any, ndim: int, *, field: str = "chunk_memory_layout"
-                       ) -> list[int] | None:
-    """None for C order, the reversed axes for F order (resolved through the registry)."""
+def layout_codec(value: Any, ndim: int, *, field: str = "chunk_memory_layout"
+                 ) -> Codec | None:
+    """The leading codec ``chunk_memory_layout`` stands for: none for ``"C"``, a
+    ``transpose`` reversing the axes for ``"F"``, else a
+    :class:`~zarrforge.plugin_api.MemoryLayoutCodec` of the layout registered under the
+    name (or an extension object's URI)."""
     if isinstance(value, dict):
         name, where = value.get("extension"), f"{field}.extension"
     else:
         name, where = value, field
     if not isinstance(name, str) or not name:
-        raise MetadataError(f"must be \"C\", \"F\" or an extension object, got {value!r}",
-                            field=field, value=value)
-    layout = registry.memory_layouts.get(name, field=where)()
-    probe = np.arange(24).reshape(2, 3, 4)
-    flat = np.asarray(layout.linearize(probe))
-    if np.array_equal(flat, probe.ravel(order="C")):
+        raise MetadataError(f"must be \"C\", \"F\", a registered layout name or an extension "
+                            f"object, got {value!r}", field=field, value=value)
+    layout = c.memory_layout(name, field=where)
+    if name == "C" and not isinstance(value, dict):
         return None
-    if np.array_equal(flat, probe.ravel(order="F")):
-        return list(range(ndim))[::-1]
-    raise MetadataError(f"memory layout {name!r} orders elements neither row-major (C) nor "
-                        "column-major (F); the draft-2022 format can express only those",
-                        field=field, value=value)
+    if name == "F" and not isinstance(value, dict):
+        return layout_transpose(list(range(ndim))[::-1])
+    return MemoryLayoutCodec(layout)
 
 
 def layout_transpose(order: list[int]) -> Codec:

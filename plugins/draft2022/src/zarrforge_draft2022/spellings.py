@@ -3,7 +3,7 @@
 The draft says one thing several ways: a codec is named by either URI family
 (``.../spec/codec/gzip/1.0``, ``.../spec/codecs/gzip/1.0``), a data type by a
 spec name, a numpy-style string or an extension object (one whose type fell
-back included). The model keeps what they mean, not how they were written, so
+back included), a chunk memory layout by a name or an extension object. The model keeps what they mean, not how they were written, so
 the format records the spellings in the model's ``format_data`` under its own
 name (the contract is :mod:`zarrforge.abc.metadata`'s) as a :class:`Spellings`,
 and :mod:`.documents` reuses them when writing the node back.
@@ -28,10 +28,12 @@ FORMAT_NAME = "draft-2022"  # the registered name; also the key of the side data
 @dataclasses.dataclass(frozen=True)
 class Spellings:
     """``data_type``: ``(data type, its spelling, the byte order the spelling states or
-    None)``; ``codec_uris``: ``(codec, the URI or name its entry gave)`` pairs."""
+    None)``; ``codec_uris``: ``(codec, the URI or name its entry gave)`` pairs;
+    ``layout``: ``(the leading MemoryLayoutCodec, the chunk_memory_layout value read)``."""
 
     data_type: tuple[DataType, Any, str | None] | None = None
     codec_uris: tuple[tuple[Codec, str], ...] = ()
+    layout: tuple[Codec, Any] | None = None
 
     def spelling_of(self, data_type: DataType) -> tuple[Any, str | None] | None:
         """``(spelling, byte order)`` ``data_type`` was read with, or None."""
@@ -43,9 +45,17 @@ class Spellings:
         """The URI (or registered name) ``codec`` was listed under, or None."""
         return next((uri for known, uri in self.codec_uris if known is codec), None)
 
+    def layout_of(self, codec: Codec) -> Any:
+        """The ``chunk_memory_layout`` value the layout codec ``codec`` was read from, or
+        None."""
+        if self.layout is not None and self.layout[0] is codec:
+            return self.layout[1]
+        return None
+
     def as_format_data(self) -> dict[str, Any]:
         """The model's ``format_data`` holding these spellings (empty when there are none)."""
-        return {FORMAT_NAME: self} if self.data_type is not None or self.codec_uris else {}
+        kept = self.data_type is not None or self.codec_uris or self.layout is not None
+        return {FORMAT_NAME: self} if kept else {}
 
 
 def spellings_of(metadata: NodeMetadata) -> Spellings:

@@ -19,6 +19,11 @@ Consolidated metadata entries are kept as read (plain documents) until a
 member is opened, so an entry no installed plugin understands fails only
 that member.
 
+v3 records no memory layout (``bytes`` serialises in C order, ``transpose``
+expresses other orders): a new array whose ``order`` is not C or F, or whose codecs
+carry a recorded layout (a copied 2022-draft array's ``MemoryLayoutCodec``), is refused
+with :func:`no_layout_message`, which names ``draft-2022``, the format that records one.
+
 Defaults for new arrays match zarr-python 3: a regular grid, the ``default``
 chunk key encoding with ``/``, the ``bytes`` serializer (little-endian),
 and ``zstd`` (level 0, no checksum) as compressor when it is installed.
@@ -31,9 +36,8 @@ from typing import Any
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
                                   ChunkSpec, ChunksUnderNode, Codec, CodecKind, DataType, Format,
-                                  GroupMetadata, ListedContent, NodeDocument, NodeMetadata, ParseMemo,
-                                  RawJSON,
-                                  Store,
+                                  GroupMetadata, ListedContent, MemoryLayoutCodec, NodeDocument,
+                                  NodeMetadata, ParseMemo, RawJSON, Store,
                                   attributes_from_json, child_names, chunk_grid_from_json,
                                   chunk_key_encoding_from_json, codec_from_user, codecs_from_json,
                                   data_type_from_json, data_type_from_user,
@@ -78,6 +82,15 @@ def _of_kind(codec: Codec, kind: CodecKind, field: str) -> Codec:
                             f"takes {kind.value} codecs; pass it as {_ARGUMENT_FOR[codec.kind]}",
                             field=field, value=name)
     return codec
+
+
+def no_layout_message(layout: str) -> str:
+    """Why a v3 array cannot take the memory layout ``layout`` (other than C or F)."""
+    return (f"the memory layout {layout} cannot be stored in a v3 array: v3 records no "
+            "memory layout (its 'bytes' codec serialises in C order, and F or any other "
+            "axis order is expressed with the 'transpose' codec), so the layout would not "
+            "change the stored chunks; the 'draft-2022' format records a chunk memory "
+            "layout (its chunk_memory_layout) and encodes the chunks through it")
 
 
 def metadata_key(path: str) -> str:
@@ -292,11 +305,18 @@ class V3Format(ChunksUnderNode, Format):
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape
+        if spec.order not in (None, "C", "F"):
+            raise MetadataError(no_layout_message(repr(spec.order)), field="order",
+                                value=spec.order)
         data_type = data_type_from_user(spec.dtype)
         fill_value = fill_value_from_user(data_type, spec.fill_value)
         outer_chunks = spec.shards if spec.shards is not None else spec.chunks
         grid = self._grid(outer_chunks, shape)
         codecs = self._codecs(spec, data_type)
+        for i, codec in enumerate(codecs):
+            if isinstance(codec, MemoryLayoutCodec):  # a copied draft-2022 array's layout
+                raise MetadataError(no_layout_message(repr(codec.layout.name)),
+                                    field=f"codecs[{i}]", value=codec.to_json())
         if spec.shards is not None:
             codecs = (self._sharding_codec(spec, codecs),)
         # a dimension without chunks (length 0) has no chunk 0 to ask the size of
