@@ -449,3 +449,37 @@ def test_a_cancelled_append_keeps_the_old_shape(monkeypatch):
     np.testing.assert_array_equal(after[...], np.ones(16, dtype="int32"))
     # what the append wrote beyond the old shape was removed again
     assert sorted(after.stored_chunks()) == [(0,)]
+
+
+# --- the example service --------------------------------------------------------------------
+
+def test_the_example_service_serves_concurrent_slice_requests():
+    import importlib.util
+    from pathlib import Path
+
+    from aiohttp.test_utils import TestClient, TestServer
+
+    source = Path(__file__).resolve().parents[1] / "examples" / "async_service.py"
+    spec = importlib.util.spec_from_file_location("async_service_example", source)
+    service = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(service)
+    store = memory_store()
+    data = np.arange(50 * 4, dtype="int64").reshape(50, 4)
+    zf.create_array(store, "a", shape=data.shape, dtype=data.dtype, chunks=(5, 4))[...] = data
+
+    async def main():
+        app = service.make_app(await zfa.open_array(store, "a", mode="r"))
+        async with TestClient(TestServer(app)) as client:
+            async def get(url):
+                response = await client.get(url)
+                return response.status, await response.json() if response.status == 200 else None
+
+            answers = await asyncio.gather(*(get(f"/rows/{i}/{i + 3}") for i in range(40)))
+            bad, _ = await get("/rows/10/99")
+            return answers, bad, await get("/info")
+
+    answers, bad, (_, info) = asyncio.run(main())
+    for i, (status, body) in enumerate(answers):
+        assert status == 200 and body["values"] == data[i:i + 3].tolist()
+    assert bad == 400
+    assert info == {"shape": [50, 4], "dtype": "int64", "chunks": [5, 4]}

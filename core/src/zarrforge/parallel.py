@@ -19,6 +19,8 @@ Contract:
 * :func:`call_threads` is the thread count of the engine call in progress in this
   thread (:func:`using_threads` sets it; it travels into the pool threads the call
   uses), or ``config.threads`` outside one.
+* :func:`async_call_pool` is the pool on which :mod:`zarrforge.asyncio` runs its blocking
+  calls: threads of their own, so waiting calls never hold the engine's workers.
 * :func:`map_parallel` is the service for plugins: ``fn`` over a list of items on
   the call's threads when each item carries enough work done outside Python's GIL
   (:func:`workers_for`), else on the calling thread; results in item order.
