@@ -6,8 +6,9 @@ Read from the source with :mod:`ast`, nothing imported:
   import is still a dependency) and those under ``if TYPE_CHECKING:`` (a cycle a
   type checker follows is still a cycle);
 * no core module imports :mod:`zarrforge.api` (the top of the core) except the
-  package's ``__init__`` and :mod:`zarrforge.zarr_api` (zarr-python's functions on
-  it), and no core module imports another core module inside a function (such
+  package's ``__init__``, :mod:`zarrforge.zarr_api` (zarr-python's functions on
+  it) and :mod:`zarrforge.asyncio.api` (its functions as coroutines), and no core
+  module imports another core module inside a function (such
   imports only ever served to hide a cycle);
 * the metadata documents (:mod:`zarrforge.metadata`) import nothing of the core
   but the errors and the settings (two leaves): they are the lowest layer above them;
@@ -197,8 +198,9 @@ def test_the_plugin_cycle_check_counts_hidden_imports(tmp_path: Path) -> None:
     assert find_cycle(package_graph(tmp_path)) == ["plugin.a", "plugin.b", "plugin.a"]
 
 
-# Above zarrforge.api: the package, and zarr-python's convenience functions built on the API.
-ABOVE_THE_API = ("zarrforge", "zarrforge.zarr_api")
+# Above zarrforge.api: the package, zarr-python's convenience functions built on the API, and
+# the asyncio API's functions (the blocking ones, run off the event loop).
+ABOVE_THE_API = ("zarrforge", "zarrforge.zarr_api", "zarrforge.asyncio.api")
 
 
 def test_no_core_module_imports_the_api() -> None:

@@ -304,6 +304,40 @@ class Array(Node, node_type="array"):
     def _dims(self) -> tuple[Any, ...]:
         return self._metadata.chunk_grid.dimensions
 
+    def _read_gathered(self, requests: Sequence[tuple[str, Any]]) -> list[tuple[Any, Any]]:
+        """Read several ``(kind, selection)`` requests in one engine call
+        (:meth:`ChunkEngine.read_gathered`); per request, in order, ``(values, None)`` (a
+        scalar for a 0-d result) or ``(None, the exception that request alone raises)``.
+        If the gathered call fails, each request is read on its own, so one request's
+        failure (a corrupt chunk, a store error) is never another's."""
+        results: list[tuple[Any, Any]] = [(None, None)] * len(requests)
+        reads = []
+        for i, (kind, selection) in enumerate(requests):
+            try:
+                indexer, _ = self._indexer(kind, selection)
+                self._check_size(indexer.shape, "a read")
+                out = self._layout.empty(indexer.shape, self.dtype)
+            except Exception as exc:  # noqa: BLE001 - that request's own error
+                results[i] = (None, exc)
+                continue
+            reads.append((i, indexer, out))
+        try:
+            self._engine_().read_gathered([(indexer, out) for _, indexer, out in reads])
+        except Exception:  # noqa: BLE001 - told apart by reading each request alone
+            for i, _, _ in reads:
+                try:
+                    results[i] = (self._scalar_or_array(self._read(*requests[i])), None)
+                except Exception as exc:  # noqa: BLE001 - that request's own error
+                    results[i] = (None, exc)
+            return results
+        for i, _, out in reads:
+            results[i] = (self._scalar_or_array(out), None)
+        return results
+
+    @staticmethod
+    def _scalar_or_array(out: np.ndarray) -> Any:
+        return out[()] if out.ndim == 0 else out
+
     def __getitem__(self, selection: Any) -> Any:
         if _is_fancy(selection):
             return self.oindex[selection] if not _is_vindex(selection, self.ndim) else self.vindex[selection]
@@ -616,6 +650,19 @@ def _trimmed(chunk: np.ndarray, *, keep: tuple[int, ...], fill_value: Any) -> np
         return None
     chunk[cut] = fill_value
     return chunk
+
+
+def selection_kind(selection: Any, ndim: int, via: str = "getitem") -> str:
+    """The indexer kind (``"basic"``, ``"orthogonal"``, ``"coordinate"``, ``"mask"``,
+    ``"block"``) that reads ``selection`` as ``a[selection]`` does (``via="getitem"``), or
+    as ``a.oindex``, ``a.vindex`` or ``a.blocks`` does (``via`` their name)."""
+    if via == "getitem":
+        if not _is_fancy(selection):
+            return "basic"
+        via = "vindex" if _is_vindex(selection, ndim) else "oindex"
+    if via == "vindex":
+        return "mask" if _is_full_mask(selection, ndim) else "coordinate"
+    return {"oindex": "orthogonal", "blocks": "block"}[via]
 
 
 def _is_full_mask(selection: Any, ndim: int) -> bool:

@@ -202,6 +202,17 @@ class ConflictError(StoreError):
         self.keys = list(keys) if keys is not None else ([key] if key is not None else [])
 
 
+class OperationCancelledError(ZarrforgeError):
+    """The coroutine that asked for this work was cancelled (:mod:`zarrforge.asyncio`): raised
+    inside the engine at its next store request, so the work stops there as a failed one
+    would; ``operation`` names the call. The coroutine itself ends with
+    ``asyncio.CancelledError``."""
+
+    def __init__(self, message: str = "", *, operation: str | None = None) -> None:
+        super().__init__(message)
+        self.operation = operation
+
+
 class TransactionError(ZarrforgeError):
     """A transaction was used after its ``commit()`` or ``abort()``."""
 

@@ -86,15 +86,20 @@ def array_summary(array: Any, *, complete: bool = False) -> Summary:
     return Summary(f"zarrforge.Array {array.name!r}", tuple(rows))
 
 
-def group_summary(group: Any) -> Summary:
-    """What ``Group.info`` shows of ``group``: the group's facts and its direct members."""
-    members = group.members()
-    arrays = sum(1 for _, node in members if not _is_group(node))
-    return Summary(f"zarrforge.Group {group.name!r}", (
+def group_summary(group: Any, *, complete: bool = True) -> Summary:
+    """What ``Group.info`` shows of ``group``: the group's facts and its direct members
+    (``complete=False``: the facts alone, reading nothing from the store, as zarr-python's
+    ``AsyncGroup.info``)."""
+    rows: list[tuple[str, Any]] = [
         ("Type", "Group"), ("Name", group.name),
         ("Zarr format", group.metadata_model.format_name), ("Read-only", group.read_only),
-        ("Store", repr(group.store)), ("No. members", len(members)), ("No. arrays", arrays),
-        ("No. groups", len(members) - arrays)))
+        ("Store", repr(group.store))]
+    if complete:
+        members = group.members()
+        arrays = sum(1 for _, node in members if not _is_group(node))
+        rows += [("No. members", len(members)), ("No. arrays", arrays),
+                 ("No. groups", len(members) - arrays)]
+    return Summary(f"zarrforge.Group {group.name!r}", tuple(rows))
 
 
 def _decoded_bytes(array: Any) -> int | None:

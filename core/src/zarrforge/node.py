@@ -226,6 +226,17 @@ class Node:
     def _metadata_changed(self) -> None:
         """Drop state derived from the metadata; subclasses extend it."""
 
+    def _rebound(self, store: Store) -> Any:
+        """This node over ``store``, a wrapper of its store (the same data), nothing read
+        again: :mod:`zarrforge.asyncio` puts its cancellation point under the nodes it
+        hands out this way. State derived from the store (an array's engine) is rebuilt."""
+        # not copy.copy: __reduce__ reopens the node from the store
+        node = object.__new__(type(self))
+        node.__dict__.update(self.__dict__)
+        node._store = store
+        node._metadata_changed()
+        return node
+
     # --- generic extensions (ZEP 10) ----------------------------------------------------
 
     @property

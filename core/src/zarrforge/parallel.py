@@ -19,6 +19,8 @@ Contract:
 * :func:`call_threads` is the thread count of the engine call in progress in this
   thread (:func:`using_threads` sets it; it travels into the pool threads the call
   uses), or ``config.threads`` outside one.
+* :func:`async_call_pool` is the pool on which :mod:`zarrforge.asyncio` runs its blocking
+  calls: threads of their own, so waiting calls never hold the engine's workers.
 * :func:`map_parallel` is the service for plugins: ``fn`` over a list of items on
   the call's threads when each item carries enough work done outside Python's GIL
   (:func:`workers_for`), else on the calling thread; results in item order.
@@ -60,13 +62,19 @@ _pools_lock = threading.Lock()
 READ_AHEAD_THREADS = 16
 _read_ahead: concurrent.futures.ThreadPoolExecutor | None = None
 
+#: threads that run the blocking calls of :mod:`zarrforge.asyncio` off the event loop; a
+#: call hands its chunk work to the pools above as a call from any thread does
+ASYNC_CALL_THREADS = 16
+_async_calls: concurrent.futures.ThreadPoolExecutor | None = None
+
 
 def _forget_pools_in_a_forked_child() -> None:
     # A forked child has only the thread that forked: the pools' threads are not there
     # (work handed to them would wait for ever), and another thread may have held the lock.
-    global _pools_lock, _read_ahead
+    global _pools_lock, _read_ahead, _async_calls
     _pools.clear()
     _read_ahead = None
+    _async_calls = None
     _pools_lock = threading.Lock()
 
 
@@ -96,6 +104,17 @@ def read_ahead_pool() -> concurrent.futures.ThreadPoolExecutor:
             _read_ahead = concurrent.futures.ThreadPoolExecutor(
                 READ_AHEAD_THREADS, thread_name_prefix="zarrforge-read-ahead")
         return _read_ahead
+
+
+def async_call_pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The pool of :data:`ASYNC_CALL_THREADS` threads on which :mod:`zarrforge.asyncio`
+    runs its blocking calls (made afresh after a fork, as the others)."""
+    global _async_calls
+    with _pools_lock:
+        if _async_calls is None:
+            _async_calls = concurrent.futures.ThreadPoolExecutor(
+                ASYNC_CALL_THREADS, thread_name_prefix="zarrforge-async")
+        return _async_calls
 
 
 def call_threads() -> int:

@@ -66,6 +66,19 @@ PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast
 Encoded = list[bytes | memoryview]  # a chunk's encoded bytes: pieces stored one after another
 
 
+class Aimed:
+    """A chunk projection with the output it reads into (:meth:`ChunkEngine.read_gathered`)."""
+
+    __slots__ = ("coords", "chunk_selection", "out_selection", "complete", "out")
+
+    def __init__(self, projection: Any, out: np.ndarray) -> None:
+        self.coords = projection.coords
+        self.chunk_selection = projection.chunk_selection
+        self.out_selection = projection.out_selection
+        self.complete = projection.complete
+        self.out = out
+
+
 class ChunkEngine:
     def __init__(self, *, store: Store, keys: ChunkKeys,
                  grid: ChunkGrid, chain: CodecChain, data_type: DataType, fill_value: Any,
@@ -201,13 +214,25 @@ class ChunkEngine:
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         """``out[p.out_selection] = chunk[p.chunk_selection]`` for each projection."""
         with using_threads(self.threads):
-            self._read(projections, out)
+            self._read(projections, out, out.size)
 
-    def _read(self, projections: Iterable[Any], out: np.ndarray) -> None:
+    def read_gathered(self, reads: Sequence[tuple[Iterable[Any], np.ndarray]]) -> None:
+        """Several reads as one call: :meth:`read` of each ``(projections, out)`` pair, their
+        chunks fetched and decoded together (sorted by chunk, so reads of one chunk share
+        its fetch), as one stream of groups, so many small reads reach the store as the
+        large concurrent batches one large read would."""
+        aimed = sorted((Aimed(p, out) for projections, out in reads for p in projections),
+                       key=lambda a: a.coords)
+        with using_threads(self.threads):
+            self._read(aimed, None, sum(out.size for _, out in reads))
+
+    def _read(self, projections: Iterable[Any], out: np.ndarray | None, elements: int) -> None:
+        """``out``: the output of every projection, or ``None`` when each is an
+        :class:`Aimed` carrying its own."""
         limit = chunk_limit()
         workers = self._workers()
         low_latency = self.store.capabilities.low_latency
-        group_size = self._group_size(workers, out.size, latency_bound=not low_latency)
+        group_size = self._group_size(workers, elements, latency_bound=not low_latency)
         if low_latency:
             self._run(lambda part: self._read_part(part, out, limit), projections,
                       group_size, workers)
@@ -227,21 +252,28 @@ class ChunkEngine:
         partial = self.chain.partial is not None
         keys = [self.keys.key(p.coords) for p in part]
         whole = [i for i, p in enumerate(part) if not partial or p.complete]
-        return keys, dict(zip(whole, self._get_many([keys[i] for i in whole])))
+        wanted = list(dict.fromkeys(keys[i] for i in whole))  # gathered reads share chunks
+        if len(wanted) == len(whole):
+            return keys, dict(zip(whole, self._get_many(wanted)))
+        fetched = dict(zip(wanted, self._get_many(wanted)))
+        return keys, {i: fetched[keys[i]] for i in whole}
 
-    def _read_part(self, part: list[Any], out: np.ndarray, limit: ChunkLimit,
+    def _read_part(self, part: list[Any], out: np.ndarray | None, limit: ChunkLimit,
                    fetched: tuple[list[str], dict[int, bytes | None]] | None = None) -> None:
         keys, encoded = self._fetch_part(part) if fetched is None else fetched
         del fetched
         fill = self.fill_value
         decode = self.chain.decode
         plain = self._plain if limit[0] is None or self._chunk_bytes <= limit[0] else None
+        target = out
         for i, p in enumerate(part):
+            if out is None:
+                target = p.out
             spec = self.spec_for(p.coords)
             if i in encoded:
                 data = encoded.pop(i)  # let each chunk's bytes go once decoded
                 if data is None:
-                    out[p.out_selection] = fill
+                    target[p.out_selection] = fill
                     continue
                 # A plain chunk of the right length is a view of its bytes (see __init__);
                 # any other goes through the chain, which also reports a wrong length.
@@ -251,19 +283,19 @@ class ChunkEngine:
                     # (a chunk the read covers may still overhang the array's edge by far)
                     self._check_chunk(spec, keys[i], limit)
                 if p.complete and all(type(s) is slice for s in p.out_selection):
-                    target = out[(*p.out_selection, Ellipsis)]  # slices: a view of the output
-                    if target.shape == spec.shape:
+                    view = target[(*p.out_selection, Ellipsis)]  # slices: a view of the output
+                    if view.shape == spec.shape:
                         if plain_chunk is None:
-                            self.chain.decode_into(data, spec, target, key=keys[i])
+                            self.chain.decode_into(data, spec, view, key=keys[i])
                         else:
-                            np.copyto(target, plain_chunk, casting="equiv")
+                            np.copyto(view, plain_chunk, casting="equiv")
                         continue
                 chunk = decode(data, spec, key=keys[i]) if plain_chunk is None else plain_chunk
-                out[p.out_selection] = chunk[p.chunk_selection]
+                target[p.out_selection] = chunk[p.chunk_selection]
                 continue
             values = self.chain.decode_partial(self._fetcher(keys[i]), spec,
                                                p.chunk_selection, key=keys[i])
-            out[p.out_selection] = fill if values is None else values
+            target[p.out_selection] = fill if values is None else values
 
     # --- writing ------------------------------------------------------------------
 
