@@ -61,6 +61,10 @@ from .abc.url_adapter import URLAdapter
 from .errors import PluginConflictError, PluginLoadError, UnknownExtensionError
 
 FAMILY_SUFFIX = "*"
+# The family covering every name: what another engine's registry adapts (zarr-python's
+# codecs), below every family and name of zarrforge's own by design. It is no name one
+# writes, and a name of zarrforge's own standing above it hides nothing worth reporting.
+CATCH_ALL = FAMILY_SUFFIX
 
 # Every name the built-in plugins register, and the zarrforge distribution that
 # provides it. Used only to make the "unknown name" error say what to install;
@@ -251,8 +255,9 @@ class Registry:
                 return True  # a family that cannot load: the lookup says why
 
     def names(self) -> list[str]:
+        """The names (and families) one can write; the catch-all is none of them."""
         with self._lock:
-            return sorted(set(self._local) | set(self._installed_entry_points()))
+            return sorted((set(self._local) | set(self._installed_entry_points())) - {CATCH_ALL})
 
     def entries(self) -> list[RegistryEntry]:
         """Every registered name with where it comes from (one row per provider)."""
@@ -282,7 +287,7 @@ class Registry:
                 hidden += [f"{name!r} of {dist}" for dist in sorted(own)]
             if not name.endswith(FAMILY_SUFFIX):
                 for family in self._families_matching(name, installed):
-                    if not self._would_claim(family, name):
+                    if family == CATCH_ALL or not self._would_claim(family, name):
                         continue
                     hidden += [f"{family!r} of {ep.dist.name}" for ep in installed[family]
                                if ep.dist is not None
