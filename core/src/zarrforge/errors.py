@@ -295,6 +295,11 @@ class UncompressedWarning(UserWarning):
     one is installed), so the new array's chunks are stored uncompressed."""
 
 
+class UnusedViewWarning(UserWarning):
+    """A group's stored consolidated view is not used (too large to read): its members
+    are read from the store, and the warning says how to repair the view."""
+
+
 class CommitRecordWarning(UserWarning):
     """A transaction committed (every key holds its new value) but its commit record could
     not be removed; until it is (:func:`zarrforge.clear_commit_record`), transactions that

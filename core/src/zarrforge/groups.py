@@ -9,6 +9,7 @@ metadata lists and opens its members from that view without store requests
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Iterator
 
 from . import creation, paths
@@ -16,8 +17,8 @@ from .abc.format import Format
 from .abc.store import Store
 from .arrays import mismatch
 from .consolidated import ConsolidatedView
-from .errors import NodeNotFoundError, NodeTypeError
-from .hierarchy import refresh_consolidated
+from .errors import MetadataError, NodeNotFoundError, NodeTypeError, UnusedViewWarning
+from .hierarchy import refresh_consolidated, views_above
 from .info import Summary, group_summary, group_tree_html
 from .node import Node, node_from_metadata, open_node
 
@@ -25,13 +26,19 @@ from .node import Node, node_from_metadata, open_node
 class Group(Node, node_type="group"):
     def __init__(self, *args: Any, use_consolidated: bool | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        unused = self._metadata.view_unused
         if use_consolidated is False:
             self._view = None
         elif self._metadata.consolidated is not None:
             self._view = (ConsolidatedView(self._metadata.consolidated, self._format), "")
+        elif use_consolidated and unused:
+            raise MetadataError(f"group {self.name!r} has no consolidated metadata it can "
+                                f"use: {unused}")
         elif use_consolidated:
             raise NodeNotFoundError(f"group {self.name!r} has no consolidated metadata; "
                                     "create it with zarrforge.consolidate_metadata()")
+        elif unused:
+            warnings.warn(f"group {self.name!r}: {unused}", UnusedViewWarning, stacklevel=3)
 
     @classmethod
     def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
@@ -207,10 +214,11 @@ class Group(Node, node_type="group"):
         path, in_view = self._child(name)
         if not self._format.detect(self._store, path):
             raise NodeNotFoundError(f"no member {name!r} in group {self.name!r}")
+        above = views_above(self._store, self._format, path)  # refuses before erasing
         self._format.erase_node(self._store, path)
         if in_view is not None:
             self._view[0].remove(in_view)
-        refresh_consolidated(self._store, self._format, path, None)
+        refresh_consolidated(self._store, self._format, path, None, above)
 
     # --- display ---------------------------------------------------------------------
 

@@ -271,15 +271,38 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
     return Survey(store, path, fmt, existing, foreign, ancestors)
 
 
-def refresh_consolidated(store: Store, fmt: Format, path: str,
-                         model: NodeMetadata | None) -> None:
-    """Update the stored consolidated views above ``path`` after the node there changed
-    (``model=None``: it was erased, with everything below it)."""
+def views_above(store: Store, fmt: Format, path: str) -> list[tuple[str, NodeDocument | None]]:
+    """The documents of ``fmt`` above ``path`` (for :func:`refresh_consolidated`), read
+    before a change so that one whose view could not be kept in step refuses it first."""
     ancestors = []
     parent = path
     while parent:
         parent = paths.parent_of(parent)
-        ancestors.append((parent, fmt.read_document(store, parent)))
+        document = fmt.read_document(store, parent)
+        _check_view_usable(fmt, parent, document)
+        ancestors.append((parent, document))
+    return ancestors
+
+
+def _check_view_usable(fmt: Format, path: str, document: NodeDocument | None) -> None:
+    if document is None or document.node_type != "group":
+        return
+    group = fmt.resolve(document)
+    if isinstance(group, GroupMetadata) and group.view_unused:
+        # the view would go stale: a reader with a larger limit would use it
+        raise MetadataError(f"cannot change a node below the group {'/' + path!r}: its "
+                            f"view cannot be kept in step: {group.view_unused}",
+                            key=document.key)
+
+
+def refresh_consolidated(store: Store, fmt: Format, path: str,
+                         model: NodeMetadata | None,
+                         ancestors: list[tuple[str, NodeDocument | None]] | None = None) -> None:
+    """Update the stored consolidated views above ``path`` after the node there changed
+    (``model=None``: it was erased, with everything below it); ``ancestors``: what
+    :func:`views_above` read before the change."""
+    if ancestors is None:
+        ancestors = views_above(store, fmt, path)
     refresh_views(store, fmt, ancestors, [(path, model)])
 
 
@@ -292,6 +315,7 @@ def refresh_views(store: Store, fmt: Format,
     for ancestor, document in ancestors:
         if document is None or document.node_type != "group":
             continue
+        _check_view_usable(fmt, ancestor, document)
         group = fmt.resolve(document)
         if not isinstance(group, GroupMetadata) or group.consolidated is None:
             continue

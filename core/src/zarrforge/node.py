@@ -41,7 +41,7 @@ from .abc.store import Store
 from .attributes import Attributes
 from .consolidated import ConsolidatedView
 from .errors import MetadataError, NodeNotFoundError, NodeOfAnotherFormatError, ReadOnlyError
-from .hierarchy import detect_format, get_format, locate_node, refresh_consolidated
+from .hierarchy import detect_format, get_format, locate_node, refresh_consolidated, views_above
 from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
 from .resolution import extension_from_json
@@ -187,8 +187,9 @@ class Node:
     def _write_metadata(self, metadata: Any) -> None:
         """Write ``metadata`` as the node's whole new model (no merge with the store)."""
         self._check_writable()
+        above = views_above(self._store, self._format, self._path)  # refuses before writing
         self._format.write_node(self._store, self._path, metadata)
-        self._adopt(metadata)
+        self._adopt(metadata, above)
 
     def update_metadata(self, change: Callable[[Any], Any]) -> Any:
         """Apply ``change`` (model -> new model) to the node's latest stored metadata and
@@ -199,6 +200,7 @@ class Node:
         kept in an extension) use this."""
         self._check_writable()
         fmt, path, own = self._format, self._path, self._metadata
+        above = views_above(self._store, fmt, path)  # refuses before writing
 
         def attempt(store: Store) -> Any:
             latest = own if store is self._store else fmt.read_node(store, path)
@@ -211,16 +213,17 @@ class Node:
             return new
 
         new = read_modify_write(self._store, attempt)
-        self._adopt(new)
+        self._adopt(new, above)
         return new
 
-    def _adopt(self, metadata: Any) -> None:
-        """Take ``metadata``, just written, as the node's model and tell the views above."""
+    def _adopt(self, metadata: Any, above: Any = None) -> None:
+        """Take ``metadata``, just written, as the node's model and tell the views above
+        (``above``: their documents as :func:`views_above` read them before the write)."""
         self._metadata = metadata
         if self._view is not None:
             view, relative = self._view
             view.put(relative, metadata)
-        refresh_consolidated(self._store, self._format, self._path, metadata)
+        refresh_consolidated(self._store, self._format, self._path, metadata, above)
         self._metadata_changed()
 
     def _metadata_changed(self) -> None:

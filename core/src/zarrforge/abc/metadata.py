@@ -70,6 +70,9 @@ class GroupMetadata:
     extensions: tuple[ExtensionEntry, ...] = ()
     format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False,
                                                        repr=False)
+    #: why a consolidated view the group stores is not used (``consolidated`` is then
+    #: ``None``): too large to read, say. The format keeps the stored view to write back.
+    view_unused: str | None = dataclasses.field(default=None, compare=False)
 
     node_type = "group"
 

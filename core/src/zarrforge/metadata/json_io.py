@@ -25,6 +25,7 @@ limit could not open it).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -141,7 +142,15 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
     The names of the kept object are checked for duplicates; its values are not, until
     parsed. A document under :data:`RAW_MEMBERS_MIN_BYTES`, and anything the fast path
     does not read (an error above all), is parsed whole by :func:`load_document`.
+
+    A document over ``config.max_document_bytes`` is read only if what is over is the
+    top-level member ``at[0]``: that member's value is then set aside unparsed, as one
+    :class:`RawJSON` with ``kept=None`` (:func:`set_aside`), and the rest must be within
+    the limit; otherwise it is refused as :func:`load_document` refuses it.
     """
+    limit = config.get().max_document_bytes
+    if limit is not None and len(data) > limit and at:
+        return _setting_aside(data, key=key, member=at[0], allow_nan=allow_nan, limit=limit)
     if len(data) < RAW_MEMBERS_MIN_BYTES:
         return load_document(data, key=key, allow_nan=allow_nan)
     text = _text(data, key)
@@ -192,6 +201,71 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
             raise _Unusual
     except (_Unusual, ValueError, IndexError, StopIteration, RecursionError):
         return load_document(text, key=key, allow_nan=allow_nan)
+    return document
+
+
+# a string, or a bracket: what skipping a value without building it needs to see
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _end_of_container(text: str, start: int) -> int:
+    """The index after the object or array opening at ``start``, found without building
+    it (so a value too large to parse can be measured): strings are skipped whole, and
+    brackets counted. It checks nothing else: what it spans is not known to be JSON."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text, start):
+        bracket = text[match.start()]
+        if bracket in "{[":
+            depth += 1
+        elif bracket in "}]":
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    raise _Unusual
+
+
+def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
+                   limit: int) -> dict[str, Any]:
+    """The document over the size limit read with the top-level ``member`` set aside
+    (see :func:`load_document_keeping_raw`), or its refusal."""
+    too_large = functools.partial(check_size, len(data), key=key, writing=False)
+    try:
+        text = data if isinstance(data, str) else data.decode("utf-8")
+    except UnicodeDecodeError:
+        too_large()
+        raise AssertionError("unreachable")  # pragma: no cover
+    found = None
+    try:
+        i = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
+        if text[i] == "{":
+            i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+            while text[i] == '"':
+                name, i = scanstring(text, i + 1, True)
+                i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+                if text[i] != ":":
+                    break
+                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+                end = (_end_of_container(text, i) if text[i] in "{[" else
+                       _PLAIN_LENIENT.scan_once(text, i)[1])  # a scalar: a string at most
+                if name == member:
+                    found = (i, end)
+                    break
+                i = _WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
+                if text[i] != ",":
+                    break
+                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+    except (_Unusual, ValueError, IndexError, StopIteration):
+        found = None
+    if found is None:
+        too_large()
+    start, end = found  # type: ignore[misc]
+    rest = text[:start] + "null" + text[end:]
+    if len(rest.encode("utf-8")) > limit:
+        too_large()
+    document = load_document(rest, key=key, allow_nan=allow_nan)
+    if document.get(member, 0) is not None:  # the null put in its place is not where it was
+        too_large()
+    document[member] = RawJSON(text, start, end, None)
     return document
 
 

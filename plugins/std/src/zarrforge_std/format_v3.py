@@ -97,6 +97,14 @@ def metadata_key(path: str) -> str:
     return f"{path}/{METADATA_KEY}" if path else METADATA_KEY
 
 
+def _view_too_large(view: RawJSON, key: str) -> str:
+    return (f"the consolidated view in {key!r} ({len(view.text.encode('utf-8'))} bytes) "
+            "makes the document larger than zarrforge.config max_document_bytes, so it is "
+            "not read (members are read from the store). Remove it with "
+            "zarrforge.remove_consolidated_metadata() (zarrforge consolidate --remove), or "
+            "raise max_document_bytes to use it")
+
+
 class V3Format(ChunksUnderNode, Format):
     name = FORMAT_NAME
     #: the document of each node, ``<node>/zarr.json``; a variant of the format (a ZEP
@@ -159,11 +167,17 @@ class V3Format(ChunksUnderNode, Format):
         node_type = document.get("node_type")
         if node_type == "group":
             extra = split_unknown_fields(document, GROUP_FIELDS, key=key)
-            consolidated = self._parse_consolidated(document.get("consolidated_metadata"), extra,
-                                                    key=key)
+            view = document.get("consolidated_metadata")
+            unused = None
+            if type(view) is RawJSON:  # set aside unread: over the size limit
+                extra["consolidated_metadata"] = view  # written back as it was
+                consolidated, unused = None, _view_too_large(view, key)
+            else:
+                consolidated = self._parse_consolidated(view, extra, key=key)
             return GroupMetadata(attributes_from_json(document.get("attributes")),
                                  self.name, extra, consolidated,
-                                 extensions_from_json(document.get("extensions"), "group"))
+                                 extensions_from_json(document.get("extensions"), "group"),
+                                 view_unused=unused)
         if node_type != "array":
             raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
                                 field="node_type", value=node_type, key=key)
