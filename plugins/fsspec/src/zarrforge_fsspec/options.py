@@ -26,7 +26,9 @@ takes these names out and hands everything else to fsspec unchanged:
   filesystem's own retries too: botocore and s3fs retry on their own). Past it the
   request fails with one :class:`~zarrforge.errors.StoreError` naming the URL,
   instead of a server that answers 503 to everything keeping a call busy for minutes.
-  Time a request waits behind others of its batch does not count.
+  Time a request waits behind others of its batch does not count. For a store
+  opened from a URL, setting up the filesystem (credentials) and the first request
+  share one deadline, so an unreachable service fails once, within it.
 
 * ``conditional_writes`` (``None``, ``True`` or ``False``; default ``None``):
   whether an ``s3://`` store offers conditional writes (``If-Match`` /

@@ -54,11 +54,12 @@ import asyncio
 import dataclasses
 import hashlib
 import inspect
+import logging
 import os
 import threading
 import time
 import uuid
-from typing import Any, Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Iterator, Sequence, TypeVar
 from urllib.parse import quote
 
 import fsspec
@@ -75,6 +76,13 @@ from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_
 from .options import StoreSettings, split_options
 from .references import TargetPolicy
 from .s3_conditional import S3Conditions
+
+T = TypeVar("T")
+
+# gcsfs warns through its logger while it looks for credentials and a bucket's layout;
+# with logging not configured, Python would print that on stderr beside the StoreError
+# that says the same. A NullHandler keeps it for applications that configure logging.
+logging.getLogger("gcsfs").addHandler(logging.NullHandler())
 
 FSSPEC_PREFIX = "fsspec+"
 TEMP_PREFIX = ".zarrforge-tmp-"
@@ -97,6 +105,35 @@ def _protocols(fs: Any) -> frozenset[str]:
 
 def _canon(path: str) -> str:
     return path.strip("/")
+
+
+def _made_within(deadline: float | None, target: str, make: Callable[[], T]) -> T:
+    """``make()`` (a filesystem's construction: gcsfs looks for credentials, and asks a
+    metadata server that an offline machine never reaches), given up after ``deadline``
+    seconds with a :class:`StoreError` naming ``target``. The construction goes on in a
+    daemon thread, which nothing waits for."""
+    if deadline is None:
+        return make()
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, make()))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=run, name="zarrforge-fsspec-setup", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if not outcome:
+        raise StoreError(f"cannot open {target!r}: setting up its filesystem (credentials, "
+                         f"connection) took over {deadline} s (store setting deadline); "
+                         "check the network and the credentials, or pass storage_options",
+                         url=target)
+    made, value = outcome[0]
+    if made:
+        return value
+    raise value
 
 
 class FsspecStore(Store):
@@ -144,6 +181,7 @@ class FsspecStore(Store):
         self._semaphore_lock = threading.Lock()
         self._http_unversioned = False  # set once an HTTP server answers without a version
         self._targets: TargetPolicy | None = None  # what a reference set may make us read
+        self._first_contact_ends: float | None = None  # until a first answer (from_url)
         if "reference" in self.protocols:
             self._targets = TargetPolicy(self.settings.reference_targets,
                                          fs.storage_options.get("fo"),
@@ -160,8 +198,12 @@ class FsspecStore(Store):
             config = dict(fs_options.get("config_kwargs") or {})
             config.setdefault("max_pool_connections", settings.concurrency)
             fs_options = {**fs_options, "config_kwargs": config}
+        started = time.monotonic()
         try:
-            fs, path = fsspec.core.url_to_fs(target, **fs_options)
+            fs, path = _made_within(settings.deadline, target,
+                                    lambda: fsspec.core.url_to_fs(target, **fs_options))
+        except StoreError:
+            raise
         except (ValueError, TypeError) as exc:
             if target.split("://", 1)[0] == "reference":
                 # a reference set without fo, malformed JSON, an unknown version: all the
@@ -175,7 +217,12 @@ class FsspecStore(Store):
         except Exception as exc:  # the filesystem connects when made (sftp): auth, network
             raise StoreError(f"cannot open {target!r} through fsspec: {type(exc).__name__}: "
                              f"{exc}", url=target) from exc
-        return cls(fs, path, read_only=read_only, settings=settings, url=target)
+        store = cls(fs, path, read_only=read_only, settings=settings, url=target)
+        if settings.deadline is not None:
+            # setting up (credentials above all) and the first answer share one deadline:
+            # an unreachable service fails once, within it, not once per phase
+            store._first_contact_ends = started + settings.deadline
+        return store
 
     def local_directory(self) -> str | None:
         return os.path.abspath(self.root) if self._local else None
@@ -270,7 +317,9 @@ class FsspecStore(Store):
         async def attempt() -> Any:
             async with semaphore:
                 if settings.deadline is not None and not ends:
-                    ends.append(time.monotonic() + settings.deadline)
+                    end = time.monotonic() + settings.deadline
+                    first = self._first_contact_ends
+                    ends.append(end if first is None else min(end, first))
                 left = ends[0] - time.monotonic() if ends else None
                 timeout = settings.request_timeout
                 if left is None or (timeout is not None and timeout < left):
@@ -283,7 +332,9 @@ class FsspecStore(Store):
                 except asyncio.TimeoutError:
                     raise DeadlineExceeded(settings.deadline) from None
 
-        return await retry_async(settings, attempt)
+        result = await retry_async(settings, attempt)
+        self._first_contact_ends = None  # the service answers: deadlines per request now
+        return result
 
     async def _gather(self, coroutines: list[Awaitable[Any]]) -> list[Any]:
         """Run all; on the first failure cancel the rest and raise it (in request order)."""
