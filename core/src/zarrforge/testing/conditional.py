@@ -8,7 +8,8 @@ implement ``make_store(tmp_path)`` (a new, empty, writable store) and
 Stores whose writers may live in other processes also subclass
 :class:`CrossProcessConditionalConformance` and implement
 ``reopen_args(store)``: a picklable callable and arguments that open the same
-store in another process.
+store in another process; it brings the cross-process key case of
+:class:`~zarrforge.testing.cross_process.CrossProcessStoreConformance` too.
 
 The concurrency tests count: every writer adds to a counter through
 ``get_versioned`` / ``set_if`` retried on conflict, and no increment may be
@@ -26,6 +27,7 @@ import pytest
 from ..abc.store import ABSENT, Store
 from ..errors import ConflictError, ReadOnlyError
 from ._common import expect_equal
+from .cross_process import CrossProcessStoreConformance
 from .stores import StoreFactory
 
 
@@ -178,13 +180,9 @@ def _conflicts(attempt: Callable[[], Any], what: str, key: str | None = None) ->
     raise AssertionError(f"{what} succeeded (returned {found!r}); expected a ConflictError")
 
 
-class CrossProcessConditionalConformance:
+class CrossProcessConditionalConformance(CrossProcessStoreConformance):
     processes = 3
     increments = 40
-
-    def reopen_args(self, store: Store) -> tuple[Callable[..., Store], tuple[Any, ...]]:
-        raise NotImplementedError("implement reopen_args(store) -> (opener, args) that opens "
-                                  "the same store in another process")
 
     def test_processes_lose_no_increment(self, tmp_path):
         store = self.make_store(tmp_path)  # type: ignore[attr-defined]
