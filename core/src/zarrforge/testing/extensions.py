@@ -13,7 +13,8 @@ Subclass :class:`ExtensionConformance` and set:
 * ``rejects_unknown_configuration = False`` if the extension deliberately accepts
   configuration keys it does not know;
 * ``max_examples`` (default 50) and ``shrink`` (default ``True``), for the hypothesis
-  checks.
+  checks; ``probe_radius`` (default 16): how far outside ``0..n-1`` the suite looks for
+  the coordinates basic selections address.
 
 What it checks, for each entry, against :mod:`zarrforge.abc.extension`: the name
 resolves through the installed ``zarrforge.extensions`` registry to an
@@ -27,7 +28,14 @@ configuration keys are refused; and on an array, for hypothesis-generated basic
 selections (integers of any sign, slices with steps, ``Ellipsis``, ``None``), reading
 and writing either work or raise a zarrforge error (never another exception), and what
 is written through a selection is what a read of the same selection gives back, the rest
-of the array untouched. Each failure names the entry and the property, in a sentence.
+of the array untouched; and the other kinds of selection agree with basic indexing:
+with the coordinates basic selections of single elements address (``a[i, j]``; per
+dimension those of ``-n - probe_radius`` to ``n + probe_radius - 1`` that read, numpy's
+wrapped negative indices left out, and there must be ``n`` of them), ``a[...]`` reads the
+elements in that order, and hypothesis-generated orthogonal (``a.oindex``), coordinate
+and mask (``a.vindex``) and block (``a.blocks``, blocks of the stored chunks) selections
+read, and write, the elements numpy's indexing of that model says (a kind refused with a
+zarrforge error is not checked further). Each failure names the entry and the property, in a sentence.
 """
 
 from __future__ import annotations
@@ -353,7 +361,8 @@ class ExtensionConformance:
             assert np.array_equal(whole, model), (
                 f"{where}: a[...] reads the elements in another order than the basic "
                 f"selections a[i, j] address them: {first_difference(whole, model, expected_is='where a[i, j] gives')}")
-            selector = getattr(array, kind.split()[0])
+            selector = {"oindex": array.oindex, "vindex": array.vindex,
+                        "blocks": array.blocks}[kind.split()[0]]
             try:
                 found = np.asarray(selector[selection])
             except ZarrforgeError:
