@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 BROKEN_STORE = '''
 from zarrforge.testing import StoreConformance
 from zarrforge_std.stores.memory import MemoryStore
@@ -66,11 +68,20 @@ class TestBroken(DataTypeConformance):
 
 
 def test_store_suite_catches_a_store_ignoring_byte_ranges(pytester):
+    """--assert=plain: the kit's messages are its own, not pytest's assertion rewriting."""
     pytester.makepyfile(BROKEN_STORE)
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--assert=plain", "-rf")
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) >= 5  # every byte-range case and get_many
     result.stdout.fnmatch_lines(["*test_byte_ranges*", "*test_get_many_answers_in_request_order*"])
+    text = result.stdout.str()
+    # each names the key, the value found and the value expected
+    assert ("get('a/c/0/0', ByteRange(offset=0, length=10)) of a 256-byte value (bytes 0..10) "
+            "is 256 bytes b'\\x00\\x01") in text, text[-3000:]
+    assert ("; expected b'\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\t' (first difference at "
+            "byte 10; 256 bytes, expected 10)") in text
+    assert re.search(r"get_many: the answer to \('a/c/0/0', ByteRange\(offset=1, length=2\)\) is "
+                     r"256 bytes .*; expected b'\\x01\\x02'", text), text[-3000:]
 
 
 def test_codec_suite_catches_lossy_encoding_and_bare_exceptions(pytester):
@@ -126,8 +137,90 @@ class TestIgnoring(ConditionalWriteConformance):
 
 def test_conditional_write_suite_catches_lost_updates(pytester):
     pytester.makepyfile(BROKEN_CONDITIONAL_STORE)
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--assert=plain", "-rf")
     result.stdout.fnmatch_lines(["*FAILED*TestRacy::test_threads_lose_no_increment*",
                                  "*FAILED*TestIgnoring::test_set_if_absent_creates_once*",
                                  "*FAILED*TestIgnoring::test_a_stale_generation_conflicts*",
                                  "*FAILED*TestIgnoring::test_threads_lose_no_increment*"])
+    text = result.stdout.str()
+    assert "set_if_absent('a/k', b'second') of a key that exists succeeded (returned " in text
+    assert "expected a ConflictError" in text
+    assert re.search(r"key 'counter' after 4 threads each added 1 50 times through set_if "
+                     r"\(lower: increments lost\) is \d+; expected 200", text), text[-3000:]
+
+
+ONE_DOCUMENT_STORE = '''
+import base64, json, os, time
+from zarrforge.abc.store import Store, StoreCapabilities, validate_key, validate_prefix
+from zarrforge.testing import CrossProcessStoreConformance, StoreConformance
+
+
+class OneDocumentStore(Store):
+    """Every key in one JSON file, read, changed and replaced whole: no lock, no
+    conditional write. Right for one writer; two processes lose each other's keys."""
+    capabilities = StoreCapabilities()
+
+    def __init__(self, path, read_only=False):
+        super().__init__(read_only=read_only)
+        self.path = str(path)
+
+    def _load(self):
+        try:
+            with open(self.path) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return {}
+
+    def _change(self, change):
+        data = self._load()
+        time.sleep(0.002)  # the window another writer falls into
+        change(data)
+        temporary = f"{self.path}.{os.getpid()}"
+        with open(temporary, "w") as f:
+            json.dump(data, f)
+        os.replace(temporary, self.path)
+
+    def get(self, key, byte_range=None):
+        validate_key(key)
+        held = self._load().get(key)
+        if held is None:
+            return None
+        value = base64.b64decode(held)
+        return value if byte_range is None else value[byte_range.slice_of(len(value))]
+
+    def _set(self, key, value):
+        self._change(lambda data: data.__setitem__(key, base64.b64encode(bytes(value)).decode()))
+
+    def _delete(self, key):
+        self._change(lambda data: data.pop(key, None))
+
+    def list_prefix(self, prefix):
+        validate_prefix(prefix)
+        return iter(sorted(k for k in self._load() if k.startswith(prefix)))
+
+
+class TestOneDocument(StoreConformance, CrossProcessStoreConformance):
+    def make_store(self, tmp_path):
+        return OneDocumentStore(tmp_path / "store.json")
+
+    def make_read_only_store(self, store):
+        return OneDocumentStore(store.path, read_only=True)
+
+    def reopen_args(self, store):
+        return OneDocumentStore, (store.path,)
+'''
+
+
+def test_store_suite_catches_keys_lost_by_two_writer_processes(pytester):
+    """The one-document store passes every single-writer case and fails the two-process
+    one, naming keys it lost."""
+    pytester.makepyfile(ONE_DOCUMENT_STORE)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--assert=plain", "-rf")
+    failed = [line for line in result.stdout.str().splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1 and \
+        "TestOneDocument::test_processes_writing_and_deleting_keys_lose_nothing" in failed[0], \
+        result.stdout.str()[-3000:]
+    assert re.search(r"2 processes each set 40 keys of their own at once, deleting every other "
+                     r"one: [1-9]\d* keys set and never deleted read as absent \(lost: "
+                     r"\['conformance/concurrent/w\d-\d+'", result.stdout.str()), \
+        result.stdout.str()[-3000:]

@@ -7,11 +7,14 @@ broken."""
 
 from __future__ import annotations
 
+import re
+
 BROKEN_EXTENSIONS = '''
 from zarrforge import register
 from zarrforge.abc.extension import Extension
 from zarrforge.errors import MetadataError
 from zarrforge.testing import ExtensionConformance
+from zarrforge_extensions.offset import Offset
 
 
 class Tagged(Extension):
@@ -74,7 +77,15 @@ class Meddling(Tagged):
                 array._meddling = False
 
 
-for cls in (Tagged, Forgetful, Credulous, Fussy, Meddling):
+class OnlyBasic(Offset):
+    """Shifts coordinates in basic selections only: a[0] is stored row 1, a.oindex[[0]]
+    and a.vindex[[0], [0]] stored row 0."""
+    name = "test.only-basic"
+    def map_selection(self, array, selection, kind):
+        return super().map_selection(array, selection, kind) if kind == "basic" else selection
+
+
+for cls in (Tagged, Forgetful, Credulous, Fussy, Meddling, OnlyBasic):
     register("extensions", cls.name, cls)
 
 
@@ -111,6 +122,12 @@ class TestFussy(TestTagged):
 class TestMeddling(TestTagged):
     extension_documents = entries("test.meddling")
     invalid_extension_documents = invalid("test.meddling")
+
+
+class TestOnlyBasic(TestTagged):
+    extension_documents = [{"name": "test.only-basic", "configuration": {"offset": [1, 0]}}]
+    invalid_extension_documents = [({"name": "test.only-basic", "configuration": {"offset": "1"}},
+                                     "configuration.offset")]
 '''
 
 
@@ -133,3 +150,19 @@ def test_the_extension_suite_catches_each_broken_extension(pytester):
     text = result.stdout.str()
     assert "test.credulous" in text and "accepted (built" in text
     assert "raised TypeError: cannot handle None, not a zarrforge error" in text
+
+
+def test_the_extension_suite_catches_an_extension_mapping_basic_selections_only(pytester):
+    """a[0] and a.oindex[[0]] read different rows: the suite fails the extension on the
+    selection kinds, naming the selection, what it read and what basic indexing reads,
+    and on nothing else."""
+    pytester.makepyfile(BROKEN_EXTENSIONS)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf", "-k", "OnlyBasic")
+    failed = _failed(result)
+    assert failed == {"TestOnlyBasic::test_selection_kinds_agree_with_basic_indexing"
+                      "[0:test.only-basic{\"offset\":[1,0]}]"}, result.stdout.str()[-3000:]
+    text = result.stdout.str()
+    assert re.search(r"test\.only-basic.*: a\.(oindex|vindex)\[.*\] \((orthogonal|coordinate) "
+                     r"selection\) reads \[.*\]; the basic selections of the same elements "
+                     r"read \[.*\]: element \(.*\) is -?\d+ where basic indexing gives -?\d+",
+                     text), text[-3000:]

@@ -205,3 +205,31 @@ def test_the_transformer_suite_catches_each_broken_transformer(pytester):
     assert "test.colliding" in text and "reads back" in text
     assert "a key that is not a chunk key did not reach the store below unchanged" in text
     assert "bytes 2..6 of chunk key" in text
+
+
+_REGISTERED = BROKEN_TRANSFORMERS.split("class Suite(")[0]
+PERMISSIVE = _REGISTERED + '''
+class TestPermissive(StorageTransformerConformance):
+    """Accepts any configuration: nothing invalid to list."""
+    transformer_documents = [{"name": "test.passing", "configuration": {"tag": "t"}}]
+    rejects_unknown_configuration = False
+    max_examples = 5
+'''
+STRICT = _REGISTERED + '''
+class TestStrict(StorageTransformerConformance):
+    transformer_documents = [{"name": "test.passing", "configuration": {"tag": "t"}}]
+    max_examples = 5
+'''
+
+
+def test_invalid_documents_are_demanded_only_of_transformers_refusing_unknown_keys(pytester):
+    pytester.makepyfile(test_permissive=PERMISSIVE)
+    permissive = pytester.runpytest_subprocess("-v", "-p", "no:cacheprovider")
+    permissive.assert_outcomes(passed=6)
+    permissive.stdout.fnmatch_lines(
+        ["*TestPermissive::test_invalid_configurations_are_refused_naming_the_field[[]none-declared[]] PASSED*"])
+    pytester.makepyfile(test_permissive="", test_strict=STRICT)
+    strict = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    text = strict.stdout.str()
+    assert "ERROR test_strict.py::TestStrict" in text, text[-3000:]
+    assert "set invalid_transformer_documents to (document, field) pairs" in text

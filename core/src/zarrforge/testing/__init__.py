@@ -11,6 +11,7 @@ subclass says what to test, the suite brings the tests::
 
 Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`CrossProcessConditionalConformance` (stores with conditional writes),
+:class:`CrossProcessStoreConformance` (stores other processes write to at once),
 :class:`CodecConformance`, :class:`DataTypeConformance`,
 :class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`,
 :class:`MemoryLayoutConformance`, :class:`ExtensionConformance`,
@@ -24,6 +25,7 @@ from .chunk_grids import ChunkGridConformance
 from .chunk_key_encodings import ChunkKeyEncodingConformance
 from .codecs import CodecConformance
 from .conditional import ConditionalWriteConformance, CrossProcessConditionalConformance
+from .cross_process import CrossProcessStoreConformance
 from .data_types import DataTypeConformance
 from .extensions import ExtensionConformance
 from .faults import ChangeBetweenReads, FaultyStore  # noqa: F401 - fault injection (faults.py)
@@ -36,6 +38,7 @@ from .url_adapters import PipelineCase, URLAdapterConformance
 
 __all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
            "ConditionalWriteConformance", "CrossProcessConditionalConformance",
+           "CrossProcessStoreConformance",
            "DataTypeConformance", "ExtensionConformance", "FormatConformance", "MemoryLayoutConformance",
            "PipelineCase", "StorageTransformerConformance", "StoreConformance",
            "URLAdapterConformance"]

@@ -50,6 +50,7 @@ from ..abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, Chunk
 from ..errors import MetadataError, ZarrforgeError
 from ..resolution import codec_from_json, data_type_from_json, memory_layout
 from ._common import document_id as _document_id
+from ._common import first_difference
 from .kit_store import KitMemoryStore
 
 # A decoder may hold this much, or this many times the chunk's size, whichever is more.
@@ -131,18 +132,12 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _difference(expected: np.ndarray, got: np.ndarray) -> str:
-    """Where two chunks first differ, for a failure message."""
+    """Where two chunks first differ, for a failure message (values with their bits)."""
     if got.dtype != expected.dtype:
         return f"data type {got.dtype} where the chunk had {expected.dtype}"
     if got.shape != expected.shape:
         return f"shape {got.shape} where the chunk had {expected.shape}"
-    for index in np.ndindex(expected.shape):
-        a, b = expected[index], got[index]
-        if np.asarray(a).tobytes() != np.asarray(b).tobytes():
-            return (f"element {index} is {np.asarray(b).tolist()!r} where the chunk had "
-                    f"{np.asarray(a).tolist()!r}")
-    return "no difference"
-
+    return first_difference(got, expected, expected_is="where the chunk had")
 
 
 class CodecConformance:

@@ -13,7 +13,8 @@ Subclass :class:`ExtensionConformance` and set:
 * ``rejects_unknown_configuration = False`` if the extension deliberately accepts
   configuration keys it does not know;
 * ``max_examples`` (default 50) and ``shrink`` (default ``True``), for the hypothesis
-  checks.
+  checks; ``probe_radius`` (default 16): how far outside ``0..n-1`` the suite looks for
+  the coordinates basic selections address.
 
 What it checks, for each entry, against :mod:`zarrforge.abc.extension`: the name
 resolves through the installed ``zarrforge.extensions`` registry to an
@@ -27,7 +28,14 @@ configuration keys are refused; and on an array, for hypothesis-generated basic
 selections (integers of any sign, slices with steps, ``Ellipsis``, ``None``), reading
 and writing either work or raise a zarrforge error (never another exception), and what
 is written through a selection is what a read of the same selection gives back, the rest
-of the array untouched. Each failure names the entry and the property, in a sentence.
+of the array untouched; and the other kinds of selection agree with basic indexing:
+with the coordinates basic selections of single elements address (``a[i, j]``; per
+dimension those of ``-n - probe_radius`` to ``n + probe_radius - 1`` that read, numpy's
+wrapped negative indices left out, and there must be ``n`` of them), ``a[...]`` reads the
+elements in that order, and hypothesis-generated orthogonal (``a.oindex``), coordinate
+and mask (``a.vindex``) and block (``a.blocks``, blocks of the stored chunks) selections
+read, and write, the elements numpy's indexing of that model says (a kind refused with a
+zarrforge error is not checked further). Each failure names the entry and the property, in a sentence.
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ from ..errors import MetadataError, ZarrforgeError
 from ..resolution import extension_from_json
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
-from ._common import hypothesis_settings
+from ._common import first_difference, hypothesis_settings
 from .kit_store import KitMemoryStore
 
 
@@ -73,6 +81,7 @@ class ExtensionConformance:
     rejects_unknown_configuration = True
     max_examples = 50
     shrink = True
+    probe_radius = 16
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
         if "document" in metafunc.fixturenames:
@@ -247,9 +256,170 @@ class ExtensionConformance:
 
         consistent()
 
+    def _domain(self, where: str, array: Any) -> list[list[int]]:
+        """Per dimension, the integers a basic selection addresses there, in order: those
+        ``array[..., i, ...]`` reads (the other dimensions whole), numpy's wrapped negative
+        indices left out. Each dimension must have ``shape[d]`` of them."""
+        domain = []
+        for d, n in enumerate(self.shape):
+            accepted = []
+            for i in range(-n - self.probe_radius, n + self.probe_radius):
+                try:
+                    array[(slice(None),) * d + (i,)]
+                except ZarrforgeError:
+                    continue
+                accepted.append(i)
+            if accepted == list(range(-n, n)):
+                accepted = list(range(n))  # numpy's indices, negative ones wrapped
+            assert len(accepted) == n, (
+                f"{where}: basic selections accept the integers {accepted} in dimension {d} "
+                f"(probed from {-n - self.probe_radius} to {n + self.probe_radius - 1}); "
+                f"expected {n} coordinates, one per element of the dimension")
+            domain.append(accepted)
+        return domain
+
+    def _points(self, array: Any, domain: list[list[int]]) -> np.ndarray:
+        """The array as basic selections of single elements read it, element by element,
+        in the order of ``domain``."""
+        out = np.empty(self.shape, dtype=self.dtype)
+        for position in np.ndindex(*self.shape):
+            out[position] = array[tuple(domain[d][p] for d, p in enumerate(position))]
+        return out
+
+    def test_selection_kinds_agree_with_basic_indexing(self, document):
+        """Orthogonal (``oindex``), coordinate and mask (``vindex``) and block (``blocks``)
+        selections read and write the elements that basic selections of single elements
+        (``a[i, j]``) address, as numpy's indexing of the same model says; ``a[...]`` reads
+        the elements in the order of the basic coordinates."""
+        where = _document_id(document)
+        if "array" not in registry.extensions.get(_name(document)).node_types:
+            return
+        from hypothesis import given
+        from hypothesis import strategies as st
+
+        domain = self._domain(where, self._node(document, "array"))
+        chunks = tuple(max(1, (n + 1) // 2) for n in self.shape)
+        grid = tuple(-(-n // c) for n, c in zip(self.shape, chunks))
+        size = int(np.prod(self.shape))
+
+        def orthogonal(draw: Any) -> tuple[Any, Any]:
+            user, model, dropped = [], [], []
+            for d, n in enumerate(self.shape):
+                how = draw(st.sampled_from(["list", "int", "all"]))
+                if how == "all":
+                    user.append(slice(None))
+                    model.append(np.arange(n))
+                elif how == "int":
+                    p = draw(st.integers(0, n - 1))
+                    user.append(domain[d][p])
+                    model.append(np.array([p]))
+                    dropped.append(d)
+                else:
+                    ps = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+                    user.append(np.array([domain[d][p] for p in ps]))
+                    model.append(np.array(ps))
+            return tuple(user), _Orthogonal(np.ix_(*model), tuple(dropped))
+
+        def coordinate(draw: Any) -> tuple[Any, Any]:
+            points = draw(st.lists(st.tuples(*(st.integers(0, n - 1) for n in self.shape)),
+                                   min_size=1, max_size=6, unique=True))
+            user = tuple(np.array([domain[d][p[d]] for p in points]) for d in range(len(self.shape)))
+            return user, tuple(np.array([p[d] for p in points]) for d in range(len(self.shape)))
+
+        def mask(draw: Any) -> tuple[Any, Any]:
+            flat = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+            selection = np.array(flat, dtype=bool).reshape(self.shape)
+            return selection, selection
+
+        def block(draw: Any) -> tuple[Any, Any]:
+            user, model = [], []
+            for n, c, g in zip(self.shape, chunks, grid):
+                b = draw(st.integers(0, g - 1))
+                if draw(st.booleans()):
+                    user.append(b)
+                    model.append(slice(b * c, min(n, (b + 1) * c)))
+                else:
+                    e = draw(st.integers(b + 1, g))
+                    user.append(slice(b, e))
+                    model.append(slice(b * c, min(n, e * c)))
+            return tuple(user), tuple(model)
+
+        kinds = {"oindex": ("orthogonal", orthogonal), "vindex": ("coordinate", coordinate),
+                 "vindex (mask)": ("mask", mask), "blocks": ("block", block)}
+
+        @self._settings()
+        @given(st.sampled_from(sorted(kinds)), st.data())
+        def agree(kind: str, data: Any) -> None:
+            accessor, draw_selection = kinds[kind][0], kinds[kind][1]
+            selection, model_index = draw_selection(data.draw)
+            shown = f"a.{kind.split()[0]}[{_selection_text(selection)}]"
+            array = self._node(document, "array")
+            base = np.arange(1, size + 1).reshape(self.shape).astype(self.dtype)
+            array[...] = base
+            model = self._points(array, domain)
+            whole = np.asarray(array[...])
+            assert np.array_equal(whole, model), (
+                f"{where}: a[...] reads the elements in another order than the basic "
+                f"selections a[i, j] address them: {first_difference(whole, model, expected_is='where a[i, j] gives')}")
+            selector = {"oindex": array.oindex, "vindex": array.vindex,
+                        "blocks": array.blocks}[kind.split()[0]]
+            try:
+                found = np.asarray(selector[selection])
+            except ZarrforgeError:
+                return  # refused, not misread: a kind the extension does not support
+            except Exception as exc:  # noqa: BLE001 - the finding
+                raise AssertionError(f"{where}: reading {shown} raised {type(exc).__name__}: "
+                                     f"{exc}, not a zarrforge error") from exc
+            expected = (model_index.read(model) if isinstance(model_index, _Orthogonal)
+                        else model[model_index])
+            assert found.shape == expected.shape and np.array_equal(found, expected), (
+                f"{where}: {shown} ({accessor} selection) reads {found.tolist()}; the basic "
+                f"selections of the same elements read {expected.tolist()}: "
+                f"{first_difference(found, expected, expected_is='where basic indexing gives')}")
+            values = (np.arange(expected.size).reshape(expected.shape) + 10 * size + 1).astype(self.dtype)
+            try:
+                selector[selection] = values
+            except ZarrforgeError as exc:
+                raise AssertionError(f"{where}: {shown} reads but does not write: {exc}") from exc
+            except Exception as exc:  # noqa: BLE001 - the finding
+                raise AssertionError(f"{where}: writing {shown} raised {type(exc).__name__}: "
+                                     f"{exc}") from exc
+            if isinstance(model_index, _Orthogonal):
+                model_index.write(model, values)
+            else:
+                model[model_index] = values
+            after = self._points(array, domain)
+            assert np.array_equal(after, model), (
+                f"{where}: after writing {values.tolist()} through {shown} ({accessor} "
+                f"selection), the basic selections a[i, j] read "
+                f"{first_difference(after, model, expected_is='where numpy indexing of the model has')}")
+
+        agree()
+
     def _readable_whole(self, array: Any) -> bool:
         try:
             array[...]
         except ZarrforgeError:
             return False
         return True
+
+
+class _Orthogonal:
+    """An orthogonal selection of a numpy model: ``np.ix_`` indices, and the dimensions
+    an integer selected (which a read drops)."""
+
+    def __init__(self, index: tuple[np.ndarray, ...], dropped: tuple[int, ...]) -> None:
+        self.index, self.dropped = index, dropped
+
+    def read(self, model: np.ndarray) -> np.ndarray:
+        picked = model[self.index]
+        return picked.reshape([n for d, n in enumerate(picked.shape) if d not in self.dropped])
+
+    def write(self, model: np.ndarray, values: np.ndarray) -> None:
+        model[self.index] = values.reshape(model[self.index].shape)
+
+
+def _selection_text(selection: Any) -> str:
+    parts = selection if isinstance(selection, tuple) else (selection,)
+    return ", ".join(repr(p.tolist()) if isinstance(p, np.ndarray) else
+                     ":" if p == slice(None) else repr(p) for p in parts)

@@ -32,16 +32,18 @@ that are not JSON) open, read and list as a node or raise a zarrforge error, nev
 another exception, a ``MetadataError`` from reading naming the document's key; and
 attribute updates from several writers lose nothing: one update meeting another
 writer's change between its read and its write (made certain by a store wrapper)
-keeps both, and processes (threads, for a format registered in-process only) each
-adding their own keys end with every key. Each failure
+keeps both, and processes each adding their own keys to one node end with every key;
+and processes creating groups below one group at once, deleting every other one,
+leave exactly the groups not deleted, found by ``detect`` and listed by
+``list_children`` (a format keeping its nodes in one document rewritten without
+conditional writes loses some). The writer processes are spawned, or forked for a
+format registered in this process only (a spawned process would not know it). Each failure
 names the case and the property, in a sentence.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
@@ -50,11 +52,11 @@ import zarrforge as zf
 
 from .. import registry
 from ..abc.format import Format
-from ..errors import MetadataError, ZarrforgeError
+from ..errors import MetadataError, NodeNotFoundError, ZarrforgeError
 from ..hierarchy import get_format, installed_formats
 from .faults import ChangeBetweenReads
 from .kit_store import KitMemoryStore
-from .races import run_threads
+from .cross_process import run_processes
 from ._common import hypothesis_settings
 
 DEFAULT_ARRAY_CASES = [
@@ -69,13 +71,28 @@ def _memory_store() -> Any:
     return KitMemoryStore()  # the kit's own: no store plugin needed
 
 
-_ADD_KEYS = """
-import sys, zarrforge
-location, path, worker, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-array = zarrforge.open_array(location, path, mode="r+")
-for r in range(rounds):
-    array.attrs[f"w{worker}-{r}"] = r
-"""
+def add_attribute_keys(location: str, path: str, rounds: int, worker: int) -> None:
+    """A writer process: add the attributes ``w<worker>-<r>`` to the node at ``path``."""
+    array = zf.open_array(location, path, mode="r+")
+    for r in range(rounds):
+        array.attrs[f"w{worker}-{r}"] = r
+
+
+def create_and_delete_nodes(location: str, name: str, rounds: int, worker: int) -> None:
+    """A writer process: create groups ``n/w<worker>-<i>``, deleting each even one once
+    the next is created."""
+    group = zf.open_group(location, "n", mode="r+", zarr_format=name)
+    vanished = []
+    for i in range(rounds):
+        group.create_group(f"w{worker}-{i}")
+        if i % 2:
+            try:
+                del group[f"w{worker}-{i - 1}"]
+            except NodeNotFoundError:
+                vanished.append(f"n/w{worker}-{i - 1}")
+    if vanished:
+        raise AssertionError(f"groups this writer created were gone when it came to delete "
+                             f"them: {vanished}")
 
 
 class FormatConformance:
@@ -238,38 +255,53 @@ class FormatConformance:
             f"format {name!r}: another writer set 'theirs' between this update's read and its "
             f"write, and the attributes are now {got}: an update was lost")
 
+    def _start_method(self) -> str:
+        """``fork`` for a format registered in this process only (a spawned process would
+        not know it), else ``spawn``."""
+        in_process = any(entry.name == self.format_name and entry.source == "in-process"
+                         for entry in registry.formats.entries())
+        return "fork" if in_process else "spawn"
+
     def test_attribute_updates_from_several_writers_lose_nothing(self, tmp_path):
-        """Processes, or threads with a handle each when the format is registered in this
-        process only (other processes could not load it)."""
         name = self.format_name
         location = self.shared_store(tmp_path)
         zf.create_array(location, "a", shape=(4,), chunks=(2,), dtype="int32", zarr_format=name)
         rounds, count = self.writer_rounds, self.writer_processes
-        in_process = any(entry.name == name and entry.source == "in-process"
-                         for entry in registry.formats.entries())
-        if in_process:
-            def write(worker: int) -> None:
-                array = zf.open_array(location, "a", mode="r+")
-                for r in range(rounds):
-                    array.attrs[f"w{worker}-{r}"] = r
-
-            failures = run_threads(write, count)
-            assert not failures, f"format {name!r}: a writer thread failed: {failures[0]!r}"
-        else:
-            workers = [subprocess.Popen([sys.executable, "-c", _ADD_KEYS, location, "a", str(w),
-                                         str(rounds)], stderr=subprocess.PIPE, text=True)
-                       for w in range(count)]
-            for worker in workers:
-                _, errors = worker.communicate(timeout=300)
-                assert worker.returncode == 0, (
-                    f"format {name!r}: a writer process failed: {errors}")
+        failures = run_processes(add_attribute_keys, (location, "a", rounds), count,
+                                 method=self._start_method())
+        assert not failures, f"format {name!r}: a writer process failed:\n" + "\n".join(failures)
         got = dict(zf.open_array(location, "a").attrs)
         expected = {f"w{w}-{r}": r for w in range(count) for r in range(rounds)}
         lost = sorted(set(expected) - set(got))
-        kind = "threads" if in_process else "processes"
-        assert not lost, (
-            f"format {name!r}: {count} {kind} each added {rounds} attributes and {len(lost)} "
-            f"are missing ({lost[:5]}): an update was lost")
+        wrong = sorted(k for k in expected if k in got and got[k] != expected[k])
+        assert not lost and not wrong, (
+            f"format {name!r}: {count} processes each added {rounds} attributes to node '/a' "
+            f"and {len(lost)} are missing ({lost[:5]}), {len(wrong)} hold other values "
+            f"({[(k, got[k], expected[k]) for k in wrong[:3]]} as (key, found, expected)): "
+            "an update was lost")
+
+    def test_processes_creating_and_deleting_nodes_lose_nothing(self, tmp_path):
+        name = self.format_name
+        location = self.shared_store(tmp_path)
+        zf.create_group(location, "n", zarr_format=name)
+        rounds, count = self.writer_rounds * 2, self.writer_processes
+        failures = run_processes(create_and_delete_nodes, (location, name, rounds), count,
+                                 method=self._start_method())
+        kept = {f"w{w}-{i}" for w in range(count) for i in range(rounds) if i % 2 or i == rounds - 1}
+        deleted = {f"w{w}-{i}" for w in range(count) for i in range(rounds)} - kept
+        group = zf.open_group(location, "n", mode="r", zarr_format=name)
+        fmt, store = self._format(), group.store
+        found = {child for child in kept | deleted if fmt.detect(store, f"n/{child}")}
+        listed = set(fmt.list_children(store, "n"))
+        lost, back = sorted(kept - found), sorted(deleted & found)
+        unlisted, stale = sorted(kept - listed), sorted(listed - kept)
+        assert not (failures or lost or back or unlisted or stale), (
+            f"format {name!r}: {count} processes each created {rounds} groups below '/n' at "
+            f"once, deleting every other one; expected the {len(kept)} groups "
+            f"{sorted(kept)[:4]}... and no other. Lost (not found by detect()): {len(lost)} "
+            f"{lost[:6]}; deleted but found: {back[:6]}; not listed by list_children('n'): "
+            f"{unlisted[:6]}; listed but not expected: {stale[:6]}; writers that failed: "
+            + ("\n".join(failures) or "none"))
 
     def test_other_formats_nodes_are_not_taken_for_this_ones(self):
         fmt = self._format()

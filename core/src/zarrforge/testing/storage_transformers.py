@@ -6,7 +6,9 @@ Subclass :class:`StorageTransformerConformance` and set:
   "configuration": {...}}``); each is its own test (the test id names it);
 * ``invalid_transformer_documents``: ``(document, field)`` pairs that must be refused with
   a :class:`~zarrforge.errors.MetadataError` naming ``field`` (relative to the entry:
-  ``"configuration.chunks_per_shard"``); at least one;
+  ``"configuration.chunks_per_shard"``); at least one, unless
+  ``rejects_unknown_configuration`` is ``False`` (a transformer that accepts any
+  configuration may have none);
 * ``shape`` (default ``(9, 13)``), ``chunks`` (``(2, 3)``) and ``dtype`` (``"int32"``):
   the arrays the entries are tried on (the entries must suit them);
 * ``rejects_unknown_configuration = False`` if the transformer deliberately accepts
@@ -42,6 +44,7 @@ from ..abc.storage_transformer import ChunkKeys, StorageTransformer
 from ..abc.store import ByteRange, Store
 from ..errors import MetadataError, ZarrforgeError
 from ._common import document_id as _document_id
+from ._common import first_difference
 from ._common import entry_name as _name
 from ._common import hypothesis_settings
 from .kit_store import KitMemoryStore
@@ -78,9 +81,14 @@ class StorageTransformerConformance:
                                  ids=[f"{i}:{_document_id(d)}" for i, d in
                                       enumerate(self.transformer_documents)])
         if "invalid" in metafunc.fixturenames:
+            if not self.invalid_transformer_documents and not self.rejects_unknown_configuration:
+                # a transformer that accepts any configuration may have nothing invalid
+                metafunc.parametrize("invalid", [None], ids=["none-declared"])
+                return
             assert self.invalid_transformer_documents, (
                 "set invalid_transformer_documents to (document, field) pairs the transformer "
-                "must refuse with a MetadataError naming field")
+                "must refuse with a MetadataError naming field (or, for a transformer that "
+                "accepts any configuration, rejects_unknown_configuration = False)")
             metafunc.parametrize("invalid", self.invalid_transformer_documents,
                                  ids=[f"{i}:{_document_id(d)}" for i, (d, _) in
                                       enumerate(self.invalid_transformer_documents)])
@@ -131,6 +139,8 @@ class StorageTransformerConformance:
                     f"{where}: to_json() drops the configuration key {key!r} ({value!r})")
 
     def test_invalid_configurations_are_refused_naming_the_field(self, invalid):
+        if invalid is None:  # none declared, and rejects_unknown_configuration is False
+            return
         document, field = invalid
         where = _document_id(document)
         try:
@@ -243,7 +253,4 @@ class StorageTransformerConformance:
 
 
 def _first_difference(got: np.ndarray, expected: np.ndarray) -> str:
-    if got.shape != expected.shape:
-        return f"shape {got.shape} instead of {expected.shape}"
-    where = tuple(int(i) for i in np.argwhere(got != expected)[0])
-    return f"{got[where]} at {where} where {expected[where]} was written"
+    return first_difference(got, expected, expected_is="where the model has")

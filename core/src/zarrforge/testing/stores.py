@@ -5,6 +5,9 @@ returning a new, empty, writable store, and ``make_read_only_store(store)``
 returning a read-only store over the same data. Set ``supports_listing =
 False`` for stores that cannot list (the listing tests then check nothing).
 
+Every failure is an ``AssertionError`` whose message names the key (or call), the value
+found and the value expected, whether or not pytest rewrites the kit's asserts.
+
 Ranges of one version (``capabilities.versioned_ranges``): a store that declares
 them must read ranges with ``get_ranges`` as the contract says, and refuse a read
 against a generation that is no longer the value's with a ``ConflictError`` naming
@@ -19,6 +22,7 @@ import pytest
 
 from ..abc.store import ABSENT, ByteRange, Store
 from ..errors import ConflictError, InvalidPathError, ReadOnlyError, StoreError
+from ._common import expect_equal
 
 VALUES = {
     "zarr.json": b'{"zarr_format": 3}',
@@ -66,52 +70,61 @@ class StoreConformance(StoreFactory):
         import os
 
         url = store.root_url()
-        assert url is None or (isinstance(url, str) and "://" in url), url
+        assert url is None or (isinstance(url, str) and "://" in url), (
+            f"root_url() is {url!r}; expected None or a URL (scheme://...)")
         directory = store.local_directory()
         if directory is None:
             return
         store.set("conformance/local/key", b"on disk")
-        with open(os.path.join(directory, "conformance", "local", "key"), "rb") as f:
-            assert f.read() == b"on disk"
+        path = os.path.join(directory, "conformance", "local", "key")
+        assert os.path.isfile(path), (
+            f"key 'conformance/local/key' was set, but local_directory() {directory!r} has no "
+            f"file {path!r}")
+        with open(path, "rb") as f:
+            expect_equal(f.read(), b"on disk", f"the file {path!r} of key 'conformance/local/key'")
 
     def test_missing_key_reads_as_none(self, store):
-        assert store.get("nope") is None
-        assert store.get("no/such/key", ByteRange(0, 1)) is None
-        assert not store.exists("nope")
+        expect_equal(store.get("nope"), None, "get('nope') of a key never set")
+        expect_equal(store.get("no/such/key", ByteRange(0, 1)), None,
+                     "get('no/such/key', ByteRange(0, 1)) of a key never set")
+        expect_equal(store.exists("nope"), False, "exists('nope') of a key never set")
 
     def test_values_round_trip_exactly(self, filled):
         for key, value in VALUES.items():
-            assert filled.get(key) == value, key
-            assert filled.exists(key)
+            expect_equal(filled.get(key), value, f"get({key!r})")
+            expect_equal(filled.exists(key), True, f"exists({key!r}) of a key set")
 
     def test_getsize(self, filled):
         for key, value in VALUES.items():
-            assert filled.getsize(key) == len(value), key
-        assert filled.getsize("missing") is None
+            expect_equal(filled.getsize(key), len(value), f"getsize({key!r})")
+        expect_equal(filled.getsize("missing"), None, "getsize('missing') of a key never set")
 
     def test_overwrite_replaces_the_value(self, store):
         store.set("k", b"first value")
         store.set("k", b"2nd")
-        assert store.get("k") == b"2nd"
+        expect_equal(store.get("k"), b"2nd", "get('k') after set(b'first value'), set(b'2nd')")
 
     def test_accepts_bytes_like_values(self, store):
         store.set("ba", bytearray(b"abc"))
         store.set("mv", memoryview(b"def"))
-        assert store.get("ba") == b"abc" and store.get("mv") == b"def"
+        expect_equal(store.get("ba"), b"abc", "get('ba') after set(bytearray(b'abc'))")
+        expect_equal(store.get("mv"), b"def", "get('mv') after set(memoryview(b'def'))")
 
     def test_set_parts_stores_the_concatenation(self, store):
         store.set_parts("k", [b"ab", bytearray(b"cd"), b"", memoryview(b"ef")])
         store.set_parts("one", [b"x"])
         store.set_parts("none", [])
-        assert store.get("k") == b"abcdef" and store.get("one") == b"x"
-        assert store.get("none") == b""
+        expect_equal(store.get("k"), b"abcdef", "get('k') after set_parts of ab, cd, '', ef")
+        expect_equal(store.get("one"), b"x", "get('one') after set_parts([b'x'])")
+        expect_equal(store.get("none"), b"", "get('none') after set_parts([])")
 
     def test_delete_removes_and_tolerates_missing(self, filled):
         filled.delete("a/c/0/0")
-        assert filled.get("a/c/0/0") is None
+        expect_equal(filled.get("a/c/0/0"), None, "get('a/c/0/0') after delete('a/c/0/0')")
         filled.delete("a/c/0/0")
         filled.delete("never/there")
-        assert filled.get("a/zarr.json") == VALUES["a/zarr.json"]
+        expect_equal(filled.get("a/zarr.json"), VALUES["a/zarr.json"],
+                     "get('a/zarr.json') after deleting its sibling 'a/c/0/0'")
 
     @pytest.mark.parametrize("byte_range,window", [
         (ByteRange(0, 10), slice(0, 10)), (ByteRange(250, 10), slice(250, 256)),
@@ -119,91 +132,138 @@ class StoreConformance(StoreFactory):
         (ByteRange(length=1000), slice(0, 256)), (ByteRange(300, 5), slice(256, 256)),
     ])
     def test_byte_ranges(self, filled, byte_range, window):
-        assert filled.get("a/c/0/0", byte_range) == VALUES["a/c/0/0"][window]
+        expect_equal(filled.get("a/c/0/0", byte_range), VALUES["a/c/0/0"][window],
+                     f"get('a/c/0/0', {byte_range}) of a 256-byte value (bytes "
+                     f"{window.start}..{window.stop})")
 
     def _refuses_get_ranges(self, store: Store) -> bool:
         """Without the capability, ``get_ranges`` must be refused; True if so."""
         if store.capabilities.versioned_ranges:
             return False
-        with pytest.raises(StoreError):
+        try:
             store.get_ranges("a/c/0/0", [ByteRange(0, 1)])
-        return True
+        except StoreError:
+            return True
+        raise AssertionError("get_ranges('a/c/0/0', ...) answered, but the store does not "
+                             "declare capabilities.versioned_ranges; expected a StoreError")
 
     def test_get_ranges_reads_ranges_of_one_version(self, filled):
         if self._refuses_get_ranges(filled):
             return
         value = VALUES["a/c/0/0"]
-        parts, generation = filled.get_ranges(
-            "a/c/0/0", [ByteRange(0, 10), ByteRange(length=7), None, ByteRange(offset=250),
-                        ByteRange(250, 10)])
-        assert parts == [value[:10], value[249:], value, value[250:], value[250:]]
-        assert generation is not None and generation is not ABSENT
+        ranges = [ByteRange(0, 10), ByteRange(length=7), None, ByteRange(offset=250),
+                  ByteRange(250, 10)]
+        parts, generation = filled.get_ranges("a/c/0/0", ranges)
+        expected = [value[:10], value[249:], value, value[250:], value[250:]]
+        assert isinstance(parts, list) and len(parts) == len(ranges), (
+            f"get_ranges('a/c/0/0', {len(ranges)} ranges) gives parts {parts!r}; expected a "
+            f"list of {len(ranges)}")
+        for byte_range, part, wanted in zip(ranges, parts, expected):
+            expect_equal(part, wanted, f"get_ranges('a/c/0/0', ...): the part of {byte_range}")
+        assert generation is not None and generation is not ABSENT, (
+            f"get_ranges('a/c/0/0', ...) of a key that holds a value gives the generation "
+            f"{generation!r}; expected a generation (not None, not ABSENT)")
         again, same = filled.get_ranges("a/c/0/0", [ByteRange(3, 2)], if_generation=generation)
-        assert again == [value[3:5]] and same == generation
-        assert filled.get_ranges("nope", [ByteRange(0, 1)]) == (None, ABSENT)
+        expect_equal(again, [value[3:5]], "get_ranges('a/c/0/0', [ByteRange(3, 2)], "
+                     "if_generation=<current>) parts")
+        expect_equal(same, generation, "get_ranges('a/c/0/0', ..., if_generation=<current>) "
+                     "generation")
+        expect_equal(filled.get_ranges("nope", [ByteRange(0, 1)]), (None, ABSENT),
+                     "get_ranges('nope', ...) of a key never set")
 
     def test_get_ranges_against_a_replaced_value_conflicts(self, filled):
         if self._refuses_get_ranges(filled) or not self.replaces_values:
             return
         _, generation = filled.get_ranges("a/c/0/0", [ByteRange(0, 4)])
         filled.set("a/c/0/0", b"another value")
-        with pytest.raises(ConflictError) as info:
+        try:
             filled.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=generation)
-        assert info.value.key == "a/c/0/0"
+        except ConflictError as exc:
+            expect_equal(exc.key, "a/c/0/0", "the key the ConflictError names")
+        else:
+            raise AssertionError("get_ranges('a/c/0/0', ..., if_generation=<before the set>) "
+                                 "after the value was replaced answered; expected a ConflictError")
         parts, current = filled.get_ranges("a/c/0/0", [ByteRange(0, 4), ByteRange(length=5)])
-        assert parts == [b"anot", b"value"] and current != generation
+        expect_equal(parts, [b"anot", b"value"], "get_ranges('a/c/0/0', ...) of b'another value'")
+        assert current != generation, (
+            f"the generation of 'a/c/0/0' is {current!r} both before and after set(); expected "
+            "a new one")
         filled.delete("a/c/0/0")
-        with pytest.raises(ConflictError):
+        try:
             filled.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=current)
+        except ConflictError:
+            return
+        raise AssertionError("get_ranges('a/c/0/0', ..., if_generation=<before the delete>) "
+                             "after delete('a/c/0/0') answered; expected a ConflictError")
 
     def test_get_many_answers_in_request_order(self, filled):
         requests = [("a/c/0/0", ByteRange(1, 2)), ("missing", None), ("zarr.json", None),
                     ("a/c/0/0", ByteRange(length=1))]
-        assert filled.get_many(requests) == [b"\x01\x02", None, VALUES["zarr.json"], b"\xff"]
+        expected = [b"\x01\x02", None, VALUES["zarr.json"], b"\xff"]
+        answers = filled.get_many(requests)
+        assert isinstance(answers, list) and len(answers) == len(requests), (
+            f"get_many of {len(requests)} requests gives {answers!r}; expected a list of "
+            f"{len(requests)}")
+        for (key, byte_range), answer, wanted in zip(requests, answers, expected):
+            expect_equal(answer, wanted, f"get_many: the answer to ({key!r}, {byte_range})")
 
     # --- listing --------------------------------------------------------------------
 
     def test_list_and_list_prefix(self, filled):
         if not self.supports_listing:
             return
-        assert sorted(filled.list()) == sorted(VALUES)
-        assert sorted(filled.list_prefix("a/")) == sorted(k for k in VALUES if k.startswith("a/"))
-        assert sorted(filled.list_prefix("a/c/")) == ["a/c/0/0", "a/c/0/1"]
-        assert list(filled.list_prefix("zzz/")) == []
+        expect_equal(sorted(filled.list()), sorted(VALUES), "sorted(list())")
+        expect_equal(sorted(filled.list_prefix("a/")),
+                     sorted(k for k in VALUES if k.startswith("a/")), "sorted(list_prefix('a/'))")
+        expect_equal(sorted(filled.list_prefix("a/c/")), ["a/c/0/0", "a/c/0/1"],
+                     "sorted(list_prefix('a/c/'))")
+        expect_equal(list(filled.list_prefix("zzz/")), [], "list_prefix('zzz/')")
 
     def test_list_dir(self, filled):
         if not self.supports_listing:
             return
         top = filled.list_dir("")
-        assert top.keys == ["zarr.json"]
-        assert top.prefixes == ["a/", "un\u00efcode/"]
+        expect_equal(top.keys, ["zarr.json"], "list_dir('').keys")
+        expect_equal(top.prefixes, ["a/", "un\u00efcode/"], "list_dir('').prefixes")
         inner = filled.list_dir("a/")
-        assert inner.keys == ["zarr.json"] and inner.prefixes == ["b/", "c/"]
+        expect_equal(inner.keys, ["zarr.json"], "list_dir('a/').keys")
+        expect_equal(inner.prefixes, ["b/", "c/"], "list_dir('a/').prefixes")
 
     def test_erase_prefix_removes_only_that_prefix(self, filled):
         filled.erase_prefix("a/c/")
-        remaining = {k for k in VALUES if not k.startswith("a/c/")}
-        assert {k for k in VALUES if filled.get(k) is not None} == remaining
+        for key, value in VALUES.items():
+            expected = None if key.startswith("a/c/") else value
+            expect_equal(filled.get(key), expected, f"get({key!r}) after erase_prefix('a/c/')")
 
     # --- refusals -------------------------------------------------------------------
 
     @pytest.mark.parametrize("key", ["", "/abs", "a//b", "../up", "a/../b", "./a", "a/.", "a\\b", "a\x00b"])
     def test_invalid_keys_are_refused(self, store, key):
-        with pytest.raises(InvalidPathError):
-            store.set(key, b"x")
-        with pytest.raises(InvalidPathError):
-            store.set_parts(key, [b"x", b"y"])
-        with pytest.raises(InvalidPathError):
-            store.get(key)
+        for name, attempt in (("set", lambda: store.set(key, b"x")),
+                              ("set_parts", lambda: store.set_parts(key, [b"x", b"y"])),
+                              ("get", lambda: store.get(key))):
+            try:
+                found = attempt()
+            except InvalidPathError:
+                continue
+            raise AssertionError(f"{name}({key!r}) of an invalid key answered {found!r}; "
+                                 "expected an InvalidPathError")
         if self.supports_listing:
-            assert list(store.list()) == []
+            expect_equal(list(store.list()), [], f"list() after refusing the key {key!r}")
 
     def test_read_only_view_refuses_writes_and_reads_data(self, filled):
         view = self.make_read_only_store(filled)
-        assert view.read_only
-        assert view.get("zarr.json") == VALUES["zarr.json"]
-        for attempt in (lambda: view.set("k", b"v"), lambda: view.set_parts("k", [b"v"]),
-                        lambda: view.delete("zarr.json"), lambda: view.erase_prefix("a/")):
-            with pytest.raises(ReadOnlyError):
+        expect_equal(view.read_only, True, "make_read_only_store(...).read_only")
+        expect_equal(view.get("zarr.json"), VALUES["zarr.json"], "get('zarr.json') of the read-only view")
+        for name, attempt in (("set('k')", lambda: view.set("k", b"v")),
+                              ("set_parts('k')", lambda: view.set_parts("k", [b"v"])),
+                              ("delete('zarr.json')", lambda: view.delete("zarr.json")),
+                              ("erase_prefix('a/')", lambda: view.erase_prefix("a/"))):
+            try:
                 attempt()
-        assert filled.get("zarr.json") == VALUES["zarr.json"]
+            except ReadOnlyError:
+                continue
+            raise AssertionError(f"{name} on the read-only view was not refused; expected a "
+                                 "ReadOnlyError")
+        expect_equal(filled.get("zarr.json"), VALUES["zarr.json"],
+                     "get('zarr.json') after writes through the read-only view were refused")
