@@ -23,7 +23,7 @@ import zarrforge.asyncio as zfa
 from zarrforge import chunk_io
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge.abc.store import WrapperStore
-from zarrforge.errors import BoundsCheckError, CorruptChunkError
+from zarrforge.errors import BoundsCheckError, CorruptChunkError, NodeTypeError
 from zarrforge.hierarchy_api import resolve_store
 
 S3_ENV = {
@@ -342,6 +342,28 @@ def test_resize_append_attributes_listing_and_info():
     assert dict(got["array_info"].rows)["Shape"] == (8, 2)
     assert dict(got["array_info_complete"].rows)["Chunks initialized"] == "3/4"
     assert got["nchunks_initialized"] == 3
+
+
+def test_from_node_gives_the_async_face_of_an_open_node_and_names_anything_else():
+    store = Recording(memory_store())
+    root = zf.open_group(store, mode="w")
+    blocking = root.create_array("a", shape=(6,), dtype="int8", chunks=(2,))
+    blocking[...] = np.arange(6, dtype="int8")
+    store.get_many_calls.clear()
+
+    async def main():
+        a, g = zfa.from_node(blocking), zfa.from_node(root)
+        values = await asyncio.gather(*(a.getitem(slice(i, i + 2)) for i in range(0, 6, 2)))
+        return a, g, values, [name async for name in g.keys()]
+
+    a, g, values, keys = asyncio.run(main())
+    assert isinstance(a, zfa.AsyncArray) and isinstance(g, zfa.AsyncGroup)
+    assert a.array.store.inner is store and keys == ["a"]
+    np.testing.assert_array_equal(np.concatenate(values), np.arange(6))
+    assert store.get_many_calls == [3]  # the three reads were gathered
+    with pytest.raises(NodeTypeError, match=r"'node' must be a zarrforge Array or Group, got "
+                                            r"array\(\[1, 2\]\) \(type ndarray\)"):
+        zfa.from_node(np.array([1, 2]))
 
 
 def test_no_store_request_and_no_codec_work_runs_on_the_event_loop_thread(recorder_codec):

@@ -24,7 +24,7 @@ Importing ``zarrforge`` does not import this module.
 
 from .api import create_array, create_group, open, open_array, open_group  # noqa: A004
 from .arrays import AsyncArray, AsyncSelector
-from .groups import AsyncGroup
+from .groups import AsyncGroup, from_node
 
-__all__ = ["AsyncArray", "AsyncGroup", "AsyncSelector", "create_array", "create_group", "open",
-           "open_array", "open_group"]
+__all__ = ["AsyncArray", "AsyncGroup", "AsyncSelector", "create_array", "create_group",
+           "from_node", "open", "open_array", "open_group"]

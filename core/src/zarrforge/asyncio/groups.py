@@ -1,5 +1,6 @@
 """The asynchronous group: :class:`AsyncGroup`, zarr-python 3's ``AsyncGroup`` on the
-zarrforge engine, and :func:`wrap`, the async face of a node.
+zarrforge engine, and :func:`wrap`, the async face of a node (:func:`from_node`, the same
+for a node a caller opened with the blocking API, checked to be one).
 
 An ``AsyncGroup`` stands for one :class:`~zarrforge.Group` (``.group``). Its name, path,
 ``attrs`` and ``info`` read nothing; everything else is a coroutine whose work runs off
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator
 
-from ..errors import ZarrforgeError
+from ..arrays import Array
+from ..errors import NodeTypeError, ZarrforgeError
 from ..groups import Group
 from ..info import Summary, group_summary
 from .arrays import AsyncArray, data_argument
@@ -28,6 +30,17 @@ def wrap(node: Any) -> "AsyncArray | AsyncGroup":
     if store is not node.store:
         node = node._rebound(store)
     return AsyncGroup(node) if isinstance(node, Group) else AsyncArray(node)
+
+
+def from_node(node: Array | Group) -> "AsyncArray | AsyncGroup":
+    """The async face of a blocking :class:`~zarrforge.Array` or :class:`~zarrforge.Group`
+    someone already opened (an xarray backend array, say): an :class:`AsyncArray` or
+    :class:`AsyncGroup` over the same store object, under a cancellation point. Reads
+    nothing; each call returns a new face, and reads are gathered per face."""
+    if not isinstance(node, (Array, Group)):
+        raise NodeTypeError(f"from_node: 'node' must be a zarrforge Array or Group, got "
+                            f"{node!r} (type {type(node).__name__})")
+    return wrap(node)
 
 
 def _resolved(node: Any) -> Any:

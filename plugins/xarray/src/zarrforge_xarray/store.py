@@ -16,7 +16,11 @@ attribute xarray writes is decoded and the array's fill value is only kept in
 :class:`ZarrforgeArray` reads lazily: xarray's explicit indexers are reduced
 to basic and orthogonal selections (``IndexingSupport.OUTER``), which the
 zarrforge array serves by reading only the chunks they touch; vectorised
-(point-wise) selections are finished by xarray in memory.
+(point-wise) selections are finished by xarray in memory. It also reads
+asynchronously (``async_getitem``, what ``Dataset.load_async`` awaits) through
+the array's :mod:`zarrforge.asyncio` face: the read runs off the event loop,
+reads of one variable asked for together are gathered into one engine call,
+and reads of different variables run at once (docs/asyncio.md).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from xarray.core.utils import FrozenDict
 from xarray.core.variable import Variable
 
 import zarrforge
+import zarrforge.asyncio
 
 DIMENSION_KEY = "_ARRAY_DIMENSIONS"
 
@@ -62,6 +67,7 @@ class ZarrforgeArray(BackendArray):
 
     def __init__(self, array: zarrforge.Array) -> None:
         self._array = array
+        self._async_array: zarrforge.asyncio.AsyncArray | None = None  # made at first use
         self.shape = tuple(array.shape)
         dtype = array.dtype
         if _is_variable_length_text(array):
@@ -81,6 +87,25 @@ class ZarrforgeArray(BackendArray):
         else:
             result = self._array[key]
         return np.asarray(result)
+
+    async def async_getitem(self, key: indexing.ExplicitIndexer) -> np.ndarray:
+        return await indexing.async_explicit_indexing_adapter(
+            key, self.shape, indexing.IndexingSupport.OUTER, self._async_read)
+
+    async def _async_read(self, key: tuple[Any, ...]) -> np.ndarray:
+        # one face per backend array, so that every read of this variable (the views
+        # xarray's lazy indexing makes share it) is gathered with the others
+        if self._async_array is None:
+            self._async_array = zarrforge.asyncio.from_node(self._array)
+        if any(isinstance(k, np.ndarray) for k in key):
+            result = await self._async_array.oindex.getitem(key)
+        else:
+            result = await self._async_array.getitem(key)
+        return np.asarray(result)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the async face holds per-event-loop state; a copy makes its own
+        return type(self), (self._array,)
 
 
 def _decode_fill_attribute(value: Any, dtype: np.dtype) -> Any:
