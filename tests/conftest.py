@@ -1,4 +1,5 @@
-"""Shared fixtures: fake installed distributions for registry tests."""
+"""Shared fixtures: fake installed distributions for registry tests; and the count of the
+documentation's blocks (tests/test_doc_examples.py) at the end of the run."""
 
 from __future__ import annotations
 
@@ -51,3 +52,25 @@ def fake_distribution(tmp_path: Path) -> Callable[..., Path]:
     for module in modules:
         sys.modules.pop(module, None)
     registry.refresh()
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's hook
+    """One line: how many documentation blocks ran, were fragments on purpose, are run by
+    another test, and failed (from the ``doc_blocks`` property each document's test
+    records; the reports carry it from xdist workers too)."""
+    totals: dict[str, int] = {}
+    documents = 0
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for name, counts in getattr(report, "user_properties", ()):
+                if name == "doc_blocks":
+                    documents += 1
+                    for key, value in counts.items():
+                        totals[key] = totals.get(key, 0) + value
+    if documents:
+        terminalreporter.write_line(
+            f"documentation blocks in {documents} documents: {totals.get('ran', 0)} run, "
+            f"{totals.get('fragment', 0)} fragments (skipped on purpose), "
+            f"{totals.get('run_by', 0)} run by other tests, {totals.get('failed', 0)} failing")
