@@ -82,7 +82,7 @@ def _example_data(directory: Path) -> None:
 
     data = zf.create_group(str(directory / "data.zarr"))
     data.create_array("temperature", shape=(1000, 64), chunks=(100, 64), dtype="float32",
-                      fill_value=float("nan"))[:100] = 1.5
+                      fill_value=float("nan"), dimension_names=["time", "x"])[:100] = 1.5
     weather = zf.create_array(str(directory / "weather.zarr"), "temperature",
                               shape=(365, 180, 360), chunks=(30, 90, 90), dtype="float32",
                               fill_value=float("nan"), dimension_names=["day", "lat", "lon"])
