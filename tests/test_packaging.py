@@ -12,14 +12,25 @@ isolation so no build backend is downloaded), then in a fresh virtual environmen
   repository is installed at that version, ``zarrforge --help`` works, and
   ``zarrforge plugins`` lists each built-in plugin.
 
+And the documentation's blocks marked ``<!-- run by: tests/test_packaging.py ... -->``
+(tests/_doc_examples.py): in the ``[standard]`` environment the first block of the pages
+it covers runs, and ``s3://`` without s3fs names the extra that adds it; in the ``[all]``
+environment the first block of every page runs, and so does ``examples/demo.py`` (what
+``make demo`` runs); the quickstart's codec list is what core, zarrforge-std and
+zarrforge-numcodecs register; each ``pip install -e <directories>`` of the docs resolves
+as in a fresh environment (pip's dry run, ignoring what is installed here).
+
 The environment's third-party dependencies come from the machine's package index as for
 any user; nothing is installed from the checkout.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import tarfile
@@ -37,6 +48,32 @@ DISTRIBUTIONS = [ROOT / "core", *sorted(p for p in (ROOT / "plugins").iterdir()
 STANDARD = {"zarrforge", "zarrforge-std", "zarrforge-numcodecs", "zarrforge-sharding",
             "zarrforge-dtypes", "zarrforge-v2", "zarrforge-draft2022", "zarrforge-fsspec"}
 VERSION = zarrforge.__version__
+RUNNER = Path(__file__).with_name("_doc_examples.py")
+DOCS = ["README.md", *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]
+# the pages [standard] alone is enough for (the rest use the command line, xarray, dask,
+# s3fs or another plugin of [all])
+STANDARD_DOCS = ["README.md", "docs/quickstart.md", "docs/formats.md"]
+
+
+def _doc_runner():
+    spec = importlib.util.spec_from_file_location("_doc_examples", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _first_block_of_each(venv: Path, documents: list[str], env: dict[str, str]) -> dict:
+    """Run the first runnable block of each document with the environment's Python;
+    ``{document: report}`` of those that have one."""
+    env = {**env, "PATH": f"{venv}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("PYTHONPATH", None)
+    reports = {}
+    for document in documents:
+        out = _run(venv / "python", RUNNER, ROOT / document, "--one", env=env)
+        report = json.loads(out.splitlines()[-1])
+        if report["ran"] or report["failures"]:
+            reports[document] = report
+    return reports
 
 
 def _run(*args: str | Path, timeout: float = 600, **kwargs) -> str:
@@ -127,6 +164,25 @@ def test_standard_installs_from_dist_and_reads_and_writes(dist: Path, venv: Path
     out = _run(venv / "python", "-c", STANDARD_SCRIPT, tmp_path, cwd=tmp_path).split()
     assert out[0] == "276.0" and out[-1] == VERSION
     assert not (venv / "zarrforge").exists()  # the command line comes with [all]
+    reports = _first_block_of_each(venv, STANDARD_DOCS, dict(os.environ))
+    assert set(reports) == set(STANDARD_DOCS)
+    assert not [(d, r["failures"]) for d, r in reports.items() if r["failures"]]
+
+
+S3_SCRIPT = """
+import zarrforge as zf
+try:
+    zf.open_array("s3://bucket/data.zarr")
+except ImportError as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+def test_standard_without_s3fs_names_the_extra_for_s3(dist: Path, venv: Path) -> None:
+    _pip_install(venv, dist, "zarrforge[standard]")
+    said = _run(venv / "python", "-c", S3_SCRIPT)
+    assert said.startswith("PluginLoadError")
+    assert "pip install 'zarrforge-fsspec[s3]'" in said and "'zarrforge[all]'" in said
 
 
 def test_all_installs_from_dist_with_a_working_command_line(dist: Path, venv: Path) -> None:
@@ -144,6 +200,18 @@ def test_all_installs_from_dist_with_a_working_command_line(dist: Path, venv: Pa
     assert {entry["distribution"] for entry in listed} == set(installed) - {
         "zarrforge", "zarrforge-xarray"}
     assert {entry["version"] for entry in listed} == {VERSION}
+
+
+def test_all_runs_the_first_block_of_every_page_and_the_demo(dist: Path, venv: Path,
+                                                             doc_servers: dict,
+                                                             tmp_path: Path) -> None:
+    _pip_install(venv, dist, "zarrforge[all]")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | doc_servers
+    reports = _first_block_of_each(venv, DOCS, env)
+    # every page with a block to run (not architecture.md, interop.md, performance.md)
+    assert len(reports) >= len(DOCS) - 3, sorted(set(DOCS) - set(reports))
+    assert not [(d, r["failures"]) for d, r in reports.items() if r["failures"]]
+    assert "created" in _run(venv / "python", ROOT / "examples" / "demo.py", cwd=tmp_path)
 
 
 CORE_ONLY_SCRIPT = """
@@ -166,3 +234,60 @@ def test_a_core_only_install_says_which_extra_to_install(dist: Path, tmp_path: P
     assert "unknown store 'file'" in said
     assert ("provided by the package 'zarrforge-std' (pip install zarrforge-std, or pip "
             "install 'zarrforge[standard]' for the standard plugins)") in said
+
+
+def _marked_blocks(marker: str) -> list[tuple[str, int, str]]:
+    """``(document, line, code)`` of the blocks whose ``run by:`` note starts with
+    ``tests/test_packaging.py <marker>``."""
+    runner = _doc_runner()
+    found = []
+    for document in DOCS:
+        text = (ROOT / document).read_text(encoding="utf-8")
+        for match in runner.BLOCK.finditer(text):
+            if match.group("mark") == "run by" and match.group("note").startswith(
+                    f"tests/test_packaging.py {marker}"):
+                found.append((document, text.count("\n", 0, match.start("code")) + 1,
+                              match.group("code")))
+    return found
+
+
+def test_the_quickstart_codec_list_is_what_its_three_packages_register(dist: Path,
+                                                                       tmp_path: Path) -> None:
+    [(_, _, code)] = _marked_blocks("checks this output")
+    runner = _doc_runner()
+    [(command, expected)] = runner.console_commands(code)
+    where = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", "--without-pip", where)
+    _pip_install(where / "bin", dist, "zarrforge-std")
+    _pip_install(where / "bin", dist, "zarrforge-numcodecs")
+    assert set(_installed(where / "bin")) == {"zarrforge", "zarrforge-std", "zarrforge-numcodecs"}
+    env = {**os.environ, "PATH": f"{where / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("PYTHONPATH", None)
+    got = _run("bash", "-c", command, env=env, cwd=tmp_path).splitlines()
+    assert runner.matches(expected, got), f"docs/quickstart.md says {expected}, got {got}"
+
+
+def _install_commands() -> list[tuple[str, int, list[str]]]:
+    commands = []
+    for document, line, code in _marked_blocks("resolves this install"):
+        for text in code.splitlines():
+            words = shlex.split(text, comments=True)
+            if words[:4] == ["python", "-m", "pip", "install"]:
+                commands.append((document, line, words[4:]))
+    return commands
+
+
+@pytest.mark.parametrize("document, line, arguments", _install_commands(),
+                         ids=[f"{d}:{n}" for d, n, _ in _install_commands()])
+def test_every_install_command_of_the_docs_resolves_in_a_fresh_environment(
+        document: str, line: int, arguments: list[str]) -> None:
+    """pip's dry run, ignoring what is installed here; the directories as plain
+    requirements (``-e`` needs the build backend's editable support, not the point here).
+    docs/cli.md's ``pip install -e plugins/cli`` alone failed so: no index has
+    zarrforge-zom."""
+    requirements = [f"./{word}" for word in arguments if word != "-e"]
+    assert all((ROOT / re.sub(r"\[.*\]$", "", r)).is_dir() for r in requirements), requirements
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PYTHONPATH", None)
+    _run(sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed",
+         "--no-build-isolation", "--quiet", *requirements, cwd=ROOT, env=env)

@@ -71,6 +71,7 @@ from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreC
 from zarrforge.errors import InvalidPathError, StoreError
 from zarrforge.plugin_api import versions
 
+from .extras import missing_package
 from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient,
                      retry_async, retry_sync, store_error)
 from .options import StoreSettings, split_options
@@ -212,8 +213,8 @@ class FsspecStore(Store):
                                  f"fo={fs_options.get('fo')!r:.200}): {type(exc).__name__}: "
                                  f"{exc}", url=target) from exc
             raise  # options the protocol refuses
-        except ImportError:
-            raise  # a missing package (fsspec names it)
+        except ImportError as exc:  # a missing package: fsspec names it, not the extra
+            raise missing_package(target, exc) from exc
         except Exception as exc:  # the filesystem connects when made (sftp): auth, network
             raise StoreError(f"cannot open {target!r} through fsspec: {type(exc).__name__}: "
                              f"{exc}", url=target) from exc
