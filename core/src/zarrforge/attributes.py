@@ -73,4 +73,4 @@ class Attributes(MutableMapping):
         return dict(self._current())
 
     def __repr__(self) -> str:
-        return f"Attributes({self._current()!r})"
+        return f"Attributes({dict(self._current())!r})"

@@ -33,6 +33,8 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any, Callable
 
+import numpy as np
+
 from .. import config
 from ..errors import DocumentTooLargeError, MetadataError
 
@@ -132,7 +134,8 @@ class _Unusual(Exception):
 
 
 def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...],
-                              kept: tuple[str, ...], allow_nan: bool = False) -> dict[str, Any]:
+                              kept: tuple[str, ...], allow_nan: bool = False,
+                              raw_values: tuple[str, ...] = ()) -> dict[str, Any]:
     """As :func:`load_document`, except that the members of the object found through the
     member names ``at`` (``("consolidated_metadata", "metadata")``) are kept as
     :class:`RawJSON` values, each with its members ``kept`` parsed.
@@ -147,6 +150,12 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
     top-level member ``at[0]``: that member's value is then set aside unparsed, as one
     :class:`RawJSON` with ``kept=None`` (:func:`set_aside`), and the rest must be within
     the limit; otherwise it is refused as :func:`load_document` refuses it.
+
+    ``raw_values`` names top-level members (``attributes``) whose value, an object or
+    an array of :data:`RAW_MEMBERS_MIN_BYTES` or more, is kept as one :class:`RawJSON`
+    (``kept`` is ``{}`` for an object, ``None`` otherwise) without being parsed or
+    checked: found by counting brackets, so its parse, and any error in it, waits for
+    the first use.
     """
     limit = config.get().max_document_bytes
     if limit is not None and len(data) > limit and at:
@@ -154,8 +163,16 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
     if len(data) < RAW_MEMBERS_MIN_BYTES:
         return load_document(data, key=key, allow_nan=allow_nan)
     text = _text(data, key)
+    encoded = data if isinstance(data, bytes) else None
     scan = (_LENIENT if allow_nan else _STRICT).scan_once
     scan_raw = (_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT).scan_once
+
+    def large_value(i: int) -> RawJSON | None:
+        """The container at ``i`` kept as text, if it is large."""
+        end = _container_end(text, encoded, i)
+        if end - i < RAW_MEMBERS_MIN_BYTES:
+            return None
+        return RawJSON(text, i, end, {} if text[i] == "{" else None)
 
     def members(start: int, path: tuple[str, ...]) -> tuple[dict[str, Any], int]:
         """The object whose ``{`` is at ``start``, and the index after its ``}``."""
@@ -181,6 +198,9 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
                 i = end
             elif name == path[0] and text[i] == "{":
                 value, i = members(i, path[1:])
+            elif name in raw_values and path == at and text[i] in "{[" and \
+                    (value := large_value(i)) is not None:
+                i = value._end
             else:
                 value, i = scan(text, i)
             result[name] = value
@@ -224,6 +244,62 @@ def _end_of_container(text: str, start: int) -> int:
     raise _Unusual
 
 
+_QUOTE, _BACKSLASH = 0x22, 0x5C
+_OPENING, _CLOSING = (0x7B, 0x5B), (0x7D, 0x5D)  # { [ and } ]
+_BLOCK = 1 << 20
+
+
+def _container_end_in_bytes(data: bytes, start: int) -> int:
+    """:func:`_end_of_container` on the UTF-8 bytes of a document, a block of a MiB at a
+    time in numpy (a value of millions of small lists is millions of brackets, too many
+    for a Python loop): the byte offset after the object or array opening at byte
+    ``start``. UTF-8 keeps every byte of a multi-byte character above 0x7F, so quotes,
+    backslashes and brackets are found byte by byte."""
+    codes = np.frombuffer(data, dtype=np.uint8)
+    depth, in_string, position = 0, 0, start
+    while position < len(codes):
+        block = codes[position:position + _BLOCK]
+        quotes = block == _QUOTE
+        for at in np.flatnonzero(quotes[1:] & (block[:-1] == _BACKSLASH)) + 1:
+            run = 0  # backslashes before the quote: an odd run escapes it
+            while position + at - run - 1 >= 0 and codes[position + at - run - 1] == _BACKSLASH:
+                run += 1
+            quotes[at] = run % 2 == 0
+        if quotes[0] and position > start and codes[position - 1] == _BACKSLASH:
+            run = 0
+            while codes[position - run - 1] == _BACKSLASH:
+                run += 1
+            quotes[0] = run % 2 == 0
+        inside = np.bitwise_xor.accumulate(quotes.view(np.uint8)) ^ in_string
+        outside = inside == 0
+        opening = ((block == _OPENING[0]) | (block == _OPENING[1])) & outside
+        closing = ((block == _CLOSING[0]) | (block == _CLOSING[1])) & outside
+        brackets = np.flatnonzero(opening | closing)
+        if brackets.size:
+            levels = depth + np.cumsum(np.where(opening[brackets], 1, -1))
+            ended = np.flatnonzero(levels == 0)
+            if ended.size:
+                return position + int(brackets[ended[0]]) + 1
+            depth = int(levels[-1])
+        in_string = int(inside[-1])
+        position += _BLOCK
+    raise _Unusual
+
+
+def _container_end(text: str, data: bytes | None, start: int) -> int:
+    """The index in ``text`` after the container opening at ``start``, found without
+    building it; ``data``: ``text`` as UTF-8, when the caller has it (then in numpy)."""
+    if data is None:
+        return _end_of_container(text, start)
+    ascii_only = len(data) == len(text)
+    byte_start = start if ascii_only else len(text[:start].encode("utf-8"))
+    byte_end = _container_end_in_bytes(data, byte_start)
+    if ascii_only:
+        return byte_end
+    codes = np.frombuffer(data, dtype=np.uint8, count=byte_end)
+    return byte_end - int(np.count_nonzero((codes & 0xC0) == 0x80))  # continuation bytes
+
+
 def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
                    limit: int) -> dict[str, Any]:
     """The document over the size limit read with the top-level ``member`` set aside
@@ -245,7 +321,8 @@ def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
                 if text[i] != ":":
                     break
                 i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
-                end = (_end_of_container(text, i) if text[i] in "{[" else
+                end = (_container_end(text, data if isinstance(data, bytes) else None, i)
+                       if text[i] in "{[" else
                        _PLAIN_LENIENT.scan_once(text, i)[1])  # a scalar: a string at most
                 if name == member:
                     found = (i, end)

@@ -97,6 +97,15 @@ def metadata_key(path: str) -> str:
     return f"{path}/{METADATA_KEY}" if path else METADATA_KEY
 
 
+def _attributes_out(metadata: NodeMetadata, keep_raw: bool) -> Any:
+    """The attributes to write: text kept as read goes back as it was (``keep_raw``)."""
+    attributes = metadata.attributes
+    if isinstance(attributes, ListedContent):
+        raw = attributes.raw
+        return raw if keep_raw and raw is not None else dict(attributes)
+    return attributes
+
+
 def _view_too_large(view: RawJSON, key: str) -> str:
     return (f"the consolidated view in {key!r} ({len(view.text.encode('utf-8'))} bytes) "
             "makes the document larger than zarrforge.config max_document_bytes, so it is "
@@ -127,7 +136,8 @@ class V3Format(ChunksUnderNode, Format):
     def _document_from(self, data: bytes, key: str) -> NodeDocument | None:
         # a large consolidated view's entries stay text until a member is opened
         document = load_document_keeping_raw(data, key=key, allow_nan=True,
-                                             at=_VIEW_ENTRIES, kept=_ENTRY_MEMBERS)
+                                             at=_VIEW_ENTRIES, kept=_ENTRY_MEMBERS,
+                                             raw_values=("attributes",))
         node_type = self._node_type(document, key)
         return None if node_type is None else NodeDocument(self.name, node_type, key, document)
 
@@ -156,7 +166,7 @@ class V3Format(ChunksUnderNode, Format):
 
     def document_attributes(self, document: NodeDocument) -> dict[str, Any]:
         try:
-            return attributes_from_json(document.content.get("attributes"))
+            return dict(self._attributes(document.content.get("attributes"), document.key))
         except MetadataError as exc:
             raise exc.at(document.key) from None
 
@@ -174,7 +184,7 @@ class V3Format(ChunksUnderNode, Format):
                 consolidated, unused = None, _view_too_large(view, key)
             else:
                 consolidated = self._parse_consolidated(view, extra, key=key)
-            return GroupMetadata(attributes_from_json(document.get("attributes")),
+            return GroupMetadata(self._attributes(document.get("attributes"), key),
                                  self.name, extra, consolidated,
                                  extensions_from_json(document.get("extensions"), "group"),
                                  view_unused=unused)
@@ -199,13 +209,24 @@ class V3Format(ChunksUnderNode, Format):
             chunk_key_encoding=chunk_key_encoding_from_json(document["chunk_key_encoding"]),
             fill_value=fill_value,
             codecs=codecs_from_json(document["codecs"]),
-            attributes=attributes_from_json(document.get("attributes")),
+            attributes=self._attributes(document.get("attributes"), key),
             format_name=self.name,
             dimension_names=dimension_names_from_json(document.get("dimension_names"), len(shape)),
             storage_transformers=storage_transformers_from_json(document.get("storage_transformers")),
             extra_fields=extra,
             extensions=extensions_from_json(document.get("extensions"), "array"),
         )
+
+    @staticmethod
+    def _attributes(value: Any, key: str) -> Any:
+        """A node's attributes: large ones were kept as text when read, and are parsed
+        at their first use (a ``ListedContent``)."""
+        if type(value) is RawJSON:
+            if value.kept is None:
+                raise MetadataError("must be an object, got an array", field="attributes",
+                                    key=key)
+            return ListedContent.of_raw(value, key=f"{key} (attributes)")
+        return attributes_from_json(value)
 
     def _parse_consolidated(self, value: Any, extra: dict[str, Any], *, key: str
                             ) -> dict[str, NodeDocument] | None:
@@ -267,7 +288,7 @@ class V3Format(ChunksUnderNode, Format):
             return raw if raw is not None else dict(content)  # type: ignore[return-value]
         if isinstance(metadata, GroupMetadata):
             doc: dict[str, Any] = {"zarr_format": 3, "node_type": "group",
-                                   "attributes": metadata.attributes}
+                                   "attributes": _attributes_out(metadata, keep_raw)}
             if metadata.consolidated is not None:
                 doc["consolidated_metadata"] = {
                     "kind": "inline", "must_understand": False,
@@ -283,7 +304,7 @@ class V3Format(ChunksUnderNode, Format):
                 "chunk_key_encoding": metadata.chunk_key_encoding.to_json(),
                 "fill_value": metadata.data_type.fill_value_to_json(metadata.fill_value),
                 "codecs": [codec.to_json() for codec in metadata.codecs],
-                "attributes": metadata.attributes,
+                "attributes": _attributes_out(metadata, keep_raw),
             }
             if metadata.dimension_names is not None:
                 doc["dimension_names"] = list(metadata.dimension_names)

@@ -1,5 +1,6 @@
-"""Large consolidated views: a document of thousands of entries is read with its
-entries kept as text, written back from that text, and parsed once per operation.
+"""Large documents: a consolidated view of thousands of entries is read with its
+entries kept as text, written back from that text, and parsed once per operation;
+large attributes are kept as text until they are first used.
 
 Creating one node under a root whose view holds 50,000 members used to parse the root
 twice into a tree of dicts and write it back from that tree (5-7 s, 20x the document
@@ -172,3 +173,65 @@ def test_a_document_under_the_threshold_is_parsed_whole(monkeypatch):
     text = b'{"consolidated_metadata": {"metadata": {"x": {"node_type": "group"}}}}'
     document = load_document_keeping_raw(text, key="k", at=VIEW, kept=("node_type",))
     assert document["consolidated_metadata"]["metadata"]["x"] == {"node_type": "group"}
+
+
+# --- large attributes ----------------------------------------------------------------
+
+
+@pytest.fixture
+def large_attributes(tmp_path, monkeypatch):
+    """An array whose attributes (about 30 kB) are over a lowered threshold."""
+    monkeypatch.setattr(json_io, "RAW_MEMBERS_MIN_BYTES", 4096)
+    root = str(tmp_path / "a.zarr")
+    values = {f"key{i}": [i, i / 2, "v"] for i in range(1000)}
+    zf.create_array(root, shape=(4,), chunks=(2,), dtype="i4", attributes=values)
+    return root, values
+
+
+def test_large_attributes_are_parsed_at_their_first_use_only(large_attributes, entry_parses):
+    root, values = large_attributes
+    array = zf.open_array(root, mode="r")
+    assert entry_parses["n"] == 0
+    assert array.shape == (4,)
+    assert array.attrs["key7"] == [7, 3.5, "v"]
+    assert entry_parses["n"] == 1
+    assert array.attrs.asdict() == values and len(array.attrs) == 1000
+    assert entry_parses["n"] == 1
+
+
+def test_large_attributes_are_written_back_as_read_when_something_else_changes(
+        large_attributes, entry_parses, tmp_path):
+    root, values = large_attributes
+    path = tmp_path / "a.zarr" / "zarr.json"
+    text = json.loads(path.read_text())["attributes"]
+    zf.open_array(root, mode="r+").resize((8,))
+    assert entry_parses["n"] == 0
+    stored = json.loads(path.read_text())
+    assert stored["shape"] == [8] and stored["attributes"] == text == values
+    array = zf.open_array(root, mode="r+")
+    array.attrs["added"] = 1  # a change of the attributes parses them, once
+    assert entry_parses["n"] == 1
+    assert zf.open_array(root).attrs.asdict() == {**values, "added": 1}
+
+
+def test_broken_large_attributes_are_a_named_error_at_their_first_use(large_attributes,
+                                                                      tmp_path):
+    root, _ = large_attributes
+    path = tmp_path / "a.zarr" / "zarr.json"
+    path.write_text(path.read_text().replace('"key5": [', '"key5": [tru, '))
+    array = zf.open_array(root, mode="r")  # opens: the attributes were not parsed
+    with pytest.raises(MetadataError, match="not valid JSON") as caught:
+        array.attrs["key1"]
+    assert "zarr.json" in str(caught.value) and "attributes" in str(caught.value)
+
+
+def test_large_attributes_that_are_not_an_object_are_refused_at_open(large_attributes,
+                                                                     tmp_path):
+    root, _ = large_attributes
+    path = tmp_path / "a.zarr" / "zarr.json"
+    document = json.loads(path.read_text())
+    document["attributes"] = list(range(3000))
+    path.write_text(json.dumps(document))
+    with pytest.raises(MetadataError, match="must be an object") as caught:
+        zf.open_array(root)
+    assert caught.value.key == "zarr.json"
