@@ -273,7 +273,9 @@ def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLa
     cls = registry.memory_layouts.get(name, field=field)
     layout = _LAYOUTS.get(cls)
     if layout is None:
-        layout = _LAYOUTS[cls] = cls()
+        with plugin_failures.named("memory layout", name,
+                                   lambda: registry.memory_layouts.origin(name), "being built"):
+            layout = _LAYOUTS[cls] = cls()
     return layout
 
 
