@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge import hierarchy
+from zarrforge import plugin_failures
 from zarrforge.errors import MetadataError, NodeNotFoundError, PluginFailureWarning
 from zarrforge.hierarchy import get_format
 from zarrforge_std.format_v3 import V3Format
@@ -49,7 +49,7 @@ def test_the_draft_claims_a_root_document_only_by_its_marker(root: bytes) -> Non
 
 @pytest.fixture
 def fresh_warnings(monkeypatch):
-    monkeypatch.setattr(hierarchy, "_failed_plugins", set())
+    monkeypatch.setattr(plugin_failures, "_warned", set())
 
 
 def _registered(name: str, cls):

@@ -5,7 +5,11 @@ validate the chunk representation it will see, and runs encode/decode for one
 chunk. Decoding checks that the result has the shape and data type the chain
 promised and turns codec failures into
 :class:`~zarrforge.errors.CorruptChunkError` naming the chunk key, so a bad
-chunk never surfaces as an arbitrary exception from deep inside a codec.
+chunk never surfaces as an arbitrary exception from deep inside a codec. A codec
+failing in a way bad bytes do not explain (a ``RuntimeError``, an
+``AttributeError``: a bug), failing to encode, or encoding to something that is not
+bytes, is a :class:`~zarrforge.errors.PluginFailureError` naming the codec and the
+plugin that provides it.
 """
 
 from __future__ import annotations
@@ -17,8 +21,24 @@ import numpy as np
 
 from .abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec,
                         CodecKind, PartialCodec, RangeFetcher)
+from . import plugin_failures, registry
 from .errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
 from .resolution import SkippedCodec
+
+_BUFFERS = (bytes, bytearray, memoryview)
+
+
+def _codec_failure(codec: Codec, exc: BaseException, doing: str) -> ZarrforgeError:
+    name = codec.name
+    return plugin_failures.failure("codec", name, registry.codecs.origin(name), exc, doing)
+
+
+def _encoded(codec: Codec, data: Any) -> Any:
+    """``data`` as a codec's encoding returned it, refused when it is not bytes."""
+    if not isinstance(data, _BUFFERS):
+        raise _codec_failure(codec, TypeError(f"encode returned {type(data).__qualname__}, "
+                                              "not bytes"), "encoding a chunk")
+    return data
 
 
 def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
@@ -152,14 +172,26 @@ class CodecChain:
         codec sees (writing with skipped codecs is refused here)."""
         self._refuse_if_skipped()
         specs = self._array_specs(spec)
-        for codec, s in zip(self.array_array, specs):
-            chunk = codec.encode(chunk, s)
+        failures = _encode_failures()
+        with failures:
+            for codec, s in zip(self.array_array, specs):
+                failures.codec = codec
+                chunk = codec.encode(chunk, s)
+                if not isinstance(chunk, np.ndarray):
+                    raise _codec_failure(codec, TypeError(
+                        f"encode returned {type(chunk).__qualname__}, not an array"),
+                        "encoding a chunk")
         return chunk, specs[-1]
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
-        data: bytes | memoryview = self.array_bytes.encode(*self._array_encoded(chunk, spec))
-        for codec in self.bytes_bytes:
-            data = codec.encode(data)
+        array, inner = self._array_encoded(chunk, spec)
+        failures = _encode_failures(self.array_bytes)
+        with failures:
+            data: bytes | memoryview = _encoded(self.array_bytes,
+                                                self.array_bytes.encode(array, inner))
+            for codec in self.bytes_bytes:
+                failures.codec = codec
+                data = _encoded(codec, codec.encode(data))
         return bytes(data) if not isinstance(data, bytes) else data
 
     def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
@@ -173,25 +205,29 @@ class CodecChain:
     def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *,
                        key: str) -> np.ndarray | None:
         assert self.partial is not None
-        with _named_failures(key):
+        with _named_failures(key, self.array_bytes):
             return self.partial.decode_partial(fetch, spec, selection)
 
     def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
                        values: np.ndarray, *, key: str) -> bytes | None:
         assert self.partial is not None
         self._refuse_if_skipped()
-        with _named_failures(key):
+        with _named_failures(key, self.array_bytes):
             return self.partial.encode_partial(encoded, spec, selection, values)
 
     def decode(self, data: bytes, spec: ChunkSpec, *, key: str) -> np.ndarray:
         specs = self._array_specs(spec)
-        with _named_failures(key):
+        failures = _named_failures(key)
+        with failures:
             sizes = self._decoded_sizes(spec) if self.bytes_bytes else ()
             for codec, size in zip(reversed(self.bytes_bytes), reversed(sizes)):
+                failures.codec = codec
                 data = codec.decode(data) if size is None else codec.decode_sized(data, size)
+            failures.codec = self.array_bytes
             chunk = self.array_bytes.decode(data, specs[-1])
             self._check(chunk, specs[-1], self.array_bytes)
             for codec, s in zip(reversed(self.array_array), reversed(specs[:-1])):
+                failures.codec = codec
                 chunk = codec.decode(chunk, s)
                 self._check(chunk, s, codec)
         return chunk
@@ -202,7 +238,7 @@ class CodecChain:
         if not self._own_decode_into or out.shape != spec.shape:
             out[...] = self.decode(data, spec, key=key)  # with decode's shape and dtype checks
             return
-        with _named_failures(key):
+        with _named_failures(key, self.array_bytes):
             self.array_bytes.decode_into(data, spec, out)
 
     @staticmethod
@@ -220,12 +256,15 @@ class CodecChain:
 class _named_failures:
     """``with _named_failures(key):`` turns a codec's failure on stored data into a
     CorruptChunkError naming ``key``. (A class, not a generator-based context manager:
-    it runs once per chunk, and this costs a fraction as much.)"""
+    it runs once per chunk, and this costs a fraction as much.) Any other unexpected
+    failure is a bug of ``codec``, the codec running when it happened: a
+    PluginFailureError naming it."""
 
-    __slots__ = ("key",)
+    __slots__ = ("key", "codec")
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, codec: Codec | None = None) -> None:
         self.key = key
+        self.codec = codec
 
     def __enter__(self) -> None:
         return None
@@ -246,4 +285,28 @@ class _named_failures:
                             ZeroDivisionError, struct.error)):
             raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}",
                                     key=self.key) from exc
+        if isinstance(exc, Exception) and self.codec is not None:
+            error = _codec_failure(self.codec, exc, f"decoding the chunk {self.key!r}")
+            error.key = self.key
+            raise error from exc
         return False
+
+
+class _encode_failures:
+    """``with _encode_failures(codec):`` turns a codec's unexpected failure while encoding
+    (the input is the engine's own array, so any failure is the codec's) into a
+    PluginFailureError naming ``codec``, the codec running when it happened."""
+
+    __slots__ = ("codec",)
+
+    def __init__(self, codec: Codec | None = None) -> None:
+        self.codec = codec
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: Any) -> bool:
+        if exc is None or self.codec is None or not plugin_failures.unexpected(exc):
+            return False
+        raise _codec_failure(self.codec, exc, "encoding a chunk") from exc

@@ -10,10 +10,13 @@ distribution's family, ``"ok (in-process, overrides 'zstd' of ...)"`` for an
 in-process registration of an installed name. A name provided twice shows
 one row per provider. Checking the status imports the implementation, so this
 is a diagnostic call, not one for hot paths. A format is also tried: its detection
-is run on a small hierarchy of the default format in memory (and on a path with
-nothing), and a format that raises anything but a zarrforge error there, or failed
-that way earlier in this process, is ``"error: ..."``: the library treats its answer
-as "none of mine" (:mod:`zarrforge.hierarchy`), but it cannot find its own nodes.
+is run on an empty memory store and on a small hierarchy of the default format (and
+on a path with nothing), and a format that raises anything but a zarrforge error
+there, or failed that way earlier in this process, is ``"error: ..."``: the library
+treats its answer as "none of mine" (:mod:`zarrforge.hierarchy`), but it cannot find
+its own nodes. Any other plugin the library left out in this process after it failed
+unexpectedly (:mod:`zarrforge.plugin_failures`: a family's ``claims``, a data type
+asked for a numpy dtype, a hook) is ``"error: ..."`` too.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import dataclasses
 import functools
 from typing import Any
 
-from . import hierarchy, hooks, registry
+from . import hierarchy, hooks, plugin_failures, registry
 from .creation import create_array, create_group
 from .errors import PluginConflictError, ZarrforgeError
 from .storage import resolve_store
@@ -69,23 +72,41 @@ def _probe() -> Any:
     return store
 
 
+def _probes() -> list[tuple[str, Any, str]]:
+    """``(what, store, path)``: where each format's detection is tried."""
+    probes = [("an empty store", resolve_store(None), "")]
+    try:
+        store = _probe()
+    except Exception:  # noqa: BLE001 - no default format to make it with (its row says why)
+        return probes
+    return probes + [("another format's node", store, path) for path in ("", "g", "g/a")] + \
+        [("a path with nothing", store, "missing")]
+
+
 def _format_failure(name: str) -> str | None:
     """How the format ``name`` fails to look for nodes, or ``None`` if it does not."""
     try:
-        fmt, store = registry.formats.get(name)(), _probe()
-    except Exception:  # noqa: BLE001 - no default format to try it on (its row says why)
-        store = None
-    for path in ("", "g", "g/a", "missing") if store is not None else ():
+        fmt = registry.formats.get(name)()
+    except Exception as exc:  # noqa: BLE001 - the point: a plugin's bug, reported
+        return f"building it raises {type(exc).__name__}: {exc}"
+    for what, store, path in _probes():
         try:
             fmt.detect(store, path)
             fmt.read_document(store, path)
         except ZarrforgeError:
             continue  # a refusal it names is an answer
         except Exception as exc:  # noqa: BLE001 - the point: a plugin's bug, reported
-            return (f"its detection raises {type(exc).__name__}: {exc} on another format's "
-                    f"node at {'/' + path!r}; zarrforge treats that as none of its own")
+            return (f"its detection raises {type(exc).__name__}: {exc} on {what} at "
+                    f"{'/' + path!r}; zarrforge treats that as none of its own")
     if name in hierarchy.failed_formats():
         return "failed while looking for its nodes earlier in this process (see its warning)"
+    return None
+
+
+def _left_out(point: str, name: str) -> str | None:
+    if name in plugin_failures.failed(point):
+        return ("failed unexpectedly earlier in this process and was left out (see its "
+                "PluginFailureWarning)")
     return None
 
 
@@ -99,6 +120,9 @@ def plugins() -> PluginReport:
                     entry.name in hierarchy.installed_formats():
                 failure = _format_failure(entry.name)
                 status = f"error: {failure}" if failure else status
+            elif status.startswith("ok"):
+                failure = _left_out(reg.point, entry.name)
+                status = f"error: {failure}" if failure else status
             hidden = reg.shadowed_by(entry.name, entry.source)
             if hidden and status.startswith("ok"):
                 inside = "in-process, " if entry.source == "in-process" else ""
@@ -107,8 +131,9 @@ def plugins() -> PluginReport:
                                   entry.value, status))
     installed = {plugin.name: plugin for plugin in hooks.hook_plugins()}
     for plugin in installed.values():
+        error = plugin.error or _left_out("hook", plugin.name)
         rows.append(PluginRow("hooks", plugin.name, plugin.distribution, plugin.version,
-                              plugin.value, f"error: {plugin.error}" if plugin.error else "ok"))
+                              plugin.value, f"error: {error}" if error else "ok"))
     for name, plugin in hooks.plugin_manager().list_name_plugin():
         if plugin is None or name in installed:
             continue

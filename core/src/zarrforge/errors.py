@@ -176,6 +176,24 @@ class PluginLoadError(ZarrforgeError, ImportError):
     """An entry point could not be imported or does not provide the expected object."""
 
 
+class PluginFailureError(ZarrforgeError, RuntimeError):
+    """An installed plugin failed unexpectedly (a bug in it: anything but a zarrforge
+    error) on data that needs it: the node of its format, the codec or data type it
+    provides, the URL scheme it serves. ``point`` and ``name`` say which plugin,
+    ``origin`` where it comes from (distribution, version and entry point); the
+    plugin's own exception is ``__cause__``. Where other data merely asked it (finding
+    another format's node, say), the same failure is a :class:`PluginFailureWarning`
+    instead and the plugin is left out."""
+
+    def __init__(self, message: str = "", *, point: str | None = None, name: str | None = None,
+                 origin: str | None = None, key: str | None = None) -> None:
+        super().__init__(message)
+        self.point = point
+        self.name = name
+        self.origin = origin
+        self.key = key
+
+
 class UnsafeCodecError(ZarrforgeError, PermissionError):
     """A codec that may execute code on decode was named but not explicitly allowed."""
 

@@ -25,17 +25,15 @@ builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
 from __future__ import annotations
 
 import dataclasses
-import threading
-import warnings
 from typing import Any, Callable, Iterator
 
-from . import config, paths, registry
+from . import config, paths, plugin_failures, registry
 from .abc.format import Format
 from .abc.metadata import GroupMetadata, NodeMetadata
 from .abc.store import Store, WrapperStore
 from .consolidated import ConsolidatedView
-from .errors import (ContainsNodeError, MetadataError, NodeTypeError,
-                     PluginFailureWarning, ReadOnlyError, ZarrforgeError)
+from .errors import (ContainsNodeError, MetadataError, NodeTypeError, PluginLoadError,
+                     ReadOnlyError)
 from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
 
@@ -49,9 +47,13 @@ def default_format() -> str:
 
 def get_format(zarr_format: Any = None) -> Format:
     """The registered format named ``zarr_format`` (``3``, ``"2"``, ``"draft-2022"``...;
-    ``None``: :func:`default_format`)."""
+    ``None``: :func:`default_format`). A format plugin failing unexpectedly to build is a
+    :class:`~zarrforge.errors.PluginFailureError` naming it."""
     name = default_format() if zarr_format is None else str(zarr_format)
-    return registry.formats.get(name, field="zarr_format")()
+    implementation = registry.formats.get(name, field="zarr_format")
+    with plugin_failures.named("format", name, lambda: registry.formats.origin(name),
+                               "being built"):
+        return implementation()
 
 
 def installed_formats() -> list[str]:
@@ -64,34 +66,34 @@ def installed_formats() -> list[str]:
 
 def formats_in_detection_order(skip: str | None = None) -> Iterator[Format]:
     """Every installed format but ``skip``, the default first, each built only when the
-    caller gets to it: finding a v3 node builds no other format."""
+    caller gets to it: finding a v3 node builds no other format. A format that fails to
+    import or to build is left out (:func:`_not_mine`): detection runs for other data."""
     for name in installed_formats():
-        if name != skip:
-            yield registry.formats.get(name)()
+        if name == skip:
+            continue
+        try:
+            fmt = registry.formats.get(name)()
+        except PluginLoadError as exc:
+            _not_mine(name, exc, "being loaded to look for its nodes")
+            continue
+        except Exception as exc:
+            if not plugin_failures.unexpected(exc):
+                raise
+            _not_mine(name, exc, "being built to look for its nodes")
+            continue
+        yield fmt
 
 
-_failed_plugins: set[str] = set()  # formats whose detection failed, warned about once
-_failed_lock = threading.Lock()
-
-
-def _not_mine(fmt: Format, exc: Exception) -> None:
+def _not_mine(name: str, exc: Exception, doing: str = "looking for its nodes") -> None:
     """A format plugin failed unexpectedly while looking for its node: its answer is "no
     node of mine", and the process is told once which plugin failed and how."""
-    with _failed_lock:
-        if fmt.name in _failed_plugins:
-            return
-        _failed_plugins.add(fmt.name)
-    warnings.warn(
-        f"the format plugin {fmt.name!r} ({type(fmt).__module__}.{type(fmt).__qualname__}) "
-        f"failed while looking for its nodes ({type(exc).__name__}: {exc}); zarrforge "
-        "treats it as finding none. Report it to the plugin's authors; `zarrforge plugins` "
-        "lists what is installed.", PluginFailureWarning, stacklevel=3)
+    plugin_failures.left_out("format", name, registry.formats.origin(name), exc,
+                             f"{doing}; zarrforge treats it as finding none", stacklevel=5)
 
 
 def failed_formats() -> frozenset[str]:
     """The formats whose detection failed unexpectedly in this process (one warning each)."""
-    with _failed_lock:
-        return frozenset(_failed_plugins)
+    return plugin_failures.failed("format")
 
 
 def _asking(fmt: Format, question: Callable[[], Any], otherwise: Any) -> Any:
@@ -100,11 +102,19 @@ def _asking(fmt: Format, question: Callable[[], Any], otherwise: Any) -> Any:
     process (:func:`_not_mine`)."""
     try:
         return question()
-    except ZarrforgeError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a broken plugin must not break every call
-        _not_mine(fmt, exc)
+    except Exception as exc:  # a broken plugin must not break every call
+        if not plugin_failures.unexpected(exc):
+            raise
+        _not_mine(fmt.name, exc)
         return otherwise
+
+
+def resolved(fmt: Format, document: NodeDocument) -> NodeMetadata:
+    """``fmt.resolve(document)`` for a node of ``fmt``'s: the plugin failing unexpectedly
+    is a :class:`~zarrforge.errors.PluginFailureError` naming it."""
+    with plugin_failures.named("format", fmt.name, lambda: registry.formats.origin(fmt.name),
+                               f"resolving its node {document.key!r}"):
+        return fmt.resolve(document)
 
 
 def _read_document(fmt: Format, store: Store, path: str) -> NodeDocument | None:
@@ -136,7 +146,12 @@ def locate_document(store: Store, path: str, fmt: Format | None = None
     other format reads a node there; a plugin failing otherwise finds nothing.
     """
     broken: MetadataError | None = None
-    for candidate in [fmt] if fmt is not None else formats_in_detection_order():
+    if fmt is not None:  # the caller named the format: its failure is an error naming it
+        with plugin_failures.named("format", fmt.name,
+                                   lambda: registry.formats.origin(fmt.name),
+                                   f"reading the node {'/' + path!r}"):
+            return _found(fmt, fmt.read_document(store, path))
+    for candidate in formats_in_detection_order():
         try:
             document = _read_document(candidate, store, path)
         except MetadataError as exc:
@@ -147,6 +162,10 @@ def locate_document(store: Store, path: str, fmt: Format | None = None
     if broken is not None:
         raise broken
     return None
+
+
+def _found(fmt: Format, document: NodeDocument | None) -> tuple[Format, NodeDocument] | None:
+    return None if document is None else (fmt, document)
 
 
 class _WithoutKeys(WrapperStore):
@@ -178,14 +197,15 @@ def locate_node(store: Store, path: str, fmt: Format | None = None, *,
     (``Format.consolidated_keys``): they are neither fetched nor parsed."""
     if not consolidated:
         formats = [fmt] if fmt is not None else formats_in_detection_order()
-        hidden = {key for candidate in formats for key in candidate.consolidated_keys(path)}
+        hidden = {key for candidate in formats
+                  for key in _asking(candidate, lambda c=candidate: c.consolidated_keys(path), ())}
         if hidden:
             store = _WithoutKeys(store, hidden)
     found = locate_document(store, path, fmt)
     if found is None:
         return None
     candidate, document = found
-    return candidate, candidate.resolve(document)
+    return candidate, resolved(candidate, document)
 
 
 def detect_format(store: Store, path: str) -> Format | None:

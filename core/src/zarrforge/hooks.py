@@ -20,6 +20,14 @@ every call that does not need it, works as before. An implementation marked
 ``@hookimpl(optionalhook=True)`` may name a hook nobody declares. In-process
 :func:`register` raises :class:`~zarrforge.errors.PluginLoadError` for the same
 faults.
+
+The engine calls its hooks through :func:`first_result` and :func:`broadcast`,
+one implementation at a time: an implementation failing unexpectedly (anything
+but a zarrforge error) is taken to answer ``None`` ("not mine": a URL or store
+object it does not recognise, a node it has nothing to do with), with one
+:class:`~zarrforge.errors.PluginFailureWarning` per plugin per process naming its
+distribution and entry point (:mod:`zarrforge.plugin_failures`), and the other
+implementations are called as if it were not installed.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from typing import Any
 import importlib_metadata
 import pluggy
 
-from . import hookspecs
+from . import hookspecs, plugin_failures
 from .errors import PluginLoadError, PluginLoadWarning
 
 ENTRY_POINT_GROUP = "zarrforge.plugins"
@@ -176,6 +184,53 @@ def hook_plugins() -> list[HookPlugin]:
 
 def hook() -> Any:
     return plugin_manager().hook
+
+
+def _origin(plugin_name: str) -> str:
+    for plugin in _installed.get(plugin_manager(), ()):
+        if plugin.name == plugin_name:
+            return (f"entry point {plugin.value!r} of {_who(plugin.distribution, plugin.version)}"
+                    f" (group {ENTRY_POINT_GROUP!r})")
+    return "registered in-process"
+
+
+def _results(name: str, doing: str, first: bool, kwargs: dict[str, Any]) -> list[Any]:
+    caller = vars(hook())[name]  # the relay's attributes are its hook callers
+    implementations = caller.get_hookimpls()
+    if any(impl.hookwrapper or impl.wrapper for impl in implementations):
+        # wrappers see the other implementations' outcome: pluggy must run the call
+        result = caller(**kwargs)
+        return ([] if result is None else [result]) if first else list(result)
+    results = []
+    for impl in reversed(implementations):  # pluggy's order: the last registered first
+        try:
+            result = impl.function(*[kwargs[arg] for arg in impl.argnames])
+        except Exception as exc:
+            if not plugin_failures.unexpected(exc):
+                raise
+            plugin_failures.left_out("hook", impl.plugin_name, _origin(impl.plugin_name), exc,
+                                     f"{doing} ({name}); its answer is taken as None",
+                                     stacklevel=5)
+            continue
+        if result is not None:
+            results.append(result)
+            if first:
+                break
+    return results
+
+
+def first_result(name: str, doing: str, **kwargs: Any) -> Any:
+    """The first answer other than ``None`` of the hook ``name`` (a ``firstresult`` hook),
+    each implementation isolated (see the module docstring); ``doing`` says what the
+    implementations were asked, for the warning."""
+    results = _results(name, doing, True, kwargs)
+    return results[0] if results else None
+
+
+def broadcast(name: str, doing: str, **kwargs: Any) -> list[Any]:
+    """Every implementation's answer other than ``None`` to the hook ``name``, each
+    isolated (see the module docstring)."""
+    return _results(name, doing, False, kwargs)
 
 
 def register(plugin: Any, name: str | None = None) -> None:

@@ -41,7 +41,8 @@ from .abc.store import Store
 from .attributes import Attributes
 from .consolidated import ConsolidatedView
 from .errors import MetadataError, NodeNotFoundError, NodeOfAnotherFormatError, ReadOnlyError
-from .hierarchy import detect_format, get_format, locate_node, refresh_consolidated, views_above
+from .hierarchy import (detect_format, get_format, locate_node, refresh_consolidated, resolved,
+                        views_above)
 from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
 from .resolution import extension_from_json
@@ -91,7 +92,7 @@ class Node:
     def _resolve_deferred(self, document: NodeDocument) -> Any:
         """Resolve a deferred node's document and finish opening it; on failure the node
         stays deferred, so every later use raises the same error."""
-        model = self._format.resolve(document)
+        model = resolved(self._format, document)
         self._model = model
         try:
             self._validate()
@@ -135,7 +136,7 @@ class Node:
         return node
 
     def _announced(self) -> Any:
-        hooks.hook().zarrforge_node_opened(node=self)
+        hooks.broadcast("zarrforge_node_opened", "told that a node was opened", node=self)
         return self
 
     def _validate(self) -> None:

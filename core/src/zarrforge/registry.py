@@ -21,6 +21,9 @@ family whose implementation answers ``False`` does not match that name, and the
 lookup goes on to the next shorter family, then to "unknown" (so ``name in registry``
 stays false for a name the catch-all's library lacks, and a ``must_understand: false``
 entry is still skipped). Without ``claims`` a family matches every name it covers.
+A family whose ``claims`` fails unexpectedly claims nothing (one warning per process,
+:mod:`zarrforge.plugin_failures`); one that fails to import is left out when a shorter
+family claims the name, and is the lookup's error otherwise (the name may be its).
 
 When two *different* distributions install the same name, the lookup fails
 with :class:`~zarrforge.errors.PluginConflictError` naming both, unless
@@ -43,11 +46,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import importlib_metadata
 
-from . import config
+from . import config, plugin_failures
 from .abc.chunk_grid import ChunkGrid
 from .abc.chunk_key_encoding import ChunkKeyEncoding
 from .abc.codec import Codec
@@ -58,7 +61,7 @@ from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import StorageTransformer
 from .abc.store import Store
 from .abc.url_adapter import URLAdapter
-from .errors import PluginConflictError, PluginLoadError, UnknownExtensionError
+from .errors import PluginConflictError, PluginLoadError, UnknownExtensionError, ZarrforgeError
 
 FAMILY_SUFFIX = "*"
 # The family covering every name: what another engine's registry adapts (zarr-python's
@@ -142,6 +145,11 @@ def _qualified_name(obj: Any) -> str:
     return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
 
 
+def _who(ep: importlib_metadata.EntryPoint) -> str:
+    dist = ep.dist
+    return f"distribution {dist.name!r} {dist.version}" if dist else "an unknown distribution"
+
+
 class Registry:
     """The registry of one extension point."""
 
@@ -223,18 +231,67 @@ class Registry:
 
     def _lookup(self, name: str, field: str | None) -> Any:
         """:meth:`get` without the remembered answers; the caller holds the lock."""
+        found = self._key_of(name)
+        if found is None:
+            raise UnknownExtensionError(
+                self.point, name, self.names(), self.provider_hint(name), field=field)
+        local, key = found
+        return self._local[key] if local else self._installed_implementation(key)
+
+    def _key_of(self, name: str) -> tuple[bool, str] | None:
+        """Which entry answers for ``name``: ``(in-process?, its name or family)``, or
+        ``None``; the caller holds the lock."""
         if name in self._local:
-            return self._local[name]
+            return True, name
         family = self._claiming_family(name, self._local, self._local.__getitem__)
         if family is not None:
-            return self._local[family]
+            return True, family
         installed = self._installed_entry_points()
         key = (name if name in installed
                else self._claiming_family(name, installed, self._installed_implementation))
-        if key is None:
-            raise UnknownExtensionError(
-                self.point, name, self.names(), self.provider_hint(name), field=field)
-        return self._installed_implementation(key)
+        return None if key is None else (False, key)
+
+    def origin(self, name: str) -> str:
+        """Where the implementation answering for ``name`` comes from, for messages:
+        ``"entry point 'x' = 'mod:Cls' of distribution 'dist' 1.0"`` or
+        ``"registered in-process as mod:Cls"``."""
+        with self._lock:
+            try:
+                found = self._key_of(name)
+            except ZarrforgeError:
+                found = None
+            if found is None:
+                installed = self._installed_entry_points()
+                keys = [name] if name in installed else self._families_matching(name, installed)
+                found = (False, keys[0]) if keys else None
+            if found is None:
+                return "not registered"
+            local, key = found
+            if local:
+                return f"registered in-process as {_qualified_name(self._local[key])}"
+            return "; ".join(f"entry point {key!r} = {ep.value!r} of {_who(ep)}"
+                             for ep in self._installed_entry_points()[key])
+
+    def first_answer(self, question: Callable[[Any], Any], *, doing: str) -> Any:
+        """The first answer other than ``None`` of ``question(implementation)`` over every
+        registered name (the names in order): "which data type is this numpy dtype?".
+        An implementation that fails to load, or whose answer fails unexpectedly, is left
+        out (:mod:`zarrforge.plugin_failures`; ``doing`` says what it was asked); a
+        zarrforge error it raises is its answer and propagates."""
+        for name in self.names():
+            try:
+                answer = question(self.get(name))
+            except (PluginLoadError, PluginConflictError) as exc:
+                plugin_failures.left_out(self.point, name, self.origin(name), exc, doing)
+                continue
+            except Exception as exc:
+                if not plugin_failures.unexpected(exc):
+                    raise
+                plugin_failures.left_out(self.point, name, self.origin(name), exc, doing)
+                continue
+            if answer is not None:
+                return answer
+        return None
 
     def _installed_implementation(self, key: str) -> Any:
         """The loaded implementation of the installed entry ``key``; the caller holds the lock."""
@@ -301,6 +358,10 @@ class Registry:
             return self._claims(self._installed_implementation(family), name)
         except (PluginLoadError, PluginConflictError):
             return True
+        except Exception as exc:
+            if not plugin_failures.unexpected(exc):
+                raise
+            return False  # as in a lookup: a failing claims() claims nothing
 
     # --- internals ------------------------------------------------------------
 
@@ -339,16 +400,40 @@ class Registry:
 
     def _claiming_family(self, name: str, table: Any, implementation_of: Any) -> str | None:
         """The longest family of ``table`` covering ``name`` whose implementation (found
-        with ``implementation_of(family)``) claims it; the caller holds the lock."""
+        with ``implementation_of(family)``) claims it; the caller holds the lock.
+
+        A family whose ``claims`` fails unexpectedly does not claim the name (one warning
+        per process). A family that fails to load is left out, with a warning, when a
+        shorter one claims the name; when none does, its error is raised: the name may
+        well be that family's."""
+        doing = f"asked whether it claims {name!r}"
+        unloadable: list[tuple[str, ZarrforgeError]] = []
         for family in self._families_matching(name, table):
-            if self._claims(implementation_of(family), name):
-                return family
+            try:
+                implementation = implementation_of(family)
+            except (PluginLoadError, PluginConflictError) as exc:
+                unloadable.append((family, exc))
+                continue
+            try:
+                if not self._claims(implementation, name):
+                    continue
+            except Exception as exc:
+                if not plugin_failures.unexpected(exc):
+                    raise
+                plugin_failures.left_out(self.point, family, self.origin(family), exc, doing,
+                                         stacklevel=5)
+                continue
+            for failed, error in unloadable:
+                plugin_failures.left_out(self.point, failed, self.origin(failed), error, doing,
+                                         stacklevel=5)
+            return family
+        if unloadable:
+            raise unloadable[0][1]
         return None
 
     def _load(self, name: str, eps: list[importlib_metadata.EntryPoint]) -> Any:
         ep = self._choose(name, eps)
-        dist = ep.dist
-        who = (f"distribution {dist.name!r} {dist.version}" if dist else "an unknown distribution")
+        who = _who(ep)
         try:
             implementation = ep.load()
         except Exception as exc:

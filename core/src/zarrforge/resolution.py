@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import registry
+from . import plugin_failures, registry
 from .abc.chunk_grid import ChunkGrid
 from .abc.chunk_key_encoding import ChunkKeyEncoding
 from .abc.codec import Codec
@@ -74,6 +74,11 @@ def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> An
     except (TypeError, ValueError, KeyError) as exc:
         raise MetadataError(f"invalid {registry.point} {ref.name!r}: {exc}", field=field,
                             value=ref.raw) from exc
+    except Exception as exc:
+        if not plugin_failures.unexpected(exc):
+            raise
+        raise plugin_failures.failure(registry.point, ref.name, registry.origin(ref.name), exc,
+                                      f"reading {field} = {ref.raw!r}") from exc
 
 
 def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
@@ -100,13 +105,18 @@ def data_type_from_user(value: Any) -> DataType:
     # The registered name usually is numpy's (float32, int8, bool): try it first, so the
     # common case loads one data type rather than every installed one.
     if np_dtype.name in registry.data_types:
-        found = registry.data_types.get(np_dtype.name).from_numpy_dtype(np_dtype)
+        implementation = registry.data_types.get(np_dtype.name)
+        with plugin_failures.named("data type", np_dtype.name,
+                                   lambda: registry.data_types.origin(np_dtype.name),
+                                   f"asked for the numpy dtype {np_dtype}"):
+            found = implementation.from_numpy_dtype(np_dtype)
         if found is not None:
             return found
-    for name in registry.data_types.names():
-        found = registry.data_types.get(name).from_numpy_dtype(np_dtype)
-        if found is not None:
-            return found
+    found = registry.data_types.first_answer(
+        lambda implementation: implementation.from_numpy_dtype(np_dtype),
+        doing=f"asked whether it is the numpy dtype {np_dtype}")
+    if found is not None:
+        return found
     raise UnknownExtensionError("data type", str(np_dtype), registry.data_types.names(),
                                 field="dtype")
 
@@ -263,7 +273,9 @@ def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLa
     cls = registry.memory_layouts.get(name, field=field)
     layout = _LAYOUTS.get(cls)
     if layout is None:
-        layout = _LAYOUTS[cls] = cls()
+        with plugin_failures.named("memory layout", name,
+                                   lambda: registry.memory_layouts.origin(name), "being built"):
+            layout = _LAYOUTS[cls] = cls()
     return layout
 
 

@@ -40,7 +40,7 @@ import dataclasses
 import os
 from typing import Any
 
-from . import hooks, paths, registry, url_pipeline
+from . import hooks, paths, plugin_failures, registry, url_pipeline
 from .abc.store import Store
 from .abc.url_adapter import PipelineState, Segment, URLAdapter
 from .errors import InvalidPathError, UnknownExtensionError, URLPipelineError
@@ -70,12 +70,21 @@ def is_plain_path(url: str) -> bool:
 
 def _store_for_url(url: str, read_only: bool, options: dict[str, Any]) -> Store:
     if not is_plain_path(url):
-        claimed = hooks.hook().zarrforge_resolve_store(url=url, options=options,
-                                                       read_only=read_only)
+        claimed = hooks.first_result("zarrforge_resolve_store", f"asked whether it claims {url!r}",
+                                     url=url, options=options, read_only=read_only)
         if claimed is not None:
             return claimed
-    implementation = registry.stores.get(scheme_of(url), field="store")
-    return implementation.from_url(url, read_only=read_only, **options)
+    scheme = scheme_of(url)
+    implementation = registry.stores.get(scheme, field="store")
+    with plugin_failures.named("store", scheme, lambda: registry.stores.origin(scheme),
+                               f"opening {url!r}", answers=(OSError,)):
+        store = implementation.from_url(url, read_only=read_only, **options)
+    if not isinstance(store, Store):
+        raise plugin_failures.failure(
+            "store", scheme, registry.stores.origin(scheme),
+            TypeError(f"from_url returned {type(store).__qualname__}, not a Store"),
+            f"opening {url!r}")
+    return store
 
 
 def resolve_store(store: StoreLike, *, read_only: bool = False,
@@ -97,8 +106,9 @@ def resolve_store(store: StoreLike, *, read_only: bool = False,
     if isinstance(store, os.PathLike):
         store = os.fspath(store)
     if not isinstance(store, str):
-        adapted = hooks.hook().zarrforge_adapt_store(obj=store, options=options,
-                                                    read_only=read_only)
+        adapted = hooks.first_result(
+            "zarrforge_adapt_store", f"asked whether it adapts a {type(store).__qualname__}",
+            obj=store, options=options, read_only=read_only)
         if adapted is not None:
             return adapted
         kind = f"{type(store).__module__}.{type(store).__qualname__}"
@@ -161,10 +171,15 @@ def resolve_pipeline(url: str, *, read_only: bool = False,
 
 def _apply(adapter: type[URLAdapter], base: PipelineState | None, segment: Segment,
            read_only: bool, options: dict[str, Any]) -> PipelineState:
-    state = adapter.resolve(base, segment, read_only=read_only, storage_options=dict(options))
+    scheme = segment.scheme
+    with plugin_failures.named("URL adapter", scheme, lambda: registry.url_adapters.origin(scheme),
+                               f"resolving {segment.raw!r} of {segment.url!r}",
+                               answers=(OSError,)):
+        state = adapter.resolve(base, segment, read_only=read_only,
+                                storage_options=dict(options))
     if not isinstance(state, PipelineState) or not isinstance(state.store, Store):
         raise URLPipelineError(
-            f"the URL adapter {segment.scheme!r} ({adapter.__module__}.{adapter.__qualname__}) "
+            f"the URL adapter {scheme!r} ({registry.url_adapters.origin(scheme)}) "
             f"returned {state!r} for {segment.raw!r}, not a PipelineState holding a Store",
             url=segment.url, segment=segment.raw)
     url = segment.raw if base is None else f"{base.url}{url_pipeline.SEPARATOR}{segment.raw}"

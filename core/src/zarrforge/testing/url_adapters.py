@@ -52,7 +52,7 @@ import zarrforge as zf
 
 from .. import registry
 from ..abc.url_adapter import PipelineState, URLAdapter
-from ..errors import URLPipelineError, ZarrforgeError
+from ..errors import PluginFailureError, URLPipelineError, ZarrforgeError
 from ..storage import resolve_pipeline
 from ._common import hypothesis_settings
 
@@ -235,7 +235,8 @@ class URLAdapterConformance:
                 assert segment in str(exc) or repr(segment) in str(exc), (
                     f"{url!r}: the error does not name the segment {segment!r}: {exc}")
             except Exception as exc:  # noqa: BLE001
-                raise AssertionError(f"{url!r}: raised {type(exc).__name__} ({exc}), not a "
+                own = exc.__cause__ if isinstance(exc, PluginFailureError) else exc
+                raise AssertionError(f"{url!r}: raised {type(own).__name__} ({exc}), not a "
                                      "URLPipelineError naming the segment") from exc
             else:
                 raise AssertionError(f"{url!r}: the invalid body {body!r} was accepted")
@@ -254,6 +255,9 @@ class URLAdapterConformance:
             url = self._pipeline(body)
             try:
                 state = resolve_pipeline(url, read_only=True)
+            except PluginFailureError as exc:  # the engine naming the adapter's own bug
+                raise AssertionError(f"{url!r}: the adapter failed unexpectedly ({exc}); bad "
+                                     "input must be a zarrforge error naming the segment") from exc
             except ZarrforgeError:
                 return
             except Exception as exc:  # noqa: BLE001

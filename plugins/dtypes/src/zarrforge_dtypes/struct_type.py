@@ -208,17 +208,15 @@ class Struct(DataType):
 
 def _data_type_of(np_dtype: np.dtype, skip: type | None = None) -> DataType | None:
     """The data type a numpy dtype maps to (the first registered type other than ``skip``
-    that claims it)."""
-    data_types = registry.data_types
-    for name in data_types.names():
-        implementation = data_types.get(name)
+    that claims it); a data type plugin failing unexpectedly is left out."""
+    def answer(implementation: type[DataType]) -> DataType | None:
         if skip is not None and isinstance(implementation, type) and \
                 issubclass(implementation, skip):
-            continue
-        found = implementation.from_numpy_dtype(np_dtype)
-        if found is not None:
-            return found
-    return None
+            return None
+        return implementation.from_numpy_dtype(np_dtype)
+
+    return registry.data_types.first_answer(
+        answer, doing=f"asked whether it is the numpy dtype {np_dtype} (a struct field)")
 
 
 class LegacyStructured(Struct):

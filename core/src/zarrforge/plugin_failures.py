@@ -1,0 +1,97 @@
+"""The isolation rule: a broken plugin cannot break what does not need it.
+
+The engine calls plugins on behalf of data that is not theirs: every format looks
+for its nodes at every path opened or created, a family is asked whether it
+``claims`` a name, every data type is asked whether it maps a numpy dtype, every
+hook implementation sees every URL, store object and opened node. A plugin that
+fails *unexpectedly* there (anything but a :class:`~zarrforge.errors.ZarrforgeError`:
+a bug, not an answer) is taken to answer "not mine" and left out of that decision:
+:func:`left_out` says so once per plugin per process with a
+:class:`~zarrforge.errors.PluginFailureWarning` naming the plugin (its distribution,
+version and entry point), and everything else goes on.
+
+Where the data does need the plugin (the node is its format's, the codec is its
+name, the URL names its scheme), the same failure is a
+:class:`~zarrforge.errors.PluginFailureError` naming the plugin (:func:`failure`),
+never a bare traceback from inside it.
+
+This module is a leaf (it imports only the errors): the callers describe the
+plugin, as ``"<point> <name> (<origin>)"``.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any, Callable
+
+from .errors import PluginFailureError, PluginFailureWarning, ZarrforgeError
+
+_warned: set[tuple[str, str]] = set()  # (point, name) already warned about
+_lock = threading.Lock()
+
+
+def unexpected(exc: BaseException) -> bool:
+    """Is ``exc`` a plugin's bug rather than its answer (a zarrforge error is an answer)?"""
+    return isinstance(exc, Exception) and not isinstance(exc, ZarrforgeError)
+
+
+def _what(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def left_out(point: str, name: str, origin: str, exc: BaseException, doing: str, *,
+             stacklevel: int = 3) -> None:
+    """Record that the ``point`` plugin ``name`` (from ``origin``) failed while ``doing``
+    something for other data, and warn once per process that it was left out."""
+    with _lock:
+        if (point, name) in _warned:
+            return
+        _warned.add((point, name))
+    warnings.warn(
+        f"the {point} plugin {name!r} ({origin}) failed while {doing} ({_what(exc)}); "
+        "zarrforge left it out of that decision and goes on without it. Report it to the "
+        "plugin's authors; `zarrforge plugins` lists what is installed.",
+        PluginFailureWarning, stacklevel=stacklevel)
+
+
+def failed(point: str | None = None) -> frozenset[str]:
+    """The names of the plugins (of ``point``, or of every point as ``"point:name"``) left
+    out in this process after failing unexpectedly."""
+    with _lock:
+        if point is not None:
+            return frozenset(name for p, name in _warned if p == point)
+        return frozenset(f"{p}:{name}" for p, name in _warned)
+
+
+def failure(point: str, name: str, origin: str, exc: BaseException, doing: str,
+            **details: str | None) -> PluginFailureError:
+    """The error for a plugin that failed unexpectedly on data that needs it (raise it
+    ``from exc``)."""
+    return PluginFailureError(
+        f"the {point} plugin {name!r} ({origin}) failed while {doing}: {_what(exc)}; this "
+        "is a bug in that plugin: report it to its authors", point=point, name=name,
+        origin=origin, **details)
+
+
+class named:
+    """``with named(point, name, origin, doing):`` turns a plugin's unexpected failure
+    inside the block into :func:`failure`'s error. Zarrforge errors, and the exception
+    types in ``answers`` (a store's ``OSError``), pass unchanged. ``origin`` may be a
+    callable, asked only on failure (looking it up costs a registry lookup)."""
+
+    __slots__ = ("point", "name", "origin", "doing", "answers")
+
+    def __init__(self, point: str, name: str, origin: "str | Callable[[], str]",
+                 doing: str, answers: tuple[type[BaseException], ...] = ()) -> None:
+        self.point, self.name, self.origin, self.doing = point, name, origin, doing
+        self.answers = answers
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, traceback: Any) -> bool:
+        if exc is None or not unexpected(exc) or isinstance(exc, self.answers):
+            return False
+        origin = self.origin() if callable(self.origin) else self.origin
+        raise failure(self.point, self.name, origin, exc, self.doing) from exc
