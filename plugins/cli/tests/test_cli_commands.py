@@ -126,6 +126,15 @@ def test_info_shows_storage_transformers(tmp_path):
     assert "Storage transformers" not in plain.stdout and plain.returncode == 0
 
 
+def test_info_of_an_array_without_one_chunk_shape_reports_its_grid(tmp_path):
+    grid = {"name": "rectilinear",
+            "configuration": {"kind": "inline", "chunk_shapes": [[2, 3]]}}
+    zf.create_array(str(tmp_path / "r.zarr"), shape=(5,), dtype="int8", chunks=grid)
+    result = run("info", str(tmp_path / "r.zarr"), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["chunks"] == grid
+
+
 def test_tree(hierarchy):
     result = run("tree", str(hierarchy))
     assert result.returncode == 0

@@ -71,7 +71,7 @@ def array_report(array: Any) -> dict[str, Any]:
     try:
         chunks: Any = list(array.chunks)
     except AttributeError:
-        chunks = grid.to_json()
+        chunks = model.chunk_grid.to_json()
     document = array.metadata
     fill = (document.get("fill_value") if "fill_value" in document
             else document.get(".zarray", {}).get("fill_value"))
