@@ -67,3 +67,20 @@ def test_human_bytes():
     assert human_bytes(40000) == "40000 (39.1 KiB)"
     assert human_bytes(3 * 2**30) == "3221225472 (3.0 GiB)"
     assert np.isclose(float(human_bytes(2**20).split("(")[1].split()[0]), 1.0)
+
+
+DRAFT_SHARDING = {"name": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
+                  "configuration": {"type": "indexed", "chunks_per_shard": [2]}}
+
+
+def test_array_info_shows_storage_transformers_when_there_are_any():
+    array = zf.create_array(None, shape=(8,), chunks=(2,), dtype="int8",
+                            storage_transformers=[DRAFT_SHARDING])
+    info = array.info
+    assert info.value("Storage transformers") == [DRAFT_SHARDING]
+    assert ('Storage transformers : [{"name": "https://purl.org/zarr/spec/storage_transformers/'
+            'sharding/1.0", "configuration": {"type": "indexed", "chunks_per_shard": [2]}}]'
+            in str(info).splitlines())
+    assert "Storage transformers" in info._repr_html_()
+    plain = zf.create_array(None, shape=(8,), chunks=(2,), dtype="int8")
+    assert not any(line.startswith("Storage transformers") for line in str(plain.info).splitlines())

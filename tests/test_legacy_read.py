@@ -208,3 +208,25 @@ def test_v2_pcodec_chunk_with_another_element_count_is_corrupt(tmp_path, stored)
     (path / "0.0").write_bytes(numcodecs.PCodec().encode(stored))
     with pytest.raises(CorruptChunkError, match="expected 12"):
         zf.open_array(str(path), mode="r")[:]
+
+
+# --- Zarr v2: fill_value 0 of a fixed-length string array ---------------------------------
+
+
+@pytest.mark.parametrize("dtype, expected, written_back", [
+    ("|S1", b"0", "MA=="), ("|S3", b"0", "MAAA"), ("<U4", "0", "0"), (">U2", "0", "0")])
+def test_v2_string_fill_value_0_reads_as_zarr_python_2_reads_it(dtype, expected, written_back):
+    # older zarr-python 2 releases wrote 0 here (the public zarr-python fixtures hold it);
+    # zarr-python 2 reads it as numpy casts it, "0" (tests/interop/test_zarr2_dtypes.py
+    # checks against 2.18)
+    group = zf.create_group(None, zarr_format=2)
+    zf.create_array(group.store, "a", shape=(3,), chunks=(2,), dtype=dtype, zarr_format=2,
+                    compressors=None)
+    document = json.loads(group.store.get("a/.zarray"))
+    group.store.set("a/.zarray", json.dumps({**document, "fill_value": 0}).encode())
+    a = zf.open_array(group.store, "a", mode="r+")
+    assert a.fill_value == expected
+    assert a[:].tolist() == [expected] * 3
+    a.resize((4,))  # rewrites .zarray: in the spec's encoding, meaning the same
+    assert json.loads(group.store.get("a/.zarray"))["fill_value"] == written_back
+    assert zf.open_array(group.store, "a", mode="r")[:].tolist() == [expected] * 4

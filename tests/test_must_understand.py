@@ -60,19 +60,30 @@ def test_consolidated_metadata_is_a_recognised_group_field():
     assert zf.open_group(g.store, mode="r").metadata["consolidated_metadata"] == cm
 
 
-def test_must_understand_false_is_refused_for_a_data_type():
+@pytest.mark.parametrize("field, entry", [
+    ("data_type", {"name": "int8", "must_understand": False}),
+    ("chunk_grid", {"name": "regular", "must_understand": False,
+                    "configuration": {"chunk_shape": [2]}}),
+    ("chunk_key_encoding", {"name": "default", "must_understand": False,
+                            "configuration": {"separator": "/"}}),
+])
+def test_must_understand_false_is_refused_naming_the_extension_and_the_field(field, entry):
     a = zf.create_array(None, shape=(2,), dtype="int8", compressors=None)
-    _edit(a.store, "zarr.json", data_type={"name": "int8", "must_understand": False})
-    with pytest.raises(MetadataError, match="data_type.must_understand"):
+    _edit(a.store, "zarr.json", **{field: entry})
+    with pytest.raises(MetadataError) as info:
         zf.open_array(a.store)
+    message = str(info.value)
+    assert info.value.field == f"{field}.must_understand"
+    assert f"{field}.must_understand" in message and repr(entry["name"]) in message
+    assert "zarr.json" in message
 
 
-def test_must_understand_false_is_refused_for_a_chunk_grid():
-    a = zf.create_array(None, shape=(2,), dtype="int8", compressors=None)
-    _edit(a.store, "zarr.json", chunk_grid={"name": "regular", "must_understand": False,
-                                            "configuration": {"chunk_shape": [2]}})
-    with pytest.raises(MetadataError, match="chunk_grid.must_understand"):
-        zf.open_array(a.store)
+def test_must_understand_false_is_refused_for_a_storage_transformer_naming_it():
+    with pytest.raises(MetadataError) as info:
+        zf.create_array(None, shape=(2,), dtype="int8", storage_transformers=[
+            {"name": "acme.cache", "must_understand": False}])
+    assert info.value.field == "storage_transformers[0].must_understand"
+    assert "'acme.cache'" in str(info.value)
 
 
 def test_an_unknown_entry_that_may_not_be_skipped_says_why():

@@ -366,3 +366,36 @@ def test_every_store_scheme_is_a_root_without_an_adapter_of_its_own():
 def test_an_adapter_must_be_a_url_adapter():
     with pytest.raises(zf.errors.PluginLoadError, match="not a subclass of zarrforge.abc.url_adapter.URLAdapter"):
         zf.register("url_adapters", "nope", object)
+
+
+class _FileFinder(URLAdapter):
+    """Finds the file the segments before it name, as the plugin guide says an adapter
+    after ``file:`` does, and records it."""
+
+    name = "test.find-file"
+    found: list = []
+
+    @classmethod
+    def resolve(cls, base, segment, *, read_only, storage_options):
+        segment.not_first("file:/d/data.bin|test.find-file:")
+        directory = base.store.local_directory()
+        if directory is None:
+            raise segment.error("needs a local file before it")
+        cls.found.append(os.path.join(directory, *base.path.split("/")) if base.path
+                         else directory)
+        return base
+
+
+def test_an_adapter_after_file_finds_its_file_through_local_directory(tmp_path):
+    target = tmp_path / "sub dir" / "data.zarr"
+    zf.create_array(str(target), shape=(2,), dtype="int8")[:] = 3
+    registry.url_adapters.register(_FileFinder.name, _FileFinder)
+    try:
+        _FileFinder.found.clear()
+        url = f"file:{str(target).replace(' ', '%20')}|test.find-file:|zarr3:"
+        assert zf.open_array(url, mode="r")[:].tolist() == [3, 3]
+        with pytest.raises(URLPipelineError, match="needs a local file before it"):
+            zf.open_array("memory:|test.find-file:|zarr3:", mode="r")
+    finally:
+        registry.url_adapters.unregister(_FileFinder.name)
+    assert _FileFinder.found == [str(target)]

@@ -32,7 +32,7 @@ from .abc.codec import ChunkSpec, SubdividedCodec
 from .abc.extension import Extension
 from .abc.format import Format
 from .abc.metadata import ArrayMetadata
-from .abc.storage_transformer import ChunkKeys
+from .abc.storage_transformer import ChunkKeys, wrap_store
 from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import MetadataError, ResourceLimitError, SelectionError, ZarrforgeError
@@ -234,7 +234,7 @@ class Array(Node, node_type="array"):
             store = runtime(store)
         keys = self._chunk_keys(meta)
         for transformer in reversed(meta.storage_transformers):
-            store = transformer.wrap(store, keys, meta)
+            store = wrap_store(transformer, store, keys, meta, path=self._path)
         return ChunkEngine(store=store, keys=keys, grid=meta.chunk_grid, chain=chain,
                            data_type=meta.data_type, fill_value=meta.fill_value,
                            layout=self._layout, threads=self._threads,

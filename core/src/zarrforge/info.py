@@ -4,7 +4,8 @@
 A summary is a frozen record of facts, printed as an aligned table (``str``) or an
 HTML table (``_repr_html_``). Codecs and the data type are given in their metadata
 spelling (``{"name": "zstd", "configuration": {...}}``), the spec's words rather
-than a library's objects. ``info`` reads nothing from the store; ``info_complete()``
+than a library's objects; so are an array's storage transformers, in a row of their
+own when it has any. ``info`` reads nothing from the store; ``info_complete()``
 lists the array's keys once to add what is stored: bytes, the ratio of decoded to
 stored bytes, and how many chunks (or shards) are written. A group's HTML is its
 tree, each array with its shape, data type and size.
@@ -64,6 +65,7 @@ def array_summary(array: Any, *, complete: bool = False) -> Summary:
     except AttributeError:  # no single chunk shape (a rectilinear grid): the grid itself
         chunks, shards = array.metadata_model.chunk_grid.to_json(), None
     decoded = _decoded_bytes(array)
+    transformers = array.metadata_model.storage_transformers
     rows: list[tuple[str, Any]] = [
         ("Type", "Array"), ("Name", array.name),
         ("Zarr format", array.metadata_model.format_name),
@@ -74,6 +76,8 @@ def array_summary(array: Any, *, complete: bool = False) -> Summary:
         ("Filters", [codec.to_json() for codec in array.filters]),
         ("Serializer", array.serializer.to_json()),
         ("Compressors", [codec.to_json() for codec in array.compressors]),
+        # between the codecs and the store: which keys hold the bytes (left out when none)
+        ("Storage transformers", [t.to_json() for t in transformers] or None),
         ("No. bytes", None if decoded is None else human_bytes(decoded)),
     ]
     if complete:

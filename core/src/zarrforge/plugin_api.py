@@ -72,6 +72,9 @@ Formats
     :data:`paths` (``normalize_path``, ``join``, ``parent_of``, ``validate_name``),
     :data:`versions` (``one_version``, ``still_changing``, ``TRIES``: for stores that read
     ranges of one version with a request per range, each answer naming its version),
+    :func:`read_modify_write` (an update of stored values that loses no concurrent
+    update, on a store with conditional writes: what a format that keeps several nodes
+    in one stored document writes that document with),
     :data:`config`, :func:`hookimpl`, :func:`plugin_manager` (pluggy's manager, for a
     plugin that adds hook specifications of its own), :func:`hook_plugins` (the installed
     hook plugins with their distributions, and why any failed to load).
@@ -91,6 +94,7 @@ from .hooks import hook_plugins, hookimpl, plugin_manager
 from .indexing import normalize_basic_selection
 from .layout_codec import MemoryLayoutCodec
 from .listing import child_names
+from .optimistic import read_modify_write
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
 from .metadata.json_io import (RawJSON, check_document, dump_document, load_document,
@@ -119,7 +123,8 @@ __all__ = sorted([
     "extension_from_json", "extensions_from_json", "extensions_to_json", "fill_value_from_user",
     "hook_plugins", "hookimpl", "load_document", "load_document_keeping_raw", "map_parallel", "memory_layout",
     "normalize_basic_selection", "numcodecs_configuration", "parse_extension", "paths",
-    "plugin_manager", "registry", "resolve", "shape_from_json", "split_unknown_fields",
+    "plugin_manager", "read_modify_write", "registry", "resolve", "shape_from_json",
+    "split_unknown_fields",
     "storage_transformers_from_json", "versions", "warn_uncompressed",
 ])
 

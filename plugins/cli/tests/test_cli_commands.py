@@ -108,6 +108,33 @@ def test_info_of_a_sharded_array_and_a_group(hierarchy):
     assert "Below it               2 arrays, 2 groups" in group.stdout
 
 
+def test_info_shows_storage_transformers(tmp_path):
+    transformer = {"name": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
+                   "configuration": {"type": "indexed", "chunks_per_shard": [2]}}
+    path = tmp_path / "t.zarr"
+    zf.create_array(str(path), shape=(8,), chunks=(2,), dtype="int8",
+                    storage_transformers=[transformer])[:] = 1
+    report = json.loads(run("info", str(path), "--json").stdout)
+    assert report["storage_transformers"] == [transformer]
+    text = run("info", str(path)).stdout
+    assert re.search(r"^Storage transformers +\{\"name\": \"https://purl.org/zarr/spec/"
+                     r"storage_transformers/sharding/1.0\", \"configuration\"", text, re.M), text
+    zf.create_array(str(tmp_path / "plain.zarr"), shape=(2,), dtype="i1")
+    plain = run("info", str(tmp_path / "plain.zarr"))
+    assert json.loads(run("info", str(tmp_path / "plain.zarr"), "--json").stdout)[
+        "storage_transformers"] == []
+    assert "Storage transformers" not in plain.stdout and plain.returncode == 0
+
+
+def test_info_of_an_array_without_one_chunk_shape_reports_its_grid(tmp_path):
+    grid = {"name": "rectilinear",
+            "configuration": {"kind": "inline", "chunk_shapes": [[2, 3]]}}
+    zf.create_array(str(tmp_path / "r.zarr"), shape=(5,), dtype="int8", chunks=grid)
+    result = run("info", str(tmp_path / "r.zarr"), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["chunks"] == grid
+
+
 def test_tree(hierarchy):
     result = run("tree", str(hierarchy))
     assert result.returncode == 0

@@ -237,6 +237,36 @@ def test_global_storage_transformers_act_on_every_key_but_the_entry_point(xor):
     assert zf.open_group(store, mode="r").keys() == ["a"]
 
 
+class PathXorTransformer(XorTransformer):
+    """Records the ``path`` each wrap gets: ``None`` for the hierarchy-wide wrap of the
+    documents, the array's path for its chunk I/O."""
+
+    name = "https://example.org/xor-path"  # not XorTransformer's: entry points are cached
+    paths: list = []
+
+    def wrap(self, store, keys, metadata, *, path=None):
+        PathXorTransformer.paths.append(path)
+        return XorStore(store)
+
+
+def test_global_storage_transformers_get_the_path_they_wrap_for():
+    registry.storage_transformers.register(PathXorTransformer.name, PathXorTransformer)
+    try:
+        PathXorTransformer.paths.clear()
+        store = MemoryStore()
+        fmt = Draft2022Format(dialect="editor", storage_transformers=[
+            {"extension": PathXorTransformer.name, "type": "xor", "configuration": {}}])
+        zf.create_group(store, fmt=fmt)
+        a = zf.open_group(store, mode="r+").create_array("g/a", shape=(3,), dtype="u1",
+                                                          compressors=None)
+        a[...] = [1, 2, 3]
+        assert zf.open_array(store, "g/a")[...].tolist() == [1, 2, 3]
+    finally:
+        registry.storage_transformers.unregister(PathXorTransformer.name)
+    assert None in PathXorTransformer.paths and "g/a" in PathXorTransformer.paths
+    assert set(PathXorTransformer.paths) == {None, "g/a"}
+
+
 def test_global_storage_transformers_need_the_editors_dialect(xor):
     with pytest.raises(zf.errors.MetadataError, match="editor's draft only"):
         zf.create_group(MemoryStore(), fmt=Draft2022Format(storage_transformers=[xor]))

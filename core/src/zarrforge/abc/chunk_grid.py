@@ -25,10 +25,21 @@ grid knows better).
 
 The core never tests a grid's *name*: everything it needs goes through this
 contract.
+
+The derived helpers of :class:`ChunkGrid`, listed in :data:`GRID_HELPERS`
+(``chunk_shape(coords)``, ``chunk_origin(coords)``, ...), are called by the
+engine on every grid. A subclass may override one with another implementation
+of the same kind (a method for a method, a property for a property); giving
+the name another meaning (a ``chunk_shape`` tuple, as a class attribute,
+a property or ``self.chunk_shape = ...``) is a :class:`TypeError` when the
+class is created or the attribute is set, naming the helper.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import types
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Sequence
 
@@ -82,10 +93,50 @@ class DimensionChunking(ABC):
         return range(int(first), int(last) + 1)
 
 
+#: The helpers a grid inherits and the engine calls by name: each with its kind and
+#: what it is, for the error that refuses a subclass giving the name another meaning.
+GRID_HELPERS = types.MappingProxyType({
+    "representative_chunk_shapes": ("method", "representative_chunk_shapes(), the chunk "
+                                    "shapes that show every distinct chunk size"),
+    "grid_shape": ("property", "grid_shape, the number of chunks along each dimension"),
+    "chunk_shape": ("method", "chunk_shape(coords), the stored shape of one chunk"),
+    "chunk_origin": ("method", "chunk_origin(coords), the first index of one chunk"),
+    "chunk_extent": ("method", "chunk_extent(coords), the in-bounds shape of one chunk"),
+    "nchunks": ("property", "nchunks, the number of chunks of the grid"),
+})
+
+
+def _is_kind(value: Any, kind: str) -> bool:
+    if kind == "property":
+        return isinstance(value, (property, functools.cached_property))
+    return inspect.isfunction(value)
+
+
+def _shadowing(owner: str, name: str, what: str) -> TypeError:
+    kind, meaning = GRID_HELPERS[name]
+    return TypeError(
+        f"{owner} {what}, but {name!r} is ChunkGrid's helper {meaning}: the engine calls "
+        f"it on every grid. Keep your value under another name (such as '_{name}'), or "
+        f"override the helper with a {kind} of the same meaning")
+
+
 class ChunkGrid(ABC):
     """A separable chunk grid bound to an array shape."""
 
     name: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, (kind, _) in GRID_HELPERS.items():
+            if name in cls.__dict__ and not _is_kind(cls.__dict__[name], kind):
+                raise _shadowing(f"the chunk grid class {cls.__qualname__}", name,
+                                 f"defines {name!r} as a {type(cls.__dict__[name]).__name__}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in GRID_HELPERS:
+            raise _shadowing(f"the chunk grid {type(self).__qualname__}", name,
+                             f"sets the attribute {name!r}")
+        super().__setattr__(name, value)
 
     @classmethod
     @abstractmethod

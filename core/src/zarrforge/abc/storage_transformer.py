@@ -9,6 +9,12 @@ transformer that regroups chunks (the 2022 draft's sharding) can tell chunk
 keys from other keys. The array's ``storage_transformers`` list is applied in order,
 the first entry being closest to the array.
 
+``wrap`` may also take a keyword ``path``: the array's node path (``""`` for
+the root, ``"a/b"``), or ``None`` when a format wraps the whole hierarchy
+(below). Callers go through :func:`wrap_store`, which passes ``path`` only to
+a ``wrap`` that declares it (or ``**kwargs``), so transformers written before
+it existed keep working; the signature is read once per class.
+
 *Runtime* transformers that change no keys (a cache, a request counter) are
 not recorded in metadata: pass them when opening an array
 (``open_array(..., transformers=[...])``); they wrap the store below the
@@ -18,6 +24,8 @@ recorded ones. Any callable ``store -> Store`` works there.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar, Sequence
 
@@ -47,12 +55,33 @@ class StorageTransformer(ABC):
         """The metadata entry that rebuilds this transformer (``from_json`` of it is equal)."""
 
     @abstractmethod
-    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any) -> Store:
+    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *,
+             path: str | None = None) -> Store:
         """The store the array's chunk I/O goes through (``metadata``: the array's
         :class:`~zarrforge.abc.metadata.ArrayMetadata`, which itself holds transformers,
-        so this module does not import it).
+        so this module does not import it; ``path``: the array's node path). Declaring
+        ``path`` is optional: :func:`wrap_store` passes it only where it is declared.
 
         A format applying hierarchy-wide (global) transformers, as the 2022 draft
-        allows, wraps the whole store: ``metadata`` is then ``None`` and ``keys``
-        match no key.
+        allows, wraps the whole store: ``metadata`` and ``path`` are then ``None`` and
+        ``keys`` match no key.
         """
+
+
+def wrap_store(transformer: StorageTransformer, store: Store, keys: ChunkKeys, metadata: Any,
+               *, path: str | None) -> Store:
+    """``transformer.wrap(store, keys, metadata)``, with ``path=path`` when its ``wrap``
+    takes it: every caller of ``wrap`` goes through here."""
+    if _takes_path(type(transformer)):
+        return transformer.wrap(store, keys, metadata, path=path)
+    return transformer.wrap(store, keys, metadata)
+
+
+@functools.lru_cache(maxsize=None)
+def _takes_path(cls: type) -> bool:
+    try:
+        parameters = inspect.signature(cls.wrap).parameters.values()
+    except (TypeError, ValueError):  # no signature to read (a builtin): the old call
+        return False
+    return any((p.name == "path" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
+               or p.kind is p.VAR_KEYWORD for p in parameters)

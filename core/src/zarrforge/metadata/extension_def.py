@@ -5,8 +5,9 @@ object ``{"name": ..., "configuration": {...}, "must_understand": bool}``.
 :func:`parse_extension` validates either form and returns an
 :class:`ExtensionRef`, still unresolved (:func:`zarrforge.resolution.resolve`
 builds the implementation through a registry). ``must_understand`` defaults to ``True``; the caller decides whether
-the extension point allows ``False`` (data types, chunk grids and chunk key
-encodings never do).
+the extension point allows ``False`` (data types, chunk grids, chunk key
+encodings and storage transformers never do: the refusal names the extension
+and the field).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def parse_extension(value: Any, *, field: str, allow_skip: bool = False,
                             field=f"{field}.must_understand", value=must_understand)
     if not must_understand and not allow_skip:
         raise MetadataError(
-            f"'must_understand: false' is not allowed for {point}: it cannot be skipped",
+            f"'must_understand: false' is not allowed for {point} ({name!r}): it cannot be "
+            "skipped; remove the member or set it to true",
             field=f"{field}.must_understand", value=must_understand)
     unexpected = set(value) - {"name", "configuration", "must_understand"}
     if unexpected:

@@ -40,7 +40,7 @@ import numpy as np
 import zarrforge as zf
 
 from .. import registry
-from ..abc.storage_transformer import ChunkKeys, StorageTransformer
+from ..abc.storage_transformer import ChunkKeys, StorageTransformer, wrap_store
 from ..abc.store import ByteRange, Store
 from ..errors import MetadataError, ZarrforgeError
 from ._common import document_id as _document_id
@@ -174,8 +174,8 @@ class StorageTransformerConformance:
         where = _document_id(document)
         inner = KitMemoryStore()
         array = self._array(document, inner)  # what wrap() gets: the real metadata
-        store = self._transformer(document).wrap(inner, _keys(len(self.shape)),
-                                                 array.metadata_model)
+        store = wrap_store(self._transformer(document), inner, _keys(len(self.shape)),
+                           array.metadata_model, path=array.path)
         assert isinstance(store, Store), f"{where}: wrap() returned {store!r}, not a Store"
         grid = self._grid()
         keys = _keys(len(grid))

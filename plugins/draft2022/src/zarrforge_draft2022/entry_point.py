@@ -34,7 +34,7 @@ import threading
 from typing import Any, Sequence
 
 from zarrforge.plugin_api import registry
-from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer
+from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer, wrap_store
 from zarrforge.abc.store import Store
 from zarrforge.errors import MetadataError, MustUnderstandError
 from zarrforge.plugin_api import load_document
@@ -72,8 +72,9 @@ class GlobalStorageTransformer(StorageTransformer):
     def to_json(self) -> dict[str, Any]:
         return self.inner.to_json()
 
-    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any) -> Store:
-        return self.inner.wrap(store, keys, metadata)
+    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *,
+             path: str | None = None) -> Store:
+        return wrap_store(self.inner, store, keys, metadata, path=path)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GlobalStorageTransformer) and other.to_json() == self.to_json()
@@ -94,7 +95,7 @@ class EntryPoint:
     def meta_store(self, store: Store) -> Store:
         """The store metadata documents are read and written through."""
         for transformer in reversed(self.transformers):
-            store = transformer.wrap(store, NO_CHUNK_KEYS, None)
+            store = wrap_store(transformer, store, NO_CHUNK_KEYS, None, path=None)
         return store
 
     def global_transformers(self) -> tuple[GlobalStorageTransformer, ...]:

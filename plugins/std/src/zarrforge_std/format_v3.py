@@ -27,11 +27,17 @@ with :func:`no_layout_message`, which names ``draft-2022``, the format that reco
 Defaults for new arrays match zarr-python 3: a regular grid, the ``default``
 chunk key encoding with ``/``, the ``bytes`` serializer (little-endian),
 and ``zstd`` (level 0, no checksum) as compressor when it is installed.
+
+A *variant* of the format (a ZEP prototype changing part of the layout)
+subclasses :class:`V3Format` and overrides only the members named in
+:data:`VARIANT_HOOKS` (docs/plugin-guide.md, "Variant formats"); every other
+member, and every name starting with ``_``, is internal and may change.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, ClassVar
 
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
@@ -114,13 +120,37 @@ def _view_too_large(view: RawJSON, key: str) -> str:
             "raise max_document_bytes to use it")
 
 
+#: What a variant of the format may override (docs/plugin-guide.md, "Variant formats"):
+#: class attributes first, then methods. Each is used by every path that needs it (reading,
+#: listing, writing, rewriting), so overriding one changes the format consistently.
+VARIANT_HOOKS = ("name", "metadata_name", "zarr_format_value", "metadata_key", "node_type_of",
+                 "parse", "document", "new_array", "new_group", "default_compressors")
+
+
 class V3Format(ChunksUnderNode, Format):
     name = FORMAT_NAME
-    #: the document of each node, ``<node>/zarr.json``; a variant of the format (a ZEP
-    #: trying another layout) can subclass with its own ``name`` and ``metadata_name``
-    metadata_name = METADATA_KEY
+    #: the document of each node, ``<node>/zarr.json``
+    metadata_name: ClassVar[str] = METADATA_KEY
+    #: the ``zarr_format`` member of this format's documents: read (a document with
+    #: another value is not this format's) and written
+    zarr_format_value: ClassVar[Any] = 3
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        legacy = cls.__dict__.get("_node_type")
+        if legacy is not None and "node_type_of" not in cls.__dict__:
+            warnings.warn(f"{cls.__qualname__} overrides V3Format._node_type, which is "
+                          "deprecated (it goes in 0.3): override node_type_of(document, key)",
+                          DeprecationWarning, stacklevel=2)
+            method = legacy.__get__  # a staticmethod, as V3Format's was, or a plain method
+
+            def node_type_of(self: V3Format, document: dict[str, Any], key: str) -> str | None:
+                return method(self, type(self))(document, key)
+
+            cls.node_type_of = node_type_of  # type: ignore[method-assign]
 
     def metadata_key(self, path: str) -> str:
+        """The store key of the document of the node at ``path``."""
         return f"{path}/{self.metadata_name}" if path else self.metadata_name
 
     # --- reading ------------------------------------------------------------------
@@ -138,14 +168,16 @@ class V3Format(ChunksUnderNode, Format):
         document = load_document_keeping_raw(data, key=key, allow_nan=True,
                                              at=_VIEW_ENTRIES, kept=_ENTRY_MEMBERS,
                                              raw_values=("attributes",))
-        node_type = self._node_type(document, key)
+        node_type = self.node_type_of(document, key)
         return None if node_type is None else NodeDocument(self.name, node_type, key, document)
 
-    @staticmethod
-    def _node_type(document: dict[str, Any], key: str) -> str | None:
-        """The node type of a parsed ``zarr.json``; ``None`` for another format's document
-        (the 2022 draft's entry point, say)."""
-        if document.get("zarr_format") != 3:
+    def node_type_of(self, document: dict[str, Any], key: str) -> str | None:
+        """The node type of a parsed document read at ``key``: ``"array"`` or ``"group"``,
+        ``None`` for another format's document (one whose ``zarr_format`` is not
+        :attr:`zarr_format_value`: the 2022 draft's entry point, say);
+        :class:`~zarrforge.errors.MetadataError` for this format's document with a bad
+        ``node_type``. Opening, detection and member listings all ask it."""
+        if document.get("zarr_format") != self.zarr_format_value:
             return None
         node_type = document.get("node_type")
         if node_type not in ("array", "group"):
@@ -153,8 +185,15 @@ class V3Format(ChunksUnderNode, Format):
                                 field="node_type", value=node_type, key=key)
         return node_type
 
+    @staticmethod
+    def _node_type(document: dict[str, Any], key: str) -> str | None:
+        """Deprecated (goes in 0.3): :meth:`node_type_of`, as the v3 format itself answers."""
+        warnings.warn("V3Format._node_type is deprecated (it goes in 0.3): use "
+                      "node_type_of(document, key)", DeprecationWarning, stacklevel=2)
+        return V3Format().node_type_of(document, key)
+
     def document_key(self, path: str, node_type: str) -> str | None:
-        return metadata_key(path)
+        return self.metadata_key(path)
 
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         try:
@@ -171,9 +210,12 @@ class V3Format(ChunksUnderNode, Format):
             raise exc.at(document.key) from None
 
     def parse(self, document: dict[str, Any], *, key: str) -> NodeMetadata:
-        if document.get("zarr_format") != 3:
-            raise MetadataError(f"expected 3, got {document.get('zarr_format')!r}",
-                                field="zarr_format", value=document.get("zarr_format"), key=key)
+        """The model of a node's parsed document (every name resolved); a variant reading
+        fields of its own takes them out of the document before calling this."""
+        if document.get("zarr_format") != self.zarr_format_value:
+            raise MetadataError(f"expected {self.zarr_format_value!r}, got "
+                                f"{document.get('zarr_format')!r}", field="zarr_format",
+                                value=document.get("zarr_format"), key=key)
         node_type = document.get("node_type")
         if node_type == "group":
             extra = split_unknown_fields(document, GROUP_FIELDS, key=key)
@@ -278,7 +320,16 @@ class V3Format(ChunksUnderNode, Format):
     # --- writing ------------------------------------------------------------------
 
     def document(self, metadata: NodeMetadata | NodeDocument) -> dict[str, Any]:
+        """The JSON a node is stored as. A variant overriding it changes what is written
+        too (:meth:`render`, :meth:`write_node`)."""
         return self._document(metadata, keep_raw=False)
+
+    def _written(self, metadata: NodeMetadata) -> dict[str, Any]:
+        # Consolidated entries kept as text are written as that text, unparsed; a variant's
+        # own document() is written as it returns it.
+        if type(self).document is not V3Format.document:
+            return self.document(metadata)
+        return self._document(metadata, keep_raw=True)
 
     def _document(self, metadata: NodeMetadata | NodeDocument, *, keep_raw: bool) -> dict[str, Any]:
         """``keep_raw``: consolidated entries kept as their text stay text (for writing)."""
@@ -287,7 +338,7 @@ class V3Format(ChunksUnderNode, Format):
             raw = content.raw if keep_raw and isinstance(content, ListedContent) else None
             return raw if raw is not None else dict(content)  # type: ignore[return-value]
         if isinstance(metadata, GroupMetadata):
-            doc: dict[str, Any] = {"zarr_format": 3, "node_type": "group",
+            doc: dict[str, Any] = {"zarr_format": self.zarr_format_value, "node_type": "group",
                                    "attributes": _attributes_out(metadata, keep_raw)}
             if metadata.consolidated is not None:
                 doc["consolidated_metadata"] = {
@@ -296,7 +347,7 @@ class V3Format(ChunksUnderNode, Format):
                                  for name, entry in sorted(metadata.consolidated.items())}}
         else:
             doc = {
-                "zarr_format": 3,
+                "zarr_format": self.zarr_format_value,
                 "node_type": "array",
                 "shape": list(metadata.shape),
                 "data_type": metadata.data_type.to_json(),
@@ -316,13 +367,13 @@ class V3Format(ChunksUnderNode, Format):
         return doc
 
     def render(self, metadata: NodeMetadata) -> bytes:
-        return dump_document(self._document(metadata, keep_raw=True))
+        return dump_document(self._written(metadata))
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata,
                    rendered: bytes | None = None) -> None:
         key = self.metadata_key(path)
         if rendered is None:
-            rendered = dump_document(self._document(metadata, keep_raw=True), key=key)
+            rendered = dump_document(self._written(metadata), key=key)
         store.set(key, rendered)
 
     def new_group(self, attributes: dict[str, Any] | None = None,
@@ -443,7 +494,7 @@ class V3Format(ChunksUnderNode, Format):
                 continue
             try:
                 document = load_document(data, key=key, allow_nan=True)
-                node_type = self._node_type(document, key)
+                node_type = self.node_type_of(document, key)
             except MetadataError:
                 children.append((name, None))
                 continue

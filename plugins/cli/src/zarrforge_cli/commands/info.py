@@ -71,7 +71,7 @@ def array_report(array: Any) -> dict[str, Any]:
     try:
         chunks: Any = list(array.chunks)
     except AttributeError:
-        chunks = grid.to_json()
+        chunks = model.chunk_grid.to_json()
     document = array.metadata
     fill = (document.get("fill_value") if "fill_value" in document
             else document.get(".zarray", {}).get("fill_value"))
@@ -86,6 +86,7 @@ def array_report(array: Any) -> dict[str, Any]:
         "shards": list(array.shards) if array.shards else None,
         "grid_shape": list(array.cdata_shape),
         "codecs": [codec.to_json() for codec in model.codecs],
+        "storage_transformers": [t.to_json() for t in model.storage_transformers],
         "fill_value": fill,
         "dimension_names": list(array.dimension_names) if array.dimension_names else None,
         "extensions": _extensions(model),
@@ -177,6 +178,9 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("Shards", compact_json(report["shards"]) if report["shards"] else "none"),
         ("Grid", f"{compact_json(report['grid_shape'])} = {total} {unit}"),
         ("Codecs", "\n".join(compact_json(c) for c in report["codecs"])),
+        *([("Storage transformers",
+            "\n".join(compact_json(t) for t in report["storage_transformers"]))]
+          if report["storage_transformers"] else []),
         ("Fill value", compact_json(report["fill_value"])),
         ("Dimension names", compact_json(report["dimension_names"])),
         *_extension_rows(report),
@@ -195,8 +199,8 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
 @storage.flags()
 @json_option
 def info(url: str, path: str, as_json: bool, storage_options: dict[str, Any]) -> None:
-    """Show an array's format, shape, data type, chunking, codecs, fill value, stored
-    size, compression ratio and written chunks, or a group's summary.
+    """Show an array's format, shape, data type, chunking, codecs, storage transformers,
+    fill value, stored size, compression ratio and written chunks, or a group's summary.
 
     Stored bytes and the compression ratio count the chunks that are written
     (sizing each one); "uncompressed" is their size in memory. On a store that
