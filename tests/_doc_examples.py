@@ -93,6 +93,8 @@ def _with_servers(code: str) -> str:
 def _shell_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    # the pages show the output a pipe gets (100 columns), whatever terminal runs the tests
+    env.pop("COLUMNS", None)
     return env
 
 
