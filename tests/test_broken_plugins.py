@@ -393,3 +393,35 @@ def test_broken_stores_url_adapters_and_hooks_beside_the_built_ins(fake_distribu
     assert rows[("hooks", "brokenhooks")].startswith("error: failed unexpectedly")
     assert rows[("url_adapters", "x*")].startswith("error: failed unexpectedly")
     assert rows[("stores", "memory")] == "ok"
+
+
+CHUNK_STORE = """
+from zarrforge_std.stores.memory import MemoryStore
+
+class ChunkBug(MemoryStore):
+    '''Metadata works; a chunk read or write hits a bug in the store.'''
+    def get(self, key, byte_range=None):
+        if key.startswith("c/"):
+            raise KeyError("a bug in get")
+        return super().get(key, byte_range)
+    def get_many(self, requests):
+        return [self.get(k, r) for k, r in requests]
+    def set_many(self, items):
+        raise ValueError("a bug in set_many")
+"""
+
+
+def test_a_store_that_raises_on_chunk_io_is_named_and_other_stores_work(fake_distribution):
+    fake_distribution("zf-chunk-bug", {}, {"zfchunkbug": CHUNK_STORE})
+    import zfchunkbug
+
+    store = zfchunkbug.ChunkBug()
+    array = zf.create_array(store, shape=(4,), chunks=(2,), dtype="int8")
+    with pytest.raises(PluginFailureError, match="store plugin 'ChunkBug'.*zfchunkbug"
+                                                 ".*reading or writing chunks.*a bug in get"):
+        array[...]
+    with pytest.raises(PluginFailureError, match="ChunkBug.*a bug in set_many"):
+        array[...] = [1, 2, 3, 4]
+    other = zf.create_array(MemoryStore(), shape=(4,), chunks=(2,), dtype="int8")
+    other[...] = [1, 2, 3, 4]
+    assert other[...].tolist() == [1, 2, 3, 4]

@@ -54,6 +54,7 @@ from .chunk_io import (KeyFetcher, batch_size_for, chunk_locks, read_ahead,
                        typical_chunk_bytes, typical_chunk_shape)
 from .codec_chain import CodecChain
 from .errors import ConflictError
+from .plugin_failures import store_bugs_named
 from .optimistic import pause_before_retry, read_modify_write
 from .parallel import (GROUPS_PER_WORKER, UNCOMPRESSED_FACTOR, grouped, run_groups,  # noqa: F401
                        using_threads, workers_for)  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
@@ -150,7 +151,8 @@ class ChunkEngine:
     def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
         """The decoded chunk at ``coords``, or ``None`` if it was never written."""
         key = self.keys.key(coords)
-        data = self.store.get(key)
+        with store_bugs_named(self.store):
+            data = self.store.get(key)
         if data is None:
             return None
         with using_threads(self.threads):
@@ -192,7 +194,7 @@ class ChunkEngine:
             else:
                 view.set(key, data)
 
-        with using_threads(self.threads):
+        with using_threads(self.threads), store_bugs_named(self.store):
             read_modify_write(self.store, update)
 
     @staticmethod
@@ -213,7 +215,7 @@ class ChunkEngine:
 
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         """``out[p.out_selection] = chunk[p.chunk_selection]`` for each projection."""
-        with using_threads(self.threads):
+        with using_threads(self.threads), store_bugs_named(self.store):
             self._read(projections, out, out.size)
 
     def read_gathered(self, reads: Sequence[tuple[Iterable[Any], np.ndarray]]) -> None:
@@ -223,7 +225,7 @@ class ChunkEngine:
         large concurrent batches one large read would."""
         aimed = sorted((Aimed(p, out) for projections, out in reads for p in projections),
                        key=lambda a: a.coords)
-        with using_threads(self.threads):
+        with using_threads(self.threads), store_bugs_named(self.store):
             self._read(aimed, None, sum(out.size for _, out in reads))
 
     def _read(self, projections: Iterable[Any], out: np.ndarray | None, elements: int) -> None:
@@ -301,7 +303,7 @@ class ChunkEngine:
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         """``chunk[p.chunk_selection] = value[p.out_selection]`` for each projection."""
-        with using_threads(self.threads):
+        with using_threads(self.threads), store_bugs_named(self.store):
             self._write(projections, value)
 
     def _write(self, projections: Iterable[Any], value: np.ndarray) -> None:

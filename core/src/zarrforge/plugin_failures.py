@@ -95,3 +95,33 @@ class named:
             return False
         origin = self.origin() if callable(self.origin) else self.origin
         raise failure(self.point, self.name, origin, exc, self.doing) from exc
+
+
+class store_bugs_named:
+    """``with store_bugs_named(store):`` around chunk I/O turns an unexpected exception
+    raised inside the store's own package into :func:`failure`'s error naming the store;
+    anything else (zarrforge errors, a store's ``OSError``, failures elsewhere) passes
+    unchanged. Nothing is looked at unless something fails, so it costs nothing on the
+    way through; the innermost frame of the traceback says whose code raised."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, traceback: Any) -> bool:
+        if exc is None or not unexpected(exc) or isinstance(exc, OSError):
+            return False
+        package = type(self.store).__module__.partition(".")[0]
+        innermost = traceback
+        while innermost is not None and innermost.tb_next is not None:
+            innermost = innermost.tb_next
+        raised_in = innermost.tb_frame.f_globals.get("__name__", "") if innermost else ""
+        if package in ("zarrforge", "builtins") or raised_in.partition(".")[0] != package:
+            return False
+        kind_name = type(self.store).__qualname__
+        raise failure("store", kind_name, f"{type(self.store).__module__}.{kind_name}", exc,
+                      "reading or writing chunks") from exc
