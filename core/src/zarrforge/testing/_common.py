@@ -80,3 +80,14 @@ def expect_equal(found: Any, expected: Any, what: str) -> None:
                   min(len(found), len(expected)))
         detail = f" (first difference at byte {at}; {len(found)} bytes, expected {len(expected)})"
     raise AssertionError(f"{what} is {shown(found)}; expected {shown(expected)}{detail}")
+
+
+def expect_refused(attempts: Any, error: type[BaseException], where: str) -> None:
+    """Each ``(name, call)`` of ``attempts`` must raise ``error``; the first that does
+    not fails, naming the call and ``where`` it was made."""
+    for name, attempt in attempts:
+        try:
+            attempt()
+        except error:
+            continue
+        raise AssertionError(f"{name} {where} was not refused; expected a {error.__name__}")
