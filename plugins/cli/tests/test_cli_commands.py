@@ -476,6 +476,20 @@ def test_hints_name_the_flags(hierarchy, tmp_path):
     assert applied.returncode == 1 and "pass --overwrite to replace" in applied.stderr
 
 
+def test_copy_to_v2_of_two_compressors_names_the_flag(tmp_path):
+    """Before: "byte filters such as checksums may go in filters=", which the command line
+    has no option for."""
+    source = tmp_path / "two.zarr"
+    zf.create_array(str(source), shape=(4,), dtype="int8", compressors=["gzip", "crc32c"])
+    refused = run("copy", str(source), str(tmp_path / "v2.zarr"), "--format", "2",
+                  "--progress", "none")
+    assert refused.returncode == 1
+    assert "pass one --compressor" in refused.stderr and "filters=" not in refused.stderr
+    copied = run("copy", str(source), str(tmp_path / "v2.zarr"), "--format", "2",
+                 "--compressor", "gzip", "--progress", "none")
+    assert copied.returncode == 0, copied.stderr
+
+
 def test_copy_of_sharded_data_to_v2_names_the_field_once_and_suggests_shards_none(hierarchy,
                                                                                tmp_path):
     result = run("copy", str(hierarchy), str(tmp_path / "v2.zarr"), "--format", "2",
@@ -558,3 +572,20 @@ def test_output_fits_the_terminal():
     lines = text.splitlines()
     assert len(lines) > 20 and "extension" in text
     assert 60 <= max(len(line.rstrip()) for line in lines) <= 72  # the terminal's width
+
+
+def test_a_warning_is_one_line_in_the_commands_words(tmp_path):
+    """Before: Python's form, with the source file, line and code of core's resolution."""
+    path = tmp_path / "skipped.zarr"
+    zf.create_array(str(path), shape=(2,), dtype="int8")
+    document = json.loads((path / "zarr.json").read_text())
+    document["codecs"].insert(0, {"name": "x.unknown", "must_understand": False})
+    (path / "zarr.json").write_text(json.dumps(document))
+    shown = run("tree", str(path))
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stderr.splitlines()
+    assert lines == ["warning: codecs[0]: codec 'x.unknown' is not installed and says "
+                     "must_understand: false; it is skipped when reading, and writing to "
+                     "this array is refused"], shown.stderr
+    raw = run("--traceback", "tree", str(path))
+    assert "SkippedExtensionWarning" in raw.stderr

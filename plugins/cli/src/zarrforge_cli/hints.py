@@ -23,6 +23,9 @@ _PYTHON_TO_FLAGS: list[tuple[re.Pattern[str], str]] = [
      r"zarrforge consolidate URL --path \1"),
     (re.compile(r"zarrforge\.consolidate_metadata\(\)"), "zarrforge consolidate URL"),
     (re.compile(r"\(zarrforge\.consolidate_metadata\)"), "(zarrforge consolidate URL)"),
+    # the command line has no filters option: one --compressor is what it can give
+    (re.compile(r"pass one compressor \(byte filters such as checksums may go in filters=\)"),
+     "pass one --compressor"),
 ]
 
 SHARDS_NONE = ("; pass --shards none to copy it unsharded (its inner chunks become the "

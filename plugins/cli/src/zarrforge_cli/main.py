@@ -3,6 +3,8 @@ zarrforge-cli's own included (:mod:`zarrforge_cli.registration`), loaded lazily.
 
 from __future__ import annotations
 
+import functools
+import warnings
 from typing import Any
 
 import click
@@ -16,7 +18,8 @@ class ZarrforgeCLI(click.Group):
     it runs or is listed. Failures of zarrforge itself (a missing node,
     unreadable metadata, an existing destination) exit with 1 and a one-line
     message, its advice in flags (:mod:`zarrforge_cli.hints`); ``--traceback``
-    shows the traceback instead."""
+    shows the traceback instead. Warnings are one line each, ``warning: ...``, in the
+    same words (``--traceback``: Python's own form)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return registration.names()
@@ -27,13 +30,23 @@ class ZarrforgeCLI(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         from zarrforge.errors import ZarrforgeError
 
-        try:
-            return super().invoke(ctx)
-        except (ZarrforgeError, OSError) as exc:
-            if ctx.params.get("traceback"):
-                raise
-            raise CommandFailed(hints.for_command(_message(exc), ctx.invoked_subcommand)) \
-                from exc
+        with warnings.catch_warnings():
+            if not ctx.params.get("traceback"):
+                warnings.showwarning = functools.partial(_show_warning, ctx)
+            try:
+                return super().invoke(ctx)
+            except (ZarrforgeError, OSError) as exc:
+                if ctx.params.get("traceback"):
+                    raise
+                raise CommandFailed(hints.for_command(_message(exc), ctx.invoked_subcommand)) \
+                    from exc
+
+
+def _show_warning(ctx: click.Context, message: Warning | str, category: type[Warning],
+                  filename: str, lineno: int, file: Any = None, line: str | None = None) -> None:
+    """A warning as one line of the command's words, not Python's source-line form."""
+    text = hints.for_command(str(message), ctx.invoked_subcommand)
+    click.echo(f"warning: {text}", err=True)
 
 
 def _message(exc: BaseException) -> str:
