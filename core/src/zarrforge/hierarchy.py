@@ -304,15 +304,19 @@ def views_above(store: Store, fmt: Format, path: str) -> list[tuple[str, NodeDoc
     return ancestors
 
 
-def _check_view_usable(fmt: Format, path: str, document: NodeDocument | None) -> None:
+def _check_view_usable(fmt: Format, path: str,
+                       document: NodeDocument | None) -> NodeMetadata | None:
+    """The model of the group document at ``path`` (``None`` for none), refused if its
+    consolidated view could not be kept in step with a change below it."""
     if document is None or document.node_type != "group":
-        return
+        return None
     group = fmt.resolve(document)
     if isinstance(group, GroupMetadata) and group.view_unused:
         # the view would go stale: a reader with a larger limit would use it
         raise MetadataError(f"cannot change a node below the group {'/' + path!r}: its "
                             f"view cannot be kept in step: {group.view_unused}",
                             key=document.key)
+    return group
 
 
 def refresh_consolidated(store: Store, fmt: Format, path: str,
@@ -335,8 +339,7 @@ def refresh_views(store: Store, fmt: Format,
     for ancestor, document in ancestors:
         if document is None or document.node_type != "group":
             continue
-        _check_view_usable(fmt, ancestor, document)
-        group = fmt.resolve(document)
+        group = _check_view_usable(fmt, ancestor, document)
         if not isinstance(group, GroupMetadata) or group.consolidated is None:
             continue
 
