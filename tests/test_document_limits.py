@@ -18,9 +18,11 @@ from zarrforge_std.stores.memory import MemoryStore
 FORMATS = [3, 2, "draft-2022"]
 
 
-def test_the_default_limit_refuses_a_70_mb_attribute_before_writing() -> None:
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_default_limit_refuses_a_70_mb_attribute_before_writing(fmt) -> None:
     store = MemoryStore()
-    array = zf.create_array(store, "a", shape=(2,), dtype="int8", attributes={"kept": 1})
+    array = zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=fmt,
+                            attributes={"kept": 1})
     before = dict(store._data)
     with pytest.raises(DocumentTooLargeError, match="max_document_bytes") as info:
         array.attrs["big"] = "x" * 70_000_000
@@ -47,9 +49,11 @@ def test_an_attribute_update_over_the_limit_leaves_the_node_as_it_was(fmt) -> No
     store = MemoryStore()
     array = zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=fmt,
                             attributes={"kept": 1})
+    before = dict(store._data)
     with zf.config.set(max_document_bytes=4096):
         with pytest.raises(DocumentTooLargeError):
             array.attrs["big"] = "x" * 5000
+        assert store._data == before  # nothing written, not even a part
         assert dict(zf.open_array(store, "a").attrs) == {"kept": 1}
 
 
@@ -122,8 +126,9 @@ def test_a_v3_root_whose_view_is_over_the_limit_opens_without_it(tmp_path) -> No
             group = zf.open_group(store, mode="r")  # the default falls back to the store
         assert group["a7"].attrs["i"] == 7
         with pytest.raises(MetadataError, match="no consolidated metadata it can use.*"
-                                                "max_document_bytes"):
+                                                "max_document_bytes") as refused:
             zf.open_group(store, use_consolidated=True)
+        assert "remove_consolidated_metadata" in str(refused.value)  # names the repair
 
 
 @pytest.mark.parametrize("change", ["create", "resize", "attributes", "delete", "root attributes"])

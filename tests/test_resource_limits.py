@@ -67,9 +67,10 @@ def test_a_declared_16_gib_zstd_chunk_is_refused_on_read_and_partial_write():
                             compressors=[{"name": "zstd", "configuration": {"level": 1}}])
     stored = numcodecs.Zstd(level=1).encode(b"\x00" * 100)  # a frame that names no size
     a.store.set("c/0", stored)
-    with pytest.raises(ResourceLimitError, match=r"chunk 'c/0' of shape \(17179869184,\)"):
+    refusal = r"chunk 'c/0' of shape \(17179869184,\).*max_chunk_bytes"
+    with pytest.raises(ResourceLimitError, match=refusal):
         a[:4] = 1
-    with pytest.raises(ResourceLimitError, match="c/0"):
+    with pytest.raises(ResourceLimitError, match=refusal):
         a[:4]
     assert a.store.get("c/0") == stored  # left as it was
 
@@ -78,8 +79,31 @@ def test_a_sharded_array_with_a_huge_declared_inner_chunk_is_refused():
     with zf.config.set(max_chunk_bytes=None):  # written elsewhere, without the limit
         a = zf.create_array(None, shape=(2**33,), chunks=(2**32,), shards=(2**33,),
                             dtype="uint8", compressors=None)
-    with pytest.raises(ResourceLimitError, match="max_chunk_bytes"):
-        a[7] = 1
+    before = dict(a.store._data)
+    with pytest.raises(ResourceLimitError, match=r"chunk 'c/0' of shape .*max_chunk_bytes"):
+        a[7] = 1  # the shard would be built whole
+    assert a.store._data == before
+
+
+def test_a_stored_shard_with_a_huge_declared_inner_chunk_is_refused_on_read_and_write():
+    import json
+
+    a = zf.create_array(None, shape=(3,), chunks=(3,), shards=(3,), dtype="int32")
+    a[...] = [1, 2, 3]
+    document = json.loads(a.store.get("zarr.json"))  # edited elsewhere: 1 GiB chunks
+    document["chunk_grid"]["configuration"]["chunk_shape"] = [2**28]
+    document["codecs"][0]["configuration"]["chunk_shape"] = [2**28]
+    a.store.set("zarr.json", json.dumps(document).encode())
+    before = dict(a.store._data)
+    a = zf.open_array(a.store, mode="r+")
+    # an inner chunk has no key of its own: the error gives its shape and the setting
+    refusal = r"inner chunks? a \w+ touches of shape \(268435456,\).*max_chunk_bytes"
+    with zf.config.set(max_chunk_bytes=2**20):
+        with pytest.raises(ResourceLimitError, match=refusal):
+            a[0:2]
+        with pytest.raises(ResourceLimitError, match=refusal):
+            a[0:2] = 7
+    assert a.store._data == before
 
 
 def test_the_per_chunk_limit_can_be_raised_or_turned_off():

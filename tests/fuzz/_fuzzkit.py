@@ -6,7 +6,8 @@ against zarrforge. Every check obeys one oracle (:func:`expect`):
 * the call returns a correct result (each target checks what "correct" means
   for it: a decoded chunk of the promised shape, a valid key, ...), or
 * it raises a :class:`~zarrforge.errors.ZarrforgeError` whose message names
-  the store key or the metadata field involved;
+  what is involved: a ``MetadataError`` its document's store key and, where it
+  has one, the field; a ``CorruptChunkError`` the chunk key;
 * anything else fails the case: another exception type (it propagates
   unchanged, so hypothesis shrinks and reports it as it is), a zarrforge error
   that names nothing, an error caused somewhere down its chain by a
@@ -95,6 +96,19 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         exc = exc.__cause__ or exc.__context__
 
 
+# MetadataErrors known to name the field but not the document's key: the codec order
+# check (``CodecChain(meta.codecs)`` in ``arrays._checked_chain`` runs outside the ``try``
+# that adds the key). docs/reliability.md states the exception; remove it with the fix.
+KEYLESS_METADATA_ERRORS = {("codec_chain.py", "check_order")}
+
+
+def _keyless_by_known_gap(exc: MetadataError) -> bool:
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and (os.path.basename(frames[-1].filename),
+                             frames[-1].name) in KEYLESS_METADATA_ERRORS
+
+
 def check_error(exc: ZarrforgeError, *, key: str | None = None) -> None:
     """Raise :class:`Violation` if ``exc`` is not an acceptable zarrforge error."""
     for inner in _chain(exc):
@@ -103,12 +117,14 @@ def check_error(exc: ZarrforgeError, *, key: str | None = None) -> None:
                             f"attempted): {exc}") from exc
     text = str(exc)
     if isinstance(exc, MetadataError):
-        names = [n for n in (exc.key, exc.field) if n]
-        if not names:
-            raise Violation(f"{type(exc).__name__} names neither a key nor a field: {text!r}") from exc
-        if not any(n in text for n in names):
+        # the document's store key always; its field too where the error has one
+        if not exc.key and not _keyless_by_known_gap(exc):
+            raise Violation(f"{type(exc).__name__} does not name the store key: {text!r}") from exc
+        missing = [n for n in (exc.key, exc.field)  # quoted with repr, or as they are
+                   if n and n not in text and repr(n) not in text]
+        if missing:
             raise Violation(f"{type(exc).__name__} has key={exc.key!r} field={exc.field!r} "
-                            f"but its message mentions neither: {text!r}") from exc
+                            f"but its message does not mention {missing}: {text!r}") from exc
     elif isinstance(exc, CorruptChunkError):
         if key is not None and exc.key is None:
             raise Violation(f"{type(exc).__name__} does not name the chunk key {key!r}: {text!r}") from exc

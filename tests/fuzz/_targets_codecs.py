@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from zarrforge import config, registry
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.codec_chain import CodecChain
-from zarrforge.errors import CodecError
+from zarrforge.errors import CodecError, CorruptChunkError
 from zarrforge import resolution as c
 
 from _fuzzkit import expect, mutate_bytes, target
@@ -270,6 +270,7 @@ def check_case(value: tuple[Case, Any, Any]) -> None:
     if encoded is not None and case.roundtrips:
         decoded = chain.decode(encoded, spec, key=KEY)
         assert decoded.shape == spec.shape, (decoded.shape, spec.shape)
+        assert decoded.dtype == spec.dtype or decoded.dtype.newbyteorder("=") == spec.dtype
         if case.lossless:
             assert equal(decoded, values), f"{case.label}: {values!r} decoded as {decoded!r}"
     if encoded is not None:
@@ -277,7 +278,7 @@ def check_case(value: tuple[Case, Any, Any]) -> None:
     else:
         source = data.draw(st.binary(max_size=256), label="bytes")
     mutated = mutate_bytes(data, source)
-    with expect(key=KEY):
+    with expect(key=KEY) as caught:
         decoded = chain.decode(mutated, spec, key=KEY)
         assert isinstance(decoded, np.ndarray) and decoded.shape == spec.shape, \
             f"{case.label}: decoded to {getattr(decoded, 'shape', decoded)!r}, expected {spec.shape}"
@@ -286,6 +287,10 @@ def check_case(value: tuple[Case, Any, Any]) -> None:
                 and case.codecs[-1]["name"] in CHECKSUM_LAST):
             raise AssertionError(f"{case.label}: changed bytes passed the checksum "
                                  f"({encoded!r} -> {mutated!r})")
+    # damage is a CorruptChunkError naming this chunk, not any other zarrforge error
+    for error in caught:
+        assert isinstance(error, CorruptChunkError) and error.key == KEY, \
+            f"{case.label}: damaged bytes raised {type(error).__name__}: {error}"
 
 
 @target("codec_decode", strategy=codec_cases, examples=400,

@@ -37,11 +37,20 @@ from zarrforge import resolution as c
 from zarrforge_sharding.index import EMPTY, MAX_RANGE
 from zarrforge_std.stores.memory import MemoryStore
 
+from zarrforge.errors import CorruptChunkError
+
 from _fuzzkit import expect, mutate_bytes, target
 
 KEY = "fuzz/c/0/0"
 B = {"name": "bytes", "configuration": {"endian": "little"}}
 U64 = 2**64 - 1
+
+
+def corrupt_only(caught: list, what: str) -> None:
+    """Damage must surface as a ``CorruptChunkError``, not as any other zarrforge error."""
+    for error in caught:
+        assert isinstance(error, CorruptChunkError), \
+            f"{what} of a damaged shard raised {type(error).__name__}: {error}"
 
 
 def hostile_entry(draw: Any, entries: np.ndarray, shard_size: int, index_size: int) -> tuple[int, int]:
@@ -141,18 +150,21 @@ def fuzz_sharding(case: dict[str, Any]) -> None:
         damaged = mutate_bytes(case["data"], damaged)
 
     whole = partial = None
-    with expect(key=KEY):
+    with expect(key=KEY) as caught:
         whole = chain.decode(damaged, spec, key=KEY)
         assert whole.shape == spec.shape and whole.dtype == spec.dtype
-    with expect(key=KEY):
+    corrupt_only(caught, "decode")
+    with expect(key=KEY) as caught:
         partial = chain.decode_partial(fetcher(damaged), spec, selection, key=KEY)
+    corrupt_only(caught, "decode_partial")
     if whole is not None:
         assert partial is not None, "the whole shard decodes but a partial read of it fails"
         assert np.array_equal(partial, whole[selection]), (partial, whole[selection])
     update = np.full(np.shape(values[selection]), 7, dtype=spec.dtype)
     updated = None
-    with expect(key=KEY):
+    with expect(key=KEY) as caught:
         updated = ("ok", chain.encode_partial(damaged, spec, selection, update, key=KEY))
+    corrupt_only(caught, "encode_partial")
     if whole is not None and updated is not None:
         expected = whole.copy()
         expected[selection] = update
@@ -219,25 +231,30 @@ def fuzz_draft_sharding(case: dict[str, Any]) -> None:
         for coords in np.ndindex(*grid):
             key = array.chunk_key(coords)
             whole = part = None
-            with expect(key=key):
+            with expect(key=key) as caught:
                 whole = chunk_store.get(key)
+            corrupt_only(caught, f"reading chunk {key}")
             byte_range = data.draw(st.sampled_from([ByteRange(0, 1), ByteRange(1), ByteRange(length=2),
                                                     ByteRange(2, 100)]), label="range")
-            with expect(key=key):
+            with expect(key=key) as caught:
                 part = ("ok", chunk_store.get(key, byte_range))
+            corrupt_only(caught, f"reading {byte_range} of chunk {key}")
             if whole is not None and part is not None and part[1] is not None:
                 assert part[1] == whole[byte_range.slice_of(len(whole))], (key, byte_range)
-        with expect():
+        with expect() as caught:
             array.nchunks_initialized  # noqa: B018 - lists through the transformer
+        corrupt_only(caught, "listing the chunks")
         read = None
-        with expect():
+        with expect() as caught:
             read = array[...]
+        corrupt_only(caught, "reading the array")
         if read is not None:
             victim_coords = tuple(int(x) for x in victim[len("data/root/a/c"):].split("/"))
             outside = np.ones(case["shape"], dtype=bool)
             outside[tuple(slice(v * s, (v + 1) * s) for v, s in zip(victim_coords, case["shards"]))] = False
             assert np.array_equal(read[outside], values[outside]), "a shard that was not damaged changed"
         region = tuple(slice(0, min(2, s)) for s in case["shape"])
-        with expect():
+        with expect() as caught:
             array[region] = 9
             assert np.all(array[region] == 9)
+        corrupt_only(caught, "writing the array")

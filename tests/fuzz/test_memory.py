@@ -13,7 +13,8 @@ ways found (and fixed) that made zarrforge allocate far more than a chunk's size
 * ``test_request_limit_and_size_do_not_overflow`` (fixed): element counts are
   Python integers, so they do not wrap around for huge arrays.
 * ``test_request_limit_is_checked_before_the_chunks_are_enumerated`` (B9, fixed): a
-  read that ``max_request_bytes`` refuses does not first list every chunk it touches.
+  read or write that ``max_request_bytes`` refuses does not first list every chunk it
+  touches.
 """
 
 from __future__ import annotations
@@ -94,6 +95,10 @@ BOMBS = {
     "numcodecs.bz2": {"name": "numcodecs.bz2", "configuration": {"level": 1}},
     "numcodecs.lzma": {"name": "numcodecs.lzma", "configuration": {"preset": 1}},
     "numcodecs.lz4": {"name": "numcodecs.lz4"},
+    "numcodecs.gzip": {"name": "numcodecs.gzip", "configuration": {"level": 1}},
+    "numcodecs.zstd": {"name": "numcodecs.zstd", "configuration": {"level": 1}},
+    "numcodecs.blosc": {"name": "numcodecs.blosc",
+                        "configuration": {"cname": "zstd", "clevel": 1, "shuffle": 0}},
 }
 
 
@@ -168,14 +173,19 @@ def test_request_limit_is_checked_before_the_chunks_are_enumerated() -> None:
             try:
                 array[...]
             except ResourceLimitError:
-                print("refused")
+                print("read refused")
+            try:
+                array[...] = 1
+            except ResourceLimitError:
+                print("write refused")
     ''')
     try:
         process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                                  timeout=8)
     except subprocess.TimeoutExpired:
-        pytest.fail("a read that max_request_bytes refuses ran for more than 8 s")
-    assert process.stdout.strip() == "refused", process.stderr[-2000:]
+        pytest.fail("a read or write that max_request_bytes refuses ran for more than 8 s")
+    assert process.stdout.split() == ["read", "refused", "write", "refused"], \
+        process.stderr[-2000:]
 
 
 def _overhanging(sharded: bool):
@@ -206,8 +216,12 @@ def test_chunk_overhanging_the_array_is_checked_against_the_limit(sharded, regio
     from zarrforge.errors import ResourceLimitError
 
     array = _overhanging(sharded)
+    # the chunk's key, or for part of a shard the inner chunk's shape (it has no key)
+    whole = not sharded or region == slice(0, 3)
+    named = r"chunk 'a/c/0' of shape" if whole else r"inner chunks? a \w+ touches of shape"
+    setting = r".*over the limit of 1048576 bytes \(zarrforge.config max_request_bytes\)"
     with config.set(max_request_bytes=2**20):
-        with pytest.raises(ResourceLimitError, match="over the limit"):
+        with pytest.raises(ResourceLimitError, match=named + setting):
             array[region]
-        with pytest.raises(ResourceLimitError, match="over the limit"):
+        with pytest.raises(ResourceLimitError, match=named + setting):
             array[region] = 7

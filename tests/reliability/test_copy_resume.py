@@ -3,11 +3,11 @@ destination.
 
 Interruptions: a store error partway through the data (``FaultyStore``), a
 store error while the metadata of a hierarchy is being written, and a copy
-process killed with SIGKILL. After each, the destination opens (an interrupted
-copy is *not* marked as incomplete: it reads as a partly filled array), the
-copy without ``overwrite`` refuses, and the copy with ``overwrite=True``
-produces a destination equal to the source: the same documents and the same
-data in every array.
+process killed with SIGKILL. After a failure in the data the destination opens,
+its root carries the unfinished-write marker, and the copy without ``overwrite``
+refuses with ``UnfinishedWriteError``; a failure in the metadata leaves nothing.
+After each, the copy with ``overwrite=True`` produces a destination equal to the
+source (the same documents and the same data in every array) and no marker.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import zarrforge
-from zarrforge.errors import ContainsNodeError, IncompleteCopyError, StoreError
+from zarrforge.errors import IncompleteCopyError, StoreError, UnfinishedWriteError
 from zarrforge.testing.faults import Fail, FaultyStore, on
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
@@ -72,10 +72,13 @@ def test_copy_interrupted_by_a_store_error_can_be_rerun(tmp_path: Path, fmt: str
     assert sorted([*report.completed, report.stopped[0], *report.pending]) == arrays
     assert 0 <= report.stopped[1] <= report.stopped[2]
     zarrforge.open_group(dest, mode="r")  # the partial destination opens
-    with pytest.raises(ContainsNodeError):
+    marker = zarrforge.unfinished_write(dest, "")
+    assert marker is not None and marker.operation == "copy"
+    with pytest.raises(UnfinishedWriteError, match="'copy'"):  # a ContainsNodeError
         zarrforge.copy(source, dest)
     zarrforge.copy(source, dest, overwrite=True)
     _assert_same(source, dest)
+    assert zarrforge.unfinished_write(dest, "") is None
 
 
 def test_copy_interrupted_while_writing_metadata_can_be_rerun(tmp_path: Path) -> None:
@@ -86,6 +89,7 @@ def test_copy_interrupted_while_writing_metadata_can_be_rerun(tmp_path: Path) ->
     faulty.add(on("set", "g/*zarr.json"), Fail())
     with pytest.raises(StoreError):
         zarrforge.copy(source, faulty)
+    assert sorted(dest.list()) == []  # node writing rolled back, marker and all
     zarrforge.copy(source, dest, overwrite=True)
     _assert_same(source, dest)
 

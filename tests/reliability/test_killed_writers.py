@@ -49,6 +49,21 @@ OLD = generation_values(SHAPE, CHUNKS, 0)
 EXTRA = generation_values((3, 12), CHUNKS, 1)
 
 
+DOCUMENTS = ("zarr.json", ".zarray", ".zgroup")
+
+
+def every_node_opens_and_reads(root: Path) -> int:
+    """Open every node stored below ``root`` (a directory with a node document) and read
+    each array whole; the number of nodes."""
+    paths = sorted({str(f.parent.relative_to(root)) for name in DOCUMENTS
+                    for f in root.rglob(name)})
+    for path in paths:
+        node = zarrforge.open(str(root), "" if path == "." else path, mode="r")
+        if isinstance(node, zarrforge.Array):
+            node[...]  # noqa: B018 - reads every chunk
+    return len(paths)
+
+
 class WritePath:
     """One write: ``setup`` makes the state before in a fresh directory, ``write`` is the
     call killed, ``state`` names what a directory holds (``"before"``, ``"after"`` or
@@ -101,7 +116,12 @@ class CreateArrayWithParents(WritePath):
         try:
             array = zarrforge.open_array(str(root), "g/h/a", mode="r")
         except NodeNotFoundError:
-            return "before"  # parent groups may be there: empty groups, a valid hierarchy
+            # parent groups written without the array: the marker must say so
+            parents = [f for f in root.rglob("*") if f.name in DOCUMENTS]
+            if not parents and zarrforge.unfinished_write(str(root), "g/h/a") is None:
+                return "before"
+            return _unfinished_or_fail(root, "g/h/a", f"{len(parents)} parent group(s) "
+                                                      "without their array")
         assert dict(array.attrs) == {"units": "K"} and array.shape == SHAPE
         return "unfinished" if zarrforge.unfinished_write(str(root), "g/h/a") else "after"
 
@@ -243,6 +263,7 @@ def test_a_killed_writer_leaves_before_after_or_marked_leftovers(tmp_path: Path,
         path.setup(root)
         where = f"{path.name}, kill {number} ({'before write ' + str(number + 1) if number < writes else 'timed'}), seed {SEED}"
         killed = kill(lambda: path.write(root))
+        every_node_opens_and_reads(root)
         state = path.state(root)
         seen[state if killed else "finished"] += 1
         if not killed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -16,9 +17,11 @@ from zarrforge_std.stores.memory import MemoryStore
 
 def test_a_name_with_a_lone_surrogate_is_refused_by_name_on_the_local_store(tmp_path) -> None:
     store = LocalStore(tmp_path)
-    with pytest.raises(InvalidPathError, match="lone surrogate"):
+    # the key as Python writes it (escaped), and the character that has no UTF-8 form
+    with pytest.raises(InvalidPathError, match=re.escape(repr("bad\udc80name")) + ".*"
+                                               + re.escape(repr("\udc80")) + ".*lone surrogate"):
         zf.create_array(store, "bad\udc80name", shape=(1,), dtype="int8")
-    with pytest.raises(InvalidPathError, match="lone surrogate"):
+    with pytest.raises(InvalidPathError, match=re.escape(repr("x/\ud800")) + ".*lone surrogate"):
         store.get("x/\ud800")
     assert os.listdir(tmp_path) == []
 

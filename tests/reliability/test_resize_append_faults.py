@@ -46,21 +46,28 @@ def _array(store, layout):
     return array
 
 
-def _writes(store, layout, call) -> int:
+def _with_leftovers(store, layout):
+    """The array as a killed or failed append leaves it: chunks written beyond its shape."""
+    array = _array(store, layout)
+    array._with_shape(APPENDED.shape)[SHAPE[0]:] = EXTRA  # the shape never committed
+    return array
+
+
+def _writes(store, layout, call, prepare=_array) -> int:
     inner = store
-    _array(inner, layout)
+    prepare(inner, layout)
     counting = FaultyStore(inner)
     call(zarrforge.open_array(counting, "a", mode="r+"))
     return sum(c.method in WRITES for c in counting.calls)
 
 
-def _after_each_failure(new_store, layout, call):
+def _after_each_failure(new_store, layout, call, prepare=_array):
     """``(k, store)`` for every k, after ``call`` failed at its k-th write to ``store``."""
-    writes = _writes(new_store(), layout, call)
+    writes = _writes(new_store(), layout, call, prepare)
     assert writes >= 3
     for k in range(1, writes + 1):
         store = new_store()
-        _array(store, layout)
+        prepare(store, layout)
         faulty = FaultyStore(store)
         faulty.add(on(WRITES, nth=k), Fail(), times=1)
         with pytest.raises(StoreError):
@@ -110,6 +117,30 @@ def test_a_shrink_keeps_old_or_new_and_never_resurrects_data(new_store, layout):
         else:
             assert array.shape == (5, 7) and np.array_equal(array[...], OLD[:5, :7]), f"k={k}"
             _no_stale_data_beyond(store, SHAPE, OLD[:5, :7])
+        shrink(zarrforge.open_array(store, "a", mode="r+"))  # run again: correct
+        again = zarrforge.open_array(store, "a")
+        assert again.shape == (5, 7) and np.array_equal(again[...], OLD[:5, :7]), f"k={k}"
+        _no_stale_data_beyond(store, SHAPE, OLD[:5, :7])
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_a_grow_over_leftovers_keeps_old_or_new_and_never_shows_them(new_store, layout):
+    grow = lambda array: array.resize(APPENDED.shape)  # noqa: E731
+    grown = np.zeros(APPENDED.shape, dtype=OLD.dtype)
+    grown[:SHAPE[0]] = OLD
+    outcomes = set()
+    for k, store in _after_each_failure(new_store, layout, grow, prepare=_with_leftovers):
+        array = zarrforge.open_array(store, "a", mode="r+")
+        if array.shape == SHAPE:
+            assert np.array_equal(array[...], OLD), f"k={k}"
+            outcomes.add("old")
+        else:
+            assert array.shape == APPENDED.shape, f"k={k}"
+            assert np.array_equal(array[...], grown), f"k={k}: leftovers show after the grow"
+            outcomes.add("new")
+        grow(zarrforge.open_array(store, "a", mode="r+"))  # run again: correct
+        assert np.array_equal(zarrforge.open_array(store, "a")[...], grown), f"k={k}"
+    assert "old" in outcomes
 
 
 def test_a_grow_clears_what_a_killed_append_left_beyond_the_shape():

@@ -11,6 +11,7 @@ references (the form virtualizarr writes) built from kerchunk's own chunk refere
 from __future__ import annotations
 
 import json
+import os
 
 import h5py
 import numpy as np
@@ -168,25 +169,56 @@ def _hostile_set(tmp_path, target: str):
     return str(path)
 
 
+@pytest.fixture
+def opened(monkeypatch):
+    """The real paths of the files this process opens while the test runs."""
+    import builtins
+    import io
+
+    paths: list[str] = []
+    real_open, real_os_open = builtins.open, os.open
+
+    def recording_open(file, *args, **kwargs):
+        if isinstance(file, (str, bytes, os.PathLike)):
+            paths.append(os.path.realpath(file))
+        return real_open(file, *args, **kwargs)
+
+    def recording_os_open(path, *args, **kwargs):
+        paths.append(os.path.realpath(path))
+        return real_os_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", recording_open)
+    monkeypatch.setattr(io, "open", recording_open)
+    monkeypatch.setattr(os, "open", recording_os_open)
+    return paths
+
+
 @pytest.mark.parametrize("target", ["/etc/hostname", "/proc/self/environ", "{tmp}/refs/../secret"])
-def test_a_reference_to_a_local_file_outside_the_sets_directory_is_refused(tmp_path, target):
+def test_a_reference_to_a_local_file_outside_the_sets_directory_is_refused(tmp_path, target,
+                                                                           opened):
     (tmp_path / "secret").write_bytes(b"SECRET")
     target = target.format(tmp=tmp_path)
     fo = _hostile_set(tmp_path, target)
+    opened.clear()  # what the test itself wrote
     array = zf.open_array("reference://", "a", storage_options={"fo": fo,
                                                                 "remote_protocol": "file"})
     with pytest.raises(zf.errors.StoreError, match="may not read") as info:
         array[...]
     assert info.value.key == "a/0" and target in str(info.value)
+    assert os.path.realpath(fo) in opened  # the recording sees what is read
+    assert os.path.realpath(target) not in opened  # refused before the target is opened
 
 
-def test_the_allowed_targets_can_be_named_or_every_target_trusted(tmp_path):
+def test_the_allowed_targets_can_be_named_or_every_target_trusted(tmp_path, opened):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "blob").write_bytes(b"\x01\x02\x03\x04")
     fo = _hostile_set(tmp_path, str(tmp_path / "data" / "blob"))
     options = {"fo": fo, "remote_protocol": "file"}
+    opened.clear()  # what the test itself wrote
     with pytest.raises(zf.errors.StoreError, match="may not read"):
         zf.open_array("reference://", "a", storage_options=options)[...]
+    blob = os.path.realpath(tmp_path / "data" / "blob")
+    assert blob not in opened
     named = {**options, "reference_targets": [str(tmp_path / "data")]}
     np.testing.assert_array_equal(zf.open_array("reference://", "a", storage_options=named)[...],
                                   [1, 2, 3, 4])
@@ -196,6 +228,7 @@ def test_the_allowed_targets_can_be_named_or_every_target_trusted(tmp_path):
     trusted = {**options, "reference_targets": "any"}
     np.testing.assert_array_equal(
         zf.open_array("reference://", "a", storage_options=trusted)[...], [1, 2, 3, 4])
+    assert blob in opened  # a target read is seen by the recording
 
 
 def test_the_default_policy_reads_remote_objects_and_files_beside_the_set(tmp_path):

@@ -1,7 +1,7 @@
 """``decode_sized``: compressors decode to the size the chain expects, and refuse more.
 
 The decompression-bomb test in tests/fuzz/test_memory.py shows the refusal happens
-before memory is spent; these tests show that everything numcodecs itself decodes
+before memory is spent (for every codec here, ``blosc`` and ``numcodecs.blosc`` too); these tests show that everything numcodecs itself decodes
 (concatenated gzip members, bz2/lzma streams, raw lzma, zstd frames with and
 without a recorded size) still decodes, byte for byte, through the bounded paths.
 """
@@ -36,6 +36,7 @@ NC_BZ2 = {"name": "numcodecs.bz2", "configuration": {"level": 1}}
 NC_LZMA = {"name": "numcodecs.lzma"}
 NC_ZSTD = {"name": "numcodecs.zstd", "configuration": {"level": 1}}
 NC_LZ4 = {"name": "numcodecs.lz4"}
+NC_BLOSC = {"name": "numcodecs.blosc", "configuration": {"cname": "lz4", "clevel": 1, "shuffle": 0}}
 BLOSC = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 1, "shuffle": "noshuffle",
                                             "typesize": 1}}
 
@@ -67,7 +68,7 @@ def test_valid_streams_decode_as_numcodecs_decodes_them(case: str) -> None:
 
 
 @pytest.mark.parametrize("document", [GZIP, ZSTD, NC_GZIP, NC_ZLIB, NC_BZ2, NC_LZMA, NC_ZSTD,
-                                      NC_LZ4, BLOSC],
+                                      NC_LZ4, BLOSC, NC_BLOSC],
                          ids=lambda d: d["name"])
 def test_own_encoding_decodes_and_one_byte_more_is_refused(document: dict) -> None:
     built = codec(document)

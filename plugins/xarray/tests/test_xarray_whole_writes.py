@@ -91,8 +91,8 @@ def test_a_region_of_the_wrong_size_names_the_variable_and_both_sizes():
     with pytest.raises(ValueError, match=r"variable 'tas' already exists with different "
                                          r"dimension sizes \('time': 3 given, 2 stored\)"):
         zx.to_zarr(part, store, region={"time": slice(0, 2)})
-    with pytest.raises(ValueError, match=r"region time=slice\(4, 7, None\) reaches beyond the "
-                                         r"stored dimension 'time' of size 6"):
+    with pytest.raises(ValueError, match=r"variable 'tas': region time=slice\(4, 7, None\) "
+                                         r"reaches beyond the stored dimension 'time' of size 6"):
         zx.to_zarr(part, store, region={"time": slice(4, 7)})
     assert snapshot(store) == before
 
@@ -100,10 +100,28 @@ def test_a_region_of_the_wrong_size_names_the_variable_and_both_sizes():
 def test_a_variable_with_other_dimensions_is_refused_naming_both():
     store = MemoryStore()
     zx.to_zarr(climate(0, 2), store)
+    before = snapshot(store)
     swapped = climate(2, 2).rename({"lat": "lon"})
     with pytest.raises(ValueError, match=r"variable 'tas' has dimensions \('time', 'lon'\), "
                                          r"but the stored one has \('time', 'lat'\)"):
         zx.to_zarr(swapped, store, append_dim="time")
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("change,refusal", [
+    ("sizes", r"variable 'tas' already exists with different dimension sizes "
+              r"\('lat': 2 given, 3 stored\); to change a size, append along it"),
+    ("dimensions", r"variable 'tas' has dimensions \('time', 'lon'\), but the stored one has "
+                   r"\('time', 'lat'\)"),
+])
+def test_an_overwrite_with_other_sizes_or_dimensions_is_refused_before_writing(change, refusal):
+    store = MemoryStore()
+    zx.to_zarr(climate(0, 4), store)
+    before = snapshot(store)
+    other = climate(5, 4, lats=2) if change == "sizes" else climate(5, 4).rename({"lat": "lon"})
+    with pytest.raises(ValueError, match=refusal):
+        zx.to_zarr(other, store, mode="a")  # no append_dim, no region: overwrite variables
+    assert snapshot(store) == before
 
 
 def two_variables(start: int, days: int) -> xr.Dataset:
