@@ -5,7 +5,8 @@ Guarantees shown here:
 * writers of **disjoint chunks** (threads sharing one handle, threads with a
   handle each, processes) lose nothing: every chunk ends with its writer's
   last value;
-* writers of **disjoint shards** likewise (each shard is one stored value);
+* writers of **disjoint shards** likewise (each shard is one stored value), v3 and
+  the 2022 draft's transformer, whole shards deleted among them too;
 * writers of **the same chunk**, each writing the whole chunk: the last
   writer wins per chunk and no reader ever sees a torn chunk (a mixture of
   two writers' values);
@@ -18,7 +19,8 @@ Guarantees shown here:
 * writers of different **parts** of one chunk, or of different inner chunks of
   one shard, on a store with conditional writes (memory, local): each
   read-modify-write stores its result only if the value is still the one it
-  read, and is redone otherwise, so no part is lost.
+  read, and is redone otherwise (up to ``config.conflict_retries`` times, then
+  ``ConflictError``), so no part is lost.
 
 Not guaranteed, and shown as such: the same through the 2022 draft's sharding
 storage transformer, which has no conditional writes; a part can be lost
