@@ -212,6 +212,7 @@ def test_a_commit_whose_record_cannot_be_removed_stands_and_says_so(store):
     with pytest.warns(CommitRecordWarning, match="committed, but its commit record"):
         tx.commit()
     assert zf.open_array(store, "x")[1] == 7
+    assert zf.open_array(store, "y")[1] == 7
     [left] = zf.unfinished_commits(store)
     zf.clear_commit_record(store, left)
     assert zf.unfinished_commits(store) == []
@@ -256,6 +257,8 @@ def test_buffered_bytes_are_bounded_and_a_refused_write_keeps_the_rest(store):
 
 
 def test_the_limit_comes_from_config_by_default(store):
+    assert config.get().transaction_max_bytes == 1 << 30  # 1 GiB unless set
+    assert zf.transaction(store).max_bytes == 1 << 30
     with config.set(transaction_max_bytes=10):
         tx = zf.transaction(store)
     with pytest.raises(ResourceLimitError, match="over its limit of 10"):
@@ -282,6 +285,49 @@ def test_a_finished_transaction_cannot_be_used(store):
                 lambda: list(tx.list_prefix(""))):
         with pytest.raises(TransactionError, match="committed; start a new one"):
             use()
+
+
+def _leave_a_commit_record(store, value: int) -> None:
+    """A commit of x[...] = ``value`` whose process went away after writing its record."""
+    tx = zf.transaction(store)
+    zf.open_array(tx, "x", mode="r+")[...] = value
+
+    class DiesAfterTheRecord(WrapperStore):
+        forwards_conditional_writes = True
+
+        def set_many(self, items):
+            raise KeyboardInterrupt  # the process is going away mid-commit
+
+    tx.store = DiesAfterTheRecord(store)
+    with pytest.raises(KeyboardInterrupt):
+        tx.commit()
+
+
+def test_a_commit_that_read_a_key_an_unfinished_commit_names_is_refused(store):
+    """An unfinished commit may still put its keys back: a transaction that read one of
+    them is refused, naming the key and the record, with nothing written; one that only
+    wrote keys blind, or read none the record names, commits."""
+    _array(store)
+    _array(store, "y")
+    _leave_a_commit_record(store, 3)
+    [record] = zf.unfinished_commits(store)
+    before = _snapshot(store)
+    tx = zf.transaction(store)
+    zf.open_array(tx, "x", mode="r+")[1] = 5  # reads x/c/0 to change one element
+    zf.open_array(tx, "y", mode="r+")[1] = 5
+    with pytest.raises(ConflictError, match="commit refused: another commit") as caught:
+        tx.commit()
+    assert caught.value.keys == ["x/c/0"] and record.record_key in str(caught.value)
+    assert _snapshot(store) == before
+    with zf.transaction(store) as blind:
+        zf.open_array(blind, "x", mode="r+")[0:4] = 6  # the whole chunk, never read
+        zf.open_array(blind, "y", mode="r+")[1] = 6
+    assert zf.open_array(store, "x")[:5].tolist() == [6, 6, 6, 6, 1]
+    assert zf.open_array(store, "y")[1] == 6
+    zf.clear_commit_record(store, record)
+    with zf.transaction(store) as again:
+        zf.open_array(again, "x", mode="r+")[1] = 5
+    assert zf.open_array(store, "x")[:2].tolist() == [6, 5]
 
 
 def test_transactions_retried_from_threads_lose_no_increment(store):
@@ -313,18 +359,7 @@ def test_transactions_retried_from_threads_lose_no_increment(store):
 
 def test_an_unfinished_commit_record_is_listed_and_can_be_cleared(store):
     _array(store)
-    tx = zf.transaction(store)
-    zf.open_array(tx, "x", mode="r+")[...] = 3
-
-    class DiesAfterTheRecord(WrapperStore):
-        forwards_conditional_writes = True
-
-        def set_many(self, items):
-            raise KeyboardInterrupt  # the process is going away mid-commit
-
-    tx.store = DiesAfterTheRecord(store)
-    with pytest.raises(KeyboardInterrupt):
-        tx.commit()
+    _leave_a_commit_record(store, 3)
     (record,) = zf.unfinished_commits(store)
     assert record.keys == ["x/c/0", "x/c/1", "x/c/2"]
     # the record is no node: listings do not show it

@@ -1,10 +1,11 @@
 """Chunk keys: the canonical-form property the ``chunk_keys`` target leaves out.
 
-``decode_key`` accepts digit strings with leading zeros (``c/01``), so a key
-that zarrforge never writes decodes to the coordinates of one it does write.
-``stored_chunks`` / ``nchunks_initialized`` then count aliases (more stored
-chunks than the grid has), ``resize`` leaves the aliases behind, and the
-2022 draft's sharding transformer reads an alias as a shard.
+``decode_key`` used to accept digit strings with leading zeros (``c/01``), so a key
+that zarrforge never writes decoded to the coordinates of one it does write:
+``stored_chunks`` / ``nchunks_initialized`` counted aliases (more stored chunks than
+the grid has), a ``resize`` left them behind as chunks, and the 2022 draft's sharding
+transformer read an alias as a shard (B6, fixed). Decoding now accepts only the key
+``encode_key`` writes, so an alias is a stray key that nothing counts or reads.
 """
 
 from __future__ import annotations
@@ -36,3 +37,19 @@ def test_alias_keys_are_not_counted_as_chunks() -> None:
     store.set("a/c/01", store.get("a/c/1"))  # another tool's copy, a stray file
     assert sorted(array.stored_chunks()) == [(0,), (1,)]
     assert array.nchunks_initialized <= array.nchunks
+
+
+def test_an_alias_left_behind_by_a_resize_is_never_counted_or_read() -> None:
+    """The alias is a stray key, not a chunk: a shrink deletes the chunk it aliases and
+    leaves it, and neither the shrunk array nor the array grown again counts or reads it."""
+    store = MemoryStore()
+    array = zarrforge.create_array(store, "a", shape=(10,), chunks=(5,), dtype="int8",
+                                   fill_value=0)
+    array[...] = 1
+    store.set("a/c/01", store.get("a/c/1"))
+    array.resize((5,))
+    assert sorted(array.stored_chunks()) == [(0,)] and array.nchunks_initialized == 1
+    array.resize((10,))
+    assert array[...].tolist() == [1] * 5 + [0] * 5
+    assert sorted(array.stored_chunks()) == [(0,)] and array.nchunks_initialized == 1
+    assert store.get("a/c/01") is not None  # left where it was, as another tool's file

@@ -5,7 +5,8 @@ Guarantees shown here:
 * writers of **disjoint chunks** (threads sharing one handle, threads with a
   handle each, processes) lose nothing: every chunk ends with its writer's
   last value;
-* writers of **disjoint shards** likewise (each shard is one stored value);
+* writers of **disjoint shards** likewise (each shard is one stored value), v3 and
+  the 2022 draft's transformer, whole shards deleted among them too;
 * writers of **the same chunk**, each writing the whole chunk: the last
   writer wins per chunk and no reader ever sees a torn chunk (a mixture of
   two writers' values);
@@ -18,7 +19,8 @@ Guarantees shown here:
 * writers of different **parts** of one chunk, or of different inner chunks of
   one shard, on a store with conditional writes (memory, local): each
   read-modify-write stores its result only if the value is still the one it
-  read, and is redone otherwise, so no part is lost.
+  read, and is redone otherwise (up to ``config.conflict_retries`` times, then
+  ``ConflictError``), so no part is lost.
 
 Not guaranteed, and shown as such: the same through the 2022 draft's sharding
 storage transformer, which has no conditional writes; a part can be lost
@@ -37,6 +39,9 @@ import numpy as np
 import pytest
 
 import zarrforge
+from zarrforge import config
+from zarrforge.errors import ConflictError
+from zarrforge.testing.faults import ChangeBetweenReads
 from zarrforge.testing.races import run_threads
 from zarrforge_std.stores import local as local_module
 from zarrforge_std.stores.local import LocalStore
@@ -84,7 +89,7 @@ def test_threads_writing_disjoint_units_lose_nothing(tmp_path, kind, handles, la
 
 
 @pytest.mark.parametrize("layout,unit", [("v3", "chunk"), ("v3-sharded", "shard"),
-                                         ("v2", "chunk")])
+                                         ("v2", "chunk"), ("draft-2022-sharded", "shard")])
 def test_processes_writing_disjoint_units_lose_nothing(tmp_path, layout, unit) -> None:
     root = tmp_path / "store"
     create(str(root), layout, shape=SHAPE, chunks=CHUNKS)
@@ -103,14 +108,19 @@ def test_processes_writing_disjoint_units_lose_nothing(tmp_path, layout, unit) -
 
 
 @pytest.mark.parametrize("handles", ["shared", "one per thread"])
-def test_threads_writing_and_deleting_disjoint_chunks(tmp_path, handles) -> None:
-    """As above, but odd rounds write the fill value, so chunks are deleted (and
-    emptied directories pruned) while other threads write chunks in the same
-    directories. Runs for 5 s, or until the first error."""
+@pytest.mark.parametrize("layout,unit,seconds", [("v3", "chunk", 5),
+                                                 ("v3-sharded", "shard", 1.5),
+                                                 ("draft-2022-sharded", "shard", 1.5)])
+def test_threads_writing_and_deleting_disjoint_chunks(tmp_path, handles, layout, unit,
+                                                      seconds) -> None:
+    """As above, but odd rounds write the fill value, so chunks (or whole shards) are
+    deleted (and emptied directories pruned) while other threads write chunks in the
+    same directories. Runs for ``seconds``, or until the first error."""
     store = LocalStore(tmp_path / "store")
-    shared = create(store, "v3", shape=SHAPE, chunks=CHUNKS, compressors=None)
+    shared = create(store, layout, shape=SHAPE, chunks=CHUNKS, compressors=None)
+    step = tuple(2 * c for c in CHUNKS) if unit == "shard" else CHUNKS  # create(): shards x2
     values = generation_values(SHAPE, CHUNKS, 1)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + seconds
     failed = threading.Event()
 
     def work(i: int) -> None:
@@ -119,7 +129,7 @@ def test_threads_writing_and_deleting_disjoint_chunks(tmp_path, handles) -> None
         try:
             while time.monotonic() < deadline and not failed.is_set():
                 for fill in (True, False):
-                    for region in _chunks_of(i, THREADS):
+                    for region in _chunks_of(i, THREADS, step):
                         array[region] = 0 if fill else values[region]
         except BaseException:
             failed.set()
@@ -285,13 +295,13 @@ def test_parts_of_one_chunk_from_threads_on_a_store_without_conditional_writes(t
         assert np.array_equal(result, expected), (trial, result)
 
 
-@pytest.mark.parametrize("layout", ["v3", "v3-sharded"])
+@pytest.mark.parametrize("layout", ["v3", "v3-sharded", "v2"])
 def test_parts_of_one_chunk_from_processes_lose_no_update(tmp_path, layout) -> None:
     """Four processes, each writing every fourth element of a 2x2-chunk array (so every
     chunk, and every inner chunk of a shard, has four writers) for many rounds: in the
     end every element holds its writer's last round."""
     root = tmp_path / "store"
-    create(str(root), layout, shape=(16, 16), chunks=(8, 8) if layout == "v3" else (4, 4))
+    create(str(root), layout, shape=(16, 16), chunks=(4, 4) if layout == "v3-sharded" else (8, 8))
     writers, rounds = 4, 25
     processes = [start_worker("parts", str(root), str(i), str(writers), str(rounds))
                  for i in range(writers)]
@@ -302,6 +312,37 @@ def test_parts_of_one_chunk_from_processes_lose_no_update(tmp_path, layout) -> N
     result = zarrforge.open_array(str(root), "a")[...]
     owner = np.arange(result.size).reshape(result.shape) % writers
     assert np.array_equal(result, owner * 1000 + rounds - 1)
+
+
+@pytest.mark.parametrize("kind", ["memory", "local"])
+@pytest.mark.parametrize("layout", ["v3", "v3-sharded", "v2"])
+def test_a_part_of_a_chunk_that_keeps_changing_gives_up_with_a_conflict(tmp_path, kind,
+                                                                       layout) -> None:
+    """The bound on the redoing: a read-modify-write that meets another writer's change
+    of its chunk after every read is tried ``config.conflict_retries`` + 1 times, then
+    raises ``ConflictError`` naming the chunk, and the chunk holds the other writer's
+    last value (never this write's part on top of an older one)."""
+    store = _store(kind, tmp_path)
+    other = create(store, layout, shape=(4, 4), chunks=(2, 2) if layout == "v3-sharded"
+                   else (4, 4))
+    other[...] = 100
+    rounds = itertools.count(1)
+    last = []
+
+    def change() -> None:
+        last.append(next(rounds))
+        other[...] = last[-1]
+
+    wrapper = ChangeBetweenReads(store, change, times=10**6, versioned_only=True)
+    array = zarrforge.open_array(wrapper, "a", mode="r+", threads=1)
+    wrapper.reads = 0
+    (chunk_key,) = [k for k in store.list_prefix("a/") if k.rsplit("/", 1)[-1][0] in "c0"]
+    with config.set(conflict_retries=3), \
+            pytest.raises(ConflictError, match="kept changing.*conflict_retries") as caught:
+        array[0, 0] = -1
+    assert caught.value.key == chunk_key
+    assert wrapper.reads == 4
+    assert np.array_equal(zarrforge.open_array(store, "a")[...], np.full((4, 4), last[-1]))
 
 
 def test_shards_of_the_draft_transformer_may_still_lose_parts(tmp_path) -> None:

@@ -146,7 +146,8 @@ class StaticHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Accept-Ranges", "bytes")
         if self.server.validators:  # as nginx names a file's version
             stat = path.stat()
-            self.send_header("ETag", f'"{stat.st_mtime_ns:x}-{size:x}"')
+            if self.server.validators != "last-modified":
+                self.send_header("ETag", f'"{stat.st_mtime_ns:x}-{size:x}"')
             self.send_header("Last-Modified", self.date_time_string(int(stat.st_mtime)))
         for name, value in headers.items():
             self.send_header(name, value)
@@ -164,7 +165,8 @@ class StaticServer(http.server.ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.requests: dict[str, int] = {}
         self.faults: dict[str, list[int]] = {}
-        self.validators = True  # ETag and Last-Modified on every answer
+        # True: ETag and Last-Modified on every answer; "last-modified": that alone; False: none
+        self.validators: bool | str = True
 
     @property
     def url(self) -> str:

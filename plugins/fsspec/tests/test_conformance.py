@@ -101,23 +101,31 @@ class TestFsspecHTTP(StoreConformance):
             filled.erase_prefix("a/c/")
         assert all(filled.get(k) == v for k, v in VALUES.items())
 
-    def test_get_ranges_against_a_replaced_value_conflicts(self, http_server):
-        # the server names versions by Last-Modified (no ETag): the file is replaced on
-        # the server's disk, with a later time
+    @pytest.mark.parametrize("validators,kind", [(True, "etag"),
+                                                 ("last-modified", "modified")])
+    def test_get_ranges_against_a_replaced_value_conflicts(self, http_server, validators, kind):
+        # the server names versions by a strong ETag, or by Last-Modified alone: the file is
+        # replaced on the server's disk, with a later time
         directory, url = http_server.new_site(VALUES)
         store = FsspecStore.from_url(url)
-        _, generation = store.get_ranges("a/c/0/0", [ByteRange(0, 4)])
-        path = directory / "a" / "c" / "0" / "0"
-        path.write_bytes(b"another value")
-        os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 2))
-        with pytest.raises(ConflictError) as info:
-            store.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=generation)
-        assert info.value.key == "a/c/0/0"
-        parts, current = store.get_ranges("a/c/0/0", [ByteRange(0, 4), ByteRange(length=5)])
-        assert parts == [b"anot", b"value"] and current != generation
-        path.unlink()
-        with pytest.raises(ConflictError):
-            store.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=current)
+        http_server.validators = validators
+        try:
+            _, generation = store.get_ranges("a/c/0/0", [ByteRange(0, 4)])
+            assert generation[0] == kind
+            path = directory / "a" / "c" / "0" / "0"
+            path.write_bytes(b"another value")
+            os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 2))
+            with pytest.raises(ConflictError) as info:
+                store.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=generation)
+            assert info.value.key == "a/c/0/0"
+            parts, current = store.get_ranges("a/c/0/0", [ByteRange(0, 4), ByteRange(length=5)])
+            assert parts == [b"anot", b"value"] and current != generation
+            assert current[0] == kind
+            path.unlink()
+            with pytest.raises(ConflictError):
+                store.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=current)
+        finally:
+            http_server.validators = True
 
     def test_listing_is_refused_with_advice(self, filled):
         for attempt in (lambda: list(filled.list_prefix("")), lambda: filled.list_dir("a/")):

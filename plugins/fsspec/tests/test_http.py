@@ -110,3 +110,41 @@ def test_a_range_past_the_end_does_not_make_a_versioned_server_look_unversioned(
     parts, version = store.get_ranges("k", [ByteRange(2, 3), ByteRange(50, 4)])
     assert parts == [b"234", b""] and version is not None
     assert not store._http_unversioned  # later reads still fetch ranges, not whole values
+
+
+@pytest.mark.parametrize("validators", [True, "last-modified"], ids=["etag", "last-modified"])
+def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version(http_server,
+                                                                                 validators):
+    """The race of tests/reliability/test_shard_races.py over HTTP: the shard is replaced
+    on the server right after the reader's first request for it. The server names the
+    version by its ETag, or by Last-Modified alone (whole seconds: the replacement here
+    is a later second, as it must be for Last-Modified to tell it apart)."""
+    import os
+
+    from zarrforge.testing.faults import ChangeBetweenReads
+    from zarrforge_sharding import index_cache
+
+    index_cache.cache.clear()
+    directory, url = http_server.new_site()
+    writer = zf.create_array(str(directory), "a", shape=(8, 12), chunks=(2, 3), shards=(8, 12),
+                             dtype="int32", fill_value=0, compressors=None)
+    base = np.arange(96, dtype="int32").reshape(8, 12) + 1
+    one = base.copy()
+    one[0:2, 0:3] = 0  # inner chunk (0, 0) empty: every other one moves in version 2
+    versions = {1: one, 2: base + 1000}
+    writer[...] = versions[1]
+    shard = directory / "a" / "c" / "0" / "0"
+
+    def replace() -> None:
+        writer[...] = versions[2]
+        os.utime(shard, (shard.stat().st_atime, shard.stat().st_mtime + 2))
+
+    http_server.validators = validators
+    try:
+        wrapper = ChangeBetweenReads(FsspecStore.from_url(url), replace, key="a/c/0/0")
+        assert wrapper.capabilities.versioned_ranges
+        got = zf.open_array(wrapper, "a")[2:4, 3:6]
+    finally:
+        http_server.validators = True
+    assert any(np.array_equal(got, v[2:4, 3:6]) for v in versions.values()), got.tolist()
+    assert wrapper.reads >= 2  # the shard was replaced after the first of them

@@ -104,6 +104,28 @@ def test_the_probe_finds_that_moto_honours_both_conditions(s3_url, s3_options):
     assert store.fs.find(f"{s3_url}/p") == []
 
 
+def test_the_probe_runs_once_per_process_and_bucket(s3_url, s3_options, monkeypatch):
+    import s3fs
+
+    s3_conditional._probed.clear()
+    probes = []
+    real_probe = s3_conditional.S3Conditions._probe
+
+    async def counted(self):
+        probes.append(self.store._path("probe"))
+        return await real_probe(self)
+
+    monkeypatch.setattr(s3_conditional.S3Conditions, "_probe", counted)
+    for root in ("p", "q", "p"):  # two roots in one bucket, one of them twice
+        store = FsspecStore.from_url(f"{s3_url}/{root}", **s3_options)
+        assert store.capabilities.conditional_writes
+    assert len(probes) == 1
+    other_bucket = f"{s3_url}-other"
+    s3fs.S3FileSystem(**s3_options).mkdir(other_bucket)
+    assert FsspecStore.from_url(f"{other_bucket}/p", **s3_options).capabilities.conditional_writes
+    assert len(probes) == 2 and probes[1].startswith(other_bucket.removeprefix("s3://"))
+
+
 def test_settings_turn_conditional_writes_off_or_skip_the_probe(s3_url, s3_options):
     s3_conditional._probed.clear()
     off = FsspecStore.from_url(f"{s3_url}/p", conditional_writes=False, **s3_options)
@@ -178,6 +200,28 @@ def test_four_processes_writing_parts_of_the_same_chunks_on_s3_lose_nothing(s3_u
         _, err = process.communicate(timeout=240)
         assert process.returncode == 0, err[-3000:]
     expected = [(i % workers) * 1000 + rounds for i in range(32)]
+    assert zf.open_array(store, "a")[...].tolist() == expected
+
+
+@pytest.mark.parametrize("conditional", [True, False])
+def test_a_part_written_during_a_read_modify_write_on_s3_is_kept_only_with_conditional_writes(
+        s3_url, s3_options, conditional):
+    """The race the process test above runs into, made certain: another writer (another
+    store, so not ordered by this process's chunk locks) changes an element of the chunk
+    right after this write read it. With conditional writes the write is redone on the
+    changed chunk and both parts stay; with ``conditional_writes=False`` it stores its
+    result over the other writer's and that part is lost."""
+    from zarrforge.testing.faults import ChangeBetweenReads
+
+    url = f"{s3_url}/race"
+    other = zf.create_array(FsspecStore.from_url(url, **s3_options), "a", shape=(4,),
+                            chunks=(4,), dtype="i4", fill_value=0)
+    store = FsspecStore.from_url(url, conditional_writes=conditional, **s3_options)
+    assert store.capabilities.conditional_writes is conditional
+    wrapper = ChangeBetweenReads(store, lambda: other.__setitem__(0, 7), key="a/c/0")
+    zf.open_array(wrapper, "a", mode="r+")[3] = 9
+    assert wrapper.reads >= 1
+    expected = [7, 0, 0, 9] if conditional else [0, 0, 0, 9]
     assert zf.open_array(store, "a")[...].tolist() == expected
 
 
