@@ -96,19 +96,6 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         exc = exc.__cause__ or exc.__context__
 
 
-# MetadataErrors known to name the field but not the document's key: the codec order
-# check (``CodecChain(meta.codecs)`` in ``arrays._checked_chain`` runs outside the ``try``
-# that adds the key). docs/reliability.md states the exception; remove it with the fix.
-KEYLESS_METADATA_ERRORS = {("codec_chain.py", "check_order")}
-
-
-def _keyless_by_known_gap(exc: MetadataError) -> bool:
-    import traceback
-    frames = traceback.extract_tb(exc.__traceback__)
-    return bool(frames) and (os.path.basename(frames[-1].filename),
-                             frames[-1].name) in KEYLESS_METADATA_ERRORS
-
-
 def check_error(exc: ZarrforgeError, *, key: str | None = None) -> None:
     """Raise :class:`Violation` if ``exc`` is not an acceptable zarrforge error."""
     for inner in _chain(exc):
@@ -118,7 +105,7 @@ def check_error(exc: ZarrforgeError, *, key: str | None = None) -> None:
     text = str(exc)
     if isinstance(exc, MetadataError):
         # the document's store key always; its field too where the error has one
-        if not exc.key and not _keyless_by_known_gap(exc):
+        if not exc.key:
             raise Violation(f"{type(exc).__name__} does not name the store key: {text!r}") from exc
         missing = [n for n in (exc.key, exc.field)  # quoted with repr, or as they are
                    if n and n not in text and repr(n) not in text]

@@ -82,3 +82,18 @@ def test_attributes_nested_deep_are_written_back_as_deep_as_they_are_read() -> N
     with pytest.raises(MetadataError) as info:
         zf.open_array(store, "a")
     assert info.value.key == "a/zarr.json"
+
+
+@pytest.mark.parametrize("codecs", [
+    [{"name": "zstd"}, {"name": "bytes"}],  # a bytes -> bytes codec before the serializer
+    [{"name": "zstd"}],  # no array -> bytes codec at all
+])
+def test_a_codec_list_out_of_order_names_the_document(codecs) -> None:
+    store = MemoryStore()
+    zf.create_array(store, "a", shape=(2,), dtype="int8")
+    document = json.loads(store.get("a/zarr.json"))
+    document["codecs"] = codecs
+    store.set("a/zarr.json", json.dumps(document).encode())
+    with pytest.raises(MetadataError) as info:
+        zf.open_array(store, "a")[...]
+    assert info.value.key == "a/zarr.json" and "a/zarr.json" in str(info.value)

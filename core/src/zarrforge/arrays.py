@@ -243,8 +243,8 @@ class Array(Node, node_type="array"):
     def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:
         """The codec chain of ``meta``, validated against every distinct chunk shape of its
         grid (chunks of a rectilinear grid differ, and e.g. sharding needs each to divide)."""
-        chain = CodecChain(meta.codecs)
         try:
+            chain = CodecChain(meta.codecs)  # its order is checked here
             for shape in meta.chunk_grid.representative_chunk_shapes():
                 chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
         except MetadataError as exc:  # name the array's document (or at least its path)
