@@ -56,8 +56,26 @@ def test_numeric_strings_appended_onto_numbers_are_refused_not_cast():
     before = snapshot(store)
     strings = climate(2, 2).assign(tas=lambda d: d.tas.astype(str))
     with pytest.raises(ValueError, match="variable 'tas': the store holds float32, the "
-                                         "dataset to append gives <U"):
+                                         "dataset to write gives <U"):
         zx.to_zarr(strings, store, append_dim="time")
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("how", ["overwrite", "region"])
+def test_numeric_strings_written_over_numbers_are_refused_not_cast(how):
+    """Before: an overwrite (mode="a", no append_dim) or a region write cast "1.5" into
+    the stored float32 silently; only appends were checked."""
+    store = MemoryStore()
+    zx.to_zarr(climate(0, 4), store)
+    before = snapshot(store)
+    strings = climate(0, 4).assign(tas=lambda d: d.tas.astype(str))
+    with pytest.raises(ValueError, match="variable 'tas': the store holds float32, the "
+                                         "dataset to write gives <U"):
+        if how == "overwrite":
+            zx.to_zarr(strings, store, mode="a")
+        else:
+            zx.to_zarr(strings[["tas"]].drop_vars(["time", "lat", "lon"], errors="ignore"),
+                       store, region={"time": slice(0, 4)}, mode="r+")
     assert snapshot(store) == before
 
 

@@ -9,7 +9,8 @@ sizes, in xarray's terms, when the write could not complete:
 * its sizes must equal the stored ones, except along ``append_dim`` (which grows)
   and along a ``region`` dimension, whose slice must lie inside the stored
   dimension and be as long as the dataset's;
-* appending onto an existing variable keeps its kind of data: numbers, booleans,
+* writing into an existing variable (appending, a region, an overwrite) keeps its
+  kind of data: numbers, booleans,
   datetimes and timedeltas onto any of those, objects, and fixed-width text onto
   variable-length text pass; anything else (strings onto numbers, fixed-width
   strings of another width) must equal the stored dtype, as xarray's own writer
@@ -74,8 +75,7 @@ def check_against_store(dataset: xr.Dataset, group: zarrforge.Group, *,
                              "changed by appending or writing a region")
         stored = dict(zip(stored_dims, array.shape))
         _check_sizes(name, variable, stored, append_dim, region)
-        if append_dim is not None and append_dim in variable.dims:
-            _check_dtype(name, variable, array)
+        _check_dtype(name, variable, array)  # appended, written in a region or overwritten
 
 
 def _stored_sizes(reader: ZarrforgeDataStore, arrays: dict[str, zarrforge.Array]
@@ -123,9 +123,10 @@ def _check_sizes(name: str, variable: xr.Variable, stored: dict[str, int],
 def _check_dtype(name: str, variable: xr.Variable, array: zarrforge.Array) -> None:
     dtype, stored = variable.dtype, array.dtype
     if not _appendable(dtype, stored):
-        raise ValueError(f"variable {name!r}: the store holds {stored}, the dataset to append "
-                         f"gives {dtype}; appending would cast or truncate the values. Convert "
-                         f"the variable first (dataset[{name!r}].astype({str(stored)!r}))")
+        raise ValueError(f"variable {name!r}: the store holds {stored}, the dataset to write "
+                         f"gives {dtype}; writing it there would cast or truncate the values. "
+                         f"Convert the variable first (dataset[{name!r}].astype("
+                         f"{str(stored)!r}))")
 
 
 def _check_new(name: str, variable: xr.Variable, stored_sizes: dict[str, int],
