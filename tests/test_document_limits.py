@@ -11,7 +11,8 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.errors import DocumentTooLargeError, MetadataError, UnusedViewWarning
-from zarrforge.metadata.json_io import RawJSON, load_document_keeping_raw
+from zarrforge.metadata.raw_json import RawJSON
+from zarrforge.metadata.raw_reading import load_document_keeping_raw
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 

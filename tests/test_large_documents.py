@@ -19,14 +19,17 @@ import zarrforge_std.format_v3 as format_v3
 from zarrforge.errors import MetadataError
 from zarrforge.metadata import document as document_module
 from zarrforge.metadata import json_io
-from zarrforge.metadata.json_io import RawJSON, load_document, load_document_keeping_raw
+from zarrforge.metadata import raw_reading
+from zarrforge.metadata.json_io import load_document
+from zarrforge.metadata.raw_json import ABSENT_MEMBER, RawJSON
+from zarrforge.metadata.raw_reading import load_document_keeping_raw
 
 VIEW = ("consolidated_metadata", "metadata")
 
 
 @pytest.fixture
 def small_thresholds(monkeypatch):
-    monkeypatch.setattr(json_io, "RAW_MEMBERS_MIN_BYTES", 0)
+    monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
     monkeypatch.setattr(format_v3._LARGE_DOCUMENTS, "min_bytes", 0)
 
 
@@ -89,7 +92,7 @@ def test_a_view_written_back_from_text_equals_one_written_from_parsed_entries(
 
     def rewritten(threshold: int) -> dict:
         (tmp_path / "root.zarr" / "zarr.json").write_bytes(before)
-        monkeypatch.setattr(json_io, "RAW_MEMBERS_MIN_BYTES", threshold)
+        monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", threshold)
         zf.open_group(root).attrs["touched"] = threshold
         text = (tmp_path / "root.zarr" / "zarr.json").read_text()
         return json.loads(text.replace("NaN", '"nan"'))
@@ -138,7 +141,7 @@ def test_a_broken_entry_of_a_large_view_is_a_named_error_when_its_member_opens(
     '{"consolidated_metadata": {"metadata": {"a": 1,}}}',
 ])
 def test_the_text_keeping_reader_refuses_what_the_strict_reader_refuses(text, monkeypatch):
-    monkeypatch.setattr(json_io, "RAW_MEMBERS_MIN_BYTES", 0)
+    monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
     with pytest.raises(MetadataError) as strict:
         load_document(text.encode(), key="k")
     with pytest.raises(MetadataError) as keeping:
@@ -147,7 +150,7 @@ def test_the_text_keeping_reader_refuses_what_the_strict_reader_refuses(text, mo
 
 
 def test_the_text_keeping_reader_keeps_entries_and_their_named_members(monkeypatch):
-    monkeypatch.setattr(json_io, "RAW_MEMBERS_MIN_BYTES", 0)
+    monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
     text = ('{ "zarr_format": 3, "consolidated_metadata": {"kind": "inline", "metadata":'
             ' {"x": {"node_type": "array", "attributes": {"v": NaN}},\n "y": [1, 2], "z": {}}},'
             ' "attributes": {"k": [1, {"n": null}]}}')
@@ -157,7 +160,7 @@ def test_the_text_keeping_reader_keeps_entries_and_their_named_members(monkeypat
     assert all(type(entry) is RawJSON for entry in entries.values())
     assert entries["x"].text == '{"node_type": "array", "attributes": {"v": NaN}}'
     assert entries["x"].kept["node_type"] == "array"
-    assert entries["x"].kept["missing"] is json_io.ABSENT_MEMBER
+    assert entries["x"].kept["missing"] is ABSENT_MEMBER
     assert entries["y"].kept is None and entries["y"].text == "[1, 2]"
     assert document["attributes"] == {"k": [1, {"n": None}]}
     assert document["consolidated_metadata"]["kind"] == "inline"
@@ -169,7 +172,7 @@ def test_the_text_keeping_reader_keeps_entries_and_their_named_members(monkeypat
 
 
 def test_a_document_under_the_threshold_is_parsed_whole(monkeypatch):
-    monkeypatch.setattr(json_io, "RAW_MEMBERS_MIN_BYTES", 1000)
+    monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 1000)
     text = b'{"consolidated_metadata": {"metadata": {"x": {"node_type": "group"}}}}'
     document = load_document_keeping_raw(text, key="k", at=VIEW, kept=("node_type",))
     assert document["consolidated_metadata"]["metadata"]["x"] == {"node_type": "group"}
@@ -181,7 +184,7 @@ def test_a_document_under_the_threshold_is_parsed_whole(monkeypatch):
 @pytest.fixture
 def large_attributes(tmp_path, monkeypatch):
     """An array whose attributes (about 30 kB) are over a lowered threshold."""
-    monkeypatch.setattr(json_io, "RAW_MEMBERS_MIN_BYTES", 4096)
+    monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 4096)
     root = str(tmp_path / "a.zarr")
     values = {f"key{i}": [i, i / 2, "v"] for i in range(1000)}
     zf.create_array(root, shape=(4,), chunks=(2,), dtype="i4", attributes=values)

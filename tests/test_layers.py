@@ -56,7 +56,8 @@ BOTTOM_LAYER = frozenset({
     "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.layout_codec", "zarrforge.listing",
     "zarrforge.metadata.document", "zarrforge.metadata.extension_def",
     "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand",
-    "zarrforge.metadata.parse_memo", "zarrforge.optimistic", "zarrforge.parallel",
+    "zarrforge.metadata.parse_memo", "zarrforge.metadata.raw_json",
+    "zarrforge.metadata.raw_reading", "zarrforge.optimistic", "zarrforge.parallel",
     "zarrforge.plugin_failures",
     "zarrforge.paths", "zarrforge.registry", "zarrforge.resolution", "zarrforge.versions",
 })

@@ -97,10 +97,11 @@ from .listing import child_names
 from .optimistic import read_modify_write
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
-from .metadata.json_io import (RawJSON, check_document, dump_document, load_document,
-                               load_document_keeping_raw)
+from .metadata.json_io import check_document, dump_document, load_document
 from .metadata.json_io import check_size as check_document_size
 from .metadata.must_understand import split_unknown_fields
+from .metadata.raw_json import RawJSON
+from .metadata.raw_reading import load_document_keeping_raw
 from .metadata.parse_memo import ParseMemo
 from .parallel import map_parallel
 from .chunk_helpers import all_equal_fill, check_allocation

@@ -16,7 +16,7 @@ compared, detected, listed and written back without any plugin installed.
   then keeps a bytes object per member instead of a tree of dicts and lists that
   the garbage collector would walk on every full collection. The entries of a large
   consolidated view are kept the same way, as their text in the document
-  (:class:`~zarrforge.metadata.json_io.RawJSON`), and written back from it.
+  (:class:`~zarrforge.metadata.raw_json.RawJSON`), and written back from it.
 * :class:`UnknownExtension`: an ``extensions`` entry that no installed
   plugin understands but that may be ignored; kept verbatim and written back.
 
@@ -30,7 +30,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterable, Iterator, Mapping
 
-from .json_io import ABSENT_MEMBER, RawJSON, load_document
+from .json_io import load_document
+from .raw_json import ABSENT_MEMBER, RawJSON
 
 NODE_TYPES = ("array", "group")
 

@@ -1,0 +1,39 @@
+"""A JSON value kept as its text: what a large document's bulk is read as.
+
+:class:`RawJSON` is the leaf both ends of metadata JSON share: the reader of large
+documents (:mod:`zarrforge.metadata.raw_reading`) keeps the entries of a consolidated
+view, or a large ``attributes`` value, as their text; :func:`~zarrforge.metadata.json_io.dump_document`
+writes such a value back verbatim, so a document read and written back without
+those values changing never builds them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: a member named to be kept that the object lacks (see :class:`RawJSON`)
+ABSENT_MEMBER: Any = object()
+
+
+class RawJSON:
+    """A JSON value kept as its text, ``source[start:end]``, unparsed; ``kept`` holds the
+    named members of an object value as parsed when it was read, :data:`ABSENT_MEMBER`
+    for those it lacks (``kept`` is ``None`` when the value is not an object).
+    :func:`dump_document` writes it back verbatim."""
+
+    __slots__ = ("_source", "_start", "_end", "kept")
+
+    def __init__(self, source: str, start: int, end: int, kept: dict[str, Any] | None) -> None:
+        self._source = source
+        self._start = start
+        self._end = end
+        self.kept = kept
+
+    @property
+    def text(self) -> str:
+        return self._source[self._start:self._end]
+
+    @property
+    def end(self) -> int:
+        """The index in the source after the value."""
+        return self._end

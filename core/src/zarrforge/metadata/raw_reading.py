@@ -1,0 +1,253 @@
+"""Reading a large metadata document without building its bulk.
+
+A consolidated view of 50,000 members, or millions of small attribute values, parsed
+into dicts and lists takes ten to twenty times the document's bytes and most of the
+time an operation spends. :func:`load_document_keeping_raw` reads such a document with
+that bulk kept as :class:`~zarrforge.metadata.raw_json.RawJSON` text: the entries of one
+object walked with json's C scanner, one at a time (each checked as JSON, no tree kept),
+or a large top-level value skipped whole by counting brackets (in numpy, a MiB at a time),
+unchecked until it is first used. Everything else of the document is parsed, and
+refused, as :func:`~zarrforge.metadata.json_io.load_document` parses and refuses it;
+a document it does not read on this path (an error above all) is left to that function.
+
+The same skipping lets a document over ``config.max_document_bytes`` be read when
+what is over is one member set aside (a consolidated view): the rest is checked
+against the limit, and the member is kept unread.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+import numpy as np
+
+from .. import config
+from .json_io import _LENIENT, _STRICT, _reject_constant, _text, check_size, load_document
+from .raw_json import ABSENT_MEMBER, RawJSON
+
+#: documents smaller than this are parsed whole by :func:`load_document_keeping_raw`
+RAW_MEMBERS_MIN_BYTES = 1 << 20
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_PLAIN_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+_PLAIN_LENIENT = json.JSONDecoder()
+
+
+class _Unusual(Exception):
+    """Text the fast path does not read: the whole strict parse decides what it is."""
+
+
+def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...],
+                              kept: tuple[str, ...], allow_nan: bool = False,
+                              raw_values: tuple[str, ...] = ()) -> dict[str, Any]:
+    """As :func:`load_document`, except that the members of the object found through the
+    member names ``at`` (``("consolidated_metadata", "metadata")``) are kept as
+    :class:`RawJSON` values, each with its members ``kept`` parsed.
+
+    For large documents whose bulk is one such object (a consolidated view of thousands of
+    nodes): reading and writing back the document then builds no tree of their values.
+    The names of the kept object are checked for duplicates; its values are not, until
+    parsed. A document under :data:`RAW_MEMBERS_MIN_BYTES`, and anything the fast path
+    does not read (an error above all), is parsed whole by :func:`load_document`.
+
+    A document over ``config.max_document_bytes`` is read only if what is over is the
+    top-level member ``at[0]``: that member's value is then set aside unparsed, as one
+    :class:`RawJSON` with ``kept=None`` (:func:`set_aside`), and the rest must be within
+    the limit; otherwise it is refused as :func:`load_document` refuses it.
+
+    ``raw_values`` names top-level members (``attributes``) whose value, an object or
+    an array of :data:`RAW_MEMBERS_MIN_BYTES` or more, is kept as one :class:`RawJSON`
+    (``kept`` is ``{}`` for an object, ``None`` otherwise) without being parsed or
+    checked: found by counting brackets, so its parse, and any error in it, waits for
+    the first use.
+    """
+    limit = config.get().max_document_bytes
+    if limit is not None and len(data) > limit and at:
+        return _setting_aside(data, key=key, member=at[0], allow_nan=allow_nan, limit=limit)
+    if len(data) < RAW_MEMBERS_MIN_BYTES:
+        return load_document(data, key=key, allow_nan=allow_nan)
+    text = _text(data, key)
+    encoded = data if isinstance(data, bytes) else None
+    scan = (_LENIENT if allow_nan else _STRICT).scan_once
+    scan_raw = (_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT).scan_once
+
+    def large_value(i: int) -> RawJSON | None:
+        """The container at ``i`` kept as text, if it is large."""
+        end = _container_end(text, encoded, i)
+        if end - i < RAW_MEMBERS_MIN_BYTES:
+            return None
+        return RawJSON(text, i, end, {} if text[i] == "{" else None)
+
+    def members(start: int, path: tuple[str, ...]) -> tuple[dict[str, Any], int]:
+        """The object whose ``{`` is at ``start``, and the index after its ``}``."""
+        result: dict[str, Any] = {}
+        i = _WHITESPACE.match(text, start + 1).end()  # type: ignore[union-attr]
+        if text[i] == "}":
+            return result, i + 1
+        while True:
+            if text[i] != '"':
+                raise _Unusual
+            name, i = scanstring(text, i + 1, True)
+            if name in result:
+                raise _Unusual  # the whole parse names the duplicate
+            i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+            if text[i] != ":":
+                raise _Unusual
+            i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+            value: Any
+            if not path:
+                parsed, end = scan_raw(text, i)
+                value = RawJSON(text, i, end, {n: parsed.get(n, ABSENT_MEMBER) for n in kept}
+                                if type(parsed) is dict else None)
+                i = end
+            elif name == path[0] and text[i] == "{":
+                value, i = members(i, path[1:])
+            elif name in raw_values and path == at and text[i] in "{[" and \
+                    (value := large_value(i)) is not None:
+                i = value.end
+            else:
+                value, i = scan(text, i)
+            result[name] = value
+            i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+            if text[i] == ",":
+                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+            elif text[i] == "}":
+                return result, i + 1
+            else:
+                raise _Unusual
+
+    try:
+        start = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
+        if text[start] != "{" or not at:
+            raise _Unusual
+        document, end = members(start, at)
+        if _WHITESPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
+            raise _Unusual
+    except (_Unusual, ValueError, IndexError, StopIteration, RecursionError):
+        return load_document(text, key=key, allow_nan=allow_nan)
+    return document
+
+
+# a string, or a bracket: what skipping a value without building it needs to see
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _end_of_container(text: str, start: int) -> int:
+    """The index after the object or array opening at ``start``, found without building
+    it (so a value too large to parse can be measured): strings are skipped whole, and
+    brackets counted. It checks nothing else: what it spans is not known to be JSON."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(text, start):
+        bracket = text[match.start()]
+        if bracket in "{[":
+            depth += 1
+        elif bracket in "}]":
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    raise _Unusual
+
+
+_QUOTE, _BACKSLASH = 0x22, 0x5C
+_OPENING, _CLOSING = (0x7B, 0x5B), (0x7D, 0x5D)  # { [ and } ]
+_BLOCK = 1 << 20
+
+
+def _container_end_in_bytes(data: bytes, start: int) -> int:
+    """:func:`_end_of_container` on the UTF-8 bytes of a document, a block of a MiB at a
+    time in numpy (a value of millions of small lists is millions of brackets, too many
+    for a Python loop): the byte offset after the object or array opening at byte
+    ``start``. UTF-8 keeps every byte of a multi-byte character above 0x7F, so quotes,
+    backslashes and brackets are found byte by byte."""
+    codes = np.frombuffer(data, dtype=np.uint8)
+    depth, in_string, position = 0, 0, start
+    while position < len(codes):
+        block = codes[position:position + _BLOCK]
+        quotes = block == _QUOTE
+        for at in np.flatnonzero(quotes[1:] & (block[:-1] == _BACKSLASH)) + 1:
+            run = 0  # backslashes before the quote: an odd run escapes it
+            while position + at - run - 1 >= 0 and codes[position + at - run - 1] == _BACKSLASH:
+                run += 1
+            quotes[at] = run % 2 == 0
+        if quotes[0] and position > start and codes[position - 1] == _BACKSLASH:
+            run = 0
+            while codes[position - run - 1] == _BACKSLASH:
+                run += 1
+            quotes[0] = run % 2 == 0
+        inside = np.bitwise_xor.accumulate(quotes.view(np.uint8)) ^ in_string
+        outside = inside == 0
+        opening = ((block == _OPENING[0]) | (block == _OPENING[1])) & outside
+        closing = ((block == _CLOSING[0]) | (block == _CLOSING[1])) & outside
+        brackets = np.flatnonzero(opening | closing)
+        if brackets.size:
+            levels = depth + np.cumsum(np.where(opening[brackets], 1, -1))
+            ended = np.flatnonzero(levels == 0)
+            if ended.size:
+                return position + int(brackets[ended[0]]) + 1
+            depth = int(levels[-1])
+        in_string = int(inside[-1])
+        position += _BLOCK
+    raise _Unusual
+
+
+def _container_end(text: str, data: bytes | None, start: int) -> int:
+    """The index in ``text`` after the container opening at ``start``, found without
+    building it; ``data``: ``text`` as UTF-8, when the caller has it (then in numpy)."""
+    if data is None:
+        return _end_of_container(text, start)
+    ascii_only = len(data) == len(text)
+    byte_start = start if ascii_only else len(text[:start].encode("utf-8"))
+    byte_end = _container_end_in_bytes(data, byte_start)
+    if ascii_only:
+        return byte_end
+    codes = np.frombuffer(data, dtype=np.uint8, count=byte_end)
+    return byte_end - int(np.count_nonzero((codes & 0xC0) == 0x80))  # continuation bytes
+
+
+def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
+                   limit: int) -> dict[str, Any]:
+    """The document over the size limit read with the top-level ``member`` set aside
+    (see :func:`load_document_keeping_raw`), or its refusal."""
+    too_large = functools.partial(check_size, len(data), key=key, writing=False)
+    try:
+        text = data if isinstance(data, str) else data.decode("utf-8")
+    except UnicodeDecodeError:
+        too_large()
+        raise AssertionError("unreachable")  # pragma: no cover
+    found = None
+    try:
+        i = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
+        if text[i] == "{":
+            i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+            while text[i] == '"':
+                name, i = scanstring(text, i + 1, True)
+                i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+                if text[i] != ":":
+                    break
+                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+                end = (_container_end(text, data if isinstance(data, bytes) else None, i)
+                       if text[i] in "{[" else
+                       _PLAIN_LENIENT.scan_once(text, i)[1])  # a scalar: a string at most
+                if name == member:
+                    found = (i, end)
+                    break
+                i = _WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
+                if text[i] != ",":
+                    break
+                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+    except (_Unusual, ValueError, IndexError, StopIteration):
+        found = None
+    if found is None:
+        too_large()
+    start, end = found  # type: ignore[misc]
+    rest = text[:start] + "null" + text[end:]
+    if len(rest.encode("utf-8")) > limit:
+        too_large()
+    document = load_document(rest, key=key, allow_nan=allow_nan)
+    if document.get(member, 0) is not None:  # the null put in its place is not where it was
+        too_large()
+    document[member] = RawJSON(text, start, end, None)
+    return document
