@@ -55,7 +55,7 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
 
     A document over ``config.max_document_bytes`` is read only if what is over is the
     top-level member ``at[0]``: that member's value is then set aside unparsed, as one
-    :class:`RawJSON` with ``kept=None`` (:func:`set_aside`), and the rest must be within
+    :class:`RawJSON` with ``kept=None``, and the rest must be within
     the limit; otherwise it is refused as :func:`load_document` refuses it.
 
     ``raw_values`` names top-level members (``attributes``) whose value, an object or
