@@ -44,9 +44,11 @@ class ZarrforgeCLI(click.Group):
 
 def _show_warning(ctx: click.Context, message: Warning | str, category: type[Warning],
                   filename: str, lineno: int, file: Any = None, line: str | None = None) -> None:
-    """A warning as one line of the command's words, not Python's source-line form."""
+    """A warning as one line of the command's words, not Python's source-line form; a
+    deprecation (for a plugin's authors) keeps its category's name."""
     text = hints.for_command(str(message), ctx.invoked_subcommand)
-    click.echo(f"warning: {text}", err=True)
+    label = category.__name__ if issubclass(category, DeprecationWarning) else "warning"
+    click.echo(f"{label}: {text}", err=True)
 
 
 def _message(exc: BaseException) -> str:
