@@ -97,3 +97,13 @@ def test_a_codec_list_out_of_order_names_the_document(codecs) -> None:
     with pytest.raises(MetadataError) as info:
         zf.open_array(store, "a")[...]
     assert info.value.key == "a/zarr.json" and "a/zarr.json" in str(info.value)
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3, "draft-2022"])
+def test_an_attribute_json_cannot_hold_is_refused_naming_the_document(zarr_format) -> None:
+    store = MemoryStore()
+    array = zf.create_array(store, "g/a", shape=(2,), dtype="int8", zarr_format=zarr_format)
+    with pytest.raises(MetadataError, match="cannot be written as JSON") as info:
+        array.attrs["x"] = {1, 2}  # a set: JSON has no form for it
+    assert info.value.key is not None and "g/a" in info.value.key  # the draft: meta/root/g/a...
+    assert info.value.key in str(info.value)

@@ -29,12 +29,14 @@ def load_lenient(data: bytes, *, key: str) -> dict[str, Any]:
     return load_document(data, key=key, allow_nan=True)
 
 
-def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | None = 2) -> bytes:
-    """ASCII JSON of ``document``; refused (before anything is written) when over
-    ``config.max_document_bytes``, since readers could not open it."""
+def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | None = 2,
+         key: str | None = None) -> bytes:
+    """ASCII JSON of ``document`` (to be written at ``key``, named in errors when known);
+    refused (before anything is written) when over ``config.max_document_bytes``, since
+    readers could not open it."""
     try:
         data = json.dumps(document, indent=indent, allow_nan=allow_nan).encode("ascii")
-    except (TypeError, ValueError) as exc:
-        raise MetadataError(f"cannot be written as JSON: {exc}") from exc
-    check_document_size(len(data), key=None, writing=True)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise MetadataError(f"cannot be written as JSON: {exc}", key=key) from exc
+    check_document_size(len(data), key=key, writing=True)
     return data

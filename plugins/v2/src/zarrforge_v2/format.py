@@ -92,21 +92,27 @@ class V2Format(ChunksUnderNode, Format):
             docs[ZMETADATA] = consolidated_document(metadata, group)
         return docs
 
-    def render(self, metadata: NodeMetadata) -> list[tuple[str, bytes]]:
-        """``(document name, bytes)`` pairs in writing order; a bad value fails here."""
+    def render(self, metadata: NodeMetadata, path: str | None = None) -> list[tuple[str, bytes]]:
+        """``(document name, bytes)`` pairs in writing order; a bad value fails here,
+        naming the document's key when ``path`` is given."""
         docs = self.document(metadata)
-        attrs = _json.dump(docs[ZATTRS], allow_nan=True)
+
+        def dump(name: str, **options: Any) -> bytes:
+            key = None if path is None else node_key(path, name)
+            return _json.dump(docs[name], key=key, **options)
+
+        attrs = dump(ZATTRS, allow_nan=True)
         if isinstance(metadata, ArrayMetadata):
-            return [(ZATTRS, attrs), (ZARRAY, _json.dump(docs[ZARRAY]))]
-        rendered = [(ZATTRS, attrs), (ZGROUP, _json.dump(docs[ZGROUP]))]
+            return [(ZATTRS, attrs), (ZARRAY, dump(ZARRAY))]
+        rendered = [(ZATTRS, attrs), (ZGROUP, dump(ZGROUP))]
         if ZMETADATA in docs:
-            rendered.append((ZMETADATA, _json.dump(docs[ZMETADATA], allow_nan=True, indent=None)))
+            rendered.append((ZMETADATA, dump(ZMETADATA, allow_nan=True, indent=None)))
         return rendered
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata,
                    rendered: list[tuple[str, bytes]] | None = None) -> None:
         if rendered is None:
-            rendered = self.render(metadata)
+            rendered = self.render(metadata, path)
         _set_changed(store, [(node_key(path, name), data) for name, data in rendered])
         key = node_key(path, ZMETADATA)
         if isinstance(metadata, GroupMetadata) and metadata.consolidated is None and store.exists(key):
