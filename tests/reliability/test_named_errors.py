@@ -107,3 +107,15 @@ def test_an_attribute_json_cannot_hold_is_refused_naming_the_document(zarr_forma
         array.attrs["x"] = {1, 2}  # a set: JSON has no form for it
     assert info.value.key is not None and "g/a" in info.value.key  # the draft: meta/root/g/a...
     assert info.value.key in str(info.value)
+
+
+def test_a_v2_chunks_value_out_of_range_names_the_v2_field() -> None:
+    """Before: the field was the v3 grid's path, chunks.configuration.chunk_shape."""
+    store = MemoryStore()
+    zf.create_array(store, "a", shape=(4,), chunks=(2,), dtype="int8", zarr_format=2)
+    document = json.loads(store.get("a/.zarray"))
+    document["chunks"] = [2**64]  # beyond int64
+    store.set("a/.zarray", json.dumps(document).encode())
+    with pytest.raises(MetadataError) as info:
+        zf.open_array(store, "a")
+    assert info.value.field == "chunks" and info.value.key == "a/.zarray"

@@ -139,12 +139,16 @@ def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMe
     codecs, read_configs = build_codecs(data_type, chunks, fill_value, order=order,
                                         filters=filters, object_codec=object_codec,
                                         compressor=compressor, byteorder=byteorder)
+    try:
+        grid = c.chunk_grid_from_json(
+            {"name": "regular", "configuration": {"chunk_shape": list(chunks)}}, shape,
+            field="chunks")
+    except MetadataError as exc:  # the v3 grid's own field path is not in a .zarray
+        raise exc.relocated("chunks") from None
     return ArrayMetadata(
         shape=shape,
         data_type=data_type,
-        chunk_grid=c.chunk_grid_from_json(
-            {"name": "regular", "configuration": {"chunk_shape": list(chunks)}}, shape,
-            field="chunks"),
+        chunk_grid=grid,
         chunk_key_encoding=c.chunk_key_encoding_from_json(
             {"name": "v2", "configuration": {"separator": separator}},
             field="dimension_separator"),
