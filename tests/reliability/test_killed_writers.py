@@ -33,7 +33,8 @@ import pytest
 
 import zarrforge
 from zarrforge.errors import ContainsNodeError, NodeNotFoundError, UnfinishedWriteError
-from zarrforge.testing.kills import killed_after, killed_before_write, writes_made
+from zarrforge.testing.kills import (NODE_DOCUMENTS, every_node_opens_and_reads, killed_after,
+                                     killed_before_write, writes_made)
 from zarrforge_std.stores.local import LocalStore
 
 from _reliability import generation_values
@@ -47,21 +48,6 @@ WRITES = ("_replace", "_unlink")
 SHAPE, CHUNKS = (8, 12), (2, 3)
 OLD = generation_values(SHAPE, CHUNKS, 0)
 EXTRA = generation_values((3, 12), CHUNKS, 1)
-
-
-DOCUMENTS = ("zarr.json", ".zarray", ".zgroup")
-
-
-def every_node_opens_and_reads(root: Path) -> int:
-    """Open every node stored below ``root`` (a directory with a node document) and read
-    each array whole; the number of nodes."""
-    paths = sorted({str(f.parent.relative_to(root)) for name in DOCUMENTS
-                    for f in root.rglob(name)})
-    for path in paths:
-        node = zarrforge.open(str(root), "" if path == "." else path, mode="r")
-        if isinstance(node, zarrforge.Array):
-            node[...]  # noqa: B018 - reads every chunk
-    return len(paths)
 
 
 class WritePath:
@@ -117,7 +103,7 @@ class CreateArrayWithParents(WritePath):
             array = zarrforge.open_array(str(root), "g/h/a", mode="r")
         except NodeNotFoundError:
             # parent groups written without the array: the marker must say so
-            parents = [f for f in root.rglob("*") if f.name in DOCUMENTS]
+            parents = [f for f in root.rglob("*") if f.name in NODE_DOCUMENTS]
             if not parents and zarrforge.unfinished_write(str(root), "g/h/a") is None:
                 return "before"
             return _unfinished_or_fail(root, "g/h/a", f"{len(parents)} parent group(s) "

@@ -34,7 +34,8 @@ import xarray as xr
 import zarrforge as zf
 import zarrforge_xarray as zx
 from zarrforge.errors import ContainsNodeError, UnfinishedWriteError
-from zarrforge.testing.kills import killed_after, killed_before_write, writes_made
+from zarrforge.testing.kills import (every_node_opens_and_reads, killed_after, killed_before_write,
+                                     writes_made)
 from zarrforge_std.stores.local import LocalStore
 
 pytestmark = [pytest.mark.skipif(not hasattr(os, "fork"), reason="killing a forked writer is POSIX"),
@@ -44,21 +45,6 @@ pytestmark = [pytest.mark.skipif(not hasattr(os, "fork"), reason="killing a fork
 KILLS = 20
 SEED = int(os.environ.get("ZARRFORGE_KILL_SEED", str(random.randrange(2**31))))
 WRITES = ("_replace", "_unlink")  # the local store's innermost writes: one file each
-
-
-DOCUMENTS = ("zarr.json", ".zarray", ".zgroup")
-
-
-def every_node_opens_and_reads(root: Path) -> int:
-    """Open every node stored below ``root`` (a directory with a node document) and read
-    each array whole; the number of nodes."""
-    paths = sorted({str(f.parent.relative_to(root)) for name in DOCUMENTS
-                    for f in root.rglob(name)})
-    for path in paths:
-        node = zf.open(str(root), "" if path == "." else path, mode="r")
-        if isinstance(node, zf.Array):
-            node[...]  # noqa: B018 - reads every chunk
-    return len(paths)
 
 
 def climate(start: int, days: int) -> xr.Dataset:

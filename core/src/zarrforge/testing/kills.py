@@ -16,7 +16,7 @@ An operation runs in a forked child (POSIX only), which is killed with ``SIGKILL
 Each returns whether the child was killed (``False``: it finished first). A child
 that fails any other way is an ``AssertionError`` carrying its traceback. The
 operation must leave its effects in the store (a local directory, say), since the
-child's memory goes with it. Forking copies the parent's state: registries and
+child's memory goes with it; :func:`every_node_opens_and_reads` checks what it left. Forking copies the parent's state: registries and
 plugins already loaded cost the child nothing; zarrforge's thread pools start
 afresh in the child. Other libraries' pools may not (dask's threaded scheduler waits
 for ever on threads the child does not have): run such work synchronously in the
@@ -30,7 +30,10 @@ import os
 import signal
 import time
 import traceback
+from pathlib import Path
 from typing import Callable, Sequence
+
+import zarrforge
 
 from ..abc.store import Store
 
@@ -145,3 +148,18 @@ def killed_before_write(operation: Callable[[], None], store_class: type[Store],
 def killed_after(operation: Callable[[], None], seconds: float) -> bool:
     """Run ``operation`` in a child killed after ``seconds`` (``False``: it finished first)."""
     return _run(operation, lambda: None, kill_after=seconds)[0]
+
+
+NODE_DOCUMENTS = ("zarr.json", ".zarray", ".zgroup")
+
+
+def every_node_opens_and_reads(root: Path) -> int:
+    """Open every node stored below ``root`` (a directory holding a node document of v3
+    or v2) and read each array whole; the number of nodes. What any kill must leave."""
+    paths = sorted({str(f.parent.relative_to(root)) for name in NODE_DOCUMENTS
+                    for f in root.rglob(name)})
+    for path in paths:
+        node = zarrforge.open(str(root), "" if path == "." else path, mode="r")
+        if isinstance(node, zarrforge.Array):
+            node[...]  # noqa: B018 - reads every chunk
+    return len(paths)
