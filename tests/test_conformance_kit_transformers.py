@@ -211,6 +211,13 @@ _REGISTERED = BROKEN_TRANSFORMERS.split("class Suite(")[0]
 PERMISSIVE = _REGISTERED + '''
 class TestPermissive(StorageTransformerConformance):
     """Accepts any configuration: nothing invalid to list."""
+    transformer_documents = [{"name": "test.credulous", "configuration": {"tag": "t"}}]
+    rejects_unknown_configuration = False
+    max_examples = 5
+'''
+MISDECLARED = _REGISTERED + '''
+class TestMisdeclared(StorageTransformerConformance):
+    """Declared to accept any configuration, but refuses an unknown key."""
     transformer_documents = [{"name": "test.passing", "configuration": {"tag": "t"}}]
     rejects_unknown_configuration = False
     max_examples = 5
@@ -227,8 +234,14 @@ def test_invalid_documents_are_demanded_only_of_transformers_refusing_unknown_ke
     permissive = pytester.runpytest_subprocess("-v", "-p", "no:cacheprovider")
     permissive.assert_outcomes(passed=6)
     permissive.stdout.fnmatch_lines(
-        ["*TestPermissive::test_invalid_configurations_are_refused_naming_the_field[[]none-declared[]] PASSED*"])
-    pytester.makepyfile(test_permissive="", test_strict=STRICT)
+        ["*TestPermissive::test_invalid_configurations_are_refused_naming_the_field"
+         "[[]none-declared-accepts-any[]] PASSED*"])
+    # what the declaration claims is checked: a transformer refusing unknown keys fails it
+    pytester.makepyfile(test_permissive="", test_misdeclared=MISDECLARED)
+    misdeclared = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    misdeclared.assert_outcomes(passed=4, failed=2)
+    assert "yet rejects_unknown_configuration = False declares" in misdeclared.stdout.str()
+    pytester.makepyfile(test_misdeclared="", test_strict=STRICT)
     strict = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     text = strict.stdout.str()
     assert "ERROR test_strict.py::TestStrict" in text, text[-3000:]

@@ -12,7 +12,8 @@ Subclass :class:`StorageTransformerConformance` and set:
 * ``shape`` (default ``(9, 13)``), ``chunks`` (``(2, 3)``) and ``dtype`` (``"int32"``):
   the arrays the entries are tried on (the entries must suit them);
 * ``rejects_unknown_configuration = False`` if the transformer deliberately accepts
-  configuration keys it does not know;
+  configuration keys it does not know (checked: each entry with an unknown key added
+  must still build it);
 * ``max_examples`` (default 40) and ``shrink`` (default ``True``) for hypothesis.
 
 What it checks, against :mod:`zarrforge.abc.storage_transformer`: the name resolves
@@ -82,8 +83,9 @@ class StorageTransformerConformance:
                                       enumerate(self.transformer_documents)])
         if "invalid" in metafunc.fixturenames:
             if not self.invalid_transformer_documents and not self.rejects_unknown_configuration:
-                # a transformer that accepts any configuration may have nothing invalid
-                metafunc.parametrize("invalid", [None], ids=["none-declared"])
+                # a transformer that accepts any configuration may have nothing invalid:
+                # what is checked then is that it does accept one (see the test)
+                metafunc.parametrize("invalid", [None], ids=["none-declared-accepts-any"])
                 return
             assert self.invalid_transformer_documents, (
                 "set invalid_transformer_documents to (document, field) pairs the transformer "
@@ -140,6 +142,7 @@ class StorageTransformerConformance:
 
     def test_invalid_configurations_are_refused_naming_the_field(self, invalid):
         if invalid is None:  # none declared, and rejects_unknown_configuration is False
+            self._check_accepts_any_configuration()
             return
         document, field = invalid
         where = _document_id(document)
@@ -156,8 +159,27 @@ class StorageTransformerConformance:
             raise AssertionError(f"{where}: the invalid entry was accepted; expected a "
                                  f"MetadataError naming {field!r}")
 
+    def _check_accepts_any_configuration(self) -> None:
+        """What ``rejects_unknown_configuration = False`` declares: each entry with an
+        unknown configuration key added still builds the transformer."""
+        for document in self.transformer_documents:
+            if not isinstance(document, dict):
+                continue
+            where = _document_id(document)
+            config = dict(document.get("configuration") or {}, zarrforge_conformance_unknown=1)
+            try:
+                self._transformer({"name": _name(document), "configuration": config})
+            except Exception as exc:  # noqa: BLE001 - the declaration says it accepts it
+                raise AssertionError(
+                    f"{where}: an unknown configuration key was refused ({type(exc).__name__}: "
+                    f"{exc}), yet rejects_unknown_configuration = False declares that any "
+                    "configuration is accepted") from exc
+
     def test_unknown_configuration_keys_are_refused(self, document):
-        if not self.rejects_unknown_configuration or not isinstance(document, dict):
+        if not isinstance(document, dict):
+            return
+        if not self.rejects_unknown_configuration:
+            self._check_accepts_any_configuration()
             return
         where = _document_id(document)
         config = dict(document.get("configuration") or {}, zarrforge_conformance_unknown=1)
