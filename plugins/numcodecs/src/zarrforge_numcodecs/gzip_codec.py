@@ -6,10 +6,8 @@ Contract:
   spec). ``from_json("gzip", None)`` -- a codec named without configuration,
   as when a user asks for ``"gzip"`` at creation -- uses level 5, the level
   zarr-python writes by default.
-* encoding produces a gzip (RFC 1952) stream whose header records no time (``MTIME``
-  0), so equal chunks encode to equal bytes (numcodecs' ``GZip``, which zarr-python
-  uses, records the time of writing: readers ignore it either way); decoding accepts
-  any gzip stream (through ``numcodecs.GZip``) and raises
+* encoding produces a gzip (RFC 1952) stream through ``numcodecs.GZip``;
+  decoding accepts any gzip stream and raises
   :class:`~zarrforge.errors.CorruptChunkError` for anything else.
 * ``to_json()`` is ``{"name": "gzip", "configuration": {"level": L}}``.
 * the encoded size depends on the data: ``encoded_size`` is ``None``.
@@ -17,7 +15,6 @@ Contract:
 
 from __future__ import annotations
 
-import gzip
 from typing import Any
 
 from numcodecs.compat import ensure_bytes
@@ -55,7 +52,7 @@ class GzipCodec(BytesBytesCodec):
 
     def encode(self, data: bytes | memoryview) -> bytes:
         with encoding(self.name):
-            return gzip.compress(data, compresslevel=self._level, mtime=0)
+            return ensure_bytes(self._gzip.encode(data))
 
     def decode(self, data: bytes | memoryview) -> bytes:
         data = _bounds.byte_view(data)
