@@ -120,6 +120,24 @@ def test_damaged_chunks_are_corrupt_chunk_errors(tmp_path, damage):
         zf.open_array(str(tmp_path / "d.zarr"))[...]
 
 
+def test_a_damaged_part_names_the_chunk_key_not_an_inner_label(tmp_path):
+    """Before: damage inside the data part named the chunk '<optional data>' (found by
+    the codec fuzz target, which demands the chunk's own key)."""
+    import struct
+
+    array = zf.create_array(str(tmp_path / "p.zarr"), shape=(4,), chunks=(4,),
+                            dtype={"name": "optional", "configuration": {"name": "int16"}},
+                            compressors=None)
+    array[...] = np.array([1, None, 3, 4], dtype=object)
+    stored = array.store.get("c/0")
+    mask_length, data_length = struct.unpack_from("<QQ", stored)
+    header = struct.pack("<QQ", mask_length, data_length - 2)  # one int16 short
+    array.store.set("c/0", header + stored[16:-2])
+    with pytest.raises(CorruptChunkError, match="codec 'optional', its data") as caught:
+        zf.open_array(str(tmp_path / "p.zarr"))[...]
+    assert caught.value.key == "c/0" and "<optional" not in str(caught.value)
+
+
 def test_the_codec_refuses_other_data_types():
     with pytest.raises(MetadataError, match="'optional' data type only"):
         zf.create_array(None, shape=(4,), chunks=(4,), dtype="uint8",

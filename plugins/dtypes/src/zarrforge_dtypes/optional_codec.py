@@ -124,8 +124,8 @@ class OptionalCodec(ArrayBytesCodec):
                 f"{data_length} bytes of data, but the chunk holds {len(data) - _HEADER.size} "
                 "bytes after it")
         mask_bytes = data[_HEADER.size:_HEADER.size + mask_length]
-        present = self._mask_chain.decode(mask_bytes, self._mask_spec(spec),
-                                          key="<optional mask>").astype(bool)
+        present = _decoded_part(self._mask_chain, mask_bytes, self._mask_spec(spec),
+                                "mask").astype(bool)
         count = int(present.sum())
         out = np.full(spec.shape, None, dtype=object)
         if count == 0:
@@ -133,8 +133,8 @@ class OptionalCodec(ArrayBytesCodec):
                 raise CorruptChunkError("codec 'optional': no element is present but the "
                                         f"chunk holds {data_length} bytes of data")
             return out
-        values = self._data_chain.decode(data[_HEADER.size + mask_length:],
-                                         self._data_spec(spec, count), key="<optional data>")
+        values = _decoded_part(self._data_chain, data[_HEADER.size + mask_length:],
+                               self._data_spec(spec, count), "data")
         if values.shape != (count,):
             raise CorruptChunkError(f"codec 'optional': the data holds {values.shape} "
                                     f"elements where the mask marks {count} present")
@@ -143,6 +143,17 @@ class OptionalCodec(ArrayBytesCodec):
             items = [Some(item) for item in items]
         out[present] = _objects(items)
         return out
+
+
+def _decoded_part(chain: Any, data: bytes, spec: ChunkSpec, part: str) -> np.ndarray:
+    """One part of the chunk decoded by its own chain; damage is a CorruptChunkError
+    without a key, so the chain around this codec names the chunk's own key."""
+    try:
+        return chain.decode(data, spec, key=f"<optional {part}>")
+    except CorruptChunkError as exc:
+        text, prefix = str(exc), f"chunk {exc.key!r}: "
+        raise type(exc)(f"codec 'optional', its {part}: "
+                        f"{text[len(prefix):] if text.startswith(prefix) else text}") from exc
 
 
 def _objects(items: list) -> np.ndarray:
