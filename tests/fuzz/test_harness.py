@@ -41,6 +41,8 @@ def test_the_default_limits_are_20_s_and_256_mib_per_case() -> None:
 def test_a_hanging_case_is_stopped_even_inside_except_exception(monkeypatch) -> None:
     monkeypatch.setattr(_fuzzkit, "CASE_SECONDS", 0.2)
 
+    finished = []
+
     def stubborn(_value) -> None:
         until = time.monotonic() + 10
         while time.monotonic() < until:
@@ -48,11 +50,11 @@ def test_a_hanging_case_is_stopped_even_inside_except_exception(monkeypatch) -> 
                 time.sleep(0.05)
             except Exception:  # noqa: BLE001 - what a codec or zarrforge might do
                 pass
+        finished.append(True)
 
-    start = time.monotonic()
     with pytest.raises(Hang, match="longer than 0.2 s"):
         _case(stubborn).run_case(None)
-    assert time.monotonic() - start < 2
+    assert not finished  # stopped inside its loop, not run to its end
 
 
 def test_an_error_hiding_a_memory_error_fails_the_oracle() -> None:
