@@ -60,21 +60,20 @@ _pools_lock = threading.Lock()
 #: threads that fetch groups of chunks ahead of the workers decoding them (stores with
 #: latency only); they wait on the store, so they cost no CPU
 READ_AHEAD_THREADS = 16
-_read_ahead: concurrent.futures.ThreadPoolExecutor | None = None
 
 #: threads that run the blocking calls of :mod:`zarrforge.asyncio` off the event loop; a
 #: call hands its chunk work to the pools above as a call from any thread does
 ASYNC_CALL_THREADS = 16
-_async_calls: concurrent.futures.ThreadPoolExecutor | None = None
+# the pools of a fixed size for one purpose (read-ahead, asyncio calls), by purpose
+_purpose_pools: dict[str, concurrent.futures.ThreadPoolExecutor] = {}
 
 
 def _forget_pools_in_a_forked_child() -> None:
     # A forked child has only the thread that forked: the pools' threads are not there
     # (work handed to them would wait for ever), and another thread may have held the lock.
-    global _pools_lock, _read_ahead, _async_calls
+    global _pools_lock
     _pools.clear()
-    _read_ahead = None
-    _async_calls = None
+    _purpose_pools.clear()
     _pools_lock = threading.Lock()
 
 
@@ -95,26 +94,25 @@ def pool_for(threads: int) -> concurrent.futures.ThreadPoolExecutor:
         return pool
 
 
+def _purpose_pool(purpose: str, threads: int) -> concurrent.futures.ThreadPoolExecutor:
+    with _pools_lock:
+        pool = _purpose_pools.get(purpose)
+        if pool is None:
+            pool = _purpose_pools[purpose] = concurrent.futures.ThreadPoolExecutor(
+                threads, thread_name_prefix=f"zarrforge-{purpose}")
+        return pool
+
+
 def read_ahead_pool() -> concurrent.futures.ThreadPoolExecutor:
     """The pool of :data:`READ_AHEAD_THREADS` threads that fetch chunks ahead of a read
     (:func:`zarrforge.chunk_io.read_ahead`); like the others, made afresh after a fork."""
-    global _read_ahead
-    with _pools_lock:
-        if _read_ahead is None:
-            _read_ahead = concurrent.futures.ThreadPoolExecutor(
-                READ_AHEAD_THREADS, thread_name_prefix="zarrforge-read-ahead")
-        return _read_ahead
+    return _purpose_pool("read-ahead", READ_AHEAD_THREADS)
 
 
 def async_call_pool() -> concurrent.futures.ThreadPoolExecutor:
     """The pool of :data:`ASYNC_CALL_THREADS` threads on which :mod:`zarrforge.asyncio`
     runs its blocking calls (made afresh after a fork, as the others)."""
-    global _async_calls
-    with _pools_lock:
-        if _async_calls is None:
-            _async_calls = concurrent.futures.ThreadPoolExecutor(
-                ASYNC_CALL_THREADS, thread_name_prefix="zarrforge-async")
-        return _async_calls
+    return _purpose_pool("async", ASYNC_CALL_THREADS)
 
 
 def call_threads() -> int:
