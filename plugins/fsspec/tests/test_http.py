@@ -122,16 +122,13 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
     import os
 
     from zarrforge.testing.faults import ChangeBetweenReads
+    from zarrforge.testing.races import SHARD_KEY, one_shard_array, shard_versions
     from zarrforge_sharding import index_cache
 
     index_cache.cache.clear()
     directory, url = http_server.new_site()
-    writer = zf.create_array(str(directory), "a", shape=(8, 12), chunks=(2, 3), shards=(8, 12),
-                             dtype="int32", fill_value=0, compressors=None)
-    base = np.arange(96, dtype="int32").reshape(8, 12) + 1
-    one = base.copy()
-    one[0:2, 0:3] = 0  # inner chunk (0, 0) empty: every other one moves in version 2
-    versions = {1: one, 2: base + 1000}
+    writer = one_shard_array(str(directory))
+    versions = shard_versions()
     writer[...] = versions[1]
     shard = directory / "a" / "c" / "0" / "0"
 
@@ -141,7 +138,7 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
 
     http_server.validators = validators
     try:
-        wrapper = ChangeBetweenReads(FsspecStore.from_url(url), replace, key="a/c/0/0")
+        wrapper = ChangeBetweenReads(FsspecStore.from_url(url), replace, key=SHARD_KEY)
         assert wrapper.capabilities.versioned_ranges
         got = zf.open_array(wrapper, "a")[2:4, 3:6]
     finally:

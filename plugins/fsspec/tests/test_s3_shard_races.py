@@ -12,21 +12,11 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.testing.faults import ChangeBetweenReads
-from zarrforge.testing.races import count_versions, rewriting
+from zarrforge.testing.races import (SHARD_KEY, count_versions, one_shard_array, rewriting,
+                                     shard_versions)
 from zarrforge_fsspec import FsspecStore
 from zarrforge_sharding import index_cache
 
-SHAPE, INNER = (8, 12), (2, 3)
-SHARD_KEY = "a/c/0/0"
-
-
-def _versions() -> dict[int, np.ndarray]:
-    # version 1 leaves inner chunk (0, 0) empty, version 2 fills it: every other inner
-    # chunk sits at another offset in the two versions
-    base = np.arange(96, dtype="int32").reshape(SHAPE) + 1
-    one = base.copy()
-    one[0:2, 0:3] = 0
-    return {1: one, 2: base + 1000}
 
 
 @pytest.fixture
@@ -35,15 +25,10 @@ def s3_store(s3_url, s3_options):
     return FsspecStore.from_url(f"{s3_url}/data", **s3_options)
 
 
-def _sharded(store):
-    return zf.create_array(store, "a", shape=SHAPE, chunks=INNER, shards=SHAPE, dtype="int32",
-                           fill_value=0, compressors=None)
-
-
 def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version(s3_store):
     assert s3_store.capabilities.versioned_ranges
-    writer = _sharded(s3_store)
-    versions = _versions()
+    writer = one_shard_array(s3_store)
+    versions = shard_versions()
     writer[...] = versions[1]
     wrapper = ChangeBetweenReads(s3_store, lambda: writer.__setitem__(Ellipsis, versions[2]),
                                  key=SHARD_KEY)
@@ -53,8 +38,8 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
 
 
 def test_readers_racing_a_rewriting_thread_on_s3_read_only_whole_versions(s3_store):
-    writer = _sharded(s3_store)
-    versions = _versions()
+    writer = one_shard_array(s3_store)
+    versions = shard_versions()
     writer[...] = versions[1]
     regions = [np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3] for i in range(1, 4) for j in range(1, 4)]
     reader = zf.open_array(s3_store, "a")

@@ -39,6 +39,7 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
     """The race of tests/reliability/test_shard_races.py through obstore: the shard is
     replaced right after the reader's first request for it; the read gives one version."""
     from zarrforge.testing.faults import ChangeBetweenReads
+    from zarrforge.testing.races import SHARD_KEY, one_shard_array, shard_versions
 
     if kind == "memory":
         store = resolve_store("obstore+memory:///")
@@ -46,15 +47,11 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
         (tmp_path / "root").mkdir()
         store = resolve_store(f"obstore+file://{tmp_path}/root")
     assert store.capabilities.versioned_ranges
-    writer = zf.create_array(store, "a", shape=(8, 12), chunks=(2, 3), shards=(8, 12),
-                             dtype="int32", fill_value=0, compressors=None)
-    base = np.arange(96, dtype="int32").reshape(8, 12) + 1
-    one = base.copy()
-    one[0:2, 0:3] = 0  # inner chunk (0, 0) empty: every other one moves in version 2
-    versions = {1: one, 2: base + 1000}
+    writer = one_shard_array(store)
+    versions = shard_versions()
     writer[...] = versions[1]
     wrapper = ChangeBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
-                                 key="a/c/0/0")
+                                 key=SHARD_KEY)
     got = zf.open_array(wrapper, "a")[2:4, 3:6]
     assert any(np.array_equal(got, v[2:4, 3:6]) for v in versions.values()), got.tolist()
     assert wrapper.reads >= 2  # the shard was replaced after the first of them

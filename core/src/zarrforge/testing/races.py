@@ -8,6 +8,10 @@ background, and tally which whole version each read saw.
 * :func:`count_versions` reads random ``regions`` for ``seconds`` and counts, per
   version in ``versions``, the reads that equal it there; a read that equals none is
   ``"wrong"`` (what a reader must never see).
+* :func:`one_shard_array` and :func:`shard_versions`: an array held in one shard
+  (:data:`SHARD_KEY`) and two versions of its values whose inner chunks sit at other
+  offsets in the shard, for stores' tests of partial shard reads racing a rewrite: a
+  read mixing one version's index with the other's bytes equals neither version.
 """
 
 from __future__ import annotations
@@ -18,6 +22,28 @@ import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
+
+import zarrforge
+
+SHARD_SHAPE, INNER_SHAPE = (8, 12), (2, 3)  # one shard of 4 x 4 inner chunks
+SHARD_KEY = "a/c/0/0"
+
+
+def one_shard_array(store: Any) -> Any:
+    """The int32 array ``a`` of ``store``, one uncompressed shard of inner chunks."""
+    return zarrforge.create_array(store, "a", shape=SHARD_SHAPE, chunks=INNER_SHAPE,
+                                  shards=SHARD_SHAPE, dtype="int32", fill_value=0,
+                                  compressors=None)
+
+
+def shard_versions() -> dict[int, np.ndarray]:
+    """Two versions of :func:`one_shard_array`'s values: version 1 leaves the first inner
+    chunk at the fill value (not stored), version 2 stores it, so every other inner
+    chunk sits at another offset in the two."""
+    base = np.arange(int(np.prod(SHARD_SHAPE)), dtype="int32").reshape(SHARD_SHAPE) + 1
+    one = base.copy()
+    one[tuple(slice(0, n) for n in INNER_SHAPE)] = 0
+    return {1: one, 2: base + 1000}
 
 
 def run_threads(target: Callable[[int], Any], count: int) -> list[BaseException]:
