@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import gzip
 import json
 import struct
-import types
-from typing import Iterator
 
 import numpy as np
 import pytest
@@ -16,6 +12,7 @@ import zarrforge as zf
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge.errors import ChecksumError, CorruptChunkError, MetadataError
 from zarrforge.testing import CodecConformance
+from zarrforge.testing.clocks import gzip_clock_pinned
 from zarrforge_sharding import index_cache
 from zarrforge_sharding.codec import coalesce
 from zarrforge_std.runtime_transformers import RequestCounter
@@ -292,19 +289,6 @@ class PartsRecordingStore(MemoryStore):
     def _set_parts(self, key, parts):
         self.pieces[key] = len(parts)
         super()._set_parts(key, parts)
-
-
-@contextlib.contextmanager
-def gzip_clock_pinned() -> Iterator[None]:
-    """gzip (numcodecs' GZip, for zarr-python and zarrforge alike) writes the time of
-    writing into each header: two writes compared byte for byte must not straddle a
-    second."""
-    saved = gzip.time
-    gzip.time = types.SimpleNamespace(time=lambda: 1_700_000_000.0)
-    try:
-        yield
-    finally:
-        gzip.time = saved
 
 
 @pytest.mark.parametrize("location", ["start", "end"])

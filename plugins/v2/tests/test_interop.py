@@ -9,20 +9,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gzip
 import json
 import os
-import types
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import zarrforge as zf
+from zarrforge.testing.clocks import gzip_clock_pinned
 from zarrforge import registry
 
 import zarr
@@ -240,19 +238,6 @@ def test_zarrforge_writes_zarr_python_reads(case: Case, tmp_path: Path) -> None:
     assert z.attrs.asdict() == case.attributes
     group = zarr.open_group(str(tmp_path), mode="r")
     assert group.metadata.zarr_format == 2 and list(group.array_keys()) == ["arr"]
-
-
-@contextlib.contextmanager
-def gzip_clock_pinned() -> Iterator[None]:
-    """gzip (numcodecs' GZip, for zarr-python and zarrforge alike) writes the time of
-    writing into each header: two writes compared byte for byte must not straddle a
-    second."""
-    saved = gzip.time
-    gzip.time = types.SimpleNamespace(time=lambda: 1_700_000_000.0)
-    try:
-        yield
-    finally:
-        gzip.time = saved
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)

@@ -1,0 +1,24 @@
+"""Clocks that writers put into the bytes they write, pinned for comparisons.
+
+gzip (numcodecs' ``GZip``, used by zarr-python and zarrforge alike) writes the time of
+writing into each header: two writes compared byte for byte differ when they straddle
+a second. ``with gzip_clock_pinned():`` gives every gzip header written inside the
+block the same time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import types
+from typing import Iterator
+
+
+@contextlib.contextmanager
+def gzip_clock_pinned() -> Iterator[None]:
+    saved = gzip.time  # gzip reads the clock through its own reference to time
+    gzip.time = types.SimpleNamespace(time=lambda: 1_700_000_000.0)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        gzip.time = saved
