@@ -164,6 +164,15 @@ class Format(ABC):
         the format's default; no ``"auto"``, and no codec objects of other libraries
         (numcodecs configurations and zarr-python JSON instead)."""
 
+    @classmethod
+    def recording_memory_layouts(cls) -> "Format | None":
+        """An instance of this format whose documents record any installed chunk memory
+        layout (so that a layout other than C/F changes the stored chunks), or ``None``
+        (the default: the format records none beyond what C/F orders express). The
+        memory layout conformance suite writes its arrays through it, and a format that
+        refuses such layouts may name the one that records them."""
+        return None
+
     def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
         """The compressors ``compressors="auto"`` means for the array ``spec`` describes
         (codec arguments ``new_array`` reads); the default is none. Formats give what

@@ -20,15 +20,15 @@ inverts it exactly, both ways (``delinearize(linearize(a)) == a`` and
 ``linearize(delinearize(f)) == f``); ``delinearize`` gives the asked shape; what the
 codecs receive (``codec_shape``, ``for_codecs``) holds the same number of elements,
 in C order exactly ``linearize``'s, and ``from_codecs`` gives the chunk back; and a real
-array created with ``order=<name>`` in the format that records the layout (the 2022
-draft, ``"draft-2022"``, editor dialect, uncompressed; edge chunks, a never-written
+array created with ``order=<name>`` in a format that records the layout (the first
+installed format whose ``recording_memory_layouts()`` gives one: the 2022 draft's editor
+dialect among the built-ins; uncompressed; edge chunks, a never-written
 chunk, a partial write) stores each chunk as its elements in the layout's order -- the
 raw bytes read from the store, decoded with ``delinearize``, are the chunk written
 (fill values where nothing was) -- and reads back the values written, also after
 reopening. Each failure names the layout and the property, in a sentence.
 
-The format is built as ``registry.formats.get("draft-2022")(dialect="editor")``: the
-suite needs ``zarrforge-draft2022`` installed, and says so when it is not.
+Without such a format installed (``zarrforge-draft2022``), the suite says so.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ import zarrforge as zf
 
 from .. import registry
 from ..abc.memory_layout import MemoryLayout
-from ..errors import UnknownExtensionError
 from ..resolution import memory_layout
 from ._common import hypothesis_settings
 from .kit_store import KitMemoryStore
@@ -71,19 +70,16 @@ def _arrays(max_ndim: int = 4) -> Any:
     return st.tuples(base, st.sampled_from(["C", "F", "view"])).map(lambda a_h: arranged(*a_h))
 
 
-RECORDING_FORMAT = "draft-2022"  # the installed format that records a chunk memory layout
-
-
 def _recording_format() -> Any:
-    """A 2022-draft format instance writing the editor's dialect (the one whose documents
-    can name any layout)."""
-    try:
-        cls = registry.formats.get(RECORDING_FORMAT)
-    except UnknownExtensionError as exc:
-        raise AssertionError(
-            "the memory layout suite writes arrays in the format that records a chunk memory "
-            f"layout, {RECORDING_FORMAT!r}; install zarrforge-draft2022") from exc
-    return cls(dialect="editor")
+    """An instance of the first installed format whose documents record any chunk memory
+    layout (``Format.recording_memory_layouts``)."""
+    found = registry.formats.first_answer(lambda fmt: fmt.recording_memory_layouts(),
+                                          doing="asked for a format recording memory layouts")
+    if found is not None:
+        return found
+    raise AssertionError(
+        "the memory layout suite writes arrays in a format that records a chunk memory "
+        "layout, and no installed format does (zarrforge-draft2022's does)")
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:

@@ -69,6 +69,12 @@ class Draft2022Format(Format):
     def __repr__(self) -> str:
         return f"<Draft2022Format dialect={self.dialect!r}>"
 
+    @classmethod
+    def recording_memory_layouts(cls) -> "Draft2022Format":
+        """The editor's dialect: its documents name any layout (zarr-python 2's dialect
+        refuses those it cannot read)."""
+        return cls(dialect="editor")
+
     @property
     def dialect(self) -> str:
         """The dialect this instance writes new hierarchies in."""

@@ -22,7 +22,7 @@ that member.
 v3 records no memory layout (``bytes`` serialises in C order, ``transpose``
 expresses other orders): a new array whose ``order`` is not C or F, or whose codecs
 carry a recorded layout (a copied 2022-draft array's ``MemoryLayoutCodec``), is refused
-with :func:`no_layout_message`, which names ``draft-2022``, the format that records one.
+with :func:`no_layout_message`, which names an installed format that records one.
 
 Defaults for new arrays match zarr-python 3: a regular grid, the ``default``
 chunk key encoding with ``/``, the ``bytes`` serializer (little-endian),
@@ -91,12 +91,18 @@ def _of_kind(codec: Codec, kind: CodecKind, field: str) -> Codec:
 
 
 def no_layout_message(layout: str) -> str:
-    """Why a v3 array cannot take the memory layout ``layout`` (other than C or F)."""
+    """Why a v3 array cannot take the memory layout ``layout`` (other than C or F), naming
+    an installed format that records one (``Format.recording_memory_layouts``)."""
+    recording = registry.formats.first_answer(
+        lambda fmt: fmt.recording_memory_layouts(),
+        doing="asked for a format recording memory layouts")
+    where = (f"the {recording.name!r} format records a chunk memory layout and encodes the "
+             "chunks through it" if recording is not None else
+             "no installed format records one (zarrforge-draft2022's 'draft-2022' does)")
     return (f"the memory layout {layout} cannot be stored in a v3 array: v3 records no "
             "memory layout (its 'bytes' codec serialises in C order, and F or any other "
             "axis order is expressed with the 'transpose' codec), so the layout would not "
-            "change the stored chunks; the 'draft-2022' format records a chunk memory "
-            "layout (its chunk_memory_layout) and encodes the chunks through it")
+            f"change the stored chunks; {where}")
 
 
 def metadata_key(path: str) -> str:
