@@ -291,17 +291,28 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
     return Survey(store, path, fmt, existing, foreign, ancestors)
 
 
-def views_above(store: Store, fmt: Format, path: str) -> list[tuple[str, NodeDocument | None]]:
+@dataclasses.dataclass
+class Above:
+    """What :func:`views_above` read: ``(path, document or None)`` from the parent up to
+    the root, and the models of the groups among them, each resolved once."""
+
+    documents: list[tuple[str, NodeDocument | None]]
+    groups: dict[str, NodeMetadata]
+
+
+def views_above(store: Store, fmt: Format, path: str) -> Above:
     """The documents of ``fmt`` above ``path`` (for :func:`refresh_consolidated`), read
     before a change so that one whose view could not be kept in step refuses it first."""
-    ancestors = []
+    above = Above([], {})
     parent = path
     while parent:
         parent = paths.parent_of(parent)
         document = fmt.read_document(store, parent)
-        _check_view_usable(fmt, parent, document)
-        ancestors.append((parent, document))
-    return ancestors
+        group = _check_view_usable(fmt, parent, document)
+        if group is not None:
+            above.groups[parent] = group
+        above.documents.append((parent, document))
+    return above
 
 
 def _check_view_usable(fmt: Format, path: str,
@@ -320,26 +331,28 @@ def _check_view_usable(fmt: Format, path: str,
 
 
 def refresh_consolidated(store: Store, fmt: Format, path: str,
-                         model: NodeMetadata | None,
-                         ancestors: list[tuple[str, NodeDocument | None]] | None = None) -> None:
+                         model: NodeMetadata | None, above: Above | None = None) -> None:
     """Update the stored consolidated views above ``path`` after the node there changed
-    (``model=None``: it was erased, with everything below it); ``ancestors``: what
+    (``model=None``: it was erased, with everything below it); ``above``: what
     :func:`views_above` read before the change."""
-    if ancestors is None:
-        ancestors = views_above(store, fmt, path)
-    refresh_views(store, fmt, ancestors, [(path, model)])
+    if above is None:
+        above = views_above(store, fmt, path)
+    refresh_views(store, fmt, above.documents, [(path, model)], resolved_groups=above.groups)
 
 
 def refresh_views(store: Store, fmt: Format,
                    ancestors: list[tuple[str, NodeDocument | None]],
-                   changes: list[tuple[str, NodeMetadata | None]]) -> None:
+                   changes: list[tuple[str, NodeMetadata | None]],
+                   resolved_groups: dict[str, NodeMetadata] | None = None) -> None:
     """Apply ``changes`` to the stored view of every ancestor that has one, each as a
     read-modify-write of the latest document (:mod:`zarrforge.optimistic`), so views
-    updated by concurrent writers keep each other's entries."""
+    updated by concurrent writers keep each other's entries. ``resolved_groups``: the
+    ancestors' models :func:`views_above` already resolved (and checked)."""
     for ancestor, document in ancestors:
         if document is None or document.node_type != "group":
             continue
-        group = _check_view_usable(fmt, ancestor, document)
+        group = ((resolved_groups or {}).get(ancestor)
+                 or _check_view_usable(fmt, ancestor, document))
         if not isinstance(group, GroupMetadata) or group.consolidated is None:
             continue
 
