@@ -21,7 +21,9 @@ from zarrforge_std.stores.memory import MemoryStore
 
 
 class CountingStore(MemoryStore):
-    """A memory store counting whole-value reads per key."""
+    """A memory store counting whole-value reads per key, plain or versioned (a store
+    with conditional writes is read versioned, so a view update can commit against the
+    version read)."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -35,6 +37,10 @@ class CountingStore(MemoryStore):
         for key, _ in requests:
             self.reads[key] += 1
         return [MemoryStore.get(self, k, r) for k, r in requests]
+
+    def _get_versioned(self, key):
+        self.reads[key] += 1
+        return super()._get_versioned(key)
 
 
 @pytest.fixture

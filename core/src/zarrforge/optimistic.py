@@ -83,6 +83,10 @@ class GenerationGuard(WrapperStore):
         expected = self.generations.get(key, ABSENT)
         self.generations[key] = self.inner.set_if(key, value, if_generation=expected)
 
+    def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        expected = self.generations.get(key, ABSENT)
+        self.generations[key] = self.inner.set_parts_if(key, parts, if_generation=expected)
+
     def _delete(self, key: str) -> None:
         self.inner.delete_if(key, if_generation=self.generations.get(key, ABSENT))
         self.generations[key] = ABSENT

@@ -299,6 +299,21 @@ class Store(ABC):
         return self._set_if(key, bytes(value) if not isinstance(value, bytes) else value,
                             if_generation)
 
+    def set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview], *,
+                     if_generation: Any) -> Any:
+        """:meth:`set_if` of the concatenation of ``parts`` (as :meth:`set_parts` is to
+        :meth:`set`): a large metadata document goes to the store as the spans it was
+        read in. Stores that write a list of buffers override ``_set_parts_if``; the
+        default joins them and calls ``_set_if``."""
+        validate_key(key)
+        self._check_writable(key)
+        self._check_conditional(key)
+        return self._set_parts_if(key, parts, if_generation)
+
+    def _set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview],
+                      if_generation: Any) -> Any:
+        return self._set_if(key, b"".join(parts), if_generation)
+
     def set_if_absent(self, key: str, value: bytes | bytearray | memoryview) -> Any:
         """Store ``value`` only if ``key`` has no value; the new generation."""
         return self.set_if(key, value, if_generation=ABSENT)
@@ -427,6 +442,12 @@ class WrapperStore(Store):
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
         return self.inner.set_if(key, value, if_generation=if_generation)
+
+    def _set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview],
+                      if_generation: Any) -> Any:
+        if type(self)._set_if is not WrapperStore._set_if:  # the wrapper must see the value whole
+            return self._set_if(key, b"".join(parts), if_generation)
+        return self.inner.set_parts_if(key, parts, if_generation=if_generation)
 
     def _delete_if(self, key: str, if_generation: Any) -> None:
         self.inner.delete_if(key, if_generation=if_generation)

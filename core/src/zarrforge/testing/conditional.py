@@ -105,6 +105,24 @@ class ConditionalWriteConformance(StoreFactory):
         expect_equal(store.get("k"), None,
                      "get('k') after delete('k') and a set_if with a stale generation")
 
+    def test_set_parts_if_stores_the_joined_parts_under_the_same_rule(self, conditional_store):
+        store = conditional_store
+        store.set("k", b"one")
+        _, generation = store.get_versioned("k")
+        source = b"0123456789"
+        parts = [b"{", memoryview(source)[2:5], bytearray(b"-"), memoryview(source)[7:]]
+        new = store.set_parts_if("k", parts, if_generation=generation)
+        expect_equal(store.get_versioned("k"), (b"{234-789", new),
+                     "get_versioned('k') after set_parts_if('k', [b'{', <view of '234'>, "
+                     "bytearray(b'-'), <view of '789'>], <current generation>)")
+        _conflicts(lambda: store.set_parts_if("k", [b"stale"], if_generation=generation),
+                   "set_parts_if('k', [b'stale'], <generation before the last write>)")
+        expect_equal(store.get("k"), b"{234-789",
+                     "get('k') after a set_parts_if with a stale generation")
+        store.set_parts_if("new/k", [b"a", b"b"], if_generation=ABSENT)
+        expect_equal(store.get("new/k"), b"ab",
+                     "get('new/k') after set_parts_if('new/k', [b'a', b'b'], ABSENT)")
+
     def test_delete_if(self, conditional_store):
         store = conditional_store
         store.delete_if("never/there", if_generation=ABSENT)  # nothing to delete, as expected

@@ -318,10 +318,14 @@ class LocalStore(Store):
             raise ConflictError(f"{key!r} in {self.root!r} changed since it was read", key=key)
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        return self._set_parts_if(key, (value,), if_generation)
+
+    def _set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview],
+                      if_generation: Any) -> Any:
         path = self._path(key)
         with self._locked(key, path):
             self._check_generation(key, path, if_generation)
-            self._replace(key, path, (value,))
+            self._replace(key, path, parts)
             return self._current(path)
 
     def _delete_if(self, key: str, if_generation: Any) -> None:
