@@ -55,6 +55,7 @@ BOTTOM_LAYER = frozenset({
     "zarrforge.codec_chain", "zarrforge.config", "zarrforge.errors", "zarrforge.hooks",
     "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.layout_codec", "zarrforge.listing",
     "zarrforge.metadata.document", "zarrforge.metadata.extension_def",
+    "zarrforge.metadata.indexed_view", "zarrforge.metadata.raw_members",
     "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand",
     "zarrforge.metadata.parse_memo", "zarrforge.metadata.raw_json",
     "zarrforge.metadata.raw_reading", "zarrforge.optimistic", "zarrforge.parallel",

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Mapping
+from typing import Mapping, MutableMapping
 
 from .abc.format import Format
 from .abc.metadata import GroupMetadata, NodeMetadata
 from .metadata.document import NodeDocument
+from .metadata.indexed_view import IndexedEntries
 
 Entry = NodeMetadata | NodeDocument
 
@@ -49,7 +50,9 @@ class ConsolidatedView:
     """
 
     def __init__(self, entries: Mapping[str, Entry], fmt: Format | None = None) -> None:
-        self._entries: dict[str, Entry] = dict(entries)
+        # a view read as an index (IndexedEntries) stays one: copied, not built
+        self._entries: MutableMapping[str, Entry] = (
+            entries.copy() if isinstance(entries, IndexedEntries) else dict(entries))
         self._format = fmt
         self._lock = threading.Lock()
 
@@ -88,7 +91,7 @@ class ConsolidatedView:
                          if n == relative or n.startswith(relative + "/") or not relative]:
                 del self._entries[name]
 
-    def entries(self) -> dict[str, Entry]:
+    def entries(self) -> MutableMapping[str, Entry]:
         """Every entry, models and documents as held (what the group's model stores)."""
         with self._lock:
-            return dict(self._entries)
+            return self._entries.copy()  # type: ignore[attr-defined]

@@ -28,8 +28,10 @@ move.
 Documents (plain, unresolved: :mod:`zarrforge.metadata`)
     :class:`NodeDocument`, :class:`ListedContent`, :class:`UnknownExtension`, :class:`ExtensionRef`,
     :func:`parse_extension`, :func:`load_document` (and :func:`load_document_keeping_raw`,
-    its large-view form, with :class:`RawJSON`; :class:`ParseMemo` shares one parse of a
-    large document between the readers of one operation) / :func:`dump_document` /
+    its large-view form, with :class:`RawJSON`, :class:`RawMembers` and the view over
+    them, :class:`IndexedEntries`; :class:`ParseMemo` shares one parse of a
+    large document between the readers of one operation) / :func:`dump_document`
+    (:func:`dump_document_parts`, its pieces for ``Store.set_parts``) /
     :func:`check_document` (strict JSON of metadata documents),
     :func:`check_document_size` (refuse a document over ``config.max_document_bytes``,
     for a format that encodes documents its own way),
@@ -97,10 +99,12 @@ from .listing import child_names
 from .optimistic import read_modify_write
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
-from .metadata.json_io import check_document, dump_document, load_document
+from .metadata.indexed_view import IndexedEntries
+from .metadata.json_io import check_document, dump_document, dump_document_parts, load_document
 from .metadata.json_io import check_size as check_document_size
 from .metadata.must_understand import split_unknown_fields
 from .metadata.raw_json import RawJSON
+from .metadata.raw_members import REMOVED, RawMembers
 from .metadata.raw_reading import load_document_keeping_raw
 from .metadata.parse_memo import ParseMemo
 from .parallel import map_parallel
@@ -114,13 +118,13 @@ from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_g
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "ListedContent", "MAX_EXTENT", "MemoryLayoutCodec",
-    "NodeDocument", "ParseMemo", "RawJSON", "Registry", "SkippedCodec", "UnknownExtension",
+    "CodecChain", "ExtensionRef", "IndexedEntries", "ListedContent", "MAX_EXTENT", "MemoryLayoutCodec",
+    "NodeDocument", "ParseMemo", "REMOVED", "RawJSON", "RawMembers", "Registry", "SkippedCodec", "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_document",
     "check_document_size", "check_order", "child_names", "chunk_grid_from_json",
     "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user", "codecs_from_json",
     "config", "current_chunk", "data_type_from_json", "data_type_from_user",
-    "dimension_names_from_json", "dump_document", "encoding_chunk", "evolve_codecs",
+    "dimension_names_from_json", "dump_document", "dump_document_parts", "encoding_chunk", "evolve_codecs",
     "extension_from_json", "extensions_from_json", "extensions_to_json", "fill_value_from_user",
     "hook_plugins", "hookimpl", "load_document", "load_document_keeping_raw", "map_parallel", "memory_layout",
     "normalize_basic_selection", "numcodecs_configuration", "parse_extension", "paths",

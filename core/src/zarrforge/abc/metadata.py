@@ -66,7 +66,9 @@ class GroupMetadata:
     attributes: dict[str, Any]
     format_name: str
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
-    consolidated: "dict[str, NodeMetadata | NodeDocument] | None" = None
+    #: a mapping (a dict, or a format's lazy one, such as
+    #: :class:`~zarrforge.metadata.indexed_view.IndexedEntries`)
+    consolidated: "Mapping[str, NodeMetadata | NodeDocument] | None" = None
     extensions: tuple[ExtensionEntry, ...] = ()
     format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False,
                                                        repr=False)

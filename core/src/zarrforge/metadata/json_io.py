@@ -20,7 +20,10 @@ non-finite attribute values a caller gives under
 document over ``config.max_document_bytes`` (64 MiB by default) with
 :class:`~zarrforge.errors.DocumentTooLargeError`: :func:`load_document` before
 parsing it, :func:`dump_document` before anyone writes it (readers with the same
-limit could not open it).
+limit could not open it). :func:`dump_document_parts` gives the same document as
+pieces: an object read as
+:class:`~zarrforge.metadata.raw_members.RawMembers` is written with its unchanged
+members as the bytes they were read in.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any, Callable
 from .. import config
 from ..errors import DocumentTooLargeError, MetadataError
 from .raw_json import RawJSON
+from .raw_members import REMOVED, EditedMembers, RawMembers
 
 
 def check_size(size: int, *, key: str | None, writing: bool) -> None:
@@ -116,8 +120,10 @@ _MANY_MEMBERS = 1000  # an object with more members writes each on one line (C-e
 _END = object()
 
 
-def _writer(ascii_only: bool) -> Callable[[Any], str]:
-    """A function writing a value as indented JSON (see :func:`dump_document`)."""
+def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
+    """A function writing a value as indented JSON (see :func:`dump_document`): the text
+    in pieces, with a memoryview of the source for each run of unchanged members of an
+    :class:`EditedMembers` (the caller joins and encodes the text between them)."""
     encode_str = encode_basestring_ascii if ascii_only else encode_basestring
     fallback = _encode_ascii if ascii_only else _encode_utf8
 
@@ -187,10 +193,32 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
         except RecursionError:
             return flat(value)
 
-    def write(value: Any, indent: str, out: list[str]) -> None:
+    def write_edited(value: EditedMembers, indent: str, out: list[Any]) -> None:
+        """An object read as :class:`RawMembers`, one member a line: its unchanged runs
+        as the source's bytes (separators and all), the rest written here."""
+        inner = indent + "  "
+        many = len(value) > _MANY_MEMBERS  # laid out as the same object held in a dict
+        separator = "{\n"
+        for piece in value.pieces():
+            out += (separator, inner)
+            if type(piece) is memoryview:
+                out.append(piece)
+            else:
+                out += (key_text(piece[0]), ": ")
+                if many:
+                    out.append(one_line(piece[1]))
+                else:
+                    write(piece[1], inner, out)
+            separator = ",\n"
+        out.append("{}" if separator == "{\n" else "\n" + indent + "}")
+
+    def write(value: Any, indent: str, out: list[Any]) -> None:
         """Append the JSON of ``value`` to ``out``: joined once at the end, so that a large
         document exists once as text rather than once per level it is nested in."""
-        if not isinstance(value, _CONTAINERS):
+        kind = type(value)
+        if kind is EditedMembers or kind is RawMembers:
+            write_edited(value if kind is EditedMembers else value.edited({}), indent, out)
+        elif not isinstance(value, _CONTAINERS):
             out.append(leaf(value))
         elif len(indent) > 2 * _INDENTED_LEVELS:
             out.append(flat(value))  # deeper values go on one line
@@ -220,12 +248,31 @@ def _writer(ascii_only: bool) -> Callable[[Any], str]:
         else:
             out.append("[" + ", ".join([leaf(v) for v in value]) + "]")
 
-    def document_text(value: Any) -> str:
-        out: list[str] = []
+    def document_pieces(value: Any) -> list[Any]:
+        out: list[Any] = []
         write(value, "", out)
-        return "".join(out)
+        return out
 
-    return document_text
+    return document_pieces
+
+
+def _encoded(pieces: list[Any], encoding: str) -> list[bytes | memoryview]:
+    """The written pieces as bytes: the text between source spans joined and encoded."""
+    if not any(type(piece) is memoryview for piece in pieces):
+        return ["".join(pieces).encode(encoding)]
+    parts: list[bytes | memoryview] = []
+    text: list[str] = []
+    for piece in pieces:
+        if type(piece) is memoryview:
+            if text:
+                parts.append("".join(text).encode(encoding))
+                text = []
+            parts.append(piece)
+        else:
+            text.append(piece)
+    if text:
+        parts.append("".join(text).encode(encoding))
+    return parts
 
 
 _write_utf8 = _writer(ascii_only=False)
@@ -238,19 +285,30 @@ def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
     Non-finite floats inside ``attributes`` (a node's, or a member's in a consolidated
     view) are written as the tokens ``NaN``, ``Infinity`` and ``-Infinity``, as
     zarr-python 3 writes them; anywhere else they are refused, naming the field."""
+    parts = dump_document_parts(document, key=key)
+    return parts[0] if len(parts) == 1 else b"".join(parts)  # type: ignore[return-value]
+
+
+def dump_document_parts(document: dict[str, Any], *, key: str | None = None
+                        ) -> list[bytes | memoryview]:
+    """:func:`dump_document` as the pieces whose concatenation it is: one ``bytes``,
+    unless the document holds an object read as :class:`RawMembers`, whose unchanged
+    members are then memoryviews of the bytes they were read from (for
+    ``Store.set_parts``: the new document is never joined)."""
     try:
         try:
-            data = _write_utf8(document).encode("utf-8")
+            parts = _encoded(_write_utf8(document), "utf-8")
         except UnicodeEncodeError:
             # A lone surrogate (read from a "\ud800" escape) has no UTF-8 form: escape
             # everything non-ASCII instead, which reads back to the same strings.
-            data = _write_ascii(document).encode("ascii")
+            parts = _encoded(_write_ascii(document), "ascii")
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, key) from exc
-    if _TOKEN_BYTES.search(data):  # rare: only then walk the document
-        _refuse_non_finite_outside_attributes(document, key)
-    check_size(len(data), key=key, writing=True)
-    return data
+    # members kept as read are written as read: only what was written here is checked
+    if any(type(part) is bytes and _TOKEN_BYTES.search(part) for part in parts):
+        _refuse_non_finite_outside_attributes(document, key)  # rare: only then walk it
+    check_size(sum(len(part) for part in parts), key=key, writing=True)
+    return parts
 
 
 def _refuse_non_finite_outside_attributes(document: dict[str, Any], key: str | None) -> None:
@@ -293,6 +351,8 @@ def _non_finite_at(value: Any, where: str, depth: int = 0, *,
         return None if math.isfinite(value) else (where, value)
     if depth > 64:
         return None
+    if type(value) is EditedMembers:  # only what changed was written as JSON here
+        value = {name: member for name, member in value.changes.items() if member is not REMOVED}
     if isinstance(value, dict):
         items: Any = ((f"{where}.{k}" if where else str(k), v) for k, v in value.items()
                       if not (skip_attributes and k == "attributes"))

@@ -16,14 +16,16 @@ ABSENT_MEMBER: Any = object()
 
 
 class RawJSON:
-    """A JSON value kept as its text, ``source[start:end]``, unparsed; ``kept`` holds the
+    """A JSON value kept as its text, ``source[start:end]``, unparsed (``source`` is the
+    document's text, or its UTF-8 bytes with byte offsets); ``kept`` holds the
     named members of an object value as parsed when it was read, :data:`ABSENT_MEMBER`
     for those it lacks (``kept`` is ``None`` when the value is not an object).
     :func:`dump_document` writes it back verbatim."""
 
     __slots__ = ("_source", "_start", "_end", "kept")
 
-    def __init__(self, source: str, start: int, end: int, kept: dict[str, Any] | None) -> None:
+    def __init__(self, source: str | bytes, start: int, end: int,
+                 kept: dict[str, Any] | None) -> None:
         self._source = source
         self._start = start
         self._end = end
@@ -31,7 +33,10 @@ class RawJSON:
 
     @property
     def text(self) -> str:
-        return self._source[self._start:self._end]
+        source = self._source
+        if type(source) is bytes:
+            return source[self._start:self._end].decode("utf-8")  # checked when it was read
+        return source[self._start:self._end]  # type: ignore[return-value]
 
     @property
     def end(self) -> int:

@@ -2,10 +2,14 @@
 
 A consolidated view of 50,000 members, or millions of small attribute values, parsed
 into dicts and lists takes ten to twenty times the document's bytes and most of the
-time an operation spends. :func:`load_document_keeping_raw` reads such a document with
-that bulk kept as :class:`~zarrforge.metadata.raw_json.RawJSON` text: the entries of one
-object walked with json's C scanner, one at a time (each checked as JSON, no tree kept),
-or a large top-level value skipped whole by counting brackets (in numpy, a MiB at a time),
+time an operation spends. :func:`load_document_keeping_raw` reads such a document
+without building that bulk. The object holding the entries (a consolidated view) is
+indexed in the document's bytes when it can be
+(:func:`~zarrforge.metadata.raw_members.read_members`: no text of the whole document, no
+object per entry); otherwise its entries are kept as
+:class:`~zarrforge.metadata.raw_json.RawJSON` text, walked with json's C scanner one at
+a time. Either way each entry is checked as JSON and no tree of it is kept. A large
+top-level value is skipped whole by counting brackets (in numpy, 256 KiB at a time),
 unchecked until it is first used. Everything else of the document is parsed, and
 refused, as :func:`~zarrforge.metadata.json_io.load_document` parses and refuses it;
 a document it does not read on this path (an error above all) is left to that function.
@@ -28,6 +32,7 @@ import numpy as np
 from .. import config
 from .json_io import _LENIENT, _STRICT, _reject_constant, _text, check_size, load_document
 from .raw_json import ABSENT_MEMBER, RawJSON
+from .raw_members import MEMBER_NAME, Unusual, container_end_in_bytes, member_name, read_members
 
 #: documents smaller than this are parsed whole by :func:`load_document_keeping_raw`
 RAW_MEMBERS_MIN_BYTES = 1 << 20
@@ -36,16 +41,14 @@ _PLAIN_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
 _PLAIN_LENIENT = json.JSONDecoder()
 
 
-class _Unusual(Exception):
-    """Text the fast path does not read: the whole strict parse decides what it is."""
-
-
 def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...],
                               kept: tuple[str, ...], allow_nan: bool = False,
                               raw_values: tuple[str, ...] = ()) -> dict[str, Any]:
-    """As :func:`load_document`, except that the members of the object found through the
-    member names ``at`` (``("consolidated_metadata", "metadata")``) are kept as
-    :class:`RawJSON` values, each with its members ``kept`` parsed.
+    """As :func:`load_document`, except that the object found through the member names
+    ``at`` (``("consolidated_metadata", "metadata")``) is kept unbuilt: as a
+    :class:`~zarrforge.metadata.raw_members.RawMembers` index over ``data`` (bytes only,
+    every member an object), else as a dict of :class:`RawJSON` values; either way with
+    each member's members ``kept`` parsed.
 
     For large documents whose bulk is one such object (a consolidated view of thousands of
     nodes): reading and writing back the document then builds no tree of their values.
@@ -69,6 +72,19 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
         return _setting_aside(data, key=key, member=at[0], allow_nan=allow_nan, limit=limit)
     if len(data) < RAW_MEMBERS_MIN_BYTES:
         return load_document(data, key=key, allow_nan=allow_nan)
+    if isinstance(data, bytes) and at:
+        document = _indexing_members(data, key=key, at=at, kept=kept, allow_nan=allow_nan,
+                                     raw_values=raw_values)
+        if document is not None:
+            return document
+    return _reading_text(data, key=key, at=at, kept=kept, allow_nan=allow_nan,
+                         raw_values=raw_values)
+
+
+def _reading_text(data: bytes | str, *, key: str, at: tuple[str, ...], kept: tuple[str, ...],
+                  allow_nan: bool, raw_values: tuple[str, ...]) -> dict[str, Any]:
+    """:func:`load_document_keeping_raw` on the document's text: the members at ``at``
+    become :class:`RawJSON` values over it."""
     text = _text(data, key)
     encoded = data if isinstance(data, bytes) else None
     scan = (_LENIENT if allow_nan else _STRICT).scan_once
@@ -89,13 +105,13 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
             return result, i + 1
         while True:
             if text[i] != '"':
-                raise _Unusual
+                raise Unusual
             name, i = scanstring(text, i + 1, True)
             if name in result:
-                raise _Unusual  # the whole parse names the duplicate
+                raise Unusual  # the whole parse names the duplicate
             i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
             if text[i] != ":":
-                raise _Unusual
+                raise Unusual
             i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
             value: Any
             if not path:
@@ -117,17 +133,79 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
             elif text[i] == "}":
                 return result, i + 1
             else:
-                raise _Unusual
+                raise Unusual
 
     try:
         start = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
         if text[start] != "{" or not at:
-            raise _Unusual
+            raise Unusual
         document, end = members(start, at)
         if _WHITESPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
-            raise _Unusual
-    except (_Unusual, ValueError, IndexError, StopIteration, RecursionError):
+            raise Unusual
+    except (Unusual, ValueError, IndexError, StopIteration, RecursionError):
         return load_document(text, key=key, allow_nan=allow_nan)
+    return document
+
+
+_SPACE = re.compile(rb"[ \t\n\r]*")
+_SCALAR = re.compile(rb'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?'
+                     rb"|true|false|null|NaN|-?Infinity")
+
+
+def _object_at(data: bytes, start: int, path: tuple[str, ...]) -> int:
+    """The byte offset of the ``{`` of the object reached from the object at ``start``
+    through the member names ``path`` (the first member of each name), found in the
+    bytes: other members are skipped (containers by counting brackets); the rest of
+    the document is checked when it is parsed. :class:`Unusual` if there is none."""
+    i = _SPACE.match(data, start).end()  # type: ignore[union-attr]
+    if data[i] != 0x7B:
+        raise Unusual
+    i = _SPACE.match(data, i + 1).end()  # type: ignore[union-attr]
+    while True:
+        name = MEMBER_NAME.match(data, i)
+        if name is None:
+            raise Unusual
+        i = name.end()
+        if member_name(name.group(1)) == path[0]:
+            if data[i] != 0x7B:
+                raise Unusual
+            return i if len(path) == 1 else _object_at(data, i, path[1:])
+        if data[i] in b"{[":
+            i = container_end_in_bytes(data, i)
+        else:
+            scalar = _SCALAR.match(data, i)
+            if scalar is None:
+                raise Unusual
+            i = scalar.end()
+        i = _SPACE.match(data, i).end()  # type: ignore[union-attr]
+        if data[i] != 0x2C:  # a comma; the object ended without the member otherwise
+            raise Unusual
+        i = _SPACE.match(data, i + 1).end()  # type: ignore[union-attr]
+
+
+def _indexing_members(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple[str, ...],
+                      allow_nan: bool, raw_values: tuple[str, ...]) -> dict[str, Any] | None:
+    """The document with the object at ``at`` read as :class:`RawMembers` in the bytes
+    (:func:`~zarrforge.metadata.raw_members.read_members`): the text of the document is
+    never built whole. The rest of the document is parsed with ``{}`` in its place.
+    ``None`` where this path does not read the document."""
+    scan_raw = (_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT).scan_once
+    try:
+        start = _object_at(data, 0, at)
+        members, end = read_members(data, start, kept=kept, scan=scan_raw)
+    except (Unusual, IndexError):
+        return None
+    rest = data[:start] + b"{}" + data[end:]
+    document = (load_document(rest, key=key, allow_nan=allow_nan)
+                if len(rest) < RAW_MEMBERS_MIN_BYTES else
+                _reading_text(rest, key=key, at=at, kept=kept, allow_nan=allow_nan,
+                              raw_values=raw_values))
+    container: Any = document
+    for name in at[:-1]:
+        container = container.get(name) if type(container) is dict else None
+    if type(container) is not dict or container.get(at[-1]) != {}:
+        return None  # not where the bytes said: the text path decides
+    container[at[-1]] = members
     return document
 
 
@@ -148,49 +226,7 @@ def _end_of_container(text: str, start: int) -> int:
             depth -= 1
             if depth == 0:
                 return match.end()
-    raise _Unusual
-
-
-_QUOTE, _BACKSLASH = 0x22, 0x5C
-_OPENING, _CLOSING = (0x7B, 0x5B), (0x7D, 0x5D)  # { [ and } ]
-_BLOCK = 1 << 20
-
-
-def _container_end_in_bytes(data: bytes, start: int) -> int:
-    """:func:`_end_of_container` on the UTF-8 bytes of a document, a block of a MiB at a
-    time in numpy (a value of millions of small lists is millions of brackets, too many
-    for a Python loop): the byte offset after the object or array opening at byte
-    ``start``. UTF-8 keeps every byte of a multi-byte character above 0x7F, so quotes,
-    backslashes and brackets are found byte by byte."""
-    codes = np.frombuffer(data, dtype=np.uint8)
-    depth, in_string, position = 0, 0, start
-    while position < len(codes):
-        block = codes[position:position + _BLOCK]
-        quotes = block == _QUOTE
-        for at in np.flatnonzero(quotes[1:] & (block[:-1] == _BACKSLASH)) + 1:
-            run = 0  # backslashes before the quote: an odd run escapes it
-            while position + at - run - 1 >= 0 and codes[position + at - run - 1] == _BACKSLASH:
-                run += 1
-            quotes[at] = run % 2 == 0
-        if quotes[0] and position > start and codes[position - 1] == _BACKSLASH:
-            run = 0
-            while codes[position - run - 1] == _BACKSLASH:
-                run += 1
-            quotes[0] = run % 2 == 0
-        inside = np.bitwise_xor.accumulate(quotes.view(np.uint8)) ^ in_string
-        outside = inside == 0
-        opening = ((block == _OPENING[0]) | (block == _OPENING[1])) & outside
-        closing = ((block == _CLOSING[0]) | (block == _CLOSING[1])) & outside
-        brackets = np.flatnonzero(opening | closing)
-        if brackets.size:
-            levels = depth + np.cumsum(np.where(opening[brackets], 1, -1))
-            ended = np.flatnonzero(levels == 0)
-            if ended.size:
-                return position + int(brackets[ended[0]]) + 1
-            depth = int(levels[-1])
-        in_string = int(inside[-1])
-        position += _BLOCK
-    raise _Unusual
+    raise Unusual
 
 
 def _container_end(text: str, data: bytes | None, start: int) -> int:
@@ -200,7 +236,7 @@ def _container_end(text: str, data: bytes | None, start: int) -> int:
         return _end_of_container(text, start)
     ascii_only = len(data) == len(text)
     byte_start = start if ascii_only else len(text[:start].encode("utf-8"))
-    byte_end = _container_end_in_bytes(data, byte_start)
+    byte_end = container_end_in_bytes(data, byte_start)
     if ascii_only:
         return byte_end
     codes = np.frombuffer(data, dtype=np.uint8, count=byte_end)
@@ -238,7 +274,7 @@ def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
                 if text[i] != ",":
                     break
                 i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
-    except (_Unusual, ValueError, IndexError, StopIteration):
+    except (Unusual, ValueError, IndexError, StopIteration):
         found = None
     if found is None:
         too_large()

@@ -36,18 +36,22 @@ member, and every name starting with ``_``, is internal and may change.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import warnings
 from typing import Any, ClassVar
 
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
                                   ChunkSpec, ChunksUnderNode, Codec, CodecKind, DataType, Format,
-                                  GroupMetadata, ListedContent, MemoryLayoutCodec, NodeDocument,
-                                  NodeMetadata, ParseMemo, RawJSON, Store,
+                                  GroupMetadata, IndexedEntries, ListedContent, MemoryLayoutCodec,
+                                  NodeDocument, NodeMetadata, ParseMemo, RawJSON, RawMembers,
+                                  Store,
                                   attributes_from_json, child_names, chunk_grid_from_json,
                                   chunk_key_encoding_from_json, codec_from_user, codecs_from_json,
                                   data_type_from_json, data_type_from_user,
-                                  dimension_names_from_json, dump_document, evolve_codecs,
+                                  dimension_names_from_json, dump_document,
+                                  dump_document_parts, evolve_codecs,
                                   extensions_from_json, fill_value_from_user,
                                   extensions_to_json, load_document, load_document_keeping_raw,
                                   memory_layout, paths, registry,
@@ -296,6 +300,8 @@ class V3Format(ChunksUnderNode, Format):
             extra[field] = value
             return None
         entries = value.get("metadata")
+        if type(entries) is RawMembers:
+            return self._indexed_consolidated(entries, key=key)
         if not isinstance(entries, dict):
             raise MetadataError(f"must be an object of node documents, got {entries!r}",
                                 field=f"{field}.metadata", value=entries)
@@ -323,6 +329,48 @@ class V3Format(ChunksUnderNode, Format):
             documents[relative] = NodeDocument(self.name, node_type, entry_key, document)
         return documents
 
+    def _indexed_consolidated(self, members: RawMembers, *, key: str) -> IndexedEntries:
+        """:meth:`_parse_consolidated` for a view read as an index of its members: the
+        same checks, with no object built per entry. An entry whose document must change
+        (a name spelled otherwise than its normal path, a nested view) is recorded as a
+        change, and written back changed, as the dict form would be."""
+        field = "consolidated_metadata.metadata"
+        kinds = members.kinds()
+        for _, i, kept in kinds:
+            node_type = kept.get("node_type")
+            if node_type not in ("array", "group"):
+                raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
+                                    field=f"{field}[{members.names[i]!r}].node_type",
+                                    value=node_type)
+
+        document_of = functools.partial(self._entry_document, key)  # picklable, as a dict is
+        entries = IndexedEntries(members, document_of)
+        for name in members.names:
+            try:
+                relative = paths.normalize_path(name)
+            except InvalidPathError as exc:
+                raise MetadataError(str(exc), field=f"{field}[{name!r}]", value=name) from exc
+            if not relative:
+                raise MetadataError("entries must map non-empty node paths to documents",
+                                    field=f"{field}[{name!r}]", value=name)
+            if relative != name:
+                entries[relative] = entries[name]
+                del entries[name]
+        for kind, _, kept in kinds:
+            if kept["node_type"] == "group" and kept.get("consolidated_metadata") is not None:
+                for j in members.members_of_kind(kind):  # this view is authoritative
+                    name = paths.normalize_path(members.names[j])
+                    document = document_of(members.names[j], members.value(j))
+                    entries[name] = dataclasses.replace(document, content={
+                        k: v for k, v in document.content.items() if k != "consolidated_metadata"})
+        return entries
+
+    def _entry_document(self, key: str, name: str, raw: RawJSON) -> NodeDocument:
+        """The document of the view entry ``name`` of the group document at ``key``."""
+        entry_key = f"{key} (consolidated_metadata.metadata[{name!r}])"
+        return NodeDocument(self.name, raw.kept["node_type"], entry_key,  # type: ignore[index]
+                            ListedContent.of_raw(raw, key=entry_key))
+
     # --- writing ------------------------------------------------------------------
 
     def document(self, metadata: NodeMetadata | NodeDocument) -> dict[str, Any]:
@@ -346,11 +394,14 @@ class V3Format(ChunksUnderNode, Format):
         if isinstance(metadata, GroupMetadata):
             doc: dict[str, Any] = {"zarr_format": self.zarr_format_value, "node_type": "group",
                                    "attributes": _attributes_out(metadata, keep_raw)}
-            if metadata.consolidated is not None:
+            view = metadata.consolidated
+            if view is not None:
                 doc["consolidated_metadata"] = {
                     "kind": "inline", "must_understand": False,
-                    "metadata": {name: self._document(entry, keep_raw=keep_raw)
-                                 for name, entry in sorted(metadata.consolidated.items())}}
+                    "metadata": view.edited(lambda entry: self._document(entry, keep_raw=True))
+                    if keep_raw and isinstance(view, IndexedEntries) else
+                    {name: self._document(entry, keep_raw=keep_raw)
+                     for name, entry in sorted(view.items())}}
         else:
             doc = {
                 "zarr_format": self.zarr_format_value,
@@ -378,9 +429,14 @@ class V3Format(ChunksUnderNode, Format):
     def write_node(self, store: Store, path: str, metadata: NodeMetadata,
                    rendered: bytes | None = None) -> None:
         key = self.metadata_key(path)
-        if rendered is None:
-            rendered = dump_document(self._written(metadata), key=key)
-        store.set(key, rendered)
+        if rendered is not None:
+            store.set(key, rendered)
+            return
+        parts = dump_document_parts(self._written(metadata), key=key)
+        if len(parts) == 1:
+            store.set(key, parts[0])
+        else:  # a large view written back as the spans it was read in, never joined here
+            store.set_parts(key, parts)
 
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
