@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import re
 import json
 
 import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge.errors import ReadOnlyError, ZarrforgeError
+from zarrforge.errors import ReadOnlyError, SelectionError, ZarrforgeError
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -261,6 +262,19 @@ def test_resize_with_a_negative_length_names_the_shape():
     assert "-1" in str(info.value)
     assert a.shape == (7, 5)
     np.testing.assert_array_equal(a[...], values)
+
+
+@pytest.mark.parametrize("bad,named", [
+    (("a", 5), "dimension 0 is 'a'"), ((7, 2.5), "dimension 1 is 2.5"),
+    ((None, 5), "dimension 0 is None"), ((7, 2**63), f"dimension 1 is {2**63}"),
+])
+def test_resize_with_a_length_that_is_no_length_names_the_dimension_and_value(bad, named):
+    store, a, values = make()
+    with pytest.raises(SelectionError, match=re.escape(named)):
+        a.resize(bad)
+    assert a.shape == (7, 5) and stored_shape(store) == [7, 5]
+    a.resize(7.0, np.int64(6))  # whole numbers of any type are lengths
+    assert a.shape == (7, 6)
 
 
 def test_append_with_wrong_ndim_names_both():

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -472,10 +473,10 @@ class Array(Node, node_type="array"):
         self._check_writable()
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        new_shape = tuple(int(s) for s in shape)
-        if len(new_shape) != self.ndim or any(not 0 <= s <= MAX_EXTENT for s in new_shape):
-            raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1], got {shape!r}")
-        return new_shape
+        if len(shape) != self.ndim:
+            raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1] (one per "
+                                 f"dimension of the array's shape {self.shape}), got {shape!r}")
+        return tuple(_new_length(axis, length, shape) for axis, length in enumerate(shape))
 
     def _commit_shape(self, new_shape: tuple[int, ...]) -> None:
         self.update_metadata(lambda model: model.replace(
@@ -570,6 +571,22 @@ class Array(Node, node_type="array"):
             staged.abandon()
             raise
         return new_shape
+
+
+def _new_length(axis: int, length: Any, shape: tuple[Any, ...]) -> int:
+    """A length given to ``resize``: an integer (a float only if whole) in the range a
+    shape allows; otherwise a :class:`SelectionError` naming the dimension and value."""
+    try:
+        value = operator.index(length)
+    except TypeError:
+        if not (isinstance(length, float) and length.is_integer()):
+            raise SelectionError(f"resize needs whole-number lengths: dimension {axis} is "
+                                 f"{length!r} in {shape!r}") from None
+        value = int(length)
+    if not 0 <= value <= MAX_EXTENT:
+        raise SelectionError(f"resize needs lengths in [0, 2**63 - 1]: dimension {axis} is "
+                             f"{value} in {shape!r}")
+    return value
 
 
 def _reopen_with_shape(store: Store, path: str, read_only: bool, options: dict[str, Any],
