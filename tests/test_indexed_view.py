@@ -347,3 +347,55 @@ def test_a_group_holding_an_indexed_view_pickles_with_it(tmp_path, small_thresho
     copy = pickle.loads(pickle.dumps(group))
     assert sorted(copy.array_keys()) == sorted(f"a{i}" for i in range(30))
     assert copy["a1"].attrs["i"] == 1
+
+
+def _random_text(rng):
+    alphabet = 'ab{}[]",:\\ \n\té☃\U0001F600\u2028'
+    return "".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
+
+
+def _random_value(rng, depth=0):
+    kind = rng.randrange(6 if depth < 3 else 3)
+    if kind == 0:
+        return rng.choice([None, True, False, 0, -7, 2.5, 1e300])
+    if kind in (1, 2):
+        return _random_text(rng)
+    if kind in (3, 4):
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {_random_text(rng): _random_value(rng, depth + 1) for _ in range(rng.randrange(4))}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_views_read_and_edit_as_dicts_do(seed, monkeypatch):
+    """Random entries (brackets, quotes and escapes inside strings, non-ASCII text,
+    random layouts): the index reads what the whole parse reads, and an edited view is
+    written as the same edit of a dict."""
+    import random
+
+    monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
+    rng = random.Random(seed)
+    names = sorted({_random_text(rng) or "n" for _ in range(rng.randrange(1, 25))})
+    if rng.random() < 0.3:
+        rng.shuffle(names)
+    view = {name: {"node_type": rng.choice(["array", "group"]), "v": _random_value(rng)}
+            for name in names}
+    document = {"attributes": _random_value(rng), "consolidated_metadata": {
+        "kind": "inline", "metadata": view}, "zarr_format": 3}
+    data = json.dumps(document, indent=rng.choice([None, 0, 1, 4]),
+                      ensure_ascii=rng.random() < 0.5).encode()
+    read = load_document_keeping_raw(data, key="k", at=VIEW, kept=("node_type",))
+    members = read["consolidated_metadata"]["metadata"]
+    assert type(members) is RawMembers
+    assert {n: json.loads(members.value(i).text) for i, n in enumerate(members.names)} == view
+    assert [members.value(i).kept["node_type"] for i in range(len(members))] == \
+        [view[n]["node_type"] for n in members.names]
+    changes = {}
+    for name in rng.sample(names, min(3, len(names))):
+        changes[name] = REMOVED if rng.random() < 0.5 else {"replaced": name}
+    for i in range(rng.randrange(3)):
+        changes[f"new{i}" + _random_text(rng)] = {"added": i}
+    read["consolidated_metadata"]["metadata"] = members.edited(changes)
+    expected = {n: v for n, v in view.items() if changes.get(n, v) is not REMOVED}
+    expected.update({n: v for n, v in changes.items() if v is not REMOVED})
+    written = json.loads(dump_document(read))["consolidated_metadata"]["metadata"]
+    assert written == expected
