@@ -258,7 +258,7 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
 
 def _encoded(pieces: list[Any], encoding: str) -> list[bytes | memoryview]:
     """The written pieces as bytes: the text between source spans joined and encoded."""
-    if not any(type(piece) is memoryview for piece in pieces):
+    if memoryview not in map(type, pieces):  # the common case, checked at C speed
         return ["".join(pieces).encode(encoding)]
     parts: list[bytes | memoryview] = []
     text: list[str] = []
