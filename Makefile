@@ -109,6 +109,23 @@ bench-sweep: $(BENCH_BIN)/python zarr34-venv
 	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARR34_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py \
 		$(if $(findstring --threads-sweep,$(BENCH_ARGS)),,--threads-sweep auto) $(BENCH_ARGS)
 
+# make device-kit - what the thread sweep needs on a lent many-core machine with no network
+# (Python 3.12 with numpy, fsspec, pluggy and tensorstore, nothing else of ours): wheels of
+# zarrforge and the plugins the benchmark engine loads, and the compiled wheels they need, in
+# .whl/ (git-ignored). benchmarks/device_sweep.sh, run there, installs them and runs the sweep
+# (benchmarks/README.md, "On a lent many-core machine").
+DEVICE_DISTRIBUTIONS := core plugins/std plugins/numcodecs plugins/sharding plugins/v2 \
+	plugins/draft2022 plugins/dtypes plugins/extensions plugins/fsspec
+DEVICE_WHEELS := numcodecs==0.16.6 google-crc32c==1.9.0 zstandard==0.25.0 importlib-metadata==10.2.0 lazy-importer==0.1.0
+.PHONY: device-kit
+device-kit: $(BIN)/python
+	rm -rf .whl && mkdir .whl
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir .whl $(addprefix ./,$(DEVICE_DISTRIBUTIONS))
+	$(BIN)/python -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+		--implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+		--platform manylinux2014_x86_64 --dest .whl $(DEVICE_WHEELS)
+	@ls .whl | wc -l | xargs echo "wheels in .whl:"
+
 # make bench-cloud - W7 (256 chunks of 1 MiB, written and read) and W8 (500 small reads of a
 # sharded array) on a local S3 with 20 ms per request: zarrforge (fsspec and obstore
 # stores) against zarr-python (FsspecStore, ObjectStore) and tensorstore (benchmarks/cloud.py)
