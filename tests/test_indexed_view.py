@@ -179,7 +179,7 @@ def test_non_finite_numbers_are_refused_in_what_changed_and_kept_in_what_did_not
 
 def test_the_view_over_an_index_behaves_as_a_dict():
     members = _members('{"a": {"node_type": "array"}, "b": {"node_type": "group"}}')
-    entries = IndexedEntries(members, lambda name, raw: (name, raw.text))
+    entries = IndexedEntries(members, lambda name, raws: (name, raws[name].text))
     assert entries["a"] == ("a", '{"node_type": "array"}') and entries["a"] is entries["a"]
     assert len(entries) == 2 and list(entries) == ["a", "b"] and "b" in entries
     copy = entries.copy()

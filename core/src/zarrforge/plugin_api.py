@@ -29,7 +29,8 @@ Documents (plain, unresolved: :mod:`zarrforge.metadata`)
     :class:`NodeDocument`, :class:`ListedContent`, :class:`UnknownExtension`, :class:`ExtensionRef`,
     :func:`parse_extension`, :func:`load_document` (and :func:`load_document_keeping_raw`,
     its large-view form, with :class:`RawJSON`, :class:`RawMembers` and the view over
-    them, :class:`IndexedEntries`; :class:`ParseMemo` shares one parse of a
+    them, :class:`IndexedEntries` with its :class:`EntryLayout`; :class:`ParseMemo`
+    shares one parse of a
     large document between the readers of one operation) / :func:`dump_document`
     (:func:`dump_document_parts`, its pieces for ``Store.set_parts``) /
     :func:`check_document` (strict JSON of metadata documents),
@@ -99,12 +100,12 @@ from .listing import child_names
 from .optimistic import read_modify_write
 from .metadata.document import ListedContent, NodeDocument, UnknownExtension
 from .metadata.extension_def import ExtensionRef, parse_extension
-from .metadata.indexed_view import IndexedEntries
+from .metadata.indexed_view import EntryLayout, IndexedEntries
 from .metadata.json_io import check_document, dump_document, dump_document_parts, load_document
 from .metadata.json_io import check_size as check_document_size
 from .metadata.must_understand import split_unknown_fields
 from .metadata.raw_json import RawJSON
-from .metadata.raw_members import REMOVED, RawMembers
+from .metadata.raw_members import REMOVED, EditedMembers, RawMembers
 from .metadata.raw_reading import load_document_keeping_raw
 from .metadata.parse_memo import ParseMemo
 from .parallel import map_parallel
@@ -118,7 +119,7 @@ from .resolution import (MAX_EXTENT, SkippedCodec, attributes_from_json, chunk_g
 
 __all__ = sorted([
     *_contracts,
-    "CodecChain", "ExtensionRef", "IndexedEntries", "ListedContent", "MAX_EXTENT", "MemoryLayoutCodec",
+    "CodecChain", "EditedMembers", "EntryLayout", "ExtensionRef", "IndexedEntries", "ListedContent", "MAX_EXTENT", "MemoryLayoutCodec",
     "NodeDocument", "ParseMemo", "REMOVED", "RawJSON", "RawMembers", "Registry", "SkippedCodec", "UnknownExtension",
     "all_equal_fill", "attributes_from_json", "check_allocation", "check_document",
     "check_document_size", "check_order", "child_names", "chunk_grid_from_json",

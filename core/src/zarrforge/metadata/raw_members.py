@@ -28,9 +28,10 @@ in UTF-8 bytes without building it (:func:`container_end_in_bytes`).
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import re
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -109,6 +110,7 @@ MEMBER_NAME = re.compile(_SPACE + rb'"((?:[^"\\\x00-\x1f]|\\.)*)"' + _SPACE + b"
 _NEXT_NAME = re.compile(_SPACE + b"," + MEMBER_NAME.pattern)
 _ONLY_SPACE = re.compile(_SPACE)
 _BATCH_BYTES = 1 << 18  # members checked per decoded piece of the source
+_BATCH_MEMBERS = 4096
 
 
 def member_name(raw: bytes) -> str:
@@ -148,58 +150,95 @@ def read_members(data: bytes, start: int, *, kept: tuple[str, ...],
     if len(value_ends) != count or (count and not (data[start] == 0x7B and bool(
             np.all(np.frombuffer(data, np.uint8)[value_starts] == _OPENING[0])))):
         raise Unusual  # a member that is not an object: the whole parse names it
-    starts_list, ends_list = value_starts.tolist(), value_ends.tolist()
-    names: list[str] = []
-    name_starts: list[int] = []
-    previous = start + 1
-    separator = MEMBER_NAME
-    for value_start, value_end in zip(starts_list, ends_list):
-        match = separator.fullmatch(data, previous, value_start)
-        if match is None:
-            raise Unusual
-        names.append(member_name(match.group(1)))
-        name_starts.append(match.start(1) - 1)
-        previous, separator = value_end, _NEXT_NAME
-    if _ONLY_SPACE.fullmatch(data, previous, end - 1) is None:
-        raise Unusual
+    name_starts = np.empty(count, dtype=np.int64)
+    name_ends = np.empty(count, dtype=np.int64)
+    last_name: str | None = None
+    in_order = True
     kinds: dict[Any, int] = {}
     kind_values: list[tuple[Any, ...]] = []
     kind_of = np.empty(count, dtype=np.int32)
-    k = 0
-    while k < count:  # the values, a decoded piece of the source at a time
-        first, piece_start = k, starts_list[k]
-        while k < count and ends_list[k] - piece_start < _BATCH_BYTES:
-            k += 1
-        k = max(k, first + 1)
-        piece_end = ends_list[k - 1]
-        try:
-            text = data[piece_start:piece_end].decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise Unusual from exc
-        ascii_only = len(text) == piece_end - piece_start
-        for m in range(first, k):
-            try:
-                if ascii_only:
-                    parsed, value_end = scan(text, starts_list[m] - piece_start)
-                    consumed = value_end + piece_start == ends_list[m]
-                else:
-                    own = data[starts_list[m]:ends_list[m]].decode("utf-8")
-                    parsed, value_end = scan(own, 0)
-                    consumed = value_end == len(own)
-            except (ValueError, StopIteration, RecursionError) as exc:
-                raise Unusual from exc
-            if not consumed or type(parsed) is not dict:
+    previous, separator = start + 1, MEMBER_NAME
+    # a batch of members at a time, as Python ints: offsets of all of them as Python
+    # objects would cost more than the index itself
+    for first in range(0, count, _BATCH_MEMBERS):
+        batch_starts = value_starts[first:first + _BATCH_MEMBERS].tolist()
+        batch_ends = value_ends[first:first + _BATCH_MEMBERS].tolist()
+        for j, (value_start, value_end) in enumerate(zip(batch_starts, batch_ends)):
+            match = separator.fullmatch(data, previous, value_start)
+            if match is None:
                 raise Unusual
-            values = tuple([parsed.get(name, ABSENT_MEMBER) for name in kept])
-            identity = tuple([_hashable(v) for v in values])
-            kind = kinds.get(identity)
-            if kind is None:
-                kind = kinds[identity] = len(kind_values)
-                kind_values.append(values)
-            kind_of[m] = kind
-    members = RawMembers(data, names, np.array(name_starts, dtype=np.int64), value_starts,
-                         value_ends, kept, kind_values, kind_of)
+            name = member_name(match.group(1))  # checked here, built again when asked for
+            if last_name is not None and name <= last_name:
+                in_order = False
+            last_name = name
+            name_starts[first + j] = match.start(1) - 1
+            name_ends[first + j] = match.end(1) + 1
+            previous, separator = value_end, _NEXT_NAME
+        j, size = 0, len(batch_starts)
+        while j < size:  # the values, a decoded piece of the source at a time
+            piece_first, piece_start = j, batch_starts[j]
+            while j < size and batch_ends[j] - piece_start < _BATCH_BYTES:
+                j += 1
+            j = max(j, piece_first + 1)
+            piece_end = batch_ends[j - 1]
+            try:
+                text = data[piece_start:piece_end].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise Unusual from exc
+            ascii_only = len(text) == piece_end - piece_start
+            for m in range(piece_first, j):
+                try:
+                    if ascii_only:
+                        parsed, value_end = scan(text, batch_starts[m] - piece_start)
+                        consumed = value_end + piece_start == batch_ends[m]
+                    else:
+                        own = data[batch_starts[m]:batch_ends[m]].decode("utf-8")
+                        parsed, value_end = scan(own, 0)
+                        consumed = value_end == len(own)
+                except (ValueError, StopIteration, RecursionError) as exc:
+                    raise Unusual from exc
+                if not consumed or type(parsed) is not dict:
+                    raise Unusual
+                values = tuple([parsed.get(name, ABSENT_MEMBER) for name in kept])
+                identity = tuple([_hashable(v) for v in values])
+                kind = kinds.get(identity)
+                if kind is None:
+                    kind = kinds[identity] = len(kind_values)
+                    kind_values.append(values)
+                kind_of[first + m] = kind
+    if _ONLY_SPACE.fullmatch(data, previous, end - 1) is None:
+        raise Unusual
+    members = RawMembers(data, _Names(data, name_starts, name_ends), value_starts, value_ends,
+                         kept, kind_values, kind_of, in_order=in_order)
     return members, end
+
+
+class _Names(Sequence[str]):
+    """The members' names, built from the source when asked for: a Python string per
+    member would cost more than the rest of the index."""
+
+    __slots__ = ("_source", "_starts", "_ends")
+
+    def __init__(self, source: bytes, starts: np.ndarray, ends: np.ndarray) -> None:
+        self._source, self._starts, self._ends = source, starts, ends
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return member_name(self._source[int(self._starts[i]) + 1:int(self._ends[i]) - 1])
+
+    def __iter__(self) -> Iterator[str]:
+        source = self._source
+        for first in range(0, len(self._starts), _BATCH_MEMBERS):
+            ends = self._ends[first:first + _BATCH_MEMBERS].tolist()
+            for start, end in zip(self._starts[first:first + _BATCH_MEMBERS].tolist(), ends):
+                yield member_name(source[start + 1:end - 1])
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == other if isinstance(other, list) else NotImplemented
 
 
 class RawMembers:
@@ -209,12 +248,13 @@ class RawMembers:
     __slots__ = ("source", "names", "_name_starts", "_value_starts", "_value_ends",
                  "kept_names", "_kinds", "_kind_of", "_order")
 
-    def __init__(self, source: bytes, names: list[str], name_starts: np.ndarray,
-                 value_starts: np.ndarray, value_ends: np.ndarray, kept_names: tuple[str, ...],
-                 kinds: list[tuple[Any, ...]], kind_of: np.ndarray) -> None:
+    def __init__(self, source: bytes, names: _Names, value_starts: np.ndarray,
+                 value_ends: np.ndarray, kept_names: tuple[str, ...],
+                 kinds: list[tuple[Any, ...]], kind_of: np.ndarray, *, in_order: bool) -> None:
         self.source = source
+        #: the members' names in source order (a sequence of str, built when read)
         self.names = names
-        self._name_starts = name_starts
+        self._name_starts = names._starts
         self._value_starts = value_starts
         self._value_ends = value_ends
         self.kept_names = kept_names
@@ -223,11 +263,12 @@ class RawMembers:
         # names in source order are usually sorted (zarrforge and zarr-python write them
         # so); otherwise lookups go through the sorted order, kept as indices
         self._order: np.ndarray | None = None
-        if any(a >= b for a, b in zip(names, names[1:])):
-            order = sorted(range(len(names)), key=names.__getitem__)
-            if any(names[a] == names[b] for a, b in zip(order, order[1:])):
+        if not in_order:
+            order = np.argsort(np.array(list(names), dtype=object), kind="stable")
+            ordered = (names[i] for i in order.tolist())
+            if any(a == b for a, b in itertools.pairwise(ordered)):
                 raise Unusual  # a duplicate name: the whole parse names it
-            self._order = np.array(order, dtype=np.int64)
+            self._order = order
 
     def __len__(self) -> int:
         return len(self.names)

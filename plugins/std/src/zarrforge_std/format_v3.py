@@ -360,13 +360,15 @@ class V3Format(ChunksUnderNode, Format):
             if kept["node_type"] == "group" and kept.get("consolidated_metadata") is not None:
                 for j in members.members_of_kind(kind):  # this view is authoritative
                     name = paths.normalize_path(members.names[j])
-                    document = document_of(members.names[j], members.value(j))
+                    document = document_of(members.names[j],
+                                           {members.names[j]: members.value(j)})
                     entries[name] = dataclasses.replace(document, content={
                         k: v for k, v in document.content.items() if k != "consolidated_metadata"})
         return entries
 
-    def _entry_document(self, key: str, name: str, raw: RawJSON) -> NodeDocument:
+    def _entry_document(self, key: str, name: str, members: dict[str, RawJSON]) -> NodeDocument:
         """The document of the view entry ``name`` of the group document at ``key``."""
+        raw = members[name]
         entry_key = f"{key} (consolidated_metadata.metadata[{name!r}])"
         return NodeDocument(self.name, raw.kept["node_type"], entry_key,  # type: ignore[index]
                             ListedContent.of_raw(raw, key=entry_key))
