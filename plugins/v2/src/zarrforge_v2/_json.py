@@ -8,16 +8,45 @@ tokens (xarray's ``_FillValue: NaN`` is the usual one). They are read as
 floats and written back the same way.
 
 Documents are written as zarr-python 3 writes them: two-space indentation,
-ASCII-escaped, no trailing newline; ``.zmetadata`` on one line.
+ASCII-escaped, no trailing newline; ``.zmetadata`` on one line. A large ``.zmetadata``
+is read with its entries indexed in its bytes, not parsed
+(:func:`load_consolidated`), and written back with its unchanged entries as those
+bytes (:func:`dump_parts`).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import check_document_size, load_document
+from zarrforge.plugin_api import (EditedMembers, ParseMemo, RawJSON, RawMembers,
+                                  check_document_size, load_document,
+                                  load_document_keeping_raw)
+
+#: consolidated documents this large are read with their ``metadata`` object indexed
+LARGE_BYTES = 1 << 20
+_LARGE_DOCUMENTS = ParseMemo(min_bytes=LARGE_BYTES)
+
+
+class ConsolidatedDocument(dict):  # type: ignore[type-arg]
+    """A parsed ``.zmetadata`` (a dict that a :class:`ParseMemo` can hold weakly), with
+    what was derived from it (:func:`derived`)."""
+
+    derived: dict[str, Any]
+
+
+def derived(document: dict[str, Any], name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept with ``document`` when it is a :class:`ConsolidatedDocument`
+    (its readers in one operation share it, through the parse memo): the nodes of a large
+    view are then checked and indexed once, however many times the group is resolved.
+    An exception is not kept."""
+    if not isinstance(document, ConsolidatedDocument):
+        return compute()
+    store = document.__dict__.setdefault("derived", {})
+    if name not in store:
+        store[name] = compute()
+    return store[name]
 
 
 def load_strict(data: bytes, *, key: str) -> dict[str, Any]:
@@ -27,6 +56,29 @@ def load_strict(data: bytes, *, key: str) -> dict[str, Any]:
 def load_lenient(data: bytes, *, key: str) -> dict[str, Any]:
     """A JSON object that may hold the ``NaN``/``Infinity``/``-Infinity`` tokens."""
     return load_document(data, key=key, allow_nan=True)
+
+
+def load_consolidated(data: bytes, *, key: str) -> dict[str, Any]:
+    """A ``.zmetadata`` document, read leniently. A large one keeps its ``metadata``
+    object as a :class:`RawMembers` index over ``data`` (no object per entry; each entry
+    parsed when its node opens), and the readers of one operation share one parse of
+    equal bytes."""
+    return _LARGE_DOCUMENTS.parse(data, ("2", key), lambda data: _consolidated(data, key))
+
+
+def _consolidated(data: bytes, key: str) -> ConsolidatedDocument:
+    if len(data) < LARGE_BYTES:
+        return ConsolidatedDocument(load_lenient(data, key=key))
+    document = load_document_keeping_raw(data, key=key, at=("metadata",), kept=(),
+                                         allow_nan=True)
+    entries = document.get("metadata")
+    if isinstance(entries, dict) and any(type(v) is RawJSON for v in entries.values()):
+        document = load_lenient(data, key=key)  # entries the index does not read: whole
+    return ConsolidatedDocument(document)
+
+
+def is_indexed(entries: Any) -> bool:
+    return type(entries) is RawMembers
 
 
 def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | None = 2,
@@ -40,3 +92,40 @@ def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | Non
         raise MetadataError(f"cannot be written as JSON: {exc}", key=key) from exc
     check_document_size(len(data), key=key, writing=True)
     return data
+
+
+def dump_parts(document: dict[str, Any], *, allow_nan: bool,
+               key: str | None = None) -> bytes | list[bytes | memoryview]:
+    """:func:`dump` on one line, of a document one of whose members may be an edited
+    index (:class:`~zarrforge.plugin_api.EditedMembers`): its unchanged members
+    are then the bytes they were read in (memoryviews), and the result is the list of
+    pieces whose concatenation is the document (for ``Store.set_parts``)."""
+    if not any(type(value) is EditedMembers for value in document.values()):
+        return dump(document, allow_nan=allow_nan, indent=None, key=key)
+
+    def encode(value: Any) -> str:
+        return json.dumps(value, allow_nan=allow_nan)
+
+    parts: list[bytes | memoryview] = []
+    text = ["{"]
+    try:
+        for n, (name, value) in enumerate(document.items()):
+            text.append((", " if n else "") + encode(name) + ": ")
+            if type(value) is not EditedMembers:
+                text.append(encode(value))
+                continue
+            text.append("{")
+            for m, piece in enumerate(value.pieces()):
+                text.append(", " if m else "")
+                if type(piece) is memoryview:
+                    parts += ("".join(text).encode("ascii"), piece)
+                    text = []
+                else:
+                    text.append(encode(piece[0]) + ": " + encode(piece[1]))
+            text.append("}")
+        text.append("}")
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise MetadataError(f"cannot be written as JSON: {exc}", key=key) from exc
+    parts.append("".join(text).encode("ascii"))
+    check_document_size(sum(len(part) for part in parts), key=key, writing=True)
+    return parts

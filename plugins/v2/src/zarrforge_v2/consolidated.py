@@ -23,11 +23,15 @@ value of the member is refused.
 
 from __future__ import annotations
 
-from typing import Any
+import collections
+import functools
+from typing import Any, Iterator
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api import ArrayMetadata, GroupMetadata, NodeDocument, NodeMetadata, paths
+from zarrforge.plugin_api import (ArrayMetadata, EntryLayout, GroupMetadata, IndexedEntries,
+                                  NodeDocument, NodeMetadata, RawJSON, RawMembers, paths)
 
+from . import _json
 from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA, parse_array,
                       zarray_document, zattrs_document)
 
@@ -63,6 +67,11 @@ def parse_consolidated(document: dict[str, Any], *, key: str) -> dict[str, NodeD
         raise MetadataError(f"expected {CONSOLIDATED_FORMAT}, got {version!r}",
                             field="zarr_consolidated_format", value=version)
     entries = document.get("metadata")
+    if _json.is_indexed(entries):
+        indexed = _json.derived(document, "nodes", lambda: _indexed_nodes(entries, key=key))
+        if indexed is not None:
+            return indexed.copy()  # type: ignore[return-value]
+        entries = _json.load_lenient(entries.source, key=key)["metadata"]
     if not isinstance(entries, dict):
         raise MetadataError(f"must be an object mapping store keys to documents, got {entries!r}",
                             field="metadata", value=entries)
@@ -94,6 +103,65 @@ def parse_consolidated(document: dict[str, Any], *, key: str) -> dict[str, NodeD
         found[relative] = NodeDocument(FORMAT_NAME, node_type, key,
                                        {**content, ENTRY: node})
     return found
+
+
+_NODE_DOCUMENTS = (ZARRAY, ZGROUP)
+
+
+class NodeLayout(EntryLayout):
+    """How a ``.zmetadata`` mapping holds a node: ``<path>/.zarray`` or ``<path>/.zgroup``,
+    and ``<path>/.zattrs`` (a node is there when one of the first two is)."""
+
+    def entries(self, base: RawMembers) -> Iterator[str]:
+        for name in base.names:
+            node, _, document = name.rpartition("/")
+            if node and document in _NODE_DOCUMENTS:
+                yield node
+
+    def members(self, base: RawMembers, name: str) -> list[tuple[str, int]]:
+        found = [(f"{name}/{document}", base.index(f"{name}/{document}"))
+                 for document in (ZARRAY, ZGROUP, ZATTRS)]
+        if found[0][1] is None and found[1][1] is None:
+            return []  # .zattrs alone is no node, as in the store
+        return [(member, i) for member, i in found if i is not None]  # type: ignore[misc]
+
+    def written(self, name: str, value: Any) -> dict[str, Any]:
+        return {f"{name}/{document}": content for document, content in value.items()}
+
+
+def _indexed_nodes(members: RawMembers, *, key: str) -> IndexedEntries | None:
+    """:func:`parse_consolidated`'s nodes served from an index of the mapping's members,
+    with the same checks; ``None`` where a node's path is not in its normal form (the
+    dict form renames it, and names a bad one)."""
+    recent: collections.deque[str] = collections.deque(maxlen=2)  # the names before
+    for name in members.names:
+        node, _, document = name.rpartition("/")
+        if node and document in _NODE_DOCUMENTS:
+            try:
+                if paths.normalize_path(node) != node:
+                    return None
+            except InvalidPathError:
+                return None
+            zarray = f"{node}/{ZARRAY}"
+            # sorted, a node's .zarray comes at most two names before its .zgroup
+            if document == ZGROUP and (zarray in recent if members.in_order else
+                                       members.index(zarray) is not None):
+                raise MetadataError(f"node {node!r} has both .zarray and .zgroup entries",
+                                    field=f"metadata[{zarray!r}]")
+        recent.append(name)
+    return IndexedEntries(members, functools.partial(_entry_document, key), NodeLayout())
+
+
+def _entry_document(key: str, node: str, members: dict[str, RawJSON]) -> NodeDocument:
+    """The documents of the node at ``node`` in the ``.zmetadata`` at ``key``, each parsed
+    now (the node is being opened)."""
+    content: dict[str, Any] = {ENTRY: node}
+    for document in (ZARRAY, ZGROUP, ZATTRS):
+        raw = members.get(f"{node}/{document}")
+        content[document] = None if raw is None else _json.load_lenient(
+            raw.text.encode("utf-8"), key=f"{key} (metadata[{node + '/' + document!r}])")
+    node_type = "array" if content[ZARRAY] is not None else "group"
+    return NodeDocument(FORMAT_NAME, node_type, key, content)
 
 
 def _located(exc: MetadataError, document: NodeDocument, name: str) -> MetadataError:
@@ -139,17 +207,27 @@ def _located_key(document: NodeDocument, name: str) -> str:
 
 
 def consolidated_document(group: GroupMetadata, group_document: dict[str, Any]) -> dict[str, Any]:
-    """The ``.zmetadata`` of ``group`` (whose ``consolidated`` is set)."""
-    metadata: dict[str, Any] = {ZGROUP: group_document, ZATTRS: zattrs_document(group)}
-    for relative, model in sorted((group.consolidated or {}).items()):
-        if isinstance(model, NodeDocument):  # an entry kept as read: written back as it was
-            for name in (ZARRAY, ZGROUP, ZATTRS):
-                if model.content.get(name) is not None:
-                    metadata[f"{relative}/{name}"] = model.content[name]
-            continue
-        if isinstance(model, ArrayMetadata):
-            metadata[f"{relative}/{ZARRAY}"] = zarray_document(model)
-        else:
-            metadata[f"{relative}/{ZGROUP}"] = {"zarr_format": 2}
-        metadata[f"{relative}/{ZATTRS}"] = zattrs_document(model)
+    """The ``.zmetadata`` of ``group`` (whose ``consolidated`` is set). A view read as an
+    index is written as its edits (:meth:`IndexedEntries.edited`): the unchanged nodes
+    as the bytes they were read in."""
+    own = {ZGROUP: group_document, ZATTRS: zattrs_document(group)}
+    view = group.consolidated
+    if isinstance(view, IndexedEntries):
+        metadata: Any = view.edited(_node_documents, members=own)
+    else:
+        metadata = dict(own)
+        for relative, model in (view or {}).items():
+            metadata.update({f"{relative}/{name}": document
+                             for name, document in _node_documents(model).items()})
+        metadata = dict(sorted(metadata.items()))  # by key, as zarr-python 2 writes it
     return {"metadata": metadata, "zarr_consolidated_format": CONSOLIDATED_FORMAT}
+
+
+def _node_documents(model: NodeMetadata | NodeDocument) -> dict[str, Any]:
+    """A view entry's documents, by name (``.zarray``/``.zgroup``, ``.zattrs``)."""
+    if isinstance(model, NodeDocument):  # an entry kept as read: written back as it was
+        return {name: model.content[name] for name in (ZARRAY, ZGROUP, ZATTRS)
+                if model.content.get(name) is not None}
+    if isinstance(model, ArrayMetadata):
+        return {ZARRAY: zarray_document(model), ZATTRS: zattrs_document(model)}
+    return {ZGROUP: {"zarr_format": 2}, ZATTRS: zattrs_document(model)}

@@ -67,8 +67,8 @@ class V2Format(ChunksUnderNode, Format):
             content[ZARRAY] = _json.load_strict(zarray, key=keys[0])
             return NodeDocument(FORMAT_NAME, "array", keys[0], content)
         content[ZGROUP] = _json.load_strict(zgroup, key=keys[1])
-        content[ZMETADATA] = None if zmetadata is None else _json.load_lenient(zmetadata,
-                                                                               key=keys[3])
+        content[ZMETADATA] = None if zmetadata is None else _json.load_consolidated(zmetadata,
+                                                                                    key=keys[3])
         return NodeDocument(FORMAT_NAME, "group", keys[1], content)
 
     def resolve(self, document: NodeDocument) -> NodeMetadata:
@@ -105,8 +105,10 @@ class V2Format(ChunksUnderNode, Format):
         if isinstance(metadata, ArrayMetadata):
             return [(ZATTRS, attrs), (ZARRAY, dump(ZARRAY))]
         rendered = [(ZATTRS, attrs), (ZGROUP, dump(ZGROUP))]
-        if ZMETADATA in docs:
-            rendered.append((ZMETADATA, dump(ZMETADATA, allow_nan=True, indent=None)))
+        if ZMETADATA in docs:  # pieces, when a view read as an index is written back
+            key = None if path is None else node_key(path, ZMETADATA)
+            rendered.append((ZMETADATA, _json.dump_parts(docs[ZMETADATA], allow_nan=True,
+                                                         key=key)))
         return rendered
 
     def write_node(self, store: Store, path: str, metadata: NodeMetadata,
@@ -164,5 +166,20 @@ def _set_changed(store: Store, documents: list[tuple[str, bytes]]) -> None:
     """
     stored = store.get_many([(key, None) for key, _ in documents])
     for (key, data), old in zip(documents, stored):
-        if old is None or bytes(old) != data:
+        if isinstance(data, list):  # a large .zmetadata as pieces: compared, written, unjoined
+            if old is None or not _equal(old, data):
+                store.set_parts(key, data)
+        elif old is None or bytes(old) != data:
             store.set(key, data)
+
+
+def _equal(value: bytes, parts: list[bytes | memoryview]) -> bool:
+    """Whether ``value`` is the concatenation of ``parts``, without joining them."""
+    if len(value) != sum(len(part) for part in parts):
+        return False
+    view, start = memoryview(value), 0
+    for part in parts:
+        if view[start:start + len(part)] != part:
+            return False
+        start += len(part)
+    return True
