@@ -31,9 +31,7 @@ _LARGE_DOCUMENTS = ParseMemo(min_bytes=LARGE_BYTES)
 
 class ConsolidatedDocument(dict):  # type: ignore[type-arg]
     """A parsed ``.zmetadata`` (a dict that a :class:`ParseMemo` can hold weakly), with
-    what was derived from it (:func:`derived`)."""
-
-    derived: dict[str, Any]
+    what was derived from it (:func:`derived`) as an attribute."""
 
 
 def derived(document: dict[str, Any], name: str, compute: Callable[[], Any]) -> Any:
@@ -43,10 +41,10 @@ def derived(document: dict[str, Any], name: str, compute: Callable[[], Any]) -> 
     An exception is not kept."""
     if not isinstance(document, ConsolidatedDocument):
         return compute()
-    store = document.__dict__.setdefault("derived", {})
-    if name not in store:
-        store[name] = compute()
-    return store[name]
+    kept = document.__dict__.setdefault("_derived", {})
+    if name not in kept:
+        kept[name] = compute()
+    return kept[name]
 
 
 def load_strict(data: bytes, *, key: str) -> dict[str, Any]:
