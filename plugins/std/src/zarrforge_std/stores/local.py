@@ -282,22 +282,6 @@ class LocalStore(Store):
                 pass
             os.close(fd)
 
-    def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        # _get_ranges of the whole value, without its lists: every document a creation
-        # surveys is read this way on this store (zarrforge.read_memo)
-        fd = _open_value(key, self.root, self._path(key))
-        if fd is None:
-            return None, ABSENT
-        try:
-            status = os.fstat(fd)
-            return _read_at(fd, 0, status.st_size), _generation(status)
-        except IsADirectoryError:
-            return None, ABSENT
-        except OSError as exc:
-            raise StoreError(f"cannot read {key!r} from {self.root!r}: {exc}") from exc
-        finally:
-            os.close(fd)
-
     def _get_ranges(self, key: str, ranges: list[ByteRange | None],
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:
         # Every write renames a new file over the key, so what one open reads is one
