@@ -304,10 +304,14 @@ def dump_document_parts(document: dict[str, Any], *, key: str | None = None
             parts = _encoded(_write_ascii(document), "ascii")
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, key) from exc
-    # members kept as read are written as read: only what was written here is checked
-    if any(type(part) is bytes and _TOKEN_BYTES.search(part) for part in parts):
+    if len(parts) == 1:  # the common case, once
+        size, tokens = len(parts[0]), _TOKEN_BYTES.search(parts[0])  # type: ignore[arg-type]
+    else:  # members kept as read are written as read: only what was written here is checked
+        size = sum(len(part) for part in parts)
+        tokens = any(type(part) is bytes and _TOKEN_BYTES.search(part) for part in parts)
+    if tokens:
         _refuse_non_finite_outside_attributes(document, key)  # rare: only then walk it
-    check_size(sum(len(part) for part in parts), key=key, writing=True)
+    check_size(size, key=key, writing=True)
     return parts
 
 
