@@ -25,6 +25,7 @@ write may allocate, including a whole chunk that a partial write must decode
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import warnings
@@ -225,10 +226,12 @@ def _same(a: Any, b: Any) -> bool:
 # --- targets ------------------------------------------------------------------------------------
 
 
-def mutated_store(formats: tuple[str, ...], documents: tuple[str, ...]) -> st.SearchStrategy:
-    """A seed of one of ``formats`` with one or two of its documents whose name ends with
-    one of ``documents`` mutated; the value is ``(store data, node path, label)``."""
-    picked = [s for s in seeds() if s[1] in formats]
+def mutated_store(formats: tuple[str, ...], documents: tuple[str, ...],
+                  labels: tuple[str, ...] | None = None) -> st.SearchStrategy:
+    """A seed of one of ``formats`` (and of ``labels``, when given) with one or two of its
+    documents whose name ends with one of ``documents`` mutated; the value is
+    ``(store data, node path, label)``."""
+    picked = [s for s in seeds() if s[1] in formats and (labels is None or s[0] in labels)]
 
     @st.composite
     def build(draw: Any) -> tuple[dict[str, bytes], str, str]:
@@ -281,6 +284,64 @@ _MUTATED_TARGETS = [
 for _name, _formats, _suffixes, _examples, _description in _MUTATED_TARGETS:
     target(_name, strategy=functools.partial(mutated_store, _formats, _suffixes),
            examples=_examples, description=_description)(_run)
+
+
+# --- consolidated views read through the index, against the whole parse -----------------------
+
+
+@contextlib.contextmanager
+def _view_thresholds(indexed: bool) -> Any:
+    """Large-view thresholds at 0 (every view is read through the index,
+    ``zarrforge.metadata.raw_members``) or out of reach (every view parsed whole)."""
+    import zarrforge_std.format_v3 as format_v3
+    from zarrforge.metadata import raw_reading
+    from zarrforge_v2 import _json as v2_json
+
+    value = 0 if indexed else 1 << 40
+    places = [(raw_reading, "RAW_MEMBERS_MIN_BYTES"), (format_v3._LARGE_DOCUMENTS, "min_bytes"),
+              (v2_json, "LARGE_BYTES"), (v2_json._LARGE_DOCUMENTS, "min_bytes")]
+    saved = [getattr(obj, name) for obj, name in places]
+    for obj, name in places:
+        setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        for (obj, name), old in zip(places, saved):
+            setattr(obj, name, old)
+
+
+def _view_outcome(data: dict[str, bytes], indexed: bool) -> tuple[Any, ...]:
+    """What opening a consolidated root, every member through its view, and creating an
+    array under it gives: the members, their metadata and the root's documents after, or
+    the class of the first error (the index finds a broken entry when its member opens,
+    the whole parse when the group does; both must find it)."""
+    store = MemoryStore(data=dict(data))
+    steps: list[Any] = []
+    with warnings.catch_warnings(), _view_thresholds(indexed), \
+            config.set(max_request_bytes=READ_LIMIT, threads=1):
+        warnings.simplefilter("ignore")
+        try:
+            group = zarrforge.open_group(store, mode="r+")
+            for name, member in sorted(group.members(max_depth=None)):
+                steps.append((name, member.metadata))
+            zarrforge.create_array(store, "fuzz-new", shape=(2,), chunks=(2,), dtype="u1",
+                                   zarr_format=group.metadata_model.format_name)
+        except zarrforge.errors.ZarrforgeError as exc:
+            return ("error", type(exc).__name__)
+    documents = {key: json.loads(value) for key, value in store._data.items()
+                 if key in ("zarr.json", ".zmetadata")}
+    return ("ok", _canonical(steps), _canonical(documents))
+
+
+@target("metadata_views_indexed", examples=60,
+        strategy=functools.partial(mutated_store, ("3", "2"), ("zarr.json", ".zmetadata"),
+                                   ("consolidated",)),
+        description="mutated consolidated roots read through the view index and parsed "
+                    "whole: the same members, metadata and rewritten view, or the same error")
+def _views_indexed(value: tuple[dict[str, bytes], str, str]) -> None:
+    data, _, label = value
+    whole, indexed = _view_outcome(data, indexed=False), _view_outcome(data, indexed=True)
+    assert indexed == whole, f"{label}: indexed {indexed!r} != parsed whole {whole!r}"
 
 
 # --- random JSON (and random bytes) at every metadata key ----------------------------------

@@ -163,3 +163,43 @@ def test_creating_under_a_large_zmetadata_holds_at_most_twice_the_document(tmp_p
         tracemalloc.stop()
     assert peak <= 2 * size, f"peak {peak} bytes for a {size}-byte .zmetadata"
     assert len(_view(tmp_path)) == 2 * 10_001 + 2
+
+
+def test_entries_that_are_no_node_documents_are_dropped_as_the_dict_form_drops_them(
+        tmp_path, monkeypatch):
+    """Found by the differential fuzz target ``metadata_views_indexed``: the index kept
+    a member that is no node's document when writing the view back; a view built from
+    its nodes leaves it out."""
+    root = _root(tmp_path, 5)
+    path = tmp_path / "root.zarr" / ".zmetadata"
+    document = json.loads(path.read_text())
+    document["metadata"].update({"node_type": {}, "zarr.json": {"zarr_format": 3},
+                                 "lonely/.zattrs": {"no": "node"}})
+    document["metadata"] = dict(sorted(document["metadata"].items()))
+    path.write_text(json.dumps(document))
+    shutil.copytree(root, tmp_path / "before")
+    written = []
+    for threshold in (0, 1 << 30):
+        shutil.rmtree(root)
+        shutil.copytree(tmp_path / "before", root)
+        monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", threshold)
+        monkeypatch.setattr(_json, "LARGE_BYTES", threshold)
+        monkeypatch.setattr(_json._LARGE_DOCUMENTS, "min_bytes", threshold)
+        zf.create_array(root, "new", shape=(1,), chunks=(1,), dtype="u1", zarr_format=2)
+        written.append(_view(tmp_path))
+    assert written[0] == written[1]
+    assert not {"node_type", "zarr.json", "lonely/.zattrs"} & set(written[0])
+
+
+def test_a_zmetadata_without_its_format_member_reads_through_the_index(tmp_path,
+                                                                       small_thresholds):
+    """Found by ``metadata_views_indexed``: kerchunk writes ``.zmetadata`` without
+    ``zarr_consolidated_format``; read whole it was format 1, read as an index refused."""
+    root = _root(tmp_path, 5)
+    path = tmp_path / "root.zarr" / ".zmetadata"
+    document = json.loads(path.read_text())
+    del document["zarr_consolidated_format"]
+    path.write_text(json.dumps(document))
+    group = zf.open_group(root, mode="r")
+    assert type(group.metadata_model.consolidated) is IndexedEntries
+    assert sorted(group.array_keys()) == [f"a{i}" for i in range(5)]

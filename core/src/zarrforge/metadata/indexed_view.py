@@ -74,6 +74,11 @@ class IndexedEntries(MutableMapping[str, Any]):
         # resolved), and the number of stored entries once counted
         self._shared: dict[str, Any] = {"built": {}} if shared is None else shared
 
+    @property
+    def layout(self) -> EntryLayout:
+        """How the entries lie in the members (the format's)."""
+        return self._layout
+
     def _stored(self, name: str) -> list[tuple[str, int]]:
         return self._layout.members(self.base, name)
 

@@ -29,7 +29,8 @@ from typing import Any, Iterator
 
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api import (ArrayMetadata, EntryLayout, GroupMetadata, IndexedEntries,
-                                  NodeDocument, NodeMetadata, RawJSON, RawMembers, paths)
+                                  NodeDocument, NodeMetadata, RawJSON, RawMembers, REMOVED,
+                                  paths)
 
 from . import _json
 from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA, parse_array,
@@ -61,12 +62,12 @@ def parse_consolidated(document: dict[str, Any], *, key: str) -> dict[str, NodeD
     checked for shape only: each is resolved (:func:`node_from_documents`) when its
     member is opened, so one entry zarrforge cannot read fails that member alone."""
     version = document.get("zarr_consolidated_format", _UNVERSIONED)
-    if version is _UNVERSIONED and isinstance(document.get("metadata"), dict):
+    entries = document.get("metadata")
+    if version is _UNVERSIONED and (isinstance(entries, dict) or _json.is_indexed(entries)):
         version = CONSOLIDATED_FORMAT  # kerchunk's parquet reference sets (module docstring)
     if version != CONSOLIDATED_FORMAT or isinstance(version, bool):
         raise MetadataError(f"expected {CONSOLIDATED_FORMAT}, got {version!r}",
                             field="zarr_consolidated_format", value=version)
-    entries = document.get("metadata")
     if _json.is_indexed(entries):
         indexed = _json.derived(document, "nodes", lambda: _indexed_nodes(entries, key=key))
         if indexed is not None:
@@ -110,7 +111,12 @@ _NODE_DOCUMENTS = (ZARRAY, ZGROUP)
 
 class NodeLayout(EntryLayout):
     """How a ``.zmetadata`` mapping holds a node: ``<path>/.zarray`` or ``<path>/.zgroup``,
-    and ``<path>/.zattrs`` (a node is there when one of the first two is)."""
+    and ``<path>/.zattrs`` (a node is there when one of the first two is). ``orphans``:
+    the members that are neither the group's own documents nor a node's, which the
+    mapping drops when it is written (as one built from the nodes leaves them out)."""
+
+    def __init__(self, orphans: tuple[str, ...] = ()) -> None:
+        self.orphans = orphans
 
     def entries(self, base: RawMembers) -> Iterator[str]:
         for name in base.names:
@@ -134,22 +140,29 @@ def _indexed_nodes(members: RawMembers, *, key: str) -> IndexedEntries | None:
     with the same checks; ``None`` where a node's path is not in its normal form (the
     dict form renames it, and names a bad one)."""
     recent: collections.deque[str] = collections.deque(maxlen=2)  # the names before
+    orphans = []
     for name in members.names:
         node, _, document = name.rpartition("/")
-        if node and document in _NODE_DOCUMENTS:
+        if node and document in (ZARRAY, ZGROUP, ZATTRS):
             try:
                 if paths.normalize_path(node) != node:
                     return None
             except InvalidPathError:
                 return None
             zarray = f"{node}/{ZARRAY}"
-            # sorted, a node's .zarray comes at most two names before its .zgroup
-            if document == ZGROUP and (zarray in recent if members.in_order else
-                                       members.index(zarray) is not None):
+            # sorted, a node's .zarray usually comes just before its other documents
+            has_zarray = zarray in recent or members.index(zarray) is not None
+            if document == ZGROUP and has_zarray:
                 raise MetadataError(f"node {node!r} has both .zarray and .zgroup entries",
                                     field=f"metadata[{zarray!r}]")
+            if document == ZATTRS and not has_zarray and \
+                    members.index(f"{node}/{ZGROUP}") is None:
+                orphans.append(name)  # .zattrs alone is no node
+        elif name not in (ZGROUP, ZATTRS):
+            orphans.append(name)  # not a v2 document: zarr.json, anything else
         recent.append(name)
-    return IndexedEntries(members, functools.partial(_entry_document, key), NodeLayout())
+    return IndexedEntries(members, functools.partial(_entry_document, key),
+                          NodeLayout(tuple(orphans)))
 
 
 def _entry_document(key: str, node: str, members: dict[str, RawJSON]) -> NodeDocument:
@@ -213,7 +226,9 @@ def consolidated_document(group: GroupMetadata, group_document: dict[str, Any]) 
     own = {ZGROUP: group_document, ZATTRS: zattrs_document(group)}
     view = group.consolidated
     if isinstance(view, IndexedEntries):
-        metadata: Any = view.edited(_node_documents, members=own)
+        orphans = view.layout.orphans if isinstance(view.layout, NodeLayout) else ()
+        metadata: Any = view.edited(_node_documents, members={**dict.fromkeys(orphans, REMOVED),
+                                                              **own})
     else:
         metadata = dict(own)
         for relative, model in (view or {}).items():
