@@ -149,8 +149,11 @@ def _indexed_nodes(members: RawMembers, *, key: str) -> IndexedEntries | None:
                     return None
             except InvalidPathError:
                 return None
+            if document == ZARRAY:
+                recent.append(name)
+                continue
             zarray = f"{node}/{ZARRAY}"
-            # sorted, a node's .zarray usually comes just before its other documents
+            # sorted, an array's .zarray comes just before its .zattrs: no lookup then
             has_zarray = zarray in recent or members.index(zarray) is not None
             if document == ZGROUP and has_zarray:
                 raise MetadataError(f"node {node!r} has both .zarray and .zgroup entries",
