@@ -120,3 +120,16 @@ def test_the_per_chunk_limit_can_be_raised_or_turned_off():
 def test_invalid_per_chunk_limits_are_refused(value):
     with pytest.raises(ValueError, match="max_chunk_bytes"):
         zf.config.update(max_chunk_bytes=value)
+
+
+def test_a_read_larger_than_the_machine_can_hold_is_a_named_limit_error():
+    """Found by the format kit's damaged-documents case (a shape of 9,914,627 x 9,914,627
+    int32): with max_request_bytes off, as by default, reading the whole array gave numpy's
+    bare MemoryError; it is a ResourceLimitError naming the read and what to do."""
+    array = zf.create_array("memory://", shape=(2**40, 2**20), chunks=(1024, 1024),
+                            dtype="int32")
+    with pytest.raises(ResourceLimitError, match=r"a read of shape .* needs 4611686018427387904 "
+                                                 r"bytes, more than this machine could allocate"):
+        array[...]
+    results = array._read_gathered([("basic", (slice(None),)), ("basic", (0, 0))])
+    assert isinstance(results[0][1], ResourceLimitError) and results[1] == (0, None)

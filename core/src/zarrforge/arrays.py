@@ -280,10 +280,24 @@ class Array(Node, node_type="array"):
                 f"limit of {limit} bytes (zarrforge.config max_request_bytes); read or write "
                 "it in parts, e.g. with Array.blocks or zarrforge.to_dask")
 
+    def _output(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The array a read of ``shape`` fills: checked against ``max_request_bytes``, and
+        one the machine cannot allocate refused as a :class:`ResourceLimitError` naming the
+        read (numpy's bare ``MemoryError`` otherwise: a damaged shape asks for terabytes)."""
+        self._check_size(shape, "a read")
+        try:
+            return self._layout.empty(shape, self.dtype)
+        except MemoryError as exc:
+            nbytes = math.prod(shape) * self.dtype.itemsize
+            raise ResourceLimitError(
+                f"a read of shape {shape} on {self.name!r} needs {nbytes} bytes, more than "
+                "this machine could allocate; read it in parts, e.g. with Array.blocks or "
+                "zarrforge.to_dask (zarrforge.config max_request_bytes refuses such reads "
+                "before trying)") from exc
+
     def _read(self, kind: str, selection: Any) -> np.ndarray:
         indexer, _ = self._indexer(kind, selection)
-        self._check_size(indexer.shape, "a read")
-        out = self._layout.empty(indexer.shape, self.dtype)
+        out = self._output(indexer.shape)
         self._engine_().read(indexer, out)
         return out
 
@@ -316,8 +330,7 @@ class Array(Node, node_type="array"):
         for i, (kind, selection) in enumerate(requests):
             try:
                 indexer, _ = self._indexer(kind, selection)
-                self._check_size(indexer.shape, "a read")
-                out = self._layout.empty(indexer.shape, self.dtype)
+                out = self._output(indexer.shape)
             except Exception as exc:  # noqa: BLE001 - that request's own error
                 results[i] = (None, exc)
                 continue
