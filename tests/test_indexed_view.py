@@ -390,3 +390,17 @@ def test_random_views_read_and_edit_as_dicts_do(seed, monkeypatch):
     expected.update({n: v for n, v in changes.items() if v is not REMOVED})
     written = json.loads(dump_document(read))["consolidated_metadata"]["metadata"]
     assert written == expected
+
+
+def test_an_error_after_an_indexed_view_is_placed_where_it_is_in_the_document(monkeypatch):
+    """The rest of the document is parsed with the view replaced by ``{}``; an error there
+    must still give the strict reader's message, whose position counts the view."""
+    monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
+    view = json.dumps({f"n{i}": {"i": i} for i in range(50)})
+    data = ('{"consolidated_metadata": {"metadata": ' + view + '}, "x": tru}').encode()
+    with pytest.raises(MetadataError) as strict:
+        load_document(data, key="k")
+    with pytest.raises(MetadataError) as indexing:
+        load_document_keeping_raw(data, key="k", at=VIEW, kept=())
+    assert str(indexing.value) == str(strict.value)
+    assert f"char {data.index(b'tru}')}" in str(strict.value)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import config
+from ..errors import MetadataError
 from .json_io import _LENIENT, _STRICT, _reject_constant, _text, check_size, load_document
 from .raw_json import ABSENT_MEMBER, RawJSON
 from .raw_members import MEMBER_NAME, Unusual, container_end_in_bytes, member_name, read_members
@@ -196,10 +197,13 @@ def _indexing_members(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple
     except (Unusual, IndexError):
         return None
     rest = data[:start] + b"{}" + data[end:]
-    document = (load_document(rest, key=key, allow_nan=allow_nan)
-                if len(rest) < RAW_MEMBERS_MIN_BYTES else
-                _reading_text(rest, key=key, at=at, kept=kept, allow_nan=allow_nan,
-                              raw_values=raw_values))
+    try:
+        document = (load_document(rest, key=key, allow_nan=allow_nan)
+                    if len(rest) < RAW_MEMBERS_MIN_BYTES else
+                    _reading_text(rest, key=key, at=at, kept=kept, allow_nan=allow_nan,
+                                  raw_values=raw_values))
+    except MetadataError:
+        return None  # refused by the whole parse, whose message places the error in ``data``
     container: Any = document
     for name in at[:-1]:
         container = container.get(name) if type(container) is dict else None
