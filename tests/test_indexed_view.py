@@ -29,6 +29,7 @@ from zarrforge.metadata.raw_json import ABSENT_MEMBER
 from zarrforge.metadata.raw_members import REMOVED, RawMembers, Unusual, read_members
 from zarrforge.metadata.raw_reading import load_document_keeping_raw
 from zarrforge_std.stores.local import LocalStore
+from zarrforge_std.stores.memory import MemoryStore
 
 VIEW = ("consolidated_metadata", "metadata")
 SCAN = json.JSONDecoder().scan_once
@@ -316,7 +317,7 @@ def test_creating_under_a_large_view_holds_at_most_twice_the_document(tmp_path):
     root = _root_with_view(tmp_path, 6_000, attributes_bytes=150)
     size = (tmp_path / "root.zarr" / "zarr.json").stat().st_size
     assert size > raw_reading.RAW_MEMBERS_MIN_BYTES
-    zf.create_array("memory://warm-up", shape=(1,), chunks=(1,), dtype="u1")
+    zf.create_array(MemoryStore(), shape=(1,), chunks=(1,), dtype="u1")  # plugins loaded
     gc.collect()
     tracemalloc.start()
     try:

@@ -22,6 +22,7 @@ import zarrforge as zf
 from zarrforge.errors import MetadataError
 from zarrforge.metadata import raw_reading
 from zarrforge.plugin_api import IndexedEntries
+from zarrforge_std.stores.memory import MemoryStore
 from zarrforge_v2 import _json
 
 
@@ -153,7 +154,7 @@ def test_creating_under_a_large_zmetadata_holds_at_most_twice_the_document(tmp_p
     root = _root(tmp_path, 10_000, pad=250)
     size = (tmp_path / "root.zarr" / ".zmetadata").stat().st_size
     assert size > _json.LARGE_BYTES
-    zf.create_array("memory://warm-up", shape=(1,), chunks=(1,), dtype="u1", zarr_format=2)
+    zf.create_array(MemoryStore(), shape=(1,), chunks=(1,), dtype="u1", zarr_format=2)
     gc.collect()
     tracemalloc.start()
     try:
