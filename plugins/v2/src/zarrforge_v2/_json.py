@@ -29,22 +29,11 @@ LARGE_BYTES = 1 << 20
 _LARGE_DOCUMENTS = ParseMemo(min_bytes=LARGE_BYTES)
 
 
-class ConsolidatedDocument(dict):  # type: ignore[type-arg]
-    """A parsed ``.zmetadata`` (a dict that a :class:`ParseMemo` can hold weakly), with
-    what was derived from it (:func:`derived`) as an attribute."""
-
-
-def derived(document: dict[str, Any], name: str, compute: Callable[[], Any]) -> Any:
-    """``compute()``, kept with ``document`` when it is a :class:`ConsolidatedDocument`
-    (its readers in one operation share it, through the parse memo): the nodes of a large
-    view are then checked and indexed once, however many times the group is resolved.
-    An exception is not kept."""
-    if not isinstance(document, ConsolidatedDocument):
-        return compute()
-    kept = document.__dict__.setdefault("_derived", {})
-    if name not in kept:
-        kept[name] = compute()
-    return kept[name]
+def shared_parse(data: bytes, key: Any, parse: Callable[[bytes], Any]) -> Any:
+    """``parse(data)``, or what it gave another reader of equal large bytes and ``key``
+    in the same operation (:class:`ParseMemo`): the survey of a new node's path and the
+    view update after it then hold one document, and resolve it once."""
+    return _LARGE_DOCUMENTS.parse(data, key, parse)
 
 
 def load_strict(data: bytes, *, key: str) -> dict[str, Any]:
@@ -59,20 +48,15 @@ def load_lenient(data: bytes, *, key: str) -> dict[str, Any]:
 def load_consolidated(data: bytes, *, key: str) -> dict[str, Any]:
     """A ``.zmetadata`` document, read leniently. A large one keeps its ``metadata``
     object as a :class:`RawMembers` index over ``data`` (no object per entry; each entry
-    parsed when its node opens), and the readers of one operation share one parse of
-    equal bytes."""
-    return _LARGE_DOCUMENTS.parse(data, ("2", key), lambda data: _consolidated(data, key))
-
-
-def _consolidated(data: bytes, key: str) -> ConsolidatedDocument:
+    parsed when its node opens)."""
     if len(data) < LARGE_BYTES:
-        return ConsolidatedDocument(load_lenient(data, key=key))
+        return load_lenient(data, key=key)
     document = load_document_keeping_raw(data, key=key, at=("metadata",), kept=(),
                                          allow_nan=True)
     entries = document.get("metadata")
     if isinstance(entries, dict) and any(type(v) is RawJSON for v in entries.values()):
         document = load_lenient(data, key=key)  # entries the index does not read: whole
-    return ConsolidatedDocument(document)
+    return document
 
 
 def is_indexed(entries: Any) -> bool:

@@ -69,9 +69,9 @@ def parse_consolidated(document: dict[str, Any], *, key: str) -> dict[str, NodeD
         raise MetadataError(f"expected {CONSOLIDATED_FORMAT}, got {version!r}",
                             field="zarr_consolidated_format", value=version)
     if _json.is_indexed(entries):
-        indexed = _json.derived(document, "nodes", lambda: _indexed_nodes(entries, key=key))
+        indexed = _indexed_nodes(entries, key=key)
         if indexed is not None:
-            return indexed.copy()  # type: ignore[return-value]
+            return indexed  # type: ignore[return-value]
         entries = _json.load_lenient(entries.source, key=key)["metadata"]
     if not isinstance(entries, dict):
         raise MetadataError(f"must be an object mapping store keys to documents, got {entries!r}",

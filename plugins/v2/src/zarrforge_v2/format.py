@@ -67,9 +67,17 @@ class V2Format(ChunksUnderNode, Format):
             content[ZARRAY] = _json.load_strict(zarray, key=keys[0])
             return NodeDocument(FORMAT_NAME, "array", keys[0], content)
         content[ZGROUP] = _json.load_strict(zgroup, key=keys[1])
-        content[ZMETADATA] = None if zmetadata is None else _json.load_consolidated(zmetadata,
-                                                                                    key=keys[3])
-        return NodeDocument(FORMAT_NAME, "group", keys[1], content)
+        if zmetadata is None:
+            content[ZMETADATA] = None
+            return NodeDocument(FORMAT_NAME, "group", keys[1], content)
+
+        def group_document(zmetadata: bytes) -> NodeDocument:
+            content[ZMETADATA] = _json.load_consolidated(zmetadata, key=keys[3])
+            return NodeDocument(FORMAT_NAME, "group", keys[1], content)
+
+        # a large view: equal documents read again in one operation are the same object
+        return _json.shared_parse(zmetadata, (FORMAT_NAME, keys[1], zgroup, zattrs),
+                                  group_document)
 
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         return resolve_node(document)
