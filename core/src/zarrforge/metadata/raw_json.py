@@ -39,6 +39,13 @@ class RawJSON:
         return source[self._start:self._end]  # type: ignore[return-value]
 
     @property
+    def encoded_size(self) -> int:
+        """The value's size in UTF-8 bytes."""
+        if type(self._source) is bytes:
+            return self._end - self._start
+        return len(self.text.encode("utf-8"))
+
+    @property
     def end(self) -> int:
         """The index in the source after the value."""
         return self._end

@@ -108,7 +108,8 @@ _SPACE = rb"[ \t\n\r]*"
 #: between two members a comma comes first
 MEMBER_NAME = re.compile(_SPACE + rb'"((?:[^"\\\x00-\x1f]|\\.)*)"' + _SPACE + b":" + _SPACE)
 _NEXT_NAME = re.compile(_SPACE + b"," + MEMBER_NAME.pattern)
-_ONLY_SPACE = re.compile(_SPACE)
+#: JSON whitespace, in bytes
+SPACE = re.compile(_SPACE)
 _BATCH_BYTES = 1 << 18  # members checked per decoded piece of the source
 _BATCH_MEMBERS = 4096
 
@@ -206,7 +207,7 @@ def read_members(data: bytes, start: int, *, kept: tuple[str, ...],
                     kind = kinds[identity] = len(kind_values)
                     kind_values.append(values)
                 kind_of[first + m] = kind
-    if _ONLY_SPACE.fullmatch(data, previous, end - 1) is None:
+    if SPACE.fullmatch(data, previous, end - 1) is None:
         raise Unusual
     members = RawMembers(data, _Names(data, name_starts, name_ends), value_starts, value_ends,
                          kept, kind_values, kind_of, in_order=in_order)

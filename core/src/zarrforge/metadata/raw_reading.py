@@ -33,7 +33,8 @@ from .. import config
 from ..errors import MetadataError
 from .json_io import _LENIENT, _STRICT, _reject_constant, _text, check_size, load_document
 from .raw_json import ABSENT_MEMBER, RawJSON
-from .raw_members import MEMBER_NAME, Unusual, container_end_in_bytes, member_name, read_members
+from .raw_members import (MEMBER_NAME, SPACE, Unusual, container_end_in_bytes, member_name,
+                          read_members)
 
 #: documents smaller than this are parsed whole by :func:`load_document_keeping_raw`
 RAW_MEMBERS_MIN_BYTES = 1 << 20
@@ -73,7 +74,9 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
         return _setting_aside(data, key=key, member=at[0], allow_nan=allow_nan, limit=limit)
     if len(data) < RAW_MEMBERS_MIN_BYTES:
         return load_document(data, key=key, allow_nan=allow_nan)
-    if isinstance(data, bytes) and at:
+    if isinstance(data, str):  # stores give bytes; the readers below work on them
+        data = data.encode("utf-8", "surrogatepass")
+    if at:
         document = _indexing_members(data, key=key, at=at, kept=kept, allow_nan=allow_nan,
                                      raw_values=raw_values)
         if document is not None:
@@ -82,18 +85,17 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
                          raw_values=raw_values)
 
 
-def _reading_text(data: bytes | str, *, key: str, at: tuple[str, ...], kept: tuple[str, ...],
+def _reading_text(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple[str, ...],
                   allow_nan: bool, raw_values: tuple[str, ...]) -> dict[str, Any]:
     """:func:`load_document_keeping_raw` on the document's text: the members at ``at``
     become :class:`RawJSON` values over it."""
     text = _text(data, key)
-    encoded = data if isinstance(data, bytes) else None
     scan = (_LENIENT if allow_nan else _STRICT).scan_once
     scan_raw = (_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT).scan_once
 
     def large_value(i: int) -> RawJSON | None:
         """The container at ``i`` kept as text, if it is large."""
-        end = _container_end(text, encoded, i)
+        end = _container_end(text, data, i)
         if end - i < RAW_MEMBERS_MIN_BYTES:
             return None
         return RawJSON(text, i, end, {} if text[i] == "{" else None)
@@ -148,40 +150,48 @@ def _reading_text(data: bytes | str, *, key: str, at: tuple[str, ...], kept: tup
     return document
 
 
-_SPACE = re.compile(rb"[ \t\n\r]*")
 _SCALAR = re.compile(rb'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?'
                      rb"|true|false|null|NaN|-?Infinity")
 
 
-def _object_at(data: bytes, start: int, path: tuple[str, ...]) -> int:
-    """The byte offset of the ``{`` of the object reached from the object at ``start``
-    through the member names ``path`` (the first member of each name), found in the
-    bytes: other members are skipped (containers by counting brackets); the rest of
-    the document is checked when it is parsed. :class:`Unusual` if there is none."""
-    i = _SPACE.match(data, start).end()  # type: ignore[union-attr]
+def _member_value(data: bytes, start: int, name: str) -> int:
+    """The byte offset of the value of the first member ``name`` of the object opening
+    at byte ``start`` (after whitespace), found in the bytes: the members before it are
+    skipped (containers by counting brackets), unchecked; the rest of the document is
+    checked when it is parsed. :class:`Unusual` if there is none."""
+    i = SPACE.match(data, start).end()  # type: ignore[union-attr]
     if data[i] != 0x7B:
         raise Unusual
-    i = _SPACE.match(data, i + 1).end()  # type: ignore[union-attr]
+    i = SPACE.match(data, i + 1).end()  # type: ignore[union-attr]
     while True:
-        name = MEMBER_NAME.match(data, i)
-        if name is None:
+        found = MEMBER_NAME.match(data, i)
+        if found is None:
             raise Unusual
-        i = name.end()
-        if member_name(name.group(1)) == path[0]:
-            if data[i] != 0x7B:
-                raise Unusual
-            return i if len(path) == 1 else _object_at(data, i, path[1:])
-        if data[i] in b"{[":
-            i = container_end_in_bytes(data, i)
-        else:
-            scalar = _SCALAR.match(data, i)
-            if scalar is None:
-                raise Unusual
-            i = scalar.end()
-        i = _SPACE.match(data, i).end()  # type: ignore[union-attr]
+        if member_name(found.group(1)) == name:
+            return found.end()
+        i = SPACE.match(data, _value_end(data, found.end())).end()  # type: ignore[union-attr]
         if data[i] != 0x2C:  # a comma; the object ended without the member otherwise
             raise Unusual
-        i = _SPACE.match(data, i + 1).end()  # type: ignore[union-attr]
+        i = SPACE.match(data, i + 1).end()  # type: ignore[union-attr]
+
+
+def _value_end(data: bytes, i: int) -> int:
+    """The byte offset after the JSON value at ``i`` (a container by counting brackets)."""
+    if data[i] in b"{[":
+        return container_end_in_bytes(data, i)
+    scalar = _SCALAR.match(data, i)
+    if scalar is None:
+        raise Unusual
+    return scalar.end()
+
+
+def _object_at(data: bytes, start: int, path: tuple[str, ...]) -> int:
+    """The byte offset of the ``{`` of the object reached from the object at ``start``
+    through the member names ``path`` (:func:`_member_value` at each step)."""
+    i = _member_value(data, start, path[0])
+    if data[i] != 0x7B:
+        raise Unusual
+    return i if len(path) == 1 else _object_at(data, i, path[1:])
 
 
 def _indexing_members(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple[str, ...],
@@ -213,31 +223,9 @@ def _indexing_members(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple
     return document
 
 
-# a string, or a bracket: what skipping a value without building it needs to see
-_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-
-
-def _end_of_container(text: str, start: int) -> int:
-    """The index after the object or array opening at ``start``, found without building
-    it (so a value too large to parse can be measured): strings are skipped whole, and
-    brackets counted. It checks nothing else: what it spans is not known to be JSON."""
-    depth = 0
-    for match in _STRING_OR_BRACKET.finditer(text, start):
-        bracket = text[match.start()]
-        if bracket in "{[":
-            depth += 1
-        elif bracket in "}]":
-            depth -= 1
-            if depth == 0:
-                return match.end()
-    raise Unusual
-
-
-def _container_end(text: str, data: bytes | None, start: int) -> int:
+def _container_end(text: str, data: bytes, start: int) -> int:
     """The index in ``text`` after the container opening at ``start``, found without
-    building it; ``data``: ``text`` as UTF-8, when the caller has it (then in numpy)."""
-    if data is None:
-        return _end_of_container(text, start)
+    building it (:func:`container_end_in_bytes` on ``data``, ``text`` as UTF-8)."""
     ascii_only = len(data) == len(text)
     byte_start = start if ascii_only else len(text[:start].encode("utf-8"))
     byte_end = container_end_in_bytes(data, byte_start)
@@ -252,42 +240,20 @@ def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
     """The document over the size limit read with the top-level ``member`` set aside
     (see :func:`load_document_keeping_raw`), or its refusal."""
     too_large = functools.partial(check_size, len(data), key=key, writing=False)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
     try:
-        text = data if isinstance(data, str) else data.decode("utf-8")
-    except UnicodeDecodeError:
+        data.decode("utf-8")  # checked whole: the member set aside is written back as read
+        start = _member_value(data, 0, member)
+        end = _value_end(data, start)
+    except (Unusual, UnicodeDecodeError, IndexError):
         too_large()
         raise AssertionError("unreachable")  # pragma: no cover
-    found = None
-    try:
-        i = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
-        if text[i] == "{":
-            i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
-            while text[i] == '"':
-                name, i = scanstring(text, i + 1, True)
-                i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
-                if text[i] != ":":
-                    break
-                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
-                end = (_container_end(text, data if isinstance(data, bytes) else None, i)
-                       if text[i] in "{[" else
-                       _PLAIN_LENIENT.scan_once(text, i)[1])  # a scalar: a string at most
-                if name == member:
-                    found = (i, end)
-                    break
-                i = _WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
-                if text[i] != ",":
-                    break
-                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
-    except (Unusual, ValueError, IndexError, StopIteration):
-        found = None
-    if found is None:
-        too_large()
-    start, end = found  # type: ignore[misc]
-    rest = text[:start] + "null" + text[end:]
-    if len(rest.encode("utf-8")) > limit:
+    rest = data[:start] + b"null" + data[end:]
+    if len(rest) > limit:
         too_large()
     document = load_document(rest, key=key, allow_nan=allow_nan)
     if document.get(member, 0) is not None:  # the null put in its place is not where it was
         too_large()
-    document[member] = RawJSON(text, start, end, None)
+    document[member] = RawJSON(data, start, end, None)
     return document

@@ -123,7 +123,7 @@ def _attributes_out(metadata: NodeMetadata, keep_raw: bool) -> Any:
 
 
 def _view_too_large(view: RawJSON, key: str) -> str:
-    return (f"the consolidated view in {key!r} ({len(view.text.encode('utf-8'))} bytes) "
+    return (f"the consolidated view in {key!r} ({view.encoded_size} bytes) "
             "makes the document larger than zarrforge.config max_document_bytes, so it is "
             "not read (members are read from the store). Remove it with "
             "zarrforge.remove_consolidated_metadata() (zarrforge consolidate --remove), or "
