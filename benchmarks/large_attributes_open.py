@@ -13,16 +13,18 @@ import argparse
 import gc
 import json
 import os
-import resource
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import zarrforge as zf
 
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 
-def current_rss() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+from benchmarks import memory  # noqa: E402  (the suite's peak-memory sections)
 
 
 def main() -> None:
@@ -41,11 +43,11 @@ def main() -> None:
             json.dump(document, f)
     zf.create_group("memory://warm-up").create_array("w", shape=(2,), dtype="i1")
     gc.collect()
-    before = current_rss()
+    before = memory.start_section()
     start = time.perf_counter()
     group = zf.open_group(directory, mode="r")
     opened = time.perf_counter() - start
-    added = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+    added = memory.section_peak() - before
     start = time.perf_counter()
     group.attrs["key5"]
     first = time.perf_counter() - start

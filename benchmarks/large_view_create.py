@@ -13,12 +13,19 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import resource
 import tempfile
 import time
+import sys
 import uuid
+from pathlib import Path
 
 import zarrforge as zf
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks import memory  # noqa: E402  (the suite's peak-memory sections)
 
 
 def build(directory: str, members: int, zarr_format: str) -> None:
@@ -26,11 +33,6 @@ def build(directory: str, members: int, zarr_format: str) -> None:
     for i in range(members):
         group.create_array(f"a{i}", shape=(4,), chunks=(4,), dtype="i4", attributes={"i": i})
     zf.consolidate_metadata(directory)
-
-
-def current_rss() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def main() -> None:
@@ -48,12 +50,12 @@ def main() -> None:
     zf.create_group("memory://warm-up").create_array("w", shape=(4,), chunks=(4,), dtype="i4")
     zf.open_group(directory, use_consolidated=False)
     gc.collect()
-    before = current_rss()
+    before = memory.start_section()
     start = time.perf_counter()
     zf.create_array(directory, f"new-{uuid.uuid4().hex[:8]}", shape=(4,), chunks=(4,), dtype="i4",
                     zarr_format=args.format)
     elapsed = time.perf_counter() - start
-    added = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+    added = memory.section_peak() - before
     size = os.path.getsize(view)
     print(f"v{args.format}, members {args.members}, {os.path.basename(view)} {size / 1e6:.1f} MB: "
           f"create_array "
