@@ -121,8 +121,8 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
     is a later second, as it must be for Last-Modified to tell it apart)."""
     import os
 
-    from zarrforge.testing.faults import ChangeBetweenReads
-    from zarrforge.testing.races import SHARD_KEY, one_shard_array, shard_versions
+    from zarrforge.testing.races import (one_shard_array, one_version_of, read_across_a_rewrite,
+                                         shard_versions)
     from zarrforge_sharding import index_cache
 
     index_cache.cache.clear()
@@ -138,10 +138,10 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
 
     http_server.validators = validators
     try:
-        wrapper = ChangeBetweenReads(FsspecStore.from_url(url), replace, key=SHARD_KEY)
-        assert wrapper.capabilities.versioned_ranges
-        got = zf.open_array(wrapper, "a")[2:4, 3:6]
+        reading = FsspecStore.from_url(url)
+        assert reading.capabilities.versioned_ranges
+        got, wrapper = read_across_a_rewrite(reading, replace)
     finally:
         http_server.validators = True
-    assert any(np.array_equal(got, v[2:4, 3:6]) for v in versions.values()), got.tolist()
+    assert one_version_of(got, versions) is not None, got.tolist()
     assert wrapper.reads >= 2  # the shard was replaced after the first of them

@@ -12,6 +12,9 @@ background, and tally which whole version each read saw.
   (:data:`SHARD_KEY`) and two versions of its values whose inner chunks sit at other
   offsets in the shard, for stores' tests of partial shard reads racing a rewrite: a
   read mixing one version's index with the other's bytes equals neither version.
+  :func:`read_across_a_rewrite` reads :data:`SHARD_REGION` through a store that runs a
+  rewrite after the first read of the shard, and :func:`one_version_of` says which
+  version a read equals.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import zarrforge
 
 SHARD_SHAPE, INNER_SHAPE = (8, 12), (2, 3)  # one shard of 4 x 4 inner chunks
 SHARD_KEY = "a/c/0/0"
+SHARD_REGION = np.s_[2:4, 3:6]  # inner chunk (1, 1): at another offset in each version
 
 
 def one_shard_array(store: Any) -> Any:
@@ -44,6 +48,23 @@ def shard_versions() -> dict[int, np.ndarray]:
     one = base.copy()
     one[tuple(slice(0, n) for n in INNER_SHAPE)] = 0
     return {1: one, 2: base + 1000}
+
+
+def read_across_a_rewrite(store: Any, rewrite: Callable[[], Any]) -> tuple[np.ndarray, Any]:
+    """:data:`SHARD_REGION` of ``store``'s array ``a``, read through a wrapper that runs
+    ``rewrite`` after the first read of :data:`SHARD_KEY`; the values and the wrapper
+    (its ``reads`` say how often the shard was read)."""
+    from .faults import ChangeBetweenReads
+
+    wrapper = ChangeBetweenReads(store, rewrite, key=SHARD_KEY)
+    return zarrforge.open_array(wrapper, "a")[SHARD_REGION], wrapper
+
+
+def one_version_of(got: np.ndarray, versions: Mapping[int, np.ndarray],
+                   region: Any = SHARD_REGION) -> int | None:
+    """The number of the version ``got`` equals over ``region``, or ``None``."""
+    return next((n for n, values in versions.items() if np.array_equal(got, values[region])),
+                None)
 
 
 def run_threads(target: Callable[[int], Any], count: int) -> list[BaseException]:
