@@ -7,7 +7,7 @@ import collections
 import pytest
 
 import zarrforge as zf
-from zarrforge.abc.store import WrapperStore
+from zarrforge.abc.store import ABSENT, WrapperStore
 from zarrforge.errors import StoreError
 from zarrforge.read_memo import ReadMemo
 from zarrforge_std.stores.memory import MemoryStore
@@ -92,3 +92,37 @@ def test_creating_an_array_reads_no_key_twice(where):
     twice = {key: n for key, n in log.reads.items() if n > 1}
     assert not twice, twice
     assert "a" in zf.open_group(log, where, use_consolidated=True)  # the view lists it
+
+
+class VersionedLog(WrapperStore):
+    """A memory store's conditional reads, counted per call."""
+
+    forwards_conditional_writes = True
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.calls = []
+
+    def _get_versioned(self, key):
+        self.calls.append([key])
+        return self.inner.get_versioned(key)
+
+    def get_versioned_many(self, keys):
+        self.calls.append(list(keys))
+        return self.inner.get_versioned_many(keys)
+
+
+def test_on_a_store_with_generations_reads_are_versioned_batched_and_answered_once():
+    inner = MemoryStore()
+    inner.set("a", b"1")
+    log = VersionedLog(inner)
+    memo = ReadMemo(log)
+    assert memo.get_many([("a", None), ("b", None)]) == [b"1", None]
+    assert log.calls == [["a", "b"]], "the keys it lacked, read in one batch"
+    generation = inner.get_versioned("a")[1]
+    assert memo.get_versioned_many(["b", "a", "c", "d"]) == [
+        (None, ABSENT), (b"1", generation), (None, ABSENT), (None, ABSENT)]
+    assert log.calls == [["a", "b"], ["c", "d"]], "only the keys it had not read, in one batch"
+    assert memo.get_versioned("a") == (b"1", generation) and len(log.calls) == 2
+    memo.set_if("a", b"2", if_generation=generation)  # a conditional write forgets the key
+    assert memo.get_versioned("a")[0] == b"2" and log.calls[-1] == ["a"]

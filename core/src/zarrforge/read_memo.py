@@ -86,8 +86,7 @@ class ReadMemo(WrapperStore):
         missing = list(dict.fromkeys(key for key, byte_range in requests
                                      if byte_range is None and not self._known(key)))
         if missing and self._versioned:
-            for key, (value, generation) in zip(missing, self.inner.get_versioned_many(missing)):
-                self._values[key], self._generations[key] = value, generation
+            self.get_versioned_many(missing)
         elif missing:
             self._values.update(zip(missing, self.inner.get_many([(k, None) for k in missing])))
         return [self._values[key] if byte_range is None else self.inner.get(key, byte_range)
@@ -101,7 +100,11 @@ class ReadMemo(WrapperStore):
         return value, generation
 
     def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
-        return [self.get_versioned(key) for key in keys]
+        missing = list(dict.fromkeys(k for k in keys if k not in self._generations))
+        if missing:  # one batch, as get_many reads what it lacks
+            for key, (value, generation) in zip(missing, self.inner.get_versioned_many(missing)):
+                self._values[key], self._generations[key] = value, generation
+        return [(self._values[key], self._generations[key]) for key in keys]
 
     def _forget(self, key: str) -> None:
         self._values.pop(key, None)
