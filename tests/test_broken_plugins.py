@@ -425,3 +425,25 @@ def test_a_store_that_raises_on_chunk_io_is_named_and_other_stores_work(fake_dis
     other = zf.create_array(MemoryStore(), shape=(4,), chunks=(2,), dtype="int8")
     other[...] = [1, 2, 3, 4]
     assert other[...].tolist() == [1, 2, 3, 4]
+
+
+def test_a_format_failing_to_resolve_a_group_with_a_view_is_named_when_a_node_is_created_below(
+        monkeypatch):
+    """Updating the consolidated views above a new node resolves each ancestor group: a
+    format failing there unexpectedly is a PluginFailureError naming it, as when a node
+    is opened, not its bare exception."""
+    import zarrforge_std.format_v3 as format_v3
+
+    store = MemoryStore()
+    zf.create_group(store).create_array("a", shape=(2,), dtype="int8")
+    zf.consolidate_metadata(store)
+    resolve = format_v3.V3Format.resolve
+
+    def buggy(self, document):
+        if document.content.get("consolidated_metadata") is not None:
+            raise RuntimeError("a bug in resolve")
+        return resolve(self, document)
+
+    monkeypatch.setattr(format_v3.V3Format, "resolve", buggy)
+    with pytest.raises(PluginFailureError, match="format plugin '3'.*a bug in resolve"):
+        zf.create_array(store, "b", shape=(2,), dtype="int8")

@@ -321,7 +321,7 @@ def _check_view_usable(fmt: Format, path: str,
     consolidated view could not be kept in step with a change below it."""
     if document is None or document.node_type != "group":
         return None
-    group = fmt.resolve(document)
+    group = resolved(fmt, document)
     if isinstance(group, GroupMetadata) and group.view_unused:
         # the view would go stale: a reader with a larger limit would use it
         raise MetadataError(f"cannot change a node below the group {'/' + path!r}: its "
@@ -364,7 +364,7 @@ def refresh_views(store: Store, fmt: Format,
                 # the same document object: unchanged since the survey (a format may
                 # share one parse of equal bytes), so its model is the one resolved above
                 current = (read if latest is read_from else
-                           None if latest is None else fmt.resolve(latest))
+                           None if latest is None else resolved(fmt, latest))
             if not isinstance(current, GroupMetadata) or current.consolidated is None:
                 return  # replaced, or its view dropped, meanwhile
             view = ConsolidatedView(current.consolidated)
