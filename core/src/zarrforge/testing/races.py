@@ -28,6 +28,8 @@ import numpy as np
 
 import zarrforge
 
+from .faults import ChangeBetweenReads
+
 SHARD_SHAPE, INNER_SHAPE = (8, 12), (2, 3)  # one shard of 4 x 4 inner chunks
 SHARD_KEY = "a/c/0/0"
 SHARD_REGION = np.s_[2:4, 3:6]  # inner chunk (1, 1): at another offset in each version
@@ -54,8 +56,6 @@ def read_across_a_rewrite(store: Any, rewrite: Callable[[], Any]) -> tuple[np.nd
     """:data:`SHARD_REGION` of ``store``'s array ``a``, read through a wrapper that runs
     ``rewrite`` after the first read of :data:`SHARD_KEY`; the values and the wrapper
     (its ``reads`` say how often the shard was read)."""
-    from .faults import ChangeBetweenReads
-
     wrapper = ChangeBetweenReads(store, rewrite, key=SHARD_KEY)
     return zarrforge.open_array(wrapper, "a")[SHARD_REGION], wrapper
 
