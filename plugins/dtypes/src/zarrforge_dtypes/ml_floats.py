@@ -186,6 +186,9 @@ class _MLFloat(DataType):
         raise fill_error(self.name, value, self._valid())
 
 
+_SMALLEST_E8M0 = 2.0 ** -127
+
+
 class _UnsignedExponentOnly(_MLFloat):
     """``float8_e8m0fnu``: powers of two from 2**-127 to 2**127 and NaN; no zero, no sign.
 
@@ -203,6 +206,14 @@ class _UnsignedExponentOnly(_MLFloat):
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
             return self._from_bits(0)
         return super().fill_value_from_json(value)
+
+    def _from_number(self, number: float, original: Any) -> Any:
+        # below the smallest power of two, or negative: not representable. Said here, as
+        # ml_dtypes' own answer changed (0.5 gave NaN, 0.7 rounds up to 2**-127)
+        if not math.isnan(number) and number < _SMALLEST_E8M0:
+            raise fill_error(self.name, original,
+                             f"{self._valid()}; {number!r} is below the smallest value, 2**-127")
+        return super()._from_number(number, original)
 
     def fill_value_to_json(self, value: Any) -> Any:
         bits = self._bits_of(value)
