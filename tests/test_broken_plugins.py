@@ -51,6 +51,13 @@ class DecodeRaises(_Codec):
     def decode(self, data):
         raise AttributeError("a bug in decode")
 
+class Short(_Codec):
+    name = "broken.short"
+    def encoded_size(self, decoded_size):
+        return decoded_size + 4  # as a checksum would
+    def encode(self, data):
+        return bytes(data) + b"abc"  # one byte fewer than declared
+
 class Family(_Codec):
     name = "broken.*"
     @classmethod
@@ -87,6 +94,24 @@ def _store_with(document: dict) -> MemoryStore:
     store = MemoryStore()
     store.set("zarr.json", json.dumps(document).encode())
     return store
+
+
+def test_a_codec_encoding_to_another_size_than_it_declared_is_refused_before_storing(
+        fake_distribution):
+    """A codec whose output disagrees with its ``encoded_size()`` used to be stored, and
+    the chunk then read as corrupt, blamed on the data (issue #41)."""
+    fake_distribution("zf-short-codec", {"zarrforge.codecs": {
+        "broken.short": "zfshort_codec:Short"}}, {"zfshort_codec": CODECS})
+    store = MemoryStore()
+    array = zf.create_array(store, shape=(4,), chunks=(2,), dtype="int8", fill_value=0,
+                            compressors="broken.short")
+    before = {key: store.get(key) for key in store.list()}
+    with pytest.raises(PluginFailureError, match=r"codec plugin 'broken.short'.*zf-short-codec"
+                       r".*encode returned 5 bytes where its encoded_size\(\) declared 6"
+                       ) as info:
+        array[...] = 1
+    assert info.value.point == "codec" and info.value.name == "broken.short"
+    assert {key: store.get(key) for key in store.list()} == before  # nothing stored
 
 
 def test_broken_codecs_do_not_stop_other_codecs_and_name_themselves(fake_distribution):

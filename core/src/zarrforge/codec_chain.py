@@ -41,6 +41,21 @@ def _encoded(codec: Codec, data: Any) -> Any:
     return data
 
 
+def _sized(codec: Codec, data: Any, declared: int | None) -> Any:
+    """``data``, a codec's encoding, refused when its length is not the size the codec's
+    ``encoded_size`` declared: stored, it would read back as a corrupt chunk."""
+    if declared is not None:
+        _check_size(codec, memoryview(data).nbytes, declared)
+    return data
+
+
+def _check_size(codec: Codec, length: int, declared: int) -> None:
+    if length != declared:
+        raise _codec_failure(codec, ValueError(
+            f"encode returned {length} bytes where its encoded_size() declared {declared}; "
+            "nothing was stored"), "encoding a chunk")
+
+
 def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
     kinds = [c.kind for c in codecs]
     ab = [i for i, k in enumerate(kinds) if k is CodecKind.ARRAY_BYTES]
@@ -129,19 +144,23 @@ class CodecChain:
             self._specs[spec.shape] = specs
         return specs
 
+    def _output_sizes(self, spec: ChunkSpec) -> list[int | None]:
+        """The byte count the array -> bytes codec declares it encodes a chunk of ``spec``
+        to, then each bytes -> bytes codec's (``None`` from the first codec whose size
+        depends on the data)."""
+        sizes = self._sizes.get(spec.shape)
+        if sizes is None:
+            sizes = [self.array_bytes.encoded_size(self._array_specs(spec)[-1])]
+            for codec in self.bytes_bytes:
+                sizes.append(None if sizes[-1] is None else codec.encoded_size(sizes[-1]))
+            self._sizes[spec.shape] = sizes
+        return sizes
+
     def _decoded_sizes(self, spec: ChunkSpec) -> list[int | None]:
         """For each bytes->bytes codec, the byte count its decoding must produce (``None``
         where a codec before it makes the size data-dependent). Decoders are held to it,
         so a small hostile chunk cannot inflate to gigabytes."""
-        sizes = self._sizes.get(spec.shape)
-        if sizes is None:
-            size = self.array_bytes.encoded_size(self._array_specs(spec)[-1])
-            sizes = []
-            for codec in self.bytes_bytes:
-                sizes.append(size)
-                size = None if size is None else codec.encoded_size(size)
-            self._sizes[spec.shape] = sizes
-        return sizes
+        return self._output_sizes(spec)[:-1]
 
     def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
         """The array -> bytes codec's :meth:`~zarrforge.abc.codec.ArrayBytesCodec.plain_dtype`
@@ -185,13 +204,14 @@ class CodecChain:
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
         array, inner = self._array_encoded(chunk, spec)
+        sizes = self._output_sizes(spec)
         failures = _encode_failures(self.array_bytes)
         with failures:
-            data: bytes | memoryview = _encoded(self.array_bytes,
-                                                self.array_bytes.encode(array, inner))
-            for codec in self.bytes_bytes:
+            data: bytes | memoryview = _sized(self.array_bytes, _encoded(
+                self.array_bytes, self.array_bytes.encode(array, inner)), sizes[0])
+            for codec, size in zip(self.bytes_bytes, sizes[1:]):
                 failures.codec = codec
-                data = _encoded(codec, codec.encode(data))
+                data = _sized(codec, _encoded(codec, codec.encode(data)), size)
         return bytes(data) if not isinstance(data, bytes) else data
 
     def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
@@ -200,7 +220,11 @@ class CodecChain:
         bytes -> bytes codec has to see them whole, else one ``bytes`` object."""
         if self.bytes_bytes or not self._encodes_parts:
             return [self.encode(chunk, spec)]
-        return self.array_bytes.encode_parts(*self._array_encoded(chunk, spec))
+        parts = self.array_bytes.encode_parts(*self._array_encoded(chunk, spec))
+        size = self._output_sizes(spec)[0]
+        if size is not None:
+            _check_size(self.array_bytes, sum(memoryview(p).nbytes for p in parts), size)
+        return parts
 
     def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *,
                        key: str) -> np.ndarray | None:
