@@ -147,11 +147,11 @@ def _guide_block(start: str, stop: str) -> str:
 
 
 def test_the_plugin_guides_format_example_passes_the_suite(pytester):
-    """The guide's HiddenV3 is a complete format: its test class, from the guide's Testing
+    """The guide's TaggedV3 is a complete format: its test class, from the guide's Testing
     section, runs it through the whole suite."""
     format_block = _guide_block("import zarrforge as zf\nfrom zarrforge_std.format_v3",
                                 "\narray = zf.create_array")
     test_block = _guide_block("from zarrforge.testing import FormatConformance", "```")
     pytester.makepyfile(format_block + "\n\n" + test_block)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=9)
+    result.assert_outcomes(passed=10)

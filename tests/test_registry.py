@@ -9,6 +9,7 @@ import zarrforge as zf
 from zarrforge import registry
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge.errors import PluginConflictError, PluginLoadError, UnknownExtensionError
+from zarrforge_std.format_v3 import V3Format
 
 XOR_CODEC = """
 from zarrforge.abc.codec import BytesBytesCodec
@@ -317,3 +318,22 @@ def test_a_declined_name_goes_to_the_next_shorter_family(fake_distribution):
         "'test.*' of zf-test-wide"]
     assert registry.codecs.shadowed_by("test.picky.b-yes", "entry point") == [
         "'test.picky.*' of zf-test-picky2", "'test.*' of zf-test-wide"]
+
+
+def test_hidden_names_answer_as_if_not_installed_and_come_back_after():
+    """``Registry.hidden``: how the kits see an environment without a plugin (issue #41)."""
+    class Local(V3Format):
+        name = "test.hidden-local"
+
+    registry.formats.register(Local.name, Local)
+    try:
+        with registry.formats.hidden("2", Local.name):
+            assert "2" not in registry.formats.names() and Local.name not in registry.formats.names()
+            for name in ("2", Local.name):
+                with pytest.raises(UnknownExtensionError):
+                    registry.formats.get(name)
+            assert registry.formats.get("3") is not None
+        assert registry.formats.get(Local.name) is Local
+        assert registry.formats.get("2").name == "2"
+    finally:
+        registry.formats.unregister(Local.name)

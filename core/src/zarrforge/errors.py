@@ -85,6 +85,21 @@ class UnfinishedWriteError(ContainsNodeError):
         self.unfinished = unfinished
 
 
+class UnreadableNodeError(ContainsNodeError):
+    """A node is stored at the path, or above it, whose document no installed format
+    reads (its format's plugin is not installed here): it is never written over, and
+    reading it says so (:mod:`zarrforge.unreadable`). ``key`` is the document's store key;
+    ``zarr_format`` and ``node_type`` what it says where it parses; ``reader`` the format
+    known to read it and ``provider`` that format's distribution, ``None`` if unknown."""
+
+    def __init__(self, message: str, *, key: str | None = None, zarr_format: Any = None,
+                 node_type: str | None = None, reader: str | None = None,
+                 provider: str | None = None) -> None:
+        super().__init__(message)
+        self.key, self.zarr_format, self.node_type = key, zarr_format, node_type
+        self.reader, self.provider = reader, provider
+
+
 class NodeNotFoundError(ZarrforgeError, KeyError):
     """No array or group exists at the requested path."""
 

@@ -9,8 +9,10 @@ builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
   what it found. Detection is :func:`locate_document`.
 * Creating: :func:`survey` reads, once each, the documents at and above a
   new node's path and refuses (before anything is written) a node in the
-  way, an ancestor that is an array, or a node of another format at or
-  above the path: a hierarchy never mixes formats.
+  way, an ancestor that is an array, a node of another format at or
+  above the path (a hierarchy never mixes formats), or a document no
+  installed format reads at or above it (:mod:`zarrforge.unreadable`: it is
+  somebody's data, and only ``overwrite=True`` replaces it at the path).
   :func:`zarrforge.node_writing.write_nodes` then writes the missing parent
   groups, the nodes, and every consolidated view above them, from what the
   survey read. A creation therefore reads and parses each document on its
@@ -27,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterator
 
-from . import config, paths, plugin_failures, registry
+from . import config, paths, plugin_failures, registry, unreadable
 from .abc.format import Format
 from .abc.metadata import GroupMetadata, NodeMetadata
 from .abc.store import Store, WrapperStore
@@ -213,6 +215,12 @@ def detect_format(store: Store, path: str) -> Format | None:
     return found[0] if found else None
 
 
+def unreadable_node(store: Store, path: str) -> unreadable.UnreadableNode | None:
+    """A document at ``path`` that no installed format reads (:mod:`zarrforge.unreadable`);
+    ask only where no installed format found a node."""
+    return unreadable.find(store, path, installed_formats())
+
+
 def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
     """Installed formats other than ``fmt`` that have a node at ``path``. A format that
     claims only a broken node there is left out when another format, ``fmt`` included,
@@ -236,8 +244,9 @@ class Survey:
 
     ``ancestors`` lists ``(path, document or None)`` from the parent up to the root,
     in ``fmt``'s terms. ``existing`` says whether ``fmt`` has a node at the path (one
-    whose document is broken included), and ``foreign`` lists the other formats with a
-    node there.
+    whose document is broken included), ``foreign`` lists the other formats with a
+    node there, and ``unreadable`` is a node there that no installed format reads
+    (only with ``overwrite``: otherwise the survey refused it).
     """
 
     store: Store
@@ -246,6 +255,11 @@ class Survey:
     existing: bool
     foreign: list[Format]
     ancestors: list[tuple[str, NodeDocument | None]]
+    unreadable: unreadable.UnreadableNode | None = None
+
+    def replaces(self) -> bool:
+        """Whether the creation replaces a node at its path (erasing it first)."""
+        return bool(self.existing or self.foreign or self.unreadable)
 
     def missing_parents(self) -> list[str]:
         """Ancestors to create, the outermost first (those below the nearest existing one)."""
@@ -274,6 +288,9 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
         name = fmt.name if existing else foreign[0].name
         raise ContainsNodeError(f"a Zarr {name} node already exists at {'/' + path!r}; "
                                 "pass overwrite=True (or mode='w') to replace it")
+    unread = None if existing or foreign else unreadable_node(store, path)
+    if unread is not None and not overwrite:
+        raise unread.refusal()
     ancestors: list[tuple[str, NodeDocument | None]] = []
     parent, trusted = path, False
     while parent:
@@ -287,8 +304,12 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
         if document is not None and document.node_type != "group":
             raise NodeTypeError(f"cannot create {'/' + path!r}: its parent {'/' + parent!r} "
                                 "is an array")
+        if document is None and not trusted:
+            above = unreadable_node(store, parent)
+            if above is not None:
+                raise above.refusal(below=path)
         ancestors.append((parent, document))
-    return Survey(store, path, fmt, existing, foreign, ancestors)
+    return Survey(store, path, fmt, existing, foreign, ancestors, unread)
 
 
 @dataclasses.dataclass

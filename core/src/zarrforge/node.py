@@ -40,9 +40,10 @@ from .abc.metadata import NodeMetadata
 from .abc.store import Store
 from .attributes import Attributes
 from .consolidated import ConsolidatedView
-from .errors import MetadataError, NodeNotFoundError, NodeOfAnotherFormatError, ReadOnlyError
+from .errors import (MetadataError, NodeNotFoundError, NodeOfAnotherFormatError, ReadOnlyError,
+                     UnreadableNodeError)
 from .hierarchy import (detect_format, get_format, locate_node, refresh_consolidated, resolved,
-                        views_above)
+                        unreadable_node, views_above)
 from .metadata.document import NodeDocument
 from .optimistic import read_modify_write
 from .resolution import extension_from_json
@@ -353,7 +354,8 @@ def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format 
                               use_consolidated=use_consolidated, **array_options)
 
 
-def missing_node(store: Store, path: str, fmt: Format | None, what: str) -> NodeNotFoundError:
+def missing_node(store: Store, path: str, fmt: Format | None,
+                 what: str) -> NodeNotFoundError | UnreadableNodeError:
     """The error for no ``what`` at ``path``: when only the format asked for (``fmt``) has
     none, and another format has a node there, one that says so and how to open it."""
     other = detect_format(store, path) if fmt is not None else None
@@ -362,6 +364,9 @@ def missing_node(store: Store, path: str, fmt: Format | None, what: str) -> Node
             f"no Zarr {fmt.name} node at path {'/' + path!r} in {store!r}, but a Zarr "
             f"{other.name} node is there: open it with zarr_format={other.name!r}, or "
             "without zarr_format to take the format found", format_name=other.name)
+    unread = unreadable_node(store, path)
+    if unread is not None:
+        return unread.error(f"cannot open {'/' + path!r} in {store!r}: it holds")
     return NodeNotFoundError(f"no {what} at path {'/' + path!r} in {store!r}")
 
 

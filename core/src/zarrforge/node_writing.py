@@ -8,8 +8,10 @@ parent) and writes them whole or not at all:
 * Before the first write it refuses, with nothing written, what would make the
   write fail or mix formats: a read-only store, a node at the root or at any
   other planned path (of any installed format) unless ``overwrite``, an ancestor
-  that is an array, and a node of another format at or above the root
-  (:func:`zarrforge.hierarchy.survey`).
+  that is an array, a node of another format at or above the root
+  (:func:`zarrforge.hierarchy.survey`), and a document no installed format reads
+  at a planned path (unless ``overwrite``) or above the root (always:
+  :mod:`zarrforge.unreadable`).
 * It then erases what the write replaces (``overwrite``), writes the missing
   parent groups and the nodes top-down, and updates the consolidated views of
   the ancestors that have one.
@@ -37,6 +39,7 @@ from .abc.metadata import NodeMetadata
 from .abc.store import Store, WrapperStore
 from .errors import ContainsNodeError, ReadOnlyError, StoreError, UnfinishedWriteError
 from .read_memo import ReadMemo
+from .unreadable import UnreadableNode
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,12 +125,13 @@ class PreparedNodes:
     target: hierarchy.Survey
     below: list[tuple[str, list[Format]]]
     left_marked: bool  # a killed write left its marker at the root (and no node there)
+    unreadable_below: list[UnreadableNode] = dataclasses.field(default_factory=list)
 
     def several_writes(self) -> bool:
         """Whether writing takes more than one document (and so can be cut short), or
         must in any case take down the marker a killed write left at the root."""
         return (len(self.nodes) + len(self.target.missing_parents()) > 1 or self.left_marked
-                or bool(self.target.existing or self.target.foreign or self.below))
+                or self.target.replaces() or bool(self.below or self.unreadable_below))
 
     def write(self, mark: unfinished.Marking) -> None:
         """Erase what is replaced, write the parents, the nodes and the views; on any
@@ -139,16 +143,20 @@ class PreparedNodes:
         try:
             for other in target.foreign:
                 other.erase_node(memo, self.root)
+            if target.unreadable is not None:
+                target.unreadable.erase(memo)
             if target.existing:
                 fmt.erase_node(memo, self.root)
                 changes.append((self.root, None))  # its old subtree leaves the views
-            if target.existing or target.foreign:
+            if target.replaces():
                 mark.renew()  # erasing the root took the marker along
             for path, formats in self.below:
                 if not any(path.startswith(f"{q}/") for q, _ in self.below):  # erasing q erases path
                     for found in formats:
                         found.erase_node(memo, path)
                     changes.append((path, None))
+            for found_unreadable in self.unreadable_below:
+                found_unreadable.erase(memo)
             for parent in target.missing_parents():
                 group = fmt.new_group()
                 fmt.write_node(recorder, parent, group)
@@ -181,9 +189,16 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
     except ContainsNodeError as exc:
         raise unfinished.refusal(memo, root, exc) from None
     below: list[tuple[str, list[Format]]] = []
+    unreadable_below: list[UnreadableNode] = []
     left_marked = False
-    if not (target.existing or target.foreign or nothing_below):
+    if not (target.replaces() or nothing_below):
         below = _in_the_way(memo, fmt, nodes[1:])
+        taken = {path for path, _ in below}
+        unreadable_below = [found for found in (hierarchy.unreadable_node(memo, node.path)
+                                                for node in nodes[1:] if node.path not in taken)
+                            if found is not None]
+        if unreadable_below and not overwrite:
+            raise unreadable_below[0].refusal()
         if below and not overwrite:
             _refuse(memo, [path for path, _ in below])
         # a killed write's marker with no node at the root yet: refused as leftovers, or
@@ -192,7 +207,7 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
         if leftover is not None and not overwrite:
             raise leftover
         left_marked = leftover is not None
-    return PreparedNodes(memo, fmt, root, nodes, target, below, left_marked)
+    return PreparedNodes(memo, fmt, root, nodes, target, below, left_marked, unreadable_below)
 
 
 def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,

@@ -43,10 +43,11 @@ module named by a document.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import threading
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import importlib_metadata
 
@@ -162,6 +163,7 @@ class Registry:
         self._local: dict[str, Any] = {}
         self._loaded: dict[str, Any] = {}
         self._preferred: dict[str, str] = {}
+        self._hidden: frozenset[str] = frozenset()  # see hidden()
         # name -> implementation as get() last answered; emptied by every change above.
         # Metadata names an extension for every node and codec, so lookups are hot.
         self._answers: dict[str, Any] = {}
@@ -190,6 +192,23 @@ class Registry:
         with self._lock:
             self._local.pop(name, None)
             self._answers.clear()
+
+    @contextlib.contextmanager
+    def hidden(self, *names: str) -> Iterator[None]:
+        """Within the block, this process behaves as if ``names`` were not installed:
+        neither their entry points nor in-process registrations of them answer. How the
+        conformance kits and tests see what an environment without a plugin does."""
+        with self._lock:
+            saved = {name: self._local.pop(name) for name in names if name in self._local}
+            self._hidden = self._hidden | set(names)
+            self._answers.clear()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._hidden = self._hidden - set(names)
+                self._local.update(saved)
+                self._answers.clear()
 
     def prefer(self, name: str, distribution: str) -> None:
         """Resolve a name installed by several distributions to ``distribution``'s.
@@ -378,6 +397,9 @@ class Registry:
                 seen.add((ep.name, dist_name))
                 table.setdefault(ep.name, []).append(ep)
             self._installed = table
+        if self._hidden:
+            return {name: eps for name, eps in self._installed.items()
+                    if name not in self._hidden}
         return self._installed
 
     @staticmethod

@@ -26,7 +26,12 @@ back, after reopening too, ``chunk_key`` and ``chunk_coords`` are inverse over e
 chunk and no document key is taken for a chunk, ``stored_chunks`` names the chunks
 written, ``with_attributes`` changes the attributes and nothing else, and ``erase_node``
 removes a node with its chunks and leaves its sibling; the nodes of every other installed
-format are not taken for this format's; and a node's documents damaged (each top-level
+format are not taken for this format's; with this format not installed
+(``registry.formats.hidden``), each node it wrote is refused by name
+(:class:`~zarrforge.errors.UnreadableNodeError`) when opened for reading, opened or
+created over with another installed format (the configured default set to it), or
+created below, and the store is left byte for byte (with no other format installed, the
+reads alone are checked); and a node's documents damaged (each top-level
 key deleted in turn, then hypothesis-chosen values put in place of its keys, or bytes
 that are not JSON) open, read and list as a node or raise a zarrforge error, never
 another exception, a ``MetadataError`` from reading naming the document's key; and
@@ -50,9 +55,10 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import registry
+from .. import config, registry, unreadable
 from ..abc.format import Format
-from ..errors import MetadataError, NodeNotFoundError, PluginFailureError, ZarrforgeError
+from ..errors import (MetadataError, NodeNotFoundError, PluginFailureError,
+                      UnreadableNodeError, ZarrforgeError)
 from ..hierarchy import get_format, installed_formats
 from .faults import ChangeBetweenReads
 from .kit_store import KitMemoryStore
@@ -319,6 +325,51 @@ class FormatConformance:
                 assert not fmt.detect(store, path), (
                     f"format {self.format_name!r}: detect() takes the format {other!r}'s node "
                     f"{path!r} for one of its own")
+
+    def test_its_nodes_are_never_written_over_where_it_is_not_installed(self):
+        name = self.format_name
+        store, written = self._hierarchy()
+        before = {key: store.get(key) for key in store.list()}
+        writers = [other for other in installed_formats() if other != name]
+        with registry.formats.hidden(name), config.set(
+                default_format=writers[0] if writers else name):
+            for path in ["", "g", *written]:
+                where = f"format {name!r} not installed, node {'/' + path!r}"
+                calls = [("zarrforge.open(mode='r')", lambda: zf.open(store, path, mode="r"))]
+                if writers:  # with no other format installed, nothing could write here
+                    calls += [
+                        ("open_group (mode 'a')", lambda: zf.open_group(store, path)),
+                        ("open_array(mode='a', shape=...)",
+                         lambda: zf.open_array(store, path, mode="a", shape=(2,), dtype="int8")),
+                        ("create_group", lambda: zf.create_group(store, path)),
+                        ("create_array below it", lambda: zf.create_array(
+                            store, f"{path}/new" if path else "new", shape=(2,), dtype="int8"))]
+                for what, call in calls:
+                    try:
+                        call()
+                    except UnreadableNodeError as exc:
+                        assert exc.key is not None and exc.key in str(exc), (
+                            f"{where}: {what} refused without naming the document: {exc}")
+                        continue
+                    except ZarrforgeError as exc:
+                        raise AssertionError(
+                            f"{where}: {what} raised {type(exc).__name__} ({exc}), not "
+                            "UnreadableNodeError naming the document no installed format "
+                            "reads") from exc
+                    raise AssertionError(
+                        f"{where}: {what} went through, as if nothing were there. zarrforge "
+                        "knows a node of a format that is not installed only by the "
+                        "documents it finds at zarrforge.unreadable.candidate_keys(path) "
+                        f"({unreadable.candidate_keys(path)}); this format's are "
+                        f"{self.document_keys(path) if path in written else 'elsewhere'}: "
+                        "keep them under one of those names (a zarr.json with a zarr_format "
+                        "of your own, say)")
+        after = {key: store.get(key) for key in store.list()}
+        assert after == before, (
+            f"format {name!r}: with it not installed, calls that should have been refused "
+            f"changed the store: keys added {sorted(set(after) - set(before))[:6]}, removed "
+            f"{sorted(set(before) - set(after))[:6]}, changed "
+            f"{sorted(k for k in before if k in after and after[k] != before[k])[:6]}")
 
     def test_damaged_documents_open_or_raise_a_zarrforge_error(self):
         from hypothesis import given
