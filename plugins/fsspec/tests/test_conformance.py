@@ -127,6 +127,29 @@ class TestFsspecHTTP(StoreConformance):
         finally:
             http_server.validators = True
 
+    @pytest.mark.parametrize("validators", [True, "last-modified"])
+    def test_get_ranges_past_the_end_of_a_shortened_value_conflicts(self, http_server,
+                                                                     validators):
+        # the kit's test, with the file shortened on the server's disk (a later time)
+        directory, url = http_server.new_site(VALUES)
+        store = FsspecStore.from_url(url)
+        http_server.validators = validators
+        try:
+            _, generation = store.get_ranges("a/c/0/0", [ByteRange(0, 4)])
+            assert store.get_ranges("a/c/0/0", [ByteRange(300, 5)]) == ([b""], generation)
+            path = directory / "a" / "c" / "0" / "0"
+            path.write_bytes(b"short")
+            os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 2))
+            for ranges in ([ByteRange(300, 5)], [ByteRange(0, 4), ByteRange(300, 5)],
+                           [ByteRange(7, 0)]):
+                with pytest.raises(ConflictError):
+                    store.get_ranges("a/c/0/0", ranges, if_generation=generation)
+            parts, current = store.get_ranges("a/c/0/0", [ByteRange(0, 2), ByteRange(300, 5)])
+            assert parts == [b"sh", b""] and current not in (None, generation)
+            assert store.get_ranges("a/c/0/0", [ByteRange(300, 5)]) == ([b""], current)
+        finally:
+            http_server.validators = True
+
     def test_listing_is_refused_with_advice(self, filled):
         for attempt in (lambda: list(filled.list_prefix("")), lambda: filled.list_dir("a/")):
             with pytest.raises(StoreError, match="consolidate"):

@@ -154,3 +154,56 @@ def test_plain_s3_urls_stay_with_fsspec():
     store = resolve_store("s3://bucket/x", read_only=True,
                                         storage_options={"anon": True})
     assert isinstance(store, FsspecStore)
+
+
+def test_a_shard_shortened_between_the_index_and_the_chunk_answer_reads_one_version(
+        moto_endpoint, monkeypatch):
+    """Issue #41's race through obstore on S3: the reader remembers the index (at the
+    start of the shard) and asks for it and the inner chunk in one batch; the shard is
+    replaced by a much shorter one after the index's GET is answered and before the
+    inner chunk's is sent, so that range lies past the new end. The read gives one
+    version (obstore reads a range past the end again whole, with its e_tag), never a
+    CorruptChunkError or another chunk's values."""
+    import asyncio
+    import time
+
+    import obstore
+
+    from zarrforge.testing.races import (SHARD_KEY, SHARD_REGION, one_shard_array,
+                                         one_version_of, shrinking_shard_versions)
+    from zarrforge_sharding import index_cache
+
+    index_cache.cache.clear()
+    url, options = s3_bucket(moto_endpoint)
+    store = resolve_store(url, storage_options=options)
+    writer = one_shard_array(store, index_location="start")
+    versions = shrinking_shard_versions()
+    writer[...] = versions[2]
+    short = store.get(SHARD_KEY)
+    writer[...] = versions[1]
+    reader = zf.open_array(store, "a")
+    assert one_version_of(reader[SHARD_REGION], versions) == 1
+    real = obstore.get_async
+    state = {"index": False, "done": False}
+
+    async def racing(inner, key, *args, options=None, **kwargs):
+        wanted = (options or {}).get("range")
+        if key != SHARD_KEY or state["done"] or not isinstance(wanted, tuple):
+            return await real(inner, key, *args, options=options, **kwargs)
+        if wanted[0] == 0:  # the index, at the start
+            answer = await real(inner, key, *args, options=options, **kwargs)
+            state["index"] = True
+            return answer
+        deadline = time.monotonic() + 10
+        while not state["index"] and time.monotonic() < deadline:
+            await asyncio.sleep(0.001)
+        if not state["done"]:
+            state["done"] = True
+            await obstore.put_async(inner, key, short)
+        return await real(inner, key, *args, options=options, **kwargs)
+
+    monkeypatch.setattr(obstore, "get_async", racing)
+    got = reader[SHARD_REGION]
+    assert state["done"], "the shard was not replaced during the read"
+    assert one_version_of(got, versions) == 2, got.tolist()
+    index_cache.cache.clear()

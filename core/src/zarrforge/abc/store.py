@@ -67,7 +67,10 @@ ranges)`` returns the bytes of several byte ranges of the value at ``key``, all
 read from one version of it, with that version's generation (``(None, ABSENT)``
 for a key with no value); ``get_ranges(key, ranges, if_generation=g)`` reads
 them only from version ``g`` and raises :class:`~zarrforge.errors.ConflictError`
-naming the key when the value changed (or went) since. A reader of a structured
+naming the key when the value changed (or went) since. Every part is of that one
+version, a range wholly past the end of the value or an empty range included: a store
+that reads each range with a request of its own must tie even those empty answers to
+the version (``zarrforge.versions``), or not declare the capability. A reader of a structured
 value (a shard: an index, then the inner chunks it points at) reads its parts
 with it and never combines parts of two versions. Generations are the same
 tokens conditional writes use, where a store has both. The default raises

@@ -15,6 +15,11 @@ background, and tally which whole version each read saw.
   :func:`read_across_a_rewrite` reads :data:`SHARD_REGION` through a store that runs a
   rewrite after the first read of the shard, and :func:`one_version_of` says which
   version a read equals.
+* :func:`shrinking_shard_versions` and ``one_shard_array(store, index_location="start")``:
+  two versions whose second is a much shorter shard (its index at the start), so the
+  ranges a reader computed from the first version's index lie wholly past the end of
+  the second: a read must not combine the second's empty answer with the first's index
+  (the spurious ``CorruptChunkError`` of issue #41).
 """
 
 from __future__ import annotations
@@ -35,11 +40,21 @@ SHARD_KEY = "a/c/0/0"
 SHARD_REGION = np.s_[2:4, 3:6]  # inner chunk (1, 1): at another offset in each version
 
 
-def one_shard_array(store: Any) -> Any:
-    """The int32 array ``a`` of ``store``, one uncompressed shard of inner chunks."""
-    return zarrforge.create_array(store, "a", shape=SHARD_SHAPE, chunks=INNER_SHAPE,
-                                  shards=SHARD_SHAPE, dtype="int32", fill_value=0,
-                                  compressors=None)
+def one_shard_array(store: Any, index_location: str = "end") -> Any:
+    """The int32 array ``a`` of ``store``, one uncompressed shard of inner chunks, its
+    index at ``index_location`` (``"end"`` or ``"start"``)."""
+    if index_location == "end":
+        return zarrforge.create_array(store, "a", shape=SHARD_SHAPE, chunks=INNER_SHAPE,
+                                      shards=SHARD_SHAPE, dtype="int32", fill_value=0,
+                                      compressors=None)
+    codecs = [{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": list(INNER_SHAPE),
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                         {"name": "crc32c"}],
+        "index_location": index_location}}]
+    return zarrforge.create_array(store, "a", shape=SHARD_SHAPE, chunks=SHARD_SHAPE,
+                                  dtype="int32", fill_value=0, codecs=codecs)
 
 
 def shard_versions() -> dict[int, np.ndarray]:
@@ -50,6 +65,17 @@ def shard_versions() -> dict[int, np.ndarray]:
     one = base.copy()
     one[tuple(slice(0, n) for n in INNER_SHAPE)] = 0
     return {1: one, 2: base + 1000}
+
+
+def shrinking_shard_versions() -> dict[int, np.ndarray]:
+    """Two versions of :func:`one_shard_array`'s values: version 1 stores every inner
+    chunk, version 2 only the first (the rest are the fill value), so its shard ends
+    before the bytes version 1's index gives any other inner chunk (those of
+    :data:`SHARD_REGION` included)."""
+    full = np.arange(int(np.prod(SHARD_SHAPE)), dtype="int32").reshape(SHARD_SHAPE) + 1
+    short = np.zeros(SHARD_SHAPE, dtype="int32")
+    short[tuple(slice(0, n) for n in INNER_SHAPE)] = -7
+    return {1: full, 2: short}
 
 
 def read_across_a_rewrite(store: Any, rewrite: Callable[[], Any]) -> tuple[np.ndarray, Any]:

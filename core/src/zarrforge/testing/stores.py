@@ -13,7 +13,13 @@ them must read ranges with ``get_ranges`` as the contract says, and refuse a rea
 against a generation that is no longer the value's with a ``ConflictError`` naming
 the key (``replaces_values = False`` for an append-only store, whose values never
 change: that case is then not exercised); a store that does not declare them must
-refuse ``get_ranges`` with a ``StoreError``.
+refuse ``get_ranges`` with a ``StoreError``. Such a store must name the value's
+generation (the one an in-range read names) also for a range wholly past the end of
+the value, for an empty range, for both beside ranges inside the value, pinned to
+the generation or not, and for an empty value; and a pinned read of a range past the
+end of a value that was replaced by a shorter one must be refused (a store that
+cannot tell these apart must not declare ``versioned_ranges``: readers of shards
+then read whole shards).
 """
 
 from __future__ import annotations
@@ -195,6 +201,60 @@ class StoreConformance(StoreFactory):
             return
         raise AssertionError("get_ranges('a/c/0/0', ..., if_generation=<before the delete>) "
                              "after delete('a/c/0/0') answered; expected a ConflictError")
+
+    def test_get_ranges_past_the_end_name_the_version(self, filled):
+        if self._refuses_get_ranges(filled):
+            return
+        value = VALUES["a/c/0/0"]  # 256 bytes
+        _, generation = filled.get_ranges("a/c/0/0", [ByteRange(0, 1)])
+        cases = [
+            ([ByteRange(300, 5)], [b""]),
+            ([ByteRange(offset=256)], [b""]),
+            ([ByteRange(7, 0)], [b""]),
+            ([ByteRange(300, 0)], [b""]),
+            ([ByteRange(300, 5), ByteRange(offset=400), ByteRange(3, 0)], [b"", b"", b""]),
+            ([ByteRange(0, 4), ByteRange(300, 5), ByteRange(9, 0), ByteRange(250, 10)],
+             [value[:4], b"", b"", value[250:]]),
+            ([ByteRange(300, 5), ByteRange(length=3)], [b"", value[253:]]),
+        ]
+        for pin in (None, generation):
+            for ranges, expected in cases:
+                call = (f"get_ranges('a/c/0/0', {ranges}"
+                        f"{', if_generation=<current>' if pin is not None else ''})")
+                expect_equal(filled.get_ranges("a/c/0/0", ranges, if_generation=pin),
+                             (expected, generation),
+                             f"{call} of a 256-byte value: (parts, generation of an in-range "
+                             "read); a range past the end or empty must name the version too")
+        parts, empty = filled.get_ranges("a/c/0/1", [ByteRange(0, 4), ByteRange(length=2)])
+        expect_equal(parts, [b"", b""], "get_ranges('a/c/0/1', [ByteRange(0, 4), "
+                     "ByteRange(length=2)]) of an empty value: parts")
+        assert empty is not None and empty is not ABSENT, (
+            f"get_ranges('a/c/0/1', ...) of an empty value gives the generation {empty!r}; "
+            "expected a generation (not None, not ABSENT)")
+        expect_equal(filled.get_ranges("nope", [ByteRange(300, 5), ByteRange(1, 0)]),
+                     (None, ABSENT), "get_ranges('nope', [past the end, empty]) of a key never set")
+
+    def test_get_ranges_past_the_end_of_a_shortened_value_conflicts(self, filled):
+        if self._refuses_get_ranges(filled) or not self.replaces_values:
+            return
+        _, generation = filled.get_ranges("a/c/0/0", [ByteRange(0, 4)])
+        filled.set("a/c/0/0", b"short")
+        for ranges in ([ByteRange(300, 5)], [ByteRange(0, 4), ByteRange(300, 5)],
+                       [ByteRange(7, 0)]):
+            try:
+                got = filled.get_ranges("a/c/0/0", ranges, if_generation=generation)
+            except ConflictError as exc:
+                expect_equal(exc.key, "a/c/0/0", "the key the ConflictError names")
+                continue
+            raise AssertionError(
+                f"get_ranges('a/c/0/0', {ranges}, if_generation=<before the set>) after the "
+                f"value was replaced by a shorter one answered {got!r}; expected a ConflictError")
+        parts, current = filled.get_ranges("a/c/0/0", [ByteRange(0, 2), ByteRange(300, 5)])
+        expect_equal(parts, [b"sh", b""], "get_ranges('a/c/0/0', [ByteRange(0, 2), "
+                     "ByteRange(300, 5)]) of b'short'")
+        assert current != generation and current is not None, (
+            f"the generation of 'a/c/0/0' after set(b'short') is {current!r}; expected a new "
+            f"one (it was {generation!r})")
 
     def test_get_many_answers_in_request_order(self, filled):
         requests = [("a/c/0/0", ByteRange(1, 2)), ("missing", None), ("zarr.json", None),

@@ -20,7 +20,12 @@ S3 it is kept this way:
   once; with a generation, each carries ``If-Match: <etag>`` (a ``412`` is a
   :class:`~zarrforge.errors.ConflictError`); without one, the answers' ETags
   must all be equal, else the ranges are read again (a few times, then
-  ``ConflictError``);
+  ``ConflictError``). A range past the end is answered ``416`` without an ETag:
+  it is taken as part of the version the other answers name only when that
+  version's size (their ``Content-Range``) ends before it, else read again, and
+  when no answer names the ETag a ``HeadObject`` (``If-Match`` too) names it, its
+  size checked the same way. So the empty answer of a newer, shorter object is
+  never combined with the older object's bytes;
 * **an ambiguous outcome is settled**: a conditional write whose first attempt
   failed transiently (a timeout: it may have been applied) and whose retry
   then meets a conflict reads the key; if it holds exactly the bytes written,
@@ -57,6 +62,16 @@ _probed: dict[tuple[Any, str], bool] = {}
 _probe_lock = threading.Lock()
 
 
+def _object_size(answer: dict[str, Any], read: int) -> int | None:
+    """The whole object's size from a ``GetObject`` answer: the total of its
+    ``Content-Range`` (``bytes 0-9/100``), else (no range asked) the bytes read."""
+    content_range = answer.get("ContentRange")
+    if not content_range:
+        return read
+    total = content_range.rpartition("/")[2]
+    return int(total) if total.isdigit() else None
+
+
 def is_conflict(exc: BaseException) -> bool:
     """S3 refused a condition (412) or a concurrent conditional write won (409)."""
     return any(_error_code(link) in CONFLICT_CODES or _status(link) in (409, 412)
@@ -80,17 +95,18 @@ class S3Conditions:
 
     async def get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         """One ``GetObject``, whose answer carries body and ETag."""
-        return await self._get_range(key, None, None)
+        data, etag, _ = await self._get_range(key, None, None)
+        return data, etag
 
-    async def _get_range(self, key: str, byte_range: Any, if_match: Any) -> tuple[bytes | None, Any]:
-        """One ``GetObject`` of ``byte_range`` (``None``: the whole value), with
-        ``If-Match`` when given: ``(bytes, ETag)``, ``(None, ABSENT)`` when missing, and
-        ``(b"", None)`` for a range past the end (S3 names no ETag then)."""
+    async def _get_range(self, key: str, byte_range: Any,
+                         if_match: Any) -> tuple[bytes | None, Any, int | None]:
+        """One ``GetObject`` of ``byte_range`` (``None``: the whole value; never an empty
+        range), with ``If-Match`` when given: ``(bytes, ETag, size of that version)``,
+        ``(None, ABSENT, None)`` when missing, and ``(b"", PastEnd(offset), None)`` for a
+        range starting at or past the end (S3's ``416`` names no ETag)."""
         bucket, path = self._location(key)
         options: dict[str, Any] = {}
         if byte_range is not None:
-            if byte_range.length == 0:
-                return b"", None
             if byte_range.offset is None:
                 options["Range"] = f"bytes=-{byte_range.length}"
             elif byte_range.length is None:
@@ -100,22 +116,24 @@ class S3Conditions:
                                     f"{byte_range.offset + byte_range.length - 1}")
         if if_match is not None:
             options["IfMatch"] = if_match
+        past_end = versions.PastEnd(0 if byte_range is None or byte_range.offset is None
+                                    else byte_range.offset)
 
-        async def get() -> tuple[bytes | None, Any]:
+        async def get() -> tuple[bytes | None, Any, int | None]:
             try:
                 answer = await self.fs._call_s3("get_object", Bucket=bucket, Key=path, **options)
             except Exception as exc:
                 if is_missing(exc):
-                    return None, ABSENT
+                    return None, ABSENT, None
                 if is_invalid_range(exc):
-                    return b"", None
+                    return b"", past_end, None
                 raise
             body = answer["Body"]
             try:
                 data = await body.read()
             finally:
                 body.close()
-            return data, answer["ETag"]
+            return data, answer["ETag"], _object_size(answer, len(data))
 
         try:
             return await self.store._request(get)
@@ -126,34 +144,61 @@ class S3Conditions:
 
     async def get_ranges(self, key: str, ranges: list[Any],
                          if_generation: Any) -> tuple[list[bytes] | None, Any]:
+        """Every non-empty range with a ``GetObject`` of its own, all at once; when no
+        answer names the ETag (every range empty or past the end) a ``HeadObject`` names
+        it, and its size tells whether those empty answers are that version's. Ranges
+        past the end agree with the other answers' ETag only if that version's size (from
+        their ``Content-Range``) puts them past its end (:func:`versions.one_version`)."""
         pinned = None if if_generation is ABSENT else if_generation
         url = self.store._url_of(key)
+        asked = [i for i, r in enumerate(ranges) if r is None or r.length != 0]
         for _ in range(versions.TRIES):
-            answers = await self.store._gather([self._get_range(key, r, pinned) for r in ranges])
-            settled = versions.one_version(answers, if_generation, key=key, url=url)
+            answers = await self.store._gather([self._get_range(key, ranges[i], pinned)
+                                                for i in asked])
+            found = any(data is not None for data, _, _ in answers)
+            if not any(versions.names_a_version(v) for _, v, _ in answers) and (
+                    found or not answers):
+                answers.append(await self._head(key, pinned))  # the version, by name
+            sizes = {v: size for _, v, size in answers if size is not None}
+            settled = versions.one_version([(data, v) for data, v, _ in answers], if_generation,
+                                           key=key, url=url, sizes=sizes)
             if settled is None:
                 continue  # the value was replaced (created, deleted) while being read
-            parts, etag = settled
-            if parts is not None and etag is None:  # every range was past the end
-                etag = await self._etag(key)
+            got, etag = settled
+            if got is None:
+                return None, ABSENT
+            parts = [b""] * len(ranges)  # an empty range is empty in every version
+            for i, part in zip(asked, got):
+                parts[i] = part
             return parts, etag
         raise versions.still_changing(key, len(ranges), url)
 
-    async def _etag(self, key: str) -> Any:
+    async def _head(self, key: str, if_match: Any) -> tuple[bytes | None, Any, int | None]:
+        """A ``HeadObject`` (with ``If-Match`` when given) as an answer for an empty range:
+        ``(b"", ETag, size)``, ``(None, ABSENT, None)`` when missing."""
         bucket, path = self._location(key)
+        options = {} if if_match is None else {"IfMatch": if_match}
 
-        async def head() -> Any:
+        async def head() -> tuple[bytes | None, Any, int | None]:
             try:
-                return (await self.fs._call_s3("head_object", Bucket=bucket, Key=path))["ETag"]
+                answer = await self.fs._call_s3("head_object", Bucket=bucket, Key=path,
+                                                **options)
             except Exception as exc:
                 if is_missing(exc):
-                    return ABSENT
+                    return None, ABSENT, None
                 raise
+            return b"", answer["ETag"], int(answer["ContentLength"])
 
         try:
             return await self.store._request(head)
         except GaveUp as failure:
+            if is_conflict(failure.error):
+                raise self._conflict(key, if_match) from failure.error
             raise self.store._fail(failure, "look up", key) from failure.error
+
+    async def _etag(self, key: str) -> Any:
+        _, etag, _ = await self._head(key, None)
+        return etag
 
     # --- writes -------------------------------------------------------------------------
 

@@ -658,26 +658,30 @@ class FsspecStore(Store):
             return self._run(lambda: self._http_ranges(key, ranges, if_generation))
         return self._run(lambda: self._conditions.get_ranges(key, ranges, if_generation))
 
-    async def _http_range(self, key: str, byte_range: ByteRange | None) -> tuple[bytes | None, Any]:
+    async def _http_range(self, key: str,
+                          byte_range: ByteRange | None) -> tuple[bytes | None, Any, int | None]:
         """One GET of a range with the version's validator (a strong ETag, else
-        Last-Modified, else ``None``): ``(None, ABSENT)`` when missing."""
+        Last-Modified, else ``None``) and the size of that version (its
+        ``Content-Range`` total, ``None`` if unknown): ``(None, ABSENT, None)`` when
+        missing, ``(b"", PastEnd(offset), None)`` for a range past the end (``416``)."""
         limits = self._limits(byte_range)
         if limits is None:  # an empty range: the whole value names the version
-            data, validator = await self._http_range(key, None)
-            return (None if data is None else b""), validator
+            data, validator, size = await self._http_range(key, None)
+            return (None if data is None else b""), validator, size
         url, (start, end) = self._path(key), limits
         headers = dict(self.fs.kwargs.get("headers") or {})
         if start is not None or end is not None:
             headers["Range"] = await self.fs._process_limits(url, start, end)
         options = {**self.fs.kwargs, "headers": headers}
+        past_end = versions.PastEnd(start if start is not None and start > 0 else 0)
 
-        async def get() -> tuple[bytes | None, Any]:
+        async def get() -> tuple[bytes | None, Any, int | None]:
             session = await self.fs.set_session()
             async with session.get(self.fs.encode_url(url), **options) as answer:
                 if answer.status == 404:
-                    return None, ABSENT
+                    return None, ABSENT, None
                 if answer.status == 416:
-                    return b"", None
+                    return b"", past_end, None
                 data = await answer.read()
                 self.fs._raise_not_found_for_status(answer, url)
                 etag = answer.headers.get("ETag")
@@ -685,9 +689,13 @@ class FsspecStore(Store):
                              else ("modified", answer.headers.get("Last-Modified")))
                 if validator[1] is None:
                     validator = None
-                if answer.status == 200 and byte_range is not None:  # the range was ignored
+                size: int | None = len(data)
+                if answer.status == 206:
+                    total = (answer.headers.get("Content-Range") or "").rpartition("/")[2]
+                    size = int(total) if total.isdigit() else None
+                elif byte_range is not None:  # 200: the range was ignored
                     data = data[byte_range.slice_of(len(data))]
-                return data, validator
+                return data, validator, size
 
         try:
             return await self._request(get)
@@ -697,18 +705,27 @@ class FsspecStore(Store):
     async def _http_ranges(self, key: str, ranges: list[ByteRange | None],
                            if_generation: Any) -> tuple[list[bytes] | None, Any]:
         """All ranges at once, kept when every answer names the same version (and the one
-        asked for); a server that names none is read whole, in one request."""
+        asked for; a range past the end only where that version ends before it, and when
+        every range is past the end, a GET of the whole value names the version); a
+        server that names no versions is read whole, in one request."""
         url = self._url_of(key)
         for _ in range(versions.TRIES):
             if not self._http_unversioned:
                 answers = await self._gather([self._http_range(key, r) for r in ranges])
-                settled = versions.one_version(answers, if_generation, key=key, url=url)
+                if answers and all(isinstance(v, versions.PastEnd) for _, v, _ in answers):
+                    # every range past the end: the whole value names the version
+                    data, validator, size = await self._http_range(key, None)
+                    answers.append((None if data is None else b"", validator, size))
+                sizes = {v: size for _, v, size in answers if size is not None}
+                settled = versions.one_version([(data, v) for data, v, _ in answers],
+                                               if_generation, key=key, url=url, sizes=sizes)
                 if settled is None:
                     continue  # replaced while being read
-                if settled[0] is None or settled[1] is not None:
-                    return settled
+                parts, version = settled
+                if parts is None or version is not None:  # (less the look-up's answer)
+                    return (None if parts is None else parts[:len(ranges)]), version
                 self._http_unversioned = True  # the server names no versions: remember it
-            whole, _ = await self._http_range(key, None)
+            whole, _, _ = await self._http_range(key, None)
             version = None if whole is None else ("content", hashlib.sha256(whole).hexdigest())
             parts, version = versions.one_version([(whole, version)], if_generation, key=key,
                                                   url=url)  # one answer: never mixed
