@@ -185,8 +185,7 @@ class LocalStore(Store):
                 f"key {key!r} leads out of the store root {self.root!r} through the symbolic "
                 f"link {link!r} ({directory!r} resolves to {real!r}); the local store reads "
                 "through links but never writes, creates or deletes through one that leaves "
-                "its root: write below a real directory of the root, or open the store at "
-                f"{real!r} itself")
+                "its root (write below a real directory of the root instead)")
         self._remember(directory)
 
     def _check_no_link(self, directory: str, key: str) -> None:
@@ -196,10 +195,13 @@ class LocalStore(Store):
         if real != self._real_root_slash + directory.replace("/", os.sep):
             link = self._link_along(directory, leaving=False)
             if link is not None:
-                target = os.readlink(os.path.join(self.root, *link.split("/")))
+                try:
+                    target = repr(os.readlink(os.path.join(self.root, *link.split("/"))))
+                except OSError:  # removed meanwhile
+                    target = "a target no longer there"
                 raise InvalidPathError(
                     f"key {key!r} in {self.root!r} passes through the symbolic link {link!r} "
-                    f"(to {target!r}); this store was opened with links='refuse', which "
+                    f"(to {target}); this store was opened with links='refuse', which "
                     "refuses every link (the default, links='follow', reads through them)")
         self._remember(directory)
 
