@@ -690,7 +690,7 @@ def _open_value(key: str, root: str, path: str, follow: bool) -> int | None:
         raise _read_error(key, root, path, follow, exc) from exc
 
 
-def _named_by(link: os.DirEntry) -> str:
+def _named_by(link: os.DirEntry[str]) -> str:
     """What a directory entry that is a symbolic link names: ``"directory"``, ``"file"``
     (a regular file), or ``"nothing"`` (no target, a cycle, anything else)."""
     try:
