@@ -186,7 +186,8 @@ class FsspecStore(Store):
         if "reference" in self.protocols:
             self._targets = TargetPolicy(self.settings.reference_targets,
                                          fs.storage_options.get("fo"),
-                                         fs.storage_options.get("remote_protocol"))
+                                         fs.storage_options.get("remote_protocol"),
+                                         getattr(fs, "fss", None))  # who reads each target
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "FsspecStore":
