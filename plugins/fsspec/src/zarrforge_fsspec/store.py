@@ -14,7 +14,8 @@
 * **Missing keys** read as ``None`` (the filesystem's ``FileNotFoundError``);
   a byte range starting at or past the end of a value reads as ``b""``.
 * **Faults.** Timeouts, connection errors and throttling are retried with
-  bounded exponential backoff (``max_retries``, ``retry_backoff``,
+  bounded exponential backoff (a refused connection is not: nothing listens at the
+  endpoint, and the StoreError says so at once) (``max_retries``, ``retry_backoff``,
   ``retry_max_backoff``; ``request_timeout`` bounds each attempt); a request
   that still fails, or fails for another reason, raises
   :class:`~zarrforge.errors.StoreError` naming the operation, the key and its
@@ -72,8 +73,8 @@ from zarrforge.errors import InvalidPathError, StoreError
 from zarrforge.plugin_api import versions
 
 from .extras import missing_package
-from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient,
-                     retry_async, retry_sync, store_error)
+from .faults import (DeadlineExceeded, GaveUp, end_botocore_retries_on_refusal, is_invalid_range,
+                     is_missing, is_transient, retry_async, retry_sync, store_error)
 from .options import StoreSettings, split_options
 from .references import TargetPolicy
 from .s3_conditional import S3Conditions
@@ -165,6 +166,7 @@ class FsspecStore(Store):
             writable=not fixed, listable=not self._http, partial_reads=True,
             atomic_writes=self._object_store or self._local)
         s3 = bool(self.protocols & S3) and hasattr(fs, "_call_s3")
+        self._botocore = s3 and hasattr(fs, "set_session")
         self._conditions = S3Conditions(self, TEMP_PREFIX) if s3 else None
         # ranges of one version: S3 answers each GetObject with the version's ETag, an
         # HTTP server with a validator (ETag or Last-Modified); a local file renamed over
@@ -306,6 +308,14 @@ class FsspecStore(Store):
                     self.settings.concurrency)
             return semaphore
 
+    async def _botocore_ready(self) -> None:
+        """On S3: the filesystem's botocore client exists and ends its own retries of a
+        refused connection (registered once per client: botocore keeps one handler per
+        ``unique_id``; s3fs makes a new client when its sessions were closed)."""
+        client = getattr(self.fs, "_s3", None) or await self.fs.set_session()
+        client.meta.events.register_first("needs-retry.s3", end_botocore_retries_on_refusal,
+                                          unique_id="zarrforge-refused-not-retried")
+
     async def _request(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """One request: bounded by the semaphore per attempt, retried, timed. Its attempts
         (the filesystem's own retries inside them included) and the pauses between them
@@ -314,6 +324,12 @@ class FsspecStore(Store):
         semaphore = self._semaphore()
         settings = self.settings
         ends: list[float] = []  # when the request's time is up (set at its first attempt)
+
+        async def prepared() -> Any:
+            await self._botocore_ready()
+            return await make()
+
+        request = prepared if self._botocore else make
 
         async def attempt() -> Any:
             async with semaphore:
@@ -325,11 +341,12 @@ class FsspecStore(Store):
                 timeout = settings.request_timeout
                 if left is None or (timeout is not None and timeout < left):
                     # the attempt's own limit (if any) comes first: a timeout is retried
-                    return await (make() if timeout is None else asyncio.wait_for(make(), timeout))
+                    return await (request() if timeout is None
+                                  else asyncio.wait_for(request(), timeout))
                 if left <= 0:
                     raise DeadlineExceeded(settings.deadline)
                 try:
-                    return await asyncio.wait_for(make(), left)
+                    return await asyncio.wait_for(request(), left)
                 except asyncio.TimeoutError:
                     raise DeadlineExceeded(settings.deadline) from None
 

@@ -1,0 +1,51 @@
+"""Errors of the fsspec stores name the real cause (issue #41, "Reliability, round four").
+
+* A connection the endpoint refuses (nothing listens there) is one StoreError at once,
+  naming the URL, the endpoint and the refusal; it was retried by botocore and by the
+  store until the 25 s deadline and then reported as a missed deadline.
+
+Every endpoint is on 127.0.0.1; ``closed_port`` is a port nothing listens on.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import zarrforge as zf
+from zarrforge.errors import StoreError
+from zarrforge_fsspec import FsspecStore
+
+
+# --- a refused connection ---------------------------------------------------------------
+
+def test_a_refused_s3_connection_is_named_at_once(aws_env, closed_port) -> None:
+    store = FsspecStore.from_url("s3://bucket/data", endpoint_url=closed_port,
+                                 skip_instance_cache=True)  # default retries and deadline
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="connection was refused") as info:
+        store.get("zarr.json")
+    error = info.value
+    assert time.monotonic() - started < 10  # before: the whole deadline of 25 s
+    assert "deadline" not in str(error) and error.attempts == 1
+    assert error.url == "s3://bucket/data/zarr.json" and error.url in str(error)
+    assert closed_port.removeprefix("http://") in str(error)  # the endpoint
+
+
+def test_a_refused_http_connection_is_named_at_once(closed_port) -> None:
+    store = FsspecStore.from_url(f"{closed_port}/data")
+    with pytest.raises(StoreError, match="connection was refused") as info:
+        store.get("zarr.json")
+    error = info.value
+    assert error.attempts == 1 and error.url == f"{closed_port}/data/zarr.json"
+    assert closed_port.removeprefix("http://") in str(error)
+
+
+def test_opening_a_group_on_a_refused_endpoint_says_so(aws_env, closed_port) -> None:
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="connection was refused") as info:
+        zf.open_group("s3://bucket/x.zarr", mode="r",
+                      storage_options={"endpoint_url": closed_port, "skip_instance_cache": True})
+    assert time.monotonic() - started < 10
+    assert "s3://bucket/x.zarr" in str(info.value)
