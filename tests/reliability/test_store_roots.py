@@ -76,3 +76,64 @@ def test_a_pipeline_root_without_slashes_names_the_url_meant(tmp_path, monkeypat
         with pytest.raises(URLPipelineError, match=repr(meant)):
             zf.create_group(f"{root}|zarr3:g")
     assert os.listdir(tmp_path) == []
+
+
+# --- the environment failing inside a URL pipeline is no plugin bug -------------------------
+
+class BotoCoreError(Exception):
+    """Stands for botocore's base class (matched by name: the core imports no backend)."""
+
+
+class NoCredentialsError(BotoCoreError):
+    pass
+
+
+class _Failing:
+    """A URL adapter ``failing:`` raising what its ``error`` is (a root or a later segment)."""
+
+    name = "failing"
+    error: Exception = ValueError()
+
+    @classmethod
+    def resolve(cls, base, segment, *, read_only, storage_options):
+        raise cls.error
+
+
+@pytest.fixture
+def failing():
+    from zarrforge import registry
+    from zarrforge.abc.url_adapter import URLAdapter
+
+    adapter = type("FailingAdapter", (_Failing, URLAdapter), {})
+    zf.register("url_adapters", "failing", adapter)
+    try:
+        yield adapter
+    finally:
+        registry.url_adapters.unregister("failing")
+
+
+@pytest.mark.parametrize("error", [
+    NoCredentialsError("Unable to locate credentials"),
+    ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)"),
+    TimeoutError("no answer"),
+])
+def test_a_network_or_credential_failure_in_a_pipeline_is_a_store_error_naming_the_url(
+        failing, error) -> None:
+    from zarrforge.errors import PluginFailureError, StoreError
+
+    failing.error = error
+    url = "memory:env-fail|failing:|zarr3:g"
+    with pytest.raises(StoreError) as info:
+        zf.open_group(url, mode="r")
+    assert not isinstance(info.value, PluginFailureError)
+    assert repr(url) in str(info.value) and type(error).__name__ in str(info.value)
+    assert info.value.url == url and info.value.__cause__ is error
+    assert "bug" not in str(info.value)
+
+
+def test_a_plugin_bug_in_a_pipeline_is_still_named_a_bug(failing) -> None:
+    from zarrforge.errors import PluginFailureError
+
+    failing.error = TypeError("resolve() got an unexpected keyword argument")
+    with pytest.raises(PluginFailureError, match="bug in that plugin"):
+        zf.open_group("memory:env-bug|failing:|zarr3:g", mode="r")

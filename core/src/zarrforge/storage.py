@@ -53,7 +53,7 @@ from typing import Any
 from . import hooks, paths, plugin_failures, registry, url_pipeline
 from .abc.store import Store
 from .abc.url_adapter import PipelineState, Segment, URLAdapter
-from .errors import InvalidPathError, UnknownExtensionError, URLPipelineError
+from .errors import InvalidPathError, StoreError, UnknownExtensionError, URLPipelineError
 
 StoreLike = Store | str | os.PathLike | None
 
@@ -132,7 +132,7 @@ def _store_for_url(url: str, read_only: bool, options: dict[str, Any]) -> Store:
     scheme = scheme_of(url)
     implementation = registry.stores.get(scheme, field="store")
     with plugin_failures.named("store", scheme, lambda: registry.stores.origin(scheme),
-                               f"opening {url!r}", answers=(OSError,)):
+                               f"opening {url!r}", answers=(OSError,), url=url):
         store = implementation.from_url(url, read_only=read_only, **options)
     if not isinstance(store, Store):
         raise plugin_failures.failure(
@@ -232,7 +232,7 @@ def _apply(adapter: type[URLAdapter], base: PipelineState | None, segment: Segme
     scheme = segment.scheme
     with plugin_failures.named("URL adapter", scheme, lambda: registry.url_adapters.origin(scheme),
                                f"resolving {segment.raw!r} of {segment.url!r}",
-                               answers=(OSError,)):
+                               answers=(StoreError,), url=segment.url):
         state = adapter.resolve(base, segment, read_only=read_only,
                                 storage_options=dict(options))
     if not isinstance(state, PipelineState) or not isinstance(state.store, Store):

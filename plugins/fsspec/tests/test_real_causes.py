@@ -49,3 +49,28 @@ def test_opening_a_group_on_a_refused_endpoint_says_so(aws_env, closed_port) -> 
                       storage_options={"endpoint_url": closed_port, "skip_instance_cache": True})
     assert time.monotonic() - started < 10
     assert "s3://bucket/x.zarr" in str(info.value)
+
+
+# --- a zip archive on S3 that cannot be reached ------------------------------------------
+
+NO_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                  "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN",
+                  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
+
+
+def test_a_zip_on_an_unreachable_s3_is_a_store_error_naming_the_url(aws_env, closed_port) -> None:
+    with pytest.raises(StoreError, match="connection was refused") as info:
+        zf.open_group("s3://bucket/x.zip|zip:", mode="r",
+                      storage_options={"endpoint_url": closed_port, "skip_instance_cache": True})
+    assert "s3://bucket/x.zip" in str(info.value)
+    assert "bug" not in str(info.value)  # before: a PluginFailureError blaming the zip adapter
+
+
+def test_a_zip_on_s3_without_credentials_is_a_store_error_naming_the_url(aws_env, closed_port,
+                                                                         monkeypatch) -> None:
+    for name in NO_CREDENTIALS:
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(StoreError, match="NoCredentialsError") as info:
+        zf.open_group("s3://bucket/x.zip|zip:|zarr3:g", mode="r",
+                      storage_options={"endpoint_url": closed_port, "skip_instance_cache": True})
+    assert "s3://bucket/x.zip" in str(info.value) and "bug" not in str(info.value)

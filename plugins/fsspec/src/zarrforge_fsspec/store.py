@@ -227,6 +227,23 @@ class FsspecStore(Store):
             store._first_contact_ends = started + settings.deadline
         return store
 
+    def open_for_reading(self, key: str = "") -> Any:
+        """A file object reading ``key`` (``""``: the file the store's root names, such as
+        a zip archive). A missing file raises ``FileNotFoundError``; any other failure of
+        the filesystem (network, credentials, a refused connection) a StoreError naming
+        the URL (the first request makes no retries: a file object reads on its own)."""
+        target = "/".join(p for p in (self.root, key) if p)
+        url = self._url_of(key) if key else self.url
+        try:
+            if self._botocore:
+                self._run(self._botocore_ready)
+            return self.fs.open(target, "rb")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the filesystem's failure, named below
+            raise store_error(GaveUp(exc, 1, is_transient(exc)), operation="open",
+                              key=key or target, url=url) from exc
+
     def local_directory(self) -> str | None:
         return os.path.abspath(self.root) if self._local else None
 
