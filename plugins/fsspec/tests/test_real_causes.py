@@ -74,3 +74,44 @@ def test_a_zip_on_s3_without_credentials_is_a_store_error_naming_the_url(aws_env
         zf.open_group("s3://bucket/x.zip|zip:|zarr3:g", mode="r",
                       storage_options={"endpoint_url": closed_port, "skip_instance_cache": True})
     assert "s3://bucket/x.zip" in str(info.value) and "bug" not in str(info.value)
+
+
+# --- unknown storage options ---------------------------------------------------------------
+
+@pytest.mark.parametrize("option, closest", [("bogus_opt", None), ("endpoint_ur", "endpoint_url"),
+                                             ("secrett", "secret")])
+def test_an_unknown_s3_option_is_refused_naming_it_and_the_valid_ones(aws_env, closed_port,
+                                                                       option, closest) -> None:
+    url = "s3://bucket/x.zarr"
+    with pytest.raises(StoreError) as info:
+        zf.open_group(url, mode="r", storage_options={"endpoint_url": closed_port, option: 1})
+    message = str(info.value)
+    assert f"storage option {option!r}" in message and "'s3'" in message and url in message
+    assert "AioSession" not in message  # before: TypeError: AioSession.__init__() got an ...
+    assert "'endpoint_url'" in message and "'client_kwargs'" in message  # the valid ones
+    if closest is not None:
+        assert f"did you mean {closest!r}" in message
+
+
+def test_an_unknown_http_option_is_refused_naming_it(closed_port) -> None:
+    with pytest.raises(StoreError, match=r"storage option 'bogus_opt'.*'http'") as info:
+        zf.open_group(f"{closed_port}/x.zarr", mode="r", storage_options={"bogus_opt": 1})
+    assert "ClientSession._request()" not in str(info.value)  # before: ClientSession._request() got an ...
+
+
+def test_valid_options_and_store_settings_keep_working(aws_env, moto_endpoint) -> None:
+    import s3fs
+
+    bucket = "zf-valid-options"
+    s3fs.S3FileSystem(key="testing", secret="testing", endpoint_url=moto_endpoint,
+                      skip_instance_cache=True).mkdir(bucket)
+    options = {"key": "testing", "secret": "testing", "endpoint_url": moto_endpoint,
+               "client_kwargs": {"region_name": "us-east-1"}, "config_kwargs": {},
+               "skip_instance_cache": True, "use_listings_cache": False, "deadline": 20,
+               "max_retries": 1, "concurrency": 4}
+    zf.create_array(f"s3://{bucket}/a", shape=(2,), dtype="int8",
+                    storage_options=options)[...] = [5, 6]
+    assert list(zf.open_array(f"s3://{bucket}/a", mode="r", storage_options=options)[...]) == [5, 6]
+    store = FsspecStore.from_url("fsspec+memory://valid-options", skip_instance_cache=True)
+    store.set("k", b"v")
+    assert store.get("k") == b"v"

@@ -75,7 +75,8 @@ from zarrforge.plugin_api import versions
 from .extras import missing_package
 from .faults import (DeadlineExceeded, GaveUp, end_botocore_retries_on_refusal, is_invalid_range,
                      is_missing, is_transient, retry_async, retry_sync, store_error)
-from .options import StoreSettings, split_options
+from .options import (StoreSettings, check_filesystem_options, split_options, unexpected_option,
+                      unknown_option_error)
 from .references import TargetPolicy
 from .s3_conditional import S3Conditions
 
@@ -201,6 +202,17 @@ class FsspecStore(Store):
             config = dict(fs_options.get("config_kwargs") or {})
             config.setdefault("max_pool_connections", settings.concurrency)
             fs_options = {**fs_options, "config_kwargs": config}
+        protocol = target.split("://", 1)[0].lower()
+        if "::" not in target:  # a chain's options are keyed by protocol: fsspec sorts them
+            try:
+                fs_class = fsspec.get_filesystem_class(protocol)
+            except (ValueError, ImportError):
+                pass  # url_to_fs says what is missing, below
+            else:
+                try:
+                    check_filesystem_options(protocol, target, fs_class, fs_options)
+                except ValueError as exc:
+                    raise StoreError(str(exc), url=target) from None
         started = time.monotonic()
         try:
             fs, path = _made_within(settings.deadline, target,
@@ -208,6 +220,10 @@ class FsspecStore(Store):
         except StoreError:
             raise
         except (ValueError, TypeError) as exc:
+            option = unexpected_option(exc, fs_options)
+            if option is not None:
+                raise StoreError(str(unknown_option_error(protocol, target, option, None)),
+                                 url=target) from exc
             if target.split("://", 1)[0] == "reference":
                 # a reference set without fo, malformed JSON, an unknown version: all the
                 # user's input, told as such
