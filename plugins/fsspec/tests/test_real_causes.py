@@ -115,3 +115,26 @@ def test_valid_options_and_store_settings_keep_working(aws_env, moto_endpoint) -
     store = FsspecStore.from_url("fsspec+memory://valid-options", skip_instance_cache=True)
     store.set("k", b"v")
     assert store.get("k") == b"v"
+
+
+# --- a missing bucket -------------------------------------------------------------------------
+
+def test_opening_a_node_in_a_missing_bucket_names_the_bucket(s3_options) -> None:
+    options = {**s3_options, "skip_instance_cache": True}
+    url = "s3://zf-no-such-bucket/data.zarr"
+    for call in (lambda: zf.open_group(url, mode="r", storage_options=options),
+                 lambda: zf.open_array(url, "a", mode="r", storage_options=options),
+                 lambda: list(FsspecStore.from_url(url, **options).list_prefix(""))):
+        with pytest.raises(StoreError, match="the bucket 'zf-no-such-bucket' does not exist") \
+                as info:  # before: NodeNotFoundError "no group at path '/'"
+            call()
+        assert url in str(info.value) and info.value.url.startswith(url)
+
+
+def test_a_missing_key_in_an_existing_bucket_still_reads_as_missing(s3_url, s3_options) -> None:
+    from zarrforge.errors import NodeNotFoundError
+
+    store = FsspecStore.from_url(f"{s3_url}/data.zarr", **s3_options)
+    assert store.get("zarr.json") is None and not store.exists("zarr.json")
+    with pytest.raises(NodeNotFoundError):
+        zf.open_group(f"{s3_url}/data.zarr", mode="r", storage_options=s3_options)

@@ -2,7 +2,11 @@
 
 * :func:`is_missing`: the key does not exist (``FileNotFoundError`` and the
   directory errors a path-based filesystem raises for a key that is a
-  prefix). Reads answer ``None``; never retried.
+  prefix). Reads answer ``None``; never retried. A missing *bucket*
+  (:func:`missing_bucket`: S3's ``NoSuchBucket``, which s3fs also reports as a
+  ``FileNotFoundError``) is no missing key: every operation fails with a
+  StoreError naming the bucket and the URL, so that opening a node there does not
+  say "no array or group".
 * :func:`is_invalid_range`: the server refused a byte range because it starts
   at or past the end of the value (HTTP 416, S3 ``InvalidRange``). Reads
   answer ``b""``; never retried.
@@ -113,8 +117,23 @@ def _text(exc: BaseException) -> str:
         return repr(exc)
 
 
+def missing_bucket(exc: BaseException) -> str | None:
+    """The bucket (or container) that does not exist, when the service said so (S3's
+    ``NoSuchBucket``, which s3fs turns into a ``FileNotFoundError``); ``""`` when it said
+    so without naming it; else ``None``."""
+    for link in _chain(exc):
+        if _error_code(link) in ("NoSuchBucket", "ContainerNotFound"):
+            response = getattr(link, "response", None)
+            name = response.get("Error", {}).get("BucketName") if isinstance(response, dict) \
+                else None
+            return str(name) if name else ""
+    return None
+
+
 def is_missing(exc: BaseException) -> bool:
-    return isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError))
+    """The key does not exist (not: its bucket does not, :func:`missing_bucket`)."""
+    return (isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError))
+            and missing_bucket(exc) is None)
 
 
 def is_invalid_range(exc: BaseException) -> bool:
@@ -232,7 +251,12 @@ def store_error(failure: GaveUp, *, operation: str, key: str, url: str) -> Store
     error = failure.error
     text = _text(error)
     detail = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    if is_refused(error):
+    bucket = missing_bucket(error)
+    if bucket is not None:
+        named = f"the bucket {bucket!r}" if bucket else "its bucket"
+        reason = (f"{named} does not exist ({detail}); check the bucket's name in the URL "
+                  "(and the endpoint), or create the bucket")
+    elif is_refused(error):
         address = refused_address(error)
         by = f" by {address}" if address else ""
         reason = (f"the connection was refused{by} ({detail}): nothing accepts connections "
