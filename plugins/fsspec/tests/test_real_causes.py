@@ -3,6 +3,14 @@
 * A connection the endpoint refuses (nothing listens there) is one StoreError at once,
   naming the URL, the endpoint and the refusal; it was retried by botocore and by the
   store until the 25 s deadline and then reported as a missed deadline.
+* A zip archive on S3 that cannot be reached, or read without credentials, is a
+  StoreError naming the URL; it was a PluginFailureError calling it a bug of the zip
+  adapter.
+* An unknown storage option is refused when the store is opened, naming the option, the
+  protocol, the closest valid name and the valid ones; it was a ``TypeError`` from
+  aiobotocore's or aiohttp's internals at the first request.
+* A bucket that does not exist is named as such (StoreError), where opening a node there
+  said "no group at path '/'"; a missing key in an existing bucket still reads as missing.
 
 Every endpoint is on 127.0.0.1; ``closed_port`` is a port nothing listens on.
 """
