@@ -55,7 +55,8 @@ from zarrforge.abc.store import ABSENT
 from zarrforge.errors import ConflictError
 from zarrforge.plugin_api import versions
 
-from .faults import GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing
+from .faults import (GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing,
+                     is_refused)
 
 CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
 _probed: dict[tuple[Any, str], bool] = {}
@@ -278,7 +279,7 @@ class S3Conditions:
             except GaveUp as failure:
                 if is_conflict(failure.error):
                     return True
-                if failure.transient:
+                if failure.transient or is_refused(failure.error):  # no answer at all
                     raise self.store._fail(
                         failure, "ask the server whether it honours conditional writes "
                         "(If-Match) with", key) from failure.error

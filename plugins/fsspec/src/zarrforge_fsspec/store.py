@@ -14,7 +14,8 @@
 * **Missing keys** read as ``None`` (the filesystem's ``FileNotFoundError``);
   a byte range starting at or past the end of a value reads as ``b""``.
 * **Faults.** Timeouts, connection errors and throttling are retried with
-  bounded exponential backoff (``max_retries``, ``retry_backoff``,
+  bounded exponential backoff (a refused connection is not: nothing listens at the
+  endpoint, and the StoreError says so at once) (``max_retries``, ``retry_backoff``,
   ``retry_max_backoff``; ``request_timeout`` bounds each attempt); a request
   that still fails, or fails for another reason, raises
   :class:`~zarrforge.errors.StoreError` naming the operation, the key and its
@@ -72,9 +73,10 @@ from zarrforge.errors import InvalidPathError, StoreError
 from zarrforge.plugin_api import versions
 
 from .extras import missing_package
-from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient,
-                     retry_async, retry_sync, store_error)
-from .options import StoreSettings, split_options
+from .faults import (DeadlineExceeded, GaveUp, end_botocore_retries_on_refusal, is_invalid_range,
+                     is_missing, is_transient, retry_async, retry_sync, store_error)
+from .options import (StoreSettings, check_filesystem_options, split_options, unexpected_option,
+                      unknown_option_error)
 from .references import TargetPolicy
 from .s3_conditional import S3Conditions
 
@@ -165,6 +167,7 @@ class FsspecStore(Store):
             writable=not fixed, listable=not self._http, partial_reads=True,
             atomic_writes=self._object_store or self._local)
         s3 = bool(self.protocols & S3) and hasattr(fs, "_call_s3")
+        self._botocore = s3 and hasattr(fs, "set_session")
         self._conditions = S3Conditions(self, TEMP_PREFIX) if s3 else None
         # ranges of one version: S3 answers each GetObject with the version's ETag, an
         # HTTP server with a validator (ETag or Last-Modified); a local file renamed over
@@ -200,6 +203,17 @@ class FsspecStore(Store):
             config = dict(fs_options.get("config_kwargs") or {})
             config.setdefault("max_pool_connections", settings.concurrency)
             fs_options = {**fs_options, "config_kwargs": config}
+        protocol = target.split("://", 1)[0].lower()
+        if "::" not in target:  # a chain's options are keyed by protocol: fsspec sorts them
+            try:
+                fs_class = fsspec.get_filesystem_class(protocol)
+            except (ValueError, ImportError):
+                pass  # url_to_fs says what is missing, below
+            else:
+                try:
+                    check_filesystem_options(protocol, target, fs_class, fs_options)
+                except ValueError as exc:
+                    raise StoreError(str(exc), url=target) from None
         started = time.monotonic()
         try:
             fs, path = _made_within(settings.deadline, target,
@@ -207,6 +221,10 @@ class FsspecStore(Store):
         except StoreError:
             raise
         except (ValueError, TypeError) as exc:
+            option = unexpected_option(exc, fs_options)
+            if option is not None:
+                raise StoreError(str(unknown_option_error(protocol, target, option, None)),
+                                 url=target) from exc
             if target.split("://", 1)[0] == "reference":
                 # a reference set without fo, malformed JSON, an unknown version: all the
                 # user's input, told as such
@@ -225,6 +243,23 @@ class FsspecStore(Store):
             # an unreachable service fails once, within it, not once per phase
             store._first_contact_ends = started + settings.deadline
         return store
+
+    def open_for_reading(self, key: str = "") -> Any:
+        """A file object reading ``key`` (``""``: the file the store's root names, such as
+        a zip archive). A missing file raises ``FileNotFoundError``; any other failure of
+        the filesystem (network, credentials, a refused connection) a StoreError naming
+        the URL (the first request makes no retries: a file object reads on its own)."""
+        target = "/".join(p for p in (self.root, key) if p)
+        url = self._url_of(key) if key else self.url
+        try:
+            if self._botocore:
+                self._run(self._botocore_ready)
+            return self.fs.open(target, "rb")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the filesystem's failure, named below
+            raise store_error(GaveUp(exc, 1, is_transient(exc)), operation="open",
+                              key=key or target, url=url) from exc
 
     def local_directory(self) -> str | None:
         return os.path.abspath(self.root) if self._local else None
@@ -307,6 +342,14 @@ class FsspecStore(Store):
                     self.settings.concurrency)
             return semaphore
 
+    async def _botocore_ready(self) -> None:
+        """On S3: the filesystem's botocore client exists and ends its own retries of a
+        refused connection (registered once per client: botocore keeps one handler per
+        ``unique_id``; s3fs makes a new client when its sessions were closed)."""
+        client = getattr(self.fs, "_s3", None) or await self.fs.set_session()
+        client.meta.events.register_first("needs-retry.s3", end_botocore_retries_on_refusal,
+                                          unique_id="zarrforge-refused-not-retried")
+
     async def _request(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """One request: bounded by the semaphore per attempt, retried, timed. Its attempts
         (the filesystem's own retries inside them included) and the pauses between them
@@ -315,6 +358,12 @@ class FsspecStore(Store):
         semaphore = self._semaphore()
         settings = self.settings
         ends: list[float] = []  # when the request's time is up (set at its first attempt)
+
+        async def prepared() -> Any:
+            await self._botocore_ready()
+            return await make()
+
+        request = prepared if self._botocore else make
 
         async def attempt() -> Any:
             async with semaphore:
@@ -326,11 +375,12 @@ class FsspecStore(Store):
                 timeout = settings.request_timeout
                 if left is None or (timeout is not None and timeout < left):
                     # the attempt's own limit (if any) comes first: a timeout is retried
-                    return await (make() if timeout is None else asyncio.wait_for(make(), timeout))
+                    return await (request() if timeout is None
+                                  else asyncio.wait_for(request(), timeout))
                 if left <= 0:
                     raise DeadlineExceeded(settings.deadline)
                 try:
-                    return await asyncio.wait_for(make(), left)
+                    return await asyncio.wait_for(request(), left)
                 except asyncio.TimeoutError:
                     raise DeadlineExceeded(settings.deadline) from None
 
