@@ -164,6 +164,53 @@ class ReadLimit:
             return DocumentTooLargeError(message, size=size, limit=self.limit or 0, key=self.key)
         return ResourceLimitError(message)
 
+    def collector(self, *, wanted: int | None = None) -> "BoundedBody":
+        """A :class:`BoundedBody` gathering a body read in pieces under this limit."""
+        return BoundedBody(self, wanted)
+
+
+class BoundedBody:
+    """A value read in pieces (a network body, an inflating stream) under a
+    :class:`ReadLimit`: :meth:`add` each piece until it answers ``True`` (``wanted``
+    bytes are in: the rest is not needed) or the body ends; :meth:`add` raises the
+    limit's refusal as soon as the pieces pass the limit, so that no more than the limit
+    and one piece is ever held. :meth:`room` is how much to ask a ``read(n)`` for."""
+
+    PIECE = 1 << 20
+
+    def __init__(self, bound: ReadLimit, wanted: int | None = None) -> None:
+        self.bound = bound
+        self.wanted = wanted
+        self.size = 0
+        self._pieces: list[bytes] = []
+
+    def room(self) -> int:
+        """The most bytes worth asking for next: a piece, or less near the end of what is
+        wanted, or one byte past the limit (which proves the value is over it)."""
+        room = self.PIECE
+        if self.wanted is not None:
+            room = min(room, self.wanted - self.size)
+        if self.bound.limit is not None:
+            room = min(room, self.bound.limit + 1 - self.size)
+        return max(room, 1)
+
+    def add(self, piece: bytes | bytearray | memoryview) -> bool:
+        """Keep ``piece``; ``True`` once ``wanted`` bytes are kept (the body beyond them is
+        not needed). The limit's error once the body is over the limit."""
+        self.size += len(piece)
+        if self.bound.limit is not None and self.size > self.bound.limit and (
+                self.wanted is None or self.wanted > self.bound.limit):
+            self._pieces = []
+            raise self.bound.refused(self.size)
+        self._pieces.append(bytes(piece))
+        return self.wanted is not None and self.size >= self.wanted
+
+    def value(self) -> bytes:
+        """Everything kept, cut at ``wanted``."""
+        data = self._pieces[0] if len(self._pieces) == 1 else b"".join(self._pieces)
+        self._pieces = []
+        return data if self.wanted is None else data[:self.wanted]
+
 
 def read_limit(key: str) -> ReadLimit:
     """How many bytes a store may hold reading ``key`` now: ``config.max_document_bytes``

@@ -46,7 +46,7 @@ import threading
 import uuid
 from typing import Any
 
-from zarrforge.abc.store import ABSENT
+from zarrforge.abc.store import ABSENT, read_limit
 from zarrforge.errors import ConflictError
 from zarrforge.plugin_api import versions
 
@@ -87,6 +87,7 @@ class S3Conditions:
         ``If-Match`` when given: ``(bytes, ETag)``, ``(None, ABSENT)`` when missing, and
         ``(b"", None)`` for a range past the end (S3 names no ETag then)."""
         bucket, path = self._location(key)
+        bound = read_limit(key)
         options: dict[str, Any] = {}
         if byte_range is not None:
             if byte_range.length == 0:
@@ -112,7 +113,17 @@ class S3Conditions:
                 raise
             body = answer["Body"]
             try:
-                data = await body.read()
+                # bounded (zarrforge.abc.store, "Bounded reads"): refused on the declared
+                # ContentLength before reading, else once what came passes the limit
+                declared = answer.get("ContentLength")
+                if declared is not None:
+                    bound.check(declared, declared=True)
+                collected = bound.collector()
+                while True:
+                    piece = await body.read(collected.room())
+                    if not piece or collected.add(piece):
+                        break
+                data = collected.value()
             finally:
                 body.close()
             return data, answer["ETag"]
