@@ -25,6 +25,9 @@
   exponential backoff of :class:`~zarrforge_fsspec.options.StoreSettings`
   and raise :class:`GaveUp` (carrying the last error and the number of
   attempts) when the request cannot succeed.
+* A :class:`~zarrforge.errors.ZarrforgeError` a request raises (a read refused by
+  its limit: :mod:`zarrforge.abc.store`, "Bounded reads") is an answer, not a fault:
+  raised as it is, never retried nor wrapped.
 * :func:`store_error` turns a :class:`GaveUp` into the
   :class:`~zarrforge.errors.StoreError` users see, naming the operation, the
   key and the URL (and, for a refused connection, the refusal and the address
@@ -39,7 +42,7 @@ import errno
 import time
 from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
-from zarrforge.errors import StoreError
+from zarrforge.errors import StoreError, ZarrforgeError
 
 from .options import StoreSettings
 
@@ -221,6 +224,8 @@ async def retry_async(settings: StoreSettings, request: Callable[[], Awaitable[T
     for attempt in range(1, settings.attempts + 1):
         try:
             return await request()
+        except ZarrforgeError:
+            raise  # an answer zarrforge made (a read refused by its limit): never retried
         except Exception as exc:  # noqa: BLE001 - classified below
             if isinstance(exc, DeadlineExceeded):
                 raise GaveUp(exc, attempt, True) from exc
@@ -238,6 +243,8 @@ def retry_sync(settings: StoreSettings, request: Callable[[], T]) -> T:
     for attempt in range(1, settings.attempts + 1):
         try:
             return request()
+        except ZarrforgeError:
+            raise  # an answer zarrforge made (a read refused by its limit): never retried
         except Exception as exc:  # noqa: BLE001 - classified below
             transient = is_transient(exc)
             if not transient or attempt == settings.attempts:
