@@ -194,3 +194,37 @@ def test_a_damaged_document_of_an_installed_format_is_refused_not_replaced():
         zf.open(store, "n", mode="r")
     assert store.get("n/zarr.json") == b"{damaged"
     assert list(store.list()) == ["n/zarr.json"]
+
+
+def test_a_node_whose_format_plugin_is_installed_but_broken_is_never_written_over(
+        fake_distribution):
+    """The format that reads the document is installed but fails to import: its nodes are
+    as unreadable as if it were absent, and the error says which plugin failed."""
+    fake_distribution("zf-broken-variant", {"zarrforge.formats": {
+        "test.broken-variant": "no_such_module_zf_variant:Format"}})
+    store = MemoryStore()
+    document = {"zarr_format": "test.broken-variant", "node_type": "group"}
+    store.set("g/zarr.json", json.dumps(document).encode())
+    with pytest.warns(UserWarning):  # the plugin is left out of detection, once, by name
+        with pytest.raises(UnreadableNodeError) as info:
+            zf.create_group(store, "g")
+    said = str(info.value)
+    assert "the format 'test.broken-variant' (entry point 'test.broken-variant'" in said, said
+    assert "zf-broken-variant" in said and "could not be used in this process" in said, said
+    assert store.get("g/zarr.json") == json.dumps(document).encode()
+    assert list(store.list()) == ["g/zarr.json"]
+
+
+def test_the_2022_drafts_empty_hierarchy_is_its_own_not_unreadable():
+    """With the draft installed, its entry point alone (an empty hierarchy) is the draft's
+    document and no node: opening finds nothing, and the draft creates its root there."""
+    store = MemoryStore()
+    store.set("zarr.json", json.dumps({
+        "zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0",
+        "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0",
+        "metadata_key_suffix": ".json", "extensions": []}).encode())
+    with pytest.raises(NodeNotFoundError) as info:
+        zf.open(store, mode="r")
+    assert not isinstance(info.value, UnreadableNodeError)
+    zf.create_group(store, zarr_format="draft-2022")
+    assert store.get("meta/root.group.json") is not None

@@ -258,9 +258,12 @@ def test_resolve_store_refuses_a_pipeline_that_names_a_node():
 
 
 def test_strings_without_a_separator_resolve_as_before(tmp_path, monkeypatch):
-    # "file:x" without "|" stays a local path named "file:x", exactly as before pipelines
+    # "file:x" without "|" is refused (issue #41: a store's scheme without "//" made a local
+    # directory named "file:x"); the directory of that name is "./file:x"
     monkeypatch.chdir(tmp_path)
-    assert resolve_store("file:x").root == os.path.join(str(tmp_path), "file:x")
+    with pytest.raises(InvalidPathError, match="write the local path 'x'"):
+        resolve_store("file:x")
+    assert resolve_store("./file:x").root == os.path.join(str(tmp_path), "file:x")
     assert resolve_store("memory://pipe-plain") is resolve_store("memory://pipe-plain")
 
 

@@ -25,7 +25,7 @@ from .codec_arguments import normalised
 from .metadata.json_io import check_new_attributes
 from .errors import ZarrforgeError
 from .node_writing import NewNode, write_nodes
-from .resolution import data_type_from_user, shape_from_json
+from .resolution import check_ndim, data_type_from_user, shape_from_json
 from .storage import StoreLike, resolve_location
 
 DEFAULT_FORMAT = hierarchy.DEFAULT_FORMAT
@@ -33,6 +33,8 @@ DEFAULT_FORMAT = hierarchy.DEFAULT_FORMAT
 
 def _shape_argument(shape: Any) -> tuple[int, ...]:
     """The ``shape=`` argument as a tuple of ints (numpy integers welcome), validated."""
+    if isinstance(shape, (tuple, list)):
+        check_ndim(len(shape))  # before the per-dimension conversions below
     items = [shape] if not isinstance(shape, (tuple, list)) else list(shape)
     try:
         items = [operator.index(n) for n in items]

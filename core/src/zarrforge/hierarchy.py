@@ -218,7 +218,18 @@ def detect_format(store: Store, path: str) -> Format | None:
 def unreadable_node(store: Store, path: str) -> unreadable.UnreadableNode | None:
     """A document at ``path`` that no installed format reads (:mod:`zarrforge.unreadable`);
     ask only where no installed format found a node."""
-    return unreadable.find(store, path, installed_formats())
+    return unreadable.find(store, path, installed_formats(), _working)
+
+
+def _working(name: str) -> bool:
+    """Is the format ``name`` installed, loaded and not failed in this process?"""
+    if name in failed_formats() or name not in registry.formats.names():
+        return False
+    try:
+        registry.formats.get(name)
+    except PluginLoadError:
+        return False
+    return True
 
 
 def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:

@@ -15,6 +15,14 @@ name, the URL names its scheme), the same failure is a
 :class:`~zarrforge.errors.PluginFailureError` naming the plugin (:func:`failure`),
 never a bare traceback from inside it.
 
+A failure of the environment is neither: a network that does not connect, credentials
+that cannot be found, a service that refuses (:func:`environmental`: ``OSError`` and
+its ``ConnectionError``/``TimeoutError``, and the error classes of the storage
+libraries, botocore's, aiohttp's, google-auth's, azure-core's, matched by name so
+that none is imported). Where a plugin opens a store for a URL (:class:`named` with
+``url=``), such a failure is a :class:`~zarrforge.errors.StoreError` naming the URL
+and chaining the library's exception, not a bug report against the plugin.
+
 This module is a leaf (it imports only the errors): the callers describe the
 plugin, as ``"<point> <name> (<origin>)"``.
 """
@@ -25,7 +33,7 @@ import threading
 import warnings
 from typing import Any, Callable
 
-from .errors import PluginFailureError, PluginFailureWarning, ZarrforgeError
+from .errors import PluginFailureError, PluginFailureWarning, StoreError, ZarrforgeError
 
 _warned: set[tuple[str, str]] = set()  # (point, name) already warned about
 _lock = threading.Lock()
@@ -34,6 +42,25 @@ _lock = threading.Lock()
 def unexpected(exc: BaseException) -> bool:
     """Is ``exc`` a plugin's bug rather than its answer (a zarrforge error is an answer)?"""
     return isinstance(exc, Exception) and not isinstance(exc, ZarrforgeError)
+
+
+# Base classes of the storage libraries' errors that mean the environment failed (the
+# network, the credentials, the service's answer), matched by name anywhere in the MRO:
+# botocore (BotoCoreError: NoCredentialsError, EndpointConnectionError...; ClientError:
+# the service's answer), aiohttp (ClientError), google-auth (GoogleAuthError:
+# DefaultCredentialsError, RefreshError), azure-core (AzureError), requests
+# (RequestException, an OSError already).
+ENVIRONMENTAL_CLASS_NAMES = frozenset({"BotoCoreError", "ClientError", "GoogleAuthError",
+                                       "AzureError", "RequestException"})
+
+
+def environmental(exc: BaseException) -> bool:
+    """Is ``exc`` a failure of the environment (network, credentials, the service) rather
+    than a bug in the code that met it? ``OSError`` (connections, timeouts, files) and the
+    storage libraries' error classes (:data:`ENVIRONMENTAL_CLASS_NAMES`)."""
+    if isinstance(exc, OSError):
+        return True
+    return any(cls.__name__ in ENVIRONMENTAL_CLASS_NAMES for cls in type(exc).__mro__)
 
 
 def _what(exc: BaseException) -> str:
@@ -74,18 +101,31 @@ def failure(point: str, name: str, origin: str, exc: BaseException, doing: str,
         origin=origin, **details)
 
 
+def environment_failure(url: str, exc: BaseException, doing: str) -> StoreError:
+    """The error for the environment failing (:func:`environmental`) while ``doing``
+    something for ``url`` (raise it ``from exc``)."""
+    return StoreError(f"cannot open {url!r}: {_what(exc)} (while {doing}); a failure outside "
+                      "zarrforge and its plugins (the network, the credentials, the service or "
+                      "the file system): check them and the storage_options", url=url)
+
+
 class named:
     """``with named(point, name, origin, doing):`` turns a plugin's unexpected failure
     inside the block into :func:`failure`'s error. Zarrforge errors, and the exception
-    types in ``answers`` (a store's ``OSError``), pass unchanged. ``origin`` may be a
-    callable, asked only on failure (looking it up costs a registry lookup)."""
+    types in ``answers`` (a store's ``OSError``), pass unchanged. With ``url`` (the
+    plugin opens a store for it), a failure of the environment (:func:`environmental`)
+    that is not in ``answers`` is :func:`environment_failure`'s StoreError naming the URL.
+    ``origin`` may be a callable, asked only on failure (looking it up costs a registry
+    lookup)."""
 
-    __slots__ = ("point", "name", "origin", "doing", "answers")
+    __slots__ = ("point", "name", "origin", "doing", "answers", "url")
 
     def __init__(self, point: str, name: str, origin: "str | Callable[[], str]",
-                 doing: str, answers: tuple[type[BaseException], ...] = ()) -> None:
+                 doing: str, answers: tuple[type[BaseException], ...] = (),
+                 url: str | None = None) -> None:
         self.point, self.name, self.origin, self.doing = point, name, origin, doing
         self.answers = answers
+        self.url = url
 
     def __enter__(self) -> None:
         return None
@@ -93,6 +133,8 @@ class named:
     def __exit__(self, kind: Any, exc: BaseException | None, traceback: Any) -> bool:
         if exc is None or not unexpected(exc) or isinstance(exc, self.answers):
             return False
+        if self.url is not None and environmental(exc):
+            raise environment_failure(self.url, exc, self.doing) from exc
         origin = self.origin() if callable(self.origin) else self.origin
         raise failure(self.point, self.name, origin, exc, self.doing) from exc
 
@@ -100,9 +142,10 @@ class named:
 class store_bugs_named:
     """``with store_bugs_named(store):`` around chunk I/O turns an unexpected exception
     raised inside the store's own package into :func:`failure`'s error naming the store;
-    anything else (zarrforge errors, a store's ``OSError``, failures elsewhere) passes
-    unchanged. Nothing is looked at unless something fails, so it costs nothing on the
-    way through; the innermost frame of the traceback says whose code raised."""
+    anything else (zarrforge errors, a store's ``OSError`` and the storage libraries'
+    errors, :func:`environmental`; failures elsewhere) passes unchanged. Nothing is looked
+    at unless something fails, so it costs nothing on the way through; the innermost frame
+    of the traceback says whose code raised."""
 
     __slots__ = ("store",)
 
@@ -113,7 +156,7 @@ class store_bugs_named:
         return None
 
     def __exit__(self, kind: Any, exc: BaseException | None, traceback: Any) -> bool:
-        if exc is None or not unexpected(exc) or isinstance(exc, OSError):
+        if exc is None or not unexpected(exc) or environmental(exc):
             return False
         package = type(self.store).__module__.partition(".")[0]
         innermost = traceback

@@ -13,6 +13,12 @@ lets a reader ignore is handled here too: an unknown codec or generic
 extension marked ``must_understand: false`` becomes a :class:`SkippedCodec`
 (reading works without it, writing is refused) or an
 :class:`~zarrforge.metadata.document.UnknownExtension` (kept verbatim).
+
+A shape (``shape_from_json``, which every format reads its documents' ``shape``
+with, and the ``shape=`` argument at creation) has at most :data:`MAX_NDIM` (64,
+numpy's limit) dimensions: more is a :class:`~zarrforge.errors.MetadataError` naming
+the field, the count and the limit, raised on the list's length before anything is
+checked or built per dimension.
 """
 
 from __future__ import annotations
@@ -282,7 +288,22 @@ def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLa
 MAX_EXTENT = 2**63 - 1  # lengths must fit a signed 64-bit index, as in every Zarr implementation
 
 
+MAX_NDIM = 64  # numpy's most dimensions (NPY_MAXDIMS): an array of more cannot be held
+
+
+def check_ndim(count: int, *, field: str = "shape") -> None:
+    """Refuse a shape of ``count`` dimensions over :data:`MAX_NDIM`, before anything is
+    built per dimension (a document declaring ten million dimensions must not cost
+    seconds and gigabytes to refuse)."""
+    if count > MAX_NDIM:
+        raise MetadataError(f"has {count} dimensions, more than the {MAX_NDIM} an array can "
+                            "have (numpy's limit, which zarrforge holds chunks and results in; "
+                            "not a setting)", field=field, value=f"<{count} dimensions>")
+
+
 def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
+    if isinstance(value, list):
+        check_ndim(len(value), field=field)  # first: the checks below go per dimension
     if not isinstance(value, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_EXTENT for v in value):
         raise MetadataError(f"must be a list of integers in [0, 2**63 - 1], got {value!r}",

@@ -7,7 +7,15 @@ another library's store object that a plugin adapts (the ``zarrforge_adapt_store
 hook).
 
 For strings without ``|``: a plain local path (no ``://`` and no ``::``) goes
-straight to the ``file`` store of the ``zarrforge.stores`` registry. A URL is
+straight to the ``file`` store of the ``zarrforge.stores`` registry, except one
+that starts with a store's scheme and a ``:`` without ``//`` (``s3:x``, ``s3:/x``,
+``memory:x``, ``gs:bucket/x``): the scheme of a store in the ``zarrforge.stores``
+registry or one of :data:`REMOTE_SCHEMES` (remote services, served by a plugin or
+not). That is refused with an :class:`~zarrforge.errors.InvalidPathError` naming the
+URL probably meant (``s3://x``), before anything is created, instead of making a
+local directory named ``s3:x``. Other local names with a colon (``data:2024.zarr``,
+``a:b``, ``C:\\x``) stay paths, and a directory of a refused name is reached as
+``./s3:x`` or a :class:`pathlib.Path` (an ``os.PathLike`` is always a path). A URL is
 offered to the ``zarrforge_resolve_store`` hook first (so plugins can claim URLs
 a scheme does not identify, such as fsspec's ``zip::s3://...`` chains), then its
 scheme is looked up in the ``zarrforge.stores`` registry.
@@ -23,7 +31,8 @@ URL pipelines (:mod:`zarrforge.url_pipeline` parses them) resolve through the
    So every scheme a store declares in ``zarrforge.stores`` is a pipeline root
    with no second entry point (``s3://b/x.zip|zip:``, ``obstore+s3://b|zarr3:a``,
    a third party's scheme), and so are fsspec chains (``zip::s3://b/x.zip|zarr3:a``).
-   A store's scheme without ``//`` (``s3:b/x``) is refused, naming the form;
+   A store's or remote scheme without ``//`` (``s3:b/x``) is refused, naming the
+   URL meant (``s3://b/x``);
 3. each following segment's adapter, left to right, on the state so far
    (:class:`~zarrforge.abc.url_adapter.PipelineState`: store, path, format).
 
@@ -38,14 +47,28 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from typing import Any
 
 from . import hooks, paths, plugin_failures, registry, url_pipeline
 from .abc.store import Store
 from .abc.url_adapter import PipelineState, Segment, URLAdapter
-from .errors import InvalidPathError, UnknownExtensionError, URLPipelineError
+from .errors import InvalidPathError, StoreError, UnknownExtensionError, URLPipelineError
 
 StoreLike = Store | str | os.PathLike | None
+
+# Schemes of remote services (fsspec's and obstore's protocols for them) whose URLs name
+# their location after "//": "gs:bucket/x" means "gs://bucket/x", never a local directory
+# of that name, whether or not a plugin serving the scheme is installed. Not "data"
+# (RFC 2397 data URLs have no "//", and "data:2024.zarr" is a fine directory name).
+REMOTE_SCHEMES = frozenset({
+    "s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oci", "oss", "r2", "hf",
+    "http", "https", "ftp", "sftp", "ssh", "smb", "webdav", "webhdfs", "hdfs", "dbfs",
+    "lakefs", "box", "dropbox", "gdrive", "github", "reference",
+})
+# "scheme:" at the start of a string, the scheme two characters or more (one letter is a
+# Windows drive), not an fsspec chain "name::"
+_SCHEME_HEAD = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]+):(?!:)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +91,38 @@ def is_plain_path(url: str) -> bool:
     return "://" not in url and "::" not in url
 
 
+def store_scheme_without_slashes(text: str) -> tuple[str, str] | None:
+    """``(scheme, meant)`` when ``text`` (a root without ``//``) starts with a store's or a
+    remote scheme and a ``:`` (``s3:x`` gives ``("s3", "s3://x")``); else ``None``.
+    ``meant`` is the URL probably meant; for ``file:`` the local path itself."""
+    match = _SCHEME_HEAD.match(text)
+    if match is None or "://" in text:
+        return None
+    scheme = match.group(1).lower()
+    if scheme not in REMOTE_SCHEMES and scheme not in registry.stores:
+        return None
+    body = text[match.end():]
+    if scheme == "file":
+        return scheme, body
+    return scheme, f"{scheme}://{body.lstrip('/')}"
+
+
+def _refuse_scheme_without_slashes(url: str) -> None:
+    found = store_scheme_without_slashes(url)
+    if found is None:
+        return
+    scheme, meant = found
+    if scheme == "file":
+        advice = (f"write the local path {meant!r}, or an absolute file URL "
+                  f"('file:///{os.path.abspath(meant or '.').lstrip('/')}')")
+    else:
+        advice = f"write {meant!r} for the {scheme} location"
+    raise InvalidPathError(
+        f"the store {url!r} starts with the scheme {scheme!r} but has no '//' after "
+        f"'{scheme}:', so it would be read as a local directory named {url!r}; {advice}, or "
+        f"'./{url}' (or a pathlib.Path) for a local directory of that name")
+
+
 def _store_for_url(url: str, read_only: bool, options: dict[str, Any]) -> Store:
     if not is_plain_path(url):
         claimed = hooks.first_result("zarrforge_resolve_store", f"asked whether it claims {url!r}",
@@ -77,7 +132,7 @@ def _store_for_url(url: str, read_only: bool, options: dict[str, Any]) -> Store:
     scheme = scheme_of(url)
     implementation = registry.stores.get(scheme, field="store")
     with plugin_failures.named("store", scheme, lambda: registry.stores.origin(scheme),
-                               f"opening {url!r}", answers=(OSError,)):
+                               f"opening {url!r}", answers=(OSError,), url=url):
         store = implementation.from_url(url, read_only=read_only, **options)
     if not isinstance(store, Store):
         raise plugin_failures.failure(
@@ -103,6 +158,8 @@ def resolve_store(store: StoreLike, *, read_only: bool = False,
     options = dict(storage_options or {})
     if store is None:
         store = "memory://"
+    if isinstance(store, str) and is_plain_path(store):
+        _refuse_scheme_without_slashes(store)
     if isinstance(store, os.PathLike):
         store = os.fspath(store)
     if not isinstance(store, str):
@@ -134,11 +191,12 @@ def _root_adapter(root: Segment) -> type[URLAdapter] | None:
         return _adapter(root)
     if root.scheme == "" or "://" in root.raw:
         return None
-    if root.scheme in registry.stores:
+    found = store_scheme_without_slashes(root.raw)
+    if found is not None:
         # the store would read "s3:x" some way of its own (fsspec: as the local path "s3:x")
         example = f"{root.scheme}://bucket/data.zip|zip:|zarr3:group/array"
         raise root.error(f"a {root.scheme!r} root names its location after '//' (e.g. "
-                         f"{example!r}); {root.raw!r} has none")
+                         f"{example!r}); {root.raw!r} has none: write {found[1]!r}")
     return _adapter(root)  # "fiel:/x": an unknown scheme, with the close names
 
 
@@ -174,7 +232,7 @@ def _apply(adapter: type[URLAdapter], base: PipelineState | None, segment: Segme
     scheme = segment.scheme
     with plugin_failures.named("URL adapter", scheme, lambda: registry.url_adapters.origin(scheme),
                                f"resolving {segment.raw!r} of {segment.url!r}",
-                               answers=(OSError,)):
+                               answers=(StoreError,), url=segment.url):
         state = adapter.resolve(base, segment, read_only=read_only,
                                 storage_options=dict(options))
     if not isinstance(state, PipelineState) or not isinstance(state.store, Store):

@@ -33,14 +33,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from . import config, registry
 from .abc.store import Store
 from .errors import UnreadableNodeError
 
-_DRAFT_URIS = "https://purl.org/zarr/spec/protocol/core/3"
-_NOT_GIVEN: Any = object()  # a document without a zarr_format member
+# the entry points of the 2022 draft's two dialects (zarr-python 2's and the editor's)
+_DRAFT_URIS = ("https://purl.org/zarr/spec/protocol/core/3", "https://purl.org/zarr/spec/core/3")
+_ENTRY_POINT_BYTES = 1 << 20  # more than any draft entry point holds
 
 
 def candidate_keys(path: str, *, draft: bool = True) -> list[str]:
@@ -123,22 +124,32 @@ class UnreadableNode:
         store.erase_prefix(f"{self.path}/" if self.path else "")
 
 
-def find(store: Store, path: str, installed: Sequence[str] = ()) -> UnreadableNode | None:
-    """The first document at :func:`candidate_keys`, or ``None`` where there is none. The
-    caller asks only where no installed format (``installed`` names them, for the errors)
-    found a node: whatever is there, none reads it. One batched read; the 2022 draft's
-    keys are asked for only below a root whose ``zarr.json`` is a draft entry point (at
-    the root that entry point is what is found; some stores refuse keys of the draft's
-    shape: Icechunk's)."""
+def find(store: Store, path: str, installed: Sequence[str] = (),
+         working: Callable[[str], bool] = lambda name: False) -> UnreadableNode | None:
+    """The first document at :func:`candidate_keys` that no working format reads, or
+    ``None`` where there is none. The caller asks only where no installed format
+    (``installed`` names them, for the errors) found a node; a document whose reader is
+    installed and ``working(name)`` (loaded, not failed in this process) is that format's
+    and no node (the 2022 draft's entry point of an empty hierarchy). One batched read;
+    the 2022 draft's keys are asked for only below a root whose ``zarr.json`` is a draft
+    entry point (at the root that entry point is what is found; some stores refuse keys
+    of the draft's shape: Icechunk's)."""
     keys = candidate_keys(path, draft=bool(path) and _draft_entry_point(store.get("zarr.json")))
     for key, value in zip(keys, store.get_many([(key, None) for key in keys])):
         if value is not None:
-            return _described(path, key, value, tuple(installed))
+            found = _described(path, key, value, tuple(installed))
+            if found.reader is None or not working(found.reader):
+                return found
     return None
 
 
 def _draft_entry_point(value: bytes | None) -> bool:
-    if value is None:
+    """Is ``value`` (the root ``zarr.json``) a 2022 draft entry point? Such documents are
+    small and name a draft URI: a large root (a v3 group with its consolidated view) is
+    not parsed to find out."""
+    if value is None or len(value) > _ENTRY_POINT_BYTES:
+        return False
+    if not any(uri.encode() in value for uri in _DRAFT_URIS):
         return False
     document, _ = _parsed(value)
     return document is not None and _reader("zarr.json", "zarr.json",

@@ -14,7 +14,7 @@ import fsspec  # noqa: E402
 import zarrforge as zf
 from zarrforge.errors import StoreError
 from zarrforge_fsspec import FsspecStore
-from zarrforge_fsspec.faults import is_invalid_range, is_transient
+from zarrforge_fsspec.faults import is_invalid_range, is_refused, is_transient
 
 FAST = {"max_retries": 2, "retry_backoff": 0.01, "retry_max_backoff": 0.05}
 
@@ -40,16 +40,17 @@ def count_calls(monkeypatch, store, name="_cat_file"):
     return calls
 
 
-def test_connection_refused_is_retried_then_named(aws_env, closed_port, monkeypatch):
+def test_connection_refused_is_named_and_not_retried(aws_env, closed_port, monkeypatch):
+    # issue #41: a refused connection (nothing listens) was retried until the deadline
     store = s3_to(closed_port)
     calls = count_calls(monkeypatch, store)
     with pytest.raises(StoreError) as caught:
         store.get_many([("a/zarr.json", None), ("b", None)])
     error = caught.value
-    assert error.attempts == 3 and error.url in str(error)
+    assert error.attempts == 1 and error.url in str(error)
     assert error.key in ("a/zarr.json", "b") and f"s3://bucket/root/{error.key}" == error.url
-    assert "gave up after 3 attempts" in str(error)
-    assert 3 <= len(calls) <= 6  # 3 attempts of the failed key; the other one is cancelled
+    assert "connection was refused" in str(error) and "gave up" not in str(error)
+    assert 1 <= len(calls) <= 2  # one attempt of the failed key; the other one may be cancelled
 
 
 def test_unanswered_requests_time_out_then_fail(aws_env, black_hole, monkeypatch):
@@ -157,6 +158,12 @@ def test_classification():
     assert not is_transient(ValueError("bug"))
     assert is_invalid_range(translate_boto_error(client_error("InvalidRange", 416)))
     assert is_invalid_range(aiohttp.ClientResponseError(None, (), status=416))
+    # a refused connection is no transient fault: nothing listens there (issue #41)
+    refused = EndpointConnectionError(endpoint_url="http://127.0.0.1:1")
+    refused.__cause__ = ConnectionRefusedError(errno.ECONNREFUSED, "Connect call failed")
+    assert is_refused(refused) and not is_transient(refused)
+    assert not is_transient(OSError(errno.ECONNREFUSED, "refused"))
+    assert not is_refused(EndpointConnectionError(endpoint_url="http://127.0.0.1:1"))
 
 
 def test_settings_are_validated():

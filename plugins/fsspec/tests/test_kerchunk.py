@@ -10,6 +10,7 @@ references (the form virtualizarr writes) built from kerchunk's own chunk refere
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 
@@ -243,3 +244,112 @@ def test_the_default_policy_reads_remote_objects_and_files_beside_the_set(tmp_pa
     assert not in_memory.allows(str(tmp_path / "file.h5"))
     with pytest.raises(ValueError, match="reference_targets"):
         TargetPolicy(["ok", 3], None, None)
+
+
+# --- targets are checked where the filesystem layer reads them -------------------------------
+
+
+@pytest.fixture
+def beside_the_set(tmp_path, monkeypatch):
+    """A secret outside the set's directory ``refs/``; the working directory is the set's
+    directory (where a relative path would be below it), and ``~`` is ``tmp_path``."""
+    (tmp_path / "secret").write_bytes(b"SECRET")
+    (tmp_path / "refs").mkdir()
+    monkeypatch.chdir(tmp_path / "refs")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return tmp_path
+
+
+def _refused_and_never_opened(tmp_path, target: str, opened, read_path: str,
+                              refused: str = "may not read", **options) -> None:
+    fo = _hostile_set(tmp_path, target)
+    opened.clear()
+    array = zf.open_array("reference://", "a", storage_options={
+        "fo": fo, "remote_protocol": "file", **options})
+    with pytest.raises(zf.errors.StoreError, match=refused) as info:
+        array[...]
+    assert info.value.key == "a/0" and target in str(info.value)
+    assert os.path.realpath(fo) in opened  # the recording sees what is read
+    assert os.path.realpath(read_path) not in opened  # refused before it is opened
+
+
+@pytest.mark.parametrize("spelling", ["file:{path}", "file://{path}", "file://localhost{path}",
+                                      "local:{path}", "local://{path}"])
+def test_a_file_url_of_any_spelling_is_checked_where_it_is_read(beside_the_set, opened, spelling):
+    # before: "file:/abs" (one slash) was taken for the relative path "file:/abs" below the
+    # working directory, and fsspec, stripping "file:", read /abs. fsspec reads
+    # "file://localhost/abs" as the relative path "localhost/abs" (below the set's
+    # directory here: allowed, and missing), never /abs
+    tmp_path = beside_the_set
+    secret = str(tmp_path / "secret")
+    refused = "may not read" if "localhost" not in spelling else "may not read|cannot read"
+    _refused_and_never_opened(tmp_path, spelling.format(path=secret), opened, secret, refused)
+
+
+def test_a_home_relative_target_is_checked_where_it_is_read(beside_the_set, opened):
+    # before: "~/secret" was taken for the relative path "./~/secret"; fsspec expands "~"
+    tmp_path = beside_the_set
+    _refused_and_never_opened(tmp_path, "~/secret", opened, str(tmp_path / "secret"))
+    user = getpass.getuser()
+    target = f"~{user}/.zarrforge-no-such-file"
+    _refused_and_never_opened(tmp_path, target, opened, os.path.expanduser(target))
+
+
+def test_a_file_url_through_a_link_is_checked_where_the_link_points(beside_the_set, opened):
+    tmp_path = beside_the_set
+    os.symlink(tmp_path, tmp_path / "refs" / "up")  # below the set's directory, leading out
+    for target in (f"file:{tmp_path}/refs/up/secret", "up/secret", "./up/secret",
+                   f"file://{tmp_path}/refs/up/secret"):
+        _refused_and_never_opened(tmp_path, target, opened, str(tmp_path / "secret"))
+
+
+def test_a_relative_target_is_checked_where_fsspec_reads_it(tmp_path, monkeypatch, opened):
+    # fsspec reads a relative target below the working directory (not the set's), when
+    # it reads it: that is where it is checked, at every read. Before: the answer for
+    # the target was remembered, so after a chdir the same store read the other file
+    (tmp_path / "refs").mkdir()
+    (tmp_path / "refs" / "blob").write_bytes(b"\x01\x02\x03\x04")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "blob").write_bytes(b"SECRET..")
+    fo = _hostile_set(tmp_path, "blob")
+    monkeypatch.chdir(tmp_path / "refs")
+    array = zf.open_array("reference://", "a", storage_options={"fo": fo,
+                                                                "remote_protocol": "file"})
+    np.testing.assert_array_equal(array[...], [1, 2, 3, 4])
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    opened.clear()
+    with pytest.raises(zf.errors.StoreError, match="may not read") as info:
+        array[...]
+    assert f"read as 'file://{tmp_path}/elsewhere/blob'" in str(info.value)
+    assert os.path.realpath(tmp_path / "elsewhere" / "blob") not in opened
+    _refused_and_never_opened(tmp_path, "blob", opened, str(tmp_path / "elsewhere" / "blob"))
+
+
+def test_a_prefix_matches_whole_path_components(tmp_path, opened):
+    # before: reference_targets=["/data/allowed/"] admitted "/data/allowed2/secret": the
+    # prefix lost its "/" to realpath and was then compared as a string
+    for name, data in (("allowed", b"\x01\x02\x03\x04"), ("allowed2", b"SECRET..")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "blob").write_bytes(data)
+    os.symlink(tmp_path / "allowed2", tmp_path / "allowed" / "link")
+    inside, outside = tmp_path / "allowed" / "blob", tmp_path / "allowed2" / "blob"
+    for prefix in (f"{tmp_path}/allowed/", f"{tmp_path}/allowed", f"file://{tmp_path}/allowed/"):
+        for target in (str(outside), f"{tmp_path}/allowed/link/blob"):
+            _refused_and_never_opened(tmp_path, target, opened, str(outside),
+                                      reference_targets=[prefix])
+        fo = _hostile_set(tmp_path, str(inside))
+        np.testing.assert_array_equal(zf.open_array("reference://", "a", storage_options={
+            "fo": fo, "remote_protocol": "file", "reference_targets": [prefix]})[...],
+            [1, 2, 3, 4])
+
+
+def test_remote_prefixes_match_whole_path_components():
+    from zarrforge_fsspec.references import TargetPolicy
+
+    policy = TargetPolicy(["s3://bucket", "https://host/data/"], None, "s3")
+    assert policy.allows("s3://bucket/x.h5") and policy.allows("bucket/x.h5")  # remote_protocol
+    assert not policy.allows("s3://bucket2/x.h5") and not policy.allows("bucket-other/x")
+    assert policy.allows("https://host/data/x.nc") and not policy.allows("https://host/data2/x")
+    # a dot segment a server would resolve matches no prefix
+    assert not policy.allows("https://host/data/../secret")
+    assert not policy.allows("https://host/data/./x")

@@ -207,3 +207,25 @@ def test_a_shard_shortened_between_the_index_and_the_chunk_answer_reads_one_vers
     assert state["done"], "the shard was not replaced during the read"
     assert one_version_of(got, versions) == 2, got.tolist()
     index_cache.cache.clear()
+
+
+def test_reads_are_bounded_by_the_limit_of_the_key():
+    """Issue #41: a body over the key's limit is refused on its declared length, naming
+    the key and the setting: max_document_bytes for a document, max_chunk_bytes else."""
+    from zarrforge.abc.store import ByteRange
+    from zarrforge.errors import DocumentTooLargeError, ResourceLimitError
+
+    store = resolve_store("obstore+memory:///")
+    store.set("zarr.json", b"{" + b" " * 5000 + b"}")
+    store.set("c/0", bytes(5000))
+    with zf.config.set(max_document_bytes=4096, max_chunk_bytes=4096):
+        with pytest.raises(DocumentTooLargeError, match="declares 5002 bytes.*max_document_bytes"):
+            store.get("zarr.json")
+        for read in (lambda: store.get("c/0"), lambda: store.get("c/0", ByteRange(offset=10)),
+                     lambda: store.get_many([("c/0", None)]),
+                     lambda: store.get_ranges("c/0", [None])):
+            with pytest.raises(ResourceLimitError, match="'c/0' declares .*max_chunk_bytes"):
+                read()
+        assert store.get("c/0", ByteRange(offset=10, length=5)) == bytes(5)
+        assert store.get_ranges("c/0", [ByteRange(length=3)])[0] == [bytes(3)]
+    assert len(store.get("c/0")) == 5000

@@ -10,8 +10,8 @@ from .format import NO_FILL_VALUE, ArrayCreationSpec, ChunksUnderNode, Format
 from .metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
 from .memory_layout import MemoryLayout
 from .storage_transformer import ChunkKeys, StorageTransformer
-from .store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities, WrapperStore, validate_key,
-                    validate_prefix)
+from .store import (ABSENT, ByteRange, ListDirResult, ReadLimit, Store, StoreCapabilities, WrapperStore,
+                    is_document_key, read_limit, validate_key, validate_prefix)
 from .url_adapter import FormatSegment, PipelineState, Segment, URLAdapter
 
 __all__ = [
@@ -19,7 +19,7 @@ __all__ = [
     "BytesBytesCodec", "ChunkGrid", "ChunkKeyEncoding", "ChunkKeys", "ChunkSpec", "ChunksUnderNode",
     "Codec", "CodecKind", "DataType", "DimensionChunking", "Extension", "ExtensionEntry", "Format",
     "GroupMetadata", "ListDirResult", "MemoryLayout", "NO_FILL_VALUE", "NodeMetadata", "PartialCodec",
-    "RangeFetcher", "StorageTransformer", "Store", "StoreCapabilities", "SubdividedCodec",
-    "VersionedRangeFetcher", "WrapperStore", "validate_key", "validate_prefix",
+    "RangeFetcher", "ReadLimit", "StorageTransformer", "Store", "StoreCapabilities", "SubdividedCodec",
+    "VersionedRangeFetcher", "WrapperStore", "is_document_key", "read_limit", "validate_key", "validate_prefix",
     "FormatSegment", "PipelineState", "Segment", "URLAdapter",
 ]

@@ -16,11 +16,14 @@ a document it does not read on this path (an error above all) is left to that fu
 
 The same skipping lets a document over ``config.max_document_bytes`` be read when
 what is over is one member set aside (a consolidated view): the rest is checked
-against the limit, and the member is kept unread.
+against the limit, and the member is kept unread. That is measured in the bytes,
+before anything is decoded or copied, so refusing a document over the limit for any
+other reason costs a scan of it, not a copy (issue #41).
 """
 
 from __future__ import annotations
 
+import codecs
 import functools
 import json
 import re
@@ -235,6 +238,20 @@ def _container_end(text: str, data: bytes, start: int) -> int:
     return byte_end - int(np.count_nonzero((codes & 0xC0) == 0x80))  # continuation bytes
 
 
+def _is_utf8(data: bytes, piece: int = 1 << 20) -> bool:
+    """Is ``data`` valid UTF-8? Decoded a piece at a time, so that no text of the whole
+    is ever built."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for offset in range(0, len(data), piece):
+            decoder.decode(view[offset:offset + piece])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
                    limit: int) -> dict[str, Any]:
     """The document over the size limit read with the top-level ``member`` set aside
@@ -242,16 +259,19 @@ def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
     too_large = functools.partial(check_size, len(data), key=key, writing=False)
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
+    # Measured in the bytes first, without decoding or copying them: a document that is
+    # over the limit for another reason than the member is refused at the cost of a scan
     try:
-        data.decode("utf-8")  # checked whole: the member set aside is written back as read
         start = _member_value(data, 0, member)
         end = _value_end(data, start)
-    except (Unusual, UnicodeDecodeError, IndexError):
+    except (Unusual, IndexError):
         too_large()
         raise AssertionError("unreachable")  # pragma: no cover
-    rest = data[:start] + b"null" + data[end:]
-    if len(rest) > limit:
+    if len(data) - (end - start) + len(b"null") > limit:
         too_large()
+    if not _is_utf8(data):  # checked whole: the member set aside is written back as read
+        too_large()
+    rest = data[:start] + b"null" + data[end:]
     document = load_document(rest, key=key, allow_nan=allow_nan)
     if document.get(member, 0) is not None:  # the null put in its place is not where it was
         too_large()

@@ -2,12 +2,20 @@
 
 * :func:`is_missing`: the key does not exist (``FileNotFoundError`` and the
   directory errors a path-based filesystem raises for a key that is a
-  prefix). Reads answer ``None``; never retried.
+  prefix). Reads answer ``None``; never retried. A missing *bucket*
+  (:func:`missing_bucket`: S3's ``NoSuchBucket``, which s3fs also reports as a
+  ``FileNotFoundError``) is no missing key: every operation fails with a
+  StoreError naming the bucket and the URL, so that opening a node there does not
+  say "no array or group".
 * :func:`is_invalid_range`: the server refused a byte range because it starts
   at or past the end of the value (HTTP 416, S3 ``InvalidRange``). Reads
   answer ``b""``; never retried.
+* :func:`is_refused`: the endpoint refused the connection (nothing listens at
+  its address: a wrong ``endpoint_url`` or port, a server that is not running).
+  Never retried, by the store or by botocore (:func:`end_botocore_retries_on_refusal`),
+  so it is reported at once rather than as a missed deadline.
 * :func:`is_transient`: worth trying again: timeouts (ours and the
-  backend's), connection failures (refused, reset, closed, DNS), throttling
+  backend's), connection failures (reset, closed, DNS), throttling
   and server-side faults (HTTP 408/429/500/502/503/504, S3 ``SlowDown`` and
   the other throttling codes). The exception and its causes are inspected
   without importing any backend library: classes are matched by name so
@@ -17,10 +25,14 @@
   exponential backoff of :class:`~zarrforge_fsspec.options.StoreSettings`
   and raise :class:`GaveUp` (carrying the last error and the number of
   attempts) when the request cannot succeed.
+* A :class:`~zarrforge.errors.ZarrforgeError` a request raises (a read refused by
+  its limit: :mod:`zarrforge.abc.store`, "Bounded reads") is an answer, not a fault:
+  raised as it is, never retried nor wrapped.
 * :func:`store_error` turns a :class:`GaveUp` into the
   :class:`~zarrforge.errors.StoreError` users see, naming the operation, the
-  key and the URL. The error keeps ``key``, ``url`` and ``attempts``
-  attributes and chains the backend's exception as its cause.
+  key and the URL (and, for a refused connection, the refusal and the address
+  that refused). The error keeps ``key``, ``url`` and ``attempts`` attributes and
+  chains the backend's exception as its cause.
 """
 
 from __future__ import annotations
@@ -28,9 +40,9 @@ from __future__ import annotations
 import asyncio
 import errno
 import time
-from typing import Awaitable, Callable, Iterator, TypeVar
+from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
-from zarrforge.errors import StoreError
+from zarrforge.errors import StoreError, ZarrforgeError
 
 from .options import StoreSettings
 
@@ -108,8 +120,23 @@ def _text(exc: BaseException) -> str:
         return repr(exc)
 
 
+def missing_bucket(exc: BaseException) -> str | None:
+    """The bucket (or container) that does not exist, when the service said so (S3's
+    ``NoSuchBucket``, which s3fs turns into a ``FileNotFoundError``); ``""`` when it said
+    so without naming it; else ``None``."""
+    for link in _chain(exc):
+        if _error_code(link) in ("NoSuchBucket", "ContainerNotFound"):
+            response = getattr(link, "response", None)
+            name = response.get("Error", {}).get("BucketName") if isinstance(response, dict) \
+                else None
+            return str(name) if name else ""
+    return None
+
+
 def is_missing(exc: BaseException) -> bool:
-    return isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError))
+    """The key does not exist (not: its bucket does not, :func:`missing_bucket`)."""
+    return (isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError))
+            and missing_bucket(exc) is None)
 
 
 def is_invalid_range(exc: BaseException) -> bool:
@@ -119,9 +146,45 @@ def is_invalid_range(exc: BaseException) -> bool:
     return False
 
 
+def is_refused(exc: BaseException) -> bool:
+    """Whether the endpoint refused the connection (``ECONNREFUSED`` anywhere in the chain:
+    aiohttp's ``ClientConnectorError``, botocore's ``EndpointConnectionError`` wrapping it)."""
+    for link in _chain(exc):
+        if isinstance(link, ConnectionRefusedError):
+            return True
+        if isinstance(link, OSError) and link.errno == errno.ECONNREFUSED:
+            return True
+    return False
+
+
+def refused_address(exc: BaseException) -> str | None:
+    """The address that refused the connection, where the exceptions tell it: the
+    endpoint URL botocore names, else aiohttp's host and port."""
+    for link in _chain(exc):
+        kwargs = getattr(link, "kwargs", None)
+        if isinstance(kwargs, dict) and isinstance(kwargs.get("endpoint_url"), str):
+            return kwargs["endpoint_url"]
+    for link in _chain(exc):
+        host, port = getattr(link, "host", None), getattr(link, "port", None)
+        if isinstance(host, str) and isinstance(port, int):
+            return f"{host}:{port}"
+    return None
+
+
+def end_botocore_retries_on_refusal(caught_exception: BaseException | None = None,
+                                    **_: Any) -> None:
+    """A botocore ``needs-retry`` handler (registered first) that ends botocore's own
+    retries of a refused connection by raising it: botocore would otherwise try a
+    refused endpoint five times with growing pauses, about 5 s per request."""
+    if caught_exception is not None and is_refused(caught_exception):
+        raise caught_exception
+
+
 def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError,
                         NotADirectoryError)):
+        return False
+    if is_refused(exc):
         return False
     for link in _chain(exc):
         if isinstance(link, (TimeoutError, ConnectionError)):
@@ -161,6 +224,8 @@ async def retry_async(settings: StoreSettings, request: Callable[[], Awaitable[T
     for attempt in range(1, settings.attempts + 1):
         try:
             return await request()
+        except ZarrforgeError:
+            raise  # an answer zarrforge made (a read refused by its limit): never retried
         except Exception as exc:  # noqa: BLE001 - classified below
             if isinstance(exc, DeadlineExceeded):
                 raise GaveUp(exc, attempt, True) from exc
@@ -178,6 +243,8 @@ def retry_sync(settings: StoreSettings, request: Callable[[], T]) -> T:
     for attempt in range(1, settings.attempts + 1):
         try:
             return request()
+        except ZarrforgeError:
+            raise  # an answer zarrforge made (a read refused by its limit): never retried
         except Exception as exc:  # noqa: BLE001 - classified below
             transient = is_transient(exc)
             if not transient or attempt == settings.attempts:
@@ -191,7 +258,18 @@ def store_error(failure: GaveUp, *, operation: str, key: str, url: str) -> Store
     error = failure.error
     text = _text(error)
     detail = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    if failure.transient:
+    bucket = missing_bucket(error)
+    if bucket is not None:
+        named = f"the bucket {bucket!r}" if bucket else "its bucket"
+        reason = (f"{named} does not exist ({detail}); check the bucket's name in the URL "
+                  "(and the endpoint), or create the bucket")
+    elif is_refused(error):
+        address = refused_address(error)
+        by = f" by {address}" if address else ""
+        reason = (f"the connection was refused{by} ({detail}): nothing accepts connections "
+                  "at that address; check the endpoint (storage option endpoint_url) and "
+                  "that its server is running")
+    elif failure.transient:
         tries = "attempt" if failure.attempts == 1 else "attempts"
         reason = f"gave up after {failure.attempts} {tries}, last error {detail}"
     else:

@@ -43,15 +43,48 @@ takes these names out and hands everything else to fsspec unchanged:
 
 These retries sit on top of any the filesystem makes itself (botocore and
 s3fs retry some faults on their own); see docs/stores.md.
+
+**Unknown options** (:func:`check_filesystem_options`) are refused when the store is
+opened, with a :class:`~zarrforge.errors.StoreError` naming the option, the protocol,
+the closest valid name and the valid ones, instead of a ``TypeError`` from deep inside
+at the first request (``AioSession.__init__() got an unexpected keyword argument``). The
+valid names are the parameters of the filesystem class's ``__init__`` (and of its base
+classes', as long as each passes ``**kwargs`` on), fsspec's own (instance and listings
+caches), and, for the filesystems whose ``**kwargs`` go on to another library
+(:data:`PASS_THROUGH`: s3fs to aiobotocore's session, HTTP to aiohttp's requests, sftp to
+paramiko's ``connect``), that library's parameters. For other filesystems, whose extra
+keyword arguments cannot be told apart, a ``TypeError`` naming one of the options while
+the filesystem is made is turned into the same error.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import importlib
+import inspect
 import random
-from typing import Any
+import re
+from typing import Any, Callable
 
 from .references import check_setting
+
+# fsspec's own options, taken by every filesystem: the instance cache (its metaclass) and
+# the listings cache (DirCache)
+FSSPEC_OPTIONS = frozenset({"skip_instance_cache", "use_listings_cache", "listings_expiry_time",
+                            "max_paths"})
+# filesystem class (module, qualified name) -> where its **kwargs go (module, qualified name
+# of a callable whose parameters are then the valid extra options)
+# of a callable whose parameters are then the valid extra options, and how many of its
+# leading parameters are no options: self, aiohttp's method and URL, paramiko's host)
+PASS_THROUGH: dict[tuple[str, str], tuple[str, str, int]] = {
+    ("s3fs.core", "S3FileSystem"): ("aiobotocore.session", "AioSession.__init__", 1),
+    ("fsspec.implementations.http", "HTTPFileSystem"): ("aiohttp", "ClientSession._request", 3),
+    ("fsspec.implementations.sftp", "SFTPFileSystem"): ("paramiko", "SSHClient.connect", 2),
+}
+# fsspec's base classes: what reaches them is kept or dropped, never refused
+_BASES = frozenset({("fsspec.spec", "AbstractFileSystem"), ("fsspec.asyn", "AsyncFileSystem")})
+_UNEXPECTED = re.compile(r"unexpected keyword argument '([^']+)'")
 
 NAMES = ("concurrency", "max_retries", "retry_backoff", "retry_max_backoff", "request_timeout",
          "deadline", "conditional_writes", "reference_targets")
@@ -109,3 +142,82 @@ def split_options(options: dict[str, Any]) -> tuple[StoreSettings, dict[str, Any
     mine = {name: options[name] for name in NAMES if name in options}
     rest = {name: value for name, value in options.items() if name not in NAMES}
     return StoreSettings(**mine), rest
+
+
+def _keywords(function: Callable[..., Any], positional: int = 0) -> tuple[set[str], bool]:
+    """The names ``function`` takes by keyword (after its first ``positional``
+    parameters, ``self`` counted), and whether it takes ``**kwargs``."""
+    parameters = list(inspect.signature(function).parameters.values())[positional:]
+    names = {p.name for p in parameters
+             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return names, any(p.kind == p.VAR_KEYWORD for p in parameters)
+
+
+def _resolve(module: str, qualified: str) -> Callable[..., Any] | None:
+    try:
+        target: Any = importlib.import_module(module)
+    except ImportError:
+        return None
+    for part in qualified.split("."):
+        target = getattr(target, part, None)
+    return target if callable(target) else None
+
+
+def valid_filesystem_options(fs_class: type) -> frozenset[str] | None:
+    """The options ``fs_class`` accepts, or ``None`` when that cannot be told: a class
+    outside fsspec takes ``**kwargs`` that :data:`PASS_THROUGH` does not follow."""
+    names = set(FSSPEC_OPTIONS)
+    for klass in fs_class.__mro__:
+        init = klass.__dict__.get("__init__")
+        if klass is object or init is None:
+            continue
+        key = (klass.__module__, klass.__qualname__)
+        taken, open_ended = _keywords(init, 1)  # after self
+        names |= taken
+        if key in _BASES:
+            continue  # AsyncFileSystem's loop and batch_size; the rest is kept, not used
+        if key in PASS_THROUGH:
+            module, qualified, skip = PASS_THROUGH[key]
+            target = _resolve(module, qualified)
+            if target is None:
+                return None
+            passed, rest = _keywords(target, skip)
+            return None if rest else frozenset(names | passed)
+        if not open_ended:
+            return frozenset(names)
+        if klass.__module__.partition(".")[0] != "fsspec":
+            return None  # a third party's **kwargs: where they go cannot be told
+    return frozenset(names)
+
+
+def unknown_option_error(protocol: str, url: str, option: str,
+                         valid: frozenset[str] | None) -> ValueError:
+    """The message for ``option``, which the ``protocol`` filesystem does not take."""
+    settings = ", ".join(NAMES)
+    if valid is None:
+        return ValueError(f"unknown storage option {option!r} for the {protocol!r} store at "
+                          f"{url!r}: its filesystem does not take it (the store's own "
+                          f"settings are {settings})")
+    everything = sorted(valid | set(NAMES))
+    close = difflib.get_close_matches(option, everything, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ValueError(f"unknown storage option {option!r} for the {protocol!r} store at "
+                      f"{url!r}{hint}; valid: {', '.join(repr(n) for n in everything)}")
+
+
+def check_filesystem_options(protocol: str, url: str, fs_class: type,
+                             options: dict[str, Any]) -> None:
+    """Refuse the first option of ``options`` (the filesystem's, the store settings taken
+    out) that ``fs_class`` does not accept, where that can be told."""
+    valid = valid_filesystem_options(fs_class)
+    if valid is None:
+        return
+    for option in sorted(options):
+        if option not in valid:
+            raise unknown_option_error(protocol, url, option, valid)
+
+
+def unexpected_option(exc: BaseException, options: dict[str, Any]) -> str | None:
+    """The option of ``options`` a ``TypeError`` says was unexpected, if it names one."""
+    match = _UNEXPECTED.search(str(exc)) if isinstance(exc, TypeError) else None
+    return match.group(1) if match and match.group(1) in options else None

@@ -51,11 +51,12 @@ import threading
 import uuid
 from typing import Any
 
-from zarrforge.abc.store import ABSENT
+from zarrforge.abc.store import ABSENT, read_limit
 from zarrforge.errors import ConflictError
 from zarrforge.plugin_api import versions
 
-from .faults import GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing
+from .faults import (GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing,
+                     is_refused)
 
 CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
 _probed: dict[tuple[Any, str], bool] = {}
@@ -105,6 +106,7 @@ class S3Conditions:
         ``(None, ABSENT, None)`` when missing, and ``(b"", PastEnd(offset), None)`` for a
         range starting at or past the end (S3's ``416`` names no ETag)."""
         bucket, path = self._location(key)
+        bound = read_limit(key)
         options: dict[str, Any] = {}
         if byte_range is not None:
             if byte_range.offset is None:
@@ -130,7 +132,17 @@ class S3Conditions:
                 raise
             body = answer["Body"]
             try:
-                data = await body.read()
+                # bounded (zarrforge.abc.store, "Bounded reads"): refused on the declared
+                # ContentLength before reading, else once what came passes the limit
+                declared = answer.get("ContentLength")
+                if declared is not None:
+                    bound.check(declared, declared=True)
+                collected = bound.collector()
+                while True:
+                    piece = await body.read(collected.room())
+                    if not piece or collected.add(piece):
+                        break
+                data = collected.value()
             finally:
                 body.close()
             return data, answer["ETag"], _object_size(answer, len(data))
@@ -278,7 +290,7 @@ class S3Conditions:
             except GaveUp as failure:
                 if is_conflict(failure.error):
                     return True
-                if failure.transient:
+                if failure.transient or is_refused(failure.error):  # no answer at all
                     raise self.store._fail(
                         failure, "ask the server whether it honours conditional writes "
                         "(If-Match) with", key) from failure.error

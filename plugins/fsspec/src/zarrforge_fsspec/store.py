@@ -14,7 +14,8 @@
 * **Missing keys** read as ``None`` (the filesystem's ``FileNotFoundError``);
   a byte range starting at or past the end of a value reads as ``b""``.
 * **Faults.** Timeouts, connection errors and throttling are retried with
-  bounded exponential backoff (``max_retries``, ``retry_backoff``,
+  bounded exponential backoff (a refused connection is not: nothing listens at the
+  endpoint, and the StoreError says so at once) (``max_retries``, ``retry_backoff``,
   ``retry_max_backoff``; ``request_timeout`` bounds each attempt); a request
   that still fails, or fails for another reason, raises
   :class:`~zarrforge.errors.StoreError` naming the operation, the key and its
@@ -43,6 +44,17 @@
 * **HTTP(S)** stores are read-only and cannot list (plain HTTP has no
   listing): ``list_prefix``/``list_dir`` raise ``StoreError`` explaining
   that; a hierarchy with consolidated metadata is listable through it.
+* **Bounded reads** (:mod:`zarrforge.abc.store`, "Bounded reads"): no read holds
+  more than :func:`~zarrforge.abc.store.read_limit` of its key and one piece
+  (``config.max_document_bytes`` for a metadata document, ``config.max_chunk_bytes``
+  for anything else). An HTTP body (and an S3 ``GetObject`` body) is read in pieces
+  and refused on its declared length before reading, else as soon as it passes the
+  limit, so a body that never ends costs the limit, not the machine's memory; a
+  local file is refused on its size before reading; any other filesystem is asked for
+  at most the limit and one byte (a read to the end of a value becomes a range
+  ending there). The refusal is :class:`~zarrforge.errors.DocumentTooLargeError` or
+  :class:`~zarrforge.errors.ResourceLimitError` naming the key and the setting, never
+  retried nor wrapped in a ``StoreError``.
 * ``read_only`` stores refuse every write (base class). ``close()`` does not
   close the filesystem, which fsspec shares between stores. Stores pickle
   (for process pools) when their filesystem does.
@@ -66,15 +78,16 @@ import fsspec
 import fsspec.asyn
 import fsspec.core
 
-from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                 validate_key, validate_prefix)
+from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, ReadLimit, Store,
+                                 StoreCapabilities, read_limit, validate_key, validate_prefix)
 from zarrforge.errors import InvalidPathError, StoreError
 from zarrforge.plugin_api import versions
 
 from .extras import missing_package
-from .faults import (DeadlineExceeded, GaveUp, is_invalid_range, is_missing, is_transient,
-                     retry_async, retry_sync, store_error)
-from .options import StoreSettings, split_options
+from .faults import (DeadlineExceeded, GaveUp, end_botocore_retries_on_refusal, is_invalid_range,
+                     is_missing, is_transient, retry_async, retry_sync, store_error)
+from .options import (StoreSettings, check_filesystem_options, split_options, unexpected_option,
+                      unknown_option_error)
 from .references import TargetPolicy
 from .s3_conditional import S3Conditions
 
@@ -165,6 +178,7 @@ class FsspecStore(Store):
             writable=not fixed, listable=not self._http, partial_reads=True,
             atomic_writes=self._object_store or self._local)
         s3 = bool(self.protocols & S3) and hasattr(fs, "_call_s3")
+        self._botocore = s3 and hasattr(fs, "set_session")
         self._conditions = S3Conditions(self, TEMP_PREFIX) if s3 else None
         # ranges of one version: S3 answers each GetObject with the version's ETag, an
         # HTTP server with a validator (ETag or Last-Modified); a local file renamed over
@@ -186,7 +200,8 @@ class FsspecStore(Store):
         if "reference" in self.protocols:
             self._targets = TargetPolicy(self.settings.reference_targets,
                                          fs.storage_options.get("fo"),
-                                         fs.storage_options.get("remote_protocol"))
+                                         fs.storage_options.get("remote_protocol"),
+                                         getattr(fs, "fss", None))  # who reads each target
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "FsspecStore":
@@ -199,6 +214,17 @@ class FsspecStore(Store):
             config = dict(fs_options.get("config_kwargs") or {})
             config.setdefault("max_pool_connections", settings.concurrency)
             fs_options = {**fs_options, "config_kwargs": config}
+        protocol = target.split("://", 1)[0].lower()
+        if "::" not in target:  # a chain's options are keyed by protocol: fsspec sorts them
+            try:
+                fs_class = fsspec.get_filesystem_class(protocol)
+            except (ValueError, ImportError):
+                pass  # url_to_fs says what is missing, below
+            else:
+                try:
+                    check_filesystem_options(protocol, target, fs_class, fs_options)
+                except ValueError as exc:
+                    raise StoreError(str(exc), url=target) from None
         started = time.monotonic()
         try:
             fs, path = _made_within(settings.deadline, target,
@@ -206,6 +232,10 @@ class FsspecStore(Store):
         except StoreError:
             raise
         except (ValueError, TypeError) as exc:
+            option = unexpected_option(exc, fs_options)
+            if option is not None:
+                raise StoreError(str(unknown_option_error(protocol, target, option, None)),
+                                 url=target) from exc
             if target.split("://", 1)[0] == "reference":
                 # a reference set without fo, malformed JSON, an unknown version: all the
                 # user's input, told as such
@@ -224,6 +254,23 @@ class FsspecStore(Store):
             # an unreachable service fails once, within it, not once per phase
             store._first_contact_ends = started + settings.deadline
         return store
+
+    def open_for_reading(self, key: str = "") -> Any:
+        """A file object reading ``key`` (``""``: the file the store's root names, such as
+        a zip archive). A missing file raises ``FileNotFoundError``; any other failure of
+        the filesystem (network, credentials, a refused connection) a StoreError naming
+        the URL (the first request makes no retries: a file object reads on its own)."""
+        target = "/".join(p for p in (self.root, key) if p)
+        url = self._url_of(key) if key else self.url
+        try:
+            if self._botocore:
+                self._run(self._botocore_ready)
+            return self.fs.open(target, "rb")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the filesystem's failure, named below
+            raise store_error(GaveUp(exc, 1, is_transient(exc)), operation="open",
+                              key=key or target, url=url) from exc
 
     def local_directory(self) -> str | None:
         return os.path.abspath(self.root) if self._local else None
@@ -306,6 +353,14 @@ class FsspecStore(Store):
                     self.settings.concurrency)
             return semaphore
 
+    async def _botocore_ready(self) -> None:
+        """On S3: the filesystem's botocore client exists and ends its own retries of a
+        refused connection (registered once per client: botocore keeps one handler per
+        ``unique_id``; s3fs makes a new client when its sessions were closed)."""
+        client = getattr(self.fs, "_s3", None) or await self.fs.set_session()
+        client.meta.events.register_first("needs-retry.s3", end_botocore_retries_on_refusal,
+                                          unique_id="zarrforge-refused-not-retried")
+
     async def _request(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """One request: bounded by the semaphore per attempt, retried, timed. Its attempts
         (the filesystem's own retries inside them included) and the pauses between them
@@ -314,6 +369,12 @@ class FsspecStore(Store):
         semaphore = self._semaphore()
         settings = self.settings
         ends: list[float] = []  # when the request's time is up (set at its first attempt)
+
+        async def prepared() -> Any:
+            await self._botocore_ready()
+            return await make()
+
+        request = prepared if self._botocore else make
 
         async def attempt() -> Any:
             async with semaphore:
@@ -325,11 +386,12 @@ class FsspecStore(Store):
                 timeout = settings.request_timeout
                 if left is None or (timeout is not None and timeout < left):
                     # the attempt's own limit (if any) comes first: a timeout is retried
-                    return await (make() if timeout is None else asyncio.wait_for(make(), timeout))
+                    return await (request() if timeout is None
+                                  else asyncio.wait_for(request(), timeout))
                 if left <= 0:
                     raise DeadlineExceeded(settings.deadline)
                 try:
-                    return await asyncio.wait_for(make(), left)
+                    return await asyncio.wait_for(request(), left)
                 except asyncio.TimeoutError:
                     raise DeadlineExceeded(settings.deadline) from None
 
@@ -375,6 +437,19 @@ class FsspecStore(Store):
         return offset, None if length is None else offset + length
 
     @staticmethod
+    def _bounded(limits: tuple[int | None, int | None], bound: ReadLimit
+                 ) -> tuple[int | None, int | None]:
+        """``limits`` cut at one byte past ``bound`` (module docstring, "Bounded reads"):
+        a read to the end of the value asks for at most the limit and one byte, which
+        proves a value over the limit without holding more. A suffix asks for its
+        length, a range with an end for that range."""
+        start, end = limits
+        if bound.limit is None or end is not None or (start is not None and start < 0):
+            return start, end
+        start = start or 0
+        return start, start + bound.limit + 1
+
+    @staticmethod
     def _trim(data: bytes, byte_range: ByteRange | None) -> bytes:
         """Cut a whole value a server sent back instead of the range asked for."""
         if byte_range is None or byte_range.length is None or len(data) <= byte_range.length:
@@ -398,7 +473,11 @@ class FsspecStore(Store):
         limits = self._limits(byte_range)
         if limits is None:  # an empty range: only existence matters
             return b"" if await self._exists_async(key) else None
-        start, end = limits
+        if self._http:  # the body read in pieces, bounded (fsspec's _cat_file reads it whole)
+            data, _ = await self._http_range(key, byte_range)
+            return data
+        bound = read_limit(key)
+        start, end = self._bounded(limits, bound)
 
         async def fetch() -> bytes | None:
             try:
@@ -406,15 +485,18 @@ class FsspecStore(Store):
             except Exception as exc:
                 if is_missing(exc):
                     return None
-                if byte_range is not None and is_invalid_range(exc):
-                    return b""
+                if (start, end) != (None, None) and is_invalid_range(exc):
+                    return b""  # a range past the end (a capped whole read: an empty value)
                 raise
 
         try:
             data = await self._request(fetch)
         except GaveUp as failure:
             raise self._fail(failure, "read", key) from failure.error
-        return None if data is None else self._trim(bytes(data), byte_range)
+        if data is None:
+            return None
+        bound.check(len(data))
+        return self._trim(bytes(data), byte_range)
 
     def _get_many_sync(self, requests: Sequence[tuple[str, ByteRange | None]]
                        ) -> list[bytes | None]:
@@ -428,23 +510,26 @@ class FsspecStore(Store):
         if self._targets is not None:
             for i in todo:
                 self._check_target(requests[i][0], self._path(requests[i][0]))
+        bounds = {i: read_limit(requests[i][0]) for i in todo}
         attempt = 1
         while todo:
             paths = [self._path(requests[i][0]) for i in todo]
-            limits = [self._limits(requests[i][1]) for i in todo]
+            limits = [self._bounded(self._limits(requests[i][1]), bounds[i])  # type: ignore[arg-type]
+                      for i in todo]
             try:
                 answers = self.fs.cat_ranges(paths, [lim[0] for lim in limits],
                                              [lim[1] for lim in limits], on_error="return")
             except Exception as exc:  # noqa: BLE001 - the whole call failed
                 answers = [exc] * len(todo)
             retry = []
-            for i, answer in zip(todo, answers):
+            for i, answer, (start, end) in zip(todo, answers, limits):
                 key, byte_range = requests[i]
                 if not isinstance(answer, BaseException):
+                    bounds[i].check(len(answer))
                     results[i] = self._trim(bytes(answer), byte_range)
                 elif is_missing(answer):
                     results[i] = None
-                elif byte_range is not None and is_invalid_range(answer):
+                elif (start, end) != (None, None) and is_invalid_range(answer):
                     results[i] = b""
                 else:
                     transient = is_transient(answer)
@@ -675,6 +760,8 @@ class FsspecStore(Store):
         options = {**self.fs.kwargs, "headers": headers}
         past_end = versions.PastEnd(start if start is not None and start > 0 else 0)
 
+        bound = read_limit(key)
+
         async def get() -> tuple[bytes | None, Any, int | None]:
             session = await self.fs.set_session()
             async with session.get(self.fs.encode_url(url), **options) as answer:
@@ -682,18 +769,21 @@ class FsspecStore(Store):
                     return None, ABSENT, None
                 if answer.status == 416:
                     return b"", past_end, None
-                data = await answer.read()
                 self.fs._raise_not_found_for_status(answer, url)
+                ranged = answer.status == 206 and byte_range is not None
+                data = await self._http_body(answer, bound, byte_range, ranged)
                 etag = answer.headers.get("ETag")
                 validator = (("etag", etag) if etag and not etag.startswith("W/")
                              else ("modified", answer.headers.get("Last-Modified")))
                 if validator[1] is None:
                     validator = None
-                size: int | None = len(data)
+                size: int | None = None
                 if answer.status == 206:
                     total = (answer.headers.get("Content-Range") or "").rpartition("/")[2]
                     size = int(total) if total.isdigit() else None
-                elif byte_range is not None:  # 200: the range was ignored
+                elif byte_range is None or byte_range.length is None:
+                    size = len(data)  # the whole value was read
+                if not ranged and byte_range is not None:  # the range was ignored
                     data = data[byte_range.slice_of(len(data))]
                 return data, validator, size
 
@@ -701,6 +791,28 @@ class FsspecStore(Store):
             return await self._request(get)
         except GaveUp as failure:
             raise self._fail(failure, "read", key) from failure.error
+
+    @staticmethod
+    async def _http_body(answer: Any, bound: ReadLimit, byte_range: ByteRange | None,
+                         ranged: bool) -> bytes:
+        """The body of an HTTP answer, read in pieces under ``bound`` (module docstring,
+        "Bounded reads"): refused on its Content-Length before reading, else as soon as
+        what came passes the limit. A range answered as asked needs its length; one the
+        server ignored (the whole value) needs the bytes up to the range's end."""
+        wanted = None
+        if byte_range is not None and byte_range.length is not None:
+            if ranged:
+                wanted = byte_range.length
+            elif byte_range.offset is not None:
+                wanted = byte_range.offset + byte_range.length
+        declared = answer.content_length  # None for a body of unknown length
+        if declared is not None and (wanted is None or wanted > declared):
+            bound.check(declared, declared=True)
+        body = bound.collector(wanted=wanted)
+        while True:
+            piece = await answer.content.read(body.room())
+            if not piece or body.add(piece):
+                return body.value()
 
     async def _http_ranges(self, key: str, ranges: list[ByteRange | None],
                            if_generation: Any) -> tuple[list[bytes] | None, Any]:
@@ -744,9 +856,11 @@ class FsspecStore(Store):
                 status = os.fstat(file.fileno())
                 generation = (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
                 answers: list[tuple[bytes | None, Any]] = []
+                bound = read_limit(key)
                 for byte_range in ranges:
                     window = (slice(0, status.st_size) if byte_range is None
                               else byte_range.slice_of(status.st_size))
+                    bound.check(window.stop - window.start, declared=True)  # before reading
                     file.seek(window.start)
                     answers.append((file.read(window.stop - window.start), generation))
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):

@@ -11,6 +11,8 @@ settings). This module adds one segment:
   the base store stands on (``file:/d/data.zip|zip:``, ``s3://b/data.zip|zip:``);
   otherwise the key at the base path (``file:/d|zip:...`` is not that: name the
   file, ``file:/d/data.zip|zip:``; ``...|zip:outer/inner.zip|zip:`` is).
+  A remote archive that cannot be reached (network, credentials, a refused connection)
+  is a StoreError naming its URL.
   A local archive (on a ``file:`` root, or a bare path) can be written, once,
   like :class:`~zarrforge_fsspec.zip.ZipStore` (created when missing); an archive
   on a remote filesystem or held as a key of another store (an archive in an
@@ -69,8 +71,7 @@ class ZipAdapter(URLAdapter):
         store = base.store
         try:
             if isinstance(store, FsspecStore):
-                target = "/".join(p for p in (store.root, base.path) if p)
-                handle = store.fs.open(target, "rb")
+                handle = store.open_for_reading(base.path)  # failures: StoreError naming it
             elif base.path:
                 value = store.get(base.path)
                 if value is None:
@@ -86,7 +87,10 @@ class ZipAdapter(URLAdapter):
             handle.seek(0)
         except (FileNotFoundError, IsADirectoryError):
             raise segment.error(f"no zip archive at {where}") from None
+        except StoreError:
+            raise
         except OSError as exc:
-            raise StoreError(f"cannot read the zip archive at {where}: {exc}") from exc
+            raise StoreError(f"cannot read the zip archive at {where}: {exc}",
+                             url=base.url) from exc
         return _Archive(base.url, writable=False, compression=zipfile.ZIP_STORED,
                         remote_file=handle)

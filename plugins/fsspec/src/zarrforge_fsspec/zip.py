@@ -29,6 +29,16 @@
   archive are serialised.
 * Ranges of one version (``get_ranges``): a member never changes once written,
   so any read is of its one version; its generation is its place in the archive.
+* Bounded reads (:mod:`zarrforge.abc.store`, "Bounded reads"): a member is inflated
+  only if what a read asks of it (the whole member, or a range), as the archive's
+  directory declares its size, is within :func:`~zarrforge.abc.store.read_limit` of its
+  key (``config.max_document_bytes`` for a metadata document, ``config.max_chunk_bytes``
+  otherwise); else :class:`~zarrforge.errors.DocumentTooLargeError` or
+  :class:`~zarrforge.errors.ResourceLimitError` naming the key and the setting, before
+  anything is inflated. A member inflates to no more than its declared size (Python's
+  zipfile stops there, and a header that understates the size fails the CRC check: a
+  :class:`~zarrforge.errors.StoreError` naming the key), so a 1 MB archive cannot make
+  a read hold gigabytes.
 """
 
 from __future__ import annotations
@@ -43,7 +53,7 @@ from urllib.parse import unquote, urlparse
 import fsspec
 
 from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                 validate_key, validate_prefix)
+                                 read_limit, validate_key, validate_prefix)
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
 
@@ -214,23 +224,29 @@ class ZipStore(Store):
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         validate_key(key)
+        bound = read_limit(key)
         archive = self._archive
         with archive.lock:
             archive.check_open()
             info = self._info(key)
             if info is None:
                 return None
+            window = (slice(0, info.file_size) if byte_range is None
+                      else byte_range.slice_of(info.file_size))
+            # the size the directory declares, before inflating anything: zipfile never
+            # inflates a member past it (a header understating it fails its CRC check), and
+            # reads inflate at most what they ask for
+            bound.check(window.stop - window.start, declared=True)
             try:
                 with archive.zip.open(info) as member:
-                    if byte_range is None:
-                        return member.read()
-                    window = byte_range.slice_of(info.file_size)
                     if window.start:
-                        member.seek(window.start)
-                    return member.read(window.stop - window.start)
+                        member.seek(window.start)  # inflated in pieces, kept nowhere
+                    data = member.read(window.stop - window.start)
             except (zipfile.BadZipFile, OSError, EOFError) as exc:
                 raise StoreError(f"cannot read {key!r} from the zip archive "
                                  f"{self.path!r}: {exc}") from exc
+            bound.check(len(data))  # what zipfile promises, checked all the same
+            return data
 
     def _get_ranges(self, key: str, ranges: list[ByteRange | None],
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:

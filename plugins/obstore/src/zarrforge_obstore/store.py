@@ -20,6 +20,12 @@ answers' e_tags and reading again when they differ. No conditional
 writes: obstore has conditional puts (``If-Match``/``If-None-Match``) but no
 conditional delete, which the contract's ``delete_if`` needs, so the chunk engine's
 read-modify-writes on this store are plain reads and writes (see docs/stores.md).
+Bounded reads (:mod:`zarrforge.abc.store`, "Bounded reads"): every body is refused on
+the length its answer declares when that is over
+:func:`~zarrforge.abc.store.read_limit` of the key (``config.max_document_bytes`` for a
+metadata document, ``config.max_chunk_bytes`` otherwise), else read in pieces and
+refused once past it, with :class:`~zarrforge.errors.DocumentTooLargeError` or
+:class:`~zarrforge.errors.ResourceLimitError` naming the key and the setting.
 Missing keys read as ``None``; deleting a missing key is not an error. Backend
 failures other than "not found" raise :class:`~zarrforge.errors.StoreError` naming
 the key and the URL.
@@ -32,8 +38,8 @@ from collections import defaultdict
 from typing import Any, Iterable, Iterator, Sequence
 
 from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                  validate_key, validate_prefix)
-from zarrforge.errors import ConflictError, StoreError
+                                  read_limit, validate_key, validate_prefix)
+from zarrforge.errors import ConflictError, StoreError, ZarrforgeError
 from zarrforge.plugin_api import versions
 
 from . import loop
@@ -106,11 +112,28 @@ class ObstoreStore(Store):
 
     # --- reading --------------------------------------------------------------------------
 
+    @staticmethod
+    async def _body(key: str, result: Any, wanted: int | None = None) -> bytes:
+        """The body of ``result`` under the key's read limit (module docstring): refused
+        on the length the answer declares before reading, else read in pieces and
+        refused once past the limit; ``wanted``: the bytes needed, the rest unread."""
+        bound = read_limit(key)
+        start, end = result.range
+        if wanted is None or wanted > end - start:
+            bound.check(end - start, declared=True)
+        body = bound.collector(wanted=wanted)
+        async for piece in result.stream(min_chunk_size=body.PIECE):
+            if body.add(memoryview(piece)):
+                break
+        return body.value()
+
     async def _whole(self, key: str) -> bytes | None:
         obstore = _obstore()
         try:
             result = await obstore.get_async(self.inner, key)
-            return bytes(await result.bytes_async())
+            return await self._body(key, result)
+        except ZarrforgeError:
+            raise  # the read limit's refusal
         except FileNotFoundError:
             return None
         except Exception as error:  # noqa: BLE001 - obstore's errors become StoreError
@@ -123,10 +146,15 @@ class ObstoreStore(Store):
         bounded = [r for r in ranges if r.offset is not None and r.length is not None]
         if len(bounded) == len(ranges) and len(ranges) > 1:
             try:
+                bound = read_limit(key)
+                for r in ranges:  # each range holds what it asks for, within the limit
+                    bound.check(r.length, declared=True)  # type: ignore[arg-type]
                 found = await obstore.get_ranges_async(
                     self.inner, key, starts=[r.offset for r in ranges],
                     ends=[r.offset + r.length for r in ranges])
                 return [bytes(piece) for piece in found]
+            except ZarrforgeError:
+                raise
             except FileNotFoundError:
                 return [None] * len(ranges)
             except Exception:  # noqa: BLE001 - a range past the end: cut each one below
@@ -148,7 +176,9 @@ class ObstoreStore(Store):
             return None if value is None else b""
         try:
             result = await obstore.get_async(self.inner, key, options={"range": request})
-            return bytes(await result.bytes_async())
+            return await self._body(key, result, byte_range.length)
+        except ZarrforgeError:
+            raise  # the read limit's refusal
         except FileNotFoundError:
             return None
         except Exception as error:  # noqa: BLE001 - out of range: cut it as the contract says
@@ -174,8 +204,11 @@ class ObstoreStore(Store):
             options["if_match"] = if_match
         try:
             result = await obstore.get_async(self.inner, key, options=options)
-            data = bytes(await result.bytes_async())
+            data = await self._body(key, result,
+                                    None if byte_range is None else byte_range.length)
             etag = result.meta["e_tag"]
+        except ZarrforgeError:
+            raise  # the read limit's refusal
         except FileNotFoundError:
             return None, ABSENT
         except obstore.exceptions.PreconditionError as error:

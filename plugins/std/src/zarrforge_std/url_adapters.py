@@ -6,7 +6,8 @@ contract: :mod:`zarrforge.abc.url_adapter`). ``zarr2:`` is zarrforge-v2's, and
 * ``file:`` (RFC 8089, as the url-pipeline standard reads it): ``file:/abs/path``,
   ``file:///abs/path``, ``file://localhost/abs/path``, and ``file:relative/path``
   (relative to the working directory). The path is percent-decoded. A host other
-  than ``localhost`` is refused (no network shares), as is a query.
+  than ``localhost`` is refused (no network shares), as is a query. Storage options
+  are the local store's (``links``: :mod:`zarrforge_std.stores.local`).
 * ``memory:`` roots: ``memory:``, ``memory:/`` and ``memory://`` are a new, empty
   store; ``memory:NAME`` (or ``memory:/NAME``, ``memory://NAME``) is the in-process
   store named ``NAME``, shared by every URL naming it (as ``memory://NAME`` is).
@@ -22,7 +23,7 @@ from typing import Any
 
 from zarrforge.abc.url_adapter import FormatSegment, PipelineState, Segment, URLAdapter
 
-from .stores.local import LocalStore
+from .stores.local import LocalStore, check_options
 from .stores.memory import MemoryStore
 
 
@@ -33,8 +34,7 @@ class FileRoot(URLAdapter):
     def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
                 storage_options: dict[str, Any]) -> PipelineState:
         segment.only_first("file:/data/archive.zip|zip:")
-        if storage_options:
-            raise TypeError(f"local stores take no storage options, got {sorted(storage_options)}")
+        options = check_options(storage_options)
         body = segment.body
         if body.startswith("//"):
             host, slash, rest = body[2:].partition("/")
@@ -48,7 +48,7 @@ class FileRoot(URLAdapter):
             raise segment.error("names no path; valid: file:/abs/path, file:///abs/path, "
                                 "file:relative/path")
         # a relative root (file:../data.zarr) means what the same bare path means
-        return PipelineState(LocalStore(os.path.abspath(local), read_only=read_only))
+        return PipelineState(LocalStore(os.path.abspath(local), read_only=read_only, **options))
 
 
 class MemoryRoot(URLAdapter):

@@ -8,14 +8,43 @@ over the key, so a reader (or a crash) never sees a partly written value.
 Temporary files carry the prefix ``.zarrforge-tmp-`` and are never listed.
 Deleting a key removes directories left empty below the root.
 
-Symbolic links: a directory link is followed only when it resolves below the
-root (checked the first time the store object uses the directory; a link
-swapped in by another process after that is not noticed); a key whose
-directory leads out of the root is refused with ``InvalidPathError``. A value
-that is itself a link is never followed (reading it, or asking whether it
-exists, is a ``StoreError`` naming the key; writing it replaces the link with a
-file). Erasing a node that is a link removes the link, never what it points at.
-Listings do not descend into linked directories.
+Symbolic links are read through and never written through. The store option
+``links`` (a storage option too: ``open_group(path, storage_options={"links":
+"refuse"})``) chooses:
+
+* ``"follow"`` (the default): reads go through links wherever they point, as
+  zarr-python, tensorstore and the file system do: a value that is a link reads
+  its target (public data such as neuroglancer's OME-Zarr fixtures keeps chunk
+  files as links to a sibling folder), a key below a directory link reads what
+  the link names, inside the root or out of it (``exists``, ``getsize``,
+  ``get``, ``get_many``, versioned reads). A link that names nothing reads as an
+  absent key; a cycle of links is a ``StoreError`` naming the key. Listings list
+  a value that is a link as a key and descend into linked directories, except
+  into a directory already on the way down (a link cycle is listed once, never
+  walked forever); a link that names nothing is not listed.
+* ``"refuse"``: every link is refused, for services that open trees other people
+  made: a value that is a link is a ``StoreError`` naming the key and the link
+  (reading it, asking whether it exists, its size), and a key or listing prefix
+  whose directory passes through a link is an ``InvalidPathError`` naming the
+  key and the link (writes included, even through links that stay below the
+  root). Listings list links as they are (a linked directory as a
+  prefix of ``list_dir``, a linked value as a key) without descending: what they
+  name is refused when read, by name.
+
+Under either setting, writes never go through a link. Writing a key that is a
+link (``set``, ``set_if``, batches) renames the new value over the link, which
+replaces the link with a file and leaves its target as it was; lock files are
+opened without following links (a lock file that is a link is refused).
+Deleting a key that is a link removes the link only; removing the directories a
+delete left empty stops at a link; erasing a prefix whose node is a link removes
+the link, never what it points at (erasing the whole store removes links in the
+root as links). A write, delete or erase of a key whose directory leads out of
+the root through a link (``root/out -> /elsewhere``, then ``out/x``) is refused
+with ``InvalidPathError`` naming the key and the link, before any directory is
+created or anything written; directory links that resolve below the root are
+written through, as plain directories. The check runs the first time the store
+object writes in a directory; a link another process swaps in after that is
+not noticed (the race is documented in docs/reliability.md).
 
 Ranges of one version (``get_ranges``): every range is read from one open of
 the key's file, which stays the version it opened whatever is renamed over the
@@ -50,10 +79,10 @@ import os
 import secrets
 import shutil
 import stat
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import unquote, urlparse
 
-from zarrforge.errors import ConflictError, InvalidPathError, StoreError
+from zarrforge.errors import ConflictError, InvalidPathError, StoreError, ZarrforgeError
 from zarrforge.plugin_api import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
                                   validate_key, validate_prefix)
 
@@ -66,6 +95,23 @@ TEMP_PREFIX = ".zarrforge-tmp-"
 LOCK_PREFIX = ".zarrforge-lock-"
 _HIDDEN = (TEMP_PREFIX, LOCK_PREFIX)
 _SLASH_PATHS = os.sep == "/" and os.altsep is None  # POSIX: a key is already a relative path
+LINK_POLICIES = ("follow", "refuse")  # the values of the ``links`` option; the first is the default
+OPTIONS = ("links",)  # the storage options a local store takes
+
+
+class LocalStoreOptionError(ZarrforgeError, ValueError, TypeError):
+    """A storage option the local store does not take, or a value it does not know
+    (a ``TypeError`` too, as an unknown keyword argument is)."""
+
+
+def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` as keyword arguments of :class:`LocalStore`, refusing any it does not take."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise LocalStoreOptionError(
+            f"local stores take the storage option 'links' only (valid values "
+            f"{', '.join(map(repr, LINK_POLICIES))}), got {unknown}")
+    return dict(options)
 
 
 class LocalStore(Store):
@@ -74,31 +120,42 @@ class LocalStore(Store):
                                      atomic_writes=True, low_latency=True,
                                      conditional_writes=fcntl is not None, versioned_ranges=True)
 
-    def __init__(self, root: str | os.PathLike, *, read_only: bool = False) -> None:
+    def __init__(self, root: str | os.PathLike, *, read_only: bool = False,
+                 links: str = "follow") -> None:
+        if not isinstance(links, str) or links not in LINK_POLICIES:
+            raise LocalStoreOptionError(
+                f"the local store option links={links!r} is not valid; valid: 'follow' (the "
+                "default: read through symbolic links wherever they point, never write "
+                "through them) or 'refuse' (refuse every symbolic link, for trees others made)")
         super().__init__(read_only=read_only)
         self.root = os.path.abspath(os.fspath(root))
+        self.links = links
+        self._follow = links == "follow"
         self._root_slash = self.root.rstrip("/") + "/"  # ("/" stays "/")
         self._real_root_slash = os.path.realpath(self.root).rstrip(os.sep) + os.sep
-        self._inside: set[str] = set()  # key directories seen to resolve below the root
+        # key directories checked (once per store object): following links, those seen to
+        # resolve below the root, for writes; refusing links, those seen to pass through none
+        self._checked: set[str] = set()
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "LocalStore":
-        if options:
-            raise TypeError(f"local stores take no storage options, got {sorted(options)}")
+        options = check_options(options)
         if "://" in url:
             parsed = urlparse(url)
             if parsed.netloc not in ("", "localhost"):
                 raise InvalidPathError(f"file URL {url!r} names a host; only local paths are supported")
             url = unquote(parsed.path)
-        return cls(os.path.expanduser(url), read_only=read_only)
+        return cls(os.path.expanduser(url), read_only=read_only, **options)
 
     def _path(self, key: str) -> str:
+        """The key's file, to read (links followed, or refused with ``links="refuse"``)."""
         validate_key(key)
         if len(key) > _NAME_MAX or not key.isascii():
             _check_file_name(key, self.root)
-        slash = key.rfind("/")
-        if slash > 0 and key[:slash] not in self._inside:
-            self._check_inside(key[:slash], key)
+        if not self._follow:
+            slash = key.rfind("/")
+            if slash > 0 and key[:slash] not in self._checked:
+                self._check_no_link(key[:slash], key)
         if _SLASH_PATHS:
             # A valid key has no empty, "." or ".." segment, no leading "/" and no
             # backslash, so appending it to the root cannot leave the root.
@@ -108,20 +165,63 @@ class LocalStore(Store):
             raise InvalidPathError(f"key {key!r} resolves outside the store root {self.root!r}")
         return path
 
+    def _write_path(self, key: str) -> str:
+        """The key's file, to write or delete: refused if its directory leads out of the
+        root through a link (see the module docstring)."""
+        path = self._path(key)
+        if self._follow:
+            slash = key.rfind("/")
+            if slash > 0 and key[:slash] not in self._checked:
+                self._check_inside(key[:slash], key)
+        return path
+
     def _check_inside(self, directory: str, key: str) -> None:
-        """Refuse a key whose directory leaves the root through a symbolic link; remember
-        directories that resolve inside it (checked once per store object)."""
+        """Refuse writing ``key`` when its directory leaves the root through a symbolic
+        link; remember directories that resolve inside it (checked once per store object)."""
         real = os.path.realpath(os.path.join(self.root, *directory.split("/")))
         if not (real + os.sep).startswith(self._real_root_slash):
+            link = self._link_along(directory, leaving=True) or directory
             raise InvalidPathError(
-                f"key {key!r} leads out of the store root {self.root!r} through a symbolic "
-                f"link ({directory!r} resolves to {real!r}); the local store never reads or "
-                "writes outside its root")
+                f"key {key!r} leads out of the store root {self.root!r} through the symbolic "
+                f"link {link!r} ({directory!r} resolves to {real!r}); the local store reads "
+                "through links but never writes, creates or deletes through one that leaves "
+                "its root (write below a real directory of the root instead)")
+        self._remember(directory)
+
+    def _check_no_link(self, directory: str, key: str) -> None:
+        """With ``links="refuse"``: refuse ``key`` when ``directory`` (relative to the root,
+        itself included) passes through a symbolic link; remember those that do not."""
+        real = os.path.realpath(os.path.join(self.root, *directory.split("/")))
+        if real != self._real_root_slash + directory.replace("/", os.sep):
+            link = self._link_along(directory, leaving=False)
+            if link is not None:
+                try:
+                    target = repr(os.readlink(os.path.join(self.root, *link.split("/"))))
+                except OSError:  # removed meanwhile
+                    target = "a target no longer there"
+                raise InvalidPathError(
+                    f"key {key!r} in {self.root!r} passes through the symbolic link {link!r} "
+                    f"(to {target}); this store was opened with links='refuse', which "
+                    "refuses every link (the default, links='follow', reads through them)")
+        self._remember(directory)
+
+    def _remember(self, directory: str) -> None:
         # remembered whether it exists yet or not: a directory this store creates is a
         # real one (a link put there later by someone else is the documented race)
-        if len(self._inside) >= 100_000:
-            self._inside.clear()
-        self._inside.add(directory)
+        if len(self._checked) >= 100_000:
+            self._checked.clear()
+        self._checked.add(directory)
+
+    def _link_along(self, directory: str, *, leaving: bool) -> str | None:
+        """The first symbolic link on the way from the root to ``directory`` (with
+        ``leaving``, the first whose target resolves out of the root), ``None`` if none."""
+        parts = directory.split("/")
+        for end in range(1, len(parts) + 1):
+            path = os.path.join(self.root, *parts[:end])
+            if os.path.islink(path) and not (
+                    leaving and (os.path.realpath(path) + os.sep).startswith(self._real_root_slash)):
+                return "/".join(parts[:end])
+        return None
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         return self._read(key, self._path(key), (byte_range,))[0]
@@ -138,7 +238,7 @@ class LocalStore(Store):
     def _read(self, key: str, path: str,
               byte_ranges: Sequence[ByteRange | None]) -> list[bytes | None]:
         """The value at ``path`` (the path of ``key``), or the ranges of it, from one open."""
-        fd = _open_value(key, self.root, path)
+        fd = _open_value(key, self.root, path, self._follow)
         if fd is None:
             return [None] * len(byte_ranges)
         try:
@@ -175,13 +275,16 @@ class LocalStore(Store):
         return None if status is None else status.st_size
 
     def _status(self, key: str) -> os.stat_result | None:
-        """The key's file, not followed if it is a link (which is refused: see below)."""
+        """The key's file (what a link names, or, with ``links="refuse"``, refused)."""
+        path = self._path(key)
         try:
-            status = os.lstat(self._path(key))
+            status = os.stat(path) if self._follow else os.lstat(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as exc:
+            raise _read_error(key, self.root, path, self._follow, exc) from exc
         if stat.S_ISLNK(status.st_mode):
-            raise _link_refused(key, self.root)
+            raise _link_refused(key, self.root, path)
         return status if stat.S_ISREG(status.st_mode) else None
 
     # A concurrent delete may prune the key's (now empty) directory between our
@@ -195,14 +298,14 @@ class LocalStore(Store):
         # As WrapperStore.set_many: every key checked, then one writability check, before
         # anything is written; each value is written as given (a chunk the engine hands
         # over as a memoryview is not copied into bytes first).
-        writes = [(key, self._path(key), value) for key, value in items]
+        writes = [(key, self._write_path(key), value) for key, value in items]
         if writes:
             self._check_writable(writes[0][0])
         for key, path, value in writes:
             self._replace(key, path, (value,))
 
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
-        self._replace(key, self._path(key), parts)  # a blind write: no lock (module docstring)
+        self._replace(key, self._write_path(key), parts)  # a blind write: no lock (module docstring)
 
     def _replace(self, key: str, path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
         # the parts go to the file one after another: a shard is never joined in memory
@@ -260,6 +363,11 @@ class LocalStore(Store):
                     pass  # created and pruned again by others meanwhile: try again
                 continue
             except OSError as exc:
+                if exc.errno == errno.ELOOP:  # opened without following: never through a link
+                    raise StoreError(
+                        f"cannot lock {key!r} in {self.root!r}: the lock file {lock!r} is a "
+                        "symbolic link, and the local store never writes through links; "
+                        "remove it (no zarrforge writer makes one)", key=key) from exc
                 raise StoreError(f"cannot lock {key!r} in {self.root!r}: {exc}", key=key) from exc
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -286,7 +394,7 @@ class LocalStore(Store):
                     if_generation: Any) -> tuple[list[bytes] | None, Any]:
         # Every write renames a new file over the key, so what one open reads is one
         # version, whatever is renamed over the key meanwhile.
-        fd = _open_value(key, self.root, self._path(key))
+        fd = _open_value(key, self.root, self._path(key), self._follow)
         if fd is None:
             if if_generation is not None and if_generation is not ABSENT:
                 raise ConflictError(f"{key!r} in {self.root!r} was deleted since it was read",
@@ -307,14 +415,18 @@ class LocalStore(Store):
             os.close(fd)
         raise ConflictError(f"{key!r} in {self.root!r} changed since it was read", key=key)
 
-    def _current(self, path: str) -> Any:
+    def _current(self, path: str, key: str = "") -> Any:
+        """The generation of the key's value (what a link names: the one a versioned
+        read gave; the link itself with ``links="refuse"``)."""
         try:
-            return _generation(os.stat(path))
+            return _generation(os.stat(path) if self._follow else os.lstat(path))
         except (FileNotFoundError, NotADirectoryError):
             return ABSENT
+        except OSError as exc:
+            raise _read_error(key or path, self.root, path, self._follow, exc) from exc
 
     def _check_generation(self, key: str, path: str, expected: Any) -> None:
-        if self._current(path) != expected:
+        if self._current(path, key) != expected:
             raise ConflictError(f"{key!r} in {self.root!r} changed since it was read", key=key)
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
@@ -322,14 +434,14 @@ class LocalStore(Store):
 
     def _set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview],
                       if_generation: Any) -> Any:
-        path = self._path(key)
+        path = self._write_path(key)
         with self._locked(key, path):
             self._check_generation(key, path, if_generation)
             self._replace(key, path, parts)
-            return self._current(path)
+            return self._current(path, key)
 
     def _delete_if(self, key: str, if_generation: Any) -> None:
-        path = self._path(key)
+        path = self._write_path(key)
         with self._locked(key, path):
             self._check_generation(key, path, if_generation)
             self._unlink(key, path)
@@ -343,20 +455,23 @@ class LocalStore(Store):
             pass
 
     def _delete(self, key: str) -> None:
-        path = self._path(key)
+        path = self._write_path(key)
         self._unlink(key, path)  # a blind delete: no lock (module docstring)
         self._prune(os.path.dirname(path))
 
     def _unlink(self, key: str, path: str) -> None:
         try:
-            os.unlink(path)
+            os.unlink(path)  # a link is removed, never what it names
         except FileNotFoundError:
             return
         except OSError as exc:
             raise StoreError(f"cannot delete {key!r} in {self.root!r}: {exc}") from exc
 
     def _prune(self, directory: str) -> None:
-        while directory != self.root and directory.startswith(self.root):
+        """Remove ``directory`` and its parents while they are empty, up to the root. The
+        directory was checked to resolve below the root; ``rmdir`` of a link fails
+        (ENOTDIR), so the climb stops at a link and never removes what one names."""
+        while directory != self.root and directory.startswith(self._root_slash):
             try:
                 os.rmdir(directory)
             except OSError:
@@ -367,38 +482,99 @@ class LocalStore(Store):
         validate_prefix(prefix)
         self._check_writable(prefix or "<root>")
         if prefix == "":
-            for key in list(self.list_prefix("")):
-                self._delete(key)
+            self._erase_root()
             return
-        directory = self._path(prefix[:-1])
-        if os.path.islink(directory):  # a node that is a link: remove the link, not its target
-            self._unlink(prefix[:-1], directory)
-            self._prune(os.path.dirname(directory))
-        elif os.path.isdir(directory):
-            shutil.rmtree(directory)  # never follows links inside
-            self._prune(os.path.dirname(directory))
+        node = prefix[:-1]
+        path = self._write_path(node)  # its directory resolves below the root
+        try:
+            status = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        if stat.S_ISLNK(status.st_mode):
+            if os.path.isdir(path):  # a node that is a link: remove the link, not its target
+                self._unlink(node, path)
+                self._prune(os.path.dirname(path))
+            # (a link to a file is the key ``node`` itself, not under ``prefix``)
+        elif stat.S_ISDIR(status.st_mode):
+            self._remove_tree(prefix, path)
+            self._prune(os.path.dirname(path))
+
+    def _erase_root(self) -> None:
+        """Everything in the root (links removed as links; hidden files of the root left
+        to the writers that made them)."""
+        try:
+            entries = list(os.scandir(self.root))
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        except OSError as exc:
+            raise StoreError(f"cannot erase {self.root!r}: {exc}") from exc
+        for entry in entries:
+            if entry.name.startswith(_HIDDEN):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                self._remove_tree(entry.name + "/", entry.path)
+            else:  # a value, or a link (to anything): unlinked, never followed
+                self._unlink(entry.name, entry.path)
+
+    def _remove_tree(self, prefix: str, path: str) -> None:
+        try:
+            shutil.rmtree(path)  # never follows links inside: it removes them
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise StoreError(f"cannot erase {prefix!r} in {self.root!r}: {exc}") from exc
 
     def _directory_of(self, prefix: str) -> str:
-        """The directory of a listing ``prefix``, refused if it leaves the root."""
+        """The directory of a listing ``prefix`` (with ``links="refuse"``, refused if it
+        passes through a link, itself included)."""
         validate_prefix(prefix)
         if not prefix:
             return self.root
         directory = self._path(prefix[:-1])
-        if prefix[:-1] not in self._inside:
-            self._check_inside(prefix[:-1], prefix)
+        if not self._follow and prefix[:-1] not in self._checked:
+            self._check_no_link(prefix[:-1], prefix)
         return directory
 
     def list_prefix(self, prefix: str) -> Iterator[str]:
         base = self._directory_of(prefix)
-        if not os.path.isdir(base):
-            return iter(())
-        keys = []
-        for directory, dirnames, filenames in os.walk(base):
-            dirnames.sort()
-            rel = os.path.relpath(directory, self.root)
-            rel = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-            keys.extend(rel + f for f in filenames if not f.startswith(_HIDDEN))
+        keys: list[str] = []
+        real = os.path.realpath(base) if self._follow else base
+        self._walk(base, prefix, real, {real}, keys)
         return iter(sorted(keys))
+
+    def _walk(self, directory: str, rel: str, real: str, above: set[str],
+              keys: list[str]) -> None:
+        """Add the keys below ``directory`` (``rel``: its prefix) to ``keys``. ``real`` is
+        its resolved path and ``above`` those of the directories walked down to it: a
+        linked directory already among them is a cycle, and not walked again."""
+        try:
+            entries = list(os.scandir(directory))
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        except OSError as exc:
+            raise StoreError(f"cannot list {rel!r} in {self.root!r}: {exc}") from exc
+        for entry in entries:
+            name = entry.name
+            if name.startswith(_HIDDEN):
+                continue
+            if not entry.is_symlink():
+                if entry.is_dir(follow_symlinks=False):
+                    below = real.rstrip(os.sep) + os.sep + name
+                    if below not in above:  # (a real directory is not: only through links)
+                        self._walk(entry.path, f"{rel}{name}/", below, above | {below}, keys)
+                else:
+                    keys.append(rel + name)
+            else:
+                named = _named_by(entry)
+                if not self._follow:
+                    if named != "directory":  # listed as it is; reading it is refused by name
+                        keys.append(rel + name)
+                elif named == "directory":
+                    below = os.path.realpath(entry.path)
+                    if below not in above:
+                        self._walk(entry.path, f"{rel}{name}/", below, above | {below}, keys)
+                elif named == "file":  # (a link naming nothing, or a cycle, is no key)
+                    keys.append(rel + name)
 
     def list_dir(self, prefix: str) -> ListDirResult:
         base = self._directory_of(prefix)
@@ -407,10 +583,16 @@ class LocalStore(Store):
             entries = list(os.scandir(base))
         except (FileNotFoundError, NotADirectoryError):
             return ListDirResult([], [])
+        except OSError as exc:
+            raise StoreError(f"cannot list {prefix!r} in {self.root!r}: {exc}") from exc
         for entry in entries:
             if entry.name.startswith(_HIDDEN):
                 continue
-            (prefixes.append(entry.name + "/") if entry.is_dir() else keys.append(entry.name))
+            named = _named_by(entry) if entry.is_symlink() else None
+            if named == "directory" or (named is None and entry.is_dir(follow_symlinks=False)):
+                prefixes.append(entry.name + "/")  # a directory, or a link to one
+            elif not self._follow or named != "nothing":
+                keys.append(entry.name)  # following links, one naming nothing is no key
         return ListDirResult(sorted(keys), sorted(prefixes))
 
     def local_directory(self) -> str | None:
@@ -420,15 +602,16 @@ class LocalStore(Store):
         return "file://" + self.root
 
     def __repr__(self) -> str:
-        return f"LocalStore({self.root!r})"
+        links = "" if self._follow else f", links={self.links!r}"
+        return f"LocalStore({self.root!r}{links})"
 
 
 # os-level calls: Python's buffered file objects cost more than the I/O for small chunks.
-_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-               | getattr(os, "O_NOFOLLOW", 0))  # a value that is a link is refused
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # (links="refuse": a value that is a link is refused)
 _WRITE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
                 | getattr(os, "O_BINARY", 0))
-_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | _NOFOLLOW
 _HAS_PREAD = hasattr(os, "pread")  # not on Windows
 _FIRST_READ = 64 * 1024  # bytes of a whole value read before asking for its size
 _PROCESS_TOKEN = secrets.token_hex(4)  # tells apart processes on hosts sharing a directory
@@ -474,22 +657,47 @@ def _check_file_name(key: str, root: str) -> None:
                                "is too long for the file system")
 
 
-def _link_refused(key: str, root: str) -> StoreError:
-    return StoreError(f"{key!r} in {root!r} is a symbolic link; the local store does not "
-                      "follow links to values (they could name any file on the machine)",
-                      key=key)
-
-
-def _open_value(key: str, root: str, path: str) -> int | None:
-    """An open file descriptor of the key's value, ``None`` if there is none."""
+def _link_refused(key: str, root: str, path: str) -> StoreError:
     try:
-        return os.open(path, _READ_FLAGS)
+        target = repr(os.readlink(path))
+    except OSError:
+        target = "a target no longer there"
+    return StoreError(f"{key!r} in {root!r} is a symbolic link (to {target}); this store was "
+                      "opened with links='refuse', which refuses every link (the default, "
+                      "links='follow', reads through them)", key=key)
+
+
+def _read_error(key: str, root: str, path: str, follow: bool, exc: OSError) -> StoreError:
+    """The error for an ``OSError`` opening or asking about the key's file."""
+    if exc.errno == errno.ELOOP:
+        if not follow:
+            return _link_refused(key, root, path)
+        return StoreError(f"cannot read {key!r} from {root!r}: its symbolic links form a "
+                          f"cycle (or a chain too long to follow): {exc}", key=key)
+    return StoreError(f"cannot read {key!r} from {root!r}: {exc}", key=key)
+
+
+def _open_value(key: str, root: str, path: str, follow: bool) -> int | None:
+    """An open file descriptor of the key's value, ``None`` if there is none; a value that
+    is a link is read through when ``follow``, refused otherwise."""
+    try:
+        if not follow and not _NOFOLLOW and os.path.islink(path):  # (no O_NOFOLLOW: Windows)
+            raise OSError(errno.ELOOP, "a symbolic link", path)
+        return os.open(path, _READ_FLAGS if follow else _READ_FLAGS | _NOFOLLOW)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise _link_refused(key, root) from exc
-        raise StoreError(f"cannot read {key!r} from {root!r}: {exc}", key=key) from exc
+        raise _read_error(key, root, path, follow, exc) from exc
+
+
+def _named_by(link: os.DirEntry[str]) -> str:
+    """What a directory entry that is a symbolic link names: ``"directory"``, ``"file"``
+    (a regular file), or ``"nothing"`` (no target, a cycle, anything else)."""
+    try:
+        mode = link.stat().st_mode  # followed
+    except OSError:
+        return "nothing"
+    return "directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "nothing"
 
 
 def _generation(status: os.stat_result) -> tuple[int, int, int, int]:
