@@ -474,7 +474,7 @@ class FsspecStore(Store):
         if limits is None:  # an empty range: only existence matters
             return b"" if await self._exists_async(key) else None
         if self._http:  # the body read in pieces, bounded (fsspec's _cat_file reads it whole)
-            data, _ = await self._http_range(key, byte_range)
+            data, _, _ = await self._http_range(key, byte_range)
             return data
         bound = read_limit(key)
         start, end = self._bounded(limits, bound)
