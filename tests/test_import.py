@@ -1,7 +1,10 @@
 """Importing zarrforge must not import any plugin."""
 
+import pickle
 import subprocess
 import sys
+
+import zarrforge as zf
 
 
 def test_import_zarrforge_imports_no_plugin_module():
@@ -19,3 +22,21 @@ def test_using_an_array_imports_only_what_its_metadata_names():
     loaded = eval(out.stdout.strip())
     assert "zarrforge_numcodecs" not in " ".join(loaded)
     assert "zarrforge_std.data_types" in loaded
+
+
+def test_a_node_pickled_here_unpickles_in_a_fresh_interpreter(tmp_path):
+    """``import zarrforge`` loads the node classes lazily: a pickled array (a dask task's
+    argument), a staged handle with a shape no document holds yet, and a group unpickle in
+    a process that imported nothing of zarrforge (it failed with KeyError 'array')."""
+    array = zf.create_array(str(tmp_path / "d.zarr"), "a", shape=(4,), dtype="int8",
+                            fill_value=3)
+    staged = array._with_shape((6,))
+    group = zf.open_group(str(tmp_path / "d.zarr"), mode="r")
+    (tmp_path / "nodes.pkl").write_bytes(pickle.dumps([array, staged, group]))
+    code = ("import pickle, sys\n"
+            f"a, s, g = pickle.loads(open({str(tmp_path / 'nodes.pkl')!r}, 'rb').read())\n"
+            "print(a[...].tolist(), s.shape, sorted(g.array_keys()))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[3, 3, 3, 3] (6,) ['a']"

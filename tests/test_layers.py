@@ -29,6 +29,8 @@ Read from the source with :mod:`ast`, nothing imported:
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -242,6 +244,49 @@ def test_the_plugin_api_stands_on_the_bottom_layer_only() -> None:
                 todo.append(target)
     assert sorted(below - BOTTOM_LAYER) == []
     assert sorted(BOTTOM_LAYER - below) == [], "a module left the bottom layer: update BOTTOM_LAYER"
+
+
+# What importing the package itself adds to the bottom layer: the package, its version,
+# and the packages of the contracts and documents.
+PACKAGES = frozenset({"zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.metadata"})
+
+
+def test_the_package_init_imports_the_bottom_layer_only() -> None:
+    """``zarrforge/__init__.py`` loads the user API lazily (a module ``__getattr__``):
+    every import it makes at module level is of the bottom layer."""
+    modules = core_modules()
+    eager = {target for target, in_function, _ in imports(modules["zarrforge"], "zarrforge",
+                                                         set(modules))
+             if not in_function and target.startswith("zarrforge.")}
+    assert eager and sorted(eager - BOTTOM_LAYER - PACKAGES) == []
+
+
+@pytest.mark.parametrize("surface", ["zarrforge.plugin_api", "zarrforge.abc.codec",
+                                     "zarrforge.errors", "zarrforge"])
+def test_importing_a_plugin_surface_loads_the_bottom_layer_only(surface: str) -> None:
+    """Run time, not only the source: in a fresh interpreter, importing a surface a plugin
+    imports (the package ``__init__`` included, which Python runs first) loads no module of
+    the engine, the nodes or the user API."""
+    code = (f"import sys, {surface}\n"
+            "print('\\n'.join(m for m in sys.modules if m.startswith('zarrforge')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    loaded = set(done.stdout.split())
+    allowed = BOTTOM_LAYER | PACKAGES | {"zarrforge.plugin_api"}
+    assert surface in loaded and sorted(loaded - allowed) == []
+
+
+def test_the_user_api_is_there_when_asked_for() -> None:
+    code = ("import zarrforge as zf\n"
+            "a = zf.create_array(None, shape=(2,), dtype='int8', fill_value=3)\n"
+            "assert a[...].tolist() == [3, 3] and isinstance(a, zf.Array)\n"
+            "assert zf.storage.__name__ == 'zarrforge.storage'\n"
+            "assert set(zf.__all__) <= set(dir(zf))\n"
+            "try:\n    zf.no_such_name\nexcept AttributeError as exc:\n"
+            "    print(exc)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout.strip() == "module 'zarrforge' has no attribute 'no_such_name'"
 
 
 def test_names_moved_to_the_hierarchy_api_still_resolve_with_a_warning() -> None:

@@ -223,6 +223,17 @@ except zf.errors.UnknownExtensionError as exc:
 """
 
 
+CODEC_DICT_SCRIPT = """
+import importlib.util
+import zarrforge as zf
+print("numcodecs absent" if importlib.util.find_spec("numcodecs") is None else "numcodecs here")
+try:
+    zf.create_array(None, shape=(2,), dtype="int32", compressors=[{"name": "zfp"}])
+except zf.errors.UnknownExtensionError as exc:
+    print(exc)
+"""
+
+
 def test_a_core_only_install_says_which_extra_to_install(dist: Path, tmp_path: Path) -> None:
     """``pip install zarrforge`` alone failed every call naming zarrforge-std but not the
     extra that installs the standard plugins."""
@@ -234,6 +245,12 @@ def test_a_core_only_install_says_which_extra_to_install(dist: Path, tmp_path: P
     assert "unknown store 'file'" in said
     assert ("provided by the package 'zarrforge-std' (pip install zarrforge-std, or pip "
             "install 'zarrforge[standard]' for the standard plugins)") in said
+    # with zarrforge-std, and no numcodecs: a codec dict names its package (issue #42: the
+    # codec arguments imported numcodecs, a bare ModuleNotFoundError)
+    _pip_install(core_only / "bin", dist, "zarrforge-std")
+    said = _run(core_only / "bin" / "python", "-c", CODEC_DICT_SCRIPT, cwd=tmp_path)
+    assert said.splitlines()[0] == "numcodecs absent", said
+    assert "unknown codec 'zfp'" in said and "zarrforge-numcodecs" in said, said
 
 
 def _marked_blocks(marker: str) -> list[tuple[str, int, str]]:

@@ -9,26 +9,59 @@ The public API mirrors zarr-python's where it can::
     g = zf.open_group("data.zarr")
 
 Importing this package imports no plugin: implementations are loaded from
-entry points the first time a document or a call names them.
+entry points the first time a document or a call names them. Nor does it import the
+engine: the user API (``create_array``, ``Array``, ...) is loaded the first time one of
+its names is used, so a plugin importing ``zarrforge.abc.codec`` or
+``zarrforge.plugin_api`` gets the contracts and tools alone.
 """
 
+import importlib
+import importlib.util
+from typing import Any
+
+# The bottom layer, imported at once: a plugin that imports zarrforge.abc.*,
+# zarrforge.errors or zarrforge.plugin_api runs this file first, and must get no more
+# than the contracts and tools (tests/test_layers.py checks the modules loaded).
 from . import config, errors, hooks, registry
-from .api import (consolidate_metadata, create_array, create_group, open, open_array, open_group,
-                  remove_consolidated_metadata, unfinished_write)
 from .abc.format import NO_FILL_VALUE
-from .arrays import Array
-from .copying import copy
-from .dask_bridge import from_dask, to_dask
-from .discovery import plugins
-from .groups import Group
 from .hooks import hookimpl
 from .registry import register, registered, refresh
-from .transaction import Transaction, clear_commit_record, transaction, unfinished_commits
-from .zarr_api import (array, create, empty, empty_like, from_array, full, full_like, group,
-                       load, ones, ones_like, open_consolidated, save, save_array, save_group,
-                       tree, zeros, zeros_like)
 
 refresh_plugins = refresh
+
+# The user API, imported the first time one of its names is asked for: name -> module.
+_LAZY = {
+    **dict.fromkeys(("consolidate_metadata", "create_array", "create_group", "open",
+                     "open_array", "open_group", "remove_consolidated_metadata",
+                     "unfinished_write"), "api"),
+    "Array": "arrays", "copy": "copying", "from_dask": "dask_bridge", "to_dask": "dask_bridge",
+    "plugins": "discovery", "Group": "groups",
+    **dict.fromkeys(("Transaction", "clear_commit_record", "transaction",
+                     "unfinished_commits"), "transaction"),
+    **dict.fromkeys(("array", "create", "empty", "empty_like", "from_array", "full",
+                     "full_like", "group", "load", "ones", "ones_like", "open_consolidated",
+                     "save", "save_array", "save_group", "tree", "zeros", "zeros_like"),
+                    "zarr_api"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A user-API name, or a submodule (``zarrforge.storage``), loaded when first asked for
+    and kept as an attribute from then on."""
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    elif not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}"):
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Array", "Group", "NO_FILL_VALUE", "Transaction", "clear_commit_record", "config", "consolidate_metadata",

@@ -34,6 +34,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import sys
 import warnings
 from typing import Any
@@ -67,15 +68,20 @@ def _zarr_python_codec_class() -> type | None:
     return getattr(module, "BaseCodec", None) or getattr(module, "Codec", None)
 
 
+def _numcodecs_codec_class() -> type | None:
+    """numcodecs' codec base class if numcodecs is imported (a numcodecs codec object can
+    only exist then: a core-only install, without numcodecs, never needs it)."""
+    return getattr(sys.modules.get("numcodecs.abc"), "Codec", None)
+
+
 def foreign_codec_json(value: Any) -> Any:
     """``value`` as JSON zarrforge's formats read when it is a codec object of numcodecs
     or zarr-python 3; anything else unchanged (see the module docstring)."""
-    import numcodecs.abc
-
     zarr_codec = _zarr_python_codec_class()
     if zarr_codec is not None and isinstance(value, zarr_codec):
         return _zarr_python_codec_json(value, zarr_codec)
-    if isinstance(value, numcodecs.abc.Codec):
+    numcodecs_codec = _numcodecs_codec_class()
+    if numcodecs_codec is not None and isinstance(value, numcodecs_codec):
         return dict(value.get_config())
     return value
 
@@ -150,13 +156,16 @@ def numcodecs_configuration(codec_json: dict[str, Any]) -> dict[str, Any] | None
     """The complete numcodecs configuration (``{"id": ..., every setting}``) of a
     ``numcodecs.<id>`` codec's JSON, defaults filled in by numcodecs, which is what
     zarr-python writes into Zarr v2 documents and the 2022 draft's; ``None`` for any
-    other codec. A configuration numcodecs cannot build is returned as stated."""
-    import numcodecs
-
+    other codec. A configuration numcodecs cannot build, or any without numcodecs
+    installed (then no ``numcodecs.<id>`` codec is either), is returned as stated."""
     name = codec_json.get("name")
     if not isinstance(name, str) or not name.startswith("numcodecs.") or name == "numcodecs.":
         return None
     stated = {"id": name[len("numcodecs."):], **(codec_json.get("configuration") or {})}
+    try:
+        numcodecs = importlib.import_module("numcodecs")
+    except ImportError:
+        return stated
     try:
         return _json_ready(dict(numcodecs.get_codec(dict(stated)).get_config()))
     except Exception:  # noqa: BLE001 - numcodecs raises anything for a bad configuration

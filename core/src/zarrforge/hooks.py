@@ -120,6 +120,12 @@ def _declared(manager: pluggy.PluginManager) -> list[str]:
     return sorted(name for name in vars(manager.hook) if _has_spec(manager, name))
 
 
+def declared_hooks() -> list[str]:
+    """The names of every hook a specification declares (zarrforge's and those of the
+    ``zarrforge.hookspecs`` entry points), sorted."""
+    return _declared(plugin_manager())
+
+
 def undeclared_hooks(manager: pluggy.PluginManager, plugin: Any) -> list[str]:
     """The hooks ``plugin`` implements that no specification declares (and that it did
     not mark ``optionalhook``), each with a suggestion when a declared name is close."""

@@ -112,8 +112,16 @@ class Node:
         return self._metadata.attributes
 
     def __reduce__(self) -> Any:
-        # Nodes travel (to dask workers, subprocesses) as "reopen this path of this store".
-        return (_reopen, (self._store, self._path, self._read_only, self._runtime_options()))
+        # Nodes travel (to dask workers, subprocesses) as "reopen this path of this store",
+        # through a method of their own class: unpickling imports the class's module, so
+        # the node classes are known (importing zarrforge does not import them).
+        return (type(self)._reopened, (self._store, self._path, self._read_only,
+                                       self._runtime_options()))
+
+    @classmethod
+    def _reopened(cls, store: Store, path: str, read_only: bool,
+                  options: dict[str, Any]) -> Any:
+        return open_node(store, path, mode="r" if read_only else "r+", **options)
 
     def _runtime_options(self) -> dict[str, Any]:
         return {}
@@ -304,6 +312,7 @@ class Node:
 
 
 def _reopen(store: Store, path: str, read_only: bool, options: dict[str, Any]) -> Any:
+    """What nodes pickled by earlier releases unpickle through."""
     return open_node(store, path, mode="r" if read_only else "r+", **options)
 
 

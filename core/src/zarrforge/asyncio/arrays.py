@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import Array, selection_kind
+from ..array_selections import selection_kind
+from ..arrays import Array
 from ..info import Summary
 from .gathering import ReadGatherer
 from .offload import run_blocking

@@ -16,7 +16,7 @@ Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 :class:`ChunkGridConformance`, :class:`ChunkKeyEncodingConformance`,
 :class:`MemoryLayoutConformance`, :class:`ExtensionConformance`,
 :class:`URLAdapterConformance`, :class:`StorageTransformerConformance`,
-:class:`FormatConformance`. Importing this package needs pytest (and
+:class:`FormatConformance`, :class:`HookConformance` (hook plugins). Importing this package needs pytest (and
 hypothesis for the randomised checks); zarrforge itself does not. The kit imports
 no plugin: its scratch hierarchies live in :class:`kit_store.KitMemoryStore`.
 """
@@ -31,6 +31,7 @@ from .extensions import ExtensionConformance
 from .faults import ChangeBetweenReads, FaultyStore  # noqa: F401 - fault injection (faults.py)
 from .races import count_versions, rewriting, run_threads  # noqa: F401 - concurrency tests
 from .formats import FormatConformance
+from .hooks import HookConformance
 from .memory_layouts import MemoryLayoutConformance
 from .storage_transformers import StorageTransformerConformance
 from .stores import StoreConformance
@@ -39,6 +40,7 @@ from .url_adapters import PipelineCase, URLAdapterConformance
 __all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
            "ConditionalWriteConformance", "CrossProcessConditionalConformance",
            "CrossProcessStoreConformance",
-           "DataTypeConformance", "ExtensionConformance", "FormatConformance", "MemoryLayoutConformance",
+           "DataTypeConformance", "ExtensionConformance", "FormatConformance", "HookConformance",
+           "MemoryLayoutConformance",
            "PipelineCase", "StorageTransformerConformance", "StoreConformance",
            "URLAdapterConformance"]
