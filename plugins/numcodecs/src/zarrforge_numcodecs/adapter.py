@@ -154,6 +154,17 @@ def _build(name: str, codec_id: str, configuration: Any) -> Any:
             field="configuration", value=configuration) from exc
 
 
+def _decoded_chunk(out: np.ndarray, spec: ChunkSpec, codec: str) -> np.ndarray:
+    """A numcodecs codec's decoded output as the chunk ``spec`` describes: exactly its
+    element count (else the chunk is corrupt), its shape and its dtype."""
+    expected = math.prod(spec.shape)
+    if out.size != expected:
+        raise CorruptChunkError(f"codec {codec!r} decoded {out.size} elements, expected "
+                                f"{expected} (shape {spec.shape})")
+    out = out.reshape(spec.shape)
+    return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+
+
 class NumcodecsCodec(Codec):
     """Entry point of the ``numcodecs.*`` family; :meth:`from_json` picks the subclass."""
 
@@ -348,14 +359,7 @@ class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
             if (configured is not None and configured.kind in _NUMERIC_KINDS
                     and enc.dtype != configured):
                 enc = enc.astype(configured)
-            out = np.asarray(self._numcodec.decode(enc))
-            expected = math.prod(spec.shape)
-            if out.size != expected:
-                raise CorruptChunkError(
-                    f"codec {self.name!r} decoded {out.size} elements, expected {expected} "
-                    f"(shape {spec.shape})")
-            out = out.reshape(spec.shape)
-            return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+            return _decoded_chunk(np.asarray(self._numcodec.decode(enc)), spec, self.name)
 
 
 class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
@@ -388,12 +392,7 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
                 out = _zfpy_stream.decode(data, expected, self.name)
             else:
                 out = np.asarray(self._decode(data))
-            if out.size != expected:
-                raise CorruptChunkError(
-                    f"codec {self.name!r} decoded {out.size} elements, expected {expected} "
-                    f"(shape {spec.shape})")
-            out = out.reshape(spec.shape)
-            return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+            return _decoded_chunk(out, spec, self.name)
 
     def _decode_pcodec(self, data: bytes | memoryview, spec: ChunkSpec, expected: int
                        ) -> np.ndarray:
