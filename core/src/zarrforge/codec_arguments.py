@@ -87,7 +87,7 @@ def foreign_codec_json(value: Any) -> Any:
 
 
 def _zarr_python_codec_json(value: Any, zarr_codec: type) -> dict[str, Any]:
-    document = _json_ready(value.to_dict())
+    document = json_ready(value.to_dict())
     configuration = document.get("configuration")
     if not isinstance(configuration, dict):
         return document
@@ -142,13 +142,16 @@ def warn_uncompressed(format_name: str, codec: str) -> None:
         UncompressedWarning, stacklevel=2)
 
 
-def _json_ready(value: Any) -> Any:
+def json_ready(value: Any) -> Any:
+    """``value`` (a foreign codec's configuration: numcodecs' ``get_config()``,
+    zarr-python's ``to_dict()``) as plain JSON values, copied: mappings as dicts with
+    string keys, tuples as lists, numpy arrays and scalars as lists and numbers."""
     if isinstance(value, dict):
-        return {str(k): _json_ready(v) for k, v in value.items()}
+        return {str(k): json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
+        return [json_ready(v) for v in value]
     if hasattr(value, "tolist"):  # numpy arrays and scalars in numcodecs configurations
-        return _json_ready(value.tolist())
+        return json_ready(value.tolist())
     return value
 
 
@@ -167,6 +170,6 @@ def numcodecs_configuration(codec_json: dict[str, Any]) -> dict[str, Any] | None
     except ImportError:
         return stated
     try:
-        return _json_ready(dict(numcodecs.get_codec(dict(stated)).get_config()))
+        return json_ready(dict(numcodecs.get_codec(dict(stated)).get_config()))
     except Exception:  # noqa: BLE001 - numcodecs raises anything for a bad configuration
         return stated

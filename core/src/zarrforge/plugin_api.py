@@ -68,7 +68,9 @@ Chunks and codec chains
     :func:`check_shareable` (refuse early, and plainly, to hand an array on a store of
     this process to dask's distributed workers),
     :class:`MemoryLayoutCodec` (a recorded chunk memory layout as the first codec of the
-    chain, for a format that records one; a format that records none refuses it).
+    chain, for a format that records one; a format that records none refuses it),
+    :func:`json_ready` (another library's codec configuration as plain JSON values, for
+    a codec that wraps numcodecs or zarr-python codecs).
 
 Formats
     :func:`child_names` (a format's ``list_children`` from one listing),
@@ -91,7 +93,7 @@ from .registry import Registry
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts
 from .chunk_context import current_chunk, encoding_chunk
-from .codec_arguments import numcodecs_configuration, warn_uncompressed
+from .codec_arguments import json_ready, numcodecs_configuration, warn_uncompressed
 from .codec_chain import CodecChain, check_order, evolve_codecs
 from .hooks import hook_plugins, hookimpl, plugin_manager
 from .indexing import normalize_basic_selection
@@ -127,7 +129,7 @@ __all__ = sorted([
     "config", "current_chunk", "data_type_from_json", "data_type_from_user",
     "dimension_names_from_json", "dump_document", "dump_document_parts", "encoding_chunk", "evolve_codecs",
     "extension_from_json", "extensions_from_json", "extensions_to_json", "fill_value_from_user",
-    "hook_plugins", "hookimpl", "load_document", "load_document_keeping_raw", "map_parallel", "memory_layout",
+    "hook_plugins", "hookimpl", "json_ready", "load_document", "load_document_keeping_raw", "map_parallel", "memory_layout",
     "normalize_basic_selection", "numcodecs_configuration", "parse_extension", "paths",
     "plugin_manager", "read_modify_write", "registry", "resolve", "shape_from_json",
     "split_unknown_fields",

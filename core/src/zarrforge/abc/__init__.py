@@ -4,7 +4,7 @@ from .chunk_grid import ChunkGrid, DimensionChunking
 from .chunk_key_encoding import ChunkKeyEncoding
 from .codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, CodecKind,
                     PartialCodec, RangeFetcher, SubdividedCodec, VersionedRangeFetcher)
-from .data_type import DataType
+from .data_type import DataType, VariableLengthDataType
 from .extension import ArrayHandle, Extension
 from .format import NO_FILL_VALUE, ArrayCreationSpec, ChunksUnderNode, Format
 from .metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
@@ -21,5 +21,5 @@ __all__ = [
     "GroupMetadata", "ListDirResult", "MemoryLayout", "NO_FILL_VALUE", "NodeMetadata", "PartialCodec",
     "RangeFetcher", "ReadLimit", "StorageTransformer", "Store", "StoreCapabilities", "SubdividedCodec",
     "VersionedRangeFetcher", "WrapperStore", "is_document_key", "read_limit", "validate_key", "validate_prefix",
-    "FormatSegment", "PipelineState", "Segment", "URLAdapter",
+    "FormatSegment", "PipelineState", "Segment", "URLAdapter", "VariableLengthDataType",
 ]

@@ -30,7 +30,10 @@ Implementations provide:
 
 ``item_size`` is ``None`` for variable-length types; fixed-size types whose
 byte order matters (``item_size > 1`` for numeric types) set
-``has_endianness``.
+``has_endianness``. A variable-length type subclasses
+:class:`VariableLengthDataType`, which says so: its elements have no fixed size
+(``item_size`` is ``None``) and no byte order (``has_endianness`` is false),
+whatever its in-memory numpy dtype (an object or ``StringDType`` array) reports.
 """
 
 from __future__ import annotations
@@ -109,3 +112,16 @@ class DataType(ABC):
 
     def __repr__(self) -> str:
         return f"<data type {self.to_json()!r}>"
+
+
+class VariableLengthDataType(DataType):
+    """A data type whose elements have no fixed size: ``item_size`` is ``None`` and
+    ``has_endianness`` false. Such a type needs a ``default_serializer()``."""
+
+    @property
+    def item_size(self) -> None:
+        return None
+
+    @property
+    def has_endianness(self) -> bool:
+        return False

@@ -33,22 +33,15 @@ import numpy as np
 from zarrforge.abc.data_type import DataType
 from zarrforge.plugin_api import registry
 
-from ._util import config_keys, fill_error
+from ._bases import Unconfigured
+from ._util import fill_error
 from .ml_floats import ALL as _ML_FLOATS
 
 _NATIVE = {"float32": np.dtype("c8"), "float64": np.dtype("c16")}
 
 
-class _ComplexOf(DataType):
+class _ComplexOf(Unconfigured):
     component: ClassVar[str]  # name of the real data type of each part
-
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "_ComplexOf":
-        config_keys(name, configuration, frozenset())
-        return cls()
-
-    def to_json(self) -> str:
-        return self.name
 
     def _part(self) -> DataType:
         part = self.__dict__.get("_part_type")

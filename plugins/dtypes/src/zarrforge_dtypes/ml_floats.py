@@ -52,9 +52,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from zarrforge.abc.data_type import DataType
-
-from ._util import config_keys, fill_error
+from ._bases import Unconfigured
+from ._util import fill_error
 
 
 @functools.cache
@@ -71,24 +70,16 @@ def _finite_max(name: str) -> float:
     return float(ml_dtypes.finfo(_numpy_dtype(name)).max)
 
 
-class _MLFloat(DataType):
+class _MLFloat(Unconfigured):
     bits: ClassVar[int]  # significant bits of the stored byte(s)
     nan_bits: ClassVar[int | None]  # the spec's canonical NaN; None: no NaN
     has_inf: ClassVar[bool]
-
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "_MLFloat":
-        config_keys(name, configuration, frozenset())
-        return cls()
 
     @classmethod
     def from_numpy_dtype(cls, dtype: np.dtype) -> "_MLFloat | None":
         if "ml_dtypes" not in sys.modules:  # then no ml_dtypes dtype can exist yet
             return None
         return cls() if dtype == _numpy_dtype(cls.name) else None
-
-    def to_json(self) -> str:
-        return self.name
 
     @property
     def numpy_dtype(self) -> np.dtype:

@@ -24,21 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.abc.data_type import DataType
+from ._bases import FixedLengthBytes
+from ._util import fill_error, is_int
 
-from ._util import base64_bytes, fill_error, is_int, length_bytes
 
-
-class NullTerminatedBytes(DataType):
+class NullTerminatedBytes(FixedLengthBytes):
     name = "null_terminated_bytes"
-
-    def __init__(self, length: int) -> None:
-        self.length = length
-        self._dtype = np.dtype(f"S{length}")
-
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "NullTerminatedBytes":
-        return cls(length_bytes(name, configuration))
+    numpy_kind = "S"
 
     @classmethod
     def from_numpy_dtype(cls, np_dtype: np.dtype) -> "NullTerminatedBytes | None":
@@ -46,30 +38,13 @@ class NullTerminatedBytes(DataType):
             return cls(np_dtype.itemsize)
         return None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "configuration": {"length_bytes": self.length}}
-
-    @property
-    def numpy_dtype(self) -> np.dtype:
-        return self._dtype
-
-    @property
-    def has_endianness(self) -> bool:
-        return False
-
-    def default_fill_value(self) -> Any:
-        return np.bytes_(b"")
-
     def _valid(self) -> str:
         return f"a base64 string of at most {self.length} bytes"
 
-    def _checked(self, raw: bytes, original: Any) -> Any:
+    def _from_bytes(self, raw: bytes, original: Any) -> Any:
         if len(raw) > self.length:
             raise fill_error(self.name, original, f"{self._valid()}; got {len(raw)} bytes")
         return np.bytes_(raw)
-
-    def fill_value_from_json(self, value: Any) -> Any:
-        return self._checked(base64_bytes(self.name, value, self._valid()), value)
 
     def fill_value_to_json(self, value: Any) -> str:
         return base64.b64encode(bytes(np.bytes_(value))).decode("ascii")
@@ -82,7 +57,7 @@ class NullTerminatedBytes(DataType):
                 raise fill_error(self.name, value, "bytes or an ASCII string of at most "
                                  f"{self.length} bytes") from None
         if isinstance(value, (bytes, bytearray, np.bytes_)):
-            return self._checked(bytes(value), value)
+            return self._from_bytes(bytes(value), value)
         if is_int(value) and value == 0:
             return self.default_fill_value()
         raise fill_error(self.name, value, f"bytes of at most {self.length} bytes")

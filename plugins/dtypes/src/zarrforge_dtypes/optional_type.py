@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.abc.data_type import DataType
+from zarrforge.abc.data_type import DataType, VariableLengthDataType
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import data_type_from_json
 
@@ -41,7 +41,7 @@ class Some:
     value: Any
 
 
-class Optional(DataType):
+class Optional(VariableLengthDataType):
     name = "optional"
 
     def __init__(self, inner: DataType) -> None:
@@ -69,14 +69,6 @@ class Optional(DataType):
     @property
     def numpy_dtype(self) -> np.dtype:
         return _OBJECT
-
-    @property
-    def item_size(self) -> None:
-        return None
-
-    @property
-    def has_endianness(self) -> bool:
-        return False
 
     def default_fill_value(self) -> None:
         return None

@@ -21,39 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.abc.data_type import DataType
+from ._bases import FixedLengthBytes
+from ._util import fill_error, is_int
 
-from ._util import base64_bytes, fill_error, is_int, length_bytes
 
-
-class RawBytes(DataType):
+class RawBytes(FixedLengthBytes):
     name = "raw_bytes"
-
-    def __init__(self, length: int) -> None:
-        self.length = length
-        self._dtype = np.dtype(f"V{length}")
-
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "RawBytes":
-        return cls(length_bytes(name, configuration))
+    numpy_kind = "V"
 
     @classmethod
     def from_numpy_dtype(cls, np_dtype: np.dtype) -> None:
         return None  # numpy V<N> is the registry's r<8N>; see the module docstring
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "configuration": {"length_bytes": self.length}}
-
-    @property
-    def numpy_dtype(self) -> np.dtype:
-        return self._dtype
-
-    @property
-    def has_endianness(self) -> bool:
-        return False
-
-    def default_fill_value(self) -> Any:
-        return np.zeros((), dtype=self._dtype)[()]
 
     def _valid(self) -> str:
         return f"a base64 string of exactly {self.length} bytes"
@@ -62,9 +40,6 @@ class RawBytes(DataType):
         if len(raw) != self.length:
             raise fill_error(self.name, original, f"{self._valid()}; got {len(raw)} bytes")
         return np.frombuffer(raw, dtype=self._dtype)[0]
-
-    def fill_value_from_json(self, value: Any) -> Any:
-        return self._from_bytes(base64_bytes(self.name, value, self._valid()), value)
 
     def fill_value_to_json(self, value: Any) -> str:
         return base64.b64encode(np.array(value, dtype=self._dtype).tobytes()).decode("ascii")

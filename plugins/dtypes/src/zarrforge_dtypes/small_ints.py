@@ -31,9 +31,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from zarrforge.abc.data_type import DataType
-
-from ._util import config_keys, fill_error, is_int
+from ._bases import Unconfigured
+from ._util import fill_error, is_int
 
 
 @functools.cache
@@ -43,23 +42,15 @@ def _numpy_dtype(name: str) -> np.dtype:
     return np.dtype(getattr(ml_dtypes, name))
 
 
-class _SmallInt(DataType):
+class _SmallInt(Unconfigured):
     low: ClassVar[int]
     high: ClassVar[int]
-
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "_SmallInt":
-        config_keys(name, configuration, frozenset())
-        return cls()
 
     @classmethod
     def from_numpy_dtype(cls, np_dtype: np.dtype) -> "_SmallInt | None":
         if "ml_dtypes" not in sys.modules:
             return None
         return cls() if np_dtype == _numpy_dtype(cls.name) else None
-
-    def to_json(self) -> str:
-        return self.name
 
     @property
     def numpy_dtype(self) -> np.dtype:

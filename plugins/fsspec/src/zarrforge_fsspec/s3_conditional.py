@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from zarrforge.abc.store import ABSENT, read_limit
@@ -61,6 +62,8 @@ from .faults import (GaveUp, _chain, _error_code, _status, is_invalid_range, is_
 CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
 _probed: dict[tuple[Any, str], bool] = {}
 _probe_lock = threading.Lock()
+# A read's answer: (bytes or None when missing, the version's ETag or ABSENT, its size or None)
+_Answer = tuple[bytes | None, Any, int | None]
 
 
 def _object_size(answer: dict[str, Any], read: int) -> int | None:
@@ -147,12 +150,7 @@ class S3Conditions:
                 body.close()
             return data, answer["ETag"], _object_size(answer, len(data))
 
-        try:
-            return await self.store._request(get)
-        except GaveUp as failure:
-            if is_conflict(failure.error):
-                raise self._conflict(key, if_match) from failure.error
-            raise self.store._fail(failure, "read", key) from failure.error
+        return await self._read(get, key, if_match, "read")
 
     async def get_ranges(self, key: str, ranges: list[Any],
                          if_generation: Any) -> tuple[list[bytes] | None, Any]:
@@ -201,12 +199,19 @@ class S3Conditions:
                 raise
             return b"", answer["ETag"], int(answer["ContentLength"])
 
+        return await self._read(head, key, if_match, "look up")
+
+    async def _read(self, call: Callable[[], Awaitable[_Answer]], key: str, if_match: Any,
+                    verb: str) -> _Answer:
+        """``call`` (a read of ``key``, with ``If-Match`` ``if_match`` when given) through the
+        store's retries; a refused condition is a :class:`ConflictError`, any other failure
+        the store's error for ``verb``."""
         try:
-            return await self.store._request(head)
+            return await self.store._request(call)
         except GaveUp as failure:
             if is_conflict(failure.error):
                 raise self._conflict(key, if_match) from failure.error
-            raise self.store._fail(failure, "look up", key) from failure.error
+            raise self.store._fail(failure, verb, key) from failure.error
 
     async def _etag(self, key: str) -> Any:
         _, etag, _ = await self._head(key, None)

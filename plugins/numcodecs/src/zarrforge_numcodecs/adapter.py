@@ -56,6 +56,7 @@ from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCod
                                  Codec, CodecKind)
 from zarrforge.errors import (ChecksumError, CodecError, CorruptChunkError, MetadataError,
                               UnsafeCodecError)
+from zarrforge.plugin_api import json_ready
 
 from . import _bounds, _inflate, _json2, _kinds, _zfpy_stream, safety
 from ._data_types import data_type_for
@@ -103,19 +104,6 @@ def _parameters(codec_id: str) -> str:
     return ", ".join(params) if params else "no parameters"
 
 
-def _json_ready(value: Any) -> Any:
-    """numcodecs configurations as plain JSON values (lists, not tuples or arrays)."""
-    if isinstance(value, dict):
-        return {str(k): _json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _json_ready(value.tolist())
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
 def _codec_id(name: Any) -> str:
     if not isinstance(name, str) or not name.startswith(PREFIX) or len(name) == len(PREFIX):
         raise MetadataError(
@@ -154,6 +142,17 @@ def _build(name: str, codec_id: str, configuration: Any) -> Any:
             field="configuration", value=configuration) from exc
 
 
+def _decoded_chunk(out: np.ndarray, spec: ChunkSpec, codec: str) -> np.ndarray:
+    """A numcodecs codec's decoded output as the chunk ``spec`` describes: exactly its
+    element count (else the chunk is corrupt), its shape and its dtype."""
+    expected = math.prod(spec.shape)
+    if out.size != expected:
+        raise CorruptChunkError(f"codec {codec!r} decoded {out.size} elements, expected "
+                                f"{expected} (shape {spec.shape})")
+    out = out.reshape(spec.shape)
+    return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+
+
 class NumcodecsCodec(Codec):
     """Entry point of the ``numcodecs.*`` family; :meth:`from_json` picks the subclass."""
 
@@ -166,11 +165,11 @@ class NumcodecsCodec(Codec):
         self._numcodec = numcodec
         config = dict(numcodec.get_config())
         config.pop("id", None)
-        self._config: dict[str, Any] = _json_ready(config)  # every setting, defaults included
+        self._config: dict[str, Any] = json_ready(config)  # every setting, defaults included
         # the configuration as the document (or the caller) stated it: written back as it
         # was, as zarr-python does, so a rewrite changes nothing and both write the same
         self._stated = (None if stated is None
-                        else _json_ready({k: v for k, v in stated.items() if k != "id"}))
+                        else json_ready({k: v for k, v in stated.items() if k != "id"}))
         self._unsafe = safety.unsafe_reason(name, numcodec) is not None
 
     @classmethod
@@ -190,7 +189,7 @@ class NumcodecsCodec(Codec):
         """Wrap an existing numcodecs codec object (through :meth:`from_json`)."""
         config = dict(numcodec.get_config())
         codec_id = config.pop("id")
-        return cls.from_json(PREFIX + codec_id, _json_ready(config))
+        return cls.from_json(PREFIX + codec_id, json_ready(config))
 
     @property
     def codec_id(self) -> str:
@@ -198,14 +197,14 @@ class NumcodecsCodec(Codec):
 
     @property
     def configuration(self) -> dict[str, Any]:
-        return _json_ready(self._config)  # a fresh copy
+        return json_ready(self._config)  # a fresh copy
 
     def to_json(self) -> dict[str, Any]:
         if self._stated is not None:
-            return {"name": self.name, "configuration": _json_ready(self._stated)}
+            return {"name": self.name, "configuration": json_ready(self._stated)}
         if not self._config:
             return {"name": self.name}
-        return {"name": self.name, "configuration": _json_ready(self._config)}
+        return {"name": self.name, "configuration": json_ready(self._config)}
 
     def evolve(self, spec: ChunkSpec) -> "NumcodecsCodec":
         # shuffle's element size left unstated is the array's item size, recorded (as
@@ -348,14 +347,7 @@ class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
             if (configured is not None and configured.kind in _NUMERIC_KINDS
                     and enc.dtype != configured):
                 enc = enc.astype(configured)
-            out = np.asarray(self._numcodec.decode(enc))
-            expected = math.prod(spec.shape)
-            if out.size != expected:
-                raise CorruptChunkError(
-                    f"codec {self.name!r} decoded {out.size} elements, expected {expected} "
-                    f"(shape {spec.shape})")
-            out = out.reshape(spec.shape)
-            return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+            return _decoded_chunk(np.asarray(self._numcodec.decode(enc)), spec, self.name)
 
 
 class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
@@ -388,12 +380,7 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
                 out = _zfpy_stream.decode(data, expected, self.name)
             else:
                 out = np.asarray(self._decode(data))
-            if out.size != expected:
-                raise CorruptChunkError(
-                    f"codec {self.name!r} decoded {out.size} elements, expected {expected} "
-                    f"(shape {spec.shape})")
-            out = out.reshape(spec.shape)
-            return out if out.dtype == spec.dtype else out.astype(spec.dtype)
+            return _decoded_chunk(out, spec, self.name)
 
     def _decode_pcodec(self, data: bytes | memoryview, spec: ChunkSpec, expected: int
                        ) -> np.ndarray:

@@ -31,6 +31,7 @@ from zarrforge.abc.codec import ArrayArrayCodec, ChunkSpec
 from zarrforge.errors import MetadataError
 
 from . import _validate
+from ._configured import KeywordConfigured
 
 # Mantissa bits of floating-point types numpy's finfo may not know (ml_dtypes ones).
 _MANTISSA_BITS = {"bfloat16": 7, "complex_bfloat16": 7}
@@ -84,8 +85,10 @@ def _round(words: np.ndarray, keepbits: int, maxbits: np.ndarray | int, width: i
     return np.where(active, total & mask, words)
 
 
-class BitroundCodec(ArrayArrayCodec):
+class BitroundCodec(KeywordConfigured, ArrayArrayCodec):
     name = "bitround"
+    _config_keys = _required_keys = ("keepbits",)
+    _needs_configuration = "'keepbits' (an integer >= 1)"
 
     def __init__(self, *, keepbits: int) -> None:
         self._keepbits = _validate.integer(self.name, "keepbits", keepbits, minimum=1)
@@ -94,17 +97,8 @@ class BitroundCodec(ArrayArrayCodec):
     def keepbits(self) -> int:
         return self._keepbits
 
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "BitroundCodec":
-        if configuration is None:
-            raise MetadataError("codec 'bitround' needs a configuration with 'keepbits' "
-                                "(an integer >= 1)", field="configuration", value=None)
-        config = _validate.configuration_object(cls.name, configuration, allowed=("keepbits",),
-                                                required=("keepbits",))
-        return cls(keepbits=config["keepbits"])
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "configuration": {"keepbits": self._keepbits}}
+    def _configuration(self) -> dict[str, Any]:
+        return {"keepbits": self._keepbits}
 
     def validate(self, spec: ChunkSpec) -> None:
         _mantissa_bits(spec)

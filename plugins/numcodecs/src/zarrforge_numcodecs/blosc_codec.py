@@ -46,6 +46,7 @@ from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec
 from zarrforge.errors import CodecError
 
 from . import _bounds, _inflate, _validate
+from ._configured import KeywordConfigured
 from ._failures import decoding, encoding
 
 CNAMES = ("lz4", "lz4hc", "blosclz", "zstd", "snappy", "zlib")
@@ -62,8 +63,9 @@ def available_cnames() -> tuple[str, ...]:
     return tuple(_blosc.list_compressors())
 
 
-class BloscCodec(BytesBytesCodec):
+class BloscCodec(KeywordConfigured, BytesBytesCodec):
     name = "blosc"
+    _config_keys = KEYS
 
     def __init__(self, *, cname: str = DEFAULT_CNAME, clevel: int = DEFAULT_CLEVEL,
                  shuffle: str | None = None, typesize: int | None = None,
@@ -101,24 +103,13 @@ class BloscCodec(BytesBytesCodec):
     def blocksize(self) -> int:
         return self._blocksize
 
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "BloscCodec":
-        if configuration is None:
-            return cls()
-        config = _validate.configuration_object(cls.name, configuration, allowed=KEYS)
-        return cls(cname=config.get("cname", DEFAULT_CNAME),
-                   clevel=config.get("clevel", DEFAULT_CLEVEL),
-                   shuffle=config.get("shuffle"),
-                   typesize=config.get("typesize"),
-                   blocksize=config.get("blocksize", 0))
-
-    def to_json(self) -> dict[str, Any]:
+    def _configuration(self) -> dict[str, Any]:
         config: dict[str, Any] = {}
         if self._typesize is not None:
             config["typesize"] = self._typesize
         config.update(cname=self._cname, clevel=self._clevel, shuffle=self.shuffle,
                       blocksize=self._blocksize)
-        return {"name": self.name, "configuration": config}
+        return config
 
     def evolve(self, spec: ChunkSpec) -> "BloscCodec":
         # Record both choices explicitly, so the stored codec never depends on

@@ -23,13 +23,15 @@ from numcodecs.gzip import GZip
 from zarrforge.abc.codec import BytesBytesCodec
 
 from . import _bounds, _inflate, _validate
+from ._configured import KeywordConfigured
 from ._failures import decoding, encoding
 
 DEFAULT_LEVEL = 5
 
 
-class GzipCodec(BytesBytesCodec):
+class GzipCodec(KeywordConfigured, BytesBytesCodec):
     name = "gzip"
+    _config_keys = _required_keys = ("level",)
 
     def __init__(self, level: int = DEFAULT_LEVEL) -> None:
         self._level = _validate.integer(self.name, "level", level, minimum=0, maximum=9)
@@ -39,16 +41,8 @@ class GzipCodec(BytesBytesCodec):
     def level(self) -> int:
         return self._level
 
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "GzipCodec":
-        if configuration is None:
-            return cls()
-        config = _validate.configuration_object(cls.name, configuration, allowed=["level"],
-                                                required=["level"])
-        return cls(level=config["level"])
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "configuration": {"level": self._level}}
+    def _configuration(self) -> dict[str, Any]:
+        return {"level": self._level}
 
     def encode(self, data: bytes | memoryview) -> bytes:
         with encoding(self.name):

@@ -37,14 +37,17 @@ from numcodecs.zstd import Zstd
 from zarrforge.abc.codec import BytesBytesCodec
 
 from . import _bounds, _inflate, _validate
+from ._configured import KeywordConfigured
 from ._failures import decoding, encoding
 
 MIN_LEVEL = -131072
 MAX_LEVEL = 22
 
 
-class ZstdCodec(BytesBytesCodec):
+class ZstdCodec(KeywordConfigured, BytesBytesCodec):
     name = "zstd"
+    _config_keys = ("level", "checksum")
+    _required_keys = ("level",)
 
     def __init__(self, level: int = 0, checksum: bool = False) -> None:
         self._level = _validate.integer(self.name, "level", level, minimum=MIN_LEVEL,
@@ -61,17 +64,8 @@ class ZstdCodec(BytesBytesCodec):
     def checksum(self) -> bool:
         return self._checksum
 
-    @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ZstdCodec":
-        if configuration is None:
-            return cls()
-        config = _validate.configuration_object(cls.name, configuration,
-                                                allowed=["level", "checksum"], required=["level"])
-        return cls(level=config["level"], checksum=config.get("checksum", False))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name,
-                "configuration": {"level": self._level, "checksum": self._checksum}}
+    def _configuration(self) -> dict[str, Any]:
+        return {"level": self._level, "checksum": self._checksum}
 
     def encode(self, data: bytes | memoryview) -> bytes:
         compressor = getattr(self._compressors, "zstd", None)

@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.abc.data_type import DataType
+from zarrforge.abc.data_type import VariableLengthDataType
 from zarrforge.errors import MetadataError
 
 NAME = "zarrforge_v2.json_object"
 
 
-class JSONObject(DataType):
+class JSONObject(VariableLengthDataType):
     name = NAME
 
     @classmethod
@@ -41,14 +41,6 @@ class JSONObject(DataType):
     @property
     def numpy_dtype(self) -> np.dtype:
         return np.dtype(object)
-
-    @property
-    def item_size(self) -> None:
-        return None
-
-    @property
-    def has_endianness(self) -> bool:
-        return False
 
     def default_fill_value(self) -> Any:
         return None

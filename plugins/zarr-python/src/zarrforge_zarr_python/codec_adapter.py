@@ -38,20 +38,10 @@ from zarr.core.sync import sync
 from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec,
                                  Codec)
 from zarrforge.errors import CodecError, CorruptChunkError, MetadataError
+from zarrforge.plugin_api import json_ready
 
 from . import _specs
 from ._zarr_registry import foreign_codec_class
-
-
-def _json_ready(value: Any) -> Any:
-    """zarr-python's ``to_dict()`` as plain JSON (tuples as lists, numpy scalars as numbers)."""
-    if isinstance(value, dict):
-        return {str(k): _json_ready(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 class ZarrPythonCodec(Codec):
@@ -87,7 +77,7 @@ class ZarrPythonCodec(Codec):
         return _wrap(name, zarr_codec)
 
     def to_json(self) -> dict[str, Any]:
-        return _json_ready(self.zarr_codec.to_dict())
+        return json_ready(self.zarr_codec.to_dict())
 
     def evolve(self, spec: ChunkSpec) -> "ZarrPythonCodec":
         evolved = self.zarr_codec.evolve_from_array_spec(_specs.to_zarr(spec))

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from .diff import diff
+from .diff import Difference, diff
 from .models import GroupSpec, Node, from_json, from_zarr
 from .schema import ERRATA, json_schema, schema_issues
 
@@ -57,6 +57,20 @@ def _emit(text: str, output: str | None) -> None:
     else:
         with open(output, "w", encoding="utf-8") as f:
             f.write(text + "\n")
+
+
+def _report(differences: list[Difference], as_json: bool, none: str) -> None:
+    """Print ``differences`` (as JSON, or one line each and their count; ``none`` when
+    there are none) and exit with code 1 when there is any."""
+    if as_json:
+        click.echo(json.dumps([d.to_json() for d in differences], indent=2, allow_nan=True))
+    else:
+        for difference in differences:
+            click.echo(str(difference))
+        count = len(differences)
+        click.echo(f"{count} difference{'s' * (count != 1)}" if count else none)
+    if differences:
+        click.get_current_context().exit(1)
 
 
 @click.group(name="zom")
@@ -111,17 +125,7 @@ def validate(spec: str, url: str | None, path: str, as_json: bool) -> None:
         click.echo(f"{spec}: follows the ZEP 6 schema (Zarr v{model.zarr_format} "
                    f"{model.node_type})")
         return
-    differences = diff(model, from_zarr(url, path))
-    if as_json:
-        click.echo(json.dumps([d.to_json() for d in differences], indent=2, allow_nan=True))
-    else:
-        for difference in differences:
-            click.echo(str(difference))
-        count = len(differences)
-        click.echo(f"{count} difference{'s' * (count != 1)}" if count else
-                   f"{url}: matches the model")
-    if differences:
-        click.get_current_context().exit(1)
+    _report(diff(model, from_zarr(url, path)), as_json, f"{url}: matches the model")
 
 
 @zom.command("diff")
@@ -130,17 +134,7 @@ def validate(spec: str, url: str | None, path: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
 def diff_command(expected: str, found: str, as_json: bool) -> None:
     """Compare two models; each is a ZOM JSON file or the URL of a hierarchy."""
-    differences = diff(_load(expected)[0], _load(found)[0])
-    if as_json:
-        click.echo(json.dumps([d.to_json() for d in differences], indent=2, allow_nan=True))
-    else:
-        for difference in differences:
-            click.echo(str(difference))
-        count = len(differences)
-        click.echo(f"{count} difference{'s' * (count != 1)}" if count else
-                   "the models are equal")
-    if differences:
-        click.get_current_context().exit(1)
+    _report(diff(_load(expected)[0], _load(found)[0]), as_json, "the models are equal")
 
 
 @zom.command("schema")
