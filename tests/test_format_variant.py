@@ -6,6 +6,7 @@ written, rewritten, listed and detected; and the deprecated ``_node_type`` still
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import re
 from pathlib import Path
@@ -123,3 +124,32 @@ def test_the_deprecated_node_type_still_answers_and_an_override_of_it_is_honoure
 
     assert Legacy().node_type_of({"legacy": True}, "k") == "group"
     assert Legacy().node_type_of({"zarr_format": 3, "node_type": "array"}, "k") is None
+
+
+DOCUMENTS = (GUIDE, GUIDE.parent / "formats.md",
+             GUIDE.parent.parent / "core" / "src" / "zarrforge" / "abc" / "format.py")
+
+
+def test_new_group_is_documented_as_the_contract_declares_it_both_arguments_optional():
+    """The node-writing service calls ``fmt.new_group()`` with no argument: every text that
+    states the contract says both arguments are optional, as the abstract method does."""
+    from zarrforge.abc.format import Format
+
+    parameters = inspect.signature(Format.new_group).parameters
+    assert [(p.name, p.default) for p in list(parameters.values())[1:]] == [
+        ("attributes", None), ("extensions", None)]
+    for path in DOCUMENTS:
+        spelled = re.findall(r"new_group\([^)]*\)", path.read_text(encoding="utf-8"))
+        spelled = [s for s in spelled if not s.startswith("new_group(self")]
+        assert spelled, path
+        signature = "new_group(attributes=None, extensions=None)"
+        assert signature in spelled and set(spelled) <= {signature, "new_group()"}, (path, spelled)
+
+
+def test_every_installed_format_builds_a_group_with_no_arguments():
+    from zarrforge.abc.metadata import GroupMetadata
+    from zarrforge.hierarchy import get_format, installed_formats
+
+    for name in [*installed_formats(), NotedV3.name]:
+        group = get_format(name).new_group()
+        assert isinstance(group, GroupMetadata) and dict(group.attributes) == {}, name
