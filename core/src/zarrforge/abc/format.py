@@ -17,7 +17,11 @@ Reading is two steps, so that finding and listing nodes never loads a plugin:
   nothing resolved), or ``None`` when there is no node of this format at
   ``path``. A :class:`~zarrforge.errors.MetadataError` naming the key for a
   document of this format that is not even well-formed JSON of the right
-  shape. One request for the final v3 format.
+  shape. One request for the final v3 format. A format may answer a document
+  named for an installed *variant* of it (a format whose class subclasses its
+  own, in ``NodeDocument.format_name``): detection then opens the node with
+  the variant, from what was read (v3 does so for a variant's document holding
+  fields v3 would refuse; :func:`zarrforge.hierarchy.locate_document`).
 * ``resolve(document)``: the node's model, every name resolved through the
   registries (:mod:`zarrforge.resolution`); a ``MetadataError`` naming the
   key and field for what is invalid. Entries of a group's consolidated
