@@ -5,6 +5,13 @@ checkout declares it). The entry-point route and zarr-python 3.4.2 are covered b
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
 import tomllib
 import uuid
 from dataclasses import dataclass
@@ -128,3 +135,106 @@ def test_a_configuration_zarr_python_rejects_names_the_field(bridge):
         zf.create_array(None, shape=(2,), dtype="int8",
                         compressors=[{"name": name, "configuration": {"salt": 1}}])
     assert info.value.field.endswith("configuration") and "salt" in str(info.value)
+
+
+# --- zarrforge codecs in zarr-python (zarrforge_zarr_python.codec_bridge) --------------------
+
+EXAMPLE = ROOT / "examples" / "third-party-plugin"
+PROJECTS = [ROOT / "plugins" / "std", ROOT / "plugins" / "zarr-python", EXAMPLE]
+
+
+def test_the_bridge_class_is_named_after_the_codec_and_pickles_by_reference():
+    from zarrforge_zarr_python import codec_bridge
+
+    cls = codec_bridge.zarr_codec_class("zf_example.bitround")
+    assert cls.__name__ == cls.__qualname__ == "Zarrforge_zf_example_bitround"
+    assert cls.__module__ == "zarrforge_zarr_python.codec_bridge"
+    assert codec_bridge.Zarrforge_zf_example_bitround is cls
+    assert pickle.loads(pickle.dumps(cls)) is cls
+    codec = cls.from_dict({"name": "zf_example.bitround", "configuration": {"keepbits": 4}})
+    assert repr(codec).startswith("Zarrforge_zf_example_bitround(")
+    assert pickle.loads(pickle.dumps(codec)) == codec
+    assert codec_bridge.class_name("a-b.c/d") == "Zarrforge_a_b_c_d"
+    with pytest.raises(AttributeError, match="Zarrforge_<codec name>"):
+        codec_bridge.Zarrforge_no_such_codec
+
+
+def test_the_example_declares_a_zarr_codecs_entry_point_naming_its_bridge_class():
+    from zarrforge_zarr_python import zarr_codec_class
+
+    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]
+    declared = project["entry-points"]["zarr.codecs"]
+    assert set(declared) == set(project["entry-points"]["zarrforge.codecs"])
+    for name, target in declared.items():
+        module, _, attribute = target.partition(":")
+        assert getattr(importlib.import_module(module), attribute) is zarr_codec_class(name)
+    assert "zarrforge-zarr-python" in project["optional-dependencies"]["zarr"]
+
+
+def _run_fresh(tmp_path: Path, source: str) -> dict:
+    """``source`` run by this environment's python in a fresh process (a fresh zarr-python
+    registry), with this checkout's sources and its projects' entry points as declared in
+    their ``pyproject.toml`` (shadowing the installed ones); the JSON it prints last."""
+    site = tmp_path / "site"
+    for project in PROJECTS:
+        metadata = tomllib.loads((project / "pyproject.toml").read_text())["project"]
+        info = site / f"{metadata['name'].replace('-', '_')}-0.0.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {metadata['name']}\n"
+                                       "Version: 0.0\n")
+        (info / "entry_points.txt").write_text("".join(
+            f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in entries.items())
+            for group, entries in metadata.get("entry-points", {}).items()))
+    paths = [str(site), str(ROOT / "core" / "src"), *(str(p / "src") for p in PROJECTS)]
+    script = tmp_path / "case.py"
+    script.write_text(f"import sys\nsys.path[:0] = {paths!r}\n" + textwrap.dedent(source))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_zarr_python_reads_the_example_codec_through_its_entry_point_with_no_call(tmp_path):
+    result = _run_fresh(tmp_path, f"""
+        import json, warnings
+        import numpy as np
+        warnings.simplefilter("error")  # two classes for one name would warn in zarr-python
+        import zarr
+        import zarrforge as zf
+
+        data = (np.linspace(-1, 1, 12, dtype="float32") * np.float32(3.3)).reshape(3, 4)
+        ours = zf.create_array({str(tmp_path / "zf")!r}, shape=(3, 4), chunks=(2, 2),
+                               dtype="float32", compressors=None,
+                               filters=[{{"name": "zf_example.bitround",
+                                          "configuration": {{"keepbits": 4}}}}])
+        ours[:] = data
+        theirs = zarr.open_array({str(tmp_path / "zf")!r}, mode="r")
+        print(json.dumps({{
+            "read": theirs[:].tolist(), "written": ours[:].tolist(),
+            "rounded": bool((ours[:] != data).any()),
+            "filter": type(theirs.filters[0]).__name__,
+        }}))
+    """)
+    assert result["rounded"] and result["read"] == result["written"]
+    assert result["filter"] == "Zarrforge_zf_example_bitround"
+
+
+def test_register_with_zarr_leaves_names_a_zarr_codecs_entry_point_declares_alone(tmp_path):
+    result = _run_fresh(tmp_path, """
+        import json, warnings
+        warnings.simplefilter("error")
+        from zarr.registry import get_codec_class
+        from zarrforge_zarr_python import register_with_zarr
+        import zf_example.zarr_codecs
+
+        registered = register_with_zarr()
+        print(json.dumps({
+            "registered": registered,
+            "entry_point_class": get_codec_class("zf_example.bitround")
+                                 is zf_example.zarr_codecs.BitRound,
+        }))
+    """)
+    assert "zf_example.bitround" not in result["registered"]
+    assert result["registered"]  # the names no entry point declares are still registered
+    assert result["entry_point_class"]

@@ -6,6 +6,7 @@ written, rewritten, listed and detected; and the deprecated ``_node_type`` still
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import re
 from pathlib import Path
@@ -13,8 +14,9 @@ from pathlib import Path
 import pytest
 
 import zarrforge as zf
-from zarrforge.errors import MetadataError
+from zarrforge.errors import MetadataError, MustUnderstandError, NodeTypeError
 from zarrforge_std.format_v3 import VARIANT_HOOKS, V3Format
+from zarrforge_std.stores.memory import MemoryStore
 
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "plugin-guide.md"
 
@@ -123,3 +125,118 @@ def test_the_deprecated_node_type_still_answers_and_an_override_of_it_is_honoure
 
     assert Legacy().node_type_of({"legacy": True}, "k") == "group"
     assert Legacy().node_type_of({"zarr_format": 3, "node_type": "array"}, "k") is None
+
+
+DOCUMENTS = (GUIDE, GUIDE.parent / "formats.md",
+             GUIDE.parent.parent / "core" / "src" / "zarrforge" / "abc" / "format.py")
+
+
+def test_new_group_is_documented_as_the_contract_declares_it_both_arguments_optional():
+    """The node-writing service calls ``fmt.new_group()`` with no argument: every text that
+    states the contract says both arguments are optional, as the abstract method does."""
+    from zarrforge.abc.format import Format
+
+    parameters = inspect.signature(Format.new_group).parameters
+    assert [(p.name, p.default) for p in list(parameters.values())[1:]] == [
+        ("attributes", None), ("extensions", None)]
+    for path in DOCUMENTS:
+        spelled = re.findall(r"new_group\([^)]*\)", path.read_text(encoding="utf-8"))
+        spelled = [s for s in spelled if not s.startswith("new_group(self")]
+        assert spelled, path
+        signature = "new_group(attributes=None, extensions=None)"
+        assert signature in spelled and set(spelled) <= {signature, "new_group()"}, (path, spelled)
+
+
+def test_every_installed_format_builds_a_group_with_no_arguments():
+    from zarrforge.abc.metadata import GroupMetadata
+    from zarrforge.hierarchy import get_format, installed_formats
+
+    for name in [*installed_formats(), NotedV3.name]:
+        group = get_format(name).new_group()
+        assert isinstance(group, GroupMetadata) and dict(group.attributes) == {}, name
+
+
+class StampedV3(V3Format):
+    """Zarr v3 documents (``"zarr_format": 3``, ``zarr.json``) carrying a required
+    top-level ``stamp`` of the variant's own: plain v3 refuses them (``must_understand``),
+    and the variant claims them by that field (:attr:`V3Format.required_fields`)."""
+
+    name = "test.v3-stamped"
+    required_fields = ("stamp",)
+    asked = 0  # how often the variant was asked about a document
+
+    def node_type_of(self, document, key):
+        type(self).asked += 1
+        return super().node_type_of(document, key)
+
+    def parse(self, document, *, key):
+        stamp = document.get("stamp")
+        if not isinstance(stamp, str):
+            raise MetadataError(f"must be a string, got {stamp!r}", field="stamp", value=stamp,
+                                key=key)
+        model = super().parse({k: v for k, v in document.items() if k != "stamp"}, key=key)
+        return dataclasses.replace(model, format_data={**model.format_data, self.name: stamp})
+
+    def document(self, metadata):
+        return {**super().document(metadata),
+                "stamp": metadata.format_data.get(self.name, "fresh")}
+
+
+class CountingStore(MemoryStore):
+    def __init__(self):
+        super().__init__()
+        self.reads: list[str] = []
+
+    def get(self, key, byte_range=None):
+        self.reads.append(key)
+        return super().get(key, byte_range)
+
+
+@pytest.fixture
+def stamped():
+    zf.register("formats", StampedV3.name, StampedV3)
+    StampedV3.asked = 0
+    yield
+    zf.registry.formats.unregister(StampedV3.name)
+
+
+def test_a_variant_keeping_zarr_format_3_is_claimed_by_its_required_field(stamped):
+    store = CountingStore()
+    root = zf.create_group(store, zarr_format=StampedV3.name)
+    root.create_array("a", shape=(2,), chunks=(2,), dtype="int8")[:] = [5, 6]
+    document = json.loads(store.get("zarr.json"))
+    assert document["zarr_format"] == 3 and document["stamp"] == "fresh"
+
+    store.reads.clear()
+    group = zf.open_group(store, mode="r")  # v3 is asked first and hands the node over
+    assert group.format.name == StampedV3.name
+    assert group.metadata_model.format_data[StampedV3.name] == "fresh"
+    assert store.reads == ["zarr.json"]  # the document was read once, by v3
+    array = zf.open_array(store, "a", mode="r+")
+    assert array.format.name == StampedV3.name and array[:].tolist() == [5, 6]
+    assert [name for name, _ in group.members()] == ["a"]
+    root.create_group("g")  # creating inside the variant's hierarchy: v3 is not in the way
+    assert json.loads(store.get("g/zarr.json"))["stamp"] == "fresh"
+    with pytest.raises(NodeTypeError, match="under the Zarr test.v3-stamped node"):
+        zf.create_array(store, "b", shape=(1,), dtype="int8")  # a plain v3 node under it
+
+
+def test_plain_v3_documents_still_open_as_v3_without_asking_the_variant(stamped):
+    store = CountingStore()
+    zf.create_group(store).create_array("a", shape=(1,), dtype="int8")
+    store.reads.clear()
+    StampedV3.asked = 0  # creation asks every format whether a node of its is in the way
+    assert zf.open_group(store, mode="r").format.name == "3"
+    assert zf.open_array(store, "a", mode="r").format.name == "3"
+    assert StampedV3.asked == 0 and store.reads[0] == "zarr.json"
+
+
+def test_without_the_variant_v3_refuses_the_document_naming_the_field(stamped):
+    store = zf.create_group(None, zarr_format=StampedV3.name).store
+    zf.registry.formats.unregister(StampedV3.name)
+    try:
+        with pytest.raises(MustUnderstandError) as info:
+            zf.open_group(store, mode="r")
+    finally:
+        zf.register("formats", StampedV3.name, StampedV3)
+    assert info.value.field == "stamp" and "zarr.json" in str(info.value)

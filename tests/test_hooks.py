@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import uuid
+from pathlib import Path
+
 import pytest
 
 import zarrforge as zf
+from zarrforge import hookspecs
+from zarrforge.errors import MetadataError, PluginFailureWarning
 from zarrforge_std.stores.memory import MemoryStore
+
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "plugin-guide.md"
 
 
 class Recorder:
@@ -186,3 +193,49 @@ def zarrforge_host_event(value):
         assert rows["guest"].status == "ok"
     finally:
         hooks._manager = saved
+
+
+class RaisesOnOpen:
+    def __init__(self, error):
+        self.error = error
+
+    @zf.hookimpl
+    def zarrforge_node_opened(self, node):
+        raise self.error
+
+
+def test_a_zarrforge_error_raised_in_node_opened_reaches_the_caller_who_gets_no_node():
+    store = zf.create_group(None).store
+    plugin = RaisesOnOpen(MetadataError("this node is refused by policy", field="attributes"))
+    zf.hooks.register(plugin, name=f"refuses-{uuid.uuid4().hex[:8]}")
+    try:
+        with pytest.raises(MetadataError, match="refused by policy"):
+            zf.open_group(store, mode="r")
+    finally:
+        zf.hooks.unregister(plugin)
+
+
+def test_another_exception_in_node_opened_is_a_warning_and_the_node_is_returned():
+    store = zf.create_group(None, attributes={"k": 1}).store
+    name = f"buggy-{uuid.uuid4().hex[:8]}"  # one warning per plugin per process
+    plugin, recorder = RaisesOnOpen(RuntimeError("a bug in the hook")), Recorder()
+    zf.hooks.register(plugin, name=name)
+    zf.hooks.register(recorder)
+    try:
+        with pytest.warns(PluginFailureWarning, match=f"{name}.*a bug in the hook"):
+            group = zf.open_group(store, mode="r")
+    finally:
+        zf.hooks.unregister(plugin)
+        zf.hooks.unregister(recorder)
+    assert group.attrs["k"] == 1
+    assert recorder.opened == [("Group", "")]  # the other implementations still ran
+
+
+def test_the_texts_on_node_opened_state_the_isolation_rule():
+    section = GUIDE.read_text(encoding="utf-8").split("* **`zarrforge_node_opened(node)`**", 1)[1]
+    bullet = section.split("\n\n", 1)[0].split("\n* ", 1)[0]
+    for text in (" ".join(bullet.split()), " ".join(hookspecs.zarrforge_node_opened.__doc__.split())):
+        # both halves: a zarrforge error propagates, anything else warns and the node is
+        # returned (the texts once said every exception reached the caller)
+        assert "zarrforge error" in text and "PluginFailureWarning" in text, text
+        assert "the node is returned" in text, text

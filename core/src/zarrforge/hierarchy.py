@@ -6,7 +6,11 @@ builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
 
 * Finding: :func:`locate_document` asks the formats (the default first) for
   the node's plain document, resolving nothing; :func:`locate_node` resolves
-  what it found. Detection is :func:`locate_document`.
+  what it found. Detection is :func:`locate_document`. A format may hand a
+  document it read to an installed variant of it (a format whose class
+  subclasses its own) by naming the variant in ``NodeDocument.format_name``:
+  the variant then opens the node, from the bytes already read (the v3
+  format does so for a variant's document holding fields v3 would refuse).
 * Creating: :func:`survey` reads, once each, the documents at and above a
   new node's path and refuses (before anything is written) a node in the
   way, an ancestor that is an array, a node of another format at or
@@ -142,7 +146,9 @@ def locate_document(store: Store, path: str, fmt: Format | None = None
     """The format and plain document of the node at ``path``, or ``None`` if there is none.
 
     With ``fmt`` only that format is asked; otherwise the default format first,
-    then every other installed one. Nothing is resolved, so a node naming a
+    then every other installed one; a format may hand the document it read to an
+    installed variant of it (:func:`_owner`), which then opens the node without
+    reading it again. Nothing is resolved, so a node naming a
     codec no plugin provides is still found (and fails when resolved). A format
     that reports its own broken node (``MetadataError``) is reported only when no
     other format reads a node there; a plugin failing otherwise finds nothing.
@@ -160,10 +166,25 @@ def locate_document(store: Store, path: str, fmt: Format | None = None
             broken = broken or exc
             continue
         if document is not None:
-            return candidate, document
+            return _owner(candidate, document), document
     if broken is not None:
         raise broken
     return None
+
+
+def _owner(fmt: Format, document: NodeDocument) -> Format:
+    """The format that opens ``document``, found by ``fmt``: ``fmt``, or the installed
+    variant of it (a format whose class subclasses ``fmt``'s) that ``fmt`` handed the
+    document to by naming it in ``document.format_name`` (the v3 format does, for a
+    variant's document it would refuse). Any other name is ``fmt``'s own business (a
+    constant naming the format family) and changes nothing."""
+    name = document.format_name
+    if name == fmt.name or name not in registry.formats.names():
+        return fmt
+    variant = _asking(fmt, lambda: registry.formats.get(name), None)
+    if not (isinstance(variant, type) and issubclass(variant, type(fmt))):
+        return fmt
+    return get_format(name)
 
 
 def _found(fmt: Format, document: NodeDocument | None) -> tuple[Format, NodeDocument] | None:

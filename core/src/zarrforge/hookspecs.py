@@ -73,6 +73,11 @@ def zarrforge_node_opened(node: OpenedNode) -> None:
     is opened or created, with the node object.
 
     Implementations may inspect ``node.metadata`` and attach behaviour, but
-    must not write to the store. An exception raised here propagates to the
-    caller and the node is not returned.
+    must not write to the store. A zarrforge error raised here
+    (:class:`~zarrforge.errors.ZarrforgeError` or a subclass) propagates to the
+    caller, who gets no node: that is how an implementation refuses a node. Any
+    other exception is a bug in the plugin (:mod:`zarrforge.hooks`, the isolation
+    rule): it becomes a :class:`~zarrforge.errors.PluginFailureWarning` naming the
+    plugin (once per process), the implementation's answer is taken as ``None``,
+    the other implementations still run, and the node is returned.
     """

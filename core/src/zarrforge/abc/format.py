@@ -17,7 +17,11 @@ Reading is two steps, so that finding and listing nodes never loads a plugin:
   nothing resolved), or ``None`` when there is no node of this format at
   ``path``. A :class:`~zarrforge.errors.MetadataError` naming the key for a
   document of this format that is not even well-formed JSON of the right
-  shape. One request for the final v3 format.
+  shape. One request for the final v3 format. A format may answer a document
+  named for an installed *variant* of it (a format whose class subclasses its
+  own, in ``NodeDocument.format_name``): detection then opens the node with
+  the variant, from what was read (v3 does so for a variant's document holding
+  fields v3 would refuse; :func:`zarrforge.hierarchy.locate_document`).
 * ``resolve(document)``: the node's model, every name resolved through the
   registries (:mod:`zarrforge.resolution`); a ``MetadataError`` naming the
   key and field for what is invalid. Entries of a group's consolidated
@@ -32,9 +36,12 @@ Reading is two steps, so that finding and listing nodes never loads a plugin:
 
 Writing:
 
-* ``new_array(spec)`` / ``new_group(attributes, extensions)``: the model of
-  a node being created from the API's arguments (:class:`ArrayCreationSpec`),
-  applying the format's defaults; nothing is written.
+* ``new_array(spec)`` / ``new_group(attributes=None, extensions=None)``: the
+  model of a node being created from the API's arguments
+  (:class:`ArrayCreationSpec`), applying the format's defaults; nothing is
+  written. Both arguments of ``new_group`` are optional: ``None`` is no
+  attributes and no extensions (the engine calls ``new_group()`` for the
+  missing parent groups it writes).
 * ``render(metadata)``: the node's documents encoded for writing; raises
   ``MetadataError`` for anything the format cannot write (attributes JSON
   cannot hold). Creation renders the new node before the first write, so a
@@ -185,7 +192,9 @@ class Format(ABC):
     @abstractmethod
     def new_group(self, attributes: dict[str, Any] | None = None,
                   extensions: Any = None) -> GroupMetadata:
-        """Metadata of a new group, checked as ``new_array`` checks arrays."""
+        """Metadata of a new group, checked as ``new_array`` checks arrays. Both arguments
+        are optional: ``None`` means no attributes and no extensions (the engine calls
+        ``new_group()`` with none for the missing parent groups it writes)."""
 
     @abstractmethod
     def document(self, metadata: NodeMetadata) -> dict[str, Any]:

@@ -133,8 +133,14 @@ def _view_too_large(view: RawJSON, key: str) -> str:
 #: What a variant of the format may override (docs/plugin-guide.md, "Variant formats"):
 #: class attributes first, then methods. Each is used by every path that needs it (reading,
 #: listing, writing, rewriting), so overriding one changes the format consistently.
-VARIANT_HOOKS = ("name", "metadata_name", "zarr_format_value", "metadata_key", "node_type_of",
-                 "parse", "document", "new_array", "new_group", "default_compressors")
+VARIANT_HOOKS = ("name", "metadata_name", "zarr_format_value", "required_fields",
+                 "metadata_key", "node_type_of", "parse", "document", "new_array", "new_group",
+                 "default_compressors")
+
+
+def _ignorable(value: Any) -> bool:
+    """May a reader that does not know this top-level field ignore it (``must_understand``)?"""
+    return isinstance(value, dict) and value.get("must_understand") is False
 
 
 class V3Format(ChunksUnderNode, Format):
@@ -144,6 +150,12 @@ class V3Format(ChunksUnderNode, Format):
     #: the ``zarr_format`` member of this format's documents: read (a document with
     #: another value is not this format's) and written
     zarr_format_value: ClassVar[Any] = 3
+    #: top-level fields of a variant's own that every one of its documents carries: a
+    #: document lacking one is not the variant's (:meth:`node_type_of`), and a document of
+    #: the same ``zarr_format`` and key holding them, which plain v3 would refuse
+    #: (``must_understand``), is handed to the variant by v3 when read (see
+    #: :meth:`read_document`). Empty for v3 itself.
+    required_fields: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -166,12 +178,55 @@ class V3Format(ChunksUnderNode, Format):
     # --- reading ------------------------------------------------------------------
 
     def read_document(self, store: Store, path: str) -> NodeDocument | None:
+        """The node's document, or ``None``. A document of this format's ``zarr_format``
+        with top-level fields it would refuse (``must_understand``) is handed over to an
+        installed variant whose :attr:`required_fields` it holds, if one claims it
+        (:meth:`node_type_of`): the document then names that variant
+        (``NodeDocument.format_name``) and detection opens the node with it, from the
+        bytes read here. Plain documents are never offered to a variant."""
         key = self.metadata_key(path)
         data = store.get(key)
         if data is None:
             return None
-        return _LARGE_DOCUMENTS.parse(data, (self.name, key),
-                                      lambda data: self._document_from(data, key))
+        document = _LARGE_DOCUMENTS.parse(data, (self.name, key),
+                                          lambda data: self._document_from(data, key))
+        return None if document is None else self._claimed(document, path)
+
+    def _claimed(self, document: NodeDocument, path: str) -> NodeDocument:
+        """``document``, or the same document named for the installed variant claiming it
+        by its required fields (see :meth:`read_document`)."""
+        known = (GROUP_FIELDS if document.node_type == "group" else ARRAY_FIELDS).union(
+            self.required_fields)
+        content = document.content
+        unknown = {name for name, value in content.items()
+                   if name not in known and not _ignorable(value)}
+        if not unknown:
+            return document  # what plain documents cost: one look at the top-level names
+
+        def claims(implementation: Any) -> NodeDocument | None:
+            if not (isinstance(implementation, type) and issubclass(implementation, V3Format)
+                    and implementation is not type(self) and implementation.required_fields
+                    and unknown.intersection(implementation.required_fields)):
+                return None
+            variant = implementation()
+            if variant.metadata_key(path) != document.key:
+                return None
+            node_type = variant.node_type_of(dict(content), document.key)
+            return None if node_type is None else dataclasses.replace(
+                document, format_name=variant.name, node_type=node_type)
+
+        claimed = registry.formats.first_answer(
+            claims, doing="asked whether it claims a v3 document by its required fields")
+        return document if claimed is None else claimed
+
+    def detect(self, store: Store, path: str) -> bool:
+        """Is a node of this format at ``path`` (a broken one included)? A document handed
+        to a variant (:meth:`read_document`) is the variant's node, not this format's."""
+        try:
+            document = self.read_document(store, path)
+        except MetadataError:
+            return True
+        return document is not None and document.format_name == self.name
 
     def _document_from(self, data: bytes, key: str) -> NodeDocument | None:
         # a large consolidated view's entries stay text until a member is opened
@@ -184,11 +239,14 @@ class V3Format(ChunksUnderNode, Format):
     def node_type_of(self, document: dict[str, Any], key: str) -> str | None:
         """The node type of a parsed document read at ``key``: ``"array"`` or ``"group"``,
         ``None`` for another format's document (one whose ``zarr_format`` is not
-        :attr:`zarr_format_value`: the 2022 draft's entry point, say);
+        :attr:`zarr_format_value`: the 2022 draft's entry point, say; or one lacking a
+        field of :attr:`required_fields`);
         :class:`~zarrforge.errors.MetadataError` for this format's document with a bad
         ``node_type``. Opening, detection and member listings all ask it."""
         if document.get("zarr_format") != self.zarr_format_value:
             return None
+        if any(field not in document for field in self.required_fields):
+            return None  # a variant's: v3's own (or another variant's) document
         node_type = document.get("node_type")
         if node_type not in ("array", "group"):
             raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",

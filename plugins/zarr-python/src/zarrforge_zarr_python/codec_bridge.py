@@ -9,12 +9,21 @@ Contract:
   ``evolve_from_array_spec``, ``validate``, ``resolve_metadata`` and the encoding
   and decoding are the zarrforge codec's (specs cross as :mod:`._specs` says). One
   class per name, made once; it is what a ``zarr.codecs`` entry point of a codec's
-  own distribution may name.
+  own distribution may name. Its ``__name__`` and ``__qualname__`` come from the
+  codec's name (:func:`class_name`: ``zf_example.bitround`` gives
+  ``Zarrforge_zf_example_bitround``) and its ``__module__`` is this module, whose
+  attribute of that name is the class (made on first access), so reprs read well,
+  zarr-python's registry keys it as ``zarrforge_zarr_python.codec_bridge.<name>``,
+  and the class itself pickles by reference.
 * :func:`register_with_zarr` registers, in zarr-python's codec registry, that class
   for every exact name of zarrforge's codec registry that zarr-python's registry
   lacks, and returns those names. A name zarr-python has (its own codecs,
-  ``numcodecs.zarr3``'s, a third party's) is never registered, so installing
-  zarrforge changes nothing zarr-python already reads or writes. Families
+  ``numcodecs.zarr3``'s, a third party's, or a bridge class a codec's own
+  distribution declares as a ``zarr.codecs`` entry point) is never registered: a
+  name any ``zarr.codecs`` entry point declares (``[zarr.codecs]`` or a
+  ``[zarr.codecs.<name>]`` group, read from the installed metadata without loading
+  it) is zarr-python's, so installing zarrforge changes nothing zarr-python already
+  reads or writes, and never gives zarr-python two classes for one name. Families
   (``numcodecs.*``, the catch-all) are not names and are left out. A zarrforge codec
   that fails to load is left out with a :class:`~zarrforge.errors.PluginLoadWarning`.
   Calling it again is harmless: the same class goes under the same key.
@@ -24,6 +33,8 @@ Contract:
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
+import re
 import threading
 import warnings
 from typing import Any
@@ -123,20 +134,62 @@ _SHAPES = {CodecKind.ARRAY_ARRAY: (_ArrayArray, ArrayArrayCodec),
            CodecKind.BYTES_BYTES: (_BytesBytes, BytesBytesCodec)}
 
 
+CLASS_PREFIX = "Zarrforge_"
+
+
+def class_name(name: str) -> str:
+    """The Python name of the bridge class of the zarrforge codec ``name``: ``Zarrforge_``
+    and the name with every character that cannot be in an identifier as ``_``
+    (``zf_example.bitround`` -> ``Zarrforge_zf_example_bitround``)."""
+    return CLASS_PREFIX + re.sub(r"\W", "_", name, flags=re.ASCII)
+
+
 def zarr_codec_class(name: str) -> type:
-    """The zarr-python codec class running zarrforge's codec ``name`` (made once)."""
+    """The zarr-python codec class running zarrforge's codec ``name`` (made once), named
+    :func:`class_name` of it in this module."""
     with _lock:
         made = _classes.get(name)
         if made is None:
             implementation = registry.codecs.get(name)
             ours, zarr_base = _SHAPES[implementation.kind]
+            python_name = class_name(name)
             made = dataclasses.dataclass(frozen=True)(type(
-                f"ZarrforgeCodec_{len(_classes)}", (ours, zarr_base),
+                python_name, (ours, zarr_base),
                 {"__annotations__": {"codec": Any}, "zarrforge_name": name,
-                 "__module__": __name__,
+                 "__module__": __name__, "__qualname__": python_name,
                  "__doc__": f"zarrforge's codec {name!r}, as a zarr-python codec."}))
             _classes[name] = made
         return made
+
+
+def __getattr__(attribute: str) -> type:
+    """``Zarrforge_<name>``: the bridge class of the zarrforge codec whose
+    :func:`class_name` that is (what unpickling a class asks); ``AttributeError`` when no
+    codec, or more than one, has that name."""
+    if attribute.startswith(CLASS_PREFIX):
+        names = [name for name in registry.codecs.names()
+                 if not name.endswith(FAMILY_SUFFIX) and class_name(name) == attribute]
+        if len(names) == 1:
+            return zarr_codec_class(names[0])
+        if names:
+            raise AttributeError(f"{attribute!r} is the bridge class of each of the "
+                                 f"zarrforge codecs {sorted(names)}: call "
+                                 "zarr_codec_class(name) with the codec's name")
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}; bridge "
+                         f"classes are {CLASS_PREFIX}<codec name> for the installed "
+                         "zarrforge codecs")
+
+
+def zarr_entry_point_names() -> set[str]:
+    """The codec names zarr-python takes from entry points: the names of the
+    ``zarr.codecs`` group and the ``<name>`` of every ``zarr.codecs.<name>`` group, read
+    from the installed distributions' metadata (nothing is imported), as zarr-python
+    collects them."""
+    entry_points = importlib.metadata.entry_points()
+    names = {entry.name for entry in entry_points.select(group="zarr.codecs")}
+    names.update(group.split(".")[2] for group in entry_points.groups
+                 if group.startswith("zarr.codecs."))
+    return names
 
 
 def _rebuild(name: str, document: dict[str, Any]) -> Any:
@@ -144,11 +197,14 @@ def _rebuild(name: str, document: dict[str, Any]) -> Any:
 
 
 def register_with_zarr() -> list[str]:
-    """Register every zarrforge codec zarr-python lacks in zarr-python's codec registry;
-    the names registered."""
+    """Register every zarrforge codec zarr-python lacks in zarr-python's codec registry
+    (neither registered nor declared by a ``zarr.codecs`` entry point); the names
+    registered."""
     registered = []
+    from_entry_points = zarr_entry_point_names()
     for name in registry.codecs.names():
-        if name.endswith(FAMILY_SUFFIX) or foreign_codec_class(name) is not None:
+        if (name.endswith(FAMILY_SUFFIX) or name in from_entry_points
+                or foreign_codec_class(name) is not None):
             continue
         try:
             cls = zarr_codec_class(name)
