@@ -10,6 +10,7 @@ module where only the core's wheel is installed.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,23 @@ def test_the_scaffolding_leaves_nothing_registered_and_shadows_no_plugin() -> No
 
 def registry_names(point: str) -> list[str]:
     return getattr(registry, point).names()
+
+
+def test_codec_arguments_need_no_numcodecs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the kit's run with the core's wheel alone (tests/test_packaging.py): every
+    create_array naming a codec imported numcodecs, which the core does not depend on, to
+    ask whether the codec was a numcodecs object."""
+    import numpy as np
+
+    import zarrforge as zf
+    from zarrforge.testing.kit_format import FORMAT_NAME
+    from zarrforge.testing.kit_store import KitMemoryStore
+
+    monkeypatch.setitem(sys.modules, "numcodecs", None)  # "import numcodecs" now fails
+    monkeypatch.setitem(sys.modules, "numcodecs.abc", None)
+    with kit_scaffolding():
+        array = zf.create_array(KitMemoryStore(), shape=(4,), chunks=(2,), dtype="int16",
+                                serializer="zarrforge-kit.bytes", compressors=None,
+                                zarr_format=FORMAT_NAME)
+        array[...] = np.arange(4, dtype="int16")
+        assert array[...].tolist() == [0, 1, 2, 3]

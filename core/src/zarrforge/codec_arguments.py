@@ -69,13 +69,15 @@ def _zarr_python_codec_class() -> type | None:
 
 def foreign_codec_json(value: Any) -> Any:
     """``value`` as JSON zarrforge's formats read when it is a codec object of numcodecs
-    or zarr-python 3; anything else unchanged (see the module docstring)."""
-    import numcodecs.abc
-
+    or zarr-python 3; anything else unchanged (see the module docstring). Neither library
+    is imported here (numcodecs is no dependency of the core): an object of theirs can
+    only exist where they were imported already."""
     zarr_codec = _zarr_python_codec_class()
     if zarr_codec is not None and isinstance(value, zarr_codec):
         return _zarr_python_codec_json(value, zarr_codec)
-    if isinstance(value, numcodecs.abc.Codec):
+    numcodecs_abc = sys.modules.get("numcodecs.abc")
+    numcodecs_codec = getattr(numcodecs_abc, "Codec", None)
+    if numcodecs_codec is not None and isinstance(value, numcodecs_codec):
         return dict(value.get_config())
     return value
 
