@@ -452,7 +452,8 @@ class ChunkGridConformance(KitScaffolding):
                 for point in itertools.product(*(enumerate(r) for r in ranges)):
                     oracle[tuple(i for _, i in point)] = int(values[tuple(k for k, _ in point)])
             written_chunks = {_chunk_of(grid, index) for index in oracle}
-            for label, handle in (("written", array), ("reopened", zf.open_array(array.store, zarr_format=FORMAT_NAME))):
+            reopened = zf.open_array(array.store, zarr_format=FORMAT_NAME)
+            for label, handle in (("written", array), ("reopened", reopened)):
                 stored = set(handle.stored_chunks())
                 assert stored == written_chunks, (
                     f"{where} ({label}): the store holds chunks {sorted(stored)[:8]}; the "

@@ -332,7 +332,8 @@ class ChunkKeyEncodingConformance(KitScaffolding):
             assert new == set(keys), (
                 f"{where}: writing chunks {sorted(written)} of an array at {path!r} added the "
                 f"keys {sorted(new)}; the encoding says {sorted(keys)}")
-            for label, handle in (("written", array), ("reopened", zf.open_array(store, path, zarr_format=FORMAT_NAME))):
+            reopened = zf.open_array(store, path, zarr_format=FORMAT_NAME)
+            for label, handle in (("written", array), ("reopened", reopened)):
                 assert handle.metadata_model.chunk_key_encoding == encoding, (
                     f"{where} ({label}): the array records the encoding as "
                     f"{handle.metadata_model.chunk_key_encoding.to_json()!r}")

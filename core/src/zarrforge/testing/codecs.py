@@ -345,7 +345,8 @@ class CodecConformance(KitScaffolding):
         values = special_chunk(part) if values is None else values
         array[written] = values
         where = _document_id(document)
-        for label, handle in (("written", array), ("reopened", zf.open_array(array.store, zarr_format=FORMAT_NAME))):
+        reopened = zf.open_array(array.store, zarr_format=FORMAT_NAME)
+        for label, handle in (("written", array), ("reopened", reopened)):
             got = np.asarray(handle[written])
             assert _same(got, values), f"{where} ({label}): {_difference(values, got)}"
             if unwritten is not None:
