@@ -383,7 +383,7 @@ class KitFormat(ChunksUnderNode, Format):
 def _of_kind(codec: Codec, kind: CodecKind, field: str) -> Codec:
     """``codec``, if it is of the ``kind`` its argument takes (or states no kind: another
     library's codec, adapted); else an error naming the argument."""
-    own = getattr(codec, "kind", None)
+    own = codec.kind
     if own is not None and own is not kind:
         raise MetadataError(f"{codec.to_json().get('name')!r} is {own.value}, but this "
                             f"argument takes {kind.value} codecs", field=field,

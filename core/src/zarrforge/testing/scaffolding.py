@@ -38,17 +38,17 @@ from .kit_format import (BYTES_CODEC, FORMAT_NAME, KEY_ENCODING, REGULAR_GRID, K
                          KitFormat, KitKeyEncoding, KitRegularGrid)
 from .kit_stand_ins import DATA_TYPES, MEMORY_LAYOUTS
 
-# (registry attribute, name, implementation): the kit's own, registered always
-_OWN: tuple[tuple[str, str, type], ...] = (
-    ("formats", FORMAT_NAME, KitFormat),
-    ("codecs", BYTES_CODEC, KitBytesCodec),
-    ("chunk_grids", REGULAR_GRID, KitRegularGrid),
-    ("chunk_key_encodings", KEY_ENCODING, KitKeyEncoding),
+# (registry, name, implementation): the kit's own, registered always
+_OWN: tuple[tuple[Any, str, type], ...] = (
+    (registry.formats, FORMAT_NAME, KitFormat),
+    (registry.codecs, BYTES_CODEC, KitBytesCodec),
+    (registry.chunk_grids, REGULAR_GRID, KitRegularGrid),
+    (registry.chunk_key_encodings, KEY_ENCODING, KitKeyEncoding),
 )
 # ... and the stand-ins, registered where nothing answers for the name
-_STAND_INS: tuple[tuple[str, str, type], ...] = (
-    *(("memory_layouts", name, cls) for name, cls in MEMORY_LAYOUTS.items()),
-    *(("data_types", name, cls) for name, cls in DATA_TYPES.items()),
+_STAND_INS: tuple[tuple[Any, str, type], ...] = (
+    *((registry.memory_layouts, name, cls) for name, cls in MEMORY_LAYOUTS.items()),
+    *((registry.data_types, name, cls) for name, cls in DATA_TYPES.items()),
 )
 
 _lock = threading.Lock()
@@ -59,14 +59,12 @@ _registered: list[tuple[Any, str]] = []  # (registry, name) to unregister at the
 def _register() -> list[tuple[Any, str]]:
     done: list[tuple[Any, str]] = []
     try:
-        for point, name, implementation in _OWN:
-            table = getattr(registry, point)
+        for table, name, implementation in _OWN:
             if name in table and table.get(name) is implementation:
                 continue  # registered already, by someone who will take it away
             table.register(name, implementation)
             done.append((table, name))
-        for point, name, implementation in _STAND_INS:
-            table = getattr(registry, point)
+        for table, name, implementation in _STAND_INS:
             if name not in table:
                 table.register(name, implementation)
                 done.append((table, name))
