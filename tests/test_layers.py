@@ -23,7 +23,11 @@ Read from the source with :mod:`ast`, nothing imported:
   ``zarrforge.abc.*``, ``zarrforge.errors`` and ``zarrforge.hierarchy_api``. Both
   may take ``__version__`` from ``zarrforge``;
 * no plugin (``plugins/*/src``, ``examples/*/src``) has an import cycle among its own
-  modules, counted the same way.
+  modules, counted the same way;
+* the conformance kit (``zarrforge.testing``), which plugin authors run with nothing but
+  the core installed, imports from the core only public surfaces (:data:`KIT_SURFACE`:
+  both tiers' together, as it tries extension points in whole hierarchies) and reaches
+  the registries only through the facade, like a plugin.
 """
 
 from __future__ import annotations
@@ -45,6 +49,11 @@ EXTENSION_SURFACE = ("zarrforge._version", "zarrforge.abc", "zarrforge.errors",
                      "zarrforge.plugin_api", "zarrforge.testing")
 APPLICATION_SURFACE = ("zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.asyncio",
                        "zarrforge.errors", "zarrforge.hierarchy_api")
+# The conformance kit sits on top: it tries extension points (plugin_api) in hierarchies
+# it builds as a user does (zarrforge, hierarchy_api); its own modules are its own.
+KIT_SURFACE = ("zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.errors",
+               "zarrforge.plugin_api", "zarrforge.hierarchy_api", "zarrforge.testing")
+KIT = CORE / "testing"
 # Surface entries that are user-facing packages: the package itself, none of its modules.
 PACKAGE_ONLY = ("zarrforge", "zarrforge.asyncio")
 # What zarrforge.plugin_api stands on, all the way down (docs/architecture.md, "Layers").
@@ -335,6 +344,25 @@ def test_plugins_import_only_their_tiers_surface(source_root: Path) -> None:
                     and (str(path.relative_to(ROOT)), target) not in TIER_EXCEPTIONS:
                 outside.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert outside == []
+
+
+def test_the_conformance_kit_imports_only_public_surfaces() -> None:
+    """The kit ran against internals (``zarrforge.hierarchy``, ``zarrforge.storage``,
+    ``zarrforge.resolution``, the registry module...), so it moved with them and could not
+    stand for what a plugin may rely on."""
+    modules = core_modules()
+    kit = sorted(name for name in modules if name.startswith("zarrforge.testing"))
+    assert "zarrforge.testing.formats" in kit, "the kit's modules were not found"
+    outside = sorted(f"{name}:{line} imports {target}" for name in kit
+                     for target, _, line in imports(modules[name], name, set(modules))
+                     if (target == "zarrforge" or target.startswith("zarrforge."))
+                     and not _allowed(target, KIT_SURFACE))
+    assert outside == []
+
+
+def test_the_conformance_kit_reaches_the_registries_only_through_the_facade() -> None:
+    found = [hit for path in sorted(KIT.rglob("*.py")) for hit in registry_internals_used(path)]
+    assert found == []
 
 
 def test_every_application_plugin_exists() -> None:

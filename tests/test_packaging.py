@@ -10,7 +10,9 @@ isolation so no build backend is downloaded), then in a fresh virtual environmen
   command line is not there (it is in ``[all]`` only);
 * ``pip install --find-links <dist> 'zarrforge[all]'``: every distribution of the
   repository is installed at that version, ``zarrforge --help`` works, and
-  ``zarrforge plugins`` lists each built-in plugin.
+  ``zarrforge plugins`` lists each built-in plugin;
+* ``pip install --find-links <dist> zarrforge pytest hypothesis``: the conformance kit's
+  suites pass with the core alone (tests/_kit_alone_suites.py).
 
 And the documentation's blocks marked ``<!-- run by: tests/test_packaging.py ... -->``
 (tests/_doc_examples.py): in the ``[standard]`` environment the first block of the pages
@@ -106,11 +108,11 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return where / "bin"
 
 
-def _pip_install(venv: Path, dist: Path, requirement: str) -> None:
+def _pip_install(venv: Path, dist: Path, *requirements: str) -> None:
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("PYTHONPATH", None)
     _run(sys.executable, "-m", "pip", "--python", venv / "python", "install", "--quiet",
-         "--no-compile", "--find-links", dist, requirement, env=env)
+         "--no-compile", "--find-links", dist, *requirements, env=env)
 
 
 def _installed(venv: Path) -> dict[str, dict]:
@@ -251,6 +253,27 @@ def test_a_core_only_install_says_which_extra_to_install(dist: Path, tmp_path: P
     said = _run(core_only / "bin" / "python", "-c", CODEC_DICT_SCRIPT, cwd=tmp_path)
     assert said.splitlines()[0] == "numcodecs absent", said
     assert "unknown codec 'zfp'" in said and "zarrforge-numcodecs" in said, said
+
+
+def test_the_conformance_kit_runs_with_the_core_alone(dist: Path, tmp_path: Path) -> None:
+    """A plugin author's test environment: the core's wheel with pytest and hypothesis
+    from the package index, and no zarrforge-std. The kit's suites on a codec and a key
+    encoding of their own, its stand-in data types and its store
+    (tests/_kit_alone_suites.py) pass there: the kit brings its own scratch format."""
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", "--without-pip", venv)
+    _pip_install(venv / "bin", dist, "zarrforge", "pytest", "hypothesis")
+    assert set(_installed(venv / "bin")) == {"zarrforge"}
+    tests = tmp_path / "plugin-tests"
+    tests.mkdir()
+    (tests / "test_kit_alone.py").write_text((ROOT / "tests" / "_kit_alone_suites.py").read_text())
+    env = {**os.environ}
+    env.pop("PYTHONPATH", None)
+    out = _run(venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               "test_kit_alone.py", cwd=tests, env=env)
+    passed = re.search(r"(\d+) passed", out)
+    assert passed and int(passed.group(1)) >= 60, out[-2000:]
+    assert not re.search(r"\d+ (failed|errors?|skipped)", out), out[-2000:]
 
 
 def _marked_blocks(marker: str) -> list[tuple[str, int, str]]:

@@ -76,7 +76,9 @@ def _numcodecs_codec_class() -> type | None:
 
 def foreign_codec_json(value: Any) -> Any:
     """``value`` as JSON zarrforge's formats read when it is a codec object of numcodecs
-    or zarr-python 3; anything else unchanged (see the module docstring)."""
+    or zarr-python 3; anything else unchanged (see the module docstring). Neither library
+    is imported here (numcodecs is no dependency of the core): an object of theirs can
+    only exist where they were imported already."""
     zarr_codec = _zarr_python_codec_class()
     if zarr_codec is not None and isinstance(value, zarr_codec):
         return _zarr_python_codec_json(value, zarr_codec)

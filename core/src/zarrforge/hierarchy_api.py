@@ -4,19 +4,25 @@ An application plugin (the command line, the ZEP 6 object models, the xarray
 backend) works with nodes as a user does, through the user API (``zarrforge``),
 plus the few hierarchy tools below that the user API does not hand out. It
 imports from the core only ``zarrforge``, ``zarrforge.abc``, ``zarrforge.errors``
-and this module (``tests/test_layers.py`` checks). Extension-point plugins use
+and this module (``tests/test_layers.py`` checks). The conformance kit
+(:mod:`zarrforge.testing`) builds its scratch hierarchies through this module too. Extension-point plugins use
 :mod:`zarrforge.plugin_api` instead, the layer underneath.
 
 Finding and opening nodes
     :func:`resolve_store` (what a user passed as a store, as a
-    :class:`~zarrforge.abc.store.Store`), :func:`locate_document` (the plain
+    :class:`~zarrforge.abc.store.Store`), :func:`resolve_pipeline` (what a URL pipeline
+    such as ``"file:/d/data.zip|zip:|zarr3:group"`` names, as the
+    :class:`~zarrforge.abc.url_adapter.PipelineState` its last segment leaves),
+    :func:`locate_document` (the plain
     document of the node at a path, asking the installed formats, the default first),
     :func:`locate_node` (the same, resolved), :func:`open_node` (an
     :class:`~zarrforge.Array` or :class:`~zarrforge.Group` from resolved metadata).
 
 Formats
     :func:`installed_formats` (their names, the default first), :func:`get_format`
-    (one by name; ``None``: ``config.default_format``).
+    (one by name; ``None``: ``config.default_format``), :func:`candidate_keys` (the
+    keys where the core looks for a node of a format that is not installed, so as never
+    to write over it: :mod:`zarrforge.unreadable`).
 
 Writing
     :func:`write_nodes` with :class:`NewNode`: new nodes written whole or not at all,
@@ -46,9 +52,11 @@ from .metadata.document import NodeDocument, UnknownExtension
 from .node import open_node
 from .node_writing import NewNode, write_nodes
 from .registry import Registry
-from .storage import resolve_store
+from .storage import resolve_pipeline, resolve_store
 from .unfinished import marking as marking_unfinished
+from .unreadable import candidate_keys
 
-__all__ = ["NewNode", "NodeDocument", "Registry", "UnknownExtension", "check_shareable",
-           "get_format", "installed_formats", "locate_document", "locate_node", "marking_unfinished", "open_node",
-           "paths", "refresh_consolidated", "resolve_store", "write_nodes"]
+__all__ = ["NewNode", "NodeDocument", "Registry", "UnknownExtension", "candidate_keys",
+           "check_shareable", "get_format", "installed_formats", "locate_document", "locate_node",
+           "marking_unfinished", "open_node", "paths", "refresh_consolidated", "resolve_pipeline",
+           "resolve_store", "write_nodes"]

@@ -81,8 +81,9 @@ Formats
     update, on a store with conditional writes: what a format that keeps several nodes
     in one stored document writes that document with),
     :data:`config`, :func:`hookimpl`, :func:`plugin_manager` (pluggy's manager, for a
-    plugin that adds hook specifications of its own), :func:`hook_plugins` (the installed
-    hook plugins with their distributions, and why any failed to load).
+    plugin that adds hook specifications of its own), :func:`declared_hooks` (the names
+    every specification declares), :func:`hook_plugins` (the installed hook plugins with
+    their distributions, and why any failed to load).
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ from .abc import __all__ as _contracts
 from .chunk_context import current_chunk, encoding_chunk
 from .codec_arguments import json_ready, numcodecs_configuration, warn_uncompressed
 from .codec_chain import CodecChain, check_order, evolve_codecs
-from .hooks import hook_plugins, hookimpl, plugin_manager
+from .hooks import declared_hooks, hook_plugins, hookimpl, plugin_manager
 from .indexing import normalize_basic_selection
 from .layout_codec import MemoryLayoutCodec
 from .listing import child_names
@@ -127,7 +128,7 @@ __all__ = sorted([
     "check_document_size", "check_order", "child_names", "chunk_grid_from_json",
     "chunk_key_encoding_from_json", "codec_from_json", "codec_from_user", "codecs_from_json",
     "config", "current_chunk", "data_type_from_json", "data_type_from_user",
-    "dimension_names_from_json", "dump_document", "dump_document_parts", "encoding_chunk", "evolve_codecs",
+    "declared_hooks", "dimension_names_from_json", "dump_document", "dump_document_parts", "encoding_chunk", "evolve_codecs",
     "extension_from_json", "extensions_from_json", "extensions_to_json", "fill_value_from_user",
     "hook_plugins", "hookimpl", "json_ready", "load_document", "load_document_keeping_raw", "map_parallel", "memory_layout",
     "normalize_basic_selection", "numcodecs_configuration", "parse_extension", "paths",

@@ -55,14 +55,14 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import registry
 from ..abc.chunk_grid import ChunkGrid, DimensionChunking
 from ..errors import MetadataError
-from ..resolution import chunk_grid_from_json
+from ..plugin_api import chunk_grid_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import hypothesis_settings
 from .kit_store import KitMemoryStore
+from .scaffolding import FORMAT_NAME, KitScaffolding
 
 # Chunks enumerated at each end of a dimension; positions checked one by one up to this length.
 WINDOW = 2048
@@ -244,7 +244,7 @@ def _grid_id(case: Any) -> str:
     return case_id(case[0], case[1])
 
 
-class ChunkGridConformance:
+class ChunkGridConformance(KitScaffolding):
     chunk_grid_cases: list[tuple[Any, Sequence[int]]] = []
     invalid_chunk_grid_cases: list[tuple[Any, Sequence[int], str]] = []
     rejects_unknown_configuration = True
@@ -439,7 +439,7 @@ class ChunkGridConformance:
         def round_trip(writes, read, seed):
             rng = np.random.default_rng(seed)
             array = zf.create_array(KitMemoryStore(), shape=shape, dtype="int32", chunks=case[0],
-                                    compressors=None, fill_value=0)
+                                    compressors=None, fill_value=0, zarr_format=FORMAT_NAME)
             assert tuple(array.cdata_shape) == tuple(grid.grid_shape), (
                 f"{where}: an array with the grid has {array.cdata_shape} chunks, the grid "
                 f"{grid.grid_shape}")
@@ -452,7 +452,8 @@ class ChunkGridConformance:
                 for point in itertools.product(*(enumerate(r) for r in ranges)):
                     oracle[tuple(i for _, i in point)] = int(values[tuple(k for k, _ in point)])
             written_chunks = {_chunk_of(grid, index) for index in oracle}
-            for label, handle in (("written", array), ("reopened", zf.open_array(array.store))):
+            reopened = zf.open_array(array.store, zarr_format=FORMAT_NAME)
+            for label, handle in (("written", array), ("reopened", reopened)):
                 stored = set(handle.stored_chunks())
                 assert stored == written_chunks, (
                     f"{where} ({label}): the store holds chunks {sorted(stored)[:8]}; the "

@@ -49,15 +49,15 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import registry
 from ..abc.chunk_key_encoding import ChunkKeyEncoding
 from ..abc.store import validate_key
 from ..errors import InvalidPathError, MetadataError, ZarrforgeError
-from ..resolution import chunk_key_encoding_from_json
+from ..plugin_api import chunk_key_encoding_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import hypothesis_settings
 from .kit_store import KitMemoryStore
+from .scaffolding import FORMAT_NAME, KitScaffolding
 
 # Coordinates that trip careless encodings: one and several digits, powers of ten, int64's top.
 SPECIAL_COORDINATES = [0, 1, 2, 9, 10, 11, 99, 100, 101, 2**31 - 1, 2**31, 2**32, 2**53 + 1,
@@ -97,7 +97,7 @@ def near_misses(encoding: ChunkKeyEncoding, coords: tuple[int, ...]) -> list[str
     return [m for m in dict.fromkeys(misses) if m != key]
 
 
-class ChunkKeyEncodingConformance:
+class ChunkKeyEncodingConformance(KitScaffolding):
     key_encoding_documents: list[Any] = []
     invalid_key_encoding_documents: list[tuple[Any, str]] = []
     decodes = True
@@ -317,7 +317,7 @@ class ChunkKeyEncodingConformance:
             path = "group/array"
             array = zf.create_array(KitMemoryStore(), path, shape=shape, chunks=chunks, dtype="uint16",
                                     compressors=None, fill_value=0,
-                                    chunk_key_encoding=document)
+                                    chunk_key_encoding=document, zarr_format=FORMAT_NAME)
             store = array.store
             before = set(store.list())
             expected = np.zeros(shape, dtype=np.uint16)
@@ -332,7 +332,8 @@ class ChunkKeyEncodingConformance:
             assert new == set(keys), (
                 f"{where}: writing chunks {sorted(written)} of an array at {path!r} added the "
                 f"keys {sorted(new)}; the encoding says {sorted(keys)}")
-            for label, handle in (("written", array), ("reopened", zf.open_array(store, path))):
+            reopened = zf.open_array(store, path, zarr_format=FORMAT_NAME)
+            for label, handle in (("written", array), ("reopened", reopened)):
                 assert handle.metadata_model.chunk_key_encoding == encoding, (
                     f"{where} ({label}): the array records the encoding as "
                     f"{handle.metadata_model.chunk_key_encoding.to_json()!r}")

@@ -45,13 +45,13 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import registry
 from ..abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec
 from ..errors import MetadataError, ZarrforgeError
-from ..resolution import codec_from_json, data_type_from_json, memory_layout
+from ..plugin_api import codec_from_json, data_type_from_json, memory_layout, registry
 from ._common import document_id as _document_id
 from ._common import first_difference
 from .kit_store import KitMemoryStore
+from .scaffolding import FORMAT_NAME, KitScaffolding
 
 # A decoder may hold this much, or this many times the chunk's size, whichever is more.
 ALLOCATION_FLOOR = 16 * 1024 * 1024
@@ -140,7 +140,7 @@ def _difference(expected: np.ndarray, got: np.ndarray) -> str:
     return first_difference(got, expected, expected_is="where the chunk had")
 
 
-class CodecConformance:
+class CodecConformance(KitScaffolding):
     codec_documents: list[Any] = []
     data_type: Any = "float64"
     chunk_shape: tuple[int, ...] = (7, 5)
@@ -334,7 +334,8 @@ class CodecConformance:
                 if isinstance(codec, ArrayBytesCodec) else {"compressors": [document]})
         chunks = tuple(self.chunk_shape)
         shape = tuple(2 * c - 1 for c in chunks)  # the last chunk along each axis is an edge
-        array = zf.create_array(KitMemoryStore(), shape=shape, chunks=chunks, dtype=self.data_type, **role)
+        array = zf.create_array(KitMemoryStore(), shape=shape, chunks=chunks, dtype=self.data_type,
+                                zarr_format=FORMAT_NAME, **role)
         # the first row of chunks along axis 0 (edges along the other axes included) is
         # written; the edge chunks along axis 0 are left at the fill value
         written = (slice(0, chunks[0]),) if chunks else ()
@@ -344,7 +345,8 @@ class CodecConformance:
         values = special_chunk(part) if values is None else values
         array[written] = values
         where = _document_id(document)
-        for label, handle in (("written", array), ("reopened", zf.open_array(array.store))):
+        reopened = zf.open_array(array.store, zarr_format=FORMAT_NAME)
+        for label, handle in (("written", array), ("reopened", reopened)):
             got = np.asarray(handle[written])
             assert _same(got, values), f"{where} ({label}): {_difference(values, got)}"
             if unwritten is not None:

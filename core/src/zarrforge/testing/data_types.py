@@ -35,13 +35,13 @@ import pytest
 
 import zarrforge as zf
 
-from .. import registry
 from ..abc.codec import ChunkSpec
 from ..abc.data_type import DataType
 from ..errors import MetadataError
-from ..resolution import data_type_from_json, memory_layout
+from ..plugin_api import data_type_from_json, memory_layout, registry
 from .codecs import _difference, _same, random_chunk
 from .kit_store import KitMemoryStore
+from .scaffolding import FORMAT_NAME, KitScaffolding
 
 
 def _fill_bytes(data_type: DataType, value: Any) -> Any:
@@ -68,7 +68,7 @@ def _document_id(document: Any) -> str:
     return document if isinstance(document, str) else json.dumps(document, sort_keys=True)
 
 
-class DataTypeConformance:
+class DataTypeConformance(KitScaffolding):
     data_type_documents: list[Any] = []
     valid_fill_values: list[Any] = []
     invalid_fill_values: list[Any] = []
@@ -151,10 +151,11 @@ class DataTypeConformance:
         options: dict[str, Any] = {"compressors": None}
         if self.serializer is not None:
             options["serializer"] = self.serializer
-        a = zf.create_array(KitMemoryStore(), shape=(5, 4), dtype=data_type, chunks=(2, 3), **options)
+        a = zf.create_array(KitMemoryStore(), shape=(5, 4), dtype=data_type, chunks=(2, 3),
+                            zarr_format=FORMAT_NAME, **options)
         values = self.sample(data_type, (3, 4))
         a[:3] = values  # edge chunks along both axes; rows 4-5 left at the fill value
-        for label, array in (("written", a), ("reopened", zf.open_array(a.store))):
+        for label, array in (("written", a), ("reopened", zf.open_array(a.store, zarr_format=FORMAT_NAME))):
             got = np.asarray(array[:3])
             assert _same(got, values), (
                 f"{_document_id(document)} ({label}): {_difference(values, got)}")

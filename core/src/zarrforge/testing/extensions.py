@@ -47,14 +47,14 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import registry
 from ..abc.extension import Extension
 from ..errors import MetadataError, ZarrforgeError
-from ..resolution import extension_from_json
+from ..plugin_api import extension_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import first_difference, hypothesis_settings
 from .kit_store import KitMemoryStore
+from .scaffolding import FORMAT_NAME, KitScaffolding
 
 
 def _selections(shape: tuple[int, ...]) -> Any:
@@ -73,7 +73,7 @@ def _selections(shape: tuple[int, ...]) -> Any:
         lambda p: p[0][:p[1]] + ((Ellipsis,) if p[2] == "..." else (None,) if p[2] == "None" else ()))
 
 
-class ExtensionConformance:
+class ExtensionConformance(KitScaffolding):
     extension_documents: list[Any] = []
     invalid_extension_documents: list[tuple[Any, str]] = []
     shape: tuple[int, ...] = (6, 4)
@@ -106,10 +106,11 @@ class ExtensionConformance:
 
     def _node(self, document: Any, node_type: str) -> Any:
         if node_type == "group":
-            return zf.create_group(KitMemoryStore(), "node", extensions=[document])
+            return zf.create_group(KitMemoryStore(), "node", extensions=[document],
+                                   zarr_format=FORMAT_NAME)
         return zf.create_array(KitMemoryStore(), "node", shape=self.shape, dtype=self.dtype, fill_value=0,
                                chunks=tuple(max(1, (n + 1) // 2) for n in self.shape),
-                               compressors=None, extensions=[document])
+                               compressors=None, extensions=[document], zarr_format=FORMAT_NAME)
 
     def _stored_entry(self, node: Any) -> Any:
         return node.metadata["extensions"][0]
@@ -162,12 +163,12 @@ class ExtensionConformance:
                 assert stored == expected, (
                     f"{where}: a {node_type} created with the entry stores {stored!r}, not "
                     f"its to_json() {expected!r}")
-                reopened = zf.open(node.store, "node")
+                reopened = zf.open(node.store, "node", zarr_format=FORMAT_NAME)
                 assert self._stored_entry(reopened) == self._stored_entry(node), (
                     f"{where}: the {node_type} reopened holds {self._stored_entry(reopened)!r}")
-                reopened = zf.open(node.store, "node", mode="r+")
+                reopened = zf.open(node.store, "node", mode="r+", zarr_format=FORMAT_NAME)
                 reopened.attrs["touched"] = True
-                kept = self._stored_entry(zf.open(node.store, "node"))
+                kept = self._stored_entry(zf.open(node.store, "node", zarr_format=FORMAT_NAME))
                 assert kept == self._stored_entry(node), (
                     f"{where}: an attribute update on the {node_type} rewrites the entry as "
                     f"{kept!r}")

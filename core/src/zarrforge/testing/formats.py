@@ -55,13 +55,14 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import config, registry, unreadable
 from ..abc.format import Format
 from ..errors import (MetadataError, NodeNotFoundError, PluginFailureError,
                       UnreadableNodeError, ZarrforgeError)
-from ..hierarchy import get_format, installed_formats
+from ..hierarchy_api import candidate_keys, get_format, installed_formats
+from ..plugin_api import config, registry
 from .faults import ChangeBetweenReads
 from .kit_store import KitMemoryStore
+from .scaffolding import KitScaffolding
 from .cross_process import run_processes
 from ._common import hypothesis_settings
 
@@ -101,7 +102,7 @@ def create_and_delete_nodes(location: str, name: str, rounds: int, worker: int) 
                              f"them: {vanished}")
 
 
-class FormatConformance:
+class FormatConformance(KitScaffolding):
     format_name: str = ""
     array_cases: list[dict[str, Any]] = DEFAULT_ARRAY_CASES
     attributes: dict[str, Any] = DEFAULT_ATTRIBUTES
@@ -359,8 +360,8 @@ class FormatConformance:
                     raise AssertionError(
                         f"{where}: {what} went through, as if nothing were there. zarrforge "
                         "knows a node of a format that is not installed only by the "
-                        "documents it finds at zarrforge.unreadable.candidate_keys(path) "
-                        f"({unreadable.candidate_keys(path)}); this format's are "
+                        "documents it finds at zarrforge.hierarchy_api.candidate_keys(path) "
+                        f"({candidate_keys(path)}); this format's are "
                         f"{self.document_keys(path) if path in written else 'elsewhere'}: "
                         "keep them under one of those names (a zarr.json with a zarr_format "
                         "of your own, say)")

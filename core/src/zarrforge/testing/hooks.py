@@ -15,9 +15,8 @@ Subclass :class:`HookConformance` and set:
 
 What it checks, against :mod:`zarrforge.hookspecs`: every ``zarrforge_*`` function the
 plugin implements is declared by a specification (a misspelled name is never called);
-each implementation, called as the engine calls it (:func:`zarrforge.hooks.first_result`
-and :func:`~zarrforge.hooks.broadcast` would otherwise leave it out with a warning, so a
-broken hook fails silently in users' hands), raises nothing but zarrforge errors, returns
+each implementation, called as the engine calls it (the engine would otherwise leave a
+failing hook out with a warning, so a broken hook fails silently in users' hands), raises nothing but zarrforge errors, returns
 what its specification says (``None`` or a ``Store`` for the store hooks, ``None`` for
 ``zarrforge_node_opened``), declines (``None``) what is not its own (URLs of schemes no
 plugin knows, ``memory://`` URLs, plain objects), answers within ``max_call_seconds``,
@@ -36,10 +35,10 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import hooks
 from ..abc.store import Store, WrapperStore
 from ..errors import ZarrforgeError
-from ..hierarchy import installed_formats
+from ..hierarchy_api import installed_formats
+from ..plugin_api import declared_hooks
 from .kit_store import KitMemoryStore
 
 STORE_HOOKS = ("zarrforge_resolve_store", "zarrforge_adapt_store")
@@ -116,7 +115,7 @@ class HookConformance:
     # --- the tests --------------------------------------------------------------------------
 
     def test_every_hook_implemented_is_declared(self):
-        known = set(hooks.declared_hooks())
+        known = set(declared_hooks())
         names = sorted(self._implemented())
         assert names, (f"{self.plugin!r} implements no zarrforge_* hook: set plugin to the "
                        "module or object your zarrforge.plugins entry point names")

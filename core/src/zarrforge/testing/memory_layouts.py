@@ -39,11 +39,11 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import registry
 from ..abc.memory_layout import MemoryLayout
-from ..resolution import memory_layout
+from ..plugin_api import memory_layout, registry
 from ._common import hypothesis_settings
 from .kit_store import KitMemoryStore
+from .scaffolding import KitScaffolding
 
 DTYPES = [np.dtype(d) for d in ("uint8", "<i4", ">i8", "<f2", "<f8", "<c16", "?", "S3")] + [
     np.dtype([("a", "<i2"), ("b", "<f4")])]
@@ -86,7 +86,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
 
 
-class MemoryLayoutConformance:
+class MemoryLayoutConformance(KitScaffolding):
     layout_names: list[str] = []
     max_examples = 50
     shrink = True

@@ -40,15 +40,16 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import registry
 from ..abc.storage_transformer import ChunkKeys, StorageTransformer, wrap_store
 from ..abc.store import ByteRange, Store
 from ..errors import MetadataError, ZarrforgeError
+from ..plugin_api import registry
 from ._common import document_id as _document_id
 from ._common import first_difference
 from ._common import entry_name as _name
 from ._common import hypothesis_settings
 from .kit_store import KitMemoryStore
+from .scaffolding import FORMAT_NAME, KitScaffolding
 
 
 def _keys(ndim: int) -> ChunkKeys:
@@ -64,7 +65,7 @@ def _keys(ndim: int) -> ChunkKeys:
     return ChunkKeys(key=lambda c: "/".join(["c", *(str(int(i)) for i in c)]), coords=coords)
 
 
-class StorageTransformerConformance:
+class StorageTransformerConformance(KitScaffolding):
     transformer_documents: list[Any] = []
     invalid_transformer_documents: list[tuple[Any, str]] = []
     shape: tuple[int, ...] = (9, 13)
@@ -104,7 +105,8 @@ class StorageTransformerConformance:
         return cls.from_json(_name(document), configuration)
 
     def _array(self, document: Any, store: Any = None) -> Any:
-        return zf.create_array(store, "a", shape=self.shape, chunks=self.chunks, dtype=self.dtype,
+        return zf.create_array(KitMemoryStore() if store is None else store, "a", shape=self.shape,
+                               chunks=self.chunks, dtype=self.dtype, zarr_format=FORMAT_NAME,
                                fill_value=0, compressors=None, storage_transformers=[document])
 
     def _grid(self) -> tuple[int, ...]:
@@ -259,7 +261,7 @@ class StorageTransformerConformance:
             assert np.array_equal(got, model), (
                 f"{where}: after writing {writes}, the array reads "
                 f"{_first_difference(got, model)}")
-            reopened = zf.open_array(array.store, "a", mode="r")
+            reopened = zf.open_array(array.store, "a", mode="r", zarr_format=FORMAT_NAME)
             assert np.array_equal(reopened[...], model), (
                 f"{where}: after writing {writes} and reopening, the array reads "
                 f"{_first_difference(reopened[...], model)}")

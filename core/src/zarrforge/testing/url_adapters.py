@@ -50,11 +50,12 @@ import numpy as np
 
 import zarrforge as zf
 
-from .. import registry
 from ..abc.url_adapter import PipelineState, URLAdapter
 from ..errors import PluginFailureError, URLPipelineError, ZarrforgeError
-from ..storage import resolve_pipeline
+from ..hierarchy_api import resolve_pipeline
+from ..plugin_api import registry
 from ._common import hypothesis_settings
+from .scaffolding import KitScaffolding
 
 SPECIAL_BODIES = ["", "%", "%7C", "%00", "%ZZ", "%2F", "..", "a/../b", "a//b", "/", "./a",
                   "?q", "a?b=1", "#f", "\x00", "a\\b", "é/ü", " a ", "a" * 300, "@", "@x/y"]
@@ -70,7 +71,7 @@ class PipelineCase:
     arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
-class URLAdapterConformance:
+class URLAdapterConformance(KitScaffolding):
     scheme: str = ""
     place: str = "after"
     writable = True
