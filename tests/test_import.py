@@ -40,3 +40,17 @@ def test_a_node_pickled_here_unpickles_in_a_fresh_interpreter(tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[3, 3, 3, 3] (6,) ['a']"
+
+
+def test_a_group_opened_through_the_hierarchy_api_in_a_fresh_interpreter(tmp_path):
+    """The node classes register themselves when their modules are imported, which
+    ``import zarrforge`` no longer does: opening through ``zarrforge.hierarchy_api`` (as
+    the command line does) failed with KeyError 'group'."""
+    zf.create_group(str(tmp_path / "g.zarr")).create_array("a", shape=(2,), dtype="int8")
+    code = ("import zarrforge.hierarchy_api as api\n"
+            f"g = api.open_node({str(tmp_path / 'g.zarr')!r}, '')\n"
+            "print(type(g).__name__, type(g['a']).__name__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "Group Array"

@@ -16,7 +16,8 @@ already read, :func:`open_node` finds and opens the node at a path. Each
 subclass declares the node type it stands for (``class Array(Node,
 node_type="array")``), so this module opens arrays and groups without
 importing them, and :class:`~zarrforge.Group` can open its members without
-an import cycle.
+an import cycle; :func:`node_class` imports a class's module the first time its node
+type is opened, if nothing has yet.
 
 Deferred opening: a node may be built from its format's
 :class:`~zarrforge.metadata.document.NodeDocument` instead of a model (the document
@@ -31,6 +32,7 @@ raised by that first use, and by every use after it, rather than by the listing.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from typing import Any, Callable
 
 from . import hooks
@@ -321,9 +323,20 @@ def check_mode(mode: str) -> None:
         raise ValueError(f"invalid mode {mode!r}; valid modes: {', '.join(MODES)}")
 
 
+# Where the node classes are defined: a class registers itself when its module is
+# imported, and importing zarrforge imports neither (the package loads its user API
+# lazily), so a caller that reaches open_node another way (zarrforge.hierarchy_api, an
+# unpickled node) gets the module imported here on first use.
+_DEFINED_IN = {"array": "zarrforge.arrays", "group": "zarrforge.groups"}
+
+
 def node_class(node_type: str) -> type[Node]:
     """The class standing for ``node_type`` (``"array"``, ``"group"``)."""
-    return Node._classes[node_type]
+    cls = Node._classes.get(node_type)
+    if cls is None:
+        importlib.import_module(_DEFINED_IN[node_type])
+        cls = Node._classes[node_type]
+    return cls
 
 
 def node_from_metadata(store: Store, path: str, fmt: Format,
