@@ -75,6 +75,7 @@ BOTTOM_LAYER = frozenset({
     "zarrforge.metadata.raw_reading", "zarrforge.optimistic", "zarrforge.parallel",
     "zarrforge.plugin_failures",
     "zarrforge.paths", "zarrforge.registry", "zarrforge.resolution", "zarrforge.versions",
+    "zarrforge.entry_points", "zarrforge.known_providers", "zarrforge.registry_facade",
 })
 # Imports outside a plugin's tier that are allowed, each with its reason.
 TIER_EXCEPTIONS = {
