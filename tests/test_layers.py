@@ -61,10 +61,13 @@ BOTTOM_LAYER = frozenset({
     "zarrforge.abc", "zarrforge.abc.chunk_grid", "zarrforge.abc.chunk_key_encoding",
     "zarrforge.abc.codec", "zarrforge.abc.data_type", "zarrforge.abc.extension",
     "zarrforge.abc.format", "zarrforge.abc.memory_layout", "zarrforge.abc.metadata",
-    "zarrforge.abc.storage_transformer", "zarrforge.abc.store", "zarrforge.abc.url_adapter",
+    "zarrforge.abc.read_limits", "zarrforge.abc.storage_transformer", "zarrforge.abc.store",
+    "zarrforge.abc.store_values", "zarrforge.abc.url_adapter",
     "zarrforge.chunk_context", "zarrforge.chunk_helpers", "zarrforge.codec_arguments",
     "zarrforge.codec_chain", "zarrforge.config", "zarrforge.errors", "zarrforge.hooks",
-    "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.layout_codec", "zarrforge.listing",
+    "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.indexing.indexers",
+    "zarrforge.indexing.normalize", "zarrforge.indexing.pieces", "zarrforge.indexing.values",
+    "zarrforge.layout_codec", "zarrforge.listing",
     "zarrforge.metadata.document", "zarrforge.metadata.extension_def",
     "zarrforge.metadata.indexed_view", "zarrforge.metadata.raw_members",
     "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand",
@@ -72,6 +75,7 @@ BOTTOM_LAYER = frozenset({
     "zarrforge.metadata.raw_reading", "zarrforge.optimistic", "zarrforge.parallel",
     "zarrforge.plugin_failures",
     "zarrforge.paths", "zarrforge.registry", "zarrforge.resolution", "zarrforge.versions",
+    "zarrforge.entry_points", "zarrforge.known_providers", "zarrforge.registry_facade",
 })
 # Imports outside a plugin's tier that are allowed, each with its reason.
 TIER_EXCEPTIONS = {

@@ -89,7 +89,7 @@ Formats
 from __future__ import annotations
 
 from . import config, paths, versions
-from .registry import FACADE as registry
+from .registry_facade import FACADE as registry
 from .registry import Registry
 from .abc import *  # noqa: F403 - the contracts, re-exported whole
 from .abc import __all__ as _contracts

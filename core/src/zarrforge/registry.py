@@ -44,14 +44,12 @@ module named by a document.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import os
 import threading
 from typing import Any, Callable, Iterable, Iterator
 
 import importlib_metadata
 
-from . import config, plugin_failures
+from . import plugin_failures
 from .abc.chunk_grid import ChunkGrid
 from .abc.chunk_key_encoding import ChunkKeyEncoding
 from .abc.codec import Codec
@@ -62,7 +60,9 @@ from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import StorageTransformer
 from .abc.store import Store
 from .abc.url_adapter import URLAdapter
+from .entry_points import PREFER_ENV, RegistryEntry, configured_preference, qualified_name, who
 from .errors import PluginConflictError, PluginLoadError, UnknownExtensionError, ZarrforgeError
+from .known_providers import KNOWN_PROVIDERS
 
 FAMILY_SUFFIX = "*"
 # The family covering every name: what another engine's registry adapts (zarr-python's
@@ -70,85 +70,6 @@ FAMILY_SUFFIX = "*"
 # writes, and a name of zarrforge's own standing above it hides nothing worth reporting.
 CATCH_ALL = FAMILY_SUFFIX
 
-# Every name the built-in plugins register, and the zarrforge distribution that
-# provides it. Used only to make the "unknown name" error say what to install;
-# resolution never consults it. tests/test_install_hints.py checks it against the
-# entry points of every plugins/*/pyproject.toml, both ways.
-KNOWN_PROVIDERS: dict[str, dict[str, str]] = {
-    "data type": {
-        **{n: "zarrforge-std" for n in (
-            "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-            "uint64", "float16", "float32", "float64", "complex64", "complex128")},
-        **{n: "zarrforge-dtypes" for n in (
-            "string", "bytes", "variable_length_bytes", "numpy.datetime64",
-            "numpy.timedelta64", "fixed_length_utf32", "bfloat16", "float8_e3m4", "float8_e4m3",
-            "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-            "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
-            "int2", "int4", "uint2", "uint4", "struct", "structured", "null_terminated_bytes",
-            "complex_float16", "complex_float32", "complex_float64", "complex_bfloat16",
-            "complex_float8_e3m4", "complex_float8_e4m3", "complex_float8_e4m3b11fnuz",
-            "complex_float8_e4m3fnuz", "complex_float8_e5m2", "complex_float8_e5m2fnuz",
-            "complex_float8_e8m0fnu", "complex_float6_e2m3fn", "complex_float6_e3m2fn",
-            "complex_float4_e2m1fn", "optional", "raw_bytes")},
-        "r*": "zarrforge-std",
-        "zarrforge_v2.json_object": "zarrforge-v2",
-    },
-    "chunk grid": {"regular": "zarrforge-std", "rectilinear": "zarrforge-rectilinear"},
-    "chunk key encoding": {"default": "zarrforge-std", "v2": "zarrforge-std"},
-    "memory layout": {"C": "zarrforge-std", "F": "zarrforge-std"},
-    "codec": {
-        "bytes": "zarrforge-std", "transpose": "zarrforge-std", "reshape": "zarrforge-std",
-        "scale_offset": "zarrforge-std", "cast_value": "zarrforge-std",
-        "gzip": "zarrforge-numcodecs", "zstd": "zarrforge-numcodecs",
-        "blosc": "zarrforge-numcodecs", "crc32c": "zarrforge-numcodecs",
-        "numcodecs.*": "zarrforge-numcodecs", "packbits": "zarrforge-numcodecs",
-        "bitround": "zarrforge-numcodecs", "conditional": "zarrforge-numcodecs",
-        "n5_default": "zarrforge-numcodecs", "zfp": "zarrforge-numcodecs",
-        "sharding_indexed": "zarrforge-sharding",
-        "vlen-utf8": "zarrforge-dtypes", "vlen-bytes": "zarrforge-dtypes",
-        "optional": "zarrforge-dtypes",
-        "*": "zarrforge-zarr-python",
-    },
-    "extension": {"zarrforge.offset": "zarrforge-extensions",
-                  "zarrforge.array-statistics": "zarrforge-extensions"},
-    "storage transformer": {
-        "https://purl.org/zarr/spec/storage_transformers/sharding/1.0": "zarrforge-sharding",
-    },
-    "store": {"memory": "zarrforge-std", "file": "zarrforge-std",
-              **{s: "zarrforge-fsspec" for s in ("s3", "gs", "gcs", "http", "https", "zip", "abfs",
-                                                  "az", "hf", "sftp", "reference")},
-              **{f"obstore+{s}": "zarrforge-obstore" for s in ("s3", "gs", "az", "abfs", "http",
-                                                               "https", "file", "memory")}},
-    "format": {"3": "zarrforge-std", "2": "zarrforge-v2", "draft-2022": "zarrforge-draft2022"},
-    "URL adapter": {
-        **{s: "zarrforge-std" for s in ("file", "memory", "zarr", "zarr3")},
-        "zarr2": "zarrforge-v2",
-        "zarr-draft-2022": "zarrforge-draft2022",
-        "zip": "zarrforge-fsspec",
-        "icechunk": "zarrforge-zarr-python",
-    },
-}
-
-
-@dataclasses.dataclass(frozen=True)
-class RegistryEntry:
-    """One name of one extension point, as :func:`registered` reports it."""
-
-    point: str
-    name: str
-    distribution: str | None  # None for in-process registrations
-    version: str | None
-    value: str  # the entry point's "module:attr", or the object's qualified name
-    source: str  # "entry point" or "in-process"
-
-
-def _qualified_name(obj: Any) -> str:
-    return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
-
-
-def _who(ep: importlib_metadata.EntryPoint) -> str:
-    dist = ep.dist
-    return f"distribution {dist.name!r} {dist.version}" if dist else "an unknown distribution"
 
 
 class Registry:
@@ -182,7 +103,7 @@ class Registry:
             if current is not None and current is not implementation and not replace:
                 raise ValueError(
                     f"{self.point} {name!r} is already registered in this process as "
-                    f"{_qualified_name(current)}; registering {_qualified_name(implementation)} "
+                    f"{qualified_name(current)}; registering {qualified_name(implementation)} "
                     "too would silently replace it: pass replace=True to mean that, or "
                     "unregister the first")
             self._local[name] = implementation
@@ -287,8 +208,8 @@ class Registry:
                 return "not registered"
             local, key = found
             if local:
-                return f"registered in-process as {_qualified_name(self._local[key])}"
-            return "; ".join(f"entry point {key!r} = {ep.value!r} of {_who(ep)}"
+                return f"registered in-process as {qualified_name(self._local[key])}"
+            return "; ".join(f"entry point {key!r} = {ep.value!r} of {who(ep)}"
                              for ep in self._installed_entry_points()[key])
 
     def first_answer(self, question: Callable[[Any], Any], *, doing: str) -> Any:
@@ -341,7 +262,7 @@ class Registry:
         with self._lock:
             for name, impl in self._local.items():
                 rows.append(RegistryEntry(self.point, name, None, None,
-                                          _qualified_name(impl), "in-process"))
+                                          qualified_name(impl), "in-process"))
             for name, eps in self._installed_entry_points().items():
                 for ep in eps:
                     dist = ep.dist
@@ -455,19 +376,19 @@ class Registry:
 
     def _load(self, name: str, eps: list[importlib_metadata.EntryPoint]) -> Any:
         ep = self._choose(name, eps)
-        who = _who(ep)
+        provider = who(ep)
         try:
             implementation = ep.load()
         except Exception as exc:
             raise PluginLoadError(
-                f"{self.point} {name!r}: the entry point {ep.value!r} of {who} "
+                f"{self.point} {name!r}: the entry point {ep.value!r} of {provider} "
                 f"(group {self.group!r}) failed to import: {exc}") from exc
-        self._check_type(name, implementation, origin=f"entry point {ep.value!r} of {who}")
+        self._check_type(name, implementation, origin=f"entry point {ep.value!r} of {provider}")
         declared = getattr(implementation, "name", None)
         if (isinstance(declared, str) and declared != name
                 and not name.endswith(FAMILY_SUFFIX)):
             raise PluginLoadError(
-                f"{self.point} {name!r}: the entry point {ep.value!r} of {who} (group "
+                f"{self.point} {name!r}: the entry point {ep.value!r} of {provider} (group "
                 f"{self.group!r}) loads a class declaring name {declared!r}; the entry-point "
                 "name and the class's name must be the same (it is the name written to "
                 "metadata)")
@@ -479,7 +400,7 @@ class Registry:
         attr = _attr_for(self.point)
         wanted, source = self._preferred.get(name), f"registry.{attr}.prefer()"
         if wanted is None:
-            wanted, source = _configured_preference(f"{attr}:{name}")
+            wanted, source = configured_preference(f"{attr}:{name}")
         providers = ", ".join(
             f"{ep.dist.name if ep.dist else '?'} ({ep.value})" for ep in eps)
         for ep in eps:
@@ -546,51 +467,6 @@ stores = REGISTRIES["stores"]
 formats = REGISTRIES["formats"]
 url_adapters = REGISTRIES["url_adapters"]
 
-
-class Registries:
-    """What plugins see of the registries (``zarrforge.plugin_api.registry``): the registry
-    of each extension point by its attribute name (``registry.codecs``,
-    ``registry.data_types``, ...), ``register`` and ``refresh``. The install-hint table,
-    the preference settings and the loading machinery stay inside this module; a
-    registry's own ``provider_hint(name)`` says which distribution provides a name."""
-
-    def __getattr__(self, name: str) -> "Registry":
-        try:
-            return REGISTRIES[name]
-        except KeyError:
-            raise AttributeError(f"plugin_api.registry has no {name!r}; the extension points "
-                                 f"are {', '.join(sorted(REGISTRIES))}") from None
-
-    def __dir__(self) -> list[str]:
-        return sorted([*REGISTRIES, "register", "refresh"])
-
-    def register(self, point: str, name: str, implementation: Any, *,
-                 replace: bool = False) -> None:
-        register(point, name, implementation, replace=replace)
-
-    def refresh(self) -> None:
-        refresh()
-
-    def __repr__(self) -> str:
-        return f"<zarrforge registries: {', '.join(REGISTRIES)}>"
-
-
-FACADE = Registries()
-
-PREFER_ENV = "ZARRFORGE_PREFER"
-
-
-def _configured_preference(key: str) -> tuple[str | None, str]:
-    """The distribution chosen for ``"<point>:<name>"`` by config or by the environment,
-    and where the choice was made (for error messages)."""
-    chosen = config.get().prefer.get(key)
-    if chosen is not None:
-        return chosen, f"zarrforge.config prefer[{key!r}]"
-    for item in os.environ.get(PREFER_ENV, "").split(","):
-        left, sep, right = item.partition("=")
-        if sep and left.strip() == key and right.strip():
-            return right.strip(), f"the environment variable {PREFER_ENV}"
-    return None, ""
 
 
 def _attr_for(point: str) -> str:
