@@ -60,7 +60,8 @@ PACKAGE_ONLY = ("zarrforge", "zarrforge.asyncio")
 BOTTOM_LAYER = frozenset({
     "zarrforge.abc", "zarrforge.abc.chunk_grid", "zarrforge.abc.chunk_key_encoding",
     "zarrforge.abc.codec", "zarrforge.abc.data_type", "zarrforge.abc.extension",
-    "zarrforge.abc.format", "zarrforge.abc.memory_layout", "zarrforge.abc.metadata",
+    "zarrforge.abc.extension_point", "zarrforge.abc.format", "zarrforge.abc.memory_layout",
+    "zarrforge.abc.metadata",
     "zarrforge.abc.read_limits", "zarrforge.abc.storage_transformer", "zarrforge.abc.store",
     "zarrforge.abc.store_values", "zarrforge.abc.url_adapter",
     "zarrforge.chunk_context", "zarrforge.chunk_helpers", "zarrforge.codec_arguments",

@@ -16,11 +16,12 @@ registrations beat installed ones. ``*`` alone is the catch-all family: it match
 every name no other entry matches, so an adapter of another library's extensions
 (zarr-python's codecs) answers only for names zarrforge's own plugins leave free.
 
-A family's implementation may declare a class method ``claims(name) -> bool``; a
+A family's implementation answers ``claims(name) -> bool`` (declared by every contract,
+:class:`~zarrforge.abc.extension_point.ExtensionPoint`, true by default); a
 family whose implementation answers ``False`` does not match that name, and the
 lookup goes on to the next shorter family, then to "unknown" (so ``name in registry``
 stays false for a name the catch-all's library lacks, and a ``must_understand: false``
-entry is still skipped). Without ``claims`` a family matches every name it covers.
+entry is still skipped). By default a family matches every name it covers.
 A family whose ``claims`` fails unexpectedly claims nothing (one warning per process,
 :mod:`zarrforge.plugin_failures`); one that fails to import is left out when a shorter
 family claims the name, and is the lookup's error otherwise (the name may be its).
@@ -338,8 +339,7 @@ class Registry:
 
     @staticmethod
     def _claims(implementation: Any, name: str) -> bool:
-        claims = getattr(implementation, "claims", None)
-        return claims is None or bool(claims(name))
+        return bool(implementation.claims(name))  # ExtensionPoint.claims: every name by default
 
     def _claiming_family(self, name: str, table: Any, implementation_of: Any) -> str | None:
         """The longest family of ``table`` covering ``name`` whose implementation (found

@@ -27,8 +27,11 @@ class _Type(DataType):
     def __init__(self, dtype: str, name: str | None = None, bit_size: int | None = None):
         self._dtype = np.dtype(dtype)
         self._name = name or self._dtype.name
-        if bit_size is not None:
-            self.bit_size = bit_size
+        self._bits = bit_size
+
+    @property
+    def bit_size(self):
+        return self._bits
 
     @classmethod
     def from_json(cls, name, configuration):

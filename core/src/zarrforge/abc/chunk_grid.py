@@ -45,6 +45,8 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from .extension_point import ExtensionPoint
+
 
 class DimensionChunking(ABC):
     """How one dimension of length ``length`` is split into chunks.
@@ -120,7 +122,7 @@ def _shadowing(owner: str, name: str, what: str) -> TypeError:
         f"override the helper with a {kind} of the same meaning")
 
 
-class ChunkGrid(ABC):
+class ChunkGrid(ExtensionPoint):
     """A separable chunk grid bound to an array shape."""
 
     name: ClassVar[str]

@@ -16,12 +16,18 @@ same ``to_json()``.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, ClassVar, Sequence
 
+from .extension_point import ExtensionPoint
 
-class ChunkKeyEncoding(ABC):
+
+class ChunkKeyEncoding(ExtensionPoint):
     name: ClassVar[str]
+    #: the character between coordinates in a key (``"/"`` or ``"."`` for the spec's
+    #: encodings), or ``None`` for an encoding that has none; a format translating keys
+    #: into another encoding (the 2022 draft's) keeps it
+    separator: str | None = None
 
     @classmethod
     @abstractmethod

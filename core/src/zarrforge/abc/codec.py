@@ -61,6 +61,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from ..errors import CorruptChunkError
+from .extension_point import ExtensionPoint
 from .data_type import DataType
 from .memory_layout import MemoryLayout
 
@@ -90,7 +91,7 @@ class ChunkSpec:
         return None if size is None else size * math.prod(self.shape)  # Python ints: no overflow
 
 
-class Codec(ABC):
+class Codec(ExtensionPoint):
     name: ClassVar[str]
     kind: ClassVar[CodecKind]
     # True for a codec whose encoding reads the chunk's position

@@ -38,13 +38,15 @@ whatever its in-memory numpy dtype (an object or ``StringDType`` array) reports.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .extension_point import ExtensionPoint
 
-class DataType(ABC):
+
+class DataType(ExtensionPoint):
     name: ClassVar[str]
 
     @classmethod
@@ -99,6 +101,13 @@ class DataType(ABC):
     @property
     def item_size(self) -> int | None:
         return self.numpy_dtype.itemsize
+
+    @property
+    def bit_size(self) -> int | None:
+        """The bits a value uses when fewer than its item size holds (a sub-byte integer:
+        4 for ``int4``), counting every component of a complex value; ``None`` (the
+        default): all of them. The ``packbits`` codec stores that many bits."""
+        return None
 
     @property
     def has_endianness(self) -> bool:

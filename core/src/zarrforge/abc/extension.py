@@ -35,8 +35,10 @@ hooks (:mod:`zarrforge.hookspecs`).
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, Callable, ClassVar, Iterator, Protocol, runtime_checkable
+
+from .extension_point import ExtensionPoint
 
 
 @runtime_checkable
@@ -64,7 +66,7 @@ class ArrayHandle(Protocol):
     def get_chunk(self, coords: Any) -> Any: ...
 
 
-class Extension(ABC):
+class Extension(ExtensionPoint):
     name: ClassVar[str]
     node_types: ClassVar[frozenset[str]] = frozenset({"array", "group"})
     must_understand: bool = True

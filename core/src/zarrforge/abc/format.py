@@ -66,11 +66,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, ClassVar, Iterator, Sequence
 
 from ..errors import MetadataError
 from ..metadata.document import NodeDocument
+from .extension_point import ExtensionPoint
 from .metadata import ArrayMetadata, GroupMetadata, NodeMetadata
 from .store import Store
 
@@ -118,7 +119,7 @@ class ArrayCreationSpec:
     order: str | None = None  # create_array(order=...); formats that store an order (v2) record it
 
 
-class Format(ABC):
+class Format(ExtensionPoint):
     name: ClassVar[str]
 
     @abstractmethod

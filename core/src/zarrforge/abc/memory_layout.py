@@ -30,13 +30,15 @@ engine shares one instance of it among all arrays, so it must keep no state.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from .extension_point import ExtensionPoint
 
-class MemoryLayout(ABC):
+
+class MemoryLayout(ExtensionPoint):
     name: ClassVar[str]
 
     @abstractmethod

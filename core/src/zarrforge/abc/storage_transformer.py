@@ -26,9 +26,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, Callable, ClassVar, Sequence
 
+from .extension_point import ExtensionPoint
 from .store import Store
 
 
@@ -41,7 +42,7 @@ class ChunkKeys:
     coords: Callable[[str], "tuple[int, ...] | None"]
 
 
-class StorageTransformer(ABC):
+class StorageTransformer(ExtensionPoint):
     name: ClassVar[str]
 
     @classmethod

@@ -91,10 +91,11 @@ size before reading it bounds every read by :func:`read_limit` of the key.
 from __future__ import annotations
 
 import dataclasses
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 from ..errors import ReadOnlyError, StoreError
+from .extension_point import ExtensionPoint
 # part of the store contract, kept in modules of their own
 from .read_limits import (DOCUMENT_NAMES, BoundedBody, ReadLimit,  # noqa: F401
                           is_document_key, read_limit)
@@ -102,7 +103,7 @@ from .store_values import (ABSENT, ByteRange, ListDirResult, StoreCapabilities, 
                            validate_key, validate_prefix)
 
 
-class Store(ABC):
+class Store(ExtensionPoint):
     scheme: ClassVar[str] = ""
     capabilities: StoreCapabilities = StoreCapabilities()  # a store may set its own per instance
 

@@ -49,11 +49,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
 from ..errors import URLPipelineError
+from .extension_point import ExtensionPoint
 from .store import Store
 
 _ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -135,7 +136,7 @@ class PipelineState:
     url: str = ""  # the sub-URLs that produced this state, joined by "|"
 
 
-class URLAdapter(ABC):
+class URLAdapter(ExtensionPoint):
     """One URL scheme of a pipeline (see the module docstring for the contract)."""
 
     name: ClassVar[str]

@@ -66,7 +66,7 @@ def key_encoding(metadata: ArrayMetadata, dialect: str) -> DraftChunkKeyEncoding
     encoding = metadata.chunk_key_encoding
     if isinstance(encoding, DraftChunkKeyEncoding) and encoding.dialect == dialect:
         return encoding
-    return DraftChunkKeyEncoding(getattr(encoding, "separator", "/"), dialect)
+    return DraftChunkKeyEncoding(encoding.separator or "/", dialect)
 
 
 def codec_reference(codec: Codec, *, field: str, spellings: Spellings = Spellings()

@@ -74,7 +74,7 @@ def _layout(data_type: DataType) -> tuple[int, int, int, bool]:
             field="data_type", value=data_type.to_json())
     components = 2 if dtype.kind == "c" or _type_name(data_type).startswith("complex") else 1
     memory_bytes = size // components
-    bits = getattr(data_type, "bit_size", None)
+    bits = data_type.bit_size
     if isinstance(bits, int) and not isinstance(bits, bool):
         bits //= components  # bit_size counts the whole element
     else:
