@@ -126,7 +126,27 @@ def test_malformed_storage_options_are_usage_errors(cli, tmp_path):
     assert contradicted.returncode == 2 and "--anon contradicts anon=False" in contradicted.stderr
     local_path = cli("info", str(local), "--anon")
     assert local_path.returncode == 2
-    assert "is a local path, which takes no storage options (got ['anon'])" in local_path.stderr
+    assert ("is a local path, which takes no storage options but links (got ['anon'])"
+            in local_path.stderr)
+
+
+def test_a_local_path_takes_the_local_stores_links_option(cli, tmp_path):
+    """``--storage-option links=refuse`` reaches the local store (issue #41: the command
+    line refused every storage option for a local path, so a service could not refuse
+    the links of a tree somebody else made)."""
+    local = tmp_path / "data.zarr"
+    _fill(str(local))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    chunk = next(p for p in local.rglob("*") if p.is_file() and p.name != "zarr.json")
+    (elsewhere / "chunk").write_bytes(chunk.read_bytes())
+    chunk.unlink()
+    chunk.symlink_to(elsewhere / "chunk")
+    followed = cli("check", str(local), "--deep")
+    assert followed.returncode == 0, followed.stdout + followed.stderr
+    refused = cli("check", str(local), "--deep", "--storage-option", "links=refuse")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "symbolic link" in refused.stdout + refused.stderr
 
 
 # --- plain HTTP: no listing ------------------------------------------------------------

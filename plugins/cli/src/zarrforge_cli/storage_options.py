@@ -10,10 +10,11 @@ Python API takes them:
 * ``--anon``: ``anon=true``, the anonymous access of s3fs and the fsspec filesystems
   that take ``anon``.
 
-A local path (or ``file://`` URL) takes no storage options: giving some for it is a
-usage error naming the URL. ``copy`` has two URLs: its shared options go to each
-URL that is not local, and ``--src-storage-option`` / ``--dst-storage-option``
-(``--src-anon`` / ``--dst-anon``) to one side (see :func:`flags`).
+A local path (or ``file://`` URL) takes the local store's own options only
+(:data:`LOCAL_OPTIONS`: ``links=refuse``, say, to refuse every symbolic link in a tree
+somebody else made): any other is a usage error naming the URL. ``copy`` has two URLs:
+its shared options go to each URL that is not local, and ``--src-storage-option`` /
+``--dst-storage-option`` (``--src-anon`` / ``--dst-anon``) to one side (see :func:`flags`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from typing import Any, Callable
 import click
 
 ANON_KEY = "anon"
+# the options of zarrforge-std's local store (docs/stores.md, "Local directories and links")
+LOCAL_OPTIONS = frozenset({"links"})
 
 
 def parse(items: tuple[str, ...], anon: bool, option: str) -> dict[str, Any]:
@@ -60,12 +63,13 @@ def is_local(url: str) -> bool:
 
 def for_url(url: str, options: dict[str, Any], option: str) -> dict[str, Any] | None:
     """``options`` for opening ``url``: ``None`` when there are none; a usage error when
-    ``url`` is local (a local store takes no storage options)."""
+    ``url`` is local and an option is none of the local store's (:data:`LOCAL_OPTIONS`)."""
     if not options:
         return None
-    if is_local(url):
+    if is_local(url) and set(options) - LOCAL_OPTIONS:
         raise click.BadParameter(f"{url!r} is a local path, which takes no storage options "
-                                 f"(got {sorted(options)}); they are for remote stores such "
+                                 f"but {', '.join(sorted(LOCAL_OPTIONS))} (got "
+                                 f"{sorted(options)}); the others are for remote stores such "
                                  "as s3:// or https://", param_hint=option)
     return options
 
