@@ -36,6 +36,7 @@ import json
 from typing import Any, Callable, Sequence
 
 from . import config, registry
+from .abc.read_limits import NODE_DOCUMENT_NAMES, draft_document_keys
 from .abc.store import Store
 from .errors import UnreadableNodeError
 
@@ -48,11 +49,8 @@ def candidate_keys(path: str, *, draft: bool = True) -> list[str]:
     """The keys where a node of a published Zarr format at ``path`` keeps its documents
     (see the module docstring; the 2022 draft's only with ``draft``)."""
     below = f"{path}/" if path else ""
-    keys = [f"{below}zarr.json", f"{below}.zarray", f"{below}.zgroup"]
-    if draft:
-        meta = f"meta/root/{path}" if path else "meta/root"
-        keys += [f"{meta}.array.json", f"{meta}.group.json"]
-    return keys
+    keys = [f"{below}{name}" for name in NODE_DOCUMENT_NAMES]
+    return keys + draft_document_keys(path) if draft else keys
 
 
 @dataclasses.dataclass(frozen=True)

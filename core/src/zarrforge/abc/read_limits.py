@@ -28,12 +28,23 @@ from .. import config
 from ..errors import DocumentTooLargeError, ResourceLimitError, ZarrforgeError
 
 
-# The last segment of every metadata document key the installed formats write: v3's
-# zarr.json (also the 2022 draft's entry point), v2's four documents.
-DOCUMENT_NAMES = frozenset({"zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata"})
+# The names the published Zarr formats give a node's own document, wherever the node is:
+# v3's zarr.json (also the 2022 draft's entry point), v2's array and group documents.
+# One table, read here (what counts as a document) and by zarrforge.unreadable (where a
+# node of a format that is not installed may be).
+NODE_DOCUMENT_NAMES = ("zarr.json", ".zarray", ".zgroup")
+# The last segment of every metadata document key: those, and v2's other two.
+DOCUMENT_NAMES = frozenset({*NODE_DOCUMENT_NAMES, ".zattrs", ".zmetadata"})
 # The 2022 draft's node documents: meta/root.group.json, meta/root/a/b.array.json (the
 # suffix after .array/.group is the entry point's metadata_key_suffix)
 _DRAFT_DOCUMENT = re.compile(r"meta/root(?:/.*)?\.(?:array|group)(?:\.[^/]*)?")
+
+
+def draft_document_keys(path: str) -> list[str]:
+    """The keys of the 2022 draft's documents of a node at ``path`` (with the default
+    ``.json`` suffix): ``meta/root/<path>.array.json`` and ``.group.json``."""
+    meta = f"meta/root/{path}" if path else "meta/root"
+    return [f"{meta}.array.json", f"{meta}.group.json"]
 
 
 def is_document_key(key: str) -> bool:
