@@ -36,10 +36,7 @@ def test_a_node_pickled_here_unpickles_in_a_fresh_interpreter(tmp_path):
     code = ("import pickle, sys\n"
             f"a, s, g = pickle.loads(open({str(tmp_path / 'nodes.pkl')!r}, 'rb').read())\n"
             "print(a[...].tolist(), s.shape, sorted(g.array_keys()))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "[3, 3, 3, 3] (6,) ['a']"
+    assert _fresh_interpreter(code) == "[3, 3, 3, 3] (6,) ['a']"
 
 
 def test_a_group_opened_through_the_hierarchy_api_in_a_fresh_interpreter(tmp_path):
@@ -50,7 +47,12 @@ def test_a_group_opened_through_the_hierarchy_api_in_a_fresh_interpreter(tmp_pat
     code = ("import zarrforge.hierarchy_api as api\n"
             f"g = api.open_node({str(tmp_path / 'g.zarr')!r}, '')\n"
             "print(type(g).__name__, type(g['a']).__name__)")
+    assert _fresh_interpreter(code) == "Group Array"
+
+
+def _fresh_interpreter(code: str) -> str:
+    """What ``code`` prints, run in a new Python process (nothing of zarrforge imported)."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "Group Array"
+    return done.stdout.strip()
