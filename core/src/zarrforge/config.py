@@ -68,6 +68,24 @@
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
 
+Reading and changing them:
+
+* ``get()``: the :class:`Settings` in force; ``get(name)`` one of them, by its name here
+  or by zarr-python's dotted key (``get("array.order")``; ``get("array")`` is the dict of
+  the keys under ``array``); ``get(name, default)`` gives ``default`` for an unknown name.
+* ``set(threads=2)`` or ``set({"array.order": "F"})`` (both forms at once too) changes
+  settings at once; used as ``with set(...):`` it restores, when the block ends, the
+  settings it changed (and only those).
+* ``update(...)``: the same change, with no ``with`` form.
+* ``reset()``: every setting back to its default; ``pprint()`` prints them.
+
+zarr-python's keys (:mod:`zarrforge.config_keys`) are translated to the settings above
+(``array.order``, ``array.write_empty_chunks``, ``default_zarr_format``,
+``threading.max_workers`` and ``async.concurrency`` as ``threads``...); its keys that choose
+among zarr-python's own implementations (``codec_pipeline.path``, ``json_indent``...) are
+recorded and read back, with no effect (``recorded``). A name neither defines is refused
+naming the closest.
+
 Example::
 
     with zarrforge.config.set(allow_unsafe_codecs={"numcodecs.pickle"}):
@@ -76,11 +94,15 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
+import pprint as _pprint
 import threading
-from typing import Any, Iterator
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+from . import config_keys
 
 
 @dataclasses.dataclass
@@ -100,15 +122,12 @@ class Settings:
     prefer: dict[str, str] = dataclasses.field(default_factory=dict)
     non_finite_attributes: str = "tokens"
     default_format: str = "3"
+    # zarr-python's keys that choose among its own implementations: kept, no effect
+    recorded: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 _settings = Settings()
 _lock = threading.Lock()
-
-
-def get() -> Settings:
-    """The settings in force."""
-    return _settings
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -154,33 +173,143 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-@contextlib.contextmanager
-def set(**changes: Any) -> Iterator[Settings]:  # noqa: A001 - reads naturally as config.set
-    """Change settings; restored when the ``with`` block ends.
+class set:  # noqa: N801 - zarr-python's and zarrforge's name: reads as config.set
+    """Change settings now; as ``with set(...):``, restore the changed ones afterwards.
 
-    Calling ``set(...)`` without ``with`` is not supported: use :func:`update`.
+    Takes zarrforge's setting names as keywords, or a mapping of them and/or zarr-python's
+    dotted keys (nested mappings are read as dotted keys: ``{"array": {"order": "F"}}``).
+    A keyword with ``__`` is a dotted key (``array__order="F"``), as in zarr-python.
     """
-    global _settings
-    with _lock:
-        previous = _settings
-        _settings = _updated(previous, changes)
-    try:
-        yield _settings
-    finally:
+
+    def __init__(self, changes: Mapping[str, Any] | None = None, /, **keywords: Any) -> None:
+        global _settings
+        wanted = _flattened(changes, keywords)
         with _lock:
-            _settings = previous
+            self._previous = _settings
+            _settings = _updated(_settings, wanted)
+            self._changed = [f.name for f in dataclasses.fields(Settings)
+                             if getattr(_settings, f.name) is not getattr(self._previous, f.name)]
+
+    def __enter__(self) -> Settings:
+        return _settings
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        global _settings
+        with _lock:
+            _settings = dataclasses.replace(
+                _settings, **{name: getattr(self._previous, name) for name in self._changed})
 
 
-def update(**changes: Any) -> None:
-    """Change settings for the rest of the process."""
+def update(changes: Mapping[str, Any] | None = None, /, **keywords: Any) -> None:
+    """Change settings for the rest of the process (``set`` without its ``with`` form)."""
+    global _settings
+    wanted = _flattened(changes, keywords)
+    with _lock:
+        _settings = _updated(_settings, wanted)
+
+
+def reset() -> None:
+    """Every setting back to its default."""
     global _settings
     with _lock:
-        _settings = _updated(_settings, changes)
+        _settings = Settings()
+
+
+_NO_DEFAULT: Any = object()
+
+
+def get(name: str | None = None, default: Any = _NO_DEFAULT) -> Any:
+    """The settings in force, or one of them by name (see the module docstring)."""
+    settings = _settings
+    if name is None:
+        return settings
+    if name in _FIELDS:
+        return getattr(settings, name)
+    translation = config_keys.TRANSLATED.get(name)
+    if translation is not None:
+        return translation.from_setting(settings)
+    if config_keys.is_recorded(name):
+        if name in settings.recorded:
+            return settings.recorded[name]
+        if name in config_keys.RECORDED:
+            return config_keys.RECORDED[name]
+    below = _dotted_view(settings, name + ".")
+    if below:
+        return below
+    if default is not _NO_DEFAULT:
+        return default
+    raise config_keys.unknown_key(name, sorted(_FIELDS))
+
+
+def pprint() -> None:
+    """Print the settings in force: zarrforge's names, then zarr-python's keys."""
+    settings = _settings
+    _pprint.pprint({name: getattr(settings, name) for name in _FIELDS if name != "recorded"},
+                   sort_dicts=False)
+    _pprint.pprint(_dotted_view(settings, ""))
+
+
+def _dotted_view(settings: Settings, prefix: str) -> dict[str, Any]:
+    """zarr-python's keys starting with ``prefix`` as a nested dict (prefix removed)."""
+    values = {key: translation.from_setting(settings)
+              for key, translation in config_keys.TRANSLATED.items()}
+    values.update(config_keys.RECORDED)
+    values.update(settings.recorded)
+    nested: dict[str, Any] = {}
+    for key, value in sorted(values.items()):
+        if not key.startswith(prefix):
+            continue
+        *parents, leaf = key[len(prefix):].split(".")
+        level = nested
+        for parent in parents:
+            level = level.setdefault(parent, {})
+        level[leaf] = value
+    return nested
+
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(Settings))
+
+
+def _flattened(changes: Mapping[str, Any] | None, keywords: dict[str, Any]) -> dict[str, Any]:
+    if changes is not None and not isinstance(changes, Mapping):
+        raise TypeError("config.set takes a mapping of names to values and/or keywords, got "
+                        f"{type(changes).__name__} {changes!r}")
+    flat: dict[str, Any] = {}
+
+    def add(key: str, value: Any) -> None:
+        if (isinstance(value, Mapping) and key not in _FIELDS and key not in
+                config_keys.TRANSLATED and not config_keys.is_recorded(key)):
+            for inner, inner_value in value.items():
+                add(f"{key}.{inner}", inner_value)
+        else:
+            flat[key] = value
+
+    for key, value in (changes or {}).items():
+        if not isinstance(key, str):
+            raise TypeError(f"config names are strings, got {key!r}")
+        add(key, value)
+    for key, value in keywords.items():
+        add(key.replace("__", "."), value)
+    return flat
 
 
 def _updated(base: Settings, changes: dict[str, Any]) -> Settings:
-    valid = {f.name for f in dataclasses.fields(Settings)}
-    unknown = changes.keys() - valid
-    if unknown:
-        raise KeyError(f"unknown config option(s) {sorted(unknown)}; valid: {sorted(valid)}")
-    return dataclasses.replace(base, **{k: _coerce(k, v) for k, v in changes.items()})
+    settings = base
+    for key, value in changes.items():
+        if key in _FIELDS and key != "recorded":
+            settings = dataclasses.replace(settings, **{key: _coerce(key, value)})
+        elif key in config_keys.TRANSLATED:
+            translation = config_keys.TRANSLATED[key]
+            try:
+                converted = _coerce(translation.setting, translation.to_setting(value, settings))
+            except ValueError as exc:
+                raise ValueError(f"config {key!r} (zarrforge's {translation.setting!r}): "
+                                 f"{exc}") from None
+            settings = dataclasses.replace(settings, **{translation.setting: converted})
+        elif config_keys.is_recorded(key):
+            config_keys.check_recorded(key, value)
+            settings = dataclasses.replace(settings, recorded={**settings.recorded, key: value})
+        else:
+            raise config_keys.unknown_key(key, [f for f in _FIELDS if f != "recorded"])
+    return settings
