@@ -225,6 +225,11 @@ class StoreError(ZarrforgeError, OSError):
         self.url = url
 
 
+class StoreArgumentError(ZarrforgeError, TypeError):
+    """What was passed as a store cannot be used: an object of a type no installed plugin
+    adapts, or storage options given with an object that takes none."""
+
+
 class ConflictError(StoreError):
     """A conditional write found the value changed since it was read (another writer got
     there first); nothing was stored. ``keys`` lists every key that conflicted."""

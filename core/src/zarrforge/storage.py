@@ -53,7 +53,8 @@ from typing import Any
 from . import hooks, paths, plugin_failures, registry, url_pipeline
 from .abc.store import Store
 from .abc.url_adapter import PipelineState, Segment, URLAdapter
-from .errors import InvalidPathError, StoreError, UnknownExtensionError, URLPipelineError
+from .errors import (InvalidPathError, StoreArgumentError, StoreError, UnknownExtensionError,
+                     URLPipelineError)
 
 StoreLike = Store | str | os.PathLike | None
 
@@ -169,9 +170,9 @@ def resolve_store(store: StoreLike, *, read_only: bool = False,
         if adapted is not None:
             return adapted
         kind = f"{type(store).__module__}.{type(store).__qualname__}"
-        raise TypeError(f"expected a Store, a path or a URL, got {kind} {store!r} (no "
-                        "installed plugin adapts it: zarr-python stores need "
-                        "zarrforge-zarr-python)")
+        raise StoreArgumentError(
+            f"expected a Store, a path, a URL or a mapping, got {kind} {store!r} (no "
+            "installed plugin adapts it: zarr-python stores need zarrforge-zarr-python)")
     return _store_for_url(store, read_only, options)
 
 

@@ -16,6 +16,11 @@ Registered under the ``zarrforge.plugins`` entry-point group. It claims:
   when no zarrforge store registers that scheme: a registered store always wins, so
   installing a dedicated store plugin for a scheme takes it over from fsspec.
 
+It also implements ``zarrforge_adapt_store`` for an fsspec mapper (``fsspec.get_mapper``,
+``FSMap``) passed as a store, as zarr-python takes one: the mapper's filesystem and root
+become an :class:`~zarrforge_fsspec.store.FsspecStore`, so ranges and listings go to the
+filesystem rather than through the mapping.
+
 Anything else answers ``None`` so that the scheme registry decides (plain
 ``s3://``, ``https://``, ``zip://`` arrive at this distribution through it, and
 an unknown scheme gets the registry's error with its suggestions).
@@ -26,8 +31,10 @@ of protocol names for chained URLs.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
+from zarrforge.errors import StoreArgumentError
 from zarrforge.plugin_api import hookimpl, registry
 
 _PROTOCOL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
@@ -69,3 +76,16 @@ def zarrforge_resolve_store(url: str, options: dict[str, Any], read_only: bool) 
 
         return FsspecStore.from_url(url, read_only=read_only, **options)
     return None
+
+
+@hookimpl
+def zarrforge_adapt_store(obj: Any, options: dict[str, Any], read_only: bool) -> Any:
+    mapping_module = sys.modules.get("fsspec.mapping")
+    if mapping_module is None or not isinstance(obj, mapping_module.FSMap):
+        return None
+    if options:
+        raise StoreArgumentError(f"an fsspec mapper used as a store takes no storage options (its "
+                        f"filesystem has them already), got {sorted(options)}")
+    from .store import FsspecStore
+
+    return FsspecStore(obj.fs, obj.root, read_only=read_only)
