@@ -40,7 +40,7 @@ def test_tree(hierarchy):
         "    ├── b (3,) int16",
         "    └── inner",
         "        └── deep",
-    ])
+    ]) + "\n"
 
 
 def test_attributes_persist(hierarchy):

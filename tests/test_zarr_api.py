@@ -96,7 +96,7 @@ def test_group_tree_and_open_consolidated():
     store = zf.create_group(None).store
     group = zf.group(store)
     group.create_group("a").create_array("deep", shape=(2,), dtype="i1")
-    assert zf.tree(group, level=1).splitlines() == ["/", "└── a"]
+    assert zf.tree(group, level=0).splitlines() == ["/", "└── a"]
     with pytest.raises(zf.errors.ZarrforgeError):
         zf.open_consolidated(store)  # no view yet
     zf.consolidate_metadata(store)

@@ -21,6 +21,7 @@ from .errors import MetadataError, NodeNotFoundError, NodeTypeError, UnusedViewW
 from .hierarchy import refresh_consolidated, views_above
 from .info import Summary, group_summary, group_tree_html
 from .node import Node, node_from_metadata, open_node
+from .tree_view import TreeText, group_tree
 
 
 class Group(Node, node_type="group"):
@@ -222,26 +223,12 @@ class Group(Node, node_type="group"):
 
     # --- display ---------------------------------------------------------------------
 
-    def tree(self, level: int | None = None) -> str:
-        """The hierarchy below this group as indented text, ``level`` deep at most (``None``:
-        all of it)."""
-        lines = [self.name]
-
-        def walk(group: Group, indent: str, depth: int = 1) -> None:
-            if level is not None and depth > level:
-                return
-            members = group.members()
-            for i, (name, node) in enumerate(members):
-                last = i == len(members) - 1
-                branch = "└── " if last else "├── "
-                if isinstance(node, Group):
-                    lines.append(f"{indent}{branch}{name}")
-                    walk(node, indent + ("    " if last else "│   "), depth + 1)
-                else:
-                    lines.append(f"{indent}{branch}{name} {node.shape} {node.dtype}")
-
-        walk(self, "")
-        return "\n".join(lines)
+    def tree(self, level: int | None = None, *, max_nodes: int = 500, plain: bool = False,
+             expand: bool | None = None) -> TreeText:
+        """The hierarchy below this group as text (:mod:`zarrforge.tree_view`): ``level``
+        levels deep at most (``0``: the direct members; ``None``: all of it), at most
+        ``max_nodes`` nodes; names bold in a terminal and in Jupyter unless ``plain``."""
+        return group_tree(self, level, max_nodes=max_nodes, plain=plain, expand=expand)
 
     @property
     def info(self) -> Summary:

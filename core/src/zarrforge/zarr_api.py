@@ -314,7 +314,7 @@ def group(store: Any = None, *, overwrite: bool = False, path: str | None = None
 
 def tree(grp: Group, expand: bool | None = None, level: int | None = None) -> Any:
     """The group's hierarchy as text (``Group.tree``)."""
-    return grp.tree(level=level)
+    return grp.tree(level=level, expand=expand)
 
 
 __all__ = ["LazyLoader", "array", "consolidate_metadata", "create", "empty", "empty_like",

@@ -159,8 +159,10 @@ class AsyncGroup:
         for name in await self._call("group_keys", self._group.group_keys):
             yield name
 
-    async def tree(self, level: int | None = None) -> str:
-        return await self._call("tree", lambda: self._group.tree(level))
+    async def tree(self, level: int | None = None, *, max_nodes: int = 500, plain: bool = False,
+                   expand: bool | None = None) -> str:
+        return await self._call("tree", lambda: self._group.tree(
+            level, max_nodes=max_nodes, plain=plain, expand=expand))
 
     # --- creation and attributes -------------------------------------------------------
 

@@ -1,0 +1,62 @@
+"""Group.tree as zarr-python draws it (zarrforge.tree_view): levels, truncation, bold names
+in a terminal and in Jupyter, escaping."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import zarrforge as zf
+
+
+@pytest.fixture
+def root():
+    group = zf.group()
+    a = group.create_group("a")
+    a.create_array("x", shape=(2,), dtype="f8")
+    a.create_group("deeper").create_array("y", shape=(0,), dtype="i1")
+    group.create_group("b")
+    return group
+
+
+def test_the_text_and_its_repr_are_the_drawing(root):
+    drawn = root.tree(plain=True)
+    expected = ("/\n├── a\n│   ├── deeper\n│   │   └── y (0,) int8\n│   └── x (2,) float64\n"
+                "└── b\n")
+    assert drawn == expected and repr(drawn) == expected and isinstance(drawn, str)
+
+
+def test_level_zero_is_the_direct_members(root):
+    assert root.tree(level=0, plain=True) == "/\n├── a\n└── b\n"
+    assert root.tree(level=1, plain=True).count("\n") == 5
+
+
+def test_max_nodes_truncates_and_says_so(root):
+    drawn = root.tree(max_nodes=2, plain=True)
+    assert drawn.startswith("Truncated at max_nodes=2")
+    assert sum("──" in line for line in drawn.splitlines()) == 2
+    assert "Truncated" not in root.tree(plain=True)
+
+
+def test_names_are_bold_in_a_terminal_unless_plain(root, monkeypatch):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert "\x1b[1ma\x1b[0m" in root.tree()
+    assert "\x1b[" not in root.tree(plain=True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    assert "\x1b[" not in root.tree()
+
+
+def test_jupyter_gets_escaped_html_with_bold_names():
+    group = zf.group()
+    group.create_group("<img src=x>")
+    bundle = group.tree()._repr_mimebundle_()
+    assert "<pre" in bundle["text/html"] and "<b>&lt;img src=x&gt;</b>" in bundle["text/html"]
+    assert "<img src=x>" in bundle["text/plain"]
+
+
+def test_bad_arguments_are_refused(root):
+    with pytest.raises(NotImplementedError, match="expand"):
+        root.tree(expand=True)
+    with pytest.raises(ValueError, match="level must be None or an int >= 0"):
+        root.tree(level=-1)
