@@ -81,7 +81,8 @@ def test_a_pipeline_root_without_slashes_names_the_url_meant(tmp_path, monkeypat
 # --- the environment failing inside a URL pipeline is no plugin bug -------------------------
 
 class BotoCoreError(Exception):
-    """Stands for botocore's base class (matched by name: the core imports no backend)."""
+    """Stands for botocore's base class, which the adapter below declares environmental as
+    zarrforge-fsspec's stores and adapter do (the core names no library)."""
 
 
 class NoCredentialsError(BotoCoreError):
@@ -92,6 +93,7 @@ class _Failing:
     """A URL adapter ``failing:`` raising what its ``error`` is (a root or a later segment)."""
 
     name = "failing"
+    environmental_errors = (BotoCoreError,)
     error: Exception = ValueError()
 
     @classmethod

@@ -17,11 +17,12 @@ never a bare traceback from inside it.
 
 A failure of the environment is neither: a network that does not connect, credentials
 that cannot be found, a service that refuses (:func:`environmental`: ``OSError`` and
-its ``ConnectionError``/``TimeoutError``, and the error classes of the storage
-libraries, botocore's, aiohttp's, google-auth's, azure-core's, matched by name so
-that none is imported). Where a plugin opens a store for a URL (:class:`named` with
-``url=``), such a failure is a :class:`~zarrforge.errors.StoreError` naming the URL
-and chaining the library's exception, not a bug report against the plugin.
+its ``ConnectionError``/``TimeoutError``, and the error classes that the stores and URL
+adapters in play declare as their libraries' failures of the environment, their
+``environmental_errors``: :mod:`zarrforge.abc.store`; the core names no library).
+Where a plugin opens a store for a URL (:class:`named` with ``url=``), such a failure
+is a :class:`~zarrforge.errors.StoreError` naming the URL and chaining the library's
+exception, not a bug report against the plugin.
 
 This module is a leaf (it imports only the errors): the callers describe the
 plugin, as ``"<point> <name> (<origin>)"``.
@@ -29,9 +30,10 @@ plugin, as ``"<point> <name> (<origin>)"``.
 
 from __future__ import annotations
 
+import sys
 import threading
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from .errors import PluginFailureError, PluginFailureWarning, StoreError, ZarrforgeError
 
@@ -44,23 +46,30 @@ def unexpected(exc: BaseException) -> bool:
     return isinstance(exc, Exception) and not isinstance(exc, ZarrforgeError)
 
 
-# Base classes of the storage libraries' errors that mean the environment failed (the
-# network, the credentials, the service's answer), matched by name anywhere in the MRO:
-# botocore (BotoCoreError: NoCredentialsError, EndpointConnectionError...; ClientError:
-# the service's answer), aiohttp (ClientError), google-auth (GoogleAuthError:
-# DefaultCredentialsError, RefreshError), azure-core (AzureError), requests
-# (RequestException, an OSError already).
-ENVIRONMENTAL_CLASS_NAMES = frozenset({"BotoCoreError", "ClientError", "GoogleAuthError",
-                                       "AzureError", "RequestException"})
+def _declared_classes(declared: Iterable[type[BaseException] | str]
+                      ) -> Iterator[type[BaseException]]:
+    """The classes of ``declared``; a dotted name is looked up only in a module already
+    imported (an exception of a library never imported cannot have been raised)."""
+    for entry in declared:
+        if not isinstance(entry, str):
+            yield entry
+            continue
+        module_name, _, class_name = entry.rpartition(".")
+        module = sys.modules.get(module_name)
+        found = getattr(module, class_name, None) if module is not None else None
+        if isinstance(found, type) and issubclass(found, BaseException):
+            yield found
 
 
-def environmental(exc: BaseException) -> bool:
+def environmental(exc: BaseException,
+                  declared: Iterable[type[BaseException] | str] = ()) -> bool:
     """Is ``exc`` a failure of the environment (network, credentials, the service) rather
-    than a bug in the code that met it? ``OSError`` (connections, timeouts, files) and the
-    storage libraries' error classes (:data:`ENVIRONMENTAL_CLASS_NAMES`)."""
+    than a bug in the code that met it? ``OSError`` (connections, timeouts, files), and an
+    instance of a class in ``declared``: the ``environmental_errors`` of the plugins in
+    play (classes, or their dotted names)."""
     if isinstance(exc, OSError):
         return True
-    return any(cls.__name__ in ENVIRONMENTAL_CLASS_NAMES for cls in type(exc).__mro__)
+    return any(isinstance(exc, cls) for cls in _declared_classes(declared))
 
 
 def _what(exc: BaseException) -> str:
@@ -113,19 +122,22 @@ class named:
     """``with named(point, name, origin, doing):`` turns a plugin's unexpected failure
     inside the block into :func:`failure`'s error. Zarrforge errors, and the exception
     types in ``answers`` (a store's ``OSError``), pass unchanged. With ``url`` (the
-    plugin opens a store for it), a failure of the environment (:func:`environmental`)
-    that is not in ``answers`` is :func:`environment_failure`'s StoreError naming the URL.
+    plugin opens a store for it), a failure of the environment (:func:`environmental`,
+    with the classes ``environmental_errors`` the plugins in play declare) that is not in
+    ``answers`` is :func:`environment_failure`'s StoreError naming the URL.
     ``origin`` may be a callable, asked only on failure (looking it up costs a registry
     lookup)."""
 
-    __slots__ = ("point", "name", "origin", "doing", "answers", "url")
+    __slots__ = ("point", "name", "origin", "doing", "answers", "url", "environmental_errors")
 
     def __init__(self, point: str, name: str, origin: "str | Callable[[], str]",
                  doing: str, answers: tuple[type[BaseException], ...] = (),
-                 url: str | None = None) -> None:
+                 url: str | None = None,
+                 environmental_errors: Iterable[type[BaseException] | str] = ()) -> None:
         self.point, self.name, self.origin, self.doing = point, name, origin, doing
         self.answers = answers
         self.url = url
+        self.environmental_errors = environmental_errors
 
     def __enter__(self) -> None:
         return None
@@ -133,7 +145,7 @@ class named:
     def __exit__(self, kind: Any, exc: BaseException | None, traceback: Any) -> bool:
         if exc is None or not unexpected(exc) or isinstance(exc, self.answers):
             return False
-        if self.url is not None and environmental(exc):
+        if self.url is not None and environmental(exc, self.environmental_errors):
             raise environment_failure(self.url, exc, self.doing) from exc
         origin = self.origin() if callable(self.origin) else self.origin
         raise failure(self.point, self.name, origin, exc, self.doing) from exc
@@ -142,8 +154,8 @@ class named:
 class store_bugs_named:
     """``with store_bugs_named(store):`` around chunk I/O turns an unexpected exception
     raised inside the store's own package into :func:`failure`'s error naming the store;
-    anything else (zarrforge errors, a store's ``OSError`` and the storage libraries'
-    errors, :func:`environmental`; failures elsewhere) passes unchanged. Nothing is looked
+    anything else (zarrforge errors, a store's ``OSError`` and the errors its class declares
+    environmental, :func:`environmental`; failures elsewhere) passes unchanged. Nothing is looked
     at unless something fails, so it costs nothing on the way through; the innermost frame
     of the traceback says whose code raised."""
 
@@ -156,7 +168,8 @@ class store_bugs_named:
         return None
 
     def __exit__(self, kind: Any, exc: BaseException | None, traceback: Any) -> bool:
-        if exc is None or not unexpected(exc) or environmental(exc):
+        if (exc is None or not unexpected(exc)
+                or environmental(exc, type(self.store).environmental_errors)):
             return False
         package = type(self.store).__module__.partition(".")[0]
         innermost = traceback

@@ -51,7 +51,7 @@ import re
 from typing import Any
 
 from . import hooks, paths, plugin_failures, registry, url_pipeline
-from .abc.store import Store
+from .abc.store import EnvironmentalErrors, Store
 from .abc.url_adapter import PipelineState, Segment, URLAdapter
 from .errors import (InvalidPathError, StoreArgumentError, StoreError, UnknownExtensionError,
                      URLPipelineError)
@@ -133,7 +133,8 @@ def _store_for_url(url: str, read_only: bool, options: dict[str, Any]) -> Store:
     scheme = scheme_of(url)
     implementation = registry.stores.get(scheme, field="store")
     with plugin_failures.named("store", scheme, lambda: registry.stores.origin(scheme),
-                               f"opening {url!r}", answers=(OSError,), url=url):
+                               f"opening {url!r}", answers=(OSError,), url=url,
+                               environmental_errors=implementation.environmental_errors):
         store = implementation.from_url(url, read_only=read_only, **options)
     if not isinstance(store, Store):
         raise plugin_failures.failure(
@@ -228,12 +229,24 @@ def resolve_pipeline(url: str, *, read_only: bool = False,
     return state
 
 
+def _environmental_errors(adapter: type[URLAdapter], base: PipelineState | None
+                          ) -> EnvironmentalErrors:
+    """What the libraries an adapter's ``resolve`` meets declare environmental: its own, and
+    those of the store it reads from (``zip:`` on an S3 root meets botocore's errors)."""
+    if base is None:
+        return adapter.environmental_errors
+    stores = {type(base.store), type(base.store.base_store())}
+    return adapter.environmental_errors + tuple(
+        error for store in stores for error in store.environmental_errors)
+
+
 def _apply(adapter: type[URLAdapter], base: PipelineState | None, segment: Segment,
            read_only: bool, options: dict[str, Any]) -> PipelineState:
     scheme = segment.scheme
     with plugin_failures.named("URL adapter", scheme, lambda: registry.url_adapters.origin(scheme),
                                f"resolving {segment.raw!r} of {segment.url!r}",
-                               answers=(StoreError,), url=segment.url):
+                               answers=(StoreError,), url=segment.url,
+                               environmental_errors=_environmental_errors(adapter, base)):
         state = adapter.resolve(base, segment, read_only=read_only,
                                 storage_options=dict(options))
     if not isinstance(state, PipelineState) or not isinstance(state.store, Store):

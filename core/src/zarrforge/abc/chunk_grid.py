@@ -19,6 +19,10 @@ A grid implementation provides:
 * ``regular_chunk_shape``: the chunk shape if every chunk has the same stored
   shape, else ``None`` (used for the familiar ``Array.chunks`` attribute).
 
+:class:`RegularDimension` is the partition of one dimension into chunks of one size,
+the last stored whole: the building block of every grid whose chunks along a dimension
+are of one size (the spec's ``regular`` grid, the conformance kit's own grid).
+
 Two grids are equal when they have the same type, the same ``to_json()`` and the
 same dimension lengths (override ``__eq__`` and ``__hash__`` together if your
 grid knows better).
@@ -93,6 +97,33 @@ class DimensionChunking(ABC):
             return range(0)
         first, last = self.index_of(np.array([start, stop - 1], dtype=np.int64))
         return range(int(first), int(last) + 1)
+
+
+class RegularDimension(DimensionChunking):
+    """``length`` elements in chunks of ``chunk`` elements; the last chunk's stored size is
+    ``chunk`` too, past the array's end."""
+
+    def __init__(self, length: int, chunk: int) -> None:
+        self.length = length
+        self.chunk = chunk
+
+    @property
+    def nchunks(self) -> int:
+        return -(-self.length // self.chunk)
+
+    def start(self, index: int) -> int:
+        return index * self.chunk
+
+    def size(self, index: int) -> int:
+        return self.chunk
+
+    def index_of(self, positions: np.ndarray) -> np.ndarray:
+        return np.asarray(positions, dtype=np.int64) // self.chunk
+
+    def chunk_range(self, start: int, stop: int) -> range:
+        if stop <= start:
+            return range(0)
+        return range(start // self.chunk, (stop - 1) // self.chunk + 1)
 
 
 #: The helpers a grid inherits and the engine calls by name: each with its kind and

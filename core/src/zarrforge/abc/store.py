@@ -86,6 +86,16 @@ registry builds a store for a URL with the store's scheme: it always passes
 
 Bounded reads (:mod:`zarrforge.abc.read_limits`): a store that cannot tell a value's
 size before reading it bounds every read by :func:`read_limit` of the key.
+
+Failures of the environment (optional): ``environmental_errors`` (default ``()``)
+names the exception classes of the store's libraries that mean the environment failed
+(the network, the credentials, the service's answer) rather than a bug: classes, or
+dotted names (``"botocore.exceptions.BotoCoreError"``) of a module that holds the class
+once the library is imported, so that declaring one imports nothing. The engine takes
+an instance of one (or an ``OSError``) escaping ``from_url``, an adapter reading from
+the store, or chunk I/O as the environment's failure (:mod:`zarrforge.plugin_failures`):
+a :class:`~zarrforge.errors.StoreError` naming the URL, never a bug report against the
+plugin. :class:`~zarrforge.abc.url_adapter.URLAdapter` takes the same declaration.
 """
 
 from __future__ import annotations
@@ -102,10 +112,14 @@ from .read_limits import (DOCUMENT_NAMES, BoundedBody, ReadLimit,  # noqa: F401
 from .store_values import (ABSENT, ByteRange, ListDirResult, StoreCapabilities,  # noqa: F401
                            validate_key, validate_prefix)
 
+# What ``environmental_errors`` holds: exception classes, or their dotted names.
+EnvironmentalErrors = tuple[type[BaseException] | str, ...]
+
 
 class Store(ExtensionPoint):
     scheme: ClassVar[str] = ""
     capabilities: StoreCapabilities = StoreCapabilities()  # a store may set its own per instance
+    environmental_errors: ClassVar[EnvironmentalErrors] = ()  # see the module docstring
 
     def __init__(self, *, read_only: bool = False) -> None:
         self.read_only = read_only

@@ -39,7 +39,10 @@ registered format: ``"3"``, ``"2"``, ``"draft-2022"``). The resolver fills in
 ``url``. The path is ``/``-separated, relative to the store's root, ``""`` for the
 root; the API joins it with the caller's ``path=`` argument (pipeline path
 first). Errors are zarrforge errors naming the segment; an adapter never lets a
-bare exception from deep inside escape for bad input.
+bare exception from deep inside escape for bad input. Optionally, ``environmental_errors``
+(as a store's, :mod:`zarrforge.abc.store`) names the classes of the adapter's libraries
+that mean the environment failed; a failure of ``resolve`` that is one of them, one the
+base store declares, or an ``OSError``, is a StoreError naming the URL, not a bug.
 
 :class:`FormatSegment` is a ready adapter for format segments (``zarr3:``,
 ``zarr2:``): a subclass sets ``name`` and ``format_name``.
@@ -55,7 +58,7 @@ from urllib.parse import unquote
 
 from ..errors import URLPipelineError
 from .extension_point import ExtensionPoint
-from .store import Store
+from .store import EnvironmentalErrors, Store
 
 _ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
@@ -140,6 +143,7 @@ class URLAdapter(ExtensionPoint):
     """One URL scheme of a pipeline (see the module docstring for the contract)."""
 
     name: ClassVar[str]
+    environmental_errors: ClassVar[EnvironmentalErrors] = ()  # see the module docstring
 
     @classmethod
     @abstractmethod

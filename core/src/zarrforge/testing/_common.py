@@ -1,14 +1,21 @@
 """What the conformance suites share: how a metadata entry is named in test ids and
-failure messages, how a value and a first difference are written in failure messages
-(with the raw bits of floating-point values, so that two NaNs, or 0.0 and -0.0, are told
-apart), and the hypothesis settings of their randomised checks."""
+failure messages, how a suite's declared cases become its tests (:func:`parametrize_cases`),
+the check that an unknown configuration key is refused naming it
+(:func:`expect_unknown_key_refused`) and that an invalid entry is refused naming its field
+(:func:`expect_refused_naming`), how a value and a first difference are written in
+failure messages (with the raw bits of floating-point values, so that two NaNs, or 0.0 and
+-0.0, are told apart), and the hypothesis settings of their randomised checks."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
+
+from ..errors import MetadataError
+
+UNKNOWN_KEY = "no_such_option"  # the configuration key no entry knows
 
 
 def document_id(document: Any) -> str:
@@ -23,6 +30,53 @@ def document_id(document: Any) -> str:
 def entry_name(document: Any) -> str:
     """The ``name`` of an entry given as a string or a mapping."""
     return document if isinstance(document, str) else document["name"]
+
+
+def parametrize_cases(metafunc: Any, argument: str, cases: Sequence[Any],
+                      label: Callable[[Any], str], missing: str) -> None:
+    """Run the tests taking ``argument`` once per case, with ids ``"<i>:<label(case)>"``; a
+    suite asked for them with no cases fails with ``missing`` (what to set)."""
+    if argument not in metafunc.fixturenames:
+        return
+    assert cases, missing
+    metafunc.parametrize(argument, cases, ids=[f"{i}:{label(c)}" for i, c in enumerate(cases)])
+
+
+def with_unknown_key(entry: dict[str, Any], key: str = UNKNOWN_KEY) -> dict[str, Any]:
+    """``entry`` (as ``to_json`` wrote it) with the unknown ``key`` added to its configuration."""
+    return {**entry, "configuration": dict(entry.get("configuration") or {}, **{key: 1})}
+
+
+def expect_unknown_key_refused(build: Callable[[], Any], where: str, key: str = UNKNOWN_KEY,
+                               advice: str = "") -> None:
+    """``build()`` (from an entry with the unknown configuration ``key``) raises a
+    ``MetadataError`` naming the key; else an ``AssertionError`` saying where (and
+    ``advice``, what to do)."""
+    try:
+        build()
+    except MetadataError as exc:
+        assert key in str(exc), f"{where}: the error does not name the unknown key: {exc}"
+    else:
+        raise AssertionError(f"{where}: accepted an unknown configuration key{advice}")
+
+
+def expect_refused_naming(build: Callable[[], Any], where: str, expected: str) -> None:
+    """``build()`` (from an invalid entry) raises a ``MetadataError`` naming the field
+    ``expected`` or one inside it; else an ``AssertionError`` saying where and what it did."""
+    try:
+        built = build()
+    except MetadataError as exc:
+        named = exc.field or ""
+        assert named == expected or named.startswith((expected + ".", expected + "[")), (
+            f"{where}: the MetadataError names field {named!r}, not {expected!r}: {exc} "
+            "(a TypeError, ValueError or KeyError escaping from_json is reported against "
+            "the whole entry; raise MetadataError(..., field=...) yourself)")
+    except Exception as exc:  # noqa: BLE001 - the finding
+        raise AssertionError(f"{where}: refused with {type(exc).__name__}: {exc}; expected a "
+                             f"MetadataError naming {expected!r}") from exc
+    else:
+        raise AssertionError(f"{where}: accepted (built {built!r}); expected a MetadataError "
+                             f"naming {expected!r}")
 
 
 def hypothesis_settings(max_examples: int, shrink: bool) -> Any:

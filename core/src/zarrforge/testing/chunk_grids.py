@@ -60,7 +60,8 @@ from ..errors import MetadataError
 from ..plugin_api import chunk_grid_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
-from ._common import hypothesis_settings
+from ._common import (expect_refused_naming, expect_unknown_key_refused, hypothesis_settings,
+                      parametrize_cases, with_unknown_key)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -252,19 +253,11 @@ class ChunkGridConformance(KitScaffolding):
     shrink = True
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        if "case" in metafunc.fixturenames:
-            assert self.chunk_grid_cases, (
-                "set chunk_grid_cases to (document, shape) pairs of the grids to test")
-            metafunc.parametrize("case", self.chunk_grid_cases,
-                                 ids=[f"{i}:{_grid_id(c)}" for i, c in
-                                      enumerate(self.chunk_grid_cases)])
-        if "invalid_case" in metafunc.fixturenames:
-            assert self.invalid_chunk_grid_cases, (
-                "set invalid_chunk_grid_cases to (document, shape, field) triples the grid must "
-                "refuse with a MetadataError naming field")
-            metafunc.parametrize("invalid_case", self.invalid_chunk_grid_cases,
-                                 ids=[f"{i}:{_grid_id(c)}" for i, c in
-                                      enumerate(self.invalid_chunk_grid_cases)])
+        parametrize_cases(metafunc, "case", self.chunk_grid_cases, _grid_id,
+                          "set chunk_grid_cases to (document, shape) pairs of the grids to test")
+        parametrize_cases(metafunc, "invalid_case", self.invalid_chunk_grid_cases, _grid_id,
+                          "set invalid_chunk_grid_cases to (document, shape, field) triples the "
+                          "grid must refuse with a MetadataError naming field")
 
     def _grid(self, case: Any) -> tuple[str, ChunkGrid, tuple[int, ...]]:
         document, shape = case
@@ -389,35 +382,14 @@ class ChunkGridConformance(KitScaffolding):
         document, shape, field = invalid_case
         where = case_id(document, shape)
         expected = f"chunk_grid.{field}" if field else "chunk_grid"
-        try:
-            grid = chunk_grid_from_json(document, tuple(shape))
-        except MetadataError as exc:
-            named = exc.field or ""
-            assert named == expected or named.startswith((expected + ".", expected + "[")), (
-                f"{where}: the MetadataError names field {named!r}, not {expected!r}: {exc} "
-                "(a TypeError, ValueError or KeyError escaping from_json is reported against "
-                "the whole entry; raise MetadataError(..., field=...) yourself)")
-        except Exception as exc:  # noqa: BLE001 - the finding
-            raise AssertionError(f"{where}: refused with {type(exc).__name__}: {exc}; expected a "
-                                 f"MetadataError naming {expected!r}") from exc
-        else:
-            raise AssertionError(f"{where}: accepted (built {grid!r}); expected a MetadataError "
-                                 f"naming {expected!r}")
+        expect_refused_naming(lambda: chunk_grid_from_json(document, tuple(shape)), where, expected)
 
     def test_unknown_configuration_keys_are_refused(self, case):
         if not self.rejects_unknown_configuration:
             return
         where, grid, shape = self._grid(case)
-        written = grid.to_json()
-        document = {"name": written["name"],
-                    "configuration": dict(written.get("configuration") or {}, no_such_option=1)}
-        try:
-            chunk_grid_from_json(document, shape)
-        except MetadataError as exc:
-            assert "no_such_option" in str(exc), (
-                f"{where}: the error does not name the unknown key: {exc}")
-        else:
-            raise AssertionError(f"{where}: accepted an unknown configuration key")
+        document = with_unknown_key(grid.to_json())
+        expect_unknown_key_refused(lambda: chunk_grid_from_json(document, shape), where)
 
     def test_arrays_with_the_grid_round_trip_through_a_store(self, case):
         """Random data written through hypothesis-chosen slices reads back, before and after

@@ -51,11 +51,12 @@ import zarrforge as zf
 
 from ..abc.chunk_key_encoding import ChunkKeyEncoding
 from ..abc.store import validate_key
-from ..errors import InvalidPathError, MetadataError, ZarrforgeError
+from ..errors import InvalidPathError, ZarrforgeError
 from ..plugin_api import chunk_key_encoding_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
-from ._common import hypothesis_settings
+from ._common import (expect_refused_naming, expect_unknown_key_refused, hypothesis_settings,
+                      parametrize_cases, with_unknown_key)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -106,19 +107,12 @@ class ChunkKeyEncodingConformance(KitScaffolding):
     shrink = True
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        if "document" in metafunc.fixturenames:
-            assert self.key_encoding_documents, (
-                "set key_encoding_documents to the metadata entries to test")
-            metafunc.parametrize("document", self.key_encoding_documents,
-                                 ids=[f"{i}:{_document_id(d)}" for i, d in
-                                      enumerate(self.key_encoding_documents)])
-        if "invalid" in metafunc.fixturenames:
-            assert self.invalid_key_encoding_documents, (
-                "set invalid_key_encoding_documents to (document, field) pairs the encoding "
-                "must refuse with a MetadataError naming field")
-            metafunc.parametrize("invalid", self.invalid_key_encoding_documents,
-                                 ids=[f"{i}:{_document_id(d)}" for i, (d, _) in
-                                      enumerate(self.invalid_key_encoding_documents)])
+        parametrize_cases(metafunc, "document", self.key_encoding_documents, _document_id,
+                          "set key_encoding_documents to the metadata entries to test")
+        parametrize_cases(metafunc, "invalid", self.invalid_key_encoding_documents,
+                          lambda invalid: _document_id(invalid[0]),
+                          "set invalid_key_encoding_documents to (document, field) pairs the "
+                          "encoding must refuse with a MetadataError naming field")
 
     def _settings(self) -> Any:
         return hypothesis_settings(self.max_examples, self.shrink)
@@ -249,35 +243,14 @@ class ChunkKeyEncodingConformance(KitScaffolding):
         document, field = invalid
         where = _document_id(document)
         expected = f"chunk_key_encoding.{field}" if field else "chunk_key_encoding"
-        try:
-            encoding = chunk_key_encoding_from_json(document)
-        except MetadataError as exc:
-            named = exc.field or ""
-            assert named == expected or named.startswith((expected + ".", expected + "[")), (
-                f"{where}: the MetadataError names field {named!r}, not {expected!r}: {exc} "
-                "(a TypeError, ValueError or KeyError escaping from_json is reported against "
-                "the whole entry; raise MetadataError(..., field=...) yourself)")
-        except Exception as exc:  # noqa: BLE001 - the finding
-            raise AssertionError(f"{where}: refused with {type(exc).__name__}: {exc}; expected a "
-                                 f"MetadataError naming {expected!r}") from exc
-        else:
-            raise AssertionError(f"{where}: accepted (built {encoding!r}); expected a "
-                                 f"MetadataError naming {expected!r}")
+        expect_refused_naming(lambda: chunk_key_encoding_from_json(document), where, expected)
 
     def test_unknown_configuration_keys_are_refused(self, document):
         if not self.rejects_unknown_configuration:
             return
         where, encoding = self._encoding(document)
-        written = encoding.to_json()
-        changed = {"name": written["name"],
-                   "configuration": dict(written.get("configuration") or {}, no_such_option=1)}
-        try:
-            chunk_key_encoding_from_json(changed)
-        except MetadataError as exc:
-            assert "no_such_option" in str(exc), (
-                f"{where}: the error does not name the unknown key: {exc}")
-        else:
-            raise AssertionError(f"{where}: accepted an unknown configuration key")
+        changed = with_unknown_key(encoding.to_json())
+        expect_unknown_key_refused(lambda: chunk_key_encoding_from_json(changed), where)
 
     def test_malformed_keys_are_refused(self, document):
         where, encoding = self._encoding(document)

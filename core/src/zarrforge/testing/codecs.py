@@ -46,10 +46,11 @@ import numpy as np
 import zarrforge as zf
 
 from ..abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec
-from ..errors import MetadataError, ZarrforgeError
+from ..errors import ZarrforgeError
 from ..plugin_api import codec_from_json, data_type_from_json, memory_layout, registry
 from ._common import document_id as _document_id
-from ._common import first_difference
+from ._common import (expect_unknown_key_refused, first_difference, parametrize_cases,
+                      with_unknown_key)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -149,10 +150,8 @@ class CodecConformance(KitScaffolding):
     max_examples = 25
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        if "document" in metafunc.fixturenames:
-            assert self.codec_documents, "set codec_documents to the metadata entries to test"
-            ids = [f"{i}:{_document_id(d)}" for i, d in enumerate(self.codec_documents)]
-            metafunc.parametrize("document", self.codec_documents, ids=ids)
+        parametrize_cases(metafunc, "document", self.codec_documents, _document_id,
+                          "set codec_documents to the metadata entries to test")
 
     def sample(self, spec: ChunkSpec) -> np.ndarray | None:
         """A chunk to test with; ``None`` (the default) lets the suite generate them."""
@@ -311,17 +310,9 @@ class CodecConformance(KitScaffolding):
     def test_unknown_configuration_keys_are_refused(self, document):
         if not self.rejects_unknown_configuration:
             return
-        written = codec_from_json(document, field="codec_documents").to_json()
-        configuration = dict(written.get("configuration", {}), no_such_option=1)
-        try:
-            codec_from_json({"name": written["name"], "configuration": configuration},
-                            field="codecs[0]")
-        except MetadataError as exc:
-            assert "no_such_option" in str(exc), (
-                f"{_document_id(document)}: the error does not name the unknown key: {exc}")
-        else:
-            raise AssertionError(f"{_document_id(document)} accepted an unknown configuration "
-                                 "key")
+        changed = with_unknown_key(codec_from_json(document, field="codec_documents").to_json())
+        expect_unknown_key_refused(lambda: codec_from_json(changed, field="codecs[0]"),
+                                   _document_id(document))
 
     def test_arrays_with_the_codec_round_trip_through_a_store(self, document):
         """Edge chunks, a chunk left at the fill value, and reopening."""

@@ -52,7 +52,8 @@ from ..errors import MetadataError, ZarrforgeError
 from ..plugin_api import extension_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
-from ._common import first_difference, hypothesis_settings
+from ._common import (expect_refused_naming, expect_unknown_key_refused, first_difference,
+                      hypothesis_settings, parametrize_cases, with_unknown_key)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -84,18 +85,12 @@ class ExtensionConformance(KitScaffolding):
     probe_radius = 16
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        if "document" in metafunc.fixturenames:
-            assert self.extension_documents, "set extension_documents to the entries to test"
-            metafunc.parametrize("document", self.extension_documents,
-                                 ids=[f"{i}:{_document_id(d)}" for i, d in
-                                      enumerate(self.extension_documents)])
-        if "invalid" in metafunc.fixturenames:
-            assert self.invalid_extension_documents, (
-                "set invalid_extension_documents to (document, field) pairs the extension must "
-                "refuse with a MetadataError naming field")
-            metafunc.parametrize("invalid", self.invalid_extension_documents,
-                                 ids=[f"{i}:{_document_id(d)}" for i, (d, _) in
-                                      enumerate(self.invalid_extension_documents)])
+        parametrize_cases(metafunc, "document", self.extension_documents, _document_id,
+                          "set extension_documents to the entries to test")
+        parametrize_cases(metafunc, "invalid", self.invalid_extension_documents,
+                          lambda invalid: _document_id(invalid[0]),
+                          "set invalid_extension_documents to (document, field) pairs the "
+                          "extension must refuse with a MetadataError naming field")
 
     def _settings(self) -> Any:
         return hypothesis_settings(self.max_examples, self.shrink)
@@ -185,18 +180,9 @@ class ExtensionConformance(KitScaffolding):
         where = _document_id(document)
         expected = f"extensions[0].{field}" if field else "extensions[0]"
         node_type = sorted(registry.extensions.get(_name(document)).node_types)[0]
-        try:
-            extension = extension_from_json(document, node_type, field="extensions[0]")
-        except MetadataError as exc:
-            named = exc.field or ""
-            assert named == expected or named.startswith((expected + ".", expected + "[")), (
-                f"{where}: the MetadataError names field {named!r}, not {expected!r}: {exc}")
-        except Exception as exc:  # noqa: BLE001 - the finding
-            raise AssertionError(f"{where}: refused with {type(exc).__name__}: {exc}; expected "
-                                 f"a MetadataError naming {expected!r}") from exc
-        else:
-            raise AssertionError(f"{where}: accepted (built {extension!r}); expected a "
-                                 f"MetadataError naming {expected!r}")
+        expect_refused_naming(
+            lambda: extension_from_json(document, node_type, field="extensions[0]"), where,
+            expected)
 
     def test_unknown_configuration_keys_are_refused(self, document):
         if not self.rejects_unknown_configuration:
@@ -204,16 +190,9 @@ class ExtensionConformance(KitScaffolding):
         where = _document_id(document)
         node_type = sorted(registry.extensions.get(_name(document)).node_types)[0]
         written = extension_from_json(document, node_type, field="x").to_json()
-        base = written if isinstance(written, dict) else {"name": written}
-        changed = {**base, "configuration": dict(base.get("configuration") or {},
-                                                 no_such_option=1)}
-        try:
-            extension_from_json(changed, node_type, field="extensions[0]")
-        except MetadataError as exc:
-            assert "no_such_option" in str(exc), (
-                f"{where}: the error does not name the unknown key: {exc}")
-        else:
-            raise AssertionError(f"{where}: accepted an unknown configuration key")
+        changed = with_unknown_key(written if isinstance(written, dict) else {"name": written})
+        expect_unknown_key_refused(
+            lambda: extension_from_json(changed, node_type, field="extensions[0]"), where)
 
     def test_what_a_selection_writes_is_what_it_reads(self, document):
         where = _document_id(document)

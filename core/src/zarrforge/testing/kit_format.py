@@ -39,6 +39,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..abc.chunk_grid import RegularDimension
 from ..errors import CorruptChunkError, MetadataError
 from ..plugin_api import (ArrayBytesCodec, ArrayCreationSpec, ArrayMetadata, ChunkGrid,
                           ChunkKeyEncoding, ChunkSpec, ChunksUnderNode, Codec, CodecKind,
@@ -118,25 +119,6 @@ class KitBytesCodec(ArrayBytesCodec):
         return stored.astype(spec.dtype, copy=True)
 
 
-class _RegularDimension(DimensionChunking):
-    def __init__(self, length: int, chunk: int) -> None:
-        self.length = length
-        self.chunk = chunk
-
-    @property
-    def nchunks(self) -> int:
-        return -(-self.length // self.chunk)
-
-    def start(self, index: int) -> int:
-        return index * self.chunk
-
-    def size(self, index: int) -> int:
-        return self.chunk
-
-    def index_of(self, positions: np.ndarray) -> np.ndarray:
-        return np.asarray(positions, dtype=np.int64) // self.chunk
-
-
 class KitRegularGrid(ChunkGrid):
     """Every chunk of ``chunk_shape`` (edge chunks stored whole)."""
 
@@ -144,7 +126,7 @@ class KitRegularGrid(ChunkGrid):
 
     def __init__(self, chunk_shape: Sequence[int], shape: Sequence[int]) -> None:
         self._chunk_shape = tuple(int(c) for c in chunk_shape)
-        self._dimensions = tuple(_RegularDimension(int(n), c)
+        self._dimensions = tuple(RegularDimension(int(n), c)
                                  for n, c in zip(shape, self._chunk_shape))
 
     @classmethod

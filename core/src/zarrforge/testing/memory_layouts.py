@@ -41,7 +41,7 @@ import zarrforge as zf
 
 from ..abc.memory_layout import MemoryLayout
 from ..plugin_api import memory_layout, registry
-from ._common import hypothesis_settings
+from ._common import hypothesis_settings, parametrize_cases
 from .kit_store import KitMemoryStore
 from .scaffolding import KitScaffolding
 
@@ -92,10 +92,8 @@ class MemoryLayoutConformance(KitScaffolding):
     shrink = True
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        if "name" in metafunc.fixturenames:
-            assert self.layout_names, "set layout_names to the registered names to test"
-            metafunc.parametrize("name", self.layout_names,
-                                 ids=[f"{i}:{n}" for i, n in enumerate(self.layout_names)])
+        parametrize_cases(metafunc, "name", self.layout_names, str,
+                          "set layout_names to the registered names to test")
 
     def _settings(self) -> Any:
         return hypothesis_settings(self.max_examples, self.shrink)

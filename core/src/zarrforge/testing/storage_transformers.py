@@ -47,7 +47,8 @@ from ..plugin_api import registry
 from ._common import document_id as _document_id
 from ._common import first_difference
 from ._common import entry_name as _name
-from ._common import hypothesis_settings
+from ._common import (expect_unknown_key_refused, hypothesis_settings, parametrize_cases,
+                      with_unknown_key)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -65,6 +66,15 @@ def _keys(ndim: int) -> ChunkKeys:
     return ChunkKeys(key=lambda c: "/".join(["c", *(str(int(i)) for i in c)]), coords=coords)
 
 
+_UNKNOWN_KEY = "zarrforge_conformance_unknown"
+
+
+def _with_unknown_key(document: dict[str, Any]) -> dict[str, Any]:
+    """The entry, by name and configuration only, with :data:`_UNKNOWN_KEY` added."""
+    return with_unknown_key({"name": _name(document),
+                             "configuration": document.get("configuration")}, _UNKNOWN_KEY)
+
+
 class StorageTransformerConformance(KitScaffolding):
     transformer_documents: list[Any] = []
     invalid_transformer_documents: list[tuple[Any, str]] = []
@@ -76,25 +86,20 @@ class StorageTransformerConformance(KitScaffolding):
     shrink = True
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        if "document" in metafunc.fixturenames:
-            assert self.transformer_documents, (
-                "set transformer_documents to the entries to test")
-            metafunc.parametrize("document", self.transformer_documents,
-                                 ids=[f"{i}:{_document_id(d)}" for i, d in
-                                      enumerate(self.transformer_documents)])
-        if "invalid" in metafunc.fixturenames:
-            if not self.invalid_transformer_documents and not self.rejects_unknown_configuration:
-                # a transformer that accepts any configuration may have nothing invalid:
-                # what is checked then is that it does accept one (see the test)
-                metafunc.parametrize("invalid", [None], ids=["none-declared-accepts-any"])
-                return
-            assert self.invalid_transformer_documents, (
-                "set invalid_transformer_documents to (document, field) pairs the transformer "
-                "must refuse with a MetadataError naming field (or, for a transformer that "
-                "accepts any configuration, rejects_unknown_configuration = False)")
-            metafunc.parametrize("invalid", self.invalid_transformer_documents,
-                                 ids=[f"{i}:{_document_id(d)}" for i, (d, _) in
-                                      enumerate(self.invalid_transformer_documents)])
+        parametrize_cases(metafunc, "document", self.transformer_documents, _document_id,
+                          "set transformer_documents to the entries to test")
+        if (not self.invalid_transformer_documents and not self.rejects_unknown_configuration
+                and "invalid" in metafunc.fixturenames):
+            # a transformer that accepts any configuration may have nothing invalid:
+            # what is checked then is that it does accept one (see the test)
+            metafunc.parametrize("invalid", [None], ids=["none-declared-accepts-any"])
+            return
+        parametrize_cases(metafunc, "invalid", self.invalid_transformer_documents,
+                          lambda invalid: _document_id(invalid[0]),
+                          "set invalid_transformer_documents to (document, field) pairs the "
+                          "transformer must refuse with a MetadataError naming field (or, for a "
+                          "transformer that accepts any configuration, "
+                          "rejects_unknown_configuration = False)")
 
     def _settings(self) -> Any:
         return hypothesis_settings(self.max_examples, self.shrink)
@@ -168,9 +173,8 @@ class StorageTransformerConformance(KitScaffolding):
             if not isinstance(document, dict):
                 continue
             where = _document_id(document)
-            config = dict(document.get("configuration") or {}, zarrforge_conformance_unknown=1)
             try:
-                self._transformer({"name": _name(document), "configuration": config})
+                self._transformer(_with_unknown_key(document))
             except Exception as exc:  # noqa: BLE001 - the declaration says it accepts it
                 raise AssertionError(
                     f"{where}: an unknown configuration key was refused ({type(exc).__name__}: "
@@ -183,16 +187,9 @@ class StorageTransformerConformance(KitScaffolding):
         if not self.rejects_unknown_configuration:
             self._check_accepts_any_configuration()
             return
-        where = _document_id(document)
-        config = dict(document.get("configuration") or {}, zarrforge_conformance_unknown=1)
-        try:
-            self._transformer({"name": _name(document), "configuration": config})
-        except MetadataError as exc:
-            assert "zarrforge_conformance_unknown" in str(exc), (
-                f"{where}: the error does not name the unknown key: {exc}")
-        else:
-            raise AssertionError(f"{where}: accepted an unknown configuration key; refuse it "
-                                 "(or set rejects_unknown_configuration = False)")
+        expect_unknown_key_refused(lambda: self._transformer(_with_unknown_key(document)),
+                                   _document_id(document), _UNKNOWN_KEY,
+                                   "; refuse it (or set rejects_unknown_configuration = False)")
 
     def test_the_wrapped_store_keeps_chunk_values_and_passes_other_keys(self, document):
         where = _document_id(document)

@@ -28,6 +28,11 @@
 * A :class:`~zarrforge.errors.ZarrforgeError` a request raises (a read refused by
   its limit: :mod:`zarrforge.abc.store`, "Bounded reads") is an answer, not a fault:
   raised as it is, never retried nor wrapped.
+* :data:`ENVIRONMENTAL_ERRORS`: the classes of the filesystems' libraries that mean the
+  environment failed (network, credentials, the service's answer), which this
+  distribution's stores and ``zip:`` adapter declare as their ``environmental_errors``
+  (:mod:`zarrforge.abc.store`): the engine then names the URL in a StoreError rather
+  than blaming the plugin.
 * :func:`store_error` turns a :class:`GaveUp` into the
   :class:`~zarrforge.errors.StoreError` users see, naming the operation, the
   key and the URL (and, for a refused connection, the refusal and the address
@@ -65,6 +70,13 @@ TRANSIENT_CLASS_NAMES = frozenset({
     "ConnectTimeoutError", "ProxyConnectionError", "ResponseStreamingError",
     "IncompleteRead", "RemoteDisconnected", "ResponseParserError", "ProtocolError",
 })
+# Base classes, by dotted name so that none is imported: botocore's (BotoCoreError:
+# NoCredentialsError, EndpointConnectionError...; ClientError: the service's answer),
+# aiohttp's, google-auth's (DefaultCredentialsError, RefreshError) and azure-core's.
+# requests' errors are OSErrors, environmental to the engine already.
+ENVIRONMENTAL_ERRORS = ("botocore.exceptions.BotoCoreError", "botocore.exceptions.ClientError",
+                        "aiohttp.ClientError", "google.auth.exceptions.GoogleAuthError",
+                        "azure.core.exceptions.AzureError")
 TRANSIENT_ERRNOS = frozenset({
     errno.ETIMEDOUT, errno.ECONNRESET, errno.ECONNREFUSED, errno.ECONNABORTED, errno.EPIPE,
     errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ENETDOWN, errno.EAGAIN, errno.EBUSY,

@@ -84,8 +84,8 @@ from zarrforge.errors import InvalidPathError, StoreError
 from zarrforge.plugin_api import versions
 
 from .extras import missing_package
-from .faults import (DeadlineExceeded, GaveUp, end_botocore_retries_on_refusal, is_invalid_range,
-                     is_missing, is_transient, retry_async, retry_sync, store_error)
+from .faults import (ENVIRONMENTAL_ERRORS, DeadlineExceeded, GaveUp, end_botocore_retries_on_refusal,
+                     is_invalid_range, is_missing, is_transient, retry_async, retry_sync, store_error)
 from .options import (StoreSettings, check_filesystem_options, split_options, unexpected_option,
                       unknown_option_error)
 from .references import TargetPolicy
@@ -152,6 +152,7 @@ def _made_within(deadline: float | None, target: str, make: Callable[[], T]) -> 
 
 class FsspecStore(Store):
     scheme = "fsspec"
+    environmental_errors = ENVIRONMENTAL_ERRORS
 
     def __init__(self, fs: Any, path: str = "", *, read_only: bool = False,
                  settings: StoreSettings | None = None, url: str | None = None,

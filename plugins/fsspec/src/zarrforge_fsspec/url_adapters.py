@@ -29,6 +29,7 @@ from typing import Any
 from zarrforge.abc.url_adapter import PipelineState, Segment, URLAdapter
 from zarrforge.errors import StoreError
 
+from .faults import ENVIRONMENTAL_ERRORS
 from .store import FsspecStore
 from .zip import ZipStore, _Archive
 
@@ -43,6 +44,7 @@ def _local_file(store: Any, key: str) -> str | None:
 
 class ZipAdapter(URLAdapter):
     name = "zip"
+    environmental_errors = ENVIRONMENTAL_ERRORS
 
     @classmethod
     def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,

@@ -56,6 +56,8 @@ from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreC
                                  read_limit, validate_key, validate_prefix)
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
+from .faults import ENVIRONMENTAL_ERRORS
+
 
 class AppendOnlyError(StoreError):
     """A write to a zip store would replace or remove a key that is already written."""
@@ -149,6 +151,7 @@ def _local_path(target: str) -> str | None:
 
 class ZipStore(Store):
     scheme = "zip"
+    environmental_errors = ENVIRONMENTAL_ERRORS  # a remote archive is read through fsspec
 
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False,
                  compression: int = zipfile.ZIP_STORED,

@@ -9,36 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
-
-from zarrforge.abc.chunk_grid import ChunkGrid, DimensionChunking
+from zarrforge.abc.chunk_grid import ChunkGrid, DimensionChunking, RegularDimension
 from zarrforge.errors import MetadataError
 
 from ._config import check_keys, is_int
-
-
-class RegularDimension(DimensionChunking):
-    def __init__(self, length: int, chunk: int) -> None:
-        self.length = length
-        self.chunk = chunk
-
-    @property
-    def nchunks(self) -> int:
-        return -(-self.length // self.chunk)
-
-    def start(self, index: int) -> int:
-        return index * self.chunk
-
-    def size(self, index: int) -> int:
-        return self.chunk
-
-    def index_of(self, positions: np.ndarray) -> np.ndarray:
-        return np.asarray(positions, dtype=np.int64) // self.chunk
-
-    def chunk_range(self, start: int, stop: int) -> range:
-        if stop <= start:
-            return range(0)
-        return range(start // self.chunk, (stop - 1) // self.chunk + 1)
 
 
 class RegularChunkGrid(ChunkGrid):
