@@ -228,7 +228,8 @@ class Group(Node, node_type="group"):
         """The hierarchy below this group as text (:mod:`zarrforge.tree_view`): ``level``
         levels deep at most (``0``: the direct members; ``None``: all of it), at most
         ``max_nodes`` nodes; names bold in a terminal and in Jupyter unless ``plain``."""
-        return group_tree(self, level, max_nodes=max_nodes, plain=plain, expand=expand)
+        return group_tree(self, level, is_group=lambda node: isinstance(node, Group),
+                          max_nodes=max_nodes, plain=plain, expand=expand)
 
     @property
     def info(self) -> Summary:

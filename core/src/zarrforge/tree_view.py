@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 _PRE = ('<pre style="white-space:pre;overflow-x:auto;line-height:normal;'
@@ -38,18 +38,20 @@ class TreeText(str):
         return {"text/plain": str.__str__(self), "text/html": f"{_PRE}{self.html}</pre>\n"}
 
 
-def _walk(group: Any, level: int | None, depth: int = 0
+def _walk(group: Any, level: int | None, is_group: Callable[[Any], bool], depth: int = 0
           ) -> Iterator[tuple[int, bool, str, Any]]:
     """(depth, is last among its siblings, name, node), depth first, sorted by name."""
     members = group.members()
     for i, (name, node) in enumerate(members):
         yield depth, i == len(members) - 1, name, node
-        if hasattr(node, "members") and (level is None or depth < level):
-            yield from _walk(node, level, depth + 1)
+        if is_group(node) and (level is None or depth < level):
+            yield from _walk(node, level, is_group, depth + 1)
 
 
-def group_tree(group: Any, level: int | None = None, *, max_nodes: int = 500,
-               plain: bool = False, expand: bool | None = None) -> TreeText:
+def group_tree(group: Any, level: int | None = None, *, is_group: Callable[[Any], bool],
+               max_nodes: int = 500, plain: bool = False,
+               expand: bool | None = None) -> TreeText:
+    """The tree below ``group``; ``is_group`` tells its member groups from its arrays."""
     if expand:
         raise NotImplementedError("tree(expand=True) is not implemented (nor in zarr-python); "
                                   "the tree is always drawn whole, down to level")
@@ -66,13 +68,13 @@ def group_tree(group: Any, level: int | None = None, *, max_nodes: int = 500,
     # the stems drawn left of a node: one per open ancestor ("│   " or, after a last child, "    ")
     stems: list[str] = []
     truncated = False
-    for count, (depth, last, name, node) in enumerate(_walk(group, level)):
+    for count, (depth, last, name, node) in enumerate(_walk(group, level, is_group)):
         if count == max_nodes:
             truncated = True
             break
         del stems[depth:]
         prefix = "".join(stems) + ("└── " if last else "├── ")
-        detail = "" if hasattr(node, "members") else f" {node.shape} {node.dtype}"
+        detail = "" if is_group(node) else f" {node.shape} {node.dtype}"
         text.append(f"{prefix}{bold}{name}{unbold}{detail}")
         markup.append(f"{prefix}{html_bold}{html.escape(name)}{html_unbold}{html.escape(detail)}")
         stems.append("    " if last else "│   ")
