@@ -16,9 +16,11 @@ Selections:
 
 Those views and zarr-python's ``get_*_selection`` names are the mixin
 :class:`~zarrforge.array_selections.Selections`; ``resize``, ``append`` and staged
-grows are :class:`~zarrforge.array_resizing.Resizing`; this module holds what reads
-and writes (the chunk engine, the indexers, the result buffers) and the array's
-properties.
+grows are :class:`~zarrforge.array_resizing.Resizing`; the properties that read nothing
+(shape, dtype, chunks, codecs, ``info``...) are
+:class:`~zarrforge.array_properties.ArrayProperties`, shared with
+:class:`zarrforge.asyncio.AsyncArray`; this module holds what reads and writes (the chunk
+engine, the indexers, the result buffers) and what asks the store about the array.
 
 Metadata changes (attributes, ``resize``) rewrite the node's metadata
 document; runtime settings (``order``, ``write_empty_chunks``, ``threads``)
@@ -33,7 +35,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import config, indexing
-from .abc.codec import ChunkSpec, SubdividedCodec
+from .abc.codec import ChunkSpec
 from .abc.extension import Extension
 from .abc.format import Format
 from .abc.metadata import ArrayMetadata
@@ -42,6 +44,7 @@ from .abc.store import Store
 from .codec_chain import CodecChain
 from .errors import MetadataError, ResourceLimitError
 from .info import Summary, array_summary
+from .array_properties import ArrayProperties
 from .array_resizing import Resizing
 from .array_selections import Selections, as_value, is_fancy, is_vindex
 from .node import Node
@@ -49,7 +52,7 @@ from .pipeline import ChunkEngine
 from .resolution import memory_layout
 
 
-class Array(Node, Selections, Resizing, node_type="array"):
+class Array(Node, ArrayProperties, Selections, Resizing, node_type="array"):
     def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
                  read_only: bool = False, order: str | None = None,
                  write_empty_chunks: bool | None = None, threads: int | None = None,
@@ -90,101 +93,6 @@ class Array(Node, Selections, Resizing, node_type="array"):
         return self._engine_().store
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        return self._metadata.shape
-
-    @property
-    def ndim(self) -> int:
-        return len(self._metadata.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)  # Python ints: no int64 overflow for huge shapes
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self._metadata.data_type.numpy_dtype
-
-    @property
-    def data_type(self) -> Any:
-        return self._metadata.data_type
-
-    @property
-    def fill_value(self) -> Any:
-        return self._metadata.fill_value
-
-    @property
-    def order(self) -> str:
-        return self._layout.name
-
-    @property
-    def dimension_names(self) -> tuple[str | None, ...] | None:
-        return self._metadata.dimension_names
-
-    @property
-    def codecs(self) -> tuple[Any, ...]:
-        return self._metadata.codecs
-
-    def _chunk_codecs(self) -> CodecChain:
-        """The codecs a chunk as :attr:`chunks` has it goes through: a shard's inner ones."""
-        chain = self._chain()
-        if isinstance(chain.array_bytes, SubdividedCodec):
-            return CodecChain(chain.array_bytes.inner_codecs)
-        return chain
-
-    @property
-    def filters(self) -> tuple[Any, ...]:
-        """The ``array -> array`` codecs of a chunk (of an inner chunk, when sharded), as
-        zarr-python's ``Array.filters``."""
-        return self._chunk_codecs().array_array
-
-    @property
-    def serializer(self) -> Any:
-        """The ``array -> bytes`` codec of a chunk (of an inner chunk, when sharded)."""
-        return self._chunk_codecs().array_bytes
-
-    @property
-    def compressors(self) -> tuple[Any, ...]:
-        """The ``bytes -> bytes`` codecs of a chunk (of an inner chunk, when sharded)."""
-        return self._chunk_codecs().bytes_bytes
-
-    @property
-    def _storage_chunk_shape(self) -> tuple[int, ...]:
-        shape = self._metadata.chunk_grid.regular_chunk_shape
-        if shape is None:
-            raise AttributeError("this array's chunk grid has no single chunk shape; "
-                                 "see metadata_model.chunk_grid")
-        return shape
-
-    @property
-    def chunks(self) -> tuple[int, ...]:
-        """The shape of the smallest unit that can be read on its own.
-
-        For an array whose array -> bytes codec subdivides stored chunks (a
-        :class:`~zarrforge.abc.codec.SubdividedCodec`, e.g. sharding), that is the
-        inner chunk shape; otherwise the chunk grid's chunk shape.
-        """
-        serializer = self._chain().array_bytes
-        if isinstance(serializer, SubdividedCodec):
-            return tuple(serializer.inner_chunk_shape)
-        return self._storage_chunk_shape
-
-    @property
-    def shards(self) -> tuple[int, ...] | None:
-        """The stored chunk shape when chunks are subdivided (sharding), else ``None``."""
-        if isinstance(self._chain().array_bytes, SubdividedCodec):
-            return self._storage_chunk_shape
-        return None
-
-    @property
-    def cdata_shape(self) -> tuple[int, ...]:
-        return self._metadata.chunk_grid.grid_shape
-
-    @property
-    def nchunks(self) -> int:
-        return self._metadata.chunk_grid.nchunks
-
-    @property
     def nchunks_initialized(self) -> int:
         """How many chunks are stored (one listing of the array's chunk keys)."""
         return sum(1 for _ in self.stored_chunks())
@@ -206,11 +114,6 @@ class Array(Node, Selections, Resizing, node_type="array"):
     def __repr__(self) -> str:
         return (f"<zarrforge.Array {self.name!r} shape={self.shape} dtype={self.dtype} "
                 f"chunks={self._metadata.chunk_grid.regular_chunk_shape}>")
-
-    @property
-    def info(self) -> Summary:
-        """A summary of the array (:mod:`zarrforge.info`): reads nothing from the store."""
-        return array_summary(self)
 
     def info_complete(self) -> Summary:
         """:attr:`info` with what is stored: bytes, the storage ratio, chunks written."""
@@ -376,15 +279,6 @@ class Array(Node, Selections, Resizing, node_type="array"):
         data = self[...]
         data = np.asarray(data)
         return data.astype(dtype) if dtype is not None else data
-
-    @property
-    def nbytes(self) -> int:
-        """The bytes the whole array takes decoded (shape x item size), as zarr-python's."""
-        item_size = self.data_type.item_size
-        if item_size is None:
-            raise TypeError(f"{self.name!r} holds {self.data_type.to_json()!r}, of no fixed "
-                            "size per element: it has no decoded size without reading it")
-        return self.size * item_size
 
     def nbytes_stored(self) -> int:
         """The bytes stored under the array's path: its chunks and its metadata documents
