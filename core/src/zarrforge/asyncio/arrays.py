@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..array_properties import ArrayProperties
-from ..array_selections import selection_kind
+from ..array_selections import SelectionView, SelectionViews, selection_kind
 from ..arrays import Array
 from ..info import Summary
 from .gathering import ReadGatherer
@@ -53,7 +53,7 @@ def data_argument(kwargs: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray | 
     return kwargs, values if write_data else None
 
 
-class AsyncArray(AsyncNode, ArrayProperties):
+class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
     _node: Array
 
     def __init__(self, array: Array) -> None:
@@ -89,17 +89,8 @@ class AsyncArray(AsyncNode, ArrayProperties):
     async def get_block_selection(self, selection: Any) -> Any:
         return await self._reads.read("block", selection)
 
-    @property
-    def oindex(self) -> "AsyncSelector":
-        return AsyncSelector(self, "oindex")
-
-    @property
-    def vindex(self) -> "AsyncSelector":
-        return AsyncSelector(self, "vindex")
-
-    @property
-    def blocks(self) -> "AsyncSelector":
-        return AsyncSelector(self, "blocks")
+    def _selection_view(self, via: str) -> "AsyncSelector":
+        return AsyncSelector(self, via)
 
     # --- writing -------------------------------------------------------------------------
 
@@ -151,18 +142,14 @@ class AsyncArray(AsyncNode, ArrayProperties):
         return await self._call("info_complete", self._node.info_complete)
 
 
-class AsyncSelector:
+class AsyncSelector(SelectionView):
     """``AsyncArray.oindex``, ``.vindex`` and ``.blocks``: ``await a.oindex.getitem(sel)``,
     ``await a.vindex.setitem(sel, value)`` (zarr-python's ``AsyncOIndex``/``AsyncVIndex``)."""
 
-    def __init__(self, array: AsyncArray, via: str) -> None:
-        self._array = array
-        self._via = via
+    _array: AsyncArray
 
     async def getitem(self, selection: Any) -> Any:
-        kind = selection_kind(selection, self._array.ndim, self._via)
-        return await self._array._reads.read(kind, selection)
+        return await self._array._reads.read(self._kind_of(selection), selection)
 
     async def setitem(self, selection: Any, value: Any) -> None:
-        await self._array._write(selection_kind(selection, self._array.ndim, self._via),
-                                 selection, value)
+        await self._array._write(self._kind_of(selection), selection, value)
