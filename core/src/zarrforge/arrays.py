@@ -2,7 +2,8 @@
 
 An ``Array`` is a view of one array node: its store, its path, its metadata
 model and the format that maps it to keys. Reading and writing go through
-the indexers of :mod:`zarrforge.indexing` and the :class:`ChunkEngine`.
+the indexers of :mod:`zarrforge.indexing` and the
+:class:`~zarrforge.pipeline.ChunkEngine`.
 
 Selections:
 
@@ -19,8 +20,10 @@ Those views and zarr-python's ``get_*_selection`` names are the mixin
 grows are :class:`~zarrforge.array_resizing.Resizing`; the properties that read nothing
 (shape, dtype, chunks, codecs, ``info``...) are
 :class:`~zarrforge.array_properties.ArrayProperties`, shared with
-:class:`zarrforge.asyncio.AsyncArray`; this module holds what reads and writes (the chunk
-engine, the indexers, the result buffers) and what asks the store about the array.
+:class:`zarrforge.asyncio.AsyncArray`; the codec chain and the chunk engine, built at
+first use, are :class:`~zarrforge.array_engine.ArrayEngine`. This module holds what reads
+and writes (the indexers, the result buffers, the calls of the engine) and what asks the
+store about the array.
 
 Metadata changes (attributes, ``resize``) rewrite the node's metadata
 document; runtime settings (``order``, ``write_empty_chunks``, ``threads``)
@@ -35,24 +38,21 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import config, indexing
-from .abc.codec import ChunkSpec
 from .abc.extension import Extension
 from .abc.format import Format
 from .abc.metadata import ArrayMetadata
-from .abc.storage_transformer import ChunkKeys, wrap_store
 from .abc.store import Store
-from .codec_chain import CodecChain
-from .errors import MetadataError, ResourceLimitError
+from .errors import ResourceLimitError
 from .info import Summary, array_summary
+from .array_engine import ArrayEngine
 from .array_properties import ArrayProperties
 from .array_resizing import Resizing
 from .array_selections import Selections, as_value, is_fancy, is_vindex
 from .node import Node
-from .pipeline import ChunkEngine
 from .resolution import memory_layout
 
 
-class Array(Node, ArrayProperties, Selections, Resizing, node_type="array"):
+class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type="array"):
     def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
                  read_only: bool = False, order: str | None = None,
                  write_empty_chunks: bool | None = None, threads: int | None = None,
@@ -65,8 +65,7 @@ class Array(Node, ArrayProperties, Selections, Resizing, node_type="array"):
                                     else write_empty_chunks)
         self._threads = threads or settings.threads
         self._transformers = tuple(transformers)
-        self._codec_chain: CodecChain | None = None  # built and checked on open
-        self._engine: ChunkEngine | None = None  # built at the first chunk I/O
+        self._forget_engine()  # the chain is built and checked on open, the engine at first I/O
 
     @classmethod
     def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
@@ -83,14 +82,7 @@ class Array(Node, ArrayProperties, Selections, Resizing, node_type="array"):
         self._chain()  # the codec chain is checked against the array on open, not on first read
 
     def _metadata_changed(self) -> None:
-        self._codec_chain = None
-        self._engine = None
-
-    @property
-    def chunk_store(self) -> Store:
-        """The store chunk I/O goes through: the node's store wrapped by the runtime
-        ``transformers`` and the metadata's storage transformers."""
-        return self._engine_().store
+        self._forget_engine()
 
     @property
     def nchunks_initialized(self) -> int:
@@ -121,52 +113,6 @@ class Array(Node, ArrayProperties, Selections, Resizing, node_type="array"):
 
     def _repr_html_(self) -> str:
         return self.info._repr_html_()
-
-    # --- internals -------------------------------------------------------------------
-
-    def _chunk_keys(self, meta: ArrayMetadata) -> ChunkKeys:
-        fmt, path = self._format, self._path
-        return ChunkKeys(lambda coords: fmt.chunk_key(path, meta, coords),
-                         lambda key: fmt.chunk_coords(path, meta, key))
-
-    def _chain(self) -> CodecChain:
-        chain = self._codec_chain
-        if chain is None:
-            chain = self._codec_chain = self._checked_chain(self._metadata)
-        return chain
-
-    def _build_engine(self) -> ChunkEngine:
-        meta = self._metadata
-        chain = self._chain()
-        store = self._store
-        for runtime in reversed(self._transformers):
-            store = runtime(store)
-        keys = self._chunk_keys(meta)
-        for transformer in reversed(meta.storage_transformers):
-            store = wrap_store(transformer, store, keys, meta, path=self._path)
-        return ChunkEngine(store=store, keys=keys, grid=meta.chunk_grid, chain=chain,
-                           data_type=meta.data_type, fill_value=meta.fill_value,
-                           layout=self._layout, threads=self._threads,
-                           write_empty_chunks=self._write_empty_chunks)
-
-    def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:
-        """The codec chain of ``meta``, validated against every distinct chunk shape of its
-        grid (chunks of a rectilinear grid differ, and e.g. sharding needs each to divide)."""
-        try:
-            chain = CodecChain(meta.codecs)  # its order is checked here
-            for shape in meta.chunk_grid.representative_chunk_shapes():
-                chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
-        except MetadataError as exc:  # name the array's document (or at least its path)
-            key = self._format.document_key(self._path, "array")
-            raise exc.at(key if key is not None else f"/{self._path}") from exc
-        return chain
-
-    def _engine_(self) -> ChunkEngine:
-        # Read the attribute once: a metadata write in another thread may reset it.
-        engine = self._engine
-        if engine is None:
-            engine = self._engine = self._build_engine()
-        return engine
 
     # --- reading and writing ---------------------------------------------------------
 
