@@ -366,6 +366,29 @@ def test_from_node_gives_the_async_face_of_an_open_node_and_names_anything_else(
         zfa.from_node(np.array([1, 2]))
 
 
+def properties(cls: type) -> dict[str, property]:
+    return {name: getattr(cls, name) for name in dir(cls)
+            if isinstance(getattr(cls, name), property)}
+
+
+@pytest.mark.parametrize("blocking, face, differ_by_design, shared_at_least", [
+    ("Array", "AsyncArray", {"attrs"},
+     {"name", "metadata", "read_only", "shape", "dtype", "chunks", "shards", "nbytes",
+      "info", "oindex"}),
+    ("Group", "AsyncGroup", {"attrs", "info"}, {"name", "path", "store", "metadata"}),
+])
+def test_a_property_of_both_faces_is_one_property_shared_by_them(blocking, face,
+                                                                 differ_by_design,
+                                                                 shared_at_least):
+    """The async faces compute none of the blocking classes' properties again (issue #42):
+    a property both have is the same property object, except those whose answers differ
+    by design (``attrs``: a copy; a group's ``info``: no member counts)."""
+    ours, theirs = properties(getattr(zf, blocking)), properties(getattr(zfa, face))
+    both = ours.keys() & theirs.keys()
+    assert shared_at_least <= both
+    assert {name for name in both if ours[name] is not theirs[name]} == differ_by_design
+
+
 def test_no_store_request_and_no_codec_work_runs_on_the_event_loop_thread(recorder_codec):
     store = Recording(memory_store())
 

@@ -1,5 +1,6 @@
 """Selections of an :class:`~zarrforge.Array` beyond ``a[...]``: what kind each selection
-is, the ``oindex`` / ``vindex`` / ``blocks`` views, and zarr-python's ``get_*_selection`` /
+is, the ``oindex`` / ``vindex`` / ``blocks`` views (:class:`SelectionViews`, shared with
+:class:`zarrforge.asyncio.AsyncArray`), and zarr-python's ``get_*_selection`` /
 ``set_*_selection`` names for them.
 
 :class:`Selections` is a mixin of ``Array``: its methods read and write through the
@@ -10,7 +11,7 @@ asyncio API asks it too); :func:`as_value` converts and broadcasts what is writt
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -18,24 +19,39 @@ from . import indexing
 from .errors import SelectionError
 
 
-class Selections:
+View = TypeVar("View")
+
+
+class SelectionViews(Generic[View]):
+    """``oindex``, ``vindex`` and ``blocks`` of an array's face (blocking or async): the
+    face's ``_selection_view(via)`` for each, ``via`` the view's name, as
+    :func:`selection_kind` takes it."""
+
+    def _selection_view(self, via: str) -> View:
+        raise NotImplementedError
+
+    @property
+    def oindex(self) -> View:
+        return self._selection_view("oindex")
+
+    @property
+    def vindex(self) -> View:
+        return self._selection_view("vindex")
+
+    @property
+    def blocks(self) -> View:
+        return self._selection_view("blocks")
+
+
+class Selections(SelectionViews["Selector"]):
     """The selection views and zarr-python's selection methods of an ``Array``."""
 
     _read: Any  # Array._read(kind, selection) -> np.ndarray
     _write: Any  # Array._write(kind, selection, value)
     ndim: int
 
-    @property
-    def oindex(self) -> "Selector":
-        return Selector(self, "orthogonal")
-
-    @property
-    def vindex(self) -> "Selector":
-        return Selector(self, "points")
-
-    @property
-    def blocks(self) -> "Selector":
-        return Selector(self, "block")
+    def _selection_view(self, via: str) -> "Selector":
+        return Selector(self, via)
 
     # --- zarr-python's names for the selections above ---------------------------------
 
@@ -79,18 +95,20 @@ class Selections:
         self.blocks[selection] = value
 
 
-class Selector:
-    """``a.oindex``, ``a.vindex`` or ``a.blocks``: ``[...]`` reads or writes through the
-    array's indexer of that kind."""
+class SelectionView:
+    """One of an array face's ``oindex``, ``vindex`` or ``blocks`` (``via``)."""
 
-    def __init__(self, array: Any, kind: str) -> None:
+    def __init__(self, array: Any, via: str) -> None:
         self._array = array
-        self._kind = kind
+        self._via = via
 
     def _kind_of(self, selection: Any) -> str:
-        if self._kind != "points":
-            return self._kind
-        return "mask" if is_full_mask(selection, self._array.ndim) else "coordinate"
+        return selection_kind(selection, self._array.ndim, self._via)
+
+
+class Selector(SelectionView):
+    """``a.oindex``, ``a.vindex`` or ``a.blocks``: ``[...]`` reads or writes through the
+    array's indexer of that kind."""
 
     def __getitem__(self, selection: Any) -> np.ndarray:
         out = self._array._read(self._kind_of(selection), selection)

@@ -2,7 +2,8 @@
 
 An ``Array`` is a view of one array node: its store, its path, its metadata
 model and the format that maps it to keys. Reading and writing go through
-the indexers of :mod:`zarrforge.indexing` and the :class:`ChunkEngine`.
+the indexers of :mod:`zarrforge.indexing` and the
+:class:`~zarrforge.pipeline.ChunkEngine`.
 
 Selections:
 
@@ -16,9 +17,13 @@ Selections:
 
 Those views and zarr-python's ``get_*_selection`` names are the mixin
 :class:`~zarrforge.array_selections.Selections`; ``resize``, ``append`` and staged
-grows are :class:`~zarrforge.array_resizing.Resizing`; this module holds what reads
-and writes (the chunk engine, the indexers, the result buffers) and the array's
-properties.
+grows are :class:`~zarrforge.array_resizing.Resizing`; the properties that read nothing
+(shape, dtype, chunks, codecs, ``info``...) are
+:class:`~zarrforge.array_properties.ArrayProperties`, shared with
+:class:`zarrforge.asyncio.AsyncArray`; the codec chain and the chunk engine, built at
+first use, are :class:`~zarrforge.array_engine.ArrayEngine`. This module holds what reads
+and writes (the indexers, the result buffers, the calls of the engine) and what asks the
+store about the array.
 
 Metadata changes (attributes, ``resize``) rewrite the node's metadata
 document; runtime settings (``order``, ``write_empty_chunks``, ``threads``)
@@ -33,23 +38,21 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import config, indexing
-from .abc.codec import ChunkSpec, SubdividedCodec
 from .abc.extension import Extension
 from .abc.format import Format
 from .abc.metadata import ArrayMetadata
-from .abc.storage_transformer import ChunkKeys, wrap_store
 from .abc.store import Store
-from .codec_chain import CodecChain
-from .errors import MetadataError, ResourceLimitError
+from .errors import ResourceLimitError
 from .info import Summary, array_summary
+from .array_engine import ArrayEngine
+from .array_properties import ArrayProperties
 from .array_resizing import Resizing
 from .array_selections import Selections, as_value, is_fancy, is_vindex
 from .node import Node
-from .pipeline import ChunkEngine
 from .resolution import memory_layout
 
 
-class Array(Node, Selections, Resizing, node_type="array"):
+class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type="array"):
     def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
                  read_only: bool = False, order: str | None = None,
                  write_empty_chunks: bool | None = None, threads: int | None = None,
@@ -62,8 +65,7 @@ class Array(Node, Selections, Resizing, node_type="array"):
                                     else write_empty_chunks)
         self._threads = threads or settings.threads
         self._transformers = tuple(transformers)
-        self._codec_chain: CodecChain | None = None  # built and checked on open
-        self._engine: ChunkEngine | None = None  # built at the first chunk I/O
+        self._forget_engine()  # the chain is built and checked on open, the engine at first I/O
 
     @classmethod
     def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
@@ -80,109 +82,7 @@ class Array(Node, Selections, Resizing, node_type="array"):
         self._chain()  # the codec chain is checked against the array on open, not on first read
 
     def _metadata_changed(self) -> None:
-        self._codec_chain = None
-        self._engine = None
-
-    @property
-    def chunk_store(self) -> Store:
-        """The store chunk I/O goes through: the node's store wrapped by the runtime
-        ``transformers`` and the metadata's storage transformers."""
-        return self._engine_().store
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._metadata.shape
-
-    @property
-    def ndim(self) -> int:
-        return len(self._metadata.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)  # Python ints: no int64 overflow for huge shapes
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self._metadata.data_type.numpy_dtype
-
-    @property
-    def data_type(self) -> Any:
-        return self._metadata.data_type
-
-    @property
-    def fill_value(self) -> Any:
-        return self._metadata.fill_value
-
-    @property
-    def order(self) -> str:
-        return self._layout.name
-
-    @property
-    def dimension_names(self) -> tuple[str | None, ...] | None:
-        return self._metadata.dimension_names
-
-    @property
-    def codecs(self) -> tuple[Any, ...]:
-        return self._metadata.codecs
-
-    def _chunk_codecs(self) -> CodecChain:
-        """The codecs a chunk as :attr:`chunks` has it goes through: a shard's inner ones."""
-        chain = self._chain()
-        if isinstance(chain.array_bytes, SubdividedCodec):
-            return CodecChain(chain.array_bytes.inner_codecs)
-        return chain
-
-    @property
-    def filters(self) -> tuple[Any, ...]:
-        """The ``array -> array`` codecs of a chunk (of an inner chunk, when sharded), as
-        zarr-python's ``Array.filters``."""
-        return self._chunk_codecs().array_array
-
-    @property
-    def serializer(self) -> Any:
-        """The ``array -> bytes`` codec of a chunk (of an inner chunk, when sharded)."""
-        return self._chunk_codecs().array_bytes
-
-    @property
-    def compressors(self) -> tuple[Any, ...]:
-        """The ``bytes -> bytes`` codecs of a chunk (of an inner chunk, when sharded)."""
-        return self._chunk_codecs().bytes_bytes
-
-    @property
-    def _storage_chunk_shape(self) -> tuple[int, ...]:
-        shape = self._metadata.chunk_grid.regular_chunk_shape
-        if shape is None:
-            raise AttributeError("this array's chunk grid has no single chunk shape; "
-                                 "see metadata_model.chunk_grid")
-        return shape
-
-    @property
-    def chunks(self) -> tuple[int, ...]:
-        """The shape of the smallest unit that can be read on its own.
-
-        For an array whose array -> bytes codec subdivides stored chunks (a
-        :class:`~zarrforge.abc.codec.SubdividedCodec`, e.g. sharding), that is the
-        inner chunk shape; otherwise the chunk grid's chunk shape.
-        """
-        serializer = self._chain().array_bytes
-        if isinstance(serializer, SubdividedCodec):
-            return tuple(serializer.inner_chunk_shape)
-        return self._storage_chunk_shape
-
-    @property
-    def shards(self) -> tuple[int, ...] | None:
-        """The stored chunk shape when chunks are subdivided (sharding), else ``None``."""
-        if isinstance(self._chain().array_bytes, SubdividedCodec):
-            return self._storage_chunk_shape
-        return None
-
-    @property
-    def cdata_shape(self) -> tuple[int, ...]:
-        return self._metadata.chunk_grid.grid_shape
-
-    @property
-    def nchunks(self) -> int:
-        return self._metadata.chunk_grid.nchunks
+        self._forget_engine()
 
     @property
     def nchunks_initialized(self) -> int:
@@ -207,63 +107,12 @@ class Array(Node, Selections, Resizing, node_type="array"):
         return (f"<zarrforge.Array {self.name!r} shape={self.shape} dtype={self.dtype} "
                 f"chunks={self._metadata.chunk_grid.regular_chunk_shape}>")
 
-    @property
-    def info(self) -> Summary:
-        """A summary of the array (:mod:`zarrforge.info`): reads nothing from the store."""
-        return array_summary(self)
-
     def info_complete(self) -> Summary:
         """:attr:`info` with what is stored: bytes, the storage ratio, chunks written."""
         return array_summary(self, complete=True)
 
     def _repr_html_(self) -> str:
         return self.info._repr_html_()
-
-    # --- internals -------------------------------------------------------------------
-
-    def _chunk_keys(self, meta: ArrayMetadata) -> ChunkKeys:
-        fmt, path = self._format, self._path
-        return ChunkKeys(lambda coords: fmt.chunk_key(path, meta, coords),
-                         lambda key: fmt.chunk_coords(path, meta, key))
-
-    def _chain(self) -> CodecChain:
-        chain = self._codec_chain
-        if chain is None:
-            chain = self._codec_chain = self._checked_chain(self._metadata)
-        return chain
-
-    def _build_engine(self) -> ChunkEngine:
-        meta = self._metadata
-        chain = self._chain()
-        store = self._store
-        for runtime in reversed(self._transformers):
-            store = runtime(store)
-        keys = self._chunk_keys(meta)
-        for transformer in reversed(meta.storage_transformers):
-            store = wrap_store(transformer, store, keys, meta, path=self._path)
-        return ChunkEngine(store=store, keys=keys, grid=meta.chunk_grid, chain=chain,
-                           data_type=meta.data_type, fill_value=meta.fill_value,
-                           layout=self._layout, threads=self._threads,
-                           write_empty_chunks=self._write_empty_chunks)
-
-    def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:
-        """The codec chain of ``meta``, validated against every distinct chunk shape of its
-        grid (chunks of a rectilinear grid differ, and e.g. sharding needs each to divide)."""
-        try:
-            chain = CodecChain(meta.codecs)  # its order is checked here
-            for shape in meta.chunk_grid.representative_chunk_shapes():
-                chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
-        except MetadataError as exc:  # name the array's document (or at least its path)
-            key = self._format.document_key(self._path, "array")
-            raise exc.at(key if key is not None else f"/{self._path}") from exc
-        return chain
-
-    def _engine_(self) -> ChunkEngine:
-        # Read the attribute once: a metadata write in another thread may reset it.
-        engine = self._engine
-        if engine is None:
-            engine = self._engine = self._build_engine()
-        return engine
 
     # --- reading and writing ---------------------------------------------------------
 
@@ -376,15 +225,6 @@ class Array(Node, Selections, Resizing, node_type="array"):
         data = self[...]
         data = np.asarray(data)
         return data.astype(dtype) if dtype is not None else data
-
-    @property
-    def nbytes(self) -> int:
-        """The bytes the whole array takes decoded (shape x item size), as zarr-python's."""
-        item_size = self.data_type.item_size
-        if item_size is None:
-            raise TypeError(f"{self.name!r} holds {self.data_type.to_json()!r}, of no fixed "
-                            "size per element: it has no decoded size without reading it")
-        return self.size * item_size
 
     def nbytes_stored(self) -> int:
         """The bytes stored under the array's path: its chunks and its metadata documents

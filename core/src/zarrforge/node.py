@@ -1,8 +1,10 @@
 """What arrays and groups share: identity, metadata, attributes, the open hook.
 
 A :class:`Node` is a view of one node of a hierarchy: its store, its
-normalised path, its metadata model and the format that stores it. Metadata
-changes go through :meth:`Node.update_metadata`, which refuses on read-only
+normalised path, its metadata model and the format that stores it. Its
+properties that read nothing (``store``, ``path``, ``name``, ``metadata``...) are
+:class:`~zarrforge.node_properties.NodeProperties`, which the async face of a node shares.
+Metadata changes go through :meth:`Node.update_metadata`, which refuses on read-only
 nodes and writes the format's document before the in-memory model changes,
 so a failed write leaves both as they were; consolidated views above the node
 are kept in step (:mod:`zarrforge.consolidated`). A change is a function of
@@ -47,6 +49,7 @@ from .errors import (MetadataError, NodeNotFoundError, NodeOfAnotherFormatError,
 from .hierarchy import (detect_format, get_format, locate_node, refresh_consolidated, resolved,
                         unreadable_node, views_above)
 from .metadata.document import NodeDocument
+from .node_properties import NodeProperties
 from .optimistic import read_modify_write
 from .resolution import extension_from_json
 from .storage import StoreLike, resolve_location
@@ -54,7 +57,7 @@ from .storage import StoreLike, resolve_location
 MODES = ("r", "r+", "a", "w", "w-")
 
 
-class Node:
+class Node(NodeProperties):
     _kind = "node"
     _classes: dict[str, type["Node"]] = {}  # node type -> the class standing for it
 
@@ -155,37 +158,10 @@ class Node:
         validate_extensions(self._metadata)
 
     @property
-    def store(self) -> Store:
-        return self._store
-
-    @property
-    def path(self) -> str:
-        return self._path
-
-    @property
-    def name(self) -> str:
-        return "/" + self._path
-
-    @property
-    def basename(self) -> str:
-        return self._path.rpartition("/")[2]
-
-    @property
-    def read_only(self) -> bool:
-        return self._read_only or self._store.read_only
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """The node's metadata document, as stored."""
-        return self._format.document(self._metadata)
-
-    @property
-    def metadata_model(self) -> Any:
-        return self._metadata
-
-    @property
-    def format(self) -> Format:
-        return self._format
+    def _node(self) -> "Node":
+        """The node :class:`NodeProperties` describes: this one (an async face's is the
+        blocking node it wraps)."""
+        return self
 
     def _check_writable(self) -> None:
         if self._read_only:

@@ -2,9 +2,12 @@
 zarrforge engine.
 
 An ``AsyncArray`` stands for one :class:`~zarrforge.Array` (``.array``, the blocking
-handle, over the same store object). What reads nothing from the store (shape, dtype,
-chunks, ``attrs``, ``info``...) is a plain property; everything that does is a coroutine
-whose work runs off the event loop:
+handle, over the same store object). What reads nothing from the store is a plain
+property, the blocking array's own: shape, dtype, chunks, ``info``... are
+:class:`~zarrforge.array_properties.ArrayProperties` computed from the wrapped array, and
+``attrs`` (a copy) and ``update_attributes`` come from
+:class:`~zarrforge.asyncio.nodes.AsyncNode`. Everything that reads the store is a
+coroutine whose work runs off the event loop:
 
 * reads (``getitem`` and the ``get_*_selection`` methods, ``oindex``/``vindex``/``blocks``
   ``.getitem``) are gathered with the other reads of the same array asked for in the same
@@ -27,10 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from ..array_selections import selection_kind
+from ..array_properties import ArrayProperties
+from ..array_selections import SelectionView, SelectionViews, selection_kind
 from ..arrays import Array
 from ..info import Summary
 from .gathering import ReadGatherer
+from .nodes import AsyncNode
 from .offload import run_blocking
 
 
@@ -48,115 +53,20 @@ def data_argument(kwargs: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray | 
     return kwargs, values if write_data else None
 
 
-class AsyncArray:
+class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
+    _node: Array
+
     def __init__(self, array: Array) -> None:
-        self._array = array
+        super().__init__(array)
         self._reads = ReadGatherer(array)
 
     @property
     def array(self) -> Array:
         """The blocking :class:`~zarrforge.Array` behind this one (same store object)."""
-        return self._array
+        return self._node
 
     def __repr__(self) -> str:
         return f"<zarrforge.asyncio.AsyncArray {self.name!r} shape={self.shape} dtype={self.dtype}>"
-
-    # --- what reads nothing ------------------------------------------------------------
-
-    @property
-    def store(self) -> Any:
-        return self._array.store
-
-    @property
-    def path(self) -> str:
-        return self._array.path
-
-    @property
-    def name(self) -> str:
-        return self._array.name
-
-    @property
-    def basename(self) -> str:
-        return self._array.basename
-
-    @property
-    def read_only(self) -> bool:
-        return self._array.read_only
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        return self._array.metadata
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._array.shape
-
-    @property
-    def ndim(self) -> int:
-        return self._array.ndim
-
-    @property
-    def size(self) -> int:
-        return self._array.size
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self._array.dtype
-
-    @property
-    def fill_value(self) -> Any:
-        return self._array.fill_value
-
-    @property
-    def order(self) -> str:
-        return self._array.order
-
-    @property
-    def chunks(self) -> tuple[int, ...]:
-        return self._array.chunks
-
-    @property
-    def shards(self) -> tuple[int, ...] | None:
-        return self._array.shards
-
-    @property
-    def cdata_shape(self) -> tuple[int, ...]:
-        return self._array.cdata_shape
-
-    @property
-    def nchunks(self) -> int:
-        return self._array.nchunks
-
-    @property
-    def nbytes(self) -> int:
-        return self._array.nbytes
-
-    @property
-    def dimension_names(self) -> tuple[str | None, ...] | None:
-        return self._array.dimension_names
-
-    @property
-    def filters(self) -> tuple[Any, ...]:
-        return self._array.filters
-
-    @property
-    def serializer(self) -> Any:
-        return self._array.serializer
-
-    @property
-    def compressors(self) -> tuple[Any, ...]:
-        return self._array.compressors
-
-    @property
-    def attrs(self) -> dict[str, Any]:
-        """The attributes as last read or written through this handle (a copy, as
-        zarr-python's ``AsyncArray.attrs``); change them with :meth:`update_attributes`."""
-        return dict(self._array.attrs)
-
-    @property
-    def info(self) -> Summary:
-        """A summary of the array; reads nothing from the store."""
-        return self._array.info
 
     # --- reading -------------------------------------------------------------------------
 
@@ -179,22 +89,13 @@ class AsyncArray:
     async def get_block_selection(self, selection: Any) -> Any:
         return await self._reads.read("block", selection)
 
-    @property
-    def oindex(self) -> "AsyncSelector":
-        return AsyncSelector(self, "oindex")
-
-    @property
-    def vindex(self) -> "AsyncSelector":
-        return AsyncSelector(self, "vindex")
-
-    @property
-    def blocks(self) -> "AsyncSelector":
-        return AsyncSelector(self, "blocks")
+    def _selection_view(self, via: str) -> "AsyncSelector":
+        return AsyncSelector(self, via)
 
     # --- writing -------------------------------------------------------------------------
 
     async def _write(self, kind: str, selection: Any, value: Any) -> None:
-        array = self._array
+        array = self._node
         await run_blocking(f"a write to {array.name!r}",
                            lambda: array._write(kind, selection, value))
 
@@ -217,54 +118,38 @@ class AsyncArray:
     async def set_block_selection(self, selection: Any, value: Any) -> None:
         await self._write("block", selection, value)
 
-    # --- shape, attributes, what is stored -------------------------------------------------
+    # --- shape, what is stored -----------------------------------------------------------
 
     async def resize(self, *shape: Any) -> None:
         """``Array.resize``: ``resize((4, 8))`` or ``resize(4, 8)``."""
-        array = self._array
-        await run_blocking(f"resize of {array.name!r}", lambda: array.resize(*shape))
+        await self._call("resize", lambda: self._node.resize(*shape))
 
     async def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
         """``Array.append``: grow along ``axis`` and write ``data``; the new shape. A
         cancelled append keeps the old shape, as a failed one does."""
-        array = self._array
+        array = self._node
         return await run_blocking(f"append to {array.name!r}",
                                   lambda: array.append(data, axis=axis))
 
-    async def update_attributes(self, new_attributes: dict[str, Any]) -> "AsyncArray":
-        """Set the keys of ``new_attributes`` (one read-modify-write); returns this array."""
-        array = self._array
-        await run_blocking(f"update_attributes of {array.name!r}",
-                           lambda: array.update_attributes(new_attributes))
-        return self
-
     async def nchunks_initialized(self) -> int:
-        array = self._array
-        return await run_blocking(f"nchunks_initialized of {array.name!r}",
-                                  lambda: array.nchunks_initialized)
+        return await self._call("nchunks_initialized", lambda: self._node.nchunks_initialized)
 
     async def nbytes_stored(self) -> int:
-        array = self._array
-        return await run_blocking(f"nbytes_stored of {array.name!r}", array.nbytes_stored)
+        return await self._call("nbytes_stored", self._node.nbytes_stored)
 
     async def info_complete(self) -> Summary:
         """:attr:`info` with what is stored (bytes, chunks written)."""
-        array = self._array
-        return await run_blocking(f"info_complete of {array.name!r}", array.info_complete)
+        return await self._call("info_complete", self._node.info_complete)
 
 
-class AsyncSelector:
+class AsyncSelector(SelectionView):
     """``AsyncArray.oindex``, ``.vindex`` and ``.blocks``: ``await a.oindex.getitem(sel)``,
     ``await a.vindex.setitem(sel, value)`` (zarr-python's ``AsyncOIndex``/``AsyncVIndex``)."""
 
-    def __init__(self, array: AsyncArray, via: str) -> None:
-        self._array = array
-        self._via = via
+    _array: AsyncArray
 
     async def getitem(self, selection: Any) -> Any:
-        kind = selection_kind(selection, self._array.ndim, self._via)
-        return await self._array._reads.read(kind, selection)
+        return await self._array._reads.read(self._kind_of(selection), selection)
 
     async def setitem(self, selection: Any, value: Any) -> None:
-        await self._array._write(selection_kind(selection, self._array.ndim, self._via),
-                                 selection, value)
+        await self._array._write(self._kind_of(selection), selection, value)

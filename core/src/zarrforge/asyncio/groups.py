@@ -2,10 +2,12 @@
 zarrforge engine, and :func:`wrap`, the async face of a node (:func:`from_node`, the same
 for a node a caller opened with the blocking API, checked to be one).
 
-An ``AsyncGroup`` stands for one :class:`~zarrforge.Group` (``.group``). Its name, path,
-``attrs`` and ``info`` read nothing; everything else is a coroutine whose work runs off
-the event loop as one blocking call (:mod:`zarrforge.asyncio.offload`), cancellable at
-its next store request. Member listings (``keys``, ``members``, ``arrays``, ``groups``,
+An ``AsyncGroup`` stands for one :class:`~zarrforge.Group` (``.group``). Its properties
+read nothing: those of every node (name, path, metadata...) are the group's own, shared
+through :class:`~zarrforge.asyncio.nodes.AsyncNode`; ``attrs`` is a copy, and ``info``
+the group's facts without its members. Everything else is a coroutine whose work runs
+off the event loop as one blocking call (:mod:`zarrforge.asyncio.offload`), cancellable
+at its next store request. Member listings (``keys``, ``members``, ``arrays``, ``groups``,
 ``array_keys``, ``group_keys``) are asynchronous generators, as zarr-python's: the
 listing is read whole off the loop (each listed array's document resolved there too, so
 nothing a member's properties need is left for the loop to do), then yielded. Members
@@ -21,7 +23,8 @@ from ..errors import NodeTypeError, ZarrforgeError
 from ..groups import Group
 from ..info import Summary, group_summary
 from .arrays import AsyncArray, data_argument
-from .offload import cancellable, run_blocking
+from .nodes import AsyncNode
+from .offload import cancellable
 
 
 def wrap(node: Any) -> "AsyncArray | AsyncGroup":
@@ -54,78 +57,45 @@ def _resolved(node: Any) -> Any:
     return node
 
 
-class AsyncGroup:
-    def __init__(self, group: Group) -> None:
-        self._group = group
+class AsyncGroup(AsyncNode):
+    _node: Group
 
     @property
     def group(self) -> Group:
         """The blocking :class:`~zarrforge.Group` behind this one (same store object)."""
-        return self._group
+        return self._node
 
     def __repr__(self) -> str:
         return f"<zarrforge.asyncio.AsyncGroup {self.name!r}>"
 
     @property
-    def store(self) -> Any:
-        return self._group.store
-
-    @property
-    def path(self) -> str:
-        return self._group.path
-
-    @property
-    def name(self) -> str:
-        return self._group.name
-
-    @property
-    def basename(self) -> str:
-        return self._group.basename
-
-    @property
-    def read_only(self) -> bool:
-        return self._group.read_only
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        return self._group.metadata
-
-    @property
-    def attrs(self) -> dict[str, Any]:
-        """The attributes as last read or written through this handle (a copy)."""
-        return dict(self._group.attrs)
-
-    @property
     def info(self) -> Summary:
         """The group's facts; reads nothing (:meth:`info_complete` counts its members)."""
-        return group_summary(self._group, complete=False)
-
-    async def _call(self, what: str, fn: Any) -> Any:
-        return await run_blocking(f"{what} of {self._group.name!r}", fn)
+        return group_summary(self._node, complete=False)
 
     async def info_complete(self) -> Summary:
         """The group's facts and its direct members (``Group.info``)."""
-        return await self._call("info_complete", lambda: self._group.info)
+        return await self._call("info_complete", lambda: self._node.info)
 
     # --- members -------------------------------------------------------------------------
 
     async def getitem(self, name: str) -> AsyncArray | "AsyncGroup":
         """The member at ``name`` (``"a/b"`` for a nested one)."""
-        return wrap(await self._call(f"getitem({name!r})", lambda: self._group[name]))
+        return wrap(await self._call(f"getitem({name!r})", lambda: self._node[name]))
 
     async def get(self, name: str, default: Any = None) -> Any:
-        node = await self._call(f"get({name!r})", lambda: self._group.get(name))
+        node = await self._call(f"get({name!r})", lambda: self._node.get(name))
         return default if node is None else wrap(node)
 
     async def contains(self, name: str) -> bool:
-        return await self._call(f"contains({name!r})", lambda: name in self._group)
+        return await self._call(f"contains({name!r})", lambda: name in self._node)
 
     async def delitem(self, name: str) -> None:
-        await self._call(f"delitem({name!r})", lambda: self._group.__delitem__(name))
+        await self._call(f"delitem({name!r})", lambda: self._node.__delitem__(name))
 
     async def _listed(self, what: str, max_depth: int | None = 0) -> list[tuple[str, Any]]:
         members = await self._call(what, lambda: [
-            (name, _resolved(node)) for name, node in self._group.members(max_depth)])
+            (name, _resolved(node)) for name, node in self._node.members(max_depth)])
         return [(name, wrap(node)) for name, node in members]
 
     async def members(self, max_depth: int | None = 0) -> AsyncIterator[tuple[str, Any]]:
@@ -135,10 +105,10 @@ class AsyncGroup:
             yield pair
 
     async def nmembers(self, max_depth: int | None = 0) -> int:
-        return await self._call("nmembers", lambda: self._group.nmembers(max_depth))
+        return await self._call("nmembers", lambda: self._node.nmembers(max_depth))
 
     async def keys(self) -> AsyncIterator[str]:
-        for name in await self._call("keys", self._group.keys):
+        for name in await self._call("keys", self._node.keys):
             yield name
 
     async def arrays(self) -> AsyncIterator[tuple[str, AsyncArray]]:
@@ -152,26 +122,26 @@ class AsyncGroup:
                 yield name, node
 
     async def array_keys(self) -> AsyncIterator[str]:
-        for name in await self._call("array_keys", self._group.array_keys):
+        for name in await self._call("array_keys", self._node.array_keys):
             yield name
 
     async def group_keys(self) -> AsyncIterator[str]:
-        for name in await self._call("group_keys", self._group.group_keys):
+        for name in await self._call("group_keys", self._node.group_keys):
             yield name
 
     async def tree(self, level: int | None = None, *, max_nodes: int = 500, plain: bool = False,
                    expand: bool | None = None) -> str:
-        return await self._call("tree", lambda: self._group.tree(
+        return await self._call("tree", lambda: self._node.tree(
             level, max_nodes=max_nodes, plain=plain, expand=expand))
 
-    # --- creation and attributes -------------------------------------------------------
+    # --- creation ------------------------------------------------------------------------
 
     async def create_array(self, name: str, **kwargs: Any) -> AsyncArray:
         """``Group.create_array`` (``data=`` is written as a cancellable write once the
         array is created, as :func:`zarrforge.asyncio.create_array` does)."""
         kwargs, data = data_argument(kwargs)
         array = await self._call(f"create_array({name!r})",
-                                 lambda: self._group.create_array(name, **kwargs))
+                                 lambda: self._node.create_array(name, **kwargs))
         created = wrap(array)
         if data is not None:
             await created.setitem(Ellipsis, data)
@@ -179,19 +149,13 @@ class AsyncGroup:
 
     async def create_group(self, name: str, **kwargs: Any) -> "AsyncGroup":
         return wrap(await self._call(f"create_group({name!r})",
-                                     lambda: self._group.create_group(name, **kwargs)))
+                                     lambda: self._node.create_group(name, **kwargs)))
 
     async def require_group(self, name: str) -> "AsyncGroup":
         return wrap(await self._call(f"require_group({name!r})",
-                                     lambda: self._group.require_group(name)))
+                                     lambda: self._node.require_group(name)))
 
     async def require_array(self, name: str, *, shape: Any, dtype: Any = None,
                             **kwargs: Any) -> AsyncArray:
-        return wrap(await self._call(f"require_array({name!r})", lambda: self._group.require_array(
+        return wrap(await self._call(f"require_array({name!r})", lambda: self._node.require_array(
             name, shape=shape, dtype=dtype, **kwargs)))
-
-    async def update_attributes(self, new_attributes: dict[str, Any]) -> "AsyncGroup":
-        """Set the keys of ``new_attributes`` (one read-modify-write); returns this group."""
-        await self._call("update_attributes",
-                         lambda: self._group.update_attributes(new_attributes))
-        return self
