@@ -35,7 +35,7 @@ _LAZY = {
                      "open_array", "open_group", "remove_consolidated_metadata",
                      "unfinished_write"), "api"),
     "Array": "arrays", "copy": "copying", "from_dask": "dask_bridge", "to_dask": "dask_bridge",
-    "plugins": "discovery", "Group": "groups",
+    "plugins": "discovery", "Group": "groups", "print_debug_info": "debug_info",
     **dict.fromkeys(("Transaction", "clear_commit_record", "transaction",
                      "unfinished_commits"), "transaction"),
     **dict.fromkeys(("array", "create", "empty", "empty_like", "from_array", "full",
@@ -66,7 +66,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Array", "Group", "NO_FILL_VALUE", "Transaction", "clear_commit_record", "config", "consolidate_metadata",
     "copy", "create_array", "create_group", "errors", "from_dask", "hookimpl", "hooks", "open",
-    "open_array", "open_group", "plugins", "refresh_plugins", "register", "registered",
+    "open_array", "open_group", "plugins", "print_debug_info", "refresh_plugins", "register", "registered",
     "registry", "remove_consolidated_metadata", "to_dask", "transaction", "unfinished_commits",
     "unfinished_write",
     # zarr-python's convenience functions (zarrforge.zarr_api)
