@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from zarrforge.plugin_api import hookimpl, registry
+from zarrforge.plugin_api.stores import registry
+from zarrforge.plugin_api.hooks import hookimpl
 
 _PROTOCOL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
 
