@@ -15,6 +15,8 @@ Read from the source with :mod:`ast`, nothing imported:
 * :mod:`zarrforge.plugin_api` is the bottom layer of the plugin surface: what it
   imports, followed all the way down, is the declared :data:`BOTTOM_LAYER` and
   nothing above it (no module that opens nodes, builds arrays or resolves stores);
+  its modules, one per extension point (:data:`PLUGIN_API_MODULES`), likewise, each
+  on its own;
 * plugins come in two tiers (docs/architecture.md, "Two tiers of plugins"), and
   each imports from the core only its tier's surface: an extension-point plugin
   ``zarrforge.abc.*``, ``zarrforge.errors``, ``zarrforge.plugin_api`` and
@@ -56,8 +58,16 @@ KIT_SURFACE = ("zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.er
 KIT = CORE / "testing"
 # Surface entries that are user-facing packages: the package itself, none of its modules.
 PACKAGE_ONLY = ("zarrforge", "zarrforge.asyncio")
+# The plugin surface's modules, one per extension point (the package re-exports them all).
+PLUGIN_API_MODULES = frozenset({
+    "zarrforge.plugin_api.chunk_grids", "zarrforge.plugin_api.codecs",
+    "zarrforge.plugin_api.data_types", "zarrforge.plugin_api.extensions",
+    "zarrforge.plugin_api.formats", "zarrforge.plugin_api.hooks",
+    "zarrforge.plugin_api.memory_layouts", "zarrforge.plugin_api.storage_transformers",
+    "zarrforge.plugin_api.stores",
+})
 # What zarrforge.plugin_api stands on, all the way down (docs/architecture.md, "Layers").
-BOTTOM_LAYER = frozenset({
+BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset({
     "zarrforge.abc", "zarrforge.abc.chunk_grid", "zarrforge.abc.chunk_key_encoding",
     "zarrforge.abc.codec", "zarrforge.abc.data_type", "zarrforge.abc.extension",
     "zarrforge.abc.extension_point", "zarrforge.abc.format", "zarrforge.abc.memory_layout",
@@ -82,7 +92,7 @@ BOTTOM_LAYER = frozenset({
 # Imports outside a plugin's tier that are allowed, each with its reason.
 TIER_EXCEPTIONS = {
     # the deprecated zarrforge_cli_commands hook (goes in 0.3) asks the hook plugins itself
-    ("plugins/cli/src/zarrforge_cli/legacy_hook.py", "zarrforge.plugin_api"),
+    ("plugins/cli/src/zarrforge_cli/legacy_hook.py", "zarrforge.plugin_api.hooks"),
 }
 # Function-local imports of the core that are allowed, each with its reason.
 DEFERRED_IMPORTS = {
@@ -245,10 +255,12 @@ def test_no_core_module_imports_core_inside_a_function() -> None:
     assert local == []
 
 
-def test_the_plugin_api_stands_on_the_bottom_layer_only() -> None:
+def closure(start: str) -> set[str]:
+    """The core modules ``start`` imports, followed all the way down (the deferred imports
+    of :data:`DEFERRED_IMPORTS` aside)."""
     modules = core_modules()
     known = set(modules)
-    below, todo = set(), ["zarrforge.plugin_api"]
+    below, todo = set(), [start]
     while todo:
         name = todo.pop()
         for target, in_function, _ in imports(modules[name], name, known):
@@ -257,8 +269,27 @@ def test_the_plugin_api_stands_on_the_bottom_layer_only() -> None:
             if target in known and target not in below and target not in ("zarrforge", name):
                 below.add(target)
                 todo.append(target)
+    return below
+
+
+def test_the_plugin_api_stands_on_the_bottom_layer_only() -> None:
+    below = closure("zarrforge.plugin_api")
     assert sorted(below - BOTTOM_LAYER) == []
     assert sorted(BOTTOM_LAYER - below) == [], "a module left the bottom layer: update BOTTOM_LAYER"
+
+
+def test_the_plugin_api_modules_are_all_declared() -> None:
+    found = {name for name in core_modules() if name.startswith("zarrforge.plugin_api.")}
+    assert found == PLUGIN_API_MODULES
+
+
+@pytest.mark.parametrize("module", sorted(PLUGIN_API_MODULES))
+def test_each_plugin_api_module_stands_on_the_bottom_layer_only(module: str) -> None:
+    """A module of the surface imports neither the package that gathers them nor another
+    of them: each stands on its own, on the bottom layer."""
+    below = closure(module)
+    assert sorted(below - BOTTOM_LAYER) == []
+    assert sorted(below & (PLUGIN_API_MODULES | {"zarrforge.plugin_api"})) == []
 
 
 # What importing the package itself adds to the bottom layer: the package, its version,
@@ -276,8 +307,8 @@ def test_the_package_init_imports_the_bottom_layer_only() -> None:
     assert eager and sorted(eager - BOTTOM_LAYER - PACKAGES) == []
 
 
-@pytest.mark.parametrize("surface", ["zarrforge.plugin_api", "zarrforge.abc.codec",
-                                     "zarrforge.errors", "zarrforge"])
+@pytest.mark.parametrize("surface", ["zarrforge.plugin_api", *sorted(PLUGIN_API_MODULES),
+                                     "zarrforge.abc.codec", "zarrforge.errors", "zarrforge"])
 def test_importing_a_plugin_surface_loads_the_bottom_layer_only(surface: str) -> None:
     """Run time, not only the source: in a fresh interpreter, importing a surface a plugin
     imports (the package ``__init__`` included, which Python runs first) loads no module of

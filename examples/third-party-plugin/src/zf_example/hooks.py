@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge.plugin_api import hookimpl
+from zarrforge.plugin_api.hooks import hookimpl
 
 from .units import remember
 

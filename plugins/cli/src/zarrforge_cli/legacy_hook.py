@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
-from zarrforge.plugin_api import hook_plugins, plugin_manager
+from zarrforge.plugin_api.hooks import hook_plugins, plugin_manager
 
 from . import hookspecs
 from .contribution import Contribution

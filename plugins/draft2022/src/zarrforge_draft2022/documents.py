@@ -30,10 +30,10 @@ import json
 from typing import Any
 
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import (ArrayMetadata, ChunkGrid, Codec, CodecKind, ExtensionEntry,
-                                  GroupMetadata, MemoryLayoutCodec, NodeMetadata, UnknownExtension,
-                                  check_document, check_document_size, dump_document,
-                                  numcodecs_configuration)
+from zarrforge.plugin_api.formats import (ArrayMetadata, ChunkGrid, Codec, CodecKind,
+                                          ExtensionEntry, GroupMetadata, MemoryLayoutCodec,
+                                          NodeMetadata, UnknownExtension, check_document_size,
+                                          dump_document, numcodecs_configuration)
 
 from . import codecs as codec_map
 from . import data_types as dts
@@ -54,7 +54,9 @@ def dump(document: dict[str, Any], dialect: str) -> bytes:
         except (TypeError, ValueError) as exc:
             raise MetadataError(f"cannot be written as JSON: {exc}") from exc
         if b"NaN" in data or b"Infinity" in data:
-            check_document(document)  # NaN/Infinity tokens in attributes only, as zarr-python 2
+            # NaN/Infinity tokens in attributes only, as zarr-python 2: the core's writer
+            # refuses them anywhere else, naming the field
+            dump_document(document)
         check_document_size(len(data), key=None, writing=True)  # readers could not open it
         return data
     return dump_document(document)

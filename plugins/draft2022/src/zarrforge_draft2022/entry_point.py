@@ -33,11 +33,11 @@ import re
 import threading
 from typing import Any, Sequence
 
-from zarrforge.plugin_api import registry
+from zarrforge.plugin_api.formats import registry
 from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer, wrap_store
 from zarrforge.abc.store import Store
 from zarrforge.errors import MetadataError, MustUnderstandError
-from zarrforge.plugin_api import load_document
+from zarrforge.plugin_api.formats import load_document
 
 from . import transformers as st
 from .dialects import EDITOR, URI_STEM, ZARR_FORMAT_URI, ZARR_PYTHON

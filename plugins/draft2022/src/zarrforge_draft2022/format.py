@@ -25,8 +25,8 @@ import threading
 from typing import Any, Iterator, Sequence
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, Format, GroupMetadata,
-                                  NodeDocument, NodeMetadata, Store, load_document, paths)
+from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, Format, GroupMetadata,
+                                          NodeDocument, NodeMetadata, Store, load_document, paths)
 
 from . import creation
 from . import transformers as st

@@ -69,11 +69,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge import plugin_api as c
+from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError, UnknownExtensionError
-from zarrforge.plugin_api import (ArrayMetadata, ChunkGrid, ChunkSpec, Codec, CodecKind, DataType,
-                                  ExtensionEntry, GroupMetadata, MemoryLayoutCodec, SkippedCodec,
-                                  UnknownExtension, check_order, registry, split_unknown_fields)
+from zarrforge.plugin_api.formats import (ArrayMetadata, ChunkGrid, ChunkSpec, Codec, CodecChain,
+                                          CodecKind, DataType, ExtensionEntry, GroupMetadata,
+                                          MemoryLayoutCodec, UnknownExtension, registry,
+                                          split_unknown_fields)
 
 from . import codecs as codec_map
 from . import data_types as dts
@@ -285,7 +286,7 @@ def parse_codecs(document: dict[str, Any], data_type: DataType,
         if spec.data_type.has_endianness:
             serializer["configuration"] = {"endian": "big" if current == ">" else "little"}
         codecs.insert(position, c.codec_from_json(serializer, field="data_type"))
-    check_order([k for k in codecs if not isinstance(k, SkippedCodec)], field="codecs")
+    CodecChain(codecs)  # refuses a list out of order (skipped codecs aside), naming "codecs"
     return tuple(codecs), tuple((codec, ref[0]) for ref, codec in zip(references, built))
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from zarrforge.plugin_api import Codec, DataType, NodeMetadata
+from zarrforge.plugin_api.formats import Codec, DataType, NodeMetadata
 
 FORMAT_NAME = "draft-2022"  # the registered name; also the key of the side data
 

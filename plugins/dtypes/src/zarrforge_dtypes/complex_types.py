@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from zarrforge.abc.data_type import DataType
-from zarrforge.plugin_api import registry
+from zarrforge.plugin_api.data_types import registry
 
 from ._bases import Unconfigured
 from ._util import fill_error

@@ -26,8 +26,8 @@ import numpy as np
 
 from zarrforge.abc.codec import ArrayBytesCodec, ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.plugin_api import (CodecChain, codecs_from_json, data_type_from_json,
-                                  evolve_codecs)
+from zarrforge.plugin_api.data_types import (CodecChain, codecs_from_json, data_type_from_json,
+                                             evolve_codecs)
 
 from ._util import config_keys
 from .optional_type import Optional, Some

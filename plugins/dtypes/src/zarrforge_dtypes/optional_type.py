@@ -27,7 +27,7 @@ import numpy as np
 
 from zarrforge.abc.data_type import DataType, VariableLengthDataType
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import data_type_from_json
+from zarrforge.plugin_api.data_types import data_type_from_json
 
 from ._util import fill_error
 

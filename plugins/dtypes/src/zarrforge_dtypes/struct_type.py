@@ -47,7 +47,7 @@ import numpy as np
 
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import registry
+from zarrforge.plugin_api.data_types import registry
 
 from ._util import config_keys, fill_error
 

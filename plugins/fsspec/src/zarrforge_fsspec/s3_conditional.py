@@ -54,7 +54,7 @@ from typing import Any
 
 from zarrforge.abc.store import ABSENT, read_limit
 from zarrforge.errors import ConflictError
-from zarrforge.plugin_api import versions
+from zarrforge.plugin_api.stores import versions
 
 from .faults import (GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing,
                      is_refused)

@@ -81,7 +81,7 @@ import fsspec.core
 from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, ReadLimit, Store,
                                  StoreCapabilities, read_limit, validate_key, validate_prefix)
 from zarrforge.errors import InvalidPathError, StoreError
-from zarrforge.plugin_api import versions
+from zarrforge.plugin_api.stores import versions
 
 from .extras import missing_package
 from .faults import (ENVIRONMENTAL_ERRORS, DeadlineExceeded, GaveUp, end_botocore_retries_on_refusal,

@@ -36,7 +36,7 @@ def _installed(dtype: np.dtype) -> DataType | None:
     try:
         # Imported here, not at module level: the registry is only needed
         # once an array is actually being opened or created.
-        from zarrforge.plugin_api import registry
+        from zarrforge.plugin_api.codecs import registry
 
         data_type = registry.data_types.get(name).from_json(name, None)
     except Exception:  # no provider installed, or a broken one: use the stand-in

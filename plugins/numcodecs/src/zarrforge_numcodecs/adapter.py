@@ -56,7 +56,7 @@ from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCod
                                  Codec, CodecKind)
 from zarrforge.errors import (ChecksumError, CodecError, CorruptChunkError, MetadataError,
                               UnsafeCodecError)
-from zarrforge.plugin_api import json_ready
+from zarrforge.plugin_api.codecs import json_ready
 
 from . import _bounds, _inflate, _json2, _kinds, _zfpy_stream, safety
 from ._data_types import data_type_for

@@ -40,7 +40,7 @@ from typing import Any, Callable
 
 from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.plugin_api import codec_from_json, current_chunk
+from zarrforge.plugin_api.codecs import codec_from_json, current_chunk
 
 from . import _bounds, _validate
 

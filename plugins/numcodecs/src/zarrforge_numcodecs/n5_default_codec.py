@@ -31,7 +31,7 @@ import numpy as np
 
 from zarrforge.abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.plugin_api import codec_from_json
+from zarrforge.plugin_api.codecs import codec_from_json
 
 from . import _bounds, _validate
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge.plugin_api import config
+from zarrforge.plugin_api.codecs import config
 from zarrforge.errors import UnsafeCodecError
 
 # The deny list. Keep every entry justified:

@@ -40,7 +40,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
                                   read_limit, validate_key, validate_prefix)
 from zarrforge.errors import ConflictError, StoreError, ZarrforgeError
-from zarrforge.plugin_api import versions
+from zarrforge.plugin_api.stores import versions
 
 from . import loop
 

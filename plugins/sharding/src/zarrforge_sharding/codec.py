@@ -50,11 +50,11 @@ from typing import Any
 import numpy as np
 
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.plugin_api import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecChain, PartialCodec,
-                                  RangeFetcher, SubdividedCodec, VersionedRangeFetcher,
-                                  all_equal_fill, check_allocation, codecs_from_json,
-                                  current_chunk, data_type_from_json, encoding_chunk,
-                                  map_parallel)
+from zarrforge.plugin_api.codecs import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecChain,
+                                         PartialCodec, RangeFetcher, SubdividedCodec,
+                                         VersionedRangeFetcher, all_equal_fill, check_allocation,
+                                         codecs_from_json, current_chunk, data_type_from_json,
+                                         encoding_chunk, map_parallel)
 
 from . import index_cache
 from .index import ShardIndex

@@ -15,7 +15,7 @@ import itertools
 from typing import Any, Callable, Sequence
 
 from zarrforge.errors import ConflictError
-from zarrforge.plugin_api import config
+from zarrforge.plugin_api.codecs import config
 
 #: ``read(ranges, if_generation=...) -> (parts or None, generation)``: Store.get_ranges
 #: of one shard

@@ -37,7 +37,7 @@ import numpy as np
 from zarrforge.abc.codec import ArrayArrayCodec, ChunkSpec
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
-from zarrforge.plugin_api import data_type_from_json
+from zarrforge.plugin_api.codecs import data_type_from_json
 
 from ._config import check_keys
 

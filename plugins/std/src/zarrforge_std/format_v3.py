@@ -42,21 +42,21 @@ import warnings
 from typing import Any, ClassVar
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkKeyEncoding,
-                                  ChunkSpec, ChunksUnderNode, Codec, CodecKind, DataType, Format,
-                                  GroupMetadata, IndexedEntries, ListedContent, MemoryLayoutCodec,
-                                  NodeDocument, NodeMetadata, ParseMemo, RawJSON, RawMembers,
-                                  Store,
-                                  attributes_from_json, child_names, chunk_grid_from_json,
-                                  chunk_key_encoding_from_json, codec_from_user, codecs_from_json,
-                                  data_type_from_json, data_type_from_user,
-                                  dimension_names_from_json, dump_document,
-                                  dump_document_parts, evolve_codecs,
-                                  extensions_from_json, fill_value_from_user,
-                                  extensions_to_json, load_document, load_document_keeping_raw,
-                                  memory_layout, paths, registry,
-                                  shape_from_json, split_unknown_fields,
-                                  storage_transformers_from_json, warn_uncompressed)
+from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, ChunkGrid,
+                                          ChunkKeyEncoding, ChunkSpec, ChunksUnderNode, Codec,
+                                          CodecKind, DataType, Format, GroupMetadata,
+                                          IndexedEntries, ListedContent, MemoryLayoutCodec,
+                                          NodeDocument, NodeMetadata, ParseMemo, RawJSON,
+                                          RawMembers, Store, attributes_from_json, child_names,
+                                          chunk_grid_from_json, chunk_key_encoding_from_json,
+                                          codec_from_user, codecs_from_json, data_type_from_json,
+                                          data_type_from_user, dimension_names_from_json,
+                                          dump_document, dump_document_parts, evolve_codecs,
+                                          extensions_from_json, extensions_to_json,
+                                          fill_value_from_user, load_document,
+                                          load_document_keeping_raw, memory_layout, paths, registry,
+                                          shape_from_json, split_unknown_fields,
+                                          storage_transformers_from_json, warn_uncompressed)
 
 from . import legacy_v3
 

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from zarrforge.errors import StoreArgumentError
-from zarrforge.plugin_api import Store, hookimpl
+from zarrforge.plugin_api.hooks import hookimpl
+from zarrforge.plugin_api.stores import Store
 
 
 @hookimpl(trylast=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.plugin_api import memory_layout
+from zarrforge.plugin_api.formats import memory_layout
 
 
 def layout() -> Any:

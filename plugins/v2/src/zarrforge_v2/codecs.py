@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from zarrforge import plugin_api as c
+from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import ArrayMetadata, ChunkSpec, Codec, CodecKind, DataType, registry
+from zarrforge.plugin_api.formats import (ArrayMetadata, ChunkSpec, Codec, CodecKind, DataType,
+                                          registry)
 
 from ._util import _byteorder, _is_int, layout
 from .read_configs import ReadConfigs

@@ -28,9 +28,9 @@ import functools
 from typing import Any, Iterator
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api import (ArrayMetadata, EntryLayout, GroupMetadata, IndexedEntries,
-                                  NodeDocument, NodeMetadata, RawJSON, RawMembers, REMOVED,
-                                  paths)
+from zarrforge.plugin_api.formats import (ArrayMetadata, EntryLayout, GroupMetadata, IndexedEntries,
+                                          NodeDocument, NodeMetadata, REMOVED, RawJSON, RawMembers,
+                                          paths)
 
 from . import _json
 from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA, parse_array,

@@ -38,14 +38,14 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.plugin_api import registry, warn_uncompressed
+from zarrforge.plugin_api.formats import registry, warn_uncompressed
 from zarrforge.abc.chunk_grid import ChunkGrid
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
 from zarrforge.abc.data_type import DataType
 from zarrforge.abc.format import NO_FILL_VALUE, ArrayCreationSpec
 from zarrforge.errors import MetadataError
-from zarrforge import plugin_api as c
+from zarrforge.plugin_api import formats as c
 from zarrforge.abc.metadata import ArrayMetadata
 
 from .codecs import OBJECT_CODECS, SERIALIZER_TO_OBJECT_ID, numcodecs_codec, v2_config

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge import plugin_api as c
+from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError, UnknownExtensionError
-from zarrforge.plugin_api import DataType, registry
+from zarrforge.plugin_api.formats import DataType, registry
 
 from ._util import _byteorder, _is_int
 from .codecs import OBJECT_CODECS, OTHER_OBJECT_CODECS

@@ -27,8 +27,9 @@ import dataclasses
 from typing import Any
 
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import (ArrayCreationSpec, ArrayMetadata, ChunksUnderNode, Format,
-                                  GroupMetadata, NodeDocument, NodeMetadata, Store, child_names)
+from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, ChunksUnderNode, Format,
+                                          GroupMetadata, NodeDocument, NodeMetadata, Store,
+                                          child_names)
 
 from . import _json
 from .consolidated import attributes_document, consolidated_document, resolve_node

@@ -55,9 +55,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge import plugin_api as c
+from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import ArrayMetadata
+from zarrforge.plugin_api.formats import ArrayMetadata
 
 from ._util import _is_int
 from .codecs import _check_codec_config, _codec_list, _input_byteorder, build_codecs, split_codecs

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from zarrforge.plugin_api import Codec
+from zarrforge.plugin_api.formats import Codec
 
 
 @dataclasses.dataclass(frozen=True)

@@ -27,7 +27,7 @@ except ImportError:  # zarr-python 3.0, 3.1
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api import data_type_from_json, memory_layout
+from zarrforge.plugin_api.codecs import data_type_from_json, memory_layout
 
 
 @functools.lru_cache(maxsize=256)

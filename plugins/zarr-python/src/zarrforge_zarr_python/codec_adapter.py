@@ -38,7 +38,7 @@ from zarr.core.sync import sync
 from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec,
                                  Codec)
 from zarrforge.errors import CodecError, CorruptChunkError, MetadataError
-from zarrforge.plugin_api import json_ready
+from zarrforge.plugin_api.codecs import json_ready
 
 from . import _specs
 from ._zarr_registry import foreign_codec_class

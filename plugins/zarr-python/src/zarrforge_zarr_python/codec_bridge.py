@@ -45,7 +45,7 @@ from zarr.registry import register_codec
 
 from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
 from zarrforge.errors import PluginConflictError, PluginLoadError, PluginLoadWarning
-from zarrforge.plugin_api import codec_from_json, memory_layout, registry
+from zarrforge.plugin_api.codecs import codec_from_json, memory_layout, registry
 
 from . import _specs
 from ._zarr_registry import ZarrforgeBacked, foreign_codec_class

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from zarrforge.plugin_api import hookimpl
+from zarrforge.plugin_api.hooks import hookimpl
 
 
 @hookimpl

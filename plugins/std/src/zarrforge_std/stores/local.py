@@ -83,8 +83,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import unquote, urlparse
 
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError, ZarrforgeError
-from zarrforge.plugin_api import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                  validate_key, validate_prefix)
+from zarrforge.plugin_api.stores import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
+                                         validate_key, validate_prefix)
 
 try:
     import fcntl

@@ -16,7 +16,8 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any, Iterator
 
 from zarrforge.errors import StoreError
-from zarrforge.plugin_api import ByteRange, Store, StoreCapabilities, validate_key, validate_prefix
+from zarrforge.plugin_api.stores import (ByteRange, Store, StoreCapabilities, validate_key,
+                                         validate_prefix)
 
 
 class MappingStore(Store):

@@ -20,8 +20,8 @@ import threading
 from typing import Any, Iterator
 
 from zarrforge.errors import ConflictError
-from zarrforge.plugin_api import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                  validate_key, validate_prefix)
+from zarrforge.plugin_api.stores import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
+                                         validate_key, validate_prefix)
 
 _named: dict[str, "MemoryStore"] = {}
 _named_lock = threading.Lock()

@@ -1,0 +1,22 @@
+"""The surface of a hook plugin (the ``zarrforge.hooks`` entry points, run by pluggy).
+
+Contract: the hook specifications, :mod:`zarrforge.hookspecs` (every hook name starts
+with ``zarrforge_``); a plugin marks its implementations with :func:`hookimpl`. A store
+hook (``zarrforge_resolve_store``, ``zarrforge_adapt_store``) returns a :class:`Store`.
+
+Engine services (the engine's own pluggy manager, which no plugin can hold itself):
+
+* :func:`plugin_manager`: the manager, for a plugin that adds hook specifications of
+  its own;
+* :func:`hook_plugins`: the installed hook plugins with their distributions, and why
+  any failed to load;
+* :func:`declared_hooks`: the names every specification declares (what the
+  conformance kit checks a hook plugin's implementations against).
+"""
+
+from __future__ import annotations
+
+from ..abc.store import Store
+from ..hooks import declared_hooks, hook_plugins, hookimpl, plugin_manager
+
+__all__ = ["Store", "declared_hooks", "hook_plugins", "hookimpl", "plugin_manager"]

@@ -1,0 +1,18 @@
+"""The surface of a chunk memory layout plugin (the ``memory_layouts`` extension point).
+
+Contract: :mod:`zarrforge.abc.memory_layout`: a layout orders a chunk's elements in
+memory (``C``, ``F``, a Z-order...); it takes no arguments and keeps no state.
+
+Tools: :func:`memory_layout` (the layout registered under a name, one shared instance
+per class) and :class:`MemoryLayoutCodec` (a recorded layout as the first codec of a
+chain, for a format that records one), :data:`registry`.
+"""
+
+from __future__ import annotations
+
+from ..abc.memory_layout import MemoryLayout
+from ..layout_codec import MemoryLayoutCodec
+from ..registry_facade import FACADE as registry
+from ..resolution import memory_layout
+
+__all__ = ["MemoryLayout", "MemoryLayoutCodec", "memory_layout", "registry"]

@@ -1,0 +1,25 @@
+"""The surface of a storage transformer plugin (the ``storage_transformers`` extension
+point).
+
+Contract: :mod:`zarrforge.abc.storage_transformer`: a transformer wraps the store an
+array's chunks are read from and written to (:class:`ChunkKeys` names what it is
+asked for), as a :class:`WrapperStore` does (:mod:`zarrforge.abc.store`).
+
+Tools: :func:`storage_transformers_from_json` (a node's ``storage_transformers``
+list), :func:`resolve` with :class:`ExtensionRef` (one reference through one
+registry, for a format whose documents spell transformers their own way: an engine
+service, since it reports a failing plugin as the engine reports every plugin failure),
+:data:`registry`, :data:`config`.
+"""
+
+from __future__ import annotations
+
+from .. import config
+from ..abc.storage_transformer import ChunkKeys, StorageTransformer
+from ..abc.store import ByteRange, Store, WrapperStore
+from ..metadata.extension_def import ExtensionRef
+from ..registry_facade import FACADE as registry
+from ..resolution import resolve, storage_transformers_from_json
+
+__all__ = ["ByteRange", "ChunkKeys", "ExtensionRef", "Store", "StorageTransformer",
+           "WrapperStore", "config", "registry", "resolve", "storage_transformers_from_json"]
