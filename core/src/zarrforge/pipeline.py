@@ -49,7 +49,8 @@ from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
 from .chunk_context import enter_chunk, leave_chunk
-from .chunk_helpers import ChunkLimit, all_equal_fill, check_allocation, chunk_limit  # noqa: F401
+from .chunk_helpers import (ChunkLimit, all_equal_fill, check_allocation, check_chunk,  # noqa: F401
+                            chunk_limit)
 from .chunk_io import (KeyFetcher, batch_size_for, chunk_locks, read_ahead,
                        typical_chunk_bytes, typical_chunk_shape)
 from .codec_chain import CodecChain
@@ -197,14 +198,6 @@ class ChunkEngine:
         with using_threads(self.threads), store_bugs_named(self.store):
             read_modify_write(self.store, update)
 
-    @staticmethod
-    def _check_chunk(spec: ChunkSpec, key: str, limit: ChunkLimit) -> None:
-        """Refuse to materialise a whole chunk larger than :func:`chunk_limit` (``limit``,
-        read once per call): metadata may declare chunks of any size, and a write of
-        three elements must not try to allocate a terabyte."""
-        if limit[0] is not None:
-            check_allocation(spec.shape, spec.dtype, f"chunk {key!r}", *limit)
-
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
 
@@ -283,7 +276,7 @@ class ChunkEngine:
                                if plain is not None and len(data) == self._chunk_bytes else None)
                 if plain_chunk is None:
                     # (a chunk the read covers may still overhang the array's edge by far)
-                    self._check_chunk(spec, keys[i], limit)
+                    check_chunk(spec, keys[i], limit)
                 if p.complete and all(type(s) is slice for s in p.out_selection):
                     view = target[(*p.out_selection, Ellipsis)]  # slices: a view of the output
                     if view.shape == spec.shape:
@@ -441,12 +434,12 @@ class ChunkEngine:
             data = self.chain.encode_partial(old, spec, p.chunk_selection,
                                              value[p.out_selection], key=key)
             if data is None and self.write_empty_chunks:
-                self._check_chunk(spec, key, limit)
+                check_chunk(spec, key, limit)
                 data = self.chain.encode(
                     self.layout.full(spec.shape, self.fill_value, spec.dtype), spec)
             return None if data is None else [data]
         else:
-            self._check_chunk(spec, key, limit)
+            check_chunk(spec, key, limit)
             if old is not None:
                 chunk = self.chain.decode(old, spec, key=key)
                 if not chunk.flags.writeable:
