@@ -6,12 +6,15 @@ through :mod:`zarrforge.plugin_api` (``all_equal_fill``, ``check_allocation``)."
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from . import config
 from .errors import ResourceLimitError
+
+if TYPE_CHECKING:
+    from .abc.codec import ChunkSpec
 
 
 def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
@@ -86,3 +89,11 @@ def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
             f"{limit} bytes (zarrforge.config {setting}); this call has to hold it whole, so "
             f"raise {setting} to read or write it, e.g. "
             f"zarrforge.config.set({setting}={max(nbytes, 1)})")
+
+
+def check_chunk(spec: ChunkSpec, key: str, limit: ChunkLimit) -> None:
+    """Refuse to hold a whole chunk of ``spec`` larger than ``limit`` (:func:`chunk_limit`,
+    read once per call): metadata may declare chunks of any size, and a write of three
+    elements must not try to allocate a terabyte."""
+    if limit[0] is not None:
+        check_allocation(spec.shape, spec.dtype, f"chunk {key!r}", *limit)

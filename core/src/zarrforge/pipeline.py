@@ -1,8 +1,9 @@
 """The chunk engine: moves data between a selection and the stored chunks.
 
 (Split by job: the chunk helpers codecs share are :mod:`zarrforge.chunk_helpers`, getting
-chunks to and from the store is :mod:`zarrforge.chunk_io`; this module schedules a call.
-``all_equal_fill``, ``check_allocation`` and ``chunk_limit`` stay importable from here.)
+chunks to and from the store is :mod:`zarrforge.chunk_io`, how a write changes one chunk
+is :mod:`zarrforge.chunk_update`; this module schedules a call. ``all_equal_fill``,
+``check_allocation`` and ``chunk_limit`` stay importable from here.)
 
 :class:`ChunkEngine` executes one read or write that an indexer has already
 projected onto chunks (see :mod:`zarrforge.indexing`; the contract is that
@@ -23,10 +24,11 @@ group per worker.
 Reads decode a chunk the selection covers entirely straight into the output
 (``CodecChain.decode_into``); chunks never written read as the fill value. When
 the codec chain is a single :class:`PartialCodec` (sharding), chunks covered in
-part are read through byte ranges, and partial writes update the stored chunk
-instead of re-encoding it. Writes read a chunk only when the write covers part
-of it, encode whole chunks from the caller's array, and delete rather than store
-a chunk equal to the fill value everywhere unless ``write_empty_chunks`` is set.
+part are read through byte ranges. Writes read a chunk only when the write covers
+part of it; each chunk's new stored bytes, or the answer to delete it, come from
+one call, :meth:`~zarrforge.chunk_update.ChunkUpdater.updated`, which chooses how
+the chunk is coded; a chunk read for a write is read and written back against the
+generation read where the store has conditional writes, retried here on conflict.
 Each group stores its own chunks unless the store's keys are not independent
 (``StoreCapabilities.independent_keys``): then a batch goes to one ``set_many``.
 Any chunk held whole is first checked against ``config.max_chunk_bytes`` (and
@@ -48,10 +50,11 @@ from .abc.data_type import DataType
 from .abc.memory_layout import MemoryLayout
 from .abc.storage_transformer import ChunkKeys
 from .abc.store import Store
-from .chunk_context import enter_chunk, leave_chunk
-from .chunk_helpers import ChunkLimit, all_equal_fill, check_allocation, chunk_limit  # noqa: F401
+from .chunk_helpers import (ChunkLimit, all_equal_fill, check_allocation, check_chunk,  # noqa: F401
+                            chunk_limit)
 from .chunk_io import (KeyFetcher, batch_size_for, chunk_locks, read_ahead,
                        typical_chunk_bytes, typical_chunk_shape)
+from .chunk_update import KEEP, ChunkUpdater, Encoded
 from .codec_chain import CodecChain
 from .errors import ConflictError
 from .plugin_failures import store_bugs_named
@@ -62,9 +65,6 @@ from .parallel import (GROUPS_PER_WORKER, UNCOMPRESSED_FACTOR, grouped, run_grou
 
 GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-latency store
 PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast path
-
-
-Encoded = list[bytes | memoryview]  # a chunk's encoded bytes: pieces stored one after another
 
 
 class Aimed:
@@ -102,12 +102,14 @@ class ChunkEngine:
         self._regular_spec = typical if grid.regular_chunk_shape is not None else None
         self._specs: dict[tuple[int, ...], ChunkSpec] = {}
         # Small chunks of a regular grid whose chain only lays out the elements
-        # (CodecChain.plain_dtype) are coded here, without a codec call per chunk: per-chunk
-        # Python is what such chunks cost. Larger ones gain nothing from it.
+        # (CodecChain.plain_dtype) are coded without a codec call per chunk (read here,
+        # written by the updater): per-chunk Python is what such chunks cost. Larger ones
+        # gain nothing from it.
         self._plain: np.dtype | None = None
         if self._regular_spec is not None and self._chunk_bytes <= PLAIN_CHUNK_BYTES:
             self._plain = chain.plain_dtype(typical)
-        self._plain_fill: bytes | None = None  # a chunk of fill values, as stored
+        self.updater = ChunkUpdater(chain, write_empty_chunks=write_empty_chunks,
+                                    plain=self._plain)
 
     def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
         if self._regular_spec is not None:
@@ -158,21 +160,8 @@ class ChunkEngine:
         with using_threads(self.threads):
             return self.chain.decode(data, self.spec_for(coords), key=key)
 
-    def encode_chunk(self, coords: tuple[int, ...], chunk: np.ndarray) -> bytes | None:
-        """Encoded bytes of a whole chunk, or ``None`` if it is all fill value and
-        empty chunks are not written."""
-        if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
-            return None
-        if not self.chain.uses_chunk_position:
-            return self.chain.encode(chunk, self.spec_for(coords))
-        token = enter_chunk(coords)
-        try:
-            return self.chain.encode(chunk, self.spec_for(coords))
-        finally:
-            leave_chunk(token)
-
     def update_chunk(self, coords: tuple[int, ...],
-                     change: Callable[[np.ndarray], np.ndarray]) -> None:
+                     change: Callable[[np.ndarray], np.ndarray | None]) -> None:
         """Replace the stored chunk at ``coords`` by ``change(chunk)`` (a writable copy
         of it), as one read-modify-write: on a store with conditional writes it is
         written only if nobody changed the chunk meanwhile, and redone otherwise
@@ -184,26 +173,15 @@ class ChunkEngine:
             old = view.get(key)
             if old is None:
                 return
-            chunk = np.array(self.chain.decode(old, self.spec_for(coords), key=key), copy=True)
-            changed = change(chunk)
-            if changed is None:
-                return
-            data = self.encode_chunk(coords, changed)
-            if data is None:
+            result = self.updater.changed(old, self.spec_for(coords), change, coords=coords,
+                                          key=key)
+            if result is None:
                 view.delete(key)
-            else:
-                view.set(key, data)
+            elif result is not KEEP:
+                view.set(key, result[0] if len(result) == 1 else b"".join(result))
 
         with using_threads(self.threads), store_bugs_named(self.store):
             read_modify_write(self.store, update)
-
-    @staticmethod
-    def _check_chunk(spec: ChunkSpec, key: str, limit: ChunkLimit) -> None:
-        """Refuse to materialise a whole chunk larger than :func:`chunk_limit` (``limit``,
-        read once per call): metadata may declare chunks of any size, and a write of
-        three elements must not try to allocate a terabyte."""
-        if limit[0] is not None:
-            check_allocation(spec.shape, spec.dtype, f"chunk {key!r}", *limit)
 
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
@@ -283,7 +261,7 @@ class ChunkEngine:
                                if plain is not None and len(data) == self._chunk_bytes else None)
                 if plain_chunk is None:
                     # (a chunk the read covers may still overhang the array's edge by far)
-                    self._check_chunk(spec, keys[i], limit)
+                    check_chunk(spec, keys[i], limit)
                 if p.complete and all(type(s) is slice for s in p.out_selection):
                     view = target[(*p.out_selection, Ellipsis)]  # slices: a view of the output
                     if view.shape == spec.shape:
@@ -325,10 +303,10 @@ class ChunkEngine:
                                            [keys[i] for i in incomplete], value, limit)
                 complete = [i for i, p in enumerate(group) if p.complete]
                 return ([keys[i] for i in complete],
-                        [self._updated_chunk(group[i], keys[i], None, value, limit)
+                        [self._updated(group[i], keys[i], None, value, limit)
                          for i in complete])
             existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
-            return keys, [self._updated_chunk(p, keys[i], existing.pop(i, None), value, limit)
+            return keys, [self._updated(p, keys[i], existing.pop(i, None), value, limit)
                           for i, p in enumerate(group)]
 
         def store_group(group: list[Any]) -> None:
@@ -370,20 +348,6 @@ class ChunkEngine:
         if deletes:
             self.store.delete_many(deletes)
 
-    def _plain_encoded(self, chunk: np.ndarray) -> Encoded | None:
-        """A whole plain chunk's bytes (see ``__init__``); ``None`` for a chunk of fill
-        values when empty chunks are not written, told bit for bit as
-        :func:`all_equal_fill` does, by comparing its bytes."""
-        assert self._plain is not None and self._regular_spec is not None
-        data = chunk.astype(self._plain, copy=False).tobytes()
-        if self.write_empty_chunks:
-            return [data]
-        if self._plain_fill is None:
-            spec = self._regular_spec
-            full = self.layout.full(spec.shape, self.fill_value, spec.dtype)
-            self._plain_fill = full.astype(self._plain, copy=False).tobytes()
-        return None if data == self._plain_fill else [data]
-
     def _update_conditionally(self, part: list[Any], keys: list[str], value: np.ndarray,
                               limit: ChunkLimit) -> None:
         """Read-modify-write each chunk of ``part`` (each covered in part by the write)
@@ -396,7 +360,7 @@ class ChunkEngine:
             fetched = self.store.get_versioned_many([key for _, key in pending])
             conflicted = []
             for (p, key), (old, generation) in zip(pending, fetched):
-                result = self._updated_chunk(p, key, old, value, limit)
+                result = self._updated(p, key, old, value, limit)
                 try:
                     if result is None:
                         self.store.delete_if(key, if_generation=generation)
@@ -418,44 +382,10 @@ class ChunkEngine:
             pending = conflicted
             pause_before_retry(attempt)
 
-    def _updated_chunk(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
-                       limit: ChunkLimit) -> Encoded | None:
-        """The bytes to store for chunk ``p`` after the write, as pieces to be stored
-        one after another (``None``: delete it)."""
-        if not self.chain.uses_chunk_position:
-            return self._updated_chunk_here(p, key, old, value, limit)
-        token = enter_chunk(p.coords)
-        try:
-            return self._updated_chunk_here(p, key, old, value, limit)
-        finally:
-            leave_chunk(token)
-
-    def _updated_chunk_here(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
-                            limit: ChunkLimit) -> Encoded | None:
-        spec = self.spec_for(p.coords)
-        piece = value[p.out_selection] if p.complete else None
-        if isinstance(piece, np.ndarray) and piece.shape == spec.shape:
-            chunk = piece  # encoded straight from the caller's array: no copy
-        elif old is not None and self.chain.partial is not None:
-            # Update in place: parts the write does not touch keep their bytes.
-            data = self.chain.encode_partial(old, spec, p.chunk_selection,
-                                             value[p.out_selection], key=key)
-            if data is None and self.write_empty_chunks:
-                self._check_chunk(spec, key, limit)
-                data = self.chain.encode(
-                    self.layout.full(spec.shape, self.fill_value, spec.dtype), spec)
-            return None if data is None else [data]
-        else:
-            self._check_chunk(spec, key, limit)
-            if old is not None:
-                chunk = self.chain.decode(old, spec, key=key)
-                if not chunk.flags.writeable:
-                    chunk = chunk.copy()
-            else:
-                chunk = self.layout.full(spec.shape, self.fill_value, spec.dtype)
-            chunk[p.chunk_selection] = value[p.out_selection]
-        if self._plain is not None:
-            return self._plain_encoded(chunk)
-        if not self.write_empty_chunks and all_equal_fill(chunk, self.fill_value):
-            return None
-        return self.chain.encode_parts(chunk, spec)
+    def _updated(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
+                 limit: ChunkLimit) -> Encoded | None:
+        """The chunk of projection ``p`` after the write (``None``: delete it), from its
+        stored bytes ``old`` (:meth:`ChunkUpdater.updated`)."""
+        return self.updater.updated(old, self.spec_for(p.coords), p.chunk_selection,
+                                    value[p.out_selection], complete=p.complete,
+                                    coords=p.coords, key=key, limit=limit)
