@@ -64,6 +64,14 @@ test: test-setup
 	ZARRFORGE_OLAH=$(abspath $(OLAH)) ZARRFORGE_AZURITE=$(abspath $(AZURITE)) \
 	$(BIN)/python -m pytest -q $(PYTEST_WORKERS)
 
+# make peer-suites - the peers' own test suites on zarrforge (tests/peers/): zarr-python 3.4.2's,
+# in a Python 3.12 environment of its own (.venv-zarrsuite) with zarrforge installed editable;
+# per file, the items zarr-python passes and how many of those zarrforge passes, failing below
+# the floor in tests/peers/zarr_python_floor.json. .ci/run runs it after `make test`.
+.PHONY: peer-suites
+peer-suites:
+	$(PYTHON) tests/peers/zarr_python_suite.py
+
 # A wheel and an sdist of every distribution (core and each plugin) into dist/; then
 #   pip install --find-links dist 'zarrforge[standard]'   (or 'zarrforge[all]')
 DISTRIBUTIONS := core $(sort $(wildcard plugins/*))
@@ -73,7 +81,7 @@ dist: $(BIN)/python
 	for d in $(DISTRIBUTIONS); do $(BIN)/python -m build --outdir dist $$d || exit 1; done
 
 clean:
-	rm -rf dist $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock $(OLAH_VENV) $(AZURITE_DIR)
+	rm -rf dist $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock .venv-zarrsuite .venv-zarrsuite.lock .cache/peer-suites $(OLAH_VENV) $(AZURITE_DIR)
 
 # make bench [BENCH_ARGS="--scale 0.125 --repeat 2"] - the benchmark suite (benchmarks/README.md),
 # in a virtual environment of its own so the measured packages are exactly these.

@@ -102,15 +102,19 @@ def find_python(minimum: tuple[int, int], variable: str) -> str:
 
 
 def ensure_side_venv(venv: Path, requirements: Sequence[str], *, label: str,
-                     check: str, expect_prefix: str, base_python: str | None = None) -> Path:
+                     check: str, expect_prefix: str, base_python: str | None = None,
+                     fingerprint: str = "") -> Path:
     """The python of ``venv`` holding ``requirements``, built if missing or stale.
 
     ``check`` is Python code run in the environment that must print a line starting with
     ``expect_prefix`` (the peer's version, say); ``base_python`` builds the environment
-    (default: this interpreter).
+    (default: this interpreter). ``fingerprint`` is anything else whose change must
+    rebuild it (the packaging files of editable installs, whose entry points are read at
+    install time).
     """
     base = base_python or sys.executable
-    wanted = json.dumps({"requirements": list(requirements), "base": os.path.realpath(base)})
+    wanted = json.dumps({"requirements": list(requirements), "base": os.path.realpath(base),
+                         "fingerprint": fingerprint})
     marker = venv / MARKER
     with locked(venv.with_name(venv.name + ".lock")):
         if marker.exists() and marker.read_text() == wanted and python_of(venv).exists():
@@ -174,7 +178,39 @@ def ensure_zarr34_venv(venv: Path = ZARR34_VENV) -> Path:
         check="import zarr, cast_value_rs, zarrs; print(zarr.__version__, 'cast-value-rs zarrs')")
 
 
-ENVIRONMENTS = {"zarr2": ensure_zarr2_venv, "zarr34": ensure_zarr34_venv}
+# zarr-python 3.4.2's own test suite run on zarrforge (tests/peers/zarr_python_suite.py):
+# zarr-python with the test tools its suite pins, and zarrforge as `zarrforge[standard]` plus
+# the zarr-python bridge, installed editable from this checkout
+ZARRSUITE_VENV = venv_location("ZARRFORGE_ZARRSUITE_VENV", ".venv-zarrsuite")
+ZARRFORGE_EDITABLE = ["core", "plugins/std", "plugins/numcodecs", "plugins/sharding",
+                      "plugins/dtypes", "plugins/v2", "plugins/draft2022", "plugins/fsspec",
+                      "plugins/zarr-python"]
+ZARRSUITE_REQUIREMENTS = [
+    "zarr==3.4.2", "pytest==9.1.1", "pytest-asyncio==1.4.0", "hypothesis==6.168.3",
+    "pytest-reportlog==1.0.0", "pytest-xdist==3.8.0", "numpydoc==1.11.0", "tomlkit==0.15.1",
+    "packaging", "pytest-timeout==2.4.0", *[f"--editable={REPO / path}" for path in ZARRFORGE_EDITABLE]]
+
+
+def _packaging_fingerprint(paths: Sequence[str]) -> str:
+    import hashlib
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update((REPO / path / "pyproject.toml").read_bytes())
+    return digest.hexdigest()
+
+
+def ensure_zarrsuite_venv(venv: Path = ZARRSUITE_VENV) -> Path:
+    """The python of a Python >= 3.12 environment holding zarr-python 3.4.2, its suite's
+    test tools and zarrforge (editable), built if missing or if a packaging file changed."""
+    base = find_python(ZARR34_MINIMUM_PYTHON, "ZARRFORGE_ZARR34_PYTHON")
+    return ensure_side_venv(
+        venv, ZARRSUITE_REQUIREMENTS, label="zarr-python 3.4.2 and zarrforge", base_python=base,
+        expect_prefix="3.4.2 ", fingerprint=_packaging_fingerprint(ZARRFORGE_EDITABLE),
+        check="import zarr, zarrforge, zarrforge_std; print(zarr.__version__, 'zarrforge')")
+
+
+ENVIRONMENTS = {"zarr2": ensure_zarr2_venv, "zarr34": ensure_zarr34_venv,
+                "zarrsuite": ensure_zarrsuite_venv}
 
 if __name__ == "__main__":
     names = sys.argv[1:]
