@@ -15,7 +15,7 @@ from typing import Callable
 
 import pytest
 
-import zarrforge.registry as registry
+import zarrforge.registries.registry as registry
 
 pytest_plugins = ["pytester"]
 

@@ -20,7 +20,7 @@ import pytest
 
 import zarrforge as zf
 import zarrforge.asyncio as zfa
-from zarrforge import chunk_io
+from zarrforge.engine import chunk_io
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import BoundsCheckError, CorruptChunkError, NodeTypeError

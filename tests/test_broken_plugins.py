@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge import hooks, plugin_failures
+from zarrforge import hooks
+from zarrforge.registries import plugin_failures
 from zarrforge.errors import (NodeNotFoundError, PluginFailureError, PluginFailureWarning,
                               PluginLoadError, UnknownExtensionError)
 from zarrforge_std.stores.memory import MemoryStore

@@ -12,9 +12,9 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.abc.codec import ChunkSpec
-from zarrforge.chunk_context import current_chunk
-from zarrforge.chunk_update import KEEP, ChunkUpdater
-from zarrforge.codec_chain import CodecChain
+from zarrforge.engine.chunk_context import current_chunk
+from zarrforge.engine.chunk_update import KEEP, ChunkUpdater
+from zarrforge.engine.codec_chain import CodecChain
 from zarrforge.errors import ResourceLimitError
 from zarrforge_std.stores.memory import MemoryStore
 

@@ -1,4 +1,4 @@
-"""The chunk shape of a new array: one rule picks it (zarrforge.chunking), every format
+"""The chunk shape of a new array: one rule picks it (zarrforge.engine.chunking), every format
 reads ``chunks=`` the same way, and a bad value or an oversized chunk is refused at
 creation, naming the dimension, the value and what is valid."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import zarrforge as zf
-from zarrforge.chunking import auto_chunks
+from zarrforge.engine.chunking import auto_chunks
 from zarrforge.errors import MetadataError, ResourceLimitError
 
 

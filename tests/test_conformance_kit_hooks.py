@@ -16,6 +16,20 @@ class TestFsspecResolveHook(HookConformance):
     from zarrforge_fsspec import resolve as plugin
     claimed_urls = ("fsspec+memory://kit/data.zarr", "simplecache::memory://kit/data.zarr")
 
+    def adapted_objects(self):
+        import fsspec
+
+        return [fsspec.get_mapper("memory://kit-adapted")]
+
+
+class TestStdMappingHook(HookConformance):
+    from zarrforge_std import hooks as plugin
+
+    def adapted_objects(self):
+        import collections
+
+        return [{}, collections.UserDict()]
+
 
 class TestZarrPythonAdaptHook(HookConformance):
     from zarrforge_zarr_python import hooks as plugin

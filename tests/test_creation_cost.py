@@ -3,7 +3,7 @@
 Creating ``x/y/arr`` used to parse ``x/y/zarr.json`` three times, ``x/zarr.json`` and
 the root twice, and build the codec chain twice plus a whole chunk engine only to
 validate. The hierarchy layer now reads the documents on the path once
-(:func:`zarrforge.hierarchy.survey`) and an array builds its codec chain once, its
+(:func:`zarrforge.nodes.hierarchy.survey`) and an array builds its codec chain once, its
 engine at the first chunk I/O.
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 import zarrforge as zf
 import zarrforge_std.format_v3 as format_v3
-from zarrforge import codec_chain, pipeline
+from zarrforge.engine import codec_chain, pipeline
 from zarrforge_std.stores.memory import MemoryStore
 
 

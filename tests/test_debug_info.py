@@ -1,11 +1,11 @@
-"""zarrforge.print_debug_info (zarrforge.debug_info): versions for a bug report."""
+"""zarrforge.print_debug_info (zarrforge.user_api.debug_info): versions for a bug report."""
 
 from __future__ import annotations
 
 import importlib_metadata
 
 import zarrforge
-from zarrforge import debug_info
+from zarrforge.user_api import debug_info
 
 
 def test_it_names_zarrforge_its_plugins_and_the_libraries(capsys, monkeypatch):

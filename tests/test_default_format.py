@@ -7,7 +7,7 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.errors import UnknownExtensionError
-from zarrforge.hierarchy import installed_formats
+from zarrforge.nodes.hierarchy import installed_formats
 from zarrforge_std.stores.memory import MemoryStore
 
 

@@ -16,10 +16,11 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge import config, pipeline
+from zarrforge import config
+from zarrforge.engine import pipeline
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import StoreError
-from zarrforge.pipeline import UNCOMPRESSED_FACTOR, workers_for
+from zarrforge.engine.pipeline import UNCOMPRESSED_FACTOR, workers_for
 from zarrforge.testing.faults import Delay, Fail, FaultyStore, on
 from zarrforge_std.stores.memory import MemoryStore
 

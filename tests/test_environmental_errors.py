@@ -1,7 +1,7 @@
 """A store or URL adapter names the errors of its libraries that mean the environment
 failed (``environmental_errors``: :mod:`zarrforge.abc.store`), and the engine takes those,
 and only those (besides ``OSError``), as the environment's failure rather than the plugin's
-bug (:mod:`zarrforge.plugin_failures`): the core knows no library's class names.
+bug (:mod:`zarrforge.registries.plugin_failures`): the core knows no library's class names.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import zarrforge as zf
-from zarrforge import plugin_failures
+from zarrforge.registries import plugin_failures
 from zarrforge.errors import PluginFailureError, StoreError
 
 ENV_STORE = '''

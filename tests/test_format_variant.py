@@ -149,7 +149,7 @@ def test_new_group_is_documented_as_the_contract_declares_it_both_arguments_opti
 
 def test_every_installed_format_builds_a_group_with_no_arguments():
     from zarrforge.abc.metadata import GroupMetadata
-    from zarrforge.hierarchy import get_format, installed_formats
+    from zarrforge.nodes.hierarchy import get_format, installed_formats
 
     for name in [*installed_formats(), NotedV3.name]:
         group = get_format(name).new_group()

@@ -33,7 +33,7 @@ def test_members_and_nested_access(hierarchy):
 
 
 def test_tree(hierarchy):
-    assert hierarchy.tree() == "\n".join([
+    assert repr(hierarchy.tree()) == "\n".join([
         "/",
         "├── a (10, 10) float64",
         "└── g",

@@ -6,7 +6,7 @@ text. The view is now indexed where it lies in the document's bytes
 (:mod:`zarrforge.metadata.raw_members`), served lazily
 (:mod:`zarrforge.metadata.indexed_view`) and written back as spans of the bytes read
 (``Store.set_parts_if``), and the read-modify-write commits against the version the
-operation first read instead of reading the document again (:mod:`zarrforge.read_memo`).
+operation first read instead of reading the document again (:mod:`zarrforge.storing.read_memo`).
 The thresholds are lowered so that small hierarchies take the same path.
 """
 

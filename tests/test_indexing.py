@@ -1,4 +1,4 @@
-"""Tests for zarrforge.indexing, checked against numpy on chunked copies of arrays."""
+"""Tests for zarrforge.engine.indexing, checked against numpy on chunked copies of arrays."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from zarrforge.abc.chunk_grid import DimensionChunking
 from zarrforge.errors import BoundsCheckError, SelectionError
-from zarrforge.indexing import (
+from zarrforge.engine.indexing import (
     BasicIndexer,
     BlockIndexer,
     CoordinateIndexer,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import zarrforge as zf
-from zarrforge.info import human_bytes
+from zarrforge.user_api.info import human_bytes
 
 
 def test_array_info_shows_shapes_and_codecs_in_their_spec_spelling():

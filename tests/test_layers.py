@@ -5,8 +5,8 @@ Read from the source with :mod:`ast`, nothing imported:
 * core has no import cycle, counting imports inside functions (a function-local
   import is still a dependency) and those under ``if TYPE_CHECKING:`` (a cycle a
   type checker follows is still a cycle);
-* no core module imports :mod:`zarrforge.api` (the top of the core) except the
-  package's ``__init__``, :mod:`zarrforge.zarr_api` (zarr-python's functions on
+* no core module imports :mod:`zarrforge.user_api.api` (the top of the core) except the
+  package's ``__init__``, :mod:`zarrforge.user_api.zarr_api` (zarr-python's functions on
   it) and :mod:`zarrforge.asyncio.api` (its functions as coroutines), and no core
   module imports another core module inside a function (such
   imports only ever served to hide a cycle);
@@ -74,20 +74,20 @@ BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset({
     "zarrforge.abc.metadata",
     "zarrforge.abc.read_limits", "zarrforge.abc.storage_transformer", "zarrforge.abc.store",
     "zarrforge.abc.store_values", "zarrforge.abc.url_adapter",
-    "zarrforge.chunk_context", "zarrforge.chunk_helpers", "zarrforge.codec_arguments",
-    "zarrforge.codec_chain", "zarrforge.config", "zarrforge.config_keys", "zarrforge.errors",
-    "zarrforge.hooks",
-    "zarrforge.hookspecs", "zarrforge.indexing", "zarrforge.indexing.indexers",
-    "zarrforge.indexing.normalize", "zarrforge.indexing.pieces", "zarrforge.indexing.values",
-    "zarrforge.layout_codec", "zarrforge.listing",
+    "zarrforge.engine.chunk_context", "zarrforge.engine.chunk_helpers", "zarrforge.engine.codec_arguments",
+    "zarrforge.engine.codec_chain", "zarrforge.config", "zarrforge.config_keys", "zarrforge.errors",
+    "zarrforge.registries.hooks",
+    "zarrforge.hookspecs", "zarrforge.engine.indexing", "zarrforge.engine.indexing.indexers",
+    "zarrforge.engine.indexing.normalize", "zarrforge.engine.indexing.pieces", "zarrforge.engine.indexing.values",
+    "zarrforge.engine.layout_codec", "zarrforge.storing.listing",
     "zarrforge.metadata.document", "zarrforge.metadata.extension_def",
     "zarrforge.metadata.indexed_view", "zarrforge.metadata.raw_members",
     "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand",
     "zarrforge.metadata.parse_memo", "zarrforge.metadata.raw_json",
-    "zarrforge.metadata.raw_reading", "zarrforge.optimistic", "zarrforge.parallel",
-    "zarrforge.plugin_failures",
-    "zarrforge.paths", "zarrforge.registry", "zarrforge.resolution", "zarrforge.versions",
-    "zarrforge.entry_points", "zarrforge.known_providers", "zarrforge.registry_facade",
+    "zarrforge.metadata.raw_reading", "zarrforge.storing.optimistic", "zarrforge.engine.parallel",
+    "zarrforge.registries.plugin_failures",
+    "zarrforge.metadata.paths", "zarrforge.registries.registry", "zarrforge.registries.resolution", "zarrforge.storing.versions",
+    "zarrforge.registries.entry_points", "zarrforge.registries.known_providers", "zarrforge.registries.registry_facade",
 })
 # Imports outside a plugin's tier that are allowed, each with its reason.
 TIER_EXCEPTIONS = {
@@ -231,16 +231,16 @@ def test_the_plugin_cycle_check_counts_hidden_imports(tmp_path: Path) -> None:
     assert find_cycle(package_graph(tmp_path)) == ["plugin.a", "plugin.b", "plugin.a"]
 
 
-# Above zarrforge.api: the package, zarr-python's convenience functions built on the API, and
+# Above zarrforge.user_api.api: the package, zarr-python's convenience functions built on the API, and
 # the asyncio API's functions (the blocking ones, run off the event loop).
-ABOVE_THE_API = ("zarrforge", "zarrforge.zarr_api", "zarrforge.asyncio.api")
+ABOVE_THE_API = ("zarrforge", "zarrforge.user_api.zarr_api", "zarrforge.asyncio.api")
 
 
 def test_no_core_module_imports_the_api() -> None:
     modules = core_modules()
     importers = sorted(name for name, path in modules.items()
                        if name not in ABOVE_THE_API
-                       and any(t in ("zarrforge.api", "zarrforge.zarr_api")
+                       and any(t in ("zarrforge.user_api.api", "zarrforge.user_api.zarr_api")
                                for t, _, _ in imports(path, name, set(modules))))
     assert importers == []
 
@@ -293,8 +293,9 @@ def test_each_plugin_api_module_stands_on_the_bottom_layer_only(module: str) -> 
 
 
 # What importing the package itself adds to the bottom layer: the package, its version,
-# and the packages of the contracts and documents.
-PACKAGES = frozenset({"zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.metadata"})
+# and the packages (layer folders) holding the bottom layer's modules, which import nothing.
+PACKAGES = frozenset({"zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.metadata",
+                      "zarrforge.registries", "zarrforge.storing", "zarrforge.engine"})
 
 
 def test_the_package_init_imports_the_bottom_layer_only() -> None:
@@ -326,7 +327,7 @@ def test_the_user_api_is_there_when_asked_for() -> None:
     code = ("import zarrforge as zf\n"
             "a = zf.create_array(None, shape=(2,), dtype='int8', fill_value=3)\n"
             "assert a[...].tolist() == [3, 3] and isinstance(a, zf.Array)\n"
-            "assert zf.storage.__name__ == 'zarrforge.storage'\n"
+            "assert zf.user_api.__name__ == 'zarrforge.user_api'\n"
             "assert set(zf.__all__) <= set(dir(zf))\n"
             "try:\n    zf.no_such_name\nexcept AttributeError as exc:\n"
             "    print(exc)")
@@ -346,6 +347,63 @@ def test_names_moved_to_the_hierarchy_api_still_resolve_with_a_warning() -> None
             assert getattr(plugin_api, name) is getattr(hierarchy_api, name)
     with pytest.raises(AttributeError, match="no_such_name"):
         plugin_api.no_such_name  # noqa: B018
+
+
+# The core's layers, bottom up (docs/architecture.md, "Layers"), each a folder (or, for the
+# leaves and the faces, named modules): a module imports modules of its own layer and of
+# the layers below, never above. Every core module belongs to exactly one layer.
+LAYERS = (
+    ("leaves", ("zarrforge._version", "zarrforge.errors", "zarrforge.config",
+                "zarrforge.config_keys")),
+    ("documents", ("zarrforge.metadata",)),
+    ("contracts", ("zarrforge.abc", "zarrforge.hookspecs")),
+    ("registries", ("zarrforge.registries",)),
+    ("storing", ("zarrforge.storing",)),
+    ("engine", ("zarrforge.engine",)),
+    ("nodes", ("zarrforge.nodes",)),
+    ("user API", ("zarrforge.user_api",)),
+    ("faces", ("zarrforge", "zarrforge.asyncio", "zarrforge.hierarchy_api",
+               "zarrforge.plugin_api", "zarrforge.testing")),
+)
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of the layer holding ``module`` (the longest prefix)."""
+    best, found = -1, -1
+    for index, (_, roots) in enumerate(LAYERS):
+        for root in roots:
+            if (module == root or module.startswith(root + ".")) and len(root) > best:
+                best, found = len(root), index
+    return found
+
+
+def test_every_core_module_is_in_a_layer_and_imports_none_above_it() -> None:
+    modules = core_modules()
+    unplaced = sorted(name for name in modules if layer_of(name) < 0)
+    assert unplaced == []
+    upward = sorted(f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} "
+                    f"({LAYERS[layer_of(target)][0]})"
+                    for name, path in modules.items()
+                    for target, in_function, _ in imports(path, name, set(modules))
+                    if target in modules and layer_of(target) > layer_of(name)
+                    and (name, target) not in DEFERRED_IMPORTS)
+    assert upward == []
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    assert layer_of("zarrforge.engine.pipeline") > layer_of("zarrforge.storing.optimistic")
+    assert layer_of("zarrforge.user_api.arrays") > layer_of("zarrforge.nodes.node")
+    assert layer_of("zarrforge") == layer_of("zarrforge.testing.formats") == len(LAYERS) - 1
+    assert layer_of("zarrforge.metadata.paths") == 1 and layer_of("elsewhere") == -1
+
+
+def test_each_layer_folder_states_what_it_may_import() -> None:
+    for _, roots in LAYERS:
+        for root in roots:
+            folder = CORE.parent.joinpath(*root.split("."))
+            if folder.is_dir() and root != "zarrforge":
+                doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
+                assert "may import" in doc, f"{root}/__init__.py does not say what it may import"
 
 
 def test_metadata_documents_are_the_leaf_layer() -> None:
@@ -384,8 +442,8 @@ def test_plugins_import_only_their_tiers_surface(source_root: Path) -> None:
 
 
 def test_the_conformance_kit_imports_only_public_surfaces() -> None:
-    """The kit ran against internals (``zarrforge.hierarchy``, ``zarrforge.storage``,
-    ``zarrforge.resolution``, the registry module...), so it moved with them and could not
+    """The kit ran against internals (``zarrforge.nodes.hierarchy``, ``zarrforge.storing.storage``,
+    ``zarrforge.registries.resolution``, the registry module...), so it moved with them and could not
     stand for what a plugin may rely on."""
     modules = core_modules()
     kit = sorted(name for name in modules if name.startswith("zarrforge.testing"))
@@ -411,7 +469,7 @@ def test_the_surface_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     plugin.mkdir()
     (plugin / "__init__.py").write_text("from zarrforge import registry\n"
                                         "from zarrforge.plugin_api import CodecChain\n"
-                                        "def f():\n    from zarrforge.codec_chain import CodecChain\n"
+                                        "def f():\n    from zarrforge.engine.codec_chain import CodecChain\n"
                                         "from zarrforge.hierarchy_api import open_node\n"
                                         "import zarrforge\n"
                                         "from zarrforge import __version__\n"
@@ -419,13 +477,14 @@ def test_the_surface_check_sees_a_forbidden_import(tmp_path: Path) -> None:
                                         "from zarrforge.asyncio.offload import run_blocking\n")
     known = set(core_modules())
     targets = [t for t, _, _ in imports(plugin / "__init__.py", "myplugin", known)]
-    assert targets == ["zarrforge.registry", "zarrforge.plugin_api", "zarrforge.codec_chain",
+    # zarrforge.registry is the package's attribute (the module lives in zarrforge.registries)
+    assert targets == ["zarrforge", "zarrforge.plugin_api", "zarrforge.engine.codec_chain",
                        "zarrforge.hierarchy_api", "zarrforge", "zarrforge._version",
                        "zarrforge.asyncio", "zarrforge.asyncio.offload"]
     assert [_allowed(t, EXTENSION_SURFACE) for t in targets] == [
         False, True, False, False, False, True, False, False]
     assert [_allowed(t, APPLICATION_SURFACE) for t in targets] == [
-        False, False, False, True, True, True, True, False]
+        True, False, False, True, True, True, True, False]
 
 
 def registry_internals_used(path: Path) -> list[str]:
@@ -491,12 +550,12 @@ def test_every_abstract_method_of_the_contracts_states_its_contract() -> None:
 
 def test_the_names_array_and_group_are_free_for_functions() -> None:
     """zarr-python's ``array()`` and ``group()`` functions need these top-level names, so the
-    node classes live in ``zarrforge.arrays`` and ``zarrforge.groups``."""
+    node classes live in ``zarrforge.user_api.arrays`` and ``zarrforge.user_api.groups``."""
     import importlib.util
 
     import zarrforge
 
     assert importlib.util.find_spec("zarrforge.array") is None
     assert importlib.util.find_spec("zarrforge.group") is None
-    assert zarrforge.Array.__module__ == "zarrforge.arrays"
-    assert zarrforge.Group.__module__ == "zarrforge.groups"
+    assert zarrforge.Array.__module__ == "zarrforge.user_api.arrays"
+    assert zarrforge.Group.__module__ == "zarrforge.user_api.groups"

@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge import config, parallel, pipeline
+from zarrforge import config
+from zarrforge.engine import parallel, pipeline
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore

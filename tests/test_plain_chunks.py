@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge import pipeline
+from zarrforge.engine import pipeline
 from zarrforge.errors import CorruptChunkError
 from zarrforge_std import codecs as std_codecs
 from zarrforge_std.stores.memory import MemoryStore

@@ -1,5 +1,5 @@
 """Reads from a store with latency fetch the next groups of chunks while the current ones
-decode (zarrforge.chunk_io.read_ahead); low-latency stores are read as before."""
+decode (zarrforge.engine.chunk_io.read_ahead); low-latency stores are read as before."""
 
 from __future__ import annotations
 
@@ -54,21 +54,21 @@ def _array(**store_options):
 
 
 def test_a_store_with_latency_is_read_ahead_of_decoding(monkeypatch):
-    monkeypatch.setattr("zarrforge.chunk_io.BATCH_BYTES", 2 * 4 * 64 * 4)  # 2 chunks a batch
+    monkeypatch.setattr("zarrforge.engine.chunk_io.BATCH_BYTES", 2 * 4 * 64 * 4)  # 2 chunks a batch
     array, store, values = _array()
     np.testing.assert_array_equal(array[...], values)
     assert store.calls >= 4 and store.most >= 2  # fetches overlapped on a single worker
 
 
 def test_a_low_latency_store_is_read_in_turn(monkeypatch):
-    monkeypatch.setattr("zarrforge.chunk_io.BATCH_BYTES", 2 * 4 * 64 * 4)
+    monkeypatch.setattr("zarrforge.engine.chunk_io.BATCH_BYTES", 2 * 4 * 64 * 4)
     array, store, values = _array(low_latency=True)
     np.testing.assert_array_equal(array[...], values)
     assert store.calls >= 4 and store.most == 1
 
 
 def test_a_failing_fetch_fails_the_read_and_stops_fetching(monkeypatch):
-    monkeypatch.setattr("zarrforge.chunk_io.BATCH_BYTES", 2 * 4 * 64 * 4)
+    monkeypatch.setattr("zarrforge.engine.chunk_io.BATCH_BYTES", 2 * 4 * 64 * 4)
     array, store, _ = _array(fail_after=3)
     with pytest.raises(StoreError, match="went away"):
         array[...]

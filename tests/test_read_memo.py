@@ -9,7 +9,7 @@ import pytest
 import zarrforge as zf
 from zarrforge.abc.store import ABSENT, WrapperStore
 from zarrforge.errors import StoreError
-from zarrforge.read_memo import ReadMemo
+from zarrforge.storing.read_memo import ReadMemo
 from zarrforge_std.stores.memory import MemoryStore
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.errors import ReadOnlyError, SelectionError, ZarrforgeError
+from zarrforge.hierarchy_api import resolve_store
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -333,7 +334,7 @@ def test_resize_through_a_read_only_store_raises(tmp_path):
 
 
 def test_resize_of_a_named_memory_store_opened_read_only_raises():
-    store, a, values = make(store=zf.storage.resolve_store("memory://resize-ro-test"))
+    store, a, values = make(store=resolve_store("memory://resize-ro-test"))
     r = zf.open_array("memory://resize-ro-test", "arr", mode="r")
     with pytest.raises(ReadOnlyError):
         r.resize((1, 1))

@@ -9,7 +9,7 @@ import pytest
 import zarrforge as zf
 from zarrforge.abc.store import ByteRange
 from zarrforge.errors import ReadOnlyError
-from zarrforge.storage import resolve_store
+from zarrforge.storing.storage import resolve_store
 from zarrforge_std.stores.local import TEMP_PREFIX, LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 

@@ -1,6 +1,6 @@
 """zarrforge.transaction: buffered writes, reads of one's own writes, conditional commits.
 
-The semantics under test are those of the module docstring of zarrforge.transaction:
+The semantics under test are those of the module docstring of zarrforge.storing.transaction:
 nothing reaches the store before commit, a commit that meets another writer's change
 writes nothing (or puts back what it wrote), and a store without conditional writes
 is refused.
@@ -17,7 +17,7 @@ import zarrforge as zf
 from zarrforge import config
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import ConflictError, ResourceLimitError, StoreError, TransactionError
-from zarrforge.storage import resolve_store
+from zarrforge.storing.storage import resolve_store
 
 
 @pytest.fixture(params=["memory", "local"])

@@ -1,4 +1,4 @@
-"""Group.tree as zarr-python draws it (zarrforge.tree_view): levels, truncation, bold names
+"""Group.tree as zarr-python draws it (zarrforge.user_api.tree_view): levels, truncation, bold names
 in a terminal and in Jupyter, escaping."""
 
 from __future__ import annotations
@@ -20,31 +20,31 @@ def root():
     return group
 
 
-def test_the_text_and_its_repr_are_the_drawing(root):
+def test_the_repr_is_the_drawing_and_str_ends_with_it(root):
     drawn = root.tree(plain=True)
     expected = ("/\n├── a\n│   ├── deeper\n│   │   └── y (0,) int8\n│   └── x (2,) float64\n"
                 "└── b\n")
-    assert drawn == expected and repr(drawn) == expected and isinstance(drawn, str)
+    assert repr(drawn) == expected and str(drawn) == expected[:-1]
 
 
 def test_level_zero_is_the_direct_members(root):
-    assert root.tree(level=0, plain=True) == "/\n├── a\n└── b\n"
-    assert root.tree(level=1, plain=True).count("\n") == 5
+    assert repr(root.tree(level=0, plain=True)) == "/\n├── a\n└── b\n"
+    assert repr(root.tree(level=1, plain=True)).count("\n") == 5
 
 
 def test_max_nodes_truncates_and_says_so(root):
-    drawn = root.tree(max_nodes=2, plain=True)
+    drawn = repr(root.tree(max_nodes=2, plain=True))
     assert drawn.startswith("Truncated at max_nodes=2")
     assert sum("──" in line for line in drawn.splitlines()) == 2
-    assert "Truncated" not in root.tree(plain=True)
+    assert "Truncated" not in repr(root.tree(plain=True))
 
 
 def test_names_are_bold_in_a_terminal_unless_plain(root, monkeypatch):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    assert "\x1b[1ma\x1b[0m" in root.tree()
-    assert "\x1b[" not in root.tree(plain=True)
+    assert "\x1b[1ma\x1b[0m" in repr(root.tree())
+    assert "\x1b[" not in repr(root.tree(plain=True))
     monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
-    assert "\x1b[" not in root.tree()
+    assert "\x1b[" not in repr(root.tree())
 
 
 def test_jupyter_gets_escaped_html_with_bold_names():

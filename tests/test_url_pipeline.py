@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge import registry, url_pipeline
+from zarrforge import registry
+from zarrforge.storing import url_pipeline
 from zarrforge.abc.url_adapter import PipelineState, Segment, URLAdapter
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import InvalidPathError, UnknownExtensionError, URLPipelineError
-from zarrforge.storage import resolve_location, resolve_store
+from zarrforge.storing.storage import resolve_location, resolve_store
 from zarrforge.testing.kit_store import KitMemoryStore
 
 # Example URLs of the url-pipeline standard (its README and per-scheme pages) and of

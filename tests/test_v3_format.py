@@ -105,7 +105,7 @@ def test_open_detects_array_or_group():
 
 
 def test_the_document_rendered_at_creation_is_written_once_and_not_reused():
-    from zarrforge.api import get_format
+    from zarrforge.user_api.api import get_format
     from zarrforge.metadata.json_io import dump_document
 
     store = MemoryStore()

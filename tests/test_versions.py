@@ -1,4 +1,4 @@
-"""``zarrforge.versions.one_version``: the decision every store that reads ranges with a
+"""``zarrforge.storing.versions.one_version``: the decision every store that reads ranges with a
 request each (S3, HTTP, obstore) makes about the versions its answers name: answers of
 one version are kept with it; two versions, a missing value beside a present one, an
 answer naming no version beside one that does, and an empty answer for a range past the
@@ -10,7 +10,7 @@ import pytest
 
 from zarrforge.abc.store import ABSENT
 from zarrforge.errors import ConflictError
-from zarrforge.versions import PastEnd, names_a_version, one_version, still_changing
+from zarrforge.storing.versions import PastEnd, names_a_version, one_version, still_changing
 
 
 def test_answers_of_one_version_are_kept_with_it() -> None:

@@ -1,4 +1,4 @@
-"""zarr-python's functions and keyword forms on zarrforge (zarrforge.zarr_api, and
+"""zarr-python's functions and keyword forms on zarrforge (zarrforge.user_api.zarr_api, and
 create_array's name=/data=): what differs from a plain translation, and what is refused.
 tests/interop/test_zarr_python_snippets.py compares them with zarr-python itself."""
 
@@ -96,7 +96,7 @@ def test_group_tree_and_open_consolidated():
     store = zf.create_group(None).store
     group = zf.group(store)
     group.create_group("a").create_array("deep", shape=(2,), dtype="i1")
-    assert zf.tree(group, level=0).splitlines() == ["/", "└── a"]
+    assert str(zf.tree(group, level=0)).splitlines() == ["/", "└── a"]
     with pytest.raises(zf.errors.ZarrforgeError):
         zf.open_consolidated(store)  # no view yet
     zf.consolidate_metadata(store)

@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 from zarrforge import config, registry
 from zarrforge.abc.codec import ChunkSpec
-from zarrforge.codec_chain import CodecChain
+from zarrforge.engine.codec_chain import CodecChain
 from zarrforge.errors import CodecError, CorruptChunkError
-from zarrforge import resolution as c
+from zarrforge.registries import resolution as c
 
 from _fuzzkit import expect, mutate_bytes, target
 

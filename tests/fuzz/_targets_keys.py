@@ -23,7 +23,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from zarrforge import paths, registry
+from zarrforge.metadata import paths
+from zarrforge import registry
 from zarrforge.abc.store import validate_key
 from zarrforge.errors import InvalidPathError
 

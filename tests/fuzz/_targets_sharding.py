@@ -32,8 +32,8 @@ import zarrforge
 from zarrforge import config
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.abc.store import ByteRange
-from zarrforge.codec_chain import CodecChain
-from zarrforge import resolution as c
+from zarrforge.engine.codec_chain import CodecChain
+from zarrforge.registries import resolution as c
 from zarrforge_sharding.index import EMPTY, MAX_RANGE
 from zarrforge_std.stores.memory import MemoryStore
 

@@ -7,7 +7,7 @@ import pytest
 
 from zarrforge import config, registry
 from zarrforge.errors import UnsafeCodecError
-from zarrforge import resolution as c
+from zarrforge.registries import resolution as c
 
 from _targets_codecs import CASES, NOT_FUZZED
 

@@ -54,9 +54,9 @@ def test_targets_under_rlimit() -> None:
 BOMB_SCRIPT = textwrap.dedent('''
     import json, resource, sys
     from zarrforge.abc.codec import ChunkSpec
-    from zarrforge.codec_chain import CodecChain
+    from zarrforge.engine.codec_chain import CodecChain
     from zarrforge.errors import CorruptChunkError
-    from zarrforge import resolution as c
+    from zarrforge.registries import resolution as c
 
     compressors = json.loads(sys.argv[1])
     inflated = int(sys.argv[2])

@@ -1,5 +1,5 @@
 """Codec objects of zarr-python 3 and numcodecs, given to ``create_array``, are stored
-exactly as zarr-python stores them for the same array (``zarrforge.codec_arguments``).
+exactly as zarr-python stores them for the same array (``zarrforge.engine.codec_arguments``).
 
 The oracle is zarr-python itself, creating the same array from the same object: the
 ``codecs`` of its ``zarr.json`` (Zarr v3; every codec class of ``zarr.codecs`` and of

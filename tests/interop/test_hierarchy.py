@@ -106,7 +106,7 @@ def test_zarr_python_hierarchy_in_zarrforge(tmp_path):
         assert name in g
     assert g["a/b/deep"].dimension_names == ("i",)
     check_arrays(lambda name: g[name][...])
-    assert g.tree().splitlines() == [
+    assert str(g.tree()).splitlines() == [
         "/", "├── a", "│   ├── b", "│   │   └── deep (5,) int32", "│   └── sibling (2, 2) bool",
         "├── empty", "└── top (2, 2) float64"]
 

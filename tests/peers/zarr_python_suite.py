@@ -118,7 +118,8 @@ def run_suite(python: Path, run_dir: Path, files: list[str], workers: int,
     return log, classes, time.monotonic() - started
 
 
-_ADDRESS = re.compile(r" at 0x[0-9a-f]+|0x[0-9a-f]{6,}")
+# what differs between runs of the same failure: addresses, ids, temporary paths
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+|0x[0-9a-f]{6,}|\d{6,}|/tmp/\S*")
 
 
 def outcomes(log: Path) -> dict[str, tuple[str, str]]:

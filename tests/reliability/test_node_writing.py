@@ -1,4 +1,4 @@
-"""New nodes are written whole or not at all (``zarrforge.node_writing.write_nodes``),
+"""New nodes are written whole or not at all (``zarrforge.nodes.node_writing.write_nodes``),
 whichever call writes them: ``create_array``, ``create_group``, ``Group.create_*``,
 ``zarrforge.copy`` (its metadata) and the object model's ``to_zarr``.
 

@@ -22,10 +22,11 @@ from typing import Any
 # The bottom layer, imported at once: a plugin that imports zarrforge.abc.*,
 # zarrforge.errors or zarrforge.plugin_api runs this file first, and must get no more
 # than the contracts and tools (tests/test_layers.py checks the modules loaded).
-from . import config, errors, hooks, registry
+from . import config, errors
 from .abc.format import NO_FILL_VALUE
-from .hooks import hookimpl
-from .registry import register, registered, refresh
+from .registries import hooks, registry
+from .registries.hooks import hookimpl
+from .registries.registry import register, registered, refresh
 
 refresh_plugins = refresh
 
@@ -33,20 +34,22 @@ refresh_plugins = refresh
 _LAZY = {
     **dict.fromkeys(("consolidate_metadata", "create_array", "create_group", "open",
                      "open_array", "open_group", "remove_consolidated_metadata",
-                     "unfinished_write"), "api"),
-    "Array": "arrays", "copy": "copying", "from_dask": "dask_bridge", "to_dask": "dask_bridge",
-    "plugins": "discovery", "Group": "groups", "print_debug_info": "debug_info",
+                     "unfinished_write"), "user_api.api"),
+    "Array": "user_api.arrays", "copy": "user_api.copying",
+    "from_dask": "user_api.dask_bridge", "to_dask": "user_api.dask_bridge",
+    "plugins": "user_api.discovery", "Group": "user_api.groups",
+    "print_debug_info": "user_api.debug_info",
     **dict.fromkeys(("Transaction", "clear_commit_record", "transaction",
-                     "unfinished_commits"), "transaction"),
+                     "unfinished_commits"), "storing.transaction"),
     **dict.fromkeys(("array", "create", "empty", "empty_like", "from_array", "full",
                      "full_like", "group", "load", "ones", "ones_like", "open_consolidated",
                      "save", "save_array", "save_group", "tree", "zeros", "zeros_like"),
-                    "zarr_api"),
+                    "user_api.zarr_api"),
 }
 
 
 def __getattr__(name: str) -> Any:
-    """A user-API name, or a submodule (``zarrforge.storage``), loaded when first asked for
+    """A user-API name, or a submodule (``zarrforge.storing.storage``), loaded when first asked for
     and kept as an attribute from then on."""
     module = _LAZY.get(name)
     if module is not None:
@@ -69,7 +72,7 @@ __all__ = [
     "open_array", "open_group", "plugins", "print_debug_info", "refresh_plugins", "register", "registered",
     "registry", "remove_consolidated_metadata", "to_dask", "transaction", "unfinished_commits",
     "unfinished_write",
-    # zarr-python's convenience functions (zarrforge.zarr_api)
+    # zarr-python's convenience functions (zarrforge.user_api.zarr_api)
     "array", "create", "empty", "empty_like", "from_array", "full", "full_like", "group",
     "load", "ones", "ones_like", "open_consolidated", "save", "save_array", "save_group",
     "tree", "zeros", "zeros_like",

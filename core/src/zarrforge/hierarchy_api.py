@@ -22,7 +22,7 @@ Formats
     :func:`installed_formats` (their names, the default first), :func:`get_format`
     (one by name; ``None``: ``config.default_format``), :func:`candidate_keys` (the
     keys where the core looks for a node of a format that is not installed, so as never
-    to write over it: :mod:`zarrforge.unreadable`).
+    to write over it: :mod:`zarrforge.nodes.unreadable`).
 
 Writing
     :func:`write_nodes` with :class:`NewNode`: new nodes written whole or not at all,
@@ -32,7 +32,7 @@ Writing
     to hand an array on a store of this process to dask's distributed workers);
     :func:`marking_unfinished` (mark a write of several nodes and their data as
     unfinished until it ends, so leftovers of a killed process are told apart:
-    :mod:`zarrforge.unfinished`).
+    :mod:`zarrforge.storing.unfinished`).
 
 Documents and names
     :class:`NodeDocument` and :class:`UnknownExtension` (a node's plain document and an
@@ -44,17 +44,17 @@ Documents and names
 
 from __future__ import annotations
 
-from . import paths
-from .dask_bridge import check_shareable
-from .hierarchy import (get_format, installed_formats, locate_document, locate_node,
-                        refresh_consolidated)
+from .metadata import paths
 from .metadata.document import NodeDocument, UnknownExtension
-from .node import open_node
-from .node_writing import NewNode, write_nodes
-from .registry import Registry
-from .storage import resolve_pipeline, resolve_store
-from .unfinished import marking as marking_unfinished
-from .unreadable import candidate_keys
+from .nodes.hierarchy import (get_format, installed_formats, locate_document, locate_node,
+                        refresh_consolidated)
+from .nodes.node import open_node
+from .nodes.node_writing import NewNode, write_nodes
+from .nodes.unreadable import candidate_keys
+from .registries.registry import Registry
+from .storing.storage import resolve_pipeline, resolve_store
+from .storing.unfinished import marking as marking_unfinished
+from .user_api.dask_bridge import check_shareable
 
 __all__ = ["NewNode", "NodeDocument", "Registry", "UnknownExtension", "candidate_keys",
            "check_shareable", "get_format", "installed_formats", "locate_document", "locate_node",

@@ -289,7 +289,7 @@ def test_other_formats_do_not_claim_draft_hierarchies_and_vice_versa(tmp_path):
     assert Draft2022Format().read_node(v3.store, "") is None
     draft = zf.create_array(str(tmp_path / "d"), shape=(2,), dtype="i1", zarr_format="draft-2022")
     assert zf.open(str(tmp_path / "d")).format.name == "draft-2022"
-    assert zf.api.get_format("3").read_node(draft.store, "") is None
+    assert zf.hierarchy_api.get_format("3").read_node(draft.store, "") is None
 
 
 def test_names_the_draft_forbids_are_refused():

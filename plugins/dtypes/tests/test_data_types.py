@@ -15,7 +15,7 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.errors import MetadataError, UnknownExtensionError
-from zarrforge.resolution import data_type_from_json, data_type_from_user
+from zarrforge.registries.resolution import data_type_from_json, data_type_from_user
 from zarrforge_dtypes.bytes_type import Bytes, VariableLengthBytes
 from zarrforge_dtypes.ml_floats import ALL as ML_FLOATS
 from zarrforge_dtypes.string_type import String

@@ -9,7 +9,7 @@ import zarrforge_fsspec  # noqa: E402,F401
 
 import zarrforge as zf
 from zarrforge import registry
-from zarrforge.storage import resolve_store
+from zarrforge.storing.storage import resolve_store
 from zarrforge_fsspec import FsspecStore, ZipStore
 from zarrforge_fsspec.resolve import claims
 

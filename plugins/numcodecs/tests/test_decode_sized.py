@@ -18,7 +18,7 @@ import pytest
 import zstandard
 
 from zarrforge.errors import CorruptChunkError
-from zarrforge import resolution as components
+from zarrforge.registries import resolution as components
 
 PAYLOAD = bytes(range(256)) * 40 + b"tail"
 

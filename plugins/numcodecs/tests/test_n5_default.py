@@ -14,7 +14,7 @@ import pytest
 import zarrforge as zf
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge import resolution as components
+from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
 
 from zarrforge_numcodecs.n5_default_codec import N5DefaultCodec

@@ -848,7 +848,7 @@ def test_entry_points_resolve_to_codec_classes() -> None:
 
 
 def test_registry_family_lookup() -> None:
-    from zarrforge.registry import Registry
+    from zarrforge.registries.registry import Registry
 
     registry = Registry("codec", "zarrforge.test-numcodecs-unused-group", Codec)
     registry.register("numcodecs.*", NumcodecsCodec)

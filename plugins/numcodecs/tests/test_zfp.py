@@ -11,7 +11,7 @@ import pytest
 import zfpy
 
 import zarrforge as zf
-from zarrforge import resolution as components
+from zarrforge.registries import resolution as components
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.testing import CodecConformance
@@ -153,9 +153,9 @@ def test_inside_a_shard_and_read_by_region(tmp_path):
 NUMCODECS_ZFPY_MUTATIONS = """
 import random, sys
 import numpy as np
-from zarrforge import resolution as c
+from zarrforge.registries import resolution as c
 from zarrforge.abc.codec import ChunkSpec
-from zarrforge.codec_chain import CodecChain
+from zarrforge.engine.codec_chain import CodecChain
 from zarrforge.errors import CorruptChunkError
 
 rng = random.Random(7)

@@ -12,7 +12,7 @@ import pytest
 import zarrforge as zf
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.errors import MetadataError
-from zarrforge import resolution as components
+from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
 
 from zarrforge_std.reshape_codec import ReshapeCodec

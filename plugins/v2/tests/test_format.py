@@ -10,7 +10,7 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.abc.format import ArrayCreationSpec
-from zarrforge.codec_arguments import normalised
+from zarrforge.engine.codec_arguments import normalised
 from zarrforge_std.stores.memory import MemoryStore
 from zarrforge_v2 import V2Format
 
@@ -46,7 +46,7 @@ class CountingStore(MemoryStore):
 def test_the_format_is_registered_as_2():
     from zarrforge import registry
     assert registry.formats.get("2") is V2Format
-    assert zf.api.get_format(2).name == "2"
+    assert zf.hierarchy_api.get_format(2).name == "2"
 
 
 def test_a_node_is_read_with_one_request():

@@ -11,7 +11,7 @@ import pytest
 import xarray as xr
 import zarrforge as zf
 from zarrforge.abc.store import WrapperStore
-from zarrforge.storage import resolve_store
+from zarrforge.storing.storage import resolve_store
 
 from zarrforge_xarray import MissingDimensionNamesError, ZarrforgeArray
 

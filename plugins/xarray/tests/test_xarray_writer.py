@@ -282,7 +282,7 @@ def test_compute_false_writes_misaligned_dask_chunks_in_parallel_on_a_cluster(tm
 
 def test_misaligned_chunks_on_a_store_without_conditional_writes_are_refused(tmp_path):
     from zarrforge.abc.store import WrapperStore
-    from zarrforge.storage import resolve_store
+    from zarrforge.storing.storage import resolve_store
 
     plain = WrapperStore(resolve_store(str(tmp_path / "plain.zarr")))  # no conditional writes
     ds = xr.Dataset({"v": (("t",), np.arange(20.0))}).chunk({"t": 7})

@@ -9,7 +9,7 @@ import pytest
 import zarrforge as zf
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import ContainsNodeError, NodeTypeError, ReadOnlyError
-from zarrforge.storage import resolve_store
+from zarrforge.storing.storage import resolve_store
 
 import zarrforge_zom as zom
 from zarrforge_zom import ArraySpecV3, Difference, GroupSpec, GroupSpecV2, GroupSpecV3, SpecError

@@ -1,4 +1,8 @@
-"""The contracts of every extension point; each module's docstring is its contract."""
+"""The contracts of every extension point; each module's docstring is its contract.
+
+The contracts layer: its modules may import each other, the documents
+(:mod:`zarrforge.metadata`) and the leaves (:mod:`zarrforge.errors`, :mod:`zarrforge.config`);
+nothing that resolves, stores, runs chunks or opens nodes (tests/test_layers.py)."""
 
 from .chunk_grid import ChunkGrid, DimensionChunking
 from .chunk_key_encoding import ChunkKeyEncoding
@@ -7,8 +11,8 @@ from .codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec
 from .data_type import DataType, VariableLengthDataType
 from .extension import ArrayHandle, Extension
 from .format import NO_FILL_VALUE, ArrayCreationSpec, ChunksUnderNode, Format
-from .metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
 from .memory_layout import MemoryLayout
+from .metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
 from .storage_transformer import ChunkKeys, StorageTransformer
 from .store import (ABSENT, ByteRange, ListDirResult, ReadLimit, Store, StoreCapabilities, WrapperStore,
                     is_document_key, read_limit, validate_key, validate_prefix)

@@ -61,8 +61,8 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from ..errors import CorruptChunkError
-from .extension_point import ExtensionPoint
 from .data_type import DataType
+from .extension_point import ExtensionPoint
 from .memory_layout import MemoryLayout
 
 
@@ -260,7 +260,7 @@ class PartialCodec(ABC):
 
     ``selection`` indexes the decoded chunk exactly as the engine would index
     a fully decoded one (ints, slices and integer arrays per dimension, as
-    produced by :mod:`zarrforge.indexing`).
+    produced by :mod:`zarrforge.engine.indexing`).
     """
 
     @abstractmethod

@@ -30,7 +30,7 @@ from ..errors import DocumentTooLargeError, ResourceLimitError, ZarrforgeError
 
 # The names the published Zarr formats give a node's own document, wherever the node is:
 # v3's zarr.json (also the 2022 draft's entry point), v2's array and group documents.
-# One table, read here (what counts as a document) and by zarrforge.unreadable (where a
+# One table, read here (what counts as a document) and by zarrforge.nodes.unreadable (where a
 # node of a format that is not installed may be).
 NODE_DOCUMENT_NAMES = ("zarr.json", ".zarray", ".zgroup")
 # The last segment of every metadata document key: those, and v2's other two.

@@ -35,7 +35,7 @@ then hands its workers a few megabytes of chunks at a time, so they finish
 together, instead of the large batches that hide a remote store's latency.
 ``bookkeeping_keys`` (default ``True``) says the store keeps keys of zarrforge's
 own beside Zarr's documents and chunks (``__zarrforge_unfinished.json``, the
-marker of a write in progress: :mod:`zarrforge.unfinished`); a store that takes
+marker of a write in progress: :mod:`zarrforge.storing.unfinished`); a store that takes
 only Zarr's keys (an Icechunk session) says ``False`` and its writes go unmarked.
 
 Conditional writes (``capabilities.conditional_writes``): a store that has
@@ -70,7 +70,7 @@ them only from version ``g`` and raises :class:`~zarrforge.errors.ConflictError`
 naming the key when the value changed (or went) since. Every part is of that one
 version, a range wholly past the end of the value or an empty range included: a store
 that reads each range with a request of its own must tie even those empty answers to
-the version (``zarrforge.versions``), or not declare the capability. A reader of a structured
+the version (``zarrforge.storing.versions``), or not declare the capability. A reader of a structured
 value (a shard: an index, then the inner chunks it points at) reads its parts
 with it and never combines parts of two versions. Generations are the same
 tokens conditional writes use, where a store has both. The default raises
@@ -93,7 +93,7 @@ names the exception classes of the store's libraries that mean the environment f
 dotted names (``"botocore.exceptions.BotoCoreError"``) of a module that holds the class
 once the library is imported, so that declaring one imports nothing. The engine takes
 an instance of one (or an ``OSError``) escaping ``from_url``, an adapter reading from
-the store, or chunk I/O as the environment's failure (:mod:`zarrforge.plugin_failures`):
+the store, or chunk I/O as the environment's failure (:mod:`zarrforge.registries.plugin_failures`):
 a :class:`~zarrforge.errors.StoreError` naming the URL, never a bug report against the
 plugin. :class:`~zarrforge.abc.url_adapter.URLAdapter` takes the same declaration.
 """

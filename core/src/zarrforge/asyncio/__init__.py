@@ -10,7 +10,7 @@ Contract (docs/asyncio.md has the threading model and its limits):
 
 * No store request, codec call or indexing runs on the event loop's thread: blocking
   work runs on zarrforge's pool for blocking calls
-  (:func:`zarrforge.parallel.async_call_pool`), and the engine spreads its chunk work
+  (:func:`zarrforge.engine.parallel.async_call_pool`), and the engine spreads its chunk work
   over its own pools as for any caller.
 * Reads of one array asked for in the same pass of the loop are gathered into one engine
   call, so the store sees them as the large concurrent batches of one large read
@@ -19,7 +19,8 @@ Contract (docs/asyncio.md has the threading model and its limits):
   chunk old or new, as a failed call does, and returns only once nothing of the call
   runs any more (:mod:`zarrforge.asyncio.offload`).
 
-Importing ``zarrforge`` does not import this module.
+Importing ``zarrforge`` does not import this module. One of the faces on top of the core
+(tests/test_layers.py): it may import the user API and every layer below it.
 """
 
 from .api import create_array, create_group, open, open_array, open_group  # noqa: A004

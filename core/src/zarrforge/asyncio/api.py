@@ -1,6 +1,6 @@
 """The functions of :mod:`zarrforge.asyncio`: those of ``import zarrforge`` as coroutines.
 
-Each takes the arguments of the blocking function of the same name (:mod:`zarrforge.api`,
+Each takes the arguments of the blocking function of the same name (:mod:`zarrforge.user_api.api`,
 zarr-python's modes and defaults), runs it off the event loop as one cancellable blocking
 call (:mod:`zarrforge.asyncio.offload`) and returns the async face of the node
 (:class:`~zarrforge.asyncio.AsyncArray` or :class:`~zarrforge.asyncio.AsyncGroup`), over
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import api
+from ..user_api import api
 from .arrays import AsyncArray, data_argument
 from .groups import AsyncGroup, wrap
 from .offload import run_blocking

@@ -4,7 +4,7 @@ zarrforge engine.
 An ``AsyncArray`` stands for one :class:`~zarrforge.Array` (``.array``, the blocking
 handle, over the same store object). What reads nothing from the store is a plain
 property, the blocking array's own: shape, dtype, chunks, ``info``... are
-:class:`~zarrforge.array_properties.ArrayProperties` computed from the wrapped array, and
+:class:`~zarrforge.user_api.array_properties.ArrayProperties` computed from the wrapped array, and
 ``attrs`` (a copy) and ``update_attributes`` come from
 :class:`~zarrforge.asyncio.nodes.AsyncNode`. Everything that reads the store is a
 coroutine whose work runs off the event loop:
@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ..array_properties import ArrayProperties
-from ..array_selections import SelectionView, SelectionViews, selection_kind
-from ..arrays import Array
-from ..info import Summary
+from ..user_api.array_properties import ArrayProperties
+from ..user_api.array_selections import SelectionView, SelectionViews, selection_kind
+from ..user_api.arrays import Array
+from ..user_api.info import Summary
 from .gathering import ReadGatherer
 from .nodes import AsyncNode
 from .offload import run_blocking

@@ -17,7 +17,7 @@ import concurrent.futures
 import contextvars
 from typing import Any
 
-from .. import parallel
+from ..engine import parallel
 
 Pending = list[tuple[str, Any, asyncio.Future]]
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator
 
-from ..arrays import Array
 from ..errors import NodeTypeError, ZarrforgeError
-from ..groups import Group
-from ..info import Summary, group_summary
+from ..user_api.arrays import Array
+from ..user_api.groups import Group
+from ..user_api.info import Summary, group_summary
 from .arrays import AsyncArray, data_argument
 from .nodes import AsyncNode
 from .offload import cancellable
@@ -130,7 +130,7 @@ class AsyncGroup(AsyncNode):
             yield name
 
     async def tree(self, level: int | None = None, *, max_nodes: int = 500, plain: bool = False,
-                   expand: bool | None = None) -> str:
+                   expand: bool | None = None) -> Any:
         return await self._call("tree", lambda: self._node.tree(
             level, max_nodes=max_nodes, plain=plain, expand=expand))
 

@@ -2,8 +2,8 @@
 
 Contract: an ``AsyncNode`` stands for one blocking node (``self._node``, over the same
 store object). Its properties that read nothing are the blocking node's, computed by the
-mixins the blocking classes use (:class:`~zarrforge.node_properties.NodeProperties`, and
-:class:`~zarrforge.array_properties.ArrayProperties` on
+mixins the blocking classes use (:class:`~zarrforge.nodes.node_properties.NodeProperties`, and
+:class:`~zarrforge.user_api.array_properties.ArrayProperties` on
 :class:`~zarrforge.asyncio.AsyncArray`) from the wrapped node's state, so the faces do
 not restate each other. What an async face adds: ``attrs`` as a copy, and coroutines
 that run the wrapped node's blocking calls off the event loop as one call each
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Self, TypeVar
 
-from ..node import Node
-from ..node_properties import NodeProperties
+from ..nodes.node import Node
+from ..nodes.node_properties import NodeProperties
 from .offload import run_blocking
 
 T = TypeVar("T")

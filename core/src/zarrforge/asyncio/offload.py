@@ -4,7 +4,7 @@ coroutine that asked for them is cancelled.
 Contract:
 
 * ``await run_blocking(operation, fn)`` runs ``fn()`` on the pool of
-  :func:`zarrforge.parallel.async_call_pool`, in a copy of the caller's context, and
+  :func:`zarrforge.engine.parallel.async_call_pool`, in a copy of the caller's context, and
   returns its result or raises its exception. The event loop's thread runs none of it:
   no store request, no codec, no indexing.
 * Cancelling the awaiting coroutine cancels a call that has not started (it never
@@ -30,8 +30,8 @@ import contextvars
 import threading
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-from .. import parallel
 from ..abc.store import ByteRange, ListDirResult, Store, WrapperStore
+from ..engine import parallel
 from ..errors import OperationCancelledError
 
 T = TypeVar("T")

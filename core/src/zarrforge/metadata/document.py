@@ -8,7 +8,7 @@ compared, detected, listed and written back without any plugin installed.
   node's type and its documents exactly as parsed (the content is the
   format's own: the ``zarr.json`` object for v3, the ``.zarray``/``.zgroup``
   and ``.zattrs`` objects for v2). Turning it into the resolved model the
-  engine consumes is the format's ``resolve`` (:mod:`zarrforge.resolution`
+  engine consumes is the format's ``resolve`` (:mod:`zarrforge.registries.resolution`
   holds the shared steps), and the only place plugins are loaded.
 * :class:`ListedContent`: the content of a document read for a member listing:
   the few members the listing needs, kept parsed, and the stored bytes, parsed

@@ -3,7 +3,7 @@
 An extension may appear in a document as a name string (``"crc32c"``) or as an
 object ``{"name": ..., "configuration": {...}, "must_understand": bool}``.
 :func:`parse_extension` validates either form and returns an
-:class:`ExtensionRef`, still unresolved (:func:`zarrforge.resolution.resolve`
+:class:`ExtensionRef`, still unresolved (:func:`zarrforge.registries.resolution.resolve`
 builds the implementation through a registry). ``must_understand`` defaults to ``True``; the caller decides whether
 the extension point allows ``False`` (data types, chunk grids, chunk key
 encodings and storage transformers never do: the refusal names the extension

@@ -35,7 +35,8 @@ plugin. ``scripts/plugin_api_usage.py`` counts the users of each tool and
 
 This package re-exports every module's names (``from zarrforge.plugin_api import
 CodecChain`` keeps working), with every contract of :mod:`zarrforge.abc`. It is the
-bottom layer of the plugin surface: it imports nothing that builds arrays, opens nodes,
+bottom layer of the plugin surface: among the faces on top of the core, it may import only
+the engine and the layers below it, nothing that builds arrays, opens nodes,
 schedules chunks or resolves stores (``tests/test_layers.py`` checks the whole import
 closure, and what a fresh interpreter loads).
 
@@ -55,10 +56,10 @@ from typing import Any
 
 from ..abc import *  # noqa: F403 - the contracts, re-exported whole
 from ..abc import __all__ as _contracts
-from ..codec_chain import check_order as _check_order
+from ..engine.codec_chain import check_order as _check_order
 from ..metadata.extension_def import parse_extension as _parse_extension
 from ..metadata.json_io import check_document as _check_document
-from ..resolution import MAX_EXTENT as _MAX_EXTENT
+from ..registries.resolution import MAX_EXTENT as _MAX_EXTENT
 from . import (chunk_grids, codecs, data_types, extensions, formats, hooks, memory_layouts,
                stores, storage_transformers)
 from .chunk_grids import *  # noqa: F403

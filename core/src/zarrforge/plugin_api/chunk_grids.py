@@ -15,8 +15,8 @@ from __future__ import annotations
 from .. import config
 from ..abc.chunk_grid import ChunkGrid, DimensionChunking
 from ..abc.chunk_key_encoding import ChunkKeyEncoding
-from ..registry_facade import FACADE as registry
-from ..resolution import chunk_grid_from_json, chunk_key_encoding_from_json
+from ..registries.registry_facade import FACADE as registry
+from ..registries.resolution import chunk_grid_from_json, chunk_key_encoding_from_json
 
 __all__ = ["ChunkGrid", "ChunkKeyEncoding", "DimensionChunking", "chunk_grid_from_json",
            "chunk_key_encoding_from_json", "config", "registry"]

@@ -40,13 +40,13 @@ from ..abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, Chun
                          VersionedRangeFetcher)
 from ..abc.data_type import DataType
 from ..abc.store import ByteRange
-from ..chunk_context import current_chunk, encoding_chunk
-from ..chunk_helpers import all_equal_fill, check_allocation
-from ..codec_arguments import json_ready, numcodecs_configuration
-from ..codec_chain import CodecChain
-from ..parallel import map_parallel
-from ..registry_facade import FACADE as registry
-from ..resolution import (SkippedCodec, codec_from_json, codecs_from_json, data_type_from_json,
+from ..engine.chunk_context import current_chunk, encoding_chunk
+from ..engine.chunk_helpers import all_equal_fill, check_allocation
+from ..engine.codec_arguments import json_ready, numcodecs_configuration
+from ..engine.codec_chain import CodecChain
+from ..engine.parallel import map_parallel
+from ..registries.registry_facade import FACADE as registry
+from ..registries.resolution import (SkippedCodec, codec_from_json, codecs_from_json, data_type_from_json,
                           memory_layout)
 
 __all__ = [

@@ -15,9 +15,9 @@ from __future__ import annotations
 from .. import config
 from ..abc.codec import ChunkSpec
 from ..abc.data_type import DataType, VariableLengthDataType
-from ..codec_chain import CodecChain, evolve_codecs
-from ..registry_facade import FACADE as registry
-from ..resolution import codecs_from_json, data_type_from_json
+from ..engine.codec_chain import CodecChain, evolve_codecs
+from ..registries.registry_facade import FACADE as registry
+from ..registries.resolution import codecs_from_json, data_type_from_json
 
 __all__ = ["ChunkSpec", "CodecChain", "DataType", "VariableLengthDataType", "codecs_from_json",
            "config", "data_type_from_json", "evolve_codecs", "registry"]

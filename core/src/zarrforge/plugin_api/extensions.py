@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from ..abc.extension import ArrayHandle, Extension
 from ..abc.metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
-from ..indexing import normalize_basic_selection
+from ..engine.indexing import normalize_basic_selection
 from ..metadata.document import UnknownExtension
-from ..registry_facade import FACADE as registry
-from ..resolution import extension_from_json, extensions_from_json, extensions_to_json
+from ..registries.registry_facade import FACADE as registry
+from ..registries.resolution import extension_from_json, extensions_from_json, extensions_to_json
 
 __all__ = ["ArrayHandle", "ArrayMetadata", "Extension", "ExtensionEntry", "GroupMetadata",
            "NodeMetadata", "UnknownExtension", "extension_from_json", "extensions_from_json",

@@ -60,7 +60,7 @@ Engine services (they stay here whichever plugins use them):
 
 from __future__ import annotations
 
-from .. import config, paths
+from .. import config
 from ..abc.chunk_grid import ChunkGrid
 from ..abc.chunk_key_encoding import ChunkKeyEncoding
 from ..abc.codec import ChunkSpec, Codec, CodecKind
@@ -68,10 +68,10 @@ from ..abc.data_type import DataType
 from ..abc.format import NO_FILL_VALUE, ArrayCreationSpec, ChunksUnderNode, Format
 from ..abc.metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMetadata
 from ..abc.store import ABSENT, Store
-from ..codec_arguments import numcodecs_configuration, warn_uncompressed
-from ..codec_chain import CodecChain, evolve_codecs
-from ..layout_codec import MemoryLayoutCodec
-from ..listing import child_names
+from ..engine.codec_arguments import numcodecs_configuration, warn_uncompressed
+from ..engine.codec_chain import CodecChain, evolve_codecs
+from ..engine.layout_codec import MemoryLayoutCodec
+from ..metadata import paths
 from ..metadata.document import ListedContent, NodeDocument, UnknownExtension
 from ..metadata.extension_def import ExtensionRef
 from ..metadata.indexed_view import EntryLayout, IndexedEntries
@@ -82,14 +82,15 @@ from ..metadata.parse_memo import ParseMemo
 from ..metadata.raw_json import RawJSON
 from ..metadata.raw_members import REMOVED, EditedMembers, RawMembers
 from ..metadata.raw_reading import load_document_keeping_raw
-from ..optimistic import read_modify_write
-from ..registry_facade import FACADE as registry
-from ..resolution import (SkippedCodec, attributes_from_json, chunk_grid_from_json,
+from ..registries.registry_facade import FACADE as registry
+from ..registries.resolution import (SkippedCodec, attributes_from_json, chunk_grid_from_json,
                           chunk_key_encoding_from_json, codec_from_json, codec_from_user,
                           codecs_from_json, data_type_from_json, data_type_from_user,
                           dimension_names_from_json, extension_from_json, extensions_from_json,
                           extensions_to_json, fill_value_from_user, memory_layout, resolve,
                           shape_from_json, storage_transformers_from_json)
+from ..storing.listing import child_names
+from ..storing.optimistic import read_modify_write
 
 __all__ = [
     "ABSENT", "ArrayCreationSpec", "ArrayMetadata", "ChunkGrid", "ChunkKeyEncoding", "ChunkSpec",

@@ -17,6 +17,6 @@ Engine services (the engine's own pluggy manager, which no plugin can hold itsel
 from __future__ import annotations
 
 from ..abc.store import Store
-from ..hooks import declared_hooks, hook_plugins, hookimpl, plugin_manager
+from ..registries.hooks import declared_hooks, hook_plugins, hookimpl, plugin_manager
 
 __all__ = ["Store", "declared_hooks", "hook_plugins", "hookimpl", "plugin_manager"]

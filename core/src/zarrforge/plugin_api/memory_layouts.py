@@ -11,8 +11,8 @@ chain, for a format that records one), :data:`registry`.
 from __future__ import annotations
 
 from ..abc.memory_layout import MemoryLayout
-from ..layout_codec import MemoryLayoutCodec
-from ..registry_facade import FACADE as registry
-from ..resolution import memory_layout
+from ..engine.layout_codec import MemoryLayoutCodec
+from ..registries.registry_facade import FACADE as registry
+from ..registries.resolution import memory_layout
 
 __all__ = ["MemoryLayout", "MemoryLayoutCodec", "memory_layout", "registry"]

@@ -18,8 +18,8 @@ from .. import config
 from ..abc.storage_transformer import ChunkKeys, StorageTransformer
 from ..abc.store import ByteRange, Store, WrapperStore
 from ..metadata.extension_def import ExtensionRef
-from ..registry_facade import FACADE as registry
-from ..resolution import resolve, storage_transformers_from_json
+from ..registries.registry_facade import FACADE as registry
+from ..registries.resolution import resolve, storage_transformers_from_json
 
 __all__ = ["ByteRange", "ChunkKeys", "ExtensionRef", "Store", "StorageTransformer",
            "WrapperStore", "config", "registry", "resolve", "storage_transformers_from_json"]

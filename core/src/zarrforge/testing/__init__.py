@@ -20,7 +20,8 @@ Suites: :class:`StoreConformance`, :class:`ConditionalWriteConformance` and
 hypothesis for the randomised checks); zarrforge itself does not.
 
 The kit needs nothing installed but zarrforge and the plugin under test, and what it
-finds does not depend on what else is installed:
+finds does not depend on what else is installed (it is one of the faces on top of the core,
+but may import only the public surfaces below):
 
 * it imports from zarrforge only the public surfaces a plugin may use: the user API
   (``zarrforge``), ``zarrforge.abc``, ``zarrforge.errors``, ``zarrforge.plugin_api``
@@ -53,10 +54,10 @@ from .cross_process import CrossProcessStoreConformance
 from .data_types import DataTypeConformance
 from .extensions import ExtensionConformance
 from .faults import ChangeBetweenReads, FaultyStore  # noqa: F401 - fault injection (faults.py)
-from .races import count_versions, rewriting, run_threads  # noqa: F401 - concurrency tests
 from .formats import FormatConformance
 from .hooks import HookConformance
 from .memory_layouts import MemoryLayoutConformance
+from .races import count_versions, rewriting, run_threads  # noqa: F401 - concurrency tests
 from .storage_transformers import StorageTransformerConformance
 from .stores import StoreConformance
 from .url_adapters import PipelineCase, URLAdapterConformance

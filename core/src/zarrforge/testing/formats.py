@@ -60,11 +60,11 @@ from ..errors import (MetadataError, NodeNotFoundError, PluginFailureError,
                       UnreadableNodeError, ZarrforgeError)
 from ..hierarchy_api import candidate_keys, get_format, installed_formats
 from ..plugin_api import config, registry
+from ._common import hypothesis_settings
+from .cross_process import run_processes
 from .faults import ChangeBetweenReads
 from .kit_store import KitMemoryStore
 from .scaffolding import KitScaffolding
-from .cross_process import run_processes
-from ._common import hypothesis_settings
 
 DEFAULT_ARRAY_CASES = [
     dict(shape=(9, 13), chunks=(4, 5), dtype="int32", fill_value=0),

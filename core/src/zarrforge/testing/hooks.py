@@ -42,9 +42,10 @@ from ..plugin_api import declared_hooks
 from .kit_store import KitMemoryStore
 
 STORE_HOOKS = ("zarrforge_resolve_store", "zarrforge_adapt_store")
-# URLs and objects that are nobody's: every store hook must decline them
+# URLs and objects that are nobody's: every store hook must decline them (no mapping: a
+# dict is a store, as in zarr-python, which zarrforge-std adapts)
 FOREIGN_URLS = ("zarrforge-kit-unknown://bucket/data.zarr", "zarrforge-kit-unknown::memory://x")
-FOREIGN_OBJECTS: tuple[Any, ...] = (object(), 42, {"not": "a store"}, ["a", "list"], b"bytes")
+FOREIGN_OBJECTS: tuple[Any, ...] = (object(), 42, 2.5, ("a", "tuple"), ["a", "list"], b"bytes")
 
 
 class _WritesRecorded(WrapperStore):

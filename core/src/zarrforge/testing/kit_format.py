@@ -10,7 +10,7 @@ in-process only while a suite's test runs (:mod:`zarrforge.testing.scaffolding`)
 What it is: the final v3 format's layout, without its extras. A node at ``p`` has
 its document at ``p/zarr.json``, with ``"zarr_format": "zarrforge-kit"`` (so no
 other format takes it for its own, and zarrforge refuses to write over it where the
-kit's format is not registered: :mod:`zarrforge.unreadable`); chunks live under
+kit's format is not registered: :mod:`zarrforge.nodes.unreadable`); chunks live under
 ``p/`` at the key the array's chunk key encoding gives. The document holds
 ``node_type``, ``attributes`` and ``extensions`` and, for an array, ``shape``,
 ``data_type``, ``chunk_grid``, ``chunk_key_encoding``, ``fill_value``, ``codecs`` and,

@@ -14,7 +14,7 @@ into an :class:`ArrayMetadata` the draft can state, or raises
 * ``chunk_key_encoding``: a separator (``"/"``, ``"."``) or an encoding whose
   keys are ``c`` + the coordinates joined by one.
 * codecs: ``codecs`` (a whole chain) or ``filters`` + ``serializer`` +
-  ``compressors`` (normalised by :mod:`zarrforge.codec_arguments`); a codec
+  ``compressors`` (normalised by :mod:`zarrforge.engine.codec_arguments`); a codec
   may be given by its draft URI (and is written under that URI). ``"auto"``
   compressors are zarr-python 2's default blosc (:func:`default_compressors`:
   none for 0-d arrays, or when no plugin registers blosc).

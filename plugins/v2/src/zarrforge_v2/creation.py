@@ -26,7 +26,7 @@ exactly what reading its document back gives.
   or the ``v2`` encoding in any form (``{"name": "v2", "separator": "/"}``).
 * ``dimension_names``: stored as the ``_ARRAY_DIMENSIONS`` attribute.
 
-The codec arguments arrive normalised (:mod:`zarrforge.codec_arguments`: numcodecs
+The codec arguments arrive normalised (:mod:`zarrforge.engine.codec_arguments`: numcodecs
 codec objects as their configuration). Each may be a numcodecs configuration
 (``{"id": "zlib", "level": 1}``), a zarrforge codec name or ``{"name": ...,
 "configuration": ...}`` object, or a codec instance.

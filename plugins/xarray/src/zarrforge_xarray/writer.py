@@ -250,7 +250,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         chunks = encoding.get("chunks")  # None or "auto": the core's one rule picks them
         if chunks is not None and not isinstance(chunks, str):
             chunks = tuple(chunks)
-        # codec objects of numcodecs and zarr-python are zarrforge.codec_arguments' to read
+        # codec objects of numcodecs and zarr-python are zarrforge.engine.codec_arguments' to read
         for key in ("compressors", "filters"):
             if key in encoding:
                 options[key] = encoding[key]

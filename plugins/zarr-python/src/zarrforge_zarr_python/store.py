@@ -21,7 +21,7 @@ What maps to what:
 * deleting a key that is not there is not an error, as zarrforge's contract says;
 * ``bookkeeping_keys`` is false: a zarr-python store may refuse keys that are not
   Zarr's (an Icechunk session does), so writes through the adapter leave no
-  unfinished-write marker (:mod:`zarrforge.unfinished`); an Icechunk session needs none,
+  unfinished-write marker (:mod:`zarrforge.storing.unfinished`); an Icechunk session needs none,
   as what a killed writer wrote is never committed.
 
 The adapter pickles when the wrapped store does (an Icechunk session's store does

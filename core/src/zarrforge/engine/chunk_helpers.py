@@ -1,0 +1,99 @@
+"""Chunk helpers: what the chunk engine and codecs holding chunks whole (sharding's
+inner chunks) share: is a chunk all fill value (bit for bit), and may a chunk of this
+size be held (``config.max_chunk_bytes`` / ``max_request_bytes``). Plugins reach them
+through :mod:`zarrforge.plugin_api` (``all_equal_fill``, ``check_allocation``)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from .. import config
+from ..errors import ResourceLimitError
+
+if TYPE_CHECKING:
+    from ..abc.codec import ChunkSpec
+
+
+def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
+    """Is every element of ``chunk`` bit-for-bit equal to ``fill_value``?
+
+    Bitwise comparison keeps ``-0.0`` and NaN payloads distinct from the fill
+    value, so deleting an "empty" chunk never changes what is read back.
+    Every chunk written passes through here, so it answers from the first
+    element when it can, and otherwise compares machine words without a
+    temporary of the chunk's size.
+    """
+    if chunk.dtype.hasobject or chunk.dtype.kind == "T":  # variable-size elements: no bit view
+        return bool(np.all(chunk == fill_value))
+    itemsize = chunk.dtype.itemsize
+    if itemsize == 0 or chunk.size == 0:
+        return True
+    fill = np.asarray(fill_value, dtype=chunk.dtype).reshape(1).view(np.uint8)
+    first = chunk[(slice(0, 1),) * chunk.ndim] if chunk.ndim else chunk[...]
+    if first.tobytes() != fill.tobytes():
+        return False  # most data chunks stop here, before any copy
+    flat = np.ravel(chunk, order="K")  # a view for C- or F-contiguous chunks, else a copy
+    raw = flat.view(np.uint8) if flat.flags.c_contiguous else np.ascontiguousarray(flat).view(np.uint8)
+    if itemsize % 8 == 0 or (8 % itemsize == 0 and raw.size % 8 == 0):
+        width = max(itemsize, 8)
+        pattern = np.tile(fill, width // itemsize).view(np.uint64)
+        words = raw.view(np.uint64).reshape(-1, pattern.size)
+        if not pattern.any():
+            return not words.any()
+        return _all_rows_equal(words, pattern)
+    return _all_rows_equal(raw.reshape(-1, itemsize), fill)
+
+
+def _all_rows_equal(rows: np.ndarray, pattern: np.ndarray, block: int = 1 << 16) -> bool:
+    """``rows == pattern`` everywhere, compared a block of rows at a time (bounded
+    temporaries, and an early answer for chunks that differ)."""
+    for start in range(0, rows.shape[0], block):
+        if not (rows[start:start + block] == pattern).all():
+            return False
+    return True
+
+
+ChunkLimit = tuple[int | None, str]  # (bytes or None, the setting that sets it)
+
+
+def chunk_limit() -> ChunkLimit:
+    """The most bytes one chunk may take decoded now, and the setting that says so: the
+    smaller of ``config.max_chunk_bytes`` and ``config.max_request_bytes`` (a call must
+    hold a chunk it decodes whole)."""
+    settings = config.get()
+    limits = [(limit, name) for limit, name in ((settings.max_chunk_bytes, "max_chunk_bytes"),
+                                                (settings.max_request_bytes, "max_request_bytes"))
+              if limit is not None]
+    return min(limits) if limits else (None, "")
+
+
+def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
+                     limit: int | None = None, setting: str = "max_request_bytes") -> None:
+    """Raise :class:`~zarrforge.errors.ResourceLimitError` if an array of ``shape`` and
+    ``dtype`` is larger than ``limit`` (default: :func:`chunk_limit`, the smaller of
+    ``config.max_chunk_bytes`` and ``config.max_request_bytes``).
+
+    For code that must hold a whole chunk, or part of one, whose size comes from
+    metadata (the engine; codecs such as sharding that decode inner chunks)."""
+    if limit is None:
+        limit, setting = chunk_limit()
+        if limit is None:
+            return
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    if nbytes > limit:
+        raise ResourceLimitError(
+            f"{what} of shape {tuple(shape)} needs {nbytes} bytes decoded, over the limit of "
+            f"{limit} bytes (zarrforge.config {setting}); this call has to hold it whole, so "
+            f"raise {setting} to read or write it, e.g. "
+            f"zarrforge.config.set({setting}={max(nbytes, 1)})")
+
+
+def check_chunk(spec: ChunkSpec, key: str, limit: ChunkLimit) -> None:
+    """Refuse to hold a whole chunk of ``spec`` larger than ``limit`` (:func:`chunk_limit`,
+    read once per call): metadata may declare chunks of any size, and a write of three
+    elements must not try to allocate a terabyte."""
+    if limit[0] is not None:
+        check_allocation(spec.shape, spec.dtype, f"chunk {key!r}", *limit)

@@ -1,0 +1,336 @@
+"""A validated codec chain: ``array -> array``*, one ``array -> bytes``, ``bytes -> bytes``*.
+
+:class:`CodecChain` checks the order the spec requires, asks every codec to
+validate the chunk representation it will see, and runs encode/decode for one
+chunk. Decoding checks that the result has the shape and data type the chain
+promised and turns codec failures into
+:class:`~zarrforge.errors.CorruptChunkError` naming the chunk key, so a bad
+chunk never surfaces as an arbitrary exception from deep inside a codec. A codec
+failing in a way bad bytes do not explain (a ``RuntimeError``, an
+``AttributeError``: a bug), failing to encode, or encoding to something that is not
+bytes, is a :class:`~zarrforge.errors.PluginFailureError` naming the codec and the
+plugin that provides it.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec,
+                        CodecKind, PartialCodec, RangeFetcher)
+from ..errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
+from ..registries import plugin_failures, registry
+from ..registries.resolution import SkippedCodec
+
+_BUFFERS = (bytes, bytearray, memoryview)
+
+
+def _codec_failure(codec: Codec, exc: BaseException, doing: str) -> ZarrforgeError:
+    name = codec.name
+    return plugin_failures.failure("codec", name, registry.codecs.origin(name), exc, doing)
+
+
+def _encoded(codec: Codec, data: Any) -> Any:
+    """``data`` as a codec's encoding returned it, refused when it is not bytes."""
+    if not isinstance(data, _BUFFERS):
+        raise _codec_failure(codec, TypeError(f"encode returned {type(data).__qualname__}, "
+                                              "not bytes"), "encoding a chunk")
+    return data
+
+
+def _sized(codec: Codec, data: Any, declared: int | None) -> Any:
+    """``data``, a codec's encoding, refused when its length is not the size the codec's
+    ``encoded_size`` declared: stored, it would read back as a corrupt chunk."""
+    if declared is not None:
+        _check_size(codec, memoryview(data).nbytes, declared)
+    return data
+
+
+def _check_size(codec: Codec, length: int, declared: int) -> None:
+    if length != declared:
+        raise _codec_failure(codec, ValueError(
+            f"encode returned {length} bytes where its encoded_size() declared {declared}; "
+            "nothing was stored"), "encoding a chunk")
+
+
+def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
+    kinds = [c.kind for c in codecs]
+    ab = [i for i, k in enumerate(kinds) if k is CodecKind.ARRAY_BYTES]
+    if len(ab) == 1 and all(
+            k is (CodecKind.ARRAY_ARRAY if j < ab[0] else CodecKind.BYTES_BYTES)
+            for j, k in enumerate(kinds) if j != ab[0]):
+        return  # the usual case, checked without building the names for the messages
+    names = [c.to_json().get("name") for c in codecs]
+    if len(ab) != 1:
+        raise MetadataError(
+            f"the codec list must contain exactly one array -> bytes codec, found {len(ab)} "
+            f"in {names}", field=field, value=names)
+    i = ab[0]
+    for j, kind in enumerate(kinds):
+        expected = (CodecKind.ARRAY_ARRAY if j < i else
+                    CodecKind.ARRAY_BYTES if j == i else CodecKind.BYTES_BYTES)
+        if kind is not expected:
+            raise MetadataError(
+                f"codec {names[j]!r} ({kind.value}) is out of place: the order must be "
+                "array -> array codecs, then one array -> bytes codec, then bytes -> bytes "
+                f"codecs; got {names}", field=f"{field}[{j}]", value=names[j])
+
+
+def evolve_codecs(codecs: Sequence[Codec], spec: ChunkSpec) -> tuple[Codec, ...]:
+    """The codecs to record for a new array whose chunks ``spec`` describes: each fills
+    in its array-dependent defaults (``Codec.evolve``), in order; no chain is built."""
+    check_order(codecs)
+    evolved: list[Codec] = []
+    for codec in codecs:
+        codec = codec.evolve(spec)
+        evolved.append(codec)
+        if isinstance(codec, ArrayArrayCodec):
+            spec = codec.resolve(spec)
+    return tuple(evolved)
+
+
+class CodecChain:
+    def __init__(self, codecs: Sequence[Codec]) -> None:
+        self.codecs = tuple(codecs)
+        self.skipped = tuple(c for c in codecs if isinstance(c, SkippedCodec))
+        codecs = [c for c in codecs if not isinstance(c, SkippedCodec)]
+        check_order(codecs)
+        self.array_array = tuple(c for c in codecs if isinstance(c, ArrayArrayCodec))
+        self.array_bytes: ArrayBytesCodec = next(c for c in codecs if isinstance(c, ArrayBytesCodec))
+        self.bytes_bytes = tuple(c for c in codecs if isinstance(c, BytesBytesCodec))
+        self._specs: dict[tuple[int, ...], list[ChunkSpec]] = {}
+        self._sizes: dict[tuple[int, ...], list[int | None]] = {}
+        whole = not self.array_array and not self.bytes_bytes
+        self.partial: PartialCodec | None = (
+            self.array_bytes if whole and isinstance(self.array_bytes, PartialCodec) else None)
+        self._own_decode_into = whole and (type(self.array_bytes).decode_into
+                                           is not ArrayBytesCodec.decode_into)
+        self._encodes_parts = (type(self.array_bytes).encode_parts
+                               is not ArrayBytesCodec.encode_parts)
+        # does any codec read the chunk's position while encoding (conditional)?
+        self.uses_chunk_position = any(c.uses_chunk_position for c in codecs)
+
+    @classmethod
+    def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> "CodecChain":
+        """The chain for a new array: each codec fills in array-dependent defaults."""
+        return cls(evolve_codecs(codecs, spec))
+
+    def validate(self, spec: ChunkSpec) -> None:
+        for i, codec in enumerate(self.codecs):
+            if isinstance(codec, SkippedCodec):
+                continue
+            try:
+                codec.validate(spec)
+            except MetadataError as exc:
+                if type(exc) is not MetadataError:
+                    raise
+                located = exc.within(f"codecs[{i}]")
+                if not exc.field:
+                    located.value = codec.to_json()
+                raise located from exc
+            if isinstance(codec, ArrayArrayCodec):
+                spec = codec.resolve(spec)
+
+    def _array_specs(self, spec: ChunkSpec) -> list[ChunkSpec]:
+        """Spec of the input of each array->array codec, then of the array->bytes codec."""
+        specs = self._specs.get(spec.shape)
+        if specs is None:
+            specs = [spec]
+            for codec in self.array_array:
+                specs.append(codec.resolve(specs[-1]))
+            self._specs[spec.shape] = specs
+        return specs
+
+    def _output_sizes(self, spec: ChunkSpec) -> list[int | None]:
+        """The byte count the array -> bytes codec declares it encodes a chunk of ``spec``
+        to, then each bytes -> bytes codec's (``None`` from the first codec whose size
+        depends on the data)."""
+        sizes = self._sizes.get(spec.shape)
+        if sizes is None:
+            sizes = [self.array_bytes.encoded_size(self._array_specs(spec)[-1])]
+            for codec in self.bytes_bytes:
+                sizes.append(None if sizes[-1] is None else codec.encoded_size(sizes[-1]))
+            self._sizes[spec.shape] = sizes
+        return sizes
+
+    def _decoded_sizes(self, spec: ChunkSpec) -> list[int | None]:
+        """For each bytes->bytes codec, the byte count its decoding must produce (``None``
+        where a codec before it makes the size data-dependent). Decoders are held to it,
+        so a small hostile chunk cannot inflate to gigabytes."""
+        return self._output_sizes(spec)[:-1]
+
+    def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
+        """The array -> bytes codec's :meth:`~zarrforge.abc.codec.ArrayBytesCodec.plain_dtype`
+        when it is the whole chain (nothing skipped, no codec reading a chunk's position),
+        else ``None``: the engine's fast path for plain chunks."""
+        if self.array_array or self.bytes_bytes or self.skipped or self.uses_chunk_position:
+            return None
+        return self.array_bytes.plain_dtype(spec)
+
+    def computes(self, spec: ChunkSpec) -> bool:
+        """Is coding a chunk of ``spec`` more than copying it: does a bytes -> bytes codec
+        run, or an array -> bytes codec whose output size depends on the data
+        (``encoded_size`` is ``None``: compression, sharding, variable-length values)?
+        Numcodecs-style codecs do such work without holding the GIL, which is what makes
+        threads pay off (see ``pipeline.workers_for``)."""
+        return bool(self.bytes_bytes) or self.array_bytes.encoded_size(
+            self._array_specs(spec)[-1]) is None
+
+    def _refuse_if_skipped(self) -> None:
+        if self.skipped:
+            names = [c.name for c in self.skipped]
+            raise CodecError(f"cannot write: the codec(s) {names} are not installed and were "
+                             "skipped when reading (must_understand: false); install the plugin "
+                             "that provides them to write to this array")
+
+    def _array_encoded(self, chunk: np.ndarray, spec: ChunkSpec) -> tuple[np.ndarray, ChunkSpec]:
+        """The chunk through the array -> array codecs, with the spec the array -> bytes
+        codec sees (writing with skipped codecs is refused here)."""
+        self._refuse_if_skipped()
+        specs = self._array_specs(spec)
+        failures = _encode_failures()
+        with failures:
+            for codec, s in zip(self.array_array, specs):
+                failures.codec = codec
+                chunk = codec.encode(chunk, s)
+                if not isinstance(chunk, np.ndarray):
+                    raise _codec_failure(codec, TypeError(
+                        f"encode returned {type(chunk).__qualname__}, not an array"),
+                        "encoding a chunk")
+        return chunk, specs[-1]
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        array, inner = self._array_encoded(chunk, spec)
+        sizes = self._output_sizes(spec)
+        failures = _encode_failures(self.array_bytes)
+        with failures:
+            data: bytes | memoryview = _sized(self.array_bytes, _encoded(
+                self.array_bytes, self.array_bytes.encode(array, inner)), sizes[0])
+            for codec, size in zip(self.bytes_bytes, sizes[1:]):
+                failures.codec = codec
+                data = _sized(codec, _encoded(codec, codec.encode(data)), size)
+        return bytes(data) if not isinstance(data, bytes) else data
+
+    def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
+        """:meth:`encode` as buffers whose concatenation is the encoded chunk: the
+        array -> bytes codec's pieces (``ArrayBytesCodec.encode_parts``) when no
+        bytes -> bytes codec has to see them whole, else one ``bytes`` object."""
+        if self.bytes_bytes or not self._encodes_parts:
+            return [self.encode(chunk, spec)]
+        parts = self.array_bytes.encode_parts(*self._array_encoded(chunk, spec))
+        size = self._output_sizes(spec)[0]
+        if size is not None:
+            _check_size(self.array_bytes, sum(memoryview(p).nbytes for p in parts), size)
+        return parts
+
+    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *,
+                       key: str) -> np.ndarray | None:
+        assert self.partial is not None
+        with _named_failures(key, self.array_bytes):
+            return self.partial.decode_partial(fetch, spec, selection)
+
+    def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
+                       values: np.ndarray, *, key: str) -> bytes | None:
+        assert self.partial is not None
+        self._refuse_if_skipped()
+        with _named_failures(key, self.array_bytes):
+            return self.partial.encode_partial(encoded, spec, selection, values)
+
+    def decode(self, data: bytes, spec: ChunkSpec, *, key: str) -> np.ndarray:
+        specs = self._array_specs(spec)
+        failures = _named_failures(key)
+        with failures:
+            sizes = self._decoded_sizes(spec) if self.bytes_bytes else ()
+            for codec, size in zip(reversed(self.bytes_bytes), reversed(sizes)):
+                failures.codec = codec
+                data = codec.decode(data) if size is None else codec.decode_sized(data, size)
+            failures.codec = self.array_bytes
+            chunk = self.array_bytes.decode(data, specs[-1])
+            self._check(chunk, specs[-1], self.array_bytes)
+            for codec, s in zip(reversed(self.array_array), reversed(specs[:-1])):
+                failures.codec = codec
+                chunk = codec.decode(chunk, s)
+                self._check(chunk, s, codec)
+        return chunk
+
+    def decode_into(self, data: bytes, spec: ChunkSpec, out: np.ndarray, *, key: str) -> None:
+        """``out[...] = decode(data, spec)``, through the array -> bytes codec's own
+        ``decode_into`` when it is the whole chain (no temporary for a whole shard)."""
+        if not self._own_decode_into or out.shape != spec.shape:
+            out[...] = self.decode(data, spec, key=key)  # with decode's shape and dtype checks
+            return
+        with _named_failures(key, self.array_bytes):
+            self.array_bytes.decode_into(data, spec, out)
+
+    @staticmethod
+    def _check(chunk: np.ndarray, spec: ChunkSpec, codec: Codec) -> None:
+        if not isinstance(chunk, np.ndarray) or chunk.shape != spec.shape:
+            got = getattr(chunk, "shape", type(chunk).__name__)
+            raise CorruptChunkError(
+                f"codec {codec.to_json().get('name')!r} decoded to shape {got}, "
+                f"expected {spec.shape}")
+        if chunk.dtype != spec.dtype and chunk.dtype.newbyteorder("=") != spec.dtype:
+            raise CodecError(f"codec {codec.to_json().get('name')!r} decoded to dtype "
+                             f"{chunk.dtype}, expected {spec.dtype}")
+
+
+class _named_failures:
+    """``with _named_failures(key):`` turns a codec's failure on stored data into a
+    CorruptChunkError naming ``key``. (A class, not a generator-based context manager:
+    it runs once per chunk, and this costs a fraction as much.) Any other unexpected
+    failure is a bug of ``codec``, the codec running when it happened: a
+    PluginFailureError naming it."""
+
+    __slots__ = ("key", "codec")
+
+    def __init__(self, key: str, codec: Codec | None = None) -> None:
+        self.key = key
+        self.codec = codec
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: Any) -> bool:
+        if exc is None:
+            return False
+        if isinstance(exc, CorruptChunkError):
+            if exc.key is None:
+                raise type(exc)(str(exc), key=self.key) from exc
+            return False
+        if isinstance(exc, ZarrforgeError):
+            return False
+        # Anything a decoder raises on bad bytes, KeyError included: it must not reach a
+        # caller's "except KeyError" (NodeNotFoundError is one) as if a node were missing.
+        if isinstance(exc, (ValueError, TypeError, OverflowError, MemoryError, LookupError,
+                            ZeroDivisionError, struct.error)):
+            raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}",
+                                    key=self.key) from exc
+        if isinstance(exc, Exception) and self.codec is not None:
+            error = _codec_failure(self.codec, exc, f"decoding the chunk {self.key!r}")
+            error.key = self.key
+            raise error from exc
+        return False
+
+
+class _encode_failures:
+    """``with _encode_failures(codec):`` turns a codec's unexpected failure while encoding
+    (the input is the engine's own array, so any failure is the codec's) into a
+    PluginFailureError naming ``codec``, the codec running when it happened."""
+
+    __slots__ = ("codec",)
+
+    def __init__(self, codec: Codec | None = None) -> None:
+        self.codec = codec
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: Any) -> bool:
+        if exc is None or self.codec is None or not plugin_failures.unexpected(exc):
+            return False
+        raise _codec_failure(self.codec, exc, "encoding a chunk") from exc

@@ -1,0 +1,235 @@
+"""The threads a call is given, and how its work is spread over them.
+
+Contract:
+
+* :func:`run_groups` calls ``work`` on consecutive groups of items on up to
+  ``workers`` threads, the calling thread being one. Each thread takes the next
+  group when it finishes its last, so none idles while work remains. A call uses as
+  many threads as it has groups, up to ``workers``: nothing else caps it. After a
+  failure no new group is handed out, and the call returns or raises only once
+  every group in progress has finished.
+* Every call given ``threads`` threads shares one pool of ``threads - 1`` threads
+  (the caller is the last), calls nested inside another's work included: a codec
+  that spreads its own work (sharding's inner chunks) runs on the same pool as the
+  engine call that called it, so the threads running a call's codecs never exceed
+  what the call was given (a forked child starts with no pools: it makes its own).
+  A worker the pool has not started when its call ends
+  is dropped, so a call made on a pool thread never waits for a thread that is
+  busy running it.
+* :func:`call_threads` is the thread count of the engine call in progress in this
+  thread (:func:`using_threads` sets it; it travels into the pool threads the call
+  uses), or ``config.threads`` outside one.
+* :func:`async_call_pool` is the pool on which :mod:`zarrforge.asyncio` runs its blocking
+  calls: threads of their own, so waiting calls never hold the engine's workers.
+* :func:`map_parallel` is the service for plugins: ``fn`` over a list of items on
+  the call's threads when each item carries enough work done outside Python's GIL
+  (:func:`workers_for`), else on the calling thread; results in item order.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import contextvars
+import itertools
+import math
+import os
+import threading
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+
+from .. import config
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Plain (uncompressed) chunks need this many times parallel_chunk_bytes to go to threads.
+# Session 11 measured on 2 cores (local and memory stores, uint8 chunks, 1 vs 2 threads):
+# 16 KiB chunks were slower on two threads, 64 KiB and larger faster (1.3-1.7x) — the same
+# crossover as compressed chunks; until then it was 16 (a guess from 4 KiB chunks).
+UNCOMPRESSED_FACTOR = 1
+#: groups each worker should get of a :func:`map_parallel` call, so the last ones to
+#: finish leave little idle time behind them
+GROUPS_PER_WORKER = 4
+#: the most decoded bytes one :func:`map_parallel` group covers
+MAP_GROUP_BYTES = 4 * 2**20
+
+_pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
+#: threads that fetch groups of chunks ahead of the workers decoding them (stores with
+#: latency only); they wait on the store, so they cost no CPU
+READ_AHEAD_THREADS = 16
+
+#: threads that run the blocking calls of :mod:`zarrforge.asyncio` off the event loop; a
+#: call hands its chunk work to the pools above as a call from any thread does
+ASYNC_CALL_THREADS = 16
+# the pools of a fixed size for one purpose (read-ahead, asyncio calls), by purpose
+_purpose_pools: dict[str, concurrent.futures.ThreadPoolExecutor] = {}
+
+
+def _forget_pools_in_a_forked_child() -> None:
+    # A forked child has only the thread that forked: the pools' threads are not there
+    # (work handed to them would wait for ever), and another thread may have held the lock.
+    global _pools_lock
+    _pools.clear()
+    _purpose_pools.clear()
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_forget_pools_in_a_forked_child)
+_call_threads: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "zarrforge_call_threads", default=None)
+
+
+def pool_for(threads: int) -> concurrent.futures.ThreadPoolExecutor:
+    """The pool shared by every call given ``threads`` threads (``threads - 1`` of them)."""
+    with _pools_lock:
+        pool = _pools.get(threads)
+        if pool is None:
+            pool = concurrent.futures.ThreadPoolExecutor(max(1, threads - 1),
+                                                         thread_name_prefix="zarrforge")
+            _pools[threads] = pool
+        return pool
+
+
+def _purpose_pool(purpose: str, threads: int) -> concurrent.futures.ThreadPoolExecutor:
+    with _pools_lock:
+        pool = _purpose_pools.get(purpose)
+        if pool is None:
+            pool = _purpose_pools[purpose] = concurrent.futures.ThreadPoolExecutor(
+                threads, thread_name_prefix=f"zarrforge-{purpose}")
+        return pool
+
+
+def read_ahead_pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The pool of :data:`READ_AHEAD_THREADS` threads that fetch chunks ahead of a read
+    (:func:`zarrforge.engine.chunk_io.read_ahead`); like the others, made afresh after a fork."""
+    return _purpose_pool("read-ahead", READ_AHEAD_THREADS)
+
+
+def async_call_pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The pool of :data:`ASYNC_CALL_THREADS` threads on which :mod:`zarrforge.asyncio`
+    runs its blocking calls (made afresh after a fork, as the others)."""
+    return _purpose_pool("async", ASYNC_CALL_THREADS)
+
+
+def call_threads() -> int:
+    """Threads the engine call in progress was given (``config.threads`` outside one)."""
+    threads = _call_threads.get()
+    return config.get().threads if threads is None else threads
+
+
+@contextlib.contextmanager
+def using_threads(threads: int) -> Iterator[None]:
+    """Within the block (and in the pool threads its work runs on), the call has
+    ``threads`` threads."""
+    token = _call_threads.set(threads)
+    try:
+        yield
+    finally:
+        _call_threads.reset(token)
+
+
+def workers_for(computes: bool, item_bytes: int, threads: int, min_bytes: int) -> int:
+    """How many threads work on items of ``item_bytes`` decoded bytes should use:
+    ``threads`` when each item carries enough work done outside the GIL
+    (decompression, large copies) to pay for the hand-offs, else 1. Items whose codecs
+    compute (``CodecChain.computes``: compression, sharding) qualify from
+    ``min_bytes``, plain ones from :data:`UNCOMPRESSED_FACTOR` times that (config
+    ``parallel_chunk_bytes``)."""
+    needed = min_bytes if computes else UNCOMPRESSED_FACTOR * min_bytes
+    return threads if item_bytes >= needed else 1
+
+
+def grouped(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in consecutive lists of ``size`` (the last may be shorter)."""
+    group: list[T] = []
+    for item in items:
+        group.append(item)
+        if len(group) >= size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
+def run_groups(work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int,
+               workers: int, threads: int | None = None) -> None:
+    """Call ``work`` on consecutive groups of ``items`` on up to ``workers`` threads of
+    the pool for ``threads`` (default: :func:`call_threads`), the calling thread being
+    one (see the module's contract)."""
+    groups = grouped(items, group_size)
+    if workers > 1:
+        # as many workers as there are groups, up to ``workers``: a call with a single
+        # group (a small read, say) needs no thread
+        first = list(itertools.islice(groups, workers))
+        workers = len(first)
+        groups = itertools.chain(first, groups)
+    if workers <= 1:
+        for group in groups:
+            work(group)
+        return
+    lock = threading.Lock()
+    failed = threading.Event()
+
+    def worker() -> None:
+        while not failed.is_set():
+            with lock:  # a generator may not be advanced by two threads at once
+                group = next(groups, None)
+            if group is None:
+                return
+            try:
+                work(group)
+            except BaseException:
+                failed.set()
+                raise
+
+    pool = pool_for(max(workers, call_threads() if threads is None else threads))
+    # each worker runs in a copy of this thread's context: the call's thread count and
+    # the chunk being encoded go with it
+    futures = [pool.submit(contextvars.copy_context().run, worker) for _ in range(workers - 1)]
+    try:
+        worker()
+    except BaseException:
+        failed.set()  # also for an interrupt that arrived outside ``work``
+        raise
+    finally:
+        # A worker the pool has not started yet (its threads busy with other calls, or
+        # with this very call when it runs inside one of them) has nothing left to do:
+        # drop it rather than wait for a thread.
+        started = [future for future in futures if not future.cancel()]
+        concurrent.futures.wait(started)  # nothing runs on after the call
+    for future in started:
+        future.result()
+
+
+def map_parallel(fn: Callable[[T], R], items: Sequence[T], *, item_bytes: int,
+                 computes: bool = True) -> list[R]:
+    """``[fn(item) for item in items]``, spread over the threads of the call in progress
+    (:func:`call_threads`) when items of ``item_bytes`` decoded bytes are worth it
+    (:func:`workers_for`; ``computes``: does ``fn`` compress or otherwise compute, rather
+    than only copy?). Items go out in groups, about :data:`GROUPS_PER_WORKER` per thread
+    and at most :data:`MAP_GROUP_BYTES` each. The first exception is raised once the
+    groups in progress have finished; no group starts after it.
+
+    For a codec that works on independent parts of a chunk (sharding's inner chunks):
+    it runs on the pool of the engine call that called the codec, so it never uses
+    more threads than that call was given."""
+    n = len(items)
+    threads = call_threads()
+    workers = min(n, workers_for(computes, item_bytes, threads,
+                                 config.get().parallel_chunk_bytes))
+    if workers <= 1:
+        return [fn(item) for item in items]
+    results: list[Any] = [None] * n
+    size = max(1, min(math.ceil(n / (workers * GROUPS_PER_WORKER)),
+                      MAP_GROUP_BYTES // max(1, item_bytes)))
+
+    def work(group: list[int]) -> None:
+        for i in group:
+            results[i] = fn(items[i])
+
+    run_groups(work, range(n), size, workers, threads)
+    return results

@@ -1,0 +1,391 @@
+"""The chunk engine: moves data between a selection and the stored chunks.
+
+(Split by job: the chunk helpers codecs share are :mod:`zarrforge.engine.chunk_helpers`, getting
+chunks to and from the store is :mod:`zarrforge.engine.chunk_io`, how a write changes one chunk
+is :mod:`zarrforge.engine.chunk_update`; this module schedules a call. ``all_equal_fill``,
+``check_allocation`` and ``chunk_limit`` stay importable from here.)
+
+:class:`ChunkEngine` executes one read or write that an indexer has already
+projected onto chunks (see :mod:`zarrforge.engine.indexing`; the contract is that
+``out[p.out_selection] = chunk[p.chunk_selection]`` reads and the reverse
+assignment writes).
+
+Workers (the calling thread and pool threads; :func:`workers_for` decides how
+many are worth it) take consecutive groups of chunks from the call's stream of
+chunks, each the next group when done with its last, so none idles while work
+remains. A group fetches its chunks with one ``get_many``, then decodes and
+copies, or encodes and stores, so I/O overlaps codec work without a task per
+chunk. Groups are a worker's share of a batch sized by decoded bytes
+(:func:`batch_size_for`: small chunks travel to the store in large requests,
+which hides a remote store's latency), and at most :data:`GROUP_BYTES` on a
+store that says it is ``low_latency``. A call holds its output plus about a
+group per worker.
+
+Reads decode a chunk the selection covers entirely straight into the output
+(``CodecChain.decode_into``); chunks never written read as the fill value. When
+the codec chain is a single :class:`PartialCodec` (sharding), chunks covered in
+part are read through byte ranges. Writes read a chunk only when the write covers
+part of it; each chunk's new stored bytes, or the answer to delete it, come from
+one call, :meth:`~zarrforge.engine.chunk_update.ChunkUpdater.updated`, which chooses how
+the chunk is coded; a chunk read for a write is read and written back against the
+generation read where the store has conditional writes, retried here on conflict.
+Each group stores its own chunks unless the store's keys are not independent
+(``StoreCapabilities.independent_keys``): then a batch goes to one ``set_many``.
+Any chunk held whole is first checked against ``config.max_chunk_bytes`` (and
+``max_request_bytes``), before anything is allocated for it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from .. import config
+from ..abc.chunk_grid import ChunkGrid
+from ..abc.codec import ChunkSpec
+from ..abc.data_type import DataType
+from ..abc.memory_layout import MemoryLayout
+from ..abc.storage_transformer import ChunkKeys
+from ..abc.store import Store
+from ..errors import ConflictError
+from ..registries.plugin_failures import store_bugs_named
+from ..storing.optimistic import pause_before_retry, read_modify_write
+from .chunk_helpers import (ChunkLimit, all_equal_fill, check_allocation, check_chunk,  # noqa: F401
+                            chunk_limit)
+from .chunk_io import (KeyFetcher, batch_size_for, chunk_locks, read_ahead,
+                       typical_chunk_bytes, typical_chunk_shape)
+from .chunk_update import KEEP, ChunkUpdater, Encoded
+from .codec_chain import CodecChain
+from .parallel import (GROUPS_PER_WORKER, UNCOMPRESSED_FACTOR, grouped, run_groups,  # noqa: F401
+                       using_threads, workers_for)  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
+
+
+GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-latency store
+PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast path
+
+
+class Aimed:
+    """A chunk projection with the output it reads into (:meth:`ChunkEngine.read_gathered`)."""
+
+    __slots__ = ("coords", "chunk_selection", "out_selection", "complete", "out")
+
+    def __init__(self, projection: Any, out: np.ndarray) -> None:
+        self.coords = projection.coords
+        self.chunk_selection = projection.chunk_selection
+        self.out_selection = projection.out_selection
+        self.complete = projection.complete
+        self.out = out
+
+
+class ChunkEngine:
+    def __init__(self, *, store: Store, keys: ChunkKeys,
+                 grid: ChunkGrid, chain: CodecChain, data_type: DataType, fill_value: Any,
+                 layout: MemoryLayout, threads: int, write_empty_chunks: bool) -> None:
+        self.store = store
+        self.keys = keys
+        self.grid = grid
+        self.chain = chain
+        self.data_type = data_type
+        self.fill_value = fill_value
+        self.layout = layout
+        self.threads = threads
+        self.write_empty_chunks = write_empty_chunks
+        shape = typical_chunk_shape(grid)
+        self._chunk_bytes = typical_chunk_bytes(shape, data_type)
+        self._chunk_items = max(1, math.prod(shape))
+        self.batch_size = batch_size_for(self._chunk_bytes, threads)
+        typical = ChunkSpec(shape, data_type, fill_value, layout)
+        self._computes = chain.computes(typical)
+        self._regular_spec = typical if grid.regular_chunk_shape is not None else None
+        self._specs: dict[tuple[int, ...], ChunkSpec] = {}
+        # Small chunks of a regular grid whose chain only lays out the elements
+        # (CodecChain.plain_dtype) are coded without a codec call per chunk (read here,
+        # written by the updater): per-chunk Python is what such chunks cost. Larger ones
+        # gain nothing from it.
+        self._plain: np.dtype | None = None
+        if self._regular_spec is not None and self._chunk_bytes <= PLAIN_CHUNK_BYTES:
+            self._plain = chain.plain_dtype(typical)
+        self.updater = ChunkUpdater(chain, write_empty_chunks=write_empty_chunks,
+                                    plain=self._plain)
+
+    def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
+        if self._regular_spec is not None:
+            return self._regular_spec
+        shape = self.grid.chunk_shape(coords)
+        spec = self._specs.get(shape)
+        if spec is None:
+            if len(self._specs) >= 4096:  # irregular grids: keep the cache bounded
+                self._specs.clear()
+            spec = self._specs[shape] = ChunkSpec(shape, self.data_type, self.fill_value,
+                                                  self.layout)
+        return spec
+
+    def _group_size(self, workers: int, elements: int, *, latency_bound: bool = False) -> int:
+        """Chunks one worker takes at a time, for a call over ``elements`` array elements:
+        its share of a batch, so a high-latency store sees large requests; for
+        low-latency stores no more than :data:`GROUP_BYTES` decoded. Each worker gets
+        about :data:`GROUPS_PER_WORKER` groups of the call (the call's chunks estimated
+        from its elements), so the last groups to finish leave few threads idle; with
+        ``latency_bound`` (reads that fetch ahead in quarter groups) at least one."""
+        share = max(1, self.batch_size // workers)
+        if workers <= 1:
+            return share
+        if self.store.capabilities.low_latency:
+            share = max(1, min(share, GROUP_BYTES // max(1, self._chunk_bytes)))
+        chunks = -(-max(1, elements) // self._chunk_items)  # at least this many chunks
+        per_worker = 1 if latency_bound else GROUPS_PER_WORKER
+        return max(1, min(share, -(-chunks // (workers * per_worker))))
+
+    def _workers(self) -> int:
+        """Threads for this call (:func:`workers_for`, with the setting in force now)."""
+        return workers_for(self._computes, self._chunk_bytes, self.threads,
+                           config.get().parallel_chunk_bytes)
+
+    def _run(self, work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int,
+             workers: int) -> None:
+        """``work`` on consecutive groups of ``items`` on up to ``workers`` of this
+        array's threads (:func:`~zarrforge.engine.parallel.run_groups`)."""
+        run_groups(work, items, group_size, workers, self.threads)
+
+    def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
+        """The decoded chunk at ``coords``, or ``None`` if it was never written."""
+        key = self.keys.key(coords)
+        with store_bugs_named(self.store):
+            data = self.store.get(key)
+        if data is None:
+            return None
+        with using_threads(self.threads):
+            return self.chain.decode(data, self.spec_for(coords), key=key)
+
+    def update_chunk(self, coords: tuple[int, ...],
+                     change: Callable[[np.ndarray], np.ndarray | None]) -> None:
+        """Replace the stored chunk at ``coords`` by ``change(chunk)`` (a writable copy
+        of it), as one read-modify-write: on a store with conditional writes it is
+        written only if nobody changed the chunk meanwhile, and redone otherwise
+        (:func:`~zarrforge.storing.optimistic.read_modify_write`). A chunk that is not stored
+        is left alone, and so is one for which ``change`` returns ``None`` (no change)."""
+        key = self.keys.key(coords)
+
+        def update(view: Store) -> None:
+            old = view.get(key)
+            if old is None:
+                return
+            result = self.updater.changed(old, self.spec_for(coords), change, coords=coords,
+                                          key=key)
+            if result is None:
+                view.delete(key)
+            elif result is not KEEP:
+                view.set(key, result[0] if len(result) == 1 else b"".join(result))
+
+        with using_threads(self.threads), store_bugs_named(self.store):
+            read_modify_write(self.store, update)
+
+    def _get_many(self, keys: list[str]) -> list[bytes | None]:
+        return self.store.get_many([(k, None) for k in keys]) if keys else []
+
+    def _fetcher(self, key: str) -> "KeyFetcher":
+        return KeyFetcher(self.store, key)
+
+    # --- reading ------------------------------------------------------------------
+
+    def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
+        """``out[p.out_selection] = chunk[p.chunk_selection]`` for each projection."""
+        with using_threads(self.threads), store_bugs_named(self.store):
+            self._read(projections, out, out.size)
+
+    def read_gathered(self, reads: Sequence[tuple[Iterable[Any], np.ndarray]]) -> None:
+        """Several reads as one call: :meth:`read` of each ``(projections, out)`` pair, their
+        chunks fetched and decoded together (sorted by chunk, so reads of one chunk share
+        its fetch), as one stream of groups, so many small reads reach the store as the
+        large concurrent batches one large read would."""
+        aimed = sorted((Aimed(p, out) for projections, out in reads for p in projections),
+                       key=lambda a: a.coords)
+        with using_threads(self.threads), store_bugs_named(self.store):
+            self._read(aimed, None, sum(out.size for _, out in reads))
+
+    def _read(self, projections: Iterable[Any], out: np.ndarray | None, elements: int) -> None:
+        """``out``: the output of every projection, or ``None`` when each is an
+        :class:`Aimed` carrying its own."""
+        limit = chunk_limit()
+        workers = self._workers()
+        low_latency = self.store.capabilities.low_latency
+        group_size = self._group_size(workers, elements, latency_bound=not low_latency)
+        if low_latency:
+            self._run(lambda part: self._read_part(part, out, limit), projections,
+                      group_size, workers)
+            return
+        # A store with latency: the chunks of the next groups are fetched while the
+        # workers decode theirs, so waiting on the store and decoding overlap.
+        # Quarter groups, four times as many ahead: as many bytes in flight, and decoding
+        # starts as soon as the first quarter arrives.
+        small = max(1, group_size // 4)
+        ahead = read_ahead(grouped(projections, small), self._fetch_part,
+                            workers * (group_size // small))
+        self._run(lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()),
+                  ahead, 1, workers)
+
+    def _fetch_part(self, part: list[Any]) -> tuple[list[str], dict[int, bytes | None]]:
+        """The keys of ``part`` and the stored bytes of the chunks it reads whole."""
+        partial = self.chain.partial is not None
+        keys = [self.keys.key(p.coords) for p in part]
+        whole = [i for i, p in enumerate(part) if not partial or p.complete]
+        wanted = list(dict.fromkeys(keys[i] for i in whole))  # gathered reads share chunks
+        if len(wanted) == len(whole):
+            return keys, dict(zip(whole, self._get_many(wanted)))
+        fetched = dict(zip(wanted, self._get_many(wanted)))
+        return keys, {i: fetched[keys[i]] for i in whole}
+
+    def _read_part(self, part: list[Any], out: np.ndarray | None, limit: ChunkLimit,
+                   fetched: tuple[list[str], dict[int, bytes | None]] | None = None) -> None:
+        keys, encoded = self._fetch_part(part) if fetched is None else fetched
+        del fetched
+        fill = self.fill_value
+        decode = self.chain.decode
+        plain = self._plain if limit[0] is None or self._chunk_bytes <= limit[0] else None
+        target = out
+        for i, p in enumerate(part):
+            if out is None:
+                target = p.out
+            spec = self.spec_for(p.coords)
+            if i in encoded:
+                data = encoded.pop(i)  # let each chunk's bytes go once decoded
+                if data is None:
+                    target[p.out_selection] = fill
+                    continue
+                # A plain chunk of the right length is a view of its bytes (see __init__);
+                # any other goes through the chain, which also reports a wrong length.
+                plain_chunk = (np.frombuffer(data, plain).reshape(spec.shape)
+                               if plain is not None and len(data) == self._chunk_bytes else None)
+                if plain_chunk is None:
+                    # (a chunk the read covers may still overhang the array's edge by far)
+                    check_chunk(spec, keys[i], limit)
+                if p.complete and all(type(s) is slice for s in p.out_selection):
+                    view = target[(*p.out_selection, Ellipsis)]  # slices: a view of the output
+                    if view.shape == spec.shape:
+                        if plain_chunk is None:
+                            self.chain.decode_into(data, spec, view, key=keys[i])
+                        else:
+                            np.copyto(view, plain_chunk, casting="equiv")
+                        continue
+                chunk = decode(data, spec, key=keys[i]) if plain_chunk is None else plain_chunk
+                target[p.out_selection] = chunk[p.chunk_selection]
+                continue
+            values = self.chain.decode_partial(self._fetcher(keys[i]), spec,
+                                               p.chunk_selection, key=keys[i])
+            target[p.out_selection] = fill if values is None else values
+
+    # --- writing ------------------------------------------------------------------
+
+    def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
+        """``chunk[p.chunk_selection] = value[p.out_selection]`` for each projection."""
+        with using_threads(self.threads), store_bugs_named(self.store):
+            self._write(projections, value)
+
+    def _write(self, projections: Iterable[Any], value: np.ndarray) -> None:
+        limit = chunk_limit()
+        workers = self._workers()
+        group_size = self._group_size(workers, value.size)
+        capabilities = self.store.capabilities
+        # A chunk the write covers in part is read, changed and written back: on a store
+        # with conditional writes, written only if nobody changed it meanwhile, and redone
+        # otherwise. (A store gathering several keys into one object handles whole batches
+        # itself and offers no conditional writes.)
+        conditional = capabilities.conditional_writes and capabilities.independent_keys
+
+        def updated(group: list[Any]) -> tuple[list[str], list[Encoded | None]]:
+            keys = [self.keys.key(p.coords) for p in group]
+            incomplete = [i for i, p in enumerate(group) if not p.complete]
+            if conditional and incomplete:
+                self._update_conditionally([group[i] for i in incomplete],
+                                           [keys[i] for i in incomplete], value, limit)
+                complete = [i for i, p in enumerate(group) if p.complete]
+                return ([keys[i] for i in complete],
+                        [self._updated(group[i], keys[i], None, value, limit)
+                         for i in complete])
+            existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
+            return keys, [self._updated(p, keys[i], existing.pop(i, None), value, limit)
+                          for i, p in enumerate(group)]
+
+        def store_group(group: list[Any]) -> None:
+            partial = [self.keys.key(p.coords) for p in group if not p.complete]
+            if conditional or not partial:
+                self._store_results(*updated(group))
+                return
+            # no conditional writes: at least writers in this process take turns
+            with chunk_locks(self.store, partial):
+                self._store_results(*updated(group))
+
+        if capabilities.independent_keys:
+            # each group stores its own chunks, its I/O overlapping the others' encoding
+            self._run(store_group, projections, group_size, workers)
+            return
+        # The store gathers several keys into one object: a batch is stored whole, in one
+        # set_many, once all of its chunks are encoded.
+        for batch in grouped(projections, self.batch_size):
+            done: list[tuple[list[str], list[Encoded | None]]] = []
+            self._run(lambda group: done.append(updated(group)), batch, group_size, workers)
+            self._store_results([k for keys, _ in done for k in keys],
+                                [r for _, results in done for r in results])
+
+    def _store_results(self, keys: list[str], results: list[Encoded | None]) -> None:
+        """Store each chunk's bytes, delete the chunks whose result is ``None``. A chunk
+        encoded as several pieces (a shard) goes to ``set_parts``, which writes them
+        without joining them first, unless the store needs the batch whole."""
+        whole = not self.store.capabilities.independent_keys
+        writes, deletes = [], []
+        for key, parts in zip(keys, results):
+            if parts is None:
+                deletes.append(key)
+            elif len(parts) == 1 or whole:
+                writes.append((key, parts[0] if len(parts) == 1 else b"".join(parts)))
+            else:
+                self.store.set_parts(key, parts)
+        if writes:
+            self.store.set_many(writes)
+        if deletes:
+            self.store.delete_many(deletes)
+
+    def _update_conditionally(self, part: list[Any], keys: list[str], value: np.ndarray,
+                              limit: ChunkLimit) -> None:
+        """Read-modify-write each chunk of ``part`` (each covered in part by the write)
+        against the generation read: a chunk another writer changed meanwhile is read and
+        updated again, with a growing, randomised pause between rounds, up to
+        ``config.conflict_retries`` times."""
+        pending = list(zip(part, keys))
+        retries = config.get().conflict_retries
+        for attempt in itertools.count():
+            fetched = self.store.get_versioned_many([key for _, key in pending])
+            conflicted = []
+            for (p, key), (old, generation) in zip(pending, fetched):
+                result = self._updated(p, key, old, value, limit)
+                try:
+                    if result is None:
+                        self.store.delete_if(key, if_generation=generation)
+                    else:
+                        data = result[0] if len(result) == 1 else b"".join(result)
+                        self.store.set_if(key, data, if_generation=generation)
+                except ConflictError:
+                    conflicted.append((p, key))
+            if not conflicted:
+                return
+            if attempt >= retries:
+                names = [key for _, key in conflicted]
+                raise ConflictError(
+                    f"{len(names)} chunk(s) kept changing under this write: {names[:10]} were "
+                    f"updated by other writers on each of {retries + 1} tries (config "
+                    "conflict_retries); nothing of the write was lost on the other chunks, "
+                    "and these chunks hold the other writers' last values",
+                    key=names[0], keys=names)
+            pending = conflicted
+            pause_before_retry(attempt)
+
+    def _updated(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
+                 limit: ChunkLimit) -> Encoded | None:
+        """The chunk of projection ``p`` after the write (``None``: delete it), from its
+        stored bytes ``old`` (:meth:`ChunkUpdater.updated`)."""
+        return self.updater.updated(old, self.spec_for(p.coords), p.chunk_selection,
+                                    value[p.out_selection], complete=p.complete,
+                                    coords=p.coords, key=key, limit=limit)

@@ -1,0 +1,72 @@
+"""The properties of a node that read nothing from the store, computed once for both faces
+of a node: the blocking :class:`~zarrforge.nodes.node.Node` and the async face that wraps one
+(:class:`zarrforge.asyncio.nodes.AsyncNode`).
+
+Contract: :class:`NodeProperties` is a mixin whose properties are computed from the state
+of ``self._node``, a :class:`NodeState`: the node itself for a blocking node, the wrapped
+blocking node for an async face. So a property added here is the same answer on both
+faces, and neither face restates another's. Nothing here makes a store request; a node
+opened deferred (:mod:`zarrforge.nodes.node`) resolves its document, already read, at the first
+property that needs the model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..abc.format import Format
+from ..abc.store import Store
+
+
+class NodeState(Protocol):
+    """What the properties read: a blocking node's state."""
+
+    _store: Store
+    _path: str
+    _read_only: bool
+    _format: Format
+
+    @property
+    def _metadata(self) -> Any: ...
+
+
+class NodeProperties:
+    """``store``, ``path``, ``name``, ``basename``, ``read_only``, ``metadata``,
+    ``metadata_model`` and ``format`` of the node ``self._node``."""
+
+    _node: NodeState
+
+    @property
+    def store(self) -> Store:
+        return self._node._store
+
+    @property
+    def path(self) -> str:
+        return self._node._path
+
+    @property
+    def name(self) -> str:
+        return "/" + self._node._path
+
+    @property
+    def basename(self) -> str:
+        return self._node._path.rpartition("/")[2]
+
+    @property
+    def read_only(self) -> bool:
+        node = self._node
+        return node._read_only or node._store.read_only
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The node's metadata document, as stored."""
+        node = self._node
+        return node._format.document(node._metadata)
+
+    @property
+    def metadata_model(self) -> Any:
+        return self._node._metadata
+
+    @property
+    def format(self) -> Format:
+        return self._node._format

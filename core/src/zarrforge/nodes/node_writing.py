@@ -1,0 +1,243 @@
+"""Writing new nodes: the one service that creation, copying and the object model's
+``to_zarr`` use to put nodes into a hierarchy.
+
+:func:`write_nodes` takes nodes already built and rendered by one format (a single
+node, or a tree: its root first, every other node below the root and after its
+parent) and writes them whole or not at all:
+
+* Before the first write it refuses, with nothing written, what would make the
+  write fail or mix formats: a read-only store, a node at the root or at any
+  other planned path (of any installed format) unless ``overwrite``, an ancestor
+  that is an array, a node of another format at or above the root
+  (:func:`zarrforge.nodes.hierarchy.survey`), and a document no installed format reads
+  at a planned path (unless ``overwrite``) or above the root (always:
+  :mod:`zarrforge.nodes.unreadable`).
+* It then erases what the write replaces (``overwrite``), writes the missing
+  parent groups and the nodes top-down, and updates the consolidated views of
+  the ancestors that have one.
+* If any of that fails, it removes every document it wrote, takes its nodes out of
+  the views again, and re-raises: the hierarchy holds the nodes it held before.
+  What ``overwrite`` erased is not brought back (it was replaced on purpose; the
+  caller asked for the old node to go). The rollback deletes exactly the keys
+  this call wrote, never a prefix, so data of others below a new parent is kept.
+  A process killed midway leaves what it wrote so far, and a marker beside it
+  (:mod:`zarrforge.storing.unfinished`; a write of one document, which lands whole, is not
+  marked): a later creation there is refused with an
+  :class:`~zarrforge.errors.UnfinishedWriteError` saying so, and ``overwrite=True``
+  replaces the leftovers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Any, Sequence
+
+from ..abc.format import Format
+from ..abc.metadata import NodeMetadata
+from ..abc.store import Store, WrapperStore
+from ..errors import ContainsNodeError, ReadOnlyError, StoreError, UnfinishedWriteError
+from ..metadata import paths
+from ..storing import unfinished
+from ..storing.read_memo import ReadMemo
+from . import hierarchy
+from .unreadable import UnreadableNode
+
+
+@dataclasses.dataclass(frozen=True)
+class NewNode:
+    """One node to write: its store path, its model, and ``fmt.render(model)``
+    (``None``: rendered by :func:`write_nodes` before anything is written)."""
+
+    path: str
+    metadata: NodeMetadata
+    rendered: Any = None
+
+
+class _KeysWritten(WrapperStore):
+    """Forwards everything and remembers the keys written through it (for the rollback)."""
+
+    forwards_conditional_writes = True
+
+    def __init__(self, inner: Store) -> None:
+        super().__init__(inner)
+        self.keys: list[str] = []
+        self._lock = threading.Lock()
+
+    def _note(self, key: str) -> None:
+        with self._lock:
+            self.keys.append(key)
+
+    def _set(self, key: str, value: bytes) -> None:
+        self._note(key)
+        self.inner.set(key, value)
+
+    def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        self._note(key)
+        return self.inner.set_if(key, value, if_generation=if_generation)
+
+
+def _ordered(root: str, nodes: Sequence[NewNode]) -> None:
+    """Refuse a plan that is not the root followed by nodes below it, parents first."""
+    if not nodes or nodes[0].path != root:
+        raise ValueError(f"the nodes to write must start with the root {root!r}")
+    seen = {root}
+    for node in nodes[1:]:
+        if not node.path.startswith(f"{root}/" if root else "") or node.path in seen:
+            raise ValueError(f"node {node.path!r} is not a new path below {root!r}")
+        if paths.parent_of(node.path) not in seen:
+            raise ValueError(f"node {node.path!r} comes before its parent")
+        seen.add(node.path)
+
+
+def _in_the_way(store: Store, fmt: Format, nodes: Sequence[NewNode]) -> list[tuple[str, list[Format]]]:
+    """``(path, formats with a node there)`` for each planned path below the root that
+    holds a node already (when the root does not: a root's erasure takes its members)."""
+    found = []
+    for node in nodes:
+        formats = hierarchy.foreign_formats(store, node.path, fmt)
+        if hierarchy.detects(fmt, store, node.path):
+            formats.insert(0, fmt)
+        if formats:
+            found.append((node.path, formats))
+    return found
+
+
+def _refuse(store: Store, taken: list[str]) -> None:
+    listed = ", ".join(repr("/" + p) for p in taken[:10])
+    more = f" and {len(taken) - 10} more" if len(taken) > 10 else ""
+    what = "a node already exists at" if len(taken) == 1 else "nodes already exist at"
+    error = ContainsNodeError(f"{what} {listed}{more}; pass overwrite=True (or mode='w') to "
+                              "replace them")
+    for path in taken[:10]:
+        error = unfinished.refusal(store, path, error)
+        if isinstance(error, UnfinishedWriteError):
+            break
+    raise error
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedNodes:
+    """New nodes checked against the store and ready to write (:func:`prepare_nodes`)."""
+
+    store: ReadMemo
+    fmt: Format
+    root: str
+    nodes: Sequence[NewNode]
+    target: hierarchy.Survey
+    below: list[tuple[str, list[Format]]]
+    left_marked: bool  # a killed write left its marker at the root (and no node there)
+    unreadable_below: list[UnreadableNode] = dataclasses.field(default_factory=list)
+
+    def several_writes(self) -> bool:
+        """Whether writing takes more than one document (and so can be cut short), or
+        must in any case take down the marker a killed write left at the root."""
+        return (len(self.nodes) + len(self.target.missing_parents()) > 1 or self.left_marked
+                or self.target.replaces() or bool(self.below or self.unreadable_below))
+
+    def write(self, mark: unfinished.Marking) -> None:
+        """Erase what is replaced, write the parents, the nodes and the views; on any
+        failure remove what was written and re-raise. ``mark``: the unfinished-write
+        marker of the enclosing write, written again after an erasure of the root."""
+        target, memo, fmt = self.target, self.store, self.fmt
+        recorder = _KeysWritten(memo)
+        changes: list[tuple[str, NodeMetadata | None]] = []
+        try:
+            for other in target.foreign:
+                other.erase_node(memo, self.root)
+            if target.unreadable is not None:
+                target.unreadable.erase(memo)
+            if target.existing:
+                fmt.erase_node(memo, self.root)
+                changes.append((self.root, None))  # its old subtree leaves the views
+            if target.replaces():
+                mark.renew()  # erasing the root took the marker along
+            for path, formats in self.below:
+                if not any(path.startswith(f"{q}/") for q, _ in self.below):  # erasing q erases path
+                    for found in formats:
+                        found.erase_node(memo, path)
+                    changes.append((path, None))
+            for found_unreadable in self.unreadable_below:
+                found_unreadable.erase(memo)
+            for parent in target.missing_parents():
+                group = fmt.new_group()
+                fmt.write_node(recorder, parent, group)
+                changes.append((parent, group))
+            for node in self.nodes:
+                fmt.write_node(recorder, node.path, node.metadata, node.rendered)
+                changes.append((node.path, node.metadata))
+            hierarchy.refresh_views(memo, fmt, target.ancestors, changes)
+        except BaseException:
+            _roll_back(memo, fmt, target, recorder.keys, [path for path, _ in changes])
+            raise
+
+
+def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
+                  overwrite: bool = False, checked_group: str | None = None) -> PreparedNodes:
+    """Check ``nodes`` (the root ``root`` first) against ``store`` and render them; nothing
+    is written. Refuses what :func:`write_nodes` refuses (see the module docstring)."""
+    _ordered(root, nodes)
+    if store.read_only:  # said about the caller's store, not a wrapper of ours
+        raise ReadOnlyError(f"cannot create {'/' + root!r}: the store {store!r} is read-only, "
+                            "so nothing can be written there")
+    nodes = [node if node.rendered is not None
+             else NewNode(node.path, node.metadata, fmt.render(node.metadata))
+             for node in nodes]
+    memo = store if isinstance(store, ReadMemo) else ReadMemo(store)
+    nothing_below = memo.note_empty(f"{root}/" if root else "")
+    try:
+        target = hierarchy.survey(memo, root, fmt, overwrite=overwrite,
+                                  checked_group=checked_group)
+    except ContainsNodeError as exc:
+        raise unfinished.refusal(memo, root, exc) from None
+    below: list[tuple[str, list[Format]]] = []
+    unreadable_below: list[UnreadableNode] = []
+    left_marked = False
+    if not (target.replaces() or nothing_below):
+        below = _in_the_way(memo, fmt, nodes[1:])
+        taken = {path for path, _ in below}
+        unreadable_below = [found for found in (hierarchy.unreadable_node(memo, node.path)
+                                                for node in nodes[1:] if node.path not in taken)
+                            if found is not None]
+        if unreadable_below and not overwrite:
+            raise unreadable_below[0].refusal()
+        if below and not overwrite:
+            _refuse(memo, [path for path, _ in below])
+        # a killed write's marker with no node at the root yet: refused as leftovers, or
+        # (overwrite) written over and taken down with this write's own
+        leftover = unfinished.leftover_refusal(memo, root)
+        if leftover is not None and not overwrite:
+            raise leftover
+        left_marked = leftover is not None
+    return PreparedNodes(memo, fmt, root, nodes, target, below, left_marked, unreadable_below)
+
+
+def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
+                overwrite: bool = False, checked_group: str | None = None,
+                operation: str = "create") -> None:
+    """Write ``nodes`` (the root ``root`` first) whole or not at all; see the module
+    docstring. ``checked_group``: as for :func:`zarrforge.nodes.hierarchy.survey`.
+    ``operation``: what the caller is doing, in its user's words, for the marker a
+    killed write leaves."""
+    prepared = prepare_nodes(store, fmt, root, nodes, overwrite=overwrite,
+                             checked_group=checked_group)
+    with unfinished.marking(prepared.store, root, operation,
+                            needed=prepared.several_writes()) as mark:
+        prepared.write(mark)
+
+
+def _roll_back(store: Store, fmt: Format, target: hierarchy.Survey, keys: list[str],
+               touched: list[str]) -> None:
+    """Delete the documents a failed :func:`write_nodes` wrote, and take the paths it
+    erased or wrote out of the views above; best effort (the first error is the one
+    the caller sees)."""
+    try:
+        store.delete_many(list(dict.fromkeys(reversed(keys))))
+    except StoreError:
+        return
+    if touched:
+        try:
+            hierarchy.refresh_views(store, fmt, target.ancestors,
+                                    [(path, None) for path in touched])
+        except StoreError:
+            pass

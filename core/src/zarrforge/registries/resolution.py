@@ -1,0 +1,330 @@
+"""The resolution step: from plain documents to implementations, through the registries.
+
+A format reads a node as a :class:`~zarrforge.metadata.document.NodeDocument`
+(nothing resolved) and resolves it into the model of
+:mod:`zarrforge.abc.metadata` with these functions; creating an array resolves
+the user's arguments the same way. Each takes the document's value (or the
+API argument), validates its form, and builds the implementation through
+:mod:`zarrforge.registry`. Errors name the field.
+
+This is the only layer that turns names into code, and it does so only
+through installed entry points or explicit registrations. What the spec
+lets a reader ignore is handled here too: an unknown codec or generic
+extension marked ``must_understand: false`` becomes a :class:`SkippedCodec`
+(reading works without it, writing is refused) or an
+:class:`~zarrforge.metadata.document.UnknownExtension` (kept verbatim).
+
+A shape (``shape_from_json``, which every format reads its documents' ``shape``
+with, and the ``shape=`` argument at creation) has at most :data:`MAX_NDIM` (64,
+numpy's limit) dimensions: more is a :class:`~zarrforge.errors.MetadataError` naming
+the field, the count and the limit, raised on the list's length before anything is
+checked or built per dimension.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..abc.chunk_grid import ChunkGrid
+from ..abc.chunk_key_encoding import ChunkKeyEncoding
+from ..abc.codec import Codec
+from ..abc.data_type import DataType
+from ..abc.extension import Extension
+from ..abc.format import NO_FILL_VALUE
+from ..abc.memory_layout import MemoryLayout
+from ..abc.metadata import ExtensionEntry
+from ..abc.storage_transformer import StorageTransformer
+from ..errors import MetadataError, SkippedExtensionWarning, UnknownExtensionError
+from ..metadata.document import UnknownExtension
+from ..metadata.extension_def import ExtensionRef, parse_extension
+from . import plugin_failures, registry
+from .registry import Registry
+
+
+class SkippedCodec(Codec):
+    """A codec entry no plugin understands that says ``must_understand: false``.
+
+    The spec lets a reader ignore such a codec; the chain then decodes without
+    it, and refuses to encode, since data written without the codec would not
+    be what other readers expect. It is written back exactly as read.
+    """
+
+    kind = None  # type: ignore[assignment]
+
+    def __init__(self, document: Any) -> None:
+        self.document = document
+        self.name = document if isinstance(document, str) else document.get("name", "")
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "SkippedCodec":
+        raise TypeError("SkippedCodec is built by the resolution step, not from the registry")
+
+    def to_json(self) -> Any:  # type: ignore[override]
+        return self.document
+
+
+def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> Any:
+    """Build the implementation of ``ref`` from ``registry`` (``from_json(name, config, *args)``)."""
+    implementation = registry.get(ref.name, field=f"{field}.name" if isinstance(ref.raw, dict) else field)
+    try:
+        return implementation.from_json(ref.name, ref.configuration, *args)
+    except UnknownExtensionError:
+        raise
+    except MetadataError as exc:
+        if type(exc) is not MetadataError:
+            raise
+        raise exc.within(field) from exc
+    except (TypeError, ValueError, KeyError) as exc:
+        raise MetadataError(f"invalid {registry.point} {ref.name!r}: {exc}", field=field,
+                            value=ref.raw) from exc
+    except Exception as exc:
+        if not plugin_failures.unexpected(exc):
+            raise
+        raise plugin_failures.failure(registry.point, ref.name, registry.origin(ref.name), exc,
+                                      f"reading {field} = {ref.raw!r}") from exc
+
+
+def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
+    ref = parse_extension(value, field=field, point="a data type")
+    return resolve(registry.data_types, ref, field=field)
+
+
+def data_type_from_user(value: Any) -> DataType:
+    """A data type from an API argument: a DataType, a name, an object, or anything numpy accepts."""
+    if isinstance(value, DataType):
+        return value
+    if isinstance(value, (dict, str)) and (not isinstance(value, str) or value in registry.data_types):
+        return data_type_from_json(value, field="dtype")
+    try:
+        np_dtype = np.dtype(value)
+    except TypeError as exc:
+        if isinstance(value, str):  # a name that is neither registered nor numpy's
+            raise UnknownExtensionError("data type", value, registry.data_types.names(),
+                                        registry.data_types.provider_hint(value),
+                                        field="dtype") from exc
+        raise MetadataError(f"{value!r} is neither a registered data type name nor a numpy dtype; "
+                            f"registered: {', '.join(registry.data_types.names())}",
+                            field="dtype", value=value) from exc
+    # The registered name usually is numpy's (float32, int8, bool): try it first, so the
+    # common case loads one data type rather than every installed one.
+    if np_dtype.name in registry.data_types:
+        implementation = registry.data_types.get(np_dtype.name)
+        with plugin_failures.named("data type", np_dtype.name,
+                                   lambda: registry.data_types.origin(np_dtype.name),
+                                   f"asked for the numpy dtype {np_dtype}"):
+            found = implementation.from_numpy_dtype(np_dtype)
+        if found is not None:
+            return found
+    found = registry.data_types.first_answer(
+        lambda implementation: implementation.from_numpy_dtype(np_dtype),
+        doing=f"asked whether it is the numpy dtype {np_dtype}")
+    if found is not None:
+        return found
+    raise UnknownExtensionError("data type", str(np_dtype), registry.data_types.names(),
+                                field="dtype")
+
+
+def fill_value_from_user(data_type: DataType, value: Any) -> Any:
+    """The ``fill_value=`` argument of a new array in ``data_type``'s terms (its default
+    when ``None``); errors name the field ``fill_value``."""
+    if value is None:
+        return data_type.default_fill_value()
+    if value is NO_FILL_VALUE:
+        raise MetadataError("this format records a fill value for every array; NO_FILL_VALUE "
+                            "(no fill value, Zarr v2's null) is for formats that can leave it "
+                            "out", field="fill_value", value=value)
+    try:
+        return data_type.from_user_value(value)
+    except MetadataError as exc:
+        if type(exc) is not MetadataError or exc.field is not None:
+            raise
+        raise exc.relocated("fill_value") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise MetadataError(f"{value!r} is not a valid fill value for data type "
+                            f"{data_type.to_json()!r}: {exc}", field="fill_value",
+                            value=value) from exc
+
+
+def chunk_grid_from_json(value: Any, shape: Sequence[int], *, field: str = "chunk_grid") -> ChunkGrid:
+    ref = parse_extension(value, field=field, point="a chunk grid")
+    return resolve(registry.chunk_grids, ref, tuple(shape), field=field)
+
+
+def chunk_key_encoding_from_json(value: Any, *, field: str = "chunk_key_encoding") -> ChunkKeyEncoding:
+    ref = parse_extension(value, field=field, point="a chunk key encoding")
+    return resolve(registry.chunk_key_encodings, ref, field=field)
+
+
+def codec_from_json(value: Any, *, field: str) -> Codec:
+    """A codec; an unknown one marked ``must_understand: false`` becomes a
+    :class:`SkippedCodec` (with a warning): data can then be read, but not written."""
+    ref = parse_extension(value, field=field, allow_skip=True)
+    if not ref.must_understand and ref.name not in registry.codecs:
+        warnings.warn(f"{field}: codec {ref.name!r} is not installed and says "
+                      "must_understand: false; it is skipped when reading, and writing to "
+                      "this array is refused", SkippedExtensionWarning, stacklevel=2)
+        return SkippedCodec(ref.raw)
+    _must_be_understood(registry.codecs, ref, field)
+    return resolve(registry.codecs, ref, field=field)
+
+
+def codec_from_user(value: Any, *, field: str) -> Codec:
+    """A codec argument of the API: a codec instance, a name, a ``{"name", "configuration"}``
+    object, or a numcodecs configuration (``{"id": "zstd", "level": 3}``), which is the
+    codec ``numcodecs.<id>`` (the name zarr-python's ``numcodecs.zarr3`` codecs write)."""
+    if isinstance(value, Codec):
+        return value
+    if isinstance(value, dict) and "id" in value and "name" not in value:
+        codec_id = value["id"]
+        if not isinstance(codec_id, str) or not codec_id:
+            raise MetadataError(f"a numcodecs configuration's 'id' must be a non-empty string, "
+                                f"got {codec_id!r}", field=f"{field}.id", value=codec_id)
+        configuration = {k: v for k, v in value.items() if k != "id"}
+        value = {"name": f"numcodecs.{codec_id}",
+                 **({"configuration": configuration} if configuration else {})}
+    return codec_from_json(value, field=field)
+
+
+def codecs_from_json(value: Any, *, field: str = "codecs") -> tuple[Codec, ...]:
+    if not isinstance(value, list) or not value:
+        raise MetadataError(f"must be a non-empty list of codecs, got {value!r}",
+                            field=field, value=value)
+    return tuple(codec_from_json(v, field=f"{field}[{i}]") for i, v in enumerate(value))
+
+
+def extensions_from_json(value: Any, node_type: str, *, field: str = "extensions"
+                         ) -> tuple[ExtensionEntry, ...]:
+    """The ZEP 10 ``extensions`` list: absent, or a non-empty list of extension entries."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value:
+        raise MetadataError("must be a non-empty list of extensions (omit the field when there "
+                            f"are none), got {value!r}", field=field, value=value)
+    entries: list[ExtensionEntry] = []
+    for i, item in enumerate(value):
+        entries.append(extension_from_json(item, node_type, field=f"{field}[{i}]"))
+    names = [e.name for e in entries]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise MetadataError(f"extension(s) {duplicates} appear more than once",
+                            field=field, value=duplicates)
+    return tuple(entries)
+
+
+def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionEntry:
+    if isinstance(value, Extension):
+        return value
+    ref = parse_extension(value, field=field, allow_skip=True)
+    if not ref.must_understand and ref.name not in registry.extensions:
+        return UnknownExtension(ref.raw)
+    _must_be_understood(registry.extensions, ref, field)
+    extension = resolve(registry.extensions, ref, field=field)
+    if node_type not in extension.node_types:
+        raise MetadataError(f"extension {ref.name!r} applies to {sorted(extension.node_types)}, "
+                            f"not to a {node_type}", field=field, value=ref.raw)
+    extension.must_understand = ref.must_understand
+    return extension
+
+
+def _must_be_understood(table: Registry, ref: ExtensionRef, field: str) -> None:
+    """Refuse an unknown entry that may not be skipped, saying why it may not."""
+    if ref.name in table:
+        return
+    raise UnknownExtensionError(
+        table.point, ref.name, table.names(), table.provider_hint(ref.name),
+        field=f"{field}.name" if isinstance(ref.raw, dict) else field,
+        note="it must be understood: the entry does not say \"must_understand\": false, "
+             "so a reader without it cannot skip it")
+
+
+def extensions_to_json(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
+    result = []
+    for entry in entries:
+        if isinstance(entry, UnknownExtension):
+            result.append(entry.document)
+            continue
+        document = entry.to_json()
+        if not entry.must_understand:
+            document = {"name": document} if isinstance(document, str) else dict(document)
+            document["must_understand"] = False
+        result.append(document)
+    return result
+
+
+def storage_transformers_from_json(value: Any, *, field: str = "storage_transformers"
+                                   ) -> tuple[StorageTransformer, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise MetadataError(f"must be a list, got {value!r}", field=field, value=value)
+    result = []
+    for i, v in enumerate(value):
+        ref = parse_extension(v, field=f"{field}[{i}]", point="a storage transformer")
+        result.append(resolve(registry.storage_transformers, ref, field=f"{field}[{i}]"))
+    return tuple(result)
+
+
+_LAYOUTS: dict[type[MemoryLayout], MemoryLayout] = {}
+
+
+def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLayout:
+    """The layout registered as ``name``. A layout takes no arguments and keeps no state
+    (:mod:`zarrforge.abc.memory_layout`), so each class is instantiated once and shared:
+    opening thousands of arrays builds no layout objects."""
+    if type(name) is not str and isinstance(name, MemoryLayout):  # str first: ABC checks are slow
+        return name
+    cls = registry.memory_layouts.get(name, field=field)
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        with plugin_failures.named("memory layout", name,
+                                   lambda: registry.memory_layouts.origin(name), "being built"):
+            layout = _LAYOUTS[cls] = cls()
+    return layout
+
+
+MAX_EXTENT = 2**63 - 1  # lengths must fit a signed 64-bit index, as in every Zarr implementation
+
+
+MAX_NDIM = 64  # numpy's most dimensions (NPY_MAXDIMS): an array of more cannot be held
+
+
+def check_ndim(count: int, *, field: str = "shape") -> None:
+    """Refuse a shape of ``count`` dimensions over :data:`MAX_NDIM`, before anything is
+    built per dimension (a document declaring ten million dimensions must not cost
+    seconds and gigabytes to refuse)."""
+    if count > MAX_NDIM:
+        raise MetadataError(f"has {count} dimensions, more than the {MAX_NDIM} an array can "
+                            "have (numpy's limit, which zarrforge holds chunks and results in; "
+                            "not a setting)", field=field, value=f"<{count} dimensions>")
+
+
+def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
+    if isinstance(value, list):
+        check_ndim(len(value), field=field)  # first: the checks below go per dimension
+    if not isinstance(value, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_EXTENT for v in value):
+        raise MetadataError(f"must be a list of integers in [0, 2**63 - 1], got {value!r}",
+                            field=field, value=value)
+    return tuple(value)
+
+
+def dimension_names_from_json(value: Any, ndim: int, *, field: str = "dimension_names"
+                              ) -> tuple[str | None, ...] | None:
+    if value is None:
+        return None
+    if (not isinstance(value, (list, tuple)) or len(value) != ndim
+            or not all(v is None or isinstance(v, str) for v in value)):
+        raise MetadataError(f"must be a list of {ndim} strings or nulls (one per dimension), "
+                            f"got {value!r}", field=field, value=value)
+    return tuple(value)
+
+
+def attributes_from_json(value: Any, *, field: str = "attributes") -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MetadataError(f"must be an object, got {value!r}", field=field, value=value)
+    return value

@@ -1,0 +1,32 @@
+"""A group's children from one listing of its prefix, for a format's ``list_children``.
+
+:func:`child_names` lists the group's prefix once and keeps the sub-prefixes
+that are valid node names and that the format, asked through ``is_node``,
+holds a node at. It knows stores and paths only, nothing of formats or
+documents, so the formats' own layer can use it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..abc.store import Store
+from ..errors import InvalidPathError
+from ..metadata import paths
+
+
+def child_names(store: Store, path: str, is_node: Callable[[str], bool]) -> list[str]:
+    """Sorted names of the children of ``path`` for which ``is_node(child_path)`` holds:
+    the sub-directories of the group's prefix that are valid node names (chunk
+    directories such as ``c`` of a root array, or foreign data, are skipped)."""
+    prefix = f"{path}/" if path else ""
+    names = []
+    for child in store.list_dir(prefix).prefixes:
+        name = child.rstrip("/")
+        try:
+            paths.validate_name(name)
+        except InvalidPathError:
+            continue
+        if is_node(paths.join(path, name)):
+            names.append(name)
+    return sorted(names)

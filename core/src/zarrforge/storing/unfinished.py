@@ -1,0 +1,197 @@
+"""Unfinished-write markers: telling the leftovers of a killed write from a finished node.
+
+A write of several documents (a tree of new nodes, a copy, an xarray dataset) can be
+rolled back when it fails, but not when its process is killed. So such a write puts a
+small marker document at its root before its first write and deletes it after its
+last: the key ``<root>/__zarrforge_unfinished.json`` (``__zarrforge_unfinished.json`` for
+the store's root). No format reads that key as a node or as metadata, a group's
+listing of its members does not see it (it is a key, not a prefix), and no node can
+be named so (Zarr reserves names that begin with ``__``, as for transactions' commit
+records), so the marker never stands where a member's directory would.
+
+* :func:`marking` writes and removes the marker around a block. A failure inside the
+  block is rolled back by the writer, so the marker goes too (unless the writer keeps
+  what it wrote on purpose, as a copy that stopped in its data does: it calls
+  :meth:`Marking.keep`); a process killed inside it leaves the marker beside what it
+  wrote. A write nested in a marked one (the nodes of a copy, the arrays of a
+  dataset), on the same store at or below the marked root, does not mark again.
+* A new write at a root where a killed write left its marker is refused, with an
+  :class:`~zarrforge.errors.UnfinishedWriteError` that says what the leftovers are:
+  which operation, which process on which host, since when, and that ``overwrite=True``
+  (``mode="w"``) replaces them. That holds whether the killed write got as far as a
+  node there (:func:`refusal`, read when a node is in the way) or not (the root's
+  prefix is not empty although no node is there). ``overwrite`` writes over the
+  leftovers and the marker, and takes the marker down when it ends.
+* A successful write pays for its own marker's put and delete and nothing more: a
+  marker is read only where something is already in the way, or by a caller that
+  asks (``refuse_leftovers``) before it writes anything.
+* :func:`unfinished_write` (``zarrforge.unfinished_write``) reads the marker at a path.
+* A store that takes only Zarr's own keys (``capabilities.bookkeeping_keys`` false: an
+  Icechunk session, which settles unfinished writes itself, by not committing them)
+  is never marked.
+
+The marker records who wrote it, never what to do: reading it imports nothing and
+runs nothing, and a malformed one reads as "unfinished, by an unknown writer".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import datetime
+import json
+import os
+import socket
+from typing import Any, Iterator
+
+from .._version import __version__
+from ..abc.store import Store
+from ..errors import ContainsNodeError, StoreError, UnfinishedWriteError
+from ..metadata import paths
+
+MARKER_NAME = "__zarrforge_unfinished.json"
+
+# (id of the base store, root) of the marked writes in progress in this context
+_MARKED: contextvars.ContextVar[tuple[tuple[int, str], ...]] = contextvars.ContextVar(
+    "zarrforge_marked_writes", default=())
+
+
+@dataclasses.dataclass(frozen=True)
+class UnfinishedWrite:
+    """What a marker says: the operation, and the process that began it (``None``: the
+    marker did not say)."""
+
+    path: str
+    operation: str | None
+    pid: int | None
+    host: str | None
+    started: str | None
+
+    def describe(self) -> str:
+        who = " ".join(part for part in (
+            f"{self.operation!r}" if self.operation else "a write",
+            f"by process {self.pid}" if self.pid is not None else "",
+            f"on {self.host}" if self.host else "",
+            f"begun {self.started}" if self.started else "") if part)
+        return f"an unfinished write ({who}) that was killed before it finished"
+
+
+def marker_key(root: str) -> str:
+    return paths.join(root, MARKER_NAME) if root else MARKER_NAME
+
+
+def _covered(store: Store, root: str) -> bool:
+    base = id(store.base_store())
+    return any(marked_base == base and (marked_root == "" or root == marked_root
+                                        or root.startswith(marked_root + "/"))
+               for marked_base, marked_root in _MARKED.get())
+
+
+def ours(store: Store, path: str) -> bool:
+    """Whether a marked write in progress in this context has its marker at ``path``: the
+    marker there is this write's own, not a leftover."""
+    return (id(store.base_store()), path) in _MARKED.get()
+
+
+def _document(operation: str) -> bytes:
+    return json.dumps({
+        "operation": operation, "pid": os.getpid(), "host": socket.gethostname(),
+        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "zarrforge": __version__}).encode()
+
+
+class Marking:
+    """A marker in place (or, for a nested write, nothing to do)."""
+
+    def __init__(self, store: Store, root: str, operation: str, active: bool) -> None:
+        self.store, self.root, self.operation, self.active = store, root, operation, active
+        self.kept = False
+
+    def keep(self) -> None:
+        """Leave the marker when the block ends: the write failed and left its nodes
+        incomplete on purpose (a copy that stopped in its data)."""
+        self.kept = True
+
+    def renew(self) -> None:
+        """Write the marker again (after erasing the root, which takes it along)."""
+        if self.active:
+            self.store.set(marker_key(self.root), _document(self.operation))
+
+
+@contextlib.contextmanager
+def marking(store: Store, root: str, operation: str, *, needed: bool = True,
+            refuse_leftovers: bool = False) -> Iterator[Marking]:
+    """Mark ``root`` of ``store`` as being written by ``operation`` for the block (see the
+    module docstring). ``needed=False``: the write is a single document, which lands
+    whole, so nothing is marked. ``refuse_leftovers``: first refuse, with an
+    :class:`UnfinishedWriteError`, a marker a killed write left at ``root`` (for a
+    caller that has not looked; one read), rather than write over it."""
+    root = paths.normalize_path(root)
+    if not needed or not store.capabilities.bookkeeping_keys or _covered(store, root):
+        yield Marking(store, root, operation, active=False)
+        return
+    if refuse_leftovers:
+        left = leftover_refusal(store, root)
+        if left is not None:
+            raise left
+    mark = Marking(store, root, operation, active=True)
+    mark.renew()
+    token = _MARKED.set(_MARKED.get() + ((id(store.base_store()), root),))
+    try:
+        yield mark
+    finally:
+        _MARKED.reset(token)
+        if not mark.kept:
+            try:
+                store.delete(marker_key(root))
+            except StoreError:
+                pass  # the marker stays; it says no more than that this write did not finish
+
+
+def unfinished_write(store: Store, path: str = "") -> UnfinishedWrite | None:
+    """The marker an unfinished write left at ``path`` of ``store``, or ``None`` (always, on
+    a store without ``capabilities.bookkeeping_keys``: nothing marks writes there)."""
+    path = paths.normalize_path(path)
+    if not store.capabilities.bookkeeping_keys:
+        return None
+    raw = store.get(marker_key(path))
+    if raw is None:
+        return None
+    try:
+        found = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        found = None
+    if not isinstance(found, dict):
+        return UnfinishedWrite(path, None, None, None, None)
+
+    def field(name: str, kind: type) -> Any:
+        value = found.get(name)
+        return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+    return UnfinishedWrite(path, field("operation", str), field("pid", int), field("host", str),
+                           field("started", str))
+
+
+def refusal(store: Store, path: str, error: ContainsNodeError) -> ContainsNodeError:
+    """``error`` (a node in the way at ``path``), or, when an unfinished write left that
+    node, an :class:`UnfinishedWriteError` saying so and how to replace it."""
+    return leftover_refusal(store, path) or error
+
+
+def leftover_refusal(store: Store, path: str) -> UnfinishedWriteError | None:
+    """The error refusing to write at ``path`` over what an unfinished write left there,
+    or ``None`` when no leftover marker is there (this context's own marker is none)."""
+    if ours(store, path):
+        return None
+    try:
+        found = unfinished_write(store, path)
+    except StoreError:
+        return None
+    if found is None:
+        return None
+    return UnfinishedWriteError(
+        f"{'/' + path!r} holds what {found.describe()} left (its marker "
+        f"{marker_key(path)!r} is still there): the nodes there may be incomplete. Pass "
+        "overwrite=True (or mode='w') to replace them; zarrforge.unfinished_write(store, path) "
+        "reads the marker", unfinished=found)

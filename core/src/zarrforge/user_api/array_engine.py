@@ -1,0 +1,96 @@
+"""The chunk engine of an :class:`~zarrforge.Array`: its codec chain and the
+:class:`~zarrforge.engine.pipeline.ChunkEngine` its chunk I/O goes through.
+
+Contract: :class:`ArrayEngine` is a mixin of ``Array``. ``_chain()`` is the codec chain of
+the array's metadata, validated against every distinct chunk shape of its grid (a
+failure is a :class:`~zarrforge.errors.MetadataError` naming the array's document);
+``_engine_()`` is the engine over the node's store wrapped by the runtime
+``transformers`` and then by the metadata's storage transformers. Both are built at
+first use, from the metadata and runtime options as they are then, and kept until
+:meth:`ArrayEngine._forget_engine` (the metadata or the store changed). Nothing here
+makes a store request.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..abc.codec import ChunkSpec
+from ..abc.format import Format
+from ..abc.memory_layout import MemoryLayout
+from ..abc.metadata import ArrayMetadata
+from ..abc.storage_transformer import ChunkKeys, wrap_store
+from ..abc.store import Store
+from ..engine.codec_chain import CodecChain
+from ..engine.pipeline import ChunkEngine
+from ..errors import MetadataError
+
+
+class ArrayEngine:
+    """The codec chain and chunk engine of an ``Array``, built at first use."""
+
+    _store: Store
+    _path: str
+    _format: Format
+    _metadata: ArrayMetadata
+    _layout: MemoryLayout
+    _threads: int
+    _write_empty_chunks: bool
+    _transformers: tuple[Callable[[Store], Store], ...]
+    _codec_chain: CodecChain | None
+    _engine: ChunkEngine | None
+
+    def _forget_engine(self) -> None:
+        """Drop the chain and the engine: the next use builds them again."""
+        self._codec_chain = None
+        self._engine = None
+
+    @property
+    def chunk_store(self) -> Store:
+        """The store chunk I/O goes through: the node's store wrapped by the runtime
+        ``transformers`` and the metadata's storage transformers."""
+        return self._engine_().store
+
+    def _chunk_keys(self, meta: ArrayMetadata) -> ChunkKeys:
+        fmt, path = self._format, self._path
+        return ChunkKeys(lambda coords: fmt.chunk_key(path, meta, coords),
+                         lambda key: fmt.chunk_coords(path, meta, key))
+
+    def _chain(self) -> CodecChain:
+        chain = self._codec_chain
+        if chain is None:
+            chain = self._codec_chain = self._checked_chain(self._metadata)
+        return chain
+
+    def _build_engine(self) -> ChunkEngine:
+        meta = self._metadata
+        chain = self._chain()
+        store = self._store
+        for runtime in reversed(self._transformers):
+            store = runtime(store)
+        keys = self._chunk_keys(meta)
+        for transformer in reversed(meta.storage_transformers):
+            store = wrap_store(transformer, store, keys, meta, path=self._path)
+        return ChunkEngine(store=store, keys=keys, grid=meta.chunk_grid, chain=chain,
+                           data_type=meta.data_type, fill_value=meta.fill_value,
+                           layout=self._layout, threads=self._threads,
+                           write_empty_chunks=self._write_empty_chunks)
+
+    def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:
+        """The codec chain of ``meta``, validated against every distinct chunk shape of its
+        grid (chunks of a rectilinear grid differ, and e.g. sharding needs each to divide)."""
+        try:
+            chain = CodecChain(meta.codecs)  # its order is checked here
+            for shape in meta.chunk_grid.representative_chunk_shapes():
+                chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
+        except MetadataError as exc:  # name the array's document (or at least its path)
+            key = self._format.document_key(self._path, "array")
+            raise exc.at(key if key is not None else f"/{self._path}") from exc
+        return chain
+
+    def _engine_(self) -> ChunkEngine:
+        # Read the attribute once: a metadata write in another thread may reset it.
+        engine = self._engine
+        if engine is None:
+            engine = self._engine = self._build_engine()
+        return engine

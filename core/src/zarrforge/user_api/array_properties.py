@@ -1,0 +1,150 @@
+"""The properties of an array that read nothing from the store (shape, dtype, chunks,
+codecs, ``info``...), computed once for both faces of an array: the blocking
+:class:`~zarrforge.Array` and :class:`zarrforge.asyncio.AsyncArray`.
+
+Contract: :class:`ArrayProperties` extends :class:`~zarrforge.nodes.node_properties.NodeProperties`
+with an array's properties, computed from the state of ``self._node``, an
+:class:`ArrayState` (the array itself, or the blocking array an async face wraps). None
+of them makes a store request: they read the metadata model, the runtime memory layout
+and the codec chain the array checked when it was opened.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..abc.codec import SubdividedCodec
+from ..abc.memory_layout import MemoryLayout
+from ..abc.metadata import ArrayMetadata
+from ..engine.codec_chain import CodecChain
+from ..nodes.node_properties import NodeProperties, NodeState
+from .info import Summary, array_summary
+
+
+class ArrayState(NodeState, Protocol):
+    """What the properties read: a blocking array's state."""
+
+    _layout: MemoryLayout
+
+    @property
+    def _metadata(self) -> ArrayMetadata: ...
+
+    def _chain(self) -> CodecChain: ...
+
+
+class ArrayProperties(NodeProperties):
+    """The array properties of ``self._node``, shared by ``Array`` and ``AsyncArray``."""
+
+    _node: ArrayState
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._node._metadata.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._node._metadata.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)  # Python ints: no int64 overflow for huge shapes
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._node._metadata.data_type.numpy_dtype
+
+    @property
+    def data_type(self) -> Any:
+        return self._node._metadata.data_type
+
+    @property
+    def fill_value(self) -> Any:
+        return self._node._metadata.fill_value
+
+    @property
+    def order(self) -> str:
+        return self._node._layout.name
+
+    @property
+    def dimension_names(self) -> tuple[str | None, ...] | None:
+        return self._node._metadata.dimension_names
+
+    @property
+    def codecs(self) -> tuple[Any, ...]:
+        return self._node._metadata.codecs
+
+    def _chunk_codecs(self) -> CodecChain:
+        """The codecs a chunk as :attr:`chunks` has it goes through: a shard's inner ones."""
+        chain = self._node._chain()
+        if isinstance(chain.array_bytes, SubdividedCodec):
+            return CodecChain(chain.array_bytes.inner_codecs)
+        return chain
+
+    @property
+    def filters(self) -> tuple[Any, ...]:
+        """The ``array -> array`` codecs of a chunk (of an inner chunk, when sharded), as
+        zarr-python's ``Array.filters``."""
+        return self._chunk_codecs().array_array
+
+    @property
+    def serializer(self) -> Any:
+        """The ``array -> bytes`` codec of a chunk (of an inner chunk, when sharded)."""
+        return self._chunk_codecs().array_bytes
+
+    @property
+    def compressors(self) -> tuple[Any, ...]:
+        """The ``bytes -> bytes`` codecs of a chunk (of an inner chunk, when sharded)."""
+        return self._chunk_codecs().bytes_bytes
+
+    @property
+    def _storage_chunk_shape(self) -> tuple[int, ...]:
+        shape = self._node._metadata.chunk_grid.regular_chunk_shape
+        if shape is None:
+            raise AttributeError("this array's chunk grid has no single chunk shape; "
+                                 "see metadata_model.chunk_grid")
+        return shape
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        """The shape of the smallest unit that can be read on its own.
+
+        For an array whose array -> bytes codec subdivides stored chunks (a
+        :class:`~zarrforge.abc.codec.SubdividedCodec`, e.g. sharding), that is the
+        inner chunk shape; otherwise the chunk grid's chunk shape.
+        """
+        serializer = self._node._chain().array_bytes
+        if isinstance(serializer, SubdividedCodec):
+            return tuple(serializer.inner_chunk_shape)
+        return self._storage_chunk_shape
+
+    @property
+    def shards(self) -> tuple[int, ...] | None:
+        """The stored chunk shape when chunks are subdivided (sharding), else ``None``."""
+        if isinstance(self._node._chain().array_bytes, SubdividedCodec):
+            return self._storage_chunk_shape
+        return None
+
+    @property
+    def cdata_shape(self) -> tuple[int, ...]:
+        return self._node._metadata.chunk_grid.grid_shape
+
+    @property
+    def nchunks(self) -> int:
+        return self._node._metadata.chunk_grid.nchunks
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the whole array takes decoded (shape x item size), as zarr-python's."""
+        item_size = self.data_type.item_size
+        if item_size is None:
+            raise TypeError(f"{self.name!r} holds {self.data_type.to_json()!r}, of no fixed "
+                            "size per element: it has no decoded size without reading it")
+        return self.size * item_size
+
+    @property
+    def info(self) -> Summary:
+        """A summary of the array (:mod:`zarrforge.user_api.info`): reads nothing from the store."""
+        return array_summary(self._node)

@@ -1,0 +1,277 @@
+"""The user-facing :class:`Array`.
+
+An ``Array`` is a view of one array node: its store, its path, its metadata
+model and the format that maps it to keys. Reading and writing go through
+the indexers of :mod:`zarrforge.engine.indexing` and the
+:class:`~zarrforge.engine.pipeline.ChunkEngine`.
+
+Selections:
+
+* ``a[...]`` / ``a[...] = v``: basic indexing (ints, slices with any step,
+  ``Ellipsis``, ``None``), with numpy's result shapes;
+* ``a.oindex[...]``: orthogonal indexing (int arrays, boolean masks and slices
+  per dimension);
+* ``a.vindex[...]``: coordinate (point) indexing or a boolean mask of the
+  whole array;
+* ``a.blocks[...]``: selection in units of chunks.
+
+Those views and zarr-python's ``get_*_selection`` names are the mixin
+:class:`~zarrforge.user_api.array_selections.Selections`; ``resize``, ``append`` and staged
+grows are :class:`~zarrforge.user_api.array_resizing.Resizing`; the properties that read nothing
+(shape, dtype, chunks, codecs, ``info``...) are
+:class:`~zarrforge.user_api.array_properties.ArrayProperties`, shared with
+:class:`zarrforge.asyncio.AsyncArray`; the codec chain and the chunk engine, built at
+first use, are :class:`~zarrforge.user_api.array_engine.ArrayEngine`. This module holds what reads
+and writes (the indexers, the result buffers, the calls of the engine) and what asks the
+store about the array.
+
+Metadata changes (attributes, ``resize``) rewrite the node's metadata
+document; runtime settings (``order``, ``write_empty_chunks``, ``threads``)
+are not stored.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from .. import config
+from ..abc.extension import Extension
+from ..abc.format import Format
+from ..abc.metadata import ArrayMetadata
+from ..abc.store import Store
+from ..engine import indexing
+from ..errors import ResourceLimitError
+from ..nodes.node import Node
+from ..registries.resolution import memory_layout
+from .array_engine import ArrayEngine
+from .array_properties import ArrayProperties
+from .array_resizing import Resizing
+from .array_selections import Selections, as_value, is_fancy, is_vindex
+from .info import Summary, array_summary
+
+
+class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type="array"):
+    def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
+                 read_only: bool = False, order: str | None = None,
+                 write_empty_chunks: bool | None = None, threads: int | None = None,
+                 transformers: Sequence[Callable[[Store], Store]] = (),
+                 view: Any = None) -> None:
+        super().__init__(store, path, metadata, fmt, read_only=read_only, view=view)
+        settings = config.get()
+        self._layout = memory_layout(order or settings.order)
+        self._write_empty_chunks = (settings.write_empty_chunks if write_empty_chunks is None
+                                    else write_empty_chunks)
+        self._threads = threads or settings.threads
+        self._transformers = tuple(transformers)
+        self._forget_engine()  # the chain is built and checked on open, the engine at first I/O
+
+    @classmethod
+    def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
+                       read_only: bool, view: Any, use_consolidated: bool | None,
+                       **options: Any) -> "Array":
+        return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view, **options)
+
+    def _runtime_options(self) -> dict[str, Any]:
+        return {"order": self._layout.name, "write_empty_chunks": self._write_empty_chunks,
+                "threads": self._threads, "transformers": self._transformers}
+
+    def _validate(self) -> None:
+        super()._validate()
+        self._chain()  # the codec chain is checked against the array on open, not on first read
+
+    def _metadata_changed(self) -> None:
+        self._forget_engine()
+
+    @property
+    def nchunks_initialized(self) -> int:
+        """How many chunks are stored (one listing of the array's chunk keys)."""
+        return sum(1 for _ in self.stored_chunks())
+
+    def chunk_key(self, coords: Sequence[int]) -> str:
+        """The store key of the chunk at grid ``coords``, as the array's format lays it out
+        (before any storage transformer: in :attr:`chunk_store`'s terms)."""
+        return self._format.chunk_key(self._path, self._metadata, tuple(int(c) for c in coords))
+
+    def stored_chunks(self) -> Iterator[tuple[int, ...]]:
+        """Coordinates of the chunks that exist in the store."""
+        return self._format.stored_chunks(self.chunk_store, self._path, self._metadata)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return (f"<zarrforge.Array {self.name!r} shape={self.shape} dtype={self.dtype} "
+                f"chunks={self._metadata.chunk_grid.regular_chunk_shape}>")
+
+    def info_complete(self) -> Summary:
+        """:attr:`info` with what is stored: bytes, the storage ratio, chunks written."""
+        return array_summary(self, complete=True)
+
+    def _repr_html_(self) -> str:
+        return self.info._repr_html_()
+
+    # --- reading and writing ---------------------------------------------------------
+
+    def _indexer(self, kind: str, selection: Any) -> tuple[Any, Any]:
+        """The indexer for ``selection`` after the extensions' ``map_selection``."""
+        for extension in self._metadata.extensions:
+            if isinstance(extension, Extension):
+                selection = extension.map_selection(self, selection, kind)
+        return _INDEXERS[kind](selection, self.shape, self._dims()), selection
+
+    def _check_size(self, shape: tuple[int, ...], what: str) -> None:
+        limit = config.get().max_request_bytes
+        if limit is None:
+            return
+        nbytes = math.prod(shape) * self.dtype.itemsize
+        if nbytes > limit:
+            raise ResourceLimitError(
+                f"{what} of shape {shape} on {self.name!r} needs {nbytes} bytes, over the "
+                f"limit of {limit} bytes (zarrforge.config max_request_bytes); read or write "
+                "it in parts, e.g. with Array.blocks or zarrforge.to_dask")
+
+    def _output(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The array a read of ``shape`` fills: checked against ``max_request_bytes``, and
+        one the machine cannot allocate refused as a :class:`ResourceLimitError` naming the
+        read (numpy's bare ``MemoryError`` otherwise: a damaged shape asks for terabytes)."""
+        self._check_size(shape, "a read")
+        try:
+            return self._layout.empty(shape, self.dtype)
+        except MemoryError as exc:
+            nbytes = math.prod(shape) * self.dtype.itemsize
+            raise ResourceLimitError(
+                f"a read of shape {shape} on {self.name!r} needs {nbytes} bytes, more than "
+                "this machine could allocate; read it in parts, e.g. with Array.blocks or "
+                "zarrforge.to_dask (zarrforge.config max_request_bytes refuses such reads "
+                "before trying)") from exc
+
+    def _read(self, kind: str, selection: Any) -> np.ndarray:
+        indexer, _ = self._indexer(kind, selection)
+        out = self._output(indexer.shape)
+        self._engine_().read(indexer, out)
+        return out
+
+    def _write(self, kind: str, selection: Any, value: Any, *, stored: bool = False) -> None:
+        """Write ``value``; ``stored=True`` means ``selection`` is in stored coordinates
+        already and skips the extensions' selection mapping."""
+        self._check_writable()
+        if stored:
+            indexer = _INDEXERS[kind](selection, self.shape, self._dims())
+        else:
+            indexer, selection = self._indexer(kind, selection)
+        self._check_size(indexer.shape, "a write")
+        value = as_value(value, indexer.shape, self.dtype)
+        self._engine_().write(indexer, value)
+        for extension in self._metadata.extensions:
+            if isinstance(extension, Extension):
+                extension.after_write(self, selection, kind, value)
+
+    def _dims(self) -> tuple[Any, ...]:
+        return self._metadata.chunk_grid.dimensions
+
+    def _read_gathered(self, requests: Sequence[tuple[str, Any]]) -> list[tuple[Any, Any]]:
+        """Read several ``(kind, selection)`` requests in one engine call
+        (:meth:`ChunkEngine.read_gathered`); per request, in order, ``(values, None)`` (a
+        scalar for a 0-d result) or ``(None, the exception that request alone raises)``.
+        If the gathered call fails, each request is read on its own, so one request's
+        failure (a corrupt chunk, a store error) is never another's."""
+        results: list[tuple[Any, Any]] = [(None, None)] * len(requests)
+        reads = []
+        for i, (kind, selection) in enumerate(requests):
+            try:
+                indexer, _ = self._indexer(kind, selection)
+                out = self._output(indexer.shape)
+            except Exception as exc:  # noqa: BLE001 - that request's own error
+                results[i] = (None, exc)
+                continue
+            reads.append((i, indexer, out))
+        try:
+            self._engine_().read_gathered([(indexer, out) for _, indexer, out in reads])
+        except Exception:  # noqa: BLE001 - told apart by reading each request alone
+            for i, _, _ in reads:
+                try:
+                    results[i] = (self._scalar_or_array(self._read(*requests[i])), None)
+                except Exception as exc:  # noqa: BLE001 - that request's own error
+                    results[i] = (None, exc)
+            return results
+        for i, _, out in reads:
+            results[i] = (self._scalar_or_array(out), None)
+        return results
+
+    @staticmethod
+    def _scalar_or_array(out: np.ndarray) -> Any:
+        return out[()] if out.ndim == 0 else out
+
+    def __getitem__(self, selection: Any) -> Any:
+        if is_fancy(selection):
+            return self.oindex[selection] if not is_vindex(selection, self.ndim) else self.vindex[selection]
+        out = self._read("basic", selection)
+        return out[()] if out.ndim == 0 else out
+
+    def __setitem__(self, selection: Any, value: Any) -> None:
+        if is_fancy(selection):
+            if is_vindex(selection, self.ndim):
+                self.vindex[selection] = value
+            else:
+                self.oindex[selection] = value
+            return
+        self._write("basic", selection, value)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        data = self[...]
+        data = np.asarray(data)
+        return data.astype(dtype) if dtype is not None else data
+
+    def nbytes_stored(self) -> int:
+        """The bytes stored under the array's path: its chunks and its metadata documents
+        (one listing, and a size query per key where the listing does not give sizes)."""
+        prefix = f"{self._path}/" if self._path else ""
+        keys = list(self._store.list_prefix(prefix))
+        document = self._format.document_key(self._path, "array")
+        if document is not None and document not in keys:  # the 2022 draft keeps it apart
+            keys.append(document)
+        return sum(self._store.getsize(key) or 0 for key in keys)
+
+    def get_chunk(self, coords: Sequence[int]) -> np.ndarray:
+        """The whole stored chunk at grid ``coords`` (fill value if never written)."""
+        coords = tuple(int(c) for c in coords)
+        chunk = self._engine_().read_chunk(coords)
+        if chunk is None:
+            spec = self._engine_().spec_for(coords)
+            chunk = self._layout.full(spec.shape, self.fill_value, self.dtype)
+        return chunk
+
+    _uncommitted_shape: tuple[int, ...] | None = None
+
+    def __reduce__(self) -> Any:
+        if self._uncommitted_shape is None:
+            return super().__reduce__()
+        # a staged handle travels (to dask workers) with its shape, which no document holds
+        return (type(self)._reopened_with_shape, (self._store, self._path, self._read_only,
+                                     self._runtime_options(), self._uncommitted_shape))
+
+
+_INDEXERS = {
+    "basic": indexing.BasicIndexer,
+    "orthogonal": indexing.OrthogonalIndexer,
+    "coordinate": indexing.CoordinateIndexer,
+    "mask": indexing.MaskIndexer,
+    "block": indexing.BlockIndexer,
+}
+
+
+def mismatch(array: Array, shape: Any = None, dtype: Any = None) -> str | None:
+    """How ``array`` differs from the ``shape`` and ``dtype`` a caller expects of it (each
+    ``None``: not expected), or ``None`` when it does not."""
+    if shape is not None:
+        wanted = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+        if array.shape != wanted:
+            return f"the array {array.name!r} has shape {array.shape}, not {wanted}"
+    if dtype is not None and np.dtype(dtype) != array.dtype:
+        return f"the array {array.name!r} holds {array.dtype}, not {np.dtype(dtype)}"
+    return None

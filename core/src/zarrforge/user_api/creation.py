@@ -1,0 +1,170 @@
+"""Creating arrays and groups: validate everything, then write.
+
+Creation validates everything (data type, grid, codecs, fill value, names,
+that the documents can be written as JSON, what is at and above the path)
+and builds the complete metadata *before* writing anything, so a bad
+argument never leaves a half-created node, and ``overwrite=True`` never
+erases the old node unless the new one can be written. Missing parent groups
+are created. This module turns the API's arguments into the format's model
+and returns the opened node; the writing is
+:func:`zarrforge.nodes.node_writing.write_nodes`'s (each document on the path read
+and parsed once; whole or not at all).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..abc.format import ArrayCreationSpec, Format
+from ..engine import chunking
+from ..engine.codec_arguments import normalised
+from ..errors import ZarrforgeError
+from ..metadata.json_io import check_new_attributes
+from ..nodes import hierarchy
+from ..nodes.node import node_class, node_from_metadata, validate_extensions
+from ..nodes.node_writing import NewNode, write_nodes
+from ..registries.resolution import check_ndim, data_type_from_user, shape_from_json
+from ..storing.storage import StoreLike, resolve_location
+
+DEFAULT_FORMAT = hierarchy.DEFAULT_FORMAT
+
+
+def _shape_argument(shape: Any) -> tuple[int, ...]:
+    """The ``shape=`` argument as a tuple of ints (numpy integers welcome), validated."""
+    if isinstance(shape, (tuple, list)):
+        check_ndim(len(shape))  # before the per-dimension conversions below
+    items = [shape] if not isinstance(shape, (tuple, list)) else list(shape)
+    try:
+        items = [operator.index(n) for n in items]
+    except TypeError:
+        pass  # shape_from_json names the offending value
+    return shape_from_json(items)
+
+
+def _item_size(dtype: Any) -> int | None:
+    """Bytes an element of ``dtype`` takes, for picking and checking chunk shapes (``None``:
+    a variable size, or a type the format alone knows: it reports any error itself)."""
+    try:
+        return data_type_from_user(dtype).item_size
+    except ZarrforgeError:
+        return None
+
+
+def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int] | int | None = None,
+                 dtype: Any = None, chunks: Any = None, shards: Any = None, filters: Any = None,
+                 serializer: Any = None, compressors: Any = "auto", codecs: Any = None,
+                 fill_value: Any = None, attributes: dict[str, Any] | None = None,
+                 dimension_names: Sequence[str | None] | None = None,
+                 chunk_key_encoding: Any = None, storage_transformers: Any = None,
+                 extensions: Any = None,
+                 zarr_format: Any = None, overwrite: bool = False,
+                 fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
+                 name: str | None = None, data: Any = None, write_data: bool = True,
+                 _checked_group: str | None = None, **array_options: Any) -> Any:
+    """Create an array and return it open for reading and writing.
+
+    zarr-python's forms are accepted too: ``name=`` for ``path`` (not both), and
+    ``data=`` (an array-like: its shape and dtype unless given, and its values written
+    unless ``write_data=False``).
+
+    ``codecs`` is the complete v3 codec list and excludes ``filters``,
+    ``serializer`` and ``compressors``. Codec arguments accept
+    ``{"name": ..., "configuration": ...}`` objects, short-hand names, codec
+    instances, and numcodecs and zarr-python codec objects
+    (:mod:`zarrforge.engine.codec_arguments`). ``chunks``: ``None`` or ``"auto"`` picks a chunk
+    shape of at most ``config.auto_chunk_bytes``; an int, or one entry per dimension, with
+    ``-1``/``None`` for the whole dimension (:mod:`zarrforge.engine.chunking`).
+    ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
+    ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
+    ``_checked_group`` is for :class:`~zarrforge.Group` (see
+    :func:`zarrforge.nodes.hierarchy.survey`). ``zarr_format``: a registered format name;
+    ``None`` takes the one a URL pipeline's format segment chose, else
+    ``config.default_format`` (``"3"``).
+    """
+    if name is not None:
+        if path:
+            raise TypeError(f"create_array(): name={name!r} and path={path!r} both name the "
+                            "array; give one")
+        path = name
+    check_array_options("create_array", array_options)
+    values = None
+    if data is not None:
+        values = np.asarray(data)
+        shape = values.shape if shape is None else shape
+        dtype = values.dtype if dtype is None else dtype
+    if shape is None or dtype is None:
+        missing = " and ".join(n for n, v in (("shape", shape), ("dtype", dtype)) if v is None)
+        raise TypeError(f"create_array() needs {missing} (or data= to take them from)")
+    shape_t = _shape_argument(shape)
+    check_new_attributes(attributes or {})
+    location = resolve_location(store, path, zarr_format=zarr_format,
+                                storage_options=storage_options)
+    fmt = fmt or hierarchy.get_format(location.zarr_format)
+    resolved, path = location.store, location.path
+    item_size = _item_size(dtype)
+    chunks = chunking.chunk_shape(chunks, shape_t, item_size, shards)
+    if isinstance(shards, str) and shards == "auto" and isinstance(chunks, tuple):
+        shards = chunking.auto_shards(shape_t, chunks, item_size)
+    chunking.check_chunk_size(chunks, item_size, dtype)
+    spec = ArrayCreationSpec(
+        shape=shape_t, dtype=dtype, chunks=chunks,
+        shards=shards, filters=filters, serializer=serializer, compressors=compressors,
+        codecs=codecs, fill_value=fill_value, attributes=attributes,
+        dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
+        storage_transformers=storage_transformers, extensions=extensions,
+        order=array_options.get("order"))
+    spec = normalised(spec, fmt)
+    metadata = fmt.new_array(spec)
+    rendered = fmt.render(metadata)
+    # Opening validates the codec chain against the array, still before any write.
+    array = node_class("array")._validated(resolved, path, metadata, fmt, **array_options)
+    write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
+                checked_group=_checked_group, operation="create_array")
+    array = array._announced()
+    if values is not None and write_data:
+        array[...] = values
+    return array
+
+
+ARRAY_OPTIONS = {"order": "the name of a memory layout ('C', 'F' or a plugin's)",
+                 "write_empty_chunks": "True or False", "threads": "a positive int",
+                 "transformers": "a sequence of store wrappers", "read_only": "True or False"}
+
+
+def check_array_options(function: str, options: dict[str, Any]) -> None:
+    """Refuse, before anything is written, a runtime option ``function`` does not take or a
+    value it cannot use (``threads='two'`` used to fail at the first write)."""
+    for key, value in options.items():
+        if key not in ARRAY_OPTIONS:
+            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}; the "
+                            f"array options are {sorted(ARRAY_OPTIONS)}")
+        bad = ((key == "threads" and (not isinstance(value, int) or isinstance(value, bool)
+                                      or value < 1))
+               or (key in ("write_empty_chunks", "read_only") and not isinstance(value, bool))
+               or (key == "order" and not isinstance(value, str)))
+        if bad:
+            raise TypeError(f"{function}(): {key}={value!r}; give {ARRAY_OPTIONS[key]}")
+
+
+def create_group(store: StoreLike = None, path: str = "", *,
+                 attributes: dict[str, Any] | None = None, extensions: Any = None,
+                 zarr_format: Any = None,
+                 overwrite: bool = False, fmt: Format | None = None,
+                 storage_options: dict[str, Any] | None = None,
+                 _checked_group: str | None = None) -> Any:
+    """Create a group and return it open for writing (``_checked_group``: as for
+    :func:`create_array`)."""
+    check_new_attributes(attributes or {})
+    location = resolve_location(store, path, zarr_format=zarr_format,
+                                storage_options=storage_options)
+    fmt = fmt or hierarchy.get_format(location.zarr_format)
+    resolved, path = location.store, location.path
+    metadata = fmt.new_group(attributes, extensions)
+    validate_extensions(metadata)
+    rendered = fmt.render(metadata)
+    write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
+                checked_group=_checked_group, operation="create_group")
+    return node_from_metadata(resolved, path, fmt, metadata, read_only=False)

@@ -1,0 +1,244 @@
+"""The user-facing :class:`Group`.
+
+A group lists and opens its children through its format, creates child arrays
+and groups, and persists its attributes on change. ``group["a/b"]`` opens a
+nested member; ``"a/b" in group`` tests for one. A group with consolidated
+metadata lists and opens its members from that view without store requests
+(see :mod:`zarrforge.nodes.consolidated`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Iterator
+
+from ..abc.format import Format
+from ..abc.store import Store
+from ..errors import MetadataError, NodeNotFoundError, NodeTypeError, UnusedViewWarning
+from ..metadata import paths
+from ..nodes.consolidated import ConsolidatedView
+from ..nodes.hierarchy import refresh_consolidated, views_above
+from ..nodes.node import Node, node_from_metadata, open_node
+from . import creation
+from .arrays import mismatch
+from .info import Summary, group_summary, group_tree_html
+from .tree_view import TreeText, group_tree
+
+
+class Group(Node, node_type="group"):
+    def __init__(self, *args: Any, use_consolidated: bool | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        unused = self._metadata.view_unused
+        if use_consolidated is False:
+            self._view = None
+        elif self._metadata.consolidated is not None:
+            self._view = (ConsolidatedView(self._metadata.consolidated, self._format), "")
+        elif use_consolidated and unused:
+            raise MetadataError(f"group {self.name!r} has no consolidated metadata it can "
+                                f"use: {unused}")
+        elif use_consolidated:
+            raise NodeNotFoundError(f"group {self.name!r} has no consolidated metadata; "
+                                    "create it with zarrforge.consolidate_metadata()")
+        elif unused:
+            warnings.warn(f"group {self.name!r}: {unused}", UnusedViewWarning, stacklevel=3)
+
+    @classmethod
+    def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
+                       read_only: bool, view: Any, use_consolidated: bool | None,
+                       **options: Any) -> "Group":
+        return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view,
+                           use_consolidated=use_consolidated)
+
+    # --- members ---------------------------------------------------------------------
+
+    def _child(self, name: str) -> tuple[str, str | None]:
+        """The child's store path, and its path in this group's view (if any)."""
+        relative = paths.normalize_path(name)
+        path = paths.join(self._path, relative)
+        if self._view is None:
+            return path, None
+        return path, paths.join(self._view[1], relative)
+
+    def _from_view(self, name: str) -> Any:
+        path, in_view = self._child(name)
+        if in_view is None:
+            return None
+        model = self._view[0].get(in_view)
+        if model is None:
+            return None
+        return node_from_metadata(self._store, path, self._format, model,
+                                  read_only=self._read_only, view=(self._view[0], in_view))
+
+    def __getitem__(self, name: str) -> Any:
+        node = self._from_view(name)
+        if node is not None:
+            return node
+        return open_node(self._store, self._child(name)[0], fmt=self._format,
+                         mode="r" if self._read_only else "r+")
+
+    def _members_here(self) -> Iterator[tuple[str, Any]]:
+        """The children for a listing. From the store, each child's document is read once
+        (``Format.child_documents``) and an array is opened deferred (resolved on first
+        use; see :mod:`zarrforge.nodes.node`), so listing members with their attributes
+        resolves no data type, grid or codec; a group, or a child whose document cannot
+        be read, is opened as by ``[]`` (which reports why)."""
+        if self._view is not None:
+            for name in self.keys():
+                yield name, self[name]
+            return
+        for name, document in self._format.child_documents(self._store, self._path):
+            if document is None or document.node_type != "array":
+                yield name, self[name]
+                continue
+            path = self._child(name)[0]
+            yield name, node_from_metadata(self._store, path, self._format, document,
+                                           read_only=self._read_only)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self[name]
+        except NodeNotFoundError:
+            return default
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        path, in_view = self._child(name)
+        if in_view is not None and in_view in self._view[0]:
+            return True
+        return self._format.detect(self._store, path)
+
+    def keys(self) -> list[str]:
+        if self._view is not None:
+            view, here = self._view
+            return view.children(here)
+        return sorted(self._format.list_children(self._store, self._path))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def members(self, max_depth: int | None = 0) -> list[tuple[str, Any]]:
+        """``(name, node)`` pairs of the children, sorted by name.
+
+        ``max_depth=None`` walks the whole subtree (names are then relative
+        paths); ``0`` lists direct children only.
+        """
+        result: list[tuple[str, Any]] = []
+        for name, node in self._members_here():
+            result.append((name, node))
+            if isinstance(node, Group) and (max_depth is None or max_depth > 0):
+                deeper = None if max_depth is None else max_depth - 1
+                result.extend((f"{name}/{sub}", n) for sub, n in node.members(deeper))
+        return result
+
+    def arrays(self) -> list[tuple[str, Any]]:
+        return [(n, m) for n, m in self.members() if not isinstance(m, Group)]
+
+    def groups(self) -> list[tuple[str, "Group"]]:
+        return [(n, m) for n, m in self.members() if isinstance(m, Group)]
+
+    def array_keys(self) -> list[str]:
+        return [n for n, _ in self.arrays()]
+
+    def group_keys(self) -> list[str]:
+        return [n for n, _ in self.groups()]
+
+    # --- creation --------------------------------------------------------------------
+
+    # The first member created through this object checks every ancestor for arrays
+    # and nodes of other formats, as zarrforge.create_array does; later ones trust that
+    # answer and check only below this group, which saves most of the store reads of
+    # creating many members. (A hierarchy changed meanwhile by another writer is a
+    # race the full check could not prevent either.)
+    _ancestry_checked = False
+
+    def _checked_group(self) -> str | None:
+        return self._path if self._ancestry_checked else None
+
+    def create_array(self, name: str, **kwargs: Any) -> Any:
+        array = creation.create_array(self._store, self._child(name)[0], fmt=self._format,
+                                      _checked_group=self._checked_group(), **kwargs)
+        self._ancestry_checked = True
+        self._record_created(name, array.metadata_model)
+        return array
+
+    def create_group(self, name: str, **kwargs: Any) -> "Group":
+        group = creation.create_group(self._store, self._child(name)[0], fmt=self._format,
+                                      _checked_group=self._checked_group(), **kwargs)
+        self._ancestry_checked = True
+        self._record_created(name, group.metadata_model)
+        return group
+
+    def _record_created(self, name: str, model: Any) -> None:
+        """Add a new node, and any parents created for it, to this group's view."""
+        if self._view is None:
+            return
+        view, here = self._view
+        parts = paths.normalize_path(name).split("/")
+        for depth in range(1, len(parts)):
+            in_view = paths.join(here, "/".join(parts[:depth]))
+            if in_view not in view:  # a parent created for the new node, or by another tool
+                parent = self._format.read_node(self._store,
+                                                paths.join(self._path, "/".join(parts[:depth])))
+                if parent is not None:
+                    view.put(in_view, parent)
+        view.put(paths.join(here, "/".join(parts)), model)
+
+    def require_array(self, name: str, *, shape: Any, dtype: Any = None, **kwargs: Any) -> Any:
+        """The array ``name``, created with these arguments if it is not there; an array
+        there of another shape or dtype is a ``TypeError`` naming both (as zarr-python)."""
+        if name not in self:
+            return self.create_array(name, shape=shape, dtype=dtype, **kwargs)
+        node = self[name]
+        if isinstance(node, Group):
+            raise NodeTypeError(f"{node.name!r} is a group, not an array")
+        differs = mismatch(node, shape, dtype)
+        if differs:
+            raise TypeError(differs)
+        return node
+
+    def nmembers(self, max_depth: int | None = 0) -> int:
+        """How many members :meth:`members` lists at this depth (``None``: the subtree)."""
+        return len(self.members(max_depth=max_depth))
+
+    def require_group(self, name: str) -> "Group":
+        if name in self:
+            node = self[name]
+            if isinstance(node, Group):
+                return node
+        return self.create_group(name)
+
+    def __delitem__(self, name: str) -> None:
+        self._check_writable()
+        path, in_view = self._child(name)
+        if not self._format.detect(self._store, path):
+            raise NodeNotFoundError(f"no member {name!r} in group {self.name!r}")
+        above = views_above(self._store, self._format, path)  # refuses before erasing
+        self._format.erase_node(self._store, path)
+        if in_view is not None:
+            self._view[0].remove(in_view)
+        refresh_consolidated(self._store, self._format, path, None, above)
+
+    # --- display ---------------------------------------------------------------------
+
+    def tree(self, level: int | None = None, *, max_nodes: int = 500, plain: bool = False,
+             expand: bool | None = None) -> TreeText:
+        """The hierarchy below this group as text (:mod:`zarrforge.user_api.tree_view`): ``level``
+        levels deep at most (``0``: the direct members; ``None``: all of it), at most
+        ``max_nodes`` nodes; names bold in a terminal and in Jupyter unless ``plain``."""
+        return group_tree(self, level, is_group=lambda node: isinstance(node, Group),
+                          max_nodes=max_nodes, plain=plain, expand=expand)
+
+    @property
+    def info(self) -> Summary:
+        """A summary of the group and its direct members (:mod:`zarrforge.user_api.info`)."""
+        return group_summary(self)
+
+    def _repr_html_(self) -> str:
+        return group_tree_html(self)
+
+    def __repr__(self) -> str:
+        return f"<zarrforge.Group {self.name!r}>"

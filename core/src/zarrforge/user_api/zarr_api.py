@@ -1,0 +1,323 @@
+"""zarr-python 3's convenience functions, by the same names and with the same meaning.
+
+``import zarrforge as zarr`` and a zarr-python user's lines run on the zarrforge
+engine::
+
+    z = zarr.zeros((1000, 1000), chunks=(100, 100), dtype="i4", store="data.zarr")
+    z = zarr.array(numpy_array, chunks=(10,))
+    zarr.save("data.zarr", first=a, second=b)
+    values = zarr.load("data.zarr")["first"]
+
+Here: :func:`create`, :func:`zeros`, :func:`ones`, :func:`full`, :func:`empty`, their
+``*_like`` forms, :func:`array`, :func:`from_array`, :func:`save`, :func:`save_array`,
+:func:`save_group`, :func:`load`, :func:`open_consolidated`, :func:`group` and
+:func:`tree`. They take zarr-python's keywords: ``store=``, ``path=``, ``name=``,
+``compressor=`` (one codec, as in zarr-python 2) beside ``compressors=``,
+``zarr_version=`` for ``zarr_format=``, ``dimension_separator=``, ``chunk_shape=``,
+``config={"order", "write_empty_chunks"}``. Keywords zarr-python keeps from version 2
+that change nothing on this engine (``cache_attrs``, ``cache_metadata``) are accepted;
+those that would (``synchronizer``, ``chunk_store``, ``object_codec``, ``meta_array``)
+are refused when given a value, saying why; anything else is a ``TypeError`` naming the
+function. Where zarrforge differs from zarr-python on purpose,
+docs/coming-from-zarr-python.md says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+
+from ..errors import NodeNotFoundError
+from ..metadata import paths
+from ..nodes.node import open_node
+from .api import consolidate_metadata, open_array, open_group
+from .arrays import Array
+from .copying import copy
+from .creation import create_array
+from .groups import Group
+
+_IGNORED = {"cache_attrs", "cache_metadata"}  # caching hints: nothing to cache differently
+_REFUSED = {
+    "synchronizer": "writers need no synchronizer: chunk updates are conditional writes on "
+                    "stores that have them (docs/reliability.md)",
+    "chunk_store": "chunks and metadata live in one store; wrap a store to route keys",
+    "object_codec": "object arrays are not stored; use dtype='string' for text",
+    "meta_array": "arrays read into numpy",
+}
+
+
+def _legacy(function: str, options: dict[str, Any]) -> None:
+    """Drop zarr-python 2 keywords that change nothing; refuse those that would."""
+    for name in list(options):
+        if name in _IGNORED:
+            options.pop(name)
+        elif name in _REFUSED:
+            if options.pop(name) is not None:
+                raise TypeError(f"zarrforge.{function}(): {name}= is not supported: "
+                                f"{_REFUSED[name]}")
+
+
+def _format(function: str, zarr_format: Any, zarr_version: Any) -> Any:
+    if zarr_version is not None and zarr_format is not None and \
+            str(zarr_version) != str(zarr_format):
+        raise ValueError(f"zarrforge.{function}(): zarr_version={zarr_version!r} and "
+                         f"zarr_format={zarr_format!r} disagree; give zarr_format only")
+    return zarr_format if zarr_format is not None else zarr_version
+
+
+def _unknown(function: str, options: Mapping[str, Any]) -> None:
+    if options:
+        raise TypeError(f"zarrforge.{function}() got unexpected keyword argument(s) "
+                        f"{sorted(options)}")
+
+
+def create(shape: Any, *, chunks: Any = None, dtype: Any = None, compressor: Any = "auto",
+           fill_value: Any = None, order: str | None = None, store: Any = None,
+           overwrite: bool = False, path: str | None = None, filters: Any = None,
+           read_only: bool | None = None, dimension_separator: str | None = None,
+           write_empty_chunks: bool | None = None, zarr_version: Any = None,
+           zarr_format: Any = None, attributes: dict[str, Any] | None = None,
+           chunk_shape: Any = None, chunk_key_encoding: Any = None, codecs: Any = None,
+           dimension_names: Any = None, storage_options: dict[str, Any] | None = None,
+           config: Mapping[str, Any] | None = None, compressors: Any = None,
+           shards: Any = None, serializer: Any = None, **legacy: Any) -> Array:
+    """zarr-python's ``zarr.create``: a new array (in memory unless ``store`` says where);
+    ``dtype`` defaults to float64. See the module docstring for the keywords."""
+    _legacy("create", legacy)
+    _unknown("create", legacy)
+    zarr_format = _format("create", zarr_format, zarr_version)
+    if chunk_shape is not None:
+        if chunks is not None:
+            raise TypeError("zarrforge.create(): give chunks= or chunk_shape=, not both")
+        chunks = chunk_shape
+    if compressors is None:
+        compressors = "auto" if compressor == "auto" else \
+            None if compressor is None else [compressor]
+    elif compressor != "auto":
+        raise TypeError("zarrforge.create(): give compressor= or compressors=, not both")
+    if dimension_separator is not None:
+        if chunk_key_encoding is not None:
+            raise TypeError("zarrforge.create(): give dimension_separator= or "
+                            "chunk_key_encoding=, not both")
+        v2 = str(zarr_format) == "2"
+        chunk_key_encoding = {"name": "v2" if v2 else "default",
+                              "configuration": {"separator": dimension_separator}}
+    options: dict[str, Any] = {}
+    for key, value in dict(config or {}).items():
+        if key not in ("order", "write_empty_chunks"):
+            raise TypeError(f"zarrforge.create(): config takes 'order' and "
+                            f"'write_empty_chunks', got {key!r}")
+        options[key] = value
+    if order is not None:
+        options["order"] = order
+    if write_empty_chunks is not None:
+        options["write_empty_chunks"] = write_empty_chunks
+    array = create_array(store, path or "", shape=shape, dtype="float64" if dtype is None else dtype,
+                         chunks=chunks, shards=shards, filters=filters, serializer=serializer,
+                         compressors=compressors, codecs=codecs, fill_value=fill_value,
+                         attributes=attributes, dimension_names=dimension_names,
+                         chunk_key_encoding=chunk_key_encoding, zarr_format=zarr_format,
+                         overwrite=overwrite, storage_options=storage_options, **options)
+    if read_only:
+        return open_array(array.store, array.path, mode="r")
+    return array
+
+
+def zeros(shape: Any, **kwargs: Any) -> Array:
+    """An array of zeros (``create`` with ``fill_value=0``)."""
+    return create(shape, fill_value=0, **kwargs)
+
+
+def ones(shape: Any, **kwargs: Any) -> Array:
+    """An array of ones (``create`` with ``fill_value=1``)."""
+    return create(shape, fill_value=1, **kwargs)
+
+
+def full(shape: Any, fill_value: Any, **kwargs: Any) -> Array:
+    """An array of ``fill_value`` (``create`` with that fill value)."""
+    return create(shape, fill_value=fill_value, **kwargs)
+
+
+def empty(shape: Any, **kwargs: Any) -> Array:
+    """An array whose unwritten elements read as the type's default fill value."""
+    return create(shape, **kwargs)
+
+
+def _like(a: Any, kwargs: dict[str, Any], *, fill: bool = False) -> dict[str, Any]:
+    """zarr-python's ``*_like`` arguments: shape, dtype and (for an array of ours) chunks
+    and, for ``full_like`` (``fill``), the fill value from ``a``, unless given."""
+    if isinstance(a, Array):
+        like: dict[str, Any] = {"shape": a.shape, "dtype": a.dtype, "chunks": a.chunks}
+        if fill:
+            like["fill_value"] = a.fill_value
+    else:
+        values = a if isinstance(a, np.ndarray) else np.asarray(a)
+        like = {"shape": values.shape, "dtype": values.dtype}
+    like.update(kwargs)
+    return like
+
+
+def zeros_like(a: Any, **kwargs: Any) -> Array:
+    return zeros(**_like(a, kwargs))
+
+
+def ones_like(a: Any, **kwargs: Any) -> Array:
+    return ones(**_like(a, kwargs))
+
+
+def full_like(a: Any, **kwargs: Any) -> Array:
+    like = _like(a, kwargs, fill=True)
+    return full(like.pop("shape"), like.pop("fill_value"), **like)
+
+
+def empty_like(a: Any, **kwargs: Any) -> Array:
+    return empty(**_like(a, kwargs))
+
+
+def array(data: Any, **kwargs: Any) -> Array:
+    """A new array holding ``data`` (any array-like; an Array of ours is read)."""
+    values = data[...] if isinstance(data, Array) else np.asarray(data)
+    kwargs.setdefault("dtype", values.dtype)
+    if isinstance(data, Array):
+        kwargs.setdefault("chunks", data.chunks)
+    created = create(values.shape, **kwargs)
+    created[...] = values
+    return created
+
+
+_KEPT = ("chunks", "shards", "filters", "compressors", "serializer")
+
+
+def _is_keep(value: Any) -> bool:
+    return isinstance(value, str) and value == "keep"
+
+
+def from_array(store: Any, *, data: Any, write_data: bool = True, name: str | None = None,
+               **kwargs: Any) -> Array:
+    """zarr-python's ``from_array``: a new array at ``name`` of ``store`` shaped like ``data``
+    and (``write_data``) holding its values. An Array of ours keeps its chunks, shards and
+    codecs (zarr-python's ``"keep"``) unless given: it is copied, data and all."""
+    given = {key for key in _KEPT if key in kwargs}
+    settings = {key: kwargs.pop(key, "keep") for key in _KEPT}
+    ours = isinstance(data, Array)
+    if ours and write_data and all(map(_is_keep, settings.values())) \
+            and not kwargs.keys() - {"zarr_format", "overwrite", "storage_options"}:
+        return copy(data, store, dest_path=name or "", zarr_format=kwargs.get("zarr_format"),
+                    overwrite=kwargs.get("overwrite", False),
+                    storage_options=kwargs.get("storage_options"))
+    kept = {"chunks": data.chunks, "shards": data.shards, "filters": data.filters,
+            "serializer": data.serializer, "compressors": data.compressors} if ours else {}
+    for key, value in settings.items():
+        if _is_keep(value):
+            if not ours:
+                if key in given:
+                    raise TypeError(f"zarrforge.from_array(): {key}='keep' needs a zarrforge "
+                                    "Array to keep it from")
+                continue  # not given: create_array's default
+            value = kept[key]
+        kwargs[key] = value
+    return create_array(store, name or "", data=data[...] if ours else data,
+                        write_data=write_data, **kwargs)
+
+
+def save_array(store: Any, arr: Any, *, zarr_version: Any = None, zarr_format: Any = None,
+               path: str | None = None, storage_options: dict[str, Any] | None = None,
+               **kwargs: Any) -> None:
+    """Write ``arr`` as the array at ``path`` of ``store``, replacing what is there."""
+    zarr_format = _format("save_array", zarr_format, zarr_version)
+    array(arr, store=store, path=path, zarr_format=zarr_format, overwrite=True,
+          storage_options=storage_options, **kwargs)
+
+
+def save_group(store: Any, *args: Any, zarr_version: Any = None, zarr_format: Any = None,
+               path: str | None = None, storage_options: dict[str, Any] | None = None,
+               **kwargs: Any) -> None:
+    """Write a group at ``path`` of ``store`` holding ``args`` as ``arr_0``, ``arr_1``...
+    and ``kwargs`` by their names, replacing what is there."""
+    if not args and not kwargs:
+        raise ValueError("zarrforge.save_group(): at least one array must be given")
+    zarr_format = _format("save_group", zarr_format, zarr_version)
+    named = {f"arr_{i}": value for i, value in enumerate(args)} | kwargs
+    root = paths.normalize_path(path or "")
+    created = open_group(store, root, mode="w", zarr_format=zarr_format,
+                         storage_options=storage_options)
+    for name, value in named.items():
+        array(value, store=created.store, path=paths.join(root, name),
+              zarr_format=created.format.name)
+
+
+def save(store: Any, *args: Any, zarr_version: Any = None, zarr_format: Any = None,
+         path: str | None = None, **kwargs: Any) -> None:
+    """One array and no names: :func:`save_array`; else :func:`save_group`."""
+    if len(args) == 1 and not kwargs:
+        save_array(store, args[0], zarr_version=zarr_version, zarr_format=zarr_format, path=path)
+    else:
+        save_group(store, *args, zarr_version=zarr_version, zarr_format=zarr_format, path=path,
+                   **kwargs)
+
+
+class LazyLoader(Mapping[str, Any]):
+    """The arrays of a group by name, each read whole when it is looked up."""
+
+    def __init__(self, group: Group) -> None:
+        self._group = group
+        self._names = [name for name, node in group.members() if isinstance(node, Array)]
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._names:
+            raise KeyError(name)
+        return self._group[name][...]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return f"<LazyLoader {self._names}>"
+
+
+def load(store: Any, path: str | None = None, zarr_format: Any = None,
+         zarr_version: Any = None) -> Any:
+    """The values of the array at ``path`` (a numpy array), or, for a group, a mapping of
+    its arrays' names to their values, each read when looked up."""
+    zarr_format = _format("load", zarr_format, zarr_version)
+    node = open_node(store, path or "", mode="r")
+    if zarr_format is not None and node.format.name != str(zarr_format):
+        raise NodeNotFoundError(f"the node at {'/' + (path or '')!r} is Zarr "
+                                f"{node.format.name}, not zarr_format={zarr_format!r}")
+    return node[...] if isinstance(node, Array) else LazyLoader(node)
+
+
+def open_consolidated(*args: Any, use_consolidated: bool = True, **kwargs: Any) -> Group:
+    """``open_group`` that requires the group's consolidated metadata."""
+    if use_consolidated is not True:
+        raise TypeError("zarrforge.open_consolidated(): use_consolidated must be True "
+                        "(use open_group otherwise)")
+    return open_group(*args, use_consolidated=True, **kwargs)
+
+
+def group(store: Any = None, *, overwrite: bool = False, path: str | None = None,
+          zarr_version: Any = None, zarr_format: Any = None,
+          attributes: dict[str, Any] | None = None,
+          storage_options: dict[str, Any] | None = None, **legacy: Any) -> Group:
+    """zarr-python's ``zarr.group``: the group at ``path``, created if missing (replaced,
+    with ``overwrite=True``)."""
+    _legacy("group", legacy)
+    _unknown("group", legacy)
+    return open_group(store, path or "", mode="w" if overwrite else "a",
+                      zarr_format=_format("group", zarr_format, zarr_version),
+                      attributes=attributes, storage_options=storage_options)
+
+
+def tree(grp: Group, expand: bool | None = None, level: int | None = None) -> Any:
+    """The group's hierarchy as text (``Group.tree``)."""
+    return grp.tree(level=level, expand=expand)
+
+
+__all__ = ["LazyLoader", "array", "consolidate_metadata", "create", "empty", "empty_like",
+           "from_array", "full", "full_like", "group", "load", "ones", "ones_like",
+           "open_consolidated", "save", "save_array", "save_group", "tree", "zeros",
+           "zeros_like"]
