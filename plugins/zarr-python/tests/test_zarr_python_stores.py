@@ -32,6 +32,36 @@ class TestOverZarrLocalStore(StoreConformance):
         return ZarrPythonStore(store.inner, read_only=True)
 
 
+class TestBelowAPrefix(StoreConformance):
+    """A zarr-python StorePath: its store, keys below its path."""
+
+    def make_store(self, tmp_path):
+        inner = zarr.storage.MemoryStore()
+        inner._store_dict["beside/zarr.json"] = zarr.core.buffer.cpu.Buffer.from_bytes(b"{}")
+        return ZarrPythonStore(inner, prefix="deep/below")
+
+    def make_read_only_store(self, store):
+        return ZarrPythonStore(store.inner, read_only=True, prefix=store.prefix)
+
+
+def test_a_store_path_is_its_store_with_its_path_below():
+    store_path = zarr.storage.StorePath(zarr.storage.MemoryStore(), "sub/dir")
+    written = zf.create_array(store_path, shape=(4,), chunks=(2,), dtype="i4")
+    written[:] = np.arange(4)
+    assert sorted(store_path.store._store_dict) == ["sub/dir/c/0", "sub/dir/c/1",
+                                                    "sub/dir/zarr.json"]
+    assert zarr.open_array(store_path.store, path="sub/dir", mode="r")[:].tolist() == [0, 1, 2, 3]
+    assert zf.open_array(store_path, mode="r")[:].tolist() == [0, 1, 2, 3]
+
+
+def test_a_store_path_group_lists_only_what_is_below_it():
+    store = zarr.storage.MemoryStore()
+    zarr.open_group(store, path="elsewhere", mode="w").create_array("x", shape=(1,), dtype="u1")
+    group = zf.open_group(zarr.storage.StorePath(store, "here"), mode="w")
+    group.create_array("a", shape=(2,), dtype="u1")
+    assert [name for name, _ in group.members()] == ["a"]
+
+
 class _RefusesListing(zarr.storage.MemoryStore):
     """A store with an error type of its own, as Icechunk has (IcechunkError)."""
 

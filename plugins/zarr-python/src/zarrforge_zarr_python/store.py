@@ -8,7 +8,8 @@ so a remote store overlaps them as zarr-python itself does.
 
 What maps to what:
 
-* keys are the same strings; byte ranges become zarr's ``RangeByteRequest`` (offset
+* keys are the same strings, below ``prefix`` when one is given (a zarr-python
+  ``StorePath`` is its store with its path as the prefix); byte ranges become zarr's ``RangeByteRequest`` (offset
   and length), ``OffsetByteRequest`` (offset only) and ``SuffixByteRequest`` (the last
   ``length`` bytes);
 * ``capabilities.writable`` is the wrapped store's ``supports_writes`` (and deleting
@@ -55,9 +56,11 @@ class ZarrPythonStore(Store):
 
     scheme = "zarr-python"
 
-    def __init__(self, inner: Any, *, read_only: bool = False) -> None:
+    def __init__(self, inner: Any, *, read_only: bool = False, prefix: str = "") -> None:
         super().__init__(read_only=read_only or bool(getattr(inner, "read_only", False)))
         self.inner = inner
+        self.prefix = prefix.strip("/")
+        self._below = f"{self.prefix}/" if self.prefix else ""
         (self._sync, self._prototype, self._range, self._offset,
          self._suffix) = _zarr()
         writable = bool(inner.supports_writes) and not self.read_only
@@ -68,13 +71,15 @@ class ZarrPythonStore(Store):
 
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
-        return f"ZarrPythonStore({self.inner!r}{mode})"
+        below = f", prefix={self.prefix!r}" if self.prefix else ""
+        return f"ZarrPythonStore({self.inner!r}{below}{mode})"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"inner": self.inner, "read_only": self.read_only}
+        return {"inner": self.inner, "read_only": self.read_only, "prefix": self.prefix}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["inner"], read_only=state["read_only"])
+        self.__init__(state["inner"], read_only=state["read_only"],
+                      prefix=state.get("prefix", ""))
 
     # --- running zarr-python's coroutines ---------------------------------------------
 
@@ -97,6 +102,7 @@ class ZarrPythonStore(Store):
         return self._range(byte_range.offset, byte_range.offset + byte_range.length)
 
     async def _get(self, key: str, byte_range: ByteRange | None) -> bytes | None:
+        key = self._below + key
         if byte_range is not None and byte_range.length == 0:
             return b"" if await self.inner.exists(key) else None
         buffer = await self.inner.get(key, self._prototype, self._request(byte_range))
@@ -120,11 +126,12 @@ class ZarrPythonStore(Store):
 
     def exists(self, key: str) -> bool:
         validate_key(key)
-        return bool(self._run(self.inner.exists(key), f"looking for {key!r}", key))
+        return bool(self._run(self.inner.exists(self._below + key), f"looking for {key!r}", key))
 
     def list_prefix(self, prefix: str) -> Iterator[str]:
         async def every() -> list[str]:
-            return [key async for key in self.inner.list_prefix(prefix)]
+            skip = len(self._below)
+            return [key[skip:] async for key in self.inner.list_prefix(self._below + prefix)]
 
         return iter(sorted(self._run(every(), f"listing {prefix!r}")))
 
@@ -142,11 +149,12 @@ class ZarrPythonStore(Store):
         return self._prototype.buffer.from_bytes(bytes(value))
 
     def _set(self, key: str, value: bytes) -> None:
-        self._run(self.inner.set(key, self._buffer(value)), f"writing {key!r}", key)
+        self._run(self.inner.set(self._below + key, self._buffer(value)), f"writing {key!r}", key)
 
     def _set_many(self, items: list[tuple[str, bytes]]) -> None:
         async def every() -> None:
-            await asyncio.gather(*(self.inner.set(k, self._buffer(v)) for k, v in items))
+            await asyncio.gather(*(self.inner.set(self._below + k, self._buffer(v))
+                                   for k, v in items))
 
         if items:
             self._run(every(), f"writing {len(items)} keys", items[0][0])
@@ -161,8 +169,8 @@ class ZarrPythonStore(Store):
         if not self.inner.supports_deletes:
             raise StoreError(f"the zarr-python store {self.inner!r} does not delete keys",
                              key=key)
-        if await self.inner.exists(key):
-            await self.inner.delete(key)
+        if await self.inner.exists(self._below + key):
+            await self.inner.delete(self._below + key)
 
     def _delete(self, key: str) -> None:
         self._run(self._delete_one(key), f"deleting {key!r}", key)
