@@ -39,6 +39,8 @@ _LAZY = {
     "from_dask": "user_api.dask_bridge", "to_dask": "user_api.dask_bridge",
     "plugins": "user_api.discovery", "Group": "user_api.groups",
     "print_debug_info": "user_api.debug_info",
+    # zarr-python's names for the asyncio API's classes (zarrforge.asyncio)
+    "AsyncArray": "asyncio.arrays", "AsyncGroup": "asyncio.groups",
     **dict.fromkeys(("Transaction", "clear_commit_record", "transaction",
                      "unfinished_commits"), "storing.transaction"),
     **dict.fromkeys(("array", "create", "empty", "empty_like", "from_array", "full",
@@ -67,7 +69,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "Array", "Group", "NO_FILL_VALUE", "Transaction", "clear_commit_record", "config", "consolidate_metadata",
+    "Array", "AsyncArray", "AsyncGroup", "Group", "NO_FILL_VALUE", "Transaction", "clear_commit_record", "config", "consolidate_metadata",
     "copy", "create_array", "create_group", "errors", "from_dask", "hookimpl", "hooks", "open",
     "open_array", "open_group", "plugins", "print_debug_info", "refresh_plugins", "register", "registered",
     "registry", "remove_consolidated_metadata", "to_dask", "transaction", "unfinished_commits",

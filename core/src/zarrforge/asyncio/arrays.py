@@ -26,6 +26,7 @@ their kind. Values are numpy arrays (a scalar for a 0-d result).
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,8 @@ def data_argument(kwargs: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray | 
 
 class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
     _node: Array
+    # zarr-python's annotations write AsyncArray[Any]
+    __class_getitem__ = classmethod(types.GenericAlias)  # type: ignore[assignment]
 
     def __init__(self, array: Array) -> None:
         super().__init__(array)

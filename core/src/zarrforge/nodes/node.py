@@ -41,8 +41,8 @@ from ..abc.extension import Extension
 from ..abc.format import Format
 from ..abc.metadata import NodeMetadata
 from ..abc.store import Store
-from ..errors import (MetadataError, NodeNotFoundError, NodeOfAnotherFormatError, ReadOnlyError,
-                     UnreadableNodeError)
+from ..errors import (MetadataError, NodeNotFoundError, NodeOfAnotherFormatError, NodeTypeError,
+                     ReadOnlyError, UnreadableNodeError)
 from ..metadata.document import NodeDocument
 from ..registries import hooks
 from ..registries.resolution import extension_from_json
@@ -350,6 +350,21 @@ def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format 
         raise missing_node(resolved, path, fmt, "array or group")
     return node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
                               use_consolidated=use_consolidated, **array_options)
+
+
+def opened_at_root(store: StoreLike, node_type: str, *, zarr_format: Any = None,
+                   **array_options: Any) -> Any:
+    """The ``node_type`` node at the root of ``store`` (zarr-python's ``Group.open`` and
+    ``Array.open``): writable unless the store is read-only, another type refused."""
+    try:
+        node = open_node(store, mode="r+", zarr_format=zarr_format, **array_options)
+    except ReadOnlyError:  # a store that only opens read-only (an HTTP URL, an archive)
+        node = open_node(store, mode="r", zarr_format=zarr_format, **array_options)
+    if node._kind != node_type:
+        raise NodeTypeError(f"the node at the root of {node.store!r} is "
+                            f"{'an' if node._kind == 'array' else 'a'} {node._kind}, "
+                            f"not {'an' if node_type == 'array' else 'a'} {node_type}")
+    return node
 
 
 def missing_node(store: Store, path: str, fmt: Format | None,

@@ -40,6 +40,7 @@ from ..storing import unfinished
 from ..storing.storage import Location, StoreLike, resolve_location
 from ..storing.unfinished import UnfinishedWrite
 from .arrays import Array, mismatch
+from .array_config import config_options
 from .creation import ARRAY_OPTIONS, DEFAULT_FORMAT, check_array_options, create_array, create_group
 from .groups import Group
 
@@ -73,8 +74,9 @@ def _split_options(function: str, options: dict[str, Any]) -> tuple[dict[str, An
     """``options`` as (runtime options of the handle, creation arguments), the runtime ones
     checked."""
     runtime = {k: v for k, v in options.items() if k in ARRAY_OPTIONS}
+    runtime = {**config_options(function, options.get("config"), runtime), **runtime}
     check_array_options(function, runtime)
-    return runtime, {k: v for k, v in options.items() if k not in ARRAY_OPTIONS}
+    return runtime, {k: v for k, v in options.items() if k not in ARRAY_OPTIONS and k != "config"}
 
 
 def open_array(store: StoreLike = None, path: str = "", *, mode: str | None = None,
@@ -173,20 +175,31 @@ def open(store: StoreLike = None, path: str = "", *, mode: str | None = None,  #
     if creation:
         raise TypeError(f"open() got unexpected keyword argument(s) {sorted(creation)}; "
                         "creation arguments need shape= (an array)")
+    def no_array_options(what: str) -> None:
+        if runtime:
+            raise TypeError(f"open(): array options {sorted(runtime)} given, but "
+                            f"{location.path or '/'!r} resolves to a group ({what}); give "
+                            "shape= to create an array, or leave them out")
+
     if mode in ("w", "w-"):
+        no_array_options("a new one")
         return open_group(location.store, location.path, mode=mode,
                           zarr_format=location.zarr_format)
     try:
-        return open_node(location.store, location.path, mode=mode,
+        node = open_node(location.store, location.path, mode=mode,
                          zarr_format=location.zarr_format, use_consolidated=use_consolidated,
                          **runtime)
     except NodeOfAnotherFormatError:
         raise
     except NodeNotFoundError:
         if mode == "a":
+            no_array_options("a new one")
             return open_group(location.store, location.path, mode="a",
                               zarr_format=location.zarr_format)
         raise
+    if isinstance(node, Group):
+        no_array_options("the one stored")
+    return node
 
 
 def consolidate_metadata(store: Any, path: str = "", *,

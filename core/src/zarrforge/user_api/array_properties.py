@@ -21,6 +21,7 @@ from ..abc.memory_layout import MemoryLayout
 from ..abc.metadata import ArrayMetadata
 from ..engine.codec_chain import CodecChain
 from ..nodes.node_properties import NodeProperties, NodeState
+from .array_config import ArrayConfig
 from .info import Summary, array_summary
 
 
@@ -28,6 +29,7 @@ class ArrayState(NodeState, Protocol):
     """What the properties read: a blocking array's state."""
 
     _layout: MemoryLayout
+    _write_empty_chunks: bool
 
     @property
     def _metadata(self) -> ArrayMetadata: ...
@@ -67,6 +69,12 @@ class ArrayProperties(NodeProperties):
     @property
     def order(self) -> str:
         return self._node._layout.name
+
+    @property
+    def config(self) -> ArrayConfig:
+        """The handle's runtime settings, with zarr-python's names (:mod:`.array_config`)."""
+        return ArrayConfig(order=self._node._layout.name,
+                           write_empty_chunks=self._node._write_empty_chunks)
 
     @property
     def dimension_names(self) -> tuple[str | None, ...] | None:

@@ -33,6 +33,7 @@ are not stored.
 from __future__ import annotations
 
 import math
+import types
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -44,8 +45,9 @@ from ..abc.metadata import ArrayMetadata
 from ..abc.store import Store
 from ..engine import indexing
 from ..errors import ResourceLimitError
-from ..nodes.node import Node
+from ..nodes.node import Node, opened_at_root
 from ..registries.resolution import memory_layout
+from .array_config import config_options
 from .array_engine import ArrayEngine
 from .array_properties import ArrayProperties
 from .array_resizing import Resizing
@@ -73,6 +75,15 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
                        read_only: bool, view: Any, use_consolidated: bool | None,
                        **options: Any) -> "Array":
         return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view, **options)
+
+    # zarr-python's annotations write Array[Any] (its arrays are generic in their metadata)
+    __class_getitem__ = classmethod(types.GenericAlias)
+
+    @classmethod
+    def open(cls, store: Any, *, config: Any = None) -> "Array":
+        """zarr-python's ``Array.open``: the array at the root of ``store``, writable unless
+        the store is read-only; ``config`` as :mod:`.array_config` reads it."""
+        return opened_at_root(store, "array", **config_options("Array.open", config))
 
     def _runtime_options(self) -> dict[str, Any]:
         return {"order": self._layout.name, "write_empty_chunks": self._write_empty_chunks,

@@ -28,6 +28,7 @@ from ..nodes.node import node_class, node_from_metadata, validate_extensions
 from ..nodes.node_writing import NewNode, write_nodes
 from ..registries.resolution import check_ndim, data_type_from_user, shape_from_json
 from ..storing.storage import StoreLike, resolve_location
+from .array_config import config_options
 
 DEFAULT_FORMAT = hierarchy.DEFAULT_FORMAT
 
@@ -63,7 +64,8 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
                  zarr_format: Any = None, overwrite: bool = False,
                  fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
                  name: str | None = None, data: Any = None, write_data: bool = True,
-                 _checked_group: str | None = None, **array_options: Any) -> Any:
+                 config: Any = None, _checked_group: str | None = None,
+                 **array_options: Any) -> Any:
     """Create an array and return it open for reading and writing.
 
     zarr-python's forms are accepted too: ``name=`` for ``path`` (not both), and
@@ -77,6 +79,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     (:mod:`zarrforge.engine.codec_arguments`). ``chunks``: ``None`` or ``"auto"`` picks a chunk
     shape of at most ``config.auto_chunk_bytes``; an int, or one entry per dimension, with
     ``-1``/``None`` for the whole dimension (:mod:`zarrforge.engine.chunking`).
+    ``config`` is zarr-python's form of the runtime settings (:mod:`.array_config`).
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
     ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
     ``_checked_group`` is for :class:`~zarrforge.Group` (see
@@ -89,6 +92,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
             raise TypeError(f"create_array(): name={name!r} and path={path!r} both name the "
                             "array; give one")
         path = name
+    array_options = {**config_options("create_array", config, array_options), **array_options}
     check_array_options("create_array", array_options)
     values = None
     if data is not None:

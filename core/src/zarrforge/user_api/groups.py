@@ -18,7 +18,7 @@ from ..errors import MetadataError, NodeNotFoundError, NodeTypeError, UnusedView
 from ..metadata import paths
 from ..nodes.consolidated import ConsolidatedView
 from ..nodes.hierarchy import refresh_consolidated, views_above
-from ..nodes.node import Node, node_from_metadata, open_node
+from ..nodes.node import Node, node_from_metadata, open_node, opened_at_root
 from . import creation
 from .arrays import mismatch
 from .info import Summary, group_summary, group_tree_html
@@ -48,6 +48,22 @@ class Group(Node, node_type="group"):
                        **options: Any) -> "Group":
         return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view,
                            use_consolidated=use_consolidated)
+
+    # --- zarr-python's constructors ------------------------------------------------------
+
+    @classmethod
+    def from_store(cls, store: Any, *, attributes: dict[str, Any] | None = None,
+                   zarr_format: Any = 3, overwrite: bool = False) -> "Group":
+        """zarr-python's ``Group.from_store``: a new group at the root of ``store``; a node
+        already there is refused unless ``overwrite=True`` (:func:`zarrforge.create_group`)."""
+        return creation.create_group(store, attributes=attributes, zarr_format=zarr_format,
+                                     overwrite=overwrite)
+
+    @classmethod
+    def open(cls, store: Any, zarr_format: Any = 3) -> "Group":
+        """zarr-python's ``Group.open``: the group at the root of ``store``, writable unless
+        the store is read-only (``zarr_format=None``: any installed format's)."""
+        return opened_at_root(store, "group", zarr_format=zarr_format)
 
     # --- members ---------------------------------------------------------------------
 

@@ -28,10 +28,11 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from ..errors import NodeNotFoundError
+from ..errors import NodeNotFoundError, ReadOnlyError
 from ..metadata import paths
-from ..nodes.node import open_node
+from ..nodes.node import check_mode, open_node
 from .api import consolidate_metadata, open_array, open_group
+from .array_config import config_options
 from .arrays import Array
 from .copying import copy
 from .creation import create_array
@@ -81,11 +82,22 @@ def create(shape: Any, *, chunks: Any = None, dtype: Any = None, compressor: Any
            chunk_shape: Any = None, chunk_key_encoding: Any = None, codecs: Any = None,
            dimension_names: Any = None, storage_options: dict[str, Any] | None = None,
            config: Mapping[str, Any] | None = None, compressors: Any = None,
-           shards: Any = None, serializer: Any = None, **legacy: Any) -> Array:
+           shards: Any = None, serializer: Any = None, mode: str | None = None,
+           **legacy: Any) -> Array:
     """zarr-python's ``zarr.create``: a new array (in memory unless ``store`` says where);
-    ``dtype`` defaults to float64. See the module docstring for the keywords."""
+    ``dtype`` defaults to float64. See the module docstring for the keywords.
+
+    ``mode`` is zarr-python 2's way to say ``overwrite``: ``"w"`` replaces what is there,
+    ``"w-"`` refuses it whatever ``overwrite`` says, ``"a"`` and ``"r+"`` (and ``None``)
+    leave ``overwrite`` as given, and ``"r"`` cannot create."""
     _legacy("create", legacy)
     _unknown("create", legacy)
+    if mode is not None:
+        check_mode(mode)
+        if mode == "r":
+            raise ReadOnlyError("zarrforge.create(mode='r'): a read-only mode cannot create an "
+                                "array; use open_array to read one")
+        overwrite = True if mode == "w" else False if mode == "w-" else overwrite
     zarr_format = _format("create", zarr_format, zarr_version)
     if chunk_shape is not None:
         if chunks is not None:
@@ -103,16 +115,9 @@ def create(shape: Any, *, chunks: Any = None, dtype: Any = None, compressor: Any
         v2 = str(zarr_format) == "2"
         chunk_key_encoding = {"name": "v2" if v2 else "default",
                               "configuration": {"separator": dimension_separator}}
-    options: dict[str, Any] = {}
-    for key, value in dict(config or {}).items():
-        if key not in ("order", "write_empty_chunks"):
-            raise TypeError(f"zarrforge.create(): config takes 'order' and "
-                            f"'write_empty_chunks', got {key!r}")
-        options[key] = value
-    if order is not None:
-        options["order"] = order
-    if write_empty_chunks is not None:
-        options["write_empty_chunks"] = write_empty_chunks
+    keywords = {key: value for key, value in (("order", order),
+                ("write_empty_chunks", write_empty_chunks)) if value is not None}
+    options = {**config_options("zarrforge.create", config, keywords), **keywords}
     array = create_array(store, path or "", shape=shape, dtype="float64" if dtype is None else dtype,
                          chunks=chunks, shards=shards, filters=filters, serializer=serializer,
                          compressors=compressors, codecs=codecs, fill_value=fill_value,

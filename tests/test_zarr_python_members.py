@@ -1,0 +1,90 @@
+"""zarr-python's class methods and keywords on zarrforge's objects (issue #43):
+Group.from_store/open, Array.open, config= and Array.config (user_api.array_config),
+create(mode=), Array[...] in annotations, AsyncArray/AsyncGroup at the top level."""
+
+from __future__ import annotations
+
+import typing
+
+import pytest
+
+import zarrforge as zf
+from zarrforge.errors import ContainsNodeError, NodeTypeError, ReadOnlyError
+
+
+def test_group_from_store_creates_at_the_root_and_refuses_an_existing_node():
+    store: dict = {}
+    group = zf.Group.from_store(store, attributes={"a": 1})
+    assert isinstance(group, zf.Group) and group.attrs.asdict() == {"a": 1}
+    with pytest.raises(ContainsNodeError):
+        zf.Group.from_store(store)
+    assert zf.Group.from_store(store, overwrite=True).attrs.asdict() == {}
+    v2: dict = {}
+    zf.Group.from_store(v2, zarr_format=2)
+    assert ".zgroup" in v2 and "zarr.json" not in v2
+
+
+def test_group_open_and_array_open_find_the_node_at_the_root():
+    store: dict = {}
+    zf.create_array(store, shape=(3,), dtype="i2")
+    opened = zf.Array.open(store, config={"write_empty_chunks": True})
+    assert opened.config == zf.user_api.array_config.ArrayConfig("C", True)
+    assert not opened.read_only
+    with pytest.raises(NodeTypeError, match="is an array, not a group"):
+        zf.Group.open(store)
+    group_store: dict = {}
+    zf.create_group(group_store)
+    assert isinstance(zf.Group.open(group_store), zf.Group)
+
+
+def test_config_is_the_keywords_in_zarr_pythons_form():
+    arr = zf.create_array({}, shape=(4,), dtype="u1", config={"order": "F",
+                                                              "write_empty_chunks": True})
+    assert (arr.order, arr.config.write_empty_chunks, arr.config.read_missing_chunks) == (
+        "F", True, True)
+    store: dict = {}
+    zf.create_array(store, shape=(4,), dtype="u1")
+    assert zf.open_array(store, mode="a", config={"write_empty_chunks": True}).config \
+        .write_empty_chunks is True
+    assert zf.open(store, config={"order": "F"}).order == "F"
+
+
+def test_bad_config_is_refused_naming_what_is_wrong():
+    with pytest.raises(TypeError, match=r"Unknown array config keys: \['nope'\]"):
+        zf.create_array({}, shape=(1,), dtype="u1", config={"nope": 1})
+    with pytest.raises(ValueError, match="'read_missing_chunks'='yes': Expected instance of bool"):
+        zf.create_array({}, shape=(1,), dtype="u1", config={"read_missing_chunks": "yes"})
+    with pytest.raises(NotImplementedError, match="read_missing_chunks=False"):
+        zf.create_array({}, shape=(1,), dtype="u1", config={"read_missing_chunks": False})
+    with pytest.raises(TypeError, match="given as a keyword .* and in config"):
+        zf.create_array({}, shape=(1,), dtype="u1", order="C", config={"order": "F"})
+
+
+def test_array_options_for_what_resolves_to_a_group_are_refused_before_writing():
+    existing: dict = {}
+    zf.create_group(existing)
+    with pytest.raises(TypeError, match="resolves to a group"):
+        zf.open(existing, mode="a", config={"order": "F"})
+    empty: dict = {}
+    with pytest.raises(TypeError, match="resolves to a group"):
+        zf.open(empty, mode="a", order="F")
+    assert empty == {}
+
+
+def test_create_takes_zarr_python_2s_mode():
+    store: dict = {}
+    zf.create(4, store=store, mode="w-")
+    with pytest.raises(ContainsNodeError):
+        zf.create(4, store=store, mode="w-", overwrite=True)
+    assert zf.create(8, store=store, mode="w").shape == (8,)
+    with pytest.raises(ContainsNodeError):
+        zf.create(8, store=store, mode="a")
+    with pytest.raises(ReadOnlyError, match="cannot create"):
+        zf.create(4, store={}, mode="r")
+
+
+def test_array_classes_are_subscriptable_for_annotations_and_async_names_are_top_level():
+    assert typing.get_origin(zf.Array[typing.Any]) is zf.Array
+    assert typing.get_origin(zf.AsyncArray[typing.Any]) is zf.AsyncArray
+    import zarrforge.asyncio as zfa
+    assert zf.AsyncGroup is zfa.AsyncGroup and "AsyncArray" in zf.__all__
