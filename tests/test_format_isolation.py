@@ -14,7 +14,7 @@ def test_a_v2_array_is_not_created_over_a_v3_array():
     store = MemoryStore()
     zf.create_array(store, "a", shape=(2,), dtype="int8")
     before = dict(store._data)
-    with pytest.raises(ContainsNodeError, match="Zarr 3 node already exists at '/a'"):
+    with pytest.raises(ContainsNodeError, match="of Zarr 3 already exists at '/a'"):
         zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=2)
     assert store._data == before
 

@@ -124,7 +124,7 @@ def test_a_prefix_that_is_not_empty_is_still_asked_about_each_format():
         "zarr_format": 2, "shape": [1], "chunks": [1], "dtype": "|i1", "compressor": None,
         "fill_value": 0, "order": "C", "filters": None}).encode())
     store = FaultyStore(inner)
-    with pytest.raises(zf.errors.ContainsNodeError, match="Zarr 2 node already exists"):
+    with pytest.raises(zf.errors.ContainsNodeError, match="of Zarr 2 already exists"):
         zf.open_group(store, "g", mode="r+").create_array("old", shape=(1,), dtype="int8")
     assert "g/old/.zarray" in _read_keys(store)
     inner.set("g/stray/notes.txt", b"not a node")  # something there, but no node

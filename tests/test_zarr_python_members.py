@@ -5,6 +5,7 @@ create(mode=), Array[...] in annotations, AsyncArray/AsyncGroup at the top level
 from __future__ import annotations
 
 import typing
+from typing import Any
 
 import pytest
 
@@ -88,3 +89,57 @@ def test_array_classes_are_subscriptable_for_annotations_and_async_names_are_top
     assert typing.get_origin(zf.AsyncArray[typing.Any]) is zf.AsyncArray
     import zarrforge.asyncio as zfa
     assert zf.AsyncGroup is zfa.AsyncGroup and "AsyncArray" in zf.__all__
+
+
+def test_zarr_pythons_error_names_are_raised_where_it_raises_them():
+    store: dict = {}
+    zf.create_array(store, "a", shape=(2,), dtype="u1")
+    zf.create_group(store, "g")
+    with pytest.raises(zf.errors.ContainsArrayError, match="an array of Zarr 3 already exists"):
+        zf.create_array(store, "a", shape=(2,), dtype="u1")
+    with pytest.raises(zf.errors.ContainsGroupError, match="a group of Zarr 3 already exists"):
+        zf.open_group(store).create_array("g", shape=(2,), dtype="u1")
+    with pytest.raises(zf.errors.ContainsArrayError, match="mode 'w-' creates only"):
+        zf.open_array(store, "a", mode="w-")
+    with pytest.raises(zf.errors.ArrayNotFoundError, match="no array at path '/nope'"):
+        zf.open_array(store, "nope", mode="r")
+    with pytest.raises(zf.errors.GroupNotFoundError, match="no group at path '/nope'"):
+        zf.open_group(store, "nope", mode="r")
+    # each is one of zarrforge's own errors
+    assert issubclass(zf.errors.ContainsArrayError, zf.errors.ContainsNodeError)
+    assert issubclass(zf.errors.GroupNotFoundError, zf.errors.NodeNotFoundError)
+    assert zf.errors.BaseZarrError is zf.errors.ZarrforgeError
+
+
+def test_group_shorthands_create_and_find_members():
+    import numpy as np
+
+    group = zf.group()
+    assert group.zeros(name="z", shape=(3,))[:].tolist() == [0.0, 0.0, 0.0]
+    assert group.ones(name="o", shape=(2,), dtype="i2")[:].tolist() == [1, 1]
+    source = group.full(name="f", shape=(2,), fill_value=7, dtype="u1")
+    assert group.full_like(name="fl", data=source)[:].tolist() == [7, 7]
+    assert group.zeros_like(name="zl", data=np.arange(4)).shape == (4,)
+    assert group.empty_like(name="el", data=source).chunks == source.chunks
+    assert group.get_array("z").shape == (3,)
+    group.create_group("sub")
+    assert isinstance(group.get_group("sub"), zf.Group)
+    with pytest.raises(NodeTypeError, match="is an array, not a group"):
+        group.get_group("z")
+    with pytest.raises(NodeTypeError, match="is a group, not an array"):
+        group.get_array("sub")
+
+
+async def _async_group_round_trip(store: dict) -> tuple[Any, Any]:
+    created = await zf.AsyncGroup.from_store(store, attributes={"k": 1})
+    opened = await zf.AsyncGroup.open(store)
+    return created, opened
+
+
+def test_async_group_from_store_and_open():
+    import asyncio
+
+    store: dict = {}
+    created, opened = asyncio.run(_async_group_round_trip(store))
+    assert isinstance(created, zf.AsyncGroup) and isinstance(opened, zf.AsyncGroup)
+    assert opened.attrs == {"k": 1} and "zarr.json" in store

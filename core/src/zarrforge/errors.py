@@ -342,3 +342,32 @@ class CommitRecordWarning(UserWarning):
     """A transaction committed (every key holds its new value) but its commit record could
     not be removed; until it is (:func:`zarrforge.clear_commit_record`), transactions that
     read those keys are refused as if that commit were still running."""
+
+
+# --- zarr-python's names -----------------------------------------------------------------
+# With ``import zarrforge as zarr``, ``except zarr.errors.ContainsArrayError`` catches what
+# zarrforge raises where zarr-python raises that error: each is one of zarrforge's own
+# errors (a subclass where zarr-python's name says more, the same class where it does not).
+
+class ContainsArrayError(ContainsNodeError):
+    """An array already exists where a node was to be created."""
+
+
+class ContainsGroupError(ContainsNodeError):
+    """A group already exists where a node was to be created."""
+
+
+class ContainsArrayAndGroupError(ContainsNodeError):
+    """Both an array's and a group's document are stored at the path."""
+
+
+class ArrayNotFoundError(NodeNotFoundError):
+    """No array exists at the requested path."""
+
+
+class GroupNotFoundError(NodeNotFoundError):
+    """No group exists at the requested path."""
+
+
+BaseZarrError = ZarrforgeError
+MetadataValidationError = MetadataError

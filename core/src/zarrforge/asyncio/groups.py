@@ -24,7 +24,7 @@ from ..user_api.groups import Group
 from ..user_api.info import Summary, group_summary
 from .arrays import AsyncArray, data_argument
 from .nodes import AsyncNode
-from .offload import cancellable
+from .offload import cancellable, run_blocking
 
 
 def wrap(node: Any) -> "AsyncArray | AsyncGroup":
@@ -59,6 +59,18 @@ def _resolved(node: Any) -> Any:
 
 class AsyncGroup(AsyncNode):
     _node: Group
+
+    @classmethod
+    async def from_store(cls, store: Any, *, attributes: dict[str, Any] | None = None,
+                         zarr_format: Any = 3, overwrite: bool = False) -> "AsyncGroup":
+        """``Group.from_store``, off the loop."""
+        return wrap(await run_blocking("from_store", lambda: Group.from_store(
+            store, attributes=attributes, zarr_format=zarr_format, overwrite=overwrite)))
+
+    @classmethod
+    async def open(cls, store: Any, zarr_format: Any = 3) -> "AsyncGroup":
+        """``Group.open``, off the loop."""
+        return wrap(await run_blocking("open", lambda: Group.open(store, zarr_format)))
 
     @property
     def group(self) -> Group:

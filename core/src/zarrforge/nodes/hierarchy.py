@@ -37,8 +37,8 @@ from .. import config
 from ..abc.format import Format
 from ..abc.metadata import GroupMetadata, NodeMetadata
 from ..abc.store import Store, WrapperStore
-from ..errors import (ContainsNodeError, MetadataError, NodeTypeError, PluginLoadError,
-                     ReadOnlyError)
+from ..errors import (ContainsArrayError, ContainsGroupError, ContainsNodeError, MetadataError,
+                     NodeTypeError, PluginLoadError, ReadOnlyError)
 from ..metadata import paths
 from ..metadata.document import NodeDocument
 from ..registries import plugin_failures, registry
@@ -306,6 +306,22 @@ class Survey:
         return list(reversed(missing))
 
 
+def node_in_the_way(store: Store, path: str, holder: Format) -> ContainsNodeError:
+    """The error for a node of ``holder``'s at ``path`` where a new one was to go: zarr-python's
+    ``ContainsArrayError`` or ``ContainsGroupError`` where the document says which (read
+    only now, on the way to failing), else ``ContainsNodeError``."""
+    try:
+        document = _read_document(holder, store, path)
+    except MetadataError:
+        document = None
+    kind = {"array": ContainsArrayError, "group": ContainsGroupError}.get(
+        document.node_type if document is not None else "", ContainsNodeError)
+    what = "an array" if kind is ContainsArrayError else \
+        "a group" if kind is ContainsGroupError else "a node"
+    return kind(f"{what} of Zarr {holder.name} already exists at {'/' + path!r}; pass "
+                "overwrite=True (or mode='w') to replace it")
+
+
 def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
            checked_group: str | None = None) -> Survey:
     """Read what is at and above ``path`` and refuse what would make the creation fail.
@@ -320,9 +336,8 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
     existing = detects(fmt, store, path)  # a broken document counts: it can be overwritten
     foreign = foreign_formats(store, path, fmt)
     if (existing or foreign) and not overwrite:
-        name = fmt.name if existing else foreign[0].name
-        raise ContainsNodeError(f"a Zarr {name} node already exists at {'/' + path!r}; "
-                                "pass overwrite=True (or mode='w') to replace it")
+        holder = fmt if existing else foreign[0]
+        raise node_in_the_way(store, path, holder)
     unread = None if existing or foreign else unreadable_node(store, path)
     if unread is not None and not overwrite:
         raise unread.refusal()

@@ -41,8 +41,8 @@ from ..abc.extension import Extension
 from ..abc.format import Format
 from ..abc.metadata import NodeMetadata
 from ..abc.store import Store
-from ..errors import (MetadataError, NodeNotFoundError, NodeOfAnotherFormatError, NodeTypeError,
-                     ReadOnlyError, UnreadableNodeError)
+from ..errors import (ArrayNotFoundError, GroupNotFoundError, MetadataError, NodeNotFoundError,
+                     NodeOfAnotherFormatError, NodeTypeError, ReadOnlyError, UnreadableNodeError)
 from ..metadata.document import NodeDocument
 from ..registries import hooks
 from ..registries.resolution import extension_from_json
@@ -380,7 +380,8 @@ def missing_node(store: Store, path: str, fmt: Format | None,
     unread = unreadable_node(store, path)
     if unread is not None:
         return unread.error(f"cannot open {'/' + path!r} in {store!r}: it holds")
-    return NodeNotFoundError(f"no {what} at path {'/' + path!r} in {store!r}")
+    kind = {"array": ArrayNotFoundError, "group": GroupNotFoundError}.get(what, NodeNotFoundError)
+    return kind(f"no {what} at path {'/' + path!r} in {store!r}")
 
 
 def validate_extensions(metadata: Any) -> None:

@@ -30,8 +30,9 @@ import dataclasses
 from typing import Any
 
 from .. import config
-from ..errors import (ContainsNodeError, DocumentTooLargeError, NodeNotFoundError,
-                     NodeOfAnotherFormatError, NodeTypeError, ReadOnlyError, URLPipelineError)
+from ..errors import (ArrayNotFoundError, ContainsArrayError, DocumentTooLargeError,
+                     NodeNotFoundError, NodeOfAnotherFormatError, NodeTypeError, ReadOnlyError,
+                     URLPipelineError)
 from ..metadata import paths
 from ..nodes.consolidated import without_view
 from ..nodes.hierarchy import detect_format, get_format, locate_node
@@ -108,16 +109,15 @@ def open_array(store: StoreLike = None, path: str = "", *, mode: str | None = No
         if mode in ("a", "w-") and "shape" in creation:
             return create_array(location.store, location.path, zarr_format=fmt_name,
                                 **creation, **runtime)
-        if mode in ("a", "w-"):
-            raise NodeNotFoundError(f"no array or group at path {'/' + location.path!r} in "
-                                    f"{location.store!r}; give shape= and dtype= to create an "
-                                    f"array there (mode {mode!r} creates)") from None
-        raise
+        hint = (f"; give shape= and dtype= to create an array there (mode {mode!r} creates)"
+                if mode in ("a", "w-") else "")
+        raise ArrayNotFoundError(f"no array at path {'/' + location.path!r} in "
+                                 f"{location.store!r}{hint}") from None
     if not isinstance(node, Array):
         raise NodeTypeError(f"the node at {node.name!r} is a group, not an array")
     if mode == "w-":
-        raise ContainsNodeError(f"an array already exists at {node.name!r}; mode 'w-' creates "
-                                "only (mode 'a' opens it, 'w' replaces it)")
+        raise ContainsArrayError(f"an array already exists at {node.name!r}; mode 'w-' creates "
+                                 "only (mode 'a' opens it, 'w' replaces it)")
     _check_matches(node, creation)
     return node
 

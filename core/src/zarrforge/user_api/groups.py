@@ -22,6 +22,7 @@ from ..nodes.node import Node, node_from_metadata, open_node, opened_at_root
 from . import creation
 from .arrays import mismatch
 from .info import Summary, group_summary, group_tree_html
+from .like import like_arguments
 from .tree_view import TreeText, group_tree
 
 
@@ -202,6 +203,54 @@ class Group(Node, node_type="group"):
                 if parent is not None:
                     view.put(in_view, parent)
         view.put(paths.join(here, "/".join(parts)), model)
+
+    # --- zarr-python's shorthands: a member by type, arrays by their fill ------------------
+
+    def get_array(self, path: str) -> Any:
+        """The array at ``path`` below this group; a group there is a ``NodeTypeError``."""
+        node = self[path]
+        if isinstance(node, Group):
+            raise NodeTypeError(f"{node.name!r} is a group, not an array")
+        return node
+
+    def get_group(self, path: str) -> "Group":
+        """The group at ``path`` below this group; an array there is a ``NodeTypeError``."""
+        node = self[path]
+        if not isinstance(node, Group):
+            raise NodeTypeError(f"{node.name!r} is an array, not a group")
+        return node
+
+    def full(self, *, name: str, shape: Any, fill_value: Any, **kwargs: Any) -> Any:
+        """A new array ``name`` whose unwritten elements read as ``fill_value`` (the data
+        type float64 unless given), as zarr-python's ``Group.full``."""
+        kwargs.setdefault("dtype", "float64")
+        return self.create_array(name, shape=shape, fill_value=fill_value, **kwargs)
+
+    def zeros(self, *, name: str, shape: Any, **kwargs: Any) -> Any:
+        return self.full(name=name, shape=shape, fill_value=0, **kwargs)
+
+    def ones(self, *, name: str, shape: Any, **kwargs: Any) -> Any:
+        return self.full(name=name, shape=shape, fill_value=1, **kwargs)
+
+    def empty(self, *, name: str, shape: Any, **kwargs: Any) -> Any:
+        """A new array whose unwritten elements read as its fill value (``fill_value=`` or
+        the data type's default)."""
+        return self.full(name=name, shape=shape, fill_value=kwargs.pop("fill_value", None),
+                         **kwargs)
+
+    def zeros_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
+        """``zeros`` with ``data``'s shape and data type (:mod:`.like`)."""
+        return self.zeros(name=name, **like_arguments(data, kwargs))
+
+    def ones_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
+        return self.ones(name=name, **like_arguments(data, kwargs))
+
+    def empty_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
+        return self.empty(name=name, **like_arguments(data, kwargs))
+
+    def full_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
+        """``full`` with ``data``'s shape, data type and (an array's) fill value."""
+        return self.full(name=name, **like_arguments(data, kwargs, fill=True))
 
     def require_array(self, name: str, *, shape: Any, dtype: Any = None, **kwargs: Any) -> Any:
         """The array ``name``, created with these arguments if it is not there; an array

@@ -37,6 +37,7 @@ from .arrays import Array
 from .copying import copy
 from .creation import create_array
 from .groups import Group
+from .like import like_arguments
 
 _IGNORED = {"cache_attrs", "cache_metadata"}  # caching hints: nothing to cache differently
 _REFUSED = {
@@ -149,35 +150,21 @@ def empty(shape: Any, **kwargs: Any) -> Array:
     return create(shape, **kwargs)
 
 
-def _like(a: Any, kwargs: dict[str, Any], *, fill: bool = False) -> dict[str, Any]:
-    """zarr-python's ``*_like`` arguments: shape, dtype and (for an array of ours) chunks
-    and, for ``full_like`` (``fill``), the fill value from ``a``, unless given."""
-    if isinstance(a, Array):
-        like: dict[str, Any] = {"shape": a.shape, "dtype": a.dtype, "chunks": a.chunks}
-        if fill:
-            like["fill_value"] = a.fill_value
-    else:
-        values = a if isinstance(a, np.ndarray) else np.asarray(a)
-        like = {"shape": values.shape, "dtype": values.dtype}
-    like.update(kwargs)
-    return like
-
-
 def zeros_like(a: Any, **kwargs: Any) -> Array:
-    return zeros(**_like(a, kwargs))
+    return zeros(**like_arguments(a, kwargs))
 
 
 def ones_like(a: Any, **kwargs: Any) -> Array:
-    return ones(**_like(a, kwargs))
+    return ones(**like_arguments(a, kwargs))
 
 
 def full_like(a: Any, **kwargs: Any) -> Array:
-    like = _like(a, kwargs, fill=True)
+    like = like_arguments(a, kwargs, fill=True)
     return full(like.pop("shape"), like.pop("fill_value"), **like)
 
 
 def empty_like(a: Any, **kwargs: Any) -> Array:
-    return empty(**_like(a, kwargs))
+    return empty(**like_arguments(a, kwargs))
 
 
 def array(data: Any, **kwargs: Any) -> Array:
