@@ -139,7 +139,7 @@ def test_require_array_refuses_another_shape_or_dtype_naming_both():
 
 def test_open_and_open_array_take_zarr_python_modes_and_create():
     store = zf.create_group(None).store
-    with pytest.raises(zf.errors.NodeNotFoundError, match=r"no array or group at path '/a'.*"
+    with pytest.raises(zf.errors.NodeNotFoundError, match=r"no array at path '/a'.*"
                                                           r"give shape= and dtype= to create"):
         zf.open_array(store, "a")
     created = zf.open_array(store, "a", shape=(4,), dtype="i2", chunks=(2,))  # mode "a"

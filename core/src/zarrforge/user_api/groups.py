@@ -246,7 +246,7 @@ class Group(Node, node_type="group"):
         return self.ones(name=name, **like_arguments(data, kwargs))
 
     def empty_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
-        return self.empty(name=name, **like_arguments(data, kwargs))
+        return self.empty(name=name, **like_arguments(data, kwargs, fill=True))
 
     def full_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
         """``full`` with ``data``'s shape, data type and (an array's) fill value."""

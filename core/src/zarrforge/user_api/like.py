@@ -1,9 +1,11 @@
 """zarr-python's ``*_like`` arguments: what a new array takes from an existing one.
 
 ``zeros_like(a)``, ``Group.full_like(name=, data=a)`` and the like create an array with
-``a``'s shape and data type and, when ``a`` is a zarrforge ``Array``, its chunk shape (and,
-for ``full_like``, its fill value); any of these given as keywords wins. Shared by the
-module functions (:mod:`.zarr_api`) and the group methods (:mod:`.groups`).
+``a``'s shape and data type and, when ``a`` is a Zarr array (zarrforge's, or another
+library's such as zarr-python's, which has a chunk shape and a fill value), its chunk shape
+(and, for ``full_like`` and ``empty_like``, its fill value); any of these given as keywords
+wins. Another array-like is read for its shape and data type only (``numpy.asarray``).
+Shared by the module functions (:mod:`.zarr_api`) and the group methods (:mod:`.groups`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from .arrays import Array
 
 def like_arguments(a: Any, keywords: dict[str, Any], *, fill: bool = False) -> dict[str, Any]:
     """The creation arguments ``a`` gives, updated with ``keywords``."""
-    if isinstance(a, Array):
-        like: dict[str, Any] = {"shape": a.shape, "dtype": a.dtype, "chunks": a.chunks}
+    if isinstance(a, Array) or _is_foreign_zarr_array(a):
+        like: dict[str, Any] = {"shape": tuple(a.shape), "dtype": a.dtype,
+                                "chunks": tuple(a.chunks)}
         if fill:
             like["fill_value"] = a.fill_value
     else:
@@ -26,3 +29,11 @@ def like_arguments(a: Any, keywords: dict[str, Any], *, fill: bool = False) -> d
         like = {"shape": values.shape, "dtype": values.dtype}
     like.update(keywords)
     return like
+
+
+def _is_foreign_zarr_array(a: Any) -> bool:
+    """Another library's Zarr array: a regular chunk shape (ints, not dask's tuples of
+    sizes) and a fill value beside its shape and data type."""
+    chunks = getattr(a, "chunks", None)
+    return (hasattr(a, "shape") and hasattr(a, "dtype") and hasattr(a, "fill_value")
+            and isinstance(chunks, tuple) and all(isinstance(c, int) for c in chunks))

@@ -164,7 +164,7 @@ def full_like(a: Any, **kwargs: Any) -> Array:
 
 
 def empty_like(a: Any, **kwargs: Any) -> Array:
-    return empty(**like_arguments(a, kwargs))
+    return empty(**like_arguments(a, kwargs, fill=True))
 
 
 def array(data: Any, **kwargs: Any) -> Array:
