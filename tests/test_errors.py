@@ -148,7 +148,7 @@ def test_read_only_array_refuses_writes():
 
 
 def test_missing_node_is_node_not_found():
-    with pytest.raises(NodeNotFoundError, match="no array or group at path '/missing'"):
+    with pytest.raises(zf.errors.ArrayNotFoundError, match="no array at path '/missing'"):
         zf.open_array(MemoryStore(), "missing")
 
 

@@ -13,7 +13,7 @@ import pytest
 import zarrforge as zf
 from zarrforge.abc.store import ByteRange
 from zarrforge.testing import StoreConformance
-from zarrforge.plugin_api import resolve_store
+from zarrforge.hierarchy_api import resolve_store
 from zarrforge_obstore import ObstoreStore
 
 
