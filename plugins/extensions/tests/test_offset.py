@@ -352,3 +352,18 @@ def test_append_on_an_offset_array():
     a, ref = offset_array((4,), (2,), (2,))
     a.append(np.array([7, 8], dtype="int32"))
     assert a[:].tolist() == ref.tolist() + [7, 8]
+
+
+def test_a_stored_offset_of_the_wrong_length_is_refused_naming_its_document():
+    """Found by the metadata fuzzer: an extension's refusal of a stored document named the
+    field but not the document's key."""
+    store: dict = {}
+    arr = zf.create_array(store, "g/a", shape=(6,), dtype="i8")
+    document = json.loads(store["g/a/zarr.json"])
+    document["extensions"] = [{"name": NAME, "configuration": {"offset": []}}]
+    store["g/a/zarr.json"] = json.dumps(document).encode()
+    del arr
+    with pytest.raises(MetadataError) as caught:
+        zf.open(store, "g/a", mode="r+")
+    assert caught.value.key == "g/a/zarr.json"
+    assert "in 'g/a/zarr.json' field 'extensions[0].configuration.offset'" in str(caught.value)

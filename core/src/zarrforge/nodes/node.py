@@ -154,8 +154,13 @@ class Node(NodeProperties):
         return self
 
     def _validate(self) -> None:
-        """Check what can be checked without reading data; subclasses extend it."""
-        validate_extensions(self._metadata)
+        """Check what can be checked without reading data; subclasses extend it. An
+        extension's refusal names the node's document (or at least its path)."""
+        try:
+            validate_extensions(self._metadata)
+        except MetadataError as exc:
+            key = self._format.document_key(self._path, self._kind)
+            raise exc.at(key if key is not None else f"/{self._path}") from exc
 
     @property
     def _node(self) -> "Node":
