@@ -4,6 +4,8 @@ tests/interop/test_zarr_python_snippets.py compares them with zarr-python itself
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -39,13 +41,18 @@ def test_runtime_options_are_checked_at_creation_before_anything_is_written(opti
     assert [key for key in store.list() if key.startswith("a/")] == []
 
 
-def test_zarr_python_2_keywords_that_would_change_behaviour_are_refused_saying_why():
-    with pytest.raises(TypeError, match=r"zarrforge.create\(\): synchronizer= is not supported: "
-                                        r"writers need no synchronizer"):
-        zf.zeros((3,), synchronizer=object())
+def test_zarr_python_2_keywords_are_ignored_with_a_warning_or_refused_saying_why():
+    with pytest.warns(zf.errors.IgnoredKeywordWarning,
+                      match=r"zarrforge.create\(\): synchronizer= is ignored: writers need no "
+                            r"synchronizer"):
+        assert zf.zeros((3,), synchronizer=object())[:].tolist() == [0.0, 0.0, 0.0]
+    with pytest.warns(zf.errors.IgnoredKeywordWarning, match=r"meta_array= is ignored"):
+        zf.create((3,), meta_array=np.empty(()))
     with pytest.raises(TypeError, match=r"chunk_store= is not supported"):
         zf.create((3,), chunk_store={})
-    zf.create((3,), synchronizer=None, cache_attrs=True, cache_metadata=False)  # no effect
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        zf.create((3,), synchronizer=None, meta_array=None)  # not given: no warning
     with pytest.raises(TypeError, match=r"zarrforge.create\(\) got unexpected keyword "
                                         r"argument\(s\) \['colour'\]"):
         zf.ones((3,), colour="red")

@@ -328,6 +328,11 @@ class SkippedExtensionWarning(UserWarning):
     """An unknown extension marked ``must_understand: false`` was skipped."""
 
 
+class IgnoredKeywordWarning(UserWarning):
+    """A zarr-python keyword that zarrforge accepts and ignores, as zarr-python does (its
+    "not yet implemented" warning); the message says why ignoring it is safe here."""
+
+
 class UncompressedWarning(UserWarning):
     """``compressors="auto"`` found no compressor to use (no codec plugin that provides
     one is installed), so the new array's chunks are stored uncompressed."""

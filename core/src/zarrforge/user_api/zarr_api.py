@@ -15,20 +15,22 @@ Here: :func:`create`, :func:`zeros`, :func:`ones`, :func:`full`, :func:`empty`, 
 ``compressor=`` (one codec, as in zarr-python 2) beside ``compressors=``,
 ``zarr_version=`` for ``zarr_format=``, ``dimension_separator=``, ``chunk_shape=``,
 ``config={"order", "write_empty_chunks"}``. Keywords zarr-python keeps from version 2
-that change nothing on this engine (``cache_attrs``, ``cache_metadata``) are accepted;
-those that would (``synchronizer``, ``chunk_store``, ``object_codec``, ``meta_array``)
-are refused when given a value, saying why; anything else is a ``TypeError`` naming the
-function. Where zarrforge differs from zarr-python on purpose,
+and ignores with a warning are ignored here with an :class:`~zarrforge.errors.IgnoredKeywordWarning`
+saying why, where ignoring them is safe (``synchronizer``, ``meta_array``, ``cache_attrs``,
+``cache_metadata``); those whose request zarrforge cannot honour and would silently betray
+(``chunk_store``: the chunks would not go where asked; ``object_codec``) are refused when
+given a value, saying why; anything else is a ``TypeError`` naming the function. Where zarrforge differs from zarr-python on purpose,
 docs/coming-from-zarr-python.md says so.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from ..errors import NodeNotFoundError, ReadOnlyError
+from ..errors import IgnoredKeywordWarning, NodeNotFoundError, ReadOnlyError
 from ..metadata import paths
 from ..nodes.node import check_mode, open_node
 from .api import consolidate_metadata, open_array, open_group
@@ -39,21 +41,27 @@ from .creation import create_array
 from .groups import Group
 from .like import like_arguments
 
-_IGNORED = {"cache_attrs", "cache_metadata"}  # caching hints: nothing to cache differently
-_REFUSED = {
+_IGNORED = {
     "synchronizer": "writers need no synchronizer: chunk updates are conditional writes on "
                     "stores that have them (docs/reliability.md)",
+    "meta_array": "arrays are read into numpy arrays",
+    "cache_attrs": "a caching hint: attributes are read when the node is opened",
+    "cache_metadata": "a caching hint: metadata is read when the node is opened",
+}
+_REFUSED = {
     "chunk_store": "chunks and metadata live in one store; wrap a store to route keys",
     "object_codec": "object arrays are not stored; use dtype='string' for text",
-    "meta_array": "arrays read into numpy",
 }
 
 
 def _legacy(function: str, options: dict[str, Any]) -> None:
-    """Drop zarr-python 2 keywords that change nothing; refuse those that would."""
+    """Drop zarr-python 2 keywords it ignores (warning, as zarr-python does, when one is
+    given a value); refuse those whose request would be betrayed."""
     for name in list(options):
         if name in _IGNORED:
-            options.pop(name)
+            if options.pop(name) is not None:
+                warnings.warn(f"zarrforge.{function}(): {name}= is ignored: {_IGNORED[name]}",
+                              IgnoredKeywordWarning, stacklevel=3)
         elif name in _REFUSED:
             if options.pop(name) is not None:
                 raise TypeError(f"zarrforge.{function}(): {name}= is not supported: "
