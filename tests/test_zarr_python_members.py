@@ -143,3 +143,13 @@ def test_async_group_from_store_and_open():
     created, opened = asyncio.run(_async_group_round_trip(store))
     assert isinstance(created, zf.AsyncGroup) and isinstance(opened, zf.AsyncGroup)
     assert opened.attrs == {"k": 1} and "zarr.json" in store
+
+
+def test_zarr_python_data_type_objects_are_taken_as_dtype():
+    import zarr.dtype
+
+    assert zf.create_array({}, shape=(2,), dtype=zarr.dtype.Int16()).dtype == "int16"
+    assert zf.create_array({}, shape=(2,), dtype=zarr.dtype.UInt8()).dtype == "uint8"
+    v2: dict = {}
+    assert zf.create_array(v2, shape=(2,), dtype=zarr.dtype.Bool(), zarr_format=2).dtype == bool
+    assert ".zarray" in v2

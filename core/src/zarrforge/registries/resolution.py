@@ -93,9 +93,13 @@ def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
 
 
 def data_type_from_user(value: Any) -> DataType:
-    """A data type from an API argument: a DataType, a name, an object, or anything numpy accepts."""
+    """A data type from an API argument: a DataType, a name, an object, anything numpy
+    accepts, or a zarr-python data type object (``zarr.dtype.Int16()``), read by the v3
+    metadata it writes for itself."""
     if isinstance(value, DataType):
         return value
+    if _is_zarr_python_data_type(value):
+        return data_type_from_json(value.to_json(zarr_format=3), field="dtype")
     if isinstance(value, (dict, str)) and (not isinstance(value, str) or value in registry.data_types):
         return data_type_from_json(value, field="dtype")
     try:
@@ -125,6 +129,14 @@ def data_type_from_user(value: Any) -> DataType:
         return found
     raise UnknownExtensionError("data type", str(np_dtype), registry.data_types.names(),
                                 field="dtype")
+
+
+def _is_zarr_python_data_type(value: Any) -> bool:
+    """A zarr-python data type object (zarr.dtype's classes): its own JSON is the way in.
+    Told by its class's module, so that no other object is asked for a ``to_json``."""
+    module = type(value).__module__ or ""
+    return (module == "zarr.dtype" or module.startswith(("zarr.core.dtype", "zarr.dtype.")))\
+        and callable(getattr(value, "to_json", None))
 
 
 def fill_value_from_user(data_type: DataType, value: Any) -> Any:
