@@ -50,8 +50,11 @@ $(OLAH):
 	$(PYTHON) -m venv $(OLAH_VENV)
 	$(OLAH_VENV)/bin/python -m pip install --quiet "olah==0.5.4"
 
+# npm's registry fails a download now and then (a fresh-clone CI run met exit 217 once): a
+# second try after a pause, before the failure stops the run
 $(AZURITE):
-	npm install --prefix $(AZURITE_DIR) --no-audit --no-fund --silent "azurite@3.37.0"
+	npm install --prefix $(AZURITE_DIR) --no-audit --no-fund --silent "azurite@3.37.0" || \
+		(sleep 10 && npm install --prefix $(AZURITE_DIR) --no-audit --no-fund "azurite@3.37.0")
 
 # everything the suite needs, at once: each installs into a directory of its own (pip's
 # downloads wait on the network, so this beats one after the other even on two cores)
