@@ -231,9 +231,11 @@ def test_the_plugin_cycle_check_counts_hidden_imports(tmp_path: Path) -> None:
     assert find_cycle(package_graph(tmp_path)) == ["plugin.a", "plugin.b", "plugin.a"]
 
 
-# Above zarrforge.user_api.api: the package, zarr-python's convenience functions built on the API, and
-# the asyncio API's functions (the blocking ones, run off the event loop).
-ABOVE_THE_API = ("zarrforge", "zarrforge.user_api.zarr_api", "zarrforge.asyncio.api")
+# Above zarrforge.user_api.api: the package, zarr-python's convenience functions built on the API,
+# the asyncio API's functions (the blocking ones, run off the event loop) and zarr-python's
+# module name for them all (zarrforge.api.synchronous).
+ABOVE_THE_API = ("zarrforge", "zarrforge.user_api.zarr_api", "zarrforge.asyncio.api",
+                 "zarrforge.api.synchronous")
 
 
 def test_no_core_module_imports_the_api() -> None:
@@ -362,7 +364,7 @@ LAYERS = (
     ("engine", ("zarrforge.engine",)),
     ("nodes", ("zarrforge.nodes",)),
     ("user API", ("zarrforge.user_api",)),
-    ("faces", ("zarrforge", "zarrforge.asyncio", "zarrforge.hierarchy_api",
+    ("faces", ("zarrforge", "zarrforge.api", "zarrforge.asyncio", "zarrforge.hierarchy_api",
                "zarrforge.plugin_api", "zarrforge.testing")),
 )
 

@@ -153,3 +153,15 @@ def test_zarr_python_data_type_objects_are_taken_as_dtype():
     v2: dict = {}
     assert zf.create_array(v2, shape=(2,), dtype=zarr.dtype.Bool(), zarr_format=2).dtype == bool
     assert ".zarray" in v2
+
+
+def test_zarr_pythons_api_module_paths_hold_zarrforges_functions():
+    import zarrforge.api.asynchronous as asynchronous
+    import zarrforge.api.synchronous as synchronous
+    import zarrforge.asyncio as zfa
+
+    assert synchronous.zeros is zf.zeros and synchronous.open_group is zf.open_group
+    assert synchronous.copy is zf.copy
+    assert all(callable(getattr(synchronous, name)) for name in synchronous.__all__)
+    assert asynchronous.open_array is zfa.open_array
+    assert synchronous.create_array({}, shape=(2,), dtype="u1").shape == (2,)
