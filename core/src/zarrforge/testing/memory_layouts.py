@@ -130,10 +130,14 @@ class MemoryLayoutConformance(KitScaffolding):
 
     def test_linearize_is_a_permutation_and_delinearize_inverts_it(self, name):
         layout = self._layout(name)
-        from hypothesis import given
+        from hypothesis import example, given
 
+        # a chunk whose C and F orders differ, tried every run whatever the draw brings
+        # (a layout that linearizes one way and delinearizes the other passes 0-d and 1-d
+        # draws: the suite once let one through when no drawn array had two real sides)
         @self._settings()
         @given(_arrays())
+        @example(np.arange(6, dtype="<i4").reshape(2, 3))
         def round_trip(array):
             where = f"layout {name!r}, a {array.shape} {array.dtype} array"
             flat = layout.linearize(array)
