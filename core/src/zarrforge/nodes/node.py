@@ -159,8 +159,12 @@ class Node(NodeProperties):
         try:
             validate_extensions(self._metadata)
         except MetadataError as exc:
-            key = self._format.document_key(self._path, self._kind)
-            raise exc.at(key if key is not None else f"/{self._path}") from exc
+            raise self._located(exc) from exc
+
+    def _located(self, exc: MetadataError) -> MetadataError:
+        """``exc`` naming this node's document (or at least its path) unless it names one."""
+        key = self._format.document_key(self._path, self._kind)
+        return exc.at(key if key is not None else f"/{self._path}")
 
     @property
     def _node(self) -> "Node":

@@ -40,6 +40,8 @@ class ArrayEngine:
     _codec_chain: CodecChain | None
     _engine: ChunkEngine | None
 
+    def _located(self, exc: MetadataError) -> MetadataError: ...  # Node's: names the document
+
     def _forget_engine(self) -> None:
         """Drop the chain and the engine: the next use builds them again."""
         self._codec_chain = None
@@ -83,9 +85,8 @@ class ArrayEngine:
             chain = CodecChain(meta.codecs)  # its order is checked here
             for shape in meta.chunk_grid.representative_chunk_shapes():
                 chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
-        except MetadataError as exc:  # name the array's document (or at least its path)
-            key = self._format.document_key(self._path, "array")
-            raise exc.at(key if key is not None else f"/{self._path}") from exc
+        except MetadataError as exc:
+            raise self._located(exc) from exc
         return chain
 
     def _engine_(self) -> ChunkEngine:
