@@ -128,6 +128,11 @@ def test_group_shorthands_create_and_find_members():
         group.get_group("z")
     with pytest.raises(NodeTypeError, match="is a group, not an array"):
         group.get_array("sub")
+    # zarr-python's names for the same two refusals (its user guide catches the second)
+    with pytest.raises(zf.errors.ContainsArrayError, match="is an array, not a group"):
+        group.get_group("z")
+    with pytest.raises(zf.errors.ContainsGroupError, match="is a group, not an array"):
+        group.get_array("sub")
 
 
 async def _async_group_round_trip(store: dict) -> tuple[Any, Any]:

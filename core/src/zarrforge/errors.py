@@ -366,6 +366,16 @@ class ContainsArrayAndGroupError(ContainsNodeError):
     """Both an array's and a group's document are stored at the path."""
 
 
+class GroupNotArrayError(NodeTypeError, ContainsGroupError):
+    """A group is where an array was asked for (``Group.get_array``): a
+    :class:`NodeTypeError`, and zarr-python's ``ContainsGroupError`` for that case."""
+
+
+class ArrayNotGroupError(NodeTypeError, ContainsArrayError):
+    """An array is where a group was asked for (``Group.get_group``): a
+    :class:`NodeTypeError`, and zarr-python's ``ContainsArrayError`` for that case."""
+
+
 class ArrayNotFoundError(NodeNotFoundError):
     """No array exists at the requested path."""
 

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from ..abc.format import Format
 from ..abc.store import Store
+from .stored_document import StoredDocument
 
 
 class NodeState(Protocol):
@@ -58,10 +59,11 @@ class NodeProperties:
         return node._read_only or node._store.read_only
 
     @property
-    def metadata(self) -> dict[str, Any]:
-        """The node's metadata document, as stored."""
+    def metadata(self) -> StoredDocument:
+        """The node's metadata document, as stored (a ``dict`` that also answers
+        zarr-python's metadata attribute names: :mod:`zarrforge.nodes.stored_document`)."""
         node = self._node
-        return node._format.document(node._metadata)
+        return StoredDocument(node._format.document(node._metadata))
 
     @property
     def metadata_model(self) -> Any:

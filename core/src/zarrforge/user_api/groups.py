@@ -14,7 +14,8 @@ from typing import Any, Iterator
 
 from ..abc.format import Format
 from ..abc.store import Store
-from ..errors import MetadataError, NodeNotFoundError, NodeTypeError, UnusedViewWarning
+from ..errors import (ArrayNotGroupError, GroupNotArrayError, MetadataError, NodeNotFoundError,
+                      NodeTypeError, UnusedViewWarning)
 from ..metadata import paths
 from ..nodes.consolidated import ConsolidatedView
 from ..nodes.hierarchy import refresh_consolidated, views_above
@@ -207,17 +208,19 @@ class Group(Node, node_type="group"):
     # --- zarr-python's shorthands: a member by type, arrays by their fill ------------------
 
     def get_array(self, path: str) -> Any:
-        """The array at ``path`` below this group; a group there is a ``NodeTypeError``."""
+        """The array at ``path`` below this group; a group there is a ``NodeTypeError``
+        (:class:`~zarrforge.errors.GroupNotArrayError`, zarr-python's ``ContainsGroupError``)."""
         node = self[path]
         if isinstance(node, Group):
-            raise NodeTypeError(f"{node.name!r} is a group, not an array")
+            raise GroupNotArrayError(f"{node.name!r} is a group, not an array")
         return node
 
     def get_group(self, path: str) -> "Group":
-        """The group at ``path`` below this group; an array there is a ``NodeTypeError``."""
+        """The group at ``path`` below this group; an array there is a ``NodeTypeError``
+        (:class:`~zarrforge.errors.ArrayNotGroupError`, zarr-python's ``ContainsArrayError``)."""
         node = self[path]
         if not isinstance(node, Group):
-            raise NodeTypeError(f"{node.name!r} is an array, not a group")
+            raise ArrayNotGroupError(f"{node.name!r} is an array, not a group")
         return node
 
     def full(self, *, name: str, shape: Any, fill_value: Any, **kwargs: Any) -> Any:
