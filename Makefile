@@ -70,10 +70,13 @@ test: test-setup
 # make peer-suites - the peers' own test suites on zarrforge (tests/peers/): zarr-python 3.4.2's,
 # in a Python 3.12 environment of its own (.venv-zarrsuite) with zarrforge installed editable;
 # per file, the items zarr-python passes and how many of those zarrforge passes, failing below
-# the floor in tests/peers/zarr_python_floor.json. .ci/run runs it after `make test`.
+# the floor in tests/peers/zarr_python_floor.json; then zarr-python's user guide with `zarr`
+# meaning zarrforge (tests/peers/zarr_python_user_guide.py, floor zarr_python_guide_floor.json).
+# .ci/run runs it after `make test`.
 .PHONY: peer-suites
 peer-suites:
 	$(PYTHON) tests/peers/zarr_python_suite.py
+	$(PYTHON) tests/peers/zarr_python_user_guide.py
 
 # A wheel and an sdist of every distribution (core and each plugin) into dist/; then
 #   pip install --find-links dist 'zarrforge[standard]'   (or 'zarrforge[all]')

@@ -184,11 +184,13 @@ def ensure_zarr34_venv(venv: Path = ZARR34_VENV) -> Path:
 ZARRSUITE_VENV = venv_location("ZARRFORGE_ZARRSUITE_VENV", ".venv-zarrsuite")
 ZARRFORGE_EDITABLE = ["core", "plugins/std", "plugins/numcodecs", "plugins/sharding",
                       "plugins/dtypes", "plugins/v2", "plugins/draft2022", "plugins/fsspec",
-                      "plugins/zarr-python"]
+                      "plugins/zarr-python", "plugins/rectilinear", "plugins/obstore"]
 ZARRSUITE_REQUIREMENTS = [
     "zarr==3.4.2", "pytest==9.1.1", "pytest-asyncio==1.4.0", "hypothesis==6.168.3",
     "pytest-reportlog==1.0.0", "pytest-xdist==3.8.0", "numpydoc==1.11.0", "tomlkit==0.15.1",
-    "packaging", "pytest-timeout==2.4.0", *[f"--editable={REPO / path}" for path in ZARRFORGE_EDITABLE]]
+    "packaging", "pytest-timeout==2.4.0",
+    # zarr-python's user guide (tests/peers/zarr_python_user_guide.py) uses obstore's stores
+    "obstore==0.12.1", *[f"--editable={REPO / path}" for path in ZARRFORGE_EDITABLE]]
 
 
 def _packaging_fingerprint(paths: Sequence[str]) -> str:
