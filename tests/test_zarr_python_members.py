@@ -170,3 +170,23 @@ def test_zarr_pythons_api_module_paths_hold_zarrforges_functions():
     assert all(callable(getattr(synchronous, name)) for name in synchronous.__all__)
     assert asynchronous.open_array is zfa.open_array
     assert synchronous.create_array({}, shape=(2,), dtype="u1").shape == (2,)
+
+
+def test_array_config_equals_zarr_pythons_settings_object_of_the_same_values() -> None:
+    import dataclasses
+
+    from zarrforge.user_api.array_config import ArrayConfig
+
+    @dataclasses.dataclass(frozen=True)
+    class TheirArrayConfig:  # the shape of zarr-python's zarr.core.array_spec.ArrayConfig
+        order: str
+        write_empty_chunks: bool
+        read_missing_chunks: bool
+        sharding_coalesce_max_gap_bytes: int = 1 << 20  # zarr-python's own, not compared
+
+    ours = ArrayConfig("F", True)
+    assert TheirArrayConfig("F", True, True) == ours and ours == TheirArrayConfig("F", True, True)
+    assert TheirArrayConfig("C", True, True) != ours
+    assert TheirArrayConfig("F", True, True, 0) == ours
+    assert ours != {"order": "F", "write_empty_chunks": True}
+    assert {ours, ArrayConfig("F", True)} == {ours}

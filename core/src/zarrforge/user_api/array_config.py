@@ -23,13 +23,33 @@ from typing import Any
 CONFIG_KEYS = ("order", "write_empty_chunks", "read_missing_chunks")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class ArrayConfig:
-    """An array handle's runtime settings, as zarr-python names them."""
+    """An array handle's runtime settings, as zarr-python names them.
+
+    Equal to another settings object holding these fields with the same values,
+    zarr-python's ``ArrayConfig`` included (its dataclass equality defers to this one);
+    fields only the other has (zarr-python's ``sharding_coalesce_*``, which tune its own
+    shard reads) are not compared."""
 
     order: str
     write_empty_chunks: bool
     read_missing_chunks: bool = True
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, field.name) for field in dataclasses.fields(self))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ArrayConfig):
+            return self._values() == other._values()
+        if dataclasses.is_dataclass(other) and not isinstance(other, type):
+            names = [field.name for field in dataclasses.fields(self)]
+            if set(names) <= {field.name for field in dataclasses.fields(other)}:
+                return self._values() == tuple(getattr(other, name) for name in names)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
 
 def config_options(function: str, config: Any,
