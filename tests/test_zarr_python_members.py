@@ -190,3 +190,25 @@ def test_array_config_equals_zarr_pythons_settings_object_of_the_same_values() -
     assert TheirArrayConfig("F", True, True, 0) == ours
     assert ours != {"order": "F", "write_empty_chunks": True}
     assert {ours, ArrayConfig("F", True)} == {ours}
+
+
+def test_two_handles_on_one_node_are_equal_and_handles_on_others_are_not() -> None:
+    import asyncio
+
+    store: dict = {}
+    group = zf.group(store)
+    array = group.create_array("a", shape=(3,), dtype="i4")
+    sub = group.create_group("sub")
+    assert group["a"] == array and group["sub"] == sub and zf.open_group(store) == group
+    assert len({array, group["a"]}) == 1
+    assert array != sub and group != sub and array != zf.group({}).create_array(
+        "a", shape=(3,), dtype="i4")  # the same document in another store
+    assert group.create_array("b", shape=(3,), dtype="i4") != group.create_array(
+        "c", shape=(3,), dtype="i4")
+    assert group["a"] != group.create_array("a", shape=(4,), dtype="i4", overwrite=True)
+
+    async def both() -> tuple[Any, Any]:
+        return (await zf.AsyncGroup.open(store), await zf.AsyncGroup.open(store))
+
+    first, second = asyncio.run(both())
+    assert first == second and first != group

@@ -107,6 +107,15 @@ class CancellationPoint(WrapperStore):
     def __repr__(self) -> str:
         return repr(self.inner)  # errors name the user's store, not this wrapper
 
+    def __eq__(self, other: object) -> bool:
+        # the user's store, seen through this wrapper (two async handles compare by it)
+        if not isinstance(other, CancellationPoint):
+            return NotImplemented
+        return self.inner == other.inner
+
+    def __hash__(self) -> int:
+        return hash(self.inner)
+
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         _checkpoint()
         return self.inner.get(key, byte_range)

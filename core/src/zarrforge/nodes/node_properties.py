@@ -33,9 +33,26 @@ class NodeState(Protocol):
 
 class NodeProperties:
     """``store``, ``path``, ``name``, ``basename``, ``read_only``, ``metadata``,
-    ``metadata_model`` and ``format`` of the node ``self._node``."""
+    ``metadata_model`` and ``format`` of the node ``self._node``; and equality.
+
+    Two handles of one class are equal when they are on the same store (the same object,
+    or stores that compare equal), at the same path, with equal metadata documents: as
+    zarr-python compares its handles, so ``group["a"] == group.create_array("a", ...)``."""
 
     _node: NodeState
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        mine, theirs = self._node, other._node  # type: ignore[attr-defined]
+        if mine is theirs:
+            return True
+        return (mine._path == theirs._path
+                and (mine._store is theirs._store or mine._store == theirs._store)
+                and self.metadata == other.metadata)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._node._path))
 
     @property
     def store(self) -> Store:

@@ -28,6 +28,15 @@ class MappingStore(Store):
         super().__init__(read_only=read_only or not isinstance(mapping, MutableMapping))
         self.mapping = mapping
 
+    def __eq__(self, other: object) -> bool:
+        # two stores over one mapping (passed as a store twice) are the same store
+        if not isinstance(other, MappingStore):
+            return NotImplemented
+        return other.mapping is self.mapping and other.read_only == self.read_only
+
+    def __hash__(self) -> int:
+        return id(self.mapping)
+
     def _value(self, key: str) -> bytes | None:
         value = self.mapping.get(key)
         if value is None or isinstance(value, bytes):
