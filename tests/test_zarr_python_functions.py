@@ -176,6 +176,9 @@ def test_nested_chunks_and_shards_are_the_rectilinear_grid():
     s[:] = np.arange(12000, dtype="int32").reshape(120, 100)
     assert s.chunks == (10, 10) and s.write_chunk_sizes == ((60, 40, 20), (50, 50))
     assert s[69, 59] == 6959
+    like = zf.open_like(s, "x")  # a rectilinear shard grid is taken as it is
+    assert like.chunks == (10, 10) and like.write_chunk_sizes == ((60, 40, 20), (50, 50))
+    assert zf.zeros_like(z).write_chunk_sizes == ((10, 20, 20, 10),)
 
 
 def test_config_pprint_takes_pprints_keywords():

@@ -41,7 +41,7 @@ from .arrays import Array
 from .copying import copy
 from .creation import create_array
 from .groups import Group
-from .like import like_arguments
+from .like import chunking_of, like_arguments
 
 _IGNORED = {
     "synchronizer": "writers need no synchronizer: chunk updates are conditional writes on "
@@ -188,7 +188,7 @@ def open_like(a: Any, path: str, *, zarr_format: Any = None, **kwargs: Any) -> A
     target = str(zarr_format) if zarr_format is not None else default_format()
     like = like_arguments(a, {}, fill=True)
     if isinstance(a, Array) and a.format.name == target:
-        like.update(shards=a.shards, filters=a.filters, serializer=a.serializer,
+        like.update(chunking_of(a), filters=a.filters, serializer=a.serializer,
                     compressors=a.compressors)
     like.update(kwargs)
     store = like.pop("store", None)
