@@ -22,8 +22,10 @@ ARRAY = {"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "int
 
 
 def test_new_names_are_top_level_and_exported():
+    import zarrforge.api.synchronous as synchronous
     for name in ("create_hierarchy", "copy_all", "copy_store", "open_like"):
         assert name in zf.__all__ and callable(getattr(zf, name))
+        assert name in synchronous.__all__ and getattr(synchronous, name) is getattr(zf, name)
 
 
 def test_create_hierarchy_creates_the_implied_groups_and_yields_every_node():
