@@ -43,10 +43,12 @@ _LAZY = {
     "AsyncArray": "asyncio.arrays", "AsyncGroup": "asyncio.groups",
     **dict.fromkeys(("Transaction", "clear_commit_record", "transaction",
                      "unfinished_commits"), "storing.transaction"),
-    **dict.fromkeys(("array", "create", "empty", "empty_like", "from_array", "full",
-                     "full_like", "group", "load", "ones", "ones_like", "open_consolidated",
-                     "save", "save_array", "save_group", "tree", "zeros", "zeros_like"),
+    **dict.fromkeys(("array", "copy_all", "copy_store", "create", "empty", "empty_like",
+                     "from_array", "full", "full_like", "group", "load", "ones", "ones_like",
+                     "open_consolidated", "open_like", "save", "save_array", "save_group",
+                     "tree", "zeros", "zeros_like"),
                     "user_api.zarr_api"),
+    "create_hierarchy": "user_api.hierarchy_creation",
 }
 
 
@@ -75,9 +77,9 @@ __all__ = [
     "registry", "remove_consolidated_metadata", "to_dask", "transaction", "unfinished_commits",
     "unfinished_write",
     # zarr-python's convenience functions (zarrforge.user_api.zarr_api)
-    "array", "create", "empty", "empty_like", "from_array", "full", "full_like", "group",
-    "load", "ones", "ones_like", "open_consolidated", "save", "save_array", "save_group",
-    "tree", "zeros", "zeros_like",
+    "array", "copy_all", "copy_store", "create", "create_hierarchy", "empty", "empty_like",
+    "from_array", "full", "full_like", "group", "load", "ones", "ones_like", "open_consolidated",
+    "open_like", "save", "save_array", "save_group", "tree", "zeros", "zeros_like",
 ]
 
 from ._version import __version__  # noqa: E402  (the single source)

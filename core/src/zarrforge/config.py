@@ -100,7 +100,7 @@ import pprint as _pprint
 import threading
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
 
 from . import config_keys
 
@@ -242,12 +242,21 @@ def get(name: str | None = None, default: Any = _NO_DEFAULT) -> Any:
     raise config_keys.unknown_key(name, sorted(_FIELDS))
 
 
-def pprint() -> None:
-    """Print the settings in force: zarrforge's names, then zarr-python's keys."""
+def pprint(*, stream: IO[str] | None = None, indent: int = 1, width: int = 80,
+           depth: int | None = None, compact: bool = False, sort_dicts: bool = True,
+           underscore_numbers: bool = False) -> None:
+    """Print the settings in force: zarrforge's names, then zarr-python's keys.
+
+    The keywords are those zarr-python's ``config.pprint(**kwargs)`` hands to
+    :func:`pprint.pprint` (``stream=`` to print into a file or ``io.StringIO``,
+    ``width=``...). ``sort_dicts`` applies to zarr-python's keys; zarrforge's names
+    keep their documented order."""
+    options: dict[str, Any] = dict(stream=stream, indent=indent, width=width, depth=depth,
+                                   compact=compact, underscore_numbers=underscore_numbers)
     settings = _settings
     _pprint.pprint({name: getattr(settings, name) for name in _FIELDS if name != "recorded"},
-                   sort_dicts=False)
-    _pprint.pprint(_dotted_view(settings, ""))
+                   sort_dicts=False, **options)
+    _pprint.pprint(_dotted_view(settings, ""), sort_dicts=sort_dicts, **options)
 
 
 def _dotted_view(settings: Settings, prefix: str) -> dict[str, Any]:

@@ -8,7 +8,12 @@ format and for the xarray writer alike:
 * a sequence with one entry per dimension: a positive int, or ``-1`` / ``None`` for
   the whole dimension (a dimension of length 0 gets chunks of length 1);
 * a chunk grid (a :class:`~zarrforge.abc.chunk_grid.ChunkGrid` or its JSON) is the
-  format's to read, and passes through unchanged.
+  format's to read, and passes through unchanged;
+* zarr-python's form of variable chunks, one entry per dimension of which at least one
+  is a sequence of edge lengths (``[[10, 20, 30], [50, 50]]``; an int entry is a
+  regular step): the ``rectilinear`` chunk grid (:func:`edges_grid`; the grid is a
+  plugin's, ``zarrforge-rectilinear``, resolved by name like any other). ``shards=`` takes
+  the same form.
 
 ``shards="auto"`` (:func:`auto_shards`) groups the chunks into shards: starting from
 one chunk, the side with the most chunks still outside the shard doubles (up to the
@@ -89,12 +94,33 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def _is_edges(value: Any) -> bool:
+    return isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes))
+
+
+def edges_grid(value: Any) -> dict[str, Any] | None:
+    """The ``rectilinear`` chunk grid's JSON for zarr-python's nested form of ``chunks=``
+    or ``shards=`` (one entry per dimension, some of them sequences of edge lengths), or
+    ``None`` when ``value`` is not in that form. The edges are the grid's to check."""
+    if not _is_edges(value):
+        return None
+    entries = list(value)
+    if not any(_is_edges(entry) for entry in entries):
+        return None
+    shapes = [[int(e) if _is_int(e) else e for e in entry] if _is_edges(entry)
+              else int(entry) if _is_int(entry) else entry for entry in entries]
+    return {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": shapes}}
+
+
 def chunk_shape(chunks: Any, shape: Sequence[int], item_size: int | None,
                 shards: Any = None) -> Any:
     """The chunk shape ``chunks=`` asks for (a tuple of ints), or the grid it gives; see
     the module docstring for what is accepted."""
     if isinstance(chunks, (ChunkGrid, dict)):
         return chunks
+    grid = edges_grid(chunks)
+    if grid is not None:
+        return grid
     if chunks is None or (isinstance(chunks, str) and chunks == "auto"):
         if isinstance(shards, Sequence) and not isinstance(shards, str) and \
                 len(shards) == len(shape) and all(_is_int(n) and n > 0 for n in shards):

@@ -25,6 +25,9 @@ parent) and writes them whole or not at all:
   marked): a later creation there is refused with an
   :class:`~zarrforge.errors.UnfinishedWriteError` saying so, and ``overwrite=True``
   replaces the leftovers.
+
+:func:`write_prepared` writes several such trees (``zarrforge.create_hierarchy``: the
+nodes below groups that exist already) all or none, under one marker.
 """
 
 from __future__ import annotations
@@ -135,10 +138,12 @@ class PreparedNodes:
         return (len(self.nodes) + len(self.target.missing_parents()) > 1 or self.left_marked
                 or self.target.replaces() or bool(self.below or self.unreadable_below))
 
-    def write(self, mark: unfinished.Marking) -> None:
+    def write(self, mark: unfinished.Marking) -> "Written":
         """Erase what is replaced, write the parents, the nodes and the views; on any
         failure remove what was written and re-raise. ``mark``: the unfinished-write
-        marker of the enclosing write, written again after an erasure of the root."""
+        marker of the enclosing write, written again after an erasure of the root.
+        Returns what was written, for a caller that may have to take it back
+        (:func:`write_prepared`)."""
         target, memo, fmt = self.target, self.store, self.fmt
         recorder = _KeysWritten(memo)
         changes: list[tuple[str, NodeMetadata | None]] = []
@@ -170,6 +175,22 @@ class PreparedNodes:
         except BaseException:
             _roll_back(memo, fmt, target, recorder.keys, [path for path, _ in changes])
             raise
+        return Written(self, recorder.keys, [path for path, _ in changes])
+
+    def take_back(self, written: "Written") -> None:
+        """Remove, best effort, what :meth:`write` wrote (``written``) and take its paths
+        out of the views above; what it erased is not brought back."""
+        _roll_back(self.store, self.fmt, self.target, written.keys, written.touched)
+
+
+@dataclasses.dataclass(frozen=True)
+class Written:
+    """What one :meth:`PreparedNodes.write` wrote: the keys, and the node paths it wrote
+    or erased (in the views above)."""
+
+    prepared: PreparedNodes
+    keys: list[str]
+    touched: list[str]
 
 
 def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
@@ -224,6 +245,41 @@ def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], 
     with unfinished.marking(prepared.store, root, operation,
                             needed=prepared.several_writes()) as mark:
         prepared.write(mark)
+
+
+def write_prepared(units: Sequence[PreparedNodes], *, operation: str) -> None:
+    """Write several trees, each prepared by :func:`prepare_nodes` over one shared
+    :class:`ReadMemo` (so that each sees the views the others update) and none rooted
+    inside another, all or none: if one fails, it removes what it wrote (as
+    :meth:`PreparedNodes.write` does) and then so do those written before it, latest
+    first. What ``overwrite`` erased is not brought back, as for one tree. One marker
+    (:mod:`zarrforge.storing.unfinished`) at the trees' nearest common ancestor covers
+    them all while they are written. ``operation``: the caller's words, for the marker."""
+    if not units:
+        return
+    root = _common_ancestor([unit.root for unit in units])
+    needed = len(units) > 1 or units[0].several_writes()
+    with unfinished.marking(units[0].store, root, operation, needed=needed) as mark:
+        done: list[Written] = []
+        try:
+            for unit in units:
+                done.append(unit.write(mark))
+        except BaseException:
+            for written in reversed(done):
+                written.prepared.take_back(written)
+            raise
+
+
+def _common_ancestor(roots: Sequence[str]) -> str:
+    """The deepest path at or above every one of ``roots``."""
+    common = roots[0].split("/") if roots[0] else []
+    for root in roots[1:]:
+        parts = root.split("/") if root else []
+        length = 0
+        while length < min(len(common), len(parts)) and common[length] == parts[length]:
+            length += 1
+        common = common[:length]
+    return "/".join(common)
 
 
 def _roll_back(store: Store, fmt: Format, target: hierarchy.Survey, keys: list[str],

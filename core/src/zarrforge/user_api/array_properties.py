@@ -136,6 +136,26 @@ class ArrayProperties(NodeProperties):
         return None
 
     @property
+    def write_chunk_sizes(self) -> tuple[tuple[int, ...], ...]:
+        """zarr-python's ``write_chunk_sizes``: per dimension, the lengths along it of the
+        stored chunks (the shards, when sharded) that hold elements, each clipped to the
+        array's extent (dask's ``chunks`` convention); regular and rectilinear grids alike."""
+        return tuple(tuple(dim.extent(i) for i in range(dim.nchunks))
+                     for dim in self._node._metadata.chunk_grid.dimensions)
+
+    @property
+    def read_chunk_sizes(self) -> tuple[tuple[int, ...], ...]:
+        """zarr-python's ``read_chunk_sizes``: as :attr:`write_chunk_sizes`, but in units
+        read on their own: when a codec subdivides stored chunks (sharding), the inner
+        chunk shape laid from the array's origin along each dimension, clipped to the
+        extent, as zarr-python computes it."""
+        serializer = self._node._chain().array_bytes
+        if not isinstance(serializer, SubdividedCodec):
+            return self.write_chunk_sizes
+        return tuple(tuple(min(step, length - start) for start in range(0, length, step))
+                     for length, step in zip(self.shape, serializer.inner_chunk_shape))
+
+    @property
     def cdata_shape(self) -> tuple[int, ...]:
         return self._node._metadata.chunk_grid.grid_shape
 

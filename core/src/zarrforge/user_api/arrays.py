@@ -85,6 +85,18 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         the store is read-only; ``config`` as :mod:`.array_config` reads it."""
         return opened_at_root(store, "array", **config_options("Array.open", config))
 
+    def with_config(self, config: Any) -> "Array":
+        """zarr-python's ``Array.with_config``: a new handle on the same array whose runtime
+        settings are ``config`` (a mapping of ``order``/``write_empty_chunks``/
+        ``read_missing_chunks``, or an ``ArrayConfig``, checked as :mod:`.array_config`
+        says) over this handle's own; keys not given keep this handle's values, not the
+        global defaults. Nothing is read or written; this handle is unchanged."""
+        options = {**self._runtime_options(), **config_options("Array.with_config", config)}
+        handle = type(self)._opened(self._store, self._path, self._metadata, self._format,
+                                    read_only=self._read_only, view=self._view, **options)
+        handle._uncommitted_shape = self._uncommitted_shape  # a staged handle stays staged
+        return handle
+
     def _runtime_options(self) -> dict[str, Any]:
         return {"order": self._layout.name, "write_empty_chunks": self._write_empty_chunks,
                 "threads": self._threads, "transformers": self._transformers}

@@ -109,6 +109,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
     item_size = _item_size(dtype)
+    shards = chunking.edges_grid(shards) or shards  # zarr-python's variable shards
     chunks = chunking.chunk_shape(chunks, shape_t, item_size, shards)
     if isinstance(shards, str) and shards == "auto" and isinstance(chunks, tuple):
         shards = chunking.auto_shards(shape_t, chunks, item_size)

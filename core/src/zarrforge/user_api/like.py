@@ -5,6 +5,7 @@
 library's such as zarr-python's, which has a chunk shape and a fill value), its chunk shape
 (and, for ``full_like`` and ``empty_like``, its fill value); any of these given as keywords
 wins. Another array-like is read for its shape and data type only (``numpy.asarray``).
+A zarrforge array whose grid has no single chunk shape (rectilinear) gives its grid.
 Shared by the module functions (:mod:`.zarr_api`) and the group methods (:mod:`.groups`).
 """
 
@@ -19,9 +20,13 @@ from .arrays import Array
 
 def like_arguments(a: Any, keywords: dict[str, Any], *, fill: bool = False) -> dict[str, Any]:
     """The creation arguments ``a`` gives, updated with ``keywords``."""
-    if isinstance(a, Array) or _is_foreign_zarr_array(a):
+    if isinstance(a, Array):
         like: dict[str, Any] = {"shape": tuple(a.shape), "dtype": a.dtype,
-                                "chunks": tuple(a.chunks)}
+                                "chunks": chunking_of(a)["chunks"]}
+        if fill:
+            like["fill_value"] = a.fill_value
+    elif _is_foreign_zarr_array(a):
+        like = {"shape": tuple(a.shape), "dtype": a.dtype, "chunks": tuple(a.chunks)}
         if fill:
             like["fill_value"] = a.fill_value
     else:
@@ -29,6 +34,20 @@ def like_arguments(a: Any, keywords: dict[str, Any], *, fill: bool = False) -> d
         like = {"shape": values.shape, "dtype": values.dtype}
     like.update(keywords)
     return like
+
+
+def chunking_of(a: Array) -> dict[str, Any]:
+    """``a``'s ``chunks`` and ``shards`` as creation arguments: the read unit's shape and,
+    when sharded, the stored chunks' (else ``None``); a grid with no single chunk shape
+    (a rectilinear one) as its JSON."""
+    grid = a.metadata_model.chunk_grid
+    stored = grid.regular_chunk_shape or grid.to_json()
+    try:
+        sharded = a.shards is not None
+    except AttributeError:  # sharded, over a grid with no single shard shape
+        sharded = True
+    return {"chunks": tuple(a.chunks), "shards": stored} if sharded else \
+        {"chunks": stored, "shards": None}
 
 
 def _is_foreign_zarr_array(a: Any) -> bool:

@@ -10,8 +10,9 @@ engine::
 
 Here: :func:`create`, :func:`zeros`, :func:`ones`, :func:`full`, :func:`empty`, their
 ``*_like`` forms, :func:`array`, :func:`from_array`, :func:`save`, :func:`save_array`,
-:func:`save_group`, :func:`load`, :func:`open_consolidated`, :func:`group` and
-:func:`tree`. They take zarr-python's keywords: ``store=``, ``path=``, ``name=``,
+:func:`save_group`, :func:`load`, :func:`open_consolidated`, :func:`group`,
+:func:`tree` and :func:`open_like`; :func:`copy_all` and :func:`copy_store` raise
+``NotImplementedError`` as zarr-python 3's do, naming :func:`zarrforge.copy`. They take zarr-python's keywords: ``store=``, ``path=``, ``name=``,
 ``compressor=`` (one codec, as in zarr-python 2) beside ``compressors=``,
 ``zarr_version=`` for ``zarr_format=``, ``dimension_separator=``, ``chunk_shape=``,
 ``config={"order", "write_empty_chunks"}``. Keywords zarr-python keeps from version 2
@@ -32,6 +33,7 @@ import numpy as np
 
 from ..errors import IgnoredKeywordWarning, NodeNotFoundError, ReadOnlyError
 from ..metadata import paths
+from ..nodes.hierarchy import default_format
 from ..nodes.node import check_mode, open_node
 from .api import consolidate_metadata, open_array, open_group
 from .array_config import config_options
@@ -39,7 +41,7 @@ from .arrays import Array
 from .copying import copy
 from .creation import create_array
 from .groups import Group
-from .like import like_arguments
+from .like import chunking_of, like_arguments
 
 _IGNORED = {
     "synchronizer": "writers need no synchronizer: chunk updates are conditional writes on "
@@ -173,6 +175,44 @@ def full_like(a: Any, **kwargs: Any) -> Array:
 
 def empty_like(a: Any, **kwargs: Any) -> Array:
     return empty(**like_arguments(a, kwargs, fill=True))
+
+
+def open_like(a: Any, path: str, *, zarr_format: Any = None, **kwargs: Any) -> Array:
+    """zarr-python's ``open_like``: :func:`open_array` at ``path`` (of ``store=``, in
+    memory when none is given, as zarr-python's) with ``a``'s shape, data type, chunk
+    shape and fill value (:func:`~.like.like_arguments`), so a missing array is created
+    like ``a``. When ``a`` is a zarrforge Array of the format the call opens in
+    (``zarr_format``, else the default format; ``a``'s own is not inherited), its shards
+    and codecs are taken too. ``mode`` defaults to ``"a"``; ``kwargs`` win over what
+    ``a`` gives."""
+    target = str(zarr_format) if zarr_format is not None else default_format()
+    like = like_arguments(a, {}, fill=True)
+    if isinstance(a, Array) and a.format.name == target:
+        like.update(chunking_of(a), filters=a.filters, serializer=a.serializer,
+                    compressors=a.compressors)
+    like.update(kwargs)
+    store = like.pop("store", None)
+    if like.get("mode") is None:
+        like["mode"] = "a"
+    return open_array(store, path, zarr_format=zarr_format, **like)
+
+
+_COPY_MOVED = ("zarr-python 3 does not implement it either (it raises NotImplementedError); "
+               "use zarrforge.copy(source, dest, source_path=..., dest_path=...), which copies "
+               "an array or a whole group, all of its members included, between stores and "
+               "formats")
+
+
+def copy_all(*args: Any, **kwargs: Any) -> tuple[int, int, int]:
+    """zarr-python 2's ``copy_all``, which zarr-python 3 keeps as a name that raises
+    ``NotImplementedError``: so does this one, pointing at :func:`zarrforge.copy`."""
+    raise NotImplementedError(f"zarrforge.copy_all(): {_COPY_MOVED}")
+
+
+def copy_store(*args: Any, **kwargs: Any) -> tuple[int, int, int]:
+    """zarr-python 2's ``copy_store``, which zarr-python 3 keeps as a name that raises
+    ``NotImplementedError``: so does this one, pointing at :func:`zarrforge.copy`."""
+    raise NotImplementedError(f"zarrforge.copy_store(): {_COPY_MOVED}")
 
 
 def array(data: Any, **kwargs: Any) -> Array:
@@ -317,7 +357,7 @@ def tree(grp: Group, expand: bool | None = None, level: int | None = None) -> An
     return grp.tree(level=level, expand=expand)
 
 
-__all__ = ["LazyLoader", "array", "consolidate_metadata", "create", "empty", "empty_like",
-           "from_array", "full", "full_like", "group", "load", "ones", "ones_like",
-           "open_consolidated", "save", "save_array", "save_group", "tree", "zeros",
-           "zeros_like"]
+__all__ = ["LazyLoader", "array", "consolidate_metadata", "copy_all", "copy_store", "create",
+           "empty", "empty_like", "from_array", "full", "full_like", "group", "load", "ones",
+           "ones_like", "open_consolidated", "open_like", "save", "save_array", "save_group",
+           "tree", "zeros", "zeros_like"]
