@@ -5,9 +5,7 @@ with :func:`~zarrforge_v2.mapping.parse_array`, so a new array's model is
 exactly what reading its document back gives.
 
 * ``dtype``: anything :func:`~zarrforge.plugin_api.data_type_from_user`
-  accepts. A big-endian numpy dtype (``">f8"``), or a data type object whose
-  ``endianness`` is ``"big"`` (``zarrforge.dtype.Float64(endianness="big")``), is stored
-  big-endian.
+  accepts. A big-endian numpy dtype (``">f8"``) is stored big-endian.
   ``string`` / ``bytes`` (zarrforge-dtypes) become ``"|O"`` with the
   ``vlen-utf8`` / ``vlen-bytes`` object codec, as zarr-python writes them.
   A data type without a v2 type string is refused.
@@ -118,11 +116,7 @@ def _separator(value: Any) -> str:
 
 
 def _requested_byteorder(dtype: Any) -> str | None:
-    """'>' for an explicitly big-endian numpy dtype argument, or for a data type object
-    whose ``endianness`` is ``"big"`` (zarr-python's ``zarr.dtype.Int16(endianness="big")``
-    and zarrforge.dtype's, which keep it there)."""
-    if getattr(dtype, "endianness", None) == "big":
-        return ">"
+    """'>' for an explicitly big-endian numpy dtype argument."""
     if isinstance(dtype, DataType) or (isinstance(dtype, str) and dtype in registry.data_types):
         return None
     try:
