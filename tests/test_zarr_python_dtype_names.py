@@ -27,7 +27,7 @@ CASES: list[tuple[str, dict[str, Any], Any, Any]] = [
     ("Int8", {}, "int8", "|i1"),
     ("UInt8", {}, "uint8", "|u1"),
     ("Int16", {}, "int16", "<i2"),
-    ("Int16", {"endianness": "big"}, "int16", ">i2"),
+    ("Int16", {"endianness": "little"}, "int16", "<i2"),
     ("Int32", {}, "int32", "<i4"),
     ("Int64", {}, "int64", "<i8"),
     ("UInt16", {}, "uint16", "<u2"),
@@ -35,7 +35,7 @@ CASES: list[tuple[str, dict[str, Any], Any, Any]] = [
     ("UInt64", {}, "uint64", "<u8"),
     ("Float16", {}, "float16", "<f2"),
     ("Float32", {}, "float32", "<f4"),
-    ("Float64", {"endianness": "big"}, "float64", ">f8"),
+    ("Float64", {}, "float64", "<f8"),
     ("Complex64", {}, "complex64", "<c8"),
     ("Complex128", {}, "complex128", "<c16"),
     ("FixedLengthUTF32", {"length": 4},
@@ -122,23 +122,29 @@ def test_the_installed_zarr_python_writes_the_same_json_for_its_object(case):
         assert json.loads(bytes(store[".zarray"]))["dtype"] == v2
 
 
-def test_a_big_endian_v2_array_round_trips_its_values_and_bytes():
+BIG = {"name": "bytes", "configuration": {"endian": "big"}}
+
+
+@pytest.mark.parametrize("make", [lambda: zd.Int16(endianness="big"),
+                                  lambda: zd.FixedLengthUTF32(length=2, endianness="big"),
+                                  lambda: zd.DateTime64(unit="s", endianness="big")])
+def test_big_endianness_is_refused_naming_the_serializer_that_stores_it(make):
+    with pytest.raises(MetadataError, match="endianness must be 'little'.*serializer=") as caught:
+        make()
+    assert caught.value.field == "endianness" and caught.value.value == "big"
+
+
+def test_the_named_serializer_stores_big_endian_chunks_in_both_formats():
     store: dict = {}
-    array = zf.create_array(store, shape=(2,), chunks=(2,), dtype=zd.Int16(endianness="big"),
-                            zarr_format=2, compressors=None)
+    array = zf.create_array(store, shape=(2,), chunks=(2,), dtype=zd.Int16(), zarr_format=2,
+                            compressors=None, serializer=BIG)
     array[:] = [1, -2]
     assert json.loads(bytes(store[".zarray"]))["dtype"] == ">i2"
     assert bytes(store["0"]) == np.array([1, -2], dtype=">i2").tobytes()
     assert zf.open_array(store)[:].tolist() == [1, -2]
-
-
-def test_endianness_is_kept_on_the_data_type_and_v3_stays_little_endian():
-    assert zd.Int16().endianness == "little" and zd.Int16(endianness="big").endianness == "big"
-    assert zd.Int16(endianness="big") == zd.Int16()  # the same data type; the order is storage's
-    store: dict = {}
-    zf.create_array(store, shape=(2,), dtype=zd.Int16(endianness="big"))
-    codecs = json.loads(bytes(store["zarr.json"]))["codecs"]
-    assert codecs[0] == {"name": "bytes", "configuration": {"endian": "little"}}
+    v3: dict = {}
+    zf.create_array(v3, shape=(2,), dtype=zd.Int16(), serializer=BIG)
+    assert json.loads(bytes(v3["zarr.json"]))["codecs"][0] == BIG
 
 
 def test_isinstance_tells_the_registered_types_apart():
@@ -156,7 +162,7 @@ def test_isinstance_tells_the_registered_types_apart():
 
 
 BAD_CALLS: list[tuple[Callable[[], Any], str, str]] = [
-    (lambda: zd.Int16(endianness="native"), "endianness", "'little' or 'big'"),
+    (lambda: zd.Int16(endianness="native"), "endianness", "must be 'little'"),
     (lambda: zd.FixedLengthUTF32(length=0), "length", "positive integer"),
     (lambda: zd.RawBytes(length=True), "length", "positive integer"),
     (lambda: zd.Struct(fields=[("a",)]), "fields[0]", "pair"),
@@ -200,8 +206,7 @@ def test_the_names_cover_zarr_pythons_classes():
 
 
 def test_parse_data_type_reads_what_dtype_takes():
-    big = zd.parse_data_type(np.dtype(">i2"), zarr_format=2)
-    assert isinstance(big, zd.Int16) and big.endianness == "big"
+    assert isinstance(zd.parse_data_type(np.dtype(">i2"), zarr_format=2), zd.Int16)
     assert zd.parse_dtype("float32") == zd.Float32()
     assert zd.parse_data_type(zd.Bool()) == zd.Bool()
     with pytest.raises(MetadataError, match="zarr_format must be 2, 3 or None") as caught:

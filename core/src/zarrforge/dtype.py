@@ -7,7 +7,7 @@ stores the same ``data_type`` in ``zarr.json`` (and, for a Zarr v2 array, the sa
 Contract:
 
 * Each class of zarr-python's ``zarr.dtype`` that this module supplies takes zarr-python's
-  keyword arguments (``Int16(endianness="big")``, ``FixedLengthUTF32(length=4)``,
+  keyword arguments (``Int16(endianness="little")``, ``FixedLengthUTF32(length=4)``,
   ``DateTime64(unit="s", scale_factor=1)``, ``Struct(fields=(("a", Int16()),))``) and
   returns a zarrforge data type (a :class:`~zarrforge.abc.data_type.DataType` of the plugin
   registered under the name zarr-python writes), not an instance of the class itself.
@@ -19,10 +19,11 @@ Contract:
   registered as ``int16`` whose JSON name is ``int16`` (``Array.data_type``, say), so
   ``Struct`` and the legacy ``Structured`` are told apart, as are ``VariableLengthBytes``
   and zarrforge's own ``bytes``. It is false for zarr-python's objects.
-* ``endianness`` (``"little"`` or ``"big"``) is taken where zarr-python takes it and kept
-  on the returned data type as ``endianness``: a Zarr v2 array stores it in its ``dtype``
-  (``">i2"``), as zarr-python does; a v3 array stores little-endian chunks unless its
-  ``serializer`` says otherwise, as zarr-python 3.4 does.
+* ``endianness`` is taken where zarr-python takes it. zarrforge's data types carry no byte
+  order (the ``bytes`` codec does; no attribute is set on another plugin's data type), so
+  only ``"little"``, what zarr-python 3.4 stores in Zarr v3 whatever it is given, is
+  accepted; ``"big"`` is refused naming the argument that stores big-endian chunks
+  (``serializer=``, in both formats).
 * ``ZDType`` is zarrforge's ``DataType``; :func:`parse_data_type` (and its newer name
   :func:`parse_dtype`) reads anything ``dtype=`` takes.
 * The names of zarr-python's ``zarr.dtype`` not supplied here (:data:`NOT_SUPPLIED`) raise
@@ -93,27 +94,17 @@ class _Face(metaclass=_FaceType):
 
     @classmethod
     def _build(cls, configuration: dict[str, Any] | None = None,
-               endianness: Endianness | None = None) -> DataType:
+               endianness: Endianness = "little") -> DataType:
+        if endianness != "little":
+            raise MetadataError(
+                f"zarrforge.dtype.{cls.__name__}: endianness must be 'little', got "
+                f"{endianness!r}; zarrforge's data types carry no byte order: for big-endian "
+                "chunks pass serializer={'name': 'bytes', 'configuration': {'endian': 'big'}} "
+                "to create_array (Zarr v2 then stores a '>' dtype)",
+                field="endianness", value=endianness)
         document: Any = (cls.data_type_name if configuration is None
                          else {"name": cls.data_type_name, "configuration": configuration})
-        data_type = data_type_from_json(document, field=f"zarrforge.dtype.{cls.__name__}")
-        if endianness is not None:
-            if endianness not in ("little", "big"):
-                raise MetadataError(f"zarrforge.dtype.{cls.__name__}: endianness must be "
-                                    f"'little' or 'big', got {endianness!r}",
-                                    field="endianness", value=endianness)
-            _keep_endianness(data_type, endianness)
-        return data_type
-
-
-def _keep_endianness(data_type: DataType, endianness: Endianness) -> None:
-    try:
-        data_type.endianness = endianness  # type: ignore[attr-defined]
-    except AttributeError:  # a plugin type with __slots__: only little-endian goes without it
-        if endianness == "big":
-            raise MetadataError(f"the data type {data_type.to_json()!r} cannot record a byte "
-                                "order; give a big-endian numpy dtype instead",
-                                field="endianness", value=endianness) from None
+        return data_type_from_json(document, field=f"zarrforge.dtype.{cls.__name__}")
 
 
 def _length(cls: type, length: Any) -> int:
@@ -285,20 +276,12 @@ class Structured(_Face):
 def parse_data_type(dtype_spec: Any, *, zarr_format: int | None = None) -> DataType:
     """The zarrforge data type for anything ``dtype=`` takes (a numpy dtype, a name, a data
     type of this module or of zarr-python). ``zarr_format`` (2, 3 or ``None``) is checked
-    and changes nothing: a data type is the same for both formats. A big-endian numpy
-    dtype gives a data type whose ``endianness`` is ``"big"``."""
+    and changes nothing: a data type is the same for both formats (a numpy dtype's byte
+    order is not part of it)."""
     if zarr_format not in (None, 2, 3):
         raise MetadataError(f"zarr_format must be 2, 3 or None, got {zarr_format!r}",
                             field="zarr_format", value=zarr_format)
-    data_type = data_type_from_user(dtype_spec)
-    if data_type is dtype_spec or not data_type.has_endianness:
-        return data_type
-    endianness = getattr(dtype_spec, "endianness", None)
-    if endianness is None and isinstance(dtype_spec, np.dtype):
-        endianness = "big" if dtype_spec.str.startswith(">") else "little"
-    if endianness in ("little", "big"):
-        _keep_endianness(data_type, endianness)
-    return data_type
+    return data_type_from_user(dtype_spec)
 
 
 parse_dtype = parse_data_type
