@@ -7,7 +7,8 @@ Read from the source with :mod:`ast`, nothing imported:
   type checker follows is still a cycle);
 * no core module imports :mod:`zarrforge.user_api.api` (the top of the core) except the
   package's ``__init__``, :mod:`zarrforge.user_api.zarr_api` (zarr-python's functions on
-  it) and :mod:`zarrforge.asyncio.api` (its functions as coroutines), and no core
+  it), :mod:`zarrforge.asyncio.api` (its functions as coroutines) and zarr-python's module
+  paths :mod:`zarrforge.api.synchronous` and :mod:`zarrforge.api.asynchronous`, and no core
   module imports another core module inside a function (such
   imports only ever served to hide a cycle);
 * the metadata documents (:mod:`zarrforge.metadata`) import nothing of the core
@@ -233,9 +234,10 @@ def test_the_plugin_cycle_check_counts_hidden_imports(tmp_path: Path) -> None:
 
 # Above zarrforge.user_api.api: the package, zarr-python's convenience functions built on the API,
 # the asyncio API's functions (the blocking ones, run off the event loop) and zarr-python's
-# module name for them all (zarrforge.api.synchronous).
+# module names for them all (zarrforge.api.synchronous; zarrforge.api.asynchronous, which
+# makes coroutines of the convenience functions).
 ABOVE_THE_API = ("zarrforge", "zarrforge.user_api.zarr_api", "zarrforge.asyncio.api",
-                 "zarrforge.api.synchronous")
+                 "zarrforge.api.synchronous", "zarrforge.api.asynchronous")
 
 
 def test_no_core_module_imports_the_api() -> None:

@@ -212,3 +212,84 @@ def test_two_handles_on_one_node_are_equal_and_handles_on_others_are_not() -> No
 
     first, second = asyncio.run(both())
     assert first == second and first != group
+
+
+def test_zarr_pythons_asynchronous_names_are_coroutines_of_zarrforges_functions():
+    import inspect
+
+    import zarrforge.api.asynchronous as asynchronous
+    import zarrforge.api.synchronous as synchronous
+
+    for name in asynchronous.ZARR_PYTHON_NAMES:
+        if name in asynchronous.__all__:
+            assert inspect.iscoroutinefunction(getattr(asynchronous, name)), name
+        else:  # not written yet: no blocking function of that name either
+            assert not hasattr(synchronous, name)
+            with pytest.raises(AttributeError, match=f"has no {name!r} yet: .* no blocking"):
+                getattr(asynchronous, name)
+    assert set(synchronous.__all__) <= set(asynchronous.__all__)
+    assert inspect.signature(asynchronous.full) == inspect.signature(zf.full).replace(
+        return_annotation=inspect.Signature.empty)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        asynchronous.no_such_name  # noqa: B018
+
+
+async def _async_convenience_round_trip() -> dict[str, Any]:
+    import zarrforge.api.asynchronous as za
+
+    seen: dict[str, Any] = {}
+    store: dict = {}
+    z = await za.zeros((4,), store=store, chunks=(2,), dtype="i2")
+    seen["zeros"] = (type(z), (await z.getitem(slice(None))).tolist())
+    seen["full_like"] = await (await za.full_like(z, fill_value=7, store={})).getitem(slice(None))
+    for name, call in [("ones", za.ones((2,))), ("empty", za.empty((2,))),
+                       ("full", za.full((2,), 3)), ("array", za.array([1, 2])),
+                       ("create", za.create((2,))), ("zeros_like", za.zeros_like(z)),
+                       ("ones_like", za.ones_like(z)), ("empty_like", za.empty_like(z)),
+                       ("from_array", za.from_array({}, data=[5, 6]))]:
+        seen[name] = type(await call)
+    saved: dict = {}
+    assert await za.save(saved, first=[1, 2], second=[3]) is None
+    seen["load_group"] = await za.load(saved)
+    await za.save_array(single := {}, [4, 5])
+    seen["load_array"] = (await za.load(single)).tolist()
+    await za.save_group(grouped := {}, a=[0])
+    grp = await za.group(store=grouped)
+    seen["group"] = type(grp)
+    seen["tree"] = str(await za.tree(grp))
+    seen["consolidate_metadata"] = type(await za.consolidate_metadata(grouped))
+    seen["open_consolidated"] = type(await za.open_consolidated(grouped))
+    copied: dict = {}
+    await za.copy(grouped, copied)
+    seen["copy"] = (await za.load(copied))["a"].tolist()
+    return seen
+
+
+def test_the_asynchronous_convenience_functions_run_and_return_async_faces():
+    import asyncio
+
+    seen = asyncio.run(_async_convenience_round_trip())
+    assert seen.pop("zeros") == (zf.AsyncArray, [0, 0, 0, 0])
+    assert seen.pop("full_like").tolist() == [7, 7, 7, 7]
+    load_group = seen.pop("load_group")
+    assert type(load_group) is dict  # every array read off the loop, not lazily
+    assert {k: v.tolist() for k, v in load_group.items()} == {"first": [1, 2], "second": [3]}
+    assert seen.pop("load_array") == [4, 5]
+    assert "a (1,)" in seen.pop("tree")
+    assert seen.pop("copy") == [0]
+    assert seen.pop("group") is seen.pop("consolidate_metadata") is seen.pop(
+        "open_consolidated") is zf.AsyncGroup
+    assert set(seen.values()) == {zf.AsyncArray}, seen
+
+
+def test_open_like_as_a_coroutine_opens_an_array_like_an_async_array():
+    import asyncio
+
+    import zarrforge.api.asynchronous as asynchronous
+
+    array = zf.full((6,), fill_value=3, chunks=(4,), dtype="i2")
+    store: dict = {}
+    result = asyncio.run(asynchronous.open_like(zf.asyncio.from_node(array), "x", store=store))
+    assert isinstance(result, zf.AsyncArray)
+    assert (result.shape, result.chunks, str(result.dtype)) == ((6,), (4,), "int16")
+    assert zf.open_array(store, "x")[:].tolist() == [3] * 6

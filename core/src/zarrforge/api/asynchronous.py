@@ -1,12 +1,115 @@
 """zarr-python's ``zarr.api.asynchronous``: zarrforge's coroutines of the same names.
 
-They are :mod:`zarrforge.asyncio`'s (each runs the blocking function off the event loop and
-returns an ``AsyncArray`` or ``AsyncGroup``). zarr-python's other coroutines (``zeros``,
-``save``, ``load``...) are not here yet (docs/coming-from-zarr-python.md).
+Contract:
+
+* ``open``, ``open_array``, ``open_group``, ``create_array`` and ``create_group`` are
+  :mod:`zarrforge.asyncio`'s.
+* Every other name of zarr-python's module (:data:`ZARR_PYTHON_NAMES`) is the coroutine of
+  zarrforge's blocking function of that name, where zarrforge has one (the function of
+  :mod:`zarrforge.api.synchronous`, else of :mod:`zarrforge.user_api.zarr_api`, looked up by
+  name when this module is imported, so a function added there is picked up without a
+  change here). The coroutine takes the blocking function's arguments, an
+  ``AsyncArray``/``AsyncGroup`` standing for its blocking node, and runs the call off
+  the event loop as one cancellable blocking call (:func:`zarrforge.asyncio.offload.run_blocking`,
+  as :mod:`zarrforge.asyncio` does). An array or group it returns comes back as an
+  ``AsyncArray``/``AsyncGroup``; ``load`` of a group returns a ``dict`` of every array's
+  values, all read off the loop (the blocking ``load`` reads each when looked up); anything
+  else as the blocking function returns it.
+* A name of zarr-python's module that zarrforge has no blocking function for (yet) raises
+  ``AttributeError`` saying so; ``__all__`` holds the names there are.
 """
 
 from __future__ import annotations
 
-from ..asyncio.api import create_array, create_group, open, open_array, open_group
+import functools
+import inspect
+from typing import Any, Awaitable, Callable
 
-__all__ = ["create_array", "create_group", "open", "open_array", "open_group"]
+from ..asyncio.api import create_array, create_group, open, open_array, open_group
+from ..asyncio.arrays import AsyncArray
+from ..asyncio.groups import AsyncGroup, wrap
+from ..asyncio.offload import run_blocking
+from ..user_api import zarr_api
+from ..user_api.arrays import Array
+from ..user_api.groups import Group
+from . import synchronous
+
+# zarr-python 3.4.2's zarr.api.asynchronous.__all__
+ZARR_PYTHON_NAMES = (
+    "array", "consolidate_metadata", "copy", "copy_all", "copy_store", "create", "create_array",
+    "create_hierarchy", "empty", "empty_like", "from_array", "full", "full_like", "group",
+    "load", "ones", "ones_like", "open", "open_array", "open_consolidated", "open_group",
+    "open_like", "save", "save_array", "save_group", "tree", "zeros", "zeros_like")
+_ASYNCIO_FACE = {"create_array": create_array, "create_group": create_group, "open": open,
+                 "open_array": open_array, "open_group": open_group}
+
+
+def _blocking_node(value: Any) -> Any:
+    """The blocking node behind an async face; any other argument as it is."""
+    if isinstance(value, AsyncArray):
+        return value.array
+    if isinstance(value, AsyncGroup):
+        return value.group
+    return value
+
+
+def _read_whole(result: Any) -> Any:
+    """Run on the blocking call's thread: a lazy mapping of values read now."""
+    if isinstance(result, zarr_api.LazyLoader):
+        return {name: result[name] for name in result}
+    return result
+
+
+def _async_face(result: Any) -> Any:
+    return wrap(result) if isinstance(result, (Array, Group)) else result
+
+
+def coroutine_of(name: str, blocking: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    """The coroutine function of the blocking function ``blocking`` (see the module's
+    contract); ``name`` names the call in a cancellation's error."""
+
+    @functools.wraps(blocking)
+    async def coroutine(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(_blocking_node(value) for value in args)
+        kwargs = {key: _blocking_node(value) for key, value in kwargs.items()}
+        return _async_face(await run_blocking(
+            name, lambda: _read_whole(blocking(*args, **kwargs))))
+
+    coroutine.__module__ = __name__
+    # the blocking function's parameters; what it returns comes back as its async face
+    coroutine.__signature__ = inspect.signature(blocking).replace(  # type: ignore[attr-defined]
+        return_annotation=inspect.Signature.empty)
+    coroutine.__doc__ = (f"``zarrforge.{name}`` as a coroutine, off the event loop "
+                         "(zarrforge.api.asynchronous's contract).\n\n" + (blocking.__doc__ or ""))
+    return coroutine
+
+
+def _blocking_function(name: str) -> Callable[..., Any] | None:
+    for module in (synchronous, zarr_api):
+        found = getattr(module, name, None)
+        if callable(found):
+            return found
+    return None
+
+
+def _coroutines() -> dict[str, Callable[..., Awaitable[Any]]]:
+    found: dict[str, Callable[..., Awaitable[Any]]] = dict(_ASYNCIO_FACE)
+    for name in ZARR_PYTHON_NAMES:
+        blocking = _blocking_function(name)
+        if name not in found and blocking is not None:
+            found[name] = coroutine_of(name, blocking)
+    return found
+
+
+_FOUND = _coroutines()
+globals().update(_FOUND)
+__all__ = sorted(_FOUND)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ZARR_PYTHON_NAMES:
+        raise AttributeError(f"zarrforge.api.asynchronous has no {name!r} yet: zarr-python's "
+                             f"coroutine of that name is zarrforge's blocking function run off "
+                             f"the event loop, and zarrforge has no blocking {name!r} "
+                             "(docs/coming-from-zarr-python.md)")
+    raise AttributeError(f"module 'zarrforge.api.asynchronous' has no attribute {name!r}")
