@@ -293,3 +293,21 @@ def test_open_like_as_a_coroutine_opens_an_array_like_an_async_array():
     assert isinstance(result, zf.AsyncArray)
     assert (result.shape, result.chunks, str(result.dtype)) == ((6,), (4,), "int16")
     assert zf.open_array(store, "x")[:].tolist() == [3] * 6
+
+
+def test_zarr_pythons_array_config_with_its_shard_read_settings_is_taken() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class TheirArrayConfig:  # zarr-python 3.4's fields
+        order: str = "C"
+        write_empty_chunks: bool = False
+        read_missing_chunks: bool = True
+        sharding_coalesce_max_gap_bytes: int = 1 << 20
+        sharding_coalesce_max_bytes: int = 1 << 24
+
+    array = zf.create_array({}, shape=(4,), dtype="u1", config=TheirArrayConfig(order="F"))
+    assert array.config.order == "F"
+    assert array.with_config(TheirArrayConfig(write_empty_chunks=True)).config.write_empty_chunks
+    with pytest.raises(TypeError, match=r"Unknown array config keys: \['no_such_key'\]"):
+        array.with_config({"no_such_key": 1, "sharding_coalesce_max_bytes": 5})

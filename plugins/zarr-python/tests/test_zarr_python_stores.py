@@ -54,6 +54,18 @@ def test_a_store_path_is_its_store_with_its_path_below():
     assert zf.open_array(store_path, mode="r")[:].tolist() == [0, 1, 2, 3]
 
 
+def test_two_handles_opened_on_one_zarr_python_store_are_equal():
+    store = zarr.storage.MemoryStore()
+    group = zf.create_group(store)
+    assert zf.open_group(store) == group
+    assert ZarrPythonStore(store) == ZarrPythonStore(store)
+    assert ZarrPythonStore(store, prefix="a") != ZarrPythonStore(store)
+    assert ZarrPythonStore(store) != ZarrPythonStore(zarr.storage.MemoryStore())
+    other = zarr.storage.MemoryStore()
+    zf.create_group(other, attributes={"differs": True})
+    assert zf.open_group(other) != group
+
+
 def test_a_store_path_group_lists_only_what_is_below_it():
     store = zarr.storage.MemoryStore()
     zarr.open_group(store, path="elsewhere", mode="w").create_array("x", shape=(1,), dtype="u1")

@@ -21,6 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 CONFIG_KEYS = ("order", "write_empty_chunks", "read_missing_chunks")
+# zarr-python's settings of its own shard reads (zarr-python 3.4's ArrayConfig carries them):
+# accepted and without effect, as the global keys ``array.sharding_coalesce_*`` are
+# (docs/coming-from-zarr-python.md); zarrforge's sharding merges reads by its own rules
+IGNORED_KEYS = ("sharding_coalesce_max_gap_bytes", "sharding_coalesce_max_bytes")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -63,6 +67,7 @@ def config_options(function: str, config: Any,
     if not isinstance(config, Mapping):
         raise TypeError(f"{function}(): config must be a mapping of {list(CONFIG_KEYS)} or an "
                         f"ArrayConfig, got {type(config).__name__} {config!r}")
+    config = {key: value for key, value in config.items() if key not in IGNORED_KEYS}
     unknown = sorted(key for key in config if key not in CONFIG_KEYS)
     if unknown:
         raise TypeError(f"{function}(): Unknown array config keys: {unknown}; config takes "

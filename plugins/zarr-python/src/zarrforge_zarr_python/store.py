@@ -74,6 +74,17 @@ class ZarrPythonStore(Store):
         below = f", prefix={self.prefix!r}" if self.prefix else ""
         return f"ZarrPythonStore({self.inner!r}{below}{mode})"
 
+    def __eq__(self, other: object) -> bool:
+        # two adapters of one zarr-python store (passed in twice) are the same store;
+        # zarr-python's stores compare by what they hold
+        if not isinstance(other, ZarrPythonStore):
+            return NotImplemented
+        return (other.prefix == self.prefix and other.read_only == self.read_only
+                and (other.inner is self.inner or other.inner == self.inner))
+
+    def __hash__(self) -> int:
+        return hash((type(self.inner).__name__, self.prefix))
+
     def __getstate__(self) -> dict[str, Any]:
         return {"inner": self.inner, "read_only": self.read_only, "prefix": self.prefix}
 
