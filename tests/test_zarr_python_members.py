@@ -311,3 +311,23 @@ def test_zarr_pythons_array_config_with_its_shard_read_settings_is_taken() -> No
     assert array.with_config(TheirArrayConfig(write_empty_chunks=True)).config.write_empty_chunks
     with pytest.raises(TypeError, match=r"Unknown array config keys: \['no_such_key'\]"):
         array.with_config({"no_such_key": 1, "sharding_coalesce_max_bytes": 5})
+
+
+def test_a_handle_is_constructed_from_an_async_handle_as_zarr_python_does() -> None:
+    import asyncio
+
+    store: dict = {}
+    group = zf.group(store)
+    array = group.create_array("a", shape=(3,), dtype="i4", fill_value=2)
+
+    async def opened() -> tuple[Any, Any]:
+        return (await zf.AsyncGroup.open(store), await zf.asyncio.open_array(store, "a"))
+
+    async_group, async_array = asyncio.run(opened())
+    assert zf.Array(async_array) == array and zf.Array(async_array)[:].tolist() == [2, 2, 2]
+    assert zf.Group(async_group) == group and list(zf.Group(async_group)) == ["a"]
+    assert zf.Array(array) == array
+    with pytest.raises(NodeTypeError, match="'/' is a group, not an array"):
+        zf.Array(async_group)
+    with pytest.raises(TypeError, match=r"one other handle on an array .* got dict"):
+        zf.Array({})

@@ -182,3 +182,21 @@ def test_icechunk_on_s3_storage_served_by_moto_on_loopback(moto_s3):
     reopened = icechunk.Repository.open(storage).readonly_session(branch="main")
     np.testing.assert_array_equal(zarr.open_array(reopened.store, path="s3/array")[...], values)
     np.testing.assert_array_equal(zf.open_array(reopened.store, "s3/array")[5:9, 2], values[5:9, 2])
+
+
+def test_a_handle_is_constructed_from_zarr_pythons_async_handle():
+    import asyncio
+
+    store = zarr.storage.MemoryStore()
+
+    async def created():
+        group = await zarr.api.asynchronous.group(store=store)
+        array = await group.create_array("a", shape=(3,), dtype="i4", fill_value=5)
+        return group, array
+
+    their_group, their_array = asyncio.run(created())
+    assert zf.Array(their_array)[:].tolist() == [5, 5, 5]
+    assert zf.Array(their_array).name == "/a" and not zf.Array(their_array).read_only
+    assert list(zf.Group(their_group)) == ["a"]
+    with pytest.raises(zf.errors.NodeTypeError, match="'/' is a group, not an array"):
+        zf.Array(their_group)

@@ -108,10 +108,11 @@ class CancellationPoint(WrapperStore):
         return repr(self.inner)  # errors name the user's store, not this wrapper
 
     def __eq__(self, other: object) -> bool:
-        # the user's store, seen through this wrapper (two async handles compare by it)
-        if not isinstance(other, CancellationPoint):
-            return NotImplemented
-        return self.inner == other.inner
+        # the user's store, seen through this wrapper: async handles compare by it, with
+        # each other and with blocking handles on the same store
+        if isinstance(other, CancellationPoint):
+            other = other.inner
+        return self.inner is other or self.inner == other
 
     def __hash__(self) -> int:
         return hash(self.inner)

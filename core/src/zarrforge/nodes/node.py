@@ -57,6 +57,10 @@ from .node_properties import NodeProperties
 MODES = ("r", "r+", "a", "w", "w-")
 
 
+# ``path`` of a node constructed from one argument, another handle on a node
+ADOPT: Any = "\x00adopt"
+
+
 class Node(NodeProperties):
     _kind = "node"
     _classes: dict[str, type["Node"]] = {}  # node type -> the class standing for it
@@ -67,8 +71,12 @@ class Node(NodeProperties):
             cls._kind = node_type
             Node._classes[node_type] = cls
 
-    def __init__(self, store: Store, path: str, metadata: Any, fmt: Format, *,
-                 read_only: bool = False, view: tuple[ConsolidatedView, str] | None = None) -> None:
+    def __init__(self, store: Store, path: str = ADOPT, metadata: Any = None,
+                 fmt: Format | None = None, *, read_only: bool = False,
+                 view: tuple[ConsolidatedView, str] | None = None) -> None:
+        if path is ADOPT:  # zarr-python's Array(async_array), Group(async_group)
+            self.__dict__.update(adopted_node(store, type(self)._kind).__dict__)
+            return
         self._store = store
         self._path = path
         self._model = metadata  # the node's model, or its NodeDocument until its first use
@@ -359,6 +367,33 @@ def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format 
         raise missing_node(resolved, path, fmt, "array or group")
     return node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
                               use_consolidated=use_consolidated, **array_options)
+
+
+def adopted_node(source: Any, kind: str) -> "Node":
+    """The node ``Array(source)`` / ``Group(source)`` stands for, as zarr-python constructs
+    its blocking handles from async ones: a zarrforge async handle's node, a zarrforge
+    handle itself (a second handle on the node), or the node a zarr-python ``AsyncArray`` /
+    ``AsyncGroup`` is on (its ``store_path``: its store, adapted as any store argument is,
+    and its path), opened writable unless the store is read-only."""
+    if isinstance(source, NodeProperties):  # a handle, or an async face holding one
+        node = source._node
+    else:
+        store_path = getattr(source, "store_path", None)  # zarr-python's async handles
+        if store_path is None:
+            raise TypeError(
+                f"{kind.capitalize()}() takes a store, a path, the metadata and the format, "
+                f"or one other handle on {'an' if kind == 'array' else 'a'} {kind} (an Async"
+                f"{kind.capitalize()} of zarrforge or zarr-python); got "
+                f"{type(source).__name__} {source!r}. To open one, use "
+                f"zarrforge.open_{kind}(store, path)")
+        try:
+            node = open_node(store_path.store, store_path.path, mode="r+")
+        except ReadOnlyError:  # a read-only store opens read-only
+            node = open_node(store_path.store, store_path.path, mode="r")
+    if node._kind != kind:
+        raise NodeTypeError(f"{node.name!r} is {'an' if node._kind == 'array' else 'a'} "
+                            f"{node._kind}, not {'an' if kind == 'array' else 'a'} {kind}")
+    return node
 
 
 def opened_at_root(store: StoreLike, node_type: str, *, zarr_format: Any = None,

@@ -45,7 +45,7 @@ from ..abc.metadata import ArrayMetadata
 from ..abc.store import Store
 from ..engine import indexing
 from ..errors import ResourceLimitError
-from ..nodes.node import Node, opened_at_root
+from ..nodes.node import ADOPT, Node, opened_at_root
 from ..registries.resolution import memory_layout
 from .array_config import config_options
 from .array_engine import ArrayEngine
@@ -56,12 +56,15 @@ from .info import Summary, array_summary
 
 
 class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type="array"):
-    def __init__(self, store: Store, path: str, metadata: ArrayMetadata, fmt: Format, *,
-                 read_only: bool = False, order: str | None = None,
-                 write_empty_chunks: bool | None = None, threads: int | None = None,
+    def __init__(self, store: Store, path: str = ADOPT, metadata: ArrayMetadata | None = None,
+                 fmt: Format | None = None, *, read_only: bool = False,
+                 order: str | None = None, write_empty_chunks: bool | None = None,
+                 threads: int | None = None,
                  transformers: Sequence[Callable[[Store], Store]] = (),
                  view: Any = None) -> None:
         super().__init__(store, path, metadata, fmt, read_only=read_only, view=view)
+        if path is ADOPT:  # Array(async_array): the handle's state is the adopted node's
+            return
         settings = config.get()
         self._layout = memory_layout(order or settings.order)
         self._write_empty_chunks = (settings.write_empty_chunks if write_empty_chunks is None

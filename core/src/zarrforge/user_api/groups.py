@@ -30,6 +30,8 @@ from .tree_view import TreeText, group_tree
 class Group(Node, node_type="group"):
     def __init__(self, *args: Any, use_consolidated: bool | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if len(args) < 2 and "path" not in kwargs:  # Group(async_group): adopted as it is
+            return
         unused = self._metadata.view_unused
         if use_consolidated is False:
             self._view = None
