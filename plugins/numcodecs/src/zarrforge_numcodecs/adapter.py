@@ -315,6 +315,8 @@ class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
             return b""
         if self._codec_id == "blosc" and _bounds.blosc_decoded_size(data, self.name) == 0:
             return b""  # numcodecs' blosc reports an error for empty chunks
+        if self._codec_id == "lzma":  # numcodecs cannot decode xz streams with filters
+            return _inflate.lzma_decompress(self._numcodec, data, self.name)
         try:
             with decoding(self.name):
                 return ensure_bytes(self._numcodec.decode(data))
