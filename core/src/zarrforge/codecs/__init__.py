@@ -16,7 +16,9 @@ Contract:
   codec's JSON, as ``to_json()`` does.
 * A name whose plugin is not installed raises the registry's
   :class:`~zarrforge.errors.UnknownExtensionError`, naming the package that provides it
-  (``pip install zarrforge-numcodecs``) and the class asked for. A name that is not one
+  (``pip install zarrforge-numcodecs``) and the class asked for; so does a name only a
+  codec family answers for (the catch-all adapter of zarr-python's codecs), whose class
+  is no class of that codec. A name that is not one
   of zarr-python's is an ``AttributeError`` listing the names there are (with the reason
   for the one zarr-python name not provided, ``SubchunkWriteOrder``).
 * zarr-python's enums (``BloscCname``, ``BloscShuffle``, ``Endian``,
@@ -110,12 +112,18 @@ def __getattr__(name: str) -> Any:
     submodule (see the module docstring)."""
     codec = CODEC_CLASSES.get(name)
     if codec is not None:
+        note = f"zarrforge.codecs.{name} is the class of the codec {codec!r}"
         try:
-            return registry.codecs.get(codec)
+            found = registry.codecs.get(codec)
         except UnknownExtensionError as exc:
+            raise UnknownExtensionError(exc.point, exc.name, exc.installed, exc.provider,
+                                        note=note) from None
+        if getattr(found, "name", None) != codec:  # a family answers: no class of this codec
             raise UnknownExtensionError(
-                exc.point, exc.name, exc.installed, exc.provider,
-                note=f"zarrforge.codecs.{name} is the class of the codec {codec!r}") from None
+                "codec", codec, registry.codecs.names(), registry.codecs.provider_hint(codec),
+                note=f"{note}; only {registry.codecs.origin(codec)} answers for it, a codec "
+                     "family whose class is not that codec's")
+        return found
     if name == "numcodecs":
         return importlib.import_module(f"{__name__}.numcodecs")
     if name in NOT_PROVIDED:
