@@ -366,8 +366,8 @@ LAYERS = (
     ("engine", ("zarrforge.engine",)),
     ("nodes", ("zarrforge.nodes",)),
     ("user API", ("zarrforge.user_api",)),
-    ("faces", ("zarrforge", "zarrforge.api", "zarrforge.asyncio", "zarrforge.hierarchy_api",
-               "zarrforge.plugin_api", "zarrforge.testing")),
+    ("faces", ("zarrforge", "zarrforge.api", "zarrforge.asyncio", "zarrforge.codecs",
+               "zarrforge.hierarchy_api", "zarrforge.plugin_api", "zarrforge.testing")),
 )
 
 

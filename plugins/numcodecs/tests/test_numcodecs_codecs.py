@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import lzma
 import os
 import pathlib
 import struct
@@ -856,3 +857,49 @@ def test_registry_family_lookup() -> None:
     codec = impl.from_json("numcodecs.zlib", {"level": 3})
     assert isinstance(codec, BytesBytesCodec)
 
+
+
+# --- lzma with a filter chain -------------------------------------------------------
+
+
+@pytest.mark.parametrize("configuration", [
+    # the xz container records its filters: numcodecs cannot decode this one itself
+    {"filters": [{"id": lzma.FILTER_DELTA, "dist": 4}, {"id": lzma.FILTER_LZMA2, "preset": 1}]},
+    {"format": lzma.FORMAT_RAW, "filters": [{"id": lzma.FILTER_LZMA2, "preset": 1}]},
+])
+def test_lzma_with_filters_decodes_what_it_encodes(configuration):
+    codec = NumcodecsCodec.from_json("numcodecs.lzma", configuration)
+    data = np.arange(1000, dtype="<i4").tobytes()
+    encoded = codec.encode(data)
+    assert codec.decode(encoded) == data
+    assert codec.decode_sized(encoded, len(data)) == data
+
+
+# --- named classes (zarr-python's zarr.codecs.numcodecs) -----------------------------
+
+
+def test_a_named_class_builds_the_codec_from_keywords_and_matches_read_codecs():
+    lzma_class = NumcodecsCodec.named_class("numcodecs.lzma", "LZMA")
+    assert NumcodecsCodec.named_class("numcodecs.lzma", "LZMA") is lzma_class
+    assert issubclass(lzma_class, NumcodecsBytesBytesCodec)
+    codec = lzma_class(preset=1)
+    assert codec.to_json() == {"name": "numcodecs.lzma", "configuration": {"preset": 1}}
+    assert repr(codec) == "LZMA(preset=1)"
+    read = NumcodecsCodec.from_json("numcodecs.lzma", {"preset": 1})
+    assert type(read) is NumcodecsBytesBytesCodec
+    assert read == codec and codec == read and hash(read) == hash(codec)
+    assert isinstance(read, lzma_class)
+    assert not isinstance(NumcodecsCodec.from_json("numcodecs.zlib", None), lzma_class)
+    assert type(lzma_class.from_json("numcodecs.lzma", {"id": "lzma", "preset": 2})) is lzma_class
+    with pytest.raises(MetadataError, match="'lzma' accepts: .*preset") as info:
+        lzma_class(nosuch=1)
+    assert info.value.field == "configuration"
+    with pytest.raises(MetadataError, match="not 'numcodecs.zlib'"):
+        lzma_class.from_json("numcodecs.zlib", None)
+
+
+def test_a_named_shuffle_class_keeps_its_class_when_evolved():
+    shuffle_class = NumcodecsCodec.named_class("numcodecs.shuffle", "Shuffle")
+    evolved = shuffle_class().evolve(chunk_spec((4,), "<f8"))
+    assert type(evolved) is shuffle_class
+    assert evolved.to_json() == {"name": "numcodecs.shuffle", "configuration": {"elementsize": 8}}

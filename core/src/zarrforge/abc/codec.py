@@ -28,7 +28,8 @@ A codec instance is immutable. Its lifecycle:
    cannot decode, never an arbitrary exception or a huge allocation.
 
 ``to_json()`` always returns the object form ``{"name": ..., "configuration":
-{...}}`` (``configuration`` omitted when the codec has none).
+{...}}`` (``configuration`` omitted when the codec has none); ``to_dict()``,
+zarr-python's name for it, returns the same.
 
 A codec whose encoding depends on which chunk it encodes reads the chunk's grid
 coordinates from :func:`zarrforge.plugin_api.current_chunk` and says so with
@@ -109,6 +110,10 @@ class Codec(ExtensionPoint):
     def to_json(self) -> dict[str, Any]:
         """The metadata entry that rebuilds this codec (``from_json`` of it is equal), as
         written into the array's document after ``evolve``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """zarr-python's name for :meth:`to_json`: the same JSON."""
+        return self.to_json()
 
     def evolve(self, spec: ChunkSpec) -> "Codec":
         return self

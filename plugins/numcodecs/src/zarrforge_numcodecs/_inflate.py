@@ -14,6 +14,11 @@ most about ``expected`` bytes of output:
   member and allows zero padding after the last; bz2 and lzma decode further
   streams and ignore trailing bytes that are not one; zlib ignores whatever
   follows its stream.
+  An lzma codec's ``filters`` are given to the decompressor only for
+  ``FORMAT_RAW``: the xz and alone containers record their filter chain, and the
+  standard library refuses filters for them (numcodecs passes them anyway, so it
+  cannot decode what it encodes with ``filters`` in its default xz format;
+  :func:`lzma_decompress` is the unsized decoding that can).
 * :func:`check_declared` refuses a chunk whose header (blosc, lz4, zstd)
   declares more than ``expected`` bytes, before the decompressor allocates
   them.
@@ -41,8 +46,20 @@ def _gzip_member(_: Any) -> Any:
     return zlib.decompressobj(16 + zlib.MAX_WBITS)
 
 
+def _lzma_filters(numcodec: Any) -> Any:
+    """The filter chain the decompressor needs: only a raw stream lacks its own."""
+    return numcodec.filters if numcodec.format == lzma.FORMAT_RAW else None
+
+
 def _lzma_stream(numcodec: Any) -> Any:
-    return lzma.LZMADecompressor(format=numcodec.format, filters=numcodec.filters)
+    return lzma.LZMADecompressor(format=numcodec.format, filters=_lzma_filters(numcodec))
+
+
+def lzma_decompress(numcodec: Any, data: bytes | memoryview, codec: str) -> bytes:
+    """An lzma chunk of the numcodecs ``LZMA`` object ``numcodec``, decoded whole (the
+    size unknown), with the filter chain given only for a raw stream."""
+    with decoding(codec):
+        return lzma.decompress(data, format=numcodec.format, filters=_lzma_filters(numcodec))
 
 
 # codec id -> (a new decompressor for the numcodecs codec object, what may follow a stream)

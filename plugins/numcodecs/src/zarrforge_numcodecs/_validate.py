@@ -5,10 +5,13 @@ Contract: each helper returns the checked (and normalised) value or raises
 the offending member (``"configuration.level"``), whose ``value`` is what was
 found, and whose message names the codec and says what would be valid.
 JSON ``true``/``false`` are never accepted where an integer is expected.
+An :class:`enum.Enum` member where a string is expected (zarr-python's ``BloscShuffle``,
+``zarrforge.codecs.BloscCname``, ...) stands for its value.
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, Collection, Iterable
 
 from zarrforge.errors import MetadataError
@@ -70,9 +73,11 @@ def boolean(codec: str, key: str, value: Any) -> bool:
 
 
 def choice(codec: str, key: str, value: Any, options: Collection[str]) -> str:
-    """One of the strings in ``options``."""
+    """One of the strings in ``options`` (an enum member: its value), as a plain ``str``."""
+    if isinstance(value, Enum):
+        value = value.value
     if not isinstance(value, str) or value not in options:
         raise MetadataError(
             f"codec {codec!r}: {key} must be one of {', '.join(repr(o) for o in options)}, "
             f"got {value!r}", field=_field(key), value=value)
-    return value
+    return str(value)

@@ -32,6 +32,12 @@ Contract:
 * Decoding failures become :class:`~zarrforge.errors.CorruptChunkError`
   (:class:`~zarrforge.errors.ChecksumError` for numcodecs' checksum codecs);
   the sizes declared by blosc, zstd, lz4 and gzip headers are checked first.
+* :meth:`NumcodecsCodec.named_class` makes, once per name, a class for one codec built
+  from numcodecs' keyword arguments, as zarr-python's ``zarr.codecs.numcodecs`` classes
+  are (``zarrforge.codecs.numcodecs.LZMA(preset=1)``): a subclass of the kind class
+  ``from_json`` picks, whose ``from_json`` and ``evolve`` keep that class, and for which
+  ``isinstance`` also holds of a codec of that name read from metadata. Codecs of this
+  family compare equal when their JSON is, whichever of these classes they are.
 * Array filters see chunks as C-ordered arrays of the spec's shape. numcodecs
   filters work on flat arrays; the adapter flattens in C order, converts the
   input to the dtype the filter is configured for (byte order included), and
@@ -44,7 +50,8 @@ import inspect
 import math
 import pickle
 import struct
-from typing import Any
+from abc import ABCMeta
+from typing import Any, ClassVar
 
 import numpy as np
 import numcodecs
@@ -153,10 +160,34 @@ def _decoded_chunk(out: np.ndarray, spec: ChunkSpec, codec: str) -> np.ndarray:
     return out if out.dtype == spec.dtype else out.astype(spec.dtype)
 
 
+def _checked_numcodec(name: str, configuration: Any) -> Any:
+    """The numcodecs codec object for ``name`` and ``configuration``, refused unless allowed
+    when it can run code (checked before anything is built and after)."""
+    codec_id = _codec_id(name)
+    safety.require_allowed(name)
+    numcodec = _build(name, codec_id, configuration)
+    safety.require_allowed(name, numcodec)
+    return numcodec
+
+
+class _NamedCodecMeta(ABCMeta):
+    """The metaclass of :meth:`NumcodecsCodec.named_class`'s classes: ``isinstance`` holds
+    of every codec of this family with the class's name, however it was built."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        fixed = cls.__dict__.get("_fixed_name")
+        if fixed is not None and isinstance(instance, NumcodecsCodec) and instance.name == fixed:
+            return True
+        return super().__instancecheck__(instance)
+
+
 class NumcodecsCodec(Codec):
     """Entry point of the ``numcodecs.*`` family; :meth:`from_json` picks the subclass."""
 
     name = "numcodecs.*"
+    # the full name of a named_class() class ("numcodecs.lzma"); None for the others
+    _fixed_name: ClassVar[str | None] = None
+    _named_classes: ClassVar[dict[tuple[str, str, str], type["NumcodecsCodec"]]] = {}
 
     def __init__(self, name: str, numcodec: Any,
                  stated: dict[str, Any] | None = None) -> None:
@@ -174,15 +205,52 @@ class NumcodecsCodec(Codec):
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "NumcodecsCodec":
+        if cls._fixed_name is not None:  # a named_class() class keeps its class
+            if name != cls._fixed_name:
+                raise MetadataError(f"{cls.__qualname__} is the codec {cls._fixed_name!r}, "
+                                    f"not {name!r}", field="name", value=name)
+            if configuration is not None and not isinstance(configuration, dict):
+                _build(name, _codec_id(name), configuration)  # raises, naming the field
+            return cls(**(configuration or {}))
+        numcodec = _checked_numcodec(name, configuration)
+        return _kind_class(_codec_id(name))(name, numcodec, configuration)
+
+    @classmethod
+    def named_class(cls, name: str, class_name: str,
+                    module: str | None = None) -> type["NumcodecsCodec"]:
+        """The class of the codec ``name`` (``"numcodecs.lzma"``) whose constructor takes
+        numcodecs' keyword arguments, ``class_name(**configuration)``, as zarr-python's
+        ``zarr.codecs.numcodecs`` classes do: a subclass of the kind class
+        :meth:`from_json` builds for ``name``, made once per (``name``, ``class_name``,
+        ``module``); ``module`` is the module the class says it lives in (for its
+        ``repr`` and pickling; it must offer the class under ``class_name``). The
+        configuration is what the codec writes, as stated; numcodecs checks it when the
+        codec is made (``MetadataError`` naming the field and the accepted parameters)."""
         codec_id = _codec_id(name)
-        safety.require_allowed(name)  # refuse before building anything
-        numcodec = _build(name, codec_id, configuration)
-        safety.require_allowed(name, numcodec)
-        kind = _kinds.kind_of(codec_id)
-        target = {CodecKind.ARRAY_ARRAY: NumcodecsArrayArrayCodec,
-                  CodecKind.ARRAY_BYTES: NumcodecsArrayBytesCodec,
-                  CodecKind.BYTES_BYTES: NumcodecsBytesBytesCodec}[kind]
-        return target(name, numcodec, configuration)
+        if not class_name.isidentifier():
+            raise ValueError(f"class_name must be a Python identifier, got {class_name!r}")
+        key = (name, class_name, module or __name__)
+        made = NumcodecsCodec._named_classes.get(key)
+        if made is not None:
+            return made
+        base = _kind_class(codec_id)
+
+        def __init__(self: NumcodecsCodec, **configuration: Any) -> None:
+            base.__init__(self, name, _checked_numcodec(name, configuration), configuration)
+
+        def __repr__(self: NumcodecsCodec) -> str:
+            stated = self.to_json().get("configuration") or {}
+            return f"{class_name}({', '.join(f'{k}={v!r}' for k, v in stated.items())})"
+
+        made = _NamedCodecMeta(class_name, (base,), {
+            "__init__": __init__, "__repr__": __repr__, "_fixed_name": name, "name": name,
+            "__module__": key[2], "__qualname__": class_name,
+            "__doc__": f"The codec {name!r}: ``{class_name}(**configuration)`` with numcodecs' "
+                       f"keyword arguments for {codec_id!r} "
+                       f"({_parameters(codec_id)}).",
+        })
+        NumcodecsCodec._named_classes[key] = made
+        return made
 
     @classmethod
     def from_numcodecs(cls, numcodec: Any) -> "NumcodecsCodec":
@@ -198,6 +266,13 @@ class NumcodecsCodec(Codec):
     @property
     def configuration(self) -> dict[str, Any]:
         return json_ready(self._config)  # a fresh copy
+
+    def __eq__(self, other: object) -> bool:
+        # a named_class() codec equals the same codec read from metadata
+        return isinstance(other, NumcodecsCodec) and other.to_json() == self.to_json()
+
+    def __hash__(self) -> int:
+        return hash(repr(self.to_json()))
 
     def to_json(self) -> dict[str, Any]:
         if self._stated is not None:
@@ -240,6 +315,8 @@ class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
             return b""
         if self._codec_id == "blosc" and _bounds.blosc_decoded_size(data, self.name) == 0:
             return b""  # numcodecs' blosc reports an error for empty chunks
+        if self._codec_id == "lzma":  # numcodecs cannot decode xz streams with filters
+            return _inflate.lzma_decompress(self._numcodec, data, self.name)
         try:
             with decoding(self.name):
                 return ensure_bytes(self._numcodec.decode(data))
@@ -414,3 +491,10 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
                 raise UnsafeCodecError(f"codec {self.name!r}: numcodecs refused to decode: "
                                        f"{exc}") from exc
             raise
+
+
+def _kind_class(codec_id: str) -> type[NumcodecsCodec]:
+    """The class of this family that maps what the numcodecs codec ``codec_id`` maps."""
+    return {CodecKind.ARRAY_ARRAY: NumcodecsArrayArrayCodec,
+            CodecKind.ARRAY_BYTES: NumcodecsArrayBytesCodec,
+            CodecKind.BYTES_BYTES: NumcodecsBytesBytesCodec}[_kinds.kind_of(codec_id)]

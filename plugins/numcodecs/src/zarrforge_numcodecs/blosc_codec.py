@@ -15,6 +15,10 @@ Contract:
   - ``blocksize``: integer >= 0, 0 meaning automatic (default 0).
 
   A key left out takes its default; unknown keys are refused.
+* the constructor takes zarr-python's keywords and defaults,
+  ``BloscCodec(*, typesize=None, cname="zstd", clevel=5, shuffle=None, blocksize=0)``;
+  ``cname`` and ``shuffle`` may be enum members whose values are those strings
+  (``zarrforge.codecs.BloscShuffle.bitshuffle``, zarr-python's enums).
 * ``evolve(spec)`` (array creation) fills a missing ``typesize`` from the
   array's item size (1 for variable-length types). When ``shuffle`` was not
   given, it becomes ``"bitshuffle"`` for 1-byte items (byte-shuffling a
@@ -67,8 +71,8 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
     name = "blosc"
     _config_keys = KEYS
 
-    def __init__(self, *, cname: str = DEFAULT_CNAME, clevel: int = DEFAULT_CLEVEL,
-                 shuffle: str | None = None, typesize: int | None = None,
+    def __init__(self, *, typesize: int | None = None, cname: str = DEFAULT_CNAME,
+                 clevel: int = DEFAULT_CLEVEL, shuffle: str | None = None,
                  blocksize: int = 0) -> None:
         self._cname = _validate.choice(self.name, "cname", cname, CNAMES)
         self._clevel = _validate.integer(self.name, "clevel", clevel, minimum=0, maximum=9)

@@ -5,6 +5,14 @@ shape, dividing the shard shape), ``codecs`` (inner chain), ``index_codecs``
 (fixed-size chain for the index), ``index_location`` (``"end"``, the default,
 or ``"start"``).
 
+The constructor takes zarr-python's arguments and defaults:
+``ShardingCodec(chunk_shape, codecs=(BytesCodec(endian="little"),),
+index_codecs=(BytesCodec(endian="little"), Crc32cCodec()), index_location="end")``, the
+codecs given as codec objects or as their JSON (``{"name": ..., "configuration": ...}`` or
+a name), ``chunk_shape`` as a list or tuple of positive integers, ``index_location`` also
+as an enum member whose value is ``"start"`` or ``"end"``. A bad value is a
+:class:`~zarrforge.errors.MetadataError` naming the field and what is valid.
+
 Behaviour:
 
 * ``encode`` writes every inner chunk that holds anything but the fill value,
@@ -45,16 +53,17 @@ import bisect
 import dataclasses
 import json
 import math
-from typing import Any
+from enum import Enum
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.plugin_api.codecs import (ArrayBytesCodec, ByteRange, ChunkSpec, CodecChain,
-                                         PartialCodec, RangeFetcher, SubdividedCodec,
+from zarrforge.plugin_api.codecs import (ArrayBytesCodec, ByteRange, ChunkSpec, Codec,
+                                         CodecChain, PartialCodec, RangeFetcher, SubdividedCodec,
                                          VersionedRangeFetcher, all_equal_fill, check_allocation,
-                                         codecs_from_json, current_chunk, data_type_from_json,
-                                         encoding_chunk, map_parallel)
+                                         codec_from_json, codecs_from_json, current_chunk,
+                                         data_type_from_json, encoding_chunk, map_parallel)
 
 from . import index_cache
 from .index import ShardIndex
@@ -62,6 +71,11 @@ from .located import read_located
 from .selection import Box, analyse
 
 LOCATIONS = ("start", "end")
+# zarr-python's defaults for the inner codecs and the index codecs, as JSON
+DEFAULT_CODECS: tuple[dict[str, Any], ...] = (
+    {"name": "bytes", "configuration": {"endian": "little"}},)
+DEFAULT_INDEX_CODECS: tuple[dict[str, Any], ...] = (
+    {"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +105,35 @@ def _positive_ints(value: Any) -> bool:
         isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
 
 
+def _codecs(given: Any, default: tuple[dict[str, Any], ...], key: str) -> tuple[Codec, ...]:
+    """The codecs of the constructor's ``key`` argument: codec objects as given, JSON (an
+    object or a name) resolved through the registry; ``None`` is ``default``."""
+    field = f"configuration.{key}"
+    if given is None:
+        return codecs_from_json([dict(c) for c in default], field=field)
+    if isinstance(given, (Codec, dict, str)):  # one codec, as zarr-python accepts
+        given = [given]
+    if not isinstance(given, Iterable):
+        raise MetadataError(f"codec 'sharding_indexed': {key} must be a list or tuple of "
+                            f"codecs (codec objects or their JSON), got {given!r}",
+                            field=field, value=given)
+    items = list(given)
+    if not items:
+        raise MetadataError(f"codec 'sharding_indexed': {key} must hold at least one codec "
+                            "(an array -> bytes codec)", field=field, value=items)
+    codecs = []
+    for i, item in enumerate(items):
+        if isinstance(item, Codec):
+            codecs.append(item)
+        elif isinstance(item, (dict, str)):
+            codecs.append(codec_from_json(item, field=f"{field}[{i}]"))
+        else:
+            raise MetadataError(f"codec 'sharding_indexed': {key}[{i}] must be a codec object "
+                                f"or its JSON ({{'name': ..., 'configuration': ...}} or a "
+                                f"name), got {item!r}", field=f"{field}[{i}]", value=item)
+    return tuple(codecs)
+
+
 def coalesce(ranges: list[tuple[int, int]], gap: int | None = None,
              limit: int | None = None) -> list[tuple[int, int]]:
     """Merge ``(offset, nbytes)`` ranges closer than ``gap`` into runs up to ``limit``
@@ -112,12 +155,24 @@ def coalesce(ranges: list[tuple[int, int]], gap: int | None = None,
 class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     name = "sharding_indexed"
 
-    def __init__(self, chunk_shape: tuple[int, ...], codecs: tuple, index_codecs: tuple,
+    def __init__(self, chunk_shape: Sequence[int],
+                 codecs: Iterable[Codec | dict[str, Any] | str] | None = None,
+                 index_codecs: Iterable[Codec | dict[str, Any] | str] | None = None,
                  index_location: str = "end") -> None:
-        self.chunk_shape = chunk_shape
-        self.inner = CodecChain(codecs)
-        self.index_chain = CodecChain(index_codecs)
-        self.index_location = index_location
+        if not _positive_ints(list(chunk_shape) if isinstance(chunk_shape, tuple) else chunk_shape):
+            raise MetadataError(f"codec 'sharding_indexed': chunk_shape must be a list or tuple "
+                                f"of positive integers, got {chunk_shape!r}",
+                                field="configuration.chunk_shape", value=chunk_shape)
+        if isinstance(index_location, Enum):
+            index_location = index_location.value
+        if not isinstance(index_location, str) or index_location not in LOCATIONS:
+            raise MetadataError(f"codec 'sharding_indexed': index_location must be 'start' or "
+                                f"'end', got {index_location!r}",
+                                field="configuration.index_location", value=index_location)
+        self.chunk_shape = tuple(int(c) for c in chunk_shape)
+        self.inner = CodecChain(_codecs(codecs, DEFAULT_CODECS, "codecs"))
+        self.index_chain = CodecChain(_codecs(index_codecs, DEFAULT_INDEX_CODECS, "index_codecs"))
+        self.index_location = str(index_location)
         self.uses_chunk_position = self.inner.uses_chunk_position
         # id(spec) -> (spec, inner spec, index spec, index size): every read of a shard
         # needs them, and the engine passes the same spec object for every shard.
@@ -161,7 +216,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                                 field="configuration.index_location", value=location)
         codecs = codecs_from_json(config["codecs"], field="configuration.codecs")
         index_codecs = codecs_from_json(config["index_codecs"], field="configuration.index_codecs")
-        return cls(tuple(config["chunk_shape"]), codecs, index_codecs, location)
+        return cls(config["chunk_shape"], codecs, index_codecs, location)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "configuration": {

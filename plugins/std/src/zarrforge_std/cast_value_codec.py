@@ -12,6 +12,11 @@ Contract:
   Leniency on read: a scalar spelled ``"+Infinity"`` means ``"Infinity"`` (the
   registry README's own NumPy-compatibility example spells it so, and
   zarr-python 3.4 reads it); zarrforge never writes that spelling itself.
+* the constructor takes the configuration object, ``CastValueCodec({"data_type":
+  "uint8"})``, or zarr-python's keywords, ``CastValueCodec(data_type="uint8",
+  rounding="nearest-even", out_of_range=None, scalar_map=None)`` (``data_type`` also a
+  data type object; the configuration then holds ``rounding`` only when it is not the
+  default, ``out_of_range`` and ``scalar_map`` only when given, as zarr-python writes it).
 * each value is converted by the first rule that applies: the scalar map;
   an exact conversion; rounding, then the out-of-range rule. Anything else
   (NaN or infinity into an integer type, a value out of range with no
@@ -37,7 +42,7 @@ import numpy as np
 from zarrforge.abc.codec import ArrayArrayCodec, ChunkSpec
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
-from zarrforge.plugin_api.codecs import data_type_from_json
+from zarrforge.plugin_api.codecs import data_type_from_json, json_ready
 
 from ._config import check_keys
 
@@ -59,6 +64,26 @@ def _choice(config: dict[str, Any], key: str, options: tuple[str, ...]) -> str |
         raise MetadataError(f"codec 'cast_value': {key} must be one of {', '.join(options)}, "
                             f"got {value!r}", field=f"configuration.{key}", value=value)
     return value
+
+
+def _keyword_configuration(data_type: Any, rounding: str, out_of_range: str | None,
+                           scalar_map: dict[str, Any] | None) -> dict[str, Any]:
+    """The configuration object of zarr-python's keywords (``CastValue(data_type=...)``)."""
+    if data_type is None:
+        raise MetadataError("codec 'cast_value': data_type is required (a Zarr v3 data type "
+                            "name or object, e.g. data_type='uint8')",
+                            field="configuration.data_type", value=None)
+    if isinstance(data_type, DataType):
+        data_type = data_type.to_json()
+    config: dict[str, Any] = {"data_type": data_type}
+    if rounding != "nearest-even":
+        config["rounding"] = rounding
+    if out_of_range is not None:
+        config["out_of_range"] = out_of_range
+    if scalar_map is not None:
+        config["scalar_map"] = (json_ready(scalar_map) if isinstance(scalar_map, dict)
+                                else scalar_map)  # anything else: refused by _pairs
+    return config
 
 
 def _pairs(config: dict[str, Any]) -> dict[str, list[list[Any]]]:
@@ -134,7 +159,17 @@ def _round_to_float(values: np.ndarray, target: np.dtype, rounding: str) -> np.n
 class CastValueCodec(ArrayArrayCodec):
     name = "cast_value"
 
-    def __init__(self, configuration: dict[str, Any]) -> None:
+    def __init__(self, configuration: dict[str, Any] | None = None, /, *,
+                 data_type: str | dict[str, Any] | DataType | None = None,
+                 rounding: str = "nearest-even", out_of_range: str | None = None,
+                 scalar_map: dict[str, Any] | None = None) -> None:
+        if configuration is None:
+            configuration = _keyword_configuration(data_type, rounding, out_of_range,
+                                                   scalar_map)
+        elif (data_type, rounding, out_of_range, scalar_map) != (None, "nearest-even", None,
+                                                                  None):
+            raise TypeError("CastValueCodec takes a configuration object or keywords "
+                            "(data_type=, rounding=, out_of_range=, scalar_map=), not both")
         config = check_keys(self.name, configuration,
                             {"data_type", "rounding", "out_of_range", "scalar_map"},
                             {"data_type"})

@@ -7,10 +7,20 @@ A stored chunk of the wrong length is a :class:`CorruptChunkError`.
 
 ``transpose`` permutes the chunk's dimensions by ``order`` (a permutation of
 ``0..ndim-1``) before the next codec sees it.
+
+The constructors take zarr-python's arguments: ``BytesCodec(endian=...)`` with
+``"little"``, ``"big"`` or ``None`` (default: this machine's byte order, as zarr-python's
+``sys.byteorder``; an endian given as an enum member stands for its value), and
+``TransposeCodec(order=...)`` with any sequence of integers (list, tuple). A bad value is
+a :class:`~zarrforge.errors.MetadataError` naming the field and what is valid.
 """
 
 from __future__ import annotations
 
+import numbers
+import sys
+from collections.abc import Iterable
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -18,7 +28,7 @@ import numpy as np
 from zarrforge.abc.codec import ArrayArrayCodec, ArrayBytesCodec, ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
 
-from ._config import check_keys, is_int
+from ._config import check_keys
 
 _ENDIAN = {"little": "<", "big": ">"}
 
@@ -26,17 +36,18 @@ _ENDIAN = {"little": "<", "big": ">"}
 class BytesCodec(ArrayBytesCodec):
     name = "bytes"
 
-    def __init__(self, endian: str | None = None) -> None:
-        self.endian = endian
+    def __init__(self, endian: str | None = sys.byteorder) -> None:
+        if isinstance(endian, Enum):
+            endian = endian.value
+        if endian is not None and (not isinstance(endian, str) or endian not in _ENDIAN):
+            raise MetadataError(f"codec 'bytes': endian must be 'little', 'big' or None, "
+                                f"got {endian!r}", field="configuration.endian", value=endian)
+        self.endian = None if endian is None else str(endian)
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "BytesCodec":
         config = check_keys(name, configuration, {"endian"})
-        endian = config.get("endian")
-        if endian is not None and endian not in _ENDIAN:
-            raise MetadataError(f"endian must be 'little' or 'big', got {endian!r}",
-                                field="configuration.endian", value=endian)
-        return cls(endian)
+        return cls(config.get("endian"))
 
     def to_json(self) -> dict[str, Any]:
         if self.endian is None:
@@ -99,20 +110,26 @@ class BytesCodec(ArrayBytesCodec):
 class TransposeCodec(ArrayArrayCodec):
     name = "transpose"
 
-    def __init__(self, order: tuple[int, ...]) -> None:
-        self.order = order
+    def __init__(self, order: Iterable[int]) -> None:
+        listed = (list(order) if isinstance(order, Iterable)
+                  and not isinstance(order, (str, bytes, dict)) else None)
+        if (listed is None or not all(isinstance(i, numbers.Integral) and not isinstance(i, bool)
+                                      for i in listed)
+                or sorted(listed) != list(range(len(listed)))):
+            raise MetadataError(f"codec 'transpose': order must be a permutation of 0..n-1 "
+                                f"(a list or tuple of integers), got {order!r}",
+                                field="configuration.order", value=order)
+        self.order = tuple(int(i) for i in listed)
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "TransposeCodec":
         config = check_keys(name, configuration, {"order"}, {"order"})
         order = config["order"]
-        if isinstance(order, tuple):
-            order = list(order)
-        if (not isinstance(order, list) or not all(is_int(i) for i in order)
-                or sorted(order) != list(range(len(order)))):
-            raise MetadataError(f"order must be a permutation of 0..n-1, got {order!r}",
+        if not isinstance(order, (list, tuple)):  # a document's order is a JSON array
+            raise MetadataError(f"codec 'transpose': order must be a permutation of 0..n-1 "
+                                f"(a JSON array of integers), got {order!r}",
                                 field="configuration.order", value=order)
-        return cls(tuple(order))
+        return cls(order)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "configuration": {"order": list(self.order)}}
