@@ -365,7 +365,7 @@ LAYERS = (
     ("nodes", ("zarrforge.nodes",)),
     ("user API", ("zarrforge.user_api",)),
     ("faces", ("zarrforge", "zarrforge.api", "zarrforge.asyncio", "zarrforge.hierarchy_api",
-               "zarrforge.plugin_api", "zarrforge.testing")),
+               "zarrforge.plugin_api", "zarrforge.storage", "zarrforge.testing")),
 )
 
 
