@@ -237,6 +237,9 @@ class ZipStore(Store):
             if path is None:
                 raise TypeError("ZipStore needs the path or URL of the archive, or an open "
                                 "binary file object")
+            if isinstance(path, bytes):
+                raise TypeError(f"ZipStore(path={path!r}) takes the path as a str or "
+                                "os.PathLike, not bytes (or an open binary file object)")
             access = _access(path, mode, read_only)
             if _is_file_object(path):
                 _archive = self._open_file_object(path, access, compression=compression,
