@@ -367,7 +367,8 @@ LAYERS = (
     ("nodes", ("zarrforge.nodes",)),
     ("user API", ("zarrforge.user_api",)),
     ("faces", ("zarrforge", "zarrforge.api", "zarrforge.asyncio", "zarrforge.codecs",
-               "zarrforge.hierarchy_api", "zarrforge.plugin_api", "zarrforge.testing")),
+               "zarrforge.hierarchy_api", "zarrforge.plugin_api", "zarrforge.storage",
+               "zarrforge.testing")),
 )
 
 

@@ -1,6 +1,9 @@
 """Turning what the user passed as a store into a :class:`~zarrforge.abc.store.Store`.
 
-Accepted: a ``Store`` instance (used as is), ``None`` (a new in-memory store),
+Accepted: a ``Store`` instance (used as is), a
+:class:`~zarrforge.storing.store_path.StorePath` (its store, with the node below its path:
+:func:`resolve_location` joins the caller's path below it; :func:`resolve_store` takes one
+whose path is ``""``), ``None`` (a new in-memory store),
 a filesystem path (``str`` or ``os.PathLike``), a URL ``scheme://...``, a URL
 pipeline (a ``str`` holding ``|``: ``file:/d/data.zip|zip:|zarr3:group/array``), or
 another library's store object that a plugin adapts (the ``zarrforge_adapt_store``
@@ -57,8 +60,9 @@ from ..errors import (InvalidPathError, StoreArgumentError, StoreError, UnknownE
 from ..metadata import paths
 from ..registries import hooks, plugin_failures, registry
 from . import url_pipeline
+from .store_path import StorePath
 
-StoreLike = Store | str | os.PathLike | None
+StoreLike = Store | StorePath | str | os.PathLike | None
 
 # Schemes of remote services (fsspec's and obstore's protocols for them) whose URLs name
 # their location after "//": "gs:bucket/x" means "gs://bucket/x", never a local directory
@@ -150,6 +154,12 @@ def resolve_store(store: StoreLike, *, read_only: bool = False,
                   storage_options: dict[str, Any] | None = None) -> Store:
     if isinstance(store, Store):
         return store
+    if isinstance(store, StorePath):
+        if store.path:
+            raise StoreArgumentError(
+                f"{store!r} names the node {store.path!r} inside its store, but only a store is "
+                f"taken here; pass StorePath({store.store!r}) or the store itself")
+        return store.store
     if url_pipeline.is_pipeline(store):
         state = resolve_pipeline(store, read_only=read_only, storage_options=storage_options)
         if state.path or state.zarr_format is not None:
@@ -265,6 +275,10 @@ def resolve_location(store: StoreLike, path: str | None = "", *, zarr_format: An
                      storage_options: dict[str, Any] | None = None) -> Location:
     """The store, node path and format for the API's ``store``, ``path=`` and
     ``zarr_format=`` arguments (``zarr_format``: ``None`` when not given)."""
+    if isinstance(store, StorePath):
+        return Location(store.store, paths.normalize_path(paths.join(store.path,
+                                                                     paths.normalize_path(path))),
+                        None if zarr_format is None else str(zarr_format))
     if not url_pipeline.is_pipeline(store):
         return Location(resolve_store(store, read_only=read_only, storage_options=storage_options),
                         paths.normalize_path(path),

@@ -55,6 +55,16 @@
   ending there). The refusal is :class:`~zarrforge.errors.DocumentTooLargeError` or
   :class:`~zarrforge.errors.ResourceLimitError` naming the key and the setting, never
   retried nor wrapped in a ``StoreError``.
+* **zarr-python's arguments**: ``FsspecStore(fs, path=, read_only=, allowed_exceptions=)``
+  and ``FsspecStore.from_url(url, storage_options=None, read_only=False)``. The store
+  calls its filesystem from synchronous code, so a filesystem made with
+  ``asynchronous=True`` (as zarr-python wants one) is used through its synchronous twin:
+  the filesystem an ``AsyncFileSystemWrapper`` wraps, else one of the same class made from
+  the same arguments with ``asynchronous=False`` (fsspec caches instances, so usually the
+  same one other code uses); a filesystem that cannot be made so is refused, naming it.
+  ``allowed_exceptions`` (zarr-python: the errors that mean a missing key) may name only
+  ``FileNotFoundError``, ``IsADirectoryError``, ``NotADirectoryError`` or their subclasses,
+  which the store reads as a missing key already; another class is refused.
 * ``read_only`` stores refuse every write (base class). ``close()`` does not
   close the filesystem, which fsspec shares between stores. Stores pickle
   (for process pools) when their filesystem does.
@@ -150,27 +160,78 @@ def _made_within(deadline: float | None, target: str, make: Callable[[], T]) -> 
     raise value
 
 
+# What the store reads as a missing key (faults.is_missing); zarr-python's default
+# allowed_exceptions, which may name these or their subclasses only.
+MISSING_KEY_ERRORS: tuple[type[BaseException], ...] = (FileNotFoundError, IsADirectoryError,
+                                                       NotADirectoryError)
+
+
+def _check_allowed_exceptions(allowed: Any) -> None:
+    """Refuse zarr-python's ``allowed_exceptions`` unless the store reads each as a missing
+    key already (module docstring)."""
+    if allowed is None:
+        return
+    classes = tuple(allowed) if isinstance(allowed, (tuple, list, set, frozenset)) else (allowed,)
+    other = [c for c in classes
+             if not (isinstance(c, type) and issubclass(c, MISSING_KEY_ERRORS))]
+    if other:
+        raise ValueError(
+            f"FsspecStore allowed_exceptions={allowed!r}: {other!r} cannot be read as a missing "
+            "key; the store reads FileNotFoundError, IsADirectoryError and NotADirectoryError "
+            "(and their subclasses) as one, and every other error as a failure")
+
+
+def synchronous_twin(fs: Any) -> Any:
+    """``fs`` itself, or for a filesystem made with ``asynchronous=True`` the synchronous
+    one the store can call (module docstring); a refusal naming it when none can be made."""
+    if not (getattr(fs, "async_impl", False) and getattr(fs, "asynchronous", False)):
+        return fs
+    wrapped = getattr(fs, "sync_fs", None)  # fsspec's AsyncFileSystemWrapper
+    if isinstance(wrapped, fsspec.AbstractFileSystem):
+        return synchronous_twin(wrapped)
+    options = {k: v for k, v in fs.storage_options.items() if k != "loop"}
+    try:
+        twin = type(fs)(*fs.storage_args, **{**options, "asynchronous": False})
+    except Exception as exc:  # noqa: BLE001 - the filesystem's own refusal, named below
+        raise ValueError(
+            f"FsspecStore calls its filesystem from synchronous code, and the asynchronous "
+            f"filesystem {fs!r:.100} cannot be made again with asynchronous=False "
+            f"({type(exc).__name__}: {exc}); create it with asynchronous=False (the default), "
+            "or use FsspecStore.from_url(url, storage_options=...)") from exc
+    if getattr(twin, "asynchronous", False):
+        raise ValueError(f"FsspecStore calls its filesystem from synchronous code, and "
+                         f"{type(fs).__qualname__} stays asynchronous when made with "
+                         "asynchronous=False; use FsspecStore.from_url(url, storage_options=...)")
+    return twin
+
+
 class FsspecStore(Store):
     scheme = "fsspec"
     environmental_errors = ENVIRONMENTAL_ERRORS
 
     def __init__(self, fs: Any, path: str = "", *, read_only: bool = False,
                  settings: StoreSettings | None = None, url: str | None = None,
+                 allowed_exceptions: tuple[type[BaseException], ...] | None = None,
                  **setting_values: Any) -> None:
         if not isinstance(fs, fsspec.AbstractFileSystem):
             raise TypeError(f"FsspecStore needs an fsspec filesystem, got {type(fs).__name__}")
+        if not isinstance(path, str):
+            raise TypeError(f"FsspecStore path={path!r} must be a str (the root inside the "
+                            "filesystem); zarr-python's FsspecStore(fs, read_only, path) takes "
+                            "read_only second: pass read_only= and path= by keyword")
+        if not isinstance(read_only, bool):
+            raise TypeError(f"FsspecStore read_only={read_only!r} must be True or False")
+        _check_allowed_exceptions(allowed_exceptions)
         if settings is not None and setting_values:
             raise TypeError("pass either settings= or individual settings, not both")
         self.settings = settings or StoreSettings(**setting_values)
+        fs = synchronous_twin(fs)
         self.fs = fs
         self.protocols = _protocols(fs)
         self._http = bool(self.protocols & HTTP)
         self._local = bool(self.protocols & LOCAL)
         self._object_store = bool(self.protocols & OBJECT_STORES)
         self._async = bool(getattr(fs, "async_impl", False))
-        if self._async and getattr(fs, "asynchronous", False):
-            raise ValueError("FsspecStore calls the filesystem from synchronous code; create "
-                             "the filesystem with asynchronous=False (the default)")
         fixed = bool(self.protocols & READ_ONLY)
         super().__init__(read_only=read_only or fixed)
         self.root = fs._strip_protocol(path).rstrip("/") if path else ""
@@ -205,8 +266,24 @@ class FsspecStore(Store):
                                          getattr(fs, "fss", None))  # who reads each target
 
     @classmethod
-    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "FsspecStore":
-        """A store for an fsspec URL; ``fsspec+<protocol>://`` chooses fsspec explicitly."""
+    def from_url(cls, url: str, storage_options: dict[str, Any] | None = None,
+                 read_only: bool = False, *,
+                 allowed_exceptions: tuple[type[BaseException], ...] | None = None,
+                 **options: Any) -> "FsspecStore":
+        """A store for an fsspec URL; ``fsspec+<protocol>://`` chooses fsspec explicitly.
+        The options (fsspec's and the store settings) come as keywords (the registry
+        passes the user's ``storage_options`` so) or as ``storage_options`` (zarr-python's
+        form), not the same one both ways."""
+        if storage_options is not None:
+            if not isinstance(storage_options, dict):
+                raise TypeError(f"FsspecStore.from_url storage_options={storage_options!r} "
+                                "must be a dict")
+            twice = sorted(set(storage_options) & set(options))
+            if twice:
+                raise TypeError(f"FsspecStore.from_url got the options {twice} both in "
+                                "storage_options and as keywords; pass each once")
+            options = {**storage_options, **options}
+        _check_allowed_exceptions(allowed_exceptions)
         settings, fs_options = split_options(options)
         target = url[len(FSSPEC_PREFIX):] if url.startswith(FSSPEC_PREFIX) else url
         if target.split("://", 1)[0] in ("s3", "s3a"):

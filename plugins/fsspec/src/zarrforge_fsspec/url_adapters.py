@@ -94,5 +94,5 @@ class ZipAdapter(URLAdapter):
         except OSError as exc:
             raise StoreError(f"cannot read the zip archive at {where}: {exc}",
                              url=base.url) from exc
-        return _Archive(base.url, writable=False, compression=zipfile.ZIP_STORED,
+        return _Archive(base.url, mode="r", compression=zipfile.ZIP_STORED,
                         remote_file=handle)

@@ -22,6 +22,18 @@
   archive (a read-only open gets a read-only view of it), so
   create-then-open in one process works without closing first. Two
   processes must never write one archive.
+* zarr-python's arguments: ``ZipStore(path, *, mode=, read_only=, compression=,
+  allowZip64=)``. ``path`` is a ``str`` or ``os.PathLike``, or an open binary file object
+  (with ``read``, ``seek`` and ``tell``; ``write`` too for the writing modes), which the
+  store never closes: its caller does, after ``close()``. ``mode`` is ``"r"`` (read an
+  existing archive), ``"w"`` (a new archive, replacing the file), ``"a"`` (append; created
+  when missing) or ``"x"`` (a new archive; refused if the file exists). Without ``mode``
+  a path opens for appending (``"a"``, zarrforge's default; ``read_only=True``: ``"r"``),
+  a file object for reading (``"r"``, zarr-python's default); ``read_only`` and ``mode``
+  given together must agree (``read_only=True`` is ``mode="r"``). ``"w"`` and ``"x"``
+  apply to the opening: the store appends from then on, flushes included. ``"w"`` of an
+  archive a writable store of this process holds open is refused (it would cut the file
+  under that store).
 * Read-only stores can also read an archive anywhere fsspec reaches:
   ``zip::s3://bucket/data.zip`` (options for the remote filesystem go in
   ``storage_options``). Remote archives cannot be written.
@@ -43,6 +55,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 import weakref
@@ -64,33 +77,47 @@ class AppendOnlyError(StoreError):
 
 
 class _Archive:
-    """One open zip file, shared by a writer and its read-only views."""
+    """One open zip file, shared by a writer and its read-only views.
 
-    def __init__(self, location: str, *, writable: bool, compression: int,
-                 remote_file: BinaryIO | None = None) -> None:
+    ``mode`` is zipfile's (``"r"``, ``"w"``, ``"a"``, ``"x"``); the archive is writable
+    unless it is ``"r"``. ``remote_file`` is a file this archive opened and closes with
+    itself; ``file`` a caller's open file object, read and written but never closed here.
+    """
+
+    def __init__(self, location: str, *, mode: str, compression: int,
+                 remote_file: BinaryIO | None = None, file: BinaryIO | None = None,
+                 allow_zip64: bool = True) -> None:
         self.location = location
-        self.writable = writable
+        self.writable = mode != "r"
         self.compression = compression
+        self.allow_zip64 = allow_zip64
         self.lock = threading.RLock()
         self._remote_file = remote_file
+        self._file = file
         try:
             if remote_file is not None:
                 self.zip = zipfile.ZipFile(remote_file, "r")
-            elif writable:
-                if os.path.isfile(location) and os.path.getsize(location) \
+            elif file is not None:
+                self.zip = zipfile.ZipFile(file, mode, compression=compression,
+                                           allowZip64=allow_zip64)
+            elif self.writable:
+                if mode == "a" and os.path.isfile(location) and os.path.getsize(location) \
                         and not zipfile.is_zipfile(location):
                     # mode "a" would append an archive to any file: refuse instead
                     raise StoreError(f"{location!r} exists and is not a zip archive")
                 directory = os.path.dirname(location)
                 if directory:
                     os.makedirs(directory, exist_ok=True)
-                self.zip = zipfile.ZipFile(location, "a", compression=compression,
-                                           allowZip64=True)
+                self.zip = zipfile.ZipFile(location, mode, compression=compression,
+                                           allowZip64=allow_zip64)
             else:
                 self.zip = zipfile.ZipFile(location, "r")
         except FileNotFoundError as exc:
             raise StoreError(f"no zip archive at {location!r}") from exc
-        except (zipfile.BadZipFile, OSError) as exc:
+        except FileExistsError as exc:
+            raise StoreError(f"{location!r} exists; mode='x' creates a new archive only (use "
+                             "mode='a' to append to it, or mode='w' to replace it)") from exc
+        except (zipfile.BadZipFile, OSError, ValueError) as exc:
             raise StoreError(f"cannot open the zip archive {location!r}: {exc}") from exc
         self.closed = False
         self._finalizer = weakref.finalize(self, _close_quietly, self.zip, remote_file)
@@ -118,8 +145,16 @@ class _Archive:
                 return
             self.zip.close()
             self._finalizer.detach()
-            self.zip = zipfile.ZipFile(self.location, "a", compression=self.compression,
-                                       allowZip64=True)
+            try:
+                self.zip = zipfile.ZipFile(self._file if self._file is not None else self.location,
+                                           "a", compression=self.compression,
+                                           allowZip64=self.allow_zip64)
+            except (zipfile.BadZipFile, OSError, ValueError) as exc:
+                # what was written is in the file, its central directory included
+                self.closed = True
+                raise StoreError(f"the zip archive {self.location!r} was flushed (everything "
+                                 f"written is in it) but cannot be reopened for appending: "
+                                 f"{exc}; open a new store on it to go on") from exc
             self._finalizer = weakref.finalize(self, _close_quietly, self.zip, None)
 
 
@@ -149,21 +184,73 @@ def _local_path(target: str) -> str | None:
     return None
 
 
+ZIP_MODES = ("r", "w", "a", "x")
+
+
+def _access(path: Any, mode: str | None, read_only: bool | None) -> str:
+    """The zipfile mode that ``mode`` and ``read_only`` (zarr-python's arguments) choose,
+    or a refusal naming them (see the module docstring)."""
+    if mode is not None and mode not in ZIP_MODES:
+        raise ValueError(f"ZipStore mode={mode!r} is not valid; valid: 'r' (read), 'w' (a new "
+                         "archive, replacing the file), 'a' (append) or 'x' (a new archive, "
+                         "refused if the file exists)")
+    if read_only is not None and not isinstance(read_only, bool):
+        raise TypeError(f"ZipStore read_only={read_only!r} must be True, False or None")
+    if mode is None:
+        if read_only is None:
+            return "r" if _is_file_object(path) else "a"
+        return "r" if read_only else "a"
+    if read_only is not None and read_only != (mode == "r"):
+        raise ValueError(f"ZipStore mode={mode!r} with read_only={read_only!r} contradict each "
+                         "other: mode='r' is read-only, the other modes write; pass one of them")
+    return mode
+
+
+def _is_file_object(path: Any) -> bool:
+    return not isinstance(path, (str, bytes, os.PathLike)) and path is not None
+
+
+def _check_file_object(file: Any, mode: str) -> None:
+    """Refuse a file object zipfile cannot use for ``mode``, naming what it lacks."""
+    if isinstance(file, io.TextIOBase):
+        raise TypeError(f"ZipStore(path=...) got a text file {file!r:.80}; open the archive in "
+                        "binary mode (open(name, 'rb') to read, 'r+b' or 'wb' to write)")
+    needed = ("read", "seek", "tell") + (("write",) if mode != "r" else ())
+    missing = [name for name in needed if not callable(getattr(file, name, None))]
+    if missing:
+        raise TypeError(f"ZipStore(path=...) takes a str, an os.PathLike or an open binary file "
+                        f"object with {', '.join(needed)} (mode={mode!r}); got "
+                        f"{type(file).__module__}.{type(file).__qualname__} without "
+                        f"{', '.join(missing)}")
+
+
 class ZipStore(Store):
     scheme = "zip"
     environmental_errors = ENVIRONMENTAL_ERRORS  # a remote archive is read through fsspec
 
-    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False,
-                 compression: int = zipfile.ZIP_STORED,
+    def __init__(self, path: str | os.PathLike | BinaryIO | None = None, *,
+                 mode: str | None = None, read_only: bool | None = None,
+                 compression: int = zipfile.ZIP_STORED, allowZip64: bool = True,  # noqa: N803
                  storage_options: dict[str, Any] | None = None,
                  _archive: _Archive | None = None) -> None:
         if _archive is None:
             if path is None:
-                raise TypeError("ZipStore needs the path or URL of the archive")
-            _archive = self._open_archive(os.fspath(path), read_only=read_only,
-                                          compression=compression,
-                                          storage_options=storage_options or {})
-        super().__init__(read_only=read_only or not _archive.writable)
+                raise TypeError("ZipStore needs the path or URL of the archive, or an open "
+                                "binary file object")
+            if isinstance(path, bytes):
+                raise TypeError(f"ZipStore(path={path!r}) takes the path as a str or "
+                                "os.PathLike, not bytes (or an open binary file object)")
+            access = _access(path, mode, read_only)
+            if _is_file_object(path):
+                _archive = self._open_file_object(path, access, compression=compression,
+                                                  allow_zip64=allowZip64,
+                                                  storage_options=storage_options or {})
+            else:
+                _archive = self._open_archive(os.fspath(path), mode=access,
+                                              compression=compression, allow_zip64=allowZip64,
+                                              storage_options=storage_options or {})
+            read_only = access == "r"
+        super().__init__(read_only=bool(read_only) or not _archive.writable)
         self._archive = _archive
         self.path = _archive.location
         self.capabilities = StoreCapabilities(  # type: ignore[misc]
@@ -171,8 +258,21 @@ class ZipStore(Store):
             versioned_ranges=True)
 
     @staticmethod
-    def _open_archive(target: str, *, read_only: bool, compression: int,
+    def _open_file_object(file: Any, mode: str, *, compression: int, allow_zip64: bool,
+                          storage_options: dict[str, Any]) -> _Archive:
+        _check_file_object(file, mode)
+        if storage_options:
+            raise TypeError(f"a zip archive in an open file object takes no storage options, "
+                            f"got {sorted(storage_options)}")
+        name = getattr(file, "name", None)
+        location = name if isinstance(name, str) else repr(file)
+        return _Archive(location, mode=mode, compression=compression, file=file,
+                        allow_zip64=allow_zip64)
+
+    @staticmethod
+    def _open_archive(target: str, *, mode: str, compression: int, allow_zip64: bool,
                       storage_options: dict[str, Any]) -> _Archive:
+        read_only = mode == "r"
         local = _local_path(target)
         if local is not None:
             if storage_options:
@@ -185,8 +285,15 @@ class ZipStore(Store):
             with _writers_lock:
                 live = _writers.get(local)
                 if live is not None and not live.closed:
+                    if mode in ("w", "x"):
+                        raise StoreError(
+                            f"cannot open {local!r} with mode={mode!r}: a writable store of "
+                            "this process has it open, and a new archive would cut the file "
+                            "under it; close that store first, or open with mode='a' or 'r'",
+                            url=target)
                     return live  # this process's writer (a read-only store views it)
-                archive = _Archive(local, writable=not read_only, compression=compression)
+                archive = _Archive(local, mode=mode, compression=compression,
+                                   allow_zip64=allow_zip64)
                 if not read_only:
                     _writers[local] = archive
                 return archive
@@ -198,7 +305,7 @@ class ZipStore(Store):
             handle = fsspec.open(target, "rb", **storage_options).open()
         except FileNotFoundError as exc:
             raise StoreError(f"no zip archive at {target!r}") from exc
-        return _Archive(target, writable=False, compression=compression, remote_file=handle)
+        return _Archive(target, mode="r", compression=compression, remote_file=handle)
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "ZipStore":

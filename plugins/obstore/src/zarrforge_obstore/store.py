@@ -26,6 +26,9 @@ the length its answer declares when that is over
 metadata document, ``config.max_chunk_bytes`` otherwise), else read in pieces and
 refused once past it, with :class:`~zarrforge.errors.DocumentTooLargeError` or
 :class:`~zarrforge.errors.ResourceLimitError` naming the key and the setting.
+zarr-python's form: ``ObstoreStore(store, *, read_only=False)`` (``zarrforge.storage.ObjectStore``)
+wraps an obstore store object (``obstore.store.MemoryStore()``, ``S3Store(...)``), passed
+first or as ``store=``; such a store cannot be pickled (it has no URL to reopen).
 Missing keys read as ``None``; deleting a missing key is not an error. Backend
 failures other than "not found" raise :class:`~zarrforge.errors.StoreError` naming
 the key and the URL.
@@ -57,8 +60,17 @@ def _obstore():
 class ObstoreStore(Store):
     scheme = "obstore"
 
-    def __init__(self, inner: Any, *, url: str = "", read_only: bool = False,
-                 concurrency: int = 64, _rebuild: tuple | None = None) -> None:
+    def __init__(self, inner: Any = None, *, store: Any = None, url: str = "",
+                 read_only: bool = False, concurrency: int = 64,
+                 _rebuild: tuple | None = None) -> None:
+        if (inner is None) == (store is None):
+            raise TypeError("ObstoreStore takes one obstore store object: first, or as store= "
+                            "(zarr-python's name)" + (", not both" if inner is not None else ""))
+        inner = store if inner is None else inner
+        if isinstance(inner, (str, bytes)) or isinstance(inner, Store):
+            raise TypeError(f"ObstoreStore(store=...) takes an obstore store object "
+                            f"(obstore.store.MemoryStore(), S3Store(...)), got {inner!r:.80}; "
+                            "for a URL use ObstoreStore.from_url(url)")
         if not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
         http = url.split("://", 1)[0] in ("http", "https")
@@ -66,9 +78,12 @@ class ObstoreStore(Store):
         self.inner = inner
         self.url = url
         self.concurrency = concurrency
+        local = url.startswith(("memory:", "file:")) or (
+            not url and type(inner).__module__.startswith("obstore")
+            and type(inner).__name__ in ("MemoryStore", "LocalStore"))
         self.capabilities = StoreCapabilities(
             writable=not http, listable=not http, partial_reads=True, atomic_writes=True,
-            independent_keys=True, low_latency=url.startswith(("memory:", "file:")),
+            independent_keys=True, low_latency=local,
             conditional_writes=False, versioned_ranges=not http)
         self._rebuild = _rebuild  # (url, options) for pickling
 
@@ -88,7 +103,7 @@ class ObstoreStore(Store):
 
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
-        return f"ObstoreStore({self.url!r}{mode})"
+        return f"ObstoreStore({self.url or self.inner!r}{mode})"
 
     def __getstate__(self) -> dict[str, Any]:
         if self._rebuild is None:

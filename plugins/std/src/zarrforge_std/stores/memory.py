@@ -19,7 +19,7 @@ import itertools
 import threading
 from typing import Any, Iterator
 
-from zarrforge.errors import ConflictError
+from zarrforge.errors import ConflictError, StoreArgumentError
 from zarrforge.plugin_api.stores import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
                                          validate_key, validate_prefix)
 
@@ -28,17 +28,44 @@ _named_lock = threading.Lock()
 _numbers = itertools.count(1)  # generations; next() on it is atomic under the GIL
 
 
+def _checked_backing(given: Any, field: str) -> dict[str, bytes]:
+    """``given`` as the live dict of a store (a new one for ``None``), or a refusal naming
+    ``field`` and what in it is not a ``dict`` of ``str`` keys and ``bytes`` values."""
+    if given is None:
+        return {}
+    if not isinstance(given, dict):
+        raise StoreArgumentError(
+            f"MemoryStore({field}=...) takes a dict of str keys and bytes values, got "
+            f"{type(given).__module__}.{type(given).__qualname__}; another mapping is a store "
+            "of its own (pass it as the store to open_group, create_array...)")
+    for key, value in given.items():
+        if not isinstance(key, str) or not isinstance(value, bytes):
+            raise StoreArgumentError(
+                f"MemoryStore({field}=...) takes a dict of str keys and bytes values; its key "
+                f"{key!r} holds a {type(value).__module__}.{type(value).__qualname__}"
+                + ("" if isinstance(key, str) else " (and the key is not a str)")
+                + " (a zarr-python store's dict holds Buffers: pass "
+                "{key: buffer.to_bytes() for key, buffer in its_dict.items()})")
+    return given
+
+
 class MemoryStore(Store):
     scheme = "memory"
     capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
                                      atomic_writes=True, low_latency=True, conditional_writes=True,
                                      versioned_ranges=True)
 
-    def __init__(self, *, read_only: bool = False, name: str | None = None,
-                 data: dict[str, bytes] | None = None) -> None:
+    def __init__(self, store_dict: dict[str, bytes] | None = None, *, read_only: bool = False,
+                 name: str | None = None, data: dict[str, bytes] | None = None) -> None:
+        if store_dict is not None and data is not None:
+            raise StoreArgumentError("MemoryStore takes its dict once: as store_dict "
+                                     "(zarr-python's name, the first argument) or as data=, "
+                                     "not both")
+        backing = _checked_backing(store_dict if data is None else data,
+                                   "store_dict" if data is None else "data")
         super().__init__(read_only=read_only)
         self.name = name
-        self._data: dict[str, bytes] = data if data is not None else {}
+        self._data: dict[str, bytes] = backing
         self._lock = threading.RLock()
         self._generations: dict[str, tuple[bytes, int]] = {}  # key -> (value, its number)
 
