@@ -63,3 +63,21 @@ def test_a_fact_the_document_does_not_hold_is_an_attribute_error_naming_what_it_
         group.metadata.shape
     with pytest.raises(AttributeError, match="no attribute 'no_such_member'"):
         group.metadata.no_such_member
+
+
+def test_group_metadata_under_zarr_pythons_module_path_describes_groups_to_create() -> None:
+    from zarrforge.core.group import GroupMetadata
+
+    store: dict = {}
+    created = dict(zf.create_hierarchy(store=store, nodes={
+        "a/b": GroupMetadata(attributes={"kind": "leaf"})}))
+    assert sorted(created) == ["", "a", "a/b"]
+    assert dict(zf.open_group(store, "a/b").attrs) == {"kind": "leaf"}
+    assert GroupMetadata() == {"zarr_format": 3, "node_type": "group", "attributes": {}}
+    v2 = GroupMetadata(zarr_format=2)
+    assert (v2.zarr_format, v2.node_type, v2.attributes) == (2, "group", {})
+    assert pickle.loads(pickle.dumps(v2)) == v2
+    with pytest.raises(ValueError, match="zarr_format must be 2 or 3, got 4"):
+        GroupMetadata(zarr_format=4)
+    with pytest.raises(TypeError, match="attributes must be a dict, got list"):
+        GroupMetadata(attributes=[1])
