@@ -247,7 +247,8 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         attrs = {k: self.encode_attribute(v) for k, v in attributes.items()}
         options: dict[str, Any] = {}
         if self.zarr_format == 3:
-            options["dimension_names"] = [str(d) for d in variable.dims]
+            # a scalar has none: the field is left out, as zarr-python leaves it
+            options["dimension_names"] = [str(d) for d in variable.dims] or None
         else:
             attrs[DIMENSION_KEY] = [str(d) for d in variable.dims]
         chunks = encoding.get("chunks")  # None or "auto": the core's one rule picks them
