@@ -132,7 +132,8 @@ class PreparedNodes:
     nodes: Sequence[NewNode]
     target: hierarchy.Survey
     below: list[tuple[str, list[Format]]]
-    left_marked: bool  # a killed write left its marker at the root (and no node there)
+    left_marked: bool  # a killed write's marker, or an enclosing overwrite's, at the root
+    # (and no node there): with overwrite, everything below the root is erased
     unreadable_below: list[UnreadableNode] = dataclasses.field(default_factory=list)
 
     def several_writes(self) -> bool:
@@ -236,7 +237,9 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
         leftover = unfinished.leftover_refusal(memo, root)
         if leftover is not None and not overwrite:
             raise leftover
-        left_marked = leftover is not None
+        # an enclosing write of this context that replaces its root (xarray's mode "w")
+        # has put its marker over any a killed write left there: its leftovers go too
+        left_marked = leftover is not None or (overwrite and unfinished.ours(memo, root))
     return PreparedNodes(memo, fmt, root, nodes, target, below, left_marked, unreadable_below)
 
 
