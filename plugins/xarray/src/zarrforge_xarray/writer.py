@@ -44,7 +44,9 @@ existing group, dimensions, sizes and dtypes that disagree with the stored
 variables: :mod:`zarrforge_xarray.checks`). A failed write into a group this
 call created removes what it wrote, so the store is as it was and the same call
 can simply be repeated (``mode="w"`` replaces the old group first: after a
-failure it is gone).
+failure it is gone); a failed write that adds variables to an existing group takes
+them out again. How such writes are marked unfinished while they run, so that a killed
+one is told from data: :mod:`zarrforge_xarray.commit`.
 """
 
 from __future__ import annotations
