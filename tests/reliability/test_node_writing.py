@@ -145,3 +145,65 @@ def test_nodes_in_the_way_below_a_new_root_are_listed_and_nothing_is_written():
     to_zarr(_zom_spec(), store, "modelled", overwrite=True)
     assert zf.open_group(store, "modelled").attrs["zom"] is True
     assert zf.open_array(store, "modelled/x").shape == (4, 4)
+
+
+class _MarkerWatch(MemoryStore):
+    """A memory store that notes, at each delete of another key, whether the
+    unfinished-write marker at the root is there."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.marked_at_deletes: list[tuple[str, bool]] = []
+
+    def _delete(self, key: str) -> None:
+        if key != "__zarrforge_unfinished.json":
+            self.marked_at_deletes.append((key, self.exists("__zarrforge_unfinished.json")))
+        super()._delete(key)
+
+
+def _group_with_data(store) -> None:
+    root = zf.create_group(store, attributes={"v": "old"})
+    for name in ("a", "b"):
+        root.create_array(name, shape=(4,), chunks=(2,), dtype="i4")[...] = [1, 2, 3, 4]
+
+
+def test_an_overwrite_keeps_its_marker_through_every_delete_of_the_erasure():
+    """Before (issue #44): erasing the replaced root took the marker along first, so a
+    process killed during the erasure or after it left partial data unmarked."""
+    store = _MarkerWatch()
+    _group_with_data(store)
+    zf.create_group(store, attributes={"v": "new"}, overwrite=True)
+    deleted = [key for key, _ in store.marked_at_deletes]
+    assert {"zarr.json", "a/zarr.json", "a/c/0", "b/c/1"} <= set(deleted)
+    assert all(marked for _, marked in store.marked_at_deletes), store.marked_at_deletes
+    assert deleted.index("a/zarr.json") < deleted.index("a/c/0")  # documents first
+    assert zf.unfinished_write(store) is None  # and taken down at the end
+    assert dict(zf.open_group(store, mode="r").attrs) == {"v": "new"}
+
+
+def test_an_erasure_that_fails_partway_leaves_its_leftovers_marked():
+    store = MemoryStore()
+    _group_with_data(store)
+    faulty = FaultyStore(store)
+    faulty.add(on("delete", "a/c/1"), Fail())
+    with pytest.raises(StoreError):
+        zf.create_group(faulty, attributes={"v": "new"}, overwrite=True)
+    assert "a/c/1" in _snapshot(store)  # the old group is neither whole nor gone ...
+    assert "zarr.json" not in _snapshot(store)
+    found = zf.unfinished_write(store)  # ... and says so
+    assert found is not None and found.operation == "create_group"
+    with pytest.raises(zf.errors.UnfinishedWriteError, match="create_group"):
+        zf.create_group(store, attributes={"v": "new"})
+    zf.create_group(store, attributes={"v": "new"}, overwrite=True)
+    assert _snapshot(store).keys() == {"zarr.json"}
+
+
+def test_an_erasure_that_fails_before_deleting_anything_leaves_the_old_node_unmarked():
+    store = MemoryStore()
+    _group_with_data(store)
+    before = _snapshot(store)
+    faulty = FaultyStore(store)
+    faulty.add(on("delete", "zarr.json"), Fail())  # the first key the erasure deletes
+    with pytest.raises(StoreError):
+        zf.create_group(faulty, attributes={"v": "new"}, overwrite=True)
+    assert _snapshot(store) == before

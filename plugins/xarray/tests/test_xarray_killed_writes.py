@@ -13,7 +13,14 @@ then at random moments, at least :data:`KILLS` times in all:
   On a local directory the shapes switch in one transaction, so a mixture of old and
   new is possible only in the commit's window, and then the commit record is there
   (``zarrforge.unfinished_commits``) naming the keys;
-* a region write: every chunk holds its old or its new values.
+* a region write: every chunk holds its old or its new values;
+* ``mode="w"`` over an existing Dataset and over an existing DataTree: the old data,
+  the new, or the root marked (the marker is put down before the erasure and stays
+  through it); writing again with ``mode="w-"`` is refused naming the killed
+  operation (a node in the way when it finished or never began), ``mode="w"`` replaces;
+* ``mode="a"`` adding a variable: the dataset without it, with it whole, or the group
+  marked ``to_zarr adding 'wind'``; another write into the group is then refused
+  naming it, and the same addition run again writes it anew.
 
 Running the write again gives the right dataset.
 """
@@ -242,7 +249,121 @@ class Region:
         assert opened(root).identical(expected)
 
 
-PATHS = [NewDataset(), NewDataTree(), Append(), Region()]
+def _retry_replacement(write, root: Path, operation: str) -> None:
+    """A replacement run again: first as a creation, which a marked leftover refuses
+    naming the killed ``operation`` (finished data, old or new, is a node in the way),
+    then with ``mode="w"``."""
+    with pytest.raises(ContainsNodeError) as refused:
+        write(root, "w-")
+    if isinstance(refused.value, UnfinishedWriteError):
+        assert refused.value.unfinished.operation == operation, refused.value
+    write(root, "w")
+
+
+class OverwriteDataset:
+    """``mode="w"`` over an existing Dataset. Before (issue #44): erasing the old group
+    took the marker along, so a kill left ``tas`` all NaN and ``pr`` partly new, unmarked."""
+
+    name = "mode w over a Dataset"
+    old, dataset = climate(0, 6), climate(50, 6)
+
+    def setup(self, root: Path) -> None:
+        zx.to_zarr(self.old, str(root), encoding={"tas": {"chunks": (2, 2)}, "pr": {"chunks": (2, 2)}})
+
+    def write(self, root: Path, mode: str = "w") -> None:
+        with dask.config.set(scheduler="synchronous"):
+            zx.to_zarr(self.dataset.chunk({"time": 2}), str(root), mode=mode,
+                       encoding={"tas": {"chunks": (2, 2)}, "pr": {"chunks": (2, 2)}})
+
+    def state(self, root: Path) -> str:
+        marker = zf.unfinished_write(str(root))
+        if marker is not None:
+            assert marker.operation == "to_zarr", marker
+            return "unfinished"
+        back = opened(root)  # unmarked: whole, old or new
+        if back.identical(self.old):
+            return "before"
+        assert back.identical(self.dataset), "an overwrite left unmarked data neither old nor new"
+        return "after"
+
+    def retry(self, root: Path) -> None:
+        _retry_replacement(self.write, root, "to_zarr")
+
+
+class OverwriteDataTree:
+    """``mode="w"`` over an existing DataTree."""
+
+    name = "mode w over a DataTree"
+    old = NewDataTree.tree
+    tree = xr.DataTree.from_dict({
+        "/": xr.Dataset({"elevation": ("lat", np.arange(4.0) + 9)},
+                        coords={"lat": np.linspace(-10, 10, 4)}, attrs={"title": "new"}),
+        "/a": climate(20, 4), "/c": climate(30, 2)})
+
+    def setup(self, root: Path) -> None:
+        self.old.zarrforge.to_zarr(str(root))
+
+    def write(self, root: Path, mode: str = "w") -> None:
+        self.tree.zarrforge.to_zarr(str(root), mode=mode)
+
+    def state(self, root: Path) -> str:
+        marker = zf.unfinished_write(str(root))
+        if marker is not None:
+            assert marker.operation == "DataTree.to_zarr", marker
+            return "unfinished"
+        back = xr.open_datatree(str(root), engine="zarrforge").load()
+        if back.identical(self.old):
+            return "before"
+        assert back.identical(self.tree), "an overwrite left an unmarked tree neither old nor new"
+        return "after"
+
+    def retry(self, root: Path) -> None:
+        _retry_replacement(self.write, root, "DataTree.to_zarr")
+
+
+class AddVariable:
+    """``mode="a"`` adding a variable to an existing Dataset: the variable is there whole
+    or not at all, or the group is marked. Before (issue #44): a failed or killed write
+    left the partial variable visible."""
+
+    name = "mode a adding a variable"
+    old = climate(0, 4)
+    extra = xr.Dataset({"wind": (("time", "lat"), np.arange(16.0).reshape(4, 4) + 0.5)})
+
+    def setup(self, root: Path) -> None:
+        zx.to_zarr(self.old, str(root), encoding={"tas": {"chunks": (2, 2)}, "pr": {"chunks": (2, 2)}})
+
+    def write(self, root: Path) -> None:
+        with dask.config.set(scheduler="synchronous"):
+            zx.to_zarr(self.extra.chunk({"time": 1}), str(root), mode="a",
+                       encoding={"wind": {"chunks": (1, 2)}})
+
+    def state(self, root: Path) -> str:
+        marker = zf.unfinished_write(str(root))
+        if marker is not None:
+            assert marker.operation == "to_zarr adding 'wind'", marker
+            return "unfinished"
+        back = opened(root)
+        if back.identical(self.old):
+            return "before"
+        assert back.identical(xr.merge([self.old, self.extra])), \
+            "an unmarked dataset with a partial new variable"
+        return "after"
+
+    def retry(self, root: Path) -> None:
+        if zf.unfinished_write(str(root)) is not None:
+            with pytest.raises(UnfinishedWriteError, match="to_zarr adding 'wind'"):
+                zx.to_zarr(self.old.isel(time=slice(0, 2)), str(root), mode="r+",
+                           region={"time": slice(0, 2)})  # another write is refused
+        if self.state(root) != "after":
+            self.write(root)  # the same addition again: written anew, the marker taken down
+
+    def final(self, root: Path) -> None:
+        assert opened(root).identical(xr.merge([self.old, self.extra]))
+
+
+PATHS = [NewDataset(), NewDataTree(), Append(), Region(), OverwriteDataset(),
+         OverwriteDataTree(), AddVariable()]
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)

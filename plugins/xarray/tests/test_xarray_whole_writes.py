@@ -295,3 +295,36 @@ def test_a_region_write_that_fails_at_any_store_write_leaves_each_chunk_old_or_n
         write(inner)
         assert all((zf.open_group(inner)[name][2:] == 7).all() for name in ("tas", "pr"))
     assert mixed, "no failure fell between two chunks"
+
+
+@pytest.mark.parametrize("region", [False, True], ids=["mode a", "region in mode a"])
+def test_a_failed_addition_of_a_variable_takes_it_out_again(region):
+    """Before (issue #44): a ``mode="a"`` write of a new variable whose dask compute failed
+    halfway left the partial variable in the group and its consolidated view."""
+    import dask
+    import dask.array as da
+
+    store = MemoryStore()
+    old = xr.Dataset({"tas": (("time", "lat"), np.arange(16.0).reshape(4, 4))},
+                     coords={"time": np.arange(4)})
+    zx.to_zarr(old, store)
+
+    def halfway(block, block_info=None):
+        if block_info[0]["chunk-location"][0] == 1:
+            raise RuntimeError("the compute failed halfway")
+        return block
+
+    wind = da.ones((4, 4), chunks=(2, 4)).map_blocks(halfway, dtype=float)
+    new = xr.Dataset({"wind": (("time", "lat"), wind)}, coords={"time": np.arange(4)})
+    options = {"region": {"time": slice(0, 4)}} if region else {}
+    with dask.config.set(scheduler="synchronous"), pytest.raises(RuntimeError, match="halfway"):
+        zx.to_zarr(new, store, mode="a", **options)
+    assert not [key for key in store.list() if key.startswith("wind/")]
+    assert zf.unfinished_write(store) is None
+    for consolidated in (None, False):
+        assert xr.open_dataset(store, engine="zarrforge", consolidated=consolidated
+                               ).load().identical(old)
+    again = xr.Dataset({"wind": (("time", "lat"), np.full((4, 4), 2.0))},
+                       coords={"time": np.arange(4)})
+    zx.to_zarr(again, store, mode="a", **options)
+    assert (xr.open_dataset(store, engine="zarrforge")["wind"].values == 2).all()

@@ -383,3 +383,17 @@ def test_a_datatree_appends_and_writes_regions_found_from_inherited_coordinates(
         warnings.simplefilter("ignore")
         back = xr.open_datatree(path, engine="zarr").load()
     xr.testing.assert_identical(back, expected)
+
+
+def test_a_scalar_variable_has_no_dimension_names_as_zarr_python_writes_it(tmp_path):
+    """Before (issue #44): ``"dimension_names": []``, where zarr-python (and xarray's own
+    writer through it) leaves the field out for a 0-d array."""
+    import json
+
+    zx.to_zarr(xr.Dataset({"scalar": ((), 3.5), "row": (("x",), [1.0, 2.0])}), str(tmp_path))
+    scalar = json.loads((tmp_path / "scalar" / "zarr.json").read_text())
+    row = json.loads((tmp_path / "row" / "zarr.json").read_text())
+    assert "dimension_names" not in scalar
+    assert row["dimension_names"] == ["x"]
+    back = xr.open_dataset(str(tmp_path), engine="zarrforge").load()
+    assert back["scalar"].dims == () and float(back["scalar"]) == 3.5

@@ -12,9 +12,12 @@ parent) and writes them whole or not at all:
   (:func:`zarrforge.nodes.hierarchy.survey`), and a document no installed format reads
   at a planned path (unless ``overwrite``) or above the root (always:
   :mod:`zarrforge.nodes.unreadable`).
-* It then erases what the write replaces (``overwrite``), writes the missing
-  parent groups and the nodes top-down, and updates the consolidated views of
-  the ancestors that have one.
+* It then erases what the write replaces (``overwrite``: the node at the root, or,
+  where a killed write left its marker and no node there, every key below the root),
+  writes the missing parent groups and the nodes top-down, and updates the
+  consolidated views of the ancestors that have one. The marker at the root stays
+  through the erasure (:meth:`zarrforge.storing.unfinished.Marking.sparing`), and an
+  erasure that fails partway keeps it: the old node, neither whole nor gone, is marked.
 * If any of that fails, it removes every document it wrote, takes its nodes out of
   the views again, and re-raises: the hierarchy holds the nodes it held before.
   What ``overwrite`` erased is not brought back (it was replaced on purpose; the
@@ -129,7 +132,8 @@ class PreparedNodes:
     nodes: Sequence[NewNode]
     target: hierarchy.Survey
     below: list[tuple[str, list[Format]]]
-    left_marked: bool  # a killed write left its marker at the root (and no node there)
+    left_marked: bool  # a killed write's marker, or an enclosing overwrite's, at the root
+    # (and no node there): with overwrite, everything below the root is erased
     unreadable_below: list[UnreadableNode] = dataclasses.field(default_factory=list)
 
     def several_writes(self) -> bool:
@@ -147,16 +151,19 @@ class PreparedNodes:
         target, memo, fmt = self.target, self.store, self.fmt
         recorder = _KeysWritten(memo)
         changes: list[tuple[str, NodeMetadata | None]] = []
+        erasing = mark.sparing(memo)  # the marker at the root stays while the rest goes
         try:
             for other in target.foreign:
-                other.erase_node(memo, self.root)
+                other.erase_node(erasing, self.root)
             if target.unreadable is not None:
-                target.unreadable.erase(memo)
+                target.unreadable.erase(erasing)
             if target.existing:
-                fmt.erase_node(memo, self.root)
+                fmt.erase_node(erasing, self.root)
                 changes.append((self.root, None))  # its old subtree leaves the views
             if target.replaces():
-                mark.renew()  # erasing the root took the marker along
+                mark.renew()  # in case a format's erasure took the marker along after all
+            elif self.left_marked:  # a killed write's leftovers, with no node at the root
+                erasing.erase_prefix(f"{self.root}/" if self.root else "")
             for path, formats in self.below:
                 if not any(path.startswith(f"{q}/") for q, _ in self.below):  # erasing q erases path
                     for found in formats:
@@ -173,6 +180,7 @@ class PreparedNodes:
                 changes.append((node.path, node.metadata))
             hierarchy.refresh_views(memo, fmt, target.ancestors, changes)
         except BaseException:
+            mark.failed(erasing)  # an erasure cut short keeps the marker: leftovers, marked
             _roll_back(memo, fmt, target, recorder.keys, [path for path, _ in changes])
             raise
         return Written(self, recorder.keys, [path for path, _ in changes])
@@ -229,7 +237,9 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
         leftover = unfinished.leftover_refusal(memo, root)
         if leftover is not None and not overwrite:
             raise leftover
-        left_marked = leftover is not None
+        # an enclosing write of this context that replaces its root (xarray's mode "w")
+        # has put its marker over any a killed write left there: its leftovers go too
+        left_marked = leftover is not None or (overwrite and unfinished.ours(memo, root))
     return PreparedNodes(memo, fmt, root, nodes, target, below, left_marked, unreadable_below)
 
 

@@ -15,6 +15,10 @@ records), so the marker never stands where a member's directory would.
   :meth:`Marking.keep`); a process killed inside it leaves the marker beside what it
   wrote. A write nested in a marked one (the nodes of a copy, the arrays of a
   dataset), on the same store at or below the marked root, does not mark again.
+* A write that replaces its root (``overwrite``, ``mode="w"``) puts the marker down
+  before it erases anything, and erases through :meth:`Marking.sparing`, which keeps
+  the marker in place (its own, or that of the enclosing write marked at the same
+  root): at no moment of the erasure is the old node partly gone and unmarked.
 * A new write at a root where a killed write left its marker is refused, with an
   :class:`~zarrforge.errors.UnfinishedWriteError` that says what the leftovers are:
   which operation, which process on which host, since when, and that ``overwrite=True``
@@ -46,7 +50,7 @@ import socket
 from typing import Any, Iterator
 
 from .._version import __version__
-from ..abc.store import Store
+from ..abc.store import Store, WrapperStore
 from ..errors import ContainsNodeError, StoreError, UnfinishedWriteError
 from ..metadata import paths
 
@@ -101,12 +105,59 @@ def _document(operation: str) -> bytes:
         "zarrforge": __version__}).encode()
 
 
-class Marking:
-    """A marker in place (or, for a nested write, nothing to do)."""
+class _SparingMarker(WrapperStore):
+    """Forwards everything, but erases a prefix as one batch of deletes that leaves the
+    marker ``kept``: shallow keys first (a node's documents before its chunks and the
+    nodes below it, so a reader without zarrforge finds no node sooner than a node with
+    holes). ``cut_short``: an erasure failed after deleting some of its keys."""
 
-    def __init__(self, store: Store, root: str, operation: str, active: bool) -> None:
+    forwards_conditional_writes = True
+
+    def __init__(self, inner: Store, kept: str) -> None:
+        super().__init__(inner)
+        self.kept = kept
+        self.cut_short = False
+
+    def erase_prefix(self, prefix: str) -> None:
+        doomed = sorted((key for key in self.inner.list_prefix(prefix) if key != self.kept),
+                        key=lambda key: (key.count("/"), key))
+        if not doomed:
+            return
+        try:
+            self.inner.delete_many(doomed)
+        except BaseException:
+            try:
+                self.cut_short = not set(doomed) <= set(self.inner.list_prefix(prefix))
+            except StoreError:
+                self.cut_short = True  # cannot tell: take it as partly erased
+            raise
+
+
+class Marking:
+    """A marker in place (or, for a nested write, nothing to do). ``enclosing``: for a
+    nested write, whether the enclosing write's marker stands at this same root."""
+
+    def __init__(self, store: Store, root: str, operation: str, active: bool,
+                 enclosing: bool = False) -> None:
         self.store, self.root, self.operation, self.active = store, root, operation, active
+        self.enclosing = enclosing
         self.kept = False
+
+    def sparing(self, store: Store) -> Store:
+        """``store`` for erasing this write's root: when a marker stands at the root (this
+        write's, or the enclosing write's), a wrapper whose ``erase_prefix`` deletes every
+        key but the marker; otherwise ``store`` itself. Pass it to :meth:`failed` when
+        the write fails."""
+        if not (self.active or self.enclosing):
+            return store
+        return _SparingMarker(store, marker_key(self.root))
+
+    def failed(self, erasing: Store) -> None:
+        """The write failed: keep the marker when its erasure through ``erasing``
+        (:meth:`sparing`) stopped partway, since the old node is then neither whole nor
+        gone (the enclosing write's marker is the enclosing write's to keep)."""
+        if isinstance(erasing, _SparingMarker) and erasing.cut_short:
+            self.keep()
 
     def keep(self) -> None:
         """Leave the marker when the block ends: the write failed and left its nodes
@@ -128,7 +179,13 @@ def marking(store: Store, root: str, operation: str, *, needed: bool = True,
     :class:`UnfinishedWriteError`, a marker a killed write left at ``root`` (for a
     caller that has not looked; one read), rather than write over it."""
     root = paths.normalize_path(root)
-    if not needed or not store.capabilities.bookkeeping_keys or _covered(store, root):
+    if not store.capabilities.bookkeeping_keys:
+        yield Marking(store, root, operation, active=False)
+        return
+    if _covered(store, root):
+        yield Marking(store, root, operation, active=False, enclosing=ours(store, root))
+        return
+    if not needed:
         yield Marking(store, root, operation, active=False)
         return
     if refuse_leftovers:

@@ -1,15 +1,16 @@
 """Taking a failed write back out, for writes that create their group (a Dataset's, or a
-DataTree's root): the keys below the path before the write (:func:`keys_below`), then,
-on failure, every key below it that was not there before, and the group's entry in the
-consolidated views above (:func:`remove_written`). Keys of others are kept: only new
-keys go. Best effort: the write's own error is the one reported."""
+DataTree's root) or new variables in an existing group: the keys below the path before
+the write (:func:`keys_below`), then, on failure, every key below it that was not there
+before, and the node's entry in the consolidated views above (:func:`remove_written`).
+Keys of others are kept: only new keys go. Best effort: the write's own error is the one
+reported."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import zarrforge
-from zarrforge.hierarchy_api import refresh_consolidated
+from zarrforge.hierarchy_api import open_node, refresh_consolidated
 
 
 def keys_below(store: Any, path: str) -> set[str]:
@@ -18,10 +19,11 @@ def keys_below(store: Any, path: str) -> set[str]:
 
 
 def remove_written(store: Any, path: str, before: set[str]) -> None:
-    """Delete every key below ``path`` that is not in ``before``, and take the group at
-    ``path`` (if one was written) out of the consolidated views above it."""
+    """Delete every key below ``path`` that is not in ``before``, and take the node at
+    ``path`` (a group or an array, if one was written) out of the consolidated views
+    above it."""
     try:
-        written = zarrforge.open_group(store, path, mode="r", use_consolidated=False)
+        written = open_node(store, path, mode="r", use_consolidated=False)
     except zarrforge.errors.ZarrforgeError:
         written = None
     try:

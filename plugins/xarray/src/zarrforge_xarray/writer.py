@@ -44,12 +44,13 @@ existing group, dimensions, sizes and dtypes that disagree with the stored
 variables: :mod:`zarrforge_xarray.checks`). A failed write into a group this
 call created removes what it wrote, so the store is as it was and the same call
 can simply be repeated (``mode="w"`` replaces the old group first: after a
-failure it is gone).
+failure it is gone); a failed write that adds variables to an existing group takes
+them out again. How such writes are marked unfinished while they run, so that a killed
+one is told from data: :mod:`zarrforge_xarray.commit`.
 """
 
 from __future__ import annotations
 
-import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Hashable, Mapping
 
@@ -65,8 +66,9 @@ from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode
                                   extract_zarr_variable_encoding)
 
 import zarrforge
-from zarrforge.hierarchy_api import check_shareable, marking_unfinished, resolve_store
+from zarrforge.hierarchy_api import check_shareable, resolve_store
 
+from . import commit
 from .checks import check_against_store
 from .store import DIMENSION_KEY, ZarrforgeDataStore
 from .undo import keys_below, remove_written
@@ -78,8 +80,11 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
     def __init__(self, group: zarrforge.Group, *, mode: str, append_dim: Hashable | None,
                  region: Mapping[Hashable, slice] | None, safe_chunks: bool,
                  align_chunks: bool, stage_growth: bool = False,
-                 write_empty_chunks: bool | None = None) -> None:
+                 write_empty_chunks: bool | None = None,
+                 replacing: frozenset[str] = frozenset()) -> None:
         self.group = group
+        # new variables a killed write of this same call left behind: created again, anew
+        self.replacing = replacing
         self.write_empty_chunks = write_empty_chunks  # to_zarr's, for every variable
         # appends write their new rows before the longer shapes are committed (compute=True)
         self.stage_growth = stage_growth
@@ -125,7 +130,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
 
     def _existing(self) -> dict[str, zarrforge.Array]:
         arrays = {name: node for name, node in self.group.members()
-                  if isinstance(node, zarrforge.Array)}
+                  if isinstance(node, zarrforge.Array) and name not in self.replacing}
         if self.write_empty_chunks is None:
             return arrays
         return {name: zarrforge.open_array(array.store, array.path, mode="r+",
@@ -244,7 +249,8 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         attrs = {k: self.encode_attribute(v) for k, v in attributes.items()}
         options: dict[str, Any] = {}
         if self.zarr_format == 3:
-            options["dimension_names"] = [str(d) for d in variable.dims]
+            # a scalar has none: the field is left out, as zarr-python leaves it
+            options["dimension_names"] = [str(d) for d in variable.dims] or None
         else:
             attrs[DIMENSION_KEY] = [str(d) for d in variable.dims]
         chunks = encoding.get("chunks")  # None or "auto": the core's one rule picks them
@@ -269,7 +275,8 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             dtype = "string"
         return self.group.create_array(
             name, shape=variable.shape, dtype=dtype, chunks=chunks,
-            fill_value=fill_value, attributes=attrs, overwrite=self.mode == "w", **options)
+            fill_value=fill_value, attributes=attrs,
+            overwrite=self.mode == "w" or name in self.replacing, **options)
 
     def sync(self) -> None:
         return None
@@ -411,12 +418,13 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
     store = resolve_store(store, storage_options=storage_options)  # once: the marker's store
     path = (group or "").strip("/")
     target = _existing_group(store, path, mode)
-    # A write that creates or replaces its group marks it unfinished until the call ends,
-    # so a process killed midway leaves leftovers a later write refuses as such (mode "w"
-    # replaces them). Writes into an existing group commit their shapes last instead.
-    marked = contextlib.nullcontext() if target is not None else marking_unfinished(
-        store, path, "to_zarr", refuse_leftovers=mode != "w")
-    with marked:
+    # A write that creates or replaces its group, or adds variables to an existing one,
+    # marks the group unfinished until the call ends (commit.py), so a process killed
+    # midway leaves leftovers that opens report and later writes refuse as such; a failure
+    # takes out what the call created. Other writes into an existing group commit their
+    # shapes last instead.
+    plan = commit.plan(store, path, target, dataset, mode, region)
+    with plan.marked():
         before = None
         if target is None:
             target, before = _new_group(store, path, mode, zarr_format)
@@ -425,10 +433,12 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
                           encoding=encoding, consolidated=consolidated, compute=compute,
                           safe_chunks=safe_chunks, align_chunks=align_chunks,
                           write_empty_chunks=write_empty_chunks,
-                          store_kwargs=dict(chunkmanager_store_kwargs or {}))
+                          store_kwargs=dict(chunkmanager_store_kwargs or {}),
+                          replacing=plan.replacing)
         except BaseException:
             if before is not None:  # this call created the group
                 remove_written(target.store, target.path, before)
+            plan.take_back()
             raise
 
 
@@ -436,9 +446,10 @@ def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
            append_dim: Hashable | None, region: Any,
            encoding: dict[Hashable, dict[str, Any]], consolidated: bool | None, compute: bool,
            safe_chunks: bool, align_chunks: bool, write_empty_chunks: bool | None,
-           store_kwargs: dict[str, Any]) -> Any:
+           store_kwargs: dict[str, Any], replacing: frozenset[str] = frozenset()) -> Any:
     if mode in ("a", "a-", "r+"):
-        stored = {name for name, node in target.members() if isinstance(node, zarrforge.Array)}
+        stored = {name for name, node in target.members()
+                  if isinstance(node, zarrforge.Array) and name not in replacing}
         if clash := sorted(str(k) for k in encoding if str(k) in stored):
             raise ValueError(f"encoding was given for {clash}, which already exist in the "
                              "store; their stored encoding is used")
@@ -457,7 +468,8 @@ def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
     writable = ZarrforgeWritableStore(target, mode=mode, append_dim=append_dim, region=region,
                                       safe_chunks=safe_chunks, align_chunks=align_chunks,
                                       stage_growth=compute,
-                                      write_empty_chunks=write_empty_chunks)
+                                      write_empty_chunks=write_empty_chunks,
+                                      replacing=replacing)
     writer = ArrayWriter()
     try:
         dump_to_store(dataset, writable, writer, encoding=encoding)
