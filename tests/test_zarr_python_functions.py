@@ -187,3 +187,26 @@ def test_config_pprint_takes_pprints_keywords():
     out = io.StringIO()
     zf.config.pprint(stream=out, width=60)
     assert "'threads'" in out.getvalue() and "array" in out.getvalue()
+
+
+def test_iter_chunk_regions_covers_each_chunk_once_in_c_order() -> None:
+    import numpy as np
+
+    import zarrforge as zf
+
+    array = zf.create((5, 4), chunks=(2, 3), dtype="i4")
+    regions = list(array._iter_chunk_regions())
+    assert regions == [(slice(0, 2), slice(0, 3)), (slice(0, 2), slice(3, 4)),
+                       (slice(2, 4), slice(0, 3)), (slice(2, 4), slice(3, 4)),
+                       (slice(4, 5), slice(0, 3)), (slice(4, 5), slice(3, 4))]
+    covered = np.zeros((5, 4), dtype=int)
+    for region in regions:
+        covered[region] += 1
+    assert (covered == 1).all()
+    assert list(array._iter_chunk_regions(origin=(1, 1), selection_shape=(2, 1))) == [
+        (slice(2, 4), slice(3, 4)), (slice(4, 5), slice(3, 4))]
+    sharded = zf.create_array({}, shape=(8,), chunks=(2,), shards=(4,), dtype="u1")
+    assert [r[0] for r in sharded._iter_chunk_regions()] == [
+        slice(0, 2), slice(2, 4), slice(4, 6), slice(6, 8)]
+    with pytest.raises(IndexError, match="chunks 2..3 of dimension 0 are outside its 3 chunks"):
+        list(array._iter_chunk_regions(origin=(2, 0), selection_shape=(2, 1)))

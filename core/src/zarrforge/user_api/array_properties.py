@@ -11,7 +11,9 @@ and the codec chain the array checked when it was opened.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -154,6 +156,30 @@ class ArrayProperties(NodeProperties):
             return self.write_chunk_sizes
         return tuple(tuple(min(step, length - start) for start in range(0, length, step))
                      for length, step in zip(self.shape, serializer.inner_chunk_shape))
+
+    def _iter_chunk_regions(self, *, origin: Sequence[int] | None = None,
+                            selection_shape: Sequence[int] | None = None
+                            ) -> Iterator[tuple[slice, ...]]:
+        """zarr-python's ``_iter_chunk_regions``: the region (a tuple of slices) of each
+        chunk read on its own (:attr:`read_chunk_sizes`), in C order; ``origin`` (the first
+        chunk's coordinates) and ``selection_shape`` (how many chunks along each dimension)
+        pick a block of the grid. Reads nothing."""
+        sizes = self.read_chunk_sizes
+        starts = [tuple(itertools.accumulate(dim, initial=0)) for dim in sizes]
+        first = tuple(origin) if origin is not None else (0,) * len(sizes)
+        counts = (tuple(selection_shape) if selection_shape is not None
+                  else tuple(len(dim) - f for dim, f in zip(sizes, first)))
+        if len(first) != len(sizes) or len(counts) != len(sizes):
+            raise ValueError(f"origin {origin!r} and selection_shape {selection_shape!r} need "
+                             f"one entry per dimension ({len(sizes)})")
+        ranges = []
+        for dim, (f, n) in enumerate(zip(first, counts)):
+            if f < 0 or n < 0 or f + n > len(sizes[dim]):
+                raise IndexError(f"chunks {f}..{f + n - 1} of dimension {dim} are outside its "
+                                 f"{len(sizes[dim])} chunks")
+            ranges.append(range(f, f + n))
+        for coords in itertools.product(*ranges):
+            yield tuple(slice(starts[d][c], starts[d][c + 1]) for d, c in enumerate(coords))
 
     @property
     def cdata_shape(self) -> tuple[int, ...]:
