@@ -249,7 +249,9 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             attrs[DIMENSION_KEY] = [str(d) for d in variable.dims]
         chunks = encoding.get("chunks")  # None or "auto": the core's one rule picks them
         if chunks is not None and not isinstance(chunks, str):
-            chunks = tuple(chunks)
+            # a length-0 dimension's dask chunk is 0 long; it has no chunks, so any length
+            # stores the same nothing: 1, as xarray with zarr-python writes
+            chunks = tuple(1 if c == 0 else c for c in chunks)
         # codec objects of numcodecs and zarr-python are zarrforge.engine.codec_arguments' to read
         for key in ("compressors", "filters"):
             if key in encoding:
