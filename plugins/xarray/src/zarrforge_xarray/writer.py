@@ -61,7 +61,7 @@ from xarray import conventions
 from xarray.backends.chunks import grid_rechunk, validate_grid_chunks_alignment
 from xarray.backends.common import AbstractWritableDataStore, ArrayWriter
 from xarray.namedarray.pycompat import is_chunked_array
-from xarray.backends.writers import dump_to_store
+from xarray.backends.writers import _validate_dataset_names, dump_to_store
 from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode_zarr_variable,
                                   extract_zarr_variable_encoding)
 
@@ -255,7 +255,9 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             attrs[DIMENSION_KEY] = [str(d) for d in variable.dims]
         chunks = encoding.get("chunks")  # None or "auto": the core's one rule picks them
         if chunks is not None and not isinstance(chunks, str):
-            chunks = tuple(chunks)
+            # a length-0 dimension's dask chunk is 0 long; it has no chunks, so any length
+            # stores the same nothing: 1, as xarray with zarr-python writes
+            chunks = tuple(1 if c == 0 else c for c in chunks)
         # codec objects of numcodecs and zarr-python are zarrforge.engine.codec_arguments' to read
         for key in ("compressors", "filters"):
             if key in encoding:
@@ -373,6 +375,23 @@ def _write_concurrently(writes: list[tuple[zarrforge.Array, tuple, Any]]) -> Non
             done.result()
 
 
+class UnknownVariableError(KeyError, ValueError):
+    """``encoding=`` names a variable the dataset lacks: a KeyError, as xarray raises
+    (and a ValueError, as this writer raised before)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _variable_encoding(name: Hashable, value: Any) -> dict[str, Any]:
+    """One variable's ``encoding=`` entry as a dict; anything but a mapping is a ValueError
+    in xarray's words ("must be castable to a dictionary"), naming the variable."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"encoding[{name!r}] must be castable to a dictionary of encoding "
+                         f"keys (chunks, compressors, dtype, ...), got {value!r}")
+    return dict(value)
+
+
 def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
             group: str | None = None,
             encoding: Mapping[Hashable, Mapping[str, Any]] | None = None, *,
@@ -410,11 +429,12 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
         raise ValueError(f"region needs mode 'r+' or 'a', got {mode!r}")
     if zarr_format not in (2, 3):
         raise ValueError(f"zarr_format must be 2 or 3, got {zarr_format!r}")
-    encoding = {k: dict(v) for k, v in (encoding or {}).items()}
+    _validate_dataset_names(dataset)  # xarray's rule: names are non-empty strings (or None)
+    encoding = {k: _variable_encoding(k, v) for k, v in (encoding or {}).items()}
     for name in encoding:
         if name not in dataset.variables:
-            raise ValueError(f"encoding names {name!r}, which is not a variable of the dataset "
-                             f"({sorted(map(str, dataset.variables))})")
+            raise UnknownVariableError(f"encoding names {name!r}, which is not a variable of the "
+                                       f"dataset ({sorted(map(str, dataset.variables))})")
     store = resolve_store(store, storage_options=storage_options)  # once: the marker's store
     path = (group or "").strip("/")
     target = _existing_group(store, path, mode)
