@@ -71,12 +71,15 @@ test: test-setup
 # in a Python 3.12 environment of its own (.venv-zarrsuite) with zarrforge installed editable;
 # per file, the items zarr-python passes and how many of those zarrforge passes, failing below
 # the floor in tests/peers/zarr_python_floor.json; then zarr-python's user guide with `zarr`
-# meaning zarrforge (tests/peers/zarr_python_user_guide.py, floor zarr_python_guide_floor.json).
+# meaning zarrforge (tests/peers/zarr_python_user_guide.py, floor zarr_python_guide_floor.json);
+# then xarray's own Zarr backend tests through zarrforge's writer and engine, in the main
+# environment (tests/peers/xarray_suite.py; the counts printed at the end).
 # .ci/run runs it after `make test`.
 .PHONY: peer-suites
-peer-suites:
+peer-suites: $(BIN)/python
 	$(PYTHON) tests/peers/zarr_python_suite.py
 	$(PYTHON) tests/peers/zarr_python_user_guide.py
+	$(BIN)/python -m pytest -q tests/peers/xarray_suite.py
 
 # A wheel and an sdist of every distribution (core and each plugin) into dist/; then
 #   pip install --find-links dist 'zarrforge[standard]'   (or 'zarrforge[all]')
