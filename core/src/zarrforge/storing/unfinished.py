@@ -77,6 +77,11 @@ class UnfinishedWrite:
     host: str | None
     started: str | None
 
+    @property
+    def key(self) -> str:
+        """The marker's store key."""
+        return marker_key(self.path)
+
     def describe(self) -> str:
         who = " ".join(part for part in (
             f"{self.operation!r}" if self.operation else "a write",
