@@ -25,6 +25,7 @@ import collections
 import os
 import random
 import time
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -32,7 +33,8 @@ import numpy as np
 import pytest
 
 import zarrforge
-from zarrforge.errors import ContainsNodeError, NodeNotFoundError, UnfinishedWriteError
+from zarrforge.errors import (ContainsNodeError, NodeNotFoundError, UnfinishedWriteError,
+                              UnfinishedWriteWarning)
 from zarrforge.testing.kills import (NODE_DOCUMENTS, every_node_opens_and_reads, killed_after,
                                      killed_before_write, writes_made)
 from zarrforge_std.stores.local import LocalStore
@@ -74,6 +76,15 @@ def _unfinished_or_fail(root: Path, path: str, what: str) -> str:
     marker = zarrforge.unfinished_write(str(root), path)
     assert marker is not None, f"{what}, and no unfinished-write marker says so"
     assert marker.pid is not None and marker.operation
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:  # every open of what it left says so, naming the operation, and still opens
+            zarrforge.open(str(root), path, mode="r")
+        except NodeNotFoundError:
+            return "unfinished"  # killed before it wrote a node there: nothing to open
+    assert any(issubclass(w.category, UnfinishedWriteWarning)
+               and repr(marker.operation) in str(w.message) for w in caught), (
+        f"opening {path!r} did not warn of the unfinished {marker.operation!r}")
     return "unfinished"
 
 

@@ -49,6 +49,7 @@ _LAZY = {
                      "tree", "zeros", "zeros_like"),
                     "user_api.zarr_api"),
     "create_hierarchy": "user_api.hierarchy_creation",
+    "leftover_chunks": "user_api.leftover_chunks",
 }
 
 
@@ -72,7 +73,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Array", "AsyncArray", "AsyncGroup", "Group", "NO_FILL_VALUE", "Transaction", "clear_commit_record", "config", "consolidate_metadata",
-    "copy", "create_array", "create_group", "errors", "from_dask", "hookimpl", "hooks", "open",
+    "copy", "create_array", "create_group", "errors", "from_dask", "hookimpl", "hooks",
+    "leftover_chunks", "open",
     "open_array", "open_group", "plugins", "print_debug_info", "refresh_plugins", "register", "registered",
     "registry", "remove_consolidated_metadata", "to_dask", "transaction", "unfinished_commits",
     "unfinished_write",

@@ -343,6 +343,16 @@ class UnusedViewWarning(UserWarning):
     are read from the store, and the warning says how to repair the view."""
 
 
+class UnfinishedWriteWarning(UserWarning):
+    """A node was opened at or below a path where a write that was killed before it
+    finished left its marker (:mod:`zarrforge.storing.unfinished`): what is read there may
+    be partial. ``unfinished`` is the marker's record. The open itself succeeds."""
+
+    def __init__(self, message: str, *, unfinished: Any = None) -> None:
+        super().__init__(message)
+        self.unfinished = unfinished
+
+
 class CommitRecordWarning(UserWarning):
     """A transaction committed (every key holds its new value) but its commit record could
     not be removed; until it is (:func:`zarrforge.clear_commit_record`), transactions that

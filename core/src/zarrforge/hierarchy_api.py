@@ -32,7 +32,9 @@ Writing
     to hand an array on a store of this process to dask's distributed workers);
     :func:`marking_unfinished` (mark a write of several nodes and their data as
     unfinished until it ends, so leftovers of a killed process are told apart:
-    :mod:`zarrforge.storing.unfinished`).
+    :mod:`zarrforge.storing.unfinished`), :func:`unfinished_writes_below` (the markers
+    such writes left at and below a path, one listing: what ``zarrforge check`` reports
+    where no node stands).
 
 Documents and names
     :class:`NodeDocument` and :class:`UnknownExtension` (a node's plain document and an
@@ -54,9 +56,10 @@ from .nodes.unreadable import candidate_keys
 from .registries.registry import Registry
 from .storing.storage import resolve_pipeline, resolve_store
 from .storing.unfinished import marking as marking_unfinished
+from .storing.unfinished import unfinished_writes_below
 from .user_api.dask_bridge import check_shareable
 
 __all__ = ["NewNode", "NodeDocument", "Registry", "UnknownExtension", "candidate_keys",
            "check_shareable", "get_format", "installed_formats", "locate_document", "locate_node",
            "marking_unfinished", "open_node", "paths", "refresh_consolidated", "resolve_pipeline",
-           "resolve_store", "write_nodes"]
+           "resolve_store", "unfinished_writes_below", "write_nodes"]

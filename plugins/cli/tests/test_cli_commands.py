@@ -255,6 +255,78 @@ def test_check_stale_consolidated_metadata(hierarchy):
     assert "error: zarr.json: '/late' is missing from the consolidated metadata" in result.stdout
 
 
+def _killed_while_marked(store_path: pathlib.Path, path: str, operation: str) -> None:
+    """The state a write killed inside its marked block leaves: its marker stays."""
+    from zarrforge.hierarchy_api import marking_unfinished, resolve_store
+
+    with marking_unfinished(resolve_store(str(store_path)), path, operation) as mark:
+        mark.keep()
+
+
+def test_check_reports_unfinished_write_markers(hierarchy):
+    """Before: a killed write's marker checked clean."""
+    _killed_while_marked(hierarchy, "obs", "to_zarr adding 'wind'")
+    _killed_while_marked(hierarchy, "new/deep", "create_array")  # no node written there yet
+    result = run("check", str(hierarchy))
+    assert result.returncode == 1
+    assert re.search(r"^error: obs/__zarrforge_unfinished.json: '/obs' holds what an unfinished "
+                     r"write \(\"to_zarr adding 'wind'\" by process \d+", result.stdout, re.M)
+    assert "Run the same write again" in result.stdout and "overwrite=True" in result.stdout
+    assert re.search(r"^error: new/deep/__zarrforge_unfinished.json: '/new/deep' holds what an "
+                     r"unfinished write \('create_array'", result.stdout, re.M)
+    assert "checked 5 nodes: 2 errors, 0 warnings" in result.stdout
+    report = json.loads(run("check", str(hierarchy), "--json").stdout)
+    assert {(p["severity"], p["key"]) for p in report["problems"]} == {
+        ("error", "obs/__zarrforge_unfinished.json"),
+        ("error", "new/deep/__zarrforge_unfinished.json")}
+    repaired = run("check", str(hierarchy), "--repair")  # never removes a marker
+    assert repaired.returncode == 1 and (hierarchy / "obs" / "__zarrforge_unfinished.json").exists()
+    only = run("check", str(hierarchy), "--path", "new")  # no node there: the marker is found
+    assert only.returncode == 1 and "error: new/deep/__zarrforge_unfinished.json" in only.stdout
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_check_reports_and_repairs_chunks_outside_the_shape(tmp_path, zarr_format):
+    """Before: chunks a killed append left beyond the shape checked clean, and stayed."""
+    path = tmp_path / "grown.zarr"
+    a = zf.create_array(str(path), "a", shape=(10, 4), chunks=(2, 2), dtype="i4",
+                        zarr_format=zarr_format)
+    a[:] = np.arange(40, dtype="i4").reshape(10, 4)
+    staged = a.stage_resize(16, 4)  # an append killed before it committed its shape
+    staged.array[10:] = 7
+    outside = [a.chunk_key((row, col)) for row in (5, 6, 7) for col in (0, 1)]
+    assert all(s.exists(k) for s in [a.store] for k in outside)
+
+    result = run("check", str(path))
+    assert result.returncode == 0, result.stdout
+    assert re.search(r"^warning: /a: 6 chunks stored outside its shape \(10, 4\) \("
+                     + re.escape(outside[0]), result.stdout, re.M)
+    assert "check --repair" in result.stdout and "0 errors, 1 warning" in result.stdout
+
+    repaired = run("check", str(path), "--repair", "--json")
+    assert repaired.returncode == 0
+    report = json.loads(repaired.stdout)
+    assert report["warnings"] == 0 and [r["key"] for r in report["repaired"]] == ["/a"]
+    assert "removed 6 chunks" in report["repaired"][0]["message"]
+    assert not any(a.store.exists(k) for k in outside)
+    assert (zf.open_array(str(path), "a", mode="r")[:] ==
+            np.arange(40, dtype="i4").reshape(10, 4)).all()
+    assert "no problems" in run("check", str(path)).stdout
+
+
+def test_check_repair_keeps_shards_that_reach_inside_the_shape(hierarchy):
+    counts = zf.open_array(str(hierarchy), "obs/counts", mode="r+")
+    counts.resize(40)  # shards of 16: shard 2 still holds rows 32..39
+    (hierarchy / "obs" / "counts" / "c" / "3").write_bytes(b"left by a killed append")
+    result = run("check", str(hierarchy), "--repair")
+    assert result.returncode == 0
+    assert "repaired: /obs/counts: removed 1 chunk stored outside its shape (40,): " \
+        "obs/counts/c/3" in result.stdout
+    assert sorted(p.name for p in (hierarchy / "obs" / "counts" / "c").iterdir()) == ["0", "1", "2"]
+    np.testing.assert_array_equal(zf.open_array(str(hierarchy), "obs/counts")[:],
+                                  np.arange(40, dtype="int16"))
+
+
 # --- copy ----------------------------------------------------------------------------------
 
 

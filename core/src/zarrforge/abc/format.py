@@ -59,6 +59,8 @@ Layout:
 * ``list_children(store, path)``: names of the child nodes of a group.
 * ``erase_node(store, path)``: remove a node and everything below it.
 * ``stored_chunks(store, path, metadata)``: coordinates of the chunks present.
+* ``chunks_outside_grid(store, path, metadata)``: keys of the array's chunks stored
+  outside its grid (a shrink's or a killed append's leftovers); none by default.
 * ``with_attributes(metadata, attributes)``: the model after an attribute change.
 """
 
@@ -71,6 +73,7 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 from ..errors import MetadataError
 from ..metadata.document import NodeDocument
+from .chunk_key_encoding import ChunkKeyEncoding
 from .extension_point import ExtensionPoint
 from .metadata import ArrayMetadata, GroupMetadata, NodeMetadata
 from .store import Store
@@ -257,29 +260,81 @@ class Format(ExtensionPoint):
             if store.exists(self.chunk_key(path, metadata, coords)):
                 yield coords
 
+    def chunks_outside_grid(self, store: Store, path: str, metadata: ArrayMetadata) -> list[str]:
+        """The sorted store keys of chunks of the array at ``path`` whose grid coordinates lie
+        outside its chunk grid: what a shrink that was interrupted, or an append killed
+        before it committed its longer shape, left beyond the shape (no reader reads them).
+
+        Only keys spelled exactly as a chunk key of this array are named, never one inside
+        the grid, and never one that may belong to something else (see
+        :meth:`ChunksUnderNode.chunks_outside_grid`). The default names none: a format that
+        cannot tell such keys apart reports nothing, so nothing is removed."""
+        return []
+
 
 class ChunksUnderNode:
-    """Mixin for formats whose chunk keys are ``<node path>/<chunk key encoding's key>``
-    (the final v3 format, Zarr v2): ``chunk_key``, its inverse, and ``stored_chunks``
-    with one listing of the node's prefix."""
+    """Mixin for formats whose chunk keys are a prefix of the node's (:meth:`chunk_prefix`:
+    ``<node path>/`` for the final v3 format and Zarr v2) followed by the array's chunk key
+    encoding's key (:meth:`key_encoding`): ``chunk_key``, its inverse, ``stored_chunks``
+    and ``chunks_outside_grid`` with one listing of that prefix."""
+
+    def chunk_prefix(self, path: str) -> str:
+        """The prefix every chunk key of the array at ``path`` begins with."""
+        return f"{path}/" if path else ""
+
+    def key_encoding(self, metadata: ArrayMetadata) -> ChunkKeyEncoding:
+        """The chunk key encoding the array's keys are spelled in."""
+        return metadata.chunk_key_encoding
 
     def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
-        key = metadata.chunk_key_encoding.encode_key(coords)
-        return f"{path}/{key}" if path else key
+        return self.chunk_prefix(path) + self.key_encoding(metadata).encode_key(coords)
 
-    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
-        prefix = f"{path}/" if path else ""
+    def _decoded(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
+        """The coordinates ``key`` spells as a chunk key of the array, inside its grid or not
+        (the grid unbounded); ``None`` for any other key."""
+        prefix = self.chunk_prefix(path)
         if not key.startswith(prefix):
             return None
-        coords = metadata.chunk_key_encoding.decode_key(key[len(prefix):], len(metadata.shape))
-        grid = metadata.chunk_grid.grid_shape
-        if coords is None or not all(i < n for i, n in zip(coords, grid)):
+        return self.key_encoding(metadata).decode_key(key[len(prefix):], len(metadata.shape))
+
+    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
+        coords = self._decoded(path, metadata, key)
+        if coords is None or not _inside(coords, metadata):
             return None
         return coords
 
     def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata
                       ) -> Iterator[tuple[int, ...]]:
-        for key in store.list_prefix(f"{path}/" if path else ""):
+        for key in store.list_prefix(self.chunk_prefix(path)):
             coords = self.chunk_coords(path, metadata, key)
             if coords is not None:
                 yield coords
+
+    def chunks_outside_grid(self, store: Store, path: str, metadata: ArrayMetadata) -> list[str]:
+        """Keys under :meth:`chunk_prefix` that decode as the array's chunk keys outside its
+        grid. Conservative: a key in a sub-directory of the prefix that also holds a key which
+        is no chunk key of the array (a node's document, say: a node nested below the array,
+        which Zarr does not allow, or anybody's file) is kept with everything in that
+        sub-directory, since it may be another node's chunk."""
+        prefix = self.chunk_prefix(path)
+        outside: list[str] = []
+        foreign_dirs: set[str] = set()
+        for key in store.list_prefix(prefix):
+            coords = self._decoded(path, metadata, key)
+            if coords is None:
+                foreign_dirs.update(_directories(key[len(prefix):]))
+            elif not _inside(coords, metadata):
+                outside.append(key)
+        return sorted(key for key in outside
+                      if foreign_dirs.isdisjoint(_directories(key[len(prefix):])))
+
+
+def _inside(coords: Sequence[int], metadata: ArrayMetadata) -> bool:
+    return all(i < n for i, n in zip(coords, metadata.chunk_grid.grid_shape))
+
+
+def _directories(relative: str) -> list[str]:
+    """The sub-directories ``relative`` (a key below a prefix) lies in: ``"c/1/2"`` is in
+    ``"c/"`` and ``"c/1/"``."""
+    parts = relative.split("/")[:-1]
+    return ["/".join(parts[:i + 1]) + "/" for i in range(len(parts))]

@@ -29,7 +29,10 @@ records), so the marker never stands where a member's directory would.
 * A successful write pays for its own marker's put and delete and nothing more: a
   marker is read only where something is already in the way, or by a caller that
   asks (``refuse_leftovers``) before it writes anything.
-* :func:`unfinished_write` (``zarrforge.unfinished_write``) reads the marker at a path.
+* :func:`unfinished_write` (``zarrforge.unfinished_write``) reads the marker at a path;
+  :func:`unfinished_writes_below` finds every marker below a path with one listing (what
+  ``zarrforge check`` uses where no node stands), and :func:`warn_if_unfinished` warns an
+  opener of a node that a marker stands at or above (:class:`UnfinishedWriteWarning`).
 * A store that takes only Zarr's own keys (``capabilities.bookkeeping_keys`` false: an
   Icechunk session, which settles unfinished writes itself, by not committing them)
   is never marked.
@@ -47,11 +50,13 @@ import datetime
 import json
 import os
 import socket
+import warnings
 from typing import Any, Iterator
 
 from .._version import __version__
 from ..abc.store import Store, WrapperStore
-from ..errors import ContainsNodeError, StoreError, UnfinishedWriteError
+from ..errors import (ContainsNodeError, StoreError, UnfinishedWriteError,
+                      UnfinishedWriteWarning)
 from ..metadata import paths
 
 MARKER_NAME = "__zarrforge_unfinished.json"
@@ -71,6 +76,11 @@ class UnfinishedWrite:
     pid: int | None
     host: str | None
     started: str | None
+
+    @property
+    def key(self) -> str:
+        """The marker's store key."""
+        return marker_key(self.path)
 
     def describe(self) -> str:
         who = " ".join(part for part in (
@@ -213,8 +223,11 @@ def unfinished_write(store: Store, path: str = "") -> UnfinishedWrite | None:
     if not store.capabilities.bookkeeping_keys:
         return None
     raw = store.get(marker_key(path))
-    if raw is None:
-        return None
+    return None if raw is None else _record(path, raw)
+
+
+def _record(path: str, raw: bytes) -> UnfinishedWrite:
+    """The record of the marker ``raw`` found at ``path`` (a malformed one: all ``None``)."""
     try:
         found = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
@@ -228,6 +241,49 @@ def unfinished_write(store: Store, path: str = "") -> UnfinishedWrite | None:
 
     return UnfinishedWrite(path, field("operation", str), field("pid", int), field("host", str),
                            field("started", str))
+
+
+def warn_if_unfinished(store: Store, path: str) -> None:
+    """Warn, with an :class:`UnfinishedWriteWarning`, when a killed write's marker stands at
+    ``path`` or at an ancestor of it (the nearest is named), for an opener of the node
+    there: it opens, but may read partial data. One batched read (``get_many``) of the
+    marker keys; nothing is read on a store without ``capabilities.bookkeeping_keys``, nor
+    inside a marked write of this context covering ``path`` (its own marker), and a store
+    error reading them is taken as no marker (an open never fails for it)."""
+    path = paths.normalize_path(path)
+    if not store.capabilities.bookkeeping_keys or _covered(store, path):
+        return
+    parts = path.split("/") if path else []
+    roots = ["/".join(parts[:depth]) for depth in range(len(parts), -1, -1)]
+    try:
+        values = store.get_many([(marker_key(root), None) for root in roots])
+    except StoreError:
+        return
+    for root, raw in zip(roots, values):
+        if raw is not None:
+            found = _record(root, raw)
+            where = "where" if root == path else f"below {'/' + root!r}, where"
+            warnings.warn(UnfinishedWriteWarning(
+                f"opened {'/' + path!r} {where} {found.describe()} left its marker "
+                f"{marker_key(root)!r}: what is read there may be partial, old data, new "
+                "data or a mix. Run the same write again to finish it, or "
+                "replace what it left with overwrite=True (mode='w'); delete the marker only "
+                "once the data is known to be whole (zarrforge check lists such markers)",
+                unfinished=found), stacklevel=3)
+            return
+
+
+def unfinished_writes_below(store: Store, path: str) -> list[UnfinishedWrite]:
+    """The markers at ``path`` and below it (one listing of its prefix), by path; none on a
+    store without ``capabilities.bookkeeping_keys``."""
+    path = paths.normalize_path(path)
+    if not store.capabilities.bookkeeping_keys:
+        return []
+    found = []
+    for key in sorted(store.list_prefix(path + "/" if path else "")):
+        if key == MARKER_NAME or key.endswith("/" + MARKER_NAME):
+            found.append(unfinished_write(store, paths.parent_of(key)))
+    return [mark for mark in found if mark is not None]
 
 
 def refusal(store: Store, path: str, error: ContainsNodeError) -> ContainsNodeError:

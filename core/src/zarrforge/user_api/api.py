@@ -6,6 +6,11 @@ must exist; ``"a"`` read/write, create if missing (a group, or an array given
 if a node exists. ``open`` and ``open_array`` default, as zarr-python's, to ``"r"``
 on a read-only store and ``"a"`` elsewhere; ``open_group`` to ``"a"``.
 
+Opening an existing node warns, with an :class:`~zarrforge.errors.UnfinishedWriteWarning`,
+when a write killed before it finished left its marker at the node's path or above it
+(:func:`zarrforge.storing.unfinished.warn_if_unfinished`: one batched read); the node
+opens all the same.
+
 Creation (:mod:`zarrforge.user_api.creation`) validates everything and builds the
 complete metadata *before* writing anything, so a bad argument never leaves
 a half-created node, and ``overwrite=True`` never erases the old node unless
@@ -119,6 +124,7 @@ def open_array(store: StoreLike = None, path: str = "", *, mode: str | None = No
         raise ContainsArrayError(f"an array already exists at {node.name!r}; mode 'w-' creates "
                                  "only (mode 'a' opens it, 'w' replaces it)")
     _check_matches(node, creation)
+    unfinished.warn_if_unfinished(location.store, location.path)
     return node
 
 
@@ -156,6 +162,7 @@ def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
                               use_consolidated=use_consolidated)
     if not isinstance(node, Group):
         raise NodeTypeError(f"the node at {node.name!r} is an array, not a group")
+    unfinished.warn_if_unfinished(resolved, path)
     return node
 
 
@@ -199,6 +206,7 @@ def open(store: StoreLike = None, path: str = "", *, mode: str | None = None,  #
         raise
     if isinstance(node, Group):
         no_array_options("the one stored")
+    unfinished.warn_if_unfinished(location.store, location.path)
     return node
 
 

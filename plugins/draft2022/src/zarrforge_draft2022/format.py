@@ -22,11 +22,12 @@ and groups :mod:`.creation`. Every error names the store key and the field.
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, Format, GroupMetadata,
-                                          NodeDocument, NodeMetadata, Store, load_document, paths)
+from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, ChunksUnderNode, Format,
+                                          GroupMetadata, NodeDocument, NodeMetadata, Store,
+                                          load_document, paths)
 
 from . import creation
 from . import transformers as st
@@ -41,7 +42,7 @@ from .reading import FORMAT_NAME, parse_array, parse_group
 __all__ = ["FORMAT_NAME", "Draft2022Format", "dump"]
 
 
-class Draft2022Format(Format):
+class Draft2022Format(ChunksUnderNode, Format):
     """The 2022 draft's format.
 
     ``dialect``: the dialect of hierarchies this instance creates (default:
@@ -226,24 +227,11 @@ class Draft2022Format(Format):
 
     # --- layout -----------------------------------------------------------------------
 
-    def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
-        return data_prefix(path) + self._encoding(metadata).encode_key(coords)
+    def chunk_prefix(self, path: str) -> str:
+        return data_prefix(path)
 
-    def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
-        prefix = data_prefix(path)
-        if not key.startswith(prefix):
-            return None
-        coords = self._encoding(metadata).decode_key(key[len(prefix):], len(metadata.shape))
-        if coords is None or not all(i < n for i, n in zip(coords, metadata.chunk_grid.grid_shape)):
-            return None
-        return coords
-
-    def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata
-                      ) -> Iterator[tuple[int, ...]]:
-        for key in store.list_prefix(data_prefix(path)):
-            coords = self.chunk_coords(path, metadata, key)
-            if coords is not None:
-                yield coords
+    def key_encoding(self, metadata: ArrayMetadata) -> DraftChunkKeyEncoding:
+        return self._encoding(metadata)
 
     def list_children(self, store: Store, path: str) -> list[str]:
         entry = self.entry_point(store)

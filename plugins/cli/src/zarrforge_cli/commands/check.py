@@ -1,4 +1,4 @@
-"""``zarrforge check URL [--deep]``: is every node readable, and every chunk?
+"""``zarrforge check URL [--deep] [--repair]``: is every node readable, and every chunk?
 
 The check reads the store itself, never consolidated metadata, and goes on
 after a problem, so one run lists every problem with the store key involved:
@@ -12,6 +12,16 @@ after a problem, so one run lists every problem with the store key involved:
 * consolidated metadata agrees with the nodes' own documents: a listed node
   that is gone or differs, or a node the listing lacks, is an error (readers
   that use it would see something else);
+* a write killed before it finished (its unfinished-write marker,
+  :mod:`zarrforge.storing.unfinished`, at a node or at a path below a group where no
+  node stands) is an error naming the marker's key, the interrupted operation and
+  what to do: run the same write again, or replace what it left with
+  ``overwrite=True`` (``mode="w"``); ``--repair`` never removes a marker (only the
+  writer knows whether its data is whole);
+* chunks stored outside an array's shape (``zarrforge.leftover_chunks``: a shrink cut
+  short, an append killed before it committed its shape) are a warning, one per
+  array; readers never read them. ``--repair`` deletes them, nothing else, and
+  reports each array repaired (nothing inside an array's shape is deleted);
 * with ``--deep``, every stored chunk is read and decoded, which verifies
   checksums (``crc32c``, the shard index) and sizes.
 
@@ -47,6 +57,7 @@ class Problem:
 @dataclasses.dataclass
 class Report:
     problems: list[Problem] = dataclasses.field(default_factory=list)
+    repaired: list[Problem] = dataclasses.field(default_factory=list)
     nodes: int = 0
     chunks: int = 0
 
@@ -75,9 +86,10 @@ def _formats() -> list[Any]:
 
 
 class Checker:
-    def __init__(self, store: Any, *, deep: bool, progress: Any) -> None:
+    def __init__(self, store: Any, *, deep: bool, progress: Any, repair: bool = False) -> None:
         self.store = store
         self.deep = deep
+        self.repair = repair
         self.progress = progress
         self.report = Report()
         self.seen: set[str] = set()
@@ -94,6 +106,8 @@ class Checker:
         except Exception:  # noqa: BLE001 - a broken root is reported by visit()
             found = True
         if found is None:
+            if self.check_markers_below(path):  # a killed write's leftovers, no node yet
+                return self.report
             raise click.ClickException(f"no array or group at {_node_key(path)!r} in "
                                        f"{self.store!r}")
         self.visit(path)
@@ -107,6 +121,7 @@ class Checker:
 
         self.report.nodes += 1
         self.seen.add(path)
+        self.check_marker(path)
         node = None
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -137,10 +152,83 @@ class Checker:
             consolidated = node.metadata_model.consolidated
             if consolidated is not None:
                 self.consolidated.append((path, node.format, consolidated))
-            for name in node.format.list_children(self.store, path):
+            children = node.format.list_children(self.store, path)
+            self.check_unlisted(path, children)
+            for name in children:
                 self.visit(f"{path}/{name}" if path else name)
-        elif self.deep:
-            self.check_chunks(node)
+        else:
+            self.check_leftover_chunks(node)
+            if self.deep:
+                self.check_chunks(node)
+
+    def report_marker(self, found: Any) -> None:
+        self.problem("error", found.key,
+                     f"{_node_key(found.path)!r} holds what {found.describe()} left: the "
+                     "nodes there may be incomplete. Run the same write again to finish it "
+                     "(to_zarr adding variables: the same call), or replace what it left with "
+                     "overwrite=True (mode='w'); delete this key only once the data is known "
+                     "to be whole")
+
+    def check_marker(self, path: str) -> None:
+        """One read: the marker a killed write left at the node ``path``."""
+        import zarrforge
+
+        try:
+            found = zarrforge.unfinished_write(self.store, path)
+        except Exception as exc:  # noqa: BLE001 - a store failure is a finding
+            self.problem("error", _node_key(path), f"cannot read its unfinished-write marker: "
+                                                   f"{exc}")
+            return
+        if found is not None:
+            self.report_marker(found)
+
+    def check_markers_below(self, path: str) -> bool:
+        """One listing below ``path`` (where no node stands): report every marker there;
+        whether there was one."""
+        from zarrforge.hierarchy_api import unfinished_writes_below
+
+        found = unfinished_writes_below(self.store, path)
+        for mark in found:
+            self.report_marker(mark)
+        return bool(found)
+
+    def check_unlisted(self, path: str, children: list[str]) -> None:
+        """The sub-directories of the group ``path`` that hold no node (one listing of the
+        group's level): a killed write may have left its marker there before any node."""
+        try:
+            listing = self.store.list_dir(f"{path}/" if path else "")
+        except Exception:  # noqa: BLE001 - the group's children were listed already
+            return
+        for prefix in listing.prefixes:
+            name = prefix.rstrip("/")
+            if name not in children:
+                self.check_markers_below(f"{path}/{name}" if path else name)
+
+    def check_leftover_chunks(self, array: Any) -> None:
+        """One listing of the array's chunk keys: those outside its shape (see the module
+        docstring), removed with ``--repair``."""
+        import zarrforge
+
+        try:
+            keys = zarrforge.leftover_chunks(self.store, array.path, remove=self.repair)
+        except Exception as exc:  # noqa: BLE001 - every failure is a finding
+            doing = "remove" if self.repair else "list"
+            self.problem("error", array.name, f"cannot {doing} the chunks stored outside its "
+                                              f"shape ({type(exc).__name__}): {exc}")
+            return
+        if not keys:
+            return
+        count = f"{len(keys)} chunk{'s' * (len(keys) != 1)}"
+        shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+        if self.repair:
+            self.report.repaired.append(Problem(
+                "repaired", array.name, f"removed {count} stored outside its shape "
+                                        f"{tuple(array.shape)}: {shown}"))
+            return
+        self.problem("warning", array.name,
+                     f"{count} stored outside its shape {tuple(array.shape)} ({shown}), left by "
+                     "a shrink cut short or an append killed before it committed its shape; "
+                     "no reader reads them. `zarrforge check --repair` removes them")
 
     def check_ignored(self, node: Any) -> None:
         from zarrforge.hierarchy_api import UnknownExtension
@@ -222,30 +310,37 @@ class Checker:
 @click.argument("url")
 @path_option
 @click.option("--deep", is_flag=True, help="Also read and decode every stored chunk.")
+@click.option("--repair", is_flag=True,
+              help="Delete the chunks stored outside an array's shape (nothing else).")
 @click.option("--progress", "progress_mode", type=click.Choice(MODES), default="none",
               show_default=True, help="Progress of --deep on standard error.")
 @storage.flags()
 @json_option
-def check(url: str, path: str, deep: bool, progress_mode: str, as_json: bool,
+def check(url: str, path: str, deep: bool, repair: bool, progress_mode: str, as_json: bool,
           storage_options: dict[str, Any]) -> None:
     """Check that every node's metadata is valid and every extension it names is
     installed; with --deep, that every stored chunk decodes and its checksums match.
+
+    Also reports writes killed before they finished (their unfinished-write markers) and
+    chunks stored outside an array's shape; --repair deletes those chunks.
 
     Lists every problem with its store key. Exit code 1 when there is an error.
     """
     from zarrforge.hierarchy_api import paths, resolve_store
 
-    store = resolve_store(url, read_only=True, storage_options=storage.for_url(
+    store = resolve_store(url, read_only=not repair, storage_options=storage.for_url(
         url, storage_options, "--storage-option"))
     with reporter(progress_mode, "check", sizer=lambda _: (None, "chunks")) as progress:
-        report = Checker(store, deep=deep, progress=progress).run(paths.normalize_path(path))
+        report = Checker(store, deep=deep, progress=progress,
+                         repair=repair).run(paths.normalize_path(path))
     if as_json:
         click.echo(json.dumps({"nodes": report.nodes, "chunks": report.chunks,
                                "errors": report.errors, "warnings": report.warnings,
-                               "problems": [dataclasses.asdict(p) for p in report.problems]},
+                               "problems": [dataclasses.asdict(p) for p in report.problems],
+                               "repaired": [dataclasses.asdict(p) for p in report.repaired]},
                               indent=2))
     else:
-        for problem in report.problems:
+        for problem in [*report.problems, *report.repaired]:
             click.echo(str(problem))
         checked = f"{report.nodes} node{'s' * (report.nodes != 1)}"
         if deep:
