@@ -56,7 +56,7 @@ from typing import Any, Iterator
 from .._version import __version__
 from ..abc.store import Store, WrapperStore
 from ..errors import (ContainsNodeError, StoreError, UnfinishedWriteError,
-                      UnfinishedWriteWarning)
+                      UnfinishedWriteWarning, ZarrforgeError)
 from ..metadata import paths
 
 MARKER_NAME = "__zarrforge_unfinished.json"
@@ -248,8 +248,9 @@ def warn_if_unfinished(store: Store, path: str) -> None:
     ``path`` or at an ancestor of it (the nearest is named), for an opener of the node
     there: it opens, but may read partial data. One batched read (``get_many``) of the
     marker keys; nothing is read on a store without ``capabilities.bookkeeping_keys``, nor
-    inside a marked write of this context covering ``path`` (its own marker), and a store
-    error reading them is taken as no marker (an open never fails for it)."""
+    inside a marked write of this context covering ``path`` (its own marker), and an error
+    reading them (the store's, or a limit a misbehaving server's answer breaks) is taken as
+    no marker: an open never fails for it."""
     path = paths.normalize_path(path)
     if not store.capabilities.bookkeeping_keys or _covered(store, path):
         return
@@ -257,10 +258,10 @@ def warn_if_unfinished(store: Store, path: str) -> None:
     roots = ["/".join(parts[:depth]) for depth in range(len(parts), -1, -1)]
     try:
         values = store.get_many([(marker_key(root), None) for root in roots])
-    except StoreError:
+    except ZarrforgeError:
         return
     for root, raw in zip(roots, values):
-        if raw is not None:
+        if raw:  # a marker is never empty; some caches answer a missing key with b""
             found = _record(root, raw)
             where = "where" if root == path else f"below {'/' + root!r}, where"
             warnings.warn(UnfinishedWriteWarning(

@@ -253,9 +253,11 @@ class ZipStore(Store):
         super().__init__(read_only=bool(read_only) or not _archive.writable)
         self._archive = _archive
         self.path = _archive.location
+        # no bookkeeping keys: a write's unfinished-write marker could never be removed
+        # from an append-only archive, and would then mark every finished write as killed
         self.capabilities = StoreCapabilities(  # type: ignore[misc]
             writable=_archive.writable, listable=True, partial_reads=True, atomic_writes=False,
-            versioned_ranges=True)
+            versioned_ranges=True, bookkeeping_keys=False)
 
     @staticmethod
     def _open_file_object(file: Any, mode: str, *, compression: int, allow_zip64: bool,
