@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 import zipfile
 
 import numpy as np
@@ -123,3 +124,19 @@ def test_interoperates_with_zarr_python(tmp_path):
     np.testing.assert_array_equal(zarr.open_array(store, path="a", mode="r")[:],
                                   np.arange(144).reshape(12, 12))
     store.close()
+
+
+def test_a_finished_write_leaves_no_unfinished_write_marker_in_the_archive(tmp_path):
+    archive = tmp_path / "marker.zip"
+    store = ZipStore(str(archive), mode="w")
+    zf.create_array(store, "g/a", shape=(4,), chunks=(2,), dtype="i2")[...] = 7
+    store.close()
+    with zipfile.ZipFile(archive) as opened:
+        names = opened.namelist()
+    assert "g/a/zarr.json" in names
+    assert not any("__zarrforge_unfinished" in name for name in names), names
+    reader = ZipStore(str(archive), mode="r")
+    assert zf.unfinished_write(reader, "g/a") is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no UnfinishedWriteWarning on open
+        assert zf.open_array(reader, "g/a", mode="r")[...].tolist() == [7, 7, 7, 7]
