@@ -30,12 +30,14 @@ import os
 import signal
 import time
 import traceback
+import warnings
 from pathlib import Path
 from typing import Callable, Sequence
 
 import zarrforge
 
 from ..abc.store import Store
+from ..errors import UnfinishedWriteWarning
 
 WRITE_METHODS = ("set", "set_parts", "set_many", "set_if", "delete", "delete_many",
                  "delete_if", "erase_prefix")
@@ -159,7 +161,9 @@ def every_node_opens_and_reads(root: Path) -> int:
     paths = sorted({str(f.parent.relative_to(root)) for name in NODE_DOCUMENTS
                     for f in root.rglob(name)})
     for path in paths:
-        node = zarrforge.open(str(root), "" if path == "." else path, mode="r")
+        with warnings.catch_warnings():  # a marked leftover is opened on purpose here
+            warnings.simplefilter("ignore", UnfinishedWriteWarning)
+            node = zarrforge.open(str(root), "" if path == "." else path, mode="r")
         if isinstance(node, zarrforge.Array):
             node[...]  # noqa: B018 - reads every chunk
     return len(paths)
