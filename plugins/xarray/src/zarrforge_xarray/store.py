@@ -164,6 +164,9 @@ class ZarrforgeDataStore(AbstractDataStore):
                  drop_variables: Iterable[str] = (), close_store: bool = False) -> None:
         self.group = group
         self.zarr_format = group.metadata_model.format_name
+        # The argument is honoured as xarray documents it; xarray's engine="zarr" drops it
+        # and always takes this default (xarray issue #10269). A deliberate difference
+        # (docs/xarray.md): its suite's test_zarr_fill_value_setting[2-*] expects the drop.
         if use_zarr_fill_value_as_mask is None:
             use_zarr_fill_value_as_mask = self.zarr_format != "3"
         self._mask = use_zarr_fill_value_as_mask
