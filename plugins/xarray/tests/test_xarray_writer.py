@@ -397,3 +397,28 @@ def test_a_scalar_variable_has_no_dimension_names_as_zarr_python_writes_it(tmp_p
     assert row["dimension_names"] == ["x"]
     back = xr.open_dataset(str(tmp_path), engine="zarrforge").load()
     assert back["scalar"].dims == () and float(back["scalar"]) == 3.5
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_a_variable_named_none_is_stored_as_xarrays_own_writer_stores_it(tmp_path, zarr_format):
+    """Before (issue #44): stored as "None"; xarray names it "__values__" (a name the Zarr
+    v3 spec reserves), which zarrforge neither created nor read. Now each engine reads
+    what the other wrote, and other new names with that prefix are refused before any
+    write (existing ones, another tool's, are written into)."""
+    ds = xr.Dataset({None: (("x", "y"), [[0, 1], [2, 3]])})
+    ours, theirs = tmp_path / "ours.zarr", tmp_path / "theirs.zarr"
+    zx.to_zarr(ds, ours, zarr_format=zarr_format)
+    ds.to_zarr(theirs, zarr_format=zarr_format)
+    assert (ours / "__values__").is_dir() and not (ours / "None").exists()
+    for path in (ours, theirs):
+        for engine in ("zarrforge", "zarr"):
+            xr.testing.assert_identical(xr.open_dataset(path, engine=engine).load(), ds)
+    zx.to_zarr(ds * 2, theirs, mode="a")  # into the array another tool wrote
+    xr.testing.assert_identical(xr.open_dataset(theirs, engine="zarrforge").load(), ds * 2)
+    with pytest.raises(zf.errors.InvalidPathError, match=r"\['__x'\].*Rename them"):
+        zx.to_zarr(xr.Dataset({"__x": ("x", [1, 2])}), tmp_path / "new.zarr")
+    assert not (tmp_path / "new.zarr").exists()
+    with pytest.raises(zf.errors.InvalidPathError, match=r"\['__x'\]"):
+        zx.to_zarr(xr.Dataset({"__x": ("x", [1, 2])}), ours, mode="a")
+    assert sorted(p.name for p in ours.iterdir() if not p.name.startswith(".")) == [
+        "__values__"] + (["zarr.json"] if zarr_format == 3 else [])

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import base64
 import struct
-from typing import Any, Iterable
+from typing import Any, Hashable, Iterable
 
 import numpy as np
-from xarray.backends.common import AbstractDataStore, BackendArray
+from xarray.backends.common import NONE_VAR_NAME, AbstractDataStore, BackendArray
 from xarray.coding.strings import create_vlen_dtype
 from xarray.core import indexing
 from xarray.core.utils import FrozenDict
@@ -40,6 +40,16 @@ import zarrforge
 import zarrforge.asyncio
 
 DIMENSION_KEY = "_ARRAY_DIMENSIONS"
+
+
+def stored_name(key: Hashable) -> str:
+    """The Zarr array name of the variable ``key``, as xarray's own engine names it: a
+    variable named ``None`` is stored as ``NONE_VAR_NAME`` (``"__values__"``), which
+    xarray's reading (``AbstractDataStore.load``) turns back into ``None``. That name has
+    the prefix the Zarr v3 spec reserves, so the writer creates it with
+    ``allow_reserved_name=True``, for this variable only: other names with that prefix
+    are refused, as zarrforge refuses them everywhere by default."""
+    return NONE_VAR_NAME if key is None else str(key)
 
 
 class MissingDimensionNamesError(zarrforge.errors.ZarrforgeError, KeyError):
