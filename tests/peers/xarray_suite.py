@@ -75,15 +75,11 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ("TestZarrforgeDirectoryStore", "test_chunk_encoding_with_dask[3]"): _MISALIGNED,
     ("TestZarrforgeDirectoryStore", "test_shard_encoding_with_dask[3]"): _MISALIGNED,
 }
-_CODEC_OBJECTS = ("encoding['compressors'] after a read holds zarrforge's JSON dicts in a list; "
-                  "xarray's engine gives a tuple of zarr-python (v3) or numcodecs (v2) objects")
 _V2_FILL = ("Zarr v2, use_zarr_fill_value_as_mask=False, data never written (compute=False): "
             "zarrforge reads the fill value where xarray's engine reads the data as missing")
 # Items (in both classes) failing for a cause not fixed yet (issue #44):
 # xfail(strict=True), so that a fix shows.
 NOT_YET_FIXED: dict[str, str] = {
-    **dict.fromkeys(["test_compressor_encoding[2]", "test_compressor_encoding[3]"],
-                    _CODEC_OBJECTS),
     **dict.fromkeys(["test_zarr_fill_value_setting[2-int]",
                      "test_zarr_fill_value_setting[2-float]"], _V2_FILL),
 }

@@ -269,6 +269,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 options[key] = encoding[key]
         if encoding.get("serializer") is not None:
             options["serializer"] = encoding["serializer"]
+        _object_codec_to_serializer(options)
         if encoding.get("shards") is not None:
             options["shards"] = tuple(encoding["shards"])
         if encoding.get("chunk_key_encoding") is not None:
@@ -291,6 +292,23 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
 
     def close(self) -> None:
         return None
+
+
+def _object_codec_to_serializer(options: dict[str, Any]) -> None:
+    """Move a numcodecs ``VLenUTF8``/``VLenBytes`` from ``options["filters"]`` to the
+    serializer (when none is given): Zarr v2 stores a string array's object codec first
+    among its filters, so that is where xarray's engine, and this backend, report it in
+    ``encoding["filters"]`` for a v2 array, while zarrforge's creation takes it as the
+    ``serializer`` (the array -> bytes codec it is)."""
+    from numcodecs.vlen import VLenBytes, VLenUTF8
+
+    filters = options.get("filters")
+    if not isinstance(filters, (list, tuple)) or options.get("serializer") is not None:
+        return
+    objects = [f for f in filters if isinstance(f, (VLenUTF8, VLenBytes))]
+    if len(objects) == 1:
+        options["serializer"] = objects[0]
+        options["filters"] = [f for f in filters if f is not objects[0]]
 
 
 def _existing_group(store: Any, path: str, mode: str) -> zarrforge.Group | None:
