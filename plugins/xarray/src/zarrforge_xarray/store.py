@@ -13,6 +13,10 @@ always present and is not a missing-value marker, the ``_FillValue``
 attribute xarray writes is decoded and the array's fill value is only kept in
 ``encoding["fill_value"]``. ``use_zarr_fill_value_as_mask`` overrides this.
 
+Codecs go into ``encoding`` as xarray's engine puts them there: tuples of codec objects
+(numcodecs' for Zarr v2, zarrforge's otherwise, equal to zarr-python's of the same JSON),
+and a variable named ``None`` is read from the array ``__values__`` (:func:`stored_name`).
+
 :class:`ZarrforgeArray` reads lazily: xarray's explicit indexers are reduced
 to basic and orthogonal selections (``IndexingSupport.OUTER``), which the
 zarrforge array serves by reading only the chunks they touch; vectorised

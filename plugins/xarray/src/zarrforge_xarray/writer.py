@@ -21,7 +21,8 @@ chunkmanager_store_kwargs=None)`` has the parameters and semantics of xarray's
   ``chunk_key_encoding``, ``write_empty_chunks``
   (zarrforge's forms: names, ``{"name", "configuration"}``; objects with
   ``to_dict()`` (zarr-python codecs) or ``get_config()`` (numcodecs) are
-  translated), ``fill_value`` (Zarr v3) / ``_FillValue``, ``dtype``,
+  translated; a numcodecs ``VLenUTF8`` among a v2 array's ``filters``, where xarray's
+  engine reports it, is the serializer), ``fill_value`` (Zarr v3) / ``_FillValue``, ``dtype``,
   ``scale_factor`` / ``add_offset``, ``units`` / ``calendar``; CF encoding is
   xarray's own (``conventions.encode_dataset_coordinates``,
   ``encode_cf_variable`` with the Zarr coders), so strings, times and fill
