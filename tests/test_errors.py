@@ -119,6 +119,52 @@ def test_invalid_node_paths_are_refused_before_writing(tmp_path, path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_reserved_names_are_created_only_on_purpose_and_read_always(tmp_path, zarr_format):
+    """The spec reserves names starting with "__": creation refuses them unless asked
+    (allow_reserved_name=True), naming why; what another tool wrote with such a name
+    (xarray's "__values__") is listed, opened, consolidated and copied."""
+    group = zf.create_group(LocalStore(tmp_path / "g"), zarr_format=zarr_format)
+    with pytest.raises(InvalidPathError, match="reserves.*allow_reserved_name=True"):
+        group.create_array("__values__", shape=(2,), dtype="int8")
+    with pytest.raises(InvalidPathError, match="reserves.*allow_reserved_name=True"):
+        zf.create_group(LocalStore(tmp_path / "g"), "__values__", zarr_format=zarr_format)
+    with pytest.raises(InvalidPathError, match="'__new'.*reserves"):  # a missing parent
+        zf.create_array(LocalStore(tmp_path / "g"), "__new/x", shape=(2,), dtype="int8",
+                        zarr_format=zarr_format)
+    assert not any(p.name.startswith("__") for p in (tmp_path / "g").iterdir())
+    group.create_array("__values__", shape=(2,), dtype="int8", allow_reserved_name=True)[:] = [1, 2]
+    sub = group.create_group("__sub", allow_reserved_name=True)
+    sub.create_array("x", shape=(1,), dtype="int8")  # an existing "__" parent is no new name
+    with pytest.raises(InvalidPathError, match="reserved for Zarr's own data"):
+        group.create_array("__zarr_x", shape=(2,), dtype="int8", allow_reserved_name=True)
+    zf.consolidate_metadata(group.store, "")
+    for consolidated in (True, False):
+        opened = zf.open_group(LocalStore(tmp_path / "g"), mode="r",
+                               use_consolidated=consolidated)
+        assert opened.keys() == ["__sub", "__values__"]
+        assert opened["__values__"][...].tolist() == [1, 2]
+        assert [name for name, _ in opened.members(max_depth=None)] == [
+            "__sub", "__sub/x", "__values__"]
+    copied = zf.copy(LocalStore(tmp_path / "g"), LocalStore(tmp_path / "copy"))
+    assert copied["__values__"][...].tolist() == [1, 2]
+    with pytest.raises(InvalidPathError, match="'__there'"):  # the copy's own name is the user's
+        zf.copy(LocalStore(tmp_path / "g"), LocalStore(tmp_path / "c2"), dest_path="__there")
+
+
+def test_zarrforge_bookkeeping_keys_are_never_nodes():
+    """The unfinished-write marker and commit records start with "__zarr": no path, listing
+    or creation takes them for a node, even where a directory of that name holds a node
+    document."""
+    store = MemoryStore()
+    zf.create_group(store)
+    store.set("__zarrforge_commits/zarr.json", json.dumps(
+        {"zarr_format": 3, "node_type": "group", "attributes": {}}).encode())
+    assert zf.open_group(store, mode="r").keys() == []
+    with pytest.raises(InvalidPathError, match="__zarr"):
+        zf.open_group(store, "__zarrforge_commits", mode="r")
+
+
 def test_create_over_existing_node_is_refused_and_keeps_data():
     a = make_array()
     before = snapshot(a.store)

@@ -181,8 +181,8 @@ def test_the_pipeline_path_comes_first_then_path():
     assert list(group.keys()) == ["arr"]
     location = resolve_location("memory:pipe-join|zarr3:grp/", "/sub/arr/")
     assert location.path == "grp/sub/arr" and location.zarr_format == "3"
-    with pytest.raises(URLPipelineError, match=r"'memory:pipe-join\|zarr3:grp' with path='__x'"):
-        resolve_location("memory:pipe-join|zarr3:grp", "__x")
+    with pytest.raises(URLPipelineError, match=r"'memory:pipe-join\|zarr3:grp' with path='__zarr'"):
+        resolve_location("memory:pipe-join|zarr3:grp", "__zarr")
 
 
 def test_a_format_segment_contradicting_zarr_format_names_both():

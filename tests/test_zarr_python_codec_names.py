@@ -264,3 +264,39 @@ def test_create_array_with_lzma_transpose_and_sharding():
         "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
                          {"name": "crc32c"}],
         "index_location": "end"}}]
+
+
+def test_an_arrays_codecs_equal_the_foreign_objects_it_was_created_with():
+    """Before (issue #44): a zarrforge codec equalled only one of its own class, so the
+    codecs xarray reports in ``encoding`` never equalled the zarr-python or numcodecs
+    objects written with. Now a foreign codec object compares by its own JSON
+    (zarr-python's ``to_dict()``, numcodecs' ``get_config()`` against ``numcodecs.<id>``),
+    either way round; anything else is not equal; and equal codecs hash alike."""
+    zarr_python = pytest.importorskip("zarr")
+    numcodecs = pytest.importorskip("numcodecs")
+    theirs = zarr_python.codecs.BloscCodec(cname="zstd", clevel=3, shuffle="shuffle",
+                                           typesize=8, blocksize=0)
+    delta = numcodecs.Delta(dtype="<f8")
+    array = zarr.create_array({}, shape=(4,), dtype="float64", compressors=theirs,
+                              filters=[delta])
+    assert array.compressors == (theirs,) and (theirs,) == array.compressors
+    assert array.filters == (delta,) and not array.filters[0] != delta
+    assert array.filters[0] != numcodecs.Delta(dtype="<i8")
+    # a zarr-python BloscCodec left to the array (typesize, shuffle unset) is another JSON
+    assert array.compressors[0] != zarr_python.codecs.BloscCodec(cname="zstd", clevel=3)
+    assert array.compressors[0] != "blosc" and array.compressors[0] != {"name": "blosc"}
+    one = zarr.codecs.ZstdCodec(level=3, checksum=True)
+    assert one == zarr.codecs.ZstdCodec(checksum=True, level=3)
+    assert hash(one) == hash(zarr.codecs.ZstdCodec(checksum=True, level=3))
+    assert len({array.compressors[0], zarr.codecs.BloscCodec(**theirs.to_dict()["configuration"])}) == 1
+
+
+def test_codecs_pickle_by_their_settings():
+    """Before (issue #44): zstd (and a shard chain holding it) could not be pickled, its
+    per-thread compressors being unpicklable, so neither could a dataset whose encoding
+    holds it."""
+    array = zarr.create_array({}, shape=(4, 4), dtype="int32", chunks=(2, 2), shards=(4, 4),
+                              compressors=zarr.codecs.ZstdCodec(level=5, checksum=True))
+    for codec in (*array.codecs, *array.compressors):
+        copy = pickle.loads(pickle.dumps(codec))
+        assert copy == codec and type(copy) is type(codec)

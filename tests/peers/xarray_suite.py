@@ -82,17 +82,9 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
        for cls in ("TestZarrforgeDirectoryStore", "TestZarrforgeDictStore")
        for dtype in ("int", "float")},
 }
-_NONE_NAME = ("a variable named None is written as 'None' (xarray writes '__values__', a name "
-              "the Zarr v3 spec reserves, which zarrforge refuses to create and to read)")
-_CODEC_OBJECTS = ("encoding['compressors'] after a read holds zarrforge's JSON dicts in a list; "
-                  "xarray's engine gives a tuple of zarr-python (v3) or numcodecs (v2) objects")
 # Items (in both classes) failing for a cause not fixed yet (issue #44):
 # xfail(strict=True), so that a fix shows.
 NOT_YET_FIXED: dict[str, str] = {
-    **dict.fromkeys(["test_roundtrip_None_variable[2]", "test_roundtrip_None_variable[3]"],
-                    _NONE_NAME),
-    **dict.fromkeys(["test_compressor_encoding[2]", "test_compressor_encoding[3]"],
-                    _CODEC_OBJECTS),
 }
 
 

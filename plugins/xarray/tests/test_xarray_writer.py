@@ -248,10 +248,48 @@ def test_open_then_write_keeps_the_codecs(tmp_path):
                              dimension_names=["t"])
     source[:] = np.arange(6.0)
     ds = xr.open_dataset(tmp_path / "in.zarr", engine="zarrforge")
-    assert ds["v"].encoding["compressors"] == [{"name": "gzip", "configuration": {"level": 7}}]
+    assert ds["v"].encoding["compressors"] == (zf.codecs.GzipCodec(level=7),)
     zx.to_zarr(ds, tmp_path / "out.zarr")
     assert zf.open_array(str(tmp_path / "out.zarr"), "v").metadata["codecs"][1:] == [
         {"name": "gzip", "configuration": {"level": 7}}]
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_encoding_codecs_are_objects_equal_to_those_written_and_write_back(tmp_path,
+                                                                          zarr_format):
+    """Before (issue #44): ``encoding["compressors"]`` held zarrforge's JSON in a list.
+    Now, as with xarray's engine, tuples of codec objects equal to those written with:
+    zarrforge's (equal to zarr-python's) for v3, numcodecs' for v2 (a string array's
+    ``VLenUTF8`` among the filters, where v2 stores it); writing them back keeps them,
+    and a dataset holding them pickles."""
+    import pickle
+
+    import numcodecs
+    import zarr
+
+    compressor = (zarr.codecs.BloscCodec(cname="zstd", clevel=3, shuffle="shuffle", typesize=8,
+                                         blocksize=0) if zarr_format == 3
+                  else numcodecs.Blosc(cname="zstd", clevel=3, shuffle=2))
+    ds = xr.Dataset({"v": (("t",), np.arange(6.0)),
+                     "s": (("t",), np.array(list("abcdef"), dtype=object))})
+    zx.to_zarr(ds, tmp_path / "in.zarr", zarr_format=zarr_format,
+               encoding={"v": {"compressors": (compressor,)}})
+    back = xr.open_dataset(tmp_path / "in.zarr", engine="zarrforge")
+    assert back["v"].encoding["compressors"] == (compressor,)
+    assert back["v"].encoding["filters"] == ()
+    if zarr_format == 2:
+        assert back["s"].encoding["filters"] == (numcodecs.VLenUTF8(),)
+    else:
+        assert back["s"].encoding["serializer"] == zarr.codecs.VLenUTF8Codec()
+    pickle.loads(pickle.dumps(back))
+    zx.to_zarr(back[["v"]], tmp_path / "out.zarr", zarr_format=zarr_format)
+    again = xr.open_dataset(tmp_path / "out.zarr", engine="zarrforge")
+    assert again["v"].encoding["compressors"] == (compressor,)
+    # a v2 object codec given among the filters, as xarray's engine reports it, is taken
+    zx.to_zarr(ds[["s"]], tmp_path / "s.zarr", zarr_format=zarr_format,
+               encoding={"s": {"filters": back["s"].encoding["filters"]}})
+    xr.testing.assert_identical(xr.open_dataset(tmp_path / "s.zarr", engine="zarr").load(),
+                                ds[["s"]])
 
 
 @pytest.fixture(scope="module")
@@ -397,3 +435,28 @@ def test_a_scalar_variable_has_no_dimension_names_as_zarr_python_writes_it(tmp_p
     assert row["dimension_names"] == ["x"]
     back = xr.open_dataset(str(tmp_path), engine="zarrforge").load()
     assert back["scalar"].dims == () and float(back["scalar"]) == 3.5
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_a_variable_named_none_is_stored_as_xarrays_own_writer_stores_it(tmp_path, zarr_format):
+    """Before (issue #44): stored as "None"; xarray names it "__values__" (a name the Zarr
+    v3 spec reserves), which zarrforge neither created nor read. Now each engine reads
+    what the other wrote, and other new names with that prefix are refused before any
+    write (existing ones, another tool's, are written into)."""
+    ds = xr.Dataset({None: (("x", "y"), [[0, 1], [2, 3]])})
+    ours, theirs = tmp_path / "ours.zarr", tmp_path / "theirs.zarr"
+    zx.to_zarr(ds, ours, zarr_format=zarr_format)
+    ds.to_zarr(theirs, zarr_format=zarr_format)
+    assert (ours / "__values__").is_dir() and not (ours / "None").exists()
+    for path in (ours, theirs):
+        for engine in ("zarrforge", "zarr"):
+            xr.testing.assert_identical(xr.open_dataset(path, engine=engine).load(), ds)
+    zx.to_zarr(ds * 2, theirs, mode="a")  # into the array another tool wrote
+    xr.testing.assert_identical(xr.open_dataset(theirs, engine="zarrforge").load(), ds * 2)
+    with pytest.raises(zf.errors.InvalidPathError, match=r"\['__x'\].*Rename them"):
+        zx.to_zarr(xr.Dataset({"__x": ("x", [1, 2])}), tmp_path / "new.zarr")
+    assert not (tmp_path / "new.zarr").exists()
+    with pytest.raises(zf.errors.InvalidPathError, match=r"\['__x'\]"):
+        zx.to_zarr(xr.Dataset({"__x": ("x", [1, 2])}), ours, mode="a")
+    assert sorted(p.name for p in ours.iterdir() if not p.name.startswith(".")) == [
+        "__values__"] + (["zarr.json"] if zarr_format == 3 else [])

@@ -235,6 +235,19 @@ def test_to_zarr_checks_every_node_before_writing():
         GroupSpecV3().to_zarr(read_only)
 
 
+def test_a_reserved_member_name_is_modelled_but_not_created():
+    """A name with the spec's reserved "__" prefix (xarray's "__values__") is read into the
+    model, but writing the model refuses it, as zarrforge's creation does by default."""
+    source = zf.create_group(resolve_store(None))
+    source.create_array("__values__", shape=(2,), dtype="int8", allow_reserved_name=True)
+    spec = GroupSpec.from_zarr(source.store)
+    assert list(spec.members) == ["__values__"]
+    store = resolve_store(None)
+    with pytest.raises(zf.errors.InvalidPathError, match="allow_reserved_name=True"):
+        spec.to_zarr(store)
+    assert list(store.list()) == []
+
+
 def test_to_zarr_keeps_an_ancestors_consolidated_metadata_current():
     store = resolve_store(None)
     zf.create_group(store)

@@ -53,6 +53,8 @@ inner chunk shape as the unit that can be read on its own, and
 
 from __future__ import annotations
 
+import json
+
 import dataclasses
 import math
 from abc import ABC, abstractmethod
@@ -122,13 +124,49 @@ class Codec(ExtensionPoint):
         return None
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.to_json() == self.to_json()
+        """Equal to a codec of the same class with the same :meth:`to_json`, and to a
+        foreign codec object whose JSON is the same: zarr-python's (``to_dict()``, its
+        v3 entry) and numcodecs' (``get_config()``, compared with a ``numcodecs.<id>``
+        entry as zarr-python names those), so that the codecs an array reports compare
+        equal to the objects it was created with (xarray's test of ``encoding``). A
+        foreign object's JSON is taken as given: a zarr-python ``BloscCodec`` whose
+        ``typesize``/``shuffle`` were left unset (filled in only when an array is created)
+        equals no stored codec. Anything else: ``NotImplemented``."""
+        if isinstance(other, Codec):
+            return type(other) is type(self) and other.to_json() == self.to_json()
+        document = _foreign_json(other)
+        if document is None:
+            return NotImplemented
+        own = self.to_json()
+        if "id" in document and str(own.get("name", "")).startswith(NUMCODECS_PREFIX):
+            own = {"id": own["name"][len(NUMCODECS_PREFIX):], **(own.get("configuration") or {})}
+        return document == own
 
     def __hash__(self) -> int:
-        return hash(repr(self.to_json()))
+        # the JSON with its keys sorted: codecs equal by __eq__ (dicts compare regardless
+        # of key order) hash alike; values JSON cannot write (a numpy scalar) by their repr
+        return hash(json.dumps(self.to_json(), sort_keys=True, default=repr))
 
     def __repr__(self) -> str:
         return f"<codec {self.to_json()!r}>"
+
+
+NUMCODECS_PREFIX = "numcodecs."  # zarr-python's v3 names of numcodecs' codecs
+
+
+def _foreign_json(other: object) -> dict[str, Any] | None:
+    """The JSON of a foreign codec object: zarr-python's ``to_dict()``, numcodecs'
+    ``get_config()``; ``None`` for an object that is neither (or whose method fails)."""
+    function = getattr(other, "to_dict", None)
+    if not callable(function):
+        function = getattr(other, "get_config", None)
+    if not callable(function):
+        return None
+    try:
+        document = function()
+    except Exception:  # the foreign object's own failure, whatever it is: not equal
+        return None
+    return document if isinstance(document, dict) else None
 
 
 class ArrayArrayCodec(Codec):

@@ -2,17 +2,35 @@
 
 Users may write ``"/a/b"``, ``"a/b/"`` or ``"a/b"``; the engine works with the
 normal form ``"a/b"`` (``""`` for the root). Each name must follow the v3
-spec's node-name rules: not empty, not only periods, no ``/``, not starting
-with the reserved ``__`` prefix, not ``zarr.json``. Backslashes and NUL are
-refused too, since they escape or truncate paths on some stores.
+spec's node-name rules: not empty, not only periods, no ``/``, not ``zarr.json``.
+Backslashes and NUL are refused too, since they escape or truncate paths on some
+stores.
+
+The spec also reserves names that start with ``__``. Other tools create such nodes
+all the same (xarray with zarr-python stores a variable named ``None`` as
+``__values__``), so zarrforge *reads* them - :func:`validate_name` and
+:func:`normalize_path`, which every path to an existing node goes through, accept
+them - but does not *create* them unless asked: creation checks each new name with
+:func:`validate_new_name` (:func:`zarrforge.nodes.node_writing.prepare_nodes`), which
+refuses them unless the caller passes ``allow_reserved_name=True``. Names starting
+with ``__zarr`` are never nodes: the spec keeps that prefix for Zarr's own data, and
+zarrforge's bookkeeping keys (``__zarrforge_unfinished.json``,
+``__zarrforge_commits/``) use it, so no listing, path or view ever takes them for a
+node.
 """
 
 from __future__ import annotations
 
 from ..errors import InvalidPathError
 
+RESERVED_PREFIX = "__"  # the spec's reserved prefix: read, created only when asked
+ZARR_PREFIX = "__zarr"  # Zarr's own data and zarrforge's bookkeeping keys: never a node
+
 
 def validate_name(name: str, *, path: str | None = None) -> str:
+    """``name`` if a node can have it (it may be one that exists); else an
+    :class:`InvalidPathError`. A name with the reserved ``__`` prefix passes (peers
+    write such nodes; see the module docstring), except ``__zarr...``."""
     where = f" in path {path!r}" if path is not None and path != name else ""
     if not isinstance(name, str):
         raise InvalidPathError(f"node name must be a string, got {name!r}")
@@ -21,12 +39,29 @@ def validate_name(name: str, *, path: str | None = None) -> str:
     if set(name) == {"."}:
         raise InvalidPathError(f"node name {name!r}{where} is not allowed: names made only "
                                "of periods ('.', '..') are reserved")
-    if name.startswith("__"):
-        raise InvalidPathError(f"node name {name!r}{where} starts with the reserved prefix '__'")
+    if name.startswith(ZARR_PREFIX):
+        raise InvalidPathError(f"node name {name!r}{where} starts with {ZARR_PREFIX!r}, a prefix "
+                               "reserved for Zarr's own data by the Zarr spec (and used by "
+                               "zarrforge's bookkeeping keys): no node has such a name")
     if name == "zarr.json":
         raise InvalidPathError(f"node name {name!r}{where} is reserved for metadata")
     if "/" in name or "\\" in name or "\x00" in name:
         raise InvalidPathError(f"node name {name!r}{where} contains '/', '\\\\' or NUL")
+    return name
+
+
+def validate_new_name(name: str, *, path: str | None = None,
+                      allow_reserved_name: bool = False) -> str:
+    """``name`` if a new node may be created with it: :func:`validate_name`, and, unless
+    ``allow_reserved_name``, not starting with the reserved prefix ``__``."""
+    validate_name(name, path=path)
+    if name.startswith(RESERVED_PREFIX) and not allow_reserved_name:
+        where = f" in path {path!r}" if path is not None and path != name else ""
+        raise InvalidPathError(
+            f"node name {name!r}{where} starts with {RESERVED_PREFIX!r}, a prefix the Zarr v3 "
+            "spec reserves for the spec and its extensions, so zarrforge does not create such "
+            "nodes by default (it reads those other tools wrote); create_array and "
+            "create_group create one on purpose with allow_reserved_name=True")
     return name
 
 

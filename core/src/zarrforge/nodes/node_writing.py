@@ -202,9 +202,17 @@ class Written:
 
 
 def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
-                  overwrite: bool = False, checked_group: str | None = None) -> PreparedNodes:
+                  overwrite: bool = False, checked_group: str | None = None,
+                  allow_reserved_name: bool = False,
+                  reserved_below_root: bool = False) -> PreparedNodes:
     """Check ``nodes`` (the root ``root`` first) against ``store`` and render them; nothing
-    is written. Refuses what :func:`write_nodes` refuses (see the module docstring)."""
+    is written. Refuses what :func:`write_nodes` refuses (see the module docstring).
+
+    Every name this creates (the root's, its missing parents', those of the nodes below)
+    is checked with :func:`zarrforge.metadata.paths.validate_new_name`: a name with the
+    spec's reserved ``__`` prefix is refused unless ``allow_reserved_name`` (the caller
+    asked for it by name), or, for the nodes below the root only,
+    ``reserved_below_root`` (a copy's: their names are the source's)."""
     _ordered(root, nodes)
     if store.read_only:  # said about the caller's store, not a wrapper of ours
         raise ReadOnlyError(f"cannot create {'/' + root!r}: the store {store!r} is read-only, "
@@ -219,6 +227,8 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
                                   checked_group=checked_group)
     except ContainsNodeError as exc:
         raise unfinished.refusal(memo, root, exc) from None
+    _check_new_names(target, nodes, allow_reserved_name=allow_reserved_name,
+                     reserved_below_root=reserved_below_root)
     below: list[tuple[str, list[Format]]] = []
     unreadable_below: list[UnreadableNode] = []
     left_marked = False
@@ -245,16 +255,35 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
 
 def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
                 overwrite: bool = False, checked_group: str | None = None,
-                operation: str = "create") -> None:
+                operation: str = "create", allow_reserved_name: bool = False) -> None:
     """Write ``nodes`` (the root ``root`` first) whole or not at all; see the module
     docstring. ``checked_group``: as for :func:`zarrforge.nodes.hierarchy.survey`.
     ``operation``: what the caller is doing, in its user's words, for the marker a
-    killed write leaves."""
+    killed write leaves. ``allow_reserved_name``: as for :func:`prepare_nodes`."""
     prepared = prepare_nodes(store, fmt, root, nodes, overwrite=overwrite,
-                             checked_group=checked_group)
+                             checked_group=checked_group,
+                             allow_reserved_name=allow_reserved_name)
     with unfinished.marking(prepared.store, root, operation,
                             needed=prepared.several_writes()) as mark:
         prepared.write(mark)
+
+
+def _check_new_names(target: hierarchy.Survey, nodes: Sequence[NewNode], *,
+                     allow_reserved_name: bool, reserved_below_root: bool) -> None:
+    """Refuse, before anything is written, a name the write would create that
+    :func:`~zarrforge.metadata.paths.validate_new_name` refuses (see :func:`prepare_nodes`):
+    the names of the root's path below its nearest existing ancestor (existing groups
+    keep whatever name they have), then those below the root."""
+    root = target.path
+    if root:
+        existing = next((path for path, document in target.ancestors if document is not None),
+                        "")
+        for name in root[len(existing):].strip("/").split("/"):
+            paths.validate_new_name(name, path=root, allow_reserved_name=allow_reserved_name)
+    below_ok = allow_reserved_name or reserved_below_root
+    for node in nodes[1:]:  # each after its parent (_ordered): its own name is the new one
+        paths.validate_new_name(paths.basename(node.path), path=node.path,
+                                allow_reserved_name=below_ok)
 
 
 def write_prepared(units: Sequence[PreparedNodes], *, operation: str) -> None:

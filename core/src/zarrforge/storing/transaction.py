@@ -34,8 +34,8 @@ Contract:
      generation it read (one batched read); if any changed, the commit fails
      with ``ConflictError`` naming each such key, and nothing is written;
   2. a commit record ``__zarrforge_commits/<id>.json`` listing the keys is
-     written (``__``-prefixed names are reserved by the Zarr spec: no node can
-     have it);
+     written (``__zarr``-prefixed names are reserved for Zarr's own data: no node
+     can have one, :mod:`zarrforge.metadata.paths`);
   3. those keys are written or deleted conditionally on the generation read
      (a key read as absent only if still absent), then the keys written
      without reading them (whole values: they need no condition);

@@ -6,8 +6,8 @@ small marker document at its root before its first write and deletes it after it
 last: the key ``<root>/__zarrforge_unfinished.json`` (``__zarrforge_unfinished.json`` for
 the store's root). No format reads that key as a node or as metadata, a group's
 listing of its members does not see it (it is a key, not a prefix), and no node can
-be named so (Zarr reserves names that begin with ``__``, as for transactions' commit
-records), so the marker never stands where a member's directory would.
+be named so (names that begin with ``__zarr``, which Zarr keeps for its own data, are
+never nodes: :mod:`zarrforge.metadata.paths`; so for transactions' commit records), so the marker never stands where a member's directory would.
 
 * :func:`marking` writes and removes the marker around a block. A failure inside the
   block is rolled back by the writer, so the marker goes too (unless the writer keeps

@@ -195,8 +195,11 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
                  if v is not KEEP}
     plan = _plan(node, dest_path, fmt, overrides)
     arrays = [item for item in plan if not _is_group(item.source)]
+    # the names below dest_path are the source's: one with the spec's reserved "__"
+    # prefix that another tool wrote (xarray's "__values__") is copied as it is
     prepared = prepare_nodes(store, fmt, dest_path, [NewNode(item.path, item.metadata, item.rendered)
-                                                     for item in plan], overwrite=overwrite)
+                                                     for item in plan], overwrite=overwrite,
+                             reserved_below_root=True)
     needed = prepared.several_writes() or bool(arrays)
     with unfinished.marking(prepared.store, dest_path, "copy", needed=needed) as mark:
         prepared.write(mark)

@@ -65,6 +65,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
                  fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
                  name: str | None = None, data: Any = None, write_data: bool = True,
                  config: Any = None, _checked_group: str | None = None,
+                 allow_reserved_name: bool = False,
                  **array_options: Any) -> Any:
     """Create an array and return it open for reading and writing.
 
@@ -85,7 +86,10 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     ``_checked_group`` is for :class:`~zarrforge.Group` (see
     :func:`zarrforge.nodes.hierarchy.survey`). ``zarr_format``: a registered format name;
     ``None`` takes the one a URL pipeline's format segment chose, else
-    ``config.default_format`` (``"3"``).
+    ``config.default_format`` (``"3"``). ``allow_reserved_name=True`` lets the new
+    names (the array's, and its missing parents') start with ``__``, a prefix the Zarr
+    v3 spec reserves and zarrforge refuses by default (:mod:`zarrforge.metadata.paths`);
+    ``__zarr`` stays refused.
     """
     if name is not None:
         if path:
@@ -127,7 +131,8 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     # Opening validates the codec chain against the array, still before any write.
     array = node_class("array")._validated(resolved, path, metadata, fmt, **array_options)
     write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
-                checked_group=_checked_group, operation="create_array")
+                checked_group=_checked_group, operation="create_array",
+                allow_reserved_name=allow_reserved_name)
     array = array._announced()
     if values is not None and write_data:
         array[...] = values
@@ -159,9 +164,9 @@ def create_group(store: StoreLike = None, path: str = "", *,
                  zarr_format: Any = None,
                  overwrite: bool = False, fmt: Format | None = None,
                  storage_options: dict[str, Any] | None = None,
-                 _checked_group: str | None = None) -> Any:
-    """Create a group and return it open for writing (``_checked_group``: as for
-    :func:`create_array`)."""
+                 _checked_group: str | None = None, allow_reserved_name: bool = False) -> Any:
+    """Create a group and return it open for writing (``_checked_group`` and
+    ``allow_reserved_name``: as for :func:`create_array`)."""
     check_new_attributes(attributes or {})
     location = resolve_location(store, path, zarr_format=zarr_format,
                                 storage_options=storage_options)
@@ -171,5 +176,6 @@ def create_group(store: StoreLike = None, path: str = "", *,
     validate_extensions(metadata)
     rendered = fmt.render(metadata)
     write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
-                checked_group=_checked_group, operation="create_group")
+                checked_group=_checked_group, operation="create_group",
+                allow_reserved_name=allow_reserved_name)
     return node_from_metadata(resolved, path, fmt, metadata, read_only=False)

@@ -268,7 +268,11 @@ class NumcodecsCodec(Codec):
         return json_ready(self._config)  # a fresh copy
 
     def __eq__(self, other: object) -> bool:
-        # a named_class() codec equals the same codec read from metadata
+        # a named_class() codec equals the same codec read from metadata; another
+        # library's codec object (a numcodecs one) is compared by its JSON, as the base
+        # class compares it
+        if not isinstance(other, Codec):
+            return super().__eq__(other)
         return isinstance(other, NumcodecsCodec) and other.to_json() == self.to_json()
 
     def __hash__(self) -> int:

@@ -46,7 +46,7 @@ from typing import Any
 from numcodecs import blosc as _blosc
 from numcodecs.compat import ensure_bytes
 
-from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec
+from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec, Codec
 from zarrforge.errors import CodecError
 
 from . import _bounds, _inflate, _validate
@@ -125,7 +125,10 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
 
     def __eq__(self, other: object) -> bool:
         # Two codecs that print alike but would pick different shuffles at
-        # creation are different codecs.
+        # creation are different codecs. Another library's codec object (zarr-python's
+        # BloscCodec) is compared by its JSON, as the base class compares it.
+        if not isinstance(other, Codec):
+            return super().__eq__(other)
         if not isinstance(other, BloscCodec) or type(other) is not type(self):
             return False
         return (other.to_json() == self.to_json()

@@ -56,6 +56,11 @@ class ZstdCodec(KeywordConfigured, BytesBytesCodec):
         self._zstd = Zstd(level=self._level, checksum=self._checksum)
         self._compressors = threading.local()  # a zstandard compressor serves one thread
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled by its settings: the per-thread compressors are not picklable (and each
+        # process makes its own); xarray pickles datasets whose encoding holds codecs
+        return type(self), (self._level, self._checksum)
+
     @property
     def level(self) -> int:
         return self._level

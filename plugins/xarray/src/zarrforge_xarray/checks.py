@@ -31,7 +31,7 @@ import xarray as xr
 
 import zarrforge
 
-from .store import MissingDimensionNamesError, ZarrforgeDataStore
+from .store import MissingDimensionNamesError, ZarrforgeDataStore, stored_name
 
 
 def _numeric(dtype: np.dtype) -> bool:
@@ -61,7 +61,7 @@ def check_against_store(dataset: xr.Dataset, group: zarrforge.Group, *,
     stored_sizes = _stored_sizes(reader, arrays)
     region = dict(region or {})
     for key, variable in dataset.variables.items():
-        name = str(key)
+        name = stored_name(key)
         array = arrays.get(name)
         if array is None:
             _check_new(name, variable, stored_sizes, append_dim)

@@ -33,6 +33,7 @@ import xarray as xr
 import zarrforge
 from zarrforge.hierarchy_api import marking_unfinished, paths
 
+from .store import stored_name
 from .undo import keys_below, remove_written
 
 OPERATION = "to_zarr"
@@ -87,13 +88,14 @@ def plan(store: Any, path: str, target: zarrforge.Group | None, dataset: xr.Data
         return Plan(store, path, True, mode, [], frozenset())
     stored = {name for name, node in target.members() if isinstance(node, zarrforge.Array)}
     skipped: set[Hashable] = set(dataset.indexes) if region is not None else set()
-    new = sorted(str(k) for k in dataset.variables if k not in skipped and str(k) not in stored)
+    new = sorted(stored_name(k) for k in dataset.variables
+                 if k not in skipped and stored_name(k) not in stored)
     left = zarrforge.unfinished_write(store, path)
     if mode == "r+":
         new = []  # refused by the writer, before anything is written
     if left is None:
         return Plan(store, path, False, mode, new, frozenset())
-    written = {str(k) for k in dataset.variables if k not in skipped} & stored
+    written = {stored_name(k) for k in dataset.variables if k not in skipped} & stored
     leftovers = _named(left.operation, written)
     if new or leftovers:
         if left.operation == adding(sorted(set(new) | leftovers)):  # the same addition again

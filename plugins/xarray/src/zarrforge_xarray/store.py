@@ -13,6 +13,10 @@ always present and is not a missing-value marker, the ``_FillValue``
 attribute xarray writes is decoded and the array's fill value is only kept in
 ``encoding["fill_value"]``. ``use_zarr_fill_value_as_mask`` overrides this.
 
+Codecs go into ``encoding`` as xarray's engine puts them there: tuples of codec objects
+(numcodecs' for Zarr v2, zarrforge's otherwise, equal to zarr-python's of the same JSON),
+and a variable named ``None`` is read from the array ``__values__`` (:func:`stored_name`).
+
 :class:`ZarrforgeArray` reads lazily: xarray's explicit indexers are reduced
 to basic and orthogonal selections (``IndexingSupport.OUTER``), which the
 zarrforge array serves by reading only the chunks they touch; vectorised
@@ -27,10 +31,10 @@ from __future__ import annotations
 
 import base64
 import struct
-from typing import Any, Iterable
+from typing import Any, Hashable, Iterable
 
 import numpy as np
-from xarray.backends.common import AbstractDataStore, BackendArray
+from xarray.backends.common import NONE_VAR_NAME, AbstractDataStore, BackendArray
 from xarray.coding.strings import create_vlen_dtype
 from xarray.core import indexing
 from xarray.core.utils import FrozenDict
@@ -40,6 +44,16 @@ import zarrforge
 import zarrforge.asyncio
 
 DIMENSION_KEY = "_ARRAY_DIMENSIONS"
+
+
+def stored_name(key: Hashable) -> str:
+    """The Zarr array name of the variable ``key``, as xarray's own engine names it: a
+    variable named ``None`` is stored as ``NONE_VAR_NAME`` (``"__values__"``), which
+    xarray's reading (``AbstractDataStore.load``) turns back into ``None``. That name has
+    the prefix the Zarr v3 spec reserves, so the writer creates it with
+    ``allow_reserved_name=True``, for this variable only: other names with that prefix
+    are refused, as zarrforge refuses them everywhere by default."""
+    return NONE_VAR_NAME if key is None else str(key)
 
 
 class MissingDimensionNamesError(zarrforge.errors.ZarrforgeError, KeyError):
@@ -129,22 +143,53 @@ def _decode_fill_attribute(value: Any, dtype: np.dtype) -> Any:
 
 
 def _codec_encoding(array: zarrforge.Array) -> dict[str, Any]:
-    """``compressors``, ``filters`` and (unless plain ``bytes``) ``serializer`` as
-    zarrforge JSON, so that open -> to_zarr keeps the codecs; for a sharded array,
-    those inside the shards (``shards`` says the rest)."""
+    """``compressors`` and ``filters`` (tuples) and, unless plain ``bytes``, ``serializer``,
+    as xarray's own engine gives them, so that they compare equal to the codec objects
+    the array was written with and open -> to_zarr keeps the codecs (the writer takes
+    all of these forms back):
+
+    * Zarr v2: numcodecs objects built from the stored ``compressor`` and ``filters``
+      (:func:`_numcodecs_encoding`), as zarr-python reports a v2 array's codecs;
+    * otherwise zarrforge's codec objects (for a sharded array, those inside the shards;
+      ``shards`` says the rest), which compare equal to zarr-python's codec objects of the
+      same JSON (``zarrforge.abc.Codec.__eq__``)."""
     from zarrforge.abc import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 
+    v2 = _numcodecs_encoding(array)
+    if v2 is not None:
+        return v2
     codecs = tuple(array.codecs)
     if array.shards is not None and codecs and isinstance(codecs[0], SubdividedCodec):
         codecs = tuple(codecs[0].inner_codecs)
     encoding: dict[str, Any] = {
-        "filters": [c.to_json() for c in codecs if isinstance(c, ArrayArrayCodec)],
-        "compressors": [c.to_json() for c in codecs
-                        if not isinstance(c, (ArrayArrayCodec, ArrayBytesCodec))]}
+        "filters": tuple(c for c in codecs if isinstance(c, ArrayArrayCodec)),
+        "compressors": tuple(c for c in codecs
+                             if not isinstance(c, (ArrayArrayCodec, ArrayBytesCodec)))}
     serializer = next((c for c in codecs if isinstance(c, ArrayBytesCodec)), None)
     if serializer is not None and _codec_name(serializer) != "bytes":
-        encoding["serializer"] = serializer.to_json()
+        encoding["serializer"] = serializer
     return encoding
+
+
+def _numcodecs_encoding(array: zarrforge.Array) -> dict[str, Any] | None:
+    """A Zarr v2 array's ``compressors`` and ``filters`` as numcodecs objects of its stored
+    ``compressor`` and ``filters`` (a variable-length string array's ``vlen-utf8`` among
+    the filters, where v2 stores it); ``None`` for another format, or when numcodecs
+    knows some stored codec not (then zarrforge's own codec objects say them)."""
+    import numcodecs
+
+    document = array.metadata
+    if ".zarray" not in document:
+        return None
+    zarray = document[".zarray"]
+    stored = ([zarray["compressor"]] if zarray.get("compressor") else []) + list(
+        zarray.get("filters") or [])
+    try:
+        codecs = [numcodecs.get_codec(dict(config)) for config in stored]
+    except (ValueError, TypeError, KeyError):  # an id numcodecs does not register
+        return None
+    count = 1 if zarray.get("compressor") else 0
+    return {"compressors": tuple(codecs[:count]), "filters": tuple(codecs[count:])}
 
 
 def _raw_fill_value(array: zarrforge.Array) -> Any:

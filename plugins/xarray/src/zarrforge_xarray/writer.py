@@ -21,7 +21,8 @@ chunkmanager_store_kwargs=None)`` has the parameters and semantics of xarray's
   ``chunk_key_encoding``, ``write_empty_chunks``
   (zarrforge's forms: names, ``{"name", "configuration"}``; objects with
   ``to_dict()`` (zarr-python codecs) or ``get_config()`` (numcodecs) are
-  translated), ``fill_value`` (Zarr v3) / ``_FillValue``, ``dtype``,
+  translated; a numcodecs ``VLenUTF8`` among a v2 array's ``filters``, where xarray's
+  engine reports it, is the serializer), ``fill_value`` (Zarr v3) / ``_FillValue``, ``dtype``,
   ``scale_factor`` / ``add_offset``, ``units`` / ``calendar``; CF encoding is
   xarray's own (``conventions.encode_dataset_coordinates``,
   ``encode_cf_variable`` with the Zarr coders), so strings, times and fill
@@ -70,7 +71,7 @@ from zarrforge.hierarchy_api import check_shareable, resolve_store
 
 from . import commit
 from .checks import check_against_store
-from .store import DIMENSION_KEY, ZarrforgeDataStore
+from .store import DIMENSION_KEY, ZarrforgeDataStore, stored_name
 from .undo import keys_below, remove_written
 
 MODES = ("w-", "w", "a", "a-", "r+")
@@ -142,20 +143,21 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
               unlimited_dims: Any = None) -> None:
         writer = writer or ArrayWriter()
         existing = {} if self.mode == "w" else self._existing()
-        names = {str(n) for n in variables}
+        names = {stored_name(n) for n in variables}
         if self.mode == "r+" and (new := sorted(names - set(existing))):
             raise ValueError(f"the dataset has variables the store lacks: {new}; mode='r+' "
                              "writes existing variables only (use mode='a' to add them)")
         if self.append_dim is not None and self.append_dim not in self.get_dimensions():
             raise ValueError(f"append_dim={self.append_dim!r} is not a dimension of the stored "
                              f"dataset (its dimensions: {sorted(self.get_dimensions())})")
-        new_vars = {k: v for k, v in variables.items() if str(k) not in existing}
+        new_vars = {k: v for k, v in variables.items() if stored_name(k) not in existing}
         encoded, attributes = self.encode(new_vars, attributes)
-        stored_vars = {k: v for k, v in variables.items() if str(k) in existing}
+        stored_vars = {k: v for k, v in variables.items() if stored_name(k) in existing}
         if stored_vars:
             # existing variables are written exactly as the store encodes them
             decoded, _, _ = conventions.decode_cf_variables(
-                {k: ZarrforgeDataStore(self.group).open_store_variable(str(k), existing[str(k)])
+                {k: ZarrforgeDataStore(self.group).open_store_variable(stored_name(k),
+                                                                   existing[stored_name(k)])
                  for k in stored_vars}, {})
             with_encoding = {}
             for k, v in stored_vars.items():
@@ -173,14 +175,14 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             self.set_attributes(attributes)
         if self.mode == "a-" and self.append_dim is not None:
             encoded = {k: v for k, v in encoded.items()
-                       if str(k) not in existing or self.append_dim in v.dims}
+                       if stored_name(k) not in existing or self.append_dim in v.dims}
         self.set_variables(encoded, check_encoding_set, writer, existing)
 
     def set_variables(self, variables: dict[Hashable, xr.Variable], check_encoding_set: Any,
                       writer: ArrayWriter, existing: dict[str, zarrforge.Array]) -> None:
         in_memory: list[tuple[zarrforge.Array, tuple, Any]] = []
         for key, variable in variables.items():
-            name = str(key)
+            name = stored_name(key)
             attributes = dict(variable.attrs)
             if self.mask:
                 fill_value = attributes.pop("_FillValue", None)
@@ -224,7 +226,8 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                     allow_partial_chunks=self.mode != "r+", name=name,
                     backend_shape=array.shape if array is not None else variable.shape)
             if array is None:
-                array = self._create(name, variable, encoding, attributes, fill_value)
+                array = self._create(name, variable, encoding, attributes, fill_value,
+                                     none_variable=key is None)
             if is_chunked_array(variable.data):
                 writer.add(variable.data, array, selection)
             else:
@@ -245,7 +248,10 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         return None
 
     def _create(self, name: str, variable: xr.Variable, encoding: dict[str, Any],
-                attributes: dict[str, Any], fill_value: Any) -> zarrforge.Array:
+                attributes: dict[str, Any], fill_value: Any, *,
+                none_variable: bool = False) -> zarrforge.Array:
+        """The new array ``name`` for ``variable``; ``none_variable``: the variable named
+        ``None``, created under the reserved name xarray gives it (``stored_name``)."""
         attrs = {k: self.encode_attribute(v) for k, v in attributes.items()}
         options: dict[str, Any] = {}
         if self.zarr_format == 3:
@@ -264,6 +270,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 options[key] = encoding[key]
         if encoding.get("serializer") is not None:
             options["serializer"] = encoding["serializer"]
+        _object_codec_to_serializer(options)
         if encoding.get("shards") is not None:
             options["shards"] = tuple(encoding["shards"])
         if encoding.get("chunk_key_encoding") is not None:
@@ -278,13 +285,31 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         return self.group.create_array(
             name, shape=variable.shape, dtype=dtype, chunks=chunks,
             fill_value=fill_value, attributes=attrs,
-            overwrite=self.mode == "w" or name in self.replacing, **options)
+            overwrite=self.mode == "w" or name in self.replacing,
+            allow_reserved_name=none_variable, **options)
 
     def sync(self) -> None:
         return None
 
     def close(self) -> None:
         return None
+
+
+def _object_codec_to_serializer(options: dict[str, Any]) -> None:
+    """Move a numcodecs ``VLenUTF8``/``VLenBytes`` from ``options["filters"]`` to the
+    serializer (when none is given): Zarr v2 stores a string array's object codec first
+    among its filters, so that is where xarray's engine, and this backend, report it in
+    ``encoding["filters"]`` for a v2 array, while zarrforge's creation takes it as the
+    ``serializer`` (the array -> bytes codec it is)."""
+    from numcodecs.vlen import VLenBytes, VLenUTF8
+
+    filters = options.get("filters")
+    if not isinstance(filters, (list, tuple)) or options.get("serializer") is not None:
+        return
+    objects = [f for f in filters if isinstance(f, (VLenUTF8, VLenBytes))]
+    if len(objects) == 1:
+        options["serializer"] = objects[0]
+        options["filters"] = [f for f in filters if f is not objects[0]]
 
 
 def _existing_group(store: Any, path: str, mode: str) -> zarrforge.Group | None:
@@ -443,6 +468,7 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
     # midway leaves leftovers that opens report and later writes refuse as such; a failure
     # takes out what the call created. Other writes into an existing group commit their
     # shapes last instead.
+    _refuse_reserved_names(dataset, target)
     plan = commit.plan(store, path, target, dataset, mode, region)
     with plan.marked():
         before = None
@@ -462,6 +488,22 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
             raise
 
 
+def _refuse_reserved_names(dataset: xr.Dataset, target: zarrforge.Group | None) -> None:
+    """Refuse, before anything is written, a new variable whose name starts with ``__``:
+    the Zarr v3 spec reserves that prefix, and zarrforge creates such a node only for
+    xarray's own name of a variable named ``None`` (``"__values__"``, :func:`stored_name`).
+    Variables stored under such a name already (written by another tool) are written
+    into as any other. Costs no store request unless some name has the prefix."""
+    reserved = [stored_name(k) for k in dataset.variables
+                if k is not None and stored_name(k).startswith("__")]
+    new = [name for name in reserved if target is None or name not in target]
+    if new:
+        raise zarrforge.errors.InvalidPathError(
+            f"variables {new} have names starting with '__', a prefix the Zarr v3 spec "
+            "reserves; zarrforge creates such an array only as xarray's '__values__' for a "
+            "variable named None. Rename them (dataset.rename_vars) to write them")
+
+
 def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
            append_dim: Hashable | None, region: Any,
            encoding: dict[Hashable, dict[str, Any]], consolidated: bool | None, compute: bool,
@@ -470,7 +512,7 @@ def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
     if mode in ("a", "a-", "r+"):
         stored = {name for name, node in target.members()
                   if isinstance(node, zarrforge.Array) and name not in replacing}
-        if clash := sorted(str(k) for k in encoding if str(k) in stored):
+        if clash := sorted(stored_name(k) for k in encoding if stored_name(k) in stored):
             raise ValueError(f"encoding was given for {clash}, which already exist in the "
                              "store; their stored encoding is used")
     if region is not None:
