@@ -11,11 +11,12 @@ reads and zarrforge's does not).
 Run by ``make peer-suites`` (``python -m pytest tests/peers/xarray_suite.py``). Every
 item records, in its ``user_properties`` (``xarray_own_suite``), whether it wrote or read
 through zarrforge; the end of the run prints how many did and how they ended
-(tests/peers/conftest.py). An item that wrote and read only through xarray's
-``engine="zarr"`` (it calls ``to_zarr`` or ``open_zarr`` itself) tests zarr-python and
-proves nothing about zarrforge: such items are listed in ``NOT_THROUGH_ZARRFORGE`` and
-deselected at collection, as are the items xarray's own marks skip here, each counted
-with its reason. ``EXPECTED_FAILURES`` holds the items that fail for a deliberate
+(tests/peers/conftest.py). The test functions that write or read with xarray's own calls
+(``Dataset.to_zarr``, ``xr.open_zarr``, ``xr.open_dataset(..., engine="zarr")``) rather
+than ``save``/``open`` have those calls routed to zarrforge too (``ROUTED``,
+``RoutesOwnCalls``). An item that tests zarr-python itself proves nothing about
+zarrforge: such items are listed in ``NOT_THROUGH_ZARRFORGE`` and deselected at
+collection, as are the items xarray's own marks skip here, each counted with its reason. ``EXPECTED_FAILURES`` holds the items that fail for a deliberate
 difference (docs/xarray.md, "xarray's own test suite"), marked ``xfail(strict=True)``.
 """
 
