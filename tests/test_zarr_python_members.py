@@ -108,6 +108,10 @@ def test_zarr_pythons_error_names_are_raised_where_it_raises_them():
     # each is one of zarrforge's own errors
     assert issubclass(zf.errors.ContainsArrayError, zf.errors.ContainsNodeError)
     assert issubclass(zf.errors.GroupNotFoundError, zf.errors.NodeNotFoundError)
+    # and a FileNotFoundError where nothing is at the path, as zarr-python's (still a KeyError)
+    with pytest.raises(FileNotFoundError, match="no group at path '/nope'") as missing:
+        zf.open_group(store, "nope", mode="r")
+    assert isinstance(missing.value, KeyError)
     assert zf.errors.BaseZarrError is zf.errors.ZarrforgeError
 
 

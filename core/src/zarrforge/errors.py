@@ -100,8 +100,10 @@ class UnreadableNodeError(ContainsNodeError):
         self.reader, self.provider = reader, provider
 
 
-class NodeNotFoundError(ZarrforgeError, KeyError):
-    """No array or group exists at the requested path."""
+class NodeNotFoundError(ZarrforgeError, KeyError, FileNotFoundError):
+    """No array or group exists at the requested path. A ``KeyError`` (a missing key of a
+    hierarchy) and, as zarr-python's, a ``FileNotFoundError`` (xarray's and zarr-python's
+    users catch that for a store with nothing there)."""
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""

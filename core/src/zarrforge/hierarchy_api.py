@@ -38,7 +38,8 @@ Writing
 
 Documents and names
     :class:`NodeDocument` and :class:`UnknownExtension` (a node's plain document and an
-    extension it names that is not installed), :data:`paths` (``normalize_path``,
+    extension it names that is not installed), :func:`check_document` (refuse, before
+    writing, what a metadata document cannot hold as JSON), :data:`paths` (``normalize_path``,
     ``join``, ``parent_of``, ``validate_name``), and :class:`Registry`, for an
     application that lets other distributions extend it through entry points of its
     own (the command line's commands).
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 from .metadata import paths
 from .metadata.document import NodeDocument, UnknownExtension
+from .metadata.json_io import check_document
 from .nodes.hierarchy import (get_format, installed_formats, locate_document, locate_node,
                         refresh_consolidated)
 from .nodes.node import open_node
@@ -60,6 +62,6 @@ from .storing.unfinished import unfinished_writes_below
 from .user_api.dask_bridge import check_shareable
 
 __all__ = ["NewNode", "NodeDocument", "Registry", "UnknownExtension", "candidate_keys",
-           "check_shareable", "get_format", "installed_formats", "locate_document", "locate_node",
+           "check_document", "check_shareable", "get_format", "installed_formats", "locate_document", "locate_node",
            "marking_unfinished", "open_node", "paths", "refresh_consolidated", "resolve_pipeline",
            "resolve_store", "unfinished_writes_below", "write_nodes"]

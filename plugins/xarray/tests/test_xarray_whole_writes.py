@@ -120,8 +120,9 @@ def test_a_variable_with_other_dimensions_is_refused_naming_both():
     zx.to_zarr(climate(0, 2), store)
     before = snapshot(store)
     swapped = climate(2, 2).rename({"lat": "lon"})
-    with pytest.raises(ValueError, match=r"variable 'tas' has dimensions \('time', 'lon'\), "
-                                         r"but the stored one has \('time', 'lat'\)"):
+    with pytest.raises(ValueError, match=r"variable 'tas' already exists with different "
+                                         r"dimension names: it has dimensions \('time', "
+                                         r"'lon'\), but the stored one has \('time', 'lat'\)"):
         zx.to_zarr(swapped, store, append_dim="time")
     assert snapshot(store) == before
 
@@ -129,8 +130,8 @@ def test_a_variable_with_other_dimensions_is_refused_naming_both():
 @pytest.mark.parametrize("change,refusal", [
     ("sizes", r"variable 'tas' already exists with different dimension sizes "
               r"\('lat': 2 given, 3 stored\); to change a size, append along it"),
-    ("dimensions", r"variable 'tas' has dimensions \('time', 'lon'\), but the stored one has "
-                   r"\('time', 'lat'\)"),
+    ("dimensions", r"variable 'tas' already exists with different dimension names: it has "
+                   r"dimensions \('time', 'lon'\), but the stored one has \('time', 'lat'\)"),
 ])
 def test_an_overwrite_with_other_sizes_or_dimensions_is_refused_before_writing(change, refusal):
     store = MemoryStore()

@@ -425,7 +425,8 @@ def missing_node(store: Store, path: str, fmt: Format | None,
     if unread is not None:
         return unread.error(f"cannot open {'/' + path!r} in {store!r}: it holds")
     kind = {"array": ArrayNotFoundError, "group": GroupNotFoundError}.get(what, NodeNotFoundError)
-    return kind(f"no {what} at path {'/' + path!r} in {store!r}")
+    # "does not exist": the words zarr-python's and xarray's callers match for a missing store
+    return kind(f"no {what} at path {'/' + path!r} in {store!r}: the node does not exist")
 
 
 def validate_extensions(metadata: Any) -> None:

@@ -5,8 +5,9 @@ A DataTree is written node by node, each node's dataset to the group of the same
 path below ``group`` (parents first); the first node (the root) takes ``mode``,
 the others are written into the hierarchy it created (mode ``"a"`` when the root
 was created or replaced). Metadata is consolidated once, at the end. With
-``compute=False`` every node's groups and array metadata are written at once and the
-returned dask ``Delayed`` writes all the nodes' data, then consolidates.
+``compute=False`` every node's groups and array metadata are written (and consolidated)
+at once, as xarray writes them, and the returned dask ``Delayed`` writes all the nodes'
+data.
 
 A tree whose root group this call creates is written whole or not at all: a failure at
 any node (a bad encoding, a store error) takes every key the call wrote back out, so the
@@ -66,9 +67,9 @@ def _tree_region(tree: xr.DataTree, store: Any, base: str, region: Any) -> dict:
     return found
 
 
-def _after_all(_written: list, finish: Any) -> None:
-    if finish is not None:
-        finish()
+def _after_all(_written: list) -> None:
+    """The delayed write's result, once every node's data (``_written``) is written."""
+    return None
 
 
 @xr.register_dataset_accessor("zarrforge")
@@ -92,8 +93,8 @@ class DataTreeAccessor:
                 write_inherited_coords: bool = False, compute: bool = True,
                 **options: Any) -> Any:
         """Write every node of the tree (see the module docstring). With ``compute=False``
-        the hierarchy and its metadata are written now and a dask ``Delayed`` writes every
-        node's data, then consolidates the metadata once."""
+        the hierarchy and its metadata are written (and consolidated) now and a dask
+        ``Delayed`` writes every node's data."""
         encoding = dict(encoding or {})
         if unknown := sorted(set(encoding) - set(self._tree.groups)):
             raise ValueError(f"encoding is keyed by the tree's group paths "
@@ -123,7 +124,7 @@ class DataTreeAccessor:
                                       consolidated=False, compute=compute,
                                       encoding=encoding.get(node.path), **options)
                     delayed.append(written)
-                if compute and finish is not None:
+                if finish is not None:
                     finish()  # part of the write: a failure here takes the tree out too
             except BaseException:
                 if before is not None:  # the tree's root was created by this call: undo it all
@@ -132,5 +133,5 @@ class DataTreeAccessor:
         if not compute:
             import dask
 
-            return dask.delayed(_after_all)(delayed, finish)
+            return dask.delayed(_after_all)(delayed)
         return zarrforge.open_group(store, base, mode="r+")

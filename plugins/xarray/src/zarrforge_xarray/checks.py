@@ -3,8 +3,12 @@
 :func:`check_against_store` compares the dataset with the variables the group
 holds, for ``mode="a"``, ``"a-"`` and ``"r+"`` (with ``append_dim`` or
 ``region``), and raises ``ValueError`` naming the variable, the dimension and both
-sizes, in xarray's terms, when the write could not complete:
+sizes, when the write could not complete. Each message starts with the words of
+xarray's own refusal of the same write (which callers and xarray's tests match), then
+says what zarrforge found:
 
+* mode ``"r+"`` writes existing variables only;
+* ``append_dim`` must be a dimension of the stored dataset;
 * a variable that exists must have the stored dimensions (names, any order);
 * its sizes must equal the stored ones, except along ``append_dim`` (which grows)
   and along a ``region`` dimension, whose slice must lie inside the stored
@@ -24,12 +28,14 @@ what is compared here is what the caller can see: dimension names, sizes, dtypes
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Mapping
+from typing import Any, Hashable, Iterable, Mapping
 
 import numpy as np
 import xarray as xr
+from xarray.backends.zarr import encode_zarr_attr_value
 
 import zarrforge
+from zarrforge.hierarchy_api import check_document
 
 from .store import MissingDimensionNamesError, ZarrforgeDataStore, stored_name
 
@@ -52,13 +58,23 @@ def _appendable(dtype: np.dtype, stored: np.dtype) -> bool:
 def check_against_store(dataset: xr.Dataset, group: zarrforge.Group, *,
                         append_dim: Hashable | None,
                         region: Mapping[Hashable, slice] | None,
-                        skip_without_append_dim: bool = False) -> None:
+                        skip_without_append_dim: bool = False,
+                        existing_only: bool = False) -> None:
     """Refuse, before anything is written, a dataset the stored one cannot take (see the
-    module docstring). ``skip_without_append_dim``: mode "a-", which leaves existing
-    variables without ``append_dim`` alone."""
+    module docstring). ``skip_without_append_dim``: mode "a-" with ``append_dim``, which
+    leaves existing variables without ``append_dim`` alone; ``existing_only``: mode
+    "r+", which writes no new variables."""
     reader = ZarrforgeDataStore(group)
     arrays = dict(reader._arrays)
+    if existing_only and (new := [stored_name(k) for k in dataset.variables
+                                  if stored_name(k) not in arrays]):
+        raise ValueError(f"dataset contains non-pre-existing variables {new!r}: the store lacks "
+                         "them, and mode='r+' writes existing variables only (use mode='a' to "
+                         "add them)")
     stored_sizes = _stored_sizes(reader, arrays)
+    if append_dim is not None and str(append_dim) not in stored_sizes:
+        raise ValueError(f"append_dim={append_dim!r} does not match any existing dataset "
+                         f"dimensions: the stored dataset's are {sorted(stored_sizes)}")
     region = dict(region or {})
     for key, variable in dataset.variables.items():
         name = stored_name(key)
@@ -70,12 +86,18 @@ def check_against_store(dataset: xr.Dataset, group: zarrforge.Group, *,
             continue
         stored_dims, _ = reader._dimensions_and_attributes(array)
         if set(map(str, variable.dims)) != set(stored_dims):
-            raise ValueError(f"variable {name!r} has dimensions {tuple(map(str, variable.dims))}, "
-                             f"but the stored one has {stored_dims}; dimensions cannot be "
-                             "changed by appending or writing a region")
+            raise ValueError(dimension_names_differ(name, variable.dims, stored_dims))
         stored = dict(zip(stored_dims, array.shape))
         _check_sizes(name, variable, stored, append_dim, region)
         _check_dtype(name, variable, array)  # appended, written in a region or overwritten
+
+
+def dimension_names_differ(name: str, given: tuple[Hashable, ...],
+                           stored: tuple[str, ...]) -> str:
+    """The refusal of a write giving an existing variable other dimension names."""
+    return (f"variable {name!r} already exists with different dimension names: it has "
+            f"dimensions {tuple(map(str, given))}, but the stored one has {tuple(stored)}; "
+            "dimensions cannot be changed by appending or writing a region")
 
 
 def _stored_sizes(reader: ZarrforgeDataStore, arrays: dict[str, zarrforge.Array]
@@ -123,8 +145,9 @@ def _check_sizes(name: str, variable: xr.Variable, stored: dict[str, int],
 def _check_dtype(name: str, variable: xr.Variable, array: zarrforge.Array) -> None:
     dtype, stored = variable.dtype, array.dtype
     if not _appendable(dtype, stored):
-        raise ValueError(f"variable {name!r}: the store holds {stored}, the dataset to write "
-                         f"gives {dtype}; writing it there would cast or truncate the values. "
+        raise ValueError(f"Mismatched dtypes for variable {name!r}: the store holds {stored}, "
+                         f"the dataset to write gives {dtype}; writing it there would cast or "
+                         "truncate the values. "
                          f"Convert the variable first (dataset[{name!r}].astype("
                          f"{str(stored)!r}))")
 
@@ -138,3 +161,27 @@ def _check_new(name: str, variable: xr.Variable, stored_sizes: dict[str, int],
         if dim in stored_sizes and stored_sizes[dim] != size:
             raise ValueError(f"variable {name!r} (new) has {dim!r} of size {size}, but the "
                              f"stored dataset's {dim!r} has size {stored_sizes[dim]}")
+
+
+def check_attribute_values(dataset: xr.Dataset, variables: Iterable[Hashable], *,
+                           dataset_attrs: bool) -> None:
+    """Refuse, as xarray does (a ``TypeError``, "Invalid attribute in Dataset.attrs"),
+    an attribute value that Zarr metadata (JSON) cannot hold: the dataset's own
+    attributes when ``dataset_attrs`` (every mode but "r+" writes them) and those of
+    ``variables`` (the ones this write creates). Values are taken as xarray writes them
+    (numpy arrays as lists, numpy scalars as numbers) and checked by zarrforge's JSON
+    writer's rule, so the refusal comes before any attribute is written."""
+    owners: list[tuple[str, Mapping[Any, Any]]] = [("the dataset", dataset.attrs)] \
+        if dataset_attrs else []
+    owners += [(f"variable {str(name)!r}", dataset.variables[name].attrs) for name in variables]
+    for owner, attrs in owners:
+        for key, value in attrs.items():
+            try:
+                # as an attribute: NaN and infinity are allowed there, as zarr-python writes them
+                check_document({"attributes": {str(key): encode_zarr_attr_value(value)}})
+            except zarrforge.errors.MetadataError as exc:
+                raise TypeError(
+                    f"Invalid attribute in Dataset.attrs: attribute {str(key)!r} of {owner} is "
+                    f"a {type(value).__name__}, which Zarr metadata (JSON) cannot hold; valid "
+                    "are strings, numbers, booleans, None, and lists and dicts of them (numpy "
+                    f"arrays and scalars are written as those) ({exc})") from exc

@@ -30,7 +30,8 @@ chunkmanager_store_kwargs=None)`` has the parameters and semantics of xarray's
   to ``dimension_names`` (v3) or ``_ARRAY_DIMENSIONS`` (v2).
 * Data goes through xarray's ``ArrayWriter``: numpy data is written at once,
   dask data with ``dask.array.store`` (``compute=False`` returns the delayed
-  write, which consolidates metadata when it runs). Dask chunks that straddle
+  write of the data; the metadata, consolidated, is written before, as xarray writes
+  it, so that region writes into the group and consolidated reads find it). Dask chunks that straddle
   Zarr chunks (or shards) are written safely on stores with conditional writes
   (zarrforge redoes a partial chunk write that met another writer's); on other
   stores ``safe_chunks=True`` refuses them, as xarray does, since concurrent
@@ -70,7 +71,7 @@ import zarrforge
 from zarrforge.hierarchy_api import check_shareable, resolve_store
 
 from . import commit
-from .checks import check_against_store
+from .checks import check_against_store, check_attribute_values, dimension_names_differ
 from .store import DIMENSION_KEY, ZarrforgeDataStore, stored_name
 from .undo import keys_below, remove_written
 
@@ -143,13 +144,6 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
               unlimited_dims: Any = None) -> None:
         writer = writer or ArrayWriter()
         existing = {} if self.mode == "w" else self._existing()
-        names = {stored_name(n) for n in variables}
-        if self.mode == "r+" and (new := sorted(names - set(existing))):
-            raise ValueError(f"the dataset has variables the store lacks: {new}; mode='r+' "
-                             "writes existing variables only (use mode='a' to add them)")
-        if self.append_dim is not None and self.append_dim not in self.get_dimensions():
-            raise ValueError(f"append_dim={self.append_dim!r} is not a dimension of the stored "
-                             f"dataset (its dimensions: {sorted(self.get_dimensions())})")
         new_vars = {k: v for k, v in variables.items() if stored_name(k) not in existing}
         encoded, attributes = self.encode(new_vars, attributes)
         stored_vars = {k: v for k, v in variables.items() if stored_name(k) in existing}
@@ -167,9 +161,8 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             again, _ = self.encode(with_encoding, {})
             for k, v in again.items():
                 stored_dims = decoded[k].dims
-                if set(v.dims) != set(stored_dims):
-                    raise ValueError(f"variable {k!r} has dimensions {v.dims}; the stored one "
-                                     f"has {stored_dims}")
+                if set(v.dims) != set(stored_dims):  # checks.py refused it already
+                    raise ValueError(dimension_names_differ(str(k), v.dims, stored_dims))
                 encoded[k] = v.transpose(*stored_dims)
         if self.mode not in ("r+",):
             self.set_attributes(attributes)
@@ -449,9 +442,11 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
             region == "auto" or append_dim in region):
         raise ValueError(f"append_dim {append_dim!r} cannot also be a region dimension")
     if append_dim is not None and mode not in ("a", "a-"):
-        raise ValueError(f"append_dim needs mode 'a' or 'a-', got {mode!r}")
+        raise ValueError(f"cannot set append_dim unless mode='a' or mode='a-' (or mode=None, "
+                         f"which is 'a' then), got mode={mode!r}")
     if region is not None and mode not in ("r+", "a"):
-        raise ValueError(f"region needs mode 'r+' or 'a', got {mode!r}")
+        raise ValueError(f"cannot set region unless mode='r+' or mode='a' (or mode=None, "
+                         f"which is 'r+' then), got mode={mode!r}")
     if zarr_format not in (2, 3):
         raise ValueError(f"zarr_format must be 2 or 3, got {zarr_format!r}")
     _validate_dataset_names(dataset)  # xarray's rule: names are non-empty strings (or None)
@@ -509,24 +504,32 @@ def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
            encoding: dict[Hashable, dict[str, Any]], consolidated: bool | None, compute: bool,
            safe_chunks: bool, align_chunks: bool, write_empty_chunks: bool | None,
            store_kwargs: dict[str, Any], replacing: frozenset[str] = frozenset()) -> Any:
+    stored: set[str] = set()
     if mode in ("a", "a-", "r+"):
         stored = {name for name, node in target.members()
                   if isinstance(node, zarrforge.Array) and name not in replacing}
         if clash := sorted(stored_name(k) for k in encoding if stored_name(k) in stored):
-            raise ValueError(f"encoding was given for {clash}, which already exist in the "
-                             "store; their stored encoding is used")
+            raise ValueError(f"variable {clash[0]!r} already exists, but encoding was provided: "
+                             f"encoding was given for {clash}, which already exist in the "
+                             "store; their stored encoding is used (leave them out of "
+                             "encoding=)")
+    if mode != "r+":  # r+ writes no attributes and creates no variables
+        check_attribute_values(dataset, [k for k in dataset.variables
+                                         if stored_name(k) not in stored],
+                               dataset_attrs=True)
     if region is not None:
         region = _auto_region(dataset, target, region)
         strangers = [str(k) for k, v in dataset.variables.items()
                      if not set(region).intersection(v.dims) and k not in dataset.indexes]
-        if strangers:
+        if region and strangers:  # region={} writes every variable whole, as xarray does
             raise ValueError(f"variables {strangers} have no dimension of the region "
                              f"{list(map(str, region))}; drop them (dataset.drop_vars("
                              f"{strangers!r})) to write the rest")
         dataset = dataset.drop_vars(list(dataset.indexes))
     if mode in ("a", "a-", "r+"):
         check_against_store(dataset, target, append_dim=append_dim, region=region,
-                            skip_without_append_dim=mode == "a-")
+                            skip_without_append_dim=mode == "a-" and append_dim is not None,
+                            existing_only=mode == "r+")
     writable = ZarrforgeWritableStore(target, mode=mode, append_dim=append_dim, region=region,
                                       safe_chunks=safe_chunks, align_chunks=align_chunks,
                                       stage_growth=compute,
@@ -544,13 +547,13 @@ def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
         for staged in writable.staged:
             staged.abandon()
         raise
+    if finish is not None:  # the metadata is final now, with compute=False too
+        finish()
     if compute:
-        if finish is not None:
-            finish()
         return target
     import dask
 
-    return dask.delayed(_after)(written, finish)
+    return dask.delayed(_after)(written)
 
 
 def _commit_growth(staged: list[Any], group: zarrforge.Group) -> None:
@@ -587,9 +590,9 @@ def _consolidator(group: zarrforge.Group) -> Any:
     return lambda: zarrforge.consolidate_metadata(store, path)
 
 
-def _after(_written: Any, finish: Any) -> None:
-    if finish is not None:
-        finish()
+def _after(_written: Any) -> None:
+    """The delayed write's result, once the data (``_written``) is written."""
+    return None
 
 
 def open_zarr(store: Any, group: str | None = None, *, chunks: Any = None,
