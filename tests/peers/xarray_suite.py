@@ -60,18 +60,11 @@ _MISALIGNED = ("deliberate difference (docs/xarray.md): dask chunks straddling Z
                "written safely on a store with conditional writes, where xarray refuses them "
                "unless safe_chunks=False; its refusal guards against lost partial writes, "
                "which zarrforge's conditional chunk writes redo")
-_V2_FILL_NOT_MASK = (
-    "deliberate difference (docs/xarray.md): use_zarr_fill_value_as_mask=False is honoured, "
-    "so a Zarr v2 array's fill value is not read as _FillValue; xarray's engine='zarr' drops "
-    "the argument (xarray issue #10269) and its test expects the v2 default's _FillValue")
 # Items failing for a deliberate difference, by class and item: xfail(strict=True).
 EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ("TestZarrforgeDirectoryStore", "test_chunk_encoding_with_dask[2]"): _MISALIGNED,
     ("TestZarrforgeDirectoryStore", "test_chunk_encoding_with_dask[3]"): _MISALIGNED,
     ("TestZarrforgeDirectoryStore", "test_shard_encoding_with_dask[3]"): _MISALIGNED,
-    **{(cls, f"test_zarr_fill_value_setting[2-{dtype}]"): _V2_FILL_NOT_MASK
-       for cls in ("TestZarrforgeDirectoryStore", "TestZarrforgeDictStore")
-       for dtype in ("int", "float")},
 }
 # Items (in both classes) failing for a cause not fixed yet (issue #44):
 # xfail(strict=True), so that a fix shows.

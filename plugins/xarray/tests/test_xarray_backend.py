@@ -3,6 +3,8 @@ xarray's own zarr engine and with the dataset that was written."""
 
 from __future__ import annotations
 
+import json
+
 import warnings
 
 import numpy as np
@@ -228,31 +230,27 @@ def test_zarrforge_written_arrays_and_missing_dimension_names():
 
 
 @pytest.mark.parametrize("dtype", ["int64", "float64"])
-def test_use_zarr_fill_value_as_mask_false_is_honoured_in_zarr_v2(tmp_path, dtype):
-    # A deliberate difference (docs/xarray.md): in Zarr v2 the array's fill value is the
-    # CF _FillValue by default, and use_zarr_fill_value_as_mask=False turns that off, as
-    # xarray documents the argument; xarray's engine="zarr" drops the argument (xarray
-    # issue #10269), so its v2 reads always take the fill value as _FillValue.
+def test_zarr_v2_always_reads_its_fill_value_as_the_variables_fill_value(tmp_path, dtype):
+    # In Zarr v2 xarray keeps a variable's _FillValue as the array's fill value, so the fill
+    # value is read as _FillValue whatever use_zarr_fill_value_as_mask says, as xarray's
+    # engine reads it (its suite's test_zarr_fill_value_setting[2-*]); turning it off
+    # would lose the _FillValue when what was read is written again.
     ds = xr.Dataset({"foo": ("x", np.zeros(3, dtype=dtype))})
     path = write(ds.chunk(), tmp_path / "unwritten.zarr", 2, compute=False,
                  encoding={"foo": {"_FillValue": -1}})  # no chunk written: all fill value
     raw = {"mask_and_scale": False, "consolidated": False}
-    with xr.open_dataset(path, engine="zarrforge", **raw) as default:
-        np.testing.assert_array_equal(default["foo"].values, [-1, -1, -1])
-        assert default["foo"].attrs == {"_FillValue": -1}
-    with xr.open_dataset(path, engine="zarrforge", use_zarr_fill_value_as_mask=False,
-                         **raw) as unmasked:
-        np.testing.assert_array_equal(unmasked["foo"].values, [-1, -1, -1])
-        assert unmasked["foo"].attrs == {}
-    # with CF decoding on, only the default masks the fill value as missing
-    with xr.open_dataset(path, engine="zarrforge", consolidated=False) as decoded:
-        assert bool(decoded["foo"].isnull().all())
-        assert decoded["foo"].encoding["_FillValue"] == -1
+    for given in (None, False, True):
+        with xr.open_dataset(path, engine="zarrforge", use_zarr_fill_value_as_mask=given,
+                             **raw) as opened:
+            np.testing.assert_array_equal(opened["foo"].values, [-1, -1, -1])
+            assert opened["foo"].attrs == {"_FillValue": -1}, given
     with xr.open_dataset(path, engine="zarrforge", consolidated=False,
                          use_zarr_fill_value_as_mask=False) as decoded:
-        np.testing.assert_array_equal(decoded["foo"].values, [-1, -1, -1])
-        assert decoded["foo"].dtype == np.dtype(dtype)
-        assert "_FillValue" not in decoded["foo"].encoding
+        assert bool(decoded["foo"].isnull().all())
+        assert decoded["foo"].encoding["_FillValue"] == -1
+        again = tmp_path / "again.zarr"
+        write(decoded, again, 2)
+    assert json.loads((again / "foo" / ".zarray").read_text())["fill_value"] == -1
 
 
 def test_backend_array_indexing_matches_numpy():

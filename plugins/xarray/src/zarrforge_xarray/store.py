@@ -11,7 +11,9 @@ data identically: for Zarr v2 (and other formats) the array's ``fill_value``
 is the CF ``_FillValue`` used for masking; for Zarr v3, where a fill value is
 always present and is not a missing-value marker, the ``_FillValue``
 attribute xarray writes is decoded and the array's fill value is only kept in
-``encoding["fill_value"]``. ``use_zarr_fill_value_as_mask`` overrides this.
+``encoding["fill_value"]``. ``use_zarr_fill_value_as_mask`` overrides this, except in
+Zarr v2, where the fill value is where xarray keeps ``_FillValue``: there it is always
+read as ``_FillValue``, as xarray's engine reads it.
 
 Codecs go into ``encoding`` as xarray's engine puts them there: tuples of codec objects
 (numcodecs' for Zarr v2, zarrforge's otherwise, equal to zarr-python's of the same JSON),
@@ -209,10 +211,12 @@ class ZarrforgeDataStore(AbstractDataStore):
                  drop_variables: Iterable[str] = (), close_store: bool = False) -> None:
         self.group = group
         self.zarr_format = group.metadata_model.format_name
-        # The argument is honoured as xarray documents it; xarray's engine="zarr" drops it
-        # and always takes this default (xarray issue #10269). A deliberate difference
-        # (docs/xarray.md): its suite's test_zarr_fill_value_setting[2-*] expects the drop.
-        if use_zarr_fill_value_as_mask is None:
+        # Zarr v2 keeps a variable's _FillValue as the array's fill value (xarray's own
+        # writer stores it there), so in v2 the fill value is always read as _FillValue, as
+        # xarray's engine reads it (its suite's test_zarr_fill_value_setting[2-*]): turning
+        # that off would drop the _FillValue, and a write of what was read would lose it.
+        # Elsewhere the argument is honoured (v3 with True masks the fill value).
+        if use_zarr_fill_value_as_mask is None or self.zarr_format == "2":
             use_zarr_fill_value_as_mask = self.zarr_format != "3"
         self._mask = use_zarr_fill_value_as_mask
         self._drop = set(drop_variables)
