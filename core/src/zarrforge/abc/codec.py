@@ -53,9 +53,8 @@ inner chunk shape as the unit that can be read on its own, and
 
 from __future__ import annotations
 
-import json
-
 import dataclasses
+import json
 import math
 from abc import ABC, abstractmethod
 from enum import Enum
