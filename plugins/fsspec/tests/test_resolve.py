@@ -97,3 +97,14 @@ def test_missing_backend_names_the_package():
     assert importlib.util.find_spec("ocifs") is None
     with pytest.raises(ImportError, match="ocifs"):
         resolve_store("oci://bucket/x")
+
+
+def test_a_partly_written_array_reads_whole_through_a_caching_filesystem(tmp_path):
+    # fsspec's simplecache raises for a whole batched read when one of its paths is
+    # missing: the written chunk must not read as the fill value for its missing neighbour
+    url = f"file://{tmp_path}/partly.zarr"
+    zf.create_array(url, shape=(6,), chunks=(2,), dtype="i4", fill_value=-1)[2:4] = [5, 6]
+    options = {"simplecache": {"cache_storage": str(tmp_path / "cache")}}
+    cached = zf.open_array(f"simplecache::{url}", mode="r", storage_options=options)
+    assert cached[:].tolist() == [-1, -1, 5, 6, -1, -1]
+    assert cached.store.get_many([("c/0", None), ("c/1", None)])[0] is None

@@ -104,14 +104,27 @@ def test_a_caching_wrapper_in_front_of_sftp_serves_the_second_read_locally(sftp_
     # the server's copy changes; the cache still answers with what it fetched
     zf.open_array(str(root / "cached.zarr"), mode="r+")[:8] = -1.0
     with warnings.catch_warnings():
-        # the cache answers the open's probe for an unfinished-write marker with b"": no
-        # marker, so no UnfinishedWriteWarning (docs/reliability.md, B29)
+        # the cache answers a missing path with no bytes; the store reads that as missing,
+        # so the open's probe finds no marker (docs/reliability.md, B29)
         warnings.simplefilter("error", zf.errors.UnfinishedWriteWarning)
         again = zf.open_array("simplecache::sftp://127.0.0.1/cached.zarr", mode="r",
                               storage_options=options)
     np.testing.assert_array_equal(again[:8], values[:8])
     direct = zf.open_array("sftp://127.0.0.1/cached.zarr", mode="r", storage_options=_options(port))
     np.testing.assert_array_equal(direct[:8], np.full(8, -1.0))
+
+
+def test_a_missing_chunk_through_a_cache_over_sftp_reads_as_the_fill_value(sftp_server, tmp_path):
+    # simplecache over sftp answers a missing path with no bytes: the store checks that
+    # an empty value is there, so a missing chunk is missing (the fill value), not corrupt
+    _, port = sftp_server
+    zf.create_array("sftp://127.0.0.1/partly.zarr", shape=(6,), chunks=(2,), dtype="i4",
+                    fill_value=-1, storage_options=_options(port))[2:4] = [5, 6]
+    options = {"sftp": _options(port), "simplecache": {"cache_storage": str(tmp_path / "c")}}
+    cached = zf.open_array("simplecache::sftp://127.0.0.1/partly.zarr", mode="r",
+                           storage_options=options)
+    assert cached.store.get("c/0") is None
+    assert cached[:].tolist() == [-1, -1, 5, 6, -1, -1]
 
 
 def test_wrong_credentials_fail_with_the_servers_refusal_named(sftp_server):

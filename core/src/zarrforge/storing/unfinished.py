@@ -261,7 +261,7 @@ def warn_if_unfinished(store: Store, path: str) -> None:
     except ZarrforgeError:
         return
     for root, raw in zip(roots, values):
-        if raw:  # a marker is never empty; some caches answer a missing key with b""
+        if raw is not None:
             found = _record(root, raw)
             where = "where" if root == path else f"below {'/' + root!r}, where"
             warnings.warn(UnfinishedWriteWarning(

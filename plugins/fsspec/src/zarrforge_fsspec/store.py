@@ -576,6 +576,20 @@ class FsspecStore(Store):
         bound.check(len(data))
         return self._trim(bytes(data), byte_range)
 
+    def _cat_ranges(self, paths: list[str], limits: list[tuple[int | None, int | None]]
+                    ) -> list[Any]:
+        """``fs.cat_ranges`` with each path's answer: its bytes or its exception. Some
+        filesystems raise for the whole call when one path fails, whatever ``on_error``
+        says (fsspec's ``simplecache`` for a missing path among present ones): the paths
+        are then read one call each, so that one missing key is not taken for all."""
+        try:
+            return self.fs.cat_ranges(paths, [lim[0] for lim in limits],
+                                      [lim[1] for lim in limits], on_error="return")
+        except Exception as exc:  # noqa: BLE001 - the whole call failed
+            if len(paths) == 1:
+                return [exc]
+        return [self._cat_ranges([path], [limit])[0] for path, limit in zip(paths, limits)]
+
     def _get_many_sync(self, requests: Sequence[tuple[str, ByteRange | None]]
                        ) -> list[bytes | None]:
         results: list[bytes | None] = [None] * len(requests)
@@ -594,17 +608,17 @@ class FsspecStore(Store):
             paths = [self._path(requests[i][0]) for i in todo]
             limits = [self._bounded(self._limits(requests[i][1]), bounds[i])  # type: ignore[arg-type]
                       for i in todo]
-            try:
-                answers = self.fs.cat_ranges(paths, [lim[0] for lim in limits],
-                                             [lim[1] for lim in limits], on_error="return")
-            except Exception as exc:  # noqa: BLE001 - the whole call failed
-                answers = [exc] * len(todo)
+            answers = self._cat_ranges(paths, limits)
             retry = []
             for i, answer, (start, end) in zip(todo, answers, limits):
                 key, byte_range = requests[i]
                 if not isinstance(answer, BaseException):
                     bounds[i].check(len(answer))
-                    results[i] = self._trim(bytes(answer), byte_range)
+                    # a caching filesystem (fsspec's simplecache over sftp) answers a missing
+                    # path with no bytes: an empty whole value is checked to be there
+                    empty_and_missing = not answer and byte_range is None and not self.exists(key)
+                    results[i] = None if empty_and_missing else self._trim(bytes(answer),
+                                                                            byte_range)
                 elif is_missing(answer):
                     results[i] = None
                 elif (start, end) != (None, None) and is_invalid_range(answer):
