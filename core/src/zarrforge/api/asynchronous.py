@@ -4,19 +4,15 @@ Contract:
 
 * ``open``, ``open_array``, ``open_group``, ``create_array`` and ``create_group`` are
   :mod:`zarrforge.asyncio`'s.
-* Every other name of zarr-python's module (:data:`ZARR_PYTHON_NAMES`) is the coroutine of
-  zarrforge's blocking function of that name, where zarrforge has one (the function of
-  :mod:`zarrforge.api.synchronous`, else of :mod:`zarrforge.user_api.zarr_api`, looked up by
-  name when this module is imported, so a function added there is picked up without a
-  change here). The coroutine takes the blocking function's arguments, an
+* Every other name (those of :mod:`zarrforge.api.synchronous`, which holds every name of
+  zarr-python's module, :data:`ZARR_PYTHON_NAMES`) is the coroutine of zarrforge's blocking
+  function of that name. The coroutine takes the blocking function's arguments, an
   ``AsyncArray``/``AsyncGroup`` standing for its blocking node, and runs the call off
   the event loop as one cancellable blocking call (:func:`zarrforge.asyncio.offload.run_blocking`,
   as :mod:`zarrforge.asyncio` does). An array or group it returns comes back as an
   ``AsyncArray``/``AsyncGroup``; ``load`` of a group returns a ``dict`` of every array's
   values, all read off the loop (the blocking ``load`` reads each when looked up); anything
   else as the blocking function returns it.
-* A name of zarr-python's module that zarrforge has no blocking function for (yet) raises
-  ``AttributeError`` saying so; ``__all__`` holds the names there are.
 """
 
 from __future__ import annotations
@@ -84,32 +80,9 @@ def coroutine_of(name: str, blocking: Callable[..., Any]) -> Callable[..., Await
     return coroutine
 
 
-def _blocking_function(name: str) -> Callable[..., Any] | None:
-    for module in (synchronous, zarr_api):
-        found = getattr(module, name, None)
-        if callable(found):
-            return found
-    return None
-
-
-def _coroutines() -> dict[str, Callable[..., Awaitable[Any]]]:
-    found: dict[str, Callable[..., Awaitable[Any]]] = dict(_ASYNCIO_FACE)
-    for name in ZARR_PYTHON_NAMES:
-        blocking = _blocking_function(name)
-        if name not in found and blocking is not None:
-            found[name] = coroutine_of(name, blocking)
-    return found
-
-
-_FOUND = _coroutines()
+# the blocking functions' coroutines, the asyncio face's own five in their place
+_FOUND: dict[str, Callable[..., Awaitable[Any]]] = {
+    **{name: coroutine_of(name, getattr(synchronous, name)) for name in synchronous.__all__},
+    **_ASYNCIO_FACE}
 globals().update(_FOUND)
 __all__ = sorted(_FOUND)
-
-
-def __getattr__(name: str) -> Any:
-    if name in ZARR_PYTHON_NAMES:
-        raise AttributeError(f"zarrforge.api.asynchronous has no {name!r} yet: zarr-python's "
-                             f"coroutine of that name is zarrforge's blocking function run off "
-                             f"the event loop, and zarrforge has no blocking {name!r} "
-                             "(docs/coming-from-zarr-python.md)")
-    raise AttributeError(f"module 'zarrforge.api.asynchronous' has no attribute {name!r}")

@@ -7,7 +7,8 @@ last: the key ``<root>/__zarrforge_unfinished.json`` (``__zarrforge_unfinished.j
 the store's root). No format reads that key as a node or as metadata, a group's
 listing of its members does not see it (it is a key, not a prefix), and no node can
 be named so (names that begin with ``__zarr``, which Zarr keeps for its own data, are
-never nodes: :mod:`zarrforge.metadata.paths`; so for transactions' commit records), so the marker never stands where a member's directory would.
+never nodes: :mod:`zarrforge.metadata.paths`; the same holds for transactions' commit
+records), so the marker never stands where a member's directory would.
 
 * :func:`marking` writes and removes the marker around a block. A failure inside the
   block is rolled back by the writer, so the marker goes too (unless the writer keeps
