@@ -29,10 +29,8 @@ _numbers = itertools.count(1)  # generations; next() on it is atomic under the G
 
 
 def _checked_backing(given: Any, field: str) -> dict[str, bytes]:
-    """``given`` as the live dict of a store (a new one for ``None``), or a refusal naming
-    ``field`` and what in it is not a ``dict`` of ``str`` keys and ``bytes`` values."""
-    if given is None:
-        return {}
+    """``given`` as the live dict of a store, or a refusal naming ``field`` and what in it
+    is not a ``dict`` of ``str`` keys and ``bytes`` values."""
     if not isinstance(given, dict):
         raise StoreArgumentError(
             f"MemoryStore({field}=...) takes a dict of str keys and bytes values, got "
@@ -61,11 +59,14 @@ class MemoryStore(Store):
             raise StoreArgumentError("MemoryStore takes its dict once: as store_dict "
                                      "(zarr-python's name, the first argument) or as data=, "
                                      "not both")
-        backing = _checked_backing(store_dict if data is None else data,
-                                   "store_dict" if data is None else "data")
         super().__init__(read_only=read_only)
         self.name = name
-        self._data: dict[str, bytes] = backing
+        # zarr-python's form (a user's dict, given once) is checked whole; data= is the
+        # store's own path (a dict passed as a store, a read-only view of a named store),
+        # taken as it is, since it runs at every open and a scan would cost every key
+        self._data: dict[str, bytes] = (_checked_backing(store_dict, "store_dict")
+                                        if store_dict is not None
+                                        else data if data is not None else {})
         self._lock = threading.RLock()
         self._generations: dict[str, tuple[bytes, int]] = {}  # key -> (value, its number)
 
