@@ -1,7 +1,7 @@
 """zarr-python's codec class names (``zarr.codecs``, ``zarr.codecs.numcodecs``) run the same
 code on zarrforge (issue #43): each case (:data:`CASES`) is one ``create_array`` call
 written with zarr-python's names, run as it is by zarr-python 3.4.2 (``import zarr``, in
-its environment: ``_side_venv.ensure_zarr34_venv``, see test_zarr34_registry.py; one
+its environment: the ``zarr34`` fixture of tests/interop/conftest.py; one
 subprocess for all cases) and by zarrforge (``zarr`` bound to ``zarrforge``), and the
 ``codecs`` of both ``zarr.json`` documents must be equal. ``ZARRFORGE_SKIP_ZARR34=1`` skips
 them explicitly.
@@ -10,8 +10,6 @@ them explicitly.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import warnings
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ import pytest
 
 import zarrforge
 
-from _side_venv import ZARR34_LABEL as LABEL, ensure_zarr34_venv, run_script
+from _side_venv import ZARR34_LABEL as LABEL, run_script
 
 CASES: dict[str, str] = {
     "issue_example": """zarr.create_array(path, shape=(10, 10), chunks=(5, 5), dtype="int32",
@@ -82,17 +80,6 @@ import json, sys
 import zarr
 print(json.dumps(run_cases(zarr, json.loads(sys.argv[1]), sys.argv[2])))
 """
-
-
-@pytest.fixture(scope="module")
-def zarr34() -> Path:
-    if os.environ.get("ZARRFORGE_SKIP_ZARR34") == "1":
-        pytest.skip("ZARRFORGE_SKIP_ZARR34=1: interop with zarr-python 3.4.2 explicitly skipped")
-    try:
-        return ensure_zarr34_venv()
-    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-        pytest.fail(f"zarr-python 3.4.2 is needed for these tests and could not be set up "
-                    f"(set ZARRFORGE_SKIP_ZARR34=1 to skip them explicitly): {exc}")
 
 
 @pytest.fixture(scope="module")

@@ -35,8 +35,6 @@ zarr-python's ``raw_bytes`` (numpy ``|V<n>``, its own name) is read by zarrforge
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -46,22 +44,10 @@ import pytest
 
 import zarrforge as zf
 
-from _side_venv import ZARR34_LABEL as LABEL, ensure_zarr34_venv, run_script
+from _side_venv import ZARR34_LABEL as LABEL, run_script
 
-# --------------------------------------------------------------------------------------------
-# the zarr-python 3.4.2 environment: _side_venv.ensure_zarr34_venv ($ZARRFORGE_ZARR34_VENV)
-
-
-@pytest.fixture(scope="module")
-def zarr34() -> Path:
-    if os.environ.get("ZARRFORGE_SKIP_ZARR34") == "1":
-        pytest.skip("ZARRFORGE_SKIP_ZARR34=1: interop with zarr-python 3.4.2 explicitly skipped")
-    try:
-        return ensure_zarr34_venv()
-    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-        pytest.fail(f"zarr-python 3.4.2 is needed for these tests and could not be set up "
-                    f"(set ZARRFORGE_SKIP_ZARR34=1 to skip them explicitly): {exc}")
-
+# the zarr-python 3.4.2 environment ($ZARRFORGE_ZARR34_VENV): the ``zarr34`` fixture of
+# tests/interop/conftest.py
 
 # --------------------------------------------------------------------------------------------
 # the cases: values written, what reading them back must give, codecs (array -> array)
