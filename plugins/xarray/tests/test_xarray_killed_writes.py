@@ -260,6 +260,21 @@ def _retry_replacement(write, root: Path, operation: str) -> None:
     write(root, "w")
 
 
+def _replacement_state(root: Path, operation: str, reopened, old, new) -> str:
+    """What a killed replacement left: ``"unfinished"`` (marked by ``operation``), or,
+    unmarked, ``"before"`` or ``"after"`` (``reopened()`` identical to ``old`` or ``new``);
+    unmarked data that is neither fails."""
+    marker = zf.unfinished_write(str(root))
+    if marker is not None:
+        assert marker.operation == operation, marker
+        return "unfinished"
+    back = reopened()
+    if back.identical(old):
+        return "before"
+    assert back.identical(new), "an overwrite left unmarked data neither old nor new"
+    return "after"
+
+
 class OverwriteDataset:
     """``mode="w"`` over an existing Dataset. Before (issue #44): erasing the old group
     took the marker along, so a kill left ``tas`` all NaN and ``pr`` partly new, unmarked."""
@@ -276,15 +291,8 @@ class OverwriteDataset:
                        encoding={"tas": {"chunks": (2, 2)}, "pr": {"chunks": (2, 2)}})
 
     def state(self, root: Path) -> str:
-        marker = zf.unfinished_write(str(root))
-        if marker is not None:
-            assert marker.operation == "to_zarr", marker
-            return "unfinished"
-        back = opened(root)  # unmarked: whole, old or new
-        if back.identical(self.old):
-            return "before"
-        assert back.identical(self.dataset), "an overwrite left unmarked data neither old nor new"
-        return "after"
+        return _replacement_state(root, "to_zarr", lambda: opened(root), self.old,
+                                  self.dataset)
 
     def retry(self, root: Path) -> None:
         _retry_replacement(self.write, root, "to_zarr")
@@ -307,15 +315,9 @@ class OverwriteDataTree:
         self.tree.zarrforge.to_zarr(str(root), mode=mode)
 
     def state(self, root: Path) -> str:
-        marker = zf.unfinished_write(str(root))
-        if marker is not None:
-            assert marker.operation == "DataTree.to_zarr", marker
-            return "unfinished"
-        back = xr.open_datatree(str(root), engine="zarrforge").load()
-        if back.identical(self.old):
-            return "before"
-        assert back.identical(self.tree), "an overwrite left an unmarked tree neither old nor new"
-        return "after"
+        return _replacement_state(
+            root, "DataTree.to_zarr",
+            lambda: xr.open_datatree(str(root), engine="zarrforge").load(), self.old, self.tree)
 
     def retry(self, root: Path) -> None:
         _retry_replacement(self.write, root, "DataTree.to_zarr")
