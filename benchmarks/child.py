@@ -34,8 +34,9 @@ import resource
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from . import engines, limits, memory
 from .workloads import WORKLOADS, Context, VerificationError
@@ -173,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"VERIFICATION FAILED: {args.engine} {args.workload}: {exc}", file=sys.stderr)
         _emit({"event": "error", "kind": "verification", "message": str(exc)})
         return 2
-    except Exception as exc:  # noqa: BLE001 - reported to the driver, which fails the run
+    except Exception as exc:  # noqa: BLE001  # reported to the driver, which fails the run
         traceback.print_exc()
         _emit({"event": "error", "kind": type(exc).__name__, "message": str(exc)})
         return 1

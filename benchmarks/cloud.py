@@ -31,13 +31,14 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.s3_server import latency_s3  # noqa: E402
+from benchmarks.s3_server import latency_s3
 
 BUCKET = "bench"
 SEED = 8
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                 results[name] = run_engine(ENGINES[name](endpoint), name, args)
             except AssertionError:
                 raise
-            except Exception as exc:  # a peer that cannot run is reported, not dropped
+            except Exception as exc:  # noqa: BLE001  # a peer that cannot run is reported, not dropped
                 results[name] = {"error": f"{type(exc).__name__}: {exc}"[:500]}
             print(f"{name}: {results[name]}", file=sys.stderr, flush=True)
     text = table(results, shown)

@@ -166,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=50, help="rounds per shard writer")
     parser.add_argument("--path", default="/dev/shm" if os.path.isdir("/dev/shm") else None)
     args = parser.parse_args(argv)
-    side = max(64, int(round(256 * args.scale ** (1 / 3) / 64)) * 64)
-    workload_side = max(128, int(round(512 * args.scale ** (1 / 3) / 128)) * 128)
+    side = max(64, round(256 * args.scale ** (1 / 3) / 64) * 64)
+    workload_side = max(128, round(512 * args.scale ** (1 / 3) / 128) * 128)
     root = Path(tempfile.mkdtemp(prefix="zarrforge-conditional-", dir=args.path))
     try:
         workloads = w1_and_w3(root, workload_side, args.repeat)

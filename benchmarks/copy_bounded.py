@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -71,7 +70,7 @@ def make_source(path: Path, gib: float) -> tuple[int, ...]:
 
     import zarrforge as zf
 
-    depth = max(CHUNK, int(round(gib * 2**30 / (4 * 1024 * 1024) / CHUNK)) * CHUNK)
+    depth = max(CHUNK, round(gib * 2**30 / (4 * 1024 * 1024) / CHUNK) * CHUNK)
     shape = (depth, 1024, 1024)
     array = zf.create_array(str(path), shape=shape, chunks=(CHUNK,) * 3, dtype="float32",
                             compressors=[{"name": "zstd", "configuration": {"level": 1}}])

@@ -30,19 +30,19 @@ SEED = 20240611
 #: Full-scale (scale 1.0) definitions. ``quantum`` is the rounding unit of every dimension,
 #: ``minimum`` the smallest length: the largest chunk edge of the arrays that must share a shape.
 BASE: dict[str, dict[str, Any]] = {
-    "float3d": dict(shape=(512, 512, 512), dtype="float32", chunks=(128, 128, 128), shards=None,
-                    zstd_level=1, quantum=32, minimum=128),
-    "sharded3d": dict(shape=(512, 512, 512), dtype="float32", chunks=(32, 32, 32),
-                      shards=(256, 256, 256), zstd_level=1, quantum=32, minimum=128),
-    "bytes2d": dict(shape=(4096, 4096), dtype="uint8", chunks=(64, 64), shards=None,
-                    zstd_level=None, quantum=64, minimum=64),
+    "float3d": {"shape": (512, 512, 512), "dtype": "float32", "chunks": (128, 128, 128), "shards": None,
+                    "zstd_level": 1, "quantum": 32, "minimum": 128},
+    "sharded3d": {"shape": (512, 512, 512), "dtype": "float32", "chunks": (32, 32, 32),
+                      "shards": (256, 256, 256), "zstd_level": 1, "quantum": 32, "minimum": 128},
+    "bytes2d": {"shape": (4096, 4096), "dtype": "uint8", "chunks": (64, 64), "shards": None,
+                    "zstd_level": None, "quantum": 64, "minimum": 64},
     # W9: the same 256 MiB float32 array in 1 Ki, 16 Ki and 256 Ki chunks (time per chunk)
-    "scale1k": dict(shape=(8192, 8192), dtype="float32", chunks=(256, 256), shards=None,
-                    zstd_level=1, quantum=256, minimum=256),
-    "scale16k": dict(shape=(8192, 8192), dtype="float32", chunks=(64, 64), shards=None,
-                     zstd_level=1, quantum=256, minimum=256),
-    "scale256k": dict(shape=(8192, 8192), dtype="float32", chunks=(16, 16), shards=None,
-                      zstd_level=1, quantum=256, minimum=256),
+    "scale1k": {"shape": (8192, 8192), "dtype": "float32", "chunks": (256, 256), "shards": None,
+                    "zstd_level": 1, "quantum": 256, "minimum": 256},
+    "scale16k": {"shape": (8192, 8192), "dtype": "float32", "chunks": (64, 64), "shards": None,
+                     "zstd_level": 1, "quantum": 256, "minimum": 256},
+    "scale256k": {"shape": (8192, 8192), "dtype": "float32", "chunks": (16, 16), "shards": None,
+                      "zstd_level": 1, "quantum": 256, "minimum": 256},
 }
 #: the W9 family, by chunk count at full scale
 SCALING = {"1k": "scale1k", "16k": "scale16k", "256k": "scale256k"}
@@ -51,7 +51,7 @@ SCALING = {"1k": "scale1k", "16k": "scale16k", "256k": "scale256k"}
 GROUP_MEMBERS = 300
 #: W6L: the large group, at --scale 1 (smaller scales shrink it, never below 10 members)
 LARGE_GROUP_MEMBERS = 10_000
-MEMBER = dict(shape=(10,), dtype="int32", chunks=(10,), shards=None, zstd_level=1)
+MEMBER = {"shape": (10,), "dtype": "int32", "chunks": (10,), "shards": None, "zstd_level": 1}
 
 #: W4: how many reads, and the length of each (1, 1, REGION_WIDTH) region.
 REGION_READS = 2000
@@ -84,7 +84,7 @@ class ArraySpec:
 
 def scaled_shape(shape: tuple[int, ...], scale: float, quantum: int, minimum: int) -> tuple[int, ...]:
     factor = scale ** (1.0 / len(shape))
-    return tuple(max(minimum, int(round(n * factor / quantum)) * quantum) for n in shape)
+    return tuple(max(minimum, round(n * factor / quantum) * quantum) for n in shape)
 
 
 def spec(name: str, scale: float = 1.0) -> ArraySpec:
@@ -157,5 +157,5 @@ def regions(s: ArraySpec, n: int = REGION_READS, width: int = REGION_WIDTH) -> l
     for _ in range(n):
         lead = [int(rng.integers(0, d)) for d in s.shape[:-1]]
         x0 = int(rng.integers(0, cols)) * width
-        out.append(tuple(slice(i, i + 1) for i in lead) + (slice(x0, x0 + width),))
+        out.append((*tuple(slice(i, i + 1) for i in lead), slice(x0, x0 + width)))
     return out

@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from benchmarks import memory  # noqa: E402  (the suite's peak-memory sections)
+from benchmarks import memory  # noqa: E402  # the suite's peak-memory sections
 
 
 def main() -> None:

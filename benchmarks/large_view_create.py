@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import sys
 import tempfile
 import time
-import sys
 import uuid
 from pathlib import Path
 
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from benchmarks import memory  # noqa: E402  (the suite's peak-memory sections)
+from benchmarks import memory  # noqa: E402  # the suite's peak-memory sections
 
 
 def build(directory: str, members: int, zarr_format: str) -> None:

@@ -48,14 +48,14 @@ import json
 import os
 import shutil
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numcodecs import Zstd
 
 from . import data
 from .workloads import Context, VerificationError, Workload, check_equal, mib
-
 
 #: Limits that always run on the calling thread alone, whatever :func:`set_threads` says.
 ONE_THREAD = frozenset({"L-files", "L-copy", "L-list", "L-listL"})

@@ -72,7 +72,7 @@ def source_state(repo: Path) -> dict[str, Any]:
 def describe(repo: Path) -> dict[str, Any]:
     status = _git(repo, "status", "--porcelain")
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "machine": {
             "cpu_model": _proc_field("/proc/cpuinfo", "model name") or platform.processor() or None,
             "cores": os.cpu_count(),

@@ -51,8 +51,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
@@ -169,7 +170,7 @@ def run_child(engine: str, workload: str, args: argparse.Namespace, env: dict[st
         command += ["--threads", str(threads)]
     record: dict[str, Any] | None = None
     error: str | None = None
-    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     source = machine.source_state(REPO)
     with tempfile.TemporaryFile("w+") as stderr:
         proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=stderr,

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.s3_server import latency_s3  # noqa: E402
+from benchmarks.s3_server import latency_s3
 
 
 def best_of(repeat: int, fn) -> float:

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 HOP_HEADERS = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"}
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
@@ -31,7 +31,7 @@ CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing
                "AWS_EC2_METADATA_DISABLED": "true", "NO_PROXY": "127.0.0.1,localhost"}
 
 
-def serve_latency_proxy(target_port: int, latency: float, ports: "multiprocessing.Queue") -> None:
+def serve_latency_proxy(target_port: int, latency: float, ports: multiprocessing.Queue) -> None:
     """Run (in a child process) a proxy on 127.0.0.1 forwarding to ``target_port``."""
     cache: dict[tuple[str, str], tuple[int, str, list, bytes]] = {}
     lock = threading.Lock()
@@ -109,7 +109,7 @@ def _start_moto() -> tuple[subprocess.Popen, int]:
                 return server, port
         except OSError:
             if server.poll() is not None:
-                raise RuntimeError(f"moto's server exited with {server.returncode}")
+                raise RuntimeError(f"moto's server exited with {server.returncode}") from None
             time.sleep(0.1)
     server.kill()
     raise RuntimeError("moto's server did not start within 60 s")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import data  # noqa: E402
+import data
 
 
 def per_chunk(results: dict) -> dict[str, dict[str, dict[int, float]]]:

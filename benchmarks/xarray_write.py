@@ -42,7 +42,7 @@ CHUNKS = (8, 256, 410)
 
 
 def dataset(scale: float, count: int = VARIABLES) -> xr.Dataset:
-    first = max(CHUNKS[0], int(round(SHAPE[0] * scale / CHUNKS[0])) * CHUNKS[0])
+    first = max(CHUNKS[0], round(SHAPE[0] * scale / CHUNKS[0]) * CHUNKS[0])
     shape = (first, *SHAPE[1:])
     rng = np.random.default_rng(0)
     base = np.round(rng.normal(280, 5, size=shape).astype("float32"), 1)

@@ -9,15 +9,20 @@ store, and every test must pass.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import registry
-from zarrforge.testing import (ChunkKeyEncodingConformance, CodecConformance,
-                               ConditionalWriteConformance, DataTypeConformance,
-                               StoreConformance)
+from zarrforge.testing import (
+    ChunkKeyEncodingConformance,
+    CodecConformance,
+    ConditionalWriteConformance,
+    DataTypeConformance,
+    StoreConformance,
+)
 from zarrforge.testing.kit_store import KitMemoryStore
 
 
@@ -30,7 +35,7 @@ class XorCodec(BytesBytesCodec):
         self.key = key
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "XorCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> XorCodec:
         configuration = dict(configuration or {})
         key = configuration.pop("key", 90)
         if configuration:
@@ -59,7 +64,7 @@ class DashedKeys(ChunkKeyEncoding):
     name = "test.dashed"
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "DashedKeys":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DashedKeys:
         if configuration:
             first = sorted(configuration)[0]
             raise MetadataError(f"unknown configuration {sorted(configuration)}",

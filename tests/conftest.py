@@ -10,8 +10,8 @@ import os
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -62,7 +62,6 @@ def fake_distribution(tmp_path: Path) -> Callable[..., Path]:
 def _example_data(directory: Path) -> None:
     """``data.zarr`` (a group, ``temperature`` (1000, 64) float32) and ``weather.zarr``
     (``temperature`` as the quickstart makes it, one chunk written) below ``directory``."""
-    import numpy as np
     import zarrforge as zf
 
     data = zf.create_group(str(directory / "data.zarr"))
@@ -80,7 +79,7 @@ class _StaticFiles(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-    def list_directory(self, path):  # noqa: ANN001 - http.server's signature
+    def list_directory(self, path):  # untyped: http.server's signature
         self.send_error(404)
 
 
@@ -91,6 +90,7 @@ def doc_servers(tmp_path_factory: pytest.TempPathFactory):
     import zipfile
 
     import boto3
+
     from zarrforge.testing.s3_server import loopback_s3_server
 
     site = tmp_path_factory.mktemp("site")
@@ -133,7 +133,7 @@ def doc_servers(tmp_path_factory: pytest.TempPathFactory):
         thread.join()
 
 
-def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's hook
+def pytest_terminal_summary(terminalreporter) -> None:  # untyped: pytest's hook
     """One line: how many documentation blocks ran, were fragments on purpose, are run by
     another test, and failed (from the ``doc_blocks`` property each document's test
     records; the reports carry it from xdist workers too)."""

@@ -19,7 +19,8 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import zarrforge as zf
 from zarrforge.errors import BoundsCheckError, SelectionError
@@ -125,7 +126,7 @@ def with_ellipsis_or_truncation(draw, entries, allow_newaxis=False):
     if how == "ellipsis":
         i = draw(st.integers(0, len(entries)))
         j = draw(st.integers(i, len(entries)))
-        entries = entries[:i] + [Ellipsis] + entries[j:]
+        entries = [*entries[:i], Ellipsis, *entries[j:]]
     elif how == "truncate":
         entries = entries[:draw(st.integers(0, len(entries)))]
     if allow_newaxis:
@@ -305,7 +306,7 @@ SEEDS = st.integers(0, 2**32 - 1)
 @PROPERTY
 @given(st.data())
 def test_basic_selection_read_matches_numpy(data):
-    a, ref, chunks, fill = data.draw(stored_array())
+    a, ref, _chunks, _fill = data.draw(stored_array())
     sel = data.draw(basic_selection(ref.shape))
     result = a[sel]
     expected = ref[sel]
@@ -337,7 +338,7 @@ def test_basic_selection_write_matches_numpy(data):
 @PROPERTY
 @given(st.data())
 def test_oindex_read_matches_numpy(data):
-    a, ref, chunks, fill = data.draw(stored_array())
+    a, ref, _chunks, _fill = data.draw(stored_array())
     sel = data.draw(orthogonal_selection(ref.shape, unique=False))
     ix, _, out_shape = orthogonal_reference(sel, ref.shape)
     expected = ref[ix].reshape(out_shape)
@@ -362,7 +363,7 @@ def test_oindex_write_matches_numpy(data):
 @PROPERTY
 @given(st.data())
 def test_vindex_coordinate_read_matches_numpy(data):
-    a, ref, chunks, fill = data.draw(stored_array(min_dims=1, min_side=1))
+    a, ref, _chunks, _fill = data.draw(stored_array(min_dims=1, min_side=1))
     sel = data.draw(coordinate_selection(ref.shape, unique=False))
     assert_same(a.vindex[sel], ref[sel])
 
@@ -382,7 +383,7 @@ def test_vindex_coordinate_write_matches_numpy(data):
 @PROPERTY
 @given(st.data())
 def test_vindex_mask_read_matches_numpy(data):
-    a, ref, chunks, fill = data.draw(stored_array())
+    a, ref, _chunks, _fill = data.draw(stored_array())
     mask = np.array(data.draw(st.lists(st.booleans(), min_size=ref.size, max_size=ref.size)),
                     dtype=bool).reshape(ref.shape)
     assert_same(a.vindex[mask], ref[mask])
@@ -406,7 +407,7 @@ def test_vindex_mask_write_matches_numpy(data):
 @PROPERTY
 @given(st.data())
 def test_blocks_read_matches_numpy(data):
-    a, ref, chunks, fill = data.draw(stored_array())
+    a, ref, chunks, _fill = data.draw(stored_array())
     sel = data.draw(block_selection(ref.shape, chunks))
     assert_same(a.blocks[sel], ref[block_reference(sel, ref.shape, chunks)])
 

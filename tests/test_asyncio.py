@@ -20,9 +20,9 @@ import pytest
 
 import zarrforge as zf
 import zarrforge.asyncio as zfa
-from zarrforge.engine import chunk_io
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge.abc.store import WrapperStore
+from zarrforge.engine import chunk_io
 from zarrforge.errors import BoundsCheckError, CorruptChunkError, NodeTypeError
 from zarrforge.hierarchy_api import resolve_store
 

@@ -18,9 +18,14 @@ import pytest
 
 import zarrforge as zf
 from zarrforge import hooks
+from zarrforge.errors import (
+    NodeNotFoundError,
+    PluginFailureError,
+    PluginFailureWarning,
+    PluginLoadError,
+    UnknownExtensionError,
+)
 from zarrforge.registries import plugin_failures
-from zarrforge.errors import (NodeNotFoundError, PluginFailureError, PluginFailureWarning,
-                              PluginLoadError, UnknownExtensionError)
 from zarrforge_std.stores.memory import MemoryStore
 
 CODECS = """
@@ -298,6 +303,7 @@ def test_a_broken_format_beside_the_built_ins_breaks_nothing_else(fake_distribut
             zf.open_array(path, path="missing")
         assert list(zf.open_group(path)) == ["g"]
         from click.testing import CliRunner
+
         from zarrforge_cli.main import cli
         result = CliRunner().invoke(cli, ["tree", path])
         assert result.exit_code == 0, result.output

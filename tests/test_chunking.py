@@ -10,7 +10,6 @@ import zarrforge as zf
 from zarrforge.engine.chunking import auto_chunks
 from zarrforge.errors import MetadataError, ResourceLimitError
 
-
 FORMATS = [3, 2, "draft-2022"]
 
 

@@ -121,7 +121,7 @@ def test_the_grid_suite_catches_each_broken_grid(pytester):
         '[0:test.unchecked{"chunk_shape":[0]}@(10,)]',
         "TestUnchecked::test_invalid_configurations_are_refused_naming_the_field"
         '[1:test.unchecked{"chunk_shape":["four"]}@(10,)]',
-        f"TestUnchecked::test_unknown_configuration_keys_are_refused[0:test.unchecked"
+        "TestUnchecked::test_unknown_configuration_keys_are_refused[0:test.unchecked"
         '{"chunk_shape":[4]}@(10,)]',
     } <= failed, text[-8000:]
     # the messages name the case and the property, in a sentence

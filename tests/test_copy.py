@@ -23,7 +23,7 @@ def source_hierarchy():
 
 def snapshot(group):
     out = {}
-    for name, node in [("", group)] + group.members(max_depth=None):
+    for name, node in [("", group), *group.members(max_depth=None)]:
         entry = {"attrs": node.attrs.asdict()}
         if isinstance(node, zf.Array):
             entry.update(shape=node.shape, dtype=str(node.dtype), dims=node.dimension_names,

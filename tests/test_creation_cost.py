@@ -89,7 +89,7 @@ def test_creating_an_array_at_depth_3_reads_and_parses_each_document_once(counte
 
 
 def test_creating_missing_parents_reads_each_ancestor_once(counted):
-    parsed, built = counted
+    parsed, _built = counted
     store = CountingStore()
     zf.create_group(store)
     store.reads.clear()

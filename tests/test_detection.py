@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge.registries import plugin_failures
 from zarrforge.errors import MetadataError, NodeNotFoundError, PluginFailureWarning
 from zarrforge.nodes.hierarchy import get_format
+from zarrforge.registries import plugin_failures
 from zarrforge_std.format_v3 import V3Format
 from zarrforge_std.stores.memory import MemoryStore
 

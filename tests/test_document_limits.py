@@ -159,9 +159,9 @@ VIEW = ("consolidated_metadata", "metadata")
     # what is over the limit is not the view
     '{"attributes": {"big": "%s"}, "consolidated_metadata": {"metadata": {}}}' % ("x" * 200),
     # no view at all
-    '{"attributes": [%s]}' % ", ".join(["1"] * 100),
+    '{{"attributes": [{}]}}'.format(", ".join(["1"] * 100)),
     # not an object, or not JSON
-    '[%s]' % ", ".join(["1"] * 100),
+    '[{}]'.format(", ".join(["1"] * 100)),
     '{"consolidated_metadata": {"metadata": {"a": "%s"}' % ("x" * 200),
 ])
 def test_a_document_over_the_limit_is_refused_unless_only_its_view_is_over(text) -> None:
@@ -172,7 +172,7 @@ def test_a_document_over_the_limit_is_refused_unless_only_its_view_is_over(text)
 
 def test_a_document_over_the_limit_only_by_its_view_is_read_with_the_view_set_aside() -> None:
     view = '{"kind": "inline", "metadata": {"a": "%s"}}' % ("x" * 200)
-    text = '{"zarr_format": 3, "consolidated_metadata": %s, "attributes": {"t": 1}}' % view
+    text = f'{{"zarr_format": 3, "consolidated_metadata": {view}, "attributes": {{"t": 1}}}}'
     with zf.config.set(max_document_bytes=100):
         document = load_document_keeping_raw(text.encode(), key="k", at=VIEW, kept=())
     assert document["attributes"] == {"t": 1} and document["zarr_format"] == 3

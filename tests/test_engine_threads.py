@@ -17,10 +17,10 @@ import pytest
 
 import zarrforge as zf
 from zarrforge import config
-from zarrforge.engine import pipeline
 from zarrforge.abc.store import WrapperStore
-from zarrforge.errors import StoreError
+from zarrforge.engine import pipeline
 from zarrforge.engine.pipeline import UNCOMPRESSED_FACTOR, workers_for
+from zarrforge.errors import StoreError
 from zarrforge.testing.faults import Delay, Fail, FaultyStore, on
 from zarrforge_std.stores.memory import MemoryStore
 

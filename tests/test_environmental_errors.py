@@ -11,8 +11,8 @@ import sys
 import pytest
 
 import zarrforge as zf
-from zarrforge.registries import plugin_failures
 from zarrforge.errors import PluginFailureError, StoreError
+from zarrforge.registries import plugin_failures
 
 ENV_STORE = '''
 from zarrforge.abc.url_adapter import URLAdapter

@@ -8,9 +8,15 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge.errors import (ContainsNodeError, CorruptChunkError, InvalidPathError,
-                              MetadataError, NodeNotFoundError, ReadOnlyError,
-                              UnknownExtensionError, ZarrforgeError)
+from zarrforge.errors import (
+    ContainsNodeError,
+    CorruptChunkError,
+    InvalidPathError,
+    MetadataError,
+    ReadOnlyError,
+    UnknownExtensionError,
+    ZarrforgeError,
+)
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -20,7 +26,7 @@ def snapshot(store):
 
 
 def make_array(store=None, **kwargs):
-    options = dict(shape=(4, 4), dtype="int32", chunks=(2, 2), compressors=None)
+    options = {"shape": (4, 4), "dtype": "int32", "chunks": (2, 2), "compressors": None}
     options.update(kwargs)
     a = zf.create_array(store if store is not None else MemoryStore(), **options)
     a[:] = np.arange(16, dtype="int32").reshape(4, 4)

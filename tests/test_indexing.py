@@ -6,10 +6,10 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zarrforge.abc.chunk_grid import DimensionChunking
-from zarrforge.errors import BoundsCheckError, SelectionError
 from zarrforge.engine.indexing import (
     BasicIndexer,
     BlockIndexer,
@@ -20,6 +20,7 @@ from zarrforge.engine.indexing import (
     check_value_shape,
     normalize_integer,
 )
+from zarrforge.errors import BoundsCheckError, SelectionError
 
 SENTINEL = -1  # fills stored padding; array data is always >= 0
 PROPERTY = settings(max_examples=200, deadline=None)

@@ -18,8 +18,7 @@ import zarrforge as zf
 import zarrforge_std.format_v3 as format_v3
 from zarrforge.errors import MetadataError
 from zarrforge.metadata import document as document_module
-from zarrforge.metadata import json_io
-from zarrforge.metadata import raw_reading
+from zarrforge.metadata import json_io, raw_reading
 from zarrforge.metadata.json_io import load_document
 from zarrforge.metadata.raw_json import ABSENT_MEMBER, RawJSON
 from zarrforge.metadata.raw_reading import load_document_keeping_raw

@@ -171,7 +171,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return [*stack[stack.index(nxt):], nxt]
             if nxt not in state:
                 cycle = walk(nxt)
                 if cycle:
@@ -350,7 +350,7 @@ def test_names_moved_to_the_hierarchy_api_still_resolve_with_a_warning() -> None
         with pytest.warns(DeprecationWarning, match=f"zarrforge.hierarchy_api.{name}"):
             assert getattr(plugin_api, name) is getattr(hierarchy_api, name)
     with pytest.raises(AttributeError, match="no_such_name"):
-        plugin_api.no_such_name  # noqa: B018
+        plugin_api.no_such_name
 
 
 # The core's layers, bottom up (docs/architecture.md, "Layers"), each a folder (or, for the

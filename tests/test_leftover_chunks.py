@@ -43,7 +43,7 @@ def test_a_killed_appends_chunks_are_found_and_removed_and_the_data_stays(zarr_f
 
 def test_sharded_arrays_name_their_shards_and_keep_the_edge_shard():
     store = MemoryStore()
-    a = _killed_append(store, 3, shards=(4, 4))  # shards of 4 rows: shard 2 holds rows 8, 9
+    _killed_append(store, 3, shards=(4, 4))  # shards of 4 rows: shard 2 holds rows 8, 9
     assert zf.leftover_chunks(store, "g/a") == ["g/a/c/3/0"]
     zf.leftover_chunks(store, "g/a", remove=True)
     assert sorted(store.list_prefix("g/a/c/")) == ["g/a/c/0/0", "g/a/c/1/0", "g/a/c/2/0"]
@@ -82,7 +82,7 @@ def test_the_arrays_own_document_is_read_not_a_stale_consolidated_view():
 
 def test_the_shape_is_read_again_before_anything_is_removed():
     store = MemoryStore()
-    a = _killed_append(store, 3)
+    _killed_append(store, 3)
     stale = zf.open_array(store, "g/a", mode="r+")
     grown = zf.open_array(store, "g/a", mode="r+")
     grown.resize(16, 4)  # another handle commits the growth ...

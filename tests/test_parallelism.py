@@ -15,15 +15,15 @@ import os
 import threading
 import time
 import tracemalloc
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 import zarrforge as zf
 from zarrforge import config
-from zarrforge.engine import parallel, pipeline
 from zarrforge.abc.codec import BytesBytesCodec
+from zarrforge.engine import parallel, pipeline
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -120,7 +120,7 @@ def test_a_forked_child_runs_its_calls_on_threads_of_its_own(probe) -> None:
         try:
             array[...] = _values(array.shape)
             os._exit(0 if probe.peak == 8 else 10 + probe.peak)
-        except BaseException:
+        except BaseException:  # noqa: BLE001  # the forked child reports any failure by its exit status
             os._exit(1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, (
@@ -147,7 +147,7 @@ def test_a_forked_child_reads_ahead_on_threads_of_its_own() -> None:
         signal.alarm(20)  # a hang ends the child, and the test fails, instead of waiting
         try:
             os._exit(0 if array[:4].tolist() == [0, 1, 2, 3] else 1)
-        except BaseException:
+        except BaseException:  # noqa: BLE001  # the forked child reports any failure by its exit status
             os._exit(2)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status

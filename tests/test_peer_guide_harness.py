@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "peers"))
-import _guide_blocks  # noqa: E402
+import _guide_blocks
 
 PAGE = '''Text.
 

@@ -9,11 +9,11 @@ import time
 
 import numpy as np
 import pytest
-from zarrforge_std.stores.memory import MemoryStore
 
 import zarrforge as zf
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import StoreError
+from zarrforge_std.stores.memory import MemoryStore
 
 
 class SlowStore(WrapperStore):

@@ -145,7 +145,7 @@ def test_a_class_declaring_another_name_than_its_entry_point_is_refused(fake_dis
 
 
 def test_every_shipped_class_declares_its_entry_point_name():
-    for point, table in registry.REGISTRIES.items():
+    for _point, table in registry.REGISTRIES.items():
         for name in table.names():
             if not name.endswith(registry.FAMILY_SUFFIX):
                 table.get(name)  # loads, and so checks, every installed entry point

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import itertools
-import re
 import json
+import re
 
 import numpy as np
 import pytest
@@ -43,7 +43,7 @@ def stored_shape(store, path="arr"):
 # --- growing ---------------------------------------------------------------------------------
 
 def test_grow_keeps_data_and_shows_fill_value_in_new_region():
-    store, a, values = make()
+    _store, a, values = make()
     a.resize((9, 8))
     assert a.shape == (9, 8)
     expected = np.full((9, 8), FILL, dtype="int32")
@@ -53,7 +53,7 @@ def test_grow_keeps_data_and_shows_fill_value_in_new_region():
 
 
 def test_grow_does_not_write_chunks():
-    store, a, values = make()
+    store, a, _values = make()
     before = {k: store.get(k) for k in chunk_keys(store)}
     a.resize(10, 10)
     assert {k: store.get(k) for k in chunk_keys(store)} == before
@@ -74,7 +74,7 @@ def test_resize_updates_metadata_document_and_reopened_shape():
 
 
 def test_resize_accepts_varargs_tuple_and_list():
-    store, a, values = make()
+    store, a, _values = make()
     a.resize(8, 6)
     assert a.shape == (8, 6)
     a.resize((9, 6))
@@ -105,7 +105,7 @@ def test_shrink_deletes_chunks_beyond_the_new_shape():
 
 
 def test_shrink_to_zero_length_deletes_every_chunk():
-    store, a, values = make()
+    store, a, _values = make()
     a.resize((0, 5))
     assert chunk_keys(store) == set()
     assert a[...].shape == (0, 5)
@@ -167,7 +167,7 @@ def test_shrink_leaving_only_fill_values_in_a_chunk_does_not_store_it():
     # chunk 1 holds [FILL, 5, 6]; shrinking to length 4 keeps only its first element, so the
     # trimmed chunk equals the fill value everywhere and, as for any write with
     # write_empty_chunks=False, must be deleted rather than stored
-    store, a, values = make(shape=(6,), chunks=(3,), data=False)
+    store, a, _values = make(shape=(6,), chunks=(3,), data=False)
     a[...] = [1, 2, 3, FILL, 5, 6]
     a.resize(4)
     np.testing.assert_array_equal(a[...], [1, 2, 3, FILL])
@@ -206,7 +206,7 @@ def test_append_along_axis_1():
 
 
 def test_append_along_negative_axis():
-    store, a, values = make(shape=(3, 4), chunks=(2, 3))
+    _store, a, values = make(shape=(3, 4), chunks=(2, 3))
     extra = np.full((3, 1), 42, dtype="int32")
     assert a.append(extra, axis=-1) == (3, 5)
     np.testing.assert_array_equal(a[...], np.concatenate([values, extra], axis=1))
@@ -225,7 +225,7 @@ def test_repeated_appends_to_an_empty_1d_array():
 
 
 def test_append_after_shrink_does_not_resurrect_old_values():
-    store, a, values = make(shape=(6, 2), chunks=(4, 2))
+    _store, a, values = make(shape=(6, 2), chunks=(4, 2))
     a.resize((3, 2))
     a.append(np.full((1, 2), 77, dtype="int32"))
     a.resize((6, 2))
@@ -236,7 +236,7 @@ def test_append_after_shrink_does_not_resurrect_old_values():
 
 
 def test_append_converts_values_to_the_array_dtype():
-    store, a, values = make(shape=(2, 2), chunks=(2, 2))
+    _store, a, _values = make(shape=(2, 2), chunks=(2, 2))
     a.append([[5.0, 6.0]])
     np.testing.assert_array_equal(a[2], [5, 6])
     assert a[...].dtype == np.dtype("int32")
@@ -245,7 +245,7 @@ def test_append_converts_values_to_the_array_dtype():
 # --- bad shapes -----------------------------------------------------------------------------------
 
 def test_resize_with_the_wrong_number_of_dimensions_names_the_shape():
-    store, a, values = make()
+    store, a, _values = make()
     with pytest.raises(ZarrforgeError) as info:
         a.resize((3,))
     message = str(info.value)
@@ -257,7 +257,7 @@ def test_resize_with_the_wrong_number_of_dimensions_names_the_shape():
 
 
 def test_resize_with_a_negative_length_names_the_shape():
-    store, a, values = make()
+    _store, a, values = make()
     with pytest.raises(ZarrforgeError) as info:
         a.resize((-1, 5))
     assert "-1" in str(info.value)
@@ -270,7 +270,7 @@ def test_resize_with_a_negative_length_names_the_shape():
     ((None, 5), "dimension 0 is None"), ((7, 2**63), f"dimension 1 is {2**63}"),
 ])
 def test_resize_with_a_length_that_is_no_length_names_the_dimension_and_value(bad, named):
-    store, a, values = make()
+    store, a, _values = make()
     with pytest.raises(SelectionError, match=re.escape(named)):
         a.resize(bad)
     assert a.shape == (7, 5) and stored_shape(store) == [7, 5]
@@ -279,7 +279,7 @@ def test_resize_with_a_length_that_is_no_length_names_the_dimension_and_value(ba
 
 
 def test_append_with_wrong_ndim_names_both():
-    store, a, values = make(shape=(3, 4), chunks=(2, 3))
+    _store, a, _values = make(shape=(3, 4), chunks=(2, 3))
     with pytest.raises(ZarrforgeError) as info:
         a.append(np.zeros(4, dtype="int32"))
     message = str(info.value)
@@ -300,7 +300,7 @@ def test_append_with_mismatched_other_dimension_names_shapes_and_dimension():
 
 @pytest.mark.parametrize("axis", [2, -3])
 def test_append_with_an_out_of_range_axis_names_the_axis(axis):
-    store, a, values = make(shape=(3, 4), chunks=(2, 3))
+    _store, a, _values = make(shape=(3, 4), chunks=(2, 3))
     with pytest.raises(ZarrforgeError) as info:
         a.append(np.zeros((3, 4), dtype="int32"), axis=axis)
     assert "axis" in str(info.value)
@@ -310,7 +310,7 @@ def test_append_with_an_out_of_range_axis_names_the_axis(axis):
 # --- read-only ------------------------------------------------------------------------------------
 
 def test_resize_of_an_array_opened_read_only_raises_and_changes_nothing():
-    store, a, values = make()
+    store, _a, _values = make()
     before = {k: store.get(k) for k in store.list()}
     r = zf.open_array(store, "arr", mode="r")
     with pytest.raises(ReadOnlyError):
@@ -324,7 +324,7 @@ def test_resize_of_an_array_opened_read_only_raises_and_changes_nothing():
 
 
 def test_resize_through_a_read_only_store_raises(tmp_path):
-    store, a, values = make(store=LocalStore(tmp_path / "d.zarr"))
+    store, _a, _values = make(store=LocalStore(tmp_path / "d.zarr"))
     ro = zf.open_array(LocalStore(tmp_path / "d.zarr", read_only=True), "arr", mode="r+")
     assert ro.read_only
     with pytest.raises(ReadOnlyError):
@@ -334,7 +334,7 @@ def test_resize_through_a_read_only_store_raises(tmp_path):
 
 
 def test_resize_of_a_named_memory_store_opened_read_only_raises():
-    store, a, values = make(store=resolve_store("memory://resize-ro-test"))
+    _store, _a, _values = make(store=resolve_store("memory://resize-ro-test"))
     r = zf.open_array("memory://resize-ro-test", "arr", mode="r")
     with pytest.raises(ReadOnlyError):
         r.resize((1, 1))
@@ -343,7 +343,7 @@ def test_resize_of_a_named_memory_store_opened_read_only_raises():
 
 def test_resize_on_local_store_deletes_chunk_files(tmp_path):
     root = tmp_path / "d.zarr"
-    store, a, values = make(store=LocalStore(root))
+    _store, a, values = make(store=LocalStore(root))
     a.resize((3, 2))
     files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
     assert files == ["arr/c/0/0", "arr/zarr.json", "zarr.json"]

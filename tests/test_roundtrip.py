@@ -42,16 +42,16 @@ ORDERS = ["C", "F"]
 
 # name -> (create_array keyword arguments, kind of stored payload)
 CONFIGS = {
-    "none": dict(compressors=None),
-    "gzip": dict(compressors=[{"name": "gzip", "configuration": {"level": 1}}]),
-    "zstd": dict(compressors=[{"name": "zstd", "configuration": {"level": 3, "checksum": True}}]),
-    "blosc-lz4-shuffle": dict(compressors=[{"name": "blosc", "configuration": {
-        "cname": "lz4", "clevel": 5, "shuffle": "shuffle"}}]),
-    "blosc-zstd-bitshuffle": dict(compressors=[{"name": "blosc", "configuration": {
-        "cname": "zstd", "clevel": 3, "shuffle": "bitshuffle"}}]),
-    "crc32c": dict(compressors=[{"name": "crc32c"}]),
-    "transpose": dict(compressors=None, filters="transpose"),  # order filled in per shape
-    "bytes-big": dict(compressors=None, serializer={"name": "bytes", "configuration": {"endian": "big"}}),
+    "none": {"compressors": None},
+    "gzip": {"compressors": [{"name": "gzip", "configuration": {"level": 1}}]},
+    "zstd": {"compressors": [{"name": "zstd", "configuration": {"level": 3, "checksum": True}}]},
+    "blosc-lz4-shuffle": {"compressors": [{"name": "blosc", "configuration": {
+        "cname": "lz4", "clevel": 5, "shuffle": "shuffle"}}]},
+    "blosc-zstd-bitshuffle": {"compressors": [{"name": "blosc", "configuration": {
+        "cname": "zstd", "clevel": 3, "shuffle": "bitshuffle"}}]},
+    "crc32c": {"compressors": [{"name": "crc32c"}]},
+    "transpose": {"compressors": None, "filters": "transpose"},  # order filled in per shape
+    "bytes-big": {"compressors": None, "serializer": {"name": "bytes", "configuration": {"endian": "big"}}},
 }
 
 

@@ -59,8 +59,8 @@ def test_listing(store):
 
 def test_read_only_refuses_every_mutation(tmp_path):
     for store in (MemoryStore(read_only=True), LocalStore(tmp_path, read_only=True)):
-        for call in (lambda: store.set("k", b"v"), lambda: store.delete("k"),
-                     lambda: store.erase_prefix("")):
+        for call in (lambda: store.set("k", b"v"), lambda: store.delete("k"),  # noqa: B023  # called before the loop moves on
+                     lambda: store.erase_prefix("")):  # noqa: B023  # called before the loop moves on
             with pytest.raises(ReadOnlyError):
                 call()
 
@@ -208,8 +208,8 @@ def test_a_local_store_at_the_file_system_root_joins_keys_to_it():
 @pytest.mark.parametrize("key", ["", "/a", "a/", "a//b", ".", "..", "a/./b", "a/../b", "../a",
                                  "a/..", "a\\b", "a\x00b", "./a"])
 def test_malformed_keys_are_refused(key):
-    from zarrforge.errors import InvalidPathError
     from zarrforge.abc.store import validate_key
+    from zarrforge.errors import InvalidPathError
     with pytest.raises(InvalidPathError):
         validate_key(key)
 

@@ -14,10 +14,10 @@ import pytest
 
 import zarrforge as zf
 from zarrforge import registry
-from zarrforge.storing import url_pipeline
-from zarrforge.abc.url_adapter import PipelineState, Segment, URLAdapter
 from zarrforge.abc.store import WrapperStore
+from zarrforge.abc.url_adapter import PipelineState, URLAdapter
 from zarrforge.errors import InvalidPathError, UnknownExtensionError, URLPipelineError
+from zarrforge.storing import url_pipeline
 from zarrforge.storing.storage import resolve_location, resolve_store
 from zarrforge.testing.kit_store import KitMemoryStore
 

@@ -105,8 +105,8 @@ def test_open_detects_array_or_group():
 
 
 def test_the_document_rendered_at_creation_is_written_once_and_not_reused():
-    from zarrforge.user_api.api import get_format
     from zarrforge.metadata.json_io import dump_document
+    from zarrforge.user_api.api import get_format
 
     store = MemoryStore()
     fmt = get_format("3")

@@ -35,7 +35,7 @@ ZARR_PYTHON_NUMCODECS_ALL = [
     "Delta", "FixedScaleOffset", "Fletcher32", "GZip", "JenkinsLookup3", "PCodec", "PackBits",
     "Quantize", "Shuffle", "Zlib", "Zstd"]
 
-LZMA_FILTERS = [dict(id=lzma.FILTER_DELTA, dist=4), dict(id=lzma.FILTER_LZMA2, preset=1)]
+LZMA_FILTERS = [{"id": lzma.FILTER_DELTA, "dist": 4}, {"id": lzma.FILTER_LZMA2, "preset": 1}]
 
 
 # --- the names ---------------------------------------------------------------------------
@@ -68,11 +68,11 @@ def test_a_numcodecs_name_is_a_class_of_the_numcodecs_family(class_name):
 
 def test_unknown_names_are_attribute_errors_listing_the_names():
     with pytest.raises(AttributeError, match="no attribute 'NoSuchCodec'.*BloscCodec"):
-        zarrforge.codecs.NoSuchCodec  # noqa: B018
+        zarrforge.codecs.NoSuchCodec
     with pytest.raises(AttributeError, match="subchunk_write_order"):
-        zarrforge.codecs.SubchunkWriteOrder  # noqa: B018
+        zarrforge.codecs.SubchunkWriteOrder
     with pytest.raises(AttributeError, match="no attribute 'Gzip'.*GZip"):
-        zarrforge.codecs.numcodecs.Gzip  # noqa: B018
+        zarrforge.codecs.numcodecs.Gzip
     assert not hasattr(zarrforge.codecs, "NoSuchCodec")
 
 
@@ -81,14 +81,14 @@ def test_a_missing_plugin_is_named_with_its_install_hint():
         with pytest.raises(UnknownExtensionError,
                            match=r"(?s)'blosc'.*pip install zarrforge-numcodecs.*"
                                  r"zarrforge\.codecs\.BloscCodec"):
-            zarrforge.codecs.BloscCodec  # noqa: B018
+            zarrforge.codecs.BloscCodec
     with registry.codecs.hidden("sharding_indexed"):
         with pytest.raises(UnknownExtensionError, match="zarrforge-sharding"):
             from zarrforge.codecs import ShardingCodec  # noqa: F401
     with registry.codecs.hidden("numcodecs.*"):
         with pytest.raises(UnknownExtensionError,
                            match=r"(?s)zarrforge-numcodecs.*zarrforge\.codecs\.numcodecs\.LZMA"):
-            zarrforge.codecs.numcodecs.LZMA  # noqa: B018
+            zarrforge.codecs.numcodecs.LZMA
     assert zarrforge.codecs.BloscCodec is registry.codecs.get("blosc")  # back once shown
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -198,7 +199,7 @@ def test_a_name_not_supplied_says_why(name):
 def test_every_name_of_all_is_there_and_unknown_names_are_attribute_errors():
     assert all(hasattr(zd, name) for name in zd.__all__)
     with pytest.raises(AttributeError, match="has no attribute 'Int17'"):
-        zd.Int17  # noqa: B018
+        zd.Int17
 
 
 def test_the_names_cover_zarr_pythons_classes():

@@ -5,8 +5,8 @@ read_chunk_sizes, config.pprint(stream=...), nested chunks=/shards= (rectilinear
 from __future__ import annotations
 
 import io
-from collections.abc import MutableMapping
-from typing import Any, Iterator
+from collections.abc import Iterator, MutableMapping
+from typing import Any
 
 import numpy as np
 import pytest

@@ -230,7 +230,7 @@ def test_zarr_pythons_asynchronous_names_are_coroutines_of_zarrforges_functions(
     assert inspect.signature(asynchronous.full) == inspect.signature(zf.full).replace(
         return_annotation=inspect.Signature.empty)
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
-        asynchronous.no_such_name  # noqa: B018
+        asynchronous.no_such_name
 
 
 async def _async_convenience_round_trip() -> dict[str, Any]:

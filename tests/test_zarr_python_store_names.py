@@ -18,8 +18,7 @@ import pytest
 import zarrforge as zarr
 from zarrforge import registry
 from zarrforge.abc.store import Store
-from zarrforge.errors import (ReadOnlyError, StoreArgumentError, StoreError,
-                              UnknownExtensionError)
+from zarrforge.errors import ReadOnlyError, StoreArgumentError, StoreError, UnknownExtensionError
 from zarrforge.storing.storage import resolve_store
 
 STORE_NAMES = {"LocalStore": "file", "MemoryStore": "memory", "ZipStore": "zip",
@@ -54,7 +53,7 @@ def test_importing_the_module_imports_no_plugin():
 
 def test_an_unknown_name_is_an_attribute_error_listing_the_names():
     with pytest.raises(AttributeError, match="no attribute 'Nope'.*LocalStore"):
-        zarr.storage.Nope  # noqa: B018
+        zarr.storage.Nope
     assert not hasattr(zarr.storage, "Nope")
 
 
@@ -73,7 +72,7 @@ def test_names_not_supplied_say_why(name, why):
 def test_a_missing_plugin_names_the_package_to_install():
     with registry.stores.hidden("s3"):
         with pytest.raises(UnknownExtensionError, match="zarrforge-fsspec"):
-            zarr.storage.FsspecStore  # noqa: B018
+            zarr.storage.FsspecStore
 
 
 def test_isinstance_with_the_names(tmp_path):
@@ -111,7 +110,7 @@ def test_zip_store_written_then_read_from_an_open_file(tmp_path):
     store.close()
     assert "zarr.json" in zipfile.ZipFile(path).namelist()
 
-    f = open(path, mode="rb")  # noqa: SIM115 - the user guide's form
+    f = open(path, mode="rb")  # not in a with block: the user guide's form
     store = zarr.storage.ZipStore(f)
     assert store.read_only  # a file object without mode reads, as in zarr-python
     array = zarr.open_array(store=store, mode="r")

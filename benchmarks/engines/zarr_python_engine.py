@@ -21,8 +21,8 @@ from ..data import ArraySpec
 
 def _options(spec: ArraySpec) -> dict[str, Any]:
     compressors = None if spec.zstd_level is None else ZstdCodec(level=spec.zstd_level, checksum=False)
-    return dict(shape=spec.shape, dtype=spec.dtype, chunks=spec.chunks, shards=spec.shards,
-                compressors=compressors, serializer=BytesCodec(endian="little"), fill_value=0)
+    return {"shape": spec.shape, "dtype": spec.dtype, "chunks": spec.chunks, "shards": spec.shards,
+                "compressors": compressors, "serializer": BytesCodec(endian="little"), "fill_value": 0}
 
 
 def _pool_size() -> int | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 import zarrforge as zf
 
 from ..data import ArraySpec

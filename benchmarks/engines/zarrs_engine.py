@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import zarr
-import zarrs  # noqa: F401  (the pipeline below is looked up by name; fail here if absent)
+import zarrs  # noqa: F401  # the pipeline below is looked up by name; fail here if absent
 
 from .zarr_python_engine import Engine as ZarrPythonEngine
 

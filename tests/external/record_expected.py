@@ -28,8 +28,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -179,7 +180,7 @@ def _attempt(read: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any] | None,
         return read(), None
     except _Zarr2Error as exc:
         return None, _refusal(exc.name, str(exc))
-    except Exception as exc:  # a peer's failure is a result to record, whatever its type
+    except Exception as exc:  # noqa: BLE001  # a peer's failure is a result to record, whatever its type
         return None, _refusal(type(exc).__name__, str(exc))
 
 

@@ -20,14 +20,13 @@ import fnmatch
 import re
 from typing import Any
 
+import _corpus
 import numpy as np
 import pytest
+from _summary import summarize_array, summarize_group
 
 import zarrforge as zf
 from zarrforge.errors import ZarrforgeError
-
-import _corpus
-from _summary import summarize_array, summarize_group
 
 NODES = _corpus.discover()
 MANIFEST = _corpus.load(_corpus.MANIFEST)
@@ -121,7 +120,7 @@ def test_zarrforge_reads_node(node):
             f"{node.case}: the refusal must name key {refusal['key']!r} and field {refusal['field']!r}: "
             f"{message}")
         return
-    except Exception as exc:  # noqa: BLE001 - the point is to catch what is not a ZarrforgeError
+    except Exception as exc:  # noqa: BLE001  # the point is to catch what is not a ZarrforgeError
         pytest.fail(f"{node.case}: zarrforge failed with a bare {type(exc).__name__} ({exc}); "
                     f"a refusal must be a ZarrforgeError naming the key and the field")
     if refusal is not None:

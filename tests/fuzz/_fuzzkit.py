@@ -32,13 +32,19 @@ import os
 import signal
 import struct
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from zarrforge.errors import (CorruptChunkError, InvalidPathError, MetadataError,
-                              NodeNotFoundError, ZarrforgeError)
+from zarrforge.errors import (
+    CorruptChunkError,
+    InvalidPathError,
+    MetadataError,
+    NodeNotFoundError,
+    ZarrforgeError,
+)
 
 # Wall-clock limit of one case. Generous: the machine may be busy with other work.
 CASE_SECONDS = float(os.environ.get("ZARRFORGE_FUZZ_CASE_SECONDS", "20"))
@@ -305,10 +311,10 @@ def _paths(doc: Any, prefix: tuple = ()) -> Iterator[tuple]:
     yield prefix
     if isinstance(doc, dict):
         for k, v in doc.items():
-            yield from _paths(v, prefix + (k,))
+            yield from _paths(v, (*prefix, k))
     elif isinstance(doc, list):
         for i, v in enumerate(doc):
-            yield from _paths(v, prefix + (i,))
+            yield from _paths(v, (*prefix, i))
 
 
 def _get(doc: Any, path: tuple) -> Any:
@@ -342,7 +348,7 @@ def _retype(data: Any, value: Any) -> Any:
                     value[0] if value else 0, [value]]
     elif isinstance(value, dict):
         options += [list(value.values()), list(value.items()), {**value, "must_understand": False},
-                    {k: None for k in value}, {"name": value.get("name"), "configuration": value}]
+                    dict.fromkeys(value), {"name": value.get("name"), "configuration": value}]
     return data.draw(st.sampled_from(options), label="retype")
 
 

@@ -22,6 +22,7 @@ import functools
 from typing import Any
 
 import numpy as np
+from _fuzzkit import expect, mutate_bytes, target
 from hypothesis import strategies as st
 
 from zarrforge import config, registry
@@ -29,8 +30,6 @@ from zarrforge.abc.codec import ChunkSpec
 from zarrforge.engine.codec_chain import CodecChain
 from zarrforge.errors import CodecError, CorruptChunkError
 from zarrforge.registries import resolution as c
-
-from _fuzzkit import expect, mutate_bytes, target
 
 KEY = "fuzz/c/0/0"
 B = {"name": "bytes", "configuration": {"endian": "little"}}
@@ -181,8 +180,7 @@ NOT_FUZZED = {
     # registered in numcodecs by kerchunk (a test dependency of the fsspec plugin) for its
     # own reference sets; they decode FITS tables, GRIB messages and HDF5 structures that
     # only kerchunk writes, and are kerchunk's to test
-    **{name: "kerchunk's codec for its own reference sets" for name in (
-        "FITSAscii", "FITSVarBintable", "fill_hdf_strings", "grib", "record_member")},
+    **dict.fromkeys(("FITSAscii", "FITSVarBintable", "fill_hdf_strings", "grib", "record_member"), "kerchunk's codec for its own reference sets"),
 }
 BY_LABEL = {case.label: case for case in CASES}
 assert len(BY_LABEL) == len(CASES), "case labels must be unique"

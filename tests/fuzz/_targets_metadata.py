@@ -32,14 +32,13 @@ import warnings
 from typing import Any
 
 import numpy as np
+from _fuzzkit import expect, json_values, mutate_bytes, mutate_document, serialize, target
 from hypothesis import strategies as st
 
 import zarrforge
 from zarrforge import config
 from zarrforge.errors import SkippedExtensionWarning
 from zarrforge_std.stores.memory import MemoryStore
-
-from _fuzzkit import expect, json_values, mutate_bytes, mutate_document, serialize, target
 
 READ_LIMIT = 8 * 2**20
 JSON_NAMES = (".json", ".zarray", ".zgroup", ".zattrs", ".zmetadata")
@@ -53,34 +52,34 @@ def _is_document(key: str) -> bool:
 
 ARRAY_SEEDS: list[tuple[str, dict[str, Any], Any]] = [
     # (label, create_array kwargs, data or None)
-    ("int16-gzip", dict(shape=(10, 7), chunks=(4, 3), dtype="int16", fill_value=3,
-                        compressors=["gzip"], attributes={"x": [1, 2]},
-                        dimension_names=["y", "x"]), "ramp"),
-    ("f8-big-zstd-crc", dict(shape=(9,), chunks=(4,), dtype=">f8", fill_value=float("nan"),
-                             compressors=[{"name": "zstd", "configuration": {"level": 1, "checksum": True}},
-                                          "crc32c"]), "ramp"),
-    ("bool-0d", dict(shape=(), dtype="bool", fill_value=True), "ramp"),
-    ("u1-blosc", dict(shape=(20,), chunks=(8,), dtype="uint8", compressors=["blosc"]), "ramp"),
-    ("c16", dict(shape=(3, 3), chunks=(2, 2), dtype="complex128",
-                 fill_value=complex(float("nan"), float("inf"))), "ramp"),
-    ("string-vlen", dict(shape=(5,), chunks=(2,), dtype="string", fill_value=""), "strings"),
-    ("datetime", dict(shape=(6,), chunks=(4,), dtype="datetime64[s]"), "ramp"),
-    ("f4-order-F", dict(shape=(4, 5), chunks=(3, 2), dtype="float32", order="F",
-                        filters=[{"name": "transpose", "configuration": {"order": [1, 0]}}]), "ramp"),
-    ("i4-delta-blosc", dict(shape=(12,), chunks=(5,), dtype="int32",
-                            filters=[{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}],
-                            compressors=[{"name": "numcodecs.zlib", "configuration": {"level": 1}}]),
+    ("int16-gzip", {"shape": (10, 7), "chunks": (4, 3), "dtype": "int16", "fill_value": 3,
+                        "compressors": ["gzip"], "attributes": {"x": [1, 2]},
+                        "dimension_names": ["y", "x"]}, "ramp"),
+    ("f8-big-zstd-crc", {"shape": (9,), "chunks": (4,), "dtype": ">f8", "fill_value": float("nan"),
+                             "compressors": [{"name": "zstd", "configuration": {"level": 1, "checksum": True}},
+                                          "crc32c"]}, "ramp"),
+    ("bool-0d", {"shape": (), "dtype": "bool", "fill_value": True}, "ramp"),
+    ("u1-blosc", {"shape": (20,), "chunks": (8,), "dtype": "uint8", "compressors": ["blosc"]}, "ramp"),
+    ("c16", {"shape": (3, 3), "chunks": (2, 2), "dtype": "complex128",
+                 "fill_value": complex(float("nan"), float("inf"))}, "ramp"),
+    ("string-vlen", {"shape": (5,), "chunks": (2,), "dtype": "string", "fill_value": ""}, "strings"),
+    ("datetime", {"shape": (6,), "chunks": (4,), "dtype": "datetime64[s]"}, "ramp"),
+    ("f4-order-F", {"shape": (4, 5), "chunks": (3, 2), "dtype": "float32", "order": "F",
+                        "filters": [{"name": "transpose", "configuration": {"order": [1, 0]}}]}, "ramp"),
+    ("i4-delta-blosc", {"shape": (12,), "chunks": (5,), "dtype": "int32",
+                            "filters": [{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}],
+                            "compressors": [{"name": "numcodecs.zlib", "configuration": {"level": 1}}]},
      "ramp"),
-    ("sharded", dict(shape=(8, 6), chunks=(2, 3), shards=(4, 6), dtype="uint16",
-                     compressors=["gzip"]), "ramp"),
-    ("rectilinear", dict(shape=(7,), dtype="int8",
-                         chunks={"name": "rectilinear",
-                                 "configuration": {"kind": "inline", "chunk_shapes": [[2, 5]]}}),
+    ("sharded", {"shape": (8, 6), "chunks": (2, 3), "shards": (4, 6), "dtype": "uint16",
+                     "compressors": ["gzip"]}, "ramp"),
+    ("rectilinear", {"shape": (7,), "dtype": "int8",
+                         "chunks": {"name": "rectilinear",
+                                 "configuration": {"kind": "inline", "chunk_shapes": [[2, 5]]}}},
      "ramp"),
-    ("raw-bits", dict(shape=(4,), chunks=(2,), dtype="r16"), "ramp"),
-    ("offset-ext", dict(shape=(6,), chunks=(3,), dtype="int64",
-                        extensions=[{"name": "zarrforge.offset",
-                                     "configuration": {"offset": [2]}}]), "ramp"),
+    ("raw-bits", {"shape": (4,), "chunks": (2,), "dtype": "r16"}, "ramp"),
+    ("offset-ext", {"shape": (6,), "chunks": (3,), "dtype": "int64",
+                        "extensions": [{"name": "zarrforge.offset",
+                                     "configuration": {"offset": [2]}}]}, "ramp"),
 ]
 FORMATS = ("3", "2", "draft-2022")
 
@@ -115,7 +114,7 @@ def seeds() -> tuple[tuple[str, str, str, dict[str, bytes]], ...]:
                     array = zarrforge.create_array(store, "g/a", zarr_format=fmt, **kwargs)
                     if data:
                         _fill(array, data)
-                except Exception:  # noqa: BLE001 - not every format represents every seed
+                except Exception:  # noqa: BLE001  # not every format represents every seed
                     continue
                 out.append((label, fmt, "g/a", dict(store._data)))
             # a consolidated hierarchy (v3 inline / v2 .zmetadata), opened at its root
@@ -128,7 +127,7 @@ def seeds() -> tuple[tuple[str, str, str, dict[str, bytes]], ...]:
                 del root
                 zarrforge.consolidate_metadata(store)
                 out.append(("consolidated", fmt, "", dict(store._data)))
-            except Exception:  # noqa: BLE001 - the draft has no consolidated metadata
+            except Exception:  # noqa: BLE001  # the draft has no consolidated metadata
                 out.append(("hierarchy", fmt, "", dict(store._data)))
     return tuple(out)
 
@@ -162,7 +161,7 @@ def exercise(store: MemoryStore, path: str) -> None:
                 with expect():
                     dict(node.attrs)
                 with expect():
-                    node.metadata  # noqa: B018
+                    node.metadata
                 rewrite_and_reopen(store, path, node)
                 return
             region = tuple(slice(0, min(n, 6)) for n in node.shape)
@@ -170,16 +169,16 @@ def exercise(store: MemoryStore, path: str) -> None:
             with expect():
                 values = node[region]
             with expect():
-                node.info  # noqa: B018 - builds the printable summary
+                node.info  # builds the printable summary
             with expect():
-                node.size  # noqa: B018
+                node.size
             with expect():
                 node[...]  # the whole array: small, or refused by max_request_bytes
             if all(n > 0 for n in node.shape):
                 with expect():
                     node[tuple(-1 for _ in node.shape)]  # the last element, counted from the end
             with expect():
-                node.nchunks_initialized  # noqa: B018
+                node.nchunks_initialized
             with expect():
                 json.dumps(node.metadata, default=str)
             if values is not None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from _fuzzkit import expect, mutate_bytes, target
 from hypothesis import strategies as st
 
 import zarrforge
@@ -33,13 +34,10 @@ from zarrforge import config
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.abc.store import ByteRange
 from zarrforge.engine.codec_chain import CodecChain
+from zarrforge.errors import CorruptChunkError
 from zarrforge.registries import resolution as c
 from zarrforge_sharding.index import EMPTY, MAX_RANGE
 from zarrforge_std.stores.memory import MemoryStore
-
-from zarrforge.errors import CorruptChunkError
-
-from _fuzzkit import expect, mutate_bytes, target
 
 KEY = "fuzz/c/0/0"
 B = {"name": "bytes", "configuration": {"endian": "little"}}
@@ -97,10 +95,10 @@ def shard_cases(draw: Any) -> dict[str, Any]:
         st.builds(lambda a, b, step: slice(min(a, b), max(a, b), step),
                   st.integers(0, s), st.integers(0, s), st.integers(1, 3))))
         for s in shape)
-    return dict(inner=inner, shape=shape, inner_codecs=inner_codecs, index_codecs=index_codecs,
-                location=location, dtype=dtype, values=values, selection=selection,
-                damage=draw(st.sampled_from(["index", "bytes", "index+bytes"])),
-                data=draw(st.data()))
+    return {"inner": inner, "shape": shape, "inner_codecs": inner_codecs, "index_codecs": index_codecs,
+                "location": location, "dtype": dtype, "values": values, "selection": selection,
+                "damage": draw(st.sampled_from(["index", "bytes", "index+bytes"])),
+                "data": draw(st.data())}
 
 
 def _codec(case: dict[str, Any]) -> tuple[CodecChain, Any, ChunkSpec]:
@@ -183,10 +181,10 @@ def draft_cases(draw: Any) -> dict[str, Any]:
     chunks = tuple(draw(st.integers(1, 3)) for _ in range(ndim))
     cps = tuple(draw(st.integers(1, 3)) for _ in range(ndim))
     shape = tuple(draw(st.integers(1, 2 * c * p + 1)) for c, p in zip(chunks, cps))
-    return dict(chunks=chunks, shards=tuple(c * p for c, p in zip(chunks, cps)), shape=shape,
-                density=draw(st.sampled_from([0.2, 1.0])),
-                damage=draw(st.sampled_from(["index", "bytes", "index+bytes"])),
-                data=draw(st.data()))
+    return {"chunks": chunks, "shards": tuple(c * p for c, p in zip(chunks, cps)), "shape": shape,
+                "density": draw(st.sampled_from([0.2, 1.0])),
+                "damage": draw(st.sampled_from(["index", "bytes", "index+bytes"])),
+                "data": draw(st.data())}
 
 
 def _draft_damage(case: dict[str, Any], blob: bytes, index_size: int) -> bytes:
@@ -242,7 +240,7 @@ def fuzz_draft_sharding(case: dict[str, Any]) -> None:
             if whole is not None and part is not None and part[1] is not None:
                 assert part[1] == whole[byte_range.slice_of(len(whole))], (key, byte_range)
         with expect() as caught:
-            array.nchunks_initialized  # noqa: B018 - lists through the transformer
+            array.nchunks_initialized  # lists through the transformer
         corrupt_only(caught, "listing the chunks")
         read = None
         with expect() as caught:

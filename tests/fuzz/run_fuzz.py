@@ -102,7 +102,7 @@ def _fuzz_one(target: object, seconds: float, batch: int) -> None:
         try:
             with contextlib.redirect_stdout(output):
                 target.hypothesis_test(batch, seed=seed, on_case=on_case)()
-        except BaseException as exc:  # noqa: BLE001 - every failure is reported, then we go on
+        except BaseException as exc:  # every failure is reported, then we go on
             if isinstance(exc, KeyboardInterrupt):
                 raise
             failing += 1

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _targets_codecs import CASES, NOT_FUZZED
 
 from zarrforge import config, registry
 from zarrforge.errors import UnsafeCodecError
 from zarrforge.registries import resolution as c
-
-from _targets_codecs import CASES, NOT_FUZZED
 
 
 def test_every_registered_codec_has_a_case() -> None:

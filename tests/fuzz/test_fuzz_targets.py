@@ -8,7 +8,6 @@ blob; see ``_fuzzkit.py`` for the oracle.
 from __future__ import annotations
 
 import pytest
-
 from _fuzzkit import Target, load_targets, pytest_budget
 from _targets_codecs import CASES, codec_cases, fuzz_codecs, installed
 

@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import _fuzzkit
+import pytest
 import run_fuzz
 from _fuzzkit import Hang, Target, Violation, check_error
+
 from zarrforge.errors import CorruptChunkError
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +48,7 @@ def test_a_hanging_case_is_stopped_even_inside_except_exception(monkeypatch) -> 
         while time.monotonic() < until:
             try:
                 time.sleep(0.05)
-            except Exception:  # noqa: BLE001 - what a codec or zarrforge might do
+            except Exception:  # noqa: BLE001  # what a codec or zarrforge might do
                 pass
         finished.append(True)
 

@@ -10,13 +10,12 @@ transformer read an alias as a shard (B6, fixed). Decoding now accepts only the 
 
 from __future__ import annotations
 
+from _targets_keys import encodings, key_strings
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import zarrforge
 from zarrforge_std.stores.memory import MemoryStore
-
-from _targets_keys import encodings, key_strings
 
 
 @settings(max_examples=300, deadline=None, database=None)

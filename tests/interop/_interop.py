@@ -21,8 +21,9 @@ import dataclasses
 import json
 import os
 import struct
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Self
 
 import numpy as np
 import tensorstore as ts
@@ -263,7 +264,7 @@ def _cases() -> list[Case]:
 class _Union(tuple):
     """A region made of several disjoint boxes (each a tuple of slices)."""
 
-    def __new__(cls, *boxes: tuple[slice, ...]) -> "_Union":
+    def __new__(cls, *boxes: tuple[slice, ...]) -> Self:
         return super().__new__(cls, boxes)
 
 

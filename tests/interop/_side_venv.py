@@ -25,8 +25,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 MARKER = ".zarrforge-ready"

@@ -18,7 +18,7 @@ _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-from _side_venv import ensure_zarr34_venv  # noqa: E402 - importable from here on
+from _side_venv import ensure_zarr34_venv  # noqa: E402  # importable from here on
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from _side_venv import ensure_zarr34_venv
 
 ROOT = Path(__file__).resolve().parents[2]

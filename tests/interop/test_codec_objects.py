@@ -16,8 +16,8 @@ import asyncio
 import json
 import warnings
 
-import numpy as np
 import numcodecs
+import numpy as np
 import pytest
 import zarr
 import zarr.codecs as zc
@@ -135,8 +135,8 @@ def test_the_v2_exclusions_name_codecs_numcodecs_has():
 @pytest.mark.parametrize("codec_id", V2_CASES)
 def test_numcodecs_objects_are_stored_in_v2_as_zarr_python_stores_them(codec_id):
     codec = codec_registry[codec_id](**NUMCODECS_ARGUMENTS.get(codec_id, {}))
-    from zarrforge_numcodecs._kinds import kind_of
     from zarrforge.abc.codec import CodecKind
+    from zarrforge_numcodecs._kinds import kind_of
 
     if kind_of(codec_id) is CodecKind.BYTES_BYTES:
         argument = {"compressors": codec}

@@ -27,13 +27,12 @@ import gzip
 import io
 import struct
 
+import _interop as X
 import numpy as np
 import pytest
 import zstandard
 
 import zarrforge as zf
-
-import _interop as X
 
 CASE = X.Case("zstd-stream", "int32", (4, 5), (2, 3), (X.bytes_codec(), X.zstd(3)), fill=-1)
 IMPLEMENTATIONS = ("zarrforge", *X.PEERS)

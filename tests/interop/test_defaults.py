@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 
+import _interop as X
 import tensorstore as ts
 import zarr
 
 import zarrforge as zf
-
-import _interop as X
 
 SHAPE = (20, 7)
 

@@ -21,16 +21,21 @@ from __future__ import annotations
 import json
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
+import tensorstore as ts
 import zarr
+from zarr.core.dtype import (
+    DateTime64,
+    FixedLengthUTF32,
+    TimeDelta64,
+    VariableLengthBytes,
+    VariableLengthUTF8,
+    data_type_registry,
+)
 
 import zarrforge as zf
-
-import ml_dtypes  # noqa: E402
-import tensorstore as ts  # noqa: E402
-from zarr.core.dtype import (DateTime64, FixedLengthUTF32, TimeDelta64,  # noqa: E402
-                             VariableLengthBytes, VariableLengthUTF8, data_type_registry)
 
 # zarr-python flags these types as not yet in its stable spec set; that is not our concern here.
 pytestmark = pytest.mark.filterwarnings("ignore:The data type .* does not have a Zarr V3 specification")

@@ -14,10 +14,9 @@ are left out by all three.
 
 from __future__ import annotations
 
+import _interop as X
 import numpy as np
 import pytest
-
-import _interop as X
 
 IMPLEMENTATIONS = ("zarrforge", *X.PEERS)
 

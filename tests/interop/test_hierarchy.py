@@ -12,6 +12,7 @@ hierarchy.
 
 from __future__ import annotations
 
+import _interop as X
 import numpy as np
 import pytest
 import tensorstore as ts
@@ -19,8 +20,6 @@ import zarr
 
 import zarrforge as zf
 from zarrforge.errors import NodeNotFoundError
-
-import _interop as X
 
 ROOT_ATTRS = {"title": "interop", "ü": ["nested", {"x": None, "y": [1.5, True]}]}
 # every node below the root: name -> (kind, attributes)

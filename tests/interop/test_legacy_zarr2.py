@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import json
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
+from test_zarr2_draft import run_zarr2, zarr2  # noqa: F401  # fixture
 
 import zarrforge as zf
 from zarrforge.errors import CorruptChunkError, ZarrforgeError
-
-from test_zarr2_draft import run_zarr2, zarr2  # noqa: F401  (fixture)
 
 WRITE_JSON2 = '''
 import json, sys

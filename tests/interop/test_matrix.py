@@ -10,12 +10,11 @@ exactly, ``_interop.expectation`` names the documented deviation and
 
 from __future__ import annotations
 
+import _interop as X
 import numpy as np
 import pytest
 
 import zarrforge as zf
-
-import _interop as X
 
 
 @pytest.mark.parametrize("peer", X.PEERS)

@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 import math
+
+import _interop as X
 import pytest
 import tensorstore as ts
 import zarr
@@ -20,8 +22,6 @@ import zarr.errors
 
 import zarrforge as zf
 from zarrforge.errors import MustUnderstandError
-
-import _interop as X
 
 IMPLEMENTATIONS = ("zarrforge", *X.PEERS)
 

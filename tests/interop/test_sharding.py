@@ -9,12 +9,11 @@ zarr-python exchange it; tensorstore cannot express it and says so.
 
 from __future__ import annotations
 
+import _interop as X
 import pytest
 import zarr
 
 import zarrforge as zf
-
-import _interop as X
 
 # zarr-python warns that a codec after sharding_indexed disables its partial reads
 pytestmark = pytest.mark.filterwarnings("ignore:Combining a `sharding_indexed` codec")

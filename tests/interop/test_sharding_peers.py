@@ -26,11 +26,11 @@ def sharding(chunk_shape, codecs, location="end"):
 
 
 CASES = {
-    "end": dict(shape=(20, 18), shard=(8, 6), codecs=[sharding((4, 3), [BYTES, ZSTD])]),
-    "start": dict(shape=(20, 18), shard=(8, 6), codecs=[sharding((4, 3), [BYTES, ZSTD], "start")]),
-    "nested": dict(shape=(16, 16), shard=(8, 8),
-                   codecs=[sharding((4, 4), [sharding((2, 2), [BYTES])])]),
-    "3d-edge": dict(shape=(9, 7, 5), shard=(4, 4, 4), codecs=[sharding((2, 2, 2), [BYTES, ZSTD])]),
+    "end": {"shape": (20, 18), "shard": (8, 6), "codecs": [sharding((4, 3), [BYTES, ZSTD])]},
+    "start": {"shape": (20, 18), "shard": (8, 6), "codecs": [sharding((4, 3), [BYTES, ZSTD], "start")]},
+    "nested": {"shape": (16, 16), "shard": (8, 8),
+                   "codecs": [sharding((4, 4), [sharding((2, 2), [BYTES])])]},
+    "3d-edge": {"shape": (9, 7, 5), "shard": (4, 4, 4), "codecs": [sharding((2, 2, 2), [BYTES, ZSTD])]},
 }
 # Partial shards: only this region is written, so some inner chunks stay empty.
 REGION = (slice(1, 7), slice(2, 5))

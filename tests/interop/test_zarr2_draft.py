@@ -41,11 +41,10 @@ from typing import Any
 import numcodecs
 import numpy as np
 import pytest
+from _side_venv import ensure_zarr2_venv, run_script
 
 import zarrforge as zf
 from zarrforge_draft2022 import Draft2022Format
-
-from _side_venv import ensure_zarr2_venv, run_script
 
 ENV = {"ZARR_V3_EXPERIMENTAL_API": "1", "ZARR_V3_SHARDING": "1", "PYTHONWARNINGS": "ignore"}
 
@@ -104,7 +103,7 @@ VALUES_SOURCE = textwrap.dedent('''
         return (slice(0, max(shape[0] - 1, 0)),) if shape else ()
 ''')
 _namespace: dict[str, Any] = {}
-exec(VALUES_SOURCE, _namespace)
+exec(VALUES_SOURCE, _namespace)  # noqa: S102  # the same source runs in zarr-python 2's process
 make_values, region_of = _namespace["make_values"], _namespace["region_of"]
 
 BLOSC_BIT = {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0}
@@ -217,18 +216,18 @@ for c in spec["arrays"]:
     a[region] = values[region]
 '''
 
-ZARR2_READER = '''
+ZARR2_READER = f'''
 import json, sys
 import numpy as np, zarr
 from zarr._storage.v3 import DirectoryStoreV3
 
 spec = json.load(open(sys.argv[1]))
 root = zarr.open_group(DirectoryStoreV3(sys.argv[2]), mode="r", zarr_version=3)
-report = {"arrays": {}, "groups": {}}
+report = {{"arrays": {{}}, "groups": {{}}}}
 for c in spec["arrays"]:
     a = root[c["path"]]
     fill = a.fill_value
-    report["arrays"][c["path"]] = {
+    report["arrays"][c["path"]] = {{
         "type": type(a).__name__, "dtype": a.dtype.str, "shape": list(a.shape),
         "chunks": list(a.chunks), "order": a.order,
         "fill": np.array(fill, a.dtype).tobytes().hex() if fill is not None else None,
@@ -236,13 +235,13 @@ for c in spec["arrays"]:
         "compressor": a.compressor.get_config() if a.compressor is not None else None,
         "filters": [f.get_config() for f in a.filters or []],
         "values": np.ascontiguousarray(a[...]).tobytes().hex(),
-    }
-for path in [""] + sorted(set(spec["groups"]) - {""}) + %r:
+    }}
+for path in [""] + sorted(set(spec["groups"]) - {{""}}) + {IMPLICIT!r}:
     g = root[path] if path else root
-    report["groups"][path] = {"type": type(g).__name__, "attrs": g.attrs.asdict(),
-                              "keys": sorted(g.keys()), "group_keys": sorted(g.group_keys())}
+    report["groups"][path] = {{"type": type(g).__name__, "attrs": g.attrs.asdict(),
+                              "keys": sorted(g.keys()), "group_keys": sorted(g.group_keys())}}
 print(json.dumps(report))
-''' % (IMPLICIT,)
+'''
 
 
 def compressor_for_zarrforge(config: Any) -> Any:

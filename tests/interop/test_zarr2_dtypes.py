@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_zarr2_draft import zarr2  # noqa: F401  # the fixture
 
 import zarrforge as zf
-from test_zarr2_draft import zarr2  # noqa: F401  (the fixture)
 
 NESTED = [["id", "<i4"], ["pos", [["x", "<f4"], ["y", "<f4"]]], ["tag", "|S2"]]
 BIG = [["a", ">i2"], ["b", ">f8"]]

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _side_venv import ZARR34_LABEL as LABEL
+from _side_venv import run_script
 
 import zarrforge
-
-from _side_venv import ZARR34_LABEL as LABEL, run_script
 
 CASES: dict[str, str] = {
     "issue_example": """zarr.create_array(path, shape=(10, 10), chunks=(5, 5), dtype="int32",
@@ -91,7 +91,7 @@ def stored(zarr34: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
                      [json.dumps(CASES), str(root / "zarr-python")], label=LABEL,
                      cwd=root)  # cwd: never a directory that shadows zarr's modules
     namespace: dict[str, Any] = {}
-    exec(RUN_CASES, namespace)  # noqa: S102 - this module's own source
+    exec(RUN_CASES, namespace)  # noqa: S102  # this module's own source
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours = namespace["run_cases"](zarrforge, CASES, str(root / "zarrforge"))

@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _side_venv import ZARR34_LABEL as LABEL
+from _side_venv import run_script
 
 import zarrforge as zf
-
-from _side_venv import ZARR34_LABEL as LABEL, run_script
 
 # the zarr-python 3.4.2 environment ($ZARRFORGE_ZARR34_VENV): the ``zarr34`` fixture of
 # tests/interop/conftest.py

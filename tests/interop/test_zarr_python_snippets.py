@@ -245,7 +245,7 @@ METADATA = ("zarr.json", ".zarray", ".zgroup", ".zattrs")
 
 def run(snippet: str, module: Any, store: Path) -> Any:
     namespace = {"zarr": module, "np": np, "STORE": str(store)}
-    exec(textwrap.dedent(snippet), namespace)  # noqa: S102 - the snippets above, nothing else
+    exec(textwrap.dedent(snippet), namespace)  # noqa: S102  # the snippets above, nothing else
     return namespace["result"]
 
 

@@ -56,8 +56,8 @@ def run_page(page: str, mode: str) -> list[tuple[int, str, str]]:
         try:
             code = compile(source, f"<{os.path.basename(page)} block {number}>", "exec")
             with contextlib.redirect_stdout(shown):
-                exec(code, namespace)  # noqa: S102 - the peer's own documentation
-        except BaseException as error:  # noqa: BLE001 - every failure is counted
+                exec(code, namespace)  # noqa: S102  # the peer's own documentation
+        except BaseException as error:  # noqa: BLE001  # every failure is counted
             first = str(error).splitlines()[0] if str(error) else ""
             results.append((number, "failed", f"{type(error).__name__}: {first}"[:240]))
         else:

@@ -23,7 +23,8 @@ difference (docs/xarray.md, "xarray's own test suite"), marked ``xfail(strict=Tr
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -33,12 +34,12 @@ xtb = pytest.importorskip("xarray.tests.test_backends")
 import xarray as xr  # noqa: E402
 import zarr  # noqa: E402
 
-import zarrforge_xarray  # noqa: E402
-
 # xarray's fixtures the inherited tests ask for by name (its test module's and its
 # conftest's, which pytest does not load from an installed package)
 from xarray.tests.conftest import time_unit, use_dask  # noqa: E402,F401
 from xarray.tests.test_backends import default_zarr_format  # noqa: E402,F401
+
+import zarrforge_xarray  # noqa: E402
 
 PROPERTY = "xarray_own_suite"
 

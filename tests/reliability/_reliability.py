@@ -13,8 +13,9 @@ import itertools
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -26,13 +27,13 @@ GENERATION_STEP = 1_000_000
 
 # (label, create_array keyword arguments) of the layouts the tests write through
 LAYOUTS: dict[str, dict[str, Any]] = {
-    "v3": dict(zarr_format=3, compressors=[{"name": "zstd", "configuration": {"level": 1,
-                                                                            "checksum": False}}]),
-    "v3-crc32c": dict(zarr_format=3, compressors=["crc32c"]),
-    "v3-sharded": dict(zarr_format=3, shards="x2"),
-    "v2": dict(zarr_format=2, compressors=[{"name": "gzip", "configuration": {"level": 1}}]),
-    "draft-2022": dict(zarr_format="draft-2022"),
-    "draft-2022-sharded": dict(zarr_format="draft-2022", shards="x2"),
+    "v3": {"zarr_format": 3, "compressors": [{"name": "zstd", "configuration": {"level": 1,
+                                                                            "checksum": False}}]},
+    "v3-crc32c": {"zarr_format": 3, "compressors": ["crc32c"]},
+    "v3-sharded": {"zarr_format": 3, "shards": "x2"},
+    "v2": {"zarr_format": 2, "compressors": [{"name": "gzip", "configuration": {"level": 1}}]},
+    "draft-2022": {"zarr_format": "draft-2022"},
+    "draft-2022-sharded": {"zarr_format": "draft-2022", "shards": "x2"},
 }
 
 

@@ -35,13 +35,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
+from _reliability import generation_values
 
-import zarrforge  # noqa: E402
-from zarrforge.abc.store import WrapperStore  # noqa: E402
-from zarrforge_std.stores.local import LocalStore  # noqa: E402
-
-from _reliability import generation_values  # noqa: E402
+import zarrforge
+from zarrforge.abc.store import WrapperStore
+from zarrforge_std.stores.local import LocalStore
 
 
 def _ints(text: str) -> tuple[int, ...]:

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _reliability import create, generation_values, start_worker
 
 import zarrforge
 from zarrforge import config
@@ -46,8 +47,6 @@ from zarrforge.testing.races import run_threads
 from zarrforge_std.stores import local as local_module
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
-
-from _reliability import create, generation_values, start_worker
 
 SHAPE, CHUNKS = (48, 64), (4, 4)
 THREADS = 16

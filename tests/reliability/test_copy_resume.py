@@ -18,14 +18,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _reliability import generation_values, start_worker
 
 import zarrforge
 from zarrforge.errors import IncompleteCopyError, StoreError, UnfinishedWriteError
 from zarrforge.testing.faults import Fail, FaultyStore, on
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
-
-from _reliability import generation_values, start_worker
 
 # the leftovers of killed writes are opened on purpose: the warning each open gives is
 # expected (the tests that assert it use pytest.warns, which records it regardless)

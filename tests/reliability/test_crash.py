@@ -25,11 +25,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _reliability import classify, create, generation_values, start_worker
 
 import zarrforge
 from zarrforge_std.stores.local import TEMP_PREFIX, LocalStore
-
-from _reliability import classify, create, generation_values, start_worker
 
 TRIALS = int(os.environ.get("ZARRFORGE_CRASH_TRIALS", "3"))
 SEED = int(os.environ.get("ZARRFORGE_CRASH_SEED", str(random.randrange(2**31))))
@@ -53,7 +52,7 @@ def _time_one_pass(root: Path, layout: str) -> float:
 
 
 def _temp_files(root: Path) -> list[Path]:
-    return [p for p in root.rglob(f"{TEMP_PREFIX}*")]
+    return list(root.rglob(f"{TEMP_PREFIX}*"))
 
 
 @pytest.mark.parametrize("layout", ["v3", "v3-sharded", "v2"])

@@ -14,14 +14,13 @@ import json
 
 import numpy as np
 import pytest
+from _reliability import LAYOUTS, classify, create, generation_values
 
 import zarrforge
 from zarrforge.errors import CorruptChunkError, MetadataError, StoreError
 from zarrforge.testing.faults import Fail, FaultyStore, Truncate, on
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
-
-from _reliability import LAYOUTS, classify, create, generation_values
 
 SHAPE, CHUNKS = (8, 12), (2, 3)
 OLD = generation_values(SHAPE, CHUNKS, 0)

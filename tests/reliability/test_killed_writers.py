@@ -26,20 +26,28 @@ import os
 import random
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pytest
+from _reliability import generation_values
 
 import zarrforge
-from zarrforge.errors import (ContainsNodeError, NodeNotFoundError, UnfinishedWriteError,
-                              UnfinishedWriteWarning)
-from zarrforge.testing.kills import (NODE_DOCUMENTS, every_node_opens_and_reads, killed_after,
-                                     killed_before_write, writes_made)
+from zarrforge.errors import (
+    ContainsNodeError,
+    NodeNotFoundError,
+    UnfinishedWriteError,
+    UnfinishedWriteWarning,
+)
+from zarrforge.testing.kills import (
+    NODE_DOCUMENTS,
+    every_node_opens_and_reads,
+    killed_after,
+    killed_before_write,
+    writes_made,
+)
 from zarrforge_std.stores.local import LocalStore
-
-from _reliability import generation_values
 
 pytestmark = [
     pytest.mark.skipif(not hasattr(os, "fork"), reason="killing a forked writer is POSIX"),
@@ -244,7 +252,7 @@ def _kill_points(path: WritePath, base: Path) -> tuple[int, float]:
         timing = base / f"timing{attempt}"
         path.setup(timing)
         start = time.monotonic()
-        assert not killed_after(lambda: path.write(timing), 60.0)
+        assert not killed_after(lambda: path.write(timing), 60.0)  # noqa: B023  # called before the loop moves on
         longest = max(longest, time.monotonic() - start)
     return writes, longest
 
@@ -264,7 +272,7 @@ def test_a_killed_writer_leaves_before_after_or_marked_leftovers(tmp_path: Path,
         root = tmp_path / f"kill{number}"
         path.setup(root)
         where = f"{path.name}, kill {number} ({'before write ' + str(number + 1) if number < writes else 'timed'}), seed {SEED}"
-        killed = kill(lambda: path.write(root))
+        killed = kill(lambda: path.write(root))  # noqa: B023  # called before the loop moves on
         every_node_opens_and_reads(root)
         state = path.state(root)
         seen[state if killed else "finished"] += 1

@@ -23,7 +23,6 @@ from zarrforge.errors import InvalidPathError, StoreError
 from zarrforge.plugin_api import ByteRange, ListDirResult
 from zarrforge_std.stores.local import LocalStore, LocalStoreOptionError
 
-
 REFUSE = {"links": "refuse"}
 
 
@@ -39,8 +38,8 @@ def places(tmp_path: Path) -> tuple[Path, Path]:
 # --- a tree like neuroglancer's OME-Zarr fixtures: chunk files linked to a sibling folder ------
 
 
-LEVELS = {"0": dict(shape=(3, 40, 50), chunks=(1, 16, 16), shards=None),
-          "1": dict(shape=(3, 20, 25), chunks=(1, 8, 8), shards=(1, 16, 16))}
+LEVELS = {"0": {"shape": (3, 40, 50), "chunks": (1, 16, 16), "shards": None},
+          "1": {"shape": (3, 20, 25), "chunks": (1, 8, 8), "shards": (1, 16, 16)}}
 
 
 def _level_data(name: str) -> np.ndarray:
@@ -209,7 +208,7 @@ def test_a_write_whose_directory_leaves_the_root_through_a_link_is_refused_namin
               "set_if": lambda: store.set_if("out/new/k", b"x", if_generation=None),
               "overwrite": lambda: store.set("out/secret.txt", b"x"),
               "erase": lambda: store.erase_prefix("out/new/")}
-    for name, write in writes.items():
+    for _name, write in writes.items():
         with pytest.raises(InvalidPathError, match="through the symbolic link 'out'"):
             write()
     with pytest.raises(InvalidPathError, match=r"key 'out/arr/[^']*' leads out of the store "

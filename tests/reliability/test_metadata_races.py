@@ -12,6 +12,7 @@ time-bounded tests with real processes live in ``test_concurrency.py``.
 from __future__ import annotations
 
 from pathlib import Path
+
 import pytest
 
 import zarrforge

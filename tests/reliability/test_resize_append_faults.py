@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _reliability import LAYOUTS, create, generation_values
 
 import zarrforge
 from zarrforge.errors import StoreError
 from zarrforge.testing.faults import Fail, FaultyStore, on
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
-
-from _reliability import LAYOUTS, create, generation_values
 
 SHAPE, CHUNKS = (8, 12), (2, 3)
 OLD = generation_values(SHAPE, CHUNKS, 0)
@@ -109,7 +108,7 @@ def test_append_is_whole_or_not_at_all(new_store, layout):
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_a_shrink_keeps_old_or_new_and_never_resurrects_data(new_store, layout):
-    shrink = lambda array: array.resize(5, 7)  # noqa: E731  # edge chunks in both dimensions
+    shrink = lambda array: array.resize(5, 7)  # noqa: E731  # # edge chunks in both dimensions
     for k, store in _after_each_failure(new_store, layout, shrink):
         array = zarrforge.open_array(store, "a", mode="r+")
         if array.shape == SHAPE:

@@ -22,19 +22,23 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _reliability import generation_values, start_worker
 
 import zarrforge
 from zarrforge import config
-from zarrforge.testing.faults import ChangeBetweenReads
-from zarrforge.testing.races import (SHARD_REGION, count_versions, one_shard_array,
-                                     one_version_of, rewriting,
-                                     shrinking_shard_versions)
 from zarrforge.errors import ConflictError
+from zarrforge.testing.faults import ChangeBetweenReads
+from zarrforge.testing.races import (
+    SHARD_REGION,
+    count_versions,
+    one_shard_array,
+    one_version_of,
+    rewriting,
+    shrinking_shard_versions,
+)
 from zarrforge_sharding import index_cache
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
-
-from _reliability import generation_values, start_worker
 
 SHAPE, INNER, SHARD = (8, 12), (2, 3), (8, 12)  # one shard of 4 x 4 inner chunks
 SHARD_KEY = "a/c/0/0"

@@ -16,10 +16,9 @@ import signal
 from pathlib import Path
 
 import numpy as np
+from _reliability import start_worker
 
 import zarrforge
-
-from _reliability import start_worker
 
 SEED = random.randrange(2**31)
 
@@ -55,7 +54,7 @@ def test_a_commit_killed_midway_leaves_whole_keys_and_a_record_naming_them(tmp_p
         where = f"trial {trial}, killed after {writes} writes (seed {SEED})"
         (record,) = zarrforge.unfinished_commits(str(root))
         chunk_keys = [f"a/c/{i}" for i in range(16)]
-        assert sorted(record.keys) == sorted(chunk_keys + ["a/zarr.json"]), where
+        assert sorted(record.keys) == sorted([*chunk_keys, "a/zarr.json"]), where
         assert set(written) <= set(record.keys), where
         array = zarrforge.open_array(str(root), "a")
         values = array[...].reshape(16, 4)

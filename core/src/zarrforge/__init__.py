@@ -26,7 +26,7 @@ from . import config, errors
 from .abc.format import NO_FILL_VALUE
 from .registries import hooks, registry
 from .registries.hooks import hookimpl
-from .registries.registry import register, registered, refresh
+from .registries.registry import refresh, register, registered
 
 refresh_plugins = refresh
 
@@ -84,4 +84,4 @@ __all__ = [
     "open_like", "save", "save_array", "save_group", "tree", "zeros", "zeros_like",
 ]
 
-from ._version import __version__  # noqa: E402  (the single source)
+from ._version import __version__ as __version__  # noqa: E402  # the single source

@@ -173,7 +173,7 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-class set:  # noqa: N801 - zarr-python's and zarrforge's name: reads as config.set
+class set:  # noqa: A001  # a lower-case class: zarr-python's and zarrforge's name: reads as config.set
     """Change settings now; as ``with set(...):``, restore the changed ones afterwards.
 
     Takes zarrforge's setting names as keywords, or a mapping of them and/or zarr-python's
@@ -251,8 +251,8 @@ def pprint(*, stream: IO[str] | None = None, indent: int = 1, width: int = 80,
     :func:`pprint.pprint` (``stream=`` to print into a file or ``io.StringIO``,
     ``width=``...). ``sort_dicts`` applies to zarr-python's keys; zarrforge's names
     keep their documented order."""
-    options: dict[str, Any] = dict(stream=stream, indent=indent, width=width, depth=depth,
-                                   compact=compact, underscore_numbers=underscore_numbers)
+    options: dict[str, Any] = {"stream": stream, "indent": indent, "width": width, "depth": depth,
+                                   "compact": compact, "underscore_numbers": underscore_numbers}
     settings = _settings
     _pprint.pprint({name: getattr(settings, name) for name in _FIELDS if name != "recorded"},
                    sort_dicts=False, **options)

@@ -11,7 +11,8 @@ so that generic ``except`` clauses keep working.
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 class ZarrforgeError(Exception):
@@ -43,7 +44,7 @@ class MetadataError(ZarrforgeError, ValueError):
             where.append(f"field {self.field!r}")
         return (" ".join(where) + ": " if where else "") + self.message
 
-    def relocated(self, field: str | None, key: str | None = None) -> "MetadataError":
+    def relocated(self, field: str | None, key: str | None = None) -> MetadataError:
         """This error (same class and details: an UnknownExtensionError stays one) found at
         ``field`` of the document ``key`` (default: the key it names already)."""
         # built without the constructor, whose arguments differ between subclasses
@@ -55,7 +56,7 @@ class MetadataError(ZarrforgeError, ValueError):
         moved.__cause__ = self
         return moved
 
-    def within(self, field: str) -> "MetadataError":
+    def within(self, field: str) -> MetadataError:
         """This error as seen from the enclosing document: ``field`` (``"codecs[1]"``)
         is prefixed to the error's own field (``"configuration.level"``)."""
         inner = self.field
@@ -63,7 +64,7 @@ class MetadataError(ZarrforgeError, ValueError):
                                           else f"{field}.{inner}")
         return self.relocated(joined)
 
-    def at(self, key: str) -> "MetadataError":
+    def at(self, key: str) -> MetadataError:
         """This error naming the store ``key`` of its document (unless it names one)."""
         return self if self.key is not None else self.relocated(self.field, key)
 
@@ -237,7 +238,7 @@ class ConflictError(StoreError):
     there first); nothing was stored. ``keys`` lists every key that conflicted."""
 
     def __init__(self, message: str = "", *, key: str | None = None,
-                 keys: "list[str] | None" = None, url: str | None = None) -> None:
+                 keys: list[str] | None = None, url: str | None = None) -> None:
         super().__init__(message, key=key, url=url)
         self.keys = list(keys) if keys is not None else ([key] if key is not None else [])
 

@@ -50,8 +50,7 @@ from __future__ import annotations
 from .metadata import paths
 from .metadata.document import NodeDocument, UnknownExtension
 from .metadata.json_io import check_document
-from .nodes.hierarchy import (get_format, installed_formats, locate_document, locate_node,
-                        refresh_consolidated)
+from .nodes.hierarchy import get_format, installed_formats, locate_document, locate_node, refresh_consolidated
 from .nodes.node import open_node
 from .nodes.node_writing import NewNode, write_nodes
 from .nodes.unreadable import candidate_keys

@@ -62,7 +62,8 @@ NOT_SUPPLIED: dict[str, str] = {
         "StorePath(store, path) or pass the store and path= to open_group/open_array"),
 }
 
-__all__ = ["FsspecStore", "LocalStore", "MemoryStore", "ObjectStore", "Store", "StoreLike",
+__all__ = [  # noqa: F822  # the store classes come from __getattr__, from the registry
+    "FsspecStore", "LocalStore", "MemoryStore", "ObjectStore", "Store", "StoreLike",
            "StorePath", "ZipStore"]
 
 

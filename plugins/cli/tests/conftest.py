@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+
 import zarrforge as zf
 
 SCRIPT = pathlib.Path(sys.executable).with_name("zarrforge")

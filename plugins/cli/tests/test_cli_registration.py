@@ -15,6 +15,7 @@ import warnings
 
 import click
 import pytest
+
 import zarrforge as zf
 
 SCRIPT = pathlib.Path(sys.executable).with_name("zarrforge")

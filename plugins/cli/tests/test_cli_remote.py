@@ -9,6 +9,7 @@ import uuid
 
 import numpy as np
 import pytest
+
 import zarrforge as zf
 
 KEYS = ("key=testing", "secret=testing")

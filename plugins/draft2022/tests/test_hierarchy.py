@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from _draft_helpers import EDITOR_URI, ZARR_PYTHON_URI, doc, entry_point
 
 import zarrforge as zf
 from zarrforge import registry
@@ -18,8 +19,6 @@ from zarrforge.abc.store import WrapperStore
 from zarrforge_draft2022 import Draft2022Format, dialect, set_default_dialect
 from zarrforge_draft2022.dialects import ENV_VAR
 from zarrforge_std.stores.memory import MemoryStore
-
-from _draft_helpers import EDITOR_URI, ZARR_PYTHON_URI, doc, entry_point
 
 
 def keys(store):
@@ -129,8 +128,8 @@ def test_the_dialect_for_a_block_and_for_the_process():
 
 
 def test_the_dialect_from_the_environment(tmp_path):
-    script = ("import zarrforge as zf, json; zf.create_group(r'%s', zarr_format='draft-2022'); "
-              "print(json.load(open(r'%s'))['zarr_format'])" % (tmp_path / "h", tmp_path / "h" / "zarr.json"))
+    script = ("import zarrforge as zf, json; zf.create_group(r'{}', zarr_format='draft-2022'); "
+              "print(json.load(open(r'{}'))['zarr_format'])".format(tmp_path / "h", tmp_path / "h" / "zarr.json"))
     env = {**os.environ, ENV_VAR: "editor"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
                          check=True, cwd=tmp_path)

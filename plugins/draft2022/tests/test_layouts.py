@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _draft_helpers import doc
 
 import zarrforge as zf
 from zarrforge.abc import MemoryLayout
 from zarrforge.errors import MetadataError
 from zarrforge_draft2022 import Draft2022Format
 from zarrforge_std.stores.memory import MemoryStore
-
-from _draft_helpers import doc
 
 URI = "https://example.org/layouts/reversed"
 
@@ -66,8 +65,8 @@ EDITOR = Draft2022Format(dialect="editor")
 
 
 def create(store, order, **kwargs):
-    options = dict(shape=(3, 4), chunks=(2, 3), dtype="<i2", fill_value=-1, compressors=None,
-                   fmt=EDITOR)
+    options = {"shape": (3, 4), "chunks": (2, 3), "dtype": "<i2", "fill_value": -1, "compressors": None,
+                   "fmt": EDITOR}
     options.update(kwargs)
     if order is not None:
         options["order"] = order

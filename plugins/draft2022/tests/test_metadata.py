@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _draft_helpers import doc, entry_point
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,8 +18,6 @@ from zarrforge_draft2022 import Draft2022Format
 from zarrforge_draft2022 import data_types as dts
 from zarrforge_draft2022 import fill_values as fills
 from zarrforge_std.stores.memory import MemoryStore
-
-from _draft_helpers import doc, entry_point
 
 KEY = "meta/root/a.array.json"
 
@@ -108,7 +107,7 @@ FLOAT_DTYPES = ["float16", "float32", "float64"]
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_fill_values_round_trip_bit_for_bit(data):
-    name = data.draw(st.sampled_from(FLOAT_DTYPES + ["int8", "uint64", "int64", "complex64"]))
+    name = data.draw(st.sampled_from([*FLOAT_DTYPES, "int8", "uint64", "int64", "complex64"]))
     data_type = registry.data_types.get(name).from_json(name, None)
     dtype = data_type.numpy_dtype
     raw = data.draw(st.binary(min_size=dtype.itemsize, max_size=dtype.itemsize))

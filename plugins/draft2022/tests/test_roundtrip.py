@@ -6,13 +6,12 @@ import gzip
 
 import numpy as np
 import pytest
+from _draft_helpers import doc
 
 import zarrforge as zf
 from zarrforge import registry
 from zarrforge_draft2022 import Draft2022Format
 from zarrforge_std.stores.memory import MemoryStore
-
-from _draft_helpers import doc
 
 DIALECTS = ("zarr-python", "editor")
 SHARDING = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"

@@ -8,14 +8,13 @@ import warnings
 
 import numpy as np
 import pytest
+from _draft_helpers import doc
 
 import zarrforge as zf
 from zarrforge import registry
 from zarrforge.errors import MustUnderstandError
 from zarrforge_draft2022 import Draft2022Format, FallbackDataTypeWarning
 from zarrforge_draft2022 import data_types as dts
-
-from _draft_helpers import doc
 
 ENTRY_POINT = {
     "zarr_format": "https://purl.org/zarr/spec/core/3.0",

@@ -12,14 +12,13 @@ import copy
 import pickle
 
 import pytest
+from _draft_helpers import doc
 
 import zarrforge as zf
 from zarrforge import plugin_api as c
 from zarrforge_draft2022 import Draft2022Format, FallbackDataTypeWarning
 from zarrforge_draft2022.documents import dump
 from zarrforge_std.stores.memory import MemoryStore
-
-from _draft_helpers import doc
 
 GZIP_CODECS_URI = "https://purl.org/zarr/spec/codecs/gzip/1.0"  # the codec documents' family
 ENDIAN_CODECS_URI = "https://purl.org/zarr/spec/codecs/endian/1.0"

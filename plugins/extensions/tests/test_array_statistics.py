@@ -18,11 +18,17 @@ import zarrforge as zf
 import zarrforge_extensions as zfx
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import MetadataError, ReadOnlyError
-from zarrforge_extensions.array_statistics import (MAX_ATTEMPTS, NAME, ArrayStatistics, Statistics,
-                                             StatisticsUpdateError, UnsupportedDataTypeError)
+from zarrforge_extensions.array_statistics import (
+    MAX_ATTEMPTS,
+    NAME,
+    ArrayStatistics,
+    Statistics,
+    StatisticsUpdateError,
+    UnsupportedDataTypeError,
+)
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _stats_worker  # noqa: E402  (importable by name in spawned processes)
+import _stats_worker  # importable by name in spawned processes
 
 
 def stats_array(store=None, *, shape=(8,), chunks=(4,), dtype="int32", **options):
@@ -284,7 +290,7 @@ class RacingStore(WrapperStore):
             configuration["count"] += 10
             configuration["min"] = -1000 if configuration["min"] is None else min(-1000, configuration["min"])
             configuration["max"] = 0 if configuration["max"] is None else max(0, configuration["max"])
-            configuration["recent_updates"] = configuration.get("recent_updates", []) + ["elsewhere"]
+            configuration["recent_updates"] = [*configuration.get("recent_updates", []), "elsewhere"]
             self.inner.set(key, json.dumps(document).encode())
 
 

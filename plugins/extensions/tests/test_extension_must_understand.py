@@ -15,8 +15,8 @@ import pytest
 
 import zarrforge as zf
 import zarrforge_extensions as zfx
-from zarrforge.errors import UnknownExtensionError
 from zarrforge.abc.metadata import UnknownExtension
+from zarrforge.errors import UnknownExtensionError
 from zarrforge_extensions.array_statistics import ArrayStatistics, Statistics
 from zarrforge_extensions.offset import Offset
 

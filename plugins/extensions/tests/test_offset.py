@@ -325,7 +325,7 @@ def test_offset_is_for_arrays_only():
 # --- metadata and other operations ------------------------------------------------------
 
 def test_document_and_round_trip(tmp_path):
-    a, ref = offset_array((4, 6), (2, 4), (12, -24), store=str(tmp_path))
+    _a, ref = offset_array((4, 6), (2, 4), (12, -24), store=str(tmp_path))
     stored = json.loads((tmp_path / "zarr.json").read_text())["extensions"]
     assert stored == [{"name": NAME, "configuration": {"offset": [12, -24]}}]
     b = zf.open_array(str(tmp_path))
@@ -338,7 +338,7 @@ def test_domain_follows_resize():
     a.resize(6)
     assert zfx.domain(a) == (range(-1, 5),)
     a[3:5] = [40, 50]
-    assert a[:].tolist() == ref.tolist() + [40, 50]
+    assert a[:].tolist() == [*ref.tolist(), 40, 50]
 
 
 def test_removing_the_offset_restores_stored_indices():
@@ -351,7 +351,7 @@ def test_removing_the_offset_restores_stored_indices():
 def test_append_on_an_offset_array():
     a, ref = offset_array((4,), (2,), (2,))
     a.append(np.array([7, 8], dtype="int32"))
-    assert a[:].tolist() == ref.tolist() + [7, 8]
+    assert a[:].tolist() == [*ref.tolist(), 7, 8]
 
 
 def test_a_stored_offset_of_the_wrong_length_is_refused_naming_its_document():

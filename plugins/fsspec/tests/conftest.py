@@ -41,7 +41,7 @@ S3_ENV = {
 @pytest.fixture(scope="session")
 def aws_env():
     """Dummy credentials, a region, no instance metadata, no proxy for 127.0.0.1."""
-    import s3fs  # noqa: F401
+    import s3fs
     saved = {name: os.environ.get(name) for name in S3_ENV}
     os.environ.update(S3_ENV)
     try:
@@ -92,7 +92,7 @@ _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 class StaticHandler(http.server.BaseHTTPRequestHandler):
     """GET/HEAD of files below the server's root, with single byte ranges."""
 
-    server: "StaticServer"
+    server: StaticServer
 
     def log_message(self, *args) -> None:  # keep test output clean
         pass

@@ -25,7 +25,7 @@ import pytest
 
 pytest.importorskip("adlfs", reason="adlfs is in the fsspec plugin's test extra")
 
-import zarrforge as zf  # noqa: E402
+import zarrforge as zf
 
 CONTAINER = "zarrforge"
 # Azurite's documented development account (not a secret: every Azurite has it)

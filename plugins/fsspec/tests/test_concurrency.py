@@ -10,8 +10,7 @@ import threading
 
 import pytest
 
-import zarrforge_fsspec  # noqa: E402,F401
-
+import zarrforge_fsspec  # noqa: F401
 from zarrforge.abc.store import ByteRange
 from zarrforge_fsspec import FsspecStore
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 import os
 import uuid
 
+import fsspec
 import pytest
 
-import zarrforge_fsspec  # noqa: E402,F401
-import fsspec  # noqa: E402
-
+import zarrforge_fsspec  # noqa: F401
 from zarrforge.abc.store import ByteRange
 from zarrforge.errors import ConflictError, ReadOnlyError, StoreError
 from zarrforge.testing import StoreConformance

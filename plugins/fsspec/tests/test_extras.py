@@ -3,11 +3,10 @@ the table behind that message agrees with the pyproject files."""
 
 from __future__ import annotations
 
+import importlib
 import re
 import tomllib
 from pathlib import Path
-
-import importlib
 
 import pytest
 

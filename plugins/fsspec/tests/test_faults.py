@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import errno
 
+import fsspec
 import numpy as np
 import pytest
 
-import zarrforge_fsspec  # noqa: E402,F401
-import fsspec  # noqa: E402
-
 import zarrforge as zf
+import zarrforge_fsspec  # noqa: F401
 from zarrforge.errors import StoreError
 from zarrforge_fsspec import FsspecStore
 from zarrforge_fsspec.faults import is_invalid_range, is_refused, is_transient

@@ -37,7 +37,7 @@ import pytest
 
 pytest.importorskip("huggingface_hub", reason="huggingface_hub is in the fsspec plugin's test extra")
 
-import zarrforge as zf  # noqa: E402
+import zarrforge as zf
 
 ORG, NAME = "zarrforge", "demo"
 REPO = f"datasets/{ORG}/{NAME}"

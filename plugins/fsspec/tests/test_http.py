@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import zarrforge_fsspec  # noqa: E402,F401
-
 import zarrforge as zf
+import zarrforge_fsspec  # noqa: F401
 from zarrforge.errors import ReadOnlyError, StoreError
 from zarrforge_fsspec import FsspecStore
 
@@ -80,7 +79,7 @@ def test_http_is_read_only(http_server):
 
 
 def test_a_server_that_ignores_ranges_still_answers_right(http_server, monkeypatch):
-    directory, url = http_server.new_site({"k": bytes(range(100))})
+    _directory, url = http_server.new_site({"k": bytes(range(100))})
     store = FsspecStore.from_url(url)
     original = store.fs._cat_file
 
@@ -121,8 +120,7 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
     is a later second, as it must be for Last-Modified to tell it apart)."""
     import os
 
-    from zarrforge.testing.races import (one_shard_array, one_version_of, read_across_a_rewrite,
-                                         shard_versions)
+    from zarrforge.testing.races import one_shard_array, one_version_of, read_across_a_rewrite, shard_versions
     from zarrforge_sharding import index_cache
 
     index_cache.cache.clear()

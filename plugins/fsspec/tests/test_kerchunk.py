@@ -145,7 +145,7 @@ def test_zarr_v3_references_read_like_the_file(hdf5_file):
 
 def test_a_byte_range_reference_past_the_end_of_its_file_is_a_store_error(hdf5_file):
     refs = references(hdf5_file, inline_threshold=0)
-    url, offset, length = refs["refs"]["temperature/0.0"]
+    url, _offset, length = refs["refs"]["temperature/0.0"]
     refs["refs"]["temperature/0.0"] = [url, 10**9, length]
     array = zf.open_array("reference://", "temperature",
                           storage_options={"fo": refs, "remote_protocol": "file",

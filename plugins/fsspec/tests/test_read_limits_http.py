@@ -12,13 +12,13 @@ import http.server
 import threading
 import time
 import tracemalloc
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
-import zarrforge_fsspec  # noqa: F401
-
 import zarrforge as zf
+import zarrforge_fsspec  # noqa: F401
 from zarrforge.errors import DocumentTooLargeError, ResourceLimitError
 from zarrforge_fsspec import FsspecStore
 
@@ -82,14 +82,14 @@ def _measured(action: Callable[[], Any]) -> tuple[BaseException | None, int, flo
     the second run: the first imports what the reads need, which counts as allocated)."""
     try:
         action()
-    except Exception:  # noqa: BLE001 - measured below
+    except Exception:  # noqa: BLE001  # measured below
         pass
     tracemalloc.start()
     started = time.monotonic()
     try:
         try:
             action()
-        except BaseException as exc:  # noqa: BLE001 - returned to the test
+        except BaseException as exc:  # noqa: BLE001  # returned to the test
             return exc, tracemalloc.get_traced_memory()[1], time.monotonic() - started
         return None, tracemalloc.get_traced_memory()[1], time.monotonic() - started
     finally:

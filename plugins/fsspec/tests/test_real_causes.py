@@ -25,7 +25,6 @@ import zarrforge as zf
 from zarrforge.errors import StoreError
 from zarrforge_fsspec import FsspecStore
 
-
 # --- a refused connection ---------------------------------------------------------------
 
 def test_a_refused_s3_connection_is_named_at_once(aws_env, closed_port) -> None:

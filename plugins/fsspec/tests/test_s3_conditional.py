@@ -21,10 +21,8 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.errors import ConflictError, StoreError
-from zarrforge.testing.conditional import (ConditionalWriteConformance,
-                                           CrossProcessConditionalConformance)
-from zarrforge_fsspec import FsspecStore
-from zarrforge_fsspec import s3_conditional
+from zarrforge.testing.conditional import ConditionalWriteConformance, CrossProcessConditionalConformance
+from zarrforge_fsspec import FsspecStore, s3_conditional
 
 
 class TestS3ConditionalWrites(ConditionalWriteConformance, CrossProcessConditionalConformance):

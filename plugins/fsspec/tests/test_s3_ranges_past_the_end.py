@@ -26,7 +26,8 @@ import subprocess
 import sys
 import textwrap
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -35,8 +36,13 @@ import zarrforge as zf
 from zarrforge.abc.store import ByteRange
 from zarrforge.errors import CorruptChunkError
 from zarrforge.testing.faults import ChangeBetweenReads
-from zarrforge.testing.races import (SHARD_KEY, SHARD_REGION, one_shard_array, one_version_of,
-                                     shrinking_shard_versions)
+from zarrforge.testing.races import (
+    SHARD_KEY,
+    SHARD_REGION,
+    one_shard_array,
+    one_version_of,
+    shrinking_shard_versions,
+)
 from zarrforge_fsspec import FsspecStore
 from zarrforge_sharding import index_cache
 

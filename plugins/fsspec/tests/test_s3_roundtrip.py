@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import zarrforge_fsspec  # noqa: E402,F401
-
 import zarrforge as zf
+import zarrforge_fsspec  # noqa: F401
 from zarrforge_fsspec import FsspecStore
 
 

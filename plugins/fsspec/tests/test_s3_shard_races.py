@@ -6,16 +6,20 @@ second test races a writing thread for a bounded time and reports its counts."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge.testing.races import (count_versions, one_shard_array, one_version_of,
-                                     read_across_a_rewrite, rewriting, shard_versions)
+from zarrforge.testing.races import (
+    count_versions,
+    one_shard_array,
+    one_version_of,
+    read_across_a_rewrite,
+    rewriting,
+    shard_versions,
+)
 from zarrforge_fsspec import FsspecStore
 from zarrforge_sharding import index_cache
-
 
 
 @pytest.fixture

@@ -9,10 +9,9 @@ written is checked on the server's disk by reading the same directory as a local
 
 from __future__ import annotations
 
-import warnings
-
 import asyncio
 import threading
+import warnings
 
 import numpy as np
 import pytest

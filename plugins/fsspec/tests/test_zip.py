@@ -8,9 +8,8 @@ import zipfile
 import numpy as np
 import pytest
 
-import zarrforge_fsspec  # noqa: E402,F401
-
 import zarrforge as zf
+import zarrforge_fsspec  # noqa: F401
 from zarrforge.errors import StoreError
 from zarrforge_fsspec import AppendOnlyError, ZipStore
 
@@ -102,7 +101,7 @@ def test_missing_archive_and_closed_store(tmp_path):
 def test_remote_archive_is_read_only(tmp_path, http_server):
     local = tmp_path / "remote.zip"
     write_hierarchy(f"zip://{local}")
-    directory, url = http_server.new_site({"remote.zip": local.read_bytes()})
+    _directory, url = http_server.new_site({"remote.zip": local.read_bytes()})
     group = zf.open_group(f"zip::{url}/remote.zip", mode="r")
     np.testing.assert_array_equal(group["g/s"][:], np.linspace(0, 1, 30))
     group.store.close()

@@ -7,12 +7,12 @@ append-only error)."""
 
 from __future__ import annotations
 
-import json
 import struct
 import tracemalloc
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -42,7 +42,7 @@ def _peak(action: Callable[[], Any]) -> tuple[BaseException | None, int]:
     try:
         try:
             action()
-        except BaseException as exc:  # noqa: BLE001 - returned to the test
+        except BaseException as exc:  # noqa: BLE001  # returned to the test
             return exc, tracemalloc.get_traced_memory()[1]
         return None, tracemalloc.get_traced_memory()[1]
     finally:
@@ -113,6 +113,7 @@ def test_a_ranged_read_is_bounded_too(tmp_path):
 
 def test_check_deep_reports_the_member_by_name_without_inflating_it(tmp_path):
     from click.testing import CliRunner
+
     from zarrforge_cli.main import cli
 
     url = _archive(tmp_path / "bomb.zip", {"zarr.json": _array_document(),

@@ -15,7 +15,6 @@ from zarrforge.abc.codec import ChunkSpec
 from zarrforge.errors import MetadataError
 from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
-
 from zarrforge_numcodecs.bitround_codec import BitroundCodec
 
 SCHEMA = json.loads(pathlib.Path(

@@ -11,7 +11,6 @@ import pytest
 import zarrforge as zf
 from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.testing import CodecConformance
-
 from zarrforge_numcodecs.conditional_codec import ConditionalCodec
 from zarrforge_numcodecs.crc32c_codec import Crc32cCodec
 from zarrforge_numcodecs.gzip_codec import GzipCodec

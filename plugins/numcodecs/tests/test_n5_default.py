@@ -16,7 +16,6 @@ from zarrforge.abc.codec import ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
-
 from zarrforge_numcodecs.n5_default_codec import N5DefaultCodec
 
 T2 = {"name": "transpose", "configuration": {"order": [1, 0]}}

@@ -8,22 +8,24 @@ import os
 import pathlib
 import struct
 import tomllib
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
 
 from zarrforge import config
-from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec,
-                                 Codec, CodecKind)
+from zarrforge.abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, CodecKind
 from zarrforge.abc.data_type import DataType
 from zarrforge.abc.memory_layout import MemoryLayout
-from zarrforge.errors import (ChecksumError, CodecError, CorruptChunkError, MetadataError,
-                              UnsafeCodecError)
-
+from zarrforge.errors import ChecksumError, CodecError, CorruptChunkError, MetadataError, UnsafeCodecError
 from zarrforge_numcodecs import _bounds
-from zarrforge_numcodecs.adapter import (NumcodecsArrayArrayCodec, NumcodecsArrayBytesCodec,
-                                         NumcodecsBytesBytesCodec, NumcodecsCodec)
+from zarrforge_numcodecs.adapter import (
+    NumcodecsArrayArrayCodec,
+    NumcodecsArrayBytesCodec,
+    NumcodecsBytesBytesCodec,
+    NumcodecsCodec,
+)
 from zarrforge_numcodecs.blosc_codec import BloscCodec, available_cnames
 from zarrforge_numcodecs.crc32c_codec import Crc32cCodec
 from zarrforge_numcodecs.gzip_codec import GzipCodec
@@ -45,7 +47,7 @@ class NumpyType(DataType):
         self._dtype = np.dtype(dtype)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "NumpyType":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> NumpyType:
         return cls(name)
 
     def to_json(self) -> str:

@@ -14,7 +14,6 @@ from zarrforge.abc.codec import ChunkSpec
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.testing import CodecConformance
-
 from zarrforge_numcodecs.packbits_codec import PackbitsCodec
 
 SCHEMA = json.loads(pathlib.Path(

@@ -11,9 +11,9 @@ import pytest
 import zfpy
 
 import zarrforge as zf
-from zarrforge.registries import resolution as components
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
+from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
 from zarrforge_numcodecs.zfp_codec import ZfpCodec
 

@@ -12,8 +12,8 @@ import pytest
 
 import zarrforge as zf
 from zarrforge.abc.store import ByteRange
-from zarrforge.testing import StoreConformance
 from zarrforge.hierarchy_api import resolve_store
+from zarrforge.testing import StoreConformance
 from zarrforge_obstore import ObstoreStore
 
 
@@ -38,8 +38,7 @@ class TestObstoreLocal(StoreConformance):
 def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version(tmp_path, kind):
     """The race of tests/reliability/test_shard_races.py through obstore: the shard is
     replaced right after the reader's first request for it; the read gives one version."""
-    from zarrforge.testing.races import (one_shard_array, one_version_of, read_across_a_rewrite,
-                                         shard_versions)
+    from zarrforge.testing.races import one_shard_array, one_version_of, read_across_a_rewrite, shard_versions
 
     if kind == "memory":
         store = resolve_store("obstore+memory:///")
@@ -169,8 +168,13 @@ def test_a_shard_shortened_between_the_index_and_the_chunk_answer_reads_one_vers
 
     import obstore
 
-    from zarrforge.testing.races import (SHARD_KEY, SHARD_REGION, one_shard_array,
-                                         one_version_of, shrinking_shard_versions)
+    from zarrforge.testing.races import (
+        SHARD_KEY,
+        SHARD_REGION,
+        one_shard_array,
+        one_version_of,
+        shrinking_shard_versions,
+    )
     from zarrforge_sharding import index_cache
 
     index_cache.cache.clear()

@@ -19,13 +19,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from hypothesis import given, settings, strategies as st
+import jsonschema
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zarrforge.errors import MetadataError
 from zarrforge_rectilinear import RectilinearChunkGrid
-
-import jsonschema  # noqa: E402
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "rectilinear.schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

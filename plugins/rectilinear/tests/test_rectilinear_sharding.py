@@ -24,6 +24,7 @@ from zarrforge.errors import MetadataError
 from zarrforge_std.runtime_transformers import RequestCounter
 from zarrforge_std.stores.memory import MemoryStore
 
+
 def grid_json(*chunk_shapes):
     return {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": list(chunk_shapes)}}
 
@@ -117,11 +118,11 @@ def test_a_stored_document_with_such_a_shard_is_refused_on_open():
 def test_growing_by_a_partial_inner_chunk_is_refused_and_changes_nothing():
     a = sharded((16, 4), (4, 4), [8, 8], 4)
     a[...] = 3
-    before = dict((k, a.store.get(k)) for k in a.store.list_prefix(""))
+    before = {k: a.store.get(k) for k in a.store.list_prefix("")}
     with pytest.raises(MetadataError, match=r"\[2, 4\]"):
         a.resize((18, 4))  # would append a shard edge of 2
     assert a.shape == (16, 4)
-    assert dict((k, a.store.get(k)) for k in a.store.list_prefix("")) == before
+    assert {k: a.store.get(k) for k in a.store.list_prefix("")} == before
 
 
 def test_the_first_shard_is_checked_even_now():

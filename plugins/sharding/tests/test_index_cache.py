@@ -7,12 +7,12 @@ import threading
 
 import numpy as np
 import pytest
+
+import zarrforge as zf
 from zarrforge_sharding import index_cache
 from zarrforge_sharding.index_cache import IndexCache, set_index_cache
 from zarrforge_std.runtime_transformers import RequestCounter
 from zarrforge_std.stores.memory import MemoryStore
-
-import zarrforge as zf
 
 SHAPE, CHUNKS, SHARDS = (64, 64), (8, 8), (32, 32)
 

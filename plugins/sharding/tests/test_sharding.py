@@ -146,7 +146,10 @@ def test_untouched_inner_chunks_keep_their_exact_bytes(counting_codec):
     a[0, 0] = 1
     new = a.store.get("c/0/0")
     # every inner chunk but (0, 0) appears unchanged in the new shard
-    chunk = lambda blob, i: blob[i * 96:(i + 1) * 96]  # 4x6 int32 = 96 bytes, stored in C order
+
+    def chunk(blob, i):  # 4x6 int32 = 96 bytes, stored in C order
+        return blob[i * 96:(i + 1) * 96]
+
     assert [chunk(new, i) for i in range(1, 8)] == [chunk(shard, i) for i in range(1, 8)]
 
 
@@ -271,7 +274,7 @@ def test_coalescing_is_configurable_process_wide():
     try:
         b = zf.open_array(a.store, transformers=[RequestCounter])
         assert np.array_equal(b[16:20, 12:24], x[16:20, 12:24])
-        index_request, data_request = [detail for _, detail in b.chunk_store.calls]
+        _index_request, data_request = [detail for _, detail in b.chunk_store.calls]
         assert len(data_request) == 2  # two ranges in the one request, not merged
     finally:
         set_coalescing(gap=previous.gap, limit=previous.limit)

@@ -14,7 +14,6 @@ from zarrforge.abc.codec import ChunkSpec
 from zarrforge.errors import CodecError, CorruptChunkError, MetadataError
 from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
-
 from zarrforge_std.cast_value_codec import CastValueCodec
 
 SCHEMA = json.loads(pathlib.Path(

@@ -6,10 +6,18 @@ import threading
 
 import numpy as np
 
-from zarrforge.testing import (ChunkGridConformance, ChunkKeyEncodingConformance,
-                               CodecConformance, ConditionalWriteConformance, CrossProcessConditionalConformance,
-                               DataTypeConformance, MemoryLayoutConformance, PipelineCase,
-                               StoreConformance, URLAdapterConformance)
+from zarrforge.testing import (
+    ChunkGridConformance,
+    ChunkKeyEncodingConformance,
+    CodecConformance,
+    ConditionalWriteConformance,
+    CrossProcessConditionalConformance,
+    DataTypeConformance,
+    MemoryLayoutConformance,
+    PipelineCase,
+    StoreConformance,
+    URLAdapterConformance,
+)
 from zarrforge.testing.conditional import increment
 from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore

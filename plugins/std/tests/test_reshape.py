@@ -14,7 +14,6 @@ from zarrforge.abc.codec import ChunkSpec
 from zarrforge.errors import MetadataError
 from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
-
 from zarrforge_std.reshape_codec import ReshapeCodec
 
 SCHEMA = json.loads(pathlib.Path(

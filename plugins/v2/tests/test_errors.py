@@ -9,7 +9,7 @@ import pytest
 
 import zarrforge as zf
 from zarrforge import registry
-from zarrforge.errors import (MetadataError, NodeNotFoundError, UnknownExtensionError)
+from zarrforge.errors import MetadataError, NodeNotFoundError, UnknownExtensionError
 from zarrforge_std.format_v3 import V3Format
 from zarrforge_std.stores.memory import MemoryStore
 from zarrforge_v2 import V2Format

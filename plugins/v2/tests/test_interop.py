@@ -15,16 +15,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numcodecs
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+import zarr
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import zarrforge as zf
-from zarrforge.testing.clocks import gzip_clock_pinned
 from zarrforge import registry
-
-import zarr
-import numcodecs
+from zarrforge.testing.clocks import gzip_clock_pinned
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
               # fixedscaleoffset casting the NaNs of the sample data to integers
@@ -50,11 +50,11 @@ class Case:
     lossy: bool = False  # a filter that rounds: compare with what zarrforge reads back
 
     def zarr_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = dict(shape=self.shape, chunks=self.chunks, dtype=self.dtype,
-                                      zarr_format=2, order=self.order, fill_value=self.fill,
-                                      attributes=dict(self.attributes),
-                                      chunk_key_encoding={"name": "v2",
-                                                          "separator": self.separator})
+        kwargs: dict[str, Any] = {"shape": self.shape, "chunks": self.chunks, "dtype": self.dtype,
+                                      "zarr_format": 2, "order": self.order, "fill_value": self.fill,
+                                      "attributes": dict(self.attributes),
+                                      "chunk_key_encoding": {"name": "v2",
+                                                          "separator": self.separator}}
         if self.compressor != "default":
             kwargs["compressors"] = self.compressor
         if self.filters is not None:
@@ -67,12 +67,12 @@ class Case:
             ndim = len(self.shape)
             filters.insert(0, {"name": "transpose",
                                "configuration": {"order": list(range(ndim))[::-1]}})
-        kwargs: dict[str, Any] = dict(shape=self.shape, chunks=self.chunks, dtype=self.dtype,
-                                      zarr_format=2, fill_value=self.fill,
-                                      attributes=dict(self.attributes),
-                                      filters=filters or None,
-                                      chunk_key_encoding={"name": "v2",
-                                                          "separator": self.separator})
+        kwargs: dict[str, Any] = {"shape": self.shape, "chunks": self.chunks, "dtype": self.dtype,
+                                      "zarr_format": 2, "fill_value": self.fill,
+                                      "attributes": dict(self.attributes),
+                                      "filters": filters or None,
+                                      "chunk_key_encoding": {"name": "v2",
+                                                          "separator": self.separator}}
         if self.compressor != "default":
             kwargs["compressors"] = self.compressor
         return kwargs
@@ -393,9 +393,9 @@ def arrays(draw):
     shape = tuple(draw(st.lists(st.integers(0, 6), min_size=ndim, max_size=ndim)))
     chunks = tuple(draw(st.integers(1, 4)) for _ in shape)
     dtype = draw(st.sampled_from(_DTYPES))
-    return dict(shape=shape, chunks=chunks, dtype=dtype, order=draw(st.sampled_from("CF")),
-                separator=draw(st.sampled_from("./")), compressor=draw(st.sampled_from(_COMPRESSORS)),
-                seed=draw(st.integers(0, 2 ** 16)))
+    return {"shape": shape, "chunks": chunks, "dtype": dtype, "order": draw(st.sampled_from("CF")),
+                "separator": draw(st.sampled_from("./")), "compressor": draw(st.sampled_from(_COMPRESSORS)),
+                "seed": draw(st.integers(0, 2 ** 16))}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -52,7 +52,7 @@ def expected_after_partial_write(data, fill, region):
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
-@pytest.mark.parametrize("dtype", CORE_DTYPES + ["r24"])
+@pytest.mark.parametrize("dtype", [*CORE_DTYPES, "r24"])
 def test_every_core_data_type(dtype, order):
     store = MemoryStore()
     filters = [{"name": "transpose", "configuration": {"order": [1, 0]}}] if order == "F" else None
@@ -256,7 +256,7 @@ def test_null_fill_value_reads_as_default_and_stays_null():
 
 def test_attributes_and_dimension_names():
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(2, 3), dtype="int8", zarr_format=2,
+    zf.create_array(store, "a", shape=(2, 3), dtype="int8", zarr_format=2,
                         attributes={"units": "m", "nested": {"k": [1, 2]}},
                         dimension_names=["y", "x"])
     attrs = json.loads(store.get("a/.zattrs"))

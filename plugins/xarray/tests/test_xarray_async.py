@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+
 import zarrforge as zf
+import zarrforge_xarray as zx
 from zarrforge.abc.store import WrapperStore
 from zarrforge.hierarchy_api import resolve_store
-
-import zarrforge_xarray as zx
 from zarrforge_xarray import ZarrforgeArray
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",

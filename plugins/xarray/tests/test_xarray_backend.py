@@ -4,17 +4,16 @@ xarray's own zarr engine and with the dataset that was written."""
 from __future__ import annotations
 
 import json
-
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import xarray as xr
+
 import zarrforge as zf
 from zarrforge.abc.store import WrapperStore
 from zarrforge.storing.storage import resolve_store
-
 from zarrforge_xarray import MissingDimensionNamesError, ZarrforgeArray
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",

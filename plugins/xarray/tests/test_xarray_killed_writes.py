@@ -41,8 +41,7 @@ import xarray as xr
 import zarrforge as zf
 import zarrforge_xarray as zx
 from zarrforge.errors import ContainsNodeError, UnfinishedWriteError
-from zarrforge.testing.kills import (every_node_opens_and_reads, killed_after, killed_before_write,
-                                     writes_made)
+from zarrforge.testing.kills import every_node_opens_and_reads, killed_after, killed_before_write, writes_made
 from zarrforge_std.stores.local import LocalStore
 
 pytestmark = [pytest.mark.skipif(not hasattr(os, "fork"), reason="killing a forked writer is POSIX"),
@@ -197,7 +196,7 @@ class Append:
             group = zf.open_group(str(root), mode="r+", use_consolidated=False)
             for name, length in lengths.items():
                 if length == 7:
-                    group[name].resize((4,) + group[name].shape[1:])
+                    group[name].resize((4, *group[name].shape[1:]))
             for record in records:
                 zf.clear_commit_record(str(root), record)
             zf.consolidate_metadata(str(root))
@@ -392,9 +391,9 @@ def test_a_killed_xarray_write_leaves_before_after_or_marked_leftovers(tmp_path:
         path.setup(root)
         where = f"{path.name}: kill {number}, {how} {when} (of {writes} writes, {seconds:.3f} s), seed {SEED}"
         if how == "before write":
-            killed = killed_before_write(lambda: path.write(root), LocalStore, when, methods=WRITES)
+            killed = killed_before_write(lambda: path.write(root), LocalStore, when, methods=WRITES)  # noqa: B023  # called before the loop moves on
         else:
-            killed = killed_after(lambda: path.write(root), when)
+            killed = killed_after(lambda: path.write(root), when)  # noqa: B023  # called before the loop moves on
         try:
             every_node_opens_and_reads(root)
             state = path.state(root)

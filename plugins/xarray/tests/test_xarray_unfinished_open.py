@@ -13,7 +13,7 @@ from zarrforge.hierarchy_api import marking_unfinished, resolve_store
 
 def test_opening_a_dataset_a_killed_addition_left_warns_and_reads(tmp_path):
     path = str(tmp_path / "ds.zarr")
-    import zarrforge_xarray  # noqa: F401  (the accessor)
+    import zarrforge_xarray  # noqa: F401  # the accessor
 
     xr.Dataset({"t": ("x", np.arange(3.0))}).zarrforge.to_zarr(path)
     with marking_unfinished(resolve_store(path), "", "to_zarr adding 'wind'") as mark:

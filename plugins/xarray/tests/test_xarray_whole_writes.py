@@ -279,7 +279,7 @@ def test_a_region_write_that_fails_at_any_store_write_leaves_each_chunk_old_or_n
         zx.to_zarr(new, store, region={"time": slice(2, 6)})
 
     mixed = 0
-    for k, inner, error in _fail_at_every_write(fresh, write):
+    for k, inner, _error in _fail_at_every_write(fresh, write):
         group = zf.open_group(inner, mode="r")
         kinds = set()
         for name in ("tas", "pr"):

@@ -4,15 +4,14 @@ branch, a tag or a snapshot; on the local filesystem and on S3 served by moto on
 
 from __future__ import annotations
 
-
 import icechunk
 import numpy as np
 import pytest
 
 import zarrforge as zf
+from zarrforge.abc.url_adapter import Segment
 from zarrforge.errors import URLPipelineError
 from zarrforge_zarr_python.icechunk_adapter import version_and_path
-from zarrforge.abc.url_adapter import Segment
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ stores, and Icechunk repositories (local filesystem and S3 on a moto server on
 
 from __future__ import annotations
 
-
 import icechunk
 import numpy as np
 import pytest

@@ -6,12 +6,12 @@ import json
 
 import numpy as np
 import pytest
+
 import zarrforge as zf
+import zarrforge_zom as zom
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import ContainsNodeError, NodeTypeError, ReadOnlyError
 from zarrforge.storing.storage import resolve_store
-
-import zarrforge_zom as zom
 from zarrforge_zom import ArraySpecV3, Difference, GroupSpec, GroupSpecV2, GroupSpecV3, SpecError
 
 
@@ -198,10 +198,10 @@ def test_to_zarr_refuses_to_clobber_unless_asked():
                                                "configuration": {"chunk_shape": [3]}},
                                    chunk_key_encoding={"name": "default"},
                                    fill_value=0, codecs=[{"name": "bytes"}])})
-    before = dict((k, store.get(k)) for k in store.list())
+    before = {k: store.get(k) for k in store.list()}
     with pytest.raises(ContainsNodeError, match="overwrite=True"):
         other.to_zarr(store)
-    assert dict((k, store.get(k)) for k in store.list()) == before
+    assert {k: store.get(k) for k in store.list()} == before
 
     other.to_zarr(store, overwrite=True)
     found = GroupSpec.from_zarr(store)

@@ -6,11 +6,11 @@ import warnings
 
 import numpy as np
 import pytest
-import zarrforge as zf
+import zarr
 
+import zarrforge as zf
 import zarrforge_zom as zom
 
-import zarr  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning")
 
 

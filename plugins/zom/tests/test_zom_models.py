@@ -8,8 +8,16 @@ import pathlib
 import pytest
 
 import zarrforge_zom as zom
-from zarrforge_zom import (ArraySpecV2, ArraySpecV3, Difference, GroupSpec, GroupSpecV2,
-                           GroupSpecV3, SchemaValidationError, SpecError)
+from zarrforge_zom import (
+    ArraySpecV2,
+    ArraySpecV3,
+    Difference,
+    GroupSpec,
+    GroupSpecV2,
+    GroupSpecV3,
+    SchemaValidationError,
+    SpecError,
+)
 
 HERE = pathlib.Path(__file__).parent
 EXAMPLE_V3 = json.loads((HERE / "zep6_example_v3.json").read_text())
@@ -17,10 +25,10 @@ EXAMPLE_V2 = json.loads((HERE / "zep6_example_v2.json").read_text())
 
 
 def array_v3(**changes):
-    fields = dict(shape=(4, 4), data_type="int32",
-                  chunk_grid={"name": "regular", "configuration": {"chunk_shape": [2, 2]}},
-                  chunk_key_encoding={"name": "default", "configuration": {"separator": "/"}},
-                  fill_value=0, codecs=[{"name": "bytes", "configuration": {"endian": "little"}}])
+    fields = {"shape": (4, 4), "data_type": "int32",
+                  "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 2]}},
+                  "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+                  "fill_value": 0, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}
     fields.update(changes)
     return ArraySpecV3(**fields)
 

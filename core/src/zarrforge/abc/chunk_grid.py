@@ -45,7 +45,8 @@ import functools
 import inspect
 import types
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -174,7 +175,7 @@ class ChunkGrid(ExtensionPoint):
     @classmethod
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None,
-                  shape: Sequence[int]) -> "ChunkGrid":
+                  shape: Sequence[int]) -> ChunkGrid:
         """Build the grid from its metadata entry for an array of ``shape``."""
 
     @abstractmethod
@@ -187,7 +188,7 @@ class ChunkGrid(ExtensionPoint):
         """One partition per array dimension."""
 
     @abstractmethod
-    def with_shape(self, shape: Sequence[int]) -> "ChunkGrid":
+    def with_shape(self, shape: Sequence[int]) -> ChunkGrid:
         """The same grid configuration applied to a resized array."""
 
     @property
@@ -220,7 +221,7 @@ class ChunkGrid(ExtensionPoint):
         base = tuple(s[0] for s in sizes)
         shapes = [base]
         for k, options in enumerate(sizes):
-            shapes.extend(base[:k] + (size,) + base[k + 1:] for size in options[1:])
+            shapes.extend((*base[:k], size, *base[k + 1:]) for size in options[1:])
         return shapes
 
     @property

@@ -17,7 +17,8 @@ same ``to_json()``.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from .extension_point import ExtensionPoint
 
@@ -31,7 +32,7 @@ class ChunkKeyEncoding(ExtensionPoint):
 
     @classmethod
     @abstractmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ChunkKeyEncoding":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ChunkKeyEncoding:
         """The encoding for a ``chunk_key_encoding`` entry (``name``, ``configuration``);
         a ``MetadataError`` naming the configuration field for anything invalid."""
 

@@ -57,8 +57,9 @@ import dataclasses
 import json
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -102,7 +103,7 @@ class Codec(ExtensionPoint):
 
     @classmethod
     @abstractmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Codec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Codec:
         """The codec for a ``codecs`` entry (``name``, ``configuration``); unknown or invalid
         configuration is a ``MetadataError`` naming the field. Metadata is untrusted: build
         nothing that runs code named by it."""
@@ -116,7 +117,7 @@ class Codec(ExtensionPoint):
         """zarr-python's name for :meth:`to_json`: the same JSON."""
         return self.to_json()
 
-    def evolve(self, spec: ChunkSpec) -> "Codec":
+    def evolve(self, spec: ChunkSpec) -> Codec:
         return self
 
     def validate(self, spec: ChunkSpec) -> None:
@@ -163,7 +164,7 @@ def _foreign_json(other: object) -> dict[str, Any] | None:
         return None
     try:
         document = function()
-    except Exception:  # the foreign object's own failure, whatever it is: not equal
+    except Exception:  # noqa: BLE001  # the foreign object's own failure, whatever it is: not equal
         return None
     return document if isinstance(document, dict) else None
 
@@ -273,7 +274,7 @@ class VersionedRangeFetcher(ABC):
     """
 
     @abstractmethod
-    def __call__(self, ranges: Sequence[Any]) -> "list[bytes | None]":
+    def __call__(self, ranges: Sequence[Any]) -> list[bytes | None]:
         """The bytes of each :class:`~zarrforge.abc.store.ByteRange`, ``None`` where the
         chunk does not exist; one store request."""
 
@@ -291,7 +292,7 @@ class VersionedRangeFetcher(ABC):
 
     @abstractmethod
     def read_version(self, ranges: Sequence[Any], *,
-                     if_generation: Any = None) -> "tuple[list[bytes] | None, Any]":
+                     if_generation: Any = None) -> tuple[list[bytes] | None, Any]:
         """The bytes of ``ranges`` from one version of the chunk and that version's
         generation (``(None, ABSENT)``: no chunk); with ``if_generation``, from that
         version or :class:`~zarrforge.errors.ConflictError` (``Store.get_ranges``)."""
@@ -344,5 +345,5 @@ class SubdividedCodec(ABC):
 
     @property
     @abstractmethod
-    def inner_codecs(self) -> "tuple[Codec, ...]":
+    def inner_codecs(self) -> tuple[Codec, ...]:
         """The codecs each inner chunk goes through, as in array metadata."""

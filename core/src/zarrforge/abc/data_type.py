@@ -51,7 +51,7 @@ class DataType(ExtensionPoint):
 
     @classmethod
     @abstractmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "DataType":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DataType:
         """The data type for a ``data_type`` value (a name, or ``name`` and
         ``configuration``); anything invalid is a ``MetadataError`` naming the field."""
 
@@ -80,7 +80,7 @@ class DataType(ExtensionPoint):
         type has one)."""
 
     @classmethod
-    def from_numpy_dtype(cls, np_dtype: np.dtype) -> "DataType | None":
+    def from_numpy_dtype(cls, np_dtype: np.dtype) -> DataType | None:
         """The instance of this type for ``np_dtype``, or ``None`` when ``np_dtype``
         is not one of this type's in-memory dtypes (the default: no numpy mapping).
 

@@ -36,7 +36,8 @@ hooks (:mod:`zarrforge.hookspecs`).
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Callable, ClassVar, Iterator, Protocol, runtime_checkable
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from .extension_point import ExtensionPoint
 
@@ -73,7 +74,7 @@ class Extension(ExtensionPoint):
 
     @classmethod
     @abstractmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Extension":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Extension:
         """The extension for an ``extensions`` entry (``name``, ``configuration``); invalid
         configuration is a ``MetadataError`` naming the field."""
 

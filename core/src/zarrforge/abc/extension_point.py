@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC
 
 
-class ExtensionPoint(ABC):
+class ExtensionPoint(ABC):  # noqa: B024  # the common base of the ABCs, which declare the abstract methods
     @classmethod
     def claims(cls, name: str) -> bool:
         """Does this implementation, installed as a family, answer for ``name``?"""

@@ -69,7 +69,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from abc import abstractmethod
-from typing import Any, ClassVar, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
 from ..errors import MetadataError
 from ..metadata.document import NodeDocument
@@ -176,7 +177,7 @@ class Format(ExtensionPoint):
         (numcodecs configurations and zarr-python JSON instead)."""
 
     @classmethod
-    def recording_memory_layouts(cls) -> "Format | None":
+    def recording_memory_layouts(cls) -> Format | None:
         """An instance of this format whose documents record any installed chunk memory
         layout (so that a layout other than C/F changes the stored chunks), or ``None``
         (the default: the format records none beyond what C/F orders express). The

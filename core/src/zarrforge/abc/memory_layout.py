@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 

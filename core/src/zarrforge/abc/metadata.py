@@ -48,7 +48,8 @@ writing the node back reproduces what was read. Its contract:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..metadata.document import NodeDocument, UnknownExtension
 from .chunk_grid import ChunkGrid
@@ -68,7 +69,7 @@ class GroupMetadata:
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: a mapping (a dict, or a format's lazy one, such as
     #: :class:`~zarrforge.metadata.indexed_view.IndexedEntries`)
-    consolidated: "Mapping[str, NodeMetadata | NodeDocument] | None" = None
+    consolidated: Mapping[str, NodeMetadata | NodeDocument] | None = None
     extensions: tuple[ExtensionEntry, ...] = ()
     format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False,
                                                        repr=False)
@@ -102,7 +103,7 @@ class ArrayMetadata:
     def ndim(self) -> int:
         return len(self.shape)
 
-    def replace(self, **changes: Any) -> "ArrayMetadata":
+    def replace(self, **changes: Any) -> ArrayMetadata:
         return dataclasses.replace(self, **changes)
 
 

@@ -27,7 +27,6 @@ import re
 from .. import config
 from ..errors import DocumentTooLargeError, ResourceLimitError, ZarrforgeError
 
-
 # The names the published Zarr formats give a node's own document, wherever the node is:
 # v3's zarr.json (also the 2022 draft's entry point), v2's array and group documents.
 # One table, read here (what counts as a document) and by zarrforge.nodes.unreadable (where a
@@ -94,7 +93,7 @@ class ReadLimit:
             return DocumentTooLargeError(message, size=size, limit=self.limit or 0, key=self.key)
         return ResourceLimitError(message)
 
-    def collector(self, *, wanted: int | None = None) -> "BoundedBody":
+    def collector(self, *, wanted: int | None = None) -> BoundedBody:
         """A :class:`BoundedBody` gathering a body read in pieces under this limit."""
         return BoundedBody(self, wanted)
 

@@ -27,7 +27,8 @@ import dataclasses
 import functools
 import inspect
 from abc import abstractmethod
-from typing import Any, Callable, ClassVar, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 from .extension_point import ExtensionPoint
 from .store import Store
@@ -39,7 +40,7 @@ class ChunkKeys:
     (``None`` for keys that are not chunk keys of the array)."""
 
     key: Callable[[Sequence[int]], str]
-    coords: Callable[[str], "tuple[int, ...] | None"]
+    coords: Callable[[str], tuple[int, ...] | None]
 
 
 class StorageTransformer(ExtensionPoint):
@@ -47,7 +48,7 @@ class StorageTransformer(ExtensionPoint):
 
     @classmethod
     @abstractmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "StorageTransformer":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> StorageTransformer:
         """The transformer for a ``storage_transformers`` entry; invalid configuration is a
         ``MetadataError`` naming the field."""
 
@@ -78,7 +79,7 @@ def wrap_store(transformer: StorageTransformer, store: Store, keys: ChunkKeys, m
     return transformer.wrap(store, keys, metadata)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _takes_path(cls: type) -> bool:
     try:
         parameters = inspect.signature(cls.wrap).parameters.values()

@@ -102,15 +102,15 @@ from __future__ import annotations
 
 import dataclasses
 from abc import abstractmethod
-from typing import Any, ClassVar, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, ClassVar, Self
 
 from ..errors import ReadOnlyError, StoreError
 from .extension_point import ExtensionPoint
+
 # part of the store contract, kept in modules of their own
-from .read_limits import (DOCUMENT_NAMES, BoundedBody, ReadLimit,  # noqa: F401
-                          is_document_key, read_limit)
-from .store_values import (ABSENT, ByteRange, ListDirResult, StoreCapabilities,  # noqa: F401
-                           validate_key, validate_prefix)
+from .read_limits import DOCUMENT_NAMES, BoundedBody, ReadLimit, is_document_key, read_limit  # noqa: F401
+from .store_values import ABSENT, ByteRange, ListDirResult, StoreCapabilities, validate_key, validate_prefix
 
 # What ``environmental_errors`` holds: exception classes, or their dotted names.
 EnvironmentalErrors = tuple[type[BaseException] | str, ...]
@@ -125,7 +125,7 @@ class Store(ExtensionPoint):
         self.read_only = read_only
 
     @classmethod
-    def from_url(cls, url: str, **options: Any) -> "Store":
+    def from_url(cls, url: str, **options: Any) -> Store:
         raise NotImplementedError(f"{cls.__name__} cannot be opened from a URL")
 
     # --- required ---------------------------------------------------------
@@ -161,7 +161,7 @@ class Store(ExtensionPoint):
         location to other tools; ``None`` (the default) when it has none."""
         return None
 
-    def base_store(self) -> "Store":
+    def base_store(self) -> Store:
         """The store that holds the data: this one, or for a wrapper the store under all
         its wrappers (what the engine keys its per-store locks by)."""
         return self
@@ -318,7 +318,7 @@ class Store(ExtensionPoint):
     def close(self) -> None:
         return None
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from ..asyncio.api import create_array, create_group, open, open_array, open_group
+from ..asyncio.api import create_array, create_group, open, open_array, open_group  # noqa: A004  # zarr-python's names
 from ..asyncio.arrays import AsyncArray
 from ..asyncio.groups import AsyncGroup, wrap
 from ..asyncio.offload import run_blocking
@@ -85,4 +86,4 @@ _FOUND: dict[str, Callable[..., Awaitable[Any]]] = {
     **{name: coroutine_of(name, getattr(synchronous, name)) for name in synchronous.__all__},
     **_ASYNCIO_FACE}
 globals().update(_FOUND)
-__all__ = sorted(_FOUND)
+__all__ = sorted(_FOUND)  # noqa: PLE0605  # computed from the table above

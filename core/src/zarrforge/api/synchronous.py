@@ -8,14 +8,39 @@ Every name here is the function of ``import zarrforge`` of that name (:mod:`zarr
 
 from __future__ import annotations
 
-from ..user_api.api import (consolidate_metadata, create_array, create_group, open, open_array,
-                            open_group)
+from ..user_api.api import (
+    consolidate_metadata,
+    create_array,
+    create_group,
+    open,  # noqa: A004  # zarr-python's name
+    open_array,
+    open_group,
+)
 from ..user_api.copying import copy
 from ..user_api.hierarchy_creation import create_hierarchy
-from ..user_api.zarr_api import (array, copy_all, copy_store, create, empty, empty_like,
-                                 from_array, full, full_like, group, load, ones, ones_like,
-                                 open_consolidated, open_like, save, save_array, save_group, tree,
-                                 zeros, zeros_like)
+from ..user_api.zarr_api import (
+                            array,
+                            copy_all,
+                            copy_store,
+                            create,
+                            empty,
+                            empty_like,
+                            from_array,
+                            full,
+                            full_like,
+                            group,
+                            load,
+                            ones,
+                            ones_like,
+                            open_consolidated,
+                            open_like,
+                            save,
+                            save_array,
+                            save_group,
+                            tree,
+                            zeros,
+                            zeros_like,
+)
 
 __all__ = ["array", "consolidate_metadata", "copy", "copy_all", "copy_store", "create",
            "create_array", "create_group", "create_hierarchy", "empty", "empty_like",

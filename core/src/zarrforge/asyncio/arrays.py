@@ -92,7 +92,7 @@ class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
     async def get_block_selection(self, selection: Any) -> Any:
         return await self._reads.read("block", selection)
 
-    def _selection_view(self, via: str) -> "AsyncSelector":
+    def _selection_view(self, via: str) -> AsyncSelector:
         return AsyncSelector(self, via)
 
     # --- writing -------------------------------------------------------------------------

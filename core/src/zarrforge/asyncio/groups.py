@@ -16,7 +16,8 @@ are :class:`AsyncArray` and :class:`AsyncGroup` objects over the same store obje
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from ..errors import NodeTypeError, ZarrforgeError
 from ..user_api.arrays import Array
@@ -27,7 +28,7 @@ from .nodes import AsyncNode
 from .offload import cancellable, run_blocking
 
 
-def wrap(node: Any) -> "AsyncArray | AsyncGroup":
+def wrap(node: Any) -> AsyncArray | AsyncGroup:
     """The async face of ``node``, over its store under a cancellation point."""
     store = cancellable(node.store)
     if store is not node.store:
@@ -35,7 +36,7 @@ def wrap(node: Any) -> "AsyncArray | AsyncGroup":
     return AsyncGroup(node) if isinstance(node, Group) else AsyncArray(node)
 
 
-def from_node(node: Array | Group) -> "AsyncArray | AsyncGroup":
+def from_node(node: Array | Group) -> AsyncArray | AsyncGroup:
     """The async face of a blocking :class:`~zarrforge.Array` or :class:`~zarrforge.Group`
     someone already opened (an xarray backend array, say): an :class:`AsyncArray` or
     :class:`AsyncGroup` over the same store object, under a cancellation point. Reads
@@ -51,7 +52,7 @@ def _resolved(node: Any) -> Any:
     left deferred, to raise its own error at its first use, as a listing's member does."""
     if not isinstance(node, Group):
         try:
-            node.metadata_model
+            node.metadata_model  # noqa: B018  # reading it resolves the document
         except ZarrforgeError:
             pass
     return node
@@ -62,13 +63,13 @@ class AsyncGroup(AsyncNode):
 
     @classmethod
     async def from_store(cls, store: Any, *, attributes: dict[str, Any] | None = None,
-                         zarr_format: Any = 3, overwrite: bool = False) -> "AsyncGroup":
+                         zarr_format: Any = 3, overwrite: bool = False) -> AsyncGroup:
         """``Group.from_store``, off the loop."""
         return wrap(await run_blocking("from_store", lambda: Group.from_store(
             store, attributes=attributes, zarr_format=zarr_format, overwrite=overwrite)))
 
     @classmethod
-    async def open(cls, store: Any, zarr_format: Any = 3) -> "AsyncGroup":
+    async def open(cls, store: Any, zarr_format: Any = 3) -> AsyncGroup:
         """``Group.open``, off the loop."""
         return wrap(await run_blocking("open", lambda: Group.open(store, zarr_format)))
 
@@ -91,7 +92,7 @@ class AsyncGroup(AsyncNode):
 
     # --- members -------------------------------------------------------------------------
 
-    async def getitem(self, name: str) -> AsyncArray | "AsyncGroup":
+    async def getitem(self, name: str) -> AsyncArray | AsyncGroup:
         """The member at ``name`` (``"a/b"`` for a nested one)."""
         return wrap(await self._call(f"getitem({name!r})", lambda: self._node[name]))
 
@@ -128,7 +129,7 @@ class AsyncGroup(AsyncNode):
             if isinstance(node, AsyncArray):
                 yield name, node
 
-    async def groups(self) -> AsyncIterator[tuple[str, "AsyncGroup"]]:
+    async def groups(self) -> AsyncIterator[tuple[str, AsyncGroup]]:
         for name, node in await self._listed("groups"):
             if isinstance(node, AsyncGroup):
                 yield name, node
@@ -159,11 +160,11 @@ class AsyncGroup(AsyncNode):
             await created.setitem(Ellipsis, data)
         return created
 
-    async def create_group(self, name: str, **kwargs: Any) -> "AsyncGroup":
+    async def create_group(self, name: str, **kwargs: Any) -> AsyncGroup:
         return wrap(await self._call(f"create_group({name!r})",
                                      lambda: self._node.create_group(name, **kwargs)))
 
-    async def require_group(self, name: str) -> "AsyncGroup":
+    async def require_group(self, name: str) -> AsyncGroup:
         return wrap(await self._call(f"require_group({name!r})",
                                      lambda: self._node.require_group(name)))
 

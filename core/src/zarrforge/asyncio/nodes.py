@@ -13,7 +13,8 @@ that run the wrapped node's blocking calls off the event loop as one call each
 
 from __future__ import annotations
 
-from typing import Any, Callable, Self, TypeVar
+from collections.abc import Callable
+from typing import Any, Self, TypeVar
 
 from ..nodes.node import Node
 from ..nodes.node_properties import NodeProperties

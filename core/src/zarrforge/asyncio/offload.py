@@ -28,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from ..abc.store import ByteRange, ListDirResult, Store, WrapperStore
 from ..engine import parallel

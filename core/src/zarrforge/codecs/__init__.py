@@ -79,7 +79,7 @@ class BloscShuffle(StrEnum):
     bitshuffle = "bitshuffle"
 
     @classmethod
-    def from_int(cls, num: int) -> "BloscShuffle":
+    def from_int(cls, num: int) -> BloscShuffle:
         """The member of blosc's integer code (0, 1, 2), as zarr-python's ``from_int``."""
         members = list(cls)
         if isinstance(num, bool) or not isinstance(num, int) or not 0 <= num < len(members):
@@ -104,7 +104,7 @@ class ShardingCodecIndexLocation(StrEnum):
 
 _ENUMS = ("BloscCname", "BloscShuffle", "Endian", "ShardingCodecIndexLocation")
 
-__all__ = sorted([*CODEC_CLASSES, *_ENUMS])
+__all__ = sorted([*CODEC_CLASSES, *_ENUMS])  # noqa: PLE0605  # computed from the table above
 
 
 def __getattr__(name: str) -> Any:

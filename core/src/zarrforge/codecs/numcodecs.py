@@ -41,7 +41,7 @@ NUMCODECS_CLASSES: dict[str, str] = {
     "Zlib": "zlib", "Zstd": "zstd",
 }
 
-__all__ = sorted(NUMCODECS_CLASSES)
+__all__ = sorted(NUMCODECS_CLASSES)  # noqa: PLE0605  # computed from the table above
 
 
 def _class_of(class_name: str, codec: str) -> type:

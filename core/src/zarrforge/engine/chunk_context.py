@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from typing import Iterator
+from collections.abc import Iterator
 
 _current: contextvars.ContextVar[tuple[int, ...] | None] = contextvars.ContextVar(
     "zarrforge_current_chunk", default=None)

@@ -6,7 +6,8 @@ through :mod:`zarrforge.plugin_api` (``all_equal_fill``, ``check_allocation``)."
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 

@@ -11,7 +11,8 @@ import contextlib
 import math
 import threading
 import weakref
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from ..abc.chunk_grid import ChunkGrid
 from ..abc.codec import VersionedRangeFetcher
@@ -28,7 +29,7 @@ class KeyFetcher(VersionedRangeFetcher):
     :class:`~zarrforge.abc.codec.VersionedRangeFetcher`): ranges of one version of it
     through ``Store.get_ranges`` where the store has them."""
 
-    __slots__ = ("store", "key")
+    __slots__ = ("key", "store")
 
     def __init__(self, store: Store, key: str) -> None:
         self.store = store
@@ -94,7 +95,7 @@ def batch_size_for(chunk_bytes: int, threads: int) -> int:
 
 
 _LOCK_STRIPES = 64
-_store_locks: "weakref.WeakKeyDictionary[Any, list[threading.Lock]]" = weakref.WeakKeyDictionary()
+_store_locks: weakref.WeakKeyDictionary[Any, list[threading.Lock]] = weakref.WeakKeyDictionary()
 _store_locks_guard = threading.Lock()
 
 

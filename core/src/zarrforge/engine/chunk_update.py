@@ -34,7 +34,8 @@ fetches the old bytes, runs updates where it likes and stores or deletes the ans
 
 from __future__ import annotations
 
-from typing import Any, Callable, Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import numpy as np
 
@@ -103,7 +104,7 @@ class ChunkUpdater:
 
     def changed(self, old: bytes, spec: ChunkSpec,
                 change: Callable[[np.ndarray], np.ndarray | None], *,
-                coords: tuple[int, ...], key: str) -> Encoded | None | Keep:
+                coords: tuple[int, ...], key: str) -> Encoded | Keep | None:
         """The chunk after ``change(chunk)``, which receives a writable copy of the chunk
         stored as ``old`` and returns the new chunk, or ``None`` for no change (then
         :data:`KEEP`)."""

@@ -40,7 +40,8 @@ A data type of variable size (strings) counts as 16 bytes an element.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -173,5 +173,5 @@ def numcodecs_configuration(codec_json: dict[str, Any]) -> dict[str, Any] | None
         return stated
     try:
         return json_ready(dict(numcodecs.get_codec(dict(stated)).get_config()))
-    except Exception:  # noqa: BLE001 - numcodecs raises anything for a bad configuration
+    except Exception:  # noqa: BLE001  # numcodecs raises anything for a bad configuration
         return stated

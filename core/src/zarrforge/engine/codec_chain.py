@@ -15,12 +15,22 @@ plugin that provides it.
 from __future__ import annotations
 
 import struct
-from typing import Any, Sequence
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any
 
 import numpy as np
 
-from ..abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec,
-                        CodecKind, PartialCodec, RangeFetcher)
+from ..abc.codec import (
+    ArrayArrayCodec,
+    ArrayBytesCodec,
+    BytesBytesCodec,
+    ChunkSpec,
+    Codec,
+    CodecKind,
+    PartialCodec,
+    RangeFetcher,
+)
 from ..errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
 from ..registries import plugin_failures, registry
 from ..registries.resolution import SkippedCodec
@@ -114,7 +124,7 @@ class CodecChain:
         self.uses_chunk_position = any(c.uses_chunk_position for c in codecs)
 
     @classmethod
-    def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> "CodecChain":
+    def evolved(cls, codecs: Sequence[Codec], spec: ChunkSpec) -> CodecChain:
         """The chain for a new array: each codec fills in array-dependent defaults."""
         return cls(evolve_codecs(codecs, spec))
 
@@ -284,7 +294,7 @@ class _named_failures:
     failure is a bug of ``codec``, the codec running when it happened: a
     PluginFailureError naming it."""
 
-    __slots__ = ("key", "codec")
+    __slots__ = ("codec", "key")
 
     def __init__(self, key: str, codec: Codec | None = None) -> None:
         self.key = key
@@ -294,7 +304,7 @@ class _named_failures:
         return None
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 traceback: Any) -> bool:
+                 traceback: TracebackType | None) -> bool:
         if exc is None:
             return False
         if isinstance(exc, CorruptChunkError):
@@ -330,7 +340,7 @@ class _encode_failures:
         return None
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 traceback: Any) -> bool:
+                 traceback: TracebackType | None) -> bool:
         if exc is None or self.codec is None or not plugin_failures.unexpected(exc):
             return False
         raise _codec_failure(self.codec, exc, "encoding a chunk") from exc

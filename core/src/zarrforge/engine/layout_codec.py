@@ -29,7 +29,7 @@ class MemoryLayoutCodec(ArrayArrayCodec):
         self.layout = layout
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "MemoryLayoutCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> MemoryLayoutCodec:
         layout = (configuration or {}).get("layout")
         if not isinstance(layout, str):
             raise MetadataError(f"needs the layout's registered name, got {layout!r}",

@@ -35,7 +35,8 @@ import itertools
 import math
 import os
 import threading
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from .. import config
 

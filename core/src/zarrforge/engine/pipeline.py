@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -53,15 +54,25 @@ from ..abc.store import Store
 from ..errors import ConflictError
 from ..registries.plugin_failures import store_bugs_named
 from ..storing.optimistic import pause_before_retry, read_modify_write
-from .chunk_helpers import (ChunkLimit, all_equal_fill, check_allocation, check_chunk,  # noqa: F401
-                            chunk_limit)
-from .chunk_io import (KeyFetcher, batch_size_for, chunk_locks, read_ahead,
-                       typical_chunk_bytes, typical_chunk_shape)
+from .chunk_helpers import ChunkLimit, all_equal_fill, check_allocation, check_chunk, chunk_limit  # noqa: F401
+from .chunk_io import (
+    KeyFetcher,
+    batch_size_for,
+    chunk_locks,
+    read_ahead,
+    typical_chunk_bytes,
+    typical_chunk_shape,
+)
 from .chunk_update import KEEP, ChunkUpdater, Encoded
 from .codec_chain import CodecChain
-from .parallel import (GROUPS_PER_WORKER, UNCOMPRESSED_FACTOR, grouped, run_groups,  # noqa: F401
-                       using_threads, workers_for)  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
-
+from .parallel import (  # noqa: F401
+    GROUPS_PER_WORKER,
+    UNCOMPRESSED_FACTOR,
+    grouped,
+    run_groups,
+    using_threads,  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
+    workers_for,
+)
 
 GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-latency store
 PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast path
@@ -70,7 +81,7 @@ PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast
 class Aimed:
     """A chunk projection with the output it reads into (:meth:`ChunkEngine.read_gathered`)."""
 
-    __slots__ = ("coords", "chunk_selection", "out_selection", "complete", "out")
+    __slots__ = ("chunk_selection", "complete", "coords", "out", "out_selection")
 
     def __init__(self, projection: Any, out: np.ndarray) -> None:
         self.coords = projection.coords
@@ -186,7 +197,7 @@ class ChunkEngine:
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
 
-    def _fetcher(self, key: str) -> "KeyFetcher":
+    def _fetcher(self, key: str) -> KeyFetcher:
         return KeyFetcher(self.store, key)
 
     # --- reading ------------------------------------------------------------------
@@ -326,7 +337,7 @@ class ChunkEngine:
         # set_many, once all of its chunks are encoded.
         for batch in grouped(projections, self.batch_size):
             done: list[tuple[list[str], list[Encoded | None]]] = []
-            self._run(lambda group: done.append(updated(group)), batch, group_size, workers)
+            self._run(lambda group: done.append(updated(group)), batch, group_size, workers)  # noqa: B023  # called before the loop moves on
             self._store_results([k for keys, _ in done for k in keys],
                                 [r for _, results in done for r in results])
 

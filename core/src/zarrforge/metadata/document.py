@@ -28,7 +28,8 @@ must_understand) by :func:`~zarrforge.metadata.extension_def.parse_extension`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from .json_io import load_document
 from .raw_json import ABSENT_MEMBER, RawJSON
@@ -59,7 +60,7 @@ class ListedContent(Mapping[str, Any]):
     absent); anything else parses ``data`` once (as :func:`load_document` with
     ``allow_nan``) and answers from that. ``data`` must be what ``parsed`` came from."""
 
-    __slots__ = ("_data", "_key", "_kept", "_parsed")
+    __slots__ = ("_data", "_kept", "_key", "_parsed")
 
     def __init__(self, data: bytes | RawJSON, parsed: Mapping[str, Any], *, key: str,
                  kept: Iterable[str]) -> None:

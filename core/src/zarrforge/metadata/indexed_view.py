@@ -26,7 +26,8 @@ bound method, not a closure), as a dict of documents is.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from typing import Any
 
 from .raw_json import RawJSON
 from .raw_members import REMOVED, EditedMembers, RawMembers
@@ -58,7 +59,7 @@ class IndexedEntries(MutableMapping[str, Any]):
     """The entries of a view read as ``base``, with ``changes`` (name to entry, or
     :data:`~zarrforge.metadata.raw_members.REMOVED`) over it; see the module docstring."""
 
-    __slots__ = ("base", "_document_of", "_layout", "_changes", "_shared")
+    __slots__ = ("_changes", "_document_of", "_layout", "_shared", "base")
 
     def __init__(self, base: RawMembers,
                  document_of: Callable[[str, dict[str, RawJSON]], Any],

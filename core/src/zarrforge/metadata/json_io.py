@@ -31,8 +31,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
-from typing import Any, Callable
+from typing import Any
 
 from .. import config
 from ..errors import DocumentTooLargeError, MetadataError

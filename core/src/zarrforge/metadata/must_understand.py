@@ -10,7 +10,8 @@ field and its value.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..errors import MustUnderstandError
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import hashlib
 import threading
 import weakref
-from typing import Callable, Hashable, TypeVar
+from collections.abc import Callable, Hashable
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -22,7 +22,7 @@ class RawJSON:
     for those it lacks (``kept`` is ``None`` when the value is not an object).
     :func:`dump_document` writes it back verbatim."""
 
-    __slots__ = ("_source", "_start", "_end", "kept")
+    __slots__ = ("_end", "_source", "_start", "kept")
 
     def __init__(self, source: str | bytes, start: int, end: int,
                  kept: dict[str, Any] | None) -> None:

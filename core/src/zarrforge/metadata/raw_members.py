@@ -31,7 +31,8 @@ import bisect
 import itertools
 import json
 import re
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -218,7 +219,7 @@ class _Names(Sequence[str]):
     """The members' names, built from the source when asked for: a Python string per
     member would cost more than the rest of the index."""
 
-    __slots__ = ("_source", "_starts", "_ends")
+    __slots__ = ("_ends", "_source", "_starts")
 
     def __init__(self, source: bytes, starts: np.ndarray, ends: np.ndarray) -> None:
         self._source, self._starts, self._ends = source, starts, ends
@@ -246,8 +247,17 @@ class RawMembers:
     """The members of one JSON object of ``source`` (see the module docstring): names in
     source order, byte spans, and the ``kept`` values of each. Read-only, shareable."""
 
-    __slots__ = ("source", "names", "_name_starts", "_value_starts", "_value_ends",
-                 "kept_names", "_kinds", "_kind_of", "_order")
+    __slots__ = (
+        "_kind_of",
+        "_kinds",
+        "_name_starts",
+        "_order",
+        "_value_ends",
+        "_value_starts",
+        "kept_names",
+        "names",
+        "source",
+    )
 
     def __init__(self, source: bytes, names: _Names, value_starts: np.ndarray,
                  value_ends: np.ndarray, kept_names: tuple[str, ...],

@@ -36,8 +36,7 @@ from .. import config
 from ..errors import MetadataError
 from .json_io import _LENIENT, _STRICT, _reject_constant, _text, check_size, load_document
 from .raw_json import ABSENT_MEMBER, RawJSON
-from .raw_members import (MEMBER_NAME, SPACE, Unusual, container_end_in_bytes, member_name,
-                          read_members)
+from .raw_members import MEMBER_NAME, SPACE, Unusual, container_end_in_bytes, member_name, read_members
 
 #: documents smaller than this are parsed whole by :func:`load_document_keeping_raw`
 RAW_MEMBERS_MIN_BYTES = 1 << 20
@@ -266,7 +265,7 @@ def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
         end = _value_end(data, start)
     except (Unusual, IndexError):
         too_large()
-        raise AssertionError("unreachable")  # pragma: no cover
+        raise AssertionError("unreachable") from None  # pragma: no cover
     if len(data) - (end - start) + len(b"null") > limit:
         too_large()
     if not _is_utf8(data):  # checked whole: the member set aside is written back as read

@@ -11,13 +11,11 @@ once for many changes.
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Any
 
 from ..errors import MetadataError
 from ..metadata.json_io import check_new_attributes
-
-
 
 Change = Callable[[dict[str, Any]], dict[str, Any]]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 
 from ..abc.format import Format
 from ..abc.metadata import GroupMetadata, NodeMetadata

@@ -31,14 +31,22 @@ builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from .. import config
 from ..abc.format import Format
 from ..abc.metadata import GroupMetadata, NodeMetadata
 from ..abc.store import Store, WrapperStore
-from ..errors import (ContainsArrayError, ContainsGroupError, ContainsNodeError, MetadataError,
-                     NodeTypeError, PluginLoadError, ReadOnlyError)
+from ..errors import (
+    ContainsArrayError,
+    ContainsGroupError,
+    ContainsNodeError,
+    MetadataError,
+    NodeTypeError,
+    PluginLoadError,
+    ReadOnlyError,
+)
 from ..metadata import paths
 from ..metadata.document import NodeDocument
 from ..registries import plugin_failures, registry

@@ -35,14 +35,23 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from ..abc.extension import Extension
 from ..abc.format import Format
 from ..abc.metadata import NodeMetadata
 from ..abc.store import Store
-from ..errors import (ArrayNotFoundError, GroupNotFoundError, MetadataError, NodeNotFoundError,
-                     NodeOfAnotherFormatError, NodeTypeError, ReadOnlyError, UnreadableNodeError)
+from ..errors import (
+    ArrayNotFoundError,
+    GroupNotFoundError,
+    MetadataError,
+    NodeNotFoundError,
+    NodeOfAnotherFormatError,
+    NodeTypeError,
+    ReadOnlyError,
+    UnreadableNodeError,
+)
 from ..metadata.document import NodeDocument
 from ..registries import hooks
 from ..registries.resolution import extension_from_json
@@ -50,8 +59,15 @@ from ..storing.optimistic import read_modify_write
 from ..storing.storage import StoreLike, resolve_location
 from .attributes import Attributes
 from .consolidated import ConsolidatedView
-from .hierarchy import (detect_format, get_format, locate_node, refresh_consolidated, resolved,
-                        unreadable_node, views_above)
+from .hierarchy import (
+    detect_format,
+    get_format,
+    locate_node,
+    refresh_consolidated,
+    resolved,
+    unreadable_node,
+    views_above,
+)
 from .node_properties import NodeProperties
 
 MODES = ("r", "r+", "a", "w", "w-")
@@ -63,7 +79,7 @@ ADOPT: Any = "\x00adopt"
 
 class Node(NodeProperties):
     _kind = "node"
-    _classes: dict[str, type["Node"]] = {}  # node type -> the class standing for it
+    _classes: ClassVar[dict[str, type[Node]]] = {}  # node type -> the class standing for it
 
     def __init_subclass__(cls, node_type: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -175,7 +191,7 @@ class Node(NodeProperties):
         return exc.at(key if key is not None else f"/{self._path}")
 
     @property
-    def _node(self) -> "Node":
+    def _node(self) -> Node:
         """The node :class:`NodeProperties` describes: this one (an async face's is the
         blocking node it wraps)."""
         return self
@@ -369,7 +385,7 @@ def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format 
                               use_consolidated=use_consolidated, **array_options)
 
 
-def adopted_node(source: Any, kind: str) -> "Node":
+def adopted_node(source: Any, kind: str) -> Node:
     """The node ``Array(source)`` / ``Group(source)`` stands for, as zarr-python constructs
     its blocking handles from async ones: a zarrforge async handle's node, a zarrforge
     handle itself (a second handle on the node), or the node a zarr-python ``AsyncArray`` /

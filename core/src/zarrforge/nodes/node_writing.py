@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..abc.format import Format
 from ..abc.metadata import NodeMetadata
@@ -142,7 +143,7 @@ class PreparedNodes:
         return (len(self.nodes) + len(self.target.missing_parents()) > 1 or self.left_marked
                 or self.target.replaces() or bool(self.below or self.unreadable_below))
 
-    def write(self, mark: unfinished.Marking) -> "Written":
+    def write(self, mark: unfinished.Marking) -> Written:
         """Erase what is replaced, write the parents, the nodes and the views; on any
         failure remove what was written and re-raise. ``mark``: the unfinished-write
         marker of the enclosing write, written again after an erasure of the root.
@@ -185,7 +186,7 @@ class PreparedNodes:
             raise
         return Written(self, recorder.keys, [path for path, _ in changes])
 
-    def take_back(self, written: "Written") -> None:
+    def take_back(self, written: Written) -> None:
         """Remove, best effort, what :meth:`write` wrote (``written``) and take its paths
         out of the views above; what it erased is not brought back."""
         _roll_back(self.store, self.fmt, self.target, written.keys, written.touched)

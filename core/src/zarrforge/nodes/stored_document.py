@@ -88,7 +88,7 @@ class StoredDocument(dict):
         return tuple(configuration["chunk_shape"])
 
     @property
-    def consolidated_metadata(self) -> "ConsolidatedDocument | None":
+    def consolidated_metadata(self) -> ConsolidatedDocument | None:
         found = self._body().get("consolidated_metadata")
         return ConsolidatedDocument(found) if isinstance(found, dict) else None
 

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .. import config
 from ..abc.read_limits import NODE_DOCUMENT_NAMES, draft_document_keys

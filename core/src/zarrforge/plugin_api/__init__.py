@@ -54,14 +54,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..abc import *  # noqa: F403 - the contracts, re-exported whole
+from ..abc import *  # noqa: F403  # the contracts, re-exported whole
 from ..abc import __all__ as _contracts
 from ..engine.codec_chain import check_order as _check_order
 from ..metadata.extension_def import parse_extension as _parse_extension
 from ..metadata.json_io import check_document as _check_document
 from ..registries.resolution import MAX_EXTENT as _MAX_EXTENT
-from . import (chunk_grids, codecs, data_types, extensions, formats, hooks, memory_layouts,
-               stores, storage_transformers)
+from . import (
+    chunk_grids,
+    codecs,
+    data_types,
+    extensions,
+    formats,
+    hooks,
+    memory_layouts,
+    storage_transformers,
+    stores,
+)
 from .chunk_grids import *  # noqa: F403
 from .codecs import *  # noqa: F403
 from .data_types import *  # noqa: F403
@@ -76,8 +85,9 @@ from .stores import *  # noqa: F403
 EXTENSION_POINT_MODULES = (chunk_grids, codecs, data_types, extensions, formats, hooks,
                            memory_layouts, storage_transformers, stores)
 
-__all__ = sorted({*_contracts, *(name for module in EXTENSION_POINT_MODULES
-                                 for name in module.__all__)})
+__all__ = sorted(  # noqa: PLE0605  # computed from the modules' own lists
+    {*_contracts, *(name for module in EXTENSION_POINT_MODULES for name in module.__all__)}
+)
 
 # Moved to zarrforge.hierarchy_api (application plugins' surface) in 0.2; resolvable here,
 # with a warning, until 0.3. The import is deferred so this layer still imports nothing above it.

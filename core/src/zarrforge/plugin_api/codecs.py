@@ -35,9 +35,18 @@ here whichever plugins use them, since only the engine can provide them):
 from __future__ import annotations
 
 from .. import config
-from ..abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec,
-                         CodecKind, PartialCodec, RangeFetcher, SubdividedCodec,
-                         VersionedRangeFetcher)
+from ..abc.codec import (
+                         ArrayArrayCodec,
+                         ArrayBytesCodec,
+                         BytesBytesCodec,
+                         ChunkSpec,
+                         Codec,
+                         CodecKind,
+                         PartialCodec,
+                         RangeFetcher,
+                         SubdividedCodec,
+                         VersionedRangeFetcher,
+)
 from ..abc.data_type import DataType
 from ..abc.store import ByteRange
 from ..engine.chunk_context import current_chunk, encoding_chunk
@@ -46,8 +55,13 @@ from ..engine.codec_arguments import json_ready, numcodecs_configuration
 from ..engine.codec_chain import CodecChain
 from ..engine.parallel import map_parallel
 from ..registries.registry_facade import FACADE as registry
-from ..registries.resolution import (SkippedCodec, codec_from_json, codecs_from_json, data_type_from_json,
-                          memory_layout)
+from ..registries.resolution import (
+                         SkippedCodec,
+                         codec_from_json,
+                         codecs_from_json,
+                         data_type_from_json,
+                         memory_layout,
+)
 
 __all__ = [
     "ArrayArrayCodec", "ArrayBytesCodec", "ByteRange", "BytesBytesCodec", "ChunkSpec", "Codec",

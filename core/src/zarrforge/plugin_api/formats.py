@@ -83,12 +83,26 @@ from ..metadata.raw_json import RawJSON
 from ..metadata.raw_members import REMOVED, EditedMembers, RawMembers
 from ..metadata.raw_reading import load_document_keeping_raw
 from ..registries.registry_facade import FACADE as registry
-from ..registries.resolution import (SkippedCodec, attributes_from_json, chunk_grid_from_json,
-                          chunk_key_encoding_from_json, codec_from_json, codec_from_user,
-                          codecs_from_json, data_type_from_json, data_type_from_user,
-                          dimension_names_from_json, extension_from_json, extensions_from_json,
-                          extensions_to_json, fill_value_from_user, memory_layout, resolve,
-                          shape_from_json, storage_transformers_from_json)
+from ..registries.resolution import (
+                          SkippedCodec,
+                          attributes_from_json,
+                          chunk_grid_from_json,
+                          chunk_key_encoding_from_json,
+                          codec_from_json,
+                          codec_from_user,
+                          codecs_from_json,
+                          data_type_from_json,
+                          data_type_from_user,
+                          dimension_names_from_json,
+                          extension_from_json,
+                          extensions_from_json,
+                          extensions_to_json,
+                          fill_value_from_user,
+                          memory_layout,
+                          resolve,
+                          shape_from_json,
+                          storage_transformers_from_json,
+)
 from ..storing.listing import child_names
 from ..storing.optimistic import read_modify_write
 

@@ -17,8 +17,19 @@ identify does it through a hook (:mod:`zarrforge.plugin_api.hooks`).
 from __future__ import annotations
 
 from .. import config
-from ..abc.store import (ABSENT, ByteRange, ListDirResult, ReadLimit, Store, StoreCapabilities,
-                         WrapperStore, is_document_key, read_limit, validate_key, validate_prefix)
+from ..abc.store import (
+                         ABSENT,
+                         ByteRange,
+                         ListDirResult,
+                         ReadLimit,
+                         Store,
+                         StoreCapabilities,
+                         WrapperStore,
+                         is_document_key,
+                         read_limit,
+                         validate_key,
+                         validate_prefix,
+)
 from ..abc.url_adapter import FormatSegment, PipelineState, Segment, URLAdapter
 from ..metadata import paths
 from ..registries.registry_facade import FACADE as registry

@@ -67,7 +67,7 @@ class HookPlugin:
 
 
 # What each manager loaded from the entry points (a manager made afresh reads them again).
-_installed: "weakref.WeakKeyDictionary[pluggy.PluginManager, list[HookPlugin]]" = (
+_installed: weakref.WeakKeyDictionary[pluggy.PluginManager, list[HookPlugin]] = (
     weakref.WeakKeyDictionary())
 
 
@@ -102,7 +102,7 @@ def _load_hookspecs(manager: pluggy.PluginManager) -> list[HookPlugin]:
                    and not _has_spec(manager, name)]
             if new:
                 manager.add_hookspecs(namespace)
-        except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the rest
+        except Exception as exc:  # noqa: BLE001  # one broken plugin must not break the rest
             error = PluginLoadError(
                 f"hook specifications {ep.name!r}: the entry point {ep.value!r} of "
                 f"{_who(dist_name, version)} (group {HOOKSPEC_GROUP!r}) failed to load, and is "
@@ -173,7 +173,7 @@ def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
             if undeclared is not None:
                 manager.unregister(plugin)
                 raise PluginLoadError(undeclared)
-        except Exception as exc:  # noqa: BLE001 - one broken plugin must not break the rest
+        except Exception as exc:  # noqa: BLE001  # one broken plugin must not break the rest
             detail = str(exc) if isinstance(exc, PluginLoadError) else \
                 f"{label} failed to load: {type(exc).__name__}: {exc}"
             error = PluginLoadError(f"{detail}; it is left out")

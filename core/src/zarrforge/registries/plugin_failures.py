@@ -33,7 +33,9 @@ from __future__ import annotations
 import sys
 import threading
 import warnings
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from types import TracebackType
+from typing import Any
 
 from ..errors import PluginFailureError, PluginFailureWarning, StoreError, ZarrforgeError
 
@@ -128,9 +130,9 @@ class named:
     ``origin`` may be a callable, asked only on failure (looking it up costs a registry
     lookup)."""
 
-    __slots__ = ("point", "name", "origin", "doing", "answers", "url", "environmental_errors")
+    __slots__ = ("answers", "doing", "environmental_errors", "name", "origin", "point", "url")
 
-    def __init__(self, point: str, name: str, origin: "str | Callable[[], str]",
+    def __init__(self, point: str, name: str, origin: str | Callable[[], str],
                  doing: str, answers: tuple[type[BaseException], ...] = (),
                  url: str | None = None,
                  environmental_errors: Iterable[type[BaseException] | str] = ()) -> None:
@@ -142,7 +144,8 @@ class named:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, exc: BaseException | None, traceback: Any) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> bool:
         if exc is None or not unexpected(exc) or isinstance(exc, self.answers):
             return False
         if self.url is not None and environmental(exc, self.environmental_errors):
@@ -167,7 +170,8 @@ class store_bugs_named:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, exc: BaseException | None, traceback: Any) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> bool:
         if (exc is None or not unexpected(exc)
                 or environmental(exc, type(self.store).environmental_errors)):
             return False

@@ -18,7 +18,7 @@ class Registries:
     the preference settings and the loading machinery stay inside this module; a
     registry's own ``provider_hint(name)`` says which distribution provides a name."""
 
-    def __getattr__(self, name: str) -> "Registry":
+    def __getattr__(self, name: str) -> Registry:
         try:
             return REGISTRIES[name]
         except KeyError:

@@ -24,7 +24,8 @@ checked or built per dimension.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ class SkippedCodec(Codec):
         self.name = document if isinstance(document, str) else document.get("name", "")
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "SkippedCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> SkippedCodec:
         raise TypeError("SkippedCodec is built by the resolution step, not from the registry")
 
     def to_json(self) -> Any:  # type: ignore[override]

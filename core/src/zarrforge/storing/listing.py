@@ -8,7 +8,7 @@ documents, so the formats' own layer can use it.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..abc.store import Store
 from ..errors import InvalidPathError

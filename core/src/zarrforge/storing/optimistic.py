@@ -23,7 +23,8 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from typing import Any, Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from .. import config
 from ..abc.store import ABSENT, ByteRange, Store, WrapperStore

@@ -30,7 +30,8 @@ and everything else go straight to the inner store.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..abc.store import ByteRange, WrapperStore
 from ..errors import StoreError

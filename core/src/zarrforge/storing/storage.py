@@ -55,8 +55,7 @@ from typing import Any
 
 from ..abc.store import EnvironmentalErrors, Store
 from ..abc.url_adapter import PipelineState, Segment, URLAdapter
-from ..errors import (InvalidPathError, StoreArgumentError, StoreError, UnknownExtensionError,
-                     URLPipelineError)
+from ..errors import InvalidPathError, StoreArgumentError, StoreError, UnknownExtensionError, URLPipelineError
 from ..metadata import paths
 from ..registries import hooks, plugin_failures, registry
 from . import url_pipeline

@@ -27,7 +27,7 @@ from ..metadata import paths
 class StorePath:
     """``store`` and the node ``path`` inside it (the module docstring has the contract)."""
 
-    __slots__ = ("store", "path")
+    __slots__ = ("path", "store")
 
     store: Store
     path: str

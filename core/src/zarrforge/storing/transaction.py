@@ -69,13 +69,19 @@ import threading
 import time
 import uuid
 import warnings
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Self
 
 from .. import config
-from ..abc.store import (ABSENT, ByteRange, Store, StoreCapabilities, validate_key,
-                        validate_prefix)
-from ..errors import (CommitRecordWarning, ConflictError, ResourceLimitError, StoreError,
-                     TransactionError, ZarrforgeError)
+from ..abc.store import ABSENT, ByteRange, Store, validate_key, validate_prefix
+from ..errors import (
+    CommitRecordWarning,
+    ConflictError,
+    ResourceLimitError,
+    StoreError,
+    TransactionError,
+    ZarrforgeError,
+)
 from .storage import StoreLike, resolve_store
 
 RECORD_PREFIX = "__zarrforge_commits/"
@@ -144,10 +150,10 @@ class Transaction(Store):
         if self._state != "open":
             raise TransactionError(f"this transaction was {self._state}; start a new one")
 
-    def __enter__(self) -> "Transaction":
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: Any, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         if self._state != "open":
             return
         if exc_type is None:

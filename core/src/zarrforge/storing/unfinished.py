@@ -52,12 +52,18 @@ import json
 import os
 import socket
 import warnings
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .._version import __version__
 from ..abc.store import Store, WrapperStore
-from ..errors import (ContainsNodeError, StoreError, UnfinishedWriteError,
-                      UnfinishedWriteWarning, ZarrforgeError)
+from ..errors import (
+    ContainsNodeError,
+    StoreError,
+    UnfinishedWriteError,
+    UnfinishedWriteWarning,
+    ZarrforgeError,
+)
 from ..metadata import paths
 
 MARKER_NAME = "__zarrforge_unfinished.json"
@@ -112,7 +118,7 @@ def ours(store: Store, path: str) -> bool:
 def _document(operation: str) -> bytes:
     return json.dumps({
         "operation": operation, "pid": os.getpid(), "host": socket.gethostname(),
-        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "zarrforge": __version__}).encode()
 
 
@@ -205,7 +211,7 @@ def marking(store: Store, root: str, operation: str, *, needed: bool = True,
             raise left
     mark = Marking(store, root, operation, active=True)
     mark.renew()
-    token = _MARKED.set(_MARKED.get() + ((id(store.base_store()), root),))
+    token = _MARKED.set((*_MARKED.get(), (id(store.base_store()), root)))
     try:
         yield mark
     finally:

@@ -28,7 +28,8 @@ The rules, so that no read combines parts of two versions:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..abc.store import ABSENT
 from ..errors import ConflictError

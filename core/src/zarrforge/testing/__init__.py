@@ -53,11 +53,11 @@ from .conditional import ConditionalWriteConformance, CrossProcessConditionalCon
 from .cross_process import CrossProcessStoreConformance
 from .data_types import DataTypeConformance
 from .extensions import ExtensionConformance
-from .faults import ChangeBetweenReads, FaultyStore  # noqa: F401 - fault injection (faults.py)
+from .faults import ChangeBetweenReads, FaultyStore  # noqa: F401  # fault injection (faults.py)
 from .formats import FormatConformance
 from .hooks import HookConformance
 from .memory_layouts import MemoryLayoutConformance
-from .races import count_versions, rewriting, run_threads  # noqa: F401 - concurrency tests
+from .races import count_versions, rewriting, run_threads  # noqa: F401  # concurrency tests
 from .storage_transformers import StorageTransformerConformance
 from .stores import StoreConformance
 from .url_adapters import PipelineCase, URLAdapterConformance

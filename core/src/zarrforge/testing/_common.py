@@ -9,7 +9,8 @@ failure messages (with the raw bits of floating-point values, so that two NaNs, 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,7 @@ def expect_refused_naming(build: Callable[[], Any], where: str, expected: str) -
             f"{where}: the MetadataError names field {named!r}, not {expected!r}: {exc} "
             "(a TypeError, ValueError or KeyError escaping from_json is reported against "
             "the whole entry; raise MetadataError(..., field=...) yourself)")
-    except Exception as exc:  # noqa: BLE001 - the finding
+    except Exception as exc:  # the finding
         raise AssertionError(f"{where}: refused with {type(exc).__name__}: {exc}; expected a "
                              f"MetadataError naming {expected!r}") from exc
     else:

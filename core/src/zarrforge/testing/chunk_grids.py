@@ -49,7 +49,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -60,8 +61,13 @@ from ..errors import MetadataError
 from ..plugin_api import chunk_grid_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
-from ._common import (expect_refused_naming, expect_unknown_key_refused, hypothesis_settings,
-                      parametrize_cases, with_unknown_key)
+from ._common import (
+    expect_refused_naming,
+    expect_unknown_key_refused,
+    hypothesis_settings,
+    parametrize_cases,
+    with_unknown_key,
+)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -246,8 +252,8 @@ def _grid_id(case: Any) -> str:
 
 
 class ChunkGridConformance(KitScaffolding):
-    chunk_grid_cases: list[tuple[Any, Sequence[int]]] = []
-    invalid_chunk_grid_cases: list[tuple[Any, Sequence[int], str]] = []
+    chunk_grid_cases: ClassVar[list[tuple[Any, Sequence[int]]]] = []
+    invalid_chunk_grid_cases: ClassVar[list[tuple[Any, Sequence[int], str]]] = []
     rejects_unknown_configuration = True
     max_examples = 25
     shrink = True
@@ -365,7 +371,7 @@ class ChunkGridConformance(KitScaffolding):
         same = grid.with_shape(shape)
         assert same == grid, f"{where}: with_shape(the same shape) gives a grid not equal to it"
         targets = [tuple(2 * n + 1 for n in shape), tuple(0 for _ in shape)]
-        targets += [shape[:d] + (0,) + shape[d + 1:] for d in range(len(shape))]
+        targets += [(*shape[:d], 0, *shape[d + 1:]) for d in range(len(shape))]
         for target in dict.fromkeys(targets):
             try:
                 resized = grid.with_shape(target)

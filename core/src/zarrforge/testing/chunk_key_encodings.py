@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -55,8 +55,13 @@ from ..errors import InvalidPathError, ZarrforgeError
 from ..plugin_api import chunk_key_encoding_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
-from ._common import (expect_refused_naming, expect_unknown_key_refused, hypothesis_settings,
-                      parametrize_cases, with_unknown_key)
+from ._common import (
+    expect_refused_naming,
+    expect_unknown_key_refused,
+    hypothesis_settings,
+    parametrize_cases,
+    with_unknown_key,
+)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -93,14 +98,14 @@ def near_misses(encoding: ChunkKeyEncoding, coords: tuple[int, ...]) -> list[str
     for c in {str(int(c)) for c in coords}:
         for other in ("0" + c, "-" + c, "+" + c, " " + c, c + ".5", c + "e0",
                       c.translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")),
-                      c.translate(str.maketrans("0123456789", "０１２３４５６７８９"))):
+                      c.translate(str.maketrans("0123456789", "０１２３４５６７８９"))):  # noqa: RUF001  # fullwidth digits on purpose
             misses.append(key.replace(c, other, 1))
     return [m for m in dict.fromkeys(misses) if m != key]
 
 
 class ChunkKeyEncodingConformance(KitScaffolding):
-    key_encoding_documents: list[Any] = []
-    invalid_key_encoding_documents: list[tuple[Any, str]] = []
+    key_encoding_documents: ClassVar[list[Any]] = []
+    invalid_key_encoding_documents: ClassVar[list[tuple[Any, str]]] = []
     decodes = True
     rejects_unknown_configuration = True
     max_examples = 50
@@ -143,7 +148,7 @@ class ChunkKeyEncodingConformance(KitScaffolding):
             got = encoding.decode_key(key, ndim)
         except ZarrforgeError:
             return
-        except Exception as exc:  # noqa: BLE001 - the finding
+        except Exception as exc:  # the finding
             raise AssertionError(
                 f"{where}: decode_key({key!r}, {ndim}) raised {type(exc).__name__}: {exc}; a key "
                 "that is not a chunk key gives None (or a zarrforge error)") from exc

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import types
-from typing import Iterator
+from collections.abc import Iterator
 
 
 @contextlib.contextmanager

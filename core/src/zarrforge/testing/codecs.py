@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import tracemalloc
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -49,8 +49,7 @@ from ..abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, Chunk
 from ..errors import ZarrforgeError
 from ..plugin_api import codec_from_json, data_type_from_json, memory_layout, registry
 from ._common import document_id as _document_id
-from ._common import (expect_unknown_key_refused, first_difference, parametrize_cases,
-                      with_unknown_key)
+from ._common import expect_unknown_key_refused, first_difference, parametrize_cases, with_unknown_key
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -142,7 +141,7 @@ def _difference(expected: np.ndarray, got: np.ndarray) -> str:
 
 
 class CodecConformance(KitScaffolding):
-    codec_documents: list[Any] = []
+    codec_documents: ClassVar[list[Any]] = []
     data_type: Any = "float64"
     chunk_shape: tuple[int, ...] = (7, 5)
     lossless = True
@@ -295,7 +294,7 @@ class CodecConformance(KitScaffolding):
                     codec.decode_sized(data, len(raw))  # the chain knows the size
             except ZarrforgeError:
                 pass
-            except Exception as exc:  # noqa: BLE001 - the finding
+            except Exception as exc:  # the finding
                 raise AssertionError(
                     f"{where}: decoding {label} input raised {type(exc).__name__}: {exc}; "
                     "codecs must raise CorruptChunkError for data they cannot decode") from exc
@@ -331,7 +330,7 @@ class CodecConformance(KitScaffolding):
         # written; the edge chunks along axis 0 are left at the fill value
         written = (slice(0, chunks[0]),) if chunks else ()
         unwritten = (slice(chunks[0], None),) if chunks else None
-        part = self._spec((chunks[0],) + shape[1:] if chunks else ())
+        part = self._spec((chunks[0], *shape[1:]) if chunks else ())
         values = self.sample(part)
         values = special_chunk(part) if values is None else values
         array[written] = values

@@ -18,9 +18,11 @@ lost.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -144,7 +146,7 @@ class ConditionalWriteConformance(StoreFactory):
         for i in range(5):
             store.set("k", f"value {i}".encode())
             seen.append(store.get_versioned("k")[1])
-        repeated = [(i, a) for i, (a, b) in enumerate(zip(seen, seen[1:])) if a == b]
+        repeated = [(i, a) for i, (a, b) in enumerate(itertools.pairwise(seen)) if a == b]
         assert len(set(map(repr, seen))) == 5 or not repeated, (
             f"key 'k' set to 5 values in turn had the generations {seen!r}; value {repeated[0][0]} "
             f"and the next share {repeated[0][1]!r}; expected a new generation for each")
@@ -166,7 +168,7 @@ class ConditionalWriteConformance(StoreFactory):
         def work() -> None:
             try:
                 increment(conditional_store, "counter", self.increments)
-            except BaseException as exc:  # noqa: BLE001 - reported below
+            except BaseException as exc:  # noqa: BLE001  # reported below
                 errors.append(exc)
 
         workers = [threading.Thread(target=work) for _ in range(self.threads)]

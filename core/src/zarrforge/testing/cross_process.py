@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import multiprocessing
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..abc.store import Store
 
@@ -32,7 +33,7 @@ def _guarded(target: Callable[..., Any], args: tuple, worker: int, barrier: Any,
     try:
         barrier.wait(timeout=WRITER_TIMEOUT)
         target(*args, worker)
-    except BaseException:  # noqa: BLE001 - sent to the parent, which reports it
+    except BaseException:  # noqa: BLE001  # sent to the parent, which reports it
         failures.put(f"writer {worker}: {traceback.format_exc()[-4000:]}")
 
 

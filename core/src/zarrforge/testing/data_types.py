@@ -28,7 +28,7 @@ after reopening).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -69,9 +69,9 @@ def _document_id(document: Any) -> str:
 
 
 class DataTypeConformance(KitScaffolding):
-    data_type_documents: list[Any] = []
-    valid_fill_values: list[Any] = []
-    invalid_fill_values: list[Any] = []
+    data_type_documents: ClassVar[list[Any]] = []
+    valid_fill_values: ClassVar[list[Any]] = []
+    invalid_fill_values: ClassVar[list[Any]] = []
     serializer: Any = None
     fixed_byte_order = False
 

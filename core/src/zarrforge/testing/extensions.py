@@ -41,7 +41,7 @@ zarrforge error is not checked further). Each failure names the entry and the pr
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -52,8 +52,14 @@ from ..errors import MetadataError, ZarrforgeError
 from ..plugin_api import extension_from_json, registry
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
-from ._common import (expect_refused_naming, expect_unknown_key_refused, first_difference,
-                      hypothesis_settings, parametrize_cases, with_unknown_key)
+from ._common import (
+    expect_refused_naming,
+    expect_unknown_key_refused,
+    first_difference,
+    hypothesis_settings,
+    parametrize_cases,
+    with_unknown_key,
+)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -75,8 +81,8 @@ def _selections(shape: tuple[int, ...]) -> Any:
 
 
 class ExtensionConformance(KitScaffolding):
-    extension_documents: list[Any] = []
-    invalid_extension_documents: list[tuple[Any, str]] = []
+    extension_documents: ClassVar[list[Any]] = []
+    invalid_extension_documents: ClassVar[list[tuple[Any, str]]] = []
     shape: tuple[int, ...] = (6, 4)
     dtype = "int32"
     rejects_unknown_configuration = True
@@ -210,7 +216,7 @@ class ExtensionConformance(KitScaffolding):
                 target = np.asarray(array[selection])
             except ZarrforgeError:
                 return
-            except Exception as exc:  # noqa: BLE001 - the finding
+            except Exception as exc:  # the finding
                 raise AssertionError(f"{where}: reading {selection!r} raised "
                                      f"{type(exc).__name__}: {exc}, not a zarrforge error") from exc
             values = np.random.default_rng(seed).integers(1, 1000, size=target.shape).astype(
@@ -220,7 +226,7 @@ class ExtensionConformance(KitScaffolding):
             except ZarrforgeError as exc:
                 raise AssertionError(f"{where}: {selection!r} reads but does not write: "
                                      f"{exc}") from exc
-            except Exception as exc:  # noqa: BLE001 - the finding
+            except Exception as exc:  # the finding
                 raise AssertionError(f"{where}: writing {selection!r} raised "
                                      f"{type(exc).__name__}: {exc}") from exc
             back = np.asarray(array[selection])
@@ -347,7 +353,7 @@ class ExtensionConformance(KitScaffolding):
                 found = np.asarray(selector[selection])
             except ZarrforgeError:
                 return  # refused, not misread: a kind the extension does not support
-            except Exception as exc:  # noqa: BLE001 - the finding
+            except Exception as exc:  # the finding
                 raise AssertionError(f"{where}: reading {shown} raised {type(exc).__name__}: "
                                      f"{exc}, not a zarrforge error") from exc
             expected = (model_index.read(model) if isinstance(model_index, _Orthogonal)
@@ -361,7 +367,7 @@ class ExtensionConformance(KitScaffolding):
                 selector[selection] = values
             except ZarrforgeError as exc:
                 raise AssertionError(f"{where}: {shown} reads but does not write: {exc}") from exc
-            except Exception as exc:  # noqa: BLE001 - the finding
+            except Exception as exc:  # the finding
                 raise AssertionError(f"{where}: writing {shown} raised {type(exc).__name__}: "
                                      f"{exc}") from exc
             if isinstance(model_index, _Orthogonal):

@@ -57,7 +57,8 @@ import dataclasses
 import fnmatch
 import threading
 import time
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from ..abc.store import ByteRange, ListDirResult, Store, WrapperStore, validate_key
 from ..errors import StoreError
@@ -117,7 +118,7 @@ class Fault:
 
     methods: frozenset[str] = frozenset()
 
-    def apply(self, store: "FaultyStore", call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
+    def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -132,7 +133,7 @@ class Fail(Fault):
     def __init__(self, error: BaseException | Callable[[Call], BaseException] | None = None) -> None:
         self.error = error
 
-    def apply(self, store: "FaultyStore", call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
+    def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         if self.error is None:
             raise StoreError(f"injected fault: {call.method} of {call.key!r} failed "
                              f"(call {call.number})", key=call.key)
@@ -145,7 +146,7 @@ class Truncate(Fault):
 
     methods = frozenset({"set", "get"})
 
-    def __init__(self, keep: float | int = 0.5, *, then_fail: bool = False) -> None:
+    def __init__(self, keep: float = 0.5, *, then_fail: bool = False) -> None:
         self.keep = keep
         self.then_fail = then_fail
 
@@ -153,7 +154,7 @@ class Truncate(Fault):
         n = int(len(value) * self.keep) if isinstance(self.keep, float) else int(self.keep)
         return value[:max(0, min(n, len(value)))]
 
-    def apply(self, store: "FaultyStore", call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
+    def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         if call.method == "get":
             value = proceed()
             return None if value is None else self._cut(value)
@@ -174,7 +175,7 @@ class Corrupt(Fault):
         self.offset = offset
         self.mask = mask
 
-    def apply(self, store: "FaultyStore", call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
+    def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         value = proceed()
         if not value:
             return value
@@ -190,7 +191,7 @@ class Delay(Fault):
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
 
-    def apply(self, store: "FaultyStore", call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
+    def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         time.sleep(self.seconds)
         return proceed()
 
@@ -198,7 +199,7 @@ class Delay(Fault):
 class Stale(Fault):
     methods = frozenset({"get", "exists", "getsize"})
 
-    def apply(self, store: "FaultyStore", call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
+    def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         found, value = store.previous_value(call.key)
         if not found:
             return proceed()  # never written through this store: nothing older to show
@@ -215,7 +216,7 @@ class Stale(Fault):
 class Drop(Fault):
     methods = frozenset({"set", "delete"})
 
-    def apply(self, store: "FaultyStore", call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
+    def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         return None
 
 

@@ -56,8 +56,7 @@ import numpy as np
 import zarrforge as zf
 
 from ..abc.format import Format
-from ..errors import (MetadataError, NodeNotFoundError, PluginFailureError,
-                      UnreadableNodeError, ZarrforgeError)
+from ..errors import MetadataError, NodeNotFoundError, PluginFailureError, UnreadableNodeError, ZarrforgeError
 from ..hierarchy_api import candidate_keys, get_format, installed_formats
 from ..plugin_api import config, registry
 from ._common import hypothesis_settings
@@ -67,8 +66,8 @@ from .kit_store import KitMemoryStore
 from .scaffolding import KitScaffolding
 
 DEFAULT_ARRAY_CASES = [
-    dict(shape=(9, 13), chunks=(4, 5), dtype="int32", fill_value=0),
-    dict(shape=(7,), chunks=(3,), dtype="float64", fill_value=-1.5),
+    {"shape": (9, 13), "chunks": (4, 5), "dtype": "int32", "fill_value": 0},
+    {"shape": (7,), "chunks": (3,), "dtype": "float64", "fill_value": -1.5},
 ]
 DEFAULT_ATTRIBUTES = {"title": "conformance", "nested": {"list": [1, 2.5, None, True, False]},
                       "unicode": "é∂ 测试", "big": 2**62, "negative": -7, "empty": {}}
@@ -159,7 +158,7 @@ class FormatConformance(KitScaffolding):
         name = self.format_name
         fmt = self._format()
         store, written = self._hierarchy()
-        kinds = {"": "group", "g": "group", **{path: "array" for path in written}}
+        kinds = {"": "group", "g": "group", **dict.fromkeys(written, "array")}
         for path, kind in kinds.items():
             where = f"format {name!r}, node {'/' + path!r}"
             assert fmt.detect(store, path), f"{where}: detect() does not find the node it wrote"
@@ -336,15 +335,15 @@ class FormatConformance(KitScaffolding):
                 default_format=writers[0] if writers else name):
             for path in ["", "g", *written]:
                 where = f"format {name!r} not installed, node {'/' + path!r}"
-                calls = [("zarrforge.open(mode='r')", lambda: zf.open(store, path, mode="r"))]
+                calls = [("zarrforge.open(mode='r')", lambda: zf.open(store, path, mode="r"))]  # noqa: B023  # called before the loop moves on
                 if writers:  # with no other format installed, nothing could write here
                     calls += [
-                        ("open_group (mode 'a')", lambda: zf.open_group(store, path)),
+                        ("open_group (mode 'a')", lambda: zf.open_group(store, path)),  # noqa: B023  # called before the loop moves on
                         ("open_array(mode='a', shape=...)",
-                         lambda: zf.open_array(store, path, mode="a", shape=(2,), dtype="int8")),
-                        ("create_group", lambda: zf.create_group(store, path)),
+                         lambda: zf.open_array(store, path, mode="a", shape=(2,), dtype="int8")),  # noqa: B023  # called before the loop moves on
+                        ("create_group", lambda: zf.create_group(store, path)),  # noqa: B023  # called before the loop moves on
                         ("create_array below it", lambda: zf.create_array(
-                            store, f"{path}/new" if path else "new", shape=(2,), dtype="int8"))]
+                            store, f"{path}/new" if path else "new", shape=(2,), dtype="int8"))]  # noqa: B023  # called before the loop moves on
                 for what, call in calls:
                     try:
                         call()
@@ -402,7 +401,7 @@ class FormatConformance(KitScaffolding):
                                      "a zarrforge error") from exc
             except ZarrforgeError:
                 pass
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise AssertionError(f"format {name!r}: {key!r} {how}: opening or reading the "
                                      f"node raised {type(exc).__name__} ({exc}), not a zarrforge "
                                      "error") from exc

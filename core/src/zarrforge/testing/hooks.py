@@ -29,7 +29,8 @@ Each failure names the hook and the property, in a sentence.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -31,8 +31,8 @@ import signal
 import time
 import traceback
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import zarrforge
 
@@ -74,7 +74,7 @@ def _child(operation: Callable[[], object], pipe: int, before: Callable[[], None
         result = operation()
         if result is not None:
             os.write(pipe, str(result).encode())
-    except BaseException:  # noqa: BLE001 - reported to the parent, whatever it was
+    except BaseException:  # noqa: BLE001  # reported to the parent, whatever it was
         os.write(pipe, traceback.format_exc().encode()[-8000:])
         status = _FAILED
     finally:
@@ -165,5 +165,5 @@ def every_node_opens_and_reads(root: Path) -> int:
             warnings.simplefilter("ignore", UnfinishedWriteWarning)
             node = zarrforge.open(str(root), "" if path == "." else path, mode="r")
         if isinstance(node, zarrforge.Array):
-            node[...]  # noqa: B018 - reads every chunk
+            node[...]  # reads every chunk
     return len(paths)

@@ -35,22 +35,48 @@ as any format resolves them: that is how a suite tries the plugin under test.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..abc.chunk_grid import RegularDimension
 from ..errors import CorruptChunkError, MetadataError
-from ..plugin_api import (ArrayBytesCodec, ArrayCreationSpec, ArrayMetadata, ChunkGrid,
-                          ChunkKeyEncoding, ChunkSpec, ChunksUnderNode, Codec, CodecKind,
-                          DimensionChunking, Format, GroupMetadata,
-                          NodeDocument, NodeMetadata, Store, attributes_from_json, child_names,
-                          chunk_grid_from_json, chunk_key_encoding_from_json, codec_from_user,
-                          codecs_from_json, data_type_from_json, data_type_from_user,
-                          dimension_names_from_json, dump_document, evolve_codecs,
-                          extensions_from_json, extensions_to_json, fill_value_from_user,
-                          load_document, memory_layout, shape_from_json,
-                          storage_transformers_from_json)
+from ..plugin_api import (
+    ArrayBytesCodec,
+    ArrayCreationSpec,
+    ArrayMetadata,
+    ChunkGrid,
+    ChunkKeyEncoding,
+    ChunkSpec,
+    ChunksUnderNode,
+    Codec,
+    CodecKind,
+    DimensionChunking,
+    Format,
+    GroupMetadata,
+    NodeDocument,
+    NodeMetadata,
+    Store,
+    attributes_from_json,
+    child_names,
+    chunk_grid_from_json,
+    chunk_key_encoding_from_json,
+    codec_from_user,
+    codecs_from_json,
+    data_type_from_json,
+    data_type_from_user,
+    dimension_names_from_json,
+    dump_document,
+    evolve_codecs,
+    extensions_from_json,
+    extensions_to_json,
+    fill_value_from_user,
+    load_document,
+    memory_layout,
+    shape_from_json,
+    storage_transformers_from_json,
+)
 
 FORMAT_NAME = "zarrforge-kit"
 BYTES_CODEC = "zarrforge-kit.bytes"
@@ -83,7 +109,7 @@ class KitBytesCodec(ArrayBytesCodec):
     name = BYTES_CODEC
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "KitBytesCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> KitBytesCodec:
         _no_configuration(name, configuration)
         return cls()
 
@@ -131,7 +157,7 @@ class KitRegularGrid(ChunkGrid):
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None,
-                  shape: Sequence[int]) -> "KitRegularGrid":
+                  shape: Sequence[int]) -> KitRegularGrid:
         configuration = configuration or {}
         unknown = sorted(set(configuration) - {"chunk_shape"})
         if unknown:
@@ -152,7 +178,7 @@ class KitRegularGrid(ChunkGrid):
     def dimensions(self) -> tuple[DimensionChunking, ...]:
         return self._dimensions
 
-    def with_shape(self, shape: Sequence[int]) -> "KitRegularGrid":
+    def with_shape(self, shape: Sequence[int]) -> KitRegularGrid:
         return KitRegularGrid(self._chunk_shape, shape)
 
     @property
@@ -166,7 +192,7 @@ class KitKeyEncoding(ChunkKeyEncoding):
     name = KEY_ENCODING
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "KitKeyEncoding":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> KitKeyEncoding:
         _no_configuration(name, configuration)
         return cls()
 

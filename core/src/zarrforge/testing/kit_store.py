@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from ..abc.store import (ABSENT, ByteRange, Store, StoreCapabilities, validate_key,
-                         validate_prefix)
+from ..abc.store import ABSENT, ByteRange, Store, StoreCapabilities, validate_key, validate_prefix
 from ..errors import ConflictError
 
 _writes = itertools.count(1)
@@ -30,7 +30,7 @@ class KitMemoryStore(Store):
         self._data: dict[str, tuple[bytes, int]] = {}  # key -> (value, generation)
         self._lock = threading.Lock()
 
-    def read_only_view(self) -> "KitMemoryStore":
+    def read_only_view(self) -> KitMemoryStore:
         """A read-only store over the same data (writes through it are refused)."""
         view = KitMemoryStore()
         view.read_only = True

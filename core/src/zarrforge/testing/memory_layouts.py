@@ -33,7 +33,7 @@ Without such a format installed (``zarrforge-draft2022``), the suite says so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -87,7 +87,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 class MemoryLayoutConformance(KitScaffolding):
-    layout_names: list[str] = []
+    layout_names: ClassVar[list[str]] = []
     max_examples = 50
     shrink = True
 

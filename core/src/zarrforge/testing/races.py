@@ -27,7 +27,8 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -99,7 +100,7 @@ def run_threads(target: Callable[[int], Any], count: int) -> list[BaseException]
     def guarded(i: int) -> None:
         try:
             target(i)
-        except BaseException as exc:  # noqa: BLE001 - returned to the test, which reports it
+        except BaseException as exc:  # noqa: BLE001  # returned to the test, which reports it
             errors.append(exc)
 
     threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]

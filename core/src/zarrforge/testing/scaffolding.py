@@ -29,13 +29,22 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from ..plugin_api import registry
-from .kit_format import (BYTES_CODEC, FORMAT_NAME, KEY_ENCODING, REGULAR_GRID, KitBytesCodec,
-                         KitFormat, KitKeyEncoding, KitRegularGrid)
+from .kit_format import (
+    BYTES_CODEC,
+    FORMAT_NAME,
+    KEY_ENCODING,
+    REGULAR_GRID,
+    KitBytesCodec,
+    KitFormat,
+    KitKeyEncoding,
+    KitRegularGrid,
+)
 from .kit_stand_ins import DATA_TYPES, MEMORY_LAYOUTS
 
 # (registry, name, implementation): the kit's own, registered always

@@ -34,7 +34,7 @@ property, in a sentence.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -45,10 +45,14 @@ from ..abc.store import ByteRange, Store
 from ..errors import MetadataError, ZarrforgeError
 from ..plugin_api import registry
 from ._common import document_id as _document_id
-from ._common import first_difference
 from ._common import entry_name as _name
-from ._common import (expect_unknown_key_refused, hypothesis_settings, parametrize_cases,
-                      with_unknown_key)
+from ._common import (
+    expect_unknown_key_refused,
+    first_difference,
+    hypothesis_settings,
+    parametrize_cases,
+    with_unknown_key,
+)
 from .kit_store import KitMemoryStore
 from .scaffolding import FORMAT_NAME, KitScaffolding
 
@@ -76,8 +80,8 @@ def _with_unknown_key(document: dict[str, Any]) -> dict[str, Any]:
 
 
 class StorageTransformerConformance(KitScaffolding):
-    transformer_documents: list[Any] = []
-    invalid_transformer_documents: list[tuple[Any, str]] = []
+    transformer_documents: ClassVar[list[Any]] = []
+    invalid_transformer_documents: ClassVar[list[tuple[Any, str]]] = []
     shape: tuple[int, ...] = (9, 13)
     chunks: tuple[int, ...] = (2, 3)
     dtype = "int32"
@@ -159,7 +163,7 @@ class StorageTransformerConformance(KitScaffolding):
             named = getattr(exc, "field", None)
             assert named == field or field in str(exc), (
                 f"{where}: refused, but naming field {named!r}, not {field!r}: {exc}")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise AssertionError(f"{where}: raised {type(exc).__name__} ({exc}), not a "
                                  f"MetadataError naming {field!r}") from exc
         else:
@@ -175,7 +179,7 @@ class StorageTransformerConformance(KitScaffolding):
             where = _document_id(document)
             try:
                 self._transformer(_with_unknown_key(document))
-            except Exception as exc:  # noqa: BLE001 - the declaration says it accepts it
+            except Exception as exc:  # the declaration says it accepts it
                 raise AssertionError(
                     f"{where}: an unknown configuration key was refused ({type(exc).__name__}: "
                     f"{exc}), yet rejects_unknown_configuration = False declares that any "

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -75,7 +75,7 @@ class URLAdapterConformance(KitScaffolding):
     scheme: str = ""
     place: str = "after"
     writable = True
-    invalid_bodies: list[str] = []
+    invalid_bodies: ClassVar[list[str]] = []
     base = "memory:"
     keeps_base_path: bool | None = None
     max_examples = 50
@@ -136,7 +136,7 @@ class URLAdapterConformance(KitScaffolding):
             assert segment in str(exc), (
                 f"{url!r}: the error for '{scheme}:' {where} does not name the segment "
                 f"{segment!r}: {exc}")
-        except Exception as exc:  # noqa: BLE001 - the point is to name what escaped
+        except Exception as exc:  # the point is to name what escaped
             raise AssertionError(f"{url!r}: '{scheme}:' {where} raised "
                                  f"{type(exc).__name__} ({exc}), not a URLPipelineError") from exc
         else:
@@ -172,7 +172,7 @@ class URLAdapterConformance(KitScaffolding):
         except ZarrforgeError as exc:
             assert "mode" in str(exc) and "'r'" in str(exc).replace('"', "'"), (
                 f"{case.url!r}: the refusal to write does not tell to open with mode='r': {exc}")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise AssertionError(f"{case.url!r}: read_only=False raised {type(exc).__name__} "
                                  f"({exc}), not a zarrforge error") from exc
         else:
@@ -235,7 +235,7 @@ class URLAdapterConformance(KitScaffolding):
             except URLPipelineError as exc:
                 assert segment in str(exc) or repr(segment) in str(exc), (
                     f"{url!r}: the error does not name the segment {segment!r}: {exc}")
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 own = exc.__cause__ if isinstance(exc, PluginFailureError) else exc
                 raise AssertionError(f"{url!r}: raised {type(own).__name__} ({exc}), not a "
                                      "URLPipelineError naming the segment") from exc
@@ -261,7 +261,7 @@ class URLAdapterConformance(KitScaffolding):
                                      "input must be a zarrforge error naming the segment") from exc
             except ZarrforgeError:
                 return
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise AssertionError(f"{url!r}: raised {type(exc).__name__} ({exc}); bad input "
                                      "must be a zarrforge error naming the segment") from exc
             assert isinstance(state, PipelineState) and state.store.read_only, (

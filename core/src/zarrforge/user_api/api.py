@@ -35,9 +35,16 @@ import dataclasses
 from typing import Any
 
 from .. import config
-from ..errors import (ArrayNotFoundError, ContainsArrayError, DocumentTooLargeError,
-                     NodeNotFoundError, NodeOfAnotherFormatError, NodeTypeError, ReadOnlyError,
-                     URLPipelineError)
+from ..errors import (
+    ArrayNotFoundError,
+    ContainsArrayError,
+    DocumentTooLargeError,
+    NodeNotFoundError,
+    NodeOfAnotherFormatError,
+    NodeTypeError,
+    ReadOnlyError,
+    URLPipelineError,
+)
 from ..metadata import paths
 from ..nodes.consolidated import without_view
 from ..nodes.hierarchy import detect_format, get_format, locate_node
@@ -45,8 +52,8 @@ from ..nodes.node import check_mode, missing_node, node_from_metadata, open_node
 from ..storing import unfinished
 from ..storing.storage import Location, StoreLike, resolve_location
 from ..storing.unfinished import UnfinishedWrite
-from .arrays import Array, mismatch
 from .array_config import config_options
+from .arrays import Array, mismatch
 from .creation import ARRAY_OPTIONS, DEFAULT_FORMAT, check_array_options, create_array, create_group
 from .groups import Group
 

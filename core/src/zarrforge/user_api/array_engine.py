@@ -13,7 +13,7 @@ makes a store request.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..abc.codec import ChunkSpec
 from ..abc.format import Format

@@ -111,7 +111,7 @@ class Resizing:
         handle._uncommitted_shape = new_shape
         return handle
 
-    def stage_resize(self, *shape: Any) -> "StagedResize":
+    def stage_resize(self, *shape: Any) -> StagedResize:
         """Prepare a resize whose new region is written before the new shape is committed.
 
         Returns a :class:`StagedResize`: write into the new region through its ``array``

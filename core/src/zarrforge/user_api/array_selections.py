@@ -18,7 +18,6 @@ import numpy as np
 from ..engine import indexing
 from ..errors import SelectionError
 
-
 View = TypeVar("View")
 
 
@@ -50,7 +49,7 @@ class Selections(SelectionViews["Selector"]):
     _write: Any  # Array._write(kind, selection, value)
     ndim: int
 
-    def _selection_view(self, via: str) -> "Selector":
+    def _selection_view(self, via: str) -> Selector:
         return Selector(self, via)
 
     # --- zarr-python's names for the selections above ---------------------------------

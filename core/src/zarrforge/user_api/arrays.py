@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import math
 import types
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -76,19 +77,19 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
     @classmethod
     def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
                        read_only: bool, view: Any, use_consolidated: bool | None,
-                       **options: Any) -> "Array":
+                       **options: Any) -> Array:
         return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view, **options)
 
     # zarr-python's annotations write Array[Any] (its arrays are generic in their metadata)
     __class_getitem__ = classmethod(types.GenericAlias)
 
     @classmethod
-    def open(cls, store: Any, *, config: Any = None) -> "Array":
+    def open(cls, store: Any, *, config: Any = None) -> Array:
         """zarr-python's ``Array.open``: the array at the root of ``store``, writable unless
         the store is read-only; ``config`` as :mod:`.array_config` reads it."""
         return opened_at_root(store, "array", **config_options("Array.open", config))
 
-    def with_config(self, config: Any) -> "Array":
+    def with_config(self, config: Any) -> Array:
         """zarr-python's ``Array.with_config``: a new handle on the same array whose runtime
         settings are ``config`` (a mapping of ``order``/``write_empty_chunks``/
         ``read_missing_chunks``, or an ``ArrayConfig``, checked as :mod:`.array_config`
@@ -212,17 +213,17 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
             try:
                 indexer, _ = self._indexer(kind, selection)
                 out = self._output(indexer.shape)
-            except Exception as exc:  # noqa: BLE001 - that request's own error
+            except Exception as exc:  # noqa: BLE001  # that request's own error
                 results[i] = (None, exc)
                 continue
             reads.append((i, indexer, out))
         try:
             self._engine_().read_gathered([(indexer, out) for _, indexer, out in reads])
-        except Exception:  # noqa: BLE001 - told apart by reading each request alone
+        except Exception:  # noqa: BLE001  # told apart by reading each request alone
             for i, _, _ in reads:
                 try:
                     results[i] = (self._scalar_or_array(self._read(*requests[i])), None)
-                except Exception as exc:  # noqa: BLE001 - that request's own error
+                except Exception as exc:  # noqa: BLE001  # that request's own error
                     results[i] = (None, exc)
             return results
         for i, _, out in reads:

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -190,8 +191,8 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
                                 storage_options=storage_options)
     store, dest_path = location.store, location.path
     fmt = hierarchy.get_format(location.zarr_format or node.metadata_model.format_name)
-    overrides = {k: v for k, v in dict(chunks=chunks, shards=shards, filters=filters,
-                                       serializer=serializer, compressors=compressors).items()
+    overrides = {k: v for k, v in {"chunks": chunks, "shards": shards, "filters": filters,
+                                       "serializer": serializer, "compressors": compressors}.items()
                  if v is not KEEP}
     plan = _plan(node, dest_path, fmt, overrides)
     arrays = [item for item in plan if not _is_group(item.source)]
@@ -208,7 +209,7 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
             done = [0, 0]  # units of this array written, in all
 
             def counting(path: str, units: int, total: int) -> None:
-                done[:] = [units, total]
+                done[:] = [units, total]  # noqa: B023  # called before the loop moves on
                 if progress is not None:
                     progress(path, units, total)
 

@@ -14,7 +14,8 @@ and parsed once; whole or not at all).
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

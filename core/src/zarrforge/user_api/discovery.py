@@ -78,7 +78,7 @@ def _probes() -> list[tuple[str, Any, str]]:
     probes = [("an empty store", resolve_store(None), "")]
     try:
         store = _probe()
-    except Exception:  # noqa: BLE001 - no default format to make it with (its row says why)
+    except Exception:  # noqa: BLE001  # no default format to make it with (its row says why)
         return probes
     return probes + [("another format's node", store, path) for path in ("", "g", "g/a")] + \
         [("a path with nothing", store, "missing")]
@@ -88,7 +88,7 @@ def _format_failure(name: str) -> str | None:
     """How the format ``name`` fails to look for nodes, or ``None`` if it does not."""
     try:
         fmt = registry.formats.get(name)()
-    except Exception as exc:  # noqa: BLE001 - the point: a plugin's bug, reported
+    except Exception as exc:  # noqa: BLE001  # the point: a plugin's bug, reported
         return f"building it raises {type(exc).__name__}: {exc}"
     for what, store, path in _probes():
         try:
@@ -96,7 +96,7 @@ def _format_failure(name: str) -> str | None:
             fmt.read_document(store, path)
         except ZarrforgeError:
             continue  # a refusal it names is an answer
-        except Exception as exc:  # noqa: BLE001 - the point: a plugin's bug, reported
+        except Exception as exc:  # noqa: BLE001  # the point: a plugin's bug, reported
             return (f"its detection raises {type(exc).__name__}: {exc} on {what} at "
                     f"{'/' + path!r}; zarrforge treats that as none of its own")
     if name in hierarchy.failed_formats():

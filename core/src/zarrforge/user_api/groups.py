@@ -10,12 +10,19 @@ metadata lists and opens its members from that view without store requests
 from __future__ import annotations
 
 import warnings
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..abc.format import Format
 from ..abc.store import Store
-from ..errors import (ArrayNotGroupError, GroupNotArrayError, MetadataError, NodeNotFoundError,
-                      NodeTypeError, UnusedViewWarning)
+from ..errors import (
+    ArrayNotGroupError,
+    GroupNotArrayError,
+    MetadataError,
+    NodeNotFoundError,
+    NodeTypeError,
+    UnusedViewWarning,
+)
 from ..metadata import paths
 from ..nodes.consolidated import ConsolidatedView
 from ..nodes.hierarchy import refresh_consolidated, views_above
@@ -49,7 +56,7 @@ class Group(Node, node_type="group"):
     @classmethod
     def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
                        read_only: bool, view: Any, use_consolidated: bool | None,
-                       **options: Any) -> "Group":
+                       **options: Any) -> Group:
         return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view,
                            use_consolidated=use_consolidated)
 
@@ -57,14 +64,14 @@ class Group(Node, node_type="group"):
 
     @classmethod
     def from_store(cls, store: Any, *, attributes: dict[str, Any] | None = None,
-                   zarr_format: Any = 3, overwrite: bool = False) -> "Group":
+                   zarr_format: Any = 3, overwrite: bool = False) -> Group:
         """zarr-python's ``Group.from_store``: a new group at the root of ``store``; a node
         already there is refused unless ``overwrite=True`` (:func:`zarrforge.create_group`)."""
         return creation.create_group(store, attributes=attributes, zarr_format=zarr_format,
                                      overwrite=overwrite)
 
     @classmethod
-    def open(cls, store: Any, zarr_format: Any = 3) -> "Group":
+    def open(cls, store: Any, zarr_format: Any = 3) -> Group:
         """zarr-python's ``Group.open``: the group at the root of ``store``, writable unless
         the store is read-only (``zarr_format=None``: any installed format's)."""
         return opened_at_root(store, "group", zarr_format=zarr_format)
@@ -157,7 +164,7 @@ class Group(Node, node_type="group"):
     def arrays(self) -> list[tuple[str, Any]]:
         return [(n, m) for n, m in self.members() if not isinstance(m, Group)]
 
-    def groups(self) -> list[tuple[str, "Group"]]:
+    def groups(self) -> list[tuple[str, Group]]:
         return [(n, m) for n, m in self.members() if isinstance(m, Group)]
 
     def array_keys(self) -> list[str]:
@@ -185,7 +192,7 @@ class Group(Node, node_type="group"):
         self._record_created(name, array.metadata_model)
         return array
 
-    def create_group(self, name: str, **kwargs: Any) -> "Group":
+    def create_group(self, name: str, **kwargs: Any) -> Group:
         group = creation.create_group(self._store, self._child(name)[0], fmt=self._format,
                                       _checked_group=self._checked_group(), **kwargs)
         self._ancestry_checked = True
@@ -217,7 +224,7 @@ class Group(Node, node_type="group"):
             raise GroupNotArrayError(f"{node.name!r} is a group, not an array")
         return node
 
-    def get_group(self, path: str) -> "Group":
+    def get_group(self, path: str) -> Group:
         """The group at ``path`` below this group; an array there is a ``NodeTypeError``
         (:class:`~zarrforge.errors.ArrayNotGroupError`, zarr-python's ``ContainsArrayError``)."""
         node = self[path]
@@ -274,7 +281,7 @@ class Group(Node, node_type="group"):
         """How many members :meth:`members` lists at this depth (``None``: the subtree)."""
         return len(self.members(max_depth=max_depth))
 
-    def require_group(self, name: str) -> "Group":
+    def require_group(self, name: str) -> Group:
         if name in self:
             node = self[name]
             if isinstance(node, Group):

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
-from typing import Any, Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from ..abc.format import Format
 from ..abc.metadata import NodeMetadata
@@ -111,7 +111,7 @@ def _read(key: str, value: Any) -> _Given:
     zarr_format = document.get("zarr_format")
     try:
         fmt = hierarchy.get_format(str(zarr_format))
-    except Exception as exc:  # noqa: BLE001 - an unknown or uninstalled format, said below
+    except Exception as exc:  # noqa: BLE001  # an unknown or uninstalled format, said below
         raise ValueError(f"{_FUNCTION}: nodes[{key!r}] has zarr_format={zarr_format!r}, "
                          f"which no installed format is: {exc}") from None
     node_type = document.get("node_type", "array" if "shape" in document else "group")

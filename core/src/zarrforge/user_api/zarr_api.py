@@ -27,7 +27,8 @@ docs/coming-from-zarr-python.md says so.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import numpy as np
 

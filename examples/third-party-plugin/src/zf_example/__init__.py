@@ -30,7 +30,7 @@ _LAZY = {
     "units_of": "zf_example.units",
 }
 
-__all__ = sorted(_LAZY)
+__all__ = sorted(_LAZY)  # noqa: PLE0605  # computed from the table above
 
 
 def __getattr__(name: str) -> Any:

@@ -33,7 +33,7 @@ class BitRound(ArrayArrayCodec):
         self.keepbits = keepbits
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "BitRound":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> BitRound:
         configuration = configuration or {}
         unknown = sorted(set(configuration) - {"keepbits"})
         if unknown:

@@ -45,14 +45,14 @@ class RGB8(DataType):
     name = "zf_example.rgb8"
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "RGB8":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> RGB8:
         if configuration:
             raise MetadataError(f"{name} takes no configuration, got {configuration!r}",
                                 field="configuration", value=configuration)
         return cls()
 
     @classmethod
-    def from_numpy_dtype(cls, dtype: np.dtype) -> "RGB8 | None":
+    def from_numpy_dtype(cls, dtype: np.dtype) -> RGB8 | None:
         """Lets users pass ``dtype=RGB8_DTYPE`` to ``create_array``."""
         return cls() if dtype == RGB8_DTYPE else None
 

@@ -34,7 +34,7 @@ class Units(Extension):
         self.units = units
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Units":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Units:
         configuration = configuration or {}
         unknown = sorted(set(configuration) - {"units"})
         if unknown:
@@ -51,7 +51,7 @@ class Units(Extension):
 
 
 # node -> the Units entry it was opened with. Weak keys: the record goes with the node.
-_opened: "weakref.WeakKeyDictionary[Any, Units]" = weakref.WeakKeyDictionary()
+_opened: weakref.WeakKeyDictionary[Any, Units] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 

@@ -10,4 +10,4 @@ or the operation failed, 2 usage error. See ``docs/cli.md``.
 from .main import cli, main
 
 __all__ = ["cli", "main"]
-from zarrforge import __version__  # noqa: E402  (released together, one version)
+from zarrforge import __version__ as __version__  # released together, one version

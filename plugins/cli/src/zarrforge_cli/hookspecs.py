@@ -19,7 +19,7 @@ hookspec = pluggy.HookspecMarker("zarrforge")
 
 
 @hookspec
-def zarrforge_cli_commands() -> "list[click.Command]":
+def zarrforge_cli_commands() -> list[click.Command]:
     """Deprecated (emits a ``DeprecationWarning``): declare each command as an entry
     point of the ``zarrforge.cli`` group instead. Return click commands to add to the
     ``zarrforge`` command line; each command's ``name`` is its subcommand name.

@@ -14,7 +14,8 @@ entry point of pyproject.toml in 0.3.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from zarrforge.plugin_api.hooks import hook_plugins, plugin_manager
 
@@ -54,11 +55,11 @@ def contributions() -> list[Contribution]:
         version = entry.version if entry is not None else None
 
         def contribution(name: str, load: Callable[[], Any]) -> Contribution:
-            return Contribution(name, dist, version, f"{plugin} (hook)", "hook", load, DEPRECATED)
+            return Contribution(name, dist, version, f"{plugin} (hook)", "hook", load, DEPRECATED)  # noqa: B023  # called before the loop moves on
 
         try:
             commands = impl.function() or []
-        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the CLI
+        except Exception as exc:  # noqa: BLE001  # a broken plugin must not break the CLI
             found.append(contribution(plugin, _raising(exc)))
             continue
         for command in commands:

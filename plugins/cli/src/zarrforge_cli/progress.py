@@ -24,7 +24,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, Self, TextIO
 
 MODES = ("auto", "rich", "plain", "none")
 PLAIN_STEPS = 20
@@ -68,7 +69,7 @@ class Volume:
 
 
 class NoProgress:
-    def __enter__(self) -> "NoProgress":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -107,8 +108,7 @@ class RichProgress(NoProgress):
 
     def __init__(self, verb: str, stream: TextIO, volume: Volume) -> None:
         from rich.console import Console
-        from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
-                                   TimeRemainingColumn)
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
         self.verb = verb
         self.volume = volume
@@ -118,7 +118,7 @@ class RichProgress(NoProgress):
         self._tasks: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def __enter__(self) -> "RichProgress":
+    def __enter__(self) -> Self:
         self._progress.start()
         return self
 

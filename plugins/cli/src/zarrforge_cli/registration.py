@@ -34,6 +34,7 @@ one release (:mod:`zarrforge_cli.legacy_hook`), with a ``DeprecationWarning``.
 from __future__ import annotations
 
 import click
+
 from zarrforge.hierarchy_api import Registry
 
 from .contribution import Contribution, stand_in

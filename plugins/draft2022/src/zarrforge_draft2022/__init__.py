@@ -18,12 +18,19 @@ what zarr-python 2.11-2.18 reads); see :mod:`zarrforge_draft2022.dialects`::
 
 from __future__ import annotations
 
-from .data_types import FallbackDataTypeWarning
-from .dialects import (DEFAULT_DIALECT, DIALECTS, EDITOR, ZARR_PYTHON, dialect,
-                       get_default_dialect, set_default_dialect)
-from .format import Draft2022Format
+from zarrforge import __version__ as __version__  # released together, one version
 
-from zarrforge import __version__  # noqa: E402  (released together, one version)
+from .data_types import FallbackDataTypeWarning
+from .dialects import (
+                       DEFAULT_DIALECT,
+                       DIALECTS,
+                       EDITOR,
+                       ZARR_PYTHON,
+                       dialect,
+                       get_default_dialect,
+                       set_default_dialect,
+)
+from .format import Draft2022Format
 
 __all__ = ["DEFAULT_DIALECT", "DIALECTS", "EDITOR", "ZARR_PYTHON", "Draft2022Format",
            "FallbackDataTypeWarning", "dialect", "get_default_dialect", "set_default_dialect"]

@@ -38,10 +38,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from zarrforge.plugin_api.formats import registry
 from zarrforge.abc.codec import Codec
 from zarrforge.errors import MetadataError, UnknownExtensionError
 from zarrforge.plugin_api import formats as c
+from zarrforge.plugin_api.formats import registry
 
 URI_BASE = "https://purl.org/zarr/spec/codec/"
 _URI_RE = re.compile(r"https?://purl\.org/zarr/spec/codecs?/([A-Za-z0-9_.-]+)/(\d+)\.(\d+)/?")

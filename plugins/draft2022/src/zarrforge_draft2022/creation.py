@@ -36,11 +36,21 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, ChunkGrid, ChunkSpec,
-                                          Codec, CodecKind, DataType, GroupMetadata,
-                                          MemoryLayoutCodec, evolve_codecs, registry)
+from zarrforge.plugin_api import formats as c
+from zarrforge.plugin_api.formats import (
+    ArrayCreationSpec,
+    ArrayMetadata,
+    ChunkGrid,
+    ChunkSpec,
+    Codec,
+    CodecKind,
+    DataType,
+    GroupMetadata,
+    MemoryLayoutCodec,
+    evolve_codecs,
+    registry,
+)
 
 from . import codecs as codec_map
 from . import data_types as dts

@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.plugin_api.formats import registry
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import MetadataError, SkippedExtensionWarning, UnknownExtensionError
 from zarrforge.plugin_api import formats as c
+from zarrforge.plugin_api.formats import registry
 
 from .dialects import EDITOR, ZARR_PYTHON
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 ZARR_PYTHON = "zarr-python"
 EDITOR = "editor"

@@ -30,10 +30,20 @@ import json
 from typing import Any
 
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api.formats import (ArrayMetadata, ChunkGrid, Codec, CodecKind,
-                                          ExtensionEntry, GroupMetadata, MemoryLayoutCodec,
-                                          NodeMetadata, UnknownExtension, check_document_size,
-                                          dump_document, numcodecs_configuration)
+from zarrforge.plugin_api.formats import (
+    ArrayMetadata,
+    ChunkGrid,
+    Codec,
+    CodecKind,
+    ExtensionEntry,
+    GroupMetadata,
+    MemoryLayoutCodec,
+    NodeMetadata,
+    UnknownExtension,
+    check_document_size,
+    dump_document,
+    numcodecs_configuration,
+)
 
 from . import codecs as codec_map
 from . import data_types as dts
@@ -103,7 +113,7 @@ def group_document(metadata: GroupMetadata) -> dict[str, Any]:
 def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
     """An array's document in ``dialect``."""
     ndim = len(metadata.shape)
-    codecs = [k for k in metadata.codecs]
+    codecs = list(metadata.codecs)
     layout: Any = "C"
     first = codecs[0] if codecs else None
     spellings = spellings_of(metadata)

@@ -31,13 +31,13 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from zarrforge.plugin_api.formats import registry
 from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer, wrap_store
 from zarrforge.abc.store import Store
 from zarrforge.errors import MetadataError, MustUnderstandError
-from zarrforge.plugin_api.formats import load_document
+from zarrforge.plugin_api.formats import load_document, registry
 
 from . import transformers as st
 from .dialects import EDITOR, URI_STEM, ZARR_FORMAT_URI, ZARR_PYTHON
@@ -66,7 +66,7 @@ class GlobalStorageTransformer(StorageTransformer):
         self.name = inner.name  # type: ignore[misc]
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "GlobalStorageTransformer":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> GlobalStorageTransformer:
         raise TypeError("built by the draft-2022 format from zarr.json, not from the registry")
 
     def to_json(self) -> dict[str, Any]:
@@ -148,7 +148,7 @@ def parse_entry_point(data: bytes) -> EntryPoint | None:
     try:
         return _parse(document, dialect, minor)
     except MetadataError as exc:
-        raise with_key(exc, key)
+        raise with_key(exc, key) from None
 
 
 _MARKER = b"purl.org"  # in every URI of the draft's zarr_format (slashes may be escaped)

@@ -22,21 +22,37 @@ and groups :mod:`.creation`. Every error names the store key and the field.
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, ChunksUnderNode, Format,
-                                          GroupMetadata, NodeDocument, NodeMetadata, Store,
-                                          load_document, paths)
+from zarrforge.plugin_api.formats import (
+    ArrayCreationSpec,
+    ArrayMetadata,
+    ChunksUnderNode,
+    Format,
+    GroupMetadata,
+    NodeDocument,
+    NodeMetadata,
+    Store,
+    load_document,
+    paths,
+)
 
 from . import creation
 from . import transformers as st
 from .dialects import get_default_dialect, normalize_dialect
 from .documents import dump, key_encoding, node_document
-from .entry_point import (EntryPoint, GlobalStorageTransformer, cached_entry_point,
-                          new_entry_point, with_key)
-from .keys import (ENTRY_POINT_KEY, DraftChunkKeyEncoding, array_key, data_prefix, group_key,
-                   meta_prefix, validate_draft_path)
+from .entry_point import EntryPoint, GlobalStorageTransformer, cached_entry_point, new_entry_point, with_key
+from .keys import (
+    ENTRY_POINT_KEY,
+    DraftChunkKeyEncoding,
+    array_key,
+    data_prefix,
+    group_key,
+    meta_prefix,
+    validate_draft_path,
+)
 from .reading import FORMAT_NAME, parse_array, parse_group
 
 __all__ = ["FORMAT_NAME", "Draft2022Format", "dump"]
@@ -71,7 +87,7 @@ class Draft2022Format(ChunksUnderNode, Format):
         return f"<Draft2022Format dialect={self.dialect!r}>"
 
     @classmethod
-    def recording_memory_layouts(cls) -> "Draft2022Format":
+    def recording_memory_layouts(cls) -> Draft2022Format:
         """The editor's dialect: its documents name any layout (zarr-python 2's dialect
         refuses those it cannot read)."""
         return cls(dialect="editor")
@@ -142,7 +158,7 @@ class Draft2022Format(ChunksUnderNode, Format):
         try:
             return parse(content, entry)
         except MetadataError as exc:
-            raise with_key(exc, document.key)
+            raise with_key(exc, document.key) from None
 
     # --- writing ----------------------------------------------------------------------
 
@@ -182,7 +198,7 @@ class Draft2022Format(ChunksUnderNode, Format):
             if rendered is None or entry.dialect != dialect:
                 rendered = dump(node_document(metadata, entry.dialect), entry.dialect)
         except MetadataError as exc:
-            raise with_key(exc, key)
+            raise with_key(exc, key) from None
         if new:  # the entry point first: a node document without one would be invisible
             store.set(ENTRY_POINT_KEY, dump(entry.to_json(), entry.dialect))
             with self._lock:

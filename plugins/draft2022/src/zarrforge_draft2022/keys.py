@@ -24,7 +24,8 @@ to ask). It is not registered: only this format builds it.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.errors import InvalidPathError, MetadataError
@@ -77,7 +78,7 @@ class DraftChunkKeyEncoding(ChunkKeyEncoding):
         return "c" if self.dialect == EDITOR else "c0"
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "DraftChunkKeyEncoding":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DraftChunkKeyEncoding:
         config = configuration or {}
         return cls(config.get("separator", "/"), config.get("dialect", ZARR_PYTHON))
 

@@ -69,12 +69,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError, UnknownExtensionError
-from zarrforge.plugin_api.formats import (ArrayMetadata, ChunkGrid, ChunkSpec, Codec, CodecChain,
-                                          CodecKind, DataType, ExtensionEntry, GroupMetadata,
-                                          MemoryLayoutCodec, UnknownExtension, registry,
-                                          split_unknown_fields)
+from zarrforge.plugin_api import formats as c
+from zarrforge.plugin_api.formats import (
+    ArrayMetadata,
+    ChunkGrid,
+    ChunkSpec,
+    Codec,
+    CodecChain,
+    CodecKind,
+    DataType,
+    ExtensionEntry,
+    GroupMetadata,
+    MemoryLayoutCodec,
+    UnknownExtension,
+    registry,
+    split_unknown_fields,
+)
 
 from . import codecs as codec_map
 from . import data_types as dts

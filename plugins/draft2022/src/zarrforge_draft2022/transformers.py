@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from zarrforge.errors import MetadataError, UnknownExtensionError
-from zarrforge.plugin_api.storage_transformers import (ExtensionRef, StorageTransformer, registry,
-                                                       resolve)
+from zarrforge.plugin_api.storage_transformers import ExtensionRef, StorageTransformer, registry, resolve
 
 
 def parse(value: Any, *, field: str) -> StorageTransformer:

@@ -19,4 +19,4 @@ This module stays import-free: zarrforge imports a submodule only when a
 document or a call names one of its types or codecs.
 """
 
-from zarrforge import __version__  # noqa: E402  (released together, one version)
+from zarrforge import __version__ as __version__  # released together, one version

@@ -45,7 +45,7 @@ class Bytes(VariableLengthType):
     serializer = "vlen-bytes"
 
     @classmethod
-    def from_numpy_dtype(cls, dtype: np.dtype) -> "Bytes | None":
+    def from_numpy_dtype(cls, dtype: np.dtype) -> Bytes | None:
         if cls is Bytes and dtype.kind == "S" and dtype.itemsize == 0:  # np.dtype(bytes)
             return cls()
         return None

@@ -76,7 +76,7 @@ class _MLFloat(Unconfigured):
     has_inf: ClassVar[bool]
 
     @classmethod
-    def from_numpy_dtype(cls, dtype: np.dtype) -> "_MLFloat | None":
+    def from_numpy_dtype(cls, dtype: np.dtype) -> _MLFloat | None:
         if "ml_dtypes" not in sys.modules:  # then no ml_dtypes dtype can exist yet
             return None
         return cls() if dtype == _numpy_dtype(cls.name) else None

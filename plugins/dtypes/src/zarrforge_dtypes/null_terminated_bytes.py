@@ -33,7 +33,7 @@ class NullTerminatedBytes(FixedLengthBytes):
     numpy_kind = "S"
 
     @classmethod
-    def from_numpy_dtype(cls, np_dtype: np.dtype) -> "NullTerminatedBytes | None":
+    def from_numpy_dtype(cls, np_dtype: np.dtype) -> NullTerminatedBytes | None:
         if np_dtype.kind == "S" and np_dtype.itemsize > 0:
             return cls(np_dtype.itemsize)
         return None

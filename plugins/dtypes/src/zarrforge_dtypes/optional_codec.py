@@ -26,8 +26,7 @@ import numpy as np
 
 from zarrforge.abc.codec import ArrayBytesCodec, ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.plugin_api.data_types import (CodecChain, codecs_from_json, data_type_from_json,
-                                             evolve_codecs)
+from zarrforge.plugin_api.data_types import CodecChain, codecs_from_json, data_type_from_json, evolve_codecs
 
 from ._util import config_keys
 from .optional_type import Optional, Some
@@ -46,7 +45,7 @@ class OptionalCodec(ArrayBytesCodec):
         self._data_chain = CodecChain(self.data_codecs)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "OptionalCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> OptionalCodec:
         config = config_keys("codec 'optional'", configuration, _KEYS, _KEYS)
         return cls(codecs_from_json(config["mask_codecs"], field="configuration.mask_codecs"),
                    codecs_from_json(config["data_codecs"], field="configuration.data_codecs"))
@@ -74,7 +73,7 @@ class OptionalCodec(ArrayBytesCodec):
         inner = self._optional(spec).inner
         return ChunkSpec((count,), inner, inner.default_fill_value(), spec.layout)
 
-    def evolve(self, spec: ChunkSpec) -> "OptionalCodec":
+    def evolve(self, spec: ChunkSpec) -> OptionalCodec:
         return OptionalCodec(evolve_codecs(self.mask_codecs, self._mask_spec(spec)),
                              evolve_codecs(self.data_codecs, self._data_spec(spec, 1)))
 

@@ -48,7 +48,7 @@ class Optional(VariableLengthDataType):
         self.inner = inner
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Optional":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Optional:
         if configuration is None or configuration == {}:
             raise MetadataError("data type 'optional' needs its inner data type as the "
                                 "configuration, e.g. {\"name\": \"uint8\", \"configuration\": {}}",

@@ -47,7 +47,7 @@ class _SmallInt(Unconfigured):
     high: ClassVar[int]
 
     @classmethod
-    def from_numpy_dtype(cls, np_dtype: np.dtype) -> "_SmallInt | None":
+    def from_numpy_dtype(cls, np_dtype: np.dtype) -> _SmallInt | None:
         if "ml_dtypes" not in sys.modules:
             return None
         return cls() if np_dtype == _numpy_dtype(cls.name) else None

@@ -41,7 +41,7 @@ class String(VariableLengthType):
     serializer = "vlen-utf8"
 
     @classmethod
-    def from_numpy_dtype(cls, dtype: np.dtype) -> "String | None":
+    def from_numpy_dtype(cls, dtype: np.dtype) -> String | None:
         if isinstance(dtype, np.dtypes.StringDType):
             if hasattr(dtype, "na_object"):
                 raise MetadataError(

@@ -89,11 +89,11 @@ class Struct(DataType):
         self._dtype = dtype.newbyteorder("<") if legacy else dtype
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Struct":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Struct:
         return cls._parse(name, configuration, 0)
 
     @classmethod
-    def _parse(cls, name: str, configuration: Any, depth: int) -> "Struct":
+    def _parse(cls, name: str, configuration: Any, depth: int) -> Struct:
         if depth > _MAX_DEPTH:
             raise MetadataError(f"{name}: struct types nested more than {_MAX_DEPTH} deep",
                                 field="configuration", value=None)
@@ -122,7 +122,7 @@ class Struct(DataType):
         return cls(tuple(parsed), legacy=name == "structured")
 
     @classmethod
-    def from_numpy_dtype(cls, np_dtype: np.dtype) -> "Struct | None":
+    def from_numpy_dtype(cls, np_dtype: np.dtype) -> Struct | None:
         if np_dtype.fields is None or not np_dtype.names:
             return None
         if _data_type_of(np_dtype, skip=cls) is not None:

@@ -64,7 +64,7 @@ class _TimeType(DataType):
             self._dtype = np.dtype(f"{self.numpy_name}[{scale_factor}{numpy_unit}]")
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "_TimeType":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> _TimeType:
         config = config_keys(name, configuration, {"unit", "scale_factor"},
                              {"unit", "scale_factor"})
         unit, scale = config["unit"], config["scale_factor"]
@@ -80,7 +80,7 @@ class _TimeType(DataType):
         return cls(unit, scale)
 
     @classmethod
-    def from_numpy_dtype(cls, dtype: np.dtype) -> "_TimeType | None":
+    def from_numpy_dtype(cls, dtype: np.dtype) -> _TimeType | None:
         if dtype.kind != cls.kind:
             return None
         unit, scale = np.datetime_data(dtype)

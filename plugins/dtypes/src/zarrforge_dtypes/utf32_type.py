@@ -41,7 +41,7 @@ class FixedLengthUTF32(DataType):
         self._dtype = np.dtype(f"U{length_bytes // 4}")
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "FixedLengthUTF32":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> FixedLengthUTF32:
         config = config_keys(name, configuration, {"length_bytes"}, {"length_bytes"})
         length = config["length_bytes"]
         if not is_int(length) or length < 4 or length % 4:
@@ -51,7 +51,7 @@ class FixedLengthUTF32(DataType):
         return cls(length)
 
     @classmethod
-    def from_numpy_dtype(cls, dtype: np.dtype) -> "FixedLengthUTF32 | None":
+    def from_numpy_dtype(cls, dtype: np.dtype) -> FixedLengthUTF32 | None:
         if dtype.kind == "U" and dtype.itemsize > 0:
             return cls(dtype.itemsize)
         return None

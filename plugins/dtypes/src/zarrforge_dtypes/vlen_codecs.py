@@ -50,7 +50,7 @@ class _VLenCodec(ArrayBytesCodec):
     accepts: ClassVar[frozenset[str]]  # data type names the spec pairs the codec with
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "_VLenCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> _VLenCodec:
         config_keys(name, configuration, frozenset())
         return cls()
 

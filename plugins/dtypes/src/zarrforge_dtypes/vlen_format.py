@@ -19,7 +19,7 @@ bounded by the size of the input (plus one Python object per item).
 from __future__ import annotations
 
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
 from zarrforge.errors import CorruptChunkError
 

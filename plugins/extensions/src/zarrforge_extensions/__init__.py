@@ -14,13 +14,19 @@ entry points; their behaviour is on the classes (``validate``,
 this package is not needed to read or write arrays that use them.
 """
 
+from .array_statistics import (
+                         ArrayStatistics,
+                         Statistics,
+                         StatisticsUpdateError,
+                         UnsupportedDataTypeError,
+                         enable_statistics,
+                         statistics,
+)
 from .offset import Offset, domain, offset_of, set_offset
-from .array_statistics import (ArrayStatistics, Statistics, StatisticsUpdateError,
-                         UnsupportedDataTypeError, enable_statistics, statistics)
 
 __all__ = [
     "ArrayStatistics", "Offset", "Statistics", "StatisticsUpdateError", "UnsupportedDataTypeError",
     "domain", "enable_statistics", "offset_of", "set_offset", "statistics",
 ]
 
-from zarrforge import __version__  # noqa: E402  (released together, one version)
+from zarrforge import __version__ as __version__  # released together, one version

@@ -58,7 +58,8 @@ import tempfile
 import threading
 import time
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -87,7 +88,7 @@ class Statistics:
     max: int | float | None
     count: int
 
-    def merged(self, other: "Statistics") -> "Statistics":
+    def merged(self, other: Statistics) -> Statistics:
         if self.min is None:
             low, high = other.min, other.max
         elif other.min is None:
@@ -119,7 +120,7 @@ def summarize(values: np.ndarray) -> Statistics:
 
 # --- JSON -----------------------------------------------------------------------------------
 
-def _bound_to_json(value: int | float | None) -> Any:
+def _bound_to_json(value: float | None) -> Any:
     if isinstance(value, float) and math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     return value
@@ -148,7 +149,7 @@ class ArrayStatistics(Extension):
         self.recent_updates = tuple(recent_updates)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ArrayStatistics":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ArrayStatistics:
         if configuration is None:
             raise MetadataError(f"{name} needs a configuration with min, max and count",
                                 field="configuration", value=None)
@@ -203,9 +204,9 @@ class ArrayStatistics(Extension):
         """The Extension contract: merge the written values into the stored statistics."""
         record_write(array, summarize(values))
 
-    def updated(self, delta: Statistics, update_id: str) -> "ArrayStatistics":
+    def updated(self, delta: Statistics, update_id: str) -> ArrayStatistics:
         entry = ArrayStatistics(self.statistics.merged(delta),
-                                (self.recent_updates + (update_id,))[-RECENT_UPDATES:])
+                                ((*self.recent_updates, update_id))[-RECENT_UPDATES:])
         entry.must_understand = self.must_understand
         return entry
 

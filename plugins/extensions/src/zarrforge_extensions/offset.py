@@ -41,7 +41,8 @@ step) are passed on unchanged so that the core reports its usual error.
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,7 @@ class Offset(Extension):
     # --- metadata -------------------------------------------------------------------
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Offset":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Offset:
         if configuration is None:
             raise MetadataError(f"{name} needs a configuration {{\"offset\": [int, ...]}}",
                                 field="configuration", value=None)

@@ -45,7 +45,8 @@ from __future__ import annotations
 import asyncio
 import errno
 import time
-from typing import Any, Awaitable, Callable, Iterator, TypeVar
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 from zarrforge.errors import StoreError, ZarrforgeError
 
@@ -238,7 +239,7 @@ async def retry_async(settings: StoreSettings, request: Callable[[], Awaitable[T
             return await request()
         except ZarrforgeError:
             raise  # an answer zarrforge made (a read refused by its limit): never retried
-        except Exception as exc:  # noqa: BLE001 - classified below
+        except Exception as exc:  # classified below
             if isinstance(exc, DeadlineExceeded):
                 raise GaveUp(exc, attempt, True) from exc
             if isinstance(exc, TimeoutError) and not _text(exc) and settings.request_timeout:
@@ -257,7 +258,7 @@ def retry_sync(settings: StoreSettings, request: Callable[[], T]) -> T:
             return request()
         except ZarrforgeError:
             raise  # an answer zarrforge made (a read refused by its limit): never retried
-        except Exception as exc:  # noqa: BLE001 - classified below
+        except Exception as exc:  # classified below
             transient = is_transient(exc)
             if not transient or attempt == settings.attempts:
                 raise GaveUp(exc, attempt, transient) from exc

@@ -65,7 +65,8 @@ import importlib
 import inspect
 import random
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .references import check_setting
 

@@ -42,7 +42,8 @@ holds itself) are no target and always read.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fsspec.core import split_protocol
 from fsspec.implementations.local import LocalFileSystem

@@ -35,8 +35,8 @@ import sys
 from typing import Any
 
 from zarrforge.errors import StoreArgumentError
-from zarrforge.plugin_api.stores import registry
 from zarrforge.plugin_api.hooks import hookimpl
+from zarrforge.plugin_api.stores import registry
 
 _PROTOCOL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
 

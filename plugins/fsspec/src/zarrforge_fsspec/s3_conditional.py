@@ -56,8 +56,7 @@ from zarrforge.abc.store import ABSENT, read_limit
 from zarrforge.errors import ConflictError
 from zarrforge.plugin_api.stores import versions
 
-from .faults import (GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing,
-                     is_refused)
+from .faults import GaveUp, _chain, _error_code, _status, is_invalid_range, is_missing, is_refused
 
 CONFLICT_CODES = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
 _probed: dict[tuple[Any, str], bool] = {}
@@ -310,5 +309,5 @@ class S3Conditions:
         finally:
             try:
                 await self.fs._call_s3("delete_object", Bucket=bucket, Key=path)
-            except Exception:  # noqa: BLE001 - a stray probe object is never listed
+            except Exception:  # noqa: BLE001  # a stray probe object is never listed
                 pass

@@ -81,23 +81,48 @@ import os
 import threading
 import time
 import uuid
-from typing import Any, Awaitable, Callable, Iterable, Iterator, Sequence, TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import fsspec
 import fsspec.asyn
 import fsspec.core
 
-from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, ReadLimit, Store,
-                                 StoreCapabilities, read_limit, validate_key, validate_prefix)
+from zarrforge.abc.store import (
+    ABSENT,
+    ByteRange,
+    ListDirResult,
+    ReadLimit,
+    Store,
+    StoreCapabilities,
+    read_limit,
+    validate_key,
+    validate_prefix,
+)
 from zarrforge.errors import InvalidPathError, StoreError
 from zarrforge.plugin_api.stores import versions
 
 from .extras import missing_package
-from .faults import (ENVIRONMENTAL_ERRORS, DeadlineExceeded, GaveUp, end_botocore_retries_on_refusal,
-                     is_invalid_range, is_missing, is_transient, retry_async, retry_sync, store_error)
-from .options import (StoreSettings, check_filesystem_options, split_options, unexpected_option,
-                      unknown_option_error)
+from .faults import (
+    ENVIRONMENTAL_ERRORS,
+    DeadlineExceeded,
+    GaveUp,
+    end_botocore_retries_on_refusal,
+    is_invalid_range,
+    is_missing,
+    is_transient,
+    retry_async,
+    retry_sync,
+    store_error,
+)
+from .options import (
+    StoreSettings,
+    check_filesystem_options,
+    split_options,
+    unexpected_option,
+    unknown_option_error,
+)
 from .references import TargetPolicy
 from .s3_conditional import S3Conditions
 
@@ -143,7 +168,7 @@ def _made_within(deadline: float | None, target: str, make: Callable[[], T]) -> 
     def run() -> None:
         try:
             outcome.append((True, make()))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+        except BaseException as exc:  # noqa: BLE001  # handed to the caller
             outcome.append((False, exc))
 
     worker = threading.Thread(target=run, name="zarrforge-fsspec-setup", daemon=True)
@@ -192,7 +217,7 @@ def synchronous_twin(fs: Any) -> Any:
     options = {k: v for k, v in fs.storage_options.items() if k != "loop"}
     try:
         twin = type(fs)(*fs.storage_args, **{**options, "asynchronous": False})
-    except Exception as exc:  # noqa: BLE001 - the filesystem's own refusal, named below
+    except Exception as exc:  # the filesystem's own refusal, named below
         raise ValueError(
             f"FsspecStore calls its filesystem from synchronous code, and the asynchronous "
             f"filesystem {fs!r:.100} cannot be made again with asynchronous=False "
@@ -269,7 +294,7 @@ class FsspecStore(Store):
     def from_url(cls, url: str, storage_options: dict[str, Any] | None = None,
                  read_only: bool = False, *,
                  allowed_exceptions: tuple[type[BaseException], ...] | None = None,
-                 **options: Any) -> "FsspecStore":
+                 **options: Any) -> FsspecStore:
         """A store for an fsspec URL; ``fsspec+<protocol>://`` chooses fsspec explicitly.
         The options (fsspec's and the store settings) come as keywords (the registry
         passes the user's ``storage_options`` so) or as ``storage_options`` (zarr-python's
@@ -346,7 +371,7 @@ class FsspecStore(Store):
             return self.fs.open(target, "rb")
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise
-        except Exception as exc:  # noqa: BLE001 - the filesystem's failure, named below
+        except Exception as exc:  # the filesystem's failure, named below
             raise store_error(GaveUp(exc, 1, is_transient(exc)), operation="open",
                               key=key or target, url=url) from exc
 
@@ -470,7 +495,7 @@ class FsspecStore(Store):
                     raise DeadlineExceeded(settings.deadline)
                 try:
                     return await asyncio.wait_for(request(), left)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     raise DeadlineExceeded(settings.deadline) from None
 
         result = await retry_async(settings, attempt)
@@ -585,7 +610,7 @@ class FsspecStore(Store):
         try:
             return self.fs.cat_ranges(paths, [lim[0] for lim in limits],
                                       [lim[1] for lim in limits], on_error="return")
-        except Exception as exc:  # noqa: BLE001 - the whole call failed
+        except Exception as exc:  # noqa: BLE001  # the whole call failed
             if len(paths) == 1:
                 return [exc]
         return [self._cat_ranges([path], [limit])[0] for path, limit in zip(paths, limits)]
@@ -724,7 +749,7 @@ class FsspecStore(Store):
         except BaseException:
             try:
                 self.fs.rm_file(temp)
-            except Exception:  # noqa: BLE001 - the temporary file may not exist
+            except Exception:  # noqa: BLE001  # the temporary file may not exist
                 pass
             raise
 
@@ -748,7 +773,7 @@ class FsspecStore(Store):
         for key, value in items:
             path = self._path(key)
             try:
-                retry_sync(self.settings, lambda: self._put_sync(path, value))
+                retry_sync(self.settings, lambda: self._put_sync(path, value))  # noqa: B023  # called before the loop moves on
             except GaveUp as failure:
                 raise self._fail(failure, "write", key) from failure.error
 
@@ -797,7 +822,7 @@ class FsspecStore(Store):
                     base + "/" if base else ""):
                 try:
                     self.fs.rmdir(directory)
-                except Exception:  # noqa: BLE001 - not empty, or already gone
+                except Exception:  # noqa: BLE001  # not empty, or already gone
                     break
                 directory = self.fs._parent(directory)
 

@@ -60,13 +60,22 @@ import os
 import threading
 import weakref
 import zipfile
-from typing import Any, BinaryIO, Iterator
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 from urllib.parse import unquote, urlparse
 
 import fsspec
 
-from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                 read_limit, validate_key, validate_prefix)
+from zarrforge.abc.store import (
+    ABSENT,
+    ByteRange,
+    ListDirResult,
+    Store,
+    StoreCapabilities,
+    read_limit,
+    validate_key,
+    validate_prefix,
+)
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
 from .faults import ENVIRONMENTAL_ERRORS
@@ -167,7 +176,7 @@ def _close_quietly(archive: zipfile.ZipFile, remote_file: BinaryIO | None) -> No
 
 
 # Writable local archives alive in this process, by absolute path.
-_writers: "weakref.WeakValueDictionary[str, _Archive]" = weakref.WeakValueDictionary()
+_writers: weakref.WeakValueDictionary[str, _Archive] = weakref.WeakValueDictionary()
 _writers_lock = threading.Lock()
 
 
@@ -230,7 +239,7 @@ class ZipStore(Store):
 
     def __init__(self, path: str | os.PathLike | BinaryIO | None = None, *,
                  mode: str | None = None, read_only: bool | None = None,
-                 compression: int = zipfile.ZIP_STORED, allowZip64: bool = True,  # noqa: N803
+                 compression: int = zipfile.ZIP_STORED, allowZip64: bool = True,  # zipfile.ZipFile's spelling
                  storage_options: dict[str, Any] | None = None,
                  _archive: _Archive | None = None) -> None:
         if _archive is None:
@@ -310,7 +319,7 @@ class ZipStore(Store):
         return _Archive(target, mode="r", compression=compression, remote_file=handle)
 
     @classmethod
-    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "ZipStore":
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> ZipStore:
         """``zip://<local path>`` or ``zip::<fsspec URL of the archive>``; ``options``
         are ``compression`` and, for remote archives, the filesystem's options."""
         if url.startswith("zip::"):

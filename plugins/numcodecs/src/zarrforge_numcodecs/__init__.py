@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from zarrforge import __version__  # noqa: E402  (released together, one version)
+from zarrforge import __version__ as __version__  # released together, one version
 
 _EXPORTS = {
     "GzipCodec": "gzip_codec",
@@ -32,7 +32,7 @@ _EXPORTS = {
     "NumcodecsBytesBytesCodec": "adapter",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605  # computed from the table above
 
 
 def __getattr__(name: str) -> Any:

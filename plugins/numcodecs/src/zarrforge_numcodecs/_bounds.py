@@ -33,6 +33,7 @@ import struct
 
 from zarrforge.errors import CorruptChunkError
 
+
 def byte_view(data: bytes | memoryview) -> memoryview:
     """``data`` as a flat view of unsigned bytes (``len`` counts bytes, indexing gives ints)."""
     view = memoryview(data)

@@ -39,7 +39,7 @@ def _installed(dtype: np.dtype) -> DataType | None:
         from zarrforge.plugin_api.codecs import registry
 
         data_type = registry.data_types.get(name).from_json(name, None)
-    except Exception:  # no provider installed, or a broken one: use the stand-in
+    except Exception:  # noqa: BLE001  # no provider installed, or a broken one: use the stand-in
         return None
     return data_type if data_type.numpy_dtype == dtype else None
 
@@ -60,7 +60,7 @@ class IntermediateDataType(DataType):
         self._dtype = np.dtype(dtype)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "IntermediateDataType":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> IntermediateDataType:
         try:
             return cls(np.dtype(name))
         except TypeError as exc:

@@ -13,7 +13,7 @@ zarrforge errors raised inside pass through unchanged (an
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
 
 from zarrforge.errors import CodecError, CorruptChunkError, ZarrforgeError
 

@@ -32,7 +32,8 @@ from __future__ import annotations
 import bz2
 import lzma
 import zlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from numcodecs.compat import ensure_bytes
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def _fill(out: np.ndarray, items: Any, shape: Sequence[int], prefix: tuple[int, 
         raise _corrupt(f"the items at {list(prefix)} do not have the length "
                        f"{shape[len(prefix)]} the chunk shape {list(shape)} requires")
     for i, item in enumerate(items):
-        _fill(out, item, shape, prefix + (i,))
+        _fill(out, item, shape, (*prefix, i))
 
 
 def decode(data: bytes | memoryview, shape: Sequence[int], *, encoding: str = "utf-8",

@@ -11,8 +11,9 @@ An :class:`enum.Enum` member where a string is expected (zarr-python's ``BloscSh
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from enum import Enum
-from typing import Any, Collection, Iterable
+from typing import Any
 
 from zarrforge.errors import MetadataError
 

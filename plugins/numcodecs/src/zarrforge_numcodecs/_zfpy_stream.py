@@ -41,7 +41,7 @@ def decode(data: memoryview, expected: int, name: str) -> np.ndarray:
     head[:min(len(data), _HEAD)] = np.frombuffer(data[:_HEAD], dtype=np.uint8)
     try:
         info: dict[str, Any] = zfpy.header(head.tobytes())
-    except Exception as exc:  # zfpy raises bare exceptions for a bad header
+    except Exception as exc:  # noqa: BLE001  # zfpy raises bare exceptions for a bad header
         raise _corrupt(name, f"header: {exc}") from None
     dims = [int(info[k]) for k in ("nx", "ny", "nz", "nw") if info.get(k)]
     if not dims or math.prod(dims) != expected:
@@ -64,5 +64,5 @@ def decode(data: memoryview, expected: int, name: str) -> np.ndarray:
     padded[:len(data)] = np.frombuffer(data, dtype=np.uint8)
     try:
         return np.asarray(zfpy.decompress_numpy(padded.tobytes()))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001  # zfpy raises bare exceptions for a corrupt stream
         raise _corrupt(name, f"{type(exc).__name__}: {exc}") from None

@@ -53,16 +53,14 @@ import struct
 from abc import ABCMeta
 from typing import Any, ClassVar
 
-import numpy as np
 import numcodecs
 import numcodecs.registry
+import numpy as np
 from numcodecs.compat import ensure_bytes
 from numcodecs.pickles import Pickle
 
-from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec,
-                                 Codec, CodecKind)
-from zarrforge.errors import (ChecksumError, CodecError, CorruptChunkError, MetadataError,
-                              UnsafeCodecError)
+from zarrforge.abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec, CodecKind
+from zarrforge.errors import ChecksumError, CodecError, CorruptChunkError, MetadataError, UnsafeCodecError
 from zarrforge.plugin_api.codecs import json_ready
 
 from . import _bounds, _inflate, _json2, _kinds, _zfpy_stream, safety
@@ -187,7 +185,7 @@ class NumcodecsCodec(Codec):
     name = "numcodecs.*"
     # the full name of a named_class() class ("numcodecs.lzma"); None for the others
     _fixed_name: ClassVar[str | None] = None
-    _named_classes: ClassVar[dict[tuple[str, str, str], type["NumcodecsCodec"]]] = {}
+    _named_classes: ClassVar[dict[tuple[str, str, str], type[NumcodecsCodec]]] = {}
 
     def __init__(self, name: str, numcodec: Any,
                  stated: dict[str, Any] | None = None) -> None:
@@ -204,7 +202,7 @@ class NumcodecsCodec(Codec):
         self._unsafe = safety.unsafe_reason(name, numcodec) is not None
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "NumcodecsCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> NumcodecsCodec:
         if cls._fixed_name is not None:  # a named_class() class keeps its class
             if name != cls._fixed_name:
                 raise MetadataError(f"{cls.__qualname__} is the codec {cls._fixed_name!r}, "
@@ -217,7 +215,7 @@ class NumcodecsCodec(Codec):
 
     @classmethod
     def named_class(cls, name: str, class_name: str,
-                    module: str | None = None) -> type["NumcodecsCodec"]:
+                    module: str | None = None) -> type[NumcodecsCodec]:
         """The class of the codec ``name`` (``"numcodecs.lzma"``) whose constructor takes
         numcodecs' keyword arguments, ``class_name(**configuration)``, as zarr-python's
         ``zarr.codecs.numcodecs`` classes do: a subclass of the kind class
@@ -253,7 +251,7 @@ class NumcodecsCodec(Codec):
         return made
 
     @classmethod
-    def from_numcodecs(cls, numcodec: Any) -> "NumcodecsCodec":
+    def from_numcodecs(cls, numcodec: Any) -> NumcodecsCodec:
         """Wrap an existing numcodecs codec object (through :meth:`from_json`)."""
         config = dict(numcodec.get_config())
         codec_id = config.pop("id")
@@ -285,7 +283,7 @@ class NumcodecsCodec(Codec):
             return {"name": self.name}
         return {"name": self.name, "configuration": json_ready(self._config)}
 
-    def evolve(self, spec: ChunkSpec) -> "NumcodecsCodec":
+    def evolve(self, spec: ChunkSpec) -> NumcodecsCodec:
         # shuffle's element size left unstated is the array's item size, recorded (as
         # zarr-python records it); numcodecs alone would shuffle in 4-byte elements
         if (self._codec_id == "shuffle" and self._stated is not None
@@ -395,7 +393,7 @@ class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
                 with np.errstate(all="ignore"):
                     sample = np.full(1, spec.fill_value, dtype=spec.dtype)
                     return self._encode_flat(sample, dtype)[0]
-            except Exception:  # a fill value the filter cannot encode: fall back to zero
+            except Exception:  # noqa: BLE001  # a fill value the filter cannot encode: fall back to zero
                 pass
         return np.zeros((), dtype=dtype)[()]
 

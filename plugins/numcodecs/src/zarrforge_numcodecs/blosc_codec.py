@@ -115,7 +115,7 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
                       blocksize=self._blocksize)
         return config
 
-    def evolve(self, spec: ChunkSpec) -> "BloscCodec":
+    def evolve(self, spec: ChunkSpec) -> BloscCodec:
         # Record both choices explicitly, so the stored codec never depends on
         # a default picked again later.
         typesize = self._typesize or spec.data_type.item_size or 1

@@ -36,7 +36,8 @@ Contract:
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
@@ -88,7 +89,7 @@ class ConditionalCodec(BytesBytesCodec):
         self._decision = decision
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ConditionalCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ConditionalCodec:
         if configuration is None:
             raise MetadataError("codec 'conditional' needs a configuration with 'codecs'",
                                 field="configuration", value=None)
@@ -109,11 +110,11 @@ class ConditionalCodec(BytesBytesCodec):
             "codecs": [codec.to_json() for codec in self.codecs],
             "header_bits": self.header_bits}}
 
-    def _with(self, codecs: list[BytesBytesCodec]) -> "ConditionalCodec":
+    def _with(self, codecs: list[BytesBytesCodec]) -> ConditionalCodec:
         return ConditionalCodec(codecs, self.header_bits, decision=self._decision,
                                 trial_encode=self._trial)
 
-    def evolve(self, spec: ChunkSpec) -> "ConditionalCodec":
+    def evolve(self, spec: ChunkSpec) -> ConditionalCodec:
         return self._with([codec.evolve(spec) for codec in self.codecs])  # type: ignore[misc]
 
     def validate(self, spec: ChunkSpec) -> None:

@@ -37,7 +37,7 @@ class Crc32cCodec(BytesBytesCodec):
     name = "crc32c"
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "Crc32cCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Crc32cCodec:
         if configuration is not None and configuration != {}:
             raise MetadataError(
                 f"codec 'crc32c' takes no configuration, got {configuration!r}",

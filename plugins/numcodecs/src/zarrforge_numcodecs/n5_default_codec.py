@@ -66,7 +66,7 @@ class N5DefaultCodec(ArrayBytesCodec):
         return [self.transpose, self.serializer] + ([self.compressor] if self.compressor else [])
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "N5DefaultCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> N5DefaultCodec:
         if configuration is None:
             raise MetadataError("codec 'n5_default' needs a configuration with 'codecs'",
                                 field="configuration", value=None)
@@ -82,11 +82,10 @@ class N5DefaultCodec(ArrayBytesCodec):
         return {"name": self.name,
                 "configuration": {"codecs": [c.to_json() for c in self.codecs]}}
 
-    def evolve(self, spec: ChunkSpec) -> "N5DefaultCodec":
+    def evolve(self, spec: ChunkSpec) -> N5DefaultCodec:
         transposed = self.transpose.resolve(spec)
         compressor = [self.compressor.evolve(spec)] if self.compressor else []
-        return N5DefaultCodec([self.transpose.evolve(spec), self.serializer.evolve(transposed)]
-                              + compressor)
+        return N5DefaultCodec([self.transpose.evolve(spec), self.serializer.evolve(transposed), *compressor])
 
     def validate(self, spec: ChunkSpec) -> None:
         name = spec.data_type.to_json()

@@ -108,7 +108,7 @@ class PackbitsCodec(ArrayBytesCodec):
                 f"({self._start_bit})", field="configuration.end_bit", value=self._end_bit)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "PackbitsCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> PackbitsCodec:
         if configuration is None:
             return cls()
         config = _validate.configuration_object(cls.name, configuration, allowed=KEYS)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge.plugin_api.codecs import config
 from zarrforge.errors import UnsafeCodecError
+from zarrforge.plugin_api.codecs import config
 
 # The deny list. Keep every entry justified:
 #

@@ -110,7 +110,7 @@ class ZfpCodec(ArrayBytesCodec):
         return _validate.integer(self.name, key, value, minimum=1 if key == "precision" else 0)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ZfpCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ZfpCodec:
         if configuration is None:
             raise MetadataError("codec 'zfp' needs a configuration with a 'mode'",
                                 field="configuration", value=None)

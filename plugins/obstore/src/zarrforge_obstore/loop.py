@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from typing import Any, Coroutine
+from collections.abc import Coroutine
+from typing import Any
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None

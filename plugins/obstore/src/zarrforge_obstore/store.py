@@ -38,10 +38,19 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
-from zarrforge.abc.store import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                  read_limit, validate_key, validate_prefix)
+from zarrforge.abc.store import (
+    ABSENT,
+    ByteRange,
+    ListDirResult,
+    Store,
+    StoreCapabilities,
+    read_limit,
+    validate_key,
+    validate_prefix,
+)
 from zarrforge.errors import ConflictError, StoreError, ZarrforgeError
 from zarrforge.plugin_api.stores import versions
 
@@ -88,7 +97,7 @@ class ObstoreStore(Store):
         self._rebuild = _rebuild  # (url, options) for pickling
 
     @classmethod
-    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "ObstoreStore":
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> ObstoreStore:
         target = url[len(PREFIX):] if url.startswith(PREFIX) else url
         settings = {name: options.pop(name) for name in SETTINGS if name in options}
         obstore = _obstore()
@@ -151,7 +160,7 @@ class ObstoreStore(Store):
             raise  # the read limit's refusal
         except FileNotFoundError:
             return None
-        except Exception as error:  # noqa: BLE001 - obstore's errors become StoreError
+        except Exception as error:  # obstore's errors become StoreError
             raise self._failed("reading", key, error) from error
 
     async def _ranges(self, key: str, ranges: list[ByteRange]) -> list[bytes | None]:
@@ -172,7 +181,7 @@ class ObstoreStore(Store):
                 raise
             except FileNotFoundError:
                 return [None] * len(ranges)
-            except Exception:  # noqa: BLE001 - a range past the end: cut each one below
+            except Exception:  # noqa: BLE001  # a range past the end: cut each one below
                 pass
         # concurrently: a suffix (a shard's index) and the ranges it names, asked for in
         # one batch, cost one round trip, not one each
@@ -196,7 +205,7 @@ class ObstoreStore(Store):
             raise  # the read limit's refusal
         except FileNotFoundError:
             return None
-        except Exception as error:  # noqa: BLE001 - out of range: cut it as the contract says
+        except Exception as error:  # out of range: cut it as the contract says
             if "range" not in str(error).lower():
                 raise self._failed("reading", key, error) from error
             value = await self._whole(key)
@@ -230,7 +239,7 @@ class ObstoreStore(Store):
             raise ConflictError(f"{key!r} on {self.url or self.inner!r} is no longer version "
                                 f"{if_match}: another writer changed it", key=key,
                                 url=self.url or None) from error
-        except Exception as error:  # noqa: BLE001 - out of range: cut it as the contract says
+        except Exception as error:  # out of range: cut it as the contract says
             if "range" not in str(error).lower() or byte_range is None:
                 raise self._failed("reading", key, error) from error
             data, etag = await self._versioned(key, None, if_match)
@@ -302,7 +311,7 @@ class ObstoreStore(Store):
                 return True
             except FileNotFoundError:
                 return False
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 raise self._failed("looking for", key, error) from error
 
         return loop.run(head())
@@ -310,7 +319,7 @@ class ObstoreStore(Store):
     def list_prefix(self, prefix: str) -> Iterator[str]:
         try:
             batches = list(_obstore().list(self.inner, prefix or None))
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             raise self._failed("listing", prefix, error) from error
         return iter(sorted(meta["path"] for batch in batches for meta in batch
                            if meta["path"].startswith(prefix)))
@@ -319,7 +328,7 @@ class ObstoreStore(Store):
         validate_prefix(prefix)
         try:
             found = _obstore().list_with_delimiter(self.inner, prefix.rstrip("/") or None)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             raise self._failed("listing", prefix, error) from error
         keys = sorted(meta["path"][len(prefix):] for meta in found["objects"]
                       if meta["path"].startswith(prefix))
@@ -332,7 +341,7 @@ class ObstoreStore(Store):
     async def _put(self, key: str, value: bytes) -> None:
         try:
             await _obstore().put_async(self.inner, key, value)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             raise self._failed("writing", key, error) from error
 
     async def _remove(self, key: str) -> None:
@@ -340,7 +349,7 @@ class ObstoreStore(Store):
             await _obstore().delete_async(self.inner, key)
         except FileNotFoundError:
             pass
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             raise self._failed("deleting", key, error) from error
 
     def _set(self, key: str, value: bytes) -> None:

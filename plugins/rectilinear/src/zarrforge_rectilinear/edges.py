@@ -32,7 +32,8 @@ grows past the end of its declared edges.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ class DimensionEdges:
         total = self.total
         return total is None or total >= length
 
-    def covering(self, length: int) -> "DimensionEdges":
+    def covering(self, length: int) -> DimensionEdges:
         """These edges, extended (if needed) so that they cover ``length``.
 
         Edges that already cover ``length`` are returned unchanged (a shrink
@@ -107,7 +108,7 @@ class DimensionEdges:
             items[-1] = [edge, 2]
         else:
             items.append(edge)
-        return DimensionEdges(items, _merge(self.runs + ((edge, 1),)))
+        return DimensionEdges(items, _merge((*self.runs, (edge, 1))))
 
 
 def _merge(runs: Iterable[Run]) -> tuple[Run, ...]:

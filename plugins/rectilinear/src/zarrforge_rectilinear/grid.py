@@ -38,7 +38,8 @@ Metadata::
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +77,7 @@ class RectilinearChunkGrid(ChunkGrid):
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None,
-                  shape: Sequence[int]) -> "RectilinearChunkGrid":
+                  shape: Sequence[int]) -> RectilinearChunkGrid:
         if configuration is None:
             raise MetadataError(
                 f"{name}: a configuration with 'kind' and 'chunk_shapes' is required",
@@ -109,7 +110,7 @@ class RectilinearChunkGrid(ChunkGrid):
         return cls(edges, shape)
 
     @classmethod
-    def from_edges(cls, chunk_shapes: Sequence[Any], shape: Sequence[int]) -> "RectilinearChunkGrid":
+    def from_edges(cls, chunk_shapes: Sequence[Any], shape: Sequence[int]) -> RectilinearChunkGrid:
         """Build from per-dimension integers or *explicit* edge lists (compacted
         with :func:`~zarrforge_rectilinear.edges.compact`)."""
         entries = [compact(list(value)) if isinstance(value, (list, tuple, np.ndarray)) else value
@@ -128,7 +129,7 @@ class RectilinearChunkGrid(ChunkGrid):
     def dimensions(self) -> tuple[DimensionChunking, ...]:
         return self._dims
 
-    def with_shape(self, shape: Sequence[int]) -> "RectilinearChunkGrid":
+    def with_shape(self, shape: Sequence[int]) -> RectilinearChunkGrid:
         shape = tuple(int(n) for n in shape)
         if len(shape) != len(self._shape):
             raise MetadataError(

@@ -25,7 +25,7 @@ pairs; the last count may be ``None``, unbounded).
 from __future__ import annotations
 
 import bisect
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -118,7 +118,7 @@ class RunPartition(DimensionChunking):
 
     def sizes(self) -> tuple[int, ...]:
         """The stored size of each of the ``nchunks`` chunks (expands the runs)."""
-        firsts = self._active_chunk.tolist() + [self._nchunks]
+        firsts = [*self._active_chunk.tolist(), self._nchunks]
         out: list[int] = []
         for r, chunk in enumerate(firsts[:-1]):
             out.extend([self._edges[self._run_of(chunk)]] * (firsts[r + 1] - chunk))

@@ -53,17 +53,32 @@ import bisect
 import dataclasses
 import json
 import math
+from collections.abc import Iterable, Sequence
 from enum import Enum
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from zarrforge.errors import CorruptChunkError, MetadataError
-from zarrforge.plugin_api.codecs import (ArrayBytesCodec, ByteRange, ChunkSpec, Codec,
-                                         CodecChain, PartialCodec, RangeFetcher, SubdividedCodec,
-                                         VersionedRangeFetcher, all_equal_fill, check_allocation,
-                                         codec_from_json, codecs_from_json, current_chunk,
-                                         data_type_from_json, encoding_chunk, map_parallel)
+from zarrforge.plugin_api.codecs import (
+    ArrayBytesCodec,
+    ByteRange,
+    ChunkSpec,
+    Codec,
+    CodecChain,
+    PartialCodec,
+    RangeFetcher,
+    SubdividedCodec,
+    VersionedRangeFetcher,
+    all_equal_fill,
+    check_allocation,
+    codec_from_json,
+    codecs_from_json,
+    current_chunk,
+    data_type_from_json,
+    encoding_chunk,
+    map_parallel,
+)
 
 from . import index_cache
 from .index import ShardIndex
@@ -184,7 +199,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         if derived is None or derived[0] is not spec:
             inner = ChunkSpec(self.chunk_shape, spec.data_type, spec.fill_value, spec.layout)
             uint64 = data_type_from_json("uint64")
-            index = ChunkSpec(self._chunks_per_shard(spec) + (2,), uint64,
+            index = ChunkSpec((*self._chunks_per_shard(spec), 2), uint64,
                               uint64.numpy_dtype.type(2**64 - 1), spec.layout)
             size = self.index_chain.array_bytes.encoded_size(index)
             for codec in self.index_chain.bytes_bytes:
@@ -197,7 +212,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     # --- metadata ---------------------------------------------------------------------
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ShardingCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ShardingCodec:
         config = configuration or {}
         allowed = {"chunk_shape", "codecs", "index_codecs", "index_location"}
         unknown = set(config) - allowed
@@ -243,7 +258,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     def _index_spec(self, spec: ChunkSpec) -> ChunkSpec:
         return self._derive(spec)[2]
 
-    def evolve(self, spec: ChunkSpec) -> "ShardingCodec":
+    def evolve(self, spec: ChunkSpec) -> ShardingCodec:
         inner = CodecChain.evolved(self.inner.codecs, self._inner_spec(spec))
         index = CodecChain.evolved(self.index_chain.codecs, self._index_spec(spec))
         return ShardingCodec(self.chunk_shape, inner.codecs, index.codecs, self.index_location)

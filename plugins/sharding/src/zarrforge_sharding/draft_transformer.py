@@ -24,7 +24,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import threading
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class DraftShardingTransformer(StorageTransformer):
         self.chunks_per_shard = chunks_per_shard
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "DraftShardingTransformer":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DraftShardingTransformer:
         config = configuration or {}
         unknown = set(config) - {"type", "chunks_per_shard"}
         if unknown:
@@ -109,7 +110,7 @@ class DraftShardStore(WrapperStore):
     def _index(self, raw: bytes, shard_size: int | None) -> ShardIndex:
         if len(raw) != self.index_size:
             raise CorruptChunkError(f"shard index has {len(raw)} bytes, expected {self.index_size}")
-        index = ShardIndex(np.frombuffer(raw, dtype="<u8").reshape(self.cps + (2,)).astype(np.uint64))
+        index = ShardIndex(np.frombuffer(raw, dtype="<u8").reshape((*self.cps, 2)).astype(np.uint64))
         reserved = (shard_size - self.index_size, shard_size) if shard_size is not None else (0, 0)
         index.validate(shard_size=shard_size, reserved=reserved)
         return index
@@ -220,7 +221,7 @@ class DraftShardStore(WrapperStore):
             _, index = found
             for local in np.ndindex(*self.cps):
                 if index.range_of(local) is not None:
-                    keys.append(self.keys.key(tuple(c * n + l for c, n, l in zip(coords, self.cps, local))))
+                    keys.append(self.keys.key(tuple(c * n + i for c, n, i in zip(coords, self.cps, local))))
         return iter(sorted(keys))
 
     # --- writes ------------------------------------------------------------------------------
@@ -283,7 +284,7 @@ class DraftShardStore(WrapperStore):
         keys = list(keys)
         for key in keys:
             self._check_writable(key)
-        self._apply({key: None for key in keys})
+        self._apply(dict.fromkeys(keys))
 
     def erase_prefix(self, prefix: str) -> None:
         self.inner.erase_prefix(prefix)

@@ -29,8 +29,8 @@ class ShardIndex:
         self.entries = entries  # shape chunks_per_shard + (2,), uint64
 
     @classmethod
-    def empty(cls, chunks_per_shard: tuple[int, ...]) -> "ShardIndex":
-        return cls(np.full(chunks_per_shard + (2,), EMPTY, dtype=np.uint64))
+    def empty(cls, chunks_per_shard: tuple[int, ...]) -> ShardIndex:
+        return cls(np.full((*chunks_per_shard, 2), EMPTY, dtype=np.uint64))
 
     @property
     def chunks_per_shard(self) -> tuple[int, ...]:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 DEFAULT_BYTES = 32 * 2**20
 

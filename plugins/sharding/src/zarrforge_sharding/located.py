@@ -12,7 +12,8 @@ this way (:func:`read_located`).
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from zarrforge.errors import ConflictError
 from zarrforge.plugin_api.codecs import config
@@ -23,7 +24,7 @@ Read = Callable[..., "tuple[list[bytes] | None, Any]"]
 
 
 def read_located(read: Read, index_range: Any, raw_index: bytes,
-                 locate: Callable[[bytes], "tuple[Any, Sequence[Any]]"], *,
+                 locate: Callable[[bytes], tuple[Any, Sequence[Any]]], *,
                  generation: Any = None, guessed: bool = False, what: str = "the shard",
                  key: str | None = None) -> tuple[Any, list[bytes]] | None:
     """``(located, parts)``, where ``located, ranges = locate(raw_index)`` for the index

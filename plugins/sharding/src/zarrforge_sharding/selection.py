@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -189,7 +189,7 @@ class CastValueCodec(ArrayArrayCodec):
         self._configuration = dict(config)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "CastValueCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> CastValueCodec:
         if configuration is None:
             raise MetadataError("codec 'cast_value' needs a configuration with 'data_type'",
                                 field="configuration", value=None)

@@ -7,7 +7,8 @@ the fill value).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from zarrforge.abc.chunk_grid import ChunkGrid, DimensionChunking, RegularDimension
 from zarrforge.errors import MetadataError
@@ -25,7 +26,7 @@ class RegularChunkGrid(ChunkGrid):
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None,
-                  shape: Sequence[int]) -> "RegularChunkGrid":
+                  shape: Sequence[int]) -> RegularChunkGrid:
         config = check_keys(name, configuration, {"chunk_shape"}, {"chunk_shape"})
         chunk_shape = config["chunk_shape"]
         if isinstance(chunk_shape, tuple):
@@ -45,7 +46,7 @@ class RegularChunkGrid(ChunkGrid):
     def dimensions(self) -> tuple[DimensionChunking, ...]:
         return self._dims
 
-    def with_shape(self, shape: Sequence[int]) -> "RegularChunkGrid":
+    def with_shape(self, shape: Sequence[int]) -> RegularChunkGrid:
         return RegularChunkGrid(self._chunk_shape, shape)
 
     @property

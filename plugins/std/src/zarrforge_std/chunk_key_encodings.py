@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.errors import MetadataError

@@ -45,7 +45,7 @@ class BytesCodec(ArrayBytesCodec):
         self.endian = None if endian is None else str(endian)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "BytesCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> BytesCodec:
         config = check_keys(name, configuration, {"endian"})
         return cls(config.get("endian"))
 
@@ -54,7 +54,7 @@ class BytesCodec(ArrayBytesCodec):
             return {"name": self.name}
         return {"name": self.name, "configuration": {"endian": self.endian}}
 
-    def evolve(self, spec: ChunkSpec) -> "BytesCodec":
+    def evolve(self, spec: ChunkSpec) -> BytesCodec:
         if not spec.data_type.has_endianness:
             return BytesCodec(None)
         return self if self.endian is not None else BytesCodec("little")
@@ -122,7 +122,7 @@ class TransposeCodec(ArrayArrayCodec):
         self.order = tuple(int(i) for i in listed)
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "TransposeCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> TransposeCodec:
         config = check_keys(name, configuration, {"order"}, {"order"})
         order = config["order"]
         if not isinstance(order, (list, tuple)):  # a document's order is a JSON array

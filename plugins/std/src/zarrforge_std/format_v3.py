@@ -42,21 +42,52 @@ import warnings
 from typing import Any, ClassVar
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, ChunkGrid,
-                                          ChunkKeyEncoding, ChunkSpec, ChunksUnderNode, Codec,
-                                          CodecKind, DataType, Format, GroupMetadata,
-                                          IndexedEntries, ListedContent, MemoryLayoutCodec,
-                                          NodeDocument, NodeMetadata, ParseMemo, RawJSON,
-                                          RawMembers, Store, attributes_from_json, child_names,
-                                          chunk_grid_from_json, chunk_key_encoding_from_json,
-                                          codec_from_user, codecs_from_json, data_type_from_json,
-                                          data_type_from_user, dimension_names_from_json,
-                                          dump_document, dump_document_parts, evolve_codecs,
-                                          extensions_from_json, extensions_to_json,
-                                          fill_value_from_user, load_document,
-                                          load_document_keeping_raw, memory_layout, paths, registry,
-                                          shape_from_json, split_unknown_fields,
-                                          storage_transformers_from_json, warn_uncompressed)
+from zarrforge.plugin_api.formats import (
+    ArrayCreationSpec,
+    ArrayMetadata,
+    ChunkGrid,
+    ChunkKeyEncoding,
+    ChunkSpec,
+    ChunksUnderNode,
+    Codec,
+    CodecKind,
+    DataType,
+    Format,
+    GroupMetadata,
+    IndexedEntries,
+    ListedContent,
+    MemoryLayoutCodec,
+    NodeDocument,
+    NodeMetadata,
+    ParseMemo,
+    RawJSON,
+    RawMembers,
+    Store,
+    attributes_from_json,
+    child_names,
+    chunk_grid_from_json,
+    chunk_key_encoding_from_json,
+    codec_from_user,
+    codecs_from_json,
+    data_type_from_json,
+    data_type_from_user,
+    dimension_names_from_json,
+    dump_document,
+    dump_document_parts,
+    evolve_codecs,
+    extensions_from_json,
+    extensions_to_json,
+    fill_value_from_user,
+    load_document,
+    load_document_keeping_raw,
+    memory_layout,
+    paths,
+    registry,
+    shape_from_json,
+    split_unknown_fields,
+    storage_transformers_from_json,
+    warn_uncompressed,
+)
 
 from . import legacy_v3
 
@@ -580,10 +611,10 @@ class V3Format(ChunksUnderNode, Format):
         default = data_type.default_serializer() or DEFAULT_SERIALIZER
         serializer = _of_kind(codec_from_user(spec.serializer or default, field="serializer"),
                               CodecKind.ARRAY_BYTES, "serializer")
-        return tuple([*filters, serializer,
+        return (*filters, serializer,
                       *(_of_kind(codec_from_user(v, field=f"compressors[{i}]"),
                                  CodecKind.BYTES_BYTES, f"compressors[{i}]")
-                        for i, v in enumerate(spec.compressors))])
+                        for i, v in enumerate(spec.compressors)))
 
     @staticmethod
     def _sharding_codec(spec: ArrayCreationSpec, inner: tuple[Codec, ...]) -> Codec:

@@ -34,7 +34,8 @@ these is left alone for the parsers to refuse with their own messages.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 LEGACY_ORDERS = ("C", "F")
 
@@ -96,7 +97,7 @@ def codecs(value: list[Any], ndim: int, has_endianness: bool,
         if target is not None and endianness_of is not None:
             try:
                 has_endianness = endianness_of(target)
-            except Exception:  # an invalid data_type: the codec's parser reports it
+            except Exception:  # noqa: BLE001  # an invalid data_type: the codec's parser reports it
                 pass
     return out
 

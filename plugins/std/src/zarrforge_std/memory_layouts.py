@@ -6,7 +6,8 @@ the chunk with its dimensions reversed (whose C order is the chunk's Fortran ord
 
 from __future__ import annotations
 
-from typing import ClassVar, Sequence
+from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 

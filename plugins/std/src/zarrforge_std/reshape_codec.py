@@ -80,7 +80,7 @@ class ReshapeCodec(ArrayArrayCodec):
         self.shape = _parse(list(shape))
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ReshapeCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ReshapeCodec:
         config = check_keys(name, configuration, {"shape"}, {"shape"})
         return cls(_parse(config["shape"]))
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import collections
 import threading
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from zarrforge.abc.store import ByteRange, ListDirResult, Store, WrapperStore
 

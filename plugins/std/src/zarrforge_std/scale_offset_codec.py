@@ -27,7 +27,8 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,7 @@ class ScaleOffsetCodec(ArrayArrayCodec):
         self._scale = scale
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ScaleOffsetCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ScaleOffsetCodec:
         config = check_keys(name, configuration, {"offset", "scale"})
         return cls(offset=config.get("offset", _MISSING), scale=config.get("scale", _MISSING))
 

@@ -17,12 +17,19 @@ bytes (:func:`dump_parts`).
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api.formats import (EditedMembers, ParseMemo, RawJSON, RawMembers,
-                                          check_document_size, load_document,
-                                          load_document_keeping_raw)
+from zarrforge.plugin_api.formats import (
+    EditedMembers,
+    ParseMemo,
+    RawJSON,
+    RawMembers,
+    check_document_size,
+    load_document,
+    load_document_keeping_raw,
+)
 
 #: consolidated documents this large are read with their ``metadata`` object indexed
 LARGE_BYTES = 1 << 20

@@ -24,5 +24,5 @@ def _byteorder(dtype_str: Any) -> str | None:
         return None
     try:
         return np.dtype(dtype_str).str[0]
-    except Exception:
+    except Exception:  # noqa: BLE001  # numpy raises several types for a string that is no dtype
         return None

@@ -20,12 +20,12 @@ arrays are read (as ``zarrforge_v2.json_object``) and written back, never create
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api.formats import (ArrayMetadata, ChunkSpec, Codec, CodecKind, DataType,
-                                          registry)
+from zarrforge.plugin_api import formats as c
+from zarrforge.plugin_api.formats import ArrayMetadata, ChunkSpec, Codec, CodecKind, DataType, registry
 
 from ._util import _byteorder, _is_int, layout
 from .read_configs import ReadConfigs

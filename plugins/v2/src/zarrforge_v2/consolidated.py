@@ -25,16 +25,34 @@ from __future__ import annotations
 
 import collections
 import functools
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from zarrforge.errors import InvalidPathError, MetadataError
-from zarrforge.plugin_api.formats import (ArrayMetadata, EntryLayout, GroupMetadata, IndexedEntries,
-                                          NodeDocument, NodeMetadata, REMOVED, RawJSON, RawMembers,
-                                          paths)
+from zarrforge.plugin_api.formats import (
+    REMOVED,
+    ArrayMetadata,
+    EntryLayout,
+    GroupMetadata,
+    IndexedEntries,
+    NodeDocument,
+    NodeMetadata,
+    RawJSON,
+    RawMembers,
+    paths,
+)
 
 from . import _json
-from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA, parse_array,
-                      zarray_document, zattrs_document)
+from .mapping import (
+    FORMAT_NAME,
+    ZARRAY,
+    ZATTRS,
+    ZGROUP,
+    ZMETADATA,
+    parse_array,
+    zarray_document,
+    zattrs_document,
+)
 
 CONSOLIDATED_FORMAT = 1
 _UNVERSIONED = object()  # no "zarr_consolidated_format" member at all

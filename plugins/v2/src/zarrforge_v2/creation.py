@@ -38,15 +38,15 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.plugin_api.formats import registry, warn_uncompressed
 from zarrforge.abc.chunk_grid import ChunkGrid
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
 from zarrforge.abc.data_type import DataType
 from zarrforge.abc.format import NO_FILL_VALUE, ArrayCreationSpec
+from zarrforge.abc.metadata import ArrayMetadata
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import formats as c
-from zarrforge.abc.metadata import ArrayMetadata
+from zarrforge.plugin_api.formats import registry, warn_uncompressed
 
 from .codecs import OBJECT_CODECS, SERIALIZER_TO_OBJECT_ID, numcodecs_codec, v2_config
 from .data_types import dtype_string, fill_value_to_v2, leaf_byteorders
@@ -121,7 +121,7 @@ def _requested_byteorder(dtype: Any) -> str | None:
         return None
     try:
         np_dtype = np.dtype(dtype)
-    except Exception:
+    except Exception:  # noqa: BLE001  # numpy raises several types for an argument that is no dtype
         return None
     if np_dtype.fields is not None:  # a structured dtype: big-endian if all its fields are
         return ">" if leaf_byteorders(np_dtype) == {">"} else None

@@ -15,12 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError, UnknownExtensionError
+from zarrforge.plugin_api import formats as c
 from zarrforge.plugin_api.formats import DataType, registry
 
 from ._util import _byteorder, _is_int
 from .codecs import OBJECT_CODECS, OTHER_OBJECT_CODECS
+
 
 def _object_codec(filters: list[dict[str, Any]]) -> tuple[int, str] | None:
     for i, f in enumerate(filters):
@@ -97,7 +98,7 @@ def data_type_from_v2(value: Any, filters: list[dict[str, Any]]) -> tuple[DataTy
         descr = _structured_descr(value, "dtype")
         try:
             np_dtype = np.dtype(descr)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  # numpy raises several types for a descr that is no dtype
             raise MetadataError(f"{value!r} is not a valid structured dtype: {exc}",
                                 field="dtype", value=value) from None
         return _registered(np_dtype, value), None
@@ -106,7 +107,7 @@ def data_type_from_v2(value: Any, filters: list[dict[str, Any]]) -> tuple[DataTy
                             field="dtype", value=value)
     try:
         np_dtype = np.dtype(value)
-    except Exception:
+    except Exception:  # noqa: BLE001  # numpy raises several types for a descr that is no dtype
         raise MetadataError(f"{value!r} is not a numpy type string; v2 dtypes zarrforge reads: "
                             f"{V2_DTYPES}", field="dtype", value=value) from None
     if np_dtype.fields is not None:

@@ -27,16 +27,31 @@ import dataclasses
 from typing import Any
 
 from zarrforge.errors import MetadataError
-from zarrforge.plugin_api.formats import (ArrayCreationSpec, ArrayMetadata, ChunksUnderNode, Format,
-                                          GroupMetadata, NodeDocument, NodeMetadata, Store,
-                                          child_names)
+from zarrforge.plugin_api.formats import (
+    ArrayCreationSpec,
+    ArrayMetadata,
+    ChunksUnderNode,
+    Format,
+    GroupMetadata,
+    NodeDocument,
+    NodeMetadata,
+    Store,
+    child_names,
+)
 
 from . import _json
 from .consolidated import attributes_document, consolidated_document, resolve_node
 from .creation import default_compressors, new_array
-from .mapping import (FORMAT_NAME, ZARRAY, ZATTRS, ZGROUP, ZMETADATA,
-                      dimension_names_from_attributes, zarray_document,
-                      zattrs_document)
+from .mapping import (
+    FORMAT_NAME,
+    ZARRAY,
+    ZATTRS,
+    ZGROUP,
+    ZMETADATA,
+    dimension_names_from_attributes,
+    zarray_document,
+    zattrs_document,
+)
 
 
 def node_key(path: str, name: str) -> str:

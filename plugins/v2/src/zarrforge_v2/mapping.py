@@ -55,14 +55,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from zarrforge.plugin_api import formats as c
 from zarrforge.errors import MetadataError
+from zarrforge.plugin_api import formats as c
 from zarrforge.plugin_api.formats import ArrayMetadata
 
 from ._util import _is_int
 from .codecs import _check_codec_config, _codec_list, _input_byteorder, build_codecs, split_codecs
-from .data_types import (data_type_from_v2, dtype_byteorder, dtype_string, fill_value_from_v2,
-                         fill_value_to_v2)
+from .data_types import data_type_from_v2, dtype_byteorder, dtype_string, fill_value_from_v2, fill_value_to_v2
 from .read_configs import ReadConfigs
 
 FORMAT_NAME = "2"

@@ -29,7 +29,7 @@ class JSONObject(VariableLengthDataType):
     name = NAME
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "JSONObject":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> JSONObject:
         if configuration:
             raise MetadataError(f"data type {name!r} takes no configuration, got "
                                 f"{configuration!r}", field="configuration", value=configuration)

@@ -17,11 +17,11 @@ Zarr v3 is read with zarrforge-std; Zarr v2 (what ``to_zarr(zarr_format=2)``
 writes) needs zarrforge-v2, and the 2022 draft zarrforge-draft2022.
 """
 
-from . import accessor  # noqa: F401 - registers ds.zarrforge and dt.zarrforge
+from . import accessor  # noqa: F401  # registers ds.zarrforge and dt.zarrforge
 from .backend import ZarrforgeBackendEntrypoint
 from .store import MissingDimensionNamesError, ZarrforgeArray, ZarrforgeDataStore
 from .writer import ZarrforgeWritableStore, open_zarr, to_zarr
 
 __all__ = ["MissingDimensionNamesError", "ZarrforgeArray", "ZarrforgeBackendEntrypoint",
            "ZarrforgeDataStore", "ZarrforgeWritableStore", "open_zarr", "to_zarr"]
-from zarrforge import __version__  # noqa: E402  (released together, one version)
+from zarrforge import __version__ as __version__  # released together, one version

@@ -28,7 +28,8 @@ what is compared here is what the caller can see: dimension names, sizes, dtypes
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -48,7 +49,7 @@ def _appendable(dtype: np.dtype, stored: np.dtype) -> bool:
     """Can values of ``dtype`` be appended onto a stored ``stored`` without being cast or
     truncated in a way the caller did not ask for? (CF encoding turns times and packed
     numbers into the stored numbers afterwards.)"""
-    if dtype == stored or dtype == object:
+    if dtype == stored or dtype == np.dtype(object):
         return True
     if _numeric(dtype) and _numeric(stored):
         return True

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Any, ContextManager, Hashable
+from collections.abc import Hashable
+from contextlib import AbstractContextManager
+from typing import Any
 
 import xarray as xr
 
@@ -59,7 +61,7 @@ class Plan:
     replacing: frozenset[str]
     before: dict[str, set[str]] = dataclasses.field(default_factory=dict)
 
-    def marked(self) -> ContextManager[Any]:
+    def marked(self) -> AbstractContextManager[Any]:
         """The marker over the call (none for a write into existing variables only)."""
         if self.creates_group:
             return marking_unfinished(self.store, self.path, OPERATION,

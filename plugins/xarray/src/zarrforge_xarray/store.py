@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import base64
 import struct
-from typing import Any, Hashable, Iterable
+from collections.abc import Hashable, Iterable
+from typing import Any
 
 import numpy as np
 from xarray.backends.common import NONE_VAR_NAME, AbstractDataStore, BackendArray
@@ -228,7 +229,7 @@ class ZarrforgeDataStore(AbstractDataStore):
     def open(cls, filename_or_obj: Any, *, group: str | None = None, mode: str = "r",
              consolidated: bool | None = None, storage_options: dict[str, Any] | None = None,
              zarr_format: Any = None, use_zarr_fill_value_as_mask: bool | None = None,
-             drop_variables: Iterable[str] = ()) -> "ZarrforgeDataStore":
+             drop_variables: Iterable[str] = ()) -> ZarrforgeDataStore:
         if mode != "r":
             raise ValueError(f"the zarrforge xarray backend reads only (mode='r'), got {mode!r}")
         node = open_group(filename_or_obj, group=group, consolidated=consolidated,

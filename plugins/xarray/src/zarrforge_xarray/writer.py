@@ -53,8 +53,9 @@ one is told from data: :mod:`zarrforge_xarray.commit`.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Hashable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -62,10 +63,14 @@ import xarray as xr
 from xarray import conventions
 from xarray.backends.chunks import grid_rechunk, validate_grid_chunks_alignment
 from xarray.backends.common import AbstractWritableDataStore, ArrayWriter
-from xarray.namedarray.pycompat import is_chunked_array
 from xarray.backends.writers import _validate_dataset_names, dump_to_store
-from xarray.backends.zarr import (FillValueCoder, encode_zarr_attr_value, encode_zarr_variable,
-                                  extract_zarr_variable_encoding)
+from xarray.backends.zarr import (
+    FillValueCoder,
+    encode_zarr_attr_value,
+    encode_zarr_variable,
+    extract_zarr_variable_encoding,
+)
+from xarray.namedarray.pycompat import is_chunked_array
 
 import zarrforge
 from zarrforge.hierarchy_api import check_shareable, resolve_store

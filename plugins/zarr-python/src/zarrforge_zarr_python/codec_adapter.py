@@ -35,8 +35,7 @@ from zarr.abc.codec import ArrayBytesCodec as ZarrArrayBytes
 from zarr.abc.codec import BytesBytesCodec as ZarrBytesBytes
 from zarr.core.sync import sync
 
-from zarrforge.abc.codec import (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec,
-                                 Codec)
+from zarrforge.abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec, ChunkSpec, Codec
 from zarrforge.errors import CodecError, CorruptChunkError, MetadataError
 from zarrforge.plugin_api.codecs import json_ready
 
@@ -58,7 +57,7 @@ class ZarrPythonCodec(Codec):
         return foreign_codec_class(name) is not None
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> "ZarrPythonCodec":
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ZarrPythonCodec:
         zarr_class = foreign_codec_class(name)
         if zarr_class is None:
             raise MetadataError(f"zarr-python has no codec {name!r}", field="name", value=name)
@@ -70,7 +69,7 @@ class ZarrPythonCodec(Codec):
                                      else {"configuration": configuration})}
         try:
             zarr_codec = zarr_class.from_dict(document)
-        except Exception as exc:  # noqa: BLE001 - another library's refusal, whatever its type
+        except Exception as exc:  # another library's refusal, whatever its type
             raise MetadataError(f"zarr-python's codec {name!r} rejected {document!r}: "
                                 f"{type(exc).__name__}: {exc}", field="configuration",
                                 value=configuration) from exc
@@ -79,7 +78,7 @@ class ZarrPythonCodec(Codec):
     def to_json(self) -> dict[str, Any]:
         return json_ready(self.zarr_codec.to_dict())
 
-    def evolve(self, spec: ChunkSpec) -> "ZarrPythonCodec":
+    def evolve(self, spec: ChunkSpec) -> ZarrPythonCodec:
         evolved = self.zarr_codec.evolve_from_array_spec(_specs.to_zarr(spec))
         return self if evolved is self.zarr_codec else _wrap(self.name, evolved)
 
@@ -98,7 +97,7 @@ class ZarrPythonCodec(Codec):
     def _run(self, method: Any, data: Any, spec: Any, failure: type[CodecError]) -> Any:
         try:
             (out,) = sync(method([(data, spec)]))
-        except Exception as exc:  # noqa: BLE001 - another library's failure, whatever its type
+        except Exception as exc:  # another library's failure, whatever its type
             raise failure(f"codec {self.name!r} (zarr-python's) failed: "
                           f"{type(exc).__name__}: {exc}") from exc
         if out is None:

@@ -33,10 +33,10 @@ the way to write from several processes).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
-from zarrforge.abc.store import (ByteRange, ListDirResult, Store, StoreCapabilities,
-                                  validate_key)
+from zarrforge.abc.store import ByteRange, ListDirResult, Store, StoreCapabilities, validate_key
 from zarrforge.errors import StoreError
 
 

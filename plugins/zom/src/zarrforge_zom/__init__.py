@@ -17,8 +17,19 @@ See ``docs/zom.md`` in the zarrforge repository for the full guide.
 from .diff import Difference, diff
 from .errors import SchemaValidationError, SpecError, UnsupportedFormatError, ZomError
 from .hierarchy import plan, to_zarr
-from .models import (ArraySpec, ArraySpecV2, ArraySpecV3, GroupSpec, GroupSpecV2, GroupSpecV3,
-                     Node, from_json, from_zarr, from_zom_properties, to_zom_properties)
+from .models import (
+                     ArraySpec,
+                     ArraySpecV2,
+                     ArraySpecV3,
+                     GroupSpec,
+                     GroupSpecV2,
+                     GroupSpecV3,
+                     Node,
+                     from_json,
+                     from_zarr,
+                     from_zom_properties,
+                     to_zom_properties,
+)
 from .schema import ERRATA, SchemaIssue, json_schema, schema_issues, validate_json
 
 __all__ = [
@@ -29,4 +40,4 @@ __all__ = [
     "to_zom_properties", "validate_json",
 ]
 
-from zarrforge import __version__  # noqa: E402  (released together, one version)
+from zarrforge import __version__ as __version__  # released together, one version

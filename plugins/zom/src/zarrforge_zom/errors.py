@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from zarrforge.errors import ZarrforgeError
 
@@ -35,7 +36,7 @@ class SpecError(ZomError, ValueError):
         where = node + (f" {field}" if field else "")
         super().__init__(f"{where}: {message}")
 
-    def at(self, node: str) -> "SpecError":
+    def at(self, node: str) -> SpecError:
         """The same error, located at ``node`` (for errors raised by nested helpers)."""
         return SpecError(self.message, node=node, field=self.field)
 

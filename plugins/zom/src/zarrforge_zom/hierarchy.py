@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Iterator, NamedTuple, cast
+from collections.abc import Iterator
+from typing import Any, NamedTuple, cast
 
 import zarrforge
-from zarrforge.errors import NodeTypeError, ZarrforgeError
 from zarrforge.abc.metadata import GroupMetadata
-from zarrforge.hierarchy_api import (NewNode, get_format, open_node as open_stored, paths,
-                                     resolve_store, write_nodes)
+from zarrforge.errors import NodeTypeError, ZarrforgeError
+from zarrforge.hierarchy_api import NewNode, get_format, paths, resolve_store, write_nodes
+from zarrforge.hierarchy_api import open_node as open_stored
 
 from .errors import SpecError, UnsupportedFormatError
 from .protocols import ModelGroup, ModelNode

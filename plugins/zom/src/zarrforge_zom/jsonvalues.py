@@ -8,7 +8,8 @@ command line all need JSON equality, and none of them may import another for it.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .errors import SpecError
 

@@ -41,10 +41,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Any, ClassVar, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, ClassVar
 
-from zarrforge.hierarchy_api import paths
 from zarrforge.errors import InvalidPathError
+from zarrforge.hierarchy_api import paths
 
 from .diff import Difference, diff
 from .errors import SpecError
@@ -135,7 +136,7 @@ class Node:
         return document
 
     @classmethod
-    def from_json(cls, document: Any, *, validate: bool = True) -> "Node":
+    def from_json(cls, document: Any, *, validate: bool = True) -> Node:
         """Build a model from a ZOM document.
 
         The Zarr version and node kind are read from the document; called on a
@@ -153,7 +154,7 @@ class Node:
         return target._from_json(document, "/")
 
     @classmethod
-    def _from_json(cls, document: Mapping[str, Any], node: str) -> "Node":
+    def _from_json(cls, document: Mapping[str, Any], node: str) -> Node:
         raise NotImplementedError
 
     def to_json_string(self, indent: int | None = 2) -> str:
@@ -170,7 +171,7 @@ class Node:
 
     @classmethod
     def from_zarr(cls, node_or_url: Any, path: str = "", *,
-                  storage_options: dict[str, Any] | None = None) -> "Node":
+                  storage_options: dict[str, Any] | None = None) -> Node:
         """The model of an existing array or group (a zarrforge node, a store or a URL).
 
         Walks the hierarchy once; a group with consolidated metadata is read from it,
@@ -195,7 +196,7 @@ class Node:
         the hierarchy at ``node_or_url`` (found); empty when it matches."""
         return diff(self, Node.from_zarr(node_or_url, path, storage_options=storage_options))
 
-    def diff(self, other: "Node") -> list[Difference]:
+    def diff(self, other: Node) -> list[Difference]:
         """Every difference between this model (expected) and ``other`` (found)."""
         return diff(self, other)
 
@@ -207,7 +208,7 @@ class Node:
         raise NotImplementedError
 
     @classmethod
-    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "Node":
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> Node:
         """The model (without members) of the documents :meth:`documents` gives."""
         raise NotImplementedError
 
@@ -277,7 +278,7 @@ class GroupSpec(Node):
         return {"/" + path: _without_members(node) for path, node in self.walk()}
 
     @classmethod
-    def from_flat(cls, flat: Mapping[str, Node]) -> "GroupSpec":
+    def from_flat(cls, flat: Mapping[str, Node]) -> GroupSpec:
         """Rebuild a hierarchy from :meth:`flatten`'s form; every parent must be listed."""
         entries = {paths.normalize_path(p): node for p, node in flat.items()}
         if "" not in entries or not isinstance(entries[""], GroupSpec):
@@ -379,7 +380,7 @@ class ArraySpecV3(ArraySpec):
         return document
 
     @classmethod
-    def _from_json(cls, document: Mapping[str, Any], node: str) -> "ArraySpecV3":
+    def _from_json(cls, document: Mapping[str, Any], node: str) -> ArraySpecV3:
         missing = [f for f in _V3_ARRAY_REQUIRED if f not in document]
         if missing:
             raise SpecError(f"a Zarr v3 array lacks {missing}", node=node, field=missing[0])
@@ -407,7 +408,7 @@ class ArraySpecV3(ArraySpec):
         return {"zarr.json": document}
 
     @classmethod
-    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "ArraySpecV3":
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> ArraySpecV3:
         return cls._from_json(documents["zarr.json"], node)
 
 
@@ -443,7 +444,7 @@ class GroupSpecV3(GroupSpec):
         return document
 
     @classmethod
-    def _from_json(cls, document: Mapping[str, Any], node: str) -> "GroupSpecV3":
+    def _from_json(cls, document: Mapping[str, Any], node: str) -> GroupSpecV3:
         properties = from_zom_properties({k: v for k, v in document.items() if k != MEMBERS})
         group = cls(attributes=_object(properties.get("attributes", {}), "attributes", node),
                     extensions=properties.get("extensions"),
@@ -455,7 +456,7 @@ class GroupSpecV3(GroupSpec):
         return {"zarr.json": self._zarr_properties()}
 
     @classmethod
-    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "GroupSpecV3":
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> GroupSpecV3:
         return cls._from_json({**to_zom_properties(documents["zarr.json"]), MEMBERS: {}}, node)
 
 
@@ -531,7 +532,7 @@ class ArraySpecV2(ArraySpec):
         return document
 
     @classmethod
-    def _from_json(cls, document: Mapping[str, Any], node: str) -> "ArraySpecV2":
+    def _from_json(cls, document: Mapping[str, Any], node: str) -> ArraySpecV2:
         _check_v2_keys(document, _V2_ARRAY_FIELDS, node)
         missing = [f for f in ("shape", "chunks", "dtype") if f not in document]
         if missing:
@@ -550,7 +551,7 @@ class ArraySpecV2(ArraySpec):
         return {".zarray": self._zarray(), ".zattrs": jsonify(self.attributes)}
 
     @classmethod
-    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "ArraySpecV2":
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> ArraySpecV2:
         return cls._from_json({**documents[".zarray"],
                                "attributes": documents.get(".zattrs", {})}, node)
 
@@ -573,7 +574,7 @@ class GroupSpecV2(GroupSpec):
                 MEMBERS: {name: member.to_json() for name, member in self.members.items()}}
 
     @classmethod
-    def _from_json(cls, document: Mapping[str, Any], node: str) -> "GroupSpecV2":
+    def _from_json(cls, document: Mapping[str, Any], node: str) -> GroupSpecV2:
         _check_v2_keys(document, _V2_GROUP_FIELDS, node)
         group = cls(attributes=_object(document.get("attributes", {}), "attributes", node))
         group.members = group._members_from_json(document.get(MEMBERS, {}), node)
@@ -583,7 +584,7 @@ class GroupSpecV2(GroupSpec):
         return {".zgroup": {"zarr_format": 2}, ".zattrs": jsonify(self.attributes)}
 
     @classmethod
-    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> "GroupSpecV2":
+    def _from_documents(cls, documents: Mapping[str, Any], node: str) -> GroupSpecV2:
         return cls._from_json({**documents[".zgroup"], "attributes": documents.get(".zattrs", {}),
                                MEMBERS: {}}, node)
 

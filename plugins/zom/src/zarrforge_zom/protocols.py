@@ -10,7 +10,8 @@ which imports them for its convenience methods (``spec.to_zarr()``, ``spec.diff(
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Protocol
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 
 class ModelNode(Protocol):

@@ -42,10 +42,8 @@ The package's modules, each with one job: :mod:`.normalize` (entries made canoni
 
 from __future__ import annotations
 
-from .indexers import (BasicIndexer, BlockIndexer, CoordinateIndexer, MaskIndexer,
-                       OrthogonalIndexer)
-from .normalize import (normalize_basic_selection, normalize_integer, normalize_integer_array,
-                        normalize_slice)
+from .indexers import BasicIndexer, BlockIndexer, CoordinateIndexer, MaskIndexer, OrthogonalIndexer
+from .normalize import normalize_basic_selection, normalize_integer, normalize_integer_array, normalize_slice
 from .pieces import ChunkProjection
 from .values import broadcast_value, check_value_shape
 

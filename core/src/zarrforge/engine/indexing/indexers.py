@@ -5,15 +5,25 @@ and point selections (coordinates, a mask of the whole array), each giving the
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from zarrforge.abc.chunk_grid import DimensionChunking
 from zarrforge.errors import BoundsCheckError, SelectionError
 
-from .normalize import (_as_int, _bad_entry, _check_dims, _expand, _is_integer, _mask_positions,
-                        normalize_integer, normalize_integer_array, normalize_slice)
+from .normalize import (
+    _as_int,
+    _bad_entry,
+    _check_dims,
+    _expand,
+    _is_integer,
+    _mask_positions,
+    normalize_integer,
+    normalize_integer_array,
+    normalize_slice,
+)
 from .pieces import ChunkProjection, _array_pieces, _int_pieces, _ProductIndexer, _range_pieces
 
 
@@ -169,7 +179,7 @@ class _PointIndexer:
             change |= s[1:] != s[:-1]
         bounds = (np.flatnonzero(change) + 1).tolist()
         extents_of = [dim.extent for dim in dimensions]
-        for a, b in zip([0] + bounds, bounds + [npoints]):
+        for a, b in zip([0, *bounds], [*bounds, npoints]):
             pos = order[a:b]
             coords = tuple(int(s[a]) for s in sorted_ids)
             local = tuple(p[pos] - dim.start(c)

@@ -6,8 +6,9 @@ pieces that orthogonal and basic selections are."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -124,7 +125,7 @@ def _array_pieces(idx: np.ndarray, dim: DimensionChunking) -> list:
         sorted_ids = chunk_ids[order]
     bounds = (np.flatnonzero(sorted_ids[1:] != sorted_ids[:-1]) + 1).tolist()
     pieces = []
-    for a, b in zip([0] + bounds, bounds + [n]):
+    for a, b in zip([0, *bounds], [*bounds, n]):
         c = int(sorted_ids[a])
         if order is None:
             out_sel: Any = slice(a, b)

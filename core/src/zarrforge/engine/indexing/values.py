@@ -3,7 +3,8 @@ scalar or broadcastable value expanded to it."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -103,7 +103,7 @@ class Checker:
 
         try:
             found = locate_node(self.store, path)
-        except Exception:  # noqa: BLE001 - a broken root is reported by visit()
+        except Exception:  # noqa: BLE001  # a broken root is reported by visit()
             found = True
         if found is None:
             if self.check_markers_below(path):  # a killed write's leftovers, no node yet
@@ -130,7 +130,7 @@ class Checker:
             except ZarrforgeError as exc:
                 key = getattr(exc, "key", None)
                 self.problem("error", key or _node_key(path), _strip_location(str(exc), key))
-            except Exception as exc:  # noqa: BLE001 - a plugin bug is a problem to report
+            except Exception as exc:  # noqa: BLE001  # a plugin bug is a problem to report
                 self.problem("error", _node_key(path),
                              f"unexpected {type(exc).__name__} while opening: {exc}")
         for warning in caught:
@@ -175,7 +175,7 @@ class Checker:
 
         try:
             found = zarrforge.unfinished_write(self.store, path)
-        except Exception as exc:  # noqa: BLE001 - a store failure is a finding
+        except Exception as exc:  # noqa: BLE001  # a store failure is a finding
             self.problem("error", _node_key(path), f"cannot read its unfinished-write marker: "
                                                    f"{exc}")
             return
@@ -197,7 +197,7 @@ class Checker:
         group's level): a killed write may have left its marker there before any node."""
         try:
             listing = self.store.list_dir(f"{path}/" if path else "")
-        except Exception:  # noqa: BLE001 - the group's children were listed already
+        except Exception:  # noqa: BLE001  # the group's children were listed already
             return
         for prefix in listing.prefixes:
             name = prefix.rstrip("/")
@@ -211,7 +211,7 @@ class Checker:
 
         try:
             keys = zarrforge.leftover_chunks(self.store, array.path, remove=self.repair)
-        except Exception as exc:  # noqa: BLE001 - every failure is a finding
+        except Exception as exc:  # noqa: BLE001  # every failure is a finding
             doing = "remove" if self.repair else "list"
             self.problem("error", array.name, f"cannot {doing} the chunks stored outside its "
                                               f"shape ({type(exc).__name__}): {exc}")
@@ -258,7 +258,7 @@ class Checker:
             key = fmt.chunk_key(array.path, model, coords)
             try:
                 array.get_chunk(coords)
-            except Exception as exc:  # noqa: BLE001 - every failure is a finding
+            except Exception as exc:  # noqa: BLE001  # every failure is a finding
                 text = str(exc)
                 if text.startswith(f"chunk {key!r}: "):
                     text = text[len(f"chunk {key!r}: "):]
@@ -267,8 +267,8 @@ class Checker:
             self.progress(array.path, done, total)
 
     def check_consolidated(self) -> None:
-        from zarrforge.errors import ZarrforgeError
         from zarrforge.abc.metadata import GroupMetadata
+        from zarrforge.errors import ZarrforgeError
         from zarrforge.hierarchy_api import NodeDocument
 
         for root, fmt, models in self.consolidated:
@@ -278,7 +278,7 @@ class Checker:
                 path = f"{root}/{relative}" if root else relative
                 try:
                     actual = fmt.read_node(self.store, path)
-                except Exception:  # noqa: BLE001 - reported when the node was visited
+                except Exception:  # noqa: BLE001  # reported when the node was visited
                     continue
                 if actual is None:
                     self.problem("error", key, f"consolidated metadata lists {_node_key(path)!r}, "

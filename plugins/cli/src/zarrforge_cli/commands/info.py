@@ -49,8 +49,7 @@ def _written(array: Any) -> dict[str, Any]:
         reason = f"{UNLISTABLE} (it would take a request per chunk to find them)"
         return {"chunks_written": None, "stored_bytes": None, "raw_bytes": None,
                 "compression_ratio": None,
-                "unknown": {key: reason for key in ("chunks_written", "stored_bytes",
-                                                    "raw_bytes", "compression_ratio")}}
+                "unknown": dict.fromkeys(("chunks_written", "stored_bytes", "raw_bytes", "compression_ratio"), reason)}
     model = array.metadata_model
     grid = model.chunk_grid
     stored = list(array.stored_chunks())
@@ -111,7 +110,7 @@ def _members(group: Any) -> dict[str, Any]:
             raise  # a failure of a store that lists, not something it cannot tell
         reason = f"{UNLISTABLE} and the group has no consolidated metadata to list them from"
         return {"members": None, "arrays": None, "groups": None,
-                "unknown": {key: reason for key in ("members", "arrays", "groups")}}
+                "unknown": dict.fromkeys(("members", "arrays", "groups"), reason)}
     return {"members": here,
             "arrays": sum(1 for _, m in members if not isinstance(m, zarrforge.Group)),
             "groups": sum(1 for _, m in members if isinstance(m, zarrforge.Group)),

@@ -42,8 +42,8 @@ def _open(group: Any, name: str) -> Child:
     try:
         node = group[name]
         if not _is_group(node):
-            node.shape, node.dtype  # noqa: B018 - a listed array resolves its metadata here
-    except Exception as exc:  # noqa: BLE001 - a broken node is shown, its siblings still are
+            node.shape, node.dtype  # noqa: B018  # a listed array resolves its metadata here
+    except Exception as exc:  # noqa: BLE001  # a broken node is shown, its siblings still are
         return Child(name, error=f"{type(exc).__name__}: {exc}")
     return Child(name, node)
 

@@ -79,12 +79,20 @@ import os
 import secrets
 import shutil
 import stat
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError, ZarrforgeError
-from zarrforge.plugin_api.stores import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                         validate_key, validate_prefix)
+from zarrforge.plugin_api.stores import (
+    ABSENT,
+    ByteRange,
+    ListDirResult,
+    Store,
+    StoreCapabilities,
+    validate_key,
+    validate_prefix,
+)
 
 try:
     import fcntl
@@ -138,7 +146,7 @@ class LocalStore(Store):
         self._checked: set[str] = set()
 
     @classmethod
-    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "LocalStore":
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> LocalStore:
         options = check_options(options)
         if "://" in url:
             parsed = urlparse(url)

@@ -12,12 +12,11 @@ gives a read-only store. A value that is not bytes-like is refused naming its ke
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping
-from typing import Any, Iterator
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Any
 
 from zarrforge.errors import StoreError
-from zarrforge.plugin_api.stores import (ByteRange, Store, StoreCapabilities, validate_key,
-                                         validate_prefix)
+from zarrforge.plugin_api.stores import ByteRange, Store, StoreCapabilities, validate_key, validate_prefix
 
 
 class MappingStore(Store):

@@ -17,13 +17,21 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from zarrforge.errors import ConflictError, StoreArgumentError
-from zarrforge.plugin_api.stores import (ABSENT, ByteRange, ListDirResult, Store, StoreCapabilities,
-                                         validate_key, validate_prefix)
+from zarrforge.plugin_api.stores import (
+    ABSENT,
+    ByteRange,
+    ListDirResult,
+    Store,
+    StoreCapabilities,
+    validate_key,
+    validate_prefix,
+)
 
-_named: dict[str, "MemoryStore"] = {}
+_named: dict[str, MemoryStore] = {}
 _named_lock = threading.Lock()
 _numbers = itertools.count(1)  # generations; next() on it is atomic under the GIL
 
@@ -71,7 +79,7 @@ class MemoryStore(Store):
         self._generations: dict[str, tuple[bytes, int]] = {}  # key -> (value, its number)
 
     @classmethod
-    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> "MemoryStore":
+    def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> MemoryStore:
         if options:
             raise TypeError(f"memory:// takes no storage options, got {sorted(options)}")
         name = url.partition("://")[2].strip("/")
