@@ -45,25 +45,41 @@ def checkout(revision: str | None):
         return
     with tempfile.TemporaryDirectory(prefix="zf-ab-") as parent:
         tree = Path(parent) / "tree"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(tree),
-                        revision], check=True)
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(tree), revision], check=True
+        )
         try:
             yield tree
         finally:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
-                           check=False)
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=False)
 
 
 def one_run(tree: Path, args: argparse.Namespace, out: Path) -> dict[str, float]:
     """Best seconds per workload of one driver run on ``tree``'s sources."""
     env = dict(os.environ, PYTHONPATH=source_path(tree))
-    command = [sys.executable, str(REPO / "benchmarks" / "run.py"), "--engines", "zarrforge",
-               "--repeat", "1", "--no-limits", "--no-chart", "--scale", args.scale,
-               "--only", args.only, "--out", str(out)]
+    command = [
+        sys.executable,
+        str(REPO / "benchmarks" / "run.py"),
+        "--engines",
+        "zarrforge",
+        "--repeat",
+        "1",
+        "--no-limits",
+        "--no-chart",
+        "--scale",
+        args.scale,
+        "--only",
+        args.only,
+        "--out",
+        str(out),
+    ]
     subprocess.run(command, env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     table = json.loads((out / "latest.json").read_text())["table"]
-    return {row["workload"]: row["engines"]["zarrforge"]["seconds"] for row in table
-            if not row["engines"]["zarrforge"]["failed"]}
+    return {
+        row["workload"]: row["engines"]["zarrforge"]["seconds"]
+        for row in table
+        if not row["engines"]["zarrforge"]["failed"]
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,16 +101,23 @@ def main(argv: list[str] | None = None) -> int:
                 for workload, seconds in one_run(sides[side], args, args.out / side).items():
                     times[side].setdefault(workload, []).append(seconds)
                 print(f"round {round_number + 1}/{args.rounds}: {side} done", file=sys.stderr)
-    report = {"before": args.before, "after": args.after or "working tree", "rounds": args.rounds,
-              "scale": args.scale, "times": times}
+    report = {
+        "before": args.before,
+        "after": args.after or "working tree",
+        "rounds": args.rounds,
+        "scale": args.scale,
+        "times": times,
+    }
     (args.out / "ab.json").write_text(json.dumps(report, indent=1))
     print(f"| workload | before ({args.before}) s | after s | after/before |")
     print("| --- | --- | --- | --- |")
     for workload in args.only.split(","):
         old, new = times["before"].get(workload), times["after"].get(workload)
         if not old or not new:
-            print(f"| {workload} | {'FAILED' if not old else min(old)} | "
-                  f"{'FAILED' if not new else min(new)} | |")
+            print(
+                f"| {workload} | {'FAILED' if not old else min(old)} | "
+                f"{'FAILED' if not new else min(new)} | |"
+            )
             continue
         print(f"| {workload} | {min(old):.4f} | {min(new):.4f} | {min(new) / min(old):.3f} |")
     return 0

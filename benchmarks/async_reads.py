@@ -26,8 +26,7 @@ async def zarrforge_reads(store, reads):
 
     arr = await zfa.open_array(store, "a", mode="r")
     start = time.perf_counter()
-    values = await asyncio.gather(*(arr.getitem((i % arr.shape[0], slice(0, 16)))
-                                    for i in range(reads)))
+    values = await asyncio.gather(*(arr.getitem((i % arr.shape[0], slice(0, 16))) for i in range(reads)))
     return time.perf_counter() - start, values
 
 
@@ -38,8 +37,7 @@ async def zarr_python_reads(store, reads):
         store = store()
     arr = await za.open_array(store=store, path="a", mode="r")
     start = time.perf_counter()
-    values = await asyncio.gather(*(arr.getitem((i % arr.shape[0], slice(0, 16)))
-                                    for i in range(reads)))
+    values = await asyncio.gather(*(arr.getitem((i % arr.shape[0], slice(0, 16))) for i in range(reads)))
     return time.perf_counter() - start, values
 
 
@@ -60,8 +58,14 @@ def main() -> None:
             from zarrforge.hierarchy_api import resolve_store
             from zarrforge.testing.s3_server import loopback_s3_server
 
-            os.environ.update({"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                               "AWS_DEFAULT_REGION": "us-east-1", "NO_PROXY": "127.0.0.1"})
+            os.environ.update(
+                {
+                    "AWS_ACCESS_KEY_ID": "testing",
+                    "AWS_SECRET_ACCESS_KEY": "testing",
+                    "AWS_DEFAULT_REGION": "us-east-1",
+                    "NO_PROXY": "127.0.0.1",
+                }
+            )
             server = loopback_s3_server()
             endpoint = server.__enter__()
             options = {"key": "testing", "secret": "testing", "endpoint_url": endpoint}
@@ -71,17 +75,26 @@ def main() -> None:
             s3fs.S3FileSystem(**options).mkdir(bucket)
             from zarr.storage import FsspecStore
 
-            zarr.create_array(FsspecStore.from_url(f"s3://{bucket}", storage_options=options),
-                              name="a", data=data, chunks=(1, 64))
+            zarr.create_array(
+                FsspecStore.from_url(f"s3://{bucket}", storage_options=options),
+                name="a",
+                data=data,
+                chunks=(1, 64),
+            )
 
             def theirs():
-                return FsspecStore.from_url(f"s3://{bucket}", storage_options={
-                    **options, "skip_instance_cache": True})
+                return FsspecStore.from_url(
+                    f"s3://{bucket}", storage_options={**options, "skip_instance_cache": True}
+                )
+
             ours = resolve_store(f"s3://{bucket}", storage_options=options)
             finish = server
         results = {}
-        for name, run, store in (("zarrforge.asyncio", zarrforge_reads, ours),
-                                 ("zarr.api.asynchronous", zarr_python_reads, theirs)):
+        for name, run, store in (
+            ("zarrforge.asyncio", zarrforge_reads, ours),
+            ("zarr.api.asynchronous", zarr_python_reads, theirs),
+        ):
+
             async def rounds(run=run, store=store):
                 return [await run(store, args.reads) for _ in range(args.repeat)]
 

@@ -87,9 +87,17 @@ def settle(limit: float, quiet: float = 0.10, window: float = 0.5) -> float:
     return time.perf_counter() - start
 
 
-def run(engine_name: str, workload_name: str, *, scale: float, repeat: int, root: Path,
-        emit: Callable[[dict[str, Any]], None] = lambda event: None,
-        settle_seconds: float = 0.0, threads: int | None = None) -> dict[str, Any]:
+def run(
+    engine_name: str,
+    workload_name: str,
+    *,
+    scale: float,
+    repeat: int,
+    root: Path,
+    emit: Callable[[dict[str, Any]], None] = lambda event: None,
+    settle_seconds: float = 0.0,
+    threads: int | None = None,
+) -> dict[str, Any]:
     """Prepare, time ``repeat`` repetitions, verify; the record of the run.
 
     With ``settle_seconds`` each repetition first waits, at most that long, for the
@@ -124,29 +132,49 @@ def run(engine_name: str, workload_name: str, *, scale: float, repeat: int, root
         cpu, busy = _cpu_seconds() - cpu0, machine_busy_seconds() - busy0
         others = max(0.0, busy - cpu) / ((os.cpu_count() or 1) * elapsed)
         peak = memory.section_peak()
-        phases = ({p: result[p] for p in limits.PHASES[workload_name]} if is_limit
-                  else {"total": elapsed})
+        phases = {p: result[p] for p in limits.PHASES[workload_name]} if is_limit else {"total": elapsed}
         for phase, value in phases.items():
             seconds.setdefault(phase, []).append(value)
         peaks.append(peak)
         baselines.append(baseline)
-        emit({"event": "rep", "engine": engine_name, "workload": workload_name, "rep": i + 1,
-              "repeat": repeat, "seconds": phases, "cpu_seconds": cpu,
-              "others_cpu_share": others, "settled_seconds": waited,
-              "peak_rss_mib": peak / MiB, "baseline_rss_mib": baseline / MiB})
+        emit(
+            {
+                "event": "rep",
+                "engine": engine_name,
+                "workload": workload_name,
+                "rep": i + 1,
+                "repeat": repeat,
+                "seconds": phases,
+                "cpu_seconds": cpu,
+                "others_cpu_share": others,
+                "settled_seconds": waited,
+                "peak_rss_mib": peak / MiB,
+                "baseline_rss_mib": baseline / MiB,
+            }
+        )
         cpu_seconds.append(cpu)
         shares.append(others)
     details = workload.verify(engine, ctx, state, result)
     record = {
-        "engine": engine_name, "workload": workload_name, "scale": scale, "repeat": repeat,
-        "size": workload.size_note(scale), "seconds": seconds,
+        "engine": engine_name,
+        "workload": workload_name,
+        "scale": scale,
+        "repeat": repeat,
+        "size": workload.size_note(scale),
+        "seconds": seconds,
         "best": {phase: min(values) for phase, values in seconds.items()},
-        "cpu_seconds": cpu_seconds, "others_cpu_share": shares,
-        "peak_rss_mib": max(peaks) / MiB, "baseline_rss_mib": min(baselines) / MiB,
-        "lifetime_peak_rss_mib": memory.lifetime_peak() / MiB, "rss_method": memory.method(),
-        "verified": True, "details": details, "threads": threads,
-        "configuration": (engine.configuration() if engine is not None
-                          else limits.configuration(workload_name)),
+        "cpu_seconds": cpu_seconds,
+        "others_cpu_share": shares,
+        "peak_rss_mib": max(peaks) / MiB,
+        "baseline_rss_mib": min(baselines) / MiB,
+        "lifetime_peak_rss_mib": memory.lifetime_peak() / MiB,
+        "rss_method": memory.method(),
+        "verified": True,
+        "details": details,
+        "threads": threads,
+        "configuration": (
+            engine.configuration() if engine is not None else limits.configuration(workload_name)
+        ),
     }
     emit({"event": "result", **record})
     return record
@@ -168,8 +196,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args(argv)
     try:
-        run(args.engine, args.workload, scale=args.scale, repeat=args.repeat, root=args.root, emit=_emit,
-            settle_seconds=args.settle, threads=args.threads)
+        run(
+            args.engine,
+            args.workload,
+            scale=args.scale,
+            repeat=args.repeat,
+            root=args.root,
+            emit=_emit,
+            settle_seconds=args.settle,
+            threads=args.threads,
+        )
     except VerificationError as exc:
         print(f"VERIFICATION FAILED: {args.engine} {args.workload}: {exc}", file=sys.stderr)
         _emit({"event": "error", "kind": "verification", "message": str(exc)})

@@ -64,24 +64,44 @@ def regions(shape: tuple[int, ...], n: int) -> list[tuple[slice, ...]]:
 # --- engines: create(name, values, chunks, shards) -> None; open(name) -> handle;
 #     read(handle, selection) -> ndarray ---------------------------------------------------
 
+
 class Zarrforge:
     def __init__(self, endpoint: str, obstore: bool) -> None:
         import zarrforge as zf
+
         self.zf = zf
         self.prefix = f"{'obstore+' if obstore else ''}s3://{BUCKET}/"
-        self.options = ({"endpoint": endpoint, "region": "us-east-1",
-                         "access_key_id": "testing", "secret_access_key": "testing",
-                         "virtual_hosted_style_request": False,
-                         "client_options": {"allow_http": True}} if obstore else
-                        {"key": "testing", "secret": "testing",
-                         "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"}})
+        self.options = (
+            {
+                "endpoint": endpoint,
+                "region": "us-east-1",
+                "access_key_id": "testing",
+                "secret_access_key": "testing",
+                "virtual_hosted_style_request": False,
+                "client_options": {"allow_http": True},
+            }
+            if obstore
+            else {
+                "key": "testing",
+                "secret": "testing",
+                "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"},
+            }
+        )
 
-    def create(self, name: str, values: np.ndarray, chunks: tuple[int, ...],
-               shards: tuple[int, ...] | None) -> None:
-        array = self.zf.create_array(self.prefix + name, shape=values.shape, dtype=values.dtype,
-                                     chunks=chunks, shards=shards, fill_value=0,
-                                     compressors=[{"name": "zstd", "configuration": {"level": 1}}],
-                                     storage_options=self.options, overwrite=True)
+    def create(
+        self, name: str, values: np.ndarray, chunks: tuple[int, ...], shards: tuple[int, ...] | None
+    ) -> None:
+        array = self.zf.create_array(
+            self.prefix + name,
+            shape=values.shape,
+            dtype=values.dtype,
+            chunks=chunks,
+            shards=shards,
+            fill_value=0,
+            compressors=[{"name": "zstd", "configuration": {"level": 1}}],
+            storage_options=self.options,
+            overwrite=True,
+        )
         array[...] = values
 
     def open(self, name: str) -> Any:
@@ -95,26 +115,49 @@ class ZarrPython:
     def __init__(self, endpoint: str, obstore: bool) -> None:
         import zarr
         import zarr.storage
+
         self.zarr = zarr
         if obstore:
             from obstore.store import S3Store
-            self.store = lambda read_only: zarr.storage.ObjectStore(S3Store(
-                BUCKET, endpoint=endpoint, region="us-east-1", access_key_id="testing",
-                secret_access_key="testing", virtual_hosted_style_request=False,
-                client_options={"allow_http": True}), read_only=read_only)
-        else:
-            options = {"key": "testing", "secret": "testing",
-                       "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"}}
-            self.store = lambda read_only: zarr.storage.FsspecStore.from_url(
-                f"s3://{BUCKET}", storage_options=options, read_only=read_only)
 
-    def create(self, name: str, values: np.ndarray, chunks: tuple[int, ...],
-               shards: tuple[int, ...] | None) -> None:
+            self.store = lambda read_only: zarr.storage.ObjectStore(
+                S3Store(
+                    BUCKET,
+                    endpoint=endpoint,
+                    region="us-east-1",
+                    access_key_id="testing",
+                    secret_access_key="testing",
+                    virtual_hosted_style_request=False,
+                    client_options={"allow_http": True},
+                ),
+                read_only=read_only,
+            )
+        else:
+            options = {
+                "key": "testing",
+                "secret": "testing",
+                "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"},
+            }
+            self.store = lambda read_only: zarr.storage.FsspecStore.from_url(
+                f"s3://{BUCKET}", storage_options=options, read_only=read_only
+            )
+
+    def create(
+        self, name: str, values: np.ndarray, chunks: tuple[int, ...], shards: tuple[int, ...] | None
+    ) -> None:
         from zarr.codecs import ZstdCodec
-        array = self.zarr.create_array(self.store(False), name=name, shape=values.shape,
-                                       dtype=values.dtype, chunks=chunks, shards=shards,
-                                       fill_value=0, compressors=ZstdCodec(level=1, checksum=False),
-                                       overwrite=True)
+
+        array = self.zarr.create_array(
+            self.store(False),
+            name=name,
+            shape=values.shape,
+            dtype=values.dtype,
+            chunks=chunks,
+            shards=shards,
+            fill_value=0,
+            compressors=ZstdCodec(level=1, checksum=False),
+            overwrite=True,
+        )
         array[...] = values
 
     def open(self, name: str) -> Any:
@@ -127,28 +170,46 @@ class ZarrPython:
 class Tensorstore:
     def __init__(self, endpoint: str, obstore: bool = False) -> None:
         import tensorstore as ts
+
         self.ts = ts
-        self.kvstore = {"driver": "s3", "bucket": BUCKET, "endpoint": endpoint,
-                        "aws_region": "us-east-1"}
+        self.kvstore = {"driver": "s3", "bucket": BUCKET, "endpoint": endpoint, "aws_region": "us-east-1"}
 
     def _spec(self, name: str) -> dict[str, Any]:
         return {"driver": "zarr3", "kvstore": {**self.kvstore, "path": name + "/"}}
 
-    def create(self, name: str, values: np.ndarray, chunks: tuple[int, ...],
-               shards: tuple[int, ...] | None) -> None:
+    def create(
+        self, name: str, values: np.ndarray, chunks: tuple[int, ...], shards: tuple[int, ...] | None
+    ) -> None:
         zstd = {"name": "zstd", "configuration": {"level": 1, "checksum": False}}
         little = {"name": "bytes", "configuration": {"endian": "little"}}
         if shards is None:
             grid, codecs = chunks, [little, zstd]
         else:
-            grid, codecs = shards, [{"name": "sharding_indexed", "configuration": {
-                "chunk_shape": list(chunks), "codecs": [little, zstd],
-                "index_codecs": [little, {"name": "crc32c"}], "index_location": "end"}}]
-        metadata = {"shape": list(values.shape), "data_type": str(values.dtype),
-                    "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(grid)}},
-                    "codecs": codecs, "fill_value": 0}
-        store = self.ts.open({**self._spec(name), "metadata": metadata, "create": True,
-                              "delete_existing": True}, context=self.ts.Context()).result()
+            grid, codecs = (
+                shards,
+                [
+                    {
+                        "name": "sharding_indexed",
+                        "configuration": {
+                            "chunk_shape": list(chunks),
+                            "codecs": [little, zstd],
+                            "index_codecs": [little, {"name": "crc32c"}],
+                            "index_location": "end",
+                        },
+                    }
+                ],
+            )
+        metadata = {
+            "shape": list(values.shape),
+            "data_type": str(values.dtype),
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(grid)}},
+            "codecs": codecs,
+            "fill_value": 0,
+        }
+        store = self.ts.open(
+            {**self._spec(name), "metadata": metadata, "create": True, "delete_existing": True},
+            context=self.ts.Context(),
+        ).result()
         store.write(values).result()
 
     def open(self, name: str) -> Any:
@@ -169,6 +230,7 @@ ZARRFORGE = ("zarrforge (fsspec)", "zarrforge (obstore)")
 
 
 # --- running ------------------------------------------------------------------------------
+
 
 def best(repeat: int, before: Callable[[], Any], timed: Callable[[Any], Any]) -> float:
     times = []
@@ -193,11 +255,11 @@ def run_engine(engine: Any, label: str, args: argparse.Namespace) -> dict[str, f
     where = regions(w8.shape, args.reads)
     out: dict[str, float] = {}
     if "W7" in args.workloads:
-        out["W7w"] = best(args.repeat, lambda: None,
-                          lambda _: engine.create(f"{slug}/w7", w7, (1, 512, 512), None))
+        out["W7w"] = best(
+            args.repeat, lambda: None, lambda _: engine.create(f"{slug}/w7", w7, (1, 512, 512), None)
+        )
         check(engine.read(engine.open(f"{slug}/w7"), ...), w7, f"{label} W7")
-        out["W7r"] = best(args.repeat, lambda: None,
-                          lambda _: engine.read(engine.open(f"{slug}/w7"), ...))
+        out["W7r"] = best(args.repeat, lambda: None, lambda _: engine.read(engine.open(f"{slug}/w7"), ...))
     if "W8" in args.workloads:
         engine.create(f"{slug}/w8", w8, (4, 32, 32), (16, 256, 256))
         handle = engine.open(f"{slug}/w8")
@@ -207,6 +269,7 @@ def run_engine(engine: Any, label: str, args: argparse.Namespace) -> dict[str, f
         def reads(handle: Any) -> None:
             for region in where:
                 engine.read(handle, region)
+
         out["W8"] = best(args.repeat, lambda: engine.open(f"{slug}/w8"), reads)
     return out
 
@@ -215,12 +278,15 @@ def table(results: dict[str, dict[str, Any]], workloads: list[str]) -> str:
     names = list(results)
     lines = ["| workload | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
     for w in workloads:
-        cells = [(f"{r[w]:.3f} s" if isinstance(r.get(w), float) else "FAILED")
-                 for r in results.values()]
+        cells = [(f"{r[w]:.3f} s" if isinstance(r.get(w), float) else "FAILED") for r in results.values()]
         lines.append(f"| {w} | " + " | ".join(cells) + " |")
-    lines += ["", "zarrforge over each peer (below 1: zarrforge faster):", "",
-              "| workload | zarrforge store | " + " | ".join(n for n in names if n not in ZARRFORGE)
-              + " |", "|---|---|" + "---:|" * (len(names) - len(ZARRFORGE))]
+    lines += [
+        "",
+        "zarrforge over each peer (below 1: zarrforge faster):",
+        "",
+        "| workload | zarrforge store | " + " | ".join(n for n in names if n not in ZARRFORGE) + " |",
+        "|---|---|" + "---:|" * (len(names) - len(ZARRFORGE)),
+    ]
     for w in workloads:
         for ours in ZARRFORGE:
             mine = results.get(ours, {}).get(w)
@@ -243,8 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reads", type=int, default=500)
     parser.add_argument("--workloads", default="W7,W8")
     parser.add_argument("--engines", default=",".join(ENGINES))
-    parser.add_argument("--json", type=Path,
-                        default=Path(__file__).parent / "results" / "cloud.json")
+    parser.add_argument("--json", type=Path, default=Path(__file__).parent / "results" / "cloud.json")
     args = parser.parse_args(argv)
     args.workloads = args.workloads.split(",")
     names = [n.strip() for n in args.engines.split(",") if n.strip()]
@@ -255,8 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {}
     with latency_s3(args.latency) as (endpoint, direct):
         import boto3
-        boto3.client("s3", endpoint_url=direct, region_name="us-east-1").create_bucket(
-            Bucket=BUCKET)
+
+        boto3.client("s3", endpoint_url=direct, region_name="us-east-1").create_bucket(Bucket=BUCKET)
         for name in names:
             try:
                 results[name] = run_engine(ENGINES[name](endpoint), name, args)
@@ -269,11 +334,24 @@ def main(argv: list[str] | None = None) -> int:
     print(f"latency {args.latency:g} ms per request, scale {args.scale:g}, best of {args.repeat}\n")
     print(text)
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({
-        "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
-        "cpus": os.cpu_count(), "latency_ms": args.latency, "scale": args.scale,
-        "reads": args.reads, "repeat": args.repeat, "seconds": results, "table": text,
-        "command": "python benchmarks/cloud.py " + " ".join(argv or sys.argv[1:])}, indent=2) + "\n")
+    args.json.write_text(
+        json.dumps(
+            {
+                "date": time.strftime("%Y-%m-%d"),
+                "python": platform.python_version(),
+                "cpus": os.cpu_count(),
+                "latency_ms": args.latency,
+                "scale": args.scale,
+                "reads": args.reads,
+                "repeat": args.repeat,
+                "seconds": results,
+                "table": text,
+                "command": "python benchmarks/cloud.py " + " ".join(argv or sys.argv[1:]),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     return 0 if all("error" not in results[n] for n in names if n in ZARRFORGE) else 1
 
 

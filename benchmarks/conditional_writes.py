@@ -66,8 +66,9 @@ def whole_and_partial(root: Path, side: int, repeat: int) -> dict[str, float]:
     def whole(name: str, cls: type) -> float:
         path = root / f"whole-{name}"
         shutil.rmtree(path, ignore_errors=True)
-        array = zf.create_array(cls(path), shape=shape, dtype="float32", chunks=chunks,
-                                compressors=compressors)
+        array = zf.create_array(
+            cls(path), shape=shape, dtype="float32", chunks=chunks, compressors=compressors
+        )
         start = time.perf_counter()
         array[...] = data
         return time.perf_counter() - start
@@ -75,8 +76,9 @@ def whole_and_partial(root: Path, side: int, repeat: int) -> dict[str, float]:
     def partial(name: str, cls: type) -> float:
         path = root / f"partial-{name}"
         shutil.rmtree(path, ignore_errors=True)
-        array = zf.create_array(cls(path), shape=shape, dtype="float32", chunks=chunks,
-                                compressors=compressors)
+        array = zf.create_array(
+            cls(path), shape=shape, dtype="float32", chunks=chunks, compressors=compressors
+        )
         array[...] = data
         half = [slice(None)] * 3
         start = time.perf_counter()
@@ -100,14 +102,14 @@ def w1_and_w3(root: Path, side: int, repeat: int) -> dict[str, float]:
     """W1 and W3 written whole, with and without conditional writes, taking turns."""
     data = _data((side, side, side))
     zstd = [{"name": "zstd", "configuration": {"level": 1}}]
-    layouts = {"W1": {"chunks": (128,) * 3},
-               "W3": {"chunks": (32,) * 3, "shards": (256,) * 3}}
+    layouts = {"W1": {"chunks": (128,) * 3}, "W3": {"chunks": (32,) * 3, "shards": (256,) * 3}}
 
     def write(workload: str, name: str, cls: type) -> float:
         path = root / f"{workload}-{name}"
         shutil.rmtree(path, ignore_errors=True)
-        array = zf.create_array(cls(path), shape=data.shape, dtype="float32",
-                                compressors=zstd, **layouts[workload])
+        array = zf.create_array(
+            cls(path), shape=data.shape, dtype="float32", compressors=zstd, **layouts[workload]
+        )
         start = time.perf_counter()
         array[...] = data
         seconds = time.perf_counter() - start
@@ -117,8 +119,7 @@ def w1_and_w3(root: Path, side: int, repeat: int) -> dict[str, float]:
     results: dict[str, float] = {}
     for _ in range(repeat):
         for workload in layouts:
-            for name, cls in (("conditional", LocalStore),
-                              ("unconditional", UnconditionalLocalStore)):
+            for name, cls in (("conditional", LocalStore), ("unconditional", UnconditionalLocalStore)):
                 key = f"{workload}/{name}"
                 seconds = write(workload, name, cls)
                 results[key] = min(seconds, results.get(key, seconds))
@@ -131,14 +132,15 @@ def _writer(root: str, worker: int, rounds: int) -> None:
     for r in range(rounds):
         for k in range(4):
             row, col = divmod(worker * 4 + k, 4)
-            array[row * 16:(row + 1) * 16, col * 16:(col + 1) * 16] = worker * 1000 + r
+            array[row * 16 : (row + 1) * 16, col * 16 : (col + 1) * 16] = worker * 1000 + r
 
 
 def one_shard(root: Path, rounds: int) -> dict[str, float]:
     path = root / "shard"
     shutil.rmtree(path, ignore_errors=True)
-    zf.create_array(LocalStore(path), shape=(64, 64), dtype="int32", chunks=(16, 16),
-                    shards=(64, 64), fill_value=-1)
+    zf.create_array(
+        LocalStore(path), shape=(64, 64), dtype="int32", chunks=(16, 16), shards=(64, 64), fill_value=-1
+    )
     context = multiprocessing.get_context("spawn")
     with context.Pool(4) as pool:
         warm = [pool.apply_async(os.getpid) for _ in range(8)]
@@ -150,7 +152,7 @@ def one_shard(root: Path, rounds: int) -> dict[str, float]:
     final = zf.open_array(str(path))[...]
     for inner in range(16):
         row, col = divmod(inner, 4)
-        block = final[row * 16:(row + 1) * 16, col * 16:(col + 1) * 16]
+        block = final[row * 16 : (row + 1) * 16, col * 16 : (col + 1) * 16]
         expected = (inner // 4) * 1000 + rounds - 1
         if not np.all(block == expected):
             raise SystemExit(f"inner chunk {inner} lost an update: {np.unique(block)}")
@@ -160,8 +162,9 @@ def one_shard(root: Path, rounds: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scale", type=float, default=1.0,
-                        help="1 = a (256, 256, 256) float32 array (64 MiB)")
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="1 = a (256, 256, 256) float32 array (64 MiB)"
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=50, help="rounds per shard writer")
     parser.add_argument("--path", default="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -175,13 +178,20 @@ def main(argv: list[str] | None = None) -> int:
         shard = one_shard(root, args.rounds)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    report = {"workloads": {"array": [workload_side] * 3, "timings_s": workloads,
-                            "W1_ratio": workloads["W1/conditional"] / workloads["W1/unconditional"],
-                            "W3_ratio": workloads["W3/conditional"] / workloads["W3/unconditional"]},
-              "array": [side] * 3, "repeat": args.repeat, "timings_s": timings,
-              "whole_ratio": timings["whole/conditional"] / timings["whole/unconditional"],
-              "partial_ratio": timings["partial/conditional"] / timings["partial/unconditional"],
-              "one_shard_four_processes": shard}
+    report = {
+        "workloads": {
+            "array": [workload_side] * 3,
+            "timings_s": workloads,
+            "W1_ratio": workloads["W1/conditional"] / workloads["W1/unconditional"],
+            "W3_ratio": workloads["W3/conditional"] / workloads["W3/unconditional"],
+        },
+        "array": [side] * 3,
+        "repeat": args.repeat,
+        "timings_s": timings,
+        "whole_ratio": timings["whole/conditional"] / timings["whole/unconditional"],
+        "partial_ratio": timings["partial/conditional"] / timings["partial/unconditional"],
+        "one_shard_four_processes": shard,
+    }
     json.dump(report, sys.stdout, indent=2)
     print()
     return 0

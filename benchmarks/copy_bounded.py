@@ -37,7 +37,7 @@ ENGINES = {
     "zarr-python": "zarr-python",
 }
 
-CHILD = r'''
+CHILD = r"""
 import sys, time
 kind, src, dst = sys.argv[1:4]
 if kind == "function":
@@ -62,7 +62,7 @@ elif kind == "zarr-python":
     step = source.chunks[0]
     for start in range(0, source.shape[0], step):
         target[start:start + step] = source[start:start + step]
-'''
+"""
 
 
 def make_source(path: Path, gib: float) -> tuple[int, ...]:
@@ -72,28 +72,43 @@ def make_source(path: Path, gib: float) -> tuple[int, ...]:
 
     depth = max(CHUNK, round(gib * 2**30 / (4 * 1024 * 1024) / CHUNK) * CHUNK)
     shape = (depth, 1024, 1024)
-    array = zf.create_array(str(path), shape=shape, chunks=(CHUNK,) * 3, dtype="float32",
-                            compressors=[{"name": "zstd", "configuration": {"level": 1}}])
+    array = zf.create_array(
+        str(path),
+        shape=shape,
+        chunks=(CHUNK,) * 3,
+        dtype="float32",
+        compressors=[{"name": "zstd", "configuration": {"level": 1}}],
+    )
     rng = np.random.default_rng(0)
     slab = (rng.standard_normal((CHUNK, 1024, 1024), dtype=np.float32) * 16).round() / 16
     for start in range(0, depth, CHUNK):
-        array[start:start + CHUNK] = slab + np.float32(start)
+        array[start : start + CHUNK] = slab + np.float32(start)
     return shape
 
 
 def run_copy(kind: str, src: Path, dst: Path) -> tuple[float, float]:
     """(seconds, peak RSS in MiB) of one copy in a child process."""
     if kind == "cli":
-        command = [str(Path(sys.executable).with_name("zarrforge")), "copy", str(src), str(dst),
-                   "--progress", "plain"]
+        command = [
+            str(Path(sys.executable).with_name("zarrforge")),
+            "copy",
+            str(src),
+            str(dst),
+            "--progress",
+            "plain",
+        ]
     else:
         command = [sys.executable, "-c", CHILD, kind, str(src), str(dst)]
     # GNU time reports the peak of the process it starts; read from this process
     # instead, the peak would include this one's (a vfork'ed child inherits it)
     with tempfile.NamedTemporaryFile("r") as report:
         start = time.perf_counter()
-        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name, *command], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", report.name, *command],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         seconds = time.perf_counter() - start
         peak_kib = int(report.read().split()[-1])
     return seconds, peak_kib / 1024
@@ -124,8 +139,10 @@ def main() -> None:
         src = root / "source.zarr"
         start = time.perf_counter()
         shape = make_source(src, args.gib)
-        print(f"source {shape} float32 ({args.gib:g} GiB) written in "
-              f"{time.perf_counter() - start:.1f} s", flush=True)
+        print(
+            f"source {shape} float32 ({args.gib:g} GiB) written in {time.perf_counter() - start:.1f} s",
+            flush=True,
+        )
         for label in [e.strip() for e in args.engines.split(",") if e.strip()]:
             dst = root / f"{ENGINES[label]}.zarr"
             seconds, peak = run_copy(ENGINES[label], src, dst)
@@ -139,9 +156,12 @@ def main() -> None:
     for label, r in results.items():
         print(f"| {label} | {r['seconds']:.1f} | {r['peak_rss_mib']:.0f} |")
     if args.json:
-        args.json.write_text(json.dumps({"gib": args.gib, "shape": list(shape),
-                                         "command": " ".join(sys.argv), "results": results},
-                                        indent=1))
+        args.json.write_text(
+            json.dumps(
+                {"gib": args.gib, "shape": list(shape), "command": " ".join(sys.argv), "results": results},
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

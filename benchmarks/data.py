@@ -30,19 +30,61 @@ SEED = 20240611
 #: Full-scale (scale 1.0) definitions. ``quantum`` is the rounding unit of every dimension,
 #: ``minimum`` the smallest length: the largest chunk edge of the arrays that must share a shape.
 BASE: dict[str, dict[str, Any]] = {
-    "float3d": {"shape": (512, 512, 512), "dtype": "float32", "chunks": (128, 128, 128), "shards": None,
-                    "zstd_level": 1, "quantum": 32, "minimum": 128},
-    "sharded3d": {"shape": (512, 512, 512), "dtype": "float32", "chunks": (32, 32, 32),
-                      "shards": (256, 256, 256), "zstd_level": 1, "quantum": 32, "minimum": 128},
-    "bytes2d": {"shape": (4096, 4096), "dtype": "uint8", "chunks": (64, 64), "shards": None,
-                    "zstd_level": None, "quantum": 64, "minimum": 64},
+    "float3d": {
+        "shape": (512, 512, 512),
+        "dtype": "float32",
+        "chunks": (128, 128, 128),
+        "shards": None,
+        "zstd_level": 1,
+        "quantum": 32,
+        "minimum": 128,
+    },
+    "sharded3d": {
+        "shape": (512, 512, 512),
+        "dtype": "float32",
+        "chunks": (32, 32, 32),
+        "shards": (256, 256, 256),
+        "zstd_level": 1,
+        "quantum": 32,
+        "minimum": 128,
+    },
+    "bytes2d": {
+        "shape": (4096, 4096),
+        "dtype": "uint8",
+        "chunks": (64, 64),
+        "shards": None,
+        "zstd_level": None,
+        "quantum": 64,
+        "minimum": 64,
+    },
     # W9: the same 256 MiB float32 array in 1 Ki, 16 Ki and 256 Ki chunks (time per chunk)
-    "scale1k": {"shape": (8192, 8192), "dtype": "float32", "chunks": (256, 256), "shards": None,
-                    "zstd_level": 1, "quantum": 256, "minimum": 256},
-    "scale16k": {"shape": (8192, 8192), "dtype": "float32", "chunks": (64, 64), "shards": None,
-                     "zstd_level": 1, "quantum": 256, "minimum": 256},
-    "scale256k": {"shape": (8192, 8192), "dtype": "float32", "chunks": (16, 16), "shards": None,
-                      "zstd_level": 1, "quantum": 256, "minimum": 256},
+    "scale1k": {
+        "shape": (8192, 8192),
+        "dtype": "float32",
+        "chunks": (256, 256),
+        "shards": None,
+        "zstd_level": 1,
+        "quantum": 256,
+        "minimum": 256,
+    },
+    "scale16k": {
+        "shape": (8192, 8192),
+        "dtype": "float32",
+        "chunks": (64, 64),
+        "shards": None,
+        "zstd_level": 1,
+        "quantum": 256,
+        "minimum": 256,
+    },
+    "scale256k": {
+        "shape": (8192, 8192),
+        "dtype": "float32",
+        "chunks": (16, 16),
+        "shards": None,
+        "zstd_level": 1,
+        "quantum": 256,
+        "minimum": 256,
+    },
 }
 #: the W9 family, by chunk count at full scale
 SCALING = {"1k": "scale1k", "16k": "scale16k", "256k": "scale256k"}
@@ -91,8 +133,13 @@ def spec(name: str, scale: float = 1.0) -> ArraySpec:
     base = BASE[name]
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
-    return ArraySpec(shape=scaled_shape(base["shape"], scale, base["quantum"], base["minimum"]), dtype=base["dtype"],
-                     chunks=base["chunks"], shards=base["shards"], zstd_level=base["zstd_level"])
+    return ArraySpec(
+        shape=scaled_shape(base["shape"], scale, base["quantum"], base["minimum"]),
+        dtype=base["dtype"],
+        chunks=base["chunks"],
+        shards=base["shards"],
+        zstd_level=base["zstd_level"],
+    )
 
 
 def member_spec() -> ArraySpec:
@@ -145,7 +192,10 @@ def group_size(dataset: str, scale: float = 1.0) -> int:
 
 def group_members(n: int = GROUP_MEMBERS) -> dict[str, dict[str, Any]]:
     """Member name -> its three attributes."""
-    return {f"m{i:05d}" if n > 1000 else f"m{i:03d}": {"index": i, "label": f"member {i}", "scale": i * 0.25} for i in range(n)}
+    return {
+        f"m{i:05d}" if n > 1000 else f"m{i:03d}": {"index": i, "label": f"member {i}", "scale": i * 0.25}
+        for i in range(n)
+    }
 
 
 def regions(s: ArraySpec, n: int = REGION_READS, width: int = REGION_WIDTH) -> list[tuple[slice, ...]]:

@@ -52,9 +52,11 @@ def main() -> None:
     group.attrs["key5"]
     first = time.perf_counter() - start
     size = os.path.getsize(key)
-    print(f"attributes document {size / 1e6:.1f} MB: open {opened:.2f} s, peak RSS +"
-          f"{added / 1e6:.0f} MB ({added / size:.1f}x the document); first attribute read "
-          f"{first:.2f} s")
+    print(
+        f"attributes document {size / 1e6:.1f} MB: open {opened:.2f} s, peak RSS +"
+        f"{added / 1e6:.0f} MB ({added / size:.1f}x the document); first attribute read "
+        f"{first:.2f} s"
+    )
 
 
 if __name__ == "__main__":

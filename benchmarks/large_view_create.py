@@ -42,8 +42,7 @@ def main() -> None:
     parser.add_argument("--dir", default=None, help="where the hierarchy is kept")
     args = parser.parse_args()
     suffix = "" if args.format == "3" else f"-v{args.format}"
-    directory = args.dir or os.path.join(tempfile.gettempdir(),
-                                         f"zf-view-{args.members}{suffix}.zarr")
+    directory = args.dir or os.path.join(tempfile.gettempdir(), f"zf-view-{args.members}{suffix}.zarr")
     view = os.path.join(directory, "zarr.json" if args.format == "3" else ".zmetadata")
     if not os.path.exists(view):
         build(directory, args.members, args.format)
@@ -52,14 +51,17 @@ def main() -> None:
     gc.collect()
     before = memory.start_section()
     start = time.perf_counter()
-    zf.create_array(directory, f"new-{uuid.uuid4().hex[:8]}", shape=(4,), chunks=(4,), dtype="i4",
-                    zarr_format=args.format)
+    zf.create_array(
+        directory, f"new-{uuid.uuid4().hex[:8]}", shape=(4,), chunks=(4,), dtype="i4", zarr_format=args.format
+    )
     elapsed = time.perf_counter() - start
     added = memory.section_peak() - before
     size = os.path.getsize(view)
-    print(f"v{args.format}, members {args.members}, {os.path.basename(view)} {size / 1e6:.1f} MB: "
-          f"create_array "
-          f"{elapsed:.2f} s, peak RSS +{added / 1e6:.0f} MB ({added / size:.1f}x the document)")
+    print(
+        f"v{args.format}, members {args.members}, {os.path.basename(view)} {size / 1e6:.1f} MB: "
+        f"create_array "
+        f"{elapsed:.2f} s, peak RSS +{added / 1e6:.0f} MB ({added / size:.1f}x the document)"
+    )
 
 
 if __name__ == "__main__":

@@ -94,8 +94,10 @@ def _parallel(fn: Callable[[list[Any]], list[Any]], items: list[Any]) -> list[An
 
 def chunk_slices(shape: tuple[int, ...], chunks: tuple[int, ...]) -> list[tuple[slice, ...]]:
     ranges = [range(0, n, c) for n, c in zip(shape, chunks)]
-    return [tuple(slice(o, min(o + c, n)) for o, c, n in zip(origin, chunks, shape))
-            for origin in itertools.product(*ranges)]
+    return [
+        tuple(slice(o, min(o + c, n)) for o, c, n in zip(origin, chunks, shape))
+        for origin in itertools.product(*ranges)
+    ]
 
 
 def chunk_bytes(values: np.ndarray, slices: list[tuple[slice, ...]]) -> list[bytes]:
@@ -114,8 +116,13 @@ class ZstdLimit(Workload):
         slices = chunk_slices(spec.shape, spec.chunks)
         raw = chunk_bytes(values, slices)
         codec = Zstd(level=spec.zstd_level)
-        return {"raw": raw, "codec": codec, "values": values, "slices": slices,
-                "stored": [codec.encode(b) for b in raw]}
+        return {
+            "raw": raw,
+            "codec": codec,
+            "values": values,
+            "slices": slices,
+            "stored": [codec.encode(b) for b in raw],
+        }
 
     def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, Any]:
         codec, values, slices = state["codec"], state["values"], state["slices"]
@@ -146,11 +153,17 @@ class ZstdLimit(Workload):
 
         lengths = _parallel(decode, list(zip(encoded, sizes)))
         t3 = time.perf_counter()
-        _parallel(lambda part: [codec.encode(np.ascontiguousarray(values[s])) for s in part],
-                  slices)
+        _parallel(lambda part: [codec.encode(np.ascontiguousarray(values[s])) for s in part], slices)
         t4 = time.perf_counter()
-        return {"read": t1 - t0, "encode": t2 - t1, "decode": t3 - t2, "write": t4 - t3,
-                "encoded": encoded, "lengths": lengths, "output": output}
+        return {
+            "read": t1 - t0,
+            "encode": t2 - t1,
+            "decode": t3 - t2,
+            "write": t4 - t3,
+            "encoded": encoded,
+            "lengths": lengths,
+            "output": output,
+        }
 
     def verify(self, engine: Any, ctx: Context, state: dict[str, Any], result: Any) -> dict[str, Any]:
         codec = state["codec"]
@@ -159,8 +172,11 @@ class ZstdLimit(Workload):
                 raise VerificationError(f"{self.name}: chunk {i} does not round-trip")
         check_equal(result["output"], state["values"], f"{self.name} read")
         total = sum(len(r) for r in state["raw"])
-        return {"chunks": len(state["raw"]), "threads_used": min(_threads(), len(state["raw"])),
-                "compression_ratio": sum(len(e) for e in result["encoded"]) / total}
+        return {
+            "chunks": len(state["raw"]),
+            "threads_used": min(_threads(), len(state["raw"])),
+            "compression_ratio": sum(len(e) for e in result["encoded"]) / total,
+        }
 
 
 class FilesLimit(Workload):
@@ -174,8 +190,14 @@ class FilesLimit(Workload):
         slices = chunk_slices(spec.shape, spec.chunks)
         names = ["/".join(str(s.start // c) for s, c in zip(sl, spec.chunks)) for sl in slices]
         raw = chunk_bytes(values, slices)
-        return {"spec": spec, "values": values, "slices": slices, "names": names, "raw": raw,
-                "dir": ctx.root / "files-limit" / "c"}
+        return {
+            "spec": spec,
+            "values": values,
+            "slices": slices,
+            "names": names,
+            "raw": raw,
+            "dir": ctx.root / "files-limit" / "c",
+        }
 
     def before_rep(self, engine: Any, ctx: Context, state: dict[str, Any]) -> None:
         if state["dir"].exists():
@@ -238,19 +260,24 @@ class ListLimit(Workload):
         members = data.group_members(data.group_size(self.dataset, ctx.scale))
         for name, attributes in members.items():
             (root / name).mkdir(parents=True)
-            document = {"zarr_format": 3, "node_type": "array", "shape": list(spec.shape),
-                        "data_type": spec.dtype, "chunk_grid": {"name": "regular",
-                        "configuration": {"chunk_shape": list(spec.chunks)}},
-                        "chunk_key_encoding": {"name": "default",
-                                               "configuration": {"separator": "/"}},
-                        "fill_value": 0, "codecs": [
-                            {"name": "bytes", "configuration": {"endian": "little"}},
-                            {"name": "zstd", "configuration": {"level": spec.zstd_level,
-                                                               "checksum": False}}],
-                        "attributes": attributes}
+            document = {
+                "zarr_format": 3,
+                "node_type": "array",
+                "shape": list(spec.shape),
+                "data_type": spec.dtype,
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(spec.chunks)}},
+                "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+                "fill_value": 0,
+                "codecs": [
+                    {"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "zstd", "configuration": {"level": spec.zstd_level, "checksum": False}},
+                ],
+                "attributes": attributes,
+            }
             (root / name / "zarr.json").write_text(json.dumps(document, indent=2))
-        (root / "zarr.json").write_text(json.dumps(
-            {"zarr_format": 3, "node_type": "group", "attributes": {}}))
+        (root / "zarr.json").write_text(
+            json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}})
+        )
         return {"root": root, "members": members}
 
     def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, Any]:
@@ -297,18 +324,24 @@ class CopyLimit(Workload):
         return {}
 
 
-LIMITS: dict[str, Workload] = {w.name: w for w in [
-    ZstdLimit("L-zstd", "numcodecs Zstd(1) over W1's chunks, all cores, no I/O", "float3d"),
-    ZstdLimit("L-zstd-inner", "numcodecs Zstd(1) over W3's inner chunks, all cores, no I/O", "sharded3d"),
-    FilesLimit("L-files", "one plain file per W5 chunk, one thread, os-level calls", "bytes2d"),
-    CopyLimit("L-copy", "np.copyto of W1's array (warm / fresh destination)", "float3d"),
-    ListLimit("L-list", "list W6's group directory and json.loads each zarr.json, one thread",
-              "group"),
-    ListLimit("L-listL", "the same for W6L's 10,000-member group", "group10k"),
-]}
+LIMITS: dict[str, Workload] = {
+    w.name: w
+    for w in [
+        ZstdLimit("L-zstd", "numcodecs Zstd(1) over W1's chunks, all cores, no I/O", "float3d"),
+        ZstdLimit("L-zstd-inner", "numcodecs Zstd(1) over W3's inner chunks, all cores, no I/O", "sharded3d"),
+        FilesLimit("L-files", "one plain file per W5 chunk, one thread, os-level calls", "bytes2d"),
+        CopyLimit("L-copy", "np.copyto of W1's array (warm / fresh destination)", "float3d"),
+        ListLimit("L-list", "list W6's group directory and json.loads each zarr.json, one thread", "group"),
+        ListLimit("L-listL", "the same for W6L's 10,000-member group", "group10k"),
+    ]
+}
 
 #: Phases each limit reports, in display order.
-PHASES = {"L-zstd": ("encode", "decode", "write", "read"),
-          "L-zstd-inner": ("encode", "decode", "write", "read"),
-          "L-files": ("write", "read"), "L-copy": ("warm", "fresh"), "L-list": ("list",),
-          "L-listL": ("list",)}
+PHASES = {
+    "L-zstd": ("encode", "decode", "write", "read"),
+    "L-zstd-inner": ("encode", "decode", "write", "read"),
+    "L-files": ("write", "read"),
+    "L-copy": ("warm", "fresh"),
+    "L-list": ("list",),
+    "L-listL": ("list",),
+}

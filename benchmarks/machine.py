@@ -20,8 +20,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-PACKAGES = ("zarrforge", "zarrforge-std", "zarrforge-numcodecs", "zarrforge-sharding", "zarr",
-            "tensorstore", "numpy", "numcodecs", "matplotlib")
+PACKAGES = (
+    "zarrforge",
+    "zarrforge-std",
+    "zarrforge-numcodecs",
+    "zarrforge-sharding",
+    "zarr",
+    "tensorstore",
+    "numpy",
+    "numcodecs",
+    "matplotlib",
+)
 
 
 def _proc_field(path: str, field: str) -> str | None:
@@ -53,8 +62,9 @@ def _versions() -> dict[str, str | None]:
 
 def _git(repo: Path, *args: str) -> str | None:
     try:
-        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=30,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=repo, capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -65,8 +75,10 @@ def source_state(repo: Path) -> dict[str, Any]:
     diff = _git(repo, "diff", "HEAD", "--", "core", "plugins") or ""
     untracked = _git(repo, "ls-files", "--others", "--exclude-standard", "--", "core", "plugins") or ""
     digest = hashlib.sha1((diff + "\0" + untracked).encode()).hexdigest()[:12]
-    return {"commit": (_git(repo, "rev-parse", "HEAD") or "")[:12] or None,
-            "uncommitted": digest if (diff or untracked) else None}
+    return {
+        "commit": (_git(repo, "rev-parse", "HEAD") or "")[:12] or None,
+        "uncommitted": digest if (diff or untracked) else None,
+    }
 
 
 def describe(repo: Path) -> dict[str, Any]:
@@ -79,9 +91,14 @@ def describe(repo: Path) -> dict[str, Any]:
             "memory_gib": _memory_gib(),
             "system": f"{platform.system()} {platform.release()} {platform.machine()}",
         },
-        "python": {"version": sys.version.split()[0], "implementation": platform.python_implementation(),
-                   "executable": sys.executable},
+        "python": {
+            "version": sys.version.split()[0],
+            "implementation": platform.python_implementation(),
+            "executable": sys.executable,
+        },
         "packages": _versions(),
-        "source": {"commit": _git(repo, "rev-parse", "HEAD"),
-                   "local_changes": bool(status) if status is not None else None},
+        "source": {
+            "commit": _git(repo, "rev-parse", "HEAD"),
+            "local_changes": bool(status) if status is not None else None,
+        },
     }

@@ -65,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         profiled = time.perf_counter() - t0
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats(args.sort).print_stats(args.top)
-        print(f"{args.engine} {args.workload} scale {args.scale:g}: {warm:.3f} s unprofiled, "
-              f"{profiled:.3f} s under cProfile")
+        print(
+            f"{args.engine} {args.workload} scale {args.scale:g}: {warm:.3f} s unprofiled, "
+            f"{profiled:.3f} s under cProfile"
+        )
         print(out.getvalue())
         workload.verify(engine, ctx, state, result)
         print("verified")

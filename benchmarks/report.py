@@ -53,23 +53,25 @@ def rows(records: list[dict[str, Any]], engines: list[str], workloads: list[str]
             record = by_key.get((engine, name))
             cpu = (record or {}).get("cpu_seconds") if not (record or {}).get("error") else None
             row["engines"][engine] = {
-                "seconds": _best(record), "cpu_seconds": min(cpu) if cpu else None,
+                "seconds": _best(record),
+                "cpu_seconds": min(cpu) if cpu else None,
                 "peak_rss_mib": (record or {}).get("peak_rss_mib"),
                 "size": (record or {}).get("size"),
                 "failed": bool(record is None or record.get("error")),
-                "error": (record or {}).get("error")}
+                "error": (record or {}).get("error"),
+            }
         zf = row["engines"].get("zarrforge", {}).get("seconds")
         row["size"] = next((e["size"] for e in row["engines"].values() if e["size"]), None)
         row["limit"] = w.limit
         limit_name, _, phase = (w.limit or "").partition("/")
         row["limit_seconds"] = _best(by_key.get(("limits", limit_name)), phase) if w.limit else None
         peers = ratio_keys(engines)
-        row["ratios"] = {key: _ratio(zf, row["engines"].get(peer, {}).get("seconds"))
-                         for key, peer in peers}
+        row["ratios"] = {key: _ratio(zf, row["engines"].get(peer, {}).get("seconds")) for key, peer in peers}
         row["ratios"]["zf/limit"] = _ratio(zf, row["limit_seconds"])
         zf_cpu = row["engines"].get("zarrforge", {}).get("cpu_seconds")
-        row["cpu_ratios"] = {key: _ratio(zf_cpu, row["engines"].get(peer, {}).get("cpu_seconds"))
-                             for key, peer in peers}
+        row["cpu_ratios"] = {
+            key: _ratio(zf_cpu, row["engines"].get(peer, {}).get("cpu_seconds")) for key, peer in peers
+        }
         out.append(row)
     return out
 
@@ -81,12 +83,22 @@ def limit_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         record = by_name.get(name)
         if record is None:
             continue
-        bounds = {f"{name}/{p}": [w for w, wl in WORKLOADS.items() if wl.limit == f"{name}/{p}"]
-                  for p in PHASES[name]}
+        bounds = {
+            f"{name}/{p}": [w for w, wl in WORKLOADS.items() if wl.limit == f"{name}/{p}"]
+            for p in PHASES[name]
+        }
         for phase in PHASES[name]:
-            out.append({"limit": f"{name}/{phase}", "title": limit.title, "size": record.get("size"),
-                        "seconds": _best(record, phase), "peak_rss_mib": record.get("peak_rss_mib"),
-                        "bounds": bounds[f"{name}/{phase}"], "failed": bool(record.get("error"))})
+            out.append(
+                {
+                    "limit": f"{name}/{phase}",
+                    "title": limit.title,
+                    "size": record.get("size"),
+                    "seconds": _best(record, phase),
+                    "peak_rss_mib": record.get("peak_rss_mib"),
+                    "bounds": bounds[f"{name}/{phase}"],
+                    "failed": bool(record.get("error")),
+                }
+            )
     return out
 
 
@@ -118,8 +130,13 @@ def _mib(x: float | None) -> str:
 
 def markdown(table: list[dict[str, Any]], limits: list[dict[str, Any]], engines: list[str]) -> str:
     keys = [key for key, _ in ratio_keys(engines)]
-    head = (["workload", "size"] + [f"{e} s" for e in engines] + [f"{e} MiB" for e in engines]
-            + keys + ["limit", "limit s", "zf/limit"])
+    head = (
+        ["workload", "size"]
+        + [f"{e} s" for e in engines]
+        + [f"{e} MiB" for e in engines]
+        + keys
+        + ["limit", "limit s", "zf/limit"]
+    )
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|"]
     for row in table:
         cells = [f"{row['workload']}", row["size"] or "-"]
@@ -132,10 +149,13 @@ def markdown(table: list[dict[str, Any]], limits: list[dict[str, Any]], engines:
         cells += [_r(row["ratios"].get(key)) for key in keys]
         cells += [row["limit"] or "-", _s(row["limit_seconds"]), _r(row["ratios"]["zf/limit"])]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "CPU seconds (user + system, all threads; least over the repetitions):", "",
-              "| workload | " + " | ".join(f"{e} CPU s" for e in engines) + " | "
-              + " | ".join(keys) + " |",
-              "|---|" + "---:|" * (len(engines) + len(keys))]
+    lines += [
+        "",
+        "CPU seconds (user + system, all threads; least over the repetitions):",
+        "",
+        "| workload | " + " | ".join(f"{e} CPU s" for e in engines) + " | " + " | ".join(keys) + " |",
+        "|---|" + "---:|" * (len(engines) + len(keys)),
+    ]
     for row in table:
         cells = [row["workload"]] + [_s(row["engines"][e]["cpu_seconds"]) for e in engines]
         cells += [_r(row["cpu_ratios"].get(key)) for key in keys]
@@ -143,9 +163,11 @@ def markdown(table: list[dict[str, Any]], limits: list[dict[str, Any]], engines:
     if limits:
         lines += ["", "| limit | what | size | s | peak MiB | bounds |", "|---|---|---|---:|---:|---|"]
         for row in limits:
-            lines.append(f"| {row['limit']} | {row['title']} | {row['size']} | "
-                         f"{'FAILED' if row['failed'] else _s(row['seconds'])} | "
-                         f"{_mib(row['peak_rss_mib'])} | {', '.join(row['bounds']) or '-'} |")
+            lines.append(
+                f"| {row['limit']} | {row['title']} | {row['size']} | "
+                f"{'FAILED' if row['failed'] else _s(row['seconds'])} | "
+                f"{_mib(row['peak_rss_mib'])} | {', '.join(row['bounds']) or '-'} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -160,8 +182,11 @@ def write_chart(table: list[dict[str, Any]], path: Path, title: str) -> bool:
 
     names = [row["workload"] for row in table]
     fig, ax = plt.subplots(figsize=(9, 4.2), dpi=90)
-    series = [(key, peer) for key, peer in ratio_keys(list(PEERS))
-              if any(row["ratios"].get(key) is not None for row in table)]
+    series = [
+        (key, peer)
+        for key, peer in ratio_keys(list(PEERS))
+        if any(row["ratios"].get(key) is not None for row in table)
+    ]
     series.append(("zf/limit", "limit"))
     width = 0.8 / len(series)
     colors = {"zf/zp": "#4c72b0", "zf/ts": "#dd8452", "zf/zrs": "#8172b3", "zf/limit": "#55a868"}
@@ -174,14 +199,22 @@ def write_chart(table: list[dict[str, Any]], path: Path, title: str) -> bool:
                 ys.append(value)
         bars = ax.bar(xs, ys, width, label=f"zarrforge / {label}", color=colors[key])
         for bar, value in zip(bars, ys):
-            ax.annotate(f"{value:.2g}", (bar.get_x() + bar.get_width() / 2, value), ha="center",
-                        va="bottom", fontsize=6)
+            ax.annotate(
+                f"{value:.2g}",
+                (bar.get_x() + bar.get_width() / 2, value),
+                ha="center",
+                va="bottom",
+                fontsize=6,
+            )
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
     plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
     ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
-        lambda v, _: f"{v:g}" if v > 0 and round(v / 10 ** math.floor(math.log10(v))) in (2, 5) else ""))
+    ax.yaxis.set_minor_formatter(
+        matplotlib.ticker.FuncFormatter(
+            lambda v, _: f"{v:g}" if v > 0 and round(v / 10 ** math.floor(math.log10(v))) in (2, 5) else ""
+        )
+    )
     ax.set_xticks(range(len(names)), names)
     ax.set_ylabel("time ratio (> 1: zarrforge slower)")
     ax.set_title(title, fontsize=9)

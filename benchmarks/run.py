@@ -90,28 +90,53 @@ def _default_path() -> Path:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="zarrforge vs zarr-python vs tensorstore, and limits.")
-    p.add_argument("--scale", type=_scale, default=1.0,
-                   help="fraction of the full data size (1.0 = 512 MiB arrays; 0.125 or 1/8 = quick)")
+    p.add_argument(
+        "--scale",
+        type=_scale,
+        default=1.0,
+        help="fraction of the full data size (1.0 = 512 MiB arrays; 0.125 or 1/8 = quick)",
+    )
     p.add_argument("--repeat", type=int, default=3, help="repetitions per workload; the best counts")
     p.add_argument("--path", type=Path, default=_default_path(), help="where the data goes")
-    p.add_argument("--only", type=_names, default=None,
-                   help=f"comma-separated workloads and limits: {','.join([*WORKLOADS, *LIMITS])}")
-    p.add_argument("--engines", type=_names, default=list(engine_registry.available()),
-                   help=f"comma-separated, of {','.join(engine_registry.NAMES)} (default: all; "
-                        "zarrs-python only when $ZARRFORGE_BENCH_ZARRS_PYTHON names its Python)")
-    p.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results",
-                   help="where latest.json, latest.md and ratios.png go")
+    p.add_argument(
+        "--only",
+        type=_names,
+        default=None,
+        help=f"comma-separated workloads and limits: {','.join([*WORKLOADS, *LIMITS])}",
+    )
+    p.add_argument(
+        "--engines",
+        type=_names,
+        default=list(engine_registry.available()),
+        help=f"comma-separated, of {','.join(engine_registry.NAMES)} (default: all; "
+        "zarrs-python only when $ZARRFORGE_BENCH_ZARRS_PYTHON names its Python)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "benchmarks" / "results",
+        help="where latest.json, latest.md and ratios.png go",
+    )
     p.add_argument("--no-limits", action="store_true", help="run no limit that --only does not name")
     p.add_argument("--no-chart", action="store_true", help="do not draw ratios.png")
     p.add_argument("--keep", action="store_true", help="keep the data under --path afterwards")
     p.add_argument("--timeout", type=float, default=3600, help="seconds before a child is killed")
-    p.add_argument("--settle", type=float, default=0.0,
-                   help="before each repetition, wait up to this many seconds for other processes "
-                        "to leave the CPU alone (for shared machines)")
-    p.add_argument("--threads-sweep", type=sweep.thread_counts, default=None, metavar="auto|1,2,4",
-                   help=f"run {','.join(sweep.WORKLOADS)} and their limits with each engine set to "
-                        "each of these thread counts ('auto': 1,2,4,... up to the CPU count); "
-                        "writes sweep.json, sweep.md, sweep.png")
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=0.0,
+        help="before each repetition, wait up to this many seconds for other processes "
+        "to leave the CPU alone (for shared machines)",
+    )
+    p.add_argument(
+        "--threads-sweep",
+        type=sweep.thread_counts,
+        default=None,
+        metavar="auto|1,2,4",
+        help=f"run {','.join(sweep.WORKLOADS)} and their limits with each engine set to "
+        "each of these thread counts ('auto': 1,2,4,... up to the CPU count); "
+        "writes sweep.json, sweep.md, sweep.png",
+    )
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
@@ -127,8 +152,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             selected = [*sweep.WORKLOADS, *sweep.LIMITS]
         outside = [w for w in selected if w not in sweep.WORKLOADS and w not in sweep.LIMITS]
         if outside:
-            p.error(f"--threads-sweep runs only {','.join([*sweep.WORKLOADS, *sweep.LIMITS])}; "
-                    f"not {','.join(outside)}")
+            p.error(
+                f"--threads-sweep runs only {','.join([*sweep.WORKLOADS, *sweep.LIMITS])}; "
+                f"not {','.join(outside)}"
+            )
     args.workloads = [w for w in WORKLOADS if w in selected]
     wanted = {w for w in selected if w in LIMITS}
     if not args.no_limits:
@@ -158,14 +185,34 @@ def _log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def run_child(engine: str, workload: str, args: argparse.Namespace, env: dict[str, str],
-              label: str, threads: int | None = None) -> dict[str, Any]:
+def run_child(
+    engine: str,
+    workload: str,
+    args: argparse.Namespace,
+    env: dict[str, str],
+    label: str,
+    threads: int | None = None,
+) -> dict[str, Any]:
     """Run one child (with ``--threads threads`` if given); its result record, or a
     record with ``error``."""
     python = sys.executable if engine == "limits" else engine_registry.interpreter(engine, sys.executable)
-    command = [python, "-m", "benchmarks.child", "--engine", engine, "--workload", workload,
-               "--scale", repr(args.scale), "--repeat", str(args.repeat), "--root", str(args.path),
-               "--settle", repr(args.settle)]
+    command = [
+        python,
+        "-m",
+        "benchmarks.child",
+        "--engine",
+        engine,
+        "--workload",
+        workload,
+        "--scale",
+        repr(args.scale),
+        "--repeat",
+        str(args.repeat),
+        "--root",
+        str(args.path),
+        "--settle",
+        repr(args.settle),
+    ]
     if threads is not None:
         command += ["--threads", str(threads)]
     record: dict[str, Any] | None = None
@@ -173,19 +220,20 @@ def run_child(engine: str, workload: str, args: argparse.Namespace, env: dict[st
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     source = machine.source_state(REPO)
     with tempfile.TemporaryFile("w+") as stderr:
-        proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=stderr,
-                                text=True)
+        proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
         timer = threading.Timer(args.timeout, proc.kill)
         timer.start()
         try:
             for line in proc.stdout:
                 if not line.startswith(PREFIX):
                     continue
-                event = json.loads(line[len(PREFIX):])
+                event = json.loads(line[len(PREFIX) :])
                 if event["event"] == "rep":
                     phases = "  ".join(f"{k} {v:.3f} s" for k, v in event["seconds"].items())
-                    _log(f"{label} rep {event['rep']}/{event['repeat']}  {phases}  "
-                         f"peak {event['peak_rss_mib']:,.0f} MiB")
+                    _log(
+                        f"{label} rep {event['rep']}/{event['repeat']}  {phases}  "
+                        f"peak {event['peak_rss_mib']:,.0f} MiB"
+                    )
                 elif event["event"] == "result":
                     record = event
                 elif event["event"] == "error":
@@ -198,8 +246,15 @@ def run_child(engine: str, workload: str, args: argparse.Namespace, env: dict[st
             tail = stderr.read()[-3000:]
             error = error or (f"killed after {args.timeout} s" if code == -9 else f"exit status {code}")
             _log(f"{label} FAILED: {error}\n{tail}")
-            return {"engine": engine, "workload": workload, "threads": threads, "error": error,
-                    "stderr_tail": tail, "started": started, "source": source}
+            return {
+                "engine": engine,
+                "workload": workload,
+                "threads": threads,
+                "error": error,
+                "stderr_tail": tail,
+                "started": started,
+                "source": source,
+            }
     _log(f"{label} verified; best " + "  ".join(f"{k} {v:.3f} s" for k, v in record["best"].items()))
     record.pop("event", None)
     record["started"] = started
@@ -215,29 +270,38 @@ def source_changes(records: list[dict[str, Any]]) -> list[str]:
             continue
         s = r.get("source") or {}
         states.setdefault((s.get("commit"), s.get("uncommitted")), []).append(
-            f"{r['engine']} {r['workload']}")
+            f"{r['engine']} {r['workload']}"
+        )
     if len(states) <= 1:
         return []
-    return [f"commit {c}" + (f" + uncommitted changes {u}" if u else "") + ": " + ", ".join(runs)
-            for (c, u), runs in states.items()]
+    return [
+        f"commit {c}" + (f" + uncommitted changes {u}" if u else "") + ": " + ", ".join(runs)
+        for (c, u), runs in states.items()
+    ]
 
 
 def blas_report(env: dict[str, str]) -> Any:
     """The BLAS the children's numpy uses (threadpoolctl), or why it is unknown."""
-    code = ("import json, numpy\ntry:\n import threadpoolctl\nexcept ImportError:\n"
-            " print(json.dumps('threadpoolctl not installed'))\nelse:\n"
-            " print(json.dumps(threadpoolctl.threadpool_info()))")
+    code = (
+        "import json, numpy\ntry:\n import threadpoolctl\nexcept ImportError:\n"
+        " print(json.dumps('threadpoolctl not installed'))\nelse:\n"
+        " print(json.dumps(threadpoolctl.threadpool_info()))"
+    )
     try:
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                             timeout=120, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True
+        ).stdout
         return json.loads(out)
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         return f"unknown: {exc}"
 
 
 def _command(argv: list[str] | None) -> str:
-    return shlex.join([Path(sys.executable).name, "benchmarks/run.py", *sys.argv[1:]]) \
-        if argv is None else shlex.join(["benchmarks/run.py", *argv])
+    return (
+        shlex.join([Path(sys.executable).name, "benchmarks/run.py", *sys.argv[1:]])
+        if argv is None
+        else shlex.join(["benchmarks/run.py", *argv])
+    )
 
 
 def _notes(records: list[dict[str, Any]], what: str) -> tuple[str, list[str], list[str]]:
@@ -245,19 +309,24 @@ def _notes(records: list[dict[str, Any]], what: str) -> tuple[str, list[str], li
     text = ""
     changed = source_changes(records)
     if changed:
-        text += ("\nWarning: zarrforge's source (core/, plugins/) changed during the run, so the "
-                 "runs measured different code:\n" + "".join(f"- {line}\n" for line in changed))
+        text += (
+            "\nWarning: zarrforge's source (core/, plugins/) changed during the run, so the "
+            "runs measured different code:\n" + "".join(f"- {line}\n" for line in changed)
+        )
         _log("WARNING: the source tree changed during the run (see the note under the table)")
     disturbed = report.disturbed(records)
     if disturbed:
-        text += ("\nNote: other processes took more than 10% of the machine's CPU during the best "
-                 "repetition of: " + ", ".join(disturbed) + f". Those times are inflated; {what} "
-                 "has every repetition with its CPU seconds and that share.\n")
+        text += (
+            "\nNote: other processes took more than 10% of the machine's CPU during the best "
+            "repetition of: " + ", ".join(disturbed) + f". Those times are inflated; {what} "
+            "has every repetition with its CPU seconds and that share.\n"
+        )
     return text, changed, disturbed
 
 
-def _run_jobs(jobs: list[tuple[str, str, int | None]], args: argparse.Namespace,
-              env: dict[str, str]) -> tuple[list[dict[str, Any]], tuple[float, ...]]:
+def _run_jobs(
+    jobs: list[tuple[str, str, int | None]], args: argparse.Namespace, env: dict[str, str]
+) -> tuple[list[dict[str, Any]], tuple[float, ...]]:
     """Each ``(engine, workload, threads)`` in a child of its own, in order; the records and
     the load average before. The data under ``--path`` is removed afterwards (not with
     ``--keep``)."""
@@ -275,44 +344,67 @@ def _run_jobs(jobs: list[tuple[str, str, int | None]], args: argparse.Namespace,
     return records, load_before
 
 
-def _result(args: argparse.Namespace, env: dict[str, str], was: dict[str, str | None],
-            argv: list[str] | None, records: list[dict[str, Any]], load_before: Any,
-            changed: list[str], disturbed: list[str], info: dict[str, Any]) -> dict[str, Any]:
+def _result(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    was: dict[str, str | None],
+    argv: list[str] | None,
+    records: list[dict[str, Any]],
+    load_before: Any,
+    changed: list[str],
+    disturbed: list[str],
+    info: dict[str, Any],
+) -> dict[str, Any]:
     """What a run's JSON file says besides its table: machine, command, settings, load,
     disturbances, the children's environment, every run."""
     return {
         **info,
         "command": _command(argv),
-        "settings": {"scale": args.scale, "repeat": args.repeat, "settle": args.settle,
-                     "path": str(args.path),
-                     "engines": args.engines, "workloads": args.workloads, "limits": args.limits},
+        "settings": {
+            "scale": args.scale,
+            "repeat": args.repeat,
+            "settle": args.settle,
+            "path": str(args.path),
+            "engines": args.engines,
+            "workloads": args.workloads,
+            "limits": args.limits,
+        },
         "load_average": {"before": load_before, "after": os.getloadavg()},
         "disturbed_runs": disturbed,
         "source_changed_during_run": changed,
-        "environment": {"unset_in_children": list(UNSET), "values_before_unset": was,
-                        "children_blas": blas_report(env),
-                        "rss_method": next((r["rss_method"] for r in records if "rss_method" in r), None)},
+        "environment": {
+            "unset_in_children": list(UNSET),
+            "values_before_unset": was,
+            "children_blas": blas_report(env),
+            "rss_method": next((r["rss_method"] for r in records if "rss_method" in r), None),
+        },
         "runs": records,
     }
 
 
-def run_sweep(args: argparse.Namespace, env: dict[str, str], was: dict[str, str | None],
-              argv: list[str] | None) -> int:
+def run_sweep(
+    args: argparse.Namespace, env: dict[str, str], was: dict[str, str | None], argv: list[str] | None
+) -> int:
     """The thread sweep: every (engine, workload, N) and (limit, N) in a child of its own."""
     counts = args.threads_sweep
     jobs = [("limits", name, n) for name in args.limits for n in counts]
     jobs += [(engine, w, n) for w in args.workloads for n in counts for engine in args.engines]
-    _log(f"thread sweep {','.join(map(str, counts))} (os.cpu_count() {os.cpu_count()}): "
-         f"{len(jobs)} runs, scale {args.scale:g}, repeat {args.repeat}, data in {args.path}")
+    _log(
+        f"thread sweep {','.join(map(str, counts))} (os.cpu_count() {os.cpu_count()}): "
+        f"{len(jobs)} runs, scale {args.scale:g}, repeat {args.repeat}, data in {args.path}"
+    )
     records, load_before = _run_jobs(jobs, args, env)
     info = machine.describe(REPO)
     table = sweep.rows(records, args.engines, args.workloads, counts)
-    title = (f"Thread sweep: scale {args.scale:g}, best of {args.repeat}, threads "
-             f"{','.join(map(str, counts))}, os.cpu_count() {os.cpu_count()}, {info['date'][:10]}")
+    title = (
+        f"Thread sweep: scale {args.scale:g}, best of {args.repeat}, threads "
+        f"{','.join(map(str, counts))}, os.cpu_count() {os.cpu_count()}, {info['date'][:10]}"
+    )
     text = sweep.markdown(table, records, args.engines, counts, title)
     # the notes name each run with its N
     notes, changed, disturbed = _notes(
-        [{**r, "workload": f"{r['workload']} N={r.get('threads')}"} for r in records], "sweep.json")
+        [{**r, "workload": f"{r['workload']} N={r.get('threads')}"} for r in records], "sweep.json"
+    )
     text += notes
     configurations: dict[str, dict[str, Any]] = {}
     for r in records:
@@ -324,13 +416,25 @@ def run_sweep(args: argparse.Namespace, env: dict[str, str], was: dict[str, str 
     result["settings"]["threads"] = counts
     result.update(engine_configuration=configurations, table=table)
     return _write_outputs(
-        args, "sweep", result, text, "sweep.png",
+        args,
+        "sweep",
+        result,
+        text,
+        "sweep.png",
         lambda path: sweep.write_chart(table, args.engines, path, title),
-        [f"{r['engine']} {r['workload']} N={r.get('threads')}" for r in records if r.get("error")])
+        [f"{r['engine']} {r['workload']} N={r.get('threads')}" for r in records if r.get("error")],
+    )
 
 
-def _write_outputs(args: argparse.Namespace, stem: str, result: dict[str, Any], text: str,
-                   chart_name: str, chart: Callable[[Path], bool], failed: list[str]) -> int:
+def _write_outputs(
+    args: argparse.Namespace,
+    stem: str,
+    result: dict[str, Any],
+    text: str,
+    chart_name: str,
+    chart: Callable[[Path], bool],
+    failed: list[str],
+) -> int:
     """Write ``<stem>.json``, ``<stem>.md`` and the chart, print the table, and say which
     runs failed (exit status 1 if any did)."""
     args.out.mkdir(parents=True, exist_ok=True)
@@ -342,8 +446,10 @@ def _write_outputs(args: argparse.Namespace, stem: str, result: dict[str, Any], 
         if not charted:
             _log("matplotlib is not installed: no chart drawn")
     print(text)
-    _log(f"wrote {args.out / f'{stem}.json'}, {args.out / f'{stem}.md'}"
-         + (f", {args.out / chart_name}" if charted else ""))
+    _log(
+        f"wrote {args.out / f'{stem}.json'}, {args.out / f'{stem}.md'}"
+        + (f", {args.out / chart_name}" if charted else "")
+    )
     if failed:
         _log(f"FAILED: {', '.join(failed)}")
         return 1
@@ -373,12 +479,19 @@ def main(argv: list[str] | None = None) -> int:
             configurations[r["engine"]] = r["configuration"]
     result = _result(args, env, was, argv, records, load_before, changed, disturbed, info)
     result.update(engine_configuration=configurations, table=table, limits=limits)
-    title = (f"zarrforge time ratios, scale {args.scale:g}, best of {args.repeat}, "
-             f"{info['machine']['cores']} cores, {info['date'][:10]}")
+    title = (
+        f"zarrforge time ratios, scale {args.scale:g}, best of {args.repeat}, "
+        f"{info['machine']['cores']} cores, {info['date'][:10]}"
+    )
     return _write_outputs(
-        args, "latest", result, text, "ratios.png",
+        args,
+        "latest",
+        result,
+        text,
+        "ratios.png",
         lambda path: report.write_chart(table, path, title),
-        [f"{r['engine']} {r['workload']}" for r in records if r.get("error")])
+        [f"{r['engine']} {r['workload']}" for r in records if r.get("error")],
+    )
 
 
 if __name__ == "__main__":

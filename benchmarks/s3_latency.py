@@ -46,8 +46,12 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=20.0, help="milliseconds per request")
     parser.add_argument("--chunks", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--zarr-connections", type=int, default=0,
-                        help="botocore connection pool for zarr-python (0: its default)")
+    parser.add_argument(
+        "--zarr-connections",
+        type=int,
+        default=0,
+        help="botocore connection pool for zarr-python (0: its default)",
+    )
     parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "s3_latency.json"))
     args = parser.parse_args()
 
@@ -61,16 +65,16 @@ def main() -> None:
         boto3.client("s3", endpoint_url=direct).create_bucket(Bucket="bench")
         # zarrforge's store raises botocore's connection pool (10 by default) to its own
         # concurrency; zarr-python keeps the default unless told (--zarr-connections).
-        options = {"client_kwargs": {"endpoint_url": endpoint}, "anon": False,
-                   "skip_instance_cache": True}
+        options = {"client_kwargs": {"endpoint_url": endpoint}, "anon": False, "skip_instance_cache": True}
         zarr_options = dict(options)
         if args.zarr_connections:
             zarr_options["config_kwargs"] = {"max_pool_connections": args.zarr_connections}
         url = "s3://bench/latency.zarr"
         n = args.chunks
         values = np.arange(n * 64, dtype="int32").reshape(n, 64)
-        a = zf.create_array(url, shape=values.shape, dtype="int32", chunks=(1, 64),
-                            compressors=None, storage_options=options)
+        a = zf.create_array(
+            url, shape=values.shape, dtype="int32", chunks=(1, 64), compressors=None, storage_options=options
+        )
         a[...] = values
         reader = zf.open_array(url, storage_options=options)
         assert np.array_equal(reader[...], values)
@@ -79,8 +83,9 @@ def main() -> None:
             for i in range(n):
                 reader.blocks[i]
 
-        z = zarr.open_array(ZarrFsspecStore.from_url(url, storage_options=zarr_options,
-                                                     read_only=True), mode="r")
+        z = zarr.open_array(
+            ZarrFsspecStore.from_url(url, storage_options=zarr_options, read_only=True), mode="r"
+        )
         assert np.array_equal(z[...], values)
         reader[...], z[...], one_at_a_time()  # warm the proxy's memory of the objects
         results = {
@@ -97,16 +102,35 @@ def main() -> None:
     print(f"  batched vs one at a time: {speedup:.1f}x faster")
     print(f"  zarrforge / zarr-python (batched): {vs_zarr:.2f}")
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(json.dumps({
-        "date": time.strftime("%Y-%m-%d"), "machine": platform.machine(), "cpus": os.cpu_count(),
-        "python": platform.python_version(), "chunks": n, "latency_ms": args.latency,
-        "repeat": args.repeat, "zarr_connections": args.zarr_connections or "default",
-        "seconds": results, "batched_speedup": speedup,
-        "zarrforge_over_zarr_python": vs_zarr,
-        "command": "python benchmarks/s3_latency.py " + " ".join(
-            f"--{k} {v}" for k, v in (("latency", args.latency), ("chunks", n), ("repeat", args.repeat),
-                                      ("zarr-connections", args.zarr_connections))),
-    }, indent=2) + "\n")
+    Path(args.output).write_text(
+        json.dumps(
+            {
+                "date": time.strftime("%Y-%m-%d"),
+                "machine": platform.machine(),
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+                "chunks": n,
+                "latency_ms": args.latency,
+                "repeat": args.repeat,
+                "zarr_connections": args.zarr_connections or "default",
+                "seconds": results,
+                "batched_speedup": speedup,
+                "zarrforge_over_zarr_python": vs_zarr,
+                "command": "python benchmarks/s3_latency.py "
+                + " ".join(
+                    f"--{k} {v}"
+                    for k, v in (
+                        ("latency", args.latency),
+                        ("chunks", n),
+                        ("repeat", args.repeat),
+                        ("zarr-connections", args.zarr_connections),
+                    )
+                ),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

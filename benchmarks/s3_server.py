@@ -26,9 +26,14 @@ import time
 from collections.abc import Iterator
 
 HOP_HEADERS = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"}
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-               "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1",
-               "AWS_EC2_METADATA_DISABLED": "true", "NO_PROXY": "127.0.0.1,localhost"}
+CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",
+    "NO_PROXY": "127.0.0.1,localhost",
+}
 
 
 def serve_latency_proxy(target_port: int, latency: float, ports: multiprocessing.Queue) -> None:
@@ -99,9 +104,11 @@ def _start_moto() -> tuple[subprocess.Popen, int]:
     """moto's server in a process of its own (in this one its request handling would take
     the GIL from the engine being measured), once it answers."""
     port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1",
-                               "-p", str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -122,8 +129,9 @@ def latency_s3(latency_ms: float) -> Iterator[tuple[str, str]]:
     moto_server, moto_port = _start_moto()
     context = multiprocessing.get_context("spawn")
     ports = context.Queue()
-    proxy = context.Process(target=serve_latency_proxy, daemon=True,
-                            args=(moto_port, latency_ms / 1000, ports))
+    proxy = context.Process(
+        target=serve_latency_proxy, daemon=True, args=(moto_port, latency_ms / 1000, ports)
+    )
     proxy.start()
     try:
         yield f"http://127.0.0.1:{ports.get(timeout=30)}", f"http://127.0.0.1:{moto_port}"

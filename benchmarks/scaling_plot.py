@@ -41,8 +41,10 @@ def per_chunk(results: dict) -> dict[str, dict[str, dict[int, float]]]:
 
 def table(curves: dict[str, dict[str, dict[int, float]]]) -> str:
     counts = sorted({n for engines in curves.values() for c in engines.values() for n in c})
-    lines = ["| direction | engine | " + " | ".join(f"{n:,} chunks (us/chunk)" for n in counts)
-             + " | growth |", "|---|---|" + "---:|" * (len(counts) + 1)]
+    lines = [
+        "| direction | engine | " + " | ".join(f"{n:,} chunks (us/chunk)" for n in counts) + " | growth |",
+        "|---|---|" + "---:|" * (len(counts) + 1),
+    ]
     for direction, engines in curves.items():
         for engine, curve in sorted(engines.items()):
             cells = [f"{curve[n] * 1e6:.1f}" if n in curve else "-" for n in counts]
@@ -54,6 +56,7 @@ def table(curves: dict[str, dict[str, dict[int, float]]]) -> str:
 
 def draw(curves: dict[str, dict[str, dict[int, float]]], path: Path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -77,8 +80,9 @@ def draw(curves: dict[str, dict[str, dict[int, float]]], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path)
-    parser.add_argument("--out", type=Path,
-                        default=Path(__file__).resolve().parent / "results" / "scaling.png")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent / "results" / "scaling.png"
+    )
     args = parser.parse_args()
     curves = per_chunk(json.loads(args.results.read_text()))
     print(table(curves))

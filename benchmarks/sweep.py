@@ -30,8 +30,12 @@ WORKLOADS = ("W1", "W2", "W3", "W3r", "W4", "W5", "W5r")
 #: The limits they are bounded by (L-files runs on one thread at every N, as documented).
 LIMITS = ("L-zstd", "L-zstd-inner", "L-files")
 
-COLORS = {"zarrforge": "#c44e52", "zarr-python": "#4c72b0", "tensorstore": "#dd8452",
-          "zarrs-python": "#8172b3"}
+COLORS = {
+    "zarrforge": "#c44e52",
+    "zarr-python": "#4c72b0",
+    "tensorstore": "#dd8452",
+    "zarrs-python": "#8172b3",
+}
 
 
 def auto_counts(cpus: int | None = None) -> list[int]:
@@ -74,8 +78,9 @@ def in_force(record: dict[str, Any] | None) -> Any:
     return (record.get("configuration") or {}).get("threads")
 
 
-def rows(records: list[dict[str, Any]], engines: list[str], workloads: list[str],
-         threads: list[int]) -> list[dict[str, Any]]:
+def rows(
+    records: list[dict[str, Any]], engines: list[str], workloads: list[str], threads: list[int]
+) -> list[dict[str, Any]]:
     by_key = {(r["engine"], r["workload"], r.get("threads")): r for r in records}
     out = []
     for name in workloads:
@@ -91,11 +96,13 @@ def rows(records: list[dict[str, Any]], engines: list[str], workloads: list[str]
                 if n == threads[0]:
                     first[engine] = seconds
                 row["engines"][engine] = {
-                    "seconds": seconds, "cpu_seconds": min(cpu) if cpu else None,
+                    "seconds": seconds,
+                    "cpu_seconds": min(cpu) if cpu else None,
                     "threads_in_force": in_force(record),
                     "speedup": _ratio(first.get(engine), seconds),
                     "failed": bool(record is None or record.get("error")),
-                    "error": (record or {}).get("error")}
+                    "error": (record or {}).get("error"),
+                }
             floor = by_key.get(("limits", limit_name, n)) if limit else None
             row["floor_seconds"] = _best(floor, phase) if floor else None
             row["floor_threads"] = in_force(floor)
@@ -103,8 +110,7 @@ def rows(records: list[dict[str, Any]], engines: list[str], workloads: list[str]
             row["ratios"] = {"zf/floor": _ratio(zf, row["floor_seconds"])}
             for peer in ("tensorstore", "zarr-python", "zarrs-python"):
                 if peer in engines:
-                    row["ratios"][f"zf/{ENGINE_SHORT[peer]}"] = _ratio(
-                        zf, row["engines"][peer]["seconds"])
+                    row["ratios"][f"zf/{ENGINE_SHORT[peer]}"] = _ratio(zf, row["engines"][peer]["seconds"])
             out.append(row)
     return out
 
@@ -122,39 +128,71 @@ def _threads_cell(values: list[Any]) -> str:
     return "/".join(distinct) if distinct else "-"
 
 
-def markdown(table: list[dict[str, Any]], records: list[dict[str, Any]], engines: list[str],
-             threads: list[int], title: str) -> str:
-    lines = [title, "",
-             "| workload | threads | " + " | ".join(f"{e} s" for e in engines)
-             + " | floor | floor s | zf/floor | zf/ts |",
-             "|---|---:|" + "---:|" * len(engines) + "---|---:|---:|---:|"]
+def markdown(
+    table: list[dict[str, Any]],
+    records: list[dict[str, Any]],
+    engines: list[str],
+    threads: list[int],
+    title: str,
+) -> str:
+    lines = [
+        title,
+        "",
+        "| workload | threads | "
+        + " | ".join(f"{e} s" for e in engines)
+        + " | floor | floor s | zf/floor | zf/ts |",
+        "|---|---:|" + "---:|" * len(engines) + "---|---:|---:|---:|",
+    ]
     for row in table:
         cells = [row["workload"], str(row["threads"])]
-        cells += ["FAILED" if row["engines"][e]["failed"] else _s(row["engines"][e]["seconds"])
-                  for e in engines]
+        cells += [
+            "FAILED" if row["engines"][e]["failed"] else _s(row["engines"][e]["seconds"]) for e in engines
+        ]
         floor = row["floor"] or "-"
         if row["floor"] and row["floor_threads"] not in (None, row["threads"]):
             floor += f" ({row['floor_threads']} thread{'s' if row['floor_threads'] != 1 else ''})"
-        cells += [floor, _s(row["floor_seconds"]), _r(row["ratios"]["zf/floor"]),
-                  _r(row["ratios"].get("zf/ts"))]
+        cells += [
+            floor,
+            _s(row["floor_seconds"]),
+            _r(row["ratios"]["zf/floor"]),
+            _r(row["ratios"].get("zf/ts")),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
 
     # What each child reported in force, per requested N (from its configuration).
-    lines += ["", "Threads in force, as each child reported them (its configuration's "
-              "`threads`; `default`: the library's own):", "",
-              "| engine / limit | " + " | ".join(f"N={n}" for n in threads) + " |",
-              "|---|" + "---:|" * len(threads)]
-    names = [*engines, *sorted({r["workload"] for r in records if r["engine"] == "limits"},
-                               key=lambda w: LIMITS.index(w) if w in LIMITS else 99)]
+    lines += [
+        "",
+        "Threads in force, as each child reported them (its configuration's "
+        "`threads`; `default`: the library's own):",
+        "",
+        "| engine / limit | " + " | ".join(f"N={n}" for n in threads) + " |",
+        "|---|" + "---:|" * len(threads),
+    ]
+    names = [
+        *engines,
+        *sorted(
+            {r["workload"] for r in records if r["engine"] == "limits"},
+            key=lambda w: LIMITS.index(w) if w in LIMITS else 99,
+        ),
+    ]
     for name in names:
         cells = []
         for n in threads:
             if name in engines:
-                found = [in_force(r) for r in records if r["engine"] == name
-                         and r.get("threads") == n and not r.get("error")]
+                found = [
+                    in_force(r)
+                    for r in records
+                    if r["engine"] == name and r.get("threads") == n and not r.get("error")
+                ]
             else:
-                found = [in_force(r) for r in records if r["engine"] == "limits"
-                         and r["workload"] == name and r.get("threads") == n and not r.get("error")]
+                found = [
+                    in_force(r)
+                    for r in records
+                    if r["engine"] == "limits"
+                    and r["workload"] == name
+                    and r.get("threads") == n
+                    and not r.get("error")
+                ]
             cells.append(_threads_cell(found))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -172,26 +210,34 @@ def write_chart(table: list[dict[str, Any]], engines: list[str], path: Path, tit
     workloads = list(dict.fromkeys(row["workload"] for row in table))
     ncols = min(4, len(workloads)) or 1
     nrows = math.ceil(len(workloads) / ncols) or 1
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.9 * nrows), dpi=90,
-                             squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.9 * nrows), dpi=90, squeeze=False)
     plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
     some = matplotlib.ticker.FuncFormatter(  # label the minor ticks at 2 and 5 only
-        lambda v, _: f"{v:g}" if v > 0 and round(v / 10 ** math.floor(math.log10(v))) in (2, 5) else "")
+        lambda v, _: f"{v:g}" if v > 0 and round(v / 10 ** math.floor(math.log10(v))) in (2, 5) else ""
+    )
     handles: dict[str, Any] = {}
     for ax, name in zip(axes.flat, workloads):
         part = [row for row in table if row["workload"] == name]
         counts = [row["threads"] for row in part]
         for engine in engines:
-            points = [(row["threads"], row["engines"][engine]["seconds"]) for row in part
-                      if row["engines"][engine]["seconds"] is not None]
+            points = [
+                (row["threads"], row["engines"][engine]["seconds"])
+                for row in part
+                if row["engines"][engine]["seconds"] is not None
+            ]
             if points:
-                (handles[engine],) = ax.plot(*zip(*points), marker="o", label=engine,
-                                             color=COLORS.get(engine))
-        floor = [(row["threads"], row["floor_seconds"]) for row in part
-                 if row["floor_seconds"] is not None]
+                (handles[engine],) = ax.plot(
+                    *zip(*points), marker="o", label=engine, color=COLORS.get(engine)
+                )
+        floor = [(row["threads"], row["floor_seconds"]) for row in part if row["floor_seconds"] is not None]
         if floor:
-            (handles["floor"],) = ax.plot(*zip(*floor), linestyle="--", marker=".", color="black",
-                                          label="codec floor (the workload's limit, at N threads)")
+            (handles["floor"],) = ax.plot(
+                *zip(*floor),
+                linestyle="--",
+                marker=".",
+                color="black",
+                label="codec floor (the workload's limit, at N threads)",
+            )
         ax.set_xscale("log", base=2)
         ax.set_xticks(counts, [str(n) for n in counts])
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
@@ -206,12 +252,17 @@ def write_chart(table: list[dict[str, Any]], engines: list[str], path: Path, tit
         floor_name = part[0]["floor"] or "no floor"
         ax.set_title(f"{name}: {ALL_WORKLOADS[name].title}\n(floor: {floor_name})", fontsize=7)
         ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
-    for ax in list(axes.flat)[len(workloads):]:
+    for ax in list(axes.flat)[len(workloads) :]:
         ax.set_visible(False)
     fig.suptitle(title, fontsize=9)
-    fig.legend(list(handles.values()), [h.get_label() for h in handles.values()],
-               loc="lower center", ncol=len(handles),
-               fontsize=7, frameon=False)
+    fig.legend(
+        list(handles.values()),
+        [h.get_label() for h in handles.values()],
+        loc="lower center",
+        ncol=len(handles),
+        fontsize=7,
+        frameon=False,
+    )
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)

@@ -81,13 +81,17 @@ def stored_bytes(path: Path) -> int:
 def check_equal(actual: Any, expected: np.ndarray, what: str) -> None:
     actual = np.asarray(actual)
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
-        raise VerificationError(f"{what}: got shape {actual.shape} dtype {actual.dtype}, "
-                                f"expected shape {expected.shape} dtype {expected.dtype}")
+        raise VerificationError(
+            f"{what}: got shape {actual.shape} dtype {actual.dtype}, "
+            f"expected shape {expected.shape} dtype {expected.dtype}"
+        )
     if not np.array_equal(actual, expected):
         wrong = np.argwhere(actual != expected)
         first = tuple(int(i) for i in wrong[0])
-        raise VerificationError(f"{what}: {len(wrong)} of {expected.size} values differ; first at "
-                                f"{first}: got {actual[first]!r}, expected {expected[first]!r}")
+        raise VerificationError(
+            f"{what}: {len(wrong)} of {expected.size} values differ; first at "
+            f"{first}: got {actual[first]!r}, expected {expected[first]!r}"
+        )
 
 
 def ensure_array(engine: Any, ctx: Context, dataset: str) -> Path:
@@ -114,8 +118,7 @@ def ensure_group(engine: Any, ctx: Context, dataset: str = "group") -> Path:
     return path
 
 
-def check_members(listed: dict[str, dict[str, Any]], what: str,
-                  n: int = data.GROUP_MEMBERS) -> None:
+def check_members(listed: dict[str, dict[str, Any]], what: str, n: int = data.GROUP_MEMBERS) -> None:
     expected = data.group_members(n)
     if len(listed) != len(expected):
         raise VerificationError(f"{what}: listed {len(listed)} members, expected {len(expected)}")
@@ -123,8 +126,9 @@ def check_members(listed: dict[str, dict[str, Any]], what: str,
         if name not in listed:
             raise VerificationError(f"{what}: member {name!r} is missing")
         if listed[name] != attributes:
-            raise VerificationError(f"{what}: member {name!r} has attributes {listed[name]!r}, "
-                                    f"expected {attributes!r}")
+            raise VerificationError(
+                f"{what}: member {name!r} has attributes {listed[name]!r}, expected {attributes!r}"
+            )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,8 +244,10 @@ class ListGroup(Workload):
         return f"{data.group_size(self.dataset, scale)} members"
 
     def prepare(self, engine: Any, ctx: Context) -> dict[str, Any]:
-        return {"path": ensure_group(engine, ctx, self.dataset),
-                "n": data.group_size(self.dataset, ctx.scale)}
+        return {
+            "path": ensure_group(engine, ctx, self.dataset),
+            "n": data.group_size(self.dataset, ctx.scale),
+        }
 
     def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, dict[str, Any]]:
         return engine.list_group(str(state["path"]))
@@ -251,23 +257,34 @@ class ListGroup(Workload):
         return {"members": len(result)}
 
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in [
-    WriteArray("W1", "write float32 3-D, chunks 128^3, zstd 1", "float3d", "L-zstd/write"),
-    ReadArray("W2", "read W1's array whole", "float3d", "L-zstd/read"),
-    WriteArray("W3", "write it sharded: shards 256^3, inner 32^3, zstd 1", "sharded3d",
-               "L-zstd-inner/write"),
-    ReadArray("W3r", "read W3's array whole", "sharded3d", "L-zstd-inner/read"),
-    RandomRegions("W4", "random (1,1,32) reads of W3's array, one call each", "sharded3d"),
-    WriteArray("W5", "write uint8 2-D, chunks 64^2, uncompressed", "bytes2d", "L-files/write"),
-    ReadArray("W5r", "read W5's array whole", "bytes2d", "L-files/read"),
-    CreateGroup("W6c", "create a group of 300 small arrays with attributes", "group"),
-    ListGroup("W6", "open the group, list members with attributes", "group", "L-list/list"),
-    CreateGroup("W6Lc", "create a group of 10,000 small arrays with attributes", "group10k"),
-    ListGroup("W6L", "open the 10,000-member group, list members with attributes", "group10k",
-              "L-listL/list"),
-    # the scaling family: one 256 MiB array, ever more and smaller chunks
-    *(workload for label, dataset in data.SCALING.items() for workload in (
-        WriteArray(f"W9w-{label}", f"write 256 MiB float32 2-D in {label[:-1]} Ki chunks, zstd 1",
-                   dataset),
-        ReadArray(f"W9r-{label}", f"read it whole ({label[:-1]} Ki chunks)", dataset))),
-]}
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in [
+        WriteArray("W1", "write float32 3-D, chunks 128^3, zstd 1", "float3d", "L-zstd/write"),
+        ReadArray("W2", "read W1's array whole", "float3d", "L-zstd/read"),
+        WriteArray(
+            "W3", "write it sharded: shards 256^3, inner 32^3, zstd 1", "sharded3d", "L-zstd-inner/write"
+        ),
+        ReadArray("W3r", "read W3's array whole", "sharded3d", "L-zstd-inner/read"),
+        RandomRegions("W4", "random (1,1,32) reads of W3's array, one call each", "sharded3d"),
+        WriteArray("W5", "write uint8 2-D, chunks 64^2, uncompressed", "bytes2d", "L-files/write"),
+        ReadArray("W5r", "read W5's array whole", "bytes2d", "L-files/read"),
+        CreateGroup("W6c", "create a group of 300 small arrays with attributes", "group"),
+        ListGroup("W6", "open the group, list members with attributes", "group", "L-list/list"),
+        CreateGroup("W6Lc", "create a group of 10,000 small arrays with attributes", "group10k"),
+        ListGroup(
+            "W6L", "open the 10,000-member group, list members with attributes", "group10k", "L-listL/list"
+        ),
+        # the scaling family: one 256 MiB array, ever more and smaller chunks
+        *(
+            workload
+            for label, dataset in data.SCALING.items()
+            for workload in (
+                WriteArray(
+                    f"W9w-{label}", f"write 256 MiB float32 2-D in {label[:-1]} Ki chunks, zstd 1", dataset
+                ),
+                ReadArray(f"W9r-{label}", f"read it whole ({label[:-1]} Ki chunks)", dataset),
+            )
+        ),
+    ]
+}

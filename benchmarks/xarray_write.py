@@ -46,10 +46,12 @@ def dataset(scale: float, count: int = VARIABLES) -> xr.Dataset:
     shape = (first, *SHAPE[1:])
     rng = np.random.default_rng(0)
     base = np.round(rng.normal(280, 5, size=shape).astype("float32"), 1)
-    variables = {f"v{i:02d}": (("t", "y", "x"), base + i, {"units": "K", "index": i})
-                 for i in range(count)}
-    ds = xr.Dataset(variables, coords={"t": np.arange(shape[0]), "y": np.arange(shape[1]),
-                                       "x": np.arange(shape[2])}, attrs={"title": "benchmark"})
+    variables = {f"v{i:02d}": (("t", "y", "x"), base + i, {"units": "K", "index": i}) for i in range(count)}
+    ds = xr.Dataset(
+        variables,
+        coords={"t": np.arange(shape[0]), "y": np.arange(shape[1]), "x": np.arange(shape[2])},
+        attrs={"title": "benchmark"},
+    )
     for name in variables:
         ds[name].encoding["chunks"] = CHUNKS
     return ds
@@ -67,9 +69,12 @@ def write_zarr_python(ds: xr.Dataset, path: Path) -> None:
 
 def compress_only(ds: xr.Dataset, path: Path) -> None:
     """The floor: zstd over every chunk's bytes, one compressor per thread, nothing stored."""
-    pieces = [ds[name].values[t:t + CHUNKS[0], y:y + CHUNKS[1]] for name in ds.data_vars
-              for t in range(0, ds[name].shape[0], CHUNKS[0])
-              for y in range(0, ds[name].shape[1], CHUNKS[1])]
+    pieces = [
+        ds[name].values[t : t + CHUNKS[0], y : y + CHUNKS[1]]
+        for name in ds.data_vars
+        for t in range(0, ds[name].shape[0], CHUNKS[0])
+        for y in range(0, ds[name].shape[1], CHUNKS[1])
+    ]
 
     def compress(share: list) -> int:
         compressor = zstandard.ZstdCompressor(level=0, write_content_size=True)
@@ -103,8 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     ds = dataset(args.scale, args.variables)
     root = Path(tempfile.mkdtemp(prefix="zarrforge-xarray-write-", dir=args.path))
-    engines = {"zarrforge": write_zarrforge, "zarr-python": write_zarr_python,
-               "floor (zstd only)": compress_only}
+    engines = {
+        "zarrforge": write_zarrforge,
+        "zarr-python": write_zarr_python,
+        "floor (zstd only)": compress_only,
+    }
     best = {name: float("inf") for name in engines}
     try:
         check(ds, root)
@@ -117,12 +125,16 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(target, ignore_errors=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    report = {"variables": args.variables, "shape": list(ds["v00"].shape),
-              "bytes": int(sum(v.nbytes for v in ds.data_vars.values())),
-              "chunks": list(CHUNKS), "repeat": args.repeat, "best_s": best,
-              "ratio_zarrforge_to_zarr_python": best["zarrforge"] / best["zarr-python"],
-              "over_floor": {name: best[name] / best["floor (zstd only)"]
-                             for name in ("zarrforge", "zarr-python")}}
+    report = {
+        "variables": args.variables,
+        "shape": list(ds["v00"].shape),
+        "bytes": int(sum(v.nbytes for v in ds.data_vars.values())),
+        "chunks": list(CHUNKS),
+        "repeat": args.repeat,
+        "best_s": best,
+        "ratio_zarrforge_to_zarr_python": best["zarrforge"] / best["zarr-python"],
+        "over_floor": {name: best[name] / best["floor (zstd only)"] for name in ("zarrforge", "zarr-python")},
+    }
     json.dump(report, sys.stdout, indent=2)
     print()
     return 0

@@ -18,12 +18,19 @@ def main() -> None:
     weather = root.create_group("weather", attributes={"source": "synthetic"})
 
     temperature = weather.create_array(
-        "temperature", shape=(365, 180, 360), dtype="float32", chunks=(30, 45, 90),
+        "temperature",
+        shape=(365, 180, 360),
+        dtype="float32",
+        chunks=(30, 45, 90),
         compressors=[{"name": "zstd", "configuration": {"level": 3, "checksum": False}}],
-        fill_value=float("nan"), dimension_names=["day", "lat", "lon"],
-        attributes={"units": "degC"})
-    print(f"  created {temperature.name}: shape={temperature.shape} dtype={temperature.dtype} "
-          f"chunks={temperature.chunks} ({temperature.nchunks} chunks)")
+        fill_value=float("nan"),
+        dimension_names=["day", "lat", "lon"],
+        attributes={"units": "degC"},
+    )
+    print(
+        f"  created {temperature.name}: shape={temperature.shape} dtype={temperature.dtype} "
+        f"chunks={temperature.chunks} ({temperature.nchunks} chunks)"
+    )
 
     rng = np.random.default_rng(42)
     days = np.arange(365, dtype="float32")[:, None, None]
@@ -32,13 +39,18 @@ def main() -> None:
     print(f"  wrote {field.nbytes / 2**20:.1f} MiB into {temperature.nchunks_initialized} stored chunks")
 
     stations = weather.create_array(
-        "stations", shape=(1000,), dtype="int32", chunks=(256,),
-        compressors=[{"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
-                                                         "shuffle": "shuffle"}}],
-        fill_value=-1)
+        "stations",
+        shape=(1000,),
+        dtype="int32",
+        chunks=(256,),
+        compressors=[{"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle"}}],
+        fill_value=-1,
+    )
     stations[100:200] = np.arange(100, dtype="int32")
-    print(f"  created {stations.name}; wrote 100 of 1000 values "
-          f"({stations.nchunks_initialized} of {stations.nchunks} chunks stored)")
+    print(
+        f"  created {stations.name}; wrote 100 of 1000 values "
+        f"({stations.nchunks_initialized} of {stations.nchunks} chunks stored)"
+    )
 
     print("Reading back")
     reopened = zf.open_group(store_url, mode="r")

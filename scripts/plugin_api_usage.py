@@ -78,7 +78,7 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
     if not node.level:
         return node.module or ""
     parts = package.split(".")
-    return ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+    return ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
 
 
 def names_used(path: Path, package: str = "") -> set[str]:
@@ -96,27 +96,28 @@ def names_used(path: Path, package: str = "") -> set[str]:
                     else:
                         used.add(alias.name)
             elif module == "zarrforge":
-                aliases.update(alias.asname or alias.name for alias in node.names
-                               if alias.name == "plugin_api")
+                aliases.update(
+                    alias.asname or alias.name for alias in node.names if alias.name == "plugin_api"
+                )
         elif isinstance(node, ast.Import):
-            aliases.update(alias.asname for alias in node.names
-                           if alias.asname and _surface_module(alias.name))
+            aliases.update(
+                alias.asname for alias in node.names if alias.asname and _surface_module(alias.name)
+            )
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id in aliases:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
             used.add(node.attr)
     return used
 
 
 def usage() -> dict[str, list[str]]:
     """Each tool with the plugins (by directory name) and the kit (``kit``) that use it."""
-    by_plugin = {root.parent.name: set().union(*(names_used(p) for p in root.rglob("*.py")))
-                 for root in PLUGIN_SOURCES}
-    by_plugin["kit"] = set().union(*(
-        names_used(p, ".".join(p.relative_to(CORE_SOURCE).parent.parts))
-        for p in KIT.rglob("*.py")))
-    return {tool: sorted(plugin for plugin, names in by_plugin.items() if tool in names)
-            for tool in tools()}
+    by_plugin = {
+        root.parent.name: set().union(*(names_used(p) for p in root.rglob("*.py"))) for root in PLUGIN_SOURCES
+    }
+    by_plugin["kit"] = set().union(
+        *(names_used(p, ".".join(p.relative_to(CORE_SOURCE).parent.parts)) for p in KIT.rglob("*.py"))
+    )
+    return {tool: sorted(plugin for plugin, names in by_plugin.items() if tool in names) for tool in tools()}
 
 
 def why_it_stays(tool: str, users: list[str]) -> str | None:

@@ -47,7 +47,8 @@ MARKER = re.compile(r"<!--\s*(fragment|run by|not run)\s*:\s*(.*?)\s*-->", re.S)
 BLOCK = re.compile(
     r"(?:<!--\s*(?P<mark>fragment|run by)\s*:\s*(?P<note>.*?)\s*-->[ \t]*\n(?:[ \t]*\n)*)?"
     r"^(?P<indent>[ \t]*)```(?P<lang>python|sh|console)\n(?P<code>.*?)^(?P=indent)```",
-    re.S | re.M)
+    re.S | re.M,
+)
 EXAMPLE_HOST = "https://example.org"
 
 
@@ -72,8 +73,9 @@ def expected_output(code: str) -> list[str]:
 
 
 def _line_matches(expected: str, got: str) -> bool:
-    return re.fullmatch(".*".join(re.escape(part) for part in expected.rstrip().split("...")),
-                        got) is not None
+    return (
+        re.fullmatch(".*".join(re.escape(part) for part in expected.rstrip().split("...")), got) is not None
+    )
 
 
 def matches(expected: list[str], got: list[str]) -> bool:
@@ -108,14 +110,18 @@ def run_python(code: str, where: str, namespace: dict) -> str | None:
     expected = expected_output(code)
     got = [line.rstrip() for line in out.getvalue().splitlines()]
     if expected and not matches(expected, got):
-        return ("output differs:\nexpected:\n" + "\n".join(expected)
-                + "\ngot:\n" + "\n".join(got))
+        return "output differs:\nexpected:\n" + "\n".join(expected) + "\ngot:\n" + "\n".join(got)
     return None
 
 
 def run_sh(code: str) -> str | None:
-    done = subprocess.run(["bash", "-e", "-c", _with_servers(code)], capture_output=True,
-                          text=True, env=_shell_env(), timeout=300)
+    done = subprocess.run(
+        ["bash", "-e", "-c", _with_servers(code)],
+        capture_output=True,
+        text=True,
+        env=_shell_env(),
+        timeout=300,
+    )
     if done.returncode:
         return f"exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     return None
@@ -141,14 +147,23 @@ def console_commands(code: str) -> list[tuple[str, list[str]]]:
 def run_console(code: str) -> str | None:
     status = 0
     for command, expected in console_commands(code):
-        done = subprocess.run(["bash", "-c", f"(exit {status}); {_with_servers(command)}"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              env=_shell_env(), timeout=300)
+        done = subprocess.run(
+            ["bash", "-c", f"(exit {status}); {_with_servers(command)}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=_shell_env(),
+            timeout=300,
+        )
         status = done.returncode
         got = [line.rstrip() for line in done.stdout.splitlines()]
         if expected and not matches(expected, got):
-            return (f"$ {command}\noutput differs:\nexpected:\n" + "\n".join(expected)
-                    + "\ngot:\n" + "\n".join(got))
+            return (
+                f"$ {command}\noutput differs:\nexpected:\n"
+                + "\n".join(expected)
+                + "\ngot:\n"
+                + "\n".join(got)
+            )
         if not expected and status:
             return f"$ {command}\nexited {status}:\n" + "\n".join(got[-40:])
     return None
@@ -167,10 +182,13 @@ def run(document: str, only_one: bool = False) -> dict[str, list]:
             used.add(match.start())
     for marker in MARKER.finditer(text):
         if marker.start() not in used:
-            report["failures"].append({
-                "line": text.count("\n", 0, marker.start()) + 1,
-                "error": f"the marker {marker.group(0)!r} is not right before a python, sh "
-                         "or console block (or is not one of 'fragment:', 'run by:')"})
+            report["failures"].append(
+                {
+                    "line": text.count("\n", 0, marker.start()) + 1,
+                    "error": f"the marker {marker.group(0)!r} is not right before a python, sh "
+                    "or console block (or is not one of 'fragment:', 'run by:')",
+                }
+            )
     for match in blocks:
         line = text.count("\n", 0, match.start("code")) + 1
         mark, note = match.group("mark"), match.group("note")
@@ -180,8 +198,9 @@ def run(document: str, only_one: bool = False) -> dict[str, list]:
         if mark == "run by":
             report["run_by"].append({"line": line, "by": note})
             if not os.path.exists(os.path.join(ROOT, note.split()[0])):
-                report["failures"].append({"line": line, "error": f"'run by: {note}' names "
-                                           "no file of the repository"})
+                report["failures"].append(
+                    {"line": line, "error": f"'run by: {note}' names no file of the repository"}
+                )
             continue
         code = textwrap.dedent(match.group("code"))
         language = match.group("lang")

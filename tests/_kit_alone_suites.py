@@ -39,8 +39,10 @@ class XorCodec(BytesBytesCodec):
         configuration = dict(configuration or {})
         key = configuration.pop("key", 90)
         if configuration:
-            raise MetadataError(f"unknown configuration {sorted(configuration)}",
-                                field=f"configuration.{sorted(configuration)[0]}")
+            raise MetadataError(
+                f"unknown configuration {sorted(configuration)}",
+                field=f"configuration.{sorted(configuration)[0]}",
+            )
         if not isinstance(key, int) or isinstance(key, bool) or not 0 <= key < 256:
             raise MetadataError("key must be a byte", field="configuration.key", value=key)
         return cls(key)
@@ -67,8 +69,11 @@ class DashedKeys(ChunkKeyEncoding):
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DashedKeys:
         if configuration:
             first = sorted(configuration)[0]
-            raise MetadataError(f"unknown configuration {sorted(configuration)}",
-                                field=f"configuration.{first}", value=configuration)
+            raise MetadataError(
+                f"unknown configuration {sorted(configuration)}",
+                field=f"configuration.{first}",
+                value=configuration,
+            )
         return cls()
 
     def to_json(self) -> dict[str, Any]:
@@ -79,8 +84,11 @@ class DashedKeys(ChunkKeyEncoding):
 
     def decode_key(self, key: str, ndim: int) -> tuple[int, ...] | None:
         head, *parts = key.split("-")
-        if head != "k" or len(parts) != ndim or not all(
-                p.isascii() and p.isdigit() and (p == "0" or p[0] != "0") for p in parts):
+        if (
+            head != "k"
+            or len(parts) != ndim
+            or not all(p.isascii() and p.isdigit() and (p == "0" or p[0] != "0") for p in parts)
+        ):
             return None
         return tuple(int(p) for p in parts)
 
@@ -125,8 +133,7 @@ class TestStandInBool(DataTypeConformance):
 
 class TestDashedKeys(ChunkKeyEncodingConformance):
     key_encoding_documents = ["test.dashed"]
-    invalid_key_encoding_documents = [({"name": "test.dashed", "configuration": {"x": 1}},
-                                       "configuration.x")]
+    invalid_key_encoding_documents = [({"name": "test.dashed", "configuration": {"x": 1}}, "configuration.x")]
 
 
 class TestKitMemoryStore(StoreConformance, ConditionalWriteConformance):

@@ -32,8 +32,12 @@ def fake_distribution(tmp_path: Path) -> Callable[..., Path]:
     added: list[str] = []
     modules: list[str] = []
 
-    def install(name: str, entry_points: dict[str, dict[str, str]],
-                modules_src: dict[str, str] | None = None, version: str = "1.0") -> Path:
+    def install(
+        name: str,
+        entry_points: dict[str, dict[str, str]],
+        modules_src: dict[str, str] | None = None,
+        version: str = "1.0",
+    ) -> Path:
         site = tmp_path / f"site-{name}"
         info = site / f"{name.replace('-', '_')}-{version}.dist-info"
         info.mkdir(parents=True)
@@ -65,11 +69,23 @@ def _example_data(directory: Path) -> None:
     import zarrforge as zf
 
     data = zf.create_group(str(directory / "data.zarr"))
-    data.create_array("temperature", shape=(1000, 64), chunks=(100, 64), dtype="float32",
-                      fill_value=float("nan"), dimension_names=["time", "x"])[:100] = 1.5
-    weather = zf.create_array(str(directory / "weather.zarr"), "temperature",
-                              shape=(365, 180, 360), chunks=(30, 90, 90), dtype="float32",
-                              fill_value=float("nan"), dimension_names=["day", "lat", "lon"])
+    data.create_array(
+        "temperature",
+        shape=(1000, 64),
+        chunks=(100, 64),
+        dtype="float32",
+        fill_value=float("nan"),
+        dimension_names=["time", "x"],
+    )[:100] = 1.5
+    weather = zf.create_array(
+        str(directory / "weather.zarr"),
+        "temperature",
+        shape=(365, 180, 360),
+        chunks=(30, 90, 90),
+        dtype="float32",
+        fill_value=float("nan"),
+        dimension_names=["day", "lat", "lon"],
+    )
     weather[0, 0, 0] = 20.0
 
 
@@ -100,33 +116,58 @@ def doc_servers(tmp_path_factory: pytest.TempPathFactory):
         zipped.writestr("zarr.json", json.dumps({"zarr_format": 3, "node_type": "group"}))
         for path in sorted((site / "data.zarr" / "temperature").rglob("*")):
             if path.is_file():
-                zipped.write(path, "group/array/" + str(path.relative_to(
-                    site / "data.zarr" / "temperature")))
+                zipped.write(path, "group/array/" + str(path.relative_to(site / "data.zarr" / "temperature")))
         zipped.writestr("group/zarr.json", json.dumps({"zarr_format": 3, "node_type": "group"}))
     handler = lambda *a, **k: _StaticFiles(*a, directory=str(site), **k)  # noqa: E731
     web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     web.daemon_threads = True
     thread = threading.Thread(target=web.serve_forever, daemon=True)
     thread.start()
-    credentials = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                   "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
-                   "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-                   "AWS_ALLOW_HTTP": "true", "NO_PROXY": "127.0.0.1,localhost",
-                   "no_proxy": "127.0.0.1,localhost"}
+    credentials = {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        "AWS_ALLOW_HTTP": "true",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
     try:
         with loopback_s3_server() as endpoint:
-            s3 = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
-                              aws_secret_access_key="testing", region_name="us-east-1")
+            s3 = boto3.client(
+                "s3",
+                endpoint_url=endpoint,
+                aws_access_key_id="testing",
+                aws_secret_access_key="testing",
+                region_name="us-east-1",
+            )
             s3.create_bucket(Bucket="bucket")
-            s3.put_bucket_policy(Bucket="bucket", Policy=json.dumps({
-                "Version": "2012-10-17", "Statement": [{
-                    "Effect": "Allow", "Principal": "*", "Action": "s3:*",
-                    "Resource": ["arn:aws:s3:::bucket", "arn:aws:s3:::bucket/*"]}]}))
+            s3.put_bucket_policy(
+                Bucket="bucket",
+                Policy=json.dumps(
+                    {
+                        "Version": "2012-10-17",
+                        "Statement": [
+                            {
+                                "Effect": "Allow",
+                                "Principal": "*",
+                                "Action": "s3:*",
+                                "Resource": ["arn:aws:s3:::bucket", "arn:aws:s3:::bucket/*"],
+                            }
+                        ],
+                    }
+                ),
+            )
             for path in sorted(site.rglob("*")):
                 if path.is_file():
                     s3.upload_file(str(path), "bucket", str(path.relative_to(site)))
-            yield {**credentials, "AWS_ENDPOINT_URL": endpoint,
-                   "ZARRFORGE_DOC_HTTP": f"http://127.0.0.1:{web.server_address[1]}"}
+            yield {
+                **credentials,
+                "AWS_ENDPOINT_URL": endpoint,
+                "ZARRFORGE_DOC_HTTP": f"http://127.0.0.1:{web.server_address[1]}",
+            }
     finally:
         web.shutdown()
         web.server_close()
@@ -152,4 +193,5 @@ def pytest_terminal_summary(terminalreporter) -> None:  # untyped: pytest's hook
         terminalreporter.write_line(
             f"documentation blocks in {documents} documents: {totals.get('ran', 0)} run, "
             f"{totals.get('fragment', 0)} fragments (skipped on purpose), "
-            f"{totals.get('run_by', 0)} run by other tests, {totals.get('failed', 0)} failing")
+            f"{totals.get('run_by', 0)} run by other tests, {totals.get('failed', 0)} failing"
+        )

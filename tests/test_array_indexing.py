@@ -32,6 +32,7 @@ DTYPE = "int32"
 
 # --- helpers -----------------------------------------------------------------------------
 
+
 class RecordingStore(MemoryStore):
     """A MemoryStore that records every key read (``get``, ``get_many``, ``get_versioned``)."""
 
@@ -56,8 +57,16 @@ class RecordingStore(MemoryStore):
 
 
 def make_array(shape, chunks, *, fill=0, order="C", store=None, **kwargs):
-    return zf.create_array(store if store is not None else MemoryStore(), shape=shape, dtype=DTYPE,
-                           chunks=chunks, compressors=None, fill_value=fill, order=order, **kwargs)
+    return zf.create_array(
+        store if store is not None else MemoryStore(),
+        shape=shape,
+        dtype=DTYPE,
+        chunks=chunks,
+        compressors=None,
+        fill_value=fill,
+        order=order,
+        **kwargs,
+    )
 
 
 def chunk_key(coords) -> str:
@@ -128,7 +137,7 @@ def with_ellipsis_or_truncation(draw, entries, allow_newaxis=False):
         j = draw(st.integers(i, len(entries)))
         entries = [*entries[:i], Ellipsis, *entries[j:]]
     elif how == "truncate":
-        entries = entries[:draw(st.integers(0, len(entries)))]
+        entries = entries[: draw(st.integers(0, len(entries)))]
     if allow_newaxis:
         for _ in range(draw(st.integers(0, 2))):
             entries.insert(draw(st.integers(0, len(entries))), None)
@@ -189,8 +198,14 @@ def coordinate_selection(draw, shape, unique):
     else:
         flat = draw(st.lists(st.integers(0, size - 1), max_size=12))
     coords = [np.asarray(c, dtype=np.int64) for c in np.unravel_index(np.array(flat, dtype=np.int64), shape)]
-    coords = [np.where(np.array(draw(st.lists(st.booleans(), min_size=len(flat), max_size=len(flat))),
-                                dtype=bool), c - n, c) for c, n in zip(coords, shape)]
+    coords = [
+        np.where(
+            np.array(draw(st.lists(st.booleans(), min_size=len(flat), max_size=len(flat))), dtype=bool),
+            c - n,
+            c,
+        )
+        for c, n in zip(coords, shape)
+    ]
     k = len(flat)
     if k and k % 2 == 0 and draw(st.booleans()):
         coords = [c.reshape(2, k // 2) for c in coords]
@@ -216,11 +231,12 @@ def block_selection(draw, shape, chunks):
 
 # --- numpy references ------------------------------------------------------------------------
 
+
 def _expand(sel, ndim):
     entries = list(sel) if isinstance(sel, tuple) else [sel]
     if any(e is Ellipsis for e in entries):
         i = next(i for i, e in enumerate(entries) if e is Ellipsis)
-        entries = entries[:i] + [slice(None)] * (ndim - len(entries) + 1) + entries[i + 1:]
+        entries = entries[:i] + [slice(None)] * (ndim - len(entries) + 1) + entries[i + 1 :]
     return entries + [slice(None)] * (ndim - len(entries))
 
 
@@ -303,6 +319,7 @@ SEEDS = st.integers(0, 2**32 - 1)
 
 # --- basic selections -------------------------------------------------------------------------
 
+
 @PROPERTY
 @given(st.data())
 def test_basic_selection_read_matches_numpy(data):
@@ -335,6 +352,7 @@ def test_basic_selection_write_matches_numpy(data):
 
 # --- orthogonal selections --------------------------------------------------------------------
 
+
 @PROPERTY
 @given(st.data())
 def test_oindex_read_matches_numpy(data):
@@ -360,6 +378,7 @@ def test_oindex_write_matches_numpy(data):
 
 # --- coordinate and mask selections -----------------------------------------------------------
 
+
 @PROPERTY
 @given(st.data())
 def test_vindex_coordinate_read_matches_numpy(data):
@@ -384,8 +403,9 @@ def test_vindex_coordinate_write_matches_numpy(data):
 @given(st.data())
 def test_vindex_mask_read_matches_numpy(data):
     a, ref, _chunks, _fill = data.draw(stored_array())
-    mask = np.array(data.draw(st.lists(st.booleans(), min_size=ref.size, max_size=ref.size)),
-                    dtype=bool).reshape(ref.shape)
+    mask = np.array(
+        data.draw(st.lists(st.booleans(), min_size=ref.size, max_size=ref.size)), dtype=bool
+    ).reshape(ref.shape)
     assert_same(a.vindex[mask], ref[mask])
 
 
@@ -394,8 +414,9 @@ def test_vindex_mask_read_matches_numpy(data):
 def test_vindex_mask_write_matches_numpy(data):
     a, ref, chunks, fill = data.draw(fresh_array())
     for _ in range(data.draw(st.integers(1, 3))):
-        mask = np.array(data.draw(st.lists(st.booleans(), min_size=ref.size, max_size=ref.size)),
-                        dtype=bool).reshape(ref.shape)
+        mask = np.array(
+            data.draw(st.lists(st.booleans(), min_size=ref.size, max_size=ref.size)), dtype=bool
+        ).reshape(ref.shape)
         value = random_values(data.draw(SEEDS), ref[mask].shape, fill)
         a.vindex[mask] = value
         ref[mask] = value
@@ -403,6 +424,7 @@ def test_vindex_mask_write_matches_numpy(data):
 
 
 # --- block selections ---------------------------------------------------------------------------
+
 
 @PROPERTY
 @given(st.data())
@@ -426,6 +448,7 @@ def test_blocks_write_matches_numpy(data):
 
 
 # --- fill values and empty chunks -----------------------------------------------------------------
+
 
 @PROPERTY
 @given(st.data())
@@ -503,20 +526,29 @@ def test_write_empty_chunks_is_a_runtime_setting_of_the_opened_array():
 
 # --- writes that cover whole chunks do not read them -------------------------------------------------
 
+
 @pytest.mark.parametrize("order", ["C", "F"])
-@pytest.mark.parametrize("write", [
-    pytest.param(lambda a, v: a.__setitem__((slice(3, 6), slice(2, 4)), v[3:6, 2:4]), id="interior-chunk"),
-    pytest.param(lambda a, v: a.__setitem__(Ellipsis, v), id="whole-array"),
-    pytest.param(lambda a, v: a.__setitem__(slice(None), v), id="whole-array-slice"),
-    pytest.param(lambda a, v: a.__setitem__((slice(6, 7), slice(4, 5)), v[6:7, 4:5]), id="edge-chunk"),
-    pytest.param(lambda a, v: a.__setitem__((slice(6, None), slice(None)), v[6:, :]), id="edge-row"),
-    pytest.param(lambda a, v: a.blocks.__setitem__((1, slice(None)), v[3:6, :]), id="blocks"),
-    pytest.param(lambda a, v: a.oindex.__setitem__(([0, 1, 2], slice(0, 2)), v[0:3, 0:2]), id="oindex"),
-    pytest.param(lambda a, v: a.oindex.__setitem__((np.arange(7) < 3, slice(None)), v[0:3, :]),
-                 id="oindex-mask"),
-    pytest.param(lambda a, v: a.vindex.__setitem__(np.ones((7, 5), dtype=bool), v.reshape(-1)),
-                 id="vindex-full-mask"),
-])
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(
+            lambda a, v: a.__setitem__((slice(3, 6), slice(2, 4)), v[3:6, 2:4]), id="interior-chunk"
+        ),
+        pytest.param(lambda a, v: a.__setitem__(Ellipsis, v), id="whole-array"),
+        pytest.param(lambda a, v: a.__setitem__(slice(None), v), id="whole-array-slice"),
+        pytest.param(lambda a, v: a.__setitem__((slice(6, 7), slice(4, 5)), v[6:7, 4:5]), id="edge-chunk"),
+        pytest.param(lambda a, v: a.__setitem__((slice(6, None), slice(None)), v[6:, :]), id="edge-row"),
+        pytest.param(lambda a, v: a.blocks.__setitem__((1, slice(None)), v[3:6, :]), id="blocks"),
+        pytest.param(lambda a, v: a.oindex.__setitem__(([0, 1, 2], slice(0, 2)), v[0:3, 0:2]), id="oindex"),
+        pytest.param(
+            lambda a, v: a.oindex.__setitem__((np.arange(7) < 3, slice(None)), v[0:3, :]), id="oindex-mask"
+        ),
+        pytest.param(
+            lambda a, v: a.vindex.__setitem__(np.ones((7, 5), dtype=bool), v.reshape(-1)),
+            id="vindex-full-mask",
+        ),
+    ],
+)
 def test_writing_whole_chunks_does_not_read_them(write, order):
     store = RecordingStore()
     a = make_array((7, 5), (3, 2), fill=0, order=order, store=store)
@@ -564,6 +596,7 @@ def test_chunk_aligned_writes_read_no_chunks(data):
 
 
 # --- dispatch of fancy selections through [] and errors ----------------------------------------------
+
 
 def test_getitem_with_an_index_array_on_1d_matches_numpy():
     ref = np.arange(10, dtype=DTYPE) * 3

@@ -27,15 +27,20 @@ from zarrforge.errors import BoundsCheckError, CorruptChunkError, NodeTypeError
 from zarrforge.hierarchy_api import resolve_store
 
 S3_ENV = {
-    "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_SESSION_TOKEN": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-    "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": os.devnull,
-    "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "NO_PROXY": "127.0.0.1,localhost",
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",
+    "AWS_CONFIG_FILE": os.devnull,
+    "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    "NO_PROXY": "127.0.0.1,localhost",
     "no_proxy": "127.0.0.1,localhost",
 }
 
 
 # --- instruments -----------------------------------------------------------------------
+
 
 class Recording(WrapperStore):
     """Counts requests (keys) in flight and their maximum, ``get_many`` calls, and the
@@ -132,6 +137,7 @@ def memory_store() -> Any:
 
 # --- S3 -----------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def s3_endpoint():
     from zarrforge.testing.s3_server import loopback_s3_server
@@ -201,6 +207,7 @@ def test_500_concurrent_small_reads_on_s3_are_equal_and_many_are_in_flight_at_on
 
 # --- gathering ------------------------------------------------------------------------------
 
+
 def test_reads_asked_for_in_one_loop_pass_reach_the_store_as_one_batch():
     store = Recording(memory_store())
     data = np.arange(100 * 8, dtype="float64").reshape(100, 8)
@@ -227,8 +234,13 @@ def test_each_gathered_read_gets_its_own_result_or_its_own_error():
 
     async def main():
         a = await zfa.open_array(store, "a")
-        return await asyncio.gather(a.getitem(slice(0, 5)), a.getitem(12), a.getitem(99),
-                                    a.getitem(slice(35, 40)), return_exceptions=True)
+        return await asyncio.gather(
+            a.getitem(slice(0, 5)),
+            a.getitem(12),
+            a.getitem(99),
+            a.getitem(slice(35, 40)),
+            return_exceptions=True,
+        )
 
     first, corrupt, out_of_bounds, last = asyncio.run(main())
     np.testing.assert_array_equal(first, data[:5])
@@ -238,6 +250,7 @@ def test_each_gathered_read_gets_its_own_result_or_its_own_error():
 
 
 # --- the API ---------------------------------------------------------------------------------
+
 
 def test_every_selection_kind_reads_and_writes_as_the_blocking_array_does():
     store = memory_store()
@@ -301,8 +314,9 @@ def test_resize_append_attributes_listing_and_info():
 
     async def main():
         root = await zfa.create_group(store, attributes={"title": "t"})
-        a = await root.create_array("x", shape=(4, 3), dtype="uint8", chunks=(2, 3),
-                                    attributes={"units": "m"})
+        a = await root.create_array(
+            "x", shape=(4, 3), dtype="uint8", chunks=(2, 3), attributes={"units": "m"}
+        )
         await root.create_group("sub")
         await a.setitem(..., 7)
         shape_after_append = await a.append(np.full((2, 3), 9, dtype="uint8"))
@@ -313,17 +327,24 @@ def test_resize_append_attributes_listing_and_info():
         members = [(name, type(node).__name__) async for name, node in again.members()]
         x = await again.getitem("x")
         return {
-            "append": shape_after_append, "shape": x.shape, "values": await x.getitem(...),
-            "attrs": x.attrs, "root_attrs": again.attrs, "members": members,
+            "append": shape_after_append,
+            "shape": x.shape,
+            "values": await x.getitem(...),
+            "attrs": x.attrs,
+            "root_attrs": again.attrs,
+            "members": members,
             "keys": [k async for k in again.keys()],
             "array_keys": [k async for k in again.array_keys()],
             "group_keys": [k async for k in again.group_keys()],
             "arrays": [n async for n, _ in again.arrays()],
             "groups": [n async for n, _ in again.groups()],
-            "nmembers": await again.nmembers(), "contains": await again.contains("sub"),
+            "nmembers": await again.nmembers(),
+            "contains": await again.contains("sub"),
             "missing": await again.get("nope", "default"),
-            "info": again.info, "info_complete": await again.info_complete(),
-            "array_info": x.info, "array_info_complete": await x.info_complete(),
+            "info": again.info,
+            "info_complete": await again.info_complete(),
+            "array_info": x.info,
+            "array_info_complete": await x.info_complete(),
             "nchunks_initialized": await x.nchunks_initialized(),
         }
 
@@ -364,25 +385,44 @@ def test_from_node_gives_the_async_face_of_an_open_node_and_names_anything_else(
     assert a.array.store.inner is store and keys == ["a"]
     np.testing.assert_array_equal(np.concatenate(values), np.arange(6))
     assert store.get_many_calls == [3]  # the three reads were gathered
-    with pytest.raises(NodeTypeError, match=r"'node' must be a zarrforge Array or Group, got "
-                                            r"array\(\[1, 2\]\) \(type ndarray\)"):
+    with pytest.raises(
+        NodeTypeError,
+        match=r"'node' must be a zarrforge Array or Group, got "
+        r"array\(\[1, 2\]\) \(type ndarray\)",
+    ):
         zfa.from_node(np.array([1, 2]))
 
 
 def properties(cls: type) -> dict[str, property]:
-    return {name: getattr(cls, name) for name in dir(cls)
-            if isinstance(getattr(cls, name), property)}
+    return {name: getattr(cls, name) for name in dir(cls) if isinstance(getattr(cls, name), property)}
 
 
-@pytest.mark.parametrize("blocking, face, differ_by_design, shared_at_least", [
-    ("Array", "AsyncArray", {"attrs"},
-     {"name", "metadata", "read_only", "shape", "dtype", "chunks", "shards", "nbytes",
-      "info", "oindex"}),
-    ("Group", "AsyncGroup", {"attrs", "info"}, {"name", "path", "store", "metadata"}),
-])
-def test_a_property_of_both_faces_is_one_property_shared_by_them(blocking, face,
-                                                                 differ_by_design,
-                                                                 shared_at_least):
+@pytest.mark.parametrize(
+    "blocking, face, differ_by_design, shared_at_least",
+    [
+        (
+            "Array",
+            "AsyncArray",
+            {"attrs"},
+            {
+                "name",
+                "metadata",
+                "read_only",
+                "shape",
+                "dtype",
+                "chunks",
+                "shards",
+                "nbytes",
+                "info",
+                "oindex",
+            },
+        ),
+        ("Group", "AsyncGroup", {"attrs", "info"}, {"name", "path", "store", "metadata"}),
+    ],
+)
+def test_a_property_of_both_faces_is_one_property_shared_by_them(
+    blocking, face, differ_by_design, shared_at_least
+):
     """The async faces compute none of the blocking classes' properties again (issue #42):
     a property both have is the same property object, except those whose answers differ
     by design (``attrs``: a copy; a group's ``info``: no member counts)."""
@@ -398,8 +438,9 @@ def test_no_store_request_and_no_codec_work_runs_on_the_event_loop_thread(record
     async def main():
         loop_thread = threading.get_ident()
         root = await zfa.open_group(store, mode="w")
-        a = await root.create_array("a", shape=(30, 30), dtype="float32", chunks=(10, 10),
-                                    compressors=[ThreadRecorder.name])
+        a = await root.create_array(
+            "a", shape=(30, 30), dtype="float32", chunks=(10, 10), compressors=[ThreadRecorder.name]
+        )
         await a.setitem(..., np.ones((30, 30), dtype="float32"))
         await asyncio.gather(*(a.getitem((i, slice(None))) for i in range(30)))
         await a.vindex.setitem((np.array([1, 2]), np.array([3, 4])), 5.0)
@@ -420,6 +461,7 @@ def test_no_store_request_and_no_codec_work_runs_on_the_event_loop_thread(record
 
 
 # --- cancellation ----------------------------------------------------------------------------
+
 
 class Gate(WrapperStore):
     """Lets the first ``set_many`` through; holds every later one until ``release`` is set,
@@ -461,8 +503,7 @@ def test_a_cancelled_write_stops_with_every_chunk_old_or_new(monkeypatch):
     # batches (the engine's groups on one thread) of two 64-byte chunks
     monkeypatch.setattr(chunk_io, "BATCH_BYTES", 128)
     gate = Gate(memory_store())
-    arr = zf.create_array(gate, "a", shape=(160,), dtype="int32", chunks=(16,), threads=1,
-                          compressors=None)
+    arr = zf.create_array(gate, "a", shape=(160,), dtype="int32", chunks=(16,), threads=1, compressors=None)
     arr[...] = 1
     gate.batches = 0
 
@@ -482,8 +523,7 @@ def test_a_cancelled_write_stops_with_every_chunk_old_or_new(monkeypatch):
 def test_a_cancelled_append_keeps_the_old_shape(monkeypatch):
     monkeypatch.setattr(chunk_io, "BATCH_BYTES", 128)
     gate = Gate(memory_store())
-    arr = zf.create_array(gate, "a", shape=(16,), dtype="int32", chunks=(16,), threads=1,
-                          compressors=None)
+    arr = zf.create_array(gate, "a", shape=(16,), dtype="int32", chunks=(16,), threads=1, compressors=None)
     arr[...] = 1
     gate.batches = 0
 
@@ -500,6 +540,7 @@ def test_a_cancelled_append_keeps_the_old_shape(monkeypatch):
 
 
 # --- the example service --------------------------------------------------------------------
+
 
 def test_the_example_service_serves_concurrent_slice_requests():
     import importlib.util
@@ -518,6 +559,7 @@ def test_the_example_service_serves_concurrent_slice_requests():
     async def main():
         app = service.make_app(await zfa.open_array(store, "a", mode="r"))
         async with TestClient(TestServer(app)) as client:
+
             async def get(url):
                 response = await client.get(url)
                 return response.status, await response.json() if response.status == 200 else None
@@ -528,6 +570,6 @@ def test_the_example_service_serves_concurrent_slice_requests():
 
     answers, bad, (_, info) = asyncio.run(main())
     for i, (status, body) in enumerate(answers):
-        assert status == 200 and body["values"] == data[i:i + 3].tolist()
+        assert status == 200 and body["values"] == data[i : i + 3].tolist()
     assert bad == 400
     assert info == {"shape": [50, 4], "dtype": "int64", "chunks": [5, 4]}

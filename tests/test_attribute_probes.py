@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted(list((ROOT / "core" / "src").rglob("*.py"))
-                 + list(ROOT.glob("plugins/*/src/**/*.py")))
+SOURCES = sorted(list((ROOT / "core" / "src").rglob("*.py")) + list(ROOT.glob("plugins/*/src/**/*.py")))
 TABLE = re.compile(r"<!-- probes: begin -->(.*?)<!-- probes: end -->", re.S)
 ROW = re.compile(r"^\| `([^`]+)` \| `([^`]+)` \| (.+) \|$", re.M)
 
@@ -18,11 +17,16 @@ ROW = re.compile(r"^\| `([^`]+)` \| `([^`]+)` \| (.+) \|$", re.M)
 def probes_in(path: Path, root: Path = ROOT) -> set[tuple[str, str]]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr")
+            and len(node.args) >= 2
+        ):
             name = node.args[1]
-            attribute = (name.value if isinstance(name, ast.Constant) and isinstance(name.value, str)
-                         else "<dynamic>")
+            attribute = (
+                name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "<dynamic>"
+            )
             found.add((str(path.relative_to(root)), attribute))
     return found
 
@@ -44,6 +48,7 @@ def test_every_attribute_probe_is_declared_with_a_reason():
 
 def test_the_checker_sees_a_probe(tmp_path):
     module = tmp_path / "plugin.py"
-    module.write_text("def f(store, name):\n    return getattr(store, 'root', None) or "
-                      "hasattr(store, name)\n")
+    module.write_text(
+        "def f(store, name):\n    return getattr(store, 'root', None) or hasattr(store, name)\n"
+    )
     assert probes_in(module, tmp_path) == {("plugin.py", "root"), ("plugin.py", "<dynamic>")}

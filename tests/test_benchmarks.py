@@ -106,10 +106,27 @@ def test_scaled_shapes_keep_chunks() -> None:
 def test_driver_writes_table_and_json(tmp_path: Path) -> None:
     out = tmp_path / "results"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "1/64", "--repeat", "2",
-         "--only", "W5,W5r,W6", "--engines", "zarrforge,tensorstore", "--path", str(tmp_path / "data"),
-         "--out", str(out), "--no-chart"],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "run.py"),
+            "--scale",
+            "1/64",
+            "--repeat",
+            "2",
+            "--only",
+            "W5,W5r,W6",
+            "--engines",
+            "zarrforge,tensorstore",
+            "--path",
+            str(tmp_path / "data"),
+            "--out",
+            str(out),
+            "--no-chart",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "| W5r |" in proc.stdout and "L-files/read" in proc.stdout
     result = json.loads((out / "latest.json").read_text())
@@ -130,27 +147,62 @@ def test_the_conditional_write_benchmark_runs_and_checks_the_shard(tmp_path: Pat
     """benchmarks/conditional_writes.py at its smallest: the four shard writers' final
     values are checked by the script itself (it exits with an error on a lost update)."""
     result = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "conditional_writes.py"), "--scale", "0.01",
-         "--repeat", "1", "--rounds", "3", "--path", str(tmp_path)],
-        capture_output=True, text=True, timeout=300, cwd=REPO)
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "conditional_writes.py"),
+            "--scale",
+            "0.01",
+            "--repeat",
+            "1",
+            "--rounds",
+            "3",
+            "--path",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(result.stdout)
     assert report["one_shard_four_processes"]["updates"] == 4 * 4 * 3
-    assert set(report["timings_s"]) == {"whole/conditional", "whole/unconditional",
-                                        "partial/conditional", "partial/unconditional"}
-    assert set(report["workloads"]["timings_s"]) == {"W1/conditional", "W1/unconditional",
-                                                     "W3/conditional", "W3/unconditional"}
+    assert set(report["timings_s"]) == {
+        "whole/conditional",
+        "whole/unconditional",
+        "partial/conditional",
+        "partial/unconditional",
+    }
+    assert set(report["workloads"]["timings_s"]) == {
+        "W1/conditional",
+        "W1/unconditional",
+        "W3/conditional",
+        "W3/unconditional",
+    }
 
 
-def test_the_xarray_write_benchmark_checks_both_outputs_and_reports_the_floor(
-        tmp_path: Path) -> None:
+def test_the_xarray_write_benchmark_checks_both_outputs_and_reports_the_floor(tmp_path: Path) -> None:
     """benchmarks/xarray_write.py at its smallest: before timing, it reads each engine's
     output with the other engine and compares it with the dataset (an exception, so a
     nonzero exit, if they differ); the report has both engines and the zstd floor."""
     result = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "xarray_write.py"), "--scale", "0.01",
-         "--variables", "2", "--repeat", "1", "--path", str(tmp_path)],
-        capture_output=True, text=True, timeout=300, cwd=REPO)
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "xarray_write.py"),
+            "--scale",
+            "0.01",
+            "--variables",
+            "2",
+            "--repeat",
+            "1",
+            "--path",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(result.stdout)
     assert report["variables"] == 2 and report["shape"] == [8, 512, 410]
@@ -163,17 +215,39 @@ def test_zarrs_python_runs_as_a_peer_under_its_own_python(tmp_path: Path) -> Non
     """zarrs-python (zarr-python 3.4 with the Rust codec pipeline) needs Python >= 3.12: its
     children run under ``$ZARRFORGE_BENCH_ZARRS_PYTHON``; here the zarr-python 3.4.2
     environment of tests/interop (built by ``make test``), which holds zarrs too."""
-    ensured = subprocess.run([sys.executable, str(REPO / "tests/interop/_side_venv.py"), "zarr34"],
-                             capture_output=True, text=True, timeout=600)
+    ensured = subprocess.run(
+        [sys.executable, str(REPO / "tests/interop/_side_venv.py"), "zarr34"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert ensured.returncode == 0, ensured.stderr
     python = ensured.stdout.strip().splitlines()[-1]
     out = tmp_path / "results"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "1/64", "--repeat", "1",
-         "--only", "W2,W6", "--engines", "zarrforge,zarrs-python", "--no-limits",
-         "--path", str(tmp_path / "data"), "--out", str(out), "--no-chart"],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "ZARRFORGE_BENCH_ZARRS_PYTHON": python})
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "run.py"),
+            "--scale",
+            "1/64",
+            "--repeat",
+            "1",
+            "--only",
+            "W2,W6",
+            "--engines",
+            "zarrforge,zarrs-python",
+            "--no-limits",
+            "--path",
+            str(tmp_path / "data"),
+            "--out",
+            str(out),
+            "--no-chart",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "ZARRFORGE_BENCH_ZARRS_PYTHON": python},
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads((out / "latest.json").read_text())
     runs = {(r["engine"], r["workload"]): r for r in result["runs"]}
@@ -190,14 +264,34 @@ def test_the_cloud_benchmark_runs_every_engine_against_a_local_s3(tmp_path: Path
     each engine's reads checked against the values written by the script itself."""
     out = tmp_path / "cloud.json"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "cloud.py"), "--latency", "0", "--repeat", "1",
-         "--scale", "0.02", "--reads", "8", "--json", str(out), "--engines",
-         "zarrforge (fsspec),zarrforge (obstore),zarr-python (ObjectStore),tensorstore (s3)"],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "cloud.py"),
+            "--latency",
+            "0",
+            "--repeat",
+            "1",
+            "--scale",
+            "0.02",
+            "--reads",
+            "8",
+            "--json",
+            str(out),
+            "--engines",
+            "zarrforge (fsspec),zarrforge (obstore),zarr-python (ObjectStore),tensorstore (s3)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(out.read_text())
-    assert set(result["seconds"]) == {"zarrforge (fsspec)", "zarrforge (obstore)",
-                                      "zarr-python (ObjectStore)", "tensorstore (s3)"}
+    assert set(result["seconds"]) == {
+        "zarrforge (fsspec)",
+        "zarrforge (obstore)",
+        "zarr-python (ObjectStore)",
+        "tensorstore (s3)",
+    }
     for engine, seconds in result["seconds"].items():
         assert set(seconds) == {"W7w", "W7r", "W8"}, (engine, seconds)
     assert "| W8 | zarrforge (obstore) |" in proc.stdout

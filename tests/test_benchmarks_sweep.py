@@ -49,10 +49,28 @@ def test_thread_counts() -> None:
 def test_sweep_records_every_engine_workload_and_thread_count(tmp_path: Path) -> None:
     out = tmp_path / "results"
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "1/64", "--repeat", "1",
-         "--threads-sweep", ",".join(map(str, THREADS)), "--only", ",".join(WORKLOADS),
-         "--engines", ",".join(ENGINES), "--path", str(tmp_path / "data"), "--out", str(out)],
-        capture_output=True, text=True, timeout=180)
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "run.py"),
+            "--scale",
+            "1/64",
+            "--repeat",
+            "1",
+            "--threads-sweep",
+            ",".join(map(str, THREADS)),
+            "--only",
+            ",".join(WORKLOADS),
+            "--engines",
+            ",".join(ENGINES),
+            "--path",
+            str(tmp_path / "data"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads((out / "sweep.json").read_text())
     assert result["settings"]["threads"] == THREADS
@@ -74,7 +92,8 @@ def test_sweep_records_every_engine_workload_and_thread_count(tmp_path: Path) ->
 
     table = result["table"]
     assert [(row["workload"], row["threads"]) for row in table] == [
-        (w, n) for w in WORKLOADS for n in THREADS]
+        (w, n) for w in WORKLOADS for n in THREADS
+    ]
     for row in table:
         assert row["floor_seconds"] is not None and row["ratios"]["zf/floor"] > 0
         assert row["ratios"]["zf/ts"] > 0
@@ -101,17 +120,38 @@ def test_zarr_engines_echo_their_thread_setting(engine: str, tmp_path: Path) -> 
     else:
         ensured = subprocess.run(
             [sys.executable, str(REPO / "tests/interop/_side_venv.py"), "zarr34"],
-            capture_output=True, text=True, timeout=600)
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert ensured.returncode == 0, ensured.stderr
         python = ensured.stdout.strip().splitlines()[-1]
     proc = subprocess.run(
-        [python, "-m", "benchmarks.child", "--engine", engine, "--workload", "W5r",
-         "--scale", "0.015625", "--repeat", "1", "--root", str(tmp_path), "--threads", "2"],
-        capture_output=True, text=True, timeout=120, cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)})
+        [
+            python,
+            "-m",
+            "benchmarks.child",
+            "--engine",
+            engine,
+            "--workload",
+            "W5r",
+            "--scale",
+            "0.015625",
+            "--repeat",
+            "1",
+            "--root",
+            str(tmp_path),
+            "--threads",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    events = [json.loads(line[len(PREFIX):]) for line in proc.stdout.splitlines()
-              if line.startswith(PREFIX)]
+    events = [json.loads(line[len(PREFIX) :]) for line in proc.stdout.splitlines() if line.startswith(PREFIX)]
     record = next(e for e in events if e["event"] == "result")
     assert record["threads"] == 2
     configuration = record["configuration"]

@@ -73,10 +73,16 @@ class Family(_Codec):
         return data
 """
 
-ARRAY_DOCUMENT = {"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "int8",
-                  "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
-                  "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
-                  "codecs": [{"name": "bytes"}]}
+ARRAY_DOCUMENT = {
+    "zarr_format": 3,
+    "node_type": "array",
+    "shape": [4],
+    "data_type": "int8",
+    "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+    "chunk_key_encoding": {"name": "default"},
+    "fill_value": 0,
+    "codecs": [{"name": "bytes"}],
+}
 
 
 @pytest.fixture(autouse=True)
@@ -90,8 +96,7 @@ def _failure_warnings(caught) -> list[str]:
 
 
 def _zstd_array_works() -> None:
-    array = zf.create_array(MemoryStore(), shape=(6,), chunks=(3,), dtype="int16",
-                            compressors="zstd")
+    array = zf.create_array(MemoryStore(), shape=(6,), chunks=(3,), dtype="int16", compressors="zstd")
     array[...] = np.arange(6)
     np.testing.assert_array_equal(zf.open_array(array.store)[...], np.arange(6))
 
@@ -102,29 +107,43 @@ def _store_with(document: dict) -> MemoryStore:
     return store
 
 
-def test_a_codec_encoding_to_another_size_than_it_declared_is_refused_before_storing(
-        fake_distribution):
+def test_a_codec_encoding_to_another_size_than_it_declared_is_refused_before_storing(fake_distribution):
     """A codec whose output disagrees with its ``encoded_size()`` used to be stored, and
     the chunk then read as corrupt, blamed on the data (issue #41)."""
-    fake_distribution("zf-short-codec", {"zarrforge.codecs": {
-        "broken.short": "zfshort_codec:Short"}}, {"zfshort_codec": CODECS})
+    fake_distribution(
+        "zf-short-codec",
+        {"zarrforge.codecs": {"broken.short": "zfshort_codec:Short"}},
+        {"zfshort_codec": CODECS},
+    )
     store = MemoryStore()
-    array = zf.create_array(store, shape=(4,), chunks=(2,), dtype="int8", fill_value=0,
-                            compressors="broken.short")
+    array = zf.create_array(
+        store, shape=(4,), chunks=(2,), dtype="int8", fill_value=0, compressors="broken.short"
+    )
     before = {key: store.get(key) for key in store.list()}
-    with pytest.raises(PluginFailureError, match=r"codec plugin 'broken.short'.*zf-short-codec"
-                       r".*encode returned 5 bytes where its encoded_size\(\) declared 6"
-                       ) as info:
+    with pytest.raises(
+        PluginFailureError,
+        match=r"codec plugin 'broken.short'.*zf-short-codec"
+        r".*encode returned 5 bytes where its encoded_size\(\) declared 6",
+    ) as info:
         array[...] = 1
     assert info.value.point == "codec" and info.value.name == "broken.short"
     assert {key: store.get(key) for key in store.list()} == before  # nothing stored
 
 
 def test_broken_codecs_do_not_stop_other_codecs_and_name_themselves(fake_distribution):
-    fake_distribution("zf-broken-codecs", {"zarrforge.codecs": {
-        "broken.gone": "no_such_module_zf:Codec", "broken.raises": "zfbroken_codecs:Raises",
-        "broken.garbage": "zfbroken_codecs:Garbage", "broken.decode": "zfbroken_codecs:DecodeRaises",
-        "broken.*": "zfbroken_codecs:Family"}}, {"zfbroken_codecs": CODECS})
+    fake_distribution(
+        "zf-broken-codecs",
+        {
+            "zarrforge.codecs": {
+                "broken.gone": "no_such_module_zf:Codec",
+                "broken.raises": "zfbroken_codecs:Raises",
+                "broken.garbage": "zfbroken_codecs:Garbage",
+                "broken.decode": "zfbroken_codecs:DecodeRaises",
+                "broken.*": "zfbroken_codecs:Family",
+            }
+        },
+        {"zfbroken_codecs": CODECS},
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         _zstd_array_works()
@@ -132,15 +151,17 @@ def test_broken_codecs_do_not_stop_other_codecs_and_name_themselves(fake_distrib
 
     with pytest.raises(PluginLoadError, match="broken.gone.*zf-broken-codecs"):
         zf.create_array(MemoryStore(), shape=(2,), dtype="int8", compressors="broken.gone")
-    for name, said in (("broken.raises", "RuntimeError: a bug in encode"),
-                       ("broken.garbage", "encode returned NoneType, not bytes")):
+    for name, said in (
+        ("broken.raises", "RuntimeError: a bug in encode"),
+        ("broken.garbage", "encode returned NoneType, not bytes"),
+    ):
         array = zf.create_array(MemoryStore(), shape=(2,), dtype="int8", compressors=name)
-        with pytest.raises(PluginFailureError, match=f"codec plugin '{name}'.*zfbroken_codecs"
-                                                     f".*zf-broken-codecs.*{said}") as info:
+        with pytest.raises(
+            PluginFailureError, match=f"codec plugin '{name}'.*zfbroken_codecs.*zf-broken-codecs.*{said}"
+        ) as info:
             array[...] = 1
         assert info.value.point == "codec" and info.value.name == name
-    array = zf.create_array(MemoryStore(), shape=(2,), chunks=(2,), dtype="int8",
-                            compressors="broken.decode")
+    array = zf.create_array(MemoryStore(), shape=(2,), chunks=(2,), dtype="int8", compressors="broken.decode")
     array[...] = 3
     with pytest.raises(PluginFailureError, match="'broken.decode'.*AttributeError") as info:
         array[...]
@@ -151,8 +172,7 @@ def test_broken_codecs_do_not_stop_other_codecs_and_name_themselves(fake_distrib
         warnings.simplefilter("always")
         for _ in range(2):
             with pytest.raises(UnknownExtensionError, match="broken.other"):
-                zf.create_array(MemoryStore(), shape=(2,), dtype="int8",
-                                compressors="broken.other")
+                zf.create_array(MemoryStore(), shape=(2,), dtype="int8", compressors="broken.other")
         _zstd_array_works()
     said = _failure_warnings(caught)
     assert len(said) == 1 and "'broken.*'" in said[0] and "zf-broken-codecs" in said[0]
@@ -174,9 +194,16 @@ class Asks(DataType):
 
 
 def test_broken_data_types_are_left_out_of_numpy_dtype_lookups(fake_distribution):
-    fake_distribution("zf-broken-dtypes", {"zarrforge.data_types": {
-        "broken.dtype": "zfbroken_dtypes:Asks", "broken.gone": "no_such_module_zf:Type"}},
-        {"zfbroken_dtypes": DATA_TYPES})
+    fake_distribution(
+        "zf-broken-dtypes",
+        {
+            "zarrforge.data_types": {
+                "broken.dtype": "zfbroken_dtypes:Asks",
+                "broken.gone": "no_such_module_zf:Type",
+            }
+        },
+        {"zfbroken_dtypes": DATA_TYPES},
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for _ in range(2):  # a dtype numpy names as no registered type: every type is asked
@@ -185,18 +212,17 @@ def test_broken_data_types_are_left_out_of_numpy_dtype_lookups(fake_distribution
         _zstd_array_works()
     said = _failure_warnings(caught)
     assert len(said) == 2, said
-    assert any("'broken.dtype'" in s and "zf-broken-dtypes" in s and "a bug in" in s
-               for s in said)
+    assert any("'broken.dtype'" in s and "zf-broken-dtypes" in s and "a bug in" in s for s in said)
     assert any("'broken.gone'" in s and "no_such_module_zf" in s for s in said)
     assert array.metadata["data_type"]["name"] == "numpy.datetime64"
 
-    with pytest.raises(PluginFailureError, match="data type plugin 'broken.dtype'.*"
-                                                 "zf-broken-dtypes.*a bug in from_json"):
+    with pytest.raises(
+        PluginFailureError, match="data type plugin 'broken.dtype'.*zf-broken-dtypes.*a bug in from_json"
+    ):
         zf.open_array(_store_with({**ARRAY_DOCUMENT, "data_type": "broken.dtype"}))
 
 
-def _broken_extension_point(fake_distribution, group: str, module: str, base: str,
-                            name: str) -> None:
+def _broken_extension_point(fake_distribution, group: str, module: str, base: str, name: str) -> None:
     """Install ``name`` at ``group``: a subclass of ``base`` whose ``from_json`` raises,
     and ``<name>-gone``, whose module does not exist."""
     source = f"""
@@ -208,21 +234,35 @@ class Broken({base}):
         raise RuntimeError("a bug in from_json")
 """
     module_name = "zfbroken_" + name.replace(".", "_")
-    fake_distribution(f"zf-broken-{name}", {group: {
-        name: f"{module_name}:Broken", f"{name}-gone": "no_such_module_zf:Broken"}},
-        {module_name: source})
+    fake_distribution(
+        f"zf-broken-{name}",
+        {group: {name: f"{module_name}:Broken", f"{name}-gone": "no_such_module_zf:Broken"}},
+        {module_name: source},
+    )
 
 
-@pytest.mark.parametrize("field, group, module, base", [
-    ("chunk_grid", "zarrforge.chunk_grids", "zarrforge.abc.chunk_grid", "ChunkGrid"),
-    ("chunk_key_encoding", "zarrforge.chunk_key_encodings", "zarrforge.abc.chunk_key_encoding",
-     "ChunkKeyEncoding"),
-    ("storage_transformers", "zarrforge.storage_transformers",
-     "zarrforge.abc.storage_transformer", "StorageTransformer"),
-    ("extensions", "zarrforge.extensions", "zarrforge.abc.extension", "Extension"),
-])
+@pytest.mark.parametrize(
+    "field, group, module, base",
+    [
+        ("chunk_grid", "zarrforge.chunk_grids", "zarrforge.abc.chunk_grid", "ChunkGrid"),
+        (
+            "chunk_key_encoding",
+            "zarrforge.chunk_key_encodings",
+            "zarrforge.abc.chunk_key_encoding",
+            "ChunkKeyEncoding",
+        ),
+        (
+            "storage_transformers",
+            "zarrforge.storage_transformers",
+            "zarrforge.abc.storage_transformer",
+            "StorageTransformer",
+        ),
+        ("extensions", "zarrforge.extensions", "zarrforge.abc.extension", "Extension"),
+    ],
+)
 def test_a_broken_grid_key_encoding_transformer_or_extension_fails_only_its_arrays(
-        fake_distribution, field, group, module, base):
+    fake_distribution, field, group, module, base
+):
     name = f"broken.{field}"
     _broken_extension_point(fake_distribution, group, module, base, name)
     with warnings.catch_warnings(record=True) as caught:
@@ -236,8 +276,7 @@ def test_a_broken_grid_key_encoding_transformer_or_extension_fails_only_its_arra
         listed = field in ("storage_transformers", "extensions")
         return {**ARRAY_DOCUMENT, field: [entry] if listed else entry}
 
-    with pytest.raises(PluginFailureError, match=f"plugin '{name}'.*zf-broken-{name}.*"
-                                                 "a bug in from_json"):
+    with pytest.raises(PluginFailureError, match=f"plugin '{name}'.*zf-broken-{name}.*a bug in from_json"):
         zf.open_array(_store_with(naming(name)))
     with pytest.raises(PluginLoadError, match=f"{name}-gone.*zf-broken-{name}"):
         zf.open_array(_store_with(naming(f"{name}-gone")))
@@ -260,20 +299,30 @@ class Broken(MemoryLayout):
 
 
 def test_a_broken_memory_layout_fails_only_the_arrays_asking_for_it(fake_distribution):
-    fake_distribution("zf-broken-layouts", {"zarrforge.memory_layouts": {
-        "broken.layout": "zfbroken_layouts:Broken", "broken.gone": "no_such_module_zf:L"}},
-        {"zfbroken_layouts": LAYOUTS})
+    fake_distribution(
+        "zf-broken-layouts",
+        {
+            "zarrforge.memory_layouts": {
+                "broken.layout": "zfbroken_layouts:Broken",
+                "broken.gone": "no_such_module_zf:L",
+            }
+        },
+        {"zfbroken_layouts": LAYOUTS},
+    )
     for order in ("C", "F"):
         array = zf.create_array(MemoryStore(), shape=(2, 3), dtype="int8", order=order)
         array[...] = np.arange(6).reshape(2, 3)
         np.testing.assert_array_equal(array[...], np.arange(6).reshape(2, 3))
-    with pytest.raises(PluginFailureError, match="memory layout plugin 'broken.layout'.*"
-                                                 "zf-broken-layouts.*a bug in __init__"):
-        zf.create_array(MemoryStore(), shape=(2,), dtype="int8", order="broken.layout",
-                        zarr_format="draft-2022")
+    with pytest.raises(
+        PluginFailureError, match="memory layout plugin 'broken.layout'.*zf-broken-layouts.*a bug in __init__"
+    ):
+        zf.create_array(
+            MemoryStore(), shape=(2,), dtype="int8", order="broken.layout", zarr_format="draft-2022"
+        )
     with pytest.raises(PluginLoadError, match="broken.gone.*zf-broken-layouts"):
-        zf.create_array(MemoryStore(), shape=(2,), dtype="int8", order="broken.gone",
-                        zarr_format="draft-2022")
+        zf.create_array(
+            MemoryStore(), shape=(2,), dtype="int8", order="broken.gone", zarr_format="draft-2022"
+        )
 
 
 FORMATS = """
@@ -289,9 +338,16 @@ class Broken(V3Format):
 
 
 def test_a_broken_format_beside_the_built_ins_breaks_nothing_else(fake_distribution, tmp_path):
-    fake_distribution("zf-broken-format", {"zarrforge.formats": {
-        "broken-fmt": "zfbroken_format:Broken", "broken-gone": "no_such_module_zf:Format"}},
-        {"zfbroken_format": FORMATS})
+    fake_distribution(
+        "zf-broken-format",
+        {
+            "zarrforge.formats": {
+                "broken-fmt": "zfbroken_format:Broken",
+                "broken-gone": "no_such_module_zf:Format",
+            }
+        },
+        {"zfbroken_format": FORMATS},
+    )
     path = str(tmp_path / "data.zarr")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -305,13 +361,15 @@ def test_a_broken_format_beside_the_built_ins_breaks_nothing_else(fake_distribut
         from click.testing import CliRunner
 
         from zarrforge_cli.main import cli
+
         result = CliRunner().invoke(cli, ["tree", path])
         assert result.exit_code == 0, result.output
         assert "a" in result.output
     said = _failure_warnings(caught)
     assert len(said) == 2, said  # one per broken format, for the whole process
-    assert any("'broken-fmt'" in s and "zf-broken-format" in s and "'zfbroken_format:Broken'"
-               in s for s in said)
+    assert any(
+        "'broken-fmt'" in s and "zf-broken-format" in s and "'zfbroken_format:Broken'" in s for s in said
+    )
     assert any("'broken-gone'" in s and "no_such_module_zf" in s for s in said)
 
     with pytest.raises(PluginFailureError, match="format plugin 'broken-fmt'.*zf-broken-format"):
@@ -385,17 +443,24 @@ def fresh_hooks():
     hooks._manager = saved
 
 
-def test_broken_stores_url_adapters_and_hooks_beside_the_built_ins(fake_distribution, tmp_path,
-                                                                   fresh_hooks):
-    fake_distribution("zf-broken-storage", {
-        "zarrforge.stores": {"brokenstore": "zfbroken_storage:Raises",
-                             "garbagestore": "zfbroken_storage:Garbage",
-                             "xmem": "zfbroken_storage:Working",
-                             "gonestore": "no_such_module_zf:Store"},
-        "zarrforge.url_adapters": {"brokenurl": "zfbroken_storage:AdapterRaises",
-                                   "x*": "zfbroken_storage:ClaimsRaise"},
-        "zarrforge.plugins": {"brokenhooks": "zfbroken_storage"}},
-        {"zfbroken_storage": STORES})
+def test_broken_stores_url_adapters_and_hooks_beside_the_built_ins(fake_distribution, tmp_path, fresh_hooks):
+    fake_distribution(
+        "zf-broken-storage",
+        {
+            "zarrforge.stores": {
+                "brokenstore": "zfbroken_storage:Raises",
+                "garbagestore": "zfbroken_storage:Garbage",
+                "xmem": "zfbroken_storage:Working",
+                "gonestore": "no_such_module_zf:Store",
+            },
+            "zarrforge.url_adapters": {
+                "brokenurl": "zfbroken_storage:AdapterRaises",
+                "x*": "zfbroken_storage:ClaimsRaise",
+            },
+            "zarrforge.plugins": {"brokenhooks": "zfbroken_storage"},
+        },
+        {"zfbroken_storage": STORES},
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         array = zf.create_array("memory://zf-broken-storage", shape=(2,), dtype="int8")
@@ -411,15 +476,17 @@ def test_broken_stores_url_adapters_and_hooks_beside_the_built_ins(fake_distribu
     assert any("hook plugin 'brokenhooks'" in s and "zf-broken-storage" in s for s in said)
     assert any("URL adapter plugin 'x*'" in s and "a bug in claims" in s for s in said)
 
-    with pytest.raises(PluginFailureError, match="store plugin 'brokenstore'.*zf-broken-storage"
-                                                 ".*a bug in from_url"):
+    with pytest.raises(
+        PluginFailureError, match="store plugin 'brokenstore'.*zf-broken-storage.*a bug in from_url"
+    ):
         zf.open_group("brokenstore://x")
     with pytest.raises(PluginFailureError, match="'garbagestore'.*not a Store"):
         zf.open_group("garbagestore://x")
     with pytest.raises(PluginLoadError, match="gonestore.*zf-broken-storage"):
         zf.open_group("gonestore://x")
-    with pytest.raises(PluginFailureError, match="URL adapter plugin 'brokenurl'.*"
-                                                 "zf-broken-storage.*a bug in resolve"):
+    with pytest.raises(
+        PluginFailureError, match="URL adapter plugin 'brokenurl'.*zf-broken-storage.*a bug in resolve"
+    ):
         zf.open_group("memory://|brokenurl:")
     rows = {(row.point, row.name): row.status for row in zf.plugins()}
     assert rows[("hooks", "brokenhooks")].startswith("error: failed unexpectedly")
@@ -449,8 +516,10 @@ def test_a_store_that_raises_on_chunk_io_is_named_and_other_stores_work(fake_dis
 
     store = zfchunkbug.ChunkBug()
     array = zf.create_array(store, shape=(4,), chunks=(2,), dtype="int8")
-    with pytest.raises(PluginFailureError, match="store plugin 'ChunkBug'.*zfchunkbug"
-                                                 ".*reading or writing chunks.*a bug in get"):
+    with pytest.raises(
+        PluginFailureError,
+        match="store plugin 'ChunkBug'.*zfchunkbug.*reading or writing chunks.*a bug in get",
+    ):
         array[...]
     with pytest.raises(PluginFailureError, match="ChunkBug.*a bug in set_many"):
         array[...] = [1, 2, 3, 4]
@@ -459,8 +528,7 @@ def test_a_store_that_raises_on_chunk_io_is_named_and_other_stores_work(fake_dis
     assert other[...].tolist() == [1, 2, 3, 4]
 
 
-def test_a_format_failing_to_resolve_a_group_with_a_view_is_named_when_a_node_is_created_below(
-        monkeypatch):
+def test_a_format_failing_to_resolve_a_group_with_a_view_is_named_when_a_node_is_created_below(monkeypatch):
     """Updating the consolidated views above a new node resolves each ancestor group: a
     format failing there unexpectedly is a PluginFailureError naming it, as when a node
     is opened, not its bare exception."""

@@ -15,8 +15,14 @@ from zarrforge_std.chunk_grids import RegularChunkGrid
 
 
 def test_the_helpers_are_the_derived_members_of_chunk_grid():
-    assert set(GRID_HELPERS) == {"representative_chunk_shapes", "grid_shape", "chunk_shape",
-                                 "chunk_origin", "chunk_extent", "nchunks"}
+    assert set(GRID_HELPERS) == {
+        "representative_chunk_shapes",
+        "grid_shape",
+        "chunk_shape",
+        "chunk_origin",
+        "chunk_extent",
+        "nchunks",
+    }
     for name, (kind, _) in GRID_HELPERS.items():
         member = ChunkGrid.__dict__[name]
         assert isinstance(member, property) if kind == "property" else callable(member), name
@@ -41,8 +47,11 @@ def test_setting_a_helper_on_an_instance_fails_naming_it():
             super().__init__(chunk_shape, shape)
             self.chunk_shape = tuple(chunk_shape)
 
-    with pytest.raises(TypeError, match="sets the attribute 'chunk_shape', but 'chunk_shape' "
-                                        r"is ChunkGrid's helper chunk_shape\(coords\)"):
+    with pytest.raises(
+        TypeError,
+        match="sets the attribute 'chunk_shape', but 'chunk_shape' "
+        r"is ChunkGrid's helper chunk_shape\(coords\)",
+    ):
         Remembers((2,), (4,))
 
 

@@ -25,8 +25,9 @@ def test_a_large_array_gets_chunks_a_reader_can_hold_by_default():
 @pytest.mark.parametrize("zarr_format", FORMATS)
 def test_chunks_auto_and_none_follow_one_rule_in_every_format(zarr_format):
     for chunks in (None, "auto"):
-        array = zf.create_array(None, shape=(3000, 1000), dtype="float64", chunks=chunks,
-                                zarr_format=zarr_format)
+        array = zf.create_array(
+            None, shape=(3000, 1000), dtype="float64", chunks=chunks, zarr_format=zarr_format
+        )
         assert array.chunks == auto_chunks((3000, 1000), 8) == (750, 500)
     small = zf.create_array(None, shape=(10, 20), dtype="int8", zarr_format=zarr_format)
     assert small.chunks == (10, 20)  # an array that fits keeps one chunk
@@ -43,41 +44,42 @@ def test_the_rule_halves_the_longest_side_until_a_chunk_fits():
 @pytest.mark.parametrize("zarr_format", FORMATS)
 def test_minus_one_and_none_mean_the_whole_dimension_in_every_format(zarr_format):
     for chunks, expected in ((-1, (6, 4)), ((-1, 2), (6, 2)), ((None, 3), (6, 3)), (2, (2, 2))):
-        array = zf.create_array(None, shape=(6, 4), dtype="int16", chunks=chunks,
-                                zarr_format=zarr_format)
+        array = zf.create_array(None, shape=(6, 4), dtype="int16", chunks=chunks, zarr_format=zarr_format)
         assert array.chunks == expected, chunks
 
 
-@pytest.mark.parametrize("chunks, message", [
-    ((0, 2), r"chunks\[0\] = 0 is not a chunk length: give a positive int, or -1 or None"),
-    ((2, -2), r"chunks\[1\] = -2 is not a chunk length"),
-    ((2.5, 2), r"chunks\[0\] = 2.5 is not a chunk length"),
-    ((True, 2), r"chunks\[0\] = True is not a chunk length"),
-    (2.5, r"chunks=2.5 is not a chunk shape: give 'auto'"),
-    ("big", r"chunks='big' is not a chunk shape"),
-    ((2,), r"chunks=\[2\] gives 1 lengths but the array has 2 dimensions \(shape \(6, 4\)\)"),
-])
+@pytest.mark.parametrize(
+    "chunks, message",
+    [
+        ((0, 2), r"chunks\[0\] = 0 is not a chunk length: give a positive int, or -1 or None"),
+        ((2, -2), r"chunks\[1\] = -2 is not a chunk length"),
+        ((2.5, 2), r"chunks\[0\] = 2.5 is not a chunk length"),
+        ((True, 2), r"chunks\[0\] = True is not a chunk length"),
+        (2.5, r"chunks=2.5 is not a chunk shape: give 'auto'"),
+        ("big", r"chunks='big' is not a chunk shape"),
+        ((2,), r"chunks=\[2\] gives 1 lengths but the array has 2 dimensions \(shape \(6, 4\)\)"),
+    ],
+)
 @pytest.mark.parametrize("zarr_format", FORMATS)
-def test_a_bad_chunk_argument_is_refused_naming_the_dimension_before_writing(chunks, message,
-                                                                             zarr_format):
+def test_a_bad_chunk_argument_is_refused_naming_the_dimension_before_writing(chunks, message, zarr_format):
     store = zf.create_group(None).store
     with pytest.raises(MetadataError, match=message):
-        zf.create_array(store, "a", shape=(6, 4), dtype="int16", chunks=chunks,
-                        zarr_format=zarr_format)
+        zf.create_array(store, "a", shape=(6, 4), dtype="int16", chunks=chunks, zarr_format=zarr_format)
     assert [key for key in store.list() if key.startswith("a/")] == []
 
 
 def test_a_chunk_over_the_per_chunk_limit_is_refused_at_creation():
     store = zf.create_group(None).store
-    with pytest.raises(ResourceLimitError, match=r"chunks of \(50000, 50000\) elements of "
-                                                 r"float32 take 10,000,000,000 bytes each .*"
-                                                 r"max_chunk_bytes"):
-        zf.create_array(store, "a", shape=(50_000, 50_000), dtype="float32",
-                        chunks=(50_000, 50_000))
+    with pytest.raises(
+        ResourceLimitError,
+        match=r"chunks of \(50000, 50000\) elements of "
+        r"float32 take 10,000,000,000 bytes each .*"
+        r"max_chunk_bytes",
+    ):
+        zf.create_array(store, "a", shape=(50_000, 50_000), dtype="float32", chunks=(50_000, 50_000))
     assert [key for key in store.list() if key.startswith("a/")] == []
     with zf.config.set(max_chunk_bytes=None):
-        zf.create_array(store, "a", shape=(50_000, 50_000), dtype="float32",
-                        chunks=(50_000, 50_000))
+        zf.create_array(store, "a", shape=(50_000, 50_000), dtype="float32", chunks=(50_000, 50_000))
 
 
 def test_automatic_chunks_inside_given_shards_divide_them():
@@ -90,8 +92,7 @@ def test_automatic_chunks_inside_given_shards_divide_them():
 def test_shards_auto_group_chunks_up_to_the_target_size_within_the_array():
     big = zf.create_array(None, shape=(50_000, 50_000), dtype="float32", shards="auto")
     assert big.chunks == (782, 782) and big.shards == (3128, 3128)  # 16 chunks, 37 MiB
-    tall = zf.create_array(None, shape=(10_000, 10), chunks=(100, 10), dtype="f8",
-                           shards="auto")
+    tall = zf.create_array(None, shape=(10_000, 10), chunks=(100, 10), dtype="f8", shards="auto")
     assert tall.shards == (10_000, 10)  # the whole extent in chunks: 7.6 MiB
     small = zf.create_array(None, shape=(100,), dtype="f4", shards="auto")
     assert small.shards == small.chunks == (100,)

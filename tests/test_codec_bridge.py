@@ -79,11 +79,11 @@ def test_a_codec_registered_with_zarr_python_is_written_and_read_by_zarrforge(br
     assert name in registry.codecs
     codec = {"name": name, "configuration": {"key": 7}}
     data = np.arange(10, dtype="int32")
-    ours = zf.create_array(str(tmp_path / "zf"), shape=(10,), chunks=(5,), dtype="int32",
-                           compressors=[codec])
+    ours = zf.create_array(str(tmp_path / "zf"), shape=(10,), chunks=(5,), dtype="int32", compressors=[codec])
     ours[:] = data
-    theirs = zarr.create_array(str(tmp_path / "zp"), shape=(10,), chunks=(5,), dtype="int32",
-                               compressors=[codec])
+    theirs = zarr.create_array(
+        str(tmp_path / "zp"), shape=(10,), chunks=(5,), dtype="int32", compressors=[codec]
+    )
     theirs[:] = data
     for key in ("c/0", "c/1"):
         stored = (tmp_path / "zf" / key).read_bytes()
@@ -132,8 +132,9 @@ def test_a_configuration_zarr_python_rejects_names_the_field(bridge):
     name = fresh_name()
     register_codec(name, xor_class(name))
     with pytest.raises(MetadataError) as info:
-        zf.create_array(None, shape=(2,), dtype="int8",
-                        compressors=[{"name": name, "configuration": {"salt": 1}}])
+        zf.create_array(
+            None, shape=(2,), dtype="int8", compressors=[{"name": name, "configuration": {"salt": 1}}]
+        )
     assert info.value.field.endswith("configuration") and "salt" in str(info.value)
 
 
@@ -180,23 +181,28 @@ def _run_fresh(tmp_path: Path, source: str) -> dict:
         metadata = tomllib.loads((project / "pyproject.toml").read_text())["project"]
         info = site / f"{metadata['name'].replace('-', '_')}-0.0.dist-info"
         info.mkdir(parents=True)
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {metadata['name']}\n"
-                                       "Version: 0.0\n")
-        (info / "entry_points.txt").write_text("".join(
-            f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in entries.items())
-            for group, entries in metadata.get("entry-points", {}).items()))
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {metadata['name']}\nVersion: 0.0\n")
+        (info / "entry_points.txt").write_text(
+            "".join(
+                f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in entries.items())
+                for group, entries in metadata.get("entry-points", {}).items()
+            )
+        )
     paths = [str(site), str(ROOT / "core" / "src"), *(str(p / "src") for p in PROJECTS)]
     script = tmp_path / "case.py"
     script.write_text(f"import sys\nsys.path[:0] = {paths!r}\n" + textwrap.dedent(source))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
+    )
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_zarr_python_reads_the_example_codec_through_its_entry_point_with_no_call(tmp_path):
-    result = _run_fresh(tmp_path, f"""
+    result = _run_fresh(
+        tmp_path,
+        f"""
         import json, warnings
         import numpy as np
         warnings.simplefilter("error")  # two classes for one name would warn in zarr-python
@@ -215,13 +221,16 @@ def test_zarr_python_reads_the_example_codec_through_its_entry_point_with_no_cal
             "rounded": bool((ours[:] != data).any()),
             "filter": type(theirs.filters[0]).__name__,
         }}))
-    """)
+    """,
+    )
     assert result["rounded"] and result["read"] == result["written"]
     assert result["filter"] == "Zarrforge_zf_example_bitround"
 
 
 def test_register_with_zarr_leaves_names_a_zarr_codecs_entry_point_declares_alone(tmp_path):
-    result = _run_fresh(tmp_path, """
+    result = _run_fresh(
+        tmp_path,
+        """
         import json, warnings
         warnings.simplefilter("error")
         from zarr.registry import get_codec_class
@@ -234,7 +243,8 @@ def test_register_with_zarr_leaves_names_a_zarr_codecs_entry_point_declares_alon
             "entry_point_class": get_codec_class("zf_example.bitround")
                                  is zf_example.zarr_codecs.BitRound,
         }))
-    """)
+    """,
+    )
     assert "zf_example.bitround" not in result["registered"]
     assert result["registered"]  # the names no entry point declares are still registered
     assert result["entry_point_class"]

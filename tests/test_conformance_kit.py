@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-BROKEN_STORE = '''
+BROKEN_STORE = """
 from zarrforge.testing import StoreConformance
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -17,9 +17,9 @@ class TestBroken(StoreConformance):
         return IgnoresRanges()
     def make_read_only_store(self, store):
         return IgnoresRanges(read_only=True, data=store._data)
-'''
+"""
 
-BROKEN_CODEC = '''
+BROKEN_CODEC = """
 from zarrforge import register
 from zarrforge.abc.codec import BytesBytesCodec
 from zarrforge.errors import MetadataError
@@ -43,9 +43,9 @@ register("codecs", "test.truncating", Truncating)
 
 class TestBroken(CodecConformance):
     codec_documents = ["test.truncating"]
-'''
+"""
 
-BROKEN_DTYPE = '''
+BROKEN_DTYPE = """
 import numpy as np
 from zarrforge import register
 from zarrforge.testing import DataTypeConformance
@@ -64,7 +64,7 @@ class TestBroken(DataTypeConformance):
     data_type_documents = ["test.sloppy"]
     valid_fill_values = [0, 7]
     invalid_fill_values = [1.5, "3"]
-'''
+"""
 
 
 def test_store_suite_catches_a_store_ignoring_byte_ranges(pytester):
@@ -76,23 +76,34 @@ def test_store_suite_catches_a_store_ignoring_byte_ranges(pytester):
     result.stdout.fnmatch_lines(["*test_byte_ranges*", "*test_get_many_answers_in_request_order*"])
     text = result.stdout.str()
     # each names the key, the value found and the value expected
-    assert ("get('a/c/0/0', ByteRange(offset=0, length=10)) of a 256-byte value (bytes 0..10) "
-            "is 256 bytes b'\\x00\\x01") in text, text[-3000:]
-    assert ("; expected b'\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\t' (first difference at "
-            "byte 10; 256 bytes, expected 10)") in text
-    assert re.search(r"get_many: the answer to \('a/c/0/0', ByteRange\(offset=1, length=2\)\) is "
-                     r"256 bytes .*; expected b'\\x01\\x02'", text), text[-3000:]
+    assert (
+        "get('a/c/0/0', ByteRange(offset=0, length=10)) of a 256-byte value (bytes 0..10) "
+        "is 256 bytes b'\\x00\\x01"
+    ) in text, text[-3000:]
+    assert (
+        "; expected b'\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\t' (first difference at "
+        "byte 10; 256 bytes, expected 10)"
+    ) in text
+    assert re.search(
+        r"get_many: the answer to \('a/c/0/0', ByteRange\(offset=1, length=2\)\) is "
+        r"256 bytes .*; expected b'\\x01\\x02'",
+        text,
+    ), text[-3000:]
 
 
 def test_codec_suite_catches_lossy_encoding_and_bare_exceptions(pytester):
     pytester.makepyfile(BROKEN_CODEC)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=5)
-    result.stdout.fnmatch_lines(["*FAILED*test_round_trip?0:test.truncating?*",
-                                 "*FAILED*test_round_trip_of_generated_chunks*",
-                                 "*FAILED*test_undecodable_input_raises_only_zarrforge_errors*",
-                                 "*FAILED*test_unknown_configuration_keys_are_refused*",
-                                 "*FAILED*test_arrays_with_the_codec_round_trip_through_a_store*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*FAILED*test_round_trip?0:test.truncating?*",
+            "*FAILED*test_round_trip_of_generated_chunks*",
+            "*FAILED*test_undecodable_input_raises_only_zarrforge_errors*",
+            "*FAILED*test_unknown_configuration_keys_are_refused*",
+            "*FAILED*test_arrays_with_the_codec_round_trip_through_a_store*",
+        ]
+    )
 
 
 def test_data_type_suite_catches_lenient_fill_values(pytester):
@@ -138,15 +149,22 @@ class TestIgnoring(ConditionalWriteConformance):
 def test_conditional_write_suite_catches_lost_updates(pytester):
     pytester.makepyfile(BROKEN_CONDITIONAL_STORE)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--assert=plain", "-rf")
-    result.stdout.fnmatch_lines(["*FAILED*TestRacy::test_threads_lose_no_increment*",
-                                 "*FAILED*TestIgnoring::test_set_if_absent_creates_once*",
-                                 "*FAILED*TestIgnoring::test_a_stale_generation_conflicts*",
-                                 "*FAILED*TestIgnoring::test_threads_lose_no_increment*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*FAILED*TestRacy::test_threads_lose_no_increment*",
+            "*FAILED*TestIgnoring::test_set_if_absent_creates_once*",
+            "*FAILED*TestIgnoring::test_a_stale_generation_conflicts*",
+            "*FAILED*TestIgnoring::test_threads_lose_no_increment*",
+        ]
+    )
     text = result.stdout.str()
     assert "set_if_absent('a/k', b'second') of a key that exists succeeded (returned " in text
     assert "expected a ConflictError" in text
-    assert re.search(r"key 'counter' after 4 threads each added 1 50 times through set_if "
-                     r"\(lower: increments lost\) is \d+; expected 200", text), text[-3000:]
+    assert re.search(
+        r"key 'counter' after 4 threads each added 1 50 times through set_if "
+        r"\(lower: increments lost\) is \d+; expected 200",
+        text,
+    ), text[-3000:]
 
 
 ONE_DOCUMENT_STORE = '''
@@ -217,10 +235,13 @@ def test_store_suite_catches_keys_lost_by_two_writer_processes(pytester):
     pytester.makepyfile(ONE_DOCUMENT_STORE)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--assert=plain", "-rf")
     failed = [line for line in result.stdout.str().splitlines() if line.startswith("FAILED")]
-    assert len(failed) == 1 and \
-        "TestOneDocument::test_processes_writing_and_deleting_keys_lose_nothing" in failed[0], \
-        result.stdout.str()[-3000:]
-    assert re.search(r"2 processes each set 40 keys of their own at once, deleting every other "
-                     r"one: [1-9]\d* keys set and never deleted read as absent \(lost: "
-                     r"\['conformance/concurrent/w\d-\d+'", result.stdout.str()), \
-        result.stdout.str()[-3000:]
+    assert (
+        len(failed) == 1
+        and "TestOneDocument::test_processes_writing_and_deleting_keys_lose_nothing" in failed[0]
+    ), result.stdout.str()[-3000:]
+    assert re.search(
+        r"2 processes each set 40 keys of their own at once, deleting every other "
+        r"one: [1-9]\d* keys set and never deleted read as absent \(lost: "
+        r"\['conformance/concurrent/w\d-\d+'",
+        result.stdout.str(),
+    ), result.stdout.str()[-3000:]

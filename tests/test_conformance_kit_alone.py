@@ -22,7 +22,7 @@ SUITES = Path(__file__).with_name("_kit_alone_suites.py")
 
 # Every installed name of every extension point hidden for the whole run: the session
 # starts as where only the core is installed (the catch-all codec family '*' too).
-HIDE_EVERYTHING = '''
+HIDE_EVERYTHING = """
 import contextlib
 import pytest
 from zarrforge.plugin_api import registry
@@ -41,7 +41,7 @@ def nothing_installed():
         assert "3" not in registry.formats and "bytes" not in registry.codecs
         assert "float64" not in registry.data_types and "C" not in registry.memory_layouts
         yield
-'''
+"""
 
 
 def test_the_suites_pass_with_no_plugin_installed(pytester: pytest.Pytester) -> None:
@@ -49,8 +49,7 @@ def test_the_suites_pass_with_no_plugin_installed(pytester: pytest.Pytester) -> 
     pytester.makepyfile(test_kit_alone=SUITES.read_text())
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     outcomes = result.parseoutcomes()
-    assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0, (
-        result.stdout.str()[-4000:])
+    assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0, result.stdout.str()[-4000:]
     assert outcomes.get("passed", 0) >= 60, outcomes
     result.stdout.no_fnmatch_line("*skipped*")
 
@@ -58,9 +57,17 @@ def test_the_suites_pass_with_no_plugin_installed(pytester: pytest.Pytester) -> 
 def test_the_scaffolding_leaves_nothing_registered_and_shadows_no_plugin() -> None:
     """Stand-ins only where nothing answers; everything registered goes at the end."""
     installed_float64 = registry.data_types.get("float64")
-    before = {point: registry_names(point) for point in ("formats", "codecs", "chunk_grids",
-                                                         "chunk_key_encodings", "data_types",
-                                                         "memory_layouts")}
+    before = {
+        point: registry_names(point)
+        for point in (
+            "formats",
+            "codecs",
+            "chunk_grids",
+            "chunk_key_encodings",
+            "data_types",
+            "memory_layouts",
+        )
+    }
     with kit_scaffolding():
         assert registry.data_types.get("float64") is installed_float64
         assert "zarrforge-kit" in registry.formats and "zarrforge-kit.bytes" in registry.codecs
@@ -91,8 +98,14 @@ def test_codec_arguments_need_no_numcodecs(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setitem(sys.modules, "numcodecs", None)  # "import numcodecs" now fails
     monkeypatch.setitem(sys.modules, "numcodecs.abc", None)
     with kit_scaffolding():
-        array = zf.create_array(KitMemoryStore(), shape=(4,), chunks=(2,), dtype="int16",
-                                serializer="zarrforge-kit.bytes", compressors=None,
-                                zarr_format=FORMAT_NAME)
+        array = zf.create_array(
+            KitMemoryStore(),
+            shape=(4,),
+            chunks=(2,),
+            dtype="int16",
+            serializer="zarrforge-kit.bytes",
+            compressors=None,
+            zarr_format=FORMAT_NAME,
+        )
         array[...] = np.arange(4, dtype="int16")
         assert array[...].tolist() == [0, 1, 2, 3]

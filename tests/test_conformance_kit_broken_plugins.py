@@ -109,8 +109,11 @@ def test_the_codec_suite_catches_each_faulty_codec(pytester):
     pytester.makepyfile(CODECS)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     text = result.stdout.str()
-    failed = {line.split("::")[1] + "::" + line.split("::")[2].split(" ")[0]
-              for line in text.splitlines() if line.startswith("FAILED")}
+    failed = {
+        line.split("::")[1] + "::" + line.split("::")[2].split(" ")[0]
+        for line in text.splitlines()
+        if line.startswith("FAILED")
+    }
     assert {
         # NaN -> 0: the special-value chunk and generated chunks
         "TestNanToZero::test_round_trip[0:test.nan-to-zero]",
@@ -127,8 +130,9 @@ def test_the_codec_suite_catches_each_faulty_codec(pytester):
         "TestClaimsPlain::test_round_trip[0:test.claims-plain]",
     } <= failed, text[-6000:]
     # the bits of both: which NaN (payload, sign) the chunk had
-    assert ("element (0, 0) is 0.0 (bits 0x0000000000000000) where the chunk had nan "
-            "(bits 0x7ff8000000000000)") in text
+    assert (
+        "element (0, 0) is 0.0 (bits 0x0000000000000000) where the chunk had nan (bits 0x7ff8000000000000)"
+    ) in text
     assert "decode gave shape (7, 5) and data type >f8 for a chunk of (7, 5) and float64" in text
     assert "decoding leading 4 bytes = 1073741824 (little-endian) input (288 bytes" in text
     assert "allocated" in text and "must not trust sizes written in the data" in text
@@ -136,8 +140,7 @@ def test_the_codec_suite_catches_each_faulty_codec(pytester):
     assert "plain_dtype() says the encoding is the elements as float64 in C order" in text
     # the faultless parts of each pass
     assert "TestTrusting::test_round_trip[0:test.trusting]" not in failed
-    assert "TestNanToZero::test_to_json_is_json_and_rebuilds_an_equal_codec[0:test.nan-to-zero]" \
-        not in failed
+    assert "TestNanToZero::test_to_json_is_json_and_rebuilds_an_equal_codec[0:test.nan-to-zero]" not in failed
 
 
 DATA_TYPE = '''

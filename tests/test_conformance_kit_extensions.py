@@ -132,8 +132,11 @@ class TestOnlyBasic(TestTagged):
 
 
 def _failed(result) -> set[str]:
-    return {line.split("::", 1)[1].split(" - ")[0] for line in result.stdout.str().splitlines()
-            if line.startswith("FAILED")}
+    return {
+        line.split("::", 1)[1].split(" - ")[0]
+        for line in result.stdout.str().splitlines()
+        if line.startswith("FAILED")
+    }
 
 
 def test_the_extension_suite_catches_each_broken_extension(pytester):
@@ -142,11 +145,17 @@ def test_the_extension_suite_catches_each_broken_extension(pytester):
     failed = _failed(result)
     classes = {f.split("::")[0] for f in failed}
     assert "TestTagged" not in classes, failed  # the well-behaved one passes everything
-    assert "TestForgetful::test_to_json_is_json_and_rebuilds_an_equal_entry[0:test.forgetful{\"tag\":\"x\"}]" in failed, failed
-    assert "TestCredulous::test_invalid_configurations_are_refused_naming_the_field[0:test.credulous{\"tag\":5}]" in failed
-    assert "TestCredulous::test_unknown_configuration_keys_are_refused[0:test.credulous{\"tag\":\"x\"}]" in failed
-    assert "TestFussy::test_what_a_selection_writes_is_what_it_reads[0:test.fussy{\"tag\":\"x\"}]" in failed
-    assert "TestMeddling::test_what_a_selection_writes_is_what_it_reads[0:test.meddling{\"tag\":\"x\"}]" in failed
+    assert (
+        'TestForgetful::test_to_json_is_json_and_rebuilds_an_equal_entry[0:test.forgetful{"tag":"x"}]'
+        in failed
+    ), failed
+    assert (
+        'TestCredulous::test_invalid_configurations_are_refused_naming_the_field[0:test.credulous{"tag":5}]'
+        in failed
+    )
+    assert 'TestCredulous::test_unknown_configuration_keys_are_refused[0:test.credulous{"tag":"x"}]' in failed
+    assert 'TestFussy::test_what_a_selection_writes_is_what_it_reads[0:test.fussy{"tag":"x"}]' in failed
+    assert 'TestMeddling::test_what_a_selection_writes_is_what_it_reads[0:test.meddling{"tag":"x"}]' in failed
     text = result.stdout.str()
     assert "test.credulous" in text and "accepted (built" in text
     assert "raised TypeError: cannot handle None, not a zarrforge error" in text
@@ -159,10 +168,13 @@ def test_the_extension_suite_catches_an_extension_mapping_basic_selections_only(
     pytester.makepyfile(BROKEN_EXTENSIONS)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf", "-k", "OnlyBasic")
     failed = _failed(result)
-    assert failed == {"TestOnlyBasic::test_selection_kinds_agree_with_basic_indexing"
-                      "[0:test.only-basic{\"offset\":[1,0]}]"}, result.stdout.str()[-3000:]
+    assert failed == {
+        'TestOnlyBasic::test_selection_kinds_agree_with_basic_indexing[0:test.only-basic{"offset":[1,0]}]'
+    }, result.stdout.str()[-3000:]
     text = result.stdout.str()
-    assert re.search(r"test\.only-basic.*: a\.(oindex|vindex)\[.*\] \((orthogonal|coordinate) "
-                     r"selection\) reads \[.*\]; the basic selections of the same elements "
-                     r"read \[.*\]: element \(.*\) is -?\d+ where basic indexing gives -?\d+",
-                     text), text[-3000:]
+    assert re.search(
+        r"test\.only-basic.*: a\.(oindex|vindex)\[.*\] \((orthogonal|coordinate) "
+        r"selection\) reads \[.*\]; the basic selections of the same elements "
+        r"read \[.*\]: element \(.*\) is -?\d+ where basic indexing gives -?\d+",
+        text,
+    ), text[-3000:]

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-MODULE = '''
+MODULE = """
 from zarrforge import register
 from zarrforge.errors import MetadataError
 from zarrforge.testing import FormatConformance
@@ -32,16 +32,21 @@ class TestBroken(FormatConformance):
 
     def document_keys(self, path):
         return [f"{{path}}/zarr.json"]
-'''
+"""
 
 BROKEN = {
-    "off-by-one coordinates": ('''
+    "off-by-one coordinates": (
+        """
 class Broken(V3Format):
     def chunk_coords(self, path, metadata, key):
         coords = super().chunk_coords(path, metadata, key)
         return None if coords is None else tuple(c + 1 for c in coords)
-''', {"test_chunk_keys_and_coordinates_are_inverse"}, "which chunk_coords() reads back as"),
-    "arrays left out of listings": ('''
+""",
+        {"test_chunk_keys_and_coordinates_are_inverse"},
+        "which chunk_coords() reads back as",
+    ),
+    "arrays left out of listings": (
+        """
 class Broken(V3Format):
     def list_children(self, store, path):
         return [n for n in super().list_children(store, path)
@@ -50,27 +55,43 @@ class Broken(V3Format):
     def child_documents(self, store, path):
         return [(n, d) for n, d in super().child_documents(store, path)
                 if d is not None and d.node_type == "group"]
-''', {"test_a_hierarchy_is_found_listed_and_read_back"}, "the children written are ['a0', 'a1']"),
-    "erase leaves chunks": ('''
+""",
+        {"test_a_hierarchy_is_found_listed_and_read_back"},
+        "the children written are ['a0', 'a1']",
+    ),
+    "erase leaves chunks": (
+        """
 class Broken(V3Format):
     def erase_node(self, store, path):
         store.delete(f"{path}/zarr.json" if path else "zarr.json")
-''', {"test_attributes_change_alone_and_erase_removes_one_node"}, "left its chunks"),
-    "a bare KeyError from a damaged document": ('''
+""",
+        {"test_attributes_change_alone_and_erase_removes_one_node"},
+        "left its chunks",
+    ),
+    "a bare KeyError from a damaged document": (
+        """
 class Broken(V3Format):
     def resolve(self, document):
         if document.node_type == "array":
             document.content["shape"]  # trusts the document before checking it
         return super().resolve(document)
-''', {"test_damaged_documents_open_or_raise_a_zarrforge_error"}, "raised KeyError"),
-    "metadata written past the conditional guard": ('''
+""",
+        {"test_damaged_documents_open_or_raise_a_zarrforge_error"},
+        "raised KeyError",
+    ),
+    "metadata written past the conditional guard": (
+        """
 class Broken(V3Format):
     def write_node(self, store, path, metadata, rendered=None):
         while type(store).__name__ == "GenerationGuard":  # a blind write: loses updates
             store = store.inner
         super().write_node(store, path, metadata, rendered)
-''', {"test_an_attribute_update_racing_another_writer_keeps_both"}, "an update was lost"),
-    "nodes kept in one document rewritten blind": ('''
+""",
+        {"test_an_attribute_update_racing_another_writer_keeps_both"},
+        "an update was lost",
+    ),
+    "nodes kept in one document rewritten blind": (
+        '''
 import json, time
 
 class Broken(V3Format):
@@ -106,17 +127,26 @@ class Broken(V3Format):
     def child_documents(self, store, path):
         return [(n, d) for n, d in super().child_documents(store, path)
                 if n in self.list_children(store, path)]
-''', {"test_processes_creating_and_deleting_nodes_lose_nothing"}, "Lost (not found by detect())"),
+''',
+        {"test_processes_creating_and_deleting_nodes_lose_nothing"},
+        "Lost (not found by detect())",
+    ),
 }
 # tests that may also fail on a defect, by chance: threads racing a blind write lose an
 # update most of the time, not every time (the deterministic case above always does)
-MAY_ALSO_FAIL = {"metadata written past the conditional guard":
-                 {"test_attribute_updates_from_several_writers_lose_nothing"}}
+MAY_ALSO_FAIL = {
+    "metadata written past the conditional guard": {
+        "test_attribute_updates_from_several_writers_lose_nothing"
+    }
+}
 
 
 def _failed(result) -> set[str]:
-    return {line.split("::", 2)[2].split(" - ")[0] for line in result.stdout.str().splitlines()
-            if line.startswith("FAILED")}
+    return {
+        line.split("::", 2)[2].split(" - ")[0]
+        for line in result.stdout.str().splitlines()
+        if line.startswith("FAILED")
+    }
 
 
 @pytest.mark.parametrize("defect", sorted(BROKEN))
@@ -126,12 +156,13 @@ def test_the_format_suite_catches_each_broken_format(pytester, defect):
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     failed = _failed(result)
     assert expected <= failed <= expected | MAY_ALSO_FAIL.get(defect, set()), (
-        f"{defect}: failed {sorted(failed)}, expected {sorted(expected)}\n"
-        + result.stdout.str()[-3000:])
+        f"{defect}: failed {sorted(failed)}, expected {sorted(expected)}\n" + result.stdout.str()[-3000:]
+    )
     assert message in result.stdout.str()
     if defect == "nodes kept in one document rewritten blind":  # names what was lost
-        assert re.search(r"Lost \(not found by detect\(\)\): [1-9]\d* \['w\d-\d+'",
-                         result.stdout.str()), result.stdout.str()[-3000:]
+        assert re.search(r"Lost \(not found by detect\(\)\): [1-9]\d* \['w\d-\d+'", result.stdout.str()), (
+            result.stdout.str()[-3000:]
+        )
 
 
 def _guide_block(start: str, stop: str) -> str:
@@ -140,8 +171,7 @@ def _guide_block(start: str, stop: str) -> str:
     from pathlib import Path
 
     guide = (Path(__file__).resolve().parents[1] / "docs/plugin-guide.md").read_text("utf-8")
-    match = re.search(r"```python\n(" + re.escape(start) + r".*?)(" + re.escape(stop) + r"|```)",
-                      guide, re.S)
+    match = re.search(r"```python\n(" + re.escape(start) + r".*?)(" + re.escape(stop) + r"|```)", guide, re.S)
     assert match, f"no guide block starting with {start!r}"
     return match.group(1)
 
@@ -149,8 +179,9 @@ def _guide_block(start: str, stop: str) -> str:
 def test_the_plugin_guides_format_example_passes_the_suite(pytester):
     """The guide's TaggedV3 is a complete format: its test class, from the guide's Testing
     section, runs it through the whole suite."""
-    format_block = _guide_block("import zarrforge as zf\nfrom zarrforge_std.format_v3",
-                                "\narray = zf.create_array")
+    format_block = _guide_block(
+        "import zarrforge as zf\nfrom zarrforge_std.format_v3", "\narray = zf.create_array"
+    )
     test_block = _guide_block("from zarrforge.testing import FormatConformance", "```")
     pytester.makepyfile(format_block + "\n\n" + test_block)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")

@@ -20,8 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _failed(result) -> set[str]:
     """``Class::test[id]`` of every failed test in a ``-rf`` report."""
-    return {line.split("::", 1)[1].split(" - ")[0] for line in result.stdout.str().splitlines()
-            if line.startswith("FAILED")}
+    return {
+        line.split("::", 1)[1].split(" - ")[0]
+        for line in result.stdout.str().splitlines()
+        if line.startswith("FAILED")
+    }
 
 
 BROKEN_GRIDS = '''
@@ -125,25 +128,32 @@ def test_the_grid_suite_catches_each_broken_grid(pytester):
         '{"chunk_shape":[4]}@(10,)]',
     } <= failed, text[-8000:]
     # the messages name the case and the property, in a sentence
-    assert ('test.short-edge{"chunk_shape":[4]}@(10,): the last chunk (2) along dimension 0 '
-            "covers 8..8; elements 9..9 belong to no chunk") in text
-    assert ('test.off-by-one{"chunk_shape":[4,3]}@(10, 9): element 3 of dimension 0 lies in '
-            "chunk 0 (0..3) but index_of says chunk 1") in text
+    assert (
+        'test.short-edge{"chunk_shape":[4]}@(10,): the last chunk (2) along dimension 0 '
+        "covers 8..8; elements 9..9 belong to no chunk"
+    ) in text
+    assert (
+        'test.off-by-one{"chunk_shape":[4,3]}@(10, 9): element 3 of dimension 0 lies in '
+        "chunk 0 (0..3) but index_of says chunk 1"
+    ) in text
     # the generated cases find the bug through index_of or through chunk_range, whichever
     # example hypothesis reaches first (it is not derandomized here)
-    assert re.search(r"test\.off-by-one.*: (index_of maps element \d+ of dimension \d to chunk "
-                     r"\d+, which covers \d+\.\.\d+|chunk_range\(\d+, \d+\) along dimension \d "
-                     r"is range\(\d+, \d+\); elements \d+\.\.\d+ lie in chunks \d+\.\.\d+)", text)
-    assert ('test.unchecked{"chunk_shape":[0]}@(10,): accepted (built' in text)
-    assert ("the MetadataError names field 'chunk_grid', not "
-            "'chunk_grid.configuration.chunk_shape'") in text
+    assert re.search(
+        r"test\.off-by-one.*: (index_of maps element \d+ of dimension \d to chunk "
+        r"\d+, which covers \d+\.\.\d+|chunk_range\(\d+, \d+\) along dimension \d "
+        r"is range\(\d+, \d+\); elements \d+\.\.\d+ lie in chunks \d+\.\.\d+)",
+        text,
+    )
+    assert 'test.unchecked{"chunk_shape":[0]}@(10,): accepted (built' in text
+    assert ("the MetadataError names field 'chunk_grid', not 'chunk_grid.configuration.chunk_shape'") in text
     assert 'test.unchecked{"chunk_shape":[4]}@(10,): accepted an unknown configuration key' in text
     # what is not broken passes
-    for fine in (f"TestShortEdge::test_to_json_is_json_and_rebuilds_an_equal_grid[{short}]",
-                 f"TestShortEdge::test_name_resolves_to_the_registered_grid_class[{short}]",
-                 f"TestOffByOne::test_to_json_is_json_and_rebuilds_an_equal_grid[{off}]",
-                 "TestUnchecked::test_chunks_tile_the_array_exactly[0:test.unchecked"
-                 '{"chunk_shape":[4]}@(10,)]'):
+    for fine in (
+        f"TestShortEdge::test_to_json_is_json_and_rebuilds_an_equal_grid[{short}]",
+        f"TestShortEdge::test_name_resolves_to_the_registered_grid_class[{short}]",
+        f"TestOffByOne::test_to_json_is_json_and_rebuilds_an_equal_grid[{off}]",
+        'TestUnchecked::test_chunks_tile_the_array_exactly[0:test.unchecked{"chunk_shape":[4]}@(10,)]',
+    ):
         assert fine not in failed, fine
 
 
@@ -212,8 +222,7 @@ def test_the_key_encoding_suite_catches_each_broken_encoding(pytester):
         "TestGlued::test_distinct_coordinates_give_distinct_keys[0:test.glued]",
         "TestGlued::test_generated_coordinates_round_trip_through_valid_keys[0:test.glued]",
         "TestGlued::test_arrays_store_chunks_under_the_encoded_keys[0:test.glued]",
-        "TestBackwards::test_generated_coordinates_round_trip_through_valid_keys"
-        "[0:test.backwards]",
+        "TestBackwards::test_generated_coordinates_round_trip_through_valid_keys[0:test.backwards]",
         "TestBackwards::test_arrays_store_chunks_under_the_encoded_keys[0:test.backwards]",
         "TestGlued::test_the_0d_chunk_has_a_valid_key[0:test.glued]",
         f"TestFragile::test_malformed_keys_are_refused[{fragile}]",
@@ -221,23 +230,32 @@ def test_the_key_encoding_suite_catches_each_broken_encoding(pytester):
         f"TestFragile::test_arrays_store_chunks_under_the_encoded_keys[{fragile}]",
     } <= failed, text[-8000:]
     assert "test.glued: chunks (1, 10) and (11, 0) both get the key 'c/110'" in text
-    assert ("test.glued: the key of chunk (), 'c/', is not a valid store key: invalid store key "
-            "'c/': segment '' is not allowed") in text
+    assert (
+        "test.glued: the key of chunk (), 'c/', is not a valid store key: invalid store key "
+        "'c/': segment '' is not allowed"
+    ) in text
     # (failures are not shrunk here, so the example can have any number of dimensions)
-    assert re.search(r"test\.backwards: decode_key\('c(/\d+)+'\) gives \((\d+, )+\d+\), not "
-                     r"the chunk \((\d+, )+\d+\) it is the key of", text)
-    assert re.search(r"test\.backwards \(written\): the array lists its stored chunks as "
-                     r"\[\(\d+(, \d+)*\)(, \(\d+(, \d+)*\))*\]; \[.*\] were written", text)
-    assert ("""test.fragile{"separator":"."}: decode_key('', 1) raised ValueError""" in text
-            or """test.fragile{"separator":"."}: decode_key('c', 1) raised ValueError""" in text
-            ), text[-8000:]
+    assert re.search(
+        r"test\.backwards: decode_key\('c(/\d+)+'\) gives \((\d+, )+\d+\), not "
+        r"the chunk \((\d+, )+\d+\) it is the key of",
+        text,
+    )
+    assert re.search(
+        r"test\.backwards \(written\): the array lists its stored chunks as "
+        r"\[\(\d+(, \d+)*\)(, \(\d+(, \d+)*\))*\]; \[.*\] were written",
+        text,
+    )
+    assert (
+        """test.fragile{"separator":"."}: decode_key('', 1) raised ValueError""" in text
+        or """test.fragile{"separator":"."}: decode_key('c', 1) raised ValueError""" in text
+    ), text[-8000:]
     # the faultless parts of each pass
-    for fine in ("TestGlued::test_to_json_is_json_and_rebuilds_an_equal_encoding[0:test.glued]",
-                 "TestBackwards::test_distinct_coordinates_give_distinct_keys[0:test.backwards]",
-                 f"TestFragile::test_generated_coordinates_round_trip_through_valid_keys"
-                 f"[{fragile}]",
-                 f"TestFragile::test_the_configured_separator_stands_between_coordinates"
-                 f"[{fragile}]"):
+    for fine in (
+        "TestGlued::test_to_json_is_json_and_rebuilds_an_equal_encoding[0:test.glued]",
+        "TestBackwards::test_distinct_coordinates_give_distinct_keys[0:test.backwards]",
+        f"TestFragile::test_generated_coordinates_round_trip_through_valid_keys[{fragile}]",
+        f"TestFragile::test_the_configured_separator_stands_between_coordinates[{fragile}]",
+    ):
         assert fine not in failed, fine
 
 
@@ -256,14 +274,21 @@ def test_the_plugin_guides_grid_and_encoding_examples_pass_the_suites(pytester):
     grid = _guide_block("from zarrforge.abc.chunk_grid import")
     encoding = _guide_block("from zarrforge.abc.chunk_key_encoding import")
     guide = (ROOT / "docs/plugin-guide.md").read_text(encoding="utf-8")
-    tests = re.search(r"```python\n(from zarrforge\.testing import ChunkGridConformance, "
-                      r"ChunkKeyEncodingConformance\n.*?)```", guide, re.S)
+    tests = re.search(
+        r"```python\n(from zarrforge\.testing import ChunkGridConformance, "
+        r"ChunkKeyEncodingConformance\n.*?)```",
+        guide,
+        re.S,
+    )
     assert tests, "the guide's Testing section shows no grid and key encoding test classes"
-    pytester.makepyfile("import numpy as np\nimport zarrforge as zf\n" + grid + "\n" + encoding
-                        + "\n\nzf.register('chunk_grids', 'example.even-split', EvenSplitGrid)\n"
-                        "zf.register('chunk_key_encodings', 'example.zorder', ZOrderEncoding)\n\n"
-                        + tests.group(1)
-)
+    pytester.makepyfile(
+        "import numpy as np\nimport zarrforge as zf\n"
+        + grid
+        + "\n"
+        + encoding
+        + "\n\nzf.register('chunk_grids', 'example.even-split', EvenSplitGrid)\n"
+        "zf.register('chunk_key_encodings', 'example.zorder', ZOrderEncoding)\n\n" + tests.group(1)
+    )
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     result.assert_outcomes(passed=8 * 4 + 2 + 9 + 1)
 
@@ -271,8 +296,13 @@ def test_the_plugin_guides_grid_and_encoding_examples_pass_the_suites(pytester):
 def test_grids_and_encodings_read_back_compare_equal():
     """ChunkGrid and ChunkKeyEncoding compare by value (type, to_json, dimension lengths), so
     the model of an array read back equals the one it was created with."""
-    array = zf.create_array(None, shape=(10, 8), chunks=(3, 4), dtype="int32",
-                            chunk_key_encoding={"name": "v2", "configuration": {"separator": "/"}})
+    array = zf.create_array(
+        None,
+        shape=(10, 8),
+        chunks=(3, 4),
+        dtype="int32",
+        chunk_key_encoding={"name": "v2", "configuration": {"separator": "/"}},
+    )
     again = zf.open_array(array.store)
     assert again.metadata_model.chunk_grid == array.metadata_model.chunk_grid
     assert again.metadata_model.chunk_key_encoding == array.metadata_model.chunk_key_encoding

@@ -14,6 +14,7 @@ from zarrforge.testing import HookConformance
 
 class TestFsspecResolveHook(HookConformance):
     from zarrforge_fsspec import resolve as plugin
+
     claimed_urls = ("fsspec+memory://kit/data.zarr", "simplecache::memory://kit/data.zarr")
 
     def adapted_objects(self):
@@ -44,7 +45,7 @@ class TestExampleNodeOpenedHook(HookConformance):
     from zf_example import hooks as plugin
 
 
-MODULE = '''
+MODULE = """
 import time
 from zarrforge.plugin_api import hookimpl
 from zarrforge.testing import HookConformance
@@ -58,54 +59,87 @@ class Plugin:
 class TestBroken(HookConformance):
     plugin = Plugin()
     claimed_urls = ("kitmine://x",)
-'''
+"""
 
 BROKEN = {
-    "raises on a foreign URL": ('''
+    "raises on a foreign URL": (
+        """
     @hookimpl
     def zarrforge_resolve_store(self, url, options, read_only):
         if url.startswith("kitmine://"):
             return MemoryStore()
         raise KeyError(url)
-''', {"test_store_hooks_decline_what_is_not_theirs_quickly_and_cleanly"}, "raised KeyError"),
-    "answers with a string": ('''
+""",
+        {"test_store_hooks_decline_what_is_not_theirs_quickly_and_cleanly"},
+        "raised KeyError",
+    ),
+    "answers with a string": (
+        """
     @hookimpl
     def zarrforge_resolve_store(self, url, options, read_only):
         return "memory://" if url.startswith("kitmine://") else None
-''', {"test_store_hooks_answer_what_is_theirs_with_a_store"}, "answered 'kitmine://x' with str"),
-    "claims every URL": ('''
+""",
+        {"test_store_hooks_answer_what_is_theirs_with_a_store"},
+        "answered 'kitmine://x' with str",
+    ),
+    "claims every URL": (
+        """
     @hookimpl
     def zarrforge_resolve_store(self, url, options, read_only):
         return MemoryStore()
-''', {"test_store_hooks_decline_what_is_not_theirs_quickly_and_cleanly"}, "claimed"),
-    "slow": ('''
+""",
+        {"test_store_hooks_decline_what_is_not_theirs_quickly_and_cleanly"},
+        "claimed",
+    ),
+    "slow": (
+        """
     @hookimpl
     def zarrforge_resolve_store(self, url, options, read_only):
         time.sleep(0.7)
         return MemoryStore() if url.startswith("kitmine://") else None
-''', {"test_store_hooks_decline_what_is_not_theirs_quickly_and_cleanly",
-      "test_store_hooks_answer_what_is_theirs_with_a_store"}, "more than max_call_seconds"),
-    "writes when a node opens": ('''
+""",
+        {
+            "test_store_hooks_decline_what_is_not_theirs_quickly_and_cleanly",
+            "test_store_hooks_answer_what_is_theirs_with_a_store",
+        },
+        "more than max_call_seconds",
+    ),
+    "writes when a node opens": (
+        """
     @hookimpl
     def zarrforge_node_opened(self, node):
         node.attrs["seen"] = True
-''', {"test_node_opened_returns_nothing_writes_nothing_and_is_quick"}, "wrote to the store"),
-    "returns a value when a node opens": ('''
+""",
+        {"test_node_opened_returns_nothing_writes_nothing_and_is_quick"},
+        "wrote to the store",
+    ),
+    "returns a value when a node opens": (
+        """
     @hookimpl
     def zarrforge_node_opened(self, node):
         return node.path
-''', {"test_node_opened_returns_nothing_writes_nothing_and_is_quick"}, "returned ''"),
-    "a misspelled hook": ('''
+""",
+        {"test_node_opened_returns_nothing_writes_nothing_and_is_quick"},
+        "returned ''",
+    ),
+    "a misspelled hook": (
+        """
     @hookimpl(optionalhook=True)
     def zarrforge_node_openned(self, node):
         return None
-''', {"test_every_hook_implemented_is_declared"}, "which no hook specification declares"),
+""",
+        {"test_every_hook_implemented_is_declared"},
+        "which no hook specification declares",
+    ),
 }
 
 
 def _failed(result) -> set[str]:
-    return {line.split("::", 2)[2].split(" - ")[0] for line in result.stdout.str().splitlines()
-            if line.startswith("FAILED")}
+    return {
+        line.split("::", 2)[2].split(" - ")[0]
+        for line in result.stdout.str().splitlines()
+        if line.startswith("FAILED")
+    }
 
 
 @pytest.mark.parametrize("defect", sorted(BROKEN))
@@ -115,5 +149,6 @@ def test_the_hook_suite_catches_each_broken_hook(pytester, defect):
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     assert _failed(result) == expected, (
         f"{defect}: failed {sorted(_failed(result))}, expected {sorted(expected)}\n"
-        + result.stdout.str()[-3000:])
+        + result.stdout.str()[-3000:]
+    )
     assert message in result.stdout.str(), result.stdout.str()[-3000:]

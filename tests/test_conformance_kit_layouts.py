@@ -63,8 +63,11 @@ class TestBroken(MemoryLayoutConformance):
 
 
 def _failed(result) -> set[str]:
-    return {line.split("::", 1)[1].split(" - ")[0] for line in result.stdout.str().splitlines()
-            if line.startswith("FAILED")}
+    return {
+        line.split("::", 1)[1].split(" - ")[0]
+        for line in result.stdout.str().splitlines()
+        if line.startswith("FAILED")
+    }
 
 
 def test_the_layout_suite_catches_each_broken_layout(pytester):
@@ -86,9 +89,13 @@ def test_the_layout_suite_catches_each_broken_layout(pytester):
     assert "layout 'flat-empty', shape" in text
     # what the codecs receive, and so the stored bytes, must follow the layout's order
     assert "TestBroken::test_codecs_receive_the_elements_in_this_order[4:unstored]" in failed
-    assert ("TestBroken::test_arrays_in_this_order_store_and_read_back_what_was_written"
-            "[4:unstored]") in failed
+    assert (
+        "TestBroken::test_arrays_in_this_order_store_and_read_back_what_was_written[4:unstored]"
+    ) in failed
     assert "are not, in C order, linearize's" in text
     assert "the stored bytes of chunk" in text and "are not its elements in this layout's order" in text
-    assert not {f for f in failed if "[4:unstored]" in f and "test_codecs_receive" not in f
-                and "store_and_read_back" not in f}
+    assert not {
+        f
+        for f in failed
+        if "[4:unstored]" in f and "test_codecs_receive" not in f and "store_and_read_back" not in f
+    }

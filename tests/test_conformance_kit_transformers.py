@@ -189,8 +189,11 @@ EXPECTED = {
 
 
 def _failed(result) -> set[str]:
-    return {line.split("::", 1)[1].split(" - ")[0].split("[")[0]
-            for line in result.stdout.str().splitlines() if line.startswith("FAILED")}
+    return {
+        line.split("::", 1)[1].split(" - ")[0].split("[")[0]
+        for line in result.stdout.str().splitlines()
+        if line.startswith("FAILED")
+    }
 
 
 def test_the_transformer_suite_catches_each_broken_transformer(pytester):
@@ -208,25 +211,34 @@ def test_the_transformer_suite_catches_each_broken_transformer(pytester):
 
 
 _REGISTERED = BROKEN_TRANSFORMERS.split("class Suite(")[0]
-PERMISSIVE = _REGISTERED + '''
+PERMISSIVE = (
+    _REGISTERED
+    + '''
 class TestPermissive(StorageTransformerConformance):
     """Accepts any configuration: nothing invalid to list."""
     transformer_documents = [{"name": "test.credulous", "configuration": {"tag": "t"}}]
     rejects_unknown_configuration = False
     max_examples = 5
 '''
-MISDECLARED = _REGISTERED + '''
+)
+MISDECLARED = (
+    _REGISTERED
+    + '''
 class TestMisdeclared(StorageTransformerConformance):
     """Declared to accept any configuration, but refuses an unknown key."""
     transformer_documents = [{"name": "test.passing", "configuration": {"tag": "t"}}]
     rejects_unknown_configuration = False
     max_examples = 5
 '''
-STRICT = _REGISTERED + '''
+)
+STRICT = (
+    _REGISTERED
+    + """
 class TestStrict(StorageTransformerConformance):
     transformer_documents = [{"name": "test.passing", "configuration": {"tag": "t"}}]
     max_examples = 5
-'''
+"""
+)
 
 
 def test_invalid_documents_are_demanded_only_of_transformers_refusing_unknown_keys(pytester):
@@ -234,8 +246,11 @@ def test_invalid_documents_are_demanded_only_of_transformers_refusing_unknown_ke
     permissive = pytester.runpytest_subprocess("-v", "-p", "no:cacheprovider")
     permissive.assert_outcomes(passed=6)
     permissive.stdout.fnmatch_lines(
-        ["*TestPermissive::test_invalid_configurations_are_refused_naming_the_field"
-         "[[]none-declared-accepts-any[]] PASSED*"])
+        [
+            "*TestPermissive::test_invalid_configurations_are_refused_naming_the_field"
+            "[[]none-declared-accepts-any[]] PASSED*"
+        ]
+    )
     # what the declaration claims is checked: a transformer refusing unknown keys fails it
     pytester.makepyfile(test_permissive="", test_misdeclared=MISDECLARED)
     misdeclared = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")

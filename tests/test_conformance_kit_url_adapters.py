@@ -138,8 +138,11 @@ TOLD_TO_LIST = {
 
 
 def _failed(result) -> set[str]:
-    return {line.split("::", 1)[1].split(" - ")[0] for line in result.stdout.str().splitlines()
-            if line.startswith("FAILED")}
+    return {
+        line.split("::", 1)[1].split(" - ")[0]
+        for line in result.stdout.str().splitlines()
+        if line.startswith("FAILED")
+    }
 
 
 def test_the_url_adapter_suite_catches_each_broken_adapter(pytester):
@@ -152,7 +155,9 @@ def test_the_url_adapter_suite_catches_each_broken_adapter(pytester):
     assert "the adapter's name is 'zarr3'; it must be the scheme it is registered under" in text
     assert "'memory:|levels:two'" in text and "raised ValueError" in text
     assert "'scratch:' after another segment was accepted" in text
-    assert "resolved with read_only=True, its store is writable" in text or \
-        "an adapter ignored read_only=True" in text
+    assert (
+        "resolved with read_only=True, its store is writable" in text
+        or "an adapter ignored read_only=True" in text
+    )
     assert "which lost 'outer'" in text
     assert "set invalid_bodies" in text

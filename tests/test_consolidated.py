@@ -72,8 +72,7 @@ def test_opening_a_thousand_arrays_through_consolidated_metadata_is_one_read():
     store = CountingStore()
     root = zf.create_group(store)
     for i in range(1000):
-        zf.create_array(store, f"arr{i:04d}", shape=(3,), dtype="int8", attributes={"i": i},
-                        compressors=None)
+        zf.create_array(store, f"arr{i:04d}", shape=(3,), dtype="int8", attributes={"i": i}, compressors=None)
     zf.consolidate_metadata(store)
     store.calls.clear()
     g = zf.open_group(store, mode="r")
@@ -143,12 +142,23 @@ def test_use_consolidated_true_requires_it():
         zf.open_group(store, mode="r", use_consolidated=True)
 
 
-@pytest.mark.parametrize("bad", [
-    {"kind": "inline", "metadata": {}},
-    {"kind": "inline", "must_understand": False, "metadata": []},
-    {"kind": "inline", "must_understand": False, "metadata": {"../x": {"zarr_format": 3, "node_type": "group"}}},
-    {"kind": "inline", "must_understand": False, "metadata": {"x": {"zarr_format": 3, "node_type": "blob"}}},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"kind": "inline", "metadata": {}},
+        {"kind": "inline", "must_understand": False, "metadata": []},
+        {
+            "kind": "inline",
+            "must_understand": False,
+            "metadata": {"../x": {"zarr_format": 3, "node_type": "group"}},
+        },
+        {
+            "kind": "inline",
+            "must_understand": False,
+            "metadata": {"x": {"zarr_format": 3, "node_type": "blob"}},
+        },
+    ],
+)
 def test_malformed_consolidated_metadata_is_a_named_error(bad):
     store = MemoryStore()
     build(store)

@@ -12,8 +12,15 @@ from zarrforge_std.stores.memory import MemoryStore
 
 def source_hierarchy():
     root = zf.create_group(MemoryStore(), attributes={"title": "src"})
-    a = root.create_array("a", shape=(30, 20), dtype="float32", chunks=(7, 6), fill_value=float("nan"),
-                          dimension_names=["y", "x"], attributes={"units": "K"})
+    a = root.create_array(
+        "a",
+        shape=(30, 20),
+        dtype="float32",
+        chunks=(7, 6),
+        fill_value=float("nan"),
+        dimension_names=["y", "x"],
+        attributes={"units": "K"},
+    )
     a[:20] = np.arange(400, dtype="float32").reshape(20, 20)
     g = root.create_group("g", attributes={"k": [1, 2]})
     s = g.create_array("s", shape=(16, 16), dtype="int16", chunks=(4, 4), shards=(8, 16), fill_value=-1)
@@ -26,8 +33,13 @@ def snapshot(group):
     for name, node in [("", group), *group.members(max_depth=None)]:
         entry = {"attrs": node.attrs.asdict()}
         if isinstance(node, zf.Array):
-            entry.update(shape=node.shape, dtype=str(node.dtype), dims=node.dimension_names,
-                         fill=np.asarray(node.fill_value).tobytes(), data=node[...].tobytes())
+            entry.update(
+                shape=node.shape,
+                dtype=str(node.dtype),
+                dims=node.dimension_names,
+                fill=np.asarray(node.fill_value).tobytes(),
+                data=node[...].tobytes(),
+            )
         out[name] = entry
     return out
 
@@ -41,8 +53,14 @@ def test_copy_preserves_every_value_attribute_name_and_fill_value():
 
 def test_copy_can_rechunk_recompress_and_shard():
     src = source_hierarchy()
-    dest = zf.copy(src, MemoryStore(), source_path="", chunks=(5, 5), shards=(10, 10),
-                   compressors=[{"name": "gzip", "configuration": {"level": 1}}])
+    dest = zf.copy(
+        src,
+        MemoryStore(),
+        source_path="",
+        chunks=(5, 5),
+        shards=(10, 10),
+        compressors=[{"name": "gzip", "configuration": {"level": 1}}],
+    )
     assert snapshot(dest) == snapshot(src)
     a = dest["a"]
     assert a.chunks == (5, 5) and a.shards == (10, 10)
@@ -65,15 +83,23 @@ def test_progress_is_reported_per_step_of_whole_write_units():
     assert [c for c in calls if c[0] == "g/s"][-1] == ("g/s", 2, 2)
     # a step of one chunk's bytes (7 * 6 int32 elements): one report per chunk
     calls.clear()
-    zf.copy(src, MemoryStore(), step_bytes=7 * 6 * 4,
-            progress=lambda path, done, total: calls.append((path, done, total)))
+    zf.copy(
+        src,
+        MemoryStore(),
+        step_bytes=7 * 6 * 4,
+        progress=lambda path, done, total: calls.append((path, done, total)),
+    )
     assert [c[1] for c in calls if c[0] == "a"] == list(range(1, 21))
     # two rows of chunks' bytes: steps of 4 chunks (one row of the 5 x 4 grid), then
     # whole rows, the last one included
     calls.clear()
     dest = MemoryStore()
-    zf.copy(src, dest, step_bytes=7 * 6 * 4 * 4 + 1,
-            progress=lambda path, done, total: calls.append((path, done, total)))
+    zf.copy(
+        src,
+        dest,
+        step_bytes=7 * 6 * 4 * 4 + 1,
+        progress=lambda path, done, total: calls.append((path, done, total)),
+    )
     assert [c[1] for c in calls if c[0] == "a"] == [4, 8, 12, 16, 20]
     np.testing.assert_array_equal(zf.open_array(dest, "a")[...], src["a"][...])
     with pytest.raises(ValueError, match="step_bytes must be a positive int"):

@@ -60,6 +60,7 @@ def counted(monkeypatch):
         def wrapped(self, *args, **kwargs):
             built[name] += 1
             init(self, *args, **kwargs)
+
         monkeypatch.setattr(cls, "__init__", wrapped)
 
     monkeypatch.setattr(format_v3, "load_document_keeping_raw", counting_load)

@@ -15,8 +15,14 @@ import zarrforge as zf
 @pytest.fixture(scope="module")
 def client():
     # Real worker processes on the loopback interface only.
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address="127.0.0.1:0", silence_logs=40) as cluster:
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=40,
+    ) as cluster:
         with Client(cluster) as c:
             yield c
 
@@ -100,8 +106,9 @@ def test_from_dask_takes_an_xarray_dataarray(tmp_path):
     import xarray as xr
 
     values = da.arange(24, chunks=5).reshape(4, 6)
-    a = zf.from_dask(xr.DataArray(values, dims=("y", "x"), name="t", attrs={"units": "K"}),
-                     str(tmp_path), chunks=(2, 3))
+    a = zf.from_dask(
+        xr.DataArray(values, dims=("y", "x"), name="t", attrs={"units": "K"}), str(tmp_path), chunks=(2, 3)
+    )
     assert a[...].tolist() == np.arange(24).reshape(4, 6).tolist()
     assert (a.path, a.dimension_names, dict(a.attrs)) == ("t", ("y", "x"), {"units": "K"})
     with pytest.raises(TypeError, match="from_dask writes a dask array"):
@@ -110,7 +117,9 @@ def test_from_dask_takes_an_xarray_dataarray(tmp_path):
 
 def test_a_memory_store_handed_to_cluster_workers_is_refused_plainly(client):
     """Before: a serialization error with the reason buried in chained causes."""
-    with pytest.raises(zf.errors.ZarrforgeError,
-                       match="cannot be written by dask's distributed workers.*not shared "
-                             "between processes.*directory or an object store"):
+    with pytest.raises(
+        zf.errors.ZarrforgeError,
+        match="cannot be written by dask's distributed workers.*not shared "
+        "between processes.*directory or an object store",
+    ):
         zf.from_dask(da.ones(10, chunks=5), None, chunks=(5,))

@@ -38,8 +38,7 @@ def test_a_v3_root_with_non_finite_attributes_is_not_a_draft_node() -> None:
         zf.open_array(store, "missing")
 
 
-@pytest.mark.parametrize("root", [b"not json at all", b'{"zarr_format": 3, "node_type": "group"}',
-                                  b"[1, 2]"])
+@pytest.mark.parametrize("root", [b"not json at all", b'{"zarr_format": 3, "node_type": "group"}', b"[1, 2]"])
 def test_the_draft_claims_a_root_document_only_by_its_marker(root: bytes) -> None:
     store = MemoryStore()
     store.set("zarr.json", root)
@@ -93,8 +92,7 @@ def test_a_format_calling_every_node_its_broken_one_does_not_block_creation() ->
 
         def read_document(self, store, path):
             if store.get(f"{path}/zarr.json" if path else "zarr.json") is not None:
-                raise MetadataError("not one of mine, but I say it is broken",
-                                    key="zarr.json")
+                raise MetadataError("not one of mine, but I say it is broken", key="zarr.json")
             return None
 
     undo = _registered(ClaimsEverything.name, ClaimsEverything)

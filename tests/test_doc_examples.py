@@ -41,14 +41,13 @@ def _install_delta_package(site: Path) -> None:
     project = tomllib.loads(_listing(guide, "### `pyproject.toml`", "toml"))["project"]
     package = site / "zarrforge_delta"
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text(
-        _listing(guide, "### `src/zarrforge_delta/__init__.py`", "python"))
-    (package / "codec.py").write_text(
-        _listing(guide, "### `src/zarrforge_delta/codec.py`", "python"))
+    (package / "__init__.py").write_text(_listing(guide, "### `src/zarrforge_delta/__init__.py`", "python"))
+    (package / "codec.py").write_text(_listing(guide, "### `src/zarrforge_delta/codec.py`", "python"))
     info = site / f"zarrforge_delta-{project['version']}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
+    )
     lines = []
     for group, entries in project["entry-points"].items():
         lines.append(f"[{group}]")
@@ -63,7 +62,8 @@ def _install_morton_example(site: Path) -> Path:
     info = site / f"zarrforge_example_morton-{project['version']}.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
+    )
     lines = []
     for group, entries in project["entry-points"].items():
         lines.append(f"[{group}]")
@@ -73,20 +73,31 @@ def _install_morton_example(site: Path) -> Path:
 
 
 @pytest.mark.parametrize("document", DOCUMENTS)
-def test_every_block_of_the_document_runs_and_prints_what_it_says(document, tmp_path, doc_servers,
-                                                                  record_property):
+def test_every_block_of_the_document_runs_and_prints_what_it_says(
+    document, tmp_path, doc_servers, record_property
+):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(doc_servers)
     if document == "docs/plugin-guide.md":
         _install_delta_package(tmp_path / "site")
         morton = _install_morton_example(tmp_path / "site")
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path / "site"), str(morton),
-                                                          env.get("PYTHONPATH")]))
-    result = subprocess.run([sys.executable, str(RUNNER), str(ROOT / document)],
-                            capture_output=True, text=True, env=env, timeout=480)
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(tmp_path / "site"), str(morton), env.get("PYTHONPATH")])
+        )
+    result = subprocess.run(
+        [sys.executable, str(RUNNER), str(ROOT / document)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=480,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.splitlines()[-1])
-    record_property("doc_blocks", {key: len(report[key]) for key in ("ran", "fragment", "run_by")}
-                    | {"failed": len(report["failures"])})
+    record_property(
+        "doc_blocks",
+        {key: len(report[key]) for key in ("ran", "fragment", "run_by")}
+        | {"failed": len(report["failures"])},
+    )
     assert not report["failures"], "\n\n".join(
-        f"{document} line {f['line']}:\n{f['error']}" for f in report["failures"])
+        f"{document} line {f['line']}:\n{f['error']}" for f in report["failures"]
+    )

@@ -22,8 +22,7 @@ FORMATS = [3, 2, "draft-2022"]
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_the_default_limit_refuses_a_70_mb_attribute_before_writing(fmt) -> None:
     store = MemoryStore()
-    array = zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=fmt,
-                            attributes={"kept": 1})
+    array = zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=fmt, attributes={"kept": 1})
     before = dict(store._data)
     with pytest.raises(DocumentTooLargeError, match="max_document_bytes") as info:
         array.attrs["big"] = "x" * 70_000_000
@@ -38,8 +37,9 @@ def test_creating_a_node_with_attributes_over_the_limit_writes_nothing(fmt) -> N
     store = MemoryStore()
     with zf.config.set(max_document_bytes=4096):
         with pytest.raises(DocumentTooLargeError):
-            zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=fmt,
-                            attributes={"big": "x" * 5000})
+            zf.create_array(
+                store, "a", shape=(2,), dtype="int8", zarr_format=fmt, attributes={"big": "x" * 5000}
+            )
         with pytest.raises(DocumentTooLargeError):
             zf.create_group(store, "g", zarr_format=fmt, attributes={"big": "y" * 5000})
     assert list(store.list()) == []
@@ -48,8 +48,7 @@ def test_creating_a_node_with_attributes_over_the_limit_writes_nothing(fmt) -> N
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_an_attribute_update_over_the_limit_leaves_the_node_as_it_was(fmt) -> None:
     store = MemoryStore()
-    array = zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=fmt,
-                            attributes={"kept": 1})
+    array = zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=fmt, attributes={"kept": 1})
     before = dict(store._data)
     with zf.config.set(max_document_bytes=4096):
         with pytest.raises(DocumentTooLargeError):
@@ -126,26 +125,27 @@ def test_a_v3_root_whose_view_is_over_the_limit_opens_without_it(tmp_path) -> No
         with pytest.warns(UnusedViewWarning, match="remove_consolidated_metadata"):
             group = zf.open_group(store, mode="r")  # the default falls back to the store
         assert group["a7"].attrs["i"] == 7
-        with pytest.raises(MetadataError, match="no consolidated metadata it can use.*"
-                                                "max_document_bytes") as refused:
+        with pytest.raises(
+            MetadataError, match="no consolidated metadata it can use.*max_document_bytes"
+        ) as refused:
             zf.open_group(store, use_consolidated=True)
         assert "remove_consolidated_metadata" in str(refused.value)  # names the repair
 
 
 @pytest.mark.parametrize("change", ["create", "resize", "attributes", "delete", "root attributes"])
-def test_below_a_view_over_the_limit_nothing_changes_until_it_is_repaired(tmp_path,
-                                                                          change) -> None:
+def test_below_a_view_over_the_limit_nothing_changes_until_it_is_repaired(tmp_path, change) -> None:
     store = _root_with_view_over(tmp_path, 4096)
     before = _files(tmp_path / "data")
-    with zf.config.set(max_document_bytes=4096), \
-            pytest.warns(UnusedViewWarning) if change == "delete" else contextlib.nullcontext():
+    with (
+        zf.config.set(max_document_bytes=4096),
+        pytest.warns(UnusedViewWarning) if change == "delete" else contextlib.nullcontext(),
+    ):
         act = {
             "create": lambda: zf.create_array(store, "new", shape=(1,), dtype="int8"),
             "resize": lambda: zf.open_array(store, path="a1").resize((4,)),
             "attributes": lambda: zf.open_array(store, path="a1").attrs.update(z=1),
             "delete": lambda: zf.open_group(store).__delitem__("a2"),
-            "root attributes": lambda: zf.open_group(store, use_consolidated=False)
-            .attrs.update(z=1),
+            "root attributes": lambda: zf.open_group(store, use_consolidated=False).attrs.update(z=1),
         }[change]
         with pytest.raises(MetadataError, match="max_document_bytes"):
             act()
@@ -155,15 +155,18 @@ def test_below_a_view_over_the_limit_nothing_changes_until_it_is_repaired(tmp_pa
 VIEW = ("consolidated_metadata", "metadata")
 
 
-@pytest.mark.parametrize("text", [
-    # what is over the limit is not the view
-    '{"attributes": {"big": "%s"}, "consolidated_metadata": {"metadata": {}}}' % ("x" * 200),
-    # no view at all
-    '{{"attributes": [{}]}}'.format(", ".join(["1"] * 100)),
-    # not an object, or not JSON
-    '[{}]'.format(", ".join(["1"] * 100)),
-    '{"consolidated_metadata": {"metadata": {"a": "%s"}' % ("x" * 200),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # what is over the limit is not the view
+        '{"attributes": {"big": "%s"}, "consolidated_metadata": {"metadata": {}}}' % ("x" * 200),
+        # no view at all
+        '{{"attributes": [{}]}}'.format(", ".join(["1"] * 100)),
+        # not an object, or not JSON
+        "[{}]".format(", ".join(["1"] * 100)),
+        '{"consolidated_metadata": {"metadata": {"a": "%s"}' % ("x" * 200),
+    ],
+)
 def test_a_document_over_the_limit_is_refused_unless_only_its_view_is_over(text) -> None:
     with zf.config.set(max_document_bytes=100):
         with pytest.raises(DocumentTooLargeError, match="exceeds the limit of 100 bytes"):
@@ -182,8 +185,7 @@ def test_a_document_over_the_limit_only_by_its_view_is_read_with_the_view_set_as
 
 def test_the_limit_can_be_turned_off_and_is_validated() -> None:
     with zf.config.set(max_document_bytes=None):
-        array = zf.create_array(None, "a", shape=(2,), dtype="int8",
-                                attributes={"big": "x" * 100})
+        array = zf.create_array(None, "a", shape=(2,), dtype="int8", attributes={"big": "x" * 100})
         assert array.attrs["big"] == "x" * 100
     with pytest.raises(ValueError, match="max_document_bytes"):
         zf.config.update(max_document_bytes=-5)

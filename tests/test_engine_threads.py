@@ -46,8 +46,16 @@ class ThreadRecordingStore(WrapperStore):
 
 
 def _array(store, chunks, compressors, threads=2):
-    return zf.create_array(store, "a", shape=(4 * chunks[0], chunks[1]), dtype="uint8",
-                           chunks=chunks, compressors=compressors, fill_value=0, threads=threads)
+    return zf.create_array(
+        store,
+        "a",
+        shape=(4 * chunks[0], chunks[1]),
+        dtype="uint8",
+        chunks=chunks,
+        compressors=compressors,
+        fill_value=0,
+        threads=threads,
+    )
 
 
 def _data(shape):
@@ -55,8 +63,9 @@ def _data(shape):
 
 
 def _computes(compressors) -> bool:
-    engine = zf.create_array(MemoryStore(), "x", shape=(8,), dtype="uint8", chunks=(8,),
-                             compressors=compressors)._engine_()
+    engine = zf.create_array(
+        MemoryStore(), "x", shape=(8,), dtype="uint8", chunks=(8,), compressors=compressors
+    )._engine_()
     return engine.chain.computes(engine.spec_for((0,)))
 
 
@@ -79,8 +88,16 @@ def test_small_uncompressed_chunks_stay_on_the_calling_thread() -> None:
 def test_compressed_chunks_from_the_threshold_use_the_pool() -> None:
     store = ThreadRecordingStore(_slow_memory_store())
     # 64 KiB chunks: exactly the default threshold; 128 of them are two groups of 4 MiB
-    array = zf.create_array(store, "a", shape=(128 * 256, 256), dtype="uint8", chunks=(256, 256),
-                            compressors=ZSTD, fill_value=0, threads=2)
+    array = zf.create_array(
+        store,
+        "a",
+        shape=(128 * 256, 256),
+        dtype="uint8",
+        chunks=(256, 256),
+        compressors=ZSTD,
+        fill_value=0,
+        threads=2,
+    )
     data = _data(array.shape)
     array[...] = data
     assert len(store.threads) == 2  # the calling thread and one worker wrote chunks
@@ -130,26 +147,45 @@ def test_a_high_latency_store_gets_a_quarter_of_a_workers_share_per_request() ->
     # requests of a quarter share are fetched ahead of the decoding (chunk_io.read_ahead)
     store = HighLatencyStore(MemoryStore())
     chunks = 1 << 20  # 1 MiB: a batch is 64 chunks, a worker's share 32, a quarter 8
-    array = zf.create_array(store, "a", shape=(128 * chunks,), dtype="uint8", chunks=(chunks,),
-                            compressors=ZSTD, fill_value=0, threads=2)
+    array = zf.create_array(
+        store,
+        "a",
+        shape=(128 * chunks,),
+        dtype="uint8",
+        chunks=(chunks,),
+        compressors=ZSTD,
+        fill_value=0,
+        threads=2,
+    )
     array[...] = np.arange(array.shape[0], dtype=np.uint64).astype(np.uint8)
     store.requests.clear()
     array[...]
     assert sorted(store.requests) == [8] * 16
 
 
-@pytest.mark.parametrize("nchunks, per_request", [
-    (64, pipeline.GROUP_BYTES >> 20),  # a large call: requests of GROUP_BYTES each
-    (16, 2),  # a small one: each of the two workers still gets GROUPS_PER_WORKER groups
-])
+@pytest.mark.parametrize(
+    "nchunks, per_request",
+    [
+        (64, pipeline.GROUP_BYTES >> 20),  # a large call: requests of GROUP_BYTES each
+        (16, 2),  # a small one: each of the two workers still gets GROUPS_PER_WORKER groups
+    ],
+)
 def test_a_low_latency_store_gets_a_few_megabytes_per_request(nchunks, per_request) -> None:
     store = ThreadRecordingStore(MemoryStore())
     calls: list[int] = []
     inner_get_many = store.get_many
     store.get_many = lambda requests: calls.append(len(requests)) or inner_get_many(requests)
     chunks = 1 << 20
-    array = zf.create_array(store, "a", shape=(nchunks * chunks,), dtype="uint8", chunks=(chunks,),
-                            compressors=ZSTD, fill_value=0, threads=2)
+    array = zf.create_array(
+        store,
+        "a",
+        shape=(nchunks * chunks,),
+        dtype="uint8",
+        chunks=(chunks,),
+        compressors=ZSTD,
+        fill_value=0,
+        threads=2,
+    )
     array[...] = np.arange(array.shape[0], dtype=np.uint64).astype(np.uint8)
     calls.clear()
     array[...]
@@ -186,8 +222,16 @@ def test_after_a_failure_no_group_is_started_and_none_runs_on(monkeypatch) -> No
     inner = MemoryStore()
     store = FaultyStore(inner)
     with config.set(parallel_chunk_bytes=0):
-        array = zf.create_array(store, "a", shape=(64 * 8, 8), dtype="uint8", chunks=(8, 8),
-                                compressors=None, fill_value=0, threads=2)
+        array = zf.create_array(
+            store,
+            "a",
+            shape=(64 * 8, 8),
+            dtype="uint8",
+            chunks=(8, 8),
+            compressors=None,
+            fill_value=0,
+            threads=2,
+        )
         store.add(on("set", "a/c/10/0"), Fail())  # the eleventh group fails at once
         store.add(on("set", "a/c/*"), Delay(0.003))  # the others take a while
         with pytest.raises(StoreError, match="a/c/10/0"):

@@ -68,10 +68,14 @@ class ReadingAdapter(URLAdapter):
 @pytest.fixture
 def env_store(fake_distribution, monkeypatch):
     monkeypatch.setattr(plugin_failures, "_warned", set())
-    fake_distribution("zf-env-store", {"zarrforge.stores": {"envstore": "zfenv_store:EnvStore"},
-                                       "zarrforge.url_adapters": {
-                                           "envread": "zfenv_store:ReadingAdapter"}},
-                      {"zfenv_store": ENV_STORE})
+    fake_distribution(
+        "zf-env-store",
+        {
+            "zarrforge.stores": {"envstore": "zfenv_store:EnvStore"},
+            "zarrforge.url_adapters": {"envread": "zfenv_store:ReadingAdapter"},
+        },
+        {"zfenv_store": ENV_STORE},
+    )
     import zfenv_store
 
     return zfenv_store
@@ -87,10 +91,11 @@ def test_a_declared_error_opening_a_store_is_a_store_error_naming_the_url(env_st
 
 
 def test_an_undeclared_error_opening_a_store_is_the_plugins_bug(env_store) -> None:
-    with pytest.raises(PluginFailureError, match="store plugin 'envstore'.*zf-env-store.*"
-                                                 "NoCredentialsError.*bug in that plugin"):
-        zf.open_group("envstore://bucket/data", mode="r",
-                      storage_options={"fails_opening": "undeclared"})
+    with pytest.raises(
+        PluginFailureError,
+        match="store plugin 'envstore'.*zf-env-store.*NoCredentialsError.*bug in that plugin",
+    ):
+        zf.open_group("envstore://bucket/data", mode="r", storage_options={"fails_opening": "undeclared"})
 
 
 def test_an_adapter_meeting_its_base_stores_declared_error_blames_the_environment(env_store) -> None:

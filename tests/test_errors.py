@@ -33,8 +33,16 @@ def make_array(store=None, **kwargs):
     return a
 
 
-@pytest.mark.parametrize("document", [b"{not json", b"[1, 2]", b"\xff\xfe", b'{"zarr_format": 3, "node_type": "array", "shape": [NaN]}',
-                                      b'{"zarr_format": 3, "zarr_format": 3, "node_type": "group"}'])
+@pytest.mark.parametrize(
+    "document",
+    [
+        b"{not json",
+        b"[1, 2]",
+        b"\xff\xfe",
+        b'{"zarr_format": 3, "node_type": "array", "shape": [NaN]}',
+        b'{"zarr_format": 3, "zarr_format": 3, "node_type": "group"}',
+    ],
+)
 def test_corrupt_json_names_the_key(document):
     a = make_array()
     a.store.set("zarr.json", document)
@@ -45,19 +53,38 @@ def test_corrupt_json_names_the_key(document):
     assert snapshot(a.store) == before
 
 
-@pytest.mark.parametrize("field,value,expected", [
-    ("shape", [4, -1], "shape"),
-    ("shape", "big", "shape"),
-    ("node_type", "table", "node_type"),
-    ("data_type", "float128", "unknown data type 'float128'"),
-    ("chunk_grid", {"name": "regular", "configuration": {"chunk_shape": [0, 2]}}, "chunk_grid.configuration.chunk_shape"),
-    ("chunk_key_encoding", {"name": "default", "configuration": {"separator": "-"}}, "chunk_key_encoding.configuration.separator"),
-    ("codecs", [], "codecs"),
-    ("codecs", [{"name": "transpose", "configuration": {"order": [1, 0]}}], "exactly one array -> bytes codec"),
-    ("codecs", [{"name": "bytes", "configuration": {"endian": "middle"}}], "codecs[0].configuration.endian"),
-    ("dimension_names", ["x"], "dimension_names"),
-    ("attributes", [1], "attributes"),
-])
+@pytest.mark.parametrize(
+    "field,value,expected",
+    [
+        ("shape", [4, -1], "shape"),
+        ("shape", "big", "shape"),
+        ("node_type", "table", "node_type"),
+        ("data_type", "float128", "unknown data type 'float128'"),
+        (
+            "chunk_grid",
+            {"name": "regular", "configuration": {"chunk_shape": [0, 2]}},
+            "chunk_grid.configuration.chunk_shape",
+        ),
+        (
+            "chunk_key_encoding",
+            {"name": "default", "configuration": {"separator": "-"}},
+            "chunk_key_encoding.configuration.separator",
+        ),
+        ("codecs", [], "codecs"),
+        (
+            "codecs",
+            [{"name": "transpose", "configuration": {"order": [1, 0]}}],
+            "exactly one array -> bytes codec",
+        ),
+        (
+            "codecs",
+            [{"name": "bytes", "configuration": {"endian": "middle"}}],
+            "codecs[0].configuration.endian",
+        ),
+        ("dimension_names", ["x"], "dimension_names"),
+        ("attributes", [1], "attributes"),
+    ],
+)
 def test_invalid_array_field_is_named(field, value, expected):
     a = make_array()
     document = json.loads(a.store.get("zarr.json"))
@@ -136,8 +163,9 @@ def test_reserved_names_are_created_only_on_purpose_and_read_always(tmp_path, za
     with pytest.raises(InvalidPathError, match="reserves.*allow_reserved_name=True"):
         zf.create_group(LocalStore(tmp_path / "g"), "__values__", zarr_format=zarr_format)
     with pytest.raises(InvalidPathError, match="'__new'.*reserves"):  # a missing parent
-        zf.create_array(LocalStore(tmp_path / "g"), "__new/x", shape=(2,), dtype="int8",
-                        zarr_format=zarr_format)
+        zf.create_array(
+            LocalStore(tmp_path / "g"), "__new/x", shape=(2,), dtype="int8", zarr_format=zarr_format
+        )
     assert not any(p.name.startswith("__") for p in (tmp_path / "g").iterdir())
     group.create_array("__values__", shape=(2,), dtype="int8", allow_reserved_name=True)[:] = [1, 2]
     sub = group.create_group("__sub", allow_reserved_name=True)
@@ -146,12 +174,10 @@ def test_reserved_names_are_created_only_on_purpose_and_read_always(tmp_path, za
         group.create_array("__zarr_x", shape=(2,), dtype="int8", allow_reserved_name=True)
     zf.consolidate_metadata(group.store, "")
     for consolidated in (True, False):
-        opened = zf.open_group(LocalStore(tmp_path / "g"), mode="r",
-                               use_consolidated=consolidated)
+        opened = zf.open_group(LocalStore(tmp_path / "g"), mode="r", use_consolidated=consolidated)
         assert opened.keys() == ["__sub", "__values__"]
         assert opened["__values__"][...].tolist() == [1, 2]
-        assert [name for name, _ in opened.members(max_depth=None)] == [
-            "__sub", "__sub/x", "__values__"]
+        assert [name for name, _ in opened.members(max_depth=None)] == ["__sub", "__sub/x", "__values__"]
     copied = zf.copy(LocalStore(tmp_path / "g"), LocalStore(tmp_path / "copy"))
     assert copied["__values__"][...].tolist() == [1, 2]
     with pytest.raises(InvalidPathError, match="'__there'"):  # the copy's own name is the user's
@@ -164,8 +190,10 @@ def test_zarrforge_bookkeeping_keys_are_never_nodes():
     document."""
     store = MemoryStore()
     zf.create_group(store)
-    store.set("__zarrforge_commits/zarr.json", json.dumps(
-        {"zarr_format": 3, "node_type": "group", "attributes": {}}).encode())
+    store.set(
+        "__zarrforge_commits/zarr.json",
+        json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}}).encode(),
+    )
     assert zf.open_group(store, mode="r").keys() == []
     with pytest.raises(InvalidPathError, match="__zarr"):
         zf.open_group(store, "__zarrforge_commits", mode="r")
@@ -183,8 +211,7 @@ def test_failed_overwrite_keeps_the_old_node():
     a = make_array()
     before = snapshot(a.store)
     with pytest.raises(UnknownExtensionError):
-        zf.create_array(a.store, shape=(1,), dtype="int8", compressors=[{"name": "nope"}],
-                        overwrite=True)
+        zf.create_array(a.store, shape=(1,), dtype="int8", compressors=[{"name": "nope"}], overwrite=True)
     assert snapshot(a.store) == before
 
 
@@ -218,8 +245,12 @@ def test_attributes_that_are_not_json_are_refused_without_writing():
 def test_every_error_is_a_zarrforge_error():
     for name in dir(zf.errors):
         obj = getattr(zf.errors, name)
-        if (isinstance(obj, type) and issubclass(obj, Exception) and not issubclass(obj, Warning)
-                and obj.__module__ == "zarrforge.errors"):
+        if (
+            isinstance(obj, type)
+            and issubclass(obj, Exception)
+            and not issubclass(obj, Warning)
+            and obj.__module__ == "zarrforge.errors"
+        ):
             assert issubclass(obj, ZarrforgeError)
 
 
@@ -259,12 +290,14 @@ def test_a_data_type_typo_is_an_unknown_extension_suggesting_the_name():
     assert info.value.field == "dtype"
 
 
-@pytest.mark.parametrize("argument, codec, field, hint", [
-    ("filters", "gzip", "filters[0]", "compressors="),
-    ("compressors", {"name": "transpose", "configuration": {"order": [0]}}, "compressors[0]",
-     "filters="),
-    ("serializer", "zstd", "serializer", "compressors="),
-])
+@pytest.mark.parametrize(
+    "argument, codec, field, hint",
+    [
+        ("filters", "gzip", "filters[0]", "compressors="),
+        ("compressors", {"name": "transpose", "configuration": {"order": [0]}}, "compressors[0]", "filters="),
+        ("serializer", "zstd", "serializer", "compressors="),
+    ],
+)
 def test_a_codec_given_to_the_wrong_argument_is_named_there(argument, codec, field, hint):
     value = codec if argument == "serializer" else [codec]
     with pytest.raises(zf.errors.MetadataError, match=f"pass it as {hint}") as info:

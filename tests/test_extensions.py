@@ -25,8 +25,9 @@ class Tag(Extension):
     def from_json(cls, name, configuration):
         label = (configuration or {}).get("label")
         if not isinstance(label, str):
-            raise MetadataError(f"label must be a string, got {label!r}",
-                                field="configuration.label", value=label)
+            raise MetadataError(
+                f"label must be a string, got {label!r}", field="configuration.label", value=label
+            )
         return cls(label)
 
     def to_json(self):
@@ -70,8 +71,9 @@ def test_known_extension_opens_and_round_trips(node):
     assert json.loads(node.store.get("n/zarr.json"))["extensions"] == [entry]
 
 
-@pytest.mark.parametrize("entry", ["other.thing", {"name": "other.thing"},
-                                   {"name": "other.thing", "must_understand": True}])
+@pytest.mark.parametrize(
+    "entry", ["other.thing", {"name": "other.thing"}, {"name": "other.thing", "must_understand": True}]
+)
 def test_unknown_extension_that_must_be_understood_stops_the_node(node, entry):
     _with_extensions(node.store, "n/zarr.json", [entry])
     with pytest.raises(UnknownExtensionError, match="unknown extension 'other.thing'") as info:
@@ -81,8 +83,9 @@ def test_unknown_extension_that_must_be_understood_stops_the_node(node, entry):
 
 def test_unknown_extension_with_must_understand_false_is_kept(node):
     entry = {"name": "other.thing", "must_understand": False, "configuration": {"a": [1]}}
-    _with_extensions(node.store, "n/zarr.json",
-                     [entry, {"name": "test.tag", "configuration": {"label": "y"}}])
+    _with_extensions(
+        node.store, "n/zarr.json", [entry, {"name": "test.tag", "configuration": {"label": "y"}}]
+    )
     opened = zf.open(node.store, "n", mode="r+")
     assert opened.extensions[0].document == entry
     opened.set_extension({"name": "test.tag", "configuration": {"label": "z"}})
@@ -90,12 +93,21 @@ def test_unknown_extension_with_must_understand_false_is_kept(node):
     assert stored == [entry, {"name": "test.tag", "configuration": {"label": "z"}}]
 
 
-@pytest.mark.parametrize("value,message", [
-    ([], "non-empty list"), ({"name": "test.tag"}, "non-empty list"),
-    ([{"name": "test.tag", "configuration": {"label": "a"}},
-      {"name": "test.tag", "configuration": {"label": "b"}}], "more than once"),
-    ([{"name": "test.tag", "configuration": {"label": 3}}], "extensions[0].configuration.label"),
-])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ([], "non-empty list"),
+        ({"name": "test.tag"}, "non-empty list"),
+        (
+            [
+                {"name": "test.tag", "configuration": {"label": "a"}},
+                {"name": "test.tag", "configuration": {"label": "b"}},
+            ],
+            "more than once",
+        ),
+        ([{"name": "test.tag", "configuration": {"label": 3}}], "extensions[0].configuration.label"),
+    ],
+)
 def test_malformed_extensions_are_named_errors(node, value, message):
     _with_extensions(node.store, "n/zarr.json", value)
     with pytest.raises(MetadataError) as info:
@@ -107,8 +119,13 @@ def test_extension_restricted_to_arrays_is_refused_on_groups():
     g = zf.create_group(None)
     with pytest.raises(MetadataError, match="applies to \\['array'\\], not to a group"):
         g.set_extension({"name": "test.array-only", "configuration": {"label": "a"}})
-    a = zf.create_array(g.store, "a", shape=(1,), dtype="int8",
-                        extensions=[{"name": "test.array-only", "configuration": {"label": "a"}}])
+    a = zf.create_array(
+        g.store,
+        "a",
+        shape=(1,),
+        dtype="int8",
+        extensions=[{"name": "test.array-only", "configuration": {"label": "a"}}],
+    )
     assert a.get_extension("test.array-only").label == "a"
 
 
@@ -125,11 +142,15 @@ def test_add_change_remove_through_the_api(node):
 
 
 def test_must_understand_false_is_written_back():
-    a = zf.create_array(None, shape=(1,), dtype="int8",
-                        extensions=[{"name": "test.tag", "must_understand": False,
-                                     "configuration": {"label": "q"}}])
+    a = zf.create_array(
+        None,
+        shape=(1,),
+        dtype="int8",
+        extensions=[{"name": "test.tag", "must_understand": False, "configuration": {"label": "q"}}],
+    )
     assert json.loads(a.store.get("zarr.json"))["extensions"] == [
-        {"name": "test.tag", "configuration": {"label": "q"}, "must_understand": False}]
+        {"name": "test.tag", "configuration": {"label": "q"}, "must_understand": False}
+    ]
 
 
 class Shift(Extension):
@@ -160,9 +181,13 @@ def test_selection_and_after_write_are_the_extensions_own_methods():
     zf.register("extensions", "test.shift", Shift)
     Shift.written = []
     try:
-        a = zf.create_array(None, shape=(6,), dtype="int8", fill_value=0,
-                            extensions=["test.shift", {"name": "test.tag",
-                                                       "configuration": {"label": "other"}}])
+        a = zf.create_array(
+            None,
+            shape=(6,),
+            dtype="int8",
+            fill_value=0,
+            extensions=["test.shift", {"name": "test.tag", "configuration": {"label": "other"}}],
+        )
         a[0:2] = [7, 8]
         assert a[0:2].tolist() == [7, 8]
         a.remove_extension("test.shift")
@@ -173,8 +198,13 @@ def test_selection_and_after_write_are_the_extensions_own_methods():
 
 
 def test_entries_kept_unknown_are_never_called():
-    a = zf.create_array(None, shape=(3,), dtype="int8", fill_value=0,
-                        extensions=[{"name": "nobody.knows", "must_understand": False}])
+    a = zf.create_array(
+        None,
+        shape=(3,),
+        dtype="int8",
+        fill_value=0,
+        extensions=[{"name": "nobody.knows", "must_understand": False}],
+    )
     a[0:2] = [1, 2]
     assert a[...].tolist() == [1, 2, 0]
 
@@ -199,12 +229,18 @@ def test_unknown_codec_with_must_understand_false_reads_with_a_warning_and_refus
 
 
 def test_plugins_lists_every_point_and_reports_conflicts_and_broken_entries(fake_distribution):
-    fake_distribution("zf-ext-a", {"zarrforge.extensions": {"test.dup": "dup_a:X"}},
-                      {"dup_a": "from zarrforge.abc.extension import Extension\nclass X(Extension):\n"
-                                 "    name='test.dup'\n    from_json=classmethod(lambda c,n,k: c())\n"
-                                 "    to_json=lambda s: 'test.dup'\n"})
-    fake_distribution("zf-ext-b", {"zarrforge.extensions": {"test.dup": "dup_b:X",
-                                                           "test.broken": "nope_mod:X"}})
+    fake_distribution(
+        "zf-ext-a",
+        {"zarrforge.extensions": {"test.dup": "dup_a:X"}},
+        {
+            "dup_a": "from zarrforge.abc.extension import Extension\nclass X(Extension):\n"
+            "    name='test.dup'\n    from_json=classmethod(lambda c,n,k: c())\n"
+            "    to_json=lambda s: 'test.dup'\n"
+        },
+    )
+    fake_distribution(
+        "zf-ext-b", {"zarrforge.extensions": {"test.dup": "dup_b:X", "test.broken": "nope_mod:X"}}
+    )
     report = zf.plugins()
     rows = {(r.point, r.name, r.distribution): r for r in report}
     assert rows[("codecs", "bytes", "zarrforge-std")].status == "ok"

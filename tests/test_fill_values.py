@@ -47,9 +47,16 @@ def stored_fill_json(store) -> object:
 
 # (data type, fill_value in zarr.json, expected value as bytes of the little-endian item,
 #  fill_value written back)
-def f16(u): return np.array([u], "<u2").view("<f2")[0]
-def f32(u): return np.array([u], "<u4").view("<f4")[0]
-def f64(u): return np.array([u], "<u8").view("<f8")[0]
+def f16(u):
+    return np.array([u], "<u2").view("<f2")[0]
+
+
+def f32(u):
+    return np.array([u], "<u4").view("<f4")[0]
+
+
+def f64(u):
+    return np.array([u], "<u8").view("<f8")[0]
 
 
 def c64(re, im):
@@ -97,8 +104,12 @@ VALID = [
     ("complex64", ["NaN", "-Infinity"], c64(np.nan, -np.inf), ["NaN", "-Infinity"]),
     ("complex128", ["Infinity", "NaN"], c128(np.inf, np.nan), ["Infinity", "NaN"]),
     ("complex64", ["0x7fc00001", 0.5], c64(f32(0x7FC00001), 0.5), ["0x7fc00001", 0.5]),
-    ("complex128", [-0.0, "0x7ff8000000000001"], c128(-0.0, f64(0x7FF8000000000001)),
-     [-0.0, "0x7ff8000000000001"]),
+    (
+        "complex128",
+        [-0.0, "0x7ff8000000000001"],
+        c128(-0.0, f64(0x7FF8000000000001)),
+        [-0.0, "0x7ff8000000000001"],
+    ),
     # integers
     ("int8", -128, np.int8(-128), -128),
     ("int8", 127, np.int8(127), 127),
@@ -151,8 +162,9 @@ def test_valid_fill_value_is_written_back_in_the_same_encoding(dtype, encoded, e
 
 
 @pytest.mark.parametrize("dtype, encoded, expected, written_back", VALID, ids=[_id(c) for c in VALID])
-def test_valid_fill_value_pads_edge_chunks_and_fills_unwritten_elements(dtype, encoded, expected,
-                                                                        written_back):
+def test_valid_fill_value_pads_edge_chunks_and_fills_unwritten_elements(
+    dtype, encoded, expected, written_back
+):
     store = with_fill_value(dtype, encoded)
     a = zf.open_array(store, "a", mode="r+")
     dt = np_dtype(dtype)
@@ -173,11 +185,18 @@ def test_valid_fill_value_pads_edge_chunks_and_fills_unwritten_elements(dtype, e
 def _json_equal(actual, expected) -> bool:
     """JSON equality that also tells -0.0 from 0.0."""
     if isinstance(expected, list):
-        return isinstance(actual, list) and len(actual) == len(expected) and all(
-            _json_equal(x, y) for x, y in zip(actual, expected))
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(expected)
+            and all(_json_equal(x, y) for x, y in zip(actual, expected))
+        )
     if isinstance(expected, float):
-        return (isinstance(actual, (int, float)) and not isinstance(actual, bool)
-                and actual == expected and math.copysign(1, actual) == math.copysign(1, expected))
+        return (
+            isinstance(actual, (int, float))
+            and not isinstance(actual, bool)
+            and actual == expected
+            and math.copysign(1, actual) == math.copysign(1, expected)
+        )
     return type(actual) is type(expected) and actual == expected
 
 
@@ -277,47 +296,51 @@ def test_invalid_fill_value_raises_metadata_error_naming_field_and_value(dtype, 
     assert "a/zarr.json" in message
 
 
-@pytest.mark.parametrize("dtype, value", [
-    ("uint8", 300),
-    ("int8", -129),
-    ("int32", True),
-    ("int32", 1.5),
-    ("float32", "nan"),
-    ("float32", "0x123"),
-    ("complex64", [1]),
-    ("r16", [1]),
-    ("r16", [1, 256]),
-    ("bool", 2),
-])
+@pytest.mark.parametrize(
+    "dtype, value",
+    [
+        ("uint8", 300),
+        ("int8", -129),
+        ("int32", True),
+        ("int32", 1.5),
+        ("float32", "nan"),
+        ("float32", "0x123"),
+        ("complex64", [1]),
+        ("r16", [1]),
+        ("r16", [1, 256]),
+        ("bool", 2),
+    ],
+)
 def test_invalid_fill_value_at_creation_raises_metadata_error_and_writes_nothing(dtype, value):
     store = MemoryStore()
     with pytest.raises(MetadataError) as info:
-        zf.create_array(store, "a", shape=(3,), dtype=dtype, chunks=(2,), compressors=None,
-                        fill_value=value)
+        zf.create_array(store, "a", shape=(3,), dtype=dtype, chunks=(2,), compressors=None, fill_value=value)
     assert "fill_value" in str(info.value)
     assert _names_value(str(info.value), value)
     assert list(store.list()) == []
 
 
-@pytest.mark.parametrize("dtype, value, written", [
-    ("float32", "NaN", "NaN"),
-    ("float32", np.float32(np.nan), "NaN"),
-    ("float32", f32(0x7FC00001), "0x7fc00001"),
-    ("float32", "0x7fc00001", "0x7fc00001"),
-    ("float64", float("-inf"), "-Infinity"),
-    ("float64", -0.0, -0.0),
-    ("complex64", (float("nan"), 1.0), ["NaN", 1.0]),
-    ("complex128", 1 + 2j, [1.0, 2.0]),
-    ("int16", -7, -7),
-    ("uint64", 2**64 - 1, 2**64 - 1),
-    ("bool", True, True),
-    ("r16", b"\x01\x02", [1, 2]),
-    ("r16", [3, 4], [3, 4]),
-])
+@pytest.mark.parametrize(
+    "dtype, value, written",
+    [
+        ("float32", "NaN", "NaN"),
+        ("float32", np.float32(np.nan), "NaN"),
+        ("float32", f32(0x7FC00001), "0x7fc00001"),
+        ("float32", "0x7fc00001", "0x7fc00001"),
+        ("float64", float("-inf"), "-Infinity"),
+        ("float64", -0.0, -0.0),
+        ("complex64", (float("nan"), 1.0), ["NaN", 1.0]),
+        ("complex128", 1 + 2j, [1.0, 2.0]),
+        ("int16", -7, -7),
+        ("uint64", 2**64 - 1, 2**64 - 1),
+        ("bool", True, True),
+        ("r16", b"\x01\x02", [1, 2]),
+        ("r16", [3, 4], [3, 4]),
+    ],
+)
 def test_fill_value_given_at_creation_is_encoded_in_metadata(dtype, value, written):
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(3,), dtype=dtype, chunks=(2,), compressors=None,
-                        fill_value=value)
+    a = zf.create_array(store, "a", shape=(3,), dtype=dtype, chunks=(2,), compressors=None, fill_value=value)
     assert _json_equal(stored_fill_json(store), written)
     assert _json_equal(a.metadata["fill_value"], written)
     b = zf.open_array(store, "a")

@@ -14,8 +14,7 @@ import zarrforge as zf
 
 
 def model():
-    return zf.create_array(None, "a", shape=(4,), chunks=(2,), dtype="int8",
-                           compressors=None).metadata_model
+    return zf.create_array(None, "a", shape=(4,), chunks=(2,), dtype="int8", compressors=None).metadata_model
 
 
 def test_a_model_built_afresh_has_none():

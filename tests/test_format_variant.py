@@ -33,8 +33,7 @@ class NotedV3(V3Format):
         rest = {k: v for k, v in document.items() if k != "note"}
         note = document.get("note")
         if not isinstance(note, str):
-            raise MetadataError(f"must be a string, got {note!r}", field="note", value=note,
-                                key=key)
+            raise MetadataError(f"must be a string, got {note!r}", field="note", value=note, key=key)
         model = super().parse(rest, key=key)
         return dataclasses.replace(model, format_data={**model.format_data, self.name: note})
 
@@ -116,6 +115,7 @@ def test_the_deprecated_node_type_still_answers_and_an_override_of_it_is_honoure
     with pytest.warns(DeprecationWarning, match="node_type_of"):
         assert V3Format._node_type({"zarr_format": 3, "node_type": "group"}, "k") == "group"
     with pytest.warns(DeprecationWarning, match="overrides V3Format._node_type"):
+
         class Legacy(V3Format):
             name = "test.v3-legacy"
 
@@ -127,8 +127,11 @@ def test_the_deprecated_node_type_still_answers_and_an_override_of_it_is_honoure
     assert Legacy().node_type_of({"zarr_format": 3, "node_type": "array"}, "k") is None
 
 
-DOCUMENTS = (GUIDE, GUIDE.parent / "formats.md",
-             GUIDE.parent.parent / "core" / "src" / "zarrforge" / "abc" / "format.py")
+DOCUMENTS = (
+    GUIDE,
+    GUIDE.parent / "formats.md",
+    GUIDE.parent.parent / "core" / "src" / "zarrforge" / "abc" / "format.py",
+)
 
 
 def test_new_group_is_documented_as_the_contract_declares_it_both_arguments_optional():
@@ -138,7 +141,9 @@ def test_new_group_is_documented_as_the_contract_declares_it_both_arguments_opti
 
     parameters = inspect.signature(Format.new_group).parameters
     assert [(p.name, p.default) for p in list(parameters.values())[1:]] == [
-        ("attributes", None), ("extensions", None)]
+        ("attributes", None),
+        ("extensions", None),
+    ]
     for path in DOCUMENTS:
         spelled = re.findall(r"new_group\([^)]*\)", path.read_text(encoding="utf-8"))
         spelled = [s for s in spelled if not s.startswith("new_group(self")]
@@ -172,14 +177,12 @@ class StampedV3(V3Format):
     def parse(self, document, *, key):
         stamp = document.get("stamp")
         if not isinstance(stamp, str):
-            raise MetadataError(f"must be a string, got {stamp!r}", field="stamp", value=stamp,
-                                key=key)
+            raise MetadataError(f"must be a string, got {stamp!r}", field="stamp", value=stamp, key=key)
         model = super().parse({k: v for k, v in document.items() if k != "stamp"}, key=key)
         return dataclasses.replace(model, format_data={**model.format_data, self.name: stamp})
 
     def document(self, metadata):
-        return {**super().document(metadata),
-                "stamp": metadata.format_data.get(self.name, "fresh")}
+        return {**super().document(metadata), "stamp": metadata.format_data.get(self.name, "fresh")}
 
 
 class CountingStore(MemoryStore):

@@ -25,22 +25,27 @@ def test_members_and_nested_access(hierarchy):
     assert isinstance(hierarchy["g"], zf.Group) and isinstance(hierarchy["a"], zf.Array)
     assert hierarchy["g/b"].shape == (3,)
     assert "g/inner/deep" in hierarchy and "g/nope" not in hierarchy
-    assert [n for n, _ in hierarchy.members(max_depth=None)] == [
-        "a", "g", "g/b", "g/inner", "g/inner/deep"]
+    assert [n for n, _ in hierarchy.members(max_depth=None)] == ["a", "g", "g/b", "g/inner", "g/inner/deep"]
     assert hierarchy.array_keys() == ["a"] and hierarchy.group_keys() == ["g"]
     with pytest.raises(NodeNotFoundError):
         hierarchy["g/nope"]
 
 
 def test_tree(hierarchy):
-    assert repr(hierarchy.tree()) == "\n".join([
-        "/",
-        "├── a (10, 10) float64",
-        "└── g",
-        "    ├── b (3,) int16",
-        "    └── inner",
-        "        └── deep",
-    ]) + "\n"
+    assert (
+        repr(hierarchy.tree())
+        == "\n".join(
+            [
+                "/",
+                "├── a (10, 10) float64",
+                "└── g",
+                "    ├── b (3,) int16",
+                "    └── inner",
+                "        └── deep",
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_attributes_persist(hierarchy):
@@ -48,8 +53,7 @@ def test_attributes_persist(hierarchy):
     g.attrs["unicode"] = "Grüße ☃"
     g.attrs.update({"nested": {"a": [1, {"b": None}]}})
     reopened = zf.open_group(hierarchy.store, "g", mode="r")
-    assert reopened.attrs.asdict() == {"level": 1, "unicode": "Grüße ☃",
-                                       "nested": {"a": [1, {"b": None}]}}
+    assert reopened.attrs.asdict() == {"level": 1, "unicode": "Grüße ☃", "nested": {"a": [1, {"b": None}]}}
     del g.attrs["level"]
     assert "level" not in zf.open_group(hierarchy.store, "g", mode="r").attrs
 
@@ -120,9 +124,21 @@ def test_a_prefix_that_is_not_empty_is_still_asked_about_each_format():
 
     inner = MemoryStore()
     group = zf.create_group(inner, "g")
-    inner.set("g/old/.zarray", json.dumps({  # written by another tool: v2 inside a v3 group
-        "zarr_format": 2, "shape": [1], "chunks": [1], "dtype": "|i1", "compressor": None,
-        "fill_value": 0, "order": "C", "filters": None}).encode())
+    inner.set(
+        "g/old/.zarray",
+        json.dumps(
+            {  # written by another tool: v2 inside a v3 group
+                "zarr_format": 2,
+                "shape": [1],
+                "chunks": [1],
+                "dtype": "|i1",
+                "compressor": None,
+                "fill_value": 0,
+                "order": "C",
+                "filters": None,
+            }
+        ).encode(),
+    )
     store = FaultyStore(inner)
     with pytest.raises(zf.errors.ContainsNodeError, match="of Zarr 2 already exists"):
         zf.open_group(store, "g", mode="r+").create_array("old", shape=(1,), dtype="int8")
@@ -177,7 +193,10 @@ def test_members_opens_arrays_on_first_use_and_answers_attributes_from_the_docum
     try:
         members = dict(zf.open_group(str(tmp_path / "g"), mode="r").members())
         assert {n: m.attrs.asdict() for n, m in members.items()} == {
-            "a": {"name": "a"}, "b": {"name": "b"}, "sub": {"kind": "group"}}
+            "a": {"name": "a"},
+            "b": {"name": "b"},
+            "sub": {"kind": "group"},
+        }
         assert opened.paths == ["", "sub"]  # the arrays are not opened yet
         assert members["a"].shape == (3,) and members["a"][...].tolist() == [0, 0, 0]
         assert members["a"].dtype == "int16"

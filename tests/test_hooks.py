@@ -71,19 +71,26 @@ def test_a_plain_local_path_goes_to_the_file_store_without_asking_the_hook(tmp_p
 
 def test_hook_plugins_install_through_the_entry_point_group(fake_distribution):
     from zarrforge import hooks
-    fake_distribution("zf-hookplug", {"zarrforge.plugins": {"hookplug": "hookplug_mod"}},
-                      {"hookplug_mod": """
+
+    fake_distribution(
+        "zf-hookplug",
+        {"zarrforge.plugins": {"hookplug": "hookplug_mod"}},
+        {
+            "hookplug_mod": """
 import zarrforge
 seen = []
 @zarrforge.hookimpl
 def zarrforge_node_opened(node):
     seen.append(node.path)
-"""})
+"""
+        },
+    )
     saved = hooks._manager
     hooks._manager = None  # a fresh manager reads the entry points again
     try:
         zf.create_group(None, "x")
         import hookplug_mod
+
         assert hookplug_mod.seen == ["x"]
     finally:
         hooks._manager = saved
@@ -91,21 +98,27 @@ def zarrforge_node_opened(node):
 
 def test_a_broken_hook_plugin_is_left_out_with_a_warning_and_an_error_row(fake_distribution):
     from zarrforge import hooks
-    fake_distribution("zf-brokenhook", {"zarrforge.plugins": {
-        "brokenhook": "brokenhook_missing_module", "goodhook": "goodhook_mod"}},
-        {"goodhook_mod": """
+
+    fake_distribution(
+        "zf-brokenhook",
+        {"zarrforge.plugins": {"brokenhook": "brokenhook_missing_module", "goodhook": "goodhook_mod"}},
+        {
+            "goodhook_mod": """
 import zarrforge
 seen = []
 @zarrforge.hookimpl
 def zarrforge_node_opened(node):
     seen.append(node.path)
-"""})
+"""
+        },
+    )
     saved = hooks._manager
     hooks._manager = None
     try:
         with pytest.warns(zf.errors.PluginLoadWarning, match="zf-brokenhook.*brokenhook_missing_module"):
             zf.create_group(None, "y")  # works: only the broken plugin is left out
         import goodhook_mod
+
         assert goodhook_mod.seen == ["y"]
         rows = {r.name: r for r in zf.plugins() if r.point == "hooks"}
         assert rows["goodhook"].status == "ok" and rows["goodhook"].distribution == "zf-brokenhook"
@@ -118,19 +131,26 @@ def zarrforge_node_opened(node):
 def test_a_misspelled_hook_implementation_is_left_out_naming_the_distribution(fake_distribution):
     """Before: the plugin registered silently and its hook was never called."""
     from zarrforge import hooks
-    fake_distribution("zf-typohook", {"zarrforge.plugins": {"typohook": "typohook_mod"}},
-                      {"typohook_mod": """
+
+    fake_distribution(
+        "zf-typohook",
+        {"zarrforge.plugins": {"typohook": "typohook_mod"}},
+        {
+            "typohook_mod": """
 import zarrforge
 @zarrforge.hookimpl
 def zarrforge_node_opend(node):
     pass
-"""})
+"""
+        },
+    )
     saved = hooks._manager
     hooks._manager = None
     try:
-        with pytest.warns(zf.errors.PluginLoadWarning,
-                          match="zf-typohook.*'zarrforge_node_opend' \\(did you mean "
-                                "'zarrforge_node_opened'\\?\\)"):
+        with pytest.warns(
+            zf.errors.PluginLoadWarning,
+            match="zf-typohook.*'zarrforge_node_opend' \\(did you mean 'zarrforge_node_opened'\\?\\)",
+        ):
             zf.create_group(None, "z")
         rows = {r.name: r for r in zf.plugins() if r.point == "hooks"}
         assert rows["typohook"].status.startswith("error: hook plugin 'typohook'")
@@ -170,21 +190,29 @@ def test_hook_specifications_from_entry_points_are_added_before_the_plugins(fake
     """A plugin may implement a hook another distribution declares (as the command line
     declares its deprecated zarrforge_cli_commands) whichever is loaded first."""
     from zarrforge import hooks
-    fake_distribution("zf-hosthooks", {
-        "zarrforge.hookspecs": {"host": "hosthooks_specs"},
-        "zarrforge.plugins": {"guest": "hosthooks_guest"}},
-        {"hosthooks_specs": """
+
+    fake_distribution(
+        "zf-hosthooks",
+        {
+            "zarrforge.hookspecs": {"host": "hosthooks_specs"},
+            "zarrforge.plugins": {"guest": "hosthooks_guest"},
+        },
+        {
+            "hosthooks_specs": """
 import pluggy
 hookspec = pluggy.HookspecMarker("zarrforge")
 @hookspec
 def zarrforge_host_event(value):
     '''Called by the host.'''
-""", "hosthooks_guest": """
+""",
+            "hosthooks_guest": """
 import zarrforge
 @zarrforge.hookimpl
 def zarrforge_host_event(value):
     return value * 2
-"""})
+""",
+        },
+    )
     saved = hooks._manager
     hooks._manager = None
     try:

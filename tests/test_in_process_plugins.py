@@ -101,8 +101,12 @@ class Note(Extension):
 
 @pytest.fixture
 def registered():
-    entries = [("chunk_grids", "test.halves", HalvesGrid), ("codecs", "test.reverse", Reverse),
-               ("data_types", "test.decimal16", Decimal16), ("extensions", "test.note", Note)]
+    entries = [
+        ("chunk_grids", "test.halves", HalvesGrid),
+        ("codecs", "test.reverse", Reverse),
+        ("data_types", "test.decimal16", Decimal16),
+        ("extensions", "test.note", Note),
+    ]
     for point, name, cls in entries:
         zf.register(point, name, cls)
     yield
@@ -111,9 +115,15 @@ def registered():
 
 
 def test_a_grid_codec_data_type_and_extension_registered_in_process_write_and_read(registered):
-    a = zf.create_array(None, shape=(7, 5), dtype="test.decimal16", chunks={"name": "test.halves"},
-                        compressors=["test.reverse"], fill_value=-1,
-                        extensions=[{"name": "test.note", "configuration": {"text": "hi"}}])
+    a = zf.create_array(
+        None,
+        shape=(7, 5),
+        dtype="test.decimal16",
+        chunks={"name": "test.halves"},
+        compressors=["test.reverse"],
+        fill_value=-1,
+        extensions=[{"name": "test.note", "configuration": {"text": "hi"}}],
+    )
     values = np.arange(35, dtype="int16").reshape(7, 5)
     a[...] = values
     assert sorted(k for k in a.store.list() if k != "zarr.json") == ["c/0/0", "c/0/1", "c/1/0", "c/1/1"]

@@ -59,15 +59,16 @@ def test_members_are_indexed_by_name_with_their_text_and_kept_values():
     assert members.value(0).kept == {"node_type": "array"}
     assert members.value(1).kept == {"node_type": ABSENT_MEMBER}
     assert members.index("b/c") == 1 and members.index("b") is None
-    assert bytes(members.run(0, 2)) == (b'"a": {"node_type": "array", "s": "}{\\"["},\n  '
-                                        b'"b/c": {"x": [1, {}]}')
+    assert bytes(members.run(0, 2)) == (
+        b'"a": {"node_type": "array", "s": "}{\\"["},\n  "b/c": {"x": [1, {}]}'
+    )
 
 
 def test_names_with_escapes_and_non_ascii_text_are_indexed_in_bytes():
     text = '{"z": {}, "ß\\"q": {"v": "\\ud83d\\ude00 ok"}, "\\u00e9t\\u00e9": {"v": "☃"}}'
     members = _members(text)
     assert members.names == ["z", 'ß"q', "été"]
-    assert json.loads(members.value(1).text) == {"v": "\U0001F600 ok"}
+    assert json.loads(members.value(1).text) == {"v": "\U0001f600 ok"}
     assert json.loads(members.value(2).text) == {"v": "☃"}
     assert members.in_order  # by code point, as Python orders names
     assert members.index("été") == 2
@@ -81,32 +82,37 @@ def test_members_out_of_order_are_found_and_new_ones_go_last():
     assert _members('{"b": {}, "m": {}}').insertion_point("c") == 1
 
 
-@pytest.mark.parametrize("text", [
-    '{"a": {}, "a": {}}',              # a duplicate name
-    '{"b": {}, "a": {}, "b": {}}',     # out of order too
-    '{"a": [1]}',                      # an entry that is not an object
-    '{"a": 1}',
-    '{"a": {}, }',
-    '{"a": {"x": 1,}}',                # not JSON inside an entry
-    '{"a": {"x": 01}}',
-    '{"a" {}}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": {}, "a": {}}',  # a duplicate name
+        '{"b": {}, "a": {}, "b": {}}',  # out of order too
+        '{"a": [1]}',  # an entry that is not an object
+        '{"a": 1}',
+        '{"a": {}, }',
+        '{"a": {"x": 1,}}',  # not JSON inside an entry
+        '{"a": {"x": 01}}',
+        '{"a" {}}',
+    ],
+)
 def test_anything_but_an_object_of_objects_is_left_to_the_whole_parse(text):
     with pytest.raises(Unusual):
         _members(text)
 
 
-@pytest.mark.parametrize("view", [
-    b'{"a": {}, "a": {}}',
-    b'{"a": {"x": 1,}}',
-    b'{"a": {"v": NaN}}',
-    b'{"a": {"v": "\\ud800"}, "b": {"x": tru}}',
-    b'{"a": {"v": "\xff"}}',  # not UTF-8
-])
+@pytest.mark.parametrize(
+    "view",
+    [
+        b'{"a": {}, "a": {}}',
+        b'{"a": {"x": 1,}}',
+        b'{"a": {"v": NaN}}',
+        b'{"a": {"v": "\\ud800"}, "b": {"x": tru}}',
+        b'{"a": {"v": "\xff"}}',  # not UTF-8
+    ],
+)
 def test_the_indexing_reader_refuses_what_the_strict_reader_refuses(view, monkeypatch):
     monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
-    data = b'{"zarr_format": 3, "consolidated_metadata": {"kind": "inline", "metadata": ' + \
-        view + b"}}"
+    data = b'{"zarr_format": 3, "consolidated_metadata": {"kind": "inline", "metadata": ' + view + b"}}"
     with pytest.raises(MetadataError) as strict:
         load_document(data, key="k")
     with pytest.raises(MetadataError) as indexing:
@@ -116,17 +122,27 @@ def test_the_indexing_reader_refuses_what_the_strict_reader_refuses(view, monkey
 
 def test_a_document_read_with_an_index_is_the_document_read_whole(monkeypatch):
     monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
-    data = json.dumps({"attributes": {"a": [1, {"b": "}"}]}, "zarr_format": 3,
-                       "consolidated_metadata": {"kind": "inline", "must_understand": False,
-                                                 "metadata": {f"n{i}": {"i": i, "t": "é"}
-                                                              for i in range(30)}},
-                       "node_type": "group"}, indent=2, ensure_ascii=False).encode()
+    data = json.dumps(
+        {
+            "attributes": {"a": [1, {"b": "}"}]},
+            "zarr_format": 3,
+            "consolidated_metadata": {
+                "kind": "inline",
+                "must_understand": False,
+                "metadata": {f"n{i}": {"i": i, "t": "é"} for i in range(30)},
+            },
+            "node_type": "group",
+        },
+        indent=2,
+        ensure_ascii=False,
+    ).encode()
     document = load_document_keeping_raw(data, key="k", at=VIEW, kept=("i",))
     members = document["consolidated_metadata"]["metadata"]
     assert type(members) is RawMembers and len(members) == 30
     whole = load_document(data, key="k")
-    assert {n: json.loads(members.value(i).text) for i, n in enumerate(members.names)} == \
-        whole["consolidated_metadata"]["metadata"]
+    assert {n: json.loads(members.value(i).text) for i, n in enumerate(members.names)} == whole[
+        "consolidated_metadata"
+    ]["metadata"]
     del whole["consolidated_metadata"]["metadata"], document["consolidated_metadata"]["metadata"]
     assert document == whole
 
@@ -147,21 +163,31 @@ def _document(view: str) -> dict:
 def test_unchanged_members_are_written_as_the_bytes_they_were_read_in():
     document = _document('{"a": {"x":1},\n      "b": {"y" : [ 2 ]}}')
     parts = dump_document_parts(document)
-    assert any(type(part) is memoryview and bytes(part) == b'"a": {"x":1},\n      "b": {"y" : [ 2 ]}'
-               for part in parts)
-    assert json.loads(b"".join(parts)) == {"zarr_format": 3, "consolidated_metadata": {
-        "metadata": {"a": {"x": 1}, "b": {"y": [2]}}}}
+    assert any(
+        type(part) is memoryview and bytes(part) == b'"a": {"x":1},\n      "b": {"y" : [ 2 ]}'
+        for part in parts
+    )
+    assert json.loads(b"".join(parts)) == {
+        "zarr_format": 3,
+        "consolidated_metadata": {"metadata": {"a": {"x": 1}, "b": {"y": [2]}}},
+    }
 
 
 def test_changes_are_written_in_place_and_new_members_in_name_order():
     document = _document('{"a": {"x": 1}, "c": {"x": 3}, "e": {"x": 5}, "g": {"x": 7}}')
     members = document["consolidated_metadata"]["metadata"]
     document["consolidated_metadata"]["metadata"] = members.edited(
-        {"c": {"x": "new"}, "e": REMOVED, "b": {"x": 2}, "h": {"x": 8}, "z": REMOVED})
+        {"c": {"x": "new"}, "e": REMOVED, "b": {"x": 2}, "h": {"x": 8}, "z": REMOVED}
+    )
     written = dump_document(document)
     view = json.loads(written)["consolidated_metadata"]["metadata"]
-    assert list(view.items()) == [("a", {"x": 1}), ("b", {"x": 2}), ("c", {"x": "new"}),
-                                  ("g", {"x": 7}), ("h", {"x": 8})]
+    assert list(view.items()) == [
+        ("a", {"x": 1}),
+        ("b", {"x": 2}),
+        ("c", {"x": "new"}),
+        ("g", {"x": 7}),
+        ("h", {"x": 8}),
+    ]
     everything_removed = members.edited(dict.fromkeys("aceg", REMOVED))
     document["consolidated_metadata"]["metadata"] = everything_removed
     assert json.loads(dump_document(document))["consolidated_metadata"]["metadata"] == {}
@@ -205,21 +231,24 @@ def _root_with_view(tmp_path, members: int, *, real: int = 1, attributes_bytes: 
     root = str(tmp_path / "root.zarr")
     group = zf.create_group(root)
     for i in range(real):
-        group.create_array(f"a{i}", shape=(4,), chunks=(2,), dtype="i4",
-                           attributes={"i": i, "pad": "x" * attributes_bytes})
+        group.create_array(
+            f"a{i}", shape=(4,), chunks=(2,), dtype="i4", attributes={"i": i, "pad": "x" * attributes_bytes}
+        )
     zf.consolidate_metadata(root)
     path = tmp_path / "root.zarr" / "zarr.json"
     document = json.loads(path.read_text())
     template = document["consolidated_metadata"]["metadata"]["a0"]
-    document["consolidated_metadata"]["metadata"] = dict(sorted(
-        (f"a{i}", dict(template, attributes={"i": i, "pad": "x" * attributes_bytes}))
-        for i in range(members)))
+    document["consolidated_metadata"]["metadata"] = dict(
+        sorted(
+            (f"a{i}", dict(template, attributes={"i": i, "pad": "x" * attributes_bytes}))
+            for i in range(members)
+        )
+    )
     path.write_bytes(dump_document(document))
     return root
 
 
-def test_creating_under_an_indexed_view_keeps_every_other_entry_byte_for_byte(
-        tmp_path, small_thresholds):
+def test_creating_under_an_indexed_view_keeps_every_other_entry_byte_for_byte(tmp_path, small_thresholds):
     root = _root_with_view(tmp_path, 200, real=10)
     path = tmp_path / "root.zarr" / "zarr.json"
     before = path.read_bytes()
@@ -248,7 +277,8 @@ def test_an_indexed_view_and_a_parsed_one_write_the_same_document(tmp_path, monk
         shutil.copytree(tmp_path / "before", root)
         monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", threshold)
         zf.create_group(root + "/g", attributes={"k": 1}).create_array(
-            "inner", shape=(2,), chunks=(2,), dtype="f8")
+            "inner", shape=(2,), chunks=(2,), dtype="f8"
+        )
         del zf.open_group(root)["a1"]
         zf.open_group(root)["a2"].attrs["i"] = -1
         return path.read_bytes()
@@ -257,14 +287,18 @@ def test_an_indexed_view_and_a_parsed_one_write_the_same_document(tmp_path, monk
 
 
 def test_entries_whose_stored_form_changes_are_written_as_the_dict_form_writes_them(
-        tmp_path, small_thresholds, monkeypatch):
+    tmp_path, small_thresholds, monkeypatch
+):
     root = _root_with_view(tmp_path, 5)
     path = tmp_path / "root.zarr" / "zarr.json"
     document = json.loads(path.read_text())
     entries = document["consolidated_metadata"]["metadata"]
-    group = {"zarr_format": 3, "node_type": "group", "attributes": {},
-             "consolidated_metadata": {"kind": "inline", "must_understand": False,
-                                       "metadata": {}}}
+    group = {
+        "zarr_format": 3,
+        "node_type": "group",
+        "attributes": {},
+        "consolidated_metadata": {"kind": "inline", "must_understand": False, "metadata": {}},
+    }
     entries["/a1"] = entries.pop("a1")  # another spelling of the path a1
     entries["g"] = group  # a nested view, which the outer one overrides
     source = json.dumps(document, indent=1).encode()
@@ -291,7 +325,8 @@ def test_a_bad_entry_of_an_indexed_view_is_refused_naming_it(tmp_path, small_thr
 
 
 def test_a_write_computed_from_a_stale_root_is_retried_from_a_fresh_read(
-        tmp_path, small_thresholds, monkeypatch):
+    tmp_path, small_thresholds, monkeypatch
+):
     """The memo answers the view update's versioned read from the survey's read; another
     writer's change in between must make the commit conflict and the retry reread."""
     root = _root_with_view(tmp_path, 20)
@@ -342,7 +377,7 @@ def test_a_group_holding_an_indexed_view_pickles_with_it(tmp_path, small_thresho
 
 
 def _random_text(rng):
-    alphabet = 'ab{}[]",:\\ \n\té☃\U0001F600\u2028'
+    alphabet = 'ab{}[]",:\\ \n\té☃\U0001f600\u2028'
     return "".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
 
 
@@ -369,18 +404,20 @@ def test_random_views_read_and_edit_as_dicts_do(seed, monkeypatch):
     names = sorted({_random_text(rng) or "n" for _ in range(rng.randrange(1, 25))})
     if rng.random() < 0.3:
         rng.shuffle(names)
-    view = {name: {"node_type": rng.choice(["array", "group"]), "v": _random_value(rng)}
-            for name in names}
-    document = {"attributes": _random_value(rng), "consolidated_metadata": {
-        "kind": "inline", "metadata": view}, "zarr_format": 3}
-    data = json.dumps(document, indent=rng.choice([None, 0, 1, 4]),
-                      ensure_ascii=rng.random() < 0.5).encode()
+    view = {name: {"node_type": rng.choice(["array", "group"]), "v": _random_value(rng)} for name in names}
+    document = {
+        "attributes": _random_value(rng),
+        "consolidated_metadata": {"kind": "inline", "metadata": view},
+        "zarr_format": 3,
+    }
+    data = json.dumps(document, indent=rng.choice([None, 0, 1, 4]), ensure_ascii=rng.random() < 0.5).encode()
     read = load_document_keeping_raw(data, key="k", at=VIEW, kept=("node_type",))
     members = read["consolidated_metadata"]["metadata"]
     assert type(members) is RawMembers
     assert {n: json.loads(members.value(i).text) for i, n in enumerate(members.names)} == view
-    assert [members.value(i).kept["node_type"] for i in range(len(members))] == \
-        [view[n]["node_type"] for n in members.names]
+    assert [members.value(i).kept["node_type"] for i in range(len(members))] == [
+        view[n]["node_type"] for n in members.names
+    ]
     changes = {}
     for name in rng.sample(names, min(3, len(names))):
         changes[name] = REMOVED if rng.random() < 0.5 else {"replaced": name}

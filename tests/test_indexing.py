@@ -81,6 +81,7 @@ def regular(shape, chunks):
 
 # --- chunked storage helpers ---------------------------------------------------
 
+
 def region(dims, coords):
     return tuple(slice(d.start(c), d.start(c) + d.extent(c)) for d, c in zip(dims, coords))
 
@@ -139,8 +140,9 @@ def check_read(indexer, a, dims, expected):
 
 def check_write(indexer, a, dims, numpy_assign):
     """Write distinct values through the projections; compare with numpy."""
-    value = (np.arange(int(np.prod(indexer.shape, dtype=np.int64)), dtype=a.dtype)
-             .reshape(indexer.shape) + 10**6)
+    value = (
+        np.arange(int(np.prod(indexer.shape, dtype=np.int64)), dtype=a.dtype).reshape(indexer.shape) + 10**6
+    )
     chunks = split(a, dims)
     for p in indexer:
         if p.complete:
@@ -153,6 +155,7 @@ def check_write(indexer, a, dims, numpy_assign):
 
 
 # --- strategies ----------------------------------------------------------------
+
 
 @st.composite
 def chunked_arrays(draw, max_ndim=3, variable=True):
@@ -175,8 +178,7 @@ def chunked_arrays(draw, max_ndim=3, variable=True):
 
 
 def ints_for(n):
-    return st.integers(-n, n - 1).flatmap(
-        lambda i: st.sampled_from([i, np.int64(i), np.int32(i)]))
+    return st.integers(-n, n - 1).flatmap(lambda i: st.sampled_from([i, np.int64(i), np.int32(i)]))
 
 
 def slices():
@@ -189,7 +191,7 @@ def slices():
 def basic_selections(draw, shape):
     entries = [draw(ints_for(n) | slices()) if n > 0 else draw(slices()) for n in shape]
     if entries and draw(st.booleans()):
-        del entries[draw(st.integers(0, len(entries))):]  # fewer entries than dims
+        del entries[draw(st.integers(0, len(entries))) :]  # fewer entries than dims
     if draw(st.booleans()):
         i = draw(st.integers(0, len(entries)))
         j = draw(st.integers(i, len(entries)))
@@ -225,8 +227,7 @@ def orthogonal_lists(sel, shape):
             dropped.append(False)
         elif isinstance(entry, (list, np.ndarray)):
             arr = np.asarray(entry)
-            lists.append(np.flatnonzero(arr) if arr.dtype == bool
-                         else arr.astype(np.int64) % max(n, 1))
+            lists.append(np.flatnonzero(arr) if arr.dtype == bool else arr.astype(np.int64) % max(n, 1))
             dropped.append(False)
         else:
             lists.append(np.array([int(entry) % n]))
@@ -248,7 +249,7 @@ def coordinate_selections(draw, shape):
         arr_shape = out_shape
         if kind == 1 and out_shape:  # a broadcastable, smaller array
             arr_shape = tuple(1 if draw(st.booleans()) else s for s in out_shape)
-            arr_shape = arr_shape[draw(st.integers(0, len(arr_shape))):]
+            arr_shape = arr_shape[draw(st.integers(0, len(arr_shape))) :]
         size = int(np.prod(arr_shape, dtype=np.int64))
         values = draw(st.lists(st.integers(-n, n - 1), min_size=size, max_size=size))
         arr = np.array(values, dtype=np.int64).reshape(arr_shape)
@@ -257,6 +258,7 @@ def coordinate_selections(draw, shape):
 
 
 # --- properties ----------------------------------------------------------------
+
 
 @PROPERTY
 @given(data=st.data())
@@ -277,6 +279,7 @@ def test_basic_matches_numpy(data):
 
     def assign(b, value):
         b[sel] = value
+
     check_write(indexer, a, dims, assign)
 
 
@@ -292,9 +295,11 @@ def test_orthogonal_matches_numpy(data):
     check_read(indexer, a, dims, full.reshape(kept_shape))
 
     if all(np.unique(x).size == x.size for x in lists):
+
         def assign(b, value):
             ix_shape = tuple(len(x) for x in lists)
             b[np.ix_(*lists) if lists else ()] = value.reshape(ix_shape)
+
         check_write(indexer, a, dims, assign)
 
 
@@ -321,13 +326,13 @@ def test_coordinates_match_numpy(data):
     check_read(indexer, a, dims, a[np_sel])
 
     if a.ndim:
-        flat = np.ravel_multi_index(
-            [x.ravel() for x in np.broadcast_arrays(*np_sel)], a.shape, mode="wrap")
+        flat = np.ravel_multi_index([x.ravel() for x in np.broadcast_arrays(*np_sel)], a.shape, mode="wrap")
         if np.unique(flat).size != flat.size:
             return  # numpy does not define which duplicate write wins
 
     def assign(b, value):
         b[np_sel] = value
+
     check_write(indexer, a, dims, assign)
 
 
@@ -343,6 +348,7 @@ def test_mask_matches_numpy(data):
 
     def assign(b, value):
         b[mask] = value
+
     check_write(indexer, a, dims, assign)
 
 
@@ -352,8 +358,14 @@ def test_blocks_match_numpy(data):
     a, dims = data.draw(chunked_arrays())
     entries, expected = [], []
     for d in dims:
-        options = [st.builds(slice, st.none() | st.integers(-8, 8),
-                             st.none() | st.integers(-8, 8), st.sampled_from([None, 1]))]
+        options = [
+            st.builds(
+                slice,
+                st.none() | st.integers(-8, 8),
+                st.none() | st.integers(-8, 8),
+                st.sampled_from([None, 1]),
+            )
+        ]
         if d.nchunks:
             options.append(st.integers(-d.nchunks, d.nchunks - 1))
         entry = data.draw(st.one_of(options))
@@ -374,6 +386,7 @@ def test_blocks_match_numpy(data):
 
 
 # --- specific cases ------------------------------------------------------------
+
 
 def test_zero_dimensional_array():
     a = np.array(5)
@@ -447,13 +460,13 @@ def test_outer_indexing_with_ints_between_arrays():
 
     def assign(b, value):
         b[np.ix_([5, 0, 2], [3], [7, 1], [4, 2, 0])] = value.reshape(3, 1, 2, 3)
+
     check_write(indexer, a, dims, assign)
 
 
 def test_coordinate_out_selection_contract():
     dims = regular((10, 10), (4, 4))
-    indexer = CoordinateIndexer((np.array([[0, 9], [5, 1]]), np.array([[0, 9], [5, 1]])),
-                                (10, 10), dims)
+    indexer = CoordinateIndexer((np.array([[0, 9], [5, 1]]), np.array([[0, 9], [5, 1]])), (10, 10), dims)
     assert indexer.shape == (2, 2)
     by_chunk = {p.coords: p for p in indexer}
     assert set(by_chunk) == {(0, 0), (2, 2), (1, 1)}
@@ -489,8 +502,7 @@ def test_many_points_group_into_one_projection_per_chunk():
     assert len(projections) == 100
     mask = rng.random(shape) < 0.2
     assert len(list(MaskIndexer(mask, shape, dims))) == 100
-    indexer = OrthogonalIndexer((rng.integers(0, 1000, 5000), rng.integers(0, 1000, 5000)),
-                                shape, dims)
+    indexer = OrthogonalIndexer((rng.integers(0, 1000, 5000), rng.integers(0, 1000, 5000)), shape, dims)
     assert len(list(indexer)) == 100
 
 
@@ -499,20 +511,23 @@ def test_many_points_group_into_one_projection_per_chunk():
 DIMS_2D = regular((10, 7), (3, 3))
 
 
-@pytest.mark.parametrize("sel, error, message", [
-    (12, BoundsCheckError, "index 12 is out of bounds for dimension 0 with length 10"),
-    (-11, BoundsCheckError, "index -11 is out of bounds for dimension 0 with length 10"),
-    ((0, 7), BoundsCheckError, "index 7 is out of bounds for dimension 1 with length 7"),
-    ((0, np.int64(-8)), BoundsCheckError, "index -8 is out of bounds for dimension 1 with length 7"),
-    (1.5, SelectionError, "invalid selection 1.5 of type float for dimension 0"),
-    ((0, "a"), SelectionError, "invalid selection 'a' of type str for dimension 1"),
-    (True, SelectionError, "dimension 0"),
-    ([1, 2], SelectionError, "use oindex or vindex"),
-    ((0, 0, 0), SelectionError, "the array has 2 dimension(s) but the selection indexes 3"),
-    ((..., 0, ...), SelectionError, "at most one Ellipsis"),
-    ((slice(None), slice(0, 5, 0)), SelectionError, "slice step cannot be zero (dimension 1)"),
-    (slice(0.5, 3), SelectionError, "invalid slice start 0.5 of type float for dimension 0"),
-])
+@pytest.mark.parametrize(
+    "sel, error, message",
+    [
+        (12, BoundsCheckError, "index 12 is out of bounds for dimension 0 with length 10"),
+        (-11, BoundsCheckError, "index -11 is out of bounds for dimension 0 with length 10"),
+        ((0, 7), BoundsCheckError, "index 7 is out of bounds for dimension 1 with length 7"),
+        ((0, np.int64(-8)), BoundsCheckError, "index -8 is out of bounds for dimension 1 with length 7"),
+        (1.5, SelectionError, "invalid selection 1.5 of type float for dimension 0"),
+        ((0, "a"), SelectionError, "invalid selection 'a' of type str for dimension 1"),
+        (True, SelectionError, "dimension 0"),
+        ([1, 2], SelectionError, "use oindex or vindex"),
+        ((0, 0, 0), SelectionError, "the array has 2 dimension(s) but the selection indexes 3"),
+        ((..., 0, ...), SelectionError, "at most one Ellipsis"),
+        ((slice(None), slice(0, 5, 0)), SelectionError, "slice step cannot be zero (dimension 1)"),
+        (slice(0.5, 3), SelectionError, "invalid slice start 0.5 of type float for dimension 0"),
+    ],
+)
 def test_basic_errors(sel, error, message):
     with pytest.raises(error) as info:
         BasicIndexer(sel, (10, 7), DIMS_2D)
@@ -520,33 +535,44 @@ def test_basic_errors(sel, error, message):
     assert isinstance(info.value, IndexError)
 
 
-@pytest.mark.parametrize("sel, error, message", [
-    (np.ones(5, dtype=bool), SelectionError,
-     "boolean mask for dimension 0 has shape (5,), expected (10,)"),
-    ((slice(None), [True] * 8), SelectionError,
-     "boolean mask for dimension 1 has shape (8,), expected (7,)"),
-    ([0, 10], BoundsCheckError, "index 10 is out of bounds for dimension 0 with length 10"),
-    ((0, np.array([-8, 0])), BoundsCheckError,
-     "index -8 is out of bounds for dimension 1 with length 7"),
-    ([0.5, 1.0], SelectionError, "index array for dimension 0 must hold integers, got dtype float64"),
-    (np.zeros((2, 2), dtype=int), SelectionError, "must be 1-D, got shape (2, 2)"),
-    ((None, 0), SelectionError, "None (np.newaxis)"),
-    ((0, 0, 0), SelectionError, "the array has 2 dimension(s) but the selection indexes 3"),
-    ({1}, SelectionError, "dimension 0"),
-])
+@pytest.mark.parametrize(
+    "sel, error, message",
+    [
+        (
+            np.ones(5, dtype=bool),
+            SelectionError,
+            "boolean mask for dimension 0 has shape (5,), expected (10,)",
+        ),
+        (
+            (slice(None), [True] * 8),
+            SelectionError,
+            "boolean mask for dimension 1 has shape (8,), expected (7,)",
+        ),
+        ([0, 10], BoundsCheckError, "index 10 is out of bounds for dimension 0 with length 10"),
+        ((0, np.array([-8, 0])), BoundsCheckError, "index -8 is out of bounds for dimension 1 with length 7"),
+        ([0.5, 1.0], SelectionError, "index array for dimension 0 must hold integers, got dtype float64"),
+        (np.zeros((2, 2), dtype=int), SelectionError, "must be 1-D, got shape (2, 2)"),
+        ((None, 0), SelectionError, "None (np.newaxis)"),
+        ((0, 0, 0), SelectionError, "the array has 2 dimension(s) but the selection indexes 3"),
+        ({1}, SelectionError, "dimension 0"),
+    ],
+)
 def test_orthogonal_errors(sel, error, message):
     with pytest.raises(error) as info:
         OrthogonalIndexer(sel, (10, 7), DIMS_2D)
     assert message in str(info.value)
 
 
-@pytest.mark.parametrize("sel, error, message", [
-    (([1, 2],), SelectionError, "the array has 2 dimension(s), the selection has 1"),
-    (([1, 2], [1, 2, 3]), SelectionError, "cannot be broadcast together: shapes (2,), (3,)"),
-    (([1, 10], [1, 2]), BoundsCheckError, "index 10 is out of bounds for dimension 0 with length 10"),
-    (([1, 2], [True, False]), SelectionError, "boolean array for dimension 1"),
-    (([1, 2], slice(None)), SelectionError, "dimension 1"),
-])
+@pytest.mark.parametrize(
+    "sel, error, message",
+    [
+        (([1, 2],), SelectionError, "the array has 2 dimension(s), the selection has 1"),
+        (([1, 2], [1, 2, 3]), SelectionError, "cannot be broadcast together: shapes (2,), (3,)"),
+        (([1, 10], [1, 2]), BoundsCheckError, "index 10 is out of bounds for dimension 0 with length 10"),
+        (([1, 2], [True, False]), SelectionError, "boolean array for dimension 1"),
+        (([1, 2], slice(None)), SelectionError, "dimension 1"),
+    ],
+)
 def test_coordinate_errors(sel, error, message):
     with pytest.raises(error) as info:
         CoordinateIndexer(sel, (10, 7), DIMS_2D)
@@ -561,7 +587,9 @@ def test_mask_errors():
 
 
 def test_block_errors():
-    with pytest.raises(BoundsCheckError, match="block index 4 is out of bounds for dimension 0 with 4 chunks"):
+    with pytest.raises(
+        BoundsCheckError, match="block index 4 is out of bounds for dimension 0 with 4 chunks"
+    ):
         BlockIndexer(4, (10, 7), DIMS_2D)
     with pytest.raises(SelectionError, match="slice step of 1, got -1 for dimension 1"):
         BlockIndexer((0, slice(None, None, -1)), (10, 7), DIMS_2D)
@@ -599,7 +627,10 @@ def test_normalize_basic_selection_gives_one_int_or_range_per_dimension():
     shape = (10, 20, 30)
     assert normalize_basic_selection(np.int64(-1), shape) == (9, range(20), range(30))
     assert normalize_basic_selection((Ellipsis, slice(None, None, -10)), shape) == (
-        range(10), range(20), range(29, -1, -10))
+        range(10),
+        range(20),
+        range(29, -1, -10),
+    )
     assert normalize_basic_selection((1, slice(2, 5)), shape) == (1, range(2, 5), range(30))
     assert normalize_basic_selection((), ()) == ()
     for bad in ([1, 2], None, (np.array([1]),), (1, 2, 3, 4)):

@@ -10,17 +10,16 @@ from zarrforge.user_api.info import human_bytes
 
 
 def test_array_info_shows_shapes_and_codecs_in_their_spec_spelling():
-    array = zf.create_array(None, shape=(100, 100), chunks=(10, 10), shards=(50, 50),
-                            dtype="float32", dimension_names=["y", "x"])
+    array = zf.create_array(
+        None, shape=(100, 100), chunks=(10, 10), shards=(50, 50), dtype="float32", dimension_names=["y", "x"]
+    )
     info = array.info
     assert info.value("Shape") == (100, 100)
     assert info.value("Chunk shape") == (10, 10) and info.value("Shard shape") == (50, 50)
     assert info.value("Data type") == "float32"
-    assert info.value("Compressors") == [{"name": "zstd", "configuration": {"level": 0,
-                                                                           "checksum": False}}]
+    assert info.value("Compressors") == [{"name": "zstd", "configuration": {"level": 0, "checksum": False}}]
     lines = str(info).splitlines()
-    assert 'Compressors     : [{"name": "zstd", "configuration": {"level": 0, "checksum": false}}]' \
-        in lines
+    assert 'Compressors     : [{"name": "zstd", "configuration": {"level": 0, "checksum": false}}]' in lines
     assert 'Serializer      : {"name": "bytes", "configuration": {"endian": "little"}}' in lines
     assert "No. bytes       : 40000 (39.1 KiB)" in lines
     assert "Dimension names : ('y', 'x')" in lines
@@ -28,8 +27,7 @@ def test_array_info_shows_shapes_and_codecs_in_their_spec_spelling():
 
 
 def test_info_complete_adds_what_is_stored():
-    array = zf.create_array(None, shape=(100, 100), chunks=(10, 10), shards=(50, 50),
-                            dtype="float32")
+    array = zf.create_array(None, shape=(100, 100), chunks=(10, 10), shards=(50, 50), dtype="float32")
     array[:50] = 1.0
     info = array.info_complete()
     assert info.value("Shards initialized") == "2/4"
@@ -69,18 +67,23 @@ def test_human_bytes():
     assert np.isclose(float(human_bytes(2**20).split("(")[1].split()[0]), 1.0)
 
 
-DRAFT_SHARDING = {"name": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
-                  "configuration": {"type": "indexed", "chunks_per_shard": [2]}}
+DRAFT_SHARDING = {
+    "name": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
+    "configuration": {"type": "indexed", "chunks_per_shard": [2]},
+}
 
 
 def test_array_info_shows_storage_transformers_when_there_are_any():
-    array = zf.create_array(None, shape=(8,), chunks=(2,), dtype="int8",
-                            storage_transformers=[DRAFT_SHARDING])
+    array = zf.create_array(
+        None, shape=(8,), chunks=(2,), dtype="int8", storage_transformers=[DRAFT_SHARDING]
+    )
     info = array.info
     assert info.value("Storage transformers") == [DRAFT_SHARDING]
-    assert ('Storage transformers : [{"name": "https://purl.org/zarr/spec/storage_transformers/'
-            'sharding/1.0", "configuration": {"type": "indexed", "chunks_per_shard": [2]}}]'
-            in str(info).splitlines())
+    assert (
+        'Storage transformers : [{"name": "https://purl.org/zarr/spec/storage_transformers/'
+        'sharding/1.0", "configuration": {"type": "indexed", "chunks_per_shard": [2]}}]'
+        in str(info).splitlines()
+    )
     assert "Storage transformers" in info._repr_html_()
     plain = zf.create_array(None, shape=(8,), chunks=(2,), dtype="int8")
     assert not any(line.startswith("Storage transformers") for line in str(plain.info).splitlines())

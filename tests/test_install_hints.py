@@ -33,19 +33,21 @@ def test_the_plugins_declare_entry_points_for_every_extension_point():
     assert points == set(POINT_OF_GROUP.values())
 
 
-@pytest.mark.parametrize("point, name, distribution", declared(),
-                         ids=[f"{p}:{n}" for p, n, _ in declared()])
+@pytest.mark.parametrize("point, name, distribution", declared(), ids=[f"{p}:{n}" for p, n, _ in declared()])
 def test_every_declared_entry_point_has_its_install_hint(point, name, distribution):
     assert registry.KNOWN_PROVIDERS.get(point, {}).get(name) == distribution, (
-        f"add {name!r}: {distribution!r} to registry.KNOWN_PROVIDERS[{point!r}]")
+        f"add {name!r}: {distribution!r} to registry.KNOWN_PROVIDERS[{point!r}]"
+    )
 
 
 def test_every_install_hint_names_a_declared_entry_point():
     declared_names = {(point, name): distribution for point, name, distribution in declared()}
-    stale = [(point, name, distribution)
-             for point, table in registry.KNOWN_PROVIDERS.items()
-             for name, distribution in table.items()
-             if (point, name) not in declared_names]
+    stale = [
+        (point, name, distribution)
+        for point, table in registry.KNOWN_PROVIDERS.items()
+        for name, distribution in table.items()
+        if (point, name) not in declared_names
+    ]
     assert stale == []
 
 
@@ -59,6 +61,8 @@ def test_the_standard_extra_is_named_for_its_plugins():
     core = tomllib.loads((ROOT / "core" / "pyproject.toml").read_text())
     assert set(core["project"]["optional-dependencies"]["standard"]) == STANDARD_DISTRIBUTIONS
     message = str(UnknownExtensionError("store", "file", [], "zarrforge-std"))
-    assert ("store 'file' is provided by the package 'zarrforge-std' (pip install "
-            "zarrforge-std, or pip install 'zarrforge[standard]' for the standard plugins)") in message
+    assert (
+        "store 'file' is provided by the package 'zarrforge-std' (pip install "
+        "zarrforge-std, or pip install 'zarrforge[standard]' for the standard plugins)"
+    ) in message
     assert "zarrforge[standard]" not in str(UnknownExtensionError("codec", "x", [], "zarrforge-zom"))

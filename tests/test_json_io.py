@@ -14,40 +14,51 @@ from zarrforge.metadata.json_io import check_document, dump_document, load_docum
 
 
 def test_layout_objects_one_entry_per_line_plain_lists_on_one() -> None:
-    document = {"zarr_format": 3, "shape": [10, 20], "codecs": [{"name": "bytes"}],
-                "fill_value": -0.0, "empty": {}, "none": [], "nested": [[1, 2], [3]],
-                "flags": [True, False, None], "text": "Grüße \"☃\"\n"}
-    assert dump_document(document).decode("utf-8") == "\n".join([
-        "{",
-        '  "zarr_format": 3,',
-        '  "shape": [10, 20],',
-        '  "codecs": [',
-        "    {",
-        '      "name": "bytes"',
-        "    }",
-        "  ],",
-        '  "fill_value": -0.0,',
-        '  "empty": {},',
-        '  "none": [],',
-        '  "nested": [',
-        "    [1, 2],",
-        "    [3]",
-        "  ],",
-        '  "flags": [true, false, null],',
-        '  "text": "Grüße \\"☃\\"\\n"',
-        "}",
-    ])
+    document = {
+        "zarr_format": 3,
+        "shape": [10, 20],
+        "codecs": [{"name": "bytes"}],
+        "fill_value": -0.0,
+        "empty": {},
+        "none": [],
+        "nested": [[1, 2], [3]],
+        "flags": [True, False, None],
+        "text": 'Grüße "☃"\n',
+    }
+    assert dump_document(document).decode("utf-8") == "\n".join(
+        [
+            "{",
+            '  "zarr_format": 3,',
+            '  "shape": [10, 20],',
+            '  "codecs": [',
+            "    {",
+            '      "name": "bytes"',
+            "    }",
+            "  ],",
+            '  "fill_value": -0.0,',
+            '  "empty": {},',
+            '  "none": [],',
+            '  "nested": [',
+            "    [1, 2],",
+            "    [3]",
+            "  ],",
+            '  "flags": [true, false, null],',
+            '  "text": "Grüße \\"☃\\"\\n"',
+            "}",
+        ]
+    )
 
 
 def _random_value(rng: random.Random, depth: int = 0):
-    leaves = [0, -1, 2**70, 1.5, -0.0, 1e300, 5e-324, True, False, None, "", "é☃", 'q"\\\n\t',
-              "\x00\x1f"]
+    leaves = [0, -1, 2**70, 1.5, -0.0, 1e300, 5e-324, True, False, None, "", "é☃", 'q"\\\n\t', "\x00\x1f"]
     roll = rng.random()
     if depth > 4 or roll < 0.4:
         return rng.choice(leaves)
     if roll < 0.7:
-        return {f"k{i}" if rng.random() < 0.8 else rng.choice(leaves[-4:]): _random_value(rng, depth + 1)
-                for i in range(rng.randint(0, 4))}
+        return {
+            f"k{i}" if rng.random() < 0.8 else rng.choice(leaves[-4:]): _random_value(rng, depth + 1)
+            for i in range(rng.randint(0, 4))
+        }
     return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
 
 
@@ -59,8 +70,7 @@ def test_documents_read_back_to_the_value_written() -> None:
 
 
 def test_non_string_keys_follow_json_rules() -> None:
-    assert json.loads(dump_document({1: "a", 2.5: "b", None: "d"})) == {
-        "1": "a", "2.5": "b", "null": "d"}
+    assert json.loads(dump_document({1: "a", 2.5: "b", None: "d"})) == {"1": "a", "2.5": "b", "null": "d"}
     assert json.loads(dump_document({True: "c"})) == {"true": "c"}
 
 
@@ -72,7 +82,10 @@ def test_int_and_str_subclasses_are_written_as_json_writes_them() -> None:
         pass
 
     assert json.loads(dump_document({"n": Count(3), "s": Name("x"), "l": [Count(4)]})) == {
-        "n": 3, "s": "x", "l": [4]}
+        "n": 3,
+        "s": "x",
+        "l": [4],
+    }
 
 
 def test_a_lone_surrogate_is_written_ascii_escaped() -> None:
@@ -89,27 +102,43 @@ def test_values_json_cannot_hold_are_refused_naming_the_key(bad) -> None:
         check_document({"attributes": {"x": bad}})
 
 
-@pytest.mark.parametrize("bad, field", [(math.nan, "fill_value"), (math.inf, "fill_value"),
-                                        (-math.inf, "fill_value"),
-                                        ([1, math.nan], "fill_value[1]"),
-                                        ({"deep": [{"y": math.inf}]}, "fill_value.deep[0].y")])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        (math.nan, "fill_value"),
+        (math.inf, "fill_value"),
+        (-math.inf, "fill_value"),
+        ([1, math.nan], "fill_value[1]"),
+        ({"deep": [{"y": math.inf}]}, "fill_value.deep[0].y"),
+    ],
+)
 def test_non_finite_floats_outside_attributes_are_refused_naming_the_field(bad, field) -> None:
-    for call in (lambda: dump_document({"fill_value": bad, "attributes": {}}, key="a/zarr.json"),
-                 lambda: check_document({"fill_value": bad})):
+    for call in (
+        lambda: dump_document({"fill_value": bad, "attributes": {}}, key="a/zarr.json"),
+        lambda: check_document({"fill_value": bad}),
+    ):
         with pytest.raises(MetadataError, match="JSON, which has no NaN or infinity") as info:
             call()
         assert info.value.field == field
 
 
-@pytest.mark.parametrize("value, text", [(math.nan, "NaN"), (math.inf, "Infinity"),
-                                         (-math.inf, "-Infinity"),
-                                         ([1, math.nan], "[1, NaN]"),
-                                         ({"deep": [{"y": math.inf}]}, '"y": Infinity')])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (math.nan, "NaN"),
+        (math.inf, "Infinity"),
+        (-math.inf, "-Infinity"),
+        ([1, math.nan], "[1, NaN]"),
+        ({"deep": [{"y": math.inf}]}, '"y": Infinity'),
+    ],
+)
 def test_non_finite_floats_in_attributes_are_written_as_zarr_python_writes_them(value, text):
     """Bare tokens, in a node's attributes and in those of a consolidated view's members;
     they read back (load_document(allow_nan=True)) to the same floats."""
-    document = {"attributes": {"x": value},
-                "consolidated_metadata": {"metadata": {"a": {"attributes": {"x": value}}}}}
+    document = {
+        "attributes": {"x": value},
+        "consolidated_metadata": {"metadata": {"a": {"attributes": {"x": value}}}},
+    }
     data = dump_document(document, key="a/zarr.json")
     assert data.decode().count(text) == 2
     check_document(document)
@@ -134,14 +163,14 @@ def test_new_non_finite_attribute_values_are_refused_only_when_configured():
 def test_an_object_of_many_members_is_written_one_member_a_line_and_reads_back():
     from zarrforge.metadata.json_io import dump_document, load_document
 
-    members = {f"a{i}": {"node_type": "array", "shape": [i], "attributes": {"x": [1, {"y": 2}]}}
-               for i in range(1500)}
+    members = {
+        f"a{i}": {"node_type": "array", "shape": [i], "attributes": {"x": [1, {"y": 2}]}} for i in range(1500)
+    }
     document = {"zarr_format": 3, "consolidated_metadata": {"metadata": members}}
     text = dump_document(document).decode()
     assert load_document(text.encode(), key="k") == document
     lines = text.splitlines()
-    assert '      "a7": {"node_type": "array", "shape": [7], "attributes": {"x": [1, {"y": 2}]}},' \
-        in lines
+    assert '      "a7": {"node_type": "array", "shape": [7], "attributes": {"x": [1, {"y": 2}]}},' in lines
     assert len(lines) < 1510  # one line a member, not one per nested value
 
 

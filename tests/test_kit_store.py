@@ -30,11 +30,16 @@ def test_no_core_module_imports_a_plugin():
     offenders = []
     for path in CORE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
-                     else [])
-            offenders += [f"{path.relative_to(CORE)}:{node.lineno} {n}"
-                          for n in names if n.startswith("zarrforge_")]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            offenders += [
+                f"{path.relative_to(CORE)}:{node.lineno} {n}" for n in names if n.startswith("zarrforge_")
+            ]
     assert offenders == []
 
 
@@ -53,8 +58,8 @@ def test_every_kit_module_imports_with_no_plugin_importable():
         "    __import__(name)\n"
         "from zarrforge.testing.kit_store import KitMemoryStore\n"
         "s = KitMemoryStore(); s.set('a', b'1'); assert s.get('a') == b'1'\n"
-        "print('ok', len(sys.modules))\n")
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                          timeout=120)
+        "print('ok', len(sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok")

@@ -52,6 +52,7 @@ def entry_parses(monkeypatch):
         if self.raw is not None and self._parsed is None:
             count["n"] += 1
         return parse_all(self)
+
     monkeypatch.setattr(document_module.ListedContent, "_all", counting)
     return count
 
@@ -65,12 +66,14 @@ def root_parses(monkeypatch):
         if key == "zarr.json":
             count["n"] += 1
         return parse(self, data, key)
+
     monkeypatch.setattr(format_v3.V3Format, "_document_from", counting)
     return count
 
 
 def test_creating_a_node_under_a_large_view_parses_the_root_once_and_no_entry(
-        tmp_path, small_thresholds, entry_parses, root_parses):
+    tmp_path, small_thresholds, entry_parses, root_parses
+):
     root = _consolidated_root(tmp_path, 40)
     root_parses["n"] = entry_parses["n"] = 0
     zf.create_array(root, "new", shape=(3,), chunks=(3,), dtype="u1")
@@ -83,8 +86,7 @@ def test_creating_a_node_under_a_large_view_parses_the_root_once_and_no_entry(
     assert entries["new"]["shape"] == [3]
 
 
-def test_a_view_written_back_from_text_equals_one_written_from_parsed_entries(
-        tmp_path, monkeypatch):
+def test_a_view_written_back_from_text_equals_one_written_from_parsed_entries(tmp_path, monkeypatch):
     root = _consolidated_root(tmp_path, 30)
     (tmp_path / "copy.zarr").mkdir()
     before = (tmp_path / "root.zarr" / "zarr.json").read_bytes()
@@ -101,8 +103,7 @@ def test_a_view_written_back_from_text_equals_one_written_from_parsed_entries(
     assert as_text == as_parsed
 
 
-def test_members_of_a_large_view_open_with_their_metadata(tmp_path, small_thresholds,
-                                                          entry_parses):
+def test_members_of_a_large_view_open_with_their_metadata(tmp_path, small_thresholds, entry_parses):
     root = _consolidated_root(tmp_path, 20)
     entry_parses["n"] = 0
     g = zf.open_group(root, mode="r")
@@ -113,8 +114,7 @@ def test_members_of_a_large_view_open_with_their_metadata(tmp_path, small_thresh
     assert g.metadata["consolidated_metadata"]["metadata"]["a5"]["attributes"] == {"i": 5}
 
 
-def test_a_broken_entry_of_a_large_view_is_a_named_error_when_its_member_opens(
-        tmp_path, small_thresholds):
+def test_a_broken_entry_of_a_large_view_is_a_named_error_when_its_member_opens(tmp_path, small_thresholds):
     root = _consolidated_root(tmp_path, 3)
     path = tmp_path / "root.zarr" / "zarr.json"
     document = json.loads(path.read_text().replace("NaN", '"nan"'))
@@ -130,15 +130,18 @@ def test_a_broken_entry_of_a_large_view_is_a_named_error_when_its_member_opens(
     assert "a1" in str(caught.value)
 
 
-@pytest.mark.parametrize("text", [
-    '{"consolidated_metadata": {"metadata": {"a": {"x": 1}, "a": {"x": 2}}}}',
-    '{"a": 1, "a": 2}',
-    '{"consolidated_metadata": {"metadata": {"a": NaN}}}',
-    '{"consolidated_metadata": {"metadata": {"a": [1, 2}}}',
-    '{"consolidated_metadata": {"metadata": {"a": 1}}} trailing',
-    '[1, 2]',
-    '{"consolidated_metadata": {"metadata": {"a": 1,}}}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"consolidated_metadata": {"metadata": {"a": {"x": 1}, "a": {"x": 2}}}}',
+        '{"a": 1, "a": 2}',
+        '{"consolidated_metadata": {"metadata": {"a": NaN}}}',
+        '{"consolidated_metadata": {"metadata": {"a": [1, 2}}}',
+        '{"consolidated_metadata": {"metadata": {"a": 1}}} trailing',
+        "[1, 2]",
+        '{"consolidated_metadata": {"metadata": {"a": 1,}}}',
+    ],
+)
 def test_the_text_keeping_reader_refuses_what_the_strict_reader_refuses(text, monkeypatch):
     monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
     with pytest.raises(MetadataError) as strict:
@@ -150,11 +153,14 @@ def test_the_text_keeping_reader_refuses_what_the_strict_reader_refuses(text, mo
 
 def test_the_text_keeping_reader_keeps_entries_and_their_named_members(monkeypatch):
     monkeypatch.setattr(raw_reading, "RAW_MEMBERS_MIN_BYTES", 0)
-    text = ('{ "zarr_format": 3, "consolidated_metadata": {"kind": "inline", "metadata":'
-            ' {"x": {"node_type": "array", "attributes": {"v": NaN}},\n "y": [1, 2], "z": {}}},'
-            ' "attributes": {"k": [1, {"n": null}]}}')
-    document = load_document_keeping_raw(text.encode(), key="k", at=VIEW,
-                                         kept=("node_type", "missing"), allow_nan=True)
+    text = (
+        '{ "zarr_format": 3, "consolidated_metadata": {"kind": "inline", "metadata":'
+        ' {"x": {"node_type": "array", "attributes": {"v": NaN}},\n "y": [1, 2], "z": {}}},'
+        ' "attributes": {"k": [1, {"n": null}]}}'
+    )
+    document = load_document_keeping_raw(
+        text.encode(), key="k", at=VIEW, kept=("node_type", "missing"), allow_nan=True
+    )
     entries = document["consolidated_metadata"]["metadata"]
     assert all(type(entry) is RawJSON for entry in entries.values())
     assert entries["x"].text == '{"node_type": "array", "attributes": {"v": NaN}}'
@@ -202,7 +208,8 @@ def test_large_attributes_are_parsed_at_their_first_use_only(large_attributes, e
 
 
 def test_large_attributes_are_written_back_as_read_when_something_else_changes(
-        large_attributes, entry_parses, tmp_path):
+    large_attributes, entry_parses, tmp_path
+):
     root, values = large_attributes
     path = tmp_path / "a.zarr" / "zarr.json"
     text = json.loads(path.read_text())["attributes"]
@@ -216,8 +223,7 @@ def test_large_attributes_are_written_back_as_read_when_something_else_changes(
     assert zf.open_array(root).attrs.asdict() == {**values, "added": 1}
 
 
-def test_broken_large_attributes_are_a_named_error_at_their_first_use(large_attributes,
-                                                                      tmp_path):
+def test_broken_large_attributes_are_a_named_error_at_their_first_use(large_attributes, tmp_path):
     root, _ = large_attributes
     path = tmp_path / "a.zarr" / "zarr.json"
     path.write_text(path.read_text().replace('"key5": [', '"key5": [tru, '))
@@ -227,8 +233,7 @@ def test_broken_large_attributes_are_a_named_error_at_their_first_use(large_attr
     assert "zarr.json" in str(caught.value) and "attributes" in str(caught.value)
 
 
-def test_large_attributes_that_are_not_an_object_are_refused_at_open(large_attributes,
-                                                                     tmp_path):
+def test_large_attributes_that_are_not_an_object_are_refused_at_open(large_attributes, tmp_path):
     root, _ = large_attributes
     path = tmp_path / "a.zarr" / "zarr.json"
     document = json.loads(path.read_text())

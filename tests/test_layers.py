@@ -48,48 +48,104 @@ PLUGIN_SOURCES = sorted(ROOT.glob("plugins/*/src")) + sorted(ROOT.glob("examples
 # Plugins that work on whole hierarchies, as users do; every other plugin (and the
 # examples' third-party plugin) provides extension points.
 APPLICATION_PLUGINS = frozenset({"cli", "xarray", "zom"})
-EXTENSION_SURFACE = ("zarrforge._version", "zarrforge.abc", "zarrforge.errors",
-                     "zarrforge.plugin_api", "zarrforge.testing")
-APPLICATION_SURFACE = ("zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.asyncio",
-                       "zarrforge.errors", "zarrforge.hierarchy_api")
+EXTENSION_SURFACE = (
+    "zarrforge._version",
+    "zarrforge.abc",
+    "zarrforge.errors",
+    "zarrforge.plugin_api",
+    "zarrforge.testing",
+)
+APPLICATION_SURFACE = (
+    "zarrforge",
+    "zarrforge._version",
+    "zarrforge.abc",
+    "zarrforge.asyncio",
+    "zarrforge.errors",
+    "zarrforge.hierarchy_api",
+)
 # The conformance kit sits on top: it tries extension points (plugin_api) in hierarchies
 # it builds as a user does (zarrforge, hierarchy_api); its own modules are its own.
-KIT_SURFACE = ("zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.errors",
-               "zarrforge.plugin_api", "zarrforge.hierarchy_api", "zarrforge.testing")
+KIT_SURFACE = (
+    "zarrforge",
+    "zarrforge._version",
+    "zarrforge.abc",
+    "zarrforge.errors",
+    "zarrforge.plugin_api",
+    "zarrforge.hierarchy_api",
+    "zarrforge.testing",
+)
 KIT = CORE / "testing"
 # Surface entries that are user-facing packages: the package itself, none of its modules.
 PACKAGE_ONLY = ("zarrforge", "zarrforge.asyncio")
 # The plugin surface's modules, one per extension point (the package re-exports them all).
-PLUGIN_API_MODULES = frozenset({
-    "zarrforge.plugin_api.chunk_grids", "zarrforge.plugin_api.codecs",
-    "zarrforge.plugin_api.data_types", "zarrforge.plugin_api.extensions",
-    "zarrforge.plugin_api.formats", "zarrforge.plugin_api.hooks",
-    "zarrforge.plugin_api.memory_layouts", "zarrforge.plugin_api.storage_transformers",
-    "zarrforge.plugin_api.stores",
-})
+PLUGIN_API_MODULES = frozenset(
+    {
+        "zarrforge.plugin_api.chunk_grids",
+        "zarrforge.plugin_api.codecs",
+        "zarrforge.plugin_api.data_types",
+        "zarrforge.plugin_api.extensions",
+        "zarrforge.plugin_api.formats",
+        "zarrforge.plugin_api.hooks",
+        "zarrforge.plugin_api.memory_layouts",
+        "zarrforge.plugin_api.storage_transformers",
+        "zarrforge.plugin_api.stores",
+    }
+)
 # What zarrforge.plugin_api stands on, all the way down (docs/architecture.md, "Layers").
-BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset({
-    "zarrforge.abc", "zarrforge.abc.chunk_grid", "zarrforge.abc.chunk_key_encoding",
-    "zarrforge.abc.codec", "zarrforge.abc.data_type", "zarrforge.abc.extension",
-    "zarrforge.abc.extension_point", "zarrforge.abc.format", "zarrforge.abc.memory_layout",
-    "zarrforge.abc.metadata",
-    "zarrforge.abc.read_limits", "zarrforge.abc.storage_transformer", "zarrforge.abc.store",
-    "zarrforge.abc.store_values", "zarrforge.abc.url_adapter",
-    "zarrforge.engine.chunk_context", "zarrforge.engine.chunk_helpers", "zarrforge.engine.codec_arguments",
-    "zarrforge.engine.codec_chain", "zarrforge.config", "zarrforge.config_keys", "zarrforge.errors",
-    "zarrforge.registries.hooks",
-    "zarrforge.hookspecs", "zarrforge.engine.indexing", "zarrforge.engine.indexing.indexers",
-    "zarrforge.engine.indexing.normalize", "zarrforge.engine.indexing.pieces", "zarrforge.engine.indexing.values",
-    "zarrforge.engine.layout_codec", "zarrforge.storing.listing",
-    "zarrforge.metadata.document", "zarrforge.metadata.extension_def",
-    "zarrforge.metadata.indexed_view", "zarrforge.metadata.raw_members",
-    "zarrforge.metadata.json_io", "zarrforge.metadata.must_understand",
-    "zarrforge.metadata.parse_memo", "zarrforge.metadata.raw_json",
-    "zarrforge.metadata.raw_reading", "zarrforge.storing.optimistic", "zarrforge.engine.parallel",
-    "zarrforge.registries.plugin_failures",
-    "zarrforge.metadata.paths", "zarrforge.registries.registry", "zarrforge.registries.resolution", "zarrforge.storing.versions",
-    "zarrforge.registries.entry_points", "zarrforge.registries.known_providers", "zarrforge.registries.registry_facade",
-})
+BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset(
+    {
+        "zarrforge.abc",
+        "zarrforge.abc.chunk_grid",
+        "zarrforge.abc.chunk_key_encoding",
+        "zarrforge.abc.codec",
+        "zarrforge.abc.data_type",
+        "zarrforge.abc.extension",
+        "zarrforge.abc.extension_point",
+        "zarrforge.abc.format",
+        "zarrforge.abc.memory_layout",
+        "zarrforge.abc.metadata",
+        "zarrforge.abc.read_limits",
+        "zarrforge.abc.storage_transformer",
+        "zarrforge.abc.store",
+        "zarrforge.abc.store_values",
+        "zarrforge.abc.url_adapter",
+        "zarrforge.engine.chunk_context",
+        "zarrforge.engine.chunk_helpers",
+        "zarrforge.engine.codec_arguments",
+        "zarrforge.engine.codec_chain",
+        "zarrforge.config",
+        "zarrforge.config_keys",
+        "zarrforge.errors",
+        "zarrforge.registries.hooks",
+        "zarrforge.hookspecs",
+        "zarrforge.engine.indexing",
+        "zarrforge.engine.indexing.indexers",
+        "zarrforge.engine.indexing.normalize",
+        "zarrforge.engine.indexing.pieces",
+        "zarrforge.engine.indexing.values",
+        "zarrforge.engine.layout_codec",
+        "zarrforge.storing.listing",
+        "zarrforge.metadata.document",
+        "zarrforge.metadata.extension_def",
+        "zarrforge.metadata.indexed_view",
+        "zarrforge.metadata.raw_members",
+        "zarrforge.metadata.json_io",
+        "zarrforge.metadata.must_understand",
+        "zarrforge.metadata.parse_memo",
+        "zarrforge.metadata.raw_json",
+        "zarrforge.metadata.raw_reading",
+        "zarrforge.storing.optimistic",
+        "zarrforge.engine.parallel",
+        "zarrforge.registries.plugin_failures",
+        "zarrforge.metadata.paths",
+        "zarrforge.registries.registry",
+        "zarrforge.registries.resolution",
+        "zarrforge.storing.versions",
+        "zarrforge.registries.entry_points",
+        "zarrforge.registries.known_providers",
+        "zarrforge.registries.registry_facade",
+    }
+)
 # Imports outside a plugin's tier that are allowed, each with its reason.
 TIER_EXCEPTIONS = {
     # the deprecated zarrforge_cli_commands hook (goes in 0.3) asks the hook plugins itself
@@ -130,7 +186,7 @@ def imports(path: Path, module: str, known: set[str]) -> list[tuple[str, bool, i
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -139,8 +195,7 @@ def imports(path: Path, module: str, known: set[str]) -> list[tuple[str, bool, i
                     found.append(("zarrforge._version", in_function, node.lineno))
                     continue
                 candidate = f"{target}.{alias.name}"
-                found.append((candidate if candidate in known else target, in_function,
-                              node.lineno))
+                found.append((candidate if candidate in known else target, in_function, node.lineno))
         inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         for child in ast.iter_child_nodes(node):
             visit(child, inner)
@@ -171,7 +226,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state:
                 cycle = walk(nxt)
                 if cycle:
@@ -227,8 +282,9 @@ def test_the_plugin_cycle_check_counts_hidden_imports(tmp_path: Path) -> None:
     package.mkdir()
     (package / "__init__.py").write_text("from .a import f\n")
     (package / "a.py").write_text("def f():\n    from .b import g\n    return g()\n")
-    (package / "b.py").write_text("from typing import TYPE_CHECKING\n"
-                                  "if TYPE_CHECKING:\n    from .a import f\n")
+    (package / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\n"
+    )
     assert find_cycle(package_graph(tmp_path)) == ["plugin.a", "plugin.b", "plugin.a"]
 
 
@@ -236,26 +292,39 @@ def test_the_plugin_cycle_check_counts_hidden_imports(tmp_path: Path) -> None:
 # the asyncio API's functions (the blocking ones, run off the event loop) and zarr-python's
 # module names for them all (zarrforge.api.synchronous; zarrforge.api.asynchronous, which
 # makes coroutines of the convenience functions).
-ABOVE_THE_API = ("zarrforge", "zarrforge.user_api.zarr_api", "zarrforge.asyncio.api",
-                 "zarrforge.api.synchronous", "zarrforge.api.asynchronous")
+ABOVE_THE_API = (
+    "zarrforge",
+    "zarrforge.user_api.zarr_api",
+    "zarrforge.asyncio.api",
+    "zarrforge.api.synchronous",
+    "zarrforge.api.asynchronous",
+)
 
 
 def test_no_core_module_imports_the_api() -> None:
     modules = core_modules()
-    importers = sorted(name for name, path in modules.items()
-                       if name not in ABOVE_THE_API
-                       and any(t in ("zarrforge.user_api.api", "zarrforge.user_api.zarr_api")
-                               for t, _, _ in imports(path, name, set(modules))))
+    importers = sorted(
+        name
+        for name, path in modules.items()
+        if name not in ABOVE_THE_API
+        and any(
+            t in ("zarrforge.user_api.api", "zarrforge.user_api.zarr_api")
+            for t, _, _ in imports(path, name, set(modules))
+        )
+    )
     assert importers == []
 
 
 def test_no_core_module_imports_core_inside_a_function() -> None:
     modules = core_modules()
-    local = sorted(f"{name}:{line} imports {target}"
-                   for name, path in modules.items()
-                   for target, in_function, line in imports(path, name, set(modules))
-                   if in_function and (target == "zarrforge" or target.startswith("zarrforge."))
-                   and (name, target) not in DEFERRED_IMPORTS)
+    local = sorted(
+        f"{name}:{line} imports {target}"
+        for name, path in modules.items()
+        for target, in_function, line in imports(path, name, set(modules))
+        if in_function
+        and (target == "zarrforge" or target.startswith("zarrforge."))
+        and (name, target) not in DEFERRED_IMPORTS
+    )
     assert local == []
 
 
@@ -298,45 +367,67 @@ def test_each_plugin_api_module_stands_on_the_bottom_layer_only(module: str) -> 
 
 # What importing the package itself adds to the bottom layer: the package, its version,
 # and the packages (layer folders) holding the bottom layer's modules, which import nothing.
-PACKAGES = frozenset({"zarrforge", "zarrforge._version", "zarrforge.abc", "zarrforge.metadata",
-                      "zarrforge.registries", "zarrforge.storing", "zarrforge.engine"})
+PACKAGES = frozenset(
+    {
+        "zarrforge",
+        "zarrforge._version",
+        "zarrforge.abc",
+        "zarrforge.metadata",
+        "zarrforge.registries",
+        "zarrforge.storing",
+        "zarrforge.engine",
+    }
+)
 
 
 def test_the_package_init_imports_the_bottom_layer_only() -> None:
     """``zarrforge/__init__.py`` loads the user API lazily (a module ``__getattr__``):
     every import it makes at module level is of the bottom layer."""
     modules = core_modules()
-    eager = {target for target, in_function, _ in imports(modules["zarrforge"], "zarrforge",
-                                                         set(modules))
-             if not in_function and target.startswith("zarrforge.")}
+    eager = {
+        target
+        for target, in_function, _ in imports(modules["zarrforge"], "zarrforge", set(modules))
+        if not in_function and target.startswith("zarrforge.")
+    }
     assert eager and sorted(eager - BOTTOM_LAYER - PACKAGES) == []
 
 
-@pytest.mark.parametrize("surface", ["zarrforge.plugin_api", *sorted(PLUGIN_API_MODULES),
-                                     "zarrforge.abc.codec", "zarrforge.errors", "zarrforge"])
+@pytest.mark.parametrize(
+    "surface",
+    [
+        "zarrforge.plugin_api",
+        *sorted(PLUGIN_API_MODULES),
+        "zarrforge.abc.codec",
+        "zarrforge.errors",
+        "zarrforge",
+    ],
+)
 def test_importing_a_plugin_surface_loads_the_bottom_layer_only(surface: str) -> None:
     """Run time, not only the source: in a fresh interpreter, importing a surface a plugin
     imports (the package ``__init__`` included, which Python runs first) loads no module of
     the engine, the nodes or the user API."""
-    code = (f"import sys, {surface}\n"
-            "print('\\n'.join(m for m in sys.modules if m.startswith('zarrforge')))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=True)
+    code = f"import sys, {surface}\nprint('\\n'.join(m for m in sys.modules if m.startswith('zarrforge')))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     loaded = set(done.stdout.split())
     allowed = BOTTOM_LAYER | PACKAGES | {"zarrforge.plugin_api"}
     assert surface in loaded and sorted(loaded - allowed) == []
 
 
 def test_the_user_api_is_there_when_asked_for() -> None:
-    code = ("import zarrforge as zf\n"
-            "a = zf.create_array(None, shape=(2,), dtype='int8', fill_value=3)\n"
-            "assert a[...].tolist() == [3, 3] and isinstance(a, zf.Array)\n"
-            "assert zf.user_api.__name__ == 'zarrforge.user_api'\n"
-            "assert set(zf.__all__) <= set(dir(zf))\n"
-            "try:\n    zf.no_such_name\nexcept AttributeError as exc:\n"
-            "    print(exc)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=True)
+    code = (
+        "import zarrforge as zf\n"
+        "a = zf.create_array(None, shape=(2,), dtype='int8', fill_value=3)\n"
+        "assert a[...].tolist() == [3, 3] and isinstance(a, zf.Array)\n"
+        "assert zf.user_api.__name__ == 'zarrforge.user_api'\n"
+        "assert set(zf.__all__) <= set(dir(zf))\n"
+        "try:\n    zf.no_such_name\nexcept AttributeError as exc:\n"
+        "    print(exc)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     assert done.stdout.strip() == "module 'zarrforge' has no attribute 'no_such_name'"
 
 
@@ -357,8 +448,7 @@ def test_names_moved_to_the_hierarchy_api_still_resolve_with_a_warning() -> None
 # leaves and the faces, named modules): a module imports modules of its own layer and of
 # the layers below, never above. Every core module belongs to exactly one layer.
 LAYERS = (
-    ("leaves", ("zarrforge._version", "zarrforge.errors", "zarrforge.config",
-                "zarrforge.config_keys")),
+    ("leaves", ("zarrforge._version", "zarrforge.errors", "zarrforge.config", "zarrforge.config_keys")),
     ("documents", ("zarrforge.metadata",)),
     ("contracts", ("zarrforge.abc", "zarrforge.hookspecs")),
     ("registries", ("zarrforge.registries",)),
@@ -366,9 +456,19 @@ LAYERS = (
     ("engine", ("zarrforge.engine",)),
     ("nodes", ("zarrforge.nodes",)),
     ("user API", ("zarrforge.user_api",)),
-    ("faces", ("zarrforge", "zarrforge.api", "zarrforge.asyncio", "zarrforge.codecs",
-               "zarrforge.hierarchy_api", "zarrforge.plugin_api", "zarrforge.storage",
-               "zarrforge.testing")),
+    (
+        "faces",
+        (
+            "zarrforge",
+            "zarrforge.api",
+            "zarrforge.asyncio",
+            "zarrforge.codecs",
+            "zarrforge.hierarchy_api",
+            "zarrforge.plugin_api",
+            "zarrforge.storage",
+            "zarrforge.testing",
+        ),
+    ),
 )
 
 
@@ -386,12 +486,12 @@ def test_every_core_module_is_in_a_layer_and_imports_none_above_it() -> None:
     modules = core_modules()
     unplaced = sorted(name for name in modules if layer_of(name) < 0)
     assert unplaced == []
-    upward = sorted(f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} "
-                    f"({LAYERS[layer_of(target)][0]})"
-                    for name, path in modules.items()
-                    for target, in_function, _ in imports(path, name, set(modules))
-                    if target in modules and layer_of(target) > layer_of(name)
-                    and (name, target) not in DEFERRED_IMPORTS)
+    upward = sorted(
+        f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
+        for name, path in modules.items()
+        for target, in_function, _ in imports(path, name, set(modules))
+        if target in modules and layer_of(target) > layer_of(name) and (name, target) not in DEFERRED_IMPORTS
+    )
     assert upward == []
 
 
@@ -413,18 +513,23 @@ def test_each_layer_folder_states_what_it_may_import() -> None:
 
 def test_metadata_documents_are_the_leaf_layer() -> None:
     modules = core_modules()
-    outside = sorted(f"{name} imports {target}"
-                     for name, path in modules.items() if name.startswith("zarrforge.metadata")
-                     for target, _, _ in imports(path, name, set(modules))
-                     if target.startswith("zarrforge") and not target.startswith("zarrforge.metadata")
-                     and target not in ("zarrforge.errors", "zarrforge.config"))
+    outside = sorted(
+        f"{name} imports {target}"
+        for name, path in modules.items()
+        if name.startswith("zarrforge.metadata")
+        for target, _, _ in imports(path, name, set(modules))
+        if target.startswith("zarrforge")
+        and not target.startswith("zarrforge.metadata")
+        and target not in ("zarrforge.errors", "zarrforge.config")
+    )
     assert outside == []
 
 
 def _allowed(target: str, surface: tuple[str, ...]) -> bool:
-    return any(target == allowed or (allowed not in PACKAGE_ONLY
-                                      and target.startswith(allowed + "."))
-               for allowed in surface)
+    return any(
+        target == allowed or (allowed not in PACKAGE_ONLY and target.startswith(allowed + "."))
+        for allowed in surface
+    )
 
 
 def surface_of(source_root: Path) -> tuple[str, ...]:
@@ -440,8 +545,11 @@ def test_plugins_import_only_their_tiers_surface(source_root: Path) -> None:
     for path in sorted(source_root.rglob("*.py")):
         name = module_name(path, source_root)
         for target, _, line in imports(path, name, known):
-            if (target == "zarrforge" or target.startswith("zarrforge.")) and not _allowed(target, surface) \
-                    and (str(path.relative_to(ROOT)), target) not in TIER_EXCEPTIONS:
+            if (
+                (target == "zarrforge" or target.startswith("zarrforge."))
+                and not _allowed(target, surface)
+                and (str(path.relative_to(ROOT)), target) not in TIER_EXCEPTIONS
+            ):
                 outside.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
     assert outside == []
 
@@ -453,10 +561,12 @@ def test_the_conformance_kit_imports_only_public_surfaces() -> None:
     modules = core_modules()
     kit = sorted(name for name in modules if name.startswith("zarrforge.testing"))
     assert "zarrforge.testing.formats" in kit, "the kit's modules were not found"
-    outside = sorted(f"{name}:{line} imports {target}" for name in kit
-                     for target, _, line in imports(modules[name], name, set(modules))
-                     if (target == "zarrforge" or target.startswith("zarrforge."))
-                     and not _allowed(target, KIT_SURFACE))
+    outside = sorted(
+        f"{name}:{line} imports {target}"
+        for name in kit
+        for target, _, line in imports(modules[name], name, set(modules))
+        if (target == "zarrforge" or target.startswith("zarrforge.")) and not _allowed(target, KIT_SURFACE)
+    )
     assert outside == []
 
 
@@ -472,24 +582,49 @@ def test_every_application_plugin_exists() -> None:
 def test_the_surface_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     plugin = tmp_path / "myplugin"
     plugin.mkdir()
-    (plugin / "__init__.py").write_text("from zarrforge import registry\n"
-                                        "from zarrforge.plugin_api import CodecChain\n"
-                                        "def f():\n    from zarrforge.engine.codec_chain import CodecChain\n"
-                                        "from zarrforge.hierarchy_api import open_node\n"
-                                        "import zarrforge\n"
-                                        "from zarrforge import __version__\n"
-                                        "import zarrforge.asyncio\n"
-                                        "from zarrforge.asyncio.offload import run_blocking\n")
+    (plugin / "__init__.py").write_text(
+        "from zarrforge import registry\n"
+        "from zarrforge.plugin_api import CodecChain\n"
+        "def f():\n    from zarrforge.engine.codec_chain import CodecChain\n"
+        "from zarrforge.hierarchy_api import open_node\n"
+        "import zarrforge\n"
+        "from zarrforge import __version__\n"
+        "import zarrforge.asyncio\n"
+        "from zarrforge.asyncio.offload import run_blocking\n"
+    )
     known = set(core_modules())
     targets = [t for t, _, _ in imports(plugin / "__init__.py", "myplugin", known)]
     # zarrforge.registry is the package's attribute (the module lives in zarrforge.registries)
-    assert targets == ["zarrforge", "zarrforge.plugin_api", "zarrforge.engine.codec_chain",
-                       "zarrforge.hierarchy_api", "zarrforge", "zarrforge._version",
-                       "zarrforge.asyncio", "zarrforge.asyncio.offload"]
+    assert targets == [
+        "zarrforge",
+        "zarrforge.plugin_api",
+        "zarrforge.engine.codec_chain",
+        "zarrforge.hierarchy_api",
+        "zarrforge",
+        "zarrforge._version",
+        "zarrforge.asyncio",
+        "zarrforge.asyncio.offload",
+    ]
     assert [_allowed(t, EXTENSION_SURFACE) for t in targets] == [
-        False, True, False, False, False, True, False, False]
+        False,
+        True,
+        False,
+        False,
+        False,
+        True,
+        False,
+        False,
+    ]
     assert [_allowed(t, APPLICATION_SURFACE) for t in targets] == [
-        True, False, False, True, True, True, True, False]
+        True,
+        False,
+        False,
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
 
 
 def registry_internals_used(path: Path) -> list[str]:
@@ -504,8 +639,12 @@ def registry_internals_used(path: Path) -> list[str]:
             continue
         value = node.value
         through_name = isinstance(value, ast.Name) and value.id == "registry"
-        through_package = (isinstance(value, ast.Attribute) and value.attr == "registry"
-                           and isinstance(value.value, ast.Name) and value.value.id in ("zarrforge", "zf"))
+        through_package = (
+            isinstance(value, ast.Attribute)
+            and value.attr == "registry"
+            and isinstance(value.value, ast.Name)
+            and value.value.id in ("zarrforge", "zf")
+        )
         if (through_name or through_package) and node.attr not in public:
             found.append((node.lineno, f"{path.relative_to(ROOT)}:{node.lineno} registry.{node.attr}"))
     return [hit for _, hit in sorted(found)]
@@ -519,15 +658,19 @@ def test_plugins_reach_the_registries_only_through_the_facade(source_root: Path)
 
 def test_the_facade_check_sees_registry_internals(tmp_path: Path) -> None:
     module = tmp_path / "plugin.py"
-    module.write_text("from zarrforge.plugin_api import registry\n"
-                      "registry.codecs.get('zstd')\n"
-                      "registry.KNOWN_PROVIDERS['codec']\n"
-                      "import zarrforge\nzarrforge.registry.FAMILY_SUFFIX\n")
+    module.write_text(
+        "from zarrforge.plugin_api import registry\n"
+        "registry.codecs.get('zstd')\n"
+        "registry.KNOWN_PROVIDERS['codec']\n"
+        "import zarrforge\nzarrforge.registry.FAMILY_SUFFIX\n"
+    )
     global ROOT
     saved, ROOT = ROOT, tmp_path
     try:
         assert [hit.split(" ")[1] for hit in registry_internals_used(module)] == [
-            "registry.KNOWN_PROVIDERS", "registry.FAMILY_SUFFIX"]
+            "registry.KNOWN_PROVIDERS",
+            "registry.FAMILY_SUFFIX",
+        ]
     finally:
         ROOT = saved
 

@@ -18,8 +18,9 @@ DATA = np.arange(40, dtype="i4").reshape(10, 4)
 def _killed_append(store: MemoryStore, zarr_format: object, **options: object) -> zf.Array:
     """An array of shape (10, 4) whose append to 16 rows wrote its chunks and was killed
     before it committed the new shape (a staged resize never committed)."""
-    a = zf.create_array(store, "g/a", shape=(10, 4), chunks=(2, 2), dtype="i4",
-                        zarr_format=zarr_format, **options)
+    a = zf.create_array(
+        store, "g/a", shape=(10, 4), chunks=(2, 2), dtype="i4", zarr_format=zarr_format, **options
+    )
     a[:] = DATA
     staged = a.stage_resize(16, 4)
     staged.array[10:] = 7
@@ -54,12 +55,26 @@ def test_a_directory_holding_another_nodes_keys_is_kept():
     """Zarr allows no node below an array, but if one is there its chunks (which spell like
     the array's own outside its grid) are not the array's to remove."""
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(2, 1), chunks=(1, 1), dtype="i4", zarr_format=2,
-                        chunk_key_encoding={"name": "v2", "separator": "/"})
+    a = zf.create_array(
+        store,
+        "a",
+        shape=(2, 1),
+        chunks=(1, 1),
+        dtype="i4",
+        zarr_format=2,
+        chunk_key_encoding={"name": "v2", "separator": "/"},
+    )
     a[:] = 1
     elsewhere = MemoryStore()  # zarrforge refuses to create it there: put its keys there
-    zf.create_array(elsewhere, "", shape=(1,), chunks=(1,), dtype="i4", zarr_format=2,
-                    chunk_key_encoding={"name": "v2", "separator": "/"})[:] = 2
+    zf.create_array(
+        elsewhere,
+        "",
+        shape=(1,),
+        chunks=(1,),
+        dtype="i4",
+        zarr_format=2,
+        chunk_key_encoding={"name": "v2", "separator": "/"},
+    )[:] = 2
     for key in elsewhere.list_prefix(""):
         store.set(f"a/5/{key}", elsewhere.get(key))  # its chunk "a/5/0" spells chunk (5, 0) of a
     store.set("a/7/0", b"left over")

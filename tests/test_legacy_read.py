@@ -39,8 +39,16 @@ def _write_json(path: Path, document: dict[str, Any]) -> None:
 
 
 def _pcodec_v2(path: Path, **options: Any) -> zarr.Array:
-    a = zarr.create_array(str(path), shape=VALUES.shape, chunks=(4, 3), dtype="int32",
-                          zarr_format=2, compressors=numcodecs.PCodec(), fill_value=0, **options)
+    a = zarr.create_array(
+        str(path),
+        shape=VALUES.shape,
+        chunks=(4, 3),
+        dtype="int32",
+        zarr_format=2,
+        compressors=numcodecs.PCodec(),
+        fill_value=0,
+        **options,
+    )
     a[:] = VALUES
     return a
 
@@ -87,9 +95,19 @@ def test_v2_pcodec_after_a_bytes_filter_names_the_filter(tmp_path):
 def test_v2_pcodec_after_an_object_codec_names_the_compressor(tmp_path):
     path = tmp_path / "a.zarr"
     path.mkdir()
-    _write_json(path / ".zarray", {
-        "zarr_format": 2, "shape": [3], "chunks": [3], "dtype": "|O", "fill_value": None,
-        "order": "C", "filters": [{"id": "vlen-utf8"}], "compressor": {"id": "pcodec"}})
+    _write_json(
+        path / ".zarray",
+        {
+            "zarr_format": 2,
+            "shape": [3],
+            "chunks": [3],
+            "dtype": "|O",
+            "fill_value": None,
+            "order": "C",
+            "filters": [{"id": "vlen-utf8"}],
+            "compressor": {"id": "pcodec"},
+        },
+    )
     with pytest.raises(MetadataError) as info:
         zf.open_array(str(path), mode="r")
     assert info.value.field == "compressor"
@@ -101,8 +119,9 @@ def test_v2_pcodec_after_an_object_codec_names_the_compressor(tmp_path):
 
 def _v3(path: Path, dtype: str = "<i4", values: np.ndarray = VALUES, **options: Any) -> dict:
     """Chunks written by zarr-python 3 (C order, little-endian, no compressor)."""
-    a = zarr.create_array(str(path), shape=values.shape, chunks=(4, 3), dtype=dtype,
-                          compressors=None, **options)
+    a = zarr.create_array(
+        str(path), shape=values.shape, chunks=(4, 3), dtype=dtype, compressors=None, **options
+    )
     a[:] = values
     return _read_json(path / "zarr.json")
 
@@ -113,15 +132,15 @@ def test_v3_transpose_order_F_and_bytes_without_endian(tmp_path):
     document = _v3(path, fill_value=0)
     for chunk in path.glob("c/*/*"):  # the chunks as a Fortran-order writer stores them
         chunk.write_bytes(np.frombuffer(chunk.read_bytes(), "<i4").reshape(4, 3).T.tobytes())
-    document["codecs"] = [{"name": "transpose", "configuration": {"order": "F"}},
-                          {"name": "bytes"}]
+    document["codecs"] = [{"name": "transpose", "configuration": {"order": "F"}}, {"name": "bytes"}]
     _write_json(path / "zarr.json", document)
     a = zf.open_array(str(path), mode="r+")
     np.testing.assert_array_equal(np.asarray(a[:]), VALUES)
     a.attrs["k"] = 1  # written back in the spec's spelling
     assert _read_json(path / "zarr.json")["codecs"] == [
         {"name": "transpose", "configuration": {"order": [1, 0]}},
-        {"name": "bytes", "configuration": {"endian": "little"}}]
+        {"name": "bytes", "configuration": {"endian": "little"}},
+    ]
 
 
 def test_v3_transpose_order_C_is_the_identity(tmp_path):
@@ -137,9 +156,16 @@ def test_v3_transpose_order_C_is_the_identity(tmp_path):
 def test_v3_transpose_order_F_inside_a_shard(tmp_path):
     path = tmp_path / "a.zarr"
     values = np.arange(4 * 6, dtype="<u2").reshape(4, 6)
-    a = zarr.create_array(str(path), shape=(4, 6), chunks=(2, 3), shards=(4, 6), dtype="<u2",
-                          compressors=None, serializer=zarr.codecs.BytesCodec(),
-                          filters=[zarr.codecs.TransposeCodec(order=(1, 0))])
+    a = zarr.create_array(
+        str(path),
+        shape=(4, 6),
+        chunks=(2, 3),
+        shards=(4, 6),
+        dtype="<u2",
+        compressors=None,
+        serializer=zarr.codecs.BytesCodec(),
+        filters=[zarr.codecs.TransposeCodec(order=(1, 0))],
+    )
     a[:] = values
     document = _read_json(path / "zarr.json")
     sharding = document["codecs"][0]["configuration"]
@@ -189,8 +215,10 @@ def test_v3_bytes_without_endian_for_a_multi_byte_type_is_read_little_endian(tmp
 def test_v3_other_transpose_strings_are_still_refused(tmp_path):
     path = tmp_path / "a.zarr"
     document = _v3(path)
-    document["codecs"] = [{"name": "transpose", "configuration": {"order": "K"}},
-                          {"name": "bytes", "configuration": {"endian": "little"}}]
+    document["codecs"] = [
+        {"name": "transpose", "configuration": {"order": "K"}},
+        {"name": "bytes", "configuration": {"endian": "little"}},
+    ]
     _write_json(path / "zarr.json", document)
     with pytest.raises(MetadataError) as info:
         zf.open_array(str(path), mode="r")
@@ -213,15 +241,16 @@ def test_v2_pcodec_chunk_with_another_element_count_is_corrupt(tmp_path, stored)
 # --- Zarr v2: fill_value 0 of a fixed-length string array ---------------------------------
 
 
-@pytest.mark.parametrize("dtype, expected, written_back", [
-    ("|S1", b"0", "MA=="), ("|S3", b"0", "MAAA"), ("<U4", "0", "0"), (">U2", "0", "0")])
+@pytest.mark.parametrize(
+    "dtype, expected, written_back",
+    [("|S1", b"0", "MA=="), ("|S3", b"0", "MAAA"), ("<U4", "0", "0"), (">U2", "0", "0")],
+)
 def test_v2_string_fill_value_0_reads_as_zarr_python_2_reads_it(dtype, expected, written_back):
     # older zarr-python 2 releases wrote 0 here (the public zarr-python fixtures hold it);
     # zarr-python 2 reads it as numpy casts it, "0" (tests/interop/test_zarr2_dtypes.py
     # checks against 2.18)
     group = zf.create_group(None, zarr_format=2)
-    zf.create_array(group.store, "a", shape=(3,), chunks=(2,), dtype=dtype, zarr_format=2,
-                    compressors=None)
+    zf.create_array(group.store, "a", shape=(3,), chunks=(2,), dtype=dtype, zarr_format=2, compressors=None)
     document = json.loads(group.store.get("a/.zarray"))
     group.store.set("a/.zarray", json.dumps({**document, "fill_value": 0}).encode())
     a = zf.open_array(group.store, "a", mode="r+")

@@ -21,8 +21,12 @@ from zarrforge.metadata.document import ListedContent
 def test_kept_members_are_answered_without_parsing_the_stored_bytes():
     # The bytes are not JSON: any member that needs them fails, so the kept ones provably
     # did not parse them.
-    content = ListedContent(b"{not json", {"node_type": "array", "attributes": {"a": 1}},
-                            key="x/zarr.json", kept=("node_type", "attributes", "zarr_format"))
+    content = ListedContent(
+        b"{not json",
+        {"node_type": "array", "attributes": {"a": 1}},
+        key="x/zarr.json",
+        kept=("node_type", "attributes", "zarr_format"),
+    )
     assert content["node_type"] == "array"
     assert content.get("attributes") == {"a": 1}
     assert content.get("zarr_format", "absent") == "absent"  # kept, and absent from the document
@@ -49,8 +53,12 @@ def test_a_listing_keeps_a_few_objects_per_member_not_its_parsed_document(tmp_pa
     group = zf.create_group(str(tmp_path / "g"))
     count = 200
     for i in range(count):
-        group.create_array(f"m{i:03d}", shape=(10,), dtype="int32",
-                           attributes={"index": i, "label": f"member {i}", "scale": [0.25]})
+        group.create_array(
+            f"m{i:03d}",
+            shape=(10,),
+            dtype="int32",
+            attributes={"index": i, "label": f"member {i}", "scale": [0.25]},
+        )
     opened = zf.open_group(str(tmp_path / "g"), mode="r")
     before = _tracked_objects()
     members = opened.members()

@@ -47,8 +47,9 @@ def test_zorder_changes_the_stored_bytes_of_a_draft_2022_array(zorder):
     stored = {}
     for order in ("C", NAME):
         store = MemoryStore()
-        a = zf.create_array(store, "a", shape=(4, 4), chunks=(4, 4), dtype="<i2",
-                            compressors=None, order=order, fmt=EDITOR)
+        a = zf.create_array(
+            store, "a", shape=(4, 4), chunks=(4, 4), dtype="<i2", compressors=None, order=order, fmt=EDITOR
+        )
         a[...] = values
         stored[order] = np.frombuffer(store.get(a.chunk_key((0, 0))), "<i2").tolist()
         assert a.metadata["chunk_memory_layout"] == order
@@ -60,8 +61,9 @@ def test_zorder_arrays_round_trip_through_the_store(zorder):
     rng = np.random.default_rng(30)
     values = rng.normal(size=(7, 5, 6))
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=values.shape, chunks=(4, 3, 4), dtype="<f8",
-                        order=NAME, fmt=EDITOR)  # compressed (blosc), edge chunks
+    a = zf.create_array(
+        store, "a", shape=values.shape, chunks=(4, 3, 4), dtype="<f8", order=NAME, fmt=EDITOR
+    )  # compressed (blosc), edge chunks
     a[...] = values
     a[1:3, 2, :] = -1.0  # a partial write: read, changed and stored again
     values[1:3, 2, :] = -1.0
@@ -73,8 +75,9 @@ def test_zorder_arrays_round_trip_through_the_store(zorder):
 
 def test_zorder_is_refused_in_v3_with_the_documented_message(zorder):
     with pytest.raises(MetadataError) as info:
-        zf.create_array(MemoryStore(), "a", shape=(4, 4), chunks=(2, 2), dtype="<i2",
-                        order=NAME, zarr_format=3)
+        zf.create_array(
+            MemoryStore(), "a", shape=(4, 4), chunks=(2, 2), dtype="<i2", order=NAME, zarr_format=3
+        )
     message = str(info.value)
     assert info.value.field == "order"
     assert f"the memory layout {NAME!r} cannot be stored in a v3 array" in message
@@ -85,8 +88,7 @@ def test_zorder_is_refused_in_v3_with_the_documented_message(zorder):
 
 def test_copying_a_zorder_array_to_v3_is_refused_with_the_same_message(zorder):
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(4, 4), chunks=(2, 2), dtype="<i2", order=NAME,
-                        fmt=EDITOR)
+    a = zf.create_array(store, "a", shape=(4, 4), chunks=(2, 2), dtype="<i2", order=NAME, fmt=EDITOR)
     a[...] = 1
     with pytest.raises(MetadataError, match="v3 records no memory layout") as info:
         zf.copy(store, MemoryStore(), source_path="a", dest_path="a", zarr_format=3)
@@ -95,8 +97,9 @@ def test_copying_a_zorder_array_to_v3_is_refused_with_the_same_message(zorder):
 
 def test_copying_a_zorder_array_within_the_draft_keeps_its_layout(zorder):
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(5, 3), chunks=(2, 2), dtype="<i2", order=NAME,
-                        compressors=None, fmt=EDITOR)
+    a = zf.create_array(
+        store, "a", shape=(5, 3), chunks=(2, 2), dtype="<i2", order=NAME, compressors=None, fmt=EDITOR
+    )
     a[...] = np.arange(15).reshape(5, 3)
     target = MemoryStore()
     with zarrforge_draft2022.dialect("editor"):  # a new hierarchy: zarr-python 2 reads no Z order
@@ -117,7 +120,7 @@ class TestZOrderConformance(MemoryLayoutConformance):
 
 def test_the_plugin_guide_lists_the_examples_layout_as_it_is():
     guide = (EXAMPLE.parents[1] / "docs" / "plugin-guide.md").read_text(encoding="utf-8")
-    section = guide[guide.index("### Memory layouts"):guide.index("### Codecs")]
+    section = guide[guide.index("### Memory layouts") : guide.index("### Codecs")]
     source = (EXAMPLE / "src" / "zf_morton" / "zorder.py").read_text(encoding="utf-8")
     assert f"```python\n{source}```" in section
     entry = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]["entry-points"]

@@ -37,13 +37,16 @@ def test_unknown_field_with_must_understand_false_opens_and_is_written_back(node
     assert stored["my_extension"] == extra and stored["attributes"] == {"touched": True}
 
 
-@pytest.mark.parametrize("value", [
-    {"name": "x.thing"},
-    {"must_understand": True},
-    "a string",
-    42,
-    None,
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"name": "x.thing"},
+        {"must_understand": True},
+        "a string",
+        42,
+        None,
+    ],
+)
 def test_unknown_field_without_must_understand_false_is_refused(node_store, value):
     _edit(node_store, "n/zarr.json", my_extension=value)
     with pytest.raises(MustUnderstandError) as info:
@@ -60,13 +63,17 @@ def test_consolidated_metadata_is_a_recognised_group_field():
     assert zf.open_group(g.store, mode="r").metadata["consolidated_metadata"] == cm
 
 
-@pytest.mark.parametrize("field, entry", [
-    ("data_type", {"name": "int8", "must_understand": False}),
-    ("chunk_grid", {"name": "regular", "must_understand": False,
-                    "configuration": {"chunk_shape": [2]}}),
-    ("chunk_key_encoding", {"name": "default", "must_understand": False,
-                            "configuration": {"separator": "/"}}),
-])
+@pytest.mark.parametrize(
+    "field, entry",
+    [
+        ("data_type", {"name": "int8", "must_understand": False}),
+        ("chunk_grid", {"name": "regular", "must_understand": False, "configuration": {"chunk_shape": [2]}}),
+        (
+            "chunk_key_encoding",
+            {"name": "default", "must_understand": False, "configuration": {"separator": "/"}},
+        ),
+    ],
+)
 def test_must_understand_false_is_refused_naming_the_extension_and_the_field(field, entry):
     a = zf.create_array(None, shape=(2,), dtype="int8", compressors=None)
     _edit(a.store, "zarr.json", **{field: entry})
@@ -80,16 +87,22 @@ def test_must_understand_false_is_refused_naming_the_extension_and_the_field(fie
 
 def test_must_understand_false_is_refused_for_a_storage_transformer_naming_it():
     with pytest.raises(MetadataError) as info:
-        zf.create_array(None, shape=(2,), dtype="int8", storage_transformers=[
-            {"name": "acme.cache", "must_understand": False}])
+        zf.create_array(
+            None,
+            shape=(2,),
+            dtype="int8",
+            storage_transformers=[{"name": "acme.cache", "must_understand": False}],
+        )
     assert info.value.field == "storage_transformers[0].must_understand"
     assert "'acme.cache'" in str(info.value)
 
 
 def test_an_unknown_entry_that_may_not_be_skipped_says_why():
     for extensions in ([{"name": "acme.xr"}], ["acme.xr"]):
-        with pytest.raises(zf.errors.UnknownExtensionError,
-                           match='must be understood: the entry does not say "must_understand": false'):
+        with pytest.raises(
+            zf.errors.UnknownExtensionError,
+            match='must be understood: the entry does not say "must_understand": false',
+        ):
             zf.create_array(None, shape=(4,), dtype="float32", extensions=extensions)
     with pytest.raises(zf.errors.UnknownExtensionError, match="must be understood"):
         zf.create_array(None, shape=(4,), dtype="float32", compressors=[{"name": "acme.squash"}])

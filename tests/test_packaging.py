@@ -45,10 +45,20 @@ import pytest
 import zarrforge
 
 ROOT = Path(__file__).resolve().parents[1]
-DISTRIBUTIONS = [ROOT / "core", *sorted(p for p in (ROOT / "plugins").iterdir()
-                                        if (p / "pyproject.toml").is_file())]
-STANDARD = {"zarrforge", "zarrforge-std", "zarrforge-numcodecs", "zarrforge-sharding",
-            "zarrforge-dtypes", "zarrforge-v2", "zarrforge-draft2022", "zarrforge-fsspec"}
+DISTRIBUTIONS = [
+    ROOT / "core",
+    *sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").is_file()),
+]
+STANDARD = {
+    "zarrforge",
+    "zarrforge-std",
+    "zarrforge-numcodecs",
+    "zarrforge-sharding",
+    "zarrforge-dtypes",
+    "zarrforge-v2",
+    "zarrforge-draft2022",
+    "zarrforge-fsspec",
+}
 VERSION = zarrforge.__version__
 RUNNER = Path(__file__).with_name("_doc_examples.py")
 DOCS = ["README.md", *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]
@@ -79,15 +89,16 @@ def _first_block_of_each(venv: Path, documents: list[str], env: dict[str, str]) 
 
 
 def _run(*args: str | Path, timeout: float = 600, **kwargs) -> str:
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True,
-                          timeout=timeout, **kwargs)
-    assert done.returncode == 0, (f"{' '.join(map(str, args))} exited {done.returncode}:\n"
-                                  f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=timeout, **kwargs)
+    assert done.returncode == 0, (
+        f"{' '.join(map(str, args))} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
     return done.stdout
 
 
 def _project_name(directory: Path) -> str:
     import tomllib
+
     return tomllib.loads((directory / "pyproject.toml").read_text())["project"]["name"]
 
 
@@ -95,8 +106,12 @@ def _project_name(directory: Path) -> str:
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:  # one process each
-        list(pool.map(lambda d: _run(sys.executable, "-m", "build", "--no-isolation",
-                                     "--outdir", out, d), DISTRIBUTIONS))
+        list(
+            pool.map(
+                lambda d: _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, d),
+                DISTRIBUTIONS,
+            )
+        )
     return out
 
 
@@ -111,14 +126,27 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _pip_install(venv: Path, dist: Path, *requirements: str) -> None:
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("PYTHONPATH", None)
-    _run(sys.executable, "-m", "pip", "--python", venv / "python", "install", "--quiet",
-         "--no-compile", "--find-links", dist, *requirements, env=env)
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        venv / "python",
+        "install",
+        "--quiet",
+        "--no-compile",
+        "--find-links",
+        dist,
+        *requirements,
+        env=env,
+    )
 
 
 def _installed(venv: Path) -> dict[str, dict]:
     """The zarrforge distributions in ``venv``: name -> {version, editable location}."""
-    listing = json.loads(_run(sys.executable, "-m", "pip", "--python", venv / "python", "list",
-                              "--format", "json", "-v"))
+    listing = json.loads(
+        _run(sys.executable, "-m", "pip", "--python", venv / "python", "list", "--format", "json", "-v")
+    )
     return {d["name"].lower(): d for d in listing if d["name"].lower().startswith("zarrforge")}
 
 
@@ -154,8 +182,7 @@ print(zf.open_array(root + "/v3")[...].sum(), zf.open_array(root + "/v2")[...].t
 """
 
 
-def test_standard_installs_from_dist_and_reads_and_writes(dist: Path, venv: Path,
-                                                          tmp_path: Path) -> None:
+def test_standard_installs_from_dist_and_reads_and_writes(dist: Path, venv: Path, tmp_path: Path) -> None:
     _pip_install(venv, dist, "zarrforge[standard]")
     installed = _installed(venv)
     assert set(installed) == STANDARD
@@ -199,14 +226,13 @@ def test_all_installs_from_dist_with_a_working_command_line(dist: Path, venv: Pa
     # every plugin distribution, each at the version, the command line's own commands
     # included (entry points like any plugin's); not the core, or zarrforge-xarray (an
     # xarray backend: an entry point of xarray's, not zarrforge's)
-    assert {entry["distribution"] for entry in listed} == set(installed) - {
-        "zarrforge", "zarrforge-xarray"}
+    assert {entry["distribution"] for entry in listed} == set(installed) - {"zarrforge", "zarrforge-xarray"}
     assert {entry["version"] for entry in listed} == {VERSION}
 
 
-def test_all_runs_the_first_block_of_every_page_and_the_demo(dist: Path, venv: Path,
-                                                             doc_servers: dict,
-                                                             tmp_path: Path) -> None:
+def test_all_runs_the_first_block_of_every_page_and_the_demo(
+    dist: Path, venv: Path, doc_servers: dict, tmp_path: Path
+) -> None:
     _pip_install(venv, dist, "zarrforge[all]")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | doc_servers
     reports = _first_block_of_each(venv, DOCS, env)
@@ -245,8 +271,10 @@ def test_a_core_only_install_says_which_extra_to_install(dist: Path, tmp_path: P
     assert set(_installed(core_only / "bin")) == {"zarrforge"}
     said = _run(core_only / "bin" / "python", "-c", CORE_ONLY_SCRIPT, cwd=tmp_path)
     assert "unknown store 'file'" in said
-    assert ("provided by the package 'zarrforge-std' (pip install zarrforge-std, or pip "
-            "install 'zarrforge[standard]' for the standard plugins)") in said
+    assert (
+        "provided by the package 'zarrforge-std' (pip install zarrforge-std, or pip "
+        "install 'zarrforge[standard]' for the standard plugins)"
+    ) in said
     # with zarrforge-std, and no numcodecs: a codec dict names its package (issue #42: the
     # codec arguments imported numcodecs, a bare ModuleNotFoundError)
     _pip_install(core_only / "bin", dist, "zarrforge-std")
@@ -269,8 +297,17 @@ def test_the_conformance_kit_runs_with_the_core_alone(dist: Path, tmp_path: Path
     (tests / "test_kit_alone.py").write_text((ROOT / "tests" / "_kit_alone_suites.py").read_text())
     env = {**os.environ}
     env.pop("PYTHONPATH", None)
-    out = _run(venv / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-               "test_kit_alone.py", cwd=tests, env=env)
+    out = _run(
+        venv / "bin" / "python",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "test_kit_alone.py",
+        cwd=tests,
+        env=env,
+    )
     passed = re.search(r"(\d+) passed", out)
     assert passed and int(passed.group(1)) >= 60, out[-2000:]
     assert not re.search(r"\d+ (failed|errors?|skipped)", out), out[-2000:]
@@ -285,14 +322,13 @@ def _marked_blocks(marker: str) -> list[tuple[str, int, str]]:
         text = (ROOT / document).read_text(encoding="utf-8")
         for match in runner.BLOCK.finditer(text):
             if match.group("mark") == "run by" and match.group("note").startswith(
-                    f"tests/test_packaging.py {marker}"):
-                found.append((document, text.count("\n", 0, match.start("code")) + 1,
-                              match.group("code")))
+                f"tests/test_packaging.py {marker}"
+            ):
+                found.append((document, text.count("\n", 0, match.start("code")) + 1, match.group("code")))
     return found
 
 
-def test_the_quickstart_codec_list_is_what_its_three_packages_register(dist: Path,
-                                                                       tmp_path: Path) -> None:
+def test_the_quickstart_codec_list_is_what_its_three_packages_register(dist: Path, tmp_path: Path) -> None:
     [(_, _, code)] = _marked_blocks("checks this output")
     runner = _doc_runner()
     [(command, expected)] = runner.console_commands(code)
@@ -317,10 +353,12 @@ def _install_commands() -> list[tuple[str, int, list[str]]]:
     return commands
 
 
-@pytest.mark.parametrize("document, line, arguments", _install_commands(),
-                         ids=[f"{d}:{n}" for d, n, _ in _install_commands()])
+@pytest.mark.parametrize(
+    "document, line, arguments", _install_commands(), ids=[f"{d}:{n}" for d, n, _ in _install_commands()]
+)
 def test_every_install_command_of_the_docs_resolves_in_a_fresh_environment(
-        document: str, line: int, arguments: list[str]) -> None:
+    document: str, line: int, arguments: list[str]
+) -> None:
     """pip's dry run, ignoring what is installed here; the directories as plain
     requirements (``-e`` needs the build backend's editable support, not the point here).
     docs/cli.md's ``pip install -e plugins/cli`` alone failed so: no index has
@@ -329,5 +367,16 @@ def test_every_install_command_of_the_docs_resolves_in_a_fresh_environment(
     assert all((ROOT / re.sub(r"\[.*\]$", "", r)).is_dir() for r in requirements), requirements
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("PYTHONPATH", None)
-    _run(sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed",
-         "--no-build-isolation", "--quiet", *requirements, cwd=ROOT, env=env)
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--dry-run",
+        "--ignore-installed",
+        "--no-build-isolation",
+        "--quiet",
+        *requirements,
+        cwd=ROOT,
+        env=env,
+    )

@@ -95,8 +95,15 @@ def _values(shape) -> np.ndarray:
 
 def test_a_64_chunk_write_and_read_with_8_threads_runs_8_codec_calls_at_once(probe) -> None:
     # 64 chunks of 64 KiB: the default parallel_chunk_bytes, so threads are worth it
-    array = zf.create_array(MemoryStore(), "a", shape=(64 * 128, 128), dtype="float32",
-                            chunks=(128, 128), compressors=[ConcurrencyProbe.name], threads=8)
+    array = zf.create_array(
+        MemoryStore(),
+        "a",
+        shape=(64 * 128, 128),
+        dtype="float32",
+        chunks=(128, 128),
+        compressors=[ConcurrencyProbe.name],
+        threads=8,
+    )
     values = _values(array.shape)
     array[...] = values
     assert probe.calls == 64
@@ -111,8 +118,15 @@ def test_a_64_chunk_write_and_read_with_8_threads_runs_8_codec_calls_at_once(pro
 def test_a_forked_child_runs_its_calls_on_threads_of_its_own(probe) -> None:
     """The parent's pools have threads the child does not: a child reusing them would
     run every call on its one thread (or wait for ever)."""
-    array = zf.create_array(MemoryStore(), "a", shape=(64 * 128, 128), dtype="float32",
-                            chunks=(128, 128), compressors=[ConcurrencyProbe.name], threads=8)
+    array = zf.create_array(
+        MemoryStore(),
+        "a",
+        shape=(64 * 128, 128),
+        dtype="float32",
+        chunks=(128, 128),
+        compressors=[ConcurrencyProbe.name],
+        threads=8,
+    )
     array[...] = _values(array.shape)  # the pool of 8 threads exists in this process now
     probe.reset()
     pid = os.fork()
@@ -124,7 +138,8 @@ def test_a_forked_child_runs_its_calls_on_threads_of_its_own(probe) -> None:
             os._exit(1)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, (
-        f"the child's peak of concurrent codec calls was {os.WEXITSTATUS(status) - 10}, not 8")
+        f"the child's peak of concurrent codec calls was {os.WEXITSTATUS(status) - 10}, not 8"
+    )
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
@@ -155,9 +170,15 @@ def test_a_forked_child_reads_ahead_on_threads_of_its_own() -> None:
 
 @pytest.mark.parametrize("threads", [2, 3, 5])
 def test_a_call_never_runs_more_codec_calls_than_its_threads(probe, threads) -> None:
-    array = zf.create_array(MemoryStore(), "a", shape=(24 * 128, 128), dtype="float32",
-                            chunks=(128, 128), compressors=[ConcurrencyProbe.name],
-                            threads=threads)
+    array = zf.create_array(
+        MemoryStore(),
+        "a",
+        shape=(24 * 128, 128),
+        dtype="float32",
+        chunks=(128, 128),
+        compressors=[ConcurrencyProbe.name],
+        threads=threads,
+    )
     array[...] = _values(array.shape)
     assert probe.peak == threads
     probe.reset()
@@ -167,9 +188,16 @@ def test_a_call_never_runs_more_codec_calls_than_its_threads(probe, threads) -> 
 
 def _one_shard(threads: int, inner_chunks: int = 512):
     # one shard of ``inner_chunks`` inner chunks of 64 KiB each
-    return zf.create_array(MemoryStore(), "s", shape=(inner_chunks * 128, 128), dtype="float32",
-                           chunks=(128, 128), shards=(inner_chunks * 128, 128),
-                           compressors=[ConcurrencyProbe.name], threads=threads)
+    return zf.create_array(
+        MemoryStore(),
+        "s",
+        shape=(inner_chunks * 128, 128),
+        dtype="float32",
+        chunks=(128, 128),
+        shards=(inner_chunks * 128, 128),
+        compressors=[ConcurrencyProbe.name],
+        threads=threads,
+    )
 
 
 def test_one_shard_of_512_inner_chunks_is_written_and_read_on_8_threads(probe) -> None:
@@ -191,7 +219,7 @@ def test_a_partial_read_and_update_of_one_shard_spread_its_inner_chunks(probe) -
     probe.reset()
     # rows 64.. of the first 100 inner chunks, plus part of the 101st: the shard is read
     # and updated in part (decode_partial, encode_partial)
-    region = np.s_[64:100 * 128 + 10, :]
+    region = np.s_[64 : 100 * 128 + 10, :]
     np.testing.assert_array_equal(array[region], values[region])
     assert probe.calls == 101
     assert probe.peak == 8
@@ -205,9 +233,16 @@ def test_a_partial_read_and_update_of_one_shard_spread_its_inner_chunks(probe) -
 def test_shards_and_their_inner_chunks_share_the_calls_threads(probe) -> None:
     # 3 shards on 8 threads: the engine's workers take a shard each, and the threads
     # left over help with the inner chunks; never more than 8 calls at once
-    array = zf.create_array(MemoryStore(), "s", shape=(3 * 64 * 128, 128), dtype="float32",
-                            chunks=(128, 128), shards=(64 * 128, 128),
-                            compressors=[ConcurrencyProbe.name], threads=8)
+    array = zf.create_array(
+        MemoryStore(),
+        "s",
+        shape=(3 * 64 * 128, 128),
+        dtype="float32",
+        chunks=(128, 128),
+        shards=(64 * 128, 128),
+        compressors=[ConcurrencyProbe.name],
+        threads=8,
+    )
     values = _values(array.shape)
     array[...] = values
     assert probe.peak == 8
@@ -226,8 +261,9 @@ def test_threads_one_runs_one_codec_call_at_a_time(probe) -> None:
 
 def test_map_parallel_outside_an_engine_call_uses_config_threads(probe) -> None:
     with config.set(threads=4):
-        results = parallel.map_parallel(lambda i: ConcurrencyProbe().encode(bytes([i])),
-                                        list(range(16)), item_bytes=1 << 20)
+        results = parallel.map_parallel(
+            lambda i: ConcurrencyProbe().encode(bytes([i])), list(range(16)), item_bytes=1 << 20
+        )
     assert results == [bytes([i]) for i in range(16)]
     assert probe.peak == 4
 
@@ -235,8 +271,7 @@ def test_map_parallel_outside_an_engine_call_uses_config_threads(probe) -> None:
 def test_map_parallel_keeps_small_items_on_the_calling_thread() -> None:
     seen: set[int] = set()
     with config.set(threads=4):
-        parallel.map_parallel(lambda i: seen.add(threading.get_ident()), list(range(64)),
-                              item_bytes=1024)
+        parallel.map_parallel(lambda i: seen.add(threading.get_ident()), list(range(64)), item_bytes=1024)
     assert seen == {threading.get_ident()}
 
 
@@ -283,9 +318,15 @@ def test_memory_in_flight_stays_within_its_bound(tmp_path, threads) -> None:
     bound = 2 * threads * max(chunk * 4, pipeline.GROUP_BYTES)
     assert values.nbytes > 2 * bound  # holding the whole call would break the bound
     store = LocalStore(tmp_path)
-    array = zf.create_array(store, "a", shape=values.shape, dtype="float32", chunks=(chunk,),
-                            compressors=[{"name": "zstd", "configuration": {"level": 1}}],
-                            threads=threads)
+    array = zf.create_array(
+        store,
+        "a",
+        shape=values.shape,
+        dtype="float32",
+        chunks=(chunk,),
+        compressors=[{"name": "zstd", "configuration": {"level": 1}}],
+        threads=threads,
+    )
 
     def write() -> None:
         array[...] = values

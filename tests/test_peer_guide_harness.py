@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "peers"))
 import _guide_blocks
 
-PAGE = '''Text.
+PAGE = """Text.
 
 ```python exec="true" session="s" source="above"
 import zarr
@@ -34,7 +34,7 @@ group = zarr.open_group(store="s3://bucket/path", mode="r")
 ```python exec="true" session="s"
 raise ValueError("second line hidden\\nfrom the report")
 ```
-'''
+"""
 
 
 def test_imports_of_zarr_and_its_modules_name_zarrforge_and_nothing_else() -> None:
@@ -50,11 +50,15 @@ def test_imports_of_zarr_and_its_modules_name_zarrforge_and_nothing_else() -> No
 
 
 def test_only_executable_blocks_run_in_one_namespace_and_network_blocks_are_counted(
-        tmp_path: Path, monkeypatch, capsys) -> None:
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
     page = tmp_path / "page.md"
     page.write_text(PAGE.replace("import zarrlike\n", ""), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     results = _guide_blocks.run_page(str(page), "zarrforge")
     assert [(number, outcome) for number, outcome, _ in results] == [
-        (1, "passed"), (2, "network"), (3, "failed")]
+        (1, "passed"),
+        (2, "network"),
+        (3, "failed"),
+    ]
     assert results[2][2] == "ValueError: second line hidden"

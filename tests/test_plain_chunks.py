@@ -28,6 +28,7 @@ def codec_calls(monkeypatch):
         def counted(self, *args, _original=original, _name=name, **kwargs):
             calls["encode" if _name == "encode" else "decode"] += 1
             return _original(self, *args, **kwargs)
+
         monkeypatch.setattr(std_codecs.BytesCodec, name, counted)
     return calls
 
@@ -35,8 +36,7 @@ def codec_calls(monkeypatch):
 def test_small_plain_chunks_are_coded_by_the_engine_and_read_back_exactly(codec_calls):
     store = MemoryStore()
     data = np.arange(30 * 20, dtype="float32").reshape(30, 20) / 7
-    array = zf.create_array(store, "a", shape=(30, 20), dtype="float32", chunks=(8, 8),
-                            compressors=None)
+    array = zf.create_array(store, "a", shape=(30, 20), dtype="float32", chunks=(8, 8), compressors=None)
     array[...] = data
     assert np.array_equal(zf.open_array(store, "a")[...], data)
     assert np.array_equal(zf.open_array(store, "a")[5:27, 3:19], data[5:27, 3:19])
@@ -49,8 +49,7 @@ def test_small_plain_chunks_are_coded_by_the_engine_and_read_back_exactly(codec_
 
 def test_large_chunks_still_go_through_the_codec(codec_calls, monkeypatch):
     monkeypatch.setattr(pipeline, "PLAIN_CHUNK_BYTES", 100)
-    array = zf.create_array(MemoryStore(), "a", shape=(16,), dtype="int64", chunks=(16,),
-                            compressors=None)
+    array = zf.create_array(MemoryStore(), "a", shape=(16,), dtype="int64", chunks=(16,), compressors=None)
     array[...] = np.arange(16)
     assert array[...].tolist() == list(range(16))
     assert codec_calls["encode"] == 1 and codec_calls["decode"] == 1
@@ -58,8 +57,9 @@ def test_large_chunks_still_go_through_the_codec(codec_calls, monkeypatch):
 
 def test_edge_chunks_and_partial_writes_keep_their_values():
     store = MemoryStore()
-    array = zf.create_array(store, "a", shape=(10, 10), dtype="int16", chunks=(4, 4),
-                            compressors=None, fill_value=-1)
+    array = zf.create_array(
+        store, "a", shape=(10, 10), dtype="int16", chunks=(4, 4), compressors=None, fill_value=-1
+    )
     array[...] = np.arange(100, dtype="int16").reshape(10, 10)
     array[1:3, 5:9] = 7  # covers chunks in part: read, changed, written back
     expected = np.arange(100, dtype="int16").reshape(10, 10)
@@ -70,14 +70,16 @@ def test_edge_chunks_and_partial_writes_keep_their_values():
 
 def test_a_chunk_of_fill_values_is_not_stored_and_the_test_is_bit_for_bit():
     store = MemoryStore()
-    array = zf.create_array(store, "a", shape=(4,), dtype="float64", chunks=(2,),
-                            compressors=None, fill_value=0.0)
+    array = zf.create_array(
+        store, "a", shape=(4,), dtype="float64", chunks=(2,), compressors=None, fill_value=0.0
+    )
     array[...] = np.array([0.0, 0.0, -0.0, 0.0])
     assert store.get("a/c/0") is None  # all fill: not written
     assert store.get("a/c/1") is not None  # -0.0 is not the fill value 0.0, bit for bit
     assert np.signbit(array[2])
-    nan = zf.create_array(store, "n", shape=(2,), dtype="float32", chunks=(2,),
-                          compressors=None, fill_value="NaN")
+    nan = zf.create_array(
+        store, "n", shape=(2,), dtype="float32", chunks=(2,), compressors=None, fill_value="NaN"
+    )
     nan[...] = np.array([np.nan, np.nan], dtype="float32")
     assert store.get("n/c/0") is None
     payload = np.array([0x7FC00001, 0x7FC00001], dtype="uint32").view("float32")
@@ -88,9 +90,15 @@ def test_a_chunk_of_fill_values_is_not_stored_and_the_test_is_bit_for_bit():
 
 def test_big_endian_chunks_are_stored_big_endian():
     store = MemoryStore()
-    array = zf.create_array(store, "a", shape=(3,), dtype="uint32", chunks=(3,),
-                            serializer={"name": "bytes", "configuration": {"endian": "big"}},
-                            compressors=None)
+    array = zf.create_array(
+        store,
+        "a",
+        shape=(3,),
+        dtype="uint32",
+        chunks=(3,),
+        serializer={"name": "bytes", "configuration": {"endian": "big"}},
+        compressors=None,
+    )
     array[...] = [1, 2, 0x01020304]
     assert store.get("a/c/0") == bytes([0, 0, 0, 1, 0, 0, 0, 2, 1, 2, 3, 4])
     assert zf.open_array(store, "a")[...].tolist() == [1, 2, 0x01020304]
@@ -100,16 +108,14 @@ def test_big_endian_chunks_are_stored_big_endian():
 def test_an_f_ordered_read_gets_the_same_values():
     store = MemoryStore()
     data = np.arange(12, dtype="int32").reshape(3, 4)
-    zf.create_array(store, "a", shape=(3, 4), dtype="int32", chunks=(2, 2),
-                    compressors=None)[...] = data
+    zf.create_array(store, "a", shape=(3, 4), dtype="int32", chunks=(2, 2), compressors=None)[...] = data
     out = zf.open_array(store, "a", order="F")[...]
     assert out.flags.f_contiguous and np.array_equal(out, data)
 
 
 def test_a_chunk_of_the_wrong_length_is_reported_with_its_key():
     store = MemoryStore()
-    array = zf.create_array(store, "a", shape=(8,), dtype="int32", chunks=(4,),
-                            compressors=None)
+    array = zf.create_array(store, "a", shape=(8,), dtype="int32", chunks=(4,), compressors=None)
     array[...] = np.arange(8)
     store.set("a/c/1", b"\x00" * 15)
     with pytest.raises(CorruptChunkError, match="a/c/1") as caught:

@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _usage_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("plugin_api_usage",
-                                                  ROOT / "scripts" / "plugin_api_usage.py")
+    spec = importlib.util.spec_from_file_location(
+        "plugin_api_usage", ROOT / "scripts" / "plugin_api_usage.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("plugin_api_usage", module)
@@ -59,8 +60,9 @@ def test_the_package_re_exports_every_module_and_every_contract() -> None:
 def test_each_tool_is_shared_or_an_engine_service() -> None:
     table = USAGE.usage()
     assert set(table) == set(surface.__all__) - set(contracts.__all__)
-    broken = sorted(f"{tool}: {users}" for tool, users in table.items()
-                    if USAGE.why_it_stays(tool, users) is None)
+    broken = sorted(
+        f"{tool}: {users}" for tool, users in table.items() if USAGE.why_it_stays(tool, users) is None
+    )
     assert broken == []
     # the lists of exceptions name tools of the surface, each with fewer than two users
     for listed in (USAGE.ENGINE_SERVICES, USAGE.SIGNATURE_TYPES):
@@ -73,19 +75,19 @@ def test_each_tool_is_shared_or_an_engine_service() -> None:
 def test_engine_services_say_so() -> None:
     for tool in USAGE.ENGINE_SERVICES:
         homes = [m for m in surface.EXTENSION_POINT_MODULES if tool in m.__all__]
-        assert any("ngine service" in (m.__doc__ or "") and tool in (m.__doc__ or "")
-                   for m in homes), tool
+        assert any("ngine service" in (m.__doc__ or "") and tool in (m.__doc__ or "") for m in homes), tool
 
 
 def test_the_counter_sees_every_form_of_import(tmp_path: Path) -> None:
     module = tmp_path / "plugin.py"
-    module.write_text("from zarrforge.plugin_api.codecs import CodecChain\n"
-                      "from zarrforge.plugin_api import formats as c, map_parallel\n"
-                      "from zarrforge import plugin_api as p\n"
-                      "import zarrforge.plugin_api.stores as s\n"
-                      "c.load_document, p.registry, s.versions\n")
-    assert USAGE.names_used(module) == {"CodecChain", "map_parallel", "load_document",
-                                        "registry", "versions"}
+    module.write_text(
+        "from zarrforge.plugin_api.codecs import CodecChain\n"
+        "from zarrforge.plugin_api import formats as c, map_parallel\n"
+        "from zarrforge import plugin_api as p\n"
+        "import zarrforge.plugin_api.stores as s\n"
+        "c.load_document, p.registry, s.versions\n"
+    )
+    assert USAGE.names_used(module) == {"CodecChain", "map_parallel", "load_document", "registry", "versions"}
     kit_module = tmp_path / "kit.py"
     kit_module.write_text("from ..plugin_api import declared_hooks\n")
     assert USAGE.names_used(kit_module, "zarrforge.testing") == {"declared_hooks"}
@@ -107,7 +109,8 @@ def test_plugins_import_the_surface_through_its_modules(source_root: Path) -> No
             if not isinstance(node, ast.ImportFrom) or node.level:
                 continue
             names = {alias.name for alias in node.names}
-            if (node.module == "zarrforge.plugin_api" and names - modules) or \
-                    (node.module == "zarrforge" and "plugin_api" in names):
+            if (node.module == "zarrforge.plugin_api" and names - modules) or (
+                node.module == "zarrforge" and "plugin_api" in names
+            ):
                 through_the_package.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert through_the_package == []

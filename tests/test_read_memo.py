@@ -73,6 +73,7 @@ def test_erase_prefix_forgets_what_was_below():
 
 def test_byte_ranges_go_to_the_store():
     from zarrforge.abc.store import ByteRange
+
     inner = MemoryStore()
     inner.set("a", b"0123")
     memo = ReadMemo(inner)
@@ -87,8 +88,7 @@ def test_creating_an_array_reads_no_key_twice(where):
     zf.create_group(log, where, attributes={"x": 1})
     zf.consolidate_metadata(log, where)  # the creation must update the consolidated view
     log.reads.clear()
-    zf.create_array(log, f"{where}/a".strip("/"), shape=(10,), dtype="int32",
-                    attributes={"a": 1})
+    zf.create_array(log, f"{where}/a".strip("/"), shape=(10,), dtype="int32", attributes={"a": 1})
     twice = {key: n for key, n in log.reads.items() if n > 1}
     assert not twice, twice
     assert "a" in zf.open_group(log, where, use_consolidated=True)  # the view lists it
@@ -121,7 +121,11 @@ def test_on_a_store_with_generations_reads_are_versioned_batched_and_answered_on
     assert log.calls == [["a", "b"]], "the keys it lacked, read in one batch"
     generation = inner.get_versioned("a")[1]
     assert memo.get_versioned_many(["b", "a", "c", "d"]) == [
-        (None, ABSENT), (b"1", generation), (None, ABSENT), (None, ABSENT)]
+        (None, ABSENT),
+        (b"1", generation),
+        (None, ABSENT),
+        (None, ABSENT),
+    ]
     assert log.calls == [["a", "b"], ["c", "d"]], "only the keys it had not read, in one batch"
     assert memo.get_versioned("a") == (b"1", generation) and len(log.calls) == 2
     memo.set_if("a", b"2", if_generation=generation)  # a conditional write forgets the key

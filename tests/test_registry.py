@@ -30,32 +30,46 @@ class XorCodec(BytesBytesCodec):
 
 
 def test_codec_from_fake_installed_distribution_is_discovered_and_used(fake_distribution):
-    fake_distribution("zf-test-xor", {"zarrforge.codecs": {"test.xor": "xor_mod:XorCodec"}},
-                      {"xor_mod": XOR_CODEC})
+    fake_distribution(
+        "zf-test-xor", {"zarrforge.codecs": {"test.xor": "xor_mod:XorCodec"}}, {"xor_mod": XOR_CODEC}
+    )
     assert "test.xor" in registry.codecs.names()
-    a = zf.create_array(None, shape=(4,), dtype="uint8", chunks=(4,),
-                        compressors=[{"name": "test.xor", "configuration": {"key": 1}}])
+    a = zf.create_array(
+        None,
+        shape=(4,),
+        dtype="uint8",
+        chunks=(4,),
+        compressors=[{"name": "test.xor", "configuration": {"key": 1}}],
+    )
     a[:] = [0, 1, 2, 3]
     assert a.store.get("c/0") == bytes([1, 0, 3, 2])
     assert zf.open_array(a.store)[:].tolist() == [0, 1, 2, 3]
     rows = [r for r in zf.registered()["codecs"] if r.name == "test.xor"]
-    assert [(r.distribution, r.version, r.value) for r in rows] == [("zf-test-xor", "1.0", "xor_mod:XorCodec")]
+    assert [(r.distribution, r.version, r.value) for r in rows] == [
+        ("zf-test-xor", "1.0", "xor_mod:XorCodec")
+    ]
 
 
 def test_discovery_imports_only_the_named_entry_point(fake_distribution):
     import sys
-    fake_distribution("zf-test-lazy", {"zarrforge.codecs": {
-        "test.lazy-a": "lazy_a:XorCodec", "test.lazy-b": "lazy_b:XorCodec"}},
-        {"lazy_a": XOR_CODEC.replace("test.xor", "test.lazy-a"),
-         "lazy_b": XOR_CODEC.replace("test.xor", "test.lazy-b")})
+
+    fake_distribution(
+        "zf-test-lazy",
+        {"zarrforge.codecs": {"test.lazy-a": "lazy_a:XorCodec", "test.lazy-b": "lazy_b:XorCodec"}},
+        {
+            "lazy_a": XOR_CODEC.replace("test.xor", "test.lazy-a"),
+            "lazy_b": XOR_CODEC.replace("test.xor", "test.lazy-b"),
+        },
+    )
     registry.codecs.get("test.lazy-a")
     assert "lazy_a" in sys.modules
     assert "lazy_b" not in sys.modules
 
 
 def test_in_process_registration_takes_precedence_over_installed(fake_distribution):
-    fake_distribution("zf-test-xor2", {"zarrforge.codecs": {"test.xor": "xor_mod2:XorCodec"}},
-                      {"xor_mod2": XOR_CODEC})
+    fake_distribution(
+        "zf-test-xor2", {"zarrforge.codecs": {"test.xor": "xor_mod2:XorCodec"}}, {"xor_mod2": XOR_CODEC}
+    )
     assert registry.codecs.get("test.xor").__module__ == "xor_mod2"  # answered before...
 
     class Local(BytesBytesCodec):
@@ -84,10 +98,16 @@ def test_in_process_registration_takes_precedence_over_installed(fake_distributi
 
 
 def test_two_distributions_claiming_one_name_is_an_error_naming_both(fake_distribution):
-    fake_distribution("zf-clash-one", {"zarrforge.codecs": {"test.clash": "clash_one:XorCodec"}},
-                      {"clash_one": XOR_CODEC.replace("test.xor", "test.clash")})
-    fake_distribution("zf-clash-two", {"zarrforge.codecs": {"test.clash": "clash_two:XorCodec"}},
-                      {"clash_two": XOR_CODEC.replace("test.xor", "test.clash")})
+    fake_distribution(
+        "zf-clash-one",
+        {"zarrforge.codecs": {"test.clash": "clash_one:XorCodec"}},
+        {"clash_one": XOR_CODEC.replace("test.xor", "test.clash")},
+    )
+    fake_distribution(
+        "zf-clash-two",
+        {"zarrforge.codecs": {"test.clash": "clash_two:XorCodec"}},
+        {"clash_two": XOR_CODEC.replace("test.xor", "test.clash")},
+    )
     with pytest.raises(PluginConflictError) as info:
         registry.codecs.get("test.clash")
     assert "zf-clash-one" in str(info.value) and "zf-clash-two" in str(info.value)
@@ -118,8 +138,11 @@ def test_unknown_name_without_known_provider_has_no_hint():
 
 
 def test_entry_point_that_fails_to_import_names_the_distribution(fake_distribution):
-    fake_distribution("zf-broken", {"zarrforge.codecs": {"test.broken": "broken_mod:Nope"}},
-                      {"broken_mod": "raise RuntimeError('boom at import')\n"})
+    fake_distribution(
+        "zf-broken",
+        {"zarrforge.codecs": {"test.broken": "broken_mod:Nope"}},
+        {"broken_mod": "raise RuntimeError('boom at import')\n"},
+    )
     with pytest.raises(PluginLoadError) as info:
         registry.codecs.get("test.broken")
     message = str(info.value)
@@ -128,15 +151,19 @@ def test_entry_point_that_fails_to_import_names_the_distribution(fake_distributi
 
 
 def test_entry_point_of_the_wrong_type_is_refused(fake_distribution):
-    fake_distribution("zf-wrongtype", {"zarrforge.codecs": {"test.wrong": "wrong_mod:NotACodec"}},
-                      {"wrong_mod": "class NotACodec:\n    pass\n"})
+    fake_distribution(
+        "zf-wrongtype",
+        {"zarrforge.codecs": {"test.wrong": "wrong_mod:NotACodec"}},
+        {"wrong_mod": "class NotACodec:\n    pass\n"},
+    )
     with pytest.raises(PluginLoadError, match="not a subclass of zarrforge.abc.codec.Codec"):
         registry.codecs.get("test.wrong")
 
 
 def test_a_class_declaring_another_name_than_its_entry_point_is_refused(fake_distribution):
-    fake_distribution("zf-misnamed", {"zarrforge.codecs": {"test.xor-typo": "xor_mod:XorCodec"}},
-                      {"xor_mod": XOR_CODEC})
+    fake_distribution(
+        "zf-misnamed", {"zarrforge.codecs": {"test.xor-typo": "xor_mod:XorCodec"}}, {"xor_mod": XOR_CODEC}
+    )
     with pytest.raises(PluginLoadError) as info:
         registry.codecs.get("test.xor-typo")
     message = str(info.value)
@@ -160,14 +187,30 @@ def test_family_names_match_with_the_full_name():
 
 def test_registered_lists_every_extension_point_with_std_names():
     listing = zf.registered()
-    assert set(listing) == {"data_types", "chunk_grids", "chunk_key_encodings", "memory_layouts",
-                            "codecs", "storage_transformers", "extensions", "stores", "formats",
-                            "url_adapters"}
-    std = {(point, r.name) for point, rows in listing.items() for r in rows
-           if r.distribution == "zarrforge-std"}
-    assert {("data_types", "float64"), ("chunk_grids", "regular"), ("codecs", "bytes"),
-            ("stores", "memory"), ("formats", "3"), ("memory_layouts", "F"),
-            ("url_adapters", "zarr3")} <= std
+    assert set(listing) == {
+        "data_types",
+        "chunk_grids",
+        "chunk_key_encodings",
+        "memory_layouts",
+        "codecs",
+        "storage_transformers",
+        "extensions",
+        "stores",
+        "formats",
+        "url_adapters",
+    }
+    std = {
+        (point, r.name) for point, rows in listing.items() for r in rows if r.distribution == "zarrforge-std"
+    }
+    assert {
+        ("data_types", "float64"),
+        ("chunk_grids", "regular"),
+        ("codecs", "bytes"),
+        ("stores", "memory"),
+        ("formats", "3"),
+        ("memory_layouts", "F"),
+        ("url_adapters", "zarr3"),
+    } <= std
 
 
 def test_register_rejects_unknown_extension_point():
@@ -175,9 +218,14 @@ def test_register_rejects_unknown_extension_point():
         zf.register("widgets", "x", object)
 
 
-@pytest.mark.parametrize("point, typo, meant", [("codecs", "zstdd", "zstd"),
-                                                ("data_types", "flaot32", "float32"),
-                                                ("codecs", "sharding-indexed", "sharding_indexed")])
+@pytest.mark.parametrize(
+    "point, typo, meant",
+    [
+        ("codecs", "zstdd", "zstd"),
+        ("data_types", "flaot32", "float32"),
+        ("codecs", "sharding-indexed", "sharding_indexed"),
+    ],
+)
 def test_an_unknown_name_suggests_the_close_one(point, typo, meant):
     with pytest.raises(UnknownExtensionError, match=f"did you mean '{meant}'") as info:
         registry.REGISTRIES[point].get(typo)
@@ -192,8 +240,11 @@ def test_no_suggestion_for_a_name_close_to_nothing():
 
 def _two_providers(fake_distribution, name: str) -> None:
     for dist, module in (("zf-pick-one", "pick_one"), ("zf-pick-two", "pick_two")):
-        fake_distribution(dist, {"zarrforge.codecs": {name: f"{module}:XorCodec"}},
-                          {module: XOR_CODEC.replace("test.xor", name)})
+        fake_distribution(
+            dist,
+            {"zarrforge.codecs": {name: f"{module}:XorCodec"}},
+            {module: XOR_CODEC.replace("test.xor", name)},
+        )
 
 
 def test_a_conflict_is_settled_in_config(fake_distribution):
@@ -213,9 +264,11 @@ def test_a_conflict_is_settled_by_the_environment(fake_distribution, monkeypatch
 def test_a_configured_choice_that_does_not_provide_the_name_is_named(fake_distribution):
     _two_providers(fake_distribution, "test.pick-bad")
     with zf.config.set(prefer={"codecs:test.pick-bad": "zf-pick-tree"}):
-        with pytest.raises(PluginConflictError,
-                           match=r"zarrforge.config prefer\['codecs:test.pick-bad'\] chooses "
-                                 r"'zf-pick-tree', which does not provide it"):
+        with pytest.raises(
+            PluginConflictError,
+            match=r"zarrforge.config prefer\['codecs:test.pick-bad'\] chooses "
+            r"'zf-pick-tree', which does not provide it",
+        ):
             registry.codecs.get("test.pick-bad")
     with pytest.raises(ValueError, match="'<point>:<name>'"):
         with zf.config.set(prefer={"zstd": "zarrforge-numcodecs"}):
@@ -232,9 +285,12 @@ def test_registering_a_name_twice_in_process_is_refused_unless_replacing():
     registry.codecs.register("test.twice", BytesCodec)
     try:
         registry.codecs.register("test.twice", BytesCodec)  # the same again: no change
-        with pytest.raises(ValueError, match="'test.twice' is already registered in this "
-                                             "process as zarrforge_std.codecs:BytesCodec.*"
-                                             "replace=True"):
+        with pytest.raises(
+            ValueError,
+            match="'test.twice' is already registered in this "
+            "process as zarrforge_std.codecs:BytesCodec.*"
+            "replace=True",
+        ):
             zf.register("codecs", "test.twice", Other)
         assert registry.codecs.get("test.twice") is BytesCodec
         zf.register("codecs", "test.twice", Other, replace=True)
@@ -243,15 +299,16 @@ def test_registering_a_name_twice_in_process_is_refused_unless_replacing():
         registry.codecs.unregister("test.twice")
 
 
-def test_plugins_reports_an_exact_name_taking_over_from_another_distributions_family(
-        fake_distribution):
+def test_plugins_reports_an_exact_name_taking_over_from_another_distributions_family(fake_distribution):
     """Before: numcodecs.zlib from another distribution silently overrode zarrforge-numcodecs'
     numcodecs.* family, and plugins() showed both as plain ok."""
-    fake_distribution("zf-own-zlib", {"zarrforge.codecs": {"numcodecs.zlib": "own_zlib:XorCodec"}},
-                      {"own_zlib": XOR_CODEC.replace("test.xor", "numcodecs.zlib")})
+    fake_distribution(
+        "zf-own-zlib",
+        {"zarrforge.codecs": {"numcodecs.zlib": "own_zlib:XorCodec"}},
+        {"own_zlib": XOR_CODEC.replace("test.xor", "numcodecs.zlib")},
+    )
     rows = [r for r in zf.plugins() if r.point == "codecs" and r.name == "numcodecs.zlib"]
-    assert [r.status for r in rows] == [
-        "ok (overrides 'numcodecs.*' of zarrforge-numcodecs)"]
+    assert [r.status for r in rows] == ["ok (overrides 'numcodecs.*' of zarrforge-numcodecs)"]
     family = [r for r in zf.plugins() if r.point == "codecs" and r.name == "numcodecs.*"]
     assert family[0].status == "ok"
 
@@ -264,8 +321,9 @@ def test_plugins_reports_an_in_process_registration_hiding_an_installed_name():
 
     registry.codecs.register("zstd", MyZstd)
     try:
-        (row,) = [r for r in zf.plugins() if r.point == "codecs" and r.name == "zstd"
-                  and r.distribution is None]
+        (row,) = [
+            r for r in zf.plugins() if r.point == "codecs" and r.name == "zstd" and r.distribution is None
+        ]
         assert row.status == "ok (in-process, overrides 'zstd' of zarrforge-numcodecs)"
     finally:
         registry.codecs.unregister("zstd")
@@ -285,15 +343,20 @@ def test_a_long_installed_list_shows_the_closest_names_and_a_count():
 
 
 PICKY_FAMILY = XOR_CODEC.replace('name = "test.xor"', 'name = "test.picky.*"').replace(
-    "    def __init__(self, key=0x5A):", '''    @classmethod
+    "    def __init__(self, key=0x5A):",
+    """    @classmethod
     def claims(cls, name):
         return name.endswith("-yes")
-    def __init__(self, key=0x5A):''')
+    def __init__(self, key=0x5A):""",
+)
 
 
 def test_a_family_that_declines_a_name_leaves_it_unknown(fake_distribution):
-    fake_distribution("zf-test-picky", {"zarrforge.codecs": {"test.picky.*": "picky_mod:XorCodec"}},
-                      {"picky_mod": PICKY_FAMILY})
+    fake_distribution(
+        "zf-test-picky",
+        {"zarrforge.codecs": {"test.picky.*": "picky_mod:XorCodec"}},
+        {"picky_mod": PICKY_FAMILY},
+    )
     assert "test.picky.a-yes" in registry.codecs
     assert registry.codecs.get("test.picky.a-yes").__module__ == "picky_mod"
     assert "test.picky.a-no" not in registry.codecs
@@ -302,26 +365,35 @@ def test_a_family_that_declines_a_name_leaves_it_unknown(fake_distribution):
     # the spec's must_understand: false still lets a reader skip a declined name
     with pytest.warns(zf.errors.SkippedExtensionWarning):
         skipped = zf.plugin_api.codec_from_json(
-            {"name": "test.picky.a-no", "must_understand": False}, field="codecs[1]")
+            {"name": "test.picky.a-no", "must_understand": False}, field="codecs[1]"
+        )
     assert isinstance(skipped, zf.plugin_api.SkippedCodec)
 
 
 def test_a_declined_name_goes_to_the_next_shorter_family(fake_distribution):
-    fake_distribution("zf-test-picky2", {"zarrforge.codecs": {"test.picky.*": "picky_mod2:XorCodec"}},
-                      {"picky_mod2": PICKY_FAMILY})
-    fake_distribution("zf-test-wide", {"zarrforge.codecs": {"test.*": "wide_mod:XorCodec"}},
-                      {"wide_mod": XOR_CODEC.replace('name = "test.xor"', 'name = "test.*"')})
+    fake_distribution(
+        "zf-test-picky2",
+        {"zarrforge.codecs": {"test.picky.*": "picky_mod2:XorCodec"}},
+        {"picky_mod2": PICKY_FAMILY},
+    )
+    fake_distribution(
+        "zf-test-wide",
+        {"zarrforge.codecs": {"test.*": "wide_mod:XorCodec"}},
+        {"wide_mod": XOR_CODEC.replace('name = "test.xor"', 'name = "test.*"')},
+    )
     assert registry.codecs.get("test.picky.b-yes").__module__ == "picky_mod2"
     assert registry.codecs.get("test.picky.b-no").__module__ == "wide_mod"
     # zarrforge.plugins() says what an exact name overrides: not a family declining it
-    assert registry.codecs.shadowed_by("test.picky.b-no", "entry point") == [
-        "'test.*' of zf-test-wide"]
+    assert registry.codecs.shadowed_by("test.picky.b-no", "entry point") == ["'test.*' of zf-test-wide"]
     assert registry.codecs.shadowed_by("test.picky.b-yes", "entry point") == [
-        "'test.picky.*' of zf-test-picky2", "'test.*' of zf-test-wide"]
+        "'test.picky.*' of zf-test-picky2",
+        "'test.*' of zf-test-wide",
+    ]
 
 
 def test_hidden_names_answer_as_if_not_installed_and_come_back_after():
     """``Registry.hidden``: how the kits see an environment without a plugin (issue #41)."""
+
     class Local(V3Format):
         name = "test.hidden-local"
 

@@ -18,8 +18,13 @@ def _defined() -> set[str]:
             if ".venv" in path.parts:
                 continue
             names.add(path.stem)
-            names.update(re.findall(r"^\s*(?:async\s+)?(?:def|class)\s+(test_\w+|Test\w+)",
-                                    path.read_text(encoding="utf-8"), re.M))
+            names.update(
+                re.findall(
+                    r"^\s*(?:async\s+)?(?:def|class)\s+(test_\w+|Test\w+)",
+                    path.read_text(encoding="utf-8"),
+                    re.M,
+                )
+            )
     return names
 
 

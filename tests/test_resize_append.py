@@ -28,8 +28,9 @@ def keys_for(path, coords_list) -> set[str]:
 
 def make(store=None, shape=(7, 5), chunks=(3, 2), fill=FILL, data=True, **kwargs):
     store = store if store is not None else MemoryStore()
-    a = zf.create_array(store, "arr", shape=shape, dtype="int32", chunks=chunks, compressors=None,
-                        fill_value=fill, **kwargs)
+    a = zf.create_array(
+        store, "arr", shape=shape, dtype="int32", chunks=chunks, compressors=None, fill_value=fill, **kwargs
+    )
     values = np.arange(int(np.prod(shape)), dtype="int32").reshape(shape) + 1
     if data:
         a[...] = values
@@ -41,6 +42,7 @@ def stored_shape(store, path="arr"):
 
 
 # --- growing ---------------------------------------------------------------------------------
+
 
 def test_grow_keeps_data_and_shows_fill_value_in_new_region():
     _store, a, values = make()
@@ -93,6 +95,7 @@ def test_resize_to_the_same_shape_changes_nothing():
 
 
 # --- shrinking --------------------------------------------------------------------------------
+
 
 def test_shrink_deletes_chunks_beyond_the_new_shape():
     store, a, values = make()
@@ -150,10 +153,17 @@ def test_shrink_one_axis_while_growing_another():
 
 def test_shrink_with_compressed_chunks_and_other_codecs():
     store = MemoryStore()
-    a = zf.create_array(store, "arr", shape=(6, 6), dtype="float64", chunks=(4, 4), fill_value=0.5,
-                        filters=[{"name": "transpose", "configuration": {"order": [1, 0]}}],
-                        serializer={"name": "bytes", "configuration": {"endian": "big"}},
-                        compressors=None)
+    a = zf.create_array(
+        store,
+        "arr",
+        shape=(6, 6),
+        dtype="float64",
+        chunks=(4, 4),
+        fill_value=0.5,
+        filters=[{"name": "transpose", "configuration": {"order": [1, 0]}}],
+        serializer={"name": "bytes", "configuration": {"endian": "big"}},
+        compressors=None,
+    )
     values = np.arange(36, dtype="float64").reshape(6, 6)
     a[...] = values
     a.resize((5, 3))
@@ -186,6 +196,7 @@ def test_shrink_of_the_last_dimension_of_a_3d_array():
 
 
 # --- append -------------------------------------------------------------------------------------
+
 
 def test_append_along_axis_0():
     store, a, values = make(shape=(3, 4), chunks=(2, 3))
@@ -244,6 +255,7 @@ def test_append_converts_values_to_the_array_dtype():
 
 # --- bad shapes -----------------------------------------------------------------------------------
 
+
 def test_resize_with_the_wrong_number_of_dimensions_names_the_shape():
     store, a, _values = make()
     with pytest.raises(ZarrforgeError) as info:
@@ -265,10 +277,15 @@ def test_resize_with_a_negative_length_names_the_shape():
     np.testing.assert_array_equal(a[...], values)
 
 
-@pytest.mark.parametrize("bad,named", [
-    (("a", 5), "dimension 0 is 'a'"), ((7, 2.5), "dimension 1 is 2.5"),
-    ((None, 5), "dimension 0 is None"), ((7, 2**63), f"dimension 1 is {2**63}"),
-])
+@pytest.mark.parametrize(
+    "bad,named",
+    [
+        (("a", 5), "dimension 0 is 'a'"),
+        ((7, 2.5), "dimension 1 is 2.5"),
+        ((None, 5), "dimension 0 is None"),
+        ((7, 2**63), f"dimension 1 is {2**63}"),
+    ],
+)
 def test_resize_with_a_length_that_is_no_length_names_the_dimension_and_value(bad, named):
     store, a, _values = make()
     with pytest.raises(SelectionError, match=re.escape(named)):
@@ -308,6 +325,7 @@ def test_append_with_an_out_of_range_axis_names_the_axis(axis):
 
 
 # --- read-only ------------------------------------------------------------------------------------
+
 
 def test_resize_of_an_array_opened_read_only_raises_and_changes_nothing():
     store, _a, _values = make()

@@ -63,8 +63,13 @@ def test_a_declared_16_gib_zstd_chunk_is_refused_on_read_and_partial_write():
     import numcodecs
 
     with zf.config.set(max_chunk_bytes=None):  # written elsewhere, without the limit
-        a = zf.create_array(None, shape=(2**34,), chunks=(2**34,), dtype="uint8",
-                            compressors=[{"name": "zstd", "configuration": {"level": 1}}])
+        a = zf.create_array(
+            None,
+            shape=(2**34,),
+            chunks=(2**34,),
+            dtype="uint8",
+            compressors=[{"name": "zstd", "configuration": {"level": 1}}],
+        )
     stored = numcodecs.Zstd(level=1).encode(b"\x00" * 100)  # a frame that names no size
     a.store.set("c/0", stored)
     refusal = r"chunk 'c/0' of shape \(17179869184,\).*max_chunk_bytes"
@@ -77,8 +82,9 @@ def test_a_declared_16_gib_zstd_chunk_is_refused_on_read_and_partial_write():
 
 def test_a_sharded_array_with_a_huge_declared_inner_chunk_is_refused():
     with zf.config.set(max_chunk_bytes=None):  # written elsewhere, without the limit
-        a = zf.create_array(None, shape=(2**33,), chunks=(2**32,), shards=(2**33,),
-                            dtype="uint8", compressors=None)
+        a = zf.create_array(
+            None, shape=(2**33,), chunks=(2**32,), shards=(2**33,), dtype="uint8", compressors=None
+        )
     before = dict(a.store._data)
     with pytest.raises(ResourceLimitError, match=r"chunk 'c/0' of shape .*max_chunk_bytes"):
         a[7] = 1  # the shard would be built whole
@@ -126,10 +132,12 @@ def test_a_read_larger_than_the_machine_can_hold_is_a_named_limit_error():
     """Found by the format kit's damaged-documents case (a shape of 9,914,627 x 9,914,627
     int32): with max_request_bytes off, as by default, reading the whole array gave numpy's
     bare MemoryError; it is a ResourceLimitError naming the read and what to do."""
-    array = zf.create_array("memory://", shape=(2**40, 2**20), chunks=(1024, 1024),
-                            dtype="int32")
-    with pytest.raises(ResourceLimitError, match=r"a read of shape .* needs 4611686018427387904 "
-                                                 r"bytes, more than this machine could allocate"):
+    array = zf.create_array("memory://", shape=(2**40, 2**20), chunks=(1024, 1024), dtype="int32")
+    with pytest.raises(
+        ResourceLimitError,
+        match=r"a read of shape .* needs 4611686018427387904 "
+        r"bytes, more than this machine could allocate",
+    ):
         array[...]
     results = array._read_gathered([("basic", (slice(None),)), ("basic", (0, 0))])
     assert isinstance(results[0][1], ResourceLimitError) and results[1] == (0, None)

@@ -26,8 +26,22 @@ from numcodecs import blosc as numcodecs_blosc
 import zarrforge as zf
 from zarrforge_std.stores.memory import MemoryStore
 
-NUMERIC = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "float16", "float32", "float64", "complex64", "complex128"]
+NUMERIC = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 RAW = ["V1", "V2", "V3", "r8", "r16", "r24"]
 DTYPES = NUMERIC + RAW
 
@@ -45,10 +59,16 @@ CONFIGS = {
     "none": {"compressors": None},
     "gzip": {"compressors": [{"name": "gzip", "configuration": {"level": 1}}]},
     "zstd": {"compressors": [{"name": "zstd", "configuration": {"level": 3, "checksum": True}}]},
-    "blosc-lz4-shuffle": {"compressors": [{"name": "blosc", "configuration": {
-        "cname": "lz4", "clevel": 5, "shuffle": "shuffle"}}]},
-    "blosc-zstd-bitshuffle": {"compressors": [{"name": "blosc", "configuration": {
-        "cname": "zstd", "clevel": 3, "shuffle": "bitshuffle"}}]},
+    "blosc-lz4-shuffle": {
+        "compressors": [
+            {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle"}}
+        ]
+    },
+    "blosc-zstd-bitshuffle": {
+        "compressors": [
+            {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 3, "shuffle": "bitshuffle"}}
+        ]
+    },
     "crc32c": {"compressors": [{"name": "crc32c"}]},
     "transpose": {"compressors": None, "filters": "transpose"},  # order filled in per shape
     "bytes-big": {"compressors": None, "serializer": {"name": "bytes", "configuration": {"endian": "big"}}},
@@ -56,6 +76,7 @@ CONFIGS = {
 
 
 # --- helpers -------------------------------------------------------------------------
+
 
 def numpy_dtype(name: str) -> np.dtype:
     raw_names = {"r8": "V1", "r16": "V2", "r24": "V3"}
@@ -77,8 +98,9 @@ def random_data(name: str, shape: tuple[int, ...], seed: int = 12345) -> np.ndar
         flat = rng.integers(info.min, info.max, size=size, dtype=dtype, endpoint=True)
     elif dtype.kind == "f":
         flat = (rng.standard_normal(size) * 100).astype(dtype)
-        payload_nan = np.array([{2: 0x7E01, 4: 0x7FC00001, 8: 0x7FF8000000000001}[dtype.itemsize]],
-                               dtype=f"u{dtype.itemsize}").view(dtype)[0]
+        payload_nan = np.array(
+            [{2: 0x7E01, 4: 0x7FC00001, 8: 0x7FF8000000000001}[dtype.itemsize]], dtype=f"u{dtype.itemsize}"
+        ).view(dtype)[0]
         specials = [np.nan, np.inf, -np.inf, -0.0, payload_nan]
         for i, v in zip(range(0, size, 3), specials):
             flat[i] = v
@@ -127,8 +149,10 @@ def expected_codecs(config: str, dtype: np.dtype, ndim: int) -> list[dict]:
     if config == "bytes-big":
         return [bytes_codec_json(dtype, "big")]
     if config == "transpose":
-        return [{"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}},
-                bytes_codec_json(dtype, "little")]
+        return [
+            {"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}},
+            bytes_codec_json(dtype, "little"),
+        ]
     if config.startswith("blosc"):
         configuration = dict(CONFIGS[config]["compressors"][0]["configuration"])
         configuration.update(typesize=dtype.itemsize, blocksize=0)
@@ -178,6 +202,7 @@ def chunk_key(path: str, coords: tuple[int, ...]) -> str:
 
 # --- tests ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("config", list(CONFIGS))
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("shape, chunks", SHAPES)
@@ -186,8 +211,15 @@ def test_roundtrip_is_bit_exact_in_memory_order_and_on_reopen(dtype_name, shape,
     store = MemoryStore()
     dtype = numpy_dtype(dtype_name)
     data = random_data(dtype_name, shape)
-    a = zf.create_array(store, "arr", shape=shape, dtype=dtype_name, chunks=chunks, order=order,
-                        **creation_kwargs(config, len(shape)))
+    a = zf.create_array(
+        store,
+        "arr",
+        shape=shape,
+        dtype=dtype_name,
+        chunks=chunks,
+        order=order,
+        **creation_kwargs(config, len(shape)),
+    )
     assert a.dtype == dtype
     a[...] = data
 
@@ -222,12 +254,20 @@ def test_roundtrip_is_bit_exact_in_memory_order_and_on_reopen(dtype_name, shape,
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("shape, chunks", SHAPES)
 @pytest.mark.parametrize("dtype_name", DTYPES)
-def test_stored_chunks_hold_the_spec_encoding_with_fill_padded_edges(dtype_name, shape, chunks, order,
-                                                                    config):
+def test_stored_chunks_hold_the_spec_encoding_with_fill_padded_edges(
+    dtype_name, shape, chunks, order, config
+):
     store = MemoryStore()
     data = random_data(dtype_name, shape, seed=99)
-    a = zf.create_array(store, "arr", shape=shape, dtype=dtype_name, chunks=chunks, order=order,
-                        **creation_kwargs(config, len(shape)))
+    a = zf.create_array(
+        store,
+        "arr",
+        shape=shape,
+        dtype=dtype_name,
+        chunks=chunks,
+        order=order,
+        **creation_kwargs(config, len(shape)),
+    )
     a[...] = data
     fill = np.asarray(a.fill_value, dtype=a.dtype)
     stored_keys = {k for k in store.list() if k != "arr/zarr.json" and k != "zarr.json"}
@@ -248,8 +288,15 @@ def test_stored_chunks_hold_the_spec_encoding_with_fill_padded_edges(dtype_name,
 def test_big_endian_serializer_stores_big_endian_bytes(dtype_name):
     store = MemoryStore()
     data = random_data(dtype_name, (7, 5), seed=7)
-    a = zf.create_array(store, "big", shape=(7, 5), dtype=dtype_name, chunks=(3, 2), compressors=None,
-                        serializer={"name": "bytes", "configuration": {"endian": "big"}})
+    a = zf.create_array(
+        store,
+        "big",
+        shape=(7, 5),
+        dtype=dtype_name,
+        chunks=(3, 2),
+        compressors=None,
+        serializer={"name": "bytes", "configuration": {"endian": "big"}},
+    )
     a[...] = data
     be = np.dtype(dtype_name).newbyteorder(">")
     # an interior chunk
@@ -260,18 +307,22 @@ def test_big_endian_serializer_stores_big_endian_bytes(dtype_name):
     if corner[0, 0] != 0 or np.isnan(corner[0, 0]):
         assert store.get("big/c/2/2") == corner.astype(be).tobytes()
     # and the little-endian bytes differ, so the check above is meaningful
-    assert store.get("big/c/1/1") != np.ascontiguousarray(data[3:6, 2:4]).astype(
-        np.dtype(dtype_name).newbyteorder("<")).tobytes()
+    assert (
+        store.get("big/c/1/1")
+        != np.ascontiguousarray(data[3:6, 2:4]).astype(np.dtype(dtype_name).newbyteorder("<")).tobytes()
+    )
 
 
-@pytest.mark.parametrize("config", ["none", "gzip", "zstd", "blosc-lz4-shuffle", "crc32c", "transpose",
-                                    "bytes-big"])
+@pytest.mark.parametrize(
+    "config", ["none", "gzip", "zstd", "blosc-lz4-shuffle", "crc32c", "transpose", "bytes-big"]
+)
 @pytest.mark.parametrize("dtype_name", ["int16", "float32", "complex128", "bool", "uint64"])
 def test_partial_writes_round_trip_and_unwritten_regions_read_fill(dtype_name, config):
     store = MemoryStore()
     data = random_data(dtype_name, (7, 5), seed=3)
-    a = zf.create_array(store, "p", shape=(7, 5), dtype=dtype_name, chunks=(3, 2),
-                        **creation_kwargs(config, 2))
+    a = zf.create_array(
+        store, "p", shape=(7, 5), dtype=dtype_name, chunks=(3, 2), **creation_kwargs(config, 2)
+    )
     a[1:6, 1:4] = data[1:6, 1:4]
     expected = np.zeros((7, 5), dtype=dtype_name)
     expected[1:6, 1:4] = data[1:6, 1:4]
@@ -279,14 +330,21 @@ def test_partial_writes_round_trip_and_unwritten_regions_read_fill(dtype_name, c
     assert_bitwise_equal(zf.open_array(store, "p")[...], expected)
 
 
-@pytest.mark.parametrize("config", ["none", "gzip", "zstd", "blosc-zstd-bitshuffle", "crc32c",
-                                    "transpose", "bytes-big"])
+@pytest.mark.parametrize(
+    "config", ["none", "gzip", "zstd", "blosc-zstd-bitshuffle", "crc32c", "transpose", "bytes-big"]
+)
 def test_zarr_python_reads_what_zarrforge_wrote(tmp_path, config):
     import zarr
 
     data = random_data("float64", (7, 5), seed=11)
-    a = zf.create_array(str(tmp_path / "data.zarr"), "x", shape=(7, 5), dtype="float64", chunks=(3, 2),
-                        **creation_kwargs(config, 2))
+    a = zf.create_array(
+        str(tmp_path / "data.zarr"),
+        "x",
+        shape=(7, 5),
+        dtype="float64",
+        chunks=(3, 2),
+        **creation_kwargs(config, 2),
+    )
     a[...] = data
     z = zarr.open_array(str(tmp_path / "data.zarr"), path="x", mode="r")
     assert_bitwise_equal(z[...], data)
@@ -294,8 +352,13 @@ def test_zarr_python_reads_what_zarrforge_wrote(tmp_path, config):
 
 def test_gzip_payload_is_a_gzip_stream_not_raw_deflate():
     store = MemoryStore()
-    a = zf.create_array(store, shape=(4,), dtype="int32", chunks=(4,),
-                        compressors=[{"name": "gzip", "configuration": {"level": 1}}])
+    a = zf.create_array(
+        store,
+        shape=(4,),
+        dtype="int32",
+        chunks=(4,),
+        compressors=[{"name": "gzip", "configuration": {"level": 1}}],
+    )
     a[...] = np.arange(1, 5, dtype="int32")
     stored = store.get("c/0")
     assert stored[:2] == b"\x1f\x8b"

@@ -58,8 +58,11 @@ def test_a_v2_document_answers_from_the_file_holding_each_fact() -> None:
 
 def test_a_fact_the_document_does_not_hold_is_an_attribute_error_naming_what_it_holds() -> None:
     group = zf.create_group({})
-    with pytest.raises(AttributeError, match=r"group's metadata document has no 'shape'; "
-                                             r"it holds \['attributes', "):
+    with pytest.raises(
+        AttributeError,
+        match=r"group's metadata document has no 'shape'; "
+        r"it holds \['attributes', ",
+    ):
         group.metadata.shape
     with pytest.raises(AttributeError, match="no attribute 'no_such_member'"):
         group.metadata.no_such_member
@@ -69,8 +72,9 @@ def test_group_metadata_under_zarr_pythons_module_path_describes_groups_to_creat
     from zarrforge.core.group import GroupMetadata
 
     store: dict = {}
-    created = dict(zf.create_hierarchy(store=store, nodes={
-        "a/b": GroupMetadata(attributes={"kind": "leaf"})}))
+    created = dict(
+        zf.create_hierarchy(store=store, nodes={"a/b": GroupMetadata(attributes={"kind": "leaf"})})
+    )
     assert sorted(created) == ["", "a", "a/b"]
     assert dict(zf.open_group(store, "a/b").attrs) == {"kind": "leaf"}
     assert GroupMetadata() == {"zarr_format": 3, "node_type": "group", "attributes": {}}

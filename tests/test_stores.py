@@ -28,10 +28,16 @@ def test_get_set_delete(store):
     store.delete("a/b")  # deleting a missing key is fine
 
 
-@pytest.mark.parametrize("byte_range,expected", [
-    (ByteRange(2, 3), b"234"), (ByteRange(offset=7), b"789"), (ByteRange(length=2), b"89"),
-    (ByteRange(8, 10), b"89"), (ByteRange(20, 1), b""),
-])
+@pytest.mark.parametrize(
+    "byte_range,expected",
+    [
+        (ByteRange(2, 3), b"234"),
+        (ByteRange(offset=7), b"789"),
+        (ByteRange(length=2), b"89"),
+        (ByteRange(8, 10), b"89"),
+        (ByteRange(20, 1), b""),
+    ],
+)
 def test_byte_ranges(store, byte_range, expected):
     store.set("k", b"0123456789")
     assert store.get("k", byte_range) == expected
@@ -59,8 +65,11 @@ def test_listing(store):
 
 def test_read_only_refuses_every_mutation(tmp_path):
     for store in (MemoryStore(read_only=True), LocalStore(tmp_path, read_only=True)):
-        for call in (lambda: store.set("k", b"v"), lambda: store.delete("k"),  # noqa: B023  # called before the loop moves on
-                     lambda: store.erase_prefix("")):  # noqa: B023  # called before the loop moves on
+        for call in (
+            lambda: store.set("k", b"v"),  # noqa: B023  # called in this iteration
+            lambda: store.delete("k"),  # noqa: B023  # called before the loop moves on
+            lambda: store.erase_prefix(""),  # noqa: B023  # called in this iteration
+        ):
             with pytest.raises(ReadOnlyError):
                 call()
 
@@ -80,6 +89,7 @@ def test_a_forked_child_names_its_temporary_files_apart_from_its_parent(tmp_path
     """Temporary names are the process's stem plus a counter a forked child inherits; the
     stem holds the pid, and is made again in the child."""
     from zarrforge_std.stores import local
+
     next(local._temp_counter)
     read, write = os.pipe()
     pid = os.fork()
@@ -96,17 +106,31 @@ def test_a_forked_child_names_its_temporary_files_apart_from_its_parent(tmp_path
 
 def test_local_get_many_opens_each_key_once_for_all_its_ranges(tmp_path, monkeypatch):
     from zarrforge_std.stores import local
+
     store = LocalStore(tmp_path)
     store.set("a/k", bytes(range(100)))
     store.set("a/j", b"small")
     opened = []
     real_open = local.os.open
     monkeypatch.setattr(local.os, "open", lambda path, *a: opened.append(path) or real_open(path, *a))
-    answers = store.get_many([("a/k", ByteRange(90, None)), ("a/k", None),
-                              ("a/k", ByteRange(None, 3)), ("a/j", None), ("a/missing", None),
-                              ("a/k", ByteRange(0, 2))])
-    assert answers == [bytes(range(90, 100)), bytes(range(100)), bytes([97, 98, 99]), b"small",
-                       None, b"\x00\x01"]
+    answers = store.get_many(
+        [
+            ("a/k", ByteRange(90, None)),
+            ("a/k", None),
+            ("a/k", ByteRange(None, 3)),
+            ("a/j", None),
+            ("a/missing", None),
+            ("a/k", ByteRange(0, 2)),
+        ]
+    )
+    assert answers == [
+        bytes(range(90, 100)),
+        bytes(range(100)),
+        bytes([97, 98, 99]),
+        b"small",
+        None,
+        b"\x00\x01",
+    ]
     assert [os.path.basename(p) for p in opened] == ["k", "j", "missing", "k"]
 
 
@@ -197,7 +221,10 @@ def test_local_reads_values_of_every_size_whole_and_in_ranges(tmp_path, size):
     store.set("c/0", value)
     assert store.get("c/0") == value
     assert store.get_many([("c/0", None), ("c/1", None), ("c/0", ByteRange(1, 3))]) == [
-        value, None, value[1:4]]
+        value,
+        None,
+        value[1:4],
+    ]
     assert store.get("c/0", ByteRange(None, 2)) == value[-2:]
 
 
@@ -205,24 +232,29 @@ def test_a_local_store_at_the_file_system_root_joins_keys_to_it():
     assert LocalStore("/")._path("tmp/x") == "/tmp/x"
 
 
-@pytest.mark.parametrize("key", ["", "/a", "a/", "a//b", ".", "..", "a/./b", "a/../b", "../a",
-                                 "a/..", "a\\b", "a\x00b", "./a"])
+@pytest.mark.parametrize(
+    "key", ["", "/a", "a/", "a//b", ".", "..", "a/./b", "a/../b", "../a", "a/..", "a\\b", "a\x00b", "./a"]
+)
 def test_malformed_keys_are_refused(key):
     from zarrforge.abc.store import validate_key
     from zarrforge.errors import InvalidPathError
+
     with pytest.raises(InvalidPathError):
         validate_key(key)
 
 
-@pytest.mark.parametrize("key", ["c/0/1", "zarr.json", ".zarray", "a/.zattrs", "a/.b./c", "a.b",
-                                 "...", "a/...", "c.0.1"])
+@pytest.mark.parametrize(
+    "key", ["c/0/1", "zarr.json", ".zarray", "a/.zattrs", "a/.b./c", "a.b", "...", "a/...", "c.0.1"]
+)
 def test_well_formed_keys_are_accepted(key):
     from zarrforge.abc.store import validate_key
+
     assert validate_key(key) == key
 
 
 def test_a_local_batch_writes_memoryviews_as_given_and_checks_everything_first(tmp_path):
     import numpy as np
+
     store = LocalStore(tmp_path)
     strided = memoryview(np.arange(16, dtype=np.uint8))[::2]  # not contiguous: written as a copy
     store.set_many([("a/b", memoryview(b"xyz")), ("c", strided)])

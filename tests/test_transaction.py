@@ -47,8 +47,11 @@ def test_nothing_reaches_the_store_before_commit_and_reads_see_the_transactions_
         assert _snapshot(store) == before
         assert inside[:4].tolist() == [1, 7, 7, 1]
         assert zf.open_array(tx, "x").attrs["units"] == "m"
-        assert [name for name, _ in zf.open_group(tx, mode="r").members(max_depth=None)] == \
-            ["group", "group/y", "x"]
+        assert [name for name, _ in zf.open_group(tx, mode="r").members(max_depth=None)] == [
+            "group",
+            "group/y",
+            "x",
+        ]
         assert zf.open_array(tx, "group/y")[...].tolist() == [[2.5, 2.5], [2.5, 2.5]]
     assert tx.state == "committed"
     assert zf.open_array(store, "x")[:4].tolist() == [1, 7, 7, 1]
@@ -87,9 +90,9 @@ def test_a_key_read_and_written_that_another_writer_changed_refuses_the_whole_co
     outside = _array(store)
     tx = zf.transaction(store)
     inside = zf.open_array(tx, "x", mode="r+")
-    inside[1] = 7        # a partial write of chunk 0: read, then written
-    inside[4:8] = 8      # chunk 1 whole: written without reading
-    outside[2] = 5       # another writer changes chunk 0 meanwhile
+    inside[1] = 7  # a partial write of chunk 0: read, then written
+    inside[4:8] = 8  # chunk 1 whole: written without reading
+    outside[2] = 5  # another writer changes chunk 0 meanwhile
     before = _snapshot(store)
     with pytest.raises(ConflictError) as caught:
         tx.commit()
@@ -158,6 +161,7 @@ def test_a_conflict_during_the_commit_puts_back_what_was_written(store):
 
     class ChangesYFirst(WrapperStore):
         """Another writer changes y/c/0 just before the commit writes it."""
+
         forwards_conditional_writes = True
 
         def _set_if(self, key, value, if_generation):
@@ -281,8 +285,13 @@ def test_a_finished_transaction_cannot_be_used(store):
     _array(store)
     tx = zf.transaction(store)
     tx.commit()
-    for use in (lambda: tx.get("x/zarr.json"), lambda: tx.set("k", b"v"), tx.commit, tx.abort,
-                lambda: list(tx.list_prefix(""))):
+    for use in (
+        lambda: tx.get("x/zarr.json"),
+        lambda: tx.set("k", b"v"),
+        tx.commit,
+        tx.abort,
+        lambda: list(tx.list_prefix("")),
+    ):
         with pytest.raises(TransactionError, match="committed; start a new one"):
             use()
 

@@ -59,18 +59,28 @@ def registered():
 
 @pytest.mark.parametrize("path", ["", "a", "a/b/c"])
 def test_wrap_receives_the_node_path_of_the_array(path):
-    array = zf.create_array(None, path, shape=(4,), chunks=(2,), dtype="int8",
-                            storage_transformers=[{"name": WithPath.name},
-                                                  {"name": WithKwargs.name}])
+    array = zf.create_array(
+        None,
+        path,
+        shape=(4,),
+        chunks=(2,),
+        dtype="int8",
+        storage_transformers=[{"name": WithPath.name}, {"name": WithKwargs.name}],
+    )
     array[:] = [1, 2, 3, 4]
     assert zf.open_array(array.store, path)[:].tolist() == [1, 2, 3, 4]
     assert set(SEEN) == {(WithPath.name, path), (WithKwargs.name, path)}
 
 
 def test_a_wrap_without_the_path_keyword_is_called_as_before():
-    array = zf.create_array(None, "x/y", shape=(4,), chunks=(2,), dtype="int8",
-                            storage_transformers=[{"name": OldStyle.name},
-                                                  {"name": WithPath.name}])
+    array = zf.create_array(
+        None,
+        "x/y",
+        shape=(4,),
+        chunks=(2,),
+        dtype="int8",
+        storage_transformers=[{"name": OldStyle.name}, {"name": WithPath.name}],
+    )
     array[:] = 7
     assert array[:].tolist() == [7] * 4
     assert set(SEEN) == {(OldStyle.name, "no path"), (WithPath.name, "x/y")}

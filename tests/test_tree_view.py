@@ -22,8 +22,7 @@ def root():
 
 def test_the_repr_is_the_drawing_and_str_ends_with_it(root):
     drawn = root.tree(plain=True)
-    expected = ("/\n├── a\n│   ├── deeper\n│   │   └── y (0,) int8\n│   └── x (2,) float64\n"
-                "└── b\n")
+    expected = "/\n├── a\n│   ├── deeper\n│   │   └── y (0,) int8\n│   └── x (2,) float64\n└── b\n"
     assert repr(drawn) == expected and str(drawn) == expected[:-1]
 
 

@@ -28,16 +28,22 @@ def store() -> MemoryStore:
     return store
 
 
-@pytest.mark.parametrize("opening", [
-    lambda s: zf.open_group(s, "g", mode="r"),
-    lambda s: zf.open_group(s, "g"),
-    lambda s: zf.open(s, "g", mode="r"),
-    lambda s: zf.open_array(s, "g/a", mode="r"),
-    lambda s: zf.open(s, "g/a"),
-])
+@pytest.mark.parametrize(
+    "opening",
+    [
+        lambda s: zf.open_group(s, "g", mode="r"),
+        lambda s: zf.open_group(s, "g"),
+        lambda s: zf.open(s, "g", mode="r"),
+        lambda s: zf.open_array(s, "g/a", mode="r"),
+        lambda s: zf.open(s, "g/a"),
+    ],
+)
 def test_every_open_at_or_below_a_marker_warns_naming_the_operation_and_still_reads(store, opening):
-    with pytest.warns(UnfinishedWriteWarning, match=r"\"to_zarr adding 'wind'\".*"
-                      r"g/__zarrforge_unfinished.json.*may be partial.*overwrite=True") as caught:
+    with pytest.warns(
+        UnfinishedWriteWarning,
+        match=r"\"to_zarr adding 'wind'\".*"
+        r"g/__zarrforge_unfinished.json.*may be partial.*overwrite=True",
+    ) as caught:
         node = opening(store)
     assert caught[0].message.unfinished.operation == "to_zarr adding 'wind'"
     assert caught[0].filename == __file__  # it points at the caller's open
@@ -65,6 +71,7 @@ def test_no_marker_no_warning_and_one_batched_read(store):
 def test_the_markers_below_a_path_are_found_with_one_listing(store):
     _killed(store, "new/deep", "create_array")
     assert [(m.path, m.operation) for m in unfinished_writes_below(store, "")] == [
-        ("g", "to_zarr adding 'wind'"), ("new/deep", "create_array")]
-    assert [m.key for m in unfinished_writes_below(store, "new")] == [
-        "new/deep/__zarrforge_unfinished.json"]
+        ("g", "to_zarr adding 'wind'"),
+        ("new/deep", "create_array"),
+    ]
+    assert [m.key for m in unfinished_writes_below(store, "new")] == ["new/deep/__zarrforge_unfinished.json"]

@@ -51,8 +51,9 @@ def _write_calls(path: str):
         "open_group(mode='w-')": lambda s: zf.open_group(s, path, mode="w-"),
         "open()": lambda s: zf.open(s, path),
         "open_array(shape=)": lambda s: zf.open_array(s, path, shape=(3,), dtype="int8"),
-        "open_array(mode='w-', shape=)": lambda s: zf.open_array(s, path, mode="w-", shape=(3,),
-                                                                 dtype="int8"),
+        "open_array(mode='w-', shape=)": lambda s: zf.open_array(
+            s, path, mode="w-", shape=(3,), dtype="int8"
+        ),
         "create_group()": lambda s: zf.create_group(s, path),
         "create_array()": lambda s: zf.create_array(s, path, shape=(3,), dtype="int8"),
         "create_array() below": lambda s: zf.create_array(s, below, shape=(3,), dtype="int8"),
@@ -63,8 +64,7 @@ def _write_calls(path: str):
 def _local_variant_tree(tmp_path, name):
     root = tmp_path / "data.zarr"
     zf.create_group(str(root), zarr_format=name)
-    array = zf.create_array(str(root), "v", shape=(4,), chunks=(2,), dtype="int16",
-                            zarr_format=name)
+    array = zf.create_array(str(root), "v", shape=(4,), chunks=(2,), dtype="int16", zarr_format=name)
     array[...] = np.arange(4)
     return root
 
@@ -74,8 +74,7 @@ def test_a_variant_node_is_never_written_over_by_a_reader_without_its_plugin(tmp
     with registry.formats.hidden(variant):
         for path in ("", "v"):
             for what, call in _write_calls(path).items():
-                before = {p.relative_to(root): p.read_bytes()
-                          for p in root.rglob("*") if p.is_file()}
+                before = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
                 with pytest.raises(UnreadableNodeError) as info:
                     call(str(root))
                 message = str(info.value)
@@ -86,24 +85,29 @@ def test_a_variant_node_is_never_written_over_by_a_reader_without_its_plugin(tmp
                 if what.endswith("below"):
                     assert "a new parent group would replace" in message, (what, message)
                 elif what.startswith("open"):  # finding no node it can open, it says so
-                    assert (message.startswith(f"cannot open {'/' + path!r}")
-                            or "overwrite=True" in message), (what, message)
+                    assert message.startswith(f"cannot open {'/' + path!r}") or "overwrite=True" in message, (
+                        what,
+                        message,
+                    )
                 else:
                     assert "overwrite=True" in message, (what, message)
-                after = {p.relative_to(root): p.read_bytes()
-                         for p in root.rglob("*") if p.is_file()}
+                after = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
                 assert after == before, f"{what} at {path!r} changed the store"
 
 
-def test_reading_a_node_no_installed_format_reads_names_it_instead_of_not_found(tmp_path,
-                                                                                 variant):
+def test_reading_a_node_no_installed_format_reads_names_it_instead_of_not_found(tmp_path, variant):
     root = _local_variant_tree(tmp_path, variant)
     with registry.formats.hidden(variant):
-        for call in (lambda: zf.open_array(str(root), "v", mode="r"),
-                     lambda: zf.open(str(root), "v", mode="r"),
-                     lambda: zf.open_group(str(root), mode="r")):
-            with pytest.raises(UnreadableNodeError, match="cannot open .* it holds .*zarr.json"
-                                                          r".*zarr_format '3-h4'") as info:
+        for call in (
+            lambda: zf.open_array(str(root), "v", mode="r"),
+            lambda: zf.open(str(root), "v", mode="r"),
+            lambda: zf.open_group(str(root), mode="r"),
+        ):
+            with pytest.raises(
+                UnreadableNodeError,
+                match="cannot open .* it holds .*zarr.json"
+                r".*zarr_format '3-h4'",
+            ) as info:
                 call()
             assert not isinstance(info.value, NodeNotFoundError)
     # with the plugin, the node reads as written
@@ -116,9 +120,10 @@ def test_overwrite_replaces_the_node_but_never_an_unreadable_ancestor(tmp_path, 
     root = _local_variant_tree(tmp_path, variant)
     before = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
     with registry.formats.hidden(variant):
-        for call in (lambda: zf.open_group(str(root), "v", mode="w"),
-                     lambda: zf.create_array(str(root), "v", shape=(2,), dtype="int8",
-                                             overwrite=True)):
+        for call in (
+            lambda: zf.open_group(str(root), "v", mode="w"),
+            lambda: zf.create_array(str(root), "v", shape=(2,), dtype="int8", overwrite=True),
+        ):
             with pytest.raises(UnreadableNodeError, match="its ancestor '/' holds 'zarr.json'"):
                 call()
     after = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
@@ -140,13 +145,17 @@ def test_overwrite_replaces_an_unreadable_node_and_what_was_below_it():
     assert array.path == "v"
 
 
-@pytest.mark.parametrize("hidden, writer, key, reader, provider", [
-    ("2", "3", ".zgroup", "'2'", "zarrforge-v2"),
-    ("draft-2022", "3", "zarr.json", "'draft-2022'", "zarrforge-draft2022"),
-    ("3", "2", "zarr.json", "'3'", "zarrforge-std"),
-])
+@pytest.mark.parametrize(
+    "hidden, writer, key, reader, provider",
+    [
+        ("2", "3", ".zgroup", "'2'", "zarrforge-v2"),
+        ("draft-2022", "3", "zarr.json", "'draft-2022'", "zarrforge-draft2022"),
+        ("3", "2", "zarr.json", "'3'", "zarrforge-std"),
+    ],
+)
 def test_a_hierarchy_of_a_format_not_installed_names_the_plugin_that_reads_it(
-        hidden, writer, key, reader, provider):
+    hidden, writer, key, reader, provider
+):
     store = MemoryStore()
     zf.create_group(store, zarr_format=hidden, attributes={"mine": True})
     zf.create_array(store, "a", shape=(2,), dtype="int8", zarr_format=hidden)[...] = 5
@@ -169,8 +178,7 @@ def test_what_the_document_says_is_shown_whatever_it_holds():
         b"{not json": "'n/zarr.json' (not JSON)",
         b"[1, 2]": "'n/zarr.json' (JSON list, not an object)",
         json.dumps({"zarr_format": 9}).encode(): "'n/zarr.json' (zarr_format 9)",
-        json.dumps({"node_type": "group"}).encode(): "'n/zarr.json' (no zarr_format, "
-                                                     "node_type 'group')",
+        json.dumps({"node_type": "group"}).encode(): "'n/zarr.json' (no zarr_format, node_type 'group')",
     }
     for value, shown in cases.items():
         store = MemoryStore()
@@ -185,8 +193,11 @@ def test_what_the_document_says_is_shown_whatever_it_holds():
 def test_a_damaged_document_of_an_installed_format_is_refused_not_replaced():
     store = MemoryStore()
     store.set("n/zarr.json", b"{damaged")
-    for call in (lambda: zf.open_group(store, "n"), lambda: zf.create_group(store, "n"),
-                 lambda: zf.open_array(store, "n", shape=(2,), dtype="int8")):
+    for call in (
+        lambda: zf.open_group(store, "n"),
+        lambda: zf.create_group(store, "n"),
+        lambda: zf.open_array(store, "n", shape=(2,), dtype="int8"),
+    ):
         with pytest.raises((ContainsNodeError, MetadataError)) as info:
             call()
         assert "n/zarr.json" in str(info.value) or "'/n'" in str(info.value)
@@ -196,12 +207,13 @@ def test_a_damaged_document_of_an_installed_format_is_refused_not_replaced():
     assert list(store.list()) == ["n/zarr.json"]
 
 
-def test_a_node_whose_format_plugin_is_installed_but_broken_is_never_written_over(
-        fake_distribution):
+def test_a_node_whose_format_plugin_is_installed_but_broken_is_never_written_over(fake_distribution):
     """The format that reads the document is installed but fails to import: its nodes are
     as unreadable as if it were absent, and the error says which plugin failed."""
-    fake_distribution("zf-broken-variant", {"zarrforge.formats": {
-        "test.broken-variant": "no_such_module_zf_variant:Format"}})
+    fake_distribution(
+        "zf-broken-variant",
+        {"zarrforge.formats": {"test.broken-variant": "no_such_module_zf_variant:Format"}},
+    )
     store = MemoryStore()
     document = {"zarr_format": "test.broken-variant", "node_type": "group"}
     store.set("g/zarr.json", json.dumps(document).encode())
@@ -219,10 +231,17 @@ def test_the_2022_drafts_empty_hierarchy_is_its_own_not_unreadable():
     """With the draft installed, its entry point alone (an empty hierarchy) is the draft's
     document and no node: opening finds nothing, and the draft creates its root there."""
     store = MemoryStore()
-    store.set("zarr.json", json.dumps({
-        "zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0",
-        "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0",
-        "metadata_key_suffix": ".json", "extensions": []}).encode())
+    store.set(
+        "zarr.json",
+        json.dumps(
+            {
+                "zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0",
+                "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0",
+                "metadata_key_suffix": ".json",
+                "extensions": [],
+            }
+        ).encode(),
+    )
     with pytest.raises(NodeNotFoundError) as info:
         zf.open(store, mode="r")
     assert not isinstance(info.value, UnreadableNodeError)

@@ -25,14 +25,16 @@ from zarrforge.testing.kit_store import KitMemoryStore
 # ZEP 8, with the scheme of each segment. Parsing does not need an adapter for them.
 STANDARD_EXAMPLES = [
     ("s3://bucket/path/to/archive.zip|zip:path/within/zip.zarr/|zarr3:", ("s3", "zip", "zarr3")),
-    ("file:///tmp/dataset.ocdbt/|ocdbt://2025-01-01T01:23:45.678Z/path/within/database",
-     ("file", "ocdbt")),
-    ("s3+https://example.com/path/to/database.icechunk/|icechunk://tag.v5/path/to/node/|zarr3:",
-     ("s3+https", "icechunk", "zarr3")),
-    ("vendor1-2.custom-1+proto.ext://[authority]/path?query/part?x",
-     ("vendor1-2.custom-1+proto.ext",)),
-    ("http://example.com/file|vendor1-2.custom+adapter:/path/within/adapter",
-     ("http", "vendor1-2.custom+adapter")),
+    ("file:///tmp/dataset.ocdbt/|ocdbt://2025-01-01T01:23:45.678Z/path/within/database", ("file", "ocdbt")),
+    (
+        "s3+https://example.com/path/to/database.icechunk/|icechunk://tag.v5/path/to/node/|zarr3:",
+        ("s3+https", "icechunk", "zarr3"),
+    ),
+    ("vendor1-2.custom-1+proto.ext://[authority]/path?query/part?x", ("vendor1-2.custom-1+proto.ext",)),
+    (
+        "http://example.com/file|vendor1-2.custom+adapter:/path/within/adapter",
+        ("http", "vendor1-2.custom+adapter"),
+    ),
     ("a.b:?", ("a.b",)),
     ("http://somehost/downloads/somefile.zip|zip:", ("http", "zip")),
     ("https://host/archive.zip|zip:path/in/outer.zip|zip:path/in/inner", ("https", "zip", "zip")),
@@ -47,10 +49,11 @@ STANDARD_EXAMPLES = [
     ("https://example.com/path/with:colon", ("https",)),
     ("http://[::ffff:127.0.0.1]", ("http",)),
     ("http://local%68ost", ("http",)),
-    ("file:///path/to/repo.zarr.icechunk/|icechunk:|zarr3:path/to/array/",
-     ("file", "icechunk", "zarr3")),
-    ("file:///path/to/repo.zarr.icechunk/|icechunk://FWWFQGAW742XMX0F5MF0/path/to/node/",
-     ("file", "icechunk")),
+    ("file:///path/to/repo.zarr.icechunk/|icechunk:|zarr3:path/to/array/", ("file", "icechunk", "zarr3")),
+    (
+        "file:///path/to/repo.zarr.icechunk/|icechunk://FWWFQGAW742XMX0F5MF0/path/to/node/",
+        ("file", "icechunk"),
+    ),
     ("file:/path/to/data.json|json:/abc~1def", ("file", "json")),
     ("memory:", ("memory",)),
     ("memory://path/to/resource", ("memory",)),
@@ -65,13 +68,16 @@ STANDARD_EXAMPLES = [
     ("file:/path/to/data.zstd|zstd", ("file", "zstd")),
     # ZEP 8
     ("https://server.example.com:1234/path/to/array", ("https",)),
-    ("gs://bucket/path/to/outer.zip|zip:path/to/inner.zip|zip:path/to/zarr/hierarchy|zarr3:path/to/array",
-     ("gs", "zip", "zip", "zarr3")),
+    (
+        "gs://bucket/path/to/outer.zip|zip:path/to/inner.zip|zip:path/to/zarr/hierarchy|zarr3:path/to/array",
+        ("gs", "zip", "zip", "zarr3"),
+    ),
     ("https://example.com/path/to/archive.zip|zip|zarr3", ("https", "zip", "zarr3")),
     ("file:///tmp/dataset.ocdbt/|ocdbt:@v1/path/within/database", ("file", "ocdbt")),
 ]
-ZEP8_RELATIVE = ("gs://bucket/path/to/outer.zip|zip:path/to/inner.zip|..:other/zarr/hierarchy"
-                 "|zarr3:path/to/array")
+ZEP8_RELATIVE = (
+    "gs://bucket/path/to/outer.zip|zip:path/to/inner.zip|..:other/zarr/hierarchy|zarr3:path/to/array"
+)
 
 
 def _upper_schemes(url: str) -> str:
@@ -102,9 +108,16 @@ def test_segment_parts_and_an_omitted_colon():
     assert (fmt.scheme, fmt.body, fmt.path()) == ("zarr3", "grp/arr", "grp/arr")
 
 
-@pytest.mark.parametrize("url", [
-    "/abs/path/data.zarr|zarr3:", "data.zip|zip:", "C:\\data\\x.zip|zip:",
-    "zip::s3://bucket/x.zip|zarr3:a", "~/d 100%.zarr|zarr3:"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/abs/path/data.zarr|zarr3:",
+        "data.zip|zip:",
+        "C:\\data\\x.zip|zip:",
+        "zip::s3://bucket/x.zip|zarr3:a",
+        "~/d 100%.zarr|zarr3:",
+    ],
+)
 def test_a_bare_path_or_fsspec_chain_root_has_no_scheme_and_stays_as_written(url):
     root = url_pipeline.parse(url)[0]
     assert root.scheme == "" and root.body == root.raw == url.split("|")[0]
@@ -123,17 +136,20 @@ def test_strings_without_a_separator_are_not_pipelines():
     assert url_pipeline.is_pipeline("memory:|zarr3:")
 
 
-@pytest.mark.parametrize("url,fragment", [
-    ("|zarr3:a", r"segment 1 of the URL pipeline '\|zarr3:a' is empty \(at the start\)"),
-    ("memory:|", r"segment 2 of the URL pipeline 'memory:\|' is empty \(at the end\)"),
-    ("memory:||zarr3:a", r"segment 2 .* is empty \(between '\|\|'\).*'scheme:body'.*%7C"),
-    ("memory:|1zip:", r"segment 2 '1zip:' .*'1zip' is not a URL scheme"),
-    ("memory:|zip :", r"segment 2 'zip :' .*'zip ' is not a URL scheme"),
-    ("memory:| zarr3:a", r"segment 2 ' zarr3:a' .*white space.*%20"),
-    ("memory:|zarr3:a#b", r"segment 2 'zarr3:a#b' .*fragment.*%23"),
-    ("memory:|zarr3:a%zz", r"segment 2 'zarr3:a%zz' .*percent-escape"),
-    ("memory:x%|zarr3:a", r"segment 1 'memory:x%' .*percent-escape"),
-])
+@pytest.mark.parametrize(
+    "url,fragment",
+    [
+        ("|zarr3:a", r"segment 1 of the URL pipeline '\|zarr3:a' is empty \(at the start\)"),
+        ("memory:|", r"segment 2 of the URL pipeline 'memory:\|' is empty \(at the end\)"),
+        ("memory:||zarr3:a", r"segment 2 .* is empty \(between '\|\|'\).*'scheme:body'.*%7C"),
+        ("memory:|1zip:", r"segment 2 '1zip:' .*'1zip' is not a URL scheme"),
+        ("memory:|zip :", r"segment 2 'zip :' .*'zip ' is not a URL scheme"),
+        ("memory:| zarr3:a", r"segment 2 ' zarr3:a' .*white space.*%20"),
+        ("memory:|zarr3:a#b", r"segment 2 'zarr3:a#b' .*fragment.*%23"),
+        ("memory:|zarr3:a%zz", r"segment 2 'zarr3:a%zz' .*percent-escape"),
+        ("memory:x%|zarr3:a", r"segment 1 'memory:x%' .*percent-escape"),
+    ],
+)
 def test_malformed_pipelines_name_the_segment_and_what_is_valid(url, fragment):
     with pytest.raises(URLPipelineError, match=fragment) as info:
         url_pipeline.parse(url)
@@ -141,18 +157,22 @@ def test_malformed_pipelines_name_the_segment_and_what_is_valid(url, fragment):
     assert info.value.url == url
 
 
-@pytest.mark.parametrize("body,fragment", [
-    ("a?x=1", r"takes a path and no query.*%3F"),
-    ("a/../b", r"'\.\.' component"),
-    ("a//b", r"empty, '\.' or '\.\.' component"),
-    ("a%FF", r"UTF-8"),
-])
+@pytest.mark.parametrize(
+    "body,fragment",
+    [
+        ("a?x=1", r"takes a path and no query.*%3F"),
+        ("a/../b", r"'\.\.' component"),
+        ("a//b", r"empty, '\.' or '\.\.' component"),
+        ("a%FF", r"UTF-8"),
+    ],
+)
 def test_bad_paths_in_a_segment_name_it(body, fragment):
     with pytest.raises(URLPipelineError, match=rf"segment 2 'zarr3:{re.escape(body)}'.*{fragment}"):
         zf.open_group(f"memory:|zarr3:{body}", mode="w")
 
 
 # --- resolution --------------------------------------------------------------------------
+
 
 def test_memory_zarr2_creates_and_reads_a_v2_array():
     array = zf.create_array("memory:pipe-v2|zarr2:a", shape=(6,), dtype="int32", chunks=(4,))
@@ -195,8 +215,11 @@ def test_a_format_segment_contradicting_zarr_format_names_both():
 
 
 def test_two_format_segments_that_disagree_are_refused():
-    with pytest.raises(URLPipelineError, match=r"segment 3 'zarr2:b'.*chooses zarr_format '2'.*"
-                                               r"'zarr3:a' before it chose '3'"):
+    with pytest.raises(
+        URLPipelineError,
+        match=r"segment 3 'zarr2:b'.*chooses zarr_format '2'.*"
+        r"'zarr3:a' before it chose '3'",
+    ):
         zf.create_group("memory:|zarr3:a|zarr2:b")
 
 
@@ -211,8 +234,11 @@ def test_file_roots_in_the_standards_forms(tmp_path, monkeypatch):
     target = tmp_path / "d d.zarr"
     zf.create_array(f"file:{tmp_path}/d%20d.zarr|zarr3:", shape=(3,), dtype="f4")[:] = 2
     assert (target / "zarr.json").is_file()
-    for url in (f"file://{tmp_path}/d%20d.zarr|zarr3:", f"file://localhost{tmp_path}/d%20d.zarr|zarr3",
-                f"{target}|zarr3:"):
+    for url in (
+        f"file://{tmp_path}/d%20d.zarr|zarr3:",
+        f"file://localhost{tmp_path}/d%20d.zarr|zarr3",
+        f"{target}|zarr3:",
+    ):
         np.testing.assert_array_equal(zf.open_array(url)[:], [2, 2, 2])
     monkeypatch.chdir(tmp_path)
     np.testing.assert_array_equal(zf.open_array("file:d%20d.zarr|zarr3:")[:], [2, 2, 2])
@@ -223,8 +249,11 @@ def test_file_roots_in_the_standards_forms(tmp_path, monkeypatch):
 
 
 def test_root_only_and_follower_only_adapters_say_where_they_belong():
-    with pytest.raises(URLPipelineError, match=r"segment 1 'zarr3:a'.*cannot start a pipeline.*"
-                                               r"'memory:\|zarr3:group/array'"):
+    with pytest.raises(
+        URLPipelineError,
+        match=r"segment 1 'zarr3:a'.*cannot start a pipeline.*"
+        r"'memory:\|zarr3:group/array'",
+    ):
         zf.open_group("zarr3:a|zarr3:b")
     with pytest.raises(URLPipelineError, match=r"segment 2 'memory:'.*only be the first segment"):
         zf.open_group("memory:|memory:")
@@ -270,6 +299,7 @@ def test_strings_without_a_separator_resolve_as_before(tmp_path, monkeypatch):
 
 # --- a third-party adapter, registered in-process ----------------------------------------
 
+
 class Counting(WrapperStore):
     """Counts reads; stands for any store a third party would wrap (a cache, a repo)."""
 
@@ -291,8 +321,7 @@ class CountingAdapter(URLAdapter):
 
     @classmethod
     def resolve(cls, base, segment, *, read_only, storage_options):
-        cls.seen.append((base.url if base else None, segment.raw, read_only,
-                         dict(storage_options)))
+        cls.seen.append((base.url if base else None, segment.raw, read_only, dict(storage_options)))
         if base is None:
             inner = resolve_store(f"memory://{segment.path()}", read_only=read_only)
             return PipelineState(Counting(inner))
@@ -334,8 +363,11 @@ def test_a_third_party_adapter_is_used_for_its_scheme(counting):
 
 
 def test_an_adapter_returning_something_else_is_named(counting):
-    with pytest.raises(URLPipelineError, match=r"URL adapter 'broken' .*Broken\) returned "
-                                               r".* not a PipelineState holding a Store"):
+    with pytest.raises(
+        URLPipelineError,
+        match=r"URL adapter 'broken' .*Broken\) returned "
+        r".* not a PipelineState holding a Store",
+    ):
         zf.open_group("memory:|broken:")
 
 
@@ -358,8 +390,11 @@ def test_every_store_scheme_is_a_root_without_an_adapter_of_its_own():
         group = zf.create_group("tokenstore://bucket/d|zarr3:g", storage_options={"token": "t"})
         assert isinstance(group.store, TokenStore) and group.path == "g"
         assert seen == [("tokenstore://bucket/d", False, {"token": "t"})]
-        with pytest.raises(URLPipelineError, match=r"segment 1 'tokenstore:bucket/d'.*a 'tokenstore' "
-                                                   r"root names its location after '//'"):
+        with pytest.raises(
+            URLPipelineError,
+            match=r"segment 1 'tokenstore:bucket/d'.*a 'tokenstore' "
+            r"root names its location after '//'",
+        ):
             zf.open_group("tokenstore:bucket/d|zarr3:g")
     finally:
         registry.stores.unregister("tokenstore")
@@ -368,7 +403,9 @@ def test_every_store_scheme_is_a_root_without_an_adapter_of_its_own():
 
 
 def test_an_adapter_must_be_a_url_adapter():
-    with pytest.raises(zf.errors.PluginLoadError, match="not a subclass of zarrforge.abc.url_adapter.URLAdapter"):
+    with pytest.raises(
+        zf.errors.PluginLoadError, match="not a subclass of zarrforge.abc.url_adapter.URLAdapter"
+    ):
         zf.register("url_adapters", "nope", object)
 
 
@@ -385,8 +422,7 @@ class _FileFinder(URLAdapter):
         directory = base.store.local_directory()
         if directory is None:
             raise segment.error("needs a local file before it")
-        cls.found.append(os.path.join(directory, *base.path.split("/")) if base.path
-                         else directory)
+        cls.found.append(os.path.join(directory, *base.path.split("/")) if base.path else directory)
         return base
 
 

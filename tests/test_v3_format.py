@@ -16,18 +16,32 @@ def _document(store, key="zarr.json"):
 
 
 def test_array_document_has_every_required_field_and_is_two_space_json():
-    a = zf.create_array(None, shape=(4, 6), dtype="float32", chunks=(2, 3), fill_value=1.5,
-                        dimension_names=["y", None], attributes={"a": 1})
+    a = zf.create_array(
+        None,
+        shape=(4, 6),
+        dtype="float32",
+        chunks=(2, 3),
+        fill_value=1.5,
+        dimension_names=["y", None],
+        attributes={"a": 1},
+    )
     raw = a.store.get("zarr.json").decode()
     assert raw.startswith('{\n  "zarr_format": 3,\n  "node_type": "array"')
     assert _document(a.store) == {
-        "zarr_format": 3, "node_type": "array", "shape": [4, 6], "data_type": "float32",
+        "zarr_format": 3,
+        "node_type": "array",
+        "shape": [4, 6],
+        "data_type": "float32",
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 3]}},
         "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
         "fill_value": 1.5,
-        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                   {"name": "zstd", "configuration": {"level": 0, "checksum": False}}],
-        "attributes": {"a": 1}, "dimension_names": ["y", None]}
+        "codecs": [
+            {"name": "bytes", "configuration": {"endian": "little"}},
+            {"name": "zstd", "configuration": {"level": 0, "checksum": False}},
+        ],
+        "attributes": {"a": 1},
+        "dimension_names": ["y", None],
+    }
 
 
 def test_short_hand_codec_names_are_read_and_written_back_as_objects():
@@ -44,24 +58,37 @@ def test_short_hand_codec_names_are_read_and_written_back_as_objects():
 
 def test_short_hand_names_in_the_api():
     a = zf.create_array(None, shape=(3,), dtype="int32", compressors=["gzip", "crc32c"])
-    assert a.metadata["codecs"][1:] == [{"name": "gzip", "configuration": {"level": 5}},
-                                        {"name": "crc32c"}]
+    assert a.metadata["codecs"][1:] == [{"name": "gzip", "configuration": {"level": 5}}, {"name": "crc32c"}]
 
 
-@pytest.mark.parametrize("encoding,shape,expected", [
-    ({"name": "default"}, (4, 4), {"c/0/0", "c/0/1", "c/1/0", "c/1/1"}),
-    ({"name": "default", "configuration": {"separator": "."}}, (4, 4), {"c.0.0", "c.0.1", "c.1.0", "c.1.1"}),
-    ({"name": "v2"}, (4, 4), {"0.0", "0.1", "1.0", "1.1"}),
-    ({"name": "v2", "configuration": {"separator": "/"}}, (4, 4), {"0/0", "0/1", "1/0", "1/1"}),
-    ({"name": "default"}, (), {"c"}),
-    ({"name": "v2"}, (), {"0"}),
-])
+@pytest.mark.parametrize(
+    "encoding,shape,expected",
+    [
+        ({"name": "default"}, (4, 4), {"c/0/0", "c/0/1", "c/1/0", "c/1/1"}),
+        (
+            {"name": "default", "configuration": {"separator": "."}},
+            (4, 4),
+            {"c.0.0", "c.0.1", "c.1.0", "c.1.1"},
+        ),
+        ({"name": "v2"}, (4, 4), {"0.0", "0.1", "1.0", "1.1"}),
+        ({"name": "v2", "configuration": {"separator": "/"}}, (4, 4), {"0/0", "0/1", "1/0", "1/1"}),
+        ({"name": "default"}, (), {"c"}),
+        ({"name": "v2"}, (), {"0"}),
+    ],
+)
 def test_chunk_key_encodings(encoding, shape, expected):
     store = MemoryStore()
-    a = zf.create_array(store, "arr", shape=shape, dtype="int8", chunks=(2, 2)[:len(shape)],
-                        chunk_key_encoding=encoding, compressors=None)
+    a = zf.create_array(
+        store,
+        "arr",
+        shape=shape,
+        dtype="int8",
+        chunks=(2, 2)[: len(shape)],
+        chunk_key_encoding=encoding,
+        compressors=None,
+    )
     a[...] = np.ones(shape, dtype="int8")
-    assert {k[len("arr/"):] for k in store.list_prefix("arr/")} - {"zarr.json"} == expected
+    assert {k[len("arr/") :] for k in store.list_prefix("arr/")} - {"zarr.json"} == expected
     assert a.nchunks_initialized == len(expected)
     assert set(a.stored_chunks()) == set(np.ndindex(*a.cdata_shape)) if shape else {()}
     assert zf.open_array(store, "arr")[...].tolist() == np.ones(shape, dtype="int8").tolist()
@@ -84,7 +111,9 @@ def test_group_with_null_consolidated_metadata_opens():
 
 def test_metadata_of_a_foreign_format_is_not_taken_for_v3():
     store = MemoryStore()
-    store.set("zarr.json", json.dumps({"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0"}).encode())
+    store.set(
+        "zarr.json", json.dumps({"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0"}).encode()
+    )
     with pytest.raises(zf.errors.NodeNotFoundError):
         zf.open(store, mode="r")
 

@@ -43,11 +43,9 @@ def test_a_range_past_the_end_agrees_only_with_a_version_that_ends_before_it() -
 
 
 def test_answers_all_past_the_end_come_back_for_the_store_to_name_the_version() -> None:
-    assert one_version([(b"", PastEnd(5)), (b"", PastEnd(9))], None, key="k") == (
-        [b"", b""], None)
+    assert one_version([(b"", PastEnd(5)), (b"", PastEnd(9))], None, key="k") == ([b"", b""], None)
     # with the store's look-up added (an empty answer naming the version and its size)
-    assert one_version([(b"", PastEnd(5)), (b"", "v1")], "v1", key="k", sizes={"v1": 4}) == (
-        [b"", b""], "v1")
+    assert one_version([(b"", PastEnd(5)), (b"", "v1")], "v1", key="k", sizes={"v1": 4}) == ([b"", b""], "v1")
     assert one_version([(b"", PastEnd(5)), (b"", "v2")], None, key="k", sizes={"v2": 9}) is None
     assert names_a_version("v1") and not names_a_version(PastEnd(0))
     assert not names_a_version(None) and not names_a_version(ABSENT)

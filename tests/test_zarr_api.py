@@ -25,14 +25,20 @@ def test_create_array_takes_name_and_data_as_zarr_python_does():
         zf.create_array(store, "v")
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"threads": "two"}, r"create_array\(\): threads='two'; give a positive int"),
-    ({"threads": 0}, r"threads=0; give a positive int"),
-    ({"write_empty_chunks": "yes"}, r"write_empty_chunks='yes'; give True or False"),
-    ({"bogus": 1}, r"create_array\(\) got an unexpected keyword argument 'bogus'; the array "
-                   r"options are \['order', 'read_only', 'threads', 'transformers', "
-                   r"'write_empty_chunks'\]"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"threads": "two"}, r"create_array\(\): threads='two'; give a positive int"),
+        ({"threads": 0}, r"threads=0; give a positive int"),
+        ({"write_empty_chunks": "yes"}, r"write_empty_chunks='yes'; give True or False"),
+        (
+            {"bogus": 1},
+            r"create_array\(\) got an unexpected keyword argument 'bogus'; the array "
+            r"options are \['order', 'read_only', 'threads', 'transformers', "
+            r"'write_empty_chunks'\]",
+        ),
+    ],
+)
 def test_runtime_options_are_checked_at_creation_before_anything_is_written(options, message):
     """``threads='two'`` used to be accepted and fail at the first write, inside the engine."""
     store = zf.create_group(None).store
@@ -42,9 +48,11 @@ def test_runtime_options_are_checked_at_creation_before_anything_is_written(opti
 
 
 def test_zarr_python_2_keywords_are_ignored_with_a_warning_or_refused_saying_why():
-    with pytest.warns(zf.errors.IgnoredKeywordWarning,
-                      match=r"zarrforge.create\(\): synchronizer= is ignored: writers need no "
-                            r"synchronizer"):
+    with pytest.warns(
+        zf.errors.IgnoredKeywordWarning,
+        match=r"zarrforge.create\(\): synchronizer= is ignored: writers need no "
+        r"synchronizer",
+    ):
         assert zf.zeros((3,), synchronizer=object())[:].tolist() == [0.0, 0.0, 0.0]
     with pytest.warns(zf.errors.IgnoredKeywordWarning, match=r"meta_array= is ignored"):
         zf.create((3,), meta_array=np.empty(()))
@@ -53,16 +61,18 @@ def test_zarr_python_2_keywords_are_ignored_with_a_warning_or_refused_saying_why
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         zf.create((3,), synchronizer=None, meta_array=None)  # not given: no warning
-    with pytest.raises(TypeError, match=r"zarrforge.create\(\) got unexpected keyword "
-                                        r"argument\(s\) \['colour'\]"):
+    with pytest.raises(
+        TypeError,
+        match=r"zarrforge.create\(\) got unexpected keyword "
+        r"argument\(s\) \['colour'\]",
+    ):
         zf.ones((3,), colour="red")
     with pytest.raises(ValueError, match=r"zarr_version=2 and zarr_format=3 disagree"):
         zf.create((3,), zarr_version=2, zarr_format=3)
 
 
 def test_compressor_dimension_separator_and_config_take_zarr_python_meanings():
-    v2 = zf.zeros((4, 4), chunks=(2, 2), dtype="i2", zarr_format=2, compressor=None,
-                  dimension_separator="/")
+    v2 = zf.zeros((4, 4), chunks=(2, 2), dtype="i2", zarr_format=2, compressor=None, dimension_separator="/")
     assert v2.compressors == () and v2.metadata_model.format_name == "2"
     v2[...] = 1
     assert sorted(v2.store.list()) == [".zarray", ".zattrs", "0/0", "0/1", "1/0", "1/1"]
@@ -83,8 +93,14 @@ def test_load_of_a_group_reads_each_array_when_looked_up():
 
 
 def test_from_array_of_an_array_keeps_its_chunks_shards_and_codecs():
-    source = zf.create_array(None, shape=(8, 8), chunks=(2, 2), shards=(4, 4), dtype="u2",
-                             compressors=[{"name": "gzip", "configuration": {"level": 1}}])
+    source = zf.create_array(
+        None,
+        shape=(8, 8),
+        chunks=(2, 2),
+        shards=(4, 4),
+        dtype="u2",
+        compressors=[{"name": "gzip", "configuration": {"level": 1}}],
+    )
     source[...] = np.arange(64, dtype="u2").reshape(8, 8)
     copied = zf.from_array(None, data=source, name="copy")
     assert (copied.chunks, copied.shards) == ((2, 2), (4, 4))
@@ -117,8 +133,11 @@ def test_selection_methods_refuse_zarr_python_buffers_and_read_fields():
     np.testing.assert_array_equal(array.get_basic_selection(slice(0, 2), fields="a"), [1, 2])
     with pytest.raises(TypeError, match=r"get_basic_selection\(\): out= is not supported"):
         array.get_basic_selection(..., out=np.empty(3, dtype=record))
-    with pytest.raises(TypeError, match=r"set_basic_selection\(\): fields= is supported when "
-                                        r"reading only"):
+    with pytest.raises(
+        TypeError,
+        match=r"set_basic_selection\(\): fields= is supported when "
+        r"reading only",
+    ):
         array.set_basic_selection(..., 0, fields="a")
 
 
@@ -146,8 +165,11 @@ def test_require_array_refuses_another_shape_or_dtype_naming_both():
 
 def test_open_and_open_array_take_zarr_python_modes_and_create():
     store = zf.create_group(None).store
-    with pytest.raises(zf.errors.NodeNotFoundError, match=r"no array at path '/a'.*"
-                                                          r"give shape= and dtype= to create"):
+    with pytest.raises(
+        zf.errors.NodeNotFoundError,
+        match=r"no array at path '/a'.*"
+        r"give shape= and dtype= to create",
+    ):
         zf.open_array(store, "a")
     created = zf.open_array(store, "a", shape=(4,), dtype="i2", chunks=(2,))  # mode "a"
     created[...] = 3
@@ -170,8 +192,11 @@ def test_open_creates_a_group_where_nothing_is_and_an_array_given_a_shape():
     assert isinstance(zf.open(store, "x", shape=(3,), dtype="u1"), zf.Array)
     with pytest.raises(zf.errors.NodeNotFoundError):
         zf.open(store, "nothing", mode="r")
-    with pytest.raises(TypeError, match=r"open\(\) got unexpected keyword argument\(s\) "
-                                        r"\['dtype'\]; creation arguments need shape="):
+    with pytest.raises(
+        TypeError,
+        match=r"open\(\) got unexpected keyword argument\(s\) "
+        r"\['dtype'\]; creation arguments need shape=",
+    ):
         zf.open(store, "y", dtype="u1")
     assert isinstance(zf.open(store, "x", mode="w"), zf.Group)  # "w" replaces, with a group
 
@@ -190,9 +215,11 @@ def test_opening_with_the_wrong_format_says_which_format_is_there():
     """Opening v2 data with zarr_format=3 said "no array or group"."""
     array = zf.create_array(None, shape=(2,), dtype="i4", zarr_format=2)
     for opener in (zf.open_array, zf.open, zf.open_group):
-        with pytest.raises(zf.errors.NodeOfAnotherFormatError,
-                           match=r"no Zarr 3 node at path '/'.*but a Zarr 2 node is there: open "
-                                 r"it with zarr_format='2'") as info:
+        with pytest.raises(
+            zf.errors.NodeOfAnotherFormatError,
+            match=r"no Zarr 3 node at path '/'.*but a Zarr 2 node is there: open "
+            r"it with zarr_format='2'",
+        ) as info:
             opener(array.store, zarr_format=3, mode="r")
         assert info.value.format_name == "2"
         assert isinstance(info.value, zf.errors.NodeNotFoundError)
@@ -209,10 +236,13 @@ def test_compressors_auto_warns_when_the_formats_default_compressor_is_not_insta
         codecs: frozenset = frozenset()
 
     monkeypatch.setattr(v3, "registry", Without)
-    with pytest.warns(UncompressedWarning, match=r"compressors='auto' for a Zarr 3 array means "
-                                                 r"'zstd', which no installed plugin provides.*"
-                                                 r"Install zarrforge-numcodecs \(pip install "
-                                                 r"'zarrforge\[standard\]'"):
+    with pytest.warns(
+        UncompressedWarning,
+        match=r"compressors='auto' for a Zarr 3 array means "
+        r"'zstd', which no installed plugin provides.*"
+        r"Install zarrforge-numcodecs \(pip install "
+        r"'zarrforge\[standard\]'",
+    ):
         array = zf.create_array(None, shape=(2,), dtype="i4")
     assert array.compressors == ()
     with warnings.catch_warnings():

@@ -39,29 +39,57 @@ CASES: list[tuple[str, dict[str, Any], Any, Any]] = [
     ("Float64", {}, "float64", "<f8"),
     ("Complex64", {}, "complex64", "<c8"),
     ("Complex128", {}, "complex128", "<c16"),
-    ("FixedLengthUTF32", {"length": 4},
-     {"name": "fixed_length_utf32", "configuration": {"length_bytes": 16}}, "<U4"),
+    (
+        "FixedLengthUTF32",
+        {"length": 4},
+        {"name": "fixed_length_utf32", "configuration": {"length_bytes": 16}},
+        "<U4",
+    ),
     ("VariableLengthUTF8", {}, "string", "|O"),
     ("VariableLengthBytes", {}, "variable_length_bytes", "|O"),
-    ("NullTerminatedBytes", {"length": 3},
-     {"name": "null_terminated_bytes", "configuration": {"length_bytes": 3}}, "|S3"),
-    ("RawBytes", {"length": 3}, {"name": "raw_bytes", "configuration": {"length_bytes": 3}},
-     "|V3"),
-    ("DateTime64", {"unit": "s", "scale_factor": 1},
-     {"name": "numpy.datetime64", "configuration": {"unit": "s", "scale_factor": 1}}, "<M8[s]"),
-    ("DateTime64", {"unit": "ms", "scale_factor": 10},
-     {"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 10}},
-     "<M8[10ms]"),
-    ("TimeDelta64", {"unit": "ns"},
-     {"name": "numpy.timedelta64", "configuration": {"unit": "ns", "scale_factor": 1}}, "<m8[ns]"),
-    ("TimeDelta64", {},
-     {"name": "numpy.timedelta64", "configuration": {"unit": "generic", "scale_factor": 1}},
-     "<m8"),
-    ("Struct", {"fields": (("a", "int16"), ("b", "float32"))},
-     {"name": "struct", "configuration": {"fields": [I16, F32]}}, [["a", "<i2"], ["b", "<f4"]]),
-    ("Structured", {"fields": (("a", "int16"), ("b", "float32"))},
-     {"name": "structured", "configuration": {"fields": [["a", "int16"], ["b", "float32"]]}},
-     [["a", "<i2"], ["b", "<f4"]]),
+    (
+        "NullTerminatedBytes",
+        {"length": 3},
+        {"name": "null_terminated_bytes", "configuration": {"length_bytes": 3}},
+        "|S3",
+    ),
+    ("RawBytes", {"length": 3}, {"name": "raw_bytes", "configuration": {"length_bytes": 3}}, "|V3"),
+    (
+        "DateTime64",
+        {"unit": "s", "scale_factor": 1},
+        {"name": "numpy.datetime64", "configuration": {"unit": "s", "scale_factor": 1}},
+        "<M8[s]",
+    ),
+    (
+        "DateTime64",
+        {"unit": "ms", "scale_factor": 10},
+        {"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 10}},
+        "<M8[10ms]",
+    ),
+    (
+        "TimeDelta64",
+        {"unit": "ns"},
+        {"name": "numpy.timedelta64", "configuration": {"unit": "ns", "scale_factor": 1}},
+        "<m8[ns]",
+    ),
+    (
+        "TimeDelta64",
+        {},
+        {"name": "numpy.timedelta64", "configuration": {"unit": "generic", "scale_factor": 1}},
+        "<m8",
+    ),
+    (
+        "Struct",
+        {"fields": (("a", "int16"), ("b", "float32"))},
+        {"name": "struct", "configuration": {"fields": [I16, F32]}},
+        [["a", "<i2"], ["b", "<f4"]],
+    ),
+    (
+        "Structured",
+        {"fields": (("a", "int16"), ("b", "float32"))},
+        {"name": "structured", "configuration": {"fields": [["a", "int16"], ["b", "float32"]]}},
+        [["a", "<i2"], ["b", "<f4"]],
+    ),
 ]
 # zarr-python writes these as Zarr v2; zarrforge's v2 format refuses a data type whose
 # .zarray would read back as another one ('|O' with vlen-bytes reads as 'bytes', '|V3' as
@@ -76,8 +104,9 @@ def _case_id(case: tuple[str, dict[str, Any], Any, Any]) -> str:
 def _face(name: str, kwargs: dict[str, Any]) -> Any:
     kwargs = dict(kwargs)
     if "fields" in kwargs:  # fields given as this module's objects, as zarr-python's are
-        kwargs["fields"] = tuple((n, zd.Int16() if t == "int16" else zd.Float32())
-                                 for n, t in kwargs["fields"])
+        kwargs["fields"] = tuple(
+            (n, zd.Int16() if t == "int16" else zd.Float32()) for n, t in kwargs["fields"]
+        )
     return getattr(zd, name)(**kwargs)
 
 
@@ -107,16 +136,19 @@ def test_a_new_v2_array_stores_the_dtype_zarr_python_stores(case):
 @pytest.mark.filterwarnings("ignore:The data type .* does not have a Zarr V3 specification")
 # the classes the installed zarr-python has (3.1 has no Struct; the literal cases above
 # cover every class against what zarr-python 3.4.2 writes)
-@pytest.mark.parametrize("case", [case for case in CASES
-                                  if hasattr(pytest.importorskip("zarr.dtype"), case[0])],
-                         ids=_case_id)
+@pytest.mark.parametrize(
+    "case", [case for case in CASES if hasattr(pytest.importorskip("zarr.dtype"), case[0])], ids=_case_id
+)
 def test_the_installed_zarr_python_writes_the_same_json_for_its_object(case):
     zarr_dtype = pytest.importorskip("zarr.dtype")
     name, kwargs, _, v2 = case
     ours = _face(name, kwargs)
     if "fields" in kwargs:
-        kwargs = {"fields": tuple((n, zarr_dtype.Int16() if t == "int16" else zarr_dtype.Float32())
-                                  for n, t in kwargs["fields"])}
+        kwargs = {
+            "fields": tuple(
+                (n, zarr_dtype.Int16() if t == "int16" else zarr_dtype.Float32()) for n, t in kwargs["fields"]
+            )
+        }
     theirs = getattr(zarr_dtype, name)(**kwargs)
     assert ours.to_json() == theirs.to_json(zarr_format=3)
     if name not in V2_REFUSED:  # zarr-python's own object as dtype= stores zarr-python's dtype
@@ -128,9 +160,14 @@ def test_the_installed_zarr_python_writes_the_same_json_for_its_object(case):
 BIG = {"name": "bytes", "configuration": {"endian": "big"}}
 
 
-@pytest.mark.parametrize("make", [lambda: zd.Int16(endianness="big"),
-                                  lambda: zd.FixedLengthUTF32(length=2, endianness="big"),
-                                  lambda: zd.DateTime64(unit="s", endianness="big")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: zd.Int16(endianness="big"),
+        lambda: zd.FixedLengthUTF32(length=2, endianness="big"),
+        lambda: zd.DateTime64(unit="s", endianness="big"),
+    ],
+)
 def test_big_endianness_is_refused_naming_the_serializer_that_stores_it(make):
     with pytest.raises(MetadataError, match="endianness must be 'little'.*serializer=") as caught:
         make()
@@ -139,8 +176,9 @@ def test_big_endianness_is_refused_naming_the_serializer_that_stores_it(make):
 
 def test_the_named_serializer_stores_big_endian_chunks_in_both_formats():
     store: dict = {}
-    array = zf.create_array(store, shape=(2,), chunks=(2,), dtype=zd.Int16(), zarr_format=2,
-                            compressors=None, serializer=BIG)
+    array = zf.create_array(
+        store, shape=(2,), chunks=(2,), dtype=zd.Int16(), zarr_format=2, compressors=None, serializer=BIG
+    )
     array[:] = [1, -2]
     assert json.loads(bytes(store[".zarray"]))["dtype"] == ">i2"
     assert bytes(store["0"]) == np.array([1, -2], dtype=">i2").tobytes()
@@ -156,8 +194,7 @@ def test_isinstance_tells_the_registered_types_apart():
     struct, legacy = (zd.Struct(fields=[("a", "i2")]), zd.Structured(fields=[("a", "i2")]))
     assert isinstance(struct, zd.Struct) and not isinstance(struct, zd.Structured)
     assert isinstance(legacy, zd.Structured) and not isinstance(legacy, zd.Struct)
-    assert not isinstance(zf.create_array({}, shape=(1,), dtype="bytes").data_type,
-                          zd.VariableLengthBytes)
+    assert not isinstance(zf.create_array({}, shape=(1,), dtype="bytes").data_type, zd.VariableLengthBytes)
     assert isinstance(zd.Int16(), zd.ZDType)
     assert not isinstance("int16", zd.Int16) and not isinstance(np.dtype("i2"), zd.Int16)
     zarr_dtype = pytest.importorskip("zarr.dtype")
@@ -170,8 +207,11 @@ BAD_CALLS: list[tuple[Callable[[], Any], str, str]] = [
     (lambda: zd.RawBytes(length=True), "length", "positive integer"),
     (lambda: zd.Struct(fields=[("a",)]), "fields[0]", "pair"),
     (lambda: zd.Struct(fields=[]), "fields", "non-empty"),
-    (lambda: zd.DateTime64(unit="parsec"), "zarrforge.dtype.DateTime64.configuration.unit",
-     "unit must be one of"),
+    (
+        lambda: zd.DateTime64(unit="parsec"),
+        "zarrforge.dtype.DateTime64.configuration.unit",
+        "unit must be one of",
+    ),
 ]
 
 
@@ -189,8 +229,16 @@ def test_only_keyword_arguments_as_in_zarr_python():
         zd.FixedLengthUTF32()  # type: ignore[call-arg]
 
 
-@pytest.mark.parametrize("name", ["data_type_registry", "DateTime64JSON_V3", "DTypeSpec_V2",
-                                  "check_dtype_spec_v2", "DataTypeValidationError"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "data_type_registry",
+        "DateTime64JSON_V3",
+        "DTypeSpec_V2",
+        "check_dtype_spec_v2",
+        "DataTypeValidationError",
+    ],
+)
 def test_a_name_not_supplied_says_why(name):
     with pytest.raises(AttributeError, match=f"does not supply zarr-python's '{name}': "):
         getattr(zd, name)
@@ -218,8 +266,8 @@ def test_parse_data_type_reads_what_dtype_takes():
 
 
 def test_importing_the_module_loads_no_data_type_plugin():
-    code = ("import sys, zarrforge.dtype\n"
-            "print(sorted(m for m in sys.modules if m.startswith('zarrforge_')))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=True)
+    code = "import sys, zarrforge.dtype\nprint(sorted(m for m in sys.modules if m.startswith('zarrforge_')))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     assert done.stdout.strip() == "[]"

@@ -15,14 +15,22 @@ import zarrforge as zf
 from zarrforge.errors import ContainsArrayError, ContainsGroupError, MetadataError
 
 GROUP = {"zarr_format": 3, "node_type": "group"}
-ARRAY = {"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "int8",
-         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
-         "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
-         "codecs": [{"name": "bytes"}], "attributes": {"x": 1}}
+ARRAY = {
+    "zarr_format": 3,
+    "node_type": "array",
+    "shape": [4],
+    "data_type": "int8",
+    "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+    "chunk_key_encoding": {"name": "default"},
+    "fill_value": 0,
+    "codecs": [{"name": "bytes"}],
+    "attributes": {"x": 1},
+}
 
 
 def test_new_names_are_top_level_and_exported():
     import zarrforge.api.synchronous as synchronous
+
     for name in ("create_hierarchy", "copy_all", "copy_store", "open_like"):
         assert name in zf.__all__ and callable(getattr(zf, name))
         assert name in synchronous.__all__ and getattr(synchronous, name) is getattr(zf, name)
@@ -74,10 +82,23 @@ def test_create_hierarchy_refuses_bad_input_naming_the_node_before_writing():
 
 def test_create_hierarchy_takes_v2_documents_with_their_attributes():
     store: dict = {}
-    zarray = {"zarr_format": 2, "shape": [3], "chunks": [3], "dtype": "<i4", "fill_value": 0,
-              "order": "C", "filters": None, "compressor": None, "attributes": {"k": "v"}}
-    made = dict(zf.create_hierarchy(store=store, nodes={
-        "g": {"zarr_format": 2, "node_type": "group", "attributes": {"n": 1}}, "g/arr": zarray}))
+    zarray = {
+        "zarr_format": 2,
+        "shape": [3],
+        "chunks": [3],
+        "dtype": "<i4",
+        "fill_value": 0,
+        "order": "C",
+        "filters": None,
+        "compressor": None,
+        "attributes": {"k": "v"},
+    }
+    made = dict(
+        zf.create_hierarchy(
+            store=store,
+            nodes={"g": {"zarr_format": 2, "node_type": "group", "attributes": {"n": 1}}, "g/arr": zarray},
+        )
+    )
     assert sorted(made) == ["", "g", "g/arr"]
     assert ".zgroup" in store and "g/arr/.zarray" in store
     assert made["g/arr"].attrs["k"] == "v" and made["g"].attrs["n"] == 1
@@ -173,8 +194,7 @@ def test_nested_chunks_and_shards_are_the_rectilinear_grid():
     z.append(np.arange(10.0))
     assert z.shape == (60,) and z.write_chunk_sizes == ((10, 20, 20, 10),)
     assert z[55] == 5.0
-    s = zf.create_array({}, shape=(120, 100), chunks=(10, 10), shards=[[60, 40, 20], [50, 50]],
-                        dtype="int32")
+    s = zf.create_array({}, shape=(120, 100), chunks=(10, 10), shards=[[60, 40, 20], [50, 50]], dtype="int32")
     s[:] = np.arange(12000, dtype="int32").reshape(120, 100)
     assert s.chunks == (10, 10) and s.write_chunk_sizes == ((60, 40, 20), (50, 50))
     assert s[69, 59] == 6959
@@ -196,17 +216,28 @@ def test_iter_chunk_regions_covers_each_chunk_once_in_c_order() -> None:
 
     array = zf.create((5, 4), chunks=(2, 3), dtype="i4")
     regions = list(array._iter_chunk_regions())
-    assert regions == [(slice(0, 2), slice(0, 3)), (slice(0, 2), slice(3, 4)),
-                       (slice(2, 4), slice(0, 3)), (slice(2, 4), slice(3, 4)),
-                       (slice(4, 5), slice(0, 3)), (slice(4, 5), slice(3, 4))]
+    assert regions == [
+        (slice(0, 2), slice(0, 3)),
+        (slice(0, 2), slice(3, 4)),
+        (slice(2, 4), slice(0, 3)),
+        (slice(2, 4), slice(3, 4)),
+        (slice(4, 5), slice(0, 3)),
+        (slice(4, 5), slice(3, 4)),
+    ]
     covered = np.zeros((5, 4), dtype=int)
     for region in regions:
         covered[region] += 1
     assert (covered == 1).all()
     assert list(array._iter_chunk_regions(origin=(1, 1), selection_shape=(2, 1))) == [
-        (slice(2, 4), slice(3, 4)), (slice(4, 5), slice(3, 4))]
+        (slice(2, 4), slice(3, 4)),
+        (slice(4, 5), slice(3, 4)),
+    ]
     sharded = zf.create_array({}, shape=(8,), chunks=(2,), shards=(4,), dtype="u1")
     assert [r[0] for r in sharded._iter_chunk_regions()] == [
-        slice(0, 2), slice(2, 4), slice(4, 6), slice(6, 8)]
+        slice(0, 2),
+        slice(2, 4),
+        slice(4, 6),
+        slice(6, 8),
+    ]
     with pytest.raises(IndexError, match="chunks 2..3 of dimension 0 are outside its 3 chunks"):
         list(array._iter_chunk_regions(origin=(2, 0), selection_shape=(2, 1)))

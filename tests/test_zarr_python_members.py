@@ -39,14 +39,13 @@ def test_group_open_and_array_open_find_the_node_at_the_root():
 
 
 def test_config_is_the_keywords_in_zarr_pythons_form():
-    arr = zf.create_array({}, shape=(4,), dtype="u1", config={"order": "F",
-                                                              "write_empty_chunks": True})
-    assert (arr.order, arr.config.write_empty_chunks, arr.config.read_missing_chunks) == (
-        "F", True, True)
+    arr = zf.create_array({}, shape=(4,), dtype="u1", config={"order": "F", "write_empty_chunks": True})
+    assert (arr.order, arr.config.write_empty_chunks, arr.config.read_missing_chunks) == ("F", True, True)
     store: dict = {}
     zf.create_array(store, shape=(4,), dtype="u1")
-    assert zf.open_array(store, mode="a", config={"write_empty_chunks": True}).config \
-        .write_empty_chunks is True
+    assert (
+        zf.open_array(store, mode="a", config={"write_empty_chunks": True}).config.write_empty_chunks is True
+    )
     assert zf.open(store, config={"order": "F"}).order == "F"
 
 
@@ -88,6 +87,7 @@ def test_array_classes_are_subscriptable_for_annotations_and_async_names_are_top
     assert typing.get_origin(zf.Array[typing.Any]) is zf.Array
     assert typing.get_origin(zf.AsyncArray[typing.Any]) is zf.AsyncArray
     import zarrforge.asyncio as zfa
+
     assert zf.AsyncGroup is zfa.AsyncGroup and "AsyncArray" in zf.__all__
 
 
@@ -205,10 +205,10 @@ def test_two_handles_on_one_node_are_equal_and_handles_on_others_are_not() -> No
     sub = group.create_group("sub")
     assert group["a"] == array and group["sub"] == sub and zf.open_group(store) == group
     assert len({array, group["a"]}) == 1
-    assert array != sub and group != sub and array != zf.group({}).create_array(
-        "a", shape=(3,), dtype="i4")  # the same document in another store
-    assert group.create_array("b", shape=(3,), dtype="i4") != group.create_array(
-        "c", shape=(3,), dtype="i4")
+    assert (
+        array != sub and group != sub and array != zf.group({}).create_array("a", shape=(3,), dtype="i4")
+    )  # the same document in another store
+    assert group.create_array("b", shape=(3,), dtype="i4") != group.create_array("c", shape=(3,), dtype="i4")
     assert group["a"] != group.create_array("a", shape=(4,), dtype="i4", overwrite=True)
 
     async def both() -> tuple[Any, Any]:
@@ -228,7 +228,8 @@ def test_zarr_pythons_asynchronous_names_are_coroutines_of_zarrforges_functions(
         assert inspect.iscoroutinefunction(getattr(asynchronous, name)), name
     assert set(synchronous.__all__) <= set(asynchronous.__all__)
     assert inspect.signature(asynchronous.full) == inspect.signature(zf.full).replace(
-        return_annotation=inspect.Signature.empty)
+        return_annotation=inspect.Signature.empty
+    )
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         asynchronous.no_such_name
 
@@ -241,11 +242,17 @@ async def _async_convenience_round_trip() -> dict[str, Any]:
     z = await za.zeros((4,), store=store, chunks=(2,), dtype="i2")
     seen["zeros"] = (type(z), (await z.getitem(slice(None))).tolist())
     seen["full_like"] = await (await za.full_like(z, fill_value=7, store={})).getitem(slice(None))
-    for name, call in [("ones", za.ones((2,))), ("empty", za.empty((2,))),
-                       ("full", za.full((2,), 3)), ("array", za.array([1, 2])),
-                       ("create", za.create((2,))), ("zeros_like", za.zeros_like(z)),
-                       ("ones_like", za.ones_like(z)), ("empty_like", za.empty_like(z)),
-                       ("from_array", za.from_array({}, data=[5, 6]))]:
+    for name, call in [
+        ("ones", za.ones((2,))),
+        ("empty", za.empty((2,))),
+        ("full", za.full((2,), 3)),
+        ("array", za.array([1, 2])),
+        ("create", za.create((2,))),
+        ("zeros_like", za.zeros_like(z)),
+        ("ones_like", za.ones_like(z)),
+        ("empty_like", za.empty_like(z)),
+        ("from_array", za.from_array({}, data=[5, 6])),
+    ]:
         seen[name] = type(await call)
     saved: dict = {}
     assert await za.save(saved, first=[1, 2], second=[3]) is None
@@ -276,8 +283,12 @@ def test_the_asynchronous_convenience_functions_run_and_return_async_faces():
     assert seen.pop("load_array") == [4, 5]
     assert "a (1,)" in seen.pop("tree")
     assert seen.pop("copy") == [0]
-    assert seen.pop("group") is seen.pop("consolidate_metadata") is seen.pop(
-        "open_consolidated") is zf.AsyncGroup
+    assert (
+        seen.pop("group")
+        is seen.pop("consolidate_metadata")
+        is seen.pop("open_consolidated")
+        is zf.AsyncGroup
+    )
     assert set(seen.values()) == {zf.AsyncArray}, seen
 
 

@@ -21,11 +21,17 @@ from zarrforge.abc.store import Store
 from zarrforge.errors import ReadOnlyError, StoreArgumentError, StoreError, UnknownExtensionError
 from zarrforge.storing.storage import resolve_store
 
-STORE_NAMES = {"LocalStore": "file", "MemoryStore": "memory", "ZipStore": "zip",
-               "FsspecStore": "s3", "ObjectStore": "obstore+memory"}
+STORE_NAMES = {
+    "LocalStore": "file",
+    "MemoryStore": "memory",
+    "ZipStore": "zip",
+    "FsspecStore": "s3",
+    "ObjectStore": "obstore+memory",
+}
 
 
 # --- the names ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name, registered", sorted(STORE_NAMES.items()))
 def test_each_name_is_the_registered_store_class(name, registered):
@@ -44,10 +50,12 @@ def test_from_import_gives_the_same_class():
 
 
 def test_importing_the_module_imports_no_plugin():
-    code = ("import sys, zarrforge.storage; "
-            "print(sorted(m for m in sys.modules if m.startswith('zarrforge_')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    code = (
+        "import sys, zarrforge.storage; print(sorted(m for m in sys.modules if m.startswith('zarrforge_')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"
 
 
@@ -57,13 +65,16 @@ def test_an_unknown_name_is_an_attribute_error_listing_the_names():
     assert not hasattr(zarr.storage, "Nope")
 
 
-@pytest.mark.parametrize("name, why", [
-    ("WrapperStore", "zarrforge.abc.store.WrapperStore"),
-    ("LoggingStore", "RequestCounter"),
-    ("GpuMemoryStore", "GPU"),
-    ("ManagedMemoryStore", "memory://NAME"),
-    ("make_store_path", "StorePath"),
-])
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("WrapperStore", "zarrforge.abc.store.WrapperStore"),
+        ("LoggingStore", "RequestCounter"),
+        ("GpuMemoryStore", "GPU"),
+        ("ManagedMemoryStore", "memory://NAME"),
+        ("make_store_path", "StorePath"),
+    ],
+)
 def test_names_not_supplied_say_why(name, why):
     with pytest.raises(AttributeError, match=f"zarrforge.storage has no '{name}'.*{why}"):
         getattr(zarr.storage, name)
@@ -79,11 +90,11 @@ def test_isinstance_with_the_names(tmp_path):
     array = zarr.create_array(str(tmp_path / "a.zarr"), shape=(2,), dtype="i4")
     assert isinstance(array.store, zarr.storage.LocalStore)
     assert not isinstance(array.store, zarr.storage.MemoryStore)
-    assert isinstance(zarr.create_array(None, shape=(2,), dtype="i4").store,
-                      zarr.storage.MemoryStore)
+    assert isinstance(zarr.create_array(None, shape=(2,), dtype="i4").store, zarr.storage.MemoryStore)
 
 
 # --- LocalStore --------------------------------------------------------------------------
+
 
 def test_local_store_read_only(tmp_path):
     root = tmp_path / "data" / "foo" / "bar"
@@ -100,6 +111,7 @@ def test_local_store_read_only(tmp_path):
 
 
 # --- ZipStore ----------------------------------------------------------------------------
+
 
 def test_zip_store_written_then_read_from_an_open_file(tmp_path):
     path = tmp_path / "data.zip"
@@ -163,11 +175,14 @@ def test_zip_store_in_a_bytes_buffer(tmp_path):
     np.testing.assert_array_equal(array[:], [1, 2, 3])
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"mode": "rw"}, ValueError, "mode='rw' is not valid; valid: 'r'"),
-    ({"mode": "r", "read_only": False}, ValueError, "contradict"),
-    ({"mode": "w", "read_only": True}, ValueError, "contradict"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"mode": "rw"}, ValueError, "mode='rw' is not valid; valid: 'r'"),
+        ({"mode": "r", "read_only": False}, ValueError, "contradict"),
+        ({"mode": "w", "read_only": True}, ValueError, "contradict"),
+    ],
+)
 def test_zip_store_bad_arguments_are_refused(tmp_path, kwargs, error, match):
     with pytest.raises(error, match=match):
         zarr.storage.ZipStore(tmp_path / "data.zip", **kwargs)
@@ -195,6 +210,7 @@ def test_zip_store_mode_w_refuses_an_archive_a_writer_holds(tmp_path):
 
 # --- MemoryStore -------------------------------------------------------------------------
 
+
 def test_memory_store_writes_land_in_the_dict():
     data: dict[str, bytes] = {}
     store = zarr.storage.MemoryStore(data)
@@ -213,21 +229,24 @@ def test_memory_store_data_keyword_still_works_and_read_only_refuses():
         view.set("k", b"w")
     assert data == {"k": b"v"}
     with pytest.raises(ReadOnlyError):
-        zarr.create_array(store=zarr.storage.MemoryStore({}, read_only=True), shape=(1,),
-                          dtype="i1")
+        zarr.create_array(store=zarr.storage.MemoryStore({}, read_only=True), shape=(1,), dtype="i1")
 
 
-@pytest.mark.parametrize("args, kwargs, match", [
-    (({},), {"data": {}}, "not both"),
-    (([("k", b"v")],), {}, "takes a dict.*got builtins.list"),
-    (({"k": bytearray(b"v")},), {}, "key 'k' holds a builtins.bytearray"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, match",
+    [
+        (({},), {"data": {}}, "not both"),
+        (([("k", b"v")],), {}, "takes a dict.*got builtins.list"),
+        (({"k": bytearray(b"v")},), {}, "key 'k' holds a builtins.bytearray"),
+    ],
+)
 def test_memory_store_bad_dicts_are_refused(args, kwargs, match):
     with pytest.raises(StoreArgumentError, match=match):
         zarr.storage.MemoryStore(*args, **kwargs)
 
 
 # --- FsspecStore -------------------------------------------------------------------------
+
 
 @pytest.fixture
 def memory_fs():
@@ -241,8 +260,7 @@ def memory_fs():
 def test_fsspec_store_from_url_with_storage_options(memory_fs):
     # ("memory://" alone is zarrforge's own memory store; "fsspec+memory://" is fsspec's)
     zarr.create_array("fsspec+memory://bucket/path", shape=(2,), dtype="i4")[:] = [4, 5]
-    store = zarr.storage.FsspecStore.from_url("memory://bucket/path", read_only=True,
-                                              storage_options={})
+    store = zarr.storage.FsspecStore.from_url("memory://bucket/path", read_only=True, storage_options={})
     assert isinstance(store, zarr.storage.FsspecStore) and store.read_only
     np.testing.assert_array_equal(zarr.open_array(store, mode="r")[:], [4, 5])
     with pytest.raises(ReadOnlyError):
@@ -274,6 +292,7 @@ def test_fsspec_store_arguments_are_checked(memory_fs):
 
 # --- ObjectStore -------------------------------------------------------------------------
 
+
 def test_object_store_over_an_obstore_memory_store():
     obstore_store = pytest.importorskip("obstore.store", reason="obstore is not installed")
     store = zarr.storage.ObjectStore(obstore_store.MemoryStore())
@@ -288,14 +307,14 @@ def test_object_store_over_an_obstore_memory_store():
 
 # --- StorePath ---------------------------------------------------------------------------
 
+
 def test_store_path_as_a_store_argument():
     store = zarr.storage.MemoryStore()
     node = zarr.storage.StorePath(store, path="a/b")
     zarr.create_array(store=node, shape=(2,), dtype="i4")[:] = [1, 2]
     assert store.exists("a/b/zarr.json")
     np.testing.assert_array_equal(zarr.open_array(node, mode="r")[:], [1, 2])
-    np.testing.assert_array_equal(zarr.open_group(zarr.storage.StorePath(store, "a"))["b"][:],
-                                  [1, 2])
+    np.testing.assert_array_equal(zarr.open_group(zarr.storage.StorePath(store, "a"))["b"][:], [1, 2])
     # the caller's path= goes below the StorePath's
     zarr.create_group(zarr.storage.StorePath(store, "a"), path="c")
     assert store.exists("a/c/zarr.json")
@@ -306,8 +325,7 @@ def test_store_path_joins_compares_and_shows():
     root = zarr.storage.StorePath(store)
     assert root.path == "" and (root / "a" / "b/c").path == "a/b/c"
     assert zarr.storage.StorePath(store, "/a/b/") == root / "a/b"
-    assert zarr.storage.StorePath(store, "a") != zarr.storage.StorePath(zarr.storage.MemoryStore(),
-                                                                        "a")
+    assert zarr.storage.StorePath(store, "a") != zarr.storage.StorePath(zarr.storage.MemoryStore(), "a")
     assert len({root / "a", zarr.storage.StorePath(store, "a")}) == 1
     assert repr(root / "a") == f"StorePath({store!r}, path='a')"
     assert root.read_only is False

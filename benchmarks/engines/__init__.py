@@ -46,8 +46,7 @@ INTERPRETERS = {"zarrs-python": "ZARRFORGE_BENCH_ZARRS_PYTHON"}
 def available() -> tuple[str, ...]:
     """The engines a run measures by default: every engine, except those needing an
     interpreter of their own when the variable naming it is unset."""
-    return tuple(name for name in MODULES
-                 if name not in INTERPRETERS or os.environ.get(INTERPRETERS[name]))
+    return tuple(name for name in MODULES if name not in INTERPRETERS or os.environ.get(INTERPRETERS[name]))
 
 
 def interpreter(name: str, default: str) -> str:

@@ -40,27 +40,48 @@ def metadata(spec: ArraySpec, attributes: dict[str, Any] | None = None) -> dict[
         codecs.append({"name": "zstd", "configuration": {"level": spec.zstd_level, "checksum": False}})
     grid = spec.chunks
     if spec.shards is not None:
-        codecs = [{"name": "sharding_indexed", "configuration": {
-            "chunk_shape": list(spec.chunks), "codecs": codecs,
-            "index_codecs": [_BYTES, {"name": "crc32c"}], "index_location": "end"}}]
+        codecs = [
+            {
+                "name": "sharding_indexed",
+                "configuration": {
+                    "chunk_shape": list(spec.chunks),
+                    "codecs": codecs,
+                    "index_codecs": [_BYTES, {"name": "crc32c"}],
+                    "index_location": "end",
+                },
+            }
+        ]
         grid = spec.shards
     meta: dict[str, Any] = {
-        "shape": list(spec.shape), "data_type": spec.dtype,
+        "shape": list(spec.shape),
+        "data_type": spec.dtype,
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(grid)}},
-        "chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": codecs}
+        "chunk_key_encoding": {"name": "default"},
+        "fill_value": 0,
+        "codecs": codecs,
+    }
     if attributes is not None:
         meta["attributes"] = attributes
     return meta
 
 
 def _create(path: str, spec: ArraySpec, context: Any, attributes: dict[str, Any] | None = None) -> Any:
-    return ts.open({"driver": "zarr3", "kvstore": _kvstore(path), "metadata": metadata(spec, attributes),
-                    "create": True, "delete_existing": True}, context=context).result()
+    return ts.open(
+        {
+            "driver": "zarr3",
+            "kvstore": _kvstore(path),
+            "metadata": metadata(spec, attributes),
+            "create": True,
+            "delete_existing": True,
+        },
+        context=context,
+    ).result()
 
 
 def _open(path: str, context: Any) -> Any:
-    return ts.open({"driver": "zarr3", "kvstore": _kvstore(path), "open": True}, read=True,
-                   context=context).result()
+    return ts.open(
+        {"driver": "zarr3", "kvstore": _kvstore(path), "open": True}, read=True, context=context
+    ).result()
 
 
 def context_spec(threads: int | None) -> dict[str, Any]:
@@ -106,8 +127,13 @@ class Engine:
         found = kv.read("zarr.json").result()
         if found.state != "value" or json.loads(found.value).get("node_type") != "group":
             raise FileNotFoundError(f"no zarr v3 group at {path}")
-        names = sorted({key[:-len(b"/zarr.json")].decode() for key in kv.list().result()
-                        if key.endswith(b"/zarr.json") and key.count(b"/") == 1})
+        names = sorted(
+            {
+                key[: -len(b"/zarr.json")].decode()
+                for key in kv.list().result()
+                if key.endswith(b"/zarr.json") and key.count(b"/") == 1
+            }
+        )
         out = {}
         for name in names:
             spec = _open(f"{path}/{name}", context).spec().to_json()
@@ -117,11 +143,15 @@ class Engine:
     def configuration(self) -> dict[str, Any]:
         # read back from a context made as the operations make theirs ({}: a default)
         context = self._context()
-        limits = {name: context[name].to_json() for name in ("data_copy_concurrency",
-                                                             "file_io_concurrency")}
+        limits = {name: context[name].to_json() for name in ("data_copy_concurrency", "file_io_concurrency")}
         copy_limit = limits["data_copy_concurrency"].get("limit")
-        return {"version": importlib_metadata.version("tensorstore"),
-                "threads": copy_limit if isinstance(copy_limit, int) else None,
-                "context_limits": limits,
-                "context": (f"a new tensorstore.Context({self._spec}) per operation" if self._spec
-                            else "a new tensorstore.Context() (defaults) per operation")}
+        return {
+            "version": importlib_metadata.version("tensorstore"),
+            "threads": copy_limit if isinstance(copy_limit, int) else None,
+            "context_limits": limits,
+            "context": (
+                f"a new tensorstore.Context({self._spec}) per operation"
+                if self._spec
+                else "a new tensorstore.Context() (defaults) per operation"
+            ),
+        }

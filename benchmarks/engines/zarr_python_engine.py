@@ -21,8 +21,15 @@ from ..data import ArraySpec
 
 def _options(spec: ArraySpec) -> dict[str, Any]:
     compressors = None if spec.zstd_level is None else ZstdCodec(level=spec.zstd_level, checksum=False)
-    return {"shape": spec.shape, "dtype": spec.dtype, "chunks": spec.chunks, "shards": spec.shards,
-                "compressors": compressors, "serializer": BytesCodec(endian="little"), "fill_value": 0}
+    return {
+        "shape": spec.shape,
+        "dtype": spec.dtype,
+        "chunks": spec.chunks,
+        "shards": spec.shards,
+        "compressors": compressors,
+        "serializer": BytesCodec(endian="little"),
+        "fill_value": 0,
+    }
 
 
 def _pool_size() -> int | None:
@@ -61,9 +68,11 @@ class Engine:
         return {name: node.attrs.asdict() for name, node in group.members()}
 
     def configuration(self) -> dict[str, Any]:
-        return {"version": zarr.__version__,
-                "threads": _pool_size() or zarr.config.get("threading.max_workers"),
-                "async": dict(zarr.config.get("async")),
-                "threading": dict(zarr.config.get("threading")),
-                "codec_pipeline": dict(zarr.config.get("codec_pipeline")),
-                "write_empty_chunks": zarr.config.get("array.write_empty_chunks")}
+        return {
+            "version": zarr.__version__,
+            "threads": _pool_size() or zarr.config.get("threading.max_workers"),
+            "async": dict(zarr.config.get("async")),
+            "threading": dict(zarr.config.get("threading")),
+            "codec_pipeline": dict(zarr.config.get("codec_pipeline")),
+            "write_empty_chunks": zarr.config.get("array.write_empty_chunks"),
+        }

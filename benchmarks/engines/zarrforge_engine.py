@@ -27,10 +27,18 @@ def _compressors(spec: ArraySpec) -> list[dict[str, Any]] | None:
 
 
 def _create(store: Any, path: str, spec: ArraySpec, attributes: dict[str, Any] | None = None) -> Any:
-    return zf.create_array(store, path, shape=spec.shape, dtype=spec.dtype, chunks=spec.chunks,
-                           shards=spec.shards, compressors=_compressors(spec),
-                           serializer={"name": "bytes", "configuration": {"endian": "little"}},
-                           fill_value=0, attributes=attributes)
+    return zf.create_array(
+        store,
+        path,
+        shape=spec.shape,
+        dtype=spec.dtype,
+        chunks=spec.chunks,
+        shards=spec.shards,
+        compressors=_compressors(spec),
+        serializer={"name": "bytes", "configuration": {"endian": "little"}},
+        fill_value=0,
+        attributes=attributes,
+    )
 
 
 class Engine:
@@ -55,10 +63,16 @@ class Engine:
     def create_group(self, path: str, members: dict[str, dict[str, Any]], spec: ArraySpec) -> None:
         group = zf.create_group(path)
         for name, attributes in members.items():
-            group.create_array(name, shape=spec.shape, dtype=spec.dtype, chunks=spec.chunks,
-                               compressors=_compressors(spec),
-                               serializer={"name": "bytes", "configuration": {"endian": "little"}},
-                               fill_value=0, attributes=attributes)
+            group.create_array(
+                name,
+                shape=spec.shape,
+                dtype=spec.dtype,
+                chunks=spec.chunks,
+                compressors=_compressors(spec),
+                serializer={"name": "bytes", "configuration": {"endian": "little"}},
+                fill_value=0,
+                attributes=attributes,
+            )
 
     def list_group(self, path: str) -> dict[str, dict[str, Any]]:
         group = zf.open_group(path, mode="r")
@@ -66,5 +80,9 @@ class Engine:
 
     def configuration(self) -> dict[str, Any]:
         settings = zf.config.get()
-        return {"version": zf.__version__, "threads": settings.threads,
-                "write_empty_chunks": settings.write_empty_chunks, "order": settings.order}
+        return {
+            "version": zf.__version__,
+            "threads": settings.threads,
+            "write_empty_chunks": settings.write_empty_chunks,
+            "order": settings.order,
+        }

@@ -35,11 +35,15 @@ class Engine(ZarrPythonEngine):
     def __init__(self, threads: int | None = None) -> None:
         super().__init__(threads)
         if threads is not None:
-            zarr.config.set({"codec_pipeline.chunk_concurrent_maximum": threads,
-                             "codec_pipeline.chunk_concurrent_minimum": min(4, threads),
-                             # zarr-python 3.4's own pool for its Python codec pipeline, which
-                             # zarrs falls back to for what it cannot do itself
-                             "codec_pipeline.max_workers": threads})
+            zarr.config.set(
+                {
+                    "codec_pipeline.chunk_concurrent_maximum": threads,
+                    "codec_pipeline.chunk_concurrent_minimum": min(4, threads),
+                    # zarr-python 3.4's own pool for its Python codec pipeline, which
+                    # zarrs falls back to for what it cannot do itself
+                    "codec_pipeline.max_workers": threads,
+                }
+            )
 
     def configuration(self) -> dict[str, Any]:
         import importlib.metadata as metadata
@@ -47,6 +51,9 @@ class Engine(ZarrPythonEngine):
         # "threads": what zarrs passes as num_threads (None: the Rust side's default, the
         # CPUs); "codec_pipeline" holds the chunk_concurrent_* bounds when set.
         base = super().configuration()
-        return {**base, "zarrs": metadata.version("zarrs"),
-                "threads": zarr.config.get("threading.max_workers"),
-                "python_pool_threads": base["threads"]}
+        return {
+            **base,
+            "zarrs": metadata.version("zarrs"),
+            "threads": zarr.config.get("threading.max_workers"),
+            "python_pool_threads": base["threads"],
+        }

@@ -31,11 +31,11 @@ V3_DOC = "zarr.json"
 
 @dataclass(frozen=True)
 class Node:
-    case: str        # "<source>/<relative directory>"
+    case: str  # "<source>/<relative directory>"
     source: str
-    store: Path      # hierarchy root directory
-    path: str        # node path inside the store ("" for the root)
-    kind: str        # "array" or "group"
+    store: Path  # hierarchy root directory
+    path: str  # node path inside the store ("" for the root)
+    kind: str  # "array" or "group"
     zarr_format: int  # 2 or 3
 
     @property
@@ -71,9 +71,16 @@ def discover() -> list[Node]:
             while root.parent != source_dir and node_kind(root.parent) is not None:
                 root = root.parent
             rel = directory.relative_to(root).as_posix()
-            nodes.append(Node(case=f"{source_dir.name}/{directory.relative_to(source_dir).as_posix()}",
-                              source=source_dir.name, store=root,
-                              path="" if rel == "." else rel, kind=found[0], zarr_format=found[1]))
+            nodes.append(
+                Node(
+                    case=f"{source_dir.name}/{directory.relative_to(source_dir).as_posix()}",
+                    source=source_dir.name,
+                    store=root,
+                    path="" if rel == "." else rel,
+                    kind=found[0],
+                    zarr_format=found[1],
+                )
+            )
     return sorted(nodes, key=lambda n: n.case)
 
 

@@ -71,8 +71,12 @@ def summarize_array(values: Any) -> dict[str, Any]:
         payload = np.ascontiguousarray(arr.astype(le, copy=False)).tobytes()
     digest = hashlib.sha256(json.dumps(list(arr.shape)).encode() + b"|" + payload).hexdigest()
     flat = arr.reshape(-1)
-    return {"shape": list(arr.shape), "dtype": dtype, "sha256": digest,
-            "first": [_json_value(flat[i]) for i in range(min(SAMPLES, flat.size))]}
+    return {
+        "shape": list(arr.shape),
+        "dtype": dtype,
+        "sha256": digest,
+        "first": [_json_value(flat[i]) for i in range(min(SAMPLES, flat.size))],
+    }
 
 
 def _json_safe(obj: Any) -> Any:

@@ -70,8 +70,10 @@ def read_zarr3(node: _corpus.Node) -> dict[str, Any]:
 def read_tensorstore(node: _corpus.Node) -> dict[str, Any]:
     import tensorstore as ts
 
-    spec = {"driver": "zarr3" if node.zarr_format == 3 else "zarr",
-            "kvstore": {"driver": "file", "path": str(node.directory) + "/"}}
+    spec = {
+        "driver": "zarr3" if node.zarr_format == 3 else "zarr",
+        "kvstore": {"driver": "file", "path": str(node.directory) + "/"},
+    }
     return summarize_array(ts.open(spec, read=True, open=True).result().read().result())
 
 
@@ -106,8 +108,13 @@ def zarr2_python() -> Path:
 
 def read_all_zarr2(nodes: list[_corpus.Node]) -> dict[str, Any]:
     request = [[n.case, str(n.store), n.path, n.kind] for n in nodes if n.zarr_format == 2]
-    done = subprocess.run([str(zarr2_python()), "-c", _ZARR2_SCRIPT, str(HERE)],
-                          input=json.dumps(request), capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [str(zarr2_python()), "-c", _ZARR2_SCRIPT, str(HERE)],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
@@ -136,8 +143,7 @@ def read_writer_description(node: _corpus.Node) -> dict[str, Any] | None:
     if not rows or [len(rows), len(rows[0])] != shape:
         return None
     data_type = document.get("data_type", {})
-    nested = isinstance(data_type, dict) and \
-        (data_type.get("configuration") or {}).get("name") == "optional"
+    nested = isinstance(data_type, dict) and (data_type.get("configuration") or {}).get("name") == "optional"
 
     def element(cell: str) -> Any:
         if cell == "N":
@@ -187,7 +193,7 @@ def _attempt(read: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any] | None,
 def reference_peer(manifest: dict[str, Any], node: _corpus.Node) -> str:
     """The peer named by the manifest for the node's writer (longest matching prefix)."""
     source = next(s for s in manifest["sources"] if s["id"] == node.source)
-    relative = node.case[len(node.source) + 1:]
+    relative = node.case[len(node.source) + 1 :]
     matches = [w for w in source["writers"] if (relative + "/").startswith(w["prefix"])]
     if not matches:
         sys.exit(f"manifest.json: no writer of source {node.source!r} covers {relative!r}")
@@ -233,7 +239,8 @@ def record(nodes: list[_corpus.Node], manifest: dict[str, Any]) -> dict[str, Any
                 differ = sorted(k for k in summary if summary[k] != results[reference][0].get(k))
                 peers[name] = "reads, differs in " + ", ".join(differ)
         expected[node.case] = {
-            "kind": node.kind, "zarr_format": node.zarr_format,
+            "kind": node.kind,
+            "zarr_format": node.zarr_format,
             "reference": reference,
             "expected": results[reference][0] if reference else None,
             "peers": peers,
@@ -243,8 +250,9 @@ def record(nodes: list[_corpus.Node], manifest: dict[str, Any]) -> dict[str, Any
 
 def main() -> None:
     expected = record(_corpus.discover(), _corpus.load(_corpus.MANIFEST))
-    _corpus.EXPECTED.write_text(json.dumps(expected, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-                                encoding="utf-8")
+    _corpus.EXPECTED.write_text(
+        json.dumps(expected, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     print(f"{len(expected)} cases written to {_corpus.EXPECTED.relative_to(REPO)}")
 
 

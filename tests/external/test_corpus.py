@@ -61,7 +61,8 @@ def test_expected_values_cover_exactly_the_corpus():
     found, recorded = {n.case for n in NODES}, set(EXPECTED)
     assert not found - recorded, f"nodes without expected values ({REGENERATE}): {sorted(found - recorded)}"
     assert not recorded - found, (
-        f"expected values for nodes no longer vendored ({REGENERATE}): {sorted(recorded - found)}")
+        f"expected values for nodes no longer vendored ({REGENERATE}): {sorted(recorded - found)}"
+    )
     for node in NODES:
         entry = EXPECTED[node.case]
         assert (entry["kind"], entry["zarr_format"]) == (node.kind, node.zarr_format), node.case
@@ -80,7 +81,8 @@ def test_source_is_recorded_with_commit_and_licence(source):
     vendored = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
     for path in entry["paths"]:
         assert any(v == path or v.startswith(path + "/") for v in vendored), (
-            f"{source}: {path} listed, not vendored")
+            f"{source}: {path} listed, not vendored"
+        )
     listed = [*entry["paths"], *entry["licence_files"]]
     stray = sorted(v for v in vendored if not any(v == p or v.startswith(p + "/") for p in listed))
     assert not stray, f"{source}: vendored files not listed in manifest.json paths: {stray[:5]}"
@@ -113,24 +115,32 @@ def test_zarrforge_reads_node(node):
     except ZarrforgeError as exc:
         if refusal is None:
             reader = recorded["reference"] or "no peer"
-            raise AssertionError(f"zarrforge refuses {node.case} ({reader} reads it); fix zarrforge, "
-                                 f"or list the case in manifest.json known_refusals") from exc
+            raise AssertionError(
+                f"zarrforge refuses {node.case} ({reader} reads it); fix zarrforge, "
+                f"or list the case in manifest.json known_refusals"
+            ) from exc
         message = str(exc)
         assert refusal["key"] in message and refusal["field"] in message, (
             f"{node.case}: the refusal must name key {refusal['key']!r} and field {refusal['field']!r}: "
-            f"{message}")
+            f"{message}"
+        )
         return
     except Exception as exc:  # noqa: BLE001  # the point is to catch what is not a ZarrforgeError
-        pytest.fail(f"{node.case}: zarrforge failed with a bare {type(exc).__name__} ({exc}); "
-                    f"a refusal must be a ZarrforgeError naming the key and the field")
+        pytest.fail(
+            f"{node.case}: zarrforge failed with a bare {type(exc).__name__} ({exc}); "
+            f"a refusal must be a ZarrforgeError naming the key and the field"
+        )
     if refusal is not None:
-        pytest.fail(f"{node.case} is listed in tests/external/manifest.json known_refusals "
-                    f"({refusal['reason']}) but zarrforge now reads it: remove the entry from the manifest "
-                    f"and update the corpus table in docs/interop.md")
+        pytest.fail(
+            f"{node.case} is listed in tests/external/manifest.json known_refusals "
+            f"({refusal['reason']}) but zarrforge now reads it: remove the entry from the manifest "
+            f"and update the corpus table in docs/interop.md"
+        )
     expected = recorded["expected"]
     assert expected is not None, (
         f"zarrforge reads {node.case} but no peer did when expected.json was recorded, so there is "
-        f"nothing to compare with; {REGENERATE} in an environment where a peer reads it")
+        f"nothing to compare with; {REGENERATE} in an environment where a peer reads it"
+    )
     assert summary == expected, f"{node.case}: zarrforge differs from {recorded['reference']}"
 
 
@@ -139,9 +149,12 @@ def test_zarrforge_reads_node(node):
 
 
 def _writer_cases(rule: dict[str, Any]) -> list[str]:
-    return [case for case in sorted(EXPECTED)
-            if any(fnmatch.fnmatchcase(case, pattern) for pattern in rule["cases"])
-            and not any(fnmatch.fnmatchcase(case, pattern) for pattern in rule["except"])]
+    return [
+        case
+        for case in sorted(EXPECTED)
+        if any(fnmatch.fnmatchcase(case, pattern) for pattern in rule["cases"])
+        and not any(fnmatch.fnmatchcase(case, pattern) for pattern in rule["except"])
+    ]
 
 
 @pytest.mark.parametrize("rule", MANIFEST["writer_values"], ids=lambda rule: rule["cases"][0])
@@ -152,7 +165,8 @@ def test_reference_matches_the_writers_own_values(rule):
     assert cases, f"no case matches {rule['cases']}"
     for case in cases:
         assert EXPECTED[case]["expected"] == summarize_array(written), (
-            f"{case}: reference differs from {rule['from']}")
+            f"{case}: reference differs from {rule['from']}"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -164,10 +178,14 @@ DOCS = _corpus.HERE.parents[1] / "docs" / "interop.md"
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
 def test_docs_table_counts_match_the_manifest(source):
-    rows = [line for line in DOCS.read_text(encoding="utf-8").splitlines()
-            if line.startswith("| [") and f"]({SOURCES[source]['repository']})" in line]
+    rows = [
+        line
+        for line in DOCS.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| [") and f"]({SOURCES[source]['repository']})" in line
+    ]
     assert len(rows) == 1, (
-        f"docs/interop.md needs one corpus table row linking {SOURCES[source]['repository']}")
+        f"docs/interop.md needs one corpus table row linking {SOURCES[source]['repository']}"
+    )
     nodes = [n for n in NODES if n.source == source]
     refused = sum(n.case in REFUSALS for n in nodes)
     cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", rows[0])]  # "\\|" is a pipe inside a cell
@@ -176,7 +194,8 @@ def test_docs_table_counts_match_the_manifest(source):
     assert cells[4] == f"{count('group', 2)} / {count('group', 3)}", f"{source}: groups v2 / v3"
     assert cells[5] == f"{len(nodes) - refused} of {len(nodes)}", (
         f"{source}: docs/interop.md says zarrforge reads {cells[5]}; the manifest says "
-        f"{len(nodes) - refused} of {len(nodes)}: update the table")
+        f"{len(nodes) - refused} of {len(nodes)}: update the table"
+    )
 
 
 def test_docs_corpus_total_matches_the_manifest():

@@ -71,13 +71,13 @@ KNOWN_BUG_HITS: dict[str, int] = {}
 
 def known_bug_of(exc: BaseException) -> str | None:
     import traceback
+
     frames = traceback.extract_tb(exc.__traceback__)
     for bug, signatures in KNOWN_BUG_SIGNATURES.items():
         for kind, path, function in signatures:
             if type(exc).__name__ != kind:
                 continue
-            if not path or any(f.filename.endswith(path) and function in ("", f.name)
-                               for f in frames):
+            if not path or any(f.filename.endswith(path) and function in ("", f.name) for f in frames):
                 return bug
     return None
 
@@ -106,18 +106,24 @@ def check_error(exc: ZarrforgeError, *, key: str | None = None) -> None:
     """Raise :class:`Violation` if ``exc`` is not an acceptable zarrforge error."""
     for inner in _chain(exc):
         if isinstance(inner, MemoryError) and inner is not exc:
-            raise Violation(f"{type(exc).__name__} hides a MemoryError (a huge allocation was "
-                            f"attempted): {exc}") from exc
+            raise Violation(
+                f"{type(exc).__name__} hides a MemoryError (a huge allocation was attempted): {exc}"
+            ) from exc
     text = str(exc)
     if isinstance(exc, MetadataError):
         # the document's store key always; its field too where the error has one
         if not exc.key:
             raise Violation(f"{type(exc).__name__} does not name the store key: {text!r}") from exc
-        missing = [n for n in (exc.key, exc.field)  # quoted with repr, or as they are
-                   if n and n not in text and repr(n) not in text]
+        missing = [
+            n
+            for n in (exc.key, exc.field)  # quoted with repr, or as they are
+            if n and n not in text and repr(n) not in text
+        ]
         if missing:
-            raise Violation(f"{type(exc).__name__} has key={exc.key!r} field={exc.field!r} "
-                            f"but its message does not mention {missing}: {text!r}") from exc
+            raise Violation(
+                f"{type(exc).__name__} has key={exc.key!r} field={exc.field!r} "
+                f"but its message does not mention {missing}: {text!r}"
+            ) from exc
     elif isinstance(exc, CorruptChunkError):
         if key is not None and exc.key is None:
             raise Violation(f"{type(exc).__name__} does not name the chunk key {key!r}: {text!r}") from exc
@@ -148,6 +154,7 @@ def expect(*, key: str | None = None, allow: tuple[type[BaseException], ...] = (
 
 def _peak_rss() -> int:
     import resource
+
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
@@ -165,6 +172,7 @@ class _Alarm:
     @contextlib.contextmanager
     def guard(self) -> Iterator[None]:
         import threading
+
         if threading.current_thread() is not threading.main_thread() or self.seconds <= 0:
             yield
             return
@@ -187,7 +195,7 @@ class Target:
     name: str
     strategy: Callable[[], st.SearchStrategy]  # built lazily: some need imports or seeds
     check: Callable[[Any], None]
-    examples: int = 100          # budget in the normal pytest run
+    examples: int = 100  # budget in the normal pytest run
     memory_sensitive: bool = True
     description: str = ""
 
@@ -208,11 +216,14 @@ class Target:
             raise
         grown = _peak_rss() - before
         if self.memory_sensitive and grown > CASE_MEMORY_BYTES:
-            raise Violation(f"one case raised the process' peak memory by {grown >> 20} MiB "
-                            f"(limit {CASE_MEMORY_BYTES >> 20} MiB): a huge allocation")
+            raise Violation(
+                f"one case raised the process' peak memory by {grown >> 20} MiB "
+                f"(limit {CASE_MEMORY_BYTES >> 20} MiB): a huge allocation"
+            )
 
-    def hypothesis_test(self, max_examples: int, *, seed: int | None = None,
-                        on_case: Callable[[], None] | None = None) -> Callable[[], None]:
+    def hypothesis_test(
+        self, max_examples: int, *, seed: int | None = None, on_case: Callable[[], None] | None = None
+    ) -> Callable[[], None]:
         """A zero-argument callable running ``max_examples`` cases under hypothesis."""
 
         def case(value: Any) -> None:
@@ -221,11 +232,17 @@ class Target:
             self.run_case(value)
 
         test = given(self.strategy())(case)
-        test = settings(max_examples=max_examples, deadline=None, database=None,
-                        derandomize=False, print_blob=True,
-                        suppress_health_check=list(HealthCheck))(test)
+        test = settings(
+            max_examples=max_examples,
+            deadline=None,
+            database=None,
+            derandomize=False,
+            print_blob=True,
+            suppress_health_check=list(HealthCheck),
+        )(test)
         if seed is not None:
             from hypothesis import seed as hseed
+
             test = hseed(seed)(test)
         return test
 
@@ -233,11 +250,18 @@ class Target:
 TARGETS: dict[str, Target] = {}
 
 
-def target(name: str, *, strategy: Callable[[], st.SearchStrategy], examples: int = 100,
-           memory_sensitive: bool = True, description: str = "") -> Callable:
+def target(
+    name: str,
+    *,
+    strategy: Callable[[], st.SearchStrategy],
+    examples: int = 100,
+    memory_sensitive: bool = True,
+    description: str = "",
+) -> Callable:
     def register(check: Callable[[Any], None]) -> Callable[[Any], None]:
         TARGETS[name] = Target(name, strategy, check, examples, memory_sensitive, description)
         return check
+
     return register
 
 
@@ -246,6 +270,7 @@ def load_targets() -> dict[str, Target]:
     import _targets_keys  # noqa: F401
     import _targets_metadata  # noqa: F401
     import _targets_sharding  # noqa: F401
+
     return TARGETS
 
 
@@ -255,56 +280,214 @@ def pytest_budget(t: Target) -> int:
 
 # --- mutation of JSON documents -------------------------------------------------------
 
-INTERESTING_INTS = [0, 1, -1, 2, 3, 7, 8, 255, 256, 65535, 2**31 - 1, 2**31, 2**32, 2**48,
-                    2**53 + 1, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 10**30, -2**63, -2**63 - 1]
+INTERESTING_INTS = [
+    0,
+    1,
+    -1,
+    2,
+    3,
+    7,
+    8,
+    255,
+    256,
+    65535,
+    2**31 - 1,
+    2**31,
+    2**32,
+    2**48,
+    2**53 + 1,
+    2**63 - 1,
+    2**63,
+    2**64 - 1,
+    2**64,
+    10**30,
+    -(2**63),
+    -(2**63) - 1,
+]
 INTERESTING_FLOATS = [0.0, -0.0, 0.5, -1.5, 1e308, -1e308, 5e-324, 3.0, 1e16, 2.0**64]
 INTERESTING_STRINGS = [
-    "", " ", "NaN", "Infinity", "-Infinity", "nan", "inf", "0x7fc00000", "0x7ff8000000000000",
-    "0x", "0xZZ", "\x00", "..", ".", "/", "a/b", "../x", "/abs", "c", "c0", "__x", "zarr.json",
-    "\u00e9", "\ud800", "\U0001f600", "a" * 300,
+    "",
+    " ",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "nan",
+    "inf",
+    "0x7fc00000",
+    "0x7ff8000000000000",
+    "0x",
+    "0xZZ",
+    "\x00",
+    "..",
+    ".",
+    "/",
+    "a/b",
+    "../x",
+    "/abs",
+    "c",
+    "c0",
+    "__x",
+    "zarr.json",
+    "\u00e9",
+    "\ud800",
+    "\U0001f600",
+    "a" * 300,
     # data types of every format
-    "|O", "<f8", ">i2", "|b1", "|S0", "|S4", "<U0", "<U3", "|V3", "|V0", "<M8[ns]", "<m8[s]",
-    "<M8", "<c16", "f8", "<i8", "|u1", "float64", "int8", "uint64", "bool", "complex64",
-    "float16", "r16", "r0", "r7", "r8", "r64", "r2147483648", "string", "bytes",
-    "numpy.datetime64", "fixed_length_utf32", "bfloat16", "float8_e4m3",
-    "variable_length_bytes", "zf_example.rgb8",
+    "|O",
+    "<f8",
+    ">i2",
+    "|b1",
+    "|S0",
+    "|S4",
+    "<U0",
+    "<U3",
+    "|V3",
+    "|V0",
+    "<M8[ns]",
+    "<m8[s]",
+    "<M8",
+    "<c16",
+    "f8",
+    "<i8",
+    "|u1",
+    "float64",
+    "int8",
+    "uint64",
+    "bool",
+    "complex64",
+    "float16",
+    "r16",
+    "r0",
+    "r7",
+    "r8",
+    "r64",
+    "r2147483648",
+    "string",
+    "bytes",
+    "numpy.datetime64",
+    "fixed_length_utf32",
+    "bfloat16",
+    "float8_e4m3",
+    "variable_length_bytes",
+    "zf_example.rgb8",
     # grids, encodings, codecs, layouts, transformers
-    "regular", "rectilinear", "default", "v2", "gzip", "zstd", "blosc", "crc32c",
-    "sharding_indexed", "transpose", "numcodecs.zlib", "numcodecs.pickle", "numcodecs.delta",
-    "numcodecs.", "numcodecs.nope", "vlen-utf8", "vlen-bytes", "zf_example.bitround",
-    "C", "F", "little", "big", "start", "end", "inline", "array", "group", "indexed",
-    "https://purl.org/zarr/spec/codec/gzip/1.0", "https://purl.org/zarr/spec/codec/blosc/1.0",
-    "https://purl.org/zarr/spec/codec/endian/1.0", "https://purl.org/zarr/spec/codec/transpose/1.0",
-    "https://purl.org/zarr/spec/protocol/core/3.0", "https://purl.org/zarr/spec/core/3.0",
-    "https://purl.org/zarr/spec/core/3.7", "https://purl.org/zarr/spec/nope",
+    "regular",
+    "rectilinear",
+    "default",
+    "v2",
+    "gzip",
+    "zstd",
+    "blosc",
+    "crc32c",
+    "sharding_indexed",
+    "transpose",
+    "numcodecs.zlib",
+    "numcodecs.pickle",
+    "numcodecs.delta",
+    "numcodecs.",
+    "numcodecs.nope",
+    "vlen-utf8",
+    "vlen-bytes",
+    "zf_example.bitround",
+    "C",
+    "F",
+    "little",
+    "big",
+    "start",
+    "end",
+    "inline",
+    "array",
+    "group",
+    "indexed",
+    "https://purl.org/zarr/spec/codec/gzip/1.0",
+    "https://purl.org/zarr/spec/codec/blosc/1.0",
+    "https://purl.org/zarr/spec/codec/endian/1.0",
+    "https://purl.org/zarr/spec/codec/transpose/1.0",
+    "https://purl.org/zarr/spec/protocol/core/3.0",
+    "https://purl.org/zarr/spec/core/3.0",
+    "https://purl.org/zarr/spec/core/3.7",
+    "https://purl.org/zarr/spec/nope",
     "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
-    "zarrforge.offset", "zarrforge.array-statistics", "zf_example.units",
+    "zarrforge.offset",
+    "zarrforge.array-statistics",
+    "zf_example.units",
 ]
 FIELD_NAMES = [
-    "zarr_format", "node_type", "shape", "data_type", "chunk_grid", "chunk_key_encoding",
-    "fill_value", "codecs", "attributes", "storage_transformers", "dimension_names",
-    "extensions", "consolidated_metadata", "must_understand", "name", "configuration",
-    "chunk_shape", "separator", "endian", "order", "level", "checksum", "cname", "clevel",
-    "shuffle", "typesize", "blocksize", "index_codecs", "index_location", "kind", "metadata",
-    "chunks", "dtype", "filters", "compressor", "dimension_separator", "id", "zarr_consolidated_format",
-    "chunk_memory_layout", "type", "extension", "metadata_encoding", "metadata_key_suffix",
-    "chunks_per_shard", "keepbits", "astype", "scale", "offset", "digits", "elementsize",
-    "_ARRAY_DIMENSIONS", "filters", "compressor", "x",
+    "zarr_format",
+    "node_type",
+    "shape",
+    "data_type",
+    "chunk_grid",
+    "chunk_key_encoding",
+    "fill_value",
+    "codecs",
+    "attributes",
+    "storage_transformers",
+    "dimension_names",
+    "extensions",
+    "consolidated_metadata",
+    "must_understand",
+    "name",
+    "configuration",
+    "chunk_shape",
+    "separator",
+    "endian",
+    "order",
+    "level",
+    "checksum",
+    "cname",
+    "clevel",
+    "shuffle",
+    "typesize",
+    "blocksize",
+    "index_codecs",
+    "index_location",
+    "kind",
+    "metadata",
+    "chunks",
+    "dtype",
+    "filters",
+    "compressor",
+    "dimension_separator",
+    "id",
+    "zarr_consolidated_format",
+    "chunk_memory_layout",
+    "type",
+    "extension",
+    "metadata_encoding",
+    "metadata_key_suffix",
+    "chunks_per_shard",
+    "keepbits",
+    "astype",
+    "scale",
+    "offset",
+    "digits",
+    "elementsize",
+    "_ARRAY_DIMENSIONS",
+    "filters",
+    "compressor",
+    "x",
 ]
 
 scalars = st.one_of(
-    st.none(), st.booleans(),
-    st.sampled_from(INTERESTING_INTS), st.integers(-2**70, 2**70), st.integers(-3, 300),
-    st.sampled_from(INTERESTING_FLOATS), st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(INTERESTING_STRINGS), st.text(max_size=12),
+    st.none(),
+    st.booleans(),
+    st.sampled_from(INTERESTING_INTS),
+    st.integers(-(2**70), 2**70),
+    st.integers(-3, 300),
+    st.sampled_from(INTERESTING_FLOATS),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(INTERESTING_STRINGS),
+    st.text(max_size=12),
 )
 json_values = st.recursive(
     scalars,
     lambda children: st.one_of(
         st.lists(children, max_size=5),
-        st.dictionaries(st.one_of(st.sampled_from(FIELD_NAMES), st.text(max_size=6)),
-                        children, max_size=5)),
-    max_leaves=16)
+        st.dictionaries(st.one_of(st.sampled_from(FIELD_NAMES), st.text(max_size=6)), children, max_size=5),
+    ),
+    max_leaves=16,
+)
 
 
 def _paths(doc: Any, prefix: tuple = ()) -> Iterator[tuple]:
@@ -336,19 +519,35 @@ def _retype(data: Any, value: Any) -> Any:
     if isinstance(value, bool):
         options += [int(value), str(value).lower()]
     elif isinstance(value, int):
-        options += [float(value), -value, value + 1, value - 1, str(value), value * 2**40,
-                    bool(value)]
+        options += [float(value), -value, value + 1, value - 1, str(value), value * 2**40, bool(value)]
     elif isinstance(value, float):
         options += [int(value) if abs(value) < 1e300 else 0, str(value), -value]
     elif isinstance(value, str):
-        options += [value.upper(), value + value, value[:-1], value + "\x00", [value, value],
-                    {"name": value, "configuration": {}}]
+        options += [
+            value.upper(),
+            value + value,
+            value[:-1],
+            value + "\x00",
+            [value, value],
+            {"name": value, "configuration": {}},
+        ]
     elif isinstance(value, list):
-        options += [tuple_free(value[:-1]), value + value, value[::-1], {"0": value},
-                    value[0] if value else 0, [value]]
+        options += [
+            tuple_free(value[:-1]),
+            value + value,
+            value[::-1],
+            {"0": value},
+            value[0] if value else 0,
+            [value],
+        ]
     elif isinstance(value, dict):
-        options += [list(value.values()), list(value.items()), {**value, "must_understand": False},
-                    dict.fromkeys(value), {"name": value.get("name"), "configuration": value}]
+        options += [
+            list(value.values()),
+            list(value.items()),
+            {**value, "must_understand": False},
+            dict.fromkeys(value),
+            {"name": value.get("name"), "configuration": value},
+        ]
     return data.draw(st.sampled_from(options), label="retype")
 
 
@@ -363,9 +562,22 @@ def mutate_document(data: Any, doc: Any, *, donors: list[Any] = (), max_mutation
         paths = list(_paths(doc))
         path = data.draw(st.sampled_from(paths), label="path")
         current = _get(doc, path)
-        op = data.draw(st.sampled_from(
-            ["replace", "interesting", "retype", "delete", "add_key", "splice", "list_edit",
-             "must_understand", "wrap"]), label="op")
+        op = data.draw(
+            st.sampled_from(
+                [
+                    "replace",
+                    "interesting",
+                    "retype",
+                    "delete",
+                    "add_key",
+                    "splice",
+                    "list_edit",
+                    "must_understand",
+                    "wrap",
+                ]
+            ),
+            label="op",
+        )
         if op == "replace":
             doc = _set(doc, path, data.draw(json_values, label="value"))
         elif op == "interesting":
@@ -376,11 +588,13 @@ def mutate_document(data: Any, doc: Any, *, donors: list[Any] = (), max_mutation
             parent = _get(doc, path[:-1])
             del parent[path[-1]]
         elif op == "add_key":
-            target_dict = current if isinstance(current, dict) else (
-                _get(doc, path[:-1]) if path and isinstance(_get(doc, path[:-1]), dict) else None)
+            target_dict = (
+                current
+                if isinstance(current, dict)
+                else (_get(doc, path[:-1]) if path and isinstance(_get(doc, path[:-1]), dict) else None)
+            )
             if target_dict is not None:
-                name = data.draw(st.one_of(st.sampled_from(FIELD_NAMES), st.text(max_size=8)),
-                                 label="key")
+                name = data.draw(st.one_of(st.sampled_from(FIELD_NAMES), st.text(max_size=8)), label="key")
                 target_dict[name] = data.draw(json_values, label="value")
         elif op == "splice" and donors:
             donor = data.draw(st.sampled_from(donors), label="donor")
@@ -402,8 +616,9 @@ def mutate_document(data: Any, doc: Any, *, donors: list[Any] = (), max_mutation
         elif op == "must_understand" and isinstance(current, dict):
             current["must_understand"] = data.draw(st.sampled_from([False, True, 0, "false", None]))
         elif op == "wrap":
-            doc = _set(doc, path, {"name": current, "configuration": {}} if data.draw(st.booleans())
-                       else [current])
+            doc = _set(
+                doc, path, {"name": current, "configuration": {}} if data.draw(st.booleans()) else [current]
+            )
     return doc
 
 
@@ -414,9 +629,11 @@ def serialize(data: Any, doc: Any) -> bytes:
     if style == "nan" and isinstance(doc, dict) and doc:
         doc = dict(doc)
         doc[data.draw(st.sampled_from(sorted(doc)))] = data.draw(
-            st.sampled_from([float("nan"), float("inf"), -float("inf")]))
-    text = json.dumps(doc, indent=None if style == "compact" else 2,
-                      ensure_ascii=(style == "ascii"), allow_nan=True)
+            st.sampled_from([float("nan"), float("inf"), -float("inf")])
+        )
+    text = json.dumps(
+        doc, indent=None if style == "compact" else 2, ensure_ascii=(style == "ascii"), allow_nan=True
+    )
     raw = text.encode("utf-8", "surrogatepass")
     if style == "bytes":
         raw = mutate_bytes(data, raw, max_ops=2)
@@ -426,16 +643,33 @@ def serialize(data: Any, doc: Any) -> bytes:
 # --- mutation of bytes ------------------------------------------------------------------
 
 _INT_FORMATS = ["<I", "<Q", "<i", "<H", ">I", "<B"]
-_INTERESTING_WORDS = [0, 1, 2, 4, 16, 255, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 2**48, 2**63,
-                      2**64 - 1, 2**64 - 2]
+_INTERESTING_WORDS = [
+    0,
+    1,
+    2,
+    4,
+    16,
+    255,
+    0x7FFFFFFF,
+    0x80000000,
+    0xFFFFFFFF,
+    2**48,
+    2**63,
+    2**64 - 1,
+    2**64 - 2,
+]
 
 
 def mutate_bytes(data: Any, raw: bytes, *, max_ops: int = 3) -> bytes:
     """``raw`` after 1..max_ops byte-level mutations (flips, truncation, header words, ...)."""
     buf = bytearray(raw)
     for _ in range(data.draw(st.integers(1, max_ops), label="byte ops")):
-        op = data.draw(st.sampled_from(["flip", "set", "truncate", "extend", "delete", "dup",
-                                        "word", "random", "empty", "zero_tail"]), label="byte op")
+        op = data.draw(
+            st.sampled_from(
+                ["flip", "set", "truncate", "extend", "delete", "dup", "word", "random", "empty", "zero_tail"]
+            ),
+            label="byte op",
+        )
         n = len(buf)
         if op == "flip" and n:
             i = data.draw(st.integers(0, n - 1))
@@ -444,15 +678,15 @@ def mutate_bytes(data: Any, raw: bytes, *, max_ops: int = 3) -> bytes:
             i = data.draw(st.integers(0, n - 1))
             buf[i] = data.draw(st.sampled_from([0, 1, 0x7F, 0x80, 0xFF, data.draw(st.integers(0, 255))]))
         elif op == "truncate":
-            del buf[data.draw(st.integers(0, n)):]
+            del buf[data.draw(st.integers(0, n)) :]
         elif op == "extend":
             buf += data.draw(st.binary(min_size=1, max_size=64))
         elif op == "delete" and n:
             i = data.draw(st.integers(0, n - 1))
-            del buf[i:i + data.draw(st.integers(1, 16))]
+            del buf[i : i + data.draw(st.integers(1, 16))]
         elif op == "dup" and n:
             i = data.draw(st.integers(0, n - 1))
-            buf[i:i] = buf[i:i + data.draw(st.integers(1, 32))]
+            buf[i:i] = buf[i : i + data.draw(st.integers(1, 32))]
         elif op == "word":
             fmt = data.draw(st.sampled_from(_INT_FORMATS))
             size = struct.calcsize(fmt)
@@ -480,6 +714,7 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 
 # --- bugs found by fuzzing, kept as tests --------------------------------------------------
 
+
 def known_bug(reason: str) -> Any:
     """Mark a test that reproduces a bug found here and not fixed yet.
 
@@ -489,6 +724,7 @@ def known_bug(reason: str) -> Any:
     the tests fail outright, e.g. to check a fix.
     """
     import pytest
+
     if os.environ.get("ZARRFORGE_KNOWN_BUGS") == "fail":
         return lambda f: f
     return pytest.mark.xfail(strict=True, reason=f"known bug: {reason}")

@@ -30,14 +30,26 @@ from zarrforge.abc.store import validate_key
 from zarrforge.errors import InvalidPathError
 from zarrforge.metadata import paths
 
-KEY_ALPHABET = st.sampled_from([*list("0123456789c./"), "٣", "１", "²", "-", "+", " ", "_", "\x00", "\n", "e", "x", "C"])  # noqa: RUF001  # fullwidth on purpose
+KEY_ALPHABET = st.sampled_from(
+    [*list("0123456789c./"), "٣", "１", "²", "-", "+", " ", "_", "\x00", "\n", "e", "x", "C"]  # noqa: RUF001  # fullwidth on purpose
+)
 key_strings = st.one_of(
     st.text(KEY_ALPHABET, max_size=16),
     st.text(max_size=16),
-    st.lists(st.integers(0, 10**6).map(str) | st.sampled_from(["", "00", "01", "-1", "+1", " 1", "1_0"]),
-             max_size=5).flatmap(lambda parts: st.sampled_from(
-                 ["c/" + "/".join(parts), "c." + ".".join(parts), "c" + "/".join(parts),
-                  ".".join(parts), "/".join(parts)])),
+    st.lists(
+        st.integers(0, 10**6).map(str) | st.sampled_from(["", "00", "01", "-1", "+1", " 1", "1_0"]),
+        max_size=5,
+    ).flatmap(
+        lambda parts: st.sampled_from(
+            [
+                "c/" + "/".join(parts),
+                "c." + ".".join(parts),
+                "c" + "/".join(parts),
+                ".".join(parts),
+                "/".join(parts),
+            ]
+        )
+    ),
 )
 
 
@@ -53,6 +65,7 @@ def encodings() -> list[tuple[str, Any]]:
                 continue
             found.append((f"{name}{separator}", encoding))
     from zarrforge_draft2022.keys import DraftChunkKeyEncoding
+
     for dialect in ("zarr-python", "editor"):
         for separator in ("/", "."):
             found.append((f"draft-{dialect}{separator}", DraftChunkKeyEncoding(separator, dialect)))
@@ -65,8 +78,13 @@ def key_cases(draw: Any) -> tuple[str, Any, str, int]:
     return label, encoding, draw(key_strings, label="key"), draw(st.integers(0, 5), label="ndim")
 
 
-@target("chunk_keys", strategy=key_cases, examples=1500, memory_sensitive=False,
-        description="decode_key of every chunk key encoding on random strings")
+@target(
+    "chunk_keys",
+    strategy=key_cases,
+    examples=1500,
+    memory_sensitive=False,
+    description="decode_key of every chunk key encoding on random strings",
+)
 def fuzz_chunk_keys(value: tuple[str, Any, str, int]) -> None:
     label, encoding, key, ndim = value
     coords = encoding.decode_key(key, ndim)  # must not raise
@@ -78,16 +96,44 @@ def fuzz_chunk_keys(value: tuple[str, Any, str, int]) -> None:
 
 path_strings = st.one_of(
     st.text(max_size=24),
-    st.lists(st.sampled_from(["a", "b", "", ".", "..", "...", "__x", "__zarrx", "_x", "zarr.json", "c",
-                              "a\\b", "\x00", " ", "é", ".a", "a.", "\ud800", "x" * 300]),
-             max_size=5).map("/".join).flatmap(lambda p: st.sampled_from([p, "/" + p, p + "/",
-                                                                          "//" + p + "//"])),
+    st.lists(
+        st.sampled_from(
+            [
+                "a",
+                "b",
+                "",
+                ".",
+                "..",
+                "...",
+                "__x",
+                "__zarrx",
+                "_x",
+                "zarr.json",
+                "c",
+                "a\\b",
+                "\x00",
+                " ",
+                "é",
+                ".a",
+                "a.",
+                "\ud800",
+                "x" * 300,
+            ]
+        ),
+        max_size=5,
+    )
+    .map("/".join)
+    .flatmap(lambda p: st.sampled_from([p, "/" + p, p + "/", "//" + p + "//"])),
 )
 
 
-@target("node_paths", strategy=lambda: st.one_of(path_strings, st.none(), st.integers(), st.binary()),
-        examples=1500, memory_sensitive=False,
-        description="paths.normalize_path on random strings (and non-strings)")
+@target(
+    "node_paths",
+    strategy=lambda: st.one_of(path_strings, st.none(), st.integers(), st.binary()),
+    examples=1500,
+    memory_sensitive=False,
+    description="paths.normalize_path on random strings (and non-strings)",
+)
 def fuzz_node_paths(path: Any) -> None:
     try:
         normal = paths.normalize_path(path)

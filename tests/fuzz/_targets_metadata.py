@@ -52,34 +52,91 @@ def _is_document(key: str) -> bool:
 
 ARRAY_SEEDS: list[tuple[str, dict[str, Any], Any]] = [
     # (label, create_array kwargs, data or None)
-    ("int16-gzip", {"shape": (10, 7), "chunks": (4, 3), "dtype": "int16", "fill_value": 3,
-                        "compressors": ["gzip"], "attributes": {"x": [1, 2]},
-                        "dimension_names": ["y", "x"]}, "ramp"),
-    ("f8-big-zstd-crc", {"shape": (9,), "chunks": (4,), "dtype": ">f8", "fill_value": float("nan"),
-                             "compressors": [{"name": "zstd", "configuration": {"level": 1, "checksum": True}},
-                                          "crc32c"]}, "ramp"),
+    (
+        "int16-gzip",
+        {
+            "shape": (10, 7),
+            "chunks": (4, 3),
+            "dtype": "int16",
+            "fill_value": 3,
+            "compressors": ["gzip"],
+            "attributes": {"x": [1, 2]},
+            "dimension_names": ["y", "x"],
+        },
+        "ramp",
+    ),
+    (
+        "f8-big-zstd-crc",
+        {
+            "shape": (9,),
+            "chunks": (4,),
+            "dtype": ">f8",
+            "fill_value": float("nan"),
+            "compressors": [{"name": "zstd", "configuration": {"level": 1, "checksum": True}}, "crc32c"],
+        },
+        "ramp",
+    ),
     ("bool-0d", {"shape": (), "dtype": "bool", "fill_value": True}, "ramp"),
     ("u1-blosc", {"shape": (20,), "chunks": (8,), "dtype": "uint8", "compressors": ["blosc"]}, "ramp"),
-    ("c16", {"shape": (3, 3), "chunks": (2, 2), "dtype": "complex128",
-                 "fill_value": complex(float("nan"), float("inf"))}, "ramp"),
+    (
+        "c16",
+        {
+            "shape": (3, 3),
+            "chunks": (2, 2),
+            "dtype": "complex128",
+            "fill_value": complex(float("nan"), float("inf")),
+        },
+        "ramp",
+    ),
     ("string-vlen", {"shape": (5,), "chunks": (2,), "dtype": "string", "fill_value": ""}, "strings"),
     ("datetime", {"shape": (6,), "chunks": (4,), "dtype": "datetime64[s]"}, "ramp"),
-    ("f4-order-F", {"shape": (4, 5), "chunks": (3, 2), "dtype": "float32", "order": "F",
-                        "filters": [{"name": "transpose", "configuration": {"order": [1, 0]}}]}, "ramp"),
-    ("i4-delta-blosc", {"shape": (12,), "chunks": (5,), "dtype": "int32",
-                            "filters": [{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}],
-                            "compressors": [{"name": "numcodecs.zlib", "configuration": {"level": 1}}]},
-     "ramp"),
-    ("sharded", {"shape": (8, 6), "chunks": (2, 3), "shards": (4, 6), "dtype": "uint16",
-                     "compressors": ["gzip"]}, "ramp"),
-    ("rectilinear", {"shape": (7,), "dtype": "int8",
-                         "chunks": {"name": "rectilinear",
-                                 "configuration": {"kind": "inline", "chunk_shapes": [[2, 5]]}}},
-     "ramp"),
+    (
+        "f4-order-F",
+        {
+            "shape": (4, 5),
+            "chunks": (3, 2),
+            "dtype": "float32",
+            "order": "F",
+            "filters": [{"name": "transpose", "configuration": {"order": [1, 0]}}],
+        },
+        "ramp",
+    ),
+    (
+        "i4-delta-blosc",
+        {
+            "shape": (12,),
+            "chunks": (5,),
+            "dtype": "int32",
+            "filters": [{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}],
+            "compressors": [{"name": "numcodecs.zlib", "configuration": {"level": 1}}],
+        },
+        "ramp",
+    ),
+    (
+        "sharded",
+        {"shape": (8, 6), "chunks": (2, 3), "shards": (4, 6), "dtype": "uint16", "compressors": ["gzip"]},
+        "ramp",
+    ),
+    (
+        "rectilinear",
+        {
+            "shape": (7,),
+            "dtype": "int8",
+            "chunks": {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[2, 5]]}},
+        },
+        "ramp",
+    ),
     ("raw-bits", {"shape": (4,), "chunks": (2,), "dtype": "r16"}, "ramp"),
-    ("offset-ext", {"shape": (6,), "chunks": (3,), "dtype": "int64",
-                        "extensions": [{"name": "zarrforge.offset",
-                                     "configuration": {"offset": [2]}}]}, "ramp"),
+    (
+        "offset-ext",
+        {
+            "shape": (6,),
+            "chunks": (3,),
+            "dtype": "int64",
+            "extensions": [{"name": "zarrforge.offset", "configuration": {"offset": [2]}}],
+        },
+        "ramp",
+    ),
 ]
 FORMATS = ("3", "2", "draft-2022")
 
@@ -87,8 +144,9 @@ FORMATS = ("3", "2", "draft-2022")
 def _fill(array: Any, kind: str) -> None:
     shape = array.shape
     if kind == "strings":
-        array[...] = np.array([f"s{i}\u00e9" for i in range(int(np.prod(shape)))],
-                              dtype=array.dtype).reshape(shape)
+        array[...] = np.array([f"s{i}\u00e9" for i in range(int(np.prod(shape)))], dtype=array.dtype).reshape(
+            shape
+        )
         return
     n = int(np.prod(shape))
     values = np.arange(n).reshape(shape)
@@ -121,8 +179,9 @@ def seeds() -> tuple[tuple[str, str, str, dict[str, bytes]], ...]:
             store = MemoryStore()
             try:
                 root = zarrforge.create_group(store, "", zarr_format=fmt, attributes={"t": "c"})
-                zarrforge.create_array(store, "a", shape=(4,), chunks=(2,), dtype="int8",
-                                       zarr_format=fmt)[...] = 1
+                zarrforge.create_array(store, "a", shape=(4,), chunks=(2,), dtype="int8", zarr_format=fmt)[
+                    ...
+                ] = 1
                 zarrforge.create_group(store, "sub/deeper", zarr_format=fmt)
                 del root
                 zarrforge.consolidate_metadata(store)
@@ -206,7 +265,8 @@ def rewrite_and_reopen(store: MemoryStore, path: str, node: Any) -> None:
     reopened = zarrforge.open(store, path, mode="r")  # any exception here fails the case
     assert _canonical(reopened.metadata) == _canonical(written[0]), (
         f"the document zarrforge wrote reads back differently:\n{_canonical(written[0])}\n"
-        f"{_canonical(reopened.metadata)}")
+        f"{_canonical(reopened.metadata)}"
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -225,8 +285,9 @@ def _same(a: Any, b: Any) -> bool:
 # --- targets ------------------------------------------------------------------------------------
 
 
-def mutated_store(formats: tuple[str, ...], documents: tuple[str, ...],
-                  labels: tuple[str, ...] | None = None) -> st.SearchStrategy:
+def mutated_store(
+    formats: tuple[str, ...], documents: tuple[str, ...], labels: tuple[str, ...] | None = None
+) -> st.SearchStrategy:
     """A seed of one of ``formats`` (and of ``labels``, when given) with one or two of its
     documents whose name ends with one of ``documents`` mutated; the value is
     ``(store data, node path, label)``."""
@@ -239,8 +300,9 @@ def mutated_store(formats: tuple[str, ...], documents: tuple[str, ...],
         keys = sorted(k for k in data if k.endswith(documents))
         if not keys:
             return data, path, label
-        for key in draw(st.lists(st.sampled_from(keys), min_size=1, max_size=2, unique=True),
-                        label="documents"):
+        for key in draw(
+            st.lists(st.sampled_from(keys), min_size=1, max_size=2, unique=True), label="documents"
+        ):
             doc = json.loads(data[key])
             mutated = mutate_document(draw_data(draw), doc, donors=donors())
             data[key] = serialize(draw_data(draw), mutated)
@@ -256,10 +318,12 @@ def mutated_store(formats: tuple[str, ...], documents: tuple[str, ...],
 
 def draw_data(draw: Any) -> Any:
     """A ``data`` object for the mutators (they call ``data.draw``)."""
+
     class _Data:
         @staticmethod
         def draw(strategy: st.SearchStrategy, label: str | None = None) -> Any:
             return draw(strategy, label=label)
+
     return _Data
 
 
@@ -270,19 +334,37 @@ def _run(value: tuple[dict[str, bytes], str, str]) -> None:
 
 # name, formats of the seeds, which documents are mutated, pytest examples, description
 _MUTATED_TARGETS = [
-    ("metadata_v3", ("3",), ("zarr.json",), 120,
-     "mutated zarr.json documents (arrays, groups, consolidated) of the v3 format"),
+    (
+        "metadata_v3",
+        ("3",),
+        ("zarr.json",),
+        120,
+        "mutated zarr.json documents (arrays, groups, consolidated) of the v3 format",
+    ),
     ("metadata_v2_zarray", ("2",), (".zarray",), 120, "mutated .zarray documents"),
-    ("metadata_v2_zgroup_zattrs", ("2",), (".zgroup", ".zattrs"), 60,
-     "mutated .zgroup and .zattrs documents"),
-    ("metadata_v2_zmetadata", ("2",), (".zmetadata",), 60,
-     "mutated consolidated .zmetadata documents"),
-    ("metadata_draft", ("draft-2022",), (".json",), 120,
-     "mutated 2022-draft entry points and array/group documents"),
+    (
+        "metadata_v2_zgroup_zattrs",
+        ("2",),
+        (".zgroup", ".zattrs"),
+        60,
+        "mutated .zgroup and .zattrs documents",
+    ),
+    ("metadata_v2_zmetadata", ("2",), (".zmetadata",), 60, "mutated consolidated .zmetadata documents"),
+    (
+        "metadata_draft",
+        ("draft-2022",),
+        (".json",),
+        120,
+        "mutated 2022-draft entry points and array/group documents",
+    ),
 ]
 for _name, _formats, _suffixes, _examples, _description in _MUTATED_TARGETS:
-    target(_name, strategy=functools.partial(mutated_store, _formats, _suffixes),
-           examples=_examples, description=_description)(_run)
+    target(
+        _name,
+        strategy=functools.partial(mutated_store, _formats, _suffixes),
+        examples=_examples,
+        description=_description,
+    )(_run)
 
 
 # --- consolidated views read through the index, against the whole parse -----------------------
@@ -297,8 +379,12 @@ def _view_thresholds(indexed: bool) -> Any:
     from zarrforge_v2 import _json as v2_json
 
     value = 0 if indexed else 1 << 40
-    places = [(raw_reading, "RAW_MEMBERS_MIN_BYTES"), (format_v3._LARGE_DOCUMENTS, "min_bytes"),
-              (v2_json, "LARGE_BYTES"), (v2_json._LARGE_DOCUMENTS, "min_bytes")]
+    places = [
+        (raw_reading, "RAW_MEMBERS_MIN_BYTES"),
+        (format_v3._LARGE_DOCUMENTS, "min_bytes"),
+        (v2_json, "LARGE_BYTES"),
+        (v2_json._LARGE_DOCUMENTS, "min_bytes"),
+    ]
     saved = [getattr(obj, name) for obj, name in places]
     for obj, name in places:
         setattr(obj, name, value)
@@ -316,27 +402,39 @@ def _view_outcome(data: dict[str, bytes], indexed: bool) -> tuple[Any, ...]:
     the whole parse when the group does; both must find it)."""
     store = MemoryStore(data=dict(data))
     steps: list[Any] = []
-    with warnings.catch_warnings(), _view_thresholds(indexed), \
-            config.set(max_request_bytes=READ_LIMIT, threads=1):
+    with (
+        warnings.catch_warnings(),
+        _view_thresholds(indexed),
+        config.set(max_request_bytes=READ_LIMIT, threads=1),
+    ):
         warnings.simplefilter("ignore")
         try:
             group = zarrforge.open_group(store, mode="r+")
             for name, member in sorted(group.members(max_depth=None)):
                 steps.append((name, member.metadata))
-            zarrforge.create_array(store, "fuzz-new", shape=(2,), chunks=(2,), dtype="u1",
-                                   zarr_format=group.metadata_model.format_name)
+            zarrforge.create_array(
+                store,
+                "fuzz-new",
+                shape=(2,),
+                chunks=(2,),
+                dtype="u1",
+                zarr_format=group.metadata_model.format_name,
+            )
         except zarrforge.errors.ZarrforgeError as exc:
             return ("error", type(exc).__name__)
-    documents = {key: json.loads(value) for key, value in store._data.items()
-                 if key in ("zarr.json", ".zmetadata")}
+    documents = {
+        key: json.loads(value) for key, value in store._data.items() if key in ("zarr.json", ".zmetadata")
+    }
     return ("ok", _canonical(steps), _canonical(documents))
 
 
-@target("metadata_views_indexed", examples=60,
-        strategy=functools.partial(mutated_store, ("3", "2"), ("zarr.json", ".zmetadata"),
-                                   ("consolidated",)),
-        description="mutated consolidated roots read through the view index and parsed "
-                    "whole: the same members, metadata and rewritten view, or the same error")
+@target(
+    "metadata_views_indexed",
+    examples=60,
+    strategy=functools.partial(mutated_store, ("3", "2"), ("zarr.json", ".zmetadata"), ("consolidated",)),
+    description="mutated consolidated roots read through the view index and parsed "
+    "whole: the same members, metadata and rewritten view, or the same error",
+)
 def _views_indexed(value: tuple[dict[str, bytes], str, str]) -> None:
     data, _, label = value
     whole, indexed = _view_outcome(data, indexed=False), _view_outcome(data, indexed=True)
@@ -357,31 +455,57 @@ def random_documents(draw: Any) -> tuple[dict[str, bytes], str, str]:
     layout = draw(st.sampled_from(sorted(RANDOM_KEYS)))
     data: dict[str, bytes] = {}
     if layout == "draft" and draw(st.booleans()):  # a valid entry point, random node document
-        data["zarr.json"] = json.dumps({
-            "zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0",
-            "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0",
-            "metadata_key_suffix": ".json", "extensions": []}).encode()
+        data["zarr.json"] = json.dumps(
+            {
+                "zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0",
+                "metadata_encoding": "https://purl.org/zarr/spec/protocol/core/3.0",
+                "metadata_key_suffix": ".json",
+                "extensions": [],
+            }
+        ).encode()
     for key in draw(st.lists(st.sampled_from(RANDOM_KEYS[layout]), min_size=1, unique=True)):
         if draw(st.integers(0, 4)) == 0:
             data[key] = draw(st.binary(max_size=200))
         else:
             value = draw(json_values)
             if draw(st.booleans()):  # usually an object, which gets further than a bare value
-                value = draw(st.dictionaries(st.sampled_from(
-                    ["zarr_format", "node_type", "shape", "dtype", "chunks", "data_type",
-                     "chunk_grid", "codecs", "fill_value", "metadata", "attributes",
-                     "zarr_consolidated_format", "chunk_memory_layout", "chunk_key_encoding"]),
-                    json_values, max_size=8))
+                value = draw(
+                    st.dictionaries(
+                        st.sampled_from(
+                            [
+                                "zarr_format",
+                                "node_type",
+                                "shape",
+                                "dtype",
+                                "chunks",
+                                "data_type",
+                                "chunk_grid",
+                                "codecs",
+                                "fill_value",
+                                "metadata",
+                                "attributes",
+                                "zarr_consolidated_format",
+                                "chunk_memory_layout",
+                                "chunk_key_encoding",
+                            ]
+                        ),
+                        json_values,
+                        max_size=8,
+                    )
+                )
                 if layout == "3":
                     value.setdefault("zarr_format", 3)
                 elif layout == "2" and key != ".zattrs":
                     value.setdefault("zarr_format", 2)
-            data[key] = json.dumps(value, ensure_ascii=draw(st.booleans())).encode(
-                "utf-8", "surrogatepass")
+            data[key] = json.dumps(value, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
     return data, "", layout
 
 
-@target("metadata_random_json", strategy=random_documents, examples=150,
-        description="random JSON values and random bytes at every metadata key of every format")
+@target(
+    "metadata_random_json",
+    strategy=random_documents,
+    examples=150,
+    description="random JSON values and random bytes at every metadata key of every format",
+)
 def fuzz_random_json(value: Any) -> None:
     _run(value)

@@ -67,8 +67,7 @@ def _signature(exc: BaseException) -> str:
     return f"{type(exc).__name__} at {place}{label}"
 
 
-def child(names: list[str], seconds: float, batch: int, memory_mb: int,
-          tolerate_known: bool = False) -> int:
+def child(names: list[str], seconds: float, batch: int, memory_mb: int, tolerate_known: bool = False) -> int:
     """Fuzz ``names`` one after another, ``seconds`` each, in this process."""
     sys.path.insert(0, str(HERE))
     import _fuzzkit
@@ -112,58 +111,98 @@ def _fuzz_one(target: object, seconds: float, batch: int) -> None:
                 entry = failures.setdefault(signature, {"count": 0, "examples": []})
                 entry["count"] += 1
                 if len(entry["examples"]) < 3:
-                    entry["examples"].append({
-                        "seed": seed, "error": f"{type(failure).__name__}: {failure}"[:2000],
-                        "traceback": "".join(traceback.format_exception(failure))[-6000:],
-                        "notes": list(getattr(failure, "__notes__", []))[:4],
-                        "output": output.getvalue()[-4000:]})
+                    entry["examples"].append(
+                        {
+                            "seed": seed,
+                            "error": f"{type(failure).__name__}: {failure}"[:2000],
+                            "traceback": "".join(traceback.format_exception(failure))[-6000:],
+                            "notes": list(getattr(failure, "__notes__", []))[:4],
+                            "output": output.getvalue()[-4000:],
+                        }
+                    )
         batches += 1
-        print(json.dumps({"target": target.name, "cases": count[0], "batches": batches,
-                          "failing_batches": failing, "elapsed": round(time.monotonic() - start, 1),
-                          "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
-                          "failures": failures}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "target": target.name,
+                    "cases": count[0],
+                    "batches": batches,
+                    "failing_batches": failing,
+                    "elapsed": round(time.monotonic() - start, 1),
+                    "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+                    "failures": failures,
+                }
+            ),
+            flush=True,
+        )
 
 
 def run_target(name: str, args: argparse.Namespace) -> dict:
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", name,
-               "--seconds", str(args.seconds), "--batch", str(args.batch),
-               "--memory-mb", str(args.memory_mb)] + ["--tolerate-known"] * args.tolerate_known
-    process = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
-                             timeout=args.seconds + 600)
-    last: dict = {"target": name, "cases": 0, "batches": 0, "failing_batches": 0,
-                  "elapsed": 0.0, "failures": {}}
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        name,
+        "--seconds",
+        str(args.seconds),
+        "--batch",
+        str(args.batch),
+        "--memory-mb",
+        str(args.memory_mb),
+    ] + ["--tolerate-known"] * args.tolerate_known
+    process = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=args.seconds + 600)
+    last: dict = {
+        "target": name,
+        "cases": 0,
+        "batches": 0,
+        "failing_batches": 0,
+        "elapsed": 0.0,
+        "failures": {},
+    }
     for line in process.stdout.splitlines():
         with contextlib.suppress(ValueError):
             last = json.loads(line)
     last["returncode"] = process.returncode
     if process.returncode != 0:
         last["failures"][f"child exited with {process.returncode}"] = {
-            "count": 1, "examples": [{"error": process.stderr[-4000:]}]}
+            "count": 1,
+            "examples": [{"error": process.stderr[-4000:]}],
+        }
     return last
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float,
-                        default=float(os.environ.get("ZARRFORGE_FUZZ_SECONDS", "600")),
-                        help="time budget per target (default $ZARRFORGE_FUZZ_SECONDS or 600)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=float(os.environ.get("ZARRFORGE_FUZZ_SECONDS", "600")),
+        help="time budget per target (default $ZARRFORGE_FUZZ_SECONDS or 600)",
+    )
     parser.add_argument("--targets", default="", help="comma-separated target names (default: all)")
     parser.add_argument("--batch", type=int, default=200, help="examples per hypothesis run")
-    parser.add_argument("--memory-mb", type=int, default=1024,
-                        help="address space a child may add after start-up (0: no limit)")
+    parser.add_argument(
+        "--memory-mb",
+        type=int,
+        default=1024,
+        help="address space a child may add after start-up (0: no limit)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="targets run at the same time")
     parser.add_argument("--report", default="", help="write the results as JSON to this file")
     parser.add_argument("--list", action="store_true", help="list the targets and exit")
-    parser.add_argument("--tolerate-known", action="store_true",
-                        help="let cases that hit a known bug (_fuzzkit.KNOWN_BUG_SIGNATURES) pass")
+    parser.add_argument(
+        "--tolerate-known",
+        action="store_true",
+        help="let cases that hit a known bug (_fuzzkit.KNOWN_BUG_SIGNATURES) pass",
+    )
     parser.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        return child(args.child.split(","), args.seconds, args.batch, args.memory_mb,
-                     args.tolerate_known)
+        return child(args.child.split(","), args.seconds, args.batch, args.memory_mb, args.tolerate_known)
 
     sys.path.insert(0, str(HERE))
     import _fuzzkit
+
     targets = _fuzzkit.load_targets()
     if args.list:
         for t in targets.values():
@@ -173,17 +212,24 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(names) - set(targets))
     if unknown:
         parser.error(f"unknown target(s) {unknown}; see --list")
-    print(f"fuzzing {len(names)} target(s), {args.seconds:g} s each, {args.jobs} at a time, "
-          f"address-space headroom {args.memory_mb} MB", flush=True)
+    print(
+        f"fuzzing {len(names)} target(s), {args.seconds:g} s each, {args.jobs} at a time, "
+        f"address-space headroom {args.memory_mb} MB",
+        flush=True,
+    )
     from concurrent.futures import ThreadPoolExecutor
+
     results = []
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         for result in pool.map(lambda n: run_target(n, args), names):
             results.append(result)
             distinct = len(result["failures"])
-            print(f"  {result['target']:28} {result['cases']:>9} cases  {result['batches']:>5} batches  "
-                  f"{result['failing_batches']:>3} failing  {distinct:>2} distinct  "
-                  f"{result['elapsed']:>7.1f} s", flush=True)
+            print(
+                f"  {result['target']:28} {result['cases']:>9} cases  {result['batches']:>5} batches  "
+                f"{result['failing_batches']:>3} failing  {distinct:>2} distinct  "
+                f"{result['elapsed']:>7.1f} s",
+                flush=True,
+            )
             for signature, entry in result["failures"].items():
                 print(f"      {entry['count']} x {signature}")
                 first = entry["examples"][0]
@@ -191,11 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     total_cases = sum(r["cases"] for r in results)
     total_failures = sum(len(r["failures"]) for r in results)
     new = sum(1 for r in results for signature in r["failures"] if "[known " not in signature)
-    print(f"total: {total_cases} cases, {total_failures} distinct failure(s) ({new} not known "
-          f"before) in {sum(1 for r in results if r['failures'])} of {len(results)} target(s)")
+    print(
+        f"total: {total_cases} cases, {total_failures} distinct failure(s) ({new} not known "
+        f"before) in {sum(1 for r in results if r['failures'])} of {len(results)} target(s)"
+    )
     if args.report:
-        Path(args.report).write_text(json.dumps({"seconds": args.seconds, "results": results},
-                                                indent=2))
+        Path(args.report).write_text(json.dumps({"seconds": args.seconds, "results": results}, indent=2))
         print(f"report: {args.report}")
     return 1 if total_failures else 0
 

@@ -27,6 +27,7 @@ def test_codec_decoder(label: str) -> None:
     case = next(c for c in CASES if c.label == label)
     if not installed(case):
         pytest.skip(f"a codec of {sorted(case.names())} is not installed")
-    target = Target(f"codec_decode[{label}]", lambda: codec_cases((case,)), fuzz_codecs,
-                    examples=PER_CODEC_EXAMPLES)
+    target = Target(
+        f"codec_decode[{label}]", lambda: codec_cases((case,)), fuzz_codecs, examples=PER_CODEC_EXAMPLES
+    )
     target.hypothesis_test(pytest_budget(target))()

@@ -27,13 +27,20 @@ def _case(check) -> Target:
 
 
 def test_the_default_limits_are_20_s_and_256_mib_per_case() -> None:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("ZARRFORGE_FUZZ_CASE_SECONDS", "ZARRFORGE_FUZZ_CASE_MEMORY_MB")}
-    script = ("import json, _fuzzkit; "
-              "print(json.dumps([_fuzzkit.CASE_SECONDS, _fuzzkit.CASE_MEMORY_BYTES]))")
-    process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                             cwd=HERE, env={**env, "PYTHONPATH": os.pathsep.join(sys.path)},
-                             timeout=60)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ZARRFORGE_FUZZ_CASE_SECONDS", "ZARRFORGE_FUZZ_CASE_MEMORY_MB")
+    }
+    script = "import json, _fuzzkit; print(json.dumps([_fuzzkit.CASE_SECONDS, _fuzzkit.CASE_MEMORY_BYTES]))"
+    process = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=HERE,
+        env={**env, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=60,
+    )
     assert process.returncode == 0, process.stderr[-2000:]
     assert json.loads(process.stdout) == [20.0, 256 * 2**20]
 

@@ -20,8 +20,8 @@ from zarrforge_std.stores.memory import MemoryStore
 
 @settings(max_examples=300, deadline=None, database=None)
 @given(st.sampled_from(encodings()), key_strings, st.integers(0, 4))
-@example(encodings()[0], "c/01", 1)     # default, '/': the fuzzer's first shrunk find
-@example(encodings()[-1], "c01", 1)     # the 2022 draft's encoding
+@example(encodings()[0], "c/01", 1)  # default, '/': the fuzzer's first shrunk find
+@example(encodings()[-1], "c01", 1)  # the 2022 draft's encoding
 def test_decoded_keys_are_canonical(encoding, key, ndim) -> None:
     label, implementation = encoding
     coords = implementation.decode_key(key, ndim)
@@ -42,8 +42,7 @@ def test_an_alias_left_behind_by_a_resize_is_never_counted_or_read() -> None:
     """The alias is a stray key, not a chunk: a shrink deletes the chunk it aliases and
     leaves it, and neither the shrunk array nor the array grown again counts or reads it."""
     store = MemoryStore()
-    array = zarrforge.create_array(store, "a", shape=(10,), chunks=(5,), dtype="int8",
-                                   fill_value=0)
+    array = zarrforge.create_array(store, "a", shape=(10,), chunks=(5,), dtype="int8", fill_value=0)
     array[...] = 1
     store.set("a/c/01", store.get("a/c/1"))
     array.resize((5,))

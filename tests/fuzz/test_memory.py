@@ -30,16 +30,37 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-MEMORY_TARGETS = ["codec_decode", "sharding_index", "draft_shard_index", "metadata_v3",
-                  "metadata_v2_zarray", "metadata_draft"]
+MEMORY_TARGETS = [
+    "codec_decode",
+    "sharding_index",
+    "draft_shard_index",
+    "metadata_v3",
+    "metadata_v2_zarray",
+    "metadata_draft",
+]
 
 
 def test_targets_under_rlimit() -> None:
     seconds = float(os.environ.get("ZARRFORGE_FUZZ_RLIMIT_SECONDS", "0.7"))
     process = subprocess.run(
-        [sys.executable, str(HERE / "run_fuzz.py"), "--child", ",".join(MEMORY_TARGETS),
-         "--seconds", str(seconds), "--batch", "25", "--memory-mb", "768", "--tolerate-known"],
-        capture_output=True, text=True, cwd=ROOT, timeout=600)
+        [
+            sys.executable,
+            str(HERE / "run_fuzz.py"),
+            "--child",
+            ",".join(MEMORY_TARGETS),
+            "--seconds",
+            str(seconds),
+            "--batch",
+            "25",
+            "--memory-mb",
+            "768",
+            "--tolerate-known",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert process.returncode == 0, process.stderr[-3000:]
     final: dict[str, dict] = {}
     for line in process.stdout.splitlines():
@@ -51,7 +72,7 @@ def test_targets_under_rlimit() -> None:
     assert all(r["cases"] > 0 for r in final.values())
 
 
-BOMB_SCRIPT = textwrap.dedent('''
+BOMB_SCRIPT = textwrap.dedent("""
     import json, resource, sys
     from zarrforge.abc.codec import ChunkSpec
     from zarrforge.engine.codec_chain import CodecChain
@@ -84,28 +105,35 @@ BOMB_SCRIPT = textwrap.dedent('''
         except MemoryError:
             outcome = "bare MemoryError"
         print(json.dumps({"codec": name, "compressed": len(bomb), "outcome": outcome}), flush=True)
-''')
+""")
 
 BOMBS = {
     "gzip": {"name": "gzip", "configuration": {"level": 1}},
     "zstd": {"name": "zstd", "configuration": {"level": 1, "checksum": False}},
-    "blosc": {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 1,
-                                                 "shuffle": "noshuffle", "typesize": 1}},
+    "blosc": {
+        "name": "blosc",
+        "configuration": {"cname": "zstd", "clevel": 1, "shuffle": "noshuffle", "typesize": 1},
+    },
     "numcodecs.zlib": {"name": "numcodecs.zlib", "configuration": {"level": 1}},
     "numcodecs.bz2": {"name": "numcodecs.bz2", "configuration": {"level": 1}},
     "numcodecs.lzma": {"name": "numcodecs.lzma", "configuration": {"preset": 1}},
     "numcodecs.lz4": {"name": "numcodecs.lz4"},
     "numcodecs.gzip": {"name": "numcodecs.gzip", "configuration": {"level": 1}},
     "numcodecs.zstd": {"name": "numcodecs.zstd", "configuration": {"level": 1}},
-    "numcodecs.blosc": {"name": "numcodecs.blosc",
-                        "configuration": {"cname": "zstd", "clevel": 1, "shuffle": 0}},
+    "numcodecs.blosc": {
+        "name": "numcodecs.blosc",
+        "configuration": {"cname": "zstd", "clevel": 1, "shuffle": 0},
+    },
 }
 
 
 def _bomb_outcomes(names: list[str], inflated: int = 192 * 2**20) -> dict[str, str]:
     process = subprocess.run(
         [sys.executable, "-c", BOMB_SCRIPT, json.dumps([BOMBS[n] for n in names]), str(inflated)],
-        capture_output=True, text=True, timeout=300)
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert process.returncode == 0, process.stderr[-3000:]
     return {r["codec"]: r["outcome"] for r in map(json.loads, process.stdout.splitlines())}
 
@@ -118,7 +146,7 @@ def test_decompression_bomb_is_refused_without_inflating() -> None:
 
 
 def test_write_allocates_whole_chunk() -> None:
-    script = textwrap.dedent('''
+    script = textwrap.dedent("""
         import json, resource
         import zarrforge
         from zarrforge import config
@@ -140,9 +168,8 @@ def test_write_allocates_whole_chunk() -> None:
                 print("refused")
             except MemoryError:
                 print("bare MemoryError")
-    ''')
-    process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                             timeout=120)
+    """)
+    process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert process.returncode == 0, process.stderr[-3000:]
     assert process.stdout.strip() == "refused", process.stdout
 
@@ -153,8 +180,9 @@ def test_request_limit_and_size_do_not_overflow() -> None:
     from zarrforge.errors import ResourceLimitError
     from zarrforge_std.stores.memory import MemoryStore
 
-    array = zarrforge.create_array(MemoryStore(), "a", shape=(2**32, 2**32),
-                                   chunks=(2**15, 2**15), dtype="int8")
+    array = zarrforge.create_array(
+        MemoryStore(), "a", shape=(2**32, 2**32), chunks=(2**15, 2**15), dtype="int8"
+    )
     assert array.size == 2**64
     with config.set(max_request_bytes=2**20):
         with pytest.raises(ResourceLimitError):
@@ -162,7 +190,7 @@ def test_request_limit_and_size_do_not_overflow() -> None:
 
 
 def test_request_limit_is_checked_before_the_chunks_are_enumerated() -> None:
-    script = textwrap.dedent('''
+    script = textwrap.dedent("""
         import zarrforge
         from zarrforge import config
         from zarrforge.errors import ResourceLimitError
@@ -178,14 +206,12 @@ def test_request_limit_is_checked_before_the_chunks_are_enumerated() -> None:
                 array[...] = 1
             except ResourceLimitError:
                 print("write refused")
-    ''')
+    """)
     try:
-        process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                                 timeout=8)
+        process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=8)
     except subprocess.TimeoutExpired:
         pytest.fail("a read or write that max_request_bytes refuses ran for more than 8 s")
-    assert process.stdout.split() == ["read", "refused", "write", "refused"], \
-        process.stderr[-2000:]
+    assert process.stdout.split() == ["read", "refused", "write", "refused"], process.stderr[-2000:]
 
 
 def _overhanging(sharded: bool):
@@ -195,8 +221,9 @@ def _overhanging(sharded: bool):
     from zarrforge_std.stores.memory import MemoryStore
 
     store = MemoryStore()
-    zarrforge.create_array(store, "a", shape=(3,), chunks=(3,), dtype="int32",
-                           shards=(3,) if sharded else None)
+    zarrforge.create_array(
+        store, "a", shape=(3,), chunks=(3,), dtype="int32", shards=(3,) if sharded else None
+    )
     array = zarrforge.open_array(store, "a", mode="r+")
     array[...] = [1, 2, 3]
     doc = json.loads(store.get("a/zarr.json"))

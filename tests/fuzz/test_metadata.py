@@ -17,8 +17,7 @@ from zarrforge_std.stores.memory import MemoryStore
 
 def _array_with(fmt: str, key: str, change) -> MemoryStore:
     store = MemoryStore()
-    zarrforge.create_array(store, "a", shape=(10, 7), chunks=(4, 3), dtype="int16",
-                           zarr_format=fmt)[...] = 1
+    zarrforge.create_array(store, "a", shape=(10, 7), chunks=(4, 3), dtype="int16", zarr_format=fmt)[...] = 1
     document = json.loads(store.get(key))
     change(document)
     store.set(key, json.dumps(document).encode())
@@ -77,23 +76,25 @@ def test_the_largest_int64_extent_opens_and_reads(fmt: str, key: str) -> None:
 
 
 @pytest.mark.parametrize("extent", [2**63, 2**65])
-@pytest.mark.parametrize("how,fmt", [
-    pytest.param(how, fmt, id=f"{how}-{fmt}")
-    for how in ("create", "resize") for fmt in ("3", "2", "draft-2022")])
+@pytest.mark.parametrize(
+    "how,fmt",
+    [
+        pytest.param(how, fmt, id=f"{how}-{fmt}")
+        for how in ("create", "resize")
+        for fmt in ("3", "2", "draft-2022")
+    ],
+)
 def test_what_zarrforge_writes_it_can_open(fmt: str, how: str, extent: int) -> None:
     """Extents zarrforge would refuse to read are refused on write, before anything is
     written (they used to be written, then refused on open); 2**63 - 1 is written."""
     store = MemoryStore()
     if how == "create":
         with pytest.raises(MetadataError, match=r"shape.*\[0, 2\*\*63 - 1\]"):
-            zarrforge.create_array(store, "a", shape=(extent,), chunks=(5,), dtype="int8",
-                                   zarr_format=fmt)
+            zarrforge.create_array(store, "a", shape=(extent,), chunks=(5,), dtype="int8", zarr_format=fmt)
         assert list(store.list_prefix("")) == []
-        zarrforge.create_array(store, "a", shape=(2**63 - 1,), chunks=(5,), dtype="int8",
-                               zarr_format=fmt)
+        zarrforge.create_array(store, "a", shape=(2**63 - 1,), chunks=(5,), dtype="int8", zarr_format=fmt)
     else:
-        array = zarrforge.create_array(store, "a", shape=(10,), chunks=(5,), dtype="int8",
-                                       zarr_format=fmt)
+        array = zarrforge.create_array(store, "a", shape=(10,), chunks=(5,), dtype="int8", zarr_format=fmt)
         with pytest.raises(ZarrforgeError, match=r"resize needs lengths in \[0, 2\*\*63 - 1\]: dimension 0"):
             array.resize(extent)
         assert zarrforge.open_array(store, "a").shape == (10,)
@@ -101,13 +102,15 @@ def test_what_zarrforge_writes_it_can_open(fmt: str, how: str, extent: int) -> N
     assert zarrforge.open_array(store, "a").shape == (2**63 - 1,)
 
 
-@pytest.mark.parametrize("fmt,key", [("3", "a/zarr.json"), ("2", "a/.zattrs"),
-                                     ("draft-2022", "meta/root/a.array.json")])
+@pytest.mark.parametrize(
+    "fmt,key", [("3", "a/zarr.json"), ("2", "a/.zattrs"), ("draft-2022", "meta/root/a.array.json")]
+)
 def test_lone_surrogate_in_attributes_is_written_back(fmt: str, key: str) -> None:
     """Found by the 10-minute metadata_v3 run: JSON's "\\ud800" escape reads as a lone
     surrogate, which has no UTF-8 form, so rewriting the document after an attribute
     change failed (with a MetadataError that named no key). It is now escaped again,
     and a value that cannot be written at all is refused naming the document's key."""
+
     def change(document):
         attributes = document if key.endswith(".zattrs") else document.setdefault("attributes", {})
         attributes["s"] = "x\ud800y"

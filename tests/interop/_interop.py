@@ -103,25 +103,56 @@ def gzip(level: int = 5) -> dict[str, Any]:
 
 
 def blosc(cname: str, shuffle: str, typesize: int, clevel: int = 5) -> dict[str, Any]:
-    return {"name": "blosc", "configuration": {"typesize": typesize, "cname": cname, "clevel": clevel,
-                                               "shuffle": shuffle, "blocksize": 0}}
+    return {
+        "name": "blosc",
+        "configuration": {
+            "typesize": typesize,
+            "cname": cname,
+            "clevel": clevel,
+            "shuffle": shuffle,
+            "blocksize": 0,
+        },
+    }
 
 
 CRC32C = {"name": "crc32c"}
 
 
-def sharding(chunk_shape: tuple[int, ...], codecs: tuple[dict[str, Any], ...],
-             index_codecs: tuple[dict[str, Any], ...] | None = None,
-             index_location: str = "end") -> dict[str, Any]:
+def sharding(
+    chunk_shape: tuple[int, ...],
+    codecs: tuple[dict[str, Any], ...],
+    index_codecs: tuple[dict[str, Any], ...] | None = None,
+    index_location: str = "end",
+) -> dict[str, Any]:
     if index_codecs is None:
         index_codecs = (bytes_codec(), CRC32C)  # what zarr-python and zarrforge default to
-    return {"name": "sharding_indexed", "configuration": {
-        "chunk_shape": list(chunk_shape), "codecs": list(codecs), "index_codecs": list(index_codecs),
-        "index_location": index_location}}
+    return {
+        "name": "sharding_indexed",
+        "configuration": {
+            "chunk_shape": list(chunk_shape),
+            "codecs": list(codecs),
+            "index_codecs": list(index_codecs),
+            "index_location": index_location,
+        },
+    }
 
 
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128")
+DTYPES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 
 
 def _cases() -> list[Case]:
@@ -130,8 +161,17 @@ def _cases() -> list[Case]:
 
     # Every core data type: 2-D with edge chunks on both axes, zstd.
     for dtype in DTYPES:
-        add(Case(f"dtype-{dtype}", dtype, (7, 5), (3, 2), (bytes_codec(), zstd()),
-                 dimension_names=("y", "x"), attributes={"dtype": dtype}))
+        add(
+            Case(
+                f"dtype-{dtype}",
+                dtype,
+                (7, 5),
+                (3, 2),
+                (bytes_codec(), zstd()),
+                dimension_names=("y", "x"),
+                attributes={"dtype": dtype},
+            )
+        )
 
     # The bytes codec with big-endian output, for every multi-byte type.
     for dtype in DTYPES:
@@ -143,47 +183,143 @@ def _cases() -> list[Case]:
     add(Case("transpose-2d-10", "float32", (6, 4), (4, 3), (transpose(1, 0), bytes_codec())))
     add(Case("transpose-2d-10-big", "int16", (5, 3), (2, 3), (transpose(1, 0), bytes_codec("big"))))
     for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
-        add(Case("transpose-3d-" + "".join(map(str, order)), "int32", (4, 5, 3), (3, 2, 3),
-                 (transpose(*order), bytes_codec())))
+        add(
+            Case(
+                "transpose-3d-" + "".join(map(str, order)),
+                "int32",
+                (4, 5, 3),
+                (3, 2, 3),
+                (transpose(*order), bytes_codec()),
+            )
+        )
 
     # bytes -> bytes codecs.
     add(Case("codec-gzip", "float64", (9, 4), (4, 4), (bytes_codec(), gzip(5))))
     add(Case("codec-gzip-level0", "uint8", (10,), (4,), (bytes_codec(), gzip(0))))
     add(Case("codec-zstd-level5-checksum", "int32", (9, 4), (4, 4), (bytes_codec(), zstd(5, True))))
     add(Case("codec-zstd-negative-level", "uint16", (30,), (16,), (bytes_codec(), zstd(-3))))
-    add(Case("codec-blosc-lz4-shuffle", "float32", (8, 6), (5, 4),
-             (bytes_codec(), blosc("lz4", "shuffle", 4))))
-    add(Case("codec-blosc-zstd-bitshuffle", "uint16", (20,), (8,),
-             (bytes_codec(), blosc("zstd", "bitshuffle", 2))))
-    add(Case("codec-blosc-blosclz-noshuffle", "int64", (12,), (5,),
-             (bytes_codec(), blosc("blosclz", "noshuffle", 8, clevel=9))))
-    add(Case("codec-blosc-lz4hc-bitshuffle-bool", "bool", (40,), (16,),
-             (bytes_codec(), blosc("lz4hc", "bitshuffle", 1))))
-    add(Case("codec-blosc-zlib-shuffle-big", "float64", (6, 5), (4, 4),
-             (bytes_codec("big"), blosc("zlib", "shuffle", 8, clevel=1))))
+    add(
+        Case(
+            "codec-blosc-lz4-shuffle", "float32", (8, 6), (5, 4), (bytes_codec(), blosc("lz4", "shuffle", 4))
+        )
+    )
+    add(
+        Case(
+            "codec-blosc-zstd-bitshuffle",
+            "uint16",
+            (20,),
+            (8,),
+            (bytes_codec(), blosc("zstd", "bitshuffle", 2)),
+        )
+    )
+    add(
+        Case(
+            "codec-blosc-blosclz-noshuffle",
+            "int64",
+            (12,),
+            (5,),
+            (bytes_codec(), blosc("blosclz", "noshuffle", 8, clevel=9)),
+        )
+    )
+    add(
+        Case(
+            "codec-blosc-lz4hc-bitshuffle-bool",
+            "bool",
+            (40,),
+            (16,),
+            (bytes_codec(), blosc("lz4hc", "bitshuffle", 1)),
+        )
+    )
+    add(
+        Case(
+            "codec-blosc-zlib-shuffle-big",
+            "float64",
+            (6, 5),
+            (4, 4),
+            (bytes_codec("big"), blosc("zlib", "shuffle", 8, clevel=1)),
+        )
+    )
     add(Case("codec-crc32c", "uint8", (10,), (4,), (bytes_codec(), CRC32C)))
     add(Case("codec-gzip-crc32c", "int64", (5, 5), (2, 5), (bytes_codec("big"), gzip(1), CRC32C)))
-    add(Case("codec-transpose-blosc-crc32c", "complex64", (4, 6), (3, 4),
-             (transpose(1, 0), bytes_codec(), blosc("zstd", "shuffle", 8), CRC32C)))
+    add(
+        Case(
+            "codec-transpose-blosc-crc32c",
+            "complex64",
+            (4, 6),
+            (3, 4),
+            (transpose(1, 0), bytes_codec(), blosc("zstd", "shuffle", 8), CRC32C),
+        )
+    )
 
     # sharding_indexed: shards of inner chunks; only part of the array is written, so some
     # inner chunks are empty (missing from the index) and some shards are never written.
-    add(Case("shard-index-end", "int32", (8, 6), (4, 6),
-             (sharding((2, 3), (bytes_codec(), zstd())),), fill=-1,
-             region=(slice(0, 3), slice(0, 6)), keys=("c/0/0",)))
-    add(Case("shard-index-start-big-gzip", "float64", (8, 6), (4, 3),
-             (sharding((2, 3), (bytes_codec("big"), gzip(1)), index_location="start"),),
-             fill="NaN", region=(slice(2, 8), slice(0, 2)), keys=("c/0/0", "c/1/0")))
-    add(Case("shard-edge-shards", "uint16", (7, 5), (4, 4),
-             (sharding((2, 2), (bytes_codec(),)),), dimension_names=("y", "x")))
-    add(Case("shard-inner-transpose-blosc", "int16", (4, 6, 6), (4, 3, 6),
-             (sharding((2, 3, 3), (transpose(2, 0, 1), bytes_codec(), blosc("lz4", "shuffle", 2))),)))
-    add(Case("shard-index-without-checksum", "uint8", (10,), (5,),
-             (sharding((1,), (bytes_codec(),), index_codecs=(bytes_codec(),)),),
-             fill=9, region=(slice(0, 3),), keys=("c/0",)))
-    add(Case("shard-cke-v2", "int64", (4, 4), (2, 4),
-             (sharding((2, 2), (bytes_codec(),)),), cke={"name": "v2", "configuration": {"separator": "."}},
-             region=(slice(0, 2), slice(0, 4)), keys=("0.0",)))
+    add(
+        Case(
+            "shard-index-end",
+            "int32",
+            (8, 6),
+            (4, 6),
+            (sharding((2, 3), (bytes_codec(), zstd())),),
+            fill=-1,
+            region=(slice(0, 3), slice(0, 6)),
+            keys=("c/0/0",),
+        )
+    )
+    add(
+        Case(
+            "shard-index-start-big-gzip",
+            "float64",
+            (8, 6),
+            (4, 3),
+            (sharding((2, 3), (bytes_codec("big"), gzip(1)), index_location="start"),),
+            fill="NaN",
+            region=(slice(2, 8), slice(0, 2)),
+            keys=("c/0/0", "c/1/0"),
+        )
+    )
+    add(
+        Case(
+            "shard-edge-shards",
+            "uint16",
+            (7, 5),
+            (4, 4),
+            (sharding((2, 2), (bytes_codec(),)),),
+            dimension_names=("y", "x"),
+        )
+    )
+    add(
+        Case(
+            "shard-inner-transpose-blosc",
+            "int16",
+            (4, 6, 6),
+            (4, 3, 6),
+            (sharding((2, 3, 3), (transpose(2, 0, 1), bytes_codec(), blosc("lz4", "shuffle", 2))),),
+        )
+    )
+    add(
+        Case(
+            "shard-index-without-checksum",
+            "uint8",
+            (10,),
+            (5,),
+            (sharding((1,), (bytes_codec(),), index_codecs=(bytes_codec(),)),),
+            fill=9,
+            region=(slice(0, 3),),
+            keys=("c/0",),
+        )
+    )
+    add(
+        Case(
+            "shard-cke-v2",
+            "int64",
+            (4, 4),
+            (2, 4),
+            (sharding((2, 2), (bytes_codec(),)),),
+            cke={"name": "v2", "configuration": {"separator": "."}},
+            region=(slice(0, 2), slice(0, 4)),
+            keys=("0.0",),
+        )
+    )
 
     # Chunk key encodings; only chunks (0, 0) and (2, 1) are written, the others never are.
     region = (slice(0, 2), slice(0, 3))
@@ -195,33 +331,140 @@ def _cases() -> list[Case]:
         ({"name": "v2", "configuration": {"separator": "/"}}, ("0/0", "2/1")),
     ):
         sep = {"/": "slash", ".": "dot"}[cke["configuration"]["separator"]]
-        add(Case(f"cke-{cke['name']}-{sep}", "int32", (5, 4), (2, 3), (bytes_codec(), zstd()),
-                 fill=-1, cke=cke, region=_Union(region, sparse), keys=keys))
-    add(Case("cke-v2-dot-0d", "int16", (), (), (bytes_codec(),), fill=5,
-             cke={"name": "v2", "configuration": {"separator": "."}}, keys=("0",)))
+        add(
+            Case(
+                f"cke-{cke['name']}-{sep}",
+                "int32",
+                (5, 4),
+                (2, 3),
+                (bytes_codec(), zstd()),
+                fill=-1,
+                cke=cke,
+                region=_Union(region, sparse),
+                keys=keys,
+            )
+        )
+    add(
+        Case(
+            "cke-v2-dot-0d",
+            "int16",
+            (),
+            (),
+            (bytes_codec(),),
+            fill=5,
+            cke={"name": "v2", "configuration": {"separator": "."}},
+            keys=("0",),
+        )
+    )
     add(Case("cke-default-0d", "int16", (), (), (bytes_codec(),), fill=5, keys=("c",)))
 
     # Shapes: 0-d, zero-length dimensions, edge chunks, never-written chunks.
     add(Case("shape-0d", "float64", (), (), (bytes_codec(), zstd()), fill=1.5))
-    add(Case("shape-0d-never-written", "complex128", (), (), (bytes_codec(),),
-             fill=[1.5, "-Infinity"], region=NOTHING, keys=()))
+    add(
+        Case(
+            "shape-0d-never-written",
+            "complex128",
+            (),
+            (),
+            (bytes_codec(),),
+            fill=[1.5, "-Infinity"],
+            region=NOTHING,
+            keys=(),
+        )
+    )
     add(Case("shape-0d-bool", "bool", (), (), (bytes_codec(),), fill=True))
-    add(Case("shape-0d-names-empty", "uint32", (), (), (bytes_codec("big"), CRC32C), fill=4000000000,
-             dimension_names=(), attributes={"rank": 0}))
-    add(Case("shape-zero-length-1d", "uint16", (0,), (3,), (bytes_codec(), zstd()), fill=7,
-             region=NOTHING, keys=()))
-    add(Case("shape-zero-length-2d", "float32", (3, 0), (2, 2), (bytes_codec(), gzip()),
-             fill="NaN", region=NOTHING, keys=()))
-    add(Case("shape-edge-3d", "int16", (5, 6, 7), (2, 4, 3), (bytes_codec(), zstd()),
-             dimension_names=("z", "y", "x")))
-    add(Case("shape-chunk-larger-than-array", "uint32", (3, 2), (8, 8), (bytes_codec(), zstd()),
-             keys=("c/0/0",)))
-    add(Case("shape-never-written-chunks", "float64", (10, 10), (3, 3), (bytes_codec(), zstd()),
-             fill=-2.5, region=(slice(0, 3), slice(3, 6)), keys=("c/0/1",)))
-    add(Case("shape-never-written-edge-chunk", "int8", (10, 10), (3, 3), (bytes_codec(),),
-             fill=-7, region=(slice(9, 10), slice(9, 10)), keys=("c/3/3",)))
-    add(Case("shape-never-written-at-all", "float32", (4, 4), (2, 2), (bytes_codec(), zstd()),
-             fill="Infinity", region=NOTHING, keys=()))
+    add(
+        Case(
+            "shape-0d-names-empty",
+            "uint32",
+            (),
+            (),
+            (bytes_codec("big"), CRC32C),
+            fill=4000000000,
+            dimension_names=(),
+            attributes={"rank": 0},
+        )
+    )
+    add(
+        Case(
+            "shape-zero-length-1d",
+            "uint16",
+            (0,),
+            (3,),
+            (bytes_codec(), zstd()),
+            fill=7,
+            region=NOTHING,
+            keys=(),
+        )
+    )
+    add(
+        Case(
+            "shape-zero-length-2d",
+            "float32",
+            (3, 0),
+            (2, 2),
+            (bytes_codec(), gzip()),
+            fill="NaN",
+            region=NOTHING,
+            keys=(),
+        )
+    )
+    add(
+        Case(
+            "shape-edge-3d",
+            "int16",
+            (5, 6, 7),
+            (2, 4, 3),
+            (bytes_codec(), zstd()),
+            dimension_names=("z", "y", "x"),
+        )
+    )
+    add(
+        Case(
+            "shape-chunk-larger-than-array",
+            "uint32",
+            (3, 2),
+            (8, 8),
+            (bytes_codec(), zstd()),
+            keys=("c/0/0",),
+        )
+    )
+    add(
+        Case(
+            "shape-never-written-chunks",
+            "float64",
+            (10, 10),
+            (3, 3),
+            (bytes_codec(), zstd()),
+            fill=-2.5,
+            region=(slice(0, 3), slice(3, 6)),
+            keys=("c/0/1",),
+        )
+    )
+    add(
+        Case(
+            "shape-never-written-edge-chunk",
+            "int8",
+            (10, 10),
+            (3, 3),
+            (bytes_codec(),),
+            fill=-7,
+            region=(slice(9, 10), slice(9, 10)),
+            keys=("c/3/3",),
+        )
+    )
+    add(
+        Case(
+            "shape-never-written-at-all",
+            "float32",
+            (4, 4),
+            (2, 2),
+            (bytes_codec(), zstd()),
+            fill="Infinity",
+            region=NOTHING,
+            keys=(),
+        )
+    )
 
     # Fill values; part of each array is never written, so the fill value shows.
     part = (slice(0, 2),)
@@ -247,17 +490,50 @@ def _cases() -> list[Case]:
         ("bool", True),
     ):
         label = json.dumps(fill).replace('"', "").replace(" ", "").replace(",", "_").strip("[]")
-        add(Case(f"fill-{dtype}-{label}", dtype, (5,), (2,), (bytes_codec(), zstd()), fill=fill,
-                 region=part, keys=("c/0",)))
+        add(
+            Case(
+                f"fill-{dtype}-{label}",
+                dtype,
+                (5,),
+                (2,),
+                (bytes_codec(), zstd()),
+                fill=fill,
+                region=part,
+                keys=("c/0",),
+            )
+        )
 
     # Dimension names and attributes.
-    nested = {"ü-ñ-日本": {"list": [1, 2.5, None, True, "ß"], "deep": {"a": {"b": [[], {}]}}},
-              "emoji": "🌊", "empty": {}, "int": -(2**53), "float": 1e-300}
-    add(Case("names-with-nulls", "int32", (2, 3, 4), (2, 2, 2), (bytes_codec(), zstd()),
-             dimension_names=("x", None, "z"), attributes=nested))
+    nested = {
+        "ü-ñ-日本": {"list": [1, 2.5, None, True, "ß"], "deep": {"a": {"b": [[], {}]}}},
+        "emoji": "🌊",
+        "empty": {},
+        "int": -(2**53),
+        "float": 1e-300,
+    }
+    add(
+        Case(
+            "names-with-nulls",
+            "int32",
+            (2, 3, 4),
+            (2, 2, 2),
+            (bytes_codec(), zstd()),
+            dimension_names=("x", None, "z"),
+            attributes=nested,
+        )
+    )
     add(Case("names-all-null", "uint8", (3, 2), (2, 2), (bytes_codec(),), dimension_names=(None, None)))
-    add(Case("names-unicode", "float64", (2, 2), (1, 2), (bytes_codec(), zstd()),
-             dimension_names=("時間", "x y"), attributes={"long_name": "température"}))
+    add(
+        Case(
+            "names-unicode",
+            "float64",
+            (2, 2),
+            (1, 2),
+            (bytes_codec(), zstd()),
+            dimension_names=("時間", "x y"),
+            attributes={"long_name": "température"},
+        )
+    )
     return cases
 
 
@@ -304,11 +580,20 @@ def fill_scalar(dtype: str, value: Any) -> np.generic:
 
 
 def _special_floats(dt: np.dtype) -> np.ndarray:
-    bits = {2: [0x7E00, 0x7C00, 0xFC00, 0x8000, 0x7E01, 0x7C01, 0x7BFF, 0x0001],
-            4: [0x7FC00000, 0x7F800000, 0xFF800000, 0x80000000, 0x7FC00001, 0x7F800001,
-                0x7F7FFFFF, 0x00000001],
-            8: [0x7FF8000000000000, 0x7FF0000000000000, 0xFFF0000000000000, 0x8000000000000000,
-                0x7FF8000000000001, 0x7FF0000000000001, 0x7FEFFFFFFFFFFFFF, 0x1]}[dt.itemsize]
+    bits = {
+        2: [0x7E00, 0x7C00, 0xFC00, 0x8000, 0x7E01, 0x7C01, 0x7BFF, 0x0001],
+        4: [0x7FC00000, 0x7F800000, 0xFF800000, 0x80000000, 0x7FC00001, 0x7F800001, 0x7F7FFFFF, 0x00000001],
+        8: [
+            0x7FF8000000000000,
+            0x7FF0000000000000,
+            0xFFF0000000000000,
+            0x8000000000000000,
+            0x7FF8000000000001,
+            0x7FF0000000000001,
+            0x7FEFFFFFFFFFFFFF,
+            0x1,
+        ],
+    }[dt.itemsize]
     # NaN, +inf, -inf, -0.0, NaN with payload, signalling NaN, max, smallest subnormal
     return np.array(bits, dtype=f"<u{dt.itemsize}").view(dt.newbyteorder("<")).astype(dt)
 
@@ -376,9 +661,11 @@ def assert_same_bits(actual: Any, expected: Any, what: str) -> None:
         a = np.ascontiguousarray(actual).reshape(-1).view(view)
         e = np.ascontiguousarray(expected).reshape(-1).view(view)
         diff = np.flatnonzero(a.reshape(-1) != e.reshape(-1))
-        raise AssertionError(f"{what}: equal as numbers but not bit for bit; first differing words "
-                             f"{[hex(int(a.reshape(-1)[i])) for i in diff[:4]]} != "
-                             f"{[hex(int(e.reshape(-1)[i])) for i in diff[:4]]}")
+        raise AssertionError(
+            f"{what}: equal as numbers but not bit for bit; first differing words "
+            f"{[hex(int(a.reshape(-1)[i])) for i in diff[:4]]} != "
+            f"{[hex(int(e.reshape(-1)[i])) for i in diff[:4]]}"
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -475,10 +762,18 @@ def stored_chunk_keys(root: Path) -> list[str]:
 
 
 def write_zarrforge(root: Path, case: Case, data: np.ndarray) -> Any:
-    a = zf.create_array(str(root), ARRAY, shape=case.shape, dtype=case.dtype, chunks=case.chunks,
-                        codecs=list(case.codecs), fill_value=fill_scalar(case.dtype, case.fill_json),
-                        attributes=case.attributes, dimension_names=case.dimension_names,
-                        chunk_key_encoding=case.cke)
+    a = zf.create_array(
+        str(root),
+        ARRAY,
+        shape=case.shape,
+        dtype=case.dtype,
+        chunks=case.chunks,
+        codecs=list(case.codecs),
+        fill_value=fill_scalar(case.dtype, case.fill_json),
+        attributes=case.attributes,
+        dimension_names=case.dimension_names,
+        chunk_key_encoding=case.cke,
+    )
     for region in regions(case):
         a[region] = data[region]
     return a
@@ -488,9 +783,19 @@ def read_zarrforge(root: Path) -> View:
     a = zf.open_array(str(root), ARRAY)
     doc = a.metadata
     names = a.dimension_names
-    return View("zarrforge", a.shape, a.dtype, a.chunks, np.asarray(a[...]), a.fill_value,
-                a.attrs.asdict(), tuple(names) if names is not None else None, doc["codecs"],
-                doc["chunk_key_encoding"], doc["fill_value"])
+    return View(
+        "zarrforge",
+        a.shape,
+        a.dtype,
+        a.chunks,
+        np.asarray(a[...]),
+        a.fill_value,
+        a.attrs.asdict(),
+        tuple(names) if names is not None else None,
+        doc["codecs"],
+        doc["chunk_key_encoding"],
+        doc["fill_value"],
+    )
 
 
 # --- zarr-python ----------------------------------------------------------------------
@@ -498,12 +803,19 @@ def read_zarrforge(root: Path) -> View:
 
 def write_zarr_python(root: Path, case: Case, data: np.ndarray) -> Any:
     z = zarr.create_array(
-        str(root), name=ARRAY, shape=case.shape, dtype=case.dtype, chunks=case.chunks,
-        filters=case.filters or None, serializer=case.serializer,
+        str(root),
+        name=ARRAY,
+        shape=case.shape,
+        dtype=case.dtype,
+        chunks=case.chunks,
+        filters=case.filters or None,
+        serializer=case.serializer,
         compressors=case.compressors or None,
-        fill_value=fill_scalar(case.dtype, case.fill_json), attributes=case.attributes,
+        fill_value=fill_scalar(case.dtype, case.fill_json),
+        attributes=case.attributes,
         dimension_names=case.dimension_names,
-        chunk_key_encoding=normalize_cke(case.cke) if case.cke else None)
+        chunk_key_encoding=normalize_cke(case.cke) if case.cke else None,
+    )
     for region in regions(case):
         z[region] = data[region]
     return z
@@ -513,18 +825,27 @@ def read_zarr_python(root: Path) -> View:
     z = zarr.open_array(str(root), path=ARRAY, mode="r")
     doc = json.loads(json.dumps(z.metadata.to_dict(), default=str))
     names = z.metadata.dimension_names
-    return View("zarr-python", tuple(z.shape), z.dtype, tuple(z.chunks), np.asarray(z[...]),
-                z.fill_value, dict(z.attrs), tuple(names) if names is not None else None,
-                doc["codecs"], doc["chunk_key_encoding"], doc["fill_value"],
-                extra={"metadata": z.metadata})
+    return View(
+        "zarr-python",
+        tuple(z.shape),
+        z.dtype,
+        tuple(z.chunks),
+        np.asarray(z[...]),
+        z.fill_value,
+        dict(z.attrs),
+        tuple(names) if names is not None else None,
+        doc["codecs"],
+        doc["chunk_key_encoding"],
+        doc["fill_value"],
+        extra={"metadata": z.metadata},
+    )
 
 
 # --- tensorstore ----------------------------------------------------------------------
 
 
 def ts_spec(root: Path, **members: Any) -> dict[str, Any]:
-    return {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(array_dir(root)) + "/"},
-            **members}
+    return {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(array_dir(root)) + "/"}, **members}
 
 
 def write_tensorstore(root: Path, case: Case, data: np.ndarray) -> Any:
@@ -554,31 +875,56 @@ def read_tensorstore(root: Path) -> View:
     meta = t.spec().to_json()["metadata"]
     names = meta.get("dimension_names")
     fill = t.fill_value
-    return View("tensorstore", tuple(t.shape), t.dtype.numpy_dtype,
-                tuple(t.chunk_layout.read_chunk.shape or ()), np.asarray(t.read().result()),
-                None if fill is None else np.asarray(fill)[()], meta.get("attributes", {}),
-                tuple(names) if names is not None else None, meta["codecs"],
-                meta.get("chunk_key_encoding"), meta["fill_value"],
-                extra={"labels": tuple(t.domain.labels), "units": tuple(t.dimension_units),
-                       "schema_labels": tuple(t.schema.domain.labels),
-                       "write_chunks": tuple(t.schema.chunk_layout.write_chunk.shape or ()),
-                       "schema_dtype": t.schema.dtype.numpy_dtype, "metadata": meta})
+    return View(
+        "tensorstore",
+        tuple(t.shape),
+        t.dtype.numpy_dtype,
+        tuple(t.chunk_layout.read_chunk.shape or ()),
+        np.asarray(t.read().result()),
+        None if fill is None else np.asarray(fill)[()],
+        meta.get("attributes", {}),
+        tuple(names) if names is not None else None,
+        meta["codecs"],
+        meta.get("chunk_key_encoding"),
+        meta["fill_value"],
+        extra={
+            "labels": tuple(t.domain.labels),
+            "units": tuple(t.dimension_units),
+            "schema_labels": tuple(t.schema.domain.labels),
+            "write_chunks": tuple(t.schema.chunk_layout.write_chunk.shape or ()),
+            "schema_dtype": t.schema.dtype.numpy_dtype,
+            "metadata": meta,
+        },
+    )
 
 
 WRITERS: dict[str, Callable[[Path, Case, np.ndarray], Any]] = {
-    "zarrforge": write_zarrforge, "zarr-python": write_zarr_python, "tensorstore": write_tensorstore}
+    "zarrforge": write_zarrforge,
+    "zarr-python": write_zarr_python,
+    "tensorstore": write_tensorstore,
+}
 READERS: dict[str, Callable[[Path], View]] = {
-    "zarrforge": read_zarrforge, "zarr-python": read_zarr_python, "tensorstore": read_tensorstore}
+    "zarrforge": read_zarrforge,
+    "zarr-python": read_zarr_python,
+    "tensorstore": read_tensorstore,
+}
 
 
 # --------------------------------------------------------------------------------------
 # the checks
 
 
-def check_view(view: View, case: Case, data: np.ndarray, *, writer: str,
-               update: tuple[Any, np.ndarray] | None = None, cleared: np.ndarray | None = None,
-               attributes: dict[str, Any] | None = None,
-               read_chunks: tuple[int, ...] | None = None) -> None:
+def check_view(
+    view: View,
+    case: Case,
+    data: np.ndarray,
+    *,
+    writer: str,
+    update: tuple[Any, np.ndarray] | None = None,
+    cleared: np.ndarray | None = None,
+    attributes: dict[str, Any] | None = None,
+    read_chunks: tuple[int, ...] | None = None,
+) -> None:
     """Everything ``view`` reports agrees with ``case`` and the ``data`` ``writer`` wrote.
 
     ``update`` is ``(region, values)`` written afterwards over the same array;
@@ -598,8 +944,9 @@ def check_view(view: View, case: Case, data: np.ndarray, *, writer: str,
     if cleared is not None:
         expected[cleared] = expected_values(dataclasses.replace(case, region=NOTHING), data, fill)[cleared]
     assert_same_bits(view.values, expected, f"{who}: values")
-    assert_same_bits(np.asarray(view.fill, dtype=np.dtype(case.dtype)), np.asarray(fill),
-                     f"{who}: fill value")
+    assert_same_bits(
+        np.asarray(view.fill, dtype=np.dtype(case.dtype)), np.asarray(fill), f"{who}: fill value"
+    )
     assert view.attributes == (case.attributes if attributes is None else attributes), who
     assert view.dimension_names == exp.dimension_names, who
     assert normalize_codecs(view.codecs, case.dtype) == normalize_codecs(case.codecs, case.dtype), who
@@ -627,14 +974,17 @@ def check_zarrforge_selections(root: Path, case: Case, data: np.ndarray, *, writ
     if not case.shape or 0 in case.shape:
         assert_same_bits(a[...], expected, "zarrforge [...]")
         return
-    selections = [tuple(slice(1, None, 2) for _ in case.shape),
-                  tuple(slice(n - 1, None) for n in case.shape),
-                  tuple(n // 2 for n in case.shape)]
+    selections = [
+        tuple(slice(1, None, 2) for _ in case.shape),
+        tuple(slice(n - 1, None) for n in case.shape),
+        tuple(n // 2 for n in case.shape),
+    ]
     for sel in selections:
         assert_same_bits(a[sel], expected[sel], f"zarrforge {sel}")
     rows = np.array(sorted({0, case.shape[0] - 1}))
-    assert_same_bits(a.oindex[(rows,) + (slice(None),) * (len(case.shape) - 1)], expected[rows],
-                     "zarrforge oindex")
+    assert_same_bits(
+        a.oindex[(rows,) + (slice(None),) * (len(case.shape) - 1)], expected[rows], "zarrforge oindex"
+    )
     points = tuple(np.array([0, n - 1]) for n in case.shape)
     assert_same_bits(a.vindex[points], expected[points], "zarrforge vindex")
 
@@ -701,9 +1051,11 @@ def _through_python_float(value: np.generic) -> np.generic:
     part = dt if dt.kind == "f" else np.dtype(f"f{dt.itemsize // 2}")
     code = {2: "<e", 4: "<f", 8: "<d"}[part.itemsize]
     raw = np.asarray(value).astype(dt.newbyteorder("<")).tobytes()
-    parts = [struct.unpack(code, raw[i:i + part.itemsize])[0] for i in range(0, len(raw), part.itemsize)]
-    out = np.frombuffer(b"".join(np.asarray(p, dtype=part.newbyteorder("<")).tobytes() for p in parts),
-                        dtype=dt.newbyteorder("<"))
+    parts = [struct.unpack(code, raw[i : i + part.itemsize])[0] for i in range(0, len(raw), part.itemsize)]
+    out = np.frombuffer(
+        b"".join(np.asarray(p, dtype=part.newbyteorder("<")).tobytes() for p in parts),
+        dtype=dt.newbyteorder("<"),
+    )
     return out.astype(dt)[0]
 
 
@@ -727,7 +1079,7 @@ def expectation(case: Case, writer: str, reader: str) -> Expectation:
         # zarr-python 3.1 writes no dimension_names for a 0-d array given an empty list
         names = None
         deviations.append("zarr-python omits empty dimension_names")
-    if ("tensorstore" in (writer, reader) and names is not None and all(n is None for n in names)):
+    if "tensorstore" in (writer, reader) and names is not None and all(n is None for n in names):
         # tensorstore keeps dimension names as domain labels, "" for unnamed; when no
         # dimension has a name it reports (and writes) no dimension_names at all.
         names = None

@@ -83,8 +83,9 @@ def find_python(minimum: tuple[int, int], variable: str) -> str:
     if chosen:
         found = _version_of(chosen)
         if found is None or found < minimum:
-            raise RuntimeError(f"${variable}={chosen} is not a Python >= "
-                               f"{'.'.join(map(str, minimum))} (it reports {found})")
+            raise RuntimeError(
+                f"${variable}={chosen} is not a Python >= {'.'.join(map(str, minimum))} (it reports {found})"
+            )
         return chosen
     candidates = [sys.executable]
     for minor in range(minimum[1], minimum[1] + 6):
@@ -92,19 +93,27 @@ def find_python(minimum: tuple[int, int], variable: str) -> str:
         if on_path:
             candidates.append(on_path)
     pyenv = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
-    candidates += sorted(glob.glob(os.path.join(pyenv, "versions", f"{minimum[0]}.*", "bin",
-                                                "python")))
+    candidates += sorted(glob.glob(os.path.join(pyenv, "versions", f"{minimum[0]}.*", "bin", "python")))
     for candidate in candidates:
         found = _version_of(candidate)
         if found is not None and found >= minimum:
             return candidate
-    raise RuntimeError(f"no Python >= {'.'.join(map(str, minimum))} found (tried "
-                       f"{', '.join(candidates)}); set ${variable} to one")
+    raise RuntimeError(
+        f"no Python >= {'.'.join(map(str, minimum))} found (tried "
+        f"{', '.join(candidates)}); set ${variable} to one"
+    )
 
 
-def ensure_side_venv(venv: Path, requirements: Sequence[str], *, label: str,
-                     check: str, expect_prefix: str, base_python: str | None = None,
-                     fingerprint: str = "") -> Path:
+def ensure_side_venv(
+    venv: Path,
+    requirements: Sequence[str],
+    *,
+    label: str,
+    check: str,
+    expect_prefix: str,
+    base_python: str | None = None,
+    fingerprint: str = "",
+) -> Path:
     """The python of ``venv`` holding ``requirements``, built if missing or stale.
 
     ``check`` is Python code run in the environment that must print a line starting with
@@ -114,31 +123,52 @@ def ensure_side_venv(venv: Path, requirements: Sequence[str], *, label: str,
     install time).
     """
     base = base_python or sys.executable
-    wanted = json.dumps({"requirements": list(requirements), "base": os.path.realpath(base),
-                         "fingerprint": fingerprint})
+    wanted = json.dumps(
+        {"requirements": list(requirements), "base": os.path.realpath(base), "fingerprint": fingerprint}
+    )
     marker = venv / MARKER
     with locked(venv.with_name(venv.name + ".lock")):
         if marker.exists() and marker.read_text() == wanted and python_of(venv).exists():
             return python_of(venv)
-        steps = [[base, "-m", "venv", "--clear", str(venv)],
-                 [str(python_of(venv)), "-m", "pip", "install", "--quiet",
-                  "--disable-pip-version-check", *requirements]]
+        steps = [
+            [base, "-m", "venv", "--clear", str(venv)],
+            [
+                str(python_of(venv)),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                *requirements,
+            ],
+        ]
         for step in steps:
             done = run(step, timeout=900)
             if done.returncode != 0:
-                raise RuntimeError(f"building the {label} environment at {venv} failed:\n"
-                                   f"$ {' '.join(step)}\n{done.stdout}\n{done.stderr}")
+                raise RuntimeError(
+                    f"building the {label} environment at {venv} failed:\n"
+                    f"$ {' '.join(step)}\n{done.stdout}\n{done.stderr}"
+                )
         # cwd: the environment, never a directory that shadows the peer's modules
         done = run([str(python_of(venv)), "-c", check], timeout=120, cwd=venv)
         if done.returncode != 0 or not done.stdout.startswith(expect_prefix):
-            raise RuntimeError(f"the environment at {venv} does not provide {label}: "
-                               f"{done.stdout}{done.stderr}")
+            raise RuntimeError(
+                f"the environment at {venv} does not provide {label}: {done.stdout}{done.stderr}"
+            )
         marker.write_text(wanted)
         return python_of(venv)
 
 
-def run_script(python: Path, source: str, args: Sequence[str], *, label: str, cwd: Path,
-               env: dict[str, str] | None = None, timeout: float = 300) -> str:
+def run_script(
+    python: Path,
+    source: str,
+    args: Sequence[str],
+    *,
+    label: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> str:
     """Run ``source`` with the side environment's python; its stdout, or an AssertionError
     with everything it printed."""
     full_env = {**os.environ, **(env or {})}
@@ -166,8 +196,13 @@ ZARR34_LABEL = "zarr-python 3.4.2"
 
 def ensure_zarr2_venv(venv: Path = ZARR2_VENV) -> Path:
     """The python of a virtual environment holding zarr-python 2.18, built if missing."""
-    return ensure_side_venv(venv, ZARR2_REQUIREMENTS, label=ZARR2_LABEL,
-                            check="import zarr; print(zarr.__version__)", expect_prefix="2.18.")
+    return ensure_side_venv(
+        venv,
+        ZARR2_REQUIREMENTS,
+        label=ZARR2_LABEL,
+        check="import zarr; print(zarr.__version__)",
+        expect_prefix="2.18.",
+    )
 
 
 def ensure_zarr34_venv(venv: Path = ZARR34_VENV) -> Path:
@@ -175,27 +210,52 @@ def ensure_zarr34_venv(venv: Path = ZARR34_VENV) -> Path:
     built if missing, on a Python >= 3.12 (``$ZARRFORGE_ZARR34_PYTHON`` or one found)."""
     base = find_python(ZARR34_MINIMUM_PYTHON, "ZARRFORGE_ZARR34_PYTHON")
     return ensure_side_venv(
-        venv, ZARR34_REQUIREMENTS, label=ZARR34_LABEL, base_python=base, expect_prefix="3.4.2 ",
-        check="import zarr, cast_value_rs, zarrs; print(zarr.__version__, 'cast-value-rs zarrs')")
+        venv,
+        ZARR34_REQUIREMENTS,
+        label=ZARR34_LABEL,
+        base_python=base,
+        expect_prefix="3.4.2 ",
+        check="import zarr, cast_value_rs, zarrs; print(zarr.__version__, 'cast-value-rs zarrs')",
+    )
 
 
 # zarr-python 3.4.2's own test suite run on zarrforge (tests/peers/zarr_python_suite.py):
 # zarr-python with the test tools its suite pins, and zarrforge as `zarrforge[standard]` plus
 # the zarr-python bridge, installed editable from this checkout
 ZARRSUITE_VENV = venv_location("ZARRFORGE_ZARRSUITE_VENV", ".venv-zarrsuite")
-ZARRFORGE_EDITABLE = ["core", "plugins/std", "plugins/numcodecs", "plugins/sharding",
-                      "plugins/dtypes", "plugins/v2", "plugins/draft2022", "plugins/fsspec",
-                      "plugins/zarr-python", "plugins/rectilinear", "plugins/obstore"]
+ZARRFORGE_EDITABLE = [
+    "core",
+    "plugins/std",
+    "plugins/numcodecs",
+    "plugins/sharding",
+    "plugins/dtypes",
+    "plugins/v2",
+    "plugins/draft2022",
+    "plugins/fsspec",
+    "plugins/zarr-python",
+    "plugins/rectilinear",
+    "plugins/obstore",
+]
 ZARRSUITE_REQUIREMENTS = [
-    "zarr==3.4.2", "pytest==9.1.1", "pytest-asyncio==1.4.0", "hypothesis==6.168.3",
-    "pytest-reportlog==1.0.0", "pytest-xdist==3.8.0", "numpydoc==1.11.0", "tomlkit==0.15.1",
-    "packaging", "pytest-timeout==2.4.0",
+    "zarr==3.4.2",
+    "pytest==9.1.1",
+    "pytest-asyncio==1.4.0",
+    "hypothesis==6.168.3",
+    "pytest-reportlog==1.0.0",
+    "pytest-xdist==3.8.0",
+    "numpydoc==1.11.0",
+    "tomlkit==0.15.1",
+    "packaging",
+    "pytest-timeout==2.4.0",
     # zarr-python's user guide (tests/peers/zarr_python_user_guide.py) uses obstore's stores
-    "obstore==0.12.1", *[f"--editable={REPO / path}" for path in ZARRFORGE_EDITABLE]]
+    "obstore==0.12.1",
+    *[f"--editable={REPO / path}" for path in ZARRFORGE_EDITABLE],
+]
 
 
 def _packaging_fingerprint(paths: Sequence[str]) -> str:
     import hashlib
+
     digest = hashlib.sha256()
     for path in paths:
         digest.update((REPO / path / "pyproject.toml").read_bytes())
@@ -207,19 +267,25 @@ def ensure_zarrsuite_venv(venv: Path = ZARRSUITE_VENV) -> Path:
     test tools and zarrforge (editable), built if missing or if a packaging file changed."""
     base = find_python(ZARR34_MINIMUM_PYTHON, "ZARRFORGE_ZARR34_PYTHON")
     return ensure_side_venv(
-        venv, ZARRSUITE_REQUIREMENTS, label="zarr-python 3.4.2 and zarrforge", base_python=base,
-        expect_prefix="3.4.2 ", fingerprint=_packaging_fingerprint(ZARRFORGE_EDITABLE),
-        check="import zarr, zarrforge, zarrforge_std; print(zarr.__version__, 'zarrforge')")
+        venv,
+        ZARRSUITE_REQUIREMENTS,
+        label="zarr-python 3.4.2 and zarrforge",
+        base_python=base,
+        expect_prefix="3.4.2 ",
+        fingerprint=_packaging_fingerprint(ZARRFORGE_EDITABLE),
+        check="import zarr, zarrforge, zarrforge_std; print(zarr.__version__, 'zarrforge')",
+    )
 
 
-ENVIRONMENTS = {"zarr2": ensure_zarr2_venv, "zarr34": ensure_zarr34_venv,
-                "zarrsuite": ensure_zarrsuite_venv}
+ENVIRONMENTS = {"zarr2": ensure_zarr2_venv, "zarr34": ensure_zarr34_venv, "zarrsuite": ensure_zarrsuite_venv}
 
 if __name__ == "__main__":
     names = sys.argv[1:]
     if not names or not set(names) <= set(ENVIRONMENTS):
-        sys.exit(f"usage: _side_venv.py {{{','.join(ENVIRONMENTS)}}}...: build (or confirm) "
-                 f"those environments and print their pythons")
+        sys.exit(
+            f"usage: _side_venv.py {{{','.join(ENVIRONMENTS)}}}...: build (or confirm) "
+            f"those environments and print their pythons"
+        )
     for name in names:
         try:
             print(ENVIRONMENTS[name]())

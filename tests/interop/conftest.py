@@ -28,5 +28,7 @@ def zarr34() -> Path:
     try:
         return ensure_zarr34_venv()
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-        pytest.fail(f"zarr-python 3.4.2 is needed for these tests and could not be set up "
-                    f"(set ZARRFORGE_SKIP_ZARR34=1 to skip them explicitly): {exc}")
+        pytest.fail(
+            f"zarr-python 3.4.2 is needed for these tests and could not be set up "
+            f"(set ZARRFORGE_SKIP_ZARR34=1 to skip them explicitly): {exc}"
+        )

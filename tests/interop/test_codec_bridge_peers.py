@@ -33,8 +33,11 @@ import pytest
 from _side_venv import ensure_zarr34_venv
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECTS = [ROOT / "plugins" / "std", ROOT / "plugins" / "zarr-python",
-            ROOT / "examples" / "third-party-plugin"]
+PROJECTS = [
+    ROOT / "plugins" / "std",
+    ROOT / "plugins" / "zarr-python",
+    ROOT / "examples" / "third-party-plugin",
+]
 PURE_DEPENDENCIES = ("pluggy", "importlib_metadata", "zipp", "lazy_importer")
 
 
@@ -93,8 +96,7 @@ def peer(request, tmp_path):
     for project in PROJECTS:
         metadata = tomllib.loads((project / "pyproject.toml").read_text())["project"]
         write_distribution(site, metadata["name"], metadata.get("entry-points", {}))
-    write_distribution(site, "zp-outside-codec",
-                       {"zarr.codecs": {"outside.negate": "outside_negate:Negate"}})
+    write_distribution(site, "zp-outside-codec", {"zarr.codecs": {"outside.negate": "outside_negate:Negate"}})
     (site / "outside_negate.py").write_text(OUTSIDE_CODEC)
     paths = [site, ROOT / "core" / "src", *(project / "src" for project in PROJECTS)]
     if side:
@@ -106,8 +108,7 @@ def peer(request, tmp_path):
                 continue
             origin = Path(spec.origin)
             package = spec.submodule_search_locations is not None
-            (deps / (module if package else origin.name)).symlink_to(
-                origin.parent if package else origin)
+            (deps / (module if package else origin.name)).symlink_to(origin.parent if package else origin)
         paths.append(deps)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     prelude = f"import sys\nsys.path[:0] = {[str(p) for p in paths]!r}\n"
@@ -115,8 +116,9 @@ def peer(request, tmp_path):
     def run(source: str) -> dict:
         script = tmp_path / "case.py"
         script.write_text(prelude + textwrap.dedent(source))
-        done = subprocess.run([python, str(script)], capture_output=True, text=True, env=env,
-                              cwd=tmp_path, timeout=300)
+        done = subprocess.run(
+            [python, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
+        )
         assert done.returncode == 0, f"{request.param}:\n{done.stdout}\n{done.stderr}"
         return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -163,8 +165,7 @@ def test_a_zarr_python_only_codec_is_read_and_written_by_zarrforge(peer, tmp_pat
     assert result["zarrforge_reads_zarr"] == expected == result["zarr_reads_zarrforge"]
 
 
-def test_the_example_zarrforge_codec_is_read_and_written_by_zarr_python_with_no_call(peer,
-                                                                                   tmp_path):
+def test_the_example_zarrforge_codec_is_read_and_written_by_zarr_python_with_no_call(peer, tmp_path):
     result = peer(f"""
         import json
         import numpy as np
@@ -191,12 +192,10 @@ def test_the_example_zarrforge_codec_is_read_and_written_by_zarr_python_with_no_
             "rounded": bool((ours[:] != data).any()),
         }}))
     """)
-    assert result["zarr_codecs"][0] == {"name": "zf_example.bitround",
-                                        "configuration": {"keepbits": 4}}
+    assert result["zarr_codecs"][0] == {"name": "zf_example.bitround", "configuration": {"keepbits": 4}}
     assert result["same_bytes"] == [True] * 4
     assert result["rounded"]  # keepbits 4 changes these values: the codec ran
-    assert (result["zarrforge_reads_zarr"] == result["zarr_reads_zarrforge"]
-            == result["zarrforge_wrote"])
+    assert result["zarrforge_reads_zarr"] == result["zarr_reads_zarrforge"] == result["zarrforge_wrote"]
 
 
 def test_register_with_zarr_leaves_every_name_zarr_python_has_alone(peer):

@@ -28,8 +28,9 @@ from zarr.storage import MemoryStore as ZarrMemoryStore
 import zarrforge as zf
 from zarrforge_std.stores.memory import MemoryStore
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",
-                                        "ignore::DeprecationWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning"
+)
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -57,7 +58,7 @@ NOT_IN_V2_CASES = {
     "vlen-bytes": "chosen by the data type, not given (tests/interop/test_zarr2_dtypes.py)",
     "vlen-utf8": "chosen by the data type, not given (tests/interop/test_zarr2_dtypes.py)",
     "pcodec": "an array -> bytes codec: a Zarr v2 filter in zarr-python, not supported as a v2 "
-              "filter by zarrforge (refused with a MetadataError naming filters[0])",
+    "filter by zarrforge (refused with a MetadataError naming filters[0])",
     "zfpy": "as pcodec",
 }
 
@@ -89,15 +90,17 @@ def _v3_cases() -> list:
         ("vlen-utf8", zc.VLenUTF8Codec(), "str"),
         ("vlen-bytes", zc.VLenBytesCodec(), "bytes"),
         ("sharding", zc.ShardingCodec(chunk_shape=(5,)), "float32"),
-        ("sharding", zc.ShardingCodec(chunk_shape=(5,), codecs=[zc.BytesCodec(), zc.BloscCodec()]),
-         "int16"),
+        ("sharding", zc.ShardingCodec(chunk_shape=(5,), codecs=[zc.BytesCodec(), zc.BloscCodec()]), "int16"),
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in sorted(dir(zn)):
             kind = getattr(zn, name)
-            if not (isinstance(kind, type) and issubclass(kind, zn._codecs._NumcodecsCodec)
-                    and not name.startswith("_")):
+            if not (
+                isinstance(kind, type)
+                and issubclass(kind, zn._codecs._NumcodecsCodec)
+                and not name.startswith("_")
+            ):
                 continue
             codec = kind(**NUMCODECS_ARGUMENTS.get(name.lower(), {}))
             dtypes = ["bool"] if name == "PackBits" else ["float32"]
@@ -110,15 +113,15 @@ def _v3_cases() -> list:
 V3_CASES = _v3_cases()
 
 
-@pytest.mark.parametrize("name, codec, dtype", V3_CASES,
-                         ids=[f"{name}-{dtype}-{i}" for i, (name, _, dtype) in enumerate(V3_CASES)])
+@pytest.mark.parametrize(
+    "name, codec, dtype", V3_CASES, ids=[f"{name}-{dtype}-{i}" for i, (name, _, dtype) in enumerate(V3_CASES)]
+)
 def test_zarr_python_codec_objects_are_stored_as_zarr_python_stores_them(name, codec, dtype):
     argument = {_argument_for(codec): codec}
     theirs = ZarrMemoryStore()
     zarr.create_array(theirs, name="a", shape=(20,), chunks=(10,), dtype=dtype, **argument)
     ours = MemoryStore()
-    zf.create_array(ours, "a", shape=(20,), chunks=(10,), dtype=ZARRFORGE_DTYPE.get(dtype, dtype),
-                    **argument)
+    zf.create_array(ours, "a", shape=(20,), chunks=(10,), dtype=ZARRFORGE_DTYPE.get(dtype, dtype), **argument)
     assert json.loads(ours.get("a/zarr.json"))["codecs"] == _stored(theirs, "a/zarr.json")["codecs"]
 
 
@@ -144,8 +147,7 @@ def test_numcodecs_objects_are_stored_in_v2_as_zarr_python_stores_them(codec_id)
         argument = {"filters": [codec], "compressors": None}
     dtype = "bool" if codec_id == "packbits" else "float32"
     theirs = ZarrMemoryStore()
-    zarr.create_array(theirs, name="a", shape=(20,), chunks=(10,), dtype=dtype, zarr_format=2,
-                      **argument)
+    zarr.create_array(theirs, name="a", shape=(20,), chunks=(10,), dtype=dtype, zarr_format=2, **argument)
     ours = MemoryStore()
     zf.create_array(ours, "a", shape=(20,), chunks=(10,), dtype=dtype, zarr_format=2, **argument)
     stored, expected = json.loads(ours.get("a/.zarray")), _stored(theirs, "a/.zarray")
@@ -155,13 +157,18 @@ def test_numcodecs_objects_are_stored_in_v2_as_zarr_python_stores_them(codec_id)
 
 def test_numcodecs_objects_in_v3_are_numcodecs_codecs_zarr_python_reads(tmp_path):
     data = np.linspace(0, 1, 20, dtype="float32")
-    array = zf.create_array(str(tmp_path), "a", shape=(20,), chunks=(10,), dtype="float32",
-                            filters=[numcodecs.Delta(dtype="<f4")],
-                            compressors=[numcodecs.Zlib(level=3)])
+    array = zf.create_array(
+        str(tmp_path),
+        "a",
+        shape=(20,),
+        chunks=(10,),
+        dtype="float32",
+        filters=[numcodecs.Delta(dtype="<f4")],
+        compressors=[numcodecs.Zlib(level=3)],
+    )
     array[...] = data
     codecs = array.metadata["codecs"]
-    assert codecs[0] == {"name": "numcodecs.delta",
-                         "configuration": {"dtype": "<f4", "astype": "<f4"}}
+    assert codecs[0] == {"name": "numcodecs.delta", "configuration": {"dtype": "<f4", "astype": "<f4"}}
     assert codecs[2] == {"name": "numcodecs.zlib", "configuration": {"level": 3}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -44,7 +44,7 @@ def streaming_frame(raw: bytes, *, checksum: bool = False, pieces: int = 1) -> b
     with compressor.stream_writer(buffer, closefd=False) as writer:
         step = max(1, -(-len(raw) // pieces))
         for start in range(0, len(raw), step):
-            writer.write(raw[start:start + step])
+            writer.write(raw[start : start + step])
             writer.flush(zstandard.FLUSH_BLOCK)  # end a block: several blocks per frame
     frame = buffer.getvalue()
     # the point of the exercise: the frame header has no decoded size

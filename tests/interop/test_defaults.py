@@ -31,8 +31,16 @@ def test_zarrforge_defaults_equal_zarr_python_defaults(tmp_path):
     theirs = zarr.create_array(str(tmp_path), name="theirs", shape=SHAPE, dtype="float32")
     ours_doc = X.node_document(tmp_path / "ours")
     theirs_doc = X.node_document(tmp_path / "theirs")
-    for field in ("zarr_format", "node_type", "shape", "data_type", "chunk_key_encoding",
-                  "fill_value", "codecs", "attributes"):
+    for field in (
+        "zarr_format",
+        "node_type",
+        "shape",
+        "data_type",
+        "chunk_key_encoding",
+        "fill_value",
+        "codecs",
+        "attributes",
+    ):
         assert ours_doc[field] == theirs_doc[field], field
     # zarr-python writes "storage_transformers": [] and chooses a chunk shape by size
     assert ours_doc.get("storage_transformers", []) == theirs_doc["storage_transformers"] == []
@@ -49,7 +57,8 @@ def test_zarrforge_defaults_read_by_both_peers(tmp_path):
         assert view.dimension_names is None
         assert X.normalize_codecs(view.codecs, "float32") == [
             {"name": "bytes", "configuration": {"endian": "little"}},
-            {"name": "zstd", "configuration": {"level": 0, "checksum": False}}]
+            {"name": "zstd", "configuration": {"level": 0, "checksum": False}},
+        ]
 
 
 def test_zarr_python_defaults_read_by_zarrforge(tmp_path):
@@ -91,16 +100,23 @@ ROOT_CASES = {  # chunk key encoding -> the stored keys of a (3, 4) array in (2,
 
 
 def _root_keys(path):
-    return sorted(p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()
-                  and p.name != "zarr.json")
+    return sorted(
+        p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file() and p.name != "zarr.json"
+    )
 
 
 def test_root_arrays_zarrforge_to_peers(tmp_path):
     data = X.make_data("int16", (3, 4), seed=11)
     for name, (cke, keys) in ROOT_CASES.items():
         path = tmp_path / name
-        zf.create_array(str(path), shape=(3, 4), dtype="int16", chunks=(2, 4), chunk_key_encoding=cke,
-                        attributes={"at": "root"})[...] = data
+        zf.create_array(
+            str(path),
+            shape=(3, 4),
+            dtype="int16",
+            chunks=(2, 4),
+            chunk_key_encoding=cke,
+            attributes={"at": "root"},
+        )[...] = data
         assert _root_keys(path) == keys
         z = zarr.open_array(str(path), mode="r")
         X.assert_same_bits(z[...], data, "zarr-python")
@@ -113,15 +129,31 @@ def test_root_arrays_peers_to_zarrforge(tmp_path):
     data = X.make_data("int16", (3, 4), seed=12)
     for name, (cke, keys) in ROOT_CASES.items():
         path = tmp_path / "zarr-python" / name
-        zarr.create_array(str(path), shape=(3, 4), dtype="int16", chunks=(2, 4),
-                          chunk_key_encoding=cke, attributes={"at": "root"})[...] = data
+        zarr.create_array(
+            str(path),
+            shape=(3, 4),
+            dtype="int16",
+            chunks=(2, 4),
+            chunk_key_encoding=cke,
+            attributes={"at": "root"},
+        )[...] = data
         path_ts = tmp_path / "tensorstore" / name
-        ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": f"{path_ts}/"},
-                 "metadata": {"shape": [3, 4], "data_type": "int16", "fill_value": 0,
-                              "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 4]}},
-                              "chunk_key_encoding": cke, "codecs": [X.bytes_codec()],
-                              "attributes": {"at": "root"}}},
-                create=True).result().write(data).result()
+        ts.open(
+            {
+                "driver": "zarr3",
+                "kvstore": {"driver": "file", "path": f"{path_ts}/"},
+                "metadata": {
+                    "shape": [3, 4],
+                    "data_type": "int16",
+                    "fill_value": 0,
+                    "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 4]}},
+                    "chunk_key_encoding": cke,
+                    "codecs": [X.bytes_codec()],
+                    "attributes": {"at": "root"},
+                },
+            },
+            create=True,
+        ).result().write(data).result()
         for p in (path, path_ts):
             assert _root_keys(p) == keys
             a = zf.open_array(str(p))

@@ -47,8 +47,9 @@ WRITE = (slice(0, 3), slice(0, 3))  # leaves chunks (2, *) and (*, 1) partly or 
 
 def _strings(shape):
     words = ["", "a", "ßü", "日本語", "😀", "x" * 30, "\u0000lead", "sp ace"]
-    return np.array([words[i % len(words)] + str(i)[: i % 3] for i in range(int(np.prod(shape)))],
-                    dtype=T).reshape(shape)
+    return np.array(
+        [words[i % len(words)] + str(i)[: i % 3] for i in range(int(np.prod(shape)))], dtype=T
+    ).reshape(shape)
 
 
 def _bytes(shape):
@@ -65,8 +66,10 @@ def _times(shape, dtype):
 
 
 def _fixed(shape, n):
-    return np.array(["".join(chr(0x3B1 + (i + k) % 20) for k in range(i % (n + 1)))
-                     for i in range(int(np.prod(shape)))], dtype=f"<U{n}").reshape(shape)
+    return np.array(
+        ["".join(chr(0x3B1 + (i + k) % 20) for k in range(i % (n + 1))) for i in range(int(np.prod(shape)))],
+        dtype=f"<U{n}",
+    ).reshape(shape)
 
 
 # id, zarrforge dtype, zarr-python dtype, fill value (Python), data maker, zarrforge serializer
@@ -74,19 +77,41 @@ CASES = [
     ("string", "string", VariableLengthUTF8(), "fill", _strings, {"name": "vlen-utf8"}),
     ("string-default-fill", str, str, None, _strings, {"name": "vlen-utf8"}),
     ("bytes", "bytes", VariableLengthBytes(), b"\x00\x01\xff", _bytes, {"name": "vlen-bytes"}),
-    ("datetime64[ms]", "datetime64[ms]", "datetime64[ms]", None,
-     lambda s: _times(s, "M8[ms]"), None),
-    ("datetime64[10s]", "datetime64[10s]", "datetime64[10s]", np.datetime64("2001-02-03", "s"),
-     lambda s: _times(s, "M8[10s]"), None),
-    ("datetime64[μs]", {"name": "numpy.datetime64", "configuration": {"unit": "μs", "scale_factor": 1}},
-     DateTime64(unit="μs", scale_factor=1), 123, lambda s: _times(s, "M8[us]"), None),
-    ("timedelta64[ns]", "timedelta64[ns]", TimeDelta64(unit="ns", scale_factor=1),
-     np.timedelta64(5, "ns"), lambda s: _times(s, "m8[ns]"), None),
-    ("timedelta64[D]", "timedelta64[D]", "timedelta64[D]", None, lambda s: _times(s, "m8[D]"),
-     None),
+    ("datetime64[ms]", "datetime64[ms]", "datetime64[ms]", None, lambda s: _times(s, "M8[ms]"), None),
+    (
+        "datetime64[10s]",
+        "datetime64[10s]",
+        "datetime64[10s]",
+        np.datetime64("2001-02-03", "s"),
+        lambda s: _times(s, "M8[10s]"),
+        None,
+    ),
+    (
+        "datetime64[μs]",
+        {"name": "numpy.datetime64", "configuration": {"unit": "μs", "scale_factor": 1}},
+        DateTime64(unit="μs", scale_factor=1),
+        123,
+        lambda s: _times(s, "M8[us]"),
+        None,
+    ),
+    (
+        "timedelta64[ns]",
+        "timedelta64[ns]",
+        TimeDelta64(unit="ns", scale_factor=1),
+        np.timedelta64(5, "ns"),
+        lambda s: _times(s, "m8[ns]"),
+        None,
+    ),
+    ("timedelta64[D]", "timedelta64[D]", "timedelta64[D]", None, lambda s: _times(s, "m8[D]"), None),
     ("U6", "U6", FixedLengthUTF32(length=6), "αβ", lambda s: _fixed(s, 6), None),
-    ("U1-big", "U1", "U1", None, lambda s: _fixed(s, 1),
-     {"name": "bytes", "configuration": {"endian": "big"}}),
+    (
+        "U1-big",
+        "U1",
+        "U1",
+        None,
+        lambda s: _fixed(s, 1),
+        {"name": "bytes", "configuration": {"endian": "big"}},
+    ),
 ]
 
 
@@ -96,7 +121,8 @@ def _same_values(a, b) -> bool:
         return False
     if a.dtype.kind in "OT":
         return a.tolist() == b.tolist() and all(
-            type(x) is type(y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+            type(x) is type(y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist())
+        )
     return a.tobytes() == b.tobytes()  # NaT compares bitwise
 
 
@@ -120,9 +146,16 @@ def _expected(dtype, fill, make):
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_written_by_zarrforge_reads_in_zarr_python(tmp_path, case):
     _, ours, _, fill, make, serializer = case
-    a = zf.create_array(str(tmp_path), "arr", shape=SHAPE, chunks=CHUNKS, dtype=ours,
-                        fill_value=fill, serializer=serializer,
-                        compressors=[{"name": "zstd", "configuration": {"level": 0, "checksum": False}}])
+    a = zf.create_array(
+        str(tmp_path),
+        "arr",
+        shape=SHAPE,
+        chunks=CHUNKS,
+        dtype=ours,
+        fill_value=fill,
+        serializer=serializer,
+        compressors=[{"name": "zstd", "configuration": {"level": 0, "checksum": False}}],
+    )
     data, expected = _expected(a.dtype, a.fill_value, make)
     a[WRITE] = data
     stored = _stored(tmp_path)
@@ -147,8 +180,9 @@ def test_written_by_zarr_python_reads_in_zarrforge(tmp_path, case):
     _, _, theirs, fill, make, _ = case
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        z = zarr.create_array(str(tmp_path), name="arr", shape=SHAPE, chunks=CHUNKS, dtype=theirs,
-                              fill_value=fill)
+        z = zarr.create_array(
+            str(tmp_path), name="arr", shape=SHAPE, chunks=CHUNKS, dtype=theirs, fill_value=fill
+        )
         data, expected = _expected(z.dtype, z.fill_value, make)
         z[WRITE] = data
     stored = _stored(tmp_path)
@@ -177,9 +211,19 @@ def test_zarr_python_default_string_array_reads(tmp_path):
     assert a.metadata["codecs"][0] == {"name": "vlen-utf8", "configuration": {}}
 
 
-SMALL_FLOATS = ["bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fnuz",
-                "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn",
-                "float6_e3m2fn", "float4_e2m1fn"]
+SMALL_FLOATS = [
+    "bfloat16",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
+]
 
 
 @pytest.mark.parametrize("name", SMALL_FLOATS)
@@ -200,12 +244,17 @@ TS_FLOATS = [n for n in SMALL_FLOATS if n not in TS_MISSING]
 
 
 def _ts_create(path, name, fill=None, chunk=3, shape=4):
-    metadata = {"shape": [shape], "data_type": name,
-                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [chunk]}}}
+    metadata = {
+        "shape": [shape],
+        "data_type": name,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [chunk]}},
+    }
     if fill is not None:
         metadata["fill_value"] = fill
-    return ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)},
-                    "metadata": metadata}, create=True).result()
+    return ts.open(
+        {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)}, "metadata": metadata},
+        create=True,
+    ).result()
 
 
 @pytest.mark.parametrize("name", sorted(TS_MISSING))
@@ -223,8 +272,9 @@ NO_NAN = {"float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"}
 
 def _cases(fills, exclude=()):
     """(name, fill) pairs tensorstore can express; NaN only for types that have one."""
-    return [(n, f) for n in TS_FLOATS for f in fills
-            if not (f == "NaN" and n in NO_NAN) and (n, f) not in exclude]
+    return [
+        (n, f) for n in TS_FLOATS for f in fills if not (f == "NaN" and n in NO_NAN) and (n, f) not in exclude
+    ]
 
 
 def _small_float_data(name, n):
@@ -237,8 +287,15 @@ def _small_float_data(name, n):
 def test_small_floats_written_by_zarrforge_read_by_tensorstore(tmp_path, name, fill):
     fill = "0x0001" if fill == "0x01" and name == "bfloat16" else fill
     serializer = {"name": "bytes", "configuration": {"endian": "big"}} if name == "bfloat16" else None
-    a = zf.create_array(str(tmp_path / "z"), shape=(7,), chunks=(3,), dtype=name, fill_value=fill,
-                        serializer=serializer, compressors=None)
+    a = zf.create_array(
+        str(tmp_path / "z"),
+        shape=(7,),
+        chunks=(3,),
+        dtype=name,
+        fill_value=fill,
+        serializer=serializer,
+        compressors=None,
+    )
     a[:4] = _small_float_data(name, 4)
     t = _ts_open(tmp_path / "z")
     assert t.dtype.numpy_dtype == a.dtype
@@ -248,8 +305,7 @@ def test_small_floats_written_by_zarrforge_read_by_tensorstore(tmp_path, name, f
 
 # tensorstore 0.1.86 writes float8_e8m0fnu fill values other than NaN and its default as
 # wrong numbers (2.0 as -3.7e19), so that pair cannot be expressed by it.
-@pytest.mark.parametrize("name,fill", _cases([None, "NaN", 1.5],
-                                             exclude={("float8_e8m0fnu", 1.5)}))
+@pytest.mark.parametrize("name,fill", _cases([None, "NaN", 1.5], exclude={("float8_e8m0fnu", 1.5)}))
 def test_small_floats_written_by_tensorstore_read_by_zarrforge(tmp_path, name, fill):
     t = _ts_create(tmp_path, name, fill, chunk=3, shape=7)
     data = _small_float_data(name, 4)

@@ -41,24 +41,38 @@ def build_with_zarrforge(path):
     root = zf.create_group(str(path), attributes=ROOT_ATTRS)
     root.create_group("a", attributes=NODES["a"][1])
     b = root.create_group("a/b", attributes=NODES["a/b"][1])
-    b.create_array("deep", shape=(5,), dtype="int32", chunks=(2,), attributes=NODES["a/b/deep"][1],
-                   dimension_names=["i"])[:] = DEEP
+    b.create_array(
+        "deep", shape=(5,), dtype="int32", chunks=(2,), attributes=NODES["a/b/deep"][1], dimension_names=["i"]
+    )[:] = DEEP
     root["a"].create_array("sibling", shape=(2, 2), dtype="bool", chunks=(1, 2))[:] = SIBLING
     root.create_group("empty")
-    root.create_array("top", shape=(2, 2), dtype="float64", chunks=(1, 1), fill_value=float("nan"),
-                      attributes=NODES["top"][1])[:] = TOP
+    root.create_array(
+        "top",
+        shape=(2, 2),
+        dtype="float64",
+        chunks=(1, 1),
+        fill_value=float("nan"),
+        attributes=NODES["top"][1],
+    )[:] = TOP
 
 
 def build_with_zarr_python(path):
     root = zarr.create_group(str(path), attributes=ROOT_ATTRS)
     a = root.create_group("a", attributes=NODES["a"][1])
     b = a.create_group("b", attributes=NODES["a/b"][1])
-    b.create_array("deep", shape=(5,), dtype="int32", chunks=(2,), attributes=NODES["a/b/deep"][1],
-                   dimension_names=["i"])[:] = DEEP
+    b.create_array(
+        "deep", shape=(5,), dtype="int32", chunks=(2,), attributes=NODES["a/b/deep"][1], dimension_names=["i"]
+    )[:] = DEEP
     a.create_array("sibling", shape=(2, 2), dtype="bool", chunks=(1, 2))[:] = SIBLING
     root.create_group("empty")
-    root.create_array("top", shape=(2, 2), dtype="float64", chunks=(1, 1), fill_value=float("nan"),
-                      attributes=NODES["top"][1])[:] = TOP
+    root.create_array(
+        "top",
+        shape=(2, 2),
+        dtype="float64",
+        chunks=(1, 1),
+        fill_value=float("nan"),
+        attributes=NODES["top"][1],
+    )[:] = TOP
 
 
 def _ts_open(path):
@@ -106,16 +120,27 @@ def test_zarr_python_hierarchy_in_zarrforge(tmp_path):
     assert g["a/b/deep"].dimension_names == ("i",)
     check_arrays(lambda name: g[name][...])
     assert str(g.tree()).splitlines() == [
-        "/", "├── a", "│   ├── b", "│   │   └── deep (5,) int32", "│   └── sibling (2, 2) bool",
-        "├── empty", "└── top (2, 2) float64"]
+        "/",
+        "├── a",
+        "│   ├── b",
+        "│   │   └── deep (5,) int32",
+        "│   └── sibling (2, 2) bool",
+        "├── empty",
+        "└── top (2, 2) float64",
+    ]
 
 
 def _entries_without_nested_views(consolidated):
     """The consolidated entries, less the empty view zarr-python nests in each child group
     and the empty ``storage_transformers`` it writes (absent and empty mean the same)."""
-    return {name: {k: v for k, v in doc.items()
-                   if k != "consolidated_metadata" and not (k == "storage_transformers" and v == [])}
-            for name, doc in consolidated["metadata"].items()}
+    return {
+        name: {
+            k: v
+            for k, v in doc.items()
+            if k != "consolidated_metadata" and not (k == "storage_transformers" and v == [])
+        }
+        for name, doc in consolidated["metadata"].items()
+    }
 
 
 # zarr-python warns that consolidated metadata is not part of the v3 specification
@@ -127,8 +152,9 @@ def test_zarr_python_consolidated_metadata_in_zarrforge(tmp_path):
     assert sorted(consolidated["metadata"]) == sorted(NODES)
 
     g = zf.open_group(str(tmp_path), mode="r+")
-    assert _entries_without_nested_views(g.metadata["consolidated_metadata"]) == \
-        _entries_without_nested_views(consolidated)
+    assert _entries_without_nested_views(
+        g.metadata["consolidated_metadata"]
+    ) == _entries_without_nested_views(consolidated)
     assert [n for n, _ in g.members(max_depth=None)] == sorted(NODES)
     check_arrays(lambda name: g[name][...])
 
@@ -185,11 +211,21 @@ def test_tensorstore_nested_arrays_in_zarrforge(tmp_path):
     for name, values, chunks in arrays:
         dtype = {"i": "int32", "b": "bool", "f": "float64"}[values.dtype.kind]
         fill = "NaN" if name == "top" else (False if dtype == "bool" else 0)
-        t = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": f"{tmp_path / name}/"},
-                     "metadata": {"shape": list(values.shape), "data_type": dtype, "fill_value": fill,
-                                  "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
-                                  "codecs": [X.bytes_codec(), X.zstd()],
-                                  "attributes": NODES[name][1]}}, create=True).result()
+        t = ts.open(
+            {
+                "driver": "zarr3",
+                "kvstore": {"driver": "file", "path": f"{tmp_path / name}/"},
+                "metadata": {
+                    "shape": list(values.shape),
+                    "data_type": dtype,
+                    "fill_value": fill,
+                    "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": chunks}},
+                    "codecs": [X.bytes_codec(), X.zstd()],
+                    "attributes": NODES[name][1],
+                },
+            },
+            create=True,
+        ).result()
         t.write(values).result()
     assert not (tmp_path / "zarr.json").exists() and not (tmp_path / "a" / "zarr.json").exists()
 

@@ -19,7 +19,7 @@ from test_zarr2_draft import run_zarr2, zarr2  # noqa: F401  # fixture
 import zarrforge as zf
 from zarrforge.errors import CorruptChunkError, ZarrforgeError
 
-WRITE_JSON2 = '''
+WRITE_JSON2 = """
 import json, sys
 import numcodecs, numpy as np, zarr
 values = np.empty((3, 4), dtype=object)
@@ -30,7 +30,7 @@ z = zarr.open_array(sys.argv[1], mode="w", shape=(3, 4), chunks=(2, 3), dtype=ob
                     object_codec=numcodecs.JSON(), compressor=numcodecs.Zlib(1))
 z[:2] = values[:2]  # the last row stays missing: the fill value
 print(json.dumps(z[:].tolist()))
-'''
+"""
 
 
 @pytest.fixture()
@@ -64,12 +64,15 @@ def test_writing_json2_chunks_is_refused(json2_array):
     assert np.asarray(zf.open_array(str(path), mode="r")[:]).tolist() == expected
 
 
-@pytest.mark.parametrize("chunk, reason", [
-    (["a", "b", "<f8", [10 ** 12]], "declares dtype"),  # numcodecs: np.empty(10**12, '<f8')
-    ([["a", "b", "c"], ["d", "e", "f"], "|O", [10 ** 12]], "declares shape"),
-    ([["a", "b"], ["d", "e", "f"], "|O", [2, 3]], "length 3"),
-    ("not a list", "expected a JSON list"),
-])
+@pytest.mark.parametrize(
+    "chunk, reason",
+    [
+        (["a", "b", "<f8", [10**12]], "declares dtype"),  # numcodecs: np.empty(10**12, '<f8')
+        ([["a", "b", "c"], ["d", "e", "f"], "|O", [10**12]], "declares shape"),
+        ([["a", "b"], ["d", "e", "f"], "|O", [2, 3]], "length 3"),
+        ("not a list", "expected a JSON list"),
+    ],
+)
 def test_json2_chunks_declaring_another_shape_or_dtype_are_corrupt(json2_array, chunk, reason):
     path, _ = json2_array
     (path / "0.0").write_bytes(zlib.compress(json.dumps(chunk).encode()))

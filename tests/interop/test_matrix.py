@@ -51,8 +51,14 @@ def test_zarrforge_updates_peer_array_peer_reads(tmp_path, case, peer):
     region = X.update_region(case)
     a[region] = np.asfortranarray(new[region])  # any memory layout of the values
     a.attrs["updated_by"] = "zarrforge"
-    X.check_view(X.READERS[peer](tmp_path), case, data, writer=peer, update=(region, new),
-                 attributes={**case.attributes, "updated_by": "zarrforge"})
+    X.check_view(
+        X.READERS[peer](tmp_path),
+        case,
+        data,
+        writer=peer,
+        update=(region, new),
+        attributes={**case.attributes, "updated_by": "zarrforge"},
+    )
 
 
 RESIZABLE = [c for c in X.CASES if c.shape and 0 not in c.shape]

@@ -81,17 +81,29 @@ def test_zarrforge_rewrites_short_hand_names_as_objects_that_peers_read(tmp_path
     case, data = _write_then_shorten(tmp_path, peer, "uint8-bytes-crc32c")
     zf.open_array(str(tmp_path), X.ARRAY, mode="r+").attrs["touched"] = True
     assert X.raw_document(tmp_path)["codecs"] == [{"name": "bytes"}, {"name": "crc32c"}]
-    X.check_view(X.READERS[peer](tmp_path), case, data, writer=peer,
-                 attributes={**case.attributes, "touched": True})
+    X.check_view(
+        X.READERS[peer](tmp_path), case, data, writer=peer, attributes={**case.attributes, "touched": True}
+    )
 
 
 # --------------------------------------------------------------------------------------
 # unknown fields and must_understand
 
-EXTENSION = {"name": "x.provenance", "must_understand": False,
-             "configuration": {"tool": "interop-tests", "steps": [1, {"ü": None}]}}
-EXT_CASE = X.Case("must-understand", "float32", (4, 3), (3, 2), (X.bytes_codec(), X.zstd()),
-                  fill="NaN", attributes={"a": 1}, region=(slice(0, 3), slice(0, 2)))
+EXTENSION = {
+    "name": "x.provenance",
+    "must_understand": False,
+    "configuration": {"tool": "interop-tests", "steps": [1, {"ü": None}]},
+}
+EXT_CASE = X.Case(
+    "must-understand",
+    "float32",
+    (4, 3),
+    (3, 2),
+    (X.bytes_codec(), X.zstd()),
+    fill="NaN",
+    attributes={"a": 1},
+    region=(slice(0, 3), slice(0, 2)),
+)
 
 
 def _peer_extension(peer, tmp_path):
@@ -153,13 +165,17 @@ def test_must_understand_false_field_on_groups(tmp_path):
 
     # tensorstore has no groups: its zarr3 driver opens array nodes only
     with pytest.raises(ValueError, match='"node_type": Expected "array", but received: "group"'):
-        ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": str(tmp_path / "ours") + "/"}},
-                open=True).result()
+        ts.open(
+            {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(tmp_path / "ours") + "/"}},
+            open=True,
+        ).result()
 
 
-@pytest.mark.parametrize("value", [{"name": "x.thing"}, {"name": "x.thing", "must_understand": True},
-                                   "a string", 42],
-                         ids=["no-mark", "must-understand-true", "string", "number"])
+@pytest.mark.parametrize(
+    "value",
+    [{"name": "x.thing"}, {"name": "x.thing", "must_understand": True}, "a string", 42],
+    ids=["no-mark", "must-understand-true", "string", "number"],
+)
 def test_fields_that_must_be_understood_are_refused_by_all(tmp_path, value):
     a = zf.create_array(str(tmp_path), X.ARRAY, shape=(2,), dtype="int8")
     a[:] = [1, 2]
@@ -175,8 +191,9 @@ def test_fields_that_must_be_understood_are_refused_by_all(tmp_path, value):
 # --------------------------------------------------------------------------------------
 # repeated dimension names
 
-DUP_CASE = X.Case("names-repeated", "int16", (2, 3), (2, 2), (X.bytes_codec(), X.zstd()),
-                  dimension_names=("x", "x"))
+DUP_CASE = X.Case(
+    "names-repeated", "int16", (2, 3), (2, 2), (X.bytes_codec(), X.zstd()), dimension_names=("x", "x")
+)
 
 
 @pytest.mark.parametrize("writer", ["zarrforge", "zarr-python"])
@@ -198,14 +215,14 @@ def test_tensorstore_cannot_write_repeated_dimension_names(tmp_path):
 # --------------------------------------------------------------------------------------
 # non-finite numbers in attributes
 
+
 def test_non_finite_attribute_values(tmp_path):
     # JSON has no NaN or Infinity. zarr-python 3.1 writes them anyway, as the bare
     # tokens NaN / Infinity (json.dumps with allow_nan=True; xarray's missing_value: NaN
     # is common). zarrforge reads them, as zarr-python does; tensorstore refuses the
     # document.
     values = {"missing": float("nan"), "max": float("inf"), "min": [float("-inf"), 1.5]}
-    zarr.create_array(str(tmp_path), name=X.ARRAY, shape=(2,), dtype="float32",
-                      attributes=values)
+    zarr.create_array(str(tmp_path), name=X.ARRAY, shape=(2,), dtype="float32", attributes=values)
     text = (X.array_dir(tmp_path) / "zarr.json").read_text()
     assert '"missing": NaN' in text and '"max": Infinity' in text
     attrs = dict(zf.open_array(str(tmp_path), X.ARRAY).attrs)
@@ -246,6 +263,7 @@ def test_an_append_onto_a_zarr_python_store_with_non_finite_attributes(tmp_path)
 
 # --------------------------------------------------------------------------------------
 # integer fill values spelled with a fraction part
+
 
 def test_integer_fill_value_with_a_fraction_part(tmp_path):
     # The v3 spec permits, for integer types, "a JSON number with no fraction or exponent

@@ -18,9 +18,16 @@ import zarrforge as zf
 # zarr-python warns that a codec after sharding_indexed disables its partial reads
 pytestmark = pytest.mark.filterwarnings("ignore:Combining a `sharding_indexed` codec")
 
-CASE = X.Case("shard-then-crc32c", "float32", (6,), (6,),
-              (X.sharding((3,), (X.bytes_codec(), X.zstd())), X.CRC32C), fill=-1.0,
-              region=(slice(0, 4),), attributes={"k": 1})
+CASE = X.Case(
+    "shard-then-crc32c",
+    "float32",
+    (6,),
+    (6,),
+    (X.sharding((3,), (X.bytes_codec(), X.zstd())), X.CRC32C),
+    fill=-1.0,
+    region=(slice(0, 4),),
+    attributes={"k": 1},
+)
 
 
 def _check_zarr_python_view(view, data, writer):

@@ -20,16 +20,21 @@ ZSTD = {"name": "zstd", "configuration": {"level": 1, "checksum": False}}
 
 
 def sharding(chunk_shape, codecs, location="end"):
-    return {"name": "sharding_indexed", "configuration": {
-        "chunk_shape": list(chunk_shape), "codecs": codecs, "index_codecs": INDEX,
-        "index_location": location}}
+    return {
+        "name": "sharding_indexed",
+        "configuration": {
+            "chunk_shape": list(chunk_shape),
+            "codecs": codecs,
+            "index_codecs": INDEX,
+            "index_location": location,
+        },
+    }
 
 
 CASES = {
     "end": {"shape": (20, 18), "shard": (8, 6), "codecs": [sharding((4, 3), [BYTES, ZSTD])]},
     "start": {"shape": (20, 18), "shard": (8, 6), "codecs": [sharding((4, 3), [BYTES, ZSTD], "start")]},
-    "nested": {"shape": (16, 16), "shard": (8, 8),
-                   "codecs": [sharding((4, 4), [sharding((2, 2), [BYTES])])]},
+    "nested": {"shape": (16, 16), "shard": (8, 8), "codecs": [sharding((4, 4), [sharding((2, 2), [BYTES])])]},
     "3d-edge": {"shape": (9, 7, 5), "shard": (4, 4, 4), "codecs": [sharding((2, 2, 2), [BYTES, ZSTD])]},
 }
 # Partial shards: only this region is written, so some inner chunks stay empty.
@@ -37,7 +42,7 @@ REGION = (slice(1, 7), slice(2, 5))
 
 
 def values(shape):
-    return (np.arange(int(np.prod(shape)), dtype="int32").reshape(shape) * 7 - 100)
+    return np.arange(int(np.prod(shape)), dtype="int32").reshape(shape) * 7 - 100
 
 
 def expected(case, partial):
@@ -50,8 +55,14 @@ def expected(case, partial):
 
 
 def write_zarrforge(path, case, partial):
-    a = zf.create_array(str(path), shape=case["shape"], dtype="int32", chunks=case["shard"],
-                        codecs=case["codecs"], fill_value=-1)
+    a = zf.create_array(
+        str(path),
+        shape=case["shape"],
+        dtype="int32",
+        chunks=case["shard"],
+        codecs=case["codecs"],
+        fill_value=-1,
+    )
     data = values(case["shape"])
     if partial:
         a[REGION] = data[REGION]
@@ -64,9 +75,16 @@ def read_zarrforge(path):
 
 
 def write_zarr_python(path, case, partial):
-    z = zarr.create_array(str(path), shape=case["shape"], dtype="int32", chunks=case["shard"],
-                          fill_value=-1, serializer=_zarr_codec(case["codecs"][0]),
-                          compressors=None, filters=None)
+    z = zarr.create_array(
+        str(path),
+        shape=case["shape"],
+        dtype="int32",
+        chunks=case["shard"],
+        fill_value=-1,
+        serializer=_zarr_codec(case["codecs"][0]),
+        compressors=None,
+        filters=None,
+    )
     data = values(case["shape"])
     if partial:
         z[REGION] = data[REGION]
@@ -77,6 +95,7 @@ def write_zarr_python(path, case, partial):
 def _zarr_codec(document):
     # zarr-python builds codec objects from their JSON form.
     from zarr.registry import get_codec_class
+
     cls = get_codec_class(document["name"])
     return cls.from_dict(document)
 
@@ -88,10 +107,18 @@ def read_zarr_python(path):
 def _ts_spec(path, case=None):
     spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(path)}}
     if case is not None:
-        spec.update(create=True, delete_existing=True, metadata={
-            "shape": list(case["shape"]), "data_type": "int32",
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(case["shard"])}},
-            "chunk_key_encoding": {"name": "default"}, "fill_value": -1, "codecs": case["codecs"]})
+        spec.update(
+            create=True,
+            delete_existing=True,
+            metadata={
+                "shape": list(case["shape"]),
+                "data_type": "int32",
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(case["shard"])}},
+                "chunk_key_encoding": {"name": "default"},
+                "fill_value": -1,
+                "codecs": case["codecs"],
+            },
+        )
     return spec
 
 
@@ -108,12 +135,11 @@ def read_tensorstore(path):
     return ts.open(_ts_spec(path)).result().read().result()
 
 
-WRITERS = {"zarrforge": write_zarrforge, "zarr-python": write_zarr_python,
-           "tensorstore": write_tensorstore}
-READERS = {"zarrforge": read_zarrforge, "zarr-python": read_zarr_python,
-           "tensorstore": read_tensorstore}
-PAIRS = [("zarrforge", peer) for peer in ("zarr-python", "tensorstore")] + \
-        [(peer, "zarrforge") for peer in ("zarr-python", "tensorstore")]
+WRITERS = {"zarrforge": write_zarrforge, "zarr-python": write_zarr_python, "tensorstore": write_tensorstore}
+READERS = {"zarrforge": read_zarrforge, "zarr-python": read_zarr_python, "tensorstore": read_tensorstore}
+PAIRS = [("zarrforge", peer) for peer in ("zarr-python", "tensorstore")] + [
+    (peer, "zarrforge") for peer in ("zarr-python", "tensorstore")
+]
 
 
 @pytest.mark.parametrize("partial", [False, True], ids=["full", "partial"])

@@ -61,14 +61,17 @@ def zarr2() -> Path:
     try:
         return ensure_zarr2_venv()
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-        pytest.fail(f"zarr-python 2.18 is needed for these tests and could not be set up "
-                    f"(set ZARRFORGE_SKIP_ZARR2=1 to skip them explicitly): {exc}")
+        pytest.fail(
+            f"zarr-python 2.18 is needed for these tests and could not be set up "
+            f"(set ZARRFORGE_SKIP_ZARR2=1 to skip them explicitly): {exc}"
+        )
 
 
 def run_zarr2(python: Path, script: str, *args: str, cwd: Path) -> str:
     # cwd: never a directory that shadows zarr's modules
-    return run_script(python, VALUES_SOURCE + textwrap.dedent(script), args,
-                      label="zarr-python 2.18", cwd=cwd, env=ENV)
+    return run_script(
+        python, VALUES_SOURCE + textwrap.dedent(script), args, label="zarr-python 2.18", cwd=cwd, env=ENV
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,27 +113,60 @@ BLOSC_BIT = {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksi
 BLOSC_DEFAULT = {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}
 
 
-def case(path: str, dtype: str, shape: tuple[int, ...], chunks: tuple[int, ...], *,
-         compressor: Any = None, order: str = "C", fill: Any = 0, attrs: dict | None = None,
-         separator: str = "/", shards: list[int] | None = None,
-         filters: list[dict] | None = None) -> dict[str, Any]:
-    return {"path": path, "dtype": dtype, "shape": list(shape), "chunks": list(chunks),
-            "compressor": compressor, "order": order, "fill": fill, "attrs": attrs or {},
-            "separator": separator, "shards": shards, "filters": filters or []}
+def case(
+    path: str,
+    dtype: str,
+    shape: tuple[int, ...],
+    chunks: tuple[int, ...],
+    *,
+    compressor: Any = None,
+    order: str = "C",
+    fill: Any = 0,
+    attrs: dict | None = None,
+    separator: str = "/",
+    shards: list[int] | None = None,
+    filters: list[dict] | None = None,
+) -> dict[str, Any]:
+    return {
+        "path": path,
+        "dtype": dtype,
+        "shape": list(shape),
+        "chunks": list(chunks),
+        "compressor": compressor,
+        "order": order,
+        "fill": fill,
+        "attrs": attrs or {},
+        "separator": separator,
+        "shards": shards,
+        "filters": filters or [],
+    }
 
 
 CASES = [
-    case("gzip_c", "<i4", (7, 5), (3, 2), compressor={"id": "gzip", "level": 4}, fill=-1,
-         attrs={"units": "K", "scale": [1, 2]}),
-    case("gzip_f", "<i8", (5, 4), (2, 3), compressor={"id": "gzip", "level": 1}, order="F",
-         fill=7),
+    case(
+        "gzip_c",
+        "<i4",
+        (7, 5),
+        (3, 2),
+        compressor={"id": "gzip", "level": 4},
+        fill=-1,
+        attrs={"units": "K", "scale": [1, 2]},
+    ),
+    case("gzip_f", "<i8", (5, 4), (2, 3), compressor={"id": "gzip", "level": 1}, order="F", fill=7),
     case("blosc_f", "<f8", (6, 4), (4, 3), compressor=BLOSC_BIT, order="F", fill="NaN"),
     case("blosc_default", "<f4", (9,), (4,), compressor="default", fill="Infinity"),
-    case("zstd_big", ">u2", (4, 6), (3, 4), compressor={"id": "zstd", "level": 2,
-                                                         "checksum": False}, fill=300),
-    case("zstd_f_big", ">f8", (5, 3), (2, 2), compressor={"id": "zstd", "level": 0,
-                                                          "checksum": True},
-         order="F", fill="-Infinity"),
+    case(
+        "zstd_big", ">u2", (4, 6), (3, 4), compressor={"id": "zstd", "level": 2, "checksum": False}, fill=300
+    ),
+    case(
+        "zstd_f_big",
+        ">f8",
+        (5, 3),
+        (2, 2),
+        compressor={"id": "zstd", "level": 0, "checksum": True},
+        order="F",
+        fill="-Infinity",
+    ),
     case("raw_f_3d", "<i2", (4, 3, 5), (3, 2, 2), order="F", fill=-5),
     case("bool", "bool", (10,), (4,), fill=True),
     case("int8", "i1", (6,), (4,), fill=-8),
@@ -142,12 +178,24 @@ CASES = [
     case("datetime", "<M8[ns]", (4,), (3,), fill="NaT"),
     case("dots", "<i4", (4, 4), (3, 3), separator=".", fill=1),
     case("scalar", "<f8", (), (), fill=2.5),
-    case("delta", "<i4", (8,), (8,), filters=[{"id": "delta", "dtype": "<i4"}],
-         compressor={"id": "gzip", "level": 1}),
+    case(
+        "delta",
+        "<i4",
+        (8,),
+        (8,),
+        filters=[{"id": "delta", "dtype": "<i4"}],
+        compressor={"id": "gzip", "level": 1},
+    ),
     case("grp/sharded", "<i4", (7, 9), (2, 3), shards=[2, 2], fill=-2),
     case("grp/sharded_f", "<u2", (5, 4), (2, 2), shards=[3, 1], order="F", fill=3),
-    case("imp/sub/leaf", "<f4", (3, 3), (2, 2), compressor={"id": "zstd", "level": 1,
-                                                              "checksum": False}, fill=1.5),
+    case(
+        "imp/sub/leaf",
+        "<f4",
+        (3, 3),
+        (2, 2),
+        compressor={"id": "zstd", "level": 1, "checksum": False},
+        fill=1.5,
+    ),
 ]
 GROUPS = {"": {"title": "draft interop", "n": 3}, "grp": {"kind": "explicit"}}
 IMPLICIT = ["imp", "imp/sub"]
@@ -183,7 +231,7 @@ def same_bits(a: Any, b: Any, dtype: np.dtype) -> bool:
 # the writers and the reader
 
 
-ZARR2_WRITER = '''
+ZARR2_WRITER = """
 import json, math, sys
 import numcodecs, zarr
 from zarr._storage.v3 import DirectoryStoreV3
@@ -214,9 +262,9 @@ for c in spec["arrays"]:
     values = make_values(c["dtype"], tuple(c["shape"]))
     region = region_of(tuple(c["shape"]))
     a[region] = values[region]
-'''
+"""
 
-ZARR2_READER = f'''
+ZARR2_READER = f"""
 import json, sys
 import numpy as np, zarr
 from zarr._storage.v3 import DirectoryStoreV3
@@ -241,7 +289,7 @@ for path in [""] + sorted(set(spec["groups"]) - {{""}}) + {IMPLICIT!r}:
     report["groups"][path] = {{"type": type(g).__name__, "attrs": g.attrs.asdict(),
                               "keys": sorted(g.keys()), "group_keys": sorted(g.group_keys())}}
 print(json.dumps(report))
-'''
+"""
 
 
 def compressor_for_zarrforge(config: Any) -> Any:
@@ -250,8 +298,7 @@ def compressor_for_zarrforge(config: Any) -> Any:
     if config == "default":
         return "auto"
     options = {k: v for k, v in config.items() if k != "id"}
-    return [{"codec": f"https://purl.org/zarr/spec/codec/{config['id']}/1.0",
-             "configuration": options}]
+    return [{"codec": f"https://purl.org/zarr/spec/codec/{config['id']}/1.0", "configuration": options}]
 
 
 def write_with_zarrforge(root: Path) -> None:
@@ -264,13 +311,23 @@ def write_with_zarrforge(root: Path) -> None:
         if c["shards"]:
             kwargs["shards"] = tuple(n * k for n, k in zip(chunks, c["shards"]))
         a = zf.create_array(
-            str(root), c["path"], shape=shape, chunks=chunks, dtype=c["dtype"],
-            fill_value=fill_of(c), attributes=c["attrs"], chunk_key_encoding=c["separator"],
+            str(root),
+            c["path"],
+            shape=shape,
+            chunks=chunks,
+            dtype=c["dtype"],
+            fill_value=fill_of(c),
+            attributes=c["attrs"],
+            chunk_key_encoding=c["separator"],
             compressors=compressor_for_zarrforge(c["compressor"]),
-            filters=[{"name": f"numcodecs.{f['id']}",
-                      "configuration": {k: v for k, v in f.items() if k != "id"}}
-                     for f in c["filters"]] or None,
-            fmt=Draft2022Format(dialect="zarr-python", chunk_memory_layout=c["order"]), **kwargs)
+            filters=[
+                {"name": f"numcodecs.{f['id']}", "configuration": {k: v for k, v in f.items() if k != "id"}}
+                for f in c["filters"]
+            ]
+            or None,
+            fmt=Draft2022Format(dialect="zarr-python", chunk_memory_layout=c["order"]),
+            **kwargs,
+        )
         values = make_values(c["dtype"], shape)
         region = region_of(shape)
         a[region] = values[region]
@@ -291,8 +348,9 @@ def trees(zarr2: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Pa
 
 @pytest.fixture(scope="module")
 def zarr2_report(zarr2: Path, trees: dict[str, Path]) -> dict[str, Any]:
-    out = run_zarr2(zarr2, ZARR2_READER, str(trees["spec"]), str(trees["zarrforge"]),
-                    cwd=trees["spec"].parent)
+    out = run_zarr2(
+        zarr2, ZARR2_READER, str(trees["spec"]), str(trees["zarrforge"]), cwd=trees["spec"].parent
+    )
     return json.loads(out)
 
 
@@ -325,8 +383,8 @@ def test_zarrforge_reads_what_zarr2_wrote(trees, c):
     assert (names[0] == "transpose") == (c["order"] == "F")
     if c["shards"]:
         assert a.metadata["storage_transformers"] == [
-            {"extension": SHARDING, "type": "indexed",
-             "configuration": {"chunks_per_shard": c["shards"]}}]
+            {"extension": SHARDING, "type": "indexed", "configuration": {"chunks_per_shard": c["shards"]}}
+        ]
 
 
 def test_zarrforge_reads_zarr2_groups(trees):
@@ -378,8 +436,11 @@ def test_zarr2_reads_zarrforge_groups(zarr2_report):
 
 
 def files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)).replace(os.sep, "/"): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)).replace(os.sep, "/"): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_both_implementations_store_the_same_keys(trees):
@@ -416,11 +477,11 @@ def test_chunks_match(trees, c):
 def inner_chunks(shard: bytes, chunks_per_shard: list[int]) -> dict[tuple[int, ...], bytes]:
     """The chunks of a shard by their position in it, read through its index."""
     n = int(np.prod(chunks_per_shard))
-    index = np.frombuffer(shard[-16 * n:], "<u8").reshape(*chunks_per_shard, 2)
+    index = np.frombuffer(shard[-16 * n :], "<u8").reshape(*chunks_per_shard, 2)
     found = {}
     for position in np.ndindex(*chunks_per_shard):
         offset, length = (int(v) for v in index[position])
         if (offset, length) != (2**64 - 1, 2**64 - 1):
             assert offset + length <= len(shard) - 16 * n
-            found[position] = shard[offset:offset + length]
+            found[position] = shard[offset : offset + length]
     return found

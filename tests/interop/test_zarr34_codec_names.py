@@ -75,11 +75,14 @@ def run_cases(zarr, cases, root):
     return out
 """
 
-ZARR_PYTHON_SCRIPT = RUN_CASES + """
+ZARR_PYTHON_SCRIPT = (
+    RUN_CASES
+    + """
 import json, sys
 import zarr
 print(json.dumps(run_cases(zarr, json.loads(sys.argv[1]), sys.argv[2])))
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -87,9 +90,9 @@ def stored(zarr34: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     """The codecs each side stores, by case: ``{"zarr-python": {...}, "zarrforge": {...}}``."""
     root = tmp_path_factory.mktemp("codec_names")
     (root / "zarr-python").mkdir()
-    out = run_script(zarr34, ZARR_PYTHON_SCRIPT,
-                     [json.dumps(CASES), str(root / "zarr-python")], label=LABEL,
-                     cwd=root)  # cwd: never a directory that shadows zarr's modules
+    out = run_script(
+        zarr34, ZARR_PYTHON_SCRIPT, [json.dumps(CASES), str(root / "zarr-python")], label=LABEL, cwd=root
+    )  # cwd: never a directory that shadows zarr's modules
     namespace: dict[str, Any] = {}
     exec(RUN_CASES, namespace)  # noqa: S102  # this module's own source
     with warnings.catch_warnings():

@@ -53,10 +53,17 @@ import zarrforge as zf
 # the cases: values written, what reading them back must give, codecs (array -> array)
 
 NAN, INF = np.nan, np.inf
-STRUCT = np.dtype([("id", "<i4"), ("flag", "?"), ("value", "<f8"),
-                   ("point", [("x", "<f4"), ("y", "<u2")]), ("tag", "S3"), ("small", "i1")])
-NESTED = np.dtype([("outer", [("inner", [("a", "<i8"), ("b", "<f2")]), ("c", "u1")]),
-                   ("d", "<u4")])
+STRUCT = np.dtype(
+    [
+        ("id", "<i4"),
+        ("flag", "?"),
+        ("value", "<f8"),
+        ("point", [("x", "<f4"), ("y", "<u2")]),
+        ("tag", "S3"),
+        ("small", "i1"),
+    ]
+)
+NESTED = np.dtype([("outer", [("inner", [("a", "<i8"), ("b", "<f2")]), ("c", "u1")]), ("d", "<u4")])
 
 
 def cast(data_type: str, **config: Any) -> dict[str, Any]:
@@ -79,8 +86,9 @@ def _f64(*values: float) -> np.ndarray:
     return np.array(values, dtype="<f8")
 
 
-def _case(name: str, values: np.ndarray, expected: np.ndarray, fill: Any, filters: list,
-          chunks: tuple[int, ...]) -> dict[str, Any]:
+def _case(
+    name: str, values: np.ndarray, expected: np.ndarray, fill: Any, filters: list, chunks: tuple[int, ...]
+) -> dict[str, Any]:
     values = np.asarray(values)  # expected None: lossless, read back as written
     expected = values.copy() if expected is None else np.asarray(expected, dtype=values.dtype)
     assert expected.shape == values.shape
@@ -88,9 +96,15 @@ def _case(name: str, values: np.ndarray, expected: np.ndarray, fill: Any, filter
     # region ends inside a chunk: one chunk partly written, one never written
     assert all(s % c for s, c in zip(values.shape, chunks)), name
     shape = tuple(s + c for s, c in zip(values.shape, chunks))
-    return {"name": name, "values": values, "expected": expected,
-            "fill": np.array(fill, dtype=values.dtype)[()], "filters": filters,
-            "shape": shape, "chunks": chunks}
+    return {
+        "name": name,
+        "values": values,
+        "expected": expected,
+        "fill": np.array(fill, dtype=values.dtype)[()],
+        "filters": filters,
+        "shape": shape,
+        "chunks": chunks,
+    }
 
 
 _wrap_in = _f64(0.5, 1.5, 2.5, -0.5, 255.5, 256.0, 300.0, -1.0, NAN, INF, -INF, 254.4, -0.0)
@@ -101,80 +115,213 @@ _readme3 = _f64(0.0, 100.0, 2540.0, NAN, 1.04, 12.5, 17.5, 2539.0, 0.4)
 
 CASES = [
     # cast_value: float64 stored as int16, truncating, clamped (the sign of -0.0 is lost)
-    _case("cast_f64_i16_trunc_clamp",
-          _f64(0.0, 1.7, -1.7, 2.5, -2.5, 40000.0, -40000.0, 32767.4, -0.0, 123.5),
-          _f64(0.0, 1.0, -1.0, 2.0, -2.0, 32767.0, -32768.0, 32767.0, 0.0, 123.0),
-          7.0, [cast("int16", rounding="towards-zero", out_of_range="clamp")], (4,)),
+    _case(
+        "cast_f64_i16_trunc_clamp",
+        _f64(0.0, 1.7, -1.7, 2.5, -2.5, 40000.0, -40000.0, 32767.4, -0.0, 123.5),
+        _f64(0.0, 1.0, -1.0, 2.0, -2.0, 32767.0, -32768.0, 32767.0, 0.0, 123.0),
+        7.0,
+        [cast("int16", rounding="towards-zero", out_of_range="clamp")],
+        (4,),
+    ),
     # float64 as uint8: ties away from zero, wrapped modulo 256, non-finite values mapped to 0
-    _case("cast_f64_u8_away_wrap", _wrap_in,
-          _f64(1, 2, 3, 255, 0, 0, 44, 255, 0, 0, 0, 254, 0),
-          3.0, [cast("uint8", rounding="nearest-away", out_of_range="wrap",
-                     scalar_map={"encode": [["NaN", 0], ["Infinity", 0], ["-Infinity", 0]]})],
-          (5,)),
+    _case(
+        "cast_f64_u8_away_wrap",
+        _wrap_in,
+        _f64(1, 2, 3, 255, 0, 0, 44, 255, 0, 0, 0, 254, 0),
+        3.0,
+        [
+            cast(
+                "uint8",
+                rounding="nearest-away",
+                out_of_range="wrap",
+                scalar_map={"encode": [["NaN", 0], ["Infinity", 0], ["-Infinity", 0]]},
+            )
+        ],
+        (5,),
+    ),
     # the registry's "NumPy compatibility" example, verbatim (its "+Infinity" key included)
-    _case("cast_readme_numpy", _wrap_in,
-          _f64(0, 1, 2, 0, 255, 0, 44, 255, 0, 0, 0, 254, 0),
-          0.0, [cast("uint8", rounding="towards-zero", out_of_range="wrap",
-                     scalar_map={"encode": [["NaN", 0], ["+Infinity", 0], ["-Infinity", 0]]})],
-          (5,)),
+    _case(
+        "cast_readme_numpy",
+        _wrap_in,
+        _f64(0, 1, 2, 0, 255, 0, 44, 255, 0, 0, 0, 254, 0),
+        0.0,
+        [
+            cast(
+                "uint8",
+                rounding="towards-zero",
+                out_of_range="wrap",
+                scalar_map={"encode": [["NaN", 0], ["+Infinity", 0], ["-Infinity", 0]]},
+            )
+        ],
+        (5,),
+    ),
     # float64 as uint8, rounding up, clamped; NaN stored as 255 and read back as NaN, and so
     # is every value that lands on 255 (254.01 rounds up to it)
-    _case("cast_f64_u8_up_clamp_nan",
-          _f64(0.1, 1.0, 254.01, 255.0, 300.0, -5.0, NAN, 7.5, -0.9),
-          _f64(1, 1, NAN, NAN, NAN, 0, NAN, 8, 0.0),
-          NAN, [cast("uint8", rounding="towards-positive", out_of_range="clamp",
-                     scalar_map={"encode": [["NaN", 255]], "decode": [[255, "NaN"]]})], (4,)),
+    _case(
+        "cast_f64_u8_up_clamp_nan",
+        _f64(0.1, 1.0, 254.01, 255.0, 300.0, -5.0, NAN, 7.5, -0.9),
+        _f64(1, 1, NAN, NAN, NAN, 0, NAN, 8, 0.0),
+        NAN,
+        [
+            cast(
+                "uint8",
+                rounding="towards-positive",
+                out_of_range="clamp",
+                scalar_map={"encode": [["NaN", 255]], "decode": [[255, "NaN"]]},
+            )
+        ],
+        (4,),
+    ),
     # integers: int32 as int8 clamped, int64 as int16 wrapped
-    _case("cast_i32_i8_clamp", np.array([-1000, -129, -128, 0, 127, 128, 1000], "<i4"),
-          np.array([-128, -128, -128, 0, 127, 127, 127], "<i4"), -7,
-          [cast("int8", out_of_range="clamp")], (3,)),
-    _case("cast_i64_i16_wrap", np.array([32767, 32768, 32769, -32769, 65536 * 5 + 3, -1], "<i8"),
-          np.array([32767, -32768, -32767, 32767, 3, -1], "<i8"), 9,
-          [cast("int16", out_of_range="wrap")], (4,)),
+    _case(
+        "cast_i32_i8_clamp",
+        np.array([-1000, -129, -128, 0, 127, 128, 1000], "<i4"),
+        np.array([-128, -128, -128, 0, 127, 127, 127], "<i4"),
+        -7,
+        [cast("int8", out_of_range="clamp")],
+        (3,),
+    ),
+    _case(
+        "cast_i64_i16_wrap",
+        np.array([32767, 32768, 32769, -32769, 65536 * 5 + 3, -1], "<i8"),
+        np.array([32767, -32768, -32767, 32767, 3, -1], "<i8"),
+        9,
+        [cast("int16", out_of_range="wrap")],
+        (4,),
+    ),
     # float64 as float32 rounding towards -inf (NaN, infinities, -0.0 and subnormals)
-    _case("cast_f64_f32_down", _f32_in, towards_negative_f32(_f32_in).astype("<f8"), NAN,
-          [cast("float32", rounding="towards-negative")], (4,)),
+    _case(
+        "cast_f64_f32_down",
+        _f32_in,
+        towards_negative_f32(_f32_in).astype("<f8"),
+        NAN,
+        [cast("float32", rounding="towards-negative")],
+        (4,),
+    ),
     # int16 to float16 exactly representable values (the default rounding, no out_of_range)
-    _case("cast_i16_f16", np.array([0, 1, -2048, 2048, -3, 1000, 7], "<i2"),
-          np.array([0, 1, -2048, 2048, -3, 1000, 7], "<i2"), 5, [cast("float16")], (3,)),
+    _case(
+        "cast_i16_f16",
+        np.array([0, 1, -2048, 2048, -3, 1000, 7], "<i2"),
+        np.array([0, 1, -2048, 2048, -3, 1000, 7], "<i2"),
+        5,
+        [cast("float16")],
+        (3,),
+    ),
     # scale_offset alone: float32 (the registry's first example), int32, and no configuration
-    _case("so_f32", _so_f32, (((_so_f32 - np.float32(5)) * np.float32(0.1)) / np.float32(0.1)
-                              + np.float32(5)).astype("<f4"),
-          5.0, [scale_offset(offset=5, scale=0.1)], (3,)),
-    _case("so_i32", np.array([7, 10, -2, 1000, -3000, 2**20], "<i4"),
-          np.array([7, 10, -2, 1000, -3000, 2**20], "<i4"), 10,
-          [scale_offset(offset=7, scale=3)], (4,)),
-    _case("so_u16_plain", np.array([0, 1, 65535, 300, 2], "<u2"),
-          np.array([0, 1, 65535, 300, 2], "<u2"), 1, [scale_offset()], (3,)),
+    _case(
+        "so_f32",
+        _so_f32,
+        (((_so_f32 - np.float32(5)) * np.float32(0.1)) / np.float32(0.1) + np.float32(5)).astype("<f4"),
+        5.0,
+        [scale_offset(offset=5, scale=0.1)],
+        (3,),
+    ),
+    _case(
+        "so_i32",
+        np.array([7, 10, -2, 1000, -3000, 2**20], "<i4"),
+        np.array([7, 10, -2, 1000, -3000, 2**20], "<i4"),
+        10,
+        [scale_offset(offset=7, scale=3)],
+        (4,),
+    ),
+    _case(
+        "so_u16_plain",
+        np.array([0, 1, 65535, 300, 2], "<u2"),
+        np.array([0, 1, 65535, 300, 2], "<u2"),
+        1,
+        [scale_offset()],
+        (3,),
+    ),
     # scale_offset then cast_value: the registry's uint16 range reduction and NaN examples, and
     # numcodecs' fixedscaleoffset conversion example (wrapping)
-    _case("so_cast_u16_u8", np.arange(1000, 1256, 37, dtype="<u2"),
-          np.arange(1000, 1256, 37, dtype="<u2"), 1000,
-          [scale_offset(offset=1000), cast("uint8")], (3,)),
-    _case("so_cast_readme_nan", _readme3,
-          np.where(np.isnan(_readme3), NAN, np.rint((_readme3 + 10) * 0.1) / 0.1 - 10), NAN,
-          [scale_offset(offset=-10, scale=0.1),
-           cast("uint8", rounding="nearest-even",
-                scalar_map={"encode": [["NaN", 0]], "decode": [[0, "NaN"]]})], (4,)),
-    _case("so_cast_fixedscaleoffset", _fso,
-          (np.rint((_fso - np.float32(10)) * np.float32(0.1)).astype(np.int64) % 256)
-          .astype("<f4") / np.float32(0.1) + np.float32(10),
-          10.0, [scale_offset(scale=0.1, offset=10), cast("uint8", out_of_range="wrap")], (4,)),
+    _case(
+        "so_cast_u16_u8",
+        np.arange(1000, 1256, 37, dtype="<u2"),
+        np.arange(1000, 1256, 37, dtype="<u2"),
+        1000,
+        [scale_offset(offset=1000), cast("uint8")],
+        (3,),
+    ),
+    _case(
+        "so_cast_readme_nan",
+        _readme3,
+        np.where(np.isnan(_readme3), NAN, np.rint((_readme3 + 10) * 0.1) / 0.1 - 10),
+        NAN,
+        [
+            scale_offset(offset=-10, scale=0.1),
+            cast(
+                "uint8", rounding="nearest-even", scalar_map={"encode": [["NaN", 0]], "decode": [[0, "NaN"]]}
+            ),
+        ],
+        (4,),
+    ),
+    _case(
+        "so_cast_fixedscaleoffset",
+        _fso,
+        (np.rint((_fso - np.float32(10)) * np.float32(0.1)).astype(np.int64) % 256).astype("<f4")
+        / np.float32(0.1)
+        + np.float32(10),
+        10.0,
+        [scale_offset(scale=0.1, offset=10), cast("uint8", out_of_range="wrap")],
+        (4,),
+    ),
     # struct: several field types, a nested struct and a byte-string field; NaN in the fill
-    _case("struct_fields",
-          np.array([(i - 2, i % 2 == 0, [0.5, NAN, -0.0, INF, 1e-310][i], (i * 1.25, 65535 - i),
-                     [b"", b"a", b"a\x00b", b"abc", b"\x00\x00z"][i], -128 + i)
-                    for i in range(5)], STRUCT),
-          None, (-1, True, NAN, (2.5, 7), b"f\x00", 3), [], (3,)),
-    _case("struct_nested_2d",
-          np.array([[(((r * 10 + c - 2**40, 0.5 * c - r), r + c), 2**32 - 1 - c) for c in range(3)]
-                    for r in range(4)], NESTED),
-          None, (((-1, -0.0), 255), 4), [], (3, 2)),
+    _case(
+        "struct_fields",
+        np.array(
+            [
+                (
+                    i - 2,
+                    i % 2 == 0,
+                    [0.5, NAN, -0.0, INF, 1e-310][i],
+                    (i * 1.25, 65535 - i),
+                    [b"", b"a", b"a\x00b", b"abc", b"\x00\x00z"][i],
+                    -128 + i,
+                )
+                for i in range(5)
+            ],
+            STRUCT,
+        ),
+        None,
+        (-1, True, NAN, (2.5, 7), b"f\x00", 3),
+        [],
+        (3,),
+    ),
+    _case(
+        "struct_nested_2d",
+        np.array(
+            [
+                [(((r * 10 + c - 2**40, 0.5 * c - r), r + c), 2**32 - 1 - c) for c in range(3)]
+                for r in range(4)
+            ],
+            NESTED,
+        ),
+        None,
+        (((-1, -0.0), 255), 4),
+        [],
+        (3, 2),
+    ),
     # null_terminated_bytes: NULs inside, leading and trailing, full length, empty
-    _case("ntb_8",
-          np.array([b"", b"abc", b"a\x00b", b"\x00lead", b"trail\x00\x00", b"12345678",
-                    b"\x00\x00\x00\x00\x00\x00\x00x", b"\xff\xfe"], "S8"),
-          None, b"f\x00l", [], (3,)),
+    _case(
+        "ntb_8",
+        np.array(
+            [
+                b"",
+                b"abc",
+                b"a\x00b",
+                b"\x00lead",
+                b"trail\x00\x00",
+                b"12345678",
+                b"\x00\x00\x00\x00\x00\x00\x00x",
+                b"\xff\xfe",
+            ],
+            "S8",
+        ),
+        None,
+        b"f\x00l",
+        [],
+        (3,),
+    ),
     _case("ntb_1", np.array([b"", b"x", b"\x00", b"\xff", b"q"], "S1"), None, b"z", [], (2,)),
 ]
 IDS = [c["name"] for c in CASES]
@@ -194,8 +341,14 @@ def write_inputs(base: Path) -> Path:
     for c in CASES:
         np.save(inputs / f"{c['name']}.values.npy", c["values"])
         np.save(inputs / f"{c['name']}.fill.npy", np.array(c["fill"], dtype=c["values"].dtype))
-        spec.append({"name": c["name"], "shape": list(c["shape"]), "chunks": list(c["chunks"]),
-                     "filters": c["filters"]})
+        spec.append(
+            {
+                "name": c["name"],
+                "shape": list(c["shape"]),
+                "chunks": list(c["chunks"]),
+                "filters": c["filters"],
+            }
+        )
     (inputs / "cases.json").write_text(json.dumps(spec))
     return inputs
 
@@ -203,7 +356,7 @@ def write_inputs(base: Path) -> Path:
 # --------------------------------------------------------------------------------------------
 # zarr-python's side (one subprocess per direction) and zarrforge's
 
-ZARR34_COMMON = '''
+ZARR34_COMMON = """
 import json, sys, traceback, warnings
 from pathlib import Path
 import numpy as np
@@ -212,9 +365,11 @@ warnings.simplefilter("ignore")  # zarr flags struct/null_terminated_bytes as un
 inputs, root = Path(sys.argv[1]), Path(sys.argv[2])
 cases = json.loads((inputs / "cases.json").read_text())
 report = {"version": zarr.__version__, "errors": {}}
-'''
+"""
 
-ZARR34_WRITER = ZARR34_COMMON + '''
+ZARR34_WRITER = (
+    ZARR34_COMMON
+    + """
 for c in cases:
     try:
         values = np.load(inputs / (c["name"] + ".values.npy"))
@@ -230,9 +385,12 @@ raw = zarr.create_array(str(root), name="raw_bytes", shape=(3,), chunks=(2,), dt
                         compressors=None)
 raw[:2] = np.frombuffer(b"abcd", "|V2")
 print(json.dumps(report))
-'''
+"""
+)
 
-ZARR34_READER = ZARR34_COMMON + '''
+ZARR34_READER = (
+    ZARR34_COMMON
+    + """
 out = Path(sys.argv[3])
 report["arrays"] = {}
 for c in cases:
@@ -255,12 +413,14 @@ try:
 except Exception as exc:
     report["r16"] = f"{type(exc).__name__}: {exc}"
 print(json.dumps(report))
-'''
+"""
+)
 
 
 def run_zarr34(python: Path, script: str, *args: Path, cwd: Path) -> dict[str, Any]:
-    out = run_script(python, textwrap.dedent(script), [str(a) for a in args], label=LABEL,
-                     cwd=cwd)  # cwd: never a directory that shadows zarr's modules
+    out = run_script(
+        python, textwrap.dedent(script), [str(a) for a in args], label=LABEL, cwd=cwd
+    )  # cwd: never a directory that shadows zarr's modules
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -269,9 +429,16 @@ def write_with_zarrforge(root: Path) -> dict[str, str]:
     errors = {}
     for c in CASES:
         try:
-            a = zf.create_array(str(root), c["name"], shape=c["shape"], chunks=c["chunks"],
-                                dtype=c["values"].dtype, fill_value=c["fill"],
-                                filters=c["filters"] or None, compressors=None)
+            a = zf.create_array(
+                str(root),
+                c["name"],
+                shape=c["shape"],
+                chunks=c["chunks"],
+                dtype=c["values"].dtype,
+                fill_value=c["fill"],
+                filters=c["filters"] or None,
+                compressors=None,
+            )
             a[tuple(slice(0, n) for n in c["values"].shape)] = c["values"]
         except zf.errors.ZarrforgeError as exc:
             errors[c["name"]] = f"{type(exc).__name__}: {exc}"
@@ -287,10 +454,15 @@ def trees(zarr34: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
     written = run_zarr34(zarr34, ZARR34_WRITER, inputs, base / "by-zarr34", cwd=base)
     zarrforge_errors = write_with_zarrforge(base / "by-zarrforge")
     (base / "read-by-zarr34").mkdir()
-    read = run_zarr34(zarr34, ZARR34_READER, inputs, base / "by-zarrforge",
-                      base / "read-by-zarr34", cwd=base)
-    return {"base": base, "zarr34": base / "by-zarr34", "zarrforge": base / "by-zarrforge",
-            "written": written, "read": read, "zarrforge_errors": zarrforge_errors}
+    read = run_zarr34(zarr34, ZARR34_READER, inputs, base / "by-zarrforge", base / "read-by-zarr34", cwd=base)
+    return {
+        "base": base,
+        "zarr34": base / "by-zarr34",
+        "zarrforge": base / "by-zarrforge",
+        "written": written,
+        "read": read,
+        "zarrforge_errors": zarrforge_errors,
+    }
 
 
 def document(root: Path, name: str) -> dict[str, Any]:
@@ -299,8 +471,7 @@ def document(root: Path, name: str) -> dict[str, Any]:
 
 def chunks_of(root: Path, name: str) -> dict[str, bytes]:
     folder = root / name / "c"
-    return {str(p.relative_to(folder)): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def same_bits(a: Any, b: Any) -> bool:
@@ -400,7 +571,9 @@ def test_raw_bytes_written_by_zarr34_read_by_zarrforge(trees):
     registry): zarrforge-dtypes reads it, values and fill value, and writes it back as read."""
     root = trees["zarr34"]
     assert document(root, "raw_bytes")["data_type"] == {
-        "name": "raw_bytes", "configuration": {"length_bytes": 2}}
+        "name": "raw_bytes",
+        "configuration": {"length_bytes": 2},
+    }
     a = zf.open_array(str(root), "raw_bytes", mode="r+")
     assert a.dtype == np.dtype("V2")
     assert a[...].tobytes() == b"abcd\x00\x00"

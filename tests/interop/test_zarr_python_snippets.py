@@ -232,12 +232,12 @@ SNIPPETS = {
 # Snippets whose stored documents differ on purpose (docs/coming-from-zarr-python.md).
 DIFFERENCES: dict[str, str] = {
     "v2 group with attributes and an array": "zarr-python 3.1's create_array gives a v2 array "
-                                             "blosc (lz4) by default and its create zstd; "
-                                             "zarrforge gives zstd both ways",
+    "blosc (lz4) by default and its create zstd; "
+    "zarrforge gives zstd both ways",
     "shards auto": "zarr-python doubles the chunks along sides with more than 8 of them; "
-                   "zarrforge grows shards up to config.auto_shard_bytes (the values agree)",
+    "zarrforge grows shards up to config.auto_shard_bytes (the values agree)",
     "consolidated": "zarr-python gives every group inside a consolidated view an empty view "
-                    "of its own; zarrforge leaves it out",
+    "of its own; zarrforge leaves it out",
 }
 
 METADATA = ("zarr.json", ".zarray", ".zgroup", ".zattrs")
@@ -250,16 +250,22 @@ def run(snippet: str, module: Any, store: Path) -> Any:
 
 
 def documents(root: Path) -> dict[str, Any]:
-    return {str(path.relative_to(root)): _without_empty_transformers(json.loads(path.read_text()))
-            for path in sorted(root.rglob("*")) if path.name in METADATA}
+    return {
+        str(path.relative_to(root)): _without_empty_transformers(json.loads(path.read_text()))
+        for path in sorted(root.rglob("*"))
+        if path.name in METADATA
+    }
 
 
 def _without_empty_transformers(document: Any) -> Any:
     """zarr-python writes ``"storage_transformers": []`` where zarrforge leaves the optional
     member out; both mean none (the first row of docs/coming-from-zarr-python.md)."""
     if isinstance(document, dict):
-        return {k: _without_empty_transformers(v) for k, v in document.items()
-                if not (k == "storage_transformers" and v == [])}
+        return {
+            k: _without_empty_transformers(v)
+            for k, v in document.items()
+            if not (k == "storage_transformers" and v == [])
+        }
     return document
 
 

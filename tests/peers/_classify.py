@@ -31,6 +31,7 @@ _OUT = os.environ.get("ZARRFORGE_PEER_CLASSIFY")
 @lru_cache(maxsize=1)
 def _top_level_names() -> frozenset[str]:
     import zarr
+
     return frozenset(zarr.__all__)
 
 
@@ -80,8 +81,12 @@ def _uses_submodule_names(item: pytest.Item) -> bool:
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id in imported:
             return True
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id == "zarr" and node.attr not in top):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "zarr"
+            and node.attr not in top
+        ):
             return True
     return False
 
@@ -92,8 +97,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     if _OUT is None or call.when != "setup":
         return
     funcargs = getattr(item, "funcargs", {}) or {}
-    record = {"nodeid": item.nodeid,
-              "objects": any(_is_zarr_python_object(v) for v in funcargs.values()),
-              "names": _uses_submodule_names(item)}
+    record = {
+        "nodeid": item.nodeid,
+        "objects": any(_is_zarr_python_object(v) for v in funcargs.values()),
+        "names": _uses_submodule_names(item),
+    }
     with open(_OUT, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(record) + "\n")

@@ -30,13 +30,15 @@ FROM = re.compile(r"^(\s*)from zarr(\.[\w.]+)? import ", re.M)
 
 def redirected(source: str) -> str:
     """``source`` with each import of ``zarr`` or a ``zarr.<module>`` naming zarrforge's."""
+
     def plain_import(match: re.Match[str]) -> str:
         indent, module, alias = match.group(1), match.group(2) or "", match.group(3)
         if not module:
             return f"{indent}import zarrforge{alias or ' as zarr'}"
         # ``import zarr.storage`` binds ``zarr``: keep it bound to zarrforge
         return f"{indent}import zarrforge{module}{alias or ''}" + (
-            "" if alias else "; import zarrforge as zarr")
+            "" if alias else "; import zarrforge as zarr"
+        )
 
     source = IMPORT.sub(plain_import, source)
     return FROM.sub(lambda m: f"{m.group(1)}from zarrforge{m.group(2) or ''} import ", source)

@@ -35,7 +35,8 @@ def _xarray_skips(item: pytest.Item) -> str | None:
     for mark in item.iter_markers("skip_if_param"):
         wanted = {k: v for k, v in mark.kwargs.items() if k not in ("reason", "condition")}
         if mark.kwargs.get("condition", True) and all(
-                k in params and params[k] == v for k, v in wanted.items()):
+            k in params and params[k] == v for k, v in wanted.items()
+        ):
             return mark.kwargs.get("reason", f"xarray skips {wanted}")
     return None
 
@@ -51,8 +52,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         name = getattr(item, "originalname", item.name)
         in_body = getattr(module, "skipped_in_body", None)
-        reason = (f"never reaches zarrforge: {not_through[name]}" if name in not_through
-                  else _xarray_skips(item) or (in_body(item) if in_body else None))
+        reason = (
+            f"never reaches zarrforge: {not_through[name]}"
+            if name in not_through
+            else _xarray_skips(item) or (in_body(item) if in_body else None)
+        )
         if reason is None:
             kept.append(item)
         else:
@@ -78,9 +82,13 @@ def _own_suite_outcomes(stats: dict[str, list[Any]]) -> dict[str, dict[str, str]
             if any(v in ("save", "open") for v in recorded):
                 entry["via"] = "zarrforge"
             if report.when == "call" or report.outcome != "passed":
-                entry["outcome"] = ("xfailed" if hasattr(report, "wasxfail") and report.skipped
-                                    else "xpassed" if hasattr(report, "wasxfail")
-                                    else report.outcome)
+                entry["outcome"] = (
+                    "xfailed"
+                    if hasattr(report, "wasxfail") and report.skipped
+                    else "xpassed"
+                    if hasattr(report, "wasxfail")
+                    else report.outcome
+                )
     return items
 
 
@@ -94,12 +102,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     for entry in items.values():
         groups[entry["via"]][entry["outcome"]] += 1
     terminalreporter.write_sep("-", "xarray's own Zarr tests (tests/peers/xarray_suite.py)")
-    for via, label in (("zarrforge", "through zarrforge"),
-                       ("elsewhere", "ran without reaching zarrforge")):
+    for via, label in (("zarrforge", "through zarrforge"), ("elsewhere", "ran without reaching zarrforge")):
         counts = groups.get(via, collections.Counter())
         detail = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
-        terminalreporter.write_line(f"{label}: {sum(counts.values())}"
-                                    + (f" ({detail})" if detail else ""))
+        terminalreporter.write_line(f"{label}: {sum(counts.values())}" + (f" ({detail})" if detail else ""))
     deselected = config.stash.get(_DESELECTED, collections.Counter())
     terminalreporter.write_line(f"deselected: {sum(deselected.values())}")
     for reason, count in deselected.most_common():

@@ -48,19 +48,29 @@ _INTERNALS = "tests zarr-python itself (xarray's ZarrStore from create_store, or
 # records no save or open), by the reason: they are skipped before running, each with its
 # reason, and counted in the end-of-run report.
 NOT_THROUGH_ZARRFORGE: dict[str, str] = {
-    **dict.fromkeys([
-        "test_async_load_multiple_variables", "test_concurrent_load_multiple_objects",
-        "test_indexing", "test_cache_members", "test_write_store", "test_hidden_zarr_keys",
-        "test_dimension_names"], _INTERNALS),
+    **dict.fromkeys(
+        [
+            "test_async_load_multiple_variables",
+            "test_concurrent_load_multiple_objects",
+            "test_indexing",
+            "test_cache_members",
+            "test_write_store",
+            "test_hidden_zarr_keys",
+            "test_dimension_names",
+        ],
+        _INTERNALS,
+    ),
     # ZarrBase overrides it with an empty body ("not relevant for zarr")
     "test_encoding_kwarg_fixed_width_string": "its body is empty for Zarr (xarray's ZarrBase "
-                                              "overrides it with `pass`)",
+    "overrides it with `pass`)",
 }
 
-_MISALIGNED = ("deliberate difference (docs/xarray.md): dask chunks straddling Zarr chunks are "
-               "written safely on a store with conditional writes, where xarray refuses them "
-               "unless safe_chunks=False; its refusal guards against lost partial writes, "
-               "which zarrforge's conditional chunk writes redo")
+_MISALIGNED = (
+    "deliberate difference (docs/xarray.md): dask chunks straddling Zarr chunks are "
+    "written safely on a store with conditional writes, where xarray refuses them "
+    "unless safe_chunks=False; its refusal guards against lost partial writes, "
+    "which zarrforge's conditional chunk writes redo"
+)
 # Items failing for a deliberate difference, by class and item: xfail(strict=True).
 EXPECTED_FAILURES: dict[tuple[str, str], str] = {
     ("TestZarrforgeDirectoryStore", "test_chunk_encoding_with_dask[2]"): _MISALIGNED,
@@ -69,8 +79,7 @@ EXPECTED_FAILURES: dict[tuple[str, str], str] = {
 }
 # Items (in both classes) failing for a cause not fixed yet (issue #44):
 # xfail(strict=True), so that a fix shows.
-NOT_YET_FIXED: dict[str, str] = {
-}
+NOT_YET_FIXED: dict[str, str] = {}
 
 
 class ThroughZarrforge:
@@ -113,16 +122,29 @@ class ThroughZarrforge:
 # ``save``/``open``: for their items those calls go to zarrforge too (RoutesOwnCalls), and
 # are recorded as ``save``/``open`` are. (Their direct zarr-python reads, such as
 # ``zarr.open_group``, stay zarr-python's: they check what zarrforge wrote.)
-ROUTED: frozenset[str] = frozenset({
-    "test_append_string_length_mismatch_raises", "test_append_with_append_dim_no_overwrite",
-    "test_append_with_append_dim_not_set_raises", "test_append_with_existing_encoding_raises",
-    "test_append_with_invalid_dim_raises", "test_append_with_mode_not_a_raises",
-    "test_append_with_mode_rplus_fails", "test_append_with_new_variable",
-    "test_append_with_no_dims_raises", "test_attributes",
-    "test_check_encoding_is_consistent_after_append", "test_chunk_auto_with_small_dask_chunks",
-    "test_chunk_key_encoding_v2", "test_non_existent_store", "test_region_scalar",
-    "test_write_read_select_write", "test_write_region", "test_write_region_mode",
-    "test_zarr_mode_w_overwrites_encoding"})
+ROUTED: frozenset[str] = frozenset(
+    {
+        "test_append_string_length_mismatch_raises",
+        "test_append_with_append_dim_no_overwrite",
+        "test_append_with_append_dim_not_set_raises",
+        "test_append_with_existing_encoding_raises",
+        "test_append_with_invalid_dim_raises",
+        "test_append_with_mode_not_a_raises",
+        "test_append_with_mode_rplus_fails",
+        "test_append_with_new_variable",
+        "test_append_with_no_dims_raises",
+        "test_attributes",
+        "test_check_encoding_is_consistent_after_append",
+        "test_chunk_auto_with_small_dask_chunks",
+        "test_chunk_key_encoding_v2",
+        "test_non_existent_store",
+        "test_region_scalar",
+        "test_write_read_select_write",
+        "test_write_region",
+        "test_write_region_mode",
+        "test_zarr_mode_w_overwrites_encoding",
+    }
+)
 # Items of ROUTED functions failing for a cause not fixed yet (#44), in both classes:
 # xfail(strict=True), so that a fix shows.
 ROUTED_NOT_YET_FIXED: dict[str, str] = {}
@@ -138,14 +160,14 @@ class RoutesOwnCalls:
     save: Any
 
     @pytest.fixture(autouse=True)
-    def _route_own_calls(self, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
-                         _zarrforge_item: None) -> None:
+    def _route_own_calls(
+        self, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, _zarrforge_item: None
+    ) -> None:
         if getattr(request.node, "originalname", request.node.name) not in ROUTED:
             return
         reason = ROUTED_NOT_YET_FIXED.get(request.node.name)
         if reason is not None:
-            request.node.add_marker(pytest.mark.xfail(strict=True,
-                                                      reason=f"not fixed yet (#44): {reason}"))
+            request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"not fixed yet (#44): {reason}"))
         save, record, open_dataset = self.save, self._record, xr.open_dataset
 
         def to_zarr(dataset: xr.Dataset, store: Any = None, **kwargs: Any) -> Any:
@@ -185,4 +207,3 @@ def skipped_in_body(item: pytest.Item) -> str | None:
     if params["decoded_fn"](params["dtype"])["x"].encoding.get("dtype") == "u1":
         return "xarray writes uint8 data only to netCDF4 (it skips these cases in the test)"
     return None
-

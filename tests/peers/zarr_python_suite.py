@@ -48,8 +48,15 @@ sys.path.insert(0, str(REPO / "tests" / "interop"))
 from _side_venv import ensure_zarrsuite_venv  # noqa: E402
 
 VERSION = "3.4.2"
-FILES = ("test_api.py", "test_group.py", "test_array.py", "test_indexing.py", "test_tree.py",
-         "test_v2.py", "test_zarr.py")
+FILES = (
+    "test_api.py",
+    "test_group.py",
+    "test_array.py",
+    "test_indexing.py",
+    "test_tree.py",
+    "test_v2.py",
+    "test_zarr.py",
+)
 CACHE = REPO / ".cache" / "peer-suites"
 ITEM_TIMEOUT = 60  # seconds; zarr-python's slowest item takes about 20
 FLOOR = HERE / "zarr_python_floor.json"
@@ -65,9 +72,24 @@ def sdist_tree(python: Path) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     archive = CACHE / f"zarr-{VERSION}.tar.gz"
     if not archive.exists():
-        done = subprocess.run([str(python), "-m", "pip", "download", "--quiet", "--no-deps",
-                               "--no-binary", ":all:", f"zarr=={VERSION}", "-d", str(CACHE)],
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                f"zarr=={VERSION}",
+                "-d",
+                str(CACHE),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if done.returncode != 0 or not archive.exists():
             sys.exit(f"fetching zarr-python {VERSION}'s sdist failed:\n{done.stdout}{done.stderr}")
     with tarfile.open(archive) as tar:
@@ -77,8 +99,7 @@ def sdist_tree(python: Path) -> Path:
 
 def redirected(source: str) -> str:
     """A test module's source with its top-level zarr imports meaning zarrforge."""
-    source = IMPORT_ZARR.sub(lambda m: f"{m.group(1)}import zarrforge{m.group(2) or ' as zarr'}",
-                             source)
+    source = IMPORT_ZARR.sub(lambda m: f"{m.group(1)}import zarrforge{m.group(2) or ' as zarr'}", source)
     return FROM_ZARR.sub(lambda m: f"{m.group(1)}from zarrforge import ", source)
 
 
@@ -86,8 +107,9 @@ def prepare(tree: Path, label: str, files: list[str], *, redirect: bool) -> Path
     """A copy of the suite to run as ``label``: its tests/ and its pytest configuration."""
     run_dir = CACHE / "runs" / label
     shutil.rmtree(run_dir, ignore_errors=True)
-    shutil.copytree(tree / "tests", run_dir / "tests",
-                    ignore=shutil.ignore_patterns("__pycache__", "benchmarks"))
+    shutil.copytree(
+        tree / "tests", run_dir / "tests", ignore=shutil.ignore_patterns("__pycache__", "benchmarks")
+    )
     shutil.copy(tree / "pyproject.toml", run_dir / "pyproject.toml")
     if redirect:
         for name in files:
@@ -96,8 +118,9 @@ def prepare(tree: Path, label: str, files: list[str], *, redirect: bool) -> Path
     return run_dir
 
 
-def run_suite(python: Path, run_dir: Path, files: list[str], workers: int,
-              classify: bool) -> tuple[Path, Path | None, float]:
+def run_suite(
+    python: Path, run_dir: Path, files: list[str], workers: int, classify: bool
+) -> tuple[Path, Path | None, float]:
     log = run_dir / "report.jsonl"
     classes = run_dir / "classify.jsonl" if classify else None
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -105,19 +128,35 @@ def run_suite(python: Path, run_dir: Path, files: list[str], workers: int,
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     if classes is not None:
         env["ZARRFORGE_PEER_CLASSIFY"] = str(classes)
-    command = [str(python), "-m", "pytest", *[f"tests/{name}" for name in files],
-               "-o", "addopts=", "-p", "no:cacheprovider", "-p", "_classify", "-q",
-               "--no-header", "-rN", f"--report-log={log}",
-               # an item that hangs on zarrforge (a pool whose child never answers) fails
-               # alone, instead of the whole run meeting the suite's 600 s fault handler
-               "-p", "timeout", f"--timeout={ITEM_TIMEOUT}",
-               *(["-n", str(workers)] if workers > 1 else [])]
+    command = [
+        str(python),
+        "-m",
+        "pytest",
+        *[f"tests/{name}" for name in files],
+        "-o",
+        "addopts=",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "_classify",
+        "-q",
+        "--no-header",
+        "-rN",
+        f"--report-log={log}",
+        # an item that hangs on zarrforge (a pool whose child never answers) fails
+        # alone, instead of the whole run meeting the suite's 600 s fault handler
+        "-p",
+        "timeout",
+        f"--timeout={ITEM_TIMEOUT}",
+        *(["-n", str(workers)] if workers > 1 else []),
+    ]
     started = time.monotonic()
-    done = subprocess.run(command, cwd=run_dir, env=env, capture_output=True, text=True,
-                          timeout=1800)
+    done = subprocess.run(command, cwd=run_dir, env=env, capture_output=True, text=True, timeout=1800)
     if not log.exists():
-        sys.exit(f"the run in {run_dir} wrote no report (exit {done.returncode}):\n"
-                 f"{done.stdout[-4000:]}{done.stderr[-4000:]}")
+        sys.exit(
+            f"the run in {run_dir} wrote no report (exit {done.returncode}):\n"
+            f"{done.stdout[-4000:]}{done.stderr[-4000:]}"
+        )
     return log, classes, time.monotonic() - started
 
 
@@ -157,11 +196,14 @@ def classification(path: Path | None) -> dict[str, bool]:
     return beyond
 
 
-def summarise(peer: dict[str, tuple[str, str]], ours: dict[str, tuple[str, str]],
-              beyond: dict[str, bool], files: list[str]) -> dict:
+def summarise(
+    peer: dict[str, tuple[str, str]],
+    ours: dict[str, tuple[str, str]],
+    beyond: dict[str, bool],
+    files: list[str],
+) -> dict:
     rows = {}
-    causes: dict[str, collections.Counter] = {"top": collections.Counter(),
-                                               "beyond": collections.Counter()}
+    causes: dict[str, collections.Counter] = {"top": collections.Counter(), "beyond": collections.Counter()}
     for name in files:
         prefix = f"tests/{name}::"
         row = {"peer": 0, "ours": 0, "top_peer": 0, "top_ours": 0}
@@ -178,19 +220,18 @@ def summarise(peer: dict[str, tuple[str, str]], ours: dict[str, tuple[str, str]]
             else:
                 causes["top" if top else "beyond"][message or mine] += 1
         rows[name] = row
-    totals = {key: sum(row[key] for row in rows.values())
-              for key in ("peer", "ours", "top_peer", "top_ours")}
-    return {"files": rows, "totals": totals,
-            "causes": {k: v.most_common(25) for k, v in causes.items()}}
+    totals = {key: sum(row[key] for row in rows.values()) for key in ("peer", "ours", "top_peer", "top_ours")}
+    return {"files": rows, "totals": totals, "causes": {k: v.most_common(25) for k, v in causes.items()}}
 
 
 def report(summary: dict, seconds: dict[str, float]) -> None:
-    print(f"zarr-python {VERSION}'s suite on zarrforge (items zarr-python passes; of those, "
-          "the items zarrforge passes)")
+    print(
+        f"zarr-python {VERSION}'s suite on zarrforge (items zarr-python passes; of those, "
+        "the items zarrforge passes)"
+    )
     print(f"{'file':<18}{'all: peer':>10}{'ours':>7}{'top-level only: peer':>22}{'ours':>7}")
     for name, row in summary["files"].items():
-        print(f"{name:<18}{row['peer']:>10}{row['ours']:>7}{row['top_peer']:>22}"
-              f"{row['top_ours']:>7}")
+        print(f"{name:<18}{row['peer']:>10}{row['ours']:>7}{row['top_peer']:>22}{row['top_ours']:>7}")
     t = summary["totals"]
     print(f"{'total':<18}{t['peer']:>10}{t['ours']:>7}{t['top_peer']:>22}{t['top_ours']:>7}")
     for kind, title in (("top", "top-level only"), ("beyond", "zarr-python objects passed in")):
@@ -210,21 +251,21 @@ def main(argv: list[str] | None = None) -> int:
     tree = sdist_tree(python)
     seconds = {}
     peer_dir = prepare(tree, "zarr-python", args.files, redirect=False)
-    peer_log, _, seconds["zarr-python"] = run_suite(python, peer_dir, args.files, args.workers,
-                                                    classify=False)
+    peer_log, _, seconds["zarr-python"] = run_suite(
+        python, peer_dir, args.files, args.workers, classify=False
+    )
     ours_dir = prepare(tree, "zarrforge", args.files, redirect=True)
-    ours_log, classes, seconds["zarrforge"] = run_suite(python, ours_dir, args.files,
-                                                        args.workers, classify=True)
-    summary = summarise(outcomes(peer_log), outcomes(ours_log), classification(classes),
-                        args.files)
+    ours_log, classes, seconds["zarrforge"] = run_suite(
+        python, ours_dir, args.files, args.workers, classify=True
+    )
+    summary = summarise(outcomes(peer_log), outcomes(ours_log), classification(classes), args.files)
     (CACHE / "runs" / "summary.json").write_text(json.dumps(summary, indent=1))
     report(summary, seconds)
     if args.files != list(FILES):
         return 0  # a partial run neither checks nor moves the floor
     floor = json.loads(FLOOR.read_text()) if FLOOR.exists() else {"ours": 0, "top_ours": 0}
     totals = summary["totals"]
-    below = [f"{key}: {totals[key]} < floor {value}" for key, value in floor.items()
-             if totals[key] < value]
+    below = [f"{key}: {totals[key]} < floor {value}" for key, value in floor.items() if totals[key] < value]
     if below:
         print(f"\nFAILED: below the floor ({FLOOR.name}): {'; '.join(below)}")
         return 1

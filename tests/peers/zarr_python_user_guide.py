@@ -43,12 +43,19 @@ def run_page(python: Path, page: Path, mode: str) -> list[list]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(ZARR_ARRAY__RECTILINEAR_CHUNKS="True", PYTHONDONTWRITEBYTECODE="1")
     with tempfile.TemporaryDirectory(prefix=f"guide-{page.stem}-") as workdir:
-        done = subprocess.run([str(python), str(HERE / "_guide_blocks.py"), str(page), mode],
-                              cwd=workdir, env=env, capture_output=True, text=True,
-                              timeout=PAGE_TIMEOUT)
+        done = subprocess.run(
+            [str(python), str(HERE / "_guide_blocks.py"), str(page), mode],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=PAGE_TIMEOUT,
+        )
     if done.returncode != 0:
-        sys.exit(f"running {page.name} ({mode}) failed (exit {done.returncode}):\n"
-                 f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        sys.exit(
+            f"running {page.name} ({mode}) failed (exit {done.returncode}):\n"
+            f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -61,11 +68,12 @@ def summarise(results: dict[str, dict[str, list[list]]]) -> dict:
             "network": sum(outcome == "network" for _, outcome, _ in ours),
             "zarr-python": sum(outcome == "passed" for _, outcome, _ in theirs),
             "zarrforge": sum(outcome == "passed" for _, outcome, _ in ours),
-            "failures": [[number, message] for number, outcome, message in ours
-                         if outcome == "failed"],
+            "failures": [[number, message] for number, outcome, message in ours if outcome == "failed"],
         }
-    totals = {key: sum(page[key] for page in pages.values())
-              for key in ("blocks", "network", "zarr-python", "zarrforge")}
+    totals = {
+        key: sum(page[key] for page in pages.values())
+        for key in ("blocks", "network", "zarr-python", "zarrforge")
+    }
     return {"pages": pages, "totals": totals}
 
 
@@ -73,11 +81,12 @@ def report(summary: dict) -> None:
     print(f"zarr-python {VERSION}'s user guide with zarr meaning zarrforge (executable blocks)")
     print(f"{'page':<24}{'blocks':>7}{'network':>9}{'zarr-python':>13}{'zarrforge':>11}")
     for name, page in summary["pages"].items():
-        print(f"{name:<24}{page['blocks']:>7}{page['network']:>9}{page['zarr-python']:>13}"
-              f"{page['zarrforge']:>11}")
+        print(
+            f"{name:<24}{page['blocks']:>7}{page['network']:>9}{page['zarr-python']:>13}"
+            f"{page['zarrforge']:>11}"
+        )
     t = summary["totals"]
-    print(f"{'total':<24}{t['blocks']:>7}{t['network']:>9}{t['zarr-python']:>13}"
-          f"{t['zarrforge']:>11}")
+    print(f"{'total':<24}{t['blocks']:>7}{t['network']:>9}{t['zarr-python']:>13}{t['zarrforge']:>11}")
     for name, page in summary["pages"].items():
         for number, message in page["failures"]:
             print(f"  {name}.md block {number}: {message}")
@@ -90,8 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     python = ensure_zarrsuite_venv()
     guide = sdist_tree(python) / "docs" / "user-guide"
-    results = {name: {mode: run_page(python, guide / f"{name}.md", mode)
-                      for mode in ("zarr-python", "zarrforge")} for name in args.pages}
+    results = {
+        name: {mode: run_page(python, guide / f"{name}.md", mode) for mode in ("zarr-python", "zarrforge")}
+        for name in args.pages
+    }
     summary = summarise(results)
     (CACHE / "runs").mkdir(parents=True, exist_ok=True)
     (CACHE / "runs" / "guide-summary.json").write_text(json.dumps(summary, indent=1))
@@ -101,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     floor = json.loads(FLOOR.read_text()) if FLOOR.exists() else {"zarrforge": 0}
     ours = summary["totals"]["zarrforge"]
     if ours < floor["zarrforge"]:
-        print(f"\nFAILED: {ours} blocks ran on zarrforge, below the floor {floor['zarrforge']} "
-              f"({FLOOR.name})")
+        print(
+            f"\nFAILED: {ours} blocks ran on zarrforge, below the floor {floor['zarrforge']} ({FLOOR.name})"
+        )
         return 1
     if args.update_floor and ours > floor["zarrforge"]:
         FLOOR.write_text(json.dumps({"zarrforge": ours}, indent=1) + "\n")

@@ -27,8 +27,10 @@ GENERATION_STEP = 1_000_000
 
 # (label, create_array keyword arguments) of the layouts the tests write through
 LAYOUTS: dict[str, dict[str, Any]] = {
-    "v3": {"zarr_format": 3, "compressors": [{"name": "zstd", "configuration": {"level": 1,
-                                                                            "checksum": False}}]},
+    "v3": {
+        "zarr_format": 3,
+        "compressors": [{"name": "zstd", "configuration": {"level": 1, "checksum": False}}],
+    },
     "v3-crc32c": {"zarr_format": 3, "compressors": ["crc32c"]},
     "v3-sharded": {"zarr_format": 3, "shards": "x2"},
     "v2": {"zarr_format": 2, "compressors": [{"name": "gzip", "configuration": {"level": 1}}]},
@@ -41,23 +43,34 @@ def known_bug(reason: str) -> Any:
     """As ``tests/fuzz/_fuzzkit.known_bug``: strict xfail, or a plain failure when
     ``ZARRFORGE_KNOWN_BUGS=fail``."""
     import pytest
+
     if os.environ.get("ZARRFORGE_KNOWN_BUGS") == "fail":
         return lambda f: f
     return pytest.mark.xfail(strict=True, reason=f"known bug: {reason}")
 
 
-def create(store: Any, layout: str, path: str = "a", *, shape=(8, 12), chunks=(2, 3),
-           dtype: str = "int32", **extra: Any) -> Any:
+def create(
+    store: Any,
+    layout: str,
+    path: str = "a",
+    *,
+    shape=(8, 12),
+    chunks=(2, 3),
+    dtype: str = "int32",
+    **extra: Any,
+) -> Any:
     options = dict(LAYOUTS[layout])
     if options.get("shards") == "x2":
         options["shards"] = tuple(2 * c for c in chunks)
     options.update(extra)
-    return zarrforge.create_array(store, path, shape=shape, chunks=chunks, dtype=dtype,
-                                  fill_value=0, **options)
+    return zarrforge.create_array(
+        store, path, shape=shape, chunks=chunks, dtype=dtype, fill_value=0, **options
+    )
 
 
-def generation_values(shape: tuple[int, ...], chunks: tuple[int, ...], generation: int,
-                      dtype: str = "int32") -> np.ndarray:
+def generation_values(
+    shape: tuple[int, ...], chunks: tuple[int, ...], generation: int, dtype: str = "int32"
+) -> np.ndarray:
     """Chunk-wise recognisable values; generation 0 is never the fill value (0)."""
     grid = [np.arange(n) // c for n, c in zip(shape, chunks)]
     index = np.zeros(shape, dtype=np.int64)
@@ -67,18 +80,24 @@ def generation_values(shape: tuple[int, ...], chunks: tuple[int, ...], generatio
         stride *= -(-shape[d] // chunks[d])
     ramp = np.zeros(shape, dtype=np.int64)
     for d in range(len(shape)):
-        ramp = ramp + (np.arange(shape[d]) % chunks[d]).reshape(
-            [-1 if i == d else 1 for i in range(len(shape))]) * 7 ** d
+        ramp = (
+            ramp
+            + (np.arange(shape[d]) % chunks[d]).reshape([-1 if i == d else 1 for i in range(len(shape))])
+            * 7**d
+        )
     return (1 + index * 1000 + ramp % 997 + generation * GENERATION_STEP).astype(dtype)
 
 
-def chunk_regions(shape: tuple[int, ...], chunks: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], tuple[slice, ...]]]:
+def chunk_regions(
+    shape: tuple[int, ...], chunks: tuple[int, ...]
+) -> Iterator[tuple[tuple[int, ...], tuple[slice, ...]]]:
     for coords in itertools.product(*(range(-(-n // c)) for n, c in zip(shape, chunks))):
         yield coords, tuple(slice(i * c, min((i + 1) * c, n)) for i, c, n in zip(coords, chunks, shape))
 
 
-def classify(read: np.ndarray, expected: dict[int, np.ndarray], chunks: tuple[int, ...]
-             ) -> dict[tuple[int, ...], Any]:
+def classify(
+    read: np.ndarray, expected: dict[int, np.ndarray], chunks: tuple[int, ...]
+) -> dict[tuple[int, ...], Any]:
     """Per chunk: the generation it holds entirely, ``"fill"``, or ``"torn"``."""
     result = {}
     for coords, region in chunk_regions(read.shape, chunks):
@@ -96,10 +115,21 @@ def classify(read: np.ndarray, expected: dict[int, np.ndarray], chunks: tuple[in
 
 
 def run_worker(*args: str, timeout: float = 300, **popen: Any) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(HERE / "_workers.py"), *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT, **popen)
+    return subprocess.run(
+        [sys.executable, str(HERE / "_workers.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        **popen,
+    )
 
 
 def start_worker(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(HERE / "_workers.py"), *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    return subprocess.Popen(
+        [sys.executable, str(HERE / "_workers.py"), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )

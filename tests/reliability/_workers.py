@@ -71,20 +71,21 @@ def attrs(root: str, rounds: str, payload: str) -> None:
 
 def copy(source: str, dest: str) -> None:
     say("ready")
-    zarrforge.copy(source, dest, overwrite=True,
-                   progress=lambda path, done, total: say("unit", path, done, total))
+    zarrforge.copy(
+        source, dest, overwrite=True, progress=lambda path, done, total: say("unit", path, done, total)
+    )
     say("done")
 
 
-def disjoint(root: str, shape: str, chunks: str, worker: str, workers: str, rounds: str,
-             unit: str, deletes: str = "no") -> None:
+def disjoint(
+    root: str, shape: str, chunks: str, worker: str, workers: str, rounds: str, unit: str, deletes: str = "no"
+) -> None:
     shape_t, chunks_t = _ints(shape), _ints(chunks)
     array = zarrforge.open_array(root, "a", mode="r+", threads=1)
     # the draft's sharding transformer reports no shards; create() makes them twice the chunks
     step = (array.shards or tuple(2 * c for c in chunks_t)) if unit == "shard" else chunks_t
     grid = [range(0, n, s) for n, s in zip(shape_t, step)]
-    mine = [origin for i, origin in enumerate(itertools.product(*grid))
-            if i % int(workers) == int(worker)]
+    mine = [origin for i, origin in enumerate(itertools.product(*grid)) if i % int(workers) == int(worker)]
     final = int(rounds)
     values = {g: generation_values(shape_t, chunks_t, g) for g in range(1, final + 1)}
     say("ready")
@@ -157,10 +158,10 @@ def commit(root: str, value: str, pause: str) -> None:
     v = int(value)
     for start in range(0, array.shape[0], 4):
         if start // 4 % 2 == 0:
-            array[start:start + 3] = v
+            array[start : start + 3] = v
             array[start + 3] = v
         else:
-            array[start:start + 4] = v
+            array[start : start + 4] = v
     array.attrs["value"] = v
     tx.store = _SlowWrites(store, float(pause))
     say("ready")
@@ -194,9 +195,17 @@ def tx_increment(root: str, rounds: str, go: str) -> None:
     say("done", conflicts)
 
 
-MODES = {"parts": parts, "write": write, "attrs": attrs, "copy": copy, "disjoint": disjoint,
-         "same-chunk": same_chunk, "set-attr": set_attr, "commit": commit,
-         "tx-increment": tx_increment}
+MODES = {
+    "parts": parts,
+    "write": write,
+    "attrs": attrs,
+    "copy": copy,
+    "disjoint": disjoint,
+    "same-chunk": same_chunk,
+    "set-attr": set_attr,
+    "commit": commit,
+    "tx-increment": tx_increment,
+}
 
 if __name__ == "__main__":
     MODES[sys.argv[1]](*sys.argv[2:])

@@ -59,8 +59,11 @@ def _store(kind: str, tmp_path: Path):
 
 def _chunks_of(worker: int, workers: int, step=CHUNKS) -> list[tuple[slice, ...]]:
     grid = [range(0, n, s) for n, s in zip(SHAPE, step)]
-    return [tuple(slice(o, min(o + s, n)) for o, s, n in zip(origin, step, SHAPE))
-            for i, origin in enumerate(itertools.product(*grid)) if i % workers == worker]
+    return [
+        tuple(slice(o, min(o + s, n)) for o, s, n in zip(origin, step, SHAPE))
+        for i, origin in enumerate(itertools.product(*grid))
+        if i % workers == worker
+    ]
 
 
 # --- disjoint chunks and shards -------------------------------------------------------------------
@@ -68,8 +71,10 @@ def _chunks_of(worker: int, workers: int, step=CHUNKS) -> list[tuple[slice, ...]
 
 @pytest.mark.parametrize("kind", ["memory", "local"])
 @pytest.mark.parametrize("handles", ["shared", "one per thread"])
-@pytest.mark.parametrize("layout,unit", [("v3", "chunk"), ("v2", "chunk"),
-                                         ("v3-sharded", "shard"), ("draft-2022-sharded", "shard")])
+@pytest.mark.parametrize(
+    "layout,unit",
+    [("v3", "chunk"), ("v2", "chunk"), ("v3-sharded", "shard"), ("draft-2022-sharded", "shard")],
+)
 def test_threads_writing_disjoint_units_lose_nothing(tmp_path, kind, handles, layout, unit) -> None:
     store = _store(kind, tmp_path)
     shared = create(store, layout, shape=SHAPE, chunks=CHUNKS)
@@ -77,8 +82,7 @@ def test_threads_writing_disjoint_units_lose_nothing(tmp_path, kind, handles, la
     values = {g: generation_values(SHAPE, CHUNKS, g) for g in range(1, ROUNDS + 1)}
 
     def work(i: int) -> None:
-        array = shared if handles == "shared" else zarrforge.open_array(store, "a", mode="r+",
-                                                                        threads=1)
+        array = shared if handles == "shared" else zarrforge.open_array(store, "a", mode="r+", threads=1)
         for g in range(1, ROUNDS + 1):
             for region in _chunks_of(i, THREADS, step):
                 array[region] = values[g][region]
@@ -87,31 +91,42 @@ def test_threads_writing_disjoint_units_lose_nothing(tmp_path, kind, handles, la
     assert np.array_equal(zarrforge.open_array(store, "a")[...], values[ROUNDS])
 
 
-@pytest.mark.parametrize("layout,unit", [("v3", "chunk"), ("v3-sharded", "shard"),
-                                         ("v2", "chunk"), ("draft-2022-sharded", "shard")])
+@pytest.mark.parametrize(
+    "layout,unit",
+    [("v3", "chunk"), ("v3-sharded", "shard"), ("v2", "chunk"), ("draft-2022-sharded", "shard")],
+)
 def test_processes_writing_disjoint_units_lose_nothing(tmp_path, layout, unit) -> None:
     root = tmp_path / "store"
     create(str(root), layout, shape=SHAPE, chunks=CHUNKS)
     workers = 4
     rounds = 4
-    processes = [start_worker("disjoint", str(root), ",".join(map(str, SHAPE)),
-                              ",".join(map(str, CHUNKS)), str(w), str(workers), str(rounds), unit)
-                 for w in range(workers)]
+    processes = [
+        start_worker(
+            "disjoint",
+            str(root),
+            ",".join(map(str, SHAPE)),
+            ",".join(map(str, CHUNKS)),
+            str(w),
+            str(workers),
+            str(rounds),
+            unit,
+        )
+        for w in range(workers)
+    ]
     results = [(p.wait(timeout=300), p.stderr.read()) for p in processes]
     for p in processes:
         p.stdout.close()
         p.stderr.close()
     assert all(code == 0 for code, _ in results), [err[-1500:] for code, err in results if code]
-    assert np.array_equal(zarrforge.open_array(str(root), "a")[...],
-                          generation_values(SHAPE, CHUNKS, rounds))
+    assert np.array_equal(zarrforge.open_array(str(root), "a")[...], generation_values(SHAPE, CHUNKS, rounds))
 
 
 @pytest.mark.parametrize("handles", ["shared", "one per thread"])
-@pytest.mark.parametrize("layout,unit,seconds", [("v3", "chunk", 5),
-                                                 ("v3-sharded", "shard", 1.5),
-                                                 ("draft-2022-sharded", "shard", 1.5)])
-def test_threads_writing_and_deleting_disjoint_chunks(tmp_path, handles, layout, unit,
-                                                      seconds) -> None:
+@pytest.mark.parametrize(
+    "layout,unit,seconds",
+    [("v3", "chunk", 5), ("v3-sharded", "shard", 1.5), ("draft-2022-sharded", "shard", 1.5)],
+)
+def test_threads_writing_and_deleting_disjoint_chunks(tmp_path, handles, layout, unit, seconds) -> None:
     """As above, but odd rounds write the fill value, so chunks (or whole shards) are
     deleted (and emptied directories pruned) while other threads write chunks in the
     same directories. Runs for ``seconds``, or until the first error."""
@@ -123,8 +138,7 @@ def test_threads_writing_and_deleting_disjoint_chunks(tmp_path, handles, layout,
     failed = threading.Event()
 
     def work(i: int) -> None:
-        array = shared if handles == "shared" else zarrforge.open_array(store, "a", mode="r+",
-                                                                        threads=1)
+        array = shared if handles == "shared" else zarrforge.open_array(store, "a", mode="r+", threads=1)
         try:
             while time.monotonic() < deadline and not failed.is_set():
                 for fill in (True, False):
@@ -224,8 +238,7 @@ def test_same_chunk_from_processes(tmp_path, layout) -> None:
     root = tmp_path / "store"
     create(str(root), layout, shape=(64, 64), chunks=(32, 32))
     writers, rounds = 4, 60
-    processes = [start_worker("same-chunk", str(root), str(i + 1), str(rounds))
-                 for i in range(writers)]
+    processes = [start_worker("same-chunk", str(root), str(i + 1), str(rounds)) for i in range(writers)]
     array = zarrforge.open_array(str(root), "a")
     region = tuple(slice(0, c) for c in array.chunks)
     reads = 0
@@ -259,7 +272,7 @@ def test_parts_of_one_chunk_lose_no_update(tmp_path, kind, layout) -> None:
         def writer(i: int) -> None:
             array = zarrforge.open_array(store, "a", mode="r+", threads=1)
             row, col = divmod(i, 4)
-            array[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2] = i + 1
+            array[row * 2 : (row + 1) * 2, col * 2 : (col + 1) * 2] = i + 1
 
         assert run_threads(writer, 16) == []
         result = zarrforge.open_array(store, "a")[...]
@@ -268,8 +281,7 @@ def test_parts_of_one_chunk_lose_no_update(tmp_path, kind, layout) -> None:
 
 
 @pytest.mark.parametrize("layout", ["v3", "v3-sharded", "v2"])
-def test_parts_of_one_chunk_from_threads_on_a_store_without_conditional_writes(tmp_path,
-                                                                                layout) -> None:
+def test_parts_of_one_chunk_from_threads_on_a_store_without_conditional_writes(tmp_path, layout) -> None:
     """A store without conditional writes (an fsspec store, say) cannot order writers in
     other processes, but threads of one process take turns on a chunk (the engine holds a
     lock for each chunk it reads, changes and writes back), so none loses an update: the
@@ -286,7 +298,7 @@ def test_parts_of_one_chunk_from_threads_on_a_store_without_conditional_writes(t
             array = zarrforge.open_array(store, "a", mode="r+", threads=1)
             row, col = divmod(i, 4)
             for _ in range(3):
-                array[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2] = i + 1
+                array[row * 2 : (row + 1) * 2, col * 2 : (col + 1) * 2] = i + 1
 
         assert run_threads(writer, 16) == []
         result = zarrforge.open_array(store, "a")[...]
@@ -302,8 +314,7 @@ def test_parts_of_one_chunk_from_processes_lose_no_update(tmp_path, layout) -> N
     root = tmp_path / "store"
     create(str(root), layout, shape=(16, 16), chunks=(4, 4) if layout == "v3-sharded" else (8, 8))
     writers, rounds = 4, 25
-    processes = [start_worker("parts", str(root), str(i), str(writers), str(rounds))
-                 for i in range(writers)]
+    processes = [start_worker("parts", str(root), str(i), str(writers), str(rounds)) for i in range(writers)]
     for p in processes:
         assert p.wait() == 0, p.stderr.read()[-1500:]
         p.stdout.close()
@@ -315,15 +326,13 @@ def test_parts_of_one_chunk_from_processes_lose_no_update(tmp_path, layout) -> N
 
 @pytest.mark.parametrize("kind", ["memory", "local"])
 @pytest.mark.parametrize("layout", ["v3", "v3-sharded", "v2"])
-def test_a_part_of_a_chunk_that_keeps_changing_gives_up_with_a_conflict(tmp_path, kind,
-                                                                       layout) -> None:
+def test_a_part_of_a_chunk_that_keeps_changing_gives_up_with_a_conflict(tmp_path, kind, layout) -> None:
     """The bound on the redoing: a read-modify-write that meets another writer's change
     of its chunk after every read is tried ``config.conflict_retries`` + 1 times, then
     raises ``ConflictError`` naming the chunk, and the chunk holds the other writer's
     last value (never this write's part on top of an older one)."""
     store = _store(kind, tmp_path)
-    other = create(store, layout, shape=(4, 4), chunks=(2, 2) if layout == "v3-sharded"
-                   else (4, 4))
+    other = create(store, layout, shape=(4, 4), chunks=(2, 2) if layout == "v3-sharded" else (4, 4))
     other[...] = 100
     rounds = itertools.count(1)
     last = []
@@ -336,8 +345,10 @@ def test_a_part_of_a_chunk_that_keeps_changing_gives_up_with_a_conflict(tmp_path
     array = zarrforge.open_array(wrapper, "a", mode="r+", threads=1)
     wrapper.reads = 0
     (chunk_key,) = [k for k in store.list_prefix("a/") if k.rsplit("/", 1)[-1][0] in "c0"]
-    with config.set(conflict_retries=3), \
-            pytest.raises(ConflictError, match="kept changing.*conflict_retries") as caught:
+    with (
+        config.set(conflict_retries=3),
+        pytest.raises(ConflictError, match="kept changing.*conflict_retries") as caught,
+    ):
         array[0, 0] = -1
     assert caught.value.key == chunk_key
     assert wrapper.reads == 4
@@ -360,13 +371,13 @@ def test_shards_of_the_draft_transformer_may_still_lose_parts(tmp_path) -> None:
         def writer(i: int) -> None:
             handle = zarrforge.open_array(store, "a", mode="r+", threads=1)
             row, col = divmod(i, 4)
-            handle[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2] = i + 1
+            handle[row * 2 : (row + 1) * 2, col * 2 : (col + 1) * 2] = i + 1
 
         assert run_threads(writer, 16) == []
         result = zarrforge.open_array(store, "a")[...]
         for i in range(16):
             row, col = divmod(i, 4)
-            block = result[row * 2:(row + 1) * 2, col * 2:(col + 1) * 2]
+            block = result[row * 2 : (row + 1) * 2, col * 2 : (col + 1) * 2]
             assert np.all(block == i + 1) or np.all(block == 0), (trial, i, block)
             lost += int(np.all(block == 0))
     print(f"draft-2022-sharded: {lost} of 80 concurrent partial updates lost")
@@ -433,8 +444,10 @@ def test_concurrent_attribute_updates_lose_nothing(tmp_path, kind, layout) -> No
     assert problems == []  # every document a reader saw was whole
     attributes = dict(zarrforge.open_array(store, "a").attrs)
     lost = {f"w{i}-{r}" for i in range(8) for r in range(rounds)} - set(attributes)
-    print(f"{layout}, {kind}, 8 threads x {rounds} keys: {len(lost)} lost, "
-          f"{len(documents)} whole documents read meanwhile")
+    print(
+        f"{layout}, {kind}, 8 threads x {rounds} keys: {len(lost)} lost, "
+        f"{len(documents)} whole documents read meanwhile"
+    )
     assert lost == set()
 
 

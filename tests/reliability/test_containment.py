@@ -33,16 +33,14 @@ def test_creating_a_node_through_a_link_that_leaves_the_root_is_refused(places) 
     root, outside = places
     zf.create_group(str(root))
     os.symlink(outside, root / "link")
-    with pytest.raises(InvalidPathError, match="leads out of the store root .* symbolic link "
-                                               "'link'"):
+    with pytest.raises(InvalidPathError, match="leads out of the store root .* symbolic link 'link'"):
         zf.create_array(str(root), "link/arr", shape=(4,), chunks=(2,), dtype="int8")
     assert sorted(os.listdir(outside)) == ["secret.txt"]  # nothing written outside
 
 
 def test_with_links_refuse_a_value_that_is_a_link_is_never_followed(places) -> None:
     root, outside = places
-    array = zf.create_array(str(root), "a", shape=(4,), chunks=(4,), dtype="uint8",
-                            compressors=None)
+    array = zf.create_array(str(root), "a", shape=(4,), chunks=(4,), dtype="uint8", compressors=None)
     array[...] = 1
     chunk = root / "a" / "c" / "0"
     chunk.unlink()
@@ -51,8 +49,12 @@ def test_with_links_refuse_a_value_that_is_a_link_is_never_followed(places) -> N
         zf.open_array(str(root), "a", storage_options={"links": "refuse"})[...]
     assert info.value.key == "a/c/0"
     store = LocalStore(root, links="refuse")
-    for read in (lambda: store.get("a/c/0"), lambda: store.exists("a/c/0"),
-                 lambda: store.getsize("a/c/0"), lambda: store.get_versioned("a/c/0")):
+    for read in (
+        lambda: store.get("a/c/0"),
+        lambda: store.exists("a/c/0"),
+        lambda: store.getsize("a/c/0"),
+        lambda: store.get_versioned("a/c/0"),
+    ):
         with pytest.raises(StoreError, match="symbolic link"):
             read()
     array[...] = 2  # a write replaces the link with a file of its own
@@ -95,10 +97,25 @@ def test_a_directory_link_inside_the_root_is_followed(places) -> None:
 # --- URL roots -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("root", ["s3:", "s3:bucket/x", "gs:", "gcs:b", "http:", "https:h/x",
-                                  "reference:", "az:c", "abfs:c", "sftp:h", "hf:r"])
-def test_a_remote_root_without_its_slashes_is_refused_and_creates_nothing(tmp_path, monkeypatch,
-                                                                         root) -> None:
+@pytest.mark.parametrize(
+    "root",
+    [
+        "s3:",
+        "s3:bucket/x",
+        "gs:",
+        "gcs:b",
+        "http:",
+        "https:h/x",
+        "reference:",
+        "az:c",
+        "abfs:c",
+        "sftp:h",
+        "hf:r",
+    ],
+)
+def test_a_remote_root_without_its_slashes_is_refused_and_creates_nothing(
+    tmp_path, monkeypatch, root
+) -> None:
     from zarrforge.errors import URLPipelineError
 
     monkeypatch.chdir(tmp_path)
@@ -111,8 +128,12 @@ def test_dot_dot_in_a_root_means_the_same_in_every_root_form(tmp_path, monkeypat
     (tmp_path / "work").mkdir()
     monkeypatch.chdir(tmp_path / "work")
     zf.create_array("../data.zarr", "x", shape=(3,), dtype="int8")[...] = [7, 8, 9]
-    for root in ("../data.zarr", "file:../data.zarr|zarr3:", f"file:{tmp_path}/work/../data.zarr|zarr3:",
-                 "fsspec+file://../data.zarr"):
+    for root in (
+        "../data.zarr",
+        "file:../data.zarr|zarr3:",
+        f"file:{tmp_path}/work/../data.zarr|zarr3:",
+        "fsspec+file://../data.zarr",
+    ):
         np.testing.assert_array_equal(zf.open_array(root, "x")[...], [7, 8, 9]), root
     assert sorted(os.listdir(tmp_path)) == ["data.zarr", "work"]
 

@@ -33,12 +33,21 @@ pytestmark = pytest.mark.filterwarnings("ignore::zarrforge.errors.UnfinishedWrit
 
 def _source(store, fmt: str = "3") -> None:
     zarrforge.create_group(store, "", zarr_format=fmt, attributes={"title": "source"})
-    a = zarrforge.create_array(store, "a", shape=(40, 30), chunks=(8, 6), dtype="int32",
-                               zarr_format=fmt, attributes={"units": "m"}, fill_value=0)
+    a = zarrforge.create_array(
+        store,
+        "a",
+        shape=(40, 30),
+        chunks=(8, 6),
+        dtype="int32",
+        zarr_format=fmt,
+        attributes={"units": "m"},
+        fill_value=0,
+    )
     a[...] = generation_values((40, 30), (8, 6), 0)
     a[8:16, :] = 0  # a band of fill-value chunks, which the copy does not write
-    b = zarrforge.create_array(store, "g/b", shape=(100,), chunks=(7,), dtype="float64",
-                               zarr_format=fmt, fill_value=-1.0)
+    b = zarrforge.create_array(
+        store, "g/b", shape=(100,), chunks=(7,), dtype="float64", zarr_format=fmt, fill_value=-1.0
+    )
     b[::3] = np.arange(34) * 0.5
 
 
@@ -63,15 +72,21 @@ def test_copy_interrupted_by_a_store_error_can_be_rerun(tmp_path: Path, fmt: str
     _source(source, fmt)
     dest = LocalStore(tmp_path / "dest")
     faulty = FaultyStore(dest)
-    faulty.add(on("set", where=lambda c: not c.key.endswith((".json", ".zarray", ".zattrs",
-                                                              ".zgroup")), nth=nth), Fail())
-    with pytest.raises(IncompleteCopyError, match="stopped .*run the same zarrforge.copy with "
-                                                  "overwrite=True") as info:
+    faulty.add(
+        on("set", where=lambda c: not c.key.endswith((".json", ".zarray", ".zattrs", ".zgroup")), nth=nth),
+        Fail(),
+    )
+    with pytest.raises(
+        IncompleteCopyError, match="stopped .*run the same zarrforge.copy with overwrite=True"
+    ) as info:
         zarrforge.copy(source, faulty)
     report = info.value
     assert isinstance(report.__cause__, StoreError)
-    arrays = sorted("/" + name for name, node in zarrforge.open_group(source).members(max_depth=None)
-                    if isinstance(node, zarrforge.Array))
+    arrays = sorted(
+        "/" + name
+        for name, node in zarrforge.open_group(source).members(max_depth=None)
+        if isinstance(node, zarrforge.Array)
+    )
     assert sorted([*report.completed, report.stopped[0], *report.pending]) == arrays
     assert 0 <= report.stopped[1] <= report.stopped[2]
     zarrforge.open_group(dest, mode="r")  # the partial destination opens

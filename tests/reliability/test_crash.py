@@ -42,8 +42,9 @@ def _wait_ready(process) -> float:
 
 
 def _time_one_pass(root: Path, layout: str) -> float:
-    process = start_worker("write", str(root), layout, ",".join(map(str, SHAPE)),
-                           ",".join(map(str, CHUNKS)), "4", "2")
+    process = start_worker(
+        "write", str(root), layout, ",".join(map(str, SHAPE)), ",".join(map(str, CHUNKS)), "4", "2"
+    )
     start = _wait_ready(process)
     process.stdout.readline()
     elapsed = time.monotonic() - start
@@ -66,8 +67,9 @@ def test_killed_writer_leaves_every_chunk_old_or_new(tmp_path: Path, layout: str
     for trial in range(TRIALS):
         root = tmp_path / f"trial{trial}"
         create(str(root), layout, shape=SHAPE, chunks=CHUNKS)[...] = expected[0]
-        process = start_worker("write", str(root), layout, ",".join(map(str, SHAPE)),
-                               ",".join(map(str, CHUNKS)), "4", "50")
+        process = start_worker(
+            "write", str(root), layout, ",".join(map(str, SHAPE)), ",".join(map(str, CHUNKS)), "4", "50"
+        )
         _wait_ready(process)
         delay = rng.uniform(0.05, 2.5) * one_pass
         time.sleep(delay)
@@ -98,7 +100,8 @@ def test_killed_metadata_writer_leaves_a_readable_document(tmp_path: Path) -> No
         process.wait(timeout=60)
         array = zarrforge.open_array(str(root), "a")
         attributes = dict(array.attrs)
-        assert attributes == {} or (set(attributes) == {"round", "payload"}
-                                    and attributes["payload"] == "x" * 200000), trial
+        assert attributes == {} or (
+            set(attributes) == {"round", "payload"} and attributes["payload"] == "x" * 200000
+        ), trial
         assert np.array_equal(array[...], [1, 1, 1, 1])
         json.loads((root / "a" / "zarr.json").read_bytes())

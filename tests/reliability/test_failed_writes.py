@@ -113,9 +113,11 @@ def test_torn_chunk_write_is_detected(inner, layout: str, keep: float) -> None:
     faulty = FaultyStore(inner)
     cut = Truncate(0.5 if keep == 0.5 else 0, then_fail=True)
     if keep == -1:  # all but the last byte
+
         class AllButOne(Truncate):
             def _cut(self, value: bytes) -> bytes:
                 return value[:-1]
+
         cut = AllButOne(then_fail=True)
     faulty.add(on("set", where=is_chunk), cut, times=1)
     array = zarrforge.open_array(faulty, "a", mode="r+")
@@ -145,8 +147,9 @@ def _metadata_of(store) -> dict[str, str]:
 @pytest.mark.parametrize("layout", ["v3", "v3-sharded", "draft-2022", "draft-2022-sharded", "v2"])
 @pytest.mark.parametrize("change", sorted(METADATA_CHANGES))
 @pytest.mark.parametrize("which", ["first", "every"])
-def test_failed_metadata_write_keeps_the_previous_metadata(inner, layout: str, change: str,
-                                                           which: str) -> None:
+def test_failed_metadata_write_keeps_the_previous_metadata(
+    inner, layout: str, change: str, which: str
+) -> None:
     array = _written_array(inner, layout)
     array.attrs.put({"keep": True})
     before = _metadata_of(inner)
@@ -177,8 +180,9 @@ def test_failed_metadata_write_keeps_the_previous_metadata(inner, layout: str, c
 @pytest.mark.parametrize("node", ["array", "group"])
 def test_v2_attribute_update_writes_only_zattrs(inner, node: str) -> None:
     if node == "array":
-        zarrforge.create_array(inner, "a", shape=(4,), chunks=(2,), dtype="int8", zarr_format=2,
-                               attributes={"v": 0})
+        zarrforge.create_array(
+            inner, "a", shape=(4,), chunks=(2,), dtype="int8", zarr_format=2, attributes={"v": 0}
+        )
         second = "a/.zarray"
     else:
         zarrforge.create_group(inner, "a", zarr_format=2, attributes={"v": 0})
@@ -193,8 +197,9 @@ def test_v2_attribute_update_writes_only_zattrs(inner, node: str) -> None:
 
 
 def test_v2_resize_writes_only_zarray(inner) -> None:
-    zarrforge.create_array(inner, "a", shape=(4,), chunks=(2,), dtype="int8", zarr_format=2,
-                           attributes={"v": 0})
+    zarrforge.create_array(
+        inner, "a", shape=(4,), chunks=(2,), dtype="int8", zarr_format=2, attributes={"v": 0}
+    )
     faulty = FaultyStore(inner)
     faulty.add(on("set", "a/.zattrs"), Fail())
     handle = zarrforge.open_array(faulty, "a", mode="r+")
@@ -206,8 +211,11 @@ def test_v2_resize_writes_only_zarray(inner) -> None:
 def test_torn_metadata_write_is_an_error_naming_the_key(inner, layout: str) -> None:
     _written_array(inner, layout)
     faulty = FaultyStore(inner)
-    faulty.add(on("set", where=lambda c: is_document(c) and c.key.startswith(("a/", "meta/root/a."))),
-               Truncate(0.5, then_fail=True), times=1)
+    faulty.add(
+        on("set", where=lambda c: is_document(c) and c.key.startswith(("a/", "meta/root/a."))),
+        Truncate(0.5, then_fail=True),
+        times=1,
+    )
     with pytest.raises(StoreError) as failed:
         zarrforge.open_array(faulty, "a", mode="r+").attrs["x"] = 1
     with pytest.raises(MetadataError) as info:

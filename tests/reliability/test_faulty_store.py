@@ -90,8 +90,10 @@ def test_corrupt_stale_drop_delay(store: FaultyStore) -> None:
 
 
 def test_callable_error_and_predicates_with_where(store: FaultyStore) -> None:
-    store.add(on(where=lambda call: call.key_number > 1, method="get"),
-              Fail(lambda call: TimeoutError(f"call {call.number}")))
+    store.add(
+        on(where=lambda call: call.key_number > 1, method="get"),
+        Fail(lambda call: TimeoutError(f"call {call.number}")),
+    )
     store.get("a")
     with pytest.raises(TimeoutError, match="call 2"):
         store.get("a")

@@ -95,9 +95,10 @@ def _unfinished_or_fail(root: Path, path: str, what: str) -> str:
             zarrforge.open(str(root), path, mode="r")
         except NodeNotFoundError:
             return "unfinished"  # killed before it wrote a node there: nothing to open
-    assert any(issubclass(w.category, UnfinishedWriteWarning)
-               and repr(marker.operation) in str(w.message) for w in caught), (
-        f"opening {path!r} did not warn of the unfinished {marker.operation!r}")
+    assert any(
+        issubclass(w.category, UnfinishedWriteWarning) and repr(marker.operation) in str(w.message)
+        for w in caught
+    ), f"opening {path!r} did not warn of the unfinished {marker.operation!r}"
     return "unfinished"
 
 
@@ -108,17 +109,31 @@ class CreateArrayWithParents(WritePath):
         self.zarr_format = zarr_format
 
     def write(self, root: Path) -> None:
-        zarrforge.create_array(str(root), "g/h/a", shape=SHAPE, chunks=CHUNKS, dtype="i4",
-                               attributes={"units": "K"}, zarr_format=self.zarr_format)
+        zarrforge.create_array(
+            str(root),
+            "g/h/a",
+            shape=SHAPE,
+            chunks=CHUNKS,
+            dtype="i4",
+            attributes={"units": "K"},
+            zarr_format=self.zarr_format,
+        )
 
     def retry(self, root: Path) -> None:
         try:
             self.write(root)
         except UnfinishedWriteError as exc:
             assert exc.unfinished.operation == "create_array"
-            zarrforge.create_array(str(root), "g/h/a", shape=SHAPE, chunks=CHUNKS, dtype="i4",
-                                   attributes={"units": "K"}, zarr_format=self.zarr_format,
-                                   overwrite=True)
+            zarrforge.create_array(
+                str(root),
+                "g/h/a",
+                shape=SHAPE,
+                chunks=CHUNKS,
+                dtype="i4",
+                attributes={"units": "K"},
+                zarr_format=self.zarr_format,
+                overwrite=True,
+            )
         except ContainsNodeError:
             pass  # not marked: the killed write had finished (the test checks it did)
 
@@ -130,8 +145,7 @@ class CreateArrayWithParents(WritePath):
             parents = [f for f in root.rglob("*") if f.name in NODE_DOCUMENTS]
             if not parents and zarrforge.unfinished_write(str(root), "g/h/a") is None:
                 return "before"
-            return _unfinished_or_fail(root, "g/h/a", f"{len(parents)} parent group(s) "
-                                                      "without their array")
+            return _unfinished_or_fail(root, "g/h/a", f"{len(parents)} parent group(s) without their array")
         assert dict(array.attrs) == {"units": "K"} and array.shape == SHAPE
         return "unfinished" if zarrforge.unfinished_write(str(root), "g/h/a") else "after"
 
@@ -139,8 +153,7 @@ class CreateArrayWithParents(WritePath):
 def _source(root: Path) -> None:
     group = zarrforge.create_group(str(root / "source"))
     for name, generation in (("x", 2), ("y", 3)):
-        array = group.create_array(name, shape=SHAPE, chunks=CHUNKS, dtype="i4",
-                                   attributes={"name": name})
+        array = group.create_array(name, shape=SHAPE, chunks=CHUNKS, dtype="i4", attributes={"name": name})
         array[...] = generation_values(SHAPE, CHUNKS, generation)
     group.create_group("sub").attrs["kept"] = True
 
@@ -199,7 +212,7 @@ class Append(WritePath):
             # nothing the killed append wrote beyond the shape may show after a grow
             grown = zarrforge.open_array(str(root), "a", mode="r+")
             grown.resize((SHAPE[0] + 3, SHAPE[1]))
-            assert (grown[SHAPE[0]:] == 0).all(), "stale rows reappeared after a grow"
+            assert (grown[SHAPE[0] :] == 0).all(), "stale rows reappeared after a grow"
             grown.resize(SHAPE)
             return "before"
         np.testing.assert_array_equal(array[...], np.concatenate([OLD, EXTRA]))
@@ -263,7 +276,8 @@ def test_a_killed_writer_leaves_before_after_or_marked_leftovers(tmp_path: Path,
     writes, seconds = _kill_points(path, tmp_path)
     assert writes >= 2, f"{path.name} makes {writes} write(s): nothing to kill between"
     kills: list[Callable[[Callable[[], None]], bool]] = [
-        (lambda op, k=k: killed_before_write(op, LocalStore, k, methods=WRITES)) for k in range(1, writes + 1)]
+        (lambda op, k=k: killed_before_write(op, LocalStore, k, methods=WRITES)) for k in range(1, writes + 1)
+    ]
     while len(kills) < KILLS:
         delay = rng.uniform(0.0, seconds)
         kills.append(lambda op, delay=delay: killed_after(op, delay))
@@ -297,9 +311,12 @@ def test_leftovers_of_a_killed_tree_creation_are_refused_naming_the_writer(tmp_p
     assert killed_before_write(lambda: create_tree(root), LocalStore, writes, methods=WRITES)
     marker = zarrforge.unfinished_write(str(root), "g/h/a")
     assert marker is not None and marker.operation == "create_array" and marker.pid != os.getpid()
-    with pytest.raises(UnfinishedWriteError, match=rf"'/g/h/a' holds what an unfinished write "
-                                                   rf"\('create_array' by process {marker.pid} "
-                                                   r".*overwrite=True \(or mode='w'\)"):
+    with pytest.raises(
+        UnfinishedWriteError,
+        match=rf"'/g/h/a' holds what an unfinished write "
+        rf"\('create_array' by process {marker.pid} "
+        r".*overwrite=True \(or mode='w'\)",
+    ):
         zarrforge.create_array(str(root), "g/h/a", shape=(4,), chunks=(2,), dtype="i4")
     zarrforge.create_array(str(root), "g/h/a", shape=(4,), chunks=(2,), dtype="i4", overwrite=True)
     assert zarrforge.unfinished_write(str(root), "g/h/a") is None

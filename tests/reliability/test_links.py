@@ -38,8 +38,10 @@ def places(tmp_path: Path) -> tuple[Path, Path]:
 # --- a tree like neuroglancer's OME-Zarr fixtures: chunk files linked to a sibling folder ------
 
 
-LEVELS = {"0": {"shape": (3, 40, 50), "chunks": (1, 16, 16), "shards": None},
-          "1": {"shape": (3, 20, 25), "chunks": (1, 8, 8), "shards": (1, 16, 16)}}
+LEVELS = {
+    "0": {"shape": (3, 40, 50), "chunks": (1, 16, 16), "shards": None},
+    "1": {"shape": (3, 20, 25), "chunks": (1, 8, 8), "shards": (1, 16, 16)},
+}
 
 
 def _level_data(name: str) -> np.ndarray:
@@ -57,15 +59,31 @@ def linked_ome_zarr(tmp_path: Path) -> Path:
         pytest.skip("zarr-python 3 writes the fixture")
     root = tmp_path / "image.ome.zarr"
     group = zarr.open_group(str(root), mode="w", zarr_format=3)
-    group.attrs["ome"] = {"version": "0.5", "multiscales": [{
-        "axes": [{"name": "c", "type": "channel"}, {"name": "y", "type": "space"},
-                 {"name": "x", "type": "space"}],
-        "datasets": [{"path": name, "coordinateTransformations": [
-            {"type": "scale", "scale": [1.0, 2.0 ** int(name), 2.0 ** int(name)]}]}
-            for name in LEVELS]}]}
+    group.attrs["ome"] = {
+        "version": "0.5",
+        "multiscales": [
+            {
+                "axes": [
+                    {"name": "c", "type": "channel"},
+                    {"name": "y", "type": "space"},
+                    {"name": "x", "type": "space"},
+                ],
+                "datasets": [
+                    {
+                        "path": name,
+                        "coordinateTransformations": [
+                            {"type": "scale", "scale": [1.0, 2.0 ** int(name), 2.0 ** int(name)]}
+                        ],
+                    }
+                    for name in LEVELS
+                ],
+            }
+        ],
+    }
     for name, layout in LEVELS.items():
-        array = group.create_array(name, shape=layout["shape"], chunks=layout["chunks"],
-                                   shards=layout["shards"], dtype="uint16")
+        array = group.create_array(
+            name, shape=layout["shape"], chunks=layout["chunks"], shards=layout["shards"], dtype="uint16"
+        )
         array[...] = _level_data(name)
     sibling = tmp_path / "chunks"
     moved = 0
@@ -81,7 +99,8 @@ def linked_ome_zarr(tmp_path: Path) -> Path:
 
 
 def test_chunks_linked_to_a_sibling_folder_read_as_zarr_python_and_tensorstore_read_them(
-        linked_ome_zarr: Path) -> None:
+    linked_ome_zarr: Path,
+) -> None:
     zarr = pytest.importorskip("zarr")
     ts = pytest.importorskip("tensorstore")
     group = zf.open_group(str(linked_ome_zarr), mode="r")
@@ -90,15 +109,15 @@ def test_chunks_linked_to_a_sibling_folder_read_as_zarr_python_and_tensorstore_r
     peer = zarr.open_group(str(linked_ome_zarr), mode="r")
     for name in LEVELS:
         ours = group[name][...]
-        spec = {"driver": "zarr3", "kvstore": {"driver": "file",
-                                                "path": str(linked_ome_zarr / name)}}
+        spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": str(linked_ome_zarr / name)}}
         theirs = ts.open(spec, open=True, read=True).result().read().result()
         np.testing.assert_array_equal(ours, np.asarray(peer[name][...]), err_msg=name)
         np.testing.assert_array_equal(ours, theirs, err_msg=name)
         np.testing.assert_array_equal(ours, _level_data(name), err_msg=name)
         # a region: partial reads of the linked shard files (byte ranges through a link)
-        np.testing.assert_array_equal(group[name][1, 3:13, 5:17],
-                                      np.asarray(peer[name][1, 3:13, 5:17]), err_msg=name)
+        np.testing.assert_array_equal(
+            group[name][1, 3:13, 5:17], np.asarray(peer[name][1, 3:13, 5:17]), err_msg=name
+        )
     # the listing walks the links as keys, as the files are there for every reader
     keys = set(group.store.list_prefix("1/"))
     assert "1/c/0/0/0" in keys and "1/zarr.json" in keys
@@ -106,7 +125,8 @@ def test_chunks_linked_to_a_sibling_folder_read_as_zarr_python_and_tensorstore_r
 
 
 def test_the_refuse_option_refuses_the_linked_chunks_naming_the_key_and_the_link(
-        linked_ome_zarr: Path) -> None:
+    linked_ome_zarr: Path,
+) -> None:
     group = zf.open_group(str(linked_ome_zarr), mode="r", storage_options=REFUSE)
     assert group.store.links == "refuse"
     assert sorted(group.array_keys()) == ["0", "1"]  # the documents are plain files
@@ -122,8 +142,7 @@ def test_the_refuse_option_refuses_the_linked_chunks_naming_the_key_and_the_link
 
 def test_a_chunk_that_is_a_link_reads_its_target_and_a_write_replaces_the_link(places) -> None:
     root, outside = places
-    array = zf.create_array(str(root), "a", shape=(4,), chunks=(4,), dtype="uint8",
-                            compressors=None)
+    array = zf.create_array(str(root), "a", shape=(4,), chunks=(4,), dtype="uint8", compressors=None)
     array[...] = 1
     chunk = root / "a" / "c" / "0"
     (outside / "chunk").write_bytes(bytes([5, 6, 7, 8]))
@@ -145,9 +164,11 @@ def test_every_write_to_a_linked_key_replaces_the_link_and_leaves_the_target(pla
     secret = outside / "secret.txt"
     before = secret.read_bytes()
     store = LocalStore(root)
-    for write in (lambda key: store.set(key, b"new"),
-                  lambda key: store.set_many([(key, b"new")]),
-                  lambda key: store.set_if(key, b"new", if_generation=store.get_versioned(key)[1])):
+    for write in (
+        lambda key: store.set(key, b"new"),
+        lambda key: store.set_many([(key, b"new")]),
+        lambda key: store.set_if(key, b"new", if_generation=store.get_versioned(key)[1]),
+    ):
         os.symlink(secret, root / "k")
         assert store.get("k") == before  # read through the link
         write("k")
@@ -197,22 +218,26 @@ def test_deleting_a_linked_key_or_erasing_a_linked_node_leaves_the_target(places
     assert sorted(os.listdir(outside / "data" / "x")) == ["c", "zarr.json"]
 
 
-def test_a_write_whose_directory_leaves_the_root_through_a_link_is_refused_naming_it(
-        places) -> None:
+def test_a_write_whose_directory_leaves_the_root_through_a_link_is_refused_naming_it(places) -> None:
     root, outside = places
     os.symlink(outside, root / "out")
     store = LocalStore(root)
     assert store.get("out/secret.txt") == b"host name and passwords"  # reads go through
-    writes = {"set": lambda: store.set("out/new/deep/k", b"x"),
-              "set_many": lambda: store.set_many([("out/new/k", b"x")]),
-              "set_if": lambda: store.set_if("out/new/k", b"x", if_generation=None),
-              "overwrite": lambda: store.set("out/secret.txt", b"x"),
-              "erase": lambda: store.erase_prefix("out/new/")}
+    writes = {
+        "set": lambda: store.set("out/new/deep/k", b"x"),
+        "set_many": lambda: store.set_many([("out/new/k", b"x")]),
+        "set_if": lambda: store.set_if("out/new/k", b"x", if_generation=None),
+        "overwrite": lambda: store.set("out/secret.txt", b"x"),
+        "erase": lambda: store.erase_prefix("out/new/"),
+    }
     for _name, write in writes.items():
         with pytest.raises(InvalidPathError, match="through the symbolic link 'out'"):
             write()
-    with pytest.raises(InvalidPathError, match=r"key 'out/arr/[^']*' leads out of the store "
-                                               r"root .* symbolic link 'out'"):
+    with pytest.raises(
+        InvalidPathError,
+        match=r"key 'out/arr/[^']*' leads out of the store "
+        r"root .* symbolic link 'out'",
+    ):
         zf.create_array(str(root), "out/arr", shape=(4,), chunks=(2,), dtype="int8")
     assert sorted(os.listdir(outside)) == ["secret.txt"]  # nothing created outside
     assert (outside / "secret.txt").read_bytes() == b"host name and passwords"
@@ -245,16 +270,23 @@ def test_the_refuse_option_refuses_every_link_by_key_and_link(places) -> None:
     store.set("real/v", b"1")
     os.symlink(root / "real", root / "alias")  # inside the root, refused all the same
     os.symlink(outside / "secret.txt", root / "value")
-    for read in (lambda: store.get("value"), lambda: store.exists("value"),
-                 lambda: store.getsize("value"), lambda: store.get_versioned("value"),
-                 lambda: store.get_many([("value", None)])):
-        with pytest.raises(StoreError, match=r"'value' .* is a symbolic link \(to '.*secret") \
-                as info:
+    for read in (
+        lambda: store.get("value"),
+        lambda: store.exists("value"),
+        lambda: store.getsize("value"),
+        lambda: store.get_versioned("value"),
+        lambda: store.get_many([("value", None)]),
+    ):
+        with pytest.raises(StoreError, match=r"'value' .* is a symbolic link \(to '.*secret") as info:
             read()
         assert info.value.key == "value"
-    for use in (lambda: store.get("alias/v"), lambda: store.exists("alias/v"),
-                lambda: list(store.list_prefix("alias/")), lambda: store.list_dir("alias/"),
-                lambda: store.set("alias/w", b"2")):
+    for use in (
+        lambda: store.get("alias/v"),
+        lambda: store.exists("alias/v"),
+        lambda: list(store.list_prefix("alias/")),
+        lambda: store.list_dir("alias/"),
+        lambda: store.set("alias/w", b"2"),
+    ):
         with pytest.raises(InvalidPathError, match="passes through the symbolic link 'alias'"):
             use()
     assert not (root / "real" / "w").exists()
@@ -275,13 +307,14 @@ def test_the_links_option_is_a_storage_option_of_paths_and_urls(places) -> None:
         assert group.store.links == "refuse", url
         assert zf.open_group(url, mode="r").store.links == "follow", url
     for url in (str(root), f"file:{root}|zarr3:"):
-        with pytest.raises(LocalStoreOptionError,
-                           match=r"option links='yes' is not valid; valid: 'follow' .* 'refuse'"):
+        with pytest.raises(
+            LocalStoreOptionError, match=r"option links='yes' is not valid; valid: 'follow' .* 'refuse'"
+        ):
             zf.open_group(url, mode="r", storage_options={"links": "yes"})
-        with pytest.raises(LocalStoreOptionError,
-                           match=r"storage option 'links' only .*got \['follow_links'\]"):
+        with pytest.raises(
+            LocalStoreOptionError, match=r"storage option 'links' only .*got \['follow_links'\]"
+        ):
             zf.open_group(url, mode="r", storage_options={"follow_links": False})
     with pytest.raises(LocalStoreOptionError, match="links=False"):
         LocalStore(root, links=False)  # type: ignore[arg-type]
     assert repr(LocalStore(root, links="refuse")).endswith("links='refuse')")
-

@@ -33,15 +33,15 @@ def _store(kind: str, tmp_path: Path):
 def test_an_attribute_update_racing_another_writer_keeps_both(tmp_path, kind, fmt, node) -> None:
     store = _store(kind, tmp_path)
     if node == "array":
-        zarrforge.create_array(store, "a", shape=(4,), chunks=(2,), dtype="int32",
-                               zarr_format=fmt, attributes={"before": 0})
+        zarrforge.create_array(
+            store, "a", shape=(4,), chunks=(2,), dtype="int32", zarr_format=fmt, attributes={"before": 0}
+        )
         opener = zarrforge.open_array
     else:
         zarrforge.create_group(store, "a", zarr_format=fmt, attributes={"before": 0})
         opener = zarrforge.open_group
     other = opener(store, "a", mode="r+")
-    wrapper = ChangeBetweenReads(store, lambda: other.attrs.__setitem__("theirs", 1),
-                                 versioned_only=True)
+    wrapper = ChangeBetweenReads(store, lambda: other.attrs.__setitem__("theirs", 1), versioned_only=True)
     mine = opener(wrapper, "a", mode="r+")
     mine.attrs["mine"] = 2
     assert wrapper.reads  # the other writer's change landed inside this update
@@ -55,32 +55,30 @@ def test_consolidated_metadata_racing_an_attribute_change_keeps_both(tmp_path, f
     root.create_array("x", shape=(2,), chunks=(2,), dtype="int8")
     zarrforge.consolidate_metadata(store)
     other = zarrforge.open_array(store, "x", mode="r+")
-    wrapper = ChangeBetweenReads(store, lambda: other.attrs.__setitem__("theirs", 1),
-                                 versioned_only=True)
+    wrapper = ChangeBetweenReads(store, lambda: other.attrs.__setitem__("theirs", 1), versioned_only=True)
     mine = zarrforge.open_array(wrapper, "x", mode="r+")
     mine.attrs["mine"] = 2
     assert wrapper.reads
     fresh = zarrforge.open_group(store, mode="r")  # through the consolidated view
     assert dict(fresh["x"].attrs) == {"theirs": 1, "mine": 2}
-    assert dict(zarrforge.open_group(store, mode="r", use_consolidated=False)["x"].attrs) == \
-        {"theirs": 1, "mine": 2}
+    assert dict(zarrforge.open_group(store, mode="r", use_consolidated=False)["x"].attrs) == {
+        "theirs": 1,
+        "mine": 2,
+    }
 
 
 @pytest.mark.parametrize("kind", ["memory", "local"])
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("first", ["resize", "attributes"])
-def test_a_resize_and_an_attribute_update_racing_each_other_keep_both(tmp_path, kind, fmt,
-                                                                      first) -> None:
+def test_a_resize_and_an_attribute_update_racing_each_other_keep_both(tmp_path, kind, fmt, first) -> None:
     """A resize is a metadata update like any other: one racing another handle's change
     (an attribute update landing inside a resize, or a resize inside an attribute
     update) keeps both, and the handle that raced keeps working with the new shape."""
     store = _store(kind, tmp_path)
-    zarrforge.create_array(store, "a", shape=(4,), chunks=(2,), dtype="int32",
-                           zarr_format=fmt, fill_value=0)
+    zarrforge.create_array(store, "a", shape=(4,), chunks=(2,), dtype="int32", zarr_format=fmt, fill_value=0)
     other = zarrforge.open_array(store, "a", mode="r+")
     if first == "resize":
-        change, mine_does = (lambda: other.attrs.__setitem__("theirs", 1),
-                             lambda a: a.resize((6,)))
+        change, mine_does = (lambda: other.attrs.__setitem__("theirs", 1), lambda a: a.resize((6,)))
     else:
         change, mine_does = lambda: other.resize((6,)), lambda a: a.attrs.__setitem__("theirs", 1)
     wrapper = ChangeBetweenReads(store, change, versioned_only=True)

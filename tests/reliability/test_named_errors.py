@@ -18,8 +18,10 @@ from zarrforge_std.stores.memory import MemoryStore
 def test_a_name_with_a_lone_surrogate_is_refused_by_name_on_the_local_store(tmp_path) -> None:
     store = LocalStore(tmp_path)
     # the key as Python writes it (escaped), and the character that has no UTF-8 form
-    with pytest.raises(InvalidPathError, match=re.escape(repr("bad\udc80name")) + ".*"
-                                               + re.escape(repr("\udc80")) + ".*lone surrogate"):
+    with pytest.raises(
+        InvalidPathError,
+        match=re.escape(repr("bad\udc80name")) + ".*" + re.escape(repr("\udc80")) + ".*lone surrogate",
+    ):
         zf.create_array(store, "bad\udc80name", shape=(1,), dtype="int8")
     with pytest.raises(InvalidPathError, match=re.escape(repr("x/\ud800")) + ".*lone surrogate"):
         store.get("x/\ud800")
@@ -31,30 +33,44 @@ def test_a_name_too_long_for_the_file_system_is_refused_by_name(tmp_path) -> Non
     long_name = "n" * 300
     with pytest.raises(InvalidPathError, match="too long for the file system"):
         zf.create_array(store, long_name, shape=(1,), dtype="int8")
-    for call in (lambda: store.get(f"{long_name}/zarr.json"), lambda: store.exists(long_name),
-                 lambda: store.set(long_name, b"x")):
+    for call in (
+        lambda: store.get(f"{long_name}/zarr.json"),
+        lambda: store.exists(long_name),
+        lambda: store.set(long_name, b"x"),
+    ):
         with pytest.raises(InvalidPathError, match=long_name[:20]):
             call()
     # names of 255 bytes are fine (multi-byte characters counted in bytes)
     zf.create_array(store, "é" * 127, shape=(1,), dtype="int8")
 
 
-@pytest.mark.parametrize("document, message", [
-    ({"transpose": [0]}, "order"),
-    ({"shard_of": (3, 4)}, "chunk_shape"),
-])
+@pytest.mark.parametrize(
+    "document, message",
+    [
+        ({"transpose": [0]}, "order"),
+        ({"shard_of": (3, 4)}, "chunk_shape"),
+    ],
+)
 def test_codec_errors_against_the_array_name_its_document(document, message) -> None:
     store = MemoryStore()
     array = zf.create_array(store, "g/a", shape=(8, 8), chunks=(4, 4), dtype="int32")
     stored = json.loads(store.get("g/a/zarr.json"))
     if "transpose" in document:
-        stored["codecs"] = [{"name": "transpose", "configuration": {"order": [0]}},
-                            *stored["codecs"]]
+        stored["codecs"] = [{"name": "transpose", "configuration": {"order": [0]}}, *stored["codecs"]]
     else:
-        stored["codecs"] = [{"name": "sharding_indexed", "configuration": {
-            "chunk_shape": [3, 4], "codecs": stored["codecs"],
-            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                             {"name": "crc32c"}]}}]
+        stored["codecs"] = [
+            {
+                "name": "sharding_indexed",
+                "configuration": {
+                    "chunk_shape": [3, 4],
+                    "codecs": stored["codecs"],
+                    "index_codecs": [
+                        {"name": "bytes", "configuration": {"endian": "little"}},
+                        {"name": "crc32c"},
+                    ],
+                },
+            }
+        ]
     store.set("g/a/zarr.json", json.dumps(stored).encode())
     with pytest.raises(MetadataError, match=message) as info:
         zf.open_array(store, "g/a")[...]
@@ -67,8 +83,7 @@ def test_attributes_nested_deep_are_written_back_as_deep_as_they_are_read() -> N
     zf.create_array(store, "a", shape=(1,), dtype="int8")
     document = json.loads(store.get("a/zarr.json"))
     document["attributes"] = {"deep": "PLACE"}  # 900 levels, as another writer's text
-    store.set("a/zarr.json", json.dumps(document).replace(
-        '"PLACE"', "[" * 900 + "1" + "]" * 900).encode())
+    store.set("a/zarr.json", json.dumps(document).replace('"PLACE"', "[" * 900 + "1" + "]" * 900).encode())
     array = zf.open_array(store, "a", mode="r+")
     array.attrs["more"] = 2  # writes the deep value back
     again = zf.open_array(store, "a").attrs
@@ -77,17 +92,19 @@ def test_attributes_nested_deep_are_written_back_as_deep_as_they_are_read() -> N
         (value,), levels = value, levels + 1
     assert again["more"] == 2 and (levels, value) == (900, 1)
     document["attributes"] = {"deep": "PLACE"}  # 5,000 levels, written as text
-    store.set("a/zarr.json", json.dumps(document).replace(
-        '"PLACE"', "[" * 5000 + "1" + "]" * 5000).encode())
+    store.set("a/zarr.json", json.dumps(document).replace('"PLACE"', "[" * 5000 + "1" + "]" * 5000).encode())
     with pytest.raises(MetadataError) as info:
         zf.open_array(store, "a")
     assert info.value.key == "a/zarr.json"
 
 
-@pytest.mark.parametrize("codecs", [
-    [{"name": "zstd"}, {"name": "bytes"}],  # a bytes -> bytes codec before the serializer
-    [{"name": "zstd"}],  # no array -> bytes codec at all
-])
+@pytest.mark.parametrize(
+    "codecs",
+    [
+        [{"name": "zstd"}, {"name": "bytes"}],  # a bytes -> bytes codec before the serializer
+        [{"name": "zstd"}],  # no array -> bytes codec at all
+    ],
+)
 def test_a_codec_list_out_of_order_names_the_document(codecs) -> None:
     store = MemoryStore()
     zf.create_array(store, "a", shape=(2,), dtype="int8")

@@ -26,7 +26,12 @@ def _of_metadata(call) -> bool:
     """Writes of documents, and erasures (of replaced nodes): what writing nodes does. A
     copy goes on to write chunks (its data phase, tests/reliability/test_copy_resume.py)."""
     return call.method == "erase_prefix" or call.key.rsplit("/", 1)[-1] in (
-        "zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetadata")
+        "zarr.json",
+        ".zarray",
+        ".zgroup",
+        ".zattrs",
+        ".zmetadata",
+    )
 
 
 def _snapshot(store) -> dict[str, bytes]:
@@ -54,14 +59,14 @@ def _zom_spec():
 
 
 CASES = {
-    "create_array with parents": lambda s: zf.create_array(s, "new/deep/a", shape=(4,),
-                                                           chunks=(2,), dtype="i4"),
-    "create_group with parents": lambda s: zf.create_group(s, "new/deep/g",
-                                                           attributes={"a": 1}),
+    "create_array with parents": lambda s: zf.create_array(
+        s, "new/deep/a", shape=(4,), chunks=(2,), dtype="i4"
+    ),
+    "create_group with parents": lambda s: zf.create_group(s, "new/deep/g", attributes={"a": 1}),
     "Group.create_array": lambda s: zf.open_group(s, mode="r+").create_array(
-        "member", shape=(3,), dtype="u2"),
-    "overwrite an array": lambda s: zf.create_array(s, "old", shape=(2,), dtype="f8",
-                                                    overwrite=True),
+        "member", shape=(3,), dtype="u2"
+    ),
+    "overwrite an array": lambda s: zf.create_array(s, "old", shape=(2,), dtype="f8", overwrite=True),
     "copy a hierarchy": lambda s: zf.copy(_source_tree(), s, dest_path="copied"),
     "zom to_zarr": lambda s: to_zarr(_zom_spec(), s, "modelled"),
 }

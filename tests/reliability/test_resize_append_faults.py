@@ -48,7 +48,7 @@ def _array(store, layout):
 def _with_leftovers(store, layout):
     """The array as a killed or failed append leaves it: chunks written beyond its shape."""
     array = _array(store, layout)
-    array._with_shape(APPENDED.shape)[SHAPE[0]:] = EXTRA  # the shape never committed
+    array._with_shape(APPENDED.shape)[SHAPE[0] :] = EXTRA  # the shape never committed
     return array
 
 
@@ -126,7 +126,7 @@ def test_a_shrink_keeps_old_or_new_and_never_resurrects_data(new_store, layout):
 def test_a_grow_over_leftovers_keeps_old_or_new_and_never_shows_them(new_store, layout):
     grow = lambda array: array.resize(APPENDED.shape)  # noqa: E731
     grown = np.zeros(APPENDED.shape, dtype=OLD.dtype)
-    grown[:SHAPE[0]] = OLD
+    grown[: SHAPE[0]] = OLD
     outcomes = set()
     for k, store in _after_each_failure(new_store, layout, grow, prepare=_with_leftovers):
         array = zarrforge.open_array(store, "a", mode="r+")
@@ -148,6 +148,6 @@ def test_a_grow_clears_what_a_killed_append_left_beyond_the_shape():
     store = MemoryStore()
     array = _array(store, "v3")
     grown = array._with_shape(APPENDED.shape)
-    grown[SHAPE[0]:] = EXTRA  # the chunks, written; the shape never committed
+    grown[SHAPE[0] :] = EXTRA  # the chunks, written; the shape never committed
     assert zarrforge.open_array(store, "a").shape == SHAPE
     _no_stale_data_beyond(store, APPENDED.shape, OLD)

@@ -57,14 +57,23 @@ def _store(kind: str, tmp_path: Path):
 
 
 def _make(store, compressors: Any, index_location: str):
-    codecs = [{"name": "sharding_indexed", "configuration": {
-        "chunk_shape": list(INNER),
-        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, *compressors],
-        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                         {"name": "crc32c"}],
-        "index_location": index_location}}]
-    return zarrforge.create_array(store, "a", shape=SHAPE, chunks=SHARD, dtype="int32",
-                                  fill_value=0, codecs=codecs)
+    codecs = [
+        {
+            "name": "sharding_indexed",
+            "configuration": {
+                "chunk_shape": list(INNER),
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, *compressors],
+                "index_codecs": [
+                    {"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "crc32c"},
+                ],
+                "index_location": index_location,
+            },
+        }
+    ]
+    return zarrforge.create_array(
+        store, "a", shape=SHAPE, chunks=SHARD, dtype="int32", fill_value=0, codecs=codecs
+    )
 
 
 ZSTD = [{"name": "zstd", "configuration": {"level": 1, "checksum": False}}]
@@ -81,8 +90,9 @@ def _assert_one_version(read: np.ndarray, region, versions: dict[int, np.ndarray
     for number, values in versions.items():
         if np.array_equal(read, values[region]):
             return number
-    raise AssertionError(f"read {read.tolist()} is neither version: "
-                         f"{ {n: v[region].tolist() for n, v in versions.items()} }")
+    raise AssertionError(
+        f"read {read.tolist()} is neither version: { {n: v[region].tolist() for n, v in versions.items()} }"
+    )
 
 
 @pytest.mark.parametrize("kind", ["memory", "local"])
@@ -90,14 +100,16 @@ def _assert_one_version(read: np.ndarray, region, versions: dict[int, np.ndarray
 @pytest.mark.parametrize("index_location", ["end", "start"])
 @pytest.mark.parametrize("cached", [False, True], ids=["first-read", "index-remembered"])
 def test_a_shard_replaced_between_index_and_chunk_reads_gives_one_version(
-        tmp_path, kind, compressors, index_location, cached) -> None:
+    tmp_path, kind, compressors, index_location, cached
+) -> None:
     store = _store(kind, tmp_path)
     writer = _make(store, compressors, index_location)
     versions = _versions()
     writer[...] = versions[1]
     region = np.s_[2:4, 3:6]  # inner chunk (1, 1): at another offset in each version
-    wrapper = ChangeBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
-                                 key=SHARD_KEY, times=0)
+    wrapper = ChangeBetweenReads(
+        store, lambda: writer.__setitem__(Ellipsis, versions[2]), key=SHARD_KEY, times=0
+    )
     reader = zarrforge.open_array(wrapper, "a")
     if cached:  # an earlier read remembers version 1's index
         _assert_one_version(reader[0:2, 3:6], np.s_[0:2, 3:6], versions)
@@ -110,15 +122,23 @@ def test_a_shard_replaced_between_index_and_chunk_reads_gives_one_version(
 
 @pytest.mark.parametrize("kind", ["memory", "local"])
 @pytest.mark.parametrize("cached", [False, True], ids=["first-read", "read-before"])
-def test_the_draft_sharding_transformer_reads_one_version_of_a_replaced_shard(
-        tmp_path, kind, cached) -> None:
+def test_the_draft_sharding_transformer_reads_one_version_of_a_replaced_shard(tmp_path, kind, cached) -> None:
     store = _store(kind, tmp_path)
-    writer = zarrforge.create_array(store, "a", shape=SHAPE, chunks=INNER, shards=SHARD,
-                                    dtype="int32", fill_value=0, zarr_format="draft-2022")
+    writer = zarrforge.create_array(
+        store,
+        "a",
+        shape=SHAPE,
+        chunks=INNER,
+        shards=SHARD,
+        dtype="int32",
+        fill_value=0,
+        zarr_format="draft-2022",
+    )
     versions = _versions()
     writer[...] = versions[1]
-    wrapper = ChangeBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
-                                 key="data/root/a/c0/0", times=0)
+    wrapper = ChangeBetweenReads(
+        store, lambda: writer.__setitem__(Ellipsis, versions[2]), key="data/root/a/c0/0", times=0
+    )
     reader = zarrforge.open_array(wrapper, "a")
     if cached:
         _assert_one_version(reader[0:2, 3:6], np.s_[0:2, 3:6], versions)
@@ -136,8 +156,8 @@ def test_a_reader_of_a_shard_that_never_settles_gives_up_with_a_conflict(tmp_pat
     writer[...] = versions[1]
     flip = iter(range(10**6))
     wrapper = ChangeBetweenReads(
-        store, lambda: writer.__setitem__(Ellipsis, versions[1 + next(flip) % 2]),
-        key=SHARD_KEY, times=10**6)
+        store, lambda: writer.__setitem__(Ellipsis, versions[1 + next(flip) % 2]), key=SHARD_KEY, times=10**6
+    )
     reader = zarrforge.open_array(wrapper, "a")
     with config.set(conflict_retries=3), pytest.raises(ConflictError, match="kept changing"):
         reader[2:4, 3:6]
@@ -162,8 +182,7 @@ def test_a_store_without_versioned_ranges_reads_the_whole_shard_in_one_request(t
 
 @pytest.mark.parametrize("kind", ["memory", "local"])
 @pytest.mark.parametrize("cached", [False, True], ids=["first-read", "index-remembered"])
-def test_a_shard_replaced_by_a_shorter_one_mid_read_gives_one_version(
-        tmp_path, kind, cached) -> None:
+def test_a_shard_replaced_by_a_shorter_one_mid_read_gives_one_version(tmp_path, kind, cached) -> None:
     """Index at the start; the rewrite makes the shard shorter than the offset of the inner
     chunk read, so a read combining the old index with the new shard would find the
     shard too short (the spurious CorruptChunkError of issue #41) or another chunk's
@@ -174,8 +193,9 @@ def test_a_shard_replaced_by_a_shorter_one_mid_read_gives_one_version(
     writer = one_shard_array(store, index_location="start")
     versions = shrinking_shard_versions()
     writer[...] = versions[1]
-    wrapper = ChangeBetweenReads(store, lambda: writer.__setitem__(Ellipsis, versions[2]),
-                                 key=SHARD_KEY, times=0)
+    wrapper = ChangeBetweenReads(
+        store, lambda: writer.__setitem__(Ellipsis, versions[2]), key=SHARD_KEY, times=0
+    )
     reader = zarrforge.open_array(wrapper, "a")
     if cached:  # version 1's index is remembered; the shard is shortened before the read,
         # whose one get_ranges asks for the index and the inner chunk it remembers
@@ -192,7 +212,7 @@ def test_a_shard_replaced_by_a_shorter_one_mid_read_gives_one_version(
 
 
 # the inner chunks of the (8, 12) shard: each read takes one whole
-INNER_REGIONS = [np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3] for i in range(4) for j in range(4)]
+INNER_REGIONS = [np.s_[2 * i : 2 * i + 2, 3 * j : 3 * j + 3] for i in range(4) for j in range(4)]
 
 
 def _race(reader, versions, seconds: float) -> dict[str, int]:

@@ -20,24 +20,30 @@ import zarrforge as zf
 from zarrforge.errors import InvalidPathError
 
 
-@pytest.mark.parametrize("root, meant", [
-    ("memory:x", "memory://x"),
-    ("s3:x", "s3://x"),
-    ("s3:/x", "s3://x"),
-    ("S3:bucket/x", "s3://bucket/x"),
-    ("gs:bucket/x", "gs://bucket/x"),
-    ("gcs:bucket/x.zarr", "gcs://bucket/x.zarr"),
-    ("https:host/x", "https://host/x"),
-    ("az:container/x", "az://container/x"),
-    ("ftp:host/x", "ftp://host/x"),  # a remote protocol no installed store registers
-])
-def test_a_store_scheme_without_slashes_is_refused_naming_the_url_meant(tmp_path, monkeypatch,
-                                                                        root, meant) -> None:
+@pytest.mark.parametrize(
+    "root, meant",
+    [
+        ("memory:x", "memory://x"),
+        ("s3:x", "s3://x"),
+        ("s3:/x", "s3://x"),
+        ("S3:bucket/x", "s3://bucket/x"),
+        ("gs:bucket/x", "gs://bucket/x"),
+        ("gcs:bucket/x.zarr", "gcs://bucket/x.zarr"),
+        ("https:host/x", "https://host/x"),
+        ("az:container/x", "az://container/x"),
+        ("ftp:host/x", "ftp://host/x"),  # a remote protocol no installed store registers
+    ],
+)
+def test_a_store_scheme_without_slashes_is_refused_naming_the_url_meant(
+    tmp_path, monkeypatch, root, meant
+) -> None:
     monkeypatch.chdir(tmp_path)
-    for call in (lambda: zf.create_group(root),
-                 lambda: zf.create_array(root, "a", shape=(2,), dtype="int8"),
-                 lambda: zf.open_group(root, mode="a"),
-                 lambda: zf.open_group(root, mode="r")):
+    for call in (
+        lambda: zf.create_group(root),
+        lambda: zf.create_array(root, "a", shape=(2,), dtype="int8"),
+        lambda: zf.open_group(root, mode="a"),
+        lambda: zf.open_group(root, mode="r"),
+    ):
         with pytest.raises(InvalidPathError, match=repr(meant)) as info:
             call()
         assert repr(root) in str(info.value)
@@ -53,8 +59,7 @@ def test_a_file_scheme_without_slashes_names_the_local_path_meant(tmp_path, monk
 
 
 @pytest.mark.parametrize("name", ["data:2024.zarr", "a:b", "my-run:3.zarr"])
-def test_local_names_with_a_colon_that_is_no_scheme_keep_working(tmp_path, monkeypatch,
-                                                                  name) -> None:
+def test_local_names_with_a_colon_that_is_no_scheme_keep_working(tmp_path, monkeypatch, name) -> None:
     monkeypatch.chdir(tmp_path)
     zf.create_array(name, "x", shape=(2,), dtype="int8")[...] = [1, 2]
     np.testing.assert_array_equal(zf.open_array(name, "x")[...], [1, 2])
@@ -79,6 +84,7 @@ def test_a_pipeline_root_without_slashes_names_the_url_meant(tmp_path, monkeypat
 
 
 # --- the environment failing inside a URL pipeline is no plugin bug -------------------------
+
 
 class BotoCoreError(Exception):
     """Stands for botocore's base class, which the adapter below declares environmental as
@@ -114,13 +120,17 @@ def failing():
         registry.url_adapters.unregister("failing")
 
 
-@pytest.mark.parametrize("error", [
-    NoCredentialsError("Unable to locate credentials"),
-    ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)"),
-    TimeoutError("no answer"),
-])
+@pytest.mark.parametrize(
+    "error",
+    [
+        NoCredentialsError("Unable to locate credentials"),
+        ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 9)"),
+        TimeoutError("no answer"),
+    ],
+)
 def test_a_network_or_credential_failure_in_a_pipeline_is_a_store_error_naming_the_url(
-        failing, error) -> None:
+    failing, error
+) -> None:
     from zarrforge.errors import PluginFailureError, StoreError
 
     failing.error = error

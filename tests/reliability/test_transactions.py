@@ -24,8 +24,7 @@ SEED = random.randrange(2**31)
 
 
 def _prepare(root: Path) -> None:
-    array = zarrforge.create_array(str(root), "a", shape=(64,), chunks=(4,), dtype="i4",
-                                   fill_value=-1)
+    array = zarrforge.create_array(str(root), "a", shape=(64,), chunks=(4,), dtype="i4", fill_value=-1)
     array[...] = 1
     array.attrs["value"] = 1
 
@@ -74,20 +73,21 @@ def test_a_transaction_killed_before_its_commit_changes_nothing(tmp_path) -> Non
     # killed in the pause before the commit's first write (its record)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=60)
-    after = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*")
-             if p.is_file() and "__zarrforge_commits" not in str(p)}
+    after = {
+        p.relative_to(tmp_path): p.read_bytes()
+        for p in tmp_path.rglob("*")
+        if p.is_file() and "__zarrforge_commits" not in str(p)
+    }
     assert after == before
     assert np.array_equal(zarrforge.open_array(str(tmp_path), "a")[...], np.ones(64))
 
 
 def test_transactions_from_four_processes_lose_no_increment(tmp_path) -> None:
-    array = zarrforge.create_array(str(tmp_path), "a", shape=(8,), chunks=(4,), dtype="i4",
-                                   fill_value=0)
+    array = zarrforge.create_array(str(tmp_path), "a", shape=(8,), chunks=(4,), dtype="i4", fill_value=0)
     array.attrs["count"] = 0
     rounds = 15
     go = tmp_path.parent / f"{tmp_path.name}-go"
-    workers = [start_worker("tx-increment", str(tmp_path), str(rounds), str(go))
-               for _ in range(4)]
+    workers = [start_worker("tx-increment", str(tmp_path), str(rounds), str(go)) for _ in range(4)]
     for process in workers:
         assert process.stdout.readline().strip() == "ready"
     go.touch()

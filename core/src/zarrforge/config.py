@@ -137,38 +137,49 @@ def _coerce(name: str, value: Any) -> Any:
         return frozenset(value)
     if name == "threads" and (not isinstance(value, int) or value < 1):
         raise ValueError(f"config 'threads' must be a positive int, got {value!r}")
-    if name in ("max_request_bytes", "max_chunk_bytes", "max_document_bytes") and value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or value < 0):
+    if (
+        name in ("max_request_bytes", "max_chunk_bytes", "max_document_bytes")
+        and value is not None
+        and (not isinstance(value, int) or isinstance(value, bool) or value < 0)
+    ):
         raise ValueError(f"config {name!r} must be None or a non-negative int, got {value!r}")
-    if name == "transaction_max_bytes" and value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or value < 0):
-        raise ValueError("config 'transaction_max_bytes' must be None or a non-negative int, "
-                         f"got {value!r}")
+    if (
+        name == "transaction_max_bytes"
+        and value is not None
+        and (not isinstance(value, int) or isinstance(value, bool) or value < 0)
+    ):
+        raise ValueError(f"config 'transaction_max_bytes' must be None or a non-negative int, got {value!r}")
     if name in ("auto_chunk_bytes", "auto_shard_bytes") and (
-            not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        not isinstance(value, int) or isinstance(value, bool) or value < 1
+    ):
         raise ValueError(f"config {name!r} must be a positive int, got {value!r}")
-    if name == "parallel_chunk_bytes" and (not isinstance(value, int) or isinstance(value, bool)
-                                           or value < 0):
+    if name == "parallel_chunk_bytes" and (
+        not isinstance(value, int) or isinstance(value, bool) or value < 0
+    ):
         raise ValueError(f"config 'parallel_chunk_bytes' must be a non-negative int, got {value!r}")
     if name == "prefer":
         if not isinstance(value, dict) or not all(
-                isinstance(k, str) and k.count(":") == 1 and isinstance(v, str) and v
-                for k, v in value.items()):
-            raise ValueError("config 'prefer' maps '<point>:<name>' to a distribution name, "
-                             f"e.g. {{'codecs:zstd': 'zarrforge-numcodecs'}}; got {value!r}")
+            isinstance(k, str) and k.count(":") == 1 and isinstance(v, str) and v for k, v in value.items()
+        ):
+            raise ValueError(
+                "config 'prefer' maps '<point>:<name>' to a distribution name, "
+                f"e.g. {{'codecs:zstd': 'zarrforge-numcodecs'}}; got {value!r}"
+            )
         return dict(value)
     if name == "default_format":
         if isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if not isinstance(value, str) or not value:
-            raise ValueError("config 'default_format' must name a format ('3', '2', "
-                             f"'draft-2022', ...), got {value!r}")
+            raise ValueError(
+                f"config 'default_format' must name a format ('3', '2', 'draft-2022', ...), got {value!r}"
+            )
         return value
     if name == "non_finite_attributes" and value not in ("tokens", "refuse"):
-        raise ValueError("config 'non_finite_attributes' must be 'tokens' (write NaN/Infinity "
-                         f"as zarr-python does) or 'refuse' (strict JSON); got {value!r}")
-    if name == "conflict_retries" and (not isinstance(value, int) or isinstance(value, bool)
-                                       or value < 0):
+        raise ValueError(
+            "config 'non_finite_attributes' must be 'tokens' (write NaN/Infinity "
+            f"as zarr-python does) or 'refuse' (strict JSON); got {value!r}"
+        )
+    if name == "conflict_retries" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
         raise ValueError(f"config 'conflict_retries' must be a non-negative int, got {value!r}")
     return value
 
@@ -187,18 +198,23 @@ class set:  # noqa: A001  # a lower-case class: zarr-python's and zarrforge's na
         with _lock:
             self._previous = _settings
             _settings = _updated(_settings, wanted)
-            self._changed = [f.name for f in dataclasses.fields(Settings)
-                             if getattr(_settings, f.name) is not getattr(self._previous, f.name)]
+            self._changed = [
+                f.name
+                for f in dataclasses.fields(Settings)
+                if getattr(_settings, f.name) is not getattr(self._previous, f.name)
+            ]
 
     def __enter__(self) -> Settings:
         return _settings
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         global _settings
         with _lock:
             _settings = dataclasses.replace(
-                _settings, **{name: getattr(self._previous, name) for name in self._changed})
+                _settings, **{name: getattr(self._previous, name) for name in self._changed}
+            )
 
 
 def update(changes: Mapping[str, Any] | None = None, /, **keywords: Any) -> None:
@@ -242,34 +258,47 @@ def get(name: str | None = None, default: Any = _NO_DEFAULT) -> Any:
     raise config_keys.unknown_key(name, sorted(_FIELDS))
 
 
-def pprint(*, stream: IO[str] | None = None, indent: int = 1, width: int = 80,
-           depth: int | None = None, compact: bool = False, sort_dicts: bool = True,
-           underscore_numbers: bool = False) -> None:
+def pprint(
+    *,
+    stream: IO[str] | None = None,
+    indent: int = 1,
+    width: int = 80,
+    depth: int | None = None,
+    compact: bool = False,
+    sort_dicts: bool = True,
+    underscore_numbers: bool = False,
+) -> None:
     """Print the settings in force: zarrforge's names, then zarr-python's keys.
 
     The keywords are those zarr-python's ``config.pprint(**kwargs)`` hands to
     :func:`pprint.pprint` (``stream=`` to print into a file or ``io.StringIO``,
     ``width=``...). ``sort_dicts`` applies to zarr-python's keys; zarrforge's names
     keep their documented order."""
-    options: dict[str, Any] = {"stream": stream, "indent": indent, "width": width, "depth": depth,
-                                   "compact": compact, "underscore_numbers": underscore_numbers}
+    options: dict[str, Any] = {
+        "stream": stream,
+        "indent": indent,
+        "width": width,
+        "depth": depth,
+        "compact": compact,
+        "underscore_numbers": underscore_numbers,
+    }
     settings = _settings
-    _pprint.pprint({name: getattr(settings, name) for name in _FIELDS if name != "recorded"},
-                   sort_dicts=False, **options)
+    _pprint.pprint(
+        {name: getattr(settings, name) for name in _FIELDS if name != "recorded"}, sort_dicts=False, **options
+    )
     _pprint.pprint(_dotted_view(settings, ""), sort_dicts=sort_dicts, **options)
 
 
 def _dotted_view(settings: Settings, prefix: str) -> dict[str, Any]:
     """zarr-python's keys starting with ``prefix`` as a nested dict (prefix removed)."""
-    values = {key: translation.from_setting(settings)
-              for key, translation in config_keys.TRANSLATED.items()}
+    values = {key: translation.from_setting(settings) for key, translation in config_keys.TRANSLATED.items()}
     values.update(config_keys.RECORDED)
     values.update(settings.recorded)
     nested: dict[str, Any] = {}
     for key, value in sorted(values.items()):
         if not key.startswith(prefix):
             continue
-        *parents, leaf = key[len(prefix):].split(".")
+        *parents, leaf = key[len(prefix) :].split(".")
         level = nested
         for parent in parents:
             level = level.setdefault(parent, {})
@@ -282,13 +311,19 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(Settings))
 
 def _flattened(changes: Mapping[str, Any] | None, keywords: dict[str, Any]) -> dict[str, Any]:
     if changes is not None and not isinstance(changes, Mapping):
-        raise TypeError("config.set takes a mapping of names to values and/or keywords, got "
-                        f"{type(changes).__name__} {changes!r}")
+        raise TypeError(
+            "config.set takes a mapping of names to values and/or keywords, got "
+            f"{type(changes).__name__} {changes!r}"
+        )
     flat: dict[str, Any] = {}
 
     def add(key: str, value: Any) -> None:
-        if (isinstance(value, Mapping) and key not in _FIELDS and key not in
-                config_keys.TRANSLATED and not config_keys.is_recorded(key)):
+        if (
+            isinstance(value, Mapping)
+            and key not in _FIELDS
+            and key not in config_keys.TRANSLATED
+            and not config_keys.is_recorded(key)
+        ):
             for inner, inner_value in value.items():
                 add(f"{key}.{inner}", inner_value)
         else:
@@ -313,8 +348,7 @@ def _updated(base: Settings, changes: dict[str, Any]) -> Settings:
             try:
                 converted = _coerce(translation.setting, translation.to_setting(value, settings))
             except ValueError as exc:
-                raise ValueError(f"config {key!r} (zarrforge's {translation.setting!r}): "
-                                 f"{exc}") from None
+                raise ValueError(f"config {key!r} (zarrforge's {translation.setting!r}): {exc}") from None
             settings = dataclasses.replace(settings, **{translation.setting: converted})
         elif config_keys.is_recorded(key):
             config_keys.check_recorded(key, value)

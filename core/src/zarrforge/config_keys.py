@@ -50,14 +50,14 @@ def _format_from_setting(settings: Any) -> Any:
 def _threads_to_setting(value: Any, _settings: Any) -> Any:
     if value is None:
         from os import cpu_count
+
         return max(1, cpu_count() or 1)
     return value
 
 
 def _pickle_to_setting(value: Any, settings: Any) -> Any:
     if not isinstance(value, bool):
-        raise ValueError("config 'array.allow_unsafe_pickle_decode' must be True or False, "
-                         f"got {value!r}")
+        raise ValueError(f"config 'array.allow_unsafe_pickle_decode' must be True or False, got {value!r}")
     allowed = set(settings.allow_unsafe_codecs)
     if value:
         allowed.add(UNSAFE_PICKLE)
@@ -80,15 +80,16 @@ def _read(setting: str) -> Callable[[Any], Any]:
 
 TRANSLATED: dict[str, Translation] = {
     "array.order": Translation("order", _same, _read("order")),
-    "array.write_empty_chunks": Translation("write_empty_chunks", _same,
-                                            _read("write_empty_chunks")),
-    "array.target_shard_size_bytes": Translation("auto_shard_bytes", _shard_to_setting,
-                                                 _read("auto_shard_bytes")),
+    "array.write_empty_chunks": Translation("write_empty_chunks", _same, _read("write_empty_chunks")),
+    "array.target_shard_size_bytes": Translation(
+        "auto_shard_bytes", _shard_to_setting, _read("auto_shard_bytes")
+    ),
     "array.allow_unsafe_pickle_decode": Translation(
-        "allow_unsafe_codecs", _pickle_to_setting,
-        lambda settings: UNSAFE_PICKLE in settings.allow_unsafe_codecs),
-    "default_zarr_format": Translation("default_format", _format_to_setting,
-                                       _format_from_setting),
+        "allow_unsafe_codecs",
+        _pickle_to_setting,
+        lambda settings: UNSAFE_PICKLE in settings.allow_unsafe_codecs,
+    ),
+    "default_zarr_format": Translation("default_format", _format_to_setting, _format_from_setting),
     # zarrforge has one bound on work in flight for a call: its worker threads
     "threading.max_workers": Translation("threads", _threads_to_setting, _read("threads")),
     "async.concurrency": Translation("threads", _threads_to_setting, _read("threads")),
@@ -113,8 +114,10 @@ RECORDED_PREFIXES = ("codecs.",)
 
 REFUSED_VALUES: dict[str, tuple[Any, str]] = {
     "array.read_missing_chunks": (
-        False, "zarrforge reads a missing chunk as the fill value, as the Zarr specification "
-               "says; it has no mode that fails on one"),
+        False,
+        "zarrforge reads a missing chunk as the fill value, as the Zarr specification "
+        "says; it has no mode that fails on one",
+    ),
 }
 
 
@@ -133,6 +136,8 @@ def unknown_key(key: str, settings_names: list[str]) -> KeyError:
     known = sorted([*settings_names, *TRANSLATED, *RECORDED])
     close = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
     hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-    return KeyError(f"unknown config option {key!r}{hint} (zarrforge's settings: "
-                    f"{', '.join(settings_names)}; zarr-python's keys: "
-                    f"{', '.join(sorted([*TRANSLATED, *RECORDED]))}, codecs.<name>)")
+    return KeyError(
+        f"unknown config option {key!r}{hint} (zarrforge's settings: "
+        f"{', '.join(settings_names)}; zarr-python's keys: "
+        f"{', '.join(sorted([*TRANSLATED, *RECORDED]))}, codecs.<name>)"
+    )

@@ -45,26 +45,42 @@ from .registries.resolution import data_type_from_json, data_type_from_user
 Endianness = Literal["little", "big"]
 ZDType = DataType
 
-_TYPING_AID = ("a typing aid for zarr-python's own JSON form of a data type; zarrforge's "
-               "data types write theirs with to_json()")
+_TYPING_AID = (
+    "a typing aid for zarr-python's own JSON form of a data type; zarrforge's "
+    "data types write theirs with to_json()"
+)
 NOT_SUPPLIED: dict[str, str] = {
     "data_type_registry": "zarrforge's registry of data types is zarrforge.registry.data_types "
-                          "(filled from the 'zarrforge.data_types' entry points); its methods "
-                          "are not those of zarr-python's DataTypeRegistry",
+    "(filled from the 'zarrforge.data_types' entry points); its methods "
+    "are not those of zarr-python's DataTypeRegistry",
     "DTypeSpec_V2": _TYPING_AID,
     "check_dtype_spec_v2": "zarr-python's check of its own v2 JSON form; zarrforge's v2 "
-                           "format checks a .zarray's dtype when it reads it",
+    "format checks a .zarray's dtype when it reads it",
     "check_dtype_spec_no_object_codec_v2": "zarr-python's check of its own v2 JSON form; "
-                                           "zarrforge's v2 format checks a .zarray's dtype "
-                                           "when it reads it",
+    "zarrforge's v2 format checks a .zarray's dtype "
+    "when it reads it",
     "DataTypeValidationError": "zarr-python's deprecated name; zarrforge raises "
-                               "zarrforge.errors.MetadataError for an invalid data type",
+    "zarrforge.errors.MetadataError for an invalid data type",
     **dict.fromkeys(  # zarr-python 3.4.2 spells one of them NullterminatedBytesJSON_V2
-        ("DateTime64JSON_V2", "DateTime64JSON_V3", "FixedLengthUTF32JSON_V2",
-         "FixedLengthUTF32JSON_V3", "NullTerminatedBytesJSON_V3", "NullterminatedBytesJSON_V2",
-         "RawBytesJSON_V2", "RawBytesJSON_V3", "StructJSON_V3", "StructuredJSON_V2",
-         "StructuredJSON_V3", "TimeDelta64JSON_V2", "TimeDelta64JSON_V3",
-         "VariableLengthBytesJSON_V2", "VariableLengthUTF8JSON_V2"), _TYPING_AID),
+        (
+            "DateTime64JSON_V2",
+            "DateTime64JSON_V3",
+            "FixedLengthUTF32JSON_V2",
+            "FixedLengthUTF32JSON_V3",
+            "NullTerminatedBytesJSON_V3",
+            "NullterminatedBytesJSON_V2",
+            "RawBytesJSON_V2",
+            "RawBytesJSON_V3",
+            "StructJSON_V3",
+            "StructuredJSON_V2",
+            "StructuredJSON_V3",
+            "TimeDelta64JSON_V2",
+            "TimeDelta64JSON_V3",
+            "VariableLengthBytesJSON_V2",
+            "VariableLengthUTF8JSON_V2",
+        ),
+        _TYPING_AID,
+    ),
 }
 
 
@@ -81,8 +97,7 @@ class _FaceType(type):
         if not isinstance(instance, DataType) or cls.data_type_name not in registry.data_types:
             return False
         implementation = registry.data_types.get(cls.data_type_name)
-        return (isinstance(instance, implementation)
-                and _json_name(instance.to_json()) == cls.data_type_name)
+        return isinstance(instance, implementation) and _json_name(instance.to_json()) == cls.data_type_name
 
     def __repr__(cls) -> str:
         return f"<zarrforge.dtype.{cls.__name__}: the data type {cls.data_type_name!r}>"
@@ -94,24 +109,33 @@ class _Face(metaclass=_FaceType):
     data_type_name: ClassVar[str]
 
     @classmethod
-    def _build(cls, configuration: dict[str, Any] | None = None,
-               endianness: Endianness = "little") -> DataType:
+    def _build(
+        cls, configuration: dict[str, Any] | None = None, endianness: Endianness = "little"
+    ) -> DataType:
         if endianness != "little":
             raise MetadataError(
                 f"zarrforge.dtype.{cls.__name__}: endianness must be 'little', got "
                 f"{endianness!r}; zarrforge's data types carry no byte order: for big-endian "
                 "chunks pass serializer={'name': 'bytes', 'configuration': {'endian': 'big'}} "
                 "to create_array (Zarr v2 then stores a '>' dtype)",
-                field="endianness", value=endianness)
-        document: Any = (cls.data_type_name if configuration is None
-                         else {"name": cls.data_type_name, "configuration": configuration})
+                field="endianness",
+                value=endianness,
+            )
+        document: Any = (
+            cls.data_type_name
+            if configuration is None
+            else {"name": cls.data_type_name, "configuration": configuration}
+        )
         return data_type_from_json(document, field=f"zarrforge.dtype.{cls.__name__}")
 
 
 def _length(cls: type, length: Any) -> int:
     if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-        raise MetadataError(f"zarrforge.dtype.{cls.__name__}: length must be a positive "
-                            f"integer, got {length!r}", field="length", value=length)
+        raise MetadataError(
+            f"zarrforge.dtype.{cls.__name__}: length must be a positive integer, got {length!r}",
+            field="length",
+            value=length,
+        )
     return int(length)
 
 
@@ -198,8 +222,12 @@ class FixedLengthUTF32(_Face):
 
     data_type_name = "fixed_length_utf32"
 
-    def __new__(cls, *, length: int,  # type: ignore[misc]
-                endianness: Endianness = "little") -> DataType:
+    def __new__(
+        cls,
+        *,
+        length: int,  # type: ignore[misc]
+        endianness: Endianness = "little",
+    ) -> DataType:
         return cls._build({"length_bytes": 4 * _length(cls, length)}, endianness)
 
 
@@ -226,8 +254,13 @@ class DateTime64(_Face):
 
     data_type_name = "numpy.datetime64"
 
-    def __new__(cls, *, endianness: Endianness = "little",  # type: ignore[misc]
-                scale_factor: int = 1, unit: str = "generic") -> DataType:
+    def __new__(
+        cls,
+        *,
+        endianness: Endianness = "little",  # type: ignore[misc]
+        scale_factor: int = 1,
+        unit: str = "generic",
+    ) -> DataType:
         return cls._build({"unit": unit, "scale_factor": scale_factor}, endianness)
 
 
@@ -240,16 +273,25 @@ class TimeDelta64(DateTime64):
 def _fields(cls: type, fields: Any) -> list[tuple[str, Any]]:
     """``(name, data type JSON)`` of each of zarr-python's ``fields`` pairs."""
     if isinstance(fields, (str, bytes)) or not isinstance(fields, Sequence) or not fields:
-        raise MetadataError(f"zarrforge.dtype.{cls.__name__}: fields must be a non-empty "
-                            f"sequence of (name, data type) pairs, got {fields!r}",
-                            field="fields", value=fields)
+        raise MetadataError(
+            f"zarrforge.dtype.{cls.__name__}: fields must be a non-empty "
+            f"sequence of (name, data type) pairs, got {fields!r}",
+            field="fields",
+            value=fields,
+        )
     out = []
     for i, pair in enumerate(fields):
-        if (isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2
-                or not isinstance(pair[0], str)):
-            raise MetadataError(f"zarrforge.dtype.{cls.__name__}: each field must be a pair "
-                                f"(name, data type), got {pair!r}", field=f"fields[{i}]",
-                                value=pair)
+        if (
+            isinstance(pair, (str, bytes))
+            or not isinstance(pair, Sequence)
+            or len(pair) != 2
+            or not isinstance(pair[0], str)
+        ):
+            raise MetadataError(
+                f"zarrforge.dtype.{cls.__name__}: each field must be a pair (name, data type), got {pair!r}",
+                field=f"fields[{i}]",
+                value=pair,
+            )
         out.append((pair[0], data_type_from_user(pair[1]).to_json()))
     return out
 
@@ -260,8 +302,9 @@ class Struct(_Face):
     data_type_name = "struct"
 
     def __new__(cls, *, fields: Sequence[tuple[str, Any]]) -> DataType:  # type: ignore[misc]
-        return cls._build({"fields": [{"name": name, "data_type": data_type}
-                                      for name, data_type in _fields(cls, fields)]})
+        return cls._build(
+            {"fields": [{"name": name, "data_type": data_type} for name, data_type in _fields(cls, fields)]}
+        )
 
 
 class Structured(_Face):
@@ -270,8 +313,7 @@ class Structured(_Face):
     data_type_name = "structured"
 
     def __new__(cls, *, fields: Sequence[tuple[str, Any]]) -> DataType:  # type: ignore[misc]
-        return cls._build({"fields": [[name, data_type]
-                                      for name, data_type in _fields(cls, fields)]})
+        return cls._build({"fields": [[name, data_type] for name, data_type in _fields(cls, fields)]})
 
 
 def parse_data_type(dtype_spec: Any, *, zarr_format: int | None = None) -> DataType:
@@ -280,22 +322,45 @@ def parse_data_type(dtype_spec: Any, *, zarr_format: int | None = None) -> DataT
     and changes nothing: a data type is the same for both formats (a numpy dtype's byte
     order is not part of it)."""
     if zarr_format not in (None, 2, 3):
-        raise MetadataError(f"zarr_format must be 2, 3 or None, got {zarr_format!r}",
-                            field="zarr_format", value=zarr_format)
+        raise MetadataError(
+            f"zarr_format must be 2, 3 or None, got {zarr_format!r}", field="zarr_format", value=zarr_format
+        )
     return data_type_from_user(dtype_spec)
 
 
 parse_dtype = parse_data_type
 
-__all__ = ["Bool", "Complex64", "Complex128", "DateTime64", "FixedLengthUTF32", "Float16",
-           "Float32", "Float64", "Int8", "Int16", "Int32", "Int64", "NullTerminatedBytes",
-           "RawBytes", "Struct", "Structured", "TimeDelta64", "UInt8", "UInt16", "UInt32",
-           "UInt64", "VariableLengthBytes", "VariableLengthUTF8", "ZDType", "parse_data_type",
-           "parse_dtype"]
+__all__ = [
+    "Bool",
+    "Complex64",
+    "Complex128",
+    "DateTime64",
+    "FixedLengthUTF32",
+    "Float16",
+    "Float32",
+    "Float64",
+    "Int8",
+    "Int16",
+    "Int32",
+    "Int64",
+    "NullTerminatedBytes",
+    "RawBytes",
+    "Struct",
+    "Structured",
+    "TimeDelta64",
+    "UInt8",
+    "UInt16",
+    "UInt32",
+    "UInt64",
+    "VariableLengthBytes",
+    "VariableLengthUTF8",
+    "ZDType",
+    "parse_data_type",
+    "parse_dtype",
+]
 
 
 def __getattr__(name: str) -> Any:
     if name in NOT_SUPPLIED:
-        raise AttributeError(f"zarrforge.dtype does not supply zarr-python's {name!r}: "
-                             f"{NOT_SUPPLIED[name]}")
+        raise AttributeError(f"zarrforge.dtype does not supply zarr-python's {name!r}: {NOT_SUPPLIED[name]}")
     raise AttributeError(f"module 'zarrforge.dtype' has no attribute {name!r}")

@@ -21,6 +21,7 @@ class ZarrforgeError(Exception):
 
 # --- metadata ---------------------------------------------------------------
 
+
 class MetadataError(ZarrforgeError, ValueError):
     """A metadata document is malformed or holds an invalid value.
 
@@ -28,8 +29,9 @@ class MetadataError(ZarrforgeError, ValueError):
     ``key`` the store key of the document when known.
     """
 
-    def __init__(self, message: str, *, field: str | None = None,
-                 value: Any = None, key: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, field: str | None = None, value: Any = None, key: str | None = None
+    ) -> None:
         self.message = message  # without the location prefix
         self.field = field
         self.value = value
@@ -60,8 +62,7 @@ class MetadataError(ZarrforgeError, ValueError):
         """This error as seen from the enclosing document: ``field`` (``"codecs[1]"``)
         is prefixed to the error's own field (``"configuration.level"``)."""
         inner = self.field
-        joined = field if not inner else (f"{field}{inner}" if inner.startswith("[")
-                                          else f"{field}.{inner}")
+        joined = field if not inner else (f"{field}{inner}" if inner.startswith("[") else f"{field}.{inner}")
         return self.relocated(joined)
 
     def at(self, key: str) -> MetadataError:
@@ -93,9 +94,16 @@ class UnreadableNodeError(ContainsNodeError):
     ``zarr_format`` and ``node_type`` what it says where it parses; ``reader`` the format
     known to read it and ``provider`` that format's distribution, ``None`` if unknown."""
 
-    def __init__(self, message: str, *, key: str | None = None, zarr_format: Any = None,
-                 node_type: str | None = None, reader: str | None = None,
-                 provider: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        key: str | None = None,
+        zarr_format: Any = None,
+        node_type: str | None = None,
+        reader: str | None = None,
+        provider: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.key, self.zarr_format, self.node_type = key, zarr_format, node_type
         self.reader, self.provider = reader, provider
@@ -134,8 +142,7 @@ class URLPipelineError(InvalidPathError):
     the fault is the pipeline as a whole); the message names both and says what
     would be valid."""
 
-    def __init__(self, message: str, *, url: str | None = None,
-                 segment: str | None = None) -> None:
+    def __init__(self, message: str, *, url: str | None = None, segment: str | None = None) -> None:
         super().__init__(message)
         self.url = url
         self.segment = segment
@@ -143,12 +150,21 @@ class URLPipelineError(InvalidPathError):
 
 # --- extensions and plugins --------------------------------------------------
 
+
 class UnknownExtensionError(MetadataError):
     """A name does not resolve to any installed or registered extension."""
 
-    def __init__(self, point: str, name: str, installed: Iterable[str],
-                 provider: str | None = None, *, field: str | None = None,
-                 key: str | None = None, note: str | None = None) -> None:
+    def __init__(
+        self,
+        point: str,
+        name: str,
+        installed: Iterable[str],
+        provider: str | None = None,
+        *,
+        field: str | None = None,
+        key: str | None = None,
+        note: str | None = None,
+    ) -> None:
         self.point = point
         self.name = name
         self.installed = sorted(installed)
@@ -161,17 +177,27 @@ class UnknownExtensionError(MetadataError):
         if provider:
             message += f"; {point} {name!r} is provided by the package {provider!r}"
             if provider in STANDARD_DISTRIBUTIONS:
-                message += (f" (pip install {provider}, or pip install 'zarrforge[standard]' "
-                            "for the standard plugins)")
+                message += (
+                    f" (pip install {provider}, or pip install 'zarrforge[standard]' "
+                    "for the standard plugins)"
+                )
         if note:
             message += f" ({note})"
         super().__init__(message, field=field, value=name, key=key)
 
 
 # what pip install 'zarrforge[standard]' installs (core/pyproject.toml; a test keeps them equal)
-STANDARD_DISTRIBUTIONS = frozenset({
-    "zarrforge-std", "zarrforge-numcodecs", "zarrforge-sharding", "zarrforge-dtypes",
-    "zarrforge-v2", "zarrforge-draft2022", "zarrforge-fsspec"})
+STANDARD_DISTRIBUTIONS = frozenset(
+    {
+        "zarrforge-std",
+        "zarrforge-numcodecs",
+        "zarrforge-sharding",
+        "zarrforge-dtypes",
+        "zarrforge-v2",
+        "zarrforge-draft2022",
+        "zarrforge-fsspec",
+    }
+)
 LISTED_NAMES = 12  # an "installed:" list longer than this shows its closest names and a count
 
 
@@ -182,8 +208,10 @@ def _listing(installed: list[str], name: str) -> str:
     if len(installed) <= LISTED_NAMES:
         return ", ".join(installed)
     closest = difflib.get_close_matches(name, installed, n=8, cutoff=0.0)
-    return (f"{len(installed)} names, the closest {', '.join(sorted(closest))} "
-            "(zarrforge.plugins() lists them all)")
+    return (
+        f"{len(installed)} names, the closest {', '.join(sorted(closest))} "
+        "(zarrforge.plugins() lists them all)"
+    )
 
 
 class PluginConflictError(ZarrforgeError):
@@ -203,8 +231,15 @@ class PluginFailureError(ZarrforgeError, RuntimeError):
     another format's node, say), the same failure is a :class:`PluginFailureWarning`
     instead and the plugin is left out."""
 
-    def __init__(self, message: str = "", *, point: str | None = None, name: str | None = None,
-                 origin: str | None = None, key: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        point: str | None = None,
+        name: str | None = None,
+        origin: str | None = None,
+        key: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.point = point
         self.name = name
@@ -218,11 +253,11 @@ class UnsafeCodecError(ZarrforgeError, PermissionError):
 
 # --- stores and data ----------------------------------------------------------
 
+
 class StoreError(ZarrforgeError, OSError):
     """A store operation failed; ``key`` and ``url`` say where, when known."""
 
-    def __init__(self, message: str = "", *, key: str | None = None,
-                 url: str | None = None) -> None:
+    def __init__(self, message: str = "", *, key: str | None = None, url: str | None = None) -> None:
         super().__init__(message)
         self.key = key
         self.url = url
@@ -237,8 +272,14 @@ class ConflictError(StoreError):
     """A conditional write found the value changed since it was read (another writer got
     there first); nothing was stored. ``keys`` lists every key that conflicted."""
 
-    def __init__(self, message: str = "", *, key: str | None = None,
-                 keys: list[str] | None = None, url: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        key: str | None = None,
+        keys: list[str] | None = None,
+        url: str | None = None,
+    ) -> None:
         super().__init__(message, key=key, url=url)
         self.keys = list(keys) if keys is not None else ([key] if key is not None else [])
 
@@ -309,8 +350,9 @@ class IncompleteCopyError(ZarrforgeError):
     not begun; the cause is ``__cause__``. The destination opens; the same copy with
     ``overwrite=True`` completes it."""
 
-    def __init__(self, message: str, *, completed: list[str], stopped: tuple[str, int, int],
-                 pending: list[str]) -> None:
+    def __init__(
+        self, message: str, *, completed: list[str], stopped: tuple[str, int, int], pending: list[str]
+    ) -> None:
         super().__init__(message)
         self.completed = completed
         self.stopped = stopped
@@ -366,6 +408,7 @@ class CommitRecordWarning(UserWarning):
 # With ``import zarrforge as zarr``, ``except zarr.errors.ContainsArrayError`` catches what
 # zarrforge raises where zarr-python raises that error: each is one of zarrforge's own
 # errors (a subclass where zarr-python's name says more, the same class where it does not).
+
 
 class ContainsArrayError(ContainsNodeError):
     """An array already exists where a node was to be created."""

@@ -60,7 +60,24 @@ from .storing.unfinished import marking as marking_unfinished
 from .storing.unfinished import unfinished_writes_below
 from .user_api.dask_bridge import check_shareable
 
-__all__ = ["NewNode", "NodeDocument", "Registry", "UnknownExtension", "candidate_keys",
-           "check_document", "check_shareable", "get_format", "installed_formats", "locate_document", "locate_node",
-           "marking_unfinished", "open_node", "paths", "refresh_consolidated", "resolve_pipeline",
-           "resolve_store", "unfinished_writes_below", "write_nodes"]
+__all__ = [
+    "NewNode",
+    "NodeDocument",
+    "Registry",
+    "UnknownExtension",
+    "candidate_keys",
+    "check_document",
+    "check_shareable",
+    "get_format",
+    "installed_formats",
+    "locate_document",
+    "locate_node",
+    "marking_unfinished",
+    "open_node",
+    "paths",
+    "refresh_consolidated",
+    "resolve_pipeline",
+    "resolve_store",
+    "unfinished_writes_below",
+    "write_nodes",
+]

@@ -46,25 +46,35 @@ NOT_SUPPLIED: dict[str, str] = {
     "WrapperStore": (
         "zarr-python's WrapperStore forwards zarr-python's asynchronous store methods, which "
         "zarrforge stores do not have; subclass zarrforge.abc.store.WrapperStore(inner) "
-        "instead (synchronous get/_set/_delete/list_prefix, docs/plugin-guide.md)"),
+        "instead (synchronous get/_set/_delete/list_prefix, docs/plugin-guide.md)"
+    ),
     "LoggingStore": (
         "zarrforge has no store that logs every call; count a node's requests with "
         "open_array(..., transformers=[zarrforge_std.runtime_transformers.RequestCounter]), "
         "or log them in a subclass of zarrforge.abc.store.WrapperStore "
-        "(docs/plugin-guide.md, runtime transformers)"),
-    "GpuMemoryStore": (
-        "zarrforge stores hold bytes in host memory, not GPU buffers; use MemoryStore"),
+        "(docs/plugin-guide.md, runtime transformers)"
+    ),
+    "GpuMemoryStore": ("zarrforge stores hold bytes in host memory, not GPU buffers; use MemoryStore"),
     "ManagedMemoryStore": (
         "use the URL 'memory://NAME' instead: every opening of it in this process shares "
-        "one in-memory store (zarrforge.storage.MemoryStore.from_url('memory://NAME'))"),
+        "one in-memory store (zarrforge.storage.MemoryStore.from_url('memory://NAME'))"
+    ),
     "make_store_path": (
         "it is a coroutine of zarr-python's internals (zarr.storage._common); use "
-        "StorePath(store, path) or pass the store and path= to open_group/open_array"),
+        "StorePath(store, path) or pass the store and path= to open_group/open_array"
+    ),
 }
 
 __all__ = [  # noqa: F822  # the store classes come from __getattr__, from the registry
-    "FsspecStore", "LocalStore", "MemoryStore", "ObjectStore", "Store", "StoreLike",
-           "StorePath", "ZipStore"]
+    "FsspecStore",
+    "LocalStore",
+    "MemoryStore",
+    "ObjectStore",
+    "Store",
+    "StoreLike",
+    "StorePath",
+    "ZipStore",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -78,8 +88,8 @@ def __getattr__(name: str) -> Any:
     if reason is not None:
         raise AttributeError(f"zarrforge.storage has no {name!r}: {reason}")
     raise AttributeError(
-        f"module 'zarrforge.storage' has no attribute {name!r}; it has "
-        f"{', '.join(sorted(__all__))}")
+        f"module 'zarrforge.storage' has no attribute {name!r}; it has {', '.join(sorted(__all__))}"
+    )
 
 
 def __dir__() -> list[str]:

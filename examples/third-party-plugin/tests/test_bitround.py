@@ -10,15 +10,25 @@ from zf_example.bitround import MANTISSA_BITS
 
 
 def bitround_array(dtype, keepbits, shape=(64,)):
-    return zf.create_array(None, shape=shape, dtype=dtype, chunks=(16,),
-                           filters=[{"name": "zf_example.bitround",
-                                     "configuration": {"keepbits": keepbits}}])
+    return zf.create_array(
+        None,
+        shape=shape,
+        dtype=dtype,
+        chunks=(16,),
+        filters=[{"name": "zf_example.bitround", "configuration": {"keepbits": keepbits}}],
+    )
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(["float16", "float32", "float64"]).flatmap(
-    lambda dtype: st.tuples(st.just(dtype), st.integers(0, MANTISSA_BITS[np.dtype(dtype).itemsize]),
-                            hnp.arrays(dtype, 64, elements=st.floats(width=8 * np.dtype(dtype).itemsize)))))
+@given(
+    st.sampled_from(["float16", "float32", "float64"]).flatmap(
+        lambda dtype: st.tuples(
+            st.just(dtype),
+            st.integers(0, MANTISSA_BITS[np.dtype(dtype).itemsize]),
+            hnp.arrays(dtype, 64, elements=st.floats(width=8 * np.dtype(dtype).itemsize)),
+        )
+    )
+)
 def test_relative_error_is_bounded_and_non_finite_values_survive(case):
     dtype, keepbits, values = case
     a = bitround_array(dtype, keepbits)
@@ -26,13 +36,16 @@ def test_relative_error_is_bounded_and_non_finite_values_survive(case):
     got = a[:]
     finite = np.isfinite(values)
     assert np.array_equal(got[~finite], values[~finite], equal_nan=True)
-    assert np.array_equal(got.view(f"u{values.itemsize}")[np.isnan(values)],
-                          values.view(f"u{values.itemsize}")[np.isnan(values)])  # payloads kept
+    assert np.array_equal(
+        got.view(f"u{values.itemsize}")[np.isnan(values)],
+        values.view(f"u{values.itemsize}")[np.isnan(values)],
+    )  # payloads kept
     x, y = values[finite].astype(np.float64), got[finite].astype(np.float64)
     tiny = np.finfo(dtype).smallest_subnormal
     # relative error <= 2**-(keepbits+1) for normal numbers (subnormals: half an ulp of keepbits)
-    bound = np.maximum(np.abs(x) * 2.0 ** -(keepbits + 1),
-                       tiny * 2.0 ** (MANTISSA_BITS[values.itemsize] - keepbits))
+    bound = np.maximum(
+        np.abs(x) * 2.0 ** -(keepbits + 1), tiny * 2.0 ** (MANTISSA_BITS[values.itemsize] - keepbits)
+    )
     overflow = np.isinf(y)  # rounding up past the largest finite value
     assert np.all((np.abs(y - x) <= bound) | overflow)
 
@@ -45,24 +58,41 @@ def test_low_bits_are_zero_and_ties_go_to_even():
     assert np.all(a[:].view("u4") & np.uint32((1 << 21) - 1) == 0)
 
 
-@pytest.mark.parametrize("configuration,field", [
-    ({}, "configuration.keepbits"), ({"keepbits": -1}, "configuration.keepbits"),
-    ({"keepbits": 3.0}, "configuration.keepbits"), ({"keepbits": 3, "x": 1}, "configuration"),
-])
+@pytest.mark.parametrize(
+    "configuration,field",
+    [
+        ({}, "configuration.keepbits"),
+        ({"keepbits": -1}, "configuration.keepbits"),
+        ({"keepbits": 3.0}, "configuration.keepbits"),
+        ({"keepbits": 3, "x": 1}, "configuration"),
+    ],
+)
 def test_bad_configurations_name_the_field(configuration, field):
     with pytest.raises(MetadataError) as info:
-        zf.create_array(None, shape=(4,), dtype="float32",
-                        filters=[{"name": "zf_example.bitround", "configuration": configuration}])
+        zf.create_array(
+            None,
+            shape=(4,),
+            dtype="float32",
+            filters=[{"name": "zf_example.bitround", "configuration": configuration}],
+        )
     assert info.value.field == f"filters[0].{field}"
 
 
 def test_data_types_and_widths_are_checked_before_writing():
     with pytest.raises(MetadataError, match="float16, float32 and float64"):
-        zf.create_array(None, shape=(4,), dtype="int32",
-                        filters=[{"name": "zf_example.bitround", "configuration": {"keepbits": 3}}])
+        zf.create_array(
+            None,
+            shape=(4,),
+            dtype="int32",
+            filters=[{"name": "zf_example.bitround", "configuration": {"keepbits": 3}}],
+        )
     with pytest.raises(MetadataError, match="exceeds the 10 mantissa bits"):
-        zf.create_array(None, shape=(4,), dtype="float16",
-                        filters=[{"name": "zf_example.bitround", "configuration": {"keepbits": 11}}])
+        zf.create_array(
+            None,
+            shape=(4,),
+            dtype="float16",
+            filters=[{"name": "zf_example.bitround", "configuration": {"keepbits": 11}}],
+        )
 
 
 def test_rounded_data_compresses_better():

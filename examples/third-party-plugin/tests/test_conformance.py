@@ -8,8 +8,10 @@ from zarrforge.testing import CodecConformance, DataTypeConformance
 
 
 class TestBitRoundFloat64(CodecConformance):
-    codec_documents = [{"name": "zf_example.bitround", "configuration": {"keepbits": 12}},
-                       {"name": "zf_example.bitround", "configuration": {"keepbits": 52}}]
+    codec_documents = [
+        {"name": "zf_example.bitround", "configuration": {"keepbits": 12}},
+        {"name": "zf_example.bitround", "configuration": {"keepbits": 52}},
+    ]
     data_type = "float64"
     lossless = False  # rounding loses information by design; the kit then checks shapes
 
@@ -30,10 +32,10 @@ class TestBitRoundFloat16(CodecConformance):
 class TestRGB8(DataTypeConformance):
     data_type_documents = ["zf_example.rgb8", {"name": "zf_example.rgb8"}]
     valid_fill_values = [[0, 0, 0], [255, 128, 1], [1, 2, 3]]
-    invalid_fill_values = [[0, 0], [0, 0, 256], [-1, 0, 0], [0.5, 0, 0], [True, 0, 0], "#ffffff",
-                           None, 0]
+    invalid_fill_values = [[0, 0], [0, 0, 256], [-1, 0, 0], [0.5, 0, 0], [True, 0, 0], "#ffffff", None, 0]
 
     def sample(self, data_type, shape):
         rng = np.random.default_rng(5)
-        return rng.integers(0, 256, size=(*shape, 3), dtype=np.uint8).view(
-            data_type.numpy_dtype).reshape(shape)
+        return (
+            rng.integers(0, 256, size=(*shape, 3), dtype=np.uint8).view(data_type.numpy_dtype).reshape(shape)
+        )

@@ -9,8 +9,7 @@ from zf_example import RGB8_DTYPE, to_rgb8
 
 
 def test_create_with_the_numpy_dtype_and_read_back_channels():
-    a = zf.create_array(None, shape=(2, 2), dtype=RGB8_DTYPE, fill_value=(10, 20, 30),
-                        compressors=None)
+    a = zf.create_array(None, shape=(2, 2), dtype=RGB8_DTYPE, fill_value=(10, 20, 30), compressors=None)
     document = json.loads(a.store.get("zarr.json"))
     assert document["data_type"] == "zf_example.rgb8" and document["fill_value"] == [10, 20, 30]
     a[0] = to_rgb8([[255, 0, 0], [0, 255, 0]])
@@ -28,8 +27,7 @@ def test_bad_user_fill_values_are_refused(fill):
 
 def test_configuration_is_refused():
     with pytest.raises(MetadataError, match="takes no configuration"):
-        zf.create_array(None, shape=(1,), dtype={"name": "zf_example.rgb8",
-                                                 "configuration": {"depth": 16}})
+        zf.create_array(None, shape=(1,), dtype={"name": "zf_example.rgb8", "configuration": {"depth": 16}})
 
 
 def test_to_rgb8_checks_its_input():

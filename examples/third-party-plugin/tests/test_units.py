@@ -11,10 +11,12 @@ from zf_example.units import NAME, _opened
 
 
 def test_the_hook_records_units_when_nodes_open():
-    g = zf.create_group(None, extensions=[{"name": NAME, "must_understand": False,
-                                          "configuration": {"units": "1"}}])
-    a = g.create_array("speed", shape=(3,), dtype="float32",
-                       extensions=[{"name": NAME, "configuration": {"units": "m/s"}}])
+    g = zf.create_group(
+        None, extensions=[{"name": NAME, "must_understand": False, "configuration": {"units": "1"}}]
+    )
+    a = g.create_array(
+        "speed", shape=(3,), dtype="float32", extensions=[{"name": NAME, "configuration": {"units": "m/s"}}]
+    )
     opened = zf.open_array(a.store, "speed")
     assert opened in _opened and _opened[opened].units == "m/s"  # before anyone asked
     assert units_of(opened) == "m/s" and units_of(zf.open_group(g.store)) == "1"
@@ -26,7 +28,8 @@ def test_records_follow_changes_and_go_with_the_node():
     set_units(a, "kg")
     assert units_of(a) == "kg"
     assert json.loads(a.store.get("zarr.json"))["extensions"] == [
-        {"name": NAME, "configuration": {"units": "kg"}, "must_understand": False}]
+        {"name": NAME, "configuration": {"units": "kg"}, "must_understand": False}
+    ]
     a.set_extension({"name": NAME, "configuration": {"units": "g"}})  # behind the helper's back
     assert units_of(a) == "g"
     a.remove_extension(NAME)
@@ -47,6 +50,10 @@ def test_bad_configurations_are_refused(configuration):
 
 def test_everything_is_found_through_entry_points():
     rows = {(r.point, r.name): r for r in zf.plugins() if r.distribution == "zarrforge-example-thirdparty"}
-    assert set(rows) == {("codecs", "zf_example.bitround"), ("data_types", "zf_example.rgb8"),
-                         ("extensions", NAME), ("hooks", "zf-example")}
+    assert set(rows) == {
+        ("codecs", "zf_example.bitround"),
+        ("data_types", "zf_example.rgb8"),
+        ("extensions", NAME),
+        ("hooks", "zf-example"),
+    }
     assert all(r.status == "ok" for r in rows.values())

@@ -28,18 +28,24 @@ _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 @pytest.fixture
 def cli() -> Callable[..., subprocess.CompletedProcess]:
-    def run(*args: str, env: dict[str, str] | None = None,
-            columns: int | None = 200) -> subprocess.CompletedProcess:
-        full = {k: v for k, v in os.environ.items()
-                if k not in _DROPPED and not k.startswith("AWS_")}
-        full.update({"AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": os.devnull,
-                     "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-                     "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"})
+    def run(
+        *args: str, env: dict[str, str] | None = None, columns: int | None = 200
+    ) -> subprocess.CompletedProcess:
+        full = {k: v for k, v in os.environ.items() if k not in _DROPPED and not k.startswith("AWS_")}
+        full.update(
+            {
+                "AWS_EC2_METADATA_DISABLED": "true",
+                "AWS_CONFIG_FILE": os.devnull,
+                "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+                "NO_PROXY": "127.0.0.1,localhost",
+                "no_proxy": "127.0.0.1,localhost",
+            }
+        )
         if columns is not None:
             full["COLUMNS"] = str(columns)
         full.update(env or {})
-        return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=full,
-                              timeout=120)
+        return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=full, timeout=120)
+
     return run
 
 

@@ -19,22 +19,32 @@ SCRIPT = pathlib.Path(sys.executable).with_name("zarrforge")
 assert SCRIPT.exists(), f"the zarrforge command is not installed at {SCRIPT}"
 
 
-def run(*args: str, env: dict[str, str] | None = None, cwd: str | None = None,
-        stdin: str | None = None) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items()
-                if k not in ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")}
+def run(
+    *args: str, env: dict[str, str] | None = None, cwd: str | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess:
+    full_env = {
+        k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")
+    }
     full_env.update({"COLUMNS": "200", **(env or {})})
-    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=full_env,
-                          cwd=cwd, input=stdin, timeout=120)
+    return subprocess.run(
+        [str(SCRIPT), *args], capture_output=True, text=True, env=full_env, cwd=cwd, input=stdin, timeout=120
+    )
 
 
 @pytest.fixture
 def hierarchy(tmp_path) -> pathlib.Path:
     path = tmp_path / "data.zarr"
     root = zf.create_group(str(path), attributes={"title": "cli test"})
-    t = root.create_array("temperature", shape=(40, 60), dtype="float32", chunks=(10, 20),
-                          compressors=["gzip", "crc32c"], dimension_names=["y", "x"],
-                          fill_value=float("nan"), attributes={"units": "K"})
+    t = root.create_array(
+        "temperature",
+        shape=(40, 60),
+        dtype="float32",
+        chunks=(10, 20),
+        compressors=["gzip", "crc32c"],
+        dimension_names=["y", "x"],
+        fill_value=float("nan"),
+        attributes={"units": "K"},
+    )
     t[:20] = np.zeros((20, 60), dtype="float32")  # compresses well; half the chunks written
     s = root.create_array("obs/counts", shape=(64,), dtype="int16", chunks=(4,), shards=(16,))
     s[:] = np.arange(64, dtype="int16")
@@ -85,17 +95,21 @@ def test_info_of_an_array(hierarchy):
     assert report["chunks_written"] == 6
     assert report["fill_value"] == "NaN"
     assert [c["name"] for c in report["codecs"]] == ["bytes", "gzip", "crc32c"]
-    stored = sum(p.stat().st_size for p in (hierarchy / "temperature" / "c").rglob("*")
-                 if p.is_file())
+    stored = sum(p.stat().st_size for p in (hierarchy / "temperature" / "c").rglob("*") if p.is_file())
     assert report["stored_bytes"] == stored
     assert report["raw_bytes"] == 6 * 10 * 20 * 4
     assert report["compression_ratio"] == round(4800 / stored, 3) and report["compression_ratio"] > 5
 
     text = run("info", str(hierarchy / "temperature"))
     assert text.returncode == 0
-    for fragment in ("Format             Zarr v3", "Chunks written     6 of 12 (50.0%)",
-                     '{"name": "gzip", "configuration": {"level": 5}}', "Compression ratio",
-                     'Dimension names    ["y", "x"]', "Fill value         \"NaN\""):
+    for fragment in (
+        "Format             Zarr v3",
+        "Chunks written     6 of 12 (50.0%)",
+        '{"name": "gzip", "configuration": {"level": 5}}',
+        "Compression ratio",
+        'Dimension names    ["y", "x"]',
+        'Fill value         "NaN"',
+    ):
         assert fragment in text.stdout, fragment
 
 
@@ -110,26 +124,33 @@ def test_info_of_a_sharded_array_and_a_group(hierarchy):
 
 
 def test_info_shows_storage_transformers(tmp_path):
-    transformer = {"name": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
-                   "configuration": {"type": "indexed", "chunks_per_shard": [2]}}
+    transformer = {
+        "name": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
+        "configuration": {"type": "indexed", "chunks_per_shard": [2]},
+    }
     path = tmp_path / "t.zarr"
-    zf.create_array(str(path), shape=(8,), chunks=(2,), dtype="int8",
-                    storage_transformers=[transformer])[:] = 1
+    zf.create_array(str(path), shape=(8,), chunks=(2,), dtype="int8", storage_transformers=[transformer])[
+        :
+    ] = 1
     report = json.loads(run("info", str(path), "--json").stdout)
     assert report["storage_transformers"] == [transformer]
     text = run("info", str(path)).stdout
-    assert re.search(r"^Storage transformers +\{\"name\": \"https://purl.org/zarr/spec/"
-                     r"storage_transformers/sharding/1.0\", \"configuration\"", text, re.M), text
+    assert re.search(
+        r"^Storage transformers +\{\"name\": \"https://purl.org/zarr/spec/"
+        r"storage_transformers/sharding/1.0\", \"configuration\"",
+        text,
+        re.M,
+    ), text
     zf.create_array(str(tmp_path / "plain.zarr"), shape=(2,), dtype="i1")
     plain = run("info", str(tmp_path / "plain.zarr"))
-    assert json.loads(run("info", str(tmp_path / "plain.zarr"), "--json").stdout)[
-        "storage_transformers"] == []
+    assert (
+        json.loads(run("info", str(tmp_path / "plain.zarr"), "--json").stdout)["storage_transformers"] == []
+    )
     assert "Storage transformers" not in plain.stdout and plain.returncode == 0
 
 
 def test_info_of_an_array_without_one_chunk_shape_reports_its_grid(tmp_path):
-    grid = {"name": "rectilinear",
-            "configuration": {"kind": "inline", "chunk_shapes": [[2, 3]]}}
+    grid = {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[2, 3]]}}
     zf.create_array(str(tmp_path / "r.zarr"), shape=(5,), dtype="int8", chunks=grid)
     result = run("info", str(tmp_path / "r.zarr"), "--json")
     assert result.returncode == 0, result.stderr
@@ -147,8 +168,11 @@ def test_tree(hierarchy):
     shallow = run("tree", str(hierarchy), "--depth", "1").stdout
     assert "counts" not in shallow and "obs" in shallow
     document = json.loads(run("tree", str(hierarchy), "--json").stdout)
-    assert document["members"]["obs"]["members"]["counts"] == {"node_type": "array",
-                                                               "shape": [64], "dtype": "int16"}
+    assert document["members"]["obs"]["members"]["counts"] == {
+        "node_type": "array",
+        "shape": [64],
+        "dtype": "int16",
+    }
 
 
 # --- check ---------------------------------------------------------------------------------
@@ -191,9 +215,13 @@ def test_check_lists_every_problem_with_its_key(hierarchy):
     assert deep.returncode == 1
     report = json.loads(deep.stdout)
     keys = {(p["severity"], p["key"]) for p in report["problems"]}
-    assert keys == {("error", "broken/zarr.json"), ("error", "unknown/zarr.json"),
-                    ("warning", "/skippable"), ("error", "temperature/c/1/2"),
-                    ("error", "obs/counts/c/2")}
+    assert keys == {
+        ("error", "broken/zarr.json"),
+        ("error", "unknown/zarr.json"),
+        ("warning", "/skippable"),
+        ("error", "temperature/c/1/2"),
+        ("error", "obs/counts/c/2"),
+    }
     by_key = {p["key"]: p["message"] for p in report["problems"]}
     assert "ChecksumError" in by_key["temperature/c/1/2"]
     assert report["errors"] == 4 and report["warnings"] == 1
@@ -209,8 +237,9 @@ def test_check_only_warnings_exits_0(hierarchy):
 
 def _with_optional_extensions(hierarchy) -> None:
     document = json.loads((hierarchy / "temperature" / "zarr.json").read_text())
-    document["extensions"] = [{"name": "acme.provenance", "configuration": {"by": "x"},
-                               "must_understand": False}]
+    document["extensions"] = [
+        {"name": "acme.provenance", "configuration": {"by": "x"}, "must_understand": False}
+    ]
     document["acme.note"] = {"must_understand": False}
     (hierarchy / "temperature" / "zarr.json").write_text(json.dumps(document))
 
@@ -220,10 +249,11 @@ def test_check_warns_about_ignored_optional_extensions_and_fields(hierarchy):
     _with_optional_extensions(hierarchy)
     result = run("check", str(hierarchy))
     assert result.returncode == 0, result.stderr
-    assert ("warning: /temperature: extension 'acme.provenance' is not installed and is "
-            "ignored (must_understand: false)") in result.stdout
-    assert ("warning: /temperature: field 'acme.note' is not understood and is ignored"
-            in result.stdout)
+    assert (
+        "warning: /temperature: extension 'acme.provenance' is not installed and is "
+        "ignored (must_understand: false)"
+    ) in result.stdout
+    assert "warning: /temperature: field 'acme.note' is not understood and is ignored" in result.stdout
     assert "0 errors, 2 warnings" in result.stdout
 
 
@@ -231,9 +261,12 @@ def test_info_shows_the_extensions(hierarchy):
     """Before: info left an array's extensions out."""
     _with_optional_extensions(hierarchy)
     report = json.loads(run("info", str(hierarchy), "--path", "temperature", "--json").stdout)
-    assert report["extensions"] == [{"extension": {
-        "name": "acme.provenance", "configuration": {"by": "x"}, "must_understand": False},
-        "ignored": "not installed; must_understand is false"}]
+    assert report["extensions"] == [
+        {
+            "extension": {"name": "acme.provenance", "configuration": {"by": "x"}, "must_understand": False},
+            "ignored": "not installed; must_understand is false",
+        }
+    ]
     assert report["ignored_fields"] == ["acme.note"]
     table = run("info", str(hierarchy), "--path", "temperature").stdout
     assert re.search(r"^Extensions\s+\{\"extension\": \{\"name\": \"acme.provenance\"", table, re.M)
@@ -248,11 +281,11 @@ def test_check_stale_consolidated_metadata(hierarchy):
     shutil.rmtree(hierarchy / "obs" / "empty")
     (hierarchy / "late").mkdir()
     (hierarchy / "late" / "zarr.json").write_text(
-        json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}}))
+        json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}})
+    )
     result = run("check", str(hierarchy))
     assert result.returncode == 1
-    assert "error: zarr.json: consolidated metadata lists '/obs/empty', which does not exist" \
-        in result.stdout
+    assert "error: zarr.json: consolidated metadata lists '/obs/empty', which does not exist" in result.stdout
     assert "error: zarr.json: '/late' is missing from the consolidated metadata" in result.stdout
 
 
@@ -270,16 +303,25 @@ def test_check_reports_unfinished_write_markers(hierarchy):
     _killed_while_marked(hierarchy, "new/deep", "create_array")  # no node written there yet
     result = run("check", str(hierarchy))
     assert result.returncode == 1
-    assert re.search(r"^error: obs/__zarrforge_unfinished.json: '/obs' holds what an unfinished "
-                     r"write \(\"to_zarr adding 'wind'\" by process \d+", result.stdout, re.M)
+    assert re.search(
+        r"^error: obs/__zarrforge_unfinished.json: '/obs' holds what an unfinished "
+        r"write \(\"to_zarr adding 'wind'\" by process \d+",
+        result.stdout,
+        re.M,
+    )
     assert "Run the same write again" in result.stdout and "overwrite=True" in result.stdout
-    assert re.search(r"^error: new/deep/__zarrforge_unfinished.json: '/new/deep' holds what an "
-                     r"unfinished write \('create_array'", result.stdout, re.M)
+    assert re.search(
+        r"^error: new/deep/__zarrforge_unfinished.json: '/new/deep' holds what an "
+        r"unfinished write \('create_array'",
+        result.stdout,
+        re.M,
+    )
     assert "checked 5 nodes: 2 errors, 0 warnings" in result.stdout
     report = json.loads(run("check", str(hierarchy), "--json").stdout)
     assert {(p["severity"], p["key"]) for p in report["problems"]} == {
         ("error", "obs/__zarrforge_unfinished.json"),
-        ("error", "new/deep/__zarrforge_unfinished.json")}
+        ("error", "new/deep/__zarrforge_unfinished.json"),
+    }
     repaired = run("check", str(hierarchy), "--repair")  # never removes a marker
     assert repaired.returncode == 1 and (hierarchy / "obs" / "__zarrforge_unfinished.json").exists()
     only = run("check", str(hierarchy), "--path", "new")  # no node there: the marker is found
@@ -290,8 +332,7 @@ def test_check_reports_unfinished_write_markers(hierarchy):
 def test_check_reports_and_repairs_chunks_outside_the_shape(tmp_path, zarr_format):
     """Before: chunks a killed append left beyond the shape checked clean, and stayed."""
     path = tmp_path / "grown.zarr"
-    a = zf.create_array(str(path), "a", shape=(10, 4), chunks=(2, 2), dtype="i4",
-                        zarr_format=zarr_format)
+    a = zf.create_array(str(path), "a", shape=(10, 4), chunks=(2, 2), dtype="i4", zarr_format=zarr_format)
     a[:] = np.arange(40, dtype="i4").reshape(10, 4)
     staged = a.stage_resize(16, 4)  # an append killed before it committed its shape
     staged.array[10:] = 7
@@ -300,8 +341,11 @@ def test_check_reports_and_repairs_chunks_outside_the_shape(tmp_path, zarr_forma
 
     result = run("check", str(path))
     assert result.returncode == 0, result.stdout
-    assert re.search(r"^warning: /a: 6 chunks stored outside its shape \(10, 4\) \("
-                     + re.escape(outside[0]), result.stdout, re.M)
+    assert re.search(
+        r"^warning: /a: 6 chunks stored outside its shape \(10, 4\) \(" + re.escape(outside[0]),
+        result.stdout,
+        re.M,
+    )
     assert "check --repair" in result.stdout and "0 errors, 1 warning" in result.stdout
 
     repaired = run("check", str(path), "--repair", "--json")
@@ -310,8 +354,7 @@ def test_check_reports_and_repairs_chunks_outside_the_shape(tmp_path, zarr_forma
     assert report["warnings"] == 0 and [r["key"] for r in report["repaired"]] == ["/a"]
     assert "removed 6 chunks" in report["repaired"][0]["message"]
     assert not any(a.store.exists(k) for k in outside)
-    assert (zf.open_array(str(path), "a", mode="r")[:] ==
-            np.arange(40, dtype="i4").reshape(10, 4)).all()
+    assert (zf.open_array(str(path), "a", mode="r")[:] == np.arange(40, dtype="i4").reshape(10, 4)).all()
     assert "no problems" in run("check", str(path)).stdout
 
 
@@ -321,11 +364,14 @@ def test_check_repair_keeps_shards_that_reach_inside_the_shape(hierarchy):
     (hierarchy / "obs" / "counts" / "c" / "3").write_bytes(b"left by a killed append")
     result = run("check", str(hierarchy), "--repair")
     assert result.returncode == 0
-    assert "repaired: /obs/counts: removed 1 chunk stored outside its shape (40,): " \
+    assert (
+        "repaired: /obs/counts: removed 1 chunk stored outside its shape (40,): "
         "obs/counts/c/3" in result.stdout
+    )
     assert sorted(p.name for p in (hierarchy / "obs" / "counts" / "c").iterdir()) == ["0", "1", "2"]
-    np.testing.assert_array_equal(zf.open_array(str(hierarchy), "obs/counts")[:],
-                                  np.arange(40, dtype="int16"))
+    np.testing.assert_array_equal(
+        zf.open_array(str(hierarchy), "obs/counts")[:], np.arange(40, dtype="int16")
+    )
 
 
 # --- copy ----------------------------------------------------------------------------------
@@ -345,8 +391,12 @@ def test_copy_prints_plain_progress_with_increasing_counts(long_array, tmp_path)
     # one chunk's worth of bytes per step: a progress line per chunk
     result = run("copy", str(long_array), str(dest), "--progress", "plain", "--step-bytes", "1")
     assert result.returncode == 0, result.stderr
-    lines = re.findall(r"^copy /series: (\d+)/(\d+) chunks, ([\d.]+ \w+) of 25.0 KiB, "
-                       r"[\d.]+ \w+/s$", result.stderr, re.M)
+    lines = re.findall(
+        r"^copy /series: (\d+)/(\d+) chunks, ([\d.]+ \w+) of 25.0 KiB, "
+        r"[\d.]+ \w+/s$",
+        result.stderr,
+        re.M,
+    )
     counts = [(int(done), int(total)) for done, total, _ in lines]
     assert len(counts) >= 10
     assert lines[-1][2] == "25.0 KiB"  # 200 x 32 int32: all the bytes at the end
@@ -354,8 +404,9 @@ def test_copy_prints_plain_progress_with_increasing_counts(long_array, tmp_path)
     done = [d for d, _ in counts]
     assert done == sorted(done) and len(set(done)) == len(done) and done[-1] == 200
     assert "copied / to" in result.stdout and "1 array, 1 group" in result.stdout
-    np.testing.assert_array_equal(zf.open_array(str(dest), "series")[:],
-                                  zf.open_array(str(long_array), "series")[:])
+    np.testing.assert_array_equal(
+        zf.open_array(str(dest), "series")[:], zf.open_array(str(long_array), "series")[:]
+    )
     # auto is plain when standard error is not a terminal
     auto = run("copy", str(long_array), str(tmp_path / "auto.zarr"))
     assert auto.returncode == 0 and "copy /series: 200/200 chunks, 25.0 KiB" in auto.stderr
@@ -366,15 +417,32 @@ def test_copy_rich_progress(long_array, tmp_path):
     assert result.returncode == 0
     assert "copy /series" in result.stderr
     assert re.search(r"200/200 chunks, 25.0 KiB of 25.0 KiB, [\d.]+ \w+/s", result.stderr)
-    live = run("copy", str(long_array), str(tmp_path / "live.zarr"), "--progress", "rich",
-               env={"TTY_COMPATIBLE": "1"})
+    live = run(
+        "copy",
+        str(long_array),
+        str(tmp_path / "live.zarr"),
+        "--progress",
+        "rich",
+        env={"TTY_COMPATIBLE": "1"},
+    )
     assert live.returncode == 0 and "\x1b[" in live.stderr and "200/200" in live.stderr
 
 
 def test_copy_converts_format_chunks_shards_and_compressor(hierarchy, tmp_path):
     v2 = tmp_path / "v2.zarr"
-    result = run("copy", str(hierarchy), str(v2), "--format", "2", "--shards", "none",
-                 "--compressor", "zstd:level=3", "--progress", "none")
+    result = run(
+        "copy",
+        str(hierarchy),
+        str(v2),
+        "--format",
+        "2",
+        "--shards",
+        "none",
+        "--compressor",
+        "zstd:level=3",
+        "--progress",
+        "none",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""  # --progress none
     assert (v2 / ".zgroup").exists() and (v2 / "temperature" / ".zarray").exists()
@@ -385,9 +453,23 @@ def test_copy_converts_format_chunks_shards_and_compressor(hierarchy, tmp_path):
     np.testing.assert_array_equal(counts[:], np.arange(64))
 
     resharded = tmp_path / "sharded.zarr"
-    result = run("copy", str(hierarchy), str(resharded), "--src-path", "temperature",
-                 "--dst-path", "t", "--chunks", "5,10", "--shards", "20,20", "--compressor",
-                 "none", "--progress", "none")
+    result = run(
+        "copy",
+        str(hierarchy),
+        str(resharded),
+        "--src-path",
+        "temperature",
+        "--dst-path",
+        "t",
+        "--chunks",
+        "5,10",
+        "--shards",
+        "20,20",
+        "--compressor",
+        "none",
+        "--progress",
+        "none",
+    )
     assert result.returncode == 0, result.stderr
     t = zf.open_array(str(resharded), "t")
     assert t.chunks == (5, 10) and t.shards == (20, 20)
@@ -401,10 +483,8 @@ def test_copy_refuses_an_existing_destination(hierarchy, tmp_path):
     assert run("copy", str(hierarchy), str(dest), "--progress", "none").returncode == 0
     again = run("copy", str(hierarchy), str(dest), "--progress", "none")
     assert again.returncode == 1 and "already exists" in again.stderr
-    assert run("copy", str(hierarchy), str(dest), "--overwrite",
-               "--progress", "none").returncode == 0
-    impossible = run("copy", str(hierarchy), str(tmp_path / "v2.zarr"), "--format", "2",
-                     "--progress", "none")
+    assert run("copy", str(hierarchy), str(dest), "--overwrite", "--progress", "none").returncode == 0
+    impossible = run("copy", str(hierarchy), str(tmp_path / "v2.zarr"), "--format", "2", "--progress", "none")
     assert impossible.returncode == 1  # sharding cannot be stored in Zarr v2
     assert "obs/counts" in impossible.stderr
     assert not (tmp_path / "v2.zarr").exists()
@@ -437,15 +517,18 @@ def test_zom_dump_apply_validate(hierarchy, tmp_path):
     assert "/temperature: attributes.extra not in the model (found 1)" in result.stdout
     assert "/obs/empty: group missing (expected by the model)" in result.stdout
     as_json = json.loads(run("zom", "validate", str(spec), str(target), "--json").stdout)
-    assert {(d["path"], d["kind"]) for d in as_json} == {("/temperature", "extra"),
-                                                         ("/obs/empty", "missing")}
+    assert {(d["path"], d["kind"]) for d in as_json} == {("/temperature", "extra"), ("/obs/empty", "missing")}
 
     document["members"]["temperature"]["shape"] = "wide"
     spec.write_text(json.dumps(document))
     bad = run("zom", "validate", str(spec))
     assert bad.returncode == 1 and "/temperature shape" in bad.stderr
-    piped = run("zom", "validate", "-", stdin=json.dumps({"zarr_format": 3, "node_type": "group",
-                                                          "attributes": {}, "members": {}}))
+    piped = run(
+        "zom",
+        "validate",
+        "-",
+        stdin=json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}, "members": {}}),
+    )
     assert piped.returncode == 0
     schema = json.loads(run("zom", "schema", "--format", "2", "--verbatim").stdout)
     assert "attributess" in schema["definitions"]["Array"]["required"]
@@ -464,10 +547,17 @@ def test_plugins_lists_the_registry(hierarchy):
     failing = [r for r in rows if not r["status"].startswith("ok")]
     assert result.returncode == (1 if failing else 0)
     table = run("plugins")
-    assert re.search(r"^cli\s+zom\s+zarrforge-zom\s+" + re.escape(zf.__version__) + r"\s+zarrforge_zom\.cli:zom\s+ok",
-                     table.stdout, re.M)
-    assert re.search(r"^codecs\s+bytes\s+zarrforge-std\s+" + re.escape(zf.__version__) + r"\s+"
-                     r"zarrforge_std\.codecs:BytesCodec\s+ok", table.stdout, re.M)
+    assert re.search(
+        r"^cli\s+zom\s+zarrforge-zom\s+" + re.escape(zf.__version__) + r"\s+zarrforge_zom\.cli:zom\s+ok",
+        table.stdout,
+        re.M,
+    )
+    assert re.search(
+        r"^codecs\s+bytes\s+zarrforge-std\s+" + re.escape(zf.__version__) + r"\s+"
+        r"zarrforge_std\.codecs:BytesCodec\s+ok",
+        table.stdout,
+        re.M,
+    )
     expected = {(r.point, r.name) for r in zf.plugins()}
     assert expected <= points
 
@@ -492,8 +582,11 @@ def test_consolidate_remove_repairs_a_root_too_large_to_open(hierarchy):
     document = json.loads((hierarchy / "zarr.json").read_text())
     big = json.loads((hierarchy / "temperature" / "zarr.json").read_text())
     big["attributes"] = {"history": "x" * (65 << 20)}
-    document["consolidated_metadata"] = {"kind": "inline", "must_understand": False,
-                                         "metadata": {"temperature": big}}
+    document["consolidated_metadata"] = {
+        "kind": "inline",
+        "must_understand": False,
+        "metadata": {"temperature": big},
+    }
     (hierarchy / "zarr.json").write_text(json.dumps(document))
     unused = run("info", str(hierarchy))
     assert unused.returncode == 0, unused.stderr
@@ -523,8 +616,7 @@ def test_tree_marks_a_broken_child_and_goes_on(hierarchy):
     result = run("tree", str(hierarchy))
     assert result.returncode == 1
     assert re.search(r"broken broken: MetadataError: .*not valid JSON", result.stdout)
-    assert re.search(r"unknown broken: UnknownExtensionError: .*unknown codec 'lz5'",
-                     result.stdout)
+    assert re.search(r"unknown broken: UnknownExtensionError: .*unknown codec 'lz5'", result.stdout)
     # the siblings after each broken node are still shown
     assert "temperature (40, 60) float32" in result.stdout
     assert "counts (64,) int16" in result.stdout and "empty" in result.stdout
@@ -554,19 +646,25 @@ def test_copy_to_v2_of_two_compressors_names_the_flag(tmp_path):
     has no option for."""
     source = tmp_path / "two.zarr"
     zf.create_array(str(source), shape=(4,), dtype="int8", compressors=["gzip", "crc32c"])
-    refused = run("copy", str(source), str(tmp_path / "v2.zarr"), "--format", "2",
-                  "--progress", "none")
+    refused = run("copy", str(source), str(tmp_path / "v2.zarr"), "--format", "2", "--progress", "none")
     assert refused.returncode == 1
     assert "pass one --compressor" in refused.stderr and "filters=" not in refused.stderr
-    copied = run("copy", str(source), str(tmp_path / "v2.zarr"), "--format", "2",
-                 "--compressor", "gzip", "--progress", "none")
+    copied = run(
+        "copy",
+        str(source),
+        str(tmp_path / "v2.zarr"),
+        "--format",
+        "2",
+        "--compressor",
+        "gzip",
+        "--progress",
+        "none",
+    )
     assert copied.returncode == 0, copied.stderr
 
 
-def test_copy_of_sharded_data_to_v2_names_the_field_once_and_suggests_shards_none(hierarchy,
-                                                                               tmp_path):
-    result = run("copy", str(hierarchy), str(tmp_path / "v2.zarr"), "--format", "2",
-                 "--progress", "none")
+def test_copy_of_sharded_data_to_v2_names_the_field_once_and_suggests_shards_none(hierarchy, tmp_path):
+    result = run("copy", str(hierarchy), str(tmp_path / "v2.zarr"), "--format", "2", "--progress", "none")
     assert result.returncode == 1
     assert result.stderr.count("field 'serializer'") == 1, result.stderr
     assert "cannot copy '/obs/counts' to format '2'" in result.stderr
@@ -589,11 +687,26 @@ def test_difference_messages_keep_the_whole_value(hierarchy, tmp_path):
     """Before: a long value (a codec list) was cut at 120 characters, mid-value."""
     other = tmp_path / "other.zarr"
     zf.create_group(str(other), attributes={"title": "cli test"}).create_array(
-        "temperature", shape=(40, 60), dtype="float32", chunks=(10, 20),
-        compressors=[{"name": "blosc", "configuration": {
-            "cname": "zstd", "clevel": 5, "shuffle": "bitshuffle", "typesize": 4,
-            "blocksize": 0}}],
-        dimension_names=["y", "x"], fill_value=float("nan"), attributes={"units": "K"})
+        "temperature",
+        shape=(40, 60),
+        dtype="float32",
+        chunks=(10, 20),
+        compressors=[
+            {
+                "name": "blosc",
+                "configuration": {
+                    "cname": "zstd",
+                    "clevel": 5,
+                    "shuffle": "bitshuffle",
+                    "typesize": 4,
+                    "blocksize": 0,
+                },
+            }
+        ],
+        dimension_names=["y", "x"],
+        fill_value=float("nan"),
+        attributes={"units": "K"},
+    )
     result = run("zom", "diff", str(hierarchy / "temperature"), str(other / "temperature"))
     assert result.returncode == 1
     line = next(x for x in result.stdout.splitlines() if x.startswith("/: codecs changed"))
@@ -607,10 +720,12 @@ def test_difference_messages_keep_the_whole_value(hierarchy, tmp_path):
 
 def test_plugins_fits_100_columns_when_piped():
     """Before: 204 columns when piped."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("COLUMNS", "TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")}
-    result = subprocess.run([str(SCRIPT), "plugins"], capture_output=True, text=True, env=env,
-                            timeout=120)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("COLUMNS", "TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")
+    }
+    result = subprocess.run([str(SCRIPT), "plugins"], capture_output=True, text=True, env=env, timeout=120)
     lines = result.stdout.splitlines()
     assert len(lines) > 20
     assert max(len(line) for line in lines) <= 100
@@ -627,8 +742,7 @@ def test_output_fits_the_terminal():
     controller, terminal = pty.openpty()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 72, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    process = subprocess.Popen([str(SCRIPT), "plugins"], stdout=terminal, stderr=subprocess.PIPE,
-                               env=env)
+    process = subprocess.Popen([str(SCRIPT), "plugins"], stdout=terminal, stderr=subprocess.PIPE, env=env)
     os.close(terminal)
     chunks = []
     while True:
@@ -657,8 +771,10 @@ def test_a_warning_is_one_line_in_the_commands_words(tmp_path):
     shown = run("tree", str(path))
     assert shown.returncode == 0, shown.stderr
     lines = shown.stderr.splitlines()
-    assert lines == ["warning: codecs[0]: codec 'x.unknown' is not installed and says "
-                     "must_understand: false; it is skipped when reading, and writing to "
-                     "this array is refused"], shown.stderr
+    assert lines == [
+        "warning: codecs[0]: codec 'x.unknown' is not installed and says "
+        "must_understand: false; it is skipped when reading, and writing to "
+        "this array is refused"
+    ], shown.stderr
     raw = run("--traceback", "tree", str(path))
     assert "SkippedExtensionWarning" in raw.stderr

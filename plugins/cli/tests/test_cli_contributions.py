@@ -52,7 +52,7 @@ def zarrforge_cli_commands():
     return [greet]
 '''
 
-ENTRY_POINTS = '''
+ENTRY_POINTS = """
 [zarrforge.plugins]
 fakehooks = fakeplug_hooks
 
@@ -63,21 +63,21 @@ broken = fakeplug_missing_module:command
 odd = fakeplug_cli:not_a_command
 info = fakeplug_cli:hello
 dup = fakeplug_cli:hello
-'''
+"""
 
-OTHER_MODULE = '''
+OTHER_MODULE = """
 import click
 
 @click.command()
 def dup():
     click.echo("the other dup")
-'''
+"""
 
 # a second distribution, providing a name fakeplug provides too
-OTHER_ENTRY_POINTS = '''
+OTHER_ENTRY_POINTS = """
 [zarrforge.cli]
 dup = otherplug_cli:dup
-'''
+"""
 
 
 def _distribution(site, name: str, version: str, entry_points: str) -> None:
@@ -102,8 +102,7 @@ def run(plugin_path: str, *args: str, warnings: str = "") -> subprocess.Complete
     # the fake distributions first; the sources under test stay on the path behind them
     path = os.pathsep.join(p for p in (plugin_path, os.environ.get("PYTHONPATH")) if p)
     env = {**os.environ, "PYTHONPATH": path, "COLUMNS": "200", "PYTHONWARNINGS": warnings}
-    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=120)
 
 
 def test_contributed_commands_are_listed_and_run(plugin_path):
@@ -128,8 +127,7 @@ def test_the_deprecated_hook_still_adds_commands_with_a_warning(plugin_path):
 
 
 def test_a_builtin_command_does_not_ask_the_hook_plugins(plugin_path, tmp_path):
-    result = run(plugin_path, "info", str(tmp_path / "absent.zarr"),
-                 warnings="always::DeprecationWarning")
+    result = run(plugin_path, "info", str(tmp_path / "absent.zarr"), warnings="always::DeprecationWarning")
     assert result.returncode == 1 and "no array or group" in result.stderr
     assert "zarrforge_cli_commands hook is deprecated" not in result.stderr
 
@@ -151,8 +149,7 @@ def test_broken_contributions_fail_alone(plugin_path, tmp_path):
 def test_a_name_two_distributions_provide_refuses_to_run(plugin_path):
     clash = run(plugin_path, "dup")
     assert clash.returncode == 1 and clash.stdout == ""
-    assert ("the command 'dup' cannot run: several plugins provide it (fakeplug, otherplug)"
-            in clash.stderr)
+    assert "the command 'dup' cannot run: several plugins provide it (fakeplug, otherplug)" in clash.stderr
 
 
 def test_builtin_names_cannot_be_replaced(plugin_path, tmp_path):
@@ -176,7 +173,8 @@ def test_plugins_reports_contributions(plugin_path):
     assert by_provider["info", "zarrforge-cli"]["status"] == "ok"
     for dist in ("fakeplug", "otherplug"):
         assert by_provider["dup", dist]["status"] == (
-            "conflict: several plugins provide this name (fakeplug, otherplug)"), dist
+            "conflict: several plugins provide this name (fakeplug, otherplug)"
+        ), dist
     assert rows["zom"]["status"] == "ok"
     assert rows["greet"]["status"].startswith("ok (deprecated: the zarrforge_cli_commands hook")
     assert rows["greet"]["value"] == "fakehooks (hook)"

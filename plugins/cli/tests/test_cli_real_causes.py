@@ -7,8 +7,16 @@ from __future__ import annotations
 
 def test_info_on_a_missing_bucket_names_the_bucket(cli, s3_endpoint) -> None:
     url = "s3://zf-cli-no-such-bucket/x"
-    result = cli("info", url, "--storage-option", f"endpoint_url={s3_endpoint}",
-                 "--storage-option", "key=testing", "--storage-option", "secret=testing")
+    result = cli(
+        "info",
+        url,
+        "--storage-option",
+        f"endpoint_url={s3_endpoint}",
+        "--storage-option",
+        "key=testing",
+        "--storage-option",
+        "secret=testing",
+    )
     assert result.returncode != 0
     assert "the bucket 'zf-cli-no-such-bucket' does not exist" in result.stderr, result.stderr
     assert url in result.stderr and "no array or group" not in result.stderr

@@ -30,8 +30,7 @@ def declared() -> dict[str, str]:
 
 def run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=120)
 
 
 def test_every_builtin_command_is_an_entry_point_of_zarrforge_cli():
@@ -60,16 +59,18 @@ def test_each_declared_builtin_is_a_click_command_of_its_name(name):
 
 
 def test_a_command_imports_only_its_own_module():
-    code = ("import sys\n"
-            "from zarrforge_cli.main import cli\n"
-            "cli.main(['tree', '--help'], prog_name='zarrforge', standalone_mode=False)\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('zarrforge_cli.commands.', "
-            "'zarrforge_cli.legacy', 'zarrforge_zom'))))\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120)
+    code = (
+        "import sys\n"
+        "from zarrforge_cli.main import cli\n"
+        "cli.main(['tree', '--help'], prog_name='zarrforge', standalone_mode=False)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('zarrforge_cli.commands.', "
+        "'zarrforge_cli.legacy', 'zarrforge_zom'))))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == (
-        "['zarrforge_cli.commands._common', 'zarrforge_cli.commands.tree']")
+        "['zarrforge_cli.commands._common', 'zarrforge_cli.commands.tree']"
+    )
 
 
 class _GreetingPlugin:
@@ -78,6 +79,7 @@ class _GreetingPlugin:
         @click.command()
         def greet():
             click.echo("hi")
+
         return [greet]
 
 
@@ -97,8 +99,10 @@ def hook_plugin():
 def test_the_deprecated_hook_warns_and_names_the_entry_point_replacement(hook_plugin):
     from zarrforge_cli import legacy_hook
 
-    with pytest.warns(DeprecationWarning, match=re.escape(
-            '[project.entry-points."zarrforge.cli"] greet = "<module>:<command>"')) as caught:
+    with pytest.warns(
+        DeprecationWarning,
+        match=re.escape('[project.entry-points."zarrforge.cli"] greet = "<module>:<command>"'),
+    ) as caught:
         found = legacy_hook.contributions()
     assert caught[0].filename == __file__  # attributed to the implementation
     (greet,) = [item for item in found if item.name == "greet"]

@@ -26,8 +26,9 @@ def _fill(store, options=None) -> None:
     root = zf.create_group(store, attributes={"title": "remote"}, storage_options=options)
     t = root.create_array("temperature", shape=(40, 60), dtype="float32", chunks=(10, 20))
     t[:20] = np.ones((20, 60), dtype="float32")  # 6 of 12 chunks written
-    root.create_group("obs").create_array("counts", shape=(64,), dtype="int16",
-                                          chunks=(4,), shards=(16,))[:] = np.arange(64)
+    root.create_group("obs").create_array("counts", shape=(64,), dtype="int16", chunks=(4,), shards=(16,))[
+        :
+    ] = np.arange(64)
 
 
 @pytest.fixture
@@ -57,8 +58,16 @@ def test_storage_options_reach_the_s3_store(cli, s3_endpoint, bucket):
 
     # a JSON value: the endpoint inside client_kwargs
     client = json.dumps({"endpoint_url": s3_endpoint})
-    tree = cli("tree", url, "--storage-option", f"client_kwargs={client}",
-               "--storage-option", KEYS[0], "--storage-option", KEYS[1])
+    tree = cli(
+        "tree",
+        url,
+        "--storage-option",
+        f"client_kwargs={client}",
+        "--storage-option",
+        KEYS[0],
+        "--storage-option",
+        KEYS[1],
+    )
     assert tree.returncode == 0, tree.stderr
     assert re.search(r"temperature \(40, 60\) float32", tree.stdout)
     assert "counts (64,) int16" in tree.stdout
@@ -68,8 +77,7 @@ def test_storage_options_reach_the_s3_store(cli, s3_endpoint, bucket):
     done = cli("consolidate", url, *_options(s3_endpoint))
     assert done.returncode == 0 and "consolidated 3 nodes" in done.stdout, done.stderr
 
-    without = cli("info", url, "--path", "temperature", "--storage-option",
-                  f"endpoint_url={s3_endpoint}")
+    without = cli("info", url, "--path", "temperature", "--storage-option", f"endpoint_url={s3_endpoint}")
     assert without.returncode == 1 and "NoCredentialsError" in without.stderr
 
 
@@ -81,29 +89,41 @@ def test_copy_takes_options_for_each_side(cli, s3_endpoint, bucket, tmp_path):
     # the shared options go to the remote side only; the local path takes none
     up = cli("copy", str(local), url, "--progress", "none", *_options(s3_endpoint))
     assert up.returncode == 0, up.stderr
-    remote = zf.open_array(url, "temperature", storage_options={
-        "key": "testing", "secret": "testing", "endpoint_url": s3_endpoint})
+    remote = zf.open_array(
+        url,
+        "temperature",
+        storage_options={"key": "testing", "secret": "testing", "endpoint_url": s3_endpoint},
+    )
     np.testing.assert_array_equal(remote[:], zf.open_array(str(local), "temperature")[:])
 
-    side = [arg.replace("--storage-option", "--src-storage-option")
-            for arg in _options(s3_endpoint)]
+    side = [arg.replace("--storage-option", "--src-storage-option") for arg in _options(s3_endpoint)]
     down = cli("copy", url, str(tmp_path / "back.zarr"), "--progress", "none", *side)
     assert down.returncode == 0, down.stderr
-    np.testing.assert_array_equal(zf.open_array(str(tmp_path / "back.zarr"), "obs/counts")[:],
-                                  np.arange(64))
+    np.testing.assert_array_equal(zf.open_array(str(tmp_path / "back.zarr"), "obs/counts")[:], np.arange(64))
     refused = cli("copy", url, str(tmp_path / "x.zarr"), "--dst-storage-option", "anon=true")
-    assert refused.returncode == 2 and "is a local path, which takes no storage options" \
-        in refused.stderr
+    assert refused.returncode == 2 and "is a local path, which takes no storage options" in refused.stderr
 
 
 def test_anon_sends_unsigned_requests(cli, s3_endpoint, bucket):
     """--anon reads a public bucket with no credentials at all."""
     fs, name = bucket
-    fs.call_s3("put_bucket_policy", Bucket=name, Policy=json.dumps({
-        "Version": "2012-10-17", "Statement": [{
-            "Effect": "Allow", "Principal": "*",
-            "Action": ["s3:GetObject", "s3:HeadObject", "s3:ListBucket"],
-            "Resource": [f"arn:aws:s3:::{name}", f"arn:aws:s3:::{name}/*"]}]}))
+    fs.call_s3(
+        "put_bucket_policy",
+        Bucket=name,
+        Policy=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Principal": "*",
+                        "Action": ["s3:GetObject", "s3:HeadObject", "s3:ListBucket"],
+                        "Resource": [f"arn:aws:s3:::{name}", f"arn:aws:s3:::{name}/*"],
+                    }
+                ],
+            }
+        ),
+    )
     url = f"s3://{name}/public.zarr"
     _fill(url, {"key": "testing", "secret": "testing", "endpoint_url": s3_endpoint})
     endpoint = ["--storage-option", f"endpoint_url={s3_endpoint}"]
@@ -120,15 +140,13 @@ def test_malformed_storage_options_are_usage_errors(cli, tmp_path):
     bad = cli("info", "s3://bucket/x.zarr", "--storage-option", "endpoint_url")
     assert bad.returncode == 2
     assert "'endpoint_url' is not KEY=VALUE" in bad.stderr
-    twice = cli("info", "s3://bucket/x.zarr", "--storage-option", "a=1", "--storage-option",
-                "a=2")
+    twice = cli("info", "s3://bucket/x.zarr", "--storage-option", "a=1", "--storage-option", "a=2")
     assert twice.returncode == 2 and "the key 'a' is given twice" in twice.stderr
     contradicted = cli("info", "s3://bucket/x.zarr", "--anon", "--storage-option", "anon=false")
     assert contradicted.returncode == 2 and "--anon contradicts anon=False" in contradicted.stderr
     local_path = cli("info", str(local), "--anon")
     assert local_path.returncode == 2
-    assert ("is a local path, which takes no storage options but links (got ['anon'])"
-            in local_path.stderr)
+    assert "is a local path, which takes no storage options but links (got ['anon'])" in local_path.stderr
 
 
 def test_a_local_path_takes_the_local_stores_links_option(cli, tmp_path):
@@ -165,13 +183,11 @@ def test_info_over_http_says_what_it_cannot_know(cli, http_site, consolidated):
     table = cli("info", url, "--path", "temperature")
     assert table.returncode == 0, table.stderr
     assert re.search(r"^Shape\s+\[40, 60\]", table.stdout, re.M)
-    assert re.search(r"^Chunks written\s+unknown of 12: the store cannot list its keys",
-                     table.stdout, re.M)
+    assert re.search(r"^Chunks written\s+unknown of 12: the store cannot list its keys", table.stdout, re.M)
     assert re.search(r"^Stored bytes\s+unknown", table.stdout, re.M)
     report = json.loads(cli("info", url, "--path", "temperature", "--json").stdout)
     assert report["chunks_written"] is None and report["stored_bytes"] is None
-    assert set(report["unknown"]) == {"chunks_written", "stored_bytes", "raw_bytes",
-                                      "compression_ratio"}
+    assert set(report["unknown"]) == {"chunks_written", "stored_bytes", "raw_bytes", "compression_ratio"}
 
     group = cli("info", url, "--json")
     assert group.returncode == 0, group.stderr
@@ -180,8 +196,7 @@ def test_info_over_http_says_what_it_cannot_know(cli, http_site, consolidated):
         assert (summary["members"], summary["arrays"], summary["groups"]) == (2, 2, 1)
         assert summary["unknown"] == {}
     else:
-        assert summary["members"] is None and "no consolidated metadata" in \
-            summary["unknown"]["members"]
+        assert summary["members"] is None and "no consolidated metadata" in summary["unknown"]["members"]
         text = cli("info", url).stdout
         assert re.search(r"^Members\s+unknown: the store cannot list its keys", text, re.M)
 

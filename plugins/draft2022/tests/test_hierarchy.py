@@ -73,29 +73,52 @@ def test_an_empty_hierarchy_has_no_root_node():
 def test_erase_an_array():
     store = build()
     del zf.open_group(store, "g", mode="r+")["a"]
-    assert keys(store) == ["data/root/i/j/b/c0", "meta/root.group.json", "meta/root/g.group.json",
-                           "meta/root/i/j/b.array.json", "zarr.json"]
+    assert keys(store) == [
+        "data/root/i/j/b/c0",
+        "meta/root.group.json",
+        "meta/root/g.group.json",
+        "meta/root/i/j/b.array.json",
+        "zarr.json",
+    ]
 
 
 def test_erase_an_explicit_group():
     store = build()
     del zf.open_group(store, mode="r+")["g"]
-    assert keys(store) == ["data/root/i/j/b/c0", "meta/root.group.json",
-                           "meta/root/i/j/b.array.json", "zarr.json"]
+    assert keys(store) == [
+        "data/root/i/j/b/c0",
+        "meta/root.group.json",
+        "meta/root/i/j/b.array.json",
+        "zarr.json",
+    ]
 
 
 def test_erase_an_implicit_group():
     store = build()
     del zf.open_group(store, mode="r+")["i"]
-    assert keys(store) == ["data/root/g/a/c0", "data/root/g/a/c1", "meta/root.group.json",
-                           "meta/root/g.group.json", "meta/root/g/a.array.json", "zarr.json"]
+    assert keys(store) == [
+        "data/root/g/a/c0",
+        "data/root/g/a/c1",
+        "meta/root.group.json",
+        "meta/root/g.group.json",
+        "meta/root/g/a.array.json",
+        "zarr.json",
+    ]
     assert zf.open_group(store, mode="r").keys() == ["g"]
 
 
 def test_overwrite_replaces_the_node_and_its_chunks():
     store = build()
-    a = zf.create_array(store, "g/a", shape=(3,), chunks=(3,), dtype="f8", fill_value=1.5,
-                        zarr_format="draft-2022", overwrite=True)
+    a = zf.create_array(
+        store,
+        "g/a",
+        shape=(3,),
+        chunks=(3,),
+        dtype="f8",
+        fill_value=1.5,
+        zarr_format="draft-2022",
+        overwrite=True,
+    )
     assert "data/root/g/a/c1" not in store._data
     assert a[...].tolist() == [1.5, 1.5, 1.5]
 
@@ -128,11 +151,14 @@ def test_the_dialect_for_a_block_and_for_the_process():
 
 
 def test_the_dialect_from_the_environment(tmp_path):
-    script = ("import zarrforge as zf, json; zf.create_group(r'{}', zarr_format='draft-2022'); "
-              "print(json.load(open(r'{}'))['zarr_format'])".format(tmp_path / "h", tmp_path / "h" / "zarr.json"))
+    script = (
+        "import zarrforge as zf, json; zf.create_group(r'{}', zarr_format='draft-2022'); "
+        "print(json.load(open(r'{}'))['zarr_format'])".format(tmp_path / "h", tmp_path / "h" / "zarr.json")
+    )
     env = {**os.environ, ENV_VAR: "editor"}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                         check=True, cwd=tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, cwd=tmp_path
+    )
     assert out.stdout.strip() == EDITOR_URI
 
 
@@ -154,27 +180,44 @@ def test_nodes_added_to_a_hierarchy_follow_its_entry_point():
 def test_reading_needs_no_option():
     for uri, expected in ((EDITOR_URI, "editor"), (ZARR_PYTHON_URI, "zarr-python")):
         store = MemoryStore()
-        store.set("zarr.json", json.dumps({"zarr_format": uri, "metadata_encoding": uri,
-                                           "metadata_key_suffix": ".json",
-                                           "extensions": []}).encode())
+        store.set(
+            "zarr.json",
+            json.dumps(
+                {
+                    "zarr_format": uri,
+                    "metadata_encoding": uri,
+                    "metadata_key_suffix": ".json",
+                    "extensions": [],
+                }
+            ).encode(),
+        )
         store.set("meta/root.group.json", b'{"attributes": {}}')
         group = zf.open_group(store, mode="r")
         assert group.format.entry_point(store).dialect == expected
 
 
 def test_array_documents_of_either_form_read_in_either_dialect(hierarchy):
-    compressor_form = {"shape": [3], "data_type": "<u2", "chunk_memory_layout": "C",
-                       "chunk_grid": {"type": "regular", "chunk_shape": [3], "separator": "/"},
-                       "fill_value": 5, "attributes": {}, "extensions": [],
-                       "compressor": {"codec": "https://purl.org/zarr/spec/codec/gzip/1.0",
-                                      "configuration": {"level": 1}}}
+    compressor_form = {
+        "shape": [3],
+        "data_type": "<u2",
+        "chunk_memory_layout": "C",
+        "chunk_grid": {"type": "regular", "chunk_shape": [3], "separator": "/"},
+        "fill_value": 5,
+        "attributes": {},
+        "extensions": [],
+        "compressor": {"codec": "https://purl.org/zarr/spec/codec/gzip/1.0", "configuration": {"level": 1}},
+    }
     store = hierarchy({"meta/root/a.array.json": compressor_form}, dialect="editor")
     assert zf.open_array(store, "a")[...].tolist() == [5, 5, 5]
 
 
 def test_metadata_key_suffix(hierarchy):
-    store = hierarchy({"zarr.json": {**entry_point("editor"), "metadata_key_suffix": ".meta"},
-                       "meta/root/x.group.meta": {"attributes": {"a": 1}}})
+    store = hierarchy(
+        {
+            "zarr.json": {**entry_point("editor"), "metadata_key_suffix": ".meta"},
+            "meta/root/x.group.meta": {"attributes": {"a": 1}},
+        }
+    )
     root = zf.open_group(store, mode="r+")
     assert root.keys() == ["x"]
     root.create_array("y", shape=(1,), dtype="u1")
@@ -228,8 +271,7 @@ def test_global_storage_transformers_act_on_every_key_but_the_entry_point(xor):
     a[...] = [1, 2, 3]
     assert entry(store)["storage_transformers"] == [xor]
     assert store.get("data/root/a/c0") == bytes([1 ^ 0x5A, 2 ^ 0x5A, 3 ^ 0x5A])
-    assert json.loads(bytes(b ^ 0x5A for b in store.get("meta/root.group.json"))) == {
-        "attributes": {"x": 1}}
+    assert json.loads(bytes(b ^ 0x5A for b in store.get("meta/root.group.json"))) == {"attributes": {"x": 1}}
     b = zf.open_array(store, "a")
     assert b[...].tolist() == [1, 2, 3]
     assert "storage_transformers" not in b.metadata  # they belong to zarr.json
@@ -253,11 +295,12 @@ def test_global_storage_transformers_get_the_path_they_wrap_for():
     try:
         PathXorTransformer.paths.clear()
         store = MemoryStore()
-        fmt = Draft2022Format(dialect="editor", storage_transformers=[
-            {"extension": PathXorTransformer.name, "type": "xor", "configuration": {}}])
+        fmt = Draft2022Format(
+            dialect="editor",
+            storage_transformers=[{"extension": PathXorTransformer.name, "type": "xor", "configuration": {}}],
+        )
         zf.create_group(store, fmt=fmt)
-        a = zf.open_group(store, mode="r+").create_array("g/a", shape=(3,), dtype="u1",
-                                                          compressors=None)
+        a = zf.open_group(store, mode="r+").create_array("g/a", shape=(3,), dtype="u1", compressors=None)
         a[...] = [1, 2, 3]
         assert zf.open_array(store, "g/a")[...].tolist() == [1, 2, 3]
     finally:
@@ -272,8 +315,13 @@ def test_global_storage_transformers_need_the_editors_dialect(xor):
 
 
 def test_an_unknown_global_storage_transformer_is_an_error(hierarchy):
-    store = hierarchy({"zarr.json": entry_point("editor", storage_transformers=[
-        {"extension": "https://example.org/nope", "type": "x"}])})
+    store = hierarchy(
+        {
+            "zarr.json": entry_point(
+                "editor", storage_transformers=[{"extension": "https://example.org/nope", "type": "x"}]
+            )
+        }
+    )
     with pytest.raises(zf.errors.UnknownExtensionError) as info:
         zf.open_group(store, mode="r")
     assert (info.value.key, info.value.field) == ("zarr.json", "storage_transformers[0].extension")
@@ -305,8 +353,9 @@ def test_consolidation_is_refused_with_a_reason():
 def test_zero_dimensional_chunk_keys_per_dialect():
     for name, key in (("zarr-python", "data/root/s/c0"), ("editor", "data/root/s/c")):
         store = MemoryStore()
-        s = zf.create_array(store, "s", shape=(), dtype="f8", compressors=None,
-                            fmt=Draft2022Format(dialect=name))
+        s = zf.create_array(
+            store, "s", shape=(), dtype="f8", compressors=None, fmt=Draft2022Format(dialect=name)
+        )
         s[...] = 2.5
         assert store.get(key) == np.float64(2.5).tobytes()
         assert zf.open_array(store, "s")[...] == 2.5

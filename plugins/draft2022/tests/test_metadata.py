@@ -23,9 +23,16 @@ KEY = "meta/root/a.array.json"
 
 
 def array(**changes):
-    document = {"shape": [4], "data_type": "float64", "chunk_memory_layout": "C",
-                "chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "/"},
-                "fill_value": 0, "codecs": [], "extensions": [], "attributes": {}}
+    document = {
+        "shape": [4],
+        "data_type": "float64",
+        "chunk_memory_layout": "C",
+        "chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "/"},
+        "fill_value": 0,
+        "codecs": [],
+        "extensions": [],
+        "attributes": {},
+    }
     document.update(changes)
     return {k: v for k, v in document.items() if v is not ...}
 
@@ -37,12 +44,19 @@ def open_a(hierarchy, dialect="editor", **changes):
 # --- fill values ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value,expected", [
-    ("NaN", math.nan), ("+Infinity", math.inf), ("Infinity", math.inf), ("-Infinity", -math.inf),
-    ("0x3ff8000000000000", 1.5),
-    ("0b0011111111111000000000000000000000000000000000000000000000000000", 1.5),
-    (2.25, 2.25), (-3, -3.0),
-])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("NaN", math.nan),
+        ("+Infinity", math.inf),
+        ("Infinity", math.inf),
+        ("-Infinity", -math.inf),
+        ("0x3ff8000000000000", 1.5),
+        ("0b0011111111111000000000000000000000000000000000000000000000000000", 1.5),
+        (2.25, 2.25),
+        (-3, -3.0),
+    ],
+)
 def test_float_fill_values(hierarchy, value, expected):
     a = open_a(hierarchy, fill_value=value)
     assert (math.isnan(a.fill_value) and math.isnan(expected)) or a.fill_value == expected
@@ -51,8 +65,9 @@ def test_float_fill_values(hierarchy, value, expected):
 @pytest.mark.parametrize("dialect,expected", [("editor", "+Infinity"), ("zarr-python", "Infinity")])
 def test_infinity_is_written_as_each_dialect_reads_it(dialect, expected):
     store = MemoryStore()
-    zf.create_array(store, "a", shape=(1,), dtype="f4", fill_value=np.inf,
-                    fmt=Draft2022Format(dialect=dialect))
+    zf.create_array(
+        store, "a", shape=(1,), dtype="f4", fill_value=np.inf, fmt=Draft2022Format(dialect=dialect)
+    )
     assert doc(store, KEY)["fill_value"] == expected
 
 
@@ -60,20 +75,29 @@ def test_a_nan_payload_survives_in_the_editor_dialect():
     payload = np.array([0x7FF0000000000001], "<u8").view("<f8")[0]
     for dialect, expected in (("editor", "0x7ff0000000000001"), ("zarr-python", "NaN")):
         store = MemoryStore()
-        a = zf.create_array(store, "a", shape=(1,), dtype="f8", fill_value=payload,
-                            fmt=Draft2022Format(dialect=dialect))
+        a = zf.create_array(
+            store, "a", shape=(1,), dtype="f8", fill_value=payload, fmt=Draft2022Format(dialect=dialect)
+        )
         assert doc(store, KEY)["fill_value"] == expected
         assert zf.open_array(store, "a").fill_value.tobytes() == (
-            payload.tobytes() if dialect == "editor" else np.float64("nan").tobytes())
+            payload.tobytes() if dialect == "editor" else np.float64("nan").tobytes()
+        )
         del a
 
 
-@pytest.mark.parametrize("data_type,value,expected", [
-    ("int8", "0xff", -1), ("int16", "0x8000", -32768), ("uint16", "0xffff", 65535),
-    ("int32", "0b" + "0" * 31 + "1", 1), ("<i8", 7, 7), ("bool", True, True),
-    ("complex64", ["NaN", "+Infinity"], complex(math.nan, math.inf)),
-    ("complex128", [1.5, "0x4000000000000000"], complex(1.5, 2.0)),
-])
+@pytest.mark.parametrize(
+    "data_type,value,expected",
+    [
+        ("int8", "0xff", -1),
+        ("int16", "0x8000", -32768),
+        ("uint16", "0xffff", 65535),
+        ("int32", "0b" + "0" * 31 + "1", 1),
+        ("<i8", 7, 7),
+        ("bool", True, True),
+        ("complex64", ["NaN", "+Infinity"], complex(math.nan, math.inf)),
+        ("complex128", [1.5, "0x4000000000000000"], complex(1.5, 2.0)),
+    ],
+)
 def test_other_fill_values(hierarchy, data_type, value, expected):
     a = open_a(hierarchy, data_type=data_type, fill_value=value)
     got = complex(a.fill_value) if isinstance(expected, complex) else a.fill_value
@@ -88,13 +112,16 @@ def test_null_reads_as_the_default_and_is_written_back(hierarchy, dialect):
     assert doc(a.store, KEY)["fill_value"] is None
 
 
-@pytest.mark.parametrize("data_type,value,match", [
-    ("float32", "0x3ff8", "exactly 8 hexadecimal digits"),
-    ("int8", 300, r"integer in \[-128, 127\]"),
-    ("float64", "Inf", "NaN"),
-    ("bool", 2, "true or false"),  # 0 and 1 are read leniently (docs/formats.md)
-    ("int16", "0b101", "exactly 16 binary digits"),
-])
+@pytest.mark.parametrize(
+    "data_type,value,match",
+    [
+        ("float32", "0x3ff8", "exactly 8 hexadecimal digits"),
+        ("int8", 300, r"integer in \[-128, 127\]"),
+        ("float64", "Inf", "NaN"),
+        ("bool", 2, "true or false"),  # 0 and 1 are read leniently (docs/formats.md)
+        ("int16", "0b101", "exactly 16 binary digits"),
+    ],
+)
 def test_bad_fill_values_name_key_and_field(hierarchy, data_type, value, match):
     with pytest.raises(MetadataError, match=match) as info:
         open_a(hierarchy, data_type=data_type, fill_value=value)
@@ -122,11 +149,22 @@ def test_fill_values_round_trip_bit_for_bit(data):
 # --- data type spellings ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spelling,name,order", [
-    ("bool", "bool", None), ("|b1", "bool", None), ("i1", "int8", None), ("|u1", "uint8", None),
-    ("<i2", "int16", "<"), (">u4", "uint32", ">"), ("<f2", "float16", "<"), (">f8", "float64", ">"),
-    ("<c16", "complex128", "<"), ("int64", "int64", None), ("r8", "r8", None),
-])
+@pytest.mark.parametrize(
+    "spelling,name,order",
+    [
+        ("bool", "bool", None),
+        ("|b1", "bool", None),
+        ("i1", "int8", None),
+        ("|u1", "uint8", None),
+        ("<i2", "int16", "<"),
+        (">u4", "uint32", ">"),
+        ("<f2", "float16", "<"),
+        (">f8", "float64", ">"),
+        ("<c16", "complex128", "<"),
+        ("int64", "int64", None),
+        ("r8", "r8", None),
+    ],
+)
 def test_both_generations_of_type_names(spelling, name, order):
     data_type, got = dts.parse_name(spelling)
     assert (data_type.to_json(), got) == (name, order)
@@ -154,8 +192,10 @@ def test_an_extension_type_whose_plugin_is_missing_uses_the_fallback(hierarchy, 
 
     monkeypatch.setattr(registry.data_types, "get", without_time_types)
     with pytest.warns(dts.FallbackDataTypeWarning, match="fallback 'int64'"):
-        a = open_a(hierarchy, data_type={"extension": dts.ZARR_PYTHON_DATETIME_URI,
-                                         "type": "<M8[s]", "fallback": "int64"})
+        a = open_a(
+            hierarchy,
+            data_type={"extension": dts.ZARR_PYTHON_DATETIME_URI, "type": "<M8[s]", "fallback": "int64"},
+        )
     assert a.dtype == np.dtype("int64")
 
 
@@ -164,8 +204,11 @@ def test_a_third_party_type_registered_under_its_uri(hierarchy):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            a = open_a(hierarchy, data_type={"extension": "https://example.org/money",
-                                             "type": "cents", "fallback": "int64"}, fill_value=5)
+            a = open_a(
+                hierarchy,
+                data_type={"extension": "https://example.org/money", "type": "cents", "fallback": "int64"},
+                fill_value=5,
+            )
         assert a.dtype == np.dtype("<i8") and a.fill_value == 5
         assert a.metadata["data_type"]["extension"] == "https://example.org/money"
     finally:
@@ -188,8 +231,7 @@ class _Money(Int64):
 
 
 def test_unknown_array_extensions_may_be_ignored_and_are_kept(hierarchy):
-    ignorable = {"extension": "https://example.org/ext", "must_understand": False,
-                 "configuration": {"a": 1}}
+    ignorable = {"extension": "https://example.org/ext", "must_understand": False, "configuration": {"a": 1}}
     a = open_a(hierarchy, extensions=[ignorable])
     a.attrs["x"] = 1
     assert doc(a.store, KEY)["extensions"] == [ignorable]
@@ -197,8 +239,7 @@ def test_unknown_array_extensions_may_be_ignored_and_are_kept(hierarchy):
 
 def test_unknown_array_extensions_that_must_be_understood_stop_the_array(hierarchy):
     with pytest.raises(MustUnderstandError) as info:
-        open_a(hierarchy, extensions=[{"extension": "https://example.org/ext",
-                                       "must_understand": True}])
+        open_a(hierarchy, extensions=[{"extension": "https://example.org/ext", "must_understand": True}])
     assert (info.value.key, info.value.field) == (KEY, "extensions[0].extension")
 
 
@@ -214,8 +255,9 @@ def test_unknown_fields_follow_must_understand(hierarchy):
 
 def test_a_later_minor_version_ignores_unknown_fields(hierarchy):
     later = "https://purl.org/zarr/spec/core/3.1"
-    store = hierarchy({"zarr.json": {**entry_point(), "zarr_format": later, "novelty": 1},
-                       KEY: array(future=3)})
+    store = hierarchy(
+        {"zarr.json": {**entry_point(), "zarr_format": later, "novelty": 1}, KEY: array(future=3)}
+    )
     assert zf.open_array(store, "a").shape == (4,)
 
 
@@ -236,36 +278,90 @@ def test_an_unsupported_metadata_encoding_is_an_error(hierarchy):
 # --- errors name the key and the field ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("changes,field,match", [
-    ({"shape": [-1]}, "shape", "must be a list of integers in"),
-    ({"shape": ...}, "shape", "lacks the required field"),
-    ({"chunk_grid": {"type": "regular", "chunk_shape": [0]}}, "chunk_grid.chunk_shape", "positive"),
-    ({"chunk_grid": {"type": "hexagonal"}}, "chunk_grid.type", "unknown chunk grid type"),
-    ({"chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "_"}},
-     "chunk_grid.separator", "'/' or '.'"),
-    ({"codecs": [{"type": "https://purl.org/zarr/spec/codec/gzip/1.0",
-                  "configuration": {"level": 12}}]}, "codecs[0].configuration.level", "0 to 9"),
-    ({"codecs": [{"type": "https://purl.org/zarr/spec/codec/zfp/1.0"}]}, "codecs[0].type",
-     "unknown codec"),
-    ({"codecs": [{"configuration": {}}]}, "codecs[0]", "'type'"),
-    ({"codecs": [], "compressor": {"codec": "https://purl.org/zarr/spec/codec/gzip/1.0",
-                                   "configuration": {"level": 1}}}, "compressor", "not both"),
-    ({"codecs": ..., "compressor": {"codec": "https://purl.org/zarr/spec/codec/blosc/1.0",
-                                    "configuration": {"shuffle": 7}}},
-     "compressor.configuration.shuffle", "-1, 0, 1 or 2"),
-    ({"storage_transformers": [{"extension": "https://purl.org/zarr/spec/storage_transformers/"
-                                "sharding/1.0", "type": "hashed",
-                                "configuration": {"chunks_per_shard": [2]}}]},
-     "storage_transformers[0].type", "indexed"),
-    ({"storage_transformers": [{"extension": "https://purl.org/zarr/spec/storage_transformers/"
-                                "sharding/1.0", "type": "indexed",
-                                "configuration": {"chunks_per_shard": [0]}}]},
-     "storage_transformers[0].configuration.chunks_per_shard", "positive"),
-    ({"chunk_memory_layout": {"extension": "https://example.org/morton", "type": "z"}},
-     "chunk_memory_layout.extension", "unknown memory layout"),
-    ({"dimension_names": ["x", "y"]}, "dimension_names", "one per dimension"),
-    ({"attributes": []}, "attributes", "object"),
-])
+@pytest.mark.parametrize(
+    "changes,field,match",
+    [
+        ({"shape": [-1]}, "shape", "must be a list of integers in"),
+        ({"shape": ...}, "shape", "lacks the required field"),
+        ({"chunk_grid": {"type": "regular", "chunk_shape": [0]}}, "chunk_grid.chunk_shape", "positive"),
+        ({"chunk_grid": {"type": "hexagonal"}}, "chunk_grid.type", "unknown chunk grid type"),
+        (
+            {"chunk_grid": {"type": "regular", "chunk_shape": [2], "separator": "_"}},
+            "chunk_grid.separator",
+            "'/' or '.'",
+        ),
+        (
+            {
+                "codecs": [
+                    {"type": "https://purl.org/zarr/spec/codec/gzip/1.0", "configuration": {"level": 12}}
+                ]
+            },
+            "codecs[0].configuration.level",
+            "0 to 9",
+        ),
+        (
+            {"codecs": [{"type": "https://purl.org/zarr/spec/codec/zfp/1.0"}]},
+            "codecs[0].type",
+            "unknown codec",
+        ),
+        ({"codecs": [{"configuration": {}}]}, "codecs[0]", "'type'"),
+        (
+            {
+                "codecs": [],
+                "compressor": {
+                    "codec": "https://purl.org/zarr/spec/codec/gzip/1.0",
+                    "configuration": {"level": 1},
+                },
+            },
+            "compressor",
+            "not both",
+        ),
+        (
+            {
+                "codecs": ...,
+                "compressor": {
+                    "codec": "https://purl.org/zarr/spec/codec/blosc/1.0",
+                    "configuration": {"shuffle": 7},
+                },
+            },
+            "compressor.configuration.shuffle",
+            "-1, 0, 1 or 2",
+        ),
+        (
+            {
+                "storage_transformers": [
+                    {
+                        "extension": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
+                        "type": "hashed",
+                        "configuration": {"chunks_per_shard": [2]},
+                    }
+                ]
+            },
+            "storage_transformers[0].type",
+            "indexed",
+        ),
+        (
+            {
+                "storage_transformers": [
+                    {
+                        "extension": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
+                        "type": "indexed",
+                        "configuration": {"chunks_per_shard": [0]},
+                    }
+                ]
+            },
+            "storage_transformers[0].configuration.chunks_per_shard",
+            "positive",
+        ),
+        (
+            {"chunk_memory_layout": {"extension": "https://example.org/morton", "type": "z"}},
+            "chunk_memory_layout.extension",
+            "unknown memory layout",
+        ),
+        ({"dimension_names": ["x", "y"]}, "dimension_names", "one per dimension"),
+        ({"attributes": []}, "attributes", "object"),
+    ],
+)
 def test_errors_name_key_and_field(hierarchy, changes, field, match):
     with pytest.raises(MetadataError, match=match) as info:
         open_a(hierarchy, **changes)
@@ -284,8 +380,12 @@ def test_malformed_json_names_the_key(hierarchy):
 def test_a_zarr_python_hierarchy_cannot_take_what_zarr_python_cannot_read():
     store = MemoryStore()
     with pytest.raises(MetadataError, match="single compressor") as info:
-        zf.create_array(store, shape=(4,), dtype="u1", zarr_format="draft-2022",
-                        compressors=[{"name": "gzip", "configuration": {"level": 1}},
-                                     {"name": "crc32c"}])
+        zf.create_array(
+            store,
+            shape=(4,),
+            dtype="u1",
+            zarr_format="draft-2022",
+            compressors=[{"name": "gzip", "configuration": {"level": 1}}, {"name": "crc32c"}],
+        )
     assert info.value.field == "codecs[1]"  # gzip; codecs[0] is the bytes codec
     assert "zarr.json" not in store._data  # nothing was written

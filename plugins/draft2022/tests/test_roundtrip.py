@@ -16,8 +16,22 @@ from zarrforge_std.stores.memory import MemoryStore
 DIALECTS = ("zarr-python", "editor")
 SHARDING = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"
 
-CORE_TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64", "complex64", "complex128"]
+CORE_TYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 def sample(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
@@ -45,8 +59,9 @@ def reopen(store, path=""):
 @pytest.mark.parametrize("dtype", CORE_TYPES)
 def test_every_core_data_type_round_trips(dialect, dtype):
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(5, 7), chunks=(2, 3), dtype=dtype,
-                        fmt=Draft2022Format(dialect=dialect))
+    a = zf.create_array(
+        store, "a", shape=(5, 7), chunks=(2, 3), dtype=dtype, fmt=Draft2022Format(dialect=dialect)
+    )
     values = sample(np.dtype(dtype), a.shape)
     a[...] = values
     b = reopen(store, "a")
@@ -59,7 +74,8 @@ def test_every_core_data_type_round_trips(dialect, dtype):
             assert document["data_type"]["type"] == np.dtype(dtype).newbyteorder("<").str
         else:
             expected = {"bool": "bool", "int8": "i1", "uint8": "u1"}.get(
-                dtype, np.dtype(dtype).newbyteorder("<").str)
+                dtype, np.dtype(dtype).newbyteorder("<").str
+            )
             assert document["data_type"] == expected
         assert "compressor" in document and "codecs" not in document
     else:
@@ -70,8 +86,7 @@ def test_every_core_data_type_round_trips(dialect, dtype):
 def test_raw_types_round_trip_in_the_editor_dialect():
     store = MemoryStore()
     fmt = Draft2022Format(dialect="editor")
-    a = zf.create_array(store, "r", shape=(6,), chunks=(4,), dtype="r24", fmt=fmt,
-                        fill_value=b"\x01\x02\x03")
+    a = zf.create_array(store, "r", shape=(6,), chunks=(4,), dtype="r24", fmt=fmt, fill_value=b"\x01\x02\x03")
     values = sample(np.dtype("V3"), (6,))
     a[...] = values
     document = doc(store, "meta/root/r.array.json")
@@ -90,8 +105,15 @@ def test_raw_types_have_no_zarr_python_spelling():
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_big_endian(dialect):
     store = MemoryStore()
-    a = zf.create_array(store, "b", shape=(4,), chunks=(4,), dtype=">i4", compressors=None,
-                        fmt=Draft2022Format(dialect=dialect))
+    a = zf.create_array(
+        store,
+        "b",
+        shape=(4,),
+        chunks=(4,),
+        dtype=">i4",
+        compressors=None,
+        fmt=Draft2022Format(dialect=dialect),
+    )
     a[...] = [1, 2, 3, -4]
     assert store.get("data/root/b/c0") == np.array([1, 2, 3, -4], ">i4").tobytes()
     document = doc(store, "meta/root/b.array.json")
@@ -99,20 +121,21 @@ def test_big_endian(dialect):
         assert document["data_type"] == ">i4"
     else:
         assert document["data_type"] == "int32"
-        assert document["codecs"] == [{"type": "https://purl.org/zarr/spec/codec/endian/1.0",
-                                       "configuration": {"endian": "big"}}]
+        assert document["codecs"] == [
+            {"type": "https://purl.org/zarr/spec/codec/endian/1.0", "configuration": {"endian": "big"}}
+        ]
     assert reopen(store, "b")[...].tolist() == [1, 2, 3, -4]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize("layout", ["C", "F"])
-@pytest.mark.parametrize("shape,chunks", [((5, 7), (2, 3)), ((3, 4, 5), (2, 3, 2)), ((6,), (4,)),
-                                          ((), ())])
+@pytest.mark.parametrize("shape,chunks", [((5, 7), (2, 3)), ((3, 4, 5), (2, 3, 2)), ((6,), (4,)), ((), ())])
 def test_memory_layouts_give_the_chunk_bytes_in_that_order(dialect, layout, shape, chunks):
     store = MemoryStore()
     fmt = Draft2022Format(dialect=dialect, chunk_memory_layout=layout)
-    a = zf.create_array(store, "m", shape=shape, chunks=chunks, dtype="<u2", compressors=None,
-                        fill_value=9, fmt=fmt)
+    a = zf.create_array(
+        store, "m", shape=shape, chunks=chunks, dtype="<u2", compressors=None, fill_value=9, fmt=fmt
+    )
     values = np.arange(int(np.prod(shape)), dtype="<u2").reshape(shape)
     a[...] = values
     assert doc(store, "meta/root/m.array.json")["chunk_memory_layout"] == layout
@@ -129,8 +152,13 @@ def test_memory_layouts_give_the_chunk_bytes_in_that_order(dialect, layout, shap
 
 
 def test_the_layout_is_resolved_through_the_memory_layout_registry(hierarchy):
-    document = {"shape": [2, 2], "data_type": "int8", "chunk_memory_layout": "Z",
-                "chunk_grid": {"type": "regular", "chunk_shape": [2, 2]}, "fill_value": 0}
+    document = {
+        "shape": [2, 2],
+        "data_type": "int8",
+        "chunk_memory_layout": "Z",
+        "chunk_grid": {"type": "regular", "chunk_shape": [2, 2]},
+        "fill_value": 0,
+    }
     store = hierarchy({"meta/root/z.array.json": document})
     with pytest.raises(zf.errors.UnknownExtensionError, match="unknown memory layout 'Z'") as info:
         zf.open_array(store, "z")
@@ -141,13 +169,21 @@ def codec_cases():
     cases = [
         ("gzip", {"level": 3}, "gzip", {"level": 3}),
         ("zstd", {"level": 5, "checksum": True}, "zstd", {"level": 5, "checksum": True}),
-        ("blosc", {"cname": "zstd", "clevel": 4, "shuffle": 2, "blocksize": 0}, "blosc",
-         {"typesize": 8, "cname": "zstd", "clevel": 4, "shuffle": "bitshuffle", "blocksize": 0}),
+        (
+            "blosc",
+            {"cname": "zstd", "clevel": 4, "shuffle": 2, "blocksize": 0},
+            "blosc",
+            {"typesize": 8, "cname": "zstd", "clevel": 4, "shuffle": "bitshuffle", "blocksize": 0},
+        ),
         ("zlib", {"level": 2}, "numcodecs.zlib", {"level": 2}),
         ("bz2", {"level": 1}, "numcodecs.bz2", {"level": 1}),
         ("lz4", {"acceleration": 1}, "numcodecs.lz4", {"acceleration": 1}),
-        ("lzma", {"format": 1, "check": -1, "preset": None, "filters": None}, "numcodecs.lzma",
-         {"format": 1, "check": -1, "preset": None, "filters": None}),
+        (
+            "lzma",
+            {"format": 1, "check": -1, "preset": None, "filters": None},
+            "numcodecs.lzma",
+            {"format": 1, "check": -1, "preset": None, "filters": None},
+        ),
     ]
     return [pytest.param(*case, id=case[0]) for case in cases]
 
@@ -159,9 +195,15 @@ def test_codecs_by_uri(dialect, codec_id, config, name, model_config):
         pytest.skip(f"codec {name} is not installed")  # pragma: no cover
     uri = f"https://purl.org/zarr/spec/codec/{codec_id}/1.0"
     store = MemoryStore()
-    a = zf.create_array(store, "c", shape=(10, 10), chunks=(5, 5), dtype="<f8",
-                        compressors=[{"codec": uri, "configuration": config}],
-                        fmt=Draft2022Format(dialect=dialect))
+    a = zf.create_array(
+        store,
+        "c",
+        shape=(10, 10),
+        chunks=(5, 5),
+        dtype="<f8",
+        compressors=[{"codec": uri, "configuration": config}],
+        fmt=Draft2022Format(dialect=dialect),
+    )
     assert a.codecs[-1].to_json() == {"name": name, "configuration": model_config}
     values = sample(np.dtype("<f8"), (10, 10))
     a[...] = values
@@ -177,10 +219,14 @@ def test_codecs_by_uri(dialect, codec_id, config, name, model_config):
 
 def test_codec_uri_spellings(hierarchy):
     """``.../spec/codec/...`` and ``.../spec/codecs/...`` (the codec documents) both resolve."""
-    document = {"shape": [4], "data_type": "uint8", "chunk_memory_layout": "C", "fill_value": 0,
-                "chunk_grid": {"type": "regular", "chunk_shape": [4], "separator": "/"},
-                "codecs": [{"type": "https://purl.org/zarr/spec/codecs/gzip/1.0",
-                            "configuration": {"level": 9}}]}
+    document = {
+        "shape": [4],
+        "data_type": "uint8",
+        "chunk_memory_layout": "C",
+        "fill_value": 0,
+        "chunk_grid": {"type": "regular", "chunk_shape": [4], "separator": "/"},
+        "codecs": [{"type": "https://purl.org/zarr/spec/codecs/gzip/1.0", "configuration": {"level": 9}}],
+    }
     store = hierarchy({"meta/root/u.array.json": document, "data/root/u/c0": gzip.compress(b"\1\2\3\4")})
     a = zf.open_array(store, "u", mode="r+")
     assert a[...].tolist() == [1, 2, 3, 4]
@@ -188,15 +234,21 @@ def test_codec_uri_spellings(hierarchy):
 
 
 def test_transpose_and_endian_codecs_of_the_editors_draft(hierarchy):
-    document = {"shape": [2, 3], "data_type": "int16", "chunk_memory_layout": "C", "fill_value": 0,
-                "chunk_grid": {"type": "regular", "chunk_shape": [2, 3], "separator": "/"},
-                "codecs": [{"type": "https://purl.org/zarr/spec/codecs/transpose/1.0",
-                            "configuration": {"order": "F"}},
-                           {"type": "https://purl.org/zarr/spec/codecs/endian/1.0",
-                            "configuration": {"endian": "big"}}]}
+    document = {
+        "shape": [2, 3],
+        "data_type": "int16",
+        "chunk_memory_layout": "C",
+        "fill_value": 0,
+        "chunk_grid": {"type": "regular", "chunk_shape": [2, 3], "separator": "/"},
+        "codecs": [
+            {"type": "https://purl.org/zarr/spec/codecs/transpose/1.0", "configuration": {"order": "F"}},
+            {"type": "https://purl.org/zarr/spec/codecs/endian/1.0", "configuration": {"endian": "big"}},
+        ],
+    }
     values = np.arange(6, dtype="int16").reshape(2, 3)
-    store = hierarchy({"meta/root/t.array.json": document,
-                       "data/root/t/c0/0": values.T.astype(">i2").tobytes()})
+    store = hierarchy(
+        {"meta/root/t.array.json": document, "data/root/t/c0/0": values.T.astype(">i2").tobytes()}
+    )
     a = zf.open_array(store, "t")
     assert [k.to_json()["name"] for k in a.codecs] == ["transpose", "bytes"]
     assert np.array_equal(a[...], values)
@@ -205,18 +257,29 @@ def test_transpose_and_endian_codecs_of_the_editors_draft(hierarchy):
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_sharded_arrays(dialect):
     store = MemoryStore()
-    a = zf.create_array(store, "s", shape=(8, 9), chunks=(2, 3), shards=(4, 9), dtype="<i4",
-                        compressors=None, fmt=Draft2022Format(dialect=dialect))
+    a = zf.create_array(
+        store,
+        "s",
+        shape=(8, 9),
+        chunks=(2, 3),
+        shards=(4, 9),
+        dtype="<i4",
+        compressors=None,
+        fmt=Draft2022Format(dialect=dialect),
+    )
     values = np.arange(72, dtype="<i4").reshape(8, 9)
     a[...] = values
     document = doc(store, "meta/root/s.array.json")
     assert document["storage_transformers"] == [
-        {"extension": SHARDING, "type": "indexed", "configuration": {"chunks_per_shard": [2, 3]}}]
+        {"extension": SHARDING, "type": "indexed", "configuration": {"chunks_per_shard": [2, 3]}}
+    ]
     assert sorted(k for k in store._data if k.startswith("data/")) == [
-        "data/root/s/c0/0", "data/root/s/c1/0"]  # keyed by shard position
+        "data/root/s/c0/0",
+        "data/root/s/c1/0",
+    ]  # keyed by shard position
     shard = store.get("data/root/s/c0/0")
-    index = np.frombuffer(shard[-6 * 16:], "<u8").reshape(2, 3, 2)
-    first = shard[int(index[0, 1, 0]):int(index[0, 1, 0] + index[0, 1, 1])]
+    index = np.frombuffer(shard[-6 * 16 :], "<u8").reshape(2, 3, 2)
+    first = shard[int(index[0, 1, 0]) : int(index[0, 1, 0] + index[0, 1, 1])]
     assert first == values[0:2, 3:6].tobytes()
     b = reopen(store, "s")
     assert np.array_equal(b[...], values)
@@ -226,19 +289,28 @@ def test_sharded_arrays(dialect):
 
 def test_shards_must_hold_whole_chunks():
     with pytest.raises(zf.errors.MetadataError, match="multiple of the chunk shape") as info:
-        zf.create_array(MemoryStore(), shape=(8,), chunks=(3,), shards=(4,), dtype="i4",
-                        zarr_format="draft-2022")
+        zf.create_array(
+            MemoryStore(), shape=(8,), chunks=(3,), shards=(4,), dtype="i4", zarr_format="draft-2022"
+        )
     assert info.value.field == "shards"
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_dot_separator(dialect):
     store = MemoryStore()
-    a = zf.create_array(store, "d", shape=(4, 4), chunks=(2, 2), dtype="u1", chunk_key_encoding=".",
-                        fmt=Draft2022Format(dialect=dialect))
+    a = zf.create_array(
+        store,
+        "d",
+        shape=(4, 4),
+        chunks=(2, 2),
+        dtype="u1",
+        chunk_key_encoding=".",
+        fmt=Draft2022Format(dialect=dialect),
+    )
     a[...] = 1
     assert sorted(k for k in store._data if k.startswith("data/")) == [
-        f"data/root/d/c{i}.{j}" for i in range(2) for j in range(2)]
+        f"data/root/d/c{i}.{j}" for i in range(2) for j in range(2)
+    ]
     assert doc(store, "meta/root/d.array.json")["chunk_grid"]["separator"] == "."
     assert reopen(store, "d")[...].sum() == 16
 
@@ -246,8 +318,15 @@ def test_dot_separator(dialect):
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_attributes_and_dimension_names(dialect):
     store = MemoryStore()
-    a = zf.create_array(store, "n", shape=(2, 3), dtype="f4", attributes={"units": "m"},
-                        dimension_names=["y", "x"], fmt=Draft2022Format(dialect=dialect))
+    a = zf.create_array(
+        store,
+        "n",
+        shape=(2, 3),
+        dtype="f4",
+        attributes={"units": "m"},
+        dimension_names=["y", "x"],
+        fmt=Draft2022Format(dialect=dialect),
+    )
     a.attrs["more"] = [1, 2]
     b = reopen(store, "n")
     assert dict(b.attrs) == {"units": "m", "more": [1, 2]}
@@ -257,8 +336,7 @@ def test_attributes_and_dimension_names(dialect):
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_resize(dialect):
     store = MemoryStore()
-    a = zf.create_array(store, "r", shape=(4,), chunks=(2,), dtype="i2",
-                        fmt=Draft2022Format(dialect=dialect))
+    a = zf.create_array(store, "r", shape=(4,), chunks=(2,), dtype="i2", fmt=Draft2022Format(dialect=dialect))
     a[...] = [1, 2, 3, 4]
     a.resize((6,))
     assert doc(store, "meta/root/r.array.json")["shape"] == [6]
@@ -269,13 +347,20 @@ def test_numcodecs_filters_live_in_attributes_in_the_zarr_python_dialect():
     if "numcodecs.delta" not in registry.codecs:
         pytest.skip("zarrforge-numcodecs is not installed")  # pragma: no cover
     store = MemoryStore()
-    a = zf.create_array(store, "f", shape=(6,), chunks=(6,), dtype="<i4", attributes={"x": 1},
-                        filters=[{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}],
-                        compressors=None, zarr_format="draft-2022")
+    a = zf.create_array(
+        store,
+        "f",
+        shape=(6,),
+        chunks=(6,),
+        dtype="<i4",
+        attributes={"x": 1},
+        filters=[{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}],
+        compressors=None,
+        zarr_format="draft-2022",
+    )
     a[...] = [1, 3, 6, 10, 15, 21]
     document = doc(store, "meta/root/f.array.json")
-    assert document["attributes"] == {"x": 1, "filters": [
-        {"id": "delta", "dtype": "<i4", "astype": "<i4"}]}
+    assert document["attributes"] == {"x": 1, "filters": [{"id": "delta", "dtype": "<i4", "astype": "<i4"}]}
     assert store.get("data/root/f/c0") == np.array([1, 2, 3, 4, 5, 6], "<i4").tobytes()
     b = reopen(store, "f")
     assert dict(b.attrs) == {"x": 1}

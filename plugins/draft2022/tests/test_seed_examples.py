@@ -41,8 +41,7 @@ GZIP_ARRAY = {
     "data_type": "<f8",
     "chunk_grid": {"type": "regular", "chunk_shape": [1000, 100], "separator": "/"},
     "chunk_memory_layout": "C",
-    "codecs": [{"type": "https://purl.org/zarr/spec/codec/gzip/1.0",
-                "configuration": {"level": 1}}],
+    "codecs": [{"type": "https://purl.org/zarr/spec/codec/gzip/1.0", "configuration": {"level": 1}}],
     "fill_value": "NaN",
     "extensions": [],
     "attributes": {"foo": 42, "bar": "apples", "baz": [1, 2, 3, 4]},
@@ -57,8 +56,7 @@ EXTENSION_TYPE_ARRAY = {
     },
     "chunk_grid": {"type": "regular", "chunk_shape": [1000, 100], "separator": "/"},
     "chunk_memory_layout": "C",
-    "codecs": [{"type": "https://purl.org/zarr/spec/codec/gzip/1.0",
-                "configuration": {"level": 1}}],
+    "codecs": [{"type": "https://purl.org/zarr/spec/codec/gzip/1.0", "configuration": {"level": 1}}],
     "fill_value": None,
     "extensions": [],
     "attributes": {},
@@ -96,20 +94,25 @@ def test_gzip_array_example(hierarchy):
     assert a.dtype == np.dtype("float64") and np.isnan(a.fill_value)
     assert [k.to_json() for k in a.codecs] == [
         {"name": "bytes", "configuration": {"endian": "little"}},
-        {"name": "gzip", "configuration": {"level": 1}}]
+        {"name": "gzip", "configuration": {"level": 1}},
+    ]
     assert a.chunks == (4, 3) and dict(a.attrs) == example["attributes"]
     assert np.isnan(a[...]).all()
     # written back: the same document
     assert a.metadata == example
     a.attrs["foo"] = 43
-    assert doc(store, "meta/root/arr.array.json") == {**example,
-                                                     "attributes": {**example["attributes"], "foo": 43}}
+    assert doc(store, "meta/root/arr.array.json") == {
+        **example,
+        "attributes": {**example["attributes"], "foo": 43},
+    }
     # the data path: gzip members at data/root/arr/c<i>/<j>
     a[...] = np.arange(80.0).reshape(10, 8)
     import gzip
+
     raw = gzip.decompress(store.get("data/root/arr/c1/2"))
-    assert np.array_equal(np.frombuffer(raw, "<f8").reshape(4, 3)[:, :2],
-                          np.arange(80.0).reshape(10, 8)[4:8, 6:8])
+    assert np.array_equal(
+        np.frombuffer(raw, "<f8").reshape(4, 3)[:, :2], np.arange(80.0).reshape(10, 8)[4:8, 6:8]
+    )
 
 
 def test_the_full_size_gzip_example_opens_without_touching_chunks(hierarchy):
@@ -176,14 +179,18 @@ def test_storage_key_table(hierarchy):
     zf.create_group(store, "foo/bar", fmt=fmt)
     baz = zf.create_array(store, "foo/baz", shape=(4, 2), chunks=(2, 2), dtype="int8", fmt=fmt)
     baz[2:4, 0:2] = 1
-    assert sorted(store._data) == ["data/root/foo/baz/c1/0", "meta/root.group.json",
-                                   "meta/root/foo.group.json", "meta/root/foo/bar.group.json",
-                                   "meta/root/foo/baz.array.json", "zarr.json"]
+    assert sorted(store._data) == [
+        "data/root/foo/baz/c1/0",
+        "meta/root.group.json",
+        "meta/root/foo.group.json",
+        "meta/root/foo/bar.group.json",
+        "meta/root/foo/baz.array.json",
+        "zarr.json",
+    ]
     root = hierarchy({})
     r = zf.create_array(root, "", shape=(2,), chunks=(1,), dtype="int8", fmt=fmt)
     r[...] = 1
-    assert sorted(root._data) == ["data/root/c0", "data/root/c1", "meta/root.array.json",
-                                  "zarr.json"]
+    assert sorted(root._data) == ["data/root/c0", "data/root/c1", "meta/root.array.json", "zarr.json"]
 
 
 def test_written_documents_are_json(hierarchy):

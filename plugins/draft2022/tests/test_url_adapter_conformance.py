@@ -10,5 +10,7 @@ class TestDraft2022Segment(URLAdapterConformance):
     invalid_bodies = ["a//b", "../up", "x?query"]
 
     def pipelines(self, tmp_path):
-        return [PipelineCase(f"memory:draft-{tmp_path.name}|zarr-draft-2022:"),
-                PipelineCase(f"file:{tmp_path}/d.zarr|zarr-draft-2022:g")]
+        return [
+            PipelineCase(f"memory:draft-{tmp_path.name}|zarr-draft-2022:"),
+            PipelineCase(f"file:{tmp_path}/d.zarr|zarr-draft-2022:g"),
+        ]

@@ -31,8 +31,10 @@ ZSTD = [{"name": "zstd", "configuration": {"level": 1, "checksum": False}}]
 def strings(shape, seed=0):
     rng = np.random.default_rng(seed)
     alphabet = ["", "a", "ß", "日本", "😀", "x" * 40, "\u0000z", "tab\t"]
-    flat = [alphabet[i] + str(j) * int(j % 3) for j, i in
-            enumerate(rng.integers(0, len(alphabet), int(np.prod(shape))))]
+    flat = [
+        alphabet[i] + str(j) * int(j % 3)
+        for j, i in enumerate(rng.integers(0, len(alphabet), int(np.prod(shape))))
+    ]
     return np.array(flat, dtype=T).reshape(shape)
 
 
@@ -45,8 +47,10 @@ def byte_strings(shape, seed=0):
 
 
 def fixed_strings(shape, n, seed=0):
-    return np.array(["".join(chr(0x61 + (i + k) % 26) for k in range(i % (n + 1)))
-                     for i in range(int(np.prod(shape)))], dtype=f"U{n}").reshape(shape)
+    return np.array(
+        ["".join(chr(0x61 + (i + k) % 26) for k in range(i % (n + 1))) for i in range(int(np.prod(shape)))],
+        dtype=f"U{n}",
+    ).reshape(shape)
 
 
 def times(shape, dtype, seed=0):
@@ -82,32 +86,65 @@ def filled(shape, dtype, fill):
 
 CASES = [
     # id, creation keywords, data maker, fill value as read back
-    ("string", {"dtype": "string", "serializer": VLEN_UTF8, "fill_value": "∅"},
-     lambda s: strings(s), "∅"),
+    ("string", {"dtype": "string", "serializer": VLEN_UTF8, "fill_value": "∅"}, lambda s: strings(s), "∅"),
     ("string-str", {"dtype": str, "serializer": VLEN_UTF8}, lambda s: strings(s, 1), ""),
-    ("string-StringDType-zstd", {"dtype": T, "serializer": VLEN_UTF8, "compressors": ZSTD},
-     lambda s: strings(s, 2), ""),
-    ("bytes", {"dtype": "bytes", "serializer": VLEN_BYTES, "fill_value": b"\x00\xff"},
-     lambda s: byte_strings(s), b"\x00\xff"),
-    ("bytes-type-zstd", {"dtype": bytes, "serializer": VLEN_BYTES, "compressors": ZSTD},
-     lambda s: byte_strings(s, 1), b""),
+    (
+        "string-StringDType-zstd",
+        {"dtype": T, "serializer": VLEN_UTF8, "compressors": ZSTD},
+        lambda s: strings(s, 2),
+        "",
+    ),
+    (
+        "bytes",
+        {"dtype": "bytes", "serializer": VLEN_BYTES, "fill_value": b"\x00\xff"},
+        lambda s: byte_strings(s),
+        b"\x00\xff",
+    ),
+    (
+        "bytes-type-zstd",
+        {"dtype": bytes, "serializer": VLEN_BYTES, "compressors": ZSTD},
+        lambda s: byte_strings(s, 1),
+        b"",
+    ),
     ("U5", {"dtype": "U5", "fill_value": "fill"}, lambda s: fixed_strings(s, 5), np.str_("fill")),
-    ("U3-big", {"dtype": "U3", "serializer": {"name": "bytes", "configuration": {"endian": "big"}}},
-     lambda s: fixed_strings(s, 3), np.str_("")),
-    ("datetime64[ms]", {"dtype": "datetime64[ms]"},
-     lambda s: times(s, "M8[ms]"), np.datetime64("NaT", "ms")),
-    ("datetime64[10s]-big", {"dtype": "datetime64[10s]", "fill_value": 0,
-                                 "serializer": {"name": "bytes", "configuration": {"endian": "big"}}},
-     lambda s: times(s, "M8[10s]"), np.datetime64(0, "10s")),
-    ("timedelta64[us]", {"dtype": "timedelta64[us]", "fill_value": np.timedelta64(1, "s")},
-     lambda s: times(s, "m8[us]"), np.timedelta64(10**6, "us")),
-    *[(cls.name, {"dtype": cls.name, "fill_value": "NaN" if cls.nan_bits is not None else 1},
-       (lambda name: lambda s: floats(s, getattr(ml_dtypes, name)))(cls.name),
-       np.array(np.nan if cls.nan_bits is not None else 1).astype(getattr(ml_dtypes, cls.name))[()])
-      for cls in ML_FLOATS],
-    ("bfloat16-big", {"dtype": ml_dtypes.bfloat16,
-                          "serializer": {"name": "bytes", "configuration": {"endian": "big"}}},
-     lambda s: floats(s, ml_dtypes.bfloat16), ml_dtypes.bfloat16(0)),
+    (
+        "U3-big",
+        {"dtype": "U3", "serializer": {"name": "bytes", "configuration": {"endian": "big"}}},
+        lambda s: fixed_strings(s, 3),
+        np.str_(""),
+    ),
+    ("datetime64[ms]", {"dtype": "datetime64[ms]"}, lambda s: times(s, "M8[ms]"), np.datetime64("NaT", "ms")),
+    (
+        "datetime64[10s]-big",
+        {
+            "dtype": "datetime64[10s]",
+            "fill_value": 0,
+            "serializer": {"name": "bytes", "configuration": {"endian": "big"}},
+        },
+        lambda s: times(s, "M8[10s]"),
+        np.datetime64(0, "10s"),
+    ),
+    (
+        "timedelta64[us]",
+        {"dtype": "timedelta64[us]", "fill_value": np.timedelta64(1, "s")},
+        lambda s: times(s, "m8[us]"),
+        np.timedelta64(10**6, "us"),
+    ),
+    *[
+        (
+            cls.name,
+            {"dtype": cls.name, "fill_value": "NaN" if cls.nan_bits is not None else 1},
+            (lambda name: lambda s: floats(s, getattr(ml_dtypes, name)))(cls.name),
+            np.array(np.nan if cls.nan_bits is not None else 1).astype(getattr(ml_dtypes, cls.name))[()],
+        )
+        for cls in ML_FLOATS
+    ],
+    (
+        "bfloat16-big",
+        {"dtype": ml_dtypes.bfloat16, "serializer": {"name": "bytes", "configuration": {"endian": "big"}}},
+        lambda s: floats(s, ml_dtypes.bfloat16),
+        ml_dtypes.bfloat16(0),
+    ),
 ]
 
 
@@ -117,8 +154,9 @@ def test_round_trip(case, order):
     _, kwargs, make, fill = case
     store = MemoryStore()
     shape, chunks = (7, 5), (3, 2)
-    a = zf.create_array(store, "x", shape=shape, chunks=chunks, order=order,
-                        **{"compressors": None, **kwargs})
+    a = zf.create_array(
+        store, "x", shape=shape, chunks=chunks, order=order, **{"compressors": None, **kwargs}
+    )
     expected = filled(shape, a.dtype, fill)
     assert equal(a[...], expected)  # nothing written: all fill value
     data = make((5, 4))
@@ -161,8 +199,9 @@ def test_single_element_writes_and_scalars():
     assert b[1] == b"\x00\x01" and type(b[1]) is bytes and b[0] == b""
 
 
-@pytest.mark.parametrize("dtype, serializer, value", [
-    ("bytes", VLEN_BYTES, b"a\x00"), ("string", VLEN_UTF8, "a\x00")])
+@pytest.mark.parametrize(
+    "dtype, serializer, value", [("bytes", VLEN_BYTES, b"a\x00"), ("string", VLEN_UTF8, "a\x00")]
+)
 def test_trailing_nul_in_plain_python_values(dtype, serializer, value):
     a = zf.create_array(None, shape=(2,), dtype=dtype, serializer=serializer)
     a[0] = value
@@ -174,8 +213,14 @@ def test_stored_layout_of_fixed_size_types():
     # fixed_length_utf32 and datetime64 through the std bytes codec: zero-padded UTF-32 and
     # int64 in the configured byte order
     store = MemoryStore()
-    u = zf.create_array(store, "u", shape=(2,), dtype="U3", compressors=None,
-                        serializer={"name": "bytes", "configuration": {"endian": "big"}})
+    u = zf.create_array(
+        store,
+        "u",
+        shape=(2,),
+        dtype="U3",
+        compressors=None,
+        serializer={"name": "bytes", "configuration": {"endian": "big"}},
+    )
     u[:] = ["Hi", "é😀"]
     assert store.get("u/c/0") == "Hi\0é😀\0".encode("utf-32-be")
     d = zf.create_array(store, "d", shape=(2,), dtype="datetime64[s]", compressors=None)
@@ -184,13 +229,21 @@ def test_stored_layout_of_fixed_size_types():
     f = zf.create_array(store, "f", shape=(2,), dtype="bfloat16", compressors=None)
     f[:] = [1.5, -2]
     assert store.get("f/c/0") == bytes([0xC0, 0x3F, 0x00, 0xC0])
-    f = zf.create_array(store, "fb", shape=(2,), dtype="bfloat16", compressors=None,
-                        serializer={"name": "bytes", "configuration": {"endian": "big"}})
+    f = zf.create_array(
+        store,
+        "fb",
+        shape=(2,),
+        dtype="bfloat16",
+        compressors=None,
+        serializer={"name": "bytes", "configuration": {"endian": "big"}},
+    )
     f[:] = [1.5, -2]
     assert store.get("fb/c/0") == bytes([0x3F, 0xC0, 0xC0, 0x00])
     assert f[:].tolist() == [1.5, -2]
     assert json.loads(store.get("f/zarr.json"))["codecs"][0] == {
-        "name": "bytes", "configuration": {"endian": "little"}}
+        "name": "bytes",
+        "configuration": {"endian": "little"},
+    }
     g = zf.create_array(store, "g", shape=(2,), dtype="float8_e4m3fnuz", compressors=None)
     g[:] = [1.0, float("nan")]
     assert store.get("g/c/0") == bytes([0x40, 0x80])
@@ -199,8 +252,16 @@ def test_stored_layout_of_fixed_size_types():
 
 def test_vlen_chunks_are_padded_with_the_fill_value():
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(3,), chunks=(2,), dtype="string",
-                        serializer=VLEN_UTF8, compressors=None, fill_value="f")
+    a = zf.create_array(
+        store,
+        "a",
+        shape=(3,),
+        chunks=(2,),
+        dtype="string",
+        serializer=VLEN_UTF8,
+        compressors=None,
+        fill_value="f",
+    )
     a[:] = ["x", "yy", "z"]
     # the edge chunk holds a full chunk of items; the one past the edge is the fill value
     assert store.get("a/c/1") == b"\x02\x00\x00\x00" + b"\x01\x00\x00\x00z" + b"\x01\x00\x00\x00f"
@@ -209,8 +270,9 @@ def test_vlen_chunks_are_padded_with_the_fill_value():
 def test_metadata_documents():
     store = MemoryStore()
     zf.create_array(store, "s", shape=(2,), dtype=str, serializer=VLEN_UTF8, fill_value="a")
-    zf.create_array(store, "b", shape=(2,), dtype="bytes", serializer="vlen-bytes",
-                    fill_value=b"\x01\x02\x03")
+    zf.create_array(
+        store, "b", shape=(2,), dtype="bytes", serializer="vlen-bytes", fill_value=b"\x01\x02\x03"
+    )
     s = json.loads(store.get("s/zarr.json"))
     b = json.loads(store.get("b/zarr.json"))
     assert s["data_type"] == "string" and s["fill_value"] == "a"
@@ -233,14 +295,17 @@ def test_zarr_python_bytes_name_is_kept():
     assert list(zf.open_array(store, "b")[:]) == [b"a", b"b"]
 
 
-@pytest.mark.parametrize("dtype, serializer", [
-    ("string", {"name": "bytes"}),
-    ("bytes", {"name": "bytes"}),
-    ("string", VLEN_BYTES),
-    ("bytes", VLEN_UTF8),
-    ("U4", VLEN_UTF8),
-    ("int32", VLEN_BYTES),
-])
+@pytest.mark.parametrize(
+    "dtype, serializer",
+    [
+        ("string", {"name": "bytes"}),
+        ("bytes", {"name": "bytes"}),
+        ("string", VLEN_BYTES),
+        ("bytes", VLEN_UTF8),
+        ("U4", VLEN_UTF8),
+        ("int32", VLEN_BYTES),
+    ],
+)
 def test_incompatible_serializers_are_refused(dtype, serializer):
     with pytest.raises(MetadataError) as info:
         zf.create_array(None, shape=(2,), dtype=dtype, serializer=serializer)
@@ -250,8 +315,9 @@ def test_incompatible_serializers_are_refused(dtype, serializer):
 def test_vlen_codec_configuration():
     for name in ("vlen-utf8", "vlen-bytes"):
         with pytest.raises(MetadataError) as info:
-            zf.create_array(None, shape=(2,), dtype="string",
-                            serializer={"name": name, "configuration": {"x": 1}})
+            zf.create_array(
+                None, shape=(2,), dtype="string", serializer={"name": name, "configuration": {"x": 1}}
+            )
         assert "configuration" in info.value.field
 
 
@@ -263,8 +329,9 @@ def test_writing_text_to_a_bytes_array_is_a_codec_error():
 
 def test_corrupt_stored_chunk_is_reported_with_its_key():
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(4,), chunks=(2,), dtype="string",
-                        serializer=VLEN_UTF8, compressors=None)
+    a = zf.create_array(
+        store, "a", shape=(4,), chunks=(2,), dtype="string", serializer=VLEN_UTF8, compressors=None
+    )
     a[:] = ["a", "b", "c", "d"]
     store.set("a/c/1", b"\x02\x00\x00\x00\x01\x00\x00\x00c\x05\x00\x00\x00d")
     with pytest.raises(CorruptChunkError) as info:
@@ -273,8 +340,7 @@ def test_corrupt_stored_chunk_is_reported_with_its_key():
     assert list(a[:2]) == ["a", "b"]
 
 
-@pytest.mark.parametrize("dtype, value, codec", [
-    ("string", "x", "vlen-utf8"), ("bytes", b"x", "vlen-bytes")])
+@pytest.mark.parametrize("dtype, value, codec", [("string", "x", "vlen-utf8"), ("bytes", b"x", "vlen-bytes")])
 def test_default_serializer(dtype, value, codec):
     a = zf.create_array(None, shape=(2,), dtype=dtype)
     a[0] = value

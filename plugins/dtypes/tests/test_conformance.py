@@ -90,9 +90,16 @@ class TestSmallInts(DataTypeConformance):
 
 
 class TestComplexOverEveryFloat(DataTypeConformance):
-    data_type_documents = ["complex_float16", "complex_float32", "complex_float64",
-                           "complex_bfloat16", "complex_float8_e4m3", "complex_float8_e5m2fnuz",
-                           "complex_float6_e2m3fn", "complex_float4_e2m1fn"]
+    data_type_documents = [
+        "complex_float16",
+        "complex_float32",
+        "complex_float64",
+        "complex_bfloat16",
+        "complex_float8_e4m3",
+        "complex_float8_e5m2fnuz",
+        "complex_float6_e2m3fn",
+        "complex_float4_e2m1fn",
+    ]
     valid_fill_values = [[0.0, 1.0], [-1.5, 0.5]]
     invalid_fill_values = [0.0, [1.0], "NaN", None]
     serializer = {"name": "bytes", "configuration": {"endian": "big"}}
@@ -100,20 +107,36 @@ class TestComplexOverEveryFloat(DataTypeConformance):
 
 class TestStruct(DataTypeConformance):
     data_type_documents = [
-        {"name": "struct", "configuration": {"fields": [
-            {"name": "a", "data_type": "int16"}, {"name": "b", "data_type": "uint8"}]}},
-        {"name": "struct", "configuration": {"fields": [
-            {"name": "a", "data_type": {"name": "struct", "configuration": {"fields": [
-                {"name": "b", "data_type": "int16"}]}}},
-            {"name": "c", "data_type": "uint8"}]}},
+        {
+            "name": "struct",
+            "configuration": {
+                "fields": [{"name": "a", "data_type": "int16"}, {"name": "b", "data_type": "uint8"}]
+            },
+        },
+        {
+            "name": "struct",
+            "configuration": {
+                "fields": [
+                    {
+                        "name": "a",
+                        "data_type": {
+                            "name": "struct",
+                            "configuration": {"fields": [{"name": "b", "data_type": "int16"}]},
+                        },
+                    },
+                    {"name": "c", "data_type": "uint8"},
+                ]
+            },
+        },
     ]
     invalid_fill_values = [0, None, "AAAA", [1, 2]]
     serializer = {"name": "bytes", "configuration": {"endian": "big"}}
 
 
 class TestLegacyStructured(DataTypeConformance):
-    data_type_documents = [{"name": "structured", "configuration": {"fields": [
-        ["a", "int16"], ["b", "uint8"]]}}]
+    data_type_documents = [
+        {"name": "structured", "configuration": {"fields": [["a", "int16"], ["b", "uint8"]]}}
+    ]
     valid_fill_values = ["AQID", "AAAA", {"a": -1, "b": 255}]
     invalid_fill_values = [0, None, "AA==", {"a": 1}]
     fixed_byte_order = True  # the registry: always read as little-endian

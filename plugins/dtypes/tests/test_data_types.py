@@ -27,57 +27,78 @@ T = np.dtypes.StringDType()
 
 # --- names, configurations, to_json -------------------------------------------------------
 
-@pytest.mark.parametrize("document, cls, written", [
-    ("string", String, "string"),
-    ({"name": "string"}, String, "string"),
-    ({"name": "string", "configuration": {}}, String, "string"),
-    ("bytes", Bytes, "bytes"),
-    ("variable_length_bytes", VariableLengthBytes, "variable_length_bytes"),
-    ({"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 1}},
-     DateTime64, None),
-    ({"name": "numpy.datetime64", "configuration": {"unit": "μs", "scale_factor": 10}},
-     DateTime64, None),
-    ({"name": "numpy.timedelta64", "configuration": {"unit": "generic", "scale_factor": 1}},
-     TimeDelta64, None),
-    ({"name": "fixed_length_utf32", "configuration": {"length_bytes": 48}}, FixedLengthUTF32,
-     None),
-    *[(cls.name, cls, cls.name) for cls in ML_FLOATS],
-    *[({"name": cls.name, "configuration": {}}, cls, cls.name) for cls in ML_FLOATS],
-])
+
+@pytest.mark.parametrize(
+    "document, cls, written",
+    [
+        ("string", String, "string"),
+        ({"name": "string"}, String, "string"),
+        ({"name": "string", "configuration": {}}, String, "string"),
+        ("bytes", Bytes, "bytes"),
+        ("variable_length_bytes", VariableLengthBytes, "variable_length_bytes"),
+        ({"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 1}}, DateTime64, None),
+        ({"name": "numpy.datetime64", "configuration": {"unit": "μs", "scale_factor": 10}}, DateTime64, None),
+        (
+            {"name": "numpy.timedelta64", "configuration": {"unit": "generic", "scale_factor": 1}},
+            TimeDelta64,
+            None,
+        ),
+        ({"name": "fixed_length_utf32", "configuration": {"length_bytes": 48}}, FixedLengthUTF32, None),
+        *[(cls.name, cls, cls.name) for cls in ML_FLOATS],
+        *[({"name": cls.name, "configuration": {}}, cls, cls.name) for cls in ML_FLOATS],
+    ],
+)
 def test_metadata_round_trip(document, cls, written):
     data_type = data_type_from_json(document)
     assert type(data_type) is cls
     assert data_type.to_json() == (document if written is None else written)
 
 
-@pytest.mark.parametrize("document, field", [
-    ({"name": "string", "configuration": {"x": 1}}, "configuration"),
-    ({"name": "bytes", "configuration": {"x": 1}}, "configuration"),
-    ({"name": "bfloat16", "configuration": {"x": 1}}, "configuration"),
-    ("numpy.datetime64", "configuration"),
-    ({"name": "numpy.datetime64", "configuration": {"unit": "ms"}}, "configuration"),
-    ({"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 1, "e": 1}},
-     "configuration"),
-    ({"name": "numpy.datetime64", "configuration": {"unit": "mins", "scale_factor": 1}},
-     "configuration.unit"),
-    ({"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": 0}},
-     "configuration.scale_factor"),
-    ({"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": 2**31}},
-     "configuration.scale_factor"),
-    ({"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": True}},
-     "configuration.scale_factor"),
-    ({"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": 1.0}},
-     "configuration.scale_factor"),
-    ({"name": "numpy.datetime64", "configuration": {"unit": "generic", "scale_factor": 2}},
-     "configuration.scale_factor"),
-    ("fixed_length_utf32", "configuration"),
-    ({"name": "fixed_length_utf32", "configuration": {"length_bytes": 6}},
-     "configuration.length_bytes"),
-    ({"name": "fixed_length_utf32", "configuration": {"length_bytes": 0}},
-     "configuration.length_bytes"),
-    ({"name": "fixed_length_utf32", "configuration": {"length_bytes": "8"}},
-     "configuration.length_bytes"),
-])
+@pytest.mark.parametrize(
+    "document, field",
+    [
+        ({"name": "string", "configuration": {"x": 1}}, "configuration"),
+        ({"name": "bytes", "configuration": {"x": 1}}, "configuration"),
+        ({"name": "bfloat16", "configuration": {"x": 1}}, "configuration"),
+        ("numpy.datetime64", "configuration"),
+        ({"name": "numpy.datetime64", "configuration": {"unit": "ms"}}, "configuration"),
+        (
+            {"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 1, "e": 1}},
+            "configuration",
+        ),
+        (
+            {"name": "numpy.datetime64", "configuration": {"unit": "mins", "scale_factor": 1}},
+            "configuration.unit",
+        ),
+        (
+            {"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": 0}},
+            "configuration.scale_factor",
+        ),
+        (
+            {"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": 2**31}},
+            "configuration.scale_factor",
+        ),
+        (
+            {"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": True}},
+            "configuration.scale_factor",
+        ),
+        (
+            {"name": "numpy.timedelta64", "configuration": {"unit": "s", "scale_factor": 1.0}},
+            "configuration.scale_factor",
+        ),
+        (
+            {"name": "numpy.datetime64", "configuration": {"unit": "generic", "scale_factor": 2}},
+            "configuration.scale_factor",
+        ),
+        ("fixed_length_utf32", "configuration"),
+        ({"name": "fixed_length_utf32", "configuration": {"length_bytes": 6}}, "configuration.length_bytes"),
+        ({"name": "fixed_length_utf32", "configuration": {"length_bytes": 0}}, "configuration.length_bytes"),
+        (
+            {"name": "fixed_length_utf32", "configuration": {"length_bytes": "8"}},
+            "configuration.length_bytes",
+        ),
+    ],
+)
 def test_bad_configuration(document, field):
     with pytest.raises(MetadataError) as info:
         data_type_from_json(document)
@@ -119,25 +140,35 @@ def test_ml_float_properties_match_ml_dtypes():
 
 # --- numpy dtype -> data type -----------------------------------------------------------
 
-@pytest.mark.parametrize("user, expected", [
-    (str, "string"),
-    ("str", "string"),
-    ("string", "string"),
-    (T, "string"),
-    (bytes, "bytes"),
-    ("bytes", "bytes"),
-    ("U8", {"name": "fixed_length_utf32", "configuration": {"length_bytes": 32}}),
-    (">U3", {"name": "fixed_length_utf32", "configuration": {"length_bytes": 12}}),
-    (np.dtype("<U1"), {"name": "fixed_length_utf32", "configuration": {"length_bytes": 4}}),
-    ("datetime64[ms]", {"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 1}}),
-    (">M8[10s]", {"name": "numpy.datetime64", "configuration": {"unit": "s", "scale_factor": 10}}),
-    ("datetime64", {"name": "numpy.datetime64", "configuration": {"unit": "generic", "scale_factor": 1}}),
-    ("timedelta64[ns]", {"name": "numpy.timedelta64", "configuration": {"unit": "ns", "scale_factor": 1}}),
-    (np.timedelta64, {"name": "numpy.timedelta64", "configuration": {"unit": "generic", "scale_factor": 1}}),
-    *[(getattr(ml_dtypes, cls.name), cls.name) for cls in ML_FLOATS],
-    *[(np.dtype(getattr(ml_dtypes, cls.name)), cls.name) for cls in ML_FLOATS],
-    *[(cls.name, cls.name) for cls in ML_FLOATS],
-])
+
+@pytest.mark.parametrize(
+    "user, expected",
+    [
+        (str, "string"),
+        ("str", "string"),
+        ("string", "string"),
+        (T, "string"),
+        (bytes, "bytes"),
+        ("bytes", "bytes"),
+        ("U8", {"name": "fixed_length_utf32", "configuration": {"length_bytes": 32}}),
+        (">U3", {"name": "fixed_length_utf32", "configuration": {"length_bytes": 12}}),
+        (np.dtype("<U1"), {"name": "fixed_length_utf32", "configuration": {"length_bytes": 4}}),
+        ("datetime64[ms]", {"name": "numpy.datetime64", "configuration": {"unit": "ms", "scale_factor": 1}}),
+        (">M8[10s]", {"name": "numpy.datetime64", "configuration": {"unit": "s", "scale_factor": 10}}),
+        ("datetime64", {"name": "numpy.datetime64", "configuration": {"unit": "generic", "scale_factor": 1}}),
+        (
+            "timedelta64[ns]",
+            {"name": "numpy.timedelta64", "configuration": {"unit": "ns", "scale_factor": 1}},
+        ),
+        (
+            np.timedelta64,
+            {"name": "numpy.timedelta64", "configuration": {"unit": "generic", "scale_factor": 1}},
+        ),
+        *[(getattr(ml_dtypes, cls.name), cls.name) for cls in ML_FLOATS],
+        *[(np.dtype(getattr(ml_dtypes, cls.name)), cls.name) for cls in ML_FLOATS],
+        *[(cls.name, cls.name) for cls in ML_FLOATS],
+    ],
+)
 def test_from_user_dtype(user, expected):
     assert data_type_from_user(user).to_json() == expected
 
@@ -175,42 +206,67 @@ def same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-@pytest.mark.parametrize("data_type, document, expected, written", [
-    (String(), "", "", ""),
-    (String(), "héllo\u0000", "héllo\u0000", "héllo\u0000"),
-    (Bytes(), "", b"", ""),
-    (Bytes(), "AQID", b"\x01\x02\x03", "AQID"),
-    (Bytes(), [1, 2, 3], b"\x01\x02\x03", "AQID"),
-    (Bytes(), [], b"", ""),
-    (DT_MS, 0, np.datetime64(0, "ms"), 0),
-    (DT_MS, 1577836800000, np.datetime64("2020-01-01", "ms"), 1577836800000),
-    (DT_MS, "NaT", np.datetime64("NaT", "ms"), NAT),
-    (DT_MS, NAT, np.datetime64("NaT", "ms"), NAT),
-    (DT_MS, 2**63 - 1, np.array(2**63 - 1).view("M8[ms]")[()], 2**63 - 1),
-    (TD_S, -5, np.timedelta64(-5, "s"), -5),
-    (TD_S, "NaT", np.timedelta64("NaT", "s"), NAT),
-    (DateTime64("generic", 1), "NaT", np.datetime64("NaT"), NAT),
-    (TimeDelta64("generic", 1), 7, np.timedelta64(7), 7),
-    (U3, "", np.str_(""), ""),
-    (U3, "abc", np.str_("abc"), "abc"),
-    (U3, "a\u0000", np.str_("a"), "a"),
-    (U3, "😀é", np.str_("😀é"), "😀é"),
-])
+@pytest.mark.parametrize(
+    "data_type, document, expected, written",
+    [
+        (String(), "", "", ""),
+        (String(), "héllo\u0000", "héllo\u0000", "héllo\u0000"),
+        (Bytes(), "", b"", ""),
+        (Bytes(), "AQID", b"\x01\x02\x03", "AQID"),
+        (Bytes(), [1, 2, 3], b"\x01\x02\x03", "AQID"),
+        (Bytes(), [], b"", ""),
+        (DT_MS, 0, np.datetime64(0, "ms"), 0),
+        (DT_MS, 1577836800000, np.datetime64("2020-01-01", "ms"), 1577836800000),
+        (DT_MS, "NaT", np.datetime64("NaT", "ms"), NAT),
+        (DT_MS, NAT, np.datetime64("NaT", "ms"), NAT),
+        (DT_MS, 2**63 - 1, np.array(2**63 - 1).view("M8[ms]")[()], 2**63 - 1),
+        (TD_S, -5, np.timedelta64(-5, "s"), -5),
+        (TD_S, "NaT", np.timedelta64("NaT", "s"), NAT),
+        (DateTime64("generic", 1), "NaT", np.datetime64("NaT"), NAT),
+        (TimeDelta64("generic", 1), 7, np.timedelta64(7), 7),
+        (U3, "", np.str_(""), ""),
+        (U3, "abc", np.str_("abc"), "abc"),
+        (U3, "a\u0000", np.str_("a"), "a"),
+        (U3, "😀é", np.str_("😀é"), "😀é"),
+    ],
+)
 def test_valid_fill_values(data_type, document, expected, written):
     value = data_type.fill_value_from_json(document)
     assert same(value, expected)
     assert data_type.fill_value_to_json(value) == written
 
 
-@pytest.mark.parametrize("data_type, document", [
-    (String(), None), (String(), 1), (String(), ["a"]), (String(), b"a"),
-    (Bytes(), "AQI"), (Bytes(), "not base64!"), (Bytes(), "é"), (Bytes(), [256]),
-    (Bytes(), [-1]), (Bytes(), [True]), (Bytes(), [1.0]), (Bytes(), 3), (Bytes(), None),
-    (DT_MS, 1.5), (DT_MS, "2020-01-01"), (DT_MS, True), (DT_MS, 2**63), (DT_MS, -(2**63) - 1),
-    (DT_MS, None), (DT_MS, "nat"), (TD_S, [1]),
-    (DateTime64("generic", 1), 5),
-    (U3, "abcd"), (U3, "abc\u0000"), (U3, 1), (U3, None),
-])
+@pytest.mark.parametrize(
+    "data_type, document",
+    [
+        (String(), None),
+        (String(), 1),
+        (String(), ["a"]),
+        (String(), b"a"),
+        (Bytes(), "AQI"),
+        (Bytes(), "not base64!"),
+        (Bytes(), "é"),
+        (Bytes(), [256]),
+        (Bytes(), [-1]),
+        (Bytes(), [True]),
+        (Bytes(), [1.0]),
+        (Bytes(), 3),
+        (Bytes(), None),
+        (DT_MS, 1.5),
+        (DT_MS, "2020-01-01"),
+        (DT_MS, True),
+        (DT_MS, 2**63),
+        (DT_MS, -(2**63) - 1),
+        (DT_MS, None),
+        (DT_MS, "nat"),
+        (TD_S, [1]),
+        (DateTime64("generic", 1), 5),
+        (U3, "abcd"),
+        (U3, "abc\u0000"),
+        (U3, 1),
+        (U3, None),
+    ],
+)
 def test_invalid_fill_values(data_type, document):
     with pytest.raises(MetadataError) as info:
         data_type.fill_value_from_json(document)
@@ -277,16 +333,32 @@ def test_ml_float_valid_fill_values(name, document, written, bits):
 
 
 ML_INVALID = [
-    ("bfloat16", "0x7fc"), ("bfloat16", "0x7fc000"), ("bfloat16", "0xzzzz"), ("bfloat16", "nan"),
-    ("bfloat16", True), ("bfloat16", None), ("bfloat16", [1]), ("bfloat16", "1.5"),
+    ("bfloat16", "0x7fc"),
+    ("bfloat16", "0x7fc000"),
+    ("bfloat16", "0xzzzz"),
+    ("bfloat16", "nan"),
+    ("bfloat16", True),
+    ("bfloat16", None),
+    ("bfloat16", [1]),
+    ("bfloat16", "1.5"),
     ("bfloat16", 10**400),
     ("float8_e4m3", "0x7fc0"),
-    ("float8_e4m3fnuz", "Infinity"), ("float8_e4m3fnuz", "-Infinity"), ("float8_e4m3fnuz", 1e6),
-    ("float8_e5m2fnuz", "Infinity"), ("float8_e4m3b11fnuz", 1e3),
-    ("float8_e8m0fnu", -1), ("float8_e8m0fnu", 1e-60), ("float8_e8m0fnu", "Infinity"),
-    ("float6_e2m3fn", "NaN"), ("float6_e2m3fn", "Infinity"), ("float6_e2m3fn", 8),
-    ("float6_e2m3fn", "0x40"), ("float6_e3m2fn", "0xff"),
-    ("float4_e2m1fn", "NaN"), ("float4_e2m1fn", "-Infinity"), ("float4_e2m1fn", 7),
+    ("float8_e4m3fnuz", "Infinity"),
+    ("float8_e4m3fnuz", "-Infinity"),
+    ("float8_e4m3fnuz", 1e6),
+    ("float8_e5m2fnuz", "Infinity"),
+    ("float8_e4m3b11fnuz", 1e3),
+    ("float8_e8m0fnu", -1),
+    ("float8_e8m0fnu", 1e-60),
+    ("float8_e8m0fnu", "Infinity"),
+    ("float6_e2m3fn", "NaN"),
+    ("float6_e2m3fn", "Infinity"),
+    ("float6_e2m3fn", 8),
+    ("float6_e2m3fn", "0x40"),
+    ("float6_e3m2fn", "0xff"),
+    ("float4_e2m1fn", "NaN"),
+    ("float4_e2m1fn", "-Infinity"),
+    ("float4_e2m1fn", 7),
     ("float4_e2m1fn", "0x10"),
 ]
 
@@ -304,47 +376,62 @@ def test_ml_float_default_fill_values_are_zero_bits():
         data_type = cls()
         value = data_type.default_fill_value()
         assert data_type._bits_of(value) == 0
-        assert data_type._bits_of(data_type.fill_value_from_json(
-            data_type.fill_value_to_json(value))) == 0
+        assert data_type._bits_of(data_type.fill_value_from_json(data_type.fill_value_to_json(value))) == 0
 
 
 # --- fill values given through the Python API ------------------------------------------------
 
-@pytest.mark.parametrize("data_type, user, expected", [
-    (String(), "x", "x"),
-    (String(), np.str_("y"), "y"),
-    (Bytes(), b"\x00a", b"\x00a"),
-    (Bytes(), bytearray(b"ab"), b"ab"),
-    (Bytes(), memoryview(b"ab"), b"ab"),
-    (Bytes(), np.bytes_(b"ab"), b"ab"),
-    (DT_MS, 5, np.datetime64(5, "ms")),
-    (DT_MS, np.int32(5), np.datetime64(5, "ms")),
-    (DT_MS, "NaT", np.datetime64("NaT", "ms")),
-    (DT_MS, "2020-01-01T00:00:00.001", np.datetime64("2020-01-01T00:00:00.001", "ms")),
-    (DT_MS, np.datetime64("2020-01-01"), np.datetime64("2020-01-01", "ms")),
-    (DT_MS, np.datetime64("NaT"), np.datetime64("NaT", "ms")),
-    (DT_MS, datetime.datetime(2020, 1, 1, 0, 0, 1), np.datetime64("2020-01-01T00:00:01", "ms")),
-    (DT_MS, datetime.date(2020, 1, 2), np.datetime64("2020-01-02", "ms")),
-    (TD_S, datetime.timedelta(minutes=1), np.timedelta64(60, "s")),
-    (TD_S, np.timedelta64(2, "m"), np.timedelta64(120, "s")),
-    (TD_S, np.timedelta64("NaT"), np.timedelta64("NaT", "s")),
-    (TD_S, -3, np.timedelta64(-3, "s")),
-    (U3, "ab", np.str_("ab")),
-])
+
+@pytest.mark.parametrize(
+    "data_type, user, expected",
+    [
+        (String(), "x", "x"),
+        (String(), np.str_("y"), "y"),
+        (Bytes(), b"\x00a", b"\x00a"),
+        (Bytes(), bytearray(b"ab"), b"ab"),
+        (Bytes(), memoryview(b"ab"), b"ab"),
+        (Bytes(), np.bytes_(b"ab"), b"ab"),
+        (DT_MS, 5, np.datetime64(5, "ms")),
+        (DT_MS, np.int32(5), np.datetime64(5, "ms")),
+        (DT_MS, "NaT", np.datetime64("NaT", "ms")),
+        (DT_MS, "2020-01-01T00:00:00.001", np.datetime64("2020-01-01T00:00:00.001", "ms")),
+        (DT_MS, np.datetime64("2020-01-01"), np.datetime64("2020-01-01", "ms")),
+        (DT_MS, np.datetime64("NaT"), np.datetime64("NaT", "ms")),
+        (DT_MS, datetime.datetime(2020, 1, 1, 0, 0, 1), np.datetime64("2020-01-01T00:00:01", "ms")),
+        (DT_MS, datetime.date(2020, 1, 2), np.datetime64("2020-01-02", "ms")),
+        (TD_S, datetime.timedelta(minutes=1), np.timedelta64(60, "s")),
+        (TD_S, np.timedelta64(2, "m"), np.timedelta64(120, "s")),
+        (TD_S, np.timedelta64("NaT"), np.timedelta64("NaT", "s")),
+        (TD_S, -3, np.timedelta64(-3, "s")),
+        (U3, "ab", np.str_("ab")),
+    ],
+)
 def test_user_fill_values(data_type, user, expected):
     assert same(data_type.from_user_value(user), expected)
 
 
-@pytest.mark.parametrize("data_type, user", [
-    (String(), b"x"), (String(), 1), (String(), None),
-    (Bytes(), "x"), (Bytes(), 1), (Bytes(), [1, 2]),
-    (DT_MS, 1.5), (DT_MS, True), (DT_MS, np.timedelta64(1, "s")), (DT_MS, "yesterday"),
-    (DT_MS, np.datetime64("2020-01-01T00:00:00.0001")),  # not a whole millisecond
-    (TD_S, np.datetime64("2020-01-01")), (TD_S, datetime.timedelta(milliseconds=1)),
-    (TD_S, "5"),
-    (DateTime64("generic", 1), np.datetime64("2020-01-01")),
-    (U3, "abcd"), (U3, b"ab"),
-])
+@pytest.mark.parametrize(
+    "data_type, user",
+    [
+        (String(), b"x"),
+        (String(), 1),
+        (String(), None),
+        (Bytes(), "x"),
+        (Bytes(), 1),
+        (Bytes(), [1, 2]),
+        (DT_MS, 1.5),
+        (DT_MS, True),
+        (DT_MS, np.timedelta64(1, "s")),
+        (DT_MS, "yesterday"),
+        (DT_MS, np.datetime64("2020-01-01T00:00:00.0001")),  # not a whole millisecond
+        (TD_S, np.datetime64("2020-01-01")),
+        (TD_S, datetime.timedelta(milliseconds=1)),
+        (TD_S, "5"),
+        (DateTime64("generic", 1), np.datetime64("2020-01-01")),
+        (U3, "abcd"),
+        (U3, b"ab"),
+    ],
+)
 def test_invalid_user_fill_values(data_type, user):
     with pytest.raises(MetadataError) as info:
         data_type.from_user_value(user)
@@ -362,9 +449,15 @@ def test_ml_float_user_fill_values():
     assert bf16._bits_of(bf16.from_user_value(payload)) == 0xFFC1  # exact bits kept
     fnuz = ml("float8_e4m3fnuz")
     assert fnuz._bits_of(fnuz.from_user_value(float("nan"))) == 0x80
-    for data_type, user in [(bf16, True), (bf16, "x"), (bf16, b"1"), (bf16, None),
-                            (ml("float8_e8m0fnu"), 0.0),
-                            (fnuz, float("inf")), (ml("float4_e2m1fn"), float("nan"))]:
+    for data_type, user in [
+        (bf16, True),
+        (bf16, "x"),
+        (bf16, b"1"),
+        (bf16, None),
+        (ml("float8_e8m0fnu"), 0.0),
+        (fnuz, float("inf")),
+        (ml("float4_e2m1fn"), float("nan")),
+    ]:
         with pytest.raises(MetadataError) as info:
             data_type.from_user_value(user)
         assert info.value.field == "fill_value"

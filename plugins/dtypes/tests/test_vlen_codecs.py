@@ -44,6 +44,7 @@ def frame(*items):
 
 # --- layout ----------------------------------------------------------------------------------
 
+
 def test_utf8_layout_is_c_order_and_matches_numcodecs():
     chunk = np.array([["a", "ßü"], ["", "日本😀"]], dtype=T)
     data = UTF8.encode(chunk, spec((2, 2), String()))
@@ -71,8 +72,7 @@ def test_numcodecs_output_decodes():
     encoded = numcodecs.VLenUTF8().encode(chunk)
     assert UTF8.decode(encoded, spec((2, 2), String())).tolist() == [["x", ""], ["y" * 300, "é"]]
     raw = np.array([b"1", b"22", b""], dtype=object)
-    assert BYTES.decode(numcodecs.VLenBytes().encode(raw), spec((3,), Bytes())).tolist() == [
-        b"1", b"22", b""]
+    assert BYTES.decode(numcodecs.VLenBytes().encode(raw), spec((3,), Bytes())).tolist() == [b"1", b"22", b""]
 
 
 def test_empty_and_zero_d_chunks():
@@ -89,8 +89,9 @@ def test_bytes_like_elements_are_stored_as_bytes():
     assert BYTES.encode(chunk, spec((3,), Bytes())) == frame(b"ab", b"cd", b"ef")
 
 
-@pytest.mark.parametrize("codec, element", [
-    (BYTES, "text"), (BYTES, None), (BYTES, 3), (UTF8, b"bytes"), (UTF8, None), (UTF8, 1)])
+@pytest.mark.parametrize(
+    "codec, element", [(BYTES, "text"), (BYTES, None), (BYTES, 3), (UTF8, b"bytes"), (UTF8, None), (UTF8, 1)]
+)
 def test_encoding_wrong_elements_is_a_codec_error(codec, element):
     chunk = np.empty(2, dtype=object)
     chunk[:] = [element, element]
@@ -112,19 +113,23 @@ def test_to_json_and_configuration():
 
 # --- hostile input ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data, shape, message", [
-    (b"", (1,), "4-byte item count"),
-    (b"\x01\x00\x00", (1,), "4-byte item count"),
-    (u32(2) + u32(1) + b"a", (1,), "declares 2 item"),                      # count != shape
-    (u32(0), (1,), "declares 0 item"),
-    (u32(1), (1,), "need at least 8 bytes"),                                # no length
-    (u32(2) + u32(0) + b"\x00", (2,), "need at least 12 bytes"),
-    (u32(1) + u32(5) + b"abc", (1,), "past the end"),                       # truncated item
-    (u32(1) + u32(2**32 - 1) + b"abc", (1,), "past the end"),               # absurd length
-    (u32(2) + u32(3) + b"abc" + b"\x00\x00", (2,), "inside the length of item 1"),
-    (u32(1) + u32(1) + b"ab", (1,), "follow the last"),                     # trailing bytes
-    (frame(b"a", b"b", b"c"), (2,), "declares 3 item"),
-])
+
+@pytest.mark.parametrize(
+    "data, shape, message",
+    [
+        (b"", (1,), "4-byte item count"),
+        (b"\x01\x00\x00", (1,), "4-byte item count"),
+        (u32(2) + u32(1) + b"a", (1,), "declares 2 item"),  # count != shape
+        (u32(0), (1,), "declares 0 item"),
+        (u32(1), (1,), "need at least 8 bytes"),  # no length
+        (u32(2) + u32(0) + b"\x00", (2,), "need at least 12 bytes"),
+        (u32(1) + u32(5) + b"abc", (1,), "past the end"),  # truncated item
+        (u32(1) + u32(2**32 - 1) + b"abc", (1,), "past the end"),  # absurd length
+        (u32(2) + u32(3) + b"abc" + b"\x00\x00", (2,), "inside the length of item 1"),
+        (u32(1) + u32(1) + b"ab", (1,), "follow the last"),  # trailing bytes
+        (frame(b"a", b"b", b"c"), (2,), "declares 3 item"),
+    ],
+)
 @pytest.mark.parametrize("codec", [UTF8, BYTES], ids=["utf8", "bytes"])
 def test_malformed_buffers(codec, data, shape, message):
     data_type = String() if codec is UTF8 else Bytes()
@@ -175,15 +180,22 @@ def test_random_bytes_only_ever_raise_corrupt_chunk(data, n):
 
 
 @settings(max_examples=300, deadline=None)
-@given(items=st.lists(st.text(max_size=8), max_size=6), cut=st.integers(0, 200),
-       flip=st.tuples(st.integers(0, 200), st.integers(1, 255)))
+@given(
+    items=st.lists(st.text(max_size=8), max_size=6),
+    cut=st.integers(0, 200),
+    flip=st.tuples(st.integers(0, 200), st.integers(1, 255)),
+)
 def test_mutated_valid_buffers(items, cut, flip):
     chunk = np.array(items, dtype=T)
     s = spec((len(items),), String())
     data = UTF8.encode(chunk, s)
     assert UTF8.decode(data, s).tolist() == items
-    for damaged in (data[:cut], data[:flip[0]] + bytes([data[flip[0]] ^ flip[1]]) + data[flip[0] + 1:]
-                    if flip[0] < len(data) else data + b"\x00"):
+    for damaged in (
+        data[:cut],
+        data[: flip[0]] + bytes([data[flip[0]] ^ flip[1]]) + data[flip[0] + 1 :]
+        if flip[0] < len(data)
+        else data + b"\x00",
+    ):
         try:
             out = UTF8.decode(damaged, s)
         except CorruptChunkError:
@@ -197,9 +209,11 @@ def test_pack_refuses_nothing_it_can_frame():
 
 # --- validate ---------------------------------------------------------------------------------
 
+
 def test_validate_pairs_codecs_with_their_data_types():
     from zarrforge_dtypes.bytes_type import VariableLengthBytes
     from zarrforge_dtypes.utf32_type import FixedLengthUTF32
+
     UTF8.validate(spec((1,), String()))
     BYTES.validate(spec((1,), Bytes()))
     BYTES.validate(spec((1,), VariableLengthBytes()))

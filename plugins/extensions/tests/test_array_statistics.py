@@ -43,11 +43,15 @@ def stored_entry(store, key="zarr.json"):
 
 # --- enabling ---------------------------------------------------------------------------
 
+
 def test_enabling_writes_an_empty_entry_with_must_understand_false():
     a = stats_array()
     assert zfx.statistics(a) == Statistics(None, None, 0)
-    assert stored_entry(a.store) == {"name": NAME, "must_understand": False,
-                                     "configuration": {"min": None, "max": None, "count": 0}}
+    assert stored_entry(a.store) == {
+        "name": NAME,
+        "must_understand": False,
+        "configuration": {"min": None, "max": None, "count": 0},
+    }
     assert isinstance(a.get_extension(NAME), ArrayStatistics)
 
 
@@ -87,13 +91,14 @@ def test_must_understand_true_on_request():
 
 # --- what the numbers mean --------------------------------------------------------------
 
+
 def test_sequential_writes_and_overwrites():
     a = stats_array(shape=(4, 4), chunks=(2, 2), dtype="int16")
     a[0] = [1, 2, 3, 4]
     assert zfx.statistics(a) == Statistics(1, 4, 4)
     a[1:3, 1:3] = -8
     assert zfx.statistics(a) == Statistics(-8, 4, 8)
-    a[:] = 0           # overwrites everything: the bounds stay, the count grows
+    a[:] = 0  # overwrites everything: the bounds stay, the count grows
     assert zfx.statistics(a) == Statistics(-8, 4, 24)
     a.oindex[[0, 3], [1]] = 100
     a.vindex[[0, 0, 1], [0, 0, 0]] = [5, 6, 7]  # duplicate points count once each
@@ -135,7 +140,7 @@ def test_readable_without_reading_chunks_and_from_another_handle():
     a = stats_array()
     a[:] = np.arange(8)
     reader = zf.open_array(a.store, mode="r")
-    a[0] = -1                                # written after the reader opened
+    a[0] = -1  # written after the reader opened
     chunk_reads = []
 
     class Counting(WrapperStore):
@@ -150,23 +155,31 @@ def test_readable_without_reading_chunks_and_from_another_handle():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(hnp.arrays(np.float32, st.integers(0, 6),
-                           elements=st.floats(width=32)),
-                min_size=1, max_size=5))
+@given(
+    st.lists(hnp.arrays(np.float32, st.integers(0, 6), elements=st.floats(width=32)), min_size=1, max_size=5)
+)
 def test_statistics_match_numpy_over_all_writes(writes):
     a = stats_array(shape=(6,), chunks=(4,), dtype="float32")
     for values in writes:
         a[: values.size] = values
     everything = np.concatenate(writes)
     finite = everything[~np.isnan(everything)]
-    expected = (Statistics(float(finite.min()), float(finite.max()), everything.size)
-                if finite.size else Statistics(None, None, everything.size))
+    expected = (
+        Statistics(float(finite.min()), float(finite.max()), everything.size)
+        if finite.size
+        else Statistics(None, None, everything.size)
+    )
     assert zfx.statistics(a) == expected
 
 
 def test_statistics_with_an_offset():
-    a = zf.create_array(None, shape=(6,), dtype="int8", chunks=(2,),
-                        extensions=[{"name": "zarrforge.offset", "configuration": {"offset": [3]}}])
+    a = zf.create_array(
+        None,
+        shape=(6,),
+        dtype="int8",
+        chunks=(2,),
+        extensions=[{"name": "zarrforge.offset", "configuration": {"offset": [3]}}],
+    )
     zfx.enable_statistics(a)
     a[-3:0] = [7, -7, 1]
     assert zfx.statistics(a) == Statistics(-7, 7, 3)
@@ -176,8 +189,8 @@ def test_statistics_with_an_offset():
 def test_other_metadata_is_kept_from_the_stored_document():
     a = stats_array()
     other = zf.open_array(a.store, mode="r+")
-    other.attrs["written"] = "elsewhere"     # a's in-memory document is now stale
-    a[0] = 1                                # the statistics update must not undo it
+    other.attrs["written"] = "elsewhere"  # a's in-memory document is now stale
+    a[0] = 1  # the statistics update must not undo it
     stored = json.loads(a.store.get("zarr.json"))
     assert stored["attributes"] == {"written": "elsewhere"}
     assert a.attrs["written"] == "elsewhere"  # and a now sees the stored document
@@ -185,17 +198,21 @@ def test_other_metadata_is_kept_from_the_stored_document():
 
 # --- validation -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("configuration,field", [
-    (None, "configuration"),
-    ({"min": 1, "max": 0, "count": 1}, "configuration.min"),
-    ({"min": 1, "max": None, "count": 1}, "configuration"),
-    ({"min": None, "max": None, "count": -1}, "configuration.count"),
-    ({"min": None, "max": None, "count": True}, "configuration.count"),
-    ({"min": None, "max": None}, "configuration.count"),
-    ({"min": "NaN", "max": 1, "count": 1}, "configuration.min"),
-    ({"min": None, "max": None, "count": 0, "mean": 1}, "configuration"),
-    ({"min": None, "max": None, "count": 0, "recent_updates": "x"}, "configuration.recent_updates"),
-])
+
+@pytest.mark.parametrize(
+    "configuration,field",
+    [
+        (None, "configuration"),
+        ({"min": 1, "max": 0, "count": 1}, "configuration.min"),
+        ({"min": 1, "max": None, "count": 1}, "configuration"),
+        ({"min": None, "max": None, "count": -1}, "configuration.count"),
+        ({"min": None, "max": None, "count": True}, "configuration.count"),
+        ({"min": None, "max": None}, "configuration.count"),
+        ({"min": "NaN", "max": 1, "count": 1}, "configuration.min"),
+        ({"min": None, "max": None, "count": 0, "mean": 1}, "configuration"),
+        ({"min": None, "max": None, "count": 0, "recent_updates": "x"}, "configuration.recent_updates"),
+    ],
+)
 def test_bad_configurations_name_the_field(configuration, field):
     entry = {"name": NAME, "must_understand": False}
     if configuration is not None:
@@ -209,12 +226,12 @@ def test_entries_that_do_not_fit_the_array_are_refused_on_open():
     a = zf.create_array(None, shape=(2,), dtype="int8")
     document = json.loads(a.store.get("zarr.json"))
     for dtype_entry, configuration, message in [
-            ("bool", {"min": None, "max": None, "count": 0}, "integer and float data types"),
-            ("int8", {"min": 0.5, "max": 1, "count": 1}, "min must be an integer")]:
+        ("bool", {"min": None, "max": None, "count": 0}, "integer and float data types"),
+        ("int8", {"min": 0.5, "max": 1, "count": 1}, "min must be an integer"),
+    ]:
         document["data_type"] = dtype_entry
         document["fill_value"] = False if dtype_entry == "bool" else 0
-        document["extensions"] = [{"name": NAME, "must_understand": False,
-                                   "configuration": configuration}]
+        document["extensions"] = [{"name": NAME, "must_understand": False, "configuration": configuration}]
         a.store.set("zarr.json", json.dumps(document).encode())
         with pytest.raises(MetadataError, match=message) as info:
             zf.open_array(a.store)
@@ -222,6 +239,7 @@ def test_entries_that_do_not_fit_the_array_are_refused_on_open():
 
 
 # --- concurrency ------------------------------------------------------------------------
+
 
 def _expected_rows(rows, width):
     values = np.concatenate([_stats_worker.row_values(r, width) for r in rows])
@@ -258,8 +276,10 @@ def test_two_processes_writing_disjoint_chunks_of_one_local_array(tmp_path):
     stats_array(path, shape=(rows, width), chunks=(1, width), dtype="int64")
     context = multiprocessing.get_context("spawn")
     start = context.Event()
-    workers = [context.Process(target=_stats_worker.write_rows, args=(path, part, start))
-               for part in (list(range(0, rows, 2)), list(range(1, rows, 2)))]
+    workers = [
+        context.Process(target=_stats_worker.write_rows, args=(path, part, start))
+        for part in (list(range(0, rows, 2)), list(range(1, rows, 2)))
+    ]
     for w in workers:
         w.start()
     start.set()
@@ -299,7 +319,7 @@ def test_an_update_replaced_by_a_concurrent_writer_is_merged_again():
 
     racing = RacingStore(MemoryStore(), races=0)
     a = stats_array(racing)
-    racing.races = 3          # the next three statistics updates are each replaced once
+    racing.races = 3  # the next three statistics updates are each replaced once
     a[0:3] = [5, 6, 7]
     assert zfx.statistics(a) == Statistics(-1000, 7, 3 + 3 * 10)
 
@@ -319,8 +339,13 @@ def test_offset_reads_and_writes_while_statistics_updates_replace_the_metadata()
     # Every statistics update swaps the array's in-memory metadata for the stored one;
     # concurrent selections through zarrforge.offset must keep working meanwhile.
     rows, width = 24, 4
-    a = zf.create_array(None, shape=(rows, width), dtype="int64", chunks=(1, width),
-                        extensions=[{"name": "zarrforge.offset", "configuration": {"offset": [5, 0]}}])
+    a = zf.create_array(
+        None,
+        shape=(rows, width),
+        dtype="int64",
+        chunks=(1, width),
+        extensions=[{"name": "zarrforge.offset", "configuration": {"offset": [5, 0]}}],
+    )
     zfx.enable_statistics(a)
 
     def work(r):
@@ -329,6 +354,8 @@ def test_offset_reads_and_writes_while_statistics_updates_replace_the_metadata()
 
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(work, range(rows)))
-    assert all(row == _stats_worker.row_values(r, width).tolist() and shape == (rows, width)
-               for r, (row, shape) in enumerate(results))
+    assert all(
+        row == _stats_worker.row_values(r, width).tolist() and shape == (rows, width)
+        for r, (row, shape) in enumerate(results)
+    )
     assert zfx.statistics(a) == _expected_rows(range(rows), width)

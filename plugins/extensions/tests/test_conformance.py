@@ -19,14 +19,17 @@ class TestOffset(ExtensionConformance):
 
 class TestArrayStatistics(ExtensionConformance):
     extension_documents = [
-        {"name": "zarrforge.array-statistics",
-         "configuration": {"min": None, "max": None, "count": 0}},
+        {"name": "zarrforge.array-statistics", "configuration": {"min": None, "max": None, "count": 0}},
         {"name": "zarrforge.array-statistics", "configuration": {"min": -3, "max": 9, "count": 7}},
     ]
     invalid_extension_documents = [
-        ({"name": "zarrforge.array-statistics",
-          "configuration": {"min": None, "max": None, "count": -1}}, "configuration.count"),
-        ({"name": "zarrforge.array-statistics",
-          "configuration": {"min": "low", "max": None, "count": 0}}, "configuration.min"),
+        (
+            {"name": "zarrforge.array-statistics", "configuration": {"min": None, "max": None, "count": -1}},
+            "configuration.count",
+        ),
+        (
+            {"name": "zarrforge.array-statistics", "configuration": {"min": "low", "max": None, "count": 0}},
+            "configuration.min",
+        ),
     ]
     max_examples = 25

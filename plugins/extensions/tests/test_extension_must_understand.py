@@ -45,11 +45,15 @@ def copy_without_plugin(store, rename):
 
 # --- installation ------------------------------------------------------------------------
 
+
 def test_names_resolve_through_the_installed_entry_points():
     rows = {(r.name, r.distribution, r.value) for r in zf.registered()["extensions"]}
     assert (OFFSET, "zarrforge-extensions", "zarrforge_extensions.offset:Offset") in rows
-    assert (STATISTICS, "zarrforge-extensions",
-            "zarrforge_extensions.array_statistics:ArrayStatistics") in rows
+    assert (
+        STATISTICS,
+        "zarrforge-extensions",
+        "zarrforge_extensions.array_statistics:ArrayStatistics",
+    ) in rows
     assert zf.registry.extensions.get(OFFSET) is Offset
     assert zf.registry.extensions.get(STATISTICS) is ArrayStatistics
 
@@ -61,12 +65,18 @@ def test_the_behaviour_needs_no_hook_plugin():
     assert all(r.status == "ok" for r in ours)
 
 
-@pytest.mark.parametrize("document", [
-    {"name": OFFSET, "configuration": {"offset": [3, -1]}},
-    {"name": STATISTICS, "must_understand": False,
-     "configuration": {"min": -1.5, "max": "Infinity", "count": 7, "recent_updates": ["a1"]}},
-    {"name": STATISTICS, "configuration": {"min": None, "max": None, "count": 0}},
-])
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"name": OFFSET, "configuration": {"offset": [3, -1]}},
+        {
+            "name": STATISTICS,
+            "must_understand": False,
+            "configuration": {"min": -1.5, "max": "Infinity", "count": 7, "recent_updates": ["a1"]},
+        },
+        {"name": STATISTICS, "configuration": {"min": None, "max": None, "count": 0}},
+    ],
+)
 def test_to_json_rebuilds_an_equal_entry(document):
     a = zf.create_array(None, shape=(2, 2), dtype="float32", extensions=[document])
     assert a.metadata["extensions"] == [document]
@@ -76,9 +86,16 @@ def test_to_json_rebuilds_an_equal_entry(document):
 
 # --- zarrforge.offset: must be understood --------------------------------------------------
 
+
 def offset_store():
-    a = zf.create_array(None, shape=(4,), dtype="int8", chunks=(2,), fill_value=0,
-                        extensions=[{"name": OFFSET, "configuration": {"offset": [2]}}])
+    a = zf.create_array(
+        None,
+        shape=(4,),
+        dtype="int8",
+        chunks=(2,),
+        fill_value=0,
+        extensions=[{"name": OFFSET, "configuration": {"offset": [2]}}],
+    )
     a[-2:2] = [1, 2, 3, 4]
     return a.store
 
@@ -103,17 +120,22 @@ def test_offset_array_does_not_open_without_the_plugin(entry):
 
 def test_offset_marked_must_understand_false_is_skipped_without_the_plugin():
     # Why the default is true: a reader that skips the entry reads stored indices.
-    a = zf.create_array(None, shape=(4,), dtype="int8", fill_value=0,
-                        extensions=[{"name": OFFSET, "must_understand": False,
-                                     "configuration": {"offset": [2]}}])
+    a = zf.create_array(
+        None,
+        shape=(4,),
+        dtype="int8",
+        fill_value=0,
+        extensions=[{"name": OFFSET, "must_understand": False, "configuration": {"offset": [2]}}],
+    )
     a[-2] = 9
-    assert zf.open_array(a.store)[-2] == 9                      # with the plugin: logical -2
+    assert zf.open_array(a.store)[-2] == 9  # with the plugin: logical -2
     without = zf.open_array(copy_without_plugin(a.store, {OFFSET: "elsewhere.offset"}))
     assert isinstance(without.extensions[0], UnknownExtension)
-    assert without[0] == 9 and without[-2] == 0                 # stored indices, numpy's wrap
+    assert without[0] == 9 and without[-2] == 0  # stored indices, numpy's wrap
 
 
 # --- zarrforge.array-statistics: may be skipped ------------------------------------------
+
 
 def test_statistics_are_kept_by_a_reader_without_the_plugin_and_round_trip():
     a = zf.create_array(None, shape=(4,), dtype="int16", chunks=(2,), fill_value=0)
@@ -125,8 +147,8 @@ def test_statistics_are_kept_by_a_reader_without_the_plugin_and_round_trip():
     b = zf.open_array(without_store, mode="r+")
     assert isinstance(b.extensions[0], UnknownExtension)
     assert b[:].tolist() == [4, -2, 8, 1]
-    b.attrs["touched"] = True                                   # rewrites the document
-    b[0] = 100                                                  # no statistics update here
+    b.attrs["touched"] = True  # rewrites the document
+    b[0] = 100  # no statistics update here
     stored = json.loads(without_store.get("zarr.json"))
     assert stored["extensions"] == kept and stored["attributes"] == {"touched": True}
 
@@ -141,24 +163,31 @@ def test_statistics_are_kept_by_a_reader_without_the_plugin_and_round_trip():
 
 # --- table rows of docs/extensions.md that the core's tests do not cover yet ---------------
 
+
 def _edit(store, **fields):
     document = json.loads(store.get("zarr.json"))
     document.update(fields)
     store.set("zarr.json", json.dumps(document).encode())
 
 
-@pytest.mark.parametrize("field,value", [
-    ("chunk_key_encoding", {"name": "default", "must_understand": False,
-                            "configuration": {"separator": "/"}}),
-    ("storage_transformers", [{"name": "elsewhere.transformer", "must_understand": False}]),
-])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        (
+            "chunk_key_encoding",
+            {"name": "default", "must_understand": False, "configuration": {"separator": "/"}},
+        ),
+        ("storage_transformers", [{"name": "elsewhere.transformer", "must_understand": False}]),
+    ],
+)
 def test_must_understand_false_is_refused_for_key_encodings_and_storage_transformers(field, value):
     a = zf.create_array(None, shape=(2,), dtype="int8", compressors=None)
     _edit(a.store, **{field: value})
     with pytest.raises(zf.errors.MetadataError) as info:
         zf.open_array(a.store)
-    assert info.value.field == (f"{field}.must_understand" if field == "chunk_key_encoding"
-                                else f"{field}[0].must_understand")
+    assert info.value.field == (
+        f"{field}.must_understand" if field == "chunk_key_encoding" else f"{field}[0].must_understand"
+    )
 
 
 def test_unknown_storage_transformers_are_refused():

@@ -25,17 +25,25 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 def offset_array(shape, chunks, offset, *, dtype="int32", store=None, path=""):
-    a = zf.create_array(store, path, shape=shape, dtype=dtype, chunks=chunks, fill_value=-1,
-                        compressors=None,
-                        extensions=[{"name": NAME, "configuration": {"offset": list(offset)}}])
+    a = zf.create_array(
+        store,
+        path,
+        shape=shape,
+        dtype=dtype,
+        chunks=chunks,
+        fill_value=-1,
+        compressors=None,
+        extensions=[{"name": NAME, "configuration": {"offset": list(offset)}}],
+    )
     reference = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
-    a.remove_extension(NAME)          # fill through stored indices ...
+    a.remove_extension(NAME)  # fill through stored indices ...
     a[...] = reference
-    zfx.set_offset(a, offset)         # ... then address through the logical domain
+    zfx.set_offset(a, offset)  # ... then address through the logical domain
     return a, reference
 
 
 # --- the oracle -------------------------------------------------------------------------
+
 
 def stored_positions(entry, lo, hi):
     """Stored positions a logical int / slice / int list names along one dimension."""
@@ -48,7 +56,7 @@ def stored_positions(entry, lo, hi):
             keep &= (walk >= entry.start) if step > 0 else (walk <= entry.start)
         if entry.stop is not None:
             keep &= (walk < entry.stop) if step > 0 else (walk > entry.stop)
-        return walk[keep][::abs(step)] - lo
+        return walk[keep][:: abs(step)] - lo
     if isinstance(entry, (list, np.ndarray)) and np.asarray(entry).dtype == bool:
         return np.flatnonzero(entry)
     positions = np.asarray(entry, dtype=np.int64) - lo
@@ -69,6 +77,7 @@ def expected_outer(reference, selection, offset):
 
 
 # --- strategies -------------------------------------------------------------------------
+
 
 @st.composite
 def arrays(draw, max_ndim=3):
@@ -117,6 +126,7 @@ def coordinate_cases(draw):
 
 # --- basic ------------------------------------------------------------------------------
 
+
 @SETTINGS
 @given(basic_cases())
 def test_basic_reads_and_writes_match_numpy(case):
@@ -132,19 +142,19 @@ def test_basic_reads_and_writes_match_numpy(case):
 
 
 def test_basic_examples():
-    a, ref = offset_array((6,), (4,), (2,))           # logical domain [-2, 4)
+    a, ref = offset_array((6,), (4,), (2,))  # logical domain [-2, 4)
     assert a[-2] == ref[0] and a[3] == ref[5] and a[0] == ref[2]
     assert a[:].tolist() == ref.tolist()
     assert a[::-1].tolist() == ref[::-1].tolist()
     assert a[-1:2].tolist() == ref[1:4].tolist()
-    assert a[-100:100].tolist() == ref.tolist()         # slice bounds are clipped
+    assert a[-100:100].tolist() == ref.tolist()  # slice bounds are clipped
     assert a[2:-1:-1].tolist() == ref[4:1:-1].tolist()  # logical stop -1, not "the end"
-    assert a[3:-3:-1].tolist() == ref[::-1].tolist()    # a stop before the domain's start
+    assert a[3:-3:-1].tolist() == ref[::-1].tolist()  # a stop before the domain's start
     assert a[10:20].tolist() == [] and a[-2:-2].tolist() == []
 
 
 def test_ellipsis_and_new_axes():
-    a, ref = offset_array((3, 4), (2, 2), (1, -2))      # domains [-1, 2) and [2, 6)
+    a, ref = offset_array((3, 4), (2, 2), (1, -2))  # domains [-1, 2) and [2, 6)
     assert np.array_equal(a[..., 3], ref[:, 1])
     assert np.array_equal(a[0, ...], ref[1])
     assert np.array_equal(a[None, 0, None, 5], ref[None, 1, None, 3])
@@ -154,13 +164,19 @@ def test_ellipsis_and_new_axes():
 
 
 def test_zero_dimensional_arrays():
-    a = zf.create_array(None, shape=(), dtype="float64", fill_value=0,
-                        extensions=[{"name": NAME, "configuration": {"offset": []}}])
+    a = zf.create_array(
+        None,
+        shape=(),
+        dtype="float64",
+        fill_value=0,
+        extensions=[{"name": NAME, "configuration": {"offset": []}}],
+    )
     a[...] = 2.5
     assert a[()] == 2.5 and zfx.domain(a) == ()
 
 
 # --- orthogonal -------------------------------------------------------------------------
+
 
 @SETTINGS
 @given(orthogonal_cases())
@@ -177,14 +193,15 @@ def test_orthogonal_reads_and_writes_match_numpy(case):
 
 
 def test_fancy_getitem_goes_through_the_offset_too():
-    a, ref = offset_array((5, 3), (2, 2), (3, 0))       # domains [-3, 2) and [0, 3)
+    a, ref = offset_array((5, 3), (2, 2), (3, 0))  # domains [-3, 2) and [0, 3)
     assert np.array_equal(a[[-3, 1]], ref[[0, 4]])
     assert np.array_equal(a[[-1, 0], [2, 0]], ref[[2, 3], [2, 0]])  # points
     mask = np.array([True, False, False, True, True])
-    assert np.array_equal(a.oindex[mask, 1], ref[mask, 1])           # masks are unchanged
+    assert np.array_equal(a.oindex[mask, 1], ref[mask, 1])  # masks are unchanged
 
 
 # --- coordinate and mask ----------------------------------------------------------------
+
 
 @SETTINGS
 @given(coordinate_cases())
@@ -199,7 +216,7 @@ def test_coordinate_reads_and_writes_match_numpy(case):
 
 
 def test_coordinate_with_scalars_and_broadcasting():
-    a, ref = offset_array((4, 5), (3, 3), (-1, 2))      # domains [1, 5) and [-2, 3)
+    a, ref = offset_array((4, 5), (3, 3), (-1, 2))  # domains [1, 5) and [-2, 3)
     assert a.vindex[2, -2] == ref[1, 0]
     rows = np.array([[1], [4]])
     assert np.array_equal(a.vindex[rows, np.array([-2, 2])], ref[rows - 1, np.array([0, 4])])
@@ -219,11 +236,12 @@ def test_masks_are_unchanged(case, rnd):
 
 # --- blocks -----------------------------------------------------------------------------
 
+
 def test_blocks_are_stored_chunks():
     a, ref = offset_array((7, 4), (3, 2), (5, -1))
     assert np.array_equal(a.blocks[0, 1], ref[0:3, 2:4])
     assert np.array_equal(a.blocks[2], ref[6:7])
-    assert np.array_equal(a.blocks[-1, :], ref[6:7])    # block indices keep numpy's meaning
+    assert np.array_equal(a.blocks[-1, :], ref[6:7])  # block indices keep numpy's meaning
     a.blocks[1, 0] = 0
     ref[3:6, 0:2] = 0
     assert np.array_equal(a[...], ref)
@@ -231,10 +249,17 @@ def test_blocks_are_stored_chunks():
 
 # --- errors -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("access", [
-    lambda a: a[4], lambda a: a[-3], lambda a: a.oindex[[0, -3]], lambda a: a.vindex[[4]],
-    lambda a: a.oindex[np.array([5])],
-])
+
+@pytest.mark.parametrize(
+    "access",
+    [
+        lambda a: a[4],
+        lambda a: a[-3],
+        lambda a: a.oindex[[0, -3]],
+        lambda a: a.vindex[[4]],
+        lambda a: a.oindex[np.array([5])],
+    ],
+)
 def test_out_of_domain_indices_name_the_logical_domain(access):
     a, _ = offset_array((6,), (4,), (2,))
     with pytest.raises(BoundsCheckError, match=r"outside the logical domain \[-2, 4\) of dimension 0"):
@@ -245,7 +270,7 @@ def test_negative_indices_are_not_wrapped_even_with_a_zero_offset():
     a, ref = offset_array((3,), (3,), (0,))
     with pytest.raises(BoundsCheckError, match=r"index -1 is outside the logical domain \[0, 3\)"):
         a[-1]
-    assert a[-2:].tolist() == ref.tolist()              # clipped, not "the last two"
+    assert a[-2:].tolist() == ref.tolist()  # clipped, not "the last two"
     with pytest.raises(BoundsCheckError):
         a[-1] = 5
 
@@ -264,14 +289,17 @@ def test_malformed_selections_keep_the_core_errors():
         a[0.5:]
 
 
-@pytest.mark.parametrize("configuration,message", [
-    (None, "needs a configuration"),
-    ({}, "offset must be a list of integers"),
-    ({"offset": [1.5]}, "offset must be a list of integers"),
-    ({"offset": [True]}, "offset must be a list of integers"),
-    ({"offset": 3}, "offset must be a list of integers"),
-    ({"offset": [1], "origin": [0]}, "unknown configuration key"),
-])
+@pytest.mark.parametrize(
+    "configuration,message",
+    [
+        (None, "needs a configuration"),
+        ({}, "offset must be a list of integers"),
+        ({"offset": [1.5]}, "offset must be a list of integers"),
+        ({"offset": [True]}, "offset must be a list of integers"),
+        ({"offset": 3}, "offset must be a list of integers"),
+        ({"offset": [1], "origin": [0]}, "unknown configuration key"),
+    ],
+)
 def test_bad_configurations_are_refused_naming_the_field(configuration, message):
     entry = {"name": NAME} if configuration is None else {"name": NAME, "configuration": configuration}
     with pytest.raises(MetadataError, match=message) as info:
@@ -311,8 +339,9 @@ def test_a_wrong_length_at_creation_is_refused_before_writing():
 
     store = MemoryStore()
     with pytest.raises(MetadataError, match="configuration.offset"):
-        zf.create_array(store, shape=(4, 4), dtype="int8",
-                        extensions=[{"name": NAME, "configuration": {"offset": [1]}}])
+        zf.create_array(
+            store, shape=(4, 4), dtype="int8", extensions=[{"name": NAME, "configuration": {"offset": [1]}}]
+        )
     assert list(store.list()) == []
 
 
@@ -323,6 +352,7 @@ def test_offset_is_for_arrays_only():
 
 
 # --- metadata and other operations ------------------------------------------------------
+
 
 def test_document_and_round_trip(tmp_path):
     _a, ref = offset_array((4, 6), (2, 4), (12, -24), store=str(tmp_path))
@@ -345,7 +375,7 @@ def test_removing_the_offset_restores_stored_indices():
     a, ref = offset_array((4,), (2,), (2,))
     a[-2] = 99
     a.remove_extension(NAME)
-    assert a[0] == 99 and a[-1] == ref[-1]              # plain numpy indexing again
+    assert a[0] == 99 and a[-1] == ref[-1]  # plain numpy indexing again
 
 
 def test_append_on_an_offset_array():

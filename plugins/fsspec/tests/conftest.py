@@ -42,6 +42,7 @@ S3_ENV = {
 def aws_env():
     """Dummy credentials, a region, no instance metadata, no proxy for 127.0.0.1."""
     import s3fs
+
     saved = {name: os.environ.get(name) for name in S3_ENV}
     os.environ.update(S3_ENV)
     try:
@@ -66,8 +67,7 @@ def moto_endpoint(aws_env):
 
 
 def s3_options_for(endpoint: str, **extra) -> dict:
-    return {"key": "testing", "secret": "testing", "endpoint_url": endpoint,
-            **extra}
+    return {"key": "testing", "secret": "testing", "endpoint_url": endpoint, **extra}
 
 
 @pytest.fixture
@@ -209,6 +209,7 @@ def http_server(tmp_path_factory):
 
 
 # --- unreachable endpoints --------------------------------------------------------------
+
 
 @pytest.fixture
 def black_hole():

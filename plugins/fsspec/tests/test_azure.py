@@ -48,9 +48,20 @@ def connection_string(tmp_path_factory):
     port = _free_port()
     data = tmp_path_factory.mktemp("azurite")
     server = subprocess.Popen(
-        [azurite, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--location", str(data),
-         "--silent", "--skipApiVersionCheck"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            azurite,
+            "--blobHost",
+            "127.0.0.1",
+            "--blobPort",
+            str(port),
+            "--location",
+            str(data),
+            "--silent",
+            "--skipApiVersionCheck",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -63,8 +74,10 @@ def connection_string(tmp_path_factory):
                 if time.monotonic() > deadline:
                     pytest.fail("Azurite did not listen within 60 s")
                 time.sleep(0.1)
-        connection = (f"DefaultEndpointsProtocol=http;AccountName={ACCOUNT};AccountKey={KEY};"
-                      f"BlobEndpoint=http://127.0.0.1:{port}/{ACCOUNT};")
+        connection = (
+            f"DefaultEndpointsProtocol=http;AccountName={ACCOUNT};AccountKey={KEY};"
+            f"BlobEndpoint=http://127.0.0.1:{port}/{ACCOUNT};"
+        )
         from azure.storage.blob import BlobServiceClient
 
         BlobServiceClient.from_connection_string(connection).create_container(CONTAINER)
@@ -89,25 +102,30 @@ def container(connection_string):
 
 @pytest.mark.parametrize("scheme", ["abfs", "az"])
 def test_an_array_written_over_azure_is_in_the_container_as_the_format_says(
-        scheme, connection_string, container):
+    scheme, connection_string, container
+):
     options = {"connection_string": connection_string}
     root = f"{scheme}-written.zarr"
     values = np.arange(9 * 7, dtype="int16").reshape(9, 7)
-    array = zf.create_array(f"{scheme}://{CONTAINER}/{root}", "g/a", shape=values.shape,
-                            chunks=(4, 4), dtype="int16", storage_options=options,
-                            compressors=[{"name": "zstd", "configuration": {"level": 1}}])
+    array = zf.create_array(
+        f"{scheme}://{CONTAINER}/{root}",
+        "g/a",
+        shape=values.shape,
+        chunks=(4, 4),
+        dtype="int16",
+        storage_options=options,
+        compressors=[{"name": "zstd", "configuration": {"level": 1}}],
+    )
     array[...] = values
     array.attrs["where"] = scheme
 
     keys = sorted(blob.name for blob in container.list_blobs(name_starts_with=f"{root}/"))
     chunk_keys = [f"{root}/g/a/c/{i}/{j}" for i in range(3) for j in range(2)]
-    assert keys == sorted([f"{root}/zarr.json", f"{root}/g/zarr.json", f"{root}/g/a/zarr.json",
-                           *chunk_keys])
+    assert keys == sorted([f"{root}/zarr.json", f"{root}/g/zarr.json", f"{root}/g/a/zarr.json", *chunk_keys])
     document = json.loads(container.download_blob(f"{root}/g/a/zarr.json").readall())
     assert document["shape"] == [9, 7] and document["attributes"] == {"where": scheme}
 
-    again = zf.open_array(f"{scheme}://{CONTAINER}/{root}", "g/a", mode="r",
-                          storage_options=options)
+    again = zf.open_array(f"{scheme}://{CONTAINER}/{root}", "g/a", mode="r", storage_options=options)
     np.testing.assert_array_equal(again[...], values)
     np.testing.assert_array_equal(again[2:8, 3:], values[2:8, 3:])
 
@@ -115,29 +133,46 @@ def test_an_array_written_over_azure_is_in_the_container_as_the_format_says(
 def test_partial_writes_and_a_sharded_array(connection_string, container):
     options = {"connection_string": connection_string}
     url = f"az://{CONTAINER}/sharded.zarr"
-    array = zf.create_array(url, "s", shape=(40, 40), chunks=(5, 5), shards=(20, 20),
-                            dtype="float64", fill_value=np.nan, storage_options=options)
+    array = zf.create_array(
+        url,
+        "s",
+        shape=(40, 40),
+        chunks=(5, 5),
+        shards=(20, 20),
+        dtype="float64",
+        fill_value=np.nan,
+        storage_options=options,
+    )
     array[3:17, 22:38] = 1.5
     expected = np.full((40, 40), np.nan)
     expected[3:17, 22:38] = 1.5
     # only the one shard the write touched exists
     assert [b.name for b in container.list_blobs(name_starts_with="sharded.zarr/s/c/")] == [
-        "sharded.zarr/s/c/0/1"]
+        "sharded.zarr/s/c/0/1"
+    ]
     again = zf.open_array(url, "s", mode="r", storage_options=options)
     np.testing.assert_array_equal(again[...], expected)
 
 
 def test_a_url_pipeline_opens_a_node_under_an_azure_root(connection_string):
     options = {"connection_string": connection_string}
-    array = zf.create_array(f"az://{CONTAINER}/pipeline.zarr", "grp/arr", shape=(6,), chunks=(4,),
-                            dtype="uint8", storage_options=options)
+    array = zf.create_array(
+        f"az://{CONTAINER}/pipeline.zarr",
+        "grp/arr",
+        shape=(6,),
+        chunks=(4,),
+        dtype="uint8",
+        storage_options=options,
+    )
     array[...] = np.arange(6, dtype="uint8")
-    again = zf.open_array(f"az://{CONTAINER}/pipeline.zarr|zarr3:grp/arr", mode="r",
-                          storage_options=options)
+    again = zf.open_array(f"az://{CONTAINER}/pipeline.zarr|zarr3:grp/arr", mode="r", storage_options=options)
     np.testing.assert_array_equal(again[...], np.arange(6, dtype="uint8"))
 
 
 def test_a_container_that_does_not_exist_is_a_clear_error(connection_string):
     with pytest.raises(zf.errors.NodeNotFoundError, match="no-such-container"):
-        zf.open_group("az://no-such-container/x.zarr", mode="r",
-                      storage_options={"connection_string": connection_string})
+        zf.open_group(
+            "az://no-such-container/x.zarr",
+            mode="r",
+            storage_options={"connection_string": connection_string},
+        )

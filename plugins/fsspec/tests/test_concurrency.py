@@ -31,6 +31,7 @@ class InFlight:
             finally:
                 with self.lock:
                     self.now -= 1
+
         return counted
 
 
@@ -41,6 +42,7 @@ def filled_s3(s3_url, s3_options):
         if not store.exists("k/0"):
             store.set_many([(f"k/{i}", bytes([i]) * 64) for i in range(40)])
         return store
+
     return make
 
 

@@ -100,8 +100,7 @@ class TestFsspecHTTP(StoreConformance):
             filled.erase_prefix("a/c/")
         assert all(filled.get(k) == v for k, v in VALUES.items())
 
-    @pytest.mark.parametrize("validators,kind", [(True, "etag"),
-                                                 ("last-modified", "modified")])
+    @pytest.mark.parametrize("validators,kind", [(True, "etag"), ("last-modified", "modified")])
     def test_get_ranges_against_a_replaced_value_conflicts(self, http_server, validators, kind):
         # the server names versions by a strong ETag, or by Last-Modified alone: the file is
         # replaced on the server's disk, with a later time
@@ -127,8 +126,7 @@ class TestFsspecHTTP(StoreConformance):
             http_server.validators = True
 
     @pytest.mark.parametrize("validators", [True, "last-modified"])
-    def test_get_ranges_past_the_end_of_a_shortened_value_conflicts(self, http_server,
-                                                                     validators):
+    def test_get_ranges_past_the_end_of_a_shortened_value_conflicts(self, http_server, validators):
         # the kit's test, with the file shortened on the server's disk (a later time)
         directory, url = http_server.new_site(VALUES)
         store = FsspecStore.from_url(url)
@@ -139,8 +137,7 @@ class TestFsspecHTTP(StoreConformance):
             path = directory / "a" / "c" / "0" / "0"
             path.write_bytes(b"short")
             os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 2))
-            for ranges in ([ByteRange(300, 5)], [ByteRange(0, 4), ByteRange(300, 5)],
-                           [ByteRange(7, 0)]):
+            for ranges in ([ByteRange(300, 5)], [ByteRange(0, 4), ByteRange(300, 5)], [ByteRange(7, 0)]):
                 with pytest.raises(ConflictError):
                     store.get_ranges("a/c/0/0", ranges, if_generation=generation)
             parts, current = store.get_ranges("a/c/0/0", [ByteRange(0, 2), ByteRange(300, 5)])
@@ -196,5 +193,7 @@ class TestZipAdapter(URLAdapterConformance):
     invalid_bodies = ["a//b", "../up"]
 
     def pipelines(self, tmp_path):
-        return [PipelineCase(f"file:{tmp_path}/data.zip|zip:"),
-                PipelineCase(f"file:{tmp_path}/other.zip|zip:inside/the/archive")]
+        return [
+            PipelineCase(f"file:{tmp_path}/data.zip|zip:"),
+            PipelineCase(f"file:{tmp_path}/other.zip|zip:inside/the/archive"),
+        ]

@@ -38,9 +38,11 @@ def test_the_extras_said_to_be_in_all_are_the_ones_all_has():
 def _without_s3fs(monkeypatch):
     module = importlib.import_module("fsspec.registry")  # fsspec.registry is its mapping
     monkeypatch.delitem(module._registry, "s3", raising=False)
-    monkeypatch.setitem(module.known_implementations, "s3",
-                        {"class": "zarrforge_no_such_module.S3FileSystem",
-                         "err": "Install s3fs to access S3"})
+    monkeypatch.setitem(
+        module.known_implementations,
+        "s3",
+        {"class": "zarrforge_no_such_module.S3FileSystem", "err": "Install s3fs to access S3"},
+    )
 
 
 def test_s3_without_s3fs_names_the_extra_and_all(monkeypatch):

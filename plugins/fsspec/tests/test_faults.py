@@ -20,11 +20,15 @@ FAST = {"max_retries": 2, "retry_backoff": 0.01, "retry_max_backoff": 0.05}
 
 def s3_to(endpoint: str, **settings) -> FsspecStore:
     return FsspecStore.from_url(
-        "s3://bucket/root", key="testing", secret="testing", endpoint_url=endpoint,
+        "s3://bucket/root",
+        key="testing",
+        secret="testing",
+        endpoint_url=endpoint,
         skip_instance_cache=True,
-        config_kwargs={"retries": {"total_max_attempts": 1}, "connect_timeout": 1,
-                       "read_timeout": 30},
-        **FAST, **settings)
+        config_kwargs={"retries": {"total_max_attempts": 1}, "connect_timeout": 1, "read_timeout": 30},
+        **FAST,
+        **settings,
+    )
 
 
 def count_calls(monkeypatch, store, name="_cat_file"):
@@ -68,9 +72,16 @@ def test_writes_fail_the_same_way(aws_env, closed_port):
 
 def test_array_read_from_a_dead_endpoint_raises(aws_env, closed_port):
     with pytest.raises(StoreError, match="zarr.json"):
-        zf.open_array("s3://bucket/x.zarr", storage_options={
-            "key": "testing", "secret": "testing", "endpoint_url": closed_port,
-            "config_kwargs": {"retries": {"total_max_attempts": 1}}, **FAST})
+        zf.open_array(
+            "s3://bucket/x.zarr",
+            storage_options={
+                "key": "testing",
+                "secret": "testing",
+                "endpoint_url": closed_port,
+                "config_kwargs": {"retries": {"total_max_attempts": 1}},
+                **FAST,
+            },
+        )
 
 
 def test_throttling_is_retried_until_it_succeeds(http_server):
@@ -140,8 +151,10 @@ def test_classification():
     from s3fs.errors import translate_boto_error
 
     def client_error(code, status):
-        return ClientError({"Error": {"Code": code, "Message": code},
-                            "ResponseMetadata": {"HTTPStatusCode": status}}, "GetObject")
+        return ClientError(
+            {"Error": {"Code": code, "Message": code}, "ResponseMetadata": {"HTTPStatusCode": status}},
+            "GetObject",
+        )
 
     slow_down = translate_boto_error(client_error("SlowDown", 503))
     assert is_transient(slow_down) and is_transient(client_error("SlowDown", 503))
@@ -166,8 +179,7 @@ def test_classification():
 
 
 def test_settings_are_validated():
-    for bad in ({"max_retries": -1}, {"concurrency": 0}, {"retry_backoff": -1},
-                {"request_timeout": 0}):
+    for bad in ({"max_retries": -1}, {"concurrency": 0}, {"retry_backoff": -1}, {"request_timeout": 0}):
         with pytest.raises(ValueError):
             FsspecStore(fsspec.filesystem("memory"), "/x", **bad)
 
@@ -177,8 +189,9 @@ def test_array_data_survives_retries(http_server, tmp_path):
     local = tmp_path / "a.zarr"
     a = zf.create_array(str(local), shape=(6,), dtype="int16", chunks=(2,))
     a[:] = np.arange(6)
-    values = {str(p.relative_to(local)).replace("\\", "/"): p.read_bytes()
-              for p in local.rglob("*") if p.is_file()}
+    values = {
+        str(p.relative_to(local)).replace("\\", "/"): p.read_bytes() for p in local.rglob("*") if p.is_file()
+    }
     directory, url = http_server.new_site(values)
     for i in range(3):
         http_server.fail(f"{directory.name}/c/{i}", 503)

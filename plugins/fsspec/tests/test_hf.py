@@ -52,7 +52,11 @@ def _free_port() -> int:
 def _git(work_tree, *args: str) -> str:
     return subprocess.run(
         ["git", "-c", "user.name=zarrforge", "-c", "user.email=tests@zarrforge.invalid", *args],
-        cwd=work_tree, check=True, capture_output=True, text=True).stdout.strip()
+        cwd=work_tree,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 @pytest.fixture(scope="module")
@@ -68,15 +72,28 @@ def hub(tmp_path_factory):
     work_tree.mkdir(parents=True)
     _git(work_tree, "init", "-q", "-b", "main")
     first = np.arange(20 * 30, dtype="float32").reshape(20, 30)
-    array = zf.create_array(str(work_tree / "data.zarr"), "temperature", shape=first.shape,
-                            chunks=(8, 8), shards=(16, 16), dtype="float32")
+    array = zf.create_array(
+        str(work_tree / "data.zarr"),
+        "temperature",
+        shape=first.shape,
+        chunks=(8, 8),
+        shards=(16, 16),
+        dtype="float32",
+    )
     array[...] = first
     # uncompressed: every chunk is 256 bytes (see the module docstring)
-    plain = zf.create_array(str(work_tree / "data.zarr"), "pressure", shape=first.shape,
-                            chunks=(8, 8), dtype="float32", compressors=None)
+    plain = zf.create_array(
+        str(work_tree / "data.zarr"),
+        "pressure",
+        shape=first.shape,
+        chunks=(8, 8),
+        dtype="float32",
+        compressors=None,
+    )
     plain[...] = first + 0.5
-    small = zf.create_array(str(work_tree / "labels.zarr"), "labels", shape=(5,), chunks=(2,),
-                            dtype="int8", zarr_format=2)
+    small = zf.create_array(
+        str(work_tree / "labels.zarr"), "labels", shape=(5,), chunks=(2,), dtype="int8", zarr_format=2
+    )
     small[...] = np.arange(5, dtype="int8")
     _git(work_tree, "add", "-A")
     _git(work_tree, "commit", "-q", "-m", "first values")
@@ -95,13 +112,15 @@ def hub(tmp_path_factory):
         f'mirror-netloc = "127.0.0.1:{port}"\nmirror-lfs-netloc = "127.0.0.1:{port}"\n'
         f'mirrors-path = ["{base / "mirrors"}"]\n'
         f'repos-path = "{base / "cache"}"\nlog-path = "{base / "logs"}"\n'
-        "[accessibility]\noffline = true\n")
+        "[accessibility]\noffline = true\n"
+    )
     log = open(base / "olah.log", "wb")
-    server = subprocess.Popen([olah, "-c", str(config)], cwd=base, stdout=log,
-                              stderr=subprocess.STDOUT)
+    server = subprocess.Popen([olah, "-c", str(config)], cwd=base, stdout=log, stderr=subprocess.STDOUT)
     endpoint = f"http://127.0.0.1:{port}"
-    saved = {name: os.environ.get(name) for name in ("HF_ENDPOINT", "HF_HUB_OFFLINE",
-                                                     "HF_HUB_DISABLE_TELEMETRY", "HF_TOKEN")}
+    saved = {
+        name: os.environ.get(name)
+        for name in ("HF_ENDPOINT", "HF_HUB_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "HF_TOKEN")
+    }
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -110,8 +129,10 @@ def hub(tmp_path_factory):
                     break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("olah did not serve the repository:\n"
-                                + (base / "olah.log").read_text(errors="replace")[-2000:])
+                    pytest.fail(
+                        "olah did not serve the repository:\n"
+                        + (base / "olah.log").read_text(errors="replace")[-2000:]
+                    )
                 time.sleep(0.2)
         os.environ.update(HF_ENDPOINT=endpoint, HF_HUB_OFFLINE="0", HF_HUB_DISABLE_TELEMETRY="1")
         os.environ.pop("HF_TOKEN", None)
@@ -183,6 +204,5 @@ def test_a_path_that_is_not_in_the_repository_is_an_error_naming_it(hub):
     # The Hub answers 404 (EntryNotFound), which HfFileSystem turns into FileNotFoundError
     # and zarrforge into NodeNotFoundError; olah answers 401 (RepositoryNotFound), which
     # reaches the user as a StoreError carrying the server's message.
-    with pytest.raises((zf.errors.NodeNotFoundError, zf.errors.StoreError),
-                       match="data.zarr.*missing"):
+    with pytest.raises((zf.errors.NodeNotFoundError, zf.errors.StoreError), match="data.zarr.*missing"):
         zf.open_array(f"hf://{REPO}@main/data.zarr", "missing", mode="r")

@@ -14,10 +14,12 @@ from zarrforge_fsspec import FsspecStore
 def publish(http_server, *, consolidated: bool):
     directory, url = http_server.new_site()
     root = zf.create_group(str(directory), attributes={"title": "served"})
-    root.create_array("dense", shape=(10, 10), dtype="float32", chunks=(4, 4))[:] = \
-        np.arange(100, dtype="float32").reshape(10, 10)
+    root.create_array("dense", shape=(10, 10), dtype="float32", chunks=(4, 4))[:] = np.arange(
+        100, dtype="float32"
+    ).reshape(10, 10)
     sharded = root.create_group("g").create_array(
-        "sharded", shape=(40,), dtype="int64", chunks=(5,), shards=(20,))
+        "sharded", shape=(40,), dtype="int64", chunks=(5,), shards=(20,)
+    )
     sharded[:] = np.arange(40)
     if consolidated:
         zf.consolidate_metadata(str(directory))
@@ -31,8 +33,9 @@ def test_consolidated_hierarchy_lists_and_reads(http_server):
     assert group.attrs["title"] == "served"
     assert sorted(group.keys()) == ["dense", "g"]
     assert [name for name, _ in group.members(max_depth=None)] == ["dense", "g", "g/sharded"]
-    np.testing.assert_array_equal(group["dense"][2:7, 3],
-                                  np.arange(100, dtype="float32").reshape(10, 10)[2:7, 3])
+    np.testing.assert_array_equal(
+        group["dense"][2:7, 3], np.arange(100, dtype="float32").reshape(10, 10)[2:7, 3]
+    )
     np.testing.assert_array_equal(group["g/sharded"][17:23], np.arange(17, 23))
 
 
@@ -88,14 +91,18 @@ def test_a_server_that_ignores_ranges_still_answers_right(http_server, monkeypat
 
     monkeypatch.setattr(store.fs, "_cat_file", whole_value)
     from zarrforge.abc.store import ByteRange
+
     assert store.get("k", ByteRange(10, 5)) == bytes(range(10, 15))
     assert store.get("k", ByteRange(length=3)) == bytes([97, 98, 99])
 
 
 def test_chained_cache_url(http_server, tmp_path):
     _, url = publish(http_server, consolidated=True)
-    cached = zf.open_group(f"simplecache::{url}", mode="r", storage_options={
-        "simplecache": {"cache_storage": str(tmp_path / "cache")}})
+    cached = zf.open_group(
+        f"simplecache::{url}",
+        mode="r",
+        storage_options={"simplecache": {"cache_storage": str(tmp_path / "cache")}},
+    )
     np.testing.assert_array_equal(cached["g/sharded"][:], np.arange(40))
     assert any((tmp_path / "cache").iterdir())
 
@@ -112,8 +119,7 @@ def test_a_range_past_the_end_does_not_make_a_versioned_server_look_unversioned(
 
 
 @pytest.mark.parametrize("validators", [True, "last-modified"], ids=["etag", "last-modified"])
-def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version(http_server,
-                                                                                 validators):
+def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version(http_server, validators):
     """The race of tests/reliability/test_shard_races.py over HTTP: the shard is replaced
     on the server right after the reader's first request for it. The server names the
     version by its ETag, or by Last-Modified alone (whole seconds: the replacement here

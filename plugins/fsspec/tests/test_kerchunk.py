@@ -30,12 +30,17 @@ def hdf5_file(tmp_path):
     rng = np.random.default_rng(7)
     with h5py.File(path, "w") as f:
         f.attrs["title"] = "kerchunk test"
-        f.create_dataset("temperature", data=rng.normal(280, 5, (20, 30)).astype("float32"),
-                         chunks=(8, 10), compression="gzip", compression_opts=4, shuffle=True)
+        f.create_dataset(
+            "temperature",
+            data=rng.normal(280, 5, (20, 30)).astype("float32"),
+            chunks=(8, 10),
+            compression="gzip",
+            compression_opts=4,
+            shuffle=True,
+        )
         f.create_dataset("lat", data=np.linspace(-60, 60, 30))  # contiguous, 240 bytes
         sub = f.create_group("sub")
-        counts = sub.create_dataset("counts", shape=(13, 7), dtype="int16", chunks=(5, 5),
-                                    fillvalue=-3)
+        counts = sub.create_dataset("counts", shape=(13, 7), dtype="int16", chunks=(5, 5), fillvalue=-3)
         counts[:10, :] = np.arange(70, dtype="int16").reshape(10, 7)
         counts.attrs["units"] = "1"
     return path
@@ -58,9 +63,11 @@ def assert_matches_the_file(group: zf.Group, path) -> None:
 def test_references_in_memory_read_like_the_file(hdf5_file):
     refs = references(hdf5_file, inline_threshold=0)
     # a set given in memory has no directory of its own: the files it may read are named
-    group = zf.open_group("reference://", mode="r",
-                          storage_options={"fo": refs, "remote_protocol": "file",
-                                           "reference_targets": [str(hdf5_file.parent)]})
+    group = zf.open_group(
+        "reference://",
+        mode="r",
+        storage_options={"fo": refs, "remote_protocol": "file", "reference_targets": [str(hdf5_file.parent)]},
+    )
     assert_matches_the_file(group, hdf5_file)
     # the unwritten chunk of sub/counts has no reference: it reads as the fill value
     assert "sub/counts/2.1" not in refs["refs"]
@@ -72,8 +79,9 @@ def test_references_from_a_json_file_with_inlined_small_arrays(hdf5_file, tmp_pa
     assert isinstance(refs["refs"]["lat/0"], str)  # inlined (base64), not a byte range
     path = tmp_path / "refs.json"
     path.write_text(json.dumps(refs))
-    group = zf.open_group("reference://", mode="r",
-                          storage_options={"fo": str(path), "remote_protocol": "file"})
+    group = zf.open_group(
+        "reference://", mode="r", storage_options={"fo": str(path), "remote_protocol": "file"}
+    )
     assert_matches_the_file(group, hdf5_file)
 
 
@@ -84,24 +92,28 @@ def test_references_from_a_parquet_reference_set(hdf5_file, tmp_path):
 
     refs = references(hdf5_file, inline_threshold=100)
     refs_to_dataframe(refs, str(tmp_path / "refs.parq"), record_size=5)
-    group = zf.open_group("reference://", mode="r",
-                          storage_options={"fo": str(tmp_path / "refs.parq"),
-                                           "remote_protocol": "file"})
+    group = zf.open_group(
+        "reference://",
+        mode="r",
+        storage_options={"fo": str(tmp_path / "refs.parq"), "remote_protocol": "file"},
+    )
     assert_matches_the_file(group, hdf5_file)
     np.testing.assert_array_equal(group["sub/counts"][10:, 5:], -3)
 
 
 def test_references_are_read_only(hdf5_file):
-    array = zf.open_array("reference://", "temperature",
-                          storage_options={"fo": references(hdf5_file),
-                                           "remote_protocol": "file"})
+    array = zf.open_array(
+        "reference://",
+        "temperature",
+        storage_options={"fo": references(hdf5_file), "remote_protocol": "file"},
+    )
     assert array.store.read_only
     with pytest.raises(zf.errors.ReadOnlyError):
         array[0, 0] = 1.0
     with pytest.raises(zf.errors.ReadOnlyError):
-        zf.open_group("reference://", mode="a",
-                      storage_options={"fo": references(hdf5_file),
-                                       "remote_protocol": "file"}).attrs["x"] = 1
+        zf.open_group(
+            "reference://", mode="a", storage_options={"fo": references(hdf5_file), "remote_protocol": "file"}
+        ).attrs["x"] = 1
 
 
 def _v3_references(hdf5_file) -> dict:
@@ -117,14 +129,23 @@ def _v3_references(hdf5_file) -> dict:
             zarray = json.loads(v2[f"{name}/.zarray"])
             # kerchunk lists HDF5's filters (shuffle, zlib) as v2 filters: in v3 they are
             # bytes -> bytes codecs, in the same order
-            compressors = [{"name": f"numcodecs.{codec.pop('id')}", "configuration": codec}
-                           for codec in [*(zarray["filters"] or []),
-                                         *([zarray["compressor"]] if zarray["compressor"]
-                                           else [])]]
-            zf.create_array(metadata.store, name, shape=zarray["shape"],
-                            chunks=zarray["chunks"], dtype=f[name].dtype,
-                            fill_value=zarray["fill_value"] or 0,
-                            compressors=compressors or None, attributes=dict(f[name].attrs))
+            compressors = [
+                {"name": f"numcodecs.{codec.pop('id')}", "configuration": codec}
+                for codec in [
+                    *(zarray["filters"] or []),
+                    *([zarray["compressor"]] if zarray["compressor"] else []),
+                ]
+            ]
+            zf.create_array(
+                metadata.store,
+                name,
+                shape=zarray["shape"],
+                chunks=zarray["chunks"],
+                dtype=f[name].dtype,
+                fill_value=zarray["fill_value"] or 0,
+                compressors=compressors or None,
+                attributes=dict(f[name].attrs),
+            )
             for key, value in v2.items():
                 head, _, tail = key.rpartition("/")
                 if head == name and not tail.startswith("."):
@@ -137,9 +158,12 @@ def _v3_references(hdf5_file) -> dict:
 def test_zarr_v3_references_read_like_the_file(hdf5_file):
     refs = _v3_references(hdf5_file)
     assert json.loads(refs["refs"]["temperature/zarr.json"])["zarr_format"] == 3
-    group = zf.open_group("reference://", mode="r", zarr_format=3,
-                          storage_options={"fo": refs, "remote_protocol": "file",
-                                           "reference_targets": [str(hdf5_file.parent)]})
+    group = zf.open_group(
+        "reference://",
+        mode="r",
+        zarr_format=3,
+        storage_options={"fo": refs, "remote_protocol": "file", "reference_targets": [str(hdf5_file.parent)]},
+    )
     assert_matches_the_file(group, hdf5_file)
 
 
@@ -147,9 +171,11 @@ def test_a_byte_range_reference_past_the_end_of_its_file_is_a_store_error(hdf5_f
     refs = references(hdf5_file, inline_threshold=0)
     url, _offset, length = refs["refs"]["temperature/0.0"]
     refs["refs"]["temperature/0.0"] = [url, 10**9, length]
-    array = zf.open_array("reference://", "temperature",
-                          storage_options={"fo": refs, "remote_protocol": "file",
-                                           "reference_targets": "any"})
+    array = zf.open_array(
+        "reference://",
+        "temperature",
+        storage_options={"fo": refs, "remote_protocol": "file", "reference_targets": "any"},
+    )
     with pytest.raises(zf.errors.ZarrforgeError):
         array[0, 0]
 
@@ -159,10 +185,24 @@ def test_a_byte_range_reference_past_the_end_of_its_file_is_a_store_error(hdf5_f
 
 def _hostile_set(tmp_path, target: str):
     """A reference set (a JSON file) whose one array's chunk points at ``target``."""
-    zarray = {"zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "|u1", "compressor": None,
-              "fill_value": 0, "order": "C", "filters": None}
-    refs = {"version": 1, "refs": {".zgroup": json.dumps({"zarr_format": 2}),
-                                   "a/.zarray": json.dumps(zarray), "a/0": [target, 0, 4]}}
+    zarray = {
+        "zarr_format": 2,
+        "shape": [4],
+        "chunks": [4],
+        "dtype": "|u1",
+        "compressor": None,
+        "fill_value": 0,
+        "order": "C",
+        "filters": None,
+    }
+    refs = {
+        "version": 1,
+        "refs": {
+            ".zgroup": json.dumps({"zarr_format": 2}),
+            "a/.zarray": json.dumps(zarray),
+            "a/0": [target, 0, 4],
+        },
+    }
     home = tmp_path / "refs"
     home.mkdir(exist_ok=True)
     path = home / "refs.json"
@@ -195,14 +235,12 @@ def opened(monkeypatch):
 
 
 @pytest.mark.parametrize("target", ["/etc/hostname", "/proc/self/environ", "{tmp}/refs/../secret"])
-def test_a_reference_to_a_local_file_outside_the_sets_directory_is_refused(tmp_path, target,
-                                                                           opened):
+def test_a_reference_to_a_local_file_outside_the_sets_directory_is_refused(tmp_path, target, opened):
     (tmp_path / "secret").write_bytes(b"SECRET")
     target = target.format(tmp=tmp_path)
     fo = _hostile_set(tmp_path, target)
     opened.clear()  # what the test itself wrote
-    array = zf.open_array("reference://", "a", storage_options={"fo": fo,
-                                                                "remote_protocol": "file"})
+    array = zf.open_array("reference://", "a", storage_options={"fo": fo, "remote_protocol": "file"})
     with pytest.raises(zf.errors.StoreError, match="may not read") as info:
         array[...]
     assert info.value.key == "a/0" and target in str(info.value)
@@ -221,14 +259,16 @@ def test_the_allowed_targets_can_be_named_or_every_target_trusted(tmp_path, open
     blob = os.path.realpath(tmp_path / "data" / "blob")
     assert blob not in opened
     named = {**options, "reference_targets": [str(tmp_path / "data")]}
-    np.testing.assert_array_equal(zf.open_array("reference://", "a", storage_options=named)[...],
-                                  [1, 2, 3, 4])
+    np.testing.assert_array_equal(
+        zf.open_array("reference://", "a", storage_options=named)[...], [1, 2, 3, 4]
+    )
     other = {**options, "reference_targets": [str(tmp_path / "elsewhere")]}
     with pytest.raises(zf.errors.StoreError, match="may not read"):
         zf.open_array("reference://", "a", storage_options=other)[...]
     trusted = {**options, "reference_targets": "any"}
     np.testing.assert_array_equal(
-        zf.open_array("reference://", "a", storage_options=trusted)[...], [1, 2, 3, 4])
+        zf.open_array("reference://", "a", storage_options=trusted)[...], [1, 2, 3, 4]
+    )
     assert blob in opened  # a target read is seen by the recording
 
 
@@ -260,12 +300,14 @@ def beside_the_set(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _refused_and_never_opened(tmp_path, target: str, opened, read_path: str,
-                              refused: str = "may not read", **options) -> None:
+def _refused_and_never_opened(
+    tmp_path, target: str, opened, read_path: str, refused: str = "may not read", **options
+) -> None:
     fo = _hostile_set(tmp_path, target)
     opened.clear()
-    array = zf.open_array("reference://", "a", storage_options={
-        "fo": fo, "remote_protocol": "file", **options})
+    array = zf.open_array(
+        "reference://", "a", storage_options={"fo": fo, "remote_protocol": "file", **options}
+    )
     with pytest.raises(zf.errors.StoreError, match=refused) as info:
         array[...]
     assert info.value.key == "a/0" and target in str(info.value)
@@ -273,8 +315,9 @@ def _refused_and_never_opened(tmp_path, target: str, opened, read_path: str,
     assert os.path.realpath(read_path) not in opened  # refused before it is opened
 
 
-@pytest.mark.parametrize("spelling", ["file:{path}", "file://{path}", "file://localhost{path}",
-                                      "local:{path}", "local://{path}"])
+@pytest.mark.parametrize(
+    "spelling", ["file:{path}", "file://{path}", "file://localhost{path}", "local:{path}", "local://{path}"]
+)
 def test_a_file_url_of_any_spelling_is_checked_where_it_is_read(beside_the_set, opened, spelling):
     # before: "file:/abs" (one slash) was taken for the relative path "file:/abs" below the
     # working directory, and fsspec, stripping "file:", read /abs. fsspec reads
@@ -298,8 +341,12 @@ def test_a_home_relative_target_is_checked_where_it_is_read(beside_the_set, open
 def test_a_file_url_through_a_link_is_checked_where_the_link_points(beside_the_set, opened):
     tmp_path = beside_the_set
     os.symlink(tmp_path, tmp_path / "refs" / "up")  # below the set's directory, leading out
-    for target in (f"file:{tmp_path}/refs/up/secret", "up/secret", "./up/secret",
-                   f"file://{tmp_path}/refs/up/secret"):
+    for target in (
+        f"file:{tmp_path}/refs/up/secret",
+        "up/secret",
+        "./up/secret",
+        f"file://{tmp_path}/refs/up/secret",
+    ):
         _refused_and_never_opened(tmp_path, target, opened, str(tmp_path / "secret"))
 
 
@@ -313,8 +360,7 @@ def test_a_relative_target_is_checked_where_fsspec_reads_it(tmp_path, monkeypatc
     (tmp_path / "elsewhere" / "blob").write_bytes(b"SECRET..")
     fo = _hostile_set(tmp_path, "blob")
     monkeypatch.chdir(tmp_path / "refs")
-    array = zf.open_array("reference://", "a", storage_options={"fo": fo,
-                                                                "remote_protocol": "file"})
+    array = zf.open_array("reference://", "a", storage_options={"fo": fo, "remote_protocol": "file"})
     np.testing.assert_array_equal(array[...], [1, 2, 3, 4])
     monkeypatch.chdir(tmp_path / "elsewhere")
     opened.clear()
@@ -335,12 +381,16 @@ def test_a_prefix_matches_whole_path_components(tmp_path, opened):
     inside, outside = tmp_path / "allowed" / "blob", tmp_path / "allowed2" / "blob"
     for prefix in (f"{tmp_path}/allowed/", f"{tmp_path}/allowed", f"file://{tmp_path}/allowed/"):
         for target in (str(outside), f"{tmp_path}/allowed/link/blob"):
-            _refused_and_never_opened(tmp_path, target, opened, str(outside),
-                                      reference_targets=[prefix])
+            _refused_and_never_opened(tmp_path, target, opened, str(outside), reference_targets=[prefix])
         fo = _hostile_set(tmp_path, str(inside))
-        np.testing.assert_array_equal(zf.open_array("reference://", "a", storage_options={
-            "fo": fo, "remote_protocol": "file", "reference_targets": [prefix]})[...],
-            [1, 2, 3, 4])
+        np.testing.assert_array_equal(
+            zf.open_array(
+                "reference://",
+                "a",
+                storage_options={"fo": fo, "remote_protocol": "file", "reference_targets": [prefix]},
+            )[...],
+            [1, 2, 3, 4],
+        )
 
 
 def test_remote_prefixes_match_whole_path_components():

@@ -9,11 +9,14 @@ import zarrforge as zf
 from zarrforge.errors import StoreError
 
 
-@pytest.mark.parametrize("options, message", [
-    ({}, "reference set"),
-    ({"fo": "{not json"}, "reference set"),
-    ({"fo": {"version": 2, "refs": {}}}, "reference set"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({}, "reference set"),
+        ({"fo": "{not json"}, "reference set"),
+        ({"fo": {"version": 2, "refs": {}}}, "reference set"),
+    ],
+)
 def test_a_bad_reference_set_is_a_store_error_naming_it(tmp_path, options, message) -> None:
     if isinstance(options.get("fo"), str):
         path = tmp_path / "refs.json"
@@ -48,8 +51,12 @@ def test_a_server_answering_503_to_everything_fails_within_the_deadline(http_ser
 def test_an_s3_endpoint_that_never_answers_fails_within_the_deadline(black_hole, aws_env):
     from zarrforge_fsspec import FsspecStore
 
-    store = FsspecStore.from_url("s3://bucket/data", endpoint_url=black_hole, deadline=2.0,
-                                 config_kwargs={"connect_timeout": 60, "read_timeout": 60})
+    store = FsspecStore.from_url(
+        "s3://bucket/data",
+        endpoint_url=black_hole,
+        deadline=2.0,
+        config_kwargs={"connect_timeout": 60, "read_timeout": 60},
+    )
     with pytest.raises(StoreError, match="deadline") as info:  # not the 60 s timeouts
         store.get("zarr.json")
     assert info.value.url == "s3://bucket/data/zarr.json"

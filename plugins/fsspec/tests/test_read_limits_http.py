@@ -100,8 +100,7 @@ def _measured(action: Callable[[], Any]) -> tuple[BaseException | None, int, flo
 def test_an_endless_document_body_stops_at_max_document_bytes(hostile, route):
     url = f"{hostile}/{route}"
     with zf.config.set(max_document_bytes=LIMIT):
-        error, peak, seconds = _measured(
-            lambda: zf.open_group(url, mode="r", storage_options=OPTIONS))
+        error, peak, seconds = _measured(lambda: zf.open_group(url, mode="r", storage_options=OPTIONS))
     assert isinstance(error, DocumentTooLargeError), repr(error)
     assert error.key == "zarr.json" and error.limit == LIMIT
     assert "max_document_bytes" in str(error) and "zarrforge.config.set(" in str(error)
@@ -125,10 +124,12 @@ def test_every_read_path_of_the_store_is_bounded(hostile):
 
     store = FsspecStore.from_url(f"{hostile}/endless", **OPTIONS)
     with zf.config.set(max_chunk_bytes=LIMIT, max_document_bytes=LIMIT // 2):
-        for read in (lambda: store.get("c/0"),
-                     lambda: store.get("c/0", ByteRange(offset=5)),
-                     lambda: store.get_many([("c/1", None), ("zarr.json", None)]),
-                     lambda: store.get_ranges("c/0", [None, ByteRange(length=5)])):
+        for read in (
+            lambda: store.get("c/0"),
+            lambda: store.get("c/0", ByteRange(offset=5)),
+            lambda: store.get_many([("c/1", None), ("zarr.json", None)]),
+            lambda: store.get_ranges("c/0", [None, ByteRange(length=5)]),
+        ):
             error, peak, _ = _measured(read)
             assert isinstance(error, (ResourceLimitError, DocumentTooLargeError)), repr(error)
             assert peak < MOST, peak

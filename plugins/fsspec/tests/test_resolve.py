@@ -22,19 +22,35 @@ def test_schemes_are_registered():
     assert registry.stores.get("file") is not FsspecStore
 
 
-@pytest.mark.parametrize("url,kind", [
-    ("fsspec+memory://x", "fsspec"), ("fsspec+file:///tmp/x", "fsspec"),
-    ("simplecache::s3://bucket/x", "fsspec"), ("blockcache::https://host/x", "fsspec"),
-    ("zip::s3://bucket/x.zip", "zip"), ("zip::/tmp/x.zip", "zip"),
-    ("s3://bucket/x", None), ("memory://x", None), ("zip://x.zip", None), ("data.zarr", None),
-    ("no-such-protocol::x", None), ("/some/path::odd", None),
-    # any other protocol fsspec knows, unless a zarrforge store registers the scheme
-    ("ftp://host/x", "fsspec"), ("webhdfs://host/x", "fsspec"), ("FTP://host/x", "fsspec"),
-    ("gs://bucket/x", None), ("no-such-protocol://x", None),
-    # these zarrforge-fsspec registers by name (so `zarrforge plugins` lists them)
-    ("reference://", None), ("sftp://host/x", None), ("abfs://container/x", None),
-    ("az://container/x", None), ("HF://datasets/x", None),
-])
+@pytest.mark.parametrize(
+    "url,kind",
+    [
+        ("fsspec+memory://x", "fsspec"),
+        ("fsspec+file:///tmp/x", "fsspec"),
+        ("simplecache::s3://bucket/x", "fsspec"),
+        ("blockcache::https://host/x", "fsspec"),
+        ("zip::s3://bucket/x.zip", "zip"),
+        ("zip::/tmp/x.zip", "zip"),
+        ("s3://bucket/x", None),
+        ("memory://x", None),
+        ("zip://x.zip", None),
+        ("data.zarr", None),
+        ("no-such-protocol::x", None),
+        ("/some/path::odd", None),
+        # any other protocol fsspec knows, unless a zarrforge store registers the scheme
+        ("ftp://host/x", "fsspec"),
+        ("webhdfs://host/x", "fsspec"),
+        ("FTP://host/x", "fsspec"),
+        ("gs://bucket/x", None),
+        ("no-such-protocol://x", None),
+        # these zarrforge-fsspec registers by name (so `zarrforge plugins` lists them)
+        ("reference://", None),
+        ("sftp://host/x", None),
+        ("abfs://container/x", None),
+        ("az://container/x", None),
+        ("HF://datasets/x", None),
+    ],
+)
 def test_what_the_hook_claims(url, kind):
     assert claims(url) == kind
 
@@ -92,6 +108,7 @@ def test_open_array_by_s3_url(s3_url, s3_options):
 
 def test_missing_backend_names_the_package():
     import importlib.util
+
     # The test environment deliberately lacks ocifs, the backend of oci:// URLs.
     assert importlib.util.find_spec("ocifs") is None
     with pytest.raises(ImportError, match="ocifs"):

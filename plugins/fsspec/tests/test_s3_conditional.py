@@ -49,8 +49,7 @@ def s3_store(s3_url, s3_options):
 
 
 def test_threads_writing_parts_of_one_chunk_on_s3_lose_nothing(s3_store):
-    array = zf.create_array(s3_store, "a", shape=(8, 8), chunks=(8, 8), dtype="i4",
-                            fill_value=0)
+    array = zf.create_array(s3_store, "a", shape=(8, 8), chunks=(8, 8), dtype="i4", fill_value=0)
     assert s3_store.capabilities.conditional_writes
 
     def write(row: int) -> None:
@@ -164,9 +163,15 @@ def test_a_server_that_ignores_the_conditions_gets_no_conditional_writes(s3_url,
 def test_a_server_that_cannot_be_reached_fails_the_probe_with_a_named_error(aws_env, closed_port):
     s3_conditional._probed.clear()
     store = FsspecStore.from_url(
-        "s3://bucket/root", key="testing", secret="testing", endpoint_url=closed_port,
-        skip_instance_cache=True, max_retries=1, retry_backoff=0.01,
-        config_kwargs={"retries": {"total_max_attempts": 1}, "connect_timeout": 1})
+        "s3://bucket/root",
+        key="testing",
+        secret="testing",
+        endpoint_url=closed_port,
+        skip_instance_cache=True,
+        max_retries=1,
+        retry_backoff=0.01,
+        config_kwargs={"retries": {"total_max_attempts": 1}, "connect_timeout": 1},
+    )
     with pytest.raises(StoreError, match="honours conditional writes") as caught:
         store.capabilities
     assert "s3://bucket/root/.zarrforge-tmp-probe-" in str(caught.value)
@@ -190,10 +195,23 @@ def test_four_processes_writing_parts_of_the_same_chunks_on_s3_lose_nothing(s3_u
     store = FsspecStore.from_url(url, **s3_options)
     zf.create_array(store, "a", shape=(32,), chunks=(16,), dtype="i4", fill_value=0)
     workers, rounds = 4, 6
-    processes = [subprocess.Popen([sys.executable, "-c", _PARTS_WORKER, url,
-                                   json.dumps(s3_options), str(w), str(workers), str(rounds)],
-                                  stderr=subprocess.PIPE, text=True)
-                 for w in range(workers)]
+    processes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                _PARTS_WORKER,
+                url,
+                json.dumps(s3_options),
+                str(w),
+                str(workers),
+                str(rounds),
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(workers)
+    ]
     for process in processes:
         _, err = process.communicate(timeout=240)
         assert process.returncode == 0, err[-3000:]
@@ -203,7 +221,8 @@ def test_four_processes_writing_parts_of_the_same_chunks_on_s3_lose_nothing(s3_u
 
 @pytest.mark.parametrize("conditional", [True, False])
 def test_a_part_written_during_a_read_modify_write_on_s3_is_kept_only_with_conditional_writes(
-        s3_url, s3_options, conditional):
+    s3_url, s3_options, conditional
+):
     """The race the process test above runs into, made certain: another writer (another
     store, so not ordered by this process's chunk locks) changes an element of the chunk
     right after this write read it. With conditional writes the write is redone on the
@@ -212,8 +231,9 @@ def test_a_part_written_during_a_read_modify_write_on_s3_is_kept_only_with_condi
     from zarrforge.testing.faults import ChangeBetweenReads
 
     url = f"{s3_url}/race"
-    other = zf.create_array(FsspecStore.from_url(url, **s3_options), "a", shape=(4,),
-                            chunks=(4,), dtype="i4", fill_value=0)
+    other = zf.create_array(
+        FsspecStore.from_url(url, **s3_options), "a", shape=(4,), chunks=(4,), dtype="i4", fill_value=0
+    )
     store = FsspecStore.from_url(url, conditional_writes=conditional, **s3_options)
     assert store.capabilities.conditional_writes is conditional
     wrapper = ChangeBetweenReads(store, lambda: other.__setitem__(0, 7), key="a/c/0")
@@ -223,8 +243,7 @@ def test_a_part_written_during_a_read_modify_write_on_s3_is_kept_only_with_condi
     assert zf.open_array(store, "a")[...].tolist() == expected
 
 
-def test_the_test_server_decides_racing_conditional_puts_atomically(s3_url, s3_options,
-                                                                     monkeypatch):
+def test_the_test_server_decides_racing_conditional_puts_atomically(s3_url, s3_options, monkeypatch):
     """The lost-update tests above are only meaningful if the server, like S3, lets one
     of several PUTs holding the same ETag through (zarrforge.testing.s3_server). The
     server's store step is slowed down so that, were check and write separate, every

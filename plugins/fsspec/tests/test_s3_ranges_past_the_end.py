@@ -54,8 +54,9 @@ def s3_store(s3_url, s3_options):
     index_cache.cache.clear()
 
 
-def _replace_during_the_batch(monkeypatch, store: FsspecStore, key: str, value: bytes,
-                              is_first: Callable[[str], bool]) -> list[int]:
+def _replace_during_the_batch(
+    monkeypatch, store: FsspecStore, key: str, value: bytes, is_first: Callable[[str], bool]
+) -> list[int]:
     """Make ``store``'s next batch of ranged ``GetObject`` requests for ``key`` straddle a
     rewrite: the request whose ``Range`` header ``is_first`` picks is answered, then
     ``value`` is put under ``key``, then the batch's other requests go out. Returns a
@@ -94,7 +95,8 @@ def _shard_bytes(store: FsspecStore, writer: Any, values: np.ndarray) -> bytes:
 
 
 def test_a_shard_shortened_between_the_index_and_the_chunk_answer_reads_one_version(
-        s3_store, monkeypatch) -> None:
+    s3_store, monkeypatch
+) -> None:
     """The reader remembers version 1's index, so it asks for the index and the inner
     chunk in one unpinned batch; the shorter version 2 lands between the two answers.
     Before the fix: CorruptChunkError (version 2's 416 taken as version 1's bytes)."""
@@ -104,8 +106,9 @@ def test_a_shard_shortened_between_the_index_and_the_chunk_answer_reads_one_vers
     writer[...] = versions[1]
     reader = zf.open_array(s3_store, "a")
     assert one_version_of(reader[SHARD_REGION], versions) == 1  # remembers the index
-    done = _replace_during_the_batch(monkeypatch, s3_store, SHARD_KEY, short,
-                                     lambda header: header.startswith("bytes=0-"))
+    done = _replace_during_the_batch(
+        monkeypatch, s3_store, SHARD_KEY, short, lambda header: header.startswith("bytes=0-")
+    )
     try:
         got = reader[SHARD_REGION]
     except CorruptChunkError as error:
@@ -114,22 +117,19 @@ def test_a_shard_shortened_between_the_index_and_the_chunk_answer_reads_one_vers
     assert one_version_of(got, versions) == 2, got.tolist()  # the index was read again
 
 
-def test_a_shard_shortened_after_its_index_was_read_reads_one_version(
-        s3_store, monkeypatch) -> None:
+def test_a_shard_shortened_after_its_index_was_read_reads_one_version(s3_store, monkeypatch) -> None:
     """A first read (nothing remembered): the index, then the inner chunk pinned to the
     index's ETag, with the shorter version landing in between (ChangeBetweenReads)."""
     writer = one_shard_array(s3_store, index_location="start")
     versions = shrinking_shard_versions()
     writer[...] = versions[1]
-    wrapper = ChangeBetweenReads(s3_store, lambda: writer.__setitem__(Ellipsis, versions[2]),
-                                 key=SHARD_KEY)
+    wrapper = ChangeBetweenReads(s3_store, lambda: writer.__setitem__(Ellipsis, versions[2]), key=SHARD_KEY)
     got = zf.open_array(wrapper, "a")[SHARD_REGION]
     assert wrapper.reads >= 2
     assert one_version_of(got, versions) == 2, got.tolist()
 
 
-def test_a_lookup_of_the_version_after_every_range_was_past_the_end_is_checked(
-        s3_store, monkeypatch) -> None:
+def test_a_lookup_of_the_version_after_every_range_was_past_the_end_is_checked(s3_store, monkeypatch) -> None:
     """Every range past the end of a 256-byte value: the ETag comes from a HeadObject;
     a longer value put before it must not be named the version of those empty answers
     (it has bytes there). Before the fix: ([b""], the longer value's ETag)."""
@@ -161,9 +161,9 @@ def test_ranges_past_the_end_name_the_objects_etag(s3_store) -> None:
     assert s3_store.get_ranges("k", [ByteRange(300, 5)]) == ([b""], etag)
     assert s3_store.get_ranges("k", [ByteRange(offset=256)]) == ([b""], etag)
     assert s3_store.get_ranges("k", [ByteRange(7, 0)]) == ([b""], etag)
-    assert s3_store.get_ranges("k", [ByteRange(0, 4), ByteRange(300, 5), ByteRange(9, 0),
-                                     ByteRange(250, 10)], if_generation=etag) == (
-        [value[:4], b"", b"", value[250:]], etag)
+    assert s3_store.get_ranges(
+        "k", [ByteRange(0, 4), ByteRange(300, 5), ByteRange(9, 0), ByteRange(250, 10)], if_generation=etag
+    ) == ([value[:4], b"", b"", value[250:]], etag)
 
 
 # --- a writing process, bounded in time ------------------------------------------------
@@ -187,7 +187,8 @@ WRITER = textwrap.dedent("""
 
 
 def test_a_reader_racing_a_process_that_shortens_the_shard_reads_only_whole_versions(
-        s3_url, s3_options) -> None:
+    s3_url, s3_options
+) -> None:
     """A writer process alternates the long and the short shard for a few seconds while
     this process reads random inner chunks with its index remembered; counts reads,
     each version, extra shard requests (re-reads) and wrong values (must be 0)."""
@@ -198,10 +199,12 @@ def test_a_reader_racing_a_process_that_shortens_the_shard_reads_only_whole_vers
     writer[...] = versions[1]
     worker = subprocess.Popen(
         [sys.executable, "-c", WRITER, f"{s3_url}/data", json.dumps(s3_options), "4"],
-        stdout=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     counting = ChangeBetweenReads(store, lambda: None, key=SHARD_KEY, times=0)
     reader = zf.open_array(counting, "a")
-    regions = [np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3] for i in range(4) for j in range(4)]
+    regions = [np.s_[2 * i : 2 * i + 2, 3 * j : 3 * j + 3] for i in range(4) for j in range(4)]
     counts = {"reads": 0, "v1": 0, "v2": 0, "wrong": 0, "errors": 0}
     rng = np.random.default_rng(41)
     try:

@@ -13,8 +13,16 @@ from zarrforge_fsspec import FsspecStore
 def test_array_round_trip_by_url(s3_url, s3_options):
     url = f"{s3_url}/data.zarr"
     data = np.arange(20 * 30, dtype="float64").reshape(20, 30)
-    a = zf.create_array(url, "temperature", shape=data.shape, dtype="float64", chunks=(7, 8),
-                        fill_value=-1.0, attributes={"units": "K"}, storage_options=s3_options)
+    a = zf.create_array(
+        url,
+        "temperature",
+        shape=data.shape,
+        dtype="float64",
+        chunks=(7, 8),
+        fill_value=-1.0,
+        attributes={"units": "K"},
+        storage_options=s3_options,
+    )
     assert isinstance(a.store, FsspecStore)
     a[:] = data
     a[3:5, 10:12] = 0
@@ -54,8 +62,9 @@ def test_groups_round_trip(s3_url, s3_options):
 def test_sharded_array_round_trip(s3_url, s3_options):
     url = f"{s3_url}/sharded.zarr"
     data = np.arange(64 * 64, dtype="int32").reshape(64, 64)
-    a = zf.create_array(url, shape=data.shape, dtype="int32", chunks=(8, 8), shards=(32, 32),
-                        storage_options=s3_options)
+    a = zf.create_array(
+        url, shape=data.shape, dtype="int32", chunks=(8, 8), shards=(32, 32), storage_options=s3_options
+    )
     a[:] = data
     a[1:3, 40:50] = -5
     data[1:3, 40:50] = -5
@@ -81,10 +90,12 @@ def test_consolidated_hierarchy(s3_url, s3_options):
 
 
 def test_store_settings_in_storage_options(s3_url, s3_options):
-    store = FsspecStore.from_url(s3_url, concurrency=5, max_retries=1, request_timeout=10,
-                                 **s3_options)
-    assert (store.settings.concurrency, store.settings.max_retries,
-            store.settings.request_timeout) == (5, 1, 10)
+    store = FsspecStore.from_url(s3_url, concurrency=5, max_retries=1, request_timeout=10, **s3_options)
+    assert (store.settings.concurrency, store.settings.max_retries, store.settings.request_timeout) == (
+        5,
+        1,
+        10,
+    )
     with pytest.raises(ValueError, match="concurrency"):
         FsspecStore.from_url(s3_url, concurrency=0, **s3_options)
 
@@ -103,11 +114,16 @@ def test_many_keys_batched(s3_url, s3_options):
 
 def test_directory_markers_are_not_keys(s3_url, s3_options):
     import boto3
+
     store = FsspecStore.from_url(f"{s3_url}/root", **s3_options)
     store.set("g/zarr.json", b"{}")
-    client = boto3.client("s3", endpoint_url=s3_options["endpoint_url"],
-                          aws_access_key_id="testing", aws_secret_access_key="testing")
-    bucket = s3_url[len("s3://"):]
+    client = boto3.client(
+        "s3",
+        endpoint_url=s3_options["endpoint_url"],
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    bucket = s3_url[len("s3://") :]
     client.put_object(Bucket=bucket, Key="root/empty/", Body=b"")
     client.put_object(Bucket=bucket, Key="root/g/", Body=b"")
     assert list(store.list_prefix("")) == ["g/zarr.json"]
@@ -119,12 +135,17 @@ def test_directory_markers_are_not_keys(s3_url, s3_options):
 
 def test_changes_by_other_clients_are_listed(s3_url, s3_options):
     import boto3
+
     store = FsspecStore.from_url(f"{s3_url}/root", **s3_options)
     store.set("a", b"1")
     assert list(store.list_prefix("")) == ["a"] and store.list_dir("").keys == ["a"]
-    client = boto3.client("s3", endpoint_url=s3_options["endpoint_url"],
-                          aws_access_key_id="testing", aws_secret_access_key="testing")
-    client.put_object(Bucket=s3_url[len("s3://"):], Key="root/b", Body=b"2")
+    client = boto3.client(
+        "s3",
+        endpoint_url=s3_options["endpoint_url"],
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    client.put_object(Bucket=s3_url[len("s3://") :], Key="root/b", Body=b"2")
     assert list(store.list_prefix("")) == ["a", "b"]  # fsspec's listing cache is not trusted
     assert store.list_dir("").keys == ["a", "b"] and store.exists("b")
 

@@ -33,8 +33,7 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
     writer = one_shard_array(s3_store)
     versions = shard_versions()
     writer[...] = versions[1]
-    got, wrapper = read_across_a_rewrite(s3_store, lambda: writer.__setitem__(Ellipsis,
-                                                                             versions[2]))
+    got, wrapper = read_across_a_rewrite(s3_store, lambda: writer.__setitem__(Ellipsis, versions[2]))
     assert one_version_of(got, versions) is not None, got.tolist()
     assert wrapper.reads >= 2  # the shard was replaced after the first of them
 
@@ -43,7 +42,7 @@ def test_readers_racing_a_rewriting_thread_on_s3_read_only_whole_versions(s3_sto
     writer = one_shard_array(s3_store)
     versions = shard_versions()
     writer[...] = versions[1]
-    regions = [np.s_[2 * i:2 * i + 2, 3 * j:3 * j + 3] for i in range(1, 4) for j in range(1, 4)]
+    regions = [np.s_[2 * i : 2 * i + 2, 3 * j : 3 * j + 3] for i in range(1, 4) for j in range(1, 4)]
     reader = zf.open_array(s3_store, "a")
     with rewriting(lambda n: writer.__setitem__(Ellipsis, versions[1 + n % 2])):
         counts = count_versions(reader.__getitem__, versions, regions, 3.0, seed=3)

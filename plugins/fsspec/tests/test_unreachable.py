@@ -36,11 +36,17 @@ def test_an_offline_gcs_service_is_one_store_error_and_nothing_else(black_hole, 
     pytest.importorskip("gcsfs")
     address = black_hole.removeprefix("http://")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GCE_"))}
-    env.update(GCE_METADATA_HOST=address, GCE_METADATA_IP=address,
-               STORAGE_EMULATOR_HOST=black_hole, CLOUDSDK_CONFIG=str(tmp_path),
-               GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT="false", NO_PROXY="*")
-    result = subprocess.run([sys.executable, "-c", PROGRAM], env=env, capture_output=True,
-                            text=True, timeout=300)  # a guard against a hang, nothing more
+    env.update(
+        GCE_METADATA_HOST=address,
+        GCE_METADATA_IP=address,
+        STORAGE_EMULATOR_HOST=black_hole,
+        CLOUDSDK_CONFIG=str(tmp_path),
+        GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT="false",
+        NO_PROXY="*",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=300
+    )  # a guard against a hang, nothing more
     assert result.stdout.startswith("StoreError"), (result.stdout, result.stderr)
     assert "gs://offline-bucket/data.zarr" in result.stdout
     # before: gcsfs's logger printed "... falling back to GCSFileSystem" beside the error
@@ -49,8 +55,7 @@ def test_an_offline_gcs_service_is_one_store_error_and_nothing_else(black_hole, 
 
 def test_a_filesystem_setup_that_never_ends_is_refused_naming_the_url() -> None:
     never = threading.Event()
-    with pytest.raises(StoreError, match="setting up its filesystem.*store setting deadline") \
-            as info:
+    with pytest.raises(StoreError, match="setting up its filesystem.*store setting deadline") as info:
         store_module._made_within(0.2, "gs://bucket/data", never.wait)
     assert info.value.url == "gs://bucket/data"
     never.set()  # lets the abandoned setup thread end
@@ -76,8 +81,7 @@ def _counted(monkeypatch, store) -> list:
     return calls
 
 
-def test_a_first_request_the_setup_left_no_time_is_not_attempted(black_hole, aws_env,
-                                                                monkeypatch) -> None:
+def test_a_first_request_the_setup_left_no_time_is_not_attempted(black_hole, aws_env, monkeypatch) -> None:
     store = FsspecStore.from_url("s3://bucket/data", endpoint_url=black_hole, deadline=2.0)
     assert store._first_contact_ends is not None  # set up from a URL: the deadline is shared
     store._first_contact_ends = time.monotonic() - 1  # as if the setup had used all of it

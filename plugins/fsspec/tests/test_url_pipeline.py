@@ -15,8 +15,7 @@ from zarrforge_fsspec import FsspecStore, ZipStore
 
 
 def write_zip(url: str) -> None:
-    array = zf.create_array(url, shape=(10,), dtype="int16", chunks=(4,),
-                            attributes={"made": "pipeline"})
+    array = zf.create_array(url, shape=(10,), dtype="int16", chunks=(4,), attributes={"made": "pipeline"})
     array[:] = np.arange(10)
     array.store.close()  # a zip's central directory is written on close
 
@@ -26,16 +25,17 @@ def test_a_zip_in_a_local_directory_written_and_read_through_pipelines(tmp_path)
     write_zip(f"file:{archive}|zip:|zarr3:grp/arr")
     with zipfile.ZipFile(archive) as z:
         assert {"zarr.json", "grp/zarr.json", "grp/arr/zarr.json", "grp/arr/c/2"} <= set(z.namelist())
-    for url, path in ((f"file://{archive}|zip:|zarr3:grp/arr", ""),
-                      (f"{archive}|zip|zarr3:grp", "arr"),
-                      (f"file:{archive}|zip:grp|zarr3:arr", "")):
+    for url, path in (
+        (f"file://{archive}|zip:|zarr3:grp/arr", ""),
+        (f"{archive}|zip|zarr3:grp", "arr"),
+        (f"file:{archive}|zip:grp|zarr3:arr", ""),
+    ):
         array = zf.open_array(url, path, mode="r")
         assert isinstance(array.store, ZipStore) and array.store.read_only
         assert array.path == "grp/arr" and array.attrs["made"] == "pipeline"
         np.testing.assert_array_equal(array[:], np.arange(10))
     # the same archive through the fsspec chain, which is not a pipeline
-    np.testing.assert_array_equal(zf.open_array(f"zip::file://{archive}", "grp/arr")[:],
-                                  np.arange(10))
+    np.testing.assert_array_equal(zf.open_array(f"zip::file://{archive}", "grp/arr")[:], np.arange(10))
 
 
 def test_a_zip_in_s3_is_read_through_a_pipeline(tmp_path, s3_url, s3_options):
@@ -58,8 +58,7 @@ def test_a_zip_in_s3_is_read_through_a_pipeline(tmp_path, s3_url, s3_options):
 
 
 def test_an_s3_root_with_a_format_segment(s3_url, s3_options):
-    array = zf.create_array(f"{s3_url}/tree.zarr|zarr2:a", shape=(3,), dtype="f8",
-                            storage_options=s3_options)
+    array = zf.create_array(f"{s3_url}/tree.zarr|zarr2:a", shape=(3,), dtype="f8", storage_options=s3_options)
     array[:] = [1, 2, 3]
     assert isinstance(array.store, FsspecStore) and array.metadata_model.format_name == "2"
     again = zf.open_array(f"{s3_url}/tree.zarr|zarr2:a", storage_options=s3_options)
@@ -92,12 +91,18 @@ def test_a_key_that_is_not_a_zip_and_a_zip_with_nothing_before_it(tmp_path):
     outer = tmp_path / "outer.zip"
     with zipfile.ZipFile(outer, "w") as z:
         z.writestr("notes.txt", b"not an archive")
-    with pytest.raises(URLPipelineError, match=r"segment 3 'zip:'.*key 'notes.txt'.* is not a "
-                                               r"zip archive"):
+    with pytest.raises(
+        URLPipelineError,
+        match=r"segment 3 'zip:'.*key 'notes.txt'.* is not a "
+        r"zip archive",
+    ):
         zf.open_group(f"file:{outer}|zip:notes.txt|zip:", mode="r")
     zf.create_group("memory:zip-none|zarr3:")
-    with pytest.raises(URLPipelineError, match=r"needs a file before it, but 'memory:zip-none' "
-                                               r"names the root of MemoryStore"):
+    with pytest.raises(
+        URLPipelineError,
+        match=r"needs a file before it, but 'memory:zip-none' "
+        r"names the root of MemoryStore",
+    ):
         zf.open_group("memory:zip-none|zip:|zarr3:", mode="r")
 
 

@@ -16,10 +16,12 @@ from zarrforge_fsspec import AppendOnlyError, ZipStore
 
 def write_hierarchy(url: str) -> None:
     root = zf.create_group(url, attributes={"kind": "zip"})
-    root.create_array("a", shape=(12, 12), dtype="uint16", chunks=(5, 5))[:] = \
-        np.arange(144, dtype="uint16").reshape(12, 12)
-    sharded = root.create_group("g").create_array("s", shape=(30,), dtype="float64",
-                                                  chunks=(3,), shards=(15,))
+    root.create_array("a", shape=(12, 12), dtype="uint16", chunks=(5, 5))[:] = np.arange(
+        144, dtype="uint16"
+    ).reshape(12, 12)
+    sharded = root.create_group("g").create_array(
+        "s", shape=(30,), dtype="float64", chunks=(3,), shards=(15,)
+    )
     sharded[:] = np.linspace(0, 1, 30)
     root.store.close()
 
@@ -111,6 +113,7 @@ def test_remote_archive_is_read_only(tmp_path, http_server):
 
 def test_interoperates_with_zarr_python(tmp_path):
     import zarr
+
     theirs = tmp_path / "theirs.zip"
     store = zarr.storage.ZipStore(theirs, mode="w")
     zarr.create_array(store, name="x", shape=(6,), chunks=(2,), dtype="int32")[:] = np.arange(6)
@@ -120,8 +123,9 @@ def test_interoperates_with_zarr_python(tmp_path):
     ours = tmp_path / "ours.zip"
     write_hierarchy(f"zip://{ours}")
     store = zarr.storage.ZipStore(ours, mode="r")
-    np.testing.assert_array_equal(zarr.open_array(store, path="a", mode="r")[:],
-                                  np.arange(144).reshape(12, 12))
+    np.testing.assert_array_equal(
+        zarr.open_array(store, path="a", mode="r")[:], np.arange(144).reshape(12, 12)
+    )
     store.close()
 
 

@@ -50,8 +50,7 @@ def _peak(action: Callable[[], Any]) -> tuple[BaseException | None, int]:
 
 
 def test_a_chunk_member_inflating_past_max_chunk_bytes_is_refused_before_inflating(tmp_path):
-    url = _archive(tmp_path / "bomb.zip", {"zarr.json": _array_document(),
-                                           "c/0": bytes(INFLATED)})
+    url = _archive(tmp_path / "bomb.zip", {"zarr.json": _array_document(), "c/0": bytes(INFLATED)})
     array = zf.open_array(url, mode="r")
     with zf.config.set(max_chunk_bytes=MiB):
         error, peak = _peak(lambda: array[...])
@@ -64,8 +63,7 @@ def test_a_chunk_member_inflating_past_max_chunk_bytes_is_refused_before_inflati
 
 @pytest.mark.parametrize("mode", ["r", "r+", "a"])
 def test_a_document_member_inflating_past_max_document_bytes_is_refused(tmp_path, mode):
-    document = b'{"zarr_format": 3, "node_type": "group", "attributes": {"x": "' + \
-        b"x" * INFLATED + b'"}}'
+    document = b'{"zarr_format": 3, "node_type": "group", "attributes": {"x": "' + b"x" * INFLATED + b'"}}'
     url = _archive(tmp_path / "bomb.zip", {"zarr.json": document})
     with zf.config.set(max_document_bytes=MiB):
         error, peak = _peak(lambda: zf.open_group(url, mode=mode))
@@ -81,7 +79,7 @@ def _lie_about_size(path: Path, name: str, declared: int) -> None:
         info = archive.getinfo(name)
         local = info.header_offset
     central = data.rindex(b"PK\x01\x02")  # the one member's entry in the directory
-    assert data[local:local + 4] == b"PK\x03\x04"
+    assert data[local : local + 4] == b"PK\x03\x04"
     struct.pack_into("<I", data, local + 22, declared)  # the local header's size
     struct.pack_into("<I", data, central + 24, declared)  # the central directory's
     path.write_bytes(bytes(data))
@@ -116,12 +114,10 @@ def test_check_deep_reports_the_member_by_name_without_inflating_it(tmp_path):
 
     from zarrforge_cli.main import cli
 
-    url = _archive(tmp_path / "bomb.zip", {"zarr.json": _array_document(),
-                                           "c/0": bytes(INFLATED)})
+    url = _archive(tmp_path / "bomb.zip", {"zarr.json": _array_document(), "c/0": bytes(INFLATED)})
     with zf.config.set(max_chunk_bytes=MiB):
         results: list[Any] = []
-        error, peak = _peak(lambda: results.append(
-            CliRunner().invoke(cli, ["check", "--deep", url])))
+        error, peak = _peak(lambda: results.append(CliRunner().invoke(cli, ["check", "--deep", url])))
     assert error is None and results[0].exit_code == 1, results[0].output
     assert "c/0" in results[0].output and "max_chunk_bytes" in results[0].output
     assert peak < 2 * MiB

@@ -17,14 +17,14 @@ from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
 from zarrforge_numcodecs.bitround_codec import BitroundCodec
 
-SCHEMA = json.loads(pathlib.Path(
-    "/work/shared/specs/zarr-extensions/codecs/bitround/schema.json").read_text())
+SCHEMA = json.loads(
+    pathlib.Path("/work/shared/specs/zarr-extensions/codecs/bitround/schema.json").read_text()
+)
 
 
 def spec(shape, name: str) -> ChunkSpec:
     data_type = components.data_type_from_json(name)
-    return ChunkSpec(tuple(shape), data_type, data_type.default_fill_value(),
-                     components.memory_layout("C"))
+    return ChunkSpec(tuple(shape), data_type, data_type.default_fill_value(), components.memory_layout("C"))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
@@ -48,10 +48,8 @@ def test_complex_rounds_each_component() -> None:
 
 def test_keepbits_at_least_the_mantissa_changes_nothing() -> None:
     values = np.array([1.1, 2.2, np.pi], dtype=np.float32)
-    assert BitroundCodec(keepbits=23).encode(values, spec((3,), "float32")).tobytes() == \
-        values.tobytes()
-    assert BitroundCodec(keepbits=40).encode(values, spec((3,), "float32")).tobytes() == \
-        values.tobytes()
+    assert BitroundCodec(keepbits=23).encode(values, spec((3,), "float32")).tobytes() == values.tobytes()
+    assert BitroundCodec(keepbits=40).encode(values, spec((3,), "float32")).tobytes() == values.tobytes()
 
 
 def test_integers_round_from_the_most_significant_set_bit() -> None:
@@ -61,8 +59,10 @@ def test_integers_round_from_the_most_significant_set_bit() -> None:
     # 255 -> the carry out of 8 bits saturates (to 255), then the mask keeps 2 bits: 192
     assert codec.encode(values, spec((7,), "uint8")).tolist() == [24, 16, 32, 3, 0, 1, 192]
     big = np.array([1_000_003, 2**40 + 12345], dtype=np.int64)
-    assert BitroundCodec(keepbits=4).encode(big, spec((2,), "int64")).tolist() == \
-        [0xF0000, 2**40]  # 1_000_003 = 0xF4243: top 4 bits kept, next bit 0
+    assert BitroundCodec(keepbits=4).encode(big, spec((2,), "int64")).tolist() == [
+        0xF0000,
+        2**40,
+    ]  # 1_000_003 = 0xF4243: top 4 bits kept, next bit 0
 
 
 def test_decode_returns_the_input_and_resolve_keeps_the_spec() -> None:
@@ -73,10 +73,16 @@ def test_decode_returns_the_input_and_resolve_keeps_the_spec() -> None:
     assert codec.resolve(s) == s
 
 
-@pytest.mark.parametrize("configuration, field", [
-    (None, "configuration"), ({}, "configuration.keepbits"),
-    ({"keepbits": 0}, "configuration.keepbits"), ({"keepbits": True}, "configuration.keepbits"),
-    ({"keepbits": 3, "x": 1}, "configuration.x")])
+@pytest.mark.parametrize(
+    "configuration, field",
+    [
+        (None, "configuration"),
+        ({}, "configuration.keepbits"),
+        ({"keepbits": 0}, "configuration.keepbits"),
+        ({"keepbits": True}, "configuration.keepbits"),
+        ({"keepbits": 3, "x": 1}, "configuration.x"),
+    ],
+)
 def test_bad_configuration_names_the_field(configuration, field: str) -> None:
     with pytest.raises(MetadataError) as info:
         BitroundCodec.from_json("bitround", configuration)
@@ -96,9 +102,13 @@ def test_to_json_matches_the_registry_schema() -> None:
 
 def test_round_trip_through_an_array(tmp_path: pathlib.Path) -> None:
     values = np.linspace(-50, 50, 120, dtype=np.float32).reshape(10, 12)
-    array = zf.create_array(str(tmp_path / "a"), shape=values.shape, chunks=(5, 5),
-                            dtype="float32", filters=[{"name": "bitround",
-                                                       "configuration": {"keepbits": 6}}])
+    array = zf.create_array(
+        str(tmp_path / "a"),
+        shape=values.shape,
+        chunks=(5, 5),
+        dtype="float32",
+        filters=[{"name": "bitround", "configuration": {"keepbits": 6}}],
+    )
     array[...] = values
     read = zf.open_array(str(tmp_path / "a"))[...]
     expected = numcodecs.BitRound(keepbits=6).encode(values).view(values.dtype).reshape(values.shape)

@@ -64,8 +64,7 @@ def test_callable_decision_sees_codec_and_trial() -> None:
         seen.append((index, codec.to_json()["name"], len(data), len(trial)))
         return codec.to_json()["name"] == "crc32c"
 
-    codec = ConditionalCodec([GzipCodec(level=1), Crc32cCodec()], decision=decide,
-                             trial_encode=True)
+    codec = ConditionalCodec([GzipCodec(level=1), Crc32cCodec()], decision=decide, trial_encode=True)
     encoded = codec.encode(b"xyz" * 10)
     assert encoded[0] == 0b10 and len(encoded) == 1 + 30 + 4
     assert seen[0][:3] == (None, "gzip", 30) and seen[1] == (None, "crc32c", 30, 34)
@@ -89,16 +88,19 @@ def test_decode_sized_bounds_the_nested_decoders() -> None:
         codec.decode_sized(encoded, 100)
 
 
-@pytest.mark.parametrize("configuration, field", [
-    (None, "configuration"),
-    ({}, "configuration.codecs"),
-    ({"codecs": GZIP}, "configuration.codecs"),
-    ({"codecs": [{"name": "bytes"}]}, "configuration.codecs[0]"),
-    ({"codecs": [GZIP, GZIP], "header_bits": 1}, "configuration.header_bits"),
-    ({"codecs": [GZIP], "header_bits": 12}, "configuration.header_bits"),
-    ({"codecs": [GZIP], "mask": 1}, "configuration.mask"),
-    ({"codecs": [{"name": "no_such_codec"}]}, "configuration.codecs[0].name"),
-])
+@pytest.mark.parametrize(
+    "configuration, field",
+    [
+        (None, "configuration"),
+        ({}, "configuration.codecs"),
+        ({"codecs": GZIP}, "configuration.codecs"),
+        ({"codecs": [{"name": "bytes"}]}, "configuration.codecs[0]"),
+        ({"codecs": [GZIP, GZIP], "header_bits": 1}, "configuration.header_bits"),
+        ({"codecs": [GZIP], "header_bits": 12}, "configuration.header_bits"),
+        ({"codecs": [GZIP], "mask": 1}, "configuration.mask"),
+        ({"codecs": [{"name": "no_such_codec"}]}, "configuration.codecs[0].name"),
+    ],
+)
 def test_bad_configuration_names_the_field(configuration, field: str) -> None:
     with pytest.raises(MetadataError) as info:
         ConditionalCodec.from_json("conditional", configuration)
@@ -114,8 +116,9 @@ def test_round_trip_through_an_array(tmp_path: pathlib.Path) -> None:
     values = np.ones((20, 20), dtype=np.float64)
     values[10:] = np.random.default_rng(1).standard_normal((10, 20))
     codec = ConditionalCodec([ZstdCodec(level=5)], decision="compress_if_smaller")
-    array = zf.create_array(str(tmp_path / "a"), shape=values.shape, chunks=(10, 20),
-                            dtype="float64", compressors=[codec])
+    array = zf.create_array(
+        str(tmp_path / "a"), shape=values.shape, chunks=(10, 20), dtype="float64", compressors=[codec]
+    )
     array[...] = values
     chunks = sorted(p for p in (tmp_path / "a").rglob("*") if p.is_file() and p.name != "zarr.json")
     headers = sorted(p.read_bytes()[0] for p in chunks)
@@ -124,9 +127,12 @@ def test_round_trip_through_an_array(tmp_path: pathlib.Path) -> None:
     assert np.array_equal(reopened[...], values)
     stored = json.loads((tmp_path / "a" / "zarr.json").read_text())
     assert stored["codecs"][-1] == {
-        "name": "conditional", "configuration": {"codecs": [
-            {"name": "zstd", "configuration": {"level": 5, "checksum": False}}],
-            "header_bits": 8}}
+        "name": "conditional",
+        "configuration": {
+            "codecs": [{"name": "zstd", "configuration": {"level": 5, "checksum": False}}],
+            "header_bits": 8,
+        },
+    }
 
 
 def test_the_decision_learns_which_chunk_it_encodes(tmp_path: pathlib.Path) -> None:
@@ -147,14 +153,24 @@ def test_the_decision_learns_which_chunk_it_encodes(tmp_path: pathlib.Path) -> N
         codec = ConditionalCodec([ZstdCodec(level=3)], decision=even_rows_only)
         path = str(tmp_path / f"c-{shards}")
         if shards is None:
-            array = zf.create_array(path, shape=values.shape, chunks=(4, 4), dtype="float64",
-                                    compressors=[codec])
+            array = zf.create_array(
+                path, shape=values.shape, chunks=(4, 4), dtype="float64", compressors=[codec]
+            )
         else:  # the sharding codec built here keeps the codec object (shards= would
             # rebuild the inner codecs from JSON, without the decision function)
-            sharding = ShardingCodec((4, 4), (*codecs_from_json([{"name": "bytes"}]), codec),
-                                     codecs_from_json([{"name": "bytes"}, {"name": "crc32c"}]))
-            array = zf.create_array(path, shape=values.shape, chunks=shards, dtype="float64",
-                                    serializer=sharding, compressors=None)
+            sharding = ShardingCodec(
+                (4, 4),
+                (*codecs_from_json([{"name": "bytes"}]), codec),
+                codecs_from_json([{"name": "bytes"}, {"name": "crc32c"}]),
+            )
+            array = zf.create_array(
+                path,
+                shape=values.shape,
+                chunks=shards,
+                dtype="float64",
+                serializer=sharding,
+                compressors=None,
+            )
         array[...] = values
         assert sorted(set(seen)) == [(r, c) for r in range(4) for c in range(2)]
         np.testing.assert_array_equal(zf.open_array(path)[...], values)
@@ -163,11 +179,14 @@ def test_the_decision_learns_which_chunk_it_encodes(tmp_path: pathlib.Path) -> N
                 assert array.store.get(f"c/{row}/0")[0] == (row % 2 == 0), row
     # outside the chunk engine there is no chunk: None
     seen.clear()
-    ConditionalCodec([ZstdCodec(level=3)],
-                     decision=lambda index, codec, data: seen.append(index) or False).encode(b"x")
+    ConditionalCodec(
+        [ZstdCodec(level=3)], decision=lambda index, codec, data: seen.append(index) or False
+    ).encode(b"x")
     assert seen == [None]
 
 
 class TestConditionalConformance(CodecConformance):
-    codec_documents = [{"name": "conditional", "configuration": {"codecs": [GZIP, ZSTD]}},
-                       {"name": "conditional", "configuration": {"codecs": [], "header_bits": 16}}]
+    codec_documents = [
+        {"name": "conditional", "configuration": {"codecs": [GZIP, ZSTD]}},
+        {"name": "conditional", "configuration": {"codecs": [], "header_bits": 16}},
+    ]

@@ -6,24 +6,48 @@ from zarrforge.testing import CodecConformance
 
 
 class TestGzip(CodecConformance):
-    codec_documents = ["gzip", {"name": "gzip", "configuration": {"level": 1}},
-                       {"name": "gzip", "configuration": {"level": 9}}]
+    codec_documents = [
+        "gzip",
+        {"name": "gzip", "configuration": {"level": 1}},
+        {"name": "gzip", "configuration": {"level": 9}},
+    ]
 
 
 class TestZstd(CodecConformance):
-    codec_documents = ["zstd", {"name": "zstd", "configuration": {"level": 3, "checksum": True}},
-                       {"name": "zstd", "configuration": {"level": -5, "checksum": False}}]
+    codec_documents = [
+        "zstd",
+        {"name": "zstd", "configuration": {"level": 3, "checksum": True}},
+        {"name": "zstd", "configuration": {"level": -5, "checksum": False}},
+    ]
 
 
 class TestBlosc(CodecConformance):
     codec_documents = [
         "blosc",
-        {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle",
-                                            "typesize": 8, "blocksize": 0}},
-        {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 3, "shuffle": "bitshuffle",
-                                            "typesize": 8, "blocksize": 0}},
-        {"name": "blosc", "configuration": {"cname": "blosclz", "clevel": 1, "shuffle": "noshuffle",
-                                            "blocksize": 0}},
+        {
+            "name": "blosc",
+            "configuration": {
+                "cname": "lz4",
+                "clevel": 5,
+                "shuffle": "shuffle",
+                "typesize": 8,
+                "blocksize": 0,
+            },
+        },
+        {
+            "name": "blosc",
+            "configuration": {
+                "cname": "zstd",
+                "clevel": 3,
+                "shuffle": "bitshuffle",
+                "typesize": 8,
+                "blocksize": 0,
+            },
+        },
+        {
+            "name": "blosc",
+            "configuration": {"cname": "blosclz", "clevel": 1, "shuffle": "noshuffle", "blocksize": 0},
+        },
     ]
 
 
@@ -32,9 +56,13 @@ class TestCrc32c(CodecConformance):
 
 
 class TestNumcodecsBytesCodecs(CodecConformance):
-    codec_documents = [{"name": "numcodecs.zlib", "configuration": {"level": 1}},
-                       {"name": "numcodecs.lzma"}, {"name": "numcodecs.bz2"},
-                       {"name": "numcodecs.adler32"}, {"name": "numcodecs.fletcher32"}]
+    codec_documents = [
+        {"name": "numcodecs.zlib", "configuration": {"level": 1}},
+        {"name": "numcodecs.lzma"},
+        {"name": "numcodecs.bz2"},
+        {"name": "numcodecs.adler32"},
+        {"name": "numcodecs.fletcher32"},
+    ]
     # numcodecs codecs pass their configuration to numcodecs, which decides what it accepts.
     rejects_unknown_configuration = False
 

@@ -37,8 +37,10 @@ NC_LZMA = {"name": "numcodecs.lzma"}
 NC_ZSTD = {"name": "numcodecs.zstd", "configuration": {"level": 1}}
 NC_LZ4 = {"name": "numcodecs.lz4"}
 NC_BLOSC = {"name": "numcodecs.blosc", "configuration": {"cname": "lz4", "clevel": 1, "shuffle": 0}}
-BLOSC = {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 1, "shuffle": "noshuffle",
-                                            "typesize": 1}}
+BLOSC = {
+    "name": "blosc",
+    "configuration": {"cname": "lz4", "clevel": 1, "shuffle": "noshuffle", "typesize": 1},
+}
 
 
 def _streaming_zstd(data: bytes) -> bytes:
@@ -67,9 +69,11 @@ def test_valid_streams_decode_as_numcodecs_decodes_them(case: str) -> None:
     assert bytes(built.decode(encoded)) == PAYLOAD
 
 
-@pytest.mark.parametrize("document", [GZIP, ZSTD, NC_GZIP, NC_ZLIB, NC_BZ2, NC_LZMA, NC_ZSTD,
-                                      NC_LZ4, BLOSC, NC_BLOSC],
-                         ids=lambda d: d["name"])
+@pytest.mark.parametrize(
+    "document",
+    [GZIP, ZSTD, NC_GZIP, NC_ZLIB, NC_BZ2, NC_LZMA, NC_ZSTD, NC_LZ4, BLOSC, NC_BLOSC],
+    ids=lambda d: d["name"],
+)
 def test_own_encoding_decodes_and_one_byte_more_is_refused(document: dict) -> None:
     built = codec(document)
     encoded = built.encode(PAYLOAD)
@@ -80,21 +84,24 @@ def test_own_encoding_decodes_and_one_byte_more_is_refused(document: dict) -> No
 
 def test_raw_lzma_with_filters_decodes() -> None:
     filters = [{"id": lzma.FILTER_LZMA2, "preset": 1}]
-    document = {"name": "numcodecs.lzma",
-                "configuration": {"format": lzma.FORMAT_RAW, "filters": filters}}
+    document = {"name": "numcodecs.lzma", "configuration": {"format": lzma.FORMAT_RAW, "filters": filters}}
     built = codec(document)
     encoded = numcodecs.LZMA(format=lzma.FORMAT_RAW, filters=filters).encode(PAYLOAD)
     assert bytes(built.decode_sized(encoded, len(PAYLOAD))) == PAYLOAD
 
 
-@pytest.mark.parametrize("case,document,encoded", [
-    ("gzip garbage after the member", GZIP, gzip.compress(PAYLOAD) + b"garbage"),
-    ("gzip truncated", GZIP, gzip.compress(PAYLOAD)[:-12]),
-    ("zlib truncated", NC_ZLIB, zlib.compress(PAYLOAD)[:-9]),
-    ("bz2 truncated", NC_BZ2, bz2.compress(PAYLOAD)[:-9]),
-    ("lzma truncated", NC_LZMA, lzma.compress(PAYLOAD)[:-9]),
-    ("zstd streaming frame one byte short", ZSTD, _streaming_zstd(PAYLOAD[:-1])),
-], ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "case,document,encoded",
+    [
+        ("gzip garbage after the member", GZIP, gzip.compress(PAYLOAD) + b"garbage"),
+        ("gzip truncated", GZIP, gzip.compress(PAYLOAD)[:-12]),
+        ("zlib truncated", NC_ZLIB, zlib.compress(PAYLOAD)[:-9]),
+        ("bz2 truncated", NC_BZ2, bz2.compress(PAYLOAD)[:-9]),
+        ("lzma truncated", NC_LZMA, lzma.compress(PAYLOAD)[:-9]),
+        ("zstd streaming frame one byte short", ZSTD, _streaming_zstd(PAYLOAD[:-1])),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
 def test_damaged_streams_are_corrupt_chunks(case: str, document: dict, encoded: bytes) -> None:
     with pytest.raises(CorruptChunkError, match=document["name"]):
         codec(document).decode_sized(encoded, len(PAYLOAD))

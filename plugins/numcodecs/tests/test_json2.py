@@ -21,19 +21,22 @@ def _object_array(items: list, shape: tuple[int, ...]) -> np.ndarray:
 
 @pytest.mark.parametrize("shape", [(), (4,), (2, 2), (1, 2, 2)])
 def test_decodes_what_numcodecs_encodes(shape):
-    values = _object_array(["a", [1, [2]], {"k": None}, 2.5][:max(1, int(np.prod(shape)))], shape)
+    values = _object_array(["a", [1, [2]], {"k": None}, 2.5][: max(1, int(np.prod(shape)))], shape)
     data = numcodecs.JSON().encode(values)
     decoded = _json2.decode(data, shape)
     assert decoded.shape == shape and decoded.dtype == object
     assert decoded.tolist() == values.tolist()
 
 
-@pytest.mark.parametrize("document, reason", [
-    (["a", "|O", [10 ** 15]], "declares shape"),
-    (["a", "(1000000000,)f8", [1]], "declares dtype"),
-    ([["a"], ["b", "c"], "|O", [2, 1]], "length 1"),
-    ([], "expected a JSON list"),
-])
+@pytest.mark.parametrize(
+    "document, reason",
+    [
+        (["a", "|O", [10**15]], "declares shape"),
+        (["a", "(1000000000,)f8", [1]], "declares dtype"),
+        ([["a"], ["b", "c"], "|O", [2, 1]], "length 1"),
+        ([], "expected a JSON list"),
+    ],
+)
 def test_refuses_chunks_that_do_not_match_the_chunk(document, reason):
     shape = tuple(document[-1]) if document and isinstance(document[-1], list) else (1,)
     if reason == "declares shape":

@@ -25,8 +25,7 @@ GZIP = {"name": "gzip", "configuration": {"level": 5}}
 
 def spec(shape, name: str = "uint16") -> ChunkSpec:
     data_type = components.data_type_from_json(name)
-    return ChunkSpec(tuple(shape), data_type, data_type.default_fill_value(),
-                     components.memory_layout("C"))
+    return ChunkSpec(tuple(shape), data_type, data_type.default_fill_value(), components.memory_layout("C"))
 
 
 def codec(*codecs) -> N5DefaultCodec:
@@ -60,13 +59,16 @@ def test_truncated_edge_block_is_padded_with_the_fill_value() -> None:
     assert np.array_equal(decoded, expected)
 
 
-@pytest.mark.parametrize("block, message", [
-    (b"\x00\x00", "fewer than the 12-byte header"),
-    (struct.pack(">HH2I", 1, 2, 3, 4), "mode 1"),
-    (struct.pack(">HH2I", 0, 3, 3, 4), "3 dimensions"),
-    (struct.pack(">HH2I", 0, 2, 4_000_000_000, 4_000_000_000) + b"x", "larger than the chunk"),
-    (struct.pack(">HH2I", 0, 2, 3, 4) + b"\x00" * 5, None),  # body too short for 3 x 4
-])
+@pytest.mark.parametrize(
+    "block, message",
+    [
+        (b"\x00\x00", "fewer than the 12-byte header"),
+        (struct.pack(">HH2I", 1, 2, 3, 4), "mode 1"),
+        (struct.pack(">HH2I", 0, 3, 3, 4), "3 dimensions"),
+        (struct.pack(">HH2I", 0, 2, 4_000_000_000, 4_000_000_000) + b"x", "larger than the chunk"),
+        (struct.pack(">HH2I", 0, 2, 3, 4) + b"\x00" * 5, None),  # body too short for 3 x 4
+    ],
+)
 def test_bad_blocks_are_corrupt(block: bytes, message: str) -> None:
     with pytest.raises(CorruptChunkError, match=message):
         codec(T2, BIG).decode(block, spec((3, 4)))
@@ -78,27 +80,38 @@ def test_compressed_block_is_held_to_its_declared_size() -> None:
         codec(T2, BIG, GZIP).decode(bomb, spec((3, 4)))
 
 
-@pytest.mark.parametrize("codecs, field", [
-    ([BIG, T2], "configuration.codecs[0]"),
-    ([T2, {"name": "gzip", "configuration": {"level": 1}}], "configuration.codecs[1]"),
-    ([T2, BIG, {"name": "transpose", "configuration": {"order": [0, 1]}}],
-     "configuration.codecs[2]"),
-    ([T2], "configuration.codecs"),
-    ([T2, BIG, GZIP, GZIP], "configuration.codecs"),
-])
+@pytest.mark.parametrize(
+    "codecs, field",
+    [
+        ([BIG, T2], "configuration.codecs[0]"),
+        ([T2, {"name": "gzip", "configuration": {"level": 1}}], "configuration.codecs[1]"),
+        ([T2, BIG, {"name": "transpose", "configuration": {"order": [0, 1]}}], "configuration.codecs[2]"),
+        ([T2], "configuration.codecs"),
+        ([T2, BIG, GZIP, GZIP], "configuration.codecs"),
+    ],
+)
 def test_bad_codec_lists_name_the_field(codecs, field: str) -> None:
     with pytest.raises(MetadataError) as info:
         codec(*codecs)
     assert info.value.field == field
 
 
-@pytest.mark.parametrize("codecs, name, field", [
-    ([{"name": "transpose", "configuration": {"order": [0, 1]}}, BIG], "uint16",
-     "configuration.codecs[0].configuration.order"),
-    ([T2, {"name": "bytes", "configuration": {"endian": "little"}}], "uint16",
-     "configuration.codecs[1].configuration.endian"),
-    ([T2, BIG], "bool", "data_type"),
-])
+@pytest.mark.parametrize(
+    "codecs, name, field",
+    [
+        (
+            [{"name": "transpose", "configuration": {"order": [0, 1]}}, BIG],
+            "uint16",
+            "configuration.codecs[0].configuration.order",
+        ),
+        (
+            [T2, {"name": "bytes", "configuration": {"endian": "little"}}],
+            "uint16",
+            "configuration.codecs[1].configuration.endian",
+        ),
+        ([T2, BIG], "bool", "data_type"),
+    ],
+)
 def test_array_dependent_rules(codecs, name: str, field: str) -> None:
     with pytest.raises(MetadataError) as info:
         codec(*codecs).validate(spec((3, 4), name))
@@ -106,8 +119,9 @@ def test_array_dependent_rules(codecs, name: str, field: str) -> None:
 
 
 def test_schema_accepts_what_is_written() -> None:
-    schema = json.loads(pathlib.Path(
-        "/work/shared/specs/zarr-extensions/codecs/n5_default/schema.json").read_text())
+    schema = json.loads(
+        pathlib.Path("/work/shared/specs/zarr-extensions/codecs/n5_default/schema.json").read_text()
+    )
     # the schema's nested $refs point to URLs; check the parts that stand alone
     schema = dict(schema, properties=dict(schema["properties"], configuration={"type": "object"}))
     document = codec(T2, BIG, GZIP).to_json()
@@ -118,15 +132,21 @@ def test_schema_accepts_what_is_written() -> None:
 
 def test_round_trip_through_an_array(tmp_path: pathlib.Path) -> None:
     values = np.arange(7 * 9, dtype=np.int32).reshape(7, 9)
-    array = zf.create_array(str(tmp_path / "a"), shape=values.shape, chunks=(4, 4), dtype="int32",
-                            serializer={"name": "n5_default",
-                                        "configuration": {"codecs": [T2, BIG, GZIP]}},
-                            compressors=[])
+    array = zf.create_array(
+        str(tmp_path / "a"),
+        shape=values.shape,
+        chunks=(4, 4),
+        dtype="int32",
+        serializer={"name": "n5_default", "configuration": {"codecs": [T2, BIG, GZIP]}},
+        compressors=[],
+    )
     array[...] = values
     assert np.array_equal(zf.open_array(str(tmp_path / "a"))[...], values)
 
 
 class TestN5DefaultConformance(CodecConformance):
-    codec_documents = [{"name": "n5_default", "configuration": {"codecs": [T2, BIG]}},
-                       {"name": "n5_default", "configuration": {"codecs": [T2, BIG, GZIP]}}]
+    codec_documents = [
+        {"name": "n5_default", "configuration": {"codecs": [T2, BIG]}},
+        {"name": "n5_default", "configuration": {"codecs": [T2, BIG, GZIP]}},
+    ]
     data_type = "float64"

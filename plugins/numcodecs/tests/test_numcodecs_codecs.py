@@ -82,8 +82,7 @@ class CLayout(MemoryLayout):
 
 def chunk_spec(shape: tuple[int, ...], dtype: Any, fill_value: Any = 0) -> ChunkSpec:
     dt = NumpyType(dtype)
-    return ChunkSpec(shape=shape, data_type=dt, fill_value=dt.numpy_dtype.type(fill_value),
-                     layout=CLayout())
+    return ChunkSpec(shape=shape, data_type=dt, fill_value=dt.numpy_dtype.type(fill_value), layout=CLayout())
 
 
 def random_bytes(n: int) -> bytes:
@@ -111,9 +110,10 @@ def test_gzip_round_trip(level: int, size: int) -> None:
 
 def test_gzip_json() -> None:
     assert GzipCodec.from_json("gzip", {"level": 5}).to_json() == {
-        "name": "gzip", "configuration": {"level": 5}}
-    assert GzipCodec.from_json("gzip", None).to_json() == {
-        "name": "gzip", "configuration": {"level": 5}}
+        "name": "gzip",
+        "configuration": {"level": 5},
+    }
+    assert GzipCodec.from_json("gzip", None).to_json() == {"name": "gzip", "configuration": {"level": 5}}
     assert GzipCodec.from_json("gzip", {"level": 1}) == GzipCodec(level=1)
     assert GzipCodec(level=1) != GzipCodec(level=2)
     assert GzipCodec.kind is CodecKind.BYTES_BYTES
@@ -163,17 +163,24 @@ def test_zstd_one_codec_encodes_from_many_threads_at_once() -> None:
 
 def test_zstd_json() -> None:
     assert ZstdCodec.from_json("zstd", None).to_json() == {
-        "name": "zstd", "configuration": {"level": 0, "checksum": False}}
+        "name": "zstd",
+        "configuration": {"level": 0, "checksum": False},
+    }
     assert ZstdCodec.from_json("zstd", {"level": 0, "checksum": False}).to_json() == {
-        "name": "zstd", "configuration": {"level": 0, "checksum": False}}
+        "name": "zstd",
+        "configuration": {"level": 0, "checksum": False},
+    }
     # "checksum" is optional in the registry schema
     assert ZstdCodec.from_json("zstd", {"level": 3}).to_json() == {
-        "name": "zstd", "configuration": {"level": 3, "checksum": False}}
+        "name": "zstd",
+        "configuration": {"level": 3, "checksum": False},
+    }
     assert ZstdCodec.from_json("zstd", {"level": 1, "checksum": True}).checksum is True
 
 
 def test_zstd_frame_without_content_size_decodes() -> None:
     import zstandard
+
     data = random_bytes(300_000)
     compressor = zstandard.ZstdCompressor(level=3).compressobj()
     frame = compressor.compress(data) + compressor.flush()
@@ -184,6 +191,7 @@ def test_zstd_frame_without_content_size_decodes() -> None:
 
 def test_zstd_frame_with_content_size_from_zstandard_decodes() -> None:
     import zstandard
+
     data = random_bytes(10_000)
     frame = zstandard.ZstdCompressor(level=5, write_checksum=True).compress(data)
     assert _bounds.zstd_content_size(frame) == len(data)
@@ -226,14 +234,16 @@ def test_zstd_empty_frames() -> None:
 # --- blosc ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cname", [c for c in ("lz4", "lz4hc", "blosclz", "zstd", "zlib")
-                                   if c in available_cnames()])
+@pytest.mark.parametrize(
+    "cname", [c for c in ("lz4", "lz4hc", "blosclz", "zstd", "zlib") if c in available_cnames()]
+)
 @pytest.mark.parametrize("shuffle", ["noshuffle", "shuffle", "bitshuffle"])
 @pytest.mark.parametrize("typesize", [1, 2, 8])
 @pytest.mark.parametrize("size", [0, 1, 1000, 200_003])
 def test_blosc_round_trip(cname: str, shuffle: str, typesize: int, size: int) -> None:
-    codec = BloscCodec.from_json("blosc", {"cname": cname, "clevel": 5, "shuffle": shuffle,
-                                           "typesize": typesize, "blocksize": 0})
+    codec = BloscCodec.from_json(
+        "blosc", {"cname": cname, "clevel": 5, "shuffle": shuffle, "typesize": typesize, "blocksize": 0}
+    )
     data = random_bytes(size)
     assert codec.decode(codec.encode(data)) == data
 
@@ -241,28 +251,37 @@ def test_blosc_round_trip(cname: str, shuffle: str, typesize: int, size: int) ->
 @pytest.mark.parametrize("clevel", [0, 1, 9])
 @pytest.mark.parametrize("blocksize", [0, 4096])
 def test_blosc_levels_and_blocksizes(clevel: int, blocksize: int) -> None:
-    codec = BloscCodec(cname="lz4", clevel=clevel, shuffle="shuffle", typesize=4,
-                       blocksize=blocksize)
+    codec = BloscCodec(cname="lz4", clevel=clevel, shuffle="shuffle", typesize=4, blocksize=blocksize)
     data = random_bytes(50_000)
     assert codec.decode(codec.encode(data)) == data
 
 
 def test_blosc_json_matches_zarr_python() -> None:
     created = BloscCodec.from_json("blosc", None).evolve(chunk_spec((10,), "i8"))
-    assert created.to_json() == {"name": "blosc", "configuration": {
-        "typesize": 8, "cname": "zstd", "clevel": 5, "shuffle": "shuffle", "blocksize": 0}}
-    assert list(created.to_json()["configuration"]) == [
-        "typesize", "cname", "clevel", "shuffle", "blocksize"]
+    assert created.to_json() == {
+        "name": "blosc",
+        "configuration": {"typesize": 8, "cname": "zstd", "clevel": 5, "shuffle": "shuffle", "blocksize": 0},
+    }
+    assert list(created.to_json()["configuration"]) == ["typesize", "cname", "clevel", "shuffle", "blocksize"]
     # 1-byte items: bit-shuffle is chosen (and recorded) when the user chose nothing
     assert BloscCodec().evolve(chunk_spec((10,), "u1")).to_json() == {
-        "name": "blosc", "configuration": {
-            "typesize": 1, "cname": "zstd", "clevel": 5, "shuffle": "bitshuffle", "blocksize": 0}}
+        "name": "blosc",
+        "configuration": {
+            "typesize": 1,
+            "cname": "zstd",
+            "clevel": 5,
+            "shuffle": "bitshuffle",
+            "blocksize": 0,
+        },
+    }
     # an explicit choice is kept
     explicit = BloscCodec(shuffle="shuffle").evolve(chunk_spec((10,), "u1"))
     assert explicit.to_json()["configuration"]["shuffle"] == "shuffle"
     # read back exactly as written
-    doc = {"name": "blosc", "configuration": {
-        "typesize": 4, "cname": "lz4", "clevel": 1, "shuffle": "noshuffle", "blocksize": 0}}
+    doc = {
+        "name": "blosc",
+        "configuration": {"typesize": 4, "cname": "lz4", "clevel": 1, "shuffle": "noshuffle", "blocksize": 0},
+    }
     assert BloscCodec.from_json("blosc", doc["configuration"]).to_json() == doc
 
 
@@ -305,7 +324,7 @@ def test_blosc_chunk_with_trailing_bytes_decodes() -> None:
     assert np.array_equal(np.frombuffer(codec.decode(padded), "<i4"), values)
     assert np.array_equal(np.frombuffer(codec.decode_sized(padded, values.nbytes), "<i4"), values)
     with pytest.raises(CorruptChunkError, match="holds only"):
-        codec.decode(encoded[:-1] )
+        codec.decode(encoded[:-1])
     with pytest.raises(CorruptChunkError, match="holds only"):
         codec.decode_sized(encoded[:-1], values.nbytes)
 
@@ -319,9 +338,15 @@ def test_blosc_header_declaring_less_than_its_own_header_is_corrupt() -> None:
 
 def test_padded_blosc_chunk_reads_through_an_array(tmp_path: pathlib.Path) -> None:
     import zarrforge as zf
+
     values = np.arange(200, dtype="<i8").reshape(10, 20)
-    array = zf.create_array(str(tmp_path / "a"), shape=values.shape, chunks=(10, 20),
-                            dtype="int64", compressors=[BloscCodec(cname="lz4")])
+    array = zf.create_array(
+        str(tmp_path / "a"),
+        shape=values.shape,
+        chunks=(10, 20),
+        dtype="int64",
+        compressors=[BloscCodec(cname="lz4")],
+    )
     array[...] = values
     (chunk_file,) = [p for p in (tmp_path / "a").rglob("*") if p.is_file() and p.name != "zarr.json"]
     chunk_file.write_bytes(chunk_file.read_bytes() + bytes(16))
@@ -334,8 +359,12 @@ def test_padded_blosc_chunk_reads_through_an_array(tmp_path: pathlib.Path) -> No
 # --- corrupt input to the compressors ---------------------------------------------------
 
 
-COMPRESSORS = [GzipCodec(level=5), ZstdCodec(), BloscCodec(typesize=4),
-               BloscCodec(cname="lz4", shuffle="bitshuffle", typesize=2)]
+COMPRESSORS = [
+    GzipCodec(level=5),
+    ZstdCodec(),
+    BloscCodec(typesize=4),
+    BloscCodec(cname="lz4", shuffle="bitshuffle", typesize=2),
+]
 
 
 @pytest.mark.parametrize("codec", COMPRESSORS, ids=lambda c: c.to_json()["name"])
@@ -348,8 +377,9 @@ def test_truncated_input_is_corrupt(codec: BytesBytesCodec) -> None:
 
 
 @pytest.mark.parametrize("codec", COMPRESSORS, ids=lambda c: c.to_json()["name"])
-@pytest.mark.parametrize("garbage", [b"\x00" * 64, b"this is not compressed data at all....",
-                                     bytes(range(256)) * 4])
+@pytest.mark.parametrize(
+    "garbage", [b"\x00" * 64, b"this is not compressed data at all....", bytes(range(256)) * 4]
+)
 def test_garbage_input_is_corrupt(codec: BytesBytesCodec, garbage: bytes) -> None:
     with pytest.raises(CorruptChunkError) as info:
         codec.decode(garbage)
@@ -369,33 +399,55 @@ def test_compressors_have_no_fixed_size(codec: BytesBytesCodec) -> None:
 
 
 def _fuzz_codecs() -> list[BytesBytesCodec]:
-    return [GzipCodec(), ZstdCodec(checksum=True), BloscCodec(typesize=4), Crc32cCodec(),
-            *(NumcodecsCodec.from_json(n, c) for n, c in [
-                ("numcodecs.zlib", {"level": 1}), ("numcodecs.bz2", {"level": 1}),
-                ("numcodecs.lzma", None), ("numcodecs.lz4", None), ("numcodecs.blosc", None),
-                ("numcodecs.zstd", {"level": 1}), ("numcodecs.crc32", None),
-                ("numcodecs.fletcher32", None), ("numcodecs.jenkins_lookup3", None),
-                ("numcodecs.shuffle", {"elementsize": 4}), ("numcodecs.base64", None)])]
+    return [
+        GzipCodec(),
+        ZstdCodec(checksum=True),
+        BloscCodec(typesize=4),
+        Crc32cCodec(),
+        *(
+            NumcodecsCodec.from_json(n, c)
+            for n, c in [
+                ("numcodecs.zlib", {"level": 1}),
+                ("numcodecs.bz2", {"level": 1}),
+                ("numcodecs.lzma", None),
+                ("numcodecs.lz4", None),
+                ("numcodecs.blosc", None),
+                ("numcodecs.zstd", {"level": 1}),
+                ("numcodecs.crc32", None),
+                ("numcodecs.fletcher32", None),
+                ("numcodecs.jenkins_lookup3", None),
+                ("numcodecs.shuffle", {"elementsize": 4}),
+                ("numcodecs.base64", None),
+            ]
+        ),
+    ]
 
 
 def test_decoders_fail_only_with_corrupt_chunk_error() -> None:
     """Random and mutated input either decodes or raises CorruptChunkError, nothing else."""
     import hypothesis
+
     st = hypothesis.strategies
     codecs = _fuzz_codecs()
     samples = {id(c): c.encode(random_bytes(3000)) for c in codecs}
 
-    @hypothesis.settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "300")), deadline=None, database=None)
-    @hypothesis.given(index=st.integers(0, len(codecs) - 1), junk=st.binary(max_size=300),
-                      cut=st.integers(0, 4000), flip=st.integers(0, 4000),
-                      mode=st.sampled_from(["junk", "cut", "flip", "append"]))
+    @hypothesis.settings(
+        max_examples=int(os.environ.get("FUZZ_EXAMPLES", "300")), deadline=None, database=None
+    )
+    @hypothesis.given(
+        index=st.integers(0, len(codecs) - 1),
+        junk=st.binary(max_size=300),
+        cut=st.integers(0, 4000),
+        flip=st.integers(0, 4000),
+        mode=st.sampled_from(["junk", "cut", "flip", "append"]),
+    )
     def check(index: int, junk: bytes, cut: int, flip: int, mode: str) -> None:
         codec = codecs[index]
         valid = samples[id(codec)]
         if mode == "junk":
             data = junk
         elif mode == "cut":
-            data = valid[:cut % (len(valid) + 1)]
+            data = valid[: cut % (len(valid) + 1)]
         elif mode == "flip":
             mutated = bytearray(valid)
             mutated[flip % len(mutated)] ^= 0x5A
@@ -411,9 +463,10 @@ def test_decoders_fail_only_with_corrupt_chunk_error() -> None:
     check()
 
 
-@pytest.mark.parametrize("name, configuration", [("numcodecs.blosc", None),
-                                                 ("numcodecs.zstd", {"level": 1}),
-                                                 ("numcodecs.zlib", {"level": 1})])
+@pytest.mark.parametrize(
+    "name, configuration",
+    [("numcodecs.blosc", None), ("numcodecs.zstd", {"level": 1}), ("numcodecs.zlib", {"level": 1})],
+)
 def test_adapter_empty_round_trip(name: str, configuration: dict | None) -> None:
     codec = NumcodecsCodec.from_json(name, configuration)
     assert codec.decode(codec.encode(b"")) == b""
@@ -469,33 +522,38 @@ def test_crc32c_short_input_is_corrupt(data: bytes) -> None:
 # --- configuration errors ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls, configuration, field, fragments", [
-    (GzipCodec, {"level": 12}, "configuration.level", ["12", "0 to 9"]),
-    (GzipCodec, {"level": -1}, "configuration.level", ["-1", "0 to 9"]),
-    (GzipCodec, {"level": True}, "configuration.level", ["True", "integer"]),
-    (GzipCodec, {"level": "5"}, "configuration.level", ["'5'", "integer"]),
-    (GzipCodec, {"level": 5.0}, "configuration.level", ["5.0", "integer"]),
-    (GzipCodec, {}, "configuration.level", ["required", "level"]),
-    (GzipCodec, {"level": 5, "mtime": 0}, "configuration.mtime", ["mtime", "valid keys: level"]),
-    (GzipCodec, [5], "configuration", ["JSON object"]),
-    (ZstdCodec, {"level": 23}, "configuration.level", ["23", "-131072 to 22"]),
-    (ZstdCodec, {"level": 1, "checksum": "yes"}, "configuration.checksum",
-     ["'yes'", "true or false"]),
-    (ZstdCodec, {"level": 1, "checksum": 1}, "configuration.checksum", ["true or false"]),
-    (ZstdCodec, {"checksum": False}, "configuration.level", ["required"]),
-    (ZstdCodec, {"level": 1, "window": 3}, "configuration.window", ["window", "level, checksum"]),
-    (BloscCodec, {"cname": "lzma"}, "configuration.cname", ["'lzma'", "'lz4'", "'zstd'"]),
-    (BloscCodec, {"shuffle": "foo"}, "configuration.shuffle",
-     ["'foo'", "'noshuffle'", "'shuffle'", "'bitshuffle'"]),
-    (BloscCodec, {"shuffle": 1}, "configuration.shuffle", ["1", "'bitshuffle'"]),
-    (BloscCodec, {"typesize": 0}, "configuration.typesize", ["0", ">= 1"]),
-    (BloscCodec, {"typesize": 2.5}, "configuration.typesize", ["2.5"]),
-    (BloscCodec, {"clevel": 10}, "configuration.clevel", ["10", "0 to 9"]),
-    (BloscCodec, {"blocksize": -1}, "configuration.blocksize", ["-1", ">= 0"]),
-    (BloscCodec, {"typesize": 4, "nthreads": 2}, "configuration.nthreads", ["nthreads"]),
-])
-def test_bad_configuration(cls: type[Codec], configuration: Any, field: str,
-                           fragments: list[str]) -> None:
+@pytest.mark.parametrize(
+    "cls, configuration, field, fragments",
+    [
+        (GzipCodec, {"level": 12}, "configuration.level", ["12", "0 to 9"]),
+        (GzipCodec, {"level": -1}, "configuration.level", ["-1", "0 to 9"]),
+        (GzipCodec, {"level": True}, "configuration.level", ["True", "integer"]),
+        (GzipCodec, {"level": "5"}, "configuration.level", ["'5'", "integer"]),
+        (GzipCodec, {"level": 5.0}, "configuration.level", ["5.0", "integer"]),
+        (GzipCodec, {}, "configuration.level", ["required", "level"]),
+        (GzipCodec, {"level": 5, "mtime": 0}, "configuration.mtime", ["mtime", "valid keys: level"]),
+        (GzipCodec, [5], "configuration", ["JSON object"]),
+        (ZstdCodec, {"level": 23}, "configuration.level", ["23", "-131072 to 22"]),
+        (ZstdCodec, {"level": 1, "checksum": "yes"}, "configuration.checksum", ["'yes'", "true or false"]),
+        (ZstdCodec, {"level": 1, "checksum": 1}, "configuration.checksum", ["true or false"]),
+        (ZstdCodec, {"checksum": False}, "configuration.level", ["required"]),
+        (ZstdCodec, {"level": 1, "window": 3}, "configuration.window", ["window", "level, checksum"]),
+        (BloscCodec, {"cname": "lzma"}, "configuration.cname", ["'lzma'", "'lz4'", "'zstd'"]),
+        (
+            BloscCodec,
+            {"shuffle": "foo"},
+            "configuration.shuffle",
+            ["'foo'", "'noshuffle'", "'shuffle'", "'bitshuffle'"],
+        ),
+        (BloscCodec, {"shuffle": 1}, "configuration.shuffle", ["1", "'bitshuffle'"]),
+        (BloscCodec, {"typesize": 0}, "configuration.typesize", ["0", ">= 1"]),
+        (BloscCodec, {"typesize": 2.5}, "configuration.typesize", ["2.5"]),
+        (BloscCodec, {"clevel": 10}, "configuration.clevel", ["10", "0 to 9"]),
+        (BloscCodec, {"blocksize": -1}, "configuration.blocksize", ["-1", ">= 0"]),
+        (BloscCodec, {"typesize": 4, "nthreads": 2}, "configuration.nthreads", ["nthreads"]),
+    ],
+)
+def test_bad_configuration(cls: type[Codec], configuration: Any, field: str, fragments: list[str]) -> None:
     with pytest.raises(MetadataError) as info:
         cls.from_json(cls.name, configuration)
     assert info.value.field == field
@@ -509,23 +567,26 @@ def test_bad_configuration(cls: type[Codec], configuration: Any, field: str,
 # --- the numcodecs.* adapter -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, configuration", [
-    ("numcodecs.zlib", {"level": 1}),
-    ("numcodecs.zlib", {"level": 9}),
-    ("numcodecs.bz2", {"level": 1}),
-    ("numcodecs.lzma", None),
-    ("numcodecs.lz4", {"acceleration": 1}),
-    ("numcodecs.gzip", {"level": 3}),
-    ("numcodecs.zstd", {"level": 3}),
-    ("numcodecs.blosc", {"cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}),
-    ("numcodecs.shuffle", {"elementsize": 4}),
-    ("numcodecs.base64", None),
-    ("numcodecs.crc32", None),
-    ("numcodecs.crc32c", None),
-    ("numcodecs.adler32", None),
-    ("numcodecs.fletcher32", None),
-    ("numcodecs.jenkins_lookup3", None),
-])
+@pytest.mark.parametrize(
+    "name, configuration",
+    [
+        ("numcodecs.zlib", {"level": 1}),
+        ("numcodecs.zlib", {"level": 9}),
+        ("numcodecs.bz2", {"level": 1}),
+        ("numcodecs.lzma", None),
+        ("numcodecs.lz4", {"acceleration": 1}),
+        ("numcodecs.gzip", {"level": 3}),
+        ("numcodecs.zstd", {"level": 3}),
+        ("numcodecs.blosc", {"cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}),
+        ("numcodecs.shuffle", {"elementsize": 4}),
+        ("numcodecs.base64", None),
+        ("numcodecs.crc32", None),
+        ("numcodecs.crc32c", None),
+        ("numcodecs.adler32", None),
+        ("numcodecs.fletcher32", None),
+        ("numcodecs.jenkins_lookup3", None),
+    ],
+)
 def test_adapter_bytes_round_trip(name: str, configuration: dict | None) -> None:
     codec = NumcodecsCodec.from_json(name, configuration)
     assert isinstance(codec, BytesBytesCodec) and isinstance(codec, NumcodecsBytesBytesCodec)
@@ -583,12 +644,15 @@ def test_adapter_bad_name(name: Any) -> None:
     assert info.value.field == "name"
 
 
-@pytest.mark.parametrize("name, configuration, fragment", [
-    ("numcodecs.zlib", {"levle": 1}, "accepts: level"),
-    ("numcodecs.delta", {}, "accepts: dtype, astype"),
-    ("numcodecs.delta", {"dtype": "O"}, "object arrays are not supported"),
-    ("numcodecs.zlib", "level=1", "JSON object"),
-])
+@pytest.mark.parametrize(
+    "name, configuration, fragment",
+    [
+        ("numcodecs.zlib", {"levle": 1}, "accepts: level"),
+        ("numcodecs.delta", {}, "accepts: dtype, astype"),
+        ("numcodecs.delta", {"dtype": "O"}, "object arrays are not supported"),
+        ("numcodecs.zlib", "level=1", "JSON object"),
+    ],
+)
 def test_adapter_bad_configuration(name: str, configuration: Any, fragment: str) -> None:
     with pytest.raises(MetadataError) as info:
         NumcodecsCodec.from_json(name, configuration)
@@ -598,8 +662,13 @@ def test_adapter_bad_configuration(name: str, configuration: Any, fragment: str)
 
 
 def test_adapter_checksum_mismatch_is_checksum_error() -> None:
-    for name in ("numcodecs.crc32", "numcodecs.adler32", "numcodecs.fletcher32",
-                 "numcodecs.jenkins_lookup3", "numcodecs.crc32c"):
+    for name in (
+        "numcodecs.crc32",
+        "numcodecs.adler32",
+        "numcodecs.fletcher32",
+        "numcodecs.jenkins_lookup3",
+        "numcodecs.crc32c",
+    ):
         codec = NumcodecsCodec.from_json(name, None)
         encoded = bytearray(codec.encode(b"hello, checksummed world"))
         encoded[len(encoded) // 2] ^= 0x10
@@ -607,16 +676,26 @@ def test_adapter_checksum_mismatch_is_checksum_error() -> None:
             codec.decode(bytes(encoded))
 
 
-@pytest.mark.parametrize("name, configuration", [
-    ("numcodecs.zlib", {"level": 1}), ("numcodecs.bz2", {"level": 1}), ("numcodecs.lzma", None),
-    ("numcodecs.lz4", None), ("numcodecs.gzip", {"level": 1}), ("numcodecs.zstd", {"level": 1}),
-    ("numcodecs.blosc", None),
-])
+@pytest.mark.parametrize(
+    "name, configuration",
+    [
+        ("numcodecs.zlib", {"level": 1}),
+        ("numcodecs.bz2", {"level": 1}),
+        ("numcodecs.lzma", None),
+        ("numcodecs.lz4", None),
+        ("numcodecs.gzip", {"level": 1}),
+        ("numcodecs.zstd", {"level": 1}),
+        ("numcodecs.blosc", None),
+    ],
+)
 def test_adapter_garbage_is_corrupt(name: str, configuration: dict | None) -> None:
     codec = NumcodecsCodec.from_json(name, configuration)
     encoded = codec.encode(random_bytes(5000))
-    for bad in (encoded[: len(encoded) // 2], b"not compressed, just text......",
-                b"\xff\xff\xff\x7f" + b"\x00" * 12):
+    for bad in (
+        encoded[: len(encoded) // 2],
+        b"not compressed, just text......",
+        b"\xff\xff\xff\x7f" + b"\x00" * 12,
+    ):
         with pytest.raises(CorruptChunkError) as info:
             codec.decode(bad)
         assert name in str(info.value)
@@ -643,8 +722,7 @@ def test_adapter_delta_is_array_array_and_round_trips() -> None:
     data = RNG.integers(-1000, 1000, size=spec.shape, dtype=np.int32)
     encoded = codec.encode(data, spec)
     assert encoded.shape == spec.shape and encoded.dtype == np.int32
-    assert np.array_equal(encoded.reshape(-1), np.concatenate([[data.flat[0]],
-                                                               np.diff(data.reshape(-1))]))
+    assert np.array_equal(encoded.reshape(-1), np.concatenate([[data.flat[0]], np.diff(data.reshape(-1))]))
     decoded = codec.decode(encoded, spec)
     assert decoded.dtype == spec.dtype and decoded.shape == spec.shape
     assert np.array_equal(decoded, data)
@@ -670,7 +748,7 @@ def test_adapter_delta_big_endian_configuration() -> None:
     codec = NumcodecsCodec.from_json("numcodecs.delta", {"dtype": ">i4", "astype": ">i4"})
     spec = chunk_spec((50,), "i4")
     codec.validate(spec)  # byte order is a storage detail, not a mismatch
-    data = RNG.integers(-10**6, 10**6, size=50, dtype=np.int32)
+    data = RNG.integers(-(10**6), 10**6, size=50, dtype=np.int32)
     encoded = codec.encode(data, spec)
     assert encoded.dtype == np.dtype("i4")  # native in memory
     assert np.array_equal(codec.decode(encoded, spec), data)
@@ -684,11 +762,13 @@ def test_adapter_delta_dtype_mismatch_is_a_metadata_error() -> None:
 
 def test_adapter_fixedscaleoffset_resolve_changes_dtype() -> None:
     codec = NumcodecsCodec.from_json(
-        "numcodecs.fixedscaleoffset", {"offset": 1000, "scale": 10, "dtype": "<f8",
-                                       "astype": "<u1"})
+        "numcodecs.fixedscaleoffset", {"offset": 1000, "scale": 10, "dtype": "<f8", "astype": "<u1"}
+    )
     assert isinstance(codec, ArrayArrayCodec)
-    assert codec.to_json() == {"name": "numcodecs.fixedscaleoffset", "configuration": {
-        "offset": 1000, "scale": 10, "dtype": "<f8", "astype": "<u1"}}  # as stated
+    assert codec.to_json() == {
+        "name": "numcodecs.fixedscaleoffset",
+        "configuration": {"offset": 1000, "scale": 10, "dtype": "<f8", "astype": "<u1"},
+    }  # as stated
     assert codec.configuration == {"scale": 10, "offset": 1000, "dtype": "<f8", "astype": "|u1"}
     spec = chunk_spec((2, 5), "f8", fill_value=1000.5)
     codec.validate(spec)
@@ -706,8 +786,7 @@ def test_adapter_fixedscaleoffset_resolve_changes_dtype() -> None:
 
 
 def test_adapter_astype_and_quantize() -> None:
-    astype = NumcodecsCodec.from_json("numcodecs.astype",
-                                      {"encode_dtype": "<f4", "decode_dtype": "<f8"})
+    astype = NumcodecsCodec.from_json("numcodecs.astype", {"encode_dtype": "<f4", "decode_dtype": "<f8"})
     spec = chunk_spec((3, 3), "f8")
     assert astype.resolve(spec).dtype == np.dtype("f4")
     data = RNG.random((3, 3))
@@ -730,8 +809,7 @@ def test_adapter_bitround() -> None:
     with pytest.raises(MetadataError, match="float16/32/64"):
         codec.validate(chunk_spec((20,), "i4"))
     with pytest.raises(MetadataError, match="keepbits must be at most 10"):
-        NumcodecsCodec.from_json("numcodecs.bitround", {"keepbits": 11}).validate(
-            chunk_spec((4,), "f2"))
+        NumcodecsCodec.from_json("numcodecs.bitround", {"keepbits": 11}).validate(chunk_spec((4,), "f2"))
 
 
 def test_adapter_packbits() -> None:
@@ -753,8 +831,9 @@ def test_adapter_packbits() -> None:
 
 
 def test_adapter_categorize_is_array_array() -> None:
-    codec = NumcodecsCodec.from_json("numcodecs.categorize",
-                                     {"labels": ["a", "bb"], "dtype": "<U2", "astype": "u1"})
+    codec = NumcodecsCodec.from_json(
+        "numcodecs.categorize", {"labels": ["a", "bb"], "dtype": "<U2", "astype": "u1"}
+    )
     assert isinstance(codec, ArrayArrayCodec)
     spec = chunk_spec((4,), "<U2")
     codec.validate(spec)
@@ -800,7 +879,8 @@ def test_pickle_is_refused_by_default() -> None:
         NumcodecsCodec.from_json("numcodecs.pickle", {"protocol": 5})
     assert str(info.value) == (
         "codec 'numcodecs.pickle' can execute code when it decodes; allow it explicitly with "
-        "zarrforge.config.set(allow_unsafe_codecs={'numcodecs.pickle'})")
+        "zarrforge.config.set(allow_unsafe_codecs={'numcodecs.pickle'})"
+    )
     assert isinstance(info.value, PermissionError)
 
 
@@ -834,18 +914,30 @@ def test_allowing_another_codec_does_not_allow_pickle() -> None:
 def test_entry_points_resolve_to_codec_classes() -> None:
     project = tomllib.loads((PLUGIN_ROOT / "pyproject.toml").read_text())
     entry_points = project["project"]["entry-points"]["zarrforge.codecs"]
-    assert set(entry_points) == {"gzip", "zstd", "blosc", "crc32c", "packbits", "bitround",
-                                 "conditional", "n5_default", "zfp", "numcodecs.*"}
+    assert set(entry_points) == {
+        "gzip",
+        "zstd",
+        "blosc",
+        "crc32c",
+        "packbits",
+        "bitround",
+        "conditional",
+        "n5_default",
+        "zfp",
+        "numcodecs.*",
+    }
     for name, target in entry_points.items():
         module, _, attr = target.partition(":")
         obj = getattr(importlib.import_module(module), attr)
         assert isinstance(obj, type) and issubclass(obj, Codec), name
-        configuration = {"bitround": {"keepbits": 3},  # required there
-                         "zfp": {"mode": "reversible"},
-                         "conditional": {"codecs": []},
-                         "n5_default": {"codecs": [{"name": "transpose",
-                                                    "configuration": {"order": [0]}},
-                                                   {"name": "bytes"}]}}.get(name)
+        configuration = {
+            "bitround": {"keepbits": 3},  # required there
+            "zfp": {"mode": "reversible"},
+            "conditional": {"codecs": []},
+            "n5_default": {
+                "codecs": [{"name": "transpose", "configuration": {"order": [0]}}, {"name": "bytes"}]
+            },
+        }.get(name)
         built = obj.from_json("numcodecs.zlib" if name == "numcodecs.*" else name, configuration)
         assert built.to_json()["name"] == ("numcodecs.zlib" if name == "numcodecs.*" else name)
 
@@ -860,15 +952,17 @@ def test_registry_family_lookup() -> None:
     assert isinstance(codec, BytesBytesCodec)
 
 
-
 # --- lzma with a filter chain -------------------------------------------------------
 
 
-@pytest.mark.parametrize("configuration", [
-    # the xz container records its filters: numcodecs cannot decode this one itself
-    {"filters": [{"id": lzma.FILTER_DELTA, "dist": 4}, {"id": lzma.FILTER_LZMA2, "preset": 1}]},
-    {"format": lzma.FORMAT_RAW, "filters": [{"id": lzma.FILTER_LZMA2, "preset": 1}]},
-])
+@pytest.mark.parametrize(
+    "configuration",
+    [
+        # the xz container records its filters: numcodecs cannot decode this one itself
+        {"filters": [{"id": lzma.FILTER_DELTA, "dist": 4}, {"id": lzma.FILTER_LZMA2, "preset": 1}]},
+        {"format": lzma.FORMAT_RAW, "filters": [{"id": lzma.FILTER_LZMA2, "preset": 1}]},
+    ],
+)
 def test_lzma_with_filters_decodes_what_it_encodes(configuration):
     codec = NumcodecsCodec.from_json("numcodecs.lzma", configuration)
     data = np.arange(1000, dtype="<i4").tobytes()

@@ -16,8 +16,9 @@ from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.testing import CodecConformance
 from zarrforge_numcodecs.packbits_codec import PackbitsCodec
 
-SCHEMA = json.loads(pathlib.Path(
-    "/work/shared/specs/zarr-extensions/codecs/packbits/schema.json").read_text())
+SCHEMA = json.loads(
+    pathlib.Path("/work/shared/specs/zarr-extensions/codecs/packbits/schema.json").read_text()
+)
 
 
 class _Type(DataType):
@@ -66,10 +67,15 @@ def test_bool_packs_one_bit_per_element_least_significant_first() -> None:
     assert np.array_equal(codec.decode(encoded, spec((10,), "bool")), values)
 
 
-@pytest.mark.parametrize("padding, expected", [("start_byte", b"\x06\x0d\x03"),
-                                               ("end_byte", b"\x0d\x03\x06"),
-                                               ("first_byte", b"\x06\x0d\x03"),
-                                               ("last_byte", b"\x0d\x03\x06")])
+@pytest.mark.parametrize(
+    "padding, expected",
+    [
+        ("start_byte", b"\x06\x0d\x03"),
+        ("end_byte", b"\x0d\x03\x06"),
+        ("first_byte", b"\x06\x0d\x03"),
+        ("last_byte", b"\x0d\x03\x06"),
+    ],
+)
 def test_padding_byte_counts_padding_bits(padding: str, expected: bytes) -> None:
     codec = PackbitsCodec.from_json("packbits", {"padding_encoding": padding})
     values = np.array([1, 0, 1, 1, 0, 0, 0, 0, 1, 1], dtype=bool)
@@ -81,14 +87,28 @@ def test_padding_byte_counts_padding_bits(padding: str, expected: bytes) -> None
         codec.decode(bytes(bad), spec((10,), "bool"))
 
 
-@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
-                                   "int64", "uint64", "float32", "float64", "complex64",
-                                   "complex128", ">i4"])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "int64",
+        "uint64",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        ">i4",
+    ],
+)
 def test_full_width_types_round_trip_and_match_bytes_little_endian(dtype: str) -> None:
     rng = np.random.default_rng(3)
     s = spec((4, 5), dtype)
-    values = rng.integers(0, 256, 20 * np.dtype(dtype).itemsize, dtype=np.uint8).view(
-        dtype).reshape(4, 5)
+    values = rng.integers(0, 256, 20 * np.dtype(dtype).itemsize, dtype=np.uint8).view(dtype).reshape(4, 5)
     encoded = PackbitsCodec().encode(values, s)
     assert encoded == values.astype(np.dtype(dtype).newbyteorder("<")).tobytes()
     decoded = PackbitsCodec().decode(encoded, s)
@@ -108,8 +128,10 @@ def test_bit_range_keeps_and_sign_extends() -> None:
     assert unsigned.tolist() == [0b101100, 0b011100, 0b111100, 0b111100]
 
 
-@pytest.mark.parametrize("name, dtype, bits", [("int4", "int8", 4), ("uint4", "uint8", 4),
-                                               ("int2", "int8", 2), ("uint2", "uint8", 2)])
+@pytest.mark.parametrize(
+    "name, dtype, bits",
+    [("int4", "int8", 4), ("uint4", "uint8", 4), ("int2", "int8", 2), ("uint2", "uint8", 2)],
+)
 @pytest.mark.parametrize("declared", [True, False])
 def test_sub_byte_integer_types(name: str, dtype: str, bits: int, declared: bool) -> None:
     # declared: the type says bit_size; else the registry name decides the width
@@ -131,14 +153,17 @@ def test_int4_layout_is_little_endian_nibbles() -> None:
     assert PackbitsCodec().encode(np.array([1, -1, 7], np.int8), s) == bytes([0xF1, 0x07])
 
 
-@pytest.mark.parametrize("configuration, field", [
-    ({"padding_encoding": "middle"}, "configuration.padding_encoding"),
-    ({"start_bit": -1}, "configuration.start_bit"),
-    ({"end_bit": "3"}, "configuration.end_bit"),
-    ({"start_bit": 4, "end_bit": 2}, "configuration.end_bit"),
-    ({"first_bit": 1, "start_bit": 1}, "configuration.first_bit"),
-    ({"stride": 1}, "configuration.stride"),
-])
+@pytest.mark.parametrize(
+    "configuration, field",
+    [
+        ({"padding_encoding": "middle"}, "configuration.padding_encoding"),
+        ({"start_bit": -1}, "configuration.start_bit"),
+        ({"end_bit": "3"}, "configuration.end_bit"),
+        ({"start_bit": 4, "end_bit": 2}, "configuration.end_bit"),
+        ({"first_bit": 1, "start_bit": 1}, "configuration.first_bit"),
+        ({"stride": 1}, "configuration.stride"),
+    ],
+)
 def test_bad_configuration_names_the_field(configuration: dict, field: str) -> None:
     with pytest.raises(MetadataError) as info:
         PackbitsCodec.from_json("packbits", configuration)
@@ -156,27 +181,44 @@ def test_wrong_length_is_corrupt_without_decoding() -> None:
         PackbitsCodec().decode(b"\xff" * 10, s)
 
 
-@pytest.mark.parametrize("configuration", [None, {"padding_encoding": "first_byte"},
-                                           {"first_bit": 1, "last_bit": 3},
-                                           {"padding_encoding": "end_byte", "start_bit": None,
-                                            "end_bit": 0}])
+@pytest.mark.parametrize(
+    "configuration",
+    [
+        None,
+        {"padding_encoding": "first_byte"},
+        {"first_bit": 1, "last_bit": 3},
+        {"padding_encoding": "end_byte", "start_bit": None, "end_bit": 0},
+    ],
+)
 def test_to_json_matches_the_registry_schema(configuration) -> None:
     document = PackbitsCodec.from_json("packbits", configuration).to_json()
     jsonschema.validate(document, SCHEMA)
     assert PackbitsCodec.from_json("packbits", document["configuration"]).to_json() == document
 
 
-@pytest.mark.parametrize("dtype, serializer", [
-    ("bool", {"name": "packbits", "configuration": {"padding_encoding": "start_byte"}}),
-    ("uint16", {"name": "packbits", "configuration": {"end_bit": 11}}),
-    ("int32", "packbits"),
-])
+@pytest.mark.parametrize(
+    "dtype, serializer",
+    [
+        ("bool", {"name": "packbits", "configuration": {"padding_encoding": "start_byte"}}),
+        ("uint16", {"name": "packbits", "configuration": {"end_bit": 11}}),
+        ("int32", "packbits"),
+    ],
+)
 def test_round_trip_through_an_array(tmp_path: pathlib.Path, dtype: str, serializer) -> None:
     rng = np.random.default_rng(5)
-    values = (rng.integers(0, 2, (9, 13)).astype(bool) if dtype == "bool"
-              else rng.integers(0, 4096, (9, 13)).astype(dtype))
-    array = zf.create_array(str(tmp_path / "a"), shape=values.shape, chunks=(4, 5), dtype=dtype,
-                            serializer=serializer, compressors=[])
+    values = (
+        rng.integers(0, 2, (9, 13)).astype(bool)
+        if dtype == "bool"
+        else rng.integers(0, 4096, (9, 13)).astype(dtype)
+    )
+    array = zf.create_array(
+        str(tmp_path / "a"),
+        shape=values.shape,
+        chunks=(4, 5),
+        dtype=dtype,
+        serializer=serializer,
+        compressors=[],
+    )
     array[...] = values
     reopened = zf.open_array(str(tmp_path / "a"))
     assert np.array_equal(reopened[...], values)
@@ -186,13 +228,17 @@ def test_round_trip_through_an_array(tmp_path: pathlib.Path, dtype: str, seriali
 
 
 class TestPackbitsConformance(CodecConformance):
-    codec_documents = ["packbits", {"name": "packbits", "configuration": {
-        "padding_encoding": "start_byte", "start_bit": 3, "end_bit": 40}}]
+    codec_documents = [
+        "packbits",
+        {
+            "name": "packbits",
+            "configuration": {"padding_encoding": "start_byte", "start_bit": 3, "end_bit": 40},
+        },
+    ]
     data_type = "float64"
     lossless = False  # the bit range drops bits
 
 
 class TestPackbitsBoolConformance(CodecConformance):
-    codec_documents = ["packbits", {"name": "packbits",
-                                    "configuration": {"padding_encoding": "end_byte"}}]
+    codec_documents = ["packbits", {"name": "packbits", "configuration": {"padding_encoding": "end_byte"}}]
     data_type = "bool"

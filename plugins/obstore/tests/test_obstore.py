@@ -49,8 +49,7 @@ def test_a_shard_replaced_between_the_index_and_the_chunk_read_gives_one_version
     writer = one_shard_array(store)
     versions = shard_versions()
     writer[...] = versions[1]
-    got, wrapper = read_across_a_rewrite(store, lambda: writer.__setitem__(Ellipsis,
-                                                                          versions[2]))
+    got, wrapper = read_across_a_rewrite(store, lambda: writer.__setitem__(Ellipsis, versions[2]))
     assert one_version_of(got, versions) is not None, got.tolist()
     assert wrapper.reads >= 2  # the shard was replaced after the first of them
 
@@ -78,12 +77,21 @@ def s3_bucket(endpoint: str) -> tuple[str, dict]:
     import boto3
 
     bucket = f"obs-{uuid.uuid4().hex[:12]}"
-    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                 aws_access_key_id="testing",
-                 aws_secret_access_key="testing").create_bucket(Bucket=bucket)
-    options = {"endpoint": endpoint, "region": "us-east-1", "access_key_id": "testing",
-               "secret_access_key": "testing", "virtual_hosted_style_request": False,
-               "client_options": {"allow_http": True}}
+    boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    ).create_bucket(Bucket=bucket)
+    options = {
+        "endpoint": endpoint,
+        "region": "us-east-1",
+        "access_key_id": "testing",
+        "secret_access_key": "testing",
+        "virtual_hosted_style_request": False,
+        "client_options": {"allow_http": True},
+    }
     return f"obstore+s3://{bucket}/root", options
 
 
@@ -104,11 +112,24 @@ def test_arrays_on_s3_through_obstore_match_a_local_copy(moto_endpoint, tmp_path
     url, options = s3_bucket(moto_endpoint)
     values = np.random.default_rng(3).normal(size=(64, 48)).astype("float32")
     for path, shards in (("plain", None), ("sharded", (32, 24))):
-        remote = zf.create_array(url, path, shape=values.shape, chunks=(8, 8), shards=shards,
-                                 dtype="float32", storage_options=options)
+        remote = zf.create_array(
+            url,
+            path,
+            shape=values.shape,
+            chunks=(8, 8),
+            shards=shards,
+            dtype="float32",
+            storage_options=options,
+        )
         remote[...] = values
-        local = zf.create_array(str(tmp_path / "local.zarr"), path, shape=values.shape,
-                                chunks=(8, 8), shards=shards, dtype="float32")
+        local = zf.create_array(
+            str(tmp_path / "local.zarr"),
+            path,
+            shape=values.shape,
+            chunks=(8, 8),
+            shards=shards,
+            dtype="float32",
+        )
         local[...] = values
         reopened = zf.open_array(url, path, mode="r", storage_options=options)
         assert isinstance(reopened.store, ObstoreStore) and reopened.store.read_only
@@ -123,12 +144,24 @@ def test_ranges_of_one_object_come_back_in_order_and_cut_at_the_end(moto_endpoin
     url, options = s3_bucket(moto_endpoint)
     store = resolve_store(url, storage_options=options)
     store.set("blob", bytes(range(100)))
-    requests = [("blob", ByteRange(10, 5)), ("blob", ByteRange(0, 3)), ("blob", None),
-                ("blob", ByteRange(95, 20)), ("blob", ByteRange(200, 4)),
-                ("blob", ByteRange(length=4)), ("missing", ByteRange(0, 1))]
-    assert store.get_many(requests) == [bytes(range(10, 15)), b"\x00\x01\x02",
-                                        bytes(range(100)), bytes(range(95, 100)), b"",
-                                        bytes(range(96, 100)), None]
+    requests = [
+        ("blob", ByteRange(10, 5)),
+        ("blob", ByteRange(0, 3)),
+        ("blob", None),
+        ("blob", ByteRange(95, 20)),
+        ("blob", ByteRange(200, 4)),
+        ("blob", ByteRange(length=4)),
+        ("missing", ByteRange(0, 1)),
+    ]
+    assert store.get_many(requests) == [
+        bytes(range(10, 15)),
+        b"\x00\x01\x02",
+        bytes(range(100)),
+        bytes(range(95, 100)),
+        b"",
+        bytes(range(96, 100)),
+        None,
+    ]
 
 
 def test_a_store_opened_from_a_url_pickles_and_reads_the_same_data(moto_endpoint):
@@ -143,20 +176,19 @@ def test_http_urls_are_read_only_and_bad_options_are_named():
     store = resolve_store("obstore+https://127.0.0.1:9/data.zarr")
     assert store.read_only and not store.capabilities.listable
     with pytest.raises(zf.errors.StoreError, match="no_such_option"):
-        resolve_store("obstore+s3://bucket/x",
-                                    storage_options={"no_such_option": 1})
+        resolve_store("obstore+s3://bucket/x", storage_options={"no_such_option": 1})
 
 
 def test_plain_s3_urls_stay_with_fsspec():
     from zarrforge_fsspec import FsspecStore
 
-    store = resolve_store("s3://bucket/x", read_only=True,
-                                        storage_options={"anon": True})
+    store = resolve_store("s3://bucket/x", read_only=True, storage_options={"anon": True})
     assert isinstance(store, FsspecStore)
 
 
 def test_a_shard_shortened_between_the_index_and_the_chunk_answer_reads_one_version(
-        moto_endpoint, monkeypatch):
+    moto_endpoint, monkeypatch
+):
     """Issue #41's race through obstore on S3: the reader remembers the index (at the
     start of the shard) and asks for it and the inner chunk in one batch; the shard is
     replaced by a much shorter one after the index's GET is answered and before the
@@ -225,9 +257,12 @@ def test_reads_are_bounded_by_the_limit_of_the_key():
     with zf.config.set(max_document_bytes=4096, max_chunk_bytes=4096):
         with pytest.raises(DocumentTooLargeError, match="declares 5002 bytes.*max_document_bytes"):
             store.get("zarr.json")
-        for read in (lambda: store.get("c/0"), lambda: store.get("c/0", ByteRange(offset=10)),
-                     lambda: store.get_many([("c/0", None)]),
-                     lambda: store.get_ranges("c/0", [None])):
+        for read in (
+            lambda: store.get("c/0"),
+            lambda: store.get("c/0", ByteRange(offset=10)),
+            lambda: store.get_many([("c/0", None)]),
+            lambda: store.get_ranges("c/0", [None]),
+        ):
             with pytest.raises(ResourceLimitError, match="'c/0' declares .*max_chunk_bytes"):
                 read()
         assert store.get("c/0", ByteRange(offset=10, length=5)) == bytes(5)

@@ -25,8 +25,9 @@ def grid_json(*chunk_shapes):
 
 
 def make(shape, chunk_shapes, dtype="int32", **kwargs):
-    return zf.create_array(MemoryStore(), shape=shape, dtype=dtype, chunks=grid_json(*chunk_shapes),
-                           fill_value=FILL, **kwargs)
+    return zf.create_array(
+        MemoryStore(), shape=shape, dtype=dtype, chunks=grid_json(*chunk_shapes), fill_value=FILL, **kwargs
+    )
 
 
 def chunk_keys(store):
@@ -34,6 +35,7 @@ def chunk_keys(store):
 
 
 # --- strategies ------------------------------------------------------------------------------
+
 
 @st.composite
 def encoded_edges(draw, edges):
@@ -186,6 +188,7 @@ def filled(shape, chunk_shapes, seed=0):
 
 # --- indexing against numpy ------------------------------------------------------------------
 
+
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_grid_geometry_matches_an_independent_expansion(data):
@@ -255,8 +258,9 @@ def test_blocks_are_the_chunks_of_the_grid(data):
     for coords in np.ndindex(*a.cdata_shape):
         region = tuple(slice(o, o + e) for o, e in zip(g.chunk_origin(coords), g.chunk_extent(coords)))
         np.testing.assert_array_equal(a.blocks[coords], ref[region])
-        np.testing.assert_array_equal(a.get_chunk(coords)[tuple(slice(0, e) for e in
-                                                             g.chunk_extent(coords))], ref[region])
+        np.testing.assert_array_equal(
+            a.get_chunk(coords)[tuple(slice(0, e) for e in g.chunk_extent(coords))], ref[region]
+        )
         assert a.get_chunk(coords).shape == g.chunk_shape(coords)
 
 
@@ -284,6 +288,7 @@ def test_only_touched_chunks_are_stored(data):
 
 # --- fixed cases -----------------------------------------------------------------------------
 
+
 def test_chunk_keys_nchunks_and_cdata_shape():
     a, ref = filled((10, 7), [[3, 5, 2], [[2, 3], 1]])
     assert a.cdata_shape == (3, 4)
@@ -292,8 +297,13 @@ def test_chunk_keys_nchunks_and_cdata_shape():
     assert sorted(a.stored_chunks()) == [(i, j) for i in range(3) for j in range(4)]
     assert chunk_keys(a.store) == {f"c/{i}/{j}" for i in range(3) for j in range(4)}
     # Chunk (1, 3) is 5 x 1: its stored bytes hold exactly that many elements.
-    raw = zf.create_array(MemoryStore(), shape=(10, 7), dtype="int32", compressors=None,
-                          chunks=grid_json([3, 5, 2], [[2, 3], 1]))
+    raw = zf.create_array(
+        MemoryStore(),
+        shape=(10, 7),
+        dtype="int32",
+        compressors=None,
+        chunks=grid_json([3, 5, 2], [[2, 3], 1]),
+    )
     raw[...] = ref
     assert len(raw.store.get("c/1/3")) == 5 * 1 * 4
     assert len(raw.store.get("c/0/0")) == 3 * 2 * 4
@@ -301,8 +311,13 @@ def test_chunk_keys_nchunks_and_cdata_shape():
 
 
 def test_chunk_keys_with_the_v2_key_encoding():
-    a = zf.create_array(MemoryStore(), shape=(5, 5), dtype="uint8", chunks=grid_json([1, 4], 5),
-                        chunk_key_encoding={"name": "v2", "separator": "."})
+    a = zf.create_array(
+        MemoryStore(),
+        shape=(5, 5),
+        dtype="uint8",
+        chunks=grid_json([1, 4], 5),
+        chunk_key_encoding={"name": "v2", "separator": "."},
+    )
     a[...] = 1
     assert chunk_keys(a.store) == {"0.0", "1.0"}
 
@@ -379,10 +394,18 @@ def test_zero_dimensional_and_empty_arrays():
 
 
 def test_fortran_order_and_a_transpose_codec():
-    codecs = [{"name": "transpose", "configuration": {"order": [1, 0]}},
-              {"name": "bytes", "configuration": {"endian": "big"}}]
-    a = zf.create_array(MemoryStore(), shape=(7, 5), dtype="uint16", order="F", codecs=codecs,
-                        chunks=grid_json([1, [2, 2], 2], [4, 1]))
+    codecs = [
+        {"name": "transpose", "configuration": {"order": [1, 0]}},
+        {"name": "bytes", "configuration": {"endian": "big"}},
+    ]
+    a = zf.create_array(
+        MemoryStore(),
+        shape=(7, 5),
+        dtype="uint16",
+        order="F",
+        codecs=codecs,
+        chunks=grid_json([1, [2, 2], 2], [4, 1]),
+    )
     x = np.arange(35, dtype="uint16").reshape(7, 5)
     a[...] = x
     np.testing.assert_array_equal(zf.open_array(a.store)[...], x)

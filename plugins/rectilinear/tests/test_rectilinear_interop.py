@@ -30,8 +30,7 @@ def grid_json(*chunk_shapes):
 
 
 def write(path, shape, *chunk_shapes):
-    a = zf.create_array(str(path), shape=shape, dtype="int32", chunks=grid_json(*chunk_shapes),
-                        fill_value=-1)
+    a = zf.create_array(str(path), shape=shape, dtype="int32", chunks=grid_json(*chunk_shapes), fill_value=-1)
     x = np.arange(np.prod(shape), dtype="int32").reshape(shape)
     a[...] = x
     return x

@@ -40,35 +40,44 @@ def test_the_indexing_example_of_the_specification():
     assert g.chunk_shape((0, 1)) == (16, 14) and g.chunk_shape((1, 0)) == (10, 24)
 
 
-@pytest.mark.parametrize("chunk_shapes, shape, expected", [
-    ([5, 7], (20, 20), (5, 7)),                  # integers: regular along both dimensions
-    ([[4, 4, 4], [[3, 5]]], (12, 15), (4, 3)),   # explicit but equal edges
-    ([[4, 4, 2]], (8,), (4,)),                   # the short edge is past the end of the array
-    ([[4, 4, 4, 4]], (6,), (4,)),                # overflow by several chunks
-    ([3], (0,), (3,)),                           # no chunks: the nominal step
-    ([[2, 3]], (0,), (2,)),                      # no chunks: the first declared edge
-    ([], (), ()),                                # 0-d
-])
+@pytest.mark.parametrize(
+    "chunk_shapes, shape, expected",
+    [
+        ([5, 7], (20, 20), (5, 7)),  # integers: regular along both dimensions
+        ([[4, 4, 4], [[3, 5]]], (12, 15), (4, 3)),  # explicit but equal edges
+        ([[4, 4, 2]], (8,), (4,)),  # the short edge is past the end of the array
+        ([[4, 4, 4, 4]], (6,), (4,)),  # overflow by several chunks
+        ([3], (0,), (3,)),  # no chunks: the nominal step
+        ([[2, 3]], (0,), (2,)),  # no chunks: the first declared edge
+        ([], (), ()),  # 0-d
+    ],
+)
 def test_regular_chunk_shape_when_every_chunk_has_the_same_shape(chunk_shapes, shape, expected):
     assert parse(shape, *chunk_shapes).regular_chunk_shape == expected
 
 
-@pytest.mark.parametrize("chunk_shapes, shape", [
-    ([[4, 4, 2]], (10,)),
-    ([5, [[3, 2], 1]], (10, 7)),
-])
+@pytest.mark.parametrize(
+    "chunk_shapes, shape",
+    [
+        ([[4, 4, 2]], (10,)),
+        ([5, [[3, 2], 1]], (10, 7)),
+    ],
+)
 def test_regular_chunk_shape_is_none_when_chunks_differ(chunk_shapes, shape):
     assert parse(shape, *chunk_shapes).regular_chunk_shape is None
 
 
-@pytest.mark.parametrize("chunk_shapes, shape", [
-    ([4, [1, 2, 3], [[4, 2]], [[1, 3], 3], [4, 4, 4]], (6, 6, 6, 6, 6)),
-    ([[[1, 1]], [1, [1, 1], 1]], (1, 3)),         # runs of one, mixed forms: kept as written
-    ([[5, 5, 5]], (15,)),                          # not re-encoded
-    ([[[10, 3], 5]], (35,)),
-    ([[]], (0,)),                                  # no edge at all (only for length 0)
-    ([], ()),
-])
+@pytest.mark.parametrize(
+    "chunk_shapes, shape",
+    [
+        ([4, [1, 2, 3], [[4, 2]], [[1, 3], 3], [4, 4, 4]], (6, 6, 6, 6, 6)),
+        ([[[1, 1]], [1, [1, 1], 1]], (1, 3)),  # runs of one, mixed forms: kept as written
+        ([[5, 5, 5]], (15,)),  # not re-encoded
+        ([[[10, 3], 5]], (35,)),
+        ([[]], (0,)),  # no edge at all (only for length 0)
+        ([], ()),
+    ],
+)
 def test_to_json_writes_back_what_was_read(chunk_shapes, shape):
     doc = grid_json(*chunk_shapes)
     g = RectilinearChunkGrid.from_json("rectilinear", json.loads(json.dumps(doc["configuration"])), shape)
@@ -96,10 +105,14 @@ def test_document_written_equals_document_read():
 def test_a_hand_written_document_opens_and_is_written_back_unchanged():
     store = MemoryStore()
     document = {
-        "zarr_format": 3, "node_type": "array", "shape": [6, 5], "data_type": "int16",
+        "zarr_format": 3,
+        "node_type": "array",
+        "shape": [6, 5],
+        "data_type": "int16",
         "chunk_grid": grid_json([[1, 3], 3], [2, [1, 3]]),
         "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
-        "fill_value": -1, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+        "fill_value": -1,
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
         "attributes": {},
     }
     store.set("zarr.json", json.dumps(document).encode())
@@ -149,25 +162,44 @@ INVALID = [
     ({"kind": "external", "chunk_shapes": [4]}, (4,), "configuration.kind", ["'external'", "'inline'"]),
     ({"kind": "inline"}, (4,), "configuration.chunk_shapes", ["required"]),
     ({"kind": "inline", "chunk_shapes": 4}, (4,), "configuration.chunk_shapes", ["4", "one entry per"]),
-    ({"kind": "inline", "chunk_shapes": [4, 4]}, (4,), "configuration.chunk_shapes",
-     ["[4, 4]", "1 for shape [4]"]),
-    ({"kind": "inline", "chunk_shapes": [4, 0]}, (4, 4), "configuration.chunk_shapes[1]",
-     ["0", "positive integer"]),
+    (
+        {"kind": "inline", "chunk_shapes": [4, 4]},
+        (4,),
+        "configuration.chunk_shapes",
+        ["[4, 4]", "1 for shape [4]"],
+    ),
+    (
+        {"kind": "inline", "chunk_shapes": [4, 0]},
+        (4, 4),
+        "configuration.chunk_shapes[1]",
+        ["0", "positive integer"],
+    ),
     ({"kind": "inline", "chunk_shapes": [4, -2]}, (4, 4), "configuration.chunk_shapes[1]", ["-2"]),
     ({"kind": "inline", "chunk_shapes": [4, True]}, (4, 4), "configuration.chunk_shapes[1]", ["True"]),
     ({"kind": "inline", "chunk_shapes": [4, 2.0]}, (4, 4), "configuration.chunk_shapes[1]", ["2.0"]),
     ({"kind": "inline", "chunk_shapes": [4, "2"]}, (4, 4), "configuration.chunk_shapes[1]", ["'2'"]),
-    ({"kind": "inline", "chunk_shapes": [[1, 0, 3]]}, (4,), "configuration.chunk_shapes[0][1]",
-     ["0", "[length, count]"]),
-    ({"kind": "inline", "chunk_shapes": [[1, [2, 0]]]}, (4,), "configuration.chunk_shapes[0][1]",
-     ["[2, 0]"]),
-    ({"kind": "inline", "chunk_shapes": [[[2, 2, 2]]]}, (4,), "configuration.chunk_shapes[0][0]",
-     ["[2, 2, 2]", "pair"]),
+    (
+        {"kind": "inline", "chunk_shapes": [[1, 0, 3]]},
+        (4,),
+        "configuration.chunk_shapes[0][1]",
+        ["0", "[length, count]"],
+    ),
+    ({"kind": "inline", "chunk_shapes": [[1, [2, 0]]]}, (4,), "configuration.chunk_shapes[0][1]", ["[2, 0]"]),
+    (
+        {"kind": "inline", "chunk_shapes": [[[2, 2, 2]]]},
+        (4,),
+        "configuration.chunk_shapes[0][0]",
+        ["[2, 2, 2]", "pair"],
+    ),
     ({"kind": "inline", "chunk_shapes": [[[2]]]}, (4,), "configuration.chunk_shapes[0][0]", ["[2]"]),
     ({"kind": "inline", "chunk_shapes": [[[[2, 1], 1]]]}, (4,), "configuration.chunk_shapes[0][0]", []),
     ({"kind": "inline", "chunk_shapes": [[None]]}, (4,), "configuration.chunk_shapes[0][0]", ["None"]),
-    ({"kind": "inline", "chunk_shapes": [4, [2, [1, 3]]]}, (4, 6), "configuration.chunk_shapes[1]",
-     ["sum to 5", "length 6", "dimension 1"]),
+    (
+        {"kind": "inline", "chunk_shapes": [4, [2, [1, 3]]]},
+        (4, 6),
+        "configuration.chunk_shapes[1]",
+        ["sum to 5", "length 6", "dimension 1"],
+    ),
     ({"kind": "inline", "chunk_shapes": [[]]}, (1,), "configuration.chunk_shapes[0]", ["sum to 0"]),
 ]
 
@@ -185,8 +217,9 @@ def test_invalid_configurations_name_the_field(configuration, shape, field, word
 def test_invalid_configurations_at_creation_name_the_argument(configuration, shape, field, words):
     store = MemoryStore()
     with pytest.raises(MetadataError) as info:
-        zf.create_array(store, shape=shape, dtype="uint8",
-                        chunks={"name": "rectilinear", "configuration": configuration})
+        zf.create_array(
+            store, shape=shape, dtype="uint8", chunks={"name": "rectilinear", "configuration": configuration}
+        )
     assert info.value.field == f"chunks.{field}"
     assert list(store.list_prefix("")) == []  # nothing was written
 

@@ -30,8 +30,9 @@ def grid_json(*chunk_shapes):
 
 
 def make(shape, *chunk_shapes):
-    return zf.create_array(MemoryStore(), shape=shape, dtype="int32", chunks=grid_json(*chunk_shapes),
-                           fill_value=FILL)
+    return zf.create_array(
+        MemoryStore(), shape=shape, dtype="int32", chunks=grid_json(*chunk_shapes), fill_value=FILL
+    )
 
 
 def chunk_shapes_stored(a):
@@ -84,13 +85,16 @@ def test_growing_past_the_edges_appends_one_edge():
     np.testing.assert_array_equal(zf.open_array(a.store)[...], expected)
 
 
-@pytest.mark.parametrize("before, length, after", [
-    ([[3, 2]], 9, [[3, 3]]),           # joins a trailing run
-    ([4, 3], 10, [4, [3, 2]]),         # a trailing bare edge of the same length becomes a run
-    ([4, 3], 9, [4, 3, 2]),            # a different length: a new bare edge
-    ([[2, 2], 1], 5, [[2, 2], 1]),     # still covered: unchanged
-    ([[4, 2]], 6, [[4, 2]]),           # overflowing edges are kept
-])
+@pytest.mark.parametrize(
+    "before, length, after",
+    [
+        ([[3, 2]], 9, [[3, 3]]),  # joins a trailing run
+        ([4, 3], 10, [4, [3, 2]]),  # a trailing bare edge of the same length becomes a run
+        ([4, 3], 9, [4, 3, 2]),  # a different length: a new bare edge
+        ([[2, 2], 1], 5, [[2, 2], 1]),  # still covered: unchanged
+        ([[4, 2]], 6, [[4, 2]]),  # overflowing edges are kept
+    ],
+)
 def test_appended_edges_stay_compact(before, length, after):
     total = sum(i[0] * i[1] if isinstance(i, list) else i for i in before)
     a = make((min(total, length),), before)
@@ -195,7 +199,7 @@ def test_random_resizes_keep_data_and_only_ever_append_edges(data):
             if isinstance(old, int):
                 assert new == old
             else:
-                assert expand(new, n)[:len(expand(old, 0))] == expand(old, 0)  # a prefix
+                assert expand(new, n)[: len(expand(old, 0))] == expand(old, 0)  # a prefix
                 assert sum(expand(new, n)) >= n
                 if sum(expand(old, 0)) >= n:
                     assert new == old

@@ -69,8 +69,11 @@ def valid_documents(draw):
             chunk_shapes.append(draw(st.integers(1, 9)))
             shape.append(draw(st.integers(0, 40)))
             continue
-        entry = draw(st.lists(st.one_of(st.integers(1, 9), st.lists(st.integers(1, 9), min_size=2,
-                                                                     max_size=2)), max_size=5))
+        entry = draw(
+            st.lists(
+                st.one_of(st.integers(1, 9), st.lists(st.integers(1, 9), min_size=2, max_size=2)), max_size=5
+            )
+        )
         total = sum(i[0] * i[1] if isinstance(i, list) else i for i in entry)
         chunk_shapes.append(entry)
         shape.append(draw(st.integers(0, total)))

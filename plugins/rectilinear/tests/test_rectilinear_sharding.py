@@ -30,8 +30,14 @@ def grid_json(*chunk_shapes):
 
 
 def sharded(shape, chunks, *shard_edges, store=None):
-    return zf.create_array(store or MemoryStore(), shape=shape, dtype="int32", chunks=chunks,
-                           shards=grid_json(*shard_edges), fill_value=0)
+    return zf.create_array(
+        store or MemoryStore(),
+        shape=shape,
+        dtype="int32",
+        chunks=chunks,
+        shards=grid_json(*shard_edges),
+        fill_value=0,
+    )
 
 
 def data(shape, seed=0):
@@ -46,7 +52,8 @@ def test_shards_of_different_shapes_round_trip():
     assert a.chunks == (4, 5)
     assert a.cdata_shape == (3, 2)
     assert {k for k in a.store.list_prefix("") if k != "zarr.json"} == {
-        f"c/{i}/{j}" for i in range(3) for j in range(2)}
+        f"c/{i}/{j}" for i in range(3) for j in range(2)
+    }
     doc = json.loads(a.store.get("zarr.json"))
     assert doc["chunk_grid"] == grid_json([8, 16, 8], [[10, 2]])
     assert doc["codecs"][0]["name"] == "sharding_indexed"

@@ -21,8 +21,15 @@ SHAPE = (1024, 1024)  # one shard of 8 MiB of float64, 256 inner chunks of 32 Ki
 
 @pytest.mark.parametrize("compressors", [None, "zstd"])
 def test_reading_a_whole_shard_holds_no_shard_sized_temporary(compressors) -> None:
-    array = zf.create_array(MemoryStore(), shape=SHAPE, dtype="float64", chunks=(64, 64),
-                            shards=SHAPE, compressors=compressors, threads=1)
+    array = zf.create_array(
+        MemoryStore(),
+        shape=SHAPE,
+        dtype="float64",
+        chunks=(64, 64),
+        shards=SHAPE,
+        compressors=compressors,
+        threads=1,
+    )
     values = np.random.default_rng(0).random(SHAPE)
     array[...] = values
     out_bytes = values.nbytes

@@ -17,8 +17,15 @@ def transformer(cps=(2, 3)):
 
 
 def make(shape=(9, 13), chunks=(2, 2), cps=(2, 3), **kwargs):
-    return zf.create_array(MemoryStore(), shape=shape, dtype="int32", chunks=chunks,
-                           compressors=None, storage_transformers=[transformer(cps)], **kwargs)
+    return zf.create_array(
+        MemoryStore(),
+        shape=shape,
+        dtype="int32",
+        chunks=chunks,
+        compressors=None,
+        storage_transformers=[transformer(cps)],
+        **kwargs,
+    )
 
 
 def values(shape):
@@ -31,7 +38,7 @@ def test_chunks_are_grouped_into_shards_with_an_end_index():
     keys = sorted(k for k in a.store._data if k != "zarr.json")
     assert keys == [f"c/{i}/{j}" for i in range(3) for j in range(3)]  # 5x7 chunks -> 3x3 shards
     shard = a.store.get("c/0/0")
-    index = np.frombuffer(shard[-6 * 16:], dtype="<u8").reshape(2, 3, 2)
+    index = np.frombuffer(shard[-6 * 16 :], dtype="<u8").reshape(2, 3, 2)
     assert index[0, 0].tolist() == [0, 16] and index[1, 2].tolist() == [80, 16]
     chunk = np.frombuffer(shard[16:32], dtype="<i4").reshape(2, 2)  # chunk (0, 1)
     assert np.array_equal(chunk, values(a.shape)[0:2, 2:4])
@@ -75,11 +82,21 @@ def test_corrupt_index_is_a_named_error():
         a[...]
 
 
-@pytest.mark.parametrize("configuration", [
-    {"type": "hashed", "chunks_per_shard": [2]}, {"type": "indexed", "chunks_per_shard": [0, 2]},
-    {"type": "indexed"}, {"type": "indexed", "chunks_per_shard": [2, 2], "extra": 1},
-])
+@pytest.mark.parametrize(
+    "configuration",
+    [
+        {"type": "hashed", "chunks_per_shard": [2]},
+        {"type": "indexed", "chunks_per_shard": [0, 2]},
+        {"type": "indexed"},
+        {"type": "indexed", "chunks_per_shard": [2, 2], "extra": 1},
+    ],
+)
 def test_invalid_configuration_is_a_named_error(configuration):
     with pytest.raises(MetadataError, match="storage_transformers"):
-        zf.create_array(None, shape=(4, 4), dtype="int8", chunks=(2, 2),
-                        storage_transformers=[{"name": NAME, "configuration": configuration}])
+        zf.create_array(
+            None,
+            shape=(4, 4),
+            dtype="int8",
+            chunks=(2, 2),
+            storage_transformers=[{"name": NAME, "configuration": configuration}],
+        )

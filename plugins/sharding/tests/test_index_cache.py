@@ -31,8 +31,9 @@ def fresh_cache():
 
 
 def sharded(store=None):
-    array = zf.create_array(store or MemoryStore(), "a", shape=SHAPE, chunks=CHUNKS,
-                            shards=SHARDS, dtype="int32", fill_value=-1)
+    array = zf.create_array(
+        store or MemoryStore(), "a", shape=SHAPE, chunks=CHUNKS, shards=SHARDS, dtype="int32", fill_value=-1
+    )
     array[...] = values()
     return array
 
@@ -76,8 +77,9 @@ def test_a_shard_changed_by_another_writer_reads_its_new_values():
 def test_a_shard_rewritten_with_an_equal_index_reads_the_new_bytes():
     # same sizes at the same offsets: the index bytes do not change, the chunk bytes do;
     # the chunk is fetched in the same batch as the index, so the new bytes are read
-    array = zf.create_array(MemoryStore(), "a", shape=SHAPE, chunks=CHUNKS, shards=SHARDS,
-                            dtype="int32", compressors=None)
+    array = zf.create_array(
+        MemoryStore(), "a", shape=SHAPE, chunks=CHUNKS, shards=SHARDS, dtype="int32", compressors=None
+    )
     array[...] = values()
     reader = counted(array)
     assert reader[1, 1] == values()[1, 1]
@@ -145,8 +147,9 @@ def test_set_index_cache_checks_its_argument_and_shrinks_the_cache():
 
 
 def test_threads_reading_many_shards_get_the_right_values():
-    array = zf.create_array(MemoryStore(), "a", shape=(256, 256), chunks=(8, 8), shards=(32, 32),
-                            dtype="int32")
+    array = zf.create_array(
+        MemoryStore(), "a", shape=(256, 256), chunks=(8, 8), shards=(32, 32), dtype="int32"
+    )
     full = values((256, 256))
     array[...] = full
     set_index_cache(20_000)  # a few shards' indexes: entries come and go while threads read

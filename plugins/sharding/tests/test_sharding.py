@@ -19,20 +19,45 @@ from zarrforge_std.runtime_transformers import RequestCounter
 from zarrforge_std.stores.memory import MemoryStore
 
 
-def sharded(shape=(40, 36), chunks=(4, 6), shards=(16, 12), dtype="int32", location="end",
-            compressors="auto", store=None, **kwargs):
+def sharded(
+    shape=(40, 36),
+    chunks=(4, 6),
+    shards=(16, 12),
+    dtype="int32",
+    location="end",
+    compressors="auto",
+    store=None,
+    **kwargs,
+):
     codecs = None
     if location != "end":
         inner = [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "gzip"}]
-        codecs = [{"name": "sharding_indexed", "configuration": {
-            "chunk_shape": list(chunks), "codecs": inner,
-            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                             {"name": "crc32c"}],
-            "index_location": location}}]
-        return zf.create_array(store or MemoryStore(), shape=shape, dtype=dtype, chunks=shards,
-                               codecs=codecs, **kwargs)
-    return zf.create_array(store or MemoryStore(), shape=shape, dtype=dtype, chunks=chunks,
-                           shards=shards, compressors=compressors, **kwargs)
+        codecs = [
+            {
+                "name": "sharding_indexed",
+                "configuration": {
+                    "chunk_shape": list(chunks),
+                    "codecs": inner,
+                    "index_codecs": [
+                        {"name": "bytes", "configuration": {"endian": "little"}},
+                        {"name": "crc32c"},
+                    ],
+                    "index_location": location,
+                },
+            }
+        ]
+        return zf.create_array(
+            store or MemoryStore(), shape=shape, dtype=dtype, chunks=shards, codecs=codecs, **kwargs
+        )
+    return zf.create_array(
+        store or MemoryStore(),
+        shape=shape,
+        dtype=dtype,
+        chunks=chunks,
+        shards=shards,
+        compressors=compressors,
+        **kwargs,
+    )
 
 
 def data(shape, dtype="int32", seed=0):
@@ -51,12 +76,22 @@ def test_round_trip_with_edge_shards(location):
 
 
 def test_nested_sharding():
-    inner_shard = {"name": "sharding_indexed", "configuration": {
-        "chunk_shape": [2, 3], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
-        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}
-    outer = {"name": "sharding_indexed", "configuration": {
-        "chunk_shape": [8, 6], "codecs": [inner_shard],
-        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}
+    inner_shard = {
+        "name": "sharding_indexed",
+        "configuration": {
+            "chunk_shape": [2, 3],
+            "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+        },
+    }
+    outer = {
+        "name": "sharding_indexed",
+        "configuration": {
+            "chunk_shape": [8, 6],
+            "codecs": [inner_shard],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+        },
+    }
     a = zf.create_array(None, shape=(20, 20), dtype="int16", chunks=(16, 12), codecs=[outer])
     x = data(a.shape, "int16")
     a[...] = x
@@ -148,7 +183,7 @@ def test_untouched_inner_chunks_keep_their_exact_bytes(counting_codec):
     # every inner chunk but (0, 0) appears unchanged in the new shard
 
     def chunk(blob, i):  # 4x6 int32 = 96 bytes, stored in C order
-        return blob[i * 96:(i + 1) * 96]
+        return blob[i * 96 : (i + 1) * 96]
 
     assert [chunk(new, i) for i in range(1, 8)] == [chunk(shard, i) for i in range(1, 8)]
 
@@ -190,21 +225,25 @@ def test_index_checksum_mismatch_is_a_named_error(location):
 def _rewrite_index(store, key, edit):
     """Replace the (end-located) index of a shard with an edited one and a valid crc32c."""
     import google_crc32c
+
     blob = store.get(key)
     n = 4 * 2  # chunks per shard of `sharded()` defaults: (16/4) x (12/6)
     size = n * 16
-    entries = np.frombuffer(blob[-size - 4:-4], dtype="<u8").reshape(n, 2).copy()
+    entries = np.frombuffer(blob[-size - 4 : -4], dtype="<u8").reshape(n, 2).copy()
     edit(entries)
     index = entries.astype("<u8").tobytes()
-    store.set(key, blob[:-size - 4] + index + struct.pack("<I", google_crc32c.value(index)))
+    store.set(key, blob[: -size - 4] + index + struct.pack("<I", google_crc32c.value(index)))
 
 
-@pytest.mark.parametrize("edit,message", [
-    (lambda e: e.__setitem__((0, 1), 10**9), "past the end"),
-    (lambda e: e.__setitem__((1, 0), e[0, 0]), "overlap"),
-    (lambda e: e.__setitem__((0, 1), 2**60), "absurd"),
-    (lambda e: e.__setitem__((0, 0), 2**64 - 1), "half empty"),
-])
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (lambda e: e.__setitem__((0, 1), 10**9), "past the end"),
+        (lambda e: e.__setitem__((1, 0), e[0, 0]), "overlap"),
+        (lambda e: e.__setitem__((0, 1), 2**60), "absurd"),
+        (lambda e: e.__setitem__((0, 0), 2**64 - 1), "half empty"),
+    ],
+)
 def test_corrupt_index_entries_are_named_errors(edit, message):
     a = sharded()
     a[...] = data(a.shape)
@@ -228,18 +267,33 @@ def test_truncated_shard_is_a_named_error():
         a[0, 0]
 
 
-@pytest.mark.parametrize("configuration,field", [
-    ({"chunk_shape": [5, 6], "codecs": ["bytes"], "index_codecs": ["bytes", "crc32c"]}, "chunk_shape"),
-    ({"chunk_shape": [4, 6], "codecs": ["bytes"], "index_codecs": ["bytes", "gzip"]}, "index_codecs"),
-    ({"chunk_shape": [4, 6], "codecs": ["bytes"]}, "index_codecs"),
-    ({"chunk_shape": [4, 6], "codecs": ["bytes"], "index_codecs": ["bytes"], "index_location": "middle"},
-     "index_location"),
-    ({"chunk_shape": [4, 0], "codecs": ["bytes"], "index_codecs": ["bytes"]}, "chunk_shape"),
-])
+@pytest.mark.parametrize(
+    "configuration,field",
+    [
+        ({"chunk_shape": [5, 6], "codecs": ["bytes"], "index_codecs": ["bytes", "crc32c"]}, "chunk_shape"),
+        ({"chunk_shape": [4, 6], "codecs": ["bytes"], "index_codecs": ["bytes", "gzip"]}, "index_codecs"),
+        ({"chunk_shape": [4, 6], "codecs": ["bytes"]}, "index_codecs"),
+        (
+            {
+                "chunk_shape": [4, 6],
+                "codecs": ["bytes"],
+                "index_codecs": ["bytes"],
+                "index_location": "middle",
+            },
+            "index_location",
+        ),
+        ({"chunk_shape": [4, 0], "codecs": ["bytes"], "index_codecs": ["bytes"]}, "chunk_shape"),
+    ],
+)
 def test_invalid_configurations_name_the_field(configuration, field):
     with pytest.raises(MetadataError, match=field):
-        zf.create_array(None, shape=(16, 12), dtype="uint8", chunks=(16, 12),
-                        codecs=[{"name": "sharding_indexed", "configuration": configuration}])
+        zf.create_array(
+            None,
+            shape=(16, 12),
+            dtype="uint8",
+            chunks=(16, 12),
+            codecs=[{"name": "sharding_indexed", "configuration": configuration}],
+        )
 
 
 def test_sharded_array_metadata_round_trips_through_json():
@@ -251,15 +305,30 @@ def test_sharded_array_metadata_round_trips_through_json():
 
 class TestShardingConformance(CodecConformance):
     codec_documents = [
-        {"name": "sharding_indexed", "configuration": {
-            "chunk_shape": [4, 5], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
-            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
-            "index_location": "end"}},
-        {"name": "sharding_indexed", "configuration": {
-            "chunk_shape": [2, 5], "codecs": [{"name": "bytes", "configuration": {"endian": "big"}},
-                                              {"name": "zstd", "configuration": {"level": 1, "checksum": False}}],
-            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
-            "index_location": "start"}},
+        {
+            "name": "sharding_indexed",
+            "configuration": {
+                "chunk_shape": [4, 5],
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "index_codecs": [
+                    {"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "crc32c"},
+                ],
+                "index_location": "end",
+            },
+        },
+        {
+            "name": "sharding_indexed",
+            "configuration": {
+                "chunk_shape": [2, 5],
+                "codecs": [
+                    {"name": "bytes", "configuration": {"endian": "big"}},
+                    {"name": "zstd", "configuration": {"level": 1, "checksum": False}},
+                ],
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "index_location": "start",
+            },
+        },
     ]
     data_type = "int16"
     chunk_shape = (8, 10)
@@ -267,6 +336,7 @@ class TestShardingConformance(CodecConformance):
 
 def test_coalescing_is_configurable_process_wide():
     from zarrforge_sharding.codec import set_coalescing
+
     a = sharded()
     x = data(a.shape)
     a[...] = x
@@ -317,11 +387,18 @@ def test_shards_are_stored_as_pieces_that_join_to_the_encoded_shard(location):
 def test_partial_reads_copy_from_present_and_absent_inner_chunks_alike():
     # basic selections go straight from each inner chunk to the result (no box around
     # them): inner chunks never written read as the fill value, wherever they fall
-    array = zf.create_array(None, "a", shape=(12, 12), chunks=(4, 4), shards=(12, 12),
-                            dtype="int16", fill_value=-1)
+    array = zf.create_array(
+        None, "a", shape=(12, 12), chunks=(4, 4), shards=(12, 12), dtype="int16", fill_value=-1
+    )
     expected = np.full((12, 12), -1, dtype="int16")
     array[4:8, 4:8] = expected[4:8, 4:8] = np.arange(16, dtype="int16").reshape(4, 4)
-    for selection in [(slice(2, 10), slice(3, 9)), (5, slice(0, 12)), (slice(None), 6),
-                      (7, 7), (slice(4, 8), slice(4, 8)), (slice(0, 3), slice(0, 3)),
-                      (slice(1, 11, 3), slice(None, None, 2))]:
+    for selection in [
+        (slice(2, 10), slice(3, 9)),
+        (5, slice(0, 12)),
+        (slice(None), 6),
+        (7, 7),
+        (slice(4, 8), slice(4, 8)),
+        (slice(0, 3), slice(0, 3)),
+        (slice(1, 11, 3), slice(None, None, 2)),
+    ]:
         np.testing.assert_array_equal(array[selection], expected[selection], err_msg=str(selection))

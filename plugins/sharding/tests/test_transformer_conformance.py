@@ -16,6 +16,8 @@ class TestDraftShardingTransformer(StorageTransformerConformance):
         (entry([0, 2]), "configuration.chunks_per_shard"),
         (entry("2,3"), "configuration.chunks_per_shard"),
         (entry([2, True]), "configuration.chunks_per_shard"),
-        ({"name": NAME, "configuration": {"type": "hashed", "chunks_per_shard": [2, 2]}},
-         "configuration.type"),
+        (
+            {"name": NAME, "configuration": {"type": "hashed", "chunks_per_shard": [2, 2]}},
+            "configuration.type",
+        ),
     ]

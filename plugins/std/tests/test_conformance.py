@@ -31,8 +31,7 @@ class TestMemoryStore(StoreConformance, ConditionalWriteConformance):
         return MemoryStore(read_only=True, data=store._data)
 
 
-class TestLocalStore(StoreConformance, ConditionalWriteConformance,
-                     CrossProcessConditionalConformance):
+class TestLocalStore(StoreConformance, ConditionalWriteConformance, CrossProcessConditionalConformance):
     def make_store(self, tmp_path):
         return LocalStore(tmp_path / "root")
 
@@ -73,8 +72,11 @@ class TestLocalStore(StoreConformance, ConditionalWriteConformance,
 
 
 class TestBytesCodec(CodecConformance):
-    codec_documents = ["bytes", {"name": "bytes", "configuration": {"endian": "little"}},
-                       {"name": "bytes", "configuration": {"endian": "big"}}]
+    codec_documents = [
+        "bytes",
+        {"name": "bytes", "configuration": {"endian": "little"}},
+        {"name": "bytes", "configuration": {"endian": "big"}},
+    ]
     data_type = "int32"
 
 
@@ -83,8 +85,10 @@ class TestBytesCodecOnComplex(TestBytesCodec):
 
 
 class TestTransposeCodec(CodecConformance):
-    codec_documents = [{"name": "transpose", "configuration": {"order": [1, 0]}},
-                       {"name": "transpose", "configuration": {"order": [0, 1]}}]
+    codec_documents = [
+        {"name": "transpose", "configuration": {"order": [1, 0]}},
+        {"name": "transpose", "configuration": {"order": [0, 1]}},
+    ]
 
 
 class TestIntegerTypes(DataTypeConformance):
@@ -112,6 +116,7 @@ class TestBoolType(DataTypeConformance):
 
     def test_legacy_integer_fill_values_read_and_are_written_as_booleans(self):
         import zarrforge as zf
+
         bool_type = zf.registry.data_types.get("bool").from_json("bool", None)
         assert bool_type.fill_value_from_json(1) is np.True_
         assert bool_type.fill_value_from_json(0) is np.False_
@@ -130,13 +135,13 @@ def regular(*chunk_shape):
 
 class TestRegularChunkGrid(ChunkGridConformance):
     chunk_grid_cases = [
-        (regular(3, 4), (10, 8)),          # edge chunks along the first dimension only
-        (regular(4, 4), (8, 8)),           # no edge chunks
-        (regular(5), (3,)),                # one chunk larger than the array
+        (regular(3, 4), (10, 8)),  # edge chunks along the first dimension only
+        (regular(4, 4), (8, 8)),  # no edge chunks
+        (regular(5), (3,)),  # one chunk larger than the array
         (regular(1, 1, 1), (2, 3, 1)),
-        (regular(7, 2), (0, 5)),           # a zero-length dimension
-        (regular(), ()),                   # 0-d
-        (regular(1000), (2**40 + 1,)),     # a billion chunks, the last holding one element
+        (regular(7, 2), (0, 5)),  # a zero-length dimension
+        (regular(), ()),  # 0-d
+        (regular(1000), (2**40 + 1,)),  # a billion chunks, the last holding one element
         (regular(3, 5), (11, 2**41 - 1)),
     ]
     invalid_chunk_grid_cases = [
@@ -146,8 +151,7 @@ class TestRegularChunkGrid(ChunkGridConformance):
         (regular(3, 4.0), (10, 8), "configuration.chunk_shape"),
         (regular(True), (10,), "configuration.chunk_shape"),
         (regular(2**63), (10,), "configuration.chunk_shape"),
-        ({"name": "regular", "configuration": {"chunk_shape": "3,4"}}, (10, 8),
-         "configuration.chunk_shape"),
+        ({"name": "regular", "configuration": {"chunk_shape": "3,4"}}, (10, 8), "configuration.chunk_shape"),
         ({"name": "regular"}, (10,), "configuration"),
         ({"name": "regular", "configuration": {}}, (10,), "configuration"),
     ]
@@ -178,14 +182,18 @@ class TestCAndFLayouts(MemoryLayoutConformance):
 
 # --- URL adapters: the format segments and the file:/memory: roots ------------------------
 
+
 class TestZarr3Segment(URLAdapterConformance):
     scheme = "zarr3"
     invalid_bodies = ["a//b", "../up", "x?query", "%ZZ"]
 
     def pipelines(self, tmp_path):
         store = f"memory:{self.scheme}-{tmp_path.name}"  # named: every resolution finds it
-        return [PipelineCase(f"{store}|zarr3:"), PipelineCase(f"{store}|zarr3:grp/sub"),
-                PipelineCase(f"file:{tmp_path}/d.zarr|zarr3:g")]
+        return [
+            PipelineCase(f"{store}|zarr3:"),
+            PipelineCase(f"{store}|zarr3:grp/sub"),
+            PipelineCase(f"file:{tmp_path}/d.zarr|zarr3:g"),
+        ]
 
 
 class TestZarrSegment(TestZarr3Segment):
@@ -201,9 +209,11 @@ class TestFileRoot(URLAdapterConformance):
     invalid_bodies = ["//elsewhere.example/x", "/data?version=2"]
 
     def pipelines(self, tmp_path):
-        return [PipelineCase(f"file:{tmp_path}/a.zarr|zarr:"),
-                PipelineCase(f"file://{tmp_path}/b.zarr|zarr:"),
-                PipelineCase(f"file:{tmp_path}/c.zarr|zarr3:inner")]
+        return [
+            PipelineCase(f"file:{tmp_path}/a.zarr|zarr:"),
+            PipelineCase(f"file://{tmp_path}/b.zarr|zarr:"),
+            PipelineCase(f"file:{tmp_path}/c.zarr|zarr3:inner"),
+        ]
 
     def _pipeline(self, body):
         # generated bodies are read-only and relative to a directory of the suite's own
@@ -216,8 +226,10 @@ class TestMemoryRoot(URLAdapterConformance):
     invalid_bodies = ["a/../b"]
 
     def pipelines(self, tmp_path):
-        return [PipelineCase(f"memory:conformance-{tmp_path.name}|zarr:"),
-                PipelineCase(f"memory:conformance-{tmp_path.name}-2|zarr2:")]
+        return [
+            PipelineCase(f"memory:conformance-{tmp_path.name}|zarr:"),
+            PipelineCase(f"memory:conformance-{tmp_path.name}-2|zarr2:"),
+        ]
 
 
 # --- the v3 format -------------------------------------------------------------------------

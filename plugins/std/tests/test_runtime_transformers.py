@@ -92,8 +92,9 @@ def test_runtime_transformers_wrap_chunk_io_of_an_array():
     a = zf.create_array(store, shape=(8,), dtype="int32", chunks=(4,), compressors=None)
     a[:] = np.arange(8)
     # one worker: the engine fetches a batch with one get_many (with more, one per worker)
-    b = zf.open_array(store, threads=1,
-                      transformers=[RequestCounter, functools.partial(LRUCache, max_bytes=1000)])
+    b = zf.open_array(
+        store, threads=1, transformers=[RequestCounter, functools.partial(LRUCache, max_bytes=1000)]
+    )
     counter = b.chunk_store
     assert isinstance(counter, RequestCounter) and isinstance(counter.inner, LRUCache)
     assert b[:].tolist() == list(range(8))

@@ -16,8 +16,9 @@ from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
 from zarrforge_std.scale_offset_codec import ScaleOffsetCodec
 
-SCHEMA = json.loads(pathlib.Path(
-    "/work/shared/specs/zarr-extensions/codecs/scale_offset/schema.json").read_text())
+SCHEMA = json.loads(
+    pathlib.Path("/work/shared/specs/zarr-extensions/codecs/scale_offset/schema.json").read_text()
+)
 
 
 def spec(shape, name: str, fill=None) -> ChunkSpec:
@@ -81,12 +82,15 @@ def test_no_configuration_is_the_identity() -> None:
     assert codec().to_json() == {"name": "scale_offset"}
 
 
-@pytest.mark.parametrize("config, name, field", [
-    ({"offset": "abc"}, "int32", "configuration.offset"),
-    ({"scale": 0}, "float32", "configuration.scale"),
-    ({"scale": 0.5}, "int32", "configuration.scale"),
-    ({"offset": 300}, "uint8", "configuration.offset"),
-])
+@pytest.mark.parametrize(
+    "config, name, field",
+    [
+        ({"offset": "abc"}, "int32", "configuration.offset"),
+        ({"scale": 0}, "float32", "configuration.scale"),
+        ({"scale": 0.5}, "int32", "configuration.scale"),
+        ({"offset": 300}, "uint8", "configuration.offset"),
+    ],
+)
 def test_bad_parameters_for_the_data_type(config, name: str, field: str) -> None:
     with pytest.raises(MetadataError) as info:
         codec(**config).validate(spec((2,), name))
@@ -109,8 +113,7 @@ def test_unsupported_types_and_keys_are_refused() -> None:
     assert info.value.field == "configuration.scale"
 
 
-@pytest.mark.parametrize("config", [{}, {"offset": 5, "scale": 0.1}, {"offset": "NaN"},
-                                    {"scale": 2}])
+@pytest.mark.parametrize("config", [{}, {"offset": 5, "scale": 0.1}, {"offset": "NaN"}, {"scale": 2}])
 def test_to_json_matches_the_registry_schema(config) -> None:
     document = codec(**config).to_json()
     jsonschema.validate(document, SCHEMA)
@@ -119,10 +122,14 @@ def test_to_json_matches_the_registry_schema(config) -> None:
 
 def test_round_trip_through_an_array(tmp_path: pathlib.Path) -> None:
     values = np.arange(1000, 1100, dtype=np.int32).reshape(10, 10)
-    array = zf.create_array(str(tmp_path / "a"), shape=values.shape, chunks=(4, 4), dtype="int32",
-                            fill_value=1000, filters=[{"name": "scale_offset",
-                                                       "configuration": {"offset": 1000,
-                                                                         "scale": 2}}])
+    array = zf.create_array(
+        str(tmp_path / "a"),
+        shape=values.shape,
+        chunks=(4, 4),
+        dtype="int32",
+        fill_value=1000,
+        filters=[{"name": "scale_offset", "configuration": {"offset": 1000, "scale": 2}}],
+    )
     array[...] = values
     array[0, :3] = 1000  # the fill value, partly
     values[0, :3] = 1000
@@ -132,8 +139,7 @@ def test_round_trip_through_an_array(tmp_path: pathlib.Path) -> None:
 
 
 class TestScaleOffsetConformance(CodecConformance):
-    codec_documents = ["scale_offset", {"name": "scale_offset",
-                                        "configuration": {"offset": 0.5, "scale": 4}}]
+    codec_documents = ["scale_offset", {"name": "scale_offset", "configuration": {"offset": 0.5, "scale": 4}}]
     data_type = "float64"
     lossless = False  # float rounding
 

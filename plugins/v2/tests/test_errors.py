@@ -14,8 +14,17 @@ from zarrforge_std.format_v3 import V3Format
 from zarrforge_std.stores.memory import MemoryStore
 from zarrforge_v2 import V2Format
 
-BASE = {"shape": [4, 4], "chunks": [2, 2], "dtype": "<i4", "fill_value": 0, "order": "C",
-        "filters": None, "dimension_separator": ".", "compressor": None, "zarr_format": 2}
+BASE = {
+    "shape": [4, 4],
+    "chunks": [2, 2],
+    "dtype": "<i4",
+    "fill_value": 0,
+    "order": "C",
+    "filters": None,
+    "dimension_separator": ".",
+    "compressor": None,
+    "zarr_format": 2,
+}
 
 
 def store_with(document: dict | bytes, path: str = "a") -> MemoryStore:
@@ -26,37 +35,40 @@ def store_with(document: dict | bytes, path: str = "a") -> MemoryStore:
     return store
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"dtype": "<q9"}, "dtype"),
-    ({"dtype": 5}, "dtype"),
-    ({"dtype": [["r", "|u1", [2]]]}, "dtype[0]"),  # shaped fields: struct has none
-    ({"dtype": [["r", "<u2"], ["g", ">u2"]]}, "dtype"),  # one byte order for all fields
-    ({"dtype": [["r", "|u1"], ["g", "|u1"]], "fill_value": 0}, "fill_value"),
-    ({"dtype": "|O"}, "dtype"),
-    ({"dtype": "|O", "filters": [{"id": "pickle"}]}, "filters[0].id"),
-    ({"shape": "x"}, "shape"),
-    ({"shape": [4, -1]}, "shape"),
-    ({"chunks": [2]}, "chunks"),
-    ({"chunks": [2, 2, 2]}, "chunks"),
-    ({"chunks": [0, 2]}, "chunks"),
-    ({"chunks": None}, "chunks"),
-    ({"compressor": {"id": "no-such-codec"}}, "compressor.id"),
-    ({"compressor": {"level": 1}}, "compressor.id"),
-    ({"compressor": "zlib"}, "compressor"),
-    ({"compressor": {"id": "zstd", "level": 1, "bogus": 2}}, "compressor"),
-    ({"filters": {"id": "delta"}}, "filters"),
-    ({"filters": [{"id": "no-such-filter"}]}, "filters[0].id"),
-    ({"filters": [{"id": "zlib"}, {"id": "delta", "dtype": "<i4"}]}, "filters[1]"),
-    ({"order": "X"}, "order"),
-    ({"dimension_separator": "-"}, "dimension_separator"),
-    ({"fill_value": "abc"}, "fill_value"),
-    ({"fill_value": 2 ** 40}, "fill_value"),
-    ({"dtype": "<f8", "fill_value": "nan"}, "fill_value"),
-    ({"dtype": "|V3", "fill_value": "AAA="}, "fill_value"),
-    ({"dtype": "|V3", "fill_value": "%%%"}, "fill_value"),
-    ({"zarr_format": 3}, "zarr_format"),
-    ({"zarr_format": None}, "zarr_format"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"dtype": "<q9"}, "dtype"),
+        ({"dtype": 5}, "dtype"),
+        ({"dtype": [["r", "|u1", [2]]]}, "dtype[0]"),  # shaped fields: struct has none
+        ({"dtype": [["r", "<u2"], ["g", ">u2"]]}, "dtype"),  # one byte order for all fields
+        ({"dtype": [["r", "|u1"], ["g", "|u1"]], "fill_value": 0}, "fill_value"),
+        ({"dtype": "|O"}, "dtype"),
+        ({"dtype": "|O", "filters": [{"id": "pickle"}]}, "filters[0].id"),
+        ({"shape": "x"}, "shape"),
+        ({"shape": [4, -1]}, "shape"),
+        ({"chunks": [2]}, "chunks"),
+        ({"chunks": [2, 2, 2]}, "chunks"),
+        ({"chunks": [0, 2]}, "chunks"),
+        ({"chunks": None}, "chunks"),
+        ({"compressor": {"id": "no-such-codec"}}, "compressor.id"),
+        ({"compressor": {"level": 1}}, "compressor.id"),
+        ({"compressor": "zlib"}, "compressor"),
+        ({"compressor": {"id": "zstd", "level": 1, "bogus": 2}}, "compressor"),
+        ({"filters": {"id": "delta"}}, "filters"),
+        ({"filters": [{"id": "no-such-filter"}]}, "filters[0].id"),
+        ({"filters": [{"id": "zlib"}, {"id": "delta", "dtype": "<i4"}]}, "filters[1]"),
+        ({"order": "X"}, "order"),
+        ({"dimension_separator": "-"}, "dimension_separator"),
+        ({"fill_value": "abc"}, "fill_value"),
+        ({"fill_value": 2**40}, "fill_value"),
+        ({"dtype": "<f8", "fill_value": "nan"}, "fill_value"),
+        ({"dtype": "|V3", "fill_value": "AAA="}, "fill_value"),
+        ({"dtype": "|V3", "fill_value": "%%%"}, "fill_value"),
+        ({"zarr_format": 3}, "zarr_format"),
+        ({"zarr_format": None}, "zarr_format"),
+    ],
+)
 def test_malformed_zarray_names_key_and_field(change, field):
     document = {**BASE, **change}
     if change.get("chunks", 0) is None:
@@ -101,11 +113,14 @@ def test_bad_group_documents():
         zf.open(store)
 
 
-@pytest.mark.parametrize("zmetadata, field", [
-    ({"metadata": {}, "zarr_consolidated_format": 2}, "zarr_consolidated_format"),
-    ({"zarr_consolidated_format": 1}, "metadata"),
-    ({"metadata": {"a/.zarray": 3}, "zarr_consolidated_format": 1}, "metadata['a/.zarray']"),
-])
+@pytest.mark.parametrize(
+    "zmetadata, field",
+    [
+        ({"metadata": {}, "zarr_consolidated_format": 2}, "zarr_consolidated_format"),
+        ({"zarr_consolidated_format": 1}, "metadata"),
+        ({"metadata": {"a/.zarray": 3}, "zarr_consolidated_format": 1}, "metadata['a/.zarray']"),
+    ],
+)
 def test_malformed_zmetadata(zmetadata, field):
     store = MemoryStore()
     store.set(".zgroup", b'{"zarr_format": 2}')
@@ -115,8 +130,7 @@ def test_malformed_zmetadata(zmetadata, field):
     assert (info.value.key, info.value.field) == (".zmetadata", field)
 
 
-@pytest.mark.parametrize("zmetadata", [b"{not json", json.dumps({"zarr_consolidated_format": 9}
-                                                                  ).encode()])
+@pytest.mark.parametrize("zmetadata", [b"{not json", json.dumps({"zarr_consolidated_format": 9}).encode()])
 def test_use_consolidated_false_neither_reads_nor_needs_zmetadata(zmetadata):
     """Before: .zmetadata was read (and had to be valid) even with use_consolidated=False."""
     from zarrforge_std.runtime_transformers import RequestCounter
@@ -128,9 +142,13 @@ def test_use_consolidated_false_neither_reads_nor_needs_zmetadata(zmetadata):
     counted = RequestCounter(store)
 
     def keys_read():
-        return {key for kind, detail in counted.calls
-                for key in ([detail[0]] if kind == "get" else [k for k, _ in detail]
-                            if kind == "get_many" else [detail])}
+        return {
+            key
+            for kind, detail in counted.calls
+            for key in (
+                [detail[0]] if kind == "get" else [k for k, _ in detail] if kind == "get_many" else [detail]
+            )
+        }
 
     group = zf.open_group(counted, mode="r", use_consolidated=False)
     assert sorted(group) == ["ok"] and group["ok"].shape == tuple(BASE["shape"])
@@ -142,16 +160,21 @@ def test_use_consolidated_false_neither_reads_nor_needs_zmetadata(zmetadata):
     assert info.value.key == ".zmetadata"
 
 
-@pytest.mark.parametrize("member, document, field", [
-    ("a", {"a/.zarray": {**BASE, "dtype": "<q9"}}, "metadata['a/.zarray'].dtype"),
-    ("g", {"g/.zgroup": {"zarr_format": 3}}, "metadata['g/.zgroup'].zarr_format"),
-])
+@pytest.mark.parametrize(
+    "member, document, field",
+    [
+        ("a", {"a/.zarray": {**BASE, "dtype": "<q9"}}, "metadata['a/.zarray'].dtype"),
+        ("g", {"g/.zgroup": {"zarr_format": 3}}, "metadata['g/.zgroup'].zarr_format"),
+    ],
+)
 def test_an_unreadable_zmetadata_entry_fails_only_its_member(member, document, field):
     store = MemoryStore()
     store.set(".zgroup", b'{"zarr_format": 2}')
     store.set("ok/.zarray", json.dumps(BASE).encode())
-    store.set(".zmetadata", json.dumps({"metadata": {**document, "ok/.zarray": BASE},
-                                        "zarr_consolidated_format": 1}).encode())
+    store.set(
+        ".zmetadata",
+        json.dumps({"metadata": {**document, "ok/.zarray": BASE}, "zarr_consolidated_format": 1}).encode(),
+    )
     group = zf.open_group(store, mode="r")
     assert sorted(group) == sorted([member, "ok"])
     assert group["ok"].shape == tuple(BASE["shape"])
@@ -162,8 +185,9 @@ def test_an_unreadable_zmetadata_entry_fails_only_its_member(member, document, f
 
 def test_object_arrays_without_the_dtypes_plugin(monkeypatch):
     installed = registry.data_types._installed_entry_points()
-    monkeypatch.setattr(registry.data_types, "_installed",
-                        {k: v for k, v in installed.items() if k != "string"})
+    monkeypatch.setattr(
+        registry.data_types, "_installed", {k: v for k, v in installed.items() if k != "string"}
+    )
     monkeypatch.setattr(registry.data_types, "_loaded", {})
     monkeypatch.setattr(registry.data_types, "_answers", {})
     store = store_with({**BASE, "dtype": "|O", "fill_value": "", "filters": [{"id": "vlen-utf8"}]})
@@ -176,25 +200,31 @@ def test_object_arrays_without_the_dtypes_plugin(monkeypatch):
 # --- creation ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"compressors": [{"id": "zlib"}, {"id": "gzip"}]}, "compressors"),
-    ({"compressors": ["zstd", "crc32c"]}, "compressors"),
-    ({"shards": (4, 4)}, "shards"),
-    ({"serializer": {"name": "numcodecs.json2"}}, "serializer"),
-    ({"dimension_names": ["y", None]}, "dimension_names"),
-    ({"dimension_names": ["y"]}, "dimension_names"),
-    ({"dimension_names": ["a", "b"], "attributes": {"_ARRAY_DIMENSIONS": ["c", "d"]}},
-     "dimension_names"),
-    ({"filters": [{"name": "transpose", "configuration": {"order": [0, 1]}}]}, "filters[0]"),
-    ({"chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}}},
-     "chunk_key_encoding"),
-    ({"chunks": (2, 2, 2)}, "chunks"),
-    ({"fill_value": "x"}, "fill_value"),
-    ({"compressors": {"id": "no-such-codec"}}, "compressors[0].id"),
-    ({"serializer": {"name": "bytes", "configuration": {"endian": "little"}}, "dtype": ">i4"},
-     "serializer"),
-    ({"extensions": [{"name": "x", "must_understand": False}]}, "extensions"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"compressors": [{"id": "zlib"}, {"id": "gzip"}]}, "compressors"),
+        ({"compressors": ["zstd", "crc32c"]}, "compressors"),
+        ({"shards": (4, 4)}, "shards"),
+        ({"serializer": {"name": "numcodecs.json2"}}, "serializer"),
+        ({"dimension_names": ["y", None]}, "dimension_names"),
+        ({"dimension_names": ["y"]}, "dimension_names"),
+        ({"dimension_names": ["a", "b"], "attributes": {"_ARRAY_DIMENSIONS": ["c", "d"]}}, "dimension_names"),
+        ({"filters": [{"name": "transpose", "configuration": {"order": [0, 1]}}]}, "filters[0]"),
+        (
+            {"chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}}},
+            "chunk_key_encoding",
+        ),
+        ({"chunks": (2, 2, 2)}, "chunks"),
+        ({"fill_value": "x"}, "fill_value"),
+        ({"compressors": {"id": "no-such-codec"}}, "compressors[0].id"),
+        (
+            {"serializer": {"name": "bytes", "configuration": {"endian": "little"}}, "dtype": ">i4"},
+            "serializer",
+        ),
+        ({"extensions": [{"name": "x", "must_understand": False}]}, "extensions"),
+    ],
+)
 def test_creation_refuses_what_v2_cannot_hold(kwargs, field):
     store = MemoryStore()
     arguments = {"shape": (4, 4), "chunks": (2, 2), "dtype": "int32", **kwargs}
@@ -206,6 +236,7 @@ def test_creation_refuses_what_v2_cannot_hold(kwargs, field):
 
 def test_data_types_without_a_v2_type_string_are_refused():
     import ml_dtypes  # noqa: F401
+
     if "bfloat16" not in registry.data_types:
         pytest.skip("zarrforge-dtypes is not installed")
     with pytest.raises(MetadataError, match="no Zarr v2 type string") as info:
@@ -249,8 +280,9 @@ def test_groups_list_only_children_of_their_own_format():
     zf.create_group(store, zarr_format=2)
     zf.create_group(store, "v2child", zarr_format=2)
     # a v3 node below a v2 group, written by someone else
-    store.set("v3child/zarr.json", json.dumps({"zarr_format": 3, "node_type": "group",
-                                               "attributes": {}}).encode())
+    store.set(
+        "v3child/zarr.json", json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}}).encode()
+    )
     g = zf.open_group(store, mode="r")
     assert g.keys() == ["v2child"]
     assert "v3child" not in g
@@ -269,11 +301,20 @@ def test_documents_of_the_other_format_are_ignored():
 def test_consolidated_v2_view_ignores_v3_entries():
     store = MemoryStore()
     store.set(".zgroup", b'{"zarr_format": 2}')
-    store.set(".zmetadata", json.dumps({"zarr_consolidated_format": 1, "metadata": {
-        ".zgroup": {"zarr_format": 2},
-        "x/zarr.json": {"zarr_format": 3, "node_type": "group"},
-        "y/.zgroup": {"zarr_format": 2},
-        "z/.zattrs": {"orphan": True}}}).encode())
+    store.set(
+        ".zmetadata",
+        json.dumps(
+            {
+                "zarr_consolidated_format": 1,
+                "metadata": {
+                    ".zgroup": {"zarr_format": 2},
+                    "x/zarr.json": {"zarr_format": 3, "node_type": "group"},
+                    "y/.zgroup": {"zarr_format": 2},
+                    "z/.zattrs": {"orphan": True},
+                },
+            }
+        ).encode(),
+    )
     g = zf.open_group(store, mode="r")
     assert sorted(g.metadata_model.consolidated) == ["y"]
     assert g.keys() == ["y"]
@@ -293,9 +334,10 @@ def test_a_zmetadata_without_its_format_member_reads_as_format_1():
     # kerchunk's parquet reference sets write .zmetadata so, with a record_size beside it
     from zarrforge_v2.consolidated import parse_consolidated
 
-    entries = parse_consolidated({"metadata": {".zgroup": {"zarr_format": 2},
-                                               "a/.zgroup": {"zarr_format": 2}},
-                                  "record_size": 5}, key=".zmetadata")
+    entries = parse_consolidated(
+        {"metadata": {".zgroup": {"zarr_format": 2}, "a/.zgroup": {"zarr_format": 2}}, "record_size": 5},
+        key=".zmetadata",
+    )
     assert list(entries) == ["a"]
     with pytest.raises(MetadataError, match="zarr_consolidated_format"):
         parse_consolidated({"metadata": {}, "zarr_consolidated_format": None}, key=".zmetadata")

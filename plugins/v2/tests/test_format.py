@@ -45,6 +45,7 @@ class CountingStore(MemoryStore):
 
 def test_the_format_is_registered_as_2():
     from zarrforge import registry
+
     assert registry.formats.get("2") is V2Format
     assert zf.hierarchy_api.get_format(2).name == "2"
 
@@ -72,15 +73,24 @@ def test_a_consolidated_hierarchy_is_listed_and_opened_from_one_read():
     assert [n for n, _ in g.members(max_depth=None)] == ["g", "g/x", "y"]
     assert g["g/x"].shape == (2,)
     # the documents in one read, then the unfinished-write marker (the open's one extra read)
-    assert store.calls == [("get_many", [".zarray", ".zgroup", ".zattrs", ".zmetadata"]),
-                           ("get_many", ["__zarrforge_unfinished.json"])]
+    assert store.calls == [
+        ("get_many", [".zarray", ".zgroup", ".zattrs", ".zmetadata"]),
+        ("get_many", ["__zarrforge_unfinished.json"]),
+    ]
 
 
 def test_chunk_keys_and_coordinates():
     fmt = V2Format()
     for separator, key in ((".", "g/a/1.2"), ("/", "g/a/1/2")):
-        meta = zf.create_array(MemoryStore(), "g/a", shape=(4, 6), chunks=(2, 2), dtype="i1",
-                               zarr_format=2, chunk_key_encoding=separator).metadata_model
+        meta = zf.create_array(
+            MemoryStore(),
+            "g/a",
+            shape=(4, 6),
+            chunks=(2, 2),
+            dtype="i1",
+            zarr_format=2,
+            chunk_key_encoding=separator,
+        ).metadata_model
         assert fmt.chunk_key("g/a", meta, (1, 2)) == key
         assert fmt.chunk_coords("g/a", meta, key) == (1, 2)
         assert fmt.chunk_coords("g/a", meta, "g/a/.zarray") is None
@@ -117,8 +127,15 @@ def test_order_from_the_creation_spec():
 
 def test_f_order_chunks_are_fortran_bytes():
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(2, 3), dtype="<i2", zarr_format=2, compressors=None,
-                        filters=[{"name": "transpose", "configuration": {"order": [1, 0]}}])
+    a = zf.create_array(
+        store,
+        "a",
+        shape=(2, 3),
+        dtype="<i2",
+        zarr_format=2,
+        compressors=None,
+        filters=[{"name": "transpose", "configuration": {"order": [1, 0]}}],
+    )
     data = np.arange(6, dtype="<i2").reshape(2, 3)
     a[:] = data
     assert store.get("a/0.0") == data.tobytes(order="F")
@@ -139,8 +156,9 @@ def test_stale_zmetadata_is_removed_when_the_model_has_none():
 def test_with_attributes_keeps_dimension_names_in_step():
     store = MemoryStore()
     fmt = V2Format()
-    meta = zf.create_array(store, "a", shape=(2, 2), dtype="i1", zarr_format=2,
-                           dimension_names=["y", "x"]).metadata_model
+    meta = zf.create_array(
+        store, "a", shape=(2, 2), dtype="i1", zarr_format=2, dimension_names=["y", "x"]
+    ).metadata_model
     renamed = fmt.with_attributes(meta, {"_ARRAY_DIMENSIONS": ["r", "c"]})
     assert renamed.dimension_names == ("r", "c")
     removed = fmt.with_attributes(meta, {})
@@ -151,8 +169,9 @@ def test_with_attributes_keeps_dimension_names_in_step():
 def test_arrays_and_groups_alike_write_nan_attributes_as_zarr_python_2_does():
     store = MemoryStore()
     zf.create_group(store, "g", zarr_format=2, attributes={"missing": float("nan")})
-    a = zf.create_array(store, "a", shape=(2,), dtype="f4", zarr_format=2,
-                        attributes={"missing_value": float("nan")})
+    a = zf.create_array(
+        store, "a", shape=(2,), dtype="f4", zarr_format=2, attributes={"missing_value": float("nan")}
+    )
     a.attrs["max"] = float("inf")
     assert b'"missing_value": NaN' in store.get("a/.zattrs")
     assert b'"max": Infinity' in store.get("a/.zattrs")

@@ -40,8 +40,9 @@ def _root(tmp_path, nodes: int, *, real: int = 1, pad: int = 0) -> str:
     root = str(tmp_path / "root.zarr")
     group = zf.create_group(root, zarr_format=2)
     for i in range(real):
-        group.create_array(f"a{i}", shape=(4,), chunks=(2,), dtype="i4",
-                           attributes={"i": i, "pad": "x" * pad})
+        group.create_array(
+            f"a{i}", shape=(4,), chunks=(2,), dtype="i4", attributes={"i": i, "pad": "x" * pad}
+        )
     zf.consolidate_metadata(root)
     path = tmp_path / "root.zarr" / ".zmetadata"
     document = json.loads(path.read_text())
@@ -75,7 +76,8 @@ def test_a_group_opens_its_members_from_an_indexed_zmetadata(tmp_path, small_thr
 
 
 def test_creating_under_an_indexed_zmetadata_keeps_every_other_entry_byte_for_byte(
-        tmp_path, small_thresholds):
+    tmp_path, small_thresholds
+):
     root = _root(tmp_path, 200, real=10)
     path = tmp_path / "root.zarr" / ".zmetadata"
     before = path.read_bytes()
@@ -104,7 +106,8 @@ def test_an_indexed_zmetadata_and_a_parsed_one_write_the_same_document(tmp_path,
         monkeypatch.setattr(_json, "LARGE_BYTES", threshold)
         monkeypatch.setattr(_json._LARGE_DOCUMENTS, "min_bytes", threshold)
         zf.create_group(root + "/g", attributes={"k": 1}, zarr_format=2).create_array(
-            "inner", shape=(2,), chunks=(2,), dtype="f8")
+            "inner", shape=(2,), chunks=(2,), dtype="f8"
+        )
         del zf.open_group(root)["a1"]
         zf.open_group(root)["a2"].attrs["i"] = -1
         zf.open_group(root).attrs["root"] = "changed"
@@ -113,8 +116,7 @@ def test_an_indexed_zmetadata_and_a_parsed_one_write_the_same_document(tmp_path,
     assert changed(0) == changed(1 << 30)
 
 
-def test_a_node_with_both_documents_is_refused_as_the_dict_form_refuses_it(
-        tmp_path, monkeypatch):
+def test_a_node_with_both_documents_is_refused_as_the_dict_form_refuses_it(tmp_path, monkeypatch):
     root = _root(tmp_path, 5)
     path = tmp_path / "root.zarr" / ".zmetadata"
     document = json.loads(path.read_text())
@@ -166,16 +168,16 @@ def test_creating_under_a_large_zmetadata_holds_at_most_twice_the_document(tmp_p
     assert len(_view(tmp_path)) == 2 * 10_001 + 2
 
 
-def test_entries_that_are_no_node_documents_are_dropped_as_the_dict_form_drops_them(
-        tmp_path, monkeypatch):
+def test_entries_that_are_no_node_documents_are_dropped_as_the_dict_form_drops_them(tmp_path, monkeypatch):
     """Found by the differential fuzz target ``metadata_views_indexed``: the index kept
     a member that is no node's document when writing the view back; a view built from
     its nodes leaves it out."""
     root = _root(tmp_path, 5)
     path = tmp_path / "root.zarr" / ".zmetadata"
     document = json.loads(path.read_text())
-    document["metadata"].update({"node_type": {}, "zarr.json": {"zarr_format": 3},
-                                 "lonely/.zattrs": {"no": "node"}})
+    document["metadata"].update(
+        {"node_type": {}, "zarr.json": {"zarr_format": 3}, "lonely/.zattrs": {"no": "node"}}
+    )
     document["metadata"] = dict(sorted(document["metadata"].items()))
     path.write_text(json.dumps(document))
     shutil.copytree(root, tmp_path / "before")
@@ -192,8 +194,7 @@ def test_entries_that_are_no_node_documents_are_dropped_as_the_dict_form_drops_t
     assert not {"node_type", "zarr.json", "lonely/.zattrs"} & set(written[0])
 
 
-def test_a_zmetadata_without_its_format_member_reads_through_the_index(tmp_path,
-                                                                       small_thresholds):
+def test_a_zmetadata_without_its_format_member_reads_through_the_index(tmp_path, small_thresholds):
     """Found by ``metadata_views_indexed``: kerchunk writes ``.zmetadata`` without
     ``zarr_consolidated_format``; read whole it was format 1, read as an index refused."""
     root = _root(tmp_path, 5)

@@ -26,9 +26,11 @@ import zarrforge as zf
 from zarrforge import registry
 from zarrforge.testing.clocks import gzip_clock_pinned
 
-pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"),
-              # fixedscaleoffset casting the NaNs of the sample data to integers
-              pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    # fixedscaleoffset casting the NaNs of the sample data to integers
+    pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning"),
+]
 
 HAVE_DTYPES = "string" in registry.data_types
 needs_dtypes = pytest.mark.skipif(not HAVE_DTYPES, reason="zarrforge-dtypes is not installed")
@@ -50,11 +52,16 @@ class Case:
     lossy: bool = False  # a filter that rounds: compare with what zarrforge reads back
 
     def zarr_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"shape": self.shape, "chunks": self.chunks, "dtype": self.dtype,
-                                      "zarr_format": 2, "order": self.order, "fill_value": self.fill,
-                                      "attributes": dict(self.attributes),
-                                      "chunk_key_encoding": {"name": "v2",
-                                                          "separator": self.separator}}
+        kwargs: dict[str, Any] = {
+            "shape": self.shape,
+            "chunks": self.chunks,
+            "dtype": self.dtype,
+            "zarr_format": 2,
+            "order": self.order,
+            "fill_value": self.fill,
+            "attributes": dict(self.attributes),
+            "chunk_key_encoding": {"name": "v2", "separator": self.separator},
+        }
         if self.compressor != "default":
             kwargs["compressors"] = self.compressor
         if self.filters is not None:
@@ -65,14 +72,17 @@ class Case:
         filters = list(self.filters or [])
         if self.order == "F":
             ndim = len(self.shape)
-            filters.insert(0, {"name": "transpose",
-                               "configuration": {"order": list(range(ndim))[::-1]}})
-        kwargs: dict[str, Any] = {"shape": self.shape, "chunks": self.chunks, "dtype": self.dtype,
-                                      "zarr_format": 2, "fill_value": self.fill,
-                                      "attributes": dict(self.attributes),
-                                      "filters": filters or None,
-                                      "chunk_key_encoding": {"name": "v2",
-                                                          "separator": self.separator}}
+            filters.insert(0, {"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}})
+        kwargs: dict[str, Any] = {
+            "shape": self.shape,
+            "chunks": self.chunks,
+            "dtype": self.dtype,
+            "zarr_format": 2,
+            "fill_value": self.fill,
+            "attributes": dict(self.attributes),
+            "filters": filters or None,
+            "chunk_key_encoding": {"name": "v2", "separator": self.separator},
+        }
         if self.compressor != "default":
             kwargs["compressors"] = self.compressor
         return kwargs
@@ -90,8 +100,9 @@ def data_for(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
         return (rng.integers(0, 2, n) == 1).reshape(shape)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        return rng.integers(info.min, info.max, n, dtype=dtype.newbyteorder("="),
-                            endpoint=True).reshape(shape)
+        return rng.integers(info.min, info.max, n, dtype=dtype.newbyteorder("="), endpoint=True).reshape(
+            shape
+        )
     if dtype.kind in "mM":
         return np.arange(n).astype(dtype).reshape(shape)
     if dtype.kind == "U":
@@ -118,9 +129,9 @@ CASES = [
     Case("f8-F", "<f8", order="F", fill=-1.5),
     Case("f4-big", ">f4", fill=float("inf")),
     Case("i4-big-F", ">i4", order="F", fill=-3),
-    Case("i8-neg", "<i8", fill=-(2 ** 40)),
+    Case("i8-neg", "<i8", fill=-(2**40)),
     Case("u1", "|u1", fill=255),
-    Case("u8", "<u8", fill=2 ** 64 - 1, compressor=None),
+    Case("u8", "<u8", fill=2**64 - 1, compressor=None),
     Case("i2-zlib", "<i2", compressor=numcodecs.Zlib(level=1)),
     Case("u2-gzip", "<u2", compressor=numcodecs.GZip(level=5)),
     Case("f8-blosc", "<f8", compressor=BLOSC),
@@ -128,28 +139,43 @@ CASES = [
     Case("u2-blosc-auto", "<u2", compressor=numcodecs.Blosc(shuffle=-1)),
     Case("f4-zstd", "<f4", compressor=numcodecs.Zstd(level=3)),
     Case("i8-lz4", "<i8", compressor=numcodecs.LZ4()),
-    Case("i4-delta", "<i4", filters=(numcodecs.Delta(dtype="<i4"),),
-         compressor=numcodecs.Zlib(level=1)),
-    Case("i8-delta-astype-F", "<i8", order="F",
-         filters=(numcodecs.Delta(dtype="<i8", astype="<i8"),)),
-    Case("f8-fso", "<f8", filters=(numcodecs.FixedScaleOffset(offset=0, scale=10, dtype="<f8",
-                                                            astype="<i4"),), fill=0.0,
-         lossy=True),
+    Case("i4-delta", "<i4", filters=(numcodecs.Delta(dtype="<i4"),), compressor=numcodecs.Zlib(level=1)),
+    Case("i8-delta-astype-F", "<i8", order="F", filters=(numcodecs.Delta(dtype="<i8", astype="<i8"),)),
+    Case(
+        "f8-fso",
+        "<f8",
+        filters=(numcodecs.FixedScaleOffset(offset=0, scale=10, dtype="<f8", astype="<i4"),),
+        fill=0.0,
+        lossy=True,
+    ),
     Case("b1", "|b1", fill=True),
     Case("c8", "<c8", fill=complex(1, -2)),
     Case("c16-F", "<c16", order="F", fill=complex(float("nan"), 0)),
     Case("f2", "<f2", fill=0.5),
     Case("nested", "<i2", separator="/"),
     Case("nested-F", "<f4", separator="/", order="F"),
-    Case("attrs", "<i4", attributes={"units": "m", "_ARRAY_DIMENSIONS": ["y", "x"],
-                                     "nested": {"a": [1, 2.5, None, "s"]}}),
+    Case(
+        "attrs",
+        "<i4",
+        attributes={"units": "m", "_ARRAY_DIMENSIONS": ["y", "x"], "nested": {"a": [1, 2.5, None, "s"]}},
+    ),
     Case("0d", "<f8", shape=(), chunks=(), region=(), fill=2.5),
     Case("0d-F", "<i4", shape=(), chunks=(), region=(), order="F", fill=-1),
     Case("1d-edge", "<u4", shape=(10,), chunks=(4,), region=(slice(2, 9),)),
-    Case("3d", "<i2", shape=(4, 3, 5), chunks=(3, 2, 2), order="F",
-         region=(slice(1, 4), slice(0, 2), slice(None))),
+    Case(
+        "3d",
+        "<i2",
+        shape=(4, 3, 5),
+        chunks=(3, 2, 2),
+        order="F",
+        region=(slice(1, 4), slice(0, 2), slice(None)),
+    ),
     Case("V3", "|V3", fill=b"abc"),
-    Case("M8", "<M8[s]", fill=np.datetime64(0, "s"), ),
+    Case(
+        "M8",
+        "<M8[s]",
+        fill=np.datetime64(0, "s"),
+    ),
     Case("m8", "<m8[ms]", fill=np.timedelta64(5, "ms")),
     Case("U3", "<U3", fill="xy"),
     Case("string", "str", fill=""),
@@ -208,8 +234,9 @@ def test_zarr_python_writes_zarrforge_reads(case: Case, tmp_path: Path) -> None:
         assert a.dtype == np.dtype(case.dtype).newbyteorder("=")
     assert as_comparable(a[()] if case.shape == () else a[:]) == as_comparable(z[...])
     fill = z.fill_value
-    assert as_comparable(np.array(a.fill_value, dtype=a.dtype)) == \
-        as_comparable(np.array(fill, dtype=a.dtype))
+    assert as_comparable(np.array(a.fill_value, dtype=a.dtype)) == as_comparable(
+        np.array(fill, dtype=a.dtype)
+    )
     assert a.attrs.asdict() == z.attrs.asdict() == case.attributes
     assert a.dimension_names == _dimension_names(case)
     assert a.metadata[".zarray"] == json.loads((tmp_path / "arr" / ".zarray").read_text())
@@ -233,8 +260,9 @@ def test_zarrforge_writes_zarr_python_reads(case: Case, tmp_path: Path) -> None:
     assert as_comparable(z[...]) == as_comparable(a[...])
     if not case.lossy:
         assert as_comparable(z[...]) == as_comparable(expected)
-    assert as_comparable(np.array(z.fill_value, dtype=a.dtype)) == \
-        as_comparable(np.array(a.fill_value, dtype=a.dtype))
+    assert as_comparable(np.array(z.fill_value, dtype=a.dtype)) == as_comparable(
+        np.array(a.fill_value, dtype=a.dtype)
+    )
     assert z.attrs.asdict() == case.attributes
     group = zarr.open_group(str(tmp_path), mode="r")
     assert group.metadata.zarr_format == 2 and list(group.array_keys()) == ["arr"]
@@ -256,8 +284,7 @@ def test_same_arguments_give_identical_bytes(case: Case, tmp_path: Path) -> None
         _write(a, case, data)
 
     def files(root: Path) -> dict[str, bytes]:
-        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-                if p.is_file()}
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
     theirs, ours = files(tmp_path / "zp"), files(tmp_path / "zf")
     assert sorted(ours) == sorted(theirs)
@@ -266,8 +293,9 @@ def test_same_arguments_give_identical_bytes(case: Case, tmp_path: Path) -> None
 
 
 def test_null_fill_value_from_zarr_python(tmp_path: Path) -> None:
-    z = zarr.create_array(str(tmp_path / "arr"), shape=(4,), chunks=(2,), dtype="<i4",
-                          zarr_format=2, fill_value=None)
+    z = zarr.create_array(
+        str(tmp_path / "arr"), shape=(4,), chunks=(2,), dtype="<i4", zarr_format=2, fill_value=None
+    )
     z[:2] = [5, 6]
     a = zf.open_array(str(tmp_path), "arr", mode="r+")
     assert a[:].tolist() == [5, 6, 0, 0] == z[:].tolist()
@@ -279,14 +307,14 @@ def test_null_fill_value_from_zarr_python(tmp_path: Path) -> None:
 @needs_dtypes
 def test_variable_length_bytes_both_ways(tmp_path: Path) -> None:
     values = np.array([b"", b"a", b"\x00\xff", b"xyz" * 10], dtype=object)
-    z = zarr.create_array(str(tmp_path / "zp"), shape=(4,), chunks=(3,), zarr_format=2,
-                          dtype=zarr.dtype.VariableLengthBytes())
+    z = zarr.create_array(
+        str(tmp_path / "zp"), shape=(4,), chunks=(3,), zarr_format=2, dtype=zarr.dtype.VariableLengthBytes()
+    )
     z[:] = values
     a = zf.open_array(str(tmp_path), "zp")
     assert a.data_type.to_json() == "bytes"
     assert a[:].tolist() == values.tolist()
-    b = zf.create_array(str(tmp_path), "zf", shape=(4,), chunks=(3,), dtype="bytes",
-                        zarr_format=2)
+    b = zf.create_array(str(tmp_path), "zf", shape=(4,), chunks=(3,), dtype="bytes", zarr_format=2)
     b[:] = values
     doc = json.loads((tmp_path / "zf" / ".zarray").read_text())
     assert (doc["dtype"], doc["filters"], doc["fill_value"]) == ("|O", [{"id": "vlen-bytes"}], "")
@@ -297,8 +325,7 @@ def test_hierarchy_from_zarr_python(tmp_path: Path) -> None:
     root = zarr.create_group(str(tmp_path), zarr_format=2, attributes={"title": "t"})
     sub = root.create_group("sub", attributes={"k": 1})
     sub.create_array("x", shape=(3,), dtype="i2", fill_value=1)
-    root.create_array("y", shape=(2, 2), dtype="f4", chunk_key_encoding={"name": "v2",
-                                                                          "separator": "/"})
+    root.create_array("y", shape=(2, 2), dtype="f4", chunk_key_encoding={"name": "v2", "separator": "/"})
     g = zf.open_group(str(tmp_path), mode="r")
     assert g.metadata_model.format_name == "2"
     assert g.attrs.asdict() == {"title": "t"}
@@ -309,8 +336,7 @@ def test_hierarchy_from_zarr_python(tmp_path: Path) -> None:
 
 def test_hierarchy_from_zarrforge(tmp_path: Path) -> None:
     root = zf.create_group(str(tmp_path), zarr_format=2, attributes={"title": "t"})
-    root.create_group("sub", attributes={"k": 1}).create_array("x", shape=(3,), dtype="int16",
-                                                               fill_value=1)
+    root.create_group("sub", attributes={"k": 1}).create_array("x", shape=(3,), dtype="int16", fill_value=1)
     g = zarr.open_group(str(tmp_path), mode="r")
     assert g.metadata.zarr_format == 2
     assert g.attrs.asdict() == {"title": "t"}
@@ -377,14 +403,18 @@ def test_zarrforge_keeps_consolidated_metadata_current(tmp_path: Path) -> None:
 
 # --- randomised: documents and values agree with zarr-python -----------------------------
 
-_DTYPES = ["|b1", "|i1", "<i2", ">i4", "<i8", "|u1", ">u2", "<u4", "<u8", "<f2", "<f4", ">f8",
-           "<c8", ">c16"]
-_COMPRESSORS = [None, {"id": "zlib", "level": 1}, {"id": "gzip", "level": 2},
-                {"id": "zstd", "level": 1}, {"id": "zstd", "level": 2, "checksum": True},
-                {"id": "blosc", "cname": "lz4", "clevel": 1, "shuffle": 1, "blocksize": 0},
-                {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0},
-                {"id": "blosc", "cname": "blosclz", "clevel": 5, "shuffle": -1, "blocksize": 0},
-                {"id": "lz4", "acceleration": 1}]
+_DTYPES = ["|b1", "|i1", "<i2", ">i4", "<i8", "|u1", ">u2", "<u4", "<u8", "<f2", "<f4", ">f8", "<c8", ">c16"]
+_COMPRESSORS = [
+    None,
+    {"id": "zlib", "level": 1},
+    {"id": "gzip", "level": 2},
+    {"id": "zstd", "level": 1},
+    {"id": "zstd", "level": 2, "checksum": True},
+    {"id": "blosc", "cname": "lz4", "clevel": 1, "shuffle": 1, "blocksize": 0},
+    {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0},
+    {"id": "blosc", "cname": "blosclz", "clevel": 5, "shuffle": -1, "blocksize": 0},
+    {"id": "lz4", "acceleration": 1},
+]
 
 
 @st.composite
@@ -393,9 +423,15 @@ def arrays(draw):
     shape = tuple(draw(st.lists(st.integers(0, 6), min_size=ndim, max_size=ndim)))
     chunks = tuple(draw(st.integers(1, 4)) for _ in shape)
     dtype = draw(st.sampled_from(_DTYPES))
-    return {"shape": shape, "chunks": chunks, "dtype": dtype, "order": draw(st.sampled_from("CF")),
-                "separator": draw(st.sampled_from("./")), "compressor": draw(st.sampled_from(_COMPRESSORS)),
-                "seed": draw(st.integers(0, 2 ** 16))}
+    return {
+        "shape": shape,
+        "chunks": chunks,
+        "dtype": dtype,
+        "order": draw(st.sampled_from("CF")),
+        "separator": draw(st.sampled_from("./")),
+        "compressor": draw(st.sampled_from(_COMPRESSORS)),
+        "seed": draw(st.integers(0, 2**16)),
+    }
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -403,23 +439,38 @@ def arrays(draw):
 def test_random_arrays_match_zarr_python(spec, tmp_path_factory) -> None:
     root = tmp_path_factory.mktemp("rand")
     ndim = len(spec["shape"])
-    z = zarr.create_array(str(root / "zp"), shape=spec["shape"], chunks=spec["chunks"],
-                          dtype=spec["dtype"], zarr_format=2, order=spec["order"], fill_value=0,
-                          compressors=spec["compressor"],
-                          chunk_key_encoding={"name": "v2", "separator": spec["separator"]})
-    filters = ([{"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}}]
-               if spec["order"] == "F" else None)
-    a = zf.create_array(str(root / "zf"), shape=spec["shape"], chunks=spec["chunks"],
-                        dtype=spec["dtype"], zarr_format=2, fill_value=0, filters=filters,
-                        compressors=spec["compressor"],
-                        chunk_key_encoding=spec["separator"])
+    z = zarr.create_array(
+        str(root / "zp"),
+        shape=spec["shape"],
+        chunks=spec["chunks"],
+        dtype=spec["dtype"],
+        zarr_format=2,
+        order=spec["order"],
+        fill_value=0,
+        compressors=spec["compressor"],
+        chunk_key_encoding={"name": "v2", "separator": spec["separator"]},
+    )
+    filters = (
+        [{"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}}]
+        if spec["order"] == "F"
+        else None
+    )
+    a = zf.create_array(
+        str(root / "zf"),
+        shape=spec["shape"],
+        chunks=spec["chunks"],
+        dtype=spec["dtype"],
+        zarr_format=2,
+        fill_value=0,
+        filters=filters,
+        compressors=spec["compressor"],
+        chunk_key_encoding=spec["separator"],
+    )
     data = data_for(np.dtype(spec["dtype"]), spec["shape"])
     with gzip_clock_pinned():
         z[...] = data
         a[...] = data
-    files_zp = {p.relative_to(root / "zp"): p.read_bytes() for p in (root / "zp").rglob("*")
-                if p.is_file()}
-    files_zf = {p.relative_to(root / "zf"): p.read_bytes() for p in (root / "zf").rglob("*")
-                if p.is_file()}
+    files_zp = {p.relative_to(root / "zp"): p.read_bytes() for p in (root / "zp").rglob("*") if p.is_file()}
+    files_zf = {p.relative_to(root / "zf"): p.read_bytes() for p in (root / "zf").rglob("*") if p.is_file()}
     assert files_zf == files_zp
     assert as_comparable(zf.open_array(str(root / "zp"))[...]) == as_comparable(z[...])

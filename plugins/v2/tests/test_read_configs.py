@@ -20,20 +20,32 @@ from zarrforge import plugin_api as c
 from zarrforge_std.stores.memory import MemoryStore
 
 BLOSC_CONFIGS = [
-    pytest.param({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": -1, "blocksize": 0},
-                 id="auto-shuffle"),
-    pytest.param({"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": -1},
-                 id="auto-shuffle-defaults-left-out"),
-    pytest.param({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": -1, "blocksize": 0,
-                  "typesize": 2}, id="auto-shuffle-typesize-given"),
+    pytest.param(
+        {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": -1, "blocksize": 0}, id="auto-shuffle"
+    ),
+    pytest.param(
+        {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": -1}, id="auto-shuffle-defaults-left-out"
+    ),
+    pytest.param(
+        {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": -1, "blocksize": 0, "typesize": 2},
+        id="auto-shuffle-typesize-given",
+    ),
 ]
 
 
 def zarray(compressor):
     """A ``.zarray`` as zarr-python 3 writes it (its key order, two-space indentation)."""
-    document = {"shape": [5], "chunks": [2], "dtype": "<u2", "fill_value": 0, "order": "C",
-                "filters": None, "dimension_separator": ".", "compressor": compressor,
-                "zarr_format": 2}
+    document = {
+        "shape": [5],
+        "chunks": [2],
+        "dtype": "<u2",
+        "fill_value": 0,
+        "order": "C",
+        "filters": None,
+        "dimension_separator": ".",
+        "compressor": compressor,
+        "zarr_format": 2,
+    }
     return json.dumps(document, indent=2).encode("ascii")
 
 

@@ -15,8 +15,22 @@ import pytest
 import zarrforge as zf
 from zarrforge_std.stores.memory import MemoryStore
 
-CORE_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-               "float16", "float32", "float64", "complex64", "complex128"]
+CORE_DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 def sample(dtype: np.dtype, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -37,8 +51,10 @@ def sample(dtype: np.dtype, shape: tuple[int, ...], seed: int = 0) -> np.ndarray
 
 def same(a: np.ndarray, b: np.ndarray) -> bool:
     """Equal element for element, NaNs included (compared as bytes)."""
-    return a.shape == b.shape and np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(
-        b.astype(a.dtype)).tobytes()
+    return (
+        a.shape == b.shape
+        and np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b.astype(a.dtype)).tobytes()
+    )
 
 
 def zarray(store: MemoryStore, path: str = "a") -> dict:
@@ -56,8 +72,7 @@ def expected_after_partial_write(data, fill, region):
 def test_every_core_data_type(dtype, order):
     store = MemoryStore()
     filters = [{"name": "transpose", "configuration": {"order": [1, 0]}}] if order == "F" else None
-    a = zf.create_array(store, "a", shape=(7, 5), chunks=(3, 2), dtype=dtype, zarr_format=2,
-                        filters=filters)
+    a = zf.create_array(store, "a", shape=(7, 5), chunks=(3, 2), dtype=dtype, zarr_format=2, filters=filters)
     data = sample(a.dtype, a.shape)
     region = (slice(0, 5), slice(1, 5))  # chunk row 2 never written; edge chunks partial
     a[region] = data[region]
@@ -75,8 +90,7 @@ def test_every_core_data_type(dtype, order):
 @pytest.mark.parametrize("dtype", [">i2", ">u4", ">f8", ">c8", "<f4"])
 def test_byte_order_is_kept(dtype):
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(6,), chunks=(4,), dtype=dtype, zarr_format=2,
-                        compressors=None)
+    a = zf.create_array(store, "a", shape=(6,), chunks=(4,), dtype=dtype, zarr_format=2, compressors=None)
     data = sample(np.dtype(dtype).newbyteorder("="), (6,))
     a[:] = data
     assert zarray(store)["dtype"] == dtype
@@ -86,32 +100,48 @@ def test_byte_order_is_kept(dtype):
 
 def test_serializer_endian_sets_the_byte_order():
     store = MemoryStore()
-    zf.create_array(store, "a", shape=(3,), dtype="float64", zarr_format=2,
-                    serializer={"name": "bytes", "configuration": {"endian": "big"}})
+    zf.create_array(
+        store,
+        "a",
+        shape=(3,),
+        dtype="float64",
+        zarr_format=2,
+        serializer={"name": "bytes", "configuration": {"endian": "big"}},
+    )
     assert zarray(store)["dtype"] == ">f8"
 
 
-@pytest.mark.parametrize("compressor, expected", [
-    ({"id": "zlib", "level": 3}, {"id": "zlib", "level": 3}),
-    ({"id": "gzip", "level": 1}, {"id": "gzip", "level": 1}),
-    ({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0},
-     {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}),
-    ({"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0},
-     {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0}),
-    ({"id": "zstd", "level": 5}, {"id": "zstd", "level": 5}),
-    ({"id": "zstd", "level": 1, "checksum": True}, {"id": "zstd", "level": 1, "checksum": True}),
-    ({"id": "lz4", "acceleration": 1}, {"id": "lz4", "acceleration": 1}),
-    ({"name": "gzip", "configuration": {"level": 2}}, {"id": "gzip", "level": 2}),
-    ({"name": "zstd", "configuration": {"level": 2, "checksum": False}}, {"id": "zstd", "level": 2}),
-    ({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 1}},
-     {"id": "blosc", "cname": "lz4", "clevel": 1, "shuffle": 1, "blocksize": 0}),
-    ("numcodecs.zlib", {"id": "zlib", "level": 1}),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "compressor, expected",
+    [
+        ({"id": "zlib", "level": 3}, {"id": "zlib", "level": 3}),
+        ({"id": "gzip", "level": 1}, {"id": "gzip", "level": 1}),
+        (
+            {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0},
+            {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0},
+        ),
+        (
+            {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0},
+            {"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0},
+        ),
+        ({"id": "zstd", "level": 5}, {"id": "zstd", "level": 5}),
+        ({"id": "zstd", "level": 1, "checksum": True}, {"id": "zstd", "level": 1, "checksum": True}),
+        ({"id": "lz4", "acceleration": 1}, {"id": "lz4", "acceleration": 1}),
+        ({"name": "gzip", "configuration": {"level": 2}}, {"id": "gzip", "level": 2}),
+        ({"name": "zstd", "configuration": {"level": 2, "checksum": False}}, {"id": "zstd", "level": 2}),
+        (
+            {"name": "blosc", "configuration": {"cname": "lz4", "clevel": 1}},
+            {"id": "blosc", "cname": "lz4", "clevel": 1, "shuffle": 1, "blocksize": 0},
+        ),
+        ("numcodecs.zlib", {"id": "zlib", "level": 1}),
+        (None, None),
+    ],
+)
 def test_compressors(compressor, expected):
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(50, 3), chunks=(20, 2), dtype="int32", zarr_format=2,
-                        compressors=compressor)
+    a = zf.create_array(
+        store, "a", shape=(50, 3), chunks=(20, 2), dtype="int32", zarr_format=2, compressors=compressor
+    )
     data = np.arange(150, dtype="int32").reshape(50, 3)
     a[:40] = data[:40]
     assert zarray(store)["compressor"] == expected
@@ -121,9 +151,17 @@ def test_compressors(compressor, expected):
 
 def test_numcodecs_objects_are_accepted():
     import numcodecs
+
     store = MemoryStore()
-    zf.create_array(store, "a", shape=(4,), dtype="<i4", zarr_format=2,
-                    filters=[numcodecs.Delta(dtype="<i4")], compressors=numcodecs.Zlib(level=2))
+    zf.create_array(
+        store,
+        "a",
+        shape=(4,),
+        dtype="<i4",
+        zarr_format=2,
+        filters=[numcodecs.Delta(dtype="<i4")],
+        compressors=numcodecs.Zlib(level=2),
+    )
     doc = zarray(store)
     assert doc["filters"] == [{"id": "delta", "dtype": "<i4", "astype": "<i4"}]
     assert doc["compressor"] == {"id": "zlib", "level": 2}
@@ -141,8 +179,16 @@ def test_filters(order):
     filters = [{"id": "delta", "dtype": "<i8", "astype": "<i2"}]
     if order == "F":
         filters = [{"name": "transpose", "configuration": {"order": [2, 1, 0]}}, *filters]
-    a = zf.create_array(store, "a", shape=(4, 5, 6), chunks=(3, 4, 5), dtype="int64",
-                        zarr_format=2, filters=filters, compressors={"id": "zlib", "level": 1})
+    a = zf.create_array(
+        store,
+        "a",
+        shape=(4, 5, 6),
+        chunks=(3, 4, 5),
+        dtype="int64",
+        zarr_format=2,
+        filters=filters,
+        compressors={"id": "zlib", "level": 1},
+    )
     data = np.arange(120, dtype="int64").reshape(4, 5, 6) % 1000
     a[:] = data
     doc = zarray(store)
@@ -153,11 +199,19 @@ def test_filters(order):
 
 def test_complete_codec_list():
     store = MemoryStore()
-    zf.create_array(store, "a", shape=(4, 4), dtype="float32", zarr_format=2, codecs=[
-        {"name": "transpose", "configuration": {"order": [1, 0]}},
-        {"name": "bytes", "configuration": {"endian": "big"}},
-        {"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}},
-        {"name": "gzip", "configuration": {"level": 1}}])
+    zf.create_array(
+        store,
+        "a",
+        shape=(4, 4),
+        dtype="float32",
+        zarr_format=2,
+        codecs=[
+            {"name": "transpose", "configuration": {"order": [1, 0]}},
+            {"name": "bytes", "configuration": {"endian": "big"}},
+            {"name": "numcodecs.shuffle", "configuration": {"elementsize": 4}},
+            {"name": "gzip", "configuration": {"level": 1}},
+        ],
+    )
     doc = zarray(store)
     assert (doc["order"], doc["dtype"]) == ("F", ">f4")
     assert doc["filters"] == [{"id": "shuffle", "elementsize": 4}]
@@ -167,8 +221,15 @@ def test_complete_codec_list():
 @pytest.mark.parametrize("separator", [".", "/"])
 def test_separators(separator):
     store = MemoryStore()
-    a = zf.create_array(store, "g/a", shape=(4, 4), chunks=(2, 2), dtype="uint8", zarr_format=2,
-                        chunk_key_encoding={"name": "v2", "separator": separator})
+    a = zf.create_array(
+        store,
+        "g/a",
+        shape=(4, 4),
+        chunks=(2, 2),
+        dtype="uint8",
+        zarr_format=2,
+        chunk_key_encoding={"name": "v2", "separator": separator},
+    )
     a[:3, :] = 7
     assert zarray(store, "g/a")["dimension_separator"] == separator
     keys = sorted(k for k in store.list_prefix("g/a/") if not k.split("/")[-1].startswith("."))
@@ -189,8 +250,9 @@ def test_separator_short_forms():
 def test_zero_dimensional(order):
     store = MemoryStore()
     filters = [{"name": "transpose", "configuration": {"order": []}}] if order == "F" else None
-    a = zf.create_array(store, "a", shape=(), dtype="float64", zarr_format=2, fill_value=-1.5,
-                        filters=filters)
+    a = zf.create_array(
+        store, "a", shape=(), dtype="float64", zarr_format=2, fill_value=-1.5, filters=filters
+    )
     assert zf.open_array(store, "a")[()] == -1.5
     a[()] = 4.25
     doc = zarray(store)
@@ -201,31 +263,31 @@ def test_zero_dimensional(order):
 
 def test_never_written_chunks_read_as_fill_value():
     store = MemoryStore()
-    a = zf.create_array(store, "a", shape=(10,), chunks=(3,), dtype="int16", zarr_format=2,
-                        fill_value=-7)
+    a = zf.create_array(store, "a", shape=(10,), chunks=(3,), dtype="int16", zarr_format=2, fill_value=-7)
     a[3:5] = [1, 2]
-    assert sorted(k for k in store.list_prefix("a/") if not k.endswith(("zarray", "zattrs"))) \
-        == ["a/1"]
+    assert sorted(k for k in store.list_prefix("a/") if not k.endswith(("zarray", "zattrs"))) == ["a/1"]
     assert zf.open_array(store, "a")[:].tolist() == [-7, -7, -7, 1, 2, -7, -7, -7, -7, -7]
     assert zarray(store)["fill_value"] == -7
 
 
-@pytest.mark.parametrize("dtype, fill, encoded", [
-    ("float32", float("nan"), "NaN"),
-    ("float64", float("inf"), "Infinity"),
-    ("float16", float("-inf"), "-Infinity"),
-    ("float64", -0.5, -0.5),
-    ("int64", -(2 ** 63), -(2 ** 63)),
-    ("uint64", 2 ** 64 - 1, 2 ** 64 - 1),
-    ("int8", -1, -1),
-    ("bool", True, True),
-    ("complex64", complex(1, float("nan")), [1.0, "NaN"]),
-    ("r16", b"\x01\xff", "Af8="),
-])
+@pytest.mark.parametrize(
+    "dtype, fill, encoded",
+    [
+        ("float32", float("nan"), "NaN"),
+        ("float64", float("inf"), "Infinity"),
+        ("float16", float("-inf"), "-Infinity"),
+        ("float64", -0.5, -0.5),
+        ("int64", -(2**63), -(2**63)),
+        ("uint64", 2**64 - 1, 2**64 - 1),
+        ("int8", -1, -1),
+        ("bool", True, True),
+        ("complex64", complex(1, float("nan")), [1.0, "NaN"]),
+        ("r16", b"\x01\xff", "Af8="),
+    ],
+)
 def test_fill_values(dtype, fill, encoded):
     store = MemoryStore()
-    zf.create_array(store, "a", shape=(3,), chunks=(2,), dtype=dtype, zarr_format=2,
-                    fill_value=fill)
+    zf.create_array(store, "a", shape=(3,), chunks=(2,), dtype=dtype, zarr_format=2, fill_value=fill)
     assert zarray(store)["fill_value"] == encoded
     a = zf.open_array(store, "a")
     expected = np.full(3, fill, dtype=a.dtype) if dtype != "r16" else np.frombuffer(fill * 3, "V2")
@@ -242,9 +304,21 @@ def test_nan_payloads_are_written_as_nan():
 def test_null_fill_value_reads_as_default_and_stays_null():
     store = MemoryStore()
     store.set(".zgroup", b'{"zarr_format": 2}')
-    store.set("a/.zarray", json.dumps({
-        "shape": [3], "chunks": [2], "dtype": "<f4", "fill_value": None, "order": "C",
-        "filters": None, "compressor": None, "zarr_format": 2}).encode())
+    store.set(
+        "a/.zarray",
+        json.dumps(
+            {
+                "shape": [3],
+                "chunks": [2],
+                "dtype": "<f4",
+                "fill_value": None,
+                "order": "C",
+                "filters": None,
+                "compressor": None,
+                "zarr_format": 2,
+            }
+        ).encode(),
+    )
     a = zf.open_array(store, "a", mode="r+")
     assert a.fill_value == 0 and a[:].tolist() == [0, 0, 0]
     assert a.metadata[".zarray"]["fill_value"] is None
@@ -256,9 +330,15 @@ def test_null_fill_value_reads_as_default_and_stays_null():
 
 def test_attributes_and_dimension_names():
     store = MemoryStore()
-    zf.create_array(store, "a", shape=(2, 3), dtype="int8", zarr_format=2,
-                        attributes={"units": "m", "nested": {"k": [1, 2]}},
-                        dimension_names=["y", "x"])
+    zf.create_array(
+        store,
+        "a",
+        shape=(2, 3),
+        dtype="int8",
+        zarr_format=2,
+        attributes={"units": "m", "nested": {"k": [1, 2]}},
+        dimension_names=["y", "x"],
+    )
     attrs = json.loads(store.get("a/.zattrs"))
     assert attrs == {"units": "m", "nested": {"k": [1, 2]}, "_ARRAY_DIMENSIONS": ["y", "x"]}
     b = zf.open_array(store, "a", mode="r+")
@@ -272,8 +352,9 @@ def test_attributes_and_dimension_names():
 
 def test_malformed_array_dimensions_is_just_an_attribute():
     store = MemoryStore()
-    zf.create_array(store, "a", shape=(2, 3), dtype="int8", zarr_format=2,
-                    attributes={"_ARRAY_DIMENSIONS": ["only-one"]})
+    zf.create_array(
+        store, "a", shape=(2, 3), dtype="int8", zarr_format=2, attributes={"_ARRAY_DIMENSIONS": ["only-one"]}
+    )
     a = zf.open_array(store, "a")
     assert a.dimension_names is None and a.attrs["_ARRAY_DIMENSIONS"] == ["only-one"]
 
@@ -290,8 +371,7 @@ def test_groups_and_hierarchy():
     g = zf.open_group(store, mode="r")
     assert g.metadata_model.format_name == "2"
     assert g.keys() == ["deep", "sub"]
-    assert [name for name, _ in g.members(max_depth=None)] == ["deep", "deep/er", "deep/er/y",
-                                                                "sub", "sub/x"]
+    assert [name for name, _ in g.members(max_depth=None)] == ["deep", "deep/er", "deep/er/y", "sub", "sub/x"]
     assert g["sub"].attrs.asdict() == {"k": 1}
     assert g["sub/x"].metadata_model.format_name == "2"
     del zf.open_group(store, mode="r+")["sub"]
@@ -313,22 +393,53 @@ def test_resize_and_overwrite():
 
 def test_documents_are_written_like_zarr_python():
     store = MemoryStore()
-    zf.create_array(store, "a", shape=(5,), chunks=(2,), dtype="<f8", zarr_format=2,
-                    fill_value=float("nan"), compressors={"id": "zlib", "level": 1})
+    zf.create_array(
+        store,
+        "a",
+        shape=(5,),
+        chunks=(2,),
+        dtype="<f8",
+        zarr_format=2,
+        fill_value=float("nan"),
+        compressors={"id": "zlib", "level": 1},
+    )
     text = store.get("a/.zarray").decode()
-    assert text == json.dumps({
-        "shape": [5], "chunks": [2], "dtype": "<f8", "fill_value": "NaN", "order": "C",
-        "filters": None, "dimension_separator": ".", "compressor": {"id": "zlib", "level": 1},
-        "zarr_format": 2}, indent=2)
+    assert text == json.dumps(
+        {
+            "shape": [5],
+            "chunks": [2],
+            "dtype": "<f8",
+            "fill_value": "NaN",
+            "order": "C",
+            "filters": None,
+            "dimension_separator": ".",
+            "compressor": {"id": "zlib", "level": 1},
+            "zarr_format": 2,
+        },
+        indent=2,
+    )
     assert store.get("a/.zattrs") == b"{}"
     assert store.get(".zgroup") == b'{\n  "zarr_format": 2\n}'
 
 
 def test_unknown_zarray_keys_are_kept():
     store = MemoryStore()
-    store.set("a/.zarray", json.dumps({
-        "shape": [2], "chunks": [2], "dtype": "|u1", "fill_value": 0, "order": "C",
-        "filters": None, "compressor": None, "zarr_format": 2, "custom": {"x": 1}}).encode())
+    store.set(
+        "a/.zarray",
+        json.dumps(
+            {
+                "shape": [2],
+                "chunks": [2],
+                "dtype": "|u1",
+                "fill_value": 0,
+                "order": "C",
+                "filters": None,
+                "compressor": None,
+                "zarr_format": 2,
+                "custom": {"x": 1},
+            }
+        ).encode(),
+    )
     a = zf.open_array(store, "a", mode="r+")
     a.attrs["k"] = 1
     assert zarray(store)["custom"] == {"x": 1}

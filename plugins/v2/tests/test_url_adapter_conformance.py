@@ -10,5 +10,7 @@ class TestZarr2Segment(URLAdapterConformance):
     invalid_bodies = ["a//b", "../up", "x?query", "%ZZ"]
 
     def pipelines(self, tmp_path):
-        return [PipelineCase(f"memory:zarr2-{tmp_path.name}|zarr2:"),
-                PipelineCase(f"file:{tmp_path}/v2.zarr|zarr2:g")]
+        return [
+            PipelineCase(f"memory:zarr2-{tmp_path.name}|zarr2:"),
+            PipelineCase(f"file:{tmp_path}/v2.zarr|zarr2:g"),
+        ]

@@ -25,8 +25,9 @@ from zarrforge.abc.store import WrapperStore
 from zarrforge.hierarchy_api import resolve_store
 from zarrforge_xarray import ZarrforgeArray
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",
-                                        "ignore::DeprecationWarning", "ignore::RuntimeWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning", "ignore::RuntimeWarning"
+)
 
 METADATA_KEYS = {"zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"}
 
@@ -46,9 +47,12 @@ def make_dataset() -> xr.Dataset:
             "scalar": ((), np.float64(3.5)),
             "duration": (("time",), pd.to_timedelta(np.arange(6), unit="h").values),
         },
-        coords={"time": pd.date_range("2021-03-01", periods=6, freq="6h"),
-                "y": np.linspace(-30.0, 30.0, 4), "x": np.arange(5, dtype="int32"),
-                "lat2d": (("y", "x"), rng.uniform(-90, 90, size=(4, 5)))},
+        coords={
+            "time": pd.date_range("2021-03-01", periods=6, freq="6h"),
+            "y": np.linspace(-30.0, 30.0, 4),
+            "x": np.arange(5, dtype="int32"),
+            "lat2d": (("y", "x"), rng.uniform(-90, 90, size=(4, 5))),
+        },
         attrs={"title": "async"},
     )
     ds["counts"].encoding.update({"_FillValue": -1})
@@ -102,8 +106,7 @@ class Overlapping(WrapperStore):
             else:
                 variables = sorted({k.partition("/")[0] for k in chunks})
                 for name in variables:
-                    self.batches.setdefault(name, []).append(
-                        sum(k.partition("/")[0] == name for k in chunks))
+                    self.batches.setdefault(name, []).append(sum(k.partition("/")[0] == name for k in chunks))
                     self.in_flight[name] = self.in_flight.get(name, 0) + 1
                 self.most_variables = max(self.most_variables, len(self.in_flight))
                 self.condition.notify_all()
@@ -142,8 +145,11 @@ def test_load_async_returns_the_values_of_load():
         whole = await opened.load_async()
         array = await opened["temperature"].isel(time=slice(1, 4)).load_async()
         outer = await opened.isel(x=[4, 0, 2], time=[5, 1]).load_async()
-        points = await opened["lat2d"].isel(y=xr.DataArray([0, 3, 1], dims="p"),
-                                            x=xr.DataArray([4, 0, 2], dims="p")).load_async()
+        points = (
+            await opened["lat2d"]
+            .isel(y=xr.DataArray([0, 3, 1], dims="p"), x=xr.DataArray([4, 0, 2], dims="p"))
+            .load_async()
+        )
         return whole, array, outer, points
 
     whole, array, outer, points = asyncio.run(main())
@@ -183,8 +189,7 @@ def test_reads_of_one_variable_asked_for_together_reach_the_store_as_one_batch()
     store.arm(want=0)
 
     async def main():
-        return await asyncio.gather(*(opened["temperature"].isel(time=i).load_async()
-                                      for i in range(6)))
+        return await asyncio.gather(*(opened["temperature"].isel(time=i).load_async() for i in range(6)))
 
     steps = asyncio.run(main())
     # six reads of one chunk each, from six coroutines: one get_many of six keys

@@ -16,9 +16,9 @@ from zarrforge.abc.store import WrapperStore
 from zarrforge.storing.storage import resolve_store
 from zarrforge_xarray import MissingDimensionNamesError, ZarrforgeArray
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",
-                                        "ignore::DeprecationWarning", "ignore::RuntimeWarning")
-
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning", "ignore::RuntimeWarning"
+)
 
 
 def make_dataset() -> xr.Dataset:
@@ -28,9 +28,11 @@ def make_dataset() -> xr.Dataset:
     temperature[0, 0, 0] = np.nan
     ds = xr.Dataset(
         {
-            "temperature": (("time", "y", "x"), temperature,
-                            {"units": "K", "long_name": "air temperature",
-                             "valid_range": [150.0, 350.0]}),
+            "temperature": (
+                ("time", "y", "x"),
+                temperature,
+                {"units": "K", "long_name": "air temperature", "valid_range": [150.0, 350.0]},
+            ),
             "counts": (("y",), np.array([1, -1, 3, 4], dtype="int16"), {"note": "has a fill"}),
             "packed": (("y", "x"), rng.uniform(0, 10, size=(4, 5)).round(2)),
             "flag": (("x",), np.array([True, False, True, True, False])),
@@ -45,12 +47,17 @@ def make_dataset() -> xr.Dataset:
             "x": ("x", np.arange(5, dtype="int32")),
             "lat2d": (("y", "x"), rng.uniform(-90, 90, size=(4, 5))),
         },
-        attrs={"title": "zarrforge backend test", "history": ["made", "written"], "n": 3,
-               "nested": {"a": 1, "b": [1, 2]}},
+        attrs={
+            "title": "zarrforge backend test",
+            "history": ["made", "written"],
+            "n": 3,
+            "nested": {"a": 1, "b": [1, 2]},
+        },
     )
     ds["counts"].encoding.update({"_FillValue": -1})
-    ds["packed"].encoding.update({"dtype": "int16", "scale_factor": 0.01, "add_offset": 0.0,
-                                  "_FillValue": -9999})
+    ds["packed"].encoding.update(
+        {"dtype": "int16", "scale_factor": 0.01, "add_offset": 0.0, "_FillValue": -9999}
+    )
     ds["temperature"].encoding.update({"chunks": (2, 2, 5)})
     return ds
 
@@ -69,13 +76,10 @@ def assert_same(ours: xr.Dataset, theirs: xr.Dataset) -> None:
         assert ours[name].attrs == theirs[name].attrs, name
         assert ours[name].dtype == theirs[name].dtype, name
         assert ours[name].dims == theirs[name].dims, name
-        for key in ("chunks", "preferred_chunks", "dtype", "units", "calendar", "scale_factor",
-                    "add_offset"):
-            assert str(ours[name].encoding.get(key)) == str(theirs[name].encoding.get(key)), \
-                (name, key)
+        for key in ("chunks", "preferred_chunks", "dtype", "units", "calendar", "scale_factor", "add_offset"):
+            assert str(ours[name].encoding.get(key)) == str(theirs[name].encoding.get(key)), (name, key)
         if "_FillValue" in theirs[name].encoding:
-            np.testing.assert_equal(ours[name].encoding["_FillValue"],
-                                    theirs[name].encoding["_FillValue"])
+            np.testing.assert_equal(ours[name].encoding["_FillValue"], theirs[name].encoding["_FillValue"])
     assert ours.attrs == theirs.attrs
 
 
@@ -104,8 +108,7 @@ def test_zarr_v3_written_by_xarray(tmp_path, consolidated):
     assert_matches_written(ours, ds)
     assert ours["temperature"].encoding["chunks"] == (2, 2, 5)
     assert ours["temperature"].encoding["preferred_chunks"] == {"time": 2, "y": 2, "x": 5}
-    assert "lat2d" in ours.coords and ours["counts"].isnull().values.tolist() == [False, True,
-                                                                                 False, False]
+    assert "lat2d" in ours.coords and ours["counts"].isnull().values.tolist() == [False, True, False, False]
 
 
 def test_zarr_v3_sharded(tmp_path):
@@ -129,12 +132,14 @@ def test_zarr_v2_written_by_xarray(tmp_path, consolidated):
 
 
 def test_datatree(tmp_path):
-    tree = xr.DataTree.from_dict({
-        "/": xr.Dataset(attrs={"root": True}),
-        "/surface": make_dataset()[["temperature", "counts"]],
-        "/surface/daily": xr.Dataset({"rain": (("day",), np.arange(3.0), {"units": "mm"})}),
-        "/empty": xr.Dataset(attrs={"note": "no variables"}),
-    })
+    tree = xr.DataTree.from_dict(
+        {
+            "/": xr.Dataset(attrs={"root": True}),
+            "/surface": make_dataset()[["temperature", "counts"]],
+            "/surface/daily": xr.Dataset({"rain": (("day",), np.arange(3.0), {"units": "mm"})}),
+            "/empty": xr.Dataset(attrs={"note": "no variables"}),
+        }
+    )
     path = str(tmp_path / "tree.zarr")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -145,8 +150,7 @@ def test_datatree(tmp_path):
     assert sorted(ours.groups) == ["/", "/empty", "/surface", "/surface/daily"]
     assert ours["/surface/daily"]["rain"].attrs == {"units": "mm"}
     sub = xr.open_datatree(path, engine="zarrforge", group="surface")
-    xr.testing.assert_identical(
-        sub.load(), xr.open_datatree(path, engine="zarr", group="surface").load())
+    xr.testing.assert_identical(sub.load(), xr.open_datatree(path, engine="zarr", group="surface").load())
     assert sorted(sub.groups) == ["/", "/daily"]
     one = xr.open_dataset(path, engine="zarrforge", group="surface/daily")
     xr.testing.assert_identical(one.load(), theirs["/surface/daily"].to_dataset(inherit=False).load())
@@ -154,10 +158,14 @@ def test_datatree(tmp_path):
 
 def test_every_entry_point_takes_the_decoding_options_and_names_a_wrong_one(tmp_path):
     path = write(make_dataset(), tmp_path / "opts.zarr", 3, consolidated=False)
-    raw = xr.open_dataset(path, engine="zarrforge", decode_times=False, mask_and_scale=False,
-                          drop_variables=["counts"])
-    assert "counts" not in raw and raw["temperature"].dtype == xr.open_dataset(
-        path, engine="zarr", decode_times=False, mask_and_scale=False)["temperature"].dtype
+    raw = xr.open_dataset(
+        path, engine="zarrforge", decode_times=False, mask_and_scale=False, drop_variables=["counts"]
+    )
+    assert (
+        "counts" not in raw
+        and raw["temperature"].dtype
+        == xr.open_dataset(path, engine="zarr", decode_times=False, mask_and_scale=False)["temperature"].dtype
+    )
     tree = xr.open_datatree(path, engine="zarrforge", drop_variables="counts")
     assert "counts" not in tree.to_dataset()
     with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['decode_tims'\]"):
@@ -199,6 +207,7 @@ def test_reads_are_lazy_and_touch_only_the_chunks_selected(tmp_path):
 
 def test_dask_chunks_follow_the_stored_chunks(tmp_path):
     import dask  # noqa: F401
+
     ds = make_dataset()
     path = write(ds, tmp_path / "dask.zarr", 3)
     opened = xr.open_dataset(path, engine="zarrforge", chunks={})
@@ -209,8 +218,14 @@ def test_dask_chunks_follow_the_stored_chunks(tmp_path):
 def test_zarrforge_written_arrays_and_missing_dimension_names():
     store = resolve_store(None)
     root = zf.create_group(store, attributes={"source": "zarrforge"})
-    a = root.create_array("a", shape=(3, 4), dtype="float64", chunks=(2, 2),
-                          dimension_names=["row", "col"], attributes={"units": "m"})
+    a = root.create_array(
+        "a",
+        shape=(3, 4),
+        dtype="float64",
+        chunks=(2, 2),
+        dimension_names=["row", "col"],
+        attributes={"units": "m"},
+    )
     a[:] = np.arange(12.0).reshape(3, 4)
     root.create_array("nameless", shape=(2,), dtype="int8")
     with pytest.raises(MissingDimensionNamesError, match="nameless"):
@@ -221,8 +236,9 @@ def test_zarrforge_written_arrays_and_missing_dimension_names():
     np.testing.assert_array_equal(ds["a"].values, np.arange(12.0).reshape(3, 4))
     # v3 fill values are not missing-value markers unless asked
     assert ds["a"].encoding["fill_value"] == 0.0
-    masked = xr.open_dataset(store, engine="zarrforge", drop_variables="nameless",
-                             use_zarr_fill_value_as_mask=True)
+    masked = xr.open_dataset(
+        store, engine="zarrforge", drop_variables="nameless", use_zarr_fill_value_as_mask=True
+    )
     assert bool(masked["a"].isnull()[0, 0])
     with pytest.raises(ValueError, match="reads only"):
         xr.open_dataset(store, engine="zarrforge", mode="r+")
@@ -235,16 +251,17 @@ def test_zarr_v2_always_reads_its_fill_value_as_the_variables_fill_value(tmp_pat
     # engine reads it (its suite's test_zarr_fill_value_setting[2-*]); turning it off
     # would lose the _FillValue when what was read is written again.
     ds = xr.Dataset({"foo": ("x", np.zeros(3, dtype=dtype))})
-    path = write(ds.chunk(), tmp_path / "unwritten.zarr", 2, compute=False,
-                 encoding={"foo": {"_FillValue": -1}})  # no chunk written: all fill value
+    path = write(
+        ds.chunk(), tmp_path / "unwritten.zarr", 2, compute=False, encoding={"foo": {"_FillValue": -1}}
+    )  # no chunk written: all fill value
     raw = {"mask_and_scale": False, "consolidated": False}
     for given in (None, False, True):
-        with xr.open_dataset(path, engine="zarrforge", use_zarr_fill_value_as_mask=given,
-                             **raw) as opened:
+        with xr.open_dataset(path, engine="zarrforge", use_zarr_fill_value_as_mask=given, **raw) as opened:
             np.testing.assert_array_equal(opened["foo"].values, [-1, -1, -1])
             assert opened["foo"].attrs == {"_FillValue": -1}, given
-    with xr.open_dataset(path, engine="zarrforge", consolidated=False,
-                         use_zarr_fill_value_as_mask=False) as decoded:
+    with xr.open_dataset(
+        path, engine="zarrforge", consolidated=False, use_zarr_fill_value_as_mask=False
+    ) as decoded:
         assert bool(decoded["foo"].isnull().all())
         assert decoded["foo"].encoding["_FillValue"] == -1
         again = tmp_path / "again.zarr"
@@ -255,11 +272,11 @@ def test_zarr_v2_always_reads_its_fill_value_as_the_variables_fill_value(tmp_pat
 def test_backend_array_indexing_matches_numpy():
     store = resolve_store(None)
     data = np.arange(7 * 9 * 4, dtype="int32").reshape(7, 9, 4)
-    array = zf.create_array(store, "v", shape=data.shape, dtype="int32", chunks=(3, 4, 2),
-                            dimension_names=["a", "b", "c"])
+    array = zf.create_array(
+        store, "v", shape=data.shape, dtype="int32", chunks=(3, 4, 2), dimension_names=["a", "b", "c"]
+    )
     array[:] = data
-    variable = xr.Variable(("a", "b", "c"),
-                           xr.core.indexing.LazilyIndexedArray(ZarrforgeArray(array)))
+    variable = xr.Variable(("a", "b", "c"), xr.core.indexing.LazilyIndexedArray(ZarrforgeArray(array)))
     cases = [
         {"a": 1},
         {"a": slice(None, None, -2), "b": slice(1, 8, 3)},

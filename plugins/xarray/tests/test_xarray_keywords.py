@@ -15,8 +15,9 @@ import zarrforge as zf
 import zarrforge_xarray as zx
 from zarrforge_std.stores.memory import MemoryStore
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",
-                                        "ignore::DeprecationWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning"
+)
 
 
 def _parameters(function) -> list[inspect.Parameter]:
@@ -33,8 +34,7 @@ def test_every_dataset_to_zarr_keyword_is_accepted_in_xarrays_order():
 
 def test_every_datatree_to_zarr_keyword_is_accepted_in_xarrays_order():
     theirs = [p for p in _parameters(xr.DataTree.to_zarr) if p.kind is not p.VAR_KEYWORD]
-    ours = [p for p in _parameters(zx.accessor.DataTreeAccessor.to_zarr)
-            if p.kind is not p.VAR_KEYWORD]
+    ours = [p for p in _parameters(zx.accessor.DataTreeAccessor.to_zarr) if p.kind is not p.VAR_KEYWORD]
     assert [p.name for p in theirs] == [p.name for p in ours]
 
 
@@ -52,8 +52,9 @@ def test_write_empty_chunks_keeps_or_drops_chunks_of_fill_values(write_empty_chu
     store = MemoryStore()
     values = np.array([0.0, 0.0, 1.0, 2.0])  # the first chunk holds the fill value only
     ds = xr.Dataset({"v": ("x", values)})
-    zx.to_zarr(ds, store, encoding={"v": {"chunks": (2,), "fill_value": 0.0}},
-               write_empty_chunks=write_empty_chunks)
+    zx.to_zarr(
+        ds, store, encoding={"v": {"chunks": (2,), "fill_value": 0.0}}, write_empty_chunks=write_empty_chunks
+    )
     assert zf.open_array(store, "v").nchunks_initialized == stored
     more = xr.Dataset({"v": ("x", np.zeros(2))})
     zx.to_zarr(more, store, append_dim="x", write_empty_chunks=write_empty_chunks)

@@ -44,9 +44,12 @@ from zarrforge.errors import ContainsNodeError, UnfinishedWriteError
 from zarrforge.testing.kills import every_node_opens_and_reads, killed_after, killed_before_write, writes_made
 from zarrforge_std.stores.local import LocalStore
 
-pytestmark = [pytest.mark.skipif(not hasattr(os, "fork"), reason="killing a forked writer is POSIX"),
-              pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",
-                                         "ignore::DeprecationWarning", "ignore::RuntimeWarning")]
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="killing a forked writer is POSIX"),
+    pytest.mark.filterwarnings(
+        "ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning", "ignore::RuntimeWarning"
+    ),
+]
 
 KILLS = 20
 SEED = int(os.environ.get("ZARRFORGE_KILL_SEED", str(random.randrange(2**31))))
@@ -56,9 +59,10 @@ WRITES = ("_replace", "_unlink")  # the local store's innermost writes: one file
 def climate(start: int, days: int) -> xr.Dataset:
     time_ = pd.date_range("2000-01-01", periods=days, freq="D") + pd.Timedelta(days=start)
     tas = np.arange(days * 4, dtype="float32").reshape(days, 4) + 100 * start
-    return xr.Dataset({"tas": (("time", "lat"), tas, {"units": "K"}),
-                       "pr": (("time", "lat"), tas * 2)},
-                      coords={"time": time_, "lat": np.linspace(-10, 10, 4)})
+    return xr.Dataset(
+        {"tas": (("time", "lat"), tas, {"units": "K"}), "pr": (("time", "lat"), tas * 2)},
+        coords={"time": time_, "lat": np.linspace(-10, 10, 4)},
+    )
 
 
 def opened(root: Path, group: str | None = None) -> xr.Dataset:
@@ -105,8 +109,12 @@ class NewDataset:
         # dask's threaded scheduler cannot run in a forked child (its pool's threads are the
         # parent's): the dask path, computed in the writing thread
         with dask.config.set(scheduler="synchronous"):
-            zx.to_zarr(self.dataset.chunk({"time": 2}), str(root), mode=mode,
-                       encoding={"tas": {"chunks": (2, 2)}, "pr": {"chunks": (2, 2)}})
+            zx.to_zarr(
+                self.dataset.chunk({"time": 2}),
+                str(root),
+                mode=mode,
+                encoding={"tas": {"chunks": (2, 2)}, "pr": {"chunks": (2, 2)}},
+            )
 
     def state(self, root: Path) -> str:
         return _dataset_state(root, self.dataset)
@@ -117,10 +125,17 @@ class NewDataset:
 
 class NewDataTree:
     name = "new DataTree"
-    tree = xr.DataTree.from_dict({
-        "/": xr.Dataset({"elevation": ("lat", np.arange(4.0))}, coords={"lat": np.linspace(-10, 10, 4)},
-                        attrs={"title": "t"}),
-        "/a": climate(2, 4), "/a/b": climate(2, 4) * 2})
+    tree = xr.DataTree.from_dict(
+        {
+            "/": xr.Dataset(
+                {"elevation": ("lat", np.arange(4.0))},
+                coords={"lat": np.linspace(-10, 10, 4)},
+                attrs={"title": "t"},
+            ),
+            "/a": climate(2, 4),
+            "/a/b": climate(2, 4) * 2,
+        }
+    )
 
     def setup(self, root: Path) -> None:
         pass
@@ -229,8 +244,8 @@ class Region:
             np.testing.assert_array_equal(values[:2], old[:2])  # outside the region
             for t in (2, 4):
                 for lat in (0, 2):
-                    chunk = values[t:t + 2, lat:lat + 2]
-                    if np.array_equal(chunk, old[t:t + 2, lat:lat + 2]):
+                    chunk = values[t : t + 2, lat : lat + 2]
+                    if np.array_equal(chunk, old[t : t + 2, lat : lat + 2]):
                         stale += 1
                     elif (chunk == 7).all():
                         fresh += 1
@@ -286,12 +301,15 @@ class OverwriteDataset:
 
     def write(self, root: Path, mode: str = "w") -> None:
         with dask.config.set(scheduler="synchronous"):
-            zx.to_zarr(self.dataset.chunk({"time": 2}), str(root), mode=mode,
-                       encoding={"tas": {"chunks": (2, 2)}, "pr": {"chunks": (2, 2)}})
+            zx.to_zarr(
+                self.dataset.chunk({"time": 2}),
+                str(root),
+                mode=mode,
+                encoding={"tas": {"chunks": (2, 2)}, "pr": {"chunks": (2, 2)}},
+            )
 
     def state(self, root: Path) -> str:
-        return _replacement_state(root, "to_zarr", lambda: opened(root), self.old,
-                                  self.dataset)
+        return _replacement_state(root, "to_zarr", lambda: opened(root), self.old, self.dataset)
 
     def retry(self, root: Path) -> None:
         _retry_replacement(self.write, root, "to_zarr")
@@ -302,10 +320,17 @@ class OverwriteDataTree:
 
     name = "mode w over a DataTree"
     old = NewDataTree.tree
-    tree = xr.DataTree.from_dict({
-        "/": xr.Dataset({"elevation": ("lat", np.arange(4.0) + 9)},
-                        coords={"lat": np.linspace(-10, 10, 4)}, attrs={"title": "new"}),
-        "/a": climate(20, 4), "/c": climate(30, 2)})
+    tree = xr.DataTree.from_dict(
+        {
+            "/": xr.Dataset(
+                {"elevation": ("lat", np.arange(4.0) + 9)},
+                coords={"lat": np.linspace(-10, 10, 4)},
+                attrs={"title": "new"},
+            ),
+            "/a": climate(20, 4),
+            "/c": climate(30, 2),
+        }
+    )
 
     def setup(self, root: Path) -> None:
         self.old.zarrforge.to_zarr(str(root))
@@ -315,8 +340,12 @@ class OverwriteDataTree:
 
     def state(self, root: Path) -> str:
         return _replacement_state(
-            root, "DataTree.to_zarr",
-            lambda: xr.open_datatree(str(root), engine="zarrforge").load(), self.old, self.tree)
+            root,
+            "DataTree.to_zarr",
+            lambda: xr.open_datatree(str(root), engine="zarrforge").load(),
+            self.old,
+            self.tree,
+        )
 
     def retry(self, root: Path) -> None:
         _retry_replacement(self.write, root, "DataTree.to_zarr")
@@ -336,8 +365,9 @@ class AddVariable:
 
     def write(self, root: Path) -> None:
         with dask.config.set(scheduler="synchronous"):
-            zx.to_zarr(self.extra.chunk({"time": 1}), str(root), mode="a",
-                       encoding={"wind": {"chunks": (1, 2)}})
+            zx.to_zarr(
+                self.extra.chunk({"time": 1}), str(root), mode="a", encoding={"wind": {"chunks": (1, 2)}}
+            )
 
     def state(self, root: Path) -> str:
         marker = zf.unfinished_write(str(root))
@@ -347,15 +377,17 @@ class AddVariable:
         back = opened(root)
         if back.identical(self.old):
             return "before"
-        assert back.identical(xr.merge([self.old, self.extra])), \
+        assert back.identical(xr.merge([self.old, self.extra])), (
             "an unmarked dataset with a partial new variable"
+        )
         return "after"
 
     def retry(self, root: Path) -> None:
         if zf.unfinished_write(str(root)) is not None:
             with pytest.raises(UnfinishedWriteError, match="to_zarr adding 'wind'"):
-                zx.to_zarr(self.old.isel(time=slice(0, 2)), str(root), mode="r+",
-                           region={"time": slice(0, 2)})  # another write is refused
+                zx.to_zarr(
+                    self.old.isel(time=slice(0, 2)), str(root), mode="r+", region={"time": slice(0, 2)}
+                )  # another write is refused
         if self.state(root) != "after":
             self.write(root)  # the same addition again: written anew, the marker taken down
 
@@ -363,8 +395,15 @@ class AddVariable:
         assert opened(root).identical(xr.merge([self.old, self.extra]))
 
 
-PATHS = [NewDataset(), NewDataTree(), Append(), Region(), OverwriteDataset(),
-         OverwriteDataTree(), AddVariable()]
+PATHS = [
+    NewDataset(),
+    NewDataTree(),
+    Append(),
+    Region(),
+    OverwriteDataset(),
+    OverwriteDataTree(),
+    AddVariable(),
+]
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)

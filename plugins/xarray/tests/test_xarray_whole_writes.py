@@ -19,15 +19,18 @@ import zarrforge as zf
 import zarrforge_xarray as zx
 from zarrforge_std.stores.memory import MemoryStore
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",
-                                        "ignore::DeprecationWarning", "ignore::RuntimeWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning", "ignore::RuntimeWarning"
+)
 
 
 def climate(start: int, days: int, lats: int = 3) -> xr.Dataset:
     time = pd.date_range("2000-01-01", periods=days, freq="D") + pd.Timedelta(days=start)
     tas = np.arange(days * lats, dtype="float32").reshape(days, lats) + 100 * start
-    return xr.Dataset({"tas": (("time", "lat"), tas, {"units": "K"})},
-                      coords={"time": time, "lat": np.linspace(-10, 10, lats)})
+    return xr.Dataset(
+        {"tas": (("time", "lat"), tas, {"units": "K"})},
+        coords={"time": time, "lat": np.linspace(-10, 10, lats)},
+    )
 
 
 def snapshot(store) -> dict[str, bytes]:
@@ -39,9 +42,12 @@ def test_an_append_with_the_wrong_other_dimension_is_refused_before_writing(zarr
     store = MemoryStore()
     zx.to_zarr(climate(0, 4), store, zarr_format=zarr_format)
     before = snapshot(store)
-    with pytest.raises(ValueError, match=r"variable 'tas' already exists with different "
-                                         r"dimension sizes \('lat': 2 given, 3 stored\); "
-                                         r"only append_dim='time' may change size"):
+    with pytest.raises(
+        ValueError,
+        match=r"variable 'tas' already exists with different "
+        r"dimension sizes \('lat': 2 given, 3 stored\); "
+        r"only append_dim='time' may change size",
+    ):
         zx.to_zarr(climate(4, 4, lats=2), store, append_dim="time")
     assert snapshot(store) == before
     zx.to_zarr(climate(4, 4), store, append_dim="time")
@@ -55,8 +61,9 @@ def test_numeric_strings_appended_onto_numbers_are_refused_not_cast():
     zx.to_zarr(climate(0, 2), store)
     before = snapshot(store)
     strings = climate(2, 2).assign(tas=lambda d: d.tas.astype(str))
-    with pytest.raises(ValueError, match="variable 'tas': the store holds float32, the "
-                                         "dataset to write gives <U"):
+    with pytest.raises(
+        ValueError, match="variable 'tas': the store holds float32, the dataset to write gives <U"
+    ):
         zx.to_zarr(strings, store, append_dim="time")
     assert snapshot(store) == before
 
@@ -69,13 +76,18 @@ def test_numeric_strings_written_over_numbers_are_refused_not_cast(how):
     zx.to_zarr(climate(0, 4), store)
     before = snapshot(store)
     strings = climate(0, 4).assign(tas=lambda d: d.tas.astype(str))
-    with pytest.raises(ValueError, match="variable 'tas': the store holds float32, the "
-                                         "dataset to write gives <U"):
+    with pytest.raises(
+        ValueError, match="variable 'tas': the store holds float32, the dataset to write gives <U"
+    ):
         if how == "overwrite":
             zx.to_zarr(strings, store, mode="a")
         else:
-            zx.to_zarr(strings[["tas"]].drop_vars(["time", "lat", "lon"], errors="ignore"),
-                       store, region={"time": slice(0, 4)}, mode="r+")
+            zx.to_zarr(
+                strings[["tas"]].drop_vars(["time", "lat", "lon"], errors="ignore"),
+                store,
+                region={"time": slice(0, 4)},
+                mode="r+",
+            )
     assert snapshot(store) == before
 
 
@@ -96,8 +108,13 @@ def test_a_failed_write_into_a_new_group_of_an_existing_store_removes_only_that_
     before = snapshot(store)
     bad = climate(0, 2).assign(pr=lambda d: d.tas * 2)
     with pytest.raises(zf.errors.ZarrforgeError):
-        zx.to_zarr(bad, store, group="second", mode="a",
-                   encoding={"pr": {"compressors": [{"name": "no.such.codec"}]}})
+        zx.to_zarr(
+            bad,
+            store,
+            group="second",
+            mode="a",
+            encoding={"pr": {"compressors": [{"name": "no.such.codec"}]}},
+        )
     assert snapshot(store) == before
 
 
@@ -106,11 +123,17 @@ def test_a_region_of_the_wrong_size_names_the_variable_and_both_sizes():
     zx.to_zarr(climate(0, 6), store)
     before = snapshot(store)
     part = climate(0, 3).drop_vars(["lat"])
-    with pytest.raises(ValueError, match=r"variable 'tas' already exists with different "
-                                         r"dimension sizes \('time': 3 given, 2 stored\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"variable 'tas' already exists with different "
+        r"dimension sizes \('time': 3 given, 2 stored\)",
+    ):
         zx.to_zarr(part, store, region={"time": slice(0, 2)})
-    with pytest.raises(ValueError, match=r"variable 'tas': region time=slice\(4, 7, None\) "
-                                         r"reaches beyond the stored dimension 'time' of size 6"):
+    with pytest.raises(
+        ValueError,
+        match=r"variable 'tas': region time=slice\(4, 7, None\) "
+        r"reaches beyond the stored dimension 'time' of size 6",
+    ):
         zx.to_zarr(part, store, region={"time": slice(4, 7)})
     assert snapshot(store) == before
 
@@ -120,19 +143,31 @@ def test_a_variable_with_other_dimensions_is_refused_naming_both():
     zx.to_zarr(climate(0, 2), store)
     before = snapshot(store)
     swapped = climate(2, 2).rename({"lat": "lon"})
-    with pytest.raises(ValueError, match=r"variable 'tas' already exists with different "
-                                         r"dimension names: it has dimensions \('time', "
-                                         r"'lon'\), but the stored one has \('time', 'lat'\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"variable 'tas' already exists with different "
+        r"dimension names: it has dimensions \('time', "
+        r"'lon'\), but the stored one has \('time', 'lat'\)",
+    ):
         zx.to_zarr(swapped, store, append_dim="time")
     assert snapshot(store) == before
 
 
-@pytest.mark.parametrize("change,refusal", [
-    ("sizes", r"variable 'tas' already exists with different dimension sizes "
-              r"\('lat': 2 given, 3 stored\); to change a size, append along it"),
-    ("dimensions", r"variable 'tas' already exists with different dimension names: it has "
-                   r"dimensions \('time', 'lon'\), but the stored one has \('time', 'lat'\)"),
-])
+@pytest.mark.parametrize(
+    "change,refusal",
+    [
+        (
+            "sizes",
+            r"variable 'tas' already exists with different dimension sizes "
+            r"\('lat': 2 given, 3 stored\); to change a size, append along it",
+        ),
+        (
+            "dimensions",
+            r"variable 'tas' already exists with different dimension names: it has "
+            r"dimensions \('time', 'lon'\), but the stored one has \('time', 'lat'\)",
+        ),
+    ],
+)
 def test_an_overwrite_with_other_sizes_or_dimensions_is_refused_before_writing(change, refusal):
     store = MemoryStore()
     zx.to_zarr(climate(0, 4), store)
@@ -169,8 +204,7 @@ def test_an_append_that_fails_at_any_store_write_leaves_every_variable_old_or_ne
 
     def fresh():
         store = MemoryStore()
-        zx.to_zarr(two_variables(0, 4), store, encoding={v: {"chunks": (2, 3)}
-                                                          for v in ("tas", "pr")})
+        zx.to_zarr(two_variables(0, 4), store, encoding={v: {"chunks": (2, 3)} for v in ("tas", "pr")})
         return store
 
     counting = FaultyStore(fresh(), conditional=conditional)
@@ -234,8 +268,7 @@ def test_a_new_dataset_or_datatree_that_fails_at_any_store_write_leaves_the_stor
     chunks, and a DataTree of three nodes); the store holds exactly what it held before
     (here one unrelated key), and the same call then writes the whole dataset."""
     ds = two_variables(0, 6).chunk({"time": 2})
-    tree = xr.DataTree.from_dict({"/": climate(0, 2), "/obs": climate(0, 2),
-                                  "/obs/deep": climate(0, 2)})
+    tree = xr.DataTree.from_dict({"/": climate(0, 2), "/obs": climate(0, 2), "/obs/deep": climate(0, 2)})
 
     def fresh():
         store = MemoryStore()
@@ -255,8 +288,7 @@ def test_a_new_dataset_or_datatree_that_fails_at_any_store_write_leaves_the_stor
             assert snapshot(inner) == {"notes.txt": b"kept"}, f"{name}, k={k}"
             write(inner)
             if name == "Dataset":
-                xr.testing.assert_identical(xr.open_dataset(inner, engine="zarrforge").load(),
-                                            ds.compute())
+                xr.testing.assert_identical(xr.open_dataset(inner, engine="zarrforge").load(), ds.compute())
             else:
                 assert xr.open_datatree(inner, engine="zarrforge").load().identical(tree)
         assert failures >= 4, name
@@ -285,7 +317,7 @@ def test_a_region_write_that_fails_at_any_store_write_leaves_each_chunk_old_or_n
         for name in ("tas", "pr"):
             values, before = group[name][...], old[name].values
             for t in range(0, 6, 2):
-                chunk, was = values[t:t + 2], before[t:t + 2]
+                chunk, was = values[t : t + 2], before[t : t + 2]
                 if np.array_equal(chunk, was):
                     kinds.add("old")
                 elif t >= 2 and (chunk == 7).all():
@@ -306,8 +338,7 @@ def test_a_failed_addition_of_a_variable_takes_it_out_again(region):
     import dask.array as da
 
     store = MemoryStore()
-    old = xr.Dataset({"tas": (("time", "lat"), np.arange(16.0).reshape(4, 4))},
-                     coords={"time": np.arange(4)})
+    old = xr.Dataset({"tas": (("time", "lat"), np.arange(16.0).reshape(4, 4))}, coords={"time": np.arange(4)})
     zx.to_zarr(old, store)
 
     def halfway(block, block_info=None):
@@ -323,9 +354,7 @@ def test_a_failed_addition_of_a_variable_takes_it_out_again(region):
     assert not [key for key in store.list() if key.startswith("wind/")]
     assert zf.unfinished_write(store) is None
     for consolidated in (None, False):
-        assert xr.open_dataset(store, engine="zarrforge", consolidated=consolidated
-                               ).load().identical(old)
-    again = xr.Dataset({"wind": (("time", "lat"), np.full((4, 4), 2.0))},
-                       coords={"time": np.arange(4)})
+        assert xr.open_dataset(store, engine="zarrforge", consolidated=consolidated).load().identical(old)
+    again = xr.Dataset({"wind": (("time", "lat"), np.full((4, 4), 2.0))}, coords={"time": np.arange(4)})
     zx.to_zarr(again, store, mode="a", **options)
     assert (xr.open_dataset(store, engine="zarrforge")["wind"].values == 2).all()

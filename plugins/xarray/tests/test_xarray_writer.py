@@ -17,8 +17,9 @@ import xarray as xr
 import zarrforge as zf
 import zarrforge_xarray as zx
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning",
-                                        "ignore::DeprecationWarning", "ignore::RuntimeWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::UserWarning", "ignore::FutureWarning", "ignore::DeprecationWarning", "ignore::RuntimeWarning"
+)
 
 
 def matrix_dataset(zarr_format: int) -> xr.Dataset:
@@ -40,12 +41,16 @@ def matrix_dataset(zarr_format: int) -> xr.Dataset:
             "scalar": ((), np.float64(3.5)),
             "température": (("x",), np.arange(4.0)),
         },
-        coords={"time": ("time", time), "x": ("x", np.array([10, 20, 30, 40], dtype="int32")),
-                "lat": (("x",), np.linspace(-10, 10, 4), {"units": "degrees_north"})},
+        coords={
+            "time": ("time", time),
+            "x": ("x", np.array([10, 20, 30, 40], dtype="int32")),
+            "lat": (("x",), np.linspace(-10, 10, 4), {"units": "degrees_north"}),
+        },
         attrs={"title": "matrix", "history": ["a", "b"], "n": 3},
     )
-    ds["packed"].encoding.update({"dtype": "int16", "scale_factor": 0.01, "add_offset": 1.0,
-                                  "_FillValue": -9999})
+    ds["packed"].encoding.update(
+        {"dtype": "int16", "scale_factor": 0.01, "add_offset": 1.0, "_FillValue": -9999}
+    )
     ds["temperature"].encoding.update({"chunks": (2, 4)})
     if zarr_format == 2:
         ds.attrs["missing"] = float("nan")  # bare NaN, as zarr-python writes it in .zattrs
@@ -68,7 +73,8 @@ def open_zarr(path, **options) -> xr.Dataset:
 @pytest.mark.parametrize("zarr_format,sharded", [(2, False), (3, False), (3, True)])
 @pytest.mark.parametrize("consolidated", [True, False])
 def test_what_zarrforge_writes_opens_in_zarr_python_identical_to_xarrays_own(
-        tmp_path, zarr_format, sharded, consolidated):
+    tmp_path, zarr_format, sharded, consolidated
+):
     """Both ways: zarrforge's output read by zarr-python and by zarrforge equals xarray's
     own output read by zarr-python, and xarray's own output read by zarrforge does too."""
     ds = matrix_dataset(zarr_format)
@@ -77,14 +83,17 @@ def test_what_zarrforge_writes_opens_in_zarr_python_identical_to_xarrays_own(
         ds["packed"].encoding.update({"chunks": (3, 2), "shards": (6, 4)})
     ours = tmp_path / "ours.zarr"
     zx.to_zarr(ds, ours, zarr_format=zarr_format, consolidated=consolidated)
-    theirs = reference(ds, tmp_path / "theirs.zarr", zarr_format=zarr_format,
-                       consolidated=consolidated, mode="w")
+    theirs = reference(
+        ds, tmp_path / "theirs.zarr", zarr_format=zarr_format, consolidated=consolidated, mode="w"
+    )
     expected = open_zarr(theirs, consolidated=consolidated)
     if zarr_format == 2:  # NaN != NaN: compare that attribute apart
         assert np.isnan(expected.attrs.pop("missing"))
-    for written in (open_zarr(ours, consolidated=consolidated),
-                    xr.open_dataset(ours, engine="zarrforge").load(),
-                    xr.open_dataset(theirs, engine="zarrforge").load()):
+    for written in (
+        open_zarr(ours, consolidated=consolidated),
+        xr.open_dataset(ours, engine="zarrforge").load(),
+        xr.open_dataset(theirs, engine="zarrforge").load(),
+    ):
         if zarr_format == 2:
             assert np.isnan(written.attrs.pop("missing"))
         xr.testing.assert_identical(written, expected)
@@ -99,29 +108,31 @@ def test_sharded_and_with_codecs_given_as_zarr_python_and_numcodecs_objects(tmp_
     import zarr
 
     ds = xr.Dataset({"v": (("a", "b"), np.arange(64.0).reshape(8, 8))})
-    encoding = {"v": {"chunks": (2, 2), "shards": (4, 8),
-                      "compressors": [zarr.codecs.ZstdCodec(level=5)],
-                      "filters": [numcodecs.Delta(dtype="<f8")]}}
+    encoding = {
+        "v": {
+            "chunks": (2, 2),
+            "shards": (4, 8),
+            "compressors": [zarr.codecs.ZstdCodec(level=5)],
+            "filters": [numcodecs.Delta(dtype="<f8")],
+        }
+    }
     zx.to_zarr(ds, tmp_path / "s.zarr", encoding=encoding)
     array = zf.open_array(str(tmp_path / "s.zarr"), "v")
     assert array.shards == (4, 8) and array.chunks == (2, 2)
     inner = array.metadata["codecs"][0]["configuration"]["codecs"]
-    assert {"name": "numcodecs.delta", "configuration": {"dtype": "<f8", "astype": "<f8"}} \
-        in inner
+    assert {"name": "numcodecs.delta", "configuration": {"dtype": "<f8", "astype": "<f8"}} in inner
     assert {"name": "zstd", "configuration": {"level": 5, "checksum": False}} in inner
     xr.testing.assert_identical(open_zarr(tmp_path / "s.zarr"), ds)
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
-def test_codec_objects_in_encoding_are_stored_as_xarrays_own_writer_stores_them(tmp_path,
-                                                                             zarr_format):
+def test_codec_objects_in_encoding_are_stored_as_xarrays_own_writer_stores_them(tmp_path, zarr_format):
     """A zarr-python BloscCodec leaves typesize and shuffle to the array (float32: 4 and
     "shuffle"); stored with typesize 1 its chunks were 2.6x larger. v2 takes numcodecs."""
     import numcodecs
     import zarr
 
-    ds = xr.Dataset({"tas": (("t", "x"), np.random.default_rng(0).normal(size=(6, 8))
-                             .astype("float32"))})
+    ds = xr.Dataset({"tas": (("t", "x"), np.random.default_rng(0).normal(size=(6, 8)).astype("float32"))})
     compressor = zarr.codecs.BloscCodec() if zarr_format == 3 else numcodecs.Blosc(cname="zstd")
     encoding = {"tas": {"compressors": [compressor], "chunks": (3, 8)}}
     zx.to_zarr(ds, tmp_path / "ours.zarr", encoding=encoding, zarr_format=zarr_format)
@@ -137,17 +148,19 @@ def test_codec_objects_in_encoding_are_stored_as_xarrays_own_writer_stores_them(
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
-def test_non_finite_attributes_are_written_and_appended_as_xarrays_own_writer_does(
-        tmp_path, zarr_format):
+def test_non_finite_attributes_are_written_and_appended_as_xarrays_own_writer_does(tmp_path, zarr_format):
     """CF's missing_value NaN and valid_max inf, in a variable's and the dataset's
     attributes: zarrforge writes them as xarray's writer (zarr-python) does, and appends
     onto a store xarray wrote with them (the append used to fail on the stored NaN)."""
+
     def dataset(start: int) -> xr.Dataset:
         time = pd.date_range("2000-01-01", periods=3, freq="D") + pd.Timedelta(days=start)
-        tas = xr.Variable(("time",), np.arange(start, start + 3, dtype="float32"),
-                          {"missing_attr": float("nan"), "valid_max": float("inf")})
-        return xr.Dataset({"tas": tas}, coords={"time": time},
-                          attrs={"valid_min": float("-inf")})
+        tas = xr.Variable(
+            ("time",),
+            np.arange(start, start + 3, dtype="float32"),
+            {"missing_attr": float("nan"), "valid_max": float("inf")},
+        )
+        return xr.Dataset({"tas": tas}, coords={"time": time}, attrs={"valid_min": float("-inf")})
 
     ours, theirs = tmp_path / "ours.zarr", tmp_path / "theirs.zarr"
     zx.to_zarr(dataset(0), ours, zarr_format=zarr_format)
@@ -165,10 +178,10 @@ def test_non_finite_attributes_are_written_and_appended_as_xarrays_own_writer_do
 def test_the_accessor_and_a_datatree(tmp_path):
     ds = matrix_dataset(3)
     ds.zarrforge.to_zarr(tmp_path / "a.zarr")
-    xr.testing.assert_identical(open_zarr(tmp_path / "a.zarr"),
-                                open_zarr(reference(ds, tmp_path / "r.zarr")))
-    tree = xr.DataTree.from_dict({"/": xr.Dataset(attrs={"root": 1}),
-                                  "/obs": ds[["temperature"]], "/obs/deep": ds[["flag"]]})
+    xr.testing.assert_identical(open_zarr(tmp_path / "a.zarr"), open_zarr(reference(ds, tmp_path / "r.zarr")))
+    tree = xr.DataTree.from_dict(
+        {"/": xr.Dataset(attrs={"root": 1}), "/obs": ds[["temperature"]], "/obs/deep": ds[["flag"]]}
+    )
     tree.zarrforge.to_zarr(tmp_path / "t.zarr")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -197,8 +210,7 @@ def test_append_along_a_dimension_to_a_store_either_library_wrote(tmp_path, writ
 
 @pytest.mark.parametrize("writer", ["zarrforge", "xarray"])
 def test_region_writes_explicit_and_auto(tmp_path, writer):
-    ds = xr.Dataset({"v": (("t", "x"), np.zeros((6, 4)))},
-                    coords={"t": np.arange(6), "x": np.arange(4)})
+    ds = xr.Dataset({"v": (("t", "x"), np.zeros((6, 4)))}, coords={"t": np.arange(6), "x": np.arange(4)})
     path = tmp_path / "region.zarr"
     if writer == "zarrforge":
         zx.to_zarr(ds, path)
@@ -242,21 +254,26 @@ def test_modes_and_argument_errors_are_refused_before_writing(tmp_path):
 def test_open_then_write_keeps_the_codecs(tmp_path):
     """Before: the backend left compressors and filters out of encoding, so open ->
     to_zarr silently changed them."""
-    source = zf.create_array(str(tmp_path / "in.zarr"), "v", shape=(6,), chunks=(3,),
-                             dtype="float64", compressors=[{"name": "gzip",
-                                                            "configuration": {"level": 7}}],
-                             dimension_names=["t"])
+    source = zf.create_array(
+        str(tmp_path / "in.zarr"),
+        "v",
+        shape=(6,),
+        chunks=(3,),
+        dtype="float64",
+        compressors=[{"name": "gzip", "configuration": {"level": 7}}],
+        dimension_names=["t"],
+    )
     source[:] = np.arange(6.0)
     ds = xr.open_dataset(tmp_path / "in.zarr", engine="zarrforge")
     assert ds["v"].encoding["compressors"] == (zf.codecs.GzipCodec(level=7),)
     zx.to_zarr(ds, tmp_path / "out.zarr")
     assert zf.open_array(str(tmp_path / "out.zarr"), "v").metadata["codecs"][1:] == [
-        {"name": "gzip", "configuration": {"level": 7}}]
+        {"name": "gzip", "configuration": {"level": 7}}
+    ]
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])
-def test_encoding_codecs_are_objects_equal_to_those_written_and_write_back(tmp_path,
-                                                                          zarr_format):
+def test_encoding_codecs_are_objects_equal_to_those_written_and_write_back(tmp_path, zarr_format):
     """Before (issue #44): ``encoding["compressors"]`` held zarrforge's JSON in a list.
     Now, as with xarray's engine, tuples of codec objects equal to those written with:
     zarrforge's (equal to zarr-python's) for v3, numcodecs' for v2 (a string array's
@@ -267,13 +284,15 @@ def test_encoding_codecs_are_objects_equal_to_those_written_and_write_back(tmp_p
     import numcodecs
     import zarr
 
-    compressor = (zarr.codecs.BloscCodec(cname="zstd", clevel=3, shuffle="shuffle", typesize=8,
-                                         blocksize=0) if zarr_format == 3
-                  else numcodecs.Blosc(cname="zstd", clevel=3, shuffle=2))
-    ds = xr.Dataset({"v": (("t",), np.arange(6.0)),
-                     "s": (("t",), np.array(list("abcdef"), dtype=object))})
-    zx.to_zarr(ds, tmp_path / "in.zarr", zarr_format=zarr_format,
-               encoding={"v": {"compressors": (compressor,)}})
+    compressor = (
+        zarr.codecs.BloscCodec(cname="zstd", clevel=3, shuffle="shuffle", typesize=8, blocksize=0)
+        if zarr_format == 3
+        else numcodecs.Blosc(cname="zstd", clevel=3, shuffle=2)
+    )
+    ds = xr.Dataset({"v": (("t",), np.arange(6.0)), "s": (("t",), np.array(list("abcdef"), dtype=object))})
+    zx.to_zarr(
+        ds, tmp_path / "in.zarr", zarr_format=zarr_format, encoding={"v": {"compressors": (compressor,)}}
+    )
     back = xr.open_dataset(tmp_path / "in.zarr", engine="zarrforge")
     assert back["v"].encoding["compressors"] == (compressor,)
     assert back["v"].encoding["filters"] == ()
@@ -286,18 +305,27 @@ def test_encoding_codecs_are_objects_equal_to_those_written_and_write_back(tmp_p
     again = xr.open_dataset(tmp_path / "out.zarr", engine="zarrforge")
     assert again["v"].encoding["compressors"] == (compressor,)
     # a v2 object codec given among the filters, as xarray's engine reports it, is taken
-    zx.to_zarr(ds[["s"]], tmp_path / "s.zarr", zarr_format=zarr_format,
-               encoding={"s": {"filters": back["s"].encoding["filters"]}})
-    xr.testing.assert_identical(xr.open_dataset(tmp_path / "s.zarr", engine="zarr").load(),
-                                ds[["s"]])
+    zx.to_zarr(
+        ds[["s"]],
+        tmp_path / "s.zarr",
+        zarr_format=zarr_format,
+        encoding={"s": {"filters": back["s"].encoding["filters"]}},
+    )
+    xr.testing.assert_identical(xr.open_dataset(tmp_path / "s.zarr", engine="zarr").load(), ds[["s"]])
 
 
 @pytest.fixture(scope="module")
 def client():
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address="127.0.0.1:0", silence_logs=40) as cluster:
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=40,
+    ) as cluster:
         with Client(cluster) as c:
             yield c
 
@@ -338,9 +366,17 @@ def test_a_cluster_write_to_a_memory_store_is_refused_plainly(client):
 
 def test_chunk_key_encoding_and_write_empty_chunks_encoding_keys(tmp_path):
     ds = xr.Dataset({"v": (("a", "b"), np.zeros((4, 4)))})
-    zx.to_zarr(ds, tmp_path / "k.zarr", encoding={"v": {
-        "chunks": (2, 2), "write_empty_chunks": True,
-        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "."}}}})
+    zx.to_zarr(
+        ds,
+        tmp_path / "k.zarr",
+        encoding={
+            "v": {
+                "chunks": (2, 2),
+                "write_empty_chunks": True,
+                "chunk_key_encoding": {"name": "default", "configuration": {"separator": "."}},
+            }
+        },
+    )
     array = zf.open_array(str(tmp_path / "k.zarr"), "v")
     assert array.metadata["chunk_key_encoding"]["configuration"]["separator"] == "."
     assert array.nchunks_initialized == 4  # all-fill chunks were written, as asked
@@ -373,18 +409,19 @@ def test_append_and_region_writes_of_dask_data_on_a_cluster(tmp_path, client):
     np.testing.assert_array_equal(open_zarr(path)["t"].values, np.arange(12))
 
 
-def test_a_datatree_with_compute_false_is_consolidated_at_once_and_written_by_the_cluster(
-        tmp_path, client):
+def test_a_datatree_with_compute_false_is_consolidated_at_once_and_written_by_the_cluster(tmp_path, client):
     from dask.delayed import Delayed
 
     rng = np.random.default_rng(5)
-    tree = xr.DataTree.from_dict({
-        "/": xr.Dataset({"top": (("t",), rng.normal(size=12))}).chunk({"t": 5}),
-        "/obs": xr.Dataset({"v": (("t", "x"), rng.normal(size=(12, 6)))}).chunk({"t": 5}),
-        "/obs/deep": xr.Dataset({"w": (("x",), np.arange(6.0))}).chunk({"x": 4})})
+    tree = xr.DataTree.from_dict(
+        {
+            "/": xr.Dataset({"top": (("t",), rng.normal(size=12))}).chunk({"t": 5}),
+            "/obs": xr.Dataset({"v": (("t", "x"), rng.normal(size=(12, 6)))}).chunk({"t": 5}),
+            "/obs/deep": xr.Dataset({"w": (("x",), np.arange(6.0))}).chunk({"x": 4}),
+        }
+    )
     path = tmp_path / "tree.zarr"
-    delayed = tree.zarrforge.to_zarr(str(path), compute=False,
-                                     encoding={"/": {"top": {"chunks": (4,)}}})
+    delayed = tree.zarrforge.to_zarr(str(path), compute=False, encoding={"/": {"top": {"chunks": (4,)}}})
     assert isinstance(delayed, Delayed)
     assert zf.open_array(str(path), "obs/v").nchunks_initialized == 0  # nothing written yet
     # the metadata is consolidated at once, as xarray's writer does (region writes and
@@ -403,12 +440,16 @@ def test_a_datatree_with_compute_false_is_consolidated_at_once_and_written_by_th
 def test_a_datatree_appends_and_writes_regions_found_from_inherited_coordinates(tmp_path):
     """Child nodes inherit the time coordinate from the root and store none: region="auto"
     finds their place from the root's coordinate, as it does for the root's own data."""
+
     def tree(start: int, stop: int, scale: float = 1.0) -> xr.DataTree:
         t = np.arange(start, stop)
-        return xr.DataTree.from_dict({
-            "/": xr.Dataset({"r": (("t",), t * scale)}, coords={"t": t}),
-            "/obs": xr.Dataset({"v": (("t", "x"), np.outer(t, [1.0, 2.0]) * scale)}),
-            "/obs/deep": xr.Dataset({"w": (("t",), t * 3.0 * scale)})})
+        return xr.DataTree.from_dict(
+            {
+                "/": xr.Dataset({"r": (("t",), t * scale)}, coords={"t": t}),
+                "/obs": xr.Dataset({"v": (("t", "x"), np.outer(t, [1.0, 2.0]) * scale)}),
+                "/obs/deep": xr.Dataset({"w": (("t",), t * 3.0 * scale)}),
+            }
+        )
 
     path = tmp_path / "tree.zarr"
     tree(0, 4).zarrforge.to_zarr(str(path))
@@ -460,5 +501,6 @@ def test_a_variable_named_none_is_stored_as_xarrays_own_writer_stores_it(tmp_pat
     assert not (tmp_path / "new.zarr").exists()
     with pytest.raises(zf.errors.InvalidPathError, match=r"\['__x'\]"):
         zx.to_zarr(xr.Dataset({"__x": ("x", [1, 2])}), ours, mode="a")
-    assert sorted(p.name for p in ours.iterdir() if not p.name.startswith(".")) == [
-        "__values__"] + (["zarr.json"] if zarr_format == 3 else [])
+    assert sorted(p.name for p in ours.iterdir() if not p.name.startswith(".")) == ["__values__"] + (
+        ["zarr.json"] if zarr_format == 3 else []
+    )

@@ -40,14 +40,24 @@ def test_branch_tag_and_snapshot_by_url(repository):
     url = f"file:{path}|icechunk:"
     assert zf.open_group(url, mode="r").attrs["title"] == "first"
     assert zf.open_array(f"{url}g/a", mode="r")[...].tolist() == [0, 10, 20, 30, 40, 50]
-    assert zf.open_array(f"file:{path}|icechunk:@branch.main/g/a", mode="r")[...].tolist() == \
-        [0, 10, 20, 30, 40, 50]
-    assert zf.open_array(f"file:{path}|icechunk:@branch.dev/g/a", mode="r")[...].tolist() == \
-        [-1, -1, 2, 3, 4, 5]
-    assert zf.open_array(f"file:{path}|icechunk:@tag.v1/g/a", mode="r")[...].tolist() == \
-        list(range(6))
-    assert zf.open_array(f"file:{path}|icechunk:@{first}/g/a", mode="r")[...].tolist() == \
-        list(range(6))
+    assert zf.open_array(f"file:{path}|icechunk:@branch.main/g/a", mode="r")[...].tolist() == [
+        0,
+        10,
+        20,
+        30,
+        40,
+        50,
+    ]
+    assert zf.open_array(f"file:{path}|icechunk:@branch.dev/g/a", mode="r")[...].tolist() == [
+        -1,
+        -1,
+        2,
+        3,
+        4,
+        5,
+    ]
+    assert zf.open_array(f"file:{path}|icechunk:@tag.v1/g/a", mode="r")[...].tolist() == list(range(6))
+    assert zf.open_array(f"file:{path}|icechunk:@{first}/g/a", mode="r")[...].tolist() == list(range(6))
     # the pipeline's path comes first, path= joins below it; the format is v3
     assert zf.open_array(f"file:{path}|icechunk:g", "a", mode="r").shape == (6,)
     assert zf.open_array(f"{path}|icechunk:|zarr3:g/a", mode="r")[5] == 50
@@ -57,8 +67,10 @@ def test_branch_tag_and_snapshot_by_url(repository):
 
 def test_a_write_through_a_url_is_refused_before_anything_is_opened(repository):
     path, _ = repository
-    for call in (lambda: zf.open_group(f"file:{path}|icechunk:", mode="a"),
-                 lambda: zf.create_array(f"file:{path}|icechunk:new", shape=(2,), dtype="i1")):
+    for call in (
+        lambda: zf.open_group(f"file:{path}|icechunk:", mode="a"),
+        lambda: zf.create_array(f"file:{path}|icechunk:new", shape=(2,), dtype="i1"),
+    ):
         with pytest.raises(URLPipelineError, match=r"segment 2 'icechunk:.*session\.commit"):
             call()
     reader = zf.open_array(f"file:{path}|icechunk:g/a", mode="r")
@@ -66,10 +78,15 @@ def test_a_write_through_a_url_is_refused_before_anything_is_opened(repository):
         reader[0] = 1
 
 
-@pytest.mark.parametrize("body, error", [
-    ("@", "is not a version"), ("@branch./g", "needs a branch name"),
-    ("@tag.", "needs a tag name"), ("@no-such.thing/g", "is not a version"),
-])
+@pytest.mark.parametrize(
+    "body, error",
+    [
+        ("@", "is not a version"),
+        ("@branch./g", "needs a branch name"),
+        ("@tag.", "needs a tag name"),
+        ("@no-such.thing/g", "is not a version"),
+    ],
+)
 def test_malformed_versions_are_refused_naming_the_segment(body, error):
     segment = Segment("icechunk", body, f"icechunk:{body}", 1, url=f"file:/r|icechunk:{body}")
     with pytest.raises(URLPipelineError, match=f"segment 2 .*{error}"):
@@ -91,23 +108,36 @@ def test_missing_branches_repositories_and_unusable_bases_are_named(repository, 
 
 def test_a_repository_on_s3_served_by_moto_on_loopback(moto_s3):
     endpoint, bucket = moto_s3
-    storage = icechunk.s3_storage(bucket=bucket, prefix="data/repo", endpoint_url=endpoint,
-                                  allow_http=True, force_path_style=True, region="us-east-1",
-                                  access_key_id="testing", secret_access_key="testing")
+    storage = icechunk.s3_storage(
+        bucket=bucket,
+        prefix="data/repo",
+        endpoint_url=endpoint,
+        allow_http=True,
+        force_path_style=True,
+        region="us-east-1",
+        access_key_id="testing",
+        secret_access_key="testing",
+    )
     session = icechunk.Repository.create(storage).writable_session("main")
     values = np.arange(35, dtype="float32").reshape(5, 7)
-    zf.create_array(session.store, "t", shape=values.shape, chunks=(2, 3),
-                    dtype="float32")[...] = values
+    zf.create_array(session.store, "t", shape=values.shape, chunks=(2, 3), dtype="float32")[...] = values
     session.commit("zarrforge on s3")
-    options = {"key": "testing", "secret": "testing",
-               "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"}}
-    opened = zf.open_array(f"s3://{bucket}/data/repo|icechunk:t", mode="r",
-                           storage_options=options)
+    options = {
+        "key": "testing",
+        "secret": "testing",
+        "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"},
+    }
+    opened = zf.open_array(f"s3://{bucket}/data/repo|icechunk:t", mode="r", storage_options=options)
     np.testing.assert_array_equal(opened[...], values)
     np.testing.assert_array_equal(
-        zf.open_array(f"s3://{bucket}/data/repo|icechunk:@branch.main", "t", mode="r",
-                      storage_options={"endpoint_url": endpoint, "key": "testing",
-                                       "secret": "testing"})[1:3, 4], values[1:3, 4])
+        zf.open_array(
+            f"s3://{bucket}/data/repo|icechunk:@branch.main",
+            "t",
+            mode="r",
+            storage_options={"endpoint_url": endpoint, "key": "testing", "secret": "testing"},
+        )[1:3, 4],
+        values[1:3, 4],
+    )
 
 
 # --- the icechunk: adapter against the URL adapter conformance suite -----------------------
@@ -128,8 +158,9 @@ class TestIcechunkAdapter(URLAdapterConformance):
         repo = icechunk.Repository.create(icechunk.local_filesystem_storage(str(path)))
         session = repo.writable_session("main")
         values = np.arange(12, dtype="int32").reshape(3, 4)
-        zf.create_array(session.store, "g/a", shape=values.shape, chunks=(2, 2),
-                        dtype="int32")[...] = values
+        zf.create_array(session.store, "g/a", shape=values.shape, chunks=(2, 2), dtype="int32")[...] = values
         session.commit("for the conformance suite")
-        return [PipelineCase(f"file:{path}|icechunk:", arrays={"g/a": values}),
-                PipelineCase(f"file:{path}|icechunk:@branch.main/g", arrays={"a": values})]
+        return [
+            PipelineCase(f"file:{path}|icechunk:", arrays={"g/a": values}),
+            PipelineCase(f"file:{path}|icechunk:@branch.main/g", arrays={"a": values}),
+        ]

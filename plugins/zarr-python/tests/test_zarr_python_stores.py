@@ -47,8 +47,7 @@ def test_a_store_path_is_its_store_with_its_path_below():
     store_path = zarr.storage.StorePath(zarr.storage.MemoryStore(), "sub/dir")
     written = zf.create_array(store_path, shape=(4,), chunks=(2,), dtype="i4")
     written[:] = np.arange(4)
-    assert sorted(store_path.store._store_dict) == ["sub/dir/c/0", "sub/dir/c/1",
-                                                    "sub/dir/zarr.json"]
+    assert sorted(store_path.store._store_dict) == ["sub/dir/c/0", "sub/dir/c/1", "sub/dir/zarr.json"]
     assert zarr.open_array(store_path.store, path="sub/dir", mode="r")[:].tolist() == [0, 1, 2, 3]
     assert zf.open_array(store_path, mode="r")[:].tolist() == [0, 1, 2, 3]
 
@@ -99,8 +98,7 @@ def test_a_zarr_python_store_is_accepted_wherever_zarrforge_takes_a_store(tmp_pa
     store = zarr.storage.LocalStore(tmp_path / "data")
     array = zf.create_array(store, "g/x", shape=(10, 7), chunks=(3, 4), dtype="int32")
     array[...] = np.arange(70).reshape(10, 7)
-    np.testing.assert_array_equal(zarr.open_array(store, path="g/x")[...],
-                                  np.arange(70).reshape(10, 7))
+    np.testing.assert_array_equal(zarr.open_array(store, path="g/x")[...], np.arange(70).reshape(10, 7))
     group = zf.open_group(store, "g", mode="r")
     assert [name for name, _ in group.members()] == ["x"]
     with pytest.raises(zf.errors.ReadOnlyError):
@@ -122,14 +120,14 @@ def test_icechunk_written_by_zarrforge_is_read_by_zarr_python_after_commit(tmp_p
     group = zf.open_group(session.store, mode="a")
     group.attrs["title"] = "zarrforge in icechunk"
     values = np.random.default_rng(0).normal(size=(40, 30)).astype("float32")
-    group.create_array("t", shape=values.shape, dtype="float32", chunks=(16, 16),
-                       shards=(32, 32))[...] = values
+    group.create_array("t", shape=values.shape, dtype="float32", chunks=(16, 16), shards=(32, 32))[...] = (
+        values
+    )
     snapshot = session.commit("written by zarrforge")
 
     # a session opened before the commit is not needed: a new one sees it; so does
     # a read-only session at the snapshot
-    for reader in (repo.readonly_session(branch="main"),
-                   repo.readonly_session(snapshot_id=snapshot)):
+    for reader in (repo.readonly_session(branch="main"), repo.readonly_session(snapshot_id=snapshot)):
         opened = zarr.open_group(reader.store, mode="r")
         assert opened.attrs["title"] == "zarrforge in icechunk"
         np.testing.assert_array_equal(opened["t"][...], values)
@@ -153,7 +151,8 @@ def test_icechunk_written_by_zarr_python_is_read_and_extended_by_zarrforge(tmp_p
     expected = np.arange(20)
     expected[3:7] = -1
     np.testing.assert_array_equal(
-        zarr.open_array(repo.readonly_session(branch="main").store, path="v")[...], expected)
+        zarr.open_array(repo.readonly_session(branch="main").store, path="v")[...], expected
+    )
 
 
 def test_a_read_only_icechunk_session_refuses_writes_before_touching_it(tmp_path):
@@ -169,14 +168,22 @@ def test_a_read_only_icechunk_session_refuses_writes_before_touching_it(tmp_path
 
 def test_icechunk_on_s3_storage_served_by_moto_on_loopback(moto_s3):
     endpoint, bucket = moto_s3
-    storage = icechunk.s3_storage(bucket=bucket, prefix="repo", endpoint_url=endpoint,
-                                  allow_http=True, force_path_style=True, region="us-east-1",
-                                  access_key_id="testing", secret_access_key="testing")
+    storage = icechunk.s3_storage(
+        bucket=bucket,
+        prefix="repo",
+        endpoint_url=endpoint,
+        allow_http=True,
+        force_path_style=True,
+        region="us-east-1",
+        access_key_id="testing",
+        secret_access_key="testing",
+    )
     repo = icechunk.Repository.create(storage)
     session = repo.writable_session("main")
     values = np.arange(600, dtype="float64").reshape(20, 30)
-    zf.create_array(session.store, "s3/array", shape=values.shape, chunks=(8, 8),
-                    dtype="float64")[...] = values
+    zf.create_array(session.store, "s3/array", shape=values.shape, chunks=(8, 8), dtype="float64")[...] = (
+        values
+    )
     session.commit("zarrforge on s3")
     reopened = icechunk.Repository.open(storage).readonly_session(branch="main")
     np.testing.assert_array_equal(zarr.open_array(reopened.store, path="s3/array")[...], values)

@@ -45,12 +45,18 @@ class CountingStore(WrapperStore):
 
 def build_v3(store=None):
     root = zf.create_group(store, attributes={"title": "test", "version": 2, "nested": {"a": [1, 2]}})
-    t = root.create_array("temperature", shape=(20, 30), dtype="float32", chunks=(10, 10),
-                          fill_value=float("nan"), dimension_names=["y", "x"],
-                          compressors=["gzip", "crc32c"], attributes={"units": "K"})
+    t = root.create_array(
+        "temperature",
+        shape=(20, 30),
+        dtype="float32",
+        chunks=(10, 10),
+        fill_value=float("nan"),
+        dimension_names=["y", "x"],
+        compressors=["gzip", "crc32c"],
+        attributes={"units": "K"},
+    )
     t[:] = np.arange(600, dtype="float32").reshape(20, 30)
-    root.create_array("obs/counts", shape=(64,), dtype="int16", chunks=(4,), shards=(16,),
-                      fill_value=-1)
+    root.create_array("obs/counts", shape=(64,), dtype="int16", chunks=(4,), shards=(16,), fill_value=-1)
     root.create_group("obs/empty", attributes={"note": None})
     root.create_array("obs/flags", shape=(5, 5), dtype="bool", chunks=(5, 5), compressors=None)
     root.create_array("scalar", shape=(), dtype="complex64", fill_value=[1.0, -2.0])
@@ -59,8 +65,15 @@ def build_v3(store=None):
 
 def build_v2(store=None):
     root = zf.create_group(store, attributes={"title": "v2"}, zarr_format=2)
-    root.create_array("a", shape=(10, 10), dtype="<f8", chunks=(5, 5), fill_value=float("nan"),
-                      dimension_names=["y", "x"], attributes={"units": "m"})
+    root.create_array(
+        "a",
+        shape=(10, 10),
+        dtype="<f8",
+        chunks=(5, 5),
+        fill_value=float("nan"),
+        dimension_names=["y", "x"],
+        attributes={"units": "m"},
+    )
     root.create_array("g/b", shape=(7,), dtype="<i4", chunks=(3,), compressors=None)
     return root
 
@@ -120,9 +133,17 @@ def test_validate_reports_changed_dtype_missing_member_and_extra_attribute_with_
     assert spec.validate(store) == []
 
     root = zf.open_group(store, mode="r+")
-    root.create_array("temperature", shape=(20, 30), dtype="int32", chunks=(10, 10),
-                      dimension_names=["y", "x"], compressors=["gzip", "crc32c"],
-                      attributes={"units": "K"}, fill_value=0, overwrite=True)
+    root.create_array(
+        "temperature",
+        shape=(20, 30),
+        dtype="int32",
+        chunks=(10, 10),
+        dimension_names=["y", "x"],
+        compressors=["gzip", "crc32c"],
+        attributes={"units": "K"},
+        fill_value=0,
+        overwrite=True,
+    )
     del root["obs/flags"]
     root["obs/empty"].attrs["added"] = [1, 2]
     root.create_group("surprise")
@@ -150,8 +171,7 @@ def test_validate_v2_changed_dtype():
     store = build_v2().store
     spec = GroupSpec.from_zarr(store)
     root = zf.open_group(store, mode="r+")
-    root.create_array("g/b", shape=(7,), dtype="<i8", chunks=(3,), compressors=None,
-                      overwrite=True)
+    root.create_array("g/b", shape=(7,), dtype="<i8", chunks=(3,), compressors=None, overwrite=True)
     assert spec.validate(store) == [Difference("/g/b", "changed", "dtype", "<i4", "<i8")]
 
 
@@ -184,20 +204,26 @@ def test_from_zarr_reads_consolidated_metadata_once():
     spec = GroupSpec.from_zarr(counting)
     # the root's document, holding the view, and the one batched probe every open makes
     # for a killed write's marker (storing/unfinished.py, warn_if_unfinished)
-    assert counting.requests == [("get", "zarr.json"),
-                                 ("get_many", ["__zarrforge_unfinished.json"])]
+    assert counting.requests == [("get", "zarr.json"), ("get_many", ["__zarrforge_unfinished.json"])]
     assert spec == walked
     assert sum(1 for _ in spec.walk()) == 1 + 12 * 4
 
 
 def test_to_zarr_refuses_to_clobber_unless_asked():
     store = build_v3().store
-    other = GroupSpecV3(attributes={"other": True}, members={
-        "temperature": ArraySpecV3(shape=(3,), data_type="uint8",
-                                   chunk_grid={"name": "regular",
-                                               "configuration": {"chunk_shape": [3]}},
-                                   chunk_key_encoding={"name": "default"},
-                                   fill_value=0, codecs=[{"name": "bytes"}])})
+    other = GroupSpecV3(
+        attributes={"other": True},
+        members={
+            "temperature": ArraySpecV3(
+                shape=(3,),
+                data_type="uint8",
+                chunk_grid={"name": "regular", "configuration": {"chunk_shape": [3]}},
+                chunk_key_encoding={"name": "default"},
+                fill_value=0,
+                codecs=[{"name": "bytes"}],
+            )
+        },
+    )
     before = {k: store.get(k) for k in store.list()}
     with pytest.raises(ContainsNodeError, match="overwrite=True"):
         other.to_zarr(store)
@@ -262,8 +288,7 @@ def test_to_zarr_keeps_an_ancestors_consolidated_metadata_current():
 
 def test_extra_properties_and_the_members_renaming_rule_round_trip():
     marker = {"must_understand": False, "note": "a future group field"}
-    spec = GroupSpecV3(attributes={"a": 1}, extra={"members": marker},
-                       members={"child": GroupSpecV3()})
+    spec = GroupSpecV3(attributes={"a": 1}, extra={"members": marker}, members={"child": GroupSpecV3()})
     document = spec.to_json()
     assert document["_members"] == marker
     assert document["members"] == {"child": GroupSpecV3().to_json()}

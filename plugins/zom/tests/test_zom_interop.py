@@ -16,9 +16,15 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWa
 
 def write_with_zarr_python(path: str, zarr_format: int) -> None:
     root = zarr.open_group(path, mode="w", zarr_format=zarr_format, attributes={"made": "zarr"})
-    a = root.create_array("a", shape=(6, 8), chunks=(3, 4), dtype="float64", fill_value=np.nan,
-                          attributes={"units": "m"},
-                          **({"dimension_names": ["y", "x"]} if zarr_format == 3 else {}))
+    a = root.create_array(
+        "a",
+        shape=(6, 8),
+        chunks=(3, 4),
+        dtype="float64",
+        fill_value=np.nan,
+        attributes={"units": "m"},
+        **({"dimension_names": ["y", "x"]} if zarr_format == 3 else {}),
+    )
     a[:] = np.arange(48.0).reshape(6, 8)
     sub = root.create_group("sub", attributes={"level": 1})
     sub.create_array("b", shape=(10,), chunks=(5,), dtype="int32", fill_value=-1)

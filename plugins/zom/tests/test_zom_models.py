@@ -25,10 +25,14 @@ EXAMPLE_V2 = json.loads((HERE / "zep6_example_v2.json").read_text())
 
 
 def array_v3(**changes):
-    fields = {"shape": (4, 4), "data_type": "int32",
-                  "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 2]}},
-                  "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
-                  "fill_value": 0, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}
+    fields = {
+        "shape": (4, 4),
+        "data_type": "int32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2, 2]}},
+        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+        "fill_value": 0,
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+    }
     fields.update(changes)
     return ArraySpecV3(**fields)
 
@@ -45,8 +49,7 @@ def test_the_zeps_v3_example_follows_both_schemas_and_round_trips():
 
 
 def test_the_zeps_v2_example_and_the_errata():
-    verbatim = {(i.node, i.location, i.message) for i in
-                zom.schema_issues(EXAMPLE_V2, verbatim=True)}
+    verbatim = {(i.node, i.location, i.message) for i in zom.schema_issues(EXAMPLE_V2, verbatim=True)}
     # The ZEP's own v2 schema rejects its own v2 example: the 'attributess' typo, the
     # zarr_format property, a null compressor and '{}' filters.
     messages = " ".join(m for _, _, m in verbatim)
@@ -60,10 +63,15 @@ def test_the_zeps_v2_example_and_the_errata():
     fixed["members"]["foo"]["filters"] = None
     spec = zom.from_json(fixed)
     assert isinstance(spec, GroupSpecV2)
-    assert spec.members["foo"] == ArraySpecV2(shape=(1000, 1000), chunks=(100, 100), dtype="|u1",
-                                              compressor=None, fill_value=0,
-                                              dimension_separator="/",
-                                              attributes={"baz": True})
+    assert spec.members["foo"] == ArraySpecV2(
+        shape=(1000, 1000),
+        chunks=(100, 100),
+        dtype="|u1",
+        compressor=None,
+        fill_value=0,
+        dimension_separator="/",
+        attributes={"baz": True},
+    )
     assert zom.from_json(spec.to_json()) == spec
 
 
@@ -72,8 +80,9 @@ def test_corrected_schemas_accept_what_the_verbatim_ones_accept():
         verbatim, fixed = zom.json_schema(fmt, verbatim=True), zom.json_schema(fmt)
         assert verbatim != fixed and len(zom.ERRATA[fmt]) >= 4
         assert "$schema" not in verbatim
-    spec = GroupSpecV3(members={"a": array_v3(codecs=[{"name": "bytes"}, {"name": "crc32c"}],
-                                               dimension_names=["x", None])})
+    spec = GroupSpecV3(
+        members={"a": array_v3(codecs=[{"name": "bytes"}, {"name": "crc32c"}], dimension_names=["x", None])}
+    )
     assert zom.schema_issues(spec.to_json()) == []
     verbatim = zom.schema_issues(spec.to_json(), verbatim=True)
     assert {i.location for i in verbatim} == {"codecs[0]", "codecs[1]", "dimension_names"}
@@ -85,8 +94,11 @@ def test_schema_issues_name_the_node_and_the_field():
     document["members"]["g"]["attributes"] = []
     del document["members"]["g"]["members"]["a"]["codecs"]
     issues = zom.schema_issues(document)
-    assert {(i.node, i.location) for i in issues} == {("/g", "attributes"), ("/g/a", "shape[1]"),
-                                                      ("/g/a", "")}
+    assert {(i.node, i.location) for i in issues} == {
+        ("/g", "attributes"),
+        ("/g/a", "shape[1]"),
+        ("/g/a", ""),
+    }
     assert any("'codecs' is a required property" in i.message for i in issues)
     with pytest.raises(SchemaValidationError) as info:
         zom.from_json(document)
@@ -131,12 +143,20 @@ def test_the_members_renaming_rule():
     assert zom.to_zom_properties({"members": 1}) == {"_members": 1}
     assert zom.to_zom_properties({"members": 1, "_members": 2}) == {"_members": 2, "__members": 1}
     assert zom.to_zom_properties({"members": 1, "_members": 2, "__members": 3}) == {
-        "_members": 2, "__members": 3, "___members": 1}
-    for zarr in ({}, {"members": 1}, {"members": 1, "_members": 2},
-                 {"members": 1, "_members": 2, "__members": 3, "x": 4}):
+        "_members": 2,
+        "__members": 3,
+        "___members": 1,
+    }
+    for zarr in (
+        {},
+        {"members": 1},
+        {"members": 1, "_members": 2},
+        {"members": 1, "_members": 2, "__members": 3, "x": 4},
+    ):
         assert zom.from_zom_properties(zom.to_zom_properties(zarr)) == zarr
-    spec = GroupSpecV3(extra={"members": {"must_understand": False},
-                              "_members": {"must_understand": False, "v": 2}})
+    spec = GroupSpecV3(
+        extra={"members": {"must_understand": False}, "_members": {"must_understand": False, "v": 2}}
+    )
     document = spec.to_json()
     assert document["__members"] == {"must_understand": False}
     assert document["_members"] == {"must_understand": False, "v": 2}
@@ -145,16 +165,32 @@ def test_the_members_renaming_rule():
 
 
 def test_diff_of_two_models():
-    expected = GroupSpecV3(attributes={"a": 1, "b": {"c": 2}}, members={
-        "x": array_v3(codecs=[{"name": "bytes", "configuration": {"endian": "little"}},
-                              {"name": "gzip", "configuration": {"level": 1}}]),
-        "y": GroupSpecV3(),
-        "z": array_v3()})
-    found = GroupSpecV3(attributes={"b": {"c": 3}, "d": 4}, members={
-        "x": array_v3(codecs=[{"name": "bytes", "configuration": {"endian": "little"}},
-                              {"name": "gzip", "configuration": {"level": 5}}]),
-        "y": array_v3(),
-        "w": GroupSpecV3()})
+    expected = GroupSpecV3(
+        attributes={"a": 1, "b": {"c": 2}},
+        members={
+            "x": array_v3(
+                codecs=[
+                    {"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "gzip", "configuration": {"level": 1}},
+                ]
+            ),
+            "y": GroupSpecV3(),
+            "z": array_v3(),
+        },
+    )
+    found = GroupSpecV3(
+        attributes={"b": {"c": 3}, "d": 4},
+        members={
+            "x": array_v3(
+                codecs=[
+                    {"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "gzip", "configuration": {"level": 5}},
+                ]
+            ),
+            "y": array_v3(),
+            "w": GroupSpecV3(),
+        },
+    )
     assert zom.diff(expected, found) == [
         Difference("/", "missing", "attributes.a", 1, None),
         Difference("/", "changed", "attributes.b.c", 2, 3),
@@ -165,15 +201,16 @@ def test_diff_of_two_models():
         Difference("/w", "extra", None, None, GroupSpecV3()),
     ]
     assert expected.diff(expected) == []
-    assert zom.diff(GroupSpecV3(), GroupSpecV2()) == [
-        Difference("/", "changed", "zarr_format", 3, 2)]
+    assert zom.diff(GroupSpecV3(), GroupSpecV2()) == [Difference("/", "changed", "zarr_format", 3, 2)]
     odd = zom.diff(GroupSpecV3(attributes={"a.b": 1}), GroupSpecV3(attributes={"a.b": 2}))
     assert odd[0].field == "attributes['a.b']"
 
 
 def test_flatten_and_rebuild():
-    spec = GroupSpecV3(attributes={"r": 1}, members={
-        "g": GroupSpecV3(members={"a": array_v3(), "h": GroupSpecV3()}), "b": array_v3()})
+    spec = GroupSpecV3(
+        attributes={"r": 1},
+        members={"g": GroupSpecV3(members={"a": array_v3(), "h": GroupSpecV3()}), "b": array_v3()},
+    )
     flat = spec.flatten()
     assert list(flat) == ["/", "/g", "/g/a", "/g/h", "/b"]
     assert flat["/g"] == GroupSpecV3()

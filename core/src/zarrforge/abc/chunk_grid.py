@@ -129,15 +129,19 @@ class RegularDimension(DimensionChunking):
 
 #: The helpers a grid inherits and the engine calls by name: each with its kind and
 #: what it is, for the error that refuses a subclass giving the name another meaning.
-GRID_HELPERS = types.MappingProxyType({
-    "representative_chunk_shapes": ("method", "representative_chunk_shapes(), the chunk "
-                                    "shapes that show every distinct chunk size"),
-    "grid_shape": ("property", "grid_shape, the number of chunks along each dimension"),
-    "chunk_shape": ("method", "chunk_shape(coords), the stored shape of one chunk"),
-    "chunk_origin": ("method", "chunk_origin(coords), the first index of one chunk"),
-    "chunk_extent": ("method", "chunk_extent(coords), the in-bounds shape of one chunk"),
-    "nchunks": ("property", "nchunks, the number of chunks of the grid"),
-})
+GRID_HELPERS = types.MappingProxyType(
+    {
+        "representative_chunk_shapes": (
+            "method",
+            "representative_chunk_shapes(), the chunk shapes that show every distinct chunk size",
+        ),
+        "grid_shape": ("property", "grid_shape, the number of chunks along each dimension"),
+        "chunk_shape": ("method", "chunk_shape(coords), the stored shape of one chunk"),
+        "chunk_origin": ("method", "chunk_origin(coords), the first index of one chunk"),
+        "chunk_extent": ("method", "chunk_extent(coords), the in-bounds shape of one chunk"),
+        "nchunks": ("property", "nchunks, the number of chunks of the grid"),
+    }
+)
 
 
 def _is_kind(value: Any, kind: str) -> bool:
@@ -151,7 +155,8 @@ def _shadowing(owner: str, name: str, what: str) -> TypeError:
     return TypeError(
         f"{owner} {what}, but {name!r} is ChunkGrid's helper {meaning}: the engine calls "
         f"it on every grid. Keep your value under another name (such as '_{name}'), or "
-        f"override the helper with a {kind} of the same meaning")
+        f"override the helper with a {kind} of the same meaning"
+    )
 
 
 class ChunkGrid(ExtensionPoint):
@@ -163,19 +168,22 @@ class ChunkGrid(ExtensionPoint):
         super().__init_subclass__(**kwargs)
         for name, (kind, _) in GRID_HELPERS.items():
             if name in cls.__dict__ and not _is_kind(cls.__dict__[name], kind):
-                raise _shadowing(f"the chunk grid class {cls.__qualname__}", name,
-                                 f"defines {name!r} as a {type(cls.__dict__[name]).__name__}")
+                raise _shadowing(
+                    f"the chunk grid class {cls.__qualname__}",
+                    name,
+                    f"defines {name!r} as a {type(cls.__dict__[name]).__name__}",
+                )
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in GRID_HELPERS:
-            raise _shadowing(f"the chunk grid {type(self).__qualname__}", name,
-                             f"sets the attribute {name!r}")
+            raise _shadowing(
+                f"the chunk grid {type(self).__qualname__}", name, f"sets the attribute {name!r}"
+            )
         super().__setattr__(name, value)
 
     @classmethod
     @abstractmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None,
-                  shape: Sequence[int]) -> ChunkGrid:
+    def from_json(cls, name: str, configuration: dict[str, Any] | None, shape: Sequence[int]) -> ChunkGrid:
         """Build the grid from its metadata entry for an array of ``shape``."""
 
     @abstractmethod
@@ -197,8 +205,11 @@ class ChunkGrid(ExtensionPoint):
         return None
 
     def __eq__(self, other: object) -> bool:
-        return (type(other) is type(self) and other.to_json() == self.to_json()
-                and [d.length for d in other.dimensions] == [d.length for d in self.dimensions])
+        return (
+            type(other) is type(self)
+            and other.to_json() == self.to_json()
+            and [d.length for d in other.dimensions] == [d.length for d in self.dimensions]
+        )
 
     def __hash__(self) -> int:
         return hash((repr(self.to_json()), tuple(d.length for d in self.dimensions)))
@@ -221,7 +232,7 @@ class ChunkGrid(ExtensionPoint):
         base = tuple(s[0] for s in sizes)
         shapes = [base]
         for k, options in enumerate(sizes):
-            shapes.extend((*base[:k], size, *base[k + 1:]) for size in options[1:])
+            shapes.extend((*base[:k], size, *base[k + 1 :]) for size in options[1:])
         return shapes
 
     @property

@@ -139,7 +139,7 @@ class Codec(ExtensionPoint):
             return NotImplemented
         own = self.to_json()
         if "id" in document and str(own.get("name", "")).startswith(NUMCODECS_PREFIX):
-            own = {"id": own["name"][len(NUMCODECS_PREFIX):], **(own.get("configuration") or {})}
+            own = {"id": own["name"][len(NUMCODECS_PREFIX) :], **(own.get("configuration") or {})}
         return document == own
 
     def __hash__(self) -> int:
@@ -254,7 +254,8 @@ class BytesBytesCodec(Codec):
         if len(decoded) > expected_size:
             raise CorruptChunkError(
                 f"codec {self.to_json().get('name')!r} decoded {len(decoded)} bytes where the "
-                f"array's metadata allows {expected_size}; the chunk is corrupt")
+                f"array's metadata allows {expected_size}; the chunk is corrupt"
+            )
         return decoded
 
 
@@ -291,8 +292,9 @@ class VersionedRangeFetcher(ABC):
         """Can :meth:`read_version` be used (the store has versioned ranges)?"""
 
     @abstractmethod
-    def read_version(self, ranges: Sequence[Any], *,
-                     if_generation: Any = None) -> tuple[list[bytes] | None, Any]:
+    def read_version(
+        self, ranges: Sequence[Any], *, if_generation: Any = None
+    ) -> tuple[list[bytes] | None, Any]:
         """The bytes of ``ranges`` from one version of the chunk and that version's
         generation (``(None, ABSENT)``: no chunk); with ``if_generation``, from that
         version or :class:`~zarrforge.errors.ConflictError` (``Store.get_ranges``)."""
@@ -307,8 +309,7 @@ class PartialCodec(ABC):
     """
 
     @abstractmethod
-    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec,
-                       selection: tuple) -> np.ndarray | None:
+    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple) -> np.ndarray | None:
         """``chunk[selection]`` read through ``fetch``, or ``None`` if the chunk is absent.
 
         ``fetch(ranges)`` takes :class:`~zarrforge.abc.store.ByteRange` objects
@@ -322,8 +323,9 @@ class PartialCodec(ABC):
         """
 
     @abstractmethod
-    def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
-                       values: np.ndarray) -> bytes | None:
+    def encode_partial(
+        self, encoded: bytes, spec: ChunkSpec, selection: tuple, values: np.ndarray
+    ) -> bytes | None:
         """The stored chunk ``encoded`` with ``chunk[selection] = values`` applied;
         ``None`` when the result holds nothing but the fill value."""
 

@@ -52,10 +52,10 @@ class ArrayHandle(Protocol):
     name: str
     path: str
     shape: tuple[int, ...]
-    dtype: Any          # the numpy dtype
-    data_type: Any      # the zarrforge DataType
-    store: Any          # the Store the array lives in
-    format: Any         # its Format
+    dtype: Any  # the numpy dtype
+    data_type: Any  # the zarrforge DataType
+    store: Any  # the Store the array lives in
+    format: Any  # its Format
     read_only: bool
     metadata_model: Any
 
@@ -97,8 +97,11 @@ class Extension(ExtensionPoint):
         return None
 
     def __eq__(self, other: object) -> bool:
-        return (type(other) is type(self) and other.to_json() == self.to_json()
-                and other.must_understand == self.must_understand)
+        return (
+            type(other) is type(self)
+            and other.to_json() == self.to_json()
+            and other.must_understand == self.must_understand
+        )
 
     def __hash__(self) -> int:
         return hash(repr(self.to_json()))

@@ -160,8 +160,7 @@ class Format(ExtensionPoint):
         written, so that what JSON cannot hold fails first."""
 
     @abstractmethod
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
-                   rendered: Any = None) -> None:
+    def write_node(self, store: Store, path: str, metadata: NodeMetadata, rendered: Any = None) -> None:
         """Write the node's documents at ``path`` (``rendered``: ``render(metadata)`` made
         before); only documents whose bytes change are written, each whole."""
 
@@ -195,8 +194,7 @@ class Format(ExtensionPoint):
         return []
 
     @abstractmethod
-    def new_group(self, attributes: dict[str, Any] | None = None,
-                  extensions: Any = None) -> GroupMetadata:
+    def new_group(self, attributes: dict[str, Any] | None = None, extensions: Any = None) -> GroupMetadata:
         """Metadata of a new group, checked as ``new_array`` checks arrays. Both arguments
         are optional: ``None`` means no attributes and no extensions (the engine calls
         ``new_group()`` with none for the missing parent groups it writes)."""
@@ -296,7 +294,7 @@ class ChunksUnderNode:
         prefix = self.chunk_prefix(path)
         if not key.startswith(prefix):
             return None
-        return self.key_encoding(metadata).decode_key(key[len(prefix):], len(metadata.shape))
+        return self.key_encoding(metadata).decode_key(key[len(prefix) :], len(metadata.shape))
 
     def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
         coords = self._decoded(path, metadata, key)
@@ -304,8 +302,7 @@ class ChunksUnderNode:
             return None
         return coords
 
-    def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata
-                      ) -> Iterator[tuple[int, ...]]:
+    def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata) -> Iterator[tuple[int, ...]]:
         for key in store.list_prefix(self.chunk_prefix(path)):
             coords = self.chunk_coords(path, metadata, key)
             if coords is not None:
@@ -323,11 +320,10 @@ class ChunksUnderNode:
         for key in store.list_prefix(prefix):
             coords = self._decoded(path, metadata, key)
             if coords is None:
-                foreign_dirs.update(_directories(key[len(prefix):]))
+                foreign_dirs.update(_directories(key[len(prefix) :]))
             elif not _inside(coords, metadata):
                 outside.append(key)
-        return sorted(key for key in outside
-                      if foreign_dirs.isdisjoint(_directories(key[len(prefix):])))
+        return sorted(key for key in outside if foreign_dirs.isdisjoint(_directories(key[len(prefix) :])))
 
 
 def _inside(coords: Sequence[int], metadata: ArrayMetadata) -> bool:
@@ -338,4 +334,4 @@ def _directories(relative: str) -> list[str]:
     """The sub-directories ``relative`` (a key below a prefix) lies in: ``"c/1/2"`` is in
     ``"c/"`` and ``"c/1/"``."""
     parts = relative.split("/")[:-1]
-    return ["/".join(parts[:i + 1]) + "/" for i in range(len(parts))]
+    return ["/".join(parts[: i + 1]) + "/" for i in range(len(parts))]

@@ -71,8 +71,7 @@ class GroupMetadata:
     #: :class:`~zarrforge.metadata.indexed_view.IndexedEntries`)
     consolidated: Mapping[str, NodeMetadata | NodeDocument] | None = None
     extensions: tuple[ExtensionEntry, ...] = ()
-    format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False,
-                                                       repr=False)
+    format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
     #: why a consolidated view the group stores is not used (``consolidated`` is then
     #: ``None``): too large to read, say. The format keeps the stored view to write back.
     view_unused: str | None = dataclasses.field(default=None, compare=False)
@@ -94,8 +93,7 @@ class ArrayMetadata:
     storage_transformers: tuple[StorageTransformer, ...] = ()
     extra_fields: dict[str, Any] = dataclasses.field(default_factory=dict)
     extensions: tuple[ExtensionEntry, ...] = ()
-    format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False,
-                                                       repr=False)
+    format_data: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     node_type = "array"
 

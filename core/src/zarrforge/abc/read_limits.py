@@ -49,8 +49,7 @@ def draft_document_keys(path: str) -> list[str]:
 def is_document_key(key: str) -> bool:
     """Is ``key`` where a format keeps a metadata document (rather than a chunk)?"""
     name = key.rpartition("/")[2]
-    return name in DOCUMENT_NAMES or (key.startswith("meta/") and
-                                      _DRAFT_DOCUMENT.fullmatch(key) is not None)
+    return name in DOCUMENT_NAMES or (key.startswith("meta/") and _DRAFT_DOCUMENT.fullmatch(key) is not None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,23 +71,28 @@ class ReadLimit:
         if self.limit is not None and size > self.limit:
             raise self.refused(size, declared=declared)
 
-    def refused(self, size: int, *, declared: bool = False,
-                where: str = "") -> ZarrforgeError:
+    def refused(self, size: int, *, declared: bool = False, where: str = "") -> ZarrforgeError:
         """The error refusing the value at ``key``: ``size`` bytes declared by the backend
         (``declared``), or read so far when the read was stopped (at least that many)."""
         # a DocumentTooLargeError names its key itself (MetadataError's "in 'key': ")
         what = "the metadata document" if self.document else f"the stored value {self.key!r}"
         setting = f"zarrforge.config {self.setting}"
         if declared:
-            told = (f"{what}{where} declares {size} bytes, over the limit of {self.limit} "
-                    f"bytes ({setting}); it was not read")
+            told = (
+                f"{what}{where} declares {size} bytes, over the limit of {self.limit} "
+                f"bytes ({setting}); it was not read"
+            )
             example = size
         else:
-            told = (f"{what}{where} holds more than the limit of {self.limit} bytes "
-                    f"({setting}): the read stopped at {size} bytes")
+            told = (
+                f"{what}{where} holds more than the limit of {self.limit} bytes "
+                f"({setting}): the read stopped at {size} bytes"
+            )
             example = 2 * (self.limit or 1)
-        message = (f"{told}. Raise the limit to read it, e.g. zarrforge.config.set("
-                   f"{self.setting}={example}), or set it to None for no limit")
+        message = (
+            f"{told}. Raise the limit to read it, e.g. zarrforge.config.set("
+            f"{self.setting}={example}), or set it to None for no limit"
+        )
         if self.document:
             return DocumentTooLargeError(message, size=size, limit=self.limit or 0, key=self.key)
         return ResourceLimitError(message)
@@ -127,8 +131,11 @@ class BoundedBody:
         """Keep ``piece``; ``True`` once ``wanted`` bytes are kept (the body beyond them is
         not needed). The limit's error once the body is over the limit."""
         self.size += len(piece)
-        if self.bound.limit is not None and self.size > self.bound.limit and (
-                self.wanted is None or self.wanted > self.bound.limit):
+        if (
+            self.bound.limit is not None
+            and self.size > self.bound.limit
+            and (self.wanted is None or self.wanted > self.bound.limit)
+        ):
             self._pieces = []
             raise self.bound.refused(self.size)
         self._pieces.append(bytes(piece))
@@ -138,7 +145,7 @@ class BoundedBody:
         """Everything kept, cut at ``wanted``."""
         data = self._pieces[0] if len(self._pieces) == 1 else b"".join(self._pieces)
         self._pieces = []
-        return data if self.wanted is None else data[:self.wanted]
+        return data if self.wanted is None else data[: self.wanted]
 
 
 def read_limit(key: str) -> ReadLimit:

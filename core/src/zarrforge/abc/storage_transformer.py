@@ -57,8 +57,7 @@ class StorageTransformer(ExtensionPoint):
         """The metadata entry that rebuilds this transformer (``from_json`` of it is equal)."""
 
     @abstractmethod
-    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *,
-             path: str | None = None) -> Store:
+    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *, path: str | None = None) -> Store:
         """The store the array's chunk I/O goes through (``metadata``: the array's
         :class:`~zarrforge.abc.metadata.ArrayMetadata`, which itself holds transformers,
         so this module does not import it; ``path``: the array's node path). Declaring
@@ -70,8 +69,9 @@ class StorageTransformer(ExtensionPoint):
         """
 
 
-def wrap_store(transformer: StorageTransformer, store: Store, keys: ChunkKeys, metadata: Any,
-               *, path: str | None) -> Store:
+def wrap_store(
+    transformer: StorageTransformer, store: Store, keys: ChunkKeys, metadata: Any, *, path: str | None
+) -> Store:
     """``transformer.wrap(store, keys, metadata)``, with ``path=path`` when its ``wrap``
     takes it: every caller of ``wrap`` goes through here."""
     if _takes_path(type(transformer)):
@@ -85,5 +85,7 @@ def _takes_path(cls: type) -> bool:
         parameters = inspect.signature(cls.wrap).parameters.values()
     except (TypeError, ValueError):  # no signature to read (a builtin): the old call
         return False
-    return any((p.name == "path" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD))
-               or p.kind is p.VAR_KEYWORD for p in parameters)
+    return any(
+        (p.name == "path" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)) or p.kind is p.VAR_KEYWORD
+        for p in parameters
+    )

@@ -212,8 +212,11 @@ class Store(ExtensionPoint):
 
     def _check_conditional(self, key: str) -> None:
         if not self.capabilities.conditional_writes:
-            raise StoreError(f"the store {self!r} has no conditional writes (generations); "
-                             "check capabilities.conditional_writes first", key=key)
+            raise StoreError(
+                f"the store {self!r} has no conditional writes (generations); "
+                "check capabilities.conditional_writes first",
+                key=key,
+            )
 
     def get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         """The value at ``key`` and its generation (``(None, ABSENT)`` for no value)."""
@@ -231,11 +234,11 @@ class Store(ExtensionPoint):
         validate_key(key)
         self._check_writable(key)
         self._check_conditional(key)
-        return self._set_if(key, bytes(value) if not isinstance(value, bytes) else value,
-                            if_generation)
+        return self._set_if(key, bytes(value) if not isinstance(value, bytes) else value, if_generation)
 
-    def set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview], *,
-                     if_generation: Any) -> Any:
+    def set_parts_if(
+        self, key: str, parts: Sequence[bytes | bytearray | memoryview], *, if_generation: Any
+    ) -> Any:
         """:meth:`set_if` of the concatenation of ``parts`` (as :meth:`set_parts` is to
         :meth:`set`): a large metadata document goes to the store as the spans it was
         read in. Stores that write a list of buffers override ``_set_parts_if``; the
@@ -245,8 +248,9 @@ class Store(ExtensionPoint):
         self._check_conditional(key)
         return self._set_parts_if(key, parts, if_generation)
 
-    def _set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview],
-                      if_generation: Any) -> Any:
+    def _set_parts_if(
+        self, key: str, parts: Sequence[bytes | bytearray | memoryview], if_generation: Any
+    ) -> Any:
         return self._set_if(key, b"".join(parts), if_generation)
 
     def set_if_absent(self, key: str, value: bytes | bytearray | memoryview) -> Any:
@@ -261,20 +265,25 @@ class Store(ExtensionPoint):
         self._check_conditional(key)
         self._delete_if(key, if_generation)
 
-    def get_ranges(self, key: str, ranges: Sequence[ByteRange | None], *,
-                   if_generation: Any = None) -> tuple[list[bytes] | None, Any]:
+    def get_ranges(
+        self, key: str, ranges: Sequence[ByteRange | None], *, if_generation: Any = None
+    ) -> tuple[list[bytes] | None, Any]:
         """The bytes of ``ranges`` (``None``: the whole value) of the value at ``key``, all
         from one version of it, and that version's generation; ``(None, ABSENT)`` when
         there is no value. With ``if_generation``: from that version only, else
         :class:`~zarrforge.errors.ConflictError` (``capabilities.versioned_ranges``)."""
         validate_key(key)
         if not self.capabilities.versioned_ranges:
-            raise StoreError(f"the store {self!r} cannot read ranges of one version of a value; "
-                             "check capabilities.versioned_ranges first", key=key)
+            raise StoreError(
+                f"the store {self!r} cannot read ranges of one version of a value; "
+                "check capabilities.versioned_ranges first",
+                key=key,
+            )
         return self._get_ranges(key, list(ranges), if_generation)
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         raise StoreError(f"{type(self).__name__} does not implement _get_ranges", key=key)
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
@@ -310,7 +319,7 @@ class Store(ExtensionPoint):
         keys: set[str] = set()
         prefixes: set[str] = set()
         for key in self.list_prefix(prefix):
-            rest = key[len(prefix):]
+            rest = key[len(prefix) :]
             head, sep, _ = rest.partition("/")
             (prefixes if sep else keys).add(head + sep if sep else head)
         return ListDirResult(sorted(keys), sorted(prefixes))
@@ -349,8 +358,7 @@ class WrapperStore(Store):
     @property
     def capabilities(self) -> StoreCapabilities:  # type: ignore[override]
         inner = self.inner.capabilities
-        if (inner.conditional_writes or inner.versioned_ranges) and not \
-                self.forwards_conditional_writes:
+        if (inner.conditional_writes or inner.versioned_ranges) and not self.forwards_conditional_writes:
             return dataclasses.replace(inner, conditional_writes=False, versioned_ranges=False)
         return inner
 
@@ -367,8 +375,9 @@ class WrapperStore(Store):
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         return self.inner.get_versioned(key)
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         return self.inner.get_ranges(key, ranges, if_generation=if_generation)
 
     def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
@@ -378,8 +387,9 @@ class WrapperStore(Store):
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
         return self.inner.set_if(key, value, if_generation=if_generation)
 
-    def _set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview],
-                      if_generation: Any) -> Any:
+    def _set_parts_if(
+        self, key: str, parts: Sequence[bytes | bytearray | memoryview], if_generation: Any
+    ) -> Any:
         if type(self)._set_if is not WrapperStore._set_if:  # the wrapper must see the value whole
             return self._set_if(key, b"".join(parts), if_generation)
         return self.inner.set_parts_if(key, parts, if_generation=if_generation)
@@ -408,12 +418,15 @@ class WrapperStore(Store):
     def _overrides(self, single: str, batch: str) -> bool:
         """Does the subclass intercept ``single`` writes without handling ``batch``?"""
         cls = type(self)
-        return (getattr(cls, single) is not getattr(WrapperStore, single)
-                and getattr(cls, batch) is getattr(WrapperStore, batch))
+        return getattr(cls, single) is not getattr(WrapperStore, single) and getattr(cls, batch) is getattr(
+            WrapperStore, batch
+        )
 
     def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
-        items = [(validate_key(key), bytes(value) if not isinstance(value, bytes) else value)
-                 for key, value in items]
+        items = [
+            (validate_key(key), bytes(value) if not isinstance(value, bytes) else value)
+            for key, value in items
+        ]
         if items:
             self._check_writable(items[0][0])
         if self._overrides("_set", "_set_many"):

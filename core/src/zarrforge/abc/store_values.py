@@ -77,20 +77,30 @@ def validate_key(key: str) -> str:
     """Return ``key`` if it is a well-formed store key, else raise ``InvalidPathError``."""
     # The common key ("c/0/1", "a/zarr.json") passes these substring tests, which cost a
     # fraction of splitting it; anything they do not clear gets the full check below.
-    if (type(key) is str and key and key[0] not in "/." and key[-1] != "/" and "//" not in key
-            and "/." not in key and "\\" not in key and "\x00" not in key):
+    if (
+        type(key) is str
+        and key
+        and key[0] not in "/."
+        and key[-1] != "/"
+        and "//" not in key
+        and "/." not in key
+        and "\\" not in key
+        and "\x00" not in key
+    ):
         return key
     if not isinstance(key, str):
         raise InvalidPathError(f"store key must be a string, got {type(key).__name__} {key!r}")
     if key == "" or key.startswith("/") or "\\" in key or "\x00" in key:
         raise InvalidPathError(
             f"invalid store key {key!r}: keys are non-empty, relative, '/'-separated, "
-            "without backslashes or NUL characters")
+            "without backslashes or NUL characters"
+        )
     for segment in key.split("/"):
         if segment in ("", ".", ".."):
             raise InvalidPathError(
                 f"invalid store key {key!r}: segment {segment!r} is not allowed "
-                "(no empty, '.' or '..' segments)")
+                "(no empty, '.' or '..' segments)"
+            )
     return key
 
 

@@ -89,18 +89,23 @@ class Segment:
             return ""
         for part in decoded.split("/"):
             if part in ("", ".", "..") or "\\" in part or "\x00" in part:
-                raise self.error(f"the path {decoded!r} has an empty, '.' or '..' component "
-                                 "or a backslash/NUL; valid: names separated by single '/'")
+                raise self.error(
+                    f"the path {decoded!r} has an empty, '.' or '..' component "
+                    "or a backslash/NUL; valid: names separated by single '/'"
+                )
         return decoded
 
     def _decoded(self) -> str:
         """The body percent-decoded; a query or a malformed escape is an error."""
         if "?" in self.body:
-            raise self.error(f"'{self.scheme}:' takes a path and no query ('?'); write a '?' "
-                             "that belongs to the path as %3F")
+            raise self.error(
+                f"'{self.scheme}:' takes a path and no query ('?'); write a '?' "
+                "that belongs to the path as %3F"
+            )
         if _ESCAPE.search(self.body):
-            raise self.error("a '%' must start a percent-escape of two hex digits (%7C for "
-                             "'|', %25 for '%' itself)")
+            raise self.error(
+                "a '%' must start a percent-escape of two hex digits (%7C for '|', %25 for '%' itself)"
+            )
         try:
             return unquote(self.body, errors="strict")
         except UnicodeDecodeError:
@@ -119,14 +124,17 @@ class Segment:
     def not_first(self, example: str) -> None:
         """Raise unless this segment follows another (adapters that work on a base)."""
         if self.position == 0:
-            raise self.error(f"'{self.scheme}:' cannot start a pipeline: it works on what "
-                             f"the segments before it name, e.g. {example!r}")
+            raise self.error(
+                f"'{self.scheme}:' cannot start a pipeline: it works on what "
+                f"the segments before it name, e.g. {example!r}"
+            )
 
     def only_first(self, example: str) -> None:
         """Raise unless this segment is the root (adapters that build a store from nothing)."""
         if self.position != 0:
-            raise self.error(f"'{self.scheme}:' can only be the first segment of a "
-                             f"pipeline, e.g. {example!r}")
+            raise self.error(
+                f"'{self.scheme}:' can only be the first segment of a pipeline, e.g. {example!r}"
+            )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,8 +155,9 @@ class URLAdapter(ExtensionPoint):
 
     @classmethod
     @abstractmethod
-    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
-                storage_options: dict[str, Any]) -> PipelineState:
+    def resolve(
+        cls, base: PipelineState | None, segment: Segment, *, read_only: bool, storage_options: dict[str, Any]
+    ) -> PipelineState:
         """The state after ``segment``, given the state before it (``None`` at the root)."""
 
 
@@ -164,9 +173,11 @@ class FormatSegment(URLAdapter):
     format_name: ClassVar[str | None] = None
 
     @classmethod
-    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
-                storage_options: dict[str, Any]) -> PipelineState:
+    def resolve(
+        cls, base: PipelineState | None, segment: Segment, *, read_only: bool, storage_options: dict[str, Any]
+    ) -> PipelineState:
         segment.not_first(f"memory:|{segment.scheme}:group/array")
         assert base is not None
-        return dataclasses.replace(base, path=join_path(base.path, segment.path()),
-                                   zarr_format=cls.format_name)
+        return dataclasses.replace(
+            base, path=join_path(base.path, segment.path()), zarr_format=cls.format_name
+        )

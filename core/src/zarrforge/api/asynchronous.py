@@ -33,12 +33,42 @@ from . import synchronous
 
 # zarr-python 3.4.2's zarr.api.asynchronous.__all__
 ZARR_PYTHON_NAMES = (
-    "array", "consolidate_metadata", "copy", "copy_all", "copy_store", "create", "create_array",
-    "create_hierarchy", "empty", "empty_like", "from_array", "full", "full_like", "group",
-    "load", "ones", "ones_like", "open", "open_array", "open_consolidated", "open_group",
-    "open_like", "save", "save_array", "save_group", "tree", "zeros", "zeros_like")
-_ASYNCIO_FACE = {"create_array": create_array, "create_group": create_group, "open": open,
-                 "open_array": open_array, "open_group": open_group}
+    "array",
+    "consolidate_metadata",
+    "copy",
+    "copy_all",
+    "copy_store",
+    "create",
+    "create_array",
+    "create_hierarchy",
+    "empty",
+    "empty_like",
+    "from_array",
+    "full",
+    "full_like",
+    "group",
+    "load",
+    "ones",
+    "ones_like",
+    "open",
+    "open_array",
+    "open_consolidated",
+    "open_group",
+    "open_like",
+    "save",
+    "save_array",
+    "save_group",
+    "tree",
+    "zeros",
+    "zeros_like",
+)
+_ASYNCIO_FACE = {
+    "create_array": create_array,
+    "create_group": create_group,
+    "open": open,
+    "open_array": open_array,
+    "open_group": open_group,
+}
 
 
 def _blocking_node(value: Any) -> Any:
@@ -69,21 +99,24 @@ def coroutine_of(name: str, blocking: Callable[..., Any]) -> Callable[..., Await
     async def coroutine(*args: Any, **kwargs: Any) -> Any:
         args = tuple(_blocking_node(value) for value in args)
         kwargs = {key: _blocking_node(value) for key, value in kwargs.items()}
-        return _async_face(await run_blocking(
-            name, lambda: _read_whole(blocking(*args, **kwargs))))
+        return _async_face(await run_blocking(name, lambda: _read_whole(blocking(*args, **kwargs))))
 
     coroutine.__module__ = __name__
     # the blocking function's parameters; what it returns comes back as its async face
     coroutine.__signature__ = inspect.signature(blocking).replace(  # type: ignore[attr-defined]
-        return_annotation=inspect.Signature.empty)
-    coroutine.__doc__ = (f"``zarrforge.{name}`` as a coroutine, off the event loop "
-                         "(zarrforge.api.asynchronous's contract).\n\n" + (blocking.__doc__ or ""))
+        return_annotation=inspect.Signature.empty
+    )
+    coroutine.__doc__ = (
+        f"``zarrforge.{name}`` as a coroutine, off the event loop "
+        "(zarrforge.api.asynchronous's contract).\n\n" + (blocking.__doc__ or "")
+    )
     return coroutine
 
 
 # the blocking functions' coroutines, the asyncio face's own five in their place
 _FOUND: dict[str, Callable[..., Awaitable[Any]]] = {
     **{name: coroutine_of(name, getattr(synchronous, name)) for name in synchronous.__all__},
-    **_ASYNCIO_FACE}
+    **_ASYNCIO_FACE,
+}
 globals().update(_FOUND)
 __all__ = sorted(_FOUND)  # noqa: PLE0605  # computed from the table above

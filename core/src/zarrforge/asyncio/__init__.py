@@ -27,5 +27,14 @@ from .api import create_array, create_group, open, open_array, open_group  # noq
 from .arrays import AsyncArray, AsyncSelector
 from .groups import AsyncGroup, from_node
 
-__all__ = ["AsyncArray", "AsyncGroup", "AsyncSelector", "create_array", "create_group",
-           "from_node", "open", "open_array", "open_group"]
+__all__ = [
+    "AsyncArray",
+    "AsyncGroup",
+    "AsyncSelector",
+    "create_array",
+    "create_group",
+    "from_node",
+    "open",
+    "open_array",
+    "open_group",
+]

@@ -37,8 +37,7 @@ async def open(store: Any = None, path: str = "", **kwargs: Any) -> AsyncArray |
 async def create_array(store: Any = None, path: str = "", **kwargs: Any) -> AsyncArray:
     """``zarrforge.create_array``, off the loop (``data=``: see the module docstring)."""
     kwargs, data = data_argument(kwargs)
-    array = wrap(await run_blocking("create_array",
-                                    lambda: api.create_array(store, path, **kwargs)))
+    array = wrap(await run_blocking("create_array", lambda: api.create_array(store, path, **kwargs)))
     if data is not None:
         await array.setitem(Ellipsis, data)
     return array
@@ -46,5 +45,4 @@ async def create_array(store: Any = None, path: str = "", **kwargs: Any) -> Asyn
 
 async def create_group(store: Any = None, path: str = "", **kwargs: Any) -> AsyncGroup:
     """``zarrforge.create_group``, off the loop."""
-    return wrap(await run_blocking("create_group",
-                                   lambda: api.create_group(store, path, **kwargs)))
+    return wrap(await run_blocking("create_group", lambda: api.create_group(store, path, **kwargs)))

@@ -99,8 +99,7 @@ class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
 
     async def _write(self, kind: str, selection: Any, value: Any) -> None:
         array = self._node
-        await run_blocking(f"a write to {array.name!r}",
-                           lambda: array._write(kind, selection, value))
+        await run_blocking(f"a write to {array.name!r}", lambda: array._write(kind, selection, value))
 
     async def setitem(self, selection: Any, value: Any) -> None:
         """``array[selection] = value``, any selection ``Array.__setitem__`` takes."""
@@ -131,8 +130,7 @@ class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
         """``Array.append``: grow along ``axis`` and write ``data``; the new shape. A
         cancelled append keeps the old shape, as a failed one does."""
         array = self._node
-        return await run_blocking(f"append to {array.name!r}",
-                                  lambda: array.append(data, axis=axis))
+        return await run_blocking(f"append to {array.name!r}", lambda: array.append(data, axis=axis))
 
     async def nchunks_initialized(self) -> int:
         return await self._call("nchunks_initialized", lambda: self._node.nchunks_initialized)

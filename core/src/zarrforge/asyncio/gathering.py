@@ -43,7 +43,8 @@ class ReadGatherer:
             return
         requests = [(kind, selection) for kind, selection, _ in batch]
         submitted = parallel.async_call_pool().submit(
-            contextvars.copy_context().run, self._array._read_gathered, requests)
+            contextvars.copy_context().run, self._array._read_gathered, requests
+        )
 
         def finished(done: concurrent.futures.Future) -> None:
             try:

@@ -42,8 +42,9 @@ def from_node(node: Array | Group) -> AsyncArray | AsyncGroup:
     :class:`AsyncGroup` over the same store object, under a cancellation point. Reads
     nothing; each call returns a new face, and reads are gathered per face."""
     if not isinstance(node, (Array, Group)):
-        raise NodeTypeError(f"from_node: 'node' must be a zarrforge Array or Group, got "
-                            f"{node!r} (type {type(node).__name__})")
+        raise NodeTypeError(
+            f"from_node: 'node' must be a zarrforge Array or Group, got {node!r} (type {type(node).__name__})"
+        )
     return wrap(node)
 
 
@@ -62,11 +63,23 @@ class AsyncGroup(AsyncNode):
     _node: Group
 
     @classmethod
-    async def from_store(cls, store: Any, *, attributes: dict[str, Any] | None = None,
-                         zarr_format: Any = 3, overwrite: bool = False) -> AsyncGroup:
+    async def from_store(
+        cls,
+        store: Any,
+        *,
+        attributes: dict[str, Any] | None = None,
+        zarr_format: Any = 3,
+        overwrite: bool = False,
+    ) -> AsyncGroup:
         """``Group.from_store``, off the loop."""
-        return wrap(await run_blocking("from_store", lambda: Group.from_store(
-            store, attributes=attributes, zarr_format=zarr_format, overwrite=overwrite)))
+        return wrap(
+            await run_blocking(
+                "from_store",
+                lambda: Group.from_store(
+                    store, attributes=attributes, zarr_format=zarr_format, overwrite=overwrite
+                ),
+            )
+        )
 
     @classmethod
     async def open(cls, store: Any, zarr_format: Any = 3) -> AsyncGroup:
@@ -107,8 +120,9 @@ class AsyncGroup(AsyncNode):
         await self._call(f"delitem({name!r})", lambda: self._node.__delitem__(name))
 
     async def _listed(self, what: str, max_depth: int | None = 0) -> list[tuple[str, Any]]:
-        members = await self._call(what, lambda: [
-            (name, _resolved(node)) for name, node in self._node.members(max_depth)])
+        members = await self._call(
+            what, lambda: [(name, _resolved(node)) for name, node in self._node.members(max_depth)]
+        )
         return [(name, wrap(node)) for name, node in members]
 
     async def members(self, max_depth: int | None = 0) -> AsyncIterator[tuple[str, Any]]:
@@ -142,10 +156,17 @@ class AsyncGroup(AsyncNode):
         for name in await self._call("group_keys", self._node.group_keys):
             yield name
 
-    async def tree(self, level: int | None = None, *, max_nodes: int = 500, plain: bool = False,
-                   expand: bool | None = None) -> Any:
-        return await self._call("tree", lambda: self._node.tree(
-            level, max_nodes=max_nodes, plain=plain, expand=expand))
+    async def tree(
+        self,
+        level: int | None = None,
+        *,
+        max_nodes: int = 500,
+        plain: bool = False,
+        expand: bool | None = None,
+    ) -> Any:
+        return await self._call(
+            "tree", lambda: self._node.tree(level, max_nodes=max_nodes, plain=plain, expand=expand)
+        )
 
     # --- creation ------------------------------------------------------------------------
 
@@ -153,22 +174,24 @@ class AsyncGroup(AsyncNode):
         """``Group.create_array`` (``data=`` is written as a cancellable write once the
         array is created, as :func:`zarrforge.asyncio.create_array` does)."""
         kwargs, data = data_argument(kwargs)
-        array = await self._call(f"create_array({name!r})",
-                                 lambda: self._node.create_array(name, **kwargs))
+        array = await self._call(f"create_array({name!r})", lambda: self._node.create_array(name, **kwargs))
         created = wrap(array)
         if data is not None:
             await created.setitem(Ellipsis, data)
         return created
 
     async def create_group(self, name: str, **kwargs: Any) -> AsyncGroup:
-        return wrap(await self._call(f"create_group({name!r})",
-                                     lambda: self._node.create_group(name, **kwargs)))
+        return wrap(
+            await self._call(f"create_group({name!r})", lambda: self._node.create_group(name, **kwargs))
+        )
 
     async def require_group(self, name: str) -> AsyncGroup:
-        return wrap(await self._call(f"require_group({name!r})",
-                                     lambda: self._node.require_group(name)))
+        return wrap(await self._call(f"require_group({name!r})", lambda: self._node.require_group(name)))
 
-    async def require_array(self, name: str, *, shape: Any, dtype: Any = None,
-                            **kwargs: Any) -> AsyncArray:
-        return wrap(await self._call(f"require_array({name!r})", lambda: self._node.require_array(
-            name, shape=shape, dtype=dtype, **kwargs)))
+    async def require_array(self, name: str, *, shape: Any, dtype: Any = None, **kwargs: Any) -> AsyncArray:
+        return wrap(
+            await self._call(
+                f"require_array({name!r})",
+                lambda: self._node.require_array(name, shape=shape, dtype=dtype, **kwargs),
+            )
+        )

@@ -39,6 +39,5 @@ class AsyncNode(NodeProperties):
 
     async def update_attributes(self, new_attributes: dict[str, Any]) -> Self:
         """Set the keys of ``new_attributes`` (one read-modify-write); returns this node."""
-        await self._call("update_attributes",
-                         lambda: self._node.update_attributes(new_attributes))
+        await self._call("update_attributes", lambda: self._node.update_attributes(new_attributes))
         return self

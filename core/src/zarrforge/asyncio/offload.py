@@ -59,11 +59,14 @@ class _Flag:
         raise OperationCancelledError(
             f"{self.operation} was cancelled: its coroutine was cancelled, so the call stopped "
             "before this store request (chunks already stored hold the new values, the "
-            "others the old)", operation=self.operation)
+            "others the old)",
+            operation=self.operation,
+        )
 
 
 _current: contextvars.ContextVar[_Flag | None] = contextvars.ContextVar(
-    "zarrforge_async_cancellation", default=None)
+    "zarrforge_async_cancellation", default=None
+)
 
 
 async def run_blocking(operation: str, fn: Callable[[], T]) -> T:
@@ -142,8 +145,9 @@ class CancellationPoint(WrapperStore):
         _checkpoint()
         return super().get_versioned_many(keys)
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         _checkpoint()
         return self.inner.get_ranges(key, ranges, if_generation=if_generation)
 

@@ -47,16 +47,23 @@ from ..registries import registry
 
 # zarr-python's codec class name -> the codec's registered name
 CODEC_CLASSES: dict[str, str] = {
-    "BloscCodec": "blosc", "BytesCodec": "bytes", "CastValue": "cast_value",
-    "Crc32cCodec": "crc32c", "GzipCodec": "gzip", "ScaleOffset": "scale_offset",
-    "ShardingCodec": "sharding_indexed", "TransposeCodec": "transpose",
-    "VLenBytesCodec": "vlen-bytes", "VLenUTF8Codec": "vlen-utf8", "ZstdCodec": "zstd",
+    "BloscCodec": "blosc",
+    "BytesCodec": "bytes",
+    "CastValue": "cast_value",
+    "Crc32cCodec": "crc32c",
+    "GzipCodec": "gzip",
+    "ScaleOffset": "scale_offset",
+    "ShardingCodec": "sharding_indexed",
+    "TransposeCodec": "transpose",
+    "VLenBytesCodec": "vlen-bytes",
+    "VLenUTF8Codec": "vlen-utf8",
+    "ZstdCodec": "zstd",
 }
 
 # zarr-python names not provided, and why
 NOT_PROVIDED: dict[str, str] = {
     "SubchunkWriteOrder": "zarrforge's sharding codec writes the inner chunks of a shard in "
-                          "C order and takes no subchunk_write_order",
+    "C order and takes no subchunk_write_order",
 }
 
 
@@ -83,8 +90,9 @@ class BloscShuffle(StrEnum):
         """The member of blosc's integer code (0, 1, 2), as zarr-python's ``from_int``."""
         members = list(cls)
         if isinstance(num, bool) or not isinstance(num, int) or not 0 <= num < len(members):
-            raise ValueError(f"a blosc shuffle code must be 0 (noshuffle), 1 (shuffle) or "
-                             f"2 (bitshuffle), got {num!r}")
+            raise ValueError(
+                f"a blosc shuffle code must be 0 (noshuffle), 1 (shuffle) or 2 (bitshuffle), got {num!r}"
+            )
         return members[num]
 
 
@@ -116,20 +124,25 @@ def __getattr__(name: str) -> Any:
         try:
             found = registry.codecs.get(codec)
         except UnknownExtensionError as exc:
-            raise UnknownExtensionError(exc.point, exc.name, exc.installed, exc.provider,
-                                        note=note) from None
+            raise UnknownExtensionError(exc.point, exc.name, exc.installed, exc.provider, note=note) from None
         if getattr(found, "name", None) != codec:  # a family answers: no class of this codec
             raise UnknownExtensionError(
-                "codec", codec, registry.codecs.names(), registry.codecs.provider_hint(codec),
+                "codec",
+                codec,
+                registry.codecs.names(),
+                registry.codecs.provider_hint(codec),
                 note=f"{note}; only {registry.codecs.origin(codec)} answers for it, a codec "
-                     "family whose class is not that codec's")
+                "family whose class is not that codec's",
+            )
         return found
     if name == "numcodecs":
         return importlib.import_module(f"{__name__}.numcodecs")
     if name in NOT_PROVIDED:
         raise AttributeError(f"zarrforge.codecs has no {name!r}: {NOT_PROVIDED[name]}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}; zarr-python's codec "
-                         f"names here: {', '.join(__all__)} (and the module numcodecs)")
+    raise AttributeError(
+        f"module {__name__!r} has no attribute {name!r}; zarr-python's codec "
+        f"names here: {', '.join(__all__)} (and the module numcodecs)"
+    )
 
 
 def __dir__() -> list[str]:

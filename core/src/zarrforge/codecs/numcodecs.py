@@ -33,12 +33,27 @@ FAMILY = "numcodecs.*"
 
 # zarr-python's class name -> the numcodecs codec id (the codec is "numcodecs.<id>")
 NUMCODECS_CLASSES: dict[str, str] = {
-    "BZ2": "bz2", "CRC32": "crc32", "CRC32C": "crc32c", "LZ4": "lz4", "LZMA": "lzma",
-    "ZFPY": "zfpy", "Adler32": "adler32", "AsType": "astype", "BitRound": "bitround",
-    "Blosc": "blosc", "Delta": "delta", "FixedScaleOffset": "fixedscaleoffset",
-    "Fletcher32": "fletcher32", "GZip": "gzip", "JenkinsLookup3": "jenkins_lookup3",
-    "PCodec": "pcodec", "PackBits": "packbits", "Quantize": "quantize", "Shuffle": "shuffle",
-    "Zlib": "zlib", "Zstd": "zstd",
+    "BZ2": "bz2",
+    "CRC32": "crc32",
+    "CRC32C": "crc32c",
+    "LZ4": "lz4",
+    "LZMA": "lzma",
+    "ZFPY": "zfpy",
+    "Adler32": "adler32",
+    "AsType": "astype",
+    "BitRound": "bitround",
+    "Blosc": "blosc",
+    "Delta": "delta",
+    "FixedScaleOffset": "fixedscaleoffset",
+    "Fletcher32": "fletcher32",
+    "GZip": "gzip",
+    "JenkinsLookup3": "jenkins_lookup3",
+    "PCodec": "pcodec",
+    "PackBits": "packbits",
+    "Quantize": "quantize",
+    "Shuffle": "shuffle",
+    "Zlib": "zlib",
+    "Zstd": "zstd",
 }
 
 __all__ = sorted(NUMCODECS_CLASSES)  # noqa: PLE0605  # computed from the table above
@@ -51,15 +66,23 @@ def _class_of(class_name: str, codec: str) -> type:
         family = registry.codecs.get(codec)
     except UnknownExtensionError as exc:
         raise UnknownExtensionError(
-            exc.point, exc.name, exc.installed, exc.provider,
-            note=f"{__name__}.{class_name} is a class of the codec {codec!r}") from None
+            exc.point,
+            exc.name,
+            exc.installed,
+            exc.provider,
+            note=f"{__name__}.{class_name} is a class of the codec {codec!r}",
+        ) from None
     named_class = getattr(family, "named_class", None)
     if named_class is None:  # answered by another family (a catch-all adapter, say)
         raise UnknownExtensionError(
-            "codec", FAMILY, registry.codecs.names(), registry.codecs.provider_hint(codec),
+            "codec",
+            FAMILY,
+            registry.codecs.names(),
+            registry.codecs.provider_hint(codec),
             note=f"{__name__}.{class_name} is made by that codec family; the codec "
-                 f"{codec!r} resolves to {registry.codecs.origin(codec)} instead, which "
-                 "makes no such class")
+            f"{codec!r} resolves to {registry.codecs.origin(codec)} instead, which "
+            "makes no such class",
+        )
     return named_class(codec, class_name, __name__)
 
 
@@ -67,8 +90,10 @@ def __getattr__(name: str) -> Any:
     """The class zarr-python calls ``name`` (see the module docstring)."""
     codec_id = NUMCODECS_CLASSES.get(name)
     if codec_id is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}; zarr-python's "
-                             f"numcodecs codec classes: {', '.join(__all__)}")
+        raise AttributeError(
+            f"module {__name__!r} has no attribute {name!r}; zarr-python's "
+            f"numcodecs codec classes: {', '.join(__all__)}"
+        )
     return _class_of(name, f"numcodecs.{codec_id}")
 
 

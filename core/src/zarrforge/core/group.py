@@ -22,16 +22,23 @@ class GroupMetadata(StoredDocument):
 
     __slots__ = ()
 
-    def __init__(self, attributes: dict[str, Any] | None = None, zarr_format: int = 3,
-                 consolidated_metadata: Any = None) -> None:
+    def __init__(
+        self,
+        attributes: dict[str, Any] | None = None,
+        zarr_format: int = 3,
+        consolidated_metadata: Any = None,
+    ) -> None:
         if zarr_format not in (2, 3):
             raise ValueError(f"GroupMetadata: zarr_format must be 2 or 3, got {zarr_format!r}")
         if attributes is not None and not isinstance(attributes, dict):
-            raise TypeError(f"GroupMetadata: attributes must be a dict, got "
-                            f"{type(attributes).__name__} {attributes!r}")
+            raise TypeError(
+                f"GroupMetadata: attributes must be a dict, got {type(attributes).__name__} {attributes!r}"
+            )
         if consolidated_metadata is not None:
-            raise ValueError("GroupMetadata: consolidated_metadata is written by "
-                             "zarrforge.consolidate_metadata, not given here")
+            raise ValueError(
+                "GroupMetadata: consolidated_metadata is written by "
+                "zarrforge.consolidate_metadata, not given here"
+            )
         document: dict[str, Any] = {"zarr_format": zarr_format}
         if zarr_format == 3:
             document["node_type"] = "group"

@@ -18,7 +18,8 @@ import contextvars
 from collections.abc import Iterator
 
 _current: contextvars.ContextVar[tuple[int, ...] | None] = contextvars.ContextVar(
-    "zarrforge_current_chunk", default=None)
+    "zarrforge_current_chunk", default=None
+)
 
 
 def current_chunk() -> tuple[int, ...] | None:

@@ -52,7 +52,7 @@ def _all_rows_equal(rows: np.ndarray, pattern: np.ndarray, block: int = 1 << 16)
     """``rows == pattern`` everywhere, compared a block of rows at a time (bounded
     temporaries, and an early answer for chunks that differ)."""
     for start in range(0, rows.shape[0], block):
-        if not (rows[start:start + block] == pattern).all():
+        if not (rows[start : start + block] == pattern).all():
             return False
     return True
 
@@ -65,14 +65,24 @@ def chunk_limit() -> ChunkLimit:
     smaller of ``config.max_chunk_bytes`` and ``config.max_request_bytes`` (a call must
     hold a chunk it decodes whole)."""
     settings = config.get()
-    limits = [(limit, name) for limit, name in ((settings.max_chunk_bytes, "max_chunk_bytes"),
-                                                (settings.max_request_bytes, "max_request_bytes"))
-              if limit is not None]
+    limits = [
+        (limit, name)
+        for limit, name in (
+            (settings.max_chunk_bytes, "max_chunk_bytes"),
+            (settings.max_request_bytes, "max_request_bytes"),
+        )
+        if limit is not None
+    ]
     return min(limits) if limits else (None, "")
 
 
-def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
-                     limit: int | None = None, setting: str = "max_request_bytes") -> None:
+def check_allocation(
+    shape: Sequence[int],
+    dtype: np.dtype,
+    what: str,
+    limit: int | None = None,
+    setting: str = "max_request_bytes",
+) -> None:
     """Raise :class:`~zarrforge.errors.ResourceLimitError` if an array of ``shape`` and
     ``dtype`` is larger than ``limit`` (default: :func:`chunk_limit`, the smaller of
     ``config.max_chunk_bytes`` and ``config.max_request_bytes``).
@@ -89,7 +99,8 @@ def check_allocation(shape: Sequence[int], dtype: np.dtype, what: str,
             f"{what} of shape {tuple(shape)} needs {nbytes} bytes decoded, over the limit of "
             f"{limit} bytes (zarrforge.config {setting}); this call has to hold it whole, so "
             f"raise {setting} to read or write it, e.g. "
-            f"zarrforge.config.set({setting}={max(nbytes, 1)})")
+            f"zarrforge.config.set({setting}={max(nbytes, 1)})"
+        )
 
 
 def check_chunk(spec: ChunkSpec, key: str, limit: ChunkLimit) -> None:

@@ -21,7 +21,7 @@ from ..abc.store import Store
 from . import parallel
 
 BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
-MAX_BATCH = 1024          # chunks per batch at most (bounds the size of one get_many)
+MAX_BATCH = 1024  # chunks per batch at most (bounds the size of one get_many)
 
 
 class KeyFetcher(VersionedRangeFetcher):
@@ -46,13 +46,15 @@ class KeyFetcher(VersionedRangeFetcher):
     def versioned(self) -> bool:
         return self.store.capabilities.versioned_ranges
 
-    def read_version(self, ranges: Sequence[Any], *,
-                     if_generation: Any = None) -> tuple[list[bytes] | None, Any]:
+    def read_version(
+        self, ranges: Sequence[Any], *, if_generation: Any = None
+    ) -> tuple[list[bytes] | None, Any]:
         return self.store.get_ranges(self.key, ranges, if_generation=if_generation)
 
 
-def read_ahead(groups: Iterator[list[Any]], fetch: Callable[[list[Any]], Any],
-                ahead: int) -> Iterator[tuple[list[Any], concurrent.futures.Future]]:
+def read_ahead(
+    groups: Iterator[list[Any]], fetch: Callable[[list[Any]], Any], ahead: int
+) -> Iterator[tuple[list[Any], concurrent.futures.Future]]:
     """``(group, future of fetch(group))`` for each group, the fetches of the next
     ``ahead`` groups started before a group is handed out (so at most ``ahead`` groups'
     bytes wait in memory besides those being decoded)."""

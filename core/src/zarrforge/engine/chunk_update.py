@@ -64,16 +64,24 @@ class ChunkUpdater:
     ``chain``. ``plain``: the chain's ``plain_dtype`` when every chunk updated shares one
     spec and takes the plain fast path, else ``None``."""
 
-    def __init__(self, chain: CodecChain, *, write_empty_chunks: bool,
-                 plain: np.dtype | None = None) -> None:
+    def __init__(self, chain: CodecChain, *, write_empty_chunks: bool, plain: np.dtype | None = None) -> None:
         self.chain = chain
         self.write_empty_chunks = write_empty_chunks
         self.plain = plain
         self._plain_fill: bytes | None = None  # a chunk of fill values, as stored
 
-    def updated(self, old: bytes | None, spec: ChunkSpec, selection: tuple, values: Any, *,
-                complete: bool, coords: tuple[int, ...], key: str,
-                limit: ChunkLimit) -> Encoded | None:
+    def updated(
+        self,
+        old: bytes | None,
+        spec: ChunkSpec,
+        selection: tuple,
+        values: Any,
+        *,
+        complete: bool,
+        coords: tuple[int, ...],
+        key: str,
+        limit: ChunkLimit,
+    ) -> Encoded | None:
         """The chunk after ``chunk[selection] = values``, where ``old`` is its stored
         bytes (``None``: not stored, or not read because the write is ``complete``:
         ``selection`` visits every element in the chunk's bounds once, in C order)."""
@@ -86,8 +94,7 @@ class ChunkUpdater:
                 data = chain.encode_partial(old, spec, selection, values, key=key)
                 if data is None and self.write_empty_chunks:
                     check_chunk(spec, key, limit)
-                    data = chain.encode(
-                        spec.layout.full(spec.shape, spec.fill_value, spec.dtype), spec)
+                    data = chain.encode(spec.layout.full(spec.shape, spec.fill_value, spec.dtype), spec)
                 return None if data is None else [data]
             check_chunk(spec, key, limit)
             if old is not None:
@@ -102,9 +109,15 @@ class ChunkUpdater:
             if token is not None:
                 leave_chunk(token)
 
-    def changed(self, old: bytes, spec: ChunkSpec,
-                change: Callable[[np.ndarray], np.ndarray | None], *,
-                coords: tuple[int, ...], key: str) -> Encoded | Keep | None:
+    def changed(
+        self,
+        old: bytes,
+        spec: ChunkSpec,
+        change: Callable[[np.ndarray], np.ndarray | None],
+        *,
+        coords: tuple[int, ...],
+        key: str,
+    ) -> Encoded | Keep | None:
         """The chunk after ``change(chunk)``, which receives a writable copy of the chunk
         stored as ``old`` and returns the new chunk, or ``None`` for no change (then
         :data:`KEEP`)."""

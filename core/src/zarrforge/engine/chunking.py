@@ -87,8 +87,9 @@ def _length(value: Any, extent: int, where: str) -> int:
         return max(1, extent)
     if _is_int(value) and value > 0:
         return int(value)
-    raise MetadataError(f"{where} = {value!r} is not a chunk length: give {_VALID}",
-                        field="chunks", value=value)
+    raise MetadataError(
+        f"{where} = {value!r} is not a chunk length: give {_VALID}", field="chunks", value=value
+    )
 
 
 def _is_int(value: Any) -> bool:
@@ -108,13 +109,18 @@ def edges_grid(value: Any) -> dict[str, Any] | None:
     entries = list(value)
     if not any(_is_edges(entry) for entry in entries):
         return None
-    shapes = [[int(e) if _is_int(e) else e for e in entry] if _is_edges(entry)
-              else int(entry) if _is_int(entry) else entry for entry in entries]
+    shapes = [
+        [int(e) if _is_int(e) else e for e in entry]
+        if _is_edges(entry)
+        else int(entry)
+        if _is_int(entry)
+        else entry
+        for entry in entries
+    ]
     return {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": shapes}}
 
 
-def chunk_shape(chunks: Any, shape: Sequence[int], item_size: int | None,
-                shards: Any = None) -> Any:
+def chunk_shape(chunks: Any, shape: Sequence[int], item_size: int | None, shards: Any = None) -> Any:
     """The chunk shape ``chunks=`` asks for (a tuple of ints), or the grid it gives; see
     the module docstring for what is accepted."""
     if isinstance(chunks, (ChunkGrid, dict)):
@@ -123,24 +129,35 @@ def chunk_shape(chunks: Any, shape: Sequence[int], item_size: int | None,
     if grid is not None:
         return grid
     if chunks is None or (isinstance(chunks, str) and chunks == "auto"):
-        if isinstance(shards, Sequence) and not isinstance(shards, str) and \
-                len(shards) == len(shape) and all(_is_int(n) and n > 0 for n in shards):
+        if (
+            isinstance(shards, Sequence)
+            and not isinstance(shards, str)
+            and len(shards) == len(shape)
+            and all(_is_int(n) and n > 0 for n in shards)
+        ):
             inside = auto_chunks(shards, item_size)
             return tuple(_largest_divisor_up_to(int(n), limit) for n, limit in zip(shards, inside))
         return auto_chunks(shape, item_size)
     if _is_int(chunks):
         return tuple(_length(chunks, extent, "chunks") for extent in shape)
     if isinstance(chunks, (str, bytes)) or not isinstance(chunks, (Sequence, np.ndarray)):
-        raise MetadataError(f"chunks={chunks!r} is not a chunk shape: give 'auto', one length "
-                            f"for every dimension, or one per dimension, each {_VALID}",
-                            field="chunks", value=chunks)
+        raise MetadataError(
+            f"chunks={chunks!r} is not a chunk shape: give 'auto', one length "
+            f"for every dimension, or one per dimension, each {_VALID}",
+            field="chunks",
+            value=chunks,
+        )
     entries = list(chunks)
     if len(entries) != len(shape):
-        raise MetadataError(f"chunks={entries!r} gives {len(entries)} lengths but the array has "
-                            f"{len(shape)} dimensions (shape {tuple(shape)})", field="chunks",
-                            value=entries)
-    return tuple(_length(value, extent, f"chunks[{i}]")
-                 for i, (value, extent) in enumerate(zip(entries, shape)))
+        raise MetadataError(
+            f"chunks={entries!r} gives {len(entries)} lengths but the array has "
+            f"{len(shape)} dimensions (shape {tuple(shape)})",
+            field="chunks",
+            value=entries,
+        )
+    return tuple(
+        _length(value, extent, f"chunks[{i}]") for i, (value, extent) in enumerate(zip(entries, shape))
+    )
 
 
 def _largest_divisor_up_to(n: int, limit: int) -> int:
@@ -159,4 +176,5 @@ def check_chunk_size(chunks: Any, item_size: int | None, dtype: Any) -> None:
             f"chunks of {chunks} elements of {dtype} take {size:,} bytes each decoded, over "
             f"the limit of {limit:,} bytes (zarrforge.config max_chunk_bytes) that readers "
             "apply: nothing was written. Choose smaller chunks (chunks='auto' picks them), or "
-            "raise max_chunk_bytes for this writer and every reader")
+            "raise max_chunk_bytes for this writer and every reader"
+        )

@@ -115,20 +115,24 @@ def _codecs(value: Any) -> tuple[Any, ...]:
 def normalised(spec: ArrayCreationSpec, fmt: Format) -> ArrayCreationSpec:
     """``spec`` with its codec arguments in the form formats receive (module docstring)."""
     if spec.codecs is not None:
-        given = [name for name in _PARTS
-                 if not (getattr(spec, name) is None or _is_auto(getattr(spec, name)))]
+        given = [
+            name for name in _PARTS if not (getattr(spec, name) is None or _is_auto(getattr(spec, name)))
+        ]
         if given:
-            raise ValueError(f"pass either codecs= (the complete list) or filters=/serializer=/"
-                             f"compressors=, not both (got codecs= and {'= and '.join(given)}=)")
-        return dataclasses.replace(spec, codecs=_codecs(spec.codecs), filters=(),
-                                   serializer=None, compressors=())
-    compressors = (tuple(fmt.default_compressors(spec)) if _is_auto(spec.compressors)
-                   else spec.compressors)
+            raise ValueError(
+                f"pass either codecs= (the complete list) or filters=/serializer=/"
+                f"compressors=, not both (got codecs= and {'= and '.join(given)}=)"
+            )
+        return dataclasses.replace(
+            spec, codecs=_codecs(spec.codecs), filters=(), serializer=None, compressors=()
+        )
+    compressors = tuple(fmt.default_compressors(spec)) if _is_auto(spec.compressors) else spec.compressors
     return dataclasses.replace(
         spec,
         filters=() if _is_auto(spec.filters) else _codecs(spec.filters),
         serializer=None if _is_auto(spec.serializer) else foreign_codec_json(spec.serializer),
-        compressors=_codecs(compressors))
+        compressors=_codecs(compressors),
+    )
 
 
 def warn_uncompressed(format_name: str, codec: str) -> None:
@@ -141,7 +145,9 @@ def warn_uncompressed(format_name: str, codec: str) -> None:
         f"installed plugin provides, so the chunks are stored uncompressed. Install "
         f"{provider} (pip install 'zarrforge[standard]' installs the standard plugins), or "
         "pass compressors=None to choose uncompressed chunks without this warning",
-        UncompressedWarning, stacklevel=2)
+        UncompressedWarning,
+        stacklevel=2,
+    )
 
 
 def json_ready(value: Any) -> Any:
@@ -166,7 +172,7 @@ def numcodecs_configuration(codec_json: dict[str, Any]) -> dict[str, Any] | None
     name = codec_json.get("name")
     if not isinstance(name, str) or not name.startswith("numcodecs.") or name == "numcodecs.":
         return None
-    stated = {"id": name[len("numcodecs."):], **(codec_json.get("configuration") or {})}
+    stated = {"id": name[len("numcodecs.") :], **(codec_json.get("configuration") or {})}
     try:
         numcodecs = importlib.import_module("numcodecs")
     except ImportError:

@@ -46,8 +46,9 @@ def _codec_failure(codec: Codec, exc: BaseException, doing: str) -> ZarrforgeErr
 def _encoded(codec: Codec, data: Any) -> Any:
     """``data`` as a codec's encoding returned it, refused when it is not bytes."""
     if not isinstance(data, _BUFFERS):
-        raise _codec_failure(codec, TypeError(f"encode returned {type(data).__qualname__}, "
-                                              "not bytes"), "encoding a chunk")
+        raise _codec_failure(
+            codec, TypeError(f"encode returned {type(data).__qualname__}, not bytes"), "encoding a chunk"
+        )
     return data
 
 
@@ -61,32 +62,45 @@ def _sized(codec: Codec, data: Any, declared: int | None) -> Any:
 
 def _check_size(codec: Codec, length: int, declared: int) -> None:
     if length != declared:
-        raise _codec_failure(codec, ValueError(
-            f"encode returned {length} bytes where its encoded_size() declared {declared}; "
-            "nothing was stored"), "encoding a chunk")
+        raise _codec_failure(
+            codec,
+            ValueError(
+                f"encode returned {length} bytes where its encoded_size() declared {declared}; "
+                "nothing was stored"
+            ),
+            "encoding a chunk",
+        )
 
 
 def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
     kinds = [c.kind for c in codecs]
     ab = [i for i, k in enumerate(kinds) if k is CodecKind.ARRAY_BYTES]
     if len(ab) == 1 and all(
-            k is (CodecKind.ARRAY_ARRAY if j < ab[0] else CodecKind.BYTES_BYTES)
-            for j, k in enumerate(kinds) if j != ab[0]):
+        k is (CodecKind.ARRAY_ARRAY if j < ab[0] else CodecKind.BYTES_BYTES)
+        for j, k in enumerate(kinds)
+        if j != ab[0]
+    ):
         return  # the usual case, checked without building the names for the messages
     names = [c.to_json().get("name") for c in codecs]
     if len(ab) != 1:
         raise MetadataError(
-            f"the codec list must contain exactly one array -> bytes codec, found {len(ab)} "
-            f"in {names}", field=field, value=names)
+            f"the codec list must contain exactly one array -> bytes codec, found {len(ab)} in {names}",
+            field=field,
+            value=names,
+        )
     i = ab[0]
     for j, kind in enumerate(kinds):
-        expected = (CodecKind.ARRAY_ARRAY if j < i else
-                    CodecKind.ARRAY_BYTES if j == i else CodecKind.BYTES_BYTES)
+        expected = (
+            CodecKind.ARRAY_ARRAY if j < i else CodecKind.ARRAY_BYTES if j == i else CodecKind.BYTES_BYTES
+        )
         if kind is not expected:
             raise MetadataError(
                 f"codec {names[j]!r} ({kind.value}) is out of place: the order must be "
                 "array -> array codecs, then one array -> bytes codec, then bytes -> bytes "
-                f"codecs; got {names}", field=f"{field}[{j}]", value=names[j])
+                f"codecs; got {names}",
+                field=f"{field}[{j}]",
+                value=names[j],
+            )
 
 
 def evolve_codecs(codecs: Sequence[Codec], spec: ChunkSpec) -> tuple[Codec, ...]:
@@ -115,11 +129,12 @@ class CodecChain:
         self._sizes: dict[tuple[int, ...], list[int | None]] = {}
         whole = not self.array_array and not self.bytes_bytes
         self.partial: PartialCodec | None = (
-            self.array_bytes if whole and isinstance(self.array_bytes, PartialCodec) else None)
-        self._own_decode_into = whole and (type(self.array_bytes).decode_into
-                                           is not ArrayBytesCodec.decode_into)
-        self._encodes_parts = (type(self.array_bytes).encode_parts
-                               is not ArrayBytesCodec.encode_parts)
+            self.array_bytes if whole and isinstance(self.array_bytes, PartialCodec) else None
+        )
+        self._own_decode_into = whole and (
+            type(self.array_bytes).decode_into is not ArrayBytesCodec.decode_into
+        )
+        self._encodes_parts = type(self.array_bytes).encode_parts is not ArrayBytesCodec.encode_parts
         # does any codec read the chunk's position while encoding (conditional)?
         self.uses_chunk_position = any(c.uses_chunk_position for c in codecs)
 
@@ -186,15 +201,16 @@ class CodecChain:
         (``encoded_size`` is ``None``: compression, sharding, variable-length values)?
         Numcodecs-style codecs do such work without holding the GIL, which is what makes
         threads pay off (see ``pipeline.workers_for``)."""
-        return bool(self.bytes_bytes) or self.array_bytes.encoded_size(
-            self._array_specs(spec)[-1]) is None
+        return bool(self.bytes_bytes) or self.array_bytes.encoded_size(self._array_specs(spec)[-1]) is None
 
     def _refuse_if_skipped(self) -> None:
         if self.skipped:
             names = [c.name for c in self.skipped]
-            raise CodecError(f"cannot write: the codec(s) {names} are not installed and were "
-                             "skipped when reading (must_understand: false); install the plugin "
-                             "that provides them to write to this array")
+            raise CodecError(
+                f"cannot write: the codec(s) {names} are not installed and were "
+                "skipped when reading (must_understand: false); install the plugin "
+                "that provides them to write to this array"
+            )
 
     def _array_encoded(self, chunk: np.ndarray, spec: ChunkSpec) -> tuple[np.ndarray, ChunkSpec]:
         """The chunk through the array -> array codecs, with the spec the array -> bytes
@@ -207,9 +223,11 @@ class CodecChain:
                 failures.codec = codec
                 chunk = codec.encode(chunk, s)
                 if not isinstance(chunk, np.ndarray):
-                    raise _codec_failure(codec, TypeError(
-                        f"encode returned {type(chunk).__qualname__}, not an array"),
-                        "encoding a chunk")
+                    raise _codec_failure(
+                        codec,
+                        TypeError(f"encode returned {type(chunk).__qualname__}, not an array"),
+                        "encoding a chunk",
+                    )
         return chunk, specs[-1]
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
@@ -217,8 +235,9 @@ class CodecChain:
         sizes = self._output_sizes(spec)
         failures = _encode_failures(self.array_bytes)
         with failures:
-            data: bytes | memoryview = _sized(self.array_bytes, _encoded(
-                self.array_bytes, self.array_bytes.encode(array, inner)), sizes[0])
+            data: bytes | memoryview = _sized(
+                self.array_bytes, _encoded(self.array_bytes, self.array_bytes.encode(array, inner)), sizes[0]
+            )
             for codec, size in zip(self.bytes_bytes, sizes[1:]):
                 failures.codec = codec
                 data = _sized(codec, _encoded(codec, codec.encode(data)), size)
@@ -236,14 +255,16 @@ class CodecChain:
             _check_size(self.array_bytes, sum(memoryview(p).nbytes for p in parts), size)
         return parts
 
-    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *,
-                       key: str) -> np.ndarray | None:
+    def decode_partial(
+        self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *, key: str
+    ) -> np.ndarray | None:
         assert self.partial is not None
         with _named_failures(key, self.array_bytes):
             return self.partial.decode_partial(fetch, spec, selection)
 
-    def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
-                       values: np.ndarray, *, key: str) -> bytes | None:
+    def encode_partial(
+        self, encoded: bytes, spec: ChunkSpec, selection: tuple, values: np.ndarray, *, key: str
+    ) -> bytes | None:
         assert self.partial is not None
         self._refuse_if_skipped()
         with _named_failures(key, self.array_bytes):
@@ -280,11 +301,12 @@ class CodecChain:
         if not isinstance(chunk, np.ndarray) or chunk.shape != spec.shape:
             got = getattr(chunk, "shape", type(chunk).__name__)
             raise CorruptChunkError(
-                f"codec {codec.to_json().get('name')!r} decoded to shape {got}, "
-                f"expected {spec.shape}")
+                f"codec {codec.to_json().get('name')!r} decoded to shape {got}, expected {spec.shape}"
+            )
         if chunk.dtype != spec.dtype and chunk.dtype.newbyteorder("=") != spec.dtype:
-            raise CodecError(f"codec {codec.to_json().get('name')!r} decoded to dtype "
-                             f"{chunk.dtype}, expected {spec.dtype}")
+            raise CodecError(
+                f"codec {codec.to_json().get('name')!r} decoded to dtype {chunk.dtype}, expected {spec.dtype}"
+            )
 
 
 class _named_failures:
@@ -303,8 +325,9 @@ class _named_failures:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> bool:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> bool:
         if exc is None:
             return False
         if isinstance(exc, CorruptChunkError):
@@ -315,10 +338,11 @@ class _named_failures:
             return False
         # Anything a decoder raises on bad bytes, KeyError included: it must not reach a
         # caller's "except KeyError" (NodeNotFoundError is one) as if a node were missing.
-        if isinstance(exc, (ValueError, TypeError, OverflowError, MemoryError, LookupError,
-                            ZeroDivisionError, struct.error)):
-            raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}",
-                                    key=self.key) from exc
+        if isinstance(
+            exc,
+            (ValueError, TypeError, OverflowError, MemoryError, LookupError, ZeroDivisionError, struct.error),
+        ):
+            raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}", key=self.key) from exc
         if isinstance(exc, Exception) and self.codec is not None:
             error = _codec_failure(self.codec, exc, f"decoding the chunk {self.key!r}")
             error.key = self.key
@@ -339,8 +363,9 @@ class _encode_failures:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> bool:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> bool:
         if exc is None or self.codec is None or not plugin_failures.unexpected(exc):
             return False
         raise _codec_failure(self.codec, exc, "encoding a chunk") from exc

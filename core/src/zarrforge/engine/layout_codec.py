@@ -32,16 +32,20 @@ class MemoryLayoutCodec(ArrayArrayCodec):
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> MemoryLayoutCodec:
         layout = (configuration or {}).get("layout")
         if not isinstance(layout, str):
-            raise MetadataError(f"needs the layout's registered name, got {layout!r}",
-                                field="configuration.layout", value=layout)
+            raise MetadataError(
+                f"needs the layout's registered name, got {layout!r}",
+                field="configuration.layout",
+                value=layout,
+            )
         return cls(memory_layout(layout, field="configuration.layout"))
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "configuration": {"layout": self.layout.name}}
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
-        return ChunkSpec(tuple(self.layout.codec_shape(spec.shape)), spec.data_type,
-                         spec.fill_value, spec.layout)
+        return ChunkSpec(
+            tuple(self.layout.codec_shape(spec.shape)), spec.data_type, spec.fill_value, spec.layout
+        )
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         return self.layout.for_codecs(chunk)

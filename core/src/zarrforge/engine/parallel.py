@@ -81,7 +81,8 @@ def _forget_pools_in_a_forked_child() -> None:
 if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
     os.register_at_fork(after_in_child=_forget_pools_in_a_forked_child)
 _call_threads: contextvars.ContextVar[int | None] = contextvars.ContextVar(
-    "zarrforge_call_threads", default=None)
+    "zarrforge_call_threads", default=None
+)
 
 
 def pool_for(threads: int) -> concurrent.futures.ThreadPoolExecutor:
@@ -89,8 +90,7 @@ def pool_for(threads: int) -> concurrent.futures.ThreadPoolExecutor:
     with _pools_lock:
         pool = _pools.get(threads)
         if pool is None:
-            pool = concurrent.futures.ThreadPoolExecutor(max(1, threads - 1),
-                                                         thread_name_prefix="zarrforge")
+            pool = concurrent.futures.ThreadPoolExecutor(max(1, threads - 1), thread_name_prefix="zarrforge")
             _pools[threads] = pool
         return pool
 
@@ -100,7 +100,8 @@ def _purpose_pool(purpose: str, threads: int) -> concurrent.futures.ThreadPoolEx
         pool = _purpose_pools.get(purpose)
         if pool is None:
             pool = _purpose_pools[purpose] = concurrent.futures.ThreadPoolExecutor(
-                threads, thread_name_prefix=f"zarrforge-{purpose}")
+                threads, thread_name_prefix=f"zarrforge-{purpose}"
+            )
         return pool
 
 
@@ -156,8 +157,13 @@ def grouped(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield group
 
 
-def run_groups(work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int,
-               workers: int, threads: int | None = None) -> None:
+def run_groups(
+    work: Callable[[list[Any]], None],
+    items: Iterable[Any],
+    group_size: int,
+    workers: int,
+    threads: int | None = None,
+) -> None:
     """Call ``work`` on consecutive groups of ``items`` on up to ``workers`` threads of
     the pool for ``threads`` (default: :func:`call_threads`), the calling thread being
     one (see the module's contract)."""
@@ -206,8 +212,9 @@ def run_groups(work: Callable[[list[Any]], None], items: Iterable[Any], group_si
         future.result()
 
 
-def map_parallel(fn: Callable[[T], R], items: Sequence[T], *, item_bytes: int,
-                 computes: bool = True) -> list[R]:
+def map_parallel(
+    fn: Callable[[T], R], items: Sequence[T], *, item_bytes: int, computes: bool = True
+) -> list[R]:
     """``[fn(item) for item in items]``, spread over the threads of the call in progress
     (:func:`call_threads`) when items of ``item_bytes`` decoded bytes are worth it
     (:func:`workers_for`; ``computes``: does ``fn`` compress or otherwise compute, rather
@@ -220,13 +227,11 @@ def map_parallel(fn: Callable[[T], R], items: Sequence[T], *, item_bytes: int,
     more threads than that call was given."""
     n = len(items)
     threads = call_threads()
-    workers = min(n, workers_for(computes, item_bytes, threads,
-                                 config.get().parallel_chunk_bytes))
+    workers = min(n, workers_for(computes, item_bytes, threads, config.get().parallel_chunk_bytes))
     if workers <= 1:
         return [fn(item) for item in items]
     results: list[Any] = [None] * n
-    size = max(1, min(math.ceil(n / (workers * GROUPS_PER_WORKER)),
-                      MAP_GROUP_BYTES // max(1, item_bytes)))
+    size = max(1, min(math.ceil(n / (workers * GROUPS_PER_WORKER)), MAP_GROUP_BYTES // max(1, item_bytes)))
 
     def work(group: list[int]) -> None:
         for i in group:

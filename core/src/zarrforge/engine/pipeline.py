@@ -74,7 +74,7 @@ from .parallel import (  # noqa: F401
     workers_for,
 )
 
-GROUP_BYTES = 4 * 2**20   # decoded bytes a worker takes at a time from a low-latency store
+GROUP_BYTES = 4 * 2**20  # decoded bytes a worker takes at a time from a low-latency store
 PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast path
 
 
@@ -92,9 +92,19 @@ class Aimed:
 
 
 class ChunkEngine:
-    def __init__(self, *, store: Store, keys: ChunkKeys,
-                 grid: ChunkGrid, chain: CodecChain, data_type: DataType, fill_value: Any,
-                 layout: MemoryLayout, threads: int, write_empty_chunks: bool) -> None:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        keys: ChunkKeys,
+        grid: ChunkGrid,
+        chain: CodecChain,
+        data_type: DataType,
+        fill_value: Any,
+        layout: MemoryLayout,
+        threads: int,
+        write_empty_chunks: bool,
+    ) -> None:
         self.store = store
         self.keys = keys
         self.grid = grid
@@ -119,8 +129,7 @@ class ChunkEngine:
         self._plain: np.dtype | None = None
         if self._regular_spec is not None and self._chunk_bytes <= PLAIN_CHUNK_BYTES:
             self._plain = chain.plain_dtype(typical)
-        self.updater = ChunkUpdater(chain, write_empty_chunks=write_empty_chunks,
-                                    plain=self._plain)
+        self.updater = ChunkUpdater(chain, write_empty_chunks=write_empty_chunks, plain=self._plain)
 
     def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
         if self._regular_spec is not None:
@@ -130,8 +139,7 @@ class ChunkEngine:
         if spec is None:
             if len(self._specs) >= 4096:  # irregular grids: keep the cache bounded
                 self._specs.clear()
-            spec = self._specs[shape] = ChunkSpec(shape, self.data_type, self.fill_value,
-                                                  self.layout)
+            spec = self._specs[shape] = ChunkSpec(shape, self.data_type, self.fill_value, self.layout)
         return spec
 
     def _group_size(self, workers: int, elements: int, *, latency_bound: bool = False) -> int:
@@ -152,11 +160,11 @@ class ChunkEngine:
 
     def _workers(self) -> int:
         """Threads for this call (:func:`workers_for`, with the setting in force now)."""
-        return workers_for(self._computes, self._chunk_bytes, self.threads,
-                           config.get().parallel_chunk_bytes)
+        return workers_for(self._computes, self._chunk_bytes, self.threads, config.get().parallel_chunk_bytes)
 
-    def _run(self, work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int,
-             workers: int) -> None:
+    def _run(
+        self, work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int, workers: int
+    ) -> None:
         """``work`` on consecutive groups of ``items`` on up to ``workers`` of this
         array's threads (:func:`~zarrforge.engine.parallel.run_groups`)."""
         run_groups(work, items, group_size, workers, self.threads)
@@ -171,8 +179,9 @@ class ChunkEngine:
         with using_threads(self.threads):
             return self.chain.decode(data, self.spec_for(coords), key=key)
 
-    def update_chunk(self, coords: tuple[int, ...],
-                     change: Callable[[np.ndarray], np.ndarray | None]) -> None:
+    def update_chunk(
+        self, coords: tuple[int, ...], change: Callable[[np.ndarray], np.ndarray | None]
+    ) -> None:
         """Replace the stored chunk at ``coords`` by ``change(chunk)`` (a writable copy
         of it), as one read-modify-write: on a store with conditional writes it is
         written only if nobody changed the chunk meanwhile, and redone otherwise
@@ -184,8 +193,7 @@ class ChunkEngine:
             old = view.get(key)
             if old is None:
                 return
-            result = self.updater.changed(old, self.spec_for(coords), change, coords=coords,
-                                          key=key)
+            result = self.updater.changed(old, self.spec_for(coords), change, coords=coords, key=key)
             if result is None:
                 view.delete(key)
             elif result is not KEEP:
@@ -212,8 +220,9 @@ class ChunkEngine:
         chunks fetched and decoded together (sorted by chunk, so reads of one chunk share
         its fetch), as one stream of groups, so many small reads reach the store as the
         large concurrent batches one large read would."""
-        aimed = sorted((Aimed(p, out) for projections, out in reads for p in projections),
-                       key=lambda a: a.coords)
+        aimed = sorted(
+            (Aimed(p, out) for projections, out in reads for p in projections), key=lambda a: a.coords
+        )
         with using_threads(self.threads), store_bugs_named(self.store):
             self._read(aimed, None, sum(out.size for _, out in reads))
 
@@ -225,18 +234,17 @@ class ChunkEngine:
         low_latency = self.store.capabilities.low_latency
         group_size = self._group_size(workers, elements, latency_bound=not low_latency)
         if low_latency:
-            self._run(lambda part: self._read_part(part, out, limit), projections,
-                      group_size, workers)
+            self._run(lambda part: self._read_part(part, out, limit), projections, group_size, workers)
             return
         # A store with latency: the chunks of the next groups are fetched while the
         # workers decode theirs, so waiting on the store and decoding overlap.
         # Quarter groups, four times as many ahead: as many bytes in flight, and decoding
         # starts as soon as the first quarter arrives.
         small = max(1, group_size // 4)
-        ahead = read_ahead(grouped(projections, small), self._fetch_part,
-                            workers * (group_size // small))
-        self._run(lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()),
-                  ahead, 1, workers)
+        ahead = read_ahead(grouped(projections, small), self._fetch_part, workers * (group_size // small))
+        self._run(
+            lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()), ahead, 1, workers
+        )
 
     def _fetch_part(self, part: list[Any]) -> tuple[list[str], dict[int, bytes | None]]:
         """The keys of ``part`` and the stored bytes of the chunks it reads whole."""
@@ -249,8 +257,13 @@ class ChunkEngine:
         fetched = dict(zip(wanted, self._get_many(wanted)))
         return keys, {i: fetched[keys[i]] for i in whole}
 
-    def _read_part(self, part: list[Any], out: np.ndarray | None, limit: ChunkLimit,
-                   fetched: tuple[list[str], dict[int, bytes | None]] | None = None) -> None:
+    def _read_part(
+        self,
+        part: list[Any],
+        out: np.ndarray | None,
+        limit: ChunkLimit,
+        fetched: tuple[list[str], dict[int, bytes | None]] | None = None,
+    ) -> None:
         keys, encoded = self._fetch_part(part) if fetched is None else fetched
         del fetched
         fill = self.fill_value
@@ -268,8 +281,11 @@ class ChunkEngine:
                     continue
                 # A plain chunk of the right length is a view of its bytes (see __init__);
                 # any other goes through the chain, which also reports a wrong length.
-                plain_chunk = (np.frombuffer(data, plain).reshape(spec.shape)
-                               if plain is not None and len(data) == self._chunk_bytes else None)
+                plain_chunk = (
+                    np.frombuffer(data, plain).reshape(spec.shape)
+                    if plain is not None and len(data) == self._chunk_bytes
+                    else None
+                )
                 if plain_chunk is None:
                     # (a chunk the read covers may still overhang the array's edge by far)
                     check_chunk(spec, keys[i], limit)
@@ -284,8 +300,7 @@ class ChunkEngine:
                 chunk = decode(data, spec, key=keys[i]) if plain_chunk is None else plain_chunk
                 target[p.out_selection] = chunk[p.chunk_selection]
                 continue
-            values = self.chain.decode_partial(self._fetcher(keys[i]), spec,
-                                               p.chunk_selection, key=keys[i])
+            values = self.chain.decode_partial(self._fetcher(keys[i]), spec, p.chunk_selection, key=keys[i])
             target[p.out_selection] = fill if values is None else values
 
     # --- writing ------------------------------------------------------------------
@@ -310,15 +325,18 @@ class ChunkEngine:
             keys = [self.keys.key(p.coords) for p in group]
             incomplete = [i for i, p in enumerate(group) if not p.complete]
             if conditional and incomplete:
-                self._update_conditionally([group[i] for i in incomplete],
-                                           [keys[i] for i in incomplete], value, limit)
+                self._update_conditionally(
+                    [group[i] for i in incomplete], [keys[i] for i in incomplete], value, limit
+                )
                 complete = [i for i, p in enumerate(group) if p.complete]
-                return ([keys[i] for i in complete],
-                        [self._updated(group[i], keys[i], None, value, limit)
-                         for i in complete])
+                return (
+                    [keys[i] for i in complete],
+                    [self._updated(group[i], keys[i], None, value, limit) for i in complete],
+                )
             existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
-            return keys, [self._updated(p, keys[i], existing.pop(i, None), value, limit)
-                          for i, p in enumerate(group)]
+            return keys, [
+                self._updated(p, keys[i], existing.pop(i, None), value, limit) for i, p in enumerate(group)
+            ]
 
         def store_group(group: list[Any]) -> None:
             partial = [self.keys.key(p.coords) for p in group if not p.complete]
@@ -338,8 +356,9 @@ class ChunkEngine:
         for batch in grouped(projections, self.batch_size):
             done: list[tuple[list[str], list[Encoded | None]]] = []
             self._run(lambda group: done.append(updated(group)), batch, group_size, workers)  # noqa: B023  # called before the loop moves on
-            self._store_results([k for keys, _ in done for k in keys],
-                                [r for _, results in done for r in results])
+            self._store_results(
+                [k for keys, _ in done for k in keys], [r for _, results in done for r in results]
+            )
 
     def _store_results(self, keys: list[str], results: list[Encoded | None]) -> None:
         """Store each chunk's bytes, delete the chunks whose result is ``None``. A chunk
@@ -359,8 +378,9 @@ class ChunkEngine:
         if deletes:
             self.store.delete_many(deletes)
 
-    def _update_conditionally(self, part: list[Any], keys: list[str], value: np.ndarray,
-                              limit: ChunkLimit) -> None:
+    def _update_conditionally(
+        self, part: list[Any], keys: list[str], value: np.ndarray, limit: ChunkLimit
+    ) -> None:
         """Read-modify-write each chunk of ``part`` (each covered in part by the write)
         against the generation read: a chunk another writer changed meanwhile is read and
         updated again, with a growing, randomised pause between rounds, up to
@@ -389,14 +409,24 @@ class ChunkEngine:
                     f"updated by other writers on each of {retries + 1} tries (config "
                     "conflict_retries); nothing of the write was lost on the other chunks, "
                     "and these chunks hold the other writers' last values",
-                    key=names[0], keys=names)
+                    key=names[0],
+                    keys=names,
+                )
             pending = conflicted
             pause_before_retry(attempt)
 
-    def _updated(self, p: Any, key: str, old: bytes | None, value: np.ndarray,
-                 limit: ChunkLimit) -> Encoded | None:
+    def _updated(
+        self, p: Any, key: str, old: bytes | None, value: np.ndarray, limit: ChunkLimit
+    ) -> Encoded | None:
         """The chunk of projection ``p`` after the write (``None``: delete it), from its
         stored bytes ``old`` (:meth:`ChunkUpdater.updated`)."""
-        return self.updater.updated(old, self.spec_for(p.coords), p.chunk_selection,
-                                    value[p.out_selection], complete=p.complete,
-                                    coords=p.coords, key=key, limit=limit)
+        return self.updater.updated(
+            old,
+            self.spec_for(p.coords),
+            p.chunk_selection,
+            value[p.out_selection],
+            complete=p.complete,
+            coords=p.coords,
+            key=key,
+            limit=limit,
+        )

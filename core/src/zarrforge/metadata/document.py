@@ -62,8 +62,9 @@ class ListedContent(Mapping[str, Any]):
 
     __slots__ = ("_data", "_kept", "_key", "_parsed")
 
-    def __init__(self, data: bytes | RawJSON, parsed: Mapping[str, Any], *, key: str,
-                 kept: Iterable[str]) -> None:
+    def __init__(
+        self, data: bytes | RawJSON, parsed: Mapping[str, Any], *, key: str, kept: Iterable[str]
+    ) -> None:
         self._data = data
         self._key = key
         self._kept = {name: parsed.get(name, _ABSENT) for name in kept}
@@ -86,8 +87,9 @@ class ListedContent(Mapping[str, Any]):
     def _all(self) -> Mapping[str, Any]:
         if self._parsed is None:
             data = self._data
-            self._parsed = load_document(data.text if isinstance(data, RawJSON) else data,
-                                         key=self._key, allow_nan=True)
+            self._parsed = load_document(
+                data.text if isinstance(data, RawJSON) else data, key=self._key, allow_nan=True
+            )
         return self._parsed
 
     def __getitem__(self, name: str) -> Any:

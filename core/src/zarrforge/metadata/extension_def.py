@@ -26,8 +26,9 @@ class ExtensionRef:
     raw: Any  # the document's own value, kept to write back unknown extensions
 
 
-def parse_extension(value: Any, *, field: str, allow_skip: bool = False,
-                    point: str = "this extension point") -> ExtensionRef:
+def parse_extension(
+    value: Any, *, field: str, allow_skip: bool = False, point: str = "this extension point"
+) -> ExtensionRef:
     if isinstance(value, str):
         if not value:
             raise MetadataError("an extension name must not be empty", field=field, value=value)
@@ -35,27 +36,41 @@ def parse_extension(value: Any, *, field: str, allow_skip: bool = False,
     if not isinstance(value, dict):
         raise MetadataError(
             f"expected an extension name (string) or an object with 'name', got {value!r}",
-            field=field, value=value)
+            field=field,
+            value=value,
+        )
     name = value.get("name")
     if not isinstance(name, str) or not name:
-        raise MetadataError(f"'name' must be a non-empty string, got {name!r}",
-                            field=f"{field}.name", value=name)
+        raise MetadataError(
+            f"'name' must be a non-empty string, got {name!r}", field=f"{field}.name", value=name
+        )
     configuration = value.get("configuration")
     if configuration is not None and not isinstance(configuration, dict):
-        raise MetadataError(f"'configuration' must be an object, got {configuration!r}",
-                            field=f"{field}.configuration", value=configuration)
+        raise MetadataError(
+            f"'configuration' must be an object, got {configuration!r}",
+            field=f"{field}.configuration",
+            value=configuration,
+        )
     must_understand = value.get("must_understand", True)
     if not isinstance(must_understand, bool):
-        raise MetadataError(f"'must_understand' must be true or false, got {must_understand!r}",
-                            field=f"{field}.must_understand", value=must_understand)
+        raise MetadataError(
+            f"'must_understand' must be true or false, got {must_understand!r}",
+            field=f"{field}.must_understand",
+            value=must_understand,
+        )
     if not must_understand and not allow_skip:
         raise MetadataError(
             f"'must_understand: false' is not allowed for {point} ({name!r}): it cannot be "
             "skipped; remove the member or set it to true",
-            field=f"{field}.must_understand", value=must_understand)
+            field=f"{field}.must_understand",
+            value=must_understand,
+        )
     unexpected = set(value) - {"name", "configuration", "must_understand"}
     if unexpected:
-        raise MetadataError(f"unexpected member(s) {sorted(unexpected)}; an extension object "
-                            "has 'name', optional 'configuration' and 'must_understand'",
-                            field=field, value=value)
+        raise MetadataError(
+            f"unexpected member(s) {sorted(unexpected)}; an extension object "
+            "has 'name', optional 'configuration' and 'must_understand'",
+            field=field,
+            value=value,
+        )
     return ExtensionRef(name, configuration, must_understand, value)

@@ -61,11 +61,15 @@ class IndexedEntries(MutableMapping[str, Any]):
 
     __slots__ = ("_changes", "_document_of", "_layout", "_shared", "base")
 
-    def __init__(self, base: RawMembers,
-                 document_of: Callable[[str, dict[str, RawJSON]], Any],
-                 layout: EntryLayout | None = None, *,
-                 changes: dict[str, Any] | None = None,
-                 shared: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        base: RawMembers,
+        document_of: Callable[[str, dict[str, RawJSON]], Any],
+        layout: EntryLayout | None = None,
+        *,
+        changes: dict[str, Any] | None = None,
+        shared: dict[str, Any] | None = None,
+    ) -> None:
         self.base = base
         self._document_of = document_of
         self._layout = layout or EntryLayout()
@@ -146,11 +150,11 @@ class IndexedEntries(MutableMapping[str, Any]):
 
     def copy(self) -> IndexedEntries:
         """The same entries, sharing the index; changes to either are their own."""
-        return IndexedEntries(self.base, self._document_of, self._layout,
-                              changes=dict(self._changes), shared=self._shared)
+        return IndexedEntries(
+            self.base, self._document_of, self._layout, changes=dict(self._changes), shared=self._shared
+        )
 
-    def edited(self, write: Callable[[Any], Any],
-               members: dict[str, Any] | None = None) -> EditedMembers:
+    def edited(self, write: Callable[[Any], Any], members: dict[str, Any] | None = None) -> EditedMembers:
         """The view as it is to be written: the stored members, with each changed entry
         written as ``write(entry)`` returns it (placed in members by the layout), and
         ``members``: other members to write as given (a format's own documents kept in

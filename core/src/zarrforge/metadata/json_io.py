@@ -48,17 +48,21 @@ def check_size(size: int, *, key: str | None, writing: bool) -> None:
     if limit is None or size <= limit:
         return
     if writing:
-        message = (f"the document would be {size} bytes, over the limit of {limit} bytes "
-                   "(zarrforge.config max_document_bytes) that readers apply; nothing was "
-                   "written, since it could not be reopened")
+        message = (
+            f"the document would be {size} bytes, over the limit of {limit} bytes "
+            "(zarrforge.config max_document_bytes) that readers apply; nothing was "
+            "written, since it could not be reopened"
+        )
     else:
-        message = (f"document of {size} bytes exceeds the limit of {limit} bytes "
-                   "(zarrforge.config max_document_bytes); raise it to read this document")
+        message = (
+            f"document of {size} bytes exceeds the limit of {limit} bytes "
+            "(zarrforge.config max_document_bytes); raise it to read this document"
+        )
     raise DocumentTooLargeError(message, size=size, limit=limit, key=key)
 
 
 def _reject_constant(token: str) -> Any:
-    raise ValueError(f"non-standard JSON token {token!r} (use the string \"{token}\")")
+    raise ValueError(f'non-standard JSON token {token!r} (use the string "{token}")')
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -86,8 +90,7 @@ def load_document(data: bytes | str, *, key: str, allow_nan: bool = False) -> di
     except (ValueError, RecursionError) as exc:
         raise MetadataError(f"not valid JSON: {exc}", key=key) from exc
     if not isinstance(document, dict):
-        raise MetadataError(f"the document must be a JSON object, got {type(document).__name__}",
-                            key=key)
+        raise MetadataError(f"the document must be a JSON object, got {type(document).__name__}", key=key)
     return document
 
 
@@ -111,7 +114,7 @@ _encode_ascii = json.JSONEncoder(allow_nan=True, ensure_ascii=True).encode
 _INFINITIES = (math.inf, -math.inf)
 # A bare token the encoders write for a non-finite float: not inside quotes, so the string
 # "NaN" (a float fill value as the spec writes it) does not count
-_TOKEN = re.compile(r'[\s:\[,](?:NaN|-?Infinity)[\s,\]\}]')
+_TOKEN = re.compile(r"[\s:\[,](?:NaN|-?Infinity)[\s,\]\}]")
 _TOKEN_BYTES = re.compile(_TOKEN.pattern.encode())
 _CONTAINERS = (dict, list, tuple)
 
@@ -290,8 +293,7 @@ def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)  # type: ignore[return-value]
 
 
-def dump_document_parts(document: dict[str, Any], *, key: str | None = None
-                        ) -> list[bytes | memoryview]:
+def dump_document_parts(document: dict[str, Any], *, key: str | None = None) -> list[bytes | memoryview]:
     """:func:`dump_document` as the pieces whose concatenation it is: one ``bytes``,
     unless the document holds an object read as :class:`RawMembers`, whose unchanged
     members are then memoryviews of the bytes they were read from (for
@@ -322,9 +324,12 @@ def _refuse_non_finite_outside_attributes(document: dict[str, Any], key: str | N
         field, value = where
         raise MetadataError(
             f"the value {value!r} cannot be written: metadata is JSON, which has no NaN or "
-            "infinity (a fill value is written as the string \"NaN\"/\"Infinity\" by its "
+            'infinity (a fill value is written as the string "NaN"/"Infinity" by its '
             "data type; only attributes may hold them, as zarr-python writes them)",
-            field=field or None, value=value, key=key)
+            field=field or None,
+            value=value,
+            key=key,
+        )
 
 
 def check_new_attributes(values: dict[str, Any], *, field: str = "attributes") -> None:
@@ -341,15 +346,18 @@ def check_new_attributes(values: dict[str, Any], *, field: str = "attributes") -
             f"the value {value!r} is not allowed: zarrforge.config non_finite_attributes is "
             "'refuse' (strict JSON, for readers such as tensorstore); store a string or null, "
             "or set it to 'tokens' to write NaN/Infinity as zarr-python does",
-            field=found, value=value)
+            field=found,
+            value=value,
+        )
 
 
 def _unwritable(document: Any, exc: Exception, key: str | None) -> MetadataError:
     return MetadataError(f"cannot be written as JSON: {exc}", key=key)
 
 
-def _non_finite_at(value: Any, where: str, depth: int = 0, *,
-                   skip_attributes: bool = False) -> tuple[str, float] | None:
+def _non_finite_at(
+    value: Any, where: str, depth: int = 0, *, skip_attributes: bool = False
+) -> tuple[str, float] | None:
     """The dotted path and value of the first non-finite float in ``value``, if any
     (``skip_attributes``: not looking inside members named ``attributes``)."""
     if isinstance(value, float):
@@ -359,8 +367,11 @@ def _non_finite_at(value: Any, where: str, depth: int = 0, *,
     if type(value) is EditedMembers:  # only what changed was written as JSON here
         value = {name: member for name, member in value.changes.items() if member is not REMOVED}
     if isinstance(value, dict):
-        items: Any = ((f"{where}.{k}" if where else str(k), v) for k, v in value.items()
-                      if not (skip_attributes and k == "attributes"))
+        items: Any = (
+            (f"{where}.{k}" if where else str(k), v)
+            for k, v in value.items()
+            if not (skip_attributes and k == "attributes")
+        )
     elif isinstance(value, (list, tuple)):
         items = ((f"{where}[{i}]", v) for i, v in enumerate(value))
     else:

@@ -16,8 +16,7 @@ from typing import Any
 from ..errors import MustUnderstandError
 
 
-def split_unknown_fields(document: dict[str, Any], known: Iterable[str], *, key: str
-                         ) -> dict[str, Any]:
+def split_unknown_fields(document: dict[str, Any], known: Iterable[str], *, key: str) -> dict[str, Any]:
     """The document's unknown fields that may be ignored; raise for the others."""
     known = set(known)
     kept: dict[str, Any] = {}
@@ -30,6 +29,9 @@ def split_unknown_fields(document: dict[str, Any], known: Iterable[str], *, key:
         raise MustUnderstandError(
             f"unrecognised metadata field {name!r} with value {value!r}; zarrforge can open "
             "a node with an unknown field only if the field's value is an object with "
-            "\"must_understand\": false (install the plugin that understands it)",
-            field=name, value=value, key=key)
+            '"must_understand": false (install the plugin that understands it)',
+            field=name,
+            value=value,
+            key=key,
+        )
     return kept

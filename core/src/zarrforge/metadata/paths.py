@@ -37,12 +37,15 @@ def validate_name(name: str, *, path: str | None = None) -> str:
     if name == "":
         raise InvalidPathError(f"empty node name{where}")
     if set(name) == {"."}:
-        raise InvalidPathError(f"node name {name!r}{where} is not allowed: names made only "
-                               "of periods ('.', '..') are reserved")
+        raise InvalidPathError(
+            f"node name {name!r}{where} is not allowed: names made only of periods ('.', '..') are reserved"
+        )
     if name.startswith(ZARR_PREFIX):
-        raise InvalidPathError(f"node name {name!r}{where} starts with {ZARR_PREFIX!r}, a prefix "
-                               "reserved for Zarr's own data by the Zarr spec (and used by "
-                               "zarrforge's bookkeeping keys): no node has such a name")
+        raise InvalidPathError(
+            f"node name {name!r}{where} starts with {ZARR_PREFIX!r}, a prefix "
+            "reserved for Zarr's own data by the Zarr spec (and used by "
+            "zarrforge's bookkeeping keys): no node has such a name"
+        )
     if name == "zarr.json":
         raise InvalidPathError(f"node name {name!r}{where} is reserved for metadata")
     if "/" in name or "\\" in name or "\x00" in name:
@@ -50,8 +53,7 @@ def validate_name(name: str, *, path: str | None = None) -> str:
     return name
 
 
-def validate_new_name(name: str, *, path: str | None = None,
-                      allow_reserved_name: bool = False) -> str:
+def validate_new_name(name: str, *, path: str | None = None, allow_reserved_name: bool = False) -> str:
     """``name`` if a new node may be created with it: :func:`validate_name`, and, unless
     ``allow_reserved_name``, not starting with the reserved prefix ``__``."""
     validate_name(name, path=path)
@@ -61,7 +63,8 @@ def validate_new_name(name: str, *, path: str | None = None,
             f"node name {name!r}{where} starts with {RESERVED_PREFIX!r}, a prefix the Zarr v3 "
             "spec reserves for the spec and its extensions, so zarrforge does not create such "
             "nodes by default (it reads those other tools wrote); create_array and "
-            "create_group create one on purpose with allow_reserved_name=True")
+            "create_group create one on purpose with allow_reserved_name=True"
+        )
     return name
 
 

@@ -24,8 +24,7 @@ class RawJSON:
 
     __slots__ = ("_end", "_source", "_start", "kept")
 
-    def __init__(self, source: str | bytes, start: int, end: int,
-                 kept: dict[str, Any] | None) -> None:
+    def __init__(self, source: str | bytes, start: int, end: int, kept: dict[str, Any] | None) -> None:
         self._source = source
         self._start = start
         self._end = end
@@ -35,8 +34,8 @@ class RawJSON:
     def text(self) -> str:
         source = self._source
         if type(source) is bytes:
-            return source[self._start:self._end].decode("utf-8")  # checked when it was read
-        return source[self._start:self._end]  # type: ignore[return-value]
+            return source[self._start : self._end].decode("utf-8")  # checked when it was read
+        return source[self._start : self._end]  # type: ignore[return-value]
 
     @property
     def encoded_size(self) -> int:

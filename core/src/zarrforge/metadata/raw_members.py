@@ -62,7 +62,7 @@ def _brackets(data: bytes, start: int) -> Iterator[tuple[np.ndarray, np.ndarray,
     codes = np.frombuffer(data, dtype=np.uint8)
     depth, in_string, position = 0, 0, start
     while position < len(codes):
-        block = codes[position:position + _BLOCK]
+        block = codes[position : position + _BLOCK]
         quotes = block == _QUOTE
         for at in np.flatnonzero(quotes[1:] & (block[:-1] == _BACKSLASH)) + 1:
             run = 0  # backslashes before the quote: an odd run escapes it
@@ -133,8 +133,9 @@ def _hashable(value: Any) -> Any:
     return kind, value
 
 
-def read_members(data: bytes, start: int, *, kept: tuple[str, ...],
-                 scan: Callable[[str, int], tuple[Any, int]]) -> tuple[RawMembers, int]:
+def read_members(
+    data: bytes, start: int, *, kept: tuple[str, ...], scan: Callable[[str, int], tuple[Any, int]]
+) -> tuple[RawMembers, int]:
     """The :class:`RawMembers` of the object opening at byte ``start`` of ``data``, whose
     every member is itself an object, and the byte offset after it. ``scan`` is a JSON
     decoder's ``scan_once`` (strict or lenient): each member's value is parsed with it to
@@ -149,8 +150,12 @@ def read_members(data: bytes, start: int, *, kept: tuple[str, ...],
     value_starts = np.concatenate(starts).astype(np.int64)
     value_ends = np.concatenate(ends).astype(np.int64)
     count = len(value_starts)
-    if len(value_ends) != count or (count and not (data[start] == 0x7B and bool(
-            np.all(np.frombuffer(data, np.uint8)[value_starts] == _OPENING[0])))):
+    if len(value_ends) != count or (
+        count
+        and not (
+            data[start] == 0x7B and bool(np.all(np.frombuffer(data, np.uint8)[value_starts] == _OPENING[0]))
+        )
+    ):
         raise Unusual  # a member that is not an object: the whole parse names it
     name_starts = np.empty(count, dtype=np.int64)
     name_ends = np.empty(count, dtype=np.int64)
@@ -163,8 +168,8 @@ def read_members(data: bytes, start: int, *, kept: tuple[str, ...],
     # a batch of members at a time, as Python ints: offsets of all of them as Python
     # objects would cost more than the index itself
     for first in range(0, count, _BATCH_MEMBERS):
-        batch_starts = value_starts[first:first + _BATCH_MEMBERS].tolist()
-        batch_ends = value_ends[first:first + _BATCH_MEMBERS].tolist()
+        batch_starts = value_starts[first : first + _BATCH_MEMBERS].tolist()
+        batch_ends = value_ends[first : first + _BATCH_MEMBERS].tolist()
         for j, (value_start, value_end) in enumerate(zip(batch_starts, batch_ends)):
             match = separator.fullmatch(data, previous, value_start)
             if match is None:
@@ -194,7 +199,7 @@ def read_members(data: bytes, start: int, *, kept: tuple[str, ...],
                         parsed, value_end = scan(text, batch_starts[m] - piece_start)
                         consumed = value_end + piece_start == batch_ends[m]
                     else:
-                        own = data[batch_starts[m]:batch_ends[m]].decode("utf-8")
+                        own = data[batch_starts[m] : batch_ends[m]].decode("utf-8")
                         parsed, value_end = scan(own, 0)
                         consumed = value_end == len(own)
                 except (ValueError, StopIteration, RecursionError) as exc:
@@ -210,8 +215,16 @@ def read_members(data: bytes, start: int, *, kept: tuple[str, ...],
                 kind_of[first + m] = kind
     if SPACE.fullmatch(data, previous, end - 1) is None:
         raise Unusual
-    members = RawMembers(data, _Names(data, name_starts, name_ends), value_starts, value_ends,
-                         kept, kind_values, kind_of, in_order=in_order)
+    members = RawMembers(
+        data,
+        _Names(data, name_starts, name_ends),
+        value_starts,
+        value_ends,
+        kept,
+        kind_values,
+        kind_of,
+        in_order=in_order,
+    )
     return members, end
 
 
@@ -230,14 +243,14 @@ class _Names(Sequence[str]):
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        return member_name(self._source[int(self._starts[i]) + 1:int(self._ends[i]) - 1])
+        return member_name(self._source[int(self._starts[i]) + 1 : int(self._ends[i]) - 1])
 
     def __iter__(self) -> Iterator[str]:
         source = self._source
         for first in range(0, len(self._starts), _BATCH_MEMBERS):
-            ends = self._ends[first:first + _BATCH_MEMBERS].tolist()
-            for start, end in zip(self._starts[first:first + _BATCH_MEMBERS].tolist(), ends):
-                yield member_name(source[start + 1:end - 1])
+            ends = self._ends[first : first + _BATCH_MEMBERS].tolist()
+            for start, end in zip(self._starts[first : first + _BATCH_MEMBERS].tolist(), ends):
+                yield member_name(source[start + 1 : end - 1])
 
     def __eq__(self, other: object) -> bool:
         return list(self) == other if isinstance(other, list) else NotImplemented
@@ -259,9 +272,18 @@ class RawMembers:
         "source",
     )
 
-    def __init__(self, source: bytes, names: _Names, value_starts: np.ndarray,
-                 value_ends: np.ndarray, kept_names: tuple[str, ...],
-                 kinds: list[tuple[Any, ...]], kind_of: np.ndarray, *, in_order: bool) -> None:
+    def __init__(
+        self,
+        source: bytes,
+        names: _Names,
+        value_starts: np.ndarray,
+        value_ends: np.ndarray,
+        kept_names: tuple[str, ...],
+        kinds: list[tuple[Any, ...]],
+        kind_of: np.ndarray,
+        *,
+        in_order: bool,
+    ) -> None:
         self.source = source
         #: the members' names in source order (a sequence of str, built when read)
         self.names = names
@@ -317,9 +339,14 @@ class RawMembers:
         """Each distinct set of kept values: its number (for :meth:`members_of_kind`), the
         first member that has it, and the kept members present (absent ones left out)."""
         firsts = np.unique(self._kind_of, return_index=True)[1]
-        return [(int(self._kind_of[i]), int(i),
-                 {name: value for name, value in self.kept(int(i)).items()
-                  if value is not ABSENT_MEMBER}) for i in firsts]
+        return [
+            (
+                int(self._kind_of[i]),
+                int(i),
+                {name: value for name, value in self.kept(int(i)).items() if value is not ABSENT_MEMBER},
+            )
+            for i in firsts
+        ]
 
     def members_of_kind(self, kind: int) -> list[int]:
         """The members whose kept values are kind number ``kind`` (see :meth:`kinds`)."""
@@ -327,13 +354,12 @@ class RawMembers:
 
     def value(self, i: int) -> RawJSON:
         """Member ``i``'s value, as its text in the source, with its kept members."""
-        return RawJSON(self.source, int(self._value_starts[i]), int(self._value_ends[i]),
-                       self.kept(i))
+        return RawJSON(self.source, int(self._value_starts[i]), int(self._value_ends[i]), self.kept(i))
 
     def run(self, first: int, stop: int) -> memoryview:
         """The source bytes of members ``first`` to ``stop - 1`` (source order), from the
         first one's name to the last one's value, with the separators between them."""
-        return memoryview(self.source)[int(self._name_starts[first]):int(self._value_ends[stop - 1])]
+        return memoryview(self.source)[int(self._name_starts[first]) : int(self._value_ends[stop - 1])]
 
     def edited(self, changes: Mapping[str, Any]) -> EditedMembers:
         """This object with ``changes``: a member's new value (a JSON value to write), or

@@ -45,9 +45,15 @@ _PLAIN_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
 _PLAIN_LENIENT = json.JSONDecoder()
 
 
-def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...],
-                              kept: tuple[str, ...], allow_nan: bool = False,
-                              raw_values: tuple[str, ...] = ()) -> dict[str, Any]:
+def load_document_keeping_raw(
+    data: bytes | str,
+    *,
+    key: str,
+    at: tuple[str, ...],
+    kept: tuple[str, ...],
+    allow_nan: bool = False,
+    raw_values: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """As :func:`load_document`, except that the object found through the member names
     ``at`` (``("consolidated_metadata", "metadata")``) is kept unbuilt: as a
     :class:`~zarrforge.metadata.raw_members.RawMembers` index over ``data`` (bytes only,
@@ -79,16 +85,23 @@ def load_document_keeping_raw(data: bytes | str, *, key: str, at: tuple[str, ...
     if isinstance(data, str):  # stores give bytes; the readers below work on them
         data = data.encode("utf-8", "surrogatepass")
     if at:
-        document = _indexing_members(data, key=key, at=at, kept=kept, allow_nan=allow_nan,
-                                     raw_values=raw_values)
+        document = _indexing_members(
+            data, key=key, at=at, kept=kept, allow_nan=allow_nan, raw_values=raw_values
+        )
         if document is not None:
             return document
-    return _reading_text(data, key=key, at=at, kept=kept, allow_nan=allow_nan,
-                         raw_values=raw_values)
+    return _reading_text(data, key=key, at=at, kept=kept, allow_nan=allow_nan, raw_values=raw_values)
 
 
-def _reading_text(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple[str, ...],
-                  allow_nan: bool, raw_values: tuple[str, ...]) -> dict[str, Any]:
+def _reading_text(
+    data: bytes,
+    *,
+    key: str,
+    at: tuple[str, ...],
+    kept: tuple[str, ...],
+    allow_nan: bool,
+    raw_values: tuple[str, ...],
+) -> dict[str, Any]:
     """:func:`load_document_keeping_raw` on the document's text: the members at ``at``
     become :class:`RawJSON` values over it."""
     text = _text(data, key)
@@ -121,13 +134,21 @@ def _reading_text(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple[str
             value: Any
             if not path:
                 parsed, end = scan_raw(text, i)
-                value = RawJSON(text, i, end, {n: parsed.get(n, ABSENT_MEMBER) for n in kept}
-                                if type(parsed) is dict else None)
+                value = RawJSON(
+                    text,
+                    i,
+                    end,
+                    {n: parsed.get(n, ABSENT_MEMBER) for n in kept} if type(parsed) is dict else None,
+                )
                 i = end
             elif name == path[0] and text[i] == "{":
                 value, i = members(i, path[1:])
-            elif name in raw_values and path == at and text[i] in "{[" and \
-                    (value := large_value(i)) is not None:
+            elif (
+                name in raw_values
+                and path == at
+                and text[i] in "{["
+                and (value := large_value(i)) is not None
+            ):
                 i = value.end
             else:
                 value, i = scan(text, i)
@@ -152,8 +173,10 @@ def _reading_text(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple[str
     return document
 
 
-_SCALAR = re.compile(rb'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?'
-                     rb"|true|false|null|NaN|-?Infinity")
+_SCALAR = re.compile(
+    rb'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?'
+    rb"|true|false|null|NaN|-?Infinity"
+)
 
 
 def _member_value(data: bytes, start: int, name: str) -> int:
@@ -196,8 +219,15 @@ def _object_at(data: bytes, start: int, path: tuple[str, ...]) -> int:
     return i if len(path) == 1 else _object_at(data, i, path[1:])
 
 
-def _indexing_members(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple[str, ...],
-                      allow_nan: bool, raw_values: tuple[str, ...]) -> dict[str, Any] | None:
+def _indexing_members(
+    data: bytes,
+    *,
+    key: str,
+    at: tuple[str, ...],
+    kept: tuple[str, ...],
+    allow_nan: bool,
+    raw_values: tuple[str, ...],
+) -> dict[str, Any] | None:
     """The document with the object at ``at`` read as :class:`RawMembers` in the bytes
     (:func:`~zarrforge.metadata.raw_members.read_members`): the text of the document is
     never built whole. The rest of the document is parsed with ``{}`` in its place.
@@ -210,10 +240,11 @@ def _indexing_members(data: bytes, *, key: str, at: tuple[str, ...], kept: tuple
         return None
     rest = data[:start] + b"{}" + data[end:]
     try:
-        document = (load_document(rest, key=key, allow_nan=allow_nan)
-                    if len(rest) < RAW_MEMBERS_MIN_BYTES else
-                    _reading_text(rest, key=key, at=at, kept=kept, allow_nan=allow_nan,
-                                  raw_values=raw_values))
+        document = (
+            load_document(rest, key=key, allow_nan=allow_nan)
+            if len(rest) < RAW_MEMBERS_MIN_BYTES
+            else _reading_text(rest, key=key, at=at, kept=kept, allow_nan=allow_nan, raw_values=raw_values)
+        )
     except MetadataError:
         return None  # refused by the whole parse, whose message places the error in ``data``
     container: Any = document
@@ -244,15 +275,16 @@ def _is_utf8(data: bytes, piece: int = 1 << 20) -> bool:
     view = memoryview(data)
     try:
         for offset in range(0, len(data), piece):
-            decoder.decode(view[offset:offset + piece])
+            decoder.decode(view[offset : offset + piece])
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
     return True
 
 
-def _setting_aside(data: bytes | str, *, key: str, member: str, allow_nan: bool,
-                   limit: int) -> dict[str, Any]:
+def _setting_aside(
+    data: bytes | str, *, key: str, member: str, allow_nan: bool, limit: int
+) -> dict[str, Any]:
     """The document over the size limit read with the top-level ``member`` set aside
     (see :func:`load_document_keeping_raw`), or its refusal."""
     too_large = functools.partial(check_size, len(data), key=key, writing=False)

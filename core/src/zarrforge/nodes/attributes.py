@@ -26,8 +26,7 @@ class Attributes(MutableMapping):
     latest stored document where the store allows, so concurrent changes of other
     attributes are kept)."""
 
-    def __init__(self, current: Callable[[], dict[str, Any]],
-                 apply: Callable[[Change], None]) -> None:
+    def __init__(self, current: Callable[[], dict[str, Any]], apply: Callable[[Change], None]) -> None:
         self._current = current
         self._apply = apply
 
@@ -40,8 +39,9 @@ class Attributes(MutableMapping):
 
     def __setitem__(self, key: str, value: Any) -> None:
         if not isinstance(key, str):
-            raise MetadataError(f"attribute names must be strings, got {key!r}",
-                                field="attributes", value=key)
+            raise MetadataError(
+                f"attribute names must be strings, got {key!r}", field="attributes", value=key
+            )
         check_new_attributes({key: value})
         self._write(lambda stored: {**stored, key: value})
 

@@ -52,7 +52,8 @@ class ConsolidatedView:
     def __init__(self, entries: Mapping[str, Entry], fmt: Format | None = None) -> None:
         # a view read as an index (IndexedEntries) stays one: copied, not built
         self._entries: MutableMapping[str, Entry] = (
-            entries.copy() if isinstance(entries, IndexedEntries) else dict(entries))
+            entries.copy() if isinstance(entries, IndexedEntries) else dict(entries)
+        )
         self._format = fmt
         self._lock = threading.Lock()
 
@@ -78,8 +79,11 @@ class ConsolidatedView:
     def children(self, relative: str) -> list[str]:
         prefix = f"{relative}/" if relative else ""
         with self._lock:
-            return sorted(name[len(prefix):] for name in self._entries
-                          if name.startswith(prefix) and "/" not in name[len(prefix):])
+            return sorted(
+                name[len(prefix) :]
+                for name in self._entries
+                if name.startswith(prefix) and "/" not in name[len(prefix) :]
+            )
 
     def put(self, relative: str, model: NodeMetadata) -> None:
         with self._lock:
@@ -87,8 +91,9 @@ class ConsolidatedView:
 
     def remove(self, relative: str) -> None:
         with self._lock:
-            for name in [n for n in self._entries
-                         if n == relative or n.startswith(relative + "/") or not relative]:
+            for name in [
+                n for n in self._entries if n == relative or n.startswith(relative + "/") or not relative
+            ]:
                 del self._entries[name]
 
     def entries(self) -> MutableMapping[str, Entry]:

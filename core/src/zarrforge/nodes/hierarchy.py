@@ -68,8 +68,7 @@ def get_format(zarr_format: Any = None) -> Format:
     :class:`~zarrforge.errors.PluginFailureError` naming it."""
     name = default_format() if zarr_format is None else str(zarr_format)
     implementation = registry.formats.get(name, field="zarr_format")
-    with plugin_failures.named("format", name, lambda: registry.formats.origin(name),
-                               "being built"):
+    with plugin_failures.named("format", name, lambda: registry.formats.origin(name), "being built"):
         return implementation()
 
 
@@ -104,8 +103,14 @@ def formats_in_detection_order(skip: str | None = None) -> Iterator[Format]:
 def _not_mine(name: str, exc: Exception, doing: str = "looking for its nodes") -> None:
     """A format plugin failed unexpectedly while looking for its node: its answer is "no
     node of mine", and the process is told once which plugin failed and how."""
-    plugin_failures.left_out("format", name, registry.formats.origin(name), exc,
-                             f"{doing}; zarrforge treats it as finding none", stacklevel=5)
+    plugin_failures.left_out(
+        "format",
+        name,
+        registry.formats.origin(name),
+        exc,
+        f"{doing}; zarrforge treats it as finding none",
+        stacklevel=5,
+    )
 
 
 def failed_formats() -> frozenset[str]:
@@ -129,8 +134,9 @@ def _asking(fmt: Format, question: Callable[[], Any], otherwise: Any) -> Any:
 def resolved(fmt: Format, document: NodeDocument) -> NodeMetadata:
     """``fmt.resolve(document)`` for a node of ``fmt``'s: the plugin failing unexpectedly
     is a :class:`~zarrforge.errors.PluginFailureError` naming it."""
-    with plugin_failures.named("format", fmt.name, lambda: registry.formats.origin(fmt.name),
-                               f"resolving its node {document.key!r}"):
+    with plugin_failures.named(
+        "format", fmt.name, lambda: registry.formats.origin(fmt.name), f"resolving its node {document.key!r}"
+    ):
         return fmt.resolve(document)
 
 
@@ -152,8 +158,7 @@ def _reads_a_node(fmt: Format, store: Store, path: str) -> bool:
         return False
 
 
-def locate_document(store: Store, path: str, fmt: Format | None = None
-                    ) -> tuple[Format, NodeDocument] | None:
+def locate_document(store: Store, path: str, fmt: Format | None = None) -> tuple[Format, NodeDocument] | None:
     """The format and plain document of the node at ``path``, or ``None`` if there is none.
 
     With ``fmt`` only that format is asked; otherwise the default format first,
@@ -166,9 +171,9 @@ def locate_document(store: Store, path: str, fmt: Format | None = None
     """
     broken: MetadataError | None = None
     if fmt is not None:  # the caller named the format: its failure is an error naming it
-        with plugin_failures.named("format", fmt.name,
-                                   lambda: registry.formats.origin(fmt.name),
-                                   f"reading the node {'/' + path!r}"):
+        with plugin_failures.named(
+            "format", fmt.name, lambda: registry.formats.origin(fmt.name), f"reading the node {'/' + path!r}"
+        ):
             return _found(fmt, fmt.read_document(store, path))
     for candidate in formats_in_detection_order():
         try:
@@ -213,8 +218,7 @@ class _WithoutKeys(WrapperStore):
         return None if key in self.hidden else self.inner.get(key, byte_range)
 
     def get_many(self, requests: Any) -> list[bytes | None]:
-        asked = [(i, request) for i, request in enumerate(requests)
-                 if request[0] not in self.hidden]
+        asked = [(i, request) for i, request in enumerate(requests) if request[0] not in self.hidden]
         answers: list[bytes | None] = [None] * len(requests)
         for (i, _), value in zip(asked, self.inner.get_many([r for _, r in asked])):
             answers[i] = value
@@ -224,15 +228,19 @@ class _WithoutKeys(WrapperStore):
         return key not in self.hidden and self.inner.exists(key)
 
 
-def locate_node(store: Store, path: str, fmt: Format | None = None, *,
-                consolidated: bool = True) -> tuple[Format, NodeMetadata] | None:
+def locate_node(
+    store: Store, path: str, fmt: Format | None = None, *, consolidated: bool = True
+) -> tuple[Format, NodeMetadata] | None:
     """As :func:`locate_document`, resolved into the node's model. ``consolidated=False``
     reads without the formats' separate consolidated-metadata keys
     (``Format.consolidated_keys``): they are neither fetched nor parsed."""
     if not consolidated:
         formats = [fmt] if fmt is not None else formats_in_detection_order()
-        hidden = {key for candidate in formats
-                  for key in _asking(candidate, lambda c=candidate: c.consolidated_keys(path), ())}
+        hidden = {
+            key
+            for candidate in formats
+            for key in _asking(candidate, lambda c=candidate: c.consolidated_keys(path), ())
+        }
         if hidden:
             store = _WithoutKeys(store, hidden)
     found = locate_document(store, path, fmt)
@@ -268,8 +276,7 @@ def foreign_formats(store: Store, path: str, fmt: Format) -> list[Format]:
     """Installed formats other than ``fmt`` that have a node at ``path``. A format that
     claims only a broken node there is left out when another format, ``fmt`` included,
     reads a sound node there: the document is that format's, not a broken one of its."""
-    claiming = [other for other in formats_in_detection_order(skip=fmt.name)
-                if detects(other, store, path)]
+    claiming = [other for other in formats_in_detection_order(skip=fmt.name) if detects(other, store, path)]
     if not claiming:
         return claiming
     sound = [other for other in claiming if _reads_a_node(other, store, path)]
@@ -323,15 +330,18 @@ def node_in_the_way(store: Store, path: str, holder: Format) -> ContainsNodeErro
     except MetadataError:
         document = None
     kind = {"array": ContainsArrayError, "group": ContainsGroupError}.get(
-        document.node_type if document is not None else "", ContainsNodeError)
-    what = "an array" if kind is ContainsArrayError else \
-        "a group" if kind is ContainsGroupError else "a node"
-    return kind(f"{what} of Zarr {holder.name} already exists at {'/' + path!r}; pass "
-                "overwrite=True (or mode='w') to replace it")
+        document.node_type if document is not None else "", ContainsNodeError
+    )
+    what = "an array" if kind is ContainsArrayError else "a group" if kind is ContainsGroupError else "a node"
+    return kind(
+        f"{what} of Zarr {holder.name} already exists at {'/' + path!r}; pass "
+        "overwrite=True (or mode='w') to replace it"
+    )
 
 
-def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
-           checked_group: str | None = None) -> Survey:
+def survey(
+    store: Store, path: str, fmt: Format, *, overwrite: bool, checked_group: str | None = None
+) -> Survey:
     """Read what is at and above ``path`` and refuse what would make the creation fail.
 
     ``checked_group``: an ancestor the caller knows to be a group of ``fmt`` with no
@@ -356,12 +366,13 @@ def survey(store: Store, path: str, fmt: Format, *, overwrite: bool,
         trusted = trusted or parent == checked_group
         if not trusted:
             for other in foreign_formats(store, parent, fmt):
-                raise NodeTypeError(f"cannot create a Zarr {fmt.name} node {'/' + path!r} under "
-                                    f"the Zarr {other.name} node {'/' + parent!r}")
+                raise NodeTypeError(
+                    f"cannot create a Zarr {fmt.name} node {'/' + path!r} under "
+                    f"the Zarr {other.name} node {'/' + parent!r}"
+                )
         document = fmt.read_document(store, parent)
         if document is not None and document.node_type != "group":
-            raise NodeTypeError(f"cannot create {'/' + path!r}: its parent {'/' + parent!r} "
-                                "is an array")
+            raise NodeTypeError(f"cannot create {'/' + path!r}: its parent {'/' + parent!r} is an array")
         if document is None and not trusted:
             above = unreadable_node(store, parent)
             if above is not None:
@@ -394,8 +405,7 @@ def views_above(store: Store, fmt: Format, path: str) -> Above:
     return above
 
 
-def _check_view_usable(fmt: Format, path: str,
-                       document: NodeDocument | None) -> NodeMetadata | None:
+def _check_view_usable(fmt: Format, path: str, document: NodeDocument | None) -> NodeMetadata | None:
     """The model of the group document at ``path`` (``None`` for none), refused if its
     consolidated view could not be kept in step with a change below it."""
     if document is None or document.node_type != "group":
@@ -403,14 +413,17 @@ def _check_view_usable(fmt: Format, path: str,
     group = resolved(fmt, document)
     if isinstance(group, GroupMetadata) and group.view_unused:
         # the view would go stale: a reader with a larger limit would use it
-        raise MetadataError(f"cannot change a node below the group {'/' + path!r}: its "
-                            f"view cannot be kept in step: {group.view_unused}",
-                            key=document.key)
+        raise MetadataError(
+            f"cannot change a node below the group {'/' + path!r}: its "
+            f"view cannot be kept in step: {group.view_unused}",
+            key=document.key,
+        )
     return group
 
 
-def refresh_consolidated(store: Store, fmt: Format, path: str,
-                         model: NodeMetadata | None, above: Above | None = None) -> None:
+def refresh_consolidated(
+    store: Store, fmt: Format, path: str, model: NodeMetadata | None, above: Above | None = None
+) -> None:
     """Update the stored consolidated views above ``path`` after the node there changed
     (``model=None``: it was erased, with everything below it); ``above``: what
     :func:`views_above` read before the change."""
@@ -419,10 +432,13 @@ def refresh_consolidated(store: Store, fmt: Format, path: str,
     refresh_views(store, fmt, above.documents, [(path, model)], resolved_groups=above.groups)
 
 
-def refresh_views(store: Store, fmt: Format,
-                   ancestors: list[tuple[str, NodeDocument | None]],
-                   changes: list[tuple[str, NodeMetadata | None]],
-                   resolved_groups: dict[str, NodeMetadata] | None = None) -> None:
+def refresh_views(
+    store: Store,
+    fmt: Format,
+    ancestors: list[tuple[str, NodeDocument | None]],
+    changes: list[tuple[str, NodeMetadata | None]],
+    resolved_groups: dict[str, NodeMetadata] | None = None,
+) -> None:
     """Apply ``changes`` to the stored view of every ancestor that has one, each as a
     read-modify-write of the latest document (:mod:`zarrforge.storing.optimistic`), so views
     updated by concurrent writers keep each other's entries. ``resolved_groups``: the
@@ -430,25 +446,27 @@ def refresh_views(store: Store, fmt: Format,
     for ancestor, document in ancestors:
         if document is None or document.node_type != "group":
             continue
-        group = ((resolved_groups or {}).get(ancestor)
-                 or _check_view_usable(fmt, ancestor, document))
+        group = (resolved_groups or {}).get(ancestor) or _check_view_usable(fmt, ancestor, document)
         if not isinstance(group, GroupMetadata) or group.consolidated is None:
             continue
 
-        def update(view_store: Store, ancestor: str = ancestor, read: GroupMetadata = group,
-                   read_from: NodeDocument = document) -> None:
+        def update(
+            view_store: Store,
+            ancestor: str = ancestor,
+            read: GroupMetadata = group,
+            read_from: NodeDocument = document,
+        ) -> None:
             current: NodeMetadata | None = read
             if view_store is not store:
                 latest = fmt.read_document(view_store, ancestor)
                 # the same document object: unchanged since the survey (a format may
                 # share one parse of equal bytes), so its model is the one resolved above
-                current = (read if latest is read_from else
-                           None if latest is None else resolved(fmt, latest))
+                current = read if latest is read_from else None if latest is None else resolved(fmt, latest)
             if not isinstance(current, GroupMetadata) or current.consolidated is None:
                 return  # replaced, or its view dropped, meanwhile
             view = ConsolidatedView(current.consolidated)
             for path, model in changes:
-                relative = path[len(ancestor) + 1:] if ancestor else path
+                relative = path[len(ancestor) + 1 :] if ancestor else path
                 if model is None:
                     view.remove(relative)
                 else:

@@ -87,9 +87,16 @@ class Node(NodeProperties):
             cls._kind = node_type
             Node._classes[node_type] = cls
 
-    def __init__(self, store: Store, path: str = ADOPT, metadata: Any = None,
-                 fmt: Format | None = None, *, read_only: bool = False,
-                 view: tuple[ConsolidatedView, str] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        path: str = ADOPT,
+        metadata: Any = None,
+        fmt: Format | None = None,
+        *,
+        read_only: bool = False,
+        view: tuple[ConsolidatedView, str] | None = None,
+    ) -> None:
         if path is ADOPT:  # zarr-python's Array(async_array), Group(async_group)
             self.__dict__.update(adopted_node(store, type(self)._kind).__dict__)
             return
@@ -144,21 +151,28 @@ class Node(NodeProperties):
         # Nodes travel (to dask workers, subprocesses) as "reopen this path of this store",
         # through a method of their own class: unpickling imports the class's module, so
         # the node classes are known (importing zarrforge does not import them).
-        return (type(self)._reopened, (self._store, self._path, self._read_only,
-                                       self._runtime_options()))
+        return (type(self)._reopened, (self._store, self._path, self._read_only, self._runtime_options()))
 
     @classmethod
-    def _reopened(cls, store: Store, path: str, read_only: bool,
-                  options: dict[str, Any]) -> Any:
+    def _reopened(cls, store: Store, path: str, read_only: bool, options: dict[str, Any]) -> Any:
         return open_node(store, path, mode="r" if read_only else "r+", **options)
 
     def _runtime_options(self) -> dict[str, Any]:
         return {}
 
     @classmethod
-    def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
-                       read_only: bool, view: Any, use_consolidated: bool | None,
-                       **options: Any) -> Any:
+    def _from_metadata(
+        cls,
+        store: Store,
+        path: str,
+        metadata: Any,
+        fmt: Format,
+        *,
+        read_only: bool,
+        view: Any,
+        use_consolidated: bool | None,
+        **options: Any,
+    ) -> Any:
         """Open a node of this class for a model already read (see :func:`node_from_metadata`)."""
         return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view)
 
@@ -198,12 +212,15 @@ class Node(NodeProperties):
 
     def _check_writable(self) -> None:
         if self._read_only:
-            raise ReadOnlyError(f"{self._kind} {self.name!r} is open read-only; open it with "
-                                "mode='r+' or 'a' to change it")
+            raise ReadOnlyError(
+                f"{self._kind} {self.name!r} is open read-only; open it with mode='r+' or 'a' to change it"
+            )
         if self._store.read_only:  # opened for writing, yet no mode helps: say what is
-            raise ReadOnlyError(f"{self._kind} {self.name!r} is in a read-only store "
-                                f"({self._store!r}), so it cannot be changed there; copy it "
-                                "to a writable store to change it")
+            raise ReadOnlyError(
+                f"{self._kind} {self.name!r} is in a read-only store "
+                f"({self._store!r}), so it cannot be changed there; copy it "
+                "to a writable store to change it"
+            )
 
     def _write_metadata(self, metadata: Any) -> None:
         """Write ``metadata`` as the node's whole new model (no merge with the store)."""
@@ -226,8 +243,9 @@ class Node(NodeProperties):
         def attempt(store: Store) -> Any:
             latest = own if store is self._store else fmt.read_node(store, path)
             if latest is None or latest.node_type != own.node_type:
-                raise NodeNotFoundError(f"the {self._kind} {self.name!r} was removed or "
-                                        "replaced by another writer")
+                raise NodeNotFoundError(
+                    f"the {self._kind} {self.name!r} was removed or replaced by another writer"
+                )
             new = change(latest)
             validate_extensions(new)
             fmt.write_node(store, path, new)
@@ -280,14 +298,16 @@ class Node(NodeProperties):
         ``extension`` is an :class:`~zarrforge.abc.extension.Extension` or its JSON
         form; the JSON is validated by the extension's own ``from_json``.
         """
-        name = extension.name if hasattr(extension, "name") else (
-            extension if isinstance(extension, str) else dict(extension).get("name"))
-        entry = extension_from_json(extension, self._metadata.node_type,
-                                    field=f"extensions[{name!r}]")
+        name = (
+            extension.name
+            if hasattr(extension, "name")
+            else (extension if isinstance(extension, str) else dict(extension).get("name"))
+        )
+        entry = extension_from_json(extension, self._metadata.node_type, field=f"extensions[{name!r}]")
+
         def change(model: Any) -> Any:
             entries = [e for e in model.extensions if e.name != entry.name]
-            position = next((i for i, e in enumerate(model.extensions)
-                             if e.name == entry.name), len(entries))
+            position = next((i for i, e in enumerate(model.extensions) if e.name == entry.name), len(entries))
             entries.insert(position, entry)
             return dataclasses.replace(model, extensions=tuple(entries))
 
@@ -297,19 +317,26 @@ class Node(NodeProperties):
         """Write a whole new model for this node (validated first); for plugins that
         read, merge and write back, such as statistics kept in an extension."""
         if metadata.node_type != self._metadata.node_type:
-            raise MetadataError(f"cannot replace a {self._metadata.node_type}'s metadata with a "
-                                f"{metadata.node_type}'s", field="node_type",
-                                value=metadata.node_type)
+            raise MetadataError(
+                f"cannot replace a {self._metadata.node_type}'s metadata with a {metadata.node_type}'s",
+                field="node_type",
+                value=metadata.node_type,
+            )
         validate_extensions(metadata)
         self._write_metadata(metadata)
 
     def remove_extension(self, name: str) -> None:
         if self.get_extension(name) is None:
-            raise MetadataError(f"the node has no extension {name!r}; present: "
-                                f"{[e.name for e in self._metadata.extensions]}",
-                                field="extensions", value=name)
-        self.update_metadata(lambda model: dataclasses.replace(
-            model, extensions=tuple(e for e in model.extensions if e.name != name)))
+            raise MetadataError(
+                f"the node has no extension {name!r}; present: {[e.name for e in self._metadata.extensions]}",
+                field="extensions",
+                value=name,
+            )
+        self.update_metadata(
+            lambda model: dataclasses.replace(
+                model, extensions=tuple(e for e in model.extensions if e.name != name)
+            )
+        )
 
     def update_attributes(self, new_attributes: dict[str, Any]) -> Any:
         """Set the keys of ``new_attributes`` (one read-modify-write) and return the node,
@@ -348,10 +375,17 @@ def node_class(node_type: str) -> type[Node]:
     return cls
 
 
-def node_from_metadata(store: Store, path: str, fmt: Format,
-                       metadata: NodeMetadata | NodeDocument, *, read_only: bool,
-                       view: tuple[ConsolidatedView, str] | None = None,
-                       use_consolidated: bool | None = None, **array_options: Any) -> Any:
+def node_from_metadata(
+    store: Store,
+    path: str,
+    fmt: Format,
+    metadata: NodeMetadata | NodeDocument,
+    *,
+    read_only: bool,
+    view: tuple[ConsolidatedView, str] | None = None,
+    use_consolidated: bool | None = None,
+    **array_options: Any,
+) -> Any:
     """An Array or Group for metadata already read (no store access).
 
     ``metadata`` is the node's model, or ``fmt``'s document of it to open the node deferred
@@ -362,27 +396,44 @@ def node_from_metadata(store: Store, path: str, fmt: Format,
     cls = node_class(metadata.node_type)
     if type(metadata) is NodeDocument:  # opened on first use: see the module docstring
         return cls(store, path, metadata, fmt, read_only=read_only, view=view, **array_options)
-    return cls._from_metadata(store, path, metadata, fmt, read_only=read_only, view=view,
-                              use_consolidated=use_consolidated, **array_options)
+    return cls._from_metadata(
+        store,
+        path,
+        metadata,
+        fmt,
+        read_only=read_only,
+        view=view,
+        use_consolidated=use_consolidated,
+        **array_options,
+    )
 
 
-def open_node(store: StoreLike, path: str = "", *, mode: str = "r", fmt: Format | None = None,
-              storage_options: dict[str, Any] | None = None,
-              use_consolidated: bool | None = None, zarr_format: Any = None,
-              **array_options: Any) -> Any:
+def open_node(
+    store: StoreLike,
+    path: str = "",
+    *,
+    mode: str = "r",
+    fmt: Format | None = None,
+    storage_options: dict[str, Any] | None = None,
+    use_consolidated: bool | None = None,
+    zarr_format: Any = None,
+    **array_options: Any,
+) -> Any:
     """Open the array or group at ``path`` (``fmt``, or the format named by ``zarr_format``
     or by a URL pipeline's format segment: ask only that format)."""
     check_mode(mode)
-    location = resolve_location(store, path, zarr_format=zarr_format, read_only=(mode == "r"),
-                                storage_options=storage_options)
+    location = resolve_location(
+        store, path, zarr_format=zarr_format, read_only=(mode == "r"), storage_options=storage_options
+    )
     resolved, path = location.store, location.path
     if fmt is None and location.zarr_format is not None:
         fmt = get_format(location.zarr_format)
     found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
         raise missing_node(resolved, path, fmt, "array or group")
-    return node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
-                              use_consolidated=use_consolidated, **array_options)
+    return node_from_metadata(
+        resolved, path, *found, read_only=(mode == "r"), use_consolidated=use_consolidated, **array_options
+    )
 
 
 def adopted_node(source: Any, kind: str) -> Node:
@@ -401,19 +452,21 @@ def adopted_node(source: Any, kind: str) -> Node:
                 f"or one other handle on {'an' if kind == 'array' else 'a'} {kind} (an Async"
                 f"{kind.capitalize()} of zarrforge or zarr-python); got "
                 f"{type(source).__name__} {source!r}. To open one, use "
-                f"zarrforge.open_{kind}(store, path)")
+                f"zarrforge.open_{kind}(store, path)"
+            )
         try:
             node = open_node(store_path.store, store_path.path, mode="r+")
         except ReadOnlyError:  # a read-only store opens read-only
             node = open_node(store_path.store, store_path.path, mode="r")
     if node._kind != kind:
-        raise NodeTypeError(f"{node.name!r} is {'an' if node._kind == 'array' else 'a'} "
-                            f"{node._kind}, not {'an' if kind == 'array' else 'a'} {kind}")
+        raise NodeTypeError(
+            f"{node.name!r} is {'an' if node._kind == 'array' else 'a'} "
+            f"{node._kind}, not {'an' if kind == 'array' else 'a'} {kind}"
+        )
     return node
 
 
-def opened_at_root(store: StoreLike, node_type: str, *, zarr_format: Any = None,
-                   **array_options: Any) -> Any:
+def opened_at_root(store: StoreLike, node_type: str, *, zarr_format: Any = None, **array_options: Any) -> Any:
     """The ``node_type`` node at the root of ``store`` (zarr-python's ``Group.open`` and
     ``Array.open``): writable unless the store is read-only, another type refused."""
     try:
@@ -421,14 +474,17 @@ def opened_at_root(store: StoreLike, node_type: str, *, zarr_format: Any = None,
     except ReadOnlyError:  # a store that only opens read-only (an HTTP URL, an archive)
         node = open_node(store, mode="r", zarr_format=zarr_format, **array_options)
     if node._kind != node_type:
-        raise NodeTypeError(f"the node at the root of {node.store!r} is "
-                            f"{'an' if node._kind == 'array' else 'a'} {node._kind}, "
-                            f"not {'an' if node_type == 'array' else 'a'} {node_type}")
+        raise NodeTypeError(
+            f"the node at the root of {node.store!r} is "
+            f"{'an' if node._kind == 'array' else 'a'} {node._kind}, "
+            f"not {'an' if node_type == 'array' else 'a'} {node_type}"
+        )
     return node
 
 
-def missing_node(store: Store, path: str, fmt: Format | None,
-                 what: str) -> NodeNotFoundError | UnreadableNodeError:
+def missing_node(
+    store: Store, path: str, fmt: Format | None, what: str
+) -> NodeNotFoundError | UnreadableNodeError:
     """The error for no ``what`` at ``path``: when only the format asked for (``fmt``) has
     none, and another format has a node there, one that says so and how to open it."""
     other = detect_format(store, path) if fmt is not None else None
@@ -436,7 +492,9 @@ def missing_node(store: Store, path: str, fmt: Format | None,
         return NodeOfAnotherFormatError(
             f"no Zarr {fmt.name} node at path {'/' + path!r} in {store!r}, but a Zarr "
             f"{other.name} node is there: open it with zarr_format={other.name!r}, or "
-            "without zarr_format to take the format found", format_name=other.name)
+            "without zarr_format to take the format found",
+            format_name=other.name,
+        )
     unread = unreadable_node(store, path)
     if unread is not None:
         return unread.error(f"cannot open {'/' + path!r} in {store!r}: it holds")

@@ -47,9 +47,11 @@ class NodeProperties:
         mine, theirs = self._node, other._node  # type: ignore[attr-defined]
         if mine is theirs:
             return True
-        return (mine._path == theirs._path
-                and (mine._store is theirs._store or mine._store == theirs._store)
-                and self.metadata == other.metadata)  # type: ignore[attr-defined]
+        return (
+            mine._path == theirs._path
+            and (mine._store is theirs._store or mine._store == theirs._store)
+            and self.metadata == other.metadata
+        )  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._node._path))

@@ -114,8 +114,7 @@ def _refuse(store: Store, taken: list[str]) -> None:
     listed = ", ".join(repr("/" + p) for p in taken[:10])
     more = f" and {len(taken) - 10} more" if len(taken) > 10 else ""
     what = "a node already exists at" if len(taken) == 1 else "nodes already exist at"
-    error = ContainsNodeError(f"{what} {listed}{more}; pass overwrite=True (or mode='w') to "
-                              "replace them")
+    error = ContainsNodeError(f"{what} {listed}{more}; pass overwrite=True (or mode='w') to replace them")
     for path in taken[:10]:
         error = unfinished.refusal(store, path, error)
         if isinstance(error, UnfinishedWriteError):
@@ -140,8 +139,12 @@ class PreparedNodes:
     def several_writes(self) -> bool:
         """Whether writing takes more than one document (and so can be cut short), or
         must in any case take down the marker a killed write left at the root."""
-        return (len(self.nodes) + len(self.target.missing_parents()) > 1 or self.left_marked
-                or self.target.replaces() or bool(self.below or self.unreadable_below))
+        return (
+            len(self.nodes) + len(self.target.missing_parents()) > 1
+            or self.left_marked
+            or self.target.replaces()
+            or bool(self.below or self.unreadable_below)
+        )
 
     def write(self, mark: unfinished.Marking) -> Written:
         """Erase what is replaced, write the parents, the nodes and the views; on any
@@ -202,10 +205,17 @@ class Written:
     touched: list[str]
 
 
-def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
-                  overwrite: bool = False, checked_group: str | None = None,
-                  allow_reserved_name: bool = False,
-                  reserved_below_root: bool = False) -> PreparedNodes:
+def prepare_nodes(
+    store: Store,
+    fmt: Format,
+    root: str,
+    nodes: Sequence[NewNode],
+    *,
+    overwrite: bool = False,
+    checked_group: str | None = None,
+    allow_reserved_name: bool = False,
+    reserved_below_root: bool = False,
+) -> PreparedNodes:
     """Check ``nodes`` (the root ``root`` first) against ``store`` and render them; nothing
     is written. Refuses what :func:`write_nodes` refuses (see the module docstring).
 
@@ -216,29 +226,35 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
     ``reserved_below_root`` (a copy's: their names are the source's)."""
     _ordered(root, nodes)
     if store.read_only:  # said about the caller's store, not a wrapper of ours
-        raise ReadOnlyError(f"cannot create {'/' + root!r}: the store {store!r} is read-only, "
-                            "so nothing can be written there")
-    nodes = [node if node.rendered is not None
-             else NewNode(node.path, node.metadata, fmt.render(node.metadata))
-             for node in nodes]
+        raise ReadOnlyError(
+            f"cannot create {'/' + root!r}: the store {store!r} is read-only, so nothing can be written there"
+        )
+    nodes = [
+        node if node.rendered is not None else NewNode(node.path, node.metadata, fmt.render(node.metadata))
+        for node in nodes
+    ]
     memo = store if isinstance(store, ReadMemo) else ReadMemo(store)
     nothing_below = memo.note_empty(f"{root}/" if root else "")
     try:
-        target = hierarchy.survey(memo, root, fmt, overwrite=overwrite,
-                                  checked_group=checked_group)
+        target = hierarchy.survey(memo, root, fmt, overwrite=overwrite, checked_group=checked_group)
     except ContainsNodeError as exc:
         raise unfinished.refusal(memo, root, exc) from None
-    _check_new_names(target, nodes, allow_reserved_name=allow_reserved_name,
-                     reserved_below_root=reserved_below_root)
+    _check_new_names(
+        target, nodes, allow_reserved_name=allow_reserved_name, reserved_below_root=reserved_below_root
+    )
     below: list[tuple[str, list[Format]]] = []
     unreadable_below: list[UnreadableNode] = []
     left_marked = False
     if not (target.replaces() or nothing_below):
         below = _in_the_way(memo, fmt, nodes[1:])
         taken = {path for path, _ in below}
-        unreadable_below = [found for found in (hierarchy.unreadable_node(memo, node.path)
-                                                for node in nodes[1:] if node.path not in taken)
-                            if found is not None]
+        unreadable_below = [
+            found
+            for found in (
+                hierarchy.unreadable_node(memo, node.path) for node in nodes[1:] if node.path not in taken
+            )
+            if found is not None
+        ]
         if unreadable_below and not overwrite:
             raise unreadable_below[0].refusal()
         if below and not overwrite:
@@ -254,37 +270,53 @@ def prepare_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode]
     return PreparedNodes(memo, fmt, root, nodes, target, below, left_marked, unreadable_below)
 
 
-def write_nodes(store: Store, fmt: Format, root: str, nodes: Sequence[NewNode], *,
-                overwrite: bool = False, checked_group: str | None = None,
-                operation: str = "create", allow_reserved_name: bool = False) -> None:
+def write_nodes(
+    store: Store,
+    fmt: Format,
+    root: str,
+    nodes: Sequence[NewNode],
+    *,
+    overwrite: bool = False,
+    checked_group: str | None = None,
+    operation: str = "create",
+    allow_reserved_name: bool = False,
+) -> None:
     """Write ``nodes`` (the root ``root`` first) whole or not at all; see the module
     docstring. ``checked_group``: as for :func:`zarrforge.nodes.hierarchy.survey`.
     ``operation``: what the caller is doing, in its user's words, for the marker a
     killed write leaves. ``allow_reserved_name``: as for :func:`prepare_nodes`."""
-    prepared = prepare_nodes(store, fmt, root, nodes, overwrite=overwrite,
-                             checked_group=checked_group,
-                             allow_reserved_name=allow_reserved_name)
-    with unfinished.marking(prepared.store, root, operation,
-                            needed=prepared.several_writes()) as mark:
+    prepared = prepare_nodes(
+        store,
+        fmt,
+        root,
+        nodes,
+        overwrite=overwrite,
+        checked_group=checked_group,
+        allow_reserved_name=allow_reserved_name,
+    )
+    with unfinished.marking(prepared.store, root, operation, needed=prepared.several_writes()) as mark:
         prepared.write(mark)
 
 
-def _check_new_names(target: hierarchy.Survey, nodes: Sequence[NewNode], *,
-                     allow_reserved_name: bool, reserved_below_root: bool) -> None:
+def _check_new_names(
+    target: hierarchy.Survey,
+    nodes: Sequence[NewNode],
+    *,
+    allow_reserved_name: bool,
+    reserved_below_root: bool,
+) -> None:
     """Refuse, before anything is written, a name the write would create that
     :func:`~zarrforge.metadata.paths.validate_new_name` refuses (see :func:`prepare_nodes`):
     the names of the root's path below its nearest existing ancestor (existing groups
     keep whatever name they have), then those below the root."""
     root = target.path
     if root:
-        existing = next((path for path, document in target.ancestors if document is not None),
-                        "")
-        for name in root[len(existing):].strip("/").split("/"):
+        existing = next((path for path, document in target.ancestors if document is not None), "")
+        for name in root[len(existing) :].strip("/").split("/"):
             paths.validate_new_name(name, path=root, allow_reserved_name=allow_reserved_name)
     below_ok = allow_reserved_name or reserved_below_root
     for node in nodes[1:]:  # each after its parent (_ordered): its own name is the new one
-        paths.validate_new_name(paths.basename(node.path), path=node.path,
-                                allow_reserved_name=below_ok)
+        paths.validate_new_name(paths.basename(node.path), path=node.path, allow_reserved_name=below_ok)
 
 
 def write_prepared(units: Sequence[PreparedNodes], *, operation: str) -> None:
@@ -322,8 +354,9 @@ def _common_ancestor(roots: Sequence[str]) -> str:
     return "/".join(common)
 
 
-def _roll_back(store: Store, fmt: Format, target: hierarchy.Survey, keys: list[str],
-               touched: list[str]) -> None:
+def _roll_back(
+    store: Store, fmt: Format, target: hierarchy.Survey, keys: list[str], touched: list[str]
+) -> None:
     """Delete the documents a failed :func:`write_nodes` wrote, and take the paths it
     erased or wrote out of the views above; best effort (the first error is the one
     the caller sees)."""
@@ -333,7 +366,6 @@ def _roll_back(store: Store, fmt: Format, target: hierarchy.Survey, keys: list[s
         return
     if touched:
         try:
-            hierarchy.refresh_views(store, fmt, target.ancestors,
-                                    [(path, None) for path in touched])
+            hierarchy.refresh_views(store, fmt, target.ancestors, [(path, None) for path in touched])
         except StoreError:
             pass

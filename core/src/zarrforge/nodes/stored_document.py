@@ -26,13 +26,23 @@ from __future__ import annotations
 from typing import Any
 
 # zarr-python's attribute name -> the document's member, for members read as they are
-_V3_MEMBERS = {"data_type": "data_type", "chunk_grid": "chunk_grid",
-               "chunk_key_encoding": "chunk_key_encoding", "codecs": "codecs",
-               "dimension_names": "dimension_names", "fill_value": "fill_value",
-               "storage_transformers": "storage_transformers"}
-_V2_MEMBERS = {"dtype": "dtype", "order": "order", "filters": "filters",
-               "compressor": "compressor", "dimension_separator": "dimension_separator",
-               "fill_value": "fill_value"}
+_V3_MEMBERS = {
+    "data_type": "data_type",
+    "chunk_grid": "chunk_grid",
+    "chunk_key_encoding": "chunk_key_encoding",
+    "codecs": "codecs",
+    "dimension_names": "dimension_names",
+    "fill_value": "fill_value",
+    "storage_transformers": "storage_transformers",
+}
+_V2_MEMBERS = {
+    "dtype": "dtype",
+    "order": "order",
+    "filters": "filters",
+    "compressor": "compressor",
+    "dimension_separator": "dimension_separator",
+    "fill_value": "fill_value",
+}
 
 
 class StoredDocument(dict):
@@ -99,8 +109,9 @@ class StoredDocument(dict):
     def _array_member(self, name: str) -> Any:
         body = self._body()
         if name not in body:
-            raise AttributeError(f"the {self.node_type or 'node'}'s metadata document has no "
-                                 f"{name!r}; it holds {sorted(body)}")
+            raise AttributeError(
+                f"the {self.node_type or 'node'}'s metadata document has no {name!r}; it holds {sorted(body)}"
+            )
         return body[name]
 
     def __getattr__(self, name: str) -> Any:
@@ -113,8 +124,7 @@ class StoredDocument(dict):
         return self._array_member(member)
 
 
-_COMPUTED = {"shape": StoredDocument._shape, "ndim": StoredDocument._ndim,
-             "chunks": StoredDocument._chunks}
+_COMPUTED = {"shape": StoredDocument._shape, "ndim": StoredDocument._ndim, "chunks": StoredDocument._chunks}
 
 
 class ConsolidatedDocument(dict):
@@ -136,8 +146,9 @@ class ConsolidatedDocument(dict):
         members = self.get("metadata")
         if not isinstance(members, dict):
             return {}
-        return {path: StoredDocument(document) for path, document in members.items()
-                if isinstance(document, dict)}
+        return {
+            path: StoredDocument(document) for path, document in members.items() if isinstance(document, dict)
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self)

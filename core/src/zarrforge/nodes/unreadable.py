@@ -77,8 +77,7 @@ class UnreadableNode:
         """The document, as the errors name it."""
         if self.parsed:
             return f"{self.key!r} ({self.parsed})"
-        shown = "no zarr_format" if self.zarr_format is None else \
-            f"zarr_format {self.zarr_format!r}"
+        shown = "no zarr_format" if self.zarr_format is None else f"zarr_format {self.zarr_format!r}"
         if self.node_type is not None:
             shown += f", node_type {self.node_type!r}"
         return f"{self.key!r} ({shown})"
@@ -87,35 +86,46 @@ class UnreadableNode:
         """Which plugin would read it, or that none is known."""
         installed = ", ".join(repr(name) for name in self.installed) or "none"
         if self.reader is not None and self.reader in registry.formats.names():
-            said = (f"the format {self.reader!r} ({registry.formats.origin(self.reader)}) "
-                    "reads it, but it could not be used in this process (see the "
-                    "PluginFailureWarning it gave)")
+            said = (
+                f"the format {self.reader!r} ({registry.formats.origin(self.reader)}) "
+                "reads it, but it could not be used in this process (see the "
+                "PluginFailureWarning it gave)"
+            )
         elif self.reader is not None:
-            said = (f"the format {self.reader!r} reads it"
-                    + (f": install {self.provider} (pip install {self.provider})"
-                       if self.provider else ""))
+            said = f"the format {self.reader!r} reads it" + (
+                f": install {self.provider} (pip install {self.provider})" if self.provider else ""
+            )
         else:
-            said = ("no known format reads it: install the plugin of the format that wrote "
-                    "it (a variant format, or a newer version of Zarr)")
+            said = (
+                "no known format reads it: install the plugin of the format that wrote "
+                "it (a variant format, or a newer version of Zarr)"
+            )
         return f"{said}; installed formats: {installed}"
 
     def error(self, lead: str, tail: str = "") -> UnreadableNodeError:
         """``lead`` (ending in "holds"), the document, who reads it, then ``tail``."""
-        return UnreadableNodeError(f"{lead} {self.describe()}, a document no installed "
-                                   f"format reads; {self.advice()}{tail}", key=self.key,
-                                   zarr_format=self.zarr_format, node_type=self.node_type,
-                                   reader=self.reader, provider=self.provider)
+        return UnreadableNodeError(
+            f"{lead} {self.describe()}, a document no installed format reads; {self.advice()}{tail}",
+            key=self.key,
+            zarr_format=self.zarr_format,
+            node_type=self.node_type,
+            reader=self.reader,
+            provider=self.provider,
+        )
 
     def refusal(self, *, below: str | None = None) -> UnreadableNodeError:
         """The error for a write that would replace it (``below``: the path of the node
         being created below it, whose new parent group would replace it)."""
         where = "/" + self.path
         if below is not None:
-            return self.error(f"cannot create {'/' + below!r}: nothing was written, since "
-                              f"its ancestor {where!r} holds",
-                              "; a new parent group would replace that node")
-        return self.error(f"nothing was written: {where!r} holds",
-                          "; pass overwrite=True (or mode='w') to replace that node")
+            return self.error(
+                f"cannot create {'/' + below!r}: nothing was written, since its ancestor {where!r} holds",
+                "; a new parent group would replace that node",
+            )
+        return self.error(
+            f"nothing was written: {where!r} holds",
+            "; pass overwrite=True (or mode='w') to replace that node",
+        )
 
     def erase(self, store: Store) -> None:
         """Remove it for ``overwrite=True``: its document and every key below its path
@@ -124,8 +134,12 @@ class UnreadableNode:
         store.erase_prefix(f"{self.path}/" if self.path else "")
 
 
-def find(store: Store, path: str, installed: Sequence[str] = (),
-         working: Callable[[str], bool] = lambda name: False) -> UnreadableNode | None:
+def find(
+    store: Store,
+    path: str,
+    installed: Sequence[str] = (),
+    working: Callable[[str], bool] = lambda name: False,
+) -> UnreadableNode | None:
     """The first document at :func:`candidate_keys` that no working format reads, or
     ``None`` where there is none. The caller asks only where no installed format
     (``installed`` names them, for the errors) found a node; a document whose reader is
@@ -152,8 +166,10 @@ def _draft_entry_point(value: bytes | None) -> bool:
     if not any(uri.encode() in value for uri in _DRAFT_URIS):
         return False
     document, _ = _parsed(value)
-    return document is not None and _reader("zarr.json", "zarr.json",
-                                            document.get("zarr_format")) == "draft-2022"
+    return (
+        document is not None
+        and _reader("zarr.json", "zarr.json", document.get("zarr_format")) == "draft-2022"
+    )
 
 
 def _described(path: str, key: str, value: bytes, installed: tuple[str, ...]) -> UnreadableNode:

@@ -82,8 +82,17 @@ from .storage_transformers import *  # noqa: F403
 from .stores import *  # noqa: F403
 
 #: the modules of the surface, one per extension point
-EXTENSION_POINT_MODULES = (chunk_grids, codecs, data_types, extensions, formats, hooks,
-                           memory_layouts, storage_transformers, stores)
+EXTENSION_POINT_MODULES = (
+    chunk_grids,
+    codecs,
+    data_types,
+    extensions,
+    formats,
+    hooks,
+    memory_layouts,
+    storage_transformers,
+    stores,
+)
 
 __all__ = sorted(  # noqa: PLE0605  # computed from the modules' own lists
     {*_contracts, *(name for module in EXTENSION_POINT_MODULES for name in module.__all__)}
@@ -91,10 +100,21 @@ __all__ = sorted(  # noqa: PLE0605  # computed from the modules' own lists
 
 # Moved to zarrforge.hierarchy_api (application plugins' surface) in 0.2; resolvable here,
 # with a warning, until 0.3. The import is deferred so this layer still imports nothing above it.
-_MOVED_TO_HIERARCHY_API = frozenset({
-    "NewNode", "Registry", "check_shareable", "get_format", "installed_formats",
-    "locate_document", "locate_node", "open_node", "refresh_consolidated", "resolve_store",
-    "write_nodes"})
+_MOVED_TO_HIERARCHY_API = frozenset(
+    {
+        "NewNode",
+        "Registry",
+        "check_shareable",
+        "get_format",
+        "installed_formats",
+        "locate_document",
+        "locate_node",
+        "open_node",
+        "refresh_consolidated",
+        "resolve_store",
+        "write_nodes",
+    }
+)
 
 # Tools no plugin used, off the surface in 0.2 (internal from 0.3); each with what to use.
 _LEFT_THE_SURFACE: dict[str, tuple[Any, str]] = {
@@ -110,14 +130,21 @@ def __getattr__(name: str) -> Any:
 
     if name in _LEFT_THE_SURFACE:
         value, instead = _LEFT_THE_SURFACE[name]
-        warnings.warn(f"zarrforge.plugin_api.{name} left the plugin surface (no plugin used "
-                      f"it; {instead}); the name goes in 0.3", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"zarrforge.plugin_api.{name} left the plugin surface (no plugin used "
+            f"it; {instead}); the name goes in 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return value
     if name in _MOVED_TO_HIERARCHY_API:
         from .. import hierarchy_api
 
-        warnings.warn(f"zarrforge.plugin_api.{name} moved to zarrforge.hierarchy_api.{name} "
-                      "(the surface of application plugins); the old name goes in 0.3",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"zarrforge.plugin_api.{name} moved to zarrforge.hierarchy_api.{name} "
+            "(the surface of application plugins); the old name goes in 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(hierarchy_api, name)
     raise AttributeError(f"module 'zarrforge.plugin_api' has no attribute {name!r}")

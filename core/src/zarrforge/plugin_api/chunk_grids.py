@@ -18,5 +18,12 @@ from ..abc.chunk_key_encoding import ChunkKeyEncoding
 from ..registries.registry_facade import FACADE as registry
 from ..registries.resolution import chunk_grid_from_json, chunk_key_encoding_from_json
 
-__all__ = ["ChunkGrid", "ChunkKeyEncoding", "DimensionChunking", "chunk_grid_from_json",
-           "chunk_key_encoding_from_json", "config", "registry"]
+__all__ = [
+    "ChunkGrid",
+    "ChunkKeyEncoding",
+    "DimensionChunking",
+    "chunk_grid_from_json",
+    "chunk_key_encoding_from_json",
+    "config",
+    "registry",
+]

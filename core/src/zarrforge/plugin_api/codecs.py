@@ -36,16 +36,16 @@ from __future__ import annotations
 
 from .. import config
 from ..abc.codec import (
-                         ArrayArrayCodec,
-                         ArrayBytesCodec,
-                         BytesBytesCodec,
-                         ChunkSpec,
-                         Codec,
-                         CodecKind,
-                         PartialCodec,
-                         RangeFetcher,
-                         SubdividedCodec,
-                         VersionedRangeFetcher,
+    ArrayArrayCodec,
+    ArrayBytesCodec,
+    BytesBytesCodec,
+    ChunkSpec,
+    Codec,
+    CodecKind,
+    PartialCodec,
+    RangeFetcher,
+    SubdividedCodec,
+    VersionedRangeFetcher,
 )
 from ..abc.data_type import DataType
 from ..abc.store import ByteRange
@@ -56,18 +56,39 @@ from ..engine.codec_chain import CodecChain
 from ..engine.parallel import map_parallel
 from ..registries.registry_facade import FACADE as registry
 from ..registries.resolution import (
-                         SkippedCodec,
-                         codec_from_json,
-                         codecs_from_json,
-                         data_type_from_json,
-                         memory_layout,
+    SkippedCodec,
+    codec_from_json,
+    codecs_from_json,
+    data_type_from_json,
+    memory_layout,
 )
 
 __all__ = [
-    "ArrayArrayCodec", "ArrayBytesCodec", "ByteRange", "BytesBytesCodec", "ChunkSpec", "Codec",
-    "CodecChain", "CodecKind", "DataType", "PartialCodec", "RangeFetcher", "SkippedCodec",
-    "SubdividedCodec", "VersionedRangeFetcher", "all_equal_fill", "check_allocation",
-    "codec_from_json", "codecs_from_json", "config", "current_chunk", "data_type_from_json",
-    "encoding_chunk", "json_ready", "map_parallel", "memory_layout", "numcodecs_configuration",
+    "ArrayArrayCodec",
+    "ArrayBytesCodec",
+    "ByteRange",
+    "BytesBytesCodec",
+    "ChunkSpec",
+    "Codec",
+    "CodecChain",
+    "CodecKind",
+    "DataType",
+    "PartialCodec",
+    "RangeFetcher",
+    "SkippedCodec",
+    "SubdividedCodec",
+    "VersionedRangeFetcher",
+    "all_equal_fill",
+    "check_allocation",
+    "codec_from_json",
+    "codecs_from_json",
+    "config",
+    "current_chunk",
+    "data_type_from_json",
+    "encoding_chunk",
+    "json_ready",
+    "map_parallel",
+    "memory_layout",
+    "numcodecs_configuration",
     "registry",
 ]

@@ -19,5 +19,14 @@ from ..engine.codec_chain import CodecChain, evolve_codecs
 from ..registries.registry_facade import FACADE as registry
 from ..registries.resolution import codecs_from_json, data_type_from_json
 
-__all__ = ["ChunkSpec", "CodecChain", "DataType", "VariableLengthDataType", "codecs_from_json",
-           "config", "data_type_from_json", "evolve_codecs", "registry"]
+__all__ = [
+    "ChunkSpec",
+    "CodecChain",
+    "DataType",
+    "VariableLengthDataType",
+    "codecs_from_json",
+    "config",
+    "data_type_from_json",
+    "evolve_codecs",
+    "registry",
+]

@@ -24,6 +24,17 @@ from ..metadata.document import UnknownExtension
 from ..registries.registry_facade import FACADE as registry
 from ..registries.resolution import extension_from_json, extensions_from_json, extensions_to_json
 
-__all__ = ["ArrayHandle", "ArrayMetadata", "Extension", "ExtensionEntry", "GroupMetadata",
-           "NodeMetadata", "UnknownExtension", "extension_from_json", "extensions_from_json",
-           "extensions_to_json", "normalize_basic_selection", "registry"]
+__all__ = [
+    "ArrayHandle",
+    "ArrayMetadata",
+    "Extension",
+    "ExtensionEntry",
+    "GroupMetadata",
+    "NodeMetadata",
+    "UnknownExtension",
+    "extension_from_json",
+    "extensions_from_json",
+    "extensions_to_json",
+    "normalize_basic_selection",
+    "registry",
+]

@@ -21,5 +21,15 @@ from ..metadata.extension_def import ExtensionRef
 from ..registries.registry_facade import FACADE as registry
 from ..registries.resolution import resolve, storage_transformers_from_json
 
-__all__ = ["ByteRange", "ChunkKeys", "ExtensionRef", "Store", "StorageTransformer",
-           "WrapperStore", "config", "registry", "resolve", "storage_transformers_from_json"]
+__all__ = [
+    "ByteRange",
+    "ChunkKeys",
+    "ExtensionRef",
+    "Store",
+    "StorageTransformer",
+    "WrapperStore",
+    "config",
+    "registry",
+    "resolve",
+    "storage_transformers_from_json",
+]

@@ -18,24 +18,41 @@ from __future__ import annotations
 
 from .. import config
 from ..abc.store import (
-                         ABSENT,
-                         ByteRange,
-                         ListDirResult,
-                         ReadLimit,
-                         Store,
-                         StoreCapabilities,
-                         WrapperStore,
-                         is_document_key,
-                         read_limit,
-                         validate_key,
-                         validate_prefix,
+    ABSENT,
+    ByteRange,
+    ListDirResult,
+    ReadLimit,
+    Store,
+    StoreCapabilities,
+    WrapperStore,
+    is_document_key,
+    read_limit,
+    validate_key,
+    validate_prefix,
 )
 from ..abc.url_adapter import FormatSegment, PipelineState, Segment, URLAdapter
 from ..metadata import paths
 from ..registries.registry_facade import FACADE as registry
 from ..storing import versions
 
-__all__ = ["ABSENT", "ByteRange", "FormatSegment", "ListDirResult", "PipelineState", "ReadLimit",
-           "Segment", "Store", "StoreCapabilities", "URLAdapter", "WrapperStore", "config",
-           "is_document_key", "paths", "read_limit", "registry", "validate_key",
-           "validate_prefix", "versions"]
+__all__ = [
+    "ABSENT",
+    "ByteRange",
+    "FormatSegment",
+    "ListDirResult",
+    "PipelineState",
+    "ReadLimit",
+    "Segment",
+    "Store",
+    "StoreCapabilities",
+    "URLAdapter",
+    "WrapperStore",
+    "config",
+    "is_document_key",
+    "paths",
+    "read_limit",
+    "registry",
+    "validate_key",
+    "validate_prefix",
+    "versions",
+]

@@ -67,8 +67,7 @@ class HookPlugin:
 
 
 # What each manager loaded from the entry points (a manager made afresh reads them again).
-_installed: weakref.WeakKeyDictionary[pluggy.PluginManager, list[HookPlugin]] = (
-    weakref.WeakKeyDictionary())
+_installed: weakref.WeakKeyDictionary[pluggy.PluginManager, list[HookPlugin]] = weakref.WeakKeyDictionary()
 
 
 def plugin_manager() -> pluggy.PluginManager:
@@ -97,16 +96,19 @@ def _load_hookspecs(manager: pluggy.PluginManager) -> list[HookPlugin]:
         dist_name, version = (dist.name, dist.version) if dist is not None else (None, None)
         try:
             namespace = ep.load()
-            new = [name for name in dir(namespace)
-                   if manager.parse_hookspec_opts(namespace, name) is not None
-                   and not _has_spec(manager, name)]
+            new = [
+                name
+                for name in dir(namespace)
+                if manager.parse_hookspec_opts(namespace, name) is not None and not _has_spec(manager, name)
+            ]
             if new:
                 manager.add_hookspecs(namespace)
         except Exception as exc:  # noqa: BLE001  # one broken plugin must not break the rest
             error = PluginLoadError(
                 f"hook specifications {ep.name!r}: the entry point {ep.value!r} of "
                 f"{_who(dist_name, version)} (group {HOOKSPEC_GROUP!r}) failed to load, and is "
-                f"left out: {type(exc).__name__}: {exc}")
+                f"left out: {type(exc).__name__}: {exc}"
+            )
             warnings.warn(str(error), PluginLoadWarning, stacklevel=4)
             failed.append(HookPlugin(ep.name, dist_name, version, ep.value, str(error)))
     return failed
@@ -147,10 +149,12 @@ def _undeclared_error(manager: pluggy.PluginManager, plugin: Any, label: str) ->
     problems = undeclared_hooks(manager, plugin)
     if not problems:
         return None
-    return (f"{label} implements {', '.join(problems)}, which no hook specification "
-            "declares, so it would never be called; declared hooks: "
-            f"{', '.join(_declared(manager))} "
-            "(mark an implementation @hookimpl(optionalhook=True) if it may go uncalled)")
+    return (
+        f"{label} implements {', '.join(problems)}, which no hook specification "
+        "declares, so it would never be called; declared hooks: "
+        f"{', '.join(_declared(manager))} "
+        "(mark an implementation @hookimpl(optionalhook=True) if it may go uncalled)"
+    )
 
 
 def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
@@ -164,8 +168,10 @@ def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
         seen.add((ep.name, dist_name))
         if manager.get_plugin(ep.name) is not None or manager.is_blocked(ep.name):
             continue
-        label = (f"hook plugin {ep.name!r}: the entry point {ep.value!r} of "
-                 f"{_who(dist_name, version)} (group {ENTRY_POINT_GROUP!r})")
+        label = (
+            f"hook plugin {ep.name!r}: the entry point {ep.value!r} of "
+            f"{_who(dist_name, version)} (group {ENTRY_POINT_GROUP!r})"
+        )
         try:
             plugin = ep.load()
             manager.register(plugin, name=ep.name)
@@ -174,8 +180,11 @@ def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
                 manager.unregister(plugin)
                 raise PluginLoadError(undeclared)
         except Exception as exc:  # noqa: BLE001  # one broken plugin must not break the rest
-            detail = str(exc) if isinstance(exc, PluginLoadError) else \
-                f"{label} failed to load: {type(exc).__name__}: {exc}"
+            detail = (
+                str(exc)
+                if isinstance(exc, PluginLoadError)
+                else f"{label} failed to load: {type(exc).__name__}: {exc}"
+            )
             error = PluginLoadError(f"{detail}; it is left out")
             warnings.warn(str(error), PluginLoadWarning, stacklevel=3)
             found.append(HookPlugin(ep.name, dist_name, version, ep.value, str(error)))
@@ -196,8 +205,10 @@ def hook() -> Any:
 def _origin(plugin_name: str) -> str:
     for plugin in _installed.get(plugin_manager(), ()):
         if plugin.name == plugin_name:
-            return (f"entry point {plugin.value!r} of {_who(plugin.distribution, plugin.version)}"
-                    f" (group {ENTRY_POINT_GROUP!r})")
+            return (
+                f"entry point {plugin.value!r} of {_who(plugin.distribution, plugin.version)}"
+                f" (group {ENTRY_POINT_GROUP!r})"
+            )
     return "registered in-process"
 
 
@@ -215,9 +226,14 @@ def _results(name: str, doing: str, first: bool, kwargs: dict[str, Any]) -> list
         except Exception as exc:
             if not plugin_failures.unexpected(exc):
                 raise
-            plugin_failures.left_out("hook", impl.plugin_name, _origin(impl.plugin_name), exc,
-                                     f"{doing} ({name}); its answer is taken as None",
-                                     stacklevel=5)
+            plugin_failures.left_out(
+                "hook",
+                impl.plugin_name,
+                _origin(impl.plugin_name),
+                exc,
+                f"{doing} ({name}); its answer is taken as None",
+                stacklevel=5,
+            )
             continue
         if result is not None:
             results.append(result)

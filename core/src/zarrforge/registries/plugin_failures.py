@@ -48,8 +48,7 @@ def unexpected(exc: BaseException) -> bool:
     return isinstance(exc, Exception) and not isinstance(exc, ZarrforgeError)
 
 
-def _declared_classes(declared: Iterable[type[BaseException] | str]
-                      ) -> Iterator[type[BaseException]]:
+def _declared_classes(declared: Iterable[type[BaseException] | str]) -> Iterator[type[BaseException]]:
     """The classes of ``declared``; a dotted name is looked up only in a module already
     imported (an exception of a library never imported cannot have been raised)."""
     for entry in declared:
@@ -63,8 +62,7 @@ def _declared_classes(declared: Iterable[type[BaseException] | str]
             yield found
 
 
-def environmental(exc: BaseException,
-                  declared: Iterable[type[BaseException] | str] = ()) -> bool:
+def environmental(exc: BaseException, declared: Iterable[type[BaseException] | str] = ()) -> bool:
     """Is ``exc`` a failure of the environment (network, credentials, the service) rather
     than a bug in the code that met it? ``OSError`` (connections, timeouts, files), and an
     instance of a class in ``declared``: the ``environmental_errors`` of the plugins in
@@ -78,8 +76,9 @@ def _what(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def left_out(point: str, name: str, origin: str, exc: BaseException, doing: str, *,
-             stacklevel: int = 3) -> None:
+def left_out(
+    point: str, name: str, origin: str, exc: BaseException, doing: str, *, stacklevel: int = 3
+) -> None:
     """Record that the ``point`` plugin ``name`` (from ``origin``) failed while ``doing``
     something for other data, and warn once per process that it was left out."""
     with _lock:
@@ -90,7 +89,9 @@ def left_out(point: str, name: str, origin: str, exc: BaseException, doing: str,
         f"the {point} plugin {name!r} ({origin}) failed while {doing} ({_what(exc)}); "
         "zarrforge left it out of that decision and goes on without it. Report it to the "
         "plugin's authors; `zarrforge plugins` lists what is installed.",
-        PluginFailureWarning, stacklevel=stacklevel)
+        PluginFailureWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def failed(point: str | None = None) -> frozenset[str]:
@@ -102,22 +103,30 @@ def failed(point: str | None = None) -> frozenset[str]:
         return frozenset(f"{p}:{name}" for p, name in _warned)
 
 
-def failure(point: str, name: str, origin: str, exc: BaseException, doing: str,
-            **details: str | None) -> PluginFailureError:
+def failure(
+    point: str, name: str, origin: str, exc: BaseException, doing: str, **details: str | None
+) -> PluginFailureError:
     """The error for a plugin that failed unexpectedly on data that needs it (raise it
     ``from exc``)."""
     return PluginFailureError(
         f"the {point} plugin {name!r} ({origin}) failed while {doing}: {_what(exc)}; this "
-        "is a bug in that plugin: report it to its authors", point=point, name=name,
-        origin=origin, **details)
+        "is a bug in that plugin: report it to its authors",
+        point=point,
+        name=name,
+        origin=origin,
+        **details,
+    )
 
 
 def environment_failure(url: str, exc: BaseException, doing: str) -> StoreError:
     """The error for the environment failing (:func:`environmental`) while ``doing``
     something for ``url`` (raise it ``from exc``)."""
-    return StoreError(f"cannot open {url!r}: {_what(exc)} (while {doing}); a failure outside "
-                      "zarrforge and its plugins (the network, the credentials, the service or "
-                      "the file system): check them and the storage_options", url=url)
+    return StoreError(
+        f"cannot open {url!r}: {_what(exc)} (while {doing}); a failure outside "
+        "zarrforge and its plugins (the network, the credentials, the service or "
+        "the file system): check them and the storage_options",
+        url=url,
+    )
 
 
 class named:
@@ -132,10 +141,16 @@ class named:
 
     __slots__ = ("answers", "doing", "environmental_errors", "name", "origin", "point", "url")
 
-    def __init__(self, point: str, name: str, origin: str | Callable[[], str],
-                 doing: str, answers: tuple[type[BaseException], ...] = (),
-                 url: str | None = None,
-                 environmental_errors: Iterable[type[BaseException] | str] = ()) -> None:
+    def __init__(
+        self,
+        point: str,
+        name: str,
+        origin: str | Callable[[], str],
+        doing: str,
+        answers: tuple[type[BaseException], ...] = (),
+        url: str | None = None,
+        environmental_errors: Iterable[type[BaseException] | str] = (),
+    ) -> None:
         self.point, self.name, self.origin, self.doing = point, name, origin, doing
         self.answers = answers
         self.url = url
@@ -144,8 +159,9 @@ class named:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> bool:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> bool:
         if exc is None or not unexpected(exc) or isinstance(exc, self.answers):
             return False
         if self.url is not None and environmental(exc, self.environmental_errors):
@@ -170,10 +186,10 @@ class store_bugs_named:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> bool:
-        if (exc is None or not unexpected(exc)
-                or environmental(exc, type(self.store).environmental_errors)):
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> bool:
+        if exc is None or not unexpected(exc) or environmental(exc, type(self.store).environmental_errors):
             return False
         package = type(self.store).__module__.partition(".")[0]
         innermost = traceback
@@ -183,5 +199,6 @@ class store_bugs_named:
         if package in ("zarrforge", "builtins") or raised_in.partition(".")[0] != package:
             return False
         kind_name = type(self.store).__qualname__
-        raise failure("store", kind_name, f"{type(self.store).__module__}.{kind_name}", exc,
-                      "reading or writing chunks") from exc
+        raise failure(
+            "store", kind_name, f"{type(self.store).__module__}.{kind_name}", exc, "reading or writing chunks"
+        ) from exc

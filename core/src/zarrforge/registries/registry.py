@@ -73,7 +73,6 @@ FAMILY_SUFFIX = "*"
 CATCH_ALL = FAMILY_SUFFIX
 
 
-
 class Registry:
     """The registry of one extension point."""
 
@@ -107,7 +106,8 @@ class Registry:
                     f"{self.point} {name!r} is already registered in this process as "
                     f"{qualified_name(current)}; registering {qualified_name(implementation)} "
                     "too would silently replace it: pass replace=True to mean that, or "
-                    "unregister the first")
+                    "unregister the first"
+                )
             self._local[name] = implementation
             self._answers.clear()
 
@@ -139,11 +139,14 @@ class Registry:
         ``distribution`` must be one that installs ``name``: a misspelling is a
         ``ValueError`` listing the ones that do, not a preference silently ignored."""
         with self._lock:
-            providers = sorted({ep.dist.name for ep in self._installed_entry_points().get(name, [])
-                                if ep.dist is not None})
+            providers = sorted(
+                {ep.dist.name for ep in self._installed_entry_points().get(name, []) if ep.dist is not None}
+            )
             if distribution not in providers:
-                raise ValueError(f"{self.point} {name!r} is not installed by a distribution named "
-                                 f"{distribution!r}; installed by: {', '.join(providers) or 'none'}")
+                raise ValueError(
+                    f"{self.point} {name!r} is not installed by a distribution named "
+                    f"{distribution!r}; installed by: {', '.join(providers) or 'none'}"
+                )
             self._preferred[name] = distribution
             self._loaded.pop(name, None)
             self._answers.clear()
@@ -175,8 +178,7 @@ class Registry:
         """:meth:`get` without the remembered answers; the caller holds the lock."""
         found = self._key_of(name)
         if found is None:
-            raise UnknownExtensionError(
-                self.point, name, self.names(), self.provider_hint(name), field=field)
+            raise UnknownExtensionError(self.point, name, self.names(), self.provider_hint(name), field=field)
         local, key = found
         return self._local[key] if local else self._installed_implementation(key)
 
@@ -189,8 +191,11 @@ class Registry:
         if family is not None:
             return True, family
         installed = self._installed_entry_points()
-        key = (name if name in installed
-               else self._claiming_family(name, installed, self._installed_implementation))
+        key = (
+            name
+            if name in installed
+            else self._claiming_family(name, installed, self._installed_implementation)
+        )
         return None if key is None else (False, key)
 
     def origin(self, name: str) -> str:
@@ -211,8 +216,10 @@ class Registry:
             local, key = found
             if local:
                 return f"registered in-process as {qualified_name(self._local[key])}"
-            return "; ".join(f"entry point {key!r} = {ep.value!r} of {who(ep)}"
-                             for ep in self._installed_entry_points()[key])
+            return "; ".join(
+                f"entry point {key!r} = {ep.value!r} of {who(ep)}"
+                for ep in self._installed_entry_points()[key]
+            )
 
     def first_answer(self, question: Callable[[Any], Any], *, doing: str) -> Any:
         """The first answer other than ``None`` of ``question(implementation)`` over every
@@ -247,9 +254,10 @@ class Registry:
             if name in self._local or name in installed:
                 return True
             try:
-                return (self._claiming_family(name, self._local, self._local.__getitem__)
-                        is not None or self._claiming_family(
-                            name, installed, self._installed_implementation) is not None)
+                return (
+                    self._claiming_family(name, self._local, self._local.__getitem__) is not None
+                    or self._claiming_family(name, installed, self._installed_implementation) is not None
+                )
             except (PluginLoadError, PluginConflictError):
                 return True  # a family that cannot load: the lookup says why
 
@@ -263,14 +271,20 @@ class Registry:
         rows: list[RegistryEntry] = []
         with self._lock:
             for name, impl in self._local.items():
-                rows.append(RegistryEntry(self.point, name, None, None,
-                                          qualified_name(impl), "in-process"))
+                rows.append(RegistryEntry(self.point, name, None, None, qualified_name(impl), "in-process"))
             for name, eps in self._installed_entry_points().items():
                 for ep in eps:
                     dist = ep.dist
-                    rows.append(RegistryEntry(
-                        self.point, name, dist.name if dist else None,
-                        dist.version if dist else None, ep.value, "entry point"))
+                    rows.append(
+                        RegistryEntry(
+                            self.point,
+                            name,
+                            dist.name if dist else None,
+                            dist.version if dist else None,
+                            ep.value,
+                            "entry point",
+                        )
+                    )
         return sorted(rows, key=lambda r: (r.name, r.source, r.distribution or ""))
 
     def shadowed_by(self, name: str, source: str) -> list[str]:
@@ -288,9 +302,11 @@ class Registry:
                 for family in self._families_matching(name, installed):
                     if family == CATCH_ALL or not self._would_claim(family, name):
                         continue
-                    hidden += [f"{family!r} of {ep.dist.name}" for ep in installed[family]
-                               if ep.dist is not None
-                               and (source == "in-process" or ep.dist.name not in own)]
+                    hidden += [
+                        f"{family!r} of {ep.dist.name}"
+                        for ep in installed[family]
+                        if ep.dist is not None and (source == "in-process" or ep.dist.name not in own)
+                    ]
             return hidden
 
     def _would_claim(self, family: str, name: str) -> bool:
@@ -321,16 +337,19 @@ class Registry:
                 table.setdefault(ep.name, []).append(ep)
             self._installed = table
         if self._hidden:
-            return {name: eps for name, eps in self._installed.items()
-                    if name not in self._hidden}
+            return {name: eps for name, eps in self._installed.items() if name not in self._hidden}
         return self._installed
 
     @staticmethod
     def _families_matching(name: str, table: Iterable[str]) -> list[str]:
         """The families of ``table`` covering ``name``, the longest (most specific) first."""
-        matching = [candidate for candidate in table if candidate.endswith(FAMILY_SUFFIX)
-                    and name.startswith(candidate[:-len(FAMILY_SUFFIX)])
-                    and len(name) > len(candidate) - len(FAMILY_SUFFIX)]
+        matching = [
+            candidate
+            for candidate in table
+            if candidate.endswith(FAMILY_SUFFIX)
+            and name.startswith(candidate[: -len(FAMILY_SUFFIX)])
+            and len(name) > len(candidate) - len(FAMILY_SUFFIX)
+        ]
         return sorted(matching, key=len, reverse=True)
 
     @classmethod
@@ -364,12 +383,10 @@ class Registry:
             except Exception as exc:
                 if not plugin_failures.unexpected(exc):
                     raise
-                plugin_failures.left_out(self.point, family, self.origin(family), exc, doing,
-                                         stacklevel=5)
+                plugin_failures.left_out(self.point, family, self.origin(family), exc, doing, stacklevel=5)
                 continue
             for failed, error in unloadable:
-                plugin_failures.left_out(self.point, failed, self.origin(failed), error, doing,
-                                         stacklevel=5)
+                plugin_failures.left_out(self.point, failed, self.origin(failed), error, doing, stacklevel=5)
             return family
         if unloadable:
             raise unloadable[0][1]
@@ -383,16 +400,17 @@ class Registry:
         except Exception as exc:
             raise PluginLoadError(
                 f"{self.point} {name!r}: the entry point {ep.value!r} of {provider} "
-                f"(group {self.group!r}) failed to import: {exc}") from exc
+                f"(group {self.group!r}) failed to import: {exc}"
+            ) from exc
         self._check_type(name, implementation, origin=f"entry point {ep.value!r} of {provider}")
         declared = getattr(implementation, "name", None)
-        if (isinstance(declared, str) and declared != name
-                and not name.endswith(FAMILY_SUFFIX)):
+        if isinstance(declared, str) and declared != name and not name.endswith(FAMILY_SUFFIX):
             raise PluginLoadError(
                 f"{self.point} {name!r}: the entry point {ep.value!r} of {provider} (group "
                 f"{self.group!r}) loads a class declaring name {declared!r}; the entry-point "
                 "name and the class's name must be the same (it is the name written to "
-                "metadata)")
+                "metadata)"
+            )
         return implementation
 
     def _choose(self, name: str, eps: list[importlib_metadata.EntryPoint]) -> importlib_metadata.EntryPoint:
@@ -402,21 +420,22 @@ class Registry:
         wanted, source = self._preferred.get(name), f"registry.{attr}.prefer()"
         if wanted is None:
             wanted, source = configured_preference(f"{attr}:{name}")
-        providers = ", ".join(
-            f"{ep.dist.name if ep.dist else '?'} ({ep.value})" for ep in eps)
+        providers = ", ".join(f"{ep.dist.name if ep.dist else '?'} ({ep.value})" for ep in eps)
         for ep in eps:
             if wanted is not None and ep.dist is not None and ep.dist.name == wanted:
                 return ep
         if wanted is not None:
             raise PluginConflictError(
                 f"{self.point} {name!r}: {source} chooses {wanted!r}, which does not provide "
-                f"it; the distributions that do: {providers}")
+                f"it; the distributions that do: {providers}"
+            )
         raise PluginConflictError(
             f"{self.point} {name!r} is provided by several distributions: {providers}; "
             f"choose one with zarrforge.registry.{attr}.prefer({name!r}, '<distribution>'), "
             f"zarrforge.config.set(prefer={{'{attr}:{name}': '<distribution>'}}), or the "
             f"environment variable {PREFER_ENV}='{attr}:{name}=<distribution>' (for the "
-            "command line)")
+            "command line)"
+        )
 
     def _check_type(self, name: str, implementation: Any, *, origin: str) -> None:
         if self.base is None:
@@ -424,7 +443,8 @@ class Registry:
         if not (isinstance(implementation, type) and issubclass(implementation, self.base)):
             raise PluginLoadError(
                 f"{self.point} {name!r} from {origin} is {implementation!r}, which is not "
-                f"a subclass of {self.base.__module__}.{self.base.__qualname__}")
+                f"a subclass of {self.base.__module__}.{self.base.__qualname__}"
+            )
 
     def provider_hint(self, name: str) -> str | None:
         table = KNOWN_PROVIDERS.get(self.point, {})
@@ -442,12 +462,14 @@ def _build_registries() -> dict[str, Registry]:
     return {
         "data_types": Registry("data type", "zarrforge.data_types", DataType),
         "chunk_grids": Registry("chunk grid", "zarrforge.chunk_grids", ChunkGrid),
-        "chunk_key_encodings": Registry("chunk key encoding", "zarrforge.chunk_key_encodings",
-                                        ChunkKeyEncoding),
+        "chunk_key_encodings": Registry(
+            "chunk key encoding", "zarrforge.chunk_key_encodings", ChunkKeyEncoding
+        ),
         "memory_layouts": Registry("memory layout", "zarrforge.memory_layouts", MemoryLayout),
         "codecs": Registry("codec", "zarrforge.codecs", Codec),
-        "storage_transformers": Registry("storage transformer", "zarrforge.storage_transformers",
-                                         StorageTransformer),
+        "storage_transformers": Registry(
+            "storage transformer", "zarrforge.storage_transformers", StorageTransformer
+        ),
         "extensions": Registry("extension", "zarrforge.extensions", Extension),
         "stores": Registry("store", "zarrforge.stores", Store),
         "formats": Registry("format", "zarrforge.formats", Format),
@@ -467,7 +489,6 @@ extensions = REGISTRIES["extensions"]
 stores = REGISTRIES["stores"]
 formats = REGISTRIES["formats"]
 url_adapters = REGISTRIES["url_adapters"]
-
 
 
 def _attr_for(point: str) -> str:

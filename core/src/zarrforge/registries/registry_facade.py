@@ -22,14 +22,15 @@ class Registries:
         try:
             return REGISTRIES[name]
         except KeyError:
-            raise AttributeError(f"plugin_api.registry has no {name!r}; the extension points "
-                                 f"are {', '.join(sorted(REGISTRIES))}") from None
+            raise AttributeError(
+                f"plugin_api.registry has no {name!r}; the extension points "
+                f"are {', '.join(sorted(REGISTRIES))}"
+            ) from None
 
     def __dir__(self) -> list[str]:
         return sorted([*REGISTRIES, "register", "refresh"])
 
-    def register(self, point: str, name: str, implementation: Any, *,
-                 replace: bool = False) -> None:
+    def register(self, point: str, name: str, implementation: Any, *, replace: bool = False) -> None:
         register(point, name, implementation, replace=replace)
 
     def refresh(self) -> None:

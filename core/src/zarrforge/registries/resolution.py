@@ -79,13 +79,15 @@ def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> An
             raise
         raise exc.within(field) from exc
     except (TypeError, ValueError, KeyError) as exc:
-        raise MetadataError(f"invalid {registry.point} {ref.name!r}: {exc}", field=field,
-                            value=ref.raw) from exc
+        raise MetadataError(
+            f"invalid {registry.point} {ref.name!r}: {exc}", field=field, value=ref.raw
+        ) from exc
     except Exception as exc:
         if not plugin_failures.unexpected(exc):
             raise
-        raise plugin_failures.failure(registry.point, ref.name, registry.origin(ref.name), exc,
-                                      f"reading {field} = {ref.raw!r}") from exc
+        raise plugin_failures.failure(
+            registry.point, ref.name, registry.origin(ref.name), exc, f"reading {field} = {ref.raw!r}"
+        ) from exc
 
 
 def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
@@ -107,37 +109,48 @@ def data_type_from_user(value: Any) -> DataType:
         np_dtype = np.dtype(value)
     except TypeError as exc:
         if isinstance(value, str):  # a name that is neither registered nor numpy's
-            raise UnknownExtensionError("data type", value, registry.data_types.names(),
-                                        registry.data_types.provider_hint(value),
-                                        field="dtype") from exc
-        raise MetadataError(f"{value!r} is neither a registered data type name nor a numpy dtype; "
-                            f"registered: {', '.join(registry.data_types.names())}",
-                            field="dtype", value=value) from exc
+            raise UnknownExtensionError(
+                "data type",
+                value,
+                registry.data_types.names(),
+                registry.data_types.provider_hint(value),
+                field="dtype",
+            ) from exc
+        raise MetadataError(
+            f"{value!r} is neither a registered data type name nor a numpy dtype; "
+            f"registered: {', '.join(registry.data_types.names())}",
+            field="dtype",
+            value=value,
+        ) from exc
     # The registered name usually is numpy's (float32, int8, bool): try it first, so the
     # common case loads one data type rather than every installed one.
     if np_dtype.name in registry.data_types:
         implementation = registry.data_types.get(np_dtype.name)
-        with plugin_failures.named("data type", np_dtype.name,
-                                   lambda: registry.data_types.origin(np_dtype.name),
-                                   f"asked for the numpy dtype {np_dtype}"):
+        with plugin_failures.named(
+            "data type",
+            np_dtype.name,
+            lambda: registry.data_types.origin(np_dtype.name),
+            f"asked for the numpy dtype {np_dtype}",
+        ):
             found = implementation.from_numpy_dtype(np_dtype)
         if found is not None:
             return found
     found = registry.data_types.first_answer(
         lambda implementation: implementation.from_numpy_dtype(np_dtype),
-        doing=f"asked whether it is the numpy dtype {np_dtype}")
+        doing=f"asked whether it is the numpy dtype {np_dtype}",
+    )
     if found is not None:
         return found
-    raise UnknownExtensionError("data type", str(np_dtype), registry.data_types.names(),
-                                field="dtype")
+    raise UnknownExtensionError("data type", str(np_dtype), registry.data_types.names(), field="dtype")
 
 
 def _is_zarr_python_data_type(value: Any) -> bool:
     """A zarr-python data type object (zarr.dtype's classes): its own JSON is the way in.
     Told by its class's module, so that no other object is asked for a ``to_json``."""
     module = type(value).__module__ or ""
-    return (module == "zarr.dtype" or module.startswith(("zarr.core.dtype", "zarr.dtype.")))\
-        and callable(getattr(value, "to_json", None))
+    return (module == "zarr.dtype" or module.startswith(("zarr.core.dtype", "zarr.dtype."))) and callable(
+        getattr(value, "to_json", None)
+    )
 
 
 def fill_value_from_user(data_type: DataType, value: Any) -> Any:
@@ -146,9 +159,13 @@ def fill_value_from_user(data_type: DataType, value: Any) -> Any:
     if value is None:
         return data_type.default_fill_value()
     if value is NO_FILL_VALUE:
-        raise MetadataError("this format records a fill value for every array; NO_FILL_VALUE "
-                            "(no fill value, Zarr v2's null) is for formats that can leave it "
-                            "out", field="fill_value", value=value)
+        raise MetadataError(
+            "this format records a fill value for every array; NO_FILL_VALUE "
+            "(no fill value, Zarr v2's null) is for formats that can leave it "
+            "out",
+            field="fill_value",
+            value=value,
+        )
     try:
         return data_type.from_user_value(value)
     except MetadataError as exc:
@@ -156,9 +173,11 @@ def fill_value_from_user(data_type: DataType, value: Any) -> Any:
             raise
         raise exc.relocated("fill_value") from exc
     except (TypeError, ValueError, OverflowError) as exc:
-        raise MetadataError(f"{value!r} is not a valid fill value for data type "
-                            f"{data_type.to_json()!r}: {exc}", field="fill_value",
-                            value=value) from exc
+        raise MetadataError(
+            f"{value!r} is not a valid fill value for data type {data_type.to_json()!r}: {exc}",
+            field="fill_value",
+            value=value,
+        ) from exc
 
 
 def chunk_grid_from_json(value: Any, shape: Sequence[int], *, field: str = "chunk_grid") -> ChunkGrid:
@@ -176,9 +195,13 @@ def codec_from_json(value: Any, *, field: str) -> Codec:
     :class:`SkippedCodec` (with a warning): data can then be read, but not written."""
     ref = parse_extension(value, field=field, allow_skip=True)
     if not ref.must_understand and ref.name not in registry.codecs:
-        warnings.warn(f"{field}: codec {ref.name!r} is not installed and says "
-                      "must_understand: false; it is skipped when reading, and writing to "
-                      "this array is refused", SkippedExtensionWarning, stacklevel=2)
+        warnings.warn(
+            f"{field}: codec {ref.name!r} is not installed and says "
+            "must_understand: false; it is skipped when reading, and writing to "
+            "this array is refused",
+            SkippedExtensionWarning,
+            stacklevel=2,
+        )
         return SkippedCodec(ref.raw)
     _must_be_understood(registry.codecs, ref, field)
     return resolve(registry.codecs, ref, field=field)
@@ -193,37 +216,44 @@ def codec_from_user(value: Any, *, field: str) -> Codec:
     if isinstance(value, dict) and "id" in value and "name" not in value:
         codec_id = value["id"]
         if not isinstance(codec_id, str) or not codec_id:
-            raise MetadataError(f"a numcodecs configuration's 'id' must be a non-empty string, "
-                                f"got {codec_id!r}", field=f"{field}.id", value=codec_id)
+            raise MetadataError(
+                f"a numcodecs configuration's 'id' must be a non-empty string, got {codec_id!r}",
+                field=f"{field}.id",
+                value=codec_id,
+            )
         configuration = {k: v for k, v in value.items() if k != "id"}
-        value = {"name": f"numcodecs.{codec_id}",
-                 **({"configuration": configuration} if configuration else {})}
+        value = {
+            "name": f"numcodecs.{codec_id}",
+            **({"configuration": configuration} if configuration else {}),
+        }
     return codec_from_json(value, field=field)
 
 
 def codecs_from_json(value: Any, *, field: str = "codecs") -> tuple[Codec, ...]:
     if not isinstance(value, list) or not value:
-        raise MetadataError(f"must be a non-empty list of codecs, got {value!r}",
-                            field=field, value=value)
+        raise MetadataError(f"must be a non-empty list of codecs, got {value!r}", field=field, value=value)
     return tuple(codec_from_json(v, field=f"{field}[{i}]") for i, v in enumerate(value))
 
 
-def extensions_from_json(value: Any, node_type: str, *, field: str = "extensions"
-                         ) -> tuple[ExtensionEntry, ...]:
+def extensions_from_json(
+    value: Any, node_type: str, *, field: str = "extensions"
+) -> tuple[ExtensionEntry, ...]:
     """The ZEP 10 ``extensions`` list: absent, or a non-empty list of extension entries."""
     if value is None:
         return ()
     if not isinstance(value, list) or not value:
-        raise MetadataError("must be a non-empty list of extensions (omit the field when there "
-                            f"are none), got {value!r}", field=field, value=value)
+        raise MetadataError(
+            f"must be a non-empty list of extensions (omit the field when there are none), got {value!r}",
+            field=field,
+            value=value,
+        )
     entries: list[ExtensionEntry] = []
     for i, item in enumerate(value):
         entries.append(extension_from_json(item, node_type, field=f"{field}[{i}]"))
     names = [e.name for e in entries]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise MetadataError(f"extension(s) {duplicates} appear more than once",
-                            field=field, value=duplicates)
+        raise MetadataError(f"extension(s) {duplicates} appear more than once", field=field, value=duplicates)
     return tuple(entries)
 
 
@@ -236,8 +266,11 @@ def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionE
     _must_be_understood(registry.extensions, ref, field)
     extension = resolve(registry.extensions, ref, field=field)
     if node_type not in extension.node_types:
-        raise MetadataError(f"extension {ref.name!r} applies to {sorted(extension.node_types)}, "
-                            f"not to a {node_type}", field=field, value=ref.raw)
+        raise MetadataError(
+            f"extension {ref.name!r} applies to {sorted(extension.node_types)}, not to a {node_type}",
+            field=field,
+            value=ref.raw,
+        )
     extension.must_understand = ref.must_understand
     return extension
 
@@ -247,10 +280,14 @@ def _must_be_understood(table: Registry, ref: ExtensionRef, field: str) -> None:
     if ref.name in table:
         return
     raise UnknownExtensionError(
-        table.point, ref.name, table.names(), table.provider_hint(ref.name),
+        table.point,
+        ref.name,
+        table.names(),
+        table.provider_hint(ref.name),
         field=f"{field}.name" if isinstance(ref.raw, dict) else field,
-        note="it must be understood: the entry does not say \"must_understand\": false, "
-             "so a reader without it cannot skip it")
+        note='it must be understood: the entry does not say "must_understand": false, '
+        "so a reader without it cannot skip it",
+    )
 
 
 def extensions_to_json(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
@@ -267,8 +304,9 @@ def extensions_to_json(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
     return result
 
 
-def storage_transformers_from_json(value: Any, *, field: str = "storage_transformers"
-                                   ) -> tuple[StorageTransformer, ...]:
+def storage_transformers_from_json(
+    value: Any, *, field: str = "storage_transformers"
+) -> tuple[StorageTransformer, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
@@ -292,8 +330,9 @@ def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLa
     cls = registry.memory_layouts.get(name, field=field)
     layout = _LAYOUTS.get(cls)
     if layout is None:
-        with plugin_failures.named("memory layout", name,
-                                   lambda: registry.memory_layouts.origin(name), "being built"):
+        with plugin_failures.named(
+            "memory layout", name, lambda: registry.memory_layouts.origin(name), "being built"
+        ):
             layout = _LAYOUTS[cls] = cls()
     return layout
 
@@ -309,29 +348,42 @@ def check_ndim(count: int, *, field: str = "shape") -> None:
     built per dimension (a document declaring ten million dimensions must not cost
     seconds and gigabytes to refuse)."""
     if count > MAX_NDIM:
-        raise MetadataError(f"has {count} dimensions, more than the {MAX_NDIM} an array can "
-                            "have (numpy's limit, which zarrforge holds chunks and results in; "
-                            "not a setting)", field=field, value=f"<{count} dimensions>")
+        raise MetadataError(
+            f"has {count} dimensions, more than the {MAX_NDIM} an array can "
+            "have (numpy's limit, which zarrforge holds chunks and results in; "
+            "not a setting)",
+            field=field,
+            value=f"<{count} dimensions>",
+        )
 
 
 def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
     if isinstance(value, list):
         check_ndim(len(value), field=field)  # first: the checks below go per dimension
     if not isinstance(value, list) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_EXTENT for v in value):
-        raise MetadataError(f"must be a list of integers in [0, 2**63 - 1], got {value!r}",
-                            field=field, value=value)
+        isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_EXTENT for v in value
+    ):
+        raise MetadataError(
+            f"must be a list of integers in [0, 2**63 - 1], got {value!r}", field=field, value=value
+        )
     return tuple(value)
 
 
-def dimension_names_from_json(value: Any, ndim: int, *, field: str = "dimension_names"
-                              ) -> tuple[str | None, ...] | None:
+def dimension_names_from_json(
+    value: Any, ndim: int, *, field: str = "dimension_names"
+) -> tuple[str | None, ...] | None:
     if value is None:
         return None
-    if (not isinstance(value, (list, tuple)) or len(value) != ndim
-            or not all(v is None or isinstance(v, str) for v in value)):
-        raise MetadataError(f"must be a list of {ndim} strings or nulls (one per dimension), "
-                            f"got {value!r}", field=field, value=value)
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != ndim
+        or not all(v is None or isinstance(v, str) for v in value)
+    ):
+        raise MetadataError(
+            f"must be a list of {ndim} strings or nulls (one per dimension), got {value!r}",
+            field=field,
+            value=value,
+        )
     return tuple(value)
 
 

@@ -54,8 +54,7 @@ class GenerationGuard(WrapperStore):
         if known is _UNREAD:
             self.generations[key] = generation
         elif known != generation:
-            raise ConflictError(f"{key!r} changed while an update of it was being computed",
-                                key=key)
+            raise ConflictError(f"{key!r} changed while an update of it was being computed", key=key)
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         if byte_range is not None:
@@ -106,7 +105,9 @@ def read_modify_write(store: Store, update: Callable[[Store], T]) -> T:
             if attempt >= retries:
                 raise ConflictError(
                     f"{exc} (still changing after {retries + 1} tries; config conflict_retries)",
-                    key=exc.key, keys=exc.keys) from exc
+                    key=exc.key,
+                    keys=exc.keys,
+                ) from exc
         pause_before_retry(attempt)
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -114,4 +115,4 @@ def read_modify_write(store: Store, update: Callable[[Store], T]) -> T:
 def pause_before_retry(attempt: int) -> None:
     """The pause after failed try number ``attempt`` (from 0): random, so writers that
     collided spread out, and growing with each try up to 0.1 s."""
-    time.sleep(random.uniform(0, min(0.1, 0.001 * 2 ** attempt)))
+    time.sleep(random.uniform(0, min(0.1, 0.001 * 2**attempt)))

@@ -84,14 +84,17 @@ class ReadMemo(WrapperStore):
         return self._values[key]
 
     def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
-        missing = list(dict.fromkeys(key for key, byte_range in requests
-                                     if byte_range is None and not self._known(key)))
+        missing = list(
+            dict.fromkeys(key for key, byte_range in requests if byte_range is None and not self._known(key))
+        )
         if missing and self._versioned:
             self.get_versioned_many(missing)
         elif missing:
             self._values.update(zip(missing, self.inner.get_many([(k, None) for k in missing])))
-        return [self._values[key] if byte_range is None else self.inner.get(key, byte_range)
-                for key, byte_range in requests]
+        return [
+            self._values[key] if byte_range is None else self.inner.get(key, byte_range)
+            for key, byte_range in requests
+        ]
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
         if key in self._generations:
@@ -119,8 +122,9 @@ class ReadMemo(WrapperStore):
         prefix = self._empty
         if prefix is not None and key.startswith(prefix):
             self._empty = None
-            self._values = {k: v for k, v in self._values.items()
-                            if v is not None or not k.startswith(prefix)}
+            self._values = {
+                k: v for k, v in self._values.items() if v is not None or not k.startswith(prefix)
+            }
 
     def _set(self, key: str, value: bytes) -> None:
         self._forget_empty(key)
@@ -138,8 +142,9 @@ class ReadMemo(WrapperStore):
         self._forget(key)
         return self.inner.set_if(key, value, if_generation=if_generation)
 
-    def _set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview],
-                      if_generation: object) -> object:
+    def _set_parts_if(
+        self, key: str, parts: Sequence[bytes | bytearray | memoryview], if_generation: object
+    ) -> object:
         self._forget_empty(key)
         self._forget(key)
         return self.inner.set_parts_if(key, parts, if_generation=if_generation)

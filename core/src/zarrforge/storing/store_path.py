@@ -38,7 +38,8 @@ class StorePath:
             raise StoreArgumentError(
                 f"StorePath(store=...) takes a zarrforge store (an instance of "
                 f"zarrforge.abc.store.Store, such as zarrforge.storage.LocalStore('data.zarr')), "
-                f"got {kind} {store!r:.80}; pass a path or URL straight to the function instead")
+                f"got {kind} {store!r:.80}; pass a path or URL straight to the function instead"
+            )
         self.store = store
         self.path = paths.normalize_path(path)
 

@@ -117,17 +117,19 @@ class Transaction(Store):
                 f"transactions need a store with conditional writes, and {store!r} has none "
                 "(capabilities.conditional_writes is False): memory, local directories and "
                 "S3 have them; a commit on this store could not tell whether it overwrites "
-                "another writer's change")
+                "another writer's change"
+            )
         if store.read_only:
             raise StoreError(f"cannot start a transaction on the read-only store {store!r}")
         super().__init__(read_only=False)
         self.store = store
         self.max_bytes = config.get().transaction_max_bytes if max_bytes is None else max_bytes
         self.capabilities = dataclasses.replace(  # type: ignore[misc]
-            store.capabilities, writable=True, atomic_writes=True, conditional_writes=True)
-        self._writes: dict[str, bytes | None] = {}   # key -> value, or None: deleted
+            store.capabilities, writable=True, atomic_writes=True, conditional_writes=True
+        )
+        self._writes: dict[str, bytes | None] = {}  # key -> value, or None: deleted
         self._local: dict[str, _LocalGeneration] = {}  # key -> generation inside the transaction
-        self._read: dict[str, Any] = {}    # key -> the store's generation when first read
+        self._read: dict[str, Any] = {}  # key -> the store's generation when first read
         self._buffered_bytes = 0
         self._state = "open"
         self._lock = threading.RLock()
@@ -169,7 +171,9 @@ class Transaction(Store):
         if not _same(first, generation):
             raise ConflictError(
                 f"{key!r} was changed by another writer after this transaction read it; "
-                "abort and start again to see the new value", key=key)
+                "abort and start again to see the new value",
+                key=key,
+            )
 
     def _versioned(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
         """Values and generations as seen inside the transaction."""
@@ -213,8 +217,9 @@ class Transaction(Store):
         for i, (key, byte_range) in enumerate(requests):
             if key in values:
                 value = values[key]
-                results[i] = (value if value is None or byte_range is None
-                              else value[byte_range.slice_of(len(value))])
+                results[i] = (
+                    value if value is None or byte_range is None else value[byte_range.slice_of(len(value))]
+                )
         return results
 
     def exists(self, key: str) -> bool:
@@ -252,7 +257,8 @@ class Transaction(Store):
                     f"transaction buffer {size} bytes, over its limit of {self.max_bytes} "
                     "(config transaction_max_bytes, or transaction(max_bytes=...)); nothing "
                     "of this write was buffered: commit what the transaction holds and "
-                    "continue in a new one, abort it, or raise the limit")
+                    "continue in a new one, abort it, or raise the limit"
+                )
             generations = []
             for key, value in items:
                 if key not in self._writes and key not in self._read:
@@ -314,8 +320,7 @@ class Transaction(Store):
             self._versioned([key])
             current = self._current(key)
         if not _same(current, expected):
-            raise ConflictError(f"{key!r} changed inside the transaction since it was read",
-                                key=key)
+            raise ConflictError(f"{key!r} changed inside the transaction since it was read", key=key)
 
     # --- commit and abort ----------------------------------------------------------------
 
@@ -352,7 +357,9 @@ class Transaction(Store):
             raise ConflictError(
                 f"commit refused: {len(changed)} key(s) this transaction read and wrote were "
                 f"changed by another writer since: {changed[:10]}; nothing was written",
-                key=changed[0], keys=changed)
+                key=changed[0],
+                keys=changed,
+            )
         originals = {key: value for key, (value, _) in current.items()}
         del current
         self._check_no_commit_in_flight_wrote_what_was_read()
@@ -367,8 +374,7 @@ class Transaction(Store):
                     self.store.delete_if(key, if_generation=self._read[key])
                     done.append((key, ABSENT))
                 else:
-                    done.append((key, self.store.set_if(key, value,
-                                                        if_generation=self._read[key])))
+                    done.append((key, self.store.set_if(key, value, if_generation=self._read[key])))
         except BaseException as exc:
             # a conflict or a store error part way: the keys written so far go back, so the
             # commit changed nothing; if putting them back fails as well, the record stays
@@ -382,7 +388,9 @@ class Transaction(Store):
                 raise ConflictError(
                     f"commit refused: {exc.key!r} was changed by another writer during the "
                     f"commit; the {len(done)} key(s) already written were put back: {exc}",
-                    key=exc.key, keys=exc.keys) from exc
+                    key=exc.key,
+                    keys=exc.keys,
+                ) from exc
             raise
         for batch in _batches(blind, 256):
             writes = [(k, self._writes[k]) for k in batch if self._writes[k] is not None]
@@ -400,10 +408,13 @@ class Transaction(Store):
         try:
             self.store.delete(record_key)
         except ZarrforgeError as exc:
-            warnings.warn(f"the transaction committed, but its commit record {record_key!r} "
-                          f"could not be removed ({exc}); remove it with "
-                          "zarrforge.clear_commit_record once you have checked the store",
-                          CommitRecordWarning, stacklevel=3)
+            warnings.warn(
+                f"the transaction committed, but its commit record {record_key!r} "
+                f"could not be removed ({exc}); remove it with "
+                "zarrforge.clear_commit_record once you have checked the store",
+                CommitRecordWarning,
+                stacklevel=3,
+            )
 
     def _check_no_commit_in_flight_wrote_what_was_read(self) -> None:
         """Refuse to commit on values another commit may still put back: a commit that
@@ -419,7 +430,9 @@ class Transaction(Store):
                     f"{time.ctime(record.started)}) is writing {overlap[:10]}, which this "
                     "transaction read; nothing was written. Retry the transaction; if that "
                     "commit's process died, see zarrforge.unfinished_commits",
-                    key=overlap[0], keys=overlap)
+                    key=overlap[0],
+                    keys=overlap,
+                )
 
     def _put_back(self, done: list[tuple[str, Any]], originals: dict[str, bytes | None]) -> None:
         """Restore the values keys held before this commit wrote them, each only if it still
@@ -445,17 +458,18 @@ def _batches(items: list[str], size: int) -> Iterator[list[str]]:
         yield batch
 
 
-def transaction(store: StoreLike, *, max_bytes: int | None = None,
-                storage_options: dict[str, Any] | None = None) -> Transaction:
+def transaction(
+    store: StoreLike, *, max_bytes: int | None = None, storage_options: dict[str, Any] | None = None
+) -> Transaction:
     """A new :class:`Transaction` on ``store`` (a Store, path or URL; see the module
     docstring). ``max_bytes``: the most bytes of values it may buffer (default
     ``config.transaction_max_bytes``)."""
-    return Transaction(resolve_store(store, storage_options=storage_options),
-                       max_bytes=max_bytes)
+    return Transaction(resolve_store(store, storage_options=storage_options), max_bytes=max_bytes)
 
 
-def unfinished_commits(store: StoreLike, *,
-                       storage_options: dict[str, Any] | None = None) -> list[CommitRecord]:
+def unfinished_commits(
+    store: StoreLike, *, storage_options: dict[str, Any] | None = None
+) -> list[CommitRecord]:
     """The commit records a commit that did not finish left in ``store`` (its process
     died), oldest first. Each lists the keys that may hold old or new values."""
     return _records(resolve_store(store, read_only=True, storage_options=storage_options))
@@ -472,17 +486,18 @@ def _records(store: Store) -> list[CommitRecord]:
             keys = [str(k) for k in document["keys"]]
             started = float(document["started"])
         except (ValueError, TypeError, KeyError) as exc:
-            raise StoreError(f"the commit record {key!r} is not readable ({exc}); "
-                             "remove it with clear_commit_record", key=key) from exc
-        records.append(CommitRecord(key[len(RECORD_PREFIX):].removesuffix(".json"), started,
-                                    keys, key))
+            raise StoreError(
+                f"the commit record {key!r} is not readable ({exc}); remove it with clear_commit_record",
+                key=key,
+            ) from exc
+        records.append(CommitRecord(key[len(RECORD_PREFIX) :].removesuffix(".json"), started, keys, key))
     return sorted(records, key=lambda r: r.started)
 
 
-def clear_commit_record(store: StoreLike, record: CommitRecord | str, *,
-                        storage_options: dict[str, Any] | None = None) -> None:
+def clear_commit_record(
+    store: StoreLike, record: CommitRecord | str, *, storage_options: dict[str, Any] | None = None
+) -> None:
     """Remove an unfinished commit's record (after checking or rewriting its keys)."""
     resolved = resolve_store(store, storage_options=storage_options)
-    key = record.record_key if isinstance(record, CommitRecord) else \
-        f"{RECORD_PREFIX}{record}.json"
+    key = record.record_key if isinstance(record, CommitRecord) else f"{RECORD_PREFIX}{record}.json"
     resolved.delete(key)

@@ -70,7 +70,8 @@ MARKER_NAME = "__zarrforge_unfinished.json"
 
 # (id of the base store, root) of the marked writes in progress in this context
 _MARKED: contextvars.ContextVar[tuple[tuple[int, str], ...]] = contextvars.ContextVar(
-    "zarrforge_marked_writes", default=())
+    "zarrforge_marked_writes", default=()
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,11 +91,16 @@ class UnfinishedWrite:
         return marker_key(self.path)
 
     def describe(self) -> str:
-        who = " ".join(part for part in (
-            f"{self.operation!r}" if self.operation else "a write",
-            f"by process {self.pid}" if self.pid is not None else "",
-            f"on {self.host}" if self.host else "",
-            f"begun {self.started}" if self.started else "") if part)
+        who = " ".join(
+            part
+            for part in (
+                f"{self.operation!r}" if self.operation else "a write",
+                f"by process {self.pid}" if self.pid is not None else "",
+                f"on {self.host}" if self.host else "",
+                f"begun {self.started}" if self.started else "",
+            )
+            if part
+        )
         return f"an unfinished write ({who}) that was killed before it finished"
 
 
@@ -104,9 +110,11 @@ def marker_key(root: str) -> str:
 
 def _covered(store: Store, root: str) -> bool:
     base = id(store.base_store())
-    return any(marked_base == base and (marked_root == "" or root == marked_root
-                                        or root.startswith(marked_root + "/"))
-               for marked_base, marked_root in _MARKED.get())
+    return any(
+        marked_base == base
+        and (marked_root == "" or root == marked_root or root.startswith(marked_root + "/"))
+        for marked_base, marked_root in _MARKED.get()
+    )
 
 
 def ours(store: Store, path: str) -> bool:
@@ -116,10 +124,15 @@ def ours(store: Store, path: str) -> bool:
 
 
 def _document(operation: str) -> bytes:
-    return json.dumps({
-        "operation": operation, "pid": os.getpid(), "host": socket.gethostname(),
-        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "zarrforge": __version__}).encode()
+    return json.dumps(
+        {
+            "operation": operation,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "zarrforge": __version__,
+        }
+    ).encode()
 
 
 class _SparingMarker(WrapperStore):
@@ -136,8 +149,10 @@ class _SparingMarker(WrapperStore):
         self.cut_short = False
 
     def erase_prefix(self, prefix: str) -> None:
-        doomed = sorted((key for key in self.inner.list_prefix(prefix) if key != self.kept),
-                        key=lambda key: (key.count("/"), key))
+        doomed = sorted(
+            (key for key in self.inner.list_prefix(prefix) if key != self.kept),
+            key=lambda key: (key.count("/"), key),
+        )
         if not doomed:
             return
         try:
@@ -154,8 +169,9 @@ class Marking:
     """A marker in place (or, for a nested write, nothing to do). ``enclosing``: for a
     nested write, whether the enclosing write's marker stands at this same root."""
 
-    def __init__(self, store: Store, root: str, operation: str, active: bool,
-                 enclosing: bool = False) -> None:
+    def __init__(
+        self, store: Store, root: str, operation: str, active: bool, enclosing: bool = False
+    ) -> None:
         self.store, self.root, self.operation, self.active = store, root, operation, active
         self.enclosing = enclosing
         self.kept = False
@@ -188,8 +204,9 @@ class Marking:
 
 
 @contextlib.contextmanager
-def marking(store: Store, root: str, operation: str, *, needed: bool = True,
-            refuse_leftovers: bool = False) -> Iterator[Marking]:
+def marking(
+    store: Store, root: str, operation: str, *, needed: bool = True, refuse_leftovers: bool = False
+) -> Iterator[Marking]:
     """Mark ``root`` of ``store`` as being written by ``operation`` for the block (see the
     module docstring). ``needed=False``: the write is a single document, which lands
     whole, so nothing is marked. ``refuse_leftovers``: first refuse, with an
@@ -246,8 +263,9 @@ def _record(path: str, raw: bytes) -> UnfinishedWrite:
         value = found.get(name)
         return value if isinstance(value, kind) and not isinstance(value, bool) else None
 
-    return UnfinishedWrite(path, field("operation", str), field("pid", int), field("host", str),
-                           field("started", str))
+    return UnfinishedWrite(
+        path, field("operation", str), field("pid", int), field("host", str), field("started", str)
+    )
 
 
 def warn_if_unfinished(store: Store, path: str) -> None:
@@ -271,13 +289,17 @@ def warn_if_unfinished(store: Store, path: str) -> None:
         if raw is not None:
             found = _record(root, raw)
             where = "where" if root == path else f"below {'/' + root!r}, where"
-            warnings.warn(UnfinishedWriteWarning(
-                f"opened {'/' + path!r} {where} {found.describe()} left its marker "
-                f"{marker_key(root)!r}: what is read there may be partial, old data, new "
-                "data or a mix. Run the same write again to finish it, or "
-                "replace what it left with overwrite=True (mode='w'); delete the marker only "
-                "once the data is known to be whole (zarrforge check lists such markers)",
-                unfinished=found), stacklevel=3)
+            warnings.warn(
+                UnfinishedWriteWarning(
+                    f"opened {'/' + path!r} {where} {found.describe()} left its marker "
+                    f"{marker_key(root)!r}: what is read there may be partial, old data, new "
+                    "data or a mix. Run the same write again to finish it, or "
+                    "replace what it left with overwrite=True (mode='w'); delete the marker only "
+                    "once the data is known to be whole (zarrforge check lists such markers)",
+                    unfinished=found,
+                ),
+                stacklevel=3,
+            )
             return
 
 
@@ -315,4 +337,6 @@ def leftover_refusal(store: Store, path: str) -> UnfinishedWriteError | None:
         f"{'/' + path!r} holds what {found.describe()} left (its marker "
         f"{marker_key(path)!r} is still there): the nodes there may be incomplete. Pass "
         "overwrite=True (or mode='w') to replace them; zarrforge.unfinished_write(store, path) "
-        "reads the marker", unfinished=found)
+        "reads the marker",
+        unfinished=found,
+    )

@@ -38,8 +38,9 @@ SEPARATOR = "|"
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
 _ROOT_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):(?!:)")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_VALID_SEGMENT = ("each segment is 'scheme:body' (e.g. 'zip:' or 'zarr3:group/array'); "
-                  "a '|' inside a path is written %7C")
+_VALID_SEGMENT = (
+    "each segment is 'scheme:body' (e.g. 'zip:' or 'zarr3:group/array'); a '|' inside a path is written %7C"
+)
 
 
 def is_pipeline(url: object) -> bool:
@@ -48,8 +49,9 @@ def is_pipeline(url: object) -> bool:
 
 
 def _error(url: str, position: int, raw: str, message: str) -> URLPipelineError:
-    return URLPipelineError(f"segment {position + 1} {raw!r} of the URL pipeline {url!r}: "
-                            f"{message}", url=url, segment=raw)
+    return URLPipelineError(
+        f"segment {position + 1} {raw!r} of the URL pipeline {url!r}: {message}", url=url, segment=raw
+    )
 
 
 def parse(url: str) -> tuple[Segment, ...]:
@@ -59,31 +61,56 @@ def parse(url: str) -> tuple[Segment, ...]:
     segments = []
     for position, raw in enumerate(url.split(SEPARATOR)):
         if raw == "":
-            where = ("at the start" if position == 0 else
-                     "at the end" if position == url.count(SEPARATOR) else "between '||'")
+            where = (
+                "at the start"
+                if position == 0
+                else "at the end"
+                if position == url.count(SEPARATOR)
+                else "between '||'"
+            )
             raise URLPipelineError(
-                f"segment {position + 1} of the URL pipeline {url!r} is empty ({where}); "
-                f"{_VALID_SEGMENT}", url=url, segment="")
+                f"segment {position + 1} of the URL pipeline {url!r} is empty ({where}); {_VALID_SEGMENT}",
+                url=url,
+                segment="",
+            )
         if raw != raw.strip():
-            raise _error(url, position, raw, "leading or trailing white space; "
-                         "write a space that belongs to a path as %20")
+            raise _error(
+                url,
+                position,
+                raw,
+                "leading or trailing white space; write a space that belongs to a path as %20",
+            )
         if "#" in raw:
-            raise _error(url, position, raw, "a '#' (URL fragment) has no meaning in a "
-                         "pipeline; write a '#' that belongs to a path as %23")
+            raise _error(
+                url,
+                position,
+                raw,
+                "a '#' (URL fragment) has no meaning in a "
+                "pipeline; write a '#' that belongs to a path as %23",
+            )
         if position == 0:
             match = _ROOT_SCHEME.match(raw)
             if match is None or len(match.group(1)) == 1:  # a bare path, or C:\...
                 segments.append(Segment("", raw, raw, 0, url))
                 continue
-            scheme, body = match.group(1), raw[match.end():]
+            scheme, body = match.group(1), raw[match.end() :]
         else:
             scheme, _, body = raw.partition(":")
             if not SCHEME.fullmatch(scheme):
-                raise _error(url, position, raw, f"{scheme!r} is not a URL scheme (a letter, "
-                             "then letters, digits, '+', '-' or '.'); " + _VALID_SEGMENT)
+                raise _error(
+                    url,
+                    position,
+                    raw,
+                    f"{scheme!r} is not a URL scheme (a letter, "
+                    "then letters, digits, '+', '-' or '.'); " + _VALID_SEGMENT,
+                )
         if _BAD_ESCAPE.search(raw):
-            raise _error(url, position, raw, "a '%' must start a percent-escape of two hex "
-                         "digits (%7C for '|', %25 for '%' itself)")
+            raise _error(
+                url,
+                position,
+                raw,
+                "a '%' must start a percent-escape of two hex digits (%7C for '|', %25 for '%' itself)",
+            )
         segments.append(Segment(scheme.lower(), body, raw, position, url))
     return tuple(segments)
 

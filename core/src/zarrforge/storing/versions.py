@@ -53,9 +53,14 @@ def names_a_version(version: Any) -> bool:
     return version is not None and version is not ABSENT and not isinstance(version, PastEnd)
 
 
-def one_version(answers: Sequence[tuple[bytes | None, Any]], if_generation: Any, *,
-                key: str, url: str | None = None,
-                sizes: Mapping[Any, int] | None = None) -> tuple[list[bytes] | None, Any] | None:
+def one_version(
+    answers: Sequence[tuple[bytes | None, Any]],
+    if_generation: Any,
+    *,
+    key: str,
+    url: str | None = None,
+    sizes: Mapping[Any, int] | None = None,
+) -> tuple[list[bytes] | None, Any] | None:
     """``(parts, version)`` when the answers are of one version (``version`` ``None``
     when none names one: the store decides what that means), ``(None, ABSENT)`` when the
     value is missing, ``None`` when they mix versions or presence (read again).
@@ -65,13 +70,11 @@ def one_version(answers: Sequence[tuple[bytes | None, Any]], if_generation: Any,
     :class:`PastEnd` answers are checked against (see the module's rules)."""
     where = url or key
     present = [data is not None for data, _ in answers]
-    named = {version for data, version in answers
-             if data is not None and names_a_version(version)}
+    named = {version for data, version in answers if data is not None and names_a_version(version)}
     pinned = if_generation is not None and if_generation is not ABSENT
     if answers and not any(present):
         if pinned:
-            raise ConflictError(f"{key!r} at {where!r} was deleted since it was read", key=key,
-                                url=url)
+            raise ConflictError(f"{key!r} at {where!r} was deleted since it was read", key=key, url=url)
         return None, ABSENT
     if pinned and named - {if_generation}:
         raise ConflictError(f"{key!r} at {where!r} changed since it was read", key=key, url=url)
@@ -86,12 +89,14 @@ def one_version(answers: Sequence[tuple[bytes | None, Any]], if_generation: Any,
             if isinstance(v, PastEnd) and (size is None or size > v.offset):
                 return None  # empty there, where this version has bytes: another version's
     if if_generation is ABSENT and answers:
-        raise ConflictError(f"{key!r} at {where!r} exists, where it was read as absent",
-                            key=key, url=url)
+        raise ConflictError(f"{key!r} at {where!r} exists, where it was read as absent", key=key, url=url)
     return [data for data, _ in answers], version  # type: ignore[misc]
 
 
 def still_changing(key: str, ranges: int, url: str | None = None) -> ConflictError:
     """The error when :data:`TRIES` reads of ``ranges`` ranges each mixed versions."""
-    return ConflictError(f"{key!r} at {url or key!r} kept changing while {ranges} ranges of "
-                         f"it were read ({TRIES} tries)", key=key, url=url)
+    return ConflictError(
+        f"{key!r} at {url or key!r} kept changing while {ranges} ranges of it were read ({TRIES} tries)",
+        key=key,
+        url=url,
+    )

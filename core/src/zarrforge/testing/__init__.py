@@ -62,10 +62,20 @@ from .storage_transformers import StorageTransformerConformance
 from .stores import StoreConformance
 from .url_adapters import PipelineCase, URLAdapterConformance
 
-__all__ = ["ChunkGridConformance", "ChunkKeyEncodingConformance", "CodecConformance",
-           "ConditionalWriteConformance", "CrossProcessConditionalConformance",
-           "CrossProcessStoreConformance",
-           "DataTypeConformance", "ExtensionConformance", "FormatConformance", "HookConformance",
-           "MemoryLayoutConformance",
-           "PipelineCase", "StorageTransformerConformance", "StoreConformance",
-           "URLAdapterConformance"]
+__all__ = [
+    "ChunkGridConformance",
+    "ChunkKeyEncodingConformance",
+    "CodecConformance",
+    "ConditionalWriteConformance",
+    "CrossProcessConditionalConformance",
+    "CrossProcessStoreConformance",
+    "DataTypeConformance",
+    "ExtensionConformance",
+    "FormatConformance",
+    "HookConformance",
+    "MemoryLayoutConformance",
+    "PipelineCase",
+    "StorageTransformerConformance",
+    "StoreConformance",
+    "URLAdapterConformance",
+]

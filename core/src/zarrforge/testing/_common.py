@@ -33,8 +33,9 @@ def entry_name(document: Any) -> str:
     return document if isinstance(document, str) else document["name"]
 
 
-def parametrize_cases(metafunc: Any, argument: str, cases: Sequence[Any],
-                      label: Callable[[Any], str], missing: str) -> None:
+def parametrize_cases(
+    metafunc: Any, argument: str, cases: Sequence[Any], label: Callable[[Any], str], missing: str
+) -> None:
     """Run the tests taking ``argument`` once per case, with ids ``"<i>:<label(case)>"``; a
     suite asked for them with no cases fails with ``missing`` (what to set)."""
     if argument not in metafunc.fixturenames:
@@ -48,8 +49,9 @@ def with_unknown_key(entry: dict[str, Any], key: str = UNKNOWN_KEY) -> dict[str,
     return {**entry, "configuration": dict(entry.get("configuration") or {}, **{key: 1})}
 
 
-def expect_unknown_key_refused(build: Callable[[], Any], where: str, key: str = UNKNOWN_KEY,
-                               advice: str = "") -> None:
+def expect_unknown_key_refused(
+    build: Callable[[], Any], where: str, key: str = UNKNOWN_KEY, advice: str = ""
+) -> None:
     """``build()`` (from an entry with the unknown configuration ``key``) raises a
     ``MetadataError`` naming the key; else an ``AssertionError`` saying where (and
     ``advice``, what to do)."""
@@ -71,13 +73,16 @@ def expect_refused_naming(build: Callable[[], Any], where: str, expected: str) -
         assert named == expected or named.startswith((expected + ".", expected + "[")), (
             f"{where}: the MetadataError names field {named!r}, not {expected!r}: {exc} "
             "(a TypeError, ValueError or KeyError escaping from_json is reported against "
-            "the whole entry; raise MetadataError(..., field=...) yourself)")
+            "the whole entry; raise MetadataError(..., field=...) yourself)"
+        )
     except Exception as exc:  # the finding
-        raise AssertionError(f"{where}: refused with {type(exc).__name__}: {exc}; expected a "
-                             f"MetadataError naming {expected!r}") from exc
+        raise AssertionError(
+            f"{where}: refused with {type(exc).__name__}: {exc}; expected a MetadataError naming {expected!r}"
+        ) from exc
     else:
-        raise AssertionError(f"{where}: accepted (built {built!r}); expected a MetadataError "
-                             f"naming {expected!r}")
+        raise AssertionError(
+            f"{where}: accepted (built {built!r}); expected a MetadataError naming {expected!r}"
+        )
 
 
 def hypothesis_settings(max_examples: int, shrink: bool) -> Any:
@@ -86,9 +91,15 @@ def hypothesis_settings(max_examples: int, shrink: bool) -> Any:
     runs in the author's project), every health check off, and no shrinking phase when
     ``shrink`` is false (a failure reported at once, as found)."""
     from hypothesis import HealthCheck, Phase, settings
+
     phases = [phase for phase in Phase if shrink or phase is not Phase.shrink]
-    return settings(max_examples=max_examples, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck), phases=phases)
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        phases=phases,
+    )
 
 
 def value_text(value: Any) -> str:
@@ -131,8 +142,9 @@ def expect_equal(found: Any, expected: Any, what: str) -> None:
         return
     detail = ""
     if isinstance(found, (bytes, bytearray)) and isinstance(expected, (bytes, bytearray)):
-        at = next((i for i, (a, b) in enumerate(zip(found, expected)) if a != b),
-                  min(len(found), len(expected)))
+        at = next(
+            (i for i, (a, b) in enumerate(zip(found, expected)) if a != b), min(len(found), len(expected))
+        )
         detail = f" (first difference at byte {at}; {len(found)} bytes, expected {len(expected)})"
     raise AssertionError(f"{what} is {shown(found)}; expected {shown(expected)}{detail}")
 

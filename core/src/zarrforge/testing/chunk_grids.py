@@ -77,10 +77,8 @@ MAX_POSITIONS = 1 << 16
 MAX_CHUNK_ELEMENTS = 1 << 22
 
 
-
 def case_id(document: Any, shape: Sequence[int]) -> str:
     return f"{_document_id(document)}@{tuple(shape)}"
-
 
 
 def _visited(nchunks: int) -> Iterable[int]:
@@ -93,19 +91,22 @@ def _visited(nchunks: int) -> Iterable[int]:
 def check_dimension(where: str, dim: DimensionChunking, d: int, length: int) -> None:
     """Assert that ``dim`` tiles ``[0, length)`` exactly, and that its derived methods agree."""
     assert isinstance(dim, DimensionChunking), (
-        f"{where}: dimension {d} is {type(dim).__name__}, not a DimensionChunking")
-    assert dim.length == length, (
-        f"{where}: dimension {d} has length {dim.length}; the array's is {length}")
+        f"{where}: dimension {d} is {type(dim).__name__}, not a DimensionChunking"
+    )
+    assert dim.length == length, f"{where}: dimension {d} has length {dim.length}; the array's is {length}"
     n = dim.nchunks
     assert isinstance(n, (int, np.integer)) and n >= 0, (
-        f"{where}: dimension {d} reports nchunks {n!r}, not a count")
+        f"{where}: dimension {d} reports nchunks {n!r}, not a count"
+    )
     n = int(n)
     if length == 0:
-        assert n == 0, (f"{where}: dimension {d} has length 0 but {n} chunk(s); an empty "
-                        "dimension has no chunks")
+        assert n == 0, (
+            f"{where}: dimension {d} has length 0 but {n} chunk(s); an empty dimension has no chunks"
+        )
         got = np.asarray(dim.index_of(np.zeros(0, dtype=np.int64)))
-        assert got.shape == (0,), (f"{where}: index_of of no positions along the empty "
-                                   f"dimension {d} gave shape {got.shape}")
+        assert got.shape == (0,), (
+            f"{where}: index_of of no positions along the empty dimension {d} gave shape {got.shape}"
+        )
         return
     assert n >= 1, f"{where}: dimension {d} has length {length} but no chunks"
     starts: dict[int, int] = {}
@@ -114,60 +115,79 @@ def check_dimension(where: str, dim: DimensionChunking, d: int, length: int) -> 
     for i in _visited(n):
         s, z = int(dim.start(i)), int(dim.size(i))
         starts[i], sizes[i] = s, z
-        assert z >= 1, (f"{where}: chunk {i} along dimension {d} has stored size {z}; every "
-                        "chunk holds at least one element")
+        assert z >= 1, (
+            f"{where}: chunk {i} along dimension {d} has stored size {z}; every "
+            "chunk holds at least one element"
+        )
         if i == 0:
-            assert s == 0, (f"{where}: chunk 0 along dimension {d} starts at {s}, not 0: "
-                            f"elements 0..{s - 1} belong to no chunk")
+            assert s == 0, (
+                f"{where}: chunk 0 along dimension {d} starts at {s}, not 0: "
+                f"elements 0..{s - 1} belong to no chunk"
+            )
         elif i - 1 in starts:
-            assert s <= end, (f"{where}: elements {end}..{s - 1} of dimension {d} belong to no "
-                              f"chunk (chunk {i - 1} ends before {end}, chunk {i} starts at {s})")
-            assert s >= end, (f"{where}: elements {s}..{end - 1} of dimension {d} belong to both "
-                              f"chunk {i - 1} and chunk {i}")
-        assert s < length, (f"{where}: chunk {i} along dimension {d} starts at {s}, at or past "
-                            f"the dimension's length {length}; nchunks ({n}) must count only "
-                            "chunks that hold elements")
+            assert s <= end, (
+                f"{where}: elements {end}..{s - 1} of dimension {d} belong to no "
+                f"chunk (chunk {i - 1} ends before {end}, chunk {i} starts at {s})"
+            )
+            assert s >= end, (
+                f"{where}: elements {s}..{end - 1} of dimension {d} belong to both "
+                f"chunk {i - 1} and chunk {i}"
+            )
+        assert s < length, (
+            f"{where}: chunk {i} along dimension {d} starts at {s}, at or past "
+            f"the dimension's length {length}; nchunks ({n}) must count only "
+            "chunks that hold elements"
+        )
         expected_extent = min(z, length - s)
         assert int(dim.extent(i)) == expected_extent, (
             f"{where}: extent({i}) along dimension {d} is {dim.extent(i)}; the chunk covers "
-            f"{s}..{s + z - 1} of a dimension of length {length}, so {expected_extent}")
+            f"{s}..{s + z - 1} of a dimension of length {length}, so {expected_extent}"
+        )
         end = s + z
-    assert end >= length, (f"{where}: the last chunk ({n - 1}) along dimension {d} covers "
-                           f"{starts[n - 1]}..{end - 1}; elements {end}..{length - 1} belong to "
-                           "no chunk")
+    assert end >= length, (
+        f"{where}: the last chunk ({n - 1}) along dimension {d} covers "
+        f"{starts[n - 1]}..{end - 1}; elements {end}..{length - 1} belong to "
+        "no chunk"
+    )
 
     # index_of against the tiling: every position when that is affordable, else the
     # first and last element of each enumerated chunk.
     if length <= MAX_POSITIONS and n <= 2 * WINDOW:
         positions = np.arange(length, dtype=np.int64)
-        expected = np.repeat(np.arange(n, dtype=np.int64),
-                             [min(sizes[i], length - starts[i]) for i in range(n)])
+        expected = np.repeat(
+            np.arange(n, dtype=np.int64), [min(sizes[i], length - starts[i]) for i in range(n)]
+        )
     else:
-        pairs = sorted({(p, i) for i in starts for p in (starts[i], min(starts[i] + sizes[i],
-                                                                          length) - 1)})
+        pairs = sorted({(p, i) for i in starts for p in (starts[i], min(starts[i] + sizes[i], length) - 1)})
         positions = np.array([p for p, _ in pairs], dtype=np.int64)
         expected = np.array([i for _, i in pairs], dtype=np.int64)
     got = np.asarray(dim.index_of(positions))
     assert got.shape == positions.shape, (
-        f"{where}: index_of of {positions.size} positions along dimension {d} gave shape "
-        f"{got.shape}")
+        f"{where}: index_of of {positions.size} positions along dimension {d} gave shape {got.shape}"
+    )
     wrong = np.flatnonzero(got != expected)
     if wrong.size:
         p, c, g = int(positions[wrong[0]]), int(expected[wrong[0]]), int(got[wrong[0]])
         raise AssertionError(
             f"{where}: element {p} of dimension {d} lies in chunk {c} ({starts[c]}.."
-            f"{starts[c] + sizes[c] - 1}) but index_of says chunk {g}")
+            f"{starts[c] + sizes[c] - 1}) but index_of says chunk {g}"
+        )
     if n <= 2 * WINDOW:
         distinct = tuple(sorted(set(sizes.values())))
         assert tuple(dim.distinct_sizes()) == distinct, (
             f"{where}: distinct_sizes() along dimension {d} is {tuple(dim.distinct_sizes())}; "
-            f"the chunks' stored sizes are {distinct}")
+            f"the chunks' stored sizes are {distinct}"
+        )
     for a, b in ((0, length), (0, 1), (length - 1, length), (length, length)):
-        expected_range = range(int(dim.index_of(np.array([a]))[0]),
-                               int(dim.index_of(np.array([b - 1]))[0]) + 1) if b > a else range(0)
+        expected_range = (
+            range(int(dim.index_of(np.array([a]))[0]), int(dim.index_of(np.array([b - 1]))[0]) + 1)
+            if b > a
+            else range(0)
+        )
         assert _same_range(dim.chunk_range(a, b), expected_range), (
             f"{where}: chunk_range({a}, {b}) along dimension {d} is {dim.chunk_range(a, b)}; "
-            f"the chunks touching {a}..{b - 1} are {expected_range}")
+            f"the chunks touching {a}..{b - 1} are {expected_range}"
+        )
 
 
 def check_grid(where: str, grid: ChunkGrid, shape: Sequence[int]) -> None:
@@ -175,12 +195,14 @@ def check_grid(where: str, grid: ChunkGrid, shape: Sequence[int]) -> None:
     assert isinstance(grid, ChunkGrid), f"{where}: {type(grid).__name__} is not a ChunkGrid"
     dims = grid.dimensions
     assert len(dims) == len(shape), (
-        f"{where}: the grid has {len(dims)} dimension(s) for an array of shape {tuple(shape)}")
+        f"{where}: the grid has {len(dims)} dimension(s) for an array of shape {tuple(shape)}"
+    )
     for d, (dim, length) in enumerate(zip(dims, shape)):
         check_dimension(where, dim, d, int(length))
     counts = tuple(int(dim.nchunks) for dim in dims)
     assert tuple(grid.grid_shape) == counts, (
-        f"{where}: grid_shape is {tuple(grid.grid_shape)}; the dimensions have {counts} chunks")
+        f"{where}: grid_shape is {tuple(grid.grid_shape)}; the dimensions have {counts} chunks"
+    )
     total = int(np.prod(counts, dtype=object)) if counts else 1
     assert int(grid.nchunks) == total, f"{where}: nchunks is {grid.nchunks}, not {total}"
     regular = grid.regular_chunk_shape
@@ -190,7 +212,8 @@ def check_grid(where: str, grid: ChunkGrid, shape: Sequence[int]) -> None:
             for i in itertools.islice(_visited(int(dim.nchunks)), 64):
                 assert int(dim.size(i)) == regular[d], (
                     f"{where}: regular_chunk_shape is {regular}, but chunk {i} along dimension "
-                    f"{d} has stored size {dim.size(i)}")
+                    f"{d} has stored size {dim.size(i)}"
+                )
 
 
 def check_edge_chunks(where: str, grid: ChunkGrid, shape: Sequence[int]) -> None:
@@ -205,10 +228,11 @@ def check_edge_chunks(where: str, grid: ChunkGrid, shape: Sequence[int]) -> None
     expected = tuple(n - o for n, o in zip(shape, origin))
     assert extent == expected, (
         f"{where}: the edge chunk {last} starts at {origin} and has extent {extent}; the array "
-        f"of shape {tuple(shape)} leaves it {expected}")
+        f"of shape {tuple(shape)} leaves it {expected}"
+    )
     assert all(e <= s for e, s in zip(extent, stored)), (
-        f"{where}: the edge chunk {last} has extent {extent}, larger than its stored shape "
-        f"{stored}")
+        f"{where}: the edge chunk {last} has extent {extent}, larger than its stored shape {stored}"
+    )
 
 
 def selection_strategy(shape: Sequence[int], grid: ChunkGrid) -> Any:
@@ -221,12 +245,19 @@ def selection_strategy(shape: Sequence[int], grid: ChunkGrid) -> Any:
 
     def one(d: int, length: int) -> Any:
         dim = grid.dimensions[d]
-        marks = sorted({0, length, max(0, length - 1)} | {
-            int(dim.start(i)) + k for i in itertools.islice(_visited(int(dim.nchunks)), 16)
-            for k in (-1, 0, 1) if 0 <= int(dim.start(i)) + k <= length})
+        marks = sorted(
+            {0, length, max(0, length - 1)}
+            | {
+                int(dim.start(i)) + k
+                for i in itertools.islice(_visited(int(dim.nchunks)), 16)
+                for k in (-1, 0, 1)
+                if 0 <= int(dim.start(i)) + k <= length
+            }
+        )
         start = st.one_of(st.integers(0, length), st.sampled_from(marks))
         return st.tuples(start, st.integers(0, most), st.sampled_from([1, 1, 2, 3])).map(
-            lambda t: slice(t[0], min(length, t[0] + t[1] * t[2]), t[2]))
+            lambda t: slice(t[0], min(length, t[0] + t[1] * t[2]), t[2])
+        )
 
     return st.tuples(*(one(d, int(n)) for d, n in enumerate(shape)))
 
@@ -236,8 +267,9 @@ def _ranges(selection: tuple[slice, ...], shape: Sequence[int]) -> list[range]:
 
 
 def _chunk_of(grid: ChunkGrid, index: Sequence[int]) -> tuple[int, ...]:
-    return tuple(int(dim.index_of(np.array([i], dtype=np.int64))[0])
-                 for dim, i in zip(grid.dimensions, index))
+    return tuple(
+        int(dim.index_of(np.array([i], dtype=np.int64))[0]) for dim, i in zip(grid.dimensions, index)
+    )
 
 
 def _same_range(got: Any, expected: range) -> bool:
@@ -259,11 +291,21 @@ class ChunkGridConformance(KitScaffolding):
     shrink = True
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        parametrize_cases(metafunc, "case", self.chunk_grid_cases, _grid_id,
-                          "set chunk_grid_cases to (document, shape) pairs of the grids to test")
-        parametrize_cases(metafunc, "invalid_case", self.invalid_chunk_grid_cases, _grid_id,
-                          "set invalid_chunk_grid_cases to (document, shape, field) triples the "
-                          "grid must refuse with a MetadataError naming field")
+        parametrize_cases(
+            metafunc,
+            "case",
+            self.chunk_grid_cases,
+            _grid_id,
+            "set chunk_grid_cases to (document, shape) pairs of the grids to test",
+        )
+        parametrize_cases(
+            metafunc,
+            "invalid_case",
+            self.invalid_chunk_grid_cases,
+            _grid_id,
+            "set invalid_chunk_grid_cases to (document, shape, field) triples the "
+            "grid must refuse with a MetadataError naming field",
+        )
 
     def _grid(self, case: Any) -> tuple[str, ChunkGrid, tuple[int, ...]]:
         document, shape = case
@@ -279,30 +321,35 @@ class ChunkGridConformance(KitScaffolding):
         where, grid, shape = self._grid(case)
         registered = registry.chunk_grids.get(_name(case[0]))
         assert isinstance(grid, registered), (
-            f"{where}: the document built {type(grid).__name__}, not the registered "
-            f"{registered.__name__}")
+            f"{where}: the document built {type(grid).__name__}, not the registered {registered.__name__}"
+        )
         assert isinstance(grid, ChunkGrid), f"{where}: {type(grid).__name__} is not a ChunkGrid"
         assert len(grid.dimensions) == len(shape), (
-            f"{where}: the grid has {len(grid.dimensions)} dimension(s) for shape {shape}")
+            f"{where}: the grid has {len(grid.dimensions)} dimension(s) for shape {shape}"
+        )
 
     def test_to_json_is_json_and_rebuilds_an_equal_grid(self, case):
         where, grid, shape = self._grid(case)
         written = grid.to_json()
         assert json.loads(json.dumps(written)) == written, f"{where}: to_json() is not JSON"
         assert isinstance(written, dict) and written.get("name") == _name(case[0]), (
-            f"{where}: to_json() gives {written!r}, whose name is not {_name(case[0])!r}")
+            f"{where}: to_json() gives {written!r}, whose name is not {_name(case[0])!r}"
+        )
         assert set(written) <= {"name", "configuration"}, (
-            f"{where}: to_json() has members besides name and configuration: {sorted(written)}")
+            f"{where}: to_json() has members besides name and configuration: {sorted(written)}"
+        )
         rebuilt = chunk_grid_from_json(written, shape, field="to_json()")
         assert rebuilt.to_json() == written, f"{where}: rebuilding changes to_json()"
         assert rebuilt == grid, (
             f"{where}: the grid rebuilt from to_json() is not equal to the original (define "
-            "__eq__, or inherit ChunkGrid's: same type, to_json and dimension lengths)")
+            "__eq__, or inherit ChunkGrid's: same type, to_json and dimension lengths)"
+        )
         for d, (a, b) in enumerate(zip(grid.dimensions, rebuilt.dimensions)):
             mine = [(a.start(i), a.size(i)) for i in _visited(int(a.nchunks))]
             theirs = [(b.start(i), b.size(i)) for i in _visited(int(b.nchunks))]
             assert mine == theirs, (
-                f"{where}: the grid rebuilt from to_json() splits dimension {d} differently")
+                f"{where}: the grid rebuilt from to_json() splits dimension {d} differently"
+            )
 
     def test_chunks_tile_the_array_exactly(self, case):
         where, grid, shape = self._grid(case)
@@ -323,10 +370,16 @@ class ChunkGridConformance(KitScaffolding):
 
         def position(d: int, length: int) -> Any:
             dim = grid.dimensions[d]
-            marks = sorted({p for i in itertools.islice(_visited(int(dim.nchunks)), 2 * WINDOW)
-                            for s in (int(dim.start(i)),)
-                            for p in (s - 1, s, s + int(dim.size(i)) - 1) if 0 <= p < length}
-                           | {length - 1})
+            marks = sorted(
+                {
+                    p
+                    for i in itertools.islice(_visited(int(dim.nchunks)), 2 * WINDOW)
+                    for s in (int(dim.start(i)),)
+                    for p in (s - 1, s, s + int(dim.size(i)) - 1)
+                    if 0 <= p < length
+                }
+                | {length - 1}
+            )
             return st.one_of(st.integers(0, length - 1), st.sampled_from(marks))
 
         index_strategy = st.tuples(*(position(d, n) for d, n in enumerate(shape)))
@@ -341,28 +394,33 @@ class ChunkGridConformance(KitScaffolding):
                     alone = int(np.asarray(dim.index_of(np.array([p], dtype=np.int64)))[0])
                     assert int(together[k]) == alone, (
                         f"{where}: index_of gives chunk {alone} for element {p} of dimension {d}"
-                        f" alone and {int(together[k])} among other positions")
+                        f" alone and {int(together[k])} among other positions"
+                    )
                     assert 0 <= alone < int(dim.nchunks), (
                         f"{where}: index_of maps element {p} of dimension {d} to chunk {alone}, "
-                        f"outside the {dim.nchunks} chunks")
+                        f"outside the {dim.nchunks} chunks"
+                    )
                     s, z = int(dim.start(alone)), int(dim.size(alone))
                     assert s <= p < s + z, (
                         f"{where}: index_of maps element {p} of dimension {d} to chunk {alone}, "
-                        f"which covers {s}..{s + z - 1}")
+                        f"which covers {s}..{s + z - 1}"
+                    )
                 a, b = sorted(data.draw(st.tuples(position(d, shape[d]), position(d, shape[d]))))
                 b += 1
                 first, last = _chunk_of(grid, [0] * d + [a])[d], _chunk_of(grid, [0] * d + [b - 1])[d]
                 assert _same_range(dim.chunk_range(a, b), range(first, last + 1)), (
                     f"{where}: chunk_range({a}, {b}) along dimension {d} is "
                     f"{dim.chunk_range(a, b)}; elements {a}..{b - 1} lie in chunks {first}.."
-                    f"{last}")
+                    f"{last}"
+                )
             for index in indexes:
                 coords = _chunk_of(grid, index)
                 origin = tuple(int(x) for x in grid.chunk_origin(coords))
                 extent = tuple(int(x) for x in grid.chunk_extent(coords))
                 assert all(o <= i < o + e for i, o, e in zip(index, origin, extent)), (
                     f"{where}: element {tuple(index)} maps to chunk {coords}, whose in-bounds "
-                    f"part starts at {origin} with extent {extent}")
+                    f"part starts at {origin} with extent {extent}"
+                )
 
         indexes_map_to_their_chunks()
 
@@ -371,7 +429,7 @@ class ChunkGridConformance(KitScaffolding):
         same = grid.with_shape(shape)
         assert same == grid, f"{where}: with_shape(the same shape) gives a grid not equal to it"
         targets = [tuple(2 * n + 1 for n in shape), tuple(0 for _ in shape)]
-        targets += [(*shape[:d], 0, *shape[d + 1:]) for d in range(len(shape))]
+        targets += [(*shape[:d], 0, *shape[d + 1 :]) for d in range(len(shape))]
         for target in dict.fromkeys(targets):
             try:
                 resized = grid.with_shape(target)
@@ -381,8 +439,7 @@ class ChunkGridConformance(KitScaffolding):
             check_grid(label, resized, target)
             check_edge_chunks(label, resized, target)
             again = chunk_grid_from_json(resized.to_json(), target, field="to_json()")
-            assert again == resized, (
-                f"{label}: the grid rebuilt from its to_json() is not equal to it")
+            assert again == resized, f"{label}: the grid rebuilt from its to_json() is not equal to it"
 
     def test_invalid_configurations_are_refused_naming_the_field(self, invalid_case):
         document, shape, field = invalid_case
@@ -404,28 +461,33 @@ class ChunkGridConformance(KitScaffolding):
         from hypothesis import given
         from hypothesis import strategies as st
 
-        largest = max((int(np.prod(s, dtype=object)) for s in grid.representative_chunk_shapes()),
-                      default=1)
+        largest = max((int(np.prod(s, dtype=object)) for s in grid.representative_chunk_shapes()), default=1)
         assert largest <= MAX_CHUNK_ELEMENTS, (
             f"{where}: a chunk of this case holds {largest} elements, too many for the suite to "
-            f"make a real array of (at most {MAX_CHUNK_ELEMENTS}); list cases with smaller chunks")
+            f"make a real array of (at most {MAX_CHUNK_ELEMENTS}); list cases with smaller chunks"
+        )
         selection = selection_strategy(shape, grid)
 
         @self._settings()
-        @given(st.lists(selection, min_size=1, max_size=3), selection,
-               st.integers(0, 2**32 - 1))
+        @given(st.lists(selection, min_size=1, max_size=3), selection, st.integers(0, 2**32 - 1))
         def round_trip(writes, read, seed):
             rng = np.random.default_rng(seed)
-            array = zf.create_array(KitMemoryStore(), shape=shape, dtype="int32", chunks=case[0],
-                                    compressors=None, fill_value=0, zarr_format=FORMAT_NAME)
+            array = zf.create_array(
+                KitMemoryStore(),
+                shape=shape,
+                dtype="int32",
+                chunks=case[0],
+                compressors=None,
+                fill_value=0,
+                zarr_format=FORMAT_NAME,
+            )
             assert tuple(array.cdata_shape) == tuple(grid.grid_shape), (
-                f"{where}: an array with the grid has {array.cdata_shape} chunks, the grid "
-                f"{grid.grid_shape}")
+                f"{where}: an array with the grid has {array.cdata_shape} chunks, the grid {grid.grid_shape}"
+            )
             oracle: dict[tuple[int, ...], int] = {}
             for sel in writes:
                 ranges = _ranges(sel, shape)
-                values = rng.integers(1, 2**31 - 1, size=tuple(len(r) for r in ranges),
-                                      dtype=np.int32)
+                values = rng.integers(1, 2**31 - 1, size=tuple(len(r) for r in ranges), dtype=np.int32)
                 array[sel] = values
                 for point in itertools.product(*(enumerate(r) for r in ranges)):
                     oracle[tuple(i for _, i in point)] = int(values[tuple(k for k, _ in point)])
@@ -435,7 +497,8 @@ class ChunkGridConformance(KitScaffolding):
                 stored = set(handle.stored_chunks())
                 assert stored == written_chunks, (
                     f"{where} ({label}): the store holds chunks {sorted(stored)[:8]}; the "
-                    f"writes touched {sorted(written_chunks)[:8]}")
+                    f"writes touched {sorted(written_chunks)[:8]}"
+                )
                 for sel in [*writes, read]:
                     ranges = _ranges(sel, shape)
                     got = np.asarray(handle[sel])
@@ -446,6 +509,7 @@ class ChunkGridConformance(KitScaffolding):
                             raise AssertionError(
                                 f"{where} ({label}): element {index} (chunk "
                                 f"{_chunk_of(grid, index)}) reads {value} through {sel}; "
-                                f"{oracle.get(index, 0)} was written there")
+                                f"{oracle.get(index, 0)} was written there"
+                            )
 
         round_trip()

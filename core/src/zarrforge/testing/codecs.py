@@ -75,8 +75,21 @@ def special_values(dtype: np.dtype) -> list[Any]:
     """Values that break careless codecs: NaN, infinities, signed zero, extremes, tiny."""
     if dtype.kind == "f":
         info = np.finfo(dtype)
-        return [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, info.max, info.min,
-                info.tiny, info.smallest_subnormal, -info.smallest_subnormal, 1.5, -1.0]
+        return [
+            np.nan,
+            -np.nan,
+            np.inf,
+            -np.inf,
+            -0.0,
+            0.0,
+            info.max,
+            info.min,
+            info.tiny,
+            info.smallest_subnormal,
+            -info.smallest_subnormal,
+            1.5,
+            -1.0,
+        ]
     if dtype.kind == "c":
         parts = special_values(np.dtype(f"f{dtype.itemsize // 2}"))
         return [complex(a, b) for a, b in zip(parts, parts[3:] + parts[:3])]
@@ -108,18 +121,19 @@ def chunk_strategy(spec: ChunkSpec) -> Any:
     dtype = spec.dtype
     specials = special_values(dtype)
     if dtype.kind == "f" and dtype.itemsize in (2, 4, 8):
-        elements = st.one_of(st.sampled_from(specials),
-                             st.floats(width=dtype.itemsize * 8, allow_subnormal=True))
+        elements = st.one_of(
+            st.sampled_from(specials), st.floats(width=dtype.itemsize * 8, allow_subnormal=True)
+        )
     elif dtype.kind in "iu":
         info = np.iinfo(dtype)
-        elements = st.one_of(st.sampled_from(specials),
-                             st.integers(int(info.min), int(info.max)))
+        elements = st.one_of(st.sampled_from(specials), st.integers(int(info.min), int(info.max)))
     elif dtype.kind == "b":
         elements = st.booleans()
     else:
         n = int(np.prod(spec.shape, dtype=np.int64)) * dtype.itemsize
         return st.binary(min_size=n, max_size=n).map(
-            lambda raw: np.frombuffer(raw, dtype=dtype).reshape(spec.shape).copy())
+            lambda raw: np.frombuffer(raw, dtype=dtype).reshape(spec.shape).copy()
+        )
     return hnp.arrays(dtype, spec.shape, elements=elements)
 
 
@@ -149,8 +163,13 @@ class CodecConformance(KitScaffolding):
     max_examples = 25
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        parametrize_cases(metafunc, "document", self.codec_documents, _document_id,
-                          "set codec_documents to the metadata entries to test")
+        parametrize_cases(
+            metafunc,
+            "document",
+            self.codec_documents,
+            _document_id,
+            "set codec_documents to the metadata entries to test",
+        )
 
     def sample(self, spec: ChunkSpec) -> np.ndarray | None:
         """A chunk to test with; ``None`` (the default) lets the suite generate them."""
@@ -160,8 +179,12 @@ class CodecConformance(KitScaffolding):
 
     def _spec(self, shape: tuple[int, ...] | None = None) -> ChunkSpec:
         data_type = data_type_from_json(self.data_type)
-        return ChunkSpec(tuple(self.chunk_shape if shape is None else shape), data_type,
-                         data_type.default_fill_value(), memory_layout("C"))
+        return ChunkSpec(
+            tuple(self.chunk_shape if shape is None else shape),
+            data_type,
+            data_type.default_fill_value(),
+            memory_layout("C"),
+        )
 
     def _prepared(self, document: Any) -> tuple[Codec, ChunkSpec]:
         spec = self._spec()
@@ -169,49 +192,56 @@ class CodecConformance(KitScaffolding):
         codec.validate(spec)
         return codec, spec
 
-    def _check_round_trip(self, document: Any, codec: Codec, spec: ChunkSpec,
-                          chunk: np.ndarray) -> None:
+    def _check_round_trip(self, document: Any, codec: Codec, spec: ChunkSpec, chunk: np.ndarray) -> None:
         where = f"{_document_id(document)}"
         if isinstance(codec, ArrayArrayCodec):
             encoded_spec = codec.resolve(spec)
             encoded = codec.encode(chunk, spec)
             assert (encoded.shape, encoded.dtype) == (encoded_spec.shape, encoded_spec.dtype), (
                 f"{where}: encode gave shape {encoded.shape} and data type {encoded.dtype}; "
-                f"resolve() promised {encoded_spec.shape} and {encoded_spec.dtype}")
+                f"resolve() promised {encoded_spec.shape} and {encoded_spec.dtype}"
+            )
             decoded = codec.decode(encoded, spec)
         elif isinstance(codec, ArrayBytesCodec):
             encoded = codec.encode(chunk, spec)
             expected = codec.encoded_size(spec)
             assert expected is None or expected == len(encoded), (
-                f"{where}: encode gave {len(encoded)} bytes; encoded_size() said {expected}")
+                f"{where}: encode gave {len(encoded)} bytes; encoded_size() said {expected}"
+            )
             plain = codec.plain_dtype(spec)
             if plain is not None:
                 assert bytes(encoded) == chunk.astype(plain).tobytes(), (
                     f"{where}: plain_dtype() says the encoding is the elements as {plain} in "
                     "C order (the engine then encodes with chunk.astype(dtype).tobytes() "
-                    "instead of calling the codec), but encode gave other bytes")
+                    "instead of calling the codec), but encode gave other bytes"
+                )
             decoded = codec.decode(bytes(encoded), spec)
         else:
             data = chunk.tobytes()
             encoded = codec.encode(data)
             expected = codec.encoded_size(len(data))
             assert expected is None or expected == len(encoded), (
-                f"{where}: encode gave {len(encoded)} bytes; encoded_size() said {expected}")
+                f"{where}: encode gave {len(encoded)} bytes; encoded_size() said {expected}"
+            )
             decoded_bytes = bytes(codec.decode(bytes(encoded)))
             assert len(decoded_bytes) == len(data), (
-                f"{where}: decode gave {len(decoded_bytes)} bytes for {len(data)} encoded")
+                f"{where}: decode gave {len(decoded_bytes)} bytes for {len(data)} encoded"
+            )
             if self.lossless:
                 got = np.frombuffer(decoded_bytes, dtype=chunk.dtype).reshape(chunk.shape)
                 assert decoded_bytes == data, (
-                    f"{where}: decode(encode(chunk)) differs: {_difference(chunk, got)}")
+                    f"{where}: decode(encode(chunk)) differs: {_difference(chunk, got)}"
+                )
             return
         decoded = np.asarray(decoded)
         assert decoded.shape == chunk.shape and decoded.dtype == chunk.dtype, (
             f"{where}: decode gave shape {decoded.shape} and data type {decoded.dtype} for a "
-            f"chunk of {chunk.shape} and {chunk.dtype}")
+            f"chunk of {chunk.shape} and {chunk.dtype}"
+        )
         if self.lossless:
             assert _same(decoded, chunk), (
-                f"{where}: decode(encode(chunk)) differs: {_difference(chunk, decoded)}")
+                f"{where}: decode(encode(chunk)) differs: {_difference(chunk, decoded)}"
+            )
 
     # --- the tests ------------------------------------------------------------------------
 
@@ -219,10 +249,11 @@ class CodecConformance(KitScaffolding):
         codec = codec_from_json(document, field="codec_documents")
         name = document if isinstance(document, str) else document["name"]
         assert isinstance(codec, registry.codecs.get(name)), (
-            f"{name!r} built {type(codec)}, not the registered {registry.codecs.get(name)}")
+            f"{name!r} built {type(codec)}, not the registered {registry.codecs.get(name)}"
+        )
         assert isinstance(codec, (ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec)), (
-            f"{name!r}: {type(codec)} is none of ArrayArrayCodec, ArrayBytesCodec, "
-            "BytesBytesCodec")
+            f"{name!r}: {type(codec)} is none of ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec"
+        )
 
     def test_to_json_is_json_and_rebuilds_an_equal_codec(self, document):
         codec, _ = self._prepared(document)  # what an array records in its metadata
@@ -231,7 +262,8 @@ class CodecConformance(KitScaffolding):
         assert json.loads(json.dumps(written)) == written, f"{where}: to_json() is not JSON"
         assert isinstance(written.get("name"), str), f"{where}: to_json() has no name"
         assert set(written) <= {"name", "configuration"}, (
-            f"{where}: to_json() has members besides name and configuration: {sorted(written)}")
+            f"{where}: to_json() has members besides name and configuration: {sorted(written)}"
+        )
         rebuilt = codec_from_json(written, field="to_json()")
         assert rebuilt.to_json() == written, f"{where}: rebuilding changes to_json()"
         assert rebuilt == codec, f"{where}: the codec rebuilt from to_json() is not equal"
@@ -240,8 +272,7 @@ class CodecConformance(KitScaffolding):
         """Special values (or your sample), bit for bit."""
         codec, spec = self._prepared(document)
         chunk = self.sample(spec)
-        self._check_round_trip(document, codec, spec,
-                               special_chunk(spec) if chunk is None else chunk)
+        self._check_round_trip(document, codec, spec, special_chunk(spec) if chunk is None else chunk)
 
     def test_round_trip_of_generated_chunks(self, document):
         codec, spec = self._prepared(document)
@@ -251,8 +282,12 @@ class CodecConformance(KitScaffolding):
             return
         from hypothesis import HealthCheck, given, settings
 
-        @settings(max_examples=self.max_examples, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=self.max_examples,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         @given(chunk_strategy(spec))
         def round_trip(chunk: np.ndarray) -> None:
             self._check_round_trip(document, codec, spec, chunk)
@@ -268,21 +303,27 @@ class CodecConformance(KitScaffolding):
         chunk = self.sample(spec)
         chunk = special_chunk(spec) if chunk is None else chunk
         raw = chunk.tobytes() if not (chunk.dtype.hasobject or chunk.dtype.kind == "T") else b""
-        good = bytes(codec.encode(chunk, spec) if isinstance(codec, ArrayBytesCodec)
-                     else codec.encode(raw))  # encoders may give memoryviews
+        good = bytes(
+            codec.encode(chunk, spec) if isinstance(codec, ArrayBytesCodec) else codec.encode(raw)
+        )  # encoders may give memoryviews
         huge = 1 << 30
         candidates: dict[str, bytes] = {}
         for width in (4, 8):  # a size field in a header, claiming a gigabyte
             for order in ("little", "big"):
                 if len(good) >= width:
                     candidates[f"leading {width} bytes = {huge} ({order}-endian)"] = (
-                        huge.to_bytes(width, order) + good[width:])
-        candidates.update({
-            "empty": b"", "first half": good[: len(good) // 2], "one byte short": good[:-1],
-            "one byte more": good + b"\x00",
-            "random": np.random.default_rng(1).integers(0, 256, 64, dtype=np.uint8).tobytes(),
-            "0xff * 4096": b"\xff" * 4096,
-        })
+                        huge.to_bytes(width, order) + good[width:]
+                    )
+        candidates.update(
+            {
+                "empty": b"",
+                "first half": good[: len(good) // 2],
+                "one byte short": good[:-1],
+                "one byte more": good + b"\x00",
+                "random": np.random.default_rng(1).integers(0, 256, 64, dtype=np.uint8).tobytes(),
+                "0xff * 4096": b"\xff" * 4096,
+            }
+        )
         limit = max(ALLOCATION_FLOOR, ALLOCATION_FACTOR * (len(good) + len(raw)))
         where = _document_id(document)
         for label, data in candidates.items():
@@ -297,35 +338,47 @@ class CodecConformance(KitScaffolding):
             except Exception as exc:  # the finding
                 raise AssertionError(
                     f"{where}: decoding {label} input raised {type(exc).__name__}: {exc}; "
-                    "codecs must raise CorruptChunkError for data they cannot decode") from exc
+                    "codecs must raise CorruptChunkError for data they cannot decode"
+                ) from exc
             finally:
                 peak = tracemalloc.get_traced_memory()[1]
                 tracemalloc.stop()
             assert peak <= limit, (
                 f"{where}: decoding {label} input ({len(data)} bytes, for a chunk of "
                 f"{len(raw)}) allocated {peak} bytes; a decoder must not trust sizes "
-                "written in the data")
+                "written in the data"
+            )
 
     def test_unknown_configuration_keys_are_refused(self, document):
         if not self.rejects_unknown_configuration:
             return
         changed = with_unknown_key(codec_from_json(document, field="codec_documents").to_json())
-        expect_unknown_key_refused(lambda: codec_from_json(changed, field="codecs[0]"),
-                                   _document_id(document))
+        expect_unknown_key_refused(
+            lambda: codec_from_json(changed, field="codecs[0]"), _document_id(document)
+        )
 
     def test_arrays_with_the_codec_round_trip_through_a_store(self, document):
         """Edge chunks, a chunk left at the fill value, and reopening."""
         if not self.lossless:
             return
         codec, _ = self._prepared(document)
-        role = ({"filters": [document], "compressors": None}
-                if isinstance(codec, ArrayArrayCodec)
-                else {"serializer": document, "compressors": None}
-                if isinstance(codec, ArrayBytesCodec) else {"compressors": [document]})
+        role = (
+            {"filters": [document], "compressors": None}
+            if isinstance(codec, ArrayArrayCodec)
+            else {"serializer": document, "compressors": None}
+            if isinstance(codec, ArrayBytesCodec)
+            else {"compressors": [document]}
+        )
         chunks = tuple(self.chunk_shape)
         shape = tuple(2 * c - 1 for c in chunks)  # the last chunk along each axis is an edge
-        array = zf.create_array(KitMemoryStore(), shape=shape, chunks=chunks, dtype=self.data_type,
-                                zarr_format=FORMAT_NAME, **role)
+        array = zf.create_array(
+            KitMemoryStore(),
+            shape=shape,
+            chunks=chunks,
+            dtype=self.data_type,
+            zarr_format=FORMAT_NAME,
+            **role,
+        )
         # the first row of chunks along axis 0 (edges along the other axes included) is
         # written; the edge chunks along axis 0 are left at the fill value
         written = (slice(0, chunks[0]),) if chunks else ()
@@ -344,4 +397,5 @@ class CodecConformance(KitScaffolding):
                 fill = np.full(rest.shape, array.fill_value, dtype=rest.dtype)
                 assert _same(rest, fill), (
                     f"{where} ({label}): a chunk never written does not read as the fill value:"
-                    f" {_difference(fill, rest)}")
+                    f" {_difference(fill, rest)}"
+                )

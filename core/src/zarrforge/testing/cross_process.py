@@ -28,8 +28,7 @@ from ..abc.store import Store
 WRITER_TIMEOUT = 300.0
 
 
-def _guarded(target: Callable[..., Any], args: tuple, worker: int, barrier: Any,
-             failures: Any) -> None:
+def _guarded(target: Callable[..., Any], args: tuple, worker: int, barrier: Any, failures: Any) -> None:
     try:
         barrier.wait(timeout=WRITER_TIMEOUT)
         target(*args, worker)
@@ -37,12 +36,12 @@ def _guarded(target: Callable[..., Any], args: tuple, worker: int, barrier: Any,
         failures.put(f"writer {worker}: {traceback.format_exc()[-4000:]}")
 
 
-def run_processes(target: Callable[..., Any], args: tuple, count: int, *,
-                  method: str = "spawn") -> list[str]:
+def run_processes(target: Callable[..., Any], args: tuple, count: int, *, method: str = "spawn") -> list[str]:
     context = multiprocessing.get_context(method)
     barrier, failures = context.Barrier(count), context.Queue()
-    workers = [context.Process(target=_guarded, args=(target, args, w, barrier, failures))
-               for w in range(count)]
+    workers = [
+        context.Process(target=_guarded, args=(target, args, w, barrier, failures)) for w in range(count)
+    ]
     for worker in workers:
         worker.start()
     found = []
@@ -67,8 +66,7 @@ def value_of(worker: int, i: int) -> bytes:
     return f"value {i} of writer {worker}".encode()
 
 
-def write_and_delete_keys(opener: Callable[..., Store], opener_args: tuple, keys: int,
-                          worker: int) -> None:
+def write_and_delete_keys(opener: Callable[..., Store], opener_args: tuple, keys: int, worker: int) -> None:
     """Set ``keys`` keys of this worker's, deleting each even one once the next is set."""
     store = opener(*opener_args)
     for i in range(keys):
@@ -82,8 +80,9 @@ class CrossProcessStoreConformance:
     keys_per_process = 40
 
     def reopen_args(self, store: Store) -> tuple[Callable[..., Store], tuple[Any, ...]]:
-        raise NotImplementedError("implement reopen_args(store) -> (opener, args) that opens "
-                                  "the same store in another process")
+        raise NotImplementedError(
+            "implement reopen_args(store) -> (opener, args) that opens the same store in another process"
+        )
 
     def test_processes_writing_and_deleting_keys_lose_nothing(self, tmp_path):
         store = self.make_store(tmp_path)  # type: ignore[attr-defined]
@@ -91,16 +90,19 @@ class CrossProcessStoreConformance:
         count, keys = self.key_writer_processes, self.keys_per_process
         failures = run_processes(write_and_delete_keys, (opener, args, keys), count)
         assert not failures, "a writer process failed:\n" + "\n".join(failures)
-        expected = {key_of(w, i): value_of(w, i) for w in range(count) for i in range(keys)
-                    if i % 2 or i == keys - 1}
+        expected = {
+            key_of(w, i): value_of(w, i) for w in range(count) for i in range(keys) if i % 2 or i == keys - 1
+        }
         deleted = [key_of(w, i) for w in range(count) for i in range(keys) if key_of(w, i) not in expected]
         lost = sorted(key for key in expected if store.get(key) is None)
         back = sorted(key for key in deleted if store.get(key) is not None)
-        wrong = {key: store.get(key) for key in expected
-                 if key not in lost and store.get(key) != expected[key]}
+        wrong = {
+            key: store.get(key) for key in expected if key not in lost and store.get(key) != expected[key]
+        }
         assert not (lost or back or wrong), (
             f"{count} processes each set {keys} keys of their own at once, deleting every "
             f"other one: {len(lost)} keys set and never deleted read as absent (lost: "
             f"{lost[:6]}{'...' if len(lost) > 6 else ''}), {len(back)} deleted keys read "
             f"back ({back[:6]}), {len(wrong)} keys hold other values "
-            f"({', '.join(f'{k!r} is {v!r}, expected {expected[k]!r}' for k, v in list(wrong.items())[:3])})")
+            f"({', '.join(f'{k!r} is {v!r}, expected {expected[k]!r}' for k, v in list(wrong.items())[:3])})"
+        )

@@ -60,8 +60,7 @@ def byte_order_matters(dtype: np.dtype) -> bool:
         return any(byte_order_matters(field[0]) for field in dtype.fields.values())
     if dtype.subdtype is not None:
         return byte_order_matters(dtype.subdtype[0])
-    return dtype.itemsize > 1 and dtype.byteorder != "|" and not dtype.hasobject \
-        and dtype.kind != "T"
+    return dtype.itemsize > 1 and dtype.byteorder != "|" and not dtype.hasobject and dtype.kind != "T"
 
 
 def _document_id(document: Any) -> str:
@@ -78,8 +77,9 @@ class DataTypeConformance(KitScaffolding):
     def pytest_generate_tests(self, metafunc: Any) -> None:
         if "document" in metafunc.fixturenames:
             assert self.data_type_documents, "set data_type_documents to the entries to test"
-            metafunc.parametrize("document", self.data_type_documents,
-                                 ids=[_document_id(d) for d in self.data_type_documents])
+            metafunc.parametrize(
+                "document", self.data_type_documents, ids=[_document_id(d) for d in self.data_type_documents]
+            )
 
     def sample(self, data_type: DataType, shape: tuple[int, ...]) -> np.ndarray:
         spec = ChunkSpec(shape, data_type, data_type.default_fill_value(), memory_layout("C"))
@@ -89,22 +89,25 @@ class DataTypeConformance(KitScaffolding):
         data_type = data_type_from_json(document)
         name = document if isinstance(document, str) else document["name"]
         assert isinstance(data_type, registry.data_types.get(name)), (
-            f"{name!r} built {type(data_type)}, not the registered one")
+            f"{name!r} built {type(data_type)}, not the registered one"
+        )
         written = data_type.to_json()
         assert json.loads(json.dumps(written)) == written, f"{name!r}: to_json() is not JSON"
         assert data_type_from_json(written) == data_type, (
-            f"{name!r}: the type rebuilt from to_json() {written!r} is not equal")
+            f"{name!r}: the type rebuilt from to_json() {written!r} is not equal"
+        )
 
     def test_item_size_agrees_with_numpy(self, document):
         data_type = data_type_from_json(document)
         dtype = data_type.numpy_dtype
         if data_type.item_size is None:
             assert dtype.hasobject or dtype.kind == "T", (
-                f"{_document_id(document)}: item_size is None for the fixed-size {dtype}")
+                f"{_document_id(document)}: item_size is None for the fixed-size {dtype}"
+            )
         else:
             assert data_type.item_size == dtype.itemsize, (
-                f"{_document_id(document)}: item_size {data_type.item_size}, numpy "
-                f"{dtype.itemsize}")
+                f"{_document_id(document)}: item_size {data_type.item_size}, numpy {dtype.itemsize}"
+            )
 
     def test_has_endianness_agrees_with_numpy(self, document):
         data_type = data_type_from_json(document)
@@ -114,28 +117,29 @@ class DataTypeConformance(KitScaffolding):
             f"{data_type.numpy_dtype} {'has' if expected else 'has no'} multi-byte parts whose "
             "byte order matters; the bytes codec byte-swaps only types that say they have "
             "endianness (set fixed_byte_order = True if the type is stored in one byte order "
-            "on purpose)")
+            "on purpose)"
+        )
 
     def test_default_fill_value_round_trips(self, document):
         data_type = data_type_from_json(document)
         default = data_type.default_fill_value()
         encoded = data_type.fill_value_to_json(default)
         assert json.loads(json.dumps(encoded)) == encoded, (
-            f"{_document_id(document)}: fill_value_to_json gave {encoded!r}, which is not JSON")
+            f"{_document_id(document)}: fill_value_to_json gave {encoded!r}, which is not JSON"
+        )
         again = data_type.fill_value_from_json(encoded)
         assert _fill_bytes(data_type, again) == _fill_bytes(data_type, default), (
-            f"{_document_id(document)}: the default fill value changes through JSON "
-            f"({encoded!r})")
+            f"{_document_id(document)}: the default fill value changes through JSON ({encoded!r})"
+        )
 
     def test_valid_fill_values_round_trip(self, document):
         data_type = data_type_from_json(document)
         for value in self.valid_fill_values:
             parsed = data_type.fill_value_from_json(value)
             rewritten = data_type.fill_value_to_json(parsed)
-            assert _fill_bytes(data_type, data_type.fill_value_from_json(rewritten)) == \
-                _fill_bytes(data_type, parsed), (
-                f"{_document_id(document)}: fill value {value!r} changes through JSON "
-                f"({rewritten!r})")
+            assert _fill_bytes(data_type, data_type.fill_value_from_json(rewritten)) == _fill_bytes(
+                data_type, parsed
+            ), f"{_document_id(document)}: fill value {value!r} changes through JSON ({rewritten!r})"
 
     def test_invalid_fill_values_are_refused(self, document):
         data_type = data_type_from_json(document)
@@ -144,23 +148,25 @@ class DataTypeConformance(KitScaffolding):
                 data_type.fill_value_from_json(value)
             assert info.value.field == "fill_value", (
                 f"{_document_id(document)}: the error for {value!r} names field "
-                f"{info.value.field!r}, not 'fill_value'")
+                f"{info.value.field!r}, not 'fill_value'"
+            )
 
     def test_arrays_round_trip_through_a_store(self, document):
         data_type = data_type_from_json(document)
         options: dict[str, Any] = {"compressors": None}
         if self.serializer is not None:
             options["serializer"] = self.serializer
-        a = zf.create_array(KitMemoryStore(), shape=(5, 4), dtype=data_type, chunks=(2, 3),
-                            zarr_format=FORMAT_NAME, **options)
+        a = zf.create_array(
+            KitMemoryStore(), shape=(5, 4), dtype=data_type, chunks=(2, 3), zarr_format=FORMAT_NAME, **options
+        )
         values = self.sample(data_type, (3, 4))
         a[:3] = values  # edge chunks along both axes; rows 4-5 left at the fill value
         for label, array in (("written", a), ("reopened", zf.open_array(a.store, zarr_format=FORMAT_NAME))):
             got = np.asarray(array[:3])
-            assert _same(got, values), (
-                f"{_document_id(document)} ({label}): {_difference(values, got)}")
+            assert _same(got, values), f"{_document_id(document)} ({label}): {_difference(values, got)}"
             rest = np.asarray(array[3:])
             expected = np.full((2, 4), a.fill_value, dtype=rest.dtype)
             assert _same(rest, expected), (
                 f"{_document_id(document)} ({label}): unwritten rows do not read as the fill "
-                f"value: {_difference(expected, rest)}")
+                f"value: {_difference(expected, rest)}"
+            )

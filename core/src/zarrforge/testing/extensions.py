@@ -72,12 +72,15 @@ def _selections(shape: tuple[int, ...]) -> Any:
 
     def one(n: int) -> Any:
         bound = st.one_of(st.none(), st.integers(-n - 2, n + 2))
-        return st.one_of(st.integers(-n - 1, n), st.builds(
-            slice, bound, bound, st.one_of(st.none(), st.sampled_from([1, 2, 3, -1, -2]))))
+        return st.one_of(
+            st.integers(-n - 1, n),
+            st.builds(slice, bound, bound, st.one_of(st.none(), st.sampled_from([1, 2, 3, -1, -2]))),
+        )
 
     parts = st.tuples(*(one(n) for n in shape))
     return st.tuples(parts, st.integers(0, len(shape)), st.sampled_from(["", "...", "None"])).map(
-        lambda p: p[0][:p[1]] + ((Ellipsis,) if p[2] == "..." else (None,) if p[2] == "None" else ()))
+        lambda p: p[0][: p[1]] + ((Ellipsis,) if p[2] == "..." else (None,) if p[2] == "None" else ())
+    )
 
 
 class ExtensionConformance(KitScaffolding):
@@ -91,27 +94,42 @@ class ExtensionConformance(KitScaffolding):
     probe_radius = 16
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        parametrize_cases(metafunc, "document", self.extension_documents, _document_id,
-                          "set extension_documents to the entries to test")
-        parametrize_cases(metafunc, "invalid", self.invalid_extension_documents,
-                          lambda invalid: _document_id(invalid[0]),
-                          "set invalid_extension_documents to (document, field) pairs the "
-                          "extension must refuse with a MetadataError naming field")
+        parametrize_cases(
+            metafunc,
+            "document",
+            self.extension_documents,
+            _document_id,
+            "set extension_documents to the entries to test",
+        )
+        parametrize_cases(
+            metafunc,
+            "invalid",
+            self.invalid_extension_documents,
+            lambda invalid: _document_id(invalid[0]),
+            "set invalid_extension_documents to (document, field) pairs the "
+            "extension must refuse with a MetadataError naming field",
+        )
 
     def _settings(self) -> Any:
         return hypothesis_settings(self.max_examples, self.shrink)
 
     def _extension(self, document: Any, node_type: str = "array") -> tuple[str, Extension]:
-        return _document_id(document), extension_from_json(document, node_type,
-                                                           field="extensions[0]")
+        return _document_id(document), extension_from_json(document, node_type, field="extensions[0]")
 
     def _node(self, document: Any, node_type: str) -> Any:
         if node_type == "group":
-            return zf.create_group(KitMemoryStore(), "node", extensions=[document],
-                                   zarr_format=FORMAT_NAME)
-        return zf.create_array(KitMemoryStore(), "node", shape=self.shape, dtype=self.dtype, fill_value=0,
-                               chunks=tuple(max(1, (n + 1) // 2) for n in self.shape),
-                               compressors=None, extensions=[document], zarr_format=FORMAT_NAME)
+            return zf.create_group(KitMemoryStore(), "node", extensions=[document], zarr_format=FORMAT_NAME)
+        return zf.create_array(
+            KitMemoryStore(),
+            "node",
+            shape=self.shape,
+            dtype=self.dtype,
+            fill_value=0,
+            chunks=tuple(max(1, (n + 1) // 2) for n in self.shape),
+            compressors=None,
+            extensions=[document],
+            zarr_format=FORMAT_NAME,
+        )
 
     def _stored_entry(self, node: Any) -> Any:
         return node.metadata["extensions"][0]
@@ -123,12 +141,12 @@ class ExtensionConformance(KitScaffolding):
         registered = registry.extensions.get(_name(document))
         kinds = getattr(registered, "node_types", None)
         assert isinstance(kinds, frozenset) and kinds and kinds <= {"array", "group"}, (
-            f"{where}: node_types is {kinds!r}; it must be a non-empty frozenset of 'array' "
-            "and 'group'")
+            f"{where}: node_types is {kinds!r}; it must be a non-empty frozenset of 'array' and 'group'"
+        )
         _, extension = self._extension(document, sorted(kinds)[0])
         assert isinstance(extension, registered) and isinstance(extension, Extension), (
-            f"{where}: the entry built {type(extension).__name__}, not the registered "
-            f"{registered.__name__}")
+            f"{where}: the entry built {type(extension).__name__}, not the registered {registered.__name__}"
+        )
 
     def test_to_json_is_json_and_rebuilds_an_equal_entry(self, document):
         where = _document_id(document)
@@ -137,49 +155,59 @@ class ExtensionConformance(KitScaffolding):
         written = extension.to_json()
         assert json.loads(json.dumps(written)) == written, f"{where}: to_json() is not JSON"
         assert _name(written) == _name(document), (
-            f"{where}: to_json() gives {written!r}, whose name is not {_name(document)!r}")
+            f"{where}: to_json() gives {written!r}, whose name is not {_name(document)!r}"
+        )
         rebuilt = extension_from_json(written, node_type, field="to_json()")
         assert rebuilt.to_json() == written, f"{where}: rebuilding from to_json() changes it"
-        assert rebuilt == extension, (
-            f"{where}: the entry rebuilt from to_json() is not equal to the original")
+        assert rebuilt == extension, f"{where}: the entry rebuilt from to_json() is not equal to the original"
         if isinstance(document, dict) and "configuration" in document:
-            assert isinstance(written, dict) and written.get("configuration") == \
-                extension_from_json(written, node_type, field="x").to_json().get("configuration"), (
-                f"{where}: to_json() loses the configuration")
+            assert isinstance(written, dict) and written.get("configuration") == extension_from_json(
+                written, node_type, field="x"
+            ).to_json().get("configuration"), f"{where}: to_json() loses the configuration"
 
     def test_nodes_store_the_entry_and_keep_it(self, document):
         where = _document_id(document)
         registered = registry.extensions.get(_name(document))
         for node_type in sorted(registered.node_types):
-            for entry in (document, {**(document if isinstance(document, dict)
-                                        else {"name": document}), "must_understand": False}):
+            for entry in (
+                document,
+                {
+                    **(document if isinstance(document, dict) else {"name": document}),
+                    "must_understand": False,
+                },
+            ):
                 node = self._node(entry, node_type)
                 stored = self._stored_entry(node)
                 expected = extension_from_json(entry, node_type, field="x").to_json()
                 if isinstance(entry, dict) and entry.get("must_understand") is False:
                     assert isinstance(stored, dict) and stored.get("must_understand") is False, (
                         f"{where}: a {node_type} created with must_understand: false stores "
-                        f"{stored!r}, without it")
+                        f"{stored!r}, without it"
+                    )
                     stored = {k: v for k, v in stored.items() if k != "must_understand"}
                 assert stored == expected, (
                     f"{where}: a {node_type} created with the entry stores {stored!r}, not "
-                    f"its to_json() {expected!r}")
+                    f"its to_json() {expected!r}"
+                )
                 reopened = zf.open(node.store, "node", zarr_format=FORMAT_NAME)
                 assert self._stored_entry(reopened) == self._stored_entry(node), (
-                    f"{where}: the {node_type} reopened holds {self._stored_entry(reopened)!r}")
+                    f"{where}: the {node_type} reopened holds {self._stored_entry(reopened)!r}"
+                )
                 reopened = zf.open(node.store, "node", mode="r+", zarr_format=FORMAT_NAME)
                 reopened.attrs["touched"] = True
                 kept = self._stored_entry(zf.open(node.store, "node", zarr_format=FORMAT_NAME))
                 assert kept == self._stored_entry(node), (
-                    f"{where}: an attribute update on the {node_type} rewrites the entry as "
-                    f"{kept!r}")
+                    f"{where}: an attribute update on the {node_type} rewrites the entry as {kept!r}"
+                )
         for node_type in {"array", "group"} - set(registered.node_types):
             try:
                 self._node(document, node_type)
             except MetadataError:
                 continue
-            raise AssertionError(f"{where}: a {node_type} accepted the entry, but node_types "
-                                 f"is {sorted(registered.node_types)}")
+            raise AssertionError(
+                f"{where}: a {node_type} accepted the entry, but node_types "
+                f"is {sorted(registered.node_types)}"
+            )
 
     def test_invalid_configurations_are_refused_naming_the_field(self, invalid):
         document, field = invalid
@@ -187,8 +215,8 @@ class ExtensionConformance(KitScaffolding):
         expected = f"extensions[0].{field}" if field else "extensions[0]"
         node_type = sorted(registry.extensions.get(_name(document)).node_types)[0]
         expect_refused_naming(
-            lambda: extension_from_json(document, node_type, field="extensions[0]"), where,
-            expected)
+            lambda: extension_from_json(document, node_type, field="extensions[0]"), where, expected
+        )
 
     def test_unknown_configuration_keys_are_refused(self, document):
         if not self.rejects_unknown_configuration:
@@ -198,7 +226,8 @@ class ExtensionConformance(KitScaffolding):
         written = extension_from_json(document, node_type, field="x").to_json()
         changed = with_unknown_key(written if isinstance(written, dict) else {"name": written})
         expect_unknown_key_refused(
-            lambda: extension_from_json(changed, node_type, field="extensions[0]"), where)
+            lambda: extension_from_json(changed, node_type, field="extensions[0]"), where
+        )
 
     def test_what_a_selection_writes_is_what_it_reads(self, document):
         where = _document_id(document)
@@ -217,28 +246,30 @@ class ExtensionConformance(KitScaffolding):
             except ZarrforgeError:
                 return
             except Exception as exc:  # the finding
-                raise AssertionError(f"{where}: reading {selection!r} raised "
-                                     f"{type(exc).__name__}: {exc}, not a zarrforge error") from exc
-            values = np.random.default_rng(seed).integers(1, 1000, size=target.shape).astype(
-                target.dtype)
+                raise AssertionError(
+                    f"{where}: reading {selection!r} raised "
+                    f"{type(exc).__name__}: {exc}, not a zarrforge error"
+                ) from exc
+            values = np.random.default_rng(seed).integers(1, 1000, size=target.shape).astype(target.dtype)
             try:
                 array[selection] = values
             except ZarrforgeError as exc:
-                raise AssertionError(f"{where}: {selection!r} reads but does not write: "
-                                     f"{exc}") from exc
+                raise AssertionError(f"{where}: {selection!r} reads but does not write: {exc}") from exc
             except Exception as exc:  # the finding
-                raise AssertionError(f"{where}: writing {selection!r} raised "
-                                     f"{type(exc).__name__}: {exc}") from exc
+                raise AssertionError(
+                    f"{where}: writing {selection!r} raised {type(exc).__name__}: {exc}"
+                ) from exc
             back = np.asarray(array[selection])
             if target.size and len({int(v) for v in np.ravel(values)}) == values.size:
                 assert np.array_equal(back, values), (
                     f"{where}: reading {selection!r} after writing it gives {back.tolist()}, "
-                    f"not the {values.tolist()} written")
+                    f"not the {values.tolist()} written"
+                )
             if before is not None:
                 touched = int(np.count_nonzero(array[...] != before))
                 assert touched <= values.size, (
-                    f"{where}: writing {values.size} values through {selection!r} changed "
-                    f"{touched} elements")
+                    f"{where}: writing {values.size} values through {selection!r} changed {touched} elements"
+                )
 
         consistent()
 
@@ -260,7 +291,8 @@ class ExtensionConformance(KitScaffolding):
             assert len(accepted) == n, (
                 f"{where}: basic selections accept the integers {accepted} in dimension {d} "
                 f"(probed from {-n - self.probe_radius} to {n + self.probe_radius - 1}); "
-                f"expected {n} coordinates, one per element of the dimension")
+                f"expected {n} coordinates, one per element of the dimension"
+            )
             domain.append(accepted)
         return domain
 
@@ -307,8 +339,14 @@ class ExtensionConformance(KitScaffolding):
             return tuple(user), _Orthogonal(np.ix_(*model), tuple(dropped))
 
         def coordinate(draw: Any) -> tuple[Any, Any]:
-            points = draw(st.lists(st.tuples(*(st.integers(0, n - 1) for n in self.shape)),
-                                   min_size=1, max_size=6, unique=True))
+            points = draw(
+                st.lists(
+                    st.tuples(*(st.integers(0, n - 1) for n in self.shape)),
+                    min_size=1,
+                    max_size=6,
+                    unique=True,
+                )
+            )
             user = tuple(np.array([domain[d][p[d]] for p in points]) for d in range(len(self.shape)))
             return user, tuple(np.array([p[d] for p in points]) for d in range(len(self.shape)))
 
@@ -330,8 +368,12 @@ class ExtensionConformance(KitScaffolding):
                     model.append(slice(b * c, min(n, e * c)))
             return tuple(user), tuple(model)
 
-        kinds = {"oindex": ("orthogonal", orthogonal), "vindex": ("coordinate", coordinate),
-                 "vindex (mask)": ("mask", mask), "blocks": ("block", block)}
+        kinds = {
+            "oindex": ("orthogonal", orthogonal),
+            "vindex": ("coordinate", coordinate),
+            "vindex (mask)": ("mask", mask),
+            "blocks": ("block", block),
+        }
 
         @self._settings()
         @given(st.sampled_from(sorted(kinds)), st.data())
@@ -346,30 +388,32 @@ class ExtensionConformance(KitScaffolding):
             whole = np.asarray(array[...])
             assert np.array_equal(whole, model), (
                 f"{where}: a[...] reads the elements in another order than the basic "
-                f"selections a[i, j] address them: {first_difference(whole, model, expected_is='where a[i, j] gives')}")
-            selector = {"oindex": array.oindex, "vindex": array.vindex,
-                        "blocks": array.blocks}[kind.split()[0]]
+                f"selections a[i, j] address them: {first_difference(whole, model, expected_is='where a[i, j] gives')}"
+            )
+            selector = {"oindex": array.oindex, "vindex": array.vindex, "blocks": array.blocks}[
+                kind.split()[0]
+            ]
             try:
                 found = np.asarray(selector[selection])
             except ZarrforgeError:
                 return  # refused, not misread: a kind the extension does not support
             except Exception as exc:  # the finding
-                raise AssertionError(f"{where}: reading {shown} raised {type(exc).__name__}: "
-                                     f"{exc}, not a zarrforge error") from exc
-            expected = (model_index.read(model) if isinstance(model_index, _Orthogonal)
-                        else model[model_index])
+                raise AssertionError(
+                    f"{where}: reading {shown} raised {type(exc).__name__}: {exc}, not a zarrforge error"
+                ) from exc
+            expected = model_index.read(model) if isinstance(model_index, _Orthogonal) else model[model_index]
             assert found.shape == expected.shape and np.array_equal(found, expected), (
                 f"{where}: {shown} ({accessor} selection) reads {found.tolist()}; the basic "
                 f"selections of the same elements read {expected.tolist()}: "
-                f"{first_difference(found, expected, expected_is='where basic indexing gives')}")
+                f"{first_difference(found, expected, expected_is='where basic indexing gives')}"
+            )
             values = (np.arange(expected.size).reshape(expected.shape) + 10 * size + 1).astype(self.dtype)
             try:
                 selector[selection] = values
             except ZarrforgeError as exc:
                 raise AssertionError(f"{where}: {shown} reads but does not write: {exc}") from exc
             except Exception as exc:  # the finding
-                raise AssertionError(f"{where}: writing {shown} raised {type(exc).__name__}: "
-                                     f"{exc}") from exc
+                raise AssertionError(f"{where}: writing {shown} raised {type(exc).__name__}: {exc}") from exc
             if isinstance(model_index, _Orthogonal):
                 model_index.write(model, values)
             else:
@@ -378,7 +422,8 @@ class ExtensionConformance(KitScaffolding):
             assert np.array_equal(after, model), (
                 f"{where}: after writing {values.tolist()} through {shown} ({accessor} "
                 f"selection), the basic selections a[i, j] read "
-                f"{first_difference(after, model, expected_is='where numpy indexing of the model has')}")
+                f"{first_difference(after, model, expected_is='where numpy indexing of the model has')}"
+            )
 
         agree()
 
@@ -407,5 +452,6 @@ class _Orthogonal:
 
 def _selection_text(selection: Any) -> str:
     parts = selection if isinstance(selection, tuple) else (selection,)
-    return ", ".join(repr(p.tolist()) if isinstance(p, np.ndarray) else
-                     ":" if p == slice(None) else repr(p) for p in parts)
+    return ", ".join(
+        repr(p.tolist()) if isinstance(p, np.ndarray) else ":" if p == slice(None) else repr(p) for p in parts
+    )

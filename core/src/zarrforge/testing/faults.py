@@ -63,8 +63,19 @@ from typing import Any
 from ..abc.store import ByteRange, ListDirResult, Store, WrapperStore, validate_key
 from ..errors import StoreError
 
-__all__ = ["Call", "Rule", "FaultyStore", "on", "Fault", "Fail", "Truncate", "Corrupt",
-           "Delay", "Stale", "Drop"]
+__all__ = [
+    "Call",
+    "Rule",
+    "FaultyStore",
+    "on",
+    "Fault",
+    "Fail",
+    "Truncate",
+    "Corrupt",
+    "Delay",
+    "Stale",
+    "Drop",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,9 +90,14 @@ class Call:
 Predicate = Callable[[Call], bool]
 
 
-def on(method: str | Iterable[str] | None = None, key: str | None = None, *,
-       nth: int | None = None, from_nth: int | None = None,
-       where: Predicate | None = None) -> Predicate:
+def on(
+    method: str | Iterable[str] | None = None,
+    key: str | None = None,
+    *,
+    nth: int | None = None,
+    from_nth: int | None = None,
+    where: Predicate | None = None,
+) -> Predicate:
     """A predicate selecting calls by method(s), key glob (``fnmatch``; ``None``: any
     key), and position among the calls matching those: ``nth`` selects only the n-th
     (1-based), ``from_nth`` the n-th and every later one. ``where`` adds any further
@@ -127,18 +143,23 @@ class Fault:
 
 
 class Fail(Fault):
-    methods = frozenset({"get", "set", "delete", "exists", "getsize", "list_prefix",
-                         "list_dir", "erase_prefix"})
+    methods = frozenset(
+        {"get", "set", "delete", "exists", "getsize", "list_prefix", "list_dir", "erase_prefix"}
+    )
 
     def __init__(self, error: BaseException | Callable[[Call], BaseException] | None = None) -> None:
         self.error = error
 
     def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         if self.error is None:
-            raise StoreError(f"injected fault: {call.method} of {call.key!r} failed "
-                             f"(call {call.number})", key=call.key)
-        raise self.error(call) if callable(self.error) and not isinstance(self.error, BaseException) \
+            raise StoreError(
+                f"injected fault: {call.method} of {call.key!r} failed (call {call.number})", key=call.key
+            )
+        raise (
+            self.error(call)
+            if callable(self.error) and not isinstance(self.error, BaseException)
             else self.error
+        )
 
 
 class Truncate(Fault):
@@ -152,7 +173,7 @@ class Truncate(Fault):
 
     def _cut(self, value: bytes) -> bytes:
         n = int(len(value) * self.keep) if isinstance(self.keep, float) else int(self.keep)
-        return value[:max(0, min(n, len(value)))]
+        return value[: max(0, min(n, len(value)))]
 
     def apply(self, store: FaultyStore, call: Call, proceed: Callable[[], Any], *args: Any) -> Any:
         if call.method == "get":
@@ -161,8 +182,11 @@ class Truncate(Fault):
         store._remember(call.key)
         store.inner.set(call.key, self._cut(args[0]))
         if self.then_fail:
-            raise StoreError(f"injected fault: the write of {call.key!r} was torn after "
-                             f"{len(self._cut(args[0]))} of {len(args[0])} bytes", key=call.key)
+            raise StoreError(
+                f"injected fault: the write of {call.key!r} was torn after "
+                f"{len(self._cut(args[0]))} of {len(args[0])} bytes",
+                key=call.key,
+            )
         return None
 
 
@@ -185,8 +209,9 @@ class Corrupt(Fault):
 
 
 class Delay(Fault):
-    methods = frozenset({"get", "set", "delete", "exists", "getsize", "list_prefix",
-                         "list_dir", "erase_prefix"})
+    methods = frozenset(
+        {"get", "set", "delete", "exists", "getsize", "list_prefix", "list_dir", "erase_prefix"}
+    )
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
@@ -245,8 +270,9 @@ class FaultyStore(WrapperStore):
     pass conditional writes through unchanged.
     """
 
-    def __init__(self, inner: Store, rules: Iterable[Rule] = (), *, history: bool = True,
-                 conditional: bool = False) -> None:
+    def __init__(
+        self, inner: Store, rules: Iterable[Rule] = (), *, history: bool = True, conditional: bool = False
+    ) -> None:
         super().__init__(inner)
         self.conditional = conditional
         self.rules: list[Rule] = list(rules)
@@ -289,8 +315,7 @@ class FaultyStore(WrapperStore):
             number = len(self.calls) + 1
             self._method_counts[method] = self._method_counts.get(method, 0) + 1
             self._key_counts[(method, key)] = self._key_counts.get((method, key), 0) + 1
-            call = Call(method, key, number, self._method_counts[method],
-                        self._key_counts[(method, key)])
+            call = Call(method, key, number, self._method_counts[method], self._key_counts[(method, key)])
             self.calls.append(call)
             rules = list(self.rules)
         for rule in rules:
@@ -373,12 +398,12 @@ class FaultyStore(WrapperStore):
         return proceed()
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
-        return self._conditionally("set", key, lambda: self.inner.set_if(
-            key, value, if_generation=if_generation))
+        return self._conditionally(
+            "set", key, lambda: self.inner.set_if(key, value, if_generation=if_generation)
+        )
 
     def _delete_if(self, key: str, if_generation: Any) -> None:
-        self._conditionally("delete", key, lambda: self.inner.delete_if(
-            key, if_generation=if_generation))
+        self._conditionally("delete", key, lambda: self.inner.delete_if(key, if_generation=if_generation))
 
     def erase_prefix(self, prefix: str) -> None:
         self._check_writable(prefix or "<root>")
@@ -397,8 +422,15 @@ class ChangeBetweenReads(WrapperStore):
 
     forwards_conditional_writes = True
 
-    def __init__(self, inner: Store, change: Callable[[], Any], *, key: str | None = None,
-                 times: int = 1, versioned_only: bool = False) -> None:
+    def __init__(
+        self,
+        inner: Store,
+        change: Callable[[], Any],
+        *,
+        key: str | None = None,
+        times: int = 1,
+        versioned_only: bool = False,
+    ) -> None:
         super().__init__(inner)
         self.change, self.key, self.times = change, key, times
         self.versioned_only = versioned_only

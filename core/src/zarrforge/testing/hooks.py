@@ -78,8 +78,11 @@ class HookConformance:
 
     def _implemented(self) -> dict[str, Callable[..., Any]]:
         assert self.plugin is not None, "set plugin to your hook plugin (module or object)"
-        return {name: getattr(self.plugin, name) for name in dir(self.plugin)
-                if name.startswith("zarrforge_") and callable(getattr(self.plugin, name))}
+        return {
+            name: getattr(self.plugin, name)
+            for name in dir(self.plugin)
+            if name.startswith("zarrforge_") and callable(getattr(self.plugin, name))
+        }
 
     def _call(self, name: str, **kwargs: Any) -> Any:
         """The implementation ``name`` called as the engine calls it; a failure other than a
@@ -91,7 +94,8 @@ class HookConformance:
         assert took <= self.max_call_seconds, (
             f"hook {name}({_shown(kwargs)}) took {took:.2f} s, more than max_call_seconds "
             f"({self.max_call_seconds} s): hooks run in every user's calls; stay cheap (no "
-            "network or disk unless the call is yours, nothing imported on every call)")
+            "network or disk unless the call is yours, nothing imported on every call)"
+        )
         return answer
 
     def _timed(self, name: str, kwargs: dict[str, Any]) -> tuple[Any, float]:
@@ -106,25 +110,30 @@ class HookConformance:
                 f"hook {name}({_shown(kwargs)}) raised {type(exc).__name__}: {exc}. The engine "
                 "leaves a hook that fails this way out, with a warning, so the plugin does "
                 "nothing in users' hands: decline (return None) what is not yours, and raise "
-                "zarrforge errors (zarrforge.errors) for what is") from exc
+                "zarrforge errors (zarrforge.errors) for what is"
+            ) from exc
         return answer, time.perf_counter() - started
 
     def _store_answer(self, name: str, answer: Any, asked: str) -> None:
         assert answer is None or isinstance(answer, Store), (
             f"hook {name} answered {asked} with {type(answer).__qualname__} {answer!r:.80}: "
-            "a store hook returns a zarrforge Store (zarrforge.abc.store.Store) or None")
+            "a store hook returns a zarrforge Store (zarrforge.abc.store.Store) or None"
+        )
 
     # --- the tests --------------------------------------------------------------------------
 
     def test_every_hook_implemented_is_declared(self):
         known = set(declared_hooks())
         names = sorted(self._implemented())
-        assert names, (f"{self.plugin!r} implements no zarrforge_* hook: set plugin to the "
-                       "module or object your zarrforge.plugins entry point names")
+        assert names, (
+            f"{self.plugin!r} implements no zarrforge_* hook: set plugin to the "
+            "module or object your zarrforge.plugins entry point names"
+        )
         missing = sorted(set(names) - known)
         assert not missing, (
             f"{self.plugin!r} implements {missing}, which no hook specification declares: it "
-            f"would never be called (a misspelling?). Declared hooks: {sorted(known)}")
+            f"would never be called (a misspelling?). Declared hooks: {sorted(known)}"
+        )
 
     def test_store_hooks_decline_what_is_not_theirs_quickly_and_cleanly(self):
         implemented = self._implemented()
@@ -138,40 +147,47 @@ class HookConformance:
                         assert answer is None, (
                             f"hook {name} claimed {url!r}, a URL of a scheme nobody provides: "
                             "answer None for URLs that are not yours (the next plugin, and the "
-                            "registry, get their turn)")
+                            "registry, get their turn)"
+                        )
                 else:
                     for obj in FOREIGN_OBJECTS:
                         answer = self._call(name, obj=obj, options={}, read_only=read_only)
                         assert answer is None, (
                             f"hook {name} adapted {obj!r} ({type(obj).__qualname__}), an "
                             "object that is no store: answer None for objects that are not "
-                            "yours")
+                            "yours"
+                        )
 
     def test_store_hooks_answer_what_is_theirs_with_a_store(self):
         implemented = self._implemented()
         asked = 0
         if "zarrforge_resolve_store" in implemented:
             for url in self.claimed_urls:
-                answer = self._call("zarrforge_resolve_store", url=url, options={},
-                                    read_only=True)
+                answer = self._call("zarrforge_resolve_store", url=url, options={}, read_only=True)
                 self._store_answer("zarrforge_resolve_store", answer, repr(url))
                 assert answer is not None, (
-                    f"hook zarrforge_resolve_store declined {url!r}, one of claimed_urls")
+                    f"hook zarrforge_resolve_store declined {url!r}, one of claimed_urls"
+                )
                 asked += 1
         if "zarrforge_adapt_store" in implemented:
             for obj in self.adapted_objects():
                 answer = self._call("zarrforge_adapt_store", obj=obj, options={}, read_only=True)
                 self._store_answer("zarrforge_adapt_store", answer, f"a {type(obj).__qualname__}")
                 assert answer is not None, (
-                    f"hook zarrforge_adapt_store declined {obj!r:.80}, one of adapted_objects()")
+                    f"hook zarrforge_adapt_store declined {obj!r:.80}, one of adapted_objects()"
+                )
                 asked += 1
-        wanted = {"zarrforge_resolve_store": "claimed_urls",
-                  "zarrforge_adapt_store": "adapted_objects()"}
-        missing = [wanted[name] for name in STORE_HOOKS if name in implemented
-                   and not (self.claimed_urls if name == "zarrforge_resolve_store"
-                            else self.adapted_objects())]
-        assert not missing, (f"the plugin implements a store hook: give {' and '.join(missing)} "
-                             "so the suite can check what it answers for its own")
+        wanted = {"zarrforge_resolve_store": "claimed_urls", "zarrforge_adapt_store": "adapted_objects()"}
+        missing = [
+            wanted[name]
+            for name in STORE_HOOKS
+            if name in implemented
+            and not (self.claimed_urls if name == "zarrforge_resolve_store" else self.adapted_objects())
+        ]
+        assert not missing, (
+            f"the plugin implements a store hook: give {' and '.join(missing)} "
+            "so the suite can check what it answers for its own"
+        )
         assert asked or not any(name in implemented for name in STORE_HOOKS)
 
     def test_node_opened_returns_nothing_writes_nothing_and_is_quick(self):
@@ -182,22 +198,27 @@ class HookConformance:
             store = _WritesRecorded(KitMemoryStore())
             try:
                 zf.create_group(store.inner, zarr_format=fmt)
-                zf.create_array(store.inner, "a", shape=(3,), chunks=(2,), dtype="int16",
-                                zarr_format=fmt)[...] = np.arange(3)
-                nodes = [zf.open_group(store, mode="r+", zarr_format=fmt),
-                         zf.open_array(store, "a", mode="r+", zarr_format=fmt),
-                         zf.open_array(store, "a", mode="r", zarr_format=fmt)]
+                zf.create_array(store.inner, "a", shape=(3,), chunks=(2,), dtype="int16", zarr_format=fmt)[
+                    ...
+                ] = np.arange(3)
+                nodes = [
+                    zf.open_group(store, mode="r+", zarr_format=fmt),
+                    zf.open_array(store, "a", mode="r+", zarr_format=fmt),
+                    zf.open_array(store, "a", mode="r", zarr_format=fmt),
+                ]
             except ZarrforgeError:
                 continue  # a format that cannot write these nodes
             for node in nodes:
                 answer = self._call("zarrforge_node_opened", node=node)
                 assert answer is None, (
                     f"hook zarrforge_node_opened returned {answer!r:.80} for {node!r}: it "
-                    "returns None (it may only look at the node)")
+                    "returns None (it may only look at the node)"
+                )
                 assert not store.writes, (
                     f"hook zarrforge_node_opened wrote to the store of {node!r} (format "
                     f"{fmt!r}): {store.writes[:5]}; it must not write (a read-only user, a "
-                    "concurrent writer and a transaction all open nodes)")
+                    "concurrent writer and a transaction all open nodes)"
+                )
                 shown += 1
         assert shown, "no installed format could write a node to show zarrforge_node_opened"
 

@@ -39,15 +39,24 @@ import zarrforge
 from ..abc.store import Store
 from ..errors import UnfinishedWriteWarning
 
-WRITE_METHODS = ("set", "set_parts", "set_many", "set_if", "delete", "delete_many",
-                 "delete_if", "erase_prefix")
+WRITE_METHODS = (
+    "set",
+    "set_parts",
+    "set_many",
+    "set_if",
+    "delete",
+    "delete_many",
+    "delete_if",
+    "erase_prefix",
+)
 _FAILED = 3
 #: a child not killed on purpose that runs this long is taken as hung
 HANG_SECONDS = 120.0
 
 
-def _counting_writes(store_class: type[Store], methods: Sequence[str],
-                     on_write: Callable[[int], None]) -> list[int]:
+def _counting_writes(
+    store_class: type[Store], methods: Sequence[str], on_write: Callable[[int], None]
+) -> list[int]:
     """In this (child) process, call ``on_write(n)`` before the n-th call of one of
     ``methods`` of ``store_class``; the returned list holds the count so far."""
     count = [0]
@@ -99,14 +108,17 @@ def _wait(pid: int, kill_after: float | None) -> int:
         pass
     status = os.waitpid(pid, 0)[1]
     if kill_after is None:
-        raise AssertionError(f"the writer process did not finish in {HANG_SECONDS} s and was "
-                             "killed: it hung (a lock another thread held when it forked, or a "
-                             "thread pool of the parent's it waited on?)")
+        raise AssertionError(
+            f"the writer process did not finish in {HANG_SECONDS} s and was "
+            "killed: it hung (a lock another thread held when it forked, or a "
+            "thread pool of the parent's it waited on?)"
+        )
     return status
 
 
-def _run(operation: Callable[[], object], before: Callable[[], None],
-         kill_after: float | None = None) -> tuple[bool, bytes]:
+def _run(
+    operation: Callable[[], object], before: Callable[[], None], kill_after: float | None = None
+) -> tuple[bool, bytes]:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -123,8 +135,9 @@ def _run(operation: Callable[[], object], before: Callable[[], None],
     raise AssertionError(f"the writer process failed (status {status}):\n{said.decode(errors='replace')}")
 
 
-def writes_made(operation: Callable[[], None], store_class: type[Store], *,
-                methods: Sequence[str] = WRITE_METHODS) -> int:
+def writes_made(
+    operation: Callable[[], None], store_class: type[Store], *, methods: Sequence[str] = WRITE_METHODS
+) -> int:
     """How many writes to ``store_class`` stores ``operation`` makes, run whole in a child."""
     count: list[list[int]] = []
 
@@ -132,14 +145,18 @@ def writes_made(operation: Callable[[], None], store_class: type[Store], *,
         operation()
         return count[0][0]
 
-    _, said = _run(counted_operation, lambda: count.append(_counting_writes(store_class, methods, lambda n: None)))
+    _, said = _run(
+        counted_operation, lambda: count.append(_counting_writes(store_class, methods, lambda n: None))
+    )
     return int(said)
 
 
-def killed_before_write(operation: Callable[[], None], store_class: type[Store], k: int, *,
-                        methods: Sequence[str] = WRITE_METHODS) -> bool:
+def killed_before_write(
+    operation: Callable[[], None], store_class: type[Store], k: int, *, methods: Sequence[str] = WRITE_METHODS
+) -> bool:
     """Run ``operation`` in a child killed just before its ``k``-th write to a
     ``store_class`` store (from 1); ``False`` if it made fewer writes and finished."""
+
     def kill_at(n: int) -> None:
         if n == k:
             os.kill(os.getpid(), signal.SIGKILL)
@@ -158,8 +175,7 @@ NODE_DOCUMENTS = ("zarr.json", ".zarray", ".zgroup")
 def every_node_opens_and_reads(root: Path) -> int:
     """Open every node stored below ``root`` (a directory holding a node document of v3
     or v2) and read each array whole; the number of nodes. What any kill must leave."""
-    paths = sorted({str(f.parent.relative_to(root)) for name in NODE_DOCUMENTS
-                    for f in root.rglob(name)})
+    paths = sorted({str(f.parent.relative_to(root)) for name in NODE_DOCUMENTS for f in root.rglob(name)})
     for path in paths:
         with warnings.catch_warnings():  # a marked leftover is opened on purpose here
             warnings.simplefilter("ignore", UnfinishedWriteWarning)

@@ -84,18 +84,33 @@ REGULAR_GRID = "zarrforge-kit.regular"
 KEY_ENCODING = "zarrforge-kit.keys"
 DOCUMENT_NAME = "zarr.json"
 
-_ARRAY_MEMBERS = frozenset({"zarr_format", "node_type", "shape", "data_type", "chunk_grid",
-                            "chunk_key_encoding", "fill_value", "codecs", "attributes",
-                            "dimension_names", "storage_transformers", "extensions"})
-_ARRAY_REQUIRED = _ARRAY_MEMBERS - {"attributes", "dimension_names", "storage_transformers",
-                                    "extensions"}
+_ARRAY_MEMBERS = frozenset(
+    {
+        "zarr_format",
+        "node_type",
+        "shape",
+        "data_type",
+        "chunk_grid",
+        "chunk_key_encoding",
+        "fill_value",
+        "codecs",
+        "attributes",
+        "dimension_names",
+        "storage_transformers",
+        "extensions",
+    }
+)
+_ARRAY_REQUIRED = _ARRAY_MEMBERS - {"attributes", "dimension_names", "storage_transformers", "extensions"}
 _GROUP_MEMBERS = frozenset({"zarr_format", "node_type", "attributes", "extensions"})
 
 
 def _no_configuration(name: str, configuration: dict[str, Any] | None) -> None:
     if configuration:
-        raise MetadataError(f"{name!r} takes no configuration, got {configuration!r}",
-                            field="configuration", value=configuration)
+        raise MetadataError(
+            f"{name!r} takes no configuration, got {configuration!r}",
+            field="configuration",
+            value=configuration,
+        )
 
 
 def _is_count(value: Any) -> bool:
@@ -118,8 +133,11 @@ class KitBytesCodec(ArrayBytesCodec):
 
     def validate(self, spec: ChunkSpec) -> None:
         if spec.data_type.item_size is None or spec.dtype.hasobject:
-            raise MetadataError(f"{self.name!r} encodes fixed-size data types only, not "
-                                f"{spec.data_type.to_json()!r}", field="name", value=self.name)
+            raise MetadataError(
+                f"{self.name!r} encodes fixed-size data types only, not {spec.data_type.to_json()!r}",
+                field="name",
+                value=self.name,
+            )
 
     def _stored(self, spec: ChunkSpec) -> np.dtype:
         dtype = spec.dtype
@@ -139,8 +157,9 @@ class KitBytesCodec(ArrayBytesCodec):
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         expected = spec.nbytes
         if expected is None or len(data) != expected:
-            raise CorruptChunkError(f"a stored chunk of {len(data)} bytes, where {expected} "
-                                    f"hold a chunk of shape {spec.shape}")
+            raise CorruptChunkError(
+                f"a stored chunk of {len(data)} bytes, where {expected} hold a chunk of shape {spec.shape}"
+            )
         stored = np.frombuffer(data, dtype=self._stored(spec)).reshape(spec.shape)
         return stored.astype(spec.dtype, copy=True)
 
@@ -152,23 +171,31 @@ class KitRegularGrid(ChunkGrid):
 
     def __init__(self, chunk_shape: Sequence[int], shape: Sequence[int]) -> None:
         self._chunk_shape = tuple(int(c) for c in chunk_shape)
-        self._dimensions = tuple(RegularDimension(int(n), c)
-                                 for n, c in zip(shape, self._chunk_shape))
+        self._dimensions = tuple(RegularDimension(int(n), c) for n, c in zip(shape, self._chunk_shape))
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None,
-                  shape: Sequence[int]) -> KitRegularGrid:
+    def from_json(
+        cls, name: str, configuration: dict[str, Any] | None, shape: Sequence[int]
+    ) -> KitRegularGrid:
         configuration = configuration or {}
         unknown = sorted(set(configuration) - {"chunk_shape"})
         if unknown:
-            raise MetadataError(f"unknown configuration key(s) {unknown}",
-                                field=f"configuration.{unknown[0]}", value=configuration)
+            raise MetadataError(
+                f"unknown configuration key(s) {unknown}",
+                field=f"configuration.{unknown[0]}",
+                value=configuration,
+            )
         chunks = configuration.get("chunk_shape")
-        if (not isinstance(chunks, (list, tuple)) or len(chunks) != len(shape)
-                or not all(_is_count(c) and 0 < c < 2**63 for c in chunks)):
-            raise MetadataError(f"must be {len(shape)} positive integers, one per dimension, "
-                                f"got {chunks!r}", field="configuration.chunk_shape",
-                                value=chunks)
+        if (
+            not isinstance(chunks, (list, tuple))
+            or len(chunks) != len(shape)
+            or not all(_is_count(c) and 0 < c < 2**63 for c in chunks)
+        ):
+            raise MetadataError(
+                f"must be {len(shape)} positive integers, one per dimension, got {chunks!r}",
+                field="configuration.chunk_shape",
+                value=chunks,
+            )
         return cls(chunks, shape)
 
     def to_json(self) -> dict[str, Any]:
@@ -236,8 +263,9 @@ class KitFormat(ChunksUnderNode, Format):
             return None  # another format's zarr.json
         node_type = document.get("node_type")
         if node_type not in ("array", "group"):
-            raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
-                                field="node_type", value=node_type, key=key)
+            raise MetadataError(
+                f"must be 'array' or 'group', got {node_type!r}", field="node_type", value=node_type, key=key
+            )
         return NodeDocument(self.name, node_type, key, document)
 
     def resolve(self, document: NodeDocument) -> NodeMetadata:
@@ -250,13 +278,14 @@ class KitFormat(ChunksUnderNode, Format):
         allowed = _GROUP_MEMBERS if node_type == "group" else _ARRAY_MEMBERS
         unknown = sorted(set(content) - allowed)
         if unknown:
-            raise MetadataError(f"the kit's format has no member {unknown[0]!r}",
-                                field=unknown[0], value=content[unknown[0]])
+            raise MetadataError(
+                f"the kit's format has no member {unknown[0]!r}", field=unknown[0], value=content[unknown[0]]
+            )
         attributes = attributes_from_json(content.get("attributes"))
         if node_type == "group":
-            return GroupMetadata(attributes, self.name,
-                                 extensions=extensions_from_json(content.get("extensions"),
-                                                                 "group"))
+            return GroupMetadata(
+                attributes, self.name, extensions=extensions_from_json(content.get("extensions"), "group")
+            )
         missing = sorted(_ARRAY_REQUIRED - set(content))
         if missing:
             raise MetadataError(f"array documents need {missing}", field=missing[0])
@@ -271,11 +300,10 @@ class KitFormat(ChunksUnderNode, Format):
             codecs=codecs_from_json(content["codecs"]),
             attributes=attributes,
             format_name=self.name,
-            dimension_names=dimension_names_from_json(content.get("dimension_names"),
-                                                      len(shape)),
-            storage_transformers=storage_transformers_from_json(
-                content.get("storage_transformers")),
-            extensions=extensions_from_json(content.get("extensions"), "array"))
+            dimension_names=dimension_names_from_json(content.get("dimension_names"), len(shape)),
+            storage_transformers=storage_transformers_from_json(content.get("storage_transformers")),
+            extensions=extensions_from_json(content.get("extensions"), "array"),
+        )
 
     def document_attributes(self, document: NodeDocument) -> dict[str, Any] | None:
         try:
@@ -290,17 +318,23 @@ class KitFormat(ChunksUnderNode, Format):
 
     def document(self, metadata: NodeMetadata) -> dict[str, Any]:
         if isinstance(metadata, GroupMetadata):
-            doc: dict[str, Any] = {"zarr_format": FORMAT_NAME, "node_type": "group",
-                                   "attributes": dict(metadata.attributes)}
+            doc: dict[str, Any] = {
+                "zarr_format": FORMAT_NAME,
+                "node_type": "group",
+                "attributes": dict(metadata.attributes),
+            }
         else:
-            doc = {"zarr_format": FORMAT_NAME, "node_type": "array",
-                   "shape": list(metadata.shape),
-                   "data_type": metadata.data_type.to_json(),
-                   "chunk_grid": metadata.chunk_grid.to_json(),
-                   "chunk_key_encoding": metadata.chunk_key_encoding.to_json(),
-                   "fill_value": metadata.data_type.fill_value_to_json(metadata.fill_value),
-                   "codecs": [codec.to_json() for codec in metadata.codecs],
-                   "attributes": dict(metadata.attributes)}
+            doc = {
+                "zarr_format": FORMAT_NAME,
+                "node_type": "array",
+                "shape": list(metadata.shape),
+                "data_type": metadata.data_type.to_json(),
+                "chunk_grid": metadata.chunk_grid.to_json(),
+                "chunk_key_encoding": metadata.chunk_key_encoding.to_json(),
+                "fill_value": metadata.data_type.fill_value_to_json(metadata.fill_value),
+                "codecs": [codec.to_json() for codec in metadata.codecs],
+                "attributes": dict(metadata.attributes),
+            }
             if metadata.dimension_names is not None:
                 doc["dimension_names"] = list(metadata.dimension_names)
             if metadata.storage_transformers:
@@ -312,44 +346,55 @@ class KitFormat(ChunksUnderNode, Format):
     def render(self, metadata: NodeMetadata) -> bytes:
         return dump_document(self.document(metadata))
 
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
-                   rendered: Any = None) -> None:
+    def write_node(self, store: Store, path: str, metadata: NodeMetadata, rendered: Any = None) -> None:
         store.set(self._key(path), self.render(metadata) if rendered is None else rendered)
 
     def erase_node(self, store: Store, path: str) -> None:
         store.erase_prefix(f"{path}/" if path else "")
 
-    def new_group(self, attributes: dict[str, Any] | None = None,
-                  extensions: Any = None) -> GroupMetadata:
-        return GroupMetadata(attributes_from_json(attributes), self.name,
-                             extensions=extensions_from_json(extensions, "group"))
+    def new_group(self, attributes: dict[str, Any] | None = None, extensions: Any = None) -> GroupMetadata:
+        return GroupMetadata(
+            attributes_from_json(attributes), self.name, extensions=extensions_from_json(extensions, "group")
+        )
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         if spec.shards is not None:
-            raise MetadataError("the kit's format has no shards; name a sharding codec as the "
-                                "serializer", field="shards", value=spec.shards)
+            raise MetadataError(
+                "the kit's format has no shards; name a sharding codec as the serializer",
+                field="shards",
+                value=spec.shards,
+            )
         if spec.order not in (None, "C", "F"):
-            raise MetadataError(f"the kit's format records no memory layout, so it takes "
-                                f"order 'C' or 'F' only, not {spec.order!r}", field="order",
-                                value=spec.order)
+            raise MetadataError(
+                f"the kit's format records no memory layout, so it takes "
+                f"order 'C' or 'F' only, not {spec.order!r}",
+                field="order",
+                value=spec.order,
+            )
         shape = tuple(spec.shape)
         data_type = data_type_from_user(spec.dtype)
         fill_value = fill_value_from_user(data_type, spec.fill_value)
         grid = self._grid(spec.chunks, shape)
         chunk_shape = grid.regular_chunk_shape or tuple(
-            d.size(0) if d.nchunks else 1 for d in grid.dimensions)
-        codecs = evolve_codecs(self._codecs(spec, data_type),
-                               ChunkSpec(tuple(chunk_shape), data_type, fill_value,
-                                         memory_layout("C")))
+            d.size(0) if d.nchunks else 1 for d in grid.dimensions
+        )
+        codecs = evolve_codecs(
+            self._codecs(spec, data_type),
+            ChunkSpec(tuple(chunk_shape), data_type, fill_value, memory_layout("C")),
+        )
         return ArrayMetadata(
-            shape=shape, data_type=data_type, chunk_grid=grid,
+            shape=shape,
+            data_type=data_type,
+            chunk_grid=grid,
             chunk_key_encoding=self._key_encoding(spec.chunk_key_encoding),
-            fill_value=fill_value, codecs=codecs,
+            fill_value=fill_value,
+            codecs=codecs,
             attributes=attributes_from_json(spec.attributes, field="attributes"),
             format_name=self.name,
             dimension_names=dimension_names_from_json(spec.dimension_names, len(shape)),
             storage_transformers=storage_transformers_from_json(spec.storage_transformers),
-            extensions=extensions_from_json(spec.extensions, "array"))
+            extensions=extensions_from_json(spec.extensions, "array"),
+        )
 
     @staticmethod
     def _grid(chunks: Any, shape: tuple[int, ...]) -> ChunkGrid:
@@ -360,10 +405,12 @@ class KitFormat(ChunksUnderNode, Format):
         if _is_count(chunks):
             chunks = (chunks,) * len(shape)
         if not isinstance(chunks, (list, tuple)) or len(chunks) != len(shape):
-            raise MetadataError(f"give one chunk length per dimension of {list(shape)}, got "
-                                f"{chunks!r}", field="chunks", value=chunks)
-        lengths = [max(1, int(n)) if n is not None and n != -1 else max(1, s)
-                   for n, s in zip(chunks, shape)]
+            raise MetadataError(
+                f"give one chunk length per dimension of {list(shape)}, got {chunks!r}",
+                field="chunks",
+                value=chunks,
+            )
+        lengths = [max(1, int(n)) if n is not None and n != -1 else max(1, s) for n, s in zip(chunks, shape)]
         return KitRegularGrid.from_json(REGULAR_GRID, {"chunk_shape": lengths}, shape)
 
     @staticmethod
@@ -378,14 +425,22 @@ class KitFormat(ChunksUnderNode, Format):
     def _codecs(spec: ArrayCreationSpec, data_type: Any) -> tuple[Codec, ...]:
         if spec.codecs is not None:
             return tuple(codec_from_user(c, field=f"codecs[{i}]") for i, c in enumerate(spec.codecs))
-        filters = [_of_kind(codec_from_user(c, field=f"filters[{i}]"), CodecKind.ARRAY_ARRAY,
-                            f"filters[{i}]") for i, c in enumerate(spec.filters)]
+        filters = [
+            _of_kind(codec_from_user(c, field=f"filters[{i}]"), CodecKind.ARRAY_ARRAY, f"filters[{i}]")
+            for i, c in enumerate(spec.filters)
+        ]
         serializer = spec.serializer or data_type.default_serializer() or {"name": BYTES_CODEC}
-        compressors = [_of_kind(codec_from_user(c, field=f"compressors[{i}]"),
-                                CodecKind.BYTES_BYTES, f"compressors[{i}]")
-                       for i, c in enumerate(spec.compressors)]
-        return (*filters, _of_kind(codec_from_user(serializer, field="serializer"),
-                                   CodecKind.ARRAY_BYTES, "serializer"), *compressors)
+        compressors = [
+            _of_kind(
+                codec_from_user(c, field=f"compressors[{i}]"), CodecKind.BYTES_BYTES, f"compressors[{i}]"
+            )
+            for i, c in enumerate(spec.compressors)
+        ]
+        return (
+            *filters,
+            _of_kind(codec_from_user(serializer, field="serializer"), CodecKind.ARRAY_BYTES, "serializer"),
+            *compressors,
+        )
 
 
 def _of_kind(codec: Codec, kind: CodecKind, field: str) -> Codec:
@@ -393,11 +448,21 @@ def _of_kind(codec: Codec, kind: CodecKind, field: str) -> Codec:
     library's codec, adapted); else an error naming the argument."""
     own = codec.kind
     if own is not None and own is not kind:
-        raise MetadataError(f"{codec.to_json().get('name')!r} is {own.value}, but this "
-                            f"argument takes {kind.value} codecs", field=field,
-                            value=codec.to_json())
+        raise MetadataError(
+            f"{codec.to_json().get('name')!r} is {own.value}, but this argument takes {kind.value} codecs",
+            field=field,
+            value=codec.to_json(),
+        )
     return codec
 
 
-__all__ = ["BYTES_CODEC", "FORMAT_NAME", "KEY_ENCODING", "REGULAR_GRID", "KitBytesCodec",
-           "KitFormat", "KitKeyEncoding", "KitRegularGrid"]
+__all__ = [
+    "BYTES_CODEC",
+    "FORMAT_NAME",
+    "KEY_ENCODING",
+    "REGULAR_GRID",
+    "KitBytesCodec",
+    "KitFormat",
+    "KitKeyEncoding",
+    "KitRegularGrid",
+]

@@ -31,8 +31,11 @@ from ..plugin_api import DataType, MemoryLayout
 
 
 def _refused(name: str, value: Any, expected: str) -> MetadataError:
-    return MetadataError(f"fill value {value!r} is not one of data type {name!r}: expected "
-                         f"{expected}", field="fill_value", value=value)
+    return MetadataError(
+        f"fill value {value!r} is not one of data type {name!r}: expected {expected}",
+        field="fill_value",
+        value=value,
+    )
 
 
 def _is_integer(value: Any) -> bool:
@@ -47,8 +50,9 @@ class _StandIn(DataType):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DataType:
         if configuration:
-            raise MetadataError(f"data type {name!r} takes no configuration",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                f"data type {name!r} takes no configuration", field="configuration", value=configuration
+            )
         return cls()
 
     @classmethod
@@ -112,8 +116,9 @@ def _float_from_json(dtype: np.dtype, name: str, value: Any) -> Any:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         with np.errstate(over="ignore"):
             return dtype.type(value)
-    raise _refused(name, value, 'a number, "NaN", "Infinity", "-Infinity" or "0x" and '
-                   f"{2 * dtype.itemsize} hex digits")
+    raise _refused(
+        name, value, f'a number, "NaN", "Infinity", "-Infinity" or "0x" and {2 * dtype.itemsize} hex digits'
+    )
 
 
 def _float_to_json(dtype: np.dtype, value: Any) -> Any:
@@ -156,17 +161,23 @@ class _Complex(_StandIn):
     def from_user_value(self, value: Any) -> Any:
         if isinstance(value, (list, tuple)):
             return self.fill_value_from_json(list(value))
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex,
-                                                                          np.number)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, complex, np.number)):
             raise _refused(self.name, value, "a number or [real, imaginary]")
         return self.dtype.type(value)
 
 
 def _stand_in(base: type[_StandIn], name: str, dtype: str) -> type[DataType]:
     title = "".join(part.capitalize() for part in name.split("_"))
-    return type(f"{title}StandIn", (base,), {"name": name, "dtype": np.dtype(dtype),
-                                             "__module__": __name__,
-                                             "__doc__": f"The kit's stand-in for {name!r}."})
+    return type(
+        f"{title}StandIn",
+        (base,),
+        {
+            "name": name,
+            "dtype": np.dtype(dtype),
+            "__module__": __name__,
+            "__doc__": f"The kit's stand-in for {name!r}.",
+        },
+    )
 
 
 #: name -> the stand-in registered under it where no plugin provides the name

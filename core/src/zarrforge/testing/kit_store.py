@@ -21,9 +21,15 @@ _writes = itertools.count(1)
 
 
 class KitMemoryStore(Store):
-    capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
-                                     atomic_writes=True, low_latency=True, conditional_writes=True,
-                                     versioned_ranges=True)
+    capabilities = StoreCapabilities(
+        writable=True,
+        listable=True,
+        partial_reads=True,
+        atomic_writes=True,
+        low_latency=True,
+        conditional_writes=True,
+        versioned_ranges=True,
+    )
 
     def __init__(self) -> None:
         super().__init__(read_only=False)
@@ -58,8 +64,9 @@ class KitMemoryStore(Store):
         with self._lock:
             return iter(sorted(k for k in self._data if k.startswith(prefix)))
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         with self._lock:
             held = self._data.get(key)
         generation = ABSENT if held is None else held[1]

@@ -45,17 +45,33 @@ def one_shard_array(store: Any, index_location: str = "end") -> Any:
     """The int32 array ``a`` of ``store``, one uncompressed shard of inner chunks, its
     index at ``index_location`` (``"end"`` or ``"start"``)."""
     if index_location == "end":
-        return zarrforge.create_array(store, "a", shape=SHARD_SHAPE, chunks=INNER_SHAPE,
-                                      shards=SHARD_SHAPE, dtype="int32", fill_value=0,
-                                      compressors=None)
-    codecs = [{"name": "sharding_indexed", "configuration": {
-        "chunk_shape": list(INNER_SHAPE),
-        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
-        "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                         {"name": "crc32c"}],
-        "index_location": index_location}}]
-    return zarrforge.create_array(store, "a", shape=SHARD_SHAPE, chunks=SHARD_SHAPE,
-                                  dtype="int32", fill_value=0, codecs=codecs)
+        return zarrforge.create_array(
+            store,
+            "a",
+            shape=SHARD_SHAPE,
+            chunks=INNER_SHAPE,
+            shards=SHARD_SHAPE,
+            dtype="int32",
+            fill_value=0,
+            compressors=None,
+        )
+    codecs = [
+        {
+            "name": "sharding_indexed",
+            "configuration": {
+                "chunk_shape": list(INNER_SHAPE),
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "index_codecs": [
+                    {"name": "bytes", "configuration": {"endian": "little"}},
+                    {"name": "crc32c"},
+                ],
+                "index_location": index_location,
+            },
+        }
+    ]
+    return zarrforge.create_array(
+        store, "a", shape=SHARD_SHAPE, chunks=SHARD_SHAPE, dtype="int32", fill_value=0, codecs=codecs
+    )
 
 
 def shard_versions() -> dict[int, np.ndarray]:
@@ -87,11 +103,11 @@ def read_across_a_rewrite(store: Any, rewrite: Callable[[], Any]) -> tuple[np.nd
     return zarrforge.open_array(wrapper, "a")[SHARD_REGION], wrapper
 
 
-def one_version_of(got: np.ndarray, versions: Mapping[int, np.ndarray],
-                   region: Any = SHARD_REGION) -> int | None:
+def one_version_of(
+    got: np.ndarray, versions: Mapping[int, np.ndarray], region: Any = SHARD_REGION
+) -> int | None:
     """The number of the version ``got`` equals over ``region``, or ``None``."""
-    return next((n for n, values in versions.items() if np.array_equal(got, values[region])),
-                None)
+    return next((n for n, values in versions.items() if np.array_equal(got, values[region])), None)
 
 
 def run_threads(target: Callable[[int], Any], count: int) -> list[BaseException]:
@@ -130,9 +146,15 @@ def rewriting(write: Callable[[int], Any]) -> Iterator[None]:
         thread.join()
 
 
-def count_versions(read: Callable[[Any], np.ndarray], versions: Mapping[int, np.ndarray],
-                   regions: Sequence[Any], seconds: float, *, seed: int = 0,
-                   stop: threading.Event | None = None) -> dict[str, int]:
+def count_versions(
+    read: Callable[[Any], np.ndarray],
+    versions: Mapping[int, np.ndarray],
+    regions: Sequence[Any],
+    seconds: float,
+    *,
+    seed: int = 0,
+    stop: threading.Event | None = None,
+) -> dict[str, int]:
     rng = np.random.default_rng(seed)
     counts = {"reads": 0, "wrong": 0, **{f"v{n}": 0 for n in versions}}
     deadline = time.monotonic() + seconds

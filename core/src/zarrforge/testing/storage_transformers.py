@@ -75,8 +75,9 @@ _UNKNOWN_KEY = "zarrforge_conformance_unknown"
 
 def _with_unknown_key(document: dict[str, Any]) -> dict[str, Any]:
     """The entry, by name and configuration only, with :data:`_UNKNOWN_KEY` added."""
-    return with_unknown_key({"name": _name(document),
-                             "configuration": document.get("configuration")}, _UNKNOWN_KEY)
+    return with_unknown_key(
+        {"name": _name(document), "configuration": document.get("configuration")}, _UNKNOWN_KEY
+    )
 
 
 class StorageTransformerConformance(KitScaffolding):
@@ -90,20 +91,32 @@ class StorageTransformerConformance(KitScaffolding):
     shrink = True
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
-        parametrize_cases(metafunc, "document", self.transformer_documents, _document_id,
-                          "set transformer_documents to the entries to test")
-        if (not self.invalid_transformer_documents and not self.rejects_unknown_configuration
-                and "invalid" in metafunc.fixturenames):
+        parametrize_cases(
+            metafunc,
+            "document",
+            self.transformer_documents,
+            _document_id,
+            "set transformer_documents to the entries to test",
+        )
+        if (
+            not self.invalid_transformer_documents
+            and not self.rejects_unknown_configuration
+            and "invalid" in metafunc.fixturenames
+        ):
             # a transformer that accepts any configuration may have nothing invalid:
             # what is checked then is that it does accept one (see the test)
             metafunc.parametrize("invalid", [None], ids=["none-declared-accepts-any"])
             return
-        parametrize_cases(metafunc, "invalid", self.invalid_transformer_documents,
-                          lambda invalid: _document_id(invalid[0]),
-                          "set invalid_transformer_documents to (document, field) pairs the "
-                          "transformer must refuse with a MetadataError naming field (or, for a "
-                          "transformer that accepts any configuration, "
-                          "rejects_unknown_configuration = False)")
+        parametrize_cases(
+            metafunc,
+            "invalid",
+            self.invalid_transformer_documents,
+            lambda invalid: _document_id(invalid[0]),
+            "set invalid_transformer_documents to (document, field) pairs the "
+            "transformer must refuse with a MetadataError naming field (or, for a "
+            "transformer that accepts any configuration, "
+            "rejects_unknown_configuration = False)",
+        )
 
     def _settings(self) -> Any:
         return hypothesis_settings(self.max_examples, self.shrink)
@@ -114,9 +127,17 @@ class StorageTransformerConformance(KitScaffolding):
         return cls.from_json(_name(document), configuration)
 
     def _array(self, document: Any, store: Any = None) -> Any:
-        return zf.create_array(KitMemoryStore() if store is None else store, "a", shape=self.shape,
-                               chunks=self.chunks, dtype=self.dtype, zarr_format=FORMAT_NAME,
-                               fill_value=0, compressors=None, storage_transformers=[document])
+        return zf.create_array(
+            KitMemoryStore() if store is None else store,
+            "a",
+            shape=self.shape,
+            chunks=self.chunks,
+            dtype=self.dtype,
+            zarr_format=FORMAT_NAME,
+            fill_value=0,
+            compressors=None,
+            storage_transformers=[document],
+        )
 
     def _grid(self) -> tuple[int, ...]:
         return tuple(-(-n // c) for n, c in zip(self.shape, self.chunks))
@@ -127,29 +148,32 @@ class StorageTransformerConformance(KitScaffolding):
         where = _document_id(document)
         registered = registry.storage_transformers.get(_name(document))
         assert isinstance(registered, type) and issubclass(registered, StorageTransformer), (
-            f"{where}: the registry gives {registered!r}, not a StorageTransformer subclass")
+            f"{where}: the registry gives {registered!r}, not a StorageTransformer subclass"
+        )
         transformer = self._transformer(document)
         assert isinstance(transformer, registered), (
-            f"{where}: from_json built {type(transformer).__name__}, not the registered "
-            f"{registered.__name__}")
+            f"{where}: from_json built {type(transformer).__name__}, not the registered {registered.__name__}"
+        )
 
     def test_to_json_is_json_and_rebuilds_an_equal_entry(self, document):
         where = _document_id(document)
         written = self._transformer(document).to_json()
         assert json.loads(json.dumps(written)) == written, f"{where}: to_json() is not JSON"
         assert _name(written) == _name(document), (
-            f"{where}: to_json() gives {written!r}, whose name is not {_name(document)!r}")
+            f"{where}: to_json() gives {written!r}, whose name is not {_name(document)!r}"
+        )
         try:
             again = self._transformer(written).to_json()
         except MetadataError as exc:
-            raise AssertionError(f"{where}: to_json() gives {written!r}, which does not rebuild "
-                                 f"a transformer: {exc}") from exc
-        assert again == written, (f"{where}: rebuilding from to_json() changes it: {written!r} "
-                                  f"-> {again!r}")
+            raise AssertionError(
+                f"{where}: to_json() gives {written!r}, which does not rebuild a transformer: {exc}"
+            ) from exc
+        assert again == written, f"{where}: rebuilding from to_json() changes it: {written!r} -> {again!r}"
         if isinstance(document, dict) and document.get("configuration"):
             for key, value in document["configuration"].items():
                 assert written.get("configuration", {}).get(key) is not None, (
-                    f"{where}: to_json() drops the configuration key {key!r} ({value!r})")
+                    f"{where}: to_json() drops the configuration key {key!r} ({value!r})"
+                )
 
     def test_invalid_configurations_are_refused_naming_the_field(self, invalid):
         if invalid is None:  # none declared, and rejects_unknown_configuration is False
@@ -162,13 +186,16 @@ class StorageTransformerConformance(KitScaffolding):
         except MetadataError as exc:
             named = getattr(exc, "field", None)
             assert named == field or field in str(exc), (
-                f"{where}: refused, but naming field {named!r}, not {field!r}: {exc}")
+                f"{where}: refused, but naming field {named!r}, not {field!r}: {exc}"
+            )
         except Exception as exc:
-            raise AssertionError(f"{where}: raised {type(exc).__name__} ({exc}), not a "
-                                 f"MetadataError naming {field!r}") from exc
+            raise AssertionError(
+                f"{where}: raised {type(exc).__name__} ({exc}), not a MetadataError naming {field!r}"
+            ) from exc
         else:
-            raise AssertionError(f"{where}: the invalid entry was accepted; expected a "
-                                 f"MetadataError naming {field!r}")
+            raise AssertionError(
+                f"{where}: the invalid entry was accepted; expected a MetadataError naming {field!r}"
+            )
 
     def _check_accepts_any_configuration(self) -> None:
         """What ``rejects_unknown_configuration = False`` declares: each entry with an
@@ -183,7 +210,8 @@ class StorageTransformerConformance(KitScaffolding):
                 raise AssertionError(
                     f"{where}: an unknown configuration key was refused ({type(exc).__name__}: "
                     f"{exc}), yet rejects_unknown_configuration = False declares that any "
-                    "configuration is accepted") from exc
+                    "configuration is accepted"
+                ) from exc
 
     def test_unknown_configuration_keys_are_refused(self, document):
         if not isinstance(document, dict):
@@ -191,16 +219,20 @@ class StorageTransformerConformance(KitScaffolding):
         if not self.rejects_unknown_configuration:
             self._check_accepts_any_configuration()
             return
-        expect_unknown_key_refused(lambda: self._transformer(_with_unknown_key(document)),
-                                   _document_id(document), _UNKNOWN_KEY,
-                                   "; refuse it (or set rejects_unknown_configuration = False)")
+        expect_unknown_key_refused(
+            lambda: self._transformer(_with_unknown_key(document)),
+            _document_id(document),
+            _UNKNOWN_KEY,
+            "; refuse it (or set rejects_unknown_configuration = False)",
+        )
 
     def test_the_wrapped_store_keeps_chunk_values_and_passes_other_keys(self, document):
         where = _document_id(document)
         inner = KitMemoryStore()
         array = self._array(document, inner)  # what wrap() gets: the real metadata
-        store = wrap_store(self._transformer(document), inner, _keys(len(self.shape)),
-                           array.metadata_model, path=array.path)
+        store = wrap_store(
+            self._transformer(document), inner, _keys(len(self.shape)), array.metadata_model, path=array.path
+        )
         assert isinstance(store, Store), f"{where}: wrap() returned {store!r}, not a Store"
         grid = self._grid()
         keys = _keys(len(grid))
@@ -213,25 +245,31 @@ class StorageTransformerConformance(KitScaffolding):
         for key, value in values.items():
             got = store.get(key)
             assert got is not None and bytes(got) == value, (
-                f"{where}: chunk key {key!r} reads back {got!r}, not the {len(value)} bytes set")
+                f"{where}: chunk key {key!r} reads back {got!r}, not the {len(value)} bytes set"
+            )
             part = store.get(key, ByteRange(2, 5))
             assert part is not None and bytes(part) == value[2:7], (
-                f"{where}: bytes 2..6 of chunk key {key!r} read {part!r}, not {value[2:7]!r}")
+                f"{where}: bytes 2..6 of chunk key {key!r} read {part!r}, not {value[2:7]!r}"
+            )
         batch = store.get_many([(first, None), (last, ByteRange(length=4)), (keys.key(corner), None)])
         assert [None if b is None else bytes(b) for b in batch] == [
-            values[first], values[last][-4:], values[last]], (
-            f"{where}: get_many gives {batch!r} for a whole value, a 4-byte suffix and a "
-            "repeated key")
+            values[first],
+            values[last][-4:],
+            values[last],
+        ], f"{where}: get_many gives {batch!r} for a whole value, a 4-byte suffix and a repeated key"
         store.delete(first)
         assert store.get(first) is None, f"{where}: chunk key {first!r} reads a value after delete"
         assert store.get(last) is not None and bytes(store.get(last)) == values[last], (
-            f"{where}: deleting {first!r} changed chunk key {last!r}")
+            f"{where}: deleting {first!r} changed chunk key {last!r}"
+        )
         # keys that are not chunk keys reach the store below as they are
         store.set("notes.json", b"{}")
         assert inner.get("notes.json") == b"{}", (
-            f"{where}: a key that is not a chunk key did not reach the store below unchanged")
+            f"{where}: a key that is not a chunk key did not reach the store below unchanged"
+        )
         assert store.get("zarr.json") == inner.get("zarr.json"), (
-            f"{where}: zarr.json reads other bytes through the transformer than below it")
+            f"{where}: zarr.json reads other bytes through the transformer than below it"
+        )
 
     def test_a_real_array_reads_back_what_was_written(self, document):
         from hypothesis import given
@@ -240,9 +278,12 @@ class StorageTransformerConformance(KitScaffolding):
         where = _document_id(document)
 
         def one(n: int) -> Any:
-            return st.one_of(st.integers(0, n - 1),
-                             st.builds(lambda a, b: slice(min(a, b), max(a, b) + 1),
-                                       st.integers(0, n - 1), st.integers(0, n - 1)))
+            return st.one_of(
+                st.integers(0, n - 1),
+                st.builds(
+                    lambda a, b: slice(min(a, b), max(a, b) + 1), st.integers(0, n - 1), st.integers(0, n - 1)
+                ),
+            )
 
         selections = st.tuples(*(one(n) for n in self.shape))
 
@@ -255,24 +296,29 @@ class StorageTransformerConformance(KitScaffolding):
                 try:
                     array[selection] = value
                 except ZarrforgeError as exc:
-                    raise AssertionError(f"{where}: writing {value} to {selection} failed: "
-                                         f"{type(exc).__name__}: {exc}") from exc
+                    raise AssertionError(
+                        f"{where}: writing {value} to {selection} failed: {type(exc).__name__}: {exc}"
+                    ) from exc
                 model[selection] = value
             got = array[...]
             assert np.array_equal(got, model), (
-                f"{where}: after writing {writes}, the array reads "
-                f"{_first_difference(got, model)}")
+                f"{where}: after writing {writes}, the array reads {_first_difference(got, model)}"
+            )
             reopened = zf.open_array(array.store, "a", mode="r", zarr_format=FORMAT_NAME)
             assert np.array_equal(reopened[...], model), (
                 f"{where}: after writing {writes} and reopening, the array reads "
-                f"{_first_difference(reopened[...], model)}")
-            expected = {tuple(int(i) for i in coords) for coords in np.ndindex(*self._grid())
-                        if np.any(model[tuple(slice(c * n, (c + 1) * n)
-                                              for c, n in zip(coords, self.chunks))] != 0)}
+                f"{_first_difference(reopened[...], model)}"
+            )
+            expected = {
+                tuple(int(i) for i in coords)
+                for coords in np.ndindex(*self._grid())
+                if np.any(model[tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunks))] != 0)
+            }
             stored = set(array.stored_chunks())
             assert stored == expected, (
                 f"{where}: after writing {writes}, stored_chunks() names {sorted(stored)}; the "
-                f"chunks holding anything but the fill value are {sorted(expected)}")
+                f"chunks holding anything but the fill value are {sorted(expected)}"
+            )
 
         check()
 

@@ -47,8 +47,7 @@ class StoreFactory:
         raise NotImplementedError("implement make_store(tmp_path) returning an empty store")
 
     def make_read_only_store(self, store: Store) -> Store:
-        raise NotImplementedError(
-            "implement make_read_only_store(store) returning a read-only view of store")
+        raise NotImplementedError("implement make_read_only_store(store) returning a read-only view of store")
 
 
 class StoreConformance(StoreFactory):
@@ -77,22 +76,26 @@ class StoreConformance(StoreFactory):
 
         url = store.root_url()
         assert url is None or (isinstance(url, str) and "://" in url), (
-            f"root_url() is {url!r}; expected None or a URL (scheme://...)")
+            f"root_url() is {url!r}; expected None or a URL (scheme://...)"
+        )
         directory = store.local_directory()
         if directory is None:
             return
         store.set("conformance/local/key", b"on disk")
         path = os.path.join(directory, "conformance", "local", "key")
         assert os.path.isfile(path), (
-            f"key 'conformance/local/key' was set, but local_directory() {directory!r} has no "
-            f"file {path!r}")
+            f"key 'conformance/local/key' was set, but local_directory() {directory!r} has no file {path!r}"
+        )
         with open(path, "rb") as f:
             expect_equal(f.read(), b"on disk", f"the file {path!r} of key 'conformance/local/key'")
 
     def test_missing_key_reads_as_none(self, store):
         expect_equal(store.get("nope"), None, "get('nope') of a key never set")
-        expect_equal(store.get("no/such/key", ByteRange(0, 1)), None,
-                     "get('no/such/key', ByteRange(0, 1)) of a key never set")
+        expect_equal(
+            store.get("no/such/key", ByteRange(0, 1)),
+            None,
+            "get('no/such/key', ByteRange(0, 1)) of a key never set",
+        )
         expect_equal(store.exists("nope"), False, "exists('nope') of a key never set")
 
     def test_values_round_trip_exactly(self, filled):
@@ -129,18 +132,29 @@ class StoreConformance(StoreFactory):
         expect_equal(filled.get("a/c/0/0"), None, "get('a/c/0/0') after delete('a/c/0/0')")
         filled.delete("a/c/0/0")
         filled.delete("never/there")
-        expect_equal(filled.get("a/zarr.json"), VALUES["a/zarr.json"],
-                     "get('a/zarr.json') after deleting its sibling 'a/c/0/0'")
+        expect_equal(
+            filled.get("a/zarr.json"),
+            VALUES["a/zarr.json"],
+            "get('a/zarr.json') after deleting its sibling 'a/c/0/0'",
+        )
 
-    @pytest.mark.parametrize("byte_range,window", [
-        (ByteRange(0, 10), slice(0, 10)), (ByteRange(250, 10), slice(250, 256)),
-        (ByteRange(offset=100), slice(100, 256)), (ByteRange(length=7), slice(249, 256)),
-        (ByteRange(length=1000), slice(0, 256)), (ByteRange(300, 5), slice(256, 256)),
-    ])
+    @pytest.mark.parametrize(
+        "byte_range,window",
+        [
+            (ByteRange(0, 10), slice(0, 10)),
+            (ByteRange(250, 10), slice(250, 256)),
+            (ByteRange(offset=100), slice(100, 256)),
+            (ByteRange(length=7), slice(249, 256)),
+            (ByteRange(length=1000), slice(0, 256)),
+            (ByteRange(300, 5), slice(256, 256)),
+        ],
+    )
     def test_byte_ranges(self, filled, byte_range, window):
-        expect_equal(filled.get("a/c/0/0", byte_range), VALUES["a/c/0/0"][window],
-                     f"get('a/c/0/0', {byte_range}) of a 256-byte value (bytes "
-                     f"{window.start}..{window.stop})")
+        expect_equal(
+            filled.get("a/c/0/0", byte_range),
+            VALUES["a/c/0/0"][window],
+            f"get('a/c/0/0', {byte_range}) of a 256-byte value (bytes {window.start}..{window.stop})",
+        )
 
     def _refuses_get_ranges(self, store: Store) -> bool:
         """Without the capability, ``get_ranges`` must be refused; True if so."""
@@ -150,32 +164,38 @@ class StoreConformance(StoreFactory):
             store.get_ranges("a/c/0/0", [ByteRange(0, 1)])
         except StoreError:
             return True
-        raise AssertionError("get_ranges('a/c/0/0', ...) answered, but the store does not "
-                             "declare capabilities.versioned_ranges; expected a StoreError")
+        raise AssertionError(
+            "get_ranges('a/c/0/0', ...) answered, but the store does not "
+            "declare capabilities.versioned_ranges; expected a StoreError"
+        )
 
     def test_get_ranges_reads_ranges_of_one_version(self, filled):
         if self._refuses_get_ranges(filled):
             return
         value = VALUES["a/c/0/0"]
-        ranges = [ByteRange(0, 10), ByteRange(length=7), None, ByteRange(offset=250),
-                  ByteRange(250, 10)]
+        ranges = [ByteRange(0, 10), ByteRange(length=7), None, ByteRange(offset=250), ByteRange(250, 10)]
         parts, generation = filled.get_ranges("a/c/0/0", ranges)
         expected = [value[:10], value[249:], value, value[250:], value[250:]]
         assert isinstance(parts, list) and len(parts) == len(ranges), (
             f"get_ranges('a/c/0/0', {len(ranges)} ranges) gives parts {parts!r}; expected a "
-            f"list of {len(ranges)}")
+            f"list of {len(ranges)}"
+        )
         for byte_range, part, wanted in zip(ranges, parts, expected):
             expect_equal(part, wanted, f"get_ranges('a/c/0/0', ...): the part of {byte_range}")
         assert generation is not None and generation is not ABSENT, (
             f"get_ranges('a/c/0/0', ...) of a key that holds a value gives the generation "
-            f"{generation!r}; expected a generation (not None, not ABSENT)")
+            f"{generation!r}; expected a generation (not None, not ABSENT)"
+        )
         again, same = filled.get_ranges("a/c/0/0", [ByteRange(3, 2)], if_generation=generation)
-        expect_equal(again, [value[3:5]], "get_ranges('a/c/0/0', [ByteRange(3, 2)], "
-                     "if_generation=<current>) parts")
-        expect_equal(same, generation, "get_ranges('a/c/0/0', ..., if_generation=<current>) "
-                     "generation")
-        expect_equal(filled.get_ranges("nope", [ByteRange(0, 1)]), (None, ABSENT),
-                     "get_ranges('nope', ...) of a key never set")
+        expect_equal(
+            again, [value[3:5]], "get_ranges('a/c/0/0', [ByteRange(3, 2)], if_generation=<current>) parts"
+        )
+        expect_equal(same, generation, "get_ranges('a/c/0/0', ..., if_generation=<current>) generation")
+        expect_equal(
+            filled.get_ranges("nope", [ByteRange(0, 1)]),
+            (None, ABSENT),
+            "get_ranges('nope', ...) of a key never set",
+        )
 
     def test_get_ranges_against_a_replaced_value_conflicts(self, filled):
         if self._refuses_get_ranges(filled) or not self.replaces_values:
@@ -187,20 +207,24 @@ class StoreConformance(StoreFactory):
         except ConflictError as exc:
             expect_equal(exc.key, "a/c/0/0", "the key the ConflictError names")
         else:
-            raise AssertionError("get_ranges('a/c/0/0', ..., if_generation=<before the set>) "
-                                 "after the value was replaced answered; expected a ConflictError")
+            raise AssertionError(
+                "get_ranges('a/c/0/0', ..., if_generation=<before the set>) "
+                "after the value was replaced answered; expected a ConflictError"
+            )
         parts, current = filled.get_ranges("a/c/0/0", [ByteRange(0, 4), ByteRange(length=5)])
         expect_equal(parts, [b"anot", b"value"], "get_ranges('a/c/0/0', ...) of b'another value'")
         assert current != generation, (
-            f"the generation of 'a/c/0/0' is {current!r} both before and after set(); expected "
-            "a new one")
+            f"the generation of 'a/c/0/0' is {current!r} both before and after set(); expected a new one"
+        )
         filled.delete("a/c/0/0")
         try:
             filled.get_ranges("a/c/0/0", [ByteRange(0, 4)], if_generation=current)
         except ConflictError:
             return
-        raise AssertionError("get_ranges('a/c/0/0', ..., if_generation=<before the delete>) "
-                             "after delete('a/c/0/0') answered; expected a ConflictError")
+        raise AssertionError(
+            "get_ranges('a/c/0/0', ..., if_generation=<before the delete>) "
+            "after delete('a/c/0/0') answered; expected a ConflictError"
+        )
 
     def test_get_ranges_past_the_end_name_the_version(self, filled):
         if self._refuses_get_ranges(filled):
@@ -213,34 +237,45 @@ class StoreConformance(StoreFactory):
             ([ByteRange(7, 0)], [b""]),
             ([ByteRange(300, 0)], [b""]),
             ([ByteRange(300, 5), ByteRange(offset=400), ByteRange(3, 0)], [b"", b"", b""]),
-            ([ByteRange(0, 4), ByteRange(300, 5), ByteRange(9, 0), ByteRange(250, 10)],
-             [value[:4], b"", b"", value[250:]]),
+            (
+                [ByteRange(0, 4), ByteRange(300, 5), ByteRange(9, 0), ByteRange(250, 10)],
+                [value[:4], b"", b"", value[250:]],
+            ),
             ([ByteRange(300, 5), ByteRange(length=3)], [b"", value[253:]]),
         ]
         for pin in (None, generation):
             for ranges, expected in cases:
-                call = (f"get_ranges('a/c/0/0', {ranges}"
-                        f"{', if_generation=<current>' if pin is not None else ''})")
-                expect_equal(filled.get_ranges("a/c/0/0", ranges, if_generation=pin),
-                             (expected, generation),
-                             f"{call} of a 256-byte value: (parts, generation of an in-range "
-                             "read); a range past the end or empty must name the version too")
+                call = (
+                    f"get_ranges('a/c/0/0', {ranges}{', if_generation=<current>' if pin is not None else ''})"
+                )
+                expect_equal(
+                    filled.get_ranges("a/c/0/0", ranges, if_generation=pin),
+                    (expected, generation),
+                    f"{call} of a 256-byte value: (parts, generation of an in-range "
+                    "read); a range past the end or empty must name the version too",
+                )
         parts, empty = filled.get_ranges("a/c/0/1", [ByteRange(0, 4), ByteRange(length=2)])
-        expect_equal(parts, [b"", b""], "get_ranges('a/c/0/1', [ByteRange(0, 4), "
-                     "ByteRange(length=2)]) of an empty value: parts")
+        expect_equal(
+            parts,
+            [b"", b""],
+            "get_ranges('a/c/0/1', [ByteRange(0, 4), ByteRange(length=2)]) of an empty value: parts",
+        )
         assert empty is not None and empty is not ABSENT, (
             f"get_ranges('a/c/0/1', ...) of an empty value gives the generation {empty!r}; "
-            "expected a generation (not None, not ABSENT)")
-        expect_equal(filled.get_ranges("nope", [ByteRange(300, 5), ByteRange(1, 0)]),
-                     (None, ABSENT), "get_ranges('nope', [past the end, empty]) of a key never set")
+            "expected a generation (not None, not ABSENT)"
+        )
+        expect_equal(
+            filled.get_ranges("nope", [ByteRange(300, 5), ByteRange(1, 0)]),
+            (None, ABSENT),
+            "get_ranges('nope', [past the end, empty]) of a key never set",
+        )
 
     def test_get_ranges_past_the_end_of_a_shortened_value_conflicts(self, filled):
         if self._refuses_get_ranges(filled) or not self.replaces_values:
             return
         _, generation = filled.get_ranges("a/c/0/0", [ByteRange(0, 4)])
         filled.set("a/c/0/0", b"short")
-        for ranges in ([ByteRange(300, 5)], [ByteRange(0, 4), ByteRange(300, 5)],
-                       [ByteRange(7, 0)]):
+        for ranges in ([ByteRange(300, 5)], [ByteRange(0, 4), ByteRange(300, 5)], [ByteRange(7, 0)]):
             try:
                 got = filled.get_ranges("a/c/0/0", ranges, if_generation=generation)
             except ConflictError as exc:
@@ -248,22 +283,29 @@ class StoreConformance(StoreFactory):
                 continue
             raise AssertionError(
                 f"get_ranges('a/c/0/0', {ranges}, if_generation=<before the set>) after the "
-                f"value was replaced by a shorter one answered {got!r}; expected a ConflictError")
+                f"value was replaced by a shorter one answered {got!r}; expected a ConflictError"
+            )
         parts, current = filled.get_ranges("a/c/0/0", [ByteRange(0, 2), ByteRange(300, 5)])
-        expect_equal(parts, [b"sh", b""], "get_ranges('a/c/0/0', [ByteRange(0, 2), "
-                     "ByteRange(300, 5)]) of b'short'")
+        expect_equal(
+            parts, [b"sh", b""], "get_ranges('a/c/0/0', [ByteRange(0, 2), ByteRange(300, 5)]) of b'short'"
+        )
         assert current != generation and current is not None, (
             f"the generation of 'a/c/0/0' after set(b'short') is {current!r}; expected a new "
-            f"one (it was {generation!r})")
+            f"one (it was {generation!r})"
+        )
 
     def test_get_many_answers_in_request_order(self, filled):
-        requests = [("a/c/0/0", ByteRange(1, 2)), ("missing", None), ("zarr.json", None),
-                    ("a/c/0/0", ByteRange(length=1))]
+        requests = [
+            ("a/c/0/0", ByteRange(1, 2)),
+            ("missing", None),
+            ("zarr.json", None),
+            ("a/c/0/0", ByteRange(length=1)),
+        ]
         expected = [b"\x01\x02", None, VALUES["zarr.json"], b"\xff"]
         answers = filled.get_many(requests)
         assert isinstance(answers, list) and len(answers) == len(requests), (
-            f"get_many of {len(requests)} requests gives {answers!r}; expected a list of "
-            f"{len(requests)}")
+            f"get_many of {len(requests)} requests gives {answers!r}; expected a list of {len(requests)}"
+        )
         for (key, byte_range), answer, wanted in zip(requests, answers, expected):
             expect_equal(answer, wanted, f"get_many: the answer to ({key!r}, {byte_range})")
 
@@ -273,10 +315,14 @@ class StoreConformance(StoreFactory):
         if not self.supports_listing:
             return
         expect_equal(sorted(filled.list()), sorted(VALUES), "sorted(list())")
-        expect_equal(sorted(filled.list_prefix("a/")),
-                     sorted(k for k in VALUES if k.startswith("a/")), "sorted(list_prefix('a/'))")
-        expect_equal(sorted(filled.list_prefix("a/c/")), ["a/c/0/0", "a/c/0/1"],
-                     "sorted(list_prefix('a/c/'))")
+        expect_equal(
+            sorted(filled.list_prefix("a/")),
+            sorted(k for k in VALUES if k.startswith("a/")),
+            "sorted(list_prefix('a/'))",
+        )
+        expect_equal(
+            sorted(filled.list_prefix("a/c/")), ["a/c/0/0", "a/c/0/1"], "sorted(list_prefix('a/c/'))"
+        )
         expect_equal(list(filled.list_prefix("zzz/")), [], "list_prefix('zzz/')")
 
     def test_list_dir(self, filled):
@@ -299,15 +345,18 @@ class StoreConformance(StoreFactory):
 
     @pytest.mark.parametrize("key", ["", "/abs", "a//b", "../up", "a/../b", "./a", "a/.", "a\\b", "a\x00b"])
     def test_invalid_keys_are_refused(self, store, key):
-        for name, attempt in (("set", lambda: store.set(key, b"x")),
-                              ("set_parts", lambda: store.set_parts(key, [b"x", b"y"])),
-                              ("get", lambda: store.get(key))):
+        for name, attempt in (
+            ("set", lambda: store.set(key, b"x")),
+            ("set_parts", lambda: store.set_parts(key, [b"x", b"y"])),
+            ("get", lambda: store.get(key)),
+        ):
             try:
                 found = attempt()
             except InvalidPathError:
                 continue
-            raise AssertionError(f"{name}({key!r}) of an invalid key answered {found!r}; "
-                                 "expected an InvalidPathError")
+            raise AssertionError(
+                f"{name}({key!r}) of an invalid key answered {found!r}; expected an InvalidPathError"
+            )
         if self.supports_listing:
             expect_equal(list(store.list()), [], f"list() after refusing the key {key!r}")
 
@@ -315,10 +364,18 @@ class StoreConformance(StoreFactory):
         view = self.make_read_only_store(filled)
         expect_equal(view.read_only, True, "make_read_only_store(...).read_only")
         expect_equal(view.get("zarr.json"), VALUES["zarr.json"], "get('zarr.json') of the read-only view")
-        expect_refused((("set('k')", lambda: view.set("k", b"v")),
-                        ("set_parts('k')", lambda: view.set_parts("k", [b"v"])),
-                        ("delete('zarr.json')", lambda: view.delete("zarr.json")),
-                        ("erase_prefix('a/')", lambda: view.erase_prefix("a/"))),
-                       ReadOnlyError, "on the read-only view")
-        expect_equal(filled.get("zarr.json"), VALUES["zarr.json"],
-                     "get('zarr.json') after writes through the read-only view were refused")
+        expect_refused(
+            (
+                ("set('k')", lambda: view.set("k", b"v")),
+                ("set_parts('k')", lambda: view.set_parts("k", [b"v"])),
+                ("delete('zarr.json')", lambda: view.delete("zarr.json")),
+                ("erase_prefix('a/')", lambda: view.erase_prefix("a/")),
+            ),
+            ReadOnlyError,
+            "on the read-only view",
+        )
+        expect_equal(
+            filled.get("zarr.json"),
+            VALUES["zarr.json"],
+            "get('zarr.json') after writes through the read-only view were refused",
+        )

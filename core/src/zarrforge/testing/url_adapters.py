@@ -57,8 +57,29 @@ from ..plugin_api import registry
 from ._common import hypothesis_settings
 from .scaffolding import KitScaffolding
 
-SPECIAL_BODIES = ["", "%", "%7C", "%00", "%ZZ", "%2F", "..", "a/../b", "a//b", "/", "./a",
-                  "?q", "a?b=1", "#f", "\x00", "a\\b", "é/ü", " a ", "a" * 300, "@", "@x/y"]
+SPECIAL_BODIES = [
+    "",
+    "%",
+    "%7C",
+    "%00",
+    "%ZZ",
+    "%2F",
+    "..",
+    "a/../b",
+    "a//b",
+    "/",
+    "./a",
+    "?q",
+    "a?b=1",
+    "#f",
+    "\x00",
+    "a\\b",
+    "é/ü",
+    " a ",
+    "a" * 300,
+    "@",
+    "@x/y",
+]
 
 
 @dataclasses.dataclass
@@ -82,15 +103,17 @@ class URLAdapterConformance(KitScaffolding):
     shrink = True
 
     def pipelines(self, tmp_path: Path) -> list[PipelineCase]:
-        raise NotImplementedError("return the PipelineCase objects of URL pipelines using "
-                                  "the scheme that must resolve")
+        raise NotImplementedError(
+            "return the PipelineCase objects of URL pipelines using the scheme that must resolve"
+        )
 
     # --- helpers ----------------------------------------------------------------------------
 
     def _scheme(self) -> str:
         assert self.scheme, "set scheme to the adapter's scheme"
         assert self.place in ("after", "root"), (
-            f"place is {self.place!r}; set 'after' (works on a base) or 'root'")
+            f"place is {self.place!r}; set 'after' (works on a base) or 'root'"
+        )
         return self.scheme
 
     def _cases(self, tmp_path: Path) -> list[PipelineCase]:
@@ -99,7 +122,8 @@ class URLAdapterConformance(KitScaffolding):
         for case in cases:
             assert "|" in case.url, (
                 f"{case.url!r} is not a URL pipeline (a string without '|' keeps its old "
-                "meaning, a path or an fsspec URL): end a root with '|zarr:'")
+                "meaning, a path or an fsspec URL): end a root with '|zarr:'"
+            )
         return cases
 
     def _settings(self) -> Any:
@@ -116,10 +140,12 @@ class URLAdapterConformance(KitScaffolding):
         assert scheme == scheme.lower(), f"{scheme!r}: schemes are registered in lower case"
         adapter = registry.url_adapters.get(scheme)
         assert isinstance(adapter, type) and issubclass(adapter, URLAdapter), (
-            f"{scheme!r}: the registry gives {adapter!r}, not a URLAdapter subclass")
+            f"{scheme!r}: the registry gives {adapter!r}, not a URLAdapter subclass"
+        )
         assert getattr(adapter, "name", None) == scheme, (
             f"{scheme!r}: the adapter's name is {getattr(adapter, 'name', None)!r}; it must be "
-            "the scheme it is registered under")
+            "the scheme it is registered under"
+        )
 
     def test_out_of_place_it_is_refused_naming_the_segment(self, tmp_path):
         scheme = self._scheme()
@@ -134,14 +160,17 @@ class URLAdapterConformance(KitScaffolding):
             resolve_pipeline(url, read_only=True)
         except URLPipelineError as exc:
             assert segment in str(exc), (
-                f"{url!r}: the error for '{scheme}:' {where} does not name the segment "
-                f"{segment!r}: {exc}")
+                f"{url!r}: the error for '{scheme}:' {where} does not name the segment {segment!r}: {exc}"
+            )
         except Exception as exc:  # the point is to name what escaped
-            raise AssertionError(f"{url!r}: '{scheme}:' {where} raised "
-                                 f"{type(exc).__name__} ({exc}), not a URLPipelineError") from exc
+            raise AssertionError(
+                f"{url!r}: '{scheme}:' {where} raised {type(exc).__name__} ({exc}), not a URLPipelineError"
+            ) from exc
         else:
-            raise AssertionError(f"{url!r}: '{scheme}:' {where} was accepted; an adapter "
-                                 f"placed where it does not work must raise a URLPipelineError")
+            raise AssertionError(
+                f"{url!r}: '{scheme}:' {where} was accepted; an adapter "
+                f"placed where it does not work must raise a URLPipelineError"
+            )
 
     def test_cases_resolve_to_a_state_read_only_when_asked(self, tmp_path):
         for case in self._cases(tmp_path):
@@ -150,34 +179,42 @@ class URLAdapterConformance(KitScaffolding):
                     self._check_refuses_writing(case)
                     continue
                 try:
-                    state = resolve_pipeline(case.url, read_only=read_only,
-                                             storage_options=case.storage_options)
+                    state = resolve_pipeline(
+                        case.url, read_only=read_only, storage_options=case.storage_options
+                    )
                 except ZarrforgeError as exc:
-                    raise AssertionError(f"{case.url!r} (read_only={read_only}): did not resolve: "
-                                         f"{type(exc).__name__}: {exc}") from exc
+                    raise AssertionError(
+                        f"{case.url!r} (read_only={read_only}): did not resolve: {type(exc).__name__}: {exc}"
+                    ) from exc
                 assert isinstance(state, PipelineState), (
-                    f"{case.url!r}: resolved to {state!r}, not a PipelineState")
+                    f"{case.url!r}: resolved to {state!r}, not a PipelineState"
+                )
                 path = state.path
                 assert path == path.strip("/") and "//" not in path, (
                     f"{case.url!r}: the state's path {path!r} is not normalised (no leading, "
-                    "trailing or doubled '/')")
-                assert state.store.read_only == read_only or (read_only is False and not
-                                                              self.writable), (
+                    "trailing or doubled '/')"
+                )
+                assert state.store.read_only == read_only or (read_only is False and not self.writable), (
                     f"{case.url!r}: resolved with read_only={read_only}, its store is "
-                    f"{'read-only' if state.store.read_only else 'writable'}")
+                    f"{'read-only' if state.store.read_only else 'writable'}"
+                )
 
     def _check_refuses_writing(self, case: PipelineCase) -> None:
         try:
             resolve_pipeline(case.url, read_only=False, storage_options=case.storage_options)
         except ZarrforgeError as exc:
             assert "mode" in str(exc) and "'r'" in str(exc).replace('"', "'"), (
-                f"{case.url!r}: the refusal to write does not tell to open with mode='r': {exc}")
+                f"{case.url!r}: the refusal to write does not tell to open with mode='r': {exc}"
+            )
         except Exception as exc:
-            raise AssertionError(f"{case.url!r}: read_only=False raised {type(exc).__name__} "
-                                 f"({exc}), not a zarrforge error") from exc
+            raise AssertionError(
+                f"{case.url!r}: read_only=False raised {type(exc).__name__} ({exc}), not a zarrforge error"
+            ) from exc
         else:
-            raise AssertionError(f"{case.url!r}: writable = False, but it resolved with "
-                                 "read_only=False; refuse it, saying to open with mode='r'")
+            raise AssertionError(
+                f"{case.url!r}: writable = False, but it resolved with "
+                "read_only=False; refuse it, saying to open with mode='r'"
+            )
 
     def test_a_real_array_round_trips_through_each_case(self, tmp_path):
         rng = np.random.default_rng(0)
@@ -186,28 +223,40 @@ class URLAdapterConformance(KitScaffolding):
             if self.writable:
                 values = rng.integers(-1000, 1000, size=(7, 5)).astype("int32")
                 path = f"conformance{n}/a"
-                created = zf.create_array(case.url, path, shape=values.shape, chunks=(3, 2),
-                                          dtype="int32", fill_value=0, storage_options=options)
+                created = zf.create_array(
+                    case.url,
+                    path,
+                    shape=values.shape,
+                    chunks=(3, 2),
+                    dtype="int32",
+                    fill_value=0,
+                    storage_options=options,
+                )
                 created[...] = values
                 arrays = {path: values}
             else:
                 arrays = case.arrays
-                assert arrays, (f"{case.url!r}: writable = False, so the case must name the "
-                                "arrays stored below it (PipelineCase.arrays)")
+                assert arrays, (
+                    f"{case.url!r}: writable = False, so the case must name the "
+                    "arrays stored below it (PipelineCase.arrays)"
+                )
             for path, values in arrays.items():
                 try:
                     again = zf.open_array(case.url, path, mode="r", storage_options=options)
                     got = again[...]
                 except ZarrforgeError as exc:
-                    raise AssertionError(f"{case.url!r}: the array at {path!r} does not reopen "
-                                         f"read-only: {type(exc).__name__}: {exc}") from exc
+                    raise AssertionError(
+                        f"{case.url!r}: the array at {path!r} does not reopen "
+                        f"read-only: {type(exc).__name__}: {exc}"
+                    ) from exc
                 assert np.array_equal(got, values), (
-                    f"{case.url!r}: the array at {path!r} reads back other values than were "
-                    "written")
+                    f"{case.url!r}: the array at {path!r} reads back other values than were written"
+                )
                 nested = zf.open_array(f"{case.url}|zarr:{path}", mode="r", storage_options=options)
                 assert nested.path == again.path and np.array_equal(nested[...], values), (
                     f"{case.url!r}: path={path!r} names {again.path!r} but a further "
-                    f"'|zarr:{path}' names {nested.path!r}; the pipeline's path and path= join")
+                    f"'|zarr:{path}' names {nested.path!r}; the pipeline's path and path= join"
+                )
 
     def test_an_after_adapter_keeps_the_base_path(self, tmp_path):
         keeps = self.place == "after" if self.keeps_base_path is None else self.keeps_base_path
@@ -216,17 +265,20 @@ class URLAdapterConformance(KitScaffolding):
         case = self._cases(tmp_path)[0]
         own = case.url.split("|")[-1]
         assert own.startswith(f"{self._scheme()}:"), (
-            f"{case.url!r}: the first case must end with the '{self.scheme}:' segment")
+            f"{case.url!r}: the first case must end with the '{self.scheme}:' segment"
+        )
         url = f"{self.base}|zarr:outer|{own}"
         state = resolve_pipeline(url, read_only=False, storage_options=case.storage_options)
         assert state.path.split("/")[:1] == ["outer"], (
             f"{url!r}: resolved to the path {state.path!r}, which lost 'outer', the path the "
-            "segments before it chose (join them: zarrforge.abc.url_adapter.join_path)")
+            "segments before it chose (join them: zarrforge.abc.url_adapter.join_path)"
+        )
 
     def test_invalid_bodies_are_refused_naming_the_segment(self):
         scheme = self._scheme()
-        assert self.invalid_bodies, ("set invalid_bodies to bodies the adapter must refuse "
-                                     "with a URLPipelineError naming the segment")
+        assert self.invalid_bodies, (
+            "set invalid_bodies to bodies the adapter must refuse with a URLPipelineError naming the segment"
+        )
         for body in self.invalid_bodies:
             url = self._pipeline(body)
             segment = f"{scheme}:{body}"
@@ -234,11 +286,13 @@ class URLAdapterConformance(KitScaffolding):
                 resolve_pipeline(url, read_only=True)
             except URLPipelineError as exc:
                 assert segment in str(exc) or repr(segment) in str(exc), (
-                    f"{url!r}: the error does not name the segment {segment!r}: {exc}")
+                    f"{url!r}: the error does not name the segment {segment!r}: {exc}"
+                )
             except Exception as exc:
                 own = exc.__cause__ if isinstance(exc, PluginFailureError) else exc
-                raise AssertionError(f"{url!r}: raised {type(own).__name__} ({exc}), not a "
-                                     "URLPipelineError naming the segment") from exc
+                raise AssertionError(
+                    f"{url!r}: raised {type(own).__name__} ({exc}), not a URLPipelineError naming the segment"
+                ) from exc
             else:
                 raise AssertionError(f"{url!r}: the invalid body {body!r} was accepted")
 
@@ -247,8 +301,9 @@ class URLAdapterConformance(KitScaffolding):
         from hypothesis import strategies as st
 
         self._scheme()
-        bodies = st.one_of(st.sampled_from(SPECIAL_BODIES),
-                           st.text(max_size=40).filter(lambda t: "|" not in t))
+        bodies = st.one_of(
+            st.sampled_from(SPECIAL_BODIES), st.text(max_size=40).filter(lambda t: "|" not in t)
+        )
 
         @self._settings()
         @given(bodies)
@@ -257,14 +312,19 @@ class URLAdapterConformance(KitScaffolding):
             try:
                 state = resolve_pipeline(url, read_only=True)
             except PluginFailureError as exc:  # the engine naming the adapter's own bug
-                raise AssertionError(f"{url!r}: the adapter failed unexpectedly ({exc}); bad "
-                                     "input must be a zarrforge error naming the segment") from exc
+                raise AssertionError(
+                    f"{url!r}: the adapter failed unexpectedly ({exc}); bad "
+                    "input must be a zarrforge error naming the segment"
+                ) from exc
             except ZarrforgeError:
                 return
             except Exception as exc:
-                raise AssertionError(f"{url!r}: raised {type(exc).__name__} ({exc}); bad input "
-                                     "must be a zarrforge error naming the segment") from exc
+                raise AssertionError(
+                    f"{url!r}: raised {type(exc).__name__} ({exc}); bad input "
+                    "must be a zarrforge error naming the segment"
+                ) from exc
             assert isinstance(state, PipelineState) and state.store.read_only, (
-                f"{url!r}: resolved read-only to {state!r}")
+                f"{url!r}: resolved read-only to {state!r}"
+            )
 
         check()

@@ -58,28 +58,40 @@ from .creation import ARRAY_OPTIONS, DEFAULT_FORMAT, check_array_options, create
 from .groups import Group
 
 __all__ = [
-    "DEFAULT_FORMAT", "consolidate_metadata", "create_array", "create_group", "detect_format",
-    "get_format", "locate_node", "node_from_metadata", "open", "open_array", "open_group",
-    "open_node", "remove_consolidated_metadata",
+    "DEFAULT_FORMAT",
+    "consolidate_metadata",
+    "create_array",
+    "create_group",
+    "detect_format",
+    "get_format",
+    "locate_node",
+    "node_from_metadata",
+    "open",
+    "open_array",
+    "open_group",
+    "open_node",
+    "remove_consolidated_metadata",
 ]
 
 
-def _located(store: StoreLike, path: str, zarr_format: Any, mode: str | None,
-             storage_options: dict[str, Any] | None) -> tuple[Location, str]:
+def _located(
+    store: StoreLike, path: str, zarr_format: Any, mode: str | None, storage_options: dict[str, Any] | None
+) -> tuple[Location, str]:
     """Where the node is, and the mode: zarr-python's default (``mode=None``) is ``"r"`` on
     a store that is read-only, else ``"a"``. A store that can only be opened read-only (an
     archive on a remote filesystem, an HTTP URL) is one."""
     if mode is not None:
         check_mode(mode)
-        return resolve_location(store, path, zarr_format=zarr_format, read_only=(mode == "r"),
-                                storage_options=storage_options), mode
+        return resolve_location(
+            store, path, zarr_format=zarr_format, read_only=(mode == "r"), storage_options=storage_options
+        ), mode
     try:
-        location = resolve_location(store, path, zarr_format=zarr_format,
-                                    storage_options=storage_options)
+        location = resolve_location(store, path, zarr_format=zarr_format, storage_options=storage_options)
     except (ReadOnlyError, URLPipelineError):
         # what a read-only opening says is the clearer error: a missing archive, say
-        location = resolve_location(store, path, zarr_format=zarr_format, read_only=True,
-                                    storage_options=storage_options)
+        location = resolve_location(
+            store, path, zarr_format=zarr_format, read_only=True, storage_options=storage_options
+        )
     return location, "r" if location.store.read_only else "a"
 
 
@@ -92,9 +104,15 @@ def _split_options(function: str, options: dict[str, Any]) -> tuple[dict[str, An
     return runtime, {k: v for k, v in options.items() if k not in ARRAY_OPTIONS and k != "config"}
 
 
-def open_array(store: StoreLike = None, path: str = "", *, mode: str | None = None,
-               zarr_format: Any = None, storage_options: dict[str, Any] | None = None,
-               **options: Any) -> Array:
+def open_array(
+    store: StoreLike = None,
+    path: str = "",
+    *,
+    mode: str | None = None,
+    zarr_format: Any = None,
+    storage_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> Array:
     """Open the array at ``path``; with zarr-python's modes and defaults.
 
     ``mode``: ``None`` (default) is ``"r"`` on a read-only store and ``"a"`` elsewhere;
@@ -108,28 +126,34 @@ def open_array(store: StoreLike = None, path: str = "", *, mode: str | None = No
     fmt_name = location.zarr_format
     if mode == "w":
         if "shape" not in creation:
-            raise TypeError("open_array(mode='w') creates the array in place of what is there: "
-                            "give shape= (and dtype=)")
-        return create_array(location.store, location.path, zarr_format=fmt_name, overwrite=True,
-                            **creation, **runtime)
+            raise TypeError(
+                "open_array(mode='w') creates the array in place of what is there: give shape= (and dtype=)"
+            )
+        return create_array(
+            location.store, location.path, zarr_format=fmt_name, overwrite=True, **creation, **runtime
+        )
     try:
-        node = open_node(location.store, location.path, mode=mode, zarr_format=fmt_name,
-                         **runtime)
+        node = open_node(location.store, location.path, mode=mode, zarr_format=fmt_name, **runtime)
     except NodeOfAnotherFormatError:
         raise
     except NodeNotFoundError:
         if mode in ("a", "w-") and "shape" in creation:
-            return create_array(location.store, location.path, zarr_format=fmt_name,
-                                **creation, **runtime)
-        hint = (f"; give shape= and dtype= to create an array there (mode {mode!r} creates)"
-                if mode in ("a", "w-") else "")
-        raise ArrayNotFoundError(f"no array at path {'/' + location.path!r} in "
-                                 f"{location.store!r}{hint}") from None
+            return create_array(location.store, location.path, zarr_format=fmt_name, **creation, **runtime)
+        hint = (
+            f"; give shape= and dtype= to create an array there (mode {mode!r} creates)"
+            if mode in ("a", "w-")
+            else ""
+        )
+        raise ArrayNotFoundError(
+            f"no array at path {'/' + location.path!r} in {location.store!r}{hint}"
+        ) from None
     if not isinstance(node, Array):
         raise NodeTypeError(f"the node at {node.name!r} is a group, not an array")
     if mode == "w-":
-        raise ContainsArrayError(f"an array already exists at {node.name!r}; mode 'w-' creates "
-                                 "only (mode 'a' opens it, 'w' replaces it)")
+        raise ContainsArrayError(
+            f"an array already exists at {node.name!r}; mode 'w-' creates "
+            "only (mode 'a' opens it, 'w' replaces it)"
+        )
     _check_matches(node, creation)
     unfinished.warn_if_unfinished(location.store, location.path)
     return node
@@ -141,10 +165,16 @@ def _check_matches(array: Array, creation: dict[str, Any]) -> None:
         raise ValueError(f"{differs} given; open it without them, or with mode='w' to replace it")
 
 
-def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
-               attributes: dict[str, Any] | None = None, zarr_format: Any = None,
-               use_consolidated: bool | None = None,
-               storage_options: dict[str, Any] | None = None) -> Group:
+def open_group(
+    store: StoreLike = None,
+    path: str = "",
+    *,
+    mode: str = "a",
+    attributes: dict[str, Any] | None = None,
+    zarr_format: Any = None,
+    use_consolidated: bool | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> Group:
     """Open a group; with mode ``"a"`` (the default) or ``"w"`` create it if needed.
 
     ``use_consolidated``: ``None`` (default) lists members from consolidated
@@ -152,64 +182,82 @@ def open_group(store: StoreLike = None, path: str = "", *, mode: str = "a",
     ``True`` requires it.
     """
     check_mode(mode)
-    location = resolve_location(store, path, zarr_format=zarr_format, read_only=(mode == "r"),
-                                storage_options=storage_options)
+    location = resolve_location(
+        store, path, zarr_format=zarr_format, read_only=(mode == "r"), storage_options=storage_options
+    )
     resolved, path, zarr_format = location.store, location.path, location.zarr_format
     if mode in ("w", "w-"):
-        return create_group(resolved, path, attributes=attributes,
-                            zarr_format=zarr_format, overwrite=(mode == "w"))
+        return create_group(
+            resolved, path, attributes=attributes, zarr_format=zarr_format, overwrite=(mode == "w")
+        )
     fmt = get_format(zarr_format) if zarr_format is not None else None
     found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
         if mode == "a":
-            return create_group(resolved, path, attributes=attributes,
-                                zarr_format=zarr_format)
+            return create_group(resolved, path, attributes=attributes, zarr_format=zarr_format)
         raise missing_node(resolved, path, fmt, "group")
-    node = node_from_metadata(resolved, path, *found, read_only=(mode == "r"),
-                              use_consolidated=use_consolidated)
+    node = node_from_metadata(
+        resolved, path, *found, read_only=(mode == "r"), use_consolidated=use_consolidated
+    )
     if not isinstance(node, Group):
         raise NodeTypeError(f"the node at {node.name!r} is an array, not a group")
     unfinished.warn_if_unfinished(resolved, path)
     return node
 
 
-def open(store: StoreLike = None, path: str = "", *, mode: str | None = None,  # noqa: A001
-         zarr_format: Any = None, use_consolidated: bool | None = None,
-         storage_options: dict[str, Any] | None = None, **options: Any) -> Any:
+def open(  # noqa: A001  # zarr-python's name
+    store: StoreLike = None,
+    path: str = "",
+    *,
+    mode: str | None = None,
+    zarr_format: Any = None,
+    use_consolidated: bool | None = None,
+    storage_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> Any:
     """Open whatever node is at ``path``, an Array or a Group, as zarr-python's ``open``:
     ``mode=None`` is ``"r"`` on a read-only store and ``"a"`` elsewhere; with ``shape=``
     this is :func:`open_array` (which may create the array); otherwise a missing node is
     created as a group in modes ``"a"``, ``"w"`` and ``"w-"`` (``"w"`` replaces what is
     there with a new group)."""
     if "shape" in options:
-        return open_array(store, path, mode=mode, zarr_format=zarr_format,
-                          storage_options=storage_options, **options)
+        return open_array(
+            store, path, mode=mode, zarr_format=zarr_format, storage_options=storage_options, **options
+        )
     location, mode = _located(store, path, zarr_format, mode, storage_options)
     runtime, creation = _split_options("open", options)
     if creation:
-        raise TypeError(f"open() got unexpected keyword argument(s) {sorted(creation)}; "
-                        "creation arguments need shape= (an array)")
+        raise TypeError(
+            f"open() got unexpected keyword argument(s) {sorted(creation)}; "
+            "creation arguments need shape= (an array)"
+        )
+
     def no_array_options(what: str) -> None:
         if runtime:
-            raise TypeError(f"open(): array options {sorted(runtime)} given, but "
-                            f"{location.path or '/'!r} resolves to a group ({what}); give "
-                            "shape= to create an array, or leave them out")
+            raise TypeError(
+                f"open(): array options {sorted(runtime)} given, but "
+                f"{location.path or '/'!r} resolves to a group ({what}); give "
+                "shape= to create an array, or leave them out"
+            )
 
     if mode in ("w", "w-"):
         no_array_options("a new one")
-        return open_group(location.store, location.path, mode=mode,
-                          zarr_format=location.zarr_format)
+        return open_group(location.store, location.path, mode=mode, zarr_format=location.zarr_format)
     try:
-        node = open_node(location.store, location.path, mode=mode,
-                         zarr_format=location.zarr_format, use_consolidated=use_consolidated,
-                         **runtime)
+        node = open_node(
+            location.store,
+            location.path,
+            mode=mode,
+            zarr_format=location.zarr_format,
+            use_consolidated=use_consolidated,
+            **runtime,
+        )
     except NodeOfAnotherFormatError:
         raise
     except NodeNotFoundError:
         if mode == "a":
             no_array_options("a new one")
-            return open_group(location.store, location.path, mode="a",
-                              zarr_format=location.zarr_format)
+            return open_group(location.store, location.path, mode="a", zarr_format=location.zarr_format)
         raise
     if isinstance(node, Group):
         no_array_options("the one stored")
@@ -217,8 +265,9 @@ def open(store: StoreLike = None, path: str = "", *, mode: str | None = None,  #
     return node
 
 
-def consolidate_metadata(store: Any, path: str = "", *,
-                         storage_options: dict[str, Any] | None = None) -> Group:
+def consolidate_metadata(
+    store: Any, path: str = "", *, storage_options: dict[str, Any] | None = None
+) -> Group:
     """Gather the metadata of every node below the group at ``path`` into it, walking the
     store (not any existing consolidated view); returns the group, reopened with the view.
 
@@ -226,8 +275,7 @@ def consolidate_metadata(store: Any, path: str = "", *,
     is refused before anything is written (readers could not open the group), with a
     :class:`~zarrforge.errors.DocumentTooLargeError` suggesting the sub-groups to
     consolidate instead."""
-    group = open_group(store, path, mode="r+", use_consolidated=False,
-                       storage_options=storage_options)
+    group = open_group(store, path, mode="r+", use_consolidated=False, storage_options=storage_options)
     members = group.members(max_depth=None)
     models = {name: without_view(node.metadata_model) for name, node in members}
     try:
@@ -237,15 +285,15 @@ def consolidate_metadata(store: Any, path: str = "", *,
     return open_group(group.store, group.path, mode="r+")
 
 
-def _view_too_large(path: str, members: list[str],
-                    exc: DocumentTooLargeError) -> DocumentTooLargeError:
+def _view_too_large(path: str, members: list[str], exc: DocumentTooLargeError) -> DocumentTooLargeError:
     """The refusal of a view over the size limit, naming the largest sub-groups (by nodes
     below them) to consolidate instead."""
     below = collections.Counter(name.split("/", 1)[0] for name in members if "/" in name)
     if below:
-        advice = "consolidate its sub-groups instead (each gets a view of its own), e.g. " + \
-            ", ".join(f"zarrforge.consolidate_metadata(store, {paths.join(path, name)!r}) "
-                      f"({count} nodes)" for name, count in below.most_common(3))
+        advice = "consolidate its sub-groups instead (each gets a view of its own), e.g. " + ", ".join(
+            f"zarrforge.consolidate_metadata(store, {paths.join(path, name)!r}) ({count} nodes)"
+            for name, count in below.most_common(3)
+        )
     else:
         advice = "no sub-group holds enough of it to consolidate instead"
     where = "/" + path if path else "the root"
@@ -253,12 +301,16 @@ def _view_too_large(path: str, members: list[str],
         f"a consolidated view of the {len(members)} nodes below {where} would make its "
         f"document {exc.size} bytes, over the limit of {exc.limit} bytes (zarrforge.config "
         f"max_document_bytes) that readers apply; nothing was written. {advice}; or raise "
-        "max_document_bytes, for this writer and every reader", size=exc.size,
-        limit=exc.limit, key=exc.key)
+        "max_document_bytes, for this writer and every reader",
+        size=exc.size,
+        limit=exc.limit,
+        key=exc.key,
+    )
 
 
-def remove_consolidated_metadata(store: Any, path: str = "", *,
-                                 storage_options: dict[str, Any] | None = None) -> Group:
+def remove_consolidated_metadata(
+    store: Any, path: str = "", *, storage_options: dict[str, Any] | None = None
+) -> Group:
     """Rewrite the group at ``path`` without its consolidated view; returns the group.
 
     For repairing a group whose view made its document unreadable (written by an older
@@ -267,14 +319,14 @@ def remove_consolidated_metadata(store: Any, path: str = "", *,
     duration of this call: a repair the user asks for, of the user's data), and
     written back with its attributes and everything else, the view left out."""
     with config.set(max_document_bytes=None):
-        group = open_group(store, path, mode="r+", use_consolidated=False,
-                           storage_options=storage_options)
+        group = open_group(store, path, mode="r+", use_consolidated=False, storage_options=storage_options)
         group.update_metadata(lambda model: dataclasses.replace(model, consolidated=None))
     return open_group(group.store, group.path, mode="r+", use_consolidated=False)
 
 
-def unfinished_write(store: Any, path: str = "", *,
-                     storage_options: dict[str, Any] | None = None) -> UnfinishedWrite | None:
+def unfinished_write(
+    store: Any, path: str = "", *, storage_options: dict[str, Any] | None = None
+) -> UnfinishedWrite | None:
     """What a write killed before it finished left at ``path`` of ``store``: the record of
     its marker (operation, process, host, start time), or ``None`` when no unfinished write
     of zarrforge's is marked there (:mod:`zarrforge.storing.unfinished`). Creating there again with

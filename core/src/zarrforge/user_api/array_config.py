@@ -56,8 +56,7 @@ class ArrayConfig:
         return hash(self._values())
 
 
-def config_options(function: str, config: Any,
-                   keywords: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def config_options(function: str, config: Any, keywords: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """``config`` (``None``, a mapping or an ``ArrayConfig`` of zarrforge or zarr-python) as
     array options; ``keywords`` are the options the call gave as keywords."""
     if config is None:
@@ -65,31 +64,38 @@ def config_options(function: str, config: Any,
     if dataclasses.is_dataclass(config) and not isinstance(config, type):
         config = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
     if not isinstance(config, Mapping):
-        raise TypeError(f"{function}(): config must be a mapping of {list(CONFIG_KEYS)} or an "
-                        f"ArrayConfig, got {type(config).__name__} {config!r}")
+        raise TypeError(
+            f"{function}(): config must be a mapping of {list(CONFIG_KEYS)} or an "
+            f"ArrayConfig, got {type(config).__name__} {config!r}"
+        )
     config = {key: value for key, value in config.items() if key not in IGNORED_KEYS}
     unknown = sorted(key for key in config if key not in CONFIG_KEYS)
     if unknown:
-        raise TypeError(f"{function}(): Unknown array config keys: {unknown}; config takes "
-                        f"{list(CONFIG_KEYS)}")
+        raise TypeError(
+            f"{function}(): Unknown array config keys: {unknown}; config takes {list(CONFIG_KEYS)}"
+        )
     options: dict[str, Any] = {}
     for key, value in config.items():
         if key in ("write_empty_chunks", "read_missing_chunks") and not isinstance(value, bool):
-            raise ValueError(f"{function}(): config {key!r}={value!r}: Expected instance of "
-                             "bool (True or False)")
+            raise ValueError(
+                f"{function}(): config {key!r}={value!r}: Expected instance of bool (True or False)"
+            )
         if key == "order" and not isinstance(value, str):
-            raise ValueError(f"{function}(): config 'order'={value!r}: give a memory layout "
-                             "name ('C', 'F' or a plugin's)")
+            raise ValueError(
+                f"{function}(): config 'order'={value!r}: give a memory layout name ('C', 'F' or a plugin's)"
+            )
         if key == "read_missing_chunks":
             if not value:
                 raise NotImplementedError(
                     f"{function}(): config read_missing_chunks=False is not supported: "
                     "zarrforge reads a missing chunk as the fill value, as the Zarr "
-                    "specification says")
+                    "specification says"
+                )
             continue
         given = (keywords or {}).get(key)
         if given is not None and given != value:
-            raise TypeError(f"{function}(): {key} given as a keyword ({given!r}) and in "
-                            f"config ({value!r}); give one")
+            raise TypeError(
+                f"{function}(): {key} given as a keyword ({given!r}) and in config ({value!r}); give one"
+            )
         options[key] = value
     return options

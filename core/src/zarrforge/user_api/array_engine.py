@@ -55,8 +55,9 @@ class ArrayEngine:
 
     def _chunk_keys(self, meta: ArrayMetadata) -> ChunkKeys:
         fmt, path = self._format, self._path
-        return ChunkKeys(lambda coords: fmt.chunk_key(path, meta, coords),
-                         lambda key: fmt.chunk_coords(path, meta, key))
+        return ChunkKeys(
+            lambda coords: fmt.chunk_key(path, meta, coords), lambda key: fmt.chunk_coords(path, meta, key)
+        )
 
     def _chain(self) -> CodecChain:
         chain = self._codec_chain
@@ -73,10 +74,17 @@ class ArrayEngine:
         keys = self._chunk_keys(meta)
         for transformer in reversed(meta.storage_transformers):
             store = wrap_store(transformer, store, keys, meta, path=self._path)
-        return ChunkEngine(store=store, keys=keys, grid=meta.chunk_grid, chain=chain,
-                           data_type=meta.data_type, fill_value=meta.fill_value,
-                           layout=self._layout, threads=self._threads,
-                           write_empty_chunks=self._write_empty_chunks)
+        return ChunkEngine(
+            store=store,
+            keys=keys,
+            grid=meta.chunk_grid,
+            chain=chain,
+            data_type=meta.data_type,
+            fill_value=meta.fill_value,
+            layout=self._layout,
+            threads=self._threads,
+            write_empty_chunks=self._write_empty_chunks,
+        )
 
     def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:
         """The codec chain of ``meta``, validated against every distinct chunk shape of its

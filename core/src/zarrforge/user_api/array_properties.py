@@ -75,8 +75,7 @@ class ArrayProperties(NodeProperties):
     @property
     def config(self) -> ArrayConfig:
         """The handle's runtime settings, with zarr-python's names (:mod:`.array_config`)."""
-        return ArrayConfig(order=self._node._layout.name,
-                           write_empty_chunks=self._node._write_empty_chunks)
+        return ArrayConfig(order=self._node._layout.name, write_empty_chunks=self._node._write_empty_chunks)
 
     @property
     def dimension_names(self) -> tuple[str | None, ...] | None:
@@ -113,8 +112,9 @@ class ArrayProperties(NodeProperties):
     def _storage_chunk_shape(self) -> tuple[int, ...]:
         shape = self._node._metadata.chunk_grid.regular_chunk_shape
         if shape is None:
-            raise AttributeError("this array's chunk grid has no single chunk shape; "
-                                 "see metadata_model.chunk_grid")
+            raise AttributeError(
+                "this array's chunk grid has no single chunk shape; see metadata_model.chunk_grid"
+            )
         return shape
 
     @property
@@ -142,8 +142,10 @@ class ArrayProperties(NodeProperties):
         """zarr-python's ``write_chunk_sizes``: per dimension, the lengths along it of the
         stored chunks (the shards, when sharded) that hold elements, each clipped to the
         array's extent (dask's ``chunks`` convention); regular and rectilinear grids alike."""
-        return tuple(tuple(dim.extent(i) for i in range(dim.nchunks))
-                     for dim in self._node._metadata.chunk_grid.dimensions)
+        return tuple(
+            tuple(dim.extent(i) for i in range(dim.nchunks))
+            for dim in self._node._metadata.chunk_grid.dimensions
+        )
 
     @property
     def read_chunk_sizes(self) -> tuple[tuple[int, ...], ...]:
@@ -154,12 +156,14 @@ class ArrayProperties(NodeProperties):
         serializer = self._node._chain().array_bytes
         if not isinstance(serializer, SubdividedCodec):
             return self.write_chunk_sizes
-        return tuple(tuple(min(step, length - start) for start in range(0, length, step))
-                     for length, step in zip(self.shape, serializer.inner_chunk_shape))
+        return tuple(
+            tuple(min(step, length - start) for start in range(0, length, step))
+            for length, step in zip(self.shape, serializer.inner_chunk_shape)
+        )
 
-    def _iter_chunk_regions(self, *, origin: Sequence[int] | None = None,
-                            selection_shape: Sequence[int] | None = None
-                            ) -> Iterator[tuple[slice, ...]]:
+    def _iter_chunk_regions(
+        self, *, origin: Sequence[int] | None = None, selection_shape: Sequence[int] | None = None
+    ) -> Iterator[tuple[slice, ...]]:
         """zarr-python's ``_iter_chunk_regions``: the region (a tuple of slices) of each
         chunk read on its own (:attr:`read_chunk_sizes`), in C order; ``origin`` (the first
         chunk's coordinates) and ``selection_shape`` (how many chunks along each dimension)
@@ -167,16 +171,22 @@ class ArrayProperties(NodeProperties):
         sizes = self.read_chunk_sizes
         starts = [tuple(itertools.accumulate(dim, initial=0)) for dim in sizes]
         first = tuple(origin) if origin is not None else (0,) * len(sizes)
-        counts = (tuple(selection_shape) if selection_shape is not None
-                  else tuple(len(dim) - f for dim, f in zip(sizes, first)))
+        counts = (
+            tuple(selection_shape)
+            if selection_shape is not None
+            else tuple(len(dim) - f for dim, f in zip(sizes, first))
+        )
         if len(first) != len(sizes) or len(counts) != len(sizes):
-            raise ValueError(f"origin {origin!r} and selection_shape {selection_shape!r} need "
-                             f"one entry per dimension ({len(sizes)})")
+            raise ValueError(
+                f"origin {origin!r} and selection_shape {selection_shape!r} need "
+                f"one entry per dimension ({len(sizes)})"
+            )
         ranges = []
         for dim, (f, n) in enumerate(zip(first, counts)):
             if f < 0 or n < 0 or f + n > len(sizes[dim]):
-                raise IndexError(f"chunks {f}..{f + n - 1} of dimension {dim} are outside its "
-                                 f"{len(sizes[dim])} chunks")
+                raise IndexError(
+                    f"chunks {f}..{f + n - 1} of dimension {dim} are outside its {len(sizes[dim])} chunks"
+                )
             ranges.append(range(f, f + n))
         for coords in itertools.product(*ranges):
             yield tuple(slice(starts[d][c], starts[d][c + 1]) for d, c in enumerate(coords))
@@ -194,8 +204,10 @@ class ArrayProperties(NodeProperties):
         """The bytes the whole array takes decoded (shape x item size), as zarr-python's."""
         item_size = self.data_type.item_size
         if item_size is None:
-            raise TypeError(f"{self.name!r} holds {self.data_type.to_json()!r}, of no fixed "
-                            "size per element: it has no decoded size without reading it")
+            raise TypeError(
+                f"{self.name!r} holds {self.data_type.to_json()!r}, of no fixed "
+                "size per element: it has no decoded size without reading it"
+            )
         return self.size * item_size
 
     @property

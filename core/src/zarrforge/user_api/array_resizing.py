@@ -29,12 +29,12 @@ class Resizing:
     """``resize``, ``stage_resize`` and ``append`` of an ``Array``."""
 
     @classmethod
-    def _reopened_with_shape(cls, store: Store, path: str, read_only: bool,
-                             options: dict[str, Any], shape: tuple[int, ...]) -> Any:
+    def _reopened_with_shape(
+        cls, store: Store, path: str, read_only: bool, options: dict[str, Any], shape: tuple[int, ...]
+    ) -> Any:
         """How a staged handle unpickles (a method of its class, so that unpickling imports
         the class's module): reopened, with the shape no document holds yet."""
-        return open_node(store, path, mode="r" if read_only else "r+",
-                         **options)._with_shape(shape)
+        return open_node(store, path, mode="r" if read_only else "r+", **options)._with_shape(shape)
 
     def resize(self, *shape: Any) -> None:
         """Change the shape, committing the new shape before anything is deleted.
@@ -54,8 +54,7 @@ class Resizing:
         grows = tuple(n > o for n, o in zip(new_shape, old.shape))
         shrinks = any(n < o for n, o in zip(new_shape, old.shape))
         # chunks are listed on the larger grid: a grid lists only the chunks it has
-        larger = (self._with_shape(tuple(map(max, new_shape, old.shape)))
-                  if any(grows) or shrinks else None)
+        larger = self._with_shape(tuple(map(max, new_shape, old.shape))) if any(grows) or shrinks else None
         if any(grows):
             self._clear_beyond(old.shape, larger, grows=grows)
         self._commit_shape(new_shape)
@@ -68,16 +67,20 @@ class Resizing:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         if len(shape) != self.ndim:
-            raise SelectionError(f"resize needs {self.ndim} lengths in [0, 2**63 - 1] (one per "
-                                 f"dimension of the array's shape {self.shape}), got {shape!r}")
+            raise SelectionError(
+                f"resize needs {self.ndim} lengths in [0, 2**63 - 1] (one per "
+                f"dimension of the array's shape {self.shape}), got {shape!r}"
+            )
         return tuple(_new_length(axis, length, shape) for axis, length in enumerate(shape))
 
     def _commit_shape(self, new_shape: tuple[int, ...]) -> None:
-        self.update_metadata(lambda model: model.replace(
-            shape=new_shape, chunk_grid=model.chunk_grid.with_shape(new_shape)))
+        self.update_metadata(
+            lambda model: model.replace(shape=new_shape, chunk_grid=model.chunk_grid.with_shape(new_shape))
+        )
 
-    def _clear_beyond(self, shape: tuple[int, ...], handle: Any,
-                      grows: tuple[bool, ...] | None = None) -> None:
+    def _clear_beyond(
+        self, shape: tuple[int, ...], handle: Any, grows: tuple[bool, ...] | None = None
+    ) -> None:
         """Delete the stored chunks that lie wholly outside ``shape`` and reset the parts of
         edge chunks beyond it to the fill value (only across the dimensions in ``grows``,
         all by default: elsewhere those parts stay outside the array). ``handle``: a
@@ -92,11 +95,11 @@ class Resizing:
             if any(o >= n for o, n in zip(origin, shape)):
                 doomed.append(engine.keys.key(coords))
                 continue
-            keep = tuple(min(e, n - o) if g else e
-                         for o, e, n, g in zip(origin, extent, shape, grows))
+            keep = tuple(min(e, n - o) if g else e for o, e, n, g in zip(origin, extent, shape, grows))
             if keep != extent:
-                engine.update_chunk(coords, functools.partial(_trimmed, keep=keep,
-                                                              fill_value=self.fill_value))
+                engine.update_chunk(
+                    coords, functools.partial(_trimmed, keep=keep, fill_value=self.fill_value)
+                )
         if doomed:
             engine.store.delete_many(doomed)
 
@@ -106,8 +109,9 @@ class Resizing:
         stored shape are listed through it."""
         meta = self._metadata
         grown = meta.replace(shape=new_shape, chunk_grid=meta.chunk_grid.with_shape(new_shape))
-        handle = type(self)._validated(self._store, self._path, grown, self._format,
-                                       read_only=self._read_only, **self._runtime_options())
+        handle = type(self)._validated(
+            self._store, self._path, grown, self._format, read_only=self._read_only, **self._runtime_options()
+        )
         handle._uncommitted_shape = new_shape
         return handle
 
@@ -122,8 +126,10 @@ class Resizing:
         written beyond its shape is invisible and cleared by the next grow."""
         new_shape = self._shape_argument(shape)
         if any(n < o for n, o in zip(new_shape, self.shape)):
-            raise SelectionError(f"a staged resize only grows: {new_shape} is smaller than "
-                                 f"{self.shape} in some dimension; use resize() to shrink")
+            raise SelectionError(
+                f"a staged resize only grows: {new_shape} is smaller than "
+                f"{self.shape} in some dimension; use resize() to shrink"
+            )
         return StagedResize(self, self.shape, self._with_shape(new_shape))
 
     def append(self, data: Any, axis: int = 0) -> tuple[int, ...]:
@@ -142,13 +148,14 @@ class Resizing:
             raise SelectionError(f"axis {axis} is out of range for a {self.ndim}-d array")
         for d in range(self.ndim):
             if d != axis and data.shape[d] != self.shape[d]:
-                raise SelectionError(f"append along axis {axis}: data shape {data.shape} does not "
-                                     f"match the array shape {self.shape} in dimension {d}")
+                raise SelectionError(
+                    f"append along axis {axis}: data shape {data.shape} does not "
+                    f"match the array shape {self.shape} in dimension {d}"
+                )
         old_shape = self.shape
         new_shape = tuple(s + data.shape[axis] if d == axis else s for d, s in enumerate(old_shape))
         staged = self.stage_resize(new_shape)
-        region = tuple(slice(old_shape[axis], None) if d == axis else slice(None)
-                       for d in range(self.ndim))
+        region = tuple(slice(old_shape[axis], None) if d == axis else slice(None) for d in range(self.ndim))
         try:
             staged.array._write("basic", region, data, stored=True)
             staged.commit()
@@ -165,12 +172,14 @@ def _new_length(axis: int, length: Any, shape: tuple[Any, ...]) -> int:
         value = operator.index(length)
     except TypeError:
         if not (isinstance(length, float) and length.is_integer()):
-            raise SelectionError(f"resize needs whole-number lengths: dimension {axis} is "
-                                 f"{length!r} in {shape!r}") from None
+            raise SelectionError(
+                f"resize needs whole-number lengths: dimension {axis} is {length!r} in {shape!r}"
+            ) from None
         value = int(length)
     if not 0 <= value <= MAX_EXTENT:
-        raise SelectionError(f"resize needs lengths in [0, 2**63 - 1]: dimension {axis} is "
-                             f"{value} in {shape!r}")
+        raise SelectionError(
+            f"resize needs lengths in [0, 2**63 - 1]: dimension {axis} is {value} in {shape!r}"
+        )
     return value
 
 
@@ -193,8 +202,7 @@ class StagedResize:
         if through is None:
             self.owner._commit_shape(self.shape)
             return
-        open_node(through, self.owner.path, mode="r+", fmt=self.owner.format)._commit_shape(
-            self.shape)
+        open_node(through, self.owner.path, mode="r+", fmt=self.owner.format)._commit_shape(self.shape)
 
     def revert(self) -> None:
         """After :meth:`commit`: write the old shape back (for a caller whose commit of

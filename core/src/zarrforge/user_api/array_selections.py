@@ -54,42 +54,50 @@ class Selections(SelectionViews["Selector"]):
 
     # --- zarr-python's names for the selections above ---------------------------------
 
-    def get_basic_selection(self, selection: Any = Ellipsis, *, out: Any = None,
-                            fields: Any = None, prototype: Any = None) -> Any:
+    def get_basic_selection(
+        self, selection: Any = Ellipsis, *, out: Any = None, fields: Any = None, prototype: Any = None
+    ) -> Any:
         return fields_of(self[selection], fields, out, prototype, "get_basic_selection")
 
-    def set_basic_selection(self, selection: Any, value: Any, *, fields: Any = None,
-                            prototype: Any = None) -> None:
+    def set_basic_selection(
+        self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
+    ) -> None:
         fields_of(None, fields, None, prototype, "set_basic_selection")
         self[selection] = value
 
-    def get_orthogonal_selection(self, selection: Any, *, out: Any = None, fields: Any = None,
-                                 prototype: Any = None) -> Any:
+    def get_orthogonal_selection(
+        self, selection: Any, *, out: Any = None, fields: Any = None, prototype: Any = None
+    ) -> Any:
         return fields_of(self.oindex[selection], fields, out, prototype, "get_orthogonal_selection")
 
-    def set_orthogonal_selection(self, selection: Any, value: Any, *, fields: Any = None,
-                                 prototype: Any = None) -> None:
+    def set_orthogonal_selection(
+        self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
+    ) -> None:
         fields_of(None, fields, None, prototype, "set_orthogonal_selection")
         self.oindex[selection] = value
 
-    def get_coordinate_selection(self, selection: Any, *, out: Any = None, fields: Any = None,
-                                 prototype: Any = None) -> Any:
+    def get_coordinate_selection(
+        self, selection: Any, *, out: Any = None, fields: Any = None, prototype: Any = None
+    ) -> Any:
         return fields_of(self.vindex[selection], fields, out, prototype, "get_coordinate_selection")
 
-    def set_coordinate_selection(self, selection: Any, value: Any, *, fields: Any = None,
-                                 prototype: Any = None) -> None:
+    def set_coordinate_selection(
+        self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
+    ) -> None:
         fields_of(None, fields, None, prototype, "set_coordinate_selection")
         self.vindex[selection] = value
 
     get_mask_selection = get_coordinate_selection  # vindex takes a boolean mask too
     set_mask_selection = set_coordinate_selection
 
-    def get_block_selection(self, selection: Any, *, out: Any = None, fields: Any = None,
-                            prototype: Any = None) -> Any:
+    def get_block_selection(
+        self, selection: Any, *, out: Any = None, fields: Any = None, prototype: Any = None
+    ) -> Any:
         return fields_of(self.blocks[selection], fields, out, prototype, "get_block_selection")
 
-    def set_block_selection(self, selection: Any, value: Any, *, fields: Any = None,
-                            prototype: Any = None) -> None:
+    def set_block_selection(
+        self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
+    ) -> None:
         fields_of(None, fields, None, prototype, "set_block_selection")
         self.blocks[selection] = value
 
@@ -132,8 +140,12 @@ def selection_kind(selection: Any, ndim: int, via: str = "getitem") -> str:
 
 def is_full_mask(selection: Any, ndim: int) -> bool:
     items = selection if isinstance(selection, tuple) else (selection,)
-    return (len(items) == 1 and isinstance(items[0], (list, np.ndarray))
-            and np.asarray(items[0]).dtype == bool and np.ndim(items[0]) == ndim)
+    return (
+        len(items) == 1
+        and isinstance(items[0], (list, np.ndarray))
+        and np.asarray(items[0]).dtype == bool
+        and np.ndim(items[0]) == ndim
+    )
 
 
 def is_fancy(selection: Any) -> bool:
@@ -169,8 +181,9 @@ def as_value(value: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
         try:
             array = array.astype(dtype, casting="unsafe" if numeric or textual else "same_kind")
         except (TypeError, ValueError) as exc:
-            raise SelectionError(f"cannot store values of dtype {array.dtype} in an array of "
-                                 f"dtype {dtype}: {exc}") from exc
+            raise SelectionError(
+                f"cannot store values of dtype {array.dtype} in an array of dtype {dtype}: {exc}"
+            ) from exc
     return indexing.broadcast_value(array, shape)
 
 
@@ -179,11 +192,13 @@ def fields_of(values: Any, fields: Any, out: Any, prototype: Any, method: str) -
     ``prototype=`` (buffers of zarr-python's own) are refused when given."""
     for name, value in (("out", out), ("prototype", prototype)):
         if value is not None:
-            raise TypeError(f"Array.{method}(): {name}= is not supported: selections are read "
-                            "into new numpy arrays")
+            raise TypeError(
+                f"Array.{method}(): {name}= is not supported: selections are read into new numpy arrays"
+            )
     if fields is None:
         return values
     if values is None:
-        raise TypeError(f"Array.{method}(): fields= is supported when reading only; write "
-                        "the whole structured value")
+        raise TypeError(
+            f"Array.{method}(): fields= is supported when reading only; write the whole structured value"
+        )
     return values[fields if isinstance(fields, str) else list(fields)]

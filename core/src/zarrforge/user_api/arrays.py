@@ -57,27 +57,45 @@ from .info import Summary, array_summary
 
 
 class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type="array"):
-    def __init__(self, store: Store, path: str = ADOPT, metadata: ArrayMetadata | None = None,
-                 fmt: Format | None = None, *, read_only: bool = False,
-                 order: str | None = None, write_empty_chunks: bool | None = None,
-                 threads: int | None = None,
-                 transformers: Sequence[Callable[[Store], Store]] = (),
-                 view: Any = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        path: str = ADOPT,
+        metadata: ArrayMetadata | None = None,
+        fmt: Format | None = None,
+        *,
+        read_only: bool = False,
+        order: str | None = None,
+        write_empty_chunks: bool | None = None,
+        threads: int | None = None,
+        transformers: Sequence[Callable[[Store], Store]] = (),
+        view: Any = None,
+    ) -> None:
         super().__init__(store, path, metadata, fmt, read_only=read_only, view=view)
         if path is ADOPT:  # Array(async_array): the handle's state is the adopted node's
             return
         settings = config.get()
         self._layout = memory_layout(order or settings.order)
-        self._write_empty_chunks = (settings.write_empty_chunks if write_empty_chunks is None
-                                    else write_empty_chunks)
+        self._write_empty_chunks = (
+            settings.write_empty_chunks if write_empty_chunks is None else write_empty_chunks
+        )
         self._threads = threads or settings.threads
         self._transformers = tuple(transformers)
         self._forget_engine()  # the chain is built and checked on open, the engine at first I/O
 
     @classmethod
-    def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
-                       read_only: bool, view: Any, use_consolidated: bool | None,
-                       **options: Any) -> Array:
+    def _from_metadata(
+        cls,
+        store: Store,
+        path: str,
+        metadata: Any,
+        fmt: Format,
+        *,
+        read_only: bool,
+        view: Any,
+        use_consolidated: bool | None,
+        **options: Any,
+    ) -> Array:
         return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view, **options)
 
     # zarr-python's annotations write Array[Any] (its arrays are generic in their metadata)
@@ -96,14 +114,25 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         says) over this handle's own; keys not given keep this handle's values, not the
         global defaults. Nothing is read or written; this handle is unchanged."""
         options = {**self._runtime_options(), **config_options("Array.with_config", config)}
-        handle = type(self)._opened(self._store, self._path, self._metadata, self._format,
-                                    read_only=self._read_only, view=self._view, **options)
+        handle = type(self)._opened(
+            self._store,
+            self._path,
+            self._metadata,
+            self._format,
+            read_only=self._read_only,
+            view=self._view,
+            **options,
+        )
         handle._uncommitted_shape = self._uncommitted_shape  # a staged handle stays staged
         return handle
 
     def _runtime_options(self) -> dict[str, Any]:
-        return {"order": self._layout.name, "write_empty_chunks": self._write_empty_chunks,
-                "threads": self._threads, "transformers": self._transformers}
+        return {
+            "order": self._layout.name,
+            "write_empty_chunks": self._write_empty_chunks,
+            "threads": self._threads,
+            "transformers": self._transformers,
+        }
 
     def _validate(self) -> None:
         super()._validate()
@@ -132,8 +161,10 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         return self.shape[0]
 
     def __repr__(self) -> str:
-        return (f"<zarrforge.Array {self.name!r} shape={self.shape} dtype={self.dtype} "
-                f"chunks={self._metadata.chunk_grid.regular_chunk_shape}>")
+        return (
+            f"<zarrforge.Array {self.name!r} shape={self.shape} dtype={self.dtype} "
+            f"chunks={self._metadata.chunk_grid.regular_chunk_shape}>"
+        )
 
     def info_complete(self) -> Summary:
         """:attr:`info` with what is stored: bytes, the storage ratio, chunks written."""
@@ -160,7 +191,8 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
             raise ResourceLimitError(
                 f"{what} of shape {shape} on {self.name!r} needs {nbytes} bytes, over the "
                 f"limit of {limit} bytes (zarrforge.config max_request_bytes); read or write "
-                "it in parts, e.g. with Array.blocks or zarrforge.to_dask")
+                "it in parts, e.g. with Array.blocks or zarrforge.to_dask"
+            )
 
     def _output(self, shape: tuple[int, ...]) -> np.ndarray:
         """The array a read of ``shape`` fills: checked against ``max_request_bytes``, and
@@ -175,7 +207,8 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
                 f"a read of shape {shape} on {self.name!r} needs {nbytes} bytes, more than "
                 "this machine could allocate; read it in parts, e.g. with Array.blocks or "
                 "zarrforge.to_dask (zarrforge.config max_request_bytes refuses such reads "
-                "before trying)") from exc
+                "before trying)"
+            ) from exc
 
     def _read(self, kind: str, selection: Any) -> np.ndarray:
         indexer, _ = self._indexer(kind, selection)
@@ -279,8 +312,10 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         if self._uncommitted_shape is None:
             return super().__reduce__()
         # a staged handle travels (to dask workers) with its shape, which no document holds
-        return (type(self)._reopened_with_shape, (self._store, self._path, self._read_only,
-                                     self._runtime_options(), self._uncommitted_shape))
+        return (
+            type(self)._reopened_with_shape,
+            (self._store, self._path, self._read_only, self._runtime_options(), self._uncommitted_shape),
+        )
 
 
 _INDEXERS = {

@@ -54,10 +54,10 @@ KEEP: Any = object()  # sentinel: take the source's setting
 
 @dataclasses.dataclass
 class _Planned:
-    path: str           # destination path
-    source: Any         # the source node
-    metadata: Any       # the destination model
-    rendered: Any       # the destination format's rendering of it
+    path: str  # destination path
+    source: Any  # the source node
+    metadata: Any  # the destination model
+    rendered: Any  # the destination format's rendering of it
 
 
 def _is_group(node: Any) -> bool:
@@ -99,11 +99,18 @@ def _array_spec(array: Any, overrides: dict[str, Any]) -> ArrayCreationSpec:
             shards = None
     pick = lambda name, kept: kept if overrides.get(name, KEEP) is KEEP else overrides[name]  # noqa: E731
     return ArrayCreationSpec(
-        shape=model.shape, dtype=model.data_type, chunks=chunks, shards=shards,
-        filters=pick("filters", filters), serializer=pick("serializer", serializer),
-        compressors=pick("compressors", compressors), fill_value=model.fill_value,
-        attributes=dict(model.attributes), dimension_names=model.dimension_names,
-        extensions=list(model.extensions) or None)
+        shape=model.shape,
+        dtype=model.data_type,
+        chunks=chunks,
+        shards=shards,
+        filters=pick("filters", filters),
+        serializer=pick("serializer", serializer),
+        compressors=pick("compressors", compressors),
+        fill_value=model.fill_value,
+        attributes=dict(model.attributes),
+        dimension_names=model.dimension_names,
+        extensions=list(model.extensions) or None,
+    )
 
 
 def _plan(source: Any, dest_path: str, fmt: Format, overrides: dict[str, Any]) -> list[_Planned]:
@@ -121,9 +128,12 @@ def _plan(source: Any, dest_path: str, fmt: Format, overrides: dict[str, Any]) -
             rendered = fmt.render(metadata)
         except MetadataError as exc:
             # exc.message: the field is named once, by the new error's own prefix
-            raise MetadataError(f"cannot copy {node.name!r} to format {fmt.name!r}: "
-                                f"{exc.message}", field=exc.field, value=exc.value,
-                                key=exc.key) from exc
+            raise MetadataError(
+                f"cannot copy {node.name!r} to format {fmt.name!r}: {exc.message}",
+                field=exc.field,
+                value=exc.value,
+                key=exc.key,
+            ) from exc
         plan.append(_Planned(path, node, metadata, rendered))
     return plan
 
@@ -138,8 +148,7 @@ def _units(array: Any) -> tuple[int, ...]:
 STEP_BYTES = 64 * 2**20
 
 
-def _step_units(grid: list[int], unit: tuple[int, ...], itemsize: int,
-                step_bytes: int) -> tuple[int, ...]:
+def _step_units(grid: list[int], unit: tuple[int, ...], itemsize: int, step_bytes: int) -> tuple[int, ...]:
     """Units per dimension in one step: whole rows of units from the last dimension
     inwards, within ``step_bytes`` (always at least one unit)."""
     step = [1] * len(grid)
@@ -153,32 +162,45 @@ def _step_units(grid: list[int], unit: tuple[int, ...], itemsize: int,
     return tuple(step)
 
 
-def _copy_data(source: Any, dest: Any, progress: Callable[[str, int, int], None] | None,
-               step_bytes: int | None = None) -> None:
+def _copy_data(
+    source: Any, dest: Any, progress: Callable[[str, int, int], None] | None, step_bytes: int | None = None
+) -> None:
     unit = _units(dest)
     grid = [len(range(0, n, u)) for n, u in zip(dest.shape, unit)]
     total = int(np.prod(grid, dtype=np.int64)) if dest.ndim else 1
-    if step_bytes is not None and (not isinstance(step_bytes, int) or isinstance(step_bytes, bool)
-                                   or step_bytes < 1):
+    if step_bytes is not None and (
+        not isinstance(step_bytes, int) or isinstance(step_bytes, bool) or step_bytes < 1
+    ):
         raise ValueError(f"step_bytes must be a positive int of bytes, got {step_bytes!r}")
-    step = _step_units(grid, unit, dest.dtype.itemsize,
-                       STEP_BYTES if step_bytes is None else step_bytes)
+    step = _step_units(grid, unit, dest.dtype.itemsize, STEP_BYTES if step_bytes is None else step_bytes)
     done = 0
     for origin in itertools.product(*(range(0, g, s) for g, s in zip(grid, step))):
-        region = tuple(slice(o * u, min((o + s) * u, n))
-                       for o, s, u, n in zip(origin, step, unit, dest.shape))
+        region = tuple(
+            slice(o * u, min((o + s) * u, n)) for o, s, u, n in zip(origin, step, unit, dest.shape)
+        )
         dest[region] = source[region]
         done += int(np.prod([min(s, g - o) for o, s, g in zip(origin, step, grid)], dtype=np.int64))
         if progress is not None:
             progress(dest.path, done, total)
 
 
-def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path: str = "",
-         zarr_format: Any = None, chunks: Any = KEEP, shards: Any = KEEP, filters: Any = KEEP,
-         serializer: Any = KEEP, compressors: Any = KEEP, overwrite: bool = False,
-         progress: Callable[[str, int, int], None] | None = None,
-         step_bytes: int | None = None,
-         storage_options: dict[str, Any] | None = None) -> Any:
+def copy(
+    source: StoreLike,
+    dest: StoreLike,
+    *,
+    source_path: str = "",
+    dest_path: str = "",
+    zarr_format: Any = None,
+    chunks: Any = KEEP,
+    shards: Any = KEEP,
+    filters: Any = KEEP,
+    serializer: Any = KEEP,
+    compressors: Any = KEEP,
+    overwrite: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+    step_bytes: int | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> Any:
     """Copy the node at ``source_path`` of ``source`` to ``dest_path`` of ``dest``.
 
     ``step_bytes``: the decoded bytes one step copies at most (default
@@ -187,20 +209,32 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
     ``dest`` chooses, else the source's; ``source``/``dest`` may be URL pipelines.
     """
     node = source if isinstance(source, Node) else open_node(source, source_path)
-    location = resolve_location(dest, dest_path, zarr_format=zarr_format,
-                                storage_options=storage_options)
+    location = resolve_location(dest, dest_path, zarr_format=zarr_format, storage_options=storage_options)
     store, dest_path = location.store, location.path
     fmt = hierarchy.get_format(location.zarr_format or node.metadata_model.format_name)
-    overrides = {k: v for k, v in {"chunks": chunks, "shards": shards, "filters": filters,
-                                       "serializer": serializer, "compressors": compressors}.items()
-                 if v is not KEEP}
+    overrides = {
+        k: v
+        for k, v in {
+            "chunks": chunks,
+            "shards": shards,
+            "filters": filters,
+            "serializer": serializer,
+            "compressors": compressors,
+        }.items()
+        if v is not KEEP
+    }
     plan = _plan(node, dest_path, fmt, overrides)
     arrays = [item for item in plan if not _is_group(item.source)]
     # the names below dest_path are the source's: one with the spec's reserved "__"
     # prefix that another tool wrote (xarray's "__values__") is copied as it is
-    prepared = prepare_nodes(store, fmt, dest_path, [NewNode(item.path, item.metadata, item.rendered)
-                                                     for item in plan], overwrite=overwrite,
-                             reserved_below_root=True)
+    prepared = prepare_nodes(
+        store,
+        fmt,
+        dest_path,
+        [NewNode(item.path, item.metadata, item.rendered) for item in plan],
+        overwrite=overwrite,
+        reserved_below_root=True,
+    )
     needed = prepared.several_writes() or bool(arrays)
     with unfinished.marking(prepared.store, dest_path, "copy", needed=needed) as mark:
         prepared.write(mark)
@@ -221,20 +255,27 @@ def copy(source: StoreLike, dest: StoreLike, *, source_path: str = "", dest_path
     return open_node(store, dest_path, mode="r+", fmt=fmt)
 
 
-def _incomplete(store: Any, arrays: list[_Planned], number: int, done: list[int],
-                cause: ZarrforgeError) -> IncompleteCopyError:
+def _incomplete(
+    store: Any, arrays: list[_Planned], number: int, done: list[int], cause: ZarrforgeError
+) -> IncompleteCopyError:
     """What a copy that stopped in ``arrays[number]`` had copied, as the error to raise."""
     names = ["/" + item.path for item in arrays]
-    completed, stopped, pending = names[:number], names[number], names[number + 1:]
+    completed, stopped, pending = names[:number], names[number], names[number + 1 :]
     units = f"after {done[0]} of {done[1]} units" if done[1] else "before its first unit"
-    parts = [f"copied whole: {', '.join(completed[:10])}{' ...' if len(completed) > 10 else ''} "
-             f"({len(completed)} of {len(names)} arrays)" if completed else
-             f"no array copied whole (of {len(names)})",
-             f"{stopped} stopped {units}"]
+    parts = [
+        f"copied whole: {', '.join(completed[:10])}{' ...' if len(completed) > 10 else ''} "
+        f"({len(completed)} of {len(names)} arrays)"
+        if completed
+        else f"no array copied whole (of {len(names)})",
+        f"{stopped} stopped {units}",
+    ]
     if pending:
         parts.append(f"not begun: {len(pending)} array(s)")
     return IncompleteCopyError(
         f"the copy into {store!r} stopped ({type(cause).__name__}: {cause}); "
         f"{'; '.join(parts)}. The destination opens; run the same zarrforge.copy with "
-        "overwrite=True to complete it", completed=completed,
-        stopped=(stopped, done[0], done[1]), pending=pending)
+        "overwrite=True to complete it",
+        completed=completed,
+        stopped=(stopped, done[0], done[1]),
+        pending=pending,
+    )

@@ -55,19 +55,36 @@ def _item_size(dtype: Any) -> int | None:
         return None
 
 
-def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int] | int | None = None,
-                 dtype: Any = None, chunks: Any = None, shards: Any = None, filters: Any = None,
-                 serializer: Any = None, compressors: Any = "auto", codecs: Any = None,
-                 fill_value: Any = None, attributes: dict[str, Any] | None = None,
-                 dimension_names: Sequence[str | None] | None = None,
-                 chunk_key_encoding: Any = None, storage_transformers: Any = None,
-                 extensions: Any = None,
-                 zarr_format: Any = None, overwrite: bool = False,
-                 fmt: Format | None = None, storage_options: dict[str, Any] | None = None,
-                 name: str | None = None, data: Any = None, write_data: bool = True,
-                 config: Any = None, _checked_group: str | None = None,
-                 allow_reserved_name: bool = False,
-                 **array_options: Any) -> Any:
+def create_array(
+    store: StoreLike = None,
+    path: str = "",
+    *,
+    shape: Sequence[int] | int | None = None,
+    dtype: Any = None,
+    chunks: Any = None,
+    shards: Any = None,
+    filters: Any = None,
+    serializer: Any = None,
+    compressors: Any = "auto",
+    codecs: Any = None,
+    fill_value: Any = None,
+    attributes: dict[str, Any] | None = None,
+    dimension_names: Sequence[str | None] | None = None,
+    chunk_key_encoding: Any = None,
+    storage_transformers: Any = None,
+    extensions: Any = None,
+    zarr_format: Any = None,
+    overwrite: bool = False,
+    fmt: Format | None = None,
+    storage_options: dict[str, Any] | None = None,
+    name: str | None = None,
+    data: Any = None,
+    write_data: bool = True,
+    config: Any = None,
+    _checked_group: str | None = None,
+    allow_reserved_name: bool = False,
+    **array_options: Any,
+) -> Any:
     """Create an array and return it open for reading and writing.
 
     zarr-python's forms are accepted too: ``name=`` for ``path`` (not both), and
@@ -94,8 +111,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
     """
     if name is not None:
         if path:
-            raise TypeError(f"create_array(): name={name!r} and path={path!r} both name the "
-                            "array; give one")
+            raise TypeError(f"create_array(): name={name!r} and path={path!r} both name the array; give one")
         path = name
     array_options = {**config_options("create_array", config, array_options), **array_options}
     check_array_options("create_array", array_options)
@@ -109,8 +125,7 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         raise TypeError(f"create_array() needs {missing} (or data= to take them from)")
     shape_t = _shape_argument(shape)
     check_new_attributes(attributes or {})
-    location = resolve_location(store, path, zarr_format=zarr_format,
-                                storage_options=storage_options)
+    location = resolve_location(store, path, zarr_format=zarr_format, storage_options=storage_options)
     fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
     item_size = _item_size(dtype)
@@ -120,29 +135,50 @@ def create_array(store: StoreLike = None, path: str = "", *, shape: Sequence[int
         shards = chunking.auto_shards(shape_t, chunks, item_size)
     chunking.check_chunk_size(chunks, item_size, dtype)
     spec = ArrayCreationSpec(
-        shape=shape_t, dtype=dtype, chunks=chunks,
-        shards=shards, filters=filters, serializer=serializer, compressors=compressors,
-        codecs=codecs, fill_value=fill_value, attributes=attributes,
-        dimension_names=dimension_names, chunk_key_encoding=chunk_key_encoding,
-        storage_transformers=storage_transformers, extensions=extensions,
-        order=array_options.get("order"))
+        shape=shape_t,
+        dtype=dtype,
+        chunks=chunks,
+        shards=shards,
+        filters=filters,
+        serializer=serializer,
+        compressors=compressors,
+        codecs=codecs,
+        fill_value=fill_value,
+        attributes=attributes,
+        dimension_names=dimension_names,
+        chunk_key_encoding=chunk_key_encoding,
+        storage_transformers=storage_transformers,
+        extensions=extensions,
+        order=array_options.get("order"),
+    )
     spec = normalised(spec, fmt)
     metadata = fmt.new_array(spec)
     rendered = fmt.render(metadata)
     # Opening validates the codec chain against the array, still before any write.
     array = node_class("array")._validated(resolved, path, metadata, fmt, **array_options)
-    write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
-                checked_group=_checked_group, operation="create_array",
-                allow_reserved_name=allow_reserved_name)
+    write_nodes(
+        resolved,
+        fmt,
+        path,
+        [NewNode(path, metadata, rendered)],
+        overwrite=overwrite,
+        checked_group=_checked_group,
+        operation="create_array",
+        allow_reserved_name=allow_reserved_name,
+    )
     array = array._announced()
     if values is not None and write_data:
         array[...] = values
     return array
 
 
-ARRAY_OPTIONS = {"order": "the name of a memory layout ('C', 'F' or a plugin's)",
-                 "write_empty_chunks": "True or False", "threads": "a positive int",
-                 "transformers": "a sequence of store wrappers", "read_only": "True or False"}
+ARRAY_OPTIONS = {
+    "order": "the name of a memory layout ('C', 'F' or a plugin's)",
+    "write_empty_chunks": "True or False",
+    "threads": "a positive int",
+    "transformers": "a sequence of store wrappers",
+    "read_only": "True or False",
+}
 
 
 def check_array_options(function: str, options: dict[str, Any]) -> None:
@@ -150,33 +186,49 @@ def check_array_options(function: str, options: dict[str, Any]) -> None:
     value it cannot use (``threads='two'`` used to fail at the first write)."""
     for key, value in options.items():
         if key not in ARRAY_OPTIONS:
-            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}; the "
-                            f"array options are {sorted(ARRAY_OPTIONS)}")
-        bad = ((key == "threads" and (not isinstance(value, int) or isinstance(value, bool)
-                                      or value < 1))
-               or (key in ("write_empty_chunks", "read_only") and not isinstance(value, bool))
-               or (key == "order" and not isinstance(value, str)))
+            raise TypeError(
+                f"{function}() got an unexpected keyword argument {key!r}; the "
+                f"array options are {sorted(ARRAY_OPTIONS)}"
+            )
+        bad = (
+            (key == "threads" and (not isinstance(value, int) or isinstance(value, bool) or value < 1))
+            or (key in ("write_empty_chunks", "read_only") and not isinstance(value, bool))
+            or (key == "order" and not isinstance(value, str))
+        )
         if bad:
             raise TypeError(f"{function}(): {key}={value!r}; give {ARRAY_OPTIONS[key]}")
 
 
-def create_group(store: StoreLike = None, path: str = "", *,
-                 attributes: dict[str, Any] | None = None, extensions: Any = None,
-                 zarr_format: Any = None,
-                 overwrite: bool = False, fmt: Format | None = None,
-                 storage_options: dict[str, Any] | None = None,
-                 _checked_group: str | None = None, allow_reserved_name: bool = False) -> Any:
+def create_group(
+    store: StoreLike = None,
+    path: str = "",
+    *,
+    attributes: dict[str, Any] | None = None,
+    extensions: Any = None,
+    zarr_format: Any = None,
+    overwrite: bool = False,
+    fmt: Format | None = None,
+    storage_options: dict[str, Any] | None = None,
+    _checked_group: str | None = None,
+    allow_reserved_name: bool = False,
+) -> Any:
     """Create a group and return it open for writing (``_checked_group`` and
     ``allow_reserved_name``: as for :func:`create_array`)."""
     check_new_attributes(attributes or {})
-    location = resolve_location(store, path, zarr_format=zarr_format,
-                                storage_options=storage_options)
+    location = resolve_location(store, path, zarr_format=zarr_format, storage_options=storage_options)
     fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
     metadata = fmt.new_group(attributes, extensions)
     validate_extensions(metadata)
     rendered = fmt.render(metadata)
-    write_nodes(resolved, fmt, path, [NewNode(path, metadata, rendered)], overwrite=overwrite,
-                checked_group=_checked_group, operation="create_group",
-                allow_reserved_name=allow_reserved_name)
+    write_nodes(
+        resolved,
+        fmt,
+        path,
+        [NewNode(path, metadata, rendered)],
+        overwrite=overwrite,
+        checked_group=_checked_group,
+        operation="create_group",
+        allow_reserved_name=allow_reserved_name,
+    )
     return node_from_metadata(resolved, path, fmt, metadata, read_only=False)

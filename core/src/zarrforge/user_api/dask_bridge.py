@@ -32,8 +32,9 @@ def _dask_array() -> Any:
     try:
         import dask.array as da
     except ImportError as exc:  # pragma: no cover - exercised only without dask installed
-        raise ZarrforgeError("dask is not installed; install 'dask[array]' to use "
-                             "zarrforge.to_dask / from_dask") from exc
+        raise ZarrforgeError(
+            "dask is not installed; install 'dask[array]' to use zarrforge.to_dask / from_dask"
+        ) from exc
     return da
 
 
@@ -46,9 +47,14 @@ def write_units(array: Any) -> tuple[int, ...]:
 def to_dask(array: Any, *, chunks: Any = None) -> Any:
     """A lazy dask array over ``array``; blocks default to its write units."""
     da = _dask_array()
-    return da.from_array(array, chunks=chunks or write_units(array), lock=False,
-                         asarray=False, fancy=False, name=f"zarrforge-{array.path or 'root'}-"
-                         f"{id(array):x}")
+    return da.from_array(
+        array,
+        chunks=chunks or write_units(array),
+        lock=False,
+        asarray=False,
+        fancy=False,
+        name=f"zarrforge-{array.path or 'root'}-{id(array):x}",
+    )
 
 
 def check_shareable(array: Any) -> None:
@@ -57,6 +63,7 @@ def check_shareable(array: Any) -> None:
     would otherwise fail later with a serialization error that hides the reason."""
     try:
         from distributed import get_client
+
         client = get_client()
     except (ImportError, ValueError):
         return  # no distributed client: tasks run in this process
@@ -70,11 +77,13 @@ def check_shareable(array: Any) -> None:
         raise ZarrforgeError(
             f"the array {array.name!r} cannot be written by dask's distributed workers: "
             f"{exc}. Write to a directory or an object store (a path or URL), or compute "
-            "with a local scheduler (dask.config.set(scheduler='threads'))") from None
+            "with a local scheduler (dask.config.set(scheduler='threads'))"
+        ) from None
 
 
-def from_dask(source: Any, target: Any = None, path: str = "", *, compute: bool = True,
-              **create_kwargs: Any) -> Any:
+def from_dask(
+    source: Any, target: Any = None, path: str = "", *, compute: bool = True, **create_kwargs: Any
+) -> Any:
     """Write the dask array ``source`` into ``target``.
 
     ``target`` is an existing :class:`~zarrforge.Array`, or a store/URL where a
@@ -97,16 +106,19 @@ def from_dask(source: Any, target: Any = None, path: str = "", *, compute: bool 
                 path = str(source.name)
         source = source.data
     if not isinstance(source, da.Array):
-        raise TypeError(f"from_dask writes a dask array (or an xarray DataArray holding one), "
-                        f"got {type(source).__name__}; use array[...] = values for numpy data")
+        raise TypeError(
+            f"from_dask writes a dask array (or an xarray DataArray holding one), "
+            f"got {type(source).__name__}; use array[...] = values for numpy data"
+        )
     if not isinstance(target, Array):
         create_kwargs.setdefault("shape", source.shape)
         create_kwargs.setdefault("dtype", source.dtype)
         create_kwargs.setdefault("chunks", tuple(c[0] for c in source.chunks) if source.ndim else ())
         target = create_array(target, path, **create_kwargs)
     if tuple(source.shape) != tuple(target.shape):
-        raise ZarrforgeError(f"source shape {tuple(source.shape)} does not match the target "
-                             f"array's shape {target.shape}")
+        raise ZarrforgeError(
+            f"source shape {tuple(source.shape)} does not match the target array's shape {target.shape}"
+        )
     check_shareable(target)
     aligned = source.rechunk(write_units(target)) if target.ndim else source
     result = da.store(aligned, target, lock=False, compute=compute, return_stored=False)

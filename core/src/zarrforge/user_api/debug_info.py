@@ -16,8 +16,21 @@ import importlib_metadata
 
 from .._version import __version__
 
-LIBRARIES = ("numpy", "numcodecs", "pluggy", "importlib-metadata", "fsspec", "ml_dtypes",
-             "zarr", "tensorstore", "xarray", "dask", "obstore", "s3fs", "icechunk")
+LIBRARIES = (
+    "numpy",
+    "numcodecs",
+    "pluggy",
+    "importlib-metadata",
+    "fsspec",
+    "ml_dtypes",
+    "zarr",
+    "tensorstore",
+    "xarray",
+    "dask",
+    "obstore",
+    "s3fs",
+    "icechunk",
+)
 
 
 def plugin_distributions() -> list[tuple[str, str]]:

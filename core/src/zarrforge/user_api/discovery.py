@@ -47,11 +47,11 @@ class PluginReport(list):
 
     def __str__(self) -> str:
         headers = ("extension point", "name", "distribution", "version", "status")
-        cells = [headers] + [(r.point, r.name, r.distribution or "(in-process)", r.version or "",
-                              r.status) for r in self]
+        cells = [headers] + [
+            (r.point, r.name, r.distribution or "(in-process)", r.version or "", r.status) for r in self
+        ]
         widths = [max(len(str(row[i])) for row in cells) for i in range(len(headers))]
-        return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
-                         for row in cells)
+        return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
 
 
 def _status(reg: registry.Registry, name: str) -> str:
@@ -80,8 +80,11 @@ def _probes() -> list[tuple[str, Any, str]]:
         store = _probe()
     except Exception:  # noqa: BLE001  # no default format to make it with (its row says why)
         return probes
-    return probes + [("another format's node", store, path) for path in ("", "g", "g/a")] + \
-        [("a path with nothing", store, "missing")]
+    return (
+        probes
+        + [("another format's node", store, path) for path in ("", "g", "g/a")]
+        + [("a path with nothing", store, "missing")]
+    )
 
 
 def _format_failure(name: str) -> str | None:
@@ -97,8 +100,10 @@ def _format_failure(name: str) -> str | None:
         except ZarrforgeError:
             continue  # a refusal it names is an answer
         except Exception as exc:  # noqa: BLE001  # the point: a plugin's bug, reported
-            return (f"its detection raises {type(exc).__name__}: {exc} on {what} at "
-                    f"{'/' + path!r}; zarrforge treats that as none of its own")
+            return (
+                f"its detection raises {type(exc).__name__}: {exc} on {what} at "
+                f"{'/' + path!r}; zarrforge treats that as none of its own"
+            )
     if name in hierarchy.failed_formats():
         return "failed while looking for its nodes earlier in this process (see its warning)"
     return None
@@ -106,8 +111,7 @@ def _format_failure(name: str) -> str | None:
 
 def _left_out(point: str, name: str) -> str | None:
     if name in plugin_failures.failed(point):
-        return ("failed unexpectedly earlier in this process and was left out (see its "
-                "PluginFailureWarning)")
+        return "failed unexpectedly earlier in this process and was left out (see its PluginFailureWarning)"
     return None
 
 
@@ -117,8 +121,7 @@ def plugins() -> PluginReport:
     for attr, reg in registry.REGISTRIES.items():
         for entry in reg.entries():
             status = "ok (in-process)" if entry.source == "in-process" else _status(reg, entry.name)
-            if attr == "formats" and status.startswith("ok") and \
-                    entry.name in hierarchy.installed_formats():
+            if attr == "formats" and status.startswith("ok") and entry.name in hierarchy.installed_formats():
                 failure = _format_failure(entry.name)
                 status = f"error: {failure}" if failure else status
             elif status.startswith("ok"):
@@ -128,16 +131,31 @@ def plugins() -> PluginReport:
             if hidden and status.startswith("ok"):
                 inside = "in-process, " if entry.source == "in-process" else ""
                 status = f"ok ({inside}overrides {', '.join(hidden)})"
-            rows.append(PluginRow(attr, entry.name, entry.distribution, entry.version,
-                                  entry.value, status))
+            rows.append(PluginRow(attr, entry.name, entry.distribution, entry.version, entry.value, status))
     installed = {plugin.name: plugin for plugin in hooks.hook_plugins()}
     for plugin in installed.values():
         error = plugin.error or _left_out("hook", plugin.name)
-        rows.append(PluginRow("hooks", plugin.name, plugin.distribution, plugin.version,
-                              plugin.value, f"error: {error}" if error else "ok"))
+        rows.append(
+            PluginRow(
+                "hooks",
+                plugin.name,
+                plugin.distribution,
+                plugin.version,
+                plugin.value,
+                f"error: {error}" if error else "ok",
+            )
+        )
     for name, plugin in hooks.plugin_manager().list_name_plugin():
         if plugin is None or name in installed:
             continue
-        rows.append(PluginRow("hooks", name, None, None,  # registered in-process
-                              getattr(plugin, "__name__", repr(plugin)), "ok (in-process)"))
+        rows.append(
+            PluginRow(
+                "hooks",
+                name,
+                None,
+                None,  # registered in-process
+                getattr(plugin, "__name__", repr(plugin)),
+                "ok (in-process)",
+            )
+        )
     return rows

@@ -45,30 +45,48 @@ class Group(Node, node_type="group"):
         elif self._metadata.consolidated is not None:
             self._view = (ConsolidatedView(self._metadata.consolidated, self._format), "")
         elif use_consolidated and unused:
-            raise MetadataError(f"group {self.name!r} has no consolidated metadata it can "
-                                f"use: {unused}")
+            raise MetadataError(f"group {self.name!r} has no consolidated metadata it can use: {unused}")
         elif use_consolidated:
-            raise NodeNotFoundError(f"group {self.name!r} has no consolidated metadata; "
-                                    "create it with zarrforge.consolidate_metadata()")
+            raise NodeNotFoundError(
+                f"group {self.name!r} has no consolidated metadata; "
+                "create it with zarrforge.consolidate_metadata()"
+            )
         elif unused:
             warnings.warn(f"group {self.name!r}: {unused}", UnusedViewWarning, stacklevel=3)
 
     @classmethod
-    def _from_metadata(cls, store: Store, path: str, metadata: Any, fmt: Format, *,
-                       read_only: bool, view: Any, use_consolidated: bool | None,
-                       **options: Any) -> Group:
-        return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view,
-                           use_consolidated=use_consolidated)
+    def _from_metadata(
+        cls,
+        store: Store,
+        path: str,
+        metadata: Any,
+        fmt: Format,
+        *,
+        read_only: bool,
+        view: Any,
+        use_consolidated: bool | None,
+        **options: Any,
+    ) -> Group:
+        return cls._opened(
+            store, path, metadata, fmt, read_only=read_only, view=view, use_consolidated=use_consolidated
+        )
 
     # --- zarr-python's constructors ------------------------------------------------------
 
     @classmethod
-    def from_store(cls, store: Any, *, attributes: dict[str, Any] | None = None,
-                   zarr_format: Any = 3, overwrite: bool = False) -> Group:
+    def from_store(
+        cls,
+        store: Any,
+        *,
+        attributes: dict[str, Any] | None = None,
+        zarr_format: Any = 3,
+        overwrite: bool = False,
+    ) -> Group:
         """zarr-python's ``Group.from_store``: a new group at the root of ``store``; a node
         already there is refused unless ``overwrite=True`` (:func:`zarrforge.create_group`)."""
-        return creation.create_group(store, attributes=attributes, zarr_format=zarr_format,
-                                     overwrite=overwrite)
+        return creation.create_group(
+            store, attributes=attributes, zarr_format=zarr_format, overwrite=overwrite
+        )
 
     @classmethod
     def open(cls, store: Any, zarr_format: Any = 3) -> Group:
@@ -93,15 +111,17 @@ class Group(Node, node_type="group"):
         model = self._view[0].get(in_view)
         if model is None:
             return None
-        return node_from_metadata(self._store, path, self._format, model,
-                                  read_only=self._read_only, view=(self._view[0], in_view))
+        return node_from_metadata(
+            self._store, path, self._format, model, read_only=self._read_only, view=(self._view[0], in_view)
+        )
 
     def __getitem__(self, name: str) -> Any:
         node = self._from_view(name)
         if node is not None:
             return node
-        return open_node(self._store, self._child(name)[0], fmt=self._format,
-                         mode="r" if self._read_only else "r+")
+        return open_node(
+            self._store, self._child(name)[0], fmt=self._format, mode="r" if self._read_only else "r+"
+        )
 
     def _members_here(self) -> Iterator[tuple[str, Any]]:
         """The children for a listing. From the store, each child's document is read once
@@ -118,8 +138,10 @@ class Group(Node, node_type="group"):
                 yield name, self[name]
                 continue
             path = self._child(name)[0]
-            yield name, node_from_metadata(self._store, path, self._format, document,
-                                           read_only=self._read_only)
+            yield (
+                name,
+                node_from_metadata(self._store, path, self._format, document, read_only=self._read_only),
+            )
 
     def get(self, name: str, default: Any = None) -> Any:
         try:
@@ -186,15 +208,25 @@ class Group(Node, node_type="group"):
         return self._path if self._ancestry_checked else None
 
     def create_array(self, name: str, **kwargs: Any) -> Any:
-        array = creation.create_array(self._store, self._child(name)[0], fmt=self._format,
-                                      _checked_group=self._checked_group(), **kwargs)
+        array = creation.create_array(
+            self._store,
+            self._child(name)[0],
+            fmt=self._format,
+            _checked_group=self._checked_group(),
+            **kwargs,
+        )
         self._ancestry_checked = True
         self._record_created(name, array.metadata_model)
         return array
 
     def create_group(self, name: str, **kwargs: Any) -> Group:
-        group = creation.create_group(self._store, self._child(name)[0], fmt=self._format,
-                                      _checked_group=self._checked_group(), **kwargs)
+        group = creation.create_group(
+            self._store,
+            self._child(name)[0],
+            fmt=self._format,
+            _checked_group=self._checked_group(),
+            **kwargs,
+        )
         self._ancestry_checked = True
         self._record_created(name, group.metadata_model)
         return group
@@ -208,8 +240,7 @@ class Group(Node, node_type="group"):
         for depth in range(1, len(parts)):
             in_view = paths.join(here, "/".join(parts[:depth]))
             if in_view not in view:  # a parent created for the new node, or by another tool
-                parent = self._format.read_node(self._store,
-                                                paths.join(self._path, "/".join(parts[:depth])))
+                parent = self._format.read_node(self._store, paths.join(self._path, "/".join(parts[:depth])))
                 if parent is not None:
                     view.put(in_view, parent)
         view.put(paths.join(here, "/".join(parts)), model)
@@ -247,8 +278,7 @@ class Group(Node, node_type="group"):
     def empty(self, *, name: str, shape: Any, **kwargs: Any) -> Any:
         """A new array whose unwritten elements read as its fill value (``fill_value=`` or
         the data type's default)."""
-        return self.full(name=name, shape=shape, fill_value=kwargs.pop("fill_value", None),
-                         **kwargs)
+        return self.full(name=name, shape=shape, fill_value=kwargs.pop("fill_value", None), **kwargs)
 
     def zeros_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
         """``zeros`` with ``data``'s shape and data type (:mod:`.like`)."""
@@ -301,13 +331,25 @@ class Group(Node, node_type="group"):
 
     # --- display ---------------------------------------------------------------------
 
-    def tree(self, level: int | None = None, *, max_nodes: int = 500, plain: bool = False,
-             expand: bool | None = None) -> TreeText:
+    def tree(
+        self,
+        level: int | None = None,
+        *,
+        max_nodes: int = 500,
+        plain: bool = False,
+        expand: bool | None = None,
+    ) -> TreeText:
         """The hierarchy below this group as text (:mod:`zarrforge.user_api.tree_view`): ``level``
         levels deep at most (``0``: the direct members; ``None``: all of it), at most
         ``max_nodes`` nodes; names bold in a terminal and in Jupyter unless ``plain``."""
-        return group_tree(self, level, is_group=lambda node: isinstance(node, Group),
-                          max_nodes=max_nodes, plain=plain, expand=expand)
+        return group_tree(
+            self,
+            level,
+            is_group=lambda node: isinstance(node, Group),
+            max_nodes=max_nodes,
+            plain=plain,
+            expand=expand,
+        )
 
     @property
     def info(self) -> Summary:

@@ -50,9 +50,11 @@ from .arrays import Array
 from .groups import Group
 
 _FUNCTION = "zarrforge.create_hierarchy()"
-_VALUES = ("a node's metadata document (a dict as stored in zarr.json, .zarray or .zgroup) "
-           "or an object with to_dict() such as zarr-python's GroupMetadata or "
-           "ArrayV3Metadata")
+_VALUES = (
+    "a node's metadata document (a dict as stored in zarr.json, .zarray or .zgroup) "
+    "or an object with to_dict() such as zarr-python's GroupMetadata or "
+    "ArrayV3Metadata"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,13 +65,15 @@ class _Given:
     metadata: NodeMetadata
 
 
-def create_hierarchy(*, store: StoreLike, nodes: Mapping[str, Any],
-                     overwrite: bool = False) -> Iterator[tuple[str, Array | Group]]:
+def create_hierarchy(
+    *, store: StoreLike, nodes: Mapping[str, Any], overwrite: bool = False
+) -> Iterator[tuple[str, Array | Group]]:
     """Create the nodes of ``nodes`` and the groups their paths imply; yield each created
     node as ``(path, Array or Group)``, parents first. See the module docstring."""
     if not isinstance(nodes, Mapping):
-        raise TypeError(f"{_FUNCTION}: nodes must be a dict of node paths to metadata, got "
-                        f"{type(nodes).__name__}")
+        raise TypeError(
+            f"{_FUNCTION}: nodes must be a dict of node paths to metadata, got {type(nodes).__name__}"
+        )
     location = resolve_location(store, "")
     given = {_path(key): _read(key, value) for key, value in nodes.items()}
     if not given:
@@ -95,8 +99,9 @@ def _document(key: str, value: Any) -> dict[str, Any]:
     if not isinstance(value, Mapping) and callable(getattr(value, "to_dict", None)):
         value = value.to_dict()
     if not isinstance(value, Mapping):
-        raise TypeError(f"{_FUNCTION}: nodes[{key!r}] is {type(value).__name__} {value!r:.80}; "
-                        f"give {_VALUES}")
+        raise TypeError(
+            f"{_FUNCTION}: nodes[{key!r}] is {type(value).__name__} {value!r:.80}; give {_VALUES}"
+        )
     try:
         document = json.loads(json.dumps(value, allow_nan=True))
     except (TypeError, ValueError) as exc:
@@ -112,12 +117,13 @@ def _read(key: str, value: Any) -> _Given:
     try:
         fmt = hierarchy.get_format(str(zarr_format))
     except Exception as exc:  # noqa: BLE001  # an unknown or uninstalled format, said below
-        raise ValueError(f"{_FUNCTION}: nodes[{key!r}] has zarr_format={zarr_format!r}, "
-                         f"which no installed format is: {exc}") from None
+        raise ValueError(
+            f"{_FUNCTION}: nodes[{key!r}] has zarr_format={zarr_format!r}, "
+            f"which no installed format is: {exc}"
+        ) from None
     node_type = document.get("node_type", "array" if "shape" in document else "group")
     if node_type not in ("array", "group"):
-        raise ValueError(f"{_FUNCTION}: nodes[{key!r}] has node_type={node_type!r}; give "
-                         "'array' or 'group'")
+        raise ValueError(f"{_FUNCTION}: nodes[{key!r}] has node_type={node_type!r}; give 'array' or 'group'")
     attributes = document.pop("attributes", None) or {}
     if fmt.document_key("", "array") != fmt.document_key("", "group"):
         document.pop("node_type", None)  # the document's name says it (v2's .zarray/.zgroup)
@@ -134,8 +140,9 @@ def _read(key: str, value: Any) -> _Given:
             metadata = fmt.with_attributes(metadata, attributes)
         fmt.render(metadata)  # what the format could not write fails now
     except MetadataError as exc:
-        raise MetadataError(f"{_FUNCTION}: nodes[{key!r}]: {exc.message}", field=exc.field,
-                            value=exc.value) from exc
+        raise MetadataError(
+            f"{_FUNCTION}: nodes[{key!r}]: {exc.message}", field=exc.field, value=exc.value
+        ) from exc
     return _Given(fmt, metadata)
 
 
@@ -148,8 +155,9 @@ def _one_format(given: Mapping[str, _Given], chosen: str | None) -> Format:
         raise ValueError(f"{_FUNCTION}: the nodes mix formats ({listed}); a hierarchy has one")
     fmt = next(iter(given.values())).fmt
     if chosen is not None and chosen != fmt.name:
-        raise ValueError(f"{_FUNCTION}: the store's URL names format {chosen!r}, the nodes "
-                         f"are Zarr {fmt.name}")
+        raise ValueError(
+            f"{_FUNCTION}: the store's URL names format {chosen!r}, the nodes are Zarr {fmt.name}"
+        )
     return fmt
 
 
@@ -166,15 +174,16 @@ def _depth(path: str) -> tuple[int, str]:
     return (path.count("/") + 1 if path else 0, path)
 
 
-def _write(store: Any, fmt: Format, base: str, given: dict[str, _Given],
-           overwrite: bool) -> list[str]:
+def _write(store: Any, fmt: Format, base: str, given: dict[str, _Given], overwrite: bool) -> list[str]:
     """Check, then write, the nodes of ``given`` and the groups they imply, below ``base``;
     the paths created (relative to ``base``), parents first."""
     for path in given:
         for above in _ancestors(path):
             if above in given and given[above].metadata.node_type != "group":
-                raise ValueError(f"{_FUNCTION}: nodes[{above!r}] is an array, but nodes[{path!r}] "
-                                 "is below it; only groups hold other nodes")
+                raise ValueError(
+                    f"{_FUNCTION}: nodes[{above!r}] is an array, but nodes[{path!r}] "
+                    "is below it; only groups hold other nodes"
+                )
     implied = {above for path in given for above in _ancestors(path)} - given.keys()
     memo = ReadMemo(store)
     full = lambda path: paths.join(base, path) if path else base  # noqa: E731
@@ -190,8 +199,7 @@ def _write(store: Any, fmt: Format, base: str, given: dict[str, _Given],
         return document is not None and document.node_type == "group"
 
     created = sorted(given.keys() | {path for path in implied if not kept(path)}, key=_depth)
-    models = {path: given[path].metadata if path in given else fmt.new_group()
-              for path in created}
+    models = {path: given[path].metadata if path in given else fmt.new_group() for path in created}
     for path, node in given.items():
         if node.metadata.node_type == "array":
             Array._validated(memo, full(path), node.metadata, fmt)  # the codec chain fits
@@ -201,8 +209,11 @@ def _write(store: Any, fmt: Format, base: str, given: dict[str, _Given],
         while top and paths.parent_of(top) in models:
             top = paths.parent_of(top)
         tops.setdefault(top, []).append(path)
-    units = [prepare_nodes(memo, fmt, full(top), [NewNode(full(p), models[p]) for p in members],
-                           overwrite=overwrite)
-             for top, members in tops.items()]
+    units = [
+        prepare_nodes(
+            memo, fmt, full(top), [NewNode(full(p), models[p]) for p in members], overwrite=overwrite
+        )
+        for top, members in tops.items()
+    ]
     write_prepared(units, operation="create_hierarchy")
     return created

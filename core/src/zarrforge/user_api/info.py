@@ -47,9 +47,11 @@ class Summary:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
-                        f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
-                        for label, value in self.shown())
+        cells = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
+            f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
+            for label, value in self.shown()
+        )
         return f"<table><caption>{html.escape(self.title)}</caption>{cells}</table>"
 
     def value(self, label: str) -> Any:
@@ -67,12 +69,18 @@ def array_summary(array: Any, *, complete: bool = False) -> Summary:
     decoded = _decoded_bytes(array)
     transformers = array.metadata_model.storage_transformers
     rows: list[tuple[str, Any]] = [
-        ("Type", "Array"), ("Name", array.name),
+        ("Type", "Array"),
+        ("Name", array.name),
         ("Zarr format", array.metadata_model.format_name),
-        ("Data type", array.data_type.to_json()), ("Fill value", array.fill_value),
-        ("Shape", array.shape), ("Shard shape", shards), ("Chunk shape", chunks),
-        ("Dimension names", array.dimension_names), ("Order", array.order),
-        ("Read-only", array.read_only), ("Store", repr(array.store)),
+        ("Data type", array.data_type.to_json()),
+        ("Fill value", array.fill_value),
+        ("Shape", array.shape),
+        ("Shard shape", shards),
+        ("Chunk shape", chunks),
+        ("Dimension names", array.dimension_names),
+        ("Order", array.order),
+        ("Read-only", array.read_only),
+        ("Store", repr(array.store)),
         ("Filters", [codec.to_json() for codec in array.filters]),
         ("Serializer", array.serializer.to_json()),
         ("Compressors", [codec.to_json() for codec in array.compressors]),
@@ -95,14 +103,16 @@ def group_summary(group: Any, *, complete: bool = True) -> Summary:
     (``complete=False``: the facts alone, reading nothing from the store, as zarr-python's
     ``AsyncGroup.info``)."""
     rows: list[tuple[str, Any]] = [
-        ("Type", "Group"), ("Name", group.name),
-        ("Zarr format", group.metadata_model.format_name), ("Read-only", group.read_only),
-        ("Store", repr(group.store))]
+        ("Type", "Group"),
+        ("Name", group.name),
+        ("Zarr format", group.metadata_model.format_name),
+        ("Read-only", group.read_only),
+        ("Store", repr(group.store)),
+    ]
     if complete:
         members = group.members()
         arrays = sum(1 for _, node in members if not _is_group(node))
-        rows += [("No. members", len(members)), ("No. arrays", arrays),
-                 ("No. groups", len(members) - arrays)]
+        rows += [("No. members", len(members)), ("No. arrays", arrays), ("No. groups", len(members) - arrays)]
     return Summary(f"zarrforge.Group {group.name!r}", tuple(rows))
 
 
@@ -124,6 +134,7 @@ def _is_group(node: Any) -> bool:
 
 def group_tree_html(group: Any) -> str:
     """The group's tree as nested HTML lists: each array with its shape, type and size."""
+
     def items(node: Any) -> str:
         parts = []
         for name, member in node.members():
@@ -132,9 +143,10 @@ def group_tree_html(group: Any) -> str:
             else:
                 decoded = _decoded_bytes(member)
                 nbytes = "" if decoded is None else f", {human_bytes(decoded)}"
-                parts.append(f"<li>{html.escape(name)} <code>{member.shape} "
-                             f"{html.escape(str(member.dtype))}{html.escape(nbytes)}</code></li>")
+                parts.append(
+                    f"<li>{html.escape(name)} <code>{member.shape} "
+                    f"{html.escape(str(member.dtype))}{html.escape(nbytes)}</code></li>"
+                )
         return "".join(parts)
 
-    return (f"<div><b>zarrforge.Group {html.escape(group.name)}</b>"
-            f"<ul>{items(group)}</ul></div>")
+    return f"<div><b>zarrforge.Group {html.escape(group.name)}</b><ul>{items(group)}</ul></div>"

@@ -41,27 +41,33 @@ def remove_outside_shape(array: Array) -> list[str]:
     The array's document is read again first, and a key inside the grid it then has is
     kept."""
     fresh = open_node(array.store, array.path, mode="r+", use_consolidated=False)
-    doomed = [key for key in outside_shape(array)
-              if fresh._format.chunk_coords(fresh.path, fresh._metadata, key) is None]
+    doomed = [
+        key
+        for key in outside_shape(array)
+        if fresh._format.chunk_coords(fresh.path, fresh._metadata, key) is None
+    ]
     if doomed:
         array.chunk_store.delete_many(doomed)
     return doomed
 
 
-def leftover_chunks(store: StoreLike, path: str = "", *, remove: bool = False,
-                    storage_options: dict[str, Any] | None = None) -> list[str]:
+def leftover_chunks(
+    store: StoreLike, path: str = "", *, remove: bool = False, storage_options: dict[str, Any] | None = None
+) -> list[str]:
     """The store keys of chunks stored outside the shape of the array at ``path`` (for a
     group: of every array below it), sorted; with ``remove=True`` they are deleted, and
     the keys deleted are returned. What a shrink cut short or an append killed before it
     committed its shape leaves behind: see :mod:`zarrforge.user_api.leftover_chunks`."""
     mode = "r+" if remove else "r"
-    node = open_node(store, path, mode=mode, use_consolidated=False,
-                     storage_options=storage_options)
+    node = open_node(store, path, mode=mode, use_consolidated=False, storage_options=storage_options)
     if isinstance(node, Array):
         arrays = [node]
     else:  # each opened from its own document: a sub-group's view may hold an old shape
-        arrays = [open_node(node.store, member.path, mode=mode, use_consolidated=False)
-                  for _, member in node.members(max_depth=None) if isinstance(member, Array)]
+        arrays = [
+            open_node(node.store, member.path, mode=mode, use_consolidated=False)
+            for _, member in node.members(max_depth=None)
+            if isinstance(member, Array)
+        ]
     found: list[str] = []
     for array in arrays:
         found.extend(remove_outside_shape(array) if remove else outside_shape(array))

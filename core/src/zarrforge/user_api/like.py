@@ -21,8 +21,7 @@ from .arrays import Array
 def like_arguments(a: Any, keywords: dict[str, Any], *, fill: bool = False) -> dict[str, Any]:
     """The creation arguments ``a`` gives, updated with ``keywords``."""
     if isinstance(a, Array):
-        like: dict[str, Any] = {"shape": tuple(a.shape), "dtype": a.dtype,
-                                "chunks": chunking_of(a)["chunks"]}
+        like: dict[str, Any] = {"shape": tuple(a.shape), "dtype": a.dtype, "chunks": chunking_of(a)["chunks"]}
         if fill:
             like["fill_value"] = a.fill_value
     elif _is_foreign_zarr_array(a):
@@ -46,13 +45,17 @@ def chunking_of(a: Array) -> dict[str, Any]:
         sharded = a.shards is not None
     except AttributeError:  # sharded, over a grid with no single shard shape
         sharded = True
-    return {"chunks": tuple(a.chunks), "shards": stored} if sharded else \
-        {"chunks": stored, "shards": None}
+    return {"chunks": tuple(a.chunks), "shards": stored} if sharded else {"chunks": stored, "shards": None}
 
 
 def _is_foreign_zarr_array(a: Any) -> bool:
     """Another library's Zarr array: a regular chunk shape (ints, not dask's tuples of
     sizes) and a fill value beside its shape and data type."""
     chunks = getattr(a, "chunks", None)
-    return (hasattr(a, "shape") and hasattr(a, "dtype") and hasattr(a, "fill_value")
-            and isinstance(chunks, tuple) and all(isinstance(c, int) for c in chunks))
+    return (
+        hasattr(a, "shape")
+        and hasattr(a, "dtype")
+        and hasattr(a, "fill_value")
+        and isinstance(chunks, tuple)
+        and all(isinstance(c, int) for c in chunks)
+    )

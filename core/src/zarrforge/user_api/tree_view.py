@@ -17,8 +17,10 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-_PRE = ('<pre style="white-space:pre;overflow-x:auto;line-height:normal;'
-        "font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace\">")
+_PRE = (
+    '<pre style="white-space:pre;overflow-x:auto;line-height:normal;'
+    "font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace\">"
+)
 
 
 class TreeText:
@@ -39,14 +41,15 @@ class TreeText:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def _repr_mimebundle_(self, include: Sequence[str] | None = None,
-                          exclude: Sequence[str] | None = None,
-                          **kwargs: Any) -> dict[str, str]:
+    def _repr_mimebundle_(
+        self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None, **kwargs: Any
+    ) -> dict[str, str]:
         return {"text/plain": self.text, "text/html": f"{_PRE}{self.html}</pre>\n"}
 
 
-def _walk(group: Any, level: int | None, is_group: Callable[[Any], bool], depth: int = 0
-          ) -> Iterator[tuple[int, bool, str, Any]]:
+def _walk(
+    group: Any, level: int | None, is_group: Callable[[Any], bool], depth: int = 0
+) -> Iterator[tuple[int, bool, str, Any]]:
     """(depth, is last among its siblings, name, node), depth first, sorted by name."""
     members = group.members()
     for i, (name, node) in enumerate(members):
@@ -55,16 +58,23 @@ def _walk(group: Any, level: int | None, is_group: Callable[[Any], bool], depth:
             yield from _walk(node, level, is_group, depth + 1)
 
 
-def group_tree(group: Any, level: int | None = None, *, is_group: Callable[[Any], bool],
-               max_nodes: int = 500, plain: bool = False,
-               expand: bool | None = None) -> TreeText:
+def group_tree(
+    group: Any,
+    level: int | None = None,
+    *,
+    is_group: Callable[[Any], bool],
+    max_nodes: int = 500,
+    plain: bool = False,
+    expand: bool | None = None,
+) -> TreeText:
     """The tree below ``group``; ``is_group`` tells its member groups from its arrays."""
     if expand:
-        raise NotImplementedError("tree(expand=True) is not implemented (nor in zarr-python); "
-                                  "the tree is always drawn whole, down to level")
+        raise NotImplementedError(
+            "tree(expand=True) is not implemented (nor in zarr-python); "
+            "the tree is always drawn whole, down to level"
+        )
     if level is not None and (not isinstance(level, int) or level < 0):
-        raise ValueError(f"tree level must be None or an int >= 0 (0: the direct members), "
-                         f"got {level!r}")
+        raise ValueError(f"tree level must be None or an int >= 0 (0: the direct members), got {level!r}")
     if not isinstance(max_nodes, int) or max_nodes < 0:
         raise ValueError(f"tree max_nodes must be an int >= 0, got {max_nodes!r}")
     bold = "" if plain else "\x1b[1m" if sys.stdout.isatty() else ""
@@ -85,6 +95,9 @@ def group_tree(group: Any, level: int | None = None, *, is_group: Callable[[Any]
         text.append(f"{prefix}{bold}{name}{unbold}{detail}")
         markup.append(f"{prefix}{html_bold}{html.escape(name)}{html_unbold}{html.escape(detail)}")
         stems.append("    " if last else "│   ")
-    note = (f"Truncated at max_nodes={max_nodes}, some nodes and their children may be "
-            "missing\n") if truncated else ""
+    note = (
+        (f"Truncated at max_nodes={max_nodes}, some nodes and their children may be missing\n")
+        if truncated
+        else ""
+    )
     return TreeText(note + "\n".join(text) + "\n", note + "\n".join(markup) + "\n")

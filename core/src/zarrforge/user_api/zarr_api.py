@@ -46,7 +46,7 @@ from .like import chunking_of, like_arguments
 
 _IGNORED = {
     "synchronizer": "writers need no synchronizer: chunk updates are conditional writes on "
-                    "stores that have them (docs/reliability.md)",
+    "stores that have them (docs/reliability.md)",
     "meta_array": "arrays are read into numpy arrays",
     "cache_attrs": "a caching hint: attributes are read when the node is opened",
     "cache_metadata": "a caching hint: metadata is read when the node is opened",
@@ -63,39 +63,60 @@ def _legacy(function: str, options: dict[str, Any]) -> None:
     for name in list(options):
         if name in _IGNORED:
             if options.pop(name) is not None:
-                warnings.warn(f"zarrforge.{function}(): {name}= is ignored: {_IGNORED[name]}",
-                              IgnoredKeywordWarning, stacklevel=3)
+                warnings.warn(
+                    f"zarrforge.{function}(): {name}= is ignored: {_IGNORED[name]}",
+                    IgnoredKeywordWarning,
+                    stacklevel=3,
+                )
         elif name in _REFUSED:
             if options.pop(name) is not None:
-                raise TypeError(f"zarrforge.{function}(): {name}= is not supported: "
-                                f"{_REFUSED[name]}")
+                raise TypeError(f"zarrforge.{function}(): {name}= is not supported: {_REFUSED[name]}")
 
 
 def _format(function: str, zarr_format: Any, zarr_version: Any) -> Any:
-    if zarr_version is not None and zarr_format is not None and \
-            str(zarr_version) != str(zarr_format):
-        raise ValueError(f"zarrforge.{function}(): zarr_version={zarr_version!r} and "
-                         f"zarr_format={zarr_format!r} disagree; give zarr_format only")
+    if zarr_version is not None and zarr_format is not None and str(zarr_version) != str(zarr_format):
+        raise ValueError(
+            f"zarrforge.{function}(): zarr_version={zarr_version!r} and "
+            f"zarr_format={zarr_format!r} disagree; give zarr_format only"
+        )
     return zarr_format if zarr_format is not None else zarr_version
 
 
 def _unknown(function: str, options: Mapping[str, Any]) -> None:
     if options:
-        raise TypeError(f"zarrforge.{function}() got unexpected keyword argument(s) "
-                        f"{sorted(options)}")
+        raise TypeError(f"zarrforge.{function}() got unexpected keyword argument(s) {sorted(options)}")
 
 
-def create(shape: Any, *, chunks: Any = None, dtype: Any = None, compressor: Any = "auto",
-           fill_value: Any = None, order: str | None = None, store: Any = None,
-           overwrite: bool = False, path: str | None = None, filters: Any = None,
-           read_only: bool | None = None, dimension_separator: str | None = None,
-           write_empty_chunks: bool | None = None, zarr_version: Any = None,
-           zarr_format: Any = None, attributes: dict[str, Any] | None = None,
-           chunk_shape: Any = None, chunk_key_encoding: Any = None, codecs: Any = None,
-           dimension_names: Any = None, storage_options: dict[str, Any] | None = None,
-           config: Mapping[str, Any] | None = None, compressors: Any = None,
-           shards: Any = None, serializer: Any = None, mode: str | None = None,
-           **legacy: Any) -> Array:
+def create(
+    shape: Any,
+    *,
+    chunks: Any = None,
+    dtype: Any = None,
+    compressor: Any = "auto",
+    fill_value: Any = None,
+    order: str | None = None,
+    store: Any = None,
+    overwrite: bool = False,
+    path: str | None = None,
+    filters: Any = None,
+    read_only: bool | None = None,
+    dimension_separator: str | None = None,
+    write_empty_chunks: bool | None = None,
+    zarr_version: Any = None,
+    zarr_format: Any = None,
+    attributes: dict[str, Any] | None = None,
+    chunk_shape: Any = None,
+    chunk_key_encoding: Any = None,
+    codecs: Any = None,
+    dimension_names: Any = None,
+    storage_options: dict[str, Any] | None = None,
+    config: Mapping[str, Any] | None = None,
+    compressors: Any = None,
+    shards: Any = None,
+    serializer: Any = None,
+    mode: str | None = None,
+    **legacy: Any,
+) -> Array:
     """zarr-python's ``zarr.create``: a new array (in memory unless ``store`` says where);
     ``dtype`` defaults to float64. See the module docstring for the keywords.
 
@@ -107,8 +128,10 @@ def create(shape: Any, *, chunks: Any = None, dtype: Any = None, compressor: Any
     if mode is not None:
         check_mode(mode)
         if mode == "r":
-            raise ReadOnlyError("zarrforge.create(mode='r'): a read-only mode cannot create an "
-                                "array; use open_array to read one")
+            raise ReadOnlyError(
+                "zarrforge.create(mode='r'): a read-only mode cannot create an "
+                "array; use open_array to read one"
+            )
         overwrite = True if mode == "w" else False if mode == "w-" else overwrite
     zarr_format = _format("create", zarr_format, zarr_version)
     if chunk_shape is not None:
@@ -116,26 +139,43 @@ def create(shape: Any, *, chunks: Any = None, dtype: Any = None, compressor: Any
             raise TypeError("zarrforge.create(): give chunks= or chunk_shape=, not both")
         chunks = chunk_shape
     if compressors is None:
-        compressors = "auto" if compressor == "auto" else \
-            None if compressor is None else [compressor]
+        compressors = "auto" if compressor == "auto" else None if compressor is None else [compressor]
     elif compressor != "auto":
         raise TypeError("zarrforge.create(): give compressor= or compressors=, not both")
     if dimension_separator is not None:
         if chunk_key_encoding is not None:
-            raise TypeError("zarrforge.create(): give dimension_separator= or "
-                            "chunk_key_encoding=, not both")
+            raise TypeError("zarrforge.create(): give dimension_separator= or chunk_key_encoding=, not both")
         v2 = str(zarr_format) == "2"
-        chunk_key_encoding = {"name": "v2" if v2 else "default",
-                              "configuration": {"separator": dimension_separator}}
-    keywords = {key: value for key, value in (("order", order),
-                ("write_empty_chunks", write_empty_chunks)) if value is not None}
+        chunk_key_encoding = {
+            "name": "v2" if v2 else "default",
+            "configuration": {"separator": dimension_separator},
+        }
+    keywords = {
+        key: value
+        for key, value in (("order", order), ("write_empty_chunks", write_empty_chunks))
+        if value is not None
+    }
     options = {**config_options("zarrforge.create", config, keywords), **keywords}
-    array = create_array(store, path or "", shape=shape, dtype="float64" if dtype is None else dtype,
-                         chunks=chunks, shards=shards, filters=filters, serializer=serializer,
-                         compressors=compressors, codecs=codecs, fill_value=fill_value,
-                         attributes=attributes, dimension_names=dimension_names,
-                         chunk_key_encoding=chunk_key_encoding, zarr_format=zarr_format,
-                         overwrite=overwrite, storage_options=storage_options, **options)
+    array = create_array(
+        store,
+        path or "",
+        shape=shape,
+        dtype="float64" if dtype is None else dtype,
+        chunks=chunks,
+        shards=shards,
+        filters=filters,
+        serializer=serializer,
+        compressors=compressors,
+        codecs=codecs,
+        fill_value=fill_value,
+        attributes=attributes,
+        dimension_names=dimension_names,
+        chunk_key_encoding=chunk_key_encoding,
+        zarr_format=zarr_format,
+        overwrite=overwrite,
+        storage_options=storage_options,
+        **options,
+    )
     if read_only:
         return open_array(array.store, array.path, mode="r")
     return array
@@ -189,8 +229,7 @@ def open_like(a: Any, path: str, *, zarr_format: Any = None, **kwargs: Any) -> A
     target = str(zarr_format) if zarr_format is not None else default_format()
     like = like_arguments(a, {}, fill=True)
     if isinstance(a, Array) and a.format.name == target:
-        like.update(chunking_of(a), filters=a.filters, serializer=a.serializer,
-                    compressors=a.compressors)
+        like.update(chunking_of(a), filters=a.filters, serializer=a.serializer, compressors=a.compressors)
     like.update(kwargs)
     store = like.pop("store", None)
     if like.get("mode") is None:
@@ -198,10 +237,12 @@ def open_like(a: Any, path: str, *, zarr_format: Any = None, **kwargs: Any) -> A
     return open_array(store, path, zarr_format=zarr_format, **like)
 
 
-_COPY_MOVED = ("zarr-python 3 does not implement it either (it raises NotImplementedError); "
-               "use zarrforge.copy(source, dest, source_path=..., dest_path=...), which copies "
-               "an array or a whole group, all of its members included, between stores and "
-               "formats")
+_COPY_MOVED = (
+    "zarr-python 3 does not implement it either (it raises NotImplementedError); "
+    "use zarrforge.copy(source, dest, source_path=..., dest_path=...), which copies "
+    "an array or a whole group, all of its members included, between stores and "
+    "formats"
+)
 
 
 def copy_all(*args: Any, **kwargs: Any) -> tuple[int, int, int]:
@@ -234,46 +275,85 @@ def _is_keep(value: Any) -> bool:
     return isinstance(value, str) and value == "keep"
 
 
-def from_array(store: Any, *, data: Any, write_data: bool = True, name: str | None = None,
-               **kwargs: Any) -> Array:
+def from_array(
+    store: Any, *, data: Any, write_data: bool = True, name: str | None = None, **kwargs: Any
+) -> Array:
     """zarr-python's ``from_array``: a new array at ``name`` of ``store`` shaped like ``data``
     and (``write_data``) holding its values. An Array of ours keeps its chunks, shards and
     codecs (zarr-python's ``"keep"``) unless given: it is copied, data and all."""
     given = {key for key in _KEPT if key in kwargs}
     settings = {key: kwargs.pop(key, "keep") for key in _KEPT}
     ours = isinstance(data, Array)
-    if ours and write_data and all(map(_is_keep, settings.values())) \
-            and not kwargs.keys() - {"zarr_format", "overwrite", "storage_options"}:
-        return copy(data, store, dest_path=name or "", zarr_format=kwargs.get("zarr_format"),
-                    overwrite=kwargs.get("overwrite", False),
-                    storage_options=kwargs.get("storage_options"))
-    kept = {"chunks": data.chunks, "shards": data.shards, "filters": data.filters,
-            "serializer": data.serializer, "compressors": data.compressors} if ours else {}
+    if (
+        ours
+        and write_data
+        and all(map(_is_keep, settings.values()))
+        and not kwargs.keys() - {"zarr_format", "overwrite", "storage_options"}
+    ):
+        return copy(
+            data,
+            store,
+            dest_path=name or "",
+            zarr_format=kwargs.get("zarr_format"),
+            overwrite=kwargs.get("overwrite", False),
+            storage_options=kwargs.get("storage_options"),
+        )
+    kept = (
+        {
+            "chunks": data.chunks,
+            "shards": data.shards,
+            "filters": data.filters,
+            "serializer": data.serializer,
+            "compressors": data.compressors,
+        }
+        if ours
+        else {}
+    )
     for key, value in settings.items():
         if _is_keep(value):
             if not ours:
                 if key in given:
-                    raise TypeError(f"zarrforge.from_array(): {key}='keep' needs a zarrforge "
-                                    "Array to keep it from")
+                    raise TypeError(
+                        f"zarrforge.from_array(): {key}='keep' needs a zarrforge Array to keep it from"
+                    )
                 continue  # not given: create_array's default
             value = kept[key]
         kwargs[key] = value
-    return create_array(store, name or "", data=data[...] if ours else data,
-                        write_data=write_data, **kwargs)
+    return create_array(store, name or "", data=data[...] if ours else data, write_data=write_data, **kwargs)
 
 
-def save_array(store: Any, arr: Any, *, zarr_version: Any = None, zarr_format: Any = None,
-               path: str | None = None, storage_options: dict[str, Any] | None = None,
-               **kwargs: Any) -> None:
+def save_array(
+    store: Any,
+    arr: Any,
+    *,
+    zarr_version: Any = None,
+    zarr_format: Any = None,
+    path: str | None = None,
+    storage_options: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> None:
     """Write ``arr`` as the array at ``path`` of ``store``, replacing what is there."""
     zarr_format = _format("save_array", zarr_format, zarr_version)
-    array(arr, store=store, path=path, zarr_format=zarr_format, overwrite=True,
-          storage_options=storage_options, **kwargs)
+    array(
+        arr,
+        store=store,
+        path=path,
+        zarr_format=zarr_format,
+        overwrite=True,
+        storage_options=storage_options,
+        **kwargs,
+    )
 
 
-def save_group(store: Any, *args: Any, zarr_version: Any = None, zarr_format: Any = None,
-               path: str | None = None, storage_options: dict[str, Any] | None = None,
-               **kwargs: Any) -> None:
+def save_group(
+    store: Any,
+    *args: Any,
+    zarr_version: Any = None,
+    zarr_format: Any = None,
+    path: str | None = None,
+    storage_options: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> None:
     """Write a group at ``path`` of ``store`` holding ``args`` as ``arr_0``, ``arr_1``...
     and ``kwargs`` by their names, replacing what is there."""
     if not args and not kwargs:
@@ -281,21 +361,24 @@ def save_group(store: Any, *args: Any, zarr_version: Any = None, zarr_format: An
     zarr_format = _format("save_group", zarr_format, zarr_version)
     named = {f"arr_{i}": value for i, value in enumerate(args)} | kwargs
     root = paths.normalize_path(path or "")
-    created = open_group(store, root, mode="w", zarr_format=zarr_format,
-                         storage_options=storage_options)
+    created = open_group(store, root, mode="w", zarr_format=zarr_format, storage_options=storage_options)
     for name, value in named.items():
-        array(value, store=created.store, path=paths.join(root, name),
-              zarr_format=created.format.name)
+        array(value, store=created.store, path=paths.join(root, name), zarr_format=created.format.name)
 
 
-def save(store: Any, *args: Any, zarr_version: Any = None, zarr_format: Any = None,
-         path: str | None = None, **kwargs: Any) -> None:
+def save(
+    store: Any,
+    *args: Any,
+    zarr_version: Any = None,
+    zarr_format: Any = None,
+    path: str | None = None,
+    **kwargs: Any,
+) -> None:
     """One array and no names: :func:`save_array`; else :func:`save_group`."""
     if len(args) == 1 and not kwargs:
         save_array(store, args[0], zarr_version=zarr_version, zarr_format=zarr_format, path=path)
     else:
-        save_group(store, *args, zarr_version=zarr_version, zarr_format=zarr_format, path=path,
-                   **kwargs)
+        save_group(store, *args, zarr_version=zarr_version, zarr_format=zarr_format, path=path, **kwargs)
 
 
 class LazyLoader(Mapping[str, Any]):
@@ -320,37 +403,50 @@ class LazyLoader(Mapping[str, Any]):
         return f"<LazyLoader {self._names}>"
 
 
-def load(store: Any, path: str | None = None, zarr_format: Any = None,
-         zarr_version: Any = None) -> Any:
+def load(store: Any, path: str | None = None, zarr_format: Any = None, zarr_version: Any = None) -> Any:
     """The values of the array at ``path`` (a numpy array), or, for a group, a mapping of
     its arrays' names to their values, each read when looked up."""
     zarr_format = _format("load", zarr_format, zarr_version)
     node = open_node(store, path or "", mode="r")
     if zarr_format is not None and node.format.name != str(zarr_format):
-        raise NodeNotFoundError(f"the node at {'/' + (path or '')!r} is Zarr "
-                                f"{node.format.name}, not zarr_format={zarr_format!r}")
+        raise NodeNotFoundError(
+            f"the node at {'/' + (path or '')!r} is Zarr {node.format.name}, not zarr_format={zarr_format!r}"
+        )
     return node[...] if isinstance(node, Array) else LazyLoader(node)
 
 
 def open_consolidated(*args: Any, use_consolidated: bool = True, **kwargs: Any) -> Group:
     """``open_group`` that requires the group's consolidated metadata."""
     if use_consolidated is not True:
-        raise TypeError("zarrforge.open_consolidated(): use_consolidated must be True "
-                        "(use open_group otherwise)")
+        raise TypeError(
+            "zarrforge.open_consolidated(): use_consolidated must be True (use open_group otherwise)"
+        )
     return open_group(*args, use_consolidated=True, **kwargs)
 
 
-def group(store: Any = None, *, overwrite: bool = False, path: str | None = None,
-          zarr_version: Any = None, zarr_format: Any = None,
-          attributes: dict[str, Any] | None = None,
-          storage_options: dict[str, Any] | None = None, **legacy: Any) -> Group:
+def group(
+    store: Any = None,
+    *,
+    overwrite: bool = False,
+    path: str | None = None,
+    zarr_version: Any = None,
+    zarr_format: Any = None,
+    attributes: dict[str, Any] | None = None,
+    storage_options: dict[str, Any] | None = None,
+    **legacy: Any,
+) -> Group:
     """zarr-python's ``zarr.group``: the group at ``path``, created if missing (replaced,
     with ``overwrite=True``)."""
     _legacy("group", legacy)
     _unknown("group", legacy)
-    return open_group(store, path or "", mode="w" if overwrite else "a",
-                      zarr_format=_format("group", zarr_format, zarr_version),
-                      attributes=attributes, storage_options=storage_options)
+    return open_group(
+        store,
+        path or "",
+        mode="w" if overwrite else "a",
+        zarr_format=_format("group", zarr_format, zarr_version),
+        attributes=attributes,
+        storage_options=storage_options,
+    )
 
 
 def tree(grp: Group, expand: bool | None = None, level: int | None = None) -> Any:
@@ -358,7 +454,28 @@ def tree(grp: Group, expand: bool | None = None, level: int | None = None) -> An
     return grp.tree(level=level, expand=expand)
 
 
-__all__ = ["LazyLoader", "array", "consolidate_metadata", "copy_all", "copy_store", "create",
-           "empty", "empty_like", "from_array", "full", "full_like", "group", "load", "ones",
-           "ones_like", "open_consolidated", "open_like", "save", "save_array", "save_group",
-           "tree", "zeros", "zeros_like"]
+__all__ = [
+    "LazyLoader",
+    "array",
+    "consolidate_metadata",
+    "copy_all",
+    "copy_store",
+    "create",
+    "empty",
+    "empty_like",
+    "from_array",
+    "full",
+    "full_like",
+    "group",
+    "load",
+    "ones",
+    "ones_like",
+    "open_consolidated",
+    "open_like",
+    "save",
+    "save_array",
+    "save_group",
+    "tree",
+    "zeros",
+    "zeros_like",
+]

@@ -48,8 +48,7 @@ def z_positions(shape: tuple[int, ...]) -> np.ndarray:
         coords = np.unravel_index(np.arange(size, dtype=np.intp), shape)
         widths = [max(n - 1, 0).bit_length() for n in shape]
         if sum(widths) > 64:
-            raise ValueError(f"a chunk of shape {list(shape)} has too many elements for "
-                             "64-bit Morton codes")
+            raise ValueError(f"a chunk of shape {list(shape)} has too many elements for 64-bit Morton codes")
         code = np.zeros(size, dtype=np.uint64)
         bit = 0
         for level in range(max(widths)):

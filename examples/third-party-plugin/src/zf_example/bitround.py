@@ -37,12 +37,18 @@ class BitRound(ArrayArrayCodec):
         configuration = configuration or {}
         unknown = sorted(set(configuration) - {"keepbits"})
         if unknown:
-            raise MetadataError(f"unknown configuration key(s) {unknown}; valid: ['keepbits']",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                f"unknown configuration key(s) {unknown}; valid: ['keepbits']",
+                field="configuration",
+                value=configuration,
+            )
         keepbits = configuration.get("keepbits")
         if not isinstance(keepbits, int) or isinstance(keepbits, bool) or keepbits < 0:
-            raise MetadataError(f"keepbits must be a non-negative integer, got {keepbits!r}",
-                                field="configuration.keepbits", value=keepbits)
+            raise MetadataError(
+                f"keepbits must be a non-negative integer, got {keepbits!r}",
+                field="configuration.keepbits",
+                value=keepbits,
+            )
         return cls(keepbits)
 
     def to_json(self) -> dict[str, Any]:
@@ -51,12 +57,16 @@ class BitRound(ArrayArrayCodec):
     def validate(self, spec: ChunkSpec) -> None:
         dtype = spec.dtype
         if dtype.kind != "f" or dtype.itemsize not in MANTISSA_BITS:
-            raise MetadataError(f"{self.name} works on float16, float32 and float64 data, "
-                                f"not {spec.data_type.to_json()!r}")
+            raise MetadataError(
+                f"{self.name} works on float16, float32 and float64 data, not {spec.data_type.to_json()!r}"
+            )
         width = MANTISSA_BITS[dtype.itemsize]
         if self.keepbits > width:
-            raise MetadataError(f"keepbits {self.keepbits} exceeds the {width} mantissa bits "
-                                f"of {dtype}", field="configuration.keepbits", value=self.keepbits)
+            raise MetadataError(
+                f"keepbits {self.keepbits} exceeds the {width} mantissa bits of {dtype}",
+                field="configuration.keepbits",
+                value=self.keepbits,
+            )
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         return spec
@@ -80,6 +90,8 @@ class BitRound(ArrayArrayCodec):
 
     def decode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         if chunk.shape != spec.shape or chunk.dtype != spec.dtype:
-            raise CorruptChunkError(f"{self.name} expected {spec.dtype} data of shape {spec.shape}, "
-                                    f"got {chunk.dtype} data of shape {chunk.shape}")
+            raise CorruptChunkError(
+                f"{self.name} expected {spec.dtype} data of shape {spec.shape}, "
+                f"got {chunk.dtype} data of shape {chunk.shape}"
+            )
         return chunk

@@ -47,8 +47,11 @@ class RGB8(DataType):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> RGB8:
         if configuration:
-            raise MetadataError(f"{name} takes no configuration, got {configuration!r}",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                f"{name} takes no configuration, got {configuration!r}",
+                field="configuration",
+                value=configuration,
+            )
         return cls()
 
     @classmethod
@@ -67,11 +70,16 @@ class RGB8(DataType):
         return _pixel((0, 0, 0))
 
     def fill_value_from_json(self, value: Any) -> np.void:
-        if (not isinstance(value, list) or len(value) != 3
-                or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255
-                           for c in value)):
-            raise MetadataError(f"{self.name} fill values are lists of three integers from 0 to "
-                                f"255, got {value!r}", field="fill_value", value=value)
+        if (
+            not isinstance(value, list)
+            or len(value) != 3
+            or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value)
+        ):
+            raise MetadataError(
+                f"{self.name} fill values are lists of three integers from 0 to 255, got {value!r}",
+                field="fill_value",
+                value=value,
+            )
         return _pixel(value)
 
     def fill_value_to_json(self, value: Any) -> list[int]:
@@ -82,8 +90,9 @@ class RGB8(DataType):
         if isinstance(value, str):
             match = _HEX.match(value)
             if match is None:
-                raise MetadataError(f"expected a colour '#rrggbb', got {value!r}",
-                                    field="fill_value", value=value)
+                raise MetadataError(
+                    f"expected a colour '#rrggbb', got {value!r}", field="fill_value", value=value
+                )
             return _pixel(int(part, 16) for part in match.groups())
         if isinstance(value, np.void) and value.dtype == RGB8_DTYPE:
             return value
@@ -92,6 +101,9 @@ class RGB8(DataType):
         except (TypeError, ValueError):
             channels = []
         if len(channels) != 3 or not all(0 <= c <= 255 for c in channels):
-            raise MetadataError(f"expected (r, g, b) with channels from 0 to 255, got {value!r}",
-                                field="fill_value", value=value)
+            raise MetadataError(
+                f"expected (r, g, b) with channels from 0 to 255, got {value!r}",
+                field="fill_value",
+                value=value,
+            )
         return _pixel(channels)

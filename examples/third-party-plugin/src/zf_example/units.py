@@ -38,12 +38,16 @@ class Units(Extension):
         configuration = configuration or {}
         unknown = sorted(set(configuration) - {"units"})
         if unknown:
-            raise MetadataError(f"unknown configuration key(s) {unknown}; valid: ['units']",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                f"unknown configuration key(s) {unknown}; valid: ['units']",
+                field="configuration",
+                value=configuration,
+            )
         units = configuration.get("units")
         if not isinstance(units, str) or not units.strip():
-            raise MetadataError(f"units must be a non-empty string, got {units!r}",
-                                field="configuration.units", value=units)
+            raise MetadataError(
+                f"units must be a non-empty string, got {units!r}", field="configuration.units", value=units
+            )
         return cls(units)
 
     def to_json(self) -> dict[str, Any]:

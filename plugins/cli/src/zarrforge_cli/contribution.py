@@ -40,8 +40,9 @@ class Contribution:
             if not isinstance(obj, click.Command) and callable(obj):
                 obj = obj()
             if not isinstance(obj, click.Command):
-                raise TypeError(f"{self.value} is {type(obj).__name__}, not a click command "
-                                "or a function returning one")
+                raise TypeError(
+                    f"{self.value} is {type(obj).__name__}, not a click command or a function returning one"
+                )
             self._command = obj
         except Exception as exc:  # noqa: BLE001
             self.error = f"{type(exc).__name__}: {exc}"
@@ -56,8 +57,12 @@ def stand_in(name: str, message: str) -> click.Command:
     """A command named ``name`` that accepts any arguments and fails with ``message``
     (exit code 1): what runs in place of a command that cannot."""
 
-    @click.command(name=name, help=f"(unavailable) {message}", add_help_option=False,
-                   context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @click.command(
+        name=name,
+        help=f"(unavailable) {message}",
+        add_help_option=False,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )
     def run() -> None:
         raise CommandFailed(f"the command {name!r} cannot run: {message}")
 

@@ -16,20 +16,28 @@ import re
 # (pattern, replacement) in order; each rewrites one piece of Python advice
 _PYTHON_TO_FLAGS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"([Pp])ass overwrite=True \(or mode='w'\)"), r"\1ass --overwrite"),
-    (re.compile(r"run the same zarrforge\.copy with overwrite=True"),
-     "run the same zarrforge copy with --overwrite"),
+    (
+        re.compile(r"run the same zarrforge\.copy with overwrite=True"),
+        "run the same zarrforge copy with --overwrite",
+    ),
     (re.compile(r"; zarrforge\.unfinished_write\(store, path\) reads the marker"), ""),
-    (re.compile(r"zarrforge\.consolidate_metadata\(store, '([^']*)'\)"),
-     r"zarrforge consolidate URL --path \1"),
+    (
+        re.compile(r"zarrforge\.consolidate_metadata\(store, '([^']*)'\)"),
+        r"zarrforge consolidate URL --path \1",
+    ),
     (re.compile(r"zarrforge\.consolidate_metadata\(\)"), "zarrforge consolidate URL"),
     (re.compile(r"\(zarrforge\.consolidate_metadata\)"), "(zarrforge consolidate URL)"),
     # the command line has no filters option: one --compressor is what it can give
-    (re.compile(r"pass one compressor \(byte filters such as checksums may go in filters=\)"),
-     "pass one --compressor"),
+    (
+        re.compile(r"pass one compressor \(byte filters such as checksums may go in filters=\)"),
+        "pass one --compressor",
+    ),
 ]
 
-SHARDS_NONE = ("; pass --shards none to copy it unsharded (its inner chunks become the "
-               "chunks, or choose them with --chunks)")
+SHARDS_NONE = (
+    "; pass --shards none to copy it unsharded (its inner chunks become the "
+    "chunks, or choose them with --chunks)"
+)
 
 
 def for_command(message: str, command: str | None) -> str:

@@ -23,14 +23,15 @@ from . import hookspecs
 from .contribution import Contribution
 
 HOOK_NAME = "zarrforge_cli_commands"
-DEPRECATED = (f"the {HOOK_NAME} hook is deprecated; declare a zarrforge.cli entry point "
-              "instead")
+DEPRECATED = f"the {HOOK_NAME} hook is deprecated; declare a zarrforge.cli entry point instead"
 
 
 def replacement(name: str) -> str:
     """What to declare instead of returning the command ``name`` from the hook."""
-    return (f"the {HOOK_NAME} hook is deprecated; declare the command as an entry point "
-            f'instead: [project.entry-points."zarrforge.cli"] {name} = "<module>:<command>"')
+    return (
+        f"the {HOOK_NAME} hook is deprecated; declare the command as an entry point "
+        f'instead: [project.entry-points."zarrforge.cli"] {name} = "<module>:<command>"'
+    )
 
 
 def _manager() -> Any:
@@ -76,11 +77,13 @@ def contributions() -> list[Contribution]:
 def _warn(function: Callable[..., Any], message: str) -> None:
     # attributed to the implementation, so the plugin's author sees their own file
     code = function.__code__
-    warnings.warn_explicit(message, DeprecationWarning, code.co_filename, code.co_firstlineno,
-                           module=function.__module__)
+    warnings.warn_explicit(
+        message, DeprecationWarning, code.co_filename, code.co_firstlineno, module=function.__module__
+    )
 
 
 def _raising(exc: Exception) -> Callable[[], Any]:
     def load() -> Any:
         raise exc
+
     return load

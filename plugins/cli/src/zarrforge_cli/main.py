@@ -38,12 +38,18 @@ class ZarrforgeCLI(click.Group):
             except (ZarrforgeError, OSError) as exc:
                 if ctx.params.get("traceback"):
                     raise
-                raise CommandFailed(hints.for_command(_message(exc), ctx.invoked_subcommand)) \
-                    from exc
+                raise CommandFailed(hints.for_command(_message(exc), ctx.invoked_subcommand)) from exc
 
 
-def _show_warning(ctx: click.Context, message: Warning | str, category: type[Warning],
-                  filename: str, lineno: int, file: Any = None, line: str | None = None) -> None:
+def _show_warning(
+    ctx: click.Context,
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
     """A warning as one line of the command's words, not Python's source-line form; a
     deprecation (for a plugin's authors) keeps its category's name."""
     text = hints.for_command(str(message), ctx.invoked_subcommand)

@@ -56,8 +56,7 @@ class Volume:
         with self._lock:
             if path not in self._began:
                 self._began[path] = self._last
-                self._sizes[path] = (self.sizer(path) if self.sizer is not None
-                                     else (None, "units"))
+                self._sizes[path] = self.sizer(path) if self.sizer is not None else (None, "units")
             self._last = now
             began, (size, unit) = self._began[path], self._sizes[path]
         text = f"{done}/{total} {unit}"
@@ -112,9 +111,14 @@ class RichProgress(NoProgress):
 
         self.verb = verb
         self.volume = volume
-        self._progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                  TextColumn("{task.fields[volume]}"), TimeElapsedColumn(),
-                                  TimeRemainingColumn(), console=Console(file=stream))
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[volume]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=Console(file=stream),
+        )
         self._tasks: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -131,12 +135,12 @@ class RichProgress(NoProgress):
             if task is None:
                 task = self._progress.add_task(f"{self.verb} /{path}", total=total, volume="")
                 self._tasks[path] = task
-        self._progress.update(task, completed=done, total=total,
-                              volume=self.volume.describe(path, done, total))
+        self._progress.update(
+            task, completed=done, total=total, volume=self.volume.describe(path, done, total)
+        )
 
 
-def reporter(mode: str, verb: str, stream: TextIO | None = None, *,
-             sizer: Sizer | None = None) -> NoProgress:
+def reporter(mode: str, verb: str, stream: TextIO | None = None, *, sizer: Sizer | None = None) -> NoProgress:
     stream = stream or sys.stderr
     if mode == "auto":
         mode = "rich" if hasattr(stream, "isatty") and stream.isatty() else "plain"

@@ -57,9 +57,16 @@ def entry_point_commands() -> dict[str, list[Contribution]]:
     if _entry_points is None:
         table: dict[str, list[Contribution]] = {}
         for row in commands_registry.entries():
-            table.setdefault(row.name, []).append(Contribution(
-                row.name, row.distribution, row.version, row.value, row.source,
-                lambda name=row.name: commands_registry.get(name)))
+            table.setdefault(row.name, []).append(
+                Contribution(
+                    row.name,
+                    row.distribution,
+                    row.version,
+                    row.value,
+                    row.source,
+                    lambda name=row.name: commands_registry.get(name),
+                )
+            )
         for name, providers in table.items():
             if len(providers) > 1 and any(p.distribution == HOST for p in providers):
                 # the registry would refuse the clash; the host's command runs and

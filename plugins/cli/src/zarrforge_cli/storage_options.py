@@ -39,27 +39,31 @@ def parse(items: tuple[str, ...], anon: bool, option: str) -> dict[str, Any]:
         key, eq, text = item.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise click.BadParameter(f"{item!r} is not KEY=VALUE (e.g. endpoint_url="
-                                     "http://127.0.0.1:9000 or anon=true)", param_hint=option)
+            raise click.BadParameter(
+                f"{item!r} is not KEY=VALUE (e.g. endpoint_url=http://127.0.0.1:9000 or anon=true)",
+                param_hint=option,
+            )
         if key in options:
-            raise click.BadParameter(f"the key {key!r} is given twice ({options[key]!r} and "
-                                     f"{text!r}); give each key once", param_hint=option)
+            raise click.BadParameter(
+                f"the key {key!r} is given twice ({options[key]!r} and {text!r}); give each key once",
+                param_hint=option,
+            )
         try:
             options[key] = json.loads(text)
         except json.JSONDecodeError:
             options[key] = text
     if anon:
         if options.get(ANON_KEY, True) is not True:
-            raise click.BadParameter(f"--anon contradicts {ANON_KEY}={options[ANON_KEY]!r}; "
-                                     "give one of them", param_hint=option)
+            raise click.BadParameter(
+                f"--anon contradicts {ANON_KEY}={options[ANON_KEY]!r}; give one of them", param_hint=option
+            )
         options[ANON_KEY] = True
     return options
 
 
 def is_local(url: str) -> bool:
     """Whether ``url`` is a local path or a ``file://`` URL (neither takes options)."""
-    return ("://" not in url and "::" not in url and "|" not in url) \
-        or url.lower().startswith("file://")
+    return ("://" not in url and "::" not in url and "|" not in url) or url.lower().startswith("file://")
 
 
 def for_url(url: str, options: dict[str, Any], option: str) -> dict[str, Any] | None:
@@ -68,10 +72,13 @@ def for_url(url: str, options: dict[str, Any], option: str) -> dict[str, Any] | 
     if not options:
         return None
     if is_local(url) and set(options) - LOCAL_OPTIONS:
-        raise click.BadParameter(f"{url!r} is a local path, which takes no storage options "
-                                 f"but {', '.join(sorted(LOCAL_OPTIONS))} (got "
-                                 f"{sorted(options)}); the others are for remote stores such "
-                                 "as s3:// or https://", param_hint=option)
+        raise click.BadParameter(
+            f"{url!r} is a local path, which takes no storage options "
+            f"but {', '.join(sorted(LOCAL_OPTIONS))} (got "
+            f"{sorted(options)}); the others are for remote stores such "
+            "as s3:// or https://",
+            param_hint=option,
+        )
     return options
 
 
@@ -84,15 +91,26 @@ def flags(prefix: str = "", side: str = "the URL") -> Callable[[Callable], Calla
     items, anon = f"{name}_items", f"{name}_anon"  # click's names, one pair per prefix
 
     def decorate(function: Callable) -> Callable:
-        @click.option(option, items, multiple=True, metavar="KEY=VALUE",
-                      help=f"A storage option for {side} (repeatable); VALUE is JSON where it "
-                           "parses, else a string: endpoint_url=http://host:9000, "
-                           "client_kwargs='{\"region_name\": \"eu-west-1\"}'.")
-        @click.option(f"--{prefix}anon", anon, is_flag=True,
-                      help=f"Anonymous access to {side} (the storage option anon=true).")
+        @click.option(
+            option,
+            items,
+            multiple=True,
+            metavar="KEY=VALUE",
+            help=f"A storage option for {side} (repeatable); VALUE is JSON where it "
+            "parses, else a string: endpoint_url=http://host:9000, "
+            'client_kwargs=\'{"region_name": "eu-west-1"}\'.',
+        )
+        @click.option(
+            f"--{prefix}anon",
+            anon,
+            is_flag=True,
+            help=f"Anonymous access to {side} (the storage option anon=true).",
+        )
         @functools.wraps(function)
         def command(*args: Any, **kwargs: Any) -> Any:
             kwargs[name] = parse(kwargs.pop(items), kwargs.pop(anon), option)
             return function(*args, **kwargs)
+
         return command
+
     return decorate

@@ -22,15 +22,24 @@ from zarrforge import __version__ as __version__  # released together, one versi
 
 from .data_types import FallbackDataTypeWarning
 from .dialects import (
-                       DEFAULT_DIALECT,
-                       DIALECTS,
-                       EDITOR,
-                       ZARR_PYTHON,
-                       dialect,
-                       get_default_dialect,
-                       set_default_dialect,
+    DEFAULT_DIALECT,
+    DIALECTS,
+    EDITOR,
+    ZARR_PYTHON,
+    dialect,
+    get_default_dialect,
+    set_default_dialect,
 )
 from .format import Draft2022Format
 
-__all__ = ["DEFAULT_DIALECT", "DIALECTS", "EDITOR", "ZARR_PYTHON", "Draft2022Format",
-           "FallbackDataTypeWarning", "dialect", "get_default_dialect", "set_default_dialect"]
+__all__ = [
+    "DEFAULT_DIALECT",
+    "DIALECTS",
+    "EDITOR",
+    "ZARR_PYTHON",
+    "Draft2022Format",
+    "FallbackDataTypeWarning",
+    "dialect",
+    "get_default_dialect",
+    "set_default_dialect",
+]

@@ -68,16 +68,21 @@ def _require(name: str, uri: str, *, field: str) -> None:
     if name not in registry.codecs:
         provider = registry.codecs.provider_hint(name)
         raise UnknownExtensionError(
-            "codec", uri if name == uri else f"{uri} (codec {name!r})", registry.codecs.names(),
-            provider, field=field)
+            "codec",
+            uri if name == uri else f"{uri} (codec {name!r})",
+            registry.codecs.names(),
+            provider,
+            field=field,
+        )
 
 
 def _config(configuration: Any, *, field: str) -> dict[str, Any]:
     if configuration is None:
         return {}
     if not isinstance(configuration, dict):
-        raise MetadataError(f"must be an object, got {configuration!r}",
-                            field=f"{field}.configuration", value=configuration)
+        raise MetadataError(
+            f"must be an object, got {configuration!r}", field=f"{field}.configuration", value=configuration
+        )
     return dict(configuration)
 
 
@@ -89,8 +94,9 @@ def _transpose_order(order: Any, ndim: int, *, field: str) -> Any:
     return order
 
 
-def translate(uri: Any, configuration: Any, *, field: str, type_field: str, ndim: int,
-              item_size: int | None) -> dict[str, Any]:
+def translate(
+    uri: Any, configuration: Any, *, field: str, type_field: str, ndim: int, item_size: int | None
+) -> dict[str, Any]:
     """The registered codec's JSON object for a draft codec reference."""
     if not isinstance(uri, str) or not uri:
         raise MetadataError(f"must be a codec URI, got {uri!r}", field=type_field, value=uri)
@@ -107,8 +113,11 @@ def translate(uri: Any, configuration: Any, *, field: str, type_field: str, ndim
             elif isinstance(code, int) and not isinstance(code, bool) and code in SHUFFLE_CODES:
                 config["shuffle"] = SHUFFLE_CODES[code]
             elif not isinstance(code, str) or code not in SHUFFLE_NAMES:
-                raise MetadataError(f"blosc shuffle must be -1, 0, 1 or 2, got {code!r}",
-                                    field=f"{field}.configuration.shuffle", value=code)
+                raise MetadataError(
+                    f"blosc shuffle must be -1, 0, 1 or 2, got {code!r}",
+                    field=f"{field}.configuration.shuffle",
+                    value=code,
+                )
         if "typesize" not in config and item_size:
             config["typesize"] = item_size
     elif codec_id in NUMCODECS_IDS:
@@ -128,18 +137,21 @@ def translate(uri: Any, configuration: Any, *, field: str, type_field: str, ndim
     return document
 
 
-def codec_from_draft(uri: Any, configuration: Any, *, field: str, type_field: str, ndim: int,
-                     item_size: int | None) -> Codec:
-    document = translate(uri, configuration, field=field, type_field=type_field, ndim=ndim,
-                         item_size=item_size)
+def codec_from_draft(
+    uri: Any, configuration: Any, *, field: str, type_field: str, ndim: int, item_size: int | None
+) -> Codec:
+    document = translate(
+        uri, configuration, field=field, type_field=type_field, ndim=ndim, item_size=item_size
+    )
     return c.codec_from_json(document, field=field)
 
 
 # --- writing -------------------------------------------------------------------------------
 
 
-def draft_reference(codec: Codec, *, field: str, registry_names: bool,
-                    remembered: str | None = None) -> tuple[str, dict[str, Any]]:
+def draft_reference(
+    codec: Codec, *, field: str, registry_names: bool, remembered: str | None = None
+) -> tuple[str, dict[str, Any]]:
     """``(URI, configuration)`` of a codec for a draft document.
 
     ``registry_names``: codecs outside the URI table are written under their
@@ -151,7 +163,8 @@ def draft_reference(codec: Codec, *, field: str, registry_names: bool,
     name = document.get("name")
     config = dict(document.get("configuration") or {})
     if name in ("gzip", "zstd", "blosc", "transpose") or (
-            isinstance(name, str) and name.startswith("numcodecs.") and name[10:] in NUMCODECS_IDS):
+        isinstance(name, str) and name.startswith("numcodecs.") and name[10:] in NUMCODECS_IDS
+    ):
         codec_id = name[10:] if name.startswith("numcodecs.") else name
         if name.startswith("numcodecs."):  # every setting, as zarr-python 2 writes
             config = c.numcodecs_configuration(document)
@@ -167,7 +180,10 @@ def draft_reference(codec: Codec, *, field: str, registry_names: bool,
         return uri, config
     if registry_names and isinstance(name, str):
         return name, config
-    raise MetadataError(f"codec {name!r} has no URI in the 2022 draft that zarr-python 2 reads "
-                        f"(it reads the compressors {', '.join(COMPRESSOR_IDS)} and numcodecs "
-                        "filters); write this hierarchy in the 'editor' dialect",
-                        field=field, value=document)
+    raise MetadataError(
+        f"codec {name!r} has no URI in the 2022 draft that zarr-python 2 reads "
+        f"(it reads the compressors {', '.join(COMPRESSOR_IDS)} and numcodecs "
+        "filters); write this hierarchy in the 'editor' dialect",
+        field=field,
+        value=document,
+    )

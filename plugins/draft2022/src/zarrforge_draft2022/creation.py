@@ -61,17 +61,16 @@ from .reading import FORMAT_NAME, layout_transpose
 from .spellings import Spellings
 
 # zarr-python 2's default compressor: Blosc(cname="lz4", clevel=5, shuffle=SHUFFLE, blocksize=0).
-DEFAULT_COMPRESSOR = {"name": "blosc",
-                      "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle",
-                                        "blocksize": 0}}
+DEFAULT_COMPRESSOR = {
+    "name": "blosc",
+    "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle", "blocksize": 0},
+}
 
 
-def new_group(attributes: dict[str, Any] | None = None,
-              extensions: Any = None) -> GroupMetadata:
+def new_group(attributes: dict[str, Any] | None = None, extensions: Any = None) -> GroupMetadata:
     """A new group's model (the draft has no group extensions)."""
     if extensions:
-        raise MetadataError("the 2022 draft has no group extensions", field="extensions",
-                            value=extensions)
+        raise MetadataError("the 2022 draft has no group extensions", field="extensions", value=extensions)
     return GroupMetadata(c.attributes_from_json(attributes), FORMAT_NAME)
 
 
@@ -86,8 +85,13 @@ def default_compressors(spec: ArrayCreationSpec) -> list[Any]:
     return []
 
 
-def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
-              global_transformers: tuple[GlobalStorageTransformer, ...]) -> ArrayMetadata:
+def new_array(
+    spec: ArrayCreationSpec,
+    *,
+    dialect: str,
+    memory_layout: str,
+    global_transformers: tuple[GlobalStorageTransformer, ...],
+) -> ArrayMetadata:
     """A new array's model: its chunk keys in ``dialect``, ``spec.order`` or else
     ``memory_layout`` its chunk memory layout, after its own storage transformers the
     hierarchy's ``global_transformers``."""
@@ -100,31 +104,49 @@ def new_array(spec: ArrayCreationSpec, *, dialect: str, memory_layout: str,
     if spec.shards is not None:
         shards = _chunk_shape(spec.shards, shape, field="shards")
         if any(s % n for s, n in zip(shards, chunks)):
-            raise MetadataError(f"the shard shape {list(shards)} must be a multiple of the chunk "
-                                f"shape {list(chunks)} (the draft's sharding transformer "
-                                "groups whole chunks)", field="shards", value=list(shards))
-        transformers.append(st.parse({
-            "extension": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
-            "type": "indexed",
-            "configuration": {"chunks_per_shard": [s // n for s, n in zip(shards, chunks)]}},
-            field="shards"))
-    grid = c.chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
-                                  shape, field="chunks")
+            raise MetadataError(
+                f"the shard shape {list(shards)} must be a multiple of the chunk "
+                f"shape {list(chunks)} (the draft's sharding transformer "
+                "groups whole chunks)",
+                field="shards",
+                value=list(shards),
+            )
+        transformers.append(
+            st.parse(
+                {
+                    "extension": "https://purl.org/zarr/spec/storage_transformers/sharding/1.0",
+                    "type": "indexed",
+                    "configuration": {"chunks_per_shard": [s // n for s, n in zip(shards, chunks)]},
+                },
+                field="shards",
+            )
+        )
+    grid = c.chunk_grid_from_json(
+        {"name": "regular", "configuration": {"chunk_shape": list(chunks)}}, shape, field="chunks"
+    )
     named: list[tuple[Codec, str]] = []
-    layout, layout_field = (spec.order, "order") if spec.order is not None else (
-        memory_layout, "chunk_memory_layout")
-    given = _user_codecs(spec, data_type, byteorder, ndim=len(shape),
-                         memory_layout=layout, layout_field=layout_field, named=named)
+    layout, layout_field = (
+        (spec.order, "order") if spec.order is not None else (memory_layout, "chunk_memory_layout")
+    )
+    given = _user_codecs(
+        spec,
+        data_type,
+        byteorder,
+        ndim=len(shape),
+        memory_layout=layout,
+        layout_field=layout_field,
+        named=named,
+    )
     codecs = _evolved(given, ChunkSpec(chunks, data_type, fill_value, c.memory_layout("C")))
     # evolve_codecs answers one codec for each, in order: the URI follows its codec.
-    codec_uris = tuple((evolved, uri) for codec, evolved in zip(given, codecs)
-                       for known, uri in named if known is codec)
+    codec_uris = tuple(
+        (evolved, uri) for codec, evolved in zip(given, codecs) for known, uri in named if known is codec
+    )
     metadata = ArrayMetadata(
         shape=shape,
         data_type=data_type,
         chunk_grid=grid,
-        chunk_key_encoding=DraftChunkKeyEncoding(_separator(spec.chunk_key_encoding),
-                                                 dialect),
+        chunk_key_encoding=DraftChunkKeyEncoding(_separator(spec.chunk_key_encoding), dialect),
         fill_value=fill_value,
         codecs=codecs,
         attributes=c.attributes_from_json(spec.attributes, field="attributes"),
@@ -152,7 +174,9 @@ def _evolved(codecs: list[Codec], spec: ChunkSpec) -> tuple[Codec, ...]:
                 raise MetadataError(
                     f"{exc.message} (the memory layout {layout.layout.name!r} hands the "
                     f"codecs an array of shape {list(received.shape)} for chunks of "
-                    f"{list(spec.shape)})", field=f"codecs[{i}]", value=codec.to_json()
+                    f"{list(spec.shape)})",
+                    field=f"codecs[{i}]",
+                    value=codec.to_json(),
                 ) from exc
             received = codec.resolve(received)  # type: ignore[attr-defined]
     return evolve_codecs(codecs, spec)
@@ -162,17 +186,18 @@ def _chunk_shape(chunks: Any, shape: tuple[int, ...], *, field: str) -> tuple[in
     if isinstance(chunks, ChunkGrid):
         regular = chunks.regular_chunk_shape
         if regular is None:
-            raise MetadataError("the 2022 draft's format creates regular grids only",
-                                field=field)
+            raise MetadataError("the 2022 draft's format creates regular grids only", field=field)
         return tuple(regular)
     if isinstance(chunks, int):
         chunks = (chunks,) * len(shape)
     chunks = tuple(chunks)
     if len(chunks) != len(shape):
-        raise MetadataError(f"{list(chunks)} has {len(chunks)} entries but the array has "
-                            f"{len(shape)} dimensions", field=field, value=list(chunks))
-    return tuple(max(1, int(n)) if n is not None and n != -1 else max(1, s)
-                 for n, s in zip(chunks, shape))
+        raise MetadataError(
+            f"{list(chunks)} has {len(chunks)} entries but the array has {len(shape)} dimensions",
+            field=field,
+            value=list(chunks),
+        )
+    return tuple(max(1, int(n)) if n is not None and n != -1 else max(1, s) for n, s in zip(chunks, shape))
 
 
 def _separator(value: Any) -> str:
@@ -184,13 +209,20 @@ def _separator(value: Any) -> str:
         return value.separator
     if isinstance(value, dict):
         if value.get("name") not in (None, "default", FORMAT_NAME):
-            raise MetadataError(f"the 2022 draft's chunk keys are 'c' + the coordinates joined "
-                                f"by a separator; {value.get('name')!r} keys cannot be "
-                                "expressed", field="chunk_key_encoding", value=value)
+            raise MetadataError(
+                f"the 2022 draft's chunk keys are 'c' + the coordinates joined "
+                f"by a separator; {value.get('name')!r} keys cannot be "
+                "expressed",
+                field="chunk_key_encoding",
+                value=value,
+            )
         config = value.get("configuration") or value
         return config.get("separator", "/")
-    raise MetadataError(f"expected a separator ('/' or '.') or a chunk key encoding, got "
-                        f"{value!r}", field="chunk_key_encoding", value=value)
+    raise MetadataError(
+        f"expected a separator ('/' or '.') or a chunk key encoding, got {value!r}",
+        field="chunk_key_encoding",
+        value=value,
+    )
 
 
 def _is_extension_object(value: Any) -> bool:
@@ -214,8 +246,11 @@ def _user_data_type(value: Any) -> tuple[DataType, str | None]:
     data_type = c.data_type_from_user(value)
     order = None
     if np_dtype is not None and np_dtype.itemsize > 1 and data_type.has_endianness:
-        order = ">" if np_dtype.byteorder == ">" or (
-            np_dtype.byteorder == "=" and np.little_endian is False) else "<"
+        order = (
+            ">"
+            if np_dtype.byteorder == ">" or (np_dtype.byteorder == "=" and np.little_endian is False)
+            else "<"
+        )
     return data_type, order
 
 
@@ -225,35 +260,58 @@ def _user_codec(value: Any, *, field: str, ndim: int, named: list[tuple[Codec, s
         return value
     if isinstance(value, dict) and ("type" in value or "codec" in value):
         uri = value.get("type", value.get("codec"))
-        codec = codec_map.codec_from_draft(uri, value.get("configuration"), field=field,
-                                           type_field=f"{field}.type", ndim=ndim, item_size=None)
+        codec = codec_map.codec_from_draft(
+            uri,
+            value.get("configuration"),
+            field=field,
+            type_field=f"{field}.type",
+            ndim=ndim,
+            item_size=None,
+        )
     elif isinstance(value, str) and codec_map.codec_id_of(value) is not None:
         uri = value
-        codec = codec_map.codec_from_draft(value, None, field=field, type_field=field, ndim=ndim,
-                                           item_size=None)
+        codec = codec_map.codec_from_draft(
+            value, None, field=field, type_field=field, ndim=ndim, item_size=None
+        )
     else:
         return c.codec_from_user(value, field=field)
     named.append((codec, uri))
     return codec
 
 
-def _user_codecs(spec: ArrayCreationSpec, data_type: DataType, byteorder: str | None,
-                 *, ndim: int, memory_layout: str, layout_field: str,
-                 named: list[tuple[Codec, str]]) -> list[Codec]:
+def _user_codecs(
+    spec: ArrayCreationSpec,
+    data_type: DataType,
+    byteorder: str | None,
+    *,
+    ndim: int,
+    memory_layout: str,
+    layout_field: str,
+    named: list[tuple[Codec, str]],
+) -> list[Codec]:
     if spec.codecs is not None:
-        codecs = [_user_codec(v, field=f"codecs[{i}]", ndim=ndim, named=named)
-                  for i, v in enumerate(spec.codecs)]
+        codecs = [
+            _user_codec(v, field=f"codecs[{i}]", ndim=ndim, named=named) for i, v in enumerate(spec.codecs)
+        ]
     else:
-        filters = [_user_codec(v, field=f"filters[{i}]", ndim=ndim, named=named)
-                   for i, v in enumerate(spec.filters)]
+        filters = [
+            _user_codec(v, field=f"filters[{i}]", ndim=ndim, named=named) for i, v in enumerate(spec.filters)
+        ]
         endian = "big" if byteorder == ">" else "little"
-        default = {"name": "bytes", "configuration": {"endian": endian}} \
-            if data_type.has_endianness else {"name": "bytes"}
-        serializer = _user_codec(spec.serializer or default, field="serializer", ndim=ndim,
-                                 named=named)
-        codecs = [*filters, serializer,
-                  *(_user_codec(v, field=f"compressors[{i}]", ndim=ndim, named=named)
-                    for i, v in enumerate(spec.compressors))]
+        default = (
+            {"name": "bytes", "configuration": {"endian": endian}}
+            if data_type.has_endianness
+            else {"name": "bytes"}
+        )
+        serializer = _user_codec(spec.serializer or default, field="serializer", ndim=ndim, named=named)
+        codecs = [
+            *filters,
+            serializer,
+            *(
+                _user_codec(v, field=f"compressors[{i}]", ndim=ndim, named=named)
+                for i, v in enumerate(spec.compressors)
+            ),
+        ]
     if codecs and isinstance(codecs[0], MemoryLayoutCodec):
         return codecs  # a copied array's layout, already first
     if memory_layout == "F" and not (codecs and codecs[0].to_json().get("name") == "transpose"):
@@ -261,4 +319,3 @@ def _user_codecs(spec: ArrayCreationSpec, data_type: DataType, byteorder: str | 
     elif memory_layout not in ("C", "F"):
         codecs.insert(0, MemoryLayoutCodec(c.memory_layout(memory_layout, field=layout_field)))
     return codecs
-

@@ -46,9 +46,14 @@ DEFAULT_DIALECT = ZARR_PYTHON
 ENV_VAR = "ZARRFORGE_DRAFT2022_DIALECT"
 
 ALIASES = {
-    ZARR_PYTHON: ZARR_PYTHON, "zarr-python-2": ZARR_PYTHON, "zarr_python": ZARR_PYTHON,
+    ZARR_PYTHON: ZARR_PYTHON,
+    "zarr-python-2": ZARR_PYTHON,
+    "zarr_python": ZARR_PYTHON,
     "protocol": ZARR_PYTHON,
-    EDITOR: EDITOR, "editors-draft": EDITOR, "editor's draft": EDITOR, "core": EDITOR,
+    EDITOR: EDITOR,
+    "editors-draft": EDITOR,
+    "editor's draft": EDITOR,
+    "core": EDITOR,
 }
 
 # The entry point's zarr_format / metadata_encoding URI of each dialect (minor version 0).
@@ -71,8 +76,10 @@ def normalize_dialect(name: str) -> str:
         found = ALIASES.get(name.strip().lower())
         if found is not None:
             return found
-    raise ValueError(f"unknown 2022-draft dialect {name!r}; valid: {', '.join(DIALECTS)} "
-                     f"(aliases: {', '.join(sorted(set(ALIASES) - set(DIALECTS)))})")
+    raise ValueError(
+        f"unknown 2022-draft dialect {name!r}; valid: {', '.join(DIALECTS)} "
+        f"(aliases: {', '.join(sorted(set(ALIASES) - set(DIALECTS)))})"
+    )
 
 
 def get_default_dialect() -> str:

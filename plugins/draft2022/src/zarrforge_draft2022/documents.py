@@ -59,8 +59,9 @@ def dump(document: dict[str, Any], dialect: str) -> bytes:
     """JSON as the dialect's writer produces it (zarr-python: sorted keys, 4-space indent, ASCII)."""
     if dialect == ZARR_PYTHON:
         try:
-            data = json.dumps(document, indent=4, sort_keys=True, ensure_ascii=True,
-                              separators=(",", ": "), allow_nan=True).encode("ascii")
+            data = json.dumps(
+                document, indent=4, sort_keys=True, ensure_ascii=True, separators=(",", ": "), allow_nan=True
+            ).encode("ascii")
         except (TypeError, ValueError) as exc:
             raise MetadataError(f"cannot be written as JSON: {exc}") from exc
         if b"NaN" in data or b"Infinity" in data:
@@ -81,12 +82,12 @@ def key_encoding(metadata: ArrayMetadata, dialect: str) -> DraftChunkKeyEncoding
     return DraftChunkKeyEncoding(encoding.separator or "/", dialect)
 
 
-def codec_reference(codec: Codec, *, field: str, spellings: Spellings = Spellings()
-                    ) -> dict[str, Any]:
+def codec_reference(codec: Codec, *, field: str, spellings: Spellings = Spellings()) -> dict[str, Any]:
     """A ``codecs`` entry of the editor dialect: ``{"type": URI[, "configuration"]}``, under
     the URI ``spellings`` says the codec was read with when it names the same codec."""
-    uri, config = codec_map.draft_reference(codec, field=field, registry_names=True,
-                                            remembered=spellings.uri_of(codec))
+    uri, config = codec_map.draft_reference(
+        codec, field=field, registry_names=True, remembered=spellings.uri_of(codec)
+    )
     return {"type": uri, "configuration": config} if config else {"type": uri}
 
 
@@ -100,9 +101,11 @@ def node_document(metadata: NodeMetadata, dialect: str) -> dict[str, Any]:
 def group_document(metadata: GroupMetadata) -> dict[str, Any]:
     """A group's document (the same in both dialects)."""
     if metadata.consolidated is not None:
-        raise MetadataError("the 2022 draft has no consolidated metadata; a hierarchy is "
-                            "listed with list_prefix('meta/root/') instead",
-                            field="consolidated_metadata")
+        raise MetadataError(
+            "the 2022 draft has no consolidated metadata; a hierarchy is "
+            "listed with list_prefix('meta/root/') instead",
+            field="consolidated_metadata",
+        )
     if metadata.extensions:
         raise MetadataError("the 2022 draft has no group extensions", field="extensions")
     doc: dict[str, Any] = {"attributes": metadata.attributes}
@@ -120,12 +123,18 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
     if isinstance(first, MemoryLayoutCodec):
         layout, codecs = layout_value(first, spellings), codecs[1:]
         if dialect == ZARR_PYTHON and layout not in ("C", "F"):
-            raise MetadataError(f"zarr-python 2 reads only the chunk memory layouts 'C' and "
-                                f"'F', not {first.layout.name!r}; write this hierarchy in the "
-                                "'editor' dialect", field="chunk_memory_layout",
-                                value=first.layout.name)
-    elif first is not None and first.kind is CodecKind.ARRAY_ARRAY and \
-            first.to_json().get("name") == "transpose":
+            raise MetadataError(
+                f"zarr-python 2 reads only the chunk memory layouts 'C' and "
+                f"'F', not {first.layout.name!r}; write this hierarchy in the "
+                "'editor' dialect",
+                field="chunk_memory_layout",
+                value=first.layout.name,
+            )
+    elif (
+        first is not None
+        and first.kind is CodecKind.ARRAY_ARRAY
+        and first.to_json().get("name") == "transpose"
+    ):
         order = list(first.to_json()["configuration"]["order"])
         if order == list(range(ndim))[::-1]:
             layout, codecs = "F", codecs[1:]
@@ -133,12 +142,16 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
             codecs = codecs[1:]
     ab = [j for j, k in enumerate(codecs) if k.kind is CodecKind.ARRAY_BYTES]
     if len(ab) != 1:
-        raise MetadataError(f"the codec list must contain exactly one array -> bytes codec, "
-                            f"found {len(ab)}", field="codecs")
-    array_codecs, serializer, bytes_codecs = codecs[:ab[0]], codecs[ab[0]], codecs[ab[0] + 1:]
+        raise MetadataError(
+            f"the codec list must contain exactly one array -> bytes codec, found {len(ab)}", field="codecs"
+        )
+    array_codecs, serializer, bytes_codecs = codecs[: ab[0]], codecs[ab[0]], codecs[ab[0] + 1 :]
     serializer_json = serializer.to_json()
-    endian = (serializer_json.get("configuration") or {}).get("endian") \
-        if serializer_json.get("name") == "bytes" else None
+    endian = (
+        (serializer_json.get("configuration") or {}).get("endian")
+        if serializer_json.get("name") == "bytes"
+        else None
+    )
     grid = metadata.chunk_grid
     encoding = key_encoding(metadata, dialect)
     chunk_grid = grid_document(grid, encoding.separator)
@@ -155,34 +168,35 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
         for codec in array_codecs:
             filters.append(_numcodecs_filter(codec, field=where(codec)))
         if serializer_json.get("name") != "bytes":
-            raise MetadataError(f"zarr-python 2 serialises chunks with numpy only, not with "
-                                f"{serializer_json.get('name')!r}; write this hierarchy in the "
-                                "'editor' dialect", field="codecs", value=serializer_json)
+            raise MetadataError(
+                f"zarr-python 2 serialises chunks with numpy only, not with "
+                f"{serializer_json.get('name')!r}; write this hierarchy in the "
+                "'editor' dialect",
+                field="codecs",
+                value=serializer_json,
+            )
         spelled_endian = endian
         if filters:
             spelled_endian = "little"  # the array zarr-python filters is in memory order
-        data_type, _ = dts.spell(metadata.data_type, spelled_endian, dialect,
-                                 remembered=spelled_type)
+        data_type, _ = dts.spell(metadata.data_type, spelled_endian, dialect, remembered=spelled_type)
         compressor = None
         if bytes_codecs:
             *byte_filters, last = bytes_codecs
             for codec in byte_filters:
                 filters.append(_numcodecs_filter(codec, field=where(codec), before=True))
-            uri, config = codec_map.draft_reference(last, field=where(last),
-                                                    registry_names=False,
-                                                    remembered=spellings.uri_of(last))
+            uri, config = codec_map.draft_reference(
+                last, field=where(last), registry_names=False, remembered=spellings.uri_of(last)
+            )
             compressor = {"codec": uri, "configuration": config}
         if filters:
             attributes["filters"] = filters
-        doc.update(chunk_grid=chunk_grid, data_type=data_type,
-                   chunk_memory_layout=layout)
+        doc.update(chunk_grid=chunk_grid, data_type=data_type, chunk_memory_layout=layout)
         if compressor is not None:
             doc["compressor"] = compressor
         if encoding.separator != "/":
             doc["dimension_separator"] = encoding.separator
     else:
-        data_type, spelled = dts.spell(metadata.data_type, endian, dialect,
-                                       remembered=spelled_type)
+        data_type, spelled = dts.spell(metadata.data_type, endian, dialect, remembered=spelled_type)
 
         def reference(codec: Codec) -> dict[str, Any]:
             return codec_reference(codec, field=where(codec), spellings=spellings)
@@ -198,17 +212,15 @@ def array_document(metadata: ArrayMetadata, dialect: str) -> dict[str, Any]:
         else:
             listed.append(reference(serializer))
         listed.extend(reference(k) for k in bytes_codecs)
-        doc.update(data_type=data_type, chunk_grid=chunk_grid, chunk_memory_layout=layout,
-                   codecs=listed)
-    doc["fill_value"] = fills.fill_value_to_json(metadata.data_type, metadata.fill_value,
-                                                 dialect)
+        doc.update(data_type=data_type, chunk_grid=chunk_grid, chunk_memory_layout=layout, codecs=listed)
+    doc["fill_value"] = fills.fill_value_to_json(metadata.data_type, metadata.fill_value, dialect)
     doc["extensions"] = extensions_document(metadata.extensions)
     doc["attributes"] = attributes
-    own = [t for t in metadata.storage_transformers
-           if not isinstance(t, GlobalStorageTransformer)]
+    own = [t for t in metadata.storage_transformers if not isinstance(t, GlobalStorageTransformer)]
     if own:
-        doc["storage_transformers"] = [st.to_draft(t, field=f"storage_transformers[{i}]")
-                                       for i, t in enumerate(own)]
+        doc["storage_transformers"] = [
+            st.to_draft(t, field=f"storage_transformers[{i}]") for i, t in enumerate(own)
+        ]
     if metadata.dimension_names is not None:
         doc["dimension_names"] = list(metadata.dimension_names)
     doc.update(metadata.extra_fields)
@@ -233,11 +245,17 @@ def _numcodecs_filter(codec: Codec, *, field: str, before: bool = False) -> dict
     document = codec.to_json()
     name = document.get("name", "")
     if not isinstance(name, str) or not name.startswith("numcodecs."):
-        where = ("before the compressor (zarr-python 2 stores a single compressor, and "
-                 "numcodecs filters ahead of it)" if before else
-                 "among the filters (zarr-python 2 applies numcodecs filters only)")
-        raise MetadataError(f"codec {name!r} has no place {where}; write this hierarchy in "
-                            "the 'editor' dialect", field=field, value=document)
+        where = (
+            "before the compressor (zarr-python 2 stores a single compressor, and "
+            "numcodecs filters ahead of it)"
+            if before
+            else "among the filters (zarr-python 2 applies numcodecs filters only)"
+        )
+        raise MetadataError(
+            f"codec {name!r} has no place {where}; write this hierarchy in the 'editor' dialect",
+            field=field,
+            value=document,
+        )
     return numcodecs_configuration(document)  # every setting, as zarr-python 2 writes
 
 
@@ -245,16 +263,20 @@ def grid_document(grid: ChunkGrid, separator: str) -> dict[str, Any]:
     """``chunk_grid``: the regular grid, or an extension grid named by its URI."""
     document = grid.to_json()
     if document.get("name") == "regular":
-        return {"type": "regular",
-                "chunk_shape": list(document["configuration"]["chunk_shape"]),
-                "separator": separator}
+        return {
+            "type": "regular",
+            "chunk_shape": list(document["configuration"]["chunk_shape"]),
+            "separator": separator,
+        }
     name = document.get("name")
     if isinstance(name, str) and "://" in name:
-        return {"extension": name, **(document.get("configuration") or {}),
-                "separator": separator}
-    raise MetadataError(f"chunk grid {name!r} has no form in the 2022 draft (it defines the "
-                        "regular grid; other grids are extensions named by URI)",
-                        field="chunk_grid", value=document)
+        return {"extension": name, **(document.get("configuration") or {}), "separator": separator}
+    raise MetadataError(
+        f"chunk grid {name!r} has no form in the 2022 draft (it defines the "
+        "regular grid; other grids are extensions named by URI)",
+        field="chunk_grid",
+        value=document,
+    )
 
 
 def extensions_document(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
@@ -271,4 +293,3 @@ def extensions_document(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
             item["configuration"] = document["configuration"]
         result.append(item)
     return result
-

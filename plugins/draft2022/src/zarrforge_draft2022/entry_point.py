@@ -43,8 +43,13 @@ from . import transformers as st
 from .dialects import EDITOR, URI_STEM, ZARR_FORMAT_URI, ZARR_PYTHON
 from .keys import ENTRY_POINT_KEY
 
-ENTRY_FIELDS = {"zarr_format", "metadata_encoding", "metadata_key_suffix", "extensions",
-                "storage_transformers"}
+ENTRY_FIELDS = {
+    "zarr_format",
+    "metadata_encoding",
+    "metadata_key_suffix",
+    "extensions",
+    "storage_transformers",
+}
 _VERSION_RE = re.compile(r"3\.(\d+)")
 _SUFFIX_RE = re.compile(r"[A-Za-z0-9._-]*")
 
@@ -72,8 +77,7 @@ class GlobalStorageTransformer(StorageTransformer):
     def to_json(self) -> dict[str, Any]:
         return self.inner.to_json()
 
-    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *,
-             path: str | None = None) -> Store:
+    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *, path: str | None = None) -> Store:
         return wrap_store(self.inner, store, keys, metadata, path=path)
 
     def __eq__(self, other: object) -> bool:
@@ -103,12 +107,16 @@ class EntryPoint:
 
     def to_json(self) -> dict[str, Any]:
         uri = ZARR_FORMAT_URI[self.dialect]
-        doc: dict[str, Any] = {"zarr_format": uri, "metadata_encoding": uri,
-                               "metadata_key_suffix": self.suffix,
-                               "extensions": list(self.extensions)}
+        doc: dict[str, Any] = {
+            "zarr_format": uri,
+            "metadata_encoding": uri,
+            "metadata_key_suffix": self.suffix,
+            "extensions": list(self.extensions),
+        }
         if self.transformers:
-            doc["storage_transformers"] = [st.to_draft(t, field=f"storage_transformers[{i}]")
-                                           for i, t in enumerate(self.transformers)]
+            doc["storage_transformers"] = [
+                st.to_draft(t, field=f"storage_transformers[{i}]") for i, t in enumerate(self.transformers)
+            ]
         return doc
 
 
@@ -119,13 +127,17 @@ def dialect_of(zarr_format: Any) -> tuple[str, int] | None:
     for dialect in (ZARR_PYTHON, EDITOR):
         stem = URI_STEM[dialect]
         if zarr_format.startswith(stem):
-            match = _VERSION_RE.fullmatch(zarr_format[len(stem):])
+            match = _VERSION_RE.fullmatch(zarr_format[len(stem) :])
             if match:
                 return dialect, int(match.group(1))
     raise MetadataError(
         f"unsupported Zarr format {zarr_format!r}; the draft-2022 format reads "
         f"{ZARR_FORMAT_URI[EDITOR]!r} and {ZARR_FORMAT_URI[ZARR_PYTHON]!r} (and their 3.x "
-        "minor versions)", field="zarr_format", value=zarr_format, key=ENTRY_POINT_KEY)
+        "minor versions)",
+        field="zarr_format",
+        value=zarr_format,
+        key=ENTRY_POINT_KEY,
+    )
 
 
 def parse_entry_point(data: bytes) -> EntryPoint | None:
@@ -180,17 +192,23 @@ def with_key(exc: MetadataError, key: str) -> MetadataError:
 def _parse(document: dict[str, Any], dialect: str, minor: int) -> EntryPoint:
     encoding = document.get("metadata_encoding", ZARR_FORMAT_URI[dialect])
     if dialect_of(encoding) is None:
-        raise MetadataError(f"unsupported metadata encoding {encoding!r}; only the JSON encoding "
-                            f"({ZARR_FORMAT_URI[EDITOR]!r} or {ZARR_FORMAT_URI[ZARR_PYTHON]!r}) is "
-                            "implemented", field="metadata_encoding", value=encoding)
+        raise MetadataError(
+            f"unsupported metadata encoding {encoding!r}; only the JSON encoding "
+            f"({ZARR_FORMAT_URI[EDITOR]!r} or {ZARR_FORMAT_URI[ZARR_PYTHON]!r}) is "
+            "implemented",
+            field="metadata_encoding",
+            value=encoding,
+        )
     suffix = document.get("metadata_key_suffix", ".json")
     if not isinstance(suffix, str) or not _SUFFIX_RE.fullmatch(suffix):
-        raise MetadataError(f"must be a string of the characters a-z, A-Z, 0-9, '.', '-', '_', got "
-                            f"{suffix!r}", field="metadata_key_suffix", value=suffix)
+        raise MetadataError(
+            f"must be a string of the characters a-z, A-Z, 0-9, '.', '-', '_', got {suffix!r}",
+            field="metadata_key_suffix",
+            value=suffix,
+        )
     extensions = document.get("extensions", [])
     if not isinstance(extensions, list):
-        raise MetadataError(f"must be a list, got {extensions!r}", field="extensions",
-                            value=extensions)
+        raise MetadataError(f"must be a list, got {extensions!r}", field="extensions", value=extensions)
     for i, entry in enumerate(extensions):
         check_extension(entry, field=f"extensions[{i}]")
     if minor == 0:
@@ -200,30 +218,39 @@ def _parse(document: dict[str, Any], dialect: str, minor: int) -> EntryPoint:
             if not (isinstance(value, dict) and value.get("must_understand") is False):
                 raise MustUnderstandError(
                     f"unrecognised entry point field {name!r} with value {value!r} (a field "
-                    "the engine does not know opens only with \"must_understand\": false)",
-                    field=name, value=value)
-    transformers = st.parse_list(document.get("storage_transformers"),
-                                 field="storage_transformers")
+                    'the engine does not know opens only with "must_understand": false)',
+                    field=name,
+                    value=value,
+                )
+    transformers = st.parse_list(document.get("storage_transformers"), field="storage_transformers")
     return EntryPoint(dialect, minor, suffix, tuple(extensions), transformers, document)
 
 
 def check_extension(entry: Any, *, field: str) -> None:
     """The must_understand rule for an entry of an ``extensions`` list of the draft."""
     if not isinstance(entry, dict):
-        raise MetadataError(f"an extension entry must be an object with 'extension' and "
-                            f"'must_understand', got {entry!r}", field=field, value=entry)
+        raise MetadataError(
+            f"an extension entry must be an object with 'extension' and 'must_understand', got {entry!r}",
+            field=field,
+            value=entry,
+        )
     uri = entry.get("extension")
     if not isinstance(uri, str) or not uri:
-        raise MetadataError(f"'extension' must be a URI, got {uri!r}", field=f"{field}.extension",
-                            value=uri)
+        raise MetadataError(f"'extension' must be a URI, got {uri!r}", field=f"{field}.extension", value=uri)
     must = entry.get("must_understand", True)
     if not isinstance(must, bool):
-        raise MetadataError(f"'must_understand' must be true or false, got {must!r}",
-                            field=f"{field}.must_understand", value=must)
+        raise MetadataError(
+            f"'must_understand' must be true or false, got {must!r}",
+            field=f"{field}.must_understand",
+            value=must,
+        )
     configuration = entry.get("configuration")
     if configuration is not None and not isinstance(configuration, dict):
-        raise MetadataError(f"'configuration' must be an object, got {configuration!r}",
-                            field=f"{field}.configuration", value=configuration)
+        raise MetadataError(
+            f"'configuration' must be an object, got {configuration!r}",
+            field=f"{field}.configuration",
+            value=configuration,
+        )
     if uri in registry.extensions:
         implementation = registry.extensions.get(uri, field=f"{field}.extension")
         try:
@@ -235,14 +262,19 @@ def check_extension(entry: Any, *, field: str) -> None:
     if must:
         raise MustUnderstandError(
             f"extension {uri!r} is not understood by any installed plugin and says "
-            "\"must_understand\": true, so the hierarchy cannot be opened (install the plugin that "
-            "registers it in the 'zarrforge.extensions' group)", field=f"{field}.extension",
-            value=uri)
+            '"must_understand": true, so the hierarchy cannot be opened (install the plugin that '
+            "registers it in the 'zarrforge.extensions' group)",
+            field=f"{field}.extension",
+            value=uri,
+        )
 
 
 def new_entry_point(dialect: str, transformers: Sequence[StorageTransformer] = ()) -> EntryPoint:
     if transformers and dialect != EDITOR:
-        raise MetadataError("global storage transformers exist in the editor's draft only "
-                            "(zarr-python 2 reads an entry point with exactly four fields); use "
-                            "the 'editor' dialect", field="storage_transformers")
+        raise MetadataError(
+            "global storage transformers exist in the editor's draft only "
+            "(zarr-python 2 reads an entry point with exactly four fields); use "
+            "the 'editor' dialect",
+            field="storage_transformers",
+        )
     return EntryPoint(dialect, 0, ".json", (), tuple(transformers))

@@ -48,9 +48,13 @@ def _bits(value: str, nbytes: int, *, field: str, what: str) -> int | None:
     except ValueError:
         number = None
     if number is None or len(digits) != width or digits.strip("0123456789abcdefABCDEF"):
-        raise MetadataError(f"the bit pattern {value!r} for {what} must have exactly {width} "
-                            f"{'hexadecimal' if base == 16 else 'binary'} digits (every leading zero "
-                            "included)", field=field, value=value)
+        raise MetadataError(
+            f"the bit pattern {value!r} for {what} must have exactly {width} "
+            f"{'hexadecimal' if base == 16 else 'binary'} digits (every leading zero "
+            "included)",
+            field=field,
+            value=value,
+        )
     return number
 
 
@@ -64,8 +68,7 @@ def _float_json(value: Any, itemsize: int, *, field: str, what: str) -> Any:
     return value
 
 
-def fill_value_from_json(data_type: DataType, value: Any, *, field: str = "fill_value"
-                         ) -> tuple[Any, bool]:
+def fill_value_from_json(data_type: DataType, value: Any, *, field: str = "fill_value") -> tuple[Any, bool]:
     """The in-memory fill value, and whether the document said ``null``."""
     if value is None:
         return data_type.default_fill_value(), True

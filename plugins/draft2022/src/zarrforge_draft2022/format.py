@@ -72,12 +72,19 @@ class Draft2022Format(ChunksUnderNode, Format):
 
     name = FORMAT_NAME
 
-    def __init__(self, dialect: str | None = None, *, chunk_memory_layout: str = "C",
-                 storage_transformers: Sequence[Any] = ()) -> None:
+    def __init__(
+        self,
+        dialect: str | None = None,
+        *,
+        chunk_memory_layout: str = "C",
+        storage_transformers: Sequence[Any] = (),
+    ) -> None:
         self._dialect = normalize_dialect(dialect) if dialect is not None else None
         if not isinstance(chunk_memory_layout, str) or not chunk_memory_layout:
-            raise ValueError(f"chunk_memory_layout must be a memory layout's registered name "
-                             f"('C', 'F' or a plugin's), got {chunk_memory_layout!r}")
+            raise ValueError(
+                f"chunk_memory_layout must be a memory layout's registered name "
+                f"('C', 'F' or a plugin's), got {chunk_memory_layout!r}"
+            )
         self._layout = chunk_memory_layout
         self._global = st.parse_list(list(storage_transformers), field="storage_transformers")
         self._seen: EntryPoint | None = None
@@ -120,10 +127,13 @@ class Draft2022Format(ChunksUnderNode, Format):
         if entry is not None:
             return entry, False
         if store.get(ENTRY_POINT_KEY) is not None:
-            raise MetadataError("the store's root holds a document of another format (the "
-                                "final v3 format's root node, say); a 2022-draft hierarchy "
-                                "cannot be created over it", field="zarr_format",
-                                key=ENTRY_POINT_KEY)
+            raise MetadataError(
+                "the store's root holds a document of another format (the "
+                "final v3 format's root node, say); a 2022-draft hierarchy "
+                "cannot be created over it",
+                field="zarr_format",
+                key=ENTRY_POINT_KEY,
+            )
         return new_entry_point(dialect, self._global), True
 
     # --- reading ----------------------------------------------------------------------
@@ -134,15 +144,19 @@ class Draft2022Format(ChunksUnderNode, Format):
             return None
         meta = entry.meta_store(store)
         suffix = entry.suffix
-        for key, node_type in ((array_key(path, suffix), "array"),
-                               (group_key(path, suffix), "group")):
+        for key, node_type in ((array_key(path, suffix), "array"), (group_key(path, suffix), "group")):
             data = meta.get(key)
             if data is not None:
-                return NodeDocument(FORMAT_NAME, node_type, key,
-                                    {"entry_point": entry, "document": load_document(data, key=key)})
+                return NodeDocument(
+                    FORMAT_NAME,
+                    node_type,
+                    key,
+                    {"entry_point": entry, "document": load_document(data, key=key)},
+                )
         if next(iter(meta.list_prefix(meta_prefix(path))), None) is not None:
-            return NodeDocument(FORMAT_NAME, "group", group_key(path, suffix),
-                                {"entry_point": entry, "document": None})  # implicit group
+            return NodeDocument(
+                FORMAT_NAME, "group", group_key(path, suffix), {"entry_point": entry, "document": None}
+            )  # implicit group
         return None
 
     def document_key(self, path: str, node_type: str) -> str | None:
@@ -185,8 +199,9 @@ class Draft2022Format(ChunksUnderNode, Format):
         dialect = self._dialect_of(metadata)
         return dump(node_document(metadata, dialect), dialect)
 
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
-                   rendered: bytes | None = None) -> None:
+    def write_node(
+        self, store: Store, path: str, metadata: NodeMetadata, rendered: bytes | None = None
+    ) -> None:
         validate_draft_path(path)
         is_array = isinstance(metadata, ArrayMetadata)
         dialect = self._dialect_of(metadata)
@@ -208,26 +223,30 @@ class Draft2022Format(ChunksUnderNode, Format):
     @staticmethod
     def _check_against_hierarchy(metadata: ArrayMetadata, entry: EntryPoint) -> None:
         encoding = metadata.chunk_key_encoding
-        if (len(metadata.shape) == 0 and isinstance(encoding, DraftChunkKeyEncoding)
-                and encoding.dialect != entry.dialect):
+        if (
+            len(metadata.shape) == 0
+            and isinstance(encoding, DraftChunkKeyEncoding)
+            and encoding.dialect != entry.dialect
+        ):
             raise MetadataError(
                 f"this 0-d array was built for the {encoding.dialect!r} dialect but the hierarchy "
                 f"uses {entry.dialect!r} (its only chunk key differs: 'c' vs 'c0'); create it "
                 "through the opened group, or pass fmt=Draft2022Format(dialect="
-                f"{entry.dialect!r})", field="zarr_format")
-        given = tuple(t for t in metadata.storage_transformers
-                      if isinstance(t, GlobalStorageTransformer))
+                f"{entry.dialect!r})",
+                field="zarr_format",
+            )
+        given = tuple(t for t in metadata.storage_transformers if isinstance(t, GlobalStorageTransformer))
         if given != entry.global_transformers():
             raise MetadataError(
                 "the hierarchy's global storage transformers "
                 f"{[t.to_json() for t in entry.transformers]} differ from those this array was "
                 f"built with {[t.to_json() for t in given]}; create it through the opened group",
-                field="storage_transformers")
+                field="storage_transformers",
+            )
 
     # --- creating ---------------------------------------------------------------------
 
-    def new_group(self, attributes: dict[str, Any] | None = None,
-                  extensions: Any = None) -> GroupMetadata:
+    def new_group(self, attributes: dict[str, Any] | None = None, extensions: Any = None) -> GroupMetadata:
         return creation.new_group(attributes, extensions)
 
     def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
@@ -238,8 +257,9 @@ class Draft2022Format(ChunksUnderNode, Format):
             global_transformers = self._seen.global_transformers()
         else:
             global_transformers = tuple(GlobalStorageTransformer(t) for t in self._global)
-        return creation.new_array(spec, dialect=self.dialect, memory_layout=self._layout,
-                                  global_transformers=global_transformers)
+        return creation.new_array(
+            spec, dialect=self.dialect, memory_layout=self._layout, global_transformers=global_transformers
+        )
 
     # --- layout -----------------------------------------------------------------------
 
@@ -259,7 +279,7 @@ class Draft2022Format(ChunksUnderNode, Format):
         for key in listing.keys:
             for ending in endings:
                 if key.endswith(ending) and len(key) > len(ending):
-                    names.add(key[:-len(ending)])
+                    names.add(key[: -len(ending)])
         names.update(prefix.rstrip("/") for prefix in listing.prefixes)
         valid = []
         for name in names:

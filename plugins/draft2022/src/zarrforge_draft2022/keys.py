@@ -60,7 +60,8 @@ def validate_draft_path(path: str) -> None:
             raise InvalidPathError(
                 f"node name {name!r} (in path {'/' + path!r}) is not allowed by the 2022 draft: "
                 "names use only the characters a-z, A-Z, 0-9, '-', '_' and '.', are not made "
-                "only of periods and have at most 255 characters")
+                "only of periods and have at most 255 characters"
+            )
 
 
 class DraftChunkKeyEncoding(ChunkKeyEncoding):
@@ -68,8 +69,11 @@ class DraftChunkKeyEncoding(ChunkKeyEncoding):
 
     def __init__(self, separator: str = "/", dialect: str = ZARR_PYTHON) -> None:
         if separator not in SEPARATORS:
-            raise MetadataError(f"separator must be '/' or '.', got {separator!r}",
-                                field="chunk_grid.separator", value=separator)
+            raise MetadataError(
+                f"separator must be '/' or '.', got {separator!r}",
+                field="chunk_grid.separator",
+                value=separator,
+            )
         self.separator = separator
         self.dialect = dialect
 
@@ -83,8 +87,7 @@ class DraftChunkKeyEncoding(ChunkKeyEncoding):
         return cls(config.get("separator", "/"), config.get("dialect", ZARR_PYTHON))
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name,
-                "configuration": {"separator": self.separator, "dialect": self.dialect}}
+        return {"name": self.name, "configuration": {"separator": self.separator, "dialect": self.dialect}}
 
     def encode_key(self, coords: Sequence[int]) -> str:
         if len(coords) == 0:
@@ -98,6 +101,7 @@ class DraftChunkKeyEncoding(ChunkKeyEncoding):
             return None
         parts = key[1:].split(self.separator)
         if len(parts) != ndim or not all(
-                p.isascii() and p.isdigit() and (p == "0" or not p.startswith("0")) for p in parts):
+            p.isascii() and p.isdigit() and (p == "0" or not p.startswith("0")) for p in parts
+        ):
             return None
         return tuple(int(p) for p in parts)

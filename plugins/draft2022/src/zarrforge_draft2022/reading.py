@@ -96,9 +96,20 @@ from .entry_point import EntryPoint, check_extension
 from .keys import DraftChunkKeyEncoding
 from .spellings import FORMAT_NAME, Spellings
 
-ARRAY_FIELDS = {"shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value",
-                "extensions", "attributes", "codecs", "compressor", "storage_transformers",
-                "dimension_names", "dimension_separator"}
+ARRAY_FIELDS = {
+    "shape",
+    "data_type",
+    "chunk_grid",
+    "chunk_memory_layout",
+    "fill_value",
+    "extensions",
+    "attributes",
+    "codecs",
+    "compressor",
+    "storage_transformers",
+    "dimension_names",
+    "dimension_separator",
+}
 ARRAY_REQUIRED = ("shape", "data_type", "chunk_grid", "chunk_memory_layout", "fill_value")
 GROUP_FIELDS = {"attributes"}
 
@@ -109,8 +120,7 @@ def parse_group(document: dict[str, Any], entry: EntryPoint) -> GroupMetadata:
     return GroupMetadata(c.attributes_from_json(document.get("attributes")), FORMAT_NAME, extra)
 
 
-def _unknown_fields(document: dict[str, Any], known: set[str], entry: EntryPoint
-                    ) -> dict[str, Any]:
+def _unknown_fields(document: dict[str, Any], known: set[str], entry: EntryPoint) -> dict[str, Any]:
     """The fields outside ``known``, kept in ``extra_fields``; in a 3.0 hierarchy one that
     does not say ``"must_understand": false`` is an error."""
     if entry.minor > 0:  # a later 3.x: names this version does not define may be ignored
@@ -122,8 +132,7 @@ def parse_array(document: dict[str, Any], entry: EntryPoint) -> ArrayMetadata:
     """An array's model from its document (the table above)."""
     missing = [f for f in ARRAY_REQUIRED if f not in document]
     if missing:
-        raise MetadataError(f"array metadata lacks the required field(s) {missing}",
-                            field=missing[0])
+        raise MetadataError(f"array metadata lacks the required field(s) {missing}", field=missing[0])
     extra = _unknown_fields(document, ARRAY_FIELDS, entry)
     shape = c.shape_from_json(document["shape"])
     ndim = len(shape)
@@ -134,16 +143,20 @@ def parse_array(document: dict[str, Any], entry: EntryPoint) -> ArrayMetadata:
         extra["fill_value"] = None
     grid, separator = parse_grid(document["chunk_grid"], shape)
     if "dimension_separator" in document and document["dimension_separator"] not in ("/", "."):
-        raise MetadataError(f"must be '/' or '.', got {document['dimension_separator']!r}",
-                            field="dimension_separator", value=document["dimension_separator"])
+        raise MetadataError(
+            f"must be '/' or '.', got {document['dimension_separator']!r}",
+            field="dimension_separator",
+            value=document["dimension_separator"],
+        )
     layout = layout_codec(document["chunk_memory_layout"], ndim)
     attributes = dict(c.attributes_from_json(document.get("attributes")))
     filters: list[Any] = []
     if entry.dialect == ZARR_PYTHON and _looks_like_filters(attributes.get("filters")):
         filters = attributes.pop("filters")
     chunk_shape = grid.regular_chunk_shape or tuple(d.size(0) for d in grid.dimensions)
-    codecs, codec_uris = parse_codecs(document, data_type, byteorder, fill_value, chunk_shape,
-                                      layout, filters)
+    codecs, codec_uris = parse_codecs(
+        document, data_type, byteorder, fill_value, chunk_shape, layout, filters
+    )
     return ArrayMetadata(
         shape=shape,
         data_type=data_type,
@@ -154,56 +167,57 @@ def parse_array(document: dict[str, Any], entry: EntryPoint) -> ArrayMetadata:
         attributes=attributes,
         format_name=FORMAT_NAME,
         dimension_names=c.dimension_names_from_json(document.get("dimension_names"), ndim),
-        storage_transformers=(st.parse_list(document.get("storage_transformers"),
-                                            field="storage_transformers")
-                              + entry.global_transformers()),
+        storage_transformers=(
+            st.parse_list(document.get("storage_transformers"), field="storage_transformers")
+            + entry.global_transformers()
+        ),
         extra_fields=extra,
         extensions=parse_extensions(document.get("extensions")),
-        format_data=Spellings(spelled_type, codec_uris,
-                              _spelled_layout(layout, document)).as_format_data(),
+        format_data=Spellings(spelled_type, codec_uris, _spelled_layout(layout, document)).as_format_data(),
     )
 
 
-def _spelled_layout(layout: Codec | None, document: dict[str, Any]
-                    ) -> tuple[Codec, Any] | None:
+def _spelled_layout(layout: Codec | None, document: dict[str, Any]) -> tuple[Codec, Any] | None:
     """The layout codec with the ``chunk_memory_layout`` value that named it, if any."""
     if isinstance(layout, MemoryLayoutCodec):
         return layout, document["chunk_memory_layout"]
     return None
 
 
-def parse_grid(value: Any, shape: tuple[int, ...], *, field: str = "chunk_grid"
-                ) -> tuple[ChunkGrid, str]:
+def parse_grid(value: Any, shape: tuple[int, ...], *, field: str = "chunk_grid") -> tuple[ChunkGrid, str]:
     """``chunk_grid`` -> (the grid, the chunk key separator it names)."""
     if not isinstance(value, dict):
         raise MetadataError(f"must be an object, got {value!r}", field=field, value=value)
     separator = value.get("separator", "/")
     if separator not in ("/", "."):
-        raise MetadataError(f"must be '/' or '.', got {separator!r}", field=f"{field}.separator",
-                            value=separator)
+        raise MetadataError(
+            f"must be '/' or '.', got {separator!r}", field=f"{field}.separator", value=separator
+        )
     if "extension" in value:
         uri = value["extension"]
         config = {k: v for k, v in value.items() if k not in ("extension", "separator")}
         if not isinstance(uri, str) or uri not in registry.chunk_grids:
-            raise UnknownExtensionError("chunk grid", str(uri), registry.chunk_grids.names(),
-                                        field=f"{field}.extension")
-        return c.chunk_grid_from_json({"name": uri, "configuration": config}, shape,
-                                      field=field), separator
+            raise UnknownExtensionError(
+                "chunk grid", str(uri), registry.chunk_grids.names(), field=f"{field}.extension"
+            )
+        return c.chunk_grid_from_json({"name": uri, "configuration": config}, shape, field=field), separator
     kind = value.get("type")
     if kind != "regular":
-        raise MetadataError(f"unknown chunk grid type {kind!r}; the draft defines \"regular\" "
-                            "(extension grids are objects with 'extension')",
-                            field=f"{field}.type", value=kind)
+        raise MetadataError(
+            f'unknown chunk grid type {kind!r}; the draft defines "regular" '
+            "(extension grids are objects with 'extension')",
+            field=f"{field}.type",
+            value=kind,
+        )
     unexpected = set(value) - {"type", "chunk_shape", "separator"}
     if unexpected:
-        raise MetadataError(f"unexpected member(s) {sorted(unexpected)}", field=field,
-                            value=value)
+        raise MetadataError(f"unexpected member(s) {sorted(unexpected)}", field=field, value=value)
     if "chunk_shape" not in value:
         raise MetadataError("a regular grid needs 'chunk_shape'", field=f"{field}.chunk_shape")
     try:
         grid = c.chunk_grid_from_json(
-            {"name": "regular", "configuration": {"chunk_shape": value["chunk_shape"]}}, shape,
-            field=field)
+            {"name": "regular", "configuration": {"chunk_shape": value["chunk_shape"]}}, shape, field=field
+        )
     except MetadataError as exc:
         renamed = _refield(exc, f"{field}.configuration.", f"{field}.")
         if renamed is exc:
@@ -212,42 +226,55 @@ def parse_grid(value: Any, shape: tuple[int, ...], *, field: str = "chunk_grid"
     return grid, separator
 
 
-def parse_codecs(document: dict[str, Any], data_type: DataType,
-                  byteorder: str | None, fill_value: Any, chunk_shape: tuple[int, ...],
-                  layout: Codec | None, filters: list[dict[str, Any]]
-                  ) -> tuple[tuple[Codec, ...], tuple[tuple[Codec, str], ...]]:
+def parse_codecs(
+    document: dict[str, Any],
+    data_type: DataType,
+    byteorder: str | None,
+    fill_value: Any,
+    chunk_shape: tuple[int, ...],
+    layout: Codec | None,
+    filters: list[dict[str, Any]],
+) -> tuple[tuple[Codec, ...], tuple[tuple[Codec, str], ...]]:
     """The codec chain: the layout's codec (:func:`layout_codec`), zarr-python's filters, ``codecs`` or
     ``compressor``, and the default ``bytes`` serialiser when none is listed; with each
     codec ``codecs``/``compressor`` listed, paired with the URI that named it."""
     ndim = len(chunk_shape)
     if "codecs" in document and "compressor" in document:
-        raise MetadataError("give either 'codecs' (the editor's draft) or 'compressor' "
-                            "(zarr-python 2), not both", field="compressor",
-                            value=document["compressor"])
+        raise MetadataError(
+            "give either 'codecs' (the editor's draft) or 'compressor' (zarr-python 2), not both",
+            field="compressor",
+            value=document["compressor"],
+        )
     references: list[tuple[Any, Any, str, str]] = []  # (uri, configuration, field, type field)
     listed = document.get("codecs")
     if listed is not None:
         if not isinstance(listed, list):
-            raise MetadataError(f"must be a list of codec objects, got {listed!r}",
-                                field="codecs", value=listed)
+            raise MetadataError(
+                f"must be a list of codec objects, got {listed!r}", field="codecs", value=listed
+            )
         for i, entry in enumerate(listed):
             where = f"codecs[{i}]"
             if not isinstance(entry, dict) or "type" not in entry:
-                raise MetadataError(f"a codec is an object with 'type' (its URI) and optional "
-                                    f"'configuration', got {entry!r}", field=where, value=entry)
+                raise MetadataError(
+                    f"a codec is an object with 'type' (its URI) and optional 'configuration', got {entry!r}",
+                    field=where,
+                    value=entry,
+                )
             unexpected = set(entry) - {"type", "configuration"}
             if unexpected:
-                raise MetadataError(f"unexpected member(s) {sorted(unexpected)}", field=where,
-                                    value=entry)
+                raise MetadataError(f"unexpected member(s) {sorted(unexpected)}", field=where, value=entry)
             references.append((entry["type"], entry.get("configuration"), where, f"{where}.type"))
     compressor = document.get("compressor")
     if compressor is not None:
         if not isinstance(compressor, dict) or "codec" not in compressor:
-            raise MetadataError(f"the compressor is an object with 'codec' (its URI) and "
-                                f"'configuration', got {compressor!r}", field="compressor",
-                                value=compressor)
-        references.append((compressor["codec"], compressor.get("configuration"), "compressor",
-                           "compressor.codec"))
+            raise MetadataError(
+                f"the compressor is an object with 'codec' (its URI) and 'configuration', got {compressor!r}",
+                field="compressor",
+                value=compressor,
+            )
+        references.append(
+            (compressor["codec"], compressor.get("configuration"), "compressor", "compressor.codec")
+        )
 
     spec = ChunkSpec(chunk_shape, data_type, fill_value, c.memory_layout("C"))
     codecs: list[Codec] = []
@@ -268,8 +295,9 @@ def parse_codecs(document: dict[str, Any], data_type: DataType,
 
     def build(ref: tuple[Any, Any, str, str], item_size: int | None) -> Codec:
         uri, configuration, where, type_where = ref
-        return codec_map.codec_from_draft(uri, configuration, field=where, type_field=type_where,
-                                          ndim=ndim, item_size=item_size)
+        return codec_map.codec_from_draft(
+            uri, configuration, field=where, type_field=type_where, ndim=ndim, item_size=item_size
+        )
 
     built = [build(ref, None) for ref in references]
     codecs.extend(built)
@@ -286,13 +314,11 @@ def parse_codecs(document: dict[str, Any], data_type: DataType,
     if item_size:
         for i, (ref, codec) in enumerate(zip(references, built)):
             document = codec.to_json()  # read through the declared configuration
-            if document.get("name") == "blosc" and \
-                    "typesize" not in (document.get("configuration") or {}):
+            if document.get("name") == "blosc" and "typesize" not in (document.get("configuration") or {}):
                 position = next(j for j, k in enumerate(codecs) if k is codec)
                 codecs[position] = built[i] = build(ref, item_size)
     if not any(k.kind is CodecKind.ARRAY_BYTES for k in codecs):
-        position = next((j for j, k in enumerate(codecs) if k.kind is CodecKind.BYTES_BYTES),
-                        len(codecs))
+        position = next((j for j, k in enumerate(codecs) if k.kind is CodecKind.BYTES_BYTES), len(codecs))
         serializer: dict[str, Any] = {"name": "bytes"}
         if spec.data_type.has_endianness:
             serializer["configuration"] = {"endian": "big" if current == ">" else "little"}
@@ -313,8 +339,7 @@ def parse_extensions(value: Any, *, field: str = "extensions") -> tuple[Extensio
         check_extension(item, field=where)
         uri = item["extension"]
         if uri in registry.extensions:
-            converted: dict[str, Any] = {"name": uri,
-                                         "must_understand": item.get("must_understand", True)}
+            converted: dict[str, Any] = {"name": uri, "must_understand": item.get("must_understand", True)}
             if item.get("configuration") is not None:
                 converted["configuration"] = item["configuration"]
             entries.append(c.extension_from_json(converted, "array", field=where))
@@ -323,8 +348,7 @@ def parse_extensions(value: Any, *, field: str = "extensions") -> tuple[Extensio
     return tuple(entries)
 
 
-def layout_codec(value: Any, ndim: int, *, field: str = "chunk_memory_layout"
-                 ) -> Codec | None:
+def layout_codec(value: Any, ndim: int, *, field: str = "chunk_memory_layout") -> Codec | None:
     """The leading codec ``chunk_memory_layout`` stands for: none for ``"C"``, a
     ``transpose`` reversing the axes for ``"F"``, else a
     :class:`~zarrforge.plugin_api.MemoryLayoutCodec` of the layout registered under the
@@ -334,8 +358,11 @@ def layout_codec(value: Any, ndim: int, *, field: str = "chunk_memory_layout"
     else:
         name, where = value, field
     if not isinstance(name, str) or not name:
-        raise MetadataError(f"must be \"C\", \"F\", a registered layout name or an extension "
-                            f"object, got {value!r}", field=field, value=value)
+        raise MetadataError(
+            f'must be "C", "F", a registered layout name or an extension object, got {value!r}',
+            field=field,
+            value=value,
+        )
     layout = c.memory_layout(name, field=where)
     if name == "C" and not isinstance(value, dict):
         return None
@@ -346,18 +373,22 @@ def layout_codec(value: Any, ndim: int, *, field: str = "chunk_memory_layout"
 
 def layout_transpose(order: list[int]) -> Codec:
     """The leading ``transpose`` codec that stands for an F ``chunk_memory_layout``."""
-    return c.codec_from_json({"name": "transpose", "configuration": {"order": order}},
-                             field="chunk_memory_layout")
+    return c.codec_from_json(
+        {"name": "transpose", "configuration": {"order": order}}, field="chunk_memory_layout"
+    )
 
 
 def _refield(exc: MetadataError, old: str, new: str) -> MetadataError:
     """``exc`` with the field prefix ``old`` replaced by ``new`` (the draft's nesting)."""
     if exc.field is None or not exc.field.startswith(old):
         return exc
-    return exc.relocated(new + exc.field[len(old):])
+    return exc.relocated(new + exc.field[len(old) :])
 
 
 def _looks_like_filters(value: Any) -> bool:
     """zarr-python 2 keeps an array's numcodecs filters as attributes["filters"]."""
-    return (isinstance(value, list) and bool(value)
-            and all(isinstance(v, dict) and isinstance(v.get("id"), str) and v["id"] for v in value))
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, dict) and isinstance(v.get("id"), str) and v["id"] for v in value)
+    )

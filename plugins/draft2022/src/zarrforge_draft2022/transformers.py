@@ -20,34 +20,44 @@ def parse(value: Any, *, field: str) -> StorageTransformer:
     if isinstance(value, StorageTransformer):
         return value
     if not isinstance(value, dict):
-        raise MetadataError(f"a storage transformer must be an object with 'extension' and 'type', "
-                            f"got {value!r}", field=field, value=value)
+        raise MetadataError(
+            f"a storage transformer must be an object with 'extension' and 'type', got {value!r}",
+            field=field,
+            value=value,
+        )
     if "extension" not in value and "name" in value:  # the model's own form (API arguments)
         uri, config = value["name"], dict(value.get("configuration") or {})
     else:
         uri = value.get("extension")
         config = value.get("configuration") or {}
         if not isinstance(config, dict):
-            raise MetadataError(f"must be an object, got {config!r}", field=f"{field}.configuration",
-                                value=config)
+            raise MetadataError(
+                f"must be an object, got {config!r}", field=f"{field}.configuration", value=config
+            )
         if "type" not in value:
             raise MetadataError("a storage transformer needs 'type'", field=f"{field}.type")
         unexpected = set(value) - {"extension", "type", "configuration"}
         if unexpected:
-            raise MetadataError(f"unexpected member(s) {sorted(unexpected)}; a storage transformer "
-                                "has 'extension', 'type' and 'configuration'", field=field,
-                                value=value)
+            raise MetadataError(
+                f"unexpected member(s) {sorted(unexpected)}; a storage transformer "
+                "has 'extension', 'type' and 'configuration'",
+                field=field,
+                value=value,
+            )
         config = {"type": value["type"], **config}
     if not isinstance(uri, str) or not uri:
-        raise MetadataError(f"'extension' must be a URI, got {uri!r}", field=f"{field}.extension",
-                            value=uri)
+        raise MetadataError(f"'extension' must be a URI, got {uri!r}", field=f"{field}.extension", value=uri)
     if uri not in registry.storage_transformers:
         hint = registry.storage_transformers.provider_hint(uri)
-        raise UnknownExtensionError("storage transformer", uri, registry.storage_transformers.names(),
-                                    hint, field=f"{field}.extension")
+        raise UnknownExtensionError(
+            "storage transformer",
+            uri,
+            registry.storage_transformers.names(),
+            hint,
+            field=f"{field}.extension",
+        )
     try:
-        return resolve(registry.storage_transformers, ExtensionRef(uri, config, True, value),
-                       field=field)
+        return resolve(registry.storage_transformers, ExtensionRef(uri, config, True, value), field=field)
     except UnknownExtensionError:
         raise
     except MetadataError as exc:
@@ -72,7 +82,10 @@ def to_draft(transformer: StorageTransformer, *, field: str) -> dict[str, Any]:
     if "type" in config:
         entry["type"] = config.pop("type")
     else:
-        raise MetadataError(f"storage transformer {document['name']!r} records no 'type', which "
-                            "the 2022 draft requires", field=field, value=document)
+        raise MetadataError(
+            f"storage transformer {document['name']!r} records no 'type', which the 2022 draft requires",
+            field=field,
+            value=document,
+        )
     entry["configuration"] = config
     return entry

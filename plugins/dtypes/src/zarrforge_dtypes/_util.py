@@ -18,7 +18,7 @@ from typing import Any
 from zarrforge.errors import MetadataError
 
 #: the largest element a fixed-length type may declare: a header cannot ask for more
-MAX_LENGTH_BYTES = 2 ** 31
+MAX_LENGTH_BYTES = 2**31
 
 
 def is_int(value: Any) -> bool:
@@ -26,27 +26,41 @@ def is_int(value: Any) -> bool:
 
 
 def fill_error(type_name: Any, value: Any, valid: str) -> MetadataError:
-    return MetadataError(f"invalid fill value {value!r} for data type {type_name!r}; "
-                         f"expected {valid}", field="fill_value", value=value)
+    return MetadataError(
+        f"invalid fill value {value!r} for data type {type_name!r}; expected {valid}",
+        field="fill_value",
+        value=value,
+    )
 
 
-def config_keys(name: str, configuration: Any, allowed: frozenset[str] | set[str],
-                required: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+def config_keys(
+    name: str,
+    configuration: Any,
+    allowed: frozenset[str] | set[str],
+    required: frozenset[str] | set[str] = frozenset(),
+) -> dict[str, Any]:
     """``configuration`` as a dict (``{}`` for ``None``) after checking its keys."""
     if configuration is None:
         configuration = {}
     if not isinstance(configuration, dict):
-        raise MetadataError(f"{name}: the configuration must be an object, got {configuration!r}",
-                            field="configuration", value=configuration)
+        raise MetadataError(
+            f"{name}: the configuration must be an object, got {configuration!r}",
+            field="configuration",
+            value=configuration,
+        )
     unknown = sorted(set(configuration) - set(allowed))
     if unknown:
         valid = sorted(allowed) if allowed else "none"
-        raise MetadataError(f"{name}: unknown configuration key(s) {unknown}; valid: {valid}",
-                            field="configuration", value=configuration)
+        raise MetadataError(
+            f"{name}: unknown configuration key(s) {unknown}; valid: {valid}",
+            field="configuration",
+            value=configuration,
+        )
     missing = sorted(set(required) - set(configuration))
     if missing:
-        raise MetadataError(f"{name}: missing configuration key(s) {missing}",
-                            field="configuration", value=configuration)
+        raise MetadataError(
+            f"{name}: missing configuration key(s) {missing}", field="configuration", value=configuration
+        )
     return configuration
 
 
@@ -55,8 +69,11 @@ def length_bytes(name: str, configuration: Any) -> int:
     config = config_keys(name, configuration, {"length_bytes"}, {"length_bytes"})
     length = config["length_bytes"]
     if not is_int(length) or not 0 < length <= MAX_LENGTH_BYTES:
-        raise MetadataError(f"{name}: length_bytes must be an integer in [1, {MAX_LENGTH_BYTES}], "
-                            f"got {length!r}", field="configuration.length_bytes", value=length)
+        raise MetadataError(
+            f"{name}: length_bytes must be an integer in [1, {MAX_LENGTH_BYTES}], got {length!r}",
+            field="configuration.length_bytes",
+            value=length,
+        )
     return length
 
 

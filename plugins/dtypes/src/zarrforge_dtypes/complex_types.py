@@ -99,20 +99,27 @@ class _ComplexOf(Unconfigured):
         if isinstance(value, (list, tuple)) and len(value) == 2:
             return self._join(part.from_user_value(value[0]), part.from_user_value(value[1]))
         if isinstance(value, (complex, np.complexfloating)):
-            return self._join(part.from_user_value(float(value.real)),
-                              part.from_user_value(float(value.imag)))
+            return self._join(
+                part.from_user_value(float(value.real)), part.from_user_value(float(value.imag))
+            )
         if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
             return self._join(part.from_user_value(value), part.from_user_value(0))
-        raise fill_error(self.name, value, "a complex number, a pair [real, imaginary] or "
-                         + self._valid())
+        raise fill_error(self.name, value, "a complex number, a pair [real, imaginary] or " + self._valid())
 
 
 def _define(component: str) -> type:
     name = f"complex_{component}"
     cls_name = "Complex" + "".join(p.capitalize() for p in component.split("_"))
-    return type(cls_name, (_ComplexOf,), {
-        "name": name, "component": component, "__module__": __name__,
-        "__doc__": f"The ``{name}`` data type: real and imaginary ``{component}`` parts."})
+    return type(
+        cls_name,
+        (_ComplexOf,),
+        {
+            "name": name,
+            "component": component,
+            "__module__": __name__,
+            "__doc__": f"The ``{name}`` data type: real and imaginary ``{component}`` parts.",
+        },
+    )
 
 
 ComplexFloat16 = _define("float16")

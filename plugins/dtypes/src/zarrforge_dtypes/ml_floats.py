@@ -106,8 +106,7 @@ class _MLFloat(Unconfigured):
         if self.has_inf:
             words.append('"Infinity", "-Infinity"')
         digits = 2 * self.numpy_dtype.itemsize
-        return (", ".join(words) + f' or "0x" + {digits} hex digits '
-                f"(a bit pattern below 2**{self.bits})")
+        return ", ".join(words) + f' or "0x" + {digits} hex digits (a bit pattern below 2**{self.bits})'
 
     def _from_number(self, number: float, original: Any) -> Any:
         if math.isnan(number):
@@ -123,8 +122,7 @@ class _MLFloat(Unconfigured):
         with np.errstate(over="ignore", invalid="ignore"):
             value = np.array(number, dtype=np.float64).astype(self.numpy_dtype)[()]
         if math.isnan(float(value)):
-            raise fill_error(self.name, original,
-                             f"{self._valid()}; {number!r} is not representable")
+            raise fill_error(self.name, original, f"{self._valid()}; {number!r} is not representable")
         return value
 
     def fill_value_from_json(self, value: Any) -> Any:
@@ -146,7 +144,7 @@ class _MLFloat(Unconfigured):
                     bits = int(value[2:], 16)
                 except ValueError:
                     bits = None
-                if bits is not None and bits < 2 ** self.bits:
+                if bits is not None and bits < 2**self.bits:
                     return self._from_bits(bits)
         raise fill_error(self.name, value, self._valid())
 
@@ -177,7 +175,7 @@ class _MLFloat(Unconfigured):
         raise fill_error(self.name, value, self._valid())
 
 
-_SMALLEST_E8M0 = 2.0 ** -127
+_SMALLEST_E8M0 = 2.0**-127
 
 
 class _UnsignedExponentOnly(_MLFloat):
@@ -202,8 +200,9 @@ class _UnsignedExponentOnly(_MLFloat):
         # below the smallest power of two, or negative: not representable. Said here, as
         # ml_dtypes' own answer changed (0.5 gave NaN, 0.7 rounds up to 2**-127)
         if not math.isnan(number) and number < _SMALLEST_E8M0:
-            raise fill_error(self.name, original,
-                             f"{self._valid()}; {number!r} is below the smallest value, 2**-127")
+            raise fill_error(
+                self.name, original, f"{self._valid()}; {number!r} is below the smallest value, 2**-127"
+            )
         return super()._from_number(number, original)
 
     def fill_value_to_json(self, value: Any) -> Any:
@@ -211,12 +210,21 @@ class _UnsignedExponentOnly(_MLFloat):
         return "NaN" if bits == self.nan_bits else f"0x{bits:02x}"
 
 
-def _define(cls_name: str, name: str, bits: int, nan_bits: int | None, has_inf: bool,
-            base: type = _MLFloat) -> type:
-    return type(cls_name, (base,), {
-        "name": name, "bits": bits,
-        "nan_bits": nan_bits, "has_inf": has_inf, "__module__": __name__,
-        "__doc__": f"The ``{name}`` data type (ml_dtypes.{name})."})
+def _define(
+    cls_name: str, name: str, bits: int, nan_bits: int | None, has_inf: bool, base: type = _MLFloat
+) -> type:
+    return type(
+        cls_name,
+        (base,),
+        {
+            "name": name,
+            "bits": bits,
+            "nan_bits": nan_bits,
+            "has_inf": has_inf,
+            "__module__": __name__,
+            "__doc__": f"The ``{name}`` data type (ml_dtypes.{name}).",
+        },
+    )
 
 
 # name, significant bits, canonical NaN bits (spec), infinities?
@@ -227,18 +235,26 @@ Float8E4M3B11FNUZ = _define("Float8E4M3B11FNUZ", "float8_e4m3b11fnuz", 8, 0x80, 
 Float8E4M3FNUZ = _define("Float8E4M3FNUZ", "float8_e4m3fnuz", 8, 0x80, False)
 Float8E5M2 = _define("Float8E5M2", "float8_e5m2", 8, 0x7E, True)
 Float8E5M2FNUZ = _define("Float8E5M2FNUZ", "float8_e5m2fnuz", 8, 0x80, False)
-Float8E8M0FNU = _define("Float8E8M0FNU", "float8_e8m0fnu", 8, 0xFF, False,
-                        _UnsignedExponentOnly)
+Float8E8M0FNU = _define("Float8E8M0FNU", "float8_e8m0fnu", 8, 0xFF, False, _UnsignedExponentOnly)
 Float6E2M3FN = _define("Float6E2M3FN", "float6_e2m3fn", 6, None, False)
 Float6E3M2FN = _define("Float6E3M2FN", "float6_e3m2fn", 6, None, False)
 Float4E2M1FN = _define("Float4E2M1FN", "float4_e2m1fn", 4, None, False)
 
-ALL = (BFloat16, Float8E3M4, Float8E4M3, Float8E4M3B11FNUZ, Float8E4M3FNUZ, Float8E5M2,
-       Float8E5M2FNUZ, Float8E8M0FNU, Float6E2M3FN, Float6E3M2FN, Float4E2M1FN)
-
+ALL = (
+    BFloat16,
+    Float8E3M4,
+    Float8E4M3,
+    Float8E4M3B11FNUZ,
+    Float8E4M3FNUZ,
+    Float8E5M2,
+    Float8E5M2FNUZ,
+    Float8E8M0FNU,
+    Float6E2M3FN,
+    Float6E3M2FN,
+    Float4E2M1FN,
+)
 
 
 def _is_ml_scalar(value: Any) -> bool:
     """Is ``value`` a scalar of one of these types (accepted as a fill value of any of them)?"""
-    return isinstance(value, np.generic) and any(
-        value.dtype == _numpy_dtype(cls.name) for cls in ALL)
+    return isinstance(value, np.generic) and any(value.dtype == _numpy_dtype(cls.name) for cls in ALL)

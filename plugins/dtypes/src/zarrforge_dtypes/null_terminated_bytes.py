@@ -54,8 +54,9 @@ class NullTerminatedBytes(FixedLengthBytes):
             try:
                 value = value.encode("ascii")
             except UnicodeEncodeError:
-                raise fill_error(self.name, value, "bytes or an ASCII string of at most "
-                                 f"{self.length} bytes") from None
+                raise fill_error(
+                    self.name, value, f"bytes or an ASCII string of at most {self.length} bytes"
+                ) from None
         if isinstance(value, (bytes, bytearray, np.bytes_)):
             return self._from_bytes(bytes(value), value)
         if is_int(value) and value == 0:

@@ -47,22 +47,30 @@ class OptionalCodec(ArrayBytesCodec):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> OptionalCodec:
         config = config_keys("codec 'optional'", configuration, _KEYS, _KEYS)
-        return cls(codecs_from_json(config["mask_codecs"], field="configuration.mask_codecs"),
-                   codecs_from_json(config["data_codecs"], field="configuration.data_codecs"))
+        return cls(
+            codecs_from_json(config["mask_codecs"], field="configuration.mask_codecs"),
+            codecs_from_json(config["data_codecs"], field="configuration.data_codecs"),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "configuration": {
-            "mask_codecs": [codec.to_json() for codec in self.mask_codecs],
-            "data_codecs": [codec.to_json() for codec in self.data_codecs]}}
+        return {
+            "name": self.name,
+            "configuration": {
+                "mask_codecs": [codec.to_json() for codec in self.mask_codecs],
+                "data_codecs": [codec.to_json() for codec in self.data_codecs],
+            },
+        }
 
     # --- the two inner representations -------------------------------------------------
 
     @staticmethod
     def _optional(spec: ChunkSpec) -> Optional:
         if not isinstance(spec.data_type, Optional):
-            raise MetadataError(f"codec 'optional' stores the 'optional' data type only, not "
-                                f"{spec.data_type.to_json()!r}", field="data_type",
-                                value=spec.data_type.to_json())
+            raise MetadataError(
+                f"codec 'optional' stores the 'optional' data type only, not {spec.data_type.to_json()!r}",
+                field="data_type",
+                value=spec.data_type.to_json(),
+            )
         return spec.data_type
 
     @staticmethod
@@ -74,8 +82,10 @@ class OptionalCodec(ArrayBytesCodec):
         return ChunkSpec((count,), inner, inner.default_fill_value(), spec.layout)
 
     def evolve(self, spec: ChunkSpec) -> OptionalCodec:
-        return OptionalCodec(evolve_codecs(self.mask_codecs, self._mask_spec(spec)),
-                             evolve_codecs(self.data_codecs, self._data_spec(spec, 1)))
+        return OptionalCodec(
+            evolve_codecs(self.mask_codecs, self._mask_spec(spec)),
+            evolve_codecs(self.data_codecs, self._data_spec(spec, 1)),
+        )
 
     def validate(self, spec: ChunkSpec) -> None:
         self._optional(spec)
@@ -96,8 +106,7 @@ class OptionalCodec(ArrayBytesCodec):
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
         data_type = self._optional(spec)
         flat = np.asarray(chunk, dtype=object).reshape(-1)
-        present = np.fromiter((value is not None for value in flat), dtype=bool,
-                              count=flat.size)
+        present = np.fromiter((value is not None for value in flat), dtype=bool, count=flat.size)
         if data_type.nested and not all(isinstance(v, Some) for v in flat[present]):
             raise TypeError("an element of a nested optional array is None or Some(...)")
         values = [value.value if data_type.nested else value for value in flat[present]]
@@ -114,29 +123,35 @@ class OptionalCodec(ArrayBytesCodec):
         data_type = self._optional(spec)
         data = bytes(data)
         if len(data) < _HEADER.size:
-            raise CorruptChunkError(f"codec 'optional': the chunk holds {len(data)} bytes, "
-                                    f"fewer than its {_HEADER.size}-byte header")
+            raise CorruptChunkError(
+                f"codec 'optional': the chunk holds {len(data)} bytes, "
+                f"fewer than its {_HEADER.size}-byte header"
+            )
         mask_length, data_length = _HEADER.unpack_from(data)
         if _HEADER.size + mask_length + data_length != len(data):
             raise CorruptChunkError(
                 f"codec 'optional': the header declares a {mask_length}-byte mask and "
                 f"{data_length} bytes of data, but the chunk holds {len(data) - _HEADER.size} "
-                "bytes after it")
-        mask_bytes = data[_HEADER.size:_HEADER.size + mask_length]
-        present = _decoded_part(self._mask_chain, mask_bytes, self._mask_spec(spec),
-                                "mask").astype(bool)
+                "bytes after it"
+            )
+        mask_bytes = data[_HEADER.size : _HEADER.size + mask_length]
+        present = _decoded_part(self._mask_chain, mask_bytes, self._mask_spec(spec), "mask").astype(bool)
         count = int(present.sum())
         out = np.full(spec.shape, None, dtype=object)
         if count == 0:
             if data_length:
-                raise CorruptChunkError("codec 'optional': no element is present but the "
-                                        f"chunk holds {data_length} bytes of data")
+                raise CorruptChunkError(
+                    f"codec 'optional': no element is present but the chunk holds {data_length} bytes of data"
+                )
             return out
-        values = _decoded_part(self._data_chain, data[_HEADER.size + mask_length:],
-                               self._data_spec(spec, count), "data")
+        values = _decoded_part(
+            self._data_chain, data[_HEADER.size + mask_length :], self._data_spec(spec, count), "data"
+        )
         if values.shape != (count,):
-            raise CorruptChunkError(f"codec 'optional': the data holds {values.shape} "
-                                    f"elements where the mask marks {count} present")
+            raise CorruptChunkError(
+                f"codec 'optional': the data holds {values.shape} "
+                f"elements where the mask marks {count} present"
+            )
         items = values.tolist() if values.dtype != object else list(values)
         if data_type.nested:
             items = [Some(item) for item in items]
@@ -151,8 +166,9 @@ def _decoded_part(chain: Any, data: bytes, spec: ChunkSpec, part: str) -> np.nda
         return chain.decode(data, spec, key=f"<optional {part}>")
     except CorruptChunkError as exc:
         text, prefix = str(exc), f"chunk {exc.key!r}: "
-        raise type(exc)(f"codec 'optional', its {part}: "
-                        f"{text[len(prefix):] if text.startswith(prefix) else text}") from exc
+        raise type(exc)(
+            f"codec 'optional', its {part}: {text[len(prefix) :] if text.startswith(prefix) else text}"
+        ) from exc
 
 
 def _objects(items: list) -> np.ndarray:

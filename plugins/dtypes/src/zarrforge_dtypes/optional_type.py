@@ -50,9 +50,12 @@ class Optional(VariableLengthDataType):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Optional:
         if configuration is None or configuration == {}:
-            raise MetadataError("data type 'optional' needs its inner data type as the "
-                                "configuration, e.g. {\"name\": \"uint8\", \"configuration\": {}}",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                "data type 'optional' needs its inner data type as the "
+                'configuration, e.g. {"name": "uint8", "configuration": {}}',
+                field="configuration",
+                value=configuration,
+            )
         inner = data_type_from_json(configuration, field="configuration")
         return cls(inner)
 
@@ -78,9 +81,11 @@ class Optional(VariableLengthDataType):
             return None
         if self.nested:
             if not isinstance(value, list) or len(value) != 1:
-                raise fill_error(self.to_json(), value,
-                                 "null, or a one-element list holding the inner optional "
-                                 "type's fill value")
+                raise fill_error(
+                    self.to_json(),
+                    value,
+                    "null, or a one-element list holding the inner optional type's fill value",
+                )
             return Some(self.inner.fill_value_from_json(value[0]))
         return self.inner.fill_value_from_json(value)
 
@@ -96,16 +101,16 @@ class Optional(VariableLengthDataType):
             return None
         if self.nested:
             if not isinstance(value, Some):
-                raise fill_error(self.to_json(), value,
-                                 "None or Some(<a value of the inner optional type>)")
+                raise fill_error(self.to_json(), value, "None or Some(<a value of the inner optional type>)")
             return Some(self.inner.from_user_value(value.value))
         return self.inner.from_user_value(value)
 
     def default_serializer(self) -> dict[str, Any]:
         inner = self.inner.default_serializer() or {"name": "bytes"}
-        return {"name": "optional",
-                "configuration": {"mask_codecs": [{"name": "packbits"}],
-                                  "data_codecs": [inner]}}
+        return {
+            "name": "optional",
+            "configuration": {"mask_codecs": [{"name": "packbits"}], "data_codecs": [inner]},
+        }
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Optional) and other.inner == self.inner

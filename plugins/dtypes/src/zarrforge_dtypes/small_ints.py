@@ -64,8 +64,7 @@ class _SmallInt(Unconfigured):
         return self.numpy_dtype.type(0)
 
     def _checked(self, value: Any) -> Any:
-        if not (is_int(value) or isinstance(value, np.integer)) or \
-                not self.low <= int(value) <= self.high:
+        if not (is_int(value) or isinstance(value, np.integer)) or not self.low <= int(value) <= self.high:
             raise fill_error(self.name, value, f"an integer in [{self.low}, {self.high}]")
         return self.numpy_dtype.type(int(value))
 
@@ -89,9 +88,17 @@ class _SmallInt(Unconfigured):
 
 
 def _define(cls_name: str, name: str, low: int, high: int) -> type:
-    return type(cls_name, (_SmallInt,), {
-        "name": name, "low": low, "high": high, "__module__": __name__,
-        "__doc__": f"The ``{name}`` data type: integers in [{low}, {high}] (ml_dtypes.{name})."})
+    return type(
+        cls_name,
+        (_SmallInt,),
+        {
+            "name": name,
+            "low": low,
+            "high": high,
+            "__module__": __name__,
+            "__doc__": f"The ``{name}`` data type: integers in [{low}, {high}] (ml_dtypes.{name}).",
+        },
+    )
 
 
 Int2 = _define("Int2", "int2", -2, 1)

@@ -47,7 +47,9 @@ class String(VariableLengthType):
                 raise MetadataError(
                     f"{dtype!r} has an na_object, which the 'string' data type cannot "
                     "represent; use np.dtypes.StringDType() without na_object",
-                    field="dtype", value=dtype)
+                    field="dtype",
+                    value=dtype,
+                )
             return cls()
         if dtype.kind == "U" and dtype.itemsize == 0:  # np.dtype(str)
             return cls()

@@ -57,13 +57,19 @@ _MAX_DEPTH = 32  # nesting deeper than this is refused rather than recursed into
 def _field_type(document: Any, where: str, depth: int) -> DataType:
     if isinstance(document, str):
         name, configuration = document, None
-    elif isinstance(document, dict) and isinstance(document.get("name"), str) \
-            and set(document) <= {"name", "configuration"}:
+    elif (
+        isinstance(document, dict)
+        and isinstance(document.get("name"), str)
+        and set(document) <= {"name", "configuration"}
+    ):
         name, configuration = document["name"], document.get("configuration")
     else:
-        raise MetadataError(f"{where}: a field's data_type must be a name or an object "
-                            f"{{'name', 'configuration'}}, got {document!r}",
-                            field=where, value=document)
+        raise MetadataError(
+            f"{where}: a field's data_type must be a name or an object "
+            f"{{'name', 'configuration'}}, got {document!r}",
+            field=where,
+            value=document,
+        )
     if name in ("struct", "structured"):
         found: DataType = Struct._parse(name, configuration, depth + 1)
     else:
@@ -71,8 +77,12 @@ def _field_type(document: Any, where: str, depth: int) -> DataType:
         implementation = registry.data_types.get(name, field=where)
         found = implementation.from_json(name, configuration)
     if found.item_size is None:
-        raise MetadataError(f"{where}: the variable-size data type {found.to_json()!r} cannot be "
-                            "a struct field; fields need a fixed size", field=where, value=document)
+        raise MetadataError(
+            f"{where}: the variable-size data type {found.to_json()!r} cannot be "
+            "a struct field; fields need a fixed size",
+            field=where,
+            value=document,
+        )
     return found
 
 
@@ -95,30 +105,42 @@ class Struct(DataType):
     @classmethod
     def _parse(cls, name: str, configuration: Any, depth: int) -> Struct:
         if depth > _MAX_DEPTH:
-            raise MetadataError(f"{name}: struct types nested more than {_MAX_DEPTH} deep",
-                                field="configuration", value=None)
+            raise MetadataError(
+                f"{name}: struct types nested more than {_MAX_DEPTH} deep", field="configuration", value=None
+            )
         config = config_keys(name, configuration, {"fields"}, {"fields"})
         fields = config["fields"]
         if not isinstance(fields, list) or not fields:
-            raise MetadataError(f"{name}: 'fields' must be a non-empty list of field objects, "
-                                f"got {fields!r}", field="configuration.fields", value=fields)
+            raise MetadataError(
+                f"{name}: 'fields' must be a non-empty list of field objects, got {fields!r}",
+                field="configuration.fields",
+                value=fields,
+            )
         parsed: list[tuple[str, DataType]] = []
         for i, field in enumerate(fields):
             where = f"configuration.fields[{i}]"
             if name == "structured" and isinstance(field, list) and len(field) == 2:
                 field = {"name": field[0], "data_type": field[1]}  # legacy pair form
             if not isinstance(field, dict) or set(field) != {"name", "data_type"}:
-                raise MetadataError(f"{name}: field {i} must be an object with exactly 'name' "
-                                    f"and 'data_type', got {field!r}", field=where, value=field)
+                raise MetadataError(
+                    f"{name}: field {i} must be an object with exactly 'name' and 'data_type', got {field!r}",
+                    field=where,
+                    value=field,
+                )
             field_name = field["name"]
             if not isinstance(field_name, str) or not field_name:
-                raise MetadataError(f"{name}: field {i} needs a non-empty string name, got "
-                                    f"{field_name!r}", field=where + ".name", value=field_name)
+                raise MetadataError(
+                    f"{name}: field {i} needs a non-empty string name, got {field_name!r}",
+                    field=where + ".name",
+                    value=field_name,
+                )
             if any(field_name == seen for seen, _ in parsed):
-                raise MetadataError(f"{name}: duplicate field name {field_name!r}; names must be "
-                                    "unique", field=where + ".name", value=field_name)
-            parsed.append((field_name, _field_type(field["data_type"], where + ".data_type",
-                                                   depth)))
+                raise MetadataError(
+                    f"{name}: duplicate field name {field_name!r}; names must be unique",
+                    field=where + ".name",
+                    value=field_name,
+                )
+            parsed.append((field_name, _field_type(field["data_type"], where + ".data_type", depth)))
         return cls(tuple(parsed), legacy=name == "structured")
 
     @classmethod
@@ -140,10 +162,14 @@ class Struct(DataType):
 
     def to_json(self) -> dict[str, Any]:
         if self._legacy:
-            return {"name": "structured", "configuration": {"fields": [
-                [n, t.to_json()] for n, t in self.fields]}}
-        return {"name": "struct", "configuration": {"fields": [
-            {"name": n, "data_type": t.to_json()} for n, t in self.fields]}}
+            return {
+                "name": "structured",
+                "configuration": {"fields": [[n, t.to_json()] for n, t in self.fields]},
+            }
+        return {
+            "name": "struct",
+            "configuration": {"fields": [{"name": n, "data_type": t.to_json()} for n, t in self.fields]},
+        }
 
     @property
     def numpy_dtype(self) -> np.dtype:
@@ -181,8 +207,9 @@ class Struct(DataType):
         except (binascii.Error, ValueError):
             raw = None
         if raw is None or len(raw) != self._dtype.itemsize:
-            raise fill_error("structured", value, f"{self._valid()}, or base64 of "
-                             f"{self._dtype.itemsize} bytes")
+            raise fill_error(
+                "structured", value, f"{self._valid()}, or base64 of {self._dtype.itemsize} bytes"
+            )
         return np.frombuffer(raw, dtype=self._dtype.newbyteorder("<")).astype(self._dtype)[0]
 
     def fill_value_to_json(self, value: Any) -> Any:
@@ -209,14 +236,15 @@ class Struct(DataType):
 def _data_type_of(np_dtype: np.dtype, skip: type | None = None) -> DataType | None:
     """The data type a numpy dtype maps to (the first registered type other than ``skip``
     that claims it); a data type plugin failing unexpectedly is left out."""
+
     def answer(implementation: type[DataType]) -> DataType | None:
-        if skip is not None and isinstance(implementation, type) and \
-                issubclass(implementation, skip):
+        if skip is not None and isinstance(implementation, type) and issubclass(implementation, skip):
             return None
         return implementation.from_numpy_dtype(np_dtype)
 
     return registry.data_types.first_answer(
-        answer, doing=f"asked whether it is the numpy dtype {np_dtype} (a struct field)")
+        answer, doing=f"asked whether it is the numpy dtype {np_dtype} (a struct field)"
+    )
 
 
 class LegacyStructured(Struct):

@@ -65,18 +65,26 @@ class _TimeType(DataType):
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> _TimeType:
-        config = config_keys(name, configuration, {"unit", "scale_factor"},
-                             {"unit", "scale_factor"})
+        config = config_keys(name, configuration, {"unit", "scale_factor"}, {"unit", "scale_factor"})
         unit, scale = config["unit"], config["scale_factor"]
         if unit not in UNITS:
-            raise MetadataError(f"{name}: unit must be one of {list(UNITS)}, got {unit!r}",
-                                field="configuration.unit", value=unit)
+            raise MetadataError(
+                f"{name}: unit must be one of {list(UNITS)}, got {unit!r}",
+                field="configuration.unit",
+                value=unit,
+            )
         if not is_int(scale) or not 1 <= scale <= _MAX_SCALE:
-            raise MetadataError(f"{name}: scale_factor must be an integer in [1, {_MAX_SCALE}], "
-                                f"got {scale!r}", field="configuration.scale_factor", value=scale)
+            raise MetadataError(
+                f"{name}: scale_factor must be an integer in [1, {_MAX_SCALE}], got {scale!r}",
+                field="configuration.scale_factor",
+                value=scale,
+            )
         if unit == "generic" and scale != 1:
-            raise MetadataError(f"{name}: the generic unit takes no scale factor other than 1, "
-                                f"got {scale!r}", field="configuration.scale_factor", value=scale)
+            raise MetadataError(
+                f"{name}: the generic unit takes no scale factor other than 1, got {scale!r}",
+                field="configuration.scale_factor",
+                value=scale,
+            )
         return cls(unit, scale)
 
     @classmethod
@@ -87,8 +95,7 @@ class _TimeType(DataType):
         return cls(unit, int(scale))
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name,
-                "configuration": {"unit": self.unit, "scale_factor": self.scale_factor}}
+        return {"name": self.name, "configuration": {"unit": self.unit, "scale_factor": self.scale_factor}}
 
     @property
     def numpy_dtype(self) -> np.dtype:
@@ -104,23 +111,24 @@ class _TimeType(DataType):
         if value == "NaT" or (is_int(value) and value == _NAT):
             return self._from_int(_NAT)
         if self.unit == "generic" and self.kind == "M":
-            raise fill_error(self.to_json(), value,
-                             '"NaT" (numpy holds no other datetime64 in the generic unit)')
+            raise fill_error(
+                self.to_json(), value, '"NaT" (numpy holds no other datetime64 in the generic unit)'
+            )
         if is_int(value) and _INT64.min <= value <= _INT64.max:
             return self._from_int(value)
-        raise fill_error(self.to_json(), value,
-                         f'an integer in [{_INT64.min}, {_INT64.max}] or "NaT"')
+        raise fill_error(self.to_json(), value, f'an integer in [{_INT64.min}, {_INT64.max}] or "NaT"')
 
     def fill_value_to_json(self, value: Any) -> int:
         return int(np.array(value, dtype=self._dtype).view(np.int64))
 
     def from_user_value(self, value: Any) -> Any:
-        valid = (f'an integer count, "NaT", a numpy {self.numpy_name} or a Python '
-                 f'{" / ".join(t.__name__ for t in self.python_types)}')
+        valid = (
+            f'an integer count, "NaT", a numpy {self.numpy_name} or a Python '
+            f"{' / '.join(t.__name__ for t in self.python_types)}"
+        )
         if isinstance(value, (bool, np.bool_)):
             raise fill_error(self.to_json(), value, valid)
-        if is_int(value) or (isinstance(value, np.integer)
-                             and not isinstance(value, np.timedelta64)):
+        if is_int(value) or (isinstance(value, np.integer) and not isinstance(value, np.timedelta64)):
             return self.fill_value_from_json(int(value))
         if isinstance(value, str) and value == "NaT":
             return self._from_int(_NAT)
@@ -137,15 +145,13 @@ class _TimeType(DataType):
         if np.isnat(source):
             return self._from_int(_NAT)
         if self.unit == "generic":
-            raise fill_error(self.to_json(), value,
-                             'an integer count or "NaT" (the unit is generic)')
+            raise fill_error(self.to_json(), value, 'an integer count or "NaT" (the unit is generic)')
         try:
             converted = source.astype(self._dtype, casting="same_kind")
         except TypeError as exc:
             raise fill_error(self.to_json(), value, f"{valid} ({exc})") from None
         if converted.astype(source.dtype) != source:
-            raise fill_error(self.to_json(), value,
-                             f"a value that {self._dtype} holds exactly")
+            raise fill_error(self.to_json(), value, f"a value that {self._dtype} holds exactly")
         return converted[()]
 
 

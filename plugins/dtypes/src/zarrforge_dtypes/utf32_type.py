@@ -45,9 +45,11 @@ class FixedLengthUTF32(DataType):
         config = config_keys(name, configuration, {"length_bytes"}, {"length_bytes"})
         length = config["length_bytes"]
         if not is_int(length) or length < 4 or length % 4:
-            raise MetadataError(f"{name}: length_bytes must be a positive multiple of 4, "
-                                f"got {length!r}", field="configuration.length_bytes",
-                                value=length)
+            raise MetadataError(
+                f"{name}: length_bytes must be a positive multiple of 4, got {length!r}",
+                field="configuration.length_bytes",
+                value=length,
+            )
         return cls(length)
 
     @classmethod
@@ -72,12 +74,11 @@ class FixedLengthUTF32(DataType):
 
     def _scalar(self, value: Any) -> np.str_:
         if not isinstance(value, str):
-            raise fill_error(self.to_json(), value,
-                             f"a string of at most {self.code_points} code points")
+            raise fill_error(self.to_json(), value, f"a string of at most {self.code_points} code points")
         if len(value) > self.code_points:
-            raise fill_error(self.to_json(), value,
-                             f"a string of at most {self.code_points} code points, "
-                             f"got {len(value)}")
+            raise fill_error(
+                self.to_json(), value, f"a string of at most {self.code_points} code points, got {len(value)}"
+            )
         return np.array(value, dtype=self._dtype)[()]
 
     def fill_value_from_json(self, value: Any) -> np.str_:

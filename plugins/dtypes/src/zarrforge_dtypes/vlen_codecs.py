@@ -63,7 +63,9 @@ class _VLenCodec(ArrayBytesCodec):
             raise MetadataError(
                 f"the {self.name} codec encodes only the data type(s) "
                 f"{', '.join(sorted(self.accepts))}, not {spec.data_type.to_json()!r}",
-                field="name", value=self.name)
+                field="name",
+                value=self.name,
+            )
 
     def _items(self, chunk: np.ndarray) -> list[Any]:
         return np.ravel(chunk, order="C").tolist()
@@ -72,8 +74,7 @@ class _VLenCodec(ArrayBytesCodec):
         try:
             return vlen_format.pack(items)
         except struct.error:
-            raise CodecError(f"the {self.name} codec cannot store an element of 4 GiB or "
-                             "more") from None
+            raise CodecError(f"the {self.name} codec cannot store an element of 4 GiB or more") from None
 
 
 class VLenUTF8Codec(_VLenCodec):
@@ -84,13 +85,16 @@ class VLenUTF8Codec(_VLenCodec):
         encoded = []
         for index, item in enumerate(self._items(chunk)):
             if not isinstance(item, str):
-                raise CodecError(f"the {self.name} codec encodes str elements; element "
-                                 f"{index} (C order) of the chunk is {item!r}")
+                raise CodecError(
+                    f"the {self.name} codec encodes str elements; element "
+                    f"{index} (C order) of the chunk is {item!r}"
+                )
             try:
                 encoded.append(item.encode("utf-8"))
             except UnicodeEncodeError as exc:
-                raise CodecError(f"element {index} (C order) of the chunk cannot be encoded "
-                                 f"as UTF-8: {exc}") from None
+                raise CodecError(
+                    f"element {index} (C order) of the chunk cannot be encoded as UTF-8: {exc}"
+                ) from None
         return self._pack(encoded)
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
@@ -113,8 +117,10 @@ class VLenBytesCodec(_VLenCodec):
         for index, item in enumerate(items):
             if not isinstance(item, bytes):
                 if not isinstance(item, (bytearray, memoryview)):
-                    raise CodecError(f"the {self.name} codec encodes bytes elements; element "
-                                     f"{index} (C order) of the chunk is {item!r}")
+                    raise CodecError(
+                        f"the {self.name} codec encodes bytes elements; element "
+                        f"{index} (C order) of the chunk is {item!r}"
+                    )
                 items[index] = bytes(item)
         return self._pack(items)
 

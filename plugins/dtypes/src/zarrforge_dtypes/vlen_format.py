@@ -41,29 +41,32 @@ def unpack(data: bytes | memoryview, expected: int) -> list[bytes]:
     view = memoryview(data).cast("B")
     size = len(view)
     if size < 4:
-        raise CorruptChunkError(f"a vlen chunk needs at least a 4-byte item count, got {size} "
-                                "byte(s)")
+        raise CorruptChunkError(f"a vlen chunk needs at least a 4-byte item count, got {size} byte(s)")
     (count,) = _U32.unpack_from(view, 0)
     if count != expected:
-        raise CorruptChunkError(f"the chunk declares {count} item(s) but its shape holds "
-                                f"{expected}")
+        raise CorruptChunkError(f"the chunk declares {count} item(s) but its shape holds {expected}")
     if 4 + 4 * count > size:
-        raise CorruptChunkError(f"the chunk declares {count} item(s), which need at least "
-                                f"{4 + 4 * count} bytes, but it has only {size}")
+        raise CorruptChunkError(
+            f"the chunk declares {count} item(s), which need at least "
+            f"{4 + 4 * count} bytes, but it has only {size}"
+        )
     items: list[bytes] = []
     append = items.append
     offset = 4
     unpack_from = _U32.unpack_from
     for index in range(count):
         if offset + 4 > size:
-            raise CorruptChunkError(f"the chunk ends inside the length of item {index} "
-                                    f"(at byte {offset} of {size})")
+            raise CorruptChunkError(
+                f"the chunk ends inside the length of item {index} (at byte {offset} of {size})"
+            )
         (length,) = unpack_from(view, offset)
         offset += 4
         end = offset + length
         if end > size:
-            raise CorruptChunkError(f"item {index} declares {length} byte(s) at offset {offset}, "
-                                    f"past the end of the {size}-byte chunk")
+            raise CorruptChunkError(
+                f"item {index} declares {length} byte(s) at offset {offset}, "
+                f"past the end of the {size}-byte chunk"
+            )
         append(bytes(view[offset:end]))
         offset = end
     if offset != size:

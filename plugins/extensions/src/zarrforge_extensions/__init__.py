@@ -15,18 +15,26 @@ this package is not needed to read or write arrays that use them.
 """
 
 from .array_statistics import (
-                         ArrayStatistics,
-                         Statistics,
-                         StatisticsUpdateError,
-                         UnsupportedDataTypeError,
-                         enable_statistics,
-                         statistics,
+    ArrayStatistics,
+    Statistics,
+    StatisticsUpdateError,
+    UnsupportedDataTypeError,
+    enable_statistics,
+    statistics,
 )
 from .offset import Offset, domain, offset_of, set_offset
 
 __all__ = [
-    "ArrayStatistics", "Offset", "Statistics", "StatisticsUpdateError", "UnsupportedDataTypeError",
-    "domain", "enable_statistics", "offset_of", "set_offset", "statistics",
+    "ArrayStatistics",
+    "Offset",
+    "Statistics",
+    "StatisticsUpdateError",
+    "UnsupportedDataTypeError",
+    "domain",
+    "enable_statistics",
+    "offset_of",
+    "set_offset",
+    "statistics",
 ]
 
 from zarrforge import __version__ as __version__  # released together, one version

@@ -120,6 +120,7 @@ def summarize(values: np.ndarray) -> Statistics:
 
 # --- JSON -----------------------------------------------------------------------------------
 
+
 def _bound_to_json(value: float | None) -> Any:
     if isinstance(value, float) and math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
@@ -127,15 +128,17 @@ def _bound_to_json(value: float | None) -> Any:
 
 
 def _bound_from_json(value: Any, field: str) -> int | float | None:
-    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                         and math.isfinite(value)):
+    if value is None or (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    ):
         return value
     if value == "Infinity":
         return math.inf
     if value == "-Infinity":
         return -math.inf
-    raise MetadataError(f"expected a number, null, \"Infinity\" or \"-Infinity\", got {value!r}",
-                        field=field, value=value)
+    raise MetadataError(
+        f'expected a number, null, "Infinity" or "-Infinity", got {value!r}', field=field, value=value
+    )
 
 
 class ArrayStatistics(Extension):
@@ -151,35 +154,51 @@ class ArrayStatistics(Extension):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ArrayStatistics:
         if configuration is None:
-            raise MetadataError(f"{name} needs a configuration with min, max and count",
-                                field="configuration", value=None)
+            raise MetadataError(
+                f"{name} needs a configuration with min, max and count", field="configuration", value=None
+            )
         unknown = sorted(set(configuration) - {"min", "max", "count", "recent_updates"})
         if unknown:
-            raise MetadataError(f"unknown configuration key(s) {unknown}; valid: "
-                                "['count', 'max', 'min', 'recent_updates']",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                f"unknown configuration key(s) {unknown}; valid: ['count', 'max', 'min', 'recent_updates']",
+                field="configuration",
+                value=configuration,
+            )
         low = _bound_from_json(configuration.get("min"), "configuration.min")
         high = _bound_from_json(configuration.get("max"), "configuration.max")
         if (low is None) != (high is None):
-            raise MetadataError(f"min and max must both be null or both be set, got {low!r} "
-                                f"and {high!r}", field="configuration", value=configuration)
+            raise MetadataError(
+                f"min and max must both be null or both be set, got {low!r} and {high!r}",
+                field="configuration",
+                value=configuration,
+            )
         if low is not None and low > high:
-            raise MetadataError(f"min {low!r} is greater than max {high!r}",
-                                field="configuration.min", value=low)
+            raise MetadataError(
+                f"min {low!r} is greater than max {high!r}", field="configuration.min", value=low
+            )
         count = configuration.get("count")
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise MetadataError(f"count must be a non-negative integer, got {count!r}",
-                                field="configuration.count", value=count)
+            raise MetadataError(
+                f"count must be a non-negative integer, got {count!r}",
+                field="configuration.count",
+                value=count,
+            )
         updates = configuration.get("recent_updates", [])
         if not isinstance(updates, list) or not all(isinstance(u, str) for u in updates):
-            raise MetadataError(f"recent_updates must be a list of strings, got {updates!r}",
-                                field="configuration.recent_updates", value=updates)
+            raise MetadataError(
+                f"recent_updates must be a list of strings, got {updates!r}",
+                field="configuration.recent_updates",
+                value=updates,
+            )
         return cls(Statistics(low, high, count), tuple(updates))
 
     def to_json(self) -> dict[str, Any]:
         s = self.statistics
-        configuration: dict[str, Any] = {"min": _bound_to_json(s.min), "max": _bound_to_json(s.max),
-                                         "count": s.count}
+        configuration: dict[str, Any] = {
+            "min": _bound_to_json(s.min),
+            "max": _bound_to_json(s.max),
+            "count": s.count,
+        }
         if self.recent_updates:
             configuration["recent_updates"] = list(self.recent_updates)
         return {"name": self.name, "configuration": configuration}
@@ -187,14 +206,20 @@ class ArrayStatistics(Extension):
     def check(self, dtype: np.dtype, *, where: str = "configuration") -> None:
         """Raise ``MetadataError`` if the entry does not fit an array of ``dtype``."""
         if dtype.kind not in SUPPORTED_KINDS:
-            raise MetadataError(f"{NAME} applies to integer and float data types, not {dtype}",
-                                field=where, value=self.to_json().get("configuration"))
+            raise MetadataError(
+                f"{NAME} applies to integer and float data types, not {dtype}",
+                field=where,
+                value=self.to_json().get("configuration"),
+            )
         if dtype.kind in "iu":
             for bound in ("min", "max"):
                 value = getattr(self.statistics, bound)
                 if value is not None and not isinstance(value, int):
-                    raise MetadataError(f"{bound} must be an integer for the {dtype} data type, "
-                                        f"got {value!r}", field=f"{where}.{bound}", value=value)
+                    raise MetadataError(
+                        f"{bound} must be an integer for the {dtype} data type, got {value!r}",
+                        field=f"{where}.{bound}",
+                        value=value,
+                    )
 
     def validate(self, metadata: Any) -> None:
         """The node-level check: the core calls it on open and before writing."""
@@ -205,8 +230,9 @@ class ArrayStatistics(Extension):
         record_write(array, summarize(values))
 
     def updated(self, delta: Statistics, update_id: str) -> ArrayStatistics:
-        entry = ArrayStatistics(self.statistics.merged(delta),
-                                ((*self.recent_updates, update_id))[-RECENT_UPDATES:])
+        entry = ArrayStatistics(
+            self.statistics.merged(delta), ((*self.recent_updates, update_id))[-RECENT_UPDATES:]
+        )
         entry.must_understand = self.must_understand
         return entry
 
@@ -256,6 +282,7 @@ def locked(array: Any) -> Iterator[None]:
 
 # --- reading and updating the stored document -----------------------------------------------
 
+
 def _stored(array: Any) -> tuple[Any, int | None, Any]:
     """The stored metadata model, the index of the statistics entry in it, and the entry."""
     metadata = array.format.read_node(array.store, array.path)
@@ -294,20 +321,23 @@ def record_write(array: Any, delta: Statistics) -> None:
             _, _, check = _stored(array)
             if not isinstance(check, ArrayStatistics) or update_id in check.recent_updates:
                 return
-            time.sleep(random.uniform(0, 0.002 * 2 ** attempt))
+            time.sleep(random.uniform(0, 0.002 * 2**attempt))
     raise StatisticsUpdateError(
         f"the statistics of {array.name!r} were replaced by concurrent writers {MAX_ATTEMPTS} "
         f"times in a row; the data was written but {NAME} does not include this write "
-        f"({delta}). Rebuild it with enable_statistics(array, reset=True, scan=True).")
+        f"({delta}). Rebuild it with enable_statistics(array, reset=True, scan=True)."
+    )
 
 
 # --- the public helpers ---------------------------------------------------------------------
+
 
 def _check_type(array: Any) -> None:
     if array.dtype.kind not in SUPPORTED_KINDS:
         raise UnsupportedDataTypeError(
             f"{NAME} supports integer and float data types; the array {array.name!r} has "
-            f"data type {array.data_type.to_json()!r} (numpy {array.dtype})")
+            f"data type {array.data_type.to_json()!r} (numpy {array.dtype})"
+        )
 
 
 def _scan(array: Any) -> Statistics:
@@ -320,8 +350,9 @@ def _scan(array: Any) -> Statistics:
     return Statistics(result.min, result.max, 0)
 
 
-def enable_statistics(array: Any, *, must_understand: bool = False, scan: bool = False,
-                      reset: bool = False) -> Statistics:
+def enable_statistics(
+    array: Any, *, must_understand: bool = False, scan: bool = False, reset: bool = False
+) -> Statistics:
     """Add ``zarrforge.array-statistics`` to ``array`` and return its statistics.
 
     Arrays of integer and float data types only (else
@@ -334,8 +365,9 @@ def enable_statistics(array: Any, *, must_understand: bool = False, scan: bool =
     """
     _check_type(array)
     if array.read_only:
-        raise ReadOnlyError(f"the array {array.name!r} is open read-only; open it with mode='r+' "
-                            f"to enable {NAME}")
+        raise ReadOnlyError(
+            f"the array {array.name!r} is open read-only; open it with mode='r+' to enable {NAME}"
+        )
     with locked(array):
         metadata, index, entry = _stored(array)
         if isinstance(entry, ArrayStatistics) and not reset:

@@ -74,17 +74,25 @@ class Offset(Extension):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Offset:
         if configuration is None:
-            raise MetadataError(f"{name} needs a configuration {{\"offset\": [int, ...]}}",
-                                field="configuration", value=None)
+            raise MetadataError(
+                f'{name} needs a configuration {{"offset": [int, ...]}}', field="configuration", value=None
+            )
         unknown = sorted(set(configuration) - {"offset"})
         if unknown:
-            raise MetadataError(f"unknown configuration key(s) {unknown}; valid: ['offset']",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                f"unknown configuration key(s) {unknown}; valid: ['offset']",
+                field="configuration",
+                value=configuration,
+            )
         offset = configuration.get("offset")
         if not isinstance(offset, list) or not all(
-                isinstance(o, int) and not isinstance(o, bool) for o in offset):
-            raise MetadataError(f"offset must be a list of integers, one per dimension, "
-                                f"got {offset!r}", field="configuration.offset", value=offset)
+            isinstance(o, int) and not isinstance(o, bool) for o in offset
+        ):
+            raise MetadataError(
+                f"offset must be a list of integers, one per dimension, got {offset!r}",
+                field="configuration.offset",
+                value=offset,
+            )
         return cls(offset)
 
     def to_json(self) -> dict[str, Any]:
@@ -96,7 +104,9 @@ class Offset(Extension):
             raise MetadataError(
                 f"{NAME} has {len(self.offset)} offset(s) {list(self.offset)} but the array "
                 f"has {len(shape)} dimension(s) (shape {tuple(shape)})",
-                field=where, value=list(self.offset))
+                field=where,
+                value=list(self.offset),
+            )
 
     def validate(self, metadata: Any) -> None:
         """The node-level check, for cores that call ``Extension.validate`` before writing."""
@@ -124,8 +134,7 @@ class Offset(Extension):
             return self._map_coordinate(selection, shape)
         return selection  # "mask" and "block" need no change (see the module docstring)
 
-    def _map_product(self, selection: Any, shape: Sequence[int], *, allow_newaxis: bool,
-                     arrays: bool) -> Any:
+    def _map_product(self, selection: Any, shape: Sequence[int], *, allow_newaxis: bool, arrays: bool) -> Any:
         items = list(selection) if isinstance(selection, tuple) else [selection]
         ndim = len(shape)
         if sum(s is Ellipsis for s in items) > 1:
@@ -134,8 +143,9 @@ class Offset(Extension):
             raise SelectionError("None (np.newaxis) is only supported in basic selections")
         n_real = sum(s is not Ellipsis and s is not None for s in items)
         if n_real > ndim:
-            raise SelectionError(f"too many indices: the array has {ndim} dimension(s) but the "
-                                 f"selection indexes {n_real}")
+            raise SelectionError(
+                f"too many indices: the array has {ndim} dimension(s) but the selection indexes {n_real}"
+            )
         out: list[Any] = []
         d = 0
         for entry in items:
@@ -164,8 +174,10 @@ class Offset(Extension):
 
     def _domain_text(self, d: int, length: int) -> str:
         lo = -self.offset[d]
-        return (f"the logical domain [{lo}, {lo + length}) of dimension {d} "
-                f"({NAME} {self.offset[d]}, stored length {length})")
+        return (
+            f"the logical domain [{lo}, {lo + length}) of dimension {d} "
+            f"({NAME} {self.offset[d]}, stored length {length})"
+        )
 
     def _shift_int(self, x: int, d: int, length: int) -> int:
         stored = x + self.offset[d]
@@ -226,6 +238,7 @@ class Offset(Extension):
 
 
 # --- helpers ----------------------------------------------------------------------------
+
 
 def offset_of(array: Any) -> tuple[int, ...] | None:
     """The array's offsets, or ``None`` when it has no ``zarrforge.offset`` extension."""

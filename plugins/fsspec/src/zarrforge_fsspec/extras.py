@@ -13,11 +13,15 @@ from zarrforge.errors import PluginLoadError
 
 # protocol -> the extra of zarrforge-fsspec that installs its filesystem's package
 EXTRA_OF_PROTOCOL = {
-    "s3": "s3", "s3a": "s3",
-    "gs": "gcs", "gcs": "gcs",
-    "abfs": "azure", "az": "azure",
+    "s3": "s3",
+    "s3a": "s3",
+    "gs": "gcs",
+    "gcs": "gcs",
+    "abfs": "azure",
+    "az": "azure",
     "hf": "hf",
-    "http": "http", "https": "http",
+    "http": "http",
+    "https": "http",
     "sftp": "sftp",
 }
 # the extras zarrforge[all] includes (core/pyproject.toml)
@@ -29,10 +33,13 @@ def missing_package(url: str, error: ImportError) -> PluginLoadError:
     protocols = [part.split("://", 1)[0] for part in url.split("::") if "://" in part]
     extras = [EXTRA_OF_PROTOCOL[p] for p in protocols if p in EXTRA_OF_PROTOCOL]
     if not extras:
-        return PluginLoadError(f"cannot open {url!r}: {error} (the package fsspec names is "
-                               "not one zarrforge installs; install it with pip)")
+        return PluginLoadError(
+            f"cannot open {url!r}: {error} (the package fsspec names is "
+            "not one zarrforge installs; install it with pip)"
+        )
     extra = extras[0]
     also = " (or pip install 'zarrforge[all]', which includes it)" if extra in IN_ALL else ""
     return PluginLoadError(
         f"cannot open {url!r}: its filesystem needs a package that is not installed; "
-        f"pip install 'zarrforge-fsspec[{extra}]' installs it{also}. fsspec says: {error}")
+        f"pip install 'zarrforge-fsspec[{extra}]' installs it{also}. fsspec says: {error}"
+    )

@@ -55,35 +55,87 @@ from .options import StoreSettings
 T = TypeVar("T")
 
 TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
-TRANSIENT_CODES = frozenset({
-    "SlowDown", "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled",
-    "RequestLimitExceeded", "TooManyRequests", "TooManyRequestsException",
-    "ProvisionedThroughputExceededException", "RequestTimeout", "RequestTimeoutException",
-    "InternalError", "ServiceUnavailable", "PriorRequestNotComplete",
-    "408", "429", "500", "502", "503", "504",
-})
+TRANSIENT_CODES = frozenset(
+    {
+        "SlowDown",
+        "Throttling",
+        "ThrottlingException",
+        "ThrottledException",
+        "RequestThrottled",
+        "RequestLimitExceeded",
+        "TooManyRequests",
+        "TooManyRequestsException",
+        "ProvisionedThroughputExceededException",
+        "RequestTimeout",
+        "RequestTimeoutException",
+        "InternalError",
+        "ServiceUnavailable",
+        "PriorRequestNotComplete",
+        "408",
+        "429",
+        "500",
+        "502",
+        "503",
+        "504",
+    }
+)
 # Exception classes of aiohttp, botocore, urllib3 and http.client that mean
 # "the connection or the transfer failed", matched by name anywhere in the MRO.
-TRANSIENT_CLASS_NAMES = frozenset({
-    "ClientConnectionError", "ClientConnectorError", "ServerDisconnectedError",
-    "ServerTimeoutError", "ClientPayloadError", "ConnectionTimeoutError", "SocketTimeoutError",
-    "HTTPClientError", "EndpointConnectionError", "ConnectionClosedError", "ReadTimeoutError",
-    "ConnectTimeoutError", "ProxyConnectionError", "ResponseStreamingError",
-    "IncompleteRead", "RemoteDisconnected", "ResponseParserError", "ProtocolError",
-})
+TRANSIENT_CLASS_NAMES = frozenset(
+    {
+        "ClientConnectionError",
+        "ClientConnectorError",
+        "ServerDisconnectedError",
+        "ServerTimeoutError",
+        "ClientPayloadError",
+        "ConnectionTimeoutError",
+        "SocketTimeoutError",
+        "HTTPClientError",
+        "EndpointConnectionError",
+        "ConnectionClosedError",
+        "ReadTimeoutError",
+        "ConnectTimeoutError",
+        "ProxyConnectionError",
+        "ResponseStreamingError",
+        "IncompleteRead",
+        "RemoteDisconnected",
+        "ResponseParserError",
+        "ProtocolError",
+    }
+)
 # Base classes, by dotted name so that none is imported: botocore's (BotoCoreError:
 # NoCredentialsError, EndpointConnectionError...; ClientError: the service's answer),
 # aiohttp's, google-auth's (DefaultCredentialsError, RefreshError) and azure-core's.
 # requests' errors are OSErrors, environmental to the engine already.
-ENVIRONMENTAL_ERRORS = ("botocore.exceptions.BotoCoreError", "botocore.exceptions.ClientError",
-                        "aiohttp.ClientError", "google.auth.exceptions.GoogleAuthError",
-                        "azure.core.exceptions.AzureError")
-TRANSIENT_ERRNOS = frozenset({
-    errno.ETIMEDOUT, errno.ECONNRESET, errno.ECONNREFUSED, errno.ECONNABORTED, errno.EPIPE,
-    errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ENETDOWN, errno.EAGAIN, errno.EBUSY,
-})
-TRANSIENT_MESSAGES = ("SlowDown", "reduce your request rate", "Too Many Requests",
-                      "Service Unavailable", "ServiceUnavailable", "Throttl")
+ENVIRONMENTAL_ERRORS = (
+    "botocore.exceptions.BotoCoreError",
+    "botocore.exceptions.ClientError",
+    "aiohttp.ClientError",
+    "google.auth.exceptions.GoogleAuthError",
+    "azure.core.exceptions.AzureError",
+)
+TRANSIENT_ERRNOS = frozenset(
+    {
+        errno.ETIMEDOUT,
+        errno.ECONNRESET,
+        errno.ECONNREFUSED,
+        errno.ECONNABORTED,
+        errno.EPIPE,
+        errno.EHOSTUNREACH,
+        errno.ENETUNREACH,
+        errno.ENETDOWN,
+        errno.EAGAIN,
+        errno.EBUSY,
+    }
+)
+TRANSIENT_MESSAGES = (
+    "SlowDown",
+    "reduce your request rate",
+    "Too Many Requests",
+    "Service Unavailable",
+    "ServiceUnavailable",
+    "Throttl",
+)
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
@@ -140,16 +192,17 @@ def missing_bucket(exc: BaseException) -> str | None:
     for link in _chain(exc):
         if _error_code(link) in ("NoSuchBucket", "ContainerNotFound"):
             response = getattr(link, "response", None)
-            name = response.get("Error", {}).get("BucketName") if isinstance(response, dict) \
-                else None
+            name = response.get("Error", {}).get("BucketName") if isinstance(response, dict) else None
             return str(name) if name else ""
     return None
 
 
 def is_missing(exc: BaseException) -> bool:
     """The key does not exist (not: its bucket does not, :func:`missing_bucket`)."""
-    return (isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError))
-            and missing_bucket(exc) is None)
+    return (
+        isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError))
+        and missing_bucket(exc) is None
+    )
 
 
 def is_invalid_range(exc: BaseException) -> bool:
@@ -184,8 +237,7 @@ def refused_address(exc: BaseException) -> str | None:
     return None
 
 
-def end_botocore_retries_on_refusal(caught_exception: BaseException | None = None,
-                                    **_: Any) -> None:
+def end_botocore_retries_on_refusal(caught_exception: BaseException | None = None, **_: Any) -> None:
     """A botocore ``needs-retry`` handler (registered first) that ends botocore's own
     retries of a refused connection by raising it: botocore would otherwise try a
     refused endpoint five times with growing pauses, about 5 s per request."""
@@ -194,8 +246,7 @@ def end_botocore_retries_on_refusal(caught_exception: BaseException | None = Non
 
 
 def is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError,
-                        NotADirectoryError)):
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
         return False
     if is_refused(exc):
         return False
@@ -218,8 +269,10 @@ class DeadlineExceeded(TimeoutError):
     """A request's attempts ran past the store's ``deadline``: not retried."""
 
     def __init__(self, deadline: float | None) -> None:
-        super().__init__(f"no answer within the deadline of {deadline} s for one request, "
-                         "retries included (store setting deadline)")
+        super().__init__(
+            f"no answer within the deadline of {deadline} s for one request, "
+            "retries included (store setting deadline)"
+        )
 
 
 class GaveUp(Exception):
@@ -274,14 +327,18 @@ def store_error(failure: GaveUp, *, operation: str, key: str, url: str) -> Store
     bucket = missing_bucket(error)
     if bucket is not None:
         named = f"the bucket {bucket!r}" if bucket else "its bucket"
-        reason = (f"{named} does not exist ({detail}); check the bucket's name in the URL "
-                  "(and the endpoint), or create the bucket")
+        reason = (
+            f"{named} does not exist ({detail}); check the bucket's name in the URL "
+            "(and the endpoint), or create the bucket"
+        )
     elif is_refused(error):
         address = refused_address(error)
         by = f" by {address}" if address else ""
-        reason = (f"the connection was refused{by} ({detail}): nothing accepts connections "
-                  "at that address; check the endpoint (storage option endpoint_url) and "
-                  "that its server is running")
+        reason = (
+            f"the connection was refused{by} ({detail}): nothing accepts connections "
+            "at that address; check the endpoint (storage option endpoint_url) and "
+            "that its server is running"
+        )
     elif failure.transient:
         tries = "attempt" if failure.attempts == 1 else "attempts"
         reason = f"gave up after {failure.attempts} {tries}, last error {detail}"

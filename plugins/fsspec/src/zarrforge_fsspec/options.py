@@ -72,8 +72,7 @@ from .references import check_setting
 
 # fsspec's own options, taken by every filesystem: the instance cache (its metaclass) and
 # the listings cache (DirCache)
-FSSPEC_OPTIONS = frozenset({"skip_instance_cache", "use_listings_cache", "listings_expiry_time",
-                            "max_paths"})
+FSSPEC_OPTIONS = frozenset({"skip_instance_cache", "use_listings_cache", "listings_expiry_time", "max_paths"})
 # filesystem class (module, qualified name) -> where its **kwargs go (module, qualified name
 # of a callable whose parameters are then the valid extra options)
 # of a callable whose parameters are then the valid extra options, and how many of its
@@ -87,8 +86,16 @@ PASS_THROUGH: dict[tuple[str, str], tuple[str, str, int]] = {
 _BASES = frozenset({("fsspec.spec", "AbstractFileSystem"), ("fsspec.asyn", "AsyncFileSystem")})
 _UNEXPECTED = re.compile(r"unexpected keyword argument '([^']+)'")
 
-NAMES = ("concurrency", "max_retries", "retry_backoff", "retry_max_backoff", "request_timeout",
-         "deadline", "conditional_writes", "reference_targets")
+NAMES = (
+    "concurrency",
+    "max_retries",
+    "retry_backoff",
+    "retry_max_backoff",
+    "request_timeout",
+    "deadline",
+    "conditional_writes",
+    "reference_targets",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,30 +110,39 @@ class StoreSettings:
     reference_targets: Any = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.concurrency, int) or isinstance(self.concurrency, bool) \
-                or self.concurrency < 1:
+        if (
+            not isinstance(self.concurrency, int)
+            or isinstance(self.concurrency, bool)
+            or self.concurrency < 1
+        ):
             raise ValueError(f"concurrency must be an int >= 1, got {self.concurrency!r}")
-        if not isinstance(self.max_retries, int) or isinstance(self.max_retries, bool) \
-                or self.max_retries < 0:
+        if (
+            not isinstance(self.max_retries, int)
+            or isinstance(self.max_retries, bool)
+            or self.max_retries < 0
+        ):
             raise ValueError(f"max_retries must be an int >= 0, got {self.max_retries!r}")
         for name in ("retry_backoff", "retry_max_backoff"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be a number of seconds >= 0, got {value!r}")
         timeout = self.request_timeout
-        if timeout is not None and (not isinstance(timeout, (int, float))
-                                    or isinstance(timeout, bool) or timeout <= 0):
-            raise ValueError(f"request_timeout must be None or a number of seconds > 0, "
-                             f"got {timeout!r}")
+        if timeout is not None and (
+            not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0
+        ):
+            raise ValueError(f"request_timeout must be None or a number of seconds > 0, got {timeout!r}")
 
         deadline = self.deadline
-        if deadline is not None and (not isinstance(deadline, (int, float))
-                                     or isinstance(deadline, bool) or deadline <= 0):
+        if deadline is not None and (
+            not isinstance(deadline, (int, float)) or isinstance(deadline, bool) or deadline <= 0
+        ):
             raise ValueError(f"deadline must be None or a number of seconds > 0, got {deadline!r}")
         check_setting(self.reference_targets)
         if self.conditional_writes not in (None, True, False):
-            raise ValueError("conditional_writes must be None (ask the server), True or False, "
-                             f"got {self.conditional_writes!r}")
+            raise ValueError(
+                "conditional_writes must be None (ask the server), True or False, "
+                f"got {self.conditional_writes!r}"
+            )
 
     @property
     def attempts(self) -> int:
@@ -149,8 +165,7 @@ def _keywords(function: Callable[..., Any], positional: int = 0) -> tuple[set[st
     """The names ``function`` takes by keyword (after its first ``positional``
     parameters, ``self`` counted), and whether it takes ``**kwargs``."""
     parameters = list(inspect.signature(function).parameters.values())[positional:]
-    names = {p.name for p in parameters
-             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    names = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     return names, any(p.kind == p.VAR_KEYWORD for p in parameters)
 
 
@@ -191,23 +206,25 @@ def valid_filesystem_options(fs_class: type) -> frozenset[str] | None:
     return frozenset(names)
 
 
-def unknown_option_error(protocol: str, url: str, option: str,
-                         valid: frozenset[str] | None) -> ValueError:
+def unknown_option_error(protocol: str, url: str, option: str, valid: frozenset[str] | None) -> ValueError:
     """The message for ``option``, which the ``protocol`` filesystem does not take."""
     settings = ", ".join(NAMES)
     if valid is None:
-        return ValueError(f"unknown storage option {option!r} for the {protocol!r} store at "
-                          f"{url!r}: its filesystem does not take it (the store's own "
-                          f"settings are {settings})")
+        return ValueError(
+            f"unknown storage option {option!r} for the {protocol!r} store at "
+            f"{url!r}: its filesystem does not take it (the store's own "
+            f"settings are {settings})"
+        )
     everything = sorted(valid | set(NAMES))
     close = difflib.get_close_matches(option, everything, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return ValueError(f"unknown storage option {option!r} for the {protocol!r} store at "
-                      f"{url!r}{hint}; valid: {', '.join(repr(n) for n in everything)}")
+    return ValueError(
+        f"unknown storage option {option!r} for the {protocol!r} store at "
+        f"{url!r}{hint}; valid: {', '.join(repr(n) for n in everything)}"
+    )
 
 
-def check_filesystem_options(protocol: str, url: str, fs_class: type,
-                             options: dict[str, Any]) -> None:
+def check_filesystem_options(protocol: str, url: str, fs_class: type, options: dict[str, Any]) -> None:
     """Refuse the first option of ``options`` (the filesystem's, the store settings taken
     out) that ``fs_class`` does not accept, where that can be told."""
     valid = valid_filesystem_options(fs_class)

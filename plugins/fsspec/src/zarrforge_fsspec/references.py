@@ -50,8 +50,7 @@ from fsspec.implementations.local import LocalFileSystem
 
 from zarrforge.errors import StoreError
 
-REMOTE = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "http", "https",
-                    "hf"})
+REMOTE = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "http", "https", "hf"})
 LOCAL = frozenset({"file", "local"})
 _LOCAL_URL = "file://"  # what every local target is normalised to: file:// + real path
 
@@ -60,8 +59,10 @@ def check_setting(value: Any) -> None:
     if value is None or value == "any":
         return
     if not isinstance(value, (list, tuple)) or not all(isinstance(p, str) and p for p in value):
-        raise ValueError("reference_targets must be None (the default policy), 'any', or a "
-                         f"list of URL or path prefixes, got {value!r}")
+        raise ValueError(
+            "reference_targets must be None (the default policy), 'any', or a "
+            f"list of URL or path prefixes, got {value!r}"
+        )
 
 
 def local_path(url: str, reader: type[LocalFileSystem] = LocalFileSystem) -> str:
@@ -85,8 +86,13 @@ class TargetPolicy:
     without a protocol): given, a target is normalised by the filesystem that will
     read it; without it, by ``remote_protocol`` (a local file when that is unset)."""
 
-    def __init__(self, setting: Any, references: Any, remote_protocol: str | None,
-                 filesystems: Mapping[str | None, Any] | None = None) -> None:
+    def __init__(
+        self,
+        setting: Any,
+        references: Any,
+        remote_protocol: str | None,
+        filesystems: Mapping[str | None, Any] | None = None,
+    ) -> None:
         check_setting(setting)
         self.setting = setting
         self.remote_protocol = remote_protocol
@@ -150,8 +156,7 @@ class TargetPolicy:
         normal = self.normal(target)
         local = normal.startswith(_LOCAL_URL)
         if self.prefixes:
-            if not local and any(part in (".", "..")
-                                 for part in normal.split("://", 1)[1].split("/")):
+            if not local and any(part in (".", "..") for part in normal.split("://", 1)[1].split("/")):
                 return False  # a server may resolve it: no prefix can contain it
             return any(_below(normal, p) for p in self.prefixes)
         if not local:
@@ -161,14 +166,15 @@ class TargetPolicy:
     def check(self, key: str, target: str, url: str) -> None:
         if self.allows(target):
             return
-        where = (f"local files below {self.home!r} and remote objects" if self.home
-                 else "remote objects only")
-        allowed = (f"the prefixes {self.setting}" if self.prefixes else
-                   f"by default, {where}")
+        where = f"local files below {self.home!r} and remote objects" if self.home else "remote objects only"
+        allowed = f"the prefixes {self.setting}" if self.prefixes else f"by default, {where}"
         normal = self.normal(target)
         read_as = f" (read as {normal!r})" if normal.split("://", 1)[1] != target else ""
         raise StoreError(
             f"the reference for {key!r} points at {target!r}{read_as}, which this reference "
             f"set may not read ({allowed}); pass storage_options reference_targets=[...] with "
             "the prefixes it may read, or reference_targets='any' if you trust the reference "
-            "set", key=key, url=url)
+            "set",
+            key=key,
+            url=url,
+        )

@@ -85,8 +85,10 @@ def zarrforge_adapt_store(obj: Any, options: dict[str, Any], read_only: bool) ->
     if mapping_module is None or not isinstance(obj, mapping_module.FSMap):
         return None
     if options:
-        raise StoreArgumentError(f"an fsspec mapper used as a store takes no storage options "
-                                 f"(its filesystem has them already), got {sorted(options)}")
+        raise StoreArgumentError(
+            f"an fsspec mapper used as a store takes no storage options "
+            f"(its filesystem has them already), got {sorted(options)}"
+        )
     from .store import FsspecStore
 
     return FsspecStore(obj.fs, obj.root, read_only=read_only)

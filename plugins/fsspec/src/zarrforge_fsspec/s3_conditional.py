@@ -77,8 +77,7 @@ def _object_size(answer: dict[str, Any], read: int) -> int | None:
 
 def is_conflict(exc: BaseException) -> bool:
     """S3 refused a condition (412) or a concurrent conditional write won (409)."""
-    return any(_error_code(link) in CONFLICT_CODES or _status(link) in (409, 412)
-               for link in _chain(exc))
+    return any(_error_code(link) in CONFLICT_CODES or _status(link) in (409, 412) for link in _chain(exc))
 
 
 class S3Conditions:
@@ -101,8 +100,9 @@ class S3Conditions:
         data, etag, _ = await self._get_range(key, None, None)
         return data, etag
 
-    async def _get_range(self, key: str, byte_range: Any,
-                         if_match: Any) -> tuple[bytes | None, Any, int | None]:
+    async def _get_range(
+        self, key: str, byte_range: Any, if_match: Any
+    ) -> tuple[bytes | None, Any, int | None]:
         """One ``GetObject`` of ``byte_range`` (``None``: the whole value; never an empty
         range), with ``If-Match`` when given: ``(bytes, ETag, size of that version)``,
         ``(None, ABSENT, None)`` when missing, and ``(b"", PastEnd(offset), None)`` for a
@@ -116,12 +116,12 @@ class S3Conditions:
             elif byte_range.length is None:
                 options["Range"] = f"bytes={byte_range.offset}-"
             else:
-                options["Range"] = (f"bytes={byte_range.offset}-"
-                                    f"{byte_range.offset + byte_range.length - 1}")
+                options["Range"] = f"bytes={byte_range.offset}-{byte_range.offset + byte_range.length - 1}"
         if if_match is not None:
             options["IfMatch"] = if_match
-        past_end = versions.PastEnd(0 if byte_range is None or byte_range.offset is None
-                                    else byte_range.offset)
+        past_end = versions.PastEnd(
+            0 if byte_range is None or byte_range.offset is None else byte_range.offset
+        )
 
         async def get() -> tuple[bytes | None, Any, int | None]:
             try:
@@ -151,8 +151,9 @@ class S3Conditions:
 
         return await self._read(get, key, if_match, "read")
 
-    async def get_ranges(self, key: str, ranges: list[Any],
-                         if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    async def get_ranges(
+        self, key: str, ranges: list[Any], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         """Every non-empty range with a ``GetObject`` of its own, all at once; when no
         answer names the ETag (every range empty or past the end) a ``HeadObject`` names
         it, and its size tells whether those empty answers are that version's. Ranges
@@ -162,15 +163,14 @@ class S3Conditions:
         url = self.store._url_of(key)
         asked = [i for i, r in enumerate(ranges) if r is None or r.length != 0]
         for _ in range(versions.TRIES):
-            answers = await self.store._gather([self._get_range(key, ranges[i], pinned)
-                                                for i in asked])
+            answers = await self.store._gather([self._get_range(key, ranges[i], pinned) for i in asked])
             found = any(data is not None for data, _, _ in answers)
-            if not any(versions.names_a_version(v) for _, v, _ in answers) and (
-                    found or not answers):
+            if not any(versions.names_a_version(v) for _, v, _ in answers) and (found or not answers):
                 answers.append(await self._head(key, pinned))  # the version, by name
             sizes = {v: size for _, v, size in answers if size is not None}
-            settled = versions.one_version([(data, v) for data, v, _ in answers], if_generation,
-                                           key=key, url=url, sizes=sizes)
+            settled = versions.one_version(
+                [(data, v) for data, v, _ in answers], if_generation, key=key, url=url, sizes=sizes
+            )
             if settled is None:
                 continue  # the value was replaced (created, deleted) while being read
             got, etag = settled
@@ -190,8 +190,7 @@ class S3Conditions:
 
         async def head() -> tuple[bytes | None, Any, int | None]:
             try:
-                answer = await self.fs._call_s3("head_object", Bucket=bucket, Key=path,
-                                                **options)
+                answer = await self.fs._call_s3("head_object", Bucket=bucket, Key=path, **options)
             except Exception as exc:
                 if is_missing(exc):
                     return None, ABSENT, None
@@ -200,8 +199,9 @@ class S3Conditions:
 
         return await self._read(head, key, if_match, "look up")
 
-    async def _read(self, call: Callable[[], Awaitable[_Answer]], key: str, if_match: Any,
-                    verb: str) -> _Answer:
+    async def _read(
+        self, call: Callable[[], Awaitable[_Answer]], key: str, if_match: Any, verb: str
+    ) -> _Answer:
         """``call`` (a read of ``key``, with ``If-Match`` ``if_match`` when given) through the
         store's retries; a refused condition is a :class:`ConflictError`, any other failure
         the store's error for ``verb``."""
@@ -220,24 +220,24 @@ class S3Conditions:
 
     def _conflict(self, key: str, expected: Any) -> ConflictError:
         state = "absent" if expected is ABSENT else f"at ETag {expected}"
-        return ConflictError(f"{key!r} at {self.store._url_of(key)!r} is no longer {state}: "
-                             "another writer changed it", key=key,
-                             url=self.store._url_of(key))
+        return ConflictError(
+            f"{key!r} at {self.store._url_of(key)!r} is no longer {state}: another writer changed it",
+            key=key,
+            url=self.store._url_of(key),
+        )
 
     async def set_if(self, key: str, value: bytes, expected: Any) -> Any:
         bucket, path = self._location(key)
         condition = {"IfNoneMatch": "*"} if expected is ABSENT else {"IfMatch": expected}
 
         async def put() -> Any:
-            answer = await self.fs._call_s3("put_object", Bucket=bucket, Key=path, Body=value,
-                                            **condition)
+            answer = await self.fs._call_s3("put_object", Bucket=bucket, Key=path, Body=value, **condition)
             return answer["ETag"]
 
         try:
             return await self.store._request(put)
         except GaveUp as failure:
-            if not (is_conflict(failure.error) or (expected is not ABSENT
-                                                   and is_missing(failure.error))):
+            if not (is_conflict(failure.error) or (expected is not ABSENT and is_missing(failure.error))):
                 raise self.store._fail(failure, "write", key) from failure.error
             if failure.attempts > 1:  # an earlier, failed attempt may have been applied
                 stored, etag = await self.get_versioned(key)
@@ -272,8 +272,9 @@ class S3Conditions:
 
     def supported(self) -> bool:
         """Whether the bucket's server honours both conditions (probed once per process)."""
-        endpoint = (getattr(self.fs, "endpoint_url", None)
-                    or (getattr(self.fs, "client_kwargs", None) or {}).get("endpoint_url"))
+        endpoint = getattr(self.fs, "endpoint_url", None) or (
+            getattr(self.fs, "client_kwargs", None) or {}
+        ).get("endpoint_url")
         bucket = self.fs.split_path(self.store._path("probe"))[0]
         with _probe_lock:
             if (endpoint, bucket) not in _probed:
@@ -286,8 +287,7 @@ class S3Conditions:
 
         async def refused(**condition: Any) -> bool:
             async def put() -> None:
-                await self.fs._call_s3("put_object", Bucket=bucket, Key=path, Body=b"probe",
-                                       **condition)
+                await self.fs._call_s3("put_object", Bucket=bucket, Key=path, Body=b"probe", **condition)
 
             try:
                 await self.store._request(put)
@@ -296,16 +296,17 @@ class S3Conditions:
                     return True
                 if failure.transient or is_refused(failure.error):  # no answer at all
                     raise self.store._fail(
-                        failure, "ask the server whether it honours conditional writes "
-                        "(If-Match) with", key) from failure.error
+                        failure, "ask the server whether it honours conditional writes (If-Match) with", key
+                    ) from failure.error
                 return False  # the server does not know the header
             return False  # the condition was ignored
 
         try:
             if await refused(IfNoneMatch="*"):  # absent: must succeed
                 return False
-            return (await refused(IfNoneMatch="*")
-                    and await refused(IfMatch='"00000000000000000000000000000000"'))
+            return await refused(IfNoneMatch="*") and await refused(
+                IfMatch='"00000000000000000000000000000000"'
+            )
         finally:
             try:
                 await self.fs._call_s3("delete_object", Bucket=bucket, Key=path)

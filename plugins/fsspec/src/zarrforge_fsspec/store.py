@@ -137,8 +137,9 @@ FSSPEC_PREFIX = "fsspec+"
 TEMP_PREFIX = ".zarrforge-tmp-"
 # Filesystems whose writes replace a whole object at once and that have no
 # real directories.
-OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oci",
-                           "oss", "memory", "r2"})
+OBJECT_STORES = frozenset(
+    {"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oci", "oss", "memory", "r2"}
+)
 LOCAL = frozenset({"file", "local"})
 HTTP = frozenset({"http", "https"})
 # Filesystems that can only be read: HTTP, and kerchunk reference sets (their values
@@ -175,10 +176,12 @@ def _made_within(deadline: float | None, target: str, make: Callable[[], T]) -> 
     worker.start()
     worker.join(deadline)
     if not outcome:
-        raise StoreError(f"cannot open {target!r}: setting up its filesystem (credentials, "
-                         f"connection) took over {deadline} s (store setting deadline); "
-                         "check the network and the credentials, or pass storage_options",
-                         url=target)
+        raise StoreError(
+            f"cannot open {target!r}: setting up its filesystem (credentials, "
+            f"connection) took over {deadline} s (store setting deadline); "
+            "check the network and the credentials, or pass storage_options",
+            url=target,
+        )
     made, value = outcome[0]
     if made:
         return value
@@ -187,8 +190,11 @@ def _made_within(deadline: float | None, target: str, make: Callable[[], T]) -> 
 
 # What the store reads as a missing key (faults.is_missing); zarr-python's default
 # allowed_exceptions, which may name these or their subclasses only.
-MISSING_KEY_ERRORS: tuple[type[BaseException], ...] = (FileNotFoundError, IsADirectoryError,
-                                                       NotADirectoryError)
+MISSING_KEY_ERRORS: tuple[type[BaseException], ...] = (
+    FileNotFoundError,
+    IsADirectoryError,
+    NotADirectoryError,
+)
 
 
 def _check_allowed_exceptions(allowed: Any) -> None:
@@ -197,13 +203,13 @@ def _check_allowed_exceptions(allowed: Any) -> None:
     if allowed is None:
         return
     classes = tuple(allowed) if isinstance(allowed, (tuple, list, set, frozenset)) else (allowed,)
-    other = [c for c in classes
-             if not (isinstance(c, type) and issubclass(c, MISSING_KEY_ERRORS))]
+    other = [c for c in classes if not (isinstance(c, type) and issubclass(c, MISSING_KEY_ERRORS))]
     if other:
         raise ValueError(
             f"FsspecStore allowed_exceptions={allowed!r}: {other!r} cannot be read as a missing "
             "key; the store reads FileNotFoundError, IsADirectoryError and NotADirectoryError "
-            "(and their subclasses) as one, and every other error as a failure")
+            "(and their subclasses) as one, and every other error as a failure"
+        )
 
 
 def synchronous_twin(fs: Any) -> Any:
@@ -222,11 +228,14 @@ def synchronous_twin(fs: Any) -> Any:
             f"FsspecStore calls its filesystem from synchronous code, and the asynchronous "
             f"filesystem {fs!r:.100} cannot be made again with asynchronous=False "
             f"({type(exc).__name__}: {exc}); create it with asynchronous=False (the default), "
-            "or use FsspecStore.from_url(url, storage_options=...)") from exc
+            "or use FsspecStore.from_url(url, storage_options=...)"
+        ) from exc
     if getattr(twin, "asynchronous", False):
-        raise ValueError(f"FsspecStore calls its filesystem from synchronous code, and "
-                         f"{type(fs).__qualname__} stays asynchronous when made with "
-                         "asynchronous=False; use FsspecStore.from_url(url, storage_options=...)")
+        raise ValueError(
+            f"FsspecStore calls its filesystem from synchronous code, and "
+            f"{type(fs).__qualname__} stays asynchronous when made with "
+            "asynchronous=False; use FsspecStore.from_url(url, storage_options=...)"
+        )
     return twin
 
 
@@ -234,16 +243,25 @@ class FsspecStore(Store):
     scheme = "fsspec"
     environmental_errors = ENVIRONMENTAL_ERRORS
 
-    def __init__(self, fs: Any, path: str = "", *, read_only: bool = False,
-                 settings: StoreSettings | None = None, url: str | None = None,
-                 allowed_exceptions: tuple[type[BaseException], ...] | None = None,
-                 **setting_values: Any) -> None:
+    def __init__(
+        self,
+        fs: Any,
+        path: str = "",
+        *,
+        read_only: bool = False,
+        settings: StoreSettings | None = None,
+        url: str | None = None,
+        allowed_exceptions: tuple[type[BaseException], ...] | None = None,
+        **setting_values: Any,
+    ) -> None:
         if not isinstance(fs, fsspec.AbstractFileSystem):
             raise TypeError(f"FsspecStore needs an fsspec filesystem, got {type(fs).__name__}")
         if not isinstance(path, str):
-            raise TypeError(f"FsspecStore path={path!r} must be a str (the root inside the "
-                            "filesystem); zarr-python's FsspecStore(fs, read_only, path) takes "
-                            "read_only second: pass read_only= and path= by keyword")
+            raise TypeError(
+                f"FsspecStore path={path!r} must be a str (the root inside the "
+                "filesystem); zarr-python's FsspecStore(fs, read_only, path) takes "
+                "read_only second: pass read_only= and path= by keyword"
+            )
         if not isinstance(read_only, bool):
             raise TypeError(f"FsspecStore read_only={read_only!r} must be True or False")
         _check_allowed_exceptions(allowed_exceptions)
@@ -262,8 +280,11 @@ class FsspecStore(Store):
         self.root = fs._strip_protocol(path).rstrip("/") if path else ""
         self.url = url or (self.root if self._http else fs.unstrip_protocol(self.root))
         self._capabilities = StoreCapabilities(
-            writable=not fixed, listable=not self._http, partial_reads=True,
-            atomic_writes=self._object_store or self._local)
+            writable=not fixed,
+            listable=not self._http,
+            partial_reads=True,
+            atomic_writes=self._object_store or self._local,
+        )
         s3 = bool(self.protocols & S3) and hasattr(fs, "_call_s3")
         self._botocore = s3 and hasattr(fs, "set_session")
         self._conditions = S3Conditions(self, TEMP_PREFIX) if s3 else None
@@ -271,7 +292,8 @@ class FsspecStore(Store):
         # HTTP server with a validator (ETag or Last-Modified); a local file renamed over
         # is a new inode, and one open reads one of them
         self._capabilities = dataclasses.replace(
-            self._capabilities, versioned_ranges=s3 or self._local or self._http)
+            self._capabilities, versioned_ranges=s3 or self._local or self._http
+        )
         self._conditional: bool | None = None  # decided at first need
         self._cat_options: dict[str, Any] = {}
         if self._async and "max_concurrency" in inspect.signature(fs._cat_file).parameters:
@@ -285,32 +307,40 @@ class FsspecStore(Store):
         self._targets: TargetPolicy | None = None  # what a reference set may make us read
         self._first_contact_ends: float | None = None  # until a first answer (from_url)
         if "reference" in self.protocols:
-            self._targets = TargetPolicy(self.settings.reference_targets,
-                                         fs.storage_options.get("fo"),
-                                         fs.storage_options.get("remote_protocol"),
-                                         getattr(fs, "fss", None))  # who reads each target
+            self._targets = TargetPolicy(
+                self.settings.reference_targets,
+                fs.storage_options.get("fo"),
+                fs.storage_options.get("remote_protocol"),
+                getattr(fs, "fss", None),
+            )  # who reads each target
 
     @classmethod
-    def from_url(cls, url: str, storage_options: dict[str, Any] | None = None,
-                 read_only: bool = False, *,
-                 allowed_exceptions: tuple[type[BaseException], ...] | None = None,
-                 **options: Any) -> FsspecStore:
+    def from_url(
+        cls,
+        url: str,
+        storage_options: dict[str, Any] | None = None,
+        read_only: bool = False,
+        *,
+        allowed_exceptions: tuple[type[BaseException], ...] | None = None,
+        **options: Any,
+    ) -> FsspecStore:
         """A store for an fsspec URL; ``fsspec+<protocol>://`` chooses fsspec explicitly.
         The options (fsspec's and the store settings) come as keywords (the registry
         passes the user's ``storage_options`` so) or as ``storage_options`` (zarr-python's
         form), not the same one both ways."""
         if storage_options is not None:
             if not isinstance(storage_options, dict):
-                raise TypeError(f"FsspecStore.from_url storage_options={storage_options!r} "
-                                "must be a dict")
+                raise TypeError(f"FsspecStore.from_url storage_options={storage_options!r} must be a dict")
             twice = sorted(set(storage_options) & set(options))
             if twice:
-                raise TypeError(f"FsspecStore.from_url got the options {twice} both in "
-                                "storage_options and as keywords; pass each once")
+                raise TypeError(
+                    f"FsspecStore.from_url got the options {twice} both in "
+                    "storage_options and as keywords; pass each once"
+                )
             options = {**storage_options, **options}
         _check_allowed_exceptions(allowed_exceptions)
         settings, fs_options = split_options(options)
-        target = url[len(FSSPEC_PREFIX):] if url.startswith(FSSPEC_PREFIX) else url
+        target = url[len(FSSPEC_PREFIX) :] if url.startswith(FSSPEC_PREFIX) else url
         if target.split("://", 1)[0] in ("s3", "s3a"):
             # botocore keeps 10 connections per client unless told otherwise, which
             # would cap the requests in flight far below `concurrency`.
@@ -330,27 +360,33 @@ class FsspecStore(Store):
                     raise StoreError(str(exc), url=target) from None
         started = time.monotonic()
         try:
-            fs, path = _made_within(settings.deadline, target,
-                                    lambda: fsspec.core.url_to_fs(target, **fs_options))
+            fs, path = _made_within(
+                settings.deadline, target, lambda: fsspec.core.url_to_fs(target, **fs_options)
+            )
         except StoreError:
             raise
         except (ValueError, TypeError) as exc:
             option = unexpected_option(exc, fs_options)
             if option is not None:
-                raise StoreError(str(unknown_option_error(protocol, target, option, None)),
-                                 url=target) from exc
+                raise StoreError(
+                    str(unknown_option_error(protocol, target, option, None)), url=target
+                ) from exc
             if target.split("://", 1)[0] == "reference":
                 # a reference set without fo, malformed JSON, an unknown version: all the
                 # user's input, told as such
-                raise StoreError(f"cannot open the reference set {target!r} (storage_options "
-                                 f"fo={fs_options.get('fo')!r:.200}): {type(exc).__name__}: "
-                                 f"{exc}", url=target) from exc
+                raise StoreError(
+                    f"cannot open the reference set {target!r} (storage_options "
+                    f"fo={fs_options.get('fo')!r:.200}): {type(exc).__name__}: "
+                    f"{exc}",
+                    url=target,
+                ) from exc
             raise  # options the protocol refuses
         except ImportError as exc:  # a missing package: fsspec names it, not the extra
             raise missing_package(target, exc) from exc
         except Exception as exc:  # the filesystem connects when made (sftp): auth, network
-            raise StoreError(f"cannot open {target!r} through fsspec: {type(exc).__name__}: "
-                             f"{exc}", url=target) from exc
+            raise StoreError(
+                f"cannot open {target!r} through fsspec: {type(exc).__name__}: {exc}", url=target
+            ) from exc
         store = cls(fs, path, read_only=read_only, settings=settings, url=target)
         if settings.deadline is not None:
             # setting up (credentials above all) and the first answer share one deadline:
@@ -372,8 +408,9 @@ class FsspecStore(Store):
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise
         except Exception as exc:  # the filesystem's failure, named below
-            raise store_error(GaveUp(exc, 1, is_transient(exc)), operation="open",
-                              key=key or target, url=url) from exc
+            raise store_error(
+                GaveUp(exc, 1, is_transient(exc)), operation="open", key=key or target, url=url
+            ) from exc
 
     def local_directory(self) -> str | None:
         return os.path.abspath(self.root) if self._local else None
@@ -401,8 +438,7 @@ class FsspecStore(Store):
             else:  # a read-only store reads generations and writes nothing: no probe
                 self._conditional = setting or self.read_only or self._conditions.supported()
             if self._conditional:
-                self._capabilities = dataclasses.replace(self._capabilities,
-                                                         conditional_writes=True)
+                self._capabilities = dataclasses.replace(self._capabilities, conditional_writes=True)
         return self._capabilities
 
     def __getstate__(self) -> dict[str, Any]:
@@ -433,7 +469,7 @@ class FsspecStore(Store):
         if base:
             if not name.startswith(base + "/"):
                 return None
-            name = name[len(base) + 1:]
+            name = name[len(base) + 1 :]
         if not name or name.rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
             return None
         try:
@@ -452,8 +488,7 @@ class FsspecStore(Store):
         with self._semaphore_lock:
             semaphore = self._semaphores.get(id(loop))
             if semaphore is None:
-                semaphore = self._semaphores[id(loop)] = asyncio.Semaphore(
-                    self.settings.concurrency)
+                semaphore = self._semaphores[id(loop)] = asyncio.Semaphore(self.settings.concurrency)
             return semaphore
 
     async def _botocore_ready(self) -> None:
@@ -461,8 +496,9 @@ class FsspecStore(Store):
         refused connection (registered once per client: botocore keeps one handler per
         ``unique_id``; s3fs makes a new client when its sessions were closed)."""
         client = getattr(self.fs, "_s3", None) or await self.fs.set_session()
-        client.meta.events.register_first("needs-retry.s3", end_botocore_retries_on_refusal,
-                                          unique_id="zarrforge-refused-not-retried")
+        client.meta.events.register_first(
+            "needs-retry.s3", end_botocore_retries_on_refusal, unique_id="zarrforge-refused-not-retried"
+        )
 
     async def _request(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """One request: bounded by the semaphore per attempt, retried, timed. Its attempts
@@ -489,8 +525,7 @@ class FsspecStore(Store):
                 timeout = settings.request_timeout
                 if left is None or (timeout is not None and timeout < left):
                     # the attempt's own limit (if any) comes first: a timeout is retried
-                    return await (request() if timeout is None
-                                  else asyncio.wait_for(request(), timeout))
+                    return await (request() if timeout is None else asyncio.wait_for(request(), timeout))
                 if left <= 0:
                     raise DeadlineExceeded(settings.deadline)
                 try:
@@ -540,8 +575,7 @@ class FsspecStore(Store):
         return offset, None if length is None else offset + length
 
     @staticmethod
-    def _bounded(limits: tuple[int | None, int | None], bound: ReadLimit
-                 ) -> tuple[int | None, int | None]:
+    def _bounded(limits: tuple[int | None, int | None], bound: ReadLimit) -> tuple[int | None, int | None]:
         """``limits`` cut at one byte past ``bound`` (module docstring, "Bounded reads"):
         a read to the end of the value asks for at most the limit and one byte, which
         proves a value over the limit without holding more. A suffix asks for its
@@ -601,22 +635,21 @@ class FsspecStore(Store):
         bound.check(len(data))
         return self._trim(bytes(data), byte_range)
 
-    def _cat_ranges(self, paths: list[str], limits: list[tuple[int | None, int | None]]
-                    ) -> list[Any]:
+    def _cat_ranges(self, paths: list[str], limits: list[tuple[int | None, int | None]]) -> list[Any]:
         """``fs.cat_ranges`` with each path's answer: its bytes or its exception. Some
         filesystems raise for the whole call when one path fails, whatever ``on_error``
         says (fsspec's ``simplecache`` for a missing path among present ones): the paths
         are then read one call each, so that one missing key is not taken for all."""
         try:
-            return self.fs.cat_ranges(paths, [lim[0] for lim in limits],
-                                      [lim[1] for lim in limits], on_error="return")
+            return self.fs.cat_ranges(
+                paths, [lim[0] for lim in limits], [lim[1] for lim in limits], on_error="return"
+            )
         except Exception as exc:  # noqa: BLE001  # the whole call failed
             if len(paths) == 1:
                 return [exc]
         return [self._cat_ranges([path], [limit])[0] for path, limit in zip(paths, limits)]
 
-    def _get_many_sync(self, requests: Sequence[tuple[str, ByteRange | None]]
-                       ) -> list[bytes | None]:
+    def _get_many_sync(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
         results: list[bytes | None] = [None] * len(requests)
         todo: list[int] = []
         for i, (key, byte_range) in enumerate(requests):
@@ -631,8 +664,10 @@ class FsspecStore(Store):
         attempt = 1
         while todo:
             paths = [self._path(requests[i][0]) for i in todo]
-            limits = [self._bounded(self._limits(requests[i][1]), bounds[i])  # type: ignore[arg-type]
-                      for i in todo]
+            limits = [
+                self._bounded(self._limits(requests[i][1]), bounds[i])  # type: ignore[arg-type]
+                for i in todo
+            ]
             answers = self._cat_ranges(paths, limits)
             retry = []
             for i, answer, (start, end) in zip(todo, answers, limits):
@@ -642,8 +677,7 @@ class FsspecStore(Store):
                     # a caching filesystem (fsspec's simplecache over sftp) answers a missing
                     # path with no bytes: an empty whole value is checked to be there
                     empty_and_missing = not answer and byte_range is None and not self.exists(key)
-                    results[i] = None if empty_and_missing else self._trim(bytes(answer),
-                                                                            byte_range)
+                    results[i] = None if empty_and_missing else self._trim(bytes(answer), byte_range)
                 elif is_missing(answer):
                     results[i] = None
                 elif (start, end) != (None, None) and is_invalid_range(answer):
@@ -651,8 +685,7 @@ class FsspecStore(Store):
                 else:
                     transient = is_transient(answer)
                     if not transient or attempt == self.settings.attempts:
-                        raise self._fail(GaveUp(answer, attempt, transient), "read", key) \
-                            from answer
+                        raise self._fail(GaveUp(answer, attempt, transient), "read", key) from answer
                     retry.append(i)
             if retry:
                 time.sleep(self.settings.backoff(attempt))
@@ -697,8 +730,9 @@ class FsspecStore(Store):
         found = self._invoke("look up", key, "info", path)
         return found is not None and found.get("type") != "directory"
 
-    def _invoke(self, operation: str, key: str, method: str, *args: Any,
-                missing: Any = None, **kwargs: Any) -> Any:
+    def _invoke(
+        self, operation: str, key: str, method: str, *args: Any, missing: Any = None, **kwargs: Any
+    ) -> Any:
         """Call ``fs.<method>`` (its coroutine on async filesystems) with retries;
         a missing path answers ``missing``; a failure raises a named StoreError."""
         if self._async:
@@ -781,8 +815,9 @@ class FsspecStore(Store):
         self._write_many([(key, value)])
 
     def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
-        checked = [(validate_key(key), value if isinstance(value, bytes) else bytes(value))
-                   for key, value in items]
+        checked = [
+            (validate_key(key), value if isinstance(value, bytes) else bytes(value)) for key, value in items
+        ]
         if checked:
             self._check_writable(checked[0][0])
             self._write_many(checked)
@@ -818,8 +853,7 @@ class FsspecStore(Store):
         base = _canon(self.root)
         directories = sorted({self.fs._parent(self._path(k)) for k in keys}, key=len, reverse=True)
         for directory in directories:
-            while _canon(directory) != base and _canon(directory).startswith(
-                    base + "/" if base else ""):
+            while _canon(directory) != base and _canon(directory).startswith(base + "/" if base else ""):
                 try:
                     self.fs.rmdir(directory)
                 except Exception:  # noqa: BLE001  # not empty, or already gone
@@ -852,16 +886,18 @@ class FsspecStore(Store):
         self._check_conditional(keys[0])
         return self._run(lambda: self._gather([self._conditions.get_versioned(k) for k in keys]))
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         if self._local:
             return self._local_ranges(key, ranges, if_generation)
         if self._http:
             return self._run(lambda: self._http_ranges(key, ranges, if_generation))
         return self._run(lambda: self._conditions.get_ranges(key, ranges, if_generation))
 
-    async def _http_range(self, key: str,
-                          byte_range: ByteRange | None) -> tuple[bytes | None, Any, int | None]:
+    async def _http_range(
+        self, key: str, byte_range: ByteRange | None
+    ) -> tuple[bytes | None, Any, int | None]:
         """One GET of a range with the version's validator (a strong ETag, else
         Last-Modified, else ``None``) and the size of that version (its
         ``Content-Range`` total, ``None`` if unknown): ``(None, ABSENT, None)`` when
@@ -890,8 +926,11 @@ class FsspecStore(Store):
                 ranged = answer.status == 206 and byte_range is not None
                 data = await self._http_body(answer, bound, byte_range, ranged)
                 etag = answer.headers.get("ETag")
-                validator = (("etag", etag) if etag and not etag.startswith("W/")
-                             else ("modified", answer.headers.get("Last-Modified")))
+                validator = (
+                    ("etag", etag)
+                    if etag and not etag.startswith("W/")
+                    else ("modified", answer.headers.get("Last-Modified"))
+                )
                 if validator[1] is None:
                     validator = None
                 size: int | None = None
@@ -910,8 +949,7 @@ class FsspecStore(Store):
             raise self._fail(failure, "read", key) from failure.error
 
     @staticmethod
-    async def _http_body(answer: Any, bound: ReadLimit, byte_range: ByteRange | None,
-                         ranged: bool) -> bytes:
+    async def _http_body(answer: Any, bound: ReadLimit, byte_range: ByteRange | None, ranged: bool) -> bytes:
         """The body of an HTTP answer, read in pieces under ``bound`` (module docstring,
         "Bounded reads"): refused on its Content-Length before reading, else as soon as
         what came passes the limit. A range answered as asked needs its length; one the
@@ -931,8 +969,9 @@ class FsspecStore(Store):
             if not piece or body.add(piece):
                 return body.value()
 
-    async def _http_ranges(self, key: str, ranges: list[ByteRange | None],
-                           if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    async def _http_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         """All ranges at once, kept when every answer names the same version (and the one
         asked for; a range past the end only where that version ends before it, and when
         every range is past the end, a GET of the whole value names the version); a
@@ -946,25 +985,28 @@ class FsspecStore(Store):
                     data, validator, size = await self._http_range(key, None)
                     answers.append((None if data is None else b"", validator, size))
                 sizes = {v: size for _, v, size in answers if size is not None}
-                settled = versions.one_version([(data, v) for data, v, _ in answers],
-                                               if_generation, key=key, url=url, sizes=sizes)
+                settled = versions.one_version(
+                    [(data, v) for data, v, _ in answers], if_generation, key=key, url=url, sizes=sizes
+                )
                 if settled is None:
                     continue  # replaced while being read
                 parts, version = settled
                 if parts is None or version is not None:  # (less the look-up's answer)
-                    return (None if parts is None else parts[:len(ranges)]), version
+                    return (None if parts is None else parts[: len(ranges)]), version
                 self._http_unversioned = True  # the server names no versions: remember it
             whole, _, _ = await self._http_range(key, None)
             version = None if whole is None else ("content", hashlib.sha256(whole).hexdigest())
-            parts, version = versions.one_version([(whole, version)], if_generation, key=key,
-                                                  url=url)  # one answer: never mixed
+            parts, version = versions.one_version(
+                [(whole, version)], if_generation, key=key, url=url
+            )  # one answer: never mixed
             if parts is None:
                 return None, ABSENT
             return [whole if r is None else whole[r.slice_of(len(whole))] for r in ranges], version
         raise versions.still_changing(key, len(ranges), url)
 
-    def _local_ranges(self, key: str, ranges: list[ByteRange | None],
-                      if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _local_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         """Ranges from one open of the key's file (writes rename a new file over it), so
         all of one version: its device, inode, mtime and size."""
         url = self._url_of(key)
@@ -975,8 +1017,11 @@ class FsspecStore(Store):
                 answers: list[tuple[bytes | None, Any]] = []
                 bound = read_limit(key)
                 for byte_range in ranges:
-                    window = (slice(0, status.st_size) if byte_range is None
-                              else byte_range.slice_of(status.st_size))
+                    window = (
+                        slice(0, status.st_size)
+                        if byte_range is None
+                        else byte_range.slice_of(status.st_size)
+                    )
                     bound.check(window.stop - window.start, declared=True)  # before reading
                     file.seek(window.start)
                     answers.append((file.read(window.stop - window.start), generation))
@@ -1002,15 +1047,17 @@ class FsspecStore(Store):
             raise StoreError(
                 f"{self!r} cannot list keys: plain HTTP has no listing. Open arrays and "
                 "groups by path, or publish the hierarchy with consolidated metadata "
-                "(zarrforge.consolidate_metadata) so that groups list their members from it")
+                "(zarrforge.consolidate_metadata) so that groups list their members from it"
+            )
         target = self._path(prefix[:-1]) if prefix else self.root
         self.fs.invalidate_cache(target)
         return target
 
     def list_prefix(self, prefix: str) -> Iterator[str]:
         target = self._listing_target(prefix)
-        found = self._invoke("list", prefix or "<root>", "find", target, withdirs=False,
-                             detail=True, missing={})
+        found = self._invoke(
+            "list", prefix or "<root>", "find", target, withdirs=False, detail=True, missing={}
+        )
         keys = []
         for name, info in found.items():
             if info.get("type") == "directory" or name.endswith("/"):
@@ -1030,7 +1077,7 @@ class FsspecStore(Store):
             relative = self._relative(name)
             if relative is None or not relative.startswith(prefix):
                 continue
-            rest = relative[len(prefix):]
+            rest = relative[len(prefix) :]
             if not rest or "/" in rest:
                 continue
             if info.get("type") == "directory" or name.endswith("/"):

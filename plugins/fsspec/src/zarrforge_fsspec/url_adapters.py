@@ -47,29 +47,33 @@ class ZipAdapter(URLAdapter):
     environmental_errors = ENVIRONMENTAL_ERRORS
 
     @classmethod
-    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
-                storage_options: dict[str, Any]) -> PipelineState:
+    def resolve(
+        cls, base: PipelineState | None, segment: Segment, *, read_only: bool, storage_options: dict[str, Any]
+    ) -> PipelineState:
         segment.not_first("file:/data/archive.zip|zip:|zarr3:group/array")
         assert base is not None
         if base.zarr_format is not None:
-            raise segment.error(f"follows a format segment ({base.url!r}); a format segment "
-                                "names a node, not a file: put it after 'zip:'")
+            raise segment.error(
+                f"follows a format segment ({base.url!r}); a format segment "
+                "names a node, not a file: put it after 'zip:'"
+            )
         inside = segment.path()
         local = _local_file(base.store, base.path)
         if local is not None:
             store = ZipStore(local, read_only=read_only)
         else:
-            store = ZipStore(_archive=cls._read_only_archive(base, segment, read_only),
-                             read_only=True)
+            store = ZipStore(_archive=cls._read_only_archive(base, segment, read_only), read_only=True)
         return PipelineState(store, path=inside)
 
     @staticmethod
     def _read_only_archive(base: PipelineState, segment: Segment, read_only: bool) -> _Archive:
         where = f"{base.url!r}" + (f" (key {base.path!r} of {base.store!r})" if base.path else "")
         if not read_only:
-            raise segment.error(f"the archive at {where} can only be read (remote, or held in "
-                                "another store); open it with mode='r', or write a local "
-                                "archive (file:/path/data.zip|zip:) and upload it")
+            raise segment.error(
+                f"the archive at {where} can only be read (remote, or held in "
+                "another store); open it with mode='r', or write a local "
+                "archive (file:/path/data.zip|zip:) and upload it"
+            )
         store = base.store
         try:
             if isinstance(store, FsspecStore):
@@ -80,9 +84,11 @@ class ZipAdapter(URLAdapter):
                     raise FileNotFoundError(base.path)
                 handle = io.BytesIO(value)
             else:
-                raise segment.error(f"needs a file before it, but {base.url!r} names the root "
-                                    f"of {store!r}; name the archive's key, e.g. "
-                                    "'...|zip:outer/inner.zip|zip:'")
+                raise segment.error(
+                    f"needs a file before it, but {base.url!r} names the root "
+                    f"of {store!r}; name the archive's key, e.g. "
+                    "'...|zip:outer/inner.zip|zip:'"
+                )
             if not zipfile.is_zipfile(handle):
                 handle.close()
                 raise segment.error(f"{where} is not a zip archive")
@@ -92,7 +98,5 @@ class ZipAdapter(URLAdapter):
         except StoreError:
             raise
         except OSError as exc:
-            raise StoreError(f"cannot read the zip archive at {where}: {exc}",
-                             url=base.url) from exc
-        return _Archive(base.url, mode="r", compression=zipfile.ZIP_STORED,
-                        remote_file=handle)
+            raise StoreError(f"cannot read the zip archive at {where}: {exc}", url=base.url) from exc
+        return _Archive(base.url, mode="r", compression=zipfile.ZIP_STORED, remote_file=handle)

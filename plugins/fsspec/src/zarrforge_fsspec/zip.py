@@ -93,9 +93,16 @@ class _Archive:
     itself; ``file`` a caller's open file object, read and written but never closed here.
     """
 
-    def __init__(self, location: str, *, mode: str, compression: int,
-                 remote_file: BinaryIO | None = None, file: BinaryIO | None = None,
-                 allow_zip64: bool = True) -> None:
+    def __init__(
+        self,
+        location: str,
+        *,
+        mode: str,
+        compression: int,
+        remote_file: BinaryIO | None = None,
+        file: BinaryIO | None = None,
+        allow_zip64: bool = True,
+    ) -> None:
         self.location = location
         self.writable = mode != "r"
         self.compression = compression
@@ -107,25 +114,29 @@ class _Archive:
             if remote_file is not None:
                 self.zip = zipfile.ZipFile(remote_file, "r")
             elif file is not None:
-                self.zip = zipfile.ZipFile(file, mode, compression=compression,
-                                           allowZip64=allow_zip64)
+                self.zip = zipfile.ZipFile(file, mode, compression=compression, allowZip64=allow_zip64)
             elif self.writable:
-                if mode == "a" and os.path.isfile(location) and os.path.getsize(location) \
-                        and not zipfile.is_zipfile(location):
+                if (
+                    mode == "a"
+                    and os.path.isfile(location)
+                    and os.path.getsize(location)
+                    and not zipfile.is_zipfile(location)
+                ):
                     # mode "a" would append an archive to any file: refuse instead
                     raise StoreError(f"{location!r} exists and is not a zip archive")
                 directory = os.path.dirname(location)
                 if directory:
                     os.makedirs(directory, exist_ok=True)
-                self.zip = zipfile.ZipFile(location, mode, compression=compression,
-                                           allowZip64=allow_zip64)
+                self.zip = zipfile.ZipFile(location, mode, compression=compression, allowZip64=allow_zip64)
             else:
                 self.zip = zipfile.ZipFile(location, "r")
         except FileNotFoundError as exc:
             raise StoreError(f"no zip archive at {location!r}") from exc
         except FileExistsError as exc:
-            raise StoreError(f"{location!r} exists; mode='x' creates a new archive only (use "
-                             "mode='a' to append to it, or mode='w' to replace it)") from exc
+            raise StoreError(
+                f"{location!r} exists; mode='x' creates a new archive only (use "
+                "mode='a' to append to it, or mode='w' to replace it)"
+            ) from exc
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
             raise StoreError(f"cannot open the zip archive {location!r}: {exc}") from exc
         self.closed = False
@@ -155,15 +166,20 @@ class _Archive:
             self.zip.close()
             self._finalizer.detach()
             try:
-                self.zip = zipfile.ZipFile(self._file if self._file is not None else self.location,
-                                           "a", compression=self.compression,
-                                           allowZip64=self.allow_zip64)
+                self.zip = zipfile.ZipFile(
+                    self._file if self._file is not None else self.location,
+                    "a",
+                    compression=self.compression,
+                    allowZip64=self.allow_zip64,
+                )
             except (zipfile.BadZipFile, OSError, ValueError) as exc:
                 # what was written is in the file, its central directory included
                 self.closed = True
-                raise StoreError(f"the zip archive {self.location!r} was flushed (everything "
-                                 f"written is in it) but cannot be reopened for appending: "
-                                 f"{exc}; open a new store on it to go on") from exc
+                raise StoreError(
+                    f"the zip archive {self.location!r} was flushed (everything "
+                    f"written is in it) but cannot be reopened for appending: "
+                    f"{exc}; open a new store on it to go on"
+                ) from exc
             self._finalizer = weakref.finalize(self, _close_quietly, self.zip, None)
 
 
@@ -187,8 +203,9 @@ def _local_path(target: str) -> str | None:
     parsed = urlparse(target)
     if parsed.scheme in ("file", "local") and "::" not in target:
         if parsed.netloc not in ("", "localhost"):
-            raise InvalidPathError(f"zip target {target!r} names a host; only local paths or "
-                                   "fsspec URLs are supported")
+            raise InvalidPathError(
+                f"zip target {target!r} names a host; only local paths or fsspec URLs are supported"
+            )
         return os.path.abspath(unquote(parsed.path))
     return None
 
@@ -200,9 +217,11 @@ def _access(path: Any, mode: str | None, read_only: bool | None) -> str:
     """The zipfile mode that ``mode`` and ``read_only`` (zarr-python's arguments) choose,
     or a refusal naming them (see the module docstring)."""
     if mode is not None and mode not in ZIP_MODES:
-        raise ValueError(f"ZipStore mode={mode!r} is not valid; valid: 'r' (read), 'w' (a new "
-                         "archive, replacing the file), 'a' (append) or 'x' (a new archive, "
-                         "refused if the file exists)")
+        raise ValueError(
+            f"ZipStore mode={mode!r} is not valid; valid: 'r' (read), 'w' (a new "
+            "archive, replacing the file), 'a' (append) or 'x' (a new archive, "
+            "refused if the file exists)"
+        )
     if read_only is not None and not isinstance(read_only, bool):
         raise TypeError(f"ZipStore read_only={read_only!r} must be True, False or None")
     if mode is None:
@@ -210,8 +229,10 @@ def _access(path: Any, mode: str | None, read_only: bool | None) -> str:
             return "r" if _is_file_object(path) else "a"
         return "r" if read_only else "a"
     if read_only is not None and read_only != (mode == "r"):
-        raise ValueError(f"ZipStore mode={mode!r} with read_only={read_only!r} contradict each "
-                         "other: mode='r' is read-only, the other modes write; pass one of them")
+        raise ValueError(
+            f"ZipStore mode={mode!r} with read_only={read_only!r} contradict each "
+            "other: mode='r' is read-only, the other modes write; pass one of them"
+        )
     return mode
 
 
@@ -222,42 +243,63 @@ def _is_file_object(path: Any) -> bool:
 def _check_file_object(file: Any, mode: str) -> None:
     """Refuse a file object zipfile cannot use for ``mode``, naming what it lacks."""
     if isinstance(file, io.TextIOBase):
-        raise TypeError(f"ZipStore(path=...) got a text file {file!r:.80}; open the archive in "
-                        "binary mode (open(name, 'rb') to read, 'r+b' or 'wb' to write)")
+        raise TypeError(
+            f"ZipStore(path=...) got a text file {file!r:.80}; open the archive in "
+            "binary mode (open(name, 'rb') to read, 'r+b' or 'wb' to write)"
+        )
     needed = ("read", "seek", "tell") + (("write",) if mode != "r" else ())
     missing = [name for name in needed if not callable(getattr(file, name, None))]
     if missing:
-        raise TypeError(f"ZipStore(path=...) takes a str, an os.PathLike or an open binary file "
-                        f"object with {', '.join(needed)} (mode={mode!r}); got "
-                        f"{type(file).__module__}.{type(file).__qualname__} without "
-                        f"{', '.join(missing)}")
+        raise TypeError(
+            f"ZipStore(path=...) takes a str, an os.PathLike or an open binary file "
+            f"object with {', '.join(needed)} (mode={mode!r}); got "
+            f"{type(file).__module__}.{type(file).__qualname__} without "
+            f"{', '.join(missing)}"
+        )
 
 
 class ZipStore(Store):
     scheme = "zip"
     environmental_errors = ENVIRONMENTAL_ERRORS  # a remote archive is read through fsspec
 
-    def __init__(self, path: str | os.PathLike | BinaryIO | None = None, *,
-                 mode: str | None = None, read_only: bool | None = None,
-                 compression: int = zipfile.ZIP_STORED, allowZip64: bool = True,  # zipfile.ZipFile's spelling
-                 storage_options: dict[str, Any] | None = None,
-                 _archive: _Archive | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike | BinaryIO | None = None,
+        *,
+        mode: str | None = None,
+        read_only: bool | None = None,
+        compression: int = zipfile.ZIP_STORED,
+        allowZip64: bool = True,  # zipfile.ZipFile's spelling
+        storage_options: dict[str, Any] | None = None,
+        _archive: _Archive | None = None,
+    ) -> None:
         if _archive is None:
             if path is None:
-                raise TypeError("ZipStore needs the path or URL of the archive, or an open "
-                                "binary file object")
+                raise TypeError(
+                    "ZipStore needs the path or URL of the archive, or an open binary file object"
+                )
             if isinstance(path, bytes):
-                raise TypeError(f"ZipStore(path={path!r}) takes the path as a str or "
-                                "os.PathLike, not bytes (or an open binary file object)")
+                raise TypeError(
+                    f"ZipStore(path={path!r}) takes the path as a str or "
+                    "os.PathLike, not bytes (or an open binary file object)"
+                )
             access = _access(path, mode, read_only)
             if _is_file_object(path):
-                _archive = self._open_file_object(path, access, compression=compression,
-                                                  allow_zip64=allowZip64,
-                                                  storage_options=storage_options or {})
+                _archive = self._open_file_object(
+                    path,
+                    access,
+                    compression=compression,
+                    allow_zip64=allowZip64,
+                    storage_options=storage_options or {},
+                )
             else:
-                _archive = self._open_archive(os.fspath(path), mode=access,
-                                              compression=compression, allow_zip64=allowZip64,
-                                              storage_options=storage_options or {})
+                _archive = self._open_archive(
+                    os.fspath(path),
+                    mode=access,
+                    compression=compression,
+                    allow_zip64=allowZip64,
+                    storage_options=storage_options or {},
+                )
             read_only = access == "r"
         super().__init__(read_only=bool(read_only) or not _archive.writable)
         self._archive = _archive
@@ -265,34 +307,42 @@ class ZipStore(Store):
         # no bookkeeping keys: a write's unfinished-write marker could never be removed
         # from an append-only archive, and would then mark every finished write as killed
         self.capabilities = StoreCapabilities(  # type: ignore[misc]
-            writable=_archive.writable, listable=True, partial_reads=True, atomic_writes=False,
-            versioned_ranges=True, bookkeeping_keys=False)
+            writable=_archive.writable,
+            listable=True,
+            partial_reads=True,
+            atomic_writes=False,
+            versioned_ranges=True,
+            bookkeeping_keys=False,
+        )
 
     @staticmethod
-    def _open_file_object(file: Any, mode: str, *, compression: int, allow_zip64: bool,
-                          storage_options: dict[str, Any]) -> _Archive:
+    def _open_file_object(
+        file: Any, mode: str, *, compression: int, allow_zip64: bool, storage_options: dict[str, Any]
+    ) -> _Archive:
         _check_file_object(file, mode)
         if storage_options:
-            raise TypeError(f"a zip archive in an open file object takes no storage options, "
-                            f"got {sorted(storage_options)}")
+            raise TypeError(
+                f"a zip archive in an open file object takes no storage options, "
+                f"got {sorted(storage_options)}"
+            )
         name = getattr(file, "name", None)
         location = name if isinstance(name, str) else repr(file)
-        return _Archive(location, mode=mode, compression=compression, file=file,
-                        allow_zip64=allow_zip64)
+        return _Archive(location, mode=mode, compression=compression, file=file, allow_zip64=allow_zip64)
 
     @staticmethod
-    def _open_archive(target: str, *, mode: str, compression: int, allow_zip64: bool,
-                      storage_options: dict[str, Any]) -> _Archive:
+    def _open_archive(
+        target: str, *, mode: str, compression: int, allow_zip64: bool, storage_options: dict[str, Any]
+    ) -> _Archive:
         read_only = mode == "r"
         local = _local_path(target)
         if local is not None:
             if storage_options:
-                raise TypeError(f"a local zip archive takes no storage options, "
-                                f"got {sorted(storage_options)}")
+                raise TypeError(
+                    f"a local zip archive takes no storage options, got {sorted(storage_options)}"
+                )
             if os.path.exists(local) and not os.path.isfile(local):
                 # a device, a fifo, a directory: writing it would "succeed" and fail at close
-                raise StoreError(f"{local!r} is not a regular file; a zip archive must be one",
-                                 url=target)
+                raise StoreError(f"{local!r} is not a regular file; a zip archive must be one", url=target)
             with _writers_lock:
                 live = _writers.get(local)
                 if live is not None and not live.closed:
@@ -301,17 +351,19 @@ class ZipStore(Store):
                             f"cannot open {local!r} with mode={mode!r}: a writable store of "
                             "this process has it open, and a new archive would cut the file "
                             "under it; close that store first, or open with mode='a' or 'r'",
-                            url=target)
+                            url=target,
+                        )
                     return live  # this process's writer (a read-only store views it)
-                archive = _Archive(local, mode=mode, compression=compression,
-                                   allow_zip64=allow_zip64)
+                archive = _Archive(local, mode=mode, compression=compression, allow_zip64=allow_zip64)
                 if not read_only:
                     _writers[local] = archive
                 return archive
         if not read_only:
-            raise StoreError(f"cannot open the remote zip archive {target!r} for writing: "
-                             "remote archives are read-only; write a local archive and "
-                             "upload it, or open with mode='r'")
+            raise StoreError(
+                f"cannot open the remote zip archive {target!r} for writing: "
+                "remote archives are read-only; write a local archive and "
+                "upload it, or open with mode='r'"
+            )
         try:
             handle = fsspec.open(target, "rb", **storage_options).open()
         except FileNotFoundError as exc:
@@ -323,9 +375,9 @@ class ZipStore(Store):
         """``zip://<local path>`` or ``zip::<fsspec URL of the archive>``; ``options``
         are ``compression`` and, for remote archives, the filesystem's options."""
         if url.startswith("zip::"):
-            target = url[len("zip::"):]
+            target = url[len("zip::") :]
         elif url.startswith("zip://"):
-            target = url[len("zip://"):]
+            target = url[len("zip://") :]
         else:
             raise InvalidPathError(f"not a zip URL: {url!r} (use zip://<path> or zip::<url>)")
         compression = options.pop("compression", zipfile.ZIP_STORED)
@@ -352,8 +404,7 @@ class ZipStore(Store):
             info = self._info(key)
             if info is None:
                 return None
-            window = (slice(0, info.file_size) if byte_range is None
-                      else byte_range.slice_of(info.file_size))
+            window = slice(0, info.file_size) if byte_range is None else byte_range.slice_of(info.file_size)
             # the size the directory declares, before inflating anything: zipfile never
             # inflates a member past it (a header understating it fails its CRC check), and
             # reads inflate at most what they ask for
@@ -364,13 +415,13 @@ class ZipStore(Store):
                         member.seek(window.start)  # inflated in pieces, kept nowhere
                     data = member.read(window.stop - window.start)
             except (zipfile.BadZipFile, OSError, EOFError) as exc:
-                raise StoreError(f"cannot read {key!r} from the zip archive "
-                                 f"{self.path!r}: {exc}") from exc
+                raise StoreError(f"cannot read {key!r} from the zip archive {self.path!r}: {exc}") from exc
             bound.check(len(data))  # what zipfile promises, checked all the same
             return data
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         # Append-only: a member, once written, never changes, so every read of it is of
         # its one version; its place in the archive is its generation.
         archive = self._archive
@@ -379,8 +430,9 @@ class ZipStore(Store):
             info = self._info(key)
             generation = ABSENT if info is None else info.header_offset
             if if_generation is not None and generation != if_generation:
-                raise ConflictError(f"{key!r} in the zip archive {self.path!r} is not the "
-                                    "version asked for", key=key)
+                raise ConflictError(
+                    f"{key!r} in the zip archive {self.path!r} is not the version asked for", key=key
+                )
             if info is None:
                 return None, ABSENT
             return [self.get(key, r) for r in ranges], generation
@@ -415,7 +467,8 @@ class ZipStore(Store):
         return AppendOnlyError(
             f"cannot {action} {key!r} in the zip archive {self.path!r}: zip stores are "
             "append-only (each key is written once, never replaced or deleted). Write every "
-            "chunk and document once, or build the hierarchy in a directory and zip it")
+            "chunk and document once, or build the hierarchy in a directory and zip it"
+        )
 
     def _set(self, key: str, value: bytes) -> None:
         archive = self._archive
@@ -426,8 +479,7 @@ class ZipStore(Store):
             try:
                 archive.zip.writestr(key, value, compress_type=archive.compression)
             except (OSError, ValueError) as exc:
-                raise StoreError(f"cannot write {key!r} to the zip archive {self.path!r}: "
-                                 f"{exc}") from exc
+                raise StoreError(f"cannot write {key!r} to the zip archive {self.path!r}: {exc}") from exc
 
     def _delete(self, key: str) -> None:
         with self._archive.lock:

@@ -51,8 +51,7 @@ ZSTD_MAGIC = 0xFD2FB528
 ZSTD_MAX_RATIO = 1 << 15
 
 
-def _zstd_header(data: bytes | memoryview,
-                 codec: str = "zstd") -> tuple[int | None, int, bool] | None:
+def _zstd_header(data: bytes | memoryview, codec: str = "zstd") -> tuple[int | None, int, bool] | None:
     """``(content size or None, header length, has checksum)`` of the first zstd frame.
 
     ``None`` when ``data`` does not start with a zstd frame (the decompressor
@@ -71,7 +70,8 @@ def _zstd_header(data: bytes | memoryview,
     if len(data) < end:
         raise CorruptChunkError(
             f"codec {codec!r}: zstd frame header is truncated: the chunk has {len(data)} bytes, "
-            f"the header needs {end}")
+            f"the header needs {end}"
+        )
     if fcs_size == 0:
         return None, end, has_checksum
     fmt = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}[fcs_size]
@@ -102,7 +102,7 @@ def is_empty_zstd_frame(data: bytes | memoryview, codec: str = "zstd") -> bool:
     while True:
         if len(data) < pos + 3:
             return False
-        block = int.from_bytes(data[pos:pos + 3], "little")
+        block = int.from_bytes(data[pos : pos + 3], "little")
         last, block_type, size = block & 1, (block >> 1) & 3, block >> 3
         if block_type not in (0, 1) or size != 0:  # only empty raw / RLE blocks
             return False
@@ -124,7 +124,8 @@ def check_zstd(data: bytes | memoryview, codec: str = "zstd") -> None:
     if size is not None and size > bound:
         raise CorruptChunkError(
             f"codec {codec!r}: zstd frame header declares {size} decoded bytes, but "
-            f"{len(data)} compressed bytes can hold at most {bound}; the chunk is corrupt")
+            f"{len(data)} compressed bytes can hold at most {bound}; the chunk is corrupt"
+        )
 
 
 # ---- lz4 (numcodecs framing) ----------------------------------------------------
@@ -135,14 +136,15 @@ LZ4_MAX_RATIO = 256
 def check_numcodecs_lz4(data: bytes | memoryview, codec: str = "numcodecs.lz4") -> None:
     if len(data) < 4:
         raise CorruptChunkError(
-            f"codec {codec!r}: lz4 chunk of {len(data)} bytes is shorter than its 4-byte "
-            "size header")
+            f"codec {codec!r}: lz4 chunk of {len(data)} bytes is shorter than its 4-byte size header"
+        )
     size = struct.unpack_from("<i", data, 0)[0]
     bound = (len(data) - 4) * LZ4_MAX_RATIO + 64
     if size < 0 or size > bound:
         raise CorruptChunkError(
             f"codec {codec!r}: lz4 header declares {size} decoded bytes, but "
-            f"{len(data) - 4} compressed bytes can hold at most {bound}; the chunk is corrupt")
+            f"{len(data) - 4} compressed bytes can hold at most {bound}; the chunk is corrupt"
+        )
 
 
 # ---- blosc ----------------------------------------------------------------------
@@ -158,35 +160,47 @@ def blosc_decoded_size(data: bytes | memoryview, codec: str = "blosc") -> int:
     ``data`` may hold bytes after the blosc stream (see the module docstring);
     :func:`blosc_stream` cuts them off.
     """
+
     def corrupt(reason: str) -> CorruptChunkError:
         return CorruptChunkError(f"codec {codec!r}: {reason}; the chunk is truncated or corrupt")
 
     if len(data) < BLOSC_HEADER_SIZE:
-        raise corrupt(f"blosc chunk of {len(data)} bytes is shorter than the "
-                      f"{BLOSC_HEADER_SIZE}-byte blosc header")
+        raise corrupt(
+            f"blosc chunk of {len(data)} bytes is shorter than the {BLOSC_HEADER_SIZE}-byte blosc header"
+        )
     _version, _versionlz, flags, _typesize, nbytes, blocksize, cbytes = struct.unpack_from(
-        "<BBBBIII", data, 0)
+        "<BBBBIII", data, 0
+    )
     if cbytes > len(data):
-        raise corrupt(f"blosc header declares {cbytes} compressed bytes but the chunk "
-                      f"holds only {len(data)} bytes")
+        raise corrupt(
+            f"blosc header declares {cbytes} compressed bytes but the chunk holds only {len(data)} bytes"
+        )
     if cbytes < BLOSC_HEADER_SIZE:
-        raise corrupt(f"blosc header declares {cbytes} compressed bytes, fewer than the "
-                      f"{BLOSC_HEADER_SIZE}-byte header itself")
+        raise corrupt(
+            f"blosc header declares {cbytes} compressed bytes, fewer than the "
+            f"{BLOSC_HEADER_SIZE}-byte header itself"
+        )
     if nbytes > BLOSC_MAX_BUFFERSIZE:
-        raise corrupt(f"blosc header declares {nbytes} decoded bytes, more than blosc "
-                      f"can produce ({BLOSC_MAX_BUFFERSIZE})")
+        raise corrupt(
+            f"blosc header declares {nbytes} decoded bytes, more than blosc "
+            f"can produce ({BLOSC_MAX_BUFFERSIZE})"
+        )
     if flags & _BLOSC_MEMCPYED:
         if cbytes != nbytes + BLOSC_HEADER_SIZE:
-            raise corrupt(f"blosc header marks the chunk as stored uncompressed with "
-                          f"{nbytes} bytes, but it holds {cbytes - BLOSC_HEADER_SIZE} bytes "
-                          "after the header")
+            raise corrupt(
+                f"blosc header marks the chunk as stored uncompressed with "
+                f"{nbytes} bytes, but it holds {cbytes - BLOSC_HEADER_SIZE} bytes "
+                "after the header"
+            )
     elif nbytes > 0:
         if blocksize == 0:
             raise corrupt("blosc header declares a block size of 0")
         nblocks = -(-nbytes // blocksize)
         if BLOSC_HEADER_SIZE + 4 * nblocks > cbytes:
-            raise corrupt(f"blosc header declares {nbytes} decoded bytes in {nblocks} "
-                          f"blocks, whose offset table alone does not fit in {cbytes} bytes")
+            raise corrupt(
+                f"blosc header declares {nbytes} decoded bytes in {nblocks} "
+                f"blocks, whose offset table alone does not fit in {cbytes} bytes"
+            )
     return nbytes
 
 
@@ -206,7 +220,8 @@ def check_gzip(data: bytes | memoryview, codec: str = "gzip") -> None:
     if len(data) < GZIP_MIN_SIZE:
         raise CorruptChunkError(
             f"codec {codec!r}: gzip chunk of {len(data)} bytes is shorter than the smallest "
-            f"gzip member ({GZIP_MIN_SIZE} bytes); it is truncated or corrupt")
+            f"gzip member ({GZIP_MIN_SIZE} bytes); it is truncated or corrupt"
+        )
 
 
 # ---- numcodecs vlen-* -------------------------------------------------------------
@@ -216,9 +231,10 @@ def check_vlen_count(data: bytes | memoryview, expected: int, codec: str) -> Non
     if len(data) < 4:
         raise CorruptChunkError(
             f"codec {codec!r}: chunk of {len(data)} bytes is shorter than its 4-byte item "
-            "count; it is truncated or corrupt")
+            "count; it is truncated or corrupt"
+        )
     count = struct.unpack_from("<I", data, 0)[0]
     if count != expected:
         raise CorruptChunkError(
-            f"codec {codec!r}: the chunk declares {count} items, expected {expected}; it is "
-            "corrupt")
+            f"codec {codec!r}: the chunk declares {count} items, expected {expected}; it is corrupt"
+        )

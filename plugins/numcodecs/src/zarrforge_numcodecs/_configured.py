@@ -38,12 +38,15 @@ class KeywordConfigured:
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Self:
         if configuration is None:
             if cls._needs_configuration is not None:
-                raise MetadataError(f"codec {cls.name!r} needs a configuration with "
-                                    f"{cls._needs_configuration}", field="configuration",
-                                    value=None)
+                raise MetadataError(
+                    f"codec {cls.name!r} needs a configuration with {cls._needs_configuration}",
+                    field="configuration",
+                    value=None,
+                )
             return cls()
-        config = _validate.configuration_object(cls.name, configuration, allowed=cls._config_keys,
-                                                required=cls._required_keys)
+        config = _validate.configuration_object(
+            cls.name, configuration, allowed=cls._config_keys, required=cls._required_keys
+        )
         return cls(**config)
 
     @abstractmethod

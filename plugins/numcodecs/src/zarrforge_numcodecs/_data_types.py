@@ -19,9 +19,24 @@ import numpy as np
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import MetadataError
 
-V3_CORE_NAMES = frozenset({
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128"})
+V3_CORE_NAMES = frozenset(
+    {
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    }
+)
 
 
 def v3_name(dtype: np.dtype) -> str | None:
@@ -64,8 +79,7 @@ class IntermediateDataType(DataType):
         try:
             return cls(np.dtype(name))
         except TypeError as exc:
-            raise MetadataError(f"not a numpy dtype: {name!r}", field="data_type",
-                                value=name) from exc
+            raise MetadataError(f"not a numpy dtype: {name!r}", field="data_type", value=name) from exc
 
     def to_json(self) -> str:
         return v3_name(self._dtype) or self._dtype.str

@@ -32,11 +32,13 @@ def decoding(codec: str) -> Iterator[None]:
     except MemoryError as exc:
         raise CorruptChunkError(
             f"codec {codec!r} could not decode the chunk: decoding needed more memory than "
-            "is available, so the stored data is most likely corrupt") from exc
+            "is available, so the stored data is most likely corrupt"
+        ) from exc
     except Exception as exc:
         raise CorruptChunkError(
             f"codec {codec!r} could not decode the chunk ({_reason(exc)}); the stored data "
-            "is truncated, corrupt or was not written by this codec") from exc
+            "is truncated, corrupt or was not written by this codec"
+        ) from exc
 
 
 @contextlib.contextmanager

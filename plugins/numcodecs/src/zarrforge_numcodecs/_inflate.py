@@ -77,11 +77,11 @@ def _too_large(codec: str, expected: int) -> CorruptChunkError:
     return CorruptChunkError(
         f"codec {codec!r}: the chunk decompresses to more than the {expected} bytes the "
         "array's metadata allows for it; refused before inflating further (corrupt data "
-        "or a decompression bomb)")
+        "or a decompression bomb)"
+    )
 
 
-def inflate(codec_id: str, numcodec: Any, data: bytes | memoryview, expected: int,
-            codec: str) -> bytes:
+def inflate(codec_id: str, numcodec: Any, data: bytes | memoryview, expected: int, codec: str) -> bytes:
     """Decompress a ``codec_id`` stream (see :data:`STREAM_IDS`) to at most ``expected`` bytes."""
     new_decompressor, trailing = _STREAMS[codec_id]
     if codec_id == "gzip":
@@ -107,7 +107,8 @@ def inflate(codec_id: str, numcodec: Any, data: bytes | memoryview, expected: in
             if not decompressor.eof:
                 raise CorruptChunkError(
                     f"codec {codec!r}: the compressed stream ends before its end marker; "
-                    "the chunk is truncated or corrupt")
+                    "the chunk is truncated or corrupt"
+                )
             rest = decompressor.unused_data
             first = False
             if not rest or trailing == "ignored":
@@ -123,7 +124,8 @@ def check_declared(codec: str, declared: int | None, expected: int) -> None:
         raise CorruptChunkError(
             f"codec {codec!r}: the chunk's header declares {declared} decoded bytes, but the "
             f"array's metadata allows {expected} for it; it is corrupt or belongs to another "
-            "array")
+            "array"
+        )
 
 
 def zstd_sized(zstd: Any, data: bytes | memoryview, expected: int, codec: str) -> bytes:

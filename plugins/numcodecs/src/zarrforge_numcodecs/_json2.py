@@ -41,14 +41,17 @@ def _fill(out: np.ndarray, items: Any, shape: Sequence[int], prefix: tuple[int, 
         out[prefix] = items
         return
     if not isinstance(items, list) or len(items) != shape[len(prefix)]:
-        raise _corrupt(f"the items at {list(prefix)} do not have the length "
-                       f"{shape[len(prefix)]} the chunk shape {list(shape)} requires")
+        raise _corrupt(
+            f"the items at {list(prefix)} do not have the length "
+            f"{shape[len(prefix)]} the chunk shape {list(shape)} requires"
+        )
     for i, item in enumerate(items):
         _fill(out, item, shape, (*prefix, i))
 
 
-def decode(data: bytes | memoryview, shape: Sequence[int], *, encoding: str = "utf-8",
-           strict: bool = True) -> np.ndarray:
+def decode(
+    data: bytes | memoryview, shape: Sequence[int], *, encoding: str = "utf-8", strict: bool = True
+) -> np.ndarray:
     shape = tuple(shape)
     try:
         document = json.loads(bytes(data).decode(encoding), strict=strict)

@@ -45,11 +45,18 @@ DTYPE_KEYS: dict[str, tuple[str, str]] = {
 }
 ARRAY_ARRAY_IDS = frozenset(DTYPE_KEYS) | {"bitround", "packbits"}
 
-ARRAY_BYTES_IDS = frozenset({
-    "pickle", "json2", "msgpack2",                 # arrays of Python objects
-    "vlen-utf8", "vlen-bytes", "vlen-array",       # variable-length elements
-    "pcodec", "zfpy",                              # compress typed arrays directly
-})
+ARRAY_BYTES_IDS = frozenset(
+    {
+        "pickle",
+        "json2",
+        "msgpack2",  # arrays of Python objects
+        "vlen-utf8",
+        "vlen-bytes",
+        "vlen-array",  # variable-length elements
+        "pcodec",
+        "zfpy",  # compress typed arrays directly
+    }
+)
 
 # bitround keeps this many mantissa bits at most, per float item size.
 BITROUND_MAX_KEEPBITS = {2: 10, 4: 23, 8: 52}

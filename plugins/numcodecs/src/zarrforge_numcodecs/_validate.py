@@ -22,31 +22,39 @@ def _field(key: str) -> str:
     return f"configuration.{key}"
 
 
-def configuration_object(codec: str, configuration: Any, *, allowed: Iterable[str],
-                         required: Iterable[str] = ()) -> dict[str, Any]:
+def configuration_object(
+    codec: str, configuration: Any, *, allowed: Iterable[str], required: Iterable[str] = ()
+) -> dict[str, Any]:
     """``configuration`` as a dict, after checking its keys against ``allowed``/``required``."""
     allowed = list(allowed)
     if not isinstance(configuration, dict):
         raise MetadataError(
             f"the configuration of codec {codec!r} must be a JSON object with keys "
             f"{allowed}, got {type(configuration).__name__} {configuration!r}",
-            field="configuration", value=configuration)
+            field="configuration",
+            value=configuration,
+        )
     for key in configuration:
         if key not in allowed:
             raise MetadataError(
                 f"codec {codec!r} has no configuration key {key!r}; valid keys: "
                 f"{', '.join(allowed) if allowed else 'none'}",
-                field=_field(str(key)), value=configuration[key])
+                field=_field(str(key)),
+                value=configuration[key],
+            )
     for key in required:
         if key not in configuration:
             raise MetadataError(
                 f"the configuration of codec {codec!r} lacks the required key {key!r}",
-                field=_field(key), value=None)
+                field=_field(key),
+                value=None,
+            )
     return dict(configuration)
 
 
-def integer(codec: str, key: str, value: Any, *, minimum: int | None = None,
-            maximum: int | None = None) -> int:
+def integer(
+    codec: str, key: str, value: Any, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
     """An integer within ``[minimum, maximum]`` (either bound may be open)."""
     ok = isinstance(value, int) and not isinstance(value, bool)
     if ok:
@@ -61,15 +69,17 @@ def integer(codec: str, key: str, value: Any, *, minimum: int | None = None,
             valid = f"an integer <= {maximum}"
         else:
             valid = "an integer"
-        raise MetadataError(f"codec {codec!r}: {key} must be {valid}, got {value!r}",
-                            field=_field(key), value=value)
+        raise MetadataError(
+            f"codec {codec!r}: {key} must be {valid}, got {value!r}", field=_field(key), value=value
+        )
     return value
 
 
 def boolean(codec: str, key: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise MetadataError(f"codec {codec!r}: {key} must be true or false, got {value!r}",
-                            field=_field(key), value=value)
+        raise MetadataError(
+            f"codec {codec!r}: {key} must be true or false, got {value!r}", field=_field(key), value=value
+        )
     return value
 
 
@@ -79,6 +89,8 @@ def choice(codec: str, key: str, value: Any, options: Collection[str]) -> str:
         value = value.value
     if not isinstance(value, str) or value not in options:
         raise MetadataError(
-            f"codec {codec!r}: {key} must be one of {', '.join(repr(o) for o in options)}, "
-            f"got {value!r}", field=_field(key), value=value)
+            f"codec {codec!r}: {key} must be one of {', '.join(repr(o) for o in options)}, got {value!r}",
+            field=_field(key),
+            value=value,
+        )
     return str(value)

@@ -38,7 +38,7 @@ def decode(data: memoryview, expected: int, name: str) -> np.ndarray:
     import zfpy
 
     head = np.zeros(_HEAD, dtype=np.uint8)
-    head[:min(len(data), _HEAD)] = np.frombuffer(data[:_HEAD], dtype=np.uint8)
+    head[: min(len(data), _HEAD)] = np.frombuffer(data[:_HEAD], dtype=np.uint8)
     try:
         info: dict[str, Any] = zfpy.header(head.tobytes())
     except Exception as exc:  # noqa: BLE001  # zfpy raises bare exceptions for a bad header
@@ -61,7 +61,7 @@ def decode(data: memoryview, expected: int, name: str) -> np.ndarray:
     if len(data) > bound:
         raise _corrupt(name, f"{len(data)} bytes, more than any such stream can take ({bound})")
     padded = np.zeros(bound, dtype=np.uint8)
-    padded[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+    padded[: len(data)] = np.frombuffer(data, dtype=np.uint8)
     try:
         return np.asarray(zfpy.decompress_numpy(padded.tobytes()))
     except Exception as exc:  # noqa: BLE001  # zfpy raises bare exceptions for a corrupt stream

@@ -86,7 +86,7 @@ _VLEN_IDS = frozenset({"vlen-utf8", "vlen-bytes", "vlen-array"})
 # Codecs read but not written, and why.
 _READ_ONLY_IDS = {
     "json2": "JSON does not round-trip Python objects: tuples come back as lists, "
-             "and numpy scalars or other types fail to encode",
+    "and numpy scalars or other types fail to encode",
 }
 
 
@@ -102,8 +102,11 @@ def _parameters(codec_id: str) -> str:
     if cls is None:
         return "see the numcodecs documentation"
     try:
-        params = [p.name for p in inspect.signature(cls.__init__).parameters.values()
-                  if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        params = [
+            p.name
+            for p in inspect.signature(cls.__init__).parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
     except (TypeError, ValueError):
         return "see the numcodecs documentation"
     return ", ".join(params) if params else "no parameters"
@@ -112,9 +115,9 @@ def _parameters(codec_id: str) -> str:
 def _codec_id(name: Any) -> str:
     if not isinstance(name, str) or not name.startswith(PREFIX) or len(name) == len(PREFIX):
         raise MetadataError(
-            f"a numcodecs codec name must be 'numcodecs.<id>', got {name!r}",
-            field="name", value=name)
-    return name[len(PREFIX):]
+            f"a numcodecs codec name must be 'numcodecs.<id>', got {name!r}", field="name", value=name
+        )
+    return name[len(PREFIX) :]
 
 
 def _build(name: str, codec_id: str, configuration: Any) -> Any:
@@ -125,13 +128,17 @@ def _build(name: str, codec_id: str, configuration: Any) -> Any:
         raise MetadataError(
             f"the configuration of codec {name!r} must be a JSON object, got "
             f"{type(configuration).__name__} {configuration!r}",
-            field="configuration", value=configuration)
+            field="configuration",
+            value=configuration,
+        )
     config = dict(configuration)
     if "id" in config:
         if config["id"] != codec_id:
             raise MetadataError(
-                f"codec {name!r} has configuration id {config['id']!r}; it must be absent "
-                f"or {codec_id!r}", field="configuration.id", value=config["id"])
+                f"codec {name!r} has configuration id {config['id']!r}; it must be absent or {codec_id!r}",
+                field="configuration.id",
+                value=config["id"],
+            )
         del config["id"]
     try:
         return numcodecs.get_codec({"id": codec_id, **config})
@@ -140,11 +147,15 @@ def _build(name: str, codec_id: str, configuration: Any) -> Any:
             raise MetadataError(
                 f"numcodecs has no codec with id {codec_id!r} (from codec name {name!r}); "
                 f"available ids: {', '.join(available_ids())}",
-                field="name", value=name) from exc
+                field="name",
+                value=name,
+            ) from exc
         raise MetadataError(
             f"numcodecs rejected the configuration {configuration!r} of codec {name!r}: "
             f"{type(exc).__name__}: {exc}; {codec_id!r} accepts: {_parameters(codec_id)}",
-            field="configuration", value=configuration) from exc
+            field="configuration",
+            value=configuration,
+        ) from exc
 
 
 def _decoded_chunk(out: np.ndarray, spec: ChunkSpec, codec: str) -> np.ndarray:
@@ -152,8 +163,9 @@ def _decoded_chunk(out: np.ndarray, spec: ChunkSpec, codec: str) -> np.ndarray:
     element count (else the chunk is corrupt), its shape and its dtype."""
     expected = math.prod(spec.shape)
     if out.size != expected:
-        raise CorruptChunkError(f"codec {codec!r} decoded {out.size} elements, expected "
-                                f"{expected} (shape {spec.shape})")
+        raise CorruptChunkError(
+            f"codec {codec!r} decoded {out.size} elements, expected {expected} (shape {spec.shape})"
+        )
     out = out.reshape(spec.shape)
     return out if out.dtype == spec.dtype else out.astype(spec.dtype)
 
@@ -187,8 +199,7 @@ class NumcodecsCodec(Codec):
     _fixed_name: ClassVar[str | None] = None
     _named_classes: ClassVar[dict[tuple[str, str, str], type[NumcodecsCodec]]] = {}
 
-    def __init__(self, name: str, numcodec: Any,
-                 stated: dict[str, Any] | None = None) -> None:
+    def __init__(self, name: str, numcodec: Any, stated: dict[str, Any] | None = None) -> None:
         self.name = name  # the full name, e.g. "numcodecs.zlib"
         self._codec_id = _codec_id(name)
         self._numcodec = numcodec
@@ -197,16 +208,18 @@ class NumcodecsCodec(Codec):
         self._config: dict[str, Any] = json_ready(config)  # every setting, defaults included
         # the configuration as the document (or the caller) stated it: written back as it
         # was, as zarr-python does, so a rewrite changes nothing and both write the same
-        self._stated = (None if stated is None
-                        else json_ready({k: v for k, v in stated.items() if k != "id"}))
+        self._stated = None if stated is None else json_ready({k: v for k, v in stated.items() if k != "id"})
         self._unsafe = safety.unsafe_reason(name, numcodec) is not None
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> NumcodecsCodec:
         if cls._fixed_name is not None:  # a named_class() class keeps its class
             if name != cls._fixed_name:
-                raise MetadataError(f"{cls.__qualname__} is the codec {cls._fixed_name!r}, "
-                                    f"not {name!r}", field="name", value=name)
+                raise MetadataError(
+                    f"{cls.__qualname__} is the codec {cls._fixed_name!r}, not {name!r}",
+                    field="name",
+                    value=name,
+                )
             if configuration is not None and not isinstance(configuration, dict):
                 _build(name, _codec_id(name), configuration)  # raises, naming the field
             return cls(**(configuration or {}))
@@ -214,8 +227,7 @@ class NumcodecsCodec(Codec):
         return _kind_class(_codec_id(name))(name, numcodec, configuration)
 
     @classmethod
-    def named_class(cls, name: str, class_name: str,
-                    module: str | None = None) -> type[NumcodecsCodec]:
+    def named_class(cls, name: str, class_name: str, module: str | None = None) -> type[NumcodecsCodec]:
         """The class of the codec ``name`` (``"numcodecs.lzma"``) whose constructor takes
         numcodecs' keyword arguments, ``class_name(**configuration)``, as zarr-python's
         ``zarr.codecs.numcodecs`` classes do: a subclass of the kind class
@@ -240,13 +252,21 @@ class NumcodecsCodec(Codec):
             stated = self.to_json().get("configuration") or {}
             return f"{class_name}({', '.join(f'{k}={v!r}' for k, v in stated.items())})"
 
-        made = _NamedCodecMeta(class_name, (base,), {
-            "__init__": __init__, "__repr__": __repr__, "_fixed_name": name, "name": name,
-            "__module__": key[2], "__qualname__": class_name,
-            "__doc__": f"The codec {name!r}: ``{class_name}(**configuration)`` with numcodecs' "
-                       f"keyword arguments for {codec_id!r} "
-                       f"({_parameters(codec_id)}).",
-        })
+        made = _NamedCodecMeta(
+            class_name,
+            (base,),
+            {
+                "__init__": __init__,
+                "__repr__": __repr__,
+                "_fixed_name": name,
+                "name": name,
+                "__module__": key[2],
+                "__qualname__": class_name,
+                "__doc__": f"The codec {name!r}: ``{class_name}(**configuration)`` with numcodecs' "
+                f"keyword arguments for {codec_id!r} "
+                f"({_parameters(codec_id)}).",
+            },
+        )
         NumcodecsCodec._named_classes[key] = made
         return made
 
@@ -286,10 +306,13 @@ class NumcodecsCodec(Codec):
     def evolve(self, spec: ChunkSpec) -> NumcodecsCodec:
         # shuffle's element size left unstated is the array's item size, recorded (as
         # zarr-python records it); numcodecs alone would shuffle in 4-byte elements
-        if (self._codec_id == "shuffle" and self._stated is not None
-                and "elementsize" not in self._stated and spec.data_type.item_size):
-            return type(self).from_json(self.name, {**self._stated,
-                                                    "elementsize": spec.data_type.item_size})
+        if (
+            self._codec_id == "shuffle"
+            and self._stated is not None
+            and "elementsize" not in self._stated
+            and spec.data_type.item_size
+        ):
+            return type(self).from_json(self.name, {**self._stated, "elementsize": spec.data_type.item_size})
         return self
 
     def _check_safe(self) -> None:
@@ -324,8 +347,11 @@ class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
                 return ensure_bytes(self._numcodec.decode(data))
         except CorruptChunkError as exc:
             cause = exc.__cause__
-            if (self._codec_id in _kinds.CHECKSUM_IDS and isinstance(cause, RuntimeError)
-                    and "checksum" in str(cause).lower()):
+            if (
+                self._codec_id in _kinds.CHECKSUM_IDS
+                and isinstance(cause, RuntimeError)
+                and "checksum" in str(cause).lower()
+            ):
                 raise ChecksumError(f"codec {self.name!r}: checksum mismatch: {cause}") from cause
             raise
 
@@ -337,8 +363,7 @@ class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
         if self._codec_id == "zstd":
             return _inflate.zstd_sized(self._numcodec, data, expected_size, self.name)
         if self._codec_id == "blosc":
-            _inflate.check_declared(self.name, _bounds.blosc_decoded_size(data, self.name),
-                                    expected_size)
+            _inflate.check_declared(self.name, _bounds.blosc_decoded_size(data, self.name), expected_size)
         elif self._codec_id == "lz4":
             _bounds.check_numcodecs_lz4(data, self.name)
             _inflate.check_declared(self.name, struct.unpack_from("<i", data, 0)[0], expected_size)
@@ -355,22 +380,30 @@ class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
         dtype = spec.dtype
         if self._codec_id == "packbits":
             if dtype != np.dtype(bool):
-                raise MetadataError(f"codec {self.name!r} packs booleans only; the chunks "
-                                    f"it receives have dtype {dtype}", value=str(dtype))
+                raise MetadataError(
+                    f"codec {self.name!r} packs booleans only; the chunks it receives have dtype {dtype}",
+                    value=str(dtype),
+                )
         elif self._codec_id == "bitround":
             keepbits = self._config.get("keepbits")
             limit = _kinds.BITROUND_MAX_KEEPBITS.get(dtype.itemsize)
             if dtype.kind != "f" or limit is None:
-                raise MetadataError(f"codec {self.name!r} rounds float16/32/64 only; the "
-                                    f"chunks it receives have dtype {dtype}", value=str(dtype))
+                raise MetadataError(
+                    f"codec {self.name!r} rounds float16/32/64 only; the "
+                    f"chunks it receives have dtype {dtype}",
+                    value=str(dtype),
+                )
             if not isinstance(keepbits, int) or keepbits > limit:
                 raise MetadataError(
-                    f"codec {self.name!r}: keepbits must be at most {limit} for {dtype}, "
-                    f"got {keepbits!r}", value=keepbits)
+                    f"codec {self.name!r}: keepbits must be at most {limit} for {dtype}, got {keepbits!r}",
+                    value=keepbits,
+                )
         elif self._codec_id == "categorize":
             if dtype.kind not in "UOT":
-                raise MetadataError(f"codec {self.name!r} encodes strings only; the chunks it "
-                                    f"receives have dtype {dtype}", value=str(dtype))
+                raise MetadataError(
+                    f"codec {self.name!r} encodes strings only; the chunks it receives have dtype {dtype}",
+                    value=str(dtype),
+                )
         else:
             configured = self._decoded_dtype()
             if configured is not None and configured.newbyteorder("=") != dtype:
@@ -378,13 +411,19 @@ class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
                 raise MetadataError(
                     f"codec {self.name!r} is configured with {key} {configured.str!r} but the "
                     f"chunks it receives have dtype {dtype.str!r}; set configuration.{key} "
-                    "to the array's data type", value=configured.str)
+                    "to the array's data type",
+                    value=configured.str,
+                )
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         dtype = _kinds.encoded_dtype(self._codec_id, self._config, spec.dtype)
         shape = _kinds.encoded_shape(self._codec_id, spec.shape)
-        return ChunkSpec(shape=shape, data_type=data_type_for(dtype, spec.data_type),
-                         fill_value=self._encoded_fill_value(spec, dtype), layout=spec.layout)
+        return ChunkSpec(
+            shape=shape,
+            data_type=data_type_for(dtype, spec.data_type),
+            fill_value=self._encoded_fill_value(spec, dtype),
+            layout=spec.layout,
+        )
 
     def _encoded_fill_value(self, spec: ChunkSpec, dtype: np.dtype) -> Any:
         """The fill value run through the filter (zero where that means nothing)."""
@@ -400,8 +439,7 @@ class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
     def _encode_flat(self, arr: np.ndarray, target: np.dtype) -> np.ndarray:
         """Encode a C-contiguous array; the flat result has dtype ``target``."""
         configured = self._decoded_dtype()
-        if (configured is not None and configured.kind in _NUMERIC_KINDS
-                and arr.dtype != configured):
+        if configured is not None and configured.kind in _NUMERIC_KINDS and arr.dtype != configured:
             arr = arr.astype(configured)
         out = np.asarray(self._numcodec.encode(arr)).reshape(-1)
         if self._codec_id == "bitround" and out.dtype != arr.dtype:
@@ -414,8 +452,10 @@ class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
         with encoding(self.name):
             out = self._encode_flat(np.ascontiguousarray(chunk), dtype)
         if out.size != math.prod(shape):
-            raise CodecError(f"codec {self.name!r} encoded {out.size} elements, expected "
-                             f"{math.prod(shape)} (shape {shape})")
+            raise CodecError(
+                f"codec {self.name!r} encoded {out.size} elements, expected "
+                f"{math.prod(shape)} (shape {shape})"
+            )
         return out.reshape(shape)
 
     def decode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
@@ -423,8 +463,7 @@ class NumcodecsArrayArrayCodec(NumcodecsCodec, ArrayArrayCodec):
         enc = np.ascontiguousarray(chunk)
         configured = _kinds.configured_encoded_dtype(self._codec_id, self._config)
         with decoding(self.name):
-            if (configured is not None and configured.kind in _NUMERIC_KINDS
-                    and enc.dtype != configured):
+            if configured is not None and configured.kind in _NUMERIC_KINDS and enc.dtype != configured:
                 enc = enc.astype(configured)
             return _decoded_chunk(np.asarray(self._numcodec.decode(enc)), spec, self.name)
 
@@ -434,8 +473,10 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
         if self._codec_id in _READ_ONLY_IDS:
-            raise CodecError(f"codec {self.name!r}: zarrforge reads {self._codec_id} chunks but "
-                             f"does not write them ({_READ_ONLY_IDS[self._codec_id]})")
+            raise CodecError(
+                f"codec {self.name!r}: zarrforge reads {self._codec_id} chunks but "
+                f"does not write them ({_READ_ONLY_IDS[self._codec_id]})"
+            )
         with encoding(self.name):
             return ensure_bytes(self._numcodec.encode(np.ascontiguousarray(chunk)))
 
@@ -443,8 +484,12 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
         self._check_safe()
         data = _bounds.byte_view(data)
         if self._codec_id == "json2":  # numcodecs would allocate the shape the chunk declares
-            out = _json2.decode(data, spec.shape, encoding=self._config.get("encoding", "utf-8"),
-                                strict=self._config.get("strict", True))
+            out = _json2.decode(
+                data,
+                spec.shape,
+                encoding=self._config.get("encoding", "utf-8"),
+                strict=self._config.get("strict", True),
+            )
             if out.dtype == spec.dtype:
                 return out
             with decoding(self.name):
@@ -461,8 +506,7 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
                 out = np.asarray(self._decode(data))
             return _decoded_chunk(out, spec, self.name)
 
-    def _decode_pcodec(self, data: bytes | memoryview, spec: ChunkSpec, expected: int
-                       ) -> np.ndarray:
+    def _decode_pcodec(self, data: bytes | memoryview, spec: ChunkSpec, expected: int) -> np.ndarray:
         # numcodecs' PCodec.decode sizes its output from the stream's header
         # and, given an output, ignores how many values the stream held; the
         # pcodec package reports that count, so the chunk must fill exactly
@@ -475,7 +519,8 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
         if progress.n_processed != expected or not progress.finished:
             raise CorruptChunkError(
                 f"codec {self.name!r}: the chunk holds {'more than ' if not progress.finished else ''}"
-                f"{progress.n_processed} values, expected {expected} (shape {spec.shape})")
+                f"{progress.n_processed} values, expected {expected} (shape {spec.shape})"
+            )
         return out.reshape(spec.shape)
 
     def _decode(self, data: bytes | memoryview) -> Any:
@@ -490,13 +535,14 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
             return self._numcodec.decode(data)
         except Exception as exc:
             if unsafe is not None and isinstance(exc, unsafe):
-                raise UnsafeCodecError(f"codec {self.name!r}: numcodecs refused to decode: "
-                                       f"{exc}") from exc
+                raise UnsafeCodecError(f"codec {self.name!r}: numcodecs refused to decode: {exc}") from exc
             raise
 
 
 def _kind_class(codec_id: str) -> type[NumcodecsCodec]:
     """The class of this family that maps what the numcodecs codec ``codec_id`` maps."""
-    return {CodecKind.ARRAY_ARRAY: NumcodecsArrayArrayCodec,
-            CodecKind.ARRAY_BYTES: NumcodecsArrayBytesCodec,
-            CodecKind.BYTES_BYTES: NumcodecsBytesBytesCodec}[_kinds.kind_of(codec_id)]
+    return {
+        CodecKind.ARRAY_ARRAY: NumcodecsArrayArrayCodec,
+        CodecKind.ARRAY_BYTES: NumcodecsArrayBytesCodec,
+        CodecKind.BYTES_BYTES: NumcodecsBytesBytesCodec,
+    }[_kinds.kind_of(codec_id)]

@@ -51,7 +51,9 @@ def _mantissa_bits(spec: ChunkSpec) -> int | None:
     raise MetadataError(
         f"codec 'bitround' does not support data type {document!r}; it rounds integer and "
         "floating-point types (and complex ones per component)",
-        field="data_type", value=document)
+        field="data_type",
+        value=document,
+    )
 
 
 def _bit_length(words: np.ndarray, width: int) -> np.ndarray:

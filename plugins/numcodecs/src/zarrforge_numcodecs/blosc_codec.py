@@ -71,16 +71,24 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
     name = "blosc"
     _config_keys = KEYS
 
-    def __init__(self, *, typesize: int | None = None, cname: str = DEFAULT_CNAME,
-                 clevel: int = DEFAULT_CLEVEL, shuffle: str | None = None,
-                 blocksize: int = 0) -> None:
+    def __init__(
+        self,
+        *,
+        typesize: int | None = None,
+        cname: str = DEFAULT_CNAME,
+        clevel: int = DEFAULT_CLEVEL,
+        shuffle: str | None = None,
+        blocksize: int = 0,
+    ) -> None:
         self._cname = _validate.choice(self.name, "cname", cname, CNAMES)
         self._clevel = _validate.integer(self.name, "clevel", clevel, minimum=0, maximum=9)
         # ``None``: not chosen by the user; picked from the typesize (see module docstring).
-        self._requested_shuffle = (None if shuffle is None else
-                                   _validate.choice(self.name, "shuffle", shuffle, SHUFFLES))
-        self._typesize = (None if typesize is None else
-                          _validate.integer(self.name, "typesize", typesize, minimum=1))
+        self._requested_shuffle = (
+            None if shuffle is None else _validate.choice(self.name, "shuffle", shuffle, SHUFFLES)
+        )
+        self._typesize = (
+            None if typesize is None else _validate.integer(self.name, "typesize", typesize, minimum=1)
+        )
         self._blocksize = _validate.integer(self.name, "blocksize", blocksize, minimum=0)
 
     # --- configuration ----------------------------------------------------------
@@ -111,8 +119,7 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
         config: dict[str, Any] = {}
         if self._typesize is not None:
             config["typesize"] = self._typesize
-        config.update(cname=self._cname, clevel=self._clevel, shuffle=self.shuffle,
-                      blocksize=self._blocksize)
+        config.update(cname=self._cname, clevel=self._clevel, shuffle=self.shuffle, blocksize=self._blocksize)
         return config
 
     def evolve(self, spec: ChunkSpec) -> BloscCodec:
@@ -120,8 +127,13 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
         # a default picked again later.
         typesize = self._typesize or spec.data_type.item_size or 1
         shuffle = self._requested_shuffle or ("bitshuffle" if typesize == 1 else "shuffle")
-        return BloscCodec(cname=self._cname, clevel=self._clevel, shuffle=shuffle,
-                          typesize=typesize, blocksize=self._blocksize)
+        return BloscCodec(
+            cname=self._cname,
+            clevel=self._clevel,
+            shuffle=shuffle,
+            typesize=typesize,
+            blocksize=self._blocksize,
+        )
 
     def __eq__(self, other: object) -> bool:
         # Two codecs that print alike but would pick different shuffles at
@@ -131,8 +143,7 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
             return super().__eq__(other)
         if not isinstance(other, BloscCodec) or type(other) is not type(self):
             return False
-        return (other.to_json() == self.to_json()
-                and other._requested_shuffle == self._requested_shuffle)
+        return other.to_json() == self.to_json() and other._requested_shuffle == self._requested_shuffle
 
     def __hash__(self) -> int:
         return hash((repr(self.to_json()), self._requested_shuffle))
@@ -143,11 +154,19 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
         if self._cname not in available_cnames():
             raise CodecError(
                 f"codec 'blosc': cname {self._cname!r} is not compiled into the installed "
-                f"numcodecs blosc library; available: {', '.join(available_cnames())}")
+                f"numcodecs blosc library; available: {', '.join(available_cnames())}"
+            )
         with encoding(self.name):
-            return ensure_bytes(_blosc.compress(
-                data, self._cname.encode("ascii"), self._clevel, SHUFFLES[self.shuffle],
-                self._blocksize, self._typesize or 1))
+            return ensure_bytes(
+                _blosc.compress(
+                    data,
+                    self._cname.encode("ascii"),
+                    self._clevel,
+                    SHUFFLES[self.shuffle],
+                    self._blocksize,
+                    self._typesize or 1,
+                )
+            )
 
     def decode(self, data: bytes | memoryview) -> bytes:
         data = _bounds.byte_view(data)

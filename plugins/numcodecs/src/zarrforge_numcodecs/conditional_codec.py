@@ -61,28 +61,39 @@ class ConditionalCodec(BytesBytesCodec):
     name = "conditional"
     uses_chunk_position = True  # the decision is told the chunk's coordinates
 
-    def __init__(self, codecs: list[BytesBytesCodec], header_bits: int | None = None, *,
-                 decision: str | Decision = "never_apply", trial_encode: bool = False) -> None:
+    def __init__(
+        self,
+        codecs: list[BytesBytesCodec],
+        header_bits: int | None = None,
+        *,
+        decision: str | Decision = "never_apply",
+        trial_encode: bool = False,
+    ) -> None:
         for index, codec in enumerate(codecs):
             if not isinstance(codec, BytesBytesCodec):
                 raise MetadataError(
                     f"codec 'conditional': codecs[{index}] ({codec.to_json().get('name')!r}) is "
                     "not a bytes -> bytes codec; only those can be applied conditionally",
-                    field=f"configuration.codecs[{index}]", value=codec.to_json())
+                    field=f"configuration.codecs[{index}]",
+                    value=codec.to_json(),
+                )
         self.codecs = tuple(codecs)
         default = -(-len(self.codecs) // 8) * 8
         if header_bits is None:
             header_bits = default
-        self.header_bits = _validate.integer(self.name, "header_bits", header_bits,
-                                             minimum=len(self.codecs))
+        self.header_bits = _validate.integer(self.name, "header_bits", header_bits, minimum=len(self.codecs))
         if self.header_bits % 8:
-            raise MetadataError(f"codec 'conditional': header_bits must be a multiple of 8, got "
-                                f"{self.header_bits}", field="configuration.header_bits",
-                                value=self.header_bits)
+            raise MetadataError(
+                f"codec 'conditional': header_bits must be a multiple of 8, got {self.header_bits}",
+                field="configuration.header_bits",
+                value=self.header_bits,
+            )
         if isinstance(decision, str):
             if decision not in BUILT_IN:
-                raise ValueError(f"codec 'conditional': unknown decision {decision!r}; built-in "
-                                 f"decisions: {', '.join(BUILT_IN)}, or pass a callable")
+                raise ValueError(
+                    f"codec 'conditional': unknown decision {decision!r}; built-in "
+                    f"decisions: {', '.join(BUILT_IN)}, or pass a callable"
+                )
             self._decide, self._trial = _built_in(decision)
         else:
             self._decide, self._trial = decision, trial_encode
@@ -91,28 +102,34 @@ class ConditionalCodec(BytesBytesCodec):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ConditionalCodec:
         if configuration is None:
-            raise MetadataError("codec 'conditional' needs a configuration with 'codecs'",
-                                field="configuration", value=None)
-        config = _validate.configuration_object(cls.name, configuration,
-                                                allowed=("codecs", "header_bits"),
-                                                required=("codecs",))
+            raise MetadataError(
+                "codec 'conditional' needs a configuration with 'codecs'", field="configuration", value=None
+            )
+        config = _validate.configuration_object(
+            cls.name, configuration, allowed=("codecs", "header_bits"), required=("codecs",)
+        )
         documents = config["codecs"]
         if not isinstance(documents, list):
-            raise MetadataError("codec 'conditional': codecs must be a list of bytes -> bytes "
-                                f"codec objects, got {documents!r}",
-                                field="configuration.codecs", value=documents)
-        codecs = [codec_from_json(doc, field=f"configuration.codecs[{i}]")
-                  for i, doc in enumerate(documents)]
+            raise MetadataError(
+                "codec 'conditional': codecs must be a list of bytes -> bytes "
+                f"codec objects, got {documents!r}",
+                field="configuration.codecs",
+                value=documents,
+            )
+        codecs = [codec_from_json(doc, field=f"configuration.codecs[{i}]") for i, doc in enumerate(documents)]
         return cls(codecs, config.get("header_bits"))
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "configuration": {
-            "codecs": [codec.to_json() for codec in self.codecs],
-            "header_bits": self.header_bits}}
+        return {
+            "name": self.name,
+            "configuration": {
+                "codecs": [codec.to_json() for codec in self.codecs],
+                "header_bits": self.header_bits,
+            },
+        }
 
     def _with(self, codecs: list[BytesBytesCodec]) -> ConditionalCodec:
-        return ConditionalCodec(codecs, self.header_bits, decision=self._decision,
-                                trial_encode=self._trial)
+        return ConditionalCodec(codecs, self.header_bits, decision=self._decision, trial_encode=self._trial)
 
     def evolve(self, spec: ChunkSpec) -> ConditionalCodec:
         return self._with([codec.evolve(spec) for codec in self.codecs])  # type: ignore[misc]
@@ -142,14 +159,17 @@ class ConditionalCodec(BytesBytesCodec):
         view = _bounds.byte_view(data)
         size = self.header_bits // 8
         if len(view) < size:
-            raise CorruptChunkError(f"codec 'conditional': the chunk has {len(view)} bytes, "
-                                    f"fewer than its {size}-byte header; it is truncated")
+            raise CorruptChunkError(
+                f"codec 'conditional': the chunk has {len(view)} bytes, "
+                f"fewer than its {size}-byte header; it is truncated"
+            )
         mask = int.from_bytes(view[:size], "little")
         if mask >> len(self.codecs):
             raise CorruptChunkError(
                 f"codec 'conditional': the header marks codec(s) beyond the {len(self.codecs)} "
                 f"configured as applied (mask {mask:#x}); the chunk is corrupt or was written "
-                "with a longer codec list")
+                "with a longer codec list"
+            )
         return mask, view[size:]
 
     def _decode(self, data: bytes | memoryview, expected: int | None) -> bytes:
@@ -164,8 +184,10 @@ class ConditionalCodec(BytesBytesCodec):
         for codec, size in zip(reversed(applied), reversed(sizes)):
             result = codec.decode(result) if size is None else codec.decode_sized(result, size)
         if expected is not None and len(result) > expected:
-            raise CorruptChunkError(f"codec 'conditional' decoded {len(result)} bytes where "
-                                    f"{expected} are allowed; the chunk is corrupt")
+            raise CorruptChunkError(
+                f"codec 'conditional' decoded {len(result)} bytes where "
+                f"{expected} are allowed; the chunk is corrupt"
+            )
         return bytes(result)
 
     def decode(self, data: bytes | memoryview) -> bytes:

@@ -41,7 +41,9 @@ class Crc32cCodec(BytesBytesCodec):
         if configuration is not None and configuration != {}:
             raise MetadataError(
                 f"codec 'crc32c' takes no configuration, got {configuration!r}",
-                field="configuration", value=configuration)
+                field="configuration",
+                value=configuration,
+            )
         return cls()
 
     def to_json(self) -> dict[str, Any]:
@@ -59,7 +61,8 @@ class Crc32cCodec(BytesBytesCodec):
         if len(data) < CHECKSUM_SIZE:
             raise CorruptChunkError(
                 f"codec 'crc32c': the chunk has {len(data)} bytes, too few to hold the "
-                f"{CHECKSUM_SIZE}-byte checksum; it is truncated")
+                f"{CHECKSUM_SIZE}-byte checksum; it is truncated"
+            )
         payload = data[:-CHECKSUM_SIZE]
         (expected,) = struct.unpack_from("<I", data, len(data) - CHECKSUM_SIZE)
         actual = crc32c(payload)
@@ -67,5 +70,6 @@ class Crc32cCodec(BytesBytesCodec):
             raise ChecksumError(
                 f"codec 'crc32c': checksum mismatch, the chunk stores 0x{expected:08x} "
                 f"(expected) but its data hashes to 0x{actual:08x} (actual); the chunk is "
-                "corrupt")
+                "corrupt"
+            )
         return payload.tobytes()

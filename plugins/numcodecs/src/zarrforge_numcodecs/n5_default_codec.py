@@ -35,8 +35,7 @@ from zarrforge.plugin_api.codecs import codec_from_json
 
 from . import _bounds, _validate
 
-N5_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
-            "float64")
+N5_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
 FIELD = "configuration.codecs"
 
 
@@ -45,18 +44,25 @@ class N5DefaultCodec(ArrayBytesCodec):
 
     def __init__(self, codecs: list[Any]) -> None:
         if not 2 <= len(codecs) <= 3:
-            raise MetadataError("codec 'n5_default': codecs must be [transpose, bytes] plus at "
-                                f"most one bytes -> bytes codec, got {len(codecs)} codecs",
-                                field=FIELD, value=[c.to_json() for c in codecs])
+            raise MetadataError(
+                "codec 'n5_default': codecs must be [transpose, bytes] plus at "
+                f"most one bytes -> bytes codec, got {len(codecs)} codecs",
+                field=FIELD,
+                value=[c.to_json() for c in codecs],
+            )
         transpose, serializer, *rest = codecs
         for index, (codec, wanted, kind) in enumerate(
-                [(transpose, "transpose", ArrayArrayCodec), (serializer, "bytes", ArrayBytesCodec)]
-                + [(c, None, BytesBytesCodec) for c in rest]):
+            [(transpose, "transpose", ArrayArrayCodec), (serializer, "bytes", ArrayBytesCodec)]
+            + [(c, None, BytesBytesCodec) for c in rest]
+        ):
             name = codec.to_json().get("name")
             if (wanted is not None and name != wanted) or not isinstance(codec, kind):
                 valid = f"the {wanted!r} codec" if wanted else "a bytes -> bytes codec"
-                raise MetadataError(f"codec 'n5_default': codecs[{index}] must be {valid}, got "
-                                    f"{name!r}", field=f"{FIELD}[{index}]", value=codec.to_json())
+                raise MetadataError(
+                    f"codec 'n5_default': codecs[{index}] must be {valid}, got {name!r}",
+                    field=f"{FIELD}[{index}]",
+                    value=codec.to_json(),
+                )
         self.transpose = transpose
         self.serializer = serializer
         self.compressor: BytesBytesCodec | None = rest[0] if rest else None
@@ -68,19 +74,21 @@ class N5DefaultCodec(ArrayBytesCodec):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> N5DefaultCodec:
         if configuration is None:
-            raise MetadataError("codec 'n5_default' needs a configuration with 'codecs'",
-                                field="configuration", value=None)
-        config = _validate.configuration_object(cls.name, configuration, allowed=("codecs",),
-                                                required=("codecs",))
+            raise MetadataError(
+                "codec 'n5_default' needs a configuration with 'codecs'", field="configuration", value=None
+            )
+        config = _validate.configuration_object(
+            cls.name, configuration, allowed=("codecs",), required=("codecs",)
+        )
         documents = config["codecs"]
         if not isinstance(documents, list):
-            raise MetadataError(f"codec 'n5_default': codecs must be a list, got {documents!r}",
-                                field=FIELD, value=documents)
+            raise MetadataError(
+                f"codec 'n5_default': codecs must be a list, got {documents!r}", field=FIELD, value=documents
+            )
         return cls([codec_from_json(doc, field=f"{FIELD}[{i}]") for i, doc in enumerate(documents)])
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name,
-                "configuration": {"codecs": [c.to_json() for c in self.codecs]}}
+        return {"name": self.name, "configuration": {"codecs": [c.to_json() for c in self.codecs]}}
 
     def evolve(self, spec: ChunkSpec) -> N5DefaultCodec:
         transposed = self.transpose.resolve(spec)
@@ -90,22 +98,33 @@ class N5DefaultCodec(ArrayBytesCodec):
     def validate(self, spec: ChunkSpec) -> None:
         name = spec.data_type.to_json()
         if name not in N5_TYPES:
-            raise MetadataError(f"codec 'n5_default' does not support data type {name!r}; N5 "
-                                f"has {', '.join(N5_TYPES)}", field="data_type", value=name)
+            raise MetadataError(
+                f"codec 'n5_default' does not support data type {name!r}; N5 has {', '.join(N5_TYPES)}",
+                field="data_type",
+                value=name,
+            )
         reversal = list(range(len(spec.shape)))[::-1]
         order = self.transpose.to_json().get("configuration", {}).get("order")
         if order != reversal:
-            raise MetadataError(f"codec 'n5_default': codecs[0] must reverse all dimensions "
-                                f"(order {reversal}), got order {order}",
-                                field=f"{FIELD}[0].configuration.order", value=order)
+            raise MetadataError(
+                f"codec 'n5_default': codecs[0] must reverse all dimensions "
+                f"(order {reversal}), got order {order}",
+                field=f"{FIELD}[0].configuration.order",
+                value=order,
+            )
         endian = self.serializer.to_json().get("configuration", {}).get("endian")
         if endian != "big" and not (endian is None and spec.dtype.itemsize == 1):
-            raise MetadataError(f"codec 'n5_default': codecs[1] must have endian 'big' (N5 is "
-                                f"big-endian), got {endian!r}",
-                                field=f"{FIELD}[1].configuration.endian", value=endian)
+            raise MetadataError(
+                f"codec 'n5_default': codecs[1] must have endian 'big' (N5 is big-endian), got {endian!r}",
+                field=f"{FIELD}[1].configuration.endian",
+                value=endian,
+            )
         if len(spec.shape) > 0xFFFF or any(n > 0xFFFFFFFF for n in spec.shape):
-            raise MetadataError("codec 'n5_default': N5 headers hold at most 65535 dimensions "
-                                "of at most 2**32 - 1", field="chunk_shape", value=spec.shape)
+            raise MetadataError(
+                "codec 'n5_default': N5 headers hold at most 65535 dimensions of at most 2**32 - 1",
+                field="chunk_shape",
+                value=spec.shape,
+            )
         self.transpose.validate(spec)
         self.serializer.validate(self.transpose.resolve(spec))
 
@@ -122,19 +141,26 @@ class N5DefaultCodec(ArrayBytesCodec):
         ndim = len(spec.shape)
         size = 4 + 4 * ndim
         if len(view) < size:
-            raise CorruptChunkError(f"codec 'n5_default': the block has {len(view)} bytes, "
-                                    f"fewer than the {size}-byte header of a {ndim}-d block")
+            raise CorruptChunkError(
+                f"codec 'n5_default': the block has {len(view)} bytes, "
+                f"fewer than the {size}-byte header of a {ndim}-d block"
+            )
         mode, count = struct.unpack_from(">HH", view, 0)
         if mode != 0:
-            raise CorruptChunkError(f"codec 'n5_default': block mode {mode} is not N5's default "
-                                    "mode (0); varlength and object blocks are not supported")
+            raise CorruptChunkError(
+                f"codec 'n5_default': block mode {mode} is not N5's default "
+                "mode (0); varlength and object blocks are not supported"
+            )
         if count != ndim:
-            raise CorruptChunkError(f"codec 'n5_default': the block header has {count} "
-                                    f"dimensions, the array {ndim}")
+            raise CorruptChunkError(
+                f"codec 'n5_default': the block header has {count} dimensions, the array {ndim}"
+            )
         shape = struct.unpack_from(f">{ndim}I", view, 4)
         if any(b > c for b, c in zip(shape, spec.shape)):
-            raise CorruptChunkError(f"codec 'n5_default': the block header declares shape "
-                                    f"{list(shape)}, larger than the chunk {list(spec.shape)}")
+            raise CorruptChunkError(
+                f"codec 'n5_default': the block header declares shape "
+                f"{list(shape)}, larger than the chunk {list(spec.shape)}"
+            )
         block = ChunkSpec(tuple(shape), spec.data_type, spec.fill_value, spec.layout)
         body: bytes | memoryview = view[size:]
         if self.compressor is not None:

@@ -50,9 +50,19 @@ _BIT_ALIASES = {"first_bit": "start_bit", "last_bit": "end_bit"}
 KEYS = ("padding_encoding", "start_bit", "end_bit", *_BIT_ALIASES)
 
 # Bits per component of registry data types narrower than their in-memory item.
-_NAMED_BITS = {"bool": 1, "int2": 2, "uint2": 2, "int4": 4, "uint4": 4, "float4_e2m1fn": 4,
-               "float6_e2m3fn": 6, "float6_e3m2fn": 6, "complex_float4_e2m1fn": 4,
-               "complex_float6_e2m3fn": 6, "complex_float6_e3m2fn": 6}
+_NAMED_BITS = {
+    "bool": 1,
+    "int2": 2,
+    "uint2": 2,
+    "int4": 4,
+    "uint4": 4,
+    "float4_e2m1fn": 4,
+    "float6_e2m3fn": 6,
+    "float6_e3m2fn": 6,
+    "complex_float4_e2m1fn": 4,
+    "complex_float6_e2m3fn": 6,
+    "complex_float6_e3m2fn": 6,
+}
 
 
 def _type_name(data_type: DataType) -> str:
@@ -71,7 +81,9 @@ def _layout(data_type: DataType) -> tuple[int, int, int, bool]:
         raise MetadataError(
             f"codec 'packbits' does not support data type {data_type.to_json()!r}; it packs "
             "bool and fixed-size integer, floating-point and complex types",
-            field="data_type", value=data_type.to_json())
+            field="data_type",
+            value=data_type.to_json(),
+        )
     components = 2 if dtype.kind == "c" or _type_name(data_type).startswith("complex") else 1
     memory_bytes = size // components
     bits = data_type.bit_size
@@ -83,7 +95,9 @@ def _layout(data_type: DataType) -> tuple[int, int, int, bool]:
         raise MetadataError(
             f"codec 'packbits' does not support data type {data_type.to_json()!r} "
             f"({bits} bits per component in {memory_bytes} bytes)",
-            field="data_type", value=data_type.to_json())
+            field="data_type",
+            value=data_type.to_json(),
+        )
     return components, bits, memory_bytes, dtype.kind == "i"
 
 
@@ -94,18 +108,20 @@ def _optional_bit(key: str, value: Any) -> int | None:
 class PackbitsCodec(ArrayBytesCodec):
     name = "packbits"
 
-    def __init__(self, *, padding_encoding: str = "none", start_bit: int | None = None,
-                 end_bit: int | None = None) -> None:
+    def __init__(
+        self, *, padding_encoding: str = "none", start_bit: int | None = None, end_bit: int | None = None
+    ) -> None:
         padding_encoding = _PADDING_ALIASES.get(padding_encoding, padding_encoding)
-        self._padding = _validate.choice(self.name, "padding_encoding", padding_encoding,
-                                         PADDINGS)
+        self._padding = _validate.choice(self.name, "padding_encoding", padding_encoding, PADDINGS)
         self._start_bit = _optional_bit("start_bit", start_bit)
         self._end_bit = _optional_bit("end_bit", end_bit)
-        if (self._start_bit is not None and self._end_bit is not None
-                and self._end_bit < self._start_bit):
+        if self._start_bit is not None and self._end_bit is not None and self._end_bit < self._start_bit:
             raise MetadataError(
                 f"codec 'packbits': end_bit ({self._end_bit}) must not be less than start_bit "
-                f"({self._start_bit})", field="configuration.end_bit", value=self._end_bit)
+                f"({self._start_bit})",
+                field="configuration.end_bit",
+                value=self._end_bit,
+            )
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> PackbitsCodec:
@@ -116,12 +132,16 @@ class PackbitsCodec(ArrayBytesCodec):
             if alias in config:
                 if key in config:
                     raise MetadataError(
-                        f"codec 'packbits': give either {key!r} or its README spelling "
-                        f"{alias!r}, not both", field=f"configuration.{alias}",
-                        value=config[alias])
+                        f"codec 'packbits': give either {key!r} or its README spelling {alias!r}, not both",
+                        field=f"configuration.{alias}",
+                        value=config[alias],
+                    )
                 config[key] = config.pop(alias)
-        return cls(padding_encoding=config.get("padding_encoding", "none"),
-                   start_bit=config.get("start_bit"), end_bit=config.get("end_bit"))
+        return cls(
+            padding_encoding=config.get("padding_encoding", "none"),
+            start_bit=config.get("start_bit"),
+            end_bit=config.get("end_bit"),
+        )
 
     def to_json(self) -> dict[str, Any]:
         config: dict[str, Any] = {"padding_encoding": self._padding}
@@ -142,12 +162,17 @@ class PackbitsCodec(ArrayBytesCodec):
             raise MetadataError(
                 f"codec 'packbits': end_bit {end} is out of range for data type "
                 f"{spec.data_type.to_json()!r}, whose components have {bits} bits "
-                f"(valid: 0 to {bits - 1})", field="configuration.end_bit", value=end)
+                f"(valid: 0 to {bits - 1})",
+                field="configuration.end_bit",
+                value=end,
+            )
         if start > end:
             raise MetadataError(
                 f"codec 'packbits': start_bit {start} is greater than the last bit {end} of "
-                f"data type {spec.data_type.to_json()!r}", field="configuration.start_bit",
-                value=start)
+                f"data type {spec.data_type.to_json()!r}",
+                field="configuration.start_bit",
+                value=start,
+            )
         return components, start, end - start + 1, memory_bytes, signed
 
     def validate(self, spec: ChunkSpec) -> None:
@@ -175,8 +200,7 @@ class PackbitsCodec(ArrayBytesCodec):
                 values = values.astype(values.dtype.newbyteorder("<"), copy=False)
             words = values.reshape(-1).view(f"<u{memory_bytes}").astype(np.uint64)
         words = (words >> np.uint64(start)) & np.uint64((1 << kept) - 1)
-        bits = ((words[:, None] >> np.arange(kept, dtype=np.uint64)) & np.uint64(1)).astype(
-            np.uint8)
+        bits = ((words[:, None] >> np.arange(kept, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
         packed = np.packbits(bits.reshape(-1), bitorder="little").tobytes()
         padding = (-bits.size) % 8
         if self._padding == "start_byte":
@@ -193,17 +217,22 @@ class PackbitsCodec(ArrayBytesCodec):
         if len(data) != expected:
             raise CorruptChunkError(
                 f"codec 'packbits': the chunk holds {len(data)} bytes, expected {expected} for "
-                f"{spec.shape} elements of {kept * components} bits; it is truncated or corrupt")
+                f"{spec.shape} elements of {kept * components} bits; it is truncated or corrupt"
+            )
         padding = (-payload_bits) % 8
         if self._padding != "none":
             stored = data[0] if self._padding == "start_byte" else data[-1]
             if stored != padding:
                 raise CorruptChunkError(
                     f"codec 'packbits': the padding byte says {stored} padding bits, expected "
-                    f"{padding}; the chunk is corrupt")
+                    f"{padding}; the chunk is corrupt"
+                )
             data = data[1:] if self._padding == "start_byte" else data[:-1]
-        bits = np.unpackbits(np.frombuffer(data, np.uint8), count=payload_bits,
-                             bitorder="little").reshape(-1, kept).astype(np.uint64)
+        bits = (
+            np.unpackbits(np.frombuffer(data, np.uint8), count=payload_bits, bitorder="little")
+            .reshape(-1, kept)
+            .astype(np.uint64)
+        )
         words = (bits << np.arange(kept, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
         words <<= np.uint64(start)
         top = start + kept - 1

@@ -63,4 +63,5 @@ def require_allowed(name: str, numcodec: Any = None) -> None:
     if unsafe_reason(name, numcodec) is not None and not is_allowed(name):
         raise UnsafeCodecError(
             f"codec {name!r} can execute code when it decodes; allow it explicitly with "
-            f"zarrforge.config.set(allow_unsafe_codecs={{{name!r}}})")
+            f"zarrforge.config.set(allow_unsafe_codecs={{{name!r}}})"
+        )

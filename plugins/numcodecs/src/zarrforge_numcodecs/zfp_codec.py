@@ -46,26 +46,41 @@ from zarrforge.errors import CorruptChunkError, MetadataError
 
 from . import _validate
 
-MODES = {"reversible": (), "fixed_accuracy": ("tolerance",), "fixed_rate": ("rate",),
-         "fixed_precision": ("precision",),
-         "expert": ("minbits", "maxbits", "maxprec", "minexp")}
+MODES = {
+    "reversible": (),
+    "fixed_accuracy": ("tolerance",),
+    "fixed_rate": ("rate",),
+    "fixed_precision": ("precision",),
+    "expert": ("minbits", "maxbits", "maxprec", "minexp"),
+}
 
 # data type name -> (zfp's numpy type, how values are carried there)
-_CARRIED = {"float32": ("float32", "same"), "float64": ("float64", "same"),
-            "int32": ("int32", "same"), "int64": ("int64", "same"),
-            "int8": ("int32", "shift"), "int16": ("int32", "shift"),
-            "uint8": ("int32", "offset"), "uint16": ("int32", "offset"),
-            "uint32": ("int32", "clamp"), "uint64": ("int64", "clamp"),
-            "float16": ("float32", "cast"),
-            "numpy.datetime64": ("int64", "view"), "numpy.timedelta64": ("int64", "view")}
+_CARRIED = {
+    "float32": ("float32", "same"),
+    "float64": ("float64", "same"),
+    "int32": ("int32", "same"),
+    "int64": ("int64", "same"),
+    "int8": ("int32", "shift"),
+    "int16": ("int32", "shift"),
+    "uint8": ("int32", "offset"),
+    "uint16": ("int32", "offset"),
+    "uint32": ("int32", "clamp"),
+    "uint64": ("int64", "clamp"),
+    "float16": ("float32", "cast"),
+    "numpy.datetime64": ("int64", "view"),
+    "numpy.timedelta64": ("int64", "view"),
+}
 
 
 def _zfpy():
     try:
         import zfpy
     except ImportError as error:
-        raise MetadataError("codec 'zfp' needs the zfpy package (pip install zfpy==1.0.1); "
-                            "it is not installed", field="name", value="zfp") from error
+        raise MetadataError(
+            "codec 'zfp' needs the zfpy package (pip install zfpy==1.0.1); it is not installed",
+            field="name",
+            value="zfp",
+        ) from error
     return zfpy
 
 
@@ -83,27 +98,42 @@ class ZfpCodec(ArrayBytesCodec):
         missing = [key for key in expected if key not in parameters]
         stray = sorted(set(parameters) - set(expected))
         if missing or stray:
-            problem = (f"needs {missing}" if missing else "") + \
-                      (" and " if missing and stray else "") + \
-                      (f"does not take {stray}" if stray else "")
-            raise MetadataError(f"codec 'zfp': mode {self._mode!r} {problem} (its parameters: "
-                                f"{list(expected) or 'none'})",
-                                field=f"configuration.{(missing or stray)[0]}",
-                                value=parameters.get((missing or stray)[0]))
+            problem = (
+                (f"needs {missing}" if missing else "")
+                + (" and " if missing and stray else "")
+                + (f"does not take {stray}" if stray else "")
+            )
+            raise MetadataError(
+                f"codec 'zfp': mode {self._mode!r} {problem} (its parameters: {list(expected) or 'none'})",
+                field=f"configuration.{(missing or stray)[0]}",
+                value=parameters.get((missing or stray)[0]),
+            )
         self._parameters = {key: self._checked(key, parameters[key]) for key in expected}
         if self._mode == "expert":
             raise MetadataError(
                 "codec 'zfp': mode 'expert' is not supported by zarrforge (zfpy, the Python "
                 "binding of zfp, offers only the reversible, fixed_accuracy, fixed_rate and "
-                "fixed_precision modes)", field="configuration.mode", value="expert")
+                "fixed_precision modes)",
+                field="configuration.mode",
+                value="expert",
+            )
 
     def _checked(self, key: str, value: Any) -> Any:
         if key in ("tolerance", "rate"):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value < 0 or (key == "rate" and value == 0):
-                raise MetadataError(f"codec 'zfp': {key} must be a finite number "
-                                    f"{'above' if key == 'rate' else 'at least'} 0, got "
-                                    f"{value!r}", field=f"configuration.{key}", value=value)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < 0
+                or (key == "rate" and value == 0)
+            ):
+                raise MetadataError(
+                    f"codec 'zfp': {key} must be a finite number "
+                    f"{'above' if key == 'rate' else 'at least'} 0, got "
+                    f"{value!r}",
+                    field=f"configuration.{key}",
+                    value=value,
+                )
             return value
         if key == "minexp":
             return _validate.integer(self.name, key, value)
@@ -112,11 +142,11 @@ class ZfpCodec(ArrayBytesCodec):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ZfpCodec:
         if configuration is None:
-            raise MetadataError("codec 'zfp' needs a configuration with a 'mode'",
-                                field="configuration", value=None)
+            raise MetadataError(
+                "codec 'zfp' needs a configuration with a 'mode'", field="configuration", value=None
+            )
         allowed = ["mode", *{k for keys in MODES.values() for k in keys}]
-        config = _validate.configuration_object(cls.name, configuration, allowed=allowed,
-                                                required=["mode"])
+        config = _validate.configuration_object(cls.name, configuration, allowed=allowed, required=["mode"])
         mode = config.pop("mode")
         return cls(mode, **config)
 
@@ -130,8 +160,10 @@ class ZfpCodec(ArrayBytesCodec):
         if name not in _CARRIED:
             raise MetadataError(
                 f"codec 'zfp' does not support data type {spec.data_type.to_json()!r} "
-                f"(supported: {sorted(_CARRIED)})", field="data_type",
-                value=spec.data_type.to_json())
+                f"(supported: {sorted(_CARRIED)})",
+                field="data_type",
+                value=spec.data_type.to_json(),
+            )
         carried, how = _CARRIED[name]
         return np.dtype(carried), how
 
@@ -145,7 +177,9 @@ class ZfpCodec(ArrayBytesCodec):
             raise MetadataError(
                 f"codec 'zfp' encodes fields of 1 to 4 dimensions; the chunk shape "
                 f"{shape} has {len(shape)} dimensions of extent above 1",
-                field="chunk_shape", value=list(shape))
+                field="chunk_shape",
+                value=list(shape),
+            )
         return shape
 
     def validate(self, spec: ChunkSpec) -> None:
@@ -222,13 +256,14 @@ class ZfpCodec(ArrayBytesCodec):
         if len(data) > bound:
             raise CorruptChunkError(
                 f"codec 'zfp': the chunk holds {len(data)} bytes, more than any zfp stream of "
-                f"{count} {carried} values can ({bound}); it is corrupt")
+                f"{count} {carried} values can ({bound}); it is corrupt"
+            )
         padded = np.zeros(bound, dtype=np.uint8)
-        padded[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+        padded[: len(data)] = np.frombuffer(data, dtype=np.uint8)
         try:
-            values = zfpy._decompress(padded, zfpy.dtype_to_ztype(carried), list(shape),
-                                      **self._options())
+            values = zfpy._decompress(padded, zfpy.dtype_to_ztype(carried), list(shape), **self._options())
         except (ValueError, RuntimeError, TypeError, MemoryError) as error:
-            raise CorruptChunkError(f"codec 'zfp' could not decode the chunk "
-                                    f"({type(error).__name__}: {error})") from error
+            raise CorruptChunkError(
+                f"codec 'zfp' could not decode the chunk ({type(error).__name__}: {error})"
+            ) from error
         return self._demote(np.asarray(values).reshape(spec.shape), spec)

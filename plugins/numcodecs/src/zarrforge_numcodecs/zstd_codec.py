@@ -50,8 +50,7 @@ class ZstdCodec(KeywordConfigured, BytesBytesCodec):
     _required_keys = ("level",)
 
     def __init__(self, level: int = 0, checksum: bool = False) -> None:
-        self._level = _validate.integer(self.name, "level", level, minimum=MIN_LEVEL,
-                                        maximum=MAX_LEVEL)
+        self._level = _validate.integer(self.name, "level", level, minimum=MIN_LEVEL, maximum=MAX_LEVEL)
         self._checksum = _validate.boolean(self.name, "checksum", checksum)
         self._zstd = Zstd(level=self._level, checksum=self._checksum)
         self._compressors = threading.local()  # a zstandard compressor serves one thread
@@ -76,7 +75,8 @@ class ZstdCodec(KeywordConfigured, BytesBytesCodec):
         compressor = getattr(self._compressors, "zstd", None)
         if compressor is None:
             compressor = self._compressors.zstd = zstandard.ZstdCompressor(
-                level=self._level, write_checksum=self._checksum, write_content_size=True)
+                level=self._level, write_checksum=self._checksum, write_content_size=True
+            )
         with encoding(self.name):
             return compressor.compress(data)
 

@@ -24,8 +24,7 @@ def _running_loop() -> asyncio.AbstractEventLoop:
     with _lock:
         if _loop is None or _owner_pid != os.getpid():
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="zarrforge-obstore",
-                                      daemon=True)
+            thread = threading.Thread(target=loop.run_forever, name="zarrforge-obstore", daemon=True)
             thread.start()
             _loop, _owner_pid = loop, os.getpid()
         return _loop

@@ -69,17 +69,28 @@ def _obstore():
 class ObstoreStore(Store):
     scheme = "obstore"
 
-    def __init__(self, inner: Any = None, *, store: Any = None, url: str = "",
-                 read_only: bool = False, concurrency: int = 64,
-                 _rebuild: tuple | None = None) -> None:
+    def __init__(
+        self,
+        inner: Any = None,
+        *,
+        store: Any = None,
+        url: str = "",
+        read_only: bool = False,
+        concurrency: int = 64,
+        _rebuild: tuple | None = None,
+    ) -> None:
         if (inner is None) == (store is None):
-            raise TypeError("ObstoreStore takes one obstore store object: first, or as store= "
-                            "(zarr-python's name)" + (", not both" if inner is not None else ""))
+            raise TypeError(
+                "ObstoreStore takes one obstore store object: first, or as store= "
+                "(zarr-python's name)" + (", not both" if inner is not None else "")
+            )
         inner = store if inner is None else inner
         if isinstance(inner, (str, bytes)) or isinstance(inner, Store):
-            raise TypeError(f"ObstoreStore(store=...) takes an obstore store object "
-                            f"(obstore.store.MemoryStore(), S3Store(...)), got {inner!r:.80}; "
-                            "for a URL use ObstoreStore.from_url(url)")
+            raise TypeError(
+                f"ObstoreStore(store=...) takes an obstore store object "
+                f"(obstore.store.MemoryStore(), S3Store(...)), got {inner!r:.80}; "
+                "for a URL use ObstoreStore.from_url(url)"
+            )
         if not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(f"concurrency must be a positive int, got {concurrency!r}")
         http = url.split("://", 1)[0] in ("http", "https")
@@ -88,27 +99,36 @@ class ObstoreStore(Store):
         self.url = url
         self.concurrency = concurrency
         local = url.startswith(("memory:", "file:")) or (
-            not url and type(inner).__module__.startswith("obstore")
-            and type(inner).__name__ in ("MemoryStore", "LocalStore"))
+            not url
+            and type(inner).__module__.startswith("obstore")
+            and type(inner).__name__ in ("MemoryStore", "LocalStore")
+        )
         self.capabilities = StoreCapabilities(
-            writable=not http, listable=not http, partial_reads=True, atomic_writes=True,
-            independent_keys=True, low_latency=local,
-            conditional_writes=False, versioned_ranges=not http)
+            writable=not http,
+            listable=not http,
+            partial_reads=True,
+            atomic_writes=True,
+            independent_keys=True,
+            low_latency=local,
+            conditional_writes=False,
+            versioned_ranges=not http,
+        )
         self._rebuild = _rebuild  # (url, options) for pickling
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> ObstoreStore:
-        target = url[len(PREFIX):] if url.startswith(PREFIX) else url
+        target = url[len(PREFIX) :] if url.startswith(PREFIX) else url
         settings = {name: options.pop(name) for name in SETTINGS if name in options}
         obstore = _obstore()
         try:
             inner = obstore.store.from_url(target, **options)
         except (ValueError, TypeError, obstore.exceptions.BaseError) as error:
-            raise StoreError(f"obstore cannot open {target!r} with storage_options "
-                             f"{sorted(options)}: {str(error).splitlines()[0]}",
-                             url=target) from error
-        return cls(inner, url=target, read_only=read_only, **settings,
-                   _rebuild=(url, options))
+            raise StoreError(
+                f"obstore cannot open {target!r} with storage_options "
+                f"{sorted(options)}: {str(error).splitlines()[0]}",
+                url=target,
+            ) from error
+        return cls(inner, url=target, read_only=read_only, **settings, _rebuild=(url, options))
 
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
@@ -116,23 +136,28 @@ class ObstoreStore(Store):
 
     def __getstate__(self) -> dict[str, Any]:
         if self._rebuild is None:
-            raise TypeError("an ObstoreStore built from an obstore object cannot be pickled; "
-                            "open it with ObstoreStore.from_url to send it to other processes")
-        return {"rebuild": self._rebuild, "read_only": self.read_only,
-                "concurrency": self.concurrency}
+            raise TypeError(
+                "an ObstoreStore built from an obstore object cannot be pickled; "
+                "open it with ObstoreStore.from_url to send it to other processes"
+            )
+        return {"rebuild": self._rebuild, "read_only": self.read_only, "concurrency": self.concurrency}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         url, options = state["rebuild"]
-        fresh = type(self).from_url(url, read_only=state["read_only"],
-                                    concurrency=state["concurrency"], **options)
+        fresh = type(self).from_url(
+            url, read_only=state["read_only"], concurrency=state["concurrency"], **options
+        )
         self.__dict__.update(fresh.__dict__)
 
     # --- errors ---------------------------------------------------------------------------
 
     def _failed(self, what: str, key: str, error: BaseException) -> StoreError:
-        return StoreError(f"{what} {key!r} failed on {self.url or self.inner!r}: "
-                          f"{type(error).__name__}: {str(error).splitlines()[0]}",
-                          key=key, url=self.url or None)
+        return StoreError(
+            f"{what} {key!r} failed on {self.url or self.inner!r}: "
+            f"{type(error).__name__}: {str(error).splitlines()[0]}",
+            key=key,
+            url=self.url or None,
+        )
 
     # --- reading --------------------------------------------------------------------------
 
@@ -174,8 +199,11 @@ class ObstoreStore(Store):
                 for r in ranges:  # each range holds what it asks for, within the limit
                     bound.check(r.length, declared=True)  # type: ignore[arg-type]
                 found = await obstore.get_ranges_async(
-                    self.inner, key, starts=[r.offset for r in ranges],
-                    ends=[r.offset + r.length for r in ranges])
+                    self.inner,
+                    key,
+                    starts=[r.offset for r in ranges],
+                    ends=[r.offset + r.length for r in ranges],
+                )
                 return [bytes(piece) for piece in found]
             except ZarrforgeError:
                 raise
@@ -211,8 +239,9 @@ class ObstoreStore(Store):
             value = await self._whole(key)
             return None if value is None else value[byte_range.slice_of(len(value))]
 
-    async def _versioned(self, key: str, byte_range: ByteRange | None,
-                         if_match: Any) -> tuple[bytes | None, Any]:
+    async def _versioned(
+        self, key: str, byte_range: ByteRange | None, if_match: Any
+    ) -> tuple[bytes | None, Any]:
         """One range (``None``: the whole value) with its version's e_tag; ``(None,
         ABSENT)`` when missing; with ``if_match``, ``ConflictError`` for another version."""
         obstore = _obstore()
@@ -228,17 +257,19 @@ class ObstoreStore(Store):
             options["if_match"] = if_match
         try:
             result = await obstore.get_async(self.inner, key, options=options)
-            data = await self._body(key, result,
-                                    None if byte_range is None else byte_range.length)
+            data = await self._body(key, result, None if byte_range is None else byte_range.length)
             etag = result.meta["e_tag"]
         except ZarrforgeError:
             raise  # the read limit's refusal
         except FileNotFoundError:
             return None, ABSENT
         except obstore.exceptions.PreconditionError as error:
-            raise ConflictError(f"{key!r} on {self.url or self.inner!r} is no longer version "
-                                f"{if_match}: another writer changed it", key=key,
-                                url=self.url or None) from error
+            raise ConflictError(
+                f"{key!r} on {self.url or self.inner!r} is no longer version "
+                f"{if_match}: another writer changed it",
+                key=key,
+                url=self.url or None,
+            ) from error
         except Exception as error:  # out of range: cut it as the contract says
             if "range" not in str(error).lower() or byte_range is None:
                 raise self._failed("reading", key, error) from error
@@ -248,8 +279,9 @@ class ObstoreStore(Store):
             data = b""
         return data, etag
 
-    async def _versioned_ranges(self, key: str, ranges: list[ByteRange | None],
-                                if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    async def _versioned_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         pinned = None if if_generation is ABSENT else if_generation
         url = self.url or None
         for _ in range(versions.TRIES):
@@ -260,8 +292,9 @@ class ObstoreStore(Store):
                 return settled
         raise versions.still_changing(key, len(ranges), url)
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         return loop.run(self._versioned_ranges(key, ranges, if_generation))
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
@@ -295,8 +328,7 @@ class ObstoreStore(Store):
                 for (index, _), value in zip(wanted, found):
                     results[index] = value
 
-            await asyncio.gather(*(one(i, k) for i, k in whole),
-                                 *(several(k, w) for k, w in ranged.items()))
+            await asyncio.gather(*(one(i, k) for i, k in whole), *(several(k, w) for k, w in ranged.items()))
 
         if requests:
             loop.run(every())
@@ -321,8 +353,9 @@ class ObstoreStore(Store):
             batches = list(_obstore().list(self.inner, prefix or None))
         except Exception as error:
             raise self._failed("listing", prefix, error) from error
-        return iter(sorted(meta["path"] for batch in batches for meta in batch
-                           if meta["path"].startswith(prefix)))
+        return iter(
+            sorted(meta["path"] for batch in batches for meta in batch if meta["path"].startswith(prefix))
+        )
 
     def list_dir(self, prefix: str) -> ListDirResult:
         validate_prefix(prefix)
@@ -330,10 +363,12 @@ class ObstoreStore(Store):
             found = _obstore().list_with_delimiter(self.inner, prefix.rstrip("/") or None)
         except Exception as error:
             raise self._failed("listing", prefix, error) from error
-        keys = sorted(meta["path"][len(prefix):] for meta in found["objects"]
-                      if meta["path"].startswith(prefix))
-        prefixes = sorted(p[len(prefix):].rstrip("/") + "/" for p in found["common_prefixes"]
-                          if p.startswith(prefix))
+        keys = sorted(
+            meta["path"][len(prefix) :] for meta in found["objects"] if meta["path"].startswith(prefix)
+        )
+        prefixes = sorted(
+            p[len(prefix) :].rstrip("/") + "/" for p in found["common_prefixes"] if p.startswith(prefix)
+        )
         return ListDirResult(keys=keys, prefixes=prefixes)
 
     # --- writing --------------------------------------------------------------------------

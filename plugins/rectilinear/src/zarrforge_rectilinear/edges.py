@@ -41,8 +41,9 @@ from zarrforge.errors import MetadataError
 
 Run = tuple[int, "int | None"]
 
-_ITEM_RULE = ("an edge length (a positive integer) or a run-length pair "
-              "[length, count] of two positive integers")
+_ITEM_RULE = (
+    "an edge length (a positive integer) or a run-length pair [length, count] of two positive integers"
+)
 
 
 def is_positive_int(value: Any) -> bool:
@@ -130,7 +131,10 @@ def parse_edges(value: Any, field: str) -> DimensionEdges:
     if not isinstance(value, list):
         raise MetadataError(
             f"must be a positive integer (a regular step) or a list of edges, each {_ITEM_RULE}; "
-            f"got {value!r}", field=field, value=value)
+            f"got {value!r}",
+            field=field,
+            value=value,
+        )
     items: list[Any] = []
     runs: list[Run] = []
     for k, item in enumerate(value):
@@ -145,8 +149,9 @@ def parse_edges(value: Any, field: str) -> DimensionEdges:
             items.append(pair)
             runs.append((pair[0], pair[1]))
             continue
-        raise MetadataError(f"each item must be {_ITEM_RULE}; got {item!r}",
-                            field=f"{field}[{k}]", value=item)
+        raise MetadataError(
+            f"each item must be {_ITEM_RULE}; got {item!r}", field=f"{field}[{k}]", value=item
+        )
     return DimensionEdges(items, _merge(runs))
 
 
@@ -159,8 +164,9 @@ def compact(edges: Sequence[int]) -> list[Any]:
     out: list[Any] = []
     for k, edge in enumerate(edges):
         if not is_positive_int(edge):
-            raise MetadataError(f"edge lengths must be positive integers, got {edge!r}",
-                                field=f"[{k}]", value=edge)
+            raise MetadataError(
+                f"edge lengths must be positive integers, got {edge!r}", field=f"[{k}]", value=edge
+            )
         edge = int(edge)
         last = out[-1] if out else None
         if isinstance(last, list) and last[0] == edge:

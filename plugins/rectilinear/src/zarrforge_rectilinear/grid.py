@@ -63,40 +63,55 @@ class RectilinearChunkGrid(ChunkGrid):
             raise MetadataError(
                 f"must have one entry per array dimension ({len(self._shape)} for shape "
                 f"{list(self._shape)}), got {len(self._edges)}",
-                field="configuration.chunk_shapes", value=[e.json for e in self._edges])
+                field="configuration.chunk_shapes",
+                value=[e.json for e in self._edges],
+            )
         for d, (e, n) in enumerate(zip(self._edges, self._shape)):
             if not e.covers(n):
                 raise MetadataError(
                     f"the edge lengths sum to {e.total}, less than the array's length {n} along "
                     f"dimension {d}; the edges must cover the dimension (they may overflow it), "
-                    f"so add edges or give a single integer step", field=f"configuration.chunk_shapes[{d}]",
-                    value=e.json)
+                    f"so add edges or give a single integer step",
+                    field=f"configuration.chunk_shapes[{d}]",
+                    value=e.json,
+                )
         self._dims = tuple(RunPartition(e.runs, n) for e, n in zip(self._edges, self._shape))
 
     # --- construction ----------------------------------------------------------------
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None,
-                  shape: Sequence[int]) -> RectilinearChunkGrid:
+    def from_json(
+        cls, name: str, configuration: dict[str, Any] | None, shape: Sequence[int]
+    ) -> RectilinearChunkGrid:
         if configuration is None:
             raise MetadataError(
                 f"{name}: a configuration with 'kind' and 'chunk_shapes' is required",
-                field="configuration", value=configuration)
+                field="configuration",
+                value=configuration,
+            )
         unknown = sorted(set(configuration) - set(CONFIG_KEYS))
         if unknown:
-            raise MetadataError(f"{name}: unknown configuration key(s) {unknown}; valid: "
-                                f"{list(CONFIG_KEYS)}", field="configuration", value=configuration)
+            raise MetadataError(
+                f"{name}: unknown configuration key(s) {unknown}; valid: {list(CONFIG_KEYS)}",
+                field="configuration",
+                value=configuration,
+            )
         if "kind" not in configuration:
-            raise MetadataError(f"{name}: 'kind' is required (the only kind defined is 'inline')",
-                                field="configuration.kind")
+            raise MetadataError(
+                f"{name}: 'kind' is required (the only kind defined is 'inline')", field="configuration.kind"
+            )
         kind = configuration["kind"]
         if not isinstance(kind, str) or kind not in KINDS:
-            raise MetadataError(f"must be 'inline' (the only kind the rectilinear grid "
-                                f"specification defines), got {kind!r}",
-                                field="configuration.kind", value=kind)
+            raise MetadataError(
+                f"must be 'inline' (the only kind the rectilinear grid specification defines), got {kind!r}",
+                field="configuration.kind",
+                value=kind,
+            )
         if "chunk_shapes" not in configuration:
-            raise MetadataError(f"{name}: 'chunk_shapes' is required (one entry per dimension)",
-                                field="configuration.chunk_shapes")
+            raise MetadataError(
+                f"{name}: 'chunk_shapes' is required (one entry per dimension)",
+                field="configuration.chunk_shapes",
+            )
         chunk_shapes = configuration["chunk_shapes"]
         if isinstance(chunk_shapes, tuple):
             chunk_shapes = list(chunk_shapes)
@@ -104,26 +119,34 @@ class RectilinearChunkGrid(ChunkGrid):
             raise MetadataError(
                 f"must be a list with one entry per array dimension ({len(shape)} for shape "
                 f"{list(shape)}), got {chunk_shapes!r}",
-                field="configuration.chunk_shapes", value=chunk_shapes)
-        edges = [parse_edges(value, f"configuration.chunk_shapes[{d}]")
-                 for d, value in enumerate(chunk_shapes)]
+                field="configuration.chunk_shapes",
+                value=chunk_shapes,
+            )
+        edges = [
+            parse_edges(value, f"configuration.chunk_shapes[{d}]") for d, value in enumerate(chunk_shapes)
+        ]
         return cls(edges, shape)
 
     @classmethod
     def from_edges(cls, chunk_shapes: Sequence[Any], shape: Sequence[int]) -> RectilinearChunkGrid:
         """Build from per-dimension integers or *explicit* edge lists (compacted
         with :func:`~zarrforge_rectilinear.edges.compact`)."""
-        entries = [compact(list(value)) if isinstance(value, (list, tuple, np.ndarray)) else value
-                   for value in chunk_shapes]
+        entries = [
+            compact(list(value)) if isinstance(value, (list, tuple, np.ndarray)) else value
+            for value in chunk_shapes
+        ]
         return cls.from_json(cls.name, {"kind": "inline", "chunk_shapes": entries}, shape)
 
     # --- the contract ----------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "configuration": {
-            "kind": "inline",
-            "chunk_shapes": [_copy(e.json) for e in self._edges],
-        }}
+        return {
+            "name": self.name,
+            "configuration": {
+                "kind": "inline",
+                "chunk_shapes": [_copy(e.json) for e in self._edges],
+            },
+        }
 
     @property
     def dimensions(self) -> tuple[DimensionChunking, ...]:
@@ -134,8 +157,10 @@ class RectilinearChunkGrid(ChunkGrid):
         if len(shape) != len(self._shape):
             raise MetadataError(
                 f"a rectilinear grid with {len(self._shape)} dimension(s) cannot describe an "
-                f"array of shape {list(shape)}", field="configuration.chunk_shapes",
-                value=[e.json for e in self._edges])
+                f"array of shape {list(shape)}",
+                field="configuration.chunk_shapes",
+                value=[e.json for e in self._edges],
+            )
         return RectilinearChunkGrid([e.covering(n) for e, n in zip(self._edges, shape)], shape)
 
     @property

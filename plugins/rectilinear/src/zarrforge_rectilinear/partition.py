@@ -60,8 +60,7 @@ class RunPartition(DimensionChunking):
             needed = -(-(self.length - self._first_pos[r]) // edge)
             self._nchunks = self._first_chunk[r] + (needed if count is None else min(count, needed))
         # An edge longer than the array divides like one of the array's length (and fits int64).
-        self._active_edges = np.array([min(self._edges[r], self.length) for r in active],
-                                      dtype=np.int64)
+        self._active_edges = np.array([min(self._edges[r], self.length) for r in active], dtype=np.int64)
         self._active_chunk = np.array([self._first_chunk[r] for r in active], dtype=np.int64)
         self._active_pos = np.array([self._first_pos[r] for r in active], dtype=np.int64)
         self._sizes = tuple(sorted({self._edges[r] for r in active}))
@@ -90,8 +89,9 @@ class RunPartition(DimensionChunking):
     def _run_of(self, index: int) -> int:
         index = int(index)
         if index < 0 or (self._declared is not None and index >= self._declared):
-            raise IndexError(f"chunk index {index} is outside the {self._declared} declared "
-                             f"chunks of this dimension")
+            raise IndexError(
+                f"chunk index {index} is outside the {self._declared} declared chunks of this dimension"
+            )
         return bisect.bisect_right(self._first_chunk, index) - 1
 
     def start(self, index: int) -> int:

@@ -87,16 +87,17 @@ from .selection import Box, analyse
 
 LOCATIONS = ("start", "end")
 # zarr-python's defaults for the inner codecs and the index codecs, as JSON
-DEFAULT_CODECS: tuple[dict[str, Any], ...] = (
-    {"name": "bytes", "configuration": {"endian": "little"}},)
+DEFAULT_CODECS: tuple[dict[str, Any], ...] = ({"name": "bytes", "configuration": {"endian": "little"}},)
 DEFAULT_INDEX_CODECS: tuple[dict[str, Any], ...] = (
-    {"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"})
+    {"name": "bytes", "configuration": {"endian": "little"}},
+    {"name": "crc32c"},
+)
 
 
 @dataclasses.dataclass(frozen=True)
 class Coalescing:
-    gap: int = 64 * 1024       # merge ranges separated by at most this many bytes
-    limit: int = 16 * 2**20    # into requests of at most this many bytes
+    gap: int = 64 * 1024  # merge ranges separated by at most this many bytes
+    limit: int = 16 * 2**20  # into requests of at most this many bytes
 
 
 _coalescing = Coalescing()
@@ -110,14 +111,14 @@ def set_coalescing(*, gap: int | None = None, limit: int | None = None) -> Coale
         if value is not None and (not isinstance(value, int) or value < 0):
             raise ValueError(f"coalescing {name} must be a non-negative int, got {value!r}")
     previous = _coalescing
-    _coalescing = Coalescing(previous.gap if gap is None else gap,
-                             previous.limit if limit is None else limit)
+    _coalescing = Coalescing(previous.gap if gap is None else gap, previous.limit if limit is None else limit)
     return previous
 
 
 def _positive_ints(value: Any) -> bool:
     return isinstance(value, list) and all(
-        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value
+    )
 
 
 def _codecs(given: Any, default: tuple[dict[str, Any], ...], key: str) -> tuple[Codec, ...]:
@@ -129,13 +130,19 @@ def _codecs(given: Any, default: tuple[dict[str, Any], ...], key: str) -> tuple[
     if isinstance(given, (Codec, dict, str)):  # one codec, as zarr-python accepts
         given = [given]
     if not isinstance(given, Iterable):
-        raise MetadataError(f"codec 'sharding_indexed': {key} must be a list or tuple of "
-                            f"codecs (codec objects or their JSON), got {given!r}",
-                            field=field, value=given)
+        raise MetadataError(
+            f"codec 'sharding_indexed': {key} must be a list or tuple of "
+            f"codecs (codec objects or their JSON), got {given!r}",
+            field=field,
+            value=given,
+        )
     items = list(given)
     if not items:
-        raise MetadataError(f"codec 'sharding_indexed': {key} must hold at least one codec "
-                            "(an array -> bytes codec)", field=field, value=items)
+        raise MetadataError(
+            f"codec 'sharding_indexed': {key} must hold at least one codec (an array -> bytes codec)",
+            field=field,
+            value=items,
+        )
     codecs = []
     for i, item in enumerate(items):
         if isinstance(item, Codec):
@@ -143,14 +150,19 @@ def _codecs(given: Any, default: tuple[dict[str, Any], ...], key: str) -> tuple[
         elif isinstance(item, (dict, str)):
             codecs.append(codec_from_json(item, field=f"{field}[{i}]"))
         else:
-            raise MetadataError(f"codec 'sharding_indexed': {key}[{i}] must be a codec object "
-                                f"or its JSON ({{'name': ..., 'configuration': ...}} or a "
-                                f"name), got {item!r}", field=f"{field}[{i}]", value=item)
+            raise MetadataError(
+                f"codec 'sharding_indexed': {key}[{i}] must be a codec object "
+                f"or its JSON ({{'name': ..., 'configuration': ...}} or a "
+                f"name), got {item!r}",
+                field=f"{field}[{i}]",
+                value=item,
+            )
     return tuple(codecs)
 
 
-def coalesce(ranges: list[tuple[int, int]], gap: int | None = None,
-             limit: int | None = None) -> list[tuple[int, int]]:
+def coalesce(
+    ranges: list[tuple[int, int]], gap: int | None = None, limit: int | None = None
+) -> list[tuple[int, int]]:
     """Merge ``(offset, nbytes)`` ranges closer than ``gap`` into runs up to ``limit``
     (defaults: the process-wide :func:`set_coalescing` values)."""
     gap = _coalescing.gap if gap is None else gap
@@ -170,20 +182,28 @@ def coalesce(ranges: list[tuple[int, int]], gap: int | None = None,
 class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     name = "sharding_indexed"
 
-    def __init__(self, chunk_shape: Sequence[int],
-                 codecs: Iterable[Codec | dict[str, Any] | str] | None = None,
-                 index_codecs: Iterable[Codec | dict[str, Any] | str] | None = None,
-                 index_location: str = "end") -> None:
+    def __init__(
+        self,
+        chunk_shape: Sequence[int],
+        codecs: Iterable[Codec | dict[str, Any] | str] | None = None,
+        index_codecs: Iterable[Codec | dict[str, Any] | str] | None = None,
+        index_location: str = "end",
+    ) -> None:
         if not _positive_ints(list(chunk_shape) if isinstance(chunk_shape, tuple) else chunk_shape):
-            raise MetadataError(f"codec 'sharding_indexed': chunk_shape must be a list or tuple "
-                                f"of positive integers, got {chunk_shape!r}",
-                                field="configuration.chunk_shape", value=chunk_shape)
+            raise MetadataError(
+                f"codec 'sharding_indexed': chunk_shape must be a list or tuple "
+                f"of positive integers, got {chunk_shape!r}",
+                field="configuration.chunk_shape",
+                value=chunk_shape,
+            )
         if isinstance(index_location, Enum):
             index_location = index_location.value
         if not isinstance(index_location, str) or index_location not in LOCATIONS:
-            raise MetadataError(f"codec 'sharding_indexed': index_location must be 'start' or "
-                                f"'end', got {index_location!r}",
-                                field="configuration.index_location", value=index_location)
+            raise MetadataError(
+                f"codec 'sharding_indexed': index_location must be 'start' or 'end', got {index_location!r}",
+                field="configuration.index_location",
+                value=index_location,
+            )
         self.chunk_shape = tuple(int(c) for c in chunk_shape)
         self.inner = CodecChain(_codecs(codecs, DEFAULT_CODECS, "codecs"))
         self.index_chain = CodecChain(_codecs(index_codecs, DEFAULT_INDEX_CODECS, "index_codecs"))
@@ -199,8 +219,9 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         if derived is None or derived[0] is not spec:
             inner = ChunkSpec(self.chunk_shape, spec.data_type, spec.fill_value, spec.layout)
             uint64 = data_type_from_json("uint64")
-            index = ChunkSpec((*self._chunks_per_shard(spec), 2), uint64,
-                              uint64.numpy_dtype.type(2**64 - 1), spec.layout)
+            index = ChunkSpec(
+                (*self._chunks_per_shard(spec), 2), uint64, uint64.numpy_dtype.type(2**64 - 1), spec.layout
+            )
             size = self.index_chain.array_bytes.encoded_size(index)
             for codec in self.index_chain.bytes_bytes:
                 size = None if size is None else codec.encoded_size(size)
@@ -217,29 +238,41 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         allowed = {"chunk_shape", "codecs", "index_codecs", "index_location"}
         unknown = set(config) - allowed
         if unknown:
-            raise MetadataError(f"unknown configuration key(s) {sorted(unknown)}; valid: "
-                                f"{sorted(allowed)}", field="configuration", value=config)
+            raise MetadataError(
+                f"unknown configuration key(s) {sorted(unknown)}; valid: {sorted(allowed)}",
+                field="configuration",
+                value=config,
+            )
         for required in ("chunk_shape", "codecs", "index_codecs"):
             if required not in config:
                 raise MetadataError(f"{required!r} is required", field=f"configuration.{required}")
         if not _positive_ints(config["chunk_shape"]):
-            raise MetadataError(f"must be a list of positive integers, got {config['chunk_shape']!r}",
-                                field="configuration.chunk_shape", value=config["chunk_shape"])
+            raise MetadataError(
+                f"must be a list of positive integers, got {config['chunk_shape']!r}",
+                field="configuration.chunk_shape",
+                value=config["chunk_shape"],
+            )
         location = config.get("index_location", "end")
         if location not in LOCATIONS:
-            raise MetadataError(f"must be 'start' or 'end', got {location!r}",
-                                field="configuration.index_location", value=location)
+            raise MetadataError(
+                f"must be 'start' or 'end', got {location!r}",
+                field="configuration.index_location",
+                value=location,
+            )
         codecs = codecs_from_json(config["codecs"], field="configuration.codecs")
         index_codecs = codecs_from_json(config["index_codecs"], field="configuration.index_codecs")
         return cls(config["chunk_shape"], codecs, index_codecs, location)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "configuration": {
-            "chunk_shape": list(self.chunk_shape),
-            "codecs": [c.to_json() for c in self.inner.codecs],
-            "index_codecs": [c.to_json() for c in self.index_chain.codecs],
-            "index_location": self.index_location,
-        }}
+        return {
+            "name": self.name,
+            "configuration": {
+                "chunk_shape": list(self.chunk_shape),
+                "codecs": [c.to_json() for c in self.inner.codecs],
+                "index_codecs": [c.to_json() for c in self.index_chain.codecs],
+                "index_location": self.index_location,
+            },
+        }
 
     @property
     def inner_chunk_shape(self) -> tuple[int, ...]:
@@ -265,17 +298,21 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
 
     def validate(self, spec: ChunkSpec) -> None:
         if len(self.chunk_shape) != len(spec.shape) or any(
-                s % c for s, c in zip(spec.shape, self.chunk_shape)):
+            s % c for s, c in zip(spec.shape, self.chunk_shape)
+        ):
             raise MetadataError(
                 f"inner chunk shape {list(self.chunk_shape)} must have one entry per dimension "
                 f"and divide the shard shape {list(spec.shape)}",
-                field="configuration.chunk_shape", value=list(self.chunk_shape))
+                field="configuration.chunk_shape",
+                value=list(self.chunk_shape),
+            )
         self.inner.validate(self._inner_spec(spec))
         self.index_chain.validate(self._index_spec(spec))
         if self._index_size(spec) is None:
-            raise MetadataError("index codecs must produce a fixed-size encoding "
-                                "(e.g. bytes + crc32c, no compression)",
-                                field="configuration.index_codecs")
+            raise MetadataError(
+                "index codecs must produce a fixed-size encoding (e.g. bytes + crc32c, no compression)",
+                field="configuration.index_codecs",
+            )
 
     def _index_size(self, spec: ChunkSpec) -> int | None:
         return self._derive(spec)[3]
@@ -287,17 +324,20 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         if len(items) <= 1:
             return [fn(item) for item in items]
         item_bytes = math.prod(self.chunk_shape) * (spec.data_type.item_size or 16)
-        return map_parallel(fn, items, item_bytes=item_bytes,
-                            computes=self.inner.computes(self._inner_spec(spec)))
+        return map_parallel(
+            fn, items, item_bytes=item_bytes, computes=self.inner.computes(self._inner_spec(spec))
+        )
 
     # --- index --------------------------------------------------------------------------
 
-    def _decode_index(self, data: bytes, spec: ChunkSpec, *, shard_size: int | None,
-                      validate: bool = True) -> ShardIndex:
+    def _decode_index(
+        self, data: bytes, spec: ChunkSpec, *, shard_size: int | None, validate: bool = True
+    ) -> ShardIndex:
         index_size = self._index_size(spec)
         if len(data) != index_size:
-            raise CorruptChunkError(f"shard index has {len(data)} bytes, expected {index_size} "
-                                    "(the shard is truncated)")
+            raise CorruptChunkError(
+                f"shard index has {len(data)} bytes, expected {index_size} (the shard is truncated)"
+            )
         entries = self.index_chain.decode(data, self._index_spec(spec), key=None)
         index = ShardIndex(np.array(entries, dtype=np.uint64))
         if not validate:
@@ -311,8 +351,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     def _index_slice(self, spec: ChunkSpec, shard_size: int) -> slice:
         size = self._index_size(spec)
         if shard_size < size:
-            raise CorruptChunkError(f"shard of {shard_size} bytes is shorter than its "
-                                    f"index ({size} bytes)")
+            raise CorruptChunkError(f"shard of {shard_size} bytes is shorter than its index ({size} bytes)")
         return slice(0, size) if self.index_location == "start" else slice(shard_size - size, shard_size)
 
     def _index_range(self, spec: ChunkSpec) -> ByteRange:
@@ -320,8 +359,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         return ByteRange(0, size) if self.index_location == "start" else ByteRange(length=size)
 
     def _read_index(self, data: bytes, spec: ChunkSpec) -> ShardIndex:
-        return self._decode_index(data[self._index_slice(spec, len(data))], spec,
-                                  shard_size=len(data))
+        return self._decode_index(data[self._index_slice(spec, len(data))], spec, shard_size=len(data))
 
     # --- whole shards -------------------------------------------------------------------
 
@@ -344,8 +382,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             return [encoded_index, *body]
         return [*body, encoded_index]
 
-    def _encode_inner(self, chunk: np.ndarray, spec: ChunkSpec,
-                      coords: tuple[int, ...]) -> bytes | None:
+    def _encode_inner(self, chunk: np.ndarray, spec: ChunkSpec, coords: tuple[int, ...]) -> bytes | None:
         if all_equal_fill(chunk, spec.fill_value):
             return None
         shard = current_chunk() if self.inner.uses_chunk_position else None
@@ -392,16 +429,16 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 out[region] = spec.fill_value
                 return
             offset, nbytes = where
-            self.inner.decode_into(view[offset:offset + nbytes], inner_spec, out[region], key=None)
+            self.inner.decode_into(view[offset : offset + nbytes], inner_spec, out[region], key=None)
 
         self._each_inner(decode_one, list(np.ndindex(*self._chunks_per_shard(spec))), spec)
 
     # --- partial reads and updates --------------------------------------------------------
 
-    def _decode_into(self, box: np.ndarray, b: Box, coords: tuple[int, ...], data: bytes,
-                     spec: ChunkSpec) -> None:
-        box[b.region(coords, self.chunk_shape)] = self.inner.decode(
-            data, self._inner_spec(spec), key=None)
+    def _decode_into(
+        self, box: np.ndarray, b: Box, coords: tuple[int, ...], data: bytes, spec: ChunkSpec
+    ) -> None:
+        box[b.region(coords, self.chunk_shape)] = self.inner.decode(data, self._inner_spec(spec), key=None)
 
     def _cache_key(self, fetch: RangeFetcher, spec: ChunkSpec) -> Any:
         """Where this shard's index is remembered (:mod:`.index_cache`), or ``None``."""
@@ -409,21 +446,25 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             return None
         named = fetch.cache_key
         if self._cache_tag is None:
-            self._cache_tag = json.dumps([[c.to_json() for c in self.index_chain.codecs],
-                                          self.index_location], sort_keys=True, default=str)
+            self._cache_tag = json.dumps(
+                [[c.to_json() for c in self.index_chain.codecs], self.index_location],
+                sort_keys=True,
+                default=str,
+            )
         return (named, self._chunks_per_shard(spec), self._cache_tag)
 
-    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec,
-                       selection: tuple) -> np.ndarray | None:
+    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple) -> np.ndarray | None:
         b = analyse(selection, spec.shape, self.chunk_shape)
         if isinstance(fetch, VersionedRangeFetcher):
             if not fetch.versioned:  # one request for the whole shard: one version of it
                 return self._partial_of_whole(fetch, spec, selection, b)
             read = fetch.read_version
         else:  # a caller's own function: no versions to hold on to (see the docstring)
+
             def read(ranges: list, *, if_generation: Any = None) -> tuple[list | None, Any]:
                 parts = fetch(ranges)
                 return (None if parts[0] is None else parts), None
+
         cache_key = self._cache_key(fetch, spec)
         index_range = self._index_range(spec)
         remembered = index_cache.cache.get(cache_key) if cache_key is not None else None
@@ -461,8 +502,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             runs = coalesce(list(wanted.values())) if wanted else []
             return (wanted, runs), [ByteRange(o, n) for o, n in runs]
 
-        found = read_located(read, index_range, raw_index, locate, generation=generation,
-                             guessed=guessed)
+        found = read_located(read, index_range, raw_index, locate, generation=generation, guessed=guessed)
         if found is None:
             if cache_key is not None:
                 index_cache.cache.discard(cache_key)
@@ -470,8 +510,9 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         (wanted, runs), parts = found
         return self._gathered(b, spec, wanted, runs, parts)
 
-    def _partial_of_whole(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple,
-                          b: Box | None) -> np.ndarray | None:
+    def _partial_of_whole(
+        self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, b: Box | None
+    ) -> np.ndarray | None:
         """A partial read through one request for the whole shard, for stores that cannot
         read ranges of one version (``StoreCapabilities.versioned_ranges``)."""
         [whole] = fetch([ByteRange(offset=0)])
@@ -483,8 +524,14 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         wanted = index.checked_ranges(b.inner_chunks())
         return self._gathered(b, spec, wanted, [(0, len(whole))], [whole])
 
-    def _gathered(self, b: Box, spec: ChunkSpec, wanted: dict[tuple[int, ...], tuple[int, int]],
-                  runs: list[tuple[int, int]], fetched: list) -> np.ndarray:
+    def _gathered(
+        self,
+        b: Box,
+        spec: ChunkSpec,
+        wanted: dict[tuple[int, ...], tuple[int, int]],
+        runs: list[tuple[int, int]],
+        fetched: list,
+    ) -> np.ndarray:
         """The selection, from the inner chunks ``wanted`` found in the ``fetched`` runs.
 
         A basic selection (ints, unit-step slices) is copied from each decoded inner
@@ -498,10 +545,11 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             if blob is None:
                 raise CorruptChunkError("the shard disappeared while it was being read")
             begin = offset - starts[run_index]
-            data = blob[begin:begin + nbytes]
+            data = blob[begin : begin + nbytes]
             if len(data) != nbytes:
-                raise CorruptChunkError(f"inner chunk {coords} needs bytes {offset}.."
-                                        f"{offset + nbytes} but the shard is shorter")
+                raise CorruptChunkError(
+                    f"inner chunk {coords} needs bytes {offset}..{offset + nbytes} but the shard is shorter"
+                )
             return data
 
         if b.is_basic:
@@ -528,11 +576,14 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
         self._each_inner(
             lambda item: self._decode_into(box, b, item[0], encoded(item[0], *item[1]), spec),
-            list(wanted.items()), spec)
+            list(wanted.items()),
+            spec,
+        )
         return box[b.selection]
 
-    def encode_partial(self, encoded: bytes, spec: ChunkSpec, selection: tuple,
-                       values: np.ndarray) -> bytes | None:
+    def encode_partial(
+        self, encoded: bytes, spec: ChunkSpec, selection: tuple, values: np.ndarray
+    ) -> bytes | None:
         encoded = bytes(encoded)
         index = self._read_index(encoded, spec)
         b = analyse(selection, spec.shape, self.chunk_shape)
@@ -540,17 +591,22 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         for coords in np.ndindex(*self._chunks_per_shard(spec)):
             where = index.range_of(coords)
             if where is not None:
-                parts[coords] = encoded[where[0]:where[0] + where[1]]
+                parts[coords] = encoded[where[0] : where[0] + where[1]]
         if b is not None:
             check_allocation(b.shape, spec.dtype, "the inner chunks a write touches")
             box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
             touched = list(b.inner_chunks())
-            self._each_inner(lambda coords: self._decode_into(box, b, coords, parts[coords], spec),
-                             [coords for coords in touched if coords in parts], spec)
+            self._each_inner(
+                lambda coords: self._decode_into(box, b, coords, parts[coords], spec),
+                [coords for coords in touched if coords in parts],
+                spec,
+            )
             box[b.selection] = values
             encoded_touched = self._each_inner(
-                lambda coords: self._encode_inner(box[b.region(coords, self.chunk_shape)], spec,
-                                                  coords), touched, spec)
+                lambda coords: self._encode_inner(box[b.region(coords, self.chunk_shape)], spec, coords),
+                touched,
+                spec,
+            )
             for coords, data in zip(touched, encoded_touched):
                 if data is None:
                     parts.pop(coords, None)

@@ -50,32 +50,46 @@ class DraftShardingTransformer(StorageTransformer):
         config = configuration or {}
         unknown = set(config) - {"type", "chunks_per_shard"}
         if unknown:
-            raise MetadataError(f"unknown configuration key(s) {sorted(unknown)}; valid: "
-                                "['chunks_per_shard', 'type']", field="configuration", value=config)
+            raise MetadataError(
+                f"unknown configuration key(s) {sorted(unknown)}; valid: ['chunks_per_shard', 'type']",
+                field="configuration",
+                value=config,
+            )
         if config.get("type") != "indexed":
-            raise MetadataError(f"type must be 'indexed', got {config.get('type')!r}",
-                                field="configuration.type", value=config.get("type"))
+            raise MetadataError(
+                f"type must be 'indexed', got {config.get('type')!r}",
+                field="configuration.type",
+                value=config.get("type"),
+            )
         cps = config.get("chunks_per_shard")
         if isinstance(cps, int) and not isinstance(cps, bool):
             cps = [cps]
         if not isinstance(cps, list) or not all(
-                isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in cps):
-            raise MetadataError(f"must be a list of positive integers, got {cps!r}",
-                                field="configuration.chunks_per_shard", value=cps)
+            isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in cps
+        ):
+            raise MetadataError(
+                f"must be a list of positive integers, got {cps!r}",
+                field="configuration.chunks_per_shard",
+                value=cps,
+            )
         return cls(tuple(cps))
 
     def to_json(self) -> dict[str, Any]:
         # The draft format writes this as {"extension": ..., "type": ..., "configuration":
         # {"chunks_per_shard": ...}}; its format plugin translates to and from this form.
-        return {"name": self.name,
-                "configuration": {"type": "indexed", "chunks_per_shard": list(self.chunks_per_shard)}}
+        return {
+            "name": self.name,
+            "configuration": {"type": "indexed", "chunks_per_shard": list(self.chunks_per_shard)},
+        }
 
     def wrap(self, store: Store, keys: ChunkKeys, metadata: Any) -> Store:
         cps = self.chunks_per_shard
         ndim = len(metadata.shape)
         if len(cps) > ndim and not (ndim == 0 and cps == (1,)):
-            raise MetadataError(f"chunks_per_shard {list(cps)} has more entries than the array "
-                                f"has dimensions ({ndim})", field="configuration.chunks_per_shard")
+            raise MetadataError(
+                f"chunks_per_shard {list(cps)} has more entries than the array has dimensions ({ndim})",
+                field="configuration.chunks_per_shard",
+            )
         # As zarr-python 2 did: missing trailing dimensions are not sharded.
         cps = cps[:ndim] + (1,) * (ndim - len(cps))
         return DraftShardStore(store, cps, keys)
@@ -95,8 +109,7 @@ class DraftShardStore(WrapperStore):
         # batch in one set_many (one rewrite per shard), not from racing threads.
         # it gathers chunks into shard objects: chunk keys are not stored values, so it
         # offers no conditional writes on them
-        return dataclasses.replace(self.inner.capabilities, independent_keys=False,
-                                   conditional_writes=False)
+        return dataclasses.replace(self.inner.capabilities, independent_keys=False, conditional_writes=False)
 
     # --- key mapping --------------------------------------------------------------------
 
@@ -120,10 +133,9 @@ class DraftShardStore(WrapperStore):
         if blob is None:
             return None
         if len(blob) < self.index_size:
-            raise CorruptChunkError(f"shard of {len(blob)} bytes is shorter than its index",
-                                    key=shard_key)
+            raise CorruptChunkError(f"shard of {len(blob)} bytes is shorter than its index", key=shard_key)
         try:
-            return blob, self._index(blob[-self.index_size:], len(blob))
+            return blob, self._index(blob[-self.index_size :], len(blob))
         except CorruptChunkError as exc:
             raise CorruptChunkError(str(exc), key=shard_key) from exc
 
@@ -148,13 +160,18 @@ class DraftShardStore(WrapperStore):
         raw = self.inner.get_many([(k, ByteRange(length=self.index_size)) for k in shard_keys])
         for shard_key, raw_index in zip(shard_keys, raw):
             if raw_index is not None:
-                self._read_members(shard_key, raw_index, members[shard_key], requests, located,
-                                   results)
+                self._read_members(shard_key, raw_index, members[shard_key], requests, located, results)
         return results
 
-    def _read_members(self, shard_key: str, raw_index: bytes, wanted: list[int],
-                      requests: Sequence[tuple[str, ByteRange | None]],
-                      located: list[Any], results: list[bytes | None]) -> None:
+    def _read_members(
+        self,
+        shard_key: str,
+        raw_index: bytes,
+        wanted: list[int],
+        requests: Sequence[tuple[str, ByteRange | None]],
+        located: list[Any],
+        results: list[bytes | None],
+    ) -> None:
         """Fill ``results`` for the requests ``wanted`` of one shard, whose index (read in a
         batch with the other shards') is ``raw_index``, from one version of the shard: on a
         store with versioned ranges the chunks are read with the index again and used only
@@ -164,8 +181,9 @@ class DraftShardStore(WrapperStore):
             if shard is not None:
                 blob, index = shard
                 for i, byte_range in self._spans(index, wanted, requests, located):
-                    results[i] = blob[byte_range.offset:byte_range.offset + byte_range.length]
+                    results[i] = blob[byte_range.offset : byte_range.offset + byte_range.length]
             return
+
         def locate(raw: bytes) -> tuple[list[tuple[int, ByteRange]], list[ByteRange]]:
             try:
                 index = self._index(raw, None)
@@ -177,20 +195,31 @@ class DraftShardStore(WrapperStore):
         def read(ranges: list[ByteRange], *, if_generation: Any = None) -> Any:
             return self.inner.get_ranges(shard_key, ranges, if_generation=if_generation)
 
-        found = read_located(read, ByteRange(length=self.index_size), raw_index, locate,
-                             what=f"the shard {shard_key!r}", key=shard_key)
+        found = read_located(
+            read,
+            ByteRange(length=self.index_size),
+            raw_index,
+            locate,
+            what=f"the shard {shard_key!r}",
+            key=shard_key,
+        )
         if found is None:
             return  # deleted since its index was read: its chunks read as missing now
         spans, parts = found
         for (i, byte_range), value in zip(spans, parts):
             if len(value) != byte_range.length:
-                raise CorruptChunkError(f"the shard holding {requests[i][0]!r} is shorter "
-                                        "than its index says", key=shard_key)
+                raise CorruptChunkError(
+                    f"the shard holding {requests[i][0]!r} is shorter than its index says", key=shard_key
+                )
             results[i] = value
 
     @staticmethod
-    def _spans(index: ShardIndex, wanted: list[int], requests: Sequence[tuple[str, ByteRange | None]],
-               located: list[Any]) -> list[tuple[int, ByteRange]]:
+    def _spans(
+        index: ShardIndex,
+        wanted: list[int],
+        requests: Sequence[tuple[str, ByteRange | None]],
+        located: list[Any],
+    ) -> list[tuple[int, ByteRange]]:
         """The byte range in the shard of each request of ``wanted`` whose chunk is stored."""
         spans = []
         for i in wanted:
@@ -247,7 +276,7 @@ class DraftShardStore(WrapperStore):
             for coords in np.ndindex(*self.cps):
                 span = index.range_of(coords)
                 if span is not None:
-                    parts[coords] = blob[span[0]:span[0] + span[1]]
+                    parts[coords] = blob[span[0] : span[0] + span[1]]
         before = dict(parts)
         for local, value in updates.items():
             if value is None:

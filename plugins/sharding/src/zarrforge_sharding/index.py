@@ -55,11 +55,14 @@ class ShardIndex:
             if offset == _EMPTY_INT and nbytes == _EMPTY_INT:
                 continue
             if (offset == _EMPTY_INT) != (nbytes == _EMPTY_INT):
-                raise CorruptChunkError(f"shard index entry {coords} is half empty "
-                                        f"(offset {offset}, nbytes {nbytes})")
+                raise CorruptChunkError(
+                    f"shard index entry {coords} is half empty (offset {offset}, nbytes {nbytes})"
+                )
             if offset >= MAX_RANGE or nbytes >= MAX_RANGE:
-                raise CorruptChunkError(f"shard index entry {coords} holds an absurd offset or "
-                                        f"size (offset {offset}, nbytes {nbytes})")
+                raise CorruptChunkError(
+                    f"shard index entry {coords} holds an absurd offset or "
+                    f"size (offset {offset}, nbytes {nbytes})"
+                )
             ranges[coords] = (offset, nbytes)
         return ranges
 
@@ -85,19 +88,23 @@ class ShardIndex:
         empty_offset, empty_size = offsets == EMPTY, sizes == EMPTY
         if np.any(empty_offset != empty_size):
             i = int(np.flatnonzero(empty_offset != empty_size)[0])
-            raise CorruptChunkError(f"shard index entry {i} is half empty "
-                                    f"(offset {int(offsets[i])}, nbytes {int(sizes[i])})")
+            raise CorruptChunkError(
+                f"shard index entry {i} is half empty (offset {int(offsets[i])}, nbytes {int(sizes[i])})"
+            )
         used = ~empty_offset
         if not np.any(used):
             return
         start, length = offsets[used], sizes[used]
         if np.any(start >= MAX_RANGE) or np.any(length >= MAX_RANGE):
-            raise CorruptChunkError("shard index holds an absurd offset or size "
-                                    f"(largest offset {int(start.max())}, nbytes {int(length.max())})")
+            raise CorruptChunkError(
+                "shard index holds an absurd offset or size "
+                f"(largest offset {int(start.max())}, nbytes {int(length.max())})"
+            )
         stop = start + length
         if shard_size is not None and int(stop.max()) > shard_size:
-            raise CorruptChunkError(f"shard index points past the end of the shard "
-                                    f"({int(stop.max())} > {shard_size} bytes)")
+            raise CorruptChunkError(
+                f"shard index points past the end of the shard ({int(stop.max())} > {shard_size} bytes)"
+            )
         order = np.argsort(start, kind="stable")
         start, stop = start[order], stop[order]
         if np.any(start[1:] < stop[:-1]):

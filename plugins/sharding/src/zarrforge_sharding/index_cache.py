@@ -83,8 +83,7 @@ cache = IndexCache()
 def set_index_cache(max_bytes: int) -> int:
     """Set the cache's byte budget (process-wide; 0 turns it off); returns the previous one."""
     if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 0:
-        raise ValueError(f"the shard index cache size must be a non-negative int of bytes, "
-                         f"got {max_bytes!r}")
+        raise ValueError(f"the shard index cache size must be a non-negative int of bytes, got {max_bytes!r}")
     previous = cache.max_bytes
     with cache._lock:
         cache.max_bytes = max_bytes

@@ -23,10 +23,17 @@ from zarrforge.plugin_api.codecs import config
 Read = Callable[..., "tuple[list[bytes] | None, Any]"]
 
 
-def read_located(read: Read, index_range: Any, raw_index: bytes,
-                 locate: Callable[[bytes], tuple[Any, Sequence[Any]]], *,
-                 generation: Any = None, guessed: bool = False, what: str = "the shard",
-                 key: str | None = None) -> tuple[Any, list[bytes]] | None:
+def read_located(
+    read: Read,
+    index_range: Any,
+    raw_index: bytes,
+    locate: Callable[[bytes], tuple[Any, Sequence[Any]]],
+    *,
+    generation: Any = None,
+    guessed: bool = False,
+    what: str = "the shard",
+    key: str | None = None,
+) -> tuple[Any, list[bytes]] | None:
     """``(located, parts)``, where ``located, ranges = locate(raw_index)`` for the index
     the parts were read with and ``parts`` are the bytes of ``ranges``; ``None`` when the
     shard is gone. ``generation``: the version ``raw_index`` came from, if known.
@@ -47,7 +54,10 @@ def read_located(read: Read, index_range: Any, raw_index: bytes,
             return located, parts[1:]
         raw_index, guessed = parts[0], False
         if attempt >= config.get().conflict_retries:
-            raise ConflictError(f"{what} kept changing while it was read in part: its index "
-                                f"changed on each of {attempt + 1} tries (config "
-                                "conflict_retries)", key=key)
+            raise ConflictError(
+                f"{what} kept changing while it was read in part: its index "
+                f"changed on each of {attempt + 1} tries (config "
+                "conflict_retries)",
+                key=key,
+            )
     raise AssertionError("unreachable")

@@ -23,9 +23,9 @@ import numpy as np
 @dataclasses.dataclass(frozen=True)
 class Box:
     touched: tuple[Sequence[int], ...]  # per dimension: sorted inner chunk indices
-    start: tuple[int, ...]           # box origin in shard coordinates
-    shape: tuple[int, ...]           # box shape (whole inner chunks)
-    selection: tuple                 # the selection relative to the box
+    start: tuple[int, ...]  # box origin in shard coordinates
+    shape: tuple[int, ...]  # box shape (whole inner chunks)
+    selection: tuple  # the selection relative to the box
 
     def inner_chunks(self) -> Iterator[tuple[int, ...]]:
         return itertools.product(*self.touched)
@@ -37,13 +37,16 @@ class Box:
     @property
     def is_basic(self) -> bool:
         """Whether the selection is ints and forward unit-step slices only."""
-        return all(not isinstance(e, np.ndarray) and (not isinstance(e, slice) or e.step in (None, 1))
-                   for e in self.selection)
+        return all(
+            not isinstance(e, np.ndarray) and (not isinstance(e, slice) or e.step in (None, 1))
+            for e in self.selection
+        )
 
     def result_shape(self) -> tuple[int, ...]:
         """The shape of ``box[selection]`` for a basic selection."""
-        return tuple(len(range(*e.indices(n))) for e, n in zip(self.selection, self.shape)
-                     if isinstance(e, slice))
+        return tuple(
+            len(range(*e.indices(n))) for e, n in zip(self.selection, self.shape) if isinstance(e, slice)
+        )
 
     def pieces(self, coords: tuple[int, ...], inner: tuple[int, ...]) -> tuple[tuple, tuple] | None:
         """For a basic selection: ``(in_chunk, in_result)``, what inner chunk ``coords``

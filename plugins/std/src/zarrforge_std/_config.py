@@ -7,18 +7,24 @@ from typing import Any
 from zarrforge.errors import MetadataError
 
 
-def check_keys(name: str, configuration: dict[str, Any] | None, allowed: set[str],
-               required: set[str] = frozenset()) -> dict[str, Any]:
+def check_keys(
+    name: str, configuration: dict[str, Any] | None, allowed: set[str], required: set[str] = frozenset()
+) -> dict[str, Any]:
     configuration = configuration or {}
     unknown = set(configuration) - allowed
     if unknown:
-        raise MetadataError(f"{name}: unknown configuration key(s) {sorted(unknown)}; "
-                            f"valid: {sorted(allowed)}", field="configuration",
-                            value=configuration)
+        raise MetadataError(
+            f"{name}: unknown configuration key(s) {sorted(unknown)}; valid: {sorted(allowed)}",
+            field="configuration",
+            value=configuration,
+        )
     missing = required - set(configuration)
     if missing:
-        raise MetadataError(f"{name}: missing configuration key(s) {sorted(missing)}",
-                            field="configuration", value=configuration)
+        raise MetadataError(
+            f"{name}: missing configuration key(s) {sorted(missing)}",
+            field="configuration",
+            value=configuration,
+        )
     return configuration
 
 

@@ -46,8 +46,7 @@ from zarrforge.plugin_api.codecs import data_type_from_json, json_ready
 
 from ._config import check_keys
 
-ROUNDINGS = ("nearest-even", "towards-zero", "towards-positive", "towards-negative",
-             "nearest-away")
+ROUNDINGS = ("nearest-even", "towards-zero", "towards-positive", "towards-negative", "nearest-away")
 OUT_OF_RANGE = ("clamp", "wrap")
 
 
@@ -55,24 +54,34 @@ def _supported(data_type: DataType, field: str) -> None:
     if data_type.numpy_dtype.kind not in "iuf":
         raise MetadataError(
             f"codec 'cast_value' does not support data type {data_type.to_json()!r}; it casts "
-            "between integer and floating-point types", field=field, value=data_type.to_json())
+            "between integer and floating-point types",
+            field=field,
+            value=data_type.to_json(),
+        )
 
 
 def _choice(config: dict[str, Any], key: str, options: tuple[str, ...]) -> str | None:
     value = config.get(key)
     if value is not None and value not in options:
-        raise MetadataError(f"codec 'cast_value': {key} must be one of {', '.join(options)}, "
-                            f"got {value!r}", field=f"configuration.{key}", value=value)
+        raise MetadataError(
+            f"codec 'cast_value': {key} must be one of {', '.join(options)}, got {value!r}",
+            field=f"configuration.{key}",
+            value=value,
+        )
     return value
 
 
-def _keyword_configuration(data_type: Any, rounding: str, out_of_range: str | None,
-                           scalar_map: dict[str, Any] | None) -> dict[str, Any]:
+def _keyword_configuration(
+    data_type: Any, rounding: str, out_of_range: str | None, scalar_map: dict[str, Any] | None
+) -> dict[str, Any]:
     """The configuration object of zarr-python's keywords (``CastValue(data_type=...)``)."""
     if data_type is None:
-        raise MetadataError("codec 'cast_value': data_type is required (a Zarr v3 data type "
-                            "name or object, e.g. data_type='uint8')",
-                            field="configuration.data_type", value=None)
+        raise MetadataError(
+            "codec 'cast_value': data_type is required (a Zarr v3 data type "
+            "name or object, e.g. data_type='uint8')",
+            field="configuration.data_type",
+            value=None,
+        )
     if isinstance(data_type, DataType):
         data_type = data_type.to_json()
     config: dict[str, Any] = {"data_type": data_type}
@@ -81,8 +90,9 @@ def _keyword_configuration(data_type: Any, rounding: str, out_of_range: str | No
     if out_of_range is not None:
         config["out_of_range"] = out_of_range
     if scalar_map is not None:
-        config["scalar_map"] = (json_ready(scalar_map) if isinstance(scalar_map, dict)
-                                else scalar_map)  # anything else: refused by _pairs
+        config["scalar_map"] = (
+            json_ready(scalar_map) if isinstance(scalar_map, dict) else scalar_map
+        )  # anything else: refused by _pairs
     return config
 
 
@@ -91,17 +101,22 @@ def _pairs(config: dict[str, Any]) -> dict[str, list[list[Any]]]:
     if scalar_map is None:
         return {"encode": [], "decode": []}
     if not isinstance(scalar_map, dict) or set(scalar_map) - {"encode", "decode"}:
-        raise MetadataError("codec 'cast_value': scalar_map must be an object with optional "
-                            f"keys 'encode' and 'decode', got {scalar_map!r}",
-                            field="configuration.scalar_map", value=scalar_map)
+        raise MetadataError(
+            "codec 'cast_value': scalar_map must be an object with optional "
+            f"keys 'encode' and 'decode', got {scalar_map!r}",
+            field="configuration.scalar_map",
+            value=scalar_map,
+        )
     result = {}
     for direction in ("encode", "decode"):
         pairs = scalar_map.get(direction, [])
-        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2
-                                                  for p in pairs):
-            raise MetadataError(f"codec 'cast_value': scalar_map.{direction} must be a list of "
-                                f"[input, output] pairs, got {pairs!r}",
-                                field=f"configuration.scalar_map.{direction}", value=pairs)
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise MetadataError(
+                f"codec 'cast_value': scalar_map.{direction} must be a list of "
+                f"[input, output] pairs, got {pairs!r}",
+                field=f"configuration.scalar_map.{direction}",
+                value=pairs,
+            )
         result[direction] = [list(p) for p in pairs]
     return result
 
@@ -141,7 +156,8 @@ def _round_to_float(values: np.ndarray, target: np.dtype, rounding: str) -> np.n
     if rounding == "nearest-away":
         away = np.nextafter(nearest, np.copysign(np.inf, nearest).astype(target))
         tie = (np.abs(got - exact) == np.abs(away.astype(np.longdouble) - exact)) & (
-            np.abs(got) < np.abs(exact))
+            np.abs(got) < np.abs(exact)
+        )
         return np.where(tie, away, nearest)
     if rounding == "towards-zero":
         fix = np.abs(got) > np.abs(exact)
@@ -159,40 +175,53 @@ def _round_to_float(values: np.ndarray, target: np.dtype, rounding: str) -> np.n
 class CastValueCodec(ArrayArrayCodec):
     name = "cast_value"
 
-    def __init__(self, configuration: dict[str, Any] | None = None, /, *,
-                 data_type: str | dict[str, Any] | DataType | None = None,
-                 rounding: str = "nearest-even", out_of_range: str | None = None,
-                 scalar_map: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        configuration: dict[str, Any] | None = None,
+        /,
+        *,
+        data_type: str | dict[str, Any] | DataType | None = None,
+        rounding: str = "nearest-even",
+        out_of_range: str | None = None,
+        scalar_map: dict[str, Any] | None = None,
+    ) -> None:
         if configuration is None:
-            configuration = _keyword_configuration(data_type, rounding, out_of_range,
-                                                   scalar_map)
-        elif (data_type, rounding, out_of_range, scalar_map) != (None, "nearest-even", None,
-                                                                  None):
-            raise TypeError("CastValueCodec takes a configuration object or keywords "
-                            "(data_type=, rounding=, out_of_range=, scalar_map=), not both")
-        config = check_keys(self.name, configuration,
-                            {"data_type", "rounding", "out_of_range", "scalar_map"},
-                            {"data_type"})
+            configuration = _keyword_configuration(data_type, rounding, out_of_range, scalar_map)
+        elif (data_type, rounding, out_of_range, scalar_map) != (None, "nearest-even", None, None):
+            raise TypeError(
+                "CastValueCodec takes a configuration object or keywords "
+                "(data_type=, rounding=, out_of_range=, scalar_map=), not both"
+            )
+        config = check_keys(
+            self.name, configuration, {"data_type", "rounding", "out_of_range", "scalar_map"}, {"data_type"}
+        )
         if not isinstance(config["data_type"], (str, dict)):
-            raise MetadataError("codec 'cast_value': data_type must be Zarr v3 data type "
-                                f"metadata (a name or an object), got {config['data_type']!r}",
-                                field="configuration.data_type", value=config["data_type"])
+            raise MetadataError(
+                "codec 'cast_value': data_type must be Zarr v3 data type "
+                f"metadata (a name or an object), got {config['data_type']!r}",
+                field="configuration.data_type",
+                value=config["data_type"],
+            )
         self.target = data_type_from_json(config["data_type"], field="configuration.data_type")
         _supported(self.target, "configuration.data_type")
         self.rounding = _choice(config, "rounding", ROUNDINGS) or "nearest-even"
         self.out_of_range = _choice(config, "out_of_range", OUT_OF_RANGE)
         if self.out_of_range == "wrap" and self.target.numpy_dtype.kind not in "iu":
-            raise MetadataError("codec 'cast_value': out_of_range 'wrap' needs an integer "
-                                f"data_type, got {self.target.to_json()!r}",
-                                field="configuration.out_of_range", value="wrap")
+            raise MetadataError(
+                "codec 'cast_value': out_of_range 'wrap' needs an integer "
+                f"data_type, got {self.target.to_json()!r}",
+                field="configuration.out_of_range",
+                value="wrap",
+            )
         self._pairs = _pairs(config)
         self._configuration = dict(config)
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> CastValueCodec:
         if configuration is None:
-            raise MetadataError("codec 'cast_value' needs a configuration with 'data_type'",
-                                field="configuration", value=None)
+            raise MetadataError(
+                "codec 'cast_value' needs a configuration with 'data_type'", field="configuration", value=None
+            )
         return cls(configuration)
 
     def to_json(self) -> dict[str, Any]:
@@ -208,18 +237,27 @@ class CastValueCodec(ArrayArrayCodec):
                 key = source.fill_value_from_json(_lenient_scalar(key))
                 value = target.fill_value_from_json(_lenient_scalar(value))
             except MetadataError as exc:
-                raise MetadataError(f"codec 'cast_value': scalar_map.{direction}[{index}] is "
-                                    f"not a pair of {source.to_json()!r} and "
-                                    f"{target.to_json()!r} values ({exc})", field=field,
-                                    value=self._pairs[direction][index]) from exc
+                raise MetadataError(
+                    f"codec 'cast_value': scalar_map.{direction}[{index}] is "
+                    f"not a pair of {source.to_json()!r} and "
+                    f"{target.to_json()!r} values ({exc})",
+                    field=field,
+                    value=self._pairs[direction][index],
+                ) from exc
             if any(_matches(np.asarray([key], dtype=source.numpy_dtype), k)[0] for k in seen):
                 continue  # the first occurrence of a key wins
             seen.append(key)
             pairs.append((key, value))
         return pairs
 
-    def _cast(self, values: np.ndarray, source: DataType, target: DataType, direction: str,
-              error: type[ZarrforgeError]) -> np.ndarray:
+    def _cast(
+        self,
+        values: np.ndarray,
+        source: DataType,
+        target: DataType,
+        direction: str,
+        error: type[ZarrforgeError],
+    ) -> np.ndarray:
         out_dtype = target.numpy_dtype
         values = np.asarray(values, dtype=source.numpy_dtype)
         out = np.zeros(values.shape, dtype=out_dtype)
@@ -233,14 +271,18 @@ class CastValueCodec(ArrayArrayCodec):
             converted = _round_to_float(rest, out_dtype, self.rounding)
             overflow = np.isinf(converted) & np.isfinite(rest.astype(np.longdouble))
             if overflow.any() and self.out_of_range is None:
-                raise error(f"codec 'cast_value': {rest[overflow][0]!r} is outside the range of "
-                            f"{target.to_json()!r} and out_of_range is not set")
+                raise error(
+                    f"codec 'cast_value': {rest[overflow][0]!r} is outside the range of "
+                    f"{target.to_json()!r} and out_of_range is not set"
+                )
         else:
             if rest.dtype.kind == "f":
                 bad = ~np.isfinite(rest)
                 if bad.any():
-                    raise error(f"codec 'cast_value': {rest[bad][0]!r} has no value in "
-                                f"integer type {target.to_json()!r}; map it with scalar_map")
+                    raise error(
+                        f"codec 'cast_value': {rest[bad][0]!r} has no value in "
+                        f"integer type {target.to_json()!r}; map it with scalar_map"
+                    )
                 rounded = _round_to_integer(rest, self.rounding)
             else:
                 rounded = rest
@@ -248,8 +290,9 @@ class CastValueCodec(ArrayArrayCodec):
         out[~done] = converted
         return out
 
-    def _integer_range(self, values: np.ndarray, out_dtype: np.dtype, target: DataType,
-                       error: type[ZarrforgeError]) -> np.ndarray:
+    def _integer_range(
+        self, values: np.ndarray, out_dtype: np.dtype, target: DataType, error: type[ZarrforgeError]
+    ) -> np.ndarray:
         info = np.iinfo(out_dtype)
         if values.dtype.kind == "f":
             # float(info.max) may round up to 2**bits: compare against exact bounds in longdouble
@@ -260,9 +303,11 @@ class CastValueCodec(ArrayArrayCodec):
         outside = low | high
         if outside.any():
             if self.out_of_range is None:
-                raise error(f"codec 'cast_value': {values[outside][0]!r} is outside the range of "
-                            f"{target.to_json()!r} ({info.min} to {info.max}) and out_of_range "
-                            "is not set")
+                raise error(
+                    f"codec 'cast_value': {values[outside][0]!r} is outside the range of "
+                    f"{target.to_json()!r} ({info.min} to {info.max}) and out_of_range "
+                    "is not set"
+                )
             if self.out_of_range == "clamp":
                 result = np.where(low, info.min, np.where(high, info.max, 0))
                 inside = values[~outside]
@@ -271,7 +316,7 @@ class CastValueCodec(ArrayArrayCodec):
                 final[~outside] = inside.astype(out_dtype)
                 return final
             if values.dtype.kind == "f":
-                modulus = float(2 ** info.bits)
+                modulus = float(2**info.bits)
                 wrapped = np.fmod(values, modulus)
                 wrapped = np.where(wrapped < 0, wrapped + modulus, wrapped)
                 return wrapped.astype(np.uint64).astype(out_dtype)
@@ -286,21 +331,26 @@ class CastValueCodec(ArrayArrayCodec):
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
         _supported(spec.data_type, "data_type")
         try:
-            fill = self._cast(np.asarray([spec.fill_value]), spec.data_type, self.target,
-                              "encode", CodecError)
+            fill = self._cast(
+                np.asarray([spec.fill_value]), spec.data_type, self.target, "encode", CodecError
+            )
             back = self._cast(fill, self.target, spec.data_type, "decode", CodecError)
         except CodecError as exc:
-            raise MetadataError(f"codec 'cast_value' cannot cast the fill value "
-                                f"{spec.fill_value!r}: {exc}", field="fill_value",
-                                value=spec.fill_value) from exc
+            raise MetadataError(
+                f"codec 'cast_value' cannot cast the fill value {spec.fill_value!r}: {exc}",
+                field="fill_value",
+                value=spec.fill_value,
+            ) from exc
         original = np.asarray([spec.fill_value], dtype=spec.dtype)
-        same = (back == original) | (np.isnan(back) & np.isnan(original)
-                                      if spec.dtype.kind == "f" else False)
+        same = (back == original) | (np.isnan(back) & np.isnan(original) if spec.dtype.kind == "f" else False)
         if not same.all():
-            raise MetadataError(f"codec 'cast_value': the fill value {spec.fill_value!r} does "
-                                f"not survive the cast to {self.target.to_json()!r} and back "
-                                f"(it comes back as {back[0]!r})", field="fill_value",
-                                value=spec.fill_value)
+            raise MetadataError(
+                f"codec 'cast_value': the fill value {spec.fill_value!r} does "
+                f"not survive the cast to {self.target.to_json()!r} and back "
+                f"(it comes back as {back[0]!r})",
+                field="fill_value",
+                value=spec.fill_value,
+            )
         return ChunkSpec(spec.shape, self.target, fill[0], spec.layout)
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:

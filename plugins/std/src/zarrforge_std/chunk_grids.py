@@ -25,18 +25,24 @@ class RegularChunkGrid(ChunkGrid):
         self._dims = tuple(RegularDimension(n, c) for n, c in zip(self._shape, self._chunk_shape))
 
     @classmethod
-    def from_json(cls, name: str, configuration: dict[str, Any] | None,
-                  shape: Sequence[int]) -> RegularChunkGrid:
+    def from_json(
+        cls, name: str, configuration: dict[str, Any] | None, shape: Sequence[int]
+    ) -> RegularChunkGrid:
         config = check_keys(name, configuration, {"chunk_shape"}, {"chunk_shape"})
         chunk_shape = config["chunk_shape"]
         if isinstance(chunk_shape, tuple):
             chunk_shape = list(chunk_shape)
-        if (not isinstance(chunk_shape, list) or len(chunk_shape) != len(shape)
-                or not all(is_int(c) and 0 < c < 2**63 for c in chunk_shape)):
+        if (
+            not isinstance(chunk_shape, list)
+            or len(chunk_shape) != len(shape)
+            or not all(is_int(c) and 0 < c < 2**63 for c in chunk_shape)
+        ):
             raise MetadataError(
                 f"must be a list of {len(shape)} positive integers below 2**63 (one per dimension of the "
                 f"array shape {list(shape)}), got {chunk_shape!r}",
-                field="configuration.chunk_shape", value=chunk_shape)
+                field="configuration.chunk_shape",
+                value=chunk_shape,
+            )
         return cls(chunk_shape, shape)
 
     def to_json(self) -> dict[str, Any]:

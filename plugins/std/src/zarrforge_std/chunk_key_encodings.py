@@ -29,8 +29,11 @@ class _SeparatedEncoding(ChunkKeyEncoding):
         config = check_keys(name, configuration, {"separator"})
         separator = config.get("separator", cls.default_separator)
         if separator not in ("/", "."):
-            raise MetadataError(f"separator must be '/' or '.', got {separator!r}",
-                                field="configuration.separator", value=separator)
+            raise MetadataError(
+                f"separator must be '/' or '.', got {separator!r}",
+                field="configuration.separator",
+                value=separator,
+            )
         return cls(separator)
 
     def to_json(self) -> dict[str, Any]:
@@ -40,7 +43,8 @@ class _SeparatedEncoding(ChunkKeyEncoding):
     def _parse(parts: list[str], ndim: int) -> tuple[int, ...] | None:
         # Only the canonical spelling encode_key produces: "01" is not chunk 1.
         if len(parts) != ndim or not all(
-                p.isdigit() and p.isascii() and (p == "0" or not p.startswith("0")) for p in parts):
+            p.isdigit() and p.isascii() and (p == "0" or not p.startswith("0")) for p in parts
+        ):
             return None
         return tuple(int(p) for p in parts)
 
@@ -61,7 +65,7 @@ class DefaultEncoding(_SeparatedEncoding):
         head = "c" + self.separator
         if not key.startswith(head):
             return None
-        return self._parse(key[len(head):].split(self.separator), ndim)
+        return self._parse(key[len(head) :].split(self.separator), ndim)
 
 
 class V2Encoding(_SeparatedEncoding):

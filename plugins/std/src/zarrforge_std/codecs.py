@@ -40,8 +40,11 @@ class BytesCodec(ArrayBytesCodec):
         if isinstance(endian, Enum):
             endian = endian.value
         if endian is not None and (not isinstance(endian, str) or endian not in _ENDIAN):
-            raise MetadataError(f"codec 'bytes': endian must be 'little', 'big' or None, "
-                                f"got {endian!r}", field="configuration.endian", value=endian)
+            raise MetadataError(
+                f"codec 'bytes': endian must be 'little', 'big' or None, got {endian!r}",
+                field="configuration.endian",
+                value=endian,
+            )
         self.endian = None if endian is None else str(endian)
 
     @classmethod
@@ -61,11 +64,17 @@ class BytesCodec(ArrayBytesCodec):
 
     def validate(self, spec: ChunkSpec) -> None:
         if spec.data_type.item_size is None:
-            raise MetadataError(f"the bytes codec cannot encode the variable-size data type "
-                                f"{spec.data_type.to_json()!r}", field="name", value=self.name)
+            raise MetadataError(
+                f"the bytes codec cannot encode the variable-size data type {spec.data_type.to_json()!r}",
+                field="name",
+                value=self.name,
+            )
         if spec.data_type.has_endianness and self.endian is None:
-            raise MetadataError(f"'endian' is required for data type {spec.data_type.to_json()!r}",
-                                field="configuration.endian", value=None)
+            raise MetadataError(
+                f"'endian' is required for data type {spec.data_type.to_json()!r}",
+                field="configuration.endian",
+                value=None,
+            )
 
     def _stored_dtype(self, spec: ChunkSpec) -> np.dtype:
         dtype = spec.dtype
@@ -91,9 +100,11 @@ class BytesCodec(ArrayBytesCodec):
         """A read-only view of ``data`` as the chunk, in its stored byte order."""
         expected = spec.nbytes
         if len(data) != expected:
-            raise CorruptChunkError(f"the bytes codec expected {expected} bytes for a chunk of "
-                                    f"shape {spec.shape} and data type {spec.data_type.to_json()!r}, "
-                                    f"got {len(data)}")
+            raise CorruptChunkError(
+                f"the bytes codec expected {expected} bytes for a chunk of "
+                f"shape {spec.shape} and data type {spec.data_type.to_json()!r}, "
+                f"got {len(data)}"
+            )
         return np.frombuffer(data, dtype=self._stored_dtype(spec)).reshape(spec.shape)
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
@@ -111,14 +122,20 @@ class TransposeCodec(ArrayArrayCodec):
     name = "transpose"
 
     def __init__(self, order: Iterable[int]) -> None:
-        listed = (list(order) if isinstance(order, Iterable)
-                  and not isinstance(order, (str, bytes, dict)) else None)
-        if (listed is None or not all(isinstance(i, numbers.Integral) and not isinstance(i, bool)
-                                      for i in listed)
-                or sorted(listed) != list(range(len(listed)))):
-            raise MetadataError(f"codec 'transpose': order must be a permutation of 0..n-1 "
-                                f"(a list or tuple of integers), got {order!r}",
-                                field="configuration.order", value=order)
+        listed = (
+            list(order) if isinstance(order, Iterable) and not isinstance(order, (str, bytes, dict)) else None
+        )
+        if (
+            listed is None
+            or not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in listed)
+            or sorted(listed) != list(range(len(listed)))
+        ):
+            raise MetadataError(
+                f"codec 'transpose': order must be a permutation of 0..n-1 "
+                f"(a list or tuple of integers), got {order!r}",
+                field="configuration.order",
+                value=order,
+            )
         self.order = tuple(int(i) for i in listed)
 
     @classmethod
@@ -126,9 +143,12 @@ class TransposeCodec(ArrayArrayCodec):
         config = check_keys(name, configuration, {"order"}, {"order"})
         order = config["order"]
         if not isinstance(order, (list, tuple)):  # a document's order is a JSON array
-            raise MetadataError(f"codec 'transpose': order must be a permutation of 0..n-1 "
-                                f"(a JSON array of integers), got {order!r}",
-                                field="configuration.order", value=order)
+            raise MetadataError(
+                f"codec 'transpose': order must be a permutation of 0..n-1 "
+                f"(a JSON array of integers), got {order!r}",
+                field="configuration.order",
+                value=order,
+            )
         return cls(order)
 
     def to_json(self) -> dict[str, Any]:
@@ -136,13 +156,17 @@ class TransposeCodec(ArrayArrayCodec):
 
     def validate(self, spec: ChunkSpec) -> None:
         if len(self.order) != len(spec.shape):
-            raise MetadataError(f"order {list(self.order)} has {len(self.order)} entries but the "
-                                f"array has {len(spec.shape)} dimensions",
-                                field="configuration.order", value=list(self.order))
+            raise MetadataError(
+                f"order {list(self.order)} has {len(self.order)} entries but the "
+                f"array has {len(spec.shape)} dimensions",
+                field="configuration.order",
+                value=list(self.order),
+            )
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
-        return ChunkSpec(tuple(spec.shape[i] for i in self.order), spec.data_type,
-                         spec.fill_value, spec.layout)
+        return ChunkSpec(
+            tuple(spec.shape[i] for i in self.order), spec.data_type, spec.fill_value, spec.layout
+        )
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         return np.transpose(chunk, self.order)

@@ -28,8 +28,11 @@ from ._config import is_int
 
 
 def _fill_error(name: str, value: Any, valid: str) -> MetadataError:
-    return MetadataError(f"invalid fill value {value!r} for data type {name!r}; expected {valid}",
-                         field="fill_value", value=value)
+    return MetadataError(
+        f"invalid fill value {value!r} for data type {name!r}; expected {valid}",
+        field="fill_value",
+        value=value,
+    )
 
 
 class _Simple(DataType):
@@ -40,8 +43,11 @@ class _Simple(DataType):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DataType:
         if configuration:
-            raise MetadataError(f"data type {name!r} takes no configuration, got {configuration!r}",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                f"data type {name!r} takes no configuration, got {configuration!r}",
+                field="configuration",
+                value=configuration,
+            )
         return cls()
 
     @classmethod
@@ -105,8 +111,10 @@ def _uint_of(size: int) -> np.dtype:
 
 
 def _float_from_json(dtype: np.dtype, name: str, value: Any) -> Any:
-    valid = ('a number, "NaN", "Infinity", "-Infinity" or a hex bit pattern '
-             f'"0x" + {2 * dtype.itemsize} hex digits')
+    valid = (
+        'a number, "NaN", "Infinity", "-Infinity" or a hex bit pattern '
+        f'"0x" + {2 * dtype.itemsize} hex digits'
+    )
     if isinstance(value, bool):
         raise _fill_error(name, value, valid)
     if isinstance(value, (int, float)):
@@ -124,7 +132,11 @@ def _float_from_json(dtype: np.dtype, name: str, value: Any) -> Any:
                 bits = int(value[2:], 16)
             except ValueError:
                 raise _fill_error(name, value, valid) from None
-            return np.array([bits], dtype=_uint_of(dtype.itemsize)).view(dtype.newbyteorder("<"))[0].astype(dtype)
+            return (
+                np.array([bits], dtype=_uint_of(dtype.itemsize))
+                .view(dtype.newbyteorder("<"))[0]
+                .astype(dtype)
+            )
     raise _fill_error(name, value, valid)
 
 
@@ -134,7 +146,9 @@ def _float_to_json(dtype: np.dtype, value: Any) -> Any:
         canonical = dtype.type(np.nan)
         if np.array(value, dtype).tobytes() == np.array(canonical, dtype).tobytes():
             return "NaN"
-        bits = np.array([value], dtype=dtype).astype(dtype.newbyteorder("<")).view(_uint_of(dtype.itemsize))[0]
+        bits = (
+            np.array([value], dtype=dtype).astype(dtype.newbyteorder("<")).view(_uint_of(dtype.itemsize))[0]
+        )
         return f"0x{int(bits):0{2 * dtype.itemsize}x}"
     if np.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
@@ -212,13 +226,19 @@ class RawBits(DataType):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DataType:
         digits = name[1:]
-        if not (name.startswith("r") and digits.isdigit() and not digits.startswith("0")
-                and int(digits) % 8 == 0):
-            raise MetadataError(f"invalid raw data type {name!r}; expected 'r' followed by a "
-                                "positive multiple of 8 (r8, r16, ...)", field="data_type", value=name)
+        if not (
+            name.startswith("r") and digits.isdigit() and not digits.startswith("0") and int(digits) % 8 == 0
+        ):
+            raise MetadataError(
+                f"invalid raw data type {name!r}; expected 'r' followed by a "
+                "positive multiple of 8 (r8, r16, ...)",
+                field="data_type",
+                value=name,
+            )
         if configuration:
-            raise MetadataError(f"data type {name!r} takes no configuration",
-                                field="configuration", value=configuration)
+            raise MetadataError(
+                f"data type {name!r} takes no configuration", field="configuration", value=configuration
+            )
         return cls(int(digits))
 
     @classmethod
@@ -244,8 +264,11 @@ class RawBits(DataType):
 
     def fill_value_from_json(self, value: Any) -> Any:
         n = self.bits // 8
-        if (not isinstance(value, list) or len(value) != n
-                or not all(is_int(v) and 0 <= v <= 255 for v in value)):
+        if (
+            not isinstance(value, list)
+            or len(value) != n
+            or not all(is_int(v) and 0 <= v <= 255 for v in value)
+        ):
             raise _fill_error(self.to_json(), value, f"a list of {n} integers in [0, 255]")
         return np.frombuffer(bytes(value), dtype=self._dtype)[0]
 
@@ -258,4 +281,3 @@ class RawBits(DataType):
         if isinstance(value, np.void):
             value = list(value.tobytes())
         return self.fill_value_from_json(list(value) if isinstance(value, (list, tuple)) else value)
-

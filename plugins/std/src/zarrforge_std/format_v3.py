@@ -93,11 +93,21 @@ from . import legacy_v3
 
 METADATA_KEY = "zarr.json"
 FORMAT_NAME = "3"
-ARRAY_FIELDS = {"zarr_format", "node_type", "shape", "data_type", "chunk_grid",
-                "chunk_key_encoding", "fill_value", "codecs", "attributes",
-                "storage_transformers", "dimension_names", "extensions"}
-ARRAY_REQUIRED = ARRAY_FIELDS - {"attributes", "storage_transformers", "dimension_names",
-                                 "extensions"}
+ARRAY_FIELDS = {
+    "zarr_format",
+    "node_type",
+    "shape",
+    "data_type",
+    "chunk_grid",
+    "chunk_key_encoding",
+    "fill_value",
+    "codecs",
+    "attributes",
+    "storage_transformers",
+    "dimension_names",
+    "extensions",
+}
+ARRAY_REQUIRED = ARRAY_FIELDS - {"attributes", "storage_transformers", "dimension_names", "extensions"}
 GROUP_FIELDS = {"zarr_format", "node_type", "attributes", "consolidated_metadata", "extensions"}
 _LISTED_MEMBERS = ("zarr_format", "node_type", "attributes")  # what a member listing asks of an array
 _VIEW_ENTRIES = ("consolidated_metadata", "metadata")  # kept as text in a large document
@@ -110,8 +120,11 @@ DEFAULT_COMPRESSOR = {"name": "zstd", "configuration": {"level": 0, "checksum": 
 DEFAULT_KEY_ENCODING = {"name": "default", "configuration": {"separator": "/"}}
 
 
-_ARGUMENT_FOR = {CodecKind.ARRAY_ARRAY: "filters=", CodecKind.ARRAY_BYTES: "serializer=",
-                 CodecKind.BYTES_BYTES: "compressors="}
+_ARGUMENT_FOR = {
+    CodecKind.ARRAY_ARRAY: "filters=",
+    CodecKind.ARRAY_BYTES: "serializer=",
+    CodecKind.BYTES_BYTES: "compressors=",
+}
 
 
 def _of_kind(codec: Codec, kind: CodecKind, field: str) -> Codec:
@@ -119,9 +132,12 @@ def _of_kind(codec: Codec, kind: CodecKind, field: str) -> Codec:
     argument the codec belongs in."""
     if codec.kind is not kind and codec.kind is not None:
         name = codec.to_json().get("name")
-        raise MetadataError(f"codec {name!r} is {codec.kind.value}, but {field.split('[')[0]} "
-                            f"takes {kind.value} codecs; pass it as {_ARGUMENT_FOR[codec.kind]}",
-                            field=field, value=name)
+        raise MetadataError(
+            f"codec {name!r} is {codec.kind.value}, but {field.split('[')[0]} "
+            f"takes {kind.value} codecs; pass it as {_ARGUMENT_FOR[codec.kind]}",
+            field=field,
+            value=name,
+        )
     return codec
 
 
@@ -129,15 +145,19 @@ def no_layout_message(layout: str) -> str:
     """Why a v3 array cannot take the memory layout ``layout`` (other than C or F), naming
     an installed format that records one (``Format.recording_memory_layouts``)."""
     recording = registry.formats.first_answer(
-        lambda fmt: fmt.recording_memory_layouts(),
-        doing="asked for a format recording memory layouts")
-    where = (f"the {recording.name!r} format records a chunk memory layout and encodes the "
-             "chunks through it" if recording is not None else
-             "no installed format records one (zarrforge-draft2022's 'draft-2022' does)")
-    return (f"the memory layout {layout} cannot be stored in a v3 array: v3 records no "
-            "memory layout (its 'bytes' codec serialises in C order, and F or any other "
-            "axis order is expressed with the 'transpose' codec), so the layout would not "
-            f"change the stored chunks; {where}")
+        lambda fmt: fmt.recording_memory_layouts(), doing="asked for a format recording memory layouts"
+    )
+    where = (
+        f"the {recording.name!r} format records a chunk memory layout and encodes the chunks through it"
+        if recording is not None
+        else "no installed format records one (zarrforge-draft2022's 'draft-2022' does)"
+    )
+    return (
+        f"the memory layout {layout} cannot be stored in a v3 array: v3 records no "
+        "memory layout (its 'bytes' codec serialises in C order, and F or any other "
+        "axis order is expressed with the 'transpose' codec), so the layout would not "
+        f"change the stored chunks; {where}"
+    )
 
 
 def metadata_key(path: str) -> str:
@@ -154,19 +174,31 @@ def _attributes_out(metadata: NodeMetadata, keep_raw: bool) -> Any:
 
 
 def _view_too_large(view: RawJSON, key: str) -> str:
-    return (f"the consolidated view in {key!r} ({view.encoded_size} bytes) "
-            "makes the document larger than zarrforge.config max_document_bytes, so it is "
-            "not read (members are read from the store). Remove it with "
-            "zarrforge.remove_consolidated_metadata() (zarrforge consolidate --remove), or "
-            "raise max_document_bytes to use it")
+    return (
+        f"the consolidated view in {key!r} ({view.encoded_size} bytes) "
+        "makes the document larger than zarrforge.config max_document_bytes, so it is "
+        "not read (members are read from the store). Remove it with "
+        "zarrforge.remove_consolidated_metadata() (zarrforge consolidate --remove), or "
+        "raise max_document_bytes to use it"
+    )
 
 
 #: What a variant of the format may override (docs/plugin-guide.md, "Variant formats"):
 #: class attributes first, then methods. Each is used by every path that needs it (reading,
 #: listing, writing, rewriting), so overriding one changes the format consistently.
-VARIANT_HOOKS = ("name", "metadata_name", "zarr_format_value", "required_fields",
-                 "metadata_key", "node_type_of", "parse", "document", "new_array", "new_group",
-                 "default_compressors")
+VARIANT_HOOKS = (
+    "name",
+    "metadata_name",
+    "zarr_format_value",
+    "required_fields",
+    "metadata_key",
+    "node_type_of",
+    "parse",
+    "document",
+    "new_array",
+    "new_group",
+    "default_compressors",
+)
 
 
 def _ignorable(value: Any) -> bool:
@@ -192,9 +224,12 @@ class V3Format(ChunksUnderNode, Format):
         super().__init_subclass__(**kwargs)
         legacy = cls.__dict__.get("_node_type")
         if legacy is not None and "node_type_of" not in cls.__dict__:
-            warnings.warn(f"{cls.__qualname__} overrides V3Format._node_type, which is "
-                          "deprecated (it goes in 0.3): override node_type_of(document, key)",
-                          DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                f"{cls.__qualname__} overrides V3Format._node_type, which is "
+                "deprecated (it goes in 0.3): override node_type_of(document, key)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
             method = legacy.__get__  # a staticmethod, as V3Format's was, or a plain method
 
             def node_type_of(self: V3Format, document: dict[str, Any], key: str) -> str | None:
@@ -219,35 +254,40 @@ class V3Format(ChunksUnderNode, Format):
         data = store.get(key)
         if data is None:
             return None
-        document = _LARGE_DOCUMENTS.parse(data, (self.name, key),
-                                          lambda data: self._document_from(data, key))
+        document = _LARGE_DOCUMENTS.parse(data, (self.name, key), lambda data: self._document_from(data, key))
         return None if document is None else self._claimed(document, path)
 
     def _claimed(self, document: NodeDocument, path: str) -> NodeDocument:
         """``document``, or the same document named for the installed variant claiming it
         by its required fields (see :meth:`read_document`)."""
-        known = (GROUP_FIELDS if document.node_type == "group" else ARRAY_FIELDS).union(
-            self.required_fields)
+        known = (GROUP_FIELDS if document.node_type == "group" else ARRAY_FIELDS).union(self.required_fields)
         content = document.content
-        unknown = {name for name, value in content.items()
-                   if name not in known and not _ignorable(value)}
+        unknown = {name for name, value in content.items() if name not in known and not _ignorable(value)}
         if not unknown:
             return document  # what plain documents cost: one look at the top-level names
 
         def claims(implementation: Any) -> NodeDocument | None:
-            if not (isinstance(implementation, type) and issubclass(implementation, V3Format)
-                    and implementation is not type(self) and implementation.required_fields
-                    and unknown.intersection(implementation.required_fields)):
+            if not (
+                isinstance(implementation, type)
+                and issubclass(implementation, V3Format)
+                and implementation is not type(self)
+                and implementation.required_fields
+                and unknown.intersection(implementation.required_fields)
+            ):
                 return None
             variant = implementation()
             if variant.metadata_key(path) != document.key:
                 return None
             node_type = variant.node_type_of(dict(content), document.key)
-            return None if node_type is None else dataclasses.replace(
-                document, format_name=variant.name, node_type=node_type)
+            return (
+                None
+                if node_type is None
+                else dataclasses.replace(document, format_name=variant.name, node_type=node_type)
+            )
 
         claimed = registry.formats.first_answer(
-            claims, doing="asked whether it claims a v3 document by its required fields")
+            claims, doing="asked whether it claims a v3 document by its required fields"
+        )
         return document if claimed is None else claimed
 
     def detect(self, store: Store, path: str) -> bool:
@@ -261,9 +301,9 @@ class V3Format(ChunksUnderNode, Format):
 
     def _document_from(self, data: bytes, key: str) -> NodeDocument | None:
         # a large consolidated view's entries stay text until a member is opened
-        document = load_document_keeping_raw(data, key=key, allow_nan=True,
-                                             at=_VIEW_ENTRIES, kept=_ENTRY_MEMBERS,
-                                             raw_values=("attributes",))
+        document = load_document_keeping_raw(
+            data, key=key, allow_nan=True, at=_VIEW_ENTRIES, kept=_ENTRY_MEMBERS, raw_values=("attributes",)
+        )
         node_type = self.node_type_of(document, key)
         return None if node_type is None else NodeDocument(self.name, node_type, key, document)
 
@@ -280,15 +320,19 @@ class V3Format(ChunksUnderNode, Format):
             return None  # a variant's: v3's own (or another variant's) document
         node_type = document.get("node_type")
         if node_type not in ("array", "group"):
-            raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
-                                field="node_type", value=node_type, key=key)
+            raise MetadataError(
+                f"must be 'array' or 'group', got {node_type!r}", field="node_type", value=node_type, key=key
+            )
         return node_type
 
     @staticmethod
     def _node_type(document: dict[str, Any], key: str) -> str | None:
         """Deprecated (goes in 0.3): :meth:`node_type_of`, as the v3 format itself answers."""
-        warnings.warn("V3Format._node_type is deprecated (it goes in 0.3): use "
-                      "node_type_of(document, key)", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "V3Format._node_type is deprecated (it goes in 0.3): use node_type_of(document, key)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return V3Format().node_type_of(document, key)
 
     def document_key(self, path: str, node_type: str) -> str | None:
@@ -297,8 +341,7 @@ class V3Format(ChunksUnderNode, Format):
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         try:
             content = document.content
-            return self.parse(content if type(content) is dict else dict(content),
-                              key=document.key)
+            return self.parse(content if type(content) is dict else dict(content), key=document.key)
         except MetadataError as exc:
             raise exc.at(document.key) from None
 
@@ -312,9 +355,12 @@ class V3Format(ChunksUnderNode, Format):
         """The model of a node's parsed document (every name resolved); a variant reading
         fields of its own takes them out of the document before calling this."""
         if document.get("zarr_format") != self.zarr_format_value:
-            raise MetadataError(f"expected {self.zarr_format_value!r}, got "
-                                f"{document.get('zarr_format')!r}", field="zarr_format",
-                                value=document.get("zarr_format"), key=key)
+            raise MetadataError(
+                f"expected {self.zarr_format_value!r}, got {document.get('zarr_format')!r}",
+                field="zarr_format",
+                value=document.get("zarr_format"),
+                key=key,
+            )
         node_type = document.get("node_type")
         if node_type == "group":
             extra = split_unknown_fields(document, GROUP_FIELDS, key=key)
@@ -325,23 +371,32 @@ class V3Format(ChunksUnderNode, Format):
                 consolidated, unused = None, _view_too_large(view, key)
             else:
                 consolidated = self._parse_consolidated(view, extra, key=key)
-            return GroupMetadata(self._attributes(document.get("attributes"), key),
-                                 self.name, extra, consolidated,
-                                 extensions_from_json(document.get("extensions"), "group"),
-                                 view_unused=unused)
+            return GroupMetadata(
+                self._attributes(document.get("attributes"), key),
+                self.name,
+                extra,
+                consolidated,
+                extensions_from_json(document.get("extensions"), "group"),
+                view_unused=unused,
+            )
         if node_type != "array":
-            raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
-                                field="node_type", value=node_type, key=key)
+            raise MetadataError(
+                f"must be 'array' or 'group', got {node_type!r}", field="node_type", value=node_type, key=key
+            )
         missing = sorted(ARRAY_REQUIRED - set(document))
         if missing:
-            raise MetadataError(f"array metadata lacks the required field(s) {missing}",
-                                field=missing[0], key=key)
+            raise MetadataError(
+                f"array metadata lacks the required field(s) {missing}", field=missing[0], key=key
+            )
         extra = split_unknown_fields(document, ARRAY_FIELDS, key=key)
         shape = shape_from_json(document["shape"])
         data_type = data_type_from_json(document["data_type"])
         document = legacy_v3.normalized(
-            document, ndim=len(shape), has_endianness=data_type.has_endianness,
-            endianness_of=lambda target: data_type_from_json(target).has_endianness)
+            document,
+            ndim=len(shape),
+            has_endianness=data_type.has_endianness,
+            endianness_of=lambda target: data_type_from_json(target).has_endianness,
+        )
         fill_value = data_type.fill_value_from_json(document["fill_value"])
         return ArrayMetadata(
             shape=shape,
@@ -364,13 +419,13 @@ class V3Format(ChunksUnderNode, Format):
         at their first use (a ``ListedContent``)."""
         if type(value) is RawJSON:
             if value.kept is None:
-                raise MetadataError("must be an object, got an array", field="attributes",
-                                    key=key)
+                raise MetadataError("must be an object, got an array", field="attributes", key=key)
             return ListedContent.of_raw(value, key=f"{key} (attributes)")
         return attributes_from_json(value)
 
-    def _parse_consolidated(self, value: Any, extra: dict[str, Any], *, key: str
-                            ) -> dict[str, NodeDocument] | None:
+    def _parse_consolidated(
+        self, value: Any, extra: dict[str, Any], *, key: str
+    ) -> dict[str, NodeDocument] | None:
         """Consolidated metadata as zarr-python 3 writes it (``kind: inline``).
 
         A null, an empty nested object (zarr-python writes one into each child
@@ -383,8 +438,11 @@ class V3Format(ChunksUnderNode, Format):
         if value is None:
             return None
         if not isinstance(value, dict) or value.get("must_understand") is not False:
-            raise MetadataError("must be null or an object with \"must_understand\": false, "
-                                f"got {value!r}", field=field, value=value)
+            raise MetadataError(
+                f'must be null or an object with "must_understand": false, got {value!r}',
+                field=field,
+                value=value,
+            )
         if value.get("kind") != "inline":
             extra[field] = value
             return None
@@ -392,8 +450,11 @@ class V3Format(ChunksUnderNode, Format):
         if type(entries) is RawMembers:
             return self._indexed_consolidated(entries, key=key)
         if not isinstance(entries, dict):
-            raise MetadataError(f"must be an object of node documents, got {entries!r}",
-                                field=f"{field}.metadata", value=entries)
+            raise MetadataError(
+                f"must be an object of node documents, got {entries!r}",
+                field=f"{field}.metadata",
+                value=entries,
+            )
         documents: dict[str, NodeDocument] = {}
         for name, document in entries.items():
             where = f"{field}.metadata[{name!r}]"
@@ -405,13 +466,18 @@ class V3Format(ChunksUnderNode, Format):
             if type(document) is RawJSON and document.kept is not None:
                 document = ListedContent.of_raw(document, key=entry_key)  # parsed when opened
             if not relative or not isinstance(document, (dict, ListedContent)):
-                raise MetadataError("entries must map non-empty node paths to documents",
-                                    field=where, value=document.text[:200]
-                                    if type(document) is RawJSON else document)
+                raise MetadataError(
+                    "entries must map non-empty node paths to documents",
+                    field=where,
+                    value=document.text[:200] if type(document) is RawJSON else document,
+                )
             node_type = document.get("node_type")
             if node_type not in ("array", "group"):
-                raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
-                                    field=f"{where}.node_type", value=node_type)
+                raise MetadataError(
+                    f"must be 'array' or 'group', got {node_type!r}",
+                    field=f"{where}.node_type",
+                    value=node_type,
+                )
             if node_type == "group" and document.get("consolidated_metadata") is not None:
                 # this view is authoritative: nested views are not read
                 document = {k: v for k, v in document.items() if k != "consolidated_metadata"}
@@ -428,9 +494,11 @@ class V3Format(ChunksUnderNode, Format):
         for _, i, kept in kinds:
             node_type = kept.get("node_type")
             if node_type not in ("array", "group"):
-                raise MetadataError(f"must be 'array' or 'group', got {node_type!r}",
-                                    field=f"{field}[{members.names[i]!r}].node_type",
-                                    value=node_type)
+                raise MetadataError(
+                    f"must be 'array' or 'group', got {node_type!r}",
+                    field=f"{field}[{members.names[i]!r}].node_type",
+                    value=node_type,
+                )
 
         document_of = functools.partial(self._entry_document, key)  # picklable, as a dict is
         entries = IndexedEntries(members, document_of)
@@ -440,8 +508,11 @@ class V3Format(ChunksUnderNode, Format):
             except InvalidPathError as exc:
                 raise MetadataError(str(exc), field=f"{field}[{name!r}]", value=name) from exc
             if not relative:
-                raise MetadataError("entries must map non-empty node paths to documents",
-                                    field=f"{field}[{name!r}]", value=name)
+                raise MetadataError(
+                    "entries must map non-empty node paths to documents",
+                    field=f"{field}[{name!r}]",
+                    value=name,
+                )
             if relative != name:
                 entries[relative] = entries[name]
                 del entries[name]
@@ -449,18 +520,23 @@ class V3Format(ChunksUnderNode, Format):
             if kept["node_type"] == "group" and kept.get("consolidated_metadata") is not None:
                 for j in members.members_of_kind(kind):  # this view is authoritative
                     name = paths.normalize_path(members.names[j])
-                    document = document_of(members.names[j],
-                                           {members.names[j]: members.value(j)})
-                    entries[name] = dataclasses.replace(document, content={
-                        k: v for k, v in document.content.items() if k != "consolidated_metadata"})
+                    document = document_of(members.names[j], {members.names[j]: members.value(j)})
+                    entries[name] = dataclasses.replace(
+                        document,
+                        content={k: v for k, v in document.content.items() if k != "consolidated_metadata"},
+                    )
         return entries
 
     def _entry_document(self, key: str, name: str, members: dict[str, RawJSON]) -> NodeDocument:
         """The document of the view entry ``name`` of the group document at ``key``."""
         raw = members[name]
         entry_key = f"{key} (consolidated_metadata.metadata[{name!r}])"
-        return NodeDocument(self.name, raw.kept["node_type"], entry_key,  # type: ignore[index]
-                            ListedContent.of_raw(raw, key=entry_key))
+        return NodeDocument(
+            self.name,
+            raw.kept["node_type"],
+            entry_key,  # type: ignore[index]
+            ListedContent.of_raw(raw, key=entry_key),
+        )
 
     # --- writing ------------------------------------------------------------------
 
@@ -483,16 +559,22 @@ class V3Format(ChunksUnderNode, Format):
             raw = content.raw if keep_raw and isinstance(content, ListedContent) else None
             return raw if raw is not None else dict(content)  # type: ignore[return-value]
         if isinstance(metadata, GroupMetadata):
-            doc: dict[str, Any] = {"zarr_format": self.zarr_format_value, "node_type": "group",
-                                   "attributes": _attributes_out(metadata, keep_raw)}
+            doc: dict[str, Any] = {
+                "zarr_format": self.zarr_format_value,
+                "node_type": "group",
+                "attributes": _attributes_out(metadata, keep_raw),
+            }
             view = metadata.consolidated
             if view is not None:
                 doc["consolidated_metadata"] = {
-                    "kind": "inline", "must_understand": False,
+                    "kind": "inline",
+                    "must_understand": False,
                     "metadata": view.edited(lambda entry: self._document(entry, keep_raw=True))
-                    if keep_raw and isinstance(view, IndexedEntries) else
-                    {name: self._document(entry, keep_raw=keep_raw)
-                     for name, entry in sorted(view.items())}}
+                    if keep_raw and isinstance(view, IndexedEntries)
+                    else {
+                        name: self._document(entry, keep_raw=keep_raw) for name, entry in sorted(view.items())
+                    },
+                }
         else:
             doc = {
                 "zarr_format": self.zarr_format_value,
@@ -517,8 +599,9 @@ class V3Format(ChunksUnderNode, Format):
     def render(self, metadata: NodeMetadata) -> bytes:
         return dump_document(self._written(metadata))
 
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
-                   rendered: bytes | None = None) -> None:
+    def write_node(
+        self, store: Store, path: str, metadata: NodeMetadata, rendered: bytes | None = None
+    ) -> None:
         key = self.metadata_key(path)
         if rendered is not None:
             store.set(key, rendered)
@@ -529,10 +612,10 @@ class V3Format(ChunksUnderNode, Format):
         else:  # a large view written back as the spans it was read in, never joined here
             store.set_parts(key, parts)
 
-    def new_group(self, attributes: dict[str, Any] | None = None,
-                  extensions: Any = None) -> GroupMetadata:
-        return GroupMetadata(attributes_from_json(attributes), self.name,
-                             extensions=extensions_from_json(extensions, "group"))
+    def new_group(self, attributes: dict[str, Any] | None = None, extensions: Any = None) -> GroupMetadata:
+        return GroupMetadata(
+            attributes_from_json(attributes), self.name, extensions=extensions_from_json(extensions, "group")
+        )
 
     def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
         """zstd at level 0 without checksum, as zarr-python 3 writes (when a plugin provides
@@ -545,8 +628,7 @@ class V3Format(ChunksUnderNode, Format):
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape
         if spec.order not in (None, "C", "F"):
-            raise MetadataError(no_layout_message(repr(spec.order)), field="order",
-                                value=spec.order)
+            raise MetadataError(no_layout_message(repr(spec.order)), field="order", value=spec.order)
         data_type = data_type_from_user(spec.dtype)
         fill_value = fill_value_from_user(data_type, spec.fill_value)
         outer_chunks = spec.shards if spec.shards is not None else spec.chunks
@@ -554,13 +636,15 @@ class V3Format(ChunksUnderNode, Format):
         codecs = self._codecs(spec, data_type)
         for i, codec in enumerate(codecs):
             if isinstance(codec, MemoryLayoutCodec):  # a copied draft-2022 array's layout
-                raise MetadataError(no_layout_message(repr(codec.layout.name)),
-                                    field=f"codecs[{i}]", value=codec.to_json())
+                raise MetadataError(
+                    no_layout_message(repr(codec.layout.name)), field=f"codecs[{i}]", value=codec.to_json()
+                )
         if spec.shards is not None:
             codecs = (self._sharding_codec(spec, codecs),)
         # a dimension without chunks (length 0) has no chunk 0 to ask the size of
-        chunk_shape = grid.regular_chunk_shape or tuple(d.size(0) if d.nchunks else 1
-                                                        for d in grid.dimensions)
+        chunk_shape = grid.regular_chunk_shape or tuple(
+            d.size(0) if d.nchunks else 1 for d in grid.dimensions
+        )
         layout = memory_layout("C")
         codecs = evolve_codecs(codecs, ChunkSpec(chunk_shape, data_type, fill_value, layout))
         metadata = ArrayMetadata(
@@ -586,10 +670,14 @@ class V3Format(ChunksUnderNode, Format):
             return chunk_grid_from_json(chunks, shape, field="chunks")
         if isinstance(chunks, int):
             chunks = (chunks,) * len(shape)
-        chunk_shape = [max(1, int(n)) if n is not None else max(1, s)
-                       for n, s in zip(chunks, shape)] if len(chunks) == len(shape) else list(chunks)
-        return chunk_grid_from_json({"name": "regular", "configuration": {"chunk_shape": chunk_shape}},
-                                      shape, field="chunks")
+        chunk_shape = (
+            [max(1, int(n)) if n is not None else max(1, s) for n, s in zip(chunks, shape)]
+            if len(chunks) == len(shape)
+            else list(chunks)
+        )
+        return chunk_grid_from_json(
+            {"name": "regular", "configuration": {"chunk_shape": chunk_shape}}, shape, field="chunks"
+        )
 
     @staticmethod
     def _key_encoding(value: Any) -> ChunkKeyEncoding:
@@ -598,37 +686,51 @@ class V3Format(ChunksUnderNode, Format):
         if isinstance(value, ChunkKeyEncoding):
             return value
         # zarr-python's flat form {"name": "v2", "separator": "."} is accepted here too
-        return chunk_key_encoding_from_json(legacy_v3.key_encoding(value),
-                                            field="chunk_key_encoding")
+        return chunk_key_encoding_from_json(legacy_v3.key_encoding(value), field="chunk_key_encoding")
 
     @staticmethod
     def _codecs(spec: ArrayCreationSpec, data_type: DataType) -> tuple[Codec, ...]:
         if spec.codecs is not None:
-            return tuple(codec_from_user(v, field=f"codecs[{i}]")
-                         for i, v in enumerate(spec.codecs))
-        filters = [_of_kind(codec_from_user(v, field=f"filters[{i}]"), CodecKind.ARRAY_ARRAY,
-                            f"filters[{i}]") for i, v in enumerate(spec.filters)]
+            return tuple(codec_from_user(v, field=f"codecs[{i}]") for i, v in enumerate(spec.codecs))
+        filters = [
+            _of_kind(codec_from_user(v, field=f"filters[{i}]"), CodecKind.ARRAY_ARRAY, f"filters[{i}]")
+            for i, v in enumerate(spec.filters)
+        ]
         default = data_type.default_serializer() or DEFAULT_SERIALIZER
-        serializer = _of_kind(codec_from_user(spec.serializer or default, field="serializer"),
-                              CodecKind.ARRAY_BYTES, "serializer")
-        return (*filters, serializer,
-                      *(_of_kind(codec_from_user(v, field=f"compressors[{i}]"),
-                                 CodecKind.BYTES_BYTES, f"compressors[{i}]")
-                        for i, v in enumerate(spec.compressors)))
+        serializer = _of_kind(
+            codec_from_user(spec.serializer or default, field="serializer"),
+            CodecKind.ARRAY_BYTES,
+            "serializer",
+        )
+        return (
+            *filters,
+            serializer,
+            *(
+                _of_kind(
+                    codec_from_user(v, field=f"compressors[{i}]"), CodecKind.BYTES_BYTES, f"compressors[{i}]"
+                )
+                for i, v in enumerate(spec.compressors)
+            ),
+        )
 
     @staticmethod
     def _sharding_codec(spec: ArrayCreationSpec, inner: tuple[Codec, ...]) -> Codec:
         inner_chunks = spec.chunks if not isinstance(spec.chunks, int) else (spec.chunks,) * len(spec.shape)
-        return codec_from_user({
-            "name": "sharding_indexed",
-            "configuration": {
-                "chunk_shape": list(inner_chunks),
-                "codecs": [codec.to_json() for codec in inner],
-                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
-                                 {"name": "crc32c"}],
-                "index_location": "end",
+        return codec_from_user(
+            {
+                "name": "sharding_indexed",
+                "configuration": {
+                    "chunk_shape": list(inner_chunks),
+                    "codecs": [codec.to_json() for codec in inner],
+                    "index_codecs": [
+                        {"name": "bytes", "configuration": {"endian": "little"}},
+                        {"name": "crc32c"},
+                    ],
+                    "index_location": "end",
+                },
             },
-        }, field="shards")
+            field="shards",
+        )
 
     # --- layout -------------------------------------------------------------------
 

@@ -21,10 +21,13 @@ def zarrforge_adapt_store(obj: Any, options: dict[str, Any], read_only: bool) ->
     if not isinstance(obj, Mapping):
         return None
     if options:
-        raise StoreArgumentError(f"a {type(obj).__name__} used as a store takes no storage "
-                                 f"options, got {sorted(options)}")
+        raise StoreArgumentError(
+            f"a {type(obj).__name__} used as a store takes no storage options, got {sorted(options)}"
+        )
     if type(obj) is dict:
         from .stores.memory import MemoryStore
+
         return MemoryStore(data=obj, read_only=read_only)
     from .stores.mapping import MappingStore
+
     return MappingStore(obj, read_only=read_only)

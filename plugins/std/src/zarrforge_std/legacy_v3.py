@@ -43,8 +43,12 @@ LEGACY_ORDERS = ("C", "F")
 def key_encoding(value: Any) -> Any:
     """A ``chunk_key_encoding`` in the flat form rewritten to the spec's; any other
     value unchanged (the same object)."""
-    if (isinstance(value, dict) and "separator" in value and "configuration" not in value
-            and isinstance(value.get("name"), str)):
+    if (
+        isinstance(value, dict)
+        and "separator" in value
+        and "configuration" not in value
+        and isinstance(value.get("name"), str)
+    ):
         rest = {k: v for k, v in value.items() if k not in ("name", "separator")}
         return {"name": value["name"], "configuration": {"separator": value["separator"]}, **rest}
     return value
@@ -87,8 +91,9 @@ def _cast_target(value: Any) -> Any:
     return None
 
 
-def codecs(value: list[Any], ndim: int, has_endianness: bool,
-           endianness_of: Callable[[Any], bool] | None = None) -> list[Any]:
+def codecs(
+    value: list[Any], ndim: int, has_endianness: bool, endianness_of: Callable[[Any], bool] | None = None
+) -> list[Any]:
     """A ``codecs`` list with every legacy codec spelling rewritten."""
     out = []
     for entry in value:
@@ -102,8 +107,13 @@ def codecs(value: list[Any], ndim: int, has_endianness: bool,
     return out
 
 
-def normalized(document: dict[str, Any], *, ndim: int, has_endianness: bool,
-               endianness_of: Callable[[Any], bool] | None = None) -> dict[str, Any]:
+def normalized(
+    document: dict[str, Any],
+    *,
+    ndim: int,
+    has_endianness: bool,
+    endianness_of: Callable[[Any], bool] | None = None,
+) -> dict[str, Any]:
     """``document`` with the legacy spellings listed in the module docstring rewritten."""
     changes: dict[str, Any] = {}
     encoding = key_encoding(document.get("chunk_key_encoding"))

@@ -47,27 +47,34 @@ def _error(message: str, shape: list[Any]) -> MetadataError:
 
 def _parse(shape: Any) -> tuple[Entry, ...]:
     if not isinstance(shape, (list, tuple)):
-        raise _error(f"shape must be a list of sizes, input-dimension lists or -1, got "
-                     f"{shape!r}", shape)
+        raise _error(f"shape must be a list of sizes, input-dimension lists or -1, got {shape!r}", shape)
     entries: list[Entry] = []
     previous = -1
     for index, item in enumerate(shape):
         if is_int(item):
             if item < 1 and item != -1:
-                raise _error(f"shape[{index}] is {item}; a size must be a positive integer "
-                             "(or -1 for the remaining size)", list(shape))
+                raise _error(
+                    f"shape[{index}] is {item}; a size must be a positive integer "
+                    "(or -1 for the remaining size)",
+                    list(shape),
+                )
             entries.append(int(item))
         elif isinstance(item, (list, tuple)) and all(is_int(d) and d >= 0 for d in item):
             for dim in item:
                 if dim <= previous:
-                    raise _error(f"input dimensions must be strictly increasing over the "
-                                 f"whole shape; shape[{index}] lists {dim} after {previous}",
-                                 list(shape))
+                    raise _error(
+                        f"input dimensions must be strictly increasing over the "
+                        f"whole shape; shape[{index}] lists {dim} after {previous}",
+                        list(shape),
+                    )
                 previous = dim
             entries.append(tuple(int(d) for d in item))
         else:
-            raise _error(f"shape[{index}] is {item!r}; each entry must be a positive integer, "
-                         "-1, or a list of input dimension indices (integers >= 0)", list(shape))
+            raise _error(
+                f"shape[{index}] is {item!r}; each entry must be a positive integer, "
+                "-1, or a list of input dimension indices (integers >= 0)",
+                list(shape),
+            )
     if sum(1 for e in entries if e == -1) > 1:
         raise _error("-1 may occur at most once in shape", list(shape))
     return tuple(entries)
@@ -97,9 +104,11 @@ class ReshapeCodec(ArrayArrayCodec):
         for index, entry in enumerate(self.shape):
             if isinstance(entry, tuple):
                 if entry and entry[-1] >= len(decoded):
-                    raise _error(f"shape[{index}] names input dimension {entry[-1]}, but the "
-                                 f"chunk has {len(decoded)} dimensions {list(decoded)}",
-                                 self._document())
+                    raise _error(
+                        f"shape[{index}] names input dimension {entry[-1]}, but the "
+                        f"chunk has {len(decoded)} dimensions {list(decoded)}",
+                        self._document(),
+                    )
                 sizes.append(math.prod(decoded[d] for d in entry))
             else:
                 sizes.append(None if entry == -1 else entry)
@@ -107,29 +116,38 @@ class ReshapeCodec(ArrayArrayCodec):
         known = math.prod(s for s in sizes if s is not None)
         if None in sizes:
             if known == 0 or total % known:
-                raise _error(f"no size for -1 makes {sizes} hold the {total} elements of a "
-                             f"chunk of shape {list(decoded)}", self._document())
+                raise _error(
+                    f"no size for -1 makes {sizes} hold the {total} elements of a "
+                    f"chunk of shape {list(decoded)}",
+                    self._document(),
+                )
             sizes[sizes.index(None)] = total // known
         result = tuple(int(s) for s in sizes)  # type: ignore[arg-type]
         if math.prod(result) != total:
-            raise _error(f"the encoded shape {list(result)} holds {math.prod(result)} elements, "
-                         f"the chunk of shape {list(decoded)} holds {total}", self._document())
+            raise _error(
+                f"the encoded shape {list(result)} holds {math.prod(result)} elements, "
+                f"the chunk of shape {list(decoded)} holds {total}",
+                self._document(),
+            )
         for index, entry in enumerate(self.shape):
             if isinstance(entry, tuple) and entry:
-                if (math.prod(result[:index]) != math.prod(decoded[:entry[0]])
-                        or math.prod(result[index + 1:]) != math.prod(decoded[entry[-1] + 1:])):
-                    raise _error(f"shape[{index}] = {list(entry)} does not line up with a chunk "
-                                 f"of shape {list(decoded)}: the dimensions around it must hold "
-                                 "as many elements as the input dimensions around those it "
-                                 "lists", self._document())
+                if math.prod(result[:index]) != math.prod(decoded[: entry[0]]) or math.prod(
+                    result[index + 1 :]
+                ) != math.prod(decoded[entry[-1] + 1 :]):
+                    raise _error(
+                        f"shape[{index}] = {list(entry)} does not line up with a chunk "
+                        f"of shape {list(decoded)}: the dimensions around it must hold "
+                        "as many elements as the input dimensions around those it "
+                        "lists",
+                        self._document(),
+                    )
         return result
 
     def validate(self, spec: ChunkSpec) -> None:
         self.encoded_shape(spec.shape)
 
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
-        return ChunkSpec(self.encoded_shape(spec.shape), spec.data_type, spec.fill_value,
-                         spec.layout)
+        return ChunkSpec(self.encoded_shape(spec.shape), spec.data_type, spec.fill_value, spec.layout)
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         return np.reshape(chunk, self.encoded_shape(spec.shape), order="C")

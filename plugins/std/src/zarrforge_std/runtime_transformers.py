@@ -191,8 +191,9 @@ class RequestCounter(WrapperStore):
         self._record("get_versioned_many", list(keys))
         return self.inner.get_versioned_many(keys)
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         self._record("get_ranges", (key, list(ranges)))
         return self.inner.get_ranges(key, ranges, if_generation=if_generation)
 

@@ -45,8 +45,12 @@ def _is_float(spec: ChunkSpec) -> bool:
     if dtype.kind == "f":
         return True
     name = spec.data_type.to_json()
-    return (dtype.kind == "V" and isinstance(name, str) and dtype.itemsize <= 2
-            and (name.startswith("float") or name == "bfloat16"))
+    return (
+        dtype.kind == "V"
+        and isinstance(name, str)
+        and dtype.itemsize <= 2
+        and (name.startswith("float") or name == "bfloat16")
+    )
 
 
 def _check_type(spec: ChunkSpec) -> None:
@@ -54,8 +58,10 @@ def _check_type(spec: ChunkSpec) -> None:
         return
     raise MetadataError(
         f"codec 'scale_offset' does not support data type {spec.data_type.to_json()!r}; it "
-        "needs an integer or floating-point type", field="data_type",
-        value=spec.data_type.to_json())
+        "needs an integer or floating-point type",
+        field="data_type",
+        value=spec.data_type.to_json(),
+    )
 
 
 @contextlib.contextmanager
@@ -64,8 +70,9 @@ def _arithmetic(error: type[ZarrforgeError], what: str) -> Iterator[None]:
         with np.errstate(over="raise", divide="raise", invalid="raise"):
             yield
     except (FloatingPointError, OverflowError, ZeroDivisionError) as exc:
-        raise error(f"codec 'scale_offset': {what} produced a value the data type cannot "
-                    f"represent ({exc})") from exc
+        raise error(
+            f"codec 'scale_offset': {what} produced a value the data type cannot represent ({exc})"
+        ) from exc
 
 
 class ScaleOffsetCodec(ArrayArrayCodec):
@@ -76,8 +83,10 @@ class ScaleOffsetCodec(ArrayArrayCodec):
             if value is not _MISSING and not isinstance(value, (int, float, str, list)):
                 raise MetadataError(
                     f"codec 'scale_offset': {key} must be a scalar in the fill-value encoding "
-                    f"of the array's data type, got {value!r}", field=f"configuration.{key}",
-                    value=value)
+                    f"of the array's data type, got {value!r}",
+                    field=f"configuration.{key}",
+                    value=value,
+                )
         self._offset = offset
         self._scale = scale
 
@@ -87,8 +96,11 @@ class ScaleOffsetCodec(ArrayArrayCodec):
         return cls(offset=config.get("offset", _MISSING), scale=config.get("scale", _MISSING))
 
     def to_json(self) -> dict[str, Any]:
-        config = {key: value for key, value in (("offset", self._offset),
-                                                ("scale", self._scale)) if value is not _MISSING}
+        config = {
+            key: value
+            for key, value in (("offset", self._offset), ("scale", self._scale))
+            if value is not _MISSING
+        }
         return {"name": self.name, "configuration": config} if config else {"name": self.name}
 
     # --- parameters against a data type ------------------------------------------
@@ -102,17 +114,21 @@ class ScaleOffsetCodec(ArrayArrayCodec):
         except MetadataError as exc:
             raise MetadataError(
                 f"codec 'scale_offset': {key} {value!r} is not a valid value of data type "
-                f"{spec.data_type.to_json()!r} ({exc})", field=f"configuration.{key}",
-                value=value) from exc
+                f"{spec.data_type.to_json()!r} ({exc})",
+                field=f"configuration.{key}",
+                value=value,
+            ) from exc
 
     def _parameters(self, spec: ChunkSpec) -> tuple[Any, Any]:
         _check_type(spec)
         offset = self._parameter(spec, "offset", 0)
         scale = self._parameter(spec, "scale", 1)
         if float(scale) == 0:
-            raise MetadataError("codec 'scale_offset': scale 0 cannot be decoded (division by "
-                                "zero); use a non-zero scale", field="configuration.scale",
-                                value=self._scale)
+            raise MetadataError(
+                "codec 'scale_offset': scale 0 cannot be decoded (division by zero); use a non-zero scale",
+                field="configuration.scale",
+                value=self._scale,
+            )
         return offset, scale
 
     def validate(self, spec: ChunkSpec) -> None:
@@ -122,20 +138,25 @@ class ScaleOffsetCodec(ArrayArrayCodec):
         try:
             fill = self._encode(np.asarray(spec.fill_value, dtype=spec.dtype), spec)[()]
         except CodecError as exc:
-            raise MetadataError(f"codec 'scale_offset' cannot encode the fill value "
-                                f"{spec.fill_value!r}: {exc}", field="fill_value",
-                                value=spec.fill_value) from exc
+            raise MetadataError(
+                f"codec 'scale_offset' cannot encode the fill value {spec.fill_value!r}: {exc}",
+                field="fill_value",
+                value=spec.fill_value,
+            ) from exc
         return ChunkSpec(spec.shape, spec.data_type, fill, spec.layout)
 
     # --- data ---------------------------------------------------------------------
 
-    def _integer_range(self, spec: ChunkSpec, values: list[int], error: type[ZarrforgeError],
-                       what: str) -> None:
+    def _integer_range(
+        self, spec: ChunkSpec, values: list[int], error: type[ZarrforgeError], what: str
+    ) -> None:
         info = np.iinfo(spec.dtype)
         for value in values:
             if not info.min <= value <= info.max:
-                raise error(f"codec 'scale_offset': {what} gives {value}, outside the range of "
-                            f"data type {spec.data_type.to_json()!r} ({info.min} to {info.max})")
+                raise error(
+                    f"codec 'scale_offset': {what} gives {value}, outside the range of "
+                    f"data type {spec.data_type.to_json()!r} ({info.min} to {info.max})"
+                )
 
     def _encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         offset, scale = self._parameters(spec)
@@ -143,8 +164,9 @@ class ScaleOffsetCodec(ArrayArrayCodec):
             low, high = int(chunk.min()), int(chunk.max())
             shifted = [low - int(offset), high - int(offset)]
             self._integer_range(spec, shifted, CodecError, "subtracting the offset")
-            self._integer_range(spec, [v * int(scale) for v in shifted], CodecError,
-                                "multiplying by the scale")
+            self._integer_range(
+                spec, [v * int(scale) for v in shifted], CodecError, "multiplying by the scale"
+            )
         with _arithmetic(CodecError, "encoding"):
             out = (chunk - offset) * scale
             if _is_float(spec):
@@ -165,10 +187,12 @@ class ScaleOffsetCodec(ArrayArrayCodec):
             if np.any(chunk % scale):
                 raise CorruptChunkError(
                     f"codec 'scale_offset': a stored value is not a multiple of the scale "
-                    f"{int(scale)}, so decoding has no integer result; the chunk is corrupt")
+                    f"{int(scale)}, so decoding has no integer result; the chunk is corrupt"
+                )
             low, high = int(chunk.min()), int(chunk.max())
             quotients = [low // int(scale), high // int(scale)]
             self._integer_range(spec, quotients, CorruptChunkError, "dividing by the scale")
-            self._integer_range(spec, [q + int(offset) for q in quotients], CorruptChunkError,
-                                "adding the offset")
+            self._integer_range(
+                spec, [q + int(offset) for q in quotients], CorruptChunkError, "adding the offset"
+            )
         return np.asarray(chunk // scale + offset, dtype=spec.dtype)

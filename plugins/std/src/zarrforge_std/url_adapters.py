@@ -31,22 +31,23 @@ class FileRoot(URLAdapter):
     name = "file"
 
     @classmethod
-    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
-                storage_options: dict[str, Any]) -> PipelineState:
+    def resolve(
+        cls, base: PipelineState | None, segment: Segment, *, read_only: bool, storage_options: dict[str, Any]
+    ) -> PipelineState:
         segment.only_first("file:/data/archive.zip|zip:")
         options = check_options(storage_options)
         body = segment.body
         if body.startswith("//"):
             host, slash, rest = body[2:].partition("/")
             if host.lower() not in ("", "localhost"):
-                raise segment.error(f"names the host {host!r}; only local files are supported "
-                                    "(file:/path, file:///path or file://localhost/path)")
+                raise segment.error(
+                    f"names the host {host!r}; only local files are supported "
+                    "(file:/path, file:///path or file://localhost/path)"
+                )
             body = slash + rest
-        local = Segment(segment.scheme, body, segment.raw, segment.position,
-                        segment.url).location()
+        local = Segment(segment.scheme, body, segment.raw, segment.position, segment.url).location()
         if not local:
-            raise segment.error("names no path; valid: file:/abs/path, file:///abs/path, "
-                                "file:relative/path")
+            raise segment.error("names no path; valid: file:/abs/path, file:///abs/path, file:relative/path")
         # a relative root (file:../data.zarr) means what the same bare path means
         return PipelineState(LocalStore(os.path.abspath(local), read_only=read_only, **options))
 
@@ -55,12 +56,12 @@ class MemoryRoot(URLAdapter):
     name = "memory"
 
     @classmethod
-    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
-                storage_options: dict[str, Any]) -> PipelineState:
+    def resolve(
+        cls, base: PipelineState | None, segment: Segment, *, read_only: bool, storage_options: dict[str, Any]
+    ) -> PipelineState:
         segment.only_first("memory:|zarr3:group/array")
         name = segment.path()  # "memory://x" reads as the path "//x": the name "x"
-        return PipelineState(MemoryStore.from_url(f"memory://{name}", read_only=read_only,
-                                                  **storage_options))
+        return PipelineState(MemoryStore.from_url(f"memory://{name}", read_only=read_only, **storage_options))
 
 
 class Zarr3Segment(FormatSegment):

@@ -58,8 +58,7 @@ def load_consolidated(data: bytes, *, key: str) -> dict[str, Any]:
     parsed when its node opens)."""
     if len(data) < LARGE_BYTES:
         return load_lenient(data, key=key)
-    document = load_document_keeping_raw(data, key=key, at=("metadata",), kept=(),
-                                         allow_nan=True)
+    document = load_document_keeping_raw(data, key=key, at=("metadata",), kept=(), allow_nan=True)
     entries = document.get("metadata")
     if isinstance(entries, dict) and any(type(v) is RawJSON for v in entries.values()):
         document = load_lenient(data, key=key)  # entries the index does not read: whole
@@ -70,8 +69,9 @@ def is_indexed(entries: Any) -> bool:
     return type(entries) is RawMembers
 
 
-def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | None = 2,
-         key: str | None = None) -> bytes:
+def dump(
+    document: dict[str, Any], *, allow_nan: bool = False, indent: int | None = 2, key: str | None = None
+) -> bytes:
     """ASCII JSON of ``document`` (to be written at ``key``, named in errors when known);
     refused (before anything is written) when over ``config.max_document_bytes``, since
     readers could not open it."""
@@ -83,8 +83,9 @@ def dump(document: dict[str, Any], *, allow_nan: bool = False, indent: int | Non
     return data
 
 
-def dump_parts(document: dict[str, Any], *, allow_nan: bool,
-               key: str | None = None) -> bytes | list[bytes | memoryview]:
+def dump_parts(
+    document: dict[str, Any], *, allow_nan: bool, key: str | None = None
+) -> bytes | list[bytes | memoryview]:
     """:func:`dump` on one line, of a document one of whose members may be an edited
     index (:class:`~zarrforge.plugin_api.EditedMembers`): its unchanged members
     are then the bytes they were read in (memoryviews), and the result is the list of

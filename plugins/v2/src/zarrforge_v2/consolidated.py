@@ -70,8 +70,7 @@ def attributes_document(value: Any, *, field: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise MetadataError(f"attributes must be a JSON object, got {value!r}", field=field,
-                            value=value)
+        raise MetadataError(f"attributes must be a JSON object, got {value!r}", field=field, value=value)
     return value
 
 
@@ -84,24 +83,31 @@ def parse_consolidated(document: dict[str, Any], *, key: str) -> dict[str, NodeD
     if version is _UNVERSIONED and (isinstance(entries, dict) or _json.is_indexed(entries)):
         version = CONSOLIDATED_FORMAT  # kerchunk's parquet reference sets (module docstring)
     if version != CONSOLIDATED_FORMAT or isinstance(version, bool):
-        raise MetadataError(f"expected {CONSOLIDATED_FORMAT}, got {version!r}",
-                            field="zarr_consolidated_format", value=version)
+        raise MetadataError(
+            f"expected {CONSOLIDATED_FORMAT}, got {version!r}",
+            field="zarr_consolidated_format",
+            value=version,
+        )
     if _json.is_indexed(entries):
         indexed = _indexed_nodes(entries, key=key)
         if indexed is not None:
             return indexed  # type: ignore[return-value]
         entries = _json.load_lenient(entries.source, key=key)["metadata"]
     if not isinstance(entries, dict):
-        raise MetadataError(f"must be an object mapping store keys to documents, got {entries!r}",
-                            field="metadata", value=entries)
+        raise MetadataError(
+            f"must be an object mapping store keys to documents, got {entries!r}",
+            field="metadata",
+            value=entries,
+        )
     nodes: dict[str, dict[str, Any]] = {}
     for entry_key, value in entries.items():
         node, _, name = entry_key.rpartition("/")
         if name not in (ZARRAY, ZGROUP, ZATTRS):
             continue  # zarr.json and anything else: not a v2 document
         if not isinstance(value, dict):
-            raise MetadataError(f"must be a JSON object, got {value!r}",
-                                field=f"metadata[{entry_key!r}]", value=value)
+            raise MetadataError(
+                f"must be a JSON object, got {value!r}", field=f"metadata[{entry_key!r}]", value=value
+            )
         nodes.setdefault(node, {})[name] = value
     found: dict[str, NodeDocument] = {}
     for node, documents in sorted(nodes.items()):
@@ -113,14 +119,15 @@ def parse_consolidated(document: dict[str, Any], *, key: str) -> dict[str, NodeD
         except InvalidPathError as exc:
             raise MetadataError(str(exc), field=first, value=node) from exc
         if ZARRAY in documents and ZGROUP in documents:
-            raise MetadataError(f"node {node!r} has both .zarray and .zgroup entries",
-                                field=f"metadata[{node + '/' + ZARRAY!r}]")
+            raise MetadataError(
+                f"node {node!r} has both .zarray and .zgroup entries",
+                field=f"metadata[{node + '/' + ZARRAY!r}]",
+            )
         if ZARRAY not in documents and ZGROUP not in documents:
             continue  # .zattrs alone is no node, as in the store
         node_type = "array" if ZARRAY in documents else "group"
         content = {name: documents.get(name) for name in (ZARRAY, ZGROUP, ZATTRS)}
-        found[relative] = NodeDocument(FORMAT_NAME, node_type, key,
-                                       {**content, ENTRY: node})
+        found[relative] = NodeDocument(FORMAT_NAME, node_type, key, {**content, ENTRY: node})
     return found
 
 
@@ -143,8 +150,9 @@ class NodeLayout(EntryLayout):
                 yield node
 
     def members(self, base: RawMembers, name: str) -> list[tuple[str, int]]:
-        found = [(f"{name}/{document}", base.index(f"{name}/{document}"))
-                 for document in (ZARRAY, ZGROUP, ZATTRS)]
+        found = [
+            (f"{name}/{document}", base.index(f"{name}/{document}")) for document in (ZARRAY, ZGROUP, ZATTRS)
+        ]
         if found[0][1] is None and found[1][1] is None:
             return []  # .zattrs alone is no node, as in the store
         return [(member, i) for member, i in found if i is not None]  # type: ignore[misc]
@@ -174,16 +182,15 @@ def _indexed_nodes(members: RawMembers, *, key: str) -> IndexedEntries | None:
             # sorted, an array's .zarray comes just before its .zattrs: no lookup then
             has_zarray = zarray in recent or members.index(zarray) is not None
             if document == ZGROUP and has_zarray:
-                raise MetadataError(f"node {node!r} has both .zarray and .zgroup entries",
-                                    field=f"metadata[{zarray!r}]")
-            if document == ZATTRS and not has_zarray and \
-                    members.index(f"{node}/{ZGROUP}") is None:
+                raise MetadataError(
+                    f"node {node!r} has both .zarray and .zgroup entries", field=f"metadata[{zarray!r}]"
+                )
+            if document == ZATTRS and not has_zarray and members.index(f"{node}/{ZGROUP}") is None:
                 orphans.append(name)  # .zattrs alone is no node
         elif name not in (ZGROUP, ZATTRS):
             orphans.append(name)  # not a v2 document: zarr.json, anything else
         recent.append(name)
-    return IndexedEntries(members, functools.partial(_entry_document, key),
-                          NodeLayout(tuple(orphans)))
+    return IndexedEntries(members, functools.partial(_entry_document, key), NodeLayout(tuple(orphans)))
 
 
 def _entry_document(key: str, node: str, members: dict[str, RawJSON]) -> NodeDocument:
@@ -192,8 +199,13 @@ def _entry_document(key: str, node: str, members: dict[str, RawJSON]) -> NodeDoc
     content: dict[str, Any] = {ENTRY: node}
     for document in (ZARRAY, ZGROUP, ZATTRS):
         raw = members.get(f"{node}/{document}")
-        content[document] = None if raw is None else _json.load_lenient(
-            raw.text.encode("utf-8"), key=f"{key} (metadata[{node + '/' + document!r}])")
+        content[document] = (
+            None
+            if raw is None
+            else _json.load_lenient(
+                raw.text.encode("utf-8"), key=f"{key} (metadata[{node + '/' + document!r}])"
+            )
+        )
     node_type = "array" if content[ZARRAY] is not None else "group"
     return NodeDocument(FORMAT_NAME, node_type, key, content)
 
@@ -227,8 +239,7 @@ def resolve_node(document: NodeDocument) -> NodeMetadata:
     consolidated = None
     if content.get(ZMETADATA) is not None:
         try:
-            consolidated = parse_consolidated(content[ZMETADATA],
-                                              key=_located_key(document, ZMETADATA))
+            consolidated = parse_consolidated(content[ZMETADATA], key=_located_key(document, ZMETADATA))
         except MetadataError as exc:
             raise _located(exc, document, ZMETADATA) from None
     return GroupMetadata(attributes, FORMAT_NAME, {}, consolidated)
@@ -248,13 +259,13 @@ def consolidated_document(group: GroupMetadata, group_document: dict[str, Any]) 
     view = group.consolidated
     if isinstance(view, IndexedEntries):
         orphans = view.layout.orphans if isinstance(view.layout, NodeLayout) else ()
-        metadata: Any = view.edited(_node_documents, members={**dict.fromkeys(orphans, REMOVED),
-                                                              **own})
+        metadata: Any = view.edited(_node_documents, members={**dict.fromkeys(orphans, REMOVED), **own})
     else:
         metadata = dict(own)
         for relative, model in (view or {}).items():
-            metadata.update({f"{relative}/{name}": document
-                             for name, document in _node_documents(model).items()})
+            metadata.update(
+                {f"{relative}/{name}": document for name, document in _node_documents(model).items()}
+            )
         metadata = dict(sorted(metadata.items()))  # by key, as zarr-python 2 writes it
     return {"metadata": metadata, "zarr_consolidated_format": CONSOLIDATED_FORMAT}
 
@@ -262,8 +273,11 @@ def consolidated_document(group: GroupMetadata, group_document: dict[str, Any]) 
 def _node_documents(model: NodeMetadata | NodeDocument) -> dict[str, Any]:
     """A view entry's documents, by name (``.zarray``/``.zgroup``, ``.zattrs``)."""
     if isinstance(model, NodeDocument):  # an entry kept as read: written back as it was
-        return {name: model.content[name] for name in (ZARRAY, ZGROUP, ZATTRS)
-                if model.content.get(name) is not None}
+        return {
+            name: model.content[name]
+            for name in (ZARRAY, ZGROUP, ZATTRS)
+            if model.content.get(name) is not None
+        }
     if isinstance(model, ArrayMetadata):
         return {ZARRAY: zarray_document(model), ZATTRS: zattrs_document(model)}
     return {ZGROUP: {"zarr_format": 2}, ZATTRS: zattrs_document(model)}

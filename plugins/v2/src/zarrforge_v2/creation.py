@@ -59,8 +59,9 @@ def user_codec(value: Any, *, field: str) -> Codec:
     """A zarrforge codec for any form a normalised codec argument may take."""
     if isinstance(value, dict) and "id" in value and "name" not in value:
         if not isinstance(value["id"], str):
-            raise MetadataError(f"'id' must be a string, got {value['id']!r}", field=f"{field}.id",
-                                value=value["id"])
+            raise MetadataError(
+                f"'id' must be a string, got {value['id']!r}", field=f"{field}.id", value=value["id"]
+            )
         if value["id"] in OBJECT_CODECS:
             return c.codec_from_json({"name": OBJECT_CODECS[value["id"]][1]}, field=field)
         return numcodecs_codec(value, field=field)
@@ -73,8 +74,9 @@ def _chunks(chunks: Any, shape: tuple[int, ...]) -> list[int]:
     if isinstance(chunks, ChunkGrid):
         regular = chunks.with_shape(shape).regular_chunk_shape
         if regular is None:
-            raise MetadataError("Zarr v2 arrays have regular chunks only", field="chunks",
-                                value=chunks.to_json())
+            raise MetadataError(
+                "Zarr v2 arrays have regular chunks only", field="chunks", value=chunks.to_json()
+            )
         return list(regular)
     if isinstance(chunks, dict):
         grid = c.chunk_grid_from_json(chunks, shape, field="chunks")
@@ -83,8 +85,11 @@ def _chunks(chunks: Any, shape: tuple[int, ...]) -> list[int]:
         chunks = (chunks,) * len(shape)
     chunks = tuple(chunks)
     if len(chunks) != len(shape):
-        raise MetadataError(f"{list(chunks)} has {len(chunks)} entries but the array has "
-                            f"{len(shape)} dimensions", field="chunks", value=list(chunks))
+        raise MetadataError(
+            f"{list(chunks)} has {len(chunks)} entries but the array has {len(shape)} dimensions",
+            field="chunks",
+            value=list(chunks),
+        )
     out = []
     for n, s in zip(chunks, shape):
         if n is None or n == -1:
@@ -92,8 +97,9 @@ def _chunks(chunks: Any, shape: tuple[int, ...]) -> list[int]:
         elif isinstance(n, (int, np.integer)) and not isinstance(n, bool):
             out.append(max(1, int(n)))
         else:
-            raise MetadataError(f"chunk lengths must be integers, got {n!r}", field="chunks",
-                                value=list(chunks))
+            raise MetadataError(
+                f"chunk lengths must be integers, got {n!r}", field="chunks", value=list(chunks)
+            )
     return out
 
 
@@ -105,12 +111,14 @@ def _separator(value: Any) -> str:
     if isinstance(value, ChunkKeyEncoding):
         value = value.to_json()
     if isinstance(value, dict) and "name" in value and "configuration" not in value:
-        value = {"name": value["name"],
-                 "configuration": {k: v for k, v in value.items() if k != "name"}}
+        value = {"name": value["name"], "configuration": {k: v for k, v in value.items() if k != "name"}}
     name = value.get("name") if isinstance(value, dict) else value
     if name != "v2":
-        raise MetadataError(f"Zarr v2 arrays use the v2 chunk key encoding (separator '.' or "
-                            f"'/'), not {value!r}", field="chunk_key_encoding", value=value)
+        raise MetadataError(
+            f"Zarr v2 arrays use the v2 chunk key encoding (separator '.' or '/'), not {value!r}",
+            field="chunk_key_encoding",
+            value=value,
+        )
     encoding = c.chunk_key_encoding_from_json(value, field="chunk_key_encoding")
     return encoding.to_json()["configuration"]["separator"]
 
@@ -131,9 +139,10 @@ def _requested_byteorder(dtype: Any) -> str | None:
 def _split_full_chain(codecs: list[Codec]) -> tuple[list[Codec], Codec | None, list[Codec]]:
     at = [i for i, codec in enumerate(codecs) if codec.kind is CodecKind.ARRAY_BYTES]
     if len(at) != 1:
-        raise MetadataError(f"the codec list must contain exactly one array -> bytes codec, found "
-                            f"{len(at)}", field="codecs")
-    return codecs[:at[0]], codecs[at[0]], codecs[at[0] + 1:]
+        raise MetadataError(
+            f"the codec list must contain exactly one array -> bytes codec, found {len(at)}", field="codecs"
+        )
+    return codecs[: at[0]], codecs[at[0]], codecs[at[0] + 1 :]
 
 
 def default_compressors() -> list[Any]:
@@ -146,14 +155,21 @@ def default_compressors() -> list[Any]:
 
 def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
     if spec.shards is not None:
-        raise MetadataError("Zarr v2 has no sharding; create the array with zarr_format=3",
-                            field="shards", value=spec.shards)
+        raise MetadataError(
+            "Zarr v2 has no sharding; create the array with zarr_format=3", field="shards", value=spec.shards
+        )
     if spec.storage_transformers:
-        raise MetadataError("Zarr v2 has no storage transformers", field="storage_transformers",
-                            value=spec.storage_transformers)
+        raise MetadataError(
+            "Zarr v2 has no storage transformers",
+            field="storage_transformers",
+            value=spec.storage_transformers,
+        )
     if spec.extensions:
-        raise MetadataError("Zarr v2 arrays have no extensions (ZEP 10 is Zarr v3 only)",
-                            field="extensions", value=repr(spec.extensions))
+        raise MetadataError(
+            "Zarr v2 arrays have no extensions (ZEP 10 is Zarr v3 only)",
+            field="extensions",
+            value=repr(spec.extensions),
+        )
     shape = tuple(spec.shape)
     ndim = len(shape)
     chunks = _chunks(spec.chunks, shape)
@@ -172,26 +188,38 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
             codec = user_codec(value, field=f"filters[{i}]")
             if codec.kind is CodecKind.ARRAY_ARRAY:
                 if byte_filters:
-                    raise MetadataError("array filters must come before byte filters",
-                                        field=f"filters[{i}]", value=codec.to_json())
+                    raise MetadataError(
+                        "array filters must come before byte filters",
+                        field=f"filters[{i}]",
+                        value=codec.to_json(),
+                    )
                 array_codecs.append(codec)
             elif codec.kind is CodecKind.BYTES_BYTES:
                 byte_filters.append(codec)
             else:
-                raise MetadataError(f"{codec.to_json()['name']!r} is a serializer; pass it as "
-                                    "serializer=", field=f"filters[{i}]", value=codec.to_json())
-        serializer = (None if spec.serializer is None
-                      else user_codec(spec.serializer, field="serializer"))
+                raise MetadataError(
+                    f"{codec.to_json()['name']!r} is a serializer; pass it as serializer=",
+                    field=f"filters[{i}]",
+                    value=codec.to_json(),
+                )
+        serializer = None if spec.serializer is None else user_codec(spec.serializer, field="serializer")
         raw = spec.compressors
         if len(raw) > 1:
-            raise MetadataError(f"Zarr v2 arrays have a single compressor, got {len(raw)}; pass "
-                                "one compressor (byte filters such as checksums may go in "
-                                "filters=)", field="compressors", value=repr(raw))
+            raise MetadataError(
+                f"Zarr v2 arrays have a single compressor, got {len(raw)}; pass "
+                "one compressor (byte filters such as checksums may go in "
+                "filters=)",
+                field="compressors",
+                value=repr(raw),
+            )
         compressors = [user_codec(v, field=f"compressors[{i}]") for i, v in enumerate(raw)]
         for i, codec in enumerate(compressors):
             if codec.kind is not CodecKind.BYTES_BYTES:
-                raise MetadataError(f"{codec.to_json()['name']!r} is not a bytes -> bytes codec",
-                                    field=f"compressors[{i}]", value=codec.to_json())
+                raise MetadataError(
+                    f"{codec.to_json()['name']!r} is not a bytes -> bytes codec",
+                    field=f"compressors[{i}]",
+                    value=codec.to_json(),
+                )
 
     # --- order: a leading reversing transpose, or the spec's order ------------------------
     order = spec.order or "C"
@@ -200,10 +228,13 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
     if array_codecs and array_codecs[0].to_json().get("name") == "transpose":
         permutation = list(array_codecs[0].to_json()["configuration"]["order"])
         if permutation != list(range(ndim))[::-1]:
-            raise MetadataError(f"Zarr v2 stores chunks in C or F order only; transpose "
-                                f"{permutation} is neither (F is the full reversal "
-                                f"{list(range(ndim))[::-1]})", field=f"{source}[0]",
-                                value=permutation)
+            raise MetadataError(
+                f"Zarr v2 stores chunks in C or F order only; transpose "
+                f"{permutation} is neither (F is the full reversal "
+                f"{list(range(ndim))[::-1]})",
+                field=f"{source}[0]",
+                value=permutation,
+            )
         order = "F"
         array_codecs = array_codecs[1:]
 
@@ -223,21 +254,29 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
         object_id = SERIALIZER_TO_OBJECT_ID.get(name)
         if object_id is None:
             if name != "bytes":
-                raise MetadataError(f"Zarr v2 arrays store the array's bytes: the serializer must "
-                                    f"be 'bytes' (or vlen-utf8/vlen-bytes for strings and bytes), "
-                                    f"got {name!r}", field="serializer", value=serializer.to_json())
+                raise MetadataError(
+                    f"Zarr v2 arrays store the array's bytes: the serializer must "
+                    f"be 'bytes' (or vlen-utf8/vlen-bytes for strings and bytes), "
+                    f"got {name!r}",
+                    field="serializer",
+                    value=serializer.to_json(),
+                )
             endian = (serializer.to_json().get("configuration") or {}).get("endian")
             if endian is not None:
                 wanted = ">" if endian == "big" else "<"
                 if byteorder is not None and byteorder != wanted:
-                    raise MetadataError(f"the serializer's endian {endian!r} contradicts the "
-                                        f"big-endian dtype {spec.dtype!r}", field="serializer",
-                                        value=serializer.to_json())
+                    raise MetadataError(
+                        f"the serializer's endian {endian!r} contradicts the big-endian dtype {spec.dtype!r}",
+                        field="serializer",
+                        value=serializer.to_json(),
+                    )
                 byteorder = wanted
     if data_type.item_size is None and object_id is None:
-        raise MetadataError(f"data type {data_type.to_json()!r} has no fixed size; Zarr v2 stores "
-                            "it as an object array with the vlen-utf8 or vlen-bytes codec",
-                            field="serializer")
+        raise MetadataError(
+            f"data type {data_type.to_json()!r} has no fixed size; Zarr v2 stores "
+            "it as an object array with the vlen-utf8 or vlen-bytes codec",
+            field="serializer",
+        )
 
     # --- filters and compressor as numcodecs configurations --------------------------------
     evolved_spec = chunk_spec
@@ -262,15 +301,20 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
         names = c.dimension_names_from_json(spec.dimension_names, ndim)
         if names is not None:
             if not all(isinstance(n, str) for n in names):
-                raise MetadataError("Zarr v2 keeps dimension names in the _ARRAY_DIMENSIONS "
-                                    "attribute (the xarray convention), which needs a string for "
-                                    f"every dimension; got {list(names)}",
-                                    field="dimension_names", value=list(names))
+                raise MetadataError(
+                    "Zarr v2 keeps dimension names in the _ARRAY_DIMENSIONS "
+                    "attribute (the xarray convention), which needs a string for "
+                    f"every dimension; got {list(names)}",
+                    field="dimension_names",
+                    value=list(names),
+                )
             existing = attributes.get(DIMENSIONS_ATTRIBUTE)
             if existing is not None and existing != list(names):
-                raise MetadataError(f"dimension_names {list(names)} contradict the attribute "
-                                    f"_ARRAY_DIMENSIONS {existing!r}", field="dimension_names",
-                                    value=list(names))
+                raise MetadataError(
+                    f"dimension_names {list(names)} contradict the attribute _ARRAY_DIMENSIONS {existing!r}",
+                    field="dimension_names",
+                    value=list(names),
+                )
             attributes[DIMENSIONS_ATTRIBUTE] = list(names)
 
     if object_id is not None:
@@ -281,8 +325,7 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
         "shape": list(shape),
         "chunks": chunks,
         "dtype": dtype,
-        "fill_value": None if no_fill else fill_value_to_v2(data_type, fill_value,
-                                                            byteorder or "<"),
+        "fill_value": None if no_fill else fill_value_to_v2(data_type, fill_value, byteorder or "<"),
         "order": order,
         "filters": filter_configs or None,
         "dimension_separator": _separator(spec.chunk_key_encoding),
@@ -291,8 +334,11 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
     }
     metadata = parse_array(document, attributes)
     if metadata.data_type != data_type:
-        raise MetadataError(f"data type {data_type.to_json()!r} has no Zarr v2 type string: "
-                            f"{dtype!r} reads back as {metadata.data_type.to_json()!r}",
-                            field="dtype", value=spec.dtype)
+        raise MetadataError(
+            f"data type {data_type.to_json()!r} has no Zarr v2 type string: "
+            f"{dtype!r} reads back as {metadata.data_type.to_json()!r}",
+            field="dtype",
+            value=spec.dtype,
+        )
     zarray_document(metadata)  # must be writable (render() checks the JSON)
     return metadata

@@ -31,11 +31,13 @@ def _object_codec(filters: list[dict[str, Any]]) -> tuple[int, str] | None:
 
 
 # What a v2 ``dtype`` may be, for error messages about ones zarrforge cannot read.
-V2_DTYPES = ("'|b1'; '|i1', '<i2', '<i4', '<i8' and the unsigned '|u1'..'<u8'; '<f2', '<f4', "
-             "'<f8'; '<c8', '<c16'; '<M8[unit]', '<m8[unit]'; '<U<n>'; '|S<n>'; '|V<n>'; '|O' "
-             "with a vlen-utf8, vlen-bytes or json2 filter; structured lists such as "
-             "[[\"a\", \"<i4\"], [\"b\", \"<f8\"]] (any of these as '>' for big-endian, "
-             "ml_dtypes names such as 'bfloat16' where zarrforge-dtypes is installed)")
+V2_DTYPES = (
+    "'|b1'; '|i1', '<i2', '<i4', '<i8' and the unsigned '|u1'..'<u8'; '<f2', '<f4', "
+    "'<f8'; '<c8', '<c16'; '<M8[unit]', '<m8[unit]'; '<U<n>'; '|S<n>'; '|V<n>'; '|O' "
+    "with a vlen-utf8, vlen-bytes or json2 filter; structured lists such as "
+    '[["a", "<i4"], ["b", "<f8"]] (any of these as \'>\' for big-endian, '
+    "ml_dtypes names such as 'bfloat16' where zarrforge-dtypes is installed)"
+)
 _MAX_FIELD_DEPTH = 32
 
 
@@ -44,30 +46,43 @@ def _structured_descr(value: Any, field: str, depth: int = 0) -> list[tuple[str,
     as a numpy descr, after checking its shape; shaped fields are refused (``struct``
     has no spelling for them)."""
     if depth > _MAX_FIELD_DEPTH:
-        raise MetadataError(f"structured dtype nested more than {_MAX_FIELD_DEPTH} deep",
-                            field=field, value=None)
+        raise MetadataError(
+            f"structured dtype nested more than {_MAX_FIELD_DEPTH} deep", field=field, value=None
+        )
     if not isinstance(value, list) or not value:
-        raise MetadataError(f"a structured dtype must be a non-empty list of [name, type] "
-                            f"fields, got {value!r}", field=field, value=value)
+        raise MetadataError(
+            f"a structured dtype must be a non-empty list of [name, type] fields, got {value!r}",
+            field=field,
+            value=value,
+        )
     descr: list[tuple[str, Any]] = []
     for i, entry in enumerate(value):
         where = f"{field}[{i}]"
         if isinstance(entry, list) and len(entry) == 3:
-            raise MetadataError(f"field {entry[0]!r} has a shape {entry[2]!r}; zarrforge reads "
-                                "structured dtypes whose fields are scalars (the v3 'struct' "
-                                "type has no shaped fields)", field=where, value=entry)
-        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
-                and entry[0]):
-            raise MetadataError(f"a structured dtype field must be [name, type] with a "
-                                f"non-empty name, got {entry!r}", field=where, value=entry)
+            raise MetadataError(
+                f"field {entry[0]!r} has a shape {entry[2]!r}; zarrforge reads "
+                "structured dtypes whose fields are scalars (the v3 'struct' "
+                "type has no shaped fields)",
+                field=where,
+                value=entry,
+            )
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and entry[0]):
+            raise MetadataError(
+                f"a structured dtype field must be [name, type] with a non-empty name, got {entry!r}",
+                field=where,
+                value=entry,
+            )
         name, kind = entry
         if isinstance(kind, list):
             descr.append((name, _structured_descr(kind, f"{where}[1]", depth + 1)))
         elif isinstance(kind, str):
             descr.append((name, kind))
         else:
-            raise MetadataError(f"field {name!r}: the type must be a numpy type string or a "
-                                f"list of fields, got {kind!r}", field=f"{where}[1]", value=kind)
+            raise MetadataError(
+                f"field {name!r}: the type must be a numpy type string or a list of fields, got {kind!r}",
+                field=f"{where}[1]",
+                value=kind,
+            )
     return descr
 
 
@@ -85,9 +100,12 @@ def dtype_byteorder(value: Any) -> str:
     if isinstance(value, list):
         orders = leaf_byteorders(np.dtype(_structured_descr(value, "dtype")))
         if len(orders) > 1:
-            raise MetadataError("a structured dtype mixing little- and big-endian fields is not "
-                                "supported; its fields must share one byte order",
-                                field="dtype", value=value)
+            raise MetadataError(
+                "a structured dtype mixing little- and big-endian fields is not "
+                "supported; its fields must share one byte order",
+                field="dtype",
+                value=value,
+            )
         return orders.pop() if orders else "|"
     return _byteorder(value) or "|"
 
@@ -99,37 +117,55 @@ def data_type_from_v2(value: Any, filters: list[dict[str, Any]]) -> tuple[DataTy
         try:
             np_dtype = np.dtype(descr)
         except Exception as exc:  # noqa: BLE001  # numpy raises several types for a descr that is no dtype
-            raise MetadataError(f"{value!r} is not a valid structured dtype: {exc}",
-                                field="dtype", value=value) from None
+            raise MetadataError(
+                f"{value!r} is not a valid structured dtype: {exc}", field="dtype", value=value
+            ) from None
         return _registered(np_dtype, value), None
     if not isinstance(value, str):
-        raise MetadataError(f"must be a numpy type string such as '<f8' or '|u1', got {value!r}",
-                            field="dtype", value=value)
+        raise MetadataError(
+            f"must be a numpy type string such as '<f8' or '|u1', got {value!r}", field="dtype", value=value
+        )
     try:
         np_dtype = np.dtype(value)
     except Exception:  # noqa: BLE001  # numpy raises several types for a descr that is no dtype
-        raise MetadataError(f"{value!r} is not a numpy type string; v2 dtypes zarrforge reads: "
-                            f"{V2_DTYPES}", field="dtype", value=value) from None
+        raise MetadataError(
+            f"{value!r} is not a numpy type string; v2 dtypes zarrforge reads: {V2_DTYPES}",
+            field="dtype",
+            value=value,
+        ) from None
     if np_dtype.fields is not None:
-        raise MetadataError("a structured dtype is written as a list of [name, type] fields, "
-                            f"not as the string {value!r}", field="dtype", value=value)
+        raise MetadataError(
+            f"a structured dtype is written as a list of [name, type] fields, not as the string {value!r}",
+            field="dtype",
+            value=value,
+        )
     if np_dtype.kind == "O":
         found = _object_codec(filters)
         if found is None:
-            raise MetadataError("an object array ('|O') needs an object codec in 'filters' "
-                                f"(vlen-utf8 or vlen-bytes); none found in {filters!r}",
-                                field="dtype", value=value)
+            raise MetadataError(
+                "an object array ('|O') needs an object codec in 'filters' "
+                f"(vlen-utf8 or vlen-bytes); none found in {filters!r}",
+                field="dtype",
+                value=value,
+            )
         index, codec_id = found
         if codec_id not in OBJECT_CODECS:
-            raise MetadataError(f"object arrays encoded with {codec_id!r} are not supported; "
-                                "zarrforge reads '|O' arrays with vlen-utf8 (strings) or "
-                                "vlen-bytes (bytes)", field=f"filters[{index}].id", value=codec_id)
+            raise MetadataError(
+                f"object arrays encoded with {codec_id!r} are not supported; "
+                "zarrforge reads '|O' arrays with vlen-utf8 (strings) or "
+                "vlen-bytes (bytes)",
+                field=f"filters[{index}].id",
+                value=codec_id,
+            )
         type_name = OBJECT_CODECS[codec_id][0]
         implementation = registry.data_types.get(type_name, field="dtype")
         return implementation.from_json(type_name, None), codec_id
     if np_dtype.kind == "V" and np_dtype.subdtype is not None:
-        raise MetadataError(f"sub-array dtype {value!r} is not supported; v2 dtypes zarrforge "
-                            f"reads: {V2_DTYPES}", field="dtype", value=value)
+        raise MetadataError(
+            f"sub-array dtype {value!r} is not supported; v2 dtypes zarrforge reads: {V2_DTYPES}",
+            field="dtype",
+            value=value,
+        )
     return _registered(np_dtype, value), None
 
 
@@ -137,8 +173,11 @@ def _registered(np_dtype: np.dtype, value: Any) -> DataType:
     try:
         return c.data_type_from_user(np_dtype)
     except UnknownExtensionError:
-        raise MetadataError(f"no installed data type holds the v2 dtype {value!r}; v2 dtypes "
-                            f"zarrforge reads: {V2_DTYPES}", field="dtype", value=value) from None
+        raise MetadataError(
+            f"no installed data type holds the v2 dtype {value!r}; v2 dtypes zarrforge reads: {V2_DTYPES}",
+            field="dtype",
+            value=value,
+        ) from None
     except MetadataError as exc:
         raise exc.relocated("dtype") from None
 
@@ -178,28 +217,34 @@ def fill_value_from_v2(data_type: DataType, value: Any, byteorder: str = "<") ->
             return data_type.from_user_value(np.array(value, dtype=dtype)[()])
         if kind in "VS":
             if not isinstance(value, str):
-                raise MetadataError(f"expected a base64 string for dtype {dtype.str!r}, got "
-                                    f"{value!r}", field="fill_value", value=value)
+                raise MetadataError(
+                    f"expected a base64 string for dtype {dtype.str!r}, got {value!r}",
+                    field="fill_value",
+                    value=value,
+                )
             try:
                 raw = base64.b64decode(value.encode("ascii"), validate=True)
             except (UnicodeEncodeError, binascii.Error):
-                raise MetadataError(f"{value!r} is not valid base64", field="fill_value",
-                                    value=value) from None
+                raise MetadataError(
+                    f"{value!r} is not valid base64", field="fill_value", value=value
+                ) from None
             if kind == "V":
                 if len(raw) != dtype.itemsize:
-                    raise MetadataError(f"decodes to {len(raw)} bytes; dtype {dtype.str!r} "
-                                        f"needs {dtype.itemsize}", field="fill_value", value=value)
+                    raise MetadataError(
+                        f"decodes to {len(raw)} bytes; dtype {dtype.str!r} needs {dtype.itemsize}",
+                        field="fill_value",
+                        value=value,
+                    )
                 if dtype.fields is not None:
                     stored = dtype.newbyteorder(byteorder if byteorder in "<>" else "<")
-                    return data_type.from_user_value(
-                        np.frombuffer(raw, dtype=stored).astype(dtype)[0])
+                    return data_type.from_user_value(np.frombuffer(raw, dtype=stored).astype(dtype)[0])
                 return data_type.from_user_value(raw)
             return data_type.from_user_value(raw)
         if kind in "iu" and isinstance(value, float) and value.is_integer():
             value = int(value)  # some writers stored integer fill values as floats
         if kind == "b" and _is_int(value) and value in (0, 1):
             value = bool(value)
-        if (kind == "T" and isinstance(value, (int, float)) and not isinstance(value, bool)):
+        if kind == "T" and isinstance(value, (int, float)) and not isinstance(value, bool):
             value = str(value)  # zarr-python 2 wrote numbers for string arrays; read as zarr-python 3
         if kind == "c" and isinstance(value, (int, float, str)) and not isinstance(value, bool):
             value = [value, 0.0]
@@ -207,8 +252,11 @@ def fill_value_from_v2(data_type: DataType, value: Any, byteorder: str = "<") ->
     except MetadataError as exc:
         raise exc.relocated("fill_value") from None
     except (TypeError, ValueError, OverflowError) as exc:
-        raise MetadataError(f"{value!r} is not a valid fill value for dtype {dtype.str!r}: {exc}",
-                            field="fill_value", value=value) from None
+        raise MetadataError(
+            f"{value!r} is not a valid fill value for dtype {dtype.str!r}: {exc}",
+            field="fill_value",
+            value=value,
+        ) from None
 
 
 def _nan_strings(value: Any) -> Any:

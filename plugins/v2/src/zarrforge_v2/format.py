@@ -75,10 +75,12 @@ class V2Format(ChunksUnderNode, Format):
         if zarray is None and zgroup is None:
             return None
         if zarray is not None and zgroup is not None:
-            raise MetadataError(f"both {keys[0]!r} and {keys[1]!r} exist; a node is either an "
-                                "array or a group", key=keys[0])
+            raise MetadataError(
+                f"both {keys[0]!r} and {keys[1]!r} exist; a node is either an array or a group", key=keys[0]
+            )
         content: dict[str, Any] = {
-            ZATTRS: None if zattrs is None else _json.load_lenient(zattrs, key=keys[2])}
+            ZATTRS: None if zattrs is None else _json.load_lenient(zattrs, key=keys[2])
+        }
         if zarray is not None:
             content[ZARRAY] = _json.load_strict(zarray, key=keys[0])
             return NodeDocument(FORMAT_NAME, "array", keys[0], content)
@@ -92,8 +94,7 @@ class V2Format(ChunksUnderNode, Format):
             return NodeDocument(FORMAT_NAME, "group", keys[1], content)
 
         # a large view: equal documents read again in one operation are the same object
-        return _json.shared_parse(zmetadata, (FORMAT_NAME, keys[1], zgroup, zattrs),
-                                  group_document)
+        return _json.shared_parse(zmetadata, (FORMAT_NAME, keys[1], zgroup, zattrs), group_document)
 
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         return resolve_node(document)
@@ -131,12 +132,12 @@ class V2Format(ChunksUnderNode, Format):
         rendered = [(ZATTRS, attrs), (ZGROUP, dump(ZGROUP))]
         if ZMETADATA in docs:  # pieces, when a view read as an index is written back
             key = None if path is None else node_key(path, ZMETADATA)
-            rendered.append((ZMETADATA, _json.dump_parts(docs[ZMETADATA], allow_nan=True,
-                                                         key=key)))
+            rendered.append((ZMETADATA, _json.dump_parts(docs[ZMETADATA], allow_nan=True, key=key)))
         return rendered
 
-    def write_node(self, store: Store, path: str, metadata: NodeMetadata,
-                   rendered: list[tuple[str, bytes]] | None = None) -> None:
+    def write_node(
+        self, store: Store, path: str, metadata: NodeMetadata, rendered: list[tuple[str, bytes]] | None = None
+    ) -> None:
         if rendered is None:
             rendered = self.render(metadata, path)
         _set_changed(store, [(node_key(path, name), data) for name, data in rendered])
@@ -152,15 +153,19 @@ class V2Format(ChunksUnderNode, Format):
         """
         if isinstance(metadata, ArrayMetadata):
             return dataclasses.replace(
-                metadata, attributes=attributes,
-                dimension_names=dimension_names_from_attributes(attributes, metadata.ndim))
+                metadata,
+                attributes=attributes,
+                dimension_names=dimension_names_from_attributes(attributes, metadata.ndim),
+            )
         return dataclasses.replace(metadata, attributes=attributes)
 
-    def new_group(self, attributes: dict[str, Any] | None = None,
-                  extensions: Any = None) -> GroupMetadata:
+    def new_group(self, attributes: dict[str, Any] | None = None, extensions: Any = None) -> GroupMetadata:
         if extensions:
-            raise MetadataError("Zarr v2 groups have no extensions (ZEP 10 is Zarr v3 only)",
-                                field="extensions", value=repr(extensions))
+            raise MetadataError(
+                "Zarr v2 groups have no extensions (ZEP 10 is Zarr v3 only)",
+                field="extensions",
+                value=repr(extensions),
+            )
         return GroupMetadata(attributes_document(attributes, field="attributes"), FORMAT_NAME)
 
     def default_compressors(self, spec: ArrayCreationSpec) -> list[Any]:
@@ -172,8 +177,11 @@ class V2Format(ChunksUnderNode, Format):
     # --- layout -------------------------------------------------------------------
 
     def list_children(self, store: Store, path: str) -> list[str]:
-        return child_names(store, path, lambda child: (store.exists(node_key(child, ZARRAY))
-                                                       or store.exists(node_key(child, ZGROUP))))
+        return child_names(
+            store,
+            path,
+            lambda child: store.exists(node_key(child, ZARRAY)) or store.exists(node_key(child, ZGROUP)),
+        )
 
     def erase_node(self, store: Store, path: str) -> None:
         store.erase_prefix(f"{path}/" if path else "")
@@ -203,7 +211,7 @@ def _equal(value: bytes, parts: list[bytes | memoryview]) -> bool:
         return False
     view, start = memoryview(value), 0
     for part in parts:
-        if view[start:start + len(part)] != part:
+        if view[start : start + len(part)] != part:
             return False
         start += len(part)
     return True

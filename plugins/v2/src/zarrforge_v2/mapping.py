@@ -71,8 +71,17 @@ ZATTRS = ".zattrs"
 ZMETADATA = ".zmetadata"
 
 # zarr-python 3's key order for .zarray.
-ARRAY_KEYS = ("shape", "chunks", "dtype", "fill_value", "order", "filters",
-              "dimension_separator", "compressor", "zarr_format")
+ARRAY_KEYS = (
+    "shape",
+    "chunks",
+    "dtype",
+    "fill_value",
+    "order",
+    "filters",
+    "dimension_separator",
+    "compressor",
+    "zarr_format",
+)
 REQUIRED_KEYS = ("shape", "chunks", "dtype")
 DIMENSIONS_ATTRIBUTE = "_ARRAY_DIMENSIONS"
 
@@ -82,21 +91,23 @@ def _shape_list(value: Any, field: str) -> tuple[int, ...]:
 
 
 def chunks_from_json(value: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
-    if (not isinstance(value, list) or not all(_is_int(v) and v >= 1 for v in value)):
-        raise MetadataError(f"must be a list of positive integers, got {value!r}",
-                            field="chunks", value=value)
+    if not isinstance(value, list) or not all(_is_int(v) and v >= 1 for v in value):
+        raise MetadataError(
+            f"must be a list of positive integers, got {value!r}", field="chunks", value=value
+        )
     if len(value) != len(shape):
-        raise MetadataError(f"has {len(value)} entries but shape {list(shape)} has {len(shape)}; "
-                            "there must be one chunk length per dimension",
-                            field="chunks", value=value)
+        raise MetadataError(
+            f"has {len(value)} entries but shape {list(shape)} has {len(shape)}; "
+            "there must be one chunk length per dimension",
+            field="chunks",
+            value=value,
+        )
     return tuple(value)
 
 
-def dimension_names_from_attributes(attributes: dict[str, Any], ndim: int
-                                    ) -> tuple[str, ...] | None:
+def dimension_names_from_attributes(attributes: dict[str, Any], ndim: int) -> tuple[str, ...] | None:
     names = attributes.get(DIMENSIONS_ATTRIBUTE)
-    if (isinstance(names, list) and len(names) == ndim
-            and all(isinstance(n, str) for n in names)):
+    if isinstance(names, list) and len(names) == ndim and all(isinstance(n, str) for n in names):
         return tuple(names)
     return None
 
@@ -104,15 +115,14 @@ def dimension_names_from_attributes(attributes: dict[str, Any], ndim: int
 def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMetadata:
     """The model of a ``.zarray`` document (errors name the field, not the key)."""
     if "zarr_format" not in document:
-        raise MetadataError("is missing; a .zarray document must have \"zarr_format\": 2",
-                            field="zarr_format")
+        raise MetadataError('is missing; a .zarray document must have "zarr_format": 2', field="zarr_format")
     if document["zarr_format"] != 2 or isinstance(document["zarr_format"], bool):
-        raise MetadataError(f"expected 2, got {document['zarr_format']!r}", field="zarr_format",
-                            value=document["zarr_format"])
+        raise MetadataError(
+            f"expected 2, got {document['zarr_format']!r}", field="zarr_format", value=document["zarr_format"]
+        )
     missing = [k for k in REQUIRED_KEYS if k not in document]
     if missing:
-        raise MetadataError(f"array metadata lacks the required field(s) {missing}",
-                            field=missing[0])
+        raise MetadataError(f"array metadata lacks the required field(s) {missing}", field=missing[0])
     shape = _shape_list(document["shape"], "shape")
     chunks = chunks_from_json(document["chunks"], shape)
     order = document.get("order", "C")
@@ -120,8 +130,9 @@ def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMe
         raise MetadataError(f"must be 'C' or 'F', got {order!r}", field="order", value=order)
     separator = document.get("dimension_separator", ".")
     if separator not in (".", "/"):
-        raise MetadataError(f"must be '.' or '/', got {separator!r}", field="dimension_separator",
-                            value=separator)
+        raise MetadataError(
+            f"must be '.' or '/', got {separator!r}", field="dimension_separator", value=separator
+        )
     filters = _codec_list(document.get("filters"), "filters")
     compressor = document.get("compressor")
     if compressor is not None:
@@ -135,13 +146,20 @@ def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMe
         extra = {"fill_value": None, **extra}
     else:
         fill_value = fill_value_from_v2(data_type, raw_fill, byteorder)
-    codecs, read_configs = build_codecs(data_type, chunks, fill_value, order=order,
-                                        filters=filters, object_codec=object_codec,
-                                        compressor=compressor, byteorder=byteorder)
+    codecs, read_configs = build_codecs(
+        data_type,
+        chunks,
+        fill_value,
+        order=order,
+        filters=filters,
+        object_codec=object_codec,
+        compressor=compressor,
+        byteorder=byteorder,
+    )
     try:
         grid = c.chunk_grid_from_json(
-            {"name": "regular", "configuration": {"chunk_shape": list(chunks)}}, shape,
-            field="chunks")
+            {"name": "regular", "configuration": {"chunk_shape": list(chunks)}}, shape, field="chunks"
+        )
     except MetadataError as exc:  # the v3 grid's own field path is not in a .zarray
         raise exc.relocated("chunks") from None
     return ArrayMetadata(
@@ -149,8 +167,8 @@ def parse_array(document: dict[str, Any], attributes: dict[str, Any]) -> ArrayMe
         data_type=data_type,
         chunk_grid=grid,
         chunk_key_encoding=c.chunk_key_encoding_from_json(
-            {"name": "v2", "configuration": {"separator": separator}},
-            field="dimension_separator"),
+            {"name": "v2", "configuration": {"separator": separator}}, field="dimension_separator"
+        ),
         fill_value=fill_value,
         codecs=codecs,
         attributes=attributes,
@@ -183,8 +201,11 @@ def zarray_document(metadata: ArrayMetadata) -> dict[str, Any]:
         raise MetadataError("Zarr v2 arrays have a regular chunk grid only", field="chunks")
     encoding = metadata.chunk_key_encoding.to_json()
     if not isinstance(encoding, dict) or encoding.get("name") != "v2":
-        raise MetadataError(f"Zarr v2 arrays use the v2 chunk key encoding, not {encoding!r}",
-                            field="chunk_key_encoding", value=encoding)
+        raise MetadataError(
+            f"Zarr v2 arrays use the v2 chunk key encoding, not {encoding!r}",
+            field="chunk_key_encoding",
+            value=encoding,
+        )
     separator = (encoding.get("configuration") or {}).get("separator", ".")
     extra = dict(metadata.extra_fields)
     if "fill_value" in extra and extra["fill_value"] is None:
@@ -218,7 +239,10 @@ def zattrs_document(metadata: Any) -> dict[str, Any]:
     """
     attributes = dict(metadata.attributes)
     names = metadata.dimension_names if isinstance(metadata, ArrayMetadata) else None
-    if (names is not None and DIMENSIONS_ATTRIBUTE not in attributes
-            and all(isinstance(n, str) for n in names)):
+    if (
+        names is not None
+        and DIMENSIONS_ATTRIBUTE not in attributes
+        and all(isinstance(n, str) for n in names)
+    ):
         attributes[DIMENSIONS_ATTRIBUTE] = list(names)
     return attributes

@@ -31,8 +31,11 @@ class JSONObject(VariableLengthDataType):
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> JSONObject:
         if configuration:
-            raise MetadataError(f"data type {name!r} takes no configuration, got "
-                                f"{configuration!r}", field="configuration", value=configuration)
+            raise MetadataError(
+                f"data type {name!r} takes no configuration, got {configuration!r}",
+                field="configuration",
+                value=configuration,
+            )
         return cls()
 
     def to_json(self) -> str:
@@ -52,5 +55,8 @@ class JSONObject(VariableLengthDataType):
         return value
 
     def from_user_value(self, value: Any) -> Any:
-        raise MetadataError("arrays of JSON objects (Zarr v2 '|O' with json2) are read only; "
-                            "zarrforge does not create them", field="fill_value", value=value)
+        raise MetadataError(
+            "arrays of JSON objects (Zarr v2 '|O' with json2) are read only; zarrforge does not create them",
+            field="fill_value",
+            value=value,
+        )

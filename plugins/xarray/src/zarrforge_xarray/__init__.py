@@ -22,6 +22,13 @@ from .backend import ZarrforgeBackendEntrypoint
 from .store import MissingDimensionNamesError, ZarrforgeArray, ZarrforgeDataStore
 from .writer import ZarrforgeWritableStore, open_zarr, to_zarr
 
-__all__ = ["MissingDimensionNamesError", "ZarrforgeArray", "ZarrforgeBackendEntrypoint",
-           "ZarrforgeDataStore", "ZarrforgeWritableStore", "open_zarr", "to_zarr"]
+__all__ = [
+    "MissingDimensionNamesError",
+    "ZarrforgeArray",
+    "ZarrforgeBackendEntrypoint",
+    "ZarrforgeDataStore",
+    "ZarrforgeWritableStore",
+    "open_zarr",
+    "to_zarr",
+]
 from zarrforge import __version__ as __version__  # released together, one version

@@ -53,16 +53,15 @@ def _tree_region(tree: xr.DataTree, store: Any, base: str, region: Any) -> dict:
     if region == "auto":
         region = {dim: "auto" for node in tree.subtree for dim in node.dims}
     if not isinstance(region, dict):
-        raise TypeError(f"region must be a dict of dimension -> slice or 'auto', or 'auto'; "
-                        f"got {region!r}")
+        raise TypeError(f"region must be a dict of dimension -> slice or 'auto', or 'auto'; got {region!r}")
     found = {dim: value for dim, value in region.items() if value != "auto"}
     for node in tree.subtree:
         own = node.to_dataset(inherit=False)
-        wanted = {dim: "auto" for dim in own.indexes
-                  if region.get(dim) == "auto" and dim not in found}
+        wanted = {dim: "auto" for dim in own.indexes if region.get(dim) == "auto" and dim not in found}
         if wanted:
-            group = zarrforge.open_group(store, _node_path(tree, node, base), mode="r",
-                                         use_consolidated=False)
+            group = zarrforge.open_group(
+                store, _node_path(tree, node, base), mode="r", use_consolidated=False
+            )
             found.update(_auto_region(own, group, wanted))
     return found
 
@@ -88,29 +87,43 @@ class DataTreeAccessor:
     def __init__(self, tree: xr.DataTree) -> None:
         self._tree = tree
 
-    def to_zarr(self, store: Any = None, mode: str = "w-", encoding: dict[str, Any] | None = None,
-                consolidated: bool | None = None, group: str | None = None,
-                write_inherited_coords: bool = False, compute: bool = True,
-                **options: Any) -> Any:
+    def to_zarr(
+        self,
+        store: Any = None,
+        mode: str = "w-",
+        encoding: dict[str, Any] | None = None,
+        consolidated: bool | None = None,
+        group: str | None = None,
+        write_inherited_coords: bool = False,
+        compute: bool = True,
+        **options: Any,
+    ) -> Any:
         """Write every node of the tree (see the module docstring). With ``compute=False``
         the hierarchy and its metadata are written (and consolidated) now and a dask
         ``Delayed`` writes every node's data."""
         encoding = dict(encoding or {})
         if unknown := sorted(set(encoding) - set(self._tree.groups)):
-            raise ValueError(f"encoding is keyed by the tree's group paths "
-                             f"{list(self._tree.groups)}; {unknown} are not among them")
+            raise ValueError(
+                f"encoding is keyed by the tree's group paths "
+                f"{list(self._tree.groups)}; {unknown} are not among them"
+            )
         store = resolve_store(store, storage_options=options.pop("storage_options", None))
         base = (group or "").strip("/")
         region = options.pop("region", None)
         if region is not None:
             region = _tree_region(self._tree, store, base, region)
         before = _keys_before_a_new_tree(store, base, mode)
-        marked = (marking_unfinished(store, base, "DataTree.to_zarr", refuse_leftovers=mode != "w")
-                  if before is not None else contextlib.nullcontext())
+        marked = (
+            marking_unfinished(store, base, "DataTree.to_zarr", refuse_leftovers=mode != "w")
+            if before is not None
+            else contextlib.nullcontext()
+        )
         finish = None
         if consolidated is not False:
+
             def finish() -> None:
                 zarrforge.consolidate_metadata(store, base)
+
         delayed = []
         with marked:
             try:
@@ -120,9 +133,16 @@ class DataTreeAccessor:
                     dataset = node.to_dataset(inherit=write_inherited_coords or number == 0)
                     if region is not None:
                         options["region"] = {dim: region.get(dim, "auto") for dim in dataset.dims}
-                    written = to_zarr(dataset, store, group=path or None, mode=node_mode,
-                                      consolidated=False, compute=compute,
-                                      encoding=encoding.get(node.path), **options)
+                    written = to_zarr(
+                        dataset,
+                        store,
+                        group=path or None,
+                        mode=node_mode,
+                        consolidated=False,
+                        compute=compute,
+                        encoding=encoding.get(node.path),
+                        **options,
+                    )
                     delayed.append(written)
                 if finish is not None:
                     finish()  # part of the write: a failure here takes the tree out too

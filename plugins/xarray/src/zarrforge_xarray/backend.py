@@ -24,12 +24,21 @@ def _names(drop_variables: str | Iterable[str] | None) -> tuple[str, ...]:
 # The keyword arguments the three entry points take, with their defaults: xarray's
 # decoding options (passed on to xarray's CF decoding), then zarrforge's opening options.
 DECODING_OPTIONS: dict[str, Any] = {
-    "mask_and_scale": True, "decode_times": True, "concat_characters": True,
-    "decode_coords": True, "drop_variables": None, "use_cftime": None, "decode_timedelta": None,
+    "mask_and_scale": True,
+    "decode_times": True,
+    "concat_characters": True,
+    "decode_coords": True,
+    "drop_variables": None,
+    "use_cftime": None,
+    "decode_timedelta": None,
 }
 OPENING_OPTIONS: dict[str, Any] = {
-    "group": None, "mode": "r", "consolidated": None, "storage_options": None,
-    "zarr_format": None, "use_zarr_fill_value_as_mask": None,
+    "group": None,
+    "mode": "r",
+    "consolidated": None,
+    "storage_options": None,
+    "zarr_format": None,
+    "use_zarr_fill_value_as_mask": None,
 }
 
 
@@ -57,32 +66,44 @@ class ZarrforgeBackendEntrypoint(BackendEntrypoint):
     def open_dataset(self, filename_or_obj: Any, **options: Any) -> Any:  # type: ignore[override]
         decoding, opening = _split_options(options)
         store = ZarrforgeDataStore.open(
-            filename_or_obj, group=opening["group"], mode=opening["mode"],
-            consolidated=opening["consolidated"], storage_options=opening["storage_options"],
+            filename_or_obj,
+            group=opening["group"],
+            mode=opening["mode"],
+            consolidated=opening["consolidated"],
+            storage_options=opening["storage_options"],
             zarr_format=opening["zarr_format"],
             use_zarr_fill_value_as_mask=opening["use_zarr_fill_value_as_mask"],
-            drop_variables=_names(decoding["drop_variables"]))
+            drop_variables=_names(decoding["drop_variables"]),
+        )
         return _dataset(store, **decoding)
 
-    def open_groups_as_dict(self, filename_or_obj: Any,  # type: ignore[override]
-                            **options: Any) -> dict[str, Any]:
+    def open_groups_as_dict(
+        self,
+        filename_or_obj: Any,  # type: ignore[override]
+        **options: Any,
+    ) -> dict[str, Any]:
         """``{"/": dataset, "/a": dataset, "/a/b": dataset}`` for the group and every
         group below it (paths relative to ``group``)."""
         decoding, opening = _split_options(options)
         if opening["mode"] != "r":
-            raise ValueError("the zarrforge xarray backend reads only (mode='r'), "
-                             f"got {opening['mode']!r}")
-        root = open_group(filename_or_obj, group=opening["group"],
-                          consolidated=opening["consolidated"],
-                          storage_options=opening["storage_options"],
-                          zarr_format=opening["zarr_format"])
-        groups = [("", root)] + [(name, node) for name, node in root.members(max_depth=None)
-                                 if isinstance(node, zarrforge.Group)]
+            raise ValueError(f"the zarrforge xarray backend reads only (mode='r'), got {opening['mode']!r}")
+        root = open_group(
+            filename_or_obj,
+            group=opening["group"],
+            consolidated=opening["consolidated"],
+            storage_options=opening["storage_options"],
+            zarr_format=opening["zarr_format"],
+        )
+        groups = [("", root)] + [
+            (name, node) for name, node in root.members(max_depth=None) if isinstance(node, zarrforge.Group)
+        ]
         result = {}
         for name, node in groups:
             store = ZarrforgeDataStore(
-                node, use_zarr_fill_value_as_mask=opening["use_zarr_fill_value_as_mask"],
-                drop_variables=_names(decoding["drop_variables"]))
+                node,
+                use_zarr_fill_value_as_mask=opening["use_zarr_fill_value_as_mask"],
+                drop_variables=_names(decoding["drop_variables"]),
+            )
             result["/" + name] = _dataset(store, **decoding)
         return result
 
@@ -97,8 +118,10 @@ def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
     a name that is neither is a TypeError naming the valid ones."""
     unknown = sorted(set(options) - set(DECODING_OPTIONS) - set(OPENING_OPTIONS))
     if unknown:
-        raise TypeError(f"the zarrforge backend got unexpected keyword argument(s) {unknown}; "
-                        f"it takes {sorted({**DECODING_OPTIONS, **OPENING_OPTIONS})}")
+        raise TypeError(
+            f"the zarrforge backend got unexpected keyword argument(s) {unknown}; "
+            f"it takes {sorted({**DECODING_OPTIONS, **OPENING_OPTIONS})}"
+        )
     decoding = {name: options.get(name, default) for name, default in DECODING_OPTIONS.items()}
     opening = {name: options.get(name, default) for name, default in OPENING_OPTIONS.items()}
     return decoding, opening

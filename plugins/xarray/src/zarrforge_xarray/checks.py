@@ -56,26 +56,33 @@ def _appendable(dtype: np.dtype, stored: np.dtype) -> bool:
     return dtype.kind in "SU" and stored.kind in "OT"  # fixed-width onto variable-length text
 
 
-def check_against_store(dataset: xr.Dataset, group: zarrforge.Group, *,
-                        append_dim: Hashable | None,
-                        region: Mapping[Hashable, slice] | None,
-                        skip_without_append_dim: bool = False,
-                        existing_only: bool = False) -> None:
+def check_against_store(
+    dataset: xr.Dataset,
+    group: zarrforge.Group,
+    *,
+    append_dim: Hashable | None,
+    region: Mapping[Hashable, slice] | None,
+    skip_without_append_dim: bool = False,
+    existing_only: bool = False,
+) -> None:
     """Refuse, before anything is written, a dataset the stored one cannot take (see the
     module docstring). ``skip_without_append_dim``: mode "a-" with ``append_dim``, which
     leaves existing variables without ``append_dim`` alone; ``existing_only``: mode
     "r+", which writes no new variables."""
     reader = ZarrforgeDataStore(group)
     arrays = dict(reader._arrays)
-    if existing_only and (new := [stored_name(k) for k in dataset.variables
-                                  if stored_name(k) not in arrays]):
-        raise ValueError(f"dataset contains non-pre-existing variables {new!r}: the store lacks "
-                         "them, and mode='r+' writes existing variables only (use mode='a' to "
-                         "add them)")
+    if existing_only and (new := [stored_name(k) for k in dataset.variables if stored_name(k) not in arrays]):
+        raise ValueError(
+            f"dataset contains non-pre-existing variables {new!r}: the store lacks "
+            "them, and mode='r+' writes existing variables only (use mode='a' to "
+            "add them)"
+        )
     stored_sizes = _stored_sizes(reader, arrays)
     if append_dim is not None and str(append_dim) not in stored_sizes:
-        raise ValueError(f"append_dim={append_dim!r} does not match any existing dataset "
-                         f"dimensions: the stored dataset's are {sorted(stored_sizes)}")
+        raise ValueError(
+            f"append_dim={append_dim!r} does not match any existing dataset "
+            f"dimensions: the stored dataset's are {sorted(stored_sizes)}"
+        )
     region = dict(region or {})
     for key, variable in dataset.variables.items():
         name = stored_name(key)
@@ -93,16 +100,16 @@ def check_against_store(dataset: xr.Dataset, group: zarrforge.Group, *,
         _check_dtype(name, variable, array)  # appended, written in a region or overwritten
 
 
-def dimension_names_differ(name: str, given: tuple[Hashable, ...],
-                           stored: tuple[str, ...]) -> str:
+def dimension_names_differ(name: str, given: tuple[Hashable, ...], stored: tuple[str, ...]) -> str:
     """The refusal of a write giving an existing variable other dimension names."""
-    return (f"variable {name!r} already exists with different dimension names: it has "
-            f"dimensions {tuple(map(str, given))}, but the stored one has {tuple(stored)}; "
-            "dimensions cannot be changed by appending or writing a region")
+    return (
+        f"variable {name!r} already exists with different dimension names: it has "
+        f"dimensions {tuple(map(str, given))}, but the stored one has {tuple(stored)}; "
+        "dimensions cannot be changed by appending or writing a region"
+    )
 
 
-def _stored_sizes(reader: ZarrforgeDataStore, arrays: dict[str, zarrforge.Array]
-                  ) -> dict[str, int]:
+def _stored_sizes(reader: ZarrforgeDataStore, arrays: dict[str, zarrforge.Array]) -> dict[str, int]:
     """The stored dimensions' sizes, from the arrays that name their dimensions (an array
     xarray cannot place is no reason to refuse writing others)."""
     sizes: dict[str, int] = {}
@@ -116,8 +123,13 @@ def _stored_sizes(reader: ZarrforgeDataStore, arrays: dict[str, zarrforge.Array]
     return sizes
 
 
-def _check_sizes(name: str, variable: xr.Variable, stored: dict[str, int],
-                 append_dim: Hashable | None, region: dict[Hashable, slice]) -> None:
+def _check_sizes(
+    name: str,
+    variable: xr.Variable,
+    stored: dict[str, int],
+    append_dim: Hashable | None,
+    region: dict[Hashable, slice],
+) -> None:
     given = {str(d): n for d, n in variable.sizes.items()}
     expected: dict[str, int] = {}
     for dim, size in stored.items():
@@ -127,53 +139,65 @@ def _check_sizes(name: str, variable: xr.Variable, stored: dict[str, int],
             window = region[next(d for d in region if str(d) == dim)]
             start, stop, _ = window.indices(size)
             if (window.start or 0) > size or (window.stop is not None and window.stop > size):
-                raise ValueError(f"variable {name!r}: region {dim}={window} reaches beyond the "
-                                 f"stored dimension {dim!r} of size {size}")
+                raise ValueError(
+                    f"variable {name!r}: region {dim}={window} reaches beyond the "
+                    f"stored dimension {dim!r} of size {size}"
+                )
             expected[dim] = max(0, stop - start)
         else:
             expected[dim] = size
     compared = {dim: given[dim] for dim in expected}
     if compared != expected:
-        dims = ", ".join(f"{d!r}: {compared[d]} given, {expected[d]} stored"
-                         for d in expected if compared[d] != expected[d])
-        hint = (f"; only append_dim={str(append_dim)!r} may change size" if append_dim is not None
-                else "; to change a size, append along it (append_dim=...), or write part of "
-                     "the variable with region=...")
-        raise ValueError(f"variable {name!r} already exists with different dimension sizes "
-                         f"({dims}){hint}")
+        dims = ", ".join(
+            f"{d!r}: {compared[d]} given, {expected[d]} stored"
+            for d in expected
+            if compared[d] != expected[d]
+        )
+        hint = (
+            f"; only append_dim={str(append_dim)!r} may change size"
+            if append_dim is not None
+            else "; to change a size, append along it (append_dim=...), or write part of "
+            "the variable with region=..."
+        )
+        raise ValueError(f"variable {name!r} already exists with different dimension sizes ({dims}){hint}")
 
 
 def _check_dtype(name: str, variable: xr.Variable, array: zarrforge.Array) -> None:
     dtype, stored = variable.dtype, array.dtype
     if not _appendable(dtype, stored):
-        raise ValueError(f"Mismatched dtypes for variable {name!r}: the store holds {stored}, "
-                         f"the dataset to write gives {dtype}; writing it there would cast or "
-                         "truncate the values. "
-                         f"Convert the variable first (dataset[{name!r}].astype("
-                         f"{str(stored)!r}))")
+        raise ValueError(
+            f"Mismatched dtypes for variable {name!r}: the store holds {stored}, "
+            f"the dataset to write gives {dtype}; writing it there would cast or "
+            "truncate the values. "
+            f"Convert the variable first (dataset[{name!r}].astype("
+            f"{str(stored)!r}))"
+        )
 
 
-def _check_new(name: str, variable: xr.Variable, stored_sizes: dict[str, int],
-               append_dim: Hashable | None) -> None:
+def _check_new(
+    name: str, variable: xr.Variable, stored_sizes: dict[str, int], append_dim: Hashable | None
+) -> None:
     for dim, size in variable.sizes.items():
         dim = str(dim)
         if append_dim is not None and dim == str(append_dim):
             continue
         if dim in stored_sizes and stored_sizes[dim] != size:
-            raise ValueError(f"variable {name!r} (new) has {dim!r} of size {size}, but the "
-                             f"stored dataset's {dim!r} has size {stored_sizes[dim]}")
+            raise ValueError(
+                f"variable {name!r} (new) has {dim!r} of size {size}, but the "
+                f"stored dataset's {dim!r} has size {stored_sizes[dim]}"
+            )
 
 
-def check_attribute_values(dataset: xr.Dataset, variables: Iterable[Hashable], *,
-                           dataset_attrs: bool) -> None:
+def check_attribute_values(
+    dataset: xr.Dataset, variables: Iterable[Hashable], *, dataset_attrs: bool
+) -> None:
     """Refuse, as xarray does (a ``TypeError``, "Invalid attribute in Dataset.attrs"),
     an attribute value that Zarr metadata (JSON) cannot hold: the dataset's own
     attributes when ``dataset_attrs`` (every mode but "r+" writes them) and those of
     ``variables`` (the ones this write creates). Values are taken as xarray writes them
     (numpy arrays as lists, numpy scalars as numbers) and checked by zarrforge's JSON
     writer's rule, so the refusal comes before any attribute is written."""
-    owners: list[tuple[str, Mapping[Any, Any]]] = [("the dataset", dataset.attrs)] \
-        if dataset_attrs else []
+    owners: list[tuple[str, Mapping[Any, Any]]] = [("the dataset", dataset.attrs)] if dataset_attrs else []
     owners += [(f"variable {str(name)!r}", dataset.variables[name].attrs) for name in variables]
     for owner, attrs in owners:
         for key, value in attrs.items():
@@ -185,4 +209,5 @@ def check_attribute_values(dataset: xr.Dataset, variables: Iterable[Hashable], *
                     f"Invalid attribute in Dataset.attrs: attribute {str(key)!r} of {owner} is "
                     f"a {type(value).__name__}, which Zarr metadata (JSON) cannot hold; valid "
                     "are strings, numbers, booleans, None, and lists and dicts of them (numpy "
-                    f"arrays and scalars are written as those) ({exc})") from exc
+                    f"arrays and scalars are written as those) ({exc})"
+                ) from exc

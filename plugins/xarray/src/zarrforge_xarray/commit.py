@@ -64,8 +64,7 @@ class Plan:
     def marked(self) -> AbstractContextManager[Any]:
         """The marker over the call (none for a write into existing variables only)."""
         if self.creates_group:
-            return marking_unfinished(self.store, self.path, OPERATION,
-                                      refuse_leftovers=self.mode != "w")
+            return marking_unfinished(self.store, self.path, OPERATION, refuse_leftovers=self.mode != "w")
         if not self.new:
             return contextlib.nullcontext()
         for name in self.new:  # keys of others below a new variable's path stay on failure
@@ -76,12 +75,12 @@ class Plan:
     def take_back(self) -> None:
         """After a failure: remove the variables this call added (best effort)."""
         for name in self.new:
-            remove_written(self.store, paths.join(self.path, name),
-                           self.before.get(name, set()))
+            remove_written(self.store, paths.join(self.path, name), self.before.get(name, set()))
 
 
-def plan(store: Any, path: str, target: zarrforge.Group | None, dataset: xr.Dataset,
-         mode: str, region: Any) -> Plan:
+def plan(
+    store: Any, path: str, target: zarrforge.Group | None, dataset: xr.Dataset, mode: str, region: Any
+) -> Plan:
     """The :class:`Plan` of writing ``dataset`` at ``path`` of ``store``: ``target`` is the
     existing group written into (``None``: the call creates or replaces it). Raises
     :class:`~zarrforge.errors.UnfinishedWriteError` when a killed write left its marker
@@ -90,8 +89,9 @@ def plan(store: Any, path: str, target: zarrforge.Group | None, dataset: xr.Data
         return Plan(store, path, True, mode, [], frozenset())
     stored = {name for name, node in target.members() if isinstance(node, zarrforge.Array)}
     skipped: set[Hashable] = set(dataset.indexes) if region is not None else set()
-    new = sorted(stored_name(k) for k in dataset.variables
-                 if k not in skipped and stored_name(k) not in stored)
+    new = sorted(
+        stored_name(k) for k in dataset.variables if k not in skipped and stored_name(k) not in stored
+    )
     left = zarrforge.unfinished_write(store, path)
     if mode == "r+":
         new = []  # refused by the writer, before anything is written
@@ -101,21 +101,25 @@ def plan(store: Any, path: str, target: zarrforge.Group | None, dataset: xr.Data
     leftovers = _named(left.operation, written)
     if new or leftovers:
         if left.operation == adding(sorted(set(new) | leftovers)):  # the same addition again
-            return Plan(store, path, False, mode, sorted(set(new) | leftovers),
-                        frozenset(leftovers))
-    again = ("Run the same to_zarr call again to write the variables it was adding anew, or "
-             "pass" if left.operation and left.operation.startswith(PREFIX) else "Pass")
+            return Plan(store, path, False, mode, sorted(set(new) | leftovers), frozenset(leftovers))
+    again = (
+        "Run the same to_zarr call again to write the variables it was adding anew, or pass"
+        if left.operation and left.operation.startswith(PREFIX)
+        else "Pass"
+    )
     raise zarrforge.errors.UnfinishedWriteError(
         f"{'/' + path!r} holds what {left.describe()} left: its variables may be incomplete. "
         f"{again} mode='w' to replace the dataset; zarrforge.unfinished_write(store, path) "
-        "reads the marker", unfinished=left)
+        "reads the marker",
+        unfinished=left,
+    )
 
 
 def _named(operation: str | None, candidates: set[str]) -> set[str]:
     """Those of ``candidates`` that a marker's operation names as variables it was adding."""
     if not operation or not operation.startswith(PREFIX):
         return set()
-    named = operation[len(PREFIX):].split(", ")
+    named = operation[len(PREFIX) :].split(", ")
     return {name for name in candidates if repr(name) in named}
 
 

@@ -95,8 +95,7 @@ class ZarrforgeArray(BackendArray):
         return self._array
 
     def __getitem__(self, key: indexing.ExplicitIndexer) -> np.ndarray:
-        return indexing.explicit_indexing_adapter(key, self.shape, indexing.IndexingSupport.OUTER,
-                                                  self._read)
+        return indexing.explicit_indexing_adapter(key, self.shape, indexing.IndexingSupport.OUTER, self._read)
 
     def _read(self, key: tuple[Any, ...]) -> np.ndarray:
         if any(isinstance(k, np.ndarray) for k in key):
@@ -107,7 +106,8 @@ class ZarrforgeArray(BackendArray):
 
     async def async_getitem(self, key: indexing.ExplicitIndexer) -> np.ndarray:
         return await indexing.async_explicit_indexing_adapter(
-            key, self.shape, indexing.IndexingSupport.OUTER, self._async_read)
+            key, self.shape, indexing.IndexingSupport.OUTER, self._async_read
+        )
 
     async def _async_read(self, key: tuple[Any, ...]) -> np.ndarray:
         # one face per backend array, so that every read of this variable (the views
@@ -166,8 +166,8 @@ def _codec_encoding(array: zarrforge.Array) -> dict[str, Any]:
         codecs = tuple(codecs[0].inner_codecs)
     encoding: dict[str, Any] = {
         "filters": tuple(c for c in codecs if isinstance(c, ArrayArrayCodec)),
-        "compressors": tuple(c for c in codecs
-                             if not isinstance(c, (ArrayArrayCodec, ArrayBytesCodec)))}
+        "compressors": tuple(c for c in codecs if not isinstance(c, (ArrayArrayCodec, ArrayBytesCodec))),
+    }
     serializer = next((c for c in codecs if isinstance(c, ArrayBytesCodec)), None)
     if serializer is not None and _codec_name(serializer) != "bytes":
         encoding["serializer"] = serializer
@@ -185,8 +185,7 @@ def _numcodecs_encoding(array: zarrforge.Array) -> dict[str, Any] | None:
     if ".zarray" not in document:
         return None
     zarray = document[".zarray"]
-    stored = ([zarray["compressor"]] if zarray.get("compressor") else []) + list(
-        zarray.get("filters") or [])
+    stored = ([zarray["compressor"]] if zarray.get("compressor") else []) + list(zarray.get("filters") or [])
     try:
         codecs = [numcodecs.get_codec(dict(config)) for config in stored]
     except (ValueError, TypeError, KeyError):  # an id numcodecs does not register
@@ -208,8 +207,14 @@ def _raw_fill_value(array: zarrforge.Array) -> Any:
 class ZarrforgeDataStore(AbstractDataStore):
     """One zarrforge group as an xarray data store (read-only)."""
 
-    def __init__(self, group: zarrforge.Group, *, use_zarr_fill_value_as_mask: bool | None = None,
-                 drop_variables: Iterable[str] = (), close_store: bool = False) -> None:
+    def __init__(
+        self,
+        group: zarrforge.Group,
+        *,
+        use_zarr_fill_value_as_mask: bool | None = None,
+        drop_variables: Iterable[str] = (),
+        close_store: bool = False,
+    ) -> None:
         self.group = group
         self.zarr_format = group.metadata_model.format_name
         # Zarr v2 keeps a variable's _FillValue as the array's fill value (xarray's own
@@ -222,28 +227,47 @@ class ZarrforgeDataStore(AbstractDataStore):
         self._mask = use_zarr_fill_value_as_mask
         self._drop = set(drop_variables)
         self._close_store = close_store
-        self._arrays = [(name, node) for name, node in group.members()
-                        if isinstance(node, zarrforge.Array) and name not in self._drop]
+        self._arrays = [
+            (name, node)
+            for name, node in group.members()
+            if isinstance(node, zarrforge.Array) and name not in self._drop
+        ]
 
     @classmethod
-    def open(cls, filename_or_obj: Any, *, group: str | None = None, mode: str = "r",
-             consolidated: bool | None = None, storage_options: dict[str, Any] | None = None,
-             zarr_format: Any = None, use_zarr_fill_value_as_mask: bool | None = None,
-             drop_variables: Iterable[str] = ()) -> ZarrforgeDataStore:
+    def open(
+        cls,
+        filename_or_obj: Any,
+        *,
+        group: str | None = None,
+        mode: str = "r",
+        consolidated: bool | None = None,
+        storage_options: dict[str, Any] | None = None,
+        zarr_format: Any = None,
+        use_zarr_fill_value_as_mask: bool | None = None,
+        drop_variables: Iterable[str] = (),
+    ) -> ZarrforgeDataStore:
         if mode != "r":
             raise ValueError(f"the zarrforge xarray backend reads only (mode='r'), got {mode!r}")
-        node = open_group(filename_or_obj, group=group, consolidated=consolidated,
-                          storage_options=storage_options, zarr_format=zarr_format)
-        return cls(node, use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask,
-                   drop_variables=drop_variables,
-                   close_store=not isinstance(filename_or_obj, zarrforge.Group))
+        node = open_group(
+            filename_or_obj,
+            group=group,
+            consolidated=consolidated,
+            storage_options=storage_options,
+            zarr_format=zarr_format,
+        )
+        return cls(
+            node,
+            use_zarr_fill_value_as_mask=use_zarr_fill_value_as_mask,
+            drop_variables=drop_variables,
+            close_store=not isinstance(filename_or_obj, zarrforge.Group),
+        )
 
     # --- variables ---------------------------------------------------------------------
 
-    def _dimensions_and_attributes(self, array: zarrforge.Array) -> tuple[tuple[str, ...],
-                                                                          dict[str, Any]]:
-        attributes = {k: v for k, v in array.attrs.items()
-                      if k != DIMENSION_KEY and not k.lower().startswith("_nc")}
+    def _dimensions_and_attributes(self, array: zarrforge.Array) -> tuple[tuple[str, ...], dict[str, Any]]:
+        attributes = {
+            k: v for k, v in array.attrs.items() if k != DIMENSION_KEY and not k.lower().startswith("_nc")
+        }
         names = array.dimension_names if array.ndim else ()
         if names is None or any(n is None for n in names):
             from_attrs = array.attrs.get(DIMENSION_KEY)
@@ -252,7 +276,8 @@ class ZarrforgeDataStore(AbstractDataStore):
             raise MissingDimensionNamesError(
                 f"array {array.name!r} has no name for every dimension (neither "
                 f"dimension_names nor {DIMENSION_KEY!r}); xarray needs one per dimension. "
-                f"Pass drop_variables=[{array.basename!r}] to open the rest")
+                f"Pass drop_variables=[{array.basename!r}] to open the rest"
+            )
         return tuple(str(n) for n in names), attributes
 
     def open_store_variable(self, name: str, array: zarrforge.Array) -> Variable:
@@ -280,13 +305,11 @@ class ZarrforgeDataStore(AbstractDataStore):
             if self.zarr_format == "3":
                 encoding["fill_value"] = array.fill_value
             if "_FillValue" in attributes:
-                attributes["_FillValue"] = _decode_fill_attribute(attributes["_FillValue"],
-                                                                  array.dtype)
+                attributes["_FillValue"] = _decode_fill_attribute(attributes["_FillValue"], array.dtype)
         return Variable(dimensions, data, attributes, encoding)
 
     def get_variables(self) -> FrozenDict:
-        return FrozenDict((name, self.open_store_variable(name, array))
-                          for name, array in self._arrays)
+        return FrozenDict((name, self.open_store_variable(name, array)) for name, array in self._arrays)
 
     def get_attrs(self) -> dict[str, Any]:
         return {k: v for k, v in self.group.attrs.items() if not k.lower().startswith("_nc")}
@@ -297,8 +320,10 @@ class ZarrforgeDataStore(AbstractDataStore):
             names, _ = self._dimensions_and_attributes(array)
             for name, size in zip(names, array.shape, strict=True):
                 if dimensions.get(name, size) != size:
-                    raise ValueError(f"dimension {name!r} has conflicting lengths "
-                                     f"({size} in {array.name!r}, {dimensions[name]} elsewhere)")
+                    raise ValueError(
+                        f"dimension {name!r} has conflicting lengths "
+                        f"({size} in {array.name!r}, {dimensions[name]} elsewhere)"
+                    )
                 dimensions[name] = size
         return dimensions
 
@@ -307,9 +332,14 @@ class ZarrforgeDataStore(AbstractDataStore):
             self.group.store.close()
 
 
-def open_group(filename_or_obj: Any, *, group: str | None = None,
-               consolidated: bool | None = None, storage_options: dict[str, Any] | None = None,
-               zarr_format: Any = None) -> zarrforge.Group:
+def open_group(
+    filename_or_obj: Any,
+    *,
+    group: str | None = None,
+    consolidated: bool | None = None,
+    storage_options: dict[str, Any] | None = None,
+    zarr_format: Any = None,
+) -> zarrforge.Group:
     """The zarrforge group named by a URL, path, Store or Group (and ``group`` below it)."""
     import os
 
@@ -320,5 +350,11 @@ def open_group(filename_or_obj: Any, *, group: str | None = None,
         return node
     if isinstance(filename_or_obj, os.PathLike):
         filename_or_obj = os.fspath(filename_or_obj)
-    return zarrforge.open_group(filename_or_obj, group or "", mode="r", zarr_format=zarr_format,
-                                use_consolidated=consolidated, storage_options=storage_options)
+    return zarrforge.open_group(
+        filename_or_obj,
+        group or "",
+        mode="r",
+        zarr_format=zarr_format,
+        use_consolidated=consolidated,
+        storage_options=storage_options,
+    )

@@ -81,14 +81,24 @@ from .store import DIMENSION_KEY, ZarrforgeDataStore, stored_name
 from .undo import keys_below, remove_written
 
 MODES = ("w-", "w", "a", "a-", "r+")
+
+
 class ZarrforgeWritableStore(AbstractWritableDataStore):
     """One zarrforge group as a writable xarray data store (see the module docstring)."""
 
-    def __init__(self, group: zarrforge.Group, *, mode: str, append_dim: Hashable | None,
-                 region: Mapping[Hashable, slice] | None, safe_chunks: bool,
-                 align_chunks: bool, stage_growth: bool = False,
-                 write_empty_chunks: bool | None = None,
-                 replacing: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        group: zarrforge.Group,
+        *,
+        mode: str,
+        append_dim: Hashable | None,
+        region: Mapping[Hashable, slice] | None,
+        safe_chunks: bool,
+        align_chunks: bool,
+        stage_growth: bool = False,
+        write_empty_chunks: bool | None = None,
+        replacing: frozenset[str] = frozenset(),
+    ) -> None:
         self.group = group
         # new variables a killed write of this same call left behind: created again, anew
         self.replacing = replacing
@@ -136,17 +146,28 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         return ZarrforgeDataStore(self.group).get_dimensions()
 
     def _existing(self) -> dict[str, zarrforge.Array]:
-        arrays = {name: node for name, node in self.group.members()
-                  if isinstance(node, zarrforge.Array) and name not in self.replacing}
+        arrays = {
+            name: node
+            for name, node in self.group.members()
+            if isinstance(node, zarrforge.Array) and name not in self.replacing
+        }
         if self.write_empty_chunks is None:
             return arrays
-        return {name: zarrforge.open_array(array.store, array.path, mode="r+",
-                                           write_empty_chunks=self.write_empty_chunks)
-                for name, array in arrays.items()}
+        return {
+            name: zarrforge.open_array(
+                array.store, array.path, mode="r+", write_empty_chunks=self.write_empty_chunks
+            )
+            for name, array in arrays.items()
+        }
 
-    def store(self, variables: dict[Hashable, xr.Variable], attributes: dict[Hashable, Any],
-              check_encoding_set: Any = frozenset(), writer: ArrayWriter | None = None,
-              unlimited_dims: Any = None) -> None:
+    def store(
+        self,
+        variables: dict[Hashable, xr.Variable],
+        attributes: dict[Hashable, Any],
+        check_encoding_set: Any = frozenset(),
+        writer: ArrayWriter | None = None,
+        unlimited_dims: Any = None,
+    ) -> None:
         writer = writer or ArrayWriter()
         existing = {} if self.mode == "w" else self._existing()
         new_vars = {k: v for k, v in variables.items() if stored_name(k) not in existing}
@@ -155,9 +176,14 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         if stored_vars:
             # existing variables are written exactly as the store encodes them
             decoded, _, _ = conventions.decode_cf_variables(
-                {k: ZarrforgeDataStore(self.group).open_store_variable(stored_name(k),
-                                                                   existing[stored_name(k)])
-                 for k in stored_vars}, {})
+                {
+                    k: ZarrforgeDataStore(self.group).open_store_variable(
+                        stored_name(k), existing[stored_name(k)]
+                    )
+                    for k in stored_vars
+                },
+                {},
+            )
             with_encoding = {}
             for k, v in stored_vars.items():
                 copy = v.copy(deep=False)
@@ -172,12 +198,20 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         if self.mode not in ("r+",):
             self.set_attributes(attributes)
         if self.mode == "a-" and self.append_dim is not None:
-            encoded = {k: v for k, v in encoded.items()
-                       if stored_name(k) not in existing or self.append_dim in v.dims}
+            encoded = {
+                k: v
+                for k, v in encoded.items()
+                if stored_name(k) not in existing or self.append_dim in v.dims
+            }
         self.set_variables(encoded, check_encoding_set, writer, existing)
 
-    def set_variables(self, variables: dict[Hashable, xr.Variable], check_encoding_set: Any,
-                      writer: ArrayWriter, existing: dict[str, zarrforge.Array]) -> None:
+    def set_variables(
+        self,
+        variables: dict[Hashable, xr.Variable],
+        check_encoding_set: Any,
+        writer: ArrayWriter,
+        existing: dict[str, zarrforge.Array],
+    ) -> None:
         in_memory: list[tuple[zarrforge.Array, tuple, Any]] = []
         for key, variable in variables.items():
             name = stored_name(key)
@@ -191,16 +225,17 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 if fill_value is None and variable.dtype.kind == "f":
                     fill_value = np.nan  # xarray's default for floats in Zarr v3
                 if attributes.get("_FillValue") is not None:
-                    attributes["_FillValue"] = FillValueCoder.encode(attributes["_FillValue"],
-                                                                     variable.dtype)
+                    attributes["_FillValue"] = FillValueCoder.encode(attributes["_FillValue"], variable.dtype)
                 else:
                     attributes.pop("_FillValue", None)
             if variable.encoding.pop("_FillValue", None) is not None:
-                raise ValueError(f"variable {name!r}: _FillValue belongs in attributes or "
-                                 "fill_value in encoding, not _FillValue in encoding")
+                raise ValueError(
+                    f"variable {name!r}: _FillValue belongs in attributes or "
+                    "fill_value in encoding, not _FillValue in encoding"
+                )
             encoding = extract_zarr_variable_encoding(
-                variable, raise_on_invalid=key in check_encoding_set, name=key,
-                zarr_format=self.zarr_format)
+                variable, raise_on_invalid=key in check_encoding_set, name=key, zarr_format=self.zarr_format
+            )
             region = {dim: self.region.get(dim, slice(None)) for dim in variable.dims}
             array = existing.get(name) if self.mode != "w" else None
             if array is not None and self.append_dim in variable.dims:
@@ -220,20 +255,26 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 variable = grid_rechunk(v=variable, enc_chunks=unit, region=selection)
             if self.safe_chunks and unit is not None and not self.conditional:
                 validate_grid_chunks_alignment(
-                    nd_v_chunks=variable.chunks, enc_chunks=unit, region=selection,
-                    allow_partial_chunks=self.mode != "r+", name=name,
-                    backend_shape=array.shape if array is not None else variable.shape)
+                    nd_v_chunks=variable.chunks,
+                    enc_chunks=unit,
+                    region=selection,
+                    allow_partial_chunks=self.mode != "r+",
+                    name=name,
+                    backend_shape=array.shape if array is not None else variable.shape,
+                )
             if array is None:
-                array = self._create(name, variable, encoding, attributes, fill_value,
-                                     none_variable=key is None)
+                array = self._create(
+                    name, variable, encoding, attributes, fill_value, none_variable=key is None
+                )
             if is_chunked_array(variable.data):
                 writer.add(variable.data, array, selection)
             else:
                 in_memory.append((array, selection, variable.data))
         _write_concurrently(in_memory)
 
-    def _write_unit(self, encoding: dict[str, Any], array: zarrforge.Array | None,
-                    variable: xr.Variable) -> tuple[int, ...] | None:
+    def _write_unit(
+        self, encoding: dict[str, Any], array: zarrforge.Array | None, variable: xr.Variable
+    ) -> tuple[int, ...] | None:
         """The shard or chunk shape dask chunks must align to (``None``: not regular)."""
         if array is not None:
             try:
@@ -245,9 +286,16 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
             return unit
         return None
 
-    def _create(self, name: str, variable: xr.Variable, encoding: dict[str, Any],
-                attributes: dict[str, Any], fill_value: Any, *,
-                none_variable: bool = False) -> zarrforge.Array:
+    def _create(
+        self,
+        name: str,
+        variable: xr.Variable,
+        encoding: dict[str, Any],
+        attributes: dict[str, Any],
+        fill_value: Any,
+        *,
+        none_variable: bool = False,
+    ) -> zarrforge.Array:
         """The new array ``name`` for ``variable``; ``none_variable``: the variable named
         ``None``, created under the reserved name xarray gives it (``stored_name``)."""
         attrs = {k: self.encode_attribute(v) for k, v in attributes.items()}
@@ -281,10 +329,16 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         if dtype.kind == "O" or dtype.kind == "T":
             dtype = "string"
         return self.group.create_array(
-            name, shape=variable.shape, dtype=dtype, chunks=chunks,
-            fill_value=fill_value, attributes=attrs,
+            name,
+            shape=variable.shape,
+            dtype=dtype,
+            chunks=chunks,
+            fill_value=fill_value,
+            attributes=attrs,
             overwrite=self.mode == "w" or name in self.replacing,
-            allow_reserved_name=none_variable, **options)
+            allow_reserved_name=none_variable,
+            **options,
+        )
 
     def sync(self) -> None:
         return None
@@ -324,8 +378,7 @@ def _existing_group(store: Any, path: str, mode: str) -> zarrforge.Group | None:
         return None
 
 
-def _new_group(store: Any, path: str, mode: str, zarr_format: int
-               ) -> tuple[zarrforge.Group, set[str]]:
+def _new_group(store: Any, path: str, mode: str, zarr_format: int) -> tuple[zarrforge.Group, set[str]]:
     """The group this call creates, and the keys that were below its path before (none
     remembered for mode "w": the old group is replaced). Only a creation lists the prefix:
     an append into a large existing store costs no listing."""
@@ -342,15 +395,13 @@ def _keys_at(store: Any, path: str) -> set[str]:
         return set()
 
 
-def _auto_region(dataset: xr.Dataset, group: zarrforge.Group,
-                 region: Any) -> dict[Hashable, slice]:
+def _auto_region(dataset: xr.Dataset, group: zarrforge.Group, region: Any) -> dict[Hashable, slice]:
     """``region`` with every ``"auto"`` replaced by the slice where the dataset's index
     coordinate values are found in the stored coordinate."""
     if region == "auto":
         region = dict.fromkeys(dataset.dims, "auto")
     if not isinstance(region, Mapping):
-        raise TypeError(f"region must be a dict of dimension -> slice or 'auto', or 'auto'; "
-                        f"got {region!r}")
+        raise TypeError(f"region must be a dict of dimension -> slice or 'auto', or 'auto'; got {region!r}")
     found = dict(region)
     stored = ZarrforgeDataStore(group)
     arrays = dict(stored._arrays)
@@ -361,26 +412,28 @@ def _auto_region(dataset: xr.Dataset, group: zarrforge.Group,
             found[dim] = slice(0, dataset.sizes[dim])
             continue
         if str(dim) not in arrays:
-            raise KeyError(f"region='auto' needs the coordinate {dim!r} in the store, which "
-                           "has none")
+            raise KeyError(f"region='auto' needs the coordinate {dim!r} in the store, which has none")
         coordinate = conventions.decode_cf_variable(
-            dim, stored.open_store_variable(str(dim), arrays[str(dim)]).compute())
+            dim, stored.open_store_variable(str(dim), arrays[str(dim)]).compute()
+        )
         positions = pd.Index(coordinate.values).get_indexer(dataset.indexes[dim])
         if (positions == -1).any():
-            raise KeyError(f"not every value of coordinate {dim!r} is in the stored "
-                           "coordinate; a region write cannot add coordinate values")
+            raise KeyError(
+                f"not every value of coordinate {dim!r} is in the stored "
+                "coordinate; a region write cannot add coordinate values"
+            )
         if len(positions) and (np.diff(positions) != 1).any():
-            raise ValueError(f"the values of coordinate {dim!r} are not one contiguous run of "
-                             "the stored coordinate")
-        found[dim] = slice(int(positions[0]), int(positions[-1]) + 1) if len(positions) \
-            else slice(0, 0)
+            raise ValueError(
+                f"the values of coordinate {dim!r} are not one contiguous run of the stored coordinate"
+            )
+        found[dim] = slice(int(positions[0]), int(positions[-1]) + 1) if len(positions) else slice(0, 0)
     for dim, value in found.items():
         if dim not in dataset.dims:
-            raise ValueError(f"region dimension {dim!r} is not a dimension of the dataset "
-                             f"({list(dataset.dims)})")
+            raise ValueError(
+                f"region dimension {dim!r} is not a dimension of the dataset ({list(dataset.dims)})"
+            )
         if not isinstance(value, slice) or value.step not in (None, 1):
-            raise ValueError(f"region[{dim!r}] must be a slice with step 1 or 'auto', got "
-                             f"{value!r}")
+            raise ValueError(f"region[{dim!r}] must be a slice with step 1 or 'auto', got {value!r}")
     return found
 
 
@@ -393,8 +446,7 @@ def _write_concurrently(writes: list[tuple[zarrforge.Array, tuple, Any]]) -> Non
             array[selection] = data
         return
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for done in [pool.submit(array.__setitem__, selection, data)
-                     for array, selection, data in writes]:
+        for done in [pool.submit(array.__setitem__, selection, data) for array, selection, data in writes]:
             done.result()
 
 
@@ -410,19 +462,31 @@ def _variable_encoding(name: Hashable, value: Any) -> dict[str, Any]:
     """One variable's ``encoding=`` entry as a dict; anything but a mapping is a ValueError
     in xarray's words ("must be castable to a dictionary"), naming the variable."""
     if not isinstance(value, Mapping):
-        raise ValueError(f"encoding[{name!r}] must be castable to a dictionary of encoding "
-                         f"keys (chunks, compressors, dtype, ...), got {value!r}")
+        raise ValueError(
+            f"encoding[{name!r}] must be castable to a dictionary of encoding "
+            f"keys (chunks, compressors, dtype, ...), got {value!r}"
+        )
     return dict(value)
 
 
-def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
-            group: str | None = None,
-            encoding: Mapping[Hashable, Mapping[str, Any]] | None = None, *,
-            compute: bool = True, consolidated: bool | None = None,
-            append_dim: Hashable | None = None, region: Any = None, safe_chunks: bool = True,
-            align_chunks: bool = False, storage_options: dict[str, Any] | None = None,
-            zarr_format: int | None = None, write_empty_chunks: bool | None = None,
-            chunkmanager_store_kwargs: dict[str, Any] | None = None) -> Any:
+def to_zarr(
+    dataset: xr.Dataset,
+    store: Any = None,
+    mode: str | None = None,
+    group: str | None = None,
+    encoding: Mapping[Hashable, Mapping[str, Any]] | None = None,
+    *,
+    compute: bool = True,
+    consolidated: bool | None = None,
+    append_dim: Hashable | None = None,
+    region: Any = None,
+    safe_chunks: bool = True,
+    align_chunks: bool = False,
+    storage_options: dict[str, Any] | None = None,
+    zarr_format: int | None = None,
+    write_empty_chunks: bool | None = None,
+    chunkmanager_store_kwargs: dict[str, Any] | None = None,
+) -> Any:
     """Write ``dataset`` to ``store`` (a path, URL, zarrforge Store or Group's store) with
     zarrforge; see the module docstring. The parameters are ``Dataset.to_zarr``'s, in its
     order (``store``, ``mode``, ``group``, ``encoding`` positional), with its meaning
@@ -431,35 +495,43 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
     if zarr_format is None:
         zarr_format = 3  # for a new group; an existing group keeps its own format
     if write_empty_chunks is not None and not isinstance(write_empty_chunks, bool):
-        raise TypeError(f"write_empty_chunks must be True, False or None, got "
-                        f"{write_empty_chunks!r}")
+        raise TypeError(f"write_empty_chunks must be True, False or None, got {write_empty_chunks!r}")
     if chunkmanager_store_kwargs is not None and not isinstance(chunkmanager_store_kwargs, Mapping):
-        raise TypeError("chunkmanager_store_kwargs must be a dict of keyword arguments for "
-                        f"dask.array.store, got {chunkmanager_store_kwargs!r}")
+        raise TypeError(
+            "chunkmanager_store_kwargs must be a dict of keyword arguments for "
+            f"dask.array.store, got {chunkmanager_store_kwargs!r}"
+        )
     if not isinstance(dataset, xr.Dataset):
-        raise TypeError(f"to_zarr writes an xarray Dataset, got {type(dataset).__name__} (for "
-                        "a DataArray, use dataarray.to_dataset())")
+        raise TypeError(
+            f"to_zarr writes an xarray Dataset, got {type(dataset).__name__} (for "
+            "a DataArray, use dataarray.to_dataset())"
+        )
     if mode is None:
         mode = "a" if append_dim is not None else "r+" if region is not None else "w-"
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    if append_dim is not None and region is not None and (
-            region == "auto" or append_dim in region):
+    if append_dim is not None and region is not None and (region == "auto" or append_dim in region):
         raise ValueError(f"append_dim {append_dim!r} cannot also be a region dimension")
     if append_dim is not None and mode not in ("a", "a-"):
-        raise ValueError(f"cannot set append_dim unless mode='a' or mode='a-' (or mode=None, "
-                         f"which is 'a' then), got mode={mode!r}")
+        raise ValueError(
+            f"cannot set append_dim unless mode='a' or mode='a-' (or mode=None, "
+            f"which is 'a' then), got mode={mode!r}"
+        )
     if region is not None and mode not in ("r+", "a"):
-        raise ValueError(f"cannot set region unless mode='r+' or mode='a' (or mode=None, "
-                         f"which is 'r+' then), got mode={mode!r}")
+        raise ValueError(
+            f"cannot set region unless mode='r+' or mode='a' (or mode=None, "
+            f"which is 'r+' then), got mode={mode!r}"
+        )
     if zarr_format not in (2, 3):
         raise ValueError(f"zarr_format must be 2 or 3, got {zarr_format!r}")
     _validate_dataset_names(dataset)  # xarray's rule: names are non-empty strings (or None)
     encoding = {k: _variable_encoding(k, v) for k, v in (encoding or {}).items()}
     for name in encoding:
         if name not in dataset.variables:
-            raise UnknownVariableError(f"encoding names {name!r}, which is not a variable of the "
-                                       f"dataset ({sorted(map(str, dataset.variables))})")
+            raise UnknownVariableError(
+                f"encoding names {name!r}, which is not a variable of the "
+                f"dataset ({sorted(map(str, dataset.variables))})"
+            )
     store = resolve_store(store, storage_options=storage_options)  # once: the marker's store
     path = (group or "").strip("/")
     target = _existing_group(store, path, mode)
@@ -475,12 +547,21 @@ def to_zarr(dataset: xr.Dataset, store: Any = None, mode: str | None = None,
         if target is None:
             target, before = _new_group(store, path, mode, zarr_format)
         try:
-            return _write(dataset, target, mode=mode, append_dim=append_dim, region=region,
-                          encoding=encoding, consolidated=consolidated, compute=compute,
-                          safe_chunks=safe_chunks, align_chunks=align_chunks,
-                          write_empty_chunks=write_empty_chunks,
-                          store_kwargs=dict(chunkmanager_store_kwargs or {}),
-                          replacing=plan.replacing)
+            return _write(
+                dataset,
+                target,
+                mode=mode,
+                append_dim=append_dim,
+                region=region,
+                encoding=encoding,
+                consolidated=consolidated,
+                compute=compute,
+                safe_chunks=safe_chunks,
+                align_chunks=align_chunks,
+                write_empty_chunks=write_empty_chunks,
+                store_kwargs=dict(chunkmanager_store_kwargs or {}),
+                replacing=plan.replacing,
+            )
         except BaseException:
             if before is not None:  # this call created the group
                 remove_written(target.store, target.path, before)
@@ -494,52 +575,86 @@ def _refuse_reserved_names(dataset: xr.Dataset, target: zarrforge.Group | None) 
     xarray's own name of a variable named ``None`` (``"__values__"``, :func:`stored_name`).
     Variables stored under such a name already (written by another tool) are written
     into as any other. Costs no store request unless some name has the prefix."""
-    reserved = [stored_name(k) for k in dataset.variables
-                if k is not None and stored_name(k).startswith("__")]
+    reserved = [
+        stored_name(k) for k in dataset.variables if k is not None and stored_name(k).startswith("__")
+    ]
     new = [name for name in reserved if target is None or name not in target]
     if new:
         raise zarrforge.errors.InvalidPathError(
             f"variables {new} have names starting with '__', a prefix the Zarr v3 spec "
             "reserves; zarrforge creates such an array only as xarray's '__values__' for a "
-            "variable named None. Rename them (dataset.rename_vars) to write them")
+            "variable named None. Rename them (dataset.rename_vars) to write them"
+        )
 
 
-def _write(dataset: xr.Dataset, target: zarrforge.Group, *, mode: str,
-           append_dim: Hashable | None, region: Any,
-           encoding: dict[Hashable, dict[str, Any]], consolidated: bool | None, compute: bool,
-           safe_chunks: bool, align_chunks: bool, write_empty_chunks: bool | None,
-           store_kwargs: dict[str, Any], replacing: frozenset[str] = frozenset()) -> Any:
+def _write(
+    dataset: xr.Dataset,
+    target: zarrforge.Group,
+    *,
+    mode: str,
+    append_dim: Hashable | None,
+    region: Any,
+    encoding: dict[Hashable, dict[str, Any]],
+    consolidated: bool | None,
+    compute: bool,
+    safe_chunks: bool,
+    align_chunks: bool,
+    write_empty_chunks: bool | None,
+    store_kwargs: dict[str, Any],
+    replacing: frozenset[str] = frozenset(),
+) -> Any:
     stored: set[str] = set()
     if mode in ("a", "a-", "r+"):
-        stored = {name for name, node in target.members()
-                  if isinstance(node, zarrforge.Array) and name not in replacing}
+        stored = {
+            name
+            for name, node in target.members()
+            if isinstance(node, zarrforge.Array) and name not in replacing
+        }
         if clash := sorted(stored_name(k) for k in encoding if stored_name(k) in stored):
-            raise ValueError(f"variable {clash[0]!r} already exists, but encoding was provided: "
-                             f"encoding was given for {clash}, which already exist in the "
-                             "store; their stored encoding is used (leave them out of "
-                             "encoding=)")
+            raise ValueError(
+                f"variable {clash[0]!r} already exists, but encoding was provided: "
+                f"encoding was given for {clash}, which already exist in the "
+                "store; their stored encoding is used (leave them out of "
+                "encoding=)"
+            )
     if mode != "r+":  # r+ writes no attributes and creates no variables
-        check_attribute_values(dataset, [k for k in dataset.variables
-                                         if stored_name(k) not in stored],
-                               dataset_attrs=True)
+        check_attribute_values(
+            dataset, [k for k in dataset.variables if stored_name(k) not in stored], dataset_attrs=True
+        )
     if region is not None:
         region = _auto_region(dataset, target, region)
-        strangers = [str(k) for k, v in dataset.variables.items()
-                     if not set(region).intersection(v.dims) and k not in dataset.indexes]
+        strangers = [
+            str(k)
+            for k, v in dataset.variables.items()
+            if not set(region).intersection(v.dims) and k not in dataset.indexes
+        ]
         if region and strangers:  # region={} writes every variable whole, as xarray does
-            raise ValueError(f"variables {strangers} have no dimension of the region "
-                             f"{list(map(str, region))}; drop them (dataset.drop_vars("
-                             f"{strangers!r})) to write the rest")
+            raise ValueError(
+                f"variables {strangers} have no dimension of the region "
+                f"{list(map(str, region))}; drop them (dataset.drop_vars("
+                f"{strangers!r})) to write the rest"
+            )
         dataset = dataset.drop_vars(list(dataset.indexes))
     if mode in ("a", "a-", "r+"):
-        check_against_store(dataset, target, append_dim=append_dim, region=region,
-                            skip_without_append_dim=mode == "a-" and append_dim is not None,
-                            existing_only=mode == "r+")
-    writable = ZarrforgeWritableStore(target, mode=mode, append_dim=append_dim, region=region,
-                                      safe_chunks=safe_chunks, align_chunks=align_chunks,
-                                      stage_growth=compute,
-                                      write_empty_chunks=write_empty_chunks,
-                                      replacing=replacing)
+        check_against_store(
+            dataset,
+            target,
+            append_dim=append_dim,
+            region=region,
+            skip_without_append_dim=mode == "a-" and append_dim is not None,
+            existing_only=mode == "r+",
+        )
+    writable = ZarrforgeWritableStore(
+        target,
+        mode=mode,
+        append_dim=append_dim,
+        region=region,
+        safe_chunks=safe_chunks,
+        align_chunks=align_chunks,
+        stage_growth=compute,
+        write_empty_chunks=write_empty_chunks,
+        replacing=replacing,
+    )
     writer = ArrayWriter()
     try:
         dump_to_store(dataset, writable, writer, encoding=encoding)
@@ -600,12 +715,19 @@ def _after(_written: Any) -> None:
     return None
 
 
-def open_zarr(store: Any, group: str | None = None, *, chunks: Any = None,
-              consolidated: bool | None = None, **options: Any) -> xr.Dataset:
+def open_zarr(
+    store: Any,
+    group: str | None = None,
+    *,
+    chunks: Any = None,
+    consolidated: bool | None = None,
+    **options: Any,
+) -> xr.Dataset:
     """``xr.open_dataset(store, engine="zarrforge", ...)`` with ``xr.open_zarr``'s habit of
     lazy dask arrays: ``chunks=None`` (the default) gives one dask chunk per stored chunk
     (``chunks={}`` in xarray's terms); pass ``chunks=False`` for lazily indexed arrays
     without dask. Other options are the backend's and xarray's decoding options."""
     chunks = {} if chunks is None else (None if chunks is False else chunks)
-    return xr.open_dataset(store, engine="zarrforge", group=group, chunks=chunks,
-                           consolidated=consolidated, **options)
+    return xr.open_dataset(
+        store, engine="zarrforge", group=group, chunks=chunks, consolidated=consolidated, **options
+    )

@@ -36,23 +36,26 @@ def _zarr_data_type(data_type: DataType) -> Any:
     try:
         return get_data_type_from_json(document, zarr_format=3)
     except (ValueError, TypeError, KeyError) as exc:
-        raise MetadataError(f"zarr-python has no data type {document!r} ({exc}); a zarr-python "
-                            "codec cannot be given chunks of it", field="data_type",
-                            value=document) from exc
+        raise MetadataError(
+            f"zarr-python has no data type {document!r} ({exc}); a zarr-python "
+            "codec cannot be given chunks of it",
+            field="data_type",
+            value=document,
+        ) from exc
 
 
 def to_zarr(spec: ChunkSpec, like: ArraySpec | None = None) -> ArraySpec:
     """``spec`` for zarr-python; ``like`` lends its array configuration and buffer prototype."""
     zdtype = _zarr_data_type(spec.data_type)
-    fill = zdtype.from_json_scalar(spec.data_type.fill_value_to_json(spec.fill_value),
-                                   zarr_format=3)
+    fill = zdtype.from_json_scalar(spec.data_type.fill_value_to_json(spec.fill_value), zarr_format=3)
     if like is None:
         order = "F" if spec.layout.name == "F" else "C"
         config, prototype = ArrayConfig.from_dict({"order": order}), default_buffer_prototype()
     else:
         config, prototype = like.config, like.prototype
-    return ArraySpec(shape=tuple(spec.shape), dtype=zdtype, fill_value=fill, config=config,
-                     prototype=prototype)
+    return ArraySpec(
+        shape=tuple(spec.shape), dtype=zdtype, fill_value=fill, config=config, prototype=prototype
+    )
 
 
 def regular_grid(chunk_shape: tuple[int, ...]) -> Any:
@@ -64,9 +67,13 @@ def regular_grid(chunk_shape: tuple[int, ...]) -> Any:
 def bytes_spec(size: int) -> ArraySpec:
     """What a zarr-python ``bytes -> bytes`` codec is told about ``size`` bytes: one ``uint8``
     item per byte (zarrforge's bytes codecs are given no array description)."""
-    return ArraySpec(shape=(size,), dtype=get_data_type_from_json("uint8", zarr_format=3),
-                     fill_value=0, config=ArrayConfig.from_dict({}),
-                     prototype=default_buffer_prototype())
+    return ArraySpec(
+        shape=(size,),
+        dtype=get_data_type_from_json("uint8", zarr_format=3),
+        fill_value=0,
+        config=ArrayConfig.from_dict({}),
+        prototype=default_buffer_prototype(),
+    )
 
 
 def data_type_of(zdtype: Any) -> DataType:
@@ -76,7 +83,7 @@ def data_type_of(zdtype: Any) -> DataType:
 
 def from_zarr(spec: ArraySpec) -> ChunkSpec:
     data_type = data_type_of(spec.dtype)
-    fill = data_type.fill_value_from_json(spec.dtype.to_json_scalar(spec.fill_value,
-                                                                    zarr_format=3))
-    return ChunkSpec(shape=tuple(spec.shape), data_type=data_type, fill_value=fill,
-                     layout=memory_layout(spec.order))
+    fill = data_type.fill_value_from_json(spec.dtype.to_json_scalar(spec.fill_value, zarr_format=3))
+    return ChunkSpec(
+        shape=tuple(spec.shape), data_type=data_type, fill_value=fill, layout=memory_layout(spec.order)
+    )

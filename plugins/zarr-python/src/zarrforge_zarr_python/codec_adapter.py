@@ -62,17 +62,20 @@ class ZarrPythonCodec(Codec):
         if zarr_class is None:
             raise MetadataError(f"zarr-python has no codec {name!r}", field="name", value=name)
         if configuration is not None and not isinstance(configuration, dict):
-            raise MetadataError(f"the configuration of codec {name!r} must be a JSON object, "
-                                f"got {configuration!r}", field="configuration",
-                                value=configuration)
-        document = {"name": name, **({} if configuration is None
-                                     else {"configuration": configuration})}
+            raise MetadataError(
+                f"the configuration of codec {name!r} must be a JSON object, got {configuration!r}",
+                field="configuration",
+                value=configuration,
+            )
+        document = {"name": name, **({} if configuration is None else {"configuration": configuration})}
         try:
             zarr_codec = zarr_class.from_dict(document)
         except Exception as exc:  # another library's refusal, whatever its type
-            raise MetadataError(f"zarr-python's codec {name!r} rejected {document!r}: "
-                                f"{type(exc).__name__}: {exc}", field="configuration",
-                                value=configuration) from exc
+            raise MetadataError(
+                f"zarr-python's codec {name!r} rejected {document!r}: {type(exc).__name__}: {exc}",
+                field="configuration",
+                value=configuration,
+            ) from exc
         return _wrap(name, zarr_codec)
 
     def to_json(self) -> dict[str, Any]:
@@ -84,22 +87,25 @@ class ZarrPythonCodec(Codec):
 
     def validate(self, spec: ChunkSpec) -> None:
         try:
-            self.zarr_codec.validate(shape=tuple(spec.shape),
-                                     dtype=_specs.to_zarr(spec).dtype,
-                                     chunk_grid=_specs.regular_grid(spec.shape))
+            self.zarr_codec.validate(
+                shape=tuple(spec.shape),
+                dtype=_specs.to_zarr(spec).dtype,
+                chunk_grid=_specs.regular_grid(spec.shape),
+            )
         except (ValueError, TypeError) as exc:
             if isinstance(exc, MetadataError):
                 raise
-            raise MetadataError(f"codec {self.name!r} (zarr-python's) refuses chunks of "
-                                f"{spec.data_type.to_json()!r}, shape {spec.shape}: {exc}",
-                                value=self.to_json()) from exc
+            raise MetadataError(
+                f"codec {self.name!r} (zarr-python's) refuses chunks of "
+                f"{spec.data_type.to_json()!r}, shape {spec.shape}: {exc}",
+                value=self.to_json(),
+            ) from exc
 
     def _run(self, method: Any, data: Any, spec: Any, failure: type[CodecError]) -> Any:
         try:
             (out,) = sync(method([(data, spec)]))
         except Exception as exc:  # another library's failure, whatever its type
-            raise failure(f"codec {self.name!r} (zarr-python's) failed: "
-                          f"{type(exc).__name__}: {exc}") from exc
+            raise failure(f"codec {self.name!r} (zarr-python's) failed: {type(exc).__name__}: {exc}") from exc
         if out is None:
             raise failure(f"codec {self.name!r} (zarr-python's) returned no chunk")
         return out
@@ -108,8 +114,9 @@ class ZarrPythonCodec(Codec):
 def _array(buffer: Any, spec: ChunkSpec, name: str, failure: type[CodecError]) -> np.ndarray:
     out = np.asarray(buffer.as_numpy_array())
     if out.size != int(np.prod(spec.shape)):
-        raise failure(f"codec {name!r} (zarr-python's) gave {out.size} elements, expected "
-                      f"the shape {spec.shape}")
+        raise failure(
+            f"codec {name!r} (zarr-python's) gave {out.size} elements, expected the shape {spec.shape}"
+        )
     out = out.reshape(spec.shape)
     return out if out.dtype == spec.dtype else out.astype(spec.dtype)
 
@@ -122,15 +129,19 @@ class ZarrPythonArrayArrayCodec(ZarrPythonCodec, ArrayArrayCodec):
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         zspec = _specs.to_zarr(spec)
-        out = self._run(self.zarr_codec.encode,
-                        zspec.prototype.nd_buffer.from_numpy_array(chunk), zspec, CodecError)
+        out = self._run(
+            self.zarr_codec.encode, zspec.prototype.nd_buffer.from_numpy_array(chunk), zspec, CodecError
+        )
         return _array(out, self.resolve(spec), self.name, CodecError)
 
     def decode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         zspec = _specs.to_zarr(spec)
-        out = self._run(self.zarr_codec.decode,
-                        zspec.prototype.nd_buffer.from_numpy_array(chunk), zspec,
-                        CorruptChunkError)
+        out = self._run(
+            self.zarr_codec.decode,
+            zspec.prototype.nd_buffer.from_numpy_array(chunk),
+            zspec,
+            CorruptChunkError,
+        )
         return _array(out, spec, self.name, CorruptChunkError)
 
 
@@ -139,14 +150,16 @@ class ZarrPythonArrayBytesCodec(ZarrPythonCodec, ArrayBytesCodec):
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
         zspec = _specs.to_zarr(spec)
-        out = self._run(self.zarr_codec.encode,
-                        zspec.prototype.nd_buffer.from_numpy_array(chunk), zspec, CodecError)
+        out = self._run(
+            self.zarr_codec.encode, zspec.prototype.nd_buffer.from_numpy_array(chunk), zspec, CodecError
+        )
         return out.to_bytes()
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         zspec = _specs.to_zarr(spec)
-        out = self._run(self.zarr_codec.decode, zspec.prototype.buffer.from_bytes(data), zspec,
-                        CorruptChunkError)
+        out = self._run(
+            self.zarr_codec.decode, zspec.prototype.buffer.from_bytes(data), zspec, CorruptChunkError
+        )
         return _array(out, spec, self.name, CorruptChunkError)
 
 
@@ -157,21 +170,28 @@ class ZarrPythonBytesBytesCodec(ZarrPythonCodec, BytesBytesCodec):
 
     def encode(self, data: bytes | memoryview) -> bytes:
         zspec = _specs.bytes_spec(len(data))
-        return self._run(self.zarr_codec.encode, zspec.prototype.buffer.from_bytes(data), zspec,
-                         CodecError).to_bytes()
+        return self._run(
+            self.zarr_codec.encode, zspec.prototype.buffer.from_bytes(data), zspec, CodecError
+        ).to_bytes()
 
     def decode(self, data: bytes | memoryview) -> bytes:
         zspec = _specs.bytes_spec(len(data))
-        return self._run(self.zarr_codec.decode, zspec.prototype.buffer.from_bytes(data), zspec,
-                         CorruptChunkError).to_bytes()
+        return self._run(
+            self.zarr_codec.decode, zspec.prototype.buffer.from_bytes(data), zspec, CorruptChunkError
+        ).to_bytes()
 
 
 def _wrap(name: str, zarr_codec: Any) -> ZarrPythonCodec:
-    for zarr_base, ours in ((ZarrArrayArray, ZarrPythonArrayArrayCodec),
-                            (ZarrArrayBytes, ZarrPythonArrayBytesCodec),
-                            (ZarrBytesBytes, ZarrPythonBytesBytesCodec)):
+    for zarr_base, ours in (
+        (ZarrArrayArray, ZarrPythonArrayArrayCodec),
+        (ZarrArrayBytes, ZarrPythonArrayBytesCodec),
+        (ZarrBytesBytes, ZarrPythonBytesBytesCodec),
+    ):
         if isinstance(zarr_codec, zarr_base):
             return ours(name, zarr_codec)
-    raise MetadataError(f"zarr-python's codec {name!r} is a {type(zarr_codec).__name__}, not an "
-                        "array -> array, array -> bytes or bytes -> bytes codec", field="name",
-                        value=name)
+    raise MetadataError(
+        f"zarr-python's codec {name!r} is a {type(zarr_codec).__name__}, not an "
+        "array -> array, array -> bytes or bytes -> bytes codec",
+        field="name",
+        value=name,
+    )

@@ -78,9 +78,14 @@ class _Bridged(ZarrforgeBacked):
 
     def validate(self, *, shape: tuple[int, ...], dtype: Any, chunk_grid: Any) -> None:
         data_type = _specs.data_type_of(dtype)
-        self.codec.validate(ChunkSpec(shape=tuple(shape), data_type=data_type,
-                                             fill_value=data_type.default_fill_value(),
-                                             layout=memory_layout("C")))
+        self.codec.validate(
+            ChunkSpec(
+                shape=tuple(shape),
+                data_type=data_type,
+                fill_value=data_type.default_fill_value(),
+                layout=memory_layout("C"),
+            )
+        )
 
     def compute_encoded_size(self, input_byte_length: int, chunk_spec: Any) -> int:
         raise NotImplementedError(f"codec {self.zarrforge_name!r}: no fixed encoded size")
@@ -110,8 +115,9 @@ class _ArrayArray(_Bridged):
 
 class _ArrayBytes(_Bridged):
     def _encode_sync(self, chunk_data: Any, chunk_spec: Any) -> Any:
-        out = self.codec.encode(np.ascontiguousarray(chunk_data.as_numpy_array()),
-                                _specs.from_zarr(chunk_spec))
+        out = self.codec.encode(
+            np.ascontiguousarray(chunk_data.as_numpy_array()), _specs.from_zarr(chunk_spec)
+        )
         return chunk_spec.prototype.buffer.from_bytes(bytes(out))
 
     def _decode_sync(self, chunk_data: Any, chunk_spec: Any) -> Any:
@@ -121,17 +127,17 @@ class _ArrayBytes(_Bridged):
 
 class _BytesBytes(_Bridged):
     def _encode_sync(self, chunk_data: Any, chunk_spec: Any) -> Any:
-        return chunk_spec.prototype.buffer.from_bytes(bytes(self.codec.encode(
-            chunk_data.to_bytes())))
+        return chunk_spec.prototype.buffer.from_bytes(bytes(self.codec.encode(chunk_data.to_bytes())))
 
     def _decode_sync(self, chunk_data: Any, chunk_spec: Any) -> Any:
-        return chunk_spec.prototype.buffer.from_bytes(bytes(self.codec.decode(
-            chunk_data.to_bytes())))
+        return chunk_spec.prototype.buffer.from_bytes(bytes(self.codec.decode(chunk_data.to_bytes())))
 
 
-_SHAPES = {CodecKind.ARRAY_ARRAY: (_ArrayArray, ArrayArrayCodec),
-           CodecKind.ARRAY_BYTES: (_ArrayBytes, ArrayBytesCodec),
-           CodecKind.BYTES_BYTES: (_BytesBytes, BytesBytesCodec)}
+_SHAPES = {
+    CodecKind.ARRAY_ARRAY: (_ArrayArray, ArrayArrayCodec),
+    CodecKind.ARRAY_BYTES: (_ArrayBytes, ArrayBytesCodec),
+    CodecKind.BYTES_BYTES: (_BytesBytes, BytesBytesCodec),
+}
 
 
 CLASS_PREFIX = "Zarrforge_"
@@ -153,11 +159,19 @@ def zarr_codec_class(name: str) -> type:
             implementation = registry.codecs.get(name)
             ours, zarr_base = _SHAPES[implementation.kind]
             python_name = class_name(name)
-            made = dataclasses.dataclass(frozen=True)(type(
-                python_name, (ours, zarr_base),
-                {"__annotations__": {"codec": Any}, "zarrforge_name": name,
-                 "__module__": __name__, "__qualname__": python_name,
-                 "__doc__": f"zarrforge's codec {name!r}, as a zarr-python codec."}))
+            made = dataclasses.dataclass(frozen=True)(
+                type(
+                    python_name,
+                    (ours, zarr_base),
+                    {
+                        "__annotations__": {"codec": Any},
+                        "zarrforge_name": name,
+                        "__module__": __name__,
+                        "__qualname__": python_name,
+                        "__doc__": f"zarrforge's codec {name!r}, as a zarr-python codec.",
+                    },
+                )
+            )
             _classes[name] = made
         return made
 
@@ -167,17 +181,24 @@ def __getattr__(attribute: str) -> type:
     :func:`class_name` that is (what unpickling a class asks); ``AttributeError`` when no
     codec, or more than one, has that name."""
     if attribute.startswith(CLASS_PREFIX):
-        names = [name for name in registry.codecs.names()
-                 if not name.endswith(FAMILY_SUFFIX) and class_name(name) == attribute]
+        names = [
+            name
+            for name in registry.codecs.names()
+            if not name.endswith(FAMILY_SUFFIX) and class_name(name) == attribute
+        ]
         if len(names) == 1:
             return zarr_codec_class(names[0])
         if names:
-            raise AttributeError(f"{attribute!r} is the bridge class of each of the "
-                                 f"zarrforge codecs {sorted(names)}: call "
-                                 "zarr_codec_class(name) with the codec's name")
-    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}; bridge "
-                         f"classes are {CLASS_PREFIX}<codec name> for the installed "
-                         "zarrforge codecs")
+            raise AttributeError(
+                f"{attribute!r} is the bridge class of each of the "
+                f"zarrforge codecs {sorted(names)}: call "
+                "zarr_codec_class(name) with the codec's name"
+            )
+    raise AttributeError(
+        f"module {__name__!r} has no attribute {attribute!r}; bridge "
+        f"classes are {CLASS_PREFIX}<codec name> for the installed "
+        "zarrforge codecs"
+    )
 
 
 def zarr_entry_point_names() -> set[str]:
@@ -187,8 +208,7 @@ def zarr_entry_point_names() -> set[str]:
     collects them."""
     entry_points = importlib.metadata.entry_points()
     names = {entry.name for entry in entry_points.select(group="zarr.codecs")}
-    names.update(group.split(".")[2] for group in entry_points.groups
-                 if group.startswith("zarr.codecs."))
+    names.update(group.split(".")[2] for group in entry_points.groups if group.startswith("zarr.codecs."))
     return names
 
 
@@ -203,14 +223,16 @@ def register_with_zarr() -> list[str]:
     registered = []
     from_entry_points = zarr_entry_point_names()
     for name in registry.codecs.names():
-        if (name.endswith(FAMILY_SUFFIX) or name in from_entry_points
-                or foreign_codec_class(name) is not None):
+        if name.endswith(FAMILY_SUFFIX) or name in from_entry_points or foreign_codec_class(name) is not None:
             continue
         try:
             cls = zarr_codec_class(name)
         except (PluginLoadError, PluginConflictError) as exc:
-            warnings.warn(f"zarrforge's codec {name!r} is not registered with zarr-python: {exc}",
-                          PluginLoadWarning, stacklevel=2)
+            warnings.warn(
+                f"zarrforge's codec {name!r} is not registered with zarr-python: {exc}",
+                PluginLoadWarning,
+                stacklevel=2,
+            )
             continue
         register_codec(name, cls)
         registered.append(name)

@@ -49,8 +49,9 @@ def _icechunk(segment: Segment) -> Any:
     try:
         import icechunk
     except ImportError:
-        raise segment.error("needs the icechunk package (pip install icechunk, or "
-                            "zarrforge-zarr-python[icechunk])") from None
+        raise segment.error(
+            "needs the icechunk package (pip install icechunk, or zarrforge-zarr-python[icechunk])"
+        ) from None
     return icechunk
 
 
@@ -65,13 +66,15 @@ def version_and_path(segment: Segment) -> tuple[dict[str, str], str]:
     path = dataclasses.replace(segment, body=rest).path()
     for kind in ("branch", "tag"):
         if ref.startswith(kind + "."):
-            name = ref[len(kind) + 1:]
+            name = ref[len(kind) + 1 :]
             if not name:
                 raise segment.error(f"'@{kind}.' needs a {kind} name, e.g. '@{kind}.main'")
             return {kind: name}, path
     if not ref or not ref.isalnum():
-        raise segment.error(f"{ref!r} is not a version: valid are '@branch.<name>', "
-                            "'@tag.<name>' or '@<snapshot id>' (letters and digits)")
+        raise segment.error(
+            f"{ref!r} is not a version: valid are '@branch.<name>', "
+            "'@tag.<name>' or '@<snapshot id>' (letters and digits)"
+        )
     return {"snapshot_id": ref}, path
 
 
@@ -79,14 +82,21 @@ def _s3_storage(icechunk: Any, bucket_and_prefix: str, options: dict[str, Any]) 
     bucket, _, prefix = bucket_and_prefix.strip("/").partition("/")
     client = options.get("client_kwargs") or {}
     endpoint = options.get("endpoint_url") or client.get("endpoint_url")
-    settings: dict[str, Any] = {"bucket": bucket, "prefix": prefix or None,
-                                "region": client.get("region_name") or options.get("region")}
+    settings: dict[str, Any] = {
+        "bucket": bucket,
+        "prefix": prefix or None,
+        "region": client.get("region_name") or options.get("region"),
+    }
     if endpoint:
-        settings.update(endpoint_url=endpoint, force_path_style=True,
-                        allow_http=str(endpoint).startswith("http://"))
+        settings.update(
+            endpoint_url=endpoint, force_path_style=True, allow_http=str(endpoint).startswith("http://")
+        )
     if options.get("key") and options.get("secret"):
-        settings.update(access_key_id=options["key"], secret_access_key=options["secret"],
-                        session_token=options.get("token"))
+        settings.update(
+            access_key_id=options["key"],
+            secret_access_key=options["secret"],
+            session_token=options.get("token"),
+        )
     elif options.get("anon"):
         settings["anonymous"] = True
     else:
@@ -101,21 +111,24 @@ def storage_for(base: PipelineState, segment: Segment, options: dict[str, Any]) 
     directory = store.local_directory()
     if directory is not None:
         return icechunk.local_filesystem_storage(
-            os.path.join(directory, *base.path.split("/")) if base.path else directory)
+            os.path.join(directory, *base.path.split("/")) if base.path else directory
+        )
     url = store.root_url() or ""
     if url.startswith("s3://"):
-        return _s3_storage(icechunk, join_path(url[len("s3://"):].rstrip("/"), base.path),
-                           options)
-    raise segment.error(f"the repository must be a local directory (file:) or an S3 prefix "
-                        f"(s3://bucket/prefix); {base.url!r} is neither")
+        return _s3_storage(icechunk, join_path(url[len("s3://") :].rstrip("/"), base.path), options)
+    raise segment.error(
+        f"the repository must be a local directory (file:) or an S3 prefix "
+        f"(s3://bucket/prefix); {base.url!r} is neither"
+    )
 
 
 class IcechunkAdapter(URLAdapter):
     name = "icechunk"
 
     @classmethod
-    def resolve(cls, base: PipelineState | None, segment: Segment, *, read_only: bool,
-                storage_options: dict[str, Any]) -> PipelineState:
+    def resolve(
+        cls, base: PipelineState | None, segment: Segment, *, read_only: bool, storage_options: dict[str, Any]
+    ) -> PipelineState:
         segment.not_first(EXAMPLE)
         assert base is not None
         version, path = version_and_path(segment)
@@ -124,14 +137,15 @@ class IcechunkAdapter(URLAdapter):
                 "icechunk: URLs open a read-only session (open with mode='r'): a write "
                 "through a URL would never be committed. To write, open a session and pass "
                 "its store: session = icechunk.Repository.open(storage).writable_session("
-                "'main'); zf.open_group(session.store, mode='a'); ...; session.commit(...)")
+                "'main'); zf.open_group(session.store, mode='a'); ...; session.commit(...)"
+            )
         icechunk = _icechunk(segment)
         storage = storage_for(base, segment, storage_options)
         try:
             session = icechunk.Repository.open(storage).readonly_session(**version)
         except (icechunk.IcechunkError, ValueError) as exc:
             what = ", ".join(f"{k} {v!r}" for k, v in version.items())
-            raise segment.error(f"cannot open the Icechunk repository at {base.url!r} "
-                                f"({what}): {exc}") from None
-        return PipelineState(ZarrPythonStore(session.store, read_only=True), path=path,
-                             zarr_format="3")
+            raise segment.error(
+                f"cannot open the Icechunk repository at {base.url!r} ({what}): {exc}"
+            ) from None
+        return PipelineState(ZarrPythonStore(session.store, read_only=True), path=path, zarr_format="3")

@@ -47,8 +47,7 @@ def _zarr():
     from zarr.core.buffer import default_buffer_prototype
     from zarr.core.sync import sync
 
-    return sync, default_buffer_prototype(), RangeByteRequest, OffsetByteRequest, \
-        SuffixByteRequest
+    return sync, default_buffer_prototype(), RangeByteRequest, OffsetByteRequest, SuffixByteRequest
 
 
 class ZarrPythonStore(Store):
@@ -61,13 +60,18 @@ class ZarrPythonStore(Store):
         self.inner = inner
         self.prefix = prefix.strip("/")
         self._below = f"{self.prefix}/" if self.prefix else ""
-        (self._sync, self._prototype, self._range, self._offset,
-         self._suffix) = _zarr()
+        (self._sync, self._prototype, self._range, self._offset, self._suffix) = _zarr()
         writable = bool(inner.supports_writes) and not self.read_only
         self.capabilities = StoreCapabilities(
-            writable=writable, listable=bool(inner.supports_listing), partial_reads=True,
-            atomic_writes=False, independent_keys=True, low_latency=False,
-            conditional_writes=False, bookkeeping_keys=False)
+            writable=writable,
+            listable=bool(inner.supports_listing),
+            partial_reads=True,
+            atomic_writes=False,
+            independent_keys=True,
+            low_latency=False,
+            conditional_writes=False,
+            bookkeeping_keys=False,
+        )
 
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
@@ -79,8 +83,11 @@ class ZarrPythonStore(Store):
         # zarr-python's stores compare by what they hold
         if not isinstance(other, ZarrPythonStore):
             return NotImplemented
-        return (other.prefix == self.prefix and other.read_only == self.read_only
-                and (other.inner is self.inner or other.inner == self.inner))
+        return (
+            other.prefix == self.prefix
+            and other.read_only == self.read_only
+            and (other.inner is self.inner or other.inner == self.inner)
+        )
 
     def __hash__(self) -> int:
         return hash((type(self.inner).__name__, self.prefix))
@@ -89,8 +96,7 @@ class ZarrPythonStore(Store):
         return {"inner": self.inner, "read_only": self.read_only, "prefix": self.prefix}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["inner"], read_only=state["read_only"],
-                      prefix=state.get("prefix", ""))
+        self.__init__(state["inner"], read_only=state["read_only"], prefix=state.get("prefix", ""))
 
     # --- running zarr-python's coroutines ---------------------------------------------
 
@@ -100,8 +106,10 @@ class ZarrPythonStore(Store):
         except StoreError:
             raise
         except Exception as error:  # any store's own errors (IcechunkError, say): named, not bare
-            raise StoreError(f"{what} failed in the zarr-python store {self.inner!r}: "
-                             f"{type(error).__name__}: {error}", key=key) from error
+            raise StoreError(
+                f"{what} failed in the zarr-python store {self.inner!r}: {type(error).__name__}: {error}",
+                key=key,
+            ) from error
 
     def _request(self, byte_range: ByteRange | None) -> Any:
         if byte_range is None:
@@ -150,7 +158,7 @@ class ZarrPythonStore(Store):
         keys: set[str] = set()
         prefixes: set[str] = set()
         for key in self.list_prefix(prefix):
-            head, slash, _ = key[len(prefix):].partition("/")
+            head, slash, _ = key[len(prefix) :].partition("/")
             (prefixes if slash else keys).add(head + slash)
         return ListDirResult(keys=sorted(keys), prefixes=sorted(prefixes))
 
@@ -164,8 +172,7 @@ class ZarrPythonStore(Store):
 
     def _set_many(self, items: list[tuple[str, bytes]]) -> None:
         async def every() -> None:
-            await asyncio.gather(*(self.inner.set(self._below + k, self._buffer(v))
-                                   for k, v in items))
+            await asyncio.gather(*(self.inner.set(self._below + k, self._buffer(v)) for k, v in items))
 
         if items:
             self._run(every(), f"writing {len(items)} keys", items[0][0])
@@ -178,8 +185,7 @@ class ZarrPythonStore(Store):
 
     async def _delete_one(self, key: str) -> None:
         if not self.inner.supports_deletes:
-            raise StoreError(f"the zarr-python store {self.inner!r} does not delete keys",
-                             key=key)
+            raise StoreError(f"the zarr-python store {self.inner!r} does not delete keys", key=key)
         if await self.inner.exists(self._below + key):
             await self.inner.delete(self._below + key)
 

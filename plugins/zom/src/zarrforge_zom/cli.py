@@ -45,8 +45,9 @@ def _load(source: str, path: str = "") -> tuple[Node, Any]:
         if issues:
             for issue in issues:
                 click.echo(f"schema: {issue}", err=True)
-            raise click.ClickException(f"{source} does not follow the ZEP 6 schema "
-                                       f"({len(issues)} issue{'s' * (len(issues) != 1)})")
+            raise click.ClickException(
+                f"{source} does not follow the ZEP 6 schema ({len(issues)} issue{'s' * (len(issues) != 1)})"
+            )
         return from_json(document, validate=False), document
     return from_zarr(source, path), None
 
@@ -105,8 +106,10 @@ def apply(spec: str, url: str, path: str, overwrite: bool, consolidate: bool) ->
     model, _ = _load(spec)
     model.to_zarr(url, path, overwrite=overwrite, consolidate=consolidate)
     count = sum(1 for _ in model.walk()) if isinstance(model, GroupSpec) else 1
-    click.echo(f"created {count} node{'s' * (count != 1)} at {url}"
-               + (f" (path /{path.strip('/')})" if path.strip("/") else ""))
+    click.echo(
+        f"created {count} node{'s' * (count != 1)} at {url}"
+        + (f" (path /{path.strip('/')})" if path.strip("/") else "")
+    )
 
 
 @zom.command("validate")
@@ -122,8 +125,7 @@ def validate(spec: str, url: str | None, path: str, as_json: bool) -> None:
     """
     model, _ = _load(spec)
     if url is None:
-        click.echo(f"{spec}: follows the ZEP 6 schema (Zarr v{model.zarr_format} "
-                   f"{model.node_type})")
+        click.echo(f"{spec}: follows the ZEP 6 schema (Zarr v{model.zarr_format} {model.node_type})")
         return
     _report(diff(model, from_zarr(url, path)), as_json, f"{url}: matches the model")
 
@@ -138,8 +140,14 @@ def diff_command(expected: str, found: str, as_json: bool) -> None:
 
 
 @zom.command("schema")
-@click.option("--format", "zarr_format", type=click.Choice(["3", "2"]), default="3",
-              show_default=True, help="Zarr version of the model.")
+@click.option(
+    "--format",
+    "zarr_format",
+    type=click.Choice(["3", "2"]),
+    default="3",
+    show_default=True,
+    help="Zarr version of the model.",
+)
 @click.option("--verbatim", is_flag=True, help="The schema exactly as ZEP 6 prints it.")
 @click.option("--errata", is_flag=True, help="List the corrections instead of the schema.")
 def schema(zarr_format: str, verbatim: bool, errata: bool) -> None:

@@ -51,8 +51,10 @@ class Difference:
                 return f"{self.path}: {noun} missing (expected by the model)"
             return f"{self.path}: {noun} not in the model"
         if self.kind == "changed":
-            return (f"{self.path}: {self.field} changed: expected {_show(self.expected)}, "
-                    f"found {_show(self.found)}")
+            return (
+                f"{self.path}: {self.field} changed: expected {_show(self.expected)}, "
+                f"found {_show(self.found)}"
+            )
         if self.kind == "missing":
             return f"{self.path}: {self.field} missing (expected {_show(self.expected)})"
         return f"{self.path}: {self.field} not in the model (found {_show(self.found)})"
@@ -60,8 +62,14 @@ class Difference:
     def to_json(self) -> dict[str, Any]:
         def value(v: Any) -> Any:
             return v.to_json() if self.field is None and v is not None else v
-        return {"path": self.path, "kind": self.kind, "field": self.field,
-                "expected": value(self.expected), "found": value(self.found)}
+
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "field": self.field,
+            "expected": value(self.expected),
+            "found": value(self.found),
+        }
 
 
 def _show(value: Any) -> str:
@@ -86,8 +94,12 @@ def _compare(expected: Any, found: Any, path: str, field: str, out: list[Differe
             else:
                 _compare(expected[key], found[key], path, where, out)
         return
-    if (isinstance(expected, list) and isinstance(found, list) and len(expected) == len(found)
-            and canonical(expected) != canonical(found)):
+    if (
+        isinstance(expected, list)
+        and isinstance(found, list)
+        and len(expected) == len(found)
+        and canonical(expected) != canonical(found)
+    ):
         for i, (e, f) in enumerate(zip(expected, found, strict=True)):
             _compare(e, f, path, f"{field}[{i}]", out)
         return
@@ -99,11 +111,9 @@ def _child(path: str, name: str) -> str:
     return f"{path.rstrip('/')}/{name}"
 
 
-def _diff_nodes(expected: ModelNode, found: ModelNode, path: str,
-                out: list[Difference]) -> None:
+def _diff_nodes(expected: ModelNode, found: ModelNode, path: str, out: list[Difference]) -> None:
     if expected.zarr_format != found.zarr_format:
-        out.append(Difference(path, "changed", "zarr_format", expected.zarr_format,
-                              found.zarr_format))
+        out.append(Difference(path, "changed", "zarr_format", expected.zarr_format, found.zarr_format))
         return
     if expected.node_type != found.node_type:
         out.append(Difference(path, "changed", "node_type", expected.node_type, found.node_type))

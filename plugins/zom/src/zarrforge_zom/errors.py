@@ -19,8 +19,9 @@ class SchemaValidationError(ZomError, ValueError):
         self.issues = list(issues)
         lines = "\n".join(f"  {issue}" for issue in self.issues)
         count = len(self.issues)
-        super().__init__(f"the document does not follow the ZEP 6 schema "
-                         f"({count} issue{'s' * (count != 1)}):\n{lines}")
+        super().__init__(
+            f"the document does not follow the ZEP 6 schema ({count} issue{'s' * (count != 1)}):\n{lines}"
+        )
 
 
 class SpecError(ZomError, ValueError):

@@ -55,8 +55,7 @@ def _is_node(value: Any) -> bool:
     return isinstance(value, (zarrforge.Array, zarrforge.Group))
 
 
-def open_node(node_or_url: Any, path: str = "", *,
-              storage_options: dict[str, Any] | None = None) -> Any:
+def open_node(node_or_url: Any, path: str = "", *, storage_options: dict[str, Any] | None = None) -> Any:
     """A zarrforge node from a node (and a path below it), a store or a URL, read-only."""
     if _is_node(node_or_url):
         if not path:
@@ -84,18 +83,19 @@ def stored_node(node: Any, path: str = "") -> StoredNode:
     if name not in ZOM_FORMATS:
         raise UnsupportedFormatError(
             f"{node.name!r} is stored in the format {name!r}; ZEP 6 defines object models "
-            "for Zarr v2 and v3 only")
+            "for Zarr v2 and v3 only"
+        )
     if isinstance(model, GroupMetadata) and model.consolidated is not None:
         model = dataclasses.replace(model, consolidated=None)
     documents = node.format.document(model)
     if name == "3":  # the v3 format gives the content of zarr.json
-        documents = {"zarr.json": {k: v for k, v in documents.items()
-                                   if k != "consolidated_metadata"}}
+        documents = {"zarr.json": {k: v for k, v in documents.items() if k != "consolidated_metadata"}}
     return StoredNode(path, node.name, int(name), model.node_type, documents)
 
 
-def stored_nodes(node_or_url: Any, path: str = "", *,
-                 storage_options: dict[str, Any] | None = None) -> Iterator[StoredNode]:
+def stored_nodes(
+    node_or_url: Any, path: str = "", *, storage_options: dict[str, Any] | None = None
+) -> Iterator[StoredNode]:
     """The node at ``node_or_url`` (and ``path``), then every node below it, parents
     before their members."""
     node = open_node(node_or_url, path, storage_options=storage_options)
@@ -123,8 +123,9 @@ def _stage(spec: ModelNode, fmt: Any, where: str) -> Any:
     except ZarrforgeError as exc:
         field = getattr(exc, "field", None)
         message = str(exc)
-        raise SpecError(f"Zarr v{spec.zarr_format} cannot hold this node: {message}",
-                        node=where, field=field) from exc
+        raise SpecError(
+            f"Zarr v{spec.zarr_format} cannot hold this node: {message}", node=where, field=field
+        ) from exc
     return node.metadata_model
 
 
@@ -134,12 +135,18 @@ def plan(spec: ModelNode, path: str = "") -> list[tuple[str, Any]]:
     fmt = _format_of(spec)
     path = paths.normalize_path(path)
     nodes = cast(ModelGroup, spec).walk() if spec.node_type == "group" else [("", spec)]
-    return [(paths.join(path, rel) if rel else path, _stage(node, fmt, "/" + rel))
-            for rel, node in nodes]
+    return [(paths.join(path, rel) if rel else path, _stage(node, fmt, "/" + rel)) for rel, node in nodes]
 
 
-def to_zarr(spec: ModelNode, store: Any, path: str = "", *, overwrite: bool = False,
-            consolidate: bool = False, storage_options: dict[str, Any] | None = None) -> Any:
+def to_zarr(
+    spec: ModelNode,
+    store: Any,
+    path: str = "",
+    *,
+    overwrite: bool = False,
+    consolidate: bool = False,
+    storage_options: dict[str, Any] | None = None,
+) -> Any:
     """Create the hierarchy ``spec`` describes at ``path`` of ``store``; returns its root."""
     if consolidate and spec.node_type != "group":
         raise SpecError("only a group can hold consolidated metadata", field="consolidate")
@@ -147,9 +154,14 @@ def to_zarr(spec: ModelNode, store: Any, path: str = "", *, overwrite: bool = Fa
     path = paths.normalize_path(path)
     planned = plan(spec, path)
     resolved = resolve_store(store, storage_options=storage_options)
-    write_nodes(resolved, fmt, path, [NewNode(p, model) for p, model in planned],
-                overwrite=overwrite, operation="zom to_zarr")
+    write_nodes(
+        resolved,
+        fmt,
+        path,
+        [NewNode(p, model) for p, model in planned],
+        overwrite=overwrite,
+        operation="zom to_zarr",
+    )
     if consolidate:
         zarrforge.consolidate_metadata(resolved, path)
     return open_stored(resolved, path, mode="r+", fmt=fmt)
-

@@ -100,9 +100,9 @@ def from_zom_properties(properties: Mapping[str, Any]) -> dict[str, Any]:
 
 def _ints(value: Any, field: str, node: str) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
-        raise SpecError(f"must be a list of non-negative integers, got {value!r}",
-                        node=node, field=field)
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value
+    ):
+        raise SpecError(f"must be a list of non-negative integers, got {value!r}", node=node, field=field)
     return tuple(int(v) for v in value)
 
 
@@ -147,8 +147,7 @@ class Node:
         zarr_format = format_of(document)
         target = _CLASSES[(zarr_format, kind_of(document, zarr_format))]
         if not issubclass(target, cls):
-            raise SpecError(f"the document is a Zarr v{zarr_format} {target.node_type}, "
-                            f"not a {cls.__name__}")
+            raise SpecError(f"the document is a Zarr v{zarr_format} {target.node_type}, not a {cls.__name__}")
         if validate:
             validate_json(document, zarr_format=zarr_format)
         return target._from_json(document, "/")
@@ -170,8 +169,9 @@ class Node:
     # hierarchies and differences (the services of .hierarchy and .diff) --------------------
 
     @classmethod
-    def from_zarr(cls, node_or_url: Any, path: str = "", *,
-                  storage_options: dict[str, Any] | None = None) -> Node:
+    def from_zarr(
+        cls, node_or_url: Any, path: str = "", *, storage_options: dict[str, Any] | None = None
+    ) -> Node:
         """The model of an existing array or group (a zarrforge node, a store or a URL).
 
         Walks the hierarchy once; a group with consolidated metadata is read from it,
@@ -179,19 +179,27 @@ class Node:
         """
         spec = _from_stored(stored_nodes(node_or_url, path, storage_options=storage_options))
         if not isinstance(spec, cls):
-            raise SpecError(f"the node is a Zarr v{spec.zarr_format} {spec.node_type}, "
-                            f"not a {cls.__name__}")
+            raise SpecError(f"the node is a Zarr v{spec.zarr_format} {spec.node_type}, not a {cls.__name__}")
         return spec
 
-    def to_zarr(self, store: Any, path: str = "", *, overwrite: bool = False,
-                consolidate: bool = False, storage_options: dict[str, Any] | None = None) -> Any:
+    def to_zarr(
+        self,
+        store: Any,
+        path: str = "",
+        *,
+        overwrite: bool = False,
+        consolidate: bool = False,
+        storage_options: dict[str, Any] | None = None,
+    ) -> Any:
         """Create the hierarchy this model describes at ``path`` of ``store``; returns the
         root node. Refuses to replace existing nodes unless ``overwrite``."""
-        return to_zarr(self, store, path, overwrite=overwrite, consolidate=consolidate,
-                       storage_options=storage_options)
+        return to_zarr(
+            self, store, path, overwrite=overwrite, consolidate=consolidate, storage_options=storage_options
+        )
 
-    def validate(self, node_or_url: Any, path: str = "", *,
-                 storage_options: dict[str, Any] | None = None) -> list[Difference]:
+    def validate(
+        self, node_or_url: Any, path: str = "", *, storage_options: dict[str, Any] | None = None
+    ) -> list[Difference]:
         """Every :class:`~zarrforge_zom.diff.Difference` between this model (expected) and
         the hierarchy at ``node_or_url`` (found); empty when it matches."""
         return diff(self, Node.from_zarr(node_or_url, path, storage_options=storage_options))
@@ -235,12 +243,17 @@ class GroupSpec(Node):
             if isinstance(member, Mapping):
                 member = Node.from_json(member)
             if not isinstance(member, Node):
-                raise SpecError(f"a member must be an ArraySpec or a GroupSpec, got {member!r}",
-                                node=node, field=f"members[{name!r}]")
+                raise SpecError(
+                    f"a member must be an ArraySpec or a GroupSpec, got {member!r}",
+                    node=node,
+                    field=f"members[{name!r}]",
+                )
             if member.zarr_format != self.zarr_format:
-                raise SpecError(f"a Zarr v{self.zarr_format} group cannot hold a Zarr "
-                                f"v{member.zarr_format} node", node=node,
-                                field=f"members[{name!r}]")
+                raise SpecError(
+                    f"a Zarr v{self.zarr_format} group cannot hold a Zarr v{member.zarr_format} node",
+                    node=node,
+                    field=f"members[{name!r}]",
+                )
             checked[name] = member
         self.members = checked
 
@@ -252,11 +265,15 @@ class GroupSpec(Node):
             where = f"{node.rstrip('/')}/{name}"
             if not isinstance(child, Mapping):
                 raise SpecError(f"a member is a JSON object, got {child!r}", node=where)
-            child_format = format_of(child) if ("zarr_format" in child or "zarr_version" in child
-                                                or "node_type" in child) else self.zarr_format
+            child_format = (
+                format_of(child)
+                if ("zarr_format" in child or "zarr_version" in child or "node_type" in child)
+                else self.zarr_format
+            )
             if child_format != self.zarr_format:
-                raise SpecError(f"a Zarr v{self.zarr_format} group cannot hold a Zarr "
-                                f"v{child_format} node", node=where)
+                raise SpecError(
+                    f"a Zarr v{self.zarr_format} group cannot hold a Zarr v{child_format} node", node=where
+                )
             cls = _CLASSES[(child_format, kind_of(child, child_format))]
             out[name] = cls._from_json(child, where)
         return out
@@ -289,8 +306,7 @@ class GroupSpec(Node):
                 continue
             parent = built.get(paths.parent_of(path))
             if not isinstance(parent, GroupSpec):
-                raise SpecError("its parent is not a group in the flat hierarchy",
-                                node="/" + path)
+                raise SpecError("its parent is not a group in the flat hierarchy", node="/" + path)
             parent.members[paths.basename(path)] = built[path]
             parent._check_members("/" + paths.parent_of(path))
         root = built[""]
@@ -307,11 +323,21 @@ def _without_members(node: Node) -> Node:
 
 # --- Zarr v3 ---------------------------------------------------------------------------------
 
-_V3_ARRAY_FIELDS = ("zarr_format", "node_type", "attributes", "shape", "data_type", "chunk_grid",
-                    "chunk_key_encoding", "fill_value", "codecs", "storage_transformers",
-                    "dimension_names", "extensions")
-_V3_ARRAY_REQUIRED = ("shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value",
-                      "codecs")
+_V3_ARRAY_FIELDS = (
+    "zarr_format",
+    "node_type",
+    "attributes",
+    "shape",
+    "data_type",
+    "chunk_grid",
+    "chunk_key_encoding",
+    "fill_value",
+    "codecs",
+    "storage_transformers",
+    "dimension_names",
+    "extensions",
+)
+_V3_ARRAY_REQUIRED = ("shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs")
 _V3_GROUP_FIELDS = ("zarr_format", "node_type", "attributes", "extensions")
 
 
@@ -319,8 +345,9 @@ def _check_extra(extra: Mapping[str, Any], known: tuple[str, ...], node: str) ->
     out = jsonify(extra, "extra")
     for key in out:
         if key in known:
-            raise SpecError(f"{key!r} is a field of the model, not an extra property",
-                            node=node, field="extra")
+            raise SpecError(
+                f"{key!r} is a field of the model, not an extra property", node=node, field="extra"
+            )
     return out
 
 
@@ -351,8 +378,7 @@ class ArraySpecV3(ArraySpec):
         self.codecs = jsonify(list(self.codecs), "codecs")
         self.attributes = _object(self.attributes, "attributes", "/")
         if self.storage_transformers is not None:
-            self.storage_transformers = jsonify(list(self.storage_transformers),
-                                                "storage_transformers")
+            self.storage_transformers = jsonify(list(self.storage_transformers), "storage_transformers")
         if self.dimension_names is not None:
             self.dimension_names = tuple(jsonify(list(self.dimension_names), "dimension_names"))
         if self.extensions is not None:
@@ -371,8 +397,7 @@ class ArraySpecV3(ArraySpec):
             "fill_value": jsonify(self.fill_value),
             "codecs": jsonify(self.codecs),
             "storage_transformers": jsonify(self.storage_transformers),
-            "dimension_names": (list(self.dimension_names)
-                                if self.dimension_names is not None else None),
+            "dimension_names": (list(self.dimension_names) if self.dimension_names is not None else None),
         }
         if self.extensions is not None:
             document["extensions"] = jsonify(self.extensions)
@@ -389,8 +414,7 @@ class ArraySpecV3(ArraySpec):
                 shape=_ints(document["shape"], "shape", node),
                 data_type=document["data_type"],
                 chunk_grid=_object(document["chunk_grid"], "chunk_grid", node),
-                chunk_key_encoding=_object(document["chunk_key_encoding"],
-                                           "chunk_key_encoding", node),
+                chunk_key_encoding=_object(document["chunk_key_encoding"], "chunk_key_encoding", node),
                 fill_value=document["fill_value"],
                 codecs=document["codecs"],
                 attributes=_object(document.get("attributes", {}), "attributes", node),
@@ -403,8 +427,11 @@ class ArraySpecV3(ArraySpec):
             raise exc.at(node) from None
 
     def documents(self) -> dict[str, Any]:
-        document = {k: v for k, v in self.to_json().items()
-                    if not (k in ("storage_transformers", "dimension_names") and v is None)}
+        document = {
+            k: v
+            for k, v in self.to_json().items()
+            if not (k in ("storage_transformers", "dimension_names") and v is None)
+        }
         return {"zarr.json": document}
 
     @classmethod
@@ -431,8 +458,11 @@ class GroupSpecV3(GroupSpec):
         self._check_members("/")
 
     def _zarr_properties(self) -> dict[str, Any]:
-        properties: dict[str, Any] = {"zarr_format": 3, "node_type": "group",
-                                      "attributes": jsonify(self.attributes)}
+        properties: dict[str, Any] = {
+            "zarr_format": 3,
+            "node_type": "group",
+            "attributes": jsonify(self.attributes),
+        }
         if self.extensions is not None:
             properties["extensions"] = jsonify(self.extensions)
         properties.update(jsonify(self.extra))
@@ -446,9 +476,11 @@ class GroupSpecV3(GroupSpec):
     @classmethod
     def _from_json(cls, document: Mapping[str, Any], node: str) -> GroupSpecV3:
         properties = from_zom_properties({k: v for k, v in document.items() if k != MEMBERS})
-        group = cls(attributes=_object(properties.get("attributes", {}), "attributes", node),
-                    extensions=properties.get("extensions"),
-                    extra={k: v for k, v in properties.items() if k not in _V3_GROUP_FIELDS})
+        group = cls(
+            attributes=_object(properties.get("attributes", {}), "attributes", node),
+            extensions=properties.get("extensions"),
+            extra={k: v for k, v in properties.items() if k not in _V3_GROUP_FIELDS},
+        )
         group.members = group._members_from_json(document.get(MEMBERS, {}), node)
         return group
 
@@ -462,16 +494,26 @@ class GroupSpecV3(GroupSpec):
 
 # --- Zarr v2 ---------------------------------------------------------------------------------
 
-_V2_ARRAY_FIELDS = ("zarr_format", "zarr_version", "attributes", "shape", "chunks", "dtype",
-                    "compressor", "fill_value", "order", "filters", "dimension_separator")
+_V2_ARRAY_FIELDS = (
+    "zarr_format",
+    "zarr_version",
+    "attributes",
+    "shape",
+    "chunks",
+    "dtype",
+    "compressor",
+    "fill_value",
+    "order",
+    "filters",
+    "dimension_separator",
+)
 _V2_GROUP_FIELDS = ("zarr_format", "zarr_version", "attributes", MEMBERS)
 
 
 def _check_v2_keys(document: Mapping[str, Any], known: tuple[str, ...], node: str) -> None:
     unknown = sorted(set(document) - set(known))
     if unknown:
-        raise SpecError(f"Zarr v2 ZOM nodes have no properties {unknown}", node=node,
-                        field=unknown[0])
+        raise SpecError(f"Zarr v2 ZOM nodes have no properties {unknown}", node=node, field=unknown[0])
     version = document.get("zarr_format", document.get("zarr_version", 2))
     if version != 2:
         raise SpecError(f"expected 2, got {version!r}", node=node, field="zarr_format")
@@ -502,15 +544,17 @@ class ArraySpecV2(ArraySpec):
         self.fill_value = jsonify(self.fill_value, "fill_value")
         if isinstance(self.fill_value, float) and not math.isfinite(self.fill_value):
             # v2 documents spell these as strings
-            self.fill_value = ("NaN" if math.isnan(self.fill_value)
-                               else "Infinity" if self.fill_value > 0 else "-Infinity")
+            self.fill_value = (
+                "NaN" if math.isnan(self.fill_value) else "Infinity" if self.fill_value > 0 else "-Infinity"
+            )
         if self.order not in ("C", "F"):
             raise SpecError(f"must be 'C' or 'F', got {self.order!r}", field="order")
         if self.filters is not None:
             self.filters = jsonify(list(self.filters), "filters")
         if self.dimension_separator not in (".", "/"):
-            raise SpecError(f"must be '.' or '/', got {self.dimension_separator!r}",
-                            field="dimension_separator")
+            raise SpecError(
+                f"must be '.' or '/', got {self.dimension_separator!r}", field="dimension_separator"
+            )
         self.attributes = _object(self.attributes, "attributes", "/")
 
     def _zarray(self) -> dict[str, Any]:
@@ -538,12 +582,17 @@ class ArraySpecV2(ArraySpec):
         if missing:
             raise SpecError(f"a Zarr v2 array lacks {missing}", node=node, field=missing[0])
         try:
-            return cls(shape=document["shape"], chunks=document["chunks"],
-                       dtype=document["dtype"], compressor=document.get("compressor"),
-                       fill_value=document.get("fill_value"), order=document.get("order", "C"),
-                       filters=document.get("filters"),
-                       dimension_separator=document.get("dimension_separator", "."),
-                       attributes=document.get("attributes", {}))
+            return cls(
+                shape=document["shape"],
+                chunks=document["chunks"],
+                dtype=document["dtype"],
+                compressor=document.get("compressor"),
+                fill_value=document.get("fill_value"),
+                order=document.get("order", "C"),
+                filters=document.get("filters"),
+                dimension_separator=document.get("dimension_separator", "."),
+                attributes=document.get("attributes", {}),
+            )
         except SpecError as exc:
             raise exc.at(node) from None
 
@@ -552,8 +601,7 @@ class ArraySpecV2(ArraySpec):
 
     @classmethod
     def _from_documents(cls, documents: Mapping[str, Any], node: str) -> ArraySpecV2:
-        return cls._from_json({**documents[".zarray"],
-                               "attributes": documents.get(".zattrs", {})}, node)
+        return cls._from_json({**documents[".zarray"], "attributes": documents.get(".zattrs", {})}, node)
 
 
 @dataclasses.dataclass(eq=False)
@@ -570,8 +618,11 @@ class GroupSpecV2(GroupSpec):
         self._check_members("/")
 
     def to_json(self) -> dict[str, Any]:
-        return {"zarr_format": 2, "attributes": jsonify(self.attributes),
-                MEMBERS: {name: member.to_json() for name, member in self.members.items()}}
+        return {
+            "zarr_format": 2,
+            "attributes": jsonify(self.attributes),
+            MEMBERS: {name: member.to_json() for name, member in self.members.items()},
+        }
 
     @classmethod
     def _from_json(cls, document: Mapping[str, Any], node: str) -> GroupSpecV2:
@@ -585,8 +636,9 @@ class GroupSpecV2(GroupSpec):
 
     @classmethod
     def _from_documents(cls, documents: Mapping[str, Any], node: str) -> GroupSpecV2:
-        return cls._from_json({**documents[".zgroup"], "attributes": documents.get(".zattrs", {}),
-                               MEMBERS: {}}, node)
+        return cls._from_json(
+            {**documents[".zgroup"], "attributes": documents.get(".zattrs", {}), MEMBERS: {}}, node
+        )
 
 
 _CLASSES: dict[tuple[int, str], type[Node]] = {
@@ -602,12 +654,10 @@ def _from_stored(stored: Iterable[StoredNode]) -> Node:
     node, with every later node put in its parent's ``members``."""
     walk = iter(stored)
     first = next(walk)
-    root = _CLASSES[(first.zarr_format, first.node_type)]._from_documents(first.documents,
-                                                                           first.name)
+    root = _CLASSES[(first.zarr_format, first.node_type)]._from_documents(first.documents, first.name)
     groups: dict[str, GroupSpec] = {"": root} if isinstance(root, GroupSpec) else {}
     for item in walk:
-        spec = _CLASSES[(item.zarr_format, item.node_type)]._from_documents(item.documents,
-                                                                             item.name)
+        spec = _CLASSES[(item.zarr_format, item.node_type)]._from_documents(item.documents, item.name)
         groups[paths.parent_of(item.path)].members[paths.basename(item.path)] = spec
         if isinstance(spec, GroupSpec):
             groups[item.path] = spec
@@ -619,8 +669,7 @@ def from_json(document: Any, *, validate: bool = True) -> Node:
     return Node.from_json(document, validate=validate)
 
 
-def from_zarr(node_or_url: Any, path: str = "", *,
-              storage_options: dict[str, Any] | None = None) -> Node:
+def from_zarr(node_or_url: Any, path: str = "", *, storage_options: dict[str, Any] | None = None) -> Node:
     """The model of the array or group at ``node_or_url`` (and ``path``): a zarrforge
     node, a store or a URL. The same as ``Node.from_zarr``."""
     return Node.from_zarr(node_or_url, path, storage_options=storage_options)

@@ -37,16 +37,14 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 ERRATA: dict[int, list[str]] = {
     3: [
         "NamedConfig: 'configuration' is optional (the v3 spec makes it optional, and "
-        "zarr-python and zarrforge write {\"name\": \"crc32c\"}); 'must_understand' "
+        'zarr-python and zarrforge write {"name": "crc32c"}); \'must_understand\' '
         "(boolean) is allowed, as on every v3 extension object.",
-        "ArraySpec.data_type: a string or a NamedConfig (v3 extension data types are "
-        "named configurations).",
-        "ArraySpec.dimension_names: items may be null (the v3 spec allows unnamed "
-        "dimensions).",
+        "ArraySpec.data_type: a string or a NamedConfig (v3 extension data types are named configurations).",
+        "ArraySpec.dimension_names: items may be null (the v3 spec allows unnamed dimensions).",
         "ArraySpec and GroupSpec: an optional 'extensions' list of NamedConfig objects "
         "(ZEP 10 generic extensions).",
         "ArraySpec and GroupSpec: properties beyond those listed are allowed only as "
-        "objects with \"must_understand\": false (the v3 spec's rule for unknown fields), "
+        'objects with "must_understand": false (the v3 spec\'s rule for unknown fields), '
         "instead of never.",
     ],
     2: [
@@ -74,8 +72,7 @@ def _check_format(zarr_format: Any) -> int:
     except (TypeError, ValueError):
         value = None
     if value not in (2, 3):
-        raise ValueError(f"ZEP 6 defines object models for Zarr versions 2 and 3, "
-                         f"not {zarr_format!r}")
+        raise ValueError(f"ZEP 6 defines object models for Zarr versions 2 and 3, not {zarr_format!r}")
     return value
 
 
@@ -84,8 +81,7 @@ def _named_config_v3() -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {
             "name": {"title": "Name", "type": "string"},
-            "configuration": {"anyOf": [{"type": "object"}, {"type": "null"}],
-                              "title": "Configuration"},
+            "configuration": {"anyOf": [{"type": "object"}, {"type": "null"}], "title": "Configuration"},
             "must_understand": {"type": "boolean", "title": "Must Understand"},
         },
         "required": ["name"],
@@ -94,20 +90,23 @@ def _named_config_v3() -> dict[str, Any]:
     }
 
 
-_IGNORABLE = {"type": "object", "properties": {"must_understand": {"const": False}},
-              "required": ["must_understand"]}
+_IGNORABLE = {
+    "type": "object",
+    "properties": {"must_understand": {"const": False}},
+    "required": ["must_understand"],
+}
 
 
 def _apply_errata_v3(schema: dict[str, Any]) -> dict[str, Any]:
     defs = schema["$defs"]
     defs["NamedConfig"] = _named_config_v3()
     array = defs["ArraySpec"]["properties"]
-    array["data_type"] = {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/NamedConfig"}],
-                          "title": "Data Type"}
-    array["dimension_names"]["anyOf"][0]["items"] = {"anyOf": [{"type": "string"},
-                                                               {"type": "null"}]}
-    extensions = {"items": {"$ref": "#/$defs/NamedConfig"}, "title": "Extensions",
-                  "type": "array"}
+    array["data_type"] = {
+        "anyOf": [{"type": "string"}, {"$ref": "#/$defs/NamedConfig"}],
+        "title": "Data Type",
+    }
+    array["dimension_names"]["anyOf"][0]["items"] = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    extensions = {"items": {"$ref": "#/$defs/NamedConfig"}, "title": "Extensions", "type": "array"}
     for name in ("ArraySpec", "GroupSpec"):
         defs[name]["properties"]["extensions"] = copy.deepcopy(extensions)
         defs[name]["additionalProperties"] = copy.deepcopy(_IGNORABLE)
@@ -123,13 +122,21 @@ def _apply_errata_v2(schema: dict[str, Any]) -> dict[str, Any]:
     defs["Group"]["properties"]["zarr_format"] = dict(fmt)
     props = array["properties"]
     props["compressor"] = {"title": "Compressor", "anyOf": [{"type": "object"}, {"type": "null"}]}
-    props["filters"] = {"title": "Filters", "anyOf": [
-        {"type": "array", "items": {"type": "object"}}, {"type": "null"}]}
-    field = {"type": "array", "minItems": 2, "maxItems": 3,
-             "prefixItems": [{"type": "string"}, {"$ref": "#/definitions/Array/properties/dtype"},
-                             {"type": "array", "items": {"type": "integer"}}]}
-    props["dtype"] = {"title": "Dtype", "anyOf": [{"type": "string"},
-                                                  {"type": "array", "items": field}]}
+    props["filters"] = {
+        "title": "Filters",
+        "anyOf": [{"type": "array", "items": {"type": "object"}}, {"type": "null"}],
+    }
+    field = {
+        "type": "array",
+        "minItems": 2,
+        "maxItems": 3,
+        "prefixItems": [
+            {"type": "string"},
+            {"$ref": "#/definitions/Array/properties/dtype"},
+            {"type": "array", "items": {"type": "integer"}},
+        ],
+    }
+    props["dtype"] = {"title": "Dtype", "anyOf": [{"type": "string"}, {"type": "array", "items": field}]}
     return schema
 
 
@@ -195,8 +202,9 @@ def kind_of(document: Any, zarr_format: int) -> str:
 def format_of(document: Any) -> int:
     """The Zarr version a ZOM document models (``zarr_format``, or v2's ``zarr_version``)."""
     if not isinstance(document, dict):
-        raise SchemaValidationError([SchemaIssue("/", "", f"a ZOM node is a JSON object, "
-                                                          f"got {type(document).__name__}")])
+        raise SchemaValidationError(
+            [SchemaIssue("/", "", f"a ZOM node is a JSON object, got {type(document).__name__}")]
+        )
     value = document.get("zarr_format", document.get("zarr_version"))
     if value is None and "node_type" not in document:
         return 2  # the ZEP's v2 schema makes the version optional
@@ -206,8 +214,9 @@ def format_of(document: Any) -> int:
         raise SchemaValidationError([SchemaIssue("/", "zarr_format", str(exc))]) from None
 
 
-def schema_issues(document: Any, *, zarr_format: int | None = None,
-                  verbatim: bool = False) -> list[SchemaIssue]:
+def schema_issues(
+    document: Any, *, zarr_format: int | None = None, verbatim: bool = False
+) -> list[SchemaIssue]:
     """Every schema violation of ``document`` (a ZOM array or group, with its members)."""
     if zarr_format is None:
         try:
@@ -237,8 +246,7 @@ def schema_issues(document: Any, *, zarr_format: int | None = None,
     return issues
 
 
-def validate_json(document: Any, *, zarr_format: int | None = None,
-                  verbatim: bool = False) -> None:
+def validate_json(document: Any, *, zarr_format: int | None = None, verbatim: bool = False) -> None:
     """Raise :class:`SchemaValidationError` listing every issue, if there are any."""
     issues = schema_issues(document, zarr_format=zarr_format, verbatim=verbatim)
     if issues:

@@ -36,8 +36,7 @@ class BasicIndexer(_ProductIndexer):
     0 of a new axis) per output axis; no arrays are ever produced.
     """
 
-    def __init__(self, selection: Any, shape: Sequence[int],
-                 dimensions: Sequence[DimensionChunking]) -> None:
+    def __init__(self, selection: Any, shape: Sequence[int], dimensions: Sequence[DimensionChunking]) -> None:
         shape = _check_dims(shape, dimensions)
         pieces: list[list] = []
         layout: list[int | None] = []
@@ -56,8 +55,11 @@ class BasicIndexer(_ProductIndexer):
             elif _is_integer(entry):
                 pieces.append(_int_pieces(normalize_integer(entry, shape[d], d), dimensions[d]))
             else:
-                raise _bad_entry(entry, d, "basic selections take ints, slices, "
-                                 "Ellipsis and None (use oindex or vindex for arrays)")
+                raise _bad_entry(
+                    entry,
+                    d,
+                    "basic selections take ints, slices, Ellipsis and None (use oindex or vindex for arrays)",
+                )
         super().__init__(pieces, layout, tuple(out_shape), outer=False)
 
 
@@ -74,8 +76,7 @@ class OrthogonalIndexer(_ProductIndexer):
     shapes.
     """
 
-    def __init__(self, selection: Any, shape: Sequence[int],
-                 dimensions: Sequence[DimensionChunking]) -> None:
+    def __init__(self, selection: Any, shape: Sequence[int], dimensions: Sequence[DimensionChunking]) -> None:
         shape = _check_dims(shape, dimensions)
         pieces: list[list] = []
         layout: list[int | None] = []
@@ -94,15 +95,17 @@ class OrthogonalIndexer(_ProductIndexer):
                 if arr.dtype == bool:
                     idx = _mask_positions(arr, shape[d], d)
                 elif arr.ndim != 1:
-                    raise SelectionError(
-                        f"index array for dimension {d} must be 1-D, got shape {arr.shape}")
+                    raise SelectionError(f"index array for dimension {d} must be 1-D, got shape {arr.shape}")
                 else:
                     idx = normalize_integer_array(arr, shape[d], d)
                 pieces.append(_array_pieces(idx, dim))
                 n = idx.size
             else:
-                raise _bad_entry(entry, d, "orthogonal selections take ints, slices, "
-                                 "1-D integer arrays and 1-D boolean masks")
+                raise _bad_entry(
+                    entry,
+                    d,
+                    "orthogonal selections take ints, slices, 1-D integer arrays and 1-D boolean masks",
+                )
             layout.append(d)
             out_shape.append(n)
         super().__init__(pieces, layout, tuple(out_shape), outer=True)
@@ -117,8 +120,7 @@ class BlockIndexer:
     projections follow its contract.
     """
 
-    def __init__(self, selection: Any, shape: Sequence[int],
-                 dimensions: Sequence[DimensionChunking]) -> None:
+    def __init__(self, selection: Any, shape: Sequence[int], dimensions: Sequence[DimensionChunking]) -> None:
         shape = _check_dims(shape, dimensions)
         array_sel = []
         for d, entry in enumerate(_expand(selection, len(shape), allow_newaxis=False)):
@@ -128,8 +130,8 @@ class BlockIndexer:
                 r = normalize_slice(entry, nchunks, d)
                 if r.step != 1:
                     raise SelectionError(
-                        f"block selections need a slice step of 1, got {entry.step} "
-                        f"for dimension {d}")
+                        f"block selections need a slice step of 1, got {entry.step} for dimension {d}"
+                    )
                 if len(r) == 0:
                     array_sel.append(slice(0, 0))
                     continue
@@ -138,12 +140,11 @@ class BlockIndexer:
                 b = _as_int(entry, d, "block index")
                 if b < -nchunks or b >= nchunks:
                     raise BoundsCheckError(
-                        f"block index {b} is out of bounds for dimension {d} with "
-                        f"{nchunks} chunks")
+                        f"block index {b} is out of bounds for dimension {d} with {nchunks} chunks"
+                    )
                 first = last = b + nchunks if b < 0 else b
             else:
-                raise _bad_entry(entry, d, "block selections take ints, step-1 slices "
-                                 "and Ellipsis")
+                raise _bad_entry(entry, d, "block selections take ints, step-1 slices and Ellipsis")
             array_sel.append(slice(dim.start(first), dim.start(last) + dim.extent(last)))
         self._basic = BasicIndexer(tuple(array_sel), shape, dimensions)
         self.shape = self._basic.shape
@@ -154,14 +155,19 @@ class BlockIndexer:
 
 # --- point selections --------------------------------------------------------
 
+
 class _PointIndexer:
     """Selects a list of points; groups them by chunk with vectorised sorting."""
 
     shape: tuple[int, ...]
 
-    def _init_points(self, points: list[np.ndarray], npoints: int,
-                     out_shape: tuple[int, ...],
-                     dimensions: Sequence[DimensionChunking]) -> None:
+    def _init_points(
+        self,
+        points: list[np.ndarray],
+        npoints: int,
+        out_shape: tuple[int, ...],
+        dimensions: Sequence[DimensionChunking],
+    ) -> None:
         # points: one flat int64 array per dimension; point k goes to flat
         # output position k (C order of out_shape).
         self.shape = out_shape
@@ -182,8 +188,7 @@ class _PointIndexer:
         for a, b in zip([0, *bounds], [*bounds, npoints]):
             pos = order[a:b]
             coords = tuple(int(s[a]) for s in sorted_ids)
-            local = tuple(p[pos] - dim.start(c)
-                          for p, dim, c in zip(points, dimensions, coords))
+            local = tuple(p[pos] - dim.start(c) for p, dim, c in zip(points, dimensions, coords))
             extents = tuple(e(c) for e, c in zip(extents_of, coords))
             complete = _points_complete(local, extents)
             if not out_shape:
@@ -221,14 +226,14 @@ class CoordinateIndexer(_PointIndexer):
     output is 0-d both selections are tuples of plain ints / ``()``.
     """
 
-    def __init__(self, selection: Any, shape: Sequence[int],
-                 dimensions: Sequence[DimensionChunking]) -> None:
+    def __init__(self, selection: Any, shape: Sequence[int], dimensions: Sequence[DimensionChunking]) -> None:
         shape = _check_dims(shape, dimensions)
         sel = selection if isinstance(selection, tuple) else (selection,)
         if len(sel) != len(shape):
             raise SelectionError(
                 f"coordinate selections need one integer array per dimension: the "
-                f"array has {len(shape)} dimension(s), the selection has {len(sel)}")
+                f"array has {len(shape)} dimension(s), the selection has {len(sel)}"
+            )
         arrays = []
         for d, entry in enumerate(sel):
             if not (_is_integer(entry) or isinstance(entry, (list, np.ndarray))):
@@ -237,14 +242,14 @@ class CoordinateIndexer(_PointIndexer):
             if arr.dtype == bool:
                 raise SelectionError(
                     f"boolean array for dimension {d} in a coordinate selection; "
-                    f"use a single mask of the array's shape instead")
+                    f"use a single mask of the array's shape instead"
+                )
             arrays.append(normalize_integer_array(arr, shape[d], d))
         try:
             arrays = np.broadcast_arrays(*arrays)
         except ValueError:
             shapes = ", ".join(str(a.shape) for a in arrays)
-            raise SelectionError(
-                f"coordinate arrays cannot be broadcast together: shapes {shapes}") from None
+            raise SelectionError(f"coordinate arrays cannot be broadcast together: shapes {shapes}") from None
         out_shape = arrays[0].shape if arrays else ()
         npoints = int(np.prod(out_shape, dtype=np.int64))
         self._init_points([a.reshape(-1) for a in arrays], npoints, out_shape, dimensions)
@@ -258,8 +263,7 @@ class MaskIndexer(_PointIndexer):
     ``out_selection`` is ``(positions,)`` or ``(slice,)``.
     """
 
-    def __init__(self, selection: Any, shape: Sequence[int],
-                 dimensions: Sequence[DimensionChunking]) -> None:
+    def __init__(self, selection: Any, shape: Sequence[int], dimensions: Sequence[DimensionChunking]) -> None:
         shape = _check_dims(shape, dimensions)
         if isinstance(selection, tuple) and len(selection) == 1:
             selection = selection[0]
@@ -267,8 +271,7 @@ class MaskIndexer(_PointIndexer):
         if mask.dtype != bool:
             raise SelectionError(f"mask selection must be a boolean array, got dtype {mask.dtype}")
         if mask.shape != shape:
-            raise SelectionError(
-                f"boolean mask has shape {mask.shape}, expected the array shape {shape}")
+            raise SelectionError(f"boolean mask has shape {mask.shape}, expected the array shape {shape}")
         if mask.ndim == 0:
             npoints = int(bool(mask))
             points: list[np.ndarray] = []

@@ -18,30 +18,29 @@ from zarrforge.errors import BoundsCheckError, SelectionError
 def _as_int(value: Any, dim: int, what: str = "index") -> int:
     if isinstance(value, (bool, np.bool_)):
         raise SelectionError(
-            f"invalid {what} {value!r} for dimension {dim}: booleans are not "
-            f"integer indices")
+            f"invalid {what} {value!r} for dimension {dim}: booleans are not integer indices"
+        )
     try:
         return operator.index(value)
     except TypeError:
         raise SelectionError(
             f"invalid {what} {value!r} of type {type(value).__name__} for "
-            f"dimension {dim}: expected an integer") from None
+            f"dimension {dim}: expected an integer"
+        ) from None
 
 
 def normalize_integer(index: Any, length: int, dim: int) -> int:
     """``index`` as a non-negative int in ``[0, length)``; negatives wrap."""
     i = _as_int(index, dim)
     if i < -length or i >= length:
-        raise BoundsCheckError(
-            f"index {i} is out of bounds for dimension {dim} with length {length}")
+        raise BoundsCheckError(f"index {i} is out of bounds for dimension {dim} with length {length}")
     return i + length if i < 0 else i
 
 
 def normalize_slice(slc: slice, length: int, dim: int) -> range:
     """The array positions ``slc`` selects along a dimension of ``length``, in order."""
     start, stop = slc.start, slc.stop
-    if (slc.step is None and (start is None or type(start) is int)
-            and (stop is None or type(stop) is int)):
+    if slc.step is None and (start is None or type(start) is int) and (stop is None or type(stop) is int):
         return range(*slc.indices(length))  # the common case: nothing to convert or check
     parts = []
     for name in ("start", "stop", "step"):
@@ -58,33 +57,27 @@ def normalize_integer_array(values: Any, length: int, dim: int) -> np.ndarray:
     if arr.size == 0:
         return np.zeros(arr.shape, dtype=np.int64)
     if arr.dtype.kind not in "iu":
-        raise SelectionError(
-            f"index array for dimension {dim} must hold integers, got dtype {arr.dtype}")
+        raise SelectionError(f"index array for dimension {dim} must hold integers, got dtype {arr.dtype}")
     bad = (arr >= length) | (arr < -length) if arr.dtype.kind == "i" else arr >= length
     if bad.any():
         value = arr[bad].flat[0]
-        raise BoundsCheckError(
-            f"index {value} is out of bounds for dimension {dim} with length {length}")
+        raise BoundsCheckError(f"index {value} is out of bounds for dimension {dim} with length {length}")
     arr = arr.astype(np.int64)
     return np.where(arr < 0, arr + length, arr)
 
 
 def _mask_positions(mask: np.ndarray, length: int, dim: int) -> np.ndarray:
     if mask.ndim != 1 or mask.shape[0] != length:
-        raise SelectionError(
-            f"boolean mask for dimension {dim} has shape {mask.shape}, expected "
-            f"({length},)")
+        raise SelectionError(f"boolean mask for dimension {dim} has shape {mask.shape}, expected ({length},)")
     return np.flatnonzero(mask).astype(np.int64)
-
-
 
 
 def _check_dims(shape: Sequence[int], dimensions: Sequence[DimensionChunking]) -> tuple[int, ...]:
     shape = tuple(int(s) for s in shape)
     if len(shape) != len(dimensions):
         raise SelectionError(
-            f"array shape {shape} has {len(shape)} dimensions but "
-            f"{len(dimensions)} chunkings were given")
+            f"array shape {shape} has {len(shape)} dimensions but {len(dimensions)} chunkings were given"
+        )
     return shape
 
 
@@ -99,12 +92,12 @@ def _expand(selection: Any, ndim: int, allow_newaxis: bool) -> list:
     n_real = sum(s is not Ellipsis and s is not None for s in sel)
     if n_real > ndim:
         raise SelectionError(
-            f"too many indices: the array has {ndim} dimension(s) but the "
-            f"selection indexes {n_real}")
+            f"too many indices: the array has {ndim} dimension(s) but the selection indexes {n_real}"
+        )
     fill = [slice(None)] * (ndim - n_real)
     if n_ellipsis:
         i = next(i for i, s in enumerate(sel) if s is Ellipsis)
-        return sel[:i] + fill + sel[i + 1:]
+        return sel[:i] + fill + sel[i + 1 :]
     return sel + fill
 
 
@@ -127,8 +120,8 @@ def normalize_basic_selection(selection: Any, shape: Sequence[int]) -> tuple[int
 
 def _bad_entry(entry: Any, dim: int, allowed: str) -> SelectionError:
     return SelectionError(
-        f"invalid selection {entry!r} of type {type(entry).__name__} for "
-        f"dimension {dim}: {allowed}")
+        f"invalid selection {entry!r} of type {type(entry).__name__} for dimension {dim}: {allowed}"
+    )
 
 
 def _is_integer(entry: Any) -> bool:

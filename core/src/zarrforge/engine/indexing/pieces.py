@@ -69,8 +69,9 @@ def _range_pieces(r: range, dim: DimensionChunking) -> list:
             extent = dim.extent(c)
             lo, hi = max(start, c_start), min(stop, c_start + extent)
             if lo < hi:
-                unit.append((c, slice(lo - c_start, hi - c_start), slice(lo - start, hi - start),
-                             hi - lo == extent))
+                unit.append(
+                    (c, slice(lo - c_start, hi - c_start), slice(lo - start, hi - start), hi - lo == extent)
+                )
         return unit
     lo, hi = min(r[0], r[-1]), max(r[0], r[-1]) + 1
     candidates: Any = dim.chunk_range(lo, hi)
@@ -146,6 +147,7 @@ def _array_pieces(idx: np.ndarray, dim: DimensionChunking) -> list:
 
 # --- combining dimensions ----------------------------------------------------
 
+
 def _as_positions(sel: slice | np.ndarray) -> np.ndarray:
     if isinstance(sel, np.ndarray):
         return sel
@@ -184,8 +186,13 @@ class _ProductIndexer:
 
     shape: tuple[int, ...]
 
-    def __init__(self, pieces: list[list | Callable[[], list]], layout: list[int | None],
-                 shape: tuple[int, ...], outer: bool) -> None:
+    def __init__(
+        self,
+        pieces: list[list | Callable[[], list]],
+        layout: list[int | None],
+        shape: tuple[int, ...],
+        outer: bool,
+    ) -> None:
         # layout: one entry per output axis; a dimension number, or None for a
         # new length-1 axis (indexed with 0 on the out side).
         self._pieces = pieces

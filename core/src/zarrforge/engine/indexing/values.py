@@ -15,11 +15,10 @@ def _value_core_shape(value_shape: tuple[int, ...], out_shape: tuple[int, ...]) 
     vs = value_shape
     while len(vs) > len(out_shape) and vs[0] == 1:
         vs = vs[1:]
-    if len(vs) > len(out_shape) or any(
-            v != 1 and v != o for v, o in zip(reversed(vs), reversed(out_shape))):
+    if len(vs) > len(out_shape) or any(v != 1 and v != o for v, o in zip(reversed(vs), reversed(out_shape))):
         raise SelectionError(
-            f"cannot assign a value of shape {value_shape} to a selection of "
-            f"shape {out_shape}")
+            f"cannot assign a value of shape {value_shape} to a selection of shape {out_shape}"
+        )
     return vs
 
 

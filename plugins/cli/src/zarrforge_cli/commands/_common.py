@@ -9,19 +9,21 @@ import click
 
 from .. import storage_options as storage
 
-path_option = click.option("--path", default="", metavar="PATH",
-                           help="Node path inside the store (default: its root).")
-json_option = click.option("--json", "as_json", is_flag=True,
-                           help="Print machine-readable JSON instead of text.")
+path_option = click.option(
+    "--path", default="", metavar="PATH", help="Node path inside the store (default: its root)."
+)
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print machine-readable JSON instead of text."
+)
 
 
 def open_node(url: str, path: str = "", options: dict[str, Any] | None = None) -> Any:
     """The node at ``path`` of ``url``, read-only, with the command's storage options."""
     import zarrforge
 
-    return zarrforge.open(url, path, mode="r",
-                          storage_options=storage.for_url(url, options or {},
-                                                          "--storage-option"))
+    return zarrforge.open(
+        url, path, mode="r", storage_options=storage.for_url(url, options or {}, "--storage-option")
+    )
 
 
 def format_label(name: str | None) -> str:
@@ -39,4 +41,5 @@ def options(*decorators: Callable) -> Callable:
         for decorator in reversed(decorators):
             function = decorator(function)
         return function
+
     return apply

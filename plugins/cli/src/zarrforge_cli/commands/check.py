@@ -76,7 +76,7 @@ def _node_key(path: str) -> str:
 
 def _strip_location(message: str, key: str | None) -> str:
     prefix = f"in {key!r}: "
-    return message[len(prefix):] if key and message.startswith(prefix) else message
+    return message[len(prefix) :] if key and message.startswith(prefix) else message
 
 
 def _formats() -> list[Any]:
@@ -108,8 +108,7 @@ class Checker:
         if found is None:
             if self.check_markers_below(path):  # a killed write's leftovers, no node yet
                 return self.report
-            raise click.ClickException(f"no array or group at {_node_key(path)!r} in "
-                                       f"{self.store!r}")
+            raise click.ClickException(f"no array or group at {_node_key(path)!r} in {self.store!r}")
         self.visit(path)
         self.check_consolidated()
         return self.report
@@ -131,8 +130,9 @@ class Checker:
                 key = getattr(exc, "key", None)
                 self.problem("error", key or _node_key(path), _strip_location(str(exc), key))
             except Exception as exc:  # noqa: BLE001  # a plugin bug is a problem to report
-                self.problem("error", _node_key(path),
-                             f"unexpected {type(exc).__name__} while opening: {exc}")
+                self.problem(
+                    "error", _node_key(path), f"unexpected {type(exc).__name__} while opening: {exc}"
+                )
         for warning in caught:
             if issubclass(warning.category, SkippedExtensionWarning):
                 self.problem("warning", _node_key(path), str(warning.message))
@@ -162,12 +162,15 @@ class Checker:
                 self.check_chunks(node)
 
     def report_marker(self, found: Any) -> None:
-        self.problem("error", found.key,
-                     f"{_node_key(found.path)!r} holds what {found.describe()} left: the "
-                     "nodes there may be incomplete. Run the same write again to finish it "
-                     "(to_zarr adding variables: the same call), or replace what it left with "
-                     "overwrite=True (mode='w'); delete this key only once the data is known "
-                     "to be whole")
+        self.problem(
+            "error",
+            found.key,
+            f"{_node_key(found.path)!r} holds what {found.describe()} left: the "
+            "nodes there may be incomplete. Run the same write again to finish it "
+            "(to_zarr adding variables: the same call), or replace what it left with "
+            "overwrite=True (mode='w'); delete this key only once the data is known "
+            "to be whole",
+        )
 
     def check_marker(self, path: str) -> None:
         """One read: the marker a killed write left at the node ``path``."""
@@ -176,8 +179,7 @@ class Checker:
         try:
             found = zarrforge.unfinished_write(self.store, path)
         except Exception as exc:  # noqa: BLE001  # a store failure is a finding
-            self.problem("error", _node_key(path), f"cannot read its unfinished-write marker: "
-                                                   f"{exc}")
+            self.problem("error", _node_key(path), f"cannot read its unfinished-write marker: {exc}")
             return
         if found is not None:
             self.report_marker(found)
@@ -213,22 +215,32 @@ class Checker:
             keys = zarrforge.leftover_chunks(self.store, array.path, remove=self.repair)
         except Exception as exc:  # noqa: BLE001  # every failure is a finding
             doing = "remove" if self.repair else "list"
-            self.problem("error", array.name, f"cannot {doing} the chunks stored outside its "
-                                              f"shape ({type(exc).__name__}): {exc}")
+            self.problem(
+                "error",
+                array.name,
+                f"cannot {doing} the chunks stored outside its shape ({type(exc).__name__}): {exc}",
+            )
             return
         if not keys:
             return
         count = f"{len(keys)} chunk{'s' * (len(keys) != 1)}"
         shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
         if self.repair:
-            self.report.repaired.append(Problem(
-                "repaired", array.name, f"removed {count} stored outside its shape "
-                                        f"{tuple(array.shape)}: {shown}"))
+            self.report.repaired.append(
+                Problem(
+                    "repaired",
+                    array.name,
+                    f"removed {count} stored outside its shape {tuple(array.shape)}: {shown}",
+                )
+            )
             return
-        self.problem("warning", array.name,
-                     f"{count} stored outside its shape {tuple(array.shape)} ({shown}), left by "
-                     "a shrink cut short or an append killed before it committed its shape; "
-                     "no reader reads them. `zarrforge check --repair` removes them")
+        self.problem(
+            "warning",
+            array.name,
+            f"{count} stored outside its shape {tuple(array.shape)} ({shown}), left by "
+            "a shrink cut short or an append killed before it committed its shape; "
+            "no reader reads them. `zarrforge check --repair` removes them",
+        )
 
     def check_ignored(self, node: Any) -> None:
         from zarrforge.hierarchy_api import UnknownExtension
@@ -236,14 +248,19 @@ class Checker:
         model = node.metadata_model
         for entry in model.extensions:
             if isinstance(entry, UnknownExtension):
-                self.problem("warning", node.name,
-                             f"extension {entry.name!r} is not installed and is ignored "
-                             "(must_understand: false); what it adds to the node is lost "
-                             "to readers without it")
+                self.problem(
+                    "warning",
+                    node.name,
+                    f"extension {entry.name!r} is not installed and is ignored "
+                    "(must_understand: false); what it adds to the node is lost "
+                    "to readers without it",
+                )
         for field in sorted(model.extra_fields):
-            self.problem("warning", node.name,
-                         f"field {field!r} is not understood and is ignored "
-                         "(must_understand: false)")
+            self.problem(
+                "warning",
+                node.name,
+                f"field {field!r} is not understood and is ignored (must_understand: false)",
+            )
 
     def check_chunks(self, array: Any) -> None:
         model = array.metadata_model
@@ -261,7 +278,7 @@ class Checker:
             except Exception as exc:  # noqa: BLE001  # every failure is a finding
                 text = str(exc)
                 if text.startswith(f"chunk {key!r}: "):
-                    text = text[len(f"chunk {key!r}: "):]
+                    text = text[len(f"chunk {key!r}: ") :]
                 self.problem("error", key, f"cannot be decoded ({type(exc).__name__}): {text}")
             self.report.chunks += 1
             self.progress(array.path, done, total)
@@ -281,8 +298,9 @@ class Checker:
                 except Exception:  # noqa: BLE001  # reported when the node was visited
                     continue
                 if actual is None:
-                    self.problem("error", key, f"consolidated metadata lists {_node_key(path)!r}, "
-                                               "which does not exist")
+                    self.problem(
+                        "error", key, f"consolidated metadata lists {_node_key(path)!r}, which does not exist"
+                    )
                     continue
                 if isinstance(actual, GroupMetadata) and actual.consolidated is not None:
                     actual = dataclasses.replace(actual, consolidated=None)
@@ -290,34 +308,56 @@ class Checker:
                     try:
                         model = fmt.resolve(model)
                     except ZarrforgeError as exc:
-                        self.problem("error", key, f"consolidated metadata of {_node_key(path)!r} "
-                                                   f"cannot be read: {exc}")
+                        self.problem(
+                            "error",
+                            key,
+                            f"consolidated metadata of {_node_key(path)!r} cannot be read: {exc}",
+                        )
                         continue
                 listed, stored = fmt.document(model), fmt.document(actual)
                 if json.dumps(listed, sort_keys=True, default=str) != json.dumps(
-                        stored, sort_keys=True, default=str):
-                    self.problem("error", key, f"consolidated metadata of {_node_key(path)!r} "
-                                               "differs from the node's own metadata")
+                    stored, sort_keys=True, default=str
+                ):
+                    self.problem(
+                        "error",
+                        key,
+                        f"consolidated metadata of {_node_key(path)!r} differs from the node's own metadata",
+                    )
             below = {p for p in self.seen if p != root and (not root or p.startswith(root + "/"))}
             for path in sorted(below):
-                relative = path[len(root) + 1:] if root else path
+                relative = path[len(root) + 1 :] if root else path
                 if relative not in models:
-                    self.problem("error", key, f"{_node_key(path)!r} is missing from the "
-                                               "consolidated metadata")
+                    self.problem(
+                        "error", key, f"{_node_key(path)!r} is missing from the consolidated metadata"
+                    )
 
 
 @click.command()
 @click.argument("url")
 @path_option
 @click.option("--deep", is_flag=True, help="Also read and decode every stored chunk.")
-@click.option("--repair", is_flag=True,
-              help="Delete the chunks stored outside an array's shape (nothing else).")
-@click.option("--progress", "progress_mode", type=click.Choice(MODES), default="none",
-              show_default=True, help="Progress of --deep on standard error.")
+@click.option(
+    "--repair", is_flag=True, help="Delete the chunks stored outside an array's shape (nothing else)."
+)
+@click.option(
+    "--progress",
+    "progress_mode",
+    type=click.Choice(MODES),
+    default="none",
+    show_default=True,
+    help="Progress of --deep on standard error.",
+)
 @storage.flags()
 @json_option
-def check(url: str, path: str, deep: bool, repair: bool, progress_mode: str, as_json: bool,
-          storage_options: dict[str, Any]) -> None:
+def check(
+    url: str,
+    path: str,
+    deep: bool,
+    repair: bool,
+    progress_mode: str,
+    as_json: bool,
+    storage_options: dict[str, Any],
+) -> None:
     """Check that every node's metadata is valid and every extension it names is
     installed; with --deep, that every stored chunk decodes and its checksums match.
 
@@ -328,17 +368,25 @@ def check(url: str, path: str, deep: bool, repair: bool, progress_mode: str, as_
     """
     from zarrforge.hierarchy_api import paths, resolve_store
 
-    store = resolve_store(url, read_only=not repair, storage_options=storage.for_url(
-        url, storage_options, "--storage-option"))
+    store = resolve_store(
+        url, read_only=not repair, storage_options=storage.for_url(url, storage_options, "--storage-option")
+    )
     with reporter(progress_mode, "check", sizer=lambda _: (None, "chunks")) as progress:
-        report = Checker(store, deep=deep, progress=progress,
-                         repair=repair).run(paths.normalize_path(path))
+        report = Checker(store, deep=deep, progress=progress, repair=repair).run(paths.normalize_path(path))
     if as_json:
-        click.echo(json.dumps({"nodes": report.nodes, "chunks": report.chunks,
-                               "errors": report.errors, "warnings": report.warnings,
-                               "problems": [dataclasses.asdict(p) for p in report.problems],
-                               "repaired": [dataclasses.asdict(p) for p in report.repaired]},
-                              indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "nodes": report.nodes,
+                    "chunks": report.chunks,
+                    "errors": report.errors,
+                    "warnings": report.warnings,
+                    "problems": [dataclasses.asdict(p) for p in report.problems],
+                    "repaired": [dataclasses.asdict(p) for p in report.repaired],
+                },
+                indent=2,
+            )
+        )
     else:
         for problem in [*report.problems, *report.repaired]:
             click.echo(str(problem))
@@ -346,8 +394,10 @@ def check(url: str, path: str, deep: bool, repair: bool, progress_mode: str, as_
         if deep:
             checked += f" and {report.chunks} chunk{'s' * (report.chunks != 1)}"
         if report.problems:
-            click.echo(f"checked {checked}: {report.errors} error{'s' * (report.errors != 1)}, "
-                       f"{report.warnings} warning{'s' * (report.warnings != 1)}")
+            click.echo(
+                f"checked {checked}: {report.errors} error{'s' * (report.errors != 1)}, "
+                f"{report.warnings} warning{'s' * (report.warnings != 1)}"
+            )
         else:
             click.echo(f"checked {checked}: no problems")
     if report.errors:

@@ -21,9 +21,11 @@ from ._common import path_option
 @click.command()
 @click.argument("url")
 @path_option
-@click.option("--remove", is_flag=True,
-              help="Take the group's consolidated view out instead (repairs a group whose "
-                   "view made it unreadable).")
+@click.option(
+    "--remove",
+    is_flag=True,
+    help="Take the group's consolidated view out instead (repairs a group whose view made it unreadable).",
+)
 @storage.flags()
 def consolidate(url: str, path: str, remove: bool, storage_options: dict[str, Any]) -> None:
     """Write the consolidated metadata of the group at URL (or remove it with --remove)."""

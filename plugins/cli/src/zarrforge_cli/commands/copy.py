@@ -45,8 +45,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
     try:
         shape = tuple(int(part) for part in text.split(","))
     except ValueError:
-        raise click.BadParameter(f"must be comma-separated integers such as 100,100, "
-                                 f"got {text!r}") from None
+        raise click.BadParameter(f"must be comma-separated integers such as 100,100, got {text!r}") from None
     if not shape or any(s <= 0 for s in shape):
         raise click.BadParameter(f"must be positive integers, got {text!r}")
     return shape
@@ -90,7 +89,7 @@ def _sizer(source: Any, dest_root: str, shards: Any) -> Any:
     root = paths.normalize_path(dest_root)
 
     def sizer(path: str) -> tuple[int | None, str]:
-        relative = path[len(root):].strip("/") if path.startswith(root) else ""
+        relative = path[len(root) :].strip("/") if path.startswith(root) else ""
         array = source[relative] if relative else source
         sharded = bool(array.shards) if shards is None else shards is not False
         try:
@@ -98,11 +97,11 @@ def _sizer(source: Any, dest_root: str, shards: Any) -> Any:
         except TypeError:  # no fixed size per element (strings): bytes unknown
             size = None
         return size, "shards" if sharded else "chunks"
+
     return sizer
 
 
-def _side(url: str, shared: dict[str, Any], own: dict[str, Any],
-          option: str) -> dict[str, Any] | None:
+def _side(url: str, shared: dict[str, Any], own: dict[str, Any], option: str) -> dict[str, Any] | None:
     """The storage options of one side of the copy: the shared ones unless ``url`` is
     local, and the side's own (which win, and a local ``url`` refuses)."""
     common = {} if storage.is_local(url) else shared
@@ -116,33 +115,70 @@ def _side(url: str, shared: dict[str, Any], own: dict[str, Any],
 @click.argument("dst")
 @click.option("--src-path", default="", metavar="PATH", help="Node to copy inside SRC.")
 @click.option("--dst-path", default="", metavar="PATH", help="Where to put it inside DST.")
-@click.option("--format", "zarr_format", default=None, metavar="FORMAT",
-              help="Destination format: 3, 2, or another installed format (default: the "
-                   "source's).")
-@click.option("--compressor", "compressors", multiple=True, metavar="CODEC",
-              callback=_compressors_option,
-              help="Compressor(s) of the destination: NAME, NAME:key=value,... or a JSON "
-                   "object; repeat for several; 'none' for no compression (default: the "
-                   "source's).")
-@click.option("--chunks", default=None, metavar="N,N,...", callback=_chunks_option,
-              help="Destination chunk shape.")
-@click.option("--shards", default=None, metavar="N,N,...|none", callback=_shards_option,
-              help="Destination shard shape; 'none' unshards a sharded source.")
+@click.option(
+    "--format",
+    "zarr_format",
+    default=None,
+    metavar="FORMAT",
+    help="Destination format: 3, 2, or another installed format (default: the source's).",
+)
+@click.option(
+    "--compressor",
+    "compressors",
+    multiple=True,
+    metavar="CODEC",
+    callback=_compressors_option,
+    help="Compressor(s) of the destination: NAME, NAME:key=value,... or a JSON "
+    "object; repeat for several; 'none' for no compression (default: the "
+    "source's).",
+)
+@click.option(
+    "--chunks", default=None, metavar="N,N,...", callback=_chunks_option, help="Destination chunk shape."
+)
+@click.option(
+    "--shards",
+    default=None,
+    metavar="N,N,...|none",
+    callback=_shards_option,
+    help="Destination shard shape; 'none' unshards a sharded source.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace existing nodes in DST.")
-@click.option("--progress", "progress_mode", type=click.Choice(MODES), default="auto",
-              show_default=True, help="Progress display on standard error.")
-@click.option("--step-bytes", type=click.IntRange(min=1), default=None, metavar="BYTES",
-              help="Decoded bytes copied per step, in whole destination chunks or shards "
-                   "(default 64 MiB): smaller holds less memory and reports progress more "
-                   "often, larger keeps more threads busy.")
+@click.option(
+    "--progress",
+    "progress_mode",
+    type=click.Choice(MODES),
+    default="auto",
+    show_default=True,
+    help="Progress display on standard error.",
+)
+@click.option(
+    "--step-bytes",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="BYTES",
+    help="Decoded bytes copied per step, in whole destination chunks or shards "
+    "(default 64 MiB): smaller holds less memory and reports progress more "
+    "often, larger keeps more threads busy.",
+)
 @storage.flags(side="SRC and DST (a local path takes none and is left out)")
 @storage.flags("src-", side="SRC")
 @storage.flags("dst-", side="DST")
-def copy(src: str, dst: str, src_path: str, dst_path: str, zarr_format: str | None,
-         compressors: list[Any] | None, chunks: tuple[int, ...] | None, shards: Any,
-         overwrite: bool, progress_mode: str, step_bytes: int | None,
-         storage_options: dict[str, Any], src_storage_options: dict[str, Any],
-         dst_storage_options: dict[str, Any]) -> None:
+def copy(
+    src: str,
+    dst: str,
+    src_path: str,
+    dst_path: str,
+    zarr_format: str | None,
+    compressors: list[Any] | None,
+    chunks: tuple[int, ...] | None,
+    shards: Any,
+    overwrite: bool,
+    progress_mode: str,
+    step_bytes: int | None,
+    storage_options: dict[str, Any],
+    src_storage_options: dict[str, Any],
+    dst_storage_options: dict[str, Any],
+) -> None:
     """Copy the array or hierarchy at SRC to DST, with zarrforge.copy.
 
     The copy is planned before anything is written: a node the destination
@@ -166,11 +202,20 @@ def copy(src: str, dst: str, src_path: str, dst_path: str, zarr_format: str | No
     source = zarrforge.open(src, src_path, mode="r", storage_options=src_options)
     started = time.perf_counter()
     with reporter(progress_mode, "copy", sizer=_sizer(source, dst_path, shards)) as progress:
-        result = zarrforge.copy(source, dst, dest_path=dst_path, overwrite=overwrite,
-                                progress=progress, step_bytes=step_bytes,
-                                storage_options=dst_options, **options)
+        result = zarrforge.copy(
+            source,
+            dst,
+            dest_path=dst_path,
+            overwrite=overwrite,
+            progress=progress,
+            step_bytes=step_bytes,
+            storage_options=dst_options,
+            **options,
+        )
     arrays, groups = _count(result)
     where = dst + (f" (path {result.name})" if result.path else "")
-    click.echo(f"copied {source.name} to {where}: {arrays} array{'s' * (arrays != 1)}, "
-               f"{groups} group{'s' * (groups != 1)}, format "
-               f"{result.metadata_model.format_name}, in {time.perf_counter() - started:.2f} s")
+    click.echo(
+        f"copied {source.name} to {where}: {arrays} array{'s' * (arrays != 1)}, "
+        f"{groups} group{'s' * (groups != 1)}, format "
+        f"{result.metadata_model.format_name}, in {time.perf_counter() - started:.2f} s"
+    )

@@ -35,8 +35,7 @@ def _extensions(model: Any) -> list[Any]:
     listed = []
     for entry in model.extensions:
         if isinstance(entry, UnknownExtension):
-            listed.append({"extension": entry.document, "ignored": "not installed; "
-                           "must_understand is false"})
+            listed.append({"extension": entry.document, "ignored": "not installed; must_understand is false"})
         else:
             listed.append(entry.to_json())
     return listed
@@ -47,22 +46,33 @@ def _written(array: Any) -> dict[str, Any]:
     on a store that cannot list its keys, ``None`` for each and the reason."""
     if not array.chunk_store.capabilities.listable:
         reason = f"{UNLISTABLE} (it would take a request per chunk to find them)"
-        return {"chunks_written": None, "stored_bytes": None, "raw_bytes": None,
-                "compression_ratio": None,
-                "unknown": dict.fromkeys(("chunks_written", "stored_bytes", "raw_bytes", "compression_ratio"), reason)}
+        return {
+            "chunks_written": None,
+            "stored_bytes": None,
+            "raw_bytes": None,
+            "compression_ratio": None,
+            "unknown": dict.fromkeys(
+                ("chunks_written", "stored_bytes", "raw_bytes", "compression_ratio"), reason
+            ),
+        }
     model = array.metadata_model
     grid = model.chunk_grid
     stored = list(array.stored_chunks())
     keys = [array.format.chunk_key(array.path, model, coords) for coords in stored]
     stored_bytes = _stored_sizes(array.chunk_store, keys)
     itemsize = array.dtype.itemsize if array.dtype.kind not in "OT" else None
-    raw_bytes = (sum(math.prod(grid.chunk_shape(c)) for c in stored) * itemsize
-                 if itemsize is not None else None)
-    return {"chunks_written": len(stored), "stored_bytes": stored_bytes,
-            "raw_bytes": raw_bytes,
-            "compression_ratio": (round(raw_bytes / stored_bytes, 3)
-                                  if raw_bytes is not None and stored_bytes else None),
-            "unknown": {}}
+    raw_bytes = (
+        sum(math.prod(grid.chunk_shape(c)) for c in stored) * itemsize if itemsize is not None else None
+    )
+    return {
+        "chunks_written": len(stored),
+        "stored_bytes": stored_bytes,
+        "raw_bytes": raw_bytes,
+        "compression_ratio": (
+            round(raw_bytes / stored_bytes, 3) if raw_bytes is not None and stored_bytes else None
+        ),
+        "unknown": {},
+    }
 
 
 def array_report(array: Any) -> dict[str, Any]:
@@ -72,8 +82,11 @@ def array_report(array: Any) -> dict[str, Any]:
     except AttributeError:
         chunks = model.chunk_grid.to_json()
     document = array.metadata
-    fill = (document.get("fill_value") if "fill_value" in document
-            else document.get(".zarray", {}).get("fill_value"))
+    fill = (
+        document.get("fill_value")
+        if "fill_value" in document
+        else document.get(".zarray", {}).get("fill_value")
+    )
     return {
         "path": array.name,
         "node_type": "array",
@@ -109,12 +122,18 @@ def _members(group: Any) -> dict[str, Any]:
         if group.store.capabilities.listable:
             raise  # a failure of a store that lists, not something it cannot tell
         reason = f"{UNLISTABLE} and the group has no consolidated metadata to list them from"
-        return {"members": None, "arrays": None, "groups": None,
-                "unknown": dict.fromkeys(("members", "arrays", "groups"), reason)}
-    return {"members": here,
-            "arrays": sum(1 for _, m in members if not isinstance(m, zarrforge.Group)),
-            "groups": sum(1 for _, m in members if isinstance(m, zarrforge.Group)),
-            "unknown": {}}
+        return {
+            "members": None,
+            "arrays": None,
+            "groups": None,
+            "unknown": dict.fromkeys(("members", "arrays", "groups"), reason),
+        }
+    return {
+        "members": here,
+        "arrays": sum(1 for _, m in members if not isinstance(m, zarrforge.Group)),
+        "groups": sum(1 for _, m in members if isinstance(m, zarrforge.Group)),
+        "unknown": {},
+    }
 
 
 def group_report(group: Any) -> dict[str, Any]:
@@ -134,8 +153,7 @@ def group_report(group: Any) -> dict[str, Any]:
 def _extension_rows(report: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [("Extensions", "\n".join(compact_json(e) for e in report["extensions"]) or "none")]
     if report["ignored_fields"]:
-        rows.append(("Ignored fields", ", ".join(report["ignored_fields"])
-                     + " (must_understand: false)"))
+        rows.append(("Ignored fields", ", ".join(report["ignored_fields"]) + " (must_understand: false)"))
     return rows
 
 
@@ -144,18 +162,25 @@ def _unknown(report: dict[str, Any], key: str) -> str:
 
 
 def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
-    rows = [("Path", report["path"]), ("Type", report["node_type"]),
-            ("Format", format_label(report["format"]))]
+    rows = [
+        ("Path", report["path"]),
+        ("Type", report["node_type"]),
+        ("Format", format_label(report["format"])),
+    ]
     if report["node_type"] == "group":
-        below = (_unknown(report, "arrays") if report["arrays"] is None else
-                 f"{report['arrays']} array{'s' * (report['arrays'] != 1)}, "
-                 f"{report['groups']} group{'s' * (report['groups'] != 1)}")
-        rows += [("Members", _unknown(report, "members") if report["members"] is None
-                  else str(report["members"])),
-                 ("Below it", below),
-                 ("Attributes", str(report["attributes"])),
-                 ("Consolidated metadata", "yes" if report["consolidated"] else "no"),
-                 *_extension_rows(report)]
+        below = (
+            _unknown(report, "arrays")
+            if report["arrays"] is None
+            else f"{report['arrays']} array{'s' * (report['arrays'] != 1)}, "
+            f"{report['groups']} group{'s' * (report['groups'] != 1)}"
+        )
+        rows += [
+            ("Members", _unknown(report, "members") if report["members"] is None else str(report["members"])),
+            ("Below it", below),
+            ("Attributes", str(report["attributes"])),
+            ("Consolidated metadata", "yes" if report["consolidated"] else "no"),
+            *_extension_rows(report),
+        ]
         return rows
     unit = "shards" if report["shards"] else "chunks"
     written = report["chunks_written"]
@@ -177,9 +202,11 @@ def _rows(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("Shards", compact_json(report["shards"]) if report["shards"] else "none"),
         ("Grid", f"{compact_json(report['grid_shape'])} = {total} {unit}"),
         ("Codecs", "\n".join(compact_json(c) for c in report["codecs"])),
-        *([("Storage transformers",
-            "\n".join(compact_json(t) for t in report["storage_transformers"]))]
-          if report["storage_transformers"] else []),
+        *(
+            [("Storage transformers", "\n".join(compact_json(t) for t in report["storage_transformers"]))]
+            if report["storage_transformers"]
+            else []
+        ),
         ("Fill value", compact_json(report["fill_value"])),
         ("Dimension names", compact_json(report["dimension_names"])),
         *_extension_rows(report),

@@ -18,9 +18,16 @@ def _rows() -> list[dict[str, str | None]]:
     rows = [dataclasses.asdict(row) for row in zarrforge.plugins()]
     for name, providers in sorted(registration.contributions().items()):
         for item in providers:
-            rows.append({"point": "cli", "name": name, "distribution": item.distribution,
-                         "version": item.version, "value": item.value,
-                         "status": registration.status(item)})
+            rows.append(
+                {
+                    "point": "cli",
+                    "name": name,
+                    "distribution": item.distribution,
+                    "version": item.version,
+                    "value": item.value,
+                    "status": registration.status(item),
+                }
+            )
     return rows
 
 
@@ -42,15 +49,20 @@ def plugins(as_json: bool) -> None:
         from rich.table import Table
 
         table = Table(box=None, pad_edge=False, header_style="bold")
-        for header in ("extension point", "name", "distribution", "version", "entry point",
-                       "status"):
+        for header in ("extension point", "name", "distribution", "version", "entry point", "status"):
             # a narrow terminal or a pipe folds long cells onto more lines, never cuts them
             table.add_column(header, overflow="fold")
         for row in rows:
             status = row["status"] or ""
             style = "red" if _failed(status) else None
-            cells = (row["point"], row["name"], row["distribution"] or "(in-process)",
-                     row["version"] or "", row["value"] or "", status)
+            cells = (
+                row["point"],
+                row["name"],
+                row["distribution"] or "(in-process)",
+                row["version"] or "",
+                row["value"] or "",
+                status,
+            )
             # plugin names and error messages are text, not rich markup ("[...]")
             table.add_row(*(escape(cell) for cell in cells), style=style)
         make_console().print(table)

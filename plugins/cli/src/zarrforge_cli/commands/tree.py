@@ -19,8 +19,10 @@ from .. import storage_options as storage
 from ..console import make_console
 from ._common import json_option, open_node, path_option
 
-UNLISTABLE = ("members unknown: the store cannot list its keys and the group has no "
-              "consolidated metadata to list them from")
+UNLISTABLE = (
+    "members unknown: the store cannot list its keys and the group has no "
+    "consolidated metadata to list them from"
+)
 
 
 @dataclasses.dataclass
@@ -119,12 +121,15 @@ class Walk:
 @click.command()
 @click.argument("url")
 @path_option
-@click.option("--depth", type=click.IntRange(min=0), default=None,
-              help="Show this many levels below the node (default: all).")
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Show this many levels below the node (default: all).",
+)
 @storage.flags()
 @json_option
-def tree(url: str, path: str, depth: int | None, as_json: bool,
-         storage_options: dict[str, Any]) -> None:
+def tree(url: str, path: str, depth: int | None, as_json: bool, storage_options: dict[str, Any]) -> None:
     """Show the arrays and groups below the node at URL, with shapes and data types.
 
     A member that cannot be opened is marked broken, with the reason, and the rest
@@ -143,6 +148,9 @@ def tree(url: str, path: str, depth: int | None, as_json: bool,
             walk.as_tree(shown, node)
         make_console().print(shown)
     if walk.broken:
-        click.echo(f"{walk.broken} node{'s' * (walk.broken != 1)} could not be opened "
-                   "(marked broken); zarrforge check lists every problem", err=True)
+        click.echo(
+            f"{walk.broken} node{'s' * (walk.broken != 1)} could not be opened "
+            "(marked broken); zarrforge check lists every problem",
+            err=True,
+        )
         click.get_current_context().exit(1)

@@ -118,23 +118,30 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise LocalStoreOptionError(
             f"local stores take the storage option 'links' only (valid values "
-            f"{', '.join(map(repr, LINK_POLICIES))}), got {unknown}")
+            f"{', '.join(map(repr, LINK_POLICIES))}), got {unknown}"
+        )
     return dict(options)
 
 
 class LocalStore(Store):
     scheme = "file"
-    capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
-                                     atomic_writes=True, low_latency=True,
-                                     conditional_writes=fcntl is not None, versioned_ranges=True)
+    capabilities = StoreCapabilities(
+        writable=True,
+        listable=True,
+        partial_reads=True,
+        atomic_writes=True,
+        low_latency=True,
+        conditional_writes=fcntl is not None,
+        versioned_ranges=True,
+    )
 
-    def __init__(self, root: str | os.PathLike, *, read_only: bool = False,
-                 links: str = "follow") -> None:
+    def __init__(self, root: str | os.PathLike, *, read_only: bool = False, links: str = "follow") -> None:
         if not isinstance(links, str) or links not in LINK_POLICIES:
             raise LocalStoreOptionError(
                 f"the local store option links={links!r} is not valid; valid: 'follow' (the "
                 "default: read through symbolic links wherever they point, never write "
-                "through them) or 'refuse' (refuse every symbolic link, for trees others made)")
+                "through them) or 'refuse' (refuse every symbolic link, for trees others made)"
+            )
         super().__init__(read_only=read_only)
         self.root = os.path.abspath(os.fspath(root))
         self.links = links
@@ -193,7 +200,8 @@ class LocalStore(Store):
                 f"key {key!r} leads out of the store root {self.root!r} through the symbolic "
                 f"link {link!r} ({directory!r} resolves to {real!r}); the local store reads "
                 "through links but never writes, creates or deletes through one that leaves "
-                "its root (write below a real directory of the root instead)")
+                "its root (write below a real directory of the root instead)"
+            )
         self._remember(directory)
 
     def _check_no_link(self, directory: str, key: str) -> None:
@@ -210,7 +218,8 @@ class LocalStore(Store):
                 raise InvalidPathError(
                     f"key {key!r} in {self.root!r} passes through the symbolic link {link!r} "
                     f"(to {target}); this store was opened with links='refuse', which "
-                    "refuses every link (the default, links='follow', reads through them)")
+                    "refuses every link (the default, links='follow', reads through them)"
+                )
         self._remember(directory)
 
     def _remember(self, directory: str) -> None:
@@ -227,7 +236,8 @@ class LocalStore(Store):
         for end in range(1, len(parts) + 1):
             path = os.path.join(self.root, *parts[:end])
             if os.path.islink(path) and not (
-                    leaving and (os.path.realpath(path) + os.sep).startswith(self._real_root_slash)):
+                leaving and (os.path.realpath(path) + os.sep).startswith(self._real_root_slash)
+            ):
                 return "/".join(parts[:end])
         return None
 
@@ -243,8 +253,7 @@ class LocalStore(Store):
             answers += self._read(key, self._path(key), [r for _, r in same_key])
         return answers
 
-    def _read(self, key: str, path: str,
-              byte_ranges: Sequence[ByteRange | None]) -> list[bytes | None]:
+    def _read(self, key: str, path: str, byte_ranges: Sequence[ByteRange | None]) -> list[bytes | None]:
         """The value at ``path`` (the path of ``key``), or the ranges of it, from one open."""
         fd = _open_value(key, self.root, path, self._follow)
         if fd is None:
@@ -317,7 +326,7 @@ class LocalStore(Store):
 
     def _replace(self, key: str, path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
         # the parts go to the file one after another: a shard is never joined in memory
-        directory = path[:path.rfind(os.sep)]  # path is the root joined with a valid key
+        directory = path[: path.rfind(os.sep)]  # path is the root joined with a valid key
         temp = f"{directory}{_temp_stem}{next(_temp_counter)}"
         try:  # the common case, straight: the directory exists
             _write_new(temp, parts)
@@ -327,8 +336,9 @@ class LocalStore(Store):
             self._discard(temp)
         self._replace_carefully(key, directory, path, parts)
 
-    def _replace_carefully(self, key: str, directory: str, path: str,
-                           parts: Sequence[bytes | bytearray | memoryview]) -> None:
+    def _replace_carefully(
+        self, key: str, directory: str, path: str, parts: Sequence[bytes | bytearray | memoryview]
+    ) -> None:
         """:meth:`_replace` after its first try failed: create the directory, try again
         while concurrent deletes prune it, and report any other failure."""
         for attempt in range(self._PRUNE_RETRIES):
@@ -341,8 +351,7 @@ class LocalStore(Store):
             except (FileNotFoundError, FileExistsError) as exc:  # no directory (any more)
                 self._discard(temp)
                 if attempt == self._PRUNE_RETRIES - 1:
-                    raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}",
-                                     key=key) from exc
+                    raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}", key=key) from exc
             except OSError as exc:
                 self._discard(temp)
                 raise StoreError(f"cannot write {key!r} in {self.root!r}: {exc}", key=key) from exc
@@ -375,7 +384,9 @@ class LocalStore(Store):
                     raise StoreError(
                         f"cannot lock {key!r} in {self.root!r}: the lock file {lock!r} is a "
                         "symbolic link, and the local store never writes through links; "
-                        "remove it (no zarrforge writer makes one)", key=key) from exc
+                        "remove it (no zarrforge writer makes one)",
+                        key=key,
+                    ) from exc
                 raise StoreError(f"cannot lock {key!r} in {self.root!r}: {exc}", key=key) from exc
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -398,15 +409,15 @@ class LocalStore(Store):
                 pass
             os.close(fd)
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         # Every write renames a new file over the key, so what one open reads is one
         # version, whatever is renamed over the key meanwhile.
         fd = _open_value(key, self.root, self._path(key), self._follow)
         if fd is None:
             if if_generation is not None and if_generation is not ABSENT:
-                raise ConflictError(f"{key!r} in {self.root!r} was deleted since it was read",
-                                    key=key)
+                raise ConflictError(f"{key!r} in {self.root!r} was deleted since it was read", key=key)
             return None, ABSENT
         try:
             status = os.fstat(fd)
@@ -440,8 +451,9 @@ class LocalStore(Store):
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
         return self._set_parts_if(key, (value,), if_generation)
 
-    def _set_parts_if(self, key: str, parts: Sequence[bytes | bytearray | memoryview],
-                      if_generation: Any) -> Any:
+    def _set_parts_if(
+        self, key: str, parts: Sequence[bytes | bytearray | memoryview], if_generation: Any
+    ) -> Any:
         path = self._write_path(key)
         with self._locked(key, path):
             self._check_generation(key, path, if_generation)
@@ -550,8 +562,7 @@ class LocalStore(Store):
         self._walk(base, prefix, real, {real}, keys)
         return iter(sorted(keys))
 
-    def _walk(self, directory: str, rel: str, real: str, above: set[str],
-              keys: list[str]) -> None:
+    def _walk(self, directory: str, rel: str, real: str, above: set[str], keys: list[str]) -> None:
         """Add the keys below ``directory`` (``rel``: its prefix) to ``keys``. ``real`` is
         its resolved path and ``above`` those of the directories walked down to it: a
         linked directory already among them is a cycle, and not walked again."""
@@ -617,8 +628,7 @@ class LocalStore(Store):
 # os-level calls: Python's buffered file objects cost more than the I/O for small chunks.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # (links="refuse": a value that is a link is refused)
-_WRITE_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-                | getattr(os, "O_BINARY", 0))
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | _NOFOLLOW
 _HAS_PREAD = hasattr(os, "pread")  # not on Windows
 _FIRST_READ = 64 * 1024  # bytes of a whole value read before asking for its size
@@ -654,15 +664,19 @@ def _check_file_name(key: str, root: str) -> None:
     try:
         encoded = key.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InvalidPathError(f"key {key!r} cannot name a file in {root!r}: "
-                               f"{key[exc.start:exc.end]!r} has no UTF-8 form (a lone "
-                               "surrogate)") from None
+        raise InvalidPathError(
+            f"key {key!r} cannot name a file in {root!r}: "
+            f"{key[exc.start : exc.end]!r} has no UTF-8 form (a lone "
+            "surrogate)"
+        ) from None
     longest = max(encoded.split(b"/"), key=len)
     if len(longest) > _NAME_MAX or len(encoded) + len(root) + 1 > _PATH_MAX:
-        raise InvalidPathError(f"key {key!r} cannot name a file in {root!r}: its segment of "
-                               f"{len(longest)} bytes (at most {_NAME_MAX}) or its path of "
-                               f"{len(encoded) + len(root) + 1} bytes (at most {_PATH_MAX}) "
-                               "is too long for the file system")
+        raise InvalidPathError(
+            f"key {key!r} cannot name a file in {root!r}: its segment of "
+            f"{len(longest)} bytes (at most {_NAME_MAX}) or its path of "
+            f"{len(encoded) + len(root) + 1} bytes (at most {_PATH_MAX}) "
+            "is too long for the file system"
+        )
 
 
 def _link_refused(key: str, root: str, path: str) -> StoreError:
@@ -670,9 +684,12 @@ def _link_refused(key: str, root: str, path: str) -> StoreError:
         target = repr(os.readlink(path))
     except OSError:
         target = "a target no longer there"
-    return StoreError(f"{key!r} in {root!r} is a symbolic link (to {target}); this store was "
-                      "opened with links='refuse', which refuses every link (the default, "
-                      "links='follow', reads through them)", key=key)
+    return StoreError(
+        f"{key!r} in {root!r} is a symbolic link (to {target}); this store was "
+        "opened with links='refuse', which refuses every link (the default, "
+        "links='follow', reads through them)",
+        key=key,
+    )
 
 
 def _read_error(key: str, root: str, path: str, follow: bool, exc: OSError) -> StoreError:
@@ -680,8 +697,11 @@ def _read_error(key: str, root: str, path: str, follow: bool, exc: OSError) -> S
     if exc.errno == errno.ELOOP:
         if not follow:
             return _link_refused(key, root, path)
-        return StoreError(f"cannot read {key!r} from {root!r}: its symbolic links form a "
-                          f"cycle (or a chain too long to follow): {exc}", key=key)
+        return StoreError(
+            f"cannot read {key!r} from {root!r}: its symbolic links form a "
+            f"cycle (or a chain too long to follow): {exc}",
+            key=key,
+        )
     return StoreError(f"cannot read {key!r} from {root!r}: {exc}", key=key)
 
 
@@ -747,6 +767,6 @@ def _write_new(path: str, parts: Sequence[bytes | bytearray | memoryview]) -> No
             if written < len(part):  # a short write (rare for regular files): go on from there
                 view = memoryview(part)[written:]
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
     finally:
         os.close(fd)

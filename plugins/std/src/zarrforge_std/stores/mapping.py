@@ -43,8 +43,11 @@ class MappingStore(Store):
         try:
             return bytes(memoryview(value))
         except TypeError:
-            raise StoreError(f"the mapping's value at {key!r} is a {type(value).__name__}, "
-                             "not bytes: it was not written as a store value", key=key) from None
+            raise StoreError(
+                f"the mapping's value at {key!r} is a {type(value).__name__}, "
+                "not bytes: it was not written as a store value",
+                key=key,
+            ) from None
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         value = self._value(validate_key(key))

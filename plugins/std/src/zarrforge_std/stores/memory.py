@@ -43,7 +43,8 @@ def _checked_backing(given: Any, field: str) -> dict[str, bytes]:
         raise StoreArgumentError(
             f"MemoryStore({field}=...) takes a dict of str keys and bytes values, got "
             f"{type(given).__module__}.{type(given).__qualname__}; another mapping is a store "
-            "of its own (pass it as the store to open_group, create_array...)")
+            "of its own (pass it as the store to open_group, create_array...)"
+        )
     for key, value in given.items():
         if not isinstance(key, str) or not isinstance(value, bytes):
             raise StoreArgumentError(
@@ -51,30 +52,49 @@ def _checked_backing(given: Any, field: str) -> dict[str, bytes]:
                 f"{key!r} holds a {type(value).__module__}.{type(value).__qualname__}"
                 + ("" if isinstance(key, str) else " (and the key is not a str)")
                 + " (a zarr-python store's dict holds Buffers: pass "
-                "{key: buffer.to_bytes() for key, buffer in its_dict.items()})")
+                "{key: buffer.to_bytes() for key, buffer in its_dict.items()})"
+            )
     return given
 
 
 class MemoryStore(Store):
     scheme = "memory"
-    capabilities = StoreCapabilities(writable=True, listable=True, partial_reads=True,
-                                     atomic_writes=True, low_latency=True, conditional_writes=True,
-                                     versioned_ranges=True)
+    capabilities = StoreCapabilities(
+        writable=True,
+        listable=True,
+        partial_reads=True,
+        atomic_writes=True,
+        low_latency=True,
+        conditional_writes=True,
+        versioned_ranges=True,
+    )
 
-    def __init__(self, store_dict: dict[str, bytes] | None = None, *, read_only: bool = False,
-                 name: str | None = None, data: dict[str, bytes] | None = None) -> None:
+    def __init__(
+        self,
+        store_dict: dict[str, bytes] | None = None,
+        *,
+        read_only: bool = False,
+        name: str | None = None,
+        data: dict[str, bytes] | None = None,
+    ) -> None:
         if store_dict is not None and data is not None:
-            raise StoreArgumentError("MemoryStore takes its dict once: as store_dict "
-                                     "(zarr-python's name, the first argument) or as data=, "
-                                     "not both")
+            raise StoreArgumentError(
+                "MemoryStore takes its dict once: as store_dict "
+                "(zarr-python's name, the first argument) or as data=, "
+                "not both"
+            )
         super().__init__(read_only=read_only)
         self.name = name
         # zarr-python's form (a user's dict, given once) is checked whole; data= is the
         # store's own path (a dict passed as a store, a read-only view of a named store),
         # taken as it is, since it runs at every open and a scan would cost every key
-        self._data: dict[str, bytes] = (_checked_backing(store_dict, "store_dict")
-                                        if store_dict is not None
-                                        else data if data is not None else {})
+        self._data: dict[str, bytes] = (
+            _checked_backing(store_dict, "store_dict")
+            if store_dict is not None
+            else data
+            if data is not None
+            else {}
+        )
         self._lock = threading.RLock()
         self._generations: dict[str, tuple[bytes, int]] = {}  # key -> (value, its number)
 
@@ -96,8 +116,10 @@ class MemoryStore(Store):
 
     def __reduce__(self) -> Any:
         # The data lives in this process; a copy elsewhere would silently diverge.
-        raise TypeError(f"{self!r} cannot be pickled: an in-memory store is not shared between "
-                        "processes; use a local directory or a remote store for distributed work")
+        raise TypeError(
+            f"{self!r} cannot be pickled: an in-memory store is not shared between "
+            "processes; use a local directory or a remote store for distributed work"
+        )
 
     def __eq__(self, other: object) -> bool:
         # two stores over one dict (a dict passed as a store twice) are the same store
@@ -146,8 +168,9 @@ class MemoryStore(Store):
         self._generations[key] = (value, number)
         return number
 
-    def _get_ranges(self, key: str, ranges: list[ByteRange | None],
-                    if_generation: Any) -> tuple[list[bytes] | None, Any]:
+    def _get_ranges(
+        self, key: str, ranges: list[ByteRange | None], if_generation: Any
+    ) -> tuple[list[bytes] | None, Any]:
         with self._lock:
             value = self._data.get(key)
             generation = self._generation(key, value)
@@ -186,4 +209,3 @@ class MemoryStore(Store):
 
     def __repr__(self) -> str:
         return f"MemoryStore({'memory://' + self.name if self.name else 'anonymous'})"
-
