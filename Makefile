@@ -81,6 +81,18 @@ peer-suites: $(BIN)/python
 	$(PYTHON) tests/peers/zarr_python_user_guide.py
 	$(BIN)/python -m pytest -q tests/peers/xarray_suite.py
 
+# make check - the house checks, each of which fails the run (.ci/run calls it after the tests):
+# ruff's rule set and its formatter (pyproject.toml [tool.ruff]), mypy over core, plugins,
+# tests, benchmarks and examples with the plugin-facing surface strict ([tool.mypy]), and the
+# documentation site built strictly (make docs). The tools are pinned in the `dev` group.
+.PHONY: check
+check: install-test
+	$(BIN)/python -m pip install --quiet --group dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(MAKE) docs
+
 # A wheel and an sdist of every distribution (core and each plugin) into dist/; then
 #   pip install --find-links dist 'zarrforge[standard]'   (or 'zarrforge[all]')
 DISTRIBUTIONS := core $(sort $(wildcard plugins/*))
