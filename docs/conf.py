@@ -141,6 +141,12 @@ def _resolve_reexport(app: Any, env: Any, node: Any, contnode: Any) -> Any:
         candidates.insert(0, f"{module}.{target}")
         if cls:
             candidates.insert(0, f"{module}.{cls}.{target}")
+            # a docstring names things relative to the module that defines it: a class's own, or
+            # that of the base class (a mixin) a member comes from
+            documented = _import_dotted(f"{module}.{cls}")
+            for base in getattr(documented, "__mro__", ()):
+                if base.__module__.startswith("zarrforge"):
+                    candidates.append(f"{base.__module__}.{target}")
     for candidate in candidates:
         if not candidate.startswith("zarrforge"):
             continue
