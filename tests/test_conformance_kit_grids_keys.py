@@ -270,7 +270,10 @@ def _guide_block(start: str) -> str:
     """The guide's Python block that begins with ``start``, up to its ``zf.register`` line
     (the plugin's code without the usage that follows)."""
     guide = _whole_guide()
-    match = re.search(r"```python\n(" + re.escape(start) + r".*?)\nzf\.register\(", guide, re.S)
+    # after the imports a guide page's first block starts with (``import zarrforge as zf``...)
+    match = re.search(
+        r"```python\n(?:import \w+ as \w+\n)*(" + re.escape(start) + r".*?)\nzf\.register\(", guide, re.S
+    )
     assert match, f"no guide block starting with {start!r}"
     return match.group(1)
 
