@@ -101,8 +101,15 @@ dist: $(BIN)/python
 	rm -rf dist
 	for d in $(DISTRIBUTIONS); do $(BIN)/python -m build --outdir dist $$d || exit 1; done
 
+# make docs - the documentation site into site/ (docs/conf.py): strict, every warning and every
+# unresolved reference fails the build
+.PHONY: docs
+docs: $(BIN)/python
+	$(BIN)/python -m pip install --quiet --group docs
+	$(BIN)/python -m sphinx -W --keep-going -n -b html docs site
+
 clean:
-	rm -rf dist $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock .venv-zarrsuite .venv-zarrsuite.lock .cache/peer-suites $(OLAH_VENV) $(AZURITE_DIR)
+	rm -rf dist site docs/_build $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock .venv-zarrsuite .venv-zarrsuite.lock .cache/peer-suites $(OLAH_VENV) $(AZURITE_DIR)
 
 # make bench [BENCH_ARGS="--scale 0.125 --repeat 2"] - the benchmark suite (benchmarks/README.md),
 # in a virtual environment of its own so the measured packages are exactly these.

@@ -170,7 +170,8 @@ def _guide_block(start: str, stop: str) -> str:
     import re
     from pathlib import Path
 
-    guide = (Path(__file__).resolve().parents[1] / "docs/plugin-guide.md").read_text("utf-8")
+    pages = sorted((Path(__file__).resolve().parents[1] / "docs/plugin-guide").glob("*.md"))
+    guide = "\n".join(page.read_text("utf-8") for page in pages)  # the whole guide
     match = re.search(r"```python\n(" + re.escape(start) + r".*?)(" + re.escape(stop) + r"|```)", guide, re.S)
     assert match, f"no guide block starting with {start!r}"
     return match.group(1)

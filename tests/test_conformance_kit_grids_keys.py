@@ -259,11 +259,21 @@ def test_the_key_encoding_suite_catches_each_broken_encoding(pytester):
         assert fine not in failed, fine
 
 
+def _whole_guide() -> str:
+    """The plugin guide's pages (docs/plugin-guide/), joined."""
+    return "\n".join(
+        page.read_text(encoding="utf-8") for page in sorted((ROOT / "docs/plugin-guide").glob("*.md"))
+    )
+
+
 def _guide_block(start: str) -> str:
     """The guide's Python block that begins with ``start``, up to its ``zf.register`` line
     (the plugin's code without the usage that follows)."""
-    guide = (ROOT / "docs/plugin-guide.md").read_text(encoding="utf-8")
-    match = re.search(r"```python\n(" + re.escape(start) + r".*?)\nzf\.register\(", guide, re.S)
+    guide = _whole_guide()
+    # after the imports a guide page's first block starts with (``import zarrforge as zf``...)
+    match = re.search(
+        r"```python\n(?:import \w+ as \w+\n)*(" + re.escape(start) + r".*?)\nzf\.register\(", guide, re.S
+    )
     assert match, f"no guide block starting with {start!r}"
     return match.group(1)
 
@@ -273,7 +283,7 @@ def test_the_plugin_guides_grid_and_encoding_examples_pass_the_suites(pytester):
     its Testing section shows for them pass."""
     grid = _guide_block("from zarrforge.abc.chunk_grid import")
     encoding = _guide_block("from zarrforge.abc.chunk_key_encoding import")
-    guide = (ROOT / "docs/plugin-guide.md").read_text(encoding="utf-8")
+    guide = _whole_guide()
     tests = re.search(
         r"```python\n(from zarrforge\.testing import ChunkGridConformance, "
         r"ChunkKeyEncodingConformance\n.*?)```",

@@ -1,10 +1,11 @@
-"""Every fenced Python, sh and console block of README.md and docs/*.md runs and prints what
+"""Every fenced Python, sh and console block of README.md and docs/**/*.md (but the API
+reference, docs/reference/) runs and prints what
 the document says it prints, or is marked as a fragment or as run elsewhere
 (tests/_doc_examples.py has the rules); the counts go to ``make test``'s summary
 (tests/conftest.py). The S3 examples (``s3://bucket/...``) run against the S3 test server
 and ``https://example.org`` stands for an HTTP server on 127.0.0.1; both serve
 ``data.zarr`` (a group with a ``temperature`` array) and ``weather.zarr``, S3 also
-``data.zip`` (with ``group/array``): the ``doc_servers`` fixture of tests/conftest.py. For the plugin guide, the worked example
+``data.zip`` (with ``group/array``): the ``doc_servers`` fixture of tests/conftest.py. For the plugin guide's pages, the worked example
 package ``zarrforge-delta`` is built from the guide's own listings (its pyproject's
 entry point, its ``__init__.py`` and ``codec.py``) and put on the path as an installed
 distribution, so the guide's examples of using it run too; so is the Z-order layout
@@ -25,7 +26,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = Path(__file__).with_name("_doc_examples.py")
-DOCUMENTS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+# every page of the site but the API reference, whose pages hold no runnable block
+DOCUMENTS = [
+    "README.md",
+    *sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "docs").glob("**/*.md")
+        if not p.relative_to(ROOT / "docs").parts[0] == "reference"
+    ),
+]
+#: the plugin guide, a page per extension point (docs/plugin-guide/index.md)
+GUIDE = ROOT / "docs" / "plugin-guide"
 
 
 def _listing(text: str, heading: str, language: str) -> str:
@@ -37,12 +48,12 @@ def _listing(text: str, heading: str, language: str) -> str:
 
 
 def _install_delta_package(site: Path) -> None:
-    guide = (ROOT / "docs/plugin-guide.md").read_text(encoding="utf-8")
-    project = tomllib.loads(_listing(guide, "### `pyproject.toml`", "toml"))["project"]
+    guide = (GUIDE / "worked-example.md").read_text(encoding="utf-8")
+    project = tomllib.loads(_listing(guide, "## `pyproject.toml`", "toml"))["project"]
     package = site / "zarrforge_delta"
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text(_listing(guide, "### `src/zarrforge_delta/__init__.py`", "python"))
-    (package / "codec.py").write_text(_listing(guide, "### `src/zarrforge_delta/codec.py`", "python"))
+    (package / "__init__.py").write_text(_listing(guide, "## `src/zarrforge_delta/__init__.py`", "python"))
+    (package / "codec.py").write_text(_listing(guide, "## `src/zarrforge_delta/codec.py`", "python"))
     info = site / f"zarrforge_delta-{project['version']}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
@@ -78,7 +89,7 @@ def test_every_block_of_the_document_runs_and_prints_what_it_says(
 ):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(doc_servers)
-    if document == "docs/plugin-guide.md":
+    if Path(document).parent == GUIDE.relative_to(ROOT):
         _install_delta_package(tmp_path / "site")
         morton = _install_morton_example(tmp_path / "site")
         env["PYTHONPATH"] = os.pathsep.join(

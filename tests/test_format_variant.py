@@ -1,5 +1,5 @@
 """A variant of the v3 format (a ZEP prototype) written against V3Format's public hooks
-only (``zarrforge_std.format_v3.VARIANT_HOOKS``, docs/plugin-guide.md "Variant formats"):
+only (``zarrforge_std.format_v3.VARIANT_HOOKS``, docs/plugin-guide/formats.md "Variant formats"):
 its own ``zarr_format`` value, document name and a top-level field of its own, read,
 written, rewritten, listed and detected; and the deprecated ``_node_type`` still works."""
 
@@ -18,7 +18,8 @@ from zarrforge.errors import MetadataError, MustUnderstandError, NodeTypeError
 from zarrforge_std.format_v3 import VARIANT_HOOKS, V3Format
 from zarrforge_std.stores.memory import MemoryStore
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "plugin-guide.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+GUIDE = DOCS / "plugin-guide" / "formats.md"
 
 
 class NotedV3(V3Format):
@@ -105,7 +106,7 @@ def test_a_variants_own_field_is_checked_by_its_parse():
 
 def test_the_plugin_guide_lists_exactly_the_variant_hooks():
     text = GUIDE.read_text(encoding="utf-8")
-    section = text.split("#### Variant formats", 1)[1].split("\n#", 1)[0]
+    section = text.split("## Variant formats", 1)[1].split("\n#", 1)[0]
     heads = [line.split(": ", 1)[0] for line in section.splitlines() if line.startswith("* `")]
     listed = [name for head in heads for name in re.findall(r"`([a-z_]+)[(`]", head)]
     assert listed == list(VARIANT_HOOKS)
@@ -129,8 +130,8 @@ def test_the_deprecated_node_type_still_answers_and_an_override_of_it_is_honoure
 
 DOCUMENTS = (
     GUIDE,
-    GUIDE.parent / "formats.md",
-    GUIDE.parent.parent / "core" / "src" / "zarrforge" / "abc" / "format.py",
+    DOCS / "formats.md",
+    DOCS.parent / "core" / "src" / "zarrforge" / "abc" / "format.py",
 )
 
 

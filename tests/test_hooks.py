@@ -12,7 +12,7 @@ from zarrforge import hookspecs
 from zarrforge.errors import MetadataError, PluginFailureWarning
 from zarrforge_std.stores.memory import MemoryStore
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "plugin-guide.md"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "plugin-guide" / "hooks.md"
 
 
 class Recorder:

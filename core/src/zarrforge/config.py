@@ -28,10 +28,10 @@
   document of its own.
 * ``auto_chunk_bytes``: the most bytes a chunk holds when zarrforge picks the chunk
   shape (``chunks=None`` or ``"auto"`` at creation, and the xarray writer): the rule
-  of :mod:`zarrforge.engine.chunking` halves the longest side until a chunk fits (default
+  of ``zarrforge.engine.chunking`` halves the longest side until a chunk fits (default
   4 MiB).
 * ``auto_shard_bytes``: the most bytes a shard holds when ``shards="auto"`` groups the
-  chunks into shards (:mod:`zarrforge.engine.chunking`; default 64 MiB).
+  chunks into shards (``zarrforge.engine.chunking``; default 64 MiB).
 * ``parallel_chunk_bytes``: how large, decoded, a chunk must be for a read or
   write to spread its chunks over several threads when its codecs compute
   (a bytes -> bytes codec, or an array -> bytes codec whose output depends on
@@ -44,7 +44,7 @@
   writes (default 64; the pause between tries grows to 0.1 s). Past it the
   write fails with :class:`~zarrforge.errors.ConflictError`.
 * ``transaction_max_bytes``: the most bytes of values a transaction
-  (:mod:`zarrforge.storing.transaction`) buffers before it refuses further writes with
+  (``zarrforge.storing.transaction``) buffers before it refuses further writes with
   :class:`~zarrforge.errors.ResourceLimitError` (default 1 GiB; ``None``: no limit).
 * ``prefer``: which distribution answers a name several installed distributions
   provide, as ``{"<point>:<name>": "<distribution>"}`` (``{"codecs:zstd":
@@ -271,7 +271,7 @@ def pprint(
     """Print the settings in force: zarrforge's names, then zarr-python's keys.
 
     The keywords are those zarr-python's ``config.pprint(**kwargs)`` hands to
-    :func:`pprint.pprint` (``stream=`` to print into a file or ``io.StringIO``,
+    ``pprint.pprint`` (``stream=`` to print into a file or ``io.StringIO``,
     ``width=``...). ``sort_dicts`` applies to zarr-python's keys; zarrforge's names
     keep their documented order."""
     options: dict[str, Any] = {

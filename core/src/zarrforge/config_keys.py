@@ -78,6 +78,7 @@ def _read(setting: str) -> Callable[[Any], Any]:
     return lambda settings: getattr(settings, setting)
 
 
+#: zarr-python keys that name a zarrforge setting, with how each reads and writes it
 TRANSLATED: dict[str, Translation] = {
     "array.order": Translation("order", _same, _read("order")),
     "array.write_empty_chunks": Translation("write_empty_chunks", _same, _read("write_empty_chunks")),
@@ -95,7 +96,7 @@ TRANSLATED: dict[str, Translation] = {
     "async.concurrency": Translation("threads", _threads_to_setting, _read("threads")),
 }
 
-# zarr-python's defaults for the keys that choose among its own implementations
+#: zarr-python's defaults for the keys that choose among its own implementations
 RECORDED: dict[str, Any] = {
     "array.read_missing_chunks": True,
     "array.rectilinear_chunks": False,
@@ -112,6 +113,7 @@ RECORDED: dict[str, Any] = {
 # zarr-python's "codecs.<name>" keys name the class implementing a codec; any name is taken
 RECORDED_PREFIXES = ("codecs.",)
 
+#: values refused, by key, with why zarrforge cannot honour each
 REFUSED_VALUES: dict[str, tuple[Any, str]] = {
     "array.read_missing_chunks": (
         False,

@@ -80,7 +80,7 @@ class ContainsNodeError(ZarrforgeError, FileExistsError):
 
 class UnfinishedWriteError(ContainsNodeError):
     """The node in the way is what a write left that was killed before it finished
-    (:mod:`zarrforge.storing.unfinished`); ``unfinished`` is its marker's record."""
+    (``zarrforge.storing.unfinished``); ``unfinished`` is its marker's record."""
 
     def __init__(self, message: str, *, unfinished: Any = None) -> None:
         super().__init__(message)
@@ -90,7 +90,7 @@ class UnfinishedWriteError(ContainsNodeError):
 class UnreadableNodeError(ContainsNodeError):
     """A node is stored at the path, or above it, whose document no installed format
     reads (its format's plugin is not installed here): it is never written over, and
-    reading it says so (:mod:`zarrforge.nodes.unreadable`). ``key`` is the document's store key;
+    reading it says so (``zarrforge.nodes.unreadable``). ``key`` is the document's store key;
     ``zarr_format`` and ``node_type`` what it says where it parses; ``reader`` the format
     known to read it and ``provider`` that format's distribution, ``None`` if unknown."""
 
@@ -390,7 +390,7 @@ class UnusedViewWarning(UserWarning):
 
 class UnfinishedWriteWarning(UserWarning):
     """A node was opened at or below a path where a write that was killed before it
-    finished left its marker (:mod:`zarrforge.storing.unfinished`): what is read there may
+    finished left its marker (``zarrforge.storing.unfinished``): what is read there may
     be partial. ``unfinished`` is the marker's record. The open itself succeeds."""
 
     def __init__(self, message: str, *, unfinished: Any = None) -> None:

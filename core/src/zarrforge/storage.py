@@ -46,13 +46,13 @@ NOT_SUPPLIED: dict[str, str] = {
     "WrapperStore": (
         "zarr-python's WrapperStore forwards zarr-python's asynchronous store methods, which "
         "zarrforge stores do not have; subclass zarrforge.abc.store.WrapperStore(inner) "
-        "instead (synchronous get/_set/_delete/list_prefix, docs/plugin-guide.md)"
+        "instead (synchronous get/_set/_delete/list_prefix, docs/plugin-guide/stores.md)"
     ),
     "LoggingStore": (
         "zarrforge has no store that logs every call; count a node's requests with "
         "open_array(..., transformers=[zarrforge_std.runtime_transformers.RequestCounter]), "
         "or log them in a subclass of zarrforge.abc.store.WrapperStore "
-        "(docs/plugin-guide.md, runtime transformers)"
+        "(docs/plugin-guide/storage-transformers.md, runtime transformers)"
     ),
     "GpuMemoryStore": ("zarrforge stores hold bytes in host memory, not GPU buffers; use MemoryStore"),
     "ManagedMemoryStore": (

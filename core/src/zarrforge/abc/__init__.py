@@ -1,7 +1,7 @@
 """The contracts of every extension point; each module's docstring is its contract.
 
 The contracts layer: its modules may import each other, the documents
-(:mod:`zarrforge.metadata`) and the leaves (:mod:`zarrforge.errors`, :mod:`zarrforge.config`);
+(``zarrforge.metadata``) and the leaves (:mod:`zarrforge.errors`, :mod:`zarrforge.config`);
 nothing that resolves, stores, runs chunks or opens nodes (tests/test_layers.py)."""
 
 from .chunk_grid import ChunkGrid, DimensionChunking

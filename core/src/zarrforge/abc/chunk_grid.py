@@ -127,7 +127,7 @@ class RegularDimension(DimensionChunking):
         return range(start // self.chunk, (stop - 1) // self.chunk + 1)
 
 
-#: The helpers a grid inherits and the engine calls by name: each with its kind and
+#: The helpers a grid inherits and the engine calls by name, each with its kind and
 #: what it is, for the error that refuses a subclass giving the name another meaning.
 GRID_HELPERS = types.MappingProxyType(
     {

@@ -259,13 +259,14 @@ class BytesBytesCodec(Codec):
         return decoded
 
 
+#: ``fetch(ranges)``: the byte ranges of one value, ``None`` for a range the value lacks
 RangeFetcher = Callable[[Sequence[Any]], "list[bytes | None]"]
 
 
 class VersionedRangeFetcher(ABC):
     """The stored bytes of one chunk, as the engine hands them to a :class:`PartialCodec`.
 
-    Calling it (``fetch(ranges)``) is a :data:`RangeFetcher`: one store request, with no
+    Calling it (``fetch(ranges)``) is a :data:`~zarrforge.abc.codec.RangeFetcher`: one store request, with no
     promise that two calls see the same version of the chunk. :meth:`read_version`
     reads ranges of one version of it, when :attr:`versioned` says the store can
     (``StoreCapabilities.versioned_ranges``): a codec that follows a structure inside
@@ -305,7 +306,7 @@ class PartialCodec(ABC):
 
     ``selection`` indexes the decoded chunk exactly as the engine would index
     a fully decoded one (ints, slices and integer arrays per dimension, as
-    produced by :mod:`zarrforge.engine.indexing`).
+    produced by ``zarrforge.engine.indexing``).
     """
 
     @abstractmethod
@@ -336,8 +337,8 @@ class SubdividedCodec(ABC):
 
     What the core asks of it: ``inner_chunk_shape``, the shape of one inner chunk
     (it divides every chunk shape the codec validates), and ``inner_codecs``, the
-    codecs each inner chunk goes through (an ``array -> array``*, ``array -> bytes``,
-    ``bytes -> bytes``* list, as in array metadata).
+    codecs each inner chunk goes through (``array -> array`` codecs, one ``array -> bytes``, ``bytes -> bytes``
+    codecs, as in array metadata).
     """
 
     @property

@@ -7,7 +7,7 @@ are discovered. Arrays and groups call only this contract, so a ZEP that
 changes the layout is a new format plugin, not a change to the core.
 
 Node paths given to a format are normalised by
-:func:`zarrforge.metadata.paths.normalize_path`: ``""`` for the root, otherwise
+``zarrforge.metadata.paths.normalize_path``: ``""`` for the root, otherwise
 ``"a/b"`` with no leading or trailing slash.
 
 Reading is two steps, so that finding and listing nodes never loads a plugin:
@@ -21,9 +21,9 @@ Reading is two steps, so that finding and listing nodes never loads a plugin:
   named for an installed *variant* of it (a format whose class subclasses its
   own, in ``NodeDocument.format_name``): detection then opens the node with
   the variant, from what was read (v3 does so for a variant's document holding
-  fields v3 would refuse; :func:`zarrforge.nodes.hierarchy.locate_document`).
+  fields v3 would refuse; ``zarrforge.nodes.hierarchy.locate_document``).
 * ``resolve(document)``: the node's model, every name resolved through the
-  registries (:mod:`zarrforge.registries.resolution`); a ``MetadataError`` naming the
+  registries (``zarrforge.registries.resolution``); a ``MetadataError`` naming the
   key and field for what is invalid. Entries of a group's consolidated
   metadata stay documents (resolved when a member is opened).
 * ``read_node(store, path)`` is the two together; ``detect(store, path)``
@@ -169,7 +169,7 @@ class Format(ExtensionPoint):
         """Metadata of a new array, validated (``render`` then refuses what JSON cannot
         hold); raises :class:`~zarrforge.errors.MetadataError` naming the argument.
 
-        ``spec``'s codec arguments arrive normalised (:mod:`zarrforge.engine.codec_arguments`):
+        ``spec``'s codec arguments arrive normalised (``zarrforge.engine.codec_arguments``):
         ``filters`` and ``compressors`` are tuples, ``codecs`` a tuple or ``None`` (and
         then the other three are empty), ``serializer`` a codec argument or ``None`` for
         the format's default; no ``"auto"``, and no codec objects of other libraries

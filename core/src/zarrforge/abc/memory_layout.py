@@ -12,11 +12,11 @@ The draft (seed 000, "Chunk encoding") lets the layout decide the array the code
 receive -- its shape too: ``C`` hands over the chunk as it is, ``F`` the chunk with
 its dimensions reversed. So a layout answers, besides the flat order:
 
-* :meth:`codec_shape`: the shape of the array the codecs receive for a chunk of a
+* :meth:`MemoryLayout.codec_shape`: the shape of the array the codecs receive for a chunk of a
   shape (the draft's first decoded representation);
-* :meth:`for_codecs` / :meth:`from_codecs`: the chunk as that array, and back.
+* :meth:`MemoryLayout.for_codecs` / :meth:`MemoryLayout.from_codecs`: the chunk as that array, and back.
 
-Their defaults follow from :meth:`linearize`: the codecs receive the 1-D
+Their defaults follow from :meth:`MemoryLayout.linearize`: the codecs receive the 1-D
 linearized chunk. Whatever the shape, the elements of ``for_codecs(a)`` in C order
 are exactly ``linearize(a)``, so with the draft's default ``bytes`` conversion the
 stored bytes are the chunk's elements in the layout's order. Array -> array codecs

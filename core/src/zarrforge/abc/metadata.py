@@ -59,6 +59,7 @@ from .data_type import DataType
 from .extension import Extension
 from .storage_transformer import StorageTransformer
 
+#: an entry of a node's extensions, a resolved extension or one no installed plugin knows
 ExtensionEntry = Extension | UnknownExtension
 
 
@@ -105,4 +106,5 @@ class ArrayMetadata:
         return dataclasses.replace(self, **changes)
 
 
+#: the resolved metadata of a node, an array's or a group's
 NodeMetadata = ArrayMetadata | GroupMetadata

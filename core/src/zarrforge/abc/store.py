@@ -35,7 +35,7 @@ then hands its workers a few megabytes of chunks at a time, so they finish
 together, instead of the large batches that hide a remote store's latency.
 ``bookkeeping_keys`` (default ``True``) says the store keeps keys of zarrforge's
 own beside Zarr's documents and chunks (``__zarrforge_unfinished.json``, the
-marker of a write in progress: :mod:`zarrforge.storing.unfinished`); a store that takes
+marker of a write in progress: ``zarrforge.storing.unfinished``); a store that takes
 only Zarr's keys (an Icechunk session) says ``False`` and its writes go unmarked.
 
 Conditional writes (``capabilities.conditional_writes``): a store that has
@@ -93,7 +93,7 @@ names the exception classes of the store's libraries that mean the environment f
 dotted names (``"botocore.exceptions.BotoCoreError"``) of a module that holds the class
 once the library is imported, so that declaring one imports nothing. The engine takes
 an instance of one (or an ``OSError``) escaping ``from_url``, an adapter reading from
-the store, or chunk I/O as the environment's failure (:mod:`zarrforge.registries.plugin_failures`):
+the store, or chunk I/O as the environment's failure (``zarrforge.registries.plugin_failures``):
 a :class:`~zarrforge.errors.StoreError` naming the URL, never a bug report against the
 plugin. :class:`~zarrforge.abc.url_adapter.URLAdapter` takes the same declaration.
 """
@@ -178,7 +178,7 @@ class Store(ExtensionPoint):
         self._set(key, bytes(value) if not isinstance(value, bytes) else value)
 
     def set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
-        """Store the concatenation of ``parts`` under ``key``, as :meth:`set` would (the
+        """Store the concatenation of ``parts`` under ``key``, as ``set`` would (the
         engine hands over a shard as its inner chunks and index this way). Stores that
         can write a list of buffers without joining them override ``_set_parts``; the
         default joins them and calls ``_set``, so wrappers see one value as usual."""
@@ -240,7 +240,7 @@ class Store(ExtensionPoint):
         self, key: str, parts: Sequence[bytes | bytearray | memoryview], *, if_generation: Any
     ) -> Any:
         """:meth:`set_if` of the concatenation of ``parts`` (as :meth:`set_parts` is to
-        :meth:`set`): a large metadata document goes to the store as the spans it was
+        ``set``): a large metadata document goes to the store as the spans it was
         read in. Stores that write a list of buffers override ``_set_parts_if``; the
         default joins them and calls ``_set_if``."""
         validate_key(key)
@@ -357,6 +357,7 @@ class WrapperStore(Store):
 
     @property
     def capabilities(self) -> StoreCapabilities:  # type: ignore[override]
+        """The inner store's capabilities, less the conditional writes this wrapper does not forward."""
         inner = self.inner.capabilities
         if (inner.conditional_writes or inner.versioned_ranges) and not self.forwards_conditional_writes:
             return dataclasses.replace(inner, conditional_writes=False, versioned_ranges=False)

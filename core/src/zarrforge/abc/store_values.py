@@ -23,6 +23,7 @@ class _Absent:
         return "ABSENT"  # one instance, in every process
 
 
+#: the value of a key with no value, and the generation of such a key (one instance, in every process)
 ABSENT: Any = _Absent()
 
 

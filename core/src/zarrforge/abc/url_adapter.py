@@ -2,7 +2,7 @@
 
 A *URL pipeline* (the url-pipeline standard, ZEP 8) is a ``|``-chained URL read
 left to right, outer to inner: ``s3://bucket/data.zip|zip:|zarr3:group/array``.
-:mod:`zarrforge.storing.url_pipeline` splits it into :class:`Segment` objects; each
+``zarrforge.storing.url_pipeline`` splits it into :class:`Segment` objects; each
 segment's scheme names a :class:`URLAdapter`, found in the entry-point group
 ``zarrforge.url_adapters`` (entry-point name = the scheme, lower case) or
 registered in-process (``zarrforge.register("url_adapters", "myscheme", cls)``).

@@ -10,14 +10,14 @@ Contract (docs/asyncio.md has the threading model and its limits):
 
 * No store request, codec call or indexing runs on the event loop's thread: blocking
   work runs on zarrforge's pool for blocking calls
-  (:func:`zarrforge.engine.parallel.async_call_pool`), and the engine spreads its chunk work
+  (``zarrforge.engine.parallel.async_call_pool``), and the engine spreads its chunk work
   over its own pools as for any caller.
 * Reads of one array asked for in the same pass of the loop are gathered into one engine
   call, so the store sees them as the large concurrent batches of one large read
-  (:mod:`zarrforge.asyncio.gathering`).
+  (``zarrforge.asyncio.gathering``).
 * Cancelling a coroutine stops its call at the call's next store request, leaving every
   chunk old or new, as a failed call does, and returns only once nothing of the call
-  runs any more (:mod:`zarrforge.asyncio.offload`).
+  runs any more (``zarrforge.asyncio.offload``).
 
 Importing ``zarrforge`` does not import this module. One of the faces on top of the core
 (tests/test_layers.py): it may import the user API and every layer below it.

@@ -84,7 +84,7 @@ def check_allocation(
     setting: str = "max_request_bytes",
 ) -> None:
     """Raise :class:`~zarrforge.errors.ResourceLimitError` if an array of ``shape`` and
-    ``dtype`` is larger than ``limit`` (default: :func:`chunk_limit`, the smaller of
+    ``dtype`` is larger than ``limit`` (default: ``chunk_limit``, the smaller of
     ``config.max_chunk_bytes`` and ``config.max_request_bytes``).
 
     For code that must hold a whole chunk, or part of one, whose size comes from
@@ -104,7 +104,7 @@ def check_allocation(
 
 
 def check_chunk(spec: ChunkSpec, key: str, limit: ChunkLimit) -> None:
-    """Refuse to hold a whole chunk of ``spec`` larger than ``limit`` (:func:`chunk_limit`,
+    """Refuse to hold a whole chunk of ``spec`` larger than ``limit`` (``chunk_limit``,
     read once per call): metadata may declare chunks of any size, and a write of three
     elements must not try to allocate a terabyte."""
     if limit[0] is not None:

@@ -244,7 +244,7 @@ class CodecChain:
         return bytes(data) if not isinstance(data, bytes) else data
 
     def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
-        """:meth:`encode` as buffers whose concatenation is the encoded chunk: the
+        """``encode`` as buffers whose concatenation is the encoded chunk: the
         array -> bytes codec's pieces (``ArrayBytesCodec.encode_parts``) when no
         bytes -> bytes codec has to see them whole, else one ``bytes`` object."""
         if self.bytes_bytes or not self._encodes_parts:

@@ -16,14 +16,14 @@ Contract:
   A worker the pool has not started when its call ends
   is dropped, so a call made on a pool thread never waits for a thread that is
   busy running it.
-* :func:`call_threads` is the thread count of the engine call in progress in this
+* ``call_threads`` is the thread count of the engine call in progress in this
   thread (:func:`using_threads` sets it; it travels into the pool threads the call
   uses), or ``config.threads`` outside one.
 * :func:`async_call_pool` is the pool on which :mod:`zarrforge.asyncio` runs its blocking
   calls: threads of their own, so waiting calls never hold the engine's workers.
 * :func:`map_parallel` is the service for plugins: ``fn`` over a list of items on
   the call's threads when each item carries enough work done outside Python's GIL
-  (:func:`workers_for`), else on the calling thread; results in item order.
+  (``workers_for``), else on the calling thread; results in item order.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def run_groups(
     threads: int | None = None,
 ) -> None:
     """Call ``work`` on consecutive groups of ``items`` on up to ``workers`` threads of
-    the pool for ``threads`` (default: :func:`call_threads`), the calling thread being
+    the pool for ``threads`` (default: ``call_threads``), the calling thread being
     one (see the module's contract)."""
     groups = grouped(items, group_size)
     if workers > 1:
@@ -216,10 +216,10 @@ def map_parallel(
     fn: Callable[[T], R], items: Sequence[T], *, item_bytes: int, computes: bool = True
 ) -> list[R]:
     """``[fn(item) for item in items]``, spread over the threads of the call in progress
-    (:func:`call_threads`) when items of ``item_bytes`` decoded bytes are worth it
-    (:func:`workers_for`; ``computes``: does ``fn`` compress or otherwise compute, rather
-    than only copy?). Items go out in groups, about :data:`GROUPS_PER_WORKER` per thread
-    and at most :data:`MAP_GROUP_BYTES` each. The first exception is raised once the
+    (``call_threads``) when items of ``item_bytes`` decoded bytes are worth it
+    (``workers_for``; ``computes``: does ``fn`` compress or otherwise compute, rather
+    than only copy?). Items go out in groups, about ``GROUPS_PER_WORKER`` per thread
+    and at most ``MAP_GROUP_BYTES`` each. The first exception is raised once the
     groups in progress have finished; no group starts after it.
 
     For a codec that works on independent parts of a chunk (sharding's inner chunks):

@@ -81,7 +81,7 @@ class ListedContent(Mapping[str, Any]):
 
     @property
     def raw(self) -> RawJSON | None:
-        """The object's text, when it was kept unparsed: written back as it is."""
+        """The object's text when it was kept unparsed, written back as it is."""
         return self._data if isinstance(self._data, RawJSON) else None
 
     def _all(self) -> Mapping[str, Any]:

@@ -9,9 +9,9 @@ stores.
 The spec also reserves names that start with ``__``. Other tools create such nodes
 all the same (xarray with zarr-python stores a variable named ``None`` as
 ``__values__``), so zarrforge *reads* them - :func:`validate_name` and
-:func:`normalize_path`, which every path to an existing node goes through, accept
+``normalize_path``, which every path to an existing node goes through, accept
 them - but does not *create* them unless asked: creation checks each new name with
-:func:`validate_new_name` (:func:`zarrforge.nodes.node_writing.prepare_nodes`), which
+:func:`validate_new_name` (``zarrforge.nodes.node_writing.prepare_nodes``), which
 refuses them unless the caller passes ``allow_reserved_name=True``. Names starting
 with ``__zarr`` are never nodes: the spec keeps that prefix for Zarr's own data, and
 zarrforge's bookkeeping keys (``__zarrforge_unfinished.json``,

@@ -18,7 +18,7 @@ ABSENT_MEMBER: Any = object()
 class RawJSON:
     """A JSON value kept as its text, ``source[start:end]``, unparsed (``source`` is the
     document's text, or its UTF-8 bytes with byte offsets); ``kept`` holds the
-    named members of an object value as parsed when it was read, :data:`ABSENT_MEMBER`
+    named members of an object value as parsed when it was read, ``ABSENT_MEMBER``
     for those it lacks (``kept`` is ``None`` when the value is not an object).
     :func:`dump_document` writes it back verbatim."""
 

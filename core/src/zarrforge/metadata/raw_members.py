@@ -331,7 +331,7 @@ class RawMembers:
         return len(self.names)
 
     def kept(self, i: int) -> dict[str, Any]:
-        """The kept members of member ``i``'s value (:data:`ABSENT_MEMBER` for one it
+        """The kept members of member ``i``'s value (``ABSENT_MEMBER`` for one it
         lacks); a fresh dict, its values shared and read-only."""
         return dict(zip(self.kept_names, self._kinds[int(self._kind_of[i])]))
 

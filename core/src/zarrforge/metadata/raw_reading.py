@@ -63,7 +63,7 @@ def load_document_keeping_raw(
     For large documents whose bulk is one such object (a consolidated view of thousands of
     nodes): reading and writing back the document then builds no tree of their values.
     The names of the kept object are checked for duplicates; its values are not, until
-    parsed. A document under :data:`RAW_MEMBERS_MIN_BYTES`, and anything the fast path
+    parsed. A document under ``RAW_MEMBERS_MIN_BYTES``, and anything the fast path
     does not read (an error above all), is parsed whole by :func:`load_document`.
 
     A document over ``config.max_document_bytes`` is read only if what is over is the
@@ -72,7 +72,7 @@ def load_document_keeping_raw(
     the limit; otherwise it is refused as :func:`load_document` refuses it.
 
     ``raw_values`` names top-level members (``attributes``) whose value, an object or
-    an array of :data:`RAW_MEMBERS_MIN_BYTES` or more, is kept as one :class:`RawJSON`
+    an array of ``RAW_MEMBERS_MIN_BYTES`` or more, is kept as one :class:`RawJSON`
     (``kept`` is ``{}`` for an object, ``None`` otherwise) without being parsed or
     checked: found by counting brackets, so its parse, and any error in it, waits for
     the first use.

@@ -80,7 +80,7 @@ class NodeProperties:
     @property
     def metadata(self) -> StoredDocument:
         """The node's metadata document, as stored (a ``dict`` that also answers
-        zarr-python's metadata attribute names: :mod:`zarrforge.nodes.stored_document`)."""
+        zarr-python's metadata attribute names: ``zarrforge.nodes.stored_document``)."""
         node = self._node
         return StoredDocument(node._format.document(node._metadata))
 

@@ -41,7 +41,7 @@ schedules chunks or resolves stores (``tests/test_layers.py`` checks the whole i
 closure, and what a fresh interpreter loads).
 
 Application plugins (the command line, the object models, the xarray backend) work on
-whole hierarchies instead: they use the user API and :mod:`zarrforge.hierarchy_api`.
+whole hierarchies instead: they use the user API and ``zarrforge.hierarchy_api``.
 The hierarchy tools this package used to hand out (``open_node``, ``locate_node``,
 ``write_nodes``, ``resolve_store``, ``Registry``...) still resolve here, with a
 :class:`DeprecationWarning`, until 0.3; so do the tools no plugin used

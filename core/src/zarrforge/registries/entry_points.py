@@ -19,7 +19,7 @@ from .. import config
 
 @dataclasses.dataclass(frozen=True)
 class RegistryEntry:
-    """One name of one extension point, as :func:`registered` reports it."""
+    """One name of one extension point, as :func:`zarrforge.registered` reports it."""
 
     point: str
     name: str

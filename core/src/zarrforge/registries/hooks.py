@@ -26,7 +26,7 @@ one implementation at a time: an implementation failing unexpectedly (anything
 but a zarrforge error) is taken to answer ``None`` ("not mine": a URL or store
 object it does not recognise, a node it has nothing to do with), with one
 :class:`~zarrforge.errors.PluginFailureWarning` per plugin per process naming its
-distribution and entry point (:mod:`zarrforge.registries.plugin_failures`), and the other
+distribution and entry point (``zarrforge.registries.plugin_failures``), and the other
 implementations are called as if it were not installed.
 """
 

@@ -23,7 +23,7 @@ lookup goes on to the next shorter family, then to "unknown" (so ``name in regis
 stays false for a name the catch-all's library lacks, and a ``must_understand: false``
 entry is still skipped). By default a family matches every name it covers.
 A family whose ``claims`` fails unexpectedly claims nothing (one warning per process,
-:mod:`zarrforge.registries.plugin_failures`); one that fails to import is left out when a shorter
+``zarrforge.registries.plugin_failures``); one that fails to import is left out when a shorter
 family claims the name, and is the lookup's error otherwise (the name may be its).
 
 When two *different* distributions install the same name, the lookup fails
@@ -225,7 +225,7 @@ class Registry:
         """The first answer other than ``None`` of ``question(implementation)`` over every
         registered name (the names in order): "which data type is this numpy dtype?".
         An implementation that fails to load, or whose answer fails unexpectedly, is left
-        out (:mod:`zarrforge.registries.plugin_failures`; ``doing`` says what it was asked); a
+        out (``zarrforge.registries.plugin_failures``; ``doing`` says what it was asked); a
         zarrforge error it raises is its answer and propagates."""
         for name in self.names():
             try:
@@ -502,7 +502,7 @@ def register(point: str, name: str, implementation: Any, *, replace: bool = Fals
     """Register ``implementation`` for ``name`` at extension point ``point``.
 
     ``point`` is a registry attribute name such as ``"codecs"`` or ``"data_types"``;
-    ``replace``: as for :meth:`Registry.register`.
+    ``replace``: as for :meth:`zarrforge.registries.registry.Registry.register`.
     """
     if point not in REGISTRIES:
         raise KeyError(f"unknown extension point {point!r}; valid: {', '.join(sorted(REGISTRIES))}")

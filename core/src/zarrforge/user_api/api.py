@@ -329,7 +329,7 @@ def unfinished_write(
 ) -> UnfinishedWrite | None:
     """What a write killed before it finished left at ``path`` of ``store``: the record of
     its marker (operation, process, host, start time), or ``None`` when no unfinished write
-    of zarrforge's is marked there (:mod:`zarrforge.storing.unfinished`). Creating there again with
+    of zarrforge's is marked there (``zarrforge.storing.unfinished``). Creating there again with
     ``overwrite=True`` (or ``mode="w"``) replaces the leftovers and the marker."""
     location = resolve_location(store, path, read_only=True, storage_options=storage_options)
     return unfinished.unfinished_write(location.store, location.path)

@@ -49,7 +49,7 @@ class ArrayEngine:
 
     @property
     def chunk_store(self) -> Store:
-        """The store chunk I/O goes through: the node's store wrapped by the runtime
+        """The store chunk I/O goes through, the node's store wrapped by the runtime
         ``transformers`` and the metadata's storage transformers."""
         return self._engine_().store
 

@@ -74,7 +74,7 @@ class ArrayProperties(NodeProperties):
 
     @property
     def config(self) -> ArrayConfig:
-        """The handle's runtime settings, with zarr-python's names (:mod:`.array_config`)."""
+        """The handle's runtime settings, with zarr-python's names (``.array_config``)."""
         return ArrayConfig(order=self._node._layout.name, write_empty_chunks=self._node._write_empty_chunks)
 
     @property
@@ -212,5 +212,5 @@ class ArrayProperties(NodeProperties):
 
     @property
     def info(self) -> Summary:
-        """A summary of the array (:mod:`zarrforge.user_api.info`): reads nothing from the store."""
+        """A summary of the array (``zarrforge.user_api.info``): reads nothing from the store."""
         return array_summary(self._node)

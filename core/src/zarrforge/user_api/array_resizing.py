@@ -184,7 +184,7 @@ def _new_length(axis: int, length: Any, shape: tuple[Any, ...]) -> int:
 
 
 class StagedResize:
-    """A grow of ``owner`` to ``array.shape``, not committed yet (:meth:`Array.stage_resize`)."""
+    """A grow of ``owner`` to ``array.shape``, not committed yet (:meth:`zarrforge.Array.stage_resize`)."""
 
     def __init__(self, owner: Any, old_shape: tuple[int, ...], array: Any) -> None:
         self.owner = owner

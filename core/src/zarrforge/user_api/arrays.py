@@ -104,13 +104,13 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
     @classmethod
     def open(cls, store: Any, *, config: Any = None) -> Array:
         """zarr-python's ``Array.open``: the array at the root of ``store``, writable unless
-        the store is read-only; ``config`` as :mod:`.array_config` reads it."""
+        the store is read-only; ``config`` as ``.array_config`` reads it."""
         return opened_at_root(store, "array", **config_options("Array.open", config))
 
     def with_config(self, config: Any) -> Array:
         """zarr-python's ``Array.with_config``: a new handle on the same array whose runtime
         settings are ``config`` (a mapping of ``order``/``write_empty_chunks``/
-        ``read_missing_chunks``, or an ``ArrayConfig``, checked as :mod:`.array_config`
+        ``read_missing_chunks``, or an ``ArrayConfig``, checked as ``.array_config``
         says) over this handle's own; keys not given keep this handle's values, not the
         global defaults. Nothing is read or written; this handle is unchanged."""
         options = {**self._runtime_options(), **config_options("Array.with_config", config)}

@@ -9,7 +9,7 @@ the whole copy with that format's error, naming the node, and the destination
 is left untouched.
 
 Data then streams in steps of whole destination write units (shards, or
-chunks): as many as fit in 64 MiB decoded (:data:`STEP_BYTES`, at least one),
+chunks): as many as fit in 64 MiB decoded (``STEP_BYTES``, at least one),
 so that the engine decodes and encodes a step's units on all its threads, and
 memory stays bounded by one step plus the engine's working set, whatever the
 array size. Units that hold only the fill value in the source are not written.
@@ -204,7 +204,7 @@ def copy(
     """Copy the node at ``source_path`` of ``source`` to ``dest_path`` of ``dest``.
 
     ``step_bytes``: the decoded bytes one step copies at most (default
-    :data:`STEP_BYTES`; at least one destination unit whatever it says).
+    ``STEP_BYTES``; at least one destination unit whatever it says).
     Returns the destination node. ``zarr_format`` defaults to the format a URL pipeline
     ``dest`` chooses, else the source's; ``source``/``dest`` may be URL pipelines.
     """

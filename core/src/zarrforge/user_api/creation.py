@@ -95,14 +95,14 @@ def create_array(
     ``serializer`` and ``compressors``. Codec arguments accept
     ``{"name": ..., "configuration": ...}`` objects, short-hand names, codec
     instances, and numcodecs and zarr-python codec objects
-    (:mod:`zarrforge.engine.codec_arguments`). ``chunks``: ``None`` or ``"auto"`` picks a chunk
+    (``zarrforge.engine.codec_arguments``). ``chunks``: ``None`` or ``"auto"`` picks a chunk
     shape of at most ``config.auto_chunk_bytes``; an int, or one entry per dimension, with
-    ``-1``/``None`` for the whole dimension (:mod:`zarrforge.engine.chunking`).
-    ``config`` is zarr-python's form of the runtime settings (:mod:`.array_config`).
+    ``-1``/``None`` for the whole dimension (``zarrforge.engine.chunking``).
+    ``config`` is zarr-python's form of the runtime settings (``.array_config``).
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
     ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
     ``_checked_group`` is for :class:`~zarrforge.Group` (see
-    :func:`zarrforge.nodes.hierarchy.survey`). ``zarr_format``: a registered format name;
+    ``zarrforge.nodes.hierarchy.survey``). ``zarr_format``: a registered format name;
     ``None`` takes the one a URL pipeline's format segment chose, else
     ``config.default_format`` (``"3"``). ``allow_reserved_name=True`` lets the new
     names (the array's, and its missing parents') start with ``__``, a prefix the Zarr

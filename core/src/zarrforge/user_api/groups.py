@@ -281,7 +281,7 @@ class Group(Node, node_type="group"):
         return self.full(name=name, shape=shape, fill_value=kwargs.pop("fill_value", None), **kwargs)
 
     def zeros_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
-        """``zeros`` with ``data``'s shape and data type (:mod:`.like`)."""
+        """``zeros`` with ``data``'s shape and data type (``.like``)."""
         return self.zeros(name=name, **like_arguments(data, kwargs))
 
     def ones_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
@@ -339,7 +339,7 @@ class Group(Node, node_type="group"):
         plain: bool = False,
         expand: bool | None = None,
     ) -> TreeText:
-        """The hierarchy below this group as text (:mod:`zarrforge.user_api.tree_view`): ``level``
+        """The hierarchy below this group as text (``zarrforge.user_api.tree_view``): ``level``
         levels deep at most (``0``: the direct members; ``None``: all of it), at most
         ``max_nodes`` nodes; names bold in a terminal and in Jupyter unless ``plain``."""
         return group_tree(
@@ -353,7 +353,7 @@ class Group(Node, node_type="group"):
 
     @property
     def info(self) -> Summary:
-        """A summary of the group and its direct members (:mod:`zarrforge.user_api.info`)."""
+        """A summary of the group and its direct members (``zarrforge.user_api.info``)."""
         return group_summary(self)
 
     def _repr_html_(self) -> str:

@@ -221,7 +221,7 @@ def empty_like(a: Any, **kwargs: Any) -> Array:
 def open_like(a: Any, path: str, *, zarr_format: Any = None, **kwargs: Any) -> Array:
     """zarr-python's ``open_like``: :func:`open_array` at ``path`` (of ``store=``, in
     memory when none is given, as zarr-python's) with ``a``'s shape, data type, chunk
-    shape and fill value (:func:`~.like.like_arguments`), so a missing array is created
+    shape and fill value (``.like.like_arguments``), so a missing array is created
     like ``a``. When ``a`` is a zarrforge Array of the format the call opens in
     (``zarr_format``, else the default format; ``a``'s own is not inherited), its shards
     and codecs are taken too. ``mode`` defaults to ``"a"``; ``kwargs`` win over what

@@ -30,7 +30,7 @@ and ``zstd`` (level 0, no checksum) as compressor when it is installed.
 
 A *variant* of the format (a ZEP prototype changing part of the layout)
 subclasses :class:`V3Format` and overrides only the members named in
-:data:`VARIANT_HOOKS` (docs/plugin-guide.md, "Variant formats"); every other
+:data:`VARIANT_HOOKS` (docs/plugin-guide/formats.md, "Variant formats"); every other
 member, and every name starting with ``_``, is internal and may change.
 """
 
@@ -183,7 +183,7 @@ def _view_too_large(view: RawJSON, key: str) -> str:
     )
 
 
-#: What a variant of the format may override (docs/plugin-guide.md, "Variant formats"):
+#: What a variant of the format may override (docs/plugin-guide/formats.md, "Variant formats"):
 #: class attributes first, then methods. Each is used by every path that needs it (reading,
 #: listing, writing, rewriting), so overriding one changes the format consistently.
 VARIANT_HOOKS = (

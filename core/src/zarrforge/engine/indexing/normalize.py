@@ -105,7 +105,7 @@ def normalize_basic_selection(selection: Any, shape: Sequence[int]) -> tuple[int
     """A basic selection (ints, slices, ``Ellipsis``, a tuple of them; not ``None``) as
     one entry per dimension: a non-negative ``int`` or the ``range`` of positions a slice
     selects. For extensions' ``map_selection``, which receive what the user wrote.
-    Anything else (index arrays, masks, ``None``) raises :class:`SelectionError`."""
+    Anything else (index arrays, masks, ``None``) raises :class:`~zarrforge.errors.SelectionError`."""
     entries = _expand(selection, len(shape), allow_newaxis=False)
     result: list[int | range] = []
     for dim, (entry, length) in enumerate(zip(entries, shape)):
