@@ -310,7 +310,9 @@ class PartialCodec(ABC):
     """
 
     @abstractmethod
-    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple) -> np.ndarray | None:
+    def decode_partial(
+        self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple[Any, ...]
+    ) -> np.ndarray | None:
         """``chunk[selection]`` read through ``fetch``, or ``None`` if the chunk is absent.
 
         ``fetch(ranges)`` takes :class:`~zarrforge.abc.store.ByteRange` objects
@@ -325,7 +327,7 @@ class PartialCodec(ABC):
 
     @abstractmethod
     def encode_partial(
-        self, encoded: bytes, spec: ChunkSpec, selection: tuple, values: np.ndarray
+        self, encoded: bytes, spec: ChunkSpec, selection: tuple[Any, ...], values: np.ndarray
     ) -> bytes | None:
         """The stored chunk ``encoded`` with ``chunk[selection] = values`` applied;
         ``None`` when the result holds nothing but the fill value."""

@@ -49,15 +49,25 @@ class ArrayHandle(Protocol):
     module imports nothing above the contracts). ``tests/test_extensions.py`` checks that
     an opened array offers all of it."""
 
-    name: str
-    path: str
-    shape: tuple[int, ...]
-    dtype: Any  # the numpy dtype
-    data_type: Any  # the zarrforge DataType
-    store: Any  # the Store the array lives in
-    format: Any  # its Format
-    read_only: bool
-    metadata_model: Any
+    # read-only: an extension reads these (the array's properties)
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def dtype(self) -> Any: ...  # the numpy dtype
+    @property
+    def data_type(self) -> Any: ...  # the zarrforge DataType
+    @property
+    def store(self) -> Any: ...  # the Store the array lives in
+    @property
+    def format(self) -> Any: ...  # its Format
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def metadata_model(self) -> Any: ...
 
     def get_extension(self, name: str) -> Any: ...
     def set_extension(self, extension: Any) -> None: ...

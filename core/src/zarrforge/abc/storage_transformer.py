@@ -80,7 +80,7 @@ def wrap_store(
 
 
 @functools.cache
-def _takes_path(cls: type) -> bool:
+def _takes_path(cls: type[StorageTransformer]) -> bool:
     try:
         parameters = inspect.signature(cls.wrap).parameters.values()
     except (TypeError, ValueError):  # no signature to read (a builtin): the old call

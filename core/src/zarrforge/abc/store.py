@@ -103,14 +103,24 @@ from __future__ import annotations
 import dataclasses
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
+from types import TracebackType
 from typing import Any, ClassVar, Self
 
 from ..errors import ReadOnlyError, StoreError
 from .extension_point import ExtensionPoint
 
 # part of the store contract, kept in modules of their own
-from .read_limits import DOCUMENT_NAMES, BoundedBody, ReadLimit, is_document_key, read_limit  # noqa: F401
-from .store_values import ABSENT, ByteRange, ListDirResult, StoreCapabilities, validate_key, validate_prefix
+from .read_limits import DOCUMENT_NAMES as DOCUMENT_NAMES
+from .read_limits import BoundedBody as BoundedBody
+from .read_limits import ReadLimit as ReadLimit
+from .read_limits import is_document_key as is_document_key
+from .read_limits import read_limit as read_limit
+from .store_values import ABSENT as ABSENT
+from .store_values import ByteRange as ByteRange
+from .store_values import ListDirResult as ListDirResult
+from .store_values import StoreCapabilities as StoreCapabilities
+from .store_values import validate_key as validate_key
+from .store_values import validate_prefix as validate_prefix
 
 # What ``environmental_errors`` holds: exception classes, or their dotted names.
 EnvironmentalErrors = tuple[type[BaseException] | str, ...]
@@ -200,7 +210,7 @@ class Store(ExtensionPoint):
         for key in list(self.list_prefix(prefix)):
             self._delete(key)
 
-    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
         for key, value in items:
             self.set(key, value)
 
@@ -330,7 +340,9 @@ class Store(ExtensionPoint):
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.close()
 
 
@@ -423,18 +435,18 @@ class WrapperStore(Store):
             WrapperStore, batch
         )
 
-    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
-        items = [
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
+        checked = [
             (validate_key(key), bytes(value) if not isinstance(value, bytes) else value)
             for key, value in items
         ]
-        if items:
-            self._check_writable(items[0][0])
+        if checked:
+            self._check_writable(checked[0][0])
         if self._overrides("_set", "_set_many"):
-            for key, value in items:
+            for key, value in checked:
                 self._set(key, value)
             return
-        self._set_many(items)
+        self._set_many(checked)
 
     def _set_many(self, items: list[tuple[str, bytes]]) -> None:
         self.inner.set_many(items)

@@ -8,7 +8,7 @@ generation of a key with no value (:data:`ABSENT`). Part of the store contract
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 from ..errors import InvalidPathError
 
@@ -50,7 +50,8 @@ class ByteRange:
     def slice_of(self, size: int) -> slice:
         """The Python slice this range selects from a value of ``size`` bytes."""
         if self.offset is None:
-            return slice(max(0, size - self.length), size)
+            # a suffix: __post_init__ refuses a range with neither an offset nor a length
+            return slice(max(0, size - cast(int, self.length)), size)
         stop = size if self.length is None else min(size, self.offset + self.length)
         return slice(min(self.offset, size), stop)
 

@@ -56,8 +56,10 @@ def data_argument(kwargs: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray | 
 
 class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
     _node: Array
+
     # zarr-python's annotations write AsyncArray[Any]
-    __class_getitem__ = classmethod(types.GenericAlias)  # type: ignore[assignment]
+    def __class_getitem__(cls, item: Any) -> types.GenericAlias:
+        return types.GenericAlias(cls, item)
 
     def __init__(self, array: Array) -> None:
         super().__init__(array)

@@ -17,7 +17,7 @@ are :class:`AsyncArray` and :class:`AsyncGroup` objects over the same store obje
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, overload
 
 from ..errors import NodeTypeError, ZarrforgeError
 from ..user_api.arrays import Array
@@ -28,7 +28,15 @@ from .nodes import AsyncNode
 from .offload import cancellable, run_blocking
 
 
-def wrap(node: Any) -> AsyncArray | AsyncGroup:
+@overload
+def wrap(node: Array) -> AsyncArray: ...
+@overload
+def wrap(node: Group) -> AsyncGroup: ...
+@overload
+def wrap(node: Array | Group) -> AsyncArray | AsyncGroup: ...
+
+
+def wrap(node: Array | Group) -> AsyncArray | AsyncGroup:
     """The async face of ``node``, over its store under a cancellation point."""
     store = cancellable(node.store)
     if store is not node.store:

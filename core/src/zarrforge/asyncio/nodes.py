@@ -24,6 +24,8 @@ T = TypeVar("T")
 
 
 class AsyncNode(NodeProperties):
+    _node: Node  # the blocking node this face wraps
+
     def __init__(self, node: Node) -> None:
         self._node = node
 

@@ -68,7 +68,7 @@ def _zarr_python_codec_class() -> type | None:
     return getattr(module, "BaseCodec", None) or getattr(module, "Codec", None)
 
 
-def _numcodecs_codec_class() -> type | None:
+def _numcodecs_codec_class() -> type[Any] | None:
     """numcodecs' codec base class if numcodecs is imported (a numcodecs codec object can
     only exist then: a core-only install, without numcodecs, never needs it)."""
     return getattr(sys.modules.get("numcodecs.abc"), "Codec", None)
@@ -84,7 +84,7 @@ def foreign_codec_json(value: Any) -> Any:
         return _zarr_python_codec_json(value, zarr_codec)
     numcodecs_codec = _numcodecs_codec_class()
     if numcodecs_codec is not None and isinstance(value, numcodecs_codec):
-        return dict(value.get_config())
+        return dict(value.get_config())  # numcodecs' Codec API (numcodecs has no types)
     return value
 
 

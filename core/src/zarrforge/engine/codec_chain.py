@@ -17,7 +17,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -31,14 +31,14 @@ from ..abc.codec import (
     PartialCodec,
     RangeFetcher,
 )
-from ..errors import CodecError, CorruptChunkError, MetadataError, ZarrforgeError
+from ..errors import CodecError, CorruptChunkError, MetadataError, PluginFailureError, ZarrforgeError
 from ..registries import plugin_failures, registry
 from ..registries.resolution import SkippedCodec
 
 _BUFFERS = (bytes, bytearray, memoryview)
 
 
-def _codec_failure(codec: Codec, exc: BaseException, doing: str) -> ZarrforgeError:
+def _codec_failure(codec: Codec, exc: BaseException, doing: str) -> PluginFailureError:
     name = codec.name
     return plugin_failures.failure("codec", name, registry.codecs.origin(name), exc, doing)
 
@@ -256,14 +256,14 @@ class CodecChain:
         return parts
 
     def decode_partial(
-        self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, *, key: str
+        self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple[Any, ...], *, key: str
     ) -> np.ndarray | None:
         assert self.partial is not None
         with _named_failures(key, self.array_bytes):
             return self.partial.decode_partial(fetch, spec, selection)
 
     def encode_partial(
-        self, encoded: bytes, spec: ChunkSpec, selection: tuple, values: np.ndarray, *, key: str
+        self, encoded: bytes, spec: ChunkSpec, selection: tuple[Any, ...], values: np.ndarray, *, key: str
     ) -> bytes | None:
         assert self.partial is not None
         self._refuse_if_skipped()
@@ -281,10 +281,10 @@ class CodecChain:
             failures.codec = self.array_bytes
             chunk = self.array_bytes.decode(data, specs[-1])
             self._check(chunk, specs[-1], self.array_bytes)
-            for codec, s in zip(reversed(self.array_array), reversed(specs[:-1])):
-                failures.codec = codec
-                chunk = codec.decode(chunk, s)
-                self._check(chunk, s, codec)
+            for array_codec, s in zip(reversed(self.array_array), reversed(specs[:-1])):
+                failures.codec = array_codec
+                chunk = array_codec.decode(chunk, s)
+                self._check(chunk, s, array_codec)
         return chunk
 
     def decode_into(self, data: bytes, spec: ChunkSpec, out: np.ndarray, *, key: str) -> None:
@@ -327,7 +327,7 @@ class _named_failures:
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> bool:
+    ) -> Literal[False]:
         if exc is None:
             return False
         if isinstance(exc, CorruptChunkError):
@@ -365,7 +365,7 @@ class _encode_failures:
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> bool:
+    ) -> Literal[False]:
         if exc is None or self.codec is None or not plugin_failures.unexpected(exc):
             return False
         raise _codec_failure(self.codec, exc, "encoding a chunk") from exc

@@ -63,7 +63,7 @@ from .chunk_io import (
     typical_chunk_bytes,
     typical_chunk_shape,
 )
-from .chunk_update import KEEP, ChunkUpdater, Encoded
+from .chunk_update import ChunkUpdater, Encoded, Keep
 from .codec_chain import CodecChain
 from .parallel import (  # noqa: F401
     GROUPS_PER_WORKER,
@@ -196,7 +196,7 @@ class ChunkEngine:
             result = self.updater.changed(old, self.spec_for(coords), change, coords=coords, key=key)
             if result is None:
                 view.delete(key)
-            elif result is not KEEP:
+            elif not isinstance(result, Keep):  # the one Keep is KEEP
                 view.set(key, result[0] if len(result) == 1 else b"".join(result))
 
         with using_threads(self.threads), store_bugs_named(self.store):
@@ -269,10 +269,8 @@ class ChunkEngine:
         fill = self.fill_value
         decode = self.chain.decode
         plain = self._plain if limit[0] is None or self._chunk_bytes <= limit[0] else None
-        target = out
         for i, p in enumerate(part):
-            if out is None:
-                target = p.out
+            target = p.out if out is None else out
             spec = self.spec_for(p.coords)
             if i in encoded:
                 data = encoded.pop(i)  # let each chunk's bytes go once decoded

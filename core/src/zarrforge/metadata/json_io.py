@@ -32,7 +32,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 from .. import config
@@ -174,7 +174,7 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
         start(value)
         while stack:
             items, is_dict, first = stack[-1]
-            item = next(items, _END)
+            item: Any = next(items, _END)
             if item is _END:
                 parts.append("}" if is_dict else "]")
                 stack.pop()
@@ -308,7 +308,7 @@ def dump_document_parts(document: dict[str, Any], *, key: str | None = None) -> 
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, key) from exc
     if len(parts) == 1:  # the common case, once
-        size, tokens = len(parts[0]), _TOKEN_BYTES.search(parts[0])  # type: ignore[arg-type]
+        size, tokens = len(parts[0]), _TOKEN_BYTES.search(parts[0]) is not None
     else:  # members kept as read are written as read: only what was written here is checked
         size = sum(len(part) for part in parts)
         tokens = any(type(part) is bytes and _TOKEN_BYTES.search(part) for part in parts)

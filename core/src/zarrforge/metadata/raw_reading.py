@@ -27,8 +27,9 @@ import codecs
 import functools
 import json
 import re
+from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -43,6 +44,15 @@ RAW_MEMBERS_MIN_BYTES = 1 << 20
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _PLAIN_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
 _PLAIN_LENIENT = json.JSONDecoder()
+
+#: ``decoder.scan_once(text, i)``: the value starting at ``text[i]`` and the index after it
+#: (StopIteration where none starts there), the scanner ``JSONDecoder.__init__`` sets
+Scanner = Callable[[str, int], tuple[Any, int]]
+
+
+def _scanner(decoder: json.JSONDecoder) -> Scanner:
+    # typeshed leaves scan_once out of JSONDecoder: an attribute of the instance, not of the class
+    return cast(Scanner, decoder.scan_once)  # type: ignore[attr-defined]
 
 
 def load_document_keeping_raw(
@@ -105,8 +115,8 @@ def _reading_text(
     """:func:`load_document_keeping_raw` on the document's text: the members at ``at``
     become :class:`RawJSON` values over it."""
     text = _text(data, key)
-    scan = (_LENIENT if allow_nan else _STRICT).scan_once
-    scan_raw = (_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT).scan_once
+    scan = _scanner(_LENIENT if allow_nan else _STRICT)
+    scan_raw = _scanner(_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT)
 
     def large_value(i: int) -> RawJSON | None:
         """The container at ``i`` kept as text, if it is large."""
@@ -232,7 +242,7 @@ def _indexing_members(
     (:func:`~zarrforge.metadata.raw_members.read_members`): the text of the document is
     never built whole. The rest of the document is parsed with ``{}`` in its place.
     ``None`` where this path does not read the document."""
-    scan_raw = (_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT).scan_once
+    scan_raw = _scanner(_PLAIN_LENIENT if allow_nan else _PLAIN_STRICT)
     try:
         start = _object_at(data, 0, at)
         members, end = read_members(data, start, kept=kept, scan=scan_raw)

@@ -31,6 +31,7 @@ builds an :class:`~zarrforge.Array` or :class:`~zarrforge.Group`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -239,7 +240,7 @@ def locate_node(
         hidden = {
             key
             for candidate in formats
-            for key in _asking(candidate, lambda c=candidate: c.consolidated_keys(path), ())
+            for key in _asking(candidate, functools.partial(candidate.consolidated_keys, path), ())
         }
         if hidden:
             store = _WithoutKeys(store, hidden)

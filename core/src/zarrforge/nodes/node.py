@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from ..abc.extension import Extension
 from ..abc.format import Format
@@ -79,6 +79,7 @@ ADOPT: Any = "\x00adopt"
 
 class Node(NodeProperties):
     _kind = "node"
+    _format: Format
     _classes: ClassVar[dict[str, type[Node]]] = {}  # node type -> the class standing for it
 
     def __init_subclass__(cls, node_type: str | None = None, **kwargs: Any) -> None:
@@ -103,7 +104,8 @@ class Node(NodeProperties):
         self._store = store
         self._path = path
         self._model = metadata  # the node's model, or its NodeDocument until its first use
-        self._format = fmt
+        # every node opened has its format; only an adopted handle (path ADOPT) omits it
+        self._format = cast(Format, fmt)
         self._read_only = read_only
         # The consolidated view this node was opened from, and its path in it.
         self._view = view
@@ -442,8 +444,9 @@ def adopted_node(source: Any, kind: str) -> Node:
     handle itself (a second handle on the node), or the node a zarr-python ``AsyncArray`` /
     ``AsyncGroup`` is on (its ``store_path``: its store, adapted as any store argument is,
     and its path), opened writable unless the store is read-only."""
+    node: Node
     if isinstance(source, NodeProperties):  # a handle, or an async face holding one
-        node = source._node
+        node = cast(Node, source._node)  # a NodeState to the properties, a Node always
     else:
         store_path = getattr(source, "store_path", None)  # zarr-python's async handles
         if store_path is None:
@@ -488,7 +491,7 @@ def missing_node(
     """The error for no ``what`` at ``path``: when only the format asked for (``fmt``) has
     none, and another format has a node there, one that says so and how to open it."""
     other = detect_format(store, path) if fmt is not None else None
-    if other is not None:
+    if other is not None and fmt is not None:
         return NodeOfAnotherFormatError(
             f"no Zarr {fmt.name} node at path {'/' + path!r} in {store!r}, but a Zarr "
             f"{other.name} node is there: open it with zarr_format={other.name!r}, or "

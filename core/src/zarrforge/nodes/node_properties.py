@@ -12,7 +12,7 @@ property that needs the model.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..abc.format import Format
 from ..abc.store import Store
@@ -39,19 +39,23 @@ class NodeProperties:
     or stores that compare equal), at the same path, with equal metadata documents: as
     zarr-python compares its handles, so ``group["a"] == group.create_array("a", ...)``."""
 
-    _node: NodeState
+    if TYPE_CHECKING:
+        # the node described: read-only here (a blocking node's is itself, a property); an
+        # async face sets it (an attribute of its own)
+        @property
+        def _node(self) -> NodeState: ...
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        mine, theirs = self._node, other._node  # type: ignore[attr-defined]
+        mine, theirs = self._node, other._node
         if mine is theirs:
             return True
         return (
             mine._path == theirs._path
             and (mine._store is theirs._store or mine._store == theirs._store)
             and self.metadata == other.metadata
-        )  # type: ignore[attr-defined]
+        )
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._node._path))

@@ -35,7 +35,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import PluginFailureError, PluginFailureWarning, StoreError, ZarrforgeError
 
@@ -161,7 +161,7 @@ class named:
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> bool:
+    ) -> Literal[False]:
         if exc is None or not unexpected(exc) or isinstance(exc, self.answers):
             return False
         if self.url is not None and environmental(exc, self.environmental_errors):
@@ -188,7 +188,7 @@ class store_bugs_named:
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> bool:
+    ) -> Literal[False]:
         if exc is None or not unexpected(exc) or environmental(exc, type(self.store).environmental_errors):
             return False
         package = type(self.store).__module__.partition(".")[0]

@@ -51,6 +51,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import MutableMapping
 from typing import Any
 
 from ..abc.store import EnvironmentalErrors, Store
@@ -61,7 +62,9 @@ from ..registries import hooks, plugin_failures, registry
 from . import url_pipeline
 from .store_path import StorePath
 
-StoreLike = Store | StorePath | str | os.PathLike | None
+# a mapping (a dict of keys to bytes) is adapted by the zarrforge_adapt_store hook, as other
+# objects of other libraries are (zarr-python's stores, with zarrforge-zarr-python)
+StoreLike = Store | StorePath | str | os.PathLike[str] | MutableMapping[str, Any] | None
 
 # Schemes of remote services (fsspec's and obstore's protocols for them) whose URLs name
 # their location after "//": "gs:bucket/x" means "gs://bucket/x", never a local directory
@@ -273,13 +276,14 @@ def resolve_pipeline(
     segments = url_pipeline.parse(url)
     options = dict(storage_options or {})
     root, rest = segments[0], segments[1:]
-    adapters = [_root_adapter(root)] + [_adapter(s) for s in rest]
-    if adapters[0] is None:
+    root_adapter = _root_adapter(root)
+    adapters = [_adapter(s) for s in rest]
+    if root_adapter is None:
         state = PipelineState(_store_for_url(root.raw, read_only, options), url=root.raw)
     else:
-        state = _apply(adapters[0], None, root, read_only, options)
+        state = _apply(root_adapter, None, root, read_only, options)
     chosen_by: Segment | None = None
-    for adapter, segment in zip(adapters[1:], rest):
+    for adapter, segment in zip(adapters, rest):
         previous = state.zarr_format
         state = _apply(adapter, state, segment, read_only, options)
         if state.zarr_format is not None and state.zarr_format != previous:

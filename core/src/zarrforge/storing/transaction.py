@@ -124,7 +124,7 @@ class Transaction(Store):
         super().__init__(read_only=False)
         self.store = store
         self.max_bytes = config.get().transaction_max_bytes if max_bytes is None else max_bytes
-        self.capabilities = dataclasses.replace(  # type: ignore[misc]
+        self.capabilities = dataclasses.replace(
             store.capabilities, writable=True, atomic_writes=True, conditional_writes=True
         )
         self._writes: dict[str, bytes | None] = {}  # key -> value, or None: deleted
@@ -278,7 +278,7 @@ class Transaction(Store):
     def _delete(self, key: str) -> None:
         self._buffer(key, _DELETED)
 
-    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
         self._buffer_all([(validate_key(key), bytes(value)) for key, value in items])
 
     def delete_many(self, keys: Iterable[str]) -> None:
@@ -393,7 +393,7 @@ class Transaction(Store):
                 ) from exc
             raise
         for batch in _batches(blind, 256):
-            writes = [(k, self._writes[k]) for k in batch if self._writes[k] is not None]
+            writes = [(k, value) for k in batch if (value := self._writes[k]) is not None]
             deletes = [k for k in batch if self._writes[k] is None]
             if writes:
                 self.store.set_many(writes)

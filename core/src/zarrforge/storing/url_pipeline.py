@@ -30,6 +30,7 @@ This module only parses; :mod:`zarrforge.storing.storage` resolves, through the
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 from ..abc.url_adapter import Segment
 from ..errors import URLPipelineError
@@ -43,7 +44,7 @@ _VALID_SEGMENT = (
 )
 
 
-def is_pipeline(url: object) -> bool:
+def is_pipeline(url: object) -> TypeGuard[str]:
     """Whether ``url`` is a string to resolve as a URL pipeline (it holds a ``|``)."""
     return isinstance(url, str) and SEPARATOR in url
 

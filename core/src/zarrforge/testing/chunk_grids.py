@@ -111,7 +111,7 @@ def check_dimension(where: str, dim: DimensionChunking, d: int, length: int) -> 
     assert n >= 1, f"{where}: dimension {d} has length {length} but no chunks"
     starts: dict[int, int] = {}
     sizes: dict[int, int] = {}
-    end = None
+    end = 0  # where the chunk visited last ends (set by the first: n >= 1)
     for i in _visited(n):
         s, z = int(dim.start(i)), int(dim.size(i))
         starts[i], sizes[i] = s, z

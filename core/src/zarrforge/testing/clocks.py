@@ -12,13 +12,16 @@ import contextlib
 import gzip
 import types
 from collections.abc import Iterator
+from typing import Any
 
 
 @contextlib.contextmanager
 def gzip_clock_pinned() -> Iterator[None]:
-    saved = gzip.time  # gzip reads the clock through its own reference to time
-    gzip.time = types.SimpleNamespace(time=lambda: 1_700_000_000.0)  # type: ignore[assignment]
+    # gzip reads the clock through its own reference to time (no attribute typeshed declares)
+    module: Any = gzip
+    saved = module.time
+    module.time = types.SimpleNamespace(time=lambda: 1_700_000_000.0)
     try:
         yield
     finally:
-        gzip.time = saved
+        module.time = saved

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import tracemalloc
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 
@@ -94,8 +94,8 @@ def special_values(dtype: np.dtype) -> list[Any]:
         parts = special_values(np.dtype(f"f{dtype.itemsize // 2}"))
         return [complex(a, b) for a, b in zip(parts, parts[3:] + parts[:3])]
     if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return sorted({int(info.min), int(info.max), 0, 1, int(info.max) // 2, info.min + 1})
+        iinfo = np.iinfo(dtype)
+        return sorted({int(iinfo.min), int(iinfo.max), 0, 1, int(iinfo.max) // 2, iinfo.min + 1})
     if dtype.kind == "b":
         return [True, False]
     return []
@@ -122,7 +122,8 @@ def chunk_strategy(spec: ChunkSpec) -> Any:
     specials = special_values(dtype)
     if dtype.kind == "f" and dtype.itemsize in (2, 4, 8):
         elements = st.one_of(
-            st.sampled_from(specials), st.floats(width=dtype.itemsize * 8, allow_subnormal=True)
+            st.sampled_from(specials),
+            st.floats(width=cast(Literal[16, 32, 64], dtype.itemsize * 8), allow_subnormal=True),
         )
     elif dtype.kind in "iu":
         info = np.iinfo(dtype)
@@ -196,12 +197,12 @@ class CodecConformance(KitScaffolding):
         where = f"{_document_id(document)}"
         if isinstance(codec, ArrayArrayCodec):
             encoded_spec = codec.resolve(spec)
-            encoded = codec.encode(chunk, spec)
-            assert (encoded.shape, encoded.dtype) == (encoded_spec.shape, encoded_spec.dtype), (
-                f"{where}: encode gave shape {encoded.shape} and data type {encoded.dtype}; "
+            encoded_chunk = codec.encode(chunk, spec)
+            assert (encoded_chunk.shape, encoded_chunk.dtype) == (encoded_spec.shape, encoded_spec.dtype), (
+                f"{where}: encode gave shape {encoded_chunk.shape} and data type {encoded_chunk.dtype}; "
                 f"resolve() promised {encoded_spec.shape} and {encoded_spec.dtype}"
             )
-            decoded = codec.decode(encoded, spec)
+            decoded = codec.decode(encoded_chunk, spec)
         elif isinstance(codec, ArrayBytesCodec):
             encoded = codec.encode(chunk, spec)
             expected = codec.encoded_size(spec)
@@ -217,6 +218,7 @@ class CodecConformance(KitScaffolding):
                 )
             decoded = codec.decode(bytes(encoded), spec)
         else:
+            codec = cast(BytesBytesCodec, codec)  # the third kind of codec
             data = chunk.tobytes()
             encoded = codec.encode(data)
             expected = codec.encoded_size(len(data))

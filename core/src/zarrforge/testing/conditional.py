@@ -22,6 +22,7 @@ import itertools
 import multiprocessing
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -237,7 +238,7 @@ class CrossProcessConditionalConformance(CrossProcessStoreConformance):
     processes = 3
     increments = 40
 
-    def test_processes_lose_no_increment(self, tmp_path):
+    def test_processes_lose_no_increment(self, tmp_path: Path) -> None:
         store = self.make_store(tmp_path)  # type: ignore[attr-defined]
         opener, args = self.reopen_args(store)
         context = multiprocessing.get_context("spawn")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..abc.store import Store
@@ -37,7 +38,8 @@ def _guarded(target: Callable[..., Any], args: tuple, worker: int, barrier: Any,
 
 
 def run_processes(target: Callable[..., Any], args: tuple, count: int, *, method: str = "spawn") -> list[str]:
-    context = multiprocessing.get_context(method)
+    # a concrete context (spawn, fork, forkserver), all with Process; typeshed's BaseContext has none
+    context: Any = multiprocessing.get_context(method)
     barrier, failures = context.Barrier(count), context.Queue()
     workers = [
         context.Process(target=_guarded, args=(target, args, w, barrier, failures)) for w in range(count)
@@ -84,7 +86,7 @@ class CrossProcessStoreConformance:
             "implement reopen_args(store) -> (opener, args) that opens the same store in another process"
         )
 
-    def test_processes_writing_and_deleting_keys_lose_nothing(self, tmp_path):
+    def test_processes_writing_and_deleting_keys_lose_nothing(self, tmp_path: Path) -> None:
         store = self.make_store(tmp_path)  # type: ignore[attr-defined]
         opener, args = self.reopen_args(store)
         count, keys = self.key_writer_processes, self.keys_per_process

@@ -58,9 +58,9 @@ import fnmatch
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
-from ..abc.store import ByteRange, ListDirResult, Store, WrapperStore, validate_key
+from ..abc.store import ByteRange, ListDirResult, Store, StoreCapabilities, WrapperStore, validate_key
 from ..errors import StoreError
 
 __all__ = [
@@ -179,8 +179,9 @@ class Truncate(Fault):
         if call.method == "get":
             value = proceed()
             return None if value is None else self._cut(value)
-        store._remember(call.key)
-        store.inner.set(call.key, self._cut(args[0]))
+        key = cast(str, call.key)  # a write's call names its key
+        store._remember(key)
+        store.inner.set(key, self._cut(args[0]))
         if self.then_fail:
             raise StoreError(
                 f"injected fault: the write of {call.key!r} was torn after "
@@ -385,7 +386,7 @@ class FaultyStore(WrapperStore):
     # the rules on its own (the split the module contract promises).
 
     @property
-    def capabilities(self):  # type: ignore[override]
+    def capabilities(self) -> StoreCapabilities:  # type: ignore[override]  # Store's attribute; a property, as WrapperStore's
         inner = self.inner.capabilities
         if self.conditional:
             return inner

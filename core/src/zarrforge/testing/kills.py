@@ -76,7 +76,7 @@ def _counting_writes(
     return count
 
 
-def _child(operation: Callable[[], object], pipe: int, before: Callable[[], None]) -> None:
+def _child(operation: Callable[[], object], pipe: int, before: Callable[[], object]) -> None:
     status = 0
     try:
         before()
@@ -117,7 +117,7 @@ def _wait(pid: int, kill_after: float | None) -> int:
 
 
 def _run(
-    operation: Callable[[], object], before: Callable[[], None], kill_after: float | None = None
+    operation: Callable[[], object], before: Callable[[], object], kill_after: float | None = None
 ) -> tuple[bool, bytes]:
     read_end, write_end = os.pipe()
     pid = os.fork()

@@ -57,9 +57,8 @@ def _arrays(max_ndim: int = 4) -> Any:
     from hypothesis.extra import numpy as hnp
 
     shapes = hnp.array_shapes(min_dims=0, max_dims=max_ndim, min_side=0, max_side=5)
-    base = st.tuples(st.sampled_from([np.dtype("<i4"), np.dtype("<f8"), np.dtype("u1")]), shapes).flatmap(
-        lambda d_s: hnp.arrays(d_s[0], d_s[1])
-    )
+    dtypes: list[np.dtype] = [np.dtype("<i4"), np.dtype("<f8"), np.dtype("u1")]
+    base = st.tuples(st.sampled_from(dtypes), shapes).flatmap(lambda d_s: hnp.arrays(d_s[0], d_s[1]))
 
     def arranged(array: np.ndarray, how: str) -> np.ndarray:
         if how == "F":

@@ -14,6 +14,7 @@ makes a store request.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..abc.codec import ChunkSpec
 from ..abc.format import Format
@@ -40,7 +41,9 @@ class ArrayEngine:
     _codec_chain: CodecChain | None
     _engine: ChunkEngine | None
 
-    def _located(self, exc: MetadataError) -> MetadataError: ...  # Node's: names the document
+    if TYPE_CHECKING:
+
+        def _located(self, exc: MetadataError) -> MetadataError: ...  # Node's: names the document
 
     def _forget_engine(self) -> None:
         """Drop the chain and the engine: the next use builds them again."""

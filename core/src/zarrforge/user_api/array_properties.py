@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -42,7 +42,10 @@ class ArrayState(NodeState, Protocol):
 class ArrayProperties(NodeProperties):
     """The array properties of ``self._node``, shared by ``Array`` and ``AsyncArray``."""
 
-    _node: ArrayState
+    if TYPE_CHECKING:
+        # read-only here, as NodeProperties' (an Array's is itself, an AsyncArray's its Array)
+        @property
+        def _node(self) -> ArrayState: ...
 
     @property
     def shape(self) -> tuple[int, ...]:

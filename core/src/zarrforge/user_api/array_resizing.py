@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..abc.format import Format
+from ..abc.metadata import ArrayMetadata
 from ..abc.store import Store
 from ..engine.chunk_helpers import all_equal_fill
+from ..engine.codec_chain import CodecChain
 from ..errors import SelectionError, ZarrforgeError
 from ..nodes.node import open_node
 from ..registries.resolution import MAX_EXTENT
@@ -27,6 +31,27 @@ from ..registries.resolution import MAX_EXTENT
 
 class Resizing:
     """``resize``, ``stage_resize`` and ``append`` of an ``Array``."""
+
+    if TYPE_CHECKING:  # what it uses of the Array (Node, ArrayProperties and ArrayEngine's)
+        _store: Store
+        _path: str
+        _read_only: bool
+        _format: Format
+
+        @property
+        def _metadata(self) -> ArrayMetadata: ...
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+        @property
+        def ndim(self) -> int: ...
+        @property
+        def fill_value(self) -> Any: ...
+        def _check_writable(self) -> None: ...
+        def _checked_chain(self, meta: ArrayMetadata) -> CodecChain: ...
+        def _runtime_options(self) -> dict[str, Any]: ...
+        def update_metadata(self, change: Callable[[Any], Any]) -> Any: ...
+        @classmethod
+        def _validated(cls, *args: Any, **kwargs: Any) -> Any: ...
 
     @classmethod
     def _reopened_with_shape(

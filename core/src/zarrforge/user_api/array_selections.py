@@ -11,7 +11,7 @@ asyncio API asks it too); :func:`as_value` converts and broadcasts what is writt
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
@@ -47,7 +47,15 @@ class Selections(SelectionViews["Selector"]):
 
     _read: Any  # Array._read(kind, selection) -> np.ndarray
     _write: Any  # Array._write(kind, selection, value)
-    ndim: int
+
+    if TYPE_CHECKING:  # the Array's
+
+        @property
+        def ndim(self) -> int: ...
+
+        def __getitem__(self, selection: Any) -> Any: ...
+
+        def __setitem__(self, selection: Any, value: Any) -> None: ...
 
     def _selection_view(self, via: str) -> Selector:
         return Selector(self, via)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import types
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -57,6 +57,11 @@ from .info import Summary, array_summary
 
 
 class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type="array"):
+    if TYPE_CHECKING:
+        # Node's: the array itself (the state ArrayProperties reads)
+        @property
+        def _node(self) -> Array: ...
+
     def __init__(
         self,
         store: Store,
@@ -99,7 +104,8 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         return cls._opened(store, path, metadata, fmt, read_only=read_only, view=view, **options)
 
     # zarr-python's annotations write Array[Any] (its arrays are generic in their metadata)
-    __class_getitem__ = classmethod(types.GenericAlias)
+    def __class_getitem__(cls, item: Any) -> types.GenericAlias:
+        return types.GenericAlias(cls, item)
 
     @classmethod
     def open(cls, store: Any, *, config: Any = None) -> Array:
@@ -220,6 +226,7 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         """Write ``value``; ``stored=True`` means ``selection`` is in stored coordinates
         already and skips the extensions' selection mapping."""
         self._check_writable()
+        indexer: Any
         if stored:
             indexer = _INDEXERS[kind](selection, self.shape, self._dims())
         else:

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..abc.codec import ArrayArrayCodec, ArrayBytesCodec, SubdividedCodec
 from ..abc.format import ArrayCreationSpec, Format
+from ..abc.metadata import ArrayMetadata, GroupMetadata
 from ..engine.codec_arguments import normalised
 from ..errors import IncompleteCopyError, MetadataError, ZarrforgeError
 from ..metadata import paths
@@ -121,6 +122,7 @@ def _plan(source: Any, dest_path: str, fmt: Format, overrides: dict[str, Any]) -
     for relative, node in nodes:
         path = paths.join(dest_path, relative) if relative else dest_path
         try:
+            metadata: GroupMetadata | ArrayMetadata
             if _is_group(node):
                 metadata = fmt.new_group(dict(node.attrs), list(node.extensions) or None)
             else:

@@ -145,8 +145,8 @@ def plugins() -> PluginReport:
                 f"error: {error}" if error else "ok",
             )
         )
-    for name, plugin in hooks.plugin_manager().list_name_plugin():
-        if plugin is None or name in installed:
+    for name, module in hooks.plugin_manager().list_name_plugin():
+        if module is None or name in installed:
             continue
         rows.append(
             PluginRow(
@@ -154,7 +154,7 @@ def plugins() -> PluginReport:
                 name,
                 None,
                 None,  # registered in-process
-                getattr(plugin, "__name__", repr(plugin)),
+                getattr(module, "__name__", repr(module)),
                 "ok (in-process)",
             )
         )

@@ -106,7 +106,7 @@ class Group(Node, node_type="group"):
 
     def _from_view(self, name: str) -> Any:
         path, in_view = self._child(name)
-        if in_view is None:
+        if in_view is None or self._view is None:  # (one is None where the other is)
             return None
         model = self._view[0].get(in_view)
         if model is None:
@@ -153,7 +153,7 @@ class Group(Node, node_type="group"):
         if not isinstance(name, str):
             return False
         path, in_view = self._child(name)
-        if in_view is not None and in_view in self._view[0]:
+        if in_view is not None and self._view is not None and in_view in self._view[0]:
             return True
         return self._format.detect(self._store, path)
 
@@ -325,7 +325,7 @@ class Group(Node, node_type="group"):
             raise NodeNotFoundError(f"no member {name!r} in group {self.name!r}")
         above = views_above(self._store, self._format, path)  # refuses before erasing
         self._format.erase_node(self._store, path)
-        if in_view is not None:
+        if in_view is not None and self._view is not None:
             self._view[0].remove(in_view)
         refresh_consolidated(self._store, self._format, path, None, above)
 

@@ -23,7 +23,7 @@ from zarrforge.abc.codec import ArrayArrayCodec, ChunkSpec
 from zarrforge.errors import CorruptChunkError, MetadataError
 
 MANTISSA_BITS = {2: 10, 4: 23, 8: 52}
-_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+_UINT: dict[int, type[np.unsignedinteger[Any]]] = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 class BitRound(ArrayArrayCodec):

@@ -13,7 +13,7 @@ value may also be a ``(r, g, b)`` tuple or a ``"#rrggbb"`` string.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -25,7 +25,9 @@ _HEX = re.compile(r"^#([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})$")
 
 
 def _pixel(channels: Any) -> np.void:
-    return np.array(tuple(int(c) for c in channels), dtype=RGB8_DTYPE)[()]
+    # indexing a structured array with () gives its one element, an np.void (numpy's
+    # annotations say ndarray)
+    return cast(np.void, np.array(tuple(int(c) for c in channels), dtype=RGB8_DTYPE)[()])
 
 
 def to_rgb8(values: Any) -> np.ndarray:

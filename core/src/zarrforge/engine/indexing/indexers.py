@@ -5,7 +5,7 @@ and point selections (coordinates, a mask of the whole array), each giving the
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ from .normalize import (
     normalize_integer_array,
     normalize_slice,
 )
-from .pieces import ChunkProjection, _array_pieces, _int_pieces, _ProductIndexer, _range_pieces
+from .pieces import ChunkProjection, Piece, _array_pieces, _int_pieces, _ProductIndexer, _range_pieces
 
 
 class BasicIndexer(_ProductIndexer):
@@ -38,7 +38,7 @@ class BasicIndexer(_ProductIndexer):
 
     def __init__(self, selection: Any, shape: Sequence[int], dimensions: Sequence[DimensionChunking]) -> None:
         shape = _check_dims(shape, dimensions)
-        pieces: list[list] = []
+        pieces: list[list[Piece] | Callable[[], list[Piece]]] = []
         layout: list[int | None] = []
         out_shape: list[int] = []
         for entry in _expand(selection, len(shape), allow_newaxis=True):
@@ -78,7 +78,7 @@ class OrthogonalIndexer(_ProductIndexer):
 
     def __init__(self, selection: Any, shape: Sequence[int], dimensions: Sequence[DimensionChunking]) -> None:
         shape = _check_dims(shape, dimensions)
-        pieces: list[list] = []
+        pieces: list[list[Piece] | Callable[[], list[Piece]]] = []
         layout: list[int | None] = []
         out_shape: list[int] = []
         for d, entry in enumerate(_expand(selection, len(shape), allow_newaxis=False)):
@@ -246,13 +246,13 @@ class CoordinateIndexer(_PointIndexer):
                 )
             arrays.append(normalize_integer_array(arr, shape[d], d))
         try:
-            arrays = np.broadcast_arrays(*arrays)
+            broadcast = np.broadcast_arrays(*arrays)
         except ValueError:
             shapes = ", ".join(str(a.shape) for a in arrays)
             raise SelectionError(f"coordinate arrays cannot be broadcast together: shapes {shapes}") from None
-        out_shape = arrays[0].shape if arrays else ()
+        out_shape = broadcast[0].shape if broadcast else ()
         npoints = int(np.prod(out_shape, dtype=np.int64))
-        self._init_points([a.reshape(-1) for a in arrays], npoints, out_shape, dimensions)
+        self._init_points([a.reshape(-1) for a in broadcast], npoints, out_shape, dimensions)
 
 
 class MaskIndexer(_PointIndexer):

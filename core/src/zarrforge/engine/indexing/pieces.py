@@ -6,7 +6,7 @@ pieces that orthogonal and basic selections are."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,14 +26,15 @@ class ChunkProjection:
     """
 
     coords: tuple[int, ...]
-    chunk_selection: tuple
-    out_selection: tuple
+    chunk_selection: tuple[Any, ...]
+    out_selection: tuple[Any, ...]
     complete: bool
 
 
 # --- per-dimension pieces ----------------------------------------------------
 # A piece is (chunk index, chunk-side index, out-side index or None when the
 # axis is dropped, complete along this dimension).
+Piece = tuple[int, Any, Any, bool]
 
 
 def _slice_complete(slc: slice, extent: int) -> bool:
@@ -41,7 +42,7 @@ def _slice_complete(slc: slice, extent: int) -> bool:
     return slc.start == 0 and count == extent and ((slc.step or 1) == 1 or count == 1)
 
 
-def _int_pieces(i: int, dim: DimensionChunking) -> list:
+def _int_pieces(i: int, dim: DimensionChunking) -> list[Piece]:
     c = int(dim.chunk_range(i, i + 1)[0])
     return [(c, i - dim.start(c), None, dim.extent(c) == 1)]
 
@@ -56,7 +57,7 @@ def _steps_within(r: range, lo: int, hi: int) -> tuple[int, int]:
     return max(0, k_lo), min(n, k_hi)
 
 
-def _range_pieces(r: range, dim: DimensionChunking) -> list:
+def _range_pieces(r: range, dim: DimensionChunking) -> list[Piece]:
     if len(r) == 0:
         return []
     step = r.step
@@ -112,7 +113,7 @@ def _compact(local: np.ndarray) -> slice | np.ndarray:
     return local
 
 
-def _array_pieces(idx: np.ndarray, dim: DimensionChunking) -> list:
+def _array_pieces(idx: np.ndarray, dim: DimensionChunking) -> list[Piece]:
     """Pieces for 1-D normalised positions ``idx`` (any order, duplicates ok)."""
     n = idx.size
     if n == 0:
@@ -156,7 +157,7 @@ def _as_positions(sel: slice | np.ndarray) -> np.ndarray:
     return np.arange(sel.start or 0, stop, step, dtype=np.int64)
 
 
-def _outer(sel: tuple) -> tuple:
+def _outer(sel: tuple[Any, ...]) -> tuple[Any, ...]:
     """Rewrite ``sel`` so that its array entries index orthogonally.
 
     numpy broadcasts several advanced indices (ints count too) together and
@@ -168,7 +169,7 @@ def _outer(sel: tuple) -> tuple:
     if n_arrays == 0 or n_arrays + n_ints < 2:
         return sel
     m = len(sel) - n_ints
-    out = []
+    out: list[int | np.ndarray] = []
     k = 0
     for s in sel:
         if isinstance(s, int):
@@ -188,7 +189,7 @@ class _ProductIndexer:
 
     def __init__(
         self,
-        pieces: list[list | Callable[[], list]],
+        pieces: Sequence[list[Piece] | Callable[[], list[Piece]]],
         layout: list[int | None],
         shape: tuple[int, ...],
         outer: bool,
