@@ -17,8 +17,12 @@ import os
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+
+from zarrforge.abc.store import Store
 
 
 async def zarrforge_reads(store, reads):
@@ -53,7 +57,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.store == "local":
             zarr.create_array(tmp, name="a", data=data, chunks=(1, 64))
-            ours, theirs, finish = tmp, tmp, None
+            ours: str | Store = tmp
+            theirs: str | Callable[[], Any] = tmp
+            finish = None
         else:
             from zarrforge.hierarchy_api import resolve_store
             from zarrforge.testing.s3_server import loopback_s3_server
@@ -82,10 +88,12 @@ def main() -> None:
                 chunks=(1, 64),
             )
 
-            def theirs():
+            def fresh_fsspec_store() -> Any:
                 return FsspecStore.from_url(
                     f"s3://{bucket}", storage_options={**options, "skip_instance_cache": True}
                 )
+
+            theirs = fresh_fsspec_store
 
             ours = resolve_store(f"s3://{bucket}", storage_options=options)
             finish = server

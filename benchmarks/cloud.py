@@ -53,7 +53,7 @@ def values_for(shape: tuple[int, ...]) -> np.ndarray:
 
 def regions(shape: tuple[int, ...], n: int) -> list[tuple[slice, ...]]:
     rng = np.random.default_rng(SEED + 1)
-    out = []
+    out: list[tuple[slice, ...]] = []
     for _ in range(n):
         i, j = (int(rng.integers(0, shape[0])), int(rng.integers(0, shape[1])))
         k = int(rng.integers(0, shape[2] // 32)) * 32
@@ -117,6 +117,7 @@ class ZarrPython:
         import zarr.storage
 
         self.zarr = zarr
+        self.store: Callable[[bool], Any]  # a zarr-python store, read-only or not
         if obstore:
             from obstore.store import S3Store
 
@@ -295,8 +296,10 @@ def table(results: dict[str, dict[str, Any]], workloads: list[str]) -> str:
                 if peer in ZARRFORGE:
                     continue
                 theirs = results[peer].get(w)
-                ok = isinstance(mine, float) and isinstance(theirs, float)
-                cells.append(f"{mine / theirs:.2f}" if ok else "-")
+                if isinstance(mine, float) and isinstance(theirs, float):
+                    cells.append(f"{mine / theirs:.2f}")
+                else:
+                    cells.append("-")
             lines.append(f"| {w} | {ours} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -93,7 +93,7 @@ SCALING = {"1k": "scale1k", "16k": "scale16k", "256k": "scale256k"}
 GROUP_MEMBERS = 300
 #: W6L: the large group, at --scale 1 (smaller scales shrink it, never below 10 members)
 LARGE_GROUP_MEMBERS = 10_000
-MEMBER = {"shape": (10,), "dtype": "int32", "chunks": (10,), "shards": None, "zstd_level": 1}
+MEMBER: dict[str, Any] = {"shape": (10,), "dtype": "int32", "chunks": (10,), "shards": None, "zstd_level": 1}
 
 #: W4: how many reads, and the length of each (1, 1, REGION_WIDTH) region.
 REGION_READS = 2000

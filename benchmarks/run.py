@@ -159,7 +159,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.workloads = [w for w in WORKLOADS if w in selected]
     wanted = {w for w in selected if w in LIMITS}
     if not args.no_limits:
-        wanted |= {WORKLOADS[w].limit.split("/")[0] for w in args.workloads if WORKLOADS[w].limit}
+        wanted |= {limit.split("/")[0] for w in args.workloads if (limit := WORKLOADS[w].limit)}
     args.limits = [name for name in LIMITS if name in wanted]
     return args
 
@@ -223,6 +223,7 @@ def run_child(
         proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
         timer = threading.Timer(args.timeout, proc.kill)
         timer.start()
+        assert proc.stdout is not None  # stdout=PIPE
         try:
             for line in proc.stdout:
                 if not line.startswith(PREFIX):

@@ -87,7 +87,10 @@ def main() -> None:
             ZarrFsspecStore.from_url(url, storage_options=zarr_options, read_only=True), mode="r"
         )
         assert np.array_equal(z[...], values)
-        reader[...], z[...], one_at_a_time()  # warm the proxy's memory of the objects
+        # warm the proxy's memory of the objects
+        reader[...]
+        z[...]
+        one_at_a_time()
         results = {
             "zarrforge batched": best_of(args.repeat, lambda: reader[...]),
             "zarrforge one at a time": best_of(args.repeat, one_at_a_time),

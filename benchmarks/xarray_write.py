@@ -78,7 +78,7 @@ def compress_only(ds: xr.Dataset, path: Path) -> None:
 
     def compress(share: list) -> int:
         compressor = zstandard.ZstdCompressor(level=0, write_content_size=True)
-        return sum(len(compressor.compress(np.ascontiguousarray(piece))) for piece in share)
+        return sum(len(compressor.compress(np.ascontiguousarray(piece).data)) for piece in share)
 
     threads = os.cpu_count() or 1
     with ThreadPoolExecutor(threads) as pool:

@@ -14,6 +14,7 @@ from typing import Any
 
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
 from zarrforge.abc.codec import BytesBytesCodec
+from zarrforge.abc.store import Store
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import registry
 from zarrforge.testing import (
@@ -140,5 +141,6 @@ class TestKitMemoryStore(StoreConformance, ConditionalWriteConformance):
     def make_store(self, tmp_path: Any) -> KitMemoryStore:
         return KitMemoryStore()
 
-    def make_read_only_store(self, store: KitMemoryStore) -> KitMemoryStore:
+    def make_read_only_store(self, store: Store) -> KitMemoryStore:
+        assert isinstance(store, KitMemoryStore)  # what make_store made
         return store.read_only_view()

@@ -10,7 +10,7 @@ import os
 import sys
 import textwrap
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ pytest_plugins = ["pytester"]
 
 
 @pytest.fixture
-def fake_distribution(tmp_path: Path) -> Callable[..., Path]:
+def fake_distribution(tmp_path: Path) -> Iterator[Callable[..., Path]]:
     """Install a fake distribution (a ``*.dist-info`` with entry points) on sys.path.
 
     ``fake_distribution(name, entry_points={"zarrforge.codecs": {"x": "mod:Cls"}},

@@ -20,6 +20,7 @@ import zarrforge as zf
 from zarrforge.errors import MetadataError, NodeNotFoundError, PluginFailureWarning
 from zarrforge.nodes.hierarchy import get_format
 from zarrforge.registries import plugin_failures
+from zarrforge_draft2022.format import Draft2022Format
 from zarrforge_std.format_v3 import V3Format
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -42,8 +43,10 @@ def test_a_v3_root_with_non_finite_attributes_is_not_a_draft_node() -> None:
 def test_the_draft_claims_a_root_document_only_by_its_marker(root: bytes) -> None:
     store = MemoryStore()
     store.set("zarr.json", root)
-    assert get_format("draft-2022").entry_point(store) is None
-    assert not get_format("draft-2022").detect(store, "")
+    draft = get_format("draft-2022")
+    assert isinstance(draft, Draft2022Format)
+    assert draft.entry_point(store) is None
+    assert not draft.detect(store, "")
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,11 @@ def _group_with_large_attributes(fmt) -> MemoryStore:
     store = MemoryStore()
     zf.create_group(store, zarr_format=fmt)
     key = DOCUMENTS[fmt]
-    document = json.loads(store.get(key)) if fmt != 2 else {}
+    document: dict[str, Any] = {}
+    if fmt != 2:
+        stored = store.get(key)
+        assert stored is not None
+        document = json.loads(stored)
     target = document if fmt == 2 else document.setdefault("attributes", {})
     target["big"] = "x" * SIZE
     store.set(key, json.dumps(document).encode())

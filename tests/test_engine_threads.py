@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -170,11 +172,18 @@ def test_a_high_latency_store_gets_a_quarter_of_a_workers_share_per_request() ->
         (16, 2),  # a small one: each of the two workers still gets GROUPS_PER_WORKER groups
     ],
 )
-def test_a_low_latency_store_gets_a_few_megabytes_per_request(nchunks, per_request) -> None:
+def test_a_low_latency_store_gets_a_few_megabytes_per_request(
+    nchunks, per_request, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = ThreadRecordingStore(MemoryStore())
     calls: list[int] = []
     inner_get_many = store.get_many
-    store.get_many = lambda requests: calls.append(len(requests)) or inner_get_many(requests)
+
+    def get_many_counted(requests: Sequence[Any]) -> Any:
+        calls.append(len(requests))
+        return inner_get_many(requests)
+
+    monkeypatch.setattr(store, "get_many", get_many_counted)
     chunks = 1 << 20
     array = zf.create_array(
         store,

@@ -31,7 +31,9 @@ def with_fill_value(dtype: str, fill_value, *, shape=(3,), chunks=(2,)):
     """A store holding array ``a`` whose zarr.json says ``fill_value``."""
     store = MemoryStore()
     zf.create_array(store, "a", shape=shape, dtype=dtype, chunks=chunks, compressors=None)
-    document = json.loads(store.get("a/zarr.json"))
+    stored = store.get("a/zarr.json")
+    assert stored is not None
+    document = json.loads(stored)
     document["fill_value"] = fill_value
     store.set("a/zarr.json", json.dumps(document).encode())
     return store

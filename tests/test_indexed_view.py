@@ -16,6 +16,8 @@ import gc
 import json
 import shutil
 import tracemalloc
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -32,7 +34,15 @@ from zarrforge_std.stores.local import LocalStore
 from zarrforge_std.stores.memory import MemoryStore
 
 VIEW = ("consolidated_metadata", "metadata")
-SCAN = json.JSONDecoder().scan_once
+
+
+class _Decoder(json.JSONDecoder):
+    """json's decoder, with the attribute its __init__ sets and typeshed leaves out."""
+
+    scan_once: Callable[[str, int], tuple[Any, int]]
+
+
+SCAN = _Decoder().scan_once
 
 
 @pytest.fixture

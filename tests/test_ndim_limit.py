@@ -24,7 +24,9 @@ def _with_shape(fmt, shape_length: int) -> tuple[MemoryStore, str]:
     path = "" if fmt != "draft-2022" else "a"
     zf.create_array(store, path, shape=(1,), chunks=(1,), dtype="uint8", zarr_format=fmt)
     key = FORMATS[fmt]
-    document = json.loads(store.get(key))
+    stored = store.get(key)
+    assert stored is not None
+    document = json.loads(stored)
     document["shape"] = [1] * shape_length
     if fmt == 2:
         document["chunks"] = [1] * shape_length

@@ -16,6 +16,7 @@ import gzip
 import itertools
 import struct
 import zlib
+from typing import Any
 
 import google_crc32c
 import numpy as np
@@ -55,7 +56,7 @@ SHAPES = [
 ORDERS = ["C", "F"]
 
 # name -> (create_array keyword arguments, kind of stored payload)
-CONFIGS = {
+CONFIGS: dict[str, dict[str, Any]] = {
     "none": {"compressors": None},
     "gzip": {"compressors": [{"name": "gzip", "configuration": {"level": 1}}]},
     "zstd": {"compressors": [{"name": "zstd", "configuration": {"level": 3, "checksum": True}}]},

@@ -84,4 +84,4 @@ def test_group_metadata_under_zarr_pythons_module_path_describes_groups_to_creat
     with pytest.raises(ValueError, match="zarr_format must be 2 or 3, got 4"):
         GroupMetadata(zarr_format=4)
     with pytest.raises(TypeError, match="attributes must be a dict, got list"):
-        GroupMetadata(attributes=[1])
+        GroupMetadata(attributes=[1])  # type: ignore[arg-type]  # wrong on purpose: the check is under test

@@ -202,10 +202,10 @@ def test_isinstance_tells_the_registered_types_apart():
 
 
 BAD_CALLS: list[tuple[Callable[[], Any], str, str]] = [
-    (lambda: zd.Int16(endianness="native"), "endianness", "must be 'little'"),
+    (lambda: zd.Int16(endianness="native"), "endianness", "must be 'little'"),  # type: ignore[arg-type]  # refused on purpose
     (lambda: zd.FixedLengthUTF32(length=0), "length", "positive integer"),
     (lambda: zd.RawBytes(length=True), "length", "positive integer"),
-    (lambda: zd.Struct(fields=[("a",)]), "fields[0]", "pair"),
+    (lambda: zd.Struct(fields=[("a",)]), "fields[0]", "pair"),  # type: ignore[list-item]  # not a pair on purpose
     (lambda: zd.Struct(fields=[]), "fields", "non-empty"),
     (
         lambda: zd.DateTime64(unit="parsec"),
@@ -222,11 +222,11 @@ def test_bad_arguments_are_refused_naming_the_field(call, field, says):
     assert caught.value.field == field
 
 
-def test_only_keyword_arguments_as_in_zarr_python():
+def test_only_keyword_arguments_as_in_zarr_python() -> None:
     with pytest.raises(TypeError):
-        zd.Int16("big")  # type: ignore[misc]
+        zd.Int16("big")  # type: ignore[call-arg]  # positional on purpose: refused
     with pytest.raises(TypeError, match="length"):
-        zd.FixedLengthUTF32()  # type: ignore[call-arg]
+        zd.FixedLengthUTF32()  # type: ignore[call-arg]  # length left out on purpose: refused
 
 
 @pytest.mark.parametrize(

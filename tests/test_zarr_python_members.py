@@ -257,9 +257,11 @@ async def _async_convenience_round_trip() -> dict[str, Any]:
     saved: dict = {}
     assert await za.save(saved, first=[1, 2], second=[3]) is None
     seen["load_group"] = await za.load(saved)
-    await za.save_array(single := {}, [4, 5])
+    single: dict[str, bytes] = {}
+    await za.save_array(single, [4, 5])
     seen["load_array"] = (await za.load(single)).tolist()
-    await za.save_group(grouped := {}, a=[0])
+    grouped: dict[str, bytes] = {}
+    await za.save_group(grouped, a=[0])
     grp = await za.group(store=grouped)
     seen["group"] = type(grp)
     seen["tree"] = str(await za.tree(grp))

@@ -50,7 +50,7 @@ class Engine:
         array[...] = data
 
     def read_array(self, path: str) -> np.ndarray:
-        return zarr.open_array(store=path, mode="r")[...]
+        return np.asarray(zarr.open_array(store=path, mode="r")[...])  # typed array-or-scalar
 
     def open_array(self, path: str) -> Any:
         return zarr.open_array(store=path, mode="r")

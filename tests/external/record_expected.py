@@ -23,6 +23,7 @@ is the test's business, checked against this file and ``manifest.json``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -213,10 +214,10 @@ def record(nodes: list[_corpus.Node], manifest: dict[str, Any]) -> dict[str, Any
     for node in nodes:
         readers: dict[str, Callable[[], dict[str, Any]]] = {}
         if node.zarr_format == 2:
-            readers[ZARR2] = lambda n=node: from_zarr2(n)
-        readers[ZARR3] = lambda n=node: read_zarr3(n)
+            readers[ZARR2] = functools.partial(from_zarr2, node)
+        readers[ZARR3] = functools.partial(read_zarr3, node)
         if node.kind == "array":
-            readers[TENSORSTORE] = lambda n=node: read_tensorstore(n)
+            readers[TENSORSTORE] = functools.partial(read_tensorstore, node)
         results = {name: _attempt(read) for name, read in readers.items()}
         preferred = reference_peer(manifest, node)
         order = [preferred, *(name for name in results if name != preferred)]
@@ -227,16 +228,19 @@ def record(nodes: list[_corpus.Node], manifest: dict[str, Any]) -> dict[str, Any
         if reference is None and (described := read_writer_description(node)) is not None:
             results[WRITER_DESCRIPTION] = (described, None)
             reference = WRITER_DESCRIPTION
+        # the reference is the first peer that read the node: none when no peer did
+        reference_summary = results[reference][0] if reference is not None else None
         peers = {}
         for name, (summary, refusal) in results.items():
             if name in (DOCUMENTS, WRITER_DESCRIPTION):
                 continue
             if summary is None:
                 peers[name] = refusal
-            elif summary == results[reference][0]:
+            elif summary == reference_summary:
                 peers[name] = "reads"
             else:
-                differ = sorted(k for k in summary if summary[k] != results[reference][0].get(k))
+                assert reference_summary is not None  # this peer read it: so did the reference
+                differ = sorted(k for k in summary if summary[k] != reference_summary.get(k))
                 peers[name] = "reads, differs in " + ", ".join(differ)
         expected[node.case] = {
             "kind": node.kind,

@@ -32,7 +32,7 @@ import os
 import signal
 import struct
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -94,7 +94,7 @@ class Violation(AssertionError):
 # --- the oracle ---------------------------------------------------------------------
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
+def _chain(exc: BaseException | None) -> Iterator[BaseException]:
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -148,7 +148,7 @@ def expect(*, key: str | None = None, allow: tuple[type[BaseException], ...] = (
     except ZarrforgeError as exc:
         check_error(exc, key=key)
         caught.append(exc)
-    except allow as exc:  # type: ignore[misc]
+    except allow as exc:
         caught.append(exc)
 
 
@@ -555,7 +555,7 @@ def tuple_free(x: Any) -> Any:
     return json.loads(json.dumps(x))
 
 
-def mutate_document(data: Any, doc: Any, *, donors: list[Any] = (), max_mutations: int = 4) -> Any:
+def mutate_document(data: Any, doc: Any, *, donors: Sequence[Any] = (), max_mutations: int = 4) -> Any:
     """``doc`` after 1..max_mutations random structural mutations (a fresh copy)."""
     doc = copy.deepcopy(doc)
     for _ in range(data.draw(st.integers(1, max_mutations), label="mutations")):

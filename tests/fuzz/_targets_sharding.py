@@ -177,7 +177,8 @@ def fuzz_sharding(case: dict[str, Any]) -> None:
     def fetcher(blob: bytes) -> Any:
         return lambda ranges: [blob[r.slice_of(len(blob))] for r in ranges]
 
-    assert np.array_equal(chain.decode_partial(fetcher(shard), spec, selection, key=KEY), values[selection])
+    partial = chain.decode_partial(fetcher(shard), spec, selection, key=KEY)
+    assert partial is not None and np.array_equal(partial, values[selection])
     damaged = shard
     if "index" in case["damage"]:
         damaged = _damage_index(case, codec, spec, damaged)
@@ -275,7 +276,9 @@ def fuzz_draft_sharding(case: dict[str, Any]) -> None:
         victim = data.draw(st.sampled_from(shard_keys), label="shard")
         cps = tuple(s // c for s, c in zip(case["shards"], case["chunks"]))
         index_size = 16 * int(np.prod(cps))
-        store.set(victim, _draft_damage(case, store.get(victim), index_size))
+        shard = store.get(victim)
+        assert shard is not None
+        store.set(victim, _draft_damage(case, shard, index_size))
 
         array = zarrforge.open_array(store, "a", mode="r+")
         chunk_store = array.chunk_store

@@ -40,6 +40,10 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported by file name at run time, from this directory (see main)
+    from tests.fuzz._fuzzkit import Target
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -86,7 +90,7 @@ def child(names: list[str], seconds: float, batch: int, memory_mb: int, tolerate
     return 0
 
 
-def _fuzz_one(target: object, seconds: float, batch: int) -> None:
+def _fuzz_one(target: Target, seconds: float, batch: int) -> None:
     count = [0]
 
     def on_case() -> None:

@@ -38,8 +38,9 @@ def test_pickle_is_refused() -> None:
         c.codecs_from_json([{"name": "numcodecs.pickle"}])
     with config.set(allow_unsafe_codecs={"numcodecs.pickle"}):
         codec = c.codec_from_json({"name": "numcodecs.pickle"}, field="codecs[0]")
-        from zarrforge.abc.codec import ChunkSpec
+        from zarrforge.abc.codec import ArrayBytesCodec, ChunkSpec
 
+        assert isinstance(codec, ArrayBytesCodec)
         spec = ChunkSpec((2,), c.data_type_from_json("string"), "", c.memory_layout("C"))
         data = codec.encode(np.array(["a", "b"], dtype=np.dtypes.StringDType()), spec)
     with pytest.raises(UnsafeCodecError):

@@ -226,7 +226,9 @@ def _overhanging(sharded: bool):
     )
     array = zarrforge.open_array(store, "a", mode="r+")
     array[...] = [1, 2, 3]
-    doc = json.loads(store.get("a/zarr.json"))
+    stored = store.get("a/zarr.json")
+    assert stored is not None
+    doc = json.loads(stored)
     doc["chunk_grid"]["configuration"]["chunk_shape"] = [2**28]
     if sharded:
         doc["codecs"][0]["configuration"]["chunk_shape"] = [2**28]

@@ -18,7 +18,9 @@ from zarrforge_std.stores.memory import MemoryStore
 def _array_with(fmt: str, key: str, change) -> MemoryStore:
     store = MemoryStore()
     zarrforge.create_array(store, "a", shape=(10, 7), chunks=(4, 3), dtype="int16", zarr_format=fmt)[...] = 1
-    document = json.loads(store.get(key))
+    stored = store.get(key)
+    assert stored is not None
+    document = json.loads(stored)
     change(document)
     store.set(key, json.dumps(document).encode())
     return store
@@ -119,7 +121,8 @@ def test_lone_surrogate_in_attributes_is_written_back(fmt: str, key: str) -> Non
     array = zarrforge.open_array(store, "a", mode="r+")
     array.attrs["t"] = "\u00e9"
     assert dict(zarrforge.open_array(store, "a").attrs) == {"s": "x\ud800y", "t": "\u00e9"}
-    assert store.get(key).isascii()
+    stored = store.get(key)
+    assert stored is not None and stored.isascii()
     with pytest.raises(MetadataError, match="cannot be written as JSON") as info:
         array.attrs["u"] = b"bytes"
     if fmt != "2":  # the v3 and draft writers name the key (v2's does not)

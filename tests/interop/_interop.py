@@ -23,11 +23,12 @@ import os
 import struct
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, cast
 
 import numpy as np
 import tensorstore as ts
 import zarr
+from zarr.core.metadata import ArrayV3Metadata
 
 import zarrforge as zf
 
@@ -324,12 +325,13 @@ def _cases() -> list[Case]:
     # Chunk key encodings; only chunks (0, 0) and (2, 1) are written, the others never are.
     region = (slice(0, 2), slice(0, 3))
     sparse = (slice(4, 5), slice(3, 4))
-    for cke, keys in (
+    encodings: tuple[tuple[dict[str, Any], tuple[str, str]], ...] = (
         ({"name": "default", "configuration": {"separator": "/"}}, ("c/0/0", "c/2/1")),
         ({"name": "default", "configuration": {"separator": "."}}, ("c.0.0", "c.2.1")),
         ({"name": "v2", "configuration": {"separator": "."}}, ("0.0", "2.1")),
         ({"name": "v2", "configuration": {"separator": "/"}}, ("0/0", "2/1")),
-    ):
+    )
+    for cke, keys in encodings:
         sep = {"/": "slash", ".": "dot"}[cke["configuration"]["separator"]]
         add(
             Case(
@@ -823,8 +825,10 @@ def write_zarr_python(root: Path, case: Case, data: np.ndarray) -> Any:
 
 def read_zarr_python(root: Path) -> View:
     z = zarr.open_array(str(root), path=ARRAY, mode="r")
-    doc = json.loads(json.dumps(z.metadata.to_dict(), default=str))
-    names = z.metadata.dimension_names
+    metadata = z.metadata
+    assert isinstance(metadata, ArrayV3Metadata)  # these cases are Zarr v3 arrays
+    doc = json.loads(json.dumps(metadata.to_dict(), default=str))
+    names = metadata.dimension_names
     return View(
         "zarr-python",
         tuple(z.shape),
@@ -974,7 +978,7 @@ def check_zarrforge_selections(root: Path, case: Case, data: np.ndarray, *, writ
     if not case.shape or 0 in case.shape:
         assert_same_bits(a[...], expected, "zarrforge [...]")
         return
-    selections = [
+    selections: list[tuple[Any, ...]] = [
         tuple(slice(1, None, 2) for _ in case.shape),
         tuple(slice(n - 1, None) for n in case.shape),
         tuple(n // 2 for n in case.shape),
@@ -1043,7 +1047,7 @@ def _canonical_nans(value: np.generic) -> np.generic:
     part = np.dtype(f"f{dt.itemsize // 2}")
     out.real = part.type(np.nan) if np.isnan(value.real) else value.real
     out.imag = part.type(np.nan) if np.isnan(value.imag) else value.imag
-    return out[()]
+    return cast(np.generic, out[()])  # a 0-d array indexed by () is its scalar
 
 
 def _through_python_float(value: np.generic) -> np.generic:
@@ -1104,6 +1108,7 @@ def check_deviations(root: Path, case: Case, writer: str, exp: Expectation) -> N
             if writer == "tensorstore":
                 assert "dimension_names" not in doc
             elif "zarr-python omits empty dimension_names" not in exp.deviations:
+                assert case.dimension_names is not None
                 assert doc["dimension_names"] == list(case.dimension_names)
         else:  # pragma: no cover
             raise AssertionError(f"undocumented deviation {deviation!r}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import warnings
+from typing import Any
 
 import numcodecs
 import numpy as np
@@ -22,6 +23,7 @@ import pytest
 import zarr
 import zarr.codecs as zc
 from numcodecs.registry import codec_registry
+from zarr.abc.codec import ArrayArrayCodec, ArrayBytesCodec
 from zarr.core.buffer import default_buffer_prototype
 from zarr.storage import MemoryStore as ZarrMemoryStore
 
@@ -39,7 +41,7 @@ with warnings.catch_warnings():
 ZARRFORGE_DTYPE = {"str": "string", "bytes": "bytes"}
 
 # settings some codecs cannot be built without
-NUMCODECS_ARGUMENTS = {
+NUMCODECS_ARGUMENTS: dict[str, dict[str, Any]] = {
     "fixedscaleoffset": {"offset": 0, "scale": 10, "dtype": "<f4"},
     "quantize": {"digits": 3, "dtype": "<f4"},
     "astype": {"encode_dtype": "<f8", "decode_dtype": "<f4"},
@@ -65,13 +67,14 @@ NOT_IN_V2_CASES = {
 
 def _stored(store: ZarrMemoryStore, key: str) -> dict:
     value = asyncio.run(store.get(key, default_buffer_prototype()))
+    assert value is not None
     return json.loads(value.to_bytes())
 
 
 def _argument_for(codec) -> str:
-    if isinstance(codec, zarr.abc.codec.ArrayArrayCodec):
+    if isinstance(codec, ArrayArrayCodec):
         return "filters"
-    if isinstance(codec, zarr.abc.codec.ArrayBytesCodec):
+    if isinstance(codec, ArrayBytesCodec):
         return "serializer"
     return "compressors"
 

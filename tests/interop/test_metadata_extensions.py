@@ -28,7 +28,7 @@ IMPLEMENTATIONS = ("zarrforge", *X.PEERS)
 # --------------------------------------------------------------------------------------
 # short-hand codec names
 
-SHORT_HAND = {
+SHORT_HAND: dict[str, tuple[str, list[str | dict[str, str]]]] = {
     "uint8-bytes-crc32c": ("uint8", ["bytes", "crc32c"]),
     "bool-bytes": ("bool", ["bytes"]),
     "int8-mixed": ("int8", ["bytes", {"name": "crc32c"}]),

@@ -87,7 +87,12 @@ def _f64(*values: float) -> np.ndarray:
 
 
 def _case(
-    name: str, values: np.ndarray, expected: np.ndarray, fill: Any, filters: list, chunks: tuple[int, ...]
+    name: str,
+    values: np.ndarray,
+    expected: np.ndarray | None,
+    fill: Any,
+    filters: list,
+    chunks: tuple[int, ...],
 ) -> dict[str, Any]:
     values = np.asarray(values)  # expected None: lossless, read back as written
     expected = values.copy() if expected is None else np.asarray(expected, dtype=values.dtype)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -195,7 +196,7 @@ def tx_increment(root: str, rounds: str, go: str) -> None:
     say("done", conflicts)
 
 
-MODES = {
+MODES: dict[str, Callable[..., None]] = {
     "parts": parts,
     "write": write,
     "attrs": attrs,

@@ -178,7 +178,7 @@ def test_local_conditional_write_survives_a_concurrent_prune(tmp_path, monkeypat
     FileExistsError for a directory that is no longer there."""
     store = LocalStore(tmp_path)
     real_makedirs = local_module.os.makedirs
-    raced = []
+    raced: list[str] = []
 
     def makedirs_losing_the_race(path, exist_ok=False):
         if not raced:

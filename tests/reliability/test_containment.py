@@ -134,7 +134,7 @@ def test_dot_dot_in_a_root_means_the_same_in_every_root_form(tmp_path, monkeypat
         f"file:{tmp_path}/work/../data.zarr|zarr3:",
         "fsspec+file://../data.zarr",
     ):
-        np.testing.assert_array_equal(zf.open_array(root, "x")[...], [7, 8, 9]), root
+        np.testing.assert_array_equal(zf.open_array(root, "x")[...], [7, 8, 9], err_msg=root)
     assert sorted(os.listdir(tmp_path)) == ["data.zarr", "work"]
 
 

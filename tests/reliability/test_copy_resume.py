@@ -73,7 +73,11 @@ def test_copy_interrupted_by_a_store_error_can_be_rerun(tmp_path: Path, fmt: str
     dest = LocalStore(tmp_path / "dest")
     faulty = FaultyStore(dest)
     faulty.add(
-        on("set", where=lambda c: not c.key.endswith((".json", ".zarray", ".zattrs", ".zgroup")), nth=nth),
+        on(
+            "set",
+            where=lambda c: not (c.key or "").endswith((".json", ".zarray", ".zattrs", ".zgroup")),
+            nth=nth,
+        ),
         Fail(),
     )
     with pytest.raises(

@@ -275,12 +275,17 @@ def test_a_killed_writer_leaves_before_after_or_marked_leftovers(tmp_path: Path,
     rng = random.Random(f"{SEED}-{path.name}")
     writes, seconds = _kill_points(path, tmp_path)
     assert writes >= 2, f"{path.name} makes {writes} write(s): nothing to kill between"
-    kills: list[Callable[[Callable[[], None]], bool]] = [
-        (lambda op, k=k: killed_before_write(op, LocalStore, k, methods=WRITES)) for k in range(1, writes + 1)
-    ]
+    Kill = Callable[[Callable[[], None]], bool]
+
+    def before_write(k: int) -> Kill:
+        return lambda op: killed_before_write(op, LocalStore, k, methods=WRITES)
+
+    def after(delay: float) -> Kill:
+        return lambda op: killed_after(op, delay)
+
+    kills = [before_write(k) for k in range(1, writes + 1)]
     while len(kills) < KILLS:
-        delay = rng.uniform(0.0, seconds)
-        kills.append(lambda op, delay=delay: killed_after(op, delay))
+        kills.append(after(rng.uniform(0.0, seconds)))
     seen: collections.Counter[str] = collections.Counter()
     for number, kill in enumerate(kills):
         root = tmp_path / f"kill{number}"

@@ -54,7 +54,9 @@ def test_a_name_too_long_for_the_file_system_is_refused_by_name(tmp_path) -> Non
 def test_codec_errors_against_the_array_name_its_document(document, message) -> None:
     store = MemoryStore()
     array = zf.create_array(store, "g/a", shape=(8, 8), chunks=(4, 4), dtype="int32")
-    stored = json.loads(store.get("g/a/zarr.json"))
+    raw = store.get("g/a/zarr.json")
+    assert raw is not None
+    stored = json.loads(raw)
     if "transpose" in document:
         stored["codecs"] = [{"name": "transpose", "configuration": {"order": [0]}}, *stored["codecs"]]
     else:
@@ -81,7 +83,9 @@ def test_codec_errors_against_the_array_name_its_document(document, message) -> 
 def test_attributes_nested_deep_are_written_back_as_deep_as_they_are_read() -> None:
     store = MemoryStore()
     zf.create_array(store, "a", shape=(1,), dtype="int8")
-    document = json.loads(store.get("a/zarr.json"))
+    stored = store.get("a/zarr.json")
+    assert stored is not None
+    document = json.loads(stored)
     document["attributes"] = {"deep": "PLACE"}  # 900 levels, as another writer's text
     store.set("a/zarr.json", json.dumps(document).replace('"PLACE"', "[" * 900 + "1" + "]" * 900).encode())
     array = zf.open_array(store, "a", mode="r+")
@@ -108,7 +112,9 @@ def test_attributes_nested_deep_are_written_back_as_deep_as_they_are_read() -> N
 def test_a_codec_list_out_of_order_names_the_document(codecs) -> None:
     store = MemoryStore()
     zf.create_array(store, "a", shape=(2,), dtype="int8")
-    document = json.loads(store.get("a/zarr.json"))
+    stored = store.get("a/zarr.json")
+    assert stored is not None
+    document = json.loads(stored)
     document["codecs"] = codecs
     store.set("a/zarr.json", json.dumps(document).encode())
     with pytest.raises(MetadataError) as info:
@@ -130,7 +136,9 @@ def test_a_v2_chunks_value_out_of_range_names_the_v2_field() -> None:
     """Before: the field was the v3 grid's path, chunks.configuration.chunk_shape."""
     store = MemoryStore()
     zf.create_array(store, "a", shape=(4,), chunks=(2,), dtype="int8", zarr_format=2)
-    document = json.loads(store.get("a/.zarray"))
+    stored = store.get("a/.zarray")
+    assert stored is not None
+    document = json.loads(stored)
     document["chunks"] = [2**64]  # beyond int64
     store.set("a/.zarray", json.dumps(document).encode())
     with pytest.raises(MetadataError) as info:

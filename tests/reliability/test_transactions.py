@@ -32,7 +32,7 @@ def _prepare(root: Path) -> None:
 def _kill_after_writes(root: Path, writes: int) -> list[str]:
     process = start_worker("commit", str(root), "2", "0.02")
     assert process.stdout.readline().strip() == "ready", process.stderr.read()[-2000:]
-    written = []
+    written: list[str] = []
     while len(written) < writes:
         line = process.stdout.readline().split()
         assert line and line[0] == "wrote", (line, process.stderr.read()[-2000:])

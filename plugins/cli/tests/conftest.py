@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -57,6 +57,12 @@ def s3_endpoint():
         yield endpoint
 
 
+class _SiteServer(http.server.ThreadingHTTPServer):
+    """The server of ``http_site``: ``root`` is the directory it serves."""
+
+    root: pathlib.Path
+
+
 class _Files(http.server.BaseHTTPRequestHandler):
     """GET and HEAD of the files below the server's root, single byte ranges."""
 
@@ -72,7 +78,8 @@ class _Files(http.server.BaseHTTPRequestHandler):
     def _answer(self, body: bool) -> None:
         from urllib.parse import unquote, urlsplit
 
-        root = self.server.root  # type: ignore[attr-defined]
+        assert isinstance(self.server, _SiteServer)
+        root = self.server.root
         path = (root / unquote(urlsplit(self.path).path).lstrip("/")).resolve()
         if root not in path.parents or not path.is_file():  # directories are not listed
             self.send_response(404)
@@ -99,13 +106,13 @@ class _Files(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def http_site(tmp_path):
+def http_site(tmp_path: pathlib.Path) -> Iterator[tuple[pathlib.Path, str]]:
     """``(directory, url)``: what is written below ``directory`` is served at ``url``."""
     directory = tmp_path / "site"
     directory.mkdir()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Files)
+    server = _SiteServer(("127.0.0.1", 0), _Files)
     server.daemon_threads = True
-    server.root = directory.resolve()  # type: ignore[attr-defined]
+    server.root = directory.resolve()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import ml_dtypes
@@ -266,12 +267,14 @@ def test_bad_struct_configurations_name_the_field(config, field):
     assert info.value.field == field
 
 
-def test_deeply_nested_struct_is_refused_not_recursed():
-    document: object = "int8"
-    for _ in range(200):
-        document = {"name": "struct", "configuration": {"fields": [{"name": "f", "data_type": document}]}}
+def test_deeply_nested_struct_is_refused_not_recursed() -> None:
+    data_type: object = "int8"
+    configuration: dict[str, Any] = {}
+    for _ in range(200):  # the configuration of a struct 200 deep
+        configuration = {"fields": [{"name": "f", "data_type": data_type}]}
+        data_type = {"name": "struct", "configuration": configuration}
     with pytest.raises(MetadataError):
-        Struct.from_json("struct", document["configuration"])  # type: ignore[index]
+        Struct.from_json("struct", configuration)
 
 
 def test_struct_fill_value_needs_every_field():

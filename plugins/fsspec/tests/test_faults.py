@@ -4,6 +4,7 @@ the key and the URL; nothing hangs. Every endpoint here is on 127.0.0.1."""
 from __future__ import annotations
 
 import errno
+from typing import Any
 
 import fsspec
 import numpy as np
@@ -15,7 +16,7 @@ from zarrforge.errors import StoreError
 from zarrforge_fsspec import FsspecStore
 from zarrforge_fsspec.faults import is_invalid_range, is_refused, is_transient
 
-FAST = {"max_retries": 2, "retry_backoff": 0.01, "retry_max_backoff": 0.05}
+FAST: dict[str, Any] = {"max_retries": 2, "retry_backoff": 0.01, "retry_max_backoff": 0.05}
 
 
 def s3_to(endpoint: str, **settings) -> FsspecStore:

@@ -169,7 +169,7 @@ def test_opening_a_node_in_a_missing_bucket_names_the_bucket(s3_options) -> None
             StoreError, match="the bucket 'zf-no-such-bucket' does not exist"
         ) as info:  # before: NodeNotFoundError "no group at path '/'"
             call()
-        assert url in str(info.value) and info.value.url.startswith(url)
+        assert url in str(info.value) and (info.value.url or "").startswith(url)
 
 
 def test_a_missing_key_in_an_existing_bucket_still_reads_as_missing(s3_url, s3_options) -> None:

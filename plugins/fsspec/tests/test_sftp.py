@@ -16,10 +16,12 @@ import warnings
 import numpy as np
 import pytest
 
-asyncssh = pytest.importorskip("asyncssh", reason="asyncssh is in the fsspec plugin's test extra")
+pytest.importorskip("asyncssh", reason="asyncssh is in the fsspec plugin's test extra")
 pytest.importorskip("paramiko", reason="paramiko is in the fsspec plugin's test extra")
 
-import zarrforge as zf  # noqa: E402
+import asyncssh
+
+import zarrforge as zf
 
 USER, PASSWORD = "zarr", "not-a-secret"
 

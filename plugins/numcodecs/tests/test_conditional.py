@@ -179,9 +179,12 @@ def test_the_decision_learns_which_chunk_it_encodes(tmp_path: pathlib.Path) -> N
                 assert array.store.get(f"c/{row}/0")[0] == (row % 2 == 0), row
     # outside the chunk engine there is no chunk: None
     seen.clear()
-    ConditionalCodec(
-        [ZstdCodec(level=3)], decision=lambda index, codec, data: seen.append(index) or False
-    ).encode(b"x")
+
+    def never(index: object, codec: object, data: object) -> bool:
+        seen.append(index)
+        return False
+
+    ConditionalCodec([ZstdCodec(level=3)], decision=never).encode(b"x")
     assert seen == [None]
 
 

@@ -12,6 +12,7 @@ import bz2
 import gzip
 import lzma
 import zlib
+from typing import Any
 
 import numcodecs
 import pytest
@@ -48,7 +49,7 @@ def _streaming_zstd(data: bytes) -> bytes:
 
 
 # (codec document, encoded bytes of PAYLOAD, as other writers may produce them)
-VALID = {
+VALID: dict[str, tuple[dict[str, Any], bytes]] = {
     "gzip two members": (GZIP, gzip.compress(PAYLOAD[:1000]) + gzip.compress(PAYLOAD[1000:])),
     "gzip zero padding": (GZIP, gzip.compress(PAYLOAD) + bytes(7)),
     "numcodecs.gzip": (NC_GZIP, gzip.compress(PAYLOAD)),

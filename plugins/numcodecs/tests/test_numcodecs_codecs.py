@@ -85,6 +85,20 @@ def chunk_spec(shape: tuple[int, ...], dtype: Any, fill_value: Any = 0) -> Chunk
     return ChunkSpec(shape=shape, data_type=dt, fill_value=dt.numpy_dtype.type(fill_value), layout=CLayout())
 
 
+def bytes_bytes(name: str, configuration: dict[str, Any] | None) -> NumcodecsBytesBytesCodec:
+    """``NumcodecsCodec.from_json`` for a bytes -> bytes numcodecs codec, of that kind."""
+    codec = NumcodecsCodec.from_json(name, configuration)
+    assert isinstance(codec, NumcodecsBytesBytesCodec)
+    return codec
+
+
+def array_array(name: str, configuration: dict[str, Any] | None) -> NumcodecsArrayArrayCodec:
+    """``NumcodecsCodec.from_json`` for an array -> array numcodecs filter, of that kind."""
+    codec = NumcodecsCodec.from_json(name, configuration)
+    assert isinstance(codec, NumcodecsArrayArrayCodec)
+    return codec
+
+
 def random_bytes(n: int) -> bytes:
     """Half random, half repetitive, so that compressors have something to do."""
     half = n // 2
@@ -278,7 +292,7 @@ def test_blosc_json_matches_zarr_python() -> None:
     explicit = BloscCodec(shuffle="shuffle").evolve(chunk_spec((10,), "u1"))
     assert explicit.to_json()["configuration"]["shuffle"] == "shuffle"
     # read back exactly as written
-    doc = {
+    doc: dict[str, Any] = {
         "name": "blosc",
         "configuration": {"typesize": 4, "cname": "lz4", "clevel": 1, "shuffle": "noshuffle", "blocksize": 0},
     }
@@ -405,7 +419,7 @@ def _fuzz_codecs() -> list[BytesBytesCodec]:
         BloscCodec(typesize=4),
         Crc32cCodec(),
         *(
-            NumcodecsCodec.from_json(n, c)
+            bytes_bytes(n, c)
             for n, c in [
                 ("numcodecs.zlib", {"level": 1}),
                 ("numcodecs.bz2", {"level": 1}),
@@ -468,7 +482,7 @@ def test_decoders_fail_only_with_corrupt_chunk_error() -> None:
     [("numcodecs.blosc", None), ("numcodecs.zstd", {"level": 1}), ("numcodecs.zlib", {"level": 1})],
 )
 def test_adapter_empty_round_trip(name: str, configuration: dict | None) -> None:
-    codec = NumcodecsCodec.from_json(name, configuration)
+    codec = bytes_bytes(name, configuration)
     assert codec.decode(codec.encode(b"")) == b""
 
 
@@ -604,7 +618,7 @@ def test_adapter_bytes_round_trip(name: str, configuration: dict | None) -> None
 
 
 def test_adapter_zlib_json() -> None:
-    codec = NumcodecsCodec.from_json("numcodecs.zlib", {"level": 1})
+    codec = bytes_bytes("numcodecs.zlib", {"level": 1})
     assert codec.to_json() == {"name": "numcodecs.zlib", "configuration": {"level": 1}}
     assert codec.codec_id == "zlib"
     assert codec.encoded_size(10) is None
@@ -622,10 +636,10 @@ def test_adapter_entry_class_is_a_codec() -> None:
 
 
 def test_adapter_encoded_sizes() -> None:
-    assert NumcodecsCodec.from_json("numcodecs.crc32", None).encoded_size(10) == 14
-    assert NumcodecsCodec.from_json("numcodecs.shuffle", {"elementsize": 2}).encoded_size(10) == 10
-    assert NumcodecsCodec.from_json("numcodecs.base64", None).encoded_size(10) == 16
-    assert NumcodecsCodec.from_json("numcodecs.lz4", None).encoded_size(10) is None
+    assert bytes_bytes("numcodecs.crc32", None).encoded_size(10) == 14
+    assert bytes_bytes("numcodecs.shuffle", {"elementsize": 2}).encoded_size(10) == 10
+    assert bytes_bytes("numcodecs.base64", None).encoded_size(10) == 16
+    assert bytes_bytes("numcodecs.lz4", None).encoded_size(10) is None
 
 
 def test_adapter_unknown_id() -> None:
@@ -669,7 +683,7 @@ def test_adapter_checksum_mismatch_is_checksum_error() -> None:
         "numcodecs.jenkins_lookup3",
         "numcodecs.crc32c",
     ):
-        codec = NumcodecsCodec.from_json(name, None)
+        codec = bytes_bytes(name, None)
         encoded = bytearray(codec.encode(b"hello, checksummed world"))
         encoded[len(encoded) // 2] ^= 0x10
         with pytest.raises(ChecksumError, match=name):
@@ -689,7 +703,7 @@ def test_adapter_checksum_mismatch_is_checksum_error() -> None:
     ],
 )
 def test_adapter_garbage_is_corrupt(name: str, configuration: dict | None) -> None:
-    codec = NumcodecsCodec.from_json(name, configuration)
+    codec = bytes_bytes(name, configuration)
     encoded = codec.encode(random_bytes(5000))
     for bad in (
         encoded[: len(encoded) // 2],
@@ -702,7 +716,7 @@ def test_adapter_garbage_is_corrupt(name: str, configuration: dict | None) -> No
 
 
 def test_adapter_lz4_absurd_header_is_refused() -> None:
-    codec = NumcodecsCodec.from_json("numcodecs.lz4", None)
+    codec = bytes_bytes("numcodecs.lz4", None)
     with pytest.raises(CorruptChunkError, match="declares 2147483647 decoded bytes"):
         codec.decode(struct.pack("<i", 2**31 - 1) + b"\x00" * 8)
 
@@ -731,7 +745,7 @@ def test_adapter_delta_is_array_array_and_round_trips() -> None:
 
 
 def test_adapter_delta_astype_changes_dtype() -> None:
-    codec = NumcodecsCodec.from_json("numcodecs.delta", {"dtype": "<i8", "astype": "<i2"})
+    codec = array_array("numcodecs.delta", {"dtype": "<i8", "astype": "<i2"})
     spec = chunk_spec((100,), "i8", fill_value=7)
     encoded_spec = codec.resolve(spec)
     assert encoded_spec.dtype == np.dtype("i2")
@@ -745,7 +759,7 @@ def test_adapter_delta_astype_changes_dtype() -> None:
 
 
 def test_adapter_delta_big_endian_configuration() -> None:
-    codec = NumcodecsCodec.from_json("numcodecs.delta", {"dtype": ">i4", "astype": ">i4"})
+    codec = array_array("numcodecs.delta", {"dtype": ">i4", "astype": ">i4"})
     spec = chunk_spec((50,), "i4")
     codec.validate(spec)  # byte order is a storage detail, not a mismatch
     data = RNG.integers(-(10**6), 10**6, size=50, dtype=np.int32)
@@ -786,19 +800,19 @@ def test_adapter_fixedscaleoffset_resolve_changes_dtype() -> None:
 
 
 def test_adapter_astype_and_quantize() -> None:
-    astype = NumcodecsCodec.from_json("numcodecs.astype", {"encode_dtype": "<f4", "decode_dtype": "<f8"})
+    astype = array_array("numcodecs.astype", {"encode_dtype": "<f4", "decode_dtype": "<f8"})
     spec = chunk_spec((3, 3), "f8")
     assert astype.resolve(spec).dtype == np.dtype("f4")
     data = RNG.random((3, 3))
     assert np.allclose(astype.decode(astype.encode(data, spec), spec), data, atol=1e-6)
 
-    quantize = NumcodecsCodec.from_json("numcodecs.quantize", {"digits": 2, "dtype": "<f8"})
+    quantize = array_array("numcodecs.quantize", {"digits": 2, "dtype": "<f8"})
     assert quantize.resolve(spec).dtype == np.dtype("f8")
     assert np.allclose(quantize.decode(quantize.encode(data, spec), spec), data, atol=1e-2)
 
 
 def test_adapter_bitround() -> None:
-    codec = NumcodecsCodec.from_json("numcodecs.bitround", {"keepbits": 10})
+    codec = array_array("numcodecs.bitround", {"keepbits": 10})
     spec = chunk_spec((20,), "f4")
     codec.validate(spec)
     assert codec.resolve(spec).dtype == np.dtype("f4")
@@ -809,7 +823,7 @@ def test_adapter_bitround() -> None:
     with pytest.raises(MetadataError, match="float16/32/64"):
         codec.validate(chunk_spec((20,), "i4"))
     with pytest.raises(MetadataError, match="keepbits must be at most 10"):
-        NumcodecsCodec.from_json("numcodecs.bitround", {"keepbits": 11}).validate(chunk_spec((4,), "f2"))
+        array_array("numcodecs.bitround", {"keepbits": 11}).validate(chunk_spec((4,), "f2"))
 
 
 def test_adapter_packbits() -> None:
@@ -930,14 +944,15 @@ def test_entry_points_resolve_to_codec_classes() -> None:
         module, _, attr = target.partition(":")
         obj = getattr(importlib.import_module(module), attr)
         assert isinstance(obj, type) and issubclass(obj, Codec), name
-        configuration = {
+        configurations: dict[str, dict[str, Any]] = {
             "bitround": {"keepbits": 3},  # required there
             "zfp": {"mode": "reversible"},
             "conditional": {"codecs": []},
             "n5_default": {
                 "codecs": [{"name": "transpose", "configuration": {"order": [0]}}, {"name": "bytes"}]
             },
-        }.get(name)
+        }
+        configuration = configurations.get(name)
         built = obj.from_json("numcodecs.zlib" if name == "numcodecs.*" else name, configuration)
         assert built.to_json()["name"] == ("numcodecs.zlib" if name == "numcodecs.*" else name)
 

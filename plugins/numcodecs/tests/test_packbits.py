@@ -13,6 +13,7 @@ import zarrforge as zf
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.abc.data_type import DataType
 from zarrforge.errors import CorruptChunkError, MetadataError
+from zarrforge.registries import resolution as components
 from zarrforge.testing import CodecConformance
 from zarrforge_numcodecs.packbits_codec import PackbitsCodec
 
@@ -55,7 +56,7 @@ class _Type(DataType):
 
 
 def spec(shape, dtype, **kw) -> ChunkSpec:
-    return ChunkSpec(tuple(shape), _Type(dtype, **kw), 0, None)
+    return ChunkSpec(tuple(shape), _Type(dtype, **kw), 0, components.memory_layout("C"))
 
 
 def test_bool_packs_one_bit_per_element_least_significant_first() -> None:

@@ -58,7 +58,9 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def zarray(store: MemoryStore, path: str = "a") -> dict:
-    return json.loads(store.get(f"{path}/.zarray"))
+    document = store.get(f"{path}/.zarray")
+    assert document is not None
+    return json.loads(document)
 
 
 def expected_after_partial_write(data, fill, region):

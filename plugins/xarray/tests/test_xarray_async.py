@@ -12,6 +12,7 @@ import asyncio
 import pickle
 import threading
 import time
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ def make_dataset() -> xr.Dataset:
     return ds
 
 
-def lazy_names(ds: xr.Dataset) -> set[str]:
+def lazy_names(ds: xr.Dataset) -> set[Hashable]:
     """The variables a load reads from the store (index coordinates are read on opening)."""
     return {name for name, variable in ds.variables.items() if name not in ds.indexes}
 

@@ -421,7 +421,7 @@ def test_a_killed_xarray_write_leaves_before_after_or_marked_leftovers(tmp_path:
     points = list(range(1, writes + 1))
     if len(points) > KILLS:
         points = sorted(rng.sample(points, KILLS))
-    kills = [("before write", k) for k in points]
+    kills: list[tuple[str, float]] = [("before write", k) for k in points]
     while len(kills) < KILLS + 4:
         kills.append(("after seconds", round(rng.uniform(0.0, seconds), 4)))
     seen: dict[str, int] = {}
@@ -430,6 +430,7 @@ def test_a_killed_xarray_write_leaves_before_after_or_marked_leftovers(tmp_path:
         path.setup(root)
         where = f"{path.name}: kill {number}, {how} {when} (of {writes} writes, {seconds:.3f} s), seed {SEED}"
         if how == "before write":
+            assert isinstance(when, int)  # a write's number
             killed = killed_before_write(lambda: path.write(root), LocalStore, when, methods=WRITES)  # noqa: B023  # called before the loop moves on
         else:
             killed = killed_after(lambda: path.write(root), when)  # noqa: B023  # called before the loop moves on

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any, Literal
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ import zarrforge_zom as zom
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::FutureWarning")
 
 
-def write_with_zarr_python(path: str, zarr_format: int) -> None:
+def write_with_zarr_python(path: str, zarr_format: Literal[2, 3]) -> None:
+    extra: dict[str, Any] = {"dimension_names": ["y", "x"]} if zarr_format == 3 else {}
     root = zarr.open_group(path, mode="w", zarr_format=zarr_format, attributes={"made": "zarr"})
     a = root.create_array(
         "a",
@@ -23,7 +25,7 @@ def write_with_zarr_python(path: str, zarr_format: int) -> None:
         dtype="float64",
         fill_value=np.nan,
         attributes={"units": "m"},
-        **({"dimension_names": ["y", "x"]} if zarr_format == 3 else {}),
+        **extra,
     )
     a[:] = np.arange(48.0).reshape(6, 8)
     sub = root.create_group("sub", attributes={"level": 1})
