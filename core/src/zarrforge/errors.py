@@ -255,12 +255,21 @@ class UnsafeCodecError(ZarrforgeError, PermissionError):
 
 
 class StoreError(ZarrforgeError, OSError):
-    """A store operation failed; ``key`` and ``url`` say where, when known."""
+    """A store operation failed; ``key`` and ``url`` say where, when known, and ``attempts``
+    how many times it was tried where the store retries."""
 
-    def __init__(self, message: str = "", *, key: str | None = None, url: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        key: str | None = None,
+        url: str | None = None,
+        attempts: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.key = key
         self.url = url
+        self.attempts = attempts
 
 
 class StoreArgumentError(ZarrforgeError, TypeError):

@@ -51,7 +51,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from ..metadata.document import NodeDocument, UnknownExtension
+from ..metadata.document import NodeDocument
+from ..metadata.document import UnknownExtension as UnknownExtension
 from .chunk_grid import ChunkGrid
 from .chunk_key_encoding import ChunkKeyEncoding
 from .codec import Codec

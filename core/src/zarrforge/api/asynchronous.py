@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..asyncio.api import create_array, create_group, open, open_array, open_group  # noqa: A004  # zarr-python's names
 from ..asyncio.arrays import AsyncArray
@@ -120,3 +120,7 @@ _FOUND: dict[str, Callable[..., Awaitable[Any]]] = {
 }
 globals().update(_FOUND)
 __all__ = sorted(_FOUND)  # noqa: PLE0605  # computed from the table above
+
+if TYPE_CHECKING:
+    # what a type checker sees of the names made above: each a coroutine function
+    def __getattr__(name: str) -> Callable[..., Awaitable[Any]]: ...
