@@ -29,8 +29,7 @@ class ZOrder(MemoryLayout):
         return np.empty(tuple(shape), dtype=dtype)
 
     def linearize(self, array: np.ndarray) -> np.ndarray:
-        result: np.ndarray = np.ravel(array, order="C")[z_positions(tuple(array.shape))]
-        return result
+        return np.ravel(array, order="C")[z_positions(tuple(array.shape))]
 
     def delinearize(self, flat: np.ndarray, shape: Sequence[int]) -> np.ndarray:
         shape = tuple(shape)
