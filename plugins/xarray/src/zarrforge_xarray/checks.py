@@ -100,7 +100,7 @@ def check_against_store(
         _check_dtype(name, variable, array)  # appended, written in a region or overwritten
 
 
-def dimension_names_differ(name: str, given: tuple[Hashable, ...], stored: tuple[str, ...]) -> str:
+def dimension_names_differ(name: str, given: tuple[Hashable, ...], stored: tuple[Hashable, ...]) -> str:
     """The refusal of a write giving an existing variable other dimension names."""
     return (
         f"variable {name!r} already exists with different dimension names: it has "
@@ -203,7 +203,7 @@ def check_attribute_values(
         for key, value in attrs.items():
             try:
                 # as an attribute: NaN and infinity are allowed there, as zarr-python writes them
-                check_document({"attributes": {str(key): encode_zarr_attr_value(value)}})
+                check_document({"attributes": {str(key): encode_zarr_attr_value(value)}})  # type: ignore[no-untyped-call]  # xarray leaves encode_zarr_attr_value unannotated
             except zarrforge.errors.MetadataError as exc:
                 raise TypeError(
                     f"Invalid attribute in Dataset.attrs: attribute {str(key)!r} of {owner} is "

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -106,7 +106,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         # appends write their new rows before the longer shapes are committed (compute=True)
         self.stage_growth = stage_growth
         self.staged: list[Any] = []
-        self.zarr_format = int(group.metadata_model.format_name)
+        self.zarr_format = cast(Literal[2, 3], int(group.metadata_model.format_name))  # a v2 or v3 group
         self.mode = mode
         self.append_dim = append_dim
         self.region = dict(region) if region else {}
@@ -121,7 +121,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         return encode_zarr_variable(variable, name=name, zarr_format=self.zarr_format)
 
     def encode_attribute(self, value: Any) -> Any:
-        return encode_zarr_attr_value(value)
+        return encode_zarr_attr_value(value)  # type: ignore[no-untyped-call]  # xarray leaves encode_zarr_attr_value unannotated
 
     def set_dimension(self, dim: Hashable, length: int, is_unlimited: bool) -> None:
         return None
@@ -168,10 +168,10 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         writer: ArrayWriter | None = None,
         unlimited_dims: Any = None,
     ) -> None:
-        writer = writer or ArrayWriter()
+        writer = writer or ArrayWriter()  # type: ignore[no-untyped-call]  # xarray leaves ArrayWriter unannotated
         existing = {} if self.mode == "w" else self._existing()
         new_vars = {k: v for k, v in variables.items() if stored_name(k) not in existing}
-        encoded, attributes = self.encode(new_vars, attributes)
+        encoded, attributes = self.encode(new_vars, attributes)  # type: ignore[no-untyped-call]  # xarray leaves encode unannotated
         stored_vars = {k: v for k, v in variables.items() if stored_name(k) in existing}
         if stored_vars:
             # existing variables are written exactly as the store encodes them
@@ -189,7 +189,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 copy = v.copy(deep=False)
                 copy.encoding = decoded[k].encoding
                 with_encoding[k] = copy
-            again, _ = self.encode(with_encoding, {})
+            again, _ = self.encode(with_encoding, {})  # type: ignore[no-untyped-call]  # xarray leaves encode unannotated
             for k, v in again.items():
                 stored_dims = decoded[k].dims
                 if set(v.dims) != set(stored_dims):  # checks.py refused it already
@@ -203,16 +203,16 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 for k, v in encoded.items()
                 if stored_name(k) not in existing or self.append_dim in v.dims
             }
-        self.set_variables(encoded, check_encoding_set, writer, existing)
+        self._set_variables(encoded, check_encoding_set, writer, existing)
 
-    def set_variables(
+    def _set_variables(
         self,
         variables: dict[Hashable, xr.Variable],
         check_encoding_set: Any,
         writer: ArrayWriter,
         existing: dict[str, zarrforge.Array],
     ) -> None:
-        in_memory: list[tuple[zarrforge.Array, tuple, Any]] = []
+        in_memory: list[tuple[zarrforge.Array, tuple[Any, ...], Any]] = []
         for key, variable in variables.items():
             name = stored_name(key)
             attributes = dict(variable.attrs)
@@ -267,7 +267,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                     name, variable, encoding, attributes, fill_value, none_variable=key is None
                 )
             if is_chunked_array(variable.data):
-                writer.add(variable.data, array, selection)
+                writer.add(variable.data, array, selection)  # type: ignore[no-untyped-call]  # xarray leaves add unannotated
             else:
                 in_memory.append((array, selection, variable.data))
         _write_concurrently(in_memory)
@@ -437,7 +437,7 @@ def _auto_region(dataset: xr.Dataset, group: zarrforge.Group, region: Any) -> di
     return found
 
 
-def _write_concurrently(writes: list[tuple[zarrforge.Array, tuple, Any]]) -> None:
+def _write_concurrently(writes: list[tuple[zarrforge.Array, tuple[Any, ...], Any]]) -> None:
     """Write in-memory variables two at a time: each write's chunks are compressed in
     parallel already, but a variable's last chunks leave cores idle that the next variable
     can use. The variables are distinct arrays, so the order of their writes is free."""
@@ -594,7 +594,7 @@ def _write(
     mode: str,
     append_dim: Hashable | None,
     region: Any,
-    encoding: dict[Hashable, dict[str, Any]],
+    encoding: Mapping[Hashable, Mapping[str, Any]],
     consolidated: bool | None,
     compute: bool,
     safe_chunks: bool,
@@ -655,13 +655,13 @@ def _write(
         write_empty_chunks=write_empty_chunks,
         replacing=replacing,
     )
-    writer = ArrayWriter()
+    writer = ArrayWriter()  # type: ignore[no-untyped-call]  # xarray leaves ArrayWriter unannotated
     try:
-        dump_to_store(dataset, writable, writer, encoding=encoding)
+        dump_to_store(dataset, writable, writer, encoding=encoding)  # type: ignore[no-untyped-call]  # xarray leaves dump_to_store unannotated
         for array in writer.targets:  # dask data goes to workers: the store must travel too
             check_shareable(array)
         finish = _consolidator(target) if consolidated is not False and mode != "r+" else None
-        written = writer.sync(compute=compute, chunkmanager_store_kwargs=store_kwargs or None)
+        written = writer.sync(compute=compute, chunkmanager_store_kwargs=store_kwargs or None)  # type: ignore[no-untyped-call]  # xarray leaves sync unannotated
         _commit_growth(writable.staged, target)
     except BaseException:
         for staged in writable.staged:
@@ -671,9 +671,9 @@ def _write(
         finish()
     if compute:
         return target
-    import dask
+    from dask.delayed import delayed
 
-    return dask.delayed(_after)(written)
+    return delayed(_after)(written)
 
 
 def _commit_growth(staged: list[Any], group: zarrforge.Group) -> None:
