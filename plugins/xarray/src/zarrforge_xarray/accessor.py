@@ -71,7 +71,7 @@ def _after_all(_written: list[Any]) -> None:
     return None
 
 
-@xr.register_dataset_accessor("zarrforge")  # type: ignore[no-untyped-call]  # xarray leaves register_dataset_accessor unannotated
+@xr.register_dataset_accessor("zarrforge")
 class DatasetAccessor:
     def __init__(self, dataset: xr.Dataset) -> None:
         self._dataset = dataset
@@ -82,7 +82,7 @@ class DatasetAccessor:
         return to_zarr(self._dataset, store, *args, **options)
 
 
-@xr.register_datatree_accessor("zarrforge")  # type: ignore[no-untyped-call]  # xarray leaves register_datatree_accessor unannotated
+@xr.register_datatree_accessor("zarrforge")
 class DataTreeAccessor:
     def __init__(self, tree: xr.DataTree) -> None:
         self._tree = tree

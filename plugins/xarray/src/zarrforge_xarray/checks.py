@@ -203,7 +203,7 @@ def check_attribute_values(
         for key, value in attrs.items():
             try:
                 # as an attribute: NaN and infinity are allowed there, as zarr-python writes them
-                check_document({"attributes": {str(key): encode_zarr_attr_value(value)}})  # type: ignore[no-untyped-call]  # xarray leaves encode_zarr_attr_value unannotated
+                check_document({"attributes": {str(key): encode_zarr_attr_value(value)}})
             except zarrforge.errors.MetadataError as exc:
                 raise TypeError(
                     f"Invalid attribute in Dataset.attrs: attribute {str(key)!r} of {owner} is "

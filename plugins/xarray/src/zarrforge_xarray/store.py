@@ -88,7 +88,7 @@ class ZarrforgeArray(BackendArray):
         self.shape = tuple(array.shape)
         dtype = array.dtype
         if _is_variable_length_text(array):
-            dtype = create_vlen_dtype(str)  # type: ignore[no-untyped-call]  # xarray's marker for variable-length strings (xarray leaves create_vlen_dtype unannotated)
+            dtype = create_vlen_dtype(str)  # xarray's marker for variable-length strings
         self.dtype = dtype
 
     def get_array(self) -> zarrforge.Array:

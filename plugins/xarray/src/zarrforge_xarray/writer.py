@@ -121,7 +121,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         return encode_zarr_variable(variable, name=name, zarr_format=self.zarr_format)
 
     def encode_attribute(self, value: Any) -> Any:
-        return encode_zarr_attr_value(value)  # type: ignore[no-untyped-call]  # xarray leaves encode_zarr_attr_value unannotated
+        return encode_zarr_attr_value(value)
 
     def set_dimension(self, dim: Hashable, length: int, is_unlimited: bool) -> None:
         return None
@@ -168,10 +168,10 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         writer: ArrayWriter | None = None,
         unlimited_dims: Any = None,
     ) -> None:
-        writer = writer or ArrayWriter()  # type: ignore[no-untyped-call]  # xarray leaves ArrayWriter unannotated
+        writer = writer or ArrayWriter()
         existing = {} if self.mode == "w" else self._existing()
         new_vars = {k: v for k, v in variables.items() if stored_name(k) not in existing}
-        encoded, attributes = self.encode(new_vars, attributes)  # type: ignore[no-untyped-call]  # xarray leaves encode unannotated
+        encoded, attributes = self.encode(new_vars, attributes)
         stored_vars = {k: v for k, v in variables.items() if stored_name(k) in existing}
         if stored_vars:
             # existing variables are written exactly as the store encodes them
@@ -189,7 +189,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 copy = v.copy(deep=False)
                 copy.encoding = decoded[k].encoding
                 with_encoding[k] = copy
-            again, _ = self.encode(with_encoding, {})  # type: ignore[no-untyped-call]  # xarray leaves encode unannotated
+            again, _ = self.encode(with_encoding, {})
             for k, v in again.items():
                 stored_dims = decoded[k].dims
                 if set(v.dims) != set(stored_dims):  # checks.py refused it already
@@ -267,7 +267,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                     name, variable, encoding, attributes, fill_value, none_variable=key is None
                 )
             if is_chunked_array(variable.data):
-                writer.add(variable.data, array, selection)  # type: ignore[no-untyped-call]  # xarray leaves add unannotated
+                writer.add(variable.data, array, selection)
             else:
                 in_memory.append((array, selection, variable.data))
         _write_concurrently(in_memory)
@@ -655,13 +655,13 @@ def _write(
         write_empty_chunks=write_empty_chunks,
         replacing=replacing,
     )
-    writer = ArrayWriter()  # type: ignore[no-untyped-call]  # xarray leaves ArrayWriter unannotated
+    writer = ArrayWriter()
     try:
-        dump_to_store(dataset, writable, writer, encoding=encoding)  # type: ignore[no-untyped-call]  # xarray leaves dump_to_store unannotated
+        dump_to_store(dataset, writable, writer, encoding=encoding)
         for array in writer.targets:  # dask data goes to workers: the store must travel too
             check_shareable(array)
         finish = _consolidator(target) if consolidated is not False and mode != "r+" else None
-        written = writer.sync(compute=compute, chunkmanager_store_kwargs=store_kwargs or None)  # type: ignore[no-untyped-call]  # xarray leaves sync unannotated
+        written = writer.sync(compute=compute, chunkmanager_store_kwargs=store_kwargs or None)
         _commit_growth(writable.staged, target)
     except BaseException:
         for staged in writable.staged:
