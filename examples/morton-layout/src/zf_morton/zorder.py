@@ -29,7 +29,8 @@ class ZOrder(MemoryLayout):
         return np.empty(tuple(shape), dtype=dtype)
 
     def linearize(self, array: np.ndarray) -> np.ndarray:
-        return np.ravel(array, order="C")[z_positions(tuple(array.shape))]
+        result: np.ndarray = np.ravel(array, order="C")[z_positions(tuple(array.shape))]
+        return result
 
     def delinearize(self, flat: np.ndarray, shape: Sequence[int]) -> np.ndarray:
         shape = tuple(shape)

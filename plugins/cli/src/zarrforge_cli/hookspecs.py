@@ -26,3 +26,4 @@ def zarrforge_cli_commands() -> list[click.Command]:
     zarrforge-cli's own names cannot be taken; a name provided twice refuses to run
     and is reported by ``zarrforge plugins``. Implementations must not do I/O.
     """
+    raise NotImplementedError  # a specification: pluggy calls the implementations, never this

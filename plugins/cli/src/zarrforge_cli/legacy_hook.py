@@ -70,7 +70,7 @@ def contributions() -> list[Contribution]:
             except DeprecationWarning as exc:  # warnings are errors here (-W error)
                 found.append(contribution(name, _raising(exc)))
                 continue
-            found.append(contribution(name, lambda command=command: command))
+            found.append(contribution(name, _returning(command)))
     return found
 
 
@@ -80,6 +80,13 @@ def _warn(function: Callable[..., Any], message: str) -> None:
     warnings.warn_explicit(
         message, DeprecationWarning, code.co_filename, code.co_firstlineno, module=function.__module__
     )
+
+
+def _returning(command: Any) -> Callable[[], Any]:
+    def load() -> Any:
+        return command
+
+    return load
 
 
 def _raising(exc: Exception) -> Callable[[], Any]:

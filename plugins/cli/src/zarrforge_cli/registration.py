@@ -33,6 +33,8 @@ one release (:mod:`zarrforge_cli.legacy_hook`), with a ``DeprecationWarning``.
 
 from __future__ import annotations
 
+import functools
+
 import click
 
 from zarrforge.hierarchy_api import Registry
@@ -64,7 +66,7 @@ def entry_point_commands() -> dict[str, list[Contribution]]:
                     row.version,
                     row.value,
                     row.source,
-                    lambda name=row.name: commands_registry.get(name),
+                    functools.partial(commands_registry.get, row.name),
                 )
             )
         for name, providers in table.items():

@@ -82,7 +82,7 @@ def for_url(url: str, options: dict[str, Any], option: str) -> dict[str, Any] | 
     return options
 
 
-def flags(prefix: str = "", side: str = "the URL") -> Callable[[Callable], Callable]:
+def flags(prefix: str = "", side: str = "the URL") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The ``--<prefix>storage-option`` and ``--<prefix>anon`` options of a command; the
     command receives them parsed, as the keyword ``<prefix>storage_options`` (a dict,
     empty when none were given)."""
@@ -90,7 +90,7 @@ def flags(prefix: str = "", side: str = "the URL") -> Callable[[Callable], Calla
     option = f"--{prefix}storage-option"
     items, anon = f"{name}_items", f"{name}_anon"  # click's names, one pair per prefix
 
-    def decorate(function: Callable) -> Callable:
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         @click.option(
             option,
             items,

@@ -167,16 +167,22 @@ def draft_reference(
     ):
         codec_id = name[10:] if name.startswith("numcodecs.") else name
         if name.startswith("numcodecs."):  # every setting, as zarr-python 2 writes
-            config = c.numcodecs_configuration(document)
-            config.pop("id")
+            full = c.numcodecs_configuration(document)
+            if full is not None:  # None only for a name that is not numcodecs.<id>
+                config = full
+                config.pop("id")
         if codec_id == "blosc":
             config.pop("typesize", None)  # not part of the draft's blosc (numcodecs infers it)
             if "shuffle" in config:
                 config["shuffle"] = SHUFFLE_NAMES.get(config["shuffle"], config["shuffle"])
-        uri = remembered if codec_id_of(remembered) == codec_id else uri_of(codec_id)
+        uri = (
+            remembered if remembered is not None and codec_id_of(remembered) == codec_id else uri_of(codec_id)
+        )
         return uri, config
     if name == "bytes":
-        uri = remembered if codec_id_of(remembered) == "endian" else uri_of("endian")
+        uri = (
+            remembered if remembered is not None and codec_id_of(remembered) == "endian" else uri_of("endian")
+        )
         return uri, config
     if registry_names and isinstance(name, str):
         return name, config

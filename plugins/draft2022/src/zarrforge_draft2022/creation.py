@@ -57,8 +57,8 @@ from . import data_types as dts
 from . import transformers as st
 from .entry_point import GlobalStorageTransformer
 from .keys import DraftChunkKeyEncoding
-from .reading import FORMAT_NAME, layout_transpose
-from .spellings import Spellings
+from .reading import layout_transpose
+from .spellings import FORMAT_NAME, Spellings
 
 # zarr-python 2's default compressor: Blosc(cname="lz4", clevel=5, shuffle=SHUFFLE, blocksize=0).
 DEFAULT_COMPRESSOR = {
@@ -217,7 +217,8 @@ def _separator(value: Any) -> str:
                 value=value,
             )
         config = value.get("configuration") or value
-        return config.get("separator", "/")
+        separator: str = config.get("separator", "/")  # checked by DraftChunkKeyEncoding
+        return separator
     raise MetadataError(
         f"expected a separator ('/' or '.') or a chunk key encoding, got {value!r}",
         field="chunk_key_encoding",
@@ -259,7 +260,7 @@ def _user_codec(value: Any, *, field: str, ndim: int, named: list[tuple[Codec, s
     if isinstance(value, Codec):
         return value
     if isinstance(value, dict) and ("type" in value or "codec" in value):
-        uri = value.get("type", value.get("codec"))
+        uri = value["type"] if "type" in value else value["codec"]
         codec = codec_map.codec_from_draft(
             uri,
             value.get("configuration"),

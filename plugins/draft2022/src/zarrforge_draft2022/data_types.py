@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -241,7 +241,8 @@ def spell(
     ``remembered``: the ``(spelling, byte order)`` the data type was read with
     (:mod:`.spellings`), reused when it states no byte order or the same one.
     """
-    order = {"little": "<", "big": ">"}.get(endian or "", None)
+    orders: dict[str, Literal["<", ">"]] = {"little": "<", "big": ">"}
+    order = orders.get(endian or "", None)
     if remembered is not None:
         spelling, spelled_order = remembered
         usable = spelled_order is None or spelled_order == (order or "<")

@@ -95,7 +95,7 @@ def node_document(metadata: NodeMetadata, dialect: str) -> dict[str, Any]:
     """A node's document in ``dialect``."""
     if isinstance(metadata, ArrayMetadata):
         return array_document(metadata, dialect)
-    return group_document(metadata)  # type: ignore[arg-type]
+    return group_document(metadata)
 
 
 def group_document(metadata: GroupMetadata) -> dict[str, Any]:
@@ -244,7 +244,8 @@ def _numcodecs_filter(codec: Codec, *, field: str, before: bool = False) -> dict
     """A ``numcodecs.<id>`` codec as zarr-python 2 keeps a filter: ``{"id": ..., **config}``."""
     document = codec.to_json()
     name = document.get("name", "")
-    if not isinstance(name, str) or not name.startswith("numcodecs."):
+    config = numcodecs_configuration(document)  # None for any codec but numcodecs.<id>
+    if config is None:
         where = (
             "before the compressor (zarr-python 2 stores a single compressor, and "
             "numcodecs filters ahead of it)"
@@ -256,7 +257,7 @@ def _numcodecs_filter(codec: Codec, *, field: str, before: bool = False) -> dict
             field=field,
             value=document,
         )
-    return numcodecs_configuration(document)  # every setting, as zarr-python 2 writes
+    return config  # every setting, as zarr-python 2 writes
 
 
 def grid_document(grid: ChunkGrid, separator: str) -> dict[str, Any]:

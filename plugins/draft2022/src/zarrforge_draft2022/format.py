@@ -53,7 +53,8 @@ from .keys import (
     meta_prefix,
     validate_draft_path,
 )
-from .reading import FORMAT_NAME, parse_array, parse_group
+from .reading import parse_array, parse_group
+from .spellings import FORMAT_NAME
 
 __all__ = ["FORMAT_NAME", "Draft2022Format", "dump"]
 

@@ -66,6 +66,7 @@ def validate_draft_path(path: str) -> None:
 
 class DraftChunkKeyEncoding(ChunkKeyEncoding):
     name = "draft-2022"
+    separator: str  # always set, "/" or "."
 
     def __init__(self, separator: str = "/", dialect: str = ZARR_PYTHON) -> None:
         if separator not in SEPARATORS:

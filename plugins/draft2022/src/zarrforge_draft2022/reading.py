@@ -284,7 +284,7 @@ def parse_codecs(
     for i, config in enumerate(filters):
         where = f"attributes.filters[{i}]"
         options = {k: v for k, v in config.items() if k != "id"}
-        document_ = {"name": f"numcodecs.{config['id']}"}
+        document_: dict[str, Any] = {"name": f"numcodecs.{config['id']}"}
         if options:
             document_["configuration"] = options
         codecs.append(c.codec_from_json(document_, field=where))

@@ -57,7 +57,10 @@ def parse(value: Any, *, field: str) -> StorageTransformer:
             field=f"{field}.extension",
         )
     try:
-        return resolve(registry.storage_transformers, ExtensionRef(uri, config, True, value), field=field)
+        transformer: StorageTransformer = resolve(
+            registry.storage_transformers, ExtensionRef(uri, config, True, value), field=field
+        )
+        return transformer
     except UnknownExtensionError:
         raise
     except MetadataError as exc:

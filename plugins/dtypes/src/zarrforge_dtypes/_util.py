@@ -67,7 +67,7 @@ def config_keys(
 def length_bytes(name: str, configuration: Any) -> int:
     """The ``length_bytes`` of a fixed-length byte type's configuration (its only key)."""
     config = config_keys(name, configuration, {"length_bytes"}, {"length_bytes"})
-    length = config["length_bytes"]
+    length: int = config["length_bytes"]  # JSON; checked here
     if not is_int(length) or not 0 < length <= MAX_LENGTH_BYTES:
         raise MetadataError(
             f"{name}: length_bytes must be an integer in [1, {MAX_LENGTH_BYTES}], got {length!r}",

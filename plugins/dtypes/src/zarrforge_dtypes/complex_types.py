@@ -26,7 +26,7 @@ types are chosen by name.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -37,14 +37,14 @@ from ._bases import Unconfigured
 from ._util import fill_error
 from .ml_floats import ALL as _ML_FLOATS
 
-_NATIVE = {"float32": np.dtype("c8"), "float64": np.dtype("c16")}
+_NATIVE: dict[str, np.dtype] = {"float32": np.dtype("c8"), "float64": np.dtype("c16")}
 
 
 class _ComplexOf(Unconfigured):
     component: ClassVar[str]  # name of the real data type of each part
 
     def _part(self) -> DataType:
-        part = self.__dict__.get("_part_type")
+        part: DataType | None = self.__dict__.get("_part_type")
         if part is None:
             part = registry.data_types.get(self.component).from_json(self.component, None)
             self.__dict__["_part_type"] = part
@@ -107,18 +107,22 @@ class _ComplexOf(Unconfigured):
         raise fill_error(self.name, value, "a complex number, a pair [real, imaginary] or " + self._valid())
 
 
-def _define(component: str) -> type:
+def _define(component: str) -> type[_ComplexOf]:
     name = f"complex_{component}"
     cls_name = "Complex" + "".join(p.capitalize() for p in component.split("_"))
-    return type(
-        cls_name,
-        (_ComplexOf,),
-        {
-            "name": name,
-            "component": component,
-            "__module__": __name__,
-            "__doc__": f"The ``{name}`` data type: real and imaginary ``{component}`` parts.",
-        },
+    # type() builds a subclass of _ComplexOf, which the checker sees only as a type
+    return cast(
+        "type[_ComplexOf]",
+        type(
+            cls_name,
+            (_ComplexOf,),
+            {
+                "name": name,
+                "component": component,
+                "__module__": __name__,
+                "__doc__": f"The ``{name}`` data type: real and imaginary ``{component}`` parts.",
+            },
+        ),
     )
 
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -60,7 +60,8 @@ from ._util import fill_error
 def _numpy_dtype(name: str) -> np.dtype:
     import ml_dtypes  # imported on first use: resolving other dtypes need not load it
 
-    return np.dtype(getattr(ml_dtypes, name))
+    dtype: np.dtype = np.dtype(getattr(ml_dtypes, name))
+    return dtype
 
 
 @functools.cache
@@ -211,19 +212,23 @@ class _UnsignedExponentOnly(_MLFloat):
 
 
 def _define(
-    cls_name: str, name: str, bits: int, nan_bits: int | None, has_inf: bool, base: type = _MLFloat
-) -> type:
-    return type(
-        cls_name,
-        (base,),
-        {
-            "name": name,
-            "bits": bits,
-            "nan_bits": nan_bits,
-            "has_inf": has_inf,
-            "__module__": __name__,
-            "__doc__": f"The ``{name}`` data type (ml_dtypes.{name}).",
-        },
+    cls_name: str, name: str, bits: int, nan_bits: int | None, has_inf: bool, base: type[_MLFloat] = _MLFloat
+) -> type[_MLFloat]:
+    # type() builds a subclass of base, which the checker sees only as a type
+    return cast(
+        "type[_MLFloat]",
+        type(
+            cls_name,
+            (base,),
+            {
+                "name": name,
+                "bits": bits,
+                "nan_bits": nan_bits,
+                "has_inf": has_inf,
+                "__module__": __name__,
+                "__doc__": f"The ``{name}`` data type (ml_dtypes.{name}).",
+            },
+        ),
     )
 
 

@@ -20,11 +20,12 @@ holds exactly as many elements as the mask marks present; anything else is a
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from zarrforge.abc.codec import ArrayBytesCodec, ChunkSpec
+from zarrforge.abc.codec import ArrayBytesCodec, ChunkSpec, Codec
 from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.plugin_api.data_types import CodecChain, codecs_from_json, data_type_from_json, evolve_codecs
 
@@ -38,7 +39,7 @@ _KEYS = frozenset({"mask_codecs", "data_codecs"})
 class OptionalCodec(ArrayBytesCodec):
     name = "optional"
 
-    def __init__(self, mask_codecs: tuple, data_codecs: tuple) -> None:
+    def __init__(self, mask_codecs: Sequence[Codec], data_codecs: Sequence[Codec]) -> None:
         self.mask_codecs = tuple(mask_codecs)
         self.data_codecs = tuple(data_codecs)
         self._mask_chain = CodecChain(self.mask_codecs)
@@ -159,7 +160,7 @@ class OptionalCodec(ArrayBytesCodec):
         return out
 
 
-def _decoded_part(chain: Any, data: bytes, spec: ChunkSpec, part: str) -> np.ndarray:
+def _decoded_part(chain: CodecChain, data: bytes, spec: ChunkSpec, part: str) -> np.ndarray:
     """One part of the chunk decoded by its own chain; damage is a CorruptChunkError
     without a key, so the chain around this codec names the chunk's own key."""
     try:
@@ -171,7 +172,7 @@ def _decoded_part(chain: Any, data: bytes, spec: ChunkSpec, part: str) -> np.nda
         ) from exc
 
 
-def _objects(items: list) -> np.ndarray:
+def _objects(items: list[Any]) -> np.ndarray:
     """``items`` as a 1-d object array, element by element (numpy would otherwise look
     inside tuples or lists)."""
     array = np.empty(len(items), dtype=object)

@@ -39,7 +39,8 @@ from ._util import fill_error, is_int
 def _numpy_dtype(name: str) -> np.dtype:
     import ml_dtypes  # on first use only, as in .ml_floats
 
-    return np.dtype(getattr(ml_dtypes, name))
+    dtype: np.dtype = np.dtype(getattr(ml_dtypes, name))
+    return dtype
 
 
 class _SmallInt(Unconfigured):

@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -226,8 +227,10 @@ class Struct(DataType):
             if set(value) != {n for n, _ in self.fields}:
                 raise fill_error("struct", value, self._valid())
             return self._assemble({n: t.from_user_value(value[n]) for n, t in self.fields})
-        if isinstance(value, (tuple, list, np.void)) and len(value) == len(self.fields):
-            return self._assemble({n: t.from_user_value(v) for (n, t), v in zip(self.fields, value)})
+        if isinstance(value, (tuple, list, np.void)):
+            items = cast("Sequence[Any]", value)  # numpy's stubs give np.void neither len() nor iter()
+            if len(items) == len(self.fields):
+                return self._assemble({n: t.from_user_value(v) for (n, t), v in zip(self.fields, items)})
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
             return self.default_fill_value()
         raise fill_error("struct", value, self._valid() + " (or a tuple in field order)")
@@ -242,9 +245,10 @@ def _data_type_of(np_dtype: np.dtype, skip: type | None = None) -> DataType | No
             return None
         return implementation.from_numpy_dtype(np_dtype)
 
-    return registry.data_types.first_answer(
+    found: DataType | None = registry.data_types.first_answer(
         answer, doing=f"asked whether it is the numpy dtype {np_dtype} (a struct field)"
     )
+    return found
 
 
 class LegacyStructured(Struct):

@@ -23,7 +23,7 @@ size-less ``np.dtype(str)`` is the variable-length ``string`` type's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -79,7 +79,7 @@ class FixedLengthUTF32(DataType):
             raise fill_error(
                 self.to_json(), value, f"a string of at most {self.code_points} code points, got {len(value)}"
             )
-        return np.array(value, dtype=self._dtype)[()]
+        return cast(np.str_, np.array(value, dtype=self._dtype)[()])  # a 0-d array's scalar
 
     def fill_value_from_json(self, value: Any) -> np.str_:
         return self._scalar(value)

@@ -89,9 +89,10 @@ class Statistics:
     count: int
 
     def merged(self, other: Statistics) -> Statistics:
-        if self.min is None:
+        # min and max are None together (from_json refuses one without the other)
+        if self.min is None or self.max is None:
             low, high = other.min, other.max
-        elif other.min is None:
+        elif other.min is None or other.max is None:
             low, high = self.min, self.max
         else:
             low, high = min(self.min, other.min), max(self.max, other.max)
@@ -172,7 +173,7 @@ class ArrayStatistics(Extension):
                 field="configuration",
                 value=configuration,
             )
-        if low is not None and low > high:
+        if low is not None and high is not None and low > high:
             raise MetadataError(
                 f"min {low!r} is greater than max {high!r}", field="configuration.min", value=low
             )

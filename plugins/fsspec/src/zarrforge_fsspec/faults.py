@@ -141,7 +141,7 @@ TRANSIENT_MESSAGES = (
 def _chain(exc: BaseException) -> Iterator[BaseException]:
     """The exception, then its causes and contexts, each once."""
     seen: set[int] = set()
-    todo = [exc]
+    todo: list[BaseException | None] = [exc]
     while todo:
         current = todo.pop(0)
         if current is None or id(current) in seen:
@@ -229,7 +229,8 @@ def refused_address(exc: BaseException) -> str | None:
     for link in _chain(exc):
         kwargs = getattr(link, "kwargs", None)
         if isinstance(kwargs, dict) and isinstance(kwargs.get("endpoint_url"), str):
-            return kwargs["endpoint_url"]
+            endpoint: str = kwargs["endpoint_url"]
+            return endpoint
     for link in _chain(exc):
         host, port = getattr(link, "host", None), getattr(link, "port", None)
         if isinstance(host, str) and isinstance(port, int):
@@ -345,8 +346,8 @@ def store_error(failure: GaveUp, *, operation: str, key: str, url: str) -> Store
     else:
         reason = detail
     result = StoreError(f"cannot {operation} {key!r} at {url!r}: {reason}")
-    result.key = key  # type: ignore[attr-defined]
-    result.url = url  # type: ignore[attr-defined]
-    result.attempts = failure.attempts  # type: ignore[attr-defined]
+    result.key = key
+    result.url = url
+    result.attempts = failure.attempts  # type: ignore[attr-defined]  # an extra attribute of this plugin's errors
     result.__cause__ = error
     return result

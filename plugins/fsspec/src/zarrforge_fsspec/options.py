@@ -151,7 +151,8 @@ class StoreSettings:
     def backoff(self, retry: int) -> float:
         """Seconds to wait before retry number ``retry`` (1 for the first)."""
         delay = min(self.retry_max_backoff, self.retry_backoff * 2 ** (retry - 1))
-        return delay * random.uniform(0.5, 1.0)
+        result: float = delay * random.uniform(0.5, 1.0)
+        return result
 
 
 def split_options(options: dict[str, Any]) -> tuple[StoreSettings, dict[str, Any]]:

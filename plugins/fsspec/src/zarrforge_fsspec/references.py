@@ -69,7 +69,8 @@ def local_path(url: str, reader: type[LocalFileSystem] = LocalFileSystem) -> str
     """The real path a local filesystem reads for ``url``: its own spelling rules
     (protocol stripped, ``~`` expanded, relative to the working directory), then every
     symbolic link resolved."""
-    return os.path.realpath(reader._strip_protocol(url))
+    result: str = os.path.realpath(reader._strip_protocol(url))
+    return result
 
 
 def _below(normal: str, prefix: str) -> bool:

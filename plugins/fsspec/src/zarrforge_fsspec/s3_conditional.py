@@ -52,7 +52,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from zarrforge.abc.store import ABSENT, read_limit
+from zarrforge.abc.read_limits import read_limit
+from zarrforge.abc.store_values import ABSENT
 from zarrforge.errors import ConflictError
 from zarrforge.plugin_api.stores import versions
 
@@ -206,7 +207,8 @@ class S3Conditions:
         store's retries; a refused condition is a :class:`ConflictError`, any other failure
         the store's error for ``verb``."""
         try:
-            return await self.store._request(call)
+            answer: _Answer = await self.store._request(call)
+            return answer
         except GaveUp as failure:
             if is_conflict(failure.error):
                 raise self._conflict(key, if_match) from failure.error

@@ -89,14 +89,13 @@ import fsspec
 import fsspec.asyn
 import fsspec.core
 
-from zarrforge.abc.store import (
+from zarrforge.abc.read_limits import ReadLimit, read_limit
+from zarrforge.abc.store import Store
+from zarrforge.abc.store_values import (
     ABSENT,
     ByteRange,
     ListDirResult,
-    ReadLimit,
-    Store,
     StoreCapabilities,
-    read_limit,
     validate_key,
     validate_prefix,
 )
@@ -184,7 +183,8 @@ def _made_within(deadline: float | None, target: str, make: Callable[[], T]) -> 
         )
     made, value = outcome[0]
     if made:
-        return value
+        built: T = value
+        return built
     raise value
 
 
@@ -479,8 +479,9 @@ class FsspecStore(Store):
 
     # --- running requests --------------------------------------------------------------
 
-    def _run(self, make: Callable[[], Awaitable[Any]]) -> Any:
-        return fsspec.asyn.sync(self.fs.loop, make)
+    def _run(self, make: Callable[[], Awaitable[T]]) -> T:
+        result: T = fsspec.asyn.sync(self.fs.loop, make)
+        return result
 
     def _semaphore(self) -> asyncio.Semaphore:
         """This store's request bound on the running loop (fsspec has one loop per process)."""
@@ -500,7 +501,7 @@ class FsspecStore(Store):
             "needs-retry.s3", end_botocore_retries_on_refusal, unique_id="zarrforge-refused-not-retried"
         )
 
-    async def _request(self, make: Callable[[], Awaitable[Any]]) -> Any:
+    async def _request(self, make: Callable[[], Awaitable[T]]) -> T:
         """One request: bounded by the semaphore per attempt, retried, timed. Its attempts
         (the filesystem's own retries inside them included) and the pauses between them
         end within ``deadline`` seconds of the first attempt's start; time spent waiting
@@ -533,11 +534,11 @@ class FsspecStore(Store):
                 except TimeoutError:
                     raise DeadlineExceeded(settings.deadline) from None
 
-        result = await retry_async(settings, attempt)
+        result: T = await retry_async(settings, attempt)
         self._first_contact_ends = None  # the service answers: deadlines per request now
         return result
 
-    async def _gather(self, coroutines: list[Awaitable[Any]]) -> list[Any]:
+    async def _gather(self, coroutines: Sequence[Awaitable[T]]) -> list[T]:
         """Run all; on the first failure cancel the rest and raise it (in request order)."""
         if not coroutines:
             return []
@@ -570,8 +571,8 @@ class FsspecStore(Store):
         offset, length = byte_range.offset, byte_range.length
         if length == 0:
             return None
-        if offset is None:
-            return -length, None
+        if offset is None:  # a suffix: a ByteRange has an offset, a length or both
+            return -(length or 0), None
         return offset, None if length is None else offset + length
 
     @staticmethod
@@ -596,12 +597,15 @@ class FsspecStore(Store):
     def _check_target(self, key: str, path: str) -> None:
         """Refuse a reference whose target this reference set may not read (before any
         request for it): :mod:`zarrforge_fsspec.references`."""
+        targets = self._targets
+        if targets is None:  # no policy: the caller checks first
+            return
         try:
             target = self.fs._cat_common(path)[0]
         except (FileNotFoundError, KeyError):
             return  # no reference: reads as missing
         if isinstance(target, str):
-            self._targets.check(key, target, self._url_of(key))
+            targets.check(key, target, self._url_of(key))
 
     async def _get_one(self, key: str, byte_range: ByteRange | None) -> bytes | None:
         path = self._path(key)
@@ -618,7 +622,8 @@ class FsspecStore(Store):
 
         async def fetch() -> bytes | None:
             try:
-                return await self.fs._cat_file(path, start=start, end=end, **self._cat_options)
+                data: bytes = await self.fs._cat_file(path, start=start, end=end, **self._cat_options)
+                return data
             except Exception as exc:
                 if is_missing(exc):
                     return None
@@ -641,9 +646,10 @@ class FsspecStore(Store):
         says (fsspec's ``simplecache`` for a missing path among present ones): the paths
         are then read one call each, so that one missing key is not taken for all."""
         try:
-            return self.fs.cat_ranges(
+            answers: list[Any] = self.fs.cat_ranges(
                 paths, [lim[0] for lim in limits], [lim[1] for lim in limits], on_error="return"
             )
+            return answers
         except Exception as exc:  # noqa: BLE001  # the whole call failed
             if len(paths) == 1:
                 return [exc]
@@ -876,15 +882,24 @@ class FsspecStore(Store):
 
     # --- conditional writes (S3: zarrforge_fsspec.s3_conditional) ---------------------------
 
+    @property
+    def _s3(self) -> S3Conditions:
+        """The S3 conditional requests, which only an S3 store has (and only its
+        capabilities offer the methods below)."""
+        conditions = self._conditions
+        if conditions is None:
+            raise StoreError(f"{self._url_of('')!r} offers no conditional writes or versioned reads")
+        return conditions
+
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        return self._run(lambda: self._conditions.get_versioned(key))
+        return self._run(lambda: self._s3.get_versioned(key))
 
     def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
         keys = [validate_key(key) for key in keys]
         if not keys:
             return []
         self._check_conditional(keys[0])
-        return self._run(lambda: self._gather([self._conditions.get_versioned(k) for k in keys]))
+        return self._run(lambda: self._gather([self._s3.get_versioned(k) for k in keys]))
 
     def _get_ranges(
         self, key: str, ranges: list[ByteRange | None], if_generation: Any
@@ -893,7 +908,7 @@ class FsspecStore(Store):
             return self._local_ranges(key, ranges, if_generation)
         if self._http:
             return self._run(lambda: self._http_ranges(key, ranges, if_generation))
-        return self._run(lambda: self._conditions.get_ranges(key, ranges, if_generation))
+        return self._run(lambda: self._s3.get_ranges(key, ranges, if_generation))
 
     async def _http_range(
         self, key: str, byte_range: ByteRange | None
@@ -926,13 +941,12 @@ class FsspecStore(Store):
                 ranged = answer.status == 206 and byte_range is not None
                 data = await self._http_body(answer, bound, byte_range, ranged)
                 etag = answer.headers.get("ETag")
-                validator = (
+                named = (
                     ("etag", etag)
                     if etag and not etag.startswith("W/")
                     else ("modified", answer.headers.get("Last-Modified"))
                 )
-                if validator[1] is None:
-                    validator = None
+                validator = None if named[1] is None else named
                 size: int | None = None
                 if answer.status == 206:
                     total = (answer.headers.get("Content-Range") or "").rpartition("/")[2]
@@ -996,10 +1010,11 @@ class FsspecStore(Store):
                 self._http_unversioned = True  # the server names no versions: remember it
             whole, _, _ = await self._http_range(key, None)
             version = None if whole is None else ("content", hashlib.sha256(whole).hexdigest())
-            parts, version = versions.one_version(
-                [(whole, version)], if_generation, key=key, url=url
-            )  # one answer: never mixed
-            if parts is None:
+            settled = versions.one_version([(whole, version)], if_generation, key=key, url=url)
+            if settled is None:  # never: one answer cannot mix versions
+                continue
+            parts, version = settled
+            if parts is None or whole is None:  # (parts is None where whole is)
                 return None, ABSENT
             return [whole if r is None else whole[r.slice_of(len(whole))] for r in ranges], version
         raise versions.still_changing(key, len(ranges), url)
@@ -1031,13 +1046,16 @@ class FsspecStore(Store):
             raise StoreError(f"cannot read {key!r} at {url!r}: {exc}", key=key, url=url) from exc
         if not answers:  # no range asked for: only the version
             return [], generation
-        return versions.one_version(answers, if_generation, key=key, url=url)
+        settled = versions.one_version(answers, if_generation, key=key, url=url)
+        if settled is None:  # never: one open file is one version
+            raise versions.still_changing(key, len(ranges), url)
+        return settled
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
-        return self._run(lambda: self._conditions.set_if(key, value, if_generation))
+        return self._run(lambda: self._s3.set_if(key, value, if_generation))
 
     def _delete_if(self, key: str, if_generation: Any) -> None:
-        self._run(lambda: self._conditions.delete_if(key, if_generation))
+        self._run(lambda: self._s3.delete_if(key, if_generation))
 
     # --- listing -------------------------------------------------------------------------
 

@@ -61,24 +61,27 @@ import threading
 import weakref
 import zipfile
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, cast
 from urllib.parse import unquote, urlparse
 
 import fsspec
 
-from zarrforge.abc.store import (
+from zarrforge.abc.read_limits import read_limit
+from zarrforge.abc.store import Store
+from zarrforge.abc.store_values import (
     ABSENT,
     ByteRange,
     ListDirResult,
-    Store,
     StoreCapabilities,
-    read_limit,
     validate_key,
     validate_prefix,
 )
 from zarrforge.errors import ConflictError, InvalidPathError, StoreError
 
 from .faults import ENVIRONMENTAL_ERRORS
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 
 class AppendOnlyError(StoreError):
@@ -97,7 +100,7 @@ class _Archive:
         self,
         location: str,
         *,
-        mode: str,
+        mode: ZipMode,
         compression: int,
         remote_file: BinaryIO | None = None,
         file: BinaryIO | None = None,
@@ -211,9 +214,10 @@ def _local_path(target: str) -> str | None:
 
 
 ZIP_MODES = ("r", "w", "a", "x")
+ZipMode = Literal["r", "w", "a", "x"]  # zipfile's modes, ZIP_MODES
 
 
-def _access(path: Any, mode: str | None, read_only: bool | None) -> str:
+def _access(path: Any, mode: str | None, read_only: bool | None) -> ZipMode:
     """The zipfile mode that ``mode`` and ``read_only`` (zarr-python's arguments) choose,
     or a refusal naming them (see the module docstring)."""
     if mode is not None and mode not in ZIP_MODES:
@@ -233,10 +237,10 @@ def _access(path: Any, mode: str | None, read_only: bool | None) -> str:
             f"ZipStore mode={mode!r} with read_only={read_only!r} contradict each "
             "other: mode='r' is read-only, the other modes write; pass one of them"
         )
-    return mode
+    return cast(ZipMode, mode)  # one of ZIP_MODES (checked above)
 
 
-def _is_file_object(path: Any) -> bool:
+def _is_file_object(path: Any) -> TypeIs[BinaryIO]:
     return not isinstance(path, (str, bytes, os.PathLike)) and path is not None
 
 
@@ -264,7 +268,7 @@ class ZipStore(Store):
 
     def __init__(
         self,
-        path: str | os.PathLike | BinaryIO | None = None,
+        path: str | os.PathLike[str] | BinaryIO | None = None,
         *,
         mode: str | None = None,
         read_only: bool | None = None,
@@ -306,7 +310,7 @@ class ZipStore(Store):
         self.path = _archive.location
         # no bookkeeping keys: a write's unfinished-write marker could never be removed
         # from an append-only archive, and would then mark every finished write as killed
-        self.capabilities = StoreCapabilities(  # type: ignore[misc]
+        self.capabilities = StoreCapabilities(
             writable=_archive.writable,
             listable=True,
             partial_reads=True,
@@ -317,7 +321,7 @@ class ZipStore(Store):
 
     @staticmethod
     def _open_file_object(
-        file: Any, mode: str, *, compression: int, allow_zip64: bool, storage_options: dict[str, Any]
+        file: Any, mode: ZipMode, *, compression: int, allow_zip64: bool, storage_options: dict[str, Any]
     ) -> _Archive:
         _check_file_object(file, mode)
         if storage_options:
@@ -331,7 +335,7 @@ class ZipStore(Store):
 
     @staticmethod
     def _open_archive(
-        target: str, *, mode: str, compression: int, allow_zip64: bool, storage_options: dict[str, Any]
+        target: str, *, mode: ZipMode, compression: int, allow_zip64: bool, storage_options: dict[str, Any]
     ) -> _Archive:
         read_only = mode == "r"
         local = _local_path(target)
@@ -435,7 +439,8 @@ class ZipStore(Store):
                 )
             if info is None:
                 return None, ABSENT
-            return [self.get(key, r) for r in ranges], generation
+            # the member is there (info, under the lock), so every get() gives bytes
+            return cast("list[bytes]", [self.get(key, r) for r in ranges]), generation
 
     def exists(self, key: str) -> bool:
         validate_key(key)

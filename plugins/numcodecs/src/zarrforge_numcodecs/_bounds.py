@@ -201,7 +201,8 @@ def blosc_decoded_size(data: bytes | memoryview, codec: str = "blosc") -> int:
                 f"blosc header declares {nbytes} decoded bytes in {nblocks} "
                 f"blocks, whose offset table alone does not fit in {cbytes} bytes"
             )
-    return nbytes
+    result: int = nbytes
+    return result
 
 
 def blosc_stream(data: memoryview) -> memoryview:

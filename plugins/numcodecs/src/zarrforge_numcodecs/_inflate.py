@@ -138,7 +138,8 @@ def zstd_sized(zstd: Any, data: bytes | memoryview, expected: int, codec: str) -
     if declared == 0 and _bounds.is_empty_zstd_frame(data, codec):
         return b""  # numcodecs cannot decode the empty frames its own encoder writes
     with decoding(codec):
-        return ensure_bytes(zstd.decode(data))
+        result: bytes = ensure_bytes(zstd.decode(data))
+        return result
 
 
 def zstd_into(zstd: Any, data: bytes | memoryview, expected: int, codec: str) -> bytes:

@@ -72,7 +72,8 @@ def integer(
         raise MetadataError(
             f"codec {codec!r}: {key} must be {valid}, got {value!r}", field=_field(key), value=value
         )
-    return value
+    result: int = value
+    return result
 
 
 def boolean(codec: str, key: str, value: Any) -> bool:

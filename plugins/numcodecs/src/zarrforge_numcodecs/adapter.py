@@ -51,7 +51,7 @@ import math
 import pickle
 import struct
 from abc import ABCMeta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numcodecs
 import numcodecs.registry
@@ -252,23 +252,27 @@ class NumcodecsCodec(Codec):
             stated = self.to_json().get("configuration") or {}
             return f"{class_name}({', '.join(f'{k}={v!r}' for k, v in stated.items())})"
 
-        made = _NamedCodecMeta(
-            class_name,
-            (base,),
-            {
-                "__init__": __init__,
-                "__repr__": __repr__,
-                "_fixed_name": name,
-                "name": name,
-                "__module__": key[2],
-                "__qualname__": class_name,
-                "__doc__": f"The codec {name!r}: ``{class_name}(**configuration)`` with numcodecs' "
-                f"keyword arguments for {codec_id!r} "
-                f"({_parameters(codec_id)}).",
-            },
+        # a subclass of base, which the checker sees only as an instance of the metaclass
+        built = cast(
+            "type[NumcodecsCodec]",
+            _NamedCodecMeta(
+                class_name,
+                (base,),
+                {
+                    "__init__": __init__,
+                    "__repr__": __repr__,
+                    "_fixed_name": name,
+                    "name": name,
+                    "__module__": key[2],
+                    "__qualname__": class_name,
+                    "__doc__": f"The codec {name!r}: ``{class_name}(**configuration)`` with numcodecs' "
+                    f"keyword arguments for {codec_id!r} "
+                    f"({_parameters(codec_id)}).",
+                },
+            ),
         )
-        NumcodecsCodec._named_classes[key] = made
-        return made
+        NumcodecsCodec._named_classes[key] = built
+        return built
 
     @classmethod
     def from_numcodecs(cls, numcodec: Any) -> NumcodecsCodec:
@@ -283,7 +287,8 @@ class NumcodecsCodec(Codec):
 
     @property
     def configuration(self) -> dict[str, Any]:
-        return json_ready(self._config)  # a fresh copy
+        result: dict[str, Any] = json_ready(self._config)  # a fresh copy
+        return result
 
     def __eq__(self, other: object) -> bool:
         # a named_class() codec equals the same codec read from metadata; another
@@ -328,7 +333,8 @@ class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
 
     def encode(self, data: bytes | memoryview) -> bytes:
         with encoding(self.name):
-            return ensure_bytes(self._numcodec.encode(data))
+            result: bytes = ensure_bytes(self._numcodec.encode(data))
+            return result
 
     def decode(self, data: bytes | memoryview) -> bytes:
         self._check_safe()
@@ -344,7 +350,8 @@ class NumcodecsBytesBytesCodec(NumcodecsCodec, BytesBytesCodec):
             return _inflate.lzma_decompress(self._numcodec, data, self.name)
         try:
             with decoding(self.name):
-                return ensure_bytes(self._numcodec.decode(data))
+                result: bytes = ensure_bytes(self._numcodec.decode(data))
+                return result
         except CorruptChunkError as exc:
             cause = exc.__cause__
             if (
@@ -478,7 +485,8 @@ class NumcodecsArrayBytesCodec(NumcodecsCodec, ArrayBytesCodec):
                 f"does not write them ({_READ_ONLY_IDS[self._codec_id]})"
             )
         with encoding(self.name):
-            return ensure_bytes(self._numcodec.encode(np.ascontiguousarray(chunk)))
+            result: bytes = ensure_bytes(self._numcodec.encode(np.ascontiguousarray(chunk)))
+            return result
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         self._check_safe()

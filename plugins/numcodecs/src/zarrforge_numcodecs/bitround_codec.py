@@ -67,7 +67,8 @@ def _bit_length(words: np.ndarray, width: int) -> np.ndarray:
         length[moved] += np.uint64(step)
         rest = np.where(moved, high, rest)
         step //= 2
-    return length + (rest != 0)
+    result: np.ndarray = length + (rest != 0)
+    return result
 
 
 def _round(words: np.ndarray, keepbits: int, maxbits: np.ndarray | int, width: int) -> np.ndarray:

@@ -157,7 +157,7 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
                 f"numcodecs blosc library; available: {', '.join(available_cnames())}"
             )
         with encoding(self.name):
-            return ensure_bytes(
+            result: bytes = ensure_bytes(
                 _blosc.compress(
                     data,
                     self._cname.encode("ascii"),
@@ -167,13 +167,15 @@ class BloscCodec(KeywordConfigured, BytesBytesCodec):
                     self._typesize or 1,
                 )
             )
+            return result
 
     def decode(self, data: bytes | memoryview) -> bytes:
         data = _bounds.byte_view(data)
         if _bounds.blosc_decoded_size(data) == 0:
             return b""  # numcodecs' blosc reports an error for empty chunks
         with decoding(self.name):
-            return ensure_bytes(_blosc.decompress(_bounds.blosc_stream(data)))
+            result: bytes = ensure_bytes(_blosc.decompress(_bounds.blosc_stream(data)))
+            return result
 
     def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
         data = _bounds.byte_view(data)

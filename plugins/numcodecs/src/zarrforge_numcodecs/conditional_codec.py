@@ -36,10 +36,10 @@ Contract:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec
+from zarrforge.abc.codec import BytesBytesCodec, ChunkSpec, Codec
 from zarrforge.errors import CorruptChunkError, MetadataError
 from zarrforge.plugin_api.codecs import codec_from_json, current_chunk
 
@@ -63,12 +63,13 @@ class ConditionalCodec(BytesBytesCodec):
 
     def __init__(
         self,
-        codecs: list[BytesBytesCodec],
+        codecs: Sequence[Codec],
         header_bits: int | None = None,
         *,
         decision: str | Decision = "never_apply",
         trial_encode: bool = False,
     ) -> None:
+        checked: list[BytesBytesCodec] = []
         for index, codec in enumerate(codecs):
             if not isinstance(codec, BytesBytesCodec):
                 raise MetadataError(
@@ -77,7 +78,8 @@ class ConditionalCodec(BytesBytesCodec):
                     field=f"configuration.codecs[{index}]",
                     value=codec.to_json(),
                 )
-        self.codecs = tuple(codecs)
+            checked.append(codec)
+        self.codecs = tuple(checked)
         default = -(-len(self.codecs) // 8) * 8
         if header_bits is None:
             header_bits = default

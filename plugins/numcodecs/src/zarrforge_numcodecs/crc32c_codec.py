@@ -30,7 +30,8 @@ CHECKSUM_SIZE = 4
 
 def crc32c(data: bytes | memoryview) -> int:
     """The CRC32C of ``data`` as an unsigned 32-bit integer."""
-    return google_crc32c.value(bytes(data)) & 0xFFFFFFFF
+    result: int = google_crc32c.value(bytes(data)) & 0xFFFFFFFF
+    return result
 
 
 class Crc32cCodec(BytesBytesCodec):

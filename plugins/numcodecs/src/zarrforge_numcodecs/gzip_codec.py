@@ -46,13 +46,15 @@ class GzipCodec(KeywordConfigured, BytesBytesCodec):
 
     def encode(self, data: bytes | memoryview) -> bytes:
         with encoding(self.name):
-            return ensure_bytes(self._gzip.encode(data))
+            result: bytes = ensure_bytes(self._gzip.encode(data))
+            return result
 
     def decode(self, data: bytes | memoryview) -> bytes:
         data = _bounds.byte_view(data)
         _bounds.check_gzip(data)
         with decoding(self.name):
-            return ensure_bytes(self._gzip.decode(data))
+            result: bytes = ensure_bytes(self._gzip.decode(data))
+            return result
 
     def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
         return _inflate.inflate("gzip", None, _bounds.byte_view(data), expected_size, self.name)

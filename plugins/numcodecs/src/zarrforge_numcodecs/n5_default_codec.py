@@ -168,7 +168,8 @@ class N5DefaultCodec(ArrayBytesCodec):
         encoded = self.transpose.resolve(block)
         values = self.transpose.decode(self.serializer.decode(body, encoded), block)
         if tuple(shape) == tuple(spec.shape):
-            return values
+            result: np.ndarray = values
+            return result
         out = np.full(spec.shape, spec.fill_value, dtype=spec.dtype)
         out[tuple(slice(0, n) for n in shape)] = values
         return out

@@ -242,7 +242,9 @@ class PackbitsCodec(ArrayBytesCodec):
             words[negative] |= ~np.uint64((1 << (top + 1)) - 1)
         words = words.astype(f"<u{memory_bytes}")
         if spec.dtype.kind == "b":
-            return words.astype(bool).reshape(spec.shape)
+            result: np.ndarray = words.astype(bool).reshape(spec.shape)
+            return result
         little = spec.dtype.newbyteorder("<") if memory_bytes > 1 else spec.dtype
         out = words.view(little).astype(spec.dtype, copy=False)
-        return out.reshape(spec.shape)
+        result = out.reshape(spec.shape)
+        return result

@@ -72,7 +72,7 @@ _CARRIED = {
 }
 
 
-def _zfpy():
+def _zfpy() -> Any:
     try:
         import zfpy
     except ImportError as error:
@@ -215,7 +215,8 @@ class ZfpCodec(ArrayBytesCodec):
         if how == "offset":
             return (values.astype(carried) - (1 << (bits - 1))) << (31 - bits)
         top = np.iinfo(carried).max  # clamp
-        return np.minimum(values, top).astype(carried)
+        result: np.ndarray = np.minimum(values, top).astype(carried)
+        return result
 
     def _demote(self, values: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         _, how = self._carried(spec)
@@ -227,13 +228,15 @@ class ZfpCodec(ArrayBytesCodec):
         if how == "cast":
             return values.astype(target)
         if how == "clamp":
-            return np.maximum(values, 0).astype(target)
+            result: np.ndarray = np.maximum(values, 0).astype(target)
+            return result
         bits = target.itemsize * 8
         shifted = values >> (31 - bits)
         if how == "offset":
             shifted = shifted + (1 << (bits - 1))
         limits = np.iinfo(target)
-        return np.clip(shifted, limits.min, limits.max).astype(target)
+        result = np.clip(shifted, limits.min, limits.max).astype(target)
+        return result
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
         zfpy = _zfpy()

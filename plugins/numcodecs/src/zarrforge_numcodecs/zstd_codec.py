@@ -86,7 +86,8 @@ class ZstdCodec(KeywordConfigured, BytesBytesCodec):
         if _bounds.is_empty_zstd_frame(data):
             return b""
         with decoding(self.name):
-            return ensure_bytes(self._zstd.decode(data))
+            result: bytes = ensure_bytes(self._zstd.decode(data))
+            return result
 
     def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
         return _inflate.zstd_sized(self._zstd, _bounds.byte_view(data), expected_size, self.name)

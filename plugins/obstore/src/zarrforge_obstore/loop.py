@@ -12,7 +12,9 @@ import asyncio
 import os
 import threading
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
@@ -30,7 +32,7 @@ def _running_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run ``coroutine`` on the loop and wait for its result (or its exception)."""
     loop = _running_loop()
     try:

@@ -38,16 +38,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Coroutine, Iterable, Iterator, Sequence
 from typing import Any
 
-from zarrforge.abc.store import (
+from zarrforge.abc.read_limits import read_limit
+from zarrforge.abc.store import Store
+from zarrforge.abc.store_values import (
     ABSENT,
     ByteRange,
     ListDirResult,
-    Store,
     StoreCapabilities,
-    read_limit,
     validate_key,
     validate_prefix,
 )
@@ -60,7 +60,7 @@ PREFIX = "obstore+"
 SETTINGS = ("concurrency",)
 
 
-def _obstore():
+def _obstore() -> Any:  # the obstore module, imported on first use
     import obstore
 
     return obstore
@@ -77,7 +77,7 @@ class ObstoreStore(Store):
         url: str = "",
         read_only: bool = False,
         concurrency: int = 64,
-        _rebuild: tuple | None = None,
+        _rebuild: tuple[Any, ...] | None = None,
     ) -> None:
         if (inner is None) == (store is None):
             raise TypeError(
@@ -192,17 +192,17 @@ class ObstoreStore(Store):
         """Several ranges of one value; one ``get_ranges`` when every range has an offset
         and a length and lies inside the value, else each range on its own, all at once."""
         obstore = _obstore()
-        bounded = [r for r in ranges if r.offset is not None and r.length is not None]
-        if len(bounded) == len(ranges) and len(ranges) > 1:
+        spans = [(r.offset, r.length) for r in ranges if r.offset is not None and r.length is not None]
+        if len(spans) == len(ranges) and len(ranges) > 1:
             try:
                 bound = read_limit(key)
-                for r in ranges:  # each range holds what it asks for, within the limit
-                    bound.check(r.length, declared=True)  # type: ignore[arg-type]
+                for _, length in spans:  # each range holds what it asks for, within the limit
+                    bound.check(length, declared=True)
                 found = await obstore.get_ranges_async(
                     self.inner,
                     key,
-                    starts=[r.offset for r in ranges],
-                    ends=[r.offset + r.length for r in ranges],
+                    starts=[offset for offset, _ in spans],
+                    ends=[offset + length for offset, length in spans],
                 )
                 return [bytes(piece) for piece in found]
             except ZarrforgeError:
@@ -273,8 +273,8 @@ class ObstoreStore(Store):
         except Exception as error:  # out of range: cut it as the contract says
             if "range" not in str(error).lower() or byte_range is None:
                 raise self._failed("reading", key, error) from error
-            data, etag = await self._versioned(key, None, if_match)
-            return (None if data is None else data[byte_range.slice_of(len(data))]), etag
+            whole, etag = await self._versioned(key, None, if_match)
+            return (None if whole is None else whole[byte_range.slice_of(len(whole))]), etag
         if byte_range is not None and byte_range.length == 0:
             data = b""
         return data, etag
@@ -346,7 +346,8 @@ class ObstoreStore(Store):
             except Exception as error:
                 raise self._failed("looking for", key, error) from error
 
-        return loop.run(head())
+        result: bool = loop.run(head())
+        return result
 
     def list_prefix(self, prefix: str) -> Iterator[str]:
         try:
@@ -393,7 +394,7 @@ class ObstoreStore(Store):
     def _delete(self, key: str) -> None:
         loop.run(self._remove(key))
 
-    def _bounded(self, coroutines: list) -> None:
+    def _bounded(self, coroutines: list[Coroutine[Any, Any, Any]]) -> None:
         async def every() -> None:
             limit = asyncio.Semaphore(self.concurrency)
 

@@ -50,7 +50,7 @@ def is_positive_int(value: Any) -> bool:
     """A JSON integer (or numpy integer) of at least 1; booleans and floats are not."""
     if isinstance(value, (bool, np.bool_)):
         return False
-    return isinstance(value, (int, np.integer)) and value >= 1
+    return isinstance(value, (int, np.integer)) and bool(value >= 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,16 +73,22 @@ class DimensionEdges:
     @property
     def total(self) -> int | None:
         """The sum of the declared edges (``None`` when unbounded)."""
-        if self.unbounded:
-            return None
-        return sum(length * count for length, count in self.runs)
+        total = 0
+        for length, count in self.runs:
+            if count is None:  # the unbounded integer form
+                return None
+            total += length * count
+        return total
 
     @property
     def count(self) -> int | None:
         """The number of declared edges (``None`` when unbounded)."""
-        if self.unbounded:
-            return None
-        return sum(count for _, count in self.runs)
+        number = 0
+        for _, count in self.runs:
+            if count is None:  # the unbounded integer form
+                return None
+            number += count
+        return number
 
     def covers(self, length: int) -> bool:
         total = self.total
@@ -98,9 +104,10 @@ class DimensionEdges:
         changes shape. The appended edge joins a trailing ``[length, count]``
         pair, or a trailing bare integer of the same length, as a run.
         """
-        if self.covers(length):
+        total = self.total
+        if total is None or total >= length:  # self.covers(length)
             return self
-        edge = length - self.total
+        edge = length - total
         items = list(self.json)
         last = items[-1] if items else None
         if isinstance(last, list) and last[0] == edge:

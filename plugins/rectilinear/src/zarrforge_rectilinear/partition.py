@@ -111,7 +111,8 @@ class RunPartition(DimensionChunking):
         if edges.size == 0:
             return np.zeros(pos.shape, dtype=np.int64)
         if edges.size == 1:
-            return pos // edges[0]
+            quotient: np.ndarray = pos // edges[0]
+            return quotient
         run = np.searchsorted(self._active_pos, pos, side="right") - 1
         np.maximum(run, 0, out=run)
         return self._active_chunk[run] + (pos - self._active_pos[run]) // edges[run]

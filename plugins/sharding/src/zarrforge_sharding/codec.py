@@ -53,9 +53,9 @@ import bisect
 import dataclasses
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -84,6 +84,8 @@ from . import index_cache
 from .index import ShardIndex
 from .located import read_located
 from .selection import Box, analyse
+
+T = TypeVar("T")
 
 LOCATIONS = ("start", "end")
 # zarr-python's defaults for the inner codecs and the index codecs, as JSON
@@ -279,7 +281,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         return self.chunk_shape
 
     @property
-    def inner_codecs(self) -> tuple:
+    def inner_codecs(self) -> tuple[Codec, ...]:
         return self.inner.codecs
 
     def _inner_spec(self, spec: ChunkSpec) -> ChunkSpec:
@@ -308,16 +310,18 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             )
         self.inner.validate(self._inner_spec(spec))
         self.index_chain.validate(self._index_spec(spec))
-        if self._index_size(spec) is None:
+        self._index_size(spec)
+
+    def _index_size(self, spec: ChunkSpec) -> int:
+        size = self._derive(spec)[3]
+        if size is None:  # refused by validate(), which every array's codecs pass first
             raise MetadataError(
                 "index codecs must produce a fixed-size encoding (e.g. bytes + crc32c, no compression)",
                 field="configuration.index_codecs",
             )
+        return size
 
-    def _index_size(self, spec: ChunkSpec) -> int | None:
-        return self._derive(spec)[3]
-
-    def _each_inner(self, fn, items: list, spec: ChunkSpec) -> list:
+    def _each_inner(self, fn: Callable[[Any], T], items: list[Any], spec: ChunkSpec) -> list[T]:
         """``[fn(item) for item in items]``, one item per inner chunk, spread over the
         threads of the engine call in progress when inner chunks are worth it
         (``map_parallel``: their decoded size and whether their codecs compute)."""
@@ -331,7 +335,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     # --- index --------------------------------------------------------------------------
 
     def _decode_index(
-        self, data: bytes, spec: ChunkSpec, *, shard_size: int | None, validate: bool = True
+        self, data: bytes | memoryview, spec: ChunkSpec, *, shard_size: int | None, validate: bool = True
     ) -> ShardIndex:
         index_size = self._index_size(spec)
         if len(data) != index_size:
@@ -358,7 +362,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         size = self._index_size(spec)
         return ByteRange(0, size) if self.index_location == "start" else ByteRange(length=size)
 
-    def _read_index(self, data: bytes, spec: ChunkSpec) -> ShardIndex:
+    def _read_index(self, data: bytes | memoryview, spec: ChunkSpec) -> ShardIndex:
         return self._decode_index(data[self._index_slice(spec, len(data))], spec, shard_size=len(data))
 
     # --- whole shards -------------------------------------------------------------------
@@ -367,11 +371,11 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         """Lay out inner chunks (C order) and the index into one shard."""
         return b"".join(self._laid_out(parts, spec))
 
-    def _laid_out(self, parts: dict[tuple[int, ...], bytes], spec: ChunkSpec) -> list[bytes]:
+    def _laid_out(self, parts: dict[tuple[int, ...], bytes], spec: ChunkSpec) -> list[bytes | memoryview]:
         """The pieces of a shard in stored order: inner chunks (C order) and the index."""
         index = ShardIndex.empty(self._chunks_per_shard(spec))
         offset = self._index_size(spec) if self.index_location == "start" else 0
-        body = []
+        body: list[bytes | memoryview] = []
         for coords in sorted(parts):
             data = parts[coords]
             index.set(coords, offset, len(data))
@@ -397,7 +401,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
         return b"".join(self.encode_parts(chunk, spec))
 
-    def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes]:
+    def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
         """The shard's pieces in stored order, its inner chunks encoded in parallel
         (``_each_inner``) and laid out without being joined."""
         every = list(np.ndindex(*self._chunks_per_shard(spec)))
@@ -453,7 +457,9 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             )
         return (named, self._chunks_per_shard(spec), self._cache_tag)
 
-    def decode_partial(self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple) -> np.ndarray | None:
+    def decode_partial(
+        self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple[Any, ...]
+    ) -> np.ndarray | None:
         b = analyse(selection, spec.shape, self.chunk_shape)
         if isinstance(fetch, VersionedRangeFetcher):
             if not fetch.versioned:  # one request for the whole shard: one version of it
@@ -461,9 +467,10 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             read = fetch.read_version
         else:  # a caller's own function: no versions to hold on to (see the docstring)
 
-            def read(ranges: list, *, if_generation: Any = None) -> tuple[list | None, Any]:
+            def read(ranges: Sequence[Any], *, if_generation: Any = None) -> tuple[list[bytes] | None, Any]:
                 parts = fetch(ranges)
-                return (None if parts[0] is None else parts), None
+                # a missing shard misses every range; a present one has them all
+                return (None if parts[0] is None else cast("list[bytes]", parts)), None
 
         cache_key = self._cache_key(fetch, spec)
         index_range = self._index_range(spec)
@@ -511,7 +518,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         return self._gathered(b, spec, wanted, runs, parts)
 
     def _partial_of_whole(
-        self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple, b: Box | None
+        self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple[Any, ...], b: Box | None
     ) -> np.ndarray | None:
         """A partial read through one request for the whole shard, for stores that cannot
         read ranges of one version (``StoreCapabilities.versioned_ranges``)."""
@@ -530,7 +537,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         spec: ChunkSpec,
         wanted: dict[tuple[int, ...], tuple[int, int]],
         runs: list[tuple[int, int]],
-        fetched: list,
+        fetched: list[Any],
     ) -> np.ndarray:
         """The selection, from the inner chunks ``wanted`` found in the ``fetched`` runs.
 
@@ -550,7 +557,8 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 raise CorruptChunkError(
                     f"inner chunk {coords} needs bytes {offset}..{offset + nbytes} but the shard is shorter"
                 )
-            return data
+            result: bytes = data
+            return result
 
         if b.is_basic:
             shape = b.result_shape()
@@ -565,7 +573,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             else:
                 result = spec.layout.full(shape, spec.fill_value, spec.dtype)
 
-            def copy_one(piece: tuple) -> None:  # pieces are disjoint parts of the result
+            def copy_one(piece: tuple[Any, ...]) -> None:  # pieces are disjoint parts of the result
                 coords, (in_chunk, in_result) = piece
                 chunk = self.inner.decode(encoded(coords, *wanted[coords]), inner_spec, key=None)
                 result[in_result] = chunk[in_chunk]
@@ -579,10 +587,11 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             list(wanted.items()),
             spec,
         )
-        return box[b.selection]
+        selected: np.ndarray = box[b.selection]
+        return selected
 
     def encode_partial(
-        self, encoded: bytes, spec: ChunkSpec, selection: tuple, values: np.ndarray
+        self, encoded: bytes, spec: ChunkSpec, selection: tuple[Any, ...], values: np.ndarray
     ) -> bytes | None:
         encoded = bytes(encoded)
         index = self._read_index(encoded, spec)

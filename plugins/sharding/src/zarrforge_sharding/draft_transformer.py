@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from zarrforge.abc.storage_transformer import ChunkKeys, StorageTransformer
-from zarrforge.abc.store import ByteRange, Store, StoreCapabilities, WrapperStore
+from zarrforge.abc.store import Store, WrapperStore
+from zarrforge.abc.store_values import ByteRange, StoreCapabilities
 from zarrforge.errors import CorruptChunkError, MetadataError
 
 from .index import ShardIndex
@@ -82,7 +83,7 @@ class DraftShardingTransformer(StorageTransformer):
             "configuration": {"type": "indexed", "chunks_per_shard": list(self.chunks_per_shard)},
         }
 
-    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any) -> Store:
+    def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *, path: str | None = None) -> Store:
         cps = self.chunks_per_shard
         ndim = len(metadata.shape)
         if len(cps) > ndim and not (ndim == 0 and cps == (1,)):
@@ -181,7 +182,7 @@ class DraftShardStore(WrapperStore):
             if shard is not None:
                 blob, index = shard
                 for i, byte_range in self._spans(index, wanted, requests, located):
-                    results[i] = blob[byte_range.offset : byte_range.offset + byte_range.length]
+                    results[i] = blob[byte_range.slice_of(len(blob))]  # offset and length both set
             return
 
         def locate(raw: bytes) -> tuple[list[tuple[int, ByteRange]], list[ByteRange]]:

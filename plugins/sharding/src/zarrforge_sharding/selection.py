@@ -25,7 +25,7 @@ class Box:
     touched: tuple[Sequence[int], ...]  # per dimension: sorted inner chunk indices
     start: tuple[int, ...]  # box origin in shard coordinates
     shape: tuple[int, ...]  # box shape (whole inner chunks)
-    selection: tuple  # the selection relative to the box
+    selection: tuple[Any, ...]  # the selection relative to the box
 
     def inner_chunks(self) -> Iterator[tuple[int, ...]]:
         return itertools.product(*self.touched)
@@ -48,7 +48,9 @@ class Box:
             len(range(*e.indices(n))) for e, n in zip(self.selection, self.shape) if isinstance(e, slice)
         )
 
-    def pieces(self, coords: tuple[int, ...], inner: tuple[int, ...]) -> tuple[tuple, tuple] | None:
+    def pieces(
+        self, coords: tuple[int, ...], inner: tuple[int, ...]
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
         """For a basic selection: ``(in_chunk, in_result)``, what inner chunk ``coords``
         gives of the selection and where it goes in the result; ``None`` if nothing."""
         in_chunk, in_result = [], []
@@ -92,7 +94,8 @@ def _touched(entry: Any, length: int, size: int) -> Sequence[int] | None:
     positions = _positions(entry, length)
     if positions.size == 0:
         return None
-    return np.unique(positions // size).tolist()
+    touched: list[int] = np.unique(positions // size).tolist()
+    return touched
 
 
 def _shift(entry: Any, by: int, length: int) -> Any:
@@ -105,7 +108,7 @@ def _shift(entry: Any, by: int, length: int) -> Any:
     return int(entry) - by
 
 
-def analyse(selection: tuple, shard_shape: tuple[int, ...], inner: tuple[int, ...]) -> Box | None:
+def analyse(selection: tuple[Any, ...], shard_shape: tuple[int, ...], inner: tuple[int, ...]) -> Box | None:
     """The box for ``selection``; ``None`` when it selects nothing."""
     touched, start, shape, shifted = [], [], [], []
     for entry, length, size in zip(selection, shard_shape, inner):

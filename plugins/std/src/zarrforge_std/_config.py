@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from zarrforge.errors import MetadataError
 
 
 def check_keys(
-    name: str, configuration: dict[str, Any] | None, allowed: set[str], required: set[str] = frozenset()
+    name: str,
+    configuration: dict[str, Any] | None,
+    allowed: AbstractSet[str],
+    required: AbstractSet[str] = frozenset(),
 ) -> dict[str, Any]:
     configuration = configuration or {}
     unknown = set(configuration) - allowed

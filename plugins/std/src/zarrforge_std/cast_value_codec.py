@@ -129,21 +129,27 @@ def _matches(values: np.ndarray, key: Any) -> np.ndarray:
     if isinstance(key, (float, np.floating)) and np.isnan(key):
         return np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, bool)
     with np.errstate(invalid="ignore"):
-        return values == key
+        result: np.ndarray = values == key
+        return result
 
 
 def _round_to_integer(values: np.ndarray, rounding: str) -> np.ndarray:
     if rounding == "nearest-even":
-        return np.rint(values)
+        result: np.ndarray = np.rint(values)
+        return result
     if rounding == "towards-zero":
-        return np.trunc(values)
+        result = np.trunc(values)
+        return result
     if rounding == "towards-positive":
-        return np.ceil(values)
+        result = np.ceil(values)
+        return result
     if rounding == "towards-negative":
-        return np.floor(values)
+        result = np.floor(values)
+        return result
     magnitude = np.abs(values)
     floor = np.floor(magnitude)
-    return np.copysign(floor + (magnitude - floor >= 0.5), values)
+    result = np.copysign(floor + (magnitude - floor >= 0.5), values)
+    return result
 
 
 def _round_to_float(values: np.ndarray, target: np.dtype, rounding: str) -> np.ndarray:
@@ -230,7 +236,8 @@ class CastValueCodec(ArrayArrayCodec):
     # --- conversion -----------------------------------------------------------------
 
     def _map(self, direction: str, source: DataType, target: DataType) -> list[tuple[Any, Any]]:
-        pairs, seen = [], []
+        pairs: list[tuple[Any, Any]] = []
+        seen: list[Any] = []
         for index, (key, value) in enumerate(self._pairs[direction]):
             field = f"configuration.scalar_map.{direction}[{index}]"
             try:
@@ -319,7 +326,8 @@ class CastValueCodec(ArrayArrayCodec):
                 modulus = float(2**info.bits)
                 wrapped = np.fmod(values, modulus)
                 wrapped = np.where(wrapped < 0, wrapped + modulus, wrapped)
-                return wrapped.astype(np.uint64).astype(out_dtype)
+                converted: np.ndarray = wrapped.astype(np.uint64).astype(out_dtype)
+                return converted
         with np.errstate(over="ignore", invalid="ignore"):
             return values.astype(out_dtype)  # integer to integer wraps modulo 2**bits
 

@@ -20,6 +20,7 @@ from ._config import check_keys
 
 class _SeparatedEncoding(ChunkKeyEncoding):
     default_separator: ClassVar[str]
+    separator: str  # always set, from the configuration or default_separator
 
     def __init__(self, separator: str) -> None:
         self.separator = separator

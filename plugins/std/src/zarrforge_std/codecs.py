@@ -21,7 +21,7 @@ import numbers
 import sys
 from collections.abc import Iterable
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from zarrforge.errors import CorruptChunkError, MetadataError
 
 from ._config import check_keys
 
-_ENDIAN = {"little": "<", "big": ">"}
+_ENDIAN: dict[str, Literal["<", ">"]] = {"little": "<", "big": ">"}
 
 
 class BytesCodec(ArrayBytesCodec):
@@ -90,11 +90,11 @@ class BytesCodec(ArrayBytesCodec):
             return None
         return self._stored_dtype(spec)
 
-    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> memoryview:  # type: ignore[override]
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> memoryview:
         # A byte view of the C-ordered chunk: the next codec (or the chain, which hands
         # the store bytes) copies it at most once, and not at all when already C-ordered.
         stored = np.ascontiguousarray(chunk, dtype=self._stored_dtype(spec))
-        return memoryview(stored.reshape(-1).view(np.uint8))
+        return stored.reshape(-1).view(np.uint8).data  # memoryview(...) of it, as typed
 
     def _stored(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         """A read-only view of ``data`` as the chunk, in its stored byte order."""

@@ -39,7 +39,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import warnings
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, cast
 
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api.formats import (
@@ -233,7 +234,8 @@ class V3Format(ChunksUnderNode, Format):
             method = legacy.__get__  # a staticmethod, as V3Format's was, or a plain method
 
             def node_type_of(self: V3Format, document: dict[str, Any], key: str) -> str | None:
-                return method(self, type(self))(document, key)
+                found: str | None = method(self, type(self))(document, key)
+                return found
 
             cls.node_type_of = node_type_of  # type: ignore[method-assign]
 
@@ -323,7 +325,8 @@ class V3Format(ChunksUnderNode, Format):
             raise MetadataError(
                 f"must be 'array' or 'group', got {node_type!r}", field="node_type", value=node_type, key=key
             )
-        return node_type
+        checked: str = node_type
+        return checked
 
     @staticmethod
     def _node_type(document: dict[str, Any], key: str) -> str | None:
@@ -425,7 +428,7 @@ class V3Format(ChunksUnderNode, Format):
 
     def _parse_consolidated(
         self, value: Any, extra: dict[str, Any], *, key: str
-    ) -> dict[str, NodeDocument] | None:
+    ) -> Mapping[str, NodeDocument] | None:
         """Consolidated metadata as zarr-python 3 writes it (``kind: inline``).
 
         A null, an empty nested object (zarr-python writes one into each child
@@ -531,12 +534,8 @@ class V3Format(ChunksUnderNode, Format):
         """The document of the view entry ``name`` of the group document at ``key``."""
         raw = members[name]
         entry_key = f"{key} (consolidated_metadata.metadata[{name!r}])"
-        return NodeDocument(
-            self.name,
-            raw.kept["node_type"],
-            entry_key,  # type: ignore[index]
-            ListedContent.of_raw(raw, key=entry_key),
-        )
+        kept = cast("dict[str, Any]", raw.kept)  # an object: _indexed_consolidated checked each node_type
+        return NodeDocument(self.name, kept["node_type"], entry_key, ListedContent.of_raw(raw, key=entry_key))
 
     # --- writing ------------------------------------------------------------------
 

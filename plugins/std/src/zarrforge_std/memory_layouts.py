@@ -7,7 +7,7 @@ the chunk with its dimensions reversed (whose C order is the chunk's Fortran ord
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from zarrforge.abc.memory_layout import MemoryLayout
 
 
 class _NumpyOrder(MemoryLayout):
-    order: ClassVar[str]
+    order: ClassVar[Literal["C", "F"]]
 
     def empty(self, shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
         return np.empty(tuple(shape), dtype=dtype, order=self.order)

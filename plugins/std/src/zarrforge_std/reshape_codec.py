@@ -96,7 +96,8 @@ class ReshapeCodec(ArrayArrayCodec):
         return {"name": self.name, "configuration": {"shape": shape}}
 
     def _document(self) -> list[Any]:
-        return self.to_json()["configuration"]["shape"]
+        shape: list[Any] = self.to_json()["configuration"]["shape"]
+        return shape
 
     def encoded_shape(self, decoded: tuple[int, ...]) -> tuple[int, ...]:
         """The encoded shape for a decoded chunk shape; raises ``MetadataError``."""

@@ -27,7 +27,8 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from zarrforge.abc.store import ByteRange, ListDirResult, Store, WrapperStore
+from zarrforge.abc.store import Store, WrapperStore
+from zarrforge.abc.store_values import ByteRange, ListDirResult
 
 
 class LRUCache(WrapperStore):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api.formats import (
@@ -65,7 +65,7 @@ def load_consolidated(data: bytes, *, key: str) -> dict[str, Any]:
     return document
 
 
-def is_indexed(entries: Any) -> bool:
+def is_indexed(entries: Any) -> TypeGuard[RawMembers]:
     return type(entries) is RawMembers
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -26,3 +26,13 @@ def _byteorder(dtype_str: Any) -> str | None:
         return np.dtype(dtype_str).str[0]
     except Exception:  # noqa: BLE001  # numpy raises several types for a string that is no dtype
         return None
+
+
+# numpy's spellings of a byte order, the argument its stubs give dtype.newbyteorder
+_ByteOrder = Literal["S", "<", "L", "little", ">", "B", "big", "=", "N", "native", "|", "I"]
+
+
+def _in_order(dtype: np.dtype, byteorder: str) -> np.dtype:
+    """``dtype.newbyteorder(byteorder)`` for a byte order read from a document (a ``str``):
+    numpy checks it at run time, raising for one it does not know."""
+    return dtype.newbyteorder(cast(_ByteOrder, byteorder))

@@ -21,8 +21,9 @@ arrays are read (as ``zarrforge_v2.json_object``) and written back, never create
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
+from zarrforge.abc.codec import ArrayArrayCodec
 from zarrforge.errors import MetadataError
 from zarrforge.plugin_api import formats as c
 from zarrforge.plugin_api.formats import ArrayMetadata, ChunkSpec, Codec, CodecKind, DataType, registry
@@ -248,7 +249,7 @@ def build_codecs(
             {"name": "transpose", "configuration": {"order": list(range(ndim))[::-1]}}, field="order"
         )
         array_codecs.append(transpose)
-        spec = transpose.resolve(spec)
+        spec = cast(ArrayArrayCodec, transpose).resolve(spec)  # a transpose codec
     serializer: Codec | None = None
     current = byteorder
     last_bytes_filter = None
@@ -260,7 +261,7 @@ def build_codecs(
                 raise MetadataError(
                     "only one object codec may appear in the filters", field=where, value=config
                 )
-            name = OBJECT_CODECS[object_codec][1]
+            name = OBJECT_CODECS[config["id"]][1]  # config["id"] == object_codec
             serializer = (
                 numcodecs_codec(config, field=where)
                 if name.startswith(NUMCODECS_PREFIX)
@@ -278,7 +279,7 @@ def build_codecs(
                     value=config,
                 )
             array_codecs.append(codec)
-            spec = codec.resolve(spec)
+            spec = cast(ArrayArrayCodec, codec).resolve(spec)  # its kind is ARRAY_ARRAY
             current = _output_byteorder(config, current)
         elif codec.kind is CodecKind.ARRAY_BYTES:
             raise MetadataError(
@@ -397,8 +398,11 @@ def split_codecs(metadata: ArrayMetadata, read_configs: ReadConfigs = ReadConfig
         array_filters.append(v2_config(codec, field=f"filters[{i}]", read_configs=read_configs))
     serializer = codecs[at]
     ser_doc = serializer.to_json()
-    object_id = SERIALIZER_TO_OBJECT_ID.get(ser_doc.get("name")) or READ_ONLY_OBJECT_SERIALIZERS.get(
-        ser_doc.get("name")
+    ser_name = ser_doc.get("name")
+    object_id = (
+        SERIALIZER_TO_OBJECT_ID.get(ser_name) or READ_ONLY_OBJECT_SERIALIZERS.get(ser_name)
+        if isinstance(ser_name, str)
+        else None
     )
     endian = None
     if object_id == "json2" and metadata.data_type.to_json() != JSON_OBJECT_TYPE:

@@ -66,7 +66,7 @@ def check_group_document(document: dict[str, Any]) -> None:
         raise MetadataError(f"expected 2, got {value!r}", field="zarr_format", value=value)
 
 
-def attributes_document(value: Any, *, field: str) -> dict[str, Any]:
+def attributes_document(value: Any, *, field: str | None) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -155,7 +155,7 @@ class NodeLayout(EntryLayout):
         ]
         if found[0][1] is None and found[1][1] is None:
             return []  # .zattrs alone is no node, as in the store
-        return [(member, i) for member, i in found if i is not None]  # type: ignore[misc]
+        return [(member, i) for member, i in found if i is not None]
 
     def written(self, name: str, value: Any) -> dict[str, Any]:
         return {f"{name}/{document}": content for document, content in value.items()}

@@ -34,13 +34,13 @@ codec objects as their configuration). Each may be a numcodecs configuration
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from zarrforge.abc.chunk_grid import ChunkGrid
 from zarrforge.abc.chunk_key_encoding import ChunkKeyEncoding
-from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
+from zarrforge.abc.codec import ArrayArrayCodec, ChunkSpec, Codec, CodecKind
 from zarrforge.abc.data_type import DataType
 from zarrforge.abc.format import NO_FILL_VALUE, ArrayCreationSpec
 from zarrforge.abc.metadata import ArrayMetadata
@@ -120,7 +120,8 @@ def _separator(value: Any) -> str:
             value=value,
         )
     encoding = c.chunk_key_encoding_from_json(value, field="chunk_key_encoding")
-    return encoding.to_json()["configuration"]["separator"]
+    separator: str = encoding.to_json()["configuration"]["separator"]
+    return separator
 
 
 def _requested_byteorder(dtype: Any) -> str | None:
@@ -251,7 +252,7 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
             serializer = user_codec(default, field="serializer")
     if serializer is not None:
         name = serializer.to_json().get("name")
-        object_id = SERIALIZER_TO_OBJECT_ID.get(name)
+        object_id = SERIALIZER_TO_OBJECT_ID.get(name) if isinstance(name, str) else None
         if object_id is None:
             if name != "bytes":
                 raise MetadataError(
@@ -284,7 +285,7 @@ def new_array(spec: ArrayCreationSpec) -> ArrayMetadata:
     for i, codec in enumerate(array_codecs):
         codec = codec.evolve(evolved_spec)
         filter_configs.append(v2_config(codec, field=f"filters[{i}]"))
-        evolved_spec = codec.resolve(evolved_spec)
+        evolved_spec = cast(ArrayArrayCodec, codec).resolve(evolved_spec)  # an array -> array codec
     if object_id is not None:
         filter_configs.append({"id": object_id})
     for i, codec in enumerate(byte_filters):

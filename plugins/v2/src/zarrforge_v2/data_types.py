@@ -19,7 +19,7 @@ from zarrforge.errors import MetadataError, UnknownExtensionError
 from zarrforge.plugin_api import formats as c
 from zarrforge.plugin_api.formats import DataType, registry
 
-from ._util import _byteorder, _is_int
+from ._util import _byteorder, _in_order, _is_int
 from .codecs import OBJECT_CODECS, OTHER_OBJECT_CODECS
 
 
@@ -91,7 +91,7 @@ def leaf_byteorders(np_dtype: np.dtype) -> set[str]:
     if np_dtype.fields is None:
         order = np_dtype.str[0]
         return set() if order == "|" else {order}
-    return set().union(*(leaf_byteorders(np_dtype.fields[n][0]) for n in np_dtype.names))
+    return set().union(*(leaf_byteorders(np_dtype.fields[n][0]) for n in np_dtype.names or ()))
 
 
 def dtype_byteorder(value: Any) -> str:
@@ -187,9 +187,9 @@ def _descr_in(np_dtype: np.dtype, byteorder: str) -> Any:
     ``byteorder``: a type string, or a list of [name, type] fields."""
     if np_dtype.fields is None:
         if np_dtype.str[0] in "<>=":
-            return np_dtype.newbyteorder(byteorder).str
+            return _in_order(np_dtype, byteorder).str
         return np_dtype.str
-    return [[n, _descr_in(np_dtype.fields[n][0], byteorder)] for n in np_dtype.names]
+    return [[n, _descr_in(np_dtype.fields[n][0], byteorder)] for n in np_dtype.names or ()]
 
 
 def dtype_string(data_type: DataType, byteorder: str) -> Any:
@@ -199,7 +199,7 @@ def dtype_string(data_type: DataType, byteorder: str) -> Any:
     if np_dtype.fields is not None:
         return _descr_in(np_dtype, byteorder)
     if data_type.has_endianness:
-        return np_dtype.newbyteorder(byteorder).str
+        return _in_order(np_dtype, byteorder).str
     return np_dtype.str
 
 
@@ -236,7 +236,7 @@ def fill_value_from_v2(data_type: DataType, value: Any, byteorder: str = "<") ->
                         value=value,
                     )
                 if dtype.fields is not None:
-                    stored = dtype.newbyteorder(byteorder if byteorder in "<>" else "<")
+                    stored = _in_order(dtype, byteorder if byteorder in "<>" else "<")
                     return data_type.from_user_value(np.frombuffer(raw, dtype=stored).astype(dtype)[0])
                 return data_type.from_user_value(raw)
             return data_type.from_user_value(raw)
@@ -271,7 +271,7 @@ def _nan_strings(value: Any) -> Any:
 def fill_value_to_v2(data_type: DataType, value: Any, byteorder: str = "<") -> Any:
     dtype = data_type.numpy_dtype
     if dtype.kind in "VS":
-        stored = dtype.newbyteorder(byteorder) if dtype.fields is not None else dtype
+        stored = _in_order(dtype, byteorder) if dtype.fields is not None else dtype
         raw = np.array(value, dtype=dtype).astype(stored).tobytes()
         return base64.b64encode(raw).decode("ascii")
     encoded = data_type.fill_value_to_json(value)

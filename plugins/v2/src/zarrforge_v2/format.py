@@ -58,6 +58,10 @@ def node_key(path: str, name: str) -> str:
     return f"{path}/{name}" if path else name
 
 
+# a rendered document: its bytes, or for a large .zmetadata its pieces (_json.dump_parts)
+Rendered = bytes | list[bytes | memoryview]
+
+
 class V2Format(ChunksUnderNode, Format):
     name = FORMAT_NAME
 
@@ -84,6 +88,8 @@ class V2Format(ChunksUnderNode, Format):
         if zarray is not None:
             content[ZARRAY] = _json.load_strict(zarray, key=keys[0])
             return NodeDocument(FORMAT_NAME, "array", keys[0], content)
+        if zgroup is None:  # never: one of the two is there (checked above)
+            return None
         content[ZGROUP] = _json.load_strict(zgroup, key=keys[1])
         if zmetadata is None:
             content[ZMETADATA] = None
@@ -94,7 +100,10 @@ class V2Format(ChunksUnderNode, Format):
             return NodeDocument(FORMAT_NAME, "group", keys[1], content)
 
         # a large view: equal documents read again in one operation are the same object
-        return _json.shared_parse(zmetadata, (FORMAT_NAME, keys[1], zgroup, zattrs), group_document)
+        shared: NodeDocument = _json.shared_parse(
+            zmetadata, (FORMAT_NAME, keys[1], zgroup, zattrs), group_document
+        )
+        return shared
 
     def resolve(self, document: NodeDocument) -> NodeMetadata:
         return resolve_node(document)
@@ -117,7 +126,7 @@ class V2Format(ChunksUnderNode, Format):
             docs[ZMETADATA] = consolidated_document(metadata, group)
         return docs
 
-    def render(self, metadata: NodeMetadata, path: str | None = None) -> list[tuple[str, bytes]]:
+    def render(self, metadata: NodeMetadata, path: str | None = None) -> list[tuple[str, Rendered]]:
         """``(document name, bytes)`` pairs in writing order; a bad value fails here,
         naming the document's key when ``path`` is given."""
         docs = self.document(metadata)
@@ -129,14 +138,18 @@ class V2Format(ChunksUnderNode, Format):
         attrs = dump(ZATTRS, allow_nan=True)
         if isinstance(metadata, ArrayMetadata):
             return [(ZATTRS, attrs), (ZARRAY, dump(ZARRAY))]
-        rendered = [(ZATTRS, attrs), (ZGROUP, dump(ZGROUP))]
+        rendered: list[tuple[str, Rendered]] = [(ZATTRS, attrs), (ZGROUP, dump(ZGROUP))]
         if ZMETADATA in docs:  # pieces, when a view read as an index is written back
             key = None if path is None else node_key(path, ZMETADATA)
             rendered.append((ZMETADATA, _json.dump_parts(docs[ZMETADATA], allow_nan=True, key=key)))
         return rendered
 
     def write_node(
-        self, store: Store, path: str, metadata: NodeMetadata, rendered: list[tuple[str, bytes]] | None = None
+        self,
+        store: Store,
+        path: str,
+        metadata: NodeMetadata,
+        rendered: list[tuple[str, Rendered]] | None = None,
     ) -> None:
         if rendered is None:
             rendered = self.render(metadata, path)
@@ -187,7 +200,7 @@ class V2Format(ChunksUnderNode, Format):
         store.erase_prefix(f"{path}/" if path else "")
 
 
-def _set_changed(store: Store, documents: list[tuple[str, bytes]]) -> None:
+def _set_changed(store: Store, documents: list[tuple[str, Rendered]]) -> None:
     """Write the documents whose stored bytes differ, in order.
 
     A v2 node is several documents and stores offer no transaction across keys;

@@ -192,9 +192,11 @@ def zarray_document(metadata: ArrayMetadata) -> dict[str, Any]:
     if parts["object_id"] is not None:
         dtype = "|O"
     else:
-        byteorder = _input_byteorder(parts["array_filters"])
-        if byteorder is None:
-            byteorder = ">" if parts["endian"] == "big" else "<"
+        found = _input_byteorder(parts["array_filters"])
+        if found is not None:
+            byteorder = found
+        elif parts["endian"] == "big":
+            byteorder = ">"
         dtype = dtype_string(data_type, byteorder)
     chunk_shape = metadata.chunk_grid.regular_chunk_shape
     if chunk_shape is None:

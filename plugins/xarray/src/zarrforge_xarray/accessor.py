@@ -44,7 +44,7 @@ def _node_path(tree: xr.DataTree, node: xr.DataTree, base: str) -> str:
     return "/".join(part for part in (base, "" if relative == "." else relative) if part)
 
 
-def _tree_region(tree: xr.DataTree, store: Any, base: str, region: Any) -> dict:
+def _tree_region(tree: xr.DataTree, store: Any, base: str, region: Any) -> dict[str, Any]:
     """The tree's ``region`` with each ``"auto"`` dimension found once, in the group
     holding that dimension's index coordinate. A child node usually inherits its
     coordinates from an ancestor and stores none of its own, so resolving "auto" node by
@@ -66,7 +66,7 @@ def _tree_region(tree: xr.DataTree, store: Any, base: str, region: Any) -> dict:
     return found
 
 
-def _after_all(_written: list) -> None:
+def _after_all(_written: list[Any]) -> None:
     """The delayed write's result, once every node's data (``_written``) is written."""
     return None
 
@@ -151,7 +151,7 @@ class DataTreeAccessor:
                     remove_written(store, base, before)
                 raise
         if not compute:
-            import dask
+            from dask.delayed import delayed as dask_delayed
 
-            return dask.delayed(_after_all)(delayed)
+            return dask_delayed(_after_all)(delayed)
         return zarrforge.open_group(store, base, mode="r+")

@@ -63,7 +63,7 @@ class ZarrforgeBackendEntrypoint(BackendEntrypoint):
     # xarray reads the accepted keywords from here, since the methods take **options
     open_dataset_parameters = ("filename_or_obj", *DECODING_OPTIONS, *OPENING_OPTIONS)
 
-    def open_dataset(self, filename_or_obj: Any, **options: Any) -> Any:  # type: ignore[override]
+    def open_dataset(self, filename_or_obj: Any, **options: Any) -> Any:
         decoding, opening = _split_options(options)
         store = ZarrforgeDataStore.open(
             filename_or_obj,
@@ -79,7 +79,7 @@ class ZarrforgeBackendEntrypoint(BackendEntrypoint):
 
     def open_groups_as_dict(
         self,
-        filename_or_obj: Any,  # type: ignore[override]
+        filename_or_obj: Any,
         **options: Any,
     ) -> dict[str, Any]:
         """``{"/": dataset, "/a": dataset, "/a/b": dataset}`` for the group and every
@@ -107,7 +107,7 @@ class ZarrforgeBackendEntrypoint(BackendEntrypoint):
             result["/" + name] = _dataset(store, **decoding)
         return result
 
-    def open_datatree(self, filename_or_obj: Any, **options: Any) -> Any:  # type: ignore[override]
+    def open_datatree(self, filename_or_obj: Any, **options: Any) -> Any:
         from xarray import DataTree
 
         return DataTree.from_dict(self.open_groups_as_dict(filename_or_obj, **options))

@@ -100,7 +100,7 @@ def check_against_store(
         _check_dtype(name, variable, array)  # appended, written in a region or overwritten
 
 
-def dimension_names_differ(name: str, given: tuple[Hashable, ...], stored: tuple[str, ...]) -> str:
+def dimension_names_differ(name: str, given: tuple[Hashable, ...], stored: tuple[Hashable, ...]) -> str:
     """The refusal of a write giving an existing variable other dimension names."""
     return (
         f"variable {name!r} already exists with different dimension names: it has "

@@ -34,13 +34,13 @@ from __future__ import annotations
 import base64
 import struct
 from collections.abc import Hashable, Iterable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from xarray.backends.common import NONE_VAR_NAME, AbstractDataStore, BackendArray
 from xarray.coding.strings import create_vlen_dtype
 from xarray.core import indexing
-from xarray.core.utils import FrozenDict
+from xarray.core.utils import Frozen, FrozenDict
 from xarray.core.variable import Variable
 
 import zarrforge
@@ -95,7 +95,10 @@ class ZarrforgeArray(BackendArray):
         return self._array
 
     def __getitem__(self, key: indexing.ExplicitIndexer) -> np.ndarray:
-        return indexing.explicit_indexing_adapter(key, self.shape, indexing.IndexingSupport.OUTER, self._read)
+        result: np.ndarray = indexing.explicit_indexing_adapter(
+            key, self.shape, indexing.IndexingSupport.OUTER, self._read
+        )
+        return result
 
     def _read(self, key: tuple[Any, ...]) -> np.ndarray:
         if any(isinstance(k, np.ndarray) for k in key):
@@ -105,19 +108,24 @@ class ZarrforgeArray(BackendArray):
         return np.asarray(result)
 
     async def async_getitem(self, key: indexing.ExplicitIndexer) -> np.ndarray:
-        return await indexing.async_explicit_indexing_adapter(
+        result: np.ndarray = await indexing.async_explicit_indexing_adapter(
             key, self.shape, indexing.IndexingSupport.OUTER, self._async_read
         )
+        return result
 
     async def _async_read(self, key: tuple[Any, ...]) -> np.ndarray:
         # one face per backend array, so that every read of this variable (the views
         # xarray's lazy indexing makes share it) is gathered with the others
-        if self._async_array is None:
-            self._async_array = zarrforge.asyncio.from_node(self._array)
+        face = self._async_array
+        if face is None:
+            # an array's face is an AsyncArray (from_node is typed for any node)
+            face = self._async_array = cast(
+                zarrforge.asyncio.AsyncArray, zarrforge.asyncio.from_node(self._array)
+            )
         if any(isinstance(k, np.ndarray) for k in key):
-            result = await self._async_array.oindex.getitem(key)
+            result = await face.oindex.getitem(key)
         else:
-            result = await self._async_array.getitem(key)
+            result = await face.getitem(key)
         return np.asarray(result)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -308,7 +316,7 @@ class ZarrforgeDataStore(AbstractDataStore):
                 attributes["_FillValue"] = _decode_fill_attribute(attributes["_FillValue"], array.dtype)
         return Variable(dimensions, data, attributes, encoding)
 
-    def get_variables(self) -> FrozenDict:
+    def get_variables(self) -> Frozen[Hashable, Variable]:
         return FrozenDict((name, self.open_store_variable(name, array)) for name, array in self._arrays)
 
     def get_attrs(self) -> dict[str, Any]:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -106,7 +106,7 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
         # appends write their new rows before the longer shapes are committed (compute=True)
         self.stage_growth = stage_growth
         self.staged: list[Any] = []
-        self.zarr_format = int(group.metadata_model.format_name)
+        self.zarr_format = cast(Literal[2, 3], int(group.metadata_model.format_name))  # a v2 or v3 group
         self.mode = mode
         self.append_dim = append_dim
         self.region = dict(region) if region else {}
@@ -203,16 +203,16 @@ class ZarrforgeWritableStore(AbstractWritableDataStore):
                 for k, v in encoded.items()
                 if stored_name(k) not in existing or self.append_dim in v.dims
             }
-        self.set_variables(encoded, check_encoding_set, writer, existing)
+        self._set_variables(encoded, check_encoding_set, writer, existing)
 
-    def set_variables(
+    def _set_variables(
         self,
         variables: dict[Hashable, xr.Variable],
         check_encoding_set: Any,
         writer: ArrayWriter,
         existing: dict[str, zarrforge.Array],
     ) -> None:
-        in_memory: list[tuple[zarrforge.Array, tuple, Any]] = []
+        in_memory: list[tuple[zarrforge.Array, tuple[Any, ...], Any]] = []
         for key, variable in variables.items():
             name = stored_name(key)
             attributes = dict(variable.attrs)
@@ -437,7 +437,7 @@ def _auto_region(dataset: xr.Dataset, group: zarrforge.Group, region: Any) -> di
     return found
 
 
-def _write_concurrently(writes: list[tuple[zarrforge.Array, tuple, Any]]) -> None:
+def _write_concurrently(writes: list[tuple[zarrforge.Array, tuple[Any, ...], Any]]) -> None:
     """Write in-memory variables two at a time: each write's chunks are compressed in
     parallel already, but a variable's last chunks leave cores idle that the next variable
     can use. The variables are distinct arrays, so the order of their writes is free."""
@@ -594,7 +594,7 @@ def _write(
     mode: str,
     append_dim: Hashable | None,
     region: Any,
-    encoding: dict[Hashable, dict[str, Any]],
+    encoding: Mapping[Hashable, Mapping[str, Any]],
     consolidated: bool | None,
     compute: bool,
     safe_chunks: bool,
@@ -671,9 +671,9 @@ def _write(
         finish()
     if compute:
         return target
-    import dask
+    from dask.delayed import delayed
 
-    return dask.delayed(_after)(written)
+    return delayed(_after)(written)
 
 
 def _commit_growth(staged: list[Any], group: zarrforge.Group) -> None:

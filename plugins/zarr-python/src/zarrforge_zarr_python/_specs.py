@@ -13,16 +13,17 @@ version (3.0 and 3.1 name it otherwise than 3.2 on).
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Literal
 
 from zarr.core.array_spec import ArrayConfig, ArraySpec
 from zarr.core.buffer import default_buffer_prototype
 from zarr.core.dtype import get_data_type_from_json
 
 try:  # zarr-python >= 3.2 describes the grid a codec validates against by its metadata
-    from zarr.core.metadata.v3 import RegularChunkGridMetadata as _RegularGrid
+    # which of the two the installed zarr-python lacks decides which ignore is used
+    from zarr.core.metadata.v3 import RegularChunkGridMetadata as _RegularGrid  # type: ignore[attr-defined,unused-ignore]
 except ImportError:  # zarr-python 3.0, 3.1
-    from zarr.core.chunk_grids import RegularChunkGrid as _RegularGrid  # type: ignore[no-redef]
+    from zarr.core.chunk_grids import RegularChunkGrid as _RegularGrid  # type: ignore[no-redef,unused-ignore]
 
 from zarrforge.abc.codec import ChunkSpec
 from zarrforge.abc.data_type import DataType
@@ -49,7 +50,7 @@ def to_zarr(spec: ChunkSpec, like: ArraySpec | None = None) -> ArraySpec:
     zdtype = _zarr_data_type(spec.data_type)
     fill = zdtype.from_json_scalar(spec.data_type.fill_value_to_json(spec.fill_value), zarr_format=3)
     if like is None:
-        order = "F" if spec.layout.name == "F" else "C"
+        order: Literal["C", "F"] = "F" if spec.layout.name == "F" else "C"
         config, prototype = ArrayConfig.from_dict({"order": order}), default_buffer_prototype()
     else:
         config, prototype = like.config, like.prototype

@@ -10,6 +10,8 @@ to the engine it came from (no loop, no shadowing).
 
 from __future__ import annotations
 
+from typing import Any
+
 from zarr.errors import UnknownCodecError
 from zarr.registry import get_codec_class
 
@@ -18,7 +20,7 @@ class ZarrforgeBacked:
     """Base of the zarr-python codec classes that run a zarrforge codec."""
 
 
-def foreign_codec_class(name: str) -> type | None:
+def foreign_codec_class(name: str) -> type[Any] | None:
     try:
         found = get_codec_class(name)
     except (KeyError, UnknownCodecError):  # 3.1 raises the first, 3.4 the second

@@ -79,7 +79,8 @@ class ZarrPythonCodec(Codec):
         return _wrap(name, zarr_codec)
 
     def to_json(self) -> dict[str, Any]:
-        return json_ready(self.zarr_codec.to_dict())
+        result: dict[str, Any] = json_ready(self.zarr_codec.to_dict())
+        return result
 
     def evolve(self, spec: ChunkSpec) -> ZarrPythonCodec:
         evolved = self.zarr_codec.evolve_from_array_spec(_specs.to_zarr(spec))
@@ -153,7 +154,8 @@ class ZarrPythonArrayBytesCodec(ZarrPythonCodec, ArrayBytesCodec):
         out = self._run(
             self.zarr_codec.encode, zspec.prototype.nd_buffer.from_numpy_array(chunk), zspec, CodecError
         )
-        return out.to_bytes()
+        result: bytes = out.to_bytes()
+        return result
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         zspec = _specs.to_zarr(spec)
@@ -170,15 +172,17 @@ class ZarrPythonBytesBytesCodec(ZarrPythonCodec, BytesBytesCodec):
 
     def encode(self, data: bytes | memoryview) -> bytes:
         zspec = _specs.bytes_spec(len(data))
-        return self._run(
+        result: bytes = self._run(
             self.zarr_codec.encode, zspec.prototype.buffer.from_bytes(data), zspec, CodecError
         ).to_bytes()
+        return result
 
     def decode(self, data: bytes | memoryview) -> bytes:
         zspec = _specs.bytes_spec(len(data))
-        return self._run(
+        result: bytes = self._run(
             self.zarr_codec.decode, zspec.prototype.buffer.from_bytes(data), zspec, CorruptChunkError
         ).to_bytes()
+        return result
 
 
 def _wrap(name: str, zarr_codec: Any) -> ZarrPythonCodec:

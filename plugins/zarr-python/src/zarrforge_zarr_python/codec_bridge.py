@@ -37,12 +37,15 @@ import importlib.metadata
 import re
 import threading
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from zarr.abc.codec import ArrayArrayCodec, ArrayBytesCodec, BytesBytesCodec
 from zarr.registry import register_codec
 
+from zarrforge.abc.codec import ArrayArrayCodec as ZfArrayArrayCodec
+from zarrforge.abc.codec import ArrayBytesCodec as ZfArrayBytesCodec
+from zarrforge.abc.codec import BytesBytesCodec as ZfBytesBytesCodec
 from zarrforge.abc.codec import ChunkSpec, Codec, CodecKind
 from zarrforge.errors import PluginConflictError, PluginLoadError, PluginLoadWarning
 from zarrforge.plugin_api.codecs import codec_from_json, memory_layout, registry
@@ -51,7 +54,7 @@ from . import _specs
 from ._zarr_registry import ZarrforgeBacked, foreign_codec_class
 
 FAMILY_SUFFIX = "*"
-_classes: dict[str, type] = {}
+_classes: dict[str, type[Any]] = {}  # zarr-python codec classes, made by type()
 _lock = threading.Lock()
 
 
@@ -61,6 +64,14 @@ class _Bridged(ZarrforgeBacked):
     codec: Codec
     zarrforge_name: str = ""
     is_fixed_size = False
+
+    if TYPE_CHECKING:  # what zarr_codec_class's dataclasses and the kinds below provide
+
+        def __init__(self, codec: Codec) -> None: ...
+
+        def _encode_sync(self, chunk_data: Any, chunk_spec: Any) -> Any: ...
+
+        def _decode_sync(self, chunk_data: Any, chunk_spec: Any) -> Any: ...
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:
@@ -101,6 +112,8 @@ class _Bridged(ZarrforgeBacked):
 
 
 class _ArrayArray(_Bridged):
+    codec: ZfArrayArrayCodec
+
     def resolve_metadata(self, chunk_spec: Any) -> Any:
         return _specs.to_zarr(self.codec.resolve(_specs.from_zarr(chunk_spec)), like=chunk_spec)
 
@@ -114,6 +127,8 @@ class _ArrayArray(_Bridged):
 
 
 class _ArrayBytes(_Bridged):
+    codec: ZfArrayBytesCodec
+
     def _encode_sync(self, chunk_data: Any, chunk_spec: Any) -> Any:
         out = self.codec.encode(
             np.ascontiguousarray(chunk_data.as_numpy_array()), _specs.from_zarr(chunk_spec)
@@ -126,6 +141,8 @@ class _ArrayBytes(_Bridged):
 
 
 class _BytesBytes(_Bridged):
+    codec: ZfBytesBytesCodec
+
     def _encode_sync(self, chunk_data: Any, chunk_spec: Any) -> Any:
         return chunk_spec.prototype.buffer.from_bytes(bytes(self.codec.encode(chunk_data.to_bytes())))
 
@@ -150,7 +167,7 @@ def class_name(name: str) -> str:
     return CLASS_PREFIX + re.sub(r"\W", "_", name, flags=re.ASCII)
 
 
-def zarr_codec_class(name: str) -> type:
+def zarr_codec_class(name: str) -> type[Any]:
     """The zarr-python codec class running zarrforge's codec ``name`` (made once), named
     :func:`class_name` of it in this module."""
     with _lock:
@@ -176,7 +193,7 @@ def zarr_codec_class(name: str) -> type:
         return made
 
 
-def __getattr__(attribute: str) -> type:
+def __getattr__(attribute: str) -> type[Any]:
     """``Zarrforge_<name>``: the bridge class of the zarrforge codec whose
     :func:`class_name` that is (what unpickling a class asks); ``AttributeError`` when no
     codec, or more than one, has that name."""

@@ -33,14 +33,17 @@ the way to write from several processes).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Coroutine, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
-from zarrforge.abc.store import ByteRange, ListDirResult, Store, StoreCapabilities, validate_key
+from zarrforge.abc.store import Store
+from zarrforge.abc.store_values import ByteRange, ListDirResult, StoreCapabilities, validate_key
 from zarrforge.errors import StoreError
 
+T = TypeVar("T")
 
-def _zarr():
+
+def _zarr() -> tuple[Any, Any, Any, Any, Any]:
     """zarr's pieces, imported when the first store is made (the hook already saw zarr
     imported, so this costs nothing then)."""
     from zarr.abc.store import OffsetByteRequest, RangeByteRequest, SuffixByteRequest
@@ -96,13 +99,16 @@ class ZarrPythonStore(Store):
         return {"inner": self.inner, "read_only": self.read_only, "prefix": self.prefix}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["inner"], read_only=state["read_only"], prefix=state.get("prefix", ""))
+        type(self).__init__(
+            self, state["inner"], read_only=state["read_only"], prefix=state.get("prefix", "")
+        )
 
     # --- running zarr-python's coroutines ---------------------------------------------
 
-    def _run(self, coroutine: Any, what: str, key: str | None = None) -> Any:
+    def _run(self, coroutine: Coroutine[Any, Any, T], what: str, key: str | None = None) -> T:
         try:
-            return self._sync(coroutine)
+            result: T = self._sync(coroutine)
+            return result
         except StoreError:
             raise
         except Exception as error:  # any store's own errors (IcechunkError, say): named, not bare

@@ -109,7 +109,8 @@ def _ints(value: Any, field: str, node: str) -> tuple[int, ...]:
 def _object(value: Any, field: str, node: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise SpecError(f"must be a JSON object, got {value!r}", node=node, field=field)
-    return jsonify(value, field)
+    result: dict[str, Any] = jsonify(value, field)
+    return result
 
 
 # --- the base classes -----------------------------------------------------------------------
@@ -348,7 +349,8 @@ def _check_extra(extra: Mapping[str, Any], known: tuple[str, ...], node: str) ->
             raise SpecError(
                 f"{key!r} is a field of the model, not an extra property", node=node, field="extra"
             )
-    return out
+    result: dict[str, Any] = out
+    return result
 
 
 @dataclasses.dataclass(eq=False)

@@ -17,8 +17,13 @@ from typing import Any, Protocol
 class ModelNode(Protocol):
     """A ZOM array or group."""
 
-    zarr_format: int
-    node_type: str  # "array" or "group"
+    # read-only: the node classes state them as class variables
+    @property
+    def zarr_format(self) -> int: ...
+
+    @property
+    def node_type(self) -> str:  # "array" or "group"
+        ...
 
     def to_json(self) -> dict[str, Any]:
         """The node's ZOM document (a group's includes its members)."""

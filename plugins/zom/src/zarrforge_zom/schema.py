@@ -145,7 +145,8 @@ def json_schema(zarr_format: int = 3, *, verbatim: bool = False) -> dict[str, An
     zarr_format = _check_format(zarr_format)
     schema = json.loads(_verbatim(zarr_format))
     if verbatim:
-        return schema
+        result: dict[str, Any] = schema
+        return result
     schema = {"$schema": SCHEMA_DIALECT, **schema}
     return _apply_errata_v3(schema) if zarr_format == 3 else _apply_errata_v2(schema)
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from .. import storage_options as storage
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 path_option = click.option(
     "--path", default="", metavar="PATH", help="Node path inside the store (default: its root)."
@@ -36,8 +38,8 @@ def node_kind(node: Any) -> str:
     return "group" if isinstance(node, zarrforge.Group) else "array"
 
 
-def options(*decorators: Callable) -> Callable:
-    def apply(function: Callable) -> Callable:
+def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    def apply(function: F) -> F:
         for decorator in reversed(decorators):
             function = decorator(function)
         return function

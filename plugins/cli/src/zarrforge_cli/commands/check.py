@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import warnings
+from collections.abc import Collection
 from typing import Any
 
 import click
@@ -102,10 +103,10 @@ class Checker:
         from zarrforge.hierarchy_api import locate_node
 
         try:
-            found = locate_node(self.store, path)
+            missing = locate_node(self.store, path) is None
         except Exception:  # noqa: BLE001  # a broken root is reported by visit()
-            found = True
-        if found is None:
+            missing = False
+        if missing:
             if self.check_markers_below(path):  # a killed write's leftovers, no node yet
                 return self.report
             raise click.ClickException(f"no array or group at {_node_key(path)!r} in {self.store!r}")
@@ -194,7 +195,7 @@ class Checker:
             self.report_marker(mark)
         return bool(found)
 
-    def check_unlisted(self, path: str, children: list[str]) -> None:
+    def check_unlisted(self, path: str, children: Collection[str]) -> None:
         """The sub-directories of the group ``path`` that hold no node (one listing of the
         group's level): a killed write may have left its marker there before any node."""
         try:

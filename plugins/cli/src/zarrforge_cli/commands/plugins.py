@@ -56,8 +56,8 @@ def plugins(as_json: bool) -> None:
             status = row["status"] or ""
             style = "red" if _failed(status) else None
             cells = (
-                row["point"],
-                row["name"],
+                row["point"] or "",
+                row["name"] or "",
                 row["distribution"] or "(in-process)",
                 row["version"] or "",
                 row["value"] or "",

@@ -135,7 +135,9 @@ class LocalStore(Store):
         versioned_ranges=True,
     )
 
-    def __init__(self, root: str | os.PathLike, *, read_only: bool = False, links: str = "follow") -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], *, read_only: bool = False, links: str = "follow"
+    ) -> None:
         if not isinstance(links, str) or links not in LINK_POLICIES:
             raise LocalStoreOptionError(
                 f"the local store option links={links!r} is not valid; valid: 'follow' (the "
