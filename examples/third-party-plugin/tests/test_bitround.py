@@ -1,3 +1,5 @@
+from typing import Literal
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -19,13 +21,16 @@ def bitround_array(dtype, keepbits, shape=(64,)):
     )
 
 
+FLOAT_WIDTHS: dict[str, Literal[16, 32, 64]] = {"float16": 16, "float32": 32, "float64": 64}
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.sampled_from(["float16", "float32", "float64"]).flatmap(
         lambda dtype: st.tuples(
             st.just(dtype),
             st.integers(0, MANTISSA_BITS[np.dtype(dtype).itemsize]),
-            hnp.arrays(dtype, 64, elements=st.floats(width=8 * np.dtype(dtype).itemsize)),
+            hnp.arrays(dtype, 64, elements=st.floats(width=FLOAT_WIDTHS[dtype])),
         )
     )
 )

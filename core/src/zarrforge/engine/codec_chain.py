@@ -270,7 +270,7 @@ class CodecChain:
         with _named_failures(key, self.array_bytes):
             return self.partial.encode_partial(encoded, spec, selection, values)
 
-    def decode(self, data: bytes, spec: ChunkSpec, *, key: str) -> np.ndarray:
+    def decode(self, data: bytes | memoryview, spec: ChunkSpec, *, key: str | None) -> np.ndarray:
         specs = self._array_specs(spec)
         failures = _named_failures(key)
         with failures:
@@ -287,7 +287,9 @@ class CodecChain:
                 self._check(chunk, s, array_codec)
         return chunk
 
-    def decode_into(self, data: bytes, spec: ChunkSpec, out: np.ndarray, *, key: str) -> None:
+    def decode_into(
+        self, data: bytes | memoryview, spec: ChunkSpec, out: np.ndarray, *, key: str | None
+    ) -> None:
         """``out[...] = decode(data, spec)``, through the array -> bytes codec's own
         ``decode_into`` when it is the whole chain (no temporary for a whole shard)."""
         if not self._own_decode_into or out.shape != spec.shape:
@@ -318,8 +320,8 @@ class _named_failures:
 
     __slots__ = ("codec", "key")
 
-    def __init__(self, key: str, codec: Codec | None = None) -> None:
-        self.key = key
+    def __init__(self, key: str | None, codec: Codec | None = None) -> None:
+        self.key = key  # None for a shard's inner chunk, named by the shard's failure
         self.codec = codec
 
     def __enter__(self) -> None:

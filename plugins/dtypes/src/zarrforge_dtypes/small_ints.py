@@ -88,7 +88,7 @@ class _SmallInt(Unconfigured):
         return self._checked(value)
 
 
-def _define(cls_name: str, name: str, low: int, high: int) -> type:
+def _define(cls_name: str, name: str, low: int, high: int) -> type[_SmallInt]:
     return type(
         cls_name,
         (_SmallInt,),

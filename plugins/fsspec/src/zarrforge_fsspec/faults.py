@@ -345,9 +345,8 @@ def store_error(failure: GaveUp, *, operation: str, key: str, url: str) -> Store
         reason = f"gave up after {failure.attempts} {tries}, last error {detail}"
     else:
         reason = detail
-    result = StoreError(f"cannot {operation} {key!r} at {url!r}: {reason}")
-    result.key = key
-    result.url = url
-    result.attempts = failure.attempts  # type: ignore[attr-defined]  # an extra attribute of this plugin's errors
+    result = StoreError(
+        f"cannot {operation} {key!r} at {url!r}: {reason}", key=key, url=url, attempts=failure.attempts
+    )
     result.__cause__ = error
     return result

@@ -820,7 +820,7 @@ class FsspecStore(Store):
     def _set(self, key: str, value: bytes) -> None:
         self._write_many([(key, value)])
 
-    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
         checked = [
             (validate_key(key), value if isinstance(value, bytes) else bytes(value)) for key, value in items
         ]

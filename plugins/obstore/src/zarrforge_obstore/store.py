@@ -407,11 +407,11 @@ class ObstoreStore(Store):
         if coroutines:
             loop.run(every())
 
-    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
-        items = [(validate_key(key), bytes(value)) for key, value in items]
-        for key, _ in items[:1]:
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
+        checked = [(validate_key(key), bytes(value)) for key, value in items]
+        for key, _ in checked[:1]:
             self._check_writable(key)
-        self._bounded([self._put(key, value) for key, value in items])
+        self._bounded([self._put(key, value) for key, value in checked])
 
     def delete_many(self, keys: Iterable[str]) -> None:
         keys = [validate_key(key) for key in keys]

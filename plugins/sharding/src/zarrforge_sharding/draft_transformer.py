@@ -304,7 +304,7 @@ class DraftShardStore(WrapperStore):
     def _delete(self, key: str) -> None:
         self._apply({key: None})
 
-    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
         items = list(items)
         for key, _ in items:
             self._check_writable(key)

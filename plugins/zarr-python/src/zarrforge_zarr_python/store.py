@@ -176,14 +176,14 @@ class ZarrPythonStore(Store):
     def _set(self, key: str, value: bytes) -> None:
         self._run(self.inner.set(self._below + key, self._buffer(value)), f"writing {key!r}", key)
 
-    def _set_many(self, items: list[tuple[str, bytes]]) -> None:
+    def _set_many(self, items: list[tuple[str, bytes | bytearray | memoryview]]) -> None:
         async def every() -> None:
             await asyncio.gather(*(self.inner.set(self._below + k, self._buffer(v)) for k, v in items))
 
         if items:
             self._run(every(), f"writing {len(items)} keys", items[0][0])
 
-    def set_many(self, items: Iterable[tuple[str, bytes]]) -> None:
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
         items = [(validate_key(key), value) for key, value in items]
         for key, _ in items:
             self._check_writable(key)
