@@ -48,7 +48,23 @@ def from_node(node: Array | Group) -> AsyncArray | AsyncGroup:
     """The async face of a blocking :class:`~zarrforge.Array` or :class:`~zarrforge.Group`
     someone already opened (an xarray backend array, say): an :class:`AsyncArray` or
     :class:`AsyncGroup` over the same store object, under a cancellation point. Reads
-    nothing; each call returns a new face, and reads are gathered per face."""
+    nothing; each call returns a new face, and reads are gathered per face.
+
+    Parameters
+    ----------
+    node : zarrforge.Array or zarrforge.Group
+        The opened node.
+
+    Returns
+    -------
+    zarrforge.asyncio.AsyncArray or zarrforge.asyncio.AsyncGroup
+        A new async face of ``node``.
+
+    Raises
+    ------
+    zarrforge.errors.NodeTypeError
+        ``node`` is not a zarrforge Array or Group.
+    """
     if not isinstance(node, (Array, Group)):
         raise NodeTypeError(
             f"from_node: 'node' must be a zarrforge Array or Group, got {node!r} (type {type(node).__name__})"

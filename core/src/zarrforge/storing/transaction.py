@@ -463,7 +463,27 @@ def transaction(
 ) -> Transaction:
     """A new :class:`Transaction` on ``store`` (a Store, path or URL; see the module
     docstring). ``max_bytes``: the most bytes of values it may buffer (default
-    ``config.transaction_max_bytes``)."""
+    ``config.transaction_max_bytes``).
+
+    Parameters
+    ----------
+    store
+        The store the transaction writes to (any store-like); it must have conditional writes.
+    max_bytes : int or None
+        The most bytes of values it may buffer (above).
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    zarrforge.Transaction
+        The open transaction, a store to open nodes on.
+
+    Raises
+    ------
+    zarrforge.errors.StoreError
+        The store has no conditional writes, or is read-only.
+    """
     return Transaction(resolve_store(store, storage_options=storage_options), max_bytes=max_bytes)
 
 
@@ -471,7 +491,25 @@ def unfinished_commits(
     store: StoreLike, *, storage_options: dict[str, Any] | None = None
 ) -> list[CommitRecord]:
     """The commit records a commit that did not finish left in ``store`` (its process
-    died), oldest first. Each lists the keys that may hold old or new values."""
+    died), oldest first. Each lists the keys that may hold old or new values.
+
+    Parameters
+    ----------
+    store
+        The store to look in (any store-like), opened read-only.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    list of zarrforge.storing.transaction.CommitRecord
+        The records, oldest first.
+
+    Raises
+    ------
+    zarrforge.errors.StoreError
+        A record is not readable.
+    """
     return _records(resolve_store(store, read_only=True, storage_options=storage_options))
 
 
@@ -497,7 +535,17 @@ def _records(store: Store) -> list[CommitRecord]:
 def clear_commit_record(
     store: StoreLike, record: CommitRecord | str, *, storage_options: dict[str, Any] | None = None
 ) -> None:
-    """Remove an unfinished commit's record (after checking or rewriting its keys)."""
+    """Remove an unfinished commit's record (after checking or rewriting its keys).
+
+    Parameters
+    ----------
+    store
+        The store holding the record (any store-like).
+    record : zarrforge.storing.transaction.CommitRecord or str
+        The record (from :func:`zarrforge.unfinished_commits`) or its id.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+    """
     resolved = resolve_store(store, storage_options=storage_options)
     key = record.record_key if isinstance(record, CommitRecord) else f"{RECORD_PREFIX}{record}.json"
     resolved.delete(key)
