@@ -136,6 +136,8 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         ------
         zarrforge.errors.NodeNotFoundError
             No array at the root.
+        zarrforge.errors.NodeTypeError
+            The node at the root is a group.
         """
         return opened_at_root(store, "array", **config_options("Array.open", config))
 

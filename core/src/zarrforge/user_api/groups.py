@@ -139,6 +139,8 @@ class Group(Node, node_type="group"):
         ------
         zarrforge.errors.NodeNotFoundError
             No group at the root.
+        zarrforge.errors.NodeTypeError
+            The node at the root is an array.
         """
         return opened_at_root(store, "group", zarr_format=zarr_format)
 
