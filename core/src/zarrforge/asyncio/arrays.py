@@ -120,7 +120,8 @@ class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
         return await self._reads.read("basic", selection)
 
     async def get_orthogonal_selection(self, selection: Any) -> Any:
-        """``Array.get_orthogonal_selection``, off the loop (reads asked for in one pass of the loop are gathered).
+        """``Array.get_orthogonal_selection``, off the loop (reads asked for in one pass of the
+        loop are gathered).
 
         Parameters
         ----------
@@ -135,7 +136,8 @@ class AsyncArray(AsyncNode, ArrayProperties, SelectionViews["AsyncSelector"]):
         return await self._reads.read("orthogonal", selection)
 
     async def get_coordinate_selection(self, selection: Any) -> Any:
-        """``Array.get_coordinate_selection``, off the loop (reads asked for in one pass of the loop are gathered).
+        """``Array.get_coordinate_selection``, off the loop (reads asked for in one pass of the
+        loop are gathered).
 
         Parameters
         ----------

@@ -69,7 +69,8 @@ class ArrayProperties(NodeProperties):
 
     @property
     def data_type(self) -> Any:
-        """The array's data type as its format describes it (a registered data type's instance; ``dtype`` is its numpy form)."""
+        """The array's data type as its format describes it (a registered data type's
+        instance; ``dtype`` is its numpy form)."""
         return self._node._metadata.data_type
 
     @property
@@ -94,7 +95,8 @@ class ArrayProperties(NodeProperties):
 
     @property
     def codecs(self) -> tuple[Any, ...]:
-        """The array's whole codec list, as its metadata holds it (filters, serializer and compressors; the sharding codec when sharded)."""
+        """The array's whole codec list, as its metadata holds it (filters, serializer and
+        compressors; the sharding codec when sharded)."""
         return self._node._metadata.codecs
 
     def _chunk_codecs(self) -> CodecChain:

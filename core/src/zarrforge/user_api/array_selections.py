@@ -154,7 +154,8 @@ class Selections(SelectionViews["Selector"]):
         Parameters
         ----------
         selection : Any
-            One integer array per dimension (the points' coordinates), or a boolean mask of the array's shape, as ``array.vindex[selection]``.
+            One integer array per dimension (the points' coordinates), or a boolean mask of the
+            array's shape, as ``array.vindex[selection]``.
         out : Any
             zarr-python's output buffer: refused when given.
         fields : Any
@@ -172,12 +173,14 @@ class Selections(SelectionViews["Selector"]):
     def set_coordinate_selection(
         self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
     ) -> None:
-        """zarr-python's name for ``array.vindex[selection] = value`` (``set_mask_selection`` is the same method).
+        """zarr-python's name for ``array.vindex[selection] = value`` (``set_mask_selection`` is
+        the same method).
 
         Parameters
         ----------
         selection : Any
-            One integer array per dimension (the points' coordinates), or a boolean mask of the array's shape, as ``array.vindex[selection]``.
+            One integer array per dimension (the points' coordinates), or a boolean mask of the
+            array's shape, as ``array.vindex[selection]``.
         value : Any
             The values to write, broadcast to the selection's shape.
         fields : Any
