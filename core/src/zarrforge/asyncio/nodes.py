@@ -40,6 +40,22 @@ class AsyncNode(NodeProperties):
         return await run_blocking(f"{what} of {self._node.name!r}", fn)
 
     async def update_attributes(self, new_attributes: dict[str, Any]) -> Self:
-        """Set the keys of ``new_attributes`` (one read-modify-write); returns this node."""
+        """Set the keys of ``new_attributes`` (one read-modify-write); returns this node.
+
+        Parameters
+        ----------
+        new_attributes : dict
+            The keys to set, with their values.
+
+        Returns
+        -------
+        Self
+            This node.
+
+        Raises
+        ------
+        zarrforge.errors.ReadOnlyError
+            The node is read-only.
+        """
         await self._call("update_attributes", lambda: self._node.update_attributes(new_attributes))
         return self

@@ -237,7 +237,25 @@ class Node(NodeProperties):
         applied to what is stored now and redone if another writer changes the document
         meanwhile, so concurrent changes to other parts of it are kept; elsewhere it is
         applied to this handle's copy. Plugins that read, merge and write back (statistics
-        kept in an extension) use this."""
+        kept in an extension) use this.
+
+        Parameters
+        ----------
+        change : Callable
+            Takes the node's metadata model and returns the new one.
+
+        Returns
+        -------
+        Any
+            The new metadata model, as written.
+
+        Raises
+        ------
+        zarrforge.errors.ReadOnlyError
+            The node is read-only.
+        zarrforge.errors.NodeNotFoundError
+            Another writer removed or replaced the node.
+        """
         self._check_writable()
         fmt, path, own = self._format, self._path, self._metadata
         above = views_above(self._store, fmt, path)  # refuses before writing
@@ -289,6 +307,18 @@ class Node(NodeProperties):
         return self._metadata.extensions
 
     def get_extension(self, name: str) -> Any:
+        """The node's ``extensions`` entry named ``name``, or ``None``.
+
+        Parameters
+        ----------
+        name : str
+            The extension's name.
+
+        Returns
+        -------
+        Any
+            The entry (a resolved extension, or an unknown one kept as read), or ``None``.
+        """
         for entry in self._metadata.extensions:
             if entry.name == name:
                 return entry
@@ -299,6 +329,16 @@ class Node(NodeProperties):
 
         ``extension`` is an :class:`~zarrforge.abc.extension.Extension` or its JSON
         form; the JSON is validated by the extension's own ``from_json``.
+
+        Parameters
+        ----------
+        extension : Any
+            The extension, or its JSON form.
+
+        Raises
+        ------
+        zarrforge.errors.ReadOnlyError
+            The node is read-only.
         """
         name = (
             extension.name
@@ -317,7 +357,20 @@ class Node(NodeProperties):
 
     def replace_metadata(self, metadata: Any) -> None:
         """Write a whole new model for this node (validated first); for plugins that
-        read, merge and write back, such as statistics kept in an extension."""
+        read, merge and write back, such as statistics kept in an extension.
+
+        Parameters
+        ----------
+        metadata : Any
+            The new metadata model, of the node's type.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The model is of another node type.
+        zarrforge.errors.ReadOnlyError
+            The node is read-only.
+        """
         if metadata.node_type != self._metadata.node_type:
             raise MetadataError(
                 f"cannot replace a {self._metadata.node_type}'s metadata with a {metadata.node_type}'s",
@@ -328,6 +381,20 @@ class Node(NodeProperties):
         self._write_metadata(metadata)
 
     def remove_extension(self, name: str) -> None:
+        """Remove the node's ``extensions`` entry named ``name``.
+
+        Parameters
+        ----------
+        name : str
+            The extension's name.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The node has no extension of that name.
+        zarrforge.errors.ReadOnlyError
+            The node is read-only.
+        """
         if self.get_extension(name) is None:
             raise MetadataError(
                 f"the node has no extension {name!r}; present: {[e.name for e in self._metadata.extensions]}",
@@ -342,7 +409,23 @@ class Node(NodeProperties):
 
     def update_attributes(self, new_attributes: dict[str, Any]) -> Any:
         """Set the keys of ``new_attributes`` (one read-modify-write) and return the node,
-        as zarr-python's ``update_attributes``."""
+        as zarr-python's ``update_attributes``.
+
+        Parameters
+        ----------
+        new_attributes : dict
+            The keys to set, with their values.
+
+        Returns
+        -------
+        Any
+            This node.
+
+        Raises
+        ------
+        zarrforge.errors.ReadOnlyError
+            The node is read-only.
+        """
         self.attrs.update(new_attributes)
         return self
 

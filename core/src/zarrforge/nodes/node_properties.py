@@ -62,22 +62,27 @@ class NodeProperties:
 
     @property
     def store(self) -> Store:
+        """The store the node is in (a :class:`zarrforge.abc.store.Store`)."""
         return self._node._store
 
     @property
     def path(self) -> str:
+        """The node's path in its store, without a leading ``/`` (``""``: the root)."""
         return self._node._path
 
     @property
     def name(self) -> str:
+        """The node's path with a leading ``/`` (``"/"``: the root), as zarr-python's ``name``."""
         return "/" + self._node._path
 
     @property
     def basename(self) -> str:
+        """The last component of the node's path (``""``: the root)."""
         return self._node._path.rpartition("/")[2]
 
     @property
     def read_only(self) -> bool:
+        """Whether the node cannot be written (opened read-only, or in a read-only store)."""
         node = self._node
         return node._read_only or node._store.read_only
 
@@ -90,8 +95,10 @@ class NodeProperties:
 
     @property
     def metadata_model(self) -> Any:
+        """The node's metadata as its format's model (the parsed document the engine uses)."""
         return self._node._metadata
 
     @property
     def format(self) -> Format:
+        """The format the node is stored in (a :class:`zarrforge.abc.format.Format`)."""
         return self._node._format

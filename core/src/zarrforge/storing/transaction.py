@@ -109,6 +109,26 @@ class _LocalGeneration:
 
 
 class Transaction(Store):
+    """Writes buffered in memory and committed together, conditionally: itself a store.
+
+    Open and create nodes on it (``zf.open_array(tx, "x")``) and use them as usual; nothing
+    reaches the underlying store before :meth:`commit`. As a context manager it commits when
+    the block ends and aborts when the block raises. Make one with :func:`zarrforge.transaction`;
+    the module docstring (``zarrforge.storing.transaction``) states the contract.
+
+    Parameters
+    ----------
+    store : zarrforge.abc.store.Store
+        The store to commit to; it must have conditional writes and be writable.
+    max_bytes : int or None
+        The most bytes of values it may buffer; ``None``: ``config.transaction_max_bytes``.
+
+    Raises
+    ------
+    zarrforge.errors.StoreError
+        The store has no conditional writes, or is read-only.
+    """
+
     scheme = "transaction"
 
     def __init__(self, store: Store, *, max_bytes: int | None = None) -> None:
@@ -146,6 +166,7 @@ class Transaction(Store):
 
     @property
     def buffered_bytes(self) -> int:
+        """The bytes of values buffered so far (at most ``max_bytes``)."""
         return self._buffered_bytes
 
     def _check_open(self) -> None:
@@ -199,10 +220,50 @@ class Transaction(Store):
         return results
 
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
+        """The value of ``key`` as seen inside the transaction (its own writes first), or ``None``.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        byte_range : zarrforge.abc.store.ByteRange or None
+            The part of the value to read; ``None``: all of it.
+
+        Returns
+        -------
+        bytes or None
+            The value (or its range), or ``None`` when the key is absent.
+
+        Raises
+        ------
+        zarrforge.errors.TransactionError
+            The transaction is finished (committed or aborted).
+        zarrforge.errors.ConflictError
+            Another writer changed the key since the transaction read it.
+        """
         validate_key(key)
         return self.get_many([(key, byte_range)])[0]
 
     def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        """The values of many keys, as :meth:`get` reads each (whole reads in one batch).
+
+        Parameters
+        ----------
+        requests : Sequence[tuple[str, zarrforge.abc.store.ByteRange or None]]
+            ``(key, byte_range)`` pairs.
+
+        Returns
+        -------
+        list of bytes or None
+            A value (or ``None``) per request, in order.
+
+        Raises
+        ------
+        zarrforge.errors.TransactionError
+            The transaction is finished (committed or aborted).
+        zarrforge.errors.ConflictError
+            Another writer changed a key since the transaction read it.
+        """
         requests = [(validate_key(key), byte_range) for key, byte_range in requests]
         with self._lock:
             self._check_open()
@@ -223,13 +284,55 @@ class Transaction(Store):
         return results
 
     def exists(self, key: str) -> bool:
+        """Whether ``key`` holds a value inside the transaction.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+
+        Returns
+        -------
+        bool
+            ``True`` when it does.
+        """
         return self.get(key) is not None
 
     def getsize(self, key: str) -> int | None:
+        """The size in bytes of ``key``'s value inside the transaction, or ``None`` when absent.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+
+        Returns
+        -------
+        int or None
+            The size.
+        """
         value = self.get(key)
         return None if value is None else len(value)
 
     def list_prefix(self, prefix: str) -> Iterator[str]:
+        """The keys starting with ``prefix`` inside the transaction: the store's, with the
+        transaction's own writes added and its deletes left out.
+
+        Parameters
+        ----------
+        prefix : str
+            The prefix (``""``: every key).
+
+        Yields
+        ------
+        str
+            Each key.
+
+        Raises
+        ------
+        zarrforge.errors.TransactionError
+            The transaction is finished (committed or aborted).
+        """
         validate_prefix(prefix)
         with self._lock:
             self._check_open()
@@ -279,12 +382,50 @@ class Transaction(Store):
         self._buffer(key, _DELETED)
 
     def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
+        """Buffer many writes at once: all of them, or (past ``max_bytes``) none.
+
+        Parameters
+        ----------
+        items : Iterable[tuple[str, bytes or bytearray or memoryview]]
+            ``(key, value)`` pairs.
+
+        Raises
+        ------
+        zarrforge.errors.ResourceLimitError
+            The buffered values would pass ``max_bytes``.
+        zarrforge.errors.TransactionError
+            The transaction is finished.
+        """
         self._buffer_all([(validate_key(key), bytes(value)) for key, value in items])
 
     def delete_many(self, keys: Iterable[str]) -> None:
+        """Buffer the deletion of many keys at once.
+
+        Parameters
+        ----------
+        keys : Iterable[str]
+            The keys to delete.
+
+        Raises
+        ------
+        zarrforge.errors.TransactionError
+            The transaction is finished (committed or aborted).
+        """
         self._buffer_all([(validate_key(key), _DELETED) for key in keys])
 
     def erase_prefix(self, prefix: str) -> None:
+        """Buffer the deletion of every key starting with ``prefix``.
+
+        Parameters
+        ----------
+        prefix : str
+            The prefix.
+
+        Raises
+        ------
+        zarrforge.errors.TransactionError
+            The transaction is finished (committed or aborted).
+        """
         validate_prefix(prefix)
         self._buffer_all([(key, _DELETED) for key in self.list_prefix(prefix)])
 
@@ -294,6 +435,24 @@ class Transaction(Store):
         return self._versioned([key])[0]
 
     def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
+        """Values and generations of many keys, as seen inside the transaction (generations local
+        to it for keys it wrote).
+
+        Parameters
+        ----------
+        keys : Sequence[str]
+            The keys.
+
+        Returns
+        -------
+        list of tuple
+            ``(value or None, generation)`` per key, in order.
+
+        Raises
+        ------
+        zarrforge.errors.TransactionError
+            The transaction is finished (committed or aborted).
+        """
         return self._versioned([validate_key(key) for key in keys])
 
     def _current(self, key: str) -> Any:
@@ -325,7 +484,13 @@ class Transaction(Store):
     # --- commit and abort ----------------------------------------------------------------
 
     def abort(self) -> None:
-        """Drop every buffered write; the store is left as it is."""
+        """Drop every buffered write; the store is left as it is.
+
+        Raises
+        ------
+        zarrforge.errors.TransactionError
+            The transaction is finished (committed or aborted).
+        """
         with self._lock:
             self._check_open()
             self._state = "aborted"
@@ -333,7 +498,15 @@ class Transaction(Store):
             self._buffered_bytes = 0
 
     def commit(self) -> None:
-        """Write every buffered change to the store (see the module docstring)."""
+        """Write every buffered change to the store (see the module docstring).
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            Another writer changed a key the transaction read; nothing of the commit is kept.
+        zarrforge.errors.TransactionError
+            The transaction is finished.
+        """
         with self._lock:
             self._check_open()
             self._state = "committing"
@@ -463,7 +636,27 @@ def transaction(
 ) -> Transaction:
     """A new :class:`Transaction` on ``store`` (a Store, path or URL; see the module
     docstring). ``max_bytes``: the most bytes of values it may buffer (default
-    ``config.transaction_max_bytes``)."""
+    ``config.transaction_max_bytes``).
+
+    Parameters
+    ----------
+    store
+        The store the transaction writes to (any store-like); it must have conditional writes.
+    max_bytes : int or None
+        The most bytes of values it may buffer (above).
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    zarrforge.Transaction
+        The open transaction, a store to open nodes on.
+
+    Raises
+    ------
+    zarrforge.errors.StoreError
+        The store has no conditional writes, or is read-only.
+    """
     return Transaction(resolve_store(store, storage_options=storage_options), max_bytes=max_bytes)
 
 
@@ -471,7 +664,25 @@ def unfinished_commits(
     store: StoreLike, *, storage_options: dict[str, Any] | None = None
 ) -> list[CommitRecord]:
     """The commit records a commit that did not finish left in ``store`` (its process
-    died), oldest first. Each lists the keys that may hold old or new values."""
+    died), oldest first. Each lists the keys that may hold old or new values.
+
+    Parameters
+    ----------
+    store
+        The store to look in (any store-like), opened read-only.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    list of zarrforge.storing.transaction.CommitRecord
+        The records, oldest first.
+
+    Raises
+    ------
+    zarrforge.errors.StoreError
+        A record is not readable.
+    """
     return _records(resolve_store(store, read_only=True, storage_options=storage_options))
 
 
@@ -497,7 +708,17 @@ def _records(store: Store) -> list[CommitRecord]:
 def clear_commit_record(
     store: StoreLike, record: CommitRecord | str, *, storage_options: dict[str, Any] | None = None
 ) -> None:
-    """Remove an unfinished commit's record (after checking or rewriting its keys)."""
+    """Remove an unfinished commit's record (after checking or rewriting its keys).
+
+    Parameters
+    ----------
+    store
+        The store holding the record (any store-like).
+    record : zarrforge.storing.transaction.CommitRecord or str
+        The record (from :func:`zarrforge.unfinished_commits`) or its id.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+    """
     resolved = resolve_store(store, storage_options=storage_options)
     key = record.record_key if isinstance(record, CommitRecord) else f"{RECORD_PREFIX}{record}.json"
     resolved.delete(key)

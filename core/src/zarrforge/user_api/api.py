@@ -120,7 +120,42 @@ def open_array(
     (``"w-"`` refuses an existing one), ``"w"`` creates it in place of what is there.
     Creation arguments (``shape``, ``dtype``, ``chunks``...) are :func:`create_array`'s;
     for an existing array, a ``shape`` or ``dtype`` it does not have is an error naming
-    both. Runtime options (``order``, ``threads``...) apply either way."""
+    both. Runtime options (``order``, ``threads``...) apply either way.
+
+    Parameters
+    ----------
+    store
+        A :class:`zarrforge.abc.store.Store`, a :class:`zarrforge.storing.store_path.StorePath`, a
+        local path or URL (or URL pipeline), or a mutable mapping; ``None``: a new in-memory store.
+    path : str
+        The array's path in ``store`` (joined below a URL pipeline's own path).
+    mode : str or None
+        ``"r"``, ``"r+"``, ``"a"``, ``"w"`` or ``"w-"`` (above); ``None``: the default.
+    zarr_format : Any
+        The format to open (or create) in; ``None``: detected when opening, the default when
+        creating.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+    **options : Any
+        Creation arguments of :func:`zarrforge.create_array` and runtime options (``order``,
+        ``write_empty_chunks``, ``threads``, ``transformers``, ``read_only``, ``config``).
+
+    Returns
+    -------
+    zarrforge.Array
+        The array, opened (or created) in ``mode``.
+
+    Raises
+    ------
+    zarrforge.errors.ArrayNotFoundError
+        No array at ``path`` and none to create.
+    zarrforge.errors.NodeTypeError
+        The node at ``path`` is a group.
+    zarrforge.errors.ContainsArrayError
+        ``mode="w-"`` and an array is at ``path``.
+    zarrforge.errors.NodeOfAnotherFormatError
+        The node at ``path`` is of another format than ``zarr_format``.
+    """
     location, mode = _located(store, path, zarr_format, mode, storage_options)
     runtime, creation = _split_options("open_array", options)
     fmt_name = location.zarr_format
@@ -180,6 +215,39 @@ def open_group(
     ``use_consolidated``: ``None`` (default) lists members from consolidated
     metadata when the group has it; ``False`` ignores it and reads the store;
     ``True`` requires it.
+
+    Parameters
+    ----------
+    store
+        A :class:`zarrforge.abc.store.Store`, a :class:`zarrforge.storing.store_path.StorePath`, a
+        local path or URL (or URL pipeline), or a mutable mapping; ``None``: a new in-memory store.
+    path : str
+        The group's path in ``store``.
+    mode : str
+        ``"r"``, ``"r+"``, ``"a"`` (the default), ``"w"`` or ``"w-"``.
+    attributes : dict or None
+        The attributes of a group this call creates.
+    zarr_format : Any
+        The format to open (or create) in; ``None``: detected when opening, the default when
+        creating.
+    use_consolidated : bool or None
+        Whether to read members from the consolidated metadata (above).
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    zarrforge.Group
+        The group, opened (or created) in ``mode``.
+
+    Raises
+    ------
+    zarrforge.errors.NodeNotFoundError
+        No group at ``path`` in modes ``"r"`` and ``"r+"``.
+    zarrforge.errors.NodeTypeError
+        The node at ``path`` is an array.
+    zarrforge.errors.ContainsNodeError
+        ``mode="w-"`` and a node is at ``path``.
     """
     check_mode(mode)
     location = resolve_location(
@@ -219,7 +287,39 @@ def open(  # noqa: A001  # zarr-python's name
     ``mode=None`` is ``"r"`` on a read-only store and ``"a"`` elsewhere; with ``shape=``
     this is :func:`open_array` (which may create the array); otherwise a missing node is
     created as a group in modes ``"a"``, ``"w"`` and ``"w-"`` (``"w"`` replaces what is
-    there with a new group)."""
+    there with a new group).
+
+    Parameters
+    ----------
+    store
+        A :class:`zarrforge.abc.store.Store`, a :class:`zarrforge.storing.store_path.StorePath`, a
+        local path or URL (or URL pipeline), or a mutable mapping; ``None``: a new in-memory store.
+    path : str
+        The node's path in ``store``.
+    mode : str or None
+        ``"r"``, ``"r+"``, ``"a"``, ``"w"`` or ``"w-"``; ``None``: the default (above).
+    zarr_format : Any
+        The format to open (or create) in; ``None``: detected when opening.
+    use_consolidated : bool or None
+        As for :func:`zarrforge.open_group`.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+    **options : Any
+        Runtime options of an array; with ``shape=``, creation arguments of
+        :func:`zarrforge.open_array`.
+
+    Returns
+    -------
+    Any
+        The :class:`zarrforge.Array` or :class:`zarrforge.Group` at ``path``.
+
+    Raises
+    ------
+    zarrforge.errors.NodeNotFoundError
+        No node at ``path`` in modes ``"r"`` and ``"r+"``.
+    zarrforge.errors.NodeOfAnotherFormatError
+        The node at ``path`` is of another format than ``zarr_format``.
+    """
     if "shape" in options:
         return open_array(
             store, path, mode=mode, zarr_format=zarr_format, storage_options=storage_options, **options
@@ -274,7 +374,29 @@ def consolidate_metadata(
     A view that would make the group's document larger than ``config.max_document_bytes``
     is refused before anything is written (readers could not open the group), with a
     :class:`~zarrforge.errors.DocumentTooLargeError` suggesting the sub-groups to
-    consolidate instead."""
+    consolidate instead.
+
+    Parameters
+    ----------
+    store : Any
+        The store (any store-like).
+    path : str
+        The group's path in ``store``.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    zarrforge.Group
+        The group, reopened with its consolidated view.
+
+    Raises
+    ------
+    zarrforge.errors.DocumentTooLargeError
+        The view would make the group's document too large.
+    zarrforge.errors.NodeNotFoundError
+        No group at ``path``.
+    """
     group = open_group(store, path, mode="r+", use_consolidated=False, storage_options=storage_options)
     members = group.members(max_depth=None)
     models = {name: without_view(node.metadata_model) for name, node in members}
@@ -317,7 +439,27 @@ def remove_consolidated_metadata(
     release or another tool, over ``config.max_document_bytes``): the group's own
     document is read whatever its size (the limit is lifted, process-wide, for the
     duration of this call: a repair the user asks for, of the user's data), and
-    written back with its attributes and everything else, the view left out."""
+    written back with its attributes and everything else, the view left out.
+
+    Parameters
+    ----------
+    store : Any
+        The store (any store-like).
+    path : str
+        The group's path in ``store``.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    zarrforge.Group
+        The group, reopened without a consolidated view.
+
+    Raises
+    ------
+    zarrforge.errors.NodeNotFoundError
+        No group at ``path``.
+    """
     with config.set(max_document_bytes=None):
         group = open_group(store, path, mode="r+", use_consolidated=False, storage_options=storage_options)
         group.update_metadata(lambda model: dataclasses.replace(model, consolidated=None))
@@ -330,6 +472,21 @@ def unfinished_write(
     """What a write killed before it finished left at ``path`` of ``store``: the record of
     its marker (operation, process, host, start time), or ``None`` when no unfinished write
     of zarrforge's is marked there (``zarrforge.storing.unfinished``). Creating there again with
-    ``overwrite=True`` (or ``mode="w"``) replaces the leftovers and the marker."""
+    ``overwrite=True`` (or ``mode="w"``) replaces the leftovers and the marker.
+
+    Parameters
+    ----------
+    store : Any
+        The store (any store-like), opened read-only.
+    path : str
+        The path in ``store``.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    zarrforge.storing.unfinished.UnfinishedWrite or None
+        The marker's record, or ``None``.
+    """
     location = resolve_location(store, path, read_only=True, storage_options=storage_options)
     return unfinished.unfinished_write(location.store, location.path)

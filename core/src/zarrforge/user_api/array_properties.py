@@ -49,30 +49,38 @@ class ArrayProperties(NodeProperties):
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The array's length in each dimension."""
         return self._node._metadata.shape
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self._node._metadata.shape)
 
     @property
     def size(self) -> int:
+        """The number of elements (a Python int, so no overflow for huge shapes)."""
         return math.prod(self.shape)  # Python ints: no int64 overflow for huge shapes
 
     @property
     def dtype(self) -> np.dtype:
+        """The numpy data type elements are read as."""
         return self._node._metadata.data_type.numpy_dtype
 
     @property
     def data_type(self) -> Any:
+        """The array's data type as its format describes it (a registered data type's
+        instance; ``dtype`` is its numpy form)."""
         return self._node._metadata.data_type
 
     @property
     def fill_value(self) -> Any:
+        """The value elements never written read as."""
         return self._node._metadata.fill_value
 
     @property
     def order(self) -> str:
+        """The memory layout of the handle's chunks (``"C"``, ``"F"`` or a plugin's), a runtime setting."""
         return self._node._layout.name
 
     @property
@@ -82,10 +90,13 @@ class ArrayProperties(NodeProperties):
 
     @property
     def dimension_names(self) -> tuple[str | None, ...] | None:
+        """A name (or ``None``) per dimension, or ``None`` when the array has none."""
         return self._node._metadata.dimension_names
 
     @property
     def codecs(self) -> tuple[Any, ...]:
+        """The array's whole codec list, as its metadata holds it (filters, serializer and
+        compressors; the sharding codec when sharded)."""
         return self._node._metadata.codecs
 
     def _chunk_codecs(self) -> CodecChain:
@@ -196,10 +207,12 @@ class ArrayProperties(NodeProperties):
 
     @property
     def cdata_shape(self) -> tuple[int, ...]:
+        """How many chunks the grid has along each dimension."""
         return self._node._metadata.chunk_grid.grid_shape
 
     @property
     def nchunks(self) -> int:
+        """The number of chunks of the grid (stored or not)."""
         return self._node._metadata.chunk_grid.nchunks
 
     @property

@@ -71,7 +71,20 @@ class Resizing:
         and resets the parts of edge chunks beyond the new edge to the fill value. If the
         metadata write fails nothing was deleted and the array keeps its old shape and
         data; if a deletion fails after it, the array has its new shape and what is left
-        beyond it is cleared by the next grow."""
+        beyond it is cleared by the next grow.
+
+        Parameters
+        ----------
+        *shape : Any
+            The new shape: one length per dimension (``resize(4, 8)``), or one tuple (``resize((4, 8))``).
+
+        Raises
+        ------
+        zarrforge.errors.SelectionError
+            Not one valid length per dimension.
+        zarrforge.errors.ReadOnlyError
+            The array is read-only.
+        """
         new_shape = self._shape_argument(shape)
         old = self._metadata
         new_meta = old.replace(shape=new_shape, chunk_grid=old.chunk_grid.with_shape(new_shape))
@@ -148,7 +161,25 @@ class Resizing:
         ``commit()`` the new shape, or ``abandon()`` to remove what was written beyond the
         old shape. The shape may only grow. Until the commit nothing a reader sees
         changes, so a failure (or a killed process) leaves the old array; what was
-        written beyond its shape is invisible and cleared by the next grow."""
+        written beyond its shape is invisible and cleared by the next grow.
+
+        Parameters
+        ----------
+        *shape : Any
+            The new shape, as for :meth:`resize`; no length smaller than the current one.
+
+        Returns
+        -------
+        zarrforge.user_api.array_resizing.StagedResize
+            The staged grow.
+
+        Raises
+        ------
+        zarrforge.errors.SelectionError
+            A length is invalid or smaller than the current one.
+        zarrforge.errors.ReadOnlyError
+            The array is read-only.
+        """
         new_shape = self._shape_argument(shape)
         if any(n < o for n, o in zip(new_shape, self.shape)):
             raise SelectionError(
@@ -163,7 +194,28 @@ class Resizing:
         All or nothing (:meth:`stage_resize`): the new region is written first, and the
         new shape is committed last. If anything fails, what was written beyond the old
         shape is removed (best effort) and the array keeps its old shape; what a killed
-        process leaves beyond it is invisible, and cleared by the next grow."""
+        process leaves beyond it is invisible, and cleared by the next grow.
+
+        Parameters
+        ----------
+        data : Any
+            The values to append (an array-like with the array's number of dimensions, and its
+            lengths in every dimension but ``axis``).
+        axis : int
+            The dimension to grow (negative: counted from the end).
+
+        Returns
+        -------
+        tuple of int
+            The new shape.
+
+        Raises
+        ------
+        zarrforge.errors.SelectionError
+            ``data``'s dimensions or shape do not fit, or ``axis`` is out of range.
+        zarrforge.errors.ReadOnlyError
+            The array is read-only.
+        """
         self._check_writable()
         data = np.asarray(data)
         if data.ndim != self.ndim:

@@ -65,33 +65,129 @@ class Selections(SelectionViews["Selector"]):
     def get_basic_selection(
         self, selection: Any = Ellipsis, *, out: Any = None, fields: Any = None, prototype: Any = None
     ) -> Any:
+        """zarr-python's name for ``array[selection]``.
+
+        Parameters
+        ----------
+        selection : Any
+            Slices, integers and ``...``, as ``array[selection]``. (default: the whole array).
+        out : Any
+            zarr-python's output buffer: refused when given.
+        fields : Any
+            A structured array's field name (or names) to read.
+        prototype : Any
+            zarr-python's buffer prototype: refused when given.
+
+        Returns
+        -------
+        Any
+            The values selected (a numpy array, or a scalar for a single element).
+        """
         return fields_of(self[selection], fields, out, prototype, "get_basic_selection")
 
     def set_basic_selection(
         self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
     ) -> None:
+        """zarr-python's name for ``array[selection] = value``.
+
+        Parameters
+        ----------
+        selection : Any
+            Slices, integers and ``...``, as ``array[selection]``.
+        value : Any
+            The values to write, broadcast to the selection's shape.
+        fields : Any
+            zarr-python's fields: refused when given (write the whole structured value).
+        prototype : Any
+            zarr-python's buffer prototype: refused when given.
+        """
         fields_of(None, fields, None, prototype, "set_basic_selection")
         self[selection] = value
 
     def get_orthogonal_selection(
         self, selection: Any, *, out: Any = None, fields: Any = None, prototype: Any = None
     ) -> Any:
+        """zarr-python's name for ``array.oindex[selection]``.
+
+        Parameters
+        ----------
+        selection : Any
+            One integer, slice, integer array or boolean array per dimension, as ``array.oindex[selection]``.
+        out : Any
+            zarr-python's output buffer: refused when given.
+        fields : Any
+            A structured array's field name (or names) to read.
+        prototype : Any
+            zarr-python's buffer prototype: refused when given.
+
+        Returns
+        -------
+        Any
+            The values selected (a numpy array, or a scalar for a single element).
+        """
         return fields_of(self.oindex[selection], fields, out, prototype, "get_orthogonal_selection")
 
     def set_orthogonal_selection(
         self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
     ) -> None:
+        """zarr-python's name for ``array.oindex[selection] = value``.
+
+        Parameters
+        ----------
+        selection : Any
+            One integer, slice, integer array or boolean array per dimension, as ``array.oindex[selection]``.
+        value : Any
+            The values to write, broadcast to the selection's shape.
+        fields : Any
+            zarr-python's fields: refused when given (write the whole structured value).
+        prototype : Any
+            zarr-python's buffer prototype: refused when given.
+        """
         fields_of(None, fields, None, prototype, "set_orthogonal_selection")
         self.oindex[selection] = value
 
     def get_coordinate_selection(
         self, selection: Any, *, out: Any = None, fields: Any = None, prototype: Any = None
     ) -> Any:
+        """zarr-python's name for ``array.vindex[selection]`` (``get_mask_selection`` is the same method).
+
+        Parameters
+        ----------
+        selection : Any
+            One integer array per dimension (the points' coordinates), or a boolean mask of the
+            array's shape, as ``array.vindex[selection]``.
+        out : Any
+            zarr-python's output buffer: refused when given.
+        fields : Any
+            A structured array's field name (or names) to read.
+        prototype : Any
+            zarr-python's buffer prototype: refused when given.
+
+        Returns
+        -------
+        Any
+            The values selected (a numpy array, or a scalar for a single element).
+        """
         return fields_of(self.vindex[selection], fields, out, prototype, "get_coordinate_selection")
 
     def set_coordinate_selection(
         self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
     ) -> None:
+        """zarr-python's name for ``array.vindex[selection] = value`` (``set_mask_selection`` is
+        the same method).
+
+        Parameters
+        ----------
+        selection : Any
+            One integer array per dimension (the points' coordinates), or a boolean mask of the
+            array's shape, as ``array.vindex[selection]``.
+        value : Any
+            The values to write, broadcast to the selection's shape.
+        fields : Any
+            zarr-python's fields: refused when given (write the whole structured value).
+        prototype : Any
+            zarr-python's buffer prototype: refused when given.
+        """
         fields_of(None, fields, None, prototype, "set_coordinate_selection")
         self.vindex[selection] = value
 
@@ -101,11 +197,42 @@ class Selections(SelectionViews["Selector"]):
     def get_block_selection(
         self, selection: Any, *, out: Any = None, fields: Any = None, prototype: Any = None
     ) -> Any:
+        """zarr-python's name for ``array.blocks[selection]``.
+
+        Parameters
+        ----------
+        selection : Any
+            Slices or integers of chunk-grid coordinates, as ``array.blocks[selection]``.
+        out : Any
+            zarr-python's output buffer: refused when given.
+        fields : Any
+            A structured array's field name (or names) to read.
+        prototype : Any
+            zarr-python's buffer prototype: refused when given.
+
+        Returns
+        -------
+        Any
+            The values selected (a numpy array, or a scalar for a single element).
+        """
         return fields_of(self.blocks[selection], fields, out, prototype, "get_block_selection")
 
     def set_block_selection(
         self, selection: Any, value: Any, *, fields: Any = None, prototype: Any = None
     ) -> None:
+        """zarr-python's name for ``array.blocks[selection] = value``.
+
+        Parameters
+        ----------
+        selection : Any
+            Slices or integers of chunk-grid coordinates, as ``array.blocks[selection]``.
+        value : Any
+            The values to write, broadcast to the selection's shape.
+        fields : Any
+            zarr-python's fields: refused when given (write the whole structured value).
+        prototype : Any
+            zarr-python's buffer prototype: refused when given.
+        """
         fields_of(None, fields, None, prototype, "set_block_selection")
         self.blocks[selection] = value
 

@@ -57,6 +57,14 @@ from .info import Summary, array_summary
 
 
 class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type="array"):
+    """An array of a Zarr hierarchy: read and written by numpy-style selections, chunk by chunk.
+
+    ``array[sel]`` reads, ``array[sel] = values`` writes (``oindex``, ``vindex`` and ``blocks``
+    for orthogonal, coordinate and block selections); never-written chunks read as the fill
+    value. Open or create one with :func:`zarrforge.open_array`, :func:`zarrforge.create_array`
+    or zarr-python's convenience functions (:func:`zarrforge.zeros`...).
+    """
+
     if TYPE_CHECKING:
         # Node's: the array itself (the state ArrayProperties reads)
         @property
@@ -110,7 +118,27 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
     @classmethod
     def open(cls, store: Any, *, config: Any = None) -> Array:
         """zarr-python's ``Array.open``: the array at the root of ``store``, writable unless
-        the store is read-only; ``config`` as ``.array_config`` reads it."""
+        the store is read-only; ``config`` as ``.array_config`` reads it.
+
+        Parameters
+        ----------
+        store : Any
+            The store (any store-like).
+        config : Any
+            Runtime settings (a mapping or a :class:`zarrforge.user_api.array_config.ArrayConfig`).
+
+        Returns
+        -------
+        zarrforge.Array
+            The array at the root.
+
+        Raises
+        ------
+        zarrforge.errors.NodeNotFoundError
+            No array at the root.
+        zarrforge.errors.NodeTypeError
+            The node at the root is a group.
+        """
         return opened_at_root(store, "array", **config_options("Array.open", config))
 
     def with_config(self, config: Any) -> Array:
@@ -118,7 +146,18 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         settings are ``config`` (a mapping of ``order``/``write_empty_chunks``/
         ``read_missing_chunks``, or an ``ArrayConfig``, checked as ``.array_config``
         says) over this handle's own; keys not given keep this handle's values, not the
-        global defaults. Nothing is read or written; this handle is unchanged."""
+        global defaults. Nothing is read or written; this handle is unchanged.
+
+        Parameters
+        ----------
+        config : Any
+            The settings to change (above).
+
+        Returns
+        -------
+        zarrforge.Array
+            The new handle.
+        """
         options = {**self._runtime_options(), **config_options("Array.with_config", config)}
         handle = type(self)._opened(
             self._store,
@@ -154,11 +193,28 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
 
     def chunk_key(self, coords: Sequence[int]) -> str:
         """The store key of the chunk at grid ``coords``, as the array's format lays it out
-        (before any storage transformer: in :attr:`chunk_store`'s terms)."""
+        (before any storage transformer: in :attr:`chunk_store`'s terms).
+
+        Parameters
+        ----------
+        coords : Sequence[int]
+            The chunk's coordinates in the chunk grid.
+
+        Returns
+        -------
+        str
+            The key.
+        """
         return self._format.chunk_key(self._path, self._metadata, tuple(int(c) for c in coords))
 
     def stored_chunks(self) -> Iterator[tuple[int, ...]]:
-        """Coordinates of the chunks that exist in the store."""
+        """Coordinates of the chunks that exist in the store.
+
+        Yields
+        ------
+        tuple of int
+            The grid coordinates of each stored chunk.
+        """
         return self._format.stored_chunks(self.chunk_store, self._path, self._metadata)
 
     def __len__(self) -> int:
@@ -173,7 +229,13 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         )
 
     def info_complete(self) -> Summary:
-        """:attr:`info` with what is stored: bytes, the storage ratio, chunks written."""
+        """:attr:`info` with what is stored: bytes, the storage ratio, chunks written.
+
+        Returns
+        -------
+        zarrforge.user_api.info.Summary
+            The summary (printable, and shown in Jupyter).
+        """
         return array_summary(self, complete=True)
 
     def _repr_html_(self) -> str:
@@ -296,7 +358,13 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
 
     def nbytes_stored(self) -> int:
         """The bytes stored under the array's path: its chunks and its metadata documents
-        (one listing, and a size query per key where the listing does not give sizes)."""
+        (one listing, and a size query per key where the listing does not give sizes).
+
+        Returns
+        -------
+        int
+            The number of bytes.
+        """
         prefix = f"{self._path}/" if self._path else ""
         keys = list(self._store.list_prefix(prefix))
         document = self._format.document_key(self._path, "array")
@@ -305,7 +373,18 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         return sum(self._store.getsize(key) or 0 for key in keys)
 
     def get_chunk(self, coords: Sequence[int]) -> np.ndarray:
-        """The whole stored chunk at grid ``coords`` (fill value if never written)."""
+        """The whole stored chunk at grid ``coords`` (fill value if never written).
+
+        Parameters
+        ----------
+        coords : Sequence[int]
+            The chunk's coordinates in the chunk grid.
+
+        Returns
+        -------
+        numpy.ndarray
+            The chunk's values, decoded.
+        """
         coords = tuple(int(c) for c in coords)
         chunk = self._engine_().read_chunk(coords)
         if chunk is None:

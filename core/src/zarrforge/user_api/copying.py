@@ -209,6 +209,44 @@ def copy(
     ``STEP_BYTES``; at least one destination unit whatever it says).
     Returns the destination node. ``zarr_format`` defaults to the format a URL pipeline
     ``dest`` chooses, else the source's; ``source``/``dest`` may be URL pipelines.
+
+    Parameters
+    ----------
+    source
+        The store (or URL pipeline) to copy from, or an open :class:`zarrforge.Array` or
+        :class:`zarrforge.Group`.
+    dest
+        The store (or URL pipeline) to copy into.
+    source_path : str
+        The path of the node to copy in ``source``.
+    dest_path : str
+        The path of the copy in ``dest``.
+    zarr_format : Any
+        The destination's format (above).
+    chunks, shards, filters, serializer, compressors : Any
+        The destination arrays' chunking and codecs, as for :func:`zarrforge.create_array`;
+        not given: the source's (``shards=False`` unshards).
+    overwrite : bool
+        Replace nodes already at the destination (and complete an interrupted copy).
+    progress : Callable or None
+        Called as ``progress(path, done, total)`` after each step, counting units of that array.
+    step_bytes : int or None
+        The decoded bytes one step copies at most (above).
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL ``dest``.
+
+    Returns
+    -------
+    Any
+        The destination node (a :class:`zarrforge.Array` or a :class:`zarrforge.Group`).
+
+    Raises
+    ------
+    zarrforge.errors.IncompleteCopyError
+        A failure while copying data (the cause chained); the same copy with ``overwrite=True``
+        completes it.
+    zarrforge.errors.ContainsNodeError
+        A node (or an unfinished write) is at the destination and ``overwrite`` is false.
     """
     node = source if isinstance(source, Node) else open_node(source, source_path)
     location = resolve_location(dest, dest_path, zarr_format=zarr_format, storage_options=storage_options)

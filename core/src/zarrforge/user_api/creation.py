@@ -108,6 +108,81 @@ def create_array(
     names (the array's, and its missing parents') start with ``__``, a prefix the Zarr
     v3 spec reserves and zarrforge refuses by default (:mod:`zarrforge.metadata.paths`);
     ``__zarr`` stays refused.
+
+    Parameters
+    ----------
+    store
+        A :class:`zarrforge.abc.store.Store`, a :class:`zarrforge.storing.store_path.StorePath`, a
+        local path or URL (or URL pipeline), or a mutable mapping; ``None``: a new in-memory store.
+    path : str
+        The array's path in ``store``; missing parent groups are created.
+    shape : Sequence[int] or int or None
+        The array's shape (``None``: ``data``'s).
+    dtype : Any
+        The data type: a numpy dtype, its name, or a registered data type's name (``None``:
+        ``data``'s).
+    chunks : Any
+        The chunk shape (above); with ``shards``, the inner chunks' shape.
+    shards : Any
+        The shard shape (chunks stored together in one key), ``"auto"``, or ``None``: no sharding.
+    filters : Any
+        Array-to-array codecs.
+    serializer : Any
+        The array-to-bytes codec; ``None``: the format's default.
+    compressors : Any
+        Bytes-to-bytes codecs; ``"auto"``: the default compressor; ``None``: none.
+    codecs : Any
+        The complete v3 codec list, instead of ``filters``, ``serializer`` and ``compressors``.
+    fill_value : Any
+        The value unwritten elements read as; ``None``: the data type's default.
+    attributes : dict or None
+        The array's attributes.
+    dimension_names : Sequence[str or None] or None
+        A name (or ``None``) per dimension.
+    chunk_key_encoding : Any
+        How chunk coordinates become keys (a name or a ``{"name", "configuration"}`` object).
+    storage_transformers : Any
+        The format's storage transformers.
+    extensions : Any
+        Extension fields of the array's metadata.
+    zarr_format : Any
+        The format (above).
+    overwrite : bool
+        Replace a node already at ``path`` (only once the new one can be written).
+    fmt : zarrforge.abc.format.Format or None
+        A format object to write with, instead of ``zarr_format``'s.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+    name : str or None
+        zarr-python's name for ``path`` (not both).
+    data : Any
+        An array-like giving the shape, data type and values.
+    write_data : bool
+        Write ``data``'s values (else only its shape and data type are taken).
+    config : Any
+        zarr-python's form of the runtime settings.
+    _checked_group : str or None
+        Internal: the path of a group :class:`zarrforge.Group` has checked already.
+    allow_reserved_name : bool
+        Allow new names starting with ``__`` (above).
+    **array_options : Any
+        Runtime settings (above).
+
+    Returns
+    -------
+    Any
+        The new :class:`zarrforge.Array`, open for reading and writing.
+
+    Raises
+    ------
+    zarrforge.errors.ContainsNodeError
+        A node is at ``path`` (or an unfinished write is marked there) and ``overwrite`` is false.
+    zarrforge.errors.NodeTypeError
+        A parent of ``path`` is an array.
+    zarrforge.errors.ReadOnlyError
+        The store is read-only.
+    zarrforge.errors.MetadataError
+        An argument makes no valid metadata (data type, codecs, fill value...).
     """
     if name is not None:
         if path:
@@ -213,7 +288,45 @@ def create_group(
     allow_reserved_name: bool = False,
 ) -> Any:
     """Create a group and return it open for writing (``_checked_group`` and
-    ``allow_reserved_name``: as for :func:`create_array`)."""
+    ``allow_reserved_name``: as for :func:`create_array`).
+
+    Parameters
+    ----------
+    store
+        As for :func:`zarrforge.create_array`.
+    path : str
+        The group's path in ``store``; missing parent groups are created.
+    attributes : dict or None
+        The group's attributes.
+    extensions : Any
+        Extension fields of the group's metadata.
+    zarr_format : Any
+        The format; ``None``: a URL pipeline's, else ``config.default_format``.
+    overwrite : bool
+        Replace a node already at ``path``.
+    fmt : zarrforge.abc.format.Format or None
+        A format object to write with, instead of ``zarr_format``'s.
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+    _checked_group : str or None
+        Internal: as for :func:`zarrforge.create_array`.
+    allow_reserved_name : bool
+        As for :func:`zarrforge.create_array`.
+
+    Returns
+    -------
+    Any
+        The new :class:`zarrforge.Group`, open for writing.
+
+    Raises
+    ------
+    zarrforge.errors.ContainsNodeError
+        A node is at ``path`` and ``overwrite`` is false.
+    zarrforge.errors.NodeTypeError
+        A parent of ``path`` is an array.
+    zarrforge.errors.ReadOnlyError
+        The store is read-only.
+    """
     check_new_attributes(attributes or {})
     location = resolve_location(store, path, zarr_format=zarr_format, storage_options=storage_options)
     fmt = fmt or hierarchy.get_format(location.zarr_format)

@@ -45,7 +45,25 @@ def write_units(array: Any) -> tuple[int, ...]:
 
 
 def to_dask(array: Any, *, chunks: Any = None) -> Any:
-    """A lazy dask array over ``array``; blocks default to its write units."""
+    """A lazy dask array over ``array``; blocks default to its write units.
+
+    Parameters
+    ----------
+    array : Any
+        The :class:`zarrforge.Array` to read.
+    chunks : Any
+        The dask blocks' shape; ``None``: the array's write units (shards, or chunks).
+
+    Returns
+    -------
+    Any
+        A ``dask.array.Array`` reading ``array``.
+
+    Raises
+    ------
+    zarrforge.errors.ZarrforgeError
+        dask is not installed.
+    """
     da = _dask_array()
     return da.from_array(
         array,
@@ -94,6 +112,29 @@ def from_dask(
     ``path`` when none is given. The data is rechunked to the array's write units
     (shards, or chunks) first, so no two tasks write one stored object. Returns the
     array, or the dask delayed object when ``compute=False``.
+
+    Parameters
+    ----------
+    source : Any
+        A dask array, or an xarray DataArray holding one.
+    target : Any
+        An existing :class:`zarrforge.Array`, or a store-like where a new array is created.
+    path : str
+        The new array's path in ``target`` (a store-like ``target`` only).
+    compute : bool
+        Write now; ``False`` returns the dask delayed object that writes.
+    **create_kwargs : Any
+        Keywords of :func:`zarrforge.create_array` for the new array.
+
+    Returns
+    -------
+    Any
+        The :class:`zarrforge.Array` written, or the delayed object when ``compute=False``.
+
+    Raises
+    ------
+    zarrforge.errors.ZarrforgeError
+        dask is not installed, or ``source``'s shape is not the target array's.
     """
     da = _dask_array()
     if not isinstance(source, da.Array) and isinstance(getattr(source, "data", None), da.Array):

@@ -116,7 +116,14 @@ def _left_out(point: str, name: str) -> str | None:
 
 
 def plugins() -> PluginReport:
-    """Every registered name of every extension point, and the hook plugins."""
+    """Every registered name of every extension point, and the hook plugins.
+
+    Returns
+    -------
+    zarrforge.user_api.discovery.PluginReport
+        One :class:`zarrforge.user_api.discovery.PluginRow` per name and hook plugin, with its
+        distribution, version and status.
+    """
     rows = PluginReport()
     for attr, reg in registry.REGISTRIES.items():
         for entry in reg.entries():

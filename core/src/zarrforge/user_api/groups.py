@@ -35,6 +35,14 @@ from .tree_view import TreeText, group_tree
 
 
 class Group(Node, node_type="group"):
+    """A group of a Zarr hierarchy: it lists and opens its members and creates child arrays and groups.
+
+    ``group["a/b"]`` opens a nested member; ``"a/b" in group`` tests for one; ``del group["a"]``
+    erases one. A group with consolidated metadata lists and opens its members from that view
+    without store requests (see ``zarrforge.nodes.consolidated``). Open or create one with
+    :func:`zarrforge.open_group`, :func:`zarrforge.create_group` or :func:`zarrforge.group`.
+    """
+
     def __init__(self, *args: Any, use_consolidated: bool | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if len(args) < 2 and "path" not in kwargs:  # Group(async_group): adopted as it is
@@ -83,7 +91,29 @@ class Group(Node, node_type="group"):
         overwrite: bool = False,
     ) -> Group:
         """zarr-python's ``Group.from_store``: a new group at the root of ``store``; a node
-        already there is refused unless ``overwrite=True`` (:func:`zarrforge.create_group`)."""
+        already there is refused unless ``overwrite=True`` (:func:`zarrforge.create_group`).
+
+        Parameters
+        ----------
+        store : Any
+            The store (any store-like).
+        attributes : dict or None
+            The group's attributes.
+        zarr_format : Any
+            The format to write.
+        overwrite : bool
+            Replace a node already at the root.
+
+        Returns
+        -------
+        zarrforge.Group
+            The new group.
+
+        Raises
+        ------
+        zarrforge.errors.ContainsNodeError
+            A node is at the root and ``overwrite`` is false.
+        """
         return creation.create_group(
             store, attributes=attributes, zarr_format=zarr_format, overwrite=overwrite
         )
@@ -91,7 +121,27 @@ class Group(Node, node_type="group"):
     @classmethod
     def open(cls, store: Any, zarr_format: Any = 3) -> Group:
         """zarr-python's ``Group.open``: the group at the root of ``store``, writable unless
-        the store is read-only (``zarr_format=None``: any installed format's)."""
+        the store is read-only (``zarr_format=None``: any installed format's).
+
+        Parameters
+        ----------
+        store : Any
+            The store (any store-like).
+        zarr_format : Any
+            The format the group must be in; ``None``: any.
+
+        Returns
+        -------
+        zarrforge.Group
+            The group at the root.
+
+        Raises
+        ------
+        zarrforge.errors.NodeNotFoundError
+            No group at the root.
+        zarrforge.errors.NodeTypeError
+            The node at the root is an array.
+        """
         return opened_at_root(store, "group", zarr_format=zarr_format)
 
     # --- members ---------------------------------------------------------------------
@@ -144,6 +194,20 @@ class Group(Node, node_type="group"):
             )
 
     def get(self, name: str, default: Any = None) -> Any:
+        """The member ``name``, or ``default`` when there is none.
+
+        Parameters
+        ----------
+        name : str
+            The member's name (a path below this group).
+        default : Any
+            What to return when there is no such member.
+
+        Returns
+        -------
+        Any
+            The :class:`zarrforge.Array` or :class:`zarrforge.Group`, or ``default``.
+        """
         try:
             return self[name]
         except NodeNotFoundError:
@@ -158,6 +222,13 @@ class Group(Node, node_type="group"):
         return self._format.detect(self._store, path)
 
     def keys(self) -> list[str]:
+        """The names of the direct members, sorted.
+
+        Returns
+        -------
+        list of str
+            The names.
+        """
         if self._view is not None:
             view, here = self._view
             return view.children(here)
@@ -171,9 +242,18 @@ class Group(Node, node_type="group"):
 
     def members(self, max_depth: int | None = 0) -> list[tuple[str, Any]]:
         """``(name, node)`` pairs of the children, sorted by name.
-
         ``max_depth=None`` walks the whole subtree (names are then relative
         paths); ``0`` lists direct children only.
+
+        Parameters
+        ----------
+        max_depth : int or None
+            How many levels below the direct children to list too; ``None``: all.
+
+        Returns
+        -------
+        list of tuple
+            ``(name, node)`` pairs, each node a :class:`zarrforge.Array` or :class:`zarrforge.Group`.
         """
         result: list[tuple[str, Any]] = []
         for name, node in self._members_here():
@@ -184,15 +264,43 @@ class Group(Node, node_type="group"):
         return result
 
     def arrays(self) -> list[tuple[str, Any]]:
+        """``(name, array)`` pairs of the direct members that are arrays, sorted by name.
+
+        Returns
+        -------
+        list of tuple
+            ``(name, zarrforge.Array)`` pairs.
+        """
         return [(n, m) for n, m in self.members() if not isinstance(m, Group)]
 
     def groups(self) -> list[tuple[str, Group]]:
+        """``(name, group)`` pairs of the direct members that are groups, sorted by name.
+
+        Returns
+        -------
+        list of tuple
+            ``(name, zarrforge.Group)`` pairs.
+        """
         return [(n, m) for n, m in self.members() if isinstance(m, Group)]
 
     def array_keys(self) -> list[str]:
+        """The names of the direct members that are arrays, sorted.
+
+        Returns
+        -------
+        list of str
+            The names.
+        """
         return [n for n, _ in self.arrays()]
 
     def group_keys(self) -> list[str]:
+        """The names of the direct members that are groups, sorted.
+
+        Returns
+        -------
+        list of str
+            The names.
+        """
         return [n for n, _ in self.groups()]
 
     # --- creation --------------------------------------------------------------------
@@ -208,6 +316,26 @@ class Group(Node, node_type="group"):
         return self._path if self._ancestry_checked else None
 
     def create_array(self, name: str, **kwargs: Any) -> Any:
+        """Create the array ``name`` below this group (:func:`zarrforge.create_array`, in this
+        group's format); a group with consolidated metadata adds it to its view.
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group; missing groups between are created).
+        **kwargs : Any
+            The keywords of :func:`zarrforge.create_array`.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+
+        Raises
+        ------
+        zarrforge.errors.ContainsNodeError
+            A node is at that path and ``overwrite`` is not true.
+        """
         array = creation.create_array(
             self._store,
             self._child(name)[0],
@@ -220,6 +348,26 @@ class Group(Node, node_type="group"):
         return array
 
     def create_group(self, name: str, **kwargs: Any) -> Group:
+        """Create the group ``name`` below this group (:func:`zarrforge.create_group`, in this
+        group's format); a group with consolidated metadata adds it to its view.
+
+        Parameters
+        ----------
+        name : str
+            The new group's name (a path below this group; missing groups between are created).
+        **kwargs : Any
+            The keywords of :func:`zarrforge.create_group`.
+
+        Returns
+        -------
+        zarrforge.Group
+            The new group.
+
+        Raises
+        ------
+        zarrforge.errors.ContainsNodeError
+            A node is at that path and ``overwrite`` is not true.
+        """
         group = creation.create_group(
             self._store,
             self._child(name)[0],
@@ -249,7 +397,25 @@ class Group(Node, node_type="group"):
 
     def get_array(self, path: str) -> Any:
         """The array at ``path`` below this group; a group there is a ``NodeTypeError``
-        (:class:`~zarrforge.errors.GroupNotArrayError`, zarr-python's ``ContainsGroupError``)."""
+        (:class:`~zarrforge.errors.GroupNotArrayError`, zarr-python's ``ContainsGroupError``).
+
+        Parameters
+        ----------
+        path : str
+            The array's path below this group.
+
+        Returns
+        -------
+        Any
+            The :class:`zarrforge.Array`.
+
+        Raises
+        ------
+        zarrforge.errors.GroupNotArrayError
+            A group is at ``path``.
+        zarrforge.errors.NodeNotFoundError
+            Nothing is at ``path``.
+        """
         node = self[path]
         if isinstance(node, Group):
             raise GroupNotArrayError(f"{node.name!r} is a group, not an array")
@@ -257,7 +423,25 @@ class Group(Node, node_type="group"):
 
     def get_group(self, path: str) -> Group:
         """The group at ``path`` below this group; an array there is a ``NodeTypeError``
-        (:class:`~zarrforge.errors.ArrayNotGroupError`, zarr-python's ``ContainsArrayError``)."""
+        (:class:`~zarrforge.errors.ArrayNotGroupError`, zarr-python's ``ContainsArrayError``).
+
+        Parameters
+        ----------
+        path : str
+            The group's path below this group.
+
+        Returns
+        -------
+        zarrforge.Group
+            The group.
+
+        Raises
+        ------
+        zarrforge.errors.ArrayNotGroupError
+            An array is at ``path``.
+        zarrforge.errors.NodeNotFoundError
+            Nothing is at ``path``.
+        """
         node = self[path]
         if not isinstance(node, Group):
             raise ArrayNotGroupError(f"{node.name!r} is an array, not a group")
@@ -265,38 +449,186 @@ class Group(Node, node_type="group"):
 
     def full(self, *, name: str, shape: Any, fill_value: Any, **kwargs: Any) -> Any:
         """A new array ``name`` whose unwritten elements read as ``fill_value`` (the data
-        type float64 unless given), as zarr-python's ``Group.full``."""
+        type float64 unless given), as zarr-python's ``Group.full``.
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group).
+        shape : Any
+            The array's shape: an int or a sequence of ints.
+        fill_value : Any
+            The value unwritten elements read as.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+        """
         kwargs.setdefault("dtype", "float64")
         return self.create_array(name, shape=shape, fill_value=fill_value, **kwargs)
 
     def zeros(self, *, name: str, shape: Any, **kwargs: Any) -> Any:
+        """A new array ``name`` of zeros (:meth:`full` with ``fill_value=0``).
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group).
+        shape : Any
+            The array's shape: an int or a sequence of ints.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+        """
         return self.full(name=name, shape=shape, fill_value=0, **kwargs)
 
     def ones(self, *, name: str, shape: Any, **kwargs: Any) -> Any:
+        """A new array ``name`` of ones (:meth:`full` with ``fill_value=1``).
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group).
+        shape : Any
+            The array's shape: an int or a sequence of ints.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+        """
         return self.full(name=name, shape=shape, fill_value=1, **kwargs)
 
     def empty(self, *, name: str, shape: Any, **kwargs: Any) -> Any:
         """A new array whose unwritten elements read as its fill value (``fill_value=`` or
-        the data type's default)."""
+        the data type's default).
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group).
+        shape : Any
+            The array's shape: an int or a sequence of ints.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+        """
         return self.full(name=name, shape=shape, fill_value=kwargs.pop("fill_value", None), **kwargs)
 
     def zeros_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
-        """``zeros`` with ``data``'s shape and data type (``.like``)."""
+        """``zeros`` with ``data``'s shape and data type (``.like``).
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group).
+        data : Any
+            The array (or array-like) to take the shape and data type from.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`; they win over what ``data`` gives.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+        """
         return self.zeros(name=name, **like_arguments(data, kwargs))
 
     def ones_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
+        """``ones`` with ``data``'s shape and data type (``.like``).
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group).
+        data : Any
+            The array (or array-like) to take the shape and data type from.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`; they win over what ``data`` gives.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+        """
         return self.ones(name=name, **like_arguments(data, kwargs))
 
     def empty_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
+        """``empty`` with ``data``'s shape, data type and (an array's) fill value (``.like``).
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group).
+        data : Any
+            The array (or array-like) to take the shape and data type (and an array's fill value) from.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`; they win over what ``data`` gives.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+        """
         return self.empty(name=name, **like_arguments(data, kwargs, fill=True))
 
     def full_like(self, *, name: str, data: Any, **kwargs: Any) -> Any:
-        """``full`` with ``data``'s shape, data type and (an array's) fill value."""
+        """``full`` with ``data``'s shape, data type and (an array's) fill value.
+
+        Parameters
+        ----------
+        name : str
+            The new array's name (a path below this group).
+        data : Any
+            The array (or array-like) to take the shape and data type (and an array's fill value) from.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`; they win over what ``data`` gives.
+
+        Returns
+        -------
+        Any
+            The new :class:`zarrforge.Array`.
+        """
         return self.full(name=name, **like_arguments(data, kwargs, fill=True))
 
     def require_array(self, name: str, *, shape: Any, dtype: Any = None, **kwargs: Any) -> Any:
         """The array ``name``, created with these arguments if it is not there; an array
-        there of another shape or dtype is a ``TypeError`` naming both (as zarr-python)."""
+        there of another shape or dtype is a ``TypeError`` naming both (as zarr-python).
+
+        Parameters
+        ----------
+        name : str
+            The array's name (a path below this group).
+        shape : Any
+            The shape it must have (or is created with).
+        dtype : Any
+            The data type it must have (or is created with); ``None``: any.
+        **kwargs : Any
+            Other keywords of :func:`zarrforge.create_array`, used when creating.
+
+        Returns
+        -------
+        Any
+            The :class:`zarrforge.Array`, existing or new.
+
+        Raises
+        ------
+        zarrforge.errors.NodeTypeError
+            A group is at ``name``.
+        """
         if name not in self:
             return self.create_array(name, shape=shape, dtype=dtype, **kwargs)
         node = self[name]
@@ -308,10 +640,38 @@ class Group(Node, node_type="group"):
         return node
 
     def nmembers(self, max_depth: int | None = 0) -> int:
-        """How many members :meth:`members` lists at this depth (``None``: the subtree)."""
+        """How many members :meth:`members` lists at this depth (``None``: the subtree).
+
+        Parameters
+        ----------
+        max_depth : int or None
+            As for :meth:`members`.
+
+        Returns
+        -------
+        int
+            The number of members.
+        """
         return len(self.members(max_depth=max_depth))
 
     def require_group(self, name: str) -> Group:
+        """The group ``name``, created if it is not there.
+
+        Parameters
+        ----------
+        name : str
+            The group's name (a path below this group).
+
+        Returns
+        -------
+        zarrforge.Group
+            The group, existing or new.
+
+        Raises
+        ------
+        zarrforge.errors.ContainsNodeError
+            An array is at ``name``.
+        """
         if name in self:
             node = self[name]
             if isinstance(node, Group):
@@ -341,7 +701,24 @@ class Group(Node, node_type="group"):
     ) -> TreeText:
         """The hierarchy below this group as text (``zarrforge.user_api.tree_view``): ``level``
         levels deep at most (``0``: the direct members; ``None``: all of it), at most
-        ``max_nodes`` nodes; names bold in a terminal and in Jupyter unless ``plain``."""
+        ``max_nodes`` nodes; names bold in a terminal and in Jupyter unless ``plain``.
+
+        Parameters
+        ----------
+        level : int or None
+            How many levels deep to show (above).
+        max_nodes : int
+            The most nodes to show.
+        plain : bool
+            No bold names.
+        expand : bool or None
+            zarr-python's; ``True`` is not implemented.
+
+        Returns
+        -------
+        zarrforge.user_api.tree_view.TreeText
+            The tree, printable and shown in Jupyter.
+        """
         return group_tree(
             self,
             level,

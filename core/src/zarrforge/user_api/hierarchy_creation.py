@@ -69,7 +69,29 @@ def create_hierarchy(
     *, store: StoreLike, nodes: Mapping[str, Any], overwrite: bool = False
 ) -> Iterator[tuple[str, Array | Group]]:
     """Create the nodes of ``nodes`` and the groups their paths imply; yield each created
-    node as ``(path, Array or Group)``, parents first. See the module docstring."""
+    node as ``(path, Array or Group)``, parents first. See the module docstring.
+
+    Parameters
+    ----------
+    store
+        Where to create the nodes (any store-like; a URL pipeline's path is the root).
+    nodes : Mapping[str, Any]
+        Node paths to their metadata documents (JSON objects, or objects with ``to_dict``).
+    overwrite : bool
+        Replace nodes already at those paths.
+
+    Yields
+    ------
+    tuple of (str, zarrforge.Array or zarrforge.Group)
+        Each created node's path and the node, open for writing, parents first.
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        A document is not a valid document of its format.
+    zarrforge.errors.ContainsNodeError
+        A node is at one of the paths and ``overwrite`` is false.
+    """
     if not isinstance(nodes, Mapping):
         raise TypeError(
             f"{_FUNCTION}: nodes must be a dict of node paths to metadata, got {type(nodes).__name__}"

@@ -57,7 +57,29 @@ def leftover_chunks(
     """The store keys of chunks stored outside the shape of the array at ``path`` (for a
     group: of every array below it), sorted; with ``remove=True`` they are deleted, and
     the keys deleted are returned. What a shrink cut short or an append killed before it
-    committed its shape leaves behind: see ``zarrforge.user_api.leftover_chunks``."""
+    committed its shape leaves behind: see ``zarrforge.user_api.leftover_chunks``.
+
+    Parameters
+    ----------
+    store
+        The store (any store-like).
+    path : str
+        The path of the array (or group) in ``store``.
+    remove : bool
+        Delete the keys found (the store is opened for writing).
+    storage_options : dict or None
+        Options for the filesystem of an fsspec URL.
+
+    Returns
+    -------
+    list of str
+        The keys found (or deleted), sorted.
+
+    Raises
+    ------
+    zarrforge.errors.NodeNotFoundError
+        No node at ``path``.
+    """
     mode = "r+" if remove else "r"
     node = open_node(store, path, mode=mode, use_consolidated=False, storage_options=storage_options)
     if isinstance(node, Array):

@@ -122,7 +122,67 @@ def create(
 
     ``mode`` is zarr-python 2's way to say ``overwrite``: ``"w"`` replaces what is there,
     ``"w-"`` refuses it whatever ``overwrite`` says, ``"a"`` and ``"r+"`` (and ``None``)
-    leave ``overwrite`` as given, and ``"r"`` cannot create."""
+    leave ``overwrite`` as given, and ``"r"`` cannot create.
+
+    Parameters
+    ----------
+    shape : Any
+        The array's shape: an int or a sequence of ints.
+    chunks : Any
+        The chunk shape, as for :func:`zarrforge.create_array`; not with ``chunk_shape``.
+    dtype : Any
+        The data type; ``None``: float64.
+    compressor : Any
+        One codec (zarr-python 2's form); ``"auto"``: the default compressors; ``None``: none.
+        Not with ``compressors``.
+    fill_value : Any
+        The value unwritten elements read as.
+    order : str or None
+        The memory layout of chunks (``"C"``, ``"F"``); a runtime setting.
+    store : Any
+        Where to create the array (any store-like); ``None``: a new in-memory store.
+    overwrite : bool
+        Replace a node already at the path.
+    path : str or None
+        The array's path in ``store``; ``None``: the root.
+    filters : Any
+        Same as :func:`zarrforge.create_array`.
+    read_only : bool or None
+        Return the new array opened read-only.
+    dimension_separator : str or None
+        The chunk keys' separator (``"/"`` or ``"."``); not with ``chunk_key_encoding``.
+    write_empty_chunks : bool or None
+        Store chunks that hold only the fill value; a runtime setting.
+    zarr_version : Any
+        zarr-python 2's name for ``zarr_format`` (both may be given only if they agree).
+    zarr_format : Any
+        The format to write (``2``, ``3`` or a registered format's name); ``None``: the default
+        format.
+    attributes : dict or None
+        The array's attributes.
+    chunk_shape : Any
+        zarr-python's other name for ``chunks`` (not both).
+    chunk_key_encoding, codecs, dimension_names, storage_options, compressors, shards, serializer : Any
+        Same as :func:`zarrforge.create_array`.
+    config : Mapping or None
+        zarr-python's runtime settings (``{"order", "write_empty_chunks"}``).
+    mode : str or None
+        zarr-python 2's way to say ``overwrite`` (above).
+    **legacy : Any
+        zarr-python 2 keywords: ignored with a warning, or refused (see the module docstring).
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array, open for reading and writing (read-only with ``read_only=True``).
+
+    Raises
+    ------
+    zarrforge.errors.ReadOnlyError
+        ``mode="r"``, or a read-only store.
+    zarrforge.errors.ContainsNodeError
+        A node is at the path and ``overwrite`` is false.
+    """
     _legacy("create", legacy)
     _unknown("create", legacy)
     if mode is not None:
@@ -182,39 +242,161 @@ def create(
 
 
 def zeros(shape: Any, **kwargs: Any) -> Array:
-    """An array of zeros (``create`` with ``fill_value=0``)."""
+    """An array of zeros (``create`` with ``fill_value=0``).
+
+    Parameters
+    ----------
+    shape : Any
+        The array's shape: an int or a sequence of ints.
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create`.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     return create(shape, fill_value=0, **kwargs)
 
 
 def ones(shape: Any, **kwargs: Any) -> Array:
-    """An array of ones (``create`` with ``fill_value=1``)."""
+    """An array of ones (``create`` with ``fill_value=1``).
+
+    Parameters
+    ----------
+    shape : Any
+        The array's shape: an int or a sequence of ints.
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create`.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     return create(shape, fill_value=1, **kwargs)
 
 
 def full(shape: Any, fill_value: Any, **kwargs: Any) -> Array:
-    """An array of ``fill_value`` (``create`` with that fill value)."""
+    """An array of ``fill_value`` (``create`` with that fill value).
+
+    Parameters
+    ----------
+    shape : Any
+        The array's shape: an int or a sequence of ints.
+    fill_value : Any
+        The value every element reads as until written.
+    **kwargs : Any
+        Any other keyword of :func:`zarrforge.create`.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     return create(shape, fill_value=fill_value, **kwargs)
 
 
 def empty(shape: Any, **kwargs: Any) -> Array:
-    """An array whose unwritten elements read as the type's default fill value."""
+    """An array whose unwritten elements read as the type's default fill value.
+
+    Parameters
+    ----------
+    shape : Any
+        The array's shape: an int or a sequence of ints.
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create`.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     return create(shape, **kwargs)
 
 
 def zeros_like(a: Any, **kwargs: Any) -> Array:
+    """An array of zeros like ``a`` (:func:`zarrforge.zeros`).
+
+    ``a``'s shape and data type and, when ``a`` is a Zarr array (zarrforge's or another
+    library's), its chunk shape; a keyword given wins.
+
+    Parameters
+    ----------
+    a : Any
+        The array (or array-like) to take the shape, data type and chunks from.
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create`; they win over what ``a`` gives.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     return zeros(**like_arguments(a, kwargs))
 
 
 def ones_like(a: Any, **kwargs: Any) -> Array:
+    """An array of ones like ``a`` (:func:`zarrforge.ones`).
+
+    ``a``'s shape and data type and, when ``a`` is a Zarr array (zarrforge's or another
+    library's), its chunk shape; a keyword given wins.
+
+    Parameters
+    ----------
+    a : Any
+        The array (or array-like) to take the shape, data type and chunks from.
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create`; they win over what ``a`` gives.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     return ones(**like_arguments(a, kwargs))
 
 
 def full_like(a: Any, **kwargs: Any) -> Array:
+    """An array like ``a`` filled with its fill value (:func:`zarrforge.full`).
+
+    ``a``'s shape and data type and, when ``a`` is a Zarr array (zarrforge's or another
+    library's), its chunk shape and its fill value; a keyword given wins.
+
+    Parameters
+    ----------
+    a : Any
+        The array (or array-like) to take the shape, data type, chunks and fill value from.
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create`; they win over what ``a`` gives.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     like = like_arguments(a, kwargs, fill=True)
     return full(like.pop("shape"), like.pop("fill_value"), **like)
 
 
 def empty_like(a: Any, **kwargs: Any) -> Array:
+    """An empty array like ``a`` (:func:`zarrforge.empty`).
+
+    ``a``'s shape and data type and, when ``a`` is a Zarr array (zarrforge's or another
+    library's), its chunk shape and its fill value; a keyword given wins.
+
+    Parameters
+    ----------
+    a : Any
+        The array (or array-like) to take the shape, data type, chunks and fill value from.
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create`; they win over what ``a`` gives.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     return empty(**like_arguments(a, kwargs, fill=True))
 
 
@@ -225,7 +407,24 @@ def open_like(a: Any, path: str, *, zarr_format: Any = None, **kwargs: Any) -> A
     like ``a``. When ``a`` is a zarrforge Array of the format the call opens in
     (``zarr_format``, else the default format; ``a``'s own is not inherited), its shards
     and codecs are taken too. ``mode`` defaults to ``"a"``; ``kwargs`` win over what
-    ``a`` gives."""
+    ``a`` gives.
+
+    Parameters
+    ----------
+    a : Any
+        The array (or array-like) the new array is made like.
+    path : str
+        The array's path in the store.
+    zarr_format : Any
+        The format to open in; ``None``: the default format.
+    **kwargs : Any
+        Keywords of :func:`zarrforge.open_array` (``store=``, ``mode=``, creation keywords).
+
+    Returns
+    -------
+    zarrforge.Array
+        The array at ``path``, created like ``a`` if missing.
+    """
     target = str(zarr_format) if zarr_format is not None else default_format()
     like = like_arguments(a, {}, fill=True)
     if isinstance(a, Array) and a.format.name == target:
@@ -247,18 +446,69 @@ _COPY_MOVED = (
 
 def copy_all(*args: Any, **kwargs: Any) -> tuple[int, int, int]:
     """zarr-python 2's ``copy_all``, which zarr-python 3 keeps as a name that raises
-    ``NotImplementedError``: so does this one, pointing at :func:`zarrforge.copy`."""
+    ``NotImplementedError``: so does this one, pointing at :func:`zarrforge.copy`.
+
+    Parameters
+    ----------
+    *args : Any
+        Ignored.
+    **kwargs : Any
+        Ignored.
+
+    Returns
+    -------
+    tuple of int
+        Never: the call always raises.
+
+    Raises
+    ------
+    NotImplementedError
+        Always.
+    """
     raise NotImplementedError(f"zarrforge.copy_all(): {_COPY_MOVED}")
 
 
 def copy_store(*args: Any, **kwargs: Any) -> tuple[int, int, int]:
     """zarr-python 2's ``copy_store``, which zarr-python 3 keeps as a name that raises
-    ``NotImplementedError``: so does this one, pointing at :func:`zarrforge.copy`."""
+    ``NotImplementedError``: so does this one, pointing at :func:`zarrforge.copy`.
+
+    Parameters
+    ----------
+    *args : Any
+        Ignored.
+    **kwargs : Any
+        Ignored.
+
+    Returns
+    -------
+    tuple of int
+        Never: the call always raises.
+
+    Raises
+    ------
+    NotImplementedError
+        Always.
+    """
     raise NotImplementedError(f"zarrforge.copy_store(): {_COPY_MOVED}")
 
 
 def array(data: Any, **kwargs: Any) -> Array:
-    """A new array holding ``data`` (any array-like; an Array of ours is read)."""
+    """A new array holding ``data`` (any array-like; an Array of ours is read).
+
+    Its data type is ``data``'s, and an Array's chunks are kept, unless given.
+
+    Parameters
+    ----------
+    data : Any
+        The values (any array-like, or a :class:`zarrforge.Array`).
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create`.
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array, holding ``data``'s values.
+    """
     values = data[...] if isinstance(data, Array) else np.asarray(data)
     kwargs.setdefault("dtype", values.dtype)
     if isinstance(data, Array):
@@ -280,7 +530,27 @@ def from_array(
 ) -> Array:
     """zarr-python's ``from_array``: a new array at ``name`` of ``store`` shaped like ``data``
     and (``write_data``) holding its values. An Array of ours keeps its chunks, shards and
-    codecs (zarr-python's ``"keep"``) unless given: it is copied, data and all."""
+    codecs (zarr-python's ``"keep"``) unless given: it is copied, data and all.
+
+    Parameters
+    ----------
+    store : Any
+        Where to create the array (any store-like).
+    data : Any
+        The array-like (or :class:`zarrforge.Array`) to take the shape, data type and values from.
+    write_data : bool
+        Write ``data``'s values (else only the shape and data type are taken).
+    name : str or None
+        The new array's path in ``store``; ``None``: the root.
+    **kwargs : Any
+        Any keyword of :func:`zarrforge.create_array`; ``"keep"`` for ``chunks``, ``shards``,
+        ``filters``, ``serializer`` or ``compressors`` takes ``data``'s (a zarrforge Array only).
+
+    Returns
+    -------
+    zarrforge.Array
+        The new array.
+    """
     given = {key for key in _KEPT if key in kwargs}
     settings = {key: kwargs.pop(key, "keep") for key in _KEPT}
     ours = isinstance(data, Array)
@@ -332,7 +602,26 @@ def save_array(
     storage_options: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> None:
-    """Write ``arr`` as the array at ``path`` of ``store``, replacing what is there."""
+    """Write ``arr`` as the array at ``path`` of ``store``, replacing what is there.
+
+    Parameters
+    ----------
+    store : Any
+        Where to write (any store-like).
+    arr : Any
+        The values (any array-like).
+    zarr_version : Any
+        zarr-python 2's name for ``zarr_format`` (both may be given only if they agree).
+    zarr_format : Any
+        The format to write (``2``, ``3`` or a registered format's name); ``None``: the default
+        format.
+    path : str or None
+        The array's path in ``store``; ``None``: the root.
+    storage_options : dict or None
+        Options for an fsspec URL store.
+    **kwargs : Any
+        Any other keyword of :func:`zarrforge.create`.
+    """
     zarr_format = _format("save_array", zarr_format, zarr_version)
     array(
         arr,
@@ -355,7 +644,31 @@ def save_group(
     **kwargs: Any,
 ) -> None:
     """Write a group at ``path`` of ``store`` holding ``args`` as ``arr_0``, ``arr_1``...
-    and ``kwargs`` by their names, replacing what is there."""
+    and ``kwargs`` by their names, replacing what is there.
+
+    Parameters
+    ----------
+    store : Any
+        Where to write (any store-like).
+    *args : Any
+        Array-likes, saved as ``arr_0``, ``arr_1``...
+    zarr_version : Any
+        zarr-python 2's name for ``zarr_format`` (both may be given only if they agree).
+    zarr_format : Any
+        The format to write (``2``, ``3`` or a registered format's name); ``None``: the default
+        format.
+    path : str or None
+        The group's path in ``store``; ``None``: the root.
+    storage_options : dict or None
+        Options for an fsspec URL store.
+    **kwargs : Any
+        Array-likes, saved by their keyword names.
+
+    Raises
+    ------
+    ValueError
+        No array is given.
+    """
     if not args and not kwargs:
         raise ValueError("zarrforge.save_group(): at least one array must be given")
     zarr_format = _format("save_group", zarr_format, zarr_version)
@@ -374,7 +687,24 @@ def save(
     path: str | None = None,
     **kwargs: Any,
 ) -> None:
-    """One array and no names: :func:`save_array`; else :func:`save_group`."""
+    """One array and no names: :func:`save_array`; else :func:`save_group`.
+
+    Parameters
+    ----------
+    store : Any
+        Where to write (any store-like).
+    *args : Any
+        The array-likes to save.
+    zarr_version : Any
+        zarr-python 2's name for ``zarr_format`` (both may be given only if they agree).
+    zarr_format : Any
+        The format to write (``2``, ``3`` or a registered format's name); ``None``: the default
+        format.
+    path : str or None
+        The path in ``store``; ``None``: the root.
+    **kwargs : Any
+        Array-likes saved by their names (:func:`save_group`).
+    """
     if len(args) == 1 and not kwargs:
         save_array(store, args[0], zarr_version=zarr_version, zarr_format=zarr_format, path=path)
     else:
@@ -405,7 +735,29 @@ class LazyLoader(Mapping[str, Any]):
 
 def load(store: Any, path: str | None = None, zarr_format: Any = None, zarr_version: Any = None) -> Any:
     """The values of the array at ``path`` (a numpy array), or, for a group, a mapping of
-    its arrays' names to their values, each read when looked up."""
+    its arrays' names to their values, each read when looked up.
+
+    Parameters
+    ----------
+    store : Any
+        The store to read (any store-like).
+    path : str or None
+        The node's path in ``store``; ``None``: the root.
+    zarr_format : Any
+        The format the node must be in; ``None``: any.
+    zarr_version : Any
+        zarr-python 2's name for ``zarr_format``.
+
+    Returns
+    -------
+    Any
+        A numpy array (an array), or a ``LazyLoader`` mapping (a group).
+
+    Raises
+    ------
+    zarrforge.errors.NodeNotFoundError
+        No node at ``path``, or one of another format than ``zarr_format``.
+    """
     zarr_format = _format("load", zarr_format, zarr_version)
     node = open_node(store, path or "", mode="r")
     if zarr_format is not None and node.format.name != str(zarr_format):
@@ -416,7 +768,22 @@ def load(store: Any, path: str | None = None, zarr_format: Any = None, zarr_vers
 
 
 def open_consolidated(*args: Any, use_consolidated: bool = True, **kwargs: Any) -> Group:
-    """``open_group`` that requires the group's consolidated metadata."""
+    """``open_group`` that requires the group's consolidated metadata.
+
+    Parameters
+    ----------
+    *args : Any
+        The positional arguments of :func:`zarrforge.open_group`.
+    use_consolidated : bool
+        Must be ``True``.
+    **kwargs : Any
+        The keywords of :func:`zarrforge.open_group`.
+
+    Returns
+    -------
+    zarrforge.Group
+        The group, read through its consolidated metadata.
+    """
     if use_consolidated is not True:
         raise TypeError(
             "zarrforge.open_consolidated(): use_consolidated must be True (use open_group otherwise)"
@@ -436,7 +803,33 @@ def group(
     **legacy: Any,
 ) -> Group:
     """zarr-python's ``zarr.group``: the group at ``path``, created if missing (replaced,
-    with ``overwrite=True``)."""
+    with ``overwrite=True``).
+
+    Parameters
+    ----------
+    store : Any
+        The store (any store-like); ``None``: a new in-memory store.
+    overwrite : bool
+        Replace what is at ``path`` with a new group.
+    path : str or None
+        The group's path in ``store``; ``None``: the root.
+    zarr_version : Any
+        zarr-python 2's name for ``zarr_format`` (both may be given only if they agree).
+    zarr_format : Any
+        The format to write (``2``, ``3`` or a registered format's name); ``None``: the default
+        format.
+    attributes : dict or None
+        The new group's attributes.
+    storage_options : dict or None
+        Options for an fsspec URL store.
+    **legacy : Any
+        zarr-python 2 keywords: ignored with a warning, or refused (see the module docstring).
+
+    Returns
+    -------
+    zarrforge.Group
+        The group, open for writing.
+    """
     _legacy("group", legacy)
     _unknown("group", legacy)
     return open_group(
@@ -450,7 +843,22 @@ def group(
 
 
 def tree(grp: Group, expand: bool | None = None, level: int | None = None) -> Any:
-    """The group's hierarchy as text (``Group.tree``)."""
+    """The group's hierarchy as text (``Group.tree``).
+
+    Parameters
+    ----------
+    grp : zarrforge.Group
+        The group to show.
+    expand : bool or None
+        Passed to :meth:`zarrforge.Group.tree`.
+    level : int or None
+        How many levels deep to show (``0``: the direct members); ``None``: all.
+
+    Returns
+    -------
+    Any
+        A :class:`zarrforge.user_api.tree_view.TreeText`.
+    """
     return grp.tree(level=level, expand=expand)
 
 
