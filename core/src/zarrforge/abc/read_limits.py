@@ -47,7 +47,18 @@ def draft_document_keys(path: str) -> list[str]:
 
 
 def is_document_key(key: str) -> bool:
-    """Is ``key`` where a format keeps a metadata document (rather than a chunk)?"""
+    """Is ``key`` where a format keeps a metadata document (rather than a chunk)?
+
+    Parameters
+    ----------
+    key : str
+        A store key.
+
+    Returns
+    -------
+    bool
+        Whether ``key`` names a metadata document.
+    """
     name = key.rpartition("/")[2]
     return name in DOCUMENT_NAMES or (key.startswith("meta/") and _DRAFT_DOCUMENT.fullmatch(key) is not None)
 
@@ -151,7 +162,18 @@ class BoundedBody:
 def read_limit(key: str) -> ReadLimit:
     """How many bytes a store may hold reading ``key`` now: ``config.max_document_bytes``
     for a metadata document (:func:`is_document_key`), ``config.max_chunk_bytes`` for
-    anything else (module docstring, "Bounded reads")."""
+    anything else (module docstring, "Bounded reads").
+
+    Parameters
+    ----------
+    key : str
+        The store key about to be read.
+
+    Returns
+    -------
+    ReadLimit
+        The limit, with the setting that sets it.
+    """
     settings = config.get()
     if is_document_key(key):
         return ReadLimit(key, settings.max_document_bytes, "max_document_bytes")

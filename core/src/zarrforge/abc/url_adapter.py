@@ -158,7 +158,29 @@ class URLAdapter(ExtensionPoint):
     def resolve(
         cls, base: PipelineState | None, segment: Segment, *, read_only: bool, storage_options: dict[str, Any]
     ) -> PipelineState:
-        """The state after ``segment``, given the state before it (``None`` at the root)."""
+        """The state after ``segment``, given the state before it (``None`` at the root).
+
+        Parameters
+        ----------
+        base : zarrforge.abc.url_adapter.PipelineState or None
+            The state the segments before this one resolved to; ``None`` for the root.
+        segment : zarrforge.abc.url_adapter.Segment
+            This adapter's sub-URL.
+        read_only : bool
+            The caller only reads: the adapter must return a read-only store.
+        storage_options : dict[str, Any]
+            The caller's storage options (the root adapter hands them to its store).
+
+        Returns
+        -------
+        PipelineState
+            The new state (the resolver fills in ``url``).
+
+        Raises
+        ------
+        zarrforge.errors.URLPipelineError
+            The segment is invalid here (the error names it).
+        """
 
 
 def join_path(first: str, second: str) -> str:
