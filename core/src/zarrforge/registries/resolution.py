@@ -685,7 +685,7 @@ def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
     Raises
     ------
     zarrforge.errors.MetadataError
-        The value is not such a list, or has more than :data:`MAX_NDIM` dimensions.
+        The value is not such a list, or has more than ``MAX_NDIM`` (64) dimensions.
     """
     if isinstance(value, list):
         check_ndim(len(value), field=field)  # first: the checks below go per dimension
