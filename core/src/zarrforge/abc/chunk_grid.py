@@ -364,6 +364,13 @@ class ChunkGrid(ExtensionPoint):
 
     @property
     def grid_shape(self) -> tuple[int, ...]:
+        """The number of chunks along each dimension.
+
+        Returns
+        -------
+        tuple[int, ...]
+            ``nchunks`` of each dimension.
+        """
         return tuple(d.nchunks for d in self.dimensions)
 
     def chunk_shape(self, coords: Sequence[int]) -> tuple[int, ...]:
@@ -413,4 +420,11 @@ class ChunkGrid(ExtensionPoint):
 
     @property
     def nchunks(self) -> int:
+        """The number of chunks of the grid (1 for a 0-d array).
+
+        Returns
+        -------
+        int
+            The product of :attr:`grid_shape`.
+        """
         return int(np.prod(self.grid_shape, dtype=object)) if self.dimensions else 1

@@ -86,10 +86,24 @@ class ChunkSpec:
 
     @property
     def dtype(self) -> np.dtype:
+        """The numpy dtype of the chunk's elements.
+
+        Returns
+        -------
+        numpy.dtype
+            ``data_type.numpy_dtype``.
+        """
         return self.data_type.numpy_dtype
 
     @property
     def nbytes(self) -> int | None:
+        """The chunk's decoded size in bytes.
+
+        Returns
+        -------
+        int or None
+            The size, or ``None`` for a variable-length data type.
+        """
         size = self.data_type.item_size
         return None if size is None else size * math.prod(self.shape)  # Python ints: no overflow
 

@@ -191,17 +191,38 @@ class DataType(ExtensionPoint):
 
     @property
     def item_size(self) -> int | None:
+        """The bytes of one element (the numpy dtype's ``itemsize`` by default).
+
+        Returns
+        -------
+        int or None
+            The size, or ``None`` for a variable-length type.
+        """
         return self.numpy_dtype.itemsize
 
     @property
     def bit_size(self) -> int | None:
         """The bits a value uses when fewer than its item size holds (a sub-byte integer:
         4 for ``int4``), counting every component of a complex value; ``None`` (the
-        default): all of them. The ``packbits`` codec stores that many bits."""
+        default): all of them. The ``packbits`` codec stores that many bits.
+
+        Returns
+        -------
+        int or None
+            The bits used, or ``None``.
+        """
         return None
 
     @property
     def has_endianness(self) -> bool:
+        """Does the byte order of an element matter (more than one byte, and a numpy dtype
+        with a byte order)?
+
+        Returns
+        -------
+        bool
+            Whether the ``bytes`` codec needs an ``endian``.
+        """
         return self.numpy_dtype.itemsize > 1 and self.numpy_dtype.byteorder != "|"
 
     def __eq__(self, other: object) -> bool:

@@ -578,14 +578,52 @@ class ChunksUnderNode:
     and ``chunks_outside_grid`` with one listing of that prefix."""
 
     def chunk_prefix(self, path: str) -> str:
-        """The prefix every chunk key of the array at ``path`` begins with."""
+        """The prefix every chunk key of the array at ``path`` begins with.
+
+        Parameters
+        ----------
+        path : str
+            The array's node path.
+
+        Returns
+        -------
+        str
+            The prefix (``"<path>/"``, ``""`` for the root).
+        """
         return f"{path}/" if path else ""
 
     def key_encoding(self, metadata: ArrayMetadata) -> ChunkKeyEncoding:
-        """The chunk key encoding the array's keys are spelled in."""
+        """The chunk key encoding the array's keys are spelled in.
+
+        Parameters
+        ----------
+        metadata : zarrforge.abc.metadata.ArrayMetadata
+            The array's metadata.
+
+        Returns
+        -------
+        ChunkKeyEncoding
+            The encoding (the default: the metadata's ``chunk_key_encoding``).
+        """
         return metadata.chunk_key_encoding
 
     def chunk_key(self, path: str, metadata: ArrayMetadata, coords: Sequence[int]) -> str:
+        """:meth:`Format.chunk_key`: the prefix followed by the encoding's key.
+
+        Parameters
+        ----------
+        path : str
+            The array's node path.
+        metadata : zarrforge.abc.metadata.ArrayMetadata
+            The array's metadata.
+        coords : Sequence[int]
+            The chunk's grid coordinates.
+
+        Returns
+        -------
+        str
+            The chunk's store key.
+        """
         return self.chunk_prefix(path) + self.key_encoding(metadata).encode_key(coords)
 
     def _decoded(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
@@ -597,12 +635,45 @@ class ChunksUnderNode:
         return self.key_encoding(metadata).decode_key(key[len(prefix) :], len(metadata.shape))
 
     def chunk_coords(self, path: str, metadata: ArrayMetadata, key: str) -> tuple[int, ...] | None:
+        """:meth:`Format.chunk_coords`: the coordinates ``key`` spells, inside the grid.
+
+        Parameters
+        ----------
+        path : str
+            The array's node path.
+        metadata : zarrforge.abc.metadata.ArrayMetadata
+            The array's metadata.
+        key : str
+            A store key.
+
+        Returns
+        -------
+        tuple[int, ...] or None
+            The chunk's grid coordinates, or ``None`` for a key that is no chunk key of the
+            array inside its grid.
+        """
         coords = self._decoded(path, metadata, key)
         if coords is None or not _inside(coords, metadata):
             return None
         return coords
 
     def stored_chunks(self, store: Store, path: str, metadata: ArrayMetadata) -> Iterator[tuple[int, ...]]:
+        """:meth:`Format.stored_chunks` with one listing of :meth:`chunk_prefix`.
+
+        Parameters
+        ----------
+        store : zarrforge.abc.store.Store
+            The store the array lives in.
+        path : str
+            The array's node path.
+        metadata : zarrforge.abc.metadata.ArrayMetadata
+            The array's metadata.
+
+        Yields
+        ------
+        tuple[int, ...]
+            The grid coordinates of each stored chunk, in listing order.
+        """
         for key in store.list_prefix(self.chunk_prefix(path)):
             coords = self.chunk_coords(path, metadata, key)
             if coords is not None:
@@ -613,7 +684,22 @@ class ChunksUnderNode:
         grid. Conservative: a key in a sub-directory of the prefix that also holds a key which
         is no chunk key of the array (a node's document, say: a node nested below the array,
         which Zarr does not allow, or anybody's file) is kept with everything in that
-        sub-directory, since it may be another node's chunk."""
+        sub-directory, since it may be another node's chunk.
+
+        Parameters
+        ----------
+        store : zarrforge.abc.store.Store
+            The store the array lives in.
+        path : str
+            The array's node path.
+        metadata : zarrforge.abc.metadata.ArrayMetadata
+            The array's metadata.
+
+        Returns
+        -------
+        list[str]
+            The keys, sorted.
+        """
         prefix = self.chunk_prefix(path)
         outside: list[str] = []
         foreign_dirs: set[str] = set()

@@ -78,13 +78,44 @@ class ReadLimit:
 
     def check(self, size: int, *, declared: bool = False) -> None:
         """Raise :meth:`refused` when ``size`` bytes (read, or ``declared`` by the backend
-        before reading) are over the limit."""
+        before reading) are over the limit.
+
+        Parameters
+        ----------
+        size : int
+            The bytes read, or declared.
+        declared : bool
+            ``size`` is what the backend declared before reading.
+
+        Raises
+        ------
+        zarrforge.errors.DocumentTooLargeError
+            A metadata document is over ``max_document_bytes``.
+        zarrforge.errors.ResourceLimitError
+            Any other value is over ``max_chunk_bytes``.
+        """
         if self.limit is not None and size > self.limit:
             raise self.refused(size, declared=declared)
 
     def refused(self, size: int, *, declared: bool = False, where: str = "") -> ZarrforgeError:
         """The error refusing the value at ``key``: ``size`` bytes declared by the backend
-        (``declared``), or read so far when the read was stopped (at least that many)."""
+        (``declared``), or read so far when the read was stopped (at least that many).
+
+        Parameters
+        ----------
+        size : int
+            The bytes declared, or read so far.
+        declared : bool
+            ``size`` is what the backend declared before reading.
+        where : str
+            Added to the message after what is refused (``""``: nothing).
+
+        Returns
+        -------
+        zarrforge.errors.ZarrforgeError
+            A :class:`~zarrforge.errors.DocumentTooLargeError` for a metadata document,
+            else a :class:`~zarrforge.errors.ResourceLimitError`; to raise.
+        """
         # a DocumentTooLargeError names its key itself (MetadataError's "in 'key': ")
         what = "the metadata document" if self.document else f"the stored value {self.key!r}"
         setting = f"zarrforge.config {self.setting}"
@@ -109,7 +140,18 @@ class ReadLimit:
         return ResourceLimitError(message)
 
     def collector(self, *, wanted: int | None = None) -> BoundedBody:
-        """A :class:`BoundedBody` gathering a body read in pieces under this limit."""
+        """A :class:`BoundedBody` gathering a body read in pieces under this limit.
+
+        Parameters
+        ----------
+        wanted : int or None
+            The bytes needed (the rest of the body is not); ``None``: all of it.
+
+        Returns
+        -------
+        BoundedBody
+            The collector.
+        """
         return BoundedBody(self, wanted)
 
 

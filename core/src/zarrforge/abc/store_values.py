@@ -48,7 +48,18 @@ class ByteRange:
                 raise ValueError(f"ByteRange {field} must be a non-negative int, got {v!r}")
 
     def slice_of(self, size: int) -> slice:
-        """The Python slice this range selects from a value of ``size`` bytes."""
+        """The Python slice this range selects from a value of ``size`` bytes.
+
+        Parameters
+        ----------
+        size : int
+            The value's size in bytes.
+
+        Returns
+        -------
+        slice
+            The slice, clipped to the value.
+        """
         if self.offset is None:
             # a suffix: __post_init__ refuses a range with neither an offset nor a length
             return slice(max(0, size - cast(int, self.length)), size)
