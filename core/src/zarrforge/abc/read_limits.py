@@ -41,7 +41,18 @@ _DRAFT_DOCUMENT = re.compile(r"meta/root(?:/.*)?\.(?:array|group)(?:\.[^/]*)?")
 
 def draft_document_keys(path: str) -> list[str]:
     """The keys of the 2022 draft's documents of a node at ``path`` (with the default
-    ``.json`` suffix): ``meta/root/<path>.array.json`` and ``.group.json``."""
+    ``.json`` suffix): ``meta/root/<path>.array.json`` and ``.group.json``.
+
+    Parameters
+    ----------
+    path : str
+        The node's path (``""`` for the root).
+
+    Returns
+    -------
+    list[str]
+        The array document's key, then the group document's.
+    """
     meta = f"meta/root/{path}" if path else "meta/root"
     return [f"{meta}.array.json", f"{meta}.group.json"]
 
@@ -74,6 +85,13 @@ class ReadLimit:
 
     @property
     def document(self) -> bool:
+        """Is the limit that of a metadata document (``max_document_bytes``)?
+
+        Returns
+        -------
+        bool
+            Whether ``setting`` is ``max_document_bytes``.
+        """
         return self.setting == "max_document_bytes"
 
     def check(self, size: int, *, declared: bool = False) -> None:
@@ -172,7 +190,13 @@ class BoundedBody:
 
     def room(self) -> int:
         """The most bytes worth asking for next: a piece, or less near the end of what is
-        wanted, or one byte past the limit (which proves the value is over it)."""
+        wanted, or one byte past the limit (which proves the value is over it).
+
+        Returns
+        -------
+        int
+            The byte count (at least 1).
+        """
         room = self.PIECE
         if self.wanted is not None:
             room = min(room, self.wanted - self.size)
@@ -182,7 +206,25 @@ class BoundedBody:
 
     def add(self, piece: bytes | bytearray | memoryview) -> bool:
         """Keep ``piece``; ``True`` once ``wanted`` bytes are kept (the body beyond them is
-        not needed). The limit's error once the body is over the limit."""
+        not needed). The limit's error once the body is over the limit.
+
+        Parameters
+        ----------
+        piece : bytes or bytearray or memoryview
+            The next piece of the body.
+
+        Returns
+        -------
+        bool
+            ``True`` once ``wanted`` bytes are kept.
+
+        Raises
+        ------
+        zarrforge.errors.DocumentTooLargeError
+            A metadata document is over the limit.
+        zarrforge.errors.ResourceLimitError
+            Any other value is over the limit.
+        """
         self.size += len(piece)
         if (
             self.bound.limit is not None
@@ -195,7 +237,13 @@ class BoundedBody:
         return self.wanted is not None and self.size >= self.wanted
 
     def value(self) -> bytes:
-        """Everything kept, cut at ``wanted``."""
+        """Everything kept, cut at ``wanted``.
+
+        Returns
+        -------
+        bytes
+            The body (the pieces are released: a second call returns ``b""``).
+        """
         data = self._pieces[0] if len(self._pieces) == 1 else b"".join(self._pieces)
         self._pieces = []
         return data if self.wanted is None else data[: self.wanted]
