@@ -310,6 +310,15 @@ class Store(ExtensionPoint):
         self._set_parts(key, parts)
 
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        """What :meth:`set_parts` calls (the default joins ``parts`` and calls ``_set``).
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store writable: checked).
+        parts : Sequence[bytes | bytearray | memoryview]
+            The buffers whose concatenation is the value.
+        """
         self._set(key, b"".join(parts))
 
     def delete(self, key: str) -> None:
@@ -518,6 +527,27 @@ class Store(ExtensionPoint):
     def _set_parts_if(
         self, key: str, parts: Sequence[bytes | bytearray | memoryview], if_generation: Any
     ) -> Any:
+        """What :meth:`set_parts_if` calls (the default joins ``parts`` and calls ``_set_if``).
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store writable and conditional: checked).
+        parts : Sequence[bytes | bytearray | memoryview]
+            The buffers whose concatenation is the value.
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Returns
+        -------
+        Any
+            The value's new generation.
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is changed).
+        """
         return self._set_if(key, b"".join(parts), if_generation)
 
     def set_if_absent(self, key: str, value: bytes | bytearray | memoryview) -> Any:
@@ -618,17 +648,93 @@ class Store(ExtensionPoint):
     def _get_ranges(
         self, key: str, ranges: list[ByteRange | None], if_generation: Any
     ) -> tuple[list[bytes] | None, Any]:
+        """What :meth:`get_ranges` calls, for a store with ``capabilities.versioned_ranges``.
+
+        Parameters
+        ----------
+        key : str
+            The key (validated).
+        ranges : list[zarrforge.abc.store_values.ByteRange | None]
+            The parts to read; ``None``: the whole value.
+        if_generation : Any
+            The generation to read from; ``None``: the current one.
+
+        Returns
+        -------
+        tuple[list[bytes] | None, Any]
+            The bytes of each range, all from one version, and its generation;
+            ``(None, ABSENT)`` when there is no value.
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The value's generation is not ``if_generation``.
+        zarrforge.errors.StoreError
+            The default: the store does not implement it.
+        """
         raise StoreError(f"{type(self).__name__} does not implement _get_ranges", key=key)
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        """What :meth:`get_versioned` calls (the default: the whole value through
+        ``_get_ranges``).
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store conditional: checked).
+
+        Returns
+        -------
+        tuple[bytes | None, Any]
+            The value and its generation (``(None, ABSENT)`` for no value).
+        """
         # by default the whole value as the one range of a versioned read (_get_ranges)
         parts, generation = self._get_ranges(key, [None], None)
         return (None if parts is None else parts[0]), generation
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        """What :meth:`set_if` calls, for a store with ``capabilities.conditional_writes``.
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store writable and conditional: checked).
+        value : bytes
+            The value.
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Returns
+        -------
+        Any
+            The value's new generation.
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is changed).
+        zarrforge.errors.StoreError
+            The default: the store does not implement it.
+        """
         raise StoreError(f"{type(self).__name__} does not implement _set_if", key=key)
 
     def _delete_if(self, key: str, if_generation: Any) -> None:
+        """What :meth:`delete_if` calls, for a store with ``capabilities.conditional_writes``.
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store writable and conditional: checked).
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is changed).
+        zarrforge.errors.StoreError
+            The default: the store does not implement it.
+        """
         raise StoreError(f"{type(self).__name__} does not implement _delete_if", key=key)
 
     # --- reads with defaults --------------------------------------------------
