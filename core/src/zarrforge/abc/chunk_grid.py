@@ -67,33 +67,101 @@ class DimensionChunking(ABC):
     @property
     @abstractmethod
     def nchunks(self) -> int:
-        """Number of chunks along this dimension (0 when ``length`` is 0)."""
+        """Number of chunks along this dimension (0 when ``length`` is 0).
+
+        Returns
+        -------
+        int
+            The number of chunks.
+        """
 
     @abstractmethod
     def start(self, index: int) -> int:
-        """First array index covered by chunk ``index``."""
+        """First array index covered by chunk ``index``.
+
+        Parameters
+        ----------
+        index : int
+            The chunk's index along this dimension (``0 <= index < nchunks``).
+
+        Returns
+        -------
+        int
+            The first array index of the chunk.
+        """
 
     @abstractmethod
     def size(self, index: int) -> int:
-        """Stored size of chunk ``index`` along this dimension."""
+        """Stored size of chunk ``index`` along this dimension.
+
+        Parameters
+        ----------
+        index : int
+            The chunk's index along this dimension (``0 <= index < nchunks``).
+
+        Returns
+        -------
+        int
+            The chunk's stored size (it may extend past the array's end).
+        """
 
     def extent(self, index: int) -> int:
-        """Number of in-bounds elements of chunk ``index``."""
+        """Number of in-bounds elements of chunk ``index``.
+
+        Parameters
+        ----------
+        index : int
+            The chunk's index along this dimension.
+
+        Returns
+        -------
+        int
+            The part of the chunk's stored size inside the array.
+        """
         return max(0, min(self.size(index), self.length - self.start(index)))
 
     @abstractmethod
     def index_of(self, positions: np.ndarray) -> np.ndarray:
-        """Chunk index containing each array position (vectorised, int64)."""
+        """Chunk index containing each array position (vectorised, int64).
+
+        Parameters
+        ----------
+        positions : numpy.ndarray
+            Array positions along this dimension (in bounds).
+
+        Returns
+        -------
+        numpy.ndarray
+            The chunk index of each position, as ``int64``, shaped as ``positions``.
+        """
 
     def distinct_sizes(self) -> tuple[int, ...]:
         """The distinct stored sizes of the ``nchunks`` chunks, ascending.
 
         The default visits every chunk; grids override it when they know better.
+
+        Returns
+        -------
+        tuple[int, ...]
+            The distinct sizes, ascending (empty without chunks).
         """
         return tuple(sorted({self.size(i) for i in range(self.nchunks)}))
 
     def chunk_range(self, start: int, stop: int) -> range:
-        """Indices of chunks intersecting the half-open range ``[start, stop)``."""
+        """Indices of chunks intersecting the half-open range ``[start, stop)``.
+
+        Parameters
+        ----------
+        start : int
+            The first array index of the range.
+        stop : int
+            One past the last array index of the range.
+
+        Returns
+        -------
+        range
+            The chunk indices (empty when ``stop <= start``).
+        """
         if stop <= start:
             return range(0)
         first, last = self.index_of(np.array([start, stop - 1], dtype=np.int64))
@@ -184,24 +252,78 @@ class ChunkGrid(ExtensionPoint):
     @classmethod
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None, shape: Sequence[int]) -> ChunkGrid:
-        """Build the grid from its metadata entry for an array of ``shape``."""
+        """Build the grid from its metadata entry for an array of ``shape``.
+
+        Parameters
+        ----------
+        name : str
+            The entry's ``name``.
+        configuration : dict[str, Any] or None
+            The entry's ``configuration``; ``None`` for a short-hand name.
+        shape : Sequence[int]
+            The array's shape.
+
+        Returns
+        -------
+        ChunkGrid
+            The grid bound to ``shape``.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The entry is invalid, or does not fit ``shape`` (the error names the field).
+        """
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
-        """The metadata object for this grid."""
+        """The metadata object for this grid.
+
+        Returns
+        -------
+        dict[str, Any]
+            The ``chunk_grid`` entry that rebuilds this grid (``from_json`` of it is equal).
+        """
 
     @property
     @abstractmethod
     def dimensions(self) -> tuple[DimensionChunking, ...]:
-        """One partition per array dimension."""
+        """One partition per array dimension.
+
+        Returns
+        -------
+        tuple[DimensionChunking, ...]
+            The partitions, in dimension order.
+        """
 
     @abstractmethod
     def with_shape(self, shape: Sequence[int]) -> ChunkGrid:
-        """The same grid configuration applied to a resized array."""
+        """The same grid configuration applied to a resized array.
+
+        Parameters
+        ----------
+        shape : Sequence[int]
+            The array's new shape (the same number of dimensions).
+
+        Returns
+        -------
+        ChunkGrid
+            The grid for ``shape``.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The grid cannot follow the resize.
+        """
 
     @property
     def regular_chunk_shape(self) -> tuple[int, ...] | None:
-        """The common stored chunk shape, or ``None`` if chunks differ."""
+        """The common stored chunk shape, or ``None`` if chunks differ.
+
+        Returns
+        -------
+        tuple[int, ...] or None
+            The chunk shape, or ``None`` (the default) when chunks differ.
+        """
         return None
 
     def __eq__(self, other: object) -> bool:
@@ -224,6 +346,11 @@ class ChunkGrid(ExtensionPoint):
         the rest held at their smallest. Checking these is enough for per-dimension
         constraints (e.g. an inner chunk shape that must divide every shard). A
         dimension without chunks contributes 0.
+
+        Returns
+        -------
+        list[tuple[int, ...]]
+            The chunk shapes.
         """
         regular = self.regular_chunk_shape
         if regular is not None:
@@ -237,19 +364,67 @@ class ChunkGrid(ExtensionPoint):
 
     @property
     def grid_shape(self) -> tuple[int, ...]:
+        """The number of chunks along each dimension.
+
+        Returns
+        -------
+        tuple[int, ...]
+            ``nchunks`` of each dimension.
+        """
         return tuple(d.nchunks for d in self.dimensions)
 
     def chunk_shape(self, coords: Sequence[int]) -> tuple[int, ...]:
-        """Stored shape of the chunk at ``coords``."""
+        """Stored shape of the chunk at ``coords``.
+
+        Parameters
+        ----------
+        coords : Sequence[int]
+            The chunk's grid coordinates.
+
+        Returns
+        -------
+        tuple[int, ...]
+            Its stored shape.
+        """
         return tuple(d.size(c) for d, c in zip(self.dimensions, coords))
 
     def chunk_origin(self, coords: Sequence[int]) -> tuple[int, ...]:
+        """First array index of the chunk at ``coords``, per dimension.
+
+        Parameters
+        ----------
+        coords : Sequence[int]
+            The chunk's grid coordinates.
+
+        Returns
+        -------
+        tuple[int, ...]
+            The array index of the chunk's first element.
+        """
         return tuple(d.start(c) for d, c in zip(self.dimensions, coords))
 
     def chunk_extent(self, coords: Sequence[int]) -> tuple[int, ...]:
-        """In-bounds shape of the chunk at ``coords``."""
+        """In-bounds shape of the chunk at ``coords``.
+
+        Parameters
+        ----------
+        coords : Sequence[int]
+            The chunk's grid coordinates.
+
+        Returns
+        -------
+        tuple[int, ...]
+            The shape of its part inside the array.
+        """
         return tuple(d.extent(c) for d, c in zip(self.dimensions, coords))
 
     @property
     def nchunks(self) -> int:
+        """The number of chunks of the grid (1 for a 0-d array).
+
+        Returns
+        -------
+        int
+            The product of :attr:`grid_shape`.
+        """
         return int(np.prod(self.grid_shape, dtype=object)) if self.dimensions else 1

@@ -34,22 +34,71 @@ class ChunkKeyEncoding(ExtensionPoint):
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> ChunkKeyEncoding:
         """The encoding for a ``chunk_key_encoding`` entry (``name``, ``configuration``);
-        a ``MetadataError`` naming the configuration field for anything invalid."""
+        a ``MetadataError`` naming the configuration field for anything invalid.
+
+        Parameters
+        ----------
+        name : str
+            The entry's ``name``.
+        configuration : dict[str, Any] or None
+            The entry's ``configuration``; ``None`` for a short-hand name.
+
+        Returns
+        -------
+        ChunkKeyEncoding
+            The encoding the entry describes.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The configuration is invalid (the error names the field).
+        """
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
-        """The metadata entry that rebuilds this encoding (``from_json`` of it is equal)."""
+        """The metadata entry that rebuilds this encoding (``from_json`` of it is equal).
+
+        Returns
+        -------
+        dict[str, Any]
+            The ``chunk_key_encoding`` entry.
+        """
 
     @abstractmethod
     def encode_key(self, coords: Sequence[int]) -> str:
         """The store key (below the array's path) of the chunk at grid ``coords``; distinct
-        coordinates give distinct keys, each a valid key (``validate_key``)."""
+        coordinates give distinct keys, each a valid key (``validate_key``).
+
+        Parameters
+        ----------
+        coords : Sequence[int]
+            The chunk's grid coordinates (``()`` for a 0-d array's chunk).
+
+        Returns
+        -------
+        str
+            The chunk's key, relative to the array's prefix.
+        """
 
     @abstractmethod
     def decode_key(self, key: str, ndim: int) -> tuple[int, ...] | None:
         """The grid coordinates ``key`` stands for in an array of ``ndim`` dimensions, or
         ``None`` for a key this encoding does not produce (listings use it to find chunks,
-        so a key that decodes must be exactly the one ``encode_key`` gives)."""
+        so a key that decodes must be exactly the one ``encode_key`` gives).
+
+        Parameters
+        ----------
+        key : str
+            A key relative to the array's prefix.
+        ndim : int
+            The array's number of dimensions.
+
+        Returns
+        -------
+        tuple[int, ...] or None
+            The chunk's grid coordinates, or ``None`` for a key that is not a chunk key
+            of this encoding.
+        """
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.to_json() == self.to_json()

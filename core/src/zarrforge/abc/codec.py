@@ -86,10 +86,24 @@ class ChunkSpec:
 
     @property
     def dtype(self) -> np.dtype:
+        """The numpy dtype of the chunk's elements.
+
+        Returns
+        -------
+        numpy.dtype
+            ``data_type.numpy_dtype``.
+        """
         return self.data_type.numpy_dtype
 
     @property
     def nbytes(self) -> int | None:
+        """The chunk's decoded size in bytes.
+
+        Returns
+        -------
+        int or None
+            The size, or ``None`` for a variable-length data type.
+        """
         size = self.data_type.item_size
         return None if size is None else size * math.prod(self.shape)  # Python ints: no overflow
 
@@ -106,21 +120,80 @@ class Codec(ExtensionPoint):
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Codec:
         """The codec for a ``codecs`` entry (``name``, ``configuration``); unknown or invalid
         configuration is a ``MetadataError`` naming the field. Metadata is untrusted: build
-        nothing that runs code named by it."""
+        nothing that runs code named by it.
+
+        Parameters
+        ----------
+        name : str
+            The entry's ``name`` (one of the names the codec is registered under).
+        configuration : dict[str, Any] or None
+            The entry's ``configuration``; ``None`` for a short-hand name.
+
+        Returns
+        -------
+        Codec
+            The codec the entry describes.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The configuration is unknown or invalid (the error names the field).
+        """
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
         """The metadata entry that rebuilds this codec (``from_json`` of it is equal), as
-        written into the array's document after ``evolve``."""
+        written into the array's document after ``evolve``.
+
+        Returns
+        -------
+        dict[str, Any]
+            ``{"name": ..., "configuration": {...}}`` (``configuration`` omitted when the
+            codec has none).
+        """
 
     def to_dict(self) -> dict[str, Any]:
-        """zarr-python's name for :meth:`to_json`: the same JSON."""
+        """zarr-python's name for :meth:`to_json`: the same JSON.
+
+        Returns
+        -------
+        dict[str, Any]
+            What :meth:`to_json` returns.
+        """
         return self.to_json()
 
     def evolve(self, spec: ChunkSpec) -> Codec:
+        """The codec to record for an array being created (the default: this codec).
+
+        Runs once, when an array is created: it may fill in defaults that depend on the
+        array (blosc's ``typesize``, ``bytes``' ``endian``). It must not be needed to read.
+
+        Parameters
+        ----------
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded representation of the array's chunks, as this codec sees them.
+
+        Returns
+        -------
+        Codec
+            The codec to record in the array's metadata.
+        """
         return self
 
     def validate(self, spec: ChunkSpec) -> None:
+        """Check that the codec accepts chunks described by ``spec`` (the default accepts
+        all), both when an array is created and when it is opened.
+
+        Parameters
+        ----------
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded representation of the chunks this codec will receive.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            An implementation's answer for a chunk it cannot encode.
+        """
         return None
 
     def __eq__(self, other: object) -> bool:
@@ -174,41 +247,141 @@ class ArrayArrayCodec(Codec):
 
     @abstractmethod
     def resolve(self, spec: ChunkSpec) -> ChunkSpec:
-        """The spec of the encoded array for a decoded array described by ``spec``."""
+        """The spec of the encoded array for a decoded array described by ``spec``.
+
+        Parameters
+        ----------
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded array's representation.
+
+        Returns
+        -------
+        zarrforge.abc.codec.ChunkSpec
+            The representation :meth:`encode` produces for it (shape and data type),
+            computed without looking at element values.
+        """
 
     @abstractmethod
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
         """The encoded array for ``chunk`` (described by ``spec``), as ``resolve(spec)``
-        describes it."""
+        describes it.
+
+        Parameters
+        ----------
+        chunk : numpy.ndarray
+            The decoded chunk.
+        spec : zarrforge.abc.codec.ChunkSpec
+            Its representation (the decoded spec).
+
+        Returns
+        -------
+        numpy.ndarray
+            The encoded array.
+        """
 
     @abstractmethod
     def decode(self, chunk: np.ndarray, spec: ChunkSpec) -> np.ndarray:
-        """Decode to the representation described by ``spec`` (the decoded spec)."""
+        """Decode to the representation described by ``spec`` (the decoded spec).
+
+        Parameters
+        ----------
+        chunk : numpy.ndarray
+            The encoded array, as :meth:`encode` produced it.
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded representation to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            The decoded chunk.
+
+        Raises
+        ------
+        zarrforge.errors.CorruptChunkError
+            ``chunk`` cannot be decoded.
+        """
 
 
 class ArrayBytesCodec(Codec):
     kind = CodecKind.ARRAY_BYTES
 
     def encoded_size(self, spec: ChunkSpec) -> int | None:
+        """The encoded byte count of a chunk of ``spec`` when it is fixed (the default:
+        ``None``, not fixed).
+
+        Parameters
+        ----------
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded representation of the chunk.
+
+        Returns
+        -------
+        int or None
+            The byte count, or ``None`` when it depends on the values.
+        """
         return None
 
     @abstractmethod
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes | memoryview:
         """The chunk's bytes; a ``memoryview`` (a view of the chunk, say) is fine: the
-        chain copies it to ``bytes`` once, if no bytes -> bytes codec did."""
+        chain copies it to ``bytes`` once, if no bytes -> bytes codec did.
+
+        Parameters
+        ----------
+        chunk : numpy.ndarray
+            The chunk, as the array -> array codecs before this one left it.
+        spec : zarrforge.abc.codec.ChunkSpec
+            Its representation.
+
+        Returns
+        -------
+        bytes or memoryview
+            The encoded chunk.
+        """
 
     def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
         """The chunk's bytes as buffers to be stored one after another: their
         concatenation is what :meth:`encode` returns. A codec that assembles its output
         from pieces (sharding: the inner chunks and the index) overrides this, so that
         a store can write the pieces without a copy that joins them first. Default:
-        ``[encode(chunk, spec)]``."""
+        ``[encode(chunk, spec)]``.
+
+        Parameters
+        ----------
+        chunk : numpy.ndarray
+            The chunk to encode.
+        spec : zarrforge.abc.codec.ChunkSpec
+            Its representation.
+
+        Returns
+        -------
+        list[bytes | memoryview]
+            The buffers, in order.
+        """
         return [self.encode(chunk, spec)]
 
     @abstractmethod
     def decode(self, data: bytes | memoryview, spec: ChunkSpec) -> np.ndarray:
         """The array ``data`` encodes, shaped and typed as ``spec`` says; damaged ``data`` is a
-        ``CorruptChunkError``, never another exception or an allocation it declares."""
+        ``CorruptChunkError``, never another exception or an allocation it declares.
+
+        Parameters
+        ----------
+        data : bytes or memoryview
+            The encoded chunk, as the bytes -> bytes codecs after this one left it.
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded representation to return.
+
+        Returns
+        -------
+        numpy.ndarray
+            The decoded chunk.
+
+        Raises
+        ------
+        zarrforge.errors.CorruptChunkError
+            ``data`` is damaged or does not fit ``spec``.
+        """
 
     def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
         """The numpy dtype whose elements, in C order, are exactly this codec's bytes for
@@ -216,14 +389,40 @@ class ArrayBytesCodec(Codec):
         this codec is the whole chain, the chunk engine then encodes a chunk with
         ``chunk.astype(dtype).tobytes()`` and decodes it with ``numpy.frombuffer``,
         without calling the codec for each chunk, and tells a chunk of fill values by
-        comparing its bytes; the codec conformance suite checks the claim."""
+        comparing its bytes; the codec conformance suite checks the claim.
+
+        Parameters
+        ----------
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded representation of the chunk.
+
+        Returns
+        -------
+        numpy.dtype or None
+            The dtype, or ``None`` when the encoding is not a plain one.
+        """
         return None
 
     def decode_into(self, data: bytes | memoryview, spec: ChunkSpec, out: np.ndarray) -> None:
         """``out[...] = decode(data, spec)``: ``out`` has the spec's shape and data type and
         may be a strided view of a larger array. A codec that can fill ``out`` without a
         chunk-sized temporary (sharding: inner chunk by inner chunk) overrides this; it
-        must raise rather than fill ``out`` in part without saying so."""
+        must raise rather than fill ``out`` in part without saying so.
+
+        Parameters
+        ----------
+        data : bytes or memoryview
+            The encoded chunk.
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded representation.
+        out : numpy.ndarray
+            Where the decoded chunk goes.
+
+        Raises
+        ------
+        zarrforge.errors.CorruptChunkError
+            ``data`` is damaged (as :meth:`decode`).
+        """
         out[...] = self.decode(data, spec)
 
 
@@ -231,16 +430,54 @@ class BytesBytesCodec(Codec):
     kind = CodecKind.BYTES_BYTES
 
     def encoded_size(self, decoded_size: int | None) -> int | None:
-        """Encoded byte count for ``decoded_size`` input bytes, if fixed."""
+        """Encoded byte count for ``decoded_size`` input bytes, if fixed.
+
+        Parameters
+        ----------
+        decoded_size : int or None
+            The number of input bytes, ``None`` when it is not fixed.
+
+        Returns
+        -------
+        int or None
+            The encoded byte count, ``None`` (the default) when it is not fixed.
+        """
         return None
 
     @abstractmethod
     def encode(self, data: bytes | memoryview) -> bytes:
-        """The encoded bytes of ``data``."""
+        """The encoded bytes of ``data``.
+
+        Parameters
+        ----------
+        data : bytes or memoryview
+            The bytes to encode.
+
+        Returns
+        -------
+        bytes
+            The encoded bytes.
+        """
 
     @abstractmethod
     def decode(self, data: bytes | memoryview) -> bytes:
-        """The bytes ``data`` encodes; damaged ``data`` is a ``CorruptChunkError``."""
+        """The bytes ``data`` encodes; damaged ``data`` is a ``CorruptChunkError``.
+
+        Parameters
+        ----------
+        data : bytes or memoryview
+            The encoded bytes.
+
+        Returns
+        -------
+        bytes
+            The decoded bytes.
+
+        Raises
+        ------
+        zarrforge.errors.CorruptChunkError
+            ``data`` is damaged.
+        """
 
     def decode_sized(self, data: bytes | memoryview, expected_size: int) -> bytes:
         """Decode ``data``, which the codec chain expects to decode to ``expected_size`` bytes.
@@ -249,6 +486,23 @@ class BytesBytesCodec(Codec):
         more than ``expected_size`` bytes. Compressors should override this to stop
         *before* inflating past that size (a few hundred stored bytes can claim
         gigabytes); this default decodes, then checks.
+
+        Parameters
+        ----------
+        data : bytes or memoryview
+            The encoded bytes.
+        expected_size : int
+            The most bytes ``data`` may decode to.
+
+        Returns
+        -------
+        bytes
+            The decoded bytes.
+
+        Raises
+        ------
+        zarrforge.errors.CorruptChunkError
+            ``data`` is damaged or decodes to more than ``expected_size`` bytes.
         """
         decoded = self.decode(data)
         if len(decoded) > expected_size:
@@ -278,19 +532,42 @@ class VersionedRangeFetcher(ABC):
     @abstractmethod
     def __call__(self, ranges: Sequence[Any]) -> list[bytes | None]:
         """The bytes of each :class:`~zarrforge.abc.store.ByteRange`, ``None`` where the
-        chunk does not exist; one store request."""
+        chunk does not exist; one store request.
+
+        Parameters
+        ----------
+        ranges : Sequence[Any]
+            The :class:`~zarrforge.abc.store.ByteRange` objects to read.
+
+        Returns
+        -------
+        list[bytes | None]
+            The bytes of each range, in order; ``None`` where the chunk does not exist.
+        """
 
     @property
     @abstractmethod
     def cache_key(self) -> Any:
         """A hashable naming the stored object (store and key), for codecs that remember
         something about it between reads; what they remember must be checked against
-        what they read, since any writer may change the object at any time."""
+        what they read, since any writer may change the object at any time.
+
+        Returns
+        -------
+        Any
+            The hashable key.
+        """
 
     @property
     @abstractmethod
     def versioned(self) -> bool:
-        """Can :meth:`read_version` be used (the store has versioned ranges)?"""
+        """Can :meth:`read_version` be used (the store has versioned ranges)?
+
+        Returns
+        -------
+        bool
+            Whether the store has versioned ranges.
+        """
 
     @abstractmethod
     def read_version(
@@ -298,7 +575,26 @@ class VersionedRangeFetcher(ABC):
     ) -> tuple[list[bytes] | None, Any]:
         """The bytes of ``ranges`` from one version of the chunk and that version's
         generation (``(None, ABSENT)``: no chunk); with ``if_generation``, from that
-        version or :class:`~zarrforge.errors.ConflictError` (``Store.get_ranges``)."""
+        version or :class:`~zarrforge.errors.ConflictError` (``Store.get_ranges``).
+
+        Parameters
+        ----------
+        ranges : Sequence[Any]
+            The :class:`~zarrforge.abc.store.ByteRange` objects to read.
+        if_generation : Any
+            The generation the ranges must be read from; ``None``: the current one.
+
+        Returns
+        -------
+        tuple[list[bytes] | None, Any]
+            The bytes of each range and the generation they were read from;
+            ``(None, ABSENT)`` when there is no chunk.
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The stored chunk is no longer of generation ``if_generation``.
+        """
 
 
 class PartialCodec(ABC):
@@ -323,6 +619,25 @@ class PartialCodec(ABC):
         reads ranges of one version of it. A codec that reads a structure in
         steps (an index, then what it points at) must not combine steps from two
         versions: another writer may replace the chunk between them.
+
+        Parameters
+        ----------
+        fetch : zarrforge.abc.codec.RangeFetcher
+            Reads byte ranges of the stored chunk (see above).
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded chunk's representation.
+        selection : tuple[Any, ...]
+            The selection within the chunk, one entry per dimension.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            ``chunk[selection]``, or ``None`` when the chunk is absent.
+
+        Raises
+        ------
+        zarrforge.errors.CorruptChunkError
+            The stored chunk is damaged.
         """
 
     @abstractmethod
@@ -330,7 +645,29 @@ class PartialCodec(ABC):
         self, encoded: bytes, spec: ChunkSpec, selection: tuple[Any, ...], values: np.ndarray
     ) -> bytes | None:
         """The stored chunk ``encoded`` with ``chunk[selection] = values`` applied;
-        ``None`` when the result holds nothing but the fill value."""
+        ``None`` when the result holds nothing but the fill value.
+
+        Parameters
+        ----------
+        encoded : bytes
+            The stored chunk.
+        spec : zarrforge.abc.codec.ChunkSpec
+            The decoded chunk's representation.
+        selection : tuple[Any, ...]
+            The selection within the chunk, one entry per dimension.
+        values : numpy.ndarray
+            The values to write, shaped as the selection.
+
+        Returns
+        -------
+        bytes or None
+            The new stored chunk, or ``None`` when it holds only the fill value.
+
+        Raises
+        ------
+        zarrforge.errors.CorruptChunkError
+            ``encoded`` is damaged.
+        """
 
 
 class SubdividedCodec(ABC):
@@ -346,9 +683,21 @@ class SubdividedCodec(ABC):
     @property
     @abstractmethod
     def inner_chunk_shape(self) -> tuple[int, ...]:
-        """The shape of the inner chunks the outer chunk is divided into."""
+        """The shape of the inner chunks the outer chunk is divided into.
+
+        Returns
+        -------
+        tuple[int, ...]
+            The inner chunk shape.
+        """
 
     @property
     @abstractmethod
     def inner_codecs(self) -> tuple[Codec, ...]:
-        """The codecs each inner chunk goes through, as in array metadata."""
+        """The codecs each inner chunk goes through, as in array metadata.
+
+        Returns
+        -------
+        tuple[Codec, ...]
+            The inner codecs, in chain order.
+        """

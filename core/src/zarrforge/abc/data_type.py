@@ -53,31 +53,95 @@ class DataType(ExtensionPoint):
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> DataType:
         """The data type for a ``data_type`` value (a name, or ``name`` and
-        ``configuration``); anything invalid is a ``MetadataError`` naming the field."""
+        ``configuration``); anything invalid is a ``MetadataError`` naming the field.
+
+        Parameters
+        ----------
+        name : str
+            The type's name.
+        configuration : dict[str, Any] or None
+            The entry's ``configuration``; ``None`` for a short-hand name.
+
+        Returns
+        -------
+        DataType
+            The data type the value describes.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The configuration is invalid (the error names the field).
+        """
 
     @abstractmethod
     def to_json(self) -> str | dict[str, Any]:
-        """The ``data_type`` value that rebuilds this type (``from_json`` of it is equal)."""
+        """The ``data_type`` value that rebuilds this type (``from_json`` of it is equal).
+
+        Returns
+        -------
+        str or dict[str, Any]
+            The short-hand name when the type has no configuration, else
+            ``{"name": ..., "configuration": {...}}``.
+        """
 
     @property
     @abstractmethod
     def numpy_dtype(self) -> np.dtype:
-        """The numpy dtype arrays of this type are read into and written from."""
+        """The numpy dtype arrays of this type are read into and written from.
+
+        Returns
+        -------
+        numpy.dtype
+            The native-byte-order dtype of elements in memory.
+        """
 
     @abstractmethod
     def fill_value_from_json(self, value: Any) -> Any:
         """The fill value ``value`` (as stored in metadata) stands for; one this type cannot
-        hold is a ``MetadataError`` naming ``fill_value``."""
+        hold is a ``MetadataError`` naming ``fill_value``.
+
+        Parameters
+        ----------
+        value : Any
+            The ``fill_value`` as read from the JSON document.
+
+        Returns
+        -------
+        Any
+            The in-memory fill value.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            This type cannot hold ``value`` (the error names ``fill_value``).
+        """
 
     @abstractmethod
     def fill_value_to_json(self, value: Any) -> Any:
         """The metadata form of the fill value ``value``, bit for bit what
-        ``fill_value_from_json`` reads back (``"NaN"`` strings for non-finite floats)."""
+        ``fill_value_from_json`` reads back (``"NaN"`` strings for non-finite floats).
+
+        Parameters
+        ----------
+        value : Any
+            The in-memory fill value.
+
+        Returns
+        -------
+        Any
+            The JSON value to store as ``fill_value``.
+        """
 
     @abstractmethod
     def default_fill_value(self) -> Any:
         """The fill value of arrays created without one (zero, as the spec says, where the
-        type has one)."""
+        type has one).
+
+        Returns
+        -------
+        Any
+            The in-memory fill value.
+        """
 
     @classmethod
     def from_numpy_dtype(cls, np_dtype: np.dtype) -> DataType | None:
@@ -86,31 +150,79 @@ class DataType(ExtensionPoint):
 
         Several types may share a numpy dtype (``int4`` is held as ``int8``); only
         the one that owns it (``int8``) answers for it.
+
+        Parameters
+        ----------
+        np_dtype : numpy.dtype
+            The dtype a user passed as ``dtype=``.
+
+        Returns
+        -------
+        DataType or None
+            The instance, or ``None`` when ``np_dtype`` is not this type's.
         """
         return None
 
     def from_user_value(self, value: Any) -> Any:
-        """Coerce a Python-level fill value; the default goes through numpy."""
+        """Coerce a Python-level fill value; the default goes through numpy.
+
+        Parameters
+        ----------
+        value : Any
+            A fill value given through the Python API (a Python or numpy scalar).
+
+        Returns
+        -------
+        Any
+            The in-memory scalar.
+        """
         return self.numpy_dtype.type(value)
 
     def default_serializer(self) -> dict[str, Any] | None:
         """The array -> bytes codec (a JSON object) formats use for this type when the
-        user names none; ``None`` means the format's own default (``bytes``)."""
+        user names none; ``None`` means the format's own default (``bytes``).
+
+        Returns
+        -------
+        dict[str, Any] or None
+            The codec's metadata entry, or ``None`` (the default).
+        """
         return None
 
     @property
     def item_size(self) -> int | None:
+        """The bytes of one element (the numpy dtype's ``itemsize`` by default).
+
+        Returns
+        -------
+        int or None
+            The size, or ``None`` for a variable-length type.
+        """
         return self.numpy_dtype.itemsize
 
     @property
     def bit_size(self) -> int | None:
         """The bits a value uses when fewer than its item size holds (a sub-byte integer:
         4 for ``int4``), counting every component of a complex value; ``None`` (the
-        default): all of them. The ``packbits`` codec stores that many bits."""
+        default): all of them. The ``packbits`` codec stores that many bits.
+
+        Returns
+        -------
+        int or None
+            The bits used, or ``None``.
+        """
         return None
 
     @property
     def has_endianness(self) -> bool:
+        """Does the byte order of an element matter (more than one byte, and a numpy dtype
+        with a byte order)?
+
+        Returns
+        -------
+        bool
+            Whether the ``bytes`` codec needs an ``endian``.
+        """
         return self.numpy_dtype.itemsize > 1 and self.numpy_dtype.byteorder != "|"
 
     def __eq__(self, other: object) -> bool:

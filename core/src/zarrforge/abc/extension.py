@@ -86,24 +86,87 @@ class Extension(ExtensionPoint):
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> Extension:
         """The extension for an ``extensions`` entry (``name``, ``configuration``); invalid
-        configuration is a ``MetadataError`` naming the field."""
+        configuration is a ``MetadataError`` naming the field.
+
+        Parameters
+        ----------
+        name : str
+            The entry's ``name``.
+        configuration : dict[str, Any] or None
+            The entry's ``configuration``; ``None`` for a short-hand name.
+
+        Returns
+        -------
+        Extension
+            The extension the entry describes.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The configuration is invalid (the error names the field).
+        """
 
     @abstractmethod
     def to_json(self) -> str | dict[str, Any]:
-        """The metadata entry that rebuilds this extension (``from_json`` of it is equal)."""
+        """The metadata entry that rebuilds this extension (``from_json`` of it is equal).
+
+        Returns
+        -------
+        str or dict[str, Any]
+            The short-hand name or ``{"name": ..., "configuration": {...}}`` (the core adds
+            ``must_understand``).
+        """
 
     def validate(self, metadata: Any) -> None:
         """Check the entry against the node's metadata model (e.g. one value per
-        dimension); raise ``MetadataError`` with ``field`` inside the entry."""
+        dimension); raise ``MetadataError`` with ``field`` inside the entry.
+
+        Parameters
+        ----------
+        metadata : Any
+            The node's resolved metadata model (shape, data type, ...).
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The entry does not fit the node (``field`` inside the entry).
+        """
         return None
 
     def map_selection(self, array: ArrayHandle, selection: Any, kind: str) -> Any:
         """The selection of stored indices for the user's ``selection`` (unchanged by
-        default)."""
+        default).
+
+        Parameters
+        ----------
+        array : zarrforge.abc.extension.ArrayHandle
+            The array being read or written.
+        selection : Any
+            The user's selection, or what the previous entry returned.
+        kind : str
+            ``"basic"``, ``"orthogonal"``, ``"coordinate"``, ``"mask"`` or ``"block"``.
+
+        Returns
+        -------
+        Any
+            The selection to use instead.
+        """
         return selection
 
     def after_write(self, array: ArrayHandle, selection: Any, kind: str, values: Any) -> None:
-        """React to ``values`` having been written to ``selection`` (nothing by default)."""
+        """React to ``values`` having been written to ``selection`` (nothing by default).
+
+        Parameters
+        ----------
+        array : zarrforge.abc.extension.ArrayHandle
+            The array written to.
+        selection : Any
+            The mapped selection.
+        kind : str
+            The selection's kind, as for :meth:`map_selection`.
+        values : Any
+            The values written, broadcast to the selection's shape.
+        """
         return None
 
     def __eq__(self, other: object) -> bool:

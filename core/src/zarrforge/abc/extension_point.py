@@ -18,5 +18,16 @@ from abc import ABC
 class ExtensionPoint(ABC):  # noqa: B024  # the common base of the ABCs, which declare the abstract methods
     @classmethod
     def claims(cls, name: str) -> bool:
-        """Does this implementation, installed as a family, answer for ``name``?"""
+        """Does this implementation, installed as a family, answer for ``name``?
+
+        Parameters
+        ----------
+        name : str
+            A name the family's entry point covers (``numcodecs.zstd`` for ``numcodecs.*``).
+
+        Returns
+        -------
+        bool
+            ``True`` (the default) to answer for it, ``False`` to decline it.
+        """
         return True

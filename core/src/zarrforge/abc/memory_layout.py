@@ -44,34 +44,122 @@ class MemoryLayout(ExtensionPoint):
 
     @abstractmethod
     def empty(self, shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
-        """An uninitialised array of ``shape`` in this layout."""
+        """An uninitialised array of ``shape`` in this layout.
+
+        Parameters
+        ----------
+        shape : Sequence[int]
+            The array's shape.
+        dtype : numpy.dtype
+            Its dtype.
+
+        Returns
+        -------
+        numpy.ndarray
+            The array.
+        """
 
     def full(self, shape: Sequence[int], fill_value: Any, dtype: np.dtype) -> np.ndarray:
+        """An array of ``shape`` in this layout, every element ``fill_value``.
+
+        Parameters
+        ----------
+        shape : Sequence[int]
+            The array's shape.
+        fill_value : Any
+            The value of every element.
+        dtype : numpy.dtype
+            The array's dtype.
+
+        Returns
+        -------
+        numpy.ndarray
+            The array.
+        """
         out = self.empty(shape, dtype)
         out[...] = fill_value
         return out
 
     @abstractmethod
     def linearize(self, array: np.ndarray) -> np.ndarray:
-        """The elements of ``array`` as a contiguous 1-D array, in this layout's order."""
+        """The elements of ``array`` as a contiguous 1-D array, in this layout's order.
+
+        Parameters
+        ----------
+        array : numpy.ndarray
+            A chunk.
+
+        Returns
+        -------
+        numpy.ndarray
+            Its elements, 1-D and contiguous.
+        """
 
     @abstractmethod
     def delinearize(self, flat: np.ndarray, shape: Sequence[int]) -> np.ndarray:
-        """Inverse of :meth:`linearize`: a 1-D array back to ``shape``."""
+        """Inverse of :meth:`linearize`: a 1-D array back to ``shape``.
+
+        Parameters
+        ----------
+        flat : numpy.ndarray
+            The elements, 1-D, in this layout's order.
+        shape : Sequence[int]
+            The chunk's shape.
+
+        Returns
+        -------
+        numpy.ndarray
+            The chunk.
+        """
 
     def codec_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
         """The shape of the array the codecs receive for a chunk of ``shape``; the same
-        number of elements. Default: 1-D, the linearized chunk."""
+        number of elements. Default: 1-D, the linearized chunk.
+
+        Parameters
+        ----------
+        shape : Sequence[int]
+            The chunk's shape.
+
+        Returns
+        -------
+        tuple[int, ...]
+            The shape the codecs receive.
+        """
         return (math.prod(shape),)
 
     def for_codecs(self, array: np.ndarray) -> np.ndarray:
         """``array`` (a chunk) as the codecs receive it: shaped ``codec_shape(array.shape)``,
-        its elements in C order exactly ``linearize(array)``."""
+        its elements in C order exactly ``linearize(array)``.
+
+        Parameters
+        ----------
+        array : numpy.ndarray
+            The chunk.
+
+        Returns
+        -------
+        numpy.ndarray
+            The array the codecs receive.
+        """
         return self.linearize(array).reshape(self.codec_shape(array.shape))
 
     def from_codecs(self, array: np.ndarray, shape: Sequence[int]) -> np.ndarray:
         """Inverse of :meth:`for_codecs`: what the codecs decoded back to a chunk of
-        ``shape``."""
+        ``shape``.
+
+        Parameters
+        ----------
+        array : numpy.ndarray
+            What the codecs decoded.
+        shape : Sequence[int]
+            The chunk's shape.
+
+        Returns
+        -------
+        numpy.ndarray
+            The chunk.
+        """
         return self.delinearize(np.ravel(array, order="C"), shape)
 
     def __repr__(self) -> str:

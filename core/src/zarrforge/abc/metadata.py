@@ -101,9 +101,28 @@ class ArrayMetadata:
 
     @property
     def ndim(self) -> int:
+        """The array's number of dimensions.
+
+        Returns
+        -------
+        int
+            ``len(shape)``.
+        """
         return len(self.shape)
 
     def replace(self, **changes: Any) -> ArrayMetadata:
+        """A copy with ``changes`` applied (``dataclasses.replace``).
+
+        Parameters
+        ----------
+        **changes : Any
+            New values of fields, by name.
+
+        Returns
+        -------
+        ArrayMetadata
+            The copy.
+        """
         return dataclasses.replace(self, **changes)
 
 

@@ -41,13 +41,35 @@ _DRAFT_DOCUMENT = re.compile(r"meta/root(?:/.*)?\.(?:array|group)(?:\.[^/]*)?")
 
 def draft_document_keys(path: str) -> list[str]:
     """The keys of the 2022 draft's documents of a node at ``path`` (with the default
-    ``.json`` suffix): ``meta/root/<path>.array.json`` and ``.group.json``."""
+    ``.json`` suffix): ``meta/root/<path>.array.json`` and ``.group.json``.
+
+    Parameters
+    ----------
+    path : str
+        The node's path (``""`` for the root).
+
+    Returns
+    -------
+    list[str]
+        The array document's key, then the group document's.
+    """
     meta = f"meta/root/{path}" if path else "meta/root"
     return [f"{meta}.array.json", f"{meta}.group.json"]
 
 
 def is_document_key(key: str) -> bool:
-    """Is ``key`` where a format keeps a metadata document (rather than a chunk)?"""
+    """Is ``key`` where a format keeps a metadata document (rather than a chunk)?
+
+    Parameters
+    ----------
+    key : str
+        A store key.
+
+    Returns
+    -------
+    bool
+        Whether ``key`` names a metadata document.
+    """
     name = key.rpartition("/")[2]
     return name in DOCUMENT_NAMES or (key.startswith("meta/") and _DRAFT_DOCUMENT.fullmatch(key) is not None)
 
@@ -63,17 +85,55 @@ class ReadLimit:
 
     @property
     def document(self) -> bool:
+        """Is the limit that of a metadata document (``max_document_bytes``)?
+
+        Returns
+        -------
+        bool
+            Whether ``setting`` is ``max_document_bytes``.
+        """
         return self.setting == "max_document_bytes"
 
     def check(self, size: int, *, declared: bool = False) -> None:
         """Raise :meth:`refused` when ``size`` bytes (read, or ``declared`` by the backend
-        before reading) are over the limit."""
+        before reading) are over the limit.
+
+        Parameters
+        ----------
+        size : int
+            The bytes read, or declared.
+        declared : bool
+            ``size`` is what the backend declared before reading.
+
+        Raises
+        ------
+        zarrforge.errors.DocumentTooLargeError
+            A metadata document is over ``max_document_bytes``.
+        zarrforge.errors.ResourceLimitError
+            Any other value is over ``max_chunk_bytes``.
+        """
         if self.limit is not None and size > self.limit:
             raise self.refused(size, declared=declared)
 
     def refused(self, size: int, *, declared: bool = False, where: str = "") -> ZarrforgeError:
         """The error refusing the value at ``key``: ``size`` bytes declared by the backend
-        (``declared``), or read so far when the read was stopped (at least that many)."""
+        (``declared``), or read so far when the read was stopped (at least that many).
+
+        Parameters
+        ----------
+        size : int
+            The bytes declared, or read so far.
+        declared : bool
+            ``size`` is what the backend declared before reading.
+        where : str
+            Added to the message after what is refused (``""``: nothing).
+
+        Returns
+        -------
+        zarrforge.errors.ZarrforgeError
+            A :class:`~zarrforge.errors.DocumentTooLargeError` for a metadata document,
+            else a :class:`~zarrforge.errors.ResourceLimitError`; to raise.
+        """
         # a DocumentTooLargeError names its key itself (MetadataError's "in 'key': ")
         what = "the metadata document" if self.document else f"the stored value {self.key!r}"
         setting = f"zarrforge.config {self.setting}"
@@ -98,7 +158,18 @@ class ReadLimit:
         return ResourceLimitError(message)
 
     def collector(self, *, wanted: int | None = None) -> BoundedBody:
-        """A :class:`BoundedBody` gathering a body read in pieces under this limit."""
+        """A :class:`BoundedBody` gathering a body read in pieces under this limit.
+
+        Parameters
+        ----------
+        wanted : int or None
+            The bytes needed (the rest of the body is not); ``None``: all of it.
+
+        Returns
+        -------
+        BoundedBody
+            The collector.
+        """
         return BoundedBody(self, wanted)
 
 
@@ -119,7 +190,13 @@ class BoundedBody:
 
     def room(self) -> int:
         """The most bytes worth asking for next: a piece, or less near the end of what is
-        wanted, or one byte past the limit (which proves the value is over it)."""
+        wanted, or one byte past the limit (which proves the value is over it).
+
+        Returns
+        -------
+        int
+            The byte count (at least 1).
+        """
         room = self.PIECE
         if self.wanted is not None:
             room = min(room, self.wanted - self.size)
@@ -129,7 +206,25 @@ class BoundedBody:
 
     def add(self, piece: bytes | bytearray | memoryview) -> bool:
         """Keep ``piece``; ``True`` once ``wanted`` bytes are kept (the body beyond them is
-        not needed). The limit's error once the body is over the limit."""
+        not needed). The limit's error once the body is over the limit.
+
+        Parameters
+        ----------
+        piece : bytes or bytearray or memoryview
+            The next piece of the body.
+
+        Returns
+        -------
+        bool
+            ``True`` once ``wanted`` bytes are kept.
+
+        Raises
+        ------
+        zarrforge.errors.DocumentTooLargeError
+            A metadata document is over the limit.
+        zarrforge.errors.ResourceLimitError
+            Any other value is over the limit.
+        """
         self.size += len(piece)
         if (
             self.bound.limit is not None
@@ -142,7 +237,13 @@ class BoundedBody:
         return self.wanted is not None and self.size >= self.wanted
 
     def value(self) -> bytes:
-        """Everything kept, cut at ``wanted``."""
+        """Everything kept, cut at ``wanted``.
+
+        Returns
+        -------
+        bytes
+            The body (the pieces are released: a second call returns ``b""``).
+        """
         data = self._pieces[0] if len(self._pieces) == 1 else b"".join(self._pieces)
         self._pieces = []
         return data if self.wanted is None else data[: self.wanted]
@@ -151,7 +252,18 @@ class BoundedBody:
 def read_limit(key: str) -> ReadLimit:
     """How many bytes a store may hold reading ``key`` now: ``config.max_document_bytes``
     for a metadata document (:func:`is_document_key`), ``config.max_chunk_bytes`` for
-    anything else (module docstring, "Bounded reads")."""
+    anything else (module docstring, "Bounded reads").
+
+    Parameters
+    ----------
+    key : str
+        The store key about to be read.
+
+    Returns
+    -------
+    ReadLimit
+        The limit, with the setting that sets it.
+    """
     settings = config.get()
     if is_document_key(key):
         return ReadLimit(key, settings.max_document_bytes, "max_document_bytes")

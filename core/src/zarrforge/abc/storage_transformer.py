@@ -50,11 +50,35 @@ class StorageTransformer(ExtensionPoint):
     @abstractmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> StorageTransformer:
         """The transformer for a ``storage_transformers`` entry; invalid configuration is a
-        ``MetadataError`` naming the field."""
+        ``MetadataError`` naming the field.
+
+        Parameters
+        ----------
+        name : str
+            The entry's ``name``.
+        configuration : dict[str, Any] or None
+            The entry's ``configuration``; ``None`` for a short-hand name.
+
+        Returns
+        -------
+        StorageTransformer
+            The transformer the entry describes.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The configuration is invalid (the error names the field).
+        """
 
     @abstractmethod
     def to_json(self) -> dict[str, Any]:
-        """The metadata entry that rebuilds this transformer (``from_json`` of it is equal)."""
+        """The metadata entry that rebuilds this transformer (``from_json`` of it is equal).
+
+        Returns
+        -------
+        dict[str, Any]
+            The ``storage_transformers`` entry.
+        """
 
     @abstractmethod
     def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *, path: str | None = None) -> Store:
@@ -66,6 +90,23 @@ class StorageTransformer(ExtensionPoint):
         A format applying hierarchy-wide (global) transformers, as the 2022 draft
         allows, wraps the whole store: ``metadata`` and ``path`` are then ``None`` and
         ``keys`` match no key.
+
+        Parameters
+        ----------
+        store : zarrforge.abc.store.Store
+            The store below (the next transformer's, or the array's store).
+        keys : zarrforge.abc.storage_transformer.ChunkKeys
+            The array's chunk keys and their inverse.
+        metadata : Any
+            The array's metadata, or ``None`` for a hierarchy-wide transformer.
+        path : str or None
+            The array's node path (``""`` for the root), or ``None`` for a hierarchy-wide
+            transformer.
+
+        Returns
+        -------
+        zarrforge.abc.store.Store
+            The store the array's chunk I/O goes through.
         """
 
 
@@ -73,7 +114,26 @@ def wrap_store(
     transformer: StorageTransformer, store: Store, keys: ChunkKeys, metadata: Any, *, path: str | None
 ) -> Store:
     """``transformer.wrap(store, keys, metadata)``, with ``path=path`` when its ``wrap``
-    takes it: every caller of ``wrap`` goes through here."""
+    takes it: every caller of ``wrap`` goes through here.
+
+    Parameters
+    ----------
+    transformer : zarrforge.abc.storage_transformer.StorageTransformer
+        The transformer.
+    store : zarrforge.abc.store.Store
+        The store it wraps.
+    keys : zarrforge.abc.storage_transformer.ChunkKeys
+        The array's chunk keys.
+    metadata : Any
+        The array's metadata, or ``None`` for a hierarchy-wide transformer.
+    path : str or None
+        The array's node path, or ``None`` for a hierarchy-wide transformer.
+
+    Returns
+    -------
+    zarrforge.abc.store.Store
+        What ``transformer.wrap`` returns.
+    """
     if _takes_path(type(transformer)):
         return transformer.wrap(store, keys, metadata, path=path)
     return transformer.wrap(store, keys, metadata)

@@ -136,6 +136,21 @@ class Store(ExtensionPoint):
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> Store:
+        """The store a URL of this store's ``scheme`` names (the default: this store
+        cannot be opened from a URL).
+
+        Parameters
+        ----------
+        url : str
+            The URL.
+        **options : Any
+            The caller's storage options.
+
+        Returns
+        -------
+        Store
+            The store.
+        """
         raise NotImplementedError(f"{cls.__name__} cannot be opened from a URL")
 
     # --- required ---------------------------------------------------------
@@ -143,19 +158,67 @@ class Store(ExtensionPoint):
     @abstractmethod
     def get(self, key: str, byte_range: ByteRange | None = None) -> bytes | None:
         """The value of ``key`` (or the part ``byte_range`` selects), or ``None`` when the key
-        has none. Call ``validate_key`` first."""
+        has none. Call ``validate_key`` first.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        byte_range : zarrforge.abc.store_values.ByteRange or None
+            The part of the value to read; ``None``: all of it.
+
+        Returns
+        -------
+        bytes or None
+            The value (or its part), or ``None`` when the key has no value.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        """
 
     @abstractmethod
     def _set(self, key: str, value: bytes) -> None:
-        """Store ``value`` under ``key`` (validated, and the store writable: ``set`` checked)."""
+        """Store ``value`` under ``key`` (validated, and the store writable: ``set`` checked).
+
+        Parameters
+        ----------
+        key : str
+            The key (validated by the caller).
+        value : bytes
+            The value.
+        """
 
     @abstractmethod
     def _delete(self, key: str) -> None:
-        """Remove ``key``; a missing key is no error (``delete`` checked the rest)."""
+        """Remove ``key``; a missing key is no error (``delete`` checked the rest).
+
+        Parameters
+        ----------
+        key : str
+            The key (validated by the caller).
+        """
 
     @abstractmethod
     def list_prefix(self, prefix: str) -> Iterator[str]:
-        """Every key that starts with ``prefix`` (``validate_prefix`` it first), in any order."""
+        """Every key that starts with ``prefix`` (``validate_prefix`` it first), in any order.
+
+        Parameters
+        ----------
+        prefix : str
+            ``""`` or a key followed by ``/``.
+
+        Yields
+        ------
+        str
+            Each key under ``prefix`` (whole keys, not relative to ``prefix``).
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``prefix`` is not a well-formed prefix.
+        """
 
     # --- where the store keeps its keys (optional) ---------------------------
 
@@ -163,17 +226,35 @@ class Store(ExtensionPoint):
         """The directory on this machine holding the store's keys (key ``a/b`` is the file
         ``<directory>/a/b``), or ``None`` (the default) when the keys live elsewhere.
         Adapters use it to hand the same data to other tools (a zip file, an Icechunk
-        repository), and extensions to share per-file locks between store objects."""
+        repository), and extensions to share per-file locks between store objects.
+
+        Returns
+        -------
+        str or None
+            The directory, or ``None``.
+        """
         return None
 
     def root_url(self) -> str | None:
         """The URL of the store's root (``s3://bucket/prefix``), for handing the same
-        location to other tools; ``None`` (the default) when it has none."""
+        location to other tools; ``None`` (the default) when it has none.
+
+        Returns
+        -------
+        str or None
+            The URL, or ``None``.
+        """
         return None
 
     def base_store(self) -> Store:
         """The store that holds the data: this one, or for a wrapper the store under all
-        its wrappers (what the engine keys its per-store locks by)."""
+        its wrappers (what the engine keys its per-store locks by).
+
+        Returns
+        -------
+        Store
+            The store that holds the data.
+        """
         return self
 
     # --- mutating entry points: read-only checks live here, once ------------
@@ -183,6 +264,23 @@ class Store(ExtensionPoint):
             raise ReadOnlyError(f"cannot modify {key!r}: the store {self!r} is read-only")
 
     def set(self, key: str, value: bytes | bytearray | memoryview) -> None:
+        """Store ``value`` under ``key`` (checks the key and that the store is writable,
+        then calls ``_set``).
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        value : bytes or bytearray or memoryview
+            The value.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        """
         validate_key(key)
         self._check_writable(key)
         self._set(key, bytes(value) if not isinstance(value, bytes) else value)
@@ -191,30 +289,110 @@ class Store(ExtensionPoint):
         """Store the concatenation of ``parts`` under ``key``, as ``set`` would (the
         engine hands over a shard as its inner chunks and index this way). Stores that
         can write a list of buffers without joining them override ``_set_parts``; the
-        default joins them and calls ``_set``, so wrappers see one value as usual."""
+        default joins them and calls ``_set``, so wrappers see one value as usual.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        parts : Sequence[bytes | bytearray | memoryview]
+            The buffers whose concatenation is the value.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        """
         validate_key(key)
         self._check_writable(key)
         self._set_parts(key, parts)
 
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        """What :meth:`set_parts` calls (the default joins ``parts`` and calls ``_set``).
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store writable: checked).
+        parts : Sequence[bytes | bytearray | memoryview]
+            The buffers whose concatenation is the value.
+        """
         self._set(key, b"".join(parts))
 
     def delete(self, key: str) -> None:
+        """Remove ``key``; a missing key is no error.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        """
         validate_key(key)
         self._check_writable(key)
         self._delete(key)
 
     def erase_prefix(self, prefix: str) -> None:
+        """Remove every key under ``prefix``.
+
+        Parameters
+        ----------
+        prefix : str
+            ``""`` (everything) or a key followed by ``/``.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``prefix`` is not a well-formed prefix.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        """
         validate_prefix(prefix)
         self._check_writable(prefix or "<root>")
         for key in list(self.list_prefix(prefix)):
             self._delete(key)
 
     def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
+        """:meth:`set` each ``(key, value)`` (stores overlap them where they can).
+
+        Parameters
+        ----------
+        items : Iterable[tuple[str, bytes | bytearray | memoryview]]
+            The keys and their values.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            A key is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        """
         for key, value in items:
             self.set(key, value)
 
     def delete_many(self, keys: Iterable[str]) -> None:
+        """:meth:`delete` each key.
+
+        Parameters
+        ----------
+        keys : Iterable[str]
+            The keys.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            A key is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        """
         for key in keys:
             self.delete(key)
 
@@ -229,18 +407,80 @@ class Store(ExtensionPoint):
             )
 
     def get_versioned(self, key: str) -> tuple[bytes | None, Any]:
-        """The value at ``key`` and its generation (``(None, ABSENT)`` for no value)."""
+        """The value at ``key`` and its generation (``(None, ABSENT)`` for no value).
+
+        Parameters
+        ----------
+        key : str
+            The key.
+
+        Returns
+        -------
+        tuple[bytes | None, Any]
+            The value and its generation.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.StoreError
+            The store has no conditional writes (``capabilities.conditional_writes``).
+        """
         validate_key(key)
         self._check_conditional(key)
         return self._get_versioned(key)
 
     def get_versioned_many(self, keys: Sequence[str]) -> list[tuple[bytes | None, Any]]:
-        """:meth:`get_versioned` for each key, in order (stores overlap them where they can)."""
+        """:meth:`get_versioned` for each key, in order (stores overlap them where they can).
+
+        Parameters
+        ----------
+        keys : Sequence[str]
+            The keys.
+
+        Returns
+        -------
+        list[tuple[bytes | None, Any]]
+            Each key's value and generation, in order.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            A key is not a well-formed store key.
+        zarrforge.errors.StoreError
+            The store has no conditional writes (``capabilities.conditional_writes``).
+        """
         return [self.get_versioned(key) for key in keys]
 
     def set_if(self, key: str, value: bytes | bytearray | memoryview, *, if_generation: Any) -> Any:
         """Store ``value`` if the key's generation is ``if_generation``; the new generation.
-        Raises :class:`~zarrforge.errors.ConflictError` (storing nothing) otherwise."""
+        Raises :class:`~zarrforge.errors.ConflictError` (storing nothing) otherwise.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        value : bytes or bytearray or memoryview
+            The value.
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Returns
+        -------
+        Any
+            The value's new generation.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        zarrforge.errors.StoreError
+            The store has no conditional writes (``capabilities.conditional_writes``).
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is stored).
+        """
         validate_key(key)
         self._check_writable(key)
         self._check_conditional(key)
@@ -252,7 +492,33 @@ class Store(ExtensionPoint):
         """:meth:`set_if` of the concatenation of ``parts`` (as :meth:`set_parts` is to
         ``set``): a large metadata document goes to the store as the spans it was
         read in. Stores that write a list of buffers override ``_set_parts_if``; the
-        default joins them and calls ``_set_if``."""
+        default joins them and calls ``_set_if``.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        parts : Sequence[bytes | bytearray | memoryview]
+            The buffers whose concatenation is the value.
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Returns
+        -------
+        Any
+            The value's new generation.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        zarrforge.errors.StoreError
+            The store has no conditional writes (``capabilities.conditional_writes``).
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is stored).
+        """
         validate_key(key)
         self._check_writable(key)
         self._check_conditional(key)
@@ -261,15 +527,79 @@ class Store(ExtensionPoint):
     def _set_parts_if(
         self, key: str, parts: Sequence[bytes | bytearray | memoryview], if_generation: Any
     ) -> Any:
+        """What :meth:`set_parts_if` calls (the default joins ``parts`` and calls ``_set_if``).
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store writable and conditional: checked).
+        parts : Sequence[bytes | bytearray | memoryview]
+            The buffers whose concatenation is the value.
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Returns
+        -------
+        Any
+            The value's new generation.
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is changed).
+        """
         return self._set_if(key, b"".join(parts), if_generation)
 
     def set_if_absent(self, key: str, value: bytes | bytearray | memoryview) -> Any:
-        """Store ``value`` only if ``key`` has no value; the new generation."""
+        """Store ``value`` only if ``key`` has no value; the new generation.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        value : bytes or bytearray or memoryview
+            The value.
+
+        Returns
+        -------
+        Any
+            The value's new generation.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        zarrforge.errors.StoreError
+            The store has no conditional writes (``capabilities.conditional_writes``).
+        zarrforge.errors.ConflictError
+            ``key`` has a value (nothing is stored).
+        """
         return self.set_if(key, value, if_generation=ABSENT)
 
     def delete_if(self, key: str, *, if_generation: Any) -> None:
         """Delete the value at ``key`` if its generation is ``if_generation`` (``ABSENT``:
-        succeed only if there is none); :class:`~zarrforge.errors.ConflictError` otherwise."""
+        succeed only if there is none); :class:`~zarrforge.errors.ConflictError` otherwise.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.ReadOnlyError
+            The store is read-only.
+        zarrforge.errors.StoreError
+            The store has no conditional writes (``capabilities.conditional_writes``).
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is deleted).
+        """
         validate_key(key)
         self._check_writable(key)
         self._check_conditional(key)
@@ -281,7 +611,31 @@ class Store(ExtensionPoint):
         """The bytes of ``ranges`` (``None``: the whole value) of the value at ``key``, all
         from one version of it, and that version's generation; ``(None, ABSENT)`` when
         there is no value. With ``if_generation``: from that version only, else
-        :class:`~zarrforge.errors.ConflictError` (``capabilities.versioned_ranges``)."""
+        :class:`~zarrforge.errors.ConflictError` (``capabilities.versioned_ranges``).
+
+        Parameters
+        ----------
+        key : str
+            The key.
+        ranges : Sequence[zarrforge.abc.store_values.ByteRange | None]
+            The parts to read; ``None``: the whole value.
+        if_generation : Any
+            The generation to read from; ``None``: the current one.
+
+        Returns
+        -------
+        tuple[list[bytes] | None, Any]
+            The bytes of each range and the generation they were read from.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``key`` is not a well-formed store key.
+        zarrforge.errors.StoreError
+            The store cannot read ranges of one version (``capabilities.versioned_ranges``).
+        zarrforge.errors.ConflictError
+            The value's generation is not ``if_generation``.
+        """
         validate_key(key)
         if not self.capabilities.versioned_ranges:
             raise StoreError(
@@ -294,37 +648,174 @@ class Store(ExtensionPoint):
     def _get_ranges(
         self, key: str, ranges: list[ByteRange | None], if_generation: Any
     ) -> tuple[list[bytes] | None, Any]:
+        """What :meth:`get_ranges` calls, for a store with ``capabilities.versioned_ranges``.
+
+        Parameters
+        ----------
+        key : str
+            The key (validated).
+        ranges : list[zarrforge.abc.store_values.ByteRange | None]
+            The parts to read; ``None``: the whole value.
+        if_generation : Any
+            The generation to read from; ``None``: the current one.
+
+        Returns
+        -------
+        tuple[list[bytes] | None, Any]
+            The bytes of each range, all from one version, and its generation;
+            ``(None, ABSENT)`` when there is no value.
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The value's generation is not ``if_generation``.
+        zarrforge.errors.StoreError
+            The default: the store does not implement it.
+        """
         raise StoreError(f"{type(self).__name__} does not implement _get_ranges", key=key)
 
     def _get_versioned(self, key: str) -> tuple[bytes | None, Any]:
+        """What :meth:`get_versioned` calls (the default: the whole value through
+        ``_get_ranges``).
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store conditional: checked).
+
+        Returns
+        -------
+        tuple[bytes | None, Any]
+            The value and its generation (``(None, ABSENT)`` for no value).
+        """
         # by default the whole value as the one range of a versioned read (_get_ranges)
         parts, generation = self._get_ranges(key, [None], None)
         return (None if parts is None else parts[0]), generation
 
     def _set_if(self, key: str, value: bytes, if_generation: Any) -> Any:
+        """What :meth:`set_if` calls, for a store with ``capabilities.conditional_writes``.
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store writable and conditional: checked).
+        value : bytes
+            The value.
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Returns
+        -------
+        Any
+            The value's new generation.
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is changed).
+        zarrforge.errors.StoreError
+            The default: the store does not implement it.
+        """
         raise StoreError(f"{type(self).__name__} does not implement _set_if", key=key)
 
     def _delete_if(self, key: str, if_generation: Any) -> None:
+        """What :meth:`delete_if` calls, for a store with ``capabilities.conditional_writes``.
+
+        Parameters
+        ----------
+        key : str
+            The key (validated, and the store writable and conditional: checked).
+        if_generation : Any
+            The generation the value must have (``ABSENT``: no value).
+
+        Raises
+        ------
+        zarrforge.errors.ConflictError
+            The key's generation is not ``if_generation`` (nothing is changed).
+        zarrforge.errors.StoreError
+            The default: the store does not implement it.
+        """
         raise StoreError(f"{type(self).__name__} does not implement _delete_if", key=key)
 
     # --- reads with defaults --------------------------------------------------
 
     def get_many(self, requests: Sequence[tuple[str, ByteRange | None]]) -> list[bytes | None]:
+        """:meth:`get` for each ``(key, byte_range)``, in order (stores overlap them where
+        they can).
+
+        Parameters
+        ----------
+        requests : Sequence[tuple[str, zarrforge.abc.store_values.ByteRange | None]]
+            The keys and the parts of their values to read.
+
+        Returns
+        -------
+        list[bytes | None]
+            Each value (or part), ``None`` where a key has none.
+        """
         return [self.get(key, byte_range) for key, byte_range in requests]
 
     def exists(self, key: str) -> bool:
+        """Does ``key`` have a value?
+
+        Parameters
+        ----------
+        key : str
+            The key.
+
+        Returns
+        -------
+        bool
+            Whether the key has a value.
+        """
         return self.get(key) is not None
 
     def getsize(self, key: str) -> int | None:
         """Size of the value at ``key`` in bytes, or ``None`` if absent. Reads the value
-        by default; stores that can ask for a size cheaply override this."""
+        by default; stores that can ask for a size cheaply override this.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+
+        Returns
+        -------
+        int or None
+            The size in bytes, or ``None`` when the key has no value.
+        """
         value = self.get(key)
         return None if value is None else len(value)
 
     def list(self) -> Iterator[str]:
+        """Every key of the store, in any order.
+
+        Yields
+        ------
+        str
+            Each key.
+        """
         return self.list_prefix("")
 
     def list_dir(self, prefix: str) -> ListDirResult:
+        """The keys and sub-prefixes directly under ``prefix``.
+
+        Parameters
+        ----------
+        prefix : str
+            ``""`` or a key followed by ``/``.
+
+        Returns
+        -------
+        ListDirResult
+            The names of the keys directly under ``prefix`` and the sub-prefixes (each
+            ending with ``/``), relative to ``prefix``, sorted.
+
+        Raises
+        ------
+        zarrforge.errors.InvalidPathError
+            ``prefix`` is not a well-formed prefix.
+        """
         validate_prefix(prefix)
         keys: set[str] = set()
         prefixes: set[str] = set()
@@ -335,6 +826,7 @@ class Store(ExtensionPoint):
         return ListDirResult(sorted(keys), sorted(prefixes))
 
     def close(self) -> None:
+        """Release what the store holds (nothing by default)."""
         return None
 
     def __enter__(self) -> Self:

@@ -48,7 +48,18 @@ class ByteRange:
                 raise ValueError(f"ByteRange {field} must be a non-negative int, got {v!r}")
 
     def slice_of(self, size: int) -> slice:
-        """The Python slice this range selects from a value of ``size`` bytes."""
+        """The Python slice this range selects from a value of ``size`` bytes.
+
+        Parameters
+        ----------
+        size : int
+            The value's size in bytes.
+
+        Returns
+        -------
+        slice
+            The slice, clipped to the value.
+        """
         if self.offset is None:
             # a suffix: __post_init__ refuses a range with neither an offset nor a length
             return slice(max(0, size - cast(int, self.length)), size)
@@ -76,7 +87,24 @@ class ListDirResult:
 
 
 def validate_key(key: str) -> str:
-    """Return ``key`` if it is a well-formed store key, else raise ``InvalidPathError``."""
+    """Return ``key`` if it is a well-formed store key, else raise ``InvalidPathError``.
+
+    Parameters
+    ----------
+    key : str
+        The key to check.
+
+    Returns
+    -------
+    str
+        ``key``.
+
+    Raises
+    ------
+    zarrforge.errors.InvalidPathError
+        ``key`` is not a string, is empty or absolute, holds a backslash or NUL, or has an
+        empty, ``.`` or ``..`` segment.
+    """
     # The common key ("c/0/1", "a/zarr.json") passes these substring tests, which cost a
     # fraction of splitting it; anything they do not clear gets the full check below.
     if (
@@ -107,7 +135,23 @@ def validate_key(key: str) -> str:
 
 
 def validate_prefix(prefix: str) -> str:
-    """A listing prefix is empty or a valid key followed by ``/``."""
+    """A listing prefix is empty or a valid key followed by ``/``.
+
+    Parameters
+    ----------
+    prefix : str
+        The prefix to check.
+
+    Returns
+    -------
+    str
+        ``prefix``.
+
+    Raises
+    ------
+    zarrforge.errors.InvalidPathError
+        ``prefix`` is neither ``""`` nor a valid key followed by ``/``.
+    """
     if prefix == "":
         return prefix
     if not prefix.endswith("/"):

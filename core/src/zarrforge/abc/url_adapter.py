@@ -74,7 +74,18 @@ class Segment:
     url: str = ""  # the whole pipeline, for messages
 
     def error(self, message: str) -> URLPipelineError:
-        """A :class:`~zarrforge.errors.URLPipelineError` naming this segment."""
+        """A :class:`~zarrforge.errors.URLPipelineError` naming this segment.
+
+        Parameters
+        ----------
+        message : str
+            What is wrong.
+
+        Returns
+        -------
+        zarrforge.errors.URLPipelineError
+            The error, to raise.
+        """
         where = f"segment {self.position + 1} {self.raw!r}"
         if self.url:
             where += f" of the URL pipeline {self.url!r}"
@@ -83,7 +94,18 @@ class Segment:
     def path(self) -> str:
         """The body read as a ``/``-separated path: percent-decoded, without leading or
         trailing ``/``; ``""`` for an empty body. A query (``?``), an empty, ``.`` or
-        ``..`` component, a backslash or NUL is an error naming the segment."""
+        ``..`` component, a backslash or NUL is an error naming the segment.
+
+        Returns
+        -------
+        str
+            The path.
+
+        Raises
+        ------
+        zarrforge.errors.URLPipelineError
+            The body is not such a path (or a malformed percent-escape).
+        """
         decoded = self._decoded().strip("/")
         if not decoded:
             return ""
@@ -115,14 +137,36 @@ class Segment:
         """The body of a root segment read as a location: as :meth:`path`, but ``.`` and
         ``..`` components are kept, since a root may be relative (``file:../data.zarr``)
         and means what the same path means everywhere else (paths *inside* a store, in
-        later segments, never climb out: they use :meth:`path`). Leading ``/`` is kept."""
+        later segments, never climb out: they use :meth:`path`). Leading ``/`` is kept.
+
+        Returns
+        -------
+        str
+            The location.
+
+        Raises
+        ------
+        zarrforge.errors.URLPipelineError
+            The body holds a query, a malformed percent-escape, a backslash or NUL.
+        """
         decoded = self._decoded()
         if "\\" in decoded or "\x00" in decoded:
             raise self.error(f"the location {decoded!r} holds a backslash or NUL")
         return decoded
 
     def not_first(self, example: str) -> None:
-        """Raise unless this segment follows another (adapters that work on a base)."""
+        """Raise unless this segment follows another (adapters that work on a base).
+
+        Parameters
+        ----------
+        example : str
+            A pipeline that uses the scheme rightly, for the error.
+
+        Raises
+        ------
+        zarrforge.errors.URLPipelineError
+            This segment is the root.
+        """
         if self.position == 0:
             raise self.error(
                 f"'{self.scheme}:' cannot start a pipeline: it works on what "
@@ -130,7 +174,18 @@ class Segment:
             )
 
     def only_first(self, example: str) -> None:
-        """Raise unless this segment is the root (adapters that build a store from nothing)."""
+        """Raise unless this segment is the root (adapters that build a store from nothing).
+
+        Parameters
+        ----------
+        example : str
+            A pipeline that uses the scheme rightly, for the error.
+
+        Raises
+        ------
+        zarrforge.errors.URLPipelineError
+            This segment is not the root.
+        """
         if self.position != 0:
             raise self.error(
                 f"'{self.scheme}:' can only be the first segment of a pipeline, e.g. {example!r}"
@@ -158,11 +213,46 @@ class URLAdapter(ExtensionPoint):
     def resolve(
         cls, base: PipelineState | None, segment: Segment, *, read_only: bool, storage_options: dict[str, Any]
     ) -> PipelineState:
-        """The state after ``segment``, given the state before it (``None`` at the root)."""
+        """The state after ``segment``, given the state before it (``None`` at the root).
+
+        Parameters
+        ----------
+        base : zarrforge.abc.url_adapter.PipelineState or None
+            The state the segments before this one resolved to; ``None`` for the root.
+        segment : zarrforge.abc.url_adapter.Segment
+            This adapter's sub-URL.
+        read_only : bool
+            The caller only reads: the adapter must return a read-only store.
+        storage_options : dict[str, Any]
+            The caller's storage options (the root adapter hands them to its store).
+
+        Returns
+        -------
+        PipelineState
+            The new state (the resolver fills in ``url``).
+
+        Raises
+        ------
+        zarrforge.errors.URLPipelineError
+            The segment is invalid here (the error names it).
+        """
 
 
 def join_path(first: str, second: str) -> str:
-    """Two ``/``-separated store paths joined (either may be ``""``)."""
+    """Two ``/``-separated store paths joined (either may be ``""``).
+
+    Parameters
+    ----------
+    first : str
+        The outer path.
+    second : str
+        The path below it.
+
+    Returns
+    -------
+    str
+        The joined path, without leading or trailing ``/``.
+    """
     return "/".join(p for p in (first.strip("/"), second.strip("/")) if p)
 
 

@@ -23,7 +23,13 @@ _current: contextvars.ContextVar[tuple[int, ...] | None] = contextvars.ContextVa
 
 
 def current_chunk() -> tuple[int, ...] | None:
-    """The grid coordinates of the chunk being encoded, or ``None``."""
+    """The grid coordinates of the chunk being encoded, or ``None``.
+
+    Returns
+    -------
+    tuple[int, ...] or None
+        The coordinates set by :func:`encoding_chunk`, or ``None`` outside it.
+    """
     return _current.get()
 
 
@@ -38,7 +44,18 @@ def leave_chunk(token: contextvars.Token) -> None:
 
 @contextlib.contextmanager
 def encoding_chunk(coords: tuple[int, ...]) -> Iterator[None]:
-    """Within the block, :func:`current_chunk` returns ``coords``."""
+    """Within the block, :func:`current_chunk` returns ``coords``.
+
+    Parameters
+    ----------
+    coords : tuple[int, ...]
+        The grid coordinates of the chunk being encoded.
+
+    Yields
+    ------
+    None
+        Nothing: the block runs with ``coords`` set (restored on exit).
+    """
     token = _current.set(tuple(int(c) for c in coords))
     try:
         yield

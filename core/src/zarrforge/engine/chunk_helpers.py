@@ -26,6 +26,19 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
     Every chunk written passes through here, so it answers from the first
     element when it can, and otherwise compares machine words without a
     temporary of the chunk's size.
+
+    Parameters
+    ----------
+    chunk : numpy.ndarray
+        The chunk.
+    fill_value : Any
+        The array's fill value.
+
+    Returns
+    -------
+    bool
+        Whether every element equals ``fill_value`` bit for bit (``True`` for an empty
+        chunk).
     """
     if chunk.dtype.hasobject or chunk.dtype.kind == "T":  # variable-size elements: no bit view
         return bool(np.all(chunk == fill_value))
@@ -88,7 +101,27 @@ def check_allocation(
     ``config.max_chunk_bytes`` and ``config.max_request_bytes``).
 
     For code that must hold a whole chunk, or part of one, whose size comes from
-    metadata (the engine; codecs such as sharding that decode inner chunks)."""
+    metadata (the engine; codecs such as sharding that decode inner chunks).
+
+    Parameters
+    ----------
+    shape : Sequence[int]
+        The array's shape.
+    dtype : numpy.dtype
+        Its dtype.
+    what : str
+        What the array is, for the error (``"the inner chunk"``).
+    limit : int or None
+        The most bytes allowed; ``None``: ``chunk_limit()`` (no limit when both settings
+        are ``None``).
+    setting : str
+        The setting ``limit`` comes from, named by the error.
+
+    Raises
+    ------
+    zarrforge.errors.ResourceLimitError
+        The array would be larger than the limit.
+    """
     if limit is None:
         limit, setting = chunk_limit()
         if limit is None:

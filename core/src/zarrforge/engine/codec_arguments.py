@@ -138,7 +138,15 @@ def normalised(spec: ArrayCreationSpec, fmt: Format) -> ArrayCreationSpec:
 def warn_uncompressed(format_name: str, codec: str) -> None:
     """For a format's ``default_compressors``: its default compressor ``codec`` is not
     installed, so ``compressors="auto"`` gives none. Warns with
-    :class:`~zarrforge.errors.UncompressedWarning`, naming the package that provides it."""
+    :class:`~zarrforge.errors.UncompressedWarning`, naming the package that provides it.
+
+    Parameters
+    ----------
+    format_name : str
+        The format, as the warning names it (``"v3"``).
+    codec : str
+        The name of the default compressor that is not installed.
+    """
     provider = registry.codecs.provider_hint(codec) or "a plugin that provides it"
     warnings.warn(
         f"compressors='auto' for a Zarr {format_name} array means {codec!r}, which no "
@@ -153,7 +161,18 @@ def warn_uncompressed(format_name: str, codec: str) -> None:
 def json_ready(value: Any) -> Any:
     """``value`` (a foreign codec's configuration: numcodecs' ``get_config()``,
     zarr-python's ``to_dict()``) as plain JSON values, copied: mappings as dicts with
-    string keys, tuples as lists, numpy arrays and scalars as lists and numbers."""
+    string keys, tuples as lists, numpy arrays and scalars as lists and numbers.
+
+    Parameters
+    ----------
+    value : Any
+        The configuration (or a value inside it).
+
+    Returns
+    -------
+    Any
+        The plain JSON copy.
+    """
     if isinstance(value, dict):
         return {str(k): json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -168,7 +187,18 @@ def numcodecs_configuration(codec_json: dict[str, Any]) -> dict[str, Any] | None
     ``numcodecs.<id>`` codec's JSON, defaults filled in by numcodecs, which is what
     zarr-python writes into Zarr v2 documents and the 2022 draft's; ``None`` for any
     other codec. A configuration numcodecs cannot build, or any without numcodecs
-    installed (then no ``numcodecs.<id>`` codec is either), is returned as stated."""
+    installed (then no ``numcodecs.<id>`` codec is either), is returned as stated.
+
+    Parameters
+    ----------
+    codec_json : dict[str, Any]
+        A codec's v3 JSON (``{"name": ..., "configuration": ...}``).
+
+    Returns
+    -------
+    dict[str, Any] or None
+        The numcodecs configuration, or ``None`` for a codec not named ``numcodecs.<id>``.
+    """
     name = codec_json.get("name")
     if not isinstance(name, str) or not name.startswith("numcodecs.") or name == "numcodecs.":
         return None

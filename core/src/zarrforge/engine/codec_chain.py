@@ -105,7 +105,25 @@ def check_order(codecs: Sequence[Codec], *, field: str = "codecs") -> None:
 
 def evolve_codecs(codecs: Sequence[Codec], spec: ChunkSpec) -> tuple[Codec, ...]:
     """The codecs to record for a new array whose chunks ``spec`` describes: each fills
-    in its array-dependent defaults (``Codec.evolve``), in order; no chain is built."""
+    in its array-dependent defaults (``Codec.evolve``), in order; no chain is built.
+
+    Parameters
+    ----------
+    codecs : Sequence[zarrforge.abc.codec.Codec]
+        The codecs, in chain order.
+    spec : zarrforge.abc.codec.ChunkSpec
+        The decoded representation of the array's chunks.
+
+    Returns
+    -------
+    tuple[Codec, ...]
+        The evolved codecs, in order.
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        The codecs are not in a valid chain order.
+    """
     check_order(codecs)
     evolved: list[Codec] = []
     for codec in codecs:

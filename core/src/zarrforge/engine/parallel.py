@@ -224,7 +224,24 @@ def map_parallel(
 
     For a codec that works on independent parts of a chunk (sharding's inner chunks):
     it runs on the pool of the engine call that called the codec, so it never uses
-    more threads than that call was given."""
+    more threads than that call was given.
+
+    Parameters
+    ----------
+    fn : Callable[[T], R]
+        The function applied to each item.
+    items : Sequence[T]
+        The items.
+    item_bytes : int
+        The decoded bytes of one item (how much work it is).
+    computes : bool
+        ``fn`` computes (compresses...) rather than only copies.
+
+    Returns
+    -------
+    list[R]
+        ``fn(item)`` for each item, in order.
+    """
     n = len(items)
     threads = call_threads()
     workers = min(n, workers_for(computes, item_bytes, threads, config.get().parallel_chunk_bytes))

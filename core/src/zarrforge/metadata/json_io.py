@@ -43,7 +43,22 @@ from .raw_members import REMOVED, EditedMembers, RawMembers
 
 def check_size(size: int, *, key: str | None, writing: bool) -> None:
     """Refuse a document of ``size`` bytes over ``config.max_document_bytes``: on read
-    (it could exhaust memory), and before it is written (readers could not open it)."""
+    (it could exhaust memory), and before it is written (readers could not open it).
+
+    Parameters
+    ----------
+    size : int
+        The document's size in bytes.
+    key : str or None
+        The store key of the document, named by the error.
+    writing : bool
+        The document is about to be written (rather than read).
+
+    Raises
+    ------
+    zarrforge.errors.DocumentTooLargeError
+        ``size`` is over ``config.max_document_bytes``.
+    """
     limit = config.get().max_document_bytes
     if limit is None or size <= limit:
         return
@@ -83,7 +98,29 @@ _LENIENT = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 
 def load_document(data: bytes | str, *, key: str, allow_nan: bool = False) -> dict[str, Any]:
     """The JSON object in ``data``; ``allow_nan`` accepts the ``NaN``/``Infinity`` tokens
-    (for documents whose writers emit them, such as Zarr v2 attributes)."""
+    (for documents whose writers emit them, such as Zarr v2 attributes).
+
+    Parameters
+    ----------
+    data : bytes or str
+        The document as stored.
+    key : str
+        Its store key, named by errors.
+    allow_nan : bool
+        Accept the ``NaN``, ``Infinity`` and ``-Infinity`` tokens.
+
+    Returns
+    -------
+    dict[str, Any]
+        The document.
+
+    Raises
+    ------
+    zarrforge.errors.DocumentTooLargeError
+        ``data`` is over ``config.max_document_bytes``.
+    zarrforge.errors.MetadataError
+        ``data`` is not UTF-8, not valid JSON, or not a JSON object.
+    """
     text = _text(data, key)
     try:
         document = (_LENIENT if allow_nan else _STRICT).decode(text)
@@ -288,7 +325,28 @@ def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
 
     Non-finite floats inside ``attributes`` (a node's, or a member's in a consolidated
     view) are written as the tokens ``NaN``, ``Infinity`` and ``-Infinity``, as
-    zarr-python 3 writes them; anywhere else they are refused, naming the field."""
+    zarr-python 3 writes them; anywhere else they are refused, naming the field.
+
+    Parameters
+    ----------
+    document : dict[str, Any]
+        The document.
+    key : str or None
+        The store key it is for, named by errors.
+
+    Returns
+    -------
+    bytes
+        The document's UTF-8 JSON.
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        The document holds what JSON cannot hold (or a non-finite float outside
+        ``attributes``).
+    zarrforge.errors.DocumentTooLargeError
+        The document would be over ``config.max_document_bytes``.
+    """
     parts = dump_document_parts(document, key=key)
     return parts[0] if len(parts) == 1 else b"".join(parts)  # type: ignore[return-value]
 
@@ -297,7 +355,28 @@ def dump_document_parts(document: dict[str, Any], *, key: str | None = None) -> 
     """:func:`dump_document` as the pieces whose concatenation it is: one ``bytes``,
     unless the document holds an object read as :class:`RawMembers`, whose unchanged
     members are then memoryviews of the bytes they were read from (for
-    ``Store.set_parts``: the new document is never joined)."""
+    ``Store.set_parts``: the new document is never joined).
+
+    Parameters
+    ----------
+    document : dict[str, Any]
+        The document.
+    key : str or None
+        The store key it is for, named by errors.
+
+    Returns
+    -------
+    list[bytes | memoryview]
+        The pieces of the document's JSON, in order.
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        The document holds what JSON cannot hold (or a non-finite float outside
+        ``attributes``).
+    zarrforge.errors.DocumentTooLargeError
+        The document would be over ``config.max_document_bytes``.
+    """
     try:
         try:
             parts = _encoded(_write_utf8(document), "utf-8")

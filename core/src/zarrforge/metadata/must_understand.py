@@ -17,7 +17,27 @@ from ..errors import MustUnderstandError
 
 
 def split_unknown_fields(document: dict[str, Any], known: Iterable[str], *, key: str) -> dict[str, Any]:
-    """The document's unknown fields that may be ignored; raise for the others."""
+    """The document's unknown fields that may be ignored; raise for the others.
+
+    Parameters
+    ----------
+    document : dict[str, Any]
+        The node's document.
+    known : Iterable[str]
+        The fields the format knows.
+    key : str
+        The document's store key, named by the error.
+
+    Returns
+    -------
+    dict[str, Any]
+        The unknown fields whose value is an object with ``"must_understand": false``.
+
+    Raises
+    ------
+    zarrforge.errors.MustUnderstandError
+        An unknown field may not be ignored.
+    """
     known = set(known)
     kept: dict[str, Any] = {}
     for name, value in document.items():

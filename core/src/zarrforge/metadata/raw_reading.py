@@ -86,6 +86,33 @@ def load_document_keeping_raw(
     (``kept`` is ``{}`` for an object, ``None`` otherwise) without being parsed or
     checked: found by counting brackets, so its parse, and any error in it, waits for
     the first use.
+
+    Parameters
+    ----------
+    data : bytes or str
+        The document as stored.
+    key : str
+        Its store key, named by errors.
+    at : tuple[str, ...]
+        The member names leading to the object kept unbuilt (``()``: none).
+    kept : tuple[str, ...]
+        The members of each of its members that are parsed.
+    allow_nan : bool
+        Accept the ``NaN``, ``Infinity`` and ``-Infinity`` tokens.
+    raw_values : tuple[str, ...]
+        Top-level members whose large values are kept unparsed.
+
+    Returns
+    -------
+    dict[str, Any]
+        The document, with the kept object and values unbuilt.
+
+    Raises
+    ------
+    zarrforge.errors.DocumentTooLargeError
+        The document is over ``config.max_document_bytes`` (beyond what may be set aside).
+    zarrforge.errors.MetadataError
+        ``data`` is not a valid JSON object (as :func:`load_document`).
     """
     limit = config.get().max_document_bytes
     if limit is not None and len(data) > limit and at:

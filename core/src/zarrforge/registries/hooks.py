@@ -71,6 +71,16 @@ _installed: weakref.WeakKeyDictionary[pluggy.PluginManager, list[HookPlugin]] = 
 
 
 def plugin_manager() -> pluggy.PluginManager:
+    """zarrforge's pluggy plugin manager, made on first use: zarrforge's hook
+    specifications, those of the ``zarrforge.hookspecs`` entry points and the hook
+    plugins of the ``zarrforge.plugins`` entry points (one that fails to load is recorded,
+    see :func:`hook_plugins`).
+
+    Returns
+    -------
+    pluggy.PluginManager
+        The process's one plugin manager.
+    """
     global _manager
     if _manager is None:
         with _lock:
@@ -125,7 +135,13 @@ def _declared(manager: pluggy.PluginManager) -> list[str]:
 
 def declared_hooks() -> list[str]:
     """The names of every hook a specification declares (zarrforge's and those of the
-    ``zarrforge.hookspecs`` entry points), sorted."""
+    ``zarrforge.hookspecs`` entry points), sorted.
+
+    Returns
+    -------
+    list[str]
+        The hook names, sorted.
+    """
     return _declared(plugin_manager())
 
 
@@ -194,7 +210,14 @@ def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
 
 
 def hook_plugins() -> list[HookPlugin]:
-    """The installed hook plugins (entry points of ``zarrforge.plugins``), loaded or not."""
+    """The installed hook plugins (entry points of ``zarrforge.plugins``), loaded or not.
+
+    Returns
+    -------
+    list[HookPlugin]
+        One row per plugin (and per ``zarrforge.hookspecs`` entry point that failed to
+        load), with its error when it failed.
+    """
     return list(_installed.get(plugin_manager(), ()))
 
 

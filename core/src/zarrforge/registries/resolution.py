@@ -69,7 +69,33 @@ class SkippedCodec(Codec):
 
 
 def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> Any:
-    """Build the implementation of ``ref`` from ``registry`` (``from_json(name, config, *args)``)."""
+    """Build the implementation of ``ref`` from ``registry`` (``from_json(name, config, *args)``).
+
+    Parameters
+    ----------
+    registry : zarrforge.registries.registry.Registry
+        The registry of the extension point.
+    ref : zarrforge.plugin_api.ExtensionRef
+        The parsed metadata entry.
+    *args : Any
+        Further arguments of ``from_json`` (a chunk grid's shape).
+    field : str
+        The field the entry comes from, named by errors.
+
+    Returns
+    -------
+    Any
+        What the implementation's ``from_json`` returns.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        No installed plugin provides ``ref.name``.
+    zarrforge.errors.MetadataError
+        The entry is invalid (the error names ``field``, or a field inside it).
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     implementation = registry.get(ref.name, field=f"{field}.name" if isinstance(ref.raw, dict) else field)
     try:
         return implementation.from_json(ref.name, ref.configuration, *args)
@@ -92,6 +118,29 @@ def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> An
 
 
 def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
+    """The data type a ``data_type`` metadata value names, through the registry.
+
+    Parameters
+    ----------
+    value : Any
+        The ``data_type`` value (a name, or ``{"name", "configuration"}``).
+    field : str
+        The field the value comes from, named by errors (default ``"data_type"``).
+
+    Returns
+    -------
+    DataType
+        The data type.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        No installed plugin provides the data type.
+    zarrforge.errors.MetadataError
+        The value is invalid.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     ref = parse_extension(value, field=field, point="a data type")
     return resolve(registry.data_types, ref, field=field)
 
@@ -99,7 +148,27 @@ def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
 def data_type_from_user(value: Any) -> DataType:
     """A data type from an API argument: a DataType, a name, an object, anything numpy
     accepts, or a zarr-python data type object (``zarr.dtype.Int16()``), read by the v3
-    metadata it writes for itself."""
+    metadata it writes for itself.
+
+    Parameters
+    ----------
+    value : Any
+        The ``dtype=`` argument.
+
+    Returns
+    -------
+    DataType
+        The data type.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        No installed data type is named ``value`` or owns its numpy dtype.
+    zarrforge.errors.MetadataError
+        ``value`` is neither a data type name nor a numpy dtype (field ``dtype``).
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     if isinstance(value, DataType):
         return value
     if _is_zarr_python_data_type(value):
@@ -156,7 +225,25 @@ def _is_zarr_python_data_type(value: Any) -> bool:
 
 def fill_value_from_user(data_type: DataType, value: Any) -> Any:
     """The ``fill_value=`` argument of a new array in ``data_type``'s terms (its default
-    when ``None``); errors name the field ``fill_value``."""
+    when ``None``); errors name the field ``fill_value``.
+
+    Parameters
+    ----------
+    data_type : zarrforge.abc.data_type.DataType
+        The array's data type.
+    value : Any
+        The ``fill_value=`` argument; ``None`` for the type's default.
+
+    Returns
+    -------
+    Any
+        The in-memory fill value.
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        ``value`` is ``NO_FILL_VALUE`` or not a valid fill value of the type.
+    """
     if value is None:
         return data_type.default_fill_value()
     if value is NO_FILL_VALUE:
@@ -182,18 +269,88 @@ def fill_value_from_user(data_type: DataType, value: Any) -> Any:
 
 
 def chunk_grid_from_json(value: Any, shape: Sequence[int], *, field: str = "chunk_grid") -> ChunkGrid:
+    """The chunk grid a ``chunk_grid`` metadata value names, for an array of ``shape``.
+
+    Parameters
+    ----------
+    value : Any
+        The ``chunk_grid`` value.
+    shape : Sequence[int]
+        The array's shape.
+    field : str
+        The field the value comes from, named by errors (default ``"chunk_grid"``).
+
+    Returns
+    -------
+    ChunkGrid
+        The grid.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        No installed plugin provides the grid.
+    zarrforge.errors.MetadataError
+        The value is invalid.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     ref = parse_extension(value, field=field, point="a chunk grid")
     return resolve(registry.chunk_grids, ref, tuple(shape), field=field)
 
 
 def chunk_key_encoding_from_json(value: Any, *, field: str = "chunk_key_encoding") -> ChunkKeyEncoding:
+    """The chunk key encoding a ``chunk_key_encoding`` metadata value names.
+
+    Parameters
+    ----------
+    value : Any
+        The ``chunk_key_encoding`` value.
+    field : str
+        The field the value comes from, named by errors (default ``"chunk_key_encoding"``).
+
+    Returns
+    -------
+    ChunkKeyEncoding
+        The encoding.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        No installed plugin provides the encoding.
+    zarrforge.errors.MetadataError
+        The value is invalid.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     ref = parse_extension(value, field=field, point="a chunk key encoding")
     return resolve(registry.chunk_key_encodings, ref, field=field)
 
 
 def codec_from_json(value: Any, *, field: str) -> Codec:
     """A codec; an unknown one marked ``must_understand: false`` becomes a
-    :class:`SkippedCodec` (with a warning): data can then be read, but not written."""
+    :class:`SkippedCodec` (with a warning): data can then be read, but not written.
+
+    Parameters
+    ----------
+    value : Any
+        One entry of a ``codecs`` list.
+    field : str
+        The field the value comes from (``"codecs[0]"``), named by errors.
+
+    Returns
+    -------
+    Codec
+        The codec, or a :class:`SkippedCodec`.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        The codec is not installed and must be understood.
+    zarrforge.errors.MetadataError
+        The entry is invalid.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     ref = parse_extension(value, field=field, allow_skip=True)
     if not ref.must_understand and ref.name not in registry.codecs:
         warnings.warn(
@@ -211,7 +368,29 @@ def codec_from_json(value: Any, *, field: str) -> Codec:
 def codec_from_user(value: Any, *, field: str) -> Codec:
     """A codec argument of the API: a codec instance, a name, a ``{"name", "configuration"}``
     object, or a numcodecs configuration (``{"id": "zstd", "level": 3}``), which is the
-    codec ``numcodecs.<id>`` (the name zarr-python's ``numcodecs.zarr3`` codecs write)."""
+    codec ``numcodecs.<id>`` (the name zarr-python's ``numcodecs.zarr3`` codecs write).
+
+    Parameters
+    ----------
+    value : Any
+        The codec argument.
+    field : str
+        The field the value comes from (``"codecs[0]"``), named by errors.
+
+    Returns
+    -------
+    Codec
+        The codec (``value`` itself when it is one).
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        The codec is not installed.
+    zarrforge.errors.MetadataError
+        The argument is invalid (a numcodecs ``id`` that is not a non-empty string).
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     if isinstance(value, Codec):
         return value
     if isinstance(value, dict) and "id" in value and "name" not in value:
@@ -231,6 +410,29 @@ def codec_from_user(value: Any, *, field: str) -> Codec:
 
 
 def codecs_from_json(value: Any, *, field: str = "codecs") -> tuple[Codec, ...]:
+    """The codecs of a ``codecs`` metadata list, each as :func:`codec_from_json` reads it.
+
+    Parameters
+    ----------
+    value : Any
+        The ``codecs`` value: a non-empty list.
+    field : str
+        The field the value comes from, named by errors (default ``"codecs"``).
+
+    Returns
+    -------
+    tuple[Codec, ...]
+        The codecs, in order.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        A codec is not installed and must be understood.
+    zarrforge.errors.MetadataError
+        The value is not a non-empty list, or an entry is invalid.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     if not isinstance(value, list) or not value:
         raise MetadataError(f"must be a non-empty list of codecs, got {value!r}", field=field, value=value)
     return tuple(codec_from_json(v, field=f"{field}[{i}]") for i, v in enumerate(value))
@@ -239,7 +441,32 @@ def codecs_from_json(value: Any, *, field: str = "codecs") -> tuple[Codec, ...]:
 def extensions_from_json(
     value: Any, node_type: str, *, field: str = "extensions"
 ) -> tuple[ExtensionEntry, ...]:
-    """The ZEP 10 ``extensions`` list: absent, or a non-empty list of extension entries."""
+    """The ZEP 10 ``extensions`` list: absent, or a non-empty list of extension entries.
+
+    Parameters
+    ----------
+    value : Any
+        The ``extensions`` value, ``None`` when absent.
+    node_type : str
+        ``"array"`` or ``"group"``: the node the list is on.
+    field : str
+        The field the value comes from, named by errors (default ``"extensions"``).
+
+    Returns
+    -------
+    tuple[ExtensionEntry, ...]
+        The entries, in order (empty when absent).
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        An extension is not installed and must be understood.
+    zarrforge.errors.MetadataError
+        The value is not a non-empty list, an entry is invalid or does not apply to
+        ``node_type``, or an extension appears twice.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     if value is None:
         return ()
     if not isinstance(value, list) or not value:
@@ -259,6 +486,33 @@ def extensions_from_json(
 
 
 def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionEntry:
+    """One entry of an ``extensions`` list: the extension, or an
+    :class:`~zarrforge.plugin_api.UnknownExtension` for an entry no plugin understands that
+    says ``must_understand: false``.
+
+    Parameters
+    ----------
+    value : Any
+        The entry (or an :class:`~zarrforge.abc.extension.Extension`, returned as it is).
+    node_type : str
+        ``"array"`` or ``"group"``: the node the entry is on.
+    field : str
+        The field the value comes from (``"extensions[0]"``), named by errors.
+
+    Returns
+    -------
+    ExtensionEntry
+        The extension, or the unknown entry kept as it is.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        The extension is not installed and must be understood.
+    zarrforge.errors.MetadataError
+        The entry is invalid or does not apply to ``node_type``.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     if isinstance(value, Extension):
         return value
     ref = parse_extension(value, field=field, allow_skip=True)
@@ -292,6 +546,18 @@ def _must_be_understood(table: Registry, ref: ExtensionRef, field: str) -> None:
 
 
 def extensions_to_json(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
+    """The ``extensions`` list that :func:`extensions_from_json` reads back as ``entries``.
+
+    Parameters
+    ----------
+    entries : tuple[ExtensionEntry, ...]
+        The entries (unknown ones are written as they were read).
+
+    Returns
+    -------
+    list[Any]
+        The entries' JSON, with ``"must_understand": false`` where an entry says so.
+    """
     result = []
     for entry in entries:
         if isinstance(entry, UnknownExtension):
@@ -308,6 +574,29 @@ def extensions_to_json(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
 def storage_transformers_from_json(
     value: Any, *, field: str = "storage_transformers"
 ) -> tuple[StorageTransformer, ...]:
+    """The storage transformers of a ``storage_transformers`` metadata list.
+
+    Parameters
+    ----------
+    value : Any
+        The ``storage_transformers`` value, ``None`` when absent.
+    field : str
+        The field the value comes from, named by errors (default ``"storage_transformers"``).
+
+    Returns
+    -------
+    tuple[StorageTransformer, ...]
+        The transformers, in order (empty when absent).
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        A transformer is not installed.
+    zarrforge.errors.MetadataError
+        The value is not a list, or an entry is invalid.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
     if value is None:
         return ()
     if not isinstance(value, list):
@@ -325,7 +614,27 @@ _LAYOUTS: dict[type[MemoryLayout], MemoryLayout] = {}
 def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLayout:
     """The layout registered as ``name``. A layout takes no arguments and keeps no state
     (:mod:`zarrforge.abc.memory_layout`), so each class is instantiated once and shared:
-    opening thousands of arrays builds no layout objects."""
+    opening thousands of arrays builds no layout objects.
+
+    Parameters
+    ----------
+    name : str or zarrforge.abc.memory_layout.MemoryLayout
+        The layout's registered name (``"C"``, ``"F"``), or a layout (returned as it is).
+    field : str
+        The field the value comes from, named by errors (default ``"order"``).
+
+    Returns
+    -------
+    MemoryLayout
+        The shared layout instance.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        No layout is registered as ``name``.
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while constructing the layout.
+    """
     if type(name) is not str and isinstance(name, MemoryLayout):  # str first: ABC checks are slow
         return name
     cls = registry.memory_layouts.get(name, field=field)
@@ -359,6 +668,25 @@ def check_ndim(count: int, *, field: str = "shape") -> None:
 
 
 def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
+    """An array's ``shape`` metadata value, checked.
+
+    Parameters
+    ----------
+    value : Any
+        The ``shape`` value: a list of integers in ``[0, 2**63 - 1]``.
+    field : str
+        The field the value comes from, named by errors (default ``"shape"``).
+
+    Returns
+    -------
+    tuple[int, ...]
+        The shape.
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        The value is not such a list, or has more than ``MAX_NDIM`` (64) dimensions.
+    """
     if isinstance(value, list):
         check_ndim(len(value), field=field)  # first: the checks below go per dimension
     if not isinstance(value, list) or not all(
@@ -373,6 +701,27 @@ def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
 def dimension_names_from_json(
     value: Any, ndim: int, *, field: str = "dimension_names"
 ) -> tuple[str | None, ...] | None:
+    """An array's ``dimension_names`` metadata value, checked.
+
+    Parameters
+    ----------
+    value : Any
+        The ``dimension_names`` value, ``None`` when absent.
+    ndim : int
+        The array's number of dimensions.
+    field : str
+        The field the value comes from, named by errors (default ``"dimension_names"``).
+
+    Returns
+    -------
+    tuple[str | None, ...] or None
+        One name (or ``None``) per dimension, or ``None`` when absent.
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        The value is not a list of ``ndim`` strings or nulls.
+    """
     if value is None:
         return None
     if (
@@ -389,6 +738,25 @@ def dimension_names_from_json(
 
 
 def attributes_from_json(value: Any, *, field: str = "attributes") -> dict[str, Any]:
+    """A node's ``attributes`` metadata value, checked.
+
+    Parameters
+    ----------
+    value : Any
+        The ``attributes`` value, ``None`` when absent.
+    field : str
+        The field the value comes from, named by errors (default ``"attributes"``).
+
+    Returns
+    -------
+    dict[str, Any]
+        The attributes (empty when absent).
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        The value is not an object.
+    """
     if value is None:
         return {}
     if not isinstance(value, dict):

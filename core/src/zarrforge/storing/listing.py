@@ -18,7 +18,22 @@ from ..metadata import paths
 def child_names(store: Store, path: str, is_node: Callable[[str], bool]) -> list[str]:
     """Sorted names of the children of ``path`` for which ``is_node(child_path)`` holds:
     the sub-directories of the group's prefix that are valid node names (chunk
-    directories such as ``c`` of a root array, or foreign data, are skipped)."""
+    directories such as ``c`` of a root array, or foreign data, are skipped).
+
+    Parameters
+    ----------
+    store : zarrforge.abc.store.Store
+        The store.
+    path : str
+        The group's path (``""`` for the root).
+    is_node : Callable[[str], bool]
+        Whether a child path holds a node (of the caller's format).
+
+    Returns
+    -------
+    list[str]
+        The children's names, sorted.
+    """
     prefix = f"{path}/" if path else ""
     names = []
     for child in store.list_dir(prefix).prefixes:

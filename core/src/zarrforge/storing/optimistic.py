@@ -94,7 +94,25 @@ class GenerationGuard(WrapperStore):
 
 def read_modify_write(store: Store, update: Callable[[Store], T]) -> T:
     """``update(view)`` applied so that no concurrent update of the values it reads and
-    writes is lost (see the module docstring); returns what ``update`` returns."""
+    writes is lost (see the module docstring); returns what ``update`` returns.
+
+    Parameters
+    ----------
+    store : zarrforge.abc.store.Store
+        The store.
+    update : Callable[[zarrforge.abc.store.Store], T]
+        Reads and writes through the store it is given; called again after a conflict.
+
+    Returns
+    -------
+    T
+        What ``update`` returns.
+
+    Raises
+    ------
+    zarrforge.errors.ConflictError
+        The values still changed after ``config.conflict_retries`` retries.
+    """
     if not store.capabilities.conditional_writes:
         return update(store)
     retries = config.get().conflict_retries

@@ -105,7 +105,27 @@ def normalize_basic_selection(selection: Any, shape: Sequence[int]) -> tuple[int
     """A basic selection (ints, slices, ``Ellipsis``, a tuple of them; not ``None``) as
     one entry per dimension: a non-negative ``int`` or the ``range`` of positions a slice
     selects. For extensions' ``map_selection``, which receive what the user wrote.
-    Anything else (index arrays, masks, ``None``) raises :class:`~zarrforge.errors.SelectionError`."""
+    Anything else (index arrays, masks, ``None``) raises :class:`~zarrforge.errors.SelectionError`.
+
+    Parameters
+    ----------
+    selection : Any
+        The selection, as the user wrote it.
+    shape : Sequence[int]
+        The array's shape.
+
+    Returns
+    -------
+    tuple[int | range, ...]
+        One entry per dimension: an index, or the range of positions a slice selects.
+
+    Raises
+    ------
+    zarrforge.errors.SelectionError
+        ``selection`` is not a basic selection (or has a zero step, too many entries).
+    zarrforge.errors.BoundsCheckError
+        An integer is out of bounds.
+    """
     entries = _expand(selection, len(shape), allow_newaxis=False)
     result: list[int | range] = []
     for dim, (entry, length) in enumerate(zip(entries, shape)):
