@@ -70,6 +70,8 @@ nitpick_ignore_regex: list[tuple[str, str]] = [
     # Private names: type variables (``T``, ``_F``) and underscored helpers, which are not documented
     (r"py:.*", r"(.*\.)?_[A-Za-z_]\w*"),
     (r"py:class", r"(zarrforge\.[\w.]*\.)?[A-Z]"),
+    # the type variable of the selection views (an Array's or an AsyncArray's selector)
+    (r"py:class", r"zarrforge\.user_api\.array_selections\.View"),
 ]
 
 html_theme = "furo"

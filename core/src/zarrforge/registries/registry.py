@@ -503,6 +503,25 @@ def register(point: str, name: str, implementation: Any, *, replace: bool = Fals
 
     ``point`` is a registry attribute name such as ``"codecs"`` or ``"data_types"``;
     ``replace``: as for :meth:`zarrforge.registries.registry.Registry.register`.
+
+    Parameters
+    ----------
+    point : str
+        The extension point: a registry attribute name (``"codecs"``, ``"data_types"``,
+        ``"chunk_grids"``, ...).
+    name : str
+        The name the implementation answers for, as written in metadata.
+    implementation : Any
+        The class (or object) implementing the extension point's contract.
+    replace : bool
+        Replace an implementation already registered under ``name``.
+
+    Raises
+    ------
+    KeyError
+        ``point`` names no extension point (the message lists the valid ones).
+    ValueError
+        ``name`` is registered already with another implementation and ``replace`` is false.
     """
     if point not in REGISTRIES:
         raise KeyError(f"unknown extension point {point!r}; valid: {', '.join(sorted(REGISTRIES))}")
@@ -510,7 +529,14 @@ def register(point: str, name: str, implementation: Any, *, replace: bool = Fals
 
 
 def registered() -> dict[str, list[RegistryEntry]]:
-    """Every name of every extension point, with the distribution providing it."""
+    """Every name of every extension point, with the distribution providing it.
+
+    Returns
+    -------
+    dict[str, list[zarrforge.registries.entry_points.RegistryEntry]]
+        Each extension point's registry attribute name -> its entries (name, distribution,
+        where the implementation lives).
+    """
     return {attr: registry.entries() for attr, registry in REGISTRIES.items()}
 
 

@@ -31,14 +31,21 @@ class SelectionViews(Generic[View]):
 
     @property
     def oindex(self) -> View:
+        """Orthogonal selection. ``a.oindex[rows, cols]`` selects the outer product of one
+        index (an integer array, a boolean mask, a slice or an integer) per axis; also assignable."""
         return self._selection_view("oindex")
 
     @property
     def vindex(self) -> View:
+        """Vectorised (coordinate) selection. ``a.vindex[ii, jj]`` selects the points
+        ``(ii[k], jj[k])``, or the elements where a boolean mask of the array's shape is true; also
+        assignable."""
         return self._selection_view("vindex")
 
     @property
     def blocks(self) -> View:
+        """Block selection. ``a.blocks[i, j]`` is the region of chunk ``(i, j)`` (slices select
+        runs of chunks); also assignable."""
         return self._selection_view("blocks")
 
 
