@@ -65,7 +65,7 @@ test-setup:
 test: test-setup
 	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) \
 	ZARRFORGE_OLAH=$(abspath $(OLAH)) ZARRFORGE_AZURITE=$(abspath $(AZURITE)) \
-	$(BIN)/python -m pytest -q $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest -q $(PYTEST_WORKERS) --ignore=tests/test_docs_site.py
 
 # make peer-suites - the peers' own test suites on zarrforge (tests/peers/): zarr-python 3.4.2's,
 # in a Python 3.12 environment of its own (.venv-zarrsuite) with zarrforge installed editable;
@@ -84,7 +84,9 @@ peer-suites: $(BIN)/python
 # make check - the house checks, each of which fails the run (.ci/run calls it after the tests):
 # ruff's rule set and its formatter (pyproject.toml [tool.ruff]), mypy over core, plugins,
 # tests, benchmarks and examples with the plugin-facing surface strict ([tool.mypy]), and the
-# documentation site built strictly (make docs). The tools are pinned in the `dev` group.
+# documentation site built strictly (make docs), then tests/test_docs_site.py on that site
+# (make test leaves that module to make check, so the site is built once). The tools are
+# pinned in the `dev` group.
 .PHONY: check
 check: install-test
 	$(BIN)/python -m pip install --quiet --group dev
@@ -92,6 +94,7 @@ check: install-test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(MAKE) docs
+	ZARRFORGE_DOCS_SITE=site $(BIN)/python -m pytest -q tests/test_docs_site.py
 
 # A wheel and an sdist of every distribution (core and each plugin) into dist/; then
 #   pip install --find-links dist 'zarrforge[standard]'   (or 'zarrforge[all]')
