@@ -86,7 +86,7 @@ html_title = f"zarrforge {release}"
 # matches is imported, and resolved to the documented name of the same object, if there is one.
 # Anything else still fails the build.
 
-import importlib  # noqa: E402
+import pkgutil  # noqa: E402
 import re  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -96,20 +96,10 @@ _documented_from: list[int] = [0]
 
 
 def _import_dotted(name: str) -> Any:
-    parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj: Any = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        except Exception:  # noqa: BLE001  # a module that fails to import names nothing here
-            return _MISSING
-        for attr in parts[cut:]:
-            obj = getattr(obj, attr, _MISSING)
-            if obj is _MISSING:
-                return _MISSING
-        return obj
-    return _MISSING
+    try:
+        return pkgutil.resolve_name(name)
+    except Exception:  # noqa: BLE001  # a name that resolves to nothing (or whose module fails) names nothing
+        return _MISSING
 
 
 def _identifiable(obj: Any) -> bool:

@@ -5,8 +5,8 @@ entry in the site's ``objects.inv``) that is the very object the name gives."""
 
 from __future__ import annotations
 
-import importlib
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,16 +45,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _import(name: str) -> Any:
-    parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj: Any = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for attr in parts[cut:]:
-            obj = getattr(obj, attr, _MISSING)
-        return obj
-    return _MISSING
+    try:
+        return pkgutil.resolve_name(name)
+    except (ImportError, AttributeError):
+        return _MISSING
 
 
 @pytest.fixture(scope="module")
