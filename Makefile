@@ -86,10 +86,9 @@ peer-suites: $(BIN)/python
 # tests, benchmarks and examples with the plugin-facing surface strict ([tool.mypy]), and the
 # documentation site built strictly (make docs), then tests/test_docs_site.py on that site
 # (make test leaves that module to make check, so the site is built once). The tools are
-# pinned in the `dev` group.
+# pinned in the `dev` group, which the `test` group includes.
 .PHONY: check
 check: install-test
-	$(BIN)/python -m pip install --quiet --group dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -61,7 +61,13 @@ STANDARD = {
 }
 VERSION = zarrforge.__version__
 RUNNER = Path(__file__).with_name("_doc_examples.py")
-DOCS = ["README.md", *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))]
+# README, the user guide's pages, and the plugin guide's overview (its other pages' blocks use
+# the example plugins, which no extra installs; tests/test_doc_examples.py runs them all)
+DOCS = [
+    "README.md",
+    *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")),
+    "docs/plugin-guide/index.md",
+]
 # the pages [standard] alone is enough for (the rest use the command line, xarray, dask,
 # s3fs or another plugin of [all])
 STANDARD_DOCS = ["README.md", "docs/quickstart.md", "docs/formats.md"]
@@ -237,7 +243,12 @@ def test_all_runs_the_first_block_of_every_page_and_the_demo(
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | doc_servers
     reports = _first_block_of_each(venv, DOCS, env)
     # every page with a block to run: all but these, which hold none
-    no_blocks = {"docs/architecture.md", "docs/index.md", "docs/interop.md", "docs/performance.md"}
+    no_blocks = {
+        "docs/architecture.md",
+        "docs/index.md",
+        "docs/interop.md",
+        "docs/performance.md",
+    }
     assert sorted(set(DOCS) - set(reports)) == sorted(no_blocks)
     assert not [(d, r["failures"]) for d, r in reports.items() if r["failures"]]
     assert "created" in _run(venv / "python", ROOT / "examples" / "demo.py", cwd=tmp_path)
