@@ -109,7 +109,9 @@ class ChunkSpec:
 
 
 class Codec(ExtensionPoint):
-    name: ClassVar[str]
+    # the entry-point name, set on the class; an instance of a family (``numcodecs.*``, a
+    # stand-in for a codec not installed) carries the full name it was read as
+    name: str
     kind: ClassVar[CodecKind]
     # True for a codec whose encoding reads the chunk's position
     # (zarrforge.plugin_api.current_chunk); the engine sets it only for chains holding one.

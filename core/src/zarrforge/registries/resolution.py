@@ -58,7 +58,7 @@ class SkippedCodec(Codec):
     def __init__(self, document: Any) -> None:
         self.document = document
         # the one codec whose name is the instance's: it stands for whichever codec was not found
-        self.name = document if isinstance(document, str) else document.get("name", "")  # type: ignore[misc]
+        self.name = document if isinstance(document, str) else document.get("name", "")
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> SkippedCodec:

@@ -29,7 +29,7 @@ from . import _validate
 
 
 class KeywordConfigured:
-    name: ClassVar[str]
+    name: str  # the codec's (Codec.name)
     _config_keys: ClassVar[tuple[str, ...]]  # the members the configuration may hold
     _required_keys: ClassVar[tuple[str, ...]] = ()
     _needs_configuration: ClassVar[str | None] = None  # None: the bare name means the defaults

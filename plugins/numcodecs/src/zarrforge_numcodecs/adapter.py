@@ -200,7 +200,7 @@ class NumcodecsCodec(Codec):
     _named_classes: ClassVar[dict[tuple[str, str, str], type[NumcodecsCodec]]] = {}
 
     def __init__(self, name: str, numcodec: Any, stated: dict[str, Any] | None = None) -> None:
-        self.name = name  # type: ignore[misc]  # a family's instance names itself, e.g. "numcodecs.zlib"
+        self.name = name  # the full name, e.g. "numcodecs.zlib"
         self._codec_id = _codec_id(name)
         self._numcodec = numcodec
         config = dict(numcodec.get_config())

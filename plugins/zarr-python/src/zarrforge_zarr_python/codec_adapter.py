@@ -49,7 +49,7 @@ class ZarrPythonCodec(Codec):
     name = "*"
 
     def __init__(self, name: str, zarr_codec: Any) -> None:
-        self.name = name  # type: ignore[misc]  # a family's instance names itself
+        self.name = name
         self.zarr_codec = zarr_codec
 
     @classmethod
