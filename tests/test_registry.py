@@ -409,3 +409,52 @@ def test_hidden_names_answer_as_if_not_installed_and_come_back_after():
         assert registry.formats.get("2").name == "2"
     finally:
         registry.formats.unregister(Local.name)
+
+
+SCAN_COUNTER = """
+import importlib_metadata, json, sys
+scans = []
+original = importlib_metadata.entry_points
+def counted(**selection):
+    scans.append(selection.get("group"))
+    return original(**selection)
+importlib_metadata.entry_points = counted
+import zarrforge as zf
+from zarrforge_cli.registration import entry_point_commands
+a = zf.create_array(sys.argv[1], shape=(4,), dtype="int16", compressors=[{"name": "zstd"}])
+a[:] = [1, 2, 3, 4]
+zf.open_group(sys.argv[1] + "_g", mode="a").attrs["k"] = 1
+entry_point_commands()  # the command line's group too
+print(json.dumps(scans))
+"""
+
+
+def test_one_scan_of_the_installed_distributions_serves_every_group(tmp_path):
+    """Each scan reads every installed distribution's metadata (tens of milliseconds in an
+    environment of a few hundred packages): the registries, the hook manager and the
+    command line share one per process; refresh() makes the next lookup scan again."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", SCAN_COUNTER, str(tmp_path / "a.zarr")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [None]  # one scan, of every group
+
+    from zarrforge.registries import entry_points
+
+    scans = []
+    original = entry_points.importlib_metadata.entry_points
+    try:
+        entry_points.importlib_metadata.entry_points = lambda **s: scans.append(s) or original(**s)
+        registry.refresh()
+        assert "bytes" in registry.codecs and "zstd" in registry.codecs and "3" in registry.formats
+        assert len(scans) == 1
+    finally:
+        entry_points.importlib_metadata.entry_points = original
+        registry.refresh()

@@ -39,12 +39,11 @@ import warnings
 import weakref
 from typing import Any
 
-import importlib_metadata
 import pluggy
 
 from .. import hookspecs
 from ..errors import PluginLoadError, PluginLoadWarning
-from . import plugin_failures
+from . import entry_points, plugin_failures
 
 ENTRY_POINT_GROUP = "zarrforge.plugins"
 HOOKSPEC_GROUP = "zarrforge.hookspecs"
@@ -101,7 +100,7 @@ def _load_hookspecs(manager: pluggy.PluginManager) -> list[HookPlugin]:
     """Add the specifications of the ``zarrforge.hookspecs`` entry points; one that fails
     is reported as a hook plugin row with its error."""
     failed: list[HookPlugin] = []
-    for ep in importlib_metadata.entry_points(group=HOOKSPEC_GROUP):
+    for ep in entry_points.installed(HOOKSPEC_GROUP):
         dist = ep.dist
         dist_name, version = (dist.name, dist.version) if dist is not None else (None, None)
         try:
@@ -176,7 +175,7 @@ def _undeclared_error(manager: pluggy.PluginManager, plugin: Any, label: str) ->
 def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
     found: list[HookPlugin] = []
     seen: set[tuple[str, str | None]] = set()
-    for ep in importlib_metadata.entry_points(group=ENTRY_POINT_GROUP):
+    for ep in entry_points.installed(ENTRY_POINT_GROUP):
         dist = ep.dist
         dist_name, version = (dist.name, dist.version) if dist is not None else (None, None)
         if (ep.name, dist_name) in seen:  # one distribution seen twice on sys.path

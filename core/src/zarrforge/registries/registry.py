@@ -62,7 +62,7 @@ from ..abc.storage_transformer import StorageTransformer
 from ..abc.store import Store
 from ..abc.url_adapter import URLAdapter
 from ..errors import PluginConflictError, PluginLoadError, UnknownExtensionError, ZarrforgeError
-from . import plugin_failures
+from . import entry_points, plugin_failures
 from .entry_points import PREFER_ENV, RegistryEntry, configured_preference, qualified_name, who
 from .known_providers import KNOWN_PROVIDERS
 
@@ -153,6 +153,7 @@ class Registry:
 
     def refresh(self) -> None:
         """Forget what was read from installed metadata (after installing a plugin)."""
+        entry_points.forget_installed()
         with self._lock:
             self._installed = None
             self._loaded.clear()
@@ -327,7 +328,7 @@ class Registry:
         if self._installed is None:
             table: dict[str, list[importlib_metadata.EntryPoint]] = {}
             seen: set[tuple[str, str | None]] = set()
-            for ep in importlib_metadata.entry_points(group=self.group):
+            for ep in entry_points.installed(self.group):
                 dist_name = ep.dist.name if ep.dist else None
                 # The same distribution can be visible twice on sys.path
                 # (e.g. an editable install beside a build); that is no clash.
