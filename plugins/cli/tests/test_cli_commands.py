@@ -1,4 +1,12 @@
-"""The zarrforge command, end to end: the installed console script in a subprocess."""
+"""The zarrforge command, end to end.
+
+Most tests run the command in this process, through click's test runner (``run``): the
+same ``main`` with its arguments, environment, standard input and output, without the
+second or so each new interpreter takes to start and load the plugins. The tests of the
+installed console script itself, of what it does when --traceback shows a failure, of
+a piped and of a terminal's output run it in a subprocess (``run_script``), as the
+packaging tests do from a fresh install (tests/test_packaging.py).
+"""
 
 from __future__ import annotations
 
@@ -19,16 +27,41 @@ SCRIPT = pathlib.Path(sys.executable).with_name("zarrforge")
 assert SCRIPT.exists(), f"the zarrforge command is not installed at {SCRIPT}"
 
 
-def run(
+TERMINAL_VARIABLES = ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")
+
+
+def run_script(
     *args: str, env: dict[str, str] | None = None, cwd: str | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess:
-    full_env = {
-        k: v for k, v in os.environ.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")
-    }
+    """The installed console script, in a subprocess."""
+    full_env = {k: v for k, v in os.environ.items() if k not in TERMINAL_VARIABLES}
     full_env.update({"COLUMNS": "200", **(env or {})})
     return subprocess.run(
         [str(SCRIPT), *args], capture_output=True, text=True, env=full_env, cwd=cwd, input=stdin, timeout=120
     )
+
+
+def run(
+    *args: str, env: dict[str, str] | None = None, cwd: str | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess:
+    """The command's ``main`` in this process (see the module docstring); its exit code and
+    outputs as a subprocess would give them."""
+    from click.testing import CliRunner
+
+    from zarrforge_cli.main import cli
+
+    variables: dict[str, str | None] = dict.fromkeys(TERMINAL_VARIABLES)
+    variables.update({"COLUMNS": "200", **(env or {})})
+    previous = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        result = CliRunner().invoke(cli, list(args), input=stdin, env=variables, prog_name="zarrforge")
+    finally:
+        os.chdir(previous)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # a bug: the traceback, here, not a bare exit code 1
+    return subprocess.CompletedProcess(["zarrforge", *args], result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture
@@ -56,7 +89,7 @@ def hierarchy(tmp_path) -> pathlib.Path:
 
 
 def test_help_lists_builtin_and_contributed_commands():
-    result = run("--help")
+    result = run_script("--help")  # the installed console script itself
     assert result.returncode == 0
     for name in ("info", "tree", "check", "copy", "consolidate", "plugins", "zom"):
         assert re.search(rf"^\s+{name}\s", result.stdout, re.M), name
@@ -78,7 +111,7 @@ def test_failures_exit_1_with_a_message_and_traceback_on_request(tmp_path):
     assert "Error: no array or group at path '/'" in missing.stderr
     assert "Traceback" not in missing.stderr
     assert not (tmp_path / "nothing.zarr").exists()
-    loud = run("--traceback", "info", str(tmp_path / "nothing.zarr"))
+    loud = run_script("--traceback", "info", str(tmp_path / "nothing.zarr"))
     assert loud.returncode == 1 and "Traceback" in loud.stderr
 
 
@@ -776,5 +809,5 @@ def test_a_warning_is_one_line_in_the_commands_words(tmp_path):
         "must_understand: false; it is skipped when reading, and writing to "
         "this array is refused"
     ], shown.stderr
-    raw = run("--traceback", "tree", str(path))
+    raw = run_script("--traceback", "tree", str(path))  # Python's own warning form, as shown
     assert "SkippedExtensionWarning" in raw.stderr
