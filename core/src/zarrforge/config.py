@@ -64,6 +64,12 @@
   :class:`~zarrforge.errors.MetadataError` naming the attribute, for stores meant for
   strict-JSON readers such as tensorstore. Values already stored are kept either way,
   so a document holding them never blocks another change.
+* ``skippable_extensions``: where a new ZEP 10 extension entry marked
+  ``"must_understand": false`` is written: ``"top-level"`` (default), as a top-level key of
+  ``zarr.json`` named after the extension, which zarr-python 3 and tensorstore open and keep;
+  or ``"list"``, in the ``extensions`` list ZEP 10 defines, which both refuse. Entries read
+  from a document keep the form they were read in (docs/extensions.md, "Where entries are
+  written").
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
@@ -122,6 +128,7 @@ class Settings:
     prefer: dict[str, str] = dataclasses.field(default_factory=dict)
     non_finite_attributes: str = "tokens"
     default_format: str = "3"
+    skippable_extensions: str = "top-level"
     # zarr-python's keys that choose among its own implementations: kept, no effect
     recorded: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -178,6 +185,11 @@ def _coerce(name: str, value: Any) -> Any:
         raise ValueError(
             "config 'non_finite_attributes' must be 'tokens' (write NaN/Infinity "
             f"as zarr-python does) or 'refuse' (strict JSON); got {value!r}"
+        )
+    if name == "skippable_extensions" and value not in ("top-level", "list"):
+        raise ValueError(
+            "config 'skippable_extensions' must be 'top-level' (a top-level key peers can "
+            f"read) or 'list' (ZEP 10's extensions list); got {value!r}"
         )
     if name == "conflict_retries" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
         raise ValueError(f"config 'conflict_retries' must be a non-negative int, got {value!r}")

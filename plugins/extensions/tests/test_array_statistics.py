@@ -18,6 +18,7 @@ import zarrforge as zf
 import zarrforge_extensions as zfx
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import MetadataError, ReadOnlyError
+from zarrforge.plugin_api.formats import raw_extension_entries
 from zarrforge_extensions.array_statistics import (
     MAX_ATTEMPTS,
     NAME,
@@ -38,7 +39,7 @@ def stats_array(store=None, *, shape=(8,), chunks=(4,), dtype="int32", **options
 
 
 def stored_entry(store, key="zarr.json"):
-    return next(e for e in json.loads(store.get(key))["extensions"] if e["name"] == NAME)
+    return next(e.value for e in raw_extension_entries(json.loads(store.get(key))) if e.value["name"] == NAME)
 
 
 # --- enabling ---------------------------------------------------------------------------
@@ -53,6 +54,9 @@ def test_enabling_writes_an_empty_entry_with_must_understand_false():
         "configuration": {"min": None, "max": None, "count": 0},
     }
     assert isinstance(a.get_extension(NAME), ArrayStatistics)
+    # a top-level key, which zarr-python and tensorstore open (the list they refuse)
+    document = json.loads(a.store.get("zarr.json"))
+    assert document[NAME] == stored_entry(a.store) and "extensions" not in document
 
 
 @pytest.mark.parametrize("dtype", ["bool", "complex64", "r16", "string"])
@@ -83,10 +87,14 @@ def test_scan_starts_from_the_stored_values():
     assert zfx.enable_statistics(a, scan=True) == Statistics(-4.0, 9.5, 0)
 
 
-def test_must_understand_true_on_request():
+def test_must_understand_true_on_request_is_written_explicitly_in_the_list():
     a = zf.create_array(None, shape=(2,), dtype="int8")
     zfx.enable_statistics(a, must_understand=True)
-    assert "must_understand" not in stored_entry(a.store)
+    document = json.loads(a.store.get("zarr.json"))
+    assert document["extensions"][0]["must_understand"] is True and NAME not in document
+    a[:] = [1, 2]  # each update rewrites the entry: the explicit true stays
+    assert json.loads(a.store.get("zarr.json"))["extensions"][0]["must_understand"] is True
+    assert zfx.statistics(a) == Statistics(1, 2, 2)
 
 
 # --- what the numbers mean --------------------------------------------------------------
@@ -305,7 +313,7 @@ class RacingStore(WrapperStore):
         if key == "zarr.json" and self.races and NAME in value.decode():
             self.races -= 1
             document = json.loads(before)
-            entry = next(e for e in document["extensions"] if e["name"] == NAME)
+            entry = next(e.value for e in raw_extension_entries(document) if e.value["name"] == NAME)
             configuration = entry["configuration"]
             configuration["count"] += 10
             configuration["min"] = -1000 if configuration["min"] is None else min(-1000, configuration["min"])

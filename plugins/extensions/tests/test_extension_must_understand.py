@@ -17,6 +17,7 @@ import zarrforge as zf
 import zarrforge_extensions as zfx
 from zarrforge.abc.metadata import UnknownExtension
 from zarrforge.errors import UnknownExtensionError
+from zarrforge.plugin_api.formats import raw_extension_entries
 from zarrforge_extensions.array_statistics import ArrayStatistics, Statistics
 from zarrforge_extensions.offset import Offset
 
@@ -33,11 +34,17 @@ def copy_without_plugin(store, rename):
         value = store.get(key)
         if key.endswith("zarr.json"):
             document = json.loads(value)
-            for i, entry in enumerate(document.get("extensions", [])):
-                if isinstance(entry, str) and entry in rename:
-                    document["extensions"][i] = rename[entry]
-                elif isinstance(entry, dict) and entry.get("name") in rename:
-                    entry["name"] = rename[entry["name"]]
+            for entry in raw_extension_entries(document):
+                name = entry.value if isinstance(entry.value, str) else entry.value["name"]
+                if name not in rename:
+                    continue
+                if entry.placement == "top-level":  # the key is the name: rename both
+                    del document[name]
+                    document[rename[name]] = {**entry.value, "name": rename[name]}
+                elif isinstance(entry.value, str):
+                    document["extensions"][document["extensions"].index(name)] = rename[name]
+                else:
+                    entry.value["name"] = rename[name]
             value = json.dumps(document).encode()
         copy.set(key, value)
     return copy
@@ -79,9 +86,10 @@ def test_the_behaviour_needs_no_hook_plugin():
 )
 def test_to_json_rebuilds_an_equal_entry(document):
     a = zf.create_array(None, shape=(2, 2), dtype="float32", extensions=[document])
-    assert a.metadata["extensions"] == [document]
+    assert [e.value for e in raw_extension_entries(a.metadata)] == [document]
     again = zf.open_array(a.store)
-    assert again.extensions == a.extensions and again.metadata["extensions"] == [document]
+    assert again.extensions == a.extensions
+    assert [e.value for e in raw_extension_entries(again.metadata)] == [document]
 
 
 # --- zarrforge.offset: must be understood --------------------------------------------------
@@ -142,7 +150,7 @@ def test_statistics_are_kept_by_a_reader_without_the_plugin_and_round_trip():
     zfx.enable_statistics(a)
     a[:] = [4, -2, 8, 1]
     without_store = copy_without_plugin(a.store, {STATISTICS: "elsewhere.array-statistics"})
-    kept = json.loads(without_store.get("zarr.json"))["extensions"]
+    kept = json.loads(without_store.get("zarr.json"))["elsewhere.array-statistics"]  # top-level
 
     b = zf.open_array(without_store, mode="r+")
     assert isinstance(b.extensions[0], UnknownExtension)
@@ -150,7 +158,7 @@ def test_statistics_are_kept_by_a_reader_without_the_plugin_and_round_trip():
     b.attrs["touched"] = True  # rewrites the document
     b[0] = 100  # no statistics update here
     stored = json.loads(without_store.get("zarr.json"))
-    assert stored["extensions"] == kept and stored["attributes"] == {"touched": True}
+    assert stored["elsewhere.array-statistics"] == kept and stored["attributes"] == {"touched": True}
 
     # back with the plugin: the entry is intact, and stale (it does not know of 100)
     back = copy_without_plugin(without_store, {"elsewhere.array-statistics": STATISTICS})

@@ -8,8 +8,9 @@ and groups alike): a short-hand name or ``{"name", "configuration",
   :class:`~zarrforge.errors.MetadataError` naming the field, e.g.
   ``"configuration.offset"``); ``configuration`` is ``None`` for a short-hand
   name;
-* ``to_json()``: the entry to write back (``must_understand`` is added by the
-  core when the entry carries ``must_understand: false``);
+* ``to_json()``: the entry to write back, without ``must_understand``: the core adds
+  the member as the instance's :attr:`~Extension.must_understand_mark` says (absent,
+  ``true`` or ``false``, each written back as read);
 * ``node_types``: where it may appear (``{"array"}``, ``{"group"}`` or both);
 * ``validate(metadata)`` (optional): check the entry against the node it is on
   (its resolved model: shape, data type, ...), when the node is opened and
@@ -23,13 +24,21 @@ and groups alike): a short-hand name or ``{"name", "configuration",
   ``Array.append`` writes in stored coordinates and does not call it;
 * ``after_write(array, selection, kind, values)`` (optional, arrays): called
   once the chunks of a write are stored, with the mapped selection and the
-  values broadcast to its shape; may update the array's metadata
-  (``array.update_metadata``).
+  user's values broadcast to its shape; may update the array's metadata
+  (``array.update_metadata``);
+* ``encode_values(array, values)`` / ``decode_values(array, values)`` (optional,
+  arrays): the value stage. Every element written goes through ``encode_values``
+  (entries in reverse document order) before it is stored, every element read through
+  ``decode_values`` (document order) after; both keep dtype and shape. The document's
+  ``fill_value`` is a stored value. An entry with a value stage must be understood
+  (``must_understand: false`` is refused at ``extensions[i].must_understand``).
 
 Both are called for each resolved entry of the array's ``extensions`` list, in
 document order; entries no plugin understands (``must_understand: false``) are
 kept and never called. The core sets ``must_understand`` on the instance from
-the document. Events that several plugins join (a node was opened) are pluggy
+the document (``True``, ``False`` or ``None`` for an absent member, which reads as true).
+An entry marked ``must_understand: false`` may be written as a top-level key of the
+document instead of in the list (:mod:`zarrforge.metadata.extension_entries`). Events that several plugins join (a node was opened) are pluggy
 hooks (:mod:`zarrforge.hookspecs`).
 """
 
@@ -80,7 +89,42 @@ class ArrayHandle(Protocol):
 class Extension(ExtensionPoint):
     name: ClassVar[str]
     node_types: ClassVar[frozenset[str]] = frozenset({"array", "group"})
-    must_understand: bool = True
+    #: ``must_understand`` as the entry writes it: ``None`` when absent (read as true)
+    _must_understand_mark: bool | None = None
+
+    @property
+    def must_understand(self) -> bool:
+        """Whether a reader without the plugin must refuse the node (``false`` lets it skip
+        the entry). Set it to ``True``, ``False``, or ``None`` to leave the member out of
+        the entry (which readers take as true); the core sets it from the document, and
+        writes back what it was set to (:attr:`must_understand_mark`).
+
+        Returns
+        -------
+        bool
+            ``False`` only when the entry says ``"must_understand": false``.
+        """
+        return self._must_understand_mark is not False
+
+    @must_understand.setter
+    def must_understand(self, value: bool | None) -> None:
+        if value is not None and not isinstance(value, bool):
+            raise TypeError(f"must_understand is True, False or None (absent), got {value!r}")
+        self._must_understand_mark = value
+
+    @property
+    def must_understand_mark(self) -> bool | None:
+        """``must_understand`` as the entry writes it: ``None`` when the member is absent.
+        Copy this one when building a new entry to replace an old one
+        (``new.must_understand = old.must_understand_mark``), so an absent member stays
+        absent.
+
+        Returns
+        -------
+        bool or None
+            ``True``, ``False``, or ``None`` for an entry without the member.
+        """
+        return self._must_understand_mark
 
     @classmethod
     @abstractmethod
@@ -165,9 +209,58 @@ class Extension(ExtensionPoint):
         kind : str
             The selection's kind, as for :meth:`map_selection`.
         values : Any
-            The values written, broadcast to the selection's shape.
+            The values the user wrote, broadcast to the selection's shape (before any
+            :meth:`encode_values`).
         """
         return None
+
+    def encode_values(self, array: ArrayHandle, values: Any) -> Any:
+        """The values to store for the user's ``values`` (unchanged by default): the value
+        stage, which lets an extension change what is stored (a scale, a transform).
+
+        Called on every write, after the selection is mapped, entries in reverse document
+        order (the last entry encodes first). ``values`` is a numpy array of the array's
+        data type, shaped as the selection, possibly a read-only broadcast view: return a
+        new array of the same dtype and shape rather than changing it. An extension that
+        overrides this or :meth:`decode_values` must be understood: an entry marked
+        ``must_understand: false`` is refused.
+
+        Parameters
+        ----------
+        array : zarrforge.abc.extension.ArrayHandle
+            The array being written.
+        values : numpy.ndarray
+            The user's values (or what the entry after this one returned).
+
+        Returns
+        -------
+        numpy.ndarray
+            The values to store: same dtype and shape.
+        """
+        return values
+
+    def decode_values(self, array: ArrayHandle, values: Any) -> Any:
+        """The values a reader gets for ``values`` as stored (unchanged by default); the
+        inverse of :meth:`encode_values`.
+
+        Called on every read, entries in document order, on the stored values of the
+        selection: an element never written is the document's ``fill_value`` here, so it
+        reads as that value decoded. ``values`` is a writable numpy array the engine made
+        for this read: change it in place or return a new one, of the same dtype and shape.
+
+        Parameters
+        ----------
+        array : zarrforge.abc.extension.ArrayHandle
+            The array being read.
+        values : numpy.ndarray
+            The stored values (or what the entry before this one returned).
+
+        Returns
+        -------
+        numpy.ndarray
+            The values the reader gets: same dtype and shape.
+        """
+        return values
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -181,3 +274,23 @@ class Extension(ExtensionPoint):
 
     def __repr__(self) -> str:
         return f"<extension {self.to_json()!r}>"
+
+
+def has_value_stage(extension: Any) -> bool:
+    """Whether ``extension`` changes values (overrides :meth:`Extension.encode_values` or
+    :meth:`Extension.decode_values`).
+
+    Parameters
+    ----------
+    extension : Any
+        An extension entry (an :class:`Extension`, or an unknown entry: ``False``).
+
+    Returns
+    -------
+    bool
+        ``True`` when reads and writes go through its value stage.
+    """
+    kind = type(extension)
+    return isinstance(extension, Extension) and (
+        kind.encode_values is not Extension.encode_values or kind.decode_values is not Extension.decode_values
+    )

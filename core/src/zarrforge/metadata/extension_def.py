@@ -25,6 +25,11 @@ class ExtensionRef:
     must_understand: bool
     raw: Any  # the document's own value, kept to write back unknown extensions
 
+    @property
+    def mark(self) -> bool | None:
+        """``must_understand`` as written: ``None`` when the entry does not say."""
+        return self.raw.get("must_understand") if isinstance(self.raw, dict) else None
+
 
 def parse_extension(
     value: Any, *, field: str, allow_skip: bool = False, point: str = "this extension point"

@@ -29,7 +29,12 @@ Resolution (names to implementations, through the registries)
     :func:`chunk_key_encoding_from_json`, :func:`codec_from_json` /
     :func:`codec_from_user` / :func:`codecs_from_json` (with :class:`SkippedCodec`),
     :func:`extensions_from_json` / :func:`extension_from_json` /
-    :func:`extensions_to_json` (with :class:`UnknownExtension`),
+    :func:`extensions_to_json` (with :class:`UnknownExtension`), and for a v3 document's
+    entries in both their forms (the list, and top-level keys:
+    :mod:`zarrforge.metadata.extension_entries`) :func:`extensions_from_document` /
+    :func:`extensions_to_document` / :func:`extension_placements`, with
+    :func:`raw_extension_entries` (the one accessor for a raw document's entries) and
+    :data:`PLACEMENTS_KEY`,
     :func:`storage_transformers_from_json`, :func:`memory_layout`,
     :func:`shape_from_json`, :func:`dimension_names_from_json`,
     :func:`attributes_from_json`; :func:`resolve` with :class:`ExtensionRef` (one
@@ -74,6 +79,7 @@ from ..engine.layout_codec import MemoryLayoutCodec
 from ..metadata import paths
 from ..metadata.document import ListedContent, NodeDocument, UnknownExtension
 from ..metadata.extension_def import ExtensionRef
+from ..metadata.extension_entries import PLACEMENTS_KEY, raw_extension_entries
 from ..metadata.indexed_view import EntryLayout, IndexedEntries
 from ..metadata.json_io import check_size as check_document_size
 from ..metadata.json_io import dump_document, dump_document_parts, load_document
@@ -95,7 +101,10 @@ from ..registries.resolution import (
     data_type_from_user,
     dimension_names_from_json,
     extension_from_json,
+    extension_placements,
+    extensions_from_document,
     extensions_from_json,
+    extensions_to_document,
     extensions_to_json,
     fill_value_from_user,
     memory_layout,
@@ -130,6 +139,7 @@ __all__ = [
     "NO_FILL_VALUE",
     "NodeDocument",
     "NodeMetadata",
+    "PLACEMENTS_KEY",
     "ParseMemo",
     "REMOVED",
     "RawJSON",
@@ -153,7 +163,10 @@ __all__ = [
     "dump_document_parts",
     "evolve_codecs",
     "extension_from_json",
+    "extension_placements",
+    "extensions_from_document",
     "extensions_from_json",
+    "extensions_to_document",
     "extensions_to_json",
     "fill_value_from_user",
     "load_document",
@@ -161,6 +174,7 @@ __all__ = [
     "memory_layout",
     "numcodecs_configuration",
     "paths",
+    "raw_extension_entries",
     "read_modify_write",
     "registry",
     "resolve",

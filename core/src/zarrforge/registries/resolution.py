@@ -24,16 +24,17 @@ checked or built per dimension.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from .. import config
 from ..abc.chunk_grid import ChunkGrid
 from ..abc.chunk_key_encoding import ChunkKeyEncoding
 from ..abc.codec import Codec
 from ..abc.data_type import DataType
-from ..abc.extension import Extension
+from ..abc.extension import Extension, has_value_stage
 from ..abc.format import NO_FILL_VALUE
 from ..abc.memory_layout import MemoryLayout
 from ..abc.metadata import ExtensionEntry
@@ -41,6 +42,7 @@ from ..abc.storage_transformer import StorageTransformer
 from ..errors import MetadataError, SkippedExtensionWarning, UnknownExtensionError
 from ..metadata.document import UnknownExtension
 from ..metadata.extension_def import ExtensionRef, parse_extension
+from ..metadata.extension_entries import PLACEMENTS_KEY, Placement, place_entries, raw_extension_entries
 from . import plugin_failures, registry
 from .registry import Registry
 
@@ -99,11 +101,7 @@ def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> An
     implementation = registry.get(ref.name, field=f"{field}.name" if isinstance(ref.raw, dict) else field)
     try:
         return implementation.from_json(ref.name, ref.configuration, *args)
-    except UnknownExtensionError:
-        raise
-    except MetadataError as exc:
-        if type(exc) is not MetadataError:
-            raise
+    except MetadataError as exc:  # any class: an UnknownExtensionError from a helper too
         raise exc.within(field) from exc
     except (TypeError, ValueError, KeyError) as exc:
         raise MetadataError(
@@ -257,7 +255,7 @@ def fill_value_from_user(data_type: DataType, value: Any) -> Any:
     try:
         return data_type.from_user_value(value)
     except MetadataError as exc:
-        if type(exc) is not MetadataError or exc.field is not None:
+        if exc.field is not None:
             raise
         raise exc.relocated("fill_value") from exc
     except (TypeError, ValueError, OverflowError) as exc:
@@ -514,6 +512,7 @@ def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionE
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
     """
     if isinstance(value, Extension):
+        _refuse_a_skippable_value_stage(value, field)
         return value
     ref = parse_extension(value, field=field, allow_skip=True)
     if not ref.must_understand and ref.name not in registry.extensions:
@@ -526,8 +525,23 @@ def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionE
             field=field,
             value=ref.raw,
         )
-    extension.must_understand = ref.must_understand
+    extension.must_understand = ref.mark
+    _refuse_a_skippable_value_stage(extension, field)
     return extension
+
+
+def _refuse_a_skippable_value_stage(extension: Extension, field: str) -> None:
+    """An entry that changes values cannot be skipped: a reader without it would read the
+    stored values as if they were the data."""
+    if extension.must_understand or not has_value_stage(extension):
+        return
+    raise MetadataError(
+        f"extension {extension.name!r} changes the values it stores (encode_values/"
+        "decode_values), so it cannot be marked must_understand: false: a reader without "
+        "it would read the stored values as the data; leave the member out or set it to true",
+        field=f"{field}.must_understand",
+        value=False,
+    )
 
 
 def _must_be_understood(table: Registry, ref: ExtensionRef, field: str) -> None:
@@ -558,17 +572,112 @@ def extensions_to_json(entries: tuple[ExtensionEntry, ...]) -> list[Any]:
     list[Any]
         The entries' JSON, with ``"must_understand": false`` where an entry says so.
     """
-    result = []
-    for entry in entries:
-        if isinstance(entry, UnknownExtension):
-            result.append(entry.document)
-            continue
-        document = entry.to_json()
-        if not entry.must_understand:
-            document = {"name": document} if isinstance(document, str) else dict(document)
-            document["must_understand"] = False
-        result.append(document)
-    return result
+    return [_entry_to_json(entry) for entry in entries]
+
+
+def _entry_to_json(entry: ExtensionEntry) -> Any:
+    if isinstance(entry, UnknownExtension):
+        return entry.document
+    document = entry.to_json()
+    mark = entry.must_understand_mark
+    if mark is not None:
+        document = {"name": document} if isinstance(document, str) else dict(document)
+        document["must_understand"] = mark
+    return document
+
+
+def extensions_from_document(
+    document: Mapping[str, Any], node_type: str, *, known: Collection[str], key: str | None = None
+) -> tuple[tuple[ExtensionEntry, ...], dict[str, Placement]]:
+    """A v3 document's extension entries, from its list and its top-level keys
+    (:mod:`zarrforge.metadata.extension_entries`), resolved, and where each was read.
+
+    Parameters
+    ----------
+    document : Mapping[str, Any]
+        The node's stored document.
+    node_type : str
+        ``"array"`` or ``"group"``: the node the entries are on.
+    known : Collection[str]
+        The fields the format defines.
+    key : str or None
+        The document's store key, named by errors.
+
+    Returns
+    -------
+    tuple[tuple[ExtensionEntry, ...], dict[str, str]]
+        The entries in the order they apply (list first, then top-level keys in document
+        order), and ``{name: "list" | "top-level"}``.
+
+    Raises
+    ------
+    zarrforge.errors.UnknownExtensionError
+        An extension is not installed and must be understood.
+    zarrforge.errors.MetadataError
+        The list is not a non-empty list, an entry is invalid or does not apply to
+        ``node_type``, or a name appears twice (in one form or across both).
+    zarrforge.errors.PluginFailureError
+        The plugin failed unexpectedly (not with a zarrforge error) while building it.
+    """
+    raw = raw_extension_entries(document, known, key=key)
+    if not raw:
+        return (), {}
+    entries = tuple(extension_from_json(r.value, node_type, field=r.field) for r in raw)
+    names = [e.name for e in entries]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise MetadataError(
+            f"extension(s) {duplicates} appear more than once", field="extensions", value=duplicates, key=key
+        )
+    return entries, {e.name: r.placement for e, r in zip(entries, raw, strict=True)}
+
+
+def extensions_to_document(
+    entries: Sequence[ExtensionEntry], placements: Mapping[str, str], *, reserved: Collection[str]
+) -> tuple[list[Any], dict[str, Any]]:
+    """The ``extensions`` list and the top-level keys that write ``entries`` back: each
+    skippable entry where it was read (``placements``), a new one in the form the
+    ``skippable_extensions`` setting names, the others in the list.
+
+    Parameters
+    ----------
+    entries : Sequence[ExtensionEntry]
+        The node's entries.
+    placements : Mapping[str, str]
+        Where each was read, by name (:data:`~zarrforge.metadata.extension_entries.PLACEMENTS_KEY`
+        of the model's ``format_data``).
+    reserved : Collection[str]
+        The document's other keys, which a top-level entry never takes.
+
+    Returns
+    -------
+    tuple[list[Any], dict[str, Any]]
+        The list (empty when every entry is top-level: omit it) and the top-level entries.
+    """
+    return place_entries(
+        ((e.name, _entry_to_json(e), not e.must_understand) for e in entries),
+        placements,
+        default=config.get().skippable_extensions,
+        reserved=reserved,
+    )
+
+
+def extension_placements(metadata: Any) -> Mapping[str, str]:
+    """Where each entry of ``metadata`` (a node's model) was read, by name (empty for a
+    new node).
+
+    Parameters
+    ----------
+    metadata : Any
+        The node's metadata model.
+
+    Returns
+    -------
+    Mapping[str, str]
+        ``{name: "list" | "top-level"}``.
+    """
+    placements = metadata.format_data.get(PLACEMENTS_KEY)
+    return placements if isinstance(placements, Mapping) else {}
 
 
 def storage_transformers_from_json(

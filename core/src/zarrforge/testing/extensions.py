@@ -50,6 +50,7 @@ import zarrforge as zf
 from ..abc.extension import Extension
 from ..errors import MetadataError, ZarrforgeError
 from ..plugin_api import extension_from_json, registry
+from ..plugin_api.formats import raw_extension_entries
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import (
@@ -134,7 +135,7 @@ class ExtensionConformance(KitScaffolding):
         )
 
     def _stored_entry(self, node: Any) -> Any:
-        return node.metadata["extensions"][0]
+        return raw_extension_entries(node.metadata, ())[0].value
 
     # --- the tests ------------------------------------------------------------------------
 

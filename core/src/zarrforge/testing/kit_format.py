@@ -69,6 +69,7 @@ from ..plugin_api import (
     dimension_names_from_json,
     dump_document,
     evolve_codecs,
+    extensions_from_document,
     extensions_from_json,
     extensions_to_json,
     fill_value_from_user,
@@ -284,7 +285,7 @@ class KitFormat(ChunksUnderNode, Format):
         attributes = attributes_from_json(content.get("attributes"))
         if node_type == "group":
             return GroupMetadata(
-                attributes, self.name, extensions=extensions_from_json(content.get("extensions"), "group")
+                attributes, self.name, extensions=extensions_from_document(content, "group", known=allowed)[0]
             )
         missing = sorted(_ARRAY_REQUIRED - set(content))
         if missing:
@@ -302,7 +303,7 @@ class KitFormat(ChunksUnderNode, Format):
             format_name=self.name,
             dimension_names=dimension_names_from_json(content.get("dimension_names"), len(shape)),
             storage_transformers=storage_transformers_from_json(content.get("storage_transformers")),
-            extensions=extensions_from_json(content.get("extensions"), "array"),
+            extensions=extensions_from_document(content, "array", known=allowed)[0],
         )
 
     def document_attributes(self, document: NodeDocument) -> dict[str, Any] | None:

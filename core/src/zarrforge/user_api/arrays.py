@@ -54,6 +54,8 @@ from .array_properties import ArrayProperties
 from .array_resizing import Resizing
 from .array_selections import Selections, as_value, is_fancy, is_vindex
 from .info import Summary, array_summary
+from .value_stage import read_values, value_stages
+from .value_stage import stored_values as stored_values_of
 
 
 class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type="array"):
@@ -278,15 +280,21 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
                 "before trying)"
             ) from exc
 
-    def _read(self, kind: str, selection: Any) -> np.ndarray:
+    def _read(self, kind: str, selection: Any, *, stored_values: bool = False) -> np.ndarray:
+        """Read ``selection``; ``stored_values=True`` returns the values as stored, before
+        the extensions' value stage (:mod:`zarrforge.user_api.value_stage`)."""
         indexer, _ = self._indexer(kind, selection)
         out = self._output(indexer.shape)
         self._engine_().read(indexer, out)
-        return out
+        stages = () if stored_values else value_stages(self._metadata)
+        return read_values(self, stages, out) if stages else out
 
-    def _write(self, kind: str, selection: Any, value: Any, *, stored: bool = False) -> None:
+    def _write(
+        self, kind: str, selection: Any, value: Any, *, stored: bool = False, stored_values: bool = False
+    ) -> None:
         """Write ``value``; ``stored=True`` means ``selection`` is in stored coordinates
-        already and skips the extensions' selection mapping."""
+        already and skips the extensions' selection mapping; ``stored_values=True`` that
+        ``value`` is as stored already and skips their value stage."""
         self._check_writable()
         indexer: Any
         if stored:
@@ -295,7 +303,8 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
             indexer, selection = self._indexer(kind, selection)
         self._check_size(indexer.shape, "a write")
         value = as_value(value, indexer.shape, self.dtype)
-        self._engine_().write(indexer, value)
+        stages = () if stored_values else value_stages(self._metadata)
+        self._engine_().write(indexer, stored_values_of(self, stages, value) if stages else value)
         for extension in self._metadata.extensions:
             if isinstance(extension, Extension):
                 extension.after_write(self, selection, kind, value)
@@ -328,8 +337,12 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
                 except Exception as exc:  # noqa: BLE001  # that request's own error
                     results[i] = (None, exc)
             return results
+        stages = value_stages(self._metadata)
         for i, _, out in reads:
-            results[i] = (self._scalar_or_array(out), None)
+            try:
+                results[i] = (self._scalar_or_array(read_values(self, stages, out) if stages else out), None)
+            except Exception as exc:  # noqa: BLE001  # that request's own error
+                results[i] = (None, exc)
         return results
 
     @staticmethod
@@ -383,13 +396,16 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         Returns
         -------
         numpy.ndarray
-            The chunk's values, decoded.
+            The chunk's values, decoded (through the extensions' value stage, as reads are).
         """
         coords = tuple(int(c) for c in coords)
         chunk = self._engine_().read_chunk(coords)
         if chunk is None:
             spec = self._engine_().spec_for(coords)
             chunk = self._layout.full(spec.shape, self.fill_value, self.dtype)
+        stages = value_stages(self._metadata)
+        if stages:  # on a copy: a decoded chunk may be read-only, a view of the stored bytes
+            chunk = read_values(self, stages, np.array(chunk, copy=True))
         return chunk
 
     _uncommitted_shape: tuple[int, ...] | None = None

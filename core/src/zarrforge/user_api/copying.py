@@ -23,6 +23,10 @@ an unfinished-write marker (:mod:`zarrforge.storing.unfinished`), so a copy or c
 there without ``overwrite`` is refused with an
 :class:`~zarrforge.errors.UnfinishedWriteError` rather than taken for finished.
 
+An array whose extensions change values (their value stage,
+:mod:`zarrforge.user_api.value_stage`) is copied as stored when the destination keeps the
+same entries, and as read otherwise.
+
 Kept: attributes, dimension names (formats map v2 ``_ARRAY_DIMENSIONS`` to and
 from ``dimension_names``), fill values, data types, and by default the
 source's chunking and codecs. ``shards=False`` unshards a sharded source: its
@@ -49,6 +53,7 @@ from ..nodes.node import Node, open_node
 from ..nodes.node_writing import NewNode, prepare_nodes
 from ..storing import unfinished
 from ..storing.storage import StoreLike, resolve_location
+from .value_stage import value_stages
 
 KEEP: Any = object()  # sentinel: take the source's setting
 
@@ -164,6 +169,12 @@ def _step_units(grid: list[int], unit: tuple[int, ...], itemsize: int, step_byte
     return tuple(step)
 
 
+def _same_value_stage(source: Any, dest: Any) -> bool:
+    """Do both arrays have value stages, the same entries in the same order?"""
+    theirs, ours = value_stages(source.metadata_model), value_stages(dest.metadata_model)
+    return bool(theirs) and [e.to_json() for e in theirs] == [e.to_json() for e in ours]
+
+
 def _copy_data(
     source: Any, dest: Any, progress: Callable[[str, int, int], None] | None, step_bytes: int | None = None
 ) -> None:
@@ -176,11 +187,20 @@ def _copy_data(
         raise ValueError(f"step_bytes must be a positive int of bytes, got {step_bytes!r}")
     step = _step_units(grid, unit, dest.dtype.itemsize, STEP_BYTES if step_bytes is None else step_bytes)
     done = 0
+    # the destination keeping the source's value stage (an extension that changes values)
+    # takes the stored values as they are: decoding and encoding again might not give
+    # back the same bits (a float scale)
+    as_stored = _same_value_stage(source, dest)
     for origin in itertools.product(*(range(0, g, s) for g, s in zip(grid, step))):
         region = tuple(
             slice(o * u, min((o + s) * u, n)) for o, s, u, n in zip(origin, step, unit, dest.shape)
         )
-        dest[region] = source[region]
+        if as_stored:
+            dest._write(
+                "basic", region, source._read("basic", region, stored_values=True), stored_values=True
+            )
+        else:
+            dest[region] = source[region]
         done += int(np.prod([min(s, g - o) for o, s, g in zip(origin, step, grid)], dtype=np.int64))
         if progress is not None:
             progress(dest.path, done, total)

@@ -234,7 +234,7 @@ class ArrayStatistics(Extension):
         entry = ArrayStatistics(
             self.statistics.merged(delta), ((*self.recent_updates, update_id))[-RECENT_UPDATES:]
         )
-        entry.must_understand = self.must_understand
+        entry.must_understand = self.must_understand_mark  # absent, true or false, as it was
         return entry
 
 

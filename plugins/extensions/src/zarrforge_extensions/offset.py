@@ -255,8 +255,11 @@ def domain(array: Any) -> tuple[range, ...]:
     return tuple(range(n) for n in array.shape)
 
 
-def set_offset(array: Any, offset: Sequence[int], *, must_understand: bool = True) -> None:
+def set_offset(array: Any, offset: Sequence[int], *, must_understand: bool | None = None) -> None:
     """Add or replace the array's ``zarrforge.offset``, checking it against the array first.
+
+    ``must_understand``: ``None`` (default) writes the entry without the member, which
+    readers take as true; ``True`` or ``False`` writes it.
 
     Prefer this to ``array.set_extension(...)``: the length check needs the
     array, which ``set_extension`` cannot give the extension before it writes.
