@@ -59,3 +59,40 @@ def test_bad_arguments_are_refused(root):
         root.tree(expand=True)
     with pytest.raises(ValueError, match="level must be None or an int >= 0"):
         root.tree(level=-1)
+
+
+def _broken(root):
+    """Below ``root``: an array whose codec no plugin provides (opened deferred, it fails
+    when its data type is resolved), a group whose document is not JSON, and a healthy
+    array after them."""
+    import json
+
+    root.create_array("bad_codec", shape=(3,), dtype="i2", compressors=None)
+    document = json.loads(root.store.get("bad_codec/zarr.json"))
+    document["data_type"] = "no_such_type"
+    root.store.set("bad_codec/zarr.json", json.dumps(document).encode())
+    root.create_group("c_damaged")
+    root.store.set("c_damaged/zarr.json", b"{not json")
+    root.create_array("d_fine", shape=(1,), dtype="u1")
+    return root
+
+
+def test_a_member_that_cannot_be_opened_is_listed_with_a_one_line_reason():
+    root = _broken(zf.group())
+    lines = repr(root.tree(plain=True)).splitlines()
+    assert lines[0] == "/"
+    assert lines[1].startswith("├── bad_codec (cannot be opened: UnknownExtensionError: ")
+    assert "unknown data type 'no_such_type'" in lines[1]
+    assert lines[2].startswith("├── c_damaged (cannot be opened: MetadataError: ")
+    assert lines[3] == "└── d_fine (1,) uint8"
+    assert all(len(line) < 200 for line in lines)
+
+
+def test_the_html_repr_lists_a_member_that_cannot_be_opened():
+    root = _broken(zf.group())
+    html_text = root._repr_html_()
+    assert "<li>bad_codec <i>(cannot be opened: UnknownExtensionError: " in html_text
+    assert "<li>c_damaged <i>(cannot be opened: MetadataError: " in html_text
+    assert "<li>d_fine <code>(1,) uint8, 1 B</code></li>" in html_text
+    with pytest.raises(zf.errors.UnknownExtensionError):  # opening it still says why, in full
+        root["bad_codec"].dtype

@@ -313,15 +313,82 @@ class ReadOnlyError(StoreError, PermissionError):
 
 
 class CodecError(ZarrforgeError, ValueError):
-    """A codec failed to encode or decode a chunk."""
+    """A codec failed to encode or decode a chunk.
+
+    The engine locates the error as it travels up, encoding and decoding alike: ``array``
+    is the array's path, ``key`` the chunk's store key (a shard's, under sharding) and
+    ``inner`` the inner chunk's coordinates within the shard; each is ``None`` where
+    unknown. ``message`` is the text without that location.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        key: str | None = None,
+        array: str | None = None,
+        inner: tuple[int, ...] | None = None,
+    ) -> None:
+        self.message = message
+        self.key = key
+        self.array = array
+        self.inner = inner
+        super().__init__(self._located_text())
+
+    def _located_text(self) -> str:
+        where = []
+        if self.array is not None:
+            where.append(f"array {self.array or '/'!r}")
+        if self.key:
+            where.append(f"chunk {self.key!r}")
+        if self.inner is not None:
+            where.append(f"inner chunk {self.inner}")
+        return (", ".join(where) + ": " if where else "") + self.message
+
+    def located(
+        self, *, key: str | None = None, array: str | None = None, inner: tuple[int, ...] | None = None
+    ) -> CodecError:
+        """This error (same class and details) with the places it does not name yet filled
+        in; itself when it names them all already.
+
+        Parameters
+        ----------
+        key : str or None
+            The chunk's store key.
+        array : str or None
+            The array's path.
+        inner : tuple[int, ...] or None
+            The inner chunk's coordinates within its shard.
+
+        Returns
+        -------
+        CodecError
+            The located error, with this one's ``__cause__``.
+        """
+        changes = {
+            name: value
+            for name, value in (("key", key), ("array", array), ("inner", inner))
+            if value is not None and getattr(self, name, None) is None
+        }
+        if not changes:
+            return self
+        moved = type(self).__new__(type(self))  # not the constructor: subclasses' differ
+        moved.__dict__.update(self.__dict__)
+        for name, value in changes.items():
+            setattr(moved, name, value)
+        if not hasattr(moved, "message"):  # a subclass that bypassed CodecError.__init__
+            moved.message = str(self)
+        moved.args = (moved._located_text(),)
+        # the same error, better located: its cause is the original's, and the original
+        # is not shown as a second error (raise it ``from error.__cause__``)
+        moved.__cause__ = self.__cause__
+        moved.__suppress_context__ = True
+        moved.__traceback__ = self.__traceback__
+        return moved
 
 
 class CorruptChunkError(CodecError):
     """Stored chunk bytes cannot be decoded (truncated, garbled, wrong size)."""
-
-    def __init__(self, message: str, *, key: str | None = None) -> None:
-        self.key = key
-        super().__init__(f"chunk {key!r}: {message}" if key else message)
 
 
 class ChecksumError(CorruptChunkError):

@@ -260,7 +260,19 @@ class ArrayArrayCodec(Codec):
         -------
         zarrforge.abc.codec.ChunkSpec
             The representation :meth:`encode` produces for it (shape and data type),
-            computed without looking at element values.
+            computed without looking at element values. Its ``fill_value`` is the
+            encoded fill: the value F' such that a chunk whose every element is F'
+            decodes to a chunk whose every element is ``spec.fill_value`` (the codecs
+            after this one store and skip chunks by it). For an element-wise codec that
+            is the fill value encoded; a codec that is not element-wise (a delta, a
+            transform across elements) must find such an F' (a delta: 0, when the fill
+            value is 0) or refuse the configuration with a
+            :class:`~zarrforge.errors.MetadataError` naming the field.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            No encoded fill value exists for ``spec.fill_value``.
         """
 
     @abstractmethod

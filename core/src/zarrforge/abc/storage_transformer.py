@@ -80,6 +80,26 @@ class StorageTransformer(ExtensionPoint):
             The ``storage_transformers`` entry.
         """
 
+    def validate(self, metadata: Any) -> None:
+        """Check the entry against the array it is on (nothing by default): at creation,
+        on open and before a resize is written, so a configuration that does not fit the
+        array (a manifest naming a chunk outside the grid) is refused before anything
+        is written or read. Raise :class:`~zarrforge.errors.MetadataError` with ``field``
+        inside the entry (``"configuration.manifest"``); the core prefixes
+        ``storage_transformers[i]``.
+
+        Parameters
+        ----------
+        metadata : Any
+            The array's :class:`~zarrforge.abc.metadata.ArrayMetadata`.
+
+        Raises
+        ------
+        zarrforge.errors.MetadataError
+            The entry does not fit the array.
+        """
+        return None
+
     @abstractmethod
     def wrap(self, store: Store, keys: ChunkKeys, metadata: Any, *, path: str | None = None) -> Store:
         """The store the array's chunk I/O goes through (``metadata``: the array's

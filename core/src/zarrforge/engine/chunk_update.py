@@ -40,6 +40,7 @@ from typing import Any, Final
 import numpy as np
 
 from ..abc.codec import ChunkSpec
+from ..errors import CodecError
 from .chunk_context import enter_chunk, leave_chunk
 from .chunk_helpers import ChunkLimit, all_equal_fill, check_chunk
 from .codec_chain import CodecChain
@@ -105,6 +106,8 @@ class ChunkUpdater:
                 chunk = spec.layout.full(spec.shape, spec.fill_value, spec.dtype)
             chunk[selection] = values
             return self._encoded(chunk, spec)
+        except CodecError as exc:  # encoding too: name the chunk
+            raise exc.located(key=key) from exc.__cause__
         finally:
             if token is not None:
                 leave_chunk(token)
@@ -126,6 +129,8 @@ class ChunkUpdater:
             chunk = np.array(self.chain.decode(old, spec, key=key), copy=True)
             new = change(chunk)
             return KEEP if new is None else self._encoded(new, spec)
+        except CodecError as exc:
+            raise exc.located(key=key) from exc.__cause__
         finally:
             if token is not None:
                 leave_chunk(token)

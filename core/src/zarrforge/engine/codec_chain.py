@@ -167,9 +167,7 @@ class CodecChain:
                 continue
             try:
                 codec.validate(spec)
-            except MetadataError as exc:
-                if type(exc) is not MetadataError:
-                    raise
+            except MetadataError as exc:  # any class: an UnknownExtensionError from a helper too
                 located = exc.within(f"codecs[{i}]")
                 if not exc.field:
                     located.value = codec.to_json()
@@ -331,7 +329,7 @@ class CodecChain:
 
 class _named_failures:
     """``with _named_failures(key):`` turns a codec's failure on stored data into a
-    CorruptChunkError naming ``key``. (A class, not a generator-based context manager:
+    CorruptChunkError naming ``key``, and names ``key`` in any CodecError. (A class, not a generator-based context manager:
     it runs once per chunk, and this costs a fraction as much.) Any other unexpected
     failure is a bug of ``codec``, the codec running when it happened: a
     PluginFailureError naming it."""
@@ -350,9 +348,9 @@ class _named_failures:
     ) -> Literal[False]:
         if exc is None:
             return False
-        if isinstance(exc, CorruptChunkError):
-            if exc.key is None:
-                raise type(exc)(str(exc), key=self.key) from exc
+        if isinstance(exc, CodecError):
+            if exc.key is None and self.key is not None:
+                raise exc.located(key=self.key) from exc.__cause__
             return False
         if isinstance(exc, ZarrforgeError):
             return False

@@ -40,7 +40,8 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from types import TracebackType
+from typing import Any, Literal
 
 import numpy as np
 
@@ -51,7 +52,7 @@ from ..abc.data_type import DataType
 from ..abc.memory_layout import MemoryLayout
 from ..abc.storage_transformer import ChunkKeys
 from ..abc.store import Store
-from ..errors import ConflictError
+from ..errors import CodecError, ConflictError
 from ..registries.plugin_failures import store_bugs_named
 from ..storing.optimistic import pause_before_retry, read_modify_write
 from .chunk_helpers import ChunkLimit, all_equal_fill, check_allocation, check_chunk, chunk_limit  # noqa: F401
@@ -91,6 +92,27 @@ class Aimed:
         self.out = out
 
 
+class _ArrayNamed:
+    """``with _ArrayNamed(path):`` names the array in a CodecError passing through (the
+    chunk is named where it is coded). A class, as ``codec_chain._named_failures``: it
+    runs once per call."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> Literal[False]:
+        if isinstance(exc, CodecError) and exc.array is None and self.path is not None:
+            raise exc.located(array=self.path) from exc.__cause__
+        return False
+
+
 class ChunkEngine:
     def __init__(
         self,
@@ -104,7 +126,9 @@ class ChunkEngine:
         layout: MemoryLayout,
         threads: int,
         write_empty_chunks: bool,
+        name: str | None = None,
     ) -> None:
+        self.name = name  # the array's path, named by codec errors
         self.store = store
         self.keys = keys
         self.grid = grid
@@ -176,7 +200,7 @@ class ChunkEngine:
             data = self.store.get(key)
         if data is None:
             return None
-        with using_threads(self.threads):
+        with using_threads(self.threads), _ArrayNamed(self.name):
             return self.chain.decode(data, self.spec_for(coords), key=key)
 
     def update_chunk(
@@ -199,7 +223,7 @@ class ChunkEngine:
             elif not isinstance(result, Keep):  # the one Keep is KEEP
                 view.set(key, result[0] if len(result) == 1 else b"".join(result))
 
-        with using_threads(self.threads), store_bugs_named(self.store):
+        with using_threads(self.threads), store_bugs_named(self.store), _ArrayNamed(self.name):
             read_modify_write(self.store, update)
 
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
@@ -212,7 +236,7 @@ class ChunkEngine:
 
     def read(self, projections: Iterable[Any], out: np.ndarray) -> None:
         """``out[p.out_selection] = chunk[p.chunk_selection]`` for each projection."""
-        with using_threads(self.threads), store_bugs_named(self.store):
+        with using_threads(self.threads), store_bugs_named(self.store), _ArrayNamed(self.name):
             self._read(projections, out, out.size)
 
     def read_gathered(self, reads: Sequence[tuple[Iterable[Any], np.ndarray]]) -> None:
@@ -223,7 +247,7 @@ class ChunkEngine:
         aimed = sorted(
             (Aimed(p, out) for projections, out in reads for p in projections), key=lambda a: a.coords
         )
-        with using_threads(self.threads), store_bugs_named(self.store):
+        with using_threads(self.threads), store_bugs_named(self.store), _ArrayNamed(self.name):
             self._read(aimed, None, sum(out.size for _, out in reads))
 
     def _read(self, projections: Iterable[Any], out: np.ndarray | None, elements: int) -> None:
@@ -305,7 +329,7 @@ class ChunkEngine:
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         """``chunk[p.chunk_selection] = value[p.out_selection]`` for each projection."""
-        with using_threads(self.threads), store_bugs_named(self.store):
+        with using_threads(self.threads), store_bugs_named(self.store), _ArrayNamed(self.name):
             self._write(projections, value)
 
     def _write(self, projections: Iterable[Any], value: np.ndarray) -> None:

@@ -197,7 +197,7 @@ class Node(NodeProperties):
         """Check what can be checked without reading data; subclasses extend it. An
         extension's refusal names the node's document (or at least its path)."""
         try:
-            validate_extensions(self._metadata)
+            validate_entries(self._metadata)
         except MetadataError as exc:
             raise self._located(exc) from exc
 
@@ -267,7 +267,7 @@ class Node(NodeProperties):
                     f"the {self._kind} {self.name!r} was removed or replaced by another writer"
                 )
             new = change(latest)
-            validate_extensions(new)
+            validate_entries(new)
             fmt.write_node(store, path, new)
             return new
 
@@ -377,7 +377,7 @@ class Node(NodeProperties):
                 field="node_type",
                 value=metadata.node_type,
             )
-        validate_extensions(metadata)
+        validate_entries(metadata)
         self._write_metadata(metadata)
 
     def remove_extension(self, name: str) -> None:
@@ -589,14 +589,22 @@ def missing_node(
     return kind(f"no {what} at path {'/' + path!r} in {store!r}: the node does not exist")
 
 
-def validate_extensions(metadata: Any) -> None:
-    """Let every resolved extension check itself against the node's model."""
+def validate_entries(metadata: Any) -> None:
+    """Let every resolved extension, and an array's every storage transformer, check itself
+    against the node's model: at creation, on open, and before any metadata change (a
+    resize) is written. A refusal is positioned at ``extensions[i]`` or
+    ``storage_transformers[i]``."""
     for i, entry in enumerate(metadata.extensions):
         if not isinstance(entry, Extension):
             continue
         try:
             entry.validate(metadata)
-        except MetadataError as exc:
-            if type(exc) is not MetadataError:
-                raise
+        except MetadataError as exc:  # any class: an UnknownExtensionError from a helper too
             raise exc.within(f"extensions[{i}]") from exc
+    if metadata.node_type != "array":
+        return
+    for i, transformer in enumerate(metadata.storage_transformers):
+        try:
+            transformer.validate(metadata)
+        except MetadataError as exc:
+            raise exc.within(f"storage_transformers[{i}]") from exc

@@ -87,6 +87,7 @@ class ArrayEngine:
             layout=self._layout,
             threads=self._threads,
             write_empty_chunks=self._write_empty_chunks,
+            name=self._path,
         )
 
     def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:

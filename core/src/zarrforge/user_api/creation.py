@@ -25,7 +25,7 @@ from ..engine.codec_arguments import normalised
 from ..errors import ZarrforgeError
 from ..metadata.json_io import check_new_attributes
 from ..nodes import hierarchy
-from ..nodes.node import node_class, node_from_metadata, validate_extensions
+from ..nodes.node import node_class, node_from_metadata, validate_entries
 from ..nodes.node_writing import NewNode, write_nodes
 from ..registries.resolution import check_ndim, data_type_from_user, shape_from_json
 from ..storing.storage import StoreLike, resolve_location
@@ -332,7 +332,7 @@ def create_group(
     fmt = fmt or hierarchy.get_format(location.zarr_format)
     resolved, path = location.store, location.path
     metadata = fmt.new_group(attributes, extensions)
-    validate_extensions(metadata)
+    validate_entries(metadata)
     rendered = fmt.render(metadata)
     write_nodes(
         resolved,

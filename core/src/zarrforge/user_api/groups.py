@@ -22,6 +22,7 @@ from ..errors import (
     NodeNotFoundError,
     NodeTypeError,
     UnusedViewWarning,
+    ZarrforgeError,
 )
 from ..metadata import paths
 from ..nodes.consolidated import ConsolidatedView
@@ -31,7 +32,7 @@ from . import creation
 from .arrays import mismatch
 from .info import Summary, group_summary, group_tree_html
 from .like import like_arguments
-from .tree_view import TreeText, group_tree
+from .tree_view import TreeText, UnopenedMember, group_tree
 
 
 class Group(Node, node_type="group"):
@@ -173,25 +174,35 @@ class Group(Node, node_type="group"):
             self._store, self._child(name)[0], fmt=self._format, mode="r" if self._read_only else "r+"
         )
 
-    def _members_here(self) -> Iterator[tuple[str, Any]]:
+    def _members_here(self, *, tolerant: bool = False) -> Iterator[tuple[str, Any]]:
         """The children for a listing. From the store, each child's document is read once
         (``Format.child_documents``) and an array is opened deferred (resolved on first
         use; see :mod:`zarrforge.nodes.node`), so listing members with their attributes
         resolves no data type, grid or codec; a group, or a child whose document cannot
-        be read, is opened as by ``[]`` (which reports why)."""
+        be read, is opened as by ``[]`` (which reports why). ``tolerant`` (for displays):
+        a child that cannot be opened comes as an :class:`UnopenedMember` saying why,
+        instead of stopping the listing."""
         if self._view is not None:
             for name in self.keys():
-                yield name, self[name]
+                yield name, self._member(name, tolerant)
             return
         for name, document in self._format.child_documents(self._store, self._path):
             if document is None or document.node_type != "array":
-                yield name, self[name]
+                yield name, self._member(name, tolerant)
                 continue
             path = self._child(name)[0]
             yield (
                 name,
                 node_from_metadata(self._store, path, self._format, document, read_only=self._read_only),
             )
+
+    def _member(self, name: str, tolerant: bool) -> Any:
+        if not tolerant:
+            return self[name]
+        try:
+            return self[name]
+        except ZarrforgeError as exc:
+            return UnopenedMember(exc)
 
     def get(self, name: str, default: Any = None) -> Any:
         """The member ``name``, or ``default`` when there is none.

@@ -18,6 +18,9 @@ import html
 import json
 from typing import Any
 
+from ..errors import ZarrforgeError
+from .tree_view import UnopenedMember, one_line
+
 
 def human_bytes(count: int) -> str:
     """``count`` as people read it: ``40000 (39.1 KiB)``, ``72 B``."""
@@ -128,6 +131,12 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _array_detail(array: Any) -> str:
+    decoded = _decoded_bytes(array)
+    nbytes = "" if decoded is None else f", {human_bytes(decoded)}"
+    return f"{array.shape} {array.dtype}{nbytes}"
+
+
 def _is_group(node: Any) -> bool:
     return node.metadata_model.node_type == "group"
 
@@ -137,16 +146,21 @@ def group_tree_html(group: Any) -> str:
 
     def items(node: Any) -> str:
         parts = []
-        for name, member in node.members():
-            if _is_group(member):
-                parts.append(f"<li>{html.escape(name)}/<ul>{items(member)}</ul></li>")
+        for name, member in node._members_here(tolerant=True):  # one that fails is listed, saying why
+            label = html.escape(name)
+            reason = member.reason if isinstance(member, UnopenedMember) else None
+            if reason is None:
+                try:
+                    if _is_group(member):
+                        parts.append(f"<li>{label}/<ul>{items(member)}</ul></li>")
+                        continue
+                    detail = _array_detail(member)
+                except ZarrforgeError as exc:  # an array opened deferred, resolved only now
+                    reason = one_line(exc)
+            if reason is not None:
+                parts.append(f"<li>{label} <i>(cannot be opened: {html.escape(reason)})</i></li>")
             else:
-                decoded = _decoded_bytes(member)
-                nbytes = "" if decoded is None else f", {human_bytes(decoded)}"
-                parts.append(
-                    f"<li>{html.escape(name)} <code>{member.shape} "
-                    f"{html.escape(str(member.dtype))}{html.escape(nbytes)}</code></li>"
-                )
+                parts.append(f"<li>{label} <code>{html.escape(detail)}</code></li>")
         return "".join(parts)
 
     return f"<div><b>zarrforge.Group {html.escape(group.name)}</b><ul>{items(group)}</ul></div>"

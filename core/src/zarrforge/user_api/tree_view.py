@@ -8,6 +8,13 @@ zarr-python's is an object of its own: its ``repr`` is the drawing, each line en
 newline (zarr-python's text exactly), its ``str`` the same without the last newline (so
 ``print(group.tree())`` ends with the drawing), and its ``_repr_mimebundle_`` gives Jupyter
 both forms. Names are escaped in the HTML, never in the text.
+
+A member that cannot be opened (a plugin it needs is not installed, its document is
+damaged) does not stop the drawing: it is listed with a one-line reason,
+``broken (cannot be opened: UnknownExtensionError: ...)``, and nothing below it is drawn.
+Listings for display come from the group as ``(name, node)`` pairs in which such a
+member is an :class:`UnopenedMember`; an array opened deferred that fails when its shape
+or data type is first asked for is reported the same way (:func:`member_detail`).
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ import html
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from ..errors import ZarrforgeError
 
 _PRE = (
     '<pre style="white-space:pre;overflow-x:auto;line-height:normal;'
@@ -47,11 +56,44 @@ class TreeText:
         return {"text/plain": self.text, "text/html": f"{_PRE}{self.html}</pre>\n"}
 
 
+class UnopenedMember:
+    """A member a display lists but could not open: ``error`` says why."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    @property
+    def reason(self) -> str:
+        """Why, in one line: the error's class and the first line of its message, at most
+        160 characters."""
+        return one_line(self.error)
+
+
+def one_line(error: BaseException, limit: int = 160) -> str:
+    """``error``'s class and the first line of its message, cut at ``limit`` characters."""
+    lines = str(error).splitlines()
+    text = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def member_detail(node: Any, is_group: Callable[[Any], bool]) -> str:
+    """What a display writes after a member's name: ``" (4, 3) float32"`` for an array,
+    nothing for a group, ``" (cannot be opened: <reason>)"`` for a member that failed."""
+    if isinstance(node, UnopenedMember):
+        return f" (cannot be opened: {node.reason})"
+    if is_group(node):
+        return ""
+    try:
+        return f" {node.shape} {node.dtype}"
+    except ZarrforgeError as exc:  # an array opened deferred, resolved only now
+        return f" (cannot be opened: {one_line(exc)})"
+
+
 def _walk(
     group: Any, level: int | None, is_group: Callable[[Any], bool], depth: int = 0
 ) -> Iterator[tuple[int, bool, str, Any]]:
     """(depth, is last among its siblings, name, node), depth first, sorted by name."""
-    members = group.members()
+    members = list(group._members_here(tolerant=True))
     for i, (name, node) in enumerate(members):
         yield depth, i == len(members) - 1, name, node
         if is_group(node) and (level is None or depth < level):
@@ -91,7 +133,7 @@ def group_tree(
             break
         del stems[depth:]
         prefix = "".join(stems) + ("└── " if last else "├── ")
-        detail = "" if is_group(node) else f" {node.shape} {node.dtype}"
+        detail = member_detail(node, is_group)
         text.append(f"{prefix}{bold}{name}{unbold}{detail}")
         markup.append(f"{prefix}{html_bold}{html.escape(name)}{html_unbold}{html.escape(detail)}")
         stems.append("    " if last else "│   ")

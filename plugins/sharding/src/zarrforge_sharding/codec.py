@@ -55,11 +55,12 @@ import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
-from typing import Any, TypeVar, cast
+from types import TracebackType
+from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 
-from zarrforge.errors import CorruptChunkError, MetadataError
+from zarrforge.errors import CodecError, CorruptChunkError, MetadataError
 from zarrforge.plugin_api.codecs import (
     ArrayBytesCodec,
     ByteRange,
@@ -391,11 +392,15 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             return None
         shard = current_chunk() if self.inner.uses_chunk_position else None
         if shard is None:
-            return self.inner.encode(chunk, self._inner_spec(spec))
+            with _InnerNamed(coords):
+                return self.inner.encode(chunk, self._inner_spec(spec))
         # the inner chunk's position in the array's grid of inner chunks, for codecs
         # whose choices depend on it (conditional)
         per_shard = self._chunks_per_shard(spec)
-        with encoding_chunk(tuple(s * n + c for s, n, c in zip(shard, per_shard, coords))):
+        with (
+            encoding_chunk(tuple(s * n + c for s, n, c in zip(shard, per_shard, coords))),
+            _InnerNamed(coords),
+        ):
             return self.inner.encode(chunk, self._inner_spec(spec))
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
@@ -433,7 +438,8 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 out[region] = spec.fill_value
                 return
             offset, nbytes = where
-            self.inner.decode_into(view[offset : offset + nbytes], inner_spec, out[region], key=None)
+            with _InnerNamed(coords):
+                self.inner.decode_into(view[offset : offset + nbytes], inner_spec, out[region], key=None)
 
         self._each_inner(decode_one, list(np.ndindex(*self._chunks_per_shard(spec))), spec)
 
@@ -442,7 +448,10 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     def _decode_into(
         self, box: np.ndarray, b: Box, coords: tuple[int, ...], data: bytes, spec: ChunkSpec
     ) -> None:
-        box[b.region(coords, self.chunk_shape)] = self.inner.decode(data, self._inner_spec(spec), key=None)
+        with _InnerNamed(coords):
+            box[b.region(coords, self.chunk_shape)] = self.inner.decode(
+                data, self._inner_spec(spec), key=None
+            )
 
     def _cache_key(self, fetch: RangeFetcher, spec: ChunkSpec) -> Any:
         """Where this shard's index is remembered (:mod:`.index_cache`), or ``None``."""
@@ -575,7 +584,8 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
 
             def copy_one(piece: tuple[Any, ...]) -> None:  # pieces are disjoint parts of the result
                 coords, (in_chunk, in_result) = piece
-                chunk = self.inner.decode(encoded(coords, *wanted[coords]), inner_spec, key=None)
+                with _InnerNamed(coords):
+                    chunk = self.inner.decode(encoded(coords, *wanted[coords]), inner_spec, key=None)
                 result[in_result] = chunk[in_chunk]
 
             self._each_inner(copy_one, [p for p in pieces if p[0] in wanted], spec)
@@ -624,3 +634,23 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         if not parts:
             return None
         return self._assemble(parts, spec)
+
+
+class _InnerNamed:
+    """``with _InnerNamed(coords):`` names the inner chunk in a CodecError its coding
+    raises (the engine adds the shard's key and the array)."""
+
+    __slots__ = ("coords",)
+
+    def __init__(self, coords: tuple[int, ...]) -> None:
+        self.coords = coords
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> Literal[False]:
+        if isinstance(exc, CodecError) and exc.inner is None:
+            raise exc.located(inner=tuple(self.coords)) from exc.__cause__
+        return False
