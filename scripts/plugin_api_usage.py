@@ -47,6 +47,7 @@ ENGINE_SERVICES: dict[str, str] = {
 }
 #: types of another tool's arguments or results: they stay with that tool
 SIGNATURE_TYPES: dict[str, str] = {
+    "DocumentExtensions": "extensions_from_document",
     "SkippedCodec": "codec_from_json",
     "UnknownExtension": "extension_from_json",
     "ExtensionRef": "resolve",

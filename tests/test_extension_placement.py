@@ -15,8 +15,8 @@ import pytest
 import zarrforge as zf
 from zarrforge.abc.extension import Extension
 from zarrforge.errors import MetadataError, UnknownExtensionError
+from zarrforge.metadata.extension_entries import raw_extension_entries
 from zarrforge.plugin_api import UnknownExtension
-from zarrforge.plugin_api.formats import raw_extension_entries
 
 
 class Tag(Extension):

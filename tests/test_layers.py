@@ -127,6 +127,7 @@ BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset(
         "zarrforge.storing.listing",
         "zarrforge.metadata.document",
         "zarrforge.metadata.extension_def",
+        "zarrforge.metadata.extension_entries",
         "zarrforge.metadata.indexed_view",
         "zarrforge.metadata.raw_members",
         "zarrforge.metadata.json_io",

@@ -18,7 +18,7 @@ import zarrforge as zf
 import zarrforge_extensions as zfx
 from zarrforge.abc.store import WrapperStore
 from zarrforge.errors import MetadataError, ReadOnlyError
-from zarrforge.plugin_api.formats import raw_extension_entries
+from zarrforge.metadata.extension_entries import raw_extension_entries
 from zarrforge_extensions.array_statistics import (
     MAX_ATTEMPTS,
     NAME,

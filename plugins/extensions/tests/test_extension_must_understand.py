@@ -17,7 +17,7 @@ import zarrforge as zf
 import zarrforge_extensions as zfx
 from zarrforge.abc.metadata import UnknownExtension
 from zarrforge.errors import UnknownExtensionError
-from zarrforge.plugin_api.formats import raw_extension_entries
+from zarrforge.metadata.extension_entries import raw_extension_entries
 from zarrforge_extensions.array_statistics import ArrayStatistics, Statistics
 from zarrforge_extensions.offset import Offset
 

@@ -45,7 +45,8 @@ whole hierarchies instead: they use the user API and ``zarrforge.hierarchy_api``
 The hierarchy tools this package used to hand out (``open_node``, ``locate_node``,
 ``write_nodes``, ``resolve_store``, ``Registry``...) still resolve here, with a
 :class:`DeprecationWarning`, until 0.3; so do the tools no plugin used
-(``MAX_EXTENT``, ``parse_extension``, ``check_order``, ``check_document``).
+(``MAX_EXTENT``, ``parse_extension``, ``check_order``, ``check_document``,
+``extensions_to_json``).
 
 Names here keep their meaning across releases; the modules they come from may move.
 """
@@ -60,6 +61,7 @@ from ..engine.codec_chain import check_order as _check_order
 from ..metadata.extension_def import parse_extension as _parse_extension
 from ..metadata.json_io import check_document as _check_document
 from ..registries.resolution import MAX_EXTENT as _MAX_EXTENT
+from ..registries.resolution import extensions_to_json as _extensions_to_json
 from . import (
     chunk_grids,
     codecs,
@@ -122,6 +124,10 @@ _LEFT_THE_SURFACE: dict[str, tuple[Any, str]] = {
     "parse_extension": (_parse_extension, "the *_from_json resolution tools parse the entry"),
     "check_order": (_check_order, "CodecChain(codecs) checks the order"),
     "check_document": (_check_document, "dump_document refuses what cannot be written"),
+    "extensions_to_json": (
+        _extensions_to_json,
+        "extensions_to_document writes a model's entries, in the list and as top-level keys",
+    ),
 }
 
 

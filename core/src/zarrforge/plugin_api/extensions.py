@@ -7,8 +7,7 @@ writes, through the :class:`ArrayHandle` it is given.
 
 Tools: :func:`extensions_from_json` / :func:`extension_from_json` (the list, or one
 entry, resolved; an unknown entry marked ``must_understand: false`` comes back as an
-:class:`UnknownExtension`, kept verbatim) and :func:`extensions_to_json` (the list as
-written back), :data:`registry`.
+:class:`UnknownExtension`, kept verbatim), :data:`registry`.
 
 Engine service: :func:`normalize_basic_selection`, a user's basic selection as one
 non-negative ``int`` or ``range`` per dimension, exactly as the engine reads it, for
@@ -22,7 +21,7 @@ from ..abc.metadata import ArrayMetadata, ExtensionEntry, GroupMetadata, NodeMet
 from ..engine.indexing import normalize_basic_selection
 from ..metadata.document import UnknownExtension
 from ..registries.registry_facade import FACADE as registry
-from ..registries.resolution import extension_from_json, extensions_from_json, extensions_to_json
+from ..registries.resolution import extension_from_json, extensions_from_json
 
 __all__ = [
     "ArrayHandle",
@@ -34,7 +33,6 @@ __all__ = [
     "UnknownExtension",
     "extension_from_json",
     "extensions_from_json",
-    "extensions_to_json",
     "normalize_basic_selection",
     "registry",
 ]

@@ -28,13 +28,11 @@ Resolution (names to implementations, through the registries)
     :func:`fill_value_from_user`, :func:`chunk_grid_from_json`,
     :func:`chunk_key_encoding_from_json`, :func:`codec_from_json` /
     :func:`codec_from_user` / :func:`codecs_from_json` (with :class:`SkippedCodec`),
-    :func:`extensions_from_json` / :func:`extension_from_json` /
-    :func:`extensions_to_json` (with :class:`UnknownExtension`), and for a v3 document's
-    entries in both their forms (the list, and top-level keys:
-    :mod:`zarrforge.metadata.extension_entries`) :func:`extensions_from_document` /
-    :func:`extensions_to_document` / :func:`extension_placements`, with
-    :func:`raw_extension_entries` (the one accessor for a raw document's entries) and
-    :data:`PLACEMENTS_KEY`,
+    :func:`extensions_from_json` / :func:`extension_from_json` (with
+    :class:`UnknownExtension`), and for a v3 document's entries in both their forms (the
+    list, and top-level keys: :mod:`zarrforge.metadata.extension_entries`)
+    :func:`extensions_from_document` / :func:`extensions_to_document` (with
+    :class:`DocumentExtensions`),
     :func:`storage_transformers_from_json`, :func:`memory_layout`,
     :func:`shape_from_json`, :func:`dimension_names_from_json`,
     :func:`attributes_from_json`; :func:`resolve` with :class:`ExtensionRef` (one
@@ -79,7 +77,6 @@ from ..engine.layout_codec import MemoryLayoutCodec
 from ..metadata import paths
 from ..metadata.document import ListedContent, NodeDocument, UnknownExtension
 from ..metadata.extension_def import ExtensionRef
-from ..metadata.extension_entries import PLACEMENTS_KEY, raw_extension_entries
 from ..metadata.indexed_view import EntryLayout, IndexedEntries
 from ..metadata.json_io import check_size as check_document_size
 from ..metadata.json_io import dump_document, dump_document_parts, load_document
@@ -90,6 +87,7 @@ from ..metadata.raw_members import REMOVED, EditedMembers, RawMembers
 from ..metadata.raw_reading import load_document_keeping_raw
 from ..registries.registry_facade import FACADE as registry
 from ..registries.resolution import (
+    DocumentExtensions,
     SkippedCodec,
     attributes_from_json,
     chunk_grid_from_json,
@@ -101,11 +99,9 @@ from ..registries.resolution import (
     data_type_from_user,
     dimension_names_from_json,
     extension_from_json,
-    extension_placements,
     extensions_from_document,
     extensions_from_json,
     extensions_to_document,
-    extensions_to_json,
     fill_value_from_user,
     memory_layout,
     resolve,
@@ -127,6 +123,7 @@ __all__ = [
     "CodecChain",
     "CodecKind",
     "DataType",
+    "DocumentExtensions",
     "EditedMembers",
     "EntryLayout",
     "ExtensionEntry",
@@ -139,7 +136,6 @@ __all__ = [
     "NO_FILL_VALUE",
     "NodeDocument",
     "NodeMetadata",
-    "PLACEMENTS_KEY",
     "ParseMemo",
     "REMOVED",
     "RawJSON",
@@ -163,18 +159,15 @@ __all__ = [
     "dump_document_parts",
     "evolve_codecs",
     "extension_from_json",
-    "extension_placements",
     "extensions_from_document",
     "extensions_from_json",
     "extensions_to_document",
-    "extensions_to_json",
     "fill_value_from_user",
     "load_document",
     "load_document_keeping_raw",
     "memory_layout",
     "numcodecs_configuration",
     "paths",
-    "raw_extension_entries",
     "read_modify_write",
     "registry",
     "resolve",

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,7 +42,7 @@ from ..abc.storage_transformer import StorageTransformer
 from ..errors import MetadataError, SkippedExtensionWarning, UnknownExtensionError
 from ..metadata.document import UnknownExtension
 from ..metadata.extension_def import ExtensionRef, parse_extension
-from ..metadata.extension_entries import PLACEMENTS_KEY, Placement, place_entries, raw_extension_entries
+from ..metadata.extension_entries import PLACEMENTS_KEY, TOP_LEVEL, place_entries, raw_extension_entries
 from . import plugin_failures, registry
 from .registry import Registry
 
@@ -586,11 +586,24 @@ def _entry_to_json(entry: ExtensionEntry) -> Any:
     return document
 
 
+class DocumentExtensions(NamedTuple):
+    """What :func:`extensions_from_document` found in a document."""
+
+    #: the entries, in the order they apply
+    entries: tuple[ExtensionEntry, ...]
+    #: the model's ``format_data``, recording where each entry was read
+    format_data: dict[str, Any]
+    #: the top-level keys read as entries: not unknown fields to keep besides
+    top_level_keys: frozenset[str]
+
+
 def extensions_from_document(
     document: Mapping[str, Any], node_type: str, *, known: Collection[str], key: str | None = None
-) -> tuple[tuple[ExtensionEntry, ...], dict[str, Placement]]:
+) -> DocumentExtensions:
     """A v3 document's extension entries, from its list and its top-level keys
-    (:mod:`zarrforge.metadata.extension_entries`), resolved, and where each was read.
+    (:mod:`zarrforge.metadata.extension_entries`), resolved, with the ``format_data`` that
+    records where each was read: keep it in the model, and :func:`extensions_to_document`
+    writes each entry back where it was.
 
     Parameters
     ----------
@@ -599,15 +612,16 @@ def extensions_from_document(
     node_type : str
         ``"array"`` or ``"group"``: the node the entries are on.
     known : Collection[str]
-        The fields the format defines.
+        The fields the format defines (never read as entries).
     key : str or None
         The document's store key, named by errors.
 
     Returns
     -------
-    tuple[tuple[ExtensionEntry, ...], dict[str, str]]
-        The entries in the order they apply (list first, then top-level keys in document
-        order), and ``{name: "list" | "top-level"}``.
+    DocumentExtensions
+        ``entries`` in the order they apply (list first, then top-level keys in document
+        order), the model's ``format_data`` (empty when there are no entries), and
+        ``top_level_keys``, which a format leaves out of the unknown fields it keeps.
 
     Raises
     ------
@@ -618,10 +632,18 @@ def extensions_from_document(
         ``node_type``, or a name appears twice (in one form or across both).
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> document = {"zarr_format": 3, "node_type": "group", "attributes": {},
+    ...             "x.flag": {"name": "x.flag", "must_understand": False}}
+    >>> found = extensions_from_document(document, "group", known=("attributes",))
+    >>> [entry.name for entry in found.entries], sorted(found.top_level_keys)
+    (['x.flag'], ['x.flag'])
     """
     raw = raw_extension_entries(document, known, key=key)
     if not raw:
-        return (), {}
+        return DocumentExtensions((), {}, frozenset())
     entries = tuple(extension_from_json(r.value, node_type, field=r.field) for r in raw)
     names = [e.name for e in entries]
     duplicates = sorted({n for n in names if names.count(n) > 1})
@@ -629,55 +651,51 @@ def extensions_from_document(
         raise MetadataError(
             f"extension(s) {duplicates} appear more than once", field="extensions", value=duplicates, key=key
         )
-    return entries, {e.name: r.placement for e, r in zip(entries, raw, strict=True)}
+    placements = {e.name: r.placement for e, r in zip(entries, raw, strict=True)}
+    top_level = frozenset(r.field for r in raw if r.placement == TOP_LEVEL)
+    return DocumentExtensions(entries, {PLACEMENTS_KEY: placements}, top_level)
 
 
 def extensions_to_document(
-    entries: Sequence[ExtensionEntry], placements: Mapping[str, str], *, reserved: Collection[str]
+    metadata: Any, *, reserved: Collection[str], default: str | None = None
 ) -> tuple[list[Any], dict[str, Any]]:
-    """The ``extensions`` list and the top-level keys that write ``entries`` back: each
-    skippable entry where it was read (``placements``), a new one in the form the
-    ``skippable_extensions`` setting names, the others in the list.
-
-    Parameters
-    ----------
-    entries : Sequence[ExtensionEntry]
-        The node's entries.
-    placements : Mapping[str, str]
-        Where each was read, by name (:data:`~zarrforge.metadata.extension_entries.PLACEMENTS_KEY`
-        of the model's ``format_data``).
-    reserved : Collection[str]
-        The document's other keys, which a top-level entry never takes.
-
-    Returns
-    -------
-    tuple[list[Any], dict[str, Any]]
-        The list (empty when every entry is top-level: omit it) and the top-level entries.
-    """
-    return place_entries(
-        ((e.name, _entry_to_json(e), not e.must_understand) for e in entries),
-        placements,
-        default=config.get().skippable_extensions,
-        reserved=reserved,
-    )
-
-
-def extension_placements(metadata: Any) -> Mapping[str, str]:
-    """Where each entry of ``metadata`` (a node's model) was read, by name (empty for a
-    new node).
+    """The ``extensions`` list and the top-level keys that write a model's entries back:
+    each skippable entry where it was read (its ``format_data``), a new one in the
+    ``default`` form, every other entry in the list.
 
     Parameters
     ----------
     metadata : Any
-        The node's metadata model.
+        The node's metadata model (its ``extensions`` and ``format_data``).
+    reserved : Collection[str]
+        The document's other keys (the format's fields, unknown fields kept), which a
+        top-level entry never takes.
+    default : str or None
+        ``"top-level"`` or ``"list"``: the form of a new skippable entry (default: the
+        ``skippable_extensions`` setting). A format that reads the list only passes
+        ``"list"``.
 
     Returns
     -------
-    Mapping[str, str]
-        ``{name: "list" | "top-level"}``.
+    tuple[list[Any], dict[str, Any]]
+        The list (empty when no entry goes there: omit it) and the top-level entries.
+
+    Examples
+    --------
+    >>> from zarrforge.abc.metadata import GroupMetadata
+    >>> found = extensions_from_document(
+    ...     {"extensions": [{"name": "x.flag", "must_understand": False}]}, "group", known=())
+    >>> model = GroupMetadata({}, "3", extensions=found.entries, format_data=found.format_data)
+    >>> extensions_to_document(model, reserved=("attributes",))  # read in the list: kept there
+    ([{'name': 'x.flag', 'must_understand': False}], {})
     """
     placements = metadata.format_data.get(PLACEMENTS_KEY)
-    return placements if isinstance(placements, Mapping) else {}
+    return place_entries(
+        ((e.name, _entry_to_json(e), not e.must_understand) for e in metadata.extensions),
+        placements if isinstance(placements, Mapping) else {},
+        default=config.get().skippable_extensions if default is None else default,
+        reserved=reserved,
+    )
 
 
 def storage_transformers_from_json(

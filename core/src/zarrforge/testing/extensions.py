@@ -50,7 +50,6 @@ import zarrforge as zf
 from ..abc.extension import Extension
 from ..errors import MetadataError, ZarrforgeError
 from ..plugin_api import extension_from_json, registry
-from ..plugin_api.formats import raw_extension_entries
 from ._common import document_id as _document_id
 from ._common import entry_name as _name
 from ._common import (
@@ -135,7 +134,9 @@ class ExtensionConformance(KitScaffolding):
         )
 
     def _stored_entry(self, node: Any) -> Any:
-        return raw_extension_entries(node.metadata, ())[0].value
+        # the kit's format keeps every entry in the list (kit_format: extensions_to_document
+        # with default="list"), so its one entry is the list's first
+        return node.metadata["extensions"][0]
 
     # --- the tests ------------------------------------------------------------------------
 

@@ -71,7 +71,7 @@ from ..plugin_api import (
     evolve_codecs,
     extensions_from_document,
     extensions_from_json,
-    extensions_to_json,
+    extensions_to_document,
     fill_value_from_user,
     load_document,
     memory_layout,
@@ -285,7 +285,9 @@ class KitFormat(ChunksUnderNode, Format):
         attributes = attributes_from_json(content.get("attributes"))
         if node_type == "group":
             return GroupMetadata(
-                attributes, self.name, extensions=extensions_from_document(content, "group", known=allowed)[0]
+                attributes,
+                self.name,
+                extensions=extensions_from_document(content, "group", known=allowed).entries,
             )
         missing = sorted(_ARRAY_REQUIRED - set(content))
         if missing:
@@ -303,7 +305,7 @@ class KitFormat(ChunksUnderNode, Format):
             format_name=self.name,
             dimension_names=dimension_names_from_json(content.get("dimension_names"), len(shape)),
             storage_transformers=storage_transformers_from_json(content.get("storage_transformers")),
-            extensions=extensions_from_document(content, "array", known=allowed)[0],
+            extensions=extensions_from_document(content, "array", known=allowed).entries,
         )
 
     def document_attributes(self, document: NodeDocument) -> dict[str, Any] | None:
@@ -340,8 +342,8 @@ class KitFormat(ChunksUnderNode, Format):
                 doc["dimension_names"] = list(metadata.dimension_names)
             if metadata.storage_transformers:
                 doc["storage_transformers"] = [t.to_json() for t in metadata.storage_transformers]
-        if metadata.extensions:
-            doc["extensions"] = extensions_to_json(metadata.extensions)
+        if metadata.extensions:  # the kit's format keeps every entry in the list
+            doc["extensions"] = extensions_to_document(metadata, reserved=(), default="list")[0]
         return doc
 
     def render(self, metadata: NodeMetadata) -> bytes:

@@ -11,7 +11,8 @@ the asyncio API all pass here (``Array._read``, ``_write``, ``_read_gathered``,
 is "all fill" when its stored values are.
 
 Entries decode in document order and encode in reverse. Each must return a numpy array
-of the dtype and shape it was given; anything else, or an exception that is not a
+of the dtype and shape it was given (a numpy scalar for a single element, as numpy's
+arithmetic on a 0-d array gives, is taken as one); anything else, or an exception that is not a
 zarrforge error, is the plugin's bug, reported as a
 :class:`~zarrforge.errors.PluginFailureError` naming the extension.
 """
@@ -60,6 +61,8 @@ def _staged(
         if not plugin_failures.unexpected(exc):
             raise
         raise _failure(extension, exc, doing) from exc
+    if isinstance(result, np.generic):  # numpy's arithmetic on a 0-d array (one element)
+        result = np.asarray(result)
     if not isinstance(result, np.ndarray) or result.shape != values.shape or result.dtype != values.dtype:
         got = (
             f"an array of dtype {result.dtype} and shape {result.shape}"

@@ -44,7 +44,6 @@ from typing import Any, ClassVar, cast
 
 from zarrforge.errors import InvalidPathError, MetadataError
 from zarrforge.plugin_api.formats import (
-    PLACEMENTS_KEY,
     ArrayCreationSpec,
     ArrayMetadata,
     ChunkGrid,
@@ -77,7 +76,6 @@ from zarrforge.plugin_api.formats import (
     dump_document,
     dump_document_parts,
     evolve_codecs,
-    extension_placements,
     extensions_from_document,
     extensions_from_json,
     extensions_to_document,
@@ -370,8 +368,8 @@ class V3Format(ChunksUnderNode, Format):
         node_type = document.get("node_type")
         if node_type == "group":
             extra = split_unknown_fields(document, GROUP_FIELDS, key=key)
-            extensions, placements = extensions_from_document(document, "group", known=GROUP_FIELDS, key=key)
-            extra = _without_top_level_entries(extra, placements)
+            found = extensions_from_document(document, "group", known=GROUP_FIELDS, key=key)
+            extra = _without(extra, found.top_level_keys)
             view = document.get("consolidated_metadata")
             unused = None
             if type(view) is RawJSON:  # set aside unread: over the size limit
@@ -384,8 +382,8 @@ class V3Format(ChunksUnderNode, Format):
                 self.name,
                 extra,
                 consolidated,
-                extensions,
-                format_data={PLACEMENTS_KEY: placements} if placements else {},
+                found.entries,
+                format_data=found.format_data,
                 view_unused=unused,
             )
         if node_type != "array":
@@ -407,7 +405,7 @@ class V3Format(ChunksUnderNode, Format):
             endianness_of=lambda target: data_type_from_json(target).has_endianness,
         )
         fill_value = data_type.fill_value_from_json(document["fill_value"])
-        extensions, placements = extensions_from_document(document, "array", known=ARRAY_FIELDS, key=key)
+        found = extensions_from_document(document, "array", known=ARRAY_FIELDS, key=key)
         return ArrayMetadata(
             shape=shape,
             data_type=data_type,
@@ -419,9 +417,9 @@ class V3Format(ChunksUnderNode, Format):
             format_name=self.name,
             dimension_names=dimension_names_from_json(document.get("dimension_names"), len(shape)),
             storage_transformers=storage_transformers_from_json(document.get("storage_transformers")),
-            extra_fields=_without_top_level_entries(extra, placements),
-            extensions=extensions,
-            format_data={PLACEMENTS_KEY: placements} if placements else {},
+            extra_fields=_without(extra, found.top_level_keys),
+            extensions=found.entries,
+            format_data=found.format_data,
         )
 
     @staticmethod
@@ -600,8 +598,7 @@ class V3Format(ChunksUnderNode, Format):
                 doc["storage_transformers"] = [t.to_json() for t in metadata.storage_transformers]
         if metadata.extensions:
             listed, top_level = extensions_to_document(
-                metadata.extensions,
-                extension_placements(metadata),
+                metadata,
                 reserved=(GROUP_FIELDS if isinstance(metadata, GroupMetadata) else ARRAY_FIELDS)
                 | metadata.extra_fields.keys(),
             )
@@ -779,8 +776,6 @@ class V3Format(ChunksUnderNode, Format):
         store.erase_prefix(f"{path}/" if path else "")
 
 
-def _without_top_level_entries(extra: dict[str, Any], placements: Mapping[str, str]) -> dict[str, Any]:
+def _without(extra: dict[str, Any], keys: frozenset[str]) -> dict[str, Any]:
     """The unknown fields kept as they are: those not read as extension entries."""
-    if "top-level" not in placements.values():
-        return extra
-    return {name: value for name, value in extra.items() if placements.get(name) != "top-level"}
+    return {name: value for name, value in extra.items() if name not in keys} if keys else extra
