@@ -321,6 +321,11 @@ class CodecError(ZarrforgeError, ValueError):
     unknown. ``message`` is the text without that location.
     """
 
+    # class-level defaults: a subclass's own constructor may not call this one
+    key: str | None = None
+    array: str | None = None
+    inner: tuple[int, ...] | None = None
+
     def __init__(
         self,
         message: str,
@@ -365,19 +370,21 @@ class CodecError(ZarrforgeError, ValueError):
         CodecError
             The located error, with this one's ``__cause__``.
         """
-        changes = {
-            name: value
-            for name, value in (("key", key), ("array", array), ("inner", inner))
-            if value is not None and getattr(self, name, None) is None
-        }
-        if not changes:
+        key = key if self.key is None else None
+        array = array if self.array is None else None
+        inner = inner if self.inner is None else None
+        if key is None and array is None and inner is None:
             return self
         moved = type(self).__new__(type(self))  # not the constructor: subclasses' differ
         moved.__dict__.update(self.__dict__)
-        for name, value in changes.items():
-            setattr(moved, name, value)
-        if not hasattr(moved, "message"):  # a subclass that bypassed CodecError.__init__
+        if "message" not in self.__dict__:  # a subclass that bypassed CodecError.__init__
             moved.message = str(self)
+        if key is not None:
+            moved.key = key
+        if array is not None:
+            moved.array = array
+        if inner is not None:
+            moved.inner = inner
         moved.args = (moved._located_text(),)
         # the same error, better located: its cause is the original's, and the original
         # is not shown as a second error (raise it ``from error.__cause__``)

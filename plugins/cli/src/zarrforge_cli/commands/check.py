@@ -265,6 +265,8 @@ class Checker:
 
     def check_chunks(self, array: Any) -> None:
         model = array.metadata_model
+        from zarrforge.errors import CodecError
+
         fmt = array.format
         try:
             stored = list(array.stored_chunks())
@@ -277,9 +279,8 @@ class Checker:
             try:
                 array.get_chunk(coords)
             except Exception as exc:  # noqa: BLE001  # every failure is a finding
-                text = str(exc)
-                if text.startswith(f"chunk {key!r}: "):
-                    text = text[len(f"chunk {key!r}: ") :]
+                # the finding names the chunk already: a codec error's text without its place
+                text = exc.message if isinstance(exc, CodecError) else str(exc)
                 self.problem("error", key, f"cannot be decoded ({type(exc).__name__}): {text}")
             self.report.chunks += 1
             self.progress(array.path, done, total)
