@@ -1,6 +1,8 @@
 """Run every fenced ``python``, ``sh`` and ``console`` block of one Markdown document, in
 order (``python _doc_examples.py DOC [--one]``), and print a JSON report of what ran,
-what was skipped on purpose and what failed.
+what was skipped on purpose and what failed. Given several documents, it runs each in
+turn (a new working directory and namespace for each, one interpreter for all) and prints
+``{document: report}`` (``--several`` asks for that form for one document too).
 
 * ``python`` blocks run in one namespace, top to bottom. A block's expected output is
   written as comments right after the ``print`` that makes it (``print(x)`` then
@@ -219,6 +221,11 @@ def run(document: str, only_one: bool = False) -> dict[str, list]:
 
 
 if __name__ == "__main__":
-    document = os.path.abspath(sys.argv[1])
-    os.chdir(tempfile.mkdtemp(prefix="doc-examples-"))
-    print(json.dumps(run(document, only_one="--one" in sys.argv[2:])))
+    flags = {"--one", "--several"}
+    documents = [os.path.abspath(arg) for arg in sys.argv[1:] if arg not in flags]
+    reports = {}
+    for document in documents:  # each in a new working directory and a new namespace
+        os.chdir(tempfile.mkdtemp(prefix="doc-examples-"))
+        reports[document] = run(document, only_one="--one" in sys.argv[1:])
+    several = len(documents) > 1 or "--several" in sys.argv[1:]
+    print(json.dumps(reports if several else reports[documents[0]]))

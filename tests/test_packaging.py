@@ -85,10 +85,12 @@ def _first_block_of_each(venv: Path, documents: list[str], env: dict[str, str]) 
     ``{document: report}`` of those that have one."""
     env = {**env, "PATH": f"{venv}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("PYTHONPATH", None)
+    # one interpreter for every document (each in its own directory and namespace)
+    out = _run(venv / "python", RUNNER, *(ROOT / d for d in documents), "--one", "--several", env=env)
+    found = json.loads(out.splitlines()[-1])
     reports = {}
     for document in documents:
-        out = _run(venv / "python", RUNNER, ROOT / document, "--one", env=env)
-        report = json.loads(out.splitlines()[-1])
+        report = found[str(ROOT / document)]
         if report["ran"] or report["failures"]:
             reports[document] = report
     return reports
