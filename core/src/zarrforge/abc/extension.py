@@ -38,7 +38,7 @@ document order; entries no plugin understands (``must_understand: false``) are
 kept and never called. The core sets ``must_understand`` on the instance from
 the document (``True``, ``False`` or ``None`` for an absent member, which reads as true).
 An entry marked ``must_understand: false`` may be written as a top-level key of the
-document instead of in the list (:mod:`zarrforge.metadata.extension_entries`). Events that several plugins join (a node was opened) are pluggy
+document instead of in the list (``zarrforge.metadata.extension_entries``). Events that several plugins join (a node was opened) are pluggy
 hooks (:mod:`zarrforge.hookspecs`).
 """
 

@@ -30,7 +30,7 @@ Resolution (names to implementations, through the registries)
     :func:`codec_from_user` / :func:`codecs_from_json` (with :class:`SkippedCodec`),
     :func:`extensions_from_json` / :func:`extension_from_json` (with
     :class:`UnknownExtension`), and for a v3 document's entries in both their forms (the
-    list, and top-level keys: :mod:`zarrforge.metadata.extension_entries`)
+    list, and top-level keys: ``zarrforge.metadata.extension_entries``)
     :func:`extensions_from_document` / :func:`extensions_to_document` (with
     :class:`DocumentExtensions`),
     :func:`storage_transformers_from_json`, :func:`memory_layout`,

@@ -593,7 +593,7 @@ class DocumentExtensions(NamedTuple):
     entries: tuple[ExtensionEntry, ...]
     #: the model's ``format_data``, recording where each entry was read
     format_data: dict[str, Any]
-    #: the top-level keys read as entries: not unknown fields to keep besides
+    #: the top-level keys read as entries, which are not unknown fields to keep
     top_level_keys: frozenset[str]
 
 
@@ -601,7 +601,7 @@ def extensions_from_document(
     document: Mapping[str, Any], node_type: str, *, known: Collection[str], key: str | None = None
 ) -> DocumentExtensions:
     """A v3 document's extension entries, from its list and its top-level keys
-    (:mod:`zarrforge.metadata.extension_entries`), resolved, with the ``format_data`` that
+    (``zarrforge.metadata.extension_entries``), resolved, with the ``format_data`` that
     records where each was read: keep it in the model, and :func:`extensions_to_document`
     writes each entry back where it was.
 
