@@ -116,7 +116,7 @@ def raw_extension_entries(
         entries.extend(RawExtensionEntry(v, f"extensions[{i}]", LIST) for i, v in enumerate(listed))
     listed_at = {_name_of(e.value): e.field for e in entries}
     for name, value in document.items():
-        if name in known or name == "extensions" or not is_top_level_entry(name, value):
+        if name in known or not is_top_level_entry(name, value):  # "extensions" holds a list
             continue
         if name in listed_at:
             raise MetadataError(
@@ -169,7 +169,7 @@ def place_entries(
             skippable
             and form == TOP_LEVEL
             and name not in reserved
-            and name != "extensions"
+            and name != "extensions"  # the list's own key, whatever the caller reserved
             and is_top_level_entry(name, written)
         ):
             top_level[name] = written

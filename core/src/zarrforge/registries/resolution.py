@@ -24,7 +24,7 @@ checked or built per dimension.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -473,14 +473,23 @@ def extensions_from_json(
             field=field,
             value=value,
         )
-    entries: list[ExtensionEntry] = []
-    for i, item in enumerate(value):
-        entries.append(extension_from_json(item, node_type, field=f"{field}[{i}]"))
+    return _resolved_entries(
+        ((item, f"{field}[{i}]") for i, item in enumerate(value)), node_type, field=field
+    )
+
+
+def _resolved_entries(
+    items: Iterable[tuple[Any, str]], node_type: str, *, field: str, key: str | None = None
+) -> tuple[ExtensionEntry, ...]:
+    """Each ``(entry, its field)`` resolved, in order; one name twice is refused at ``field``."""
+    entries = tuple(extension_from_json(value, node_type, field=where) for value, where in items)
     names = [e.name for e in entries]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise MetadataError(f"extension(s) {duplicates} appear more than once", field=field, value=duplicates)
-    return tuple(entries)
+        raise MetadataError(
+            f"extension(s) {duplicates} appear more than once", field=field, value=duplicates, key=key
+        )
+    return entries
 
 
 def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionEntry:
@@ -644,13 +653,7 @@ def extensions_from_document(
     raw = raw_extension_entries(document, known, key=key)
     if not raw:
         return DocumentExtensions((), {}, frozenset())
-    entries = tuple(extension_from_json(r.value, node_type, field=r.field) for r in raw)
-    names = [e.name for e in entries]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise MetadataError(
-            f"extension(s) {duplicates} appear more than once", field="extensions", value=duplicates, key=key
-        )
+    entries = _resolved_entries(((r.value, r.field) for r in raw), node_type, field="extensions", key=key)
     placements = {e.name: r.placement for e, r in zip(entries, raw, strict=True)}
     top_level = frozenset(r.field for r in raw if r.placement == TOP_LEVEL)
     return DocumentExtensions(entries, {PLACEMENTS_KEY: placements}, top_level)

@@ -18,8 +18,7 @@ import html
 import json
 from typing import Any
 
-from ..errors import ZarrforgeError
-from .tree_view import UnopenedMember, one_line
+from .tree_view import unopened_reason
 
 
 def human_bytes(count: int) -> str:
@@ -148,19 +147,13 @@ def group_tree_html(group: Any) -> str:
         parts = []
         for name, member in node._members_here(tolerant=True):  # one that fails is listed, saying why
             label = html.escape(name)
-            reason = member.reason if isinstance(member, UnopenedMember) else None
-            if reason is None:
-                try:
-                    if _is_group(member):
-                        parts.append(f"<li>{label}/<ul>{items(member)}</ul></li>")
-                        continue
-                    detail = _array_detail(member)
-                except ZarrforgeError as exc:  # an array opened deferred, resolved only now
-                    reason = one_line(exc)
+            reason = unopened_reason(member, lambda m: _is_group(m) or _array_detail(m))
             if reason is not None:
                 parts.append(f"<li>{label} <i>(cannot be opened: {html.escape(reason)})</i></li>")
+            elif _is_group(member):
+                parts.append(f"<li>{label}/<ul>{items(member)}</ul></li>")
             else:
-                parts.append(f"<li>{label} <code>{html.escape(detail)}</code></li>")
+                parts.append(f"<li>{label} <code>{html.escape(_array_detail(member))}</code></li>")
         return "".join(parts)
 
     return f"<div><b>zarrforge.Group {html.escape(group.name)}</b><ul>{items(group)}</ul></div>"

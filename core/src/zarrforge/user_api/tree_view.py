@@ -14,7 +14,7 @@ damaged) does not stop the drawing: it is listed with a one-line reason,
 ``broken (cannot be opened: UnknownExtensionError: ...)``, and nothing below it is drawn.
 Listings for display come from the group as ``(name, node)`` pairs in which such a
 member is an :class:`UnopenedMember`; an array opened deferred that fails when its shape
-or data type is first asked for is reported the same way (:func:`member_detail`).
+or data type is first asked for is reported the same way (:func:`unopened_reason`).
 """
 
 from __future__ import annotations
@@ -76,17 +76,26 @@ def one_line(error: BaseException, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def member_detail(node: Any, is_group: Callable[[Any], bool]) -> str:
-    """What a display writes after a member's name: ``" (4, 3) float32"`` for an array,
-    nothing for a group, ``" (cannot be opened: <reason>)"`` for a member that failed."""
+def unopened_reason(node: Any, probe: Callable[[Any], Any]) -> str | None:
+    """Why a display cannot show ``node`` (one line), or ``None`` when it can: ``node`` is
+    an :class:`UnopenedMember`, or ``probe(node)``, which asks for what the display shows
+    (an array opened deferred resolves it only now), raises a zarrforge error."""
     if isinstance(node, UnopenedMember):
-        return f" (cannot be opened: {node.reason})"
-    if is_group(node):
-        return ""
+        return node.reason
     try:
-        return f" {node.shape} {node.dtype}"
-    except ZarrforgeError as exc:  # an array opened deferred, resolved only now
-        return f" (cannot be opened: {one_line(exc)})"
+        probe(node)
+    except ZarrforgeError as exc:
+        return one_line(exc)
+    return None
+
+
+def member_detail(node: Any, is_group: Callable[[Any], bool]) -> str:
+    """What the tree writes after a member's name: ``" (4, 3) float32"`` for an array,
+    nothing for a group, ``" (cannot be opened: <reason>)"`` for a member that failed."""
+    reason = unopened_reason(node, lambda n: is_group(n) or (n.shape, n.dtype))
+    if reason is not None:
+        return f" (cannot be opened: {reason})"
+    return "" if is_group(node) else f" {node.shape} {node.dtype}"
 
 
 def _walk(
