@@ -23,7 +23,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PLUGIN_SOURCES = sorted(ROOT.glob("plugins/*/src")) + sorted(ROOT.glob("examples/*/src"))
+PLUGIN_SOURCES = (
+    sorted(ROOT.glob("plugins/*/src"))
+    + sorted(ROOT.glob("examples/*/src"))
+    + sorted(ROOT.glob("examples/zep-playground/*/src"))
+)
 CORE_SOURCE = ROOT / "core" / "src"
 KIT = CORE_SOURCE / "zarrforge" / "testing"
 SURFACE = "zarrforge.plugin_api"
@@ -44,6 +48,8 @@ ENGINE_SERVICES: dict[str, str] = {
     "dump_document_parts": "the engine's document writer as pieces, for Store.set_parts",
     "registry": "the engine's registries (a facade)",
     "config": "the engine's settings",
+    "check_reference": "the engine's rule for what a document may refer to (reference_targets)",
+    "ReferenceReader": "the engine's reads of referenced data, under the reference_targets setting",
 }
 #: types of another tool's arguments or results: they stay with that tool
 SIGNATURE_TYPES: dict[str, str] = {

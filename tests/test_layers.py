@@ -44,7 +44,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "core" / "src" / "zarrforge"
-PLUGIN_SOURCES = sorted(ROOT.glob("plugins/*/src")) + sorted(ROOT.glob("examples/*/src"))
+PLUGIN_SOURCES = (
+    sorted(ROOT.glob("plugins/*/src"))
+    + sorted(ROOT.glob("examples/*/src"))
+    + sorted(ROOT.glob("examples/zep-playground/*/src"))
+)
 # Plugins that work on whole hierarchies, as users do; every other plugin (and the
 # examples' third-party plugin) provides extension points.
 APPLICATION_PLUGINS = frozenset({"cli", "xarray", "zom"})
@@ -136,6 +140,7 @@ BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset(
         "zarrforge.metadata.raw_json",
         "zarrforge.metadata.raw_reading",
         "zarrforge.storing.optimistic",
+        "zarrforge.storing.references",
         "zarrforge.engine.parallel",
         "zarrforge.registries.plugin_failures",
         "zarrforge.metadata.paths",

@@ -70,6 +70,12 @@
   or ``"list"``, in the ``extensions`` list ZEP 10 defines, which both refuse. Entries read
   from a document keep the form they were read in (docs/extensions.md, "Where entries are
   written").
+* ``reference_targets``: where a storage transformer may read data its metadata refers
+  to (a chunk manifest's byte ranges of other files), beyond keys of the array's own store,
+  which are always allowed: prefixes of URLs (``"file:///data/raw/"``, ``"s3://bucket/"``)
+  or absolute paths (``"/data/raw/"``, meaning ``file://``). Empty by default: a document
+  naming an absolute path or a URL is refused, because metadata is untrusted input
+  (docs/zep-playground.md, "Reading other data").
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
@@ -129,6 +135,7 @@ class Settings:
     non_finite_attributes: str = "tokens"
     default_format: str = "3"
     skippable_extensions: str = "top-level"
+    reference_targets: tuple[str, ...] = ()
     # zarr-python's keys that choose among its own implementations: kept, no effect
     recorded: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -191,9 +198,33 @@ def _coerce(name: str, value: Any) -> Any:
             "config 'skippable_extensions' must be 'top-level' (a top-level key peers can "
             f"read) or 'list' (ZEP 10's extensions list); got {value!r}"
         )
+    if name == "reference_targets":
+        return _reference_targets(value)
     if name == "conflict_retries" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
         raise ValueError(f"config 'conflict_retries' must be a non-negative int, got {value!r}")
     return value
+
+
+def _reference_targets(value: Any) -> tuple[str, ...]:
+    """The ``reference_targets`` setting: a string or a sequence of them, each a URL with a
+    scheme or an absolute path, with no ``.``/``..`` segment (a prefix that climbs out of
+    itself would allow more than it names)."""
+    prefixes = (value,) if isinstance(value, str) else value
+    if not isinstance(prefixes, (list, tuple, frozenset)) or not all(isinstance(p, str) for p in prefixes):
+        raise ValueError(
+            "config 'reference_targets' must be a list of URL prefixes or absolute paths "
+            f"(['file:///data/raw/', 's3://bucket/']); got {value!r}"
+        )
+    for prefix in prefixes:
+        scheme, has_scheme, rest = prefix.partition("://")
+        if not (has_scheme and scheme) and not prefix.startswith("/"):
+            raise ValueError(
+                f"config 'reference_targets': {prefix!r} is neither a URL with a scheme "
+                "('file:///data/raw/', 's3://bucket/') nor an absolute path ('/data/raw/')"
+            )
+        if any(part in (".", "..") for part in (rest if has_scheme else prefix).split("/")):
+            raise ValueError(f"config 'reference_targets': {prefix!r} has a '.' or '..' segment")
+    return tuple(sorted(prefixes))
 
 
 class set:  # noqa: A001  # a lower-case class: zarr-python's and zarrforge's name: reads as config.set

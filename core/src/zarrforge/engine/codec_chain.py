@@ -126,12 +126,24 @@ def evolve_codecs(codecs: Sequence[Codec], spec: ChunkSpec) -> tuple[Codec, ...]
     """
     check_order(codecs)
     evolved: list[Codec] = []
-    for codec in codecs:
-        codec = codec.evolve(spec)
-        evolved.append(codec)
-        if isinstance(codec, ArrayArrayCodec):
-            spec = codec.resolve(spec)
+    for i, codec in enumerate(codecs):
+        try:
+            codec = codec.evolve(spec)
+            evolved.append(codec)
+            if isinstance(codec, ArrayArrayCodec):
+                spec = codec.resolve(spec)
+        except MetadataError as exc:
+            raise _at_codec(exc, i, codec) from exc
     return tuple(evolved)
+
+
+def _at_codec(exc: MetadataError, i: int, codec: Codec) -> MetadataError:
+    """``exc`` positioned at ``codecs[i]`` (any class: an UnknownExtensionError from a
+    helper too), naming the codec's entry when the error names no field inside it."""
+    located = exc.within(f"codecs[{i}]")
+    if not exc.field:
+        located.value = codec.to_json()
+    return located
 
 
 class CodecChain:
@@ -167,13 +179,10 @@ class CodecChain:
                 continue
             try:
                 codec.validate(spec)
-            except MetadataError as exc:  # any class: an UnknownExtensionError from a helper too
-                located = exc.within(f"codecs[{i}]")
-                if not exc.field:
-                    located.value = codec.to_json()
-                raise located from exc
-            if isinstance(codec, ArrayArrayCodec):
-                spec = codec.resolve(spec)
+                if isinstance(codec, ArrayArrayCodec):
+                    spec = codec.resolve(spec)
+            except MetadataError as exc:
+                raise _at_codec(exc, i, codec) from exc
 
     def _array_specs(self, spec: ChunkSpec) -> list[ChunkSpec]:
         """Spec of the input of each array->array codec, then of the array->bytes codec."""

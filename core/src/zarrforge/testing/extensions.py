@@ -14,7 +14,12 @@ Subclass :class:`ExtensionConformance` and set:
   configuration keys it does not know;
 * ``max_examples`` (default 50) and ``shrink`` (default ``True``), for the hypothesis
   checks; ``probe_radius`` (default 16): how far outside ``0..n-1`` the suite looks for
-  the coordinates basic selections address.
+  the coordinates basic selections address;
+* ``writable = False`` for an extension whose arrays cannot be written through (a view
+  of data stored some other way), with ``fixture(self, document, array)``: store data in
+  ``array`` (just created with the entry) as the extension allows, and return what
+  ``array[...]`` must then read. The checks that write instead read that fixture, and
+  every write must be refused with a zarrforge error that changes nothing.
 
 What it checks, for each entry, against :mod:`zarrforge.abc.extension`: the name
 resolves through the installed ``zarrforge.extensions`` registry to an
@@ -22,7 +27,8 @@ resolves through the installed ``zarrforge.extensions`` registry to an
 ``"array"``/``"group"``; ``to_json`` is JSON, names the extension and rebuilds an equal
 entry; a node created with the entry (each node type it allows) stores it, reopens with an
 equal entry, and keeps it through an attribute update, also when the entry says
-``must_understand: false``; a node type it does not allow refuses it with a
+``must_understand: true`` (kept as written) or ``false`` (refused at
+``extensions[0].must_understand`` for an extension with a value stage); a node type it does not allow refuses it with a
 ``MetadataError``; invalid configurations are refused naming the field and unknown
 configuration keys are refused; and on an array, for hypothesis-generated basic
 selections (integers of any sign, slices with steps, ``Ellipsis``, ``None``), reading
@@ -35,7 +41,15 @@ wrapped negative indices left out, and there must be ``n`` of them), ``a[...]`` 
 elements in that order, and hypothesis-generated orthogonal (``a.oindex``), coordinate
 and mask (``a.vindex``) and block (``a.blocks``, blocks of the stored chunks) selections
 read, and write, the elements numpy's indexing of that model says (a kind refused with a
-zarrforge error is not checked further). Each failure names the entry and the property, in a sentence.
+zarrforge error is not checked further).
+
+An extension with a value stage (it overrides ``encode_values`` or ``decode_values``) is
+checked in value mode: a read returns ``decode_values(encode_values(x))`` of what was
+written, bit for bit (not ``x``), an element never written reads the fill value decoded,
+and the values stored, read with the entry removed from the document, are
+``encode_values(x)`` (as a multiset of elements, so an extension that also maps
+selections may place them where it likes). Each failure names the entry and the
+property, in a sentence.
 """
 
 from __future__ import annotations
@@ -47,7 +61,7 @@ import numpy as np
 
 import zarrforge as zf
 
-from ..abc.extension import Extension
+from ..abc.extension import Extension, has_value_stage
 from ..errors import MetadataError, ZarrforgeError
 from ..plugin_api import extension_from_json, registry
 from ._common import document_id as _document_id
@@ -92,6 +106,15 @@ class ExtensionConformance(KitScaffolding):
     max_examples = 50
     shrink = True
     probe_radius = 16
+    writable = True
+
+    def fixture(self, document: Any, array: Any) -> np.ndarray:
+        """For ``writable = False``: store data in ``array`` (created with ``document``) as
+        the extension allows, and return what ``array[...]`` must read."""
+        raise AssertionError(
+            f"{type(self).__name__} says writable = False: define fixture(self, document, array) "
+            "to store data in the array and return what array[...] must read"
+        )
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
         parametrize_cases(
@@ -172,21 +195,29 @@ class ExtensionConformance(KitScaffolding):
     def test_nodes_store_the_entry_and_keep_it(self, document):
         where = _document_id(document)
         registered = registry.extensions.get(_name(document))
+        whole = document if isinstance(document, dict) else {"name": document}
+        value_stage = has_value_stage(self._extension(document, sorted(registered.node_types)[0])[1])
         for node_type in sorted(registered.node_types):
-            for entry in (
-                document,
-                {
-                    **(document if isinstance(document, dict) else {"name": document}),
-                    "must_understand": False,
-                },
-            ):
+            skippable = {**whole, "must_understand": False}
+            marks: list[Any] = [None, True]
+            if value_stage:
+                # a reader skipping it would read stored values as the data: refused
+                expect_refused_naming(
+                    lambda entry=skippable, kind=node_type: self._node(entry, kind),
+                    where,
+                    "extensions[0].must_understand",
+                )
+            else:
+                marks.append(False)
+            for mark in marks:
+                entry = document if mark is None else {**whole, "must_understand": mark}
                 node = self._node(entry, node_type)
                 stored = self._stored_entry(node)
                 expected = extension_from_json(entry, node_type, field="x").to_json()
-                if isinstance(entry, dict) and entry.get("must_understand") is False:
-                    assert isinstance(stored, dict) and stored.get("must_understand") is False, (
-                        f"{where}: a {node_type} created with must_understand: false stores "
-                        f"{stored!r}, without it"
+                if mark is not None:
+                    assert isinstance(stored, dict) and stored.get("must_understand") is mark, (
+                        f"{where}: a {node_type} created with must_understand: "
+                        f"{str(mark).lower()} stores {stored!r}, without it"
                     )
                     stored = {k: v for k, v in stored.items() if k != "must_understand"}
                 assert stored == expected, (
@@ -243,7 +274,7 @@ class ExtensionConformance(KitScaffolding):
         @self._settings()
         @given(_selections(self.shape), st.integers(0, 2**32 - 1))
         def consistent(selection, seed):
-            array = self._node(document, "array")
+            array = self._filled_node(document)
             before = array[...] if self._readable_whole(array) else None
             try:
                 target = np.asarray(array[selection])
@@ -255,6 +286,11 @@ class ExtensionConformance(KitScaffolding):
                     f"{type(exc).__name__}: {exc}, not a zarrforge error"
                 ) from exc
             values = np.random.default_rng(seed).integers(1, 1000, size=target.shape).astype(target.dtype)
+            if not self.writable:
+                self._expect_write_refused(
+                    where, array, selection, values, array=array, before=before, shown=repr(selection)
+                )
+                return
             try:
                 array[selection] = values
             except ZarrforgeError as exc:
@@ -265,9 +301,11 @@ class ExtensionConformance(KitScaffolding):
                 ) from exc
             back = np.asarray(array[selection])
             if target.size and len({int(v) for v in np.ravel(values)}) == values.size:
-                assert np.array_equal(back, values), (
-                    f"{where}: reading {selection!r} after writing it gives {back.tolist()}, "
-                    f"not the {values.tolist()} written"
+                expected = self._round_trip(document, array, values)
+                assert back.shape == expected.shape and back.tobytes() == expected.tobytes(), (
+                    f"{where}: reading {selection!r} after writing {values.tolist()} gives "
+                    f"{back.tolist()}, not {self._written_is(document)} "
+                    f"({first_difference(back, expected, expected_is='where it should be')})"
                 )
             if before is not None:
                 touched = int(np.count_nonzero(array[...] != before))
@@ -276,6 +314,105 @@ class ExtensionConformance(KitScaffolding):
                 )
 
         consistent()
+
+    def test_the_value_stage_stores_encoded_values_and_reads_them_decoded(self, document):
+        """Value mode (an extension overriding ``encode_values`` / ``decode_values``): an
+        unwritten element reads the fill value decoded; after a whole-array write of ``x``
+        a read gives ``decode_values(encode_values(x))`` bit for bit, and the stored
+        values (the entry removed from the document) are ``encode_values(x)``. For an
+        extension without a value stage: reads are the stored values."""
+        where = _document_id(document)
+        if "array" not in registry.extensions.get(_name(document)).node_types:
+            return
+        array = self._filled_node(document)
+        _, extension = self._extension(document)
+        fill = np.full(self.shape, array.fill_value, dtype=self.dtype)
+        if self.writable:
+            unwritten = np.asarray(array[...])
+            expected = self._decoded(document, array, fill)
+            assert unwritten.tobytes() == expected.tobytes(), (
+                f"{where}: an array never written reads {unwritten.tolist()}, not the fill value "
+                f"{self._decoded_is(document)}: {first_difference(unwritten, expected, expected_is='where it should be')}"
+            )
+            x = (np.arange(int(np.prod(self.shape))).reshape(self.shape) % 97 + 3).astype(self.dtype)
+            array[...] = x
+        else:
+            x = np.asarray(array[...])
+        stored = _stored_values(array)
+        if self.writable:
+            expected = self._round_trip(document, array, x)
+            back = np.asarray(array[...])
+            assert back.tobytes() == expected.tobytes(), (
+                f"{where}: after writing {x.tolist()}, the array reads {back.tolist()}, not "
+                f"{self._written_is(document)}: {first_difference(back, expected, expected_is='where it should be')}"
+            )
+            encoded = self._encoded(document, array, x)
+            assert _multiset(stored) == _multiset(encoded), (
+                f"{where}: after writing {x.tolist()}, the values stored (read with the entry "
+                f"removed) are {stored.tolist()}, not "
+                f"{'encode_values(x)' if has_value_stage(extension) else 'the values written'} "
+                f"{encoded.tolist()}"
+            )
+        else:
+            decoded = self._decoded(document, array, stored)
+            assert _multiset(decoded) == _multiset(x), (
+                f"{where}: the fixture reads {x.tolist()}, but decode_values of the values stored "
+                f"(read with the entry removed) gives {decoded.tolist()}"
+            )
+
+    def _round_trip(self, document: Any, array: Any, values: np.ndarray) -> np.ndarray:
+        return self._decoded(document, array, self._encoded(document, array, values))
+
+    def _encoded(self, document: Any, array: Any, values: np.ndarray) -> np.ndarray:
+        _, extension = self._extension(document)
+        return np.asarray(extension.encode_values(array, np.array(values, copy=True)))
+
+    def _decoded(self, document: Any, array: Any, values: np.ndarray) -> np.ndarray:
+        _, extension = self._extension(document)
+        return np.asarray(extension.decode_values(array, np.array(values, copy=True)))
+
+    def _written_is(self, document: Any) -> str:
+        value_stage = has_value_stage(self._extension(document)[1])
+        return "decode_values(encode_values(x)) of what was written" if value_stage else "what was written"
+
+    def _decoded_is(self, document: Any) -> str:
+        return "decoded" if has_value_stage(self._extension(document)[1]) else "itself"
+
+    def _filled_node(self, document: Any) -> Any:
+        """A new array with the entry: empty if the extension writes, else holding the
+        plugin's fixture (checked to read as the fixture says)."""
+        array = self._node(document, "array")
+        if not self.writable:
+            expected = np.asarray(self.fixture(document, array))
+            got = np.asarray(array[...])
+            assert got.shape == expected.shape and got.tobytes() == expected.tobytes(), (
+                f"{_document_id(document)}: the fixture array reads {got.tolist()}, not the "
+                f"{expected.tolist()} fixture() says: "
+                f"{first_difference(got, expected, expected_is='where fixture() has')}"
+            )
+        return array
+
+    def _expect_write_refused(
+        self, where: str, writer: Any, selection: Any, values: Any, *, array: Any, before: Any, shown: str
+    ) -> None:
+        """``writable = False``: ``writer[selection] = values`` (``writer`` the array or one
+        of its selection accessors) raises a zarrforge error and changes nothing."""
+        try:
+            writer[selection] = values
+        except ZarrforgeError:
+            pass
+        except Exception as exc:  # the finding
+            raise AssertionError(
+                f"{where}: writing {shown} raised {type(exc).__name__}: {exc}, not a zarrforge error"
+            ) from exc
+        else:
+            raise AssertionError(f"{where}: writable = False, yet writing {shown} was accepted")
+        if before is not None:
+            after = np.asarray(array[...])
+            assert after.tobytes() == np.asarray(before).tobytes(), (
+                f"{where}: the refused write through {shown} changed the array: "
+                f"{first_difference(after, before, expected_is='where it was')}"
+            )
 
     def _domain(self, where: str, array: Any) -> list[list[int]]:
         """Per dimension, the integers a basic selection addresses there, in order: those
@@ -319,7 +456,7 @@ class ExtensionConformance(KitScaffolding):
         from hypothesis import given
         from hypothesis import strategies as st
 
-        domain = self._domain(where, self._node(document, "array"))
+        domain = self._domain(where, self._filled_node(document))
         chunks = tuple(max(1, (n + 1) // 2) for n in self.shape)
         grid = tuple(-(-n // c) for n, c in zip(self.shape, chunks))
         size = int(np.prod(self.shape))
@@ -387,9 +524,11 @@ class ExtensionConformance(KitScaffolding):
             accessor, draw_selection = kinds[kind][0], kinds[kind][1]
             selection, model_index = draw_selection(data.draw)
             shown = f"a.{kind.split()[0]}[{_selection_text(selection)}]"
-            array = self._node(document, "array")
-            base = np.arange(1, size + 1).reshape(self.shape).astype(self.dtype)
-            array[...] = base
+            if self.writable:
+                array = self._node(document, "array")
+                array[...] = np.arange(1, size + 1).reshape(self.shape).astype(self.dtype)
+            else:
+                array = self._filled_node(document)
             model = self._points(array, domain)
             whole = np.asarray(array[...])
             assert np.array_equal(whole, model), (
@@ -414,16 +553,22 @@ class ExtensionConformance(KitScaffolding):
                 f"{first_difference(found, expected, expected_is='where basic indexing gives')}"
             )
             values = (np.arange(expected.size).reshape(expected.shape) + 10 * size + 1).astype(self.dtype)
+            if not self.writable:
+                self._expect_write_refused(
+                    where, selector, selection, values, array=array, before=whole, shown=shown
+                )
+                return
             try:
                 selector[selection] = values
             except ZarrforgeError as exc:
                 raise AssertionError(f"{where}: {shown} reads but does not write: {exc}") from exc
             except Exception as exc:  # the finding
                 raise AssertionError(f"{where}: writing {shown} raised {type(exc).__name__}: {exc}") from exc
+            stored_as = self._round_trip(document, array, values)
             if isinstance(model_index, _Orthogonal):
-                model_index.write(model, values)
+                model_index.write(model, stored_as)
             else:
-                model[model_index] = values
+                model[model_index] = stored_as
             after = self._points(array, domain)
             assert np.array_equal(after, model), (
                 f"{where}: after writing {values.tolist()} through {shown} ({accessor} "
@@ -439,6 +584,26 @@ class ExtensionConformance(KitScaffolding):
         except ZarrforgeError:
             return False
         return True
+
+
+def _stored_values(array: Any) -> np.ndarray:
+    """The values ``array`` stores: its store copied, its document without its
+    ``extensions`` (the kit's format keeps every entry there), opened read-only."""
+    store, key = array.store, f"{array.path}/zarr.json" if array.path else "zarr.json"
+    copy = KitMemoryStore()
+    for name in store.list():
+        copy.set(name, store.get(name))
+    document = json.loads(store.get(key))
+    document.pop("extensions", None)
+    copy.set(key, json.dumps(document).encode())
+    return np.asarray(zf.open_array(copy, array.path, mode="r", zarr_format=FORMAT_NAME)[...])
+
+
+def _multiset(values: np.ndarray) -> list[bytes]:
+    """The elements of ``values`` as their bytes, sorted: equal for the same elements in
+    any order, bit for bit."""
+    flat = np.ascontiguousarray(values).reshape(-1)
+    return sorted(flat[i : i + 1].tobytes() for i in range(flat.size))
 
 
 class _Orthogonal:

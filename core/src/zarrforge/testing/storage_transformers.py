@@ -14,7 +14,12 @@ Subclass :class:`StorageTransformerConformance` and set:
 * ``rejects_unknown_configuration = False`` if the transformer deliberately accepts
   configuration keys it does not know (checked: each entry with an unknown key added
   must still build it);
-* ``max_examples`` (default 40) and ``shrink`` (default ``True``) for hypothesis.
+* ``max_examples`` (default 40) and ``shrink`` (default ``True``) for hypothesis;
+* ``writable = False`` for a transformer that only reads (a chunk manifest of data
+  stored elsewhere), with ``fixture(self, document, store)``: write into ``store`` (the
+  empty store the array will be created in, at ``"a"``) what the entry refers to, and
+  return the values the array must read (``shape`` and ``dtype`` above, fill value 0).
+  The write checks are then replaced by reads of that fixture (below).
 
 What it checks, against :mod:`zarrforge.abc.storage_transformer`: the name resolves
 through the installed ``zarrforge.storage_transformers`` registry to a
@@ -27,8 +32,14 @@ chunks' values alone, while keys that are not chunk keys (``zarr.json``, an attr
 file) pass through to the store below unchanged; and through a real array created with
 the entry, for hypothesis-generated basic selections, what is written reads back as a
 NumPy model of the array says, also after reopening, and ``stored_chunks`` names the
-chunks holding anything but the fill value. Each failure names the entry and the
-property, in a sentence.
+chunks holding anything but the fill value. For ``writable = False``: through ``wrap``,
+each chunk key of a chunk the fixture holds reads bytes (whole, by byte range and
+batched, consistently), writing or deleting a chunk key raises a zarrforge error and
+changes nothing below, and other keys pass through as above; the array created on the
+fixture reads the fixture whole and for hypothesis-generated basic selections, also
+reopened read-only, ``stored_chunks`` names the chunks holding anything but the fill
+value, and every write is refused with a zarrforge error that changes nothing. Each
+failure names the entry and the property, in a sentence.
 """
 
 from __future__ import annotations
@@ -89,6 +100,31 @@ class StorageTransformerConformance(KitScaffolding):
     rejects_unknown_configuration = True
     max_examples = 40
     shrink = True
+    writable = True
+
+    def fixture(self, document: Any, store: Store) -> np.ndarray:
+        """For ``writable = False``: write into ``store`` what ``document`` refers to and
+        return the values the array created with it must read."""
+        raise AssertionError(
+            f"{type(self).__name__} says writable = False: define fixture(self, document, store) "
+            "to write the data the entry refers to and return the values the array must read"
+        )
+
+    def _fixture(self, document: Any, store: Store) -> np.ndarray:
+        values = np.asarray(self.fixture(document, store))
+        assert values.shape == tuple(self.shape) and values.dtype == np.dtype(self.dtype), (
+            f"{_document_id(document)}: fixture() returned {values.dtype} values of shape "
+            f"{values.shape}; the arrays are {self.dtype} of shape {tuple(self.shape)}"
+        )
+        return values
+
+    def _holding(self, values: np.ndarray) -> set[tuple[int, ...]]:
+        """The chunks of ``values`` holding anything but the fill value 0."""
+        return {
+            tuple(int(i) for i in coords)
+            for coords in np.ndindex(*self._grid())
+            if np.any(values[tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunks))] != 0)
+        }
 
     def pytest_generate_tests(self, metafunc: Any) -> None:
         parametrize_cases(
@@ -227,6 +263,9 @@ class StorageTransformerConformance(KitScaffolding):
         )
 
     def test_the_wrapped_store_keeps_chunk_values_and_passes_other_keys(self, document):
+        if not self.writable:
+            self._check_read_only_wrapped_store(document)
+            return
         where = _document_id(document)
         inner = KitMemoryStore()
         array = self._array(document, inner)  # what wrap() gets: the real metadata
@@ -271,11 +310,106 @@ class StorageTransformerConformance(KitScaffolding):
             f"{where}: zarr.json reads other bytes through the transformer than below it"
         )
 
-    def test_a_real_array_reads_back_what_was_written(self, document):
+    def _check_read_only_wrapped_store(self, document: Any) -> None:
+        where = _document_id(document)
+        inner = KitMemoryStore()
+        values = self._fixture(document, inner)
+        array = self._array(document, inner)
+        store = wrap_store(
+            self._transformer(document), inner, _keys(len(self.shape)), array.metadata_model, path=array.path
+        )
+        assert isinstance(store, Store), f"{where}: wrap() returned {store!r}, not a Store"
+        keys = _keys(len(self.shape))
+        holding = sorted(self._holding(values))
+        assert holding, f"{where}: the fixture holds nothing but the fill value; give it some data"
+        whole = {}
+        for coords in holding:
+            key = keys.key(coords)
+            got = store.get(key)
+            assert got is not None, f"{where}: chunk key {key!r} of a chunk the fixture holds reads nothing"
+            whole[key] = bytes(got)
+            if len(got) > 2:
+                part = store.get(key, ByteRange(1, len(got) - 2))
+                assert part is not None and bytes(part) == whole[key][1:-1], (
+                    f"{where}: bytes 1..{len(got) - 2} of chunk key {key!r} read {part!r}, "
+                    f"not the {len(got) - 2} bytes inside the whole value"
+                )
+        batch = store.get_many([(key, None) for key in whole])
+        assert [None if b is None else bytes(b) for b in batch] == list(whole.values()), (
+            f"{where}: get_many of the chunk keys {list(whole)} reads other bytes than get"
+        )
+        below = {name: inner.get(name) for name in inner.list()}
+        first = next(iter(whole))
+        for attempt, write in (
+            ("setting", lambda: store.set(first, b"new bytes")),
+            ("deleting", lambda: store.delete(first)),
+            ("setting in a batch", lambda: store.set_many([(first, b"new bytes")])),
+        ):
+            try:
+                write()
+            except ZarrforgeError:
+                pass
+            else:
+                raise AssertionError(
+                    f"{where}: writable = False, yet {attempt} chunk key {first!r} was accepted"
+                )
+            assert {name: inner.get(name) for name in inner.list()} == below, (
+                f"{where}: {attempt} chunk key {first!r} was refused, but changed the store below"
+            )
+        assert bytes(store.get(first) or b"") == whole[first], (
+            f"{where}: chunk key {first!r} reads other bytes after the refused writes"
+        )
+        store.set("notes.json", b"{}")
+        assert inner.get("notes.json") == b"{}", (
+            f"{where}: a key that is not a chunk key did not reach the store below unchanged"
+        )
+        assert store.get("zarr.json") == inner.get("zarr.json"), (
+            f"{where}: zarr.json reads other bytes through the transformer than below it"
+        )
+
+    def _check_read_only_array(self, document: Any) -> None:
         from hypothesis import given
-        from hypothesis import strategies as st
 
         where = _document_id(document)
+        store = KitMemoryStore()
+        values = self._fixture(document, store)
+        array = self._array(document, store)
+        got = np.asarray(array[...])
+        assert np.array_equal(got, values), (
+            f"{where}: the array on the fixture reads {_first_difference(got, values)}"
+        )
+        reopened = zf.open_array(store, "a", mode="r", zarr_format=FORMAT_NAME)
+        assert np.array_equal(reopened[...], values), (
+            f"{where}: reopened read-only, the array reads {_first_difference(reopened[...], values)}"
+        )
+        stored = set(array.stored_chunks())
+        assert stored == self._holding(values), (
+            f"{where}: stored_chunks() names {sorted(stored)}; the chunks the fixture holds "
+            f"anything but the fill value in are {sorted(self._holding(values))}"
+        )
+
+        @self._settings()
+        @given(self._basic_selections())
+        def check(selection: Any) -> None:
+            part = np.asarray(array[selection])
+            assert np.array_equal(part, values[selection]), (
+                f"{where}: reading {selection} gives {_first_difference(part, values[selection])}"
+            )
+            try:
+                array[selection] = 7
+            except ZarrforgeError:
+                pass
+            else:
+                raise AssertionError(f"{where}: writable = False, yet writing 7 to {selection} was accepted")
+            after = np.asarray(array[...])
+            assert np.array_equal(after, values), (
+                f"{where}: the refused write to {selection} changed the array: {_first_difference(after, values)}"
+            )
+
+        check()
+
+    def _basic_selections(self) -> Any:
+        from hypothesis import strategies as st
 
         def one(n: int) -> Any:
             return st.one_of(
@@ -285,7 +419,18 @@ class StorageTransformerConformance(KitScaffolding):
                 ),
             )
 
-        selections = st.tuples(*(one(n) for n in self.shape))
+        return st.tuples(*(one(n) for n in self.shape))
+
+    def test_a_real_array_reads_back_what_was_written(self, document):
+        if not self.writable:
+            self._check_read_only_array(document)
+            return
+        from hypothesis import given
+        from hypothesis import strategies as st
+
+        where = _document_id(document)
+
+        selections = self._basic_selections()
 
         @self._settings()
         @given(st.lists(st.tuples(selections, st.integers(-50, 50)), min_size=1, max_size=4))
@@ -309,11 +454,7 @@ class StorageTransformerConformance(KitScaffolding):
                 f"{where}: after writing {writes} and reopening, the array reads "
                 f"{_first_difference(reopened[...], model)}"
             )
-            expected = {
-                tuple(int(i) for i in coords)
-                for coords in np.ndindex(*self._grid())
-                if np.any(model[tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunks))] != 0)
-            }
+            expected = self._holding(model)
             stored = set(array.stored_chunks())
             assert stored == expected, (
                 f"{where}: after writing {writes}, stored_chunks() names {sorted(stored)}; the "

@@ -1,0 +1,1 @@
+"""ZEP playground: the ``example.delta`` codec (:mod:`zep_delta.codec`)."""

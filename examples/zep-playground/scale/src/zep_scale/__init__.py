@@ -1,0 +1,1 @@
+"""ZEP playground: the ``example.scale`` extension (:mod:`zep_scale.extension`)."""
