@@ -179,3 +179,139 @@ def test_the_extension_suite_catches_an_extension_mapping_basic_selections_only(
         r"read (\[.*\]|-?\d+): element \(.*\) is -?\d+ where basic indexing gives -?\d+",
         text,
     ), text[-3000:]
+
+
+VALUE_STAGES = '''
+import contextlib
+
+import numpy as np
+
+from zarrforge import register
+from zarrforge.abc.extension import Extension
+from zarrforge.errors import MetadataError, ReadOnlyError
+from zarrforge.testing import ExtensionConformance
+
+
+class Halved(Extension):
+    """A correct value stage: stores half of what is written."""
+    name = "test.halved"
+    node_types = frozenset({"array"})
+
+    @classmethod
+    def from_json(cls, name, configuration):
+        if configuration:
+            raise MetadataError(f"unknown keys {sorted(configuration)}", field="configuration")
+        return cls()
+
+    def to_json(self):
+        return {"name": self.name}
+
+    def encode_values(self, array, values):
+        return values / 2
+
+    def decode_values(self, array, values):
+        return values * 2
+
+
+class Drifting(Halved):
+    """Keeps state: each encode divides by a larger number, so what is stored is not
+    encode_values(x) and what is read is not decode_values(encode_values(x))."""
+    name = "test.drifting"
+    calls = 0
+
+    def encode_values(self, array, values):
+        Drifting.calls += 1
+        return values / (2 + Drifting.calls)
+
+
+class Positional(Halved):
+    """Decodes by position in the selection read: a[...] and a[i, j] disagree."""
+    name = "test.positional"
+
+    def encode_values(self, array, values):
+        return values - np.arange(values.size).reshape(values.shape)
+
+    def decode_values(self, array, values):
+        return values + np.arange(values.size).reshape(values.shape)
+
+
+class Frozen(Halved):
+    """Read-only: refuses every write (the fixture writes with it unlocked)."""
+    name = "test.frozen"
+    unlocked = False
+
+    def encode_values(self, array, values):
+        if not Frozen.unlocked:
+            raise ReadOnlyError("test.frozen arrays are read-only")
+        return values / 2
+
+
+class Thawed(Frozen):
+    """Says it is read-only (writable = False), but writes."""
+    name = "test.thawed"
+
+    def encode_values(self, array, values):
+        return values / 2
+
+
+for cls in (Halved, Drifting, Positional, Frozen, Thawed):
+    register("extensions", cls.name, cls)
+
+
+class TestHalved(ExtensionConformance):
+    extension_documents = [{"name": "test.halved"}]
+    invalid_extension_documents = [({"name": "test.halved", "configuration": {"x": 1}}, "configuration")]
+    dtype = "float64"
+    max_examples = 15
+    shrink = False
+
+
+class TestDrifting(TestHalved):
+    extension_documents = [{"name": "test.drifting"}]
+    invalid_extension_documents = [({"name": "test.drifting", "configuration": {"x": 1}}, "configuration")]
+
+
+class TestPositional(TestHalved):
+    extension_documents = [{"name": "test.positional"}]
+    invalid_extension_documents = [({"name": "test.positional", "configuration": {"x": 1}}, "configuration")]
+
+
+class TestFrozen(TestHalved):
+    extension_documents = [{"name": "test.frozen"}]
+    invalid_extension_documents = [({"name": "test.frozen", "configuration": {"x": 1}}, "configuration")]
+    writable = False
+
+    def fixture(self, document, array):
+        values = np.arange(array.size, dtype=array.dtype).reshape(array.shape) * 1.5
+        Frozen.unlocked = True
+        try:
+            array[...] = values
+        finally:
+            Frozen.unlocked = False
+        return values
+
+
+class TestThawed(TestFrozen):
+    extension_documents = [{"name": "test.thawed"}]
+    invalid_extension_documents = [({"name": "test.thawed", "configuration": {"x": 1}}, "configuration")]
+'''
+
+VALUE_TEST = "test_the_value_stage_stores_encoded_values_and_reads_them_decoded"
+WRITES_TEST = "test_what_a_selection_writes_is_what_it_reads"
+KINDS_TEST = "test_selection_kinds_agree_with_basic_indexing"
+
+
+def test_value_mode_and_read_only_mode_catch_what_they_promise(pytester):
+    """A correct value stage and a correct read-only extension pass every check; a value
+    stage keeping state fails value mode; one decoding by position fails the selection
+    kinds; an extension declared read-only that writes fails the checks that write."""
+    pytester.makepyfile(VALUE_STAGES)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
+    failed = {f.split("[")[0] for f in _failed(result)}
+    assert not {f for f in failed if f.startswith(("TestHalved::", "TestFrozen::"))}, result.stdout.str()[-3000:]
+    assert f"TestDrifting::{VALUE_TEST}" in failed, failed
+    assert f"TestPositional::{KINDS_TEST}" in failed, failed
+    assert {f"TestThawed::{WRITES_TEST}", f"TestThawed::{KINDS_TEST}"} <= failed, failed
+    text = result.stdout.str()
+    assert "are not encode_values(x)" in text or "not decode_values(encode_values(x))" in text
+    assert "writable = False, yet writing" in text

@@ -261,3 +261,109 @@ def test_invalid_documents_are_demanded_only_of_transformers_refusing_unknown_ke
     text = strict.stdout.str()
     assert "ERROR test_strict.py::TestStrict" in text, text[-3000:]
     assert "set invalid_transformer_documents to (document, field) pairs" in text
+
+
+READ_ONLY_TRANSFORMERS = '''
+import numpy as np
+
+from zarrforge import register
+from zarrforge.abc.storage_transformer import StorageTransformer
+from zarrforge.abc.store import WrapperStore
+from zarrforge.errors import MetadataError, ReadOnlyError
+from zarrforge.testing import StorageTransformerConformance
+
+CHUNK = np.arange(6, dtype="<i4").reshape(2, 3) + 1  # the kit's int32 chunks of (2, 3)
+
+
+class Served(WrapperStore):
+    """Chunk (0, 0) and chunk (1, 1) read the bytes under "raw/c"; chunk writes refused."""
+
+    def __init__(self, inner, keys, leaky):
+        super().__init__(inner)
+        self.keys, self.leaky = keys, leaky
+
+    def _served(self, key):
+        return self.keys.coords(key) in ((0, 0), (1, 1))
+
+    def get(self, key, byte_range=None):
+        if self.keys.coords(key) is None:
+            return self.inner.get(key, byte_range)
+        return self.inner.get("raw/c", byte_range) if self._served(key) else None
+
+    def get_many(self, requests):
+        return [self.get(k, r) for k, r in requests]
+
+    def _set(self, key, value):
+        if self.keys.coords(key) is not None and not self.leaky:
+            raise ReadOnlyError(f"{key}: read-only")
+        self.inner.set("raw/c" if self._served(key) else key, value)
+
+    def _delete(self, key):
+        if self.keys.coords(key) is not None and not self.leaky:
+            raise ReadOnlyError(f"{key}: read-only")
+        self.inner.delete(key)
+
+    def list_prefix(self, prefix):
+        yield from (k for k in self.inner.list_prefix(prefix) if self.keys.coords(k) is None)
+        yield from (self.keys.key(c) for c in ((0, 0), (1, 1)) if self.keys.key(c).startswith(prefix))
+
+
+class Fixed(StorageTransformer):
+    name = "test.fixed"
+    leaky = False
+
+    @classmethod
+    def from_json(cls, name, configuration):
+        if configuration:
+            raise MetadataError(f"unknown configuration key(s) {sorted(configuration)}", field="configuration")
+        return cls()
+
+    def to_json(self):
+        return {"name": self.name}
+
+    def wrap(self, store, keys, metadata):
+        return Served(store, keys, self.leaky)
+
+
+class Writable(Fixed):
+    """Says it is read-only, but chunk writes reach the store below."""
+    name = "test.writable"
+    leaky = True
+
+
+for cls in (Fixed, Writable):
+    register("storage_transformers", cls.name, cls)
+
+
+class TestFixed(StorageTransformerConformance):
+    transformer_documents = [{"name": "test.fixed"}]
+    invalid_transformer_documents = [({"name": "test.fixed", "configuration": {"x": 1}}, "configuration")]
+    writable = False
+    max_examples = 15
+
+    def fixture(self, document, store):
+        store.set("raw/c", CHUNK.tobytes())
+        values = np.zeros(self.shape, dtype=self.dtype)
+        values[0:2, 0:3] = CHUNK
+        values[2:4, 3:6] = CHUNK
+        return values
+
+
+class TestWritable(TestFixed):
+    transformer_documents = [{"name": "test.writable"}]
+    invalid_transformer_documents = [({"name": "test.writable", "configuration": {"x": 1}}, "configuration")]
+'''
+
+
+def test_the_read_only_mode_reads_the_fixture_and_catches_a_transformer_that_writes(pytester):
+    """``writable = False``: a read-only transformer passes every check, reading the
+    plugin's fixture instead of writing; one that lets chunk writes through fails the two
+    checks that write, and nothing else."""
+    pytester.makepyfile(READ_ONLY_TRANSFORMERS)
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
+    failed = _failed(result)
+    assert failed == {f"TestWritable::{STORE_TEST}", f"TestWritable::{ARRAY_TEST}"}, result.stdout.str()[-3000:]
+    text = result.stdout.str()
+    assert "writable = False, yet setting chunk key 'c/0/0' was accepted" in text
+    assert "writable = False, yet writing 7 to" in text
+    result.assert_outcomes(passed=10, failed=2)
