@@ -72,10 +72,13 @@
   written").
 * ``reference_targets``: where a storage transformer may read data its metadata refers
   to (a chunk manifest's byte ranges of other files), beyond keys of the array's own store,
-  which are always allowed: prefixes of URLs (``"file:///data/raw/"``, ``"s3://bucket/"``)
-  or absolute paths (``"/data/raw/"``, meaning ``file://``). Empty by default: a document
-  naming an absolute path or a URL is refused, because metadata is untrusted input
-  (docs/zep-playground.md, "Reading other data").
+  which are always allowed: a list of prefixes of URLs (``"file:///data/raw/"``,
+  ``"s3://bucket/"``) or absolute paths (``"/data/raw/"``, meaning ``file://``), matched by
+  whole path components, or ``"any"`` for every target (documents the user trusts): the
+  syntax of the ``reference_targets`` storage option of kerchunk reference sets
+  (``reference://``). Empty by default: a document naming an absolute path or a URL is
+  refused, because metadata is untrusted input (docs/zep-playground.md, "Reading other
+  data").
 * ``allow_unsafe_codecs``: names of codecs that can execute code when they
   decode (e.g. ``numcodecs.pickle``) that the user explicitly allows. Empty by
   default: such codecs are refused, because metadata is untrusted input.
@@ -102,6 +105,30 @@ Example::
 
     with zarrforge.config.set(allow_unsafe_codecs={"numcodecs.pickle"}):
         data = zarrforge.open_array(url)[:]
+
+Raises
+------
+ValueError
+    ``set``/``update``: a value the setting does not take (``threads=0``), the setting
+    left unchanged.
+KeyError
+    ``get``, ``set``, ``update``: a name neither zarrforge nor zarr-python defines (naming
+    the closest); ``get(name, default)`` gives ``default`` instead.
+TypeError
+    ``set``/``update``: a name that is not a string, or changes that are not a mapping.
+
+Examples
+--------
+>>> with config.set(threads=2, order="F"):
+...     config.get("threads"), config.get("array.order")
+(2, 'F')
+>>> config.get("no_such_setting", "unset")
+'unset'
+>>> try:
+...     config.set(threads=0)
+... except ValueError as error:
+...     print(error)
+config 'threads' must be a positive int, got 0
 """
 
 from __future__ import annotations
@@ -135,7 +162,7 @@ class Settings:
     non_finite_attributes: str = "tokens"
     default_format: str = "3"
     skippable_extensions: str = "top-level"
-    reference_targets: tuple[str, ...] = ()
+    reference_targets: tuple[str, ...] | str = ()
     # zarr-python's keys that choose among its own implementations: kept, no effect
     recorded: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -205,15 +232,17 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-def _reference_targets(value: Any) -> tuple[str, ...]:
-    """The ``reference_targets`` setting: a string or a sequence of them, each a URL with a
-    scheme or an absolute path, with no ``.``/``..`` segment (a prefix that climbs out of
-    itself would allow more than it names)."""
+def _reference_targets(value: Any) -> tuple[str, ...] | str:
+    """The ``reference_targets`` setting: ``"any"``, or a prefix or a sequence of them, each
+    a URL with a scheme or an absolute path, with no ``.``/``..`` segment (a prefix that
+    climbs out of itself would allow more than it names)."""
+    if value == "any":
+        return "any"
     prefixes = (value,) if isinstance(value, str) else value
     if not isinstance(prefixes, (list, tuple, frozenset)) or not all(isinstance(p, str) for p in prefixes):
         raise ValueError(
-            "config 'reference_targets' must be a list of URL prefixes or absolute paths "
-            f"(['file:///data/raw/', 's3://bucket/']); got {value!r}"
+            "config 'reference_targets' must be 'any' or a list of URL prefixes or absolute "
+            f"paths (['file:///data/raw/', 's3://bucket/']); got {value!r}"
         )
     for prefix in prefixes:
         scheme, has_scheme, rest = prefix.partition("://")

@@ -13,10 +13,14 @@ the document:
 * an **absolute path** (``"/data/a.bin"``, read as ``file:///data/a.bin``) or a **URL**
   (``"file:///data/a.bin"``, ``"s3://bucket/raw/a.bin"``, any scheme an installed store
   plugin serves): allowed only below a prefix the user listed in the
-  ``reference_targets`` setting (:mod:`zarrforge.config`), matched segment by segment
-  (``"s3://bucket/raw/"`` allows ``"s3://bucket/raw/a.bin"``, not
-  ``"s3://bucket/rawer"``). No segment may be ``.`` or ``..`` (percent-encoded or
-  not), so a target cannot climb out of the prefix that allowed it.
+  ``reference_targets`` setting (:mod:`zarrforge.config`), matched by whole path
+  components (``"s3://bucket/raw/"`` allows ``"s3://bucket/raw/a.bin"``, not
+  ``"s3://bucket/rawer"``), or everywhere when the setting is ``"any"``. No segment may
+  be ``.`` or ``..`` (percent-encoded or not), so a target cannot climb out of the
+  prefix that allowed it; a local file is checked, and read, where its symbolic links
+  lead (as kerchunk reference sets are: :mod:`zarrforge_fsspec.references`), so a link
+  below an allowed prefix cannot reach outside it. What remains unchecked: a link
+  swapped in between the check and the read.
 
 :func:`check_reference` refuses a target with a :class:`~zarrforge.errors.MetadataError`
 naming the field it came from (a transformer's ``validate`` calls it for each target, so
@@ -25,12 +29,13 @@ by byte range, checking each again against the setting in force, and raises
 :class:`~zarrforge.errors.StoreError` for a target that is missing or holds fewer bytes
 than the reference names (a reader never gets data that was not written: a missing
 target is not a missing chunk). Kerchunk's references (``[url, offset, length]``) name
-their targets the same three ways; kerchunk itself reads any of them, and has no
-allow-list.
+their targets the same three ways, and the setting has the syntax of the
+``reference_targets`` storage option of zarrforge's kerchunk reference sets.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from urllib.parse import unquote
@@ -44,14 +49,17 @@ __all__ = ["ReferenceReader", "check_reference"]
 
 
 def _as_url(target: str) -> str | None:
-    """The URL an absolute path or URL target names (scheme lower-cased); ``None`` for
-    a store key."""
+    """The URL an absolute path or URL target names (scheme lower-cased; a local file as
+    ``file://`` and its real path, links resolved); ``None`` for a store key."""
     if target.startswith("/"):
-        return "file://" + target
+        target = "file://" + target
     scheme, has_scheme, rest = target.partition("://")
-    if has_scheme and scheme:
-        return f"{scheme.lower()}://{rest}"
-    return None
+    if not (has_scheme and scheme):
+        return None
+    scheme = scheme.lower()
+    if scheme == "file" and not _climbs(target):
+        return "file://" + os.path.realpath(unquote(rest))
+    return f"{scheme}://{rest}"
 
 
 def _climbs(url: str) -> bool:
@@ -61,13 +69,14 @@ def _climbs(url: str) -> bool:
 
 
 def _below(url: str, prefix: str) -> bool:
-    prefix_url = _as_url(prefix) or prefix
-    if url == prefix_url:
-        return True
-    return url.startswith(prefix_url if prefix_url.endswith("/") else prefix_url + "/")
+    """Whether ``url`` is ``prefix`` or below it, by whole path components."""
+    prefix_url = (_as_url(prefix) or prefix).rstrip("/")
+    if prefix_url.endswith(":"):  # a scheme alone ("s3://"): everything of that scheme
+        return url.startswith(prefix_url + "//")
+    return url == prefix_url or url.startswith(prefix_url + "/")
 
 
-def check_reference(target: object, *, field: str, allowed: Sequence[str] | None = None) -> None:
+def check_reference(target: object, *, field: str, allowed: Sequence[str] | str | None = None) -> None:
     """Refuse a reference target the array may not read.
 
     Parameters
@@ -77,8 +86,8 @@ def check_reference(target: object, *, field: str, allowed: Sequence[str] | None
     field : str
         Where it is in the transformer's entry (``"configuration.manifest.0.0.path"``),
         named by the error.
-    allowed : Sequence[str] or None
-        The prefixes absolute paths and URLs must be below; ``None``: the
+    allowed : Sequence[str] or str or None
+        The prefixes absolute paths and URLs must be below, or ``"any"``; ``None``: the
         ``reference_targets`` setting in force.
 
     Raises
@@ -107,6 +116,8 @@ def check_reference(target: object, *, field: str, allowed: Sequence[str] | None
     if _climbs(url):
         raise MetadataError(f"{target!r} has a '.' or '..' segment", field=field)
     prefixes = config.get().reference_targets if allowed is None else allowed
+    if prefixes == "any":
+        return
     if not any(_below(url, prefix) for prefix in prefixes):
         listed = ", ".join(repr(p) for p in prefixes) or "none"
         raise MetadataError(
@@ -126,9 +137,19 @@ class ReferenceReader:
     ----------
     store : zarrforge.abc.store.Store
         The store whose keys unqualified targets name.
-    allowed : Sequence[str] or None
-        The prefixes absolute paths and URLs must be below; ``None``: the
+    allowed : Sequence[str] or str or None
+        The prefixes absolute paths and URLs must be below, or ``"any"``; ``None``: the
         ``reference_targets`` setting in force at each read.
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        :meth:`read` and :meth:`read_many`: a target may not be read
+        (:func:`check_reference`), or a range is negative. Constructing a reader raises
+        nothing: the targets are checked when read.
+    zarrforge.errors.StoreError
+        :meth:`read` and :meth:`read_many`: a target is missing, or holds fewer bytes than
+        its range names.
 
     Examples
     --------
@@ -139,7 +160,7 @@ class ReferenceReader:
     b'\\x02\\x03\\x04'
     """
 
-    def __init__(self, store: Store, *, allowed: Sequence[str] | None = None) -> None:
+    def __init__(self, store: Store, *, allowed: Sequence[str] | str | None = None) -> None:
         self._store = store
         self._allowed = allowed
         self._stores: dict[str, Store] = {}
