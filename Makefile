@@ -137,6 +137,14 @@ bench: $(BENCH_BIN)/python zarr34-venv
 	$(BENCH_BIN)/python -m pip uninstall --quiet --yes zarrforge-example-thirdparty
 	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARR34_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
+# make bench-cores [BENCH_ARGS="--quick"] - the simulated many-core benchmark: codecs that only
+# sleep (releasing the GIL) stand in for compute, so 16 threads overlap on 2 cores; zarrforge and
+# zarr-python 3.4.2 (.venv-zarr34) at 1, 2, 4, 8 and 16 threads; simulated-cores.json and .md in
+# benchmarks/results (benchmarks/simulated_cores.py; benchmarks/README.md, "Simulated cores").
+.PHONY: bench-cores
+bench-cores: $(BIN)/python zarr34-venv
+	$(BIN)/python -m benchmarks.simulated_cores --zarr-python $(abspath $(ZARR34_VENV))/bin/python $(BENCH_ARGS)
+
 # make bench-sweep [BENCH_ARGS="--threads-sweep 1,2,4 --only W2,W3r --repeat 3"] - the thread
 # sweep: W1, W2, W3, W3r, W4, W5, W5r for every engine set to each thread count, with the codec
 # floor at that count; sweep.json, sweep.md, sweep.png in --out (benchmarks/README.md, "Thread

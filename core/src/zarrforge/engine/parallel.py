@@ -24,6 +24,15 @@ Contract:
 * :func:`map_parallel` is the service for plugins: ``fn`` over a list of items on
   the call's threads when each item carries enough work done outside Python's GIL
   (``workers_for``), else on the calling thread; results in item order.
+* **Threads by measured cost.** The byte rule of ``workers_for`` misses small items
+  whose codecs are slow (a 4 KiB chunk of zstd level 19, lzma or zfp costs far more
+  than its size says). A call that rule keeps on one thread, given an
+  :class:`ItemCost` (one per codec chain and operation, kept across calls), runs its
+  first groups on the calling thread, timing :data:`MEASURED_GROUPS` of them after the
+  first (which pays for warming up); when the least of them took at least
+  :data:`SLOW_ITEM_SECONDS` an item, the rest of the call, and every later call with the
+  same ``ItemCost``, uses all its threads. The byte rule only
+  ever adds threads this way: a call it already spreads is not measured.
 """
 
 from __future__ import annotations
@@ -35,7 +44,8 @@ import itertools
 import math
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from .. import config
@@ -48,6 +58,13 @@ R = TypeVar("R")
 # 16 KiB chunks were slower on two threads, 64 KiB and larger faster (1.3-1.7x) — the same
 # crossover as compressed chunks; until then it was 16 (a guess from 4 KiB chunks).
 UNCOMPRESSED_FACTOR = 1
+#: seconds of work per item (chunk) from which a call spreads its items over threads,
+#: whatever their size: a little more than what one item of the byte rule's smallest
+#: threaded size (64 KiB through zstd level 1, with the engine's own work) costs on the
+#: machines measured, so the two rules agree where both apply
+SLOW_ITEM_SECONDS = 150e-6
+#: groups of a call timed (after a first, untimed one) before its chunks are judged
+MEASURED_GROUPS = 3
 #: groups each worker should get of a :func:`map_parallel` call, so the last ones to
 #: finish leave little idle time behind them
 GROUPS_PER_WORKER = 4
@@ -145,6 +162,22 @@ def workers_for(computes: bool, item_bytes: int, threads: int, min_bytes: int) -
     return threads if item_bytes >= needed else 1
 
 
+class ItemCost:
+    """The seconds one item of some repeated work took (a chunk through one codec chain,
+    read or written), measured on the first groups of a call kept on one thread and kept
+    for the calls after it; ``None`` until measured. Thread-safe enough: a race only
+    measures twice."""
+
+    __slots__ = ("seconds",)
+
+    def __init__(self) -> None:
+        self.seconds: float | None = None
+
+    def slow(self) -> bool:
+        """Measured, and at least :data:`SLOW_ITEM_SECONDS` an item."""
+        return self.seconds is not None and self.seconds >= SLOW_ITEM_SECONDS
+
+
 def grouped(items: Iterable[T], size: int) -> Iterator[list[T]]:
     """``items`` in consecutive lists of ``size`` (the last may be shorter)."""
     group: list[T] = []
@@ -163,11 +196,35 @@ def run_groups(
     group_size: int,
     workers: int,
     threads: int | None = None,
+    cost: ItemCost | None = None,
 ) -> None:
     """Call ``work`` on consecutive groups of ``items`` on up to ``workers`` threads of
     the pool for ``threads`` (default: ``call_threads``), the calling thread being
-    one (see the module's contract)."""
+    one (see the module's contract). With ``workers`` 1 and a ``cost``, the call's
+    threads are used when the items are slow (measured, see the module's contract)."""
     groups = grouped(items, group_size)
+    available = call_threads() if threads is None else threads
+    if workers <= 1 and cost is not None and available > 1:
+        if not cost.slow():
+            # On the calling thread while the groups prove cheap. Each but the first (which
+            # pays for warming up: a codec's first call, its imports) is timed; the cost is
+            # the least per item of them, as other processes only ever add time to a group
+            # (a time slice lost on a busy machine), and it is judged once
+            # MEASURED_GROUPS groups are timed: when slow, the rest of the call goes to
+            # every thread.
+            timed: list[float] = []
+            for group in itertools.islice(groups, MEASURED_GROUPS + 1):
+                start = time.perf_counter()
+                work(group)
+                timed.append((time.perf_counter() - start) / len(group))
+            if len(timed) <= MEASURED_GROUPS:
+                return  # the whole call: too few groups to judge, and none left to spread
+            cost.seconds = min(timed[1:])
+            if not cost.slow():
+                for group in groups:
+                    work(group)
+                return
+        workers = available
     if workers > 1:
         # as many workers as there are groups, up to ``workers``: a call with a single
         # group (a small read, say) needs no thread
@@ -193,7 +250,7 @@ def run_groups(
                 failed.set()
                 raise
 
-    pool = pool_for(max(workers, call_threads() if threads is None else threads))
+    pool = pool_for(max(workers, available))
     # each worker runs in a copy of this thread's context: the call's thread count and
     # the chunk being encoded go with it
     futures = [pool.submit(contextvars.copy_context().run, worker) for _ in range(workers - 1)]
@@ -213,7 +270,12 @@ def run_groups(
 
 
 def map_parallel(
-    fn: Callable[[T], R], items: Sequence[T], *, item_bytes: int, computes: bool = True
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    *,
+    item_bytes: int,
+    computes: bool = True,
+    cost_key: Hashable | None = None,
 ) -> list[R]:
     """``[fn(item) for item in items]``, spread over the threads of the call in progress
     (``call_threads``) when items of ``item_bytes`` decoded bytes are worth it
@@ -236,23 +298,58 @@ def map_parallel(
         The decoded bytes of one item (how much work it is).
     computes : bool
         ``fn`` computes (compresses...) rather than only copies.
+    cost_key : Hashable or None
+        What names this kind of work across calls (a codec and the direction:
+        ``(codec, "decode")``): the engine keeps the seconds ``fn`` took an item under
+        it, and items the byte rule keeps on one thread then use the call's threads when
+        they are slow (the module's contract). ``None``: the byte rule alone.
 
     Returns
     -------
     list[R]
         ``fn(item)`` for each item, in order.
+
+    Raises
+    ------
+    Exception
+        The first exception ``fn`` raised (of any class, passed on as it is), once the
+        groups in progress have finished. It raises nothing of its own.
+
+    Examples
+    --------
+    >>> map_parallel(abs, [-1, 2, -3], item_bytes=8)  # small items: the calling thread
+    [1, 2, 3]
+    >>> map_parallel(len, [b"ab", b"c"], item_bytes=1 << 20)  # the call's threads, if worth it
+    [2, 1]
     """
     n = len(items)
     threads = call_threads()
     workers = min(n, workers_for(computes, item_bytes, threads, config.get().parallel_chunk_bytes))
-    if workers <= 1:
+    cost = None if cost_key is None or workers > 1 else _cost_of(cost_key)
+    if workers <= 1 and (cost is None or n <= 1 or threads <= 1):
         return [fn(item) for item in items]
     results: list[Any] = [None] * n
-    size = max(1, min(math.ceil(n / (workers * GROUPS_PER_WORKER)), MAP_GROUP_BYTES // max(1, item_bytes)))
+    spread = max(workers, min(n, threads))  # the groups for the threads the call may get
+    size = max(1, min(math.ceil(n / (spread * GROUPS_PER_WORKER)), MAP_GROUP_BYTES // max(1, item_bytes)))
 
     def work(group: list[int]) -> None:
         for i in group:
             results[i] = fn(items[i])
 
-    run_groups(work, range(n), size, workers, threads)
+    run_groups(work, range(n), size, workers, threads, cost)
     return results
+
+
+#: the measured costs of :func:`map_parallel`'s kinds of work, by ``cost_key``; bounded
+#: (cleared when full: a cost is only a hint, measured again on the next call)
+_COSTS: dict[Hashable, ItemCost] = {}
+_MAX_COSTS = 1024
+
+
+def _cost_of(key: Hashable) -> ItemCost:
+    cost = _COSTS.get(key)
+    if cost is None:
+        if len(_COSTS) >= _MAX_COSTS:
+            _COSTS.clear()
+        cost = _COSTS[key] = ItemCost()
+    return cost

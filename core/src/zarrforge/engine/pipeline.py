@@ -11,7 +11,9 @@ projected onto chunks (see :mod:`zarrforge.engine.indexing`; the contract is tha
 assignment writes).
 
 Workers (the calling thread and pool threads; :func:`workers_for` decides how
-many are worth it) take consecutive groups of chunks from the call's stream of
+many are worth it by the chunks' size, and a call it keeps on one thread still gets them
+all when its chunks are measured slow: the cost of one chunk, read or written, is timed
+on the groups of calls on one thread and kept, per engine, for the calls after them) take consecutive groups of chunks from the call's stream of
 chunks, each the next group when done with its last, so none idles while work
 remains. A group fetches its chunks with one ``get_many``, then decodes and
 copies, or encodes and stores, so I/O overlaps codec work without a task per
@@ -69,6 +71,7 @@ from .codec_chain import CodecChain
 from .parallel import (  # noqa: F401
     GROUPS_PER_WORKER,
     UNCOMPRESSED_FACTOR,
+    ItemCost,
     grouped,
     run_groups,
     using_threads,  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
@@ -154,6 +157,8 @@ class ChunkEngine:
         if self._regular_spec is not None and self._chunk_bytes <= PLAIN_CHUNK_BYTES:
             self._plain = chain.plain_dtype(typical)
         self.updater = ChunkUpdater(chain, write_empty_chunks=write_empty_chunks, plain=self._plain)
+        # seconds per chunk, read and written, measured when the byte rule gives one thread
+        self._costs = {"read": ItemCost(), "write": ItemCost()}
 
     def spec_for(self, coords: Sequence[int]) -> ChunkSpec:
         if self._regular_spec is not None:
@@ -182,16 +187,30 @@ class ChunkEngine:
         per_worker = 1 if latency_bound else GROUPS_PER_WORKER
         return max(1, min(share, -(-chunks // (workers * per_worker))))
 
-    def _workers(self) -> int:
-        """Threads for this call (:func:`workers_for`, with the setting in force now)."""
-        return workers_for(self._computes, self._chunk_bytes, self.threads, config.get().parallel_chunk_bytes)
+    def _workers(self, operation: str) -> tuple[int, ItemCost | None]:
+        """Threads for this call by the byte rule (:func:`workers_for`, with the setting in
+        force now), and, when that rule says one, the measured cost per chunk of
+        ``operation`` ("read" or "write") that may add the others
+        (:func:`~zarrforge.engine.parallel.run_groups`)."""
+        workers = workers_for(
+            self._computes, self._chunk_bytes, self.threads, config.get().parallel_chunk_bytes
+        )
+        if workers > 1 or self.threads <= 1:
+            return workers, None
+        return workers, self._costs[operation]
 
     def _run(
-        self, work: Callable[[list[Any]], None], items: Iterable[Any], group_size: int, workers: int
+        self,
+        work: Callable[[list[Any]], None],
+        items: Iterable[Any],
+        group_size: int,
+        workers: int,
+        cost: ItemCost | None = None,
     ) -> None:
         """``work`` on consecutive groups of ``items`` on up to ``workers`` of this
-        array's threads (:func:`~zarrforge.engine.parallel.run_groups`)."""
-        run_groups(work, items, group_size, workers, self.threads)
+        array's threads (:func:`~zarrforge.engine.parallel.run_groups`; with ``cost``,
+        all of them when the chunks are measured slow)."""
+        run_groups(work, items, group_size, workers, self.threads, cost)
 
     def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
         """The decoded chunk at ``coords``, or ``None`` if it was never written."""
@@ -254,11 +273,13 @@ class ChunkEngine:
         """``out``: the output of every projection, or ``None`` when each is an
         :class:`Aimed` carrying its own."""
         limit = chunk_limit()
-        workers = self._workers()
+        workers, cost = self._workers("read")
         low_latency = self.store.capabilities.low_latency
-        group_size = self._group_size(workers, elements, latency_bound=not low_latency)
+        # groups sized for every thread when the chunks' cost may call for them
+        spread = workers if cost is None else self.threads
+        group_size = self._group_size(spread, elements, latency_bound=not low_latency)
         if low_latency:
-            self._run(lambda part: self._read_part(part, out, limit), projections, group_size, workers)
+            self._run(lambda part: self._read_part(part, out, limit), projections, group_size, workers, cost)
             return
         # A store with latency: the chunks of the next groups are fetched while the
         # workers decode theirs, so waiting on the store and decoding overlap.
@@ -267,7 +288,7 @@ class ChunkEngine:
         small = max(1, group_size // 4)
         ahead = read_ahead(grouped(projections, small), self._fetch_part, workers * (group_size // small))
         self._run(
-            lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()), ahead, 1, workers
+            lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()), ahead, 1, workers, cost
         )
 
     def _fetch_part(self, part: list[Any]) -> tuple[list[str], dict[int, bytes | None]]:
@@ -334,8 +355,9 @@ class ChunkEngine:
 
     def _write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         limit = chunk_limit()
-        workers = self._workers()
-        group_size = self._group_size(workers, value.size)
+        workers, cost = self._workers("write")
+        spread = workers if cost is None else self.threads
+        group_size = self._group_size(spread, value.size)
         capabilities = self.store.capabilities
         # A chunk the write covers in part is read, changed and written back: on a store
         # with conditional writes, written only if nobody changed it meanwhile, and redone
@@ -371,13 +393,13 @@ class ChunkEngine:
 
         if capabilities.independent_keys:
             # each group stores its own chunks, its I/O overlapping the others' encoding
-            self._run(store_group, projections, group_size, workers)
+            self._run(store_group, projections, group_size, workers, cost)
             return
         # The store gathers several keys into one object: a batch is stored whole, in one
         # set_many, once all of its chunks are encoded.
         for batch in grouped(projections, self.batch_size):
             done: list[tuple[list[str], list[Encoded | None]]] = []
-            self._run(lambda group: done.append(updated(group)), batch, group_size, workers)  # noqa: B023  # called before the loop moves on
+            self._run(lambda group: done.append(updated(group)), batch, group_size, workers, cost)  # noqa: B023  # called before the loop moves on
             self._store_results(
                 [k for keys, _ in done for k in keys], [r for _, results in done for r in results]
             )

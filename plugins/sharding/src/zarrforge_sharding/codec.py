@@ -325,12 +325,17 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     def _each_inner(self, fn: Callable[[Any], T], items: list[Any], spec: ChunkSpec) -> list[T]:
         """``[fn(item) for item in items]``, one item per inner chunk, spread over the
         threads of the engine call in progress when inner chunks are worth it
-        (``map_parallel``: their decoded size and whether their codecs compute)."""
+        (``map_parallel``: their decoded size and whether their codecs compute, or their
+        measured cost: small inner chunks through a slow codec)."""
         if len(items) <= 1:
             return [fn(item) for item in items]
         item_bytes = math.prod(self.chunk_shape) * (spec.data_type.item_size or 16)
         return map_parallel(
-            fn, items, item_bytes=item_bytes, computes=self.inner.computes(self._inner_spec(spec))
+            fn,
+            items,
+            item_bytes=item_bytes,
+            computes=self.inner.computes(self._inner_spec(spec)),
+            cost_key=(self, getattr(fn, "__name__", "")),
         )
 
     # --- index --------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+"""A codec that only sleeps: compute that releases the GIL, without the cores to run it.
+
+``bench.sleep`` (bytes -> bytes) returns its input unchanged after sleeping ``ms``
+milliseconds in each ``encode`` and ``decode`` call. ``time.sleep`` releases the GIL,
+as zstd and blosc do while they compress, so 16 threads sleeping at once overlap on a
+2-core machine: a workload of N calls takes ``N * ms / threads`` if the engine's own
+Python work overlaps perfectly, and what it takes beyond that is the engine's serial
+work (the simulated many-core benchmark, :mod:`benchmarks.simulated_cores`).
+
+Each instance counts its calls and the most that were running at once
+(:class:`CallCounter`), so tests can prove parallelism by counting, never by timing.
+
+Metadata: ``{"name": "bench.sleep", "configuration": {"ms": 4}}``. Registered with
+:func:`register` (zarrforge's runtime registration, the path a plugin's entry point also
+takes).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import zarrforge as zf
+from zarrforge.abc.codec import BytesBytesCodec
+from zarrforge.errors import MetadataError
+
+NAME = "bench.sleep"
+
+
+class CallCounter:
+    """Calls made, and the most running at once (for all instances of the codec)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.running = 0
+        self.peak = 0
+
+    def reset(self) -> None:
+        with self._lock:
+            self.calls = self.running = self.peak = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.calls += 1
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self.running -= 1
+
+
+COUNTER = CallCounter()
+
+
+class SleepCodec(BytesBytesCodec):
+    name = NAME
+
+    def __init__(self, ms: float) -> None:
+        self.ms = ms
+
+    @classmethod
+    def from_json(cls, name: str, configuration: dict[str, Any] | None) -> SleepCodec:
+        ms = (configuration or {}).get("ms")
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or ms < 0:
+            raise MetadataError(f"ms must be a non-negative number, got {ms!r}", field="configuration.ms")
+        return cls(ms)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "configuration": {"ms": self.ms}}
+
+    def encoded_size(self, decoded_size: int | None) -> int | None:
+        return decoded_size
+
+    def _sleep(self, data: bytes | memoryview) -> bytes:
+        with COUNTER:
+            time.sleep(self.ms / 1000)
+        return bytes(data)
+
+    def encode(self, data: bytes | memoryview) -> bytes:
+        return self._sleep(data)
+
+    def decode(self, data: bytes | memoryview) -> bytes:
+        return self._sleep(data)
+
+
+def register() -> None:
+    """Register ``bench.sleep`` in this process (again: a no-op)."""
+    if NAME not in zf.registry.codecs:
+        zf.register("codecs", NAME, SleepCodec)
