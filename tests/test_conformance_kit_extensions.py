@@ -308,7 +308,9 @@ def test_value_mode_and_read_only_mode_catch_what_they_promise(pytester):
     pytester.makepyfile(VALUE_STAGES)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     failed = {f.split("[")[0] for f in _failed(result)}
-    assert not {f for f in failed if f.startswith(("TestHalved::", "TestFrozen::"))}, result.stdout.str()[-3000:]
+    assert not {f for f in failed if f.startswith(("TestHalved::", "TestFrozen::"))}, result.stdout.str()[
+        -3000:
+    ]
     assert f"TestDrifting::{VALUE_TEST}" in failed, failed
     assert f"TestPositional::{KINDS_TEST}" in failed, failed
     assert {f"TestThawed::{WRITES_TEST}", f"TestThawed::{KINDS_TEST}"} <= failed, failed

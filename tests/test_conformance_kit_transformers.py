@@ -362,7 +362,9 @@ def test_the_read_only_mode_reads_the_fixture_and_catches_a_transformer_that_wri
     pytester.makepyfile(READ_ONLY_TRANSFORMERS)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider", "-rf")
     failed = _failed(result)
-    assert failed == {f"TestWritable::{STORE_TEST}", f"TestWritable::{ARRAY_TEST}"}, result.stdout.str()[-3000:]
+    assert failed == {f"TestWritable::{STORE_TEST}", f"TestWritable::{ARRAY_TEST}"}, result.stdout.str()[
+        -3000:
+    ]
     text = result.stdout.str()
     assert "writable = False, yet setting chunk key 'c/0/0' was accepted" in text
     assert "writable = False, yet writing 7 to" in text

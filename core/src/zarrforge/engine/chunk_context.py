@@ -23,12 +23,20 @@ _current: contextvars.ContextVar[tuple[int, ...] | None] = contextvars.ContextVa
 
 
 def current_chunk() -> tuple[int, ...] | None:
-    """The grid coordinates of the chunk being encoded, or ``None``.
+    """The grid coordinates of the chunk being encoded, or ``None``. It raises nothing.
 
     Returns
     -------
     tuple[int, ...] or None
         The coordinates set by :func:`encoding_chunk`, or ``None`` outside it.
+
+    Examples
+    --------
+    >>> current_chunk() is None  # no encode in progress
+    True
+    >>> with encoding_chunk((0, 2)):
+    ...     current_chunk()
+    (0, 2)
     """
     return _current.get()
 
@@ -46,6 +54,9 @@ def leave_chunk(token: contextvars.Token) -> None:
 def encoding_chunk(coords: tuple[int, ...]) -> Iterator[None]:
     """Within the block, :func:`current_chunk` returns ``coords``.
 
+    It raises nothing of its own (a coordinate ``int()`` refuses raises what ``int()``
+    raises); the previous coordinates are restored however the block ends.
+
     Parameters
     ----------
     coords : tuple[int, ...]
@@ -55,6 +66,16 @@ def encoding_chunk(coords: tuple[int, ...]) -> Iterator[None]:
     ------
     None
         Nothing: the block runs with ``coords`` set (restored on exit).
+
+    Examples
+    --------
+    >>> with encoding_chunk((1, 0)):
+    ...     outer = current_chunk()
+    ...     with encoding_chunk((1, 0, 3)):  # a sub-chunk, as sharding sets it
+    ...         inner = current_chunk()
+    ...     after = current_chunk()
+    >>> outer, inner, after, current_chunk()
+    ((1, 0), (1, 0, 3), (1, 0), None)
     """
     token = _current.set(tuple(int(c) for c in coords))
     try:

@@ -25,7 +25,7 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
     value, so deleting an "empty" chunk never changes what is read back.
     Every chunk written passes through here, so it answers from the first
     element when it can, and otherwise compares machine words without a
-    temporary of the chunk's size.
+    temporary of the chunk's size. It raises nothing.
 
     Parameters
     ----------
@@ -39,6 +39,15 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
     bool
         Whether every element equals ``fill_value`` bit for bit (``True`` for an empty
         chunk).
+
+    Examples
+    --------
+    >>> all_equal_fill(np.zeros((2, 3)), 0.0)
+    True
+    >>> all_equal_fill(np.array([0.0, -0.0]), 0.0)  # -0.0 differs from 0.0 bit for bit
+    False
+    >>> all_equal_fill(np.full(4, np.nan), np.nan)
+    True
     """
     if chunk.dtype.hasobject or chunk.dtype.kind == "T":  # variable-size elements: no bit view
         return bool(np.all(chunk == fill_value))
@@ -121,6 +130,16 @@ def check_allocation(
     ------
     zarrforge.errors.ResourceLimitError
         The array would be larger than the limit.
+
+    Examples
+    --------
+    >>> check_allocation((16, 16), np.uint8, "the inner chunk", limit=1024)  # 256 bytes: fine
+    >>> from zarrforge.errors import ResourceLimitError
+    >>> try:
+    ...     check_allocation((1000,), np.float64, "the inner chunk", limit=4096)
+    ... except ResourceLimitError as error:
+    ...     print(error)
+    the inner chunk of shape (1000,) needs 8000 bytes decoded, over the limit of 4096 bytes ...
     """
     if limit is None:
         limit, setting = chunk_limit()

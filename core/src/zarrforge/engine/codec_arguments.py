@@ -139,6 +139,7 @@ def warn_uncompressed(format_name: str, codec: str) -> None:
     """For a format's ``default_compressors``: its default compressor ``codec`` is not
     installed, so ``compressors="auto"`` gives none. Warns with
     :class:`~zarrforge.errors.UncompressedWarning`, naming the package that provides it.
+    It raises nothing (unless a warnings filter turns the warning into an error).
 
     Parameters
     ----------
@@ -146,6 +147,22 @@ def warn_uncompressed(format_name: str, codec: str) -> None:
         The format, as the warning names it (``"v3"``).
     codec : str
         The name of the default compressor that is not installed.
+
+    Warns
+    -----
+    zarrforge.errors.UncompressedWarning
+        Always: the chunks will be stored uncompressed.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_uncompressed("v3", "zstd")
+    >>> caught[0].category.__name__
+    'UncompressedWarning'
+    >>> str(caught[0].message)
+    "compressors='auto' for a Zarr v3 array means 'zstd', which no installed plugin provides, ..."
     """
     provider = registry.codecs.provider_hint(codec) or "a plugin that provides it"
     warnings.warn(
@@ -161,7 +178,8 @@ def warn_uncompressed(format_name: str, codec: str) -> None:
 def json_ready(value: Any) -> Any:
     """``value`` (a foreign codec's configuration: numcodecs' ``get_config()``,
     zarr-python's ``to_dict()``) as plain JSON values, copied: mappings as dicts with
-    string keys, tuples as lists, numpy arrays and scalars as lists and numbers.
+    string keys, tuples as lists, numpy arrays and scalars as lists and numbers. It
+    raises nothing: a value it does not convert is returned as it is.
 
     Parameters
     ----------
@@ -172,6 +190,11 @@ def json_ready(value: Any) -> Any:
     -------
     Any
         The plain JSON copy.
+
+    Examples
+    --------
+    >>> json_ready({"shape": (2, 3), "scale": np.float32(0.5), 1: np.arange(3)})
+    {'shape': [2, 3], 'scale': 0.5, '1': [0, 1, 2]}
     """
     if isinstance(value, dict):
         return {str(k): json_ready(v) for k, v in value.items()}
@@ -187,7 +210,8 @@ def numcodecs_configuration(codec_json: dict[str, Any]) -> dict[str, Any] | None
     ``numcodecs.<id>`` codec's JSON, defaults filled in by numcodecs, which is what
     zarr-python writes into Zarr v2 documents and the 2022 draft's; ``None`` for any
     other codec. A configuration numcodecs cannot build, or any without numcodecs
-    installed (then no ``numcodecs.<id>`` codec is either), is returned as stated.
+    installed (then no ``numcodecs.<id>`` codec is either), is returned as stated: it
+    raises nothing, whatever numcodecs raises being caught.
 
     Parameters
     ----------
@@ -198,6 +222,13 @@ def numcodecs_configuration(codec_json: dict[str, Any]) -> dict[str, Any] | None
     -------
     dict[str, Any] or None
         The numcodecs configuration, or ``None`` for a codec not named ``numcodecs.<id>``.
+
+    Examples
+    --------
+    >>> numcodecs_configuration({"name": "numcodecs.zlib", "configuration": {"level": 1}})
+    {'id': 'zlib', 'level': 1}
+    >>> numcodecs_configuration({"name": "bytes"}) is None
+    True
     """
     name = codec_json.get("name")
     if not isinstance(name, str) or not name.startswith("numcodecs.") or name == "numcodecs.":

@@ -123,6 +123,13 @@ def evolve_codecs(codecs: Sequence[Codec], spec: ChunkSpec) -> tuple[Codec, ...]
     ------
     zarrforge.errors.MetadataError
         The codecs are not in a valid chain order.
+
+    Examples
+    --------
+    >>> codecs = codecs_from_json([{"name": "bytes"}])
+    >>> spec = ChunkSpec((2, 3), data_type_from_json("int16"), 0, memory_layout("C"))
+    >>> [codec.to_json() for codec in evolve_codecs(codecs, spec)]
+    [{'name': 'bytes', 'configuration': {'endian': 'little'}}]
     """
     check_order(codecs)
     evolved: list[Codec] = []
@@ -147,6 +154,52 @@ def _at_codec(exc: MetadataError, i: int, codec: Codec) -> MetadataError:
 
 
 class CodecChain:
+    """A codec chain checked for order (``array -> array`` codecs, one ``array -> bytes``
+    codec, ``bytes -> bytes`` codecs), which encodes and decodes one chunk at a time
+    (see the module docstring). Codecs skipped when reading (:class:`SkippedCodec`) are
+    kept in ``codecs`` and left out of the chain: it decodes without them and refuses to
+    encode.
+
+    Parameters
+    ----------
+    codecs : Sequence[zarrforge.abc.codec.Codec]
+        The codecs, in chain order (for a new array, evolved first:
+        :meth:`evolved`, :func:`evolve_codecs`).
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        Constructing it: the codecs are not in a valid chain order. ``validate``: a codec
+        refuses the chunk representation it would see.
+    zarrforge.errors.CodecError
+        ``encode``: a codec was skipped when reading; ``decode``: a codec decoded to the
+        wrong data type.
+    zarrforge.errors.CorruptChunkError
+        ``decode``: the bytes cannot be decoded, or decode to the wrong shape (naming the
+        chunk's key).
+    zarrforge.errors.PluginFailureError
+        A codec failed in a way bad bytes do not explain, or encoded to something that is
+        not bytes (or not the size it declared).
+
+    Examples
+    --------
+    >>> codecs = codecs_from_json(
+    ...     [{"name": "transpose", "configuration": {"order": [1, 0]}}, {"name": "bytes"}]
+    ... )
+    >>> spec = ChunkSpec((2, 3), data_type_from_json("int16"), 0, memory_layout("C"))
+    >>> chain = CodecChain.evolved(codecs, spec)
+    >>> data = chain.encode(np.arange(6, dtype="int16").reshape(2, 3), spec)
+    >>> len(data), chain.decode(data, spec, key="c/0/0")
+    (12, array([[0, 1, 2],
+                [3, 4, 5]], dtype=int16))
+    >>> from zarrforge.errors import CorruptChunkError
+    >>> try:
+    ...     chain.decode(b"too short", spec, key="c/0/0")
+    ... except CorruptChunkError as error:
+    ...     print(error.key)
+    c/0/0
+    """
+
     def __init__(self, codecs: Sequence[Codec]) -> None:
         self.codecs = tuple(codecs)
         self.skipped = tuple(c for c in codecs if isinstance(c, SkippedCodec))

@@ -23,6 +23,39 @@ from ..registries.resolution import memory_layout
 
 
 class MemoryLayoutCodec(ArrayArrayCodec):
+    """A recorded memory layout as an ``array -> array`` codec (see the module docstring):
+    encoding hands on the chunk in ``layout``'s order, decoding restores it. Constructing
+    one from a layout raises nothing; ``encode`` and ``decode`` raise what the layout
+    raises.
+
+    Parameters
+    ----------
+    layout : zarrforge.abc.memory_layout.MemoryLayout
+        The layout (:func:`memory_layout` gives the one registered under a name).
+
+    Raises
+    ------
+    zarrforge.errors.MetadataError
+        ``from_json``: the configuration's ``layout`` is not a string.
+    zarrforge.errors.UnknownExtensionError
+        ``from_json``: no layout is registered under that name.
+    zarrforge.errors.PluginFailureError
+        ``from_json``: the layout's plugin failed unexpectedly while constructing it.
+
+    Examples
+    --------
+    >>> codec = MemoryLayoutCodec(memory_layout("F"))
+    >>> codec.to_json()
+    {'name': 'zarrforge.memory_layout', 'configuration': {'layout': 'F'}}
+    >>> spec = ChunkSpec((2, 3), data_type_from_json("int16"), 0, memory_layout("C"))
+    >>> chunk = np.arange(6, dtype="int16").reshape(2, 3)
+    >>> encoded = codec.encode(chunk, spec)
+    >>> encoded.shape == codec.resolve(spec).shape
+    True
+    >>> np.array_equal(codec.decode(encoded, spec), chunk)
+    True
+    """
+
     name = "zarrforge.memory_layout"
 
     def __init__(self, layout: MemoryLayout) -> None:

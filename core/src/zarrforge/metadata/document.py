@@ -42,7 +42,24 @@ class NodeDocument:
     """The stored metadata of one node, unresolved.
 
     ``content`` is format-defined and must be treated as read-only; ``key`` is
-    the store key of the node's main document, for error messages.
+    the store key of the node's main document, for error messages. It raises nothing.
+
+    Parameters
+    ----------
+    format_name : str
+        The name of the format that read it.
+    node_type : str
+        ``"array"`` or ``"group"``.
+    key : str
+        The store key of the node's main document.
+    content : Mapping[str, Any]
+        The documents as parsed (the format's own layout).
+
+    Examples
+    --------
+    >>> document = NodeDocument("3", "group", "zarr.json", {"zarr_format": 3, "node_type": "group"})
+    >>> document.node_type, document.content["zarr_format"]
+    ('group', 3)
     """
 
     format_name: str
@@ -58,7 +75,37 @@ class ListedContent(Mapping[str, Any]):
     """A JSON object document (see the module docstring): ``kept`` names the members
     answered without parsing ``data`` again (a kept member the document lacks is simply
     absent); anything else parses ``data`` once (as :func:`load_document` with
-    ``allow_nan``) and answers from that. ``data`` must be what ``parsed`` came from."""
+    ``allow_nan``) and answers from that. ``data`` must be what ``parsed`` came from.
+
+    Parameters
+    ----------
+    data : bytes or RawJSON
+        The document as stored.
+    parsed : Mapping[str, Any]
+        The document as parsed from ``data``; only the ``kept`` members are held.
+    key : str
+        The document's store key, named by errors.
+    kept : Iterable[str]
+        The members answered without parsing ``data`` again.
+
+    Raises
+    ------
+    KeyError
+        A member the document lacks is asked for.
+    zarrforge.errors.MetadataError
+        ``data``, parsed again for a member not kept, is not a valid JSON object (it
+        cannot be, when it is what ``parsed`` came from).
+
+    Examples
+    --------
+    >>> data = b'{"zarr_format": 3, "node_type": "array", "shape": [4]}'
+    >>> parsed = load_document(data, key="a/zarr.json")
+    >>> content = ListedContent(data, parsed, key="a/zarr.json", kept=("node_type",))
+    >>> content["node_type"], content["shape"]  # the second parses ``data`` again
+    ('array', [4])
+    >>> "fill_value" in content, len(content)
+    (False, 3)
+    """
 
     __slots__ = ("_data", "_kept", "_key", "_parsed")
 
@@ -109,7 +156,22 @@ class ListedContent(Mapping[str, Any]):
 @dataclasses.dataclass(frozen=True)
 class UnknownExtension:
     """An entry of ``extensions`` that no installed plugin understands but that says
-    ``must_understand: false``: ignored, and written back exactly as it was read."""
+    ``must_understand: false``: ignored, and written back exactly as it was read.
+    It raises nothing.
+
+    Parameters
+    ----------
+    document : Any
+        The entry as read (a name string, or an object with ``name``).
+
+    Examples
+    --------
+    >>> entry = UnknownExtension({"name": "x.note", "must_understand": False, "configuration": {}})
+    >>> entry.name, entry.must_understand
+    ('x.note', False)
+    >>> entry.document["configuration"]
+    {}
+    """
 
     document: Any
 

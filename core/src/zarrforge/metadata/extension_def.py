@@ -20,6 +20,32 @@ from ..errors import MetadataError
 
 @dataclasses.dataclass(frozen=True)
 class ExtensionRef:
+    """An extension as a document names it (a name string or an object), validated but
+    not resolved: ``parse_extension`` builds it, a registry resolves it.
+    It raises nothing.
+
+    Parameters
+    ----------
+    name : str
+        The extension's name.
+    configuration : dict[str, Any] or None
+        Its ``configuration`` (``None`` when the document gives none).
+    must_understand : bool
+        Whether a reader that lacks it must refuse the document (``True`` unless the
+        entry says ``false``).
+    raw : Any
+        The document's own value, kept to write an unknown extension back.
+
+    Examples
+    --------
+    >>> raw = {"name": "x.note", "configuration": {"level": 1}, "must_understand": False}
+    >>> ref = ExtensionRef("x.note", raw["configuration"], False, raw)
+    >>> ref.name, ref.configuration, ref.mark
+    ('x.note', {'level': 1}, False)
+    >>> ExtensionRef("crc32c", None, True, "crc32c").mark is None  # the short-hand form says nothing
+    True
+    """
+
     name: str
     configuration: dict[str, Any] | None
     must_understand: bool

@@ -37,7 +37,20 @@ _UNSET: Any = object()
 
 class EntryLayout:
     """How the entries of a view lie in the members of its object (see the module
-    docstring). This one: each entry is the member named by its path."""
+    docstring). This one: each entry is the member named by its path. A format whose
+    entries span several members subclasses it. It raises nothing.
+
+    Examples
+    --------
+    >>> view = {f"n{i:04d}": {"node_type": "group", "attributes": {"pad": "x" * 600}} for i in range(2000)}
+    >>> data = dump_document({"zarr_format": 3, "view": view})  # over 1 MiB: indexed, not built
+    >>> members = load_document_keeping_raw(data, key="zarr.json", at=("view",), kept=("node_type",))["view"]
+    >>> layout = EntryLayout()
+    >>> layout.members(members, "n0002"), layout.members(members, "absent")
+    ([('n0002', 2)], [])
+    >>> layout.written("a/b", {"node_type": "group"})
+    {'a/b': {'node_type': 'group'}}
+    """
 
     def entries(self, base: RawMembers) -> Iterable[str]:
         """The stored entries' names, in source order."""
@@ -57,7 +70,48 @@ class EntryLayout:
 
 class IndexedEntries(MutableMapping[str, Any]):
     """The entries of a view read as ``base``, with ``changes`` (name to entry, or
-    :data:`~zarrforge.metadata.raw_members.REMOVED`) over it; see the module docstring."""
+    :data:`~zarrforge.metadata.raw_members.REMOVED`) over it; see the module docstring.
+    What ``document_of`` raises, reading an entry for the first time, comes out unchanged.
+
+    Parameters
+    ----------
+    base : RawMembers
+        The view's object, as read.
+    document_of : Callable[[str, dict[str, RawJSON]], Any]
+        Builds an entry's document from its name and its members' values (the format's).
+    layout : EntryLayout or None
+        How entries lie in the members (default: one member per entry).
+    changes : dict[str, Any] or None
+        Changes already made (for copies).
+    shared : dict[str, Any] or None
+        The built documents shared with the instance copied (for copies).
+
+    Raises
+    ------
+    KeyError
+        An entry the view does not hold is read or deleted.
+
+    Examples
+    --------
+    >>> view = {f"n{i:04d}": {"node_type": "group", "attributes": {"pad": "x" * 600}} for i in range(2000)}
+    >>> data = dump_document({"zarr_format": 3, "view": view})  # over 1 MiB: indexed, not built
+    >>> members = load_document_keeping_raw(data, key="zarr.json", at=("view",), kept=("node_type",))["view"]
+    >>> entries = IndexedEntries(members, lambda name, values: load_document(values[name].text, key=name))
+    >>> len(entries), entries["n0002"]["node_type"]
+    (2000, 'group')
+    >>> entries["new"] = {"node_type": "array"}
+    >>> del entries["n0001"]
+    >>> len(entries), "n0001" in entries
+    (2000, False)
+    >>> written = load_document(dump_document({"view": entries.edited(lambda entry: entry)}), key="zarr.json")
+    >>> written["view"]["new"], "n0001" in written["view"]
+    ({'node_type': 'array'}, False)
+    >>> try:
+    ...     entries["absent"]
+    ... except KeyError as exc:
+    ...     print(repr(exc))
+    KeyError('absent')
+    """
 
     __slots__ = ("_changes", "_document_of", "_layout", "_shared", "base")
 

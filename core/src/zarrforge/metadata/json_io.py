@@ -58,6 +58,19 @@ def check_size(size: int, *, key: str | None, writing: bool) -> None:
     ------
     zarrforge.errors.DocumentTooLargeError
         ``size`` is over ``config.max_document_bytes``.
+
+    Examples
+    --------
+    Plugins import it as ``check_document_size``:
+
+    >>> from zarrforge.errors import DocumentTooLargeError
+    >>> check_document_size(1000, key="zarr.json", writing=True)  # within the limit: returns None
+    >>> with zarrforge.config.set(max_document_bytes=100):
+    ...     try:
+    ...         check_document_size(1000, key="zarr.json", writing=False)
+    ...     except DocumentTooLargeError as exc:
+    ...         print(exc.key, exc.size, exc.limit)
+    zarr.json 1000 100
     """
     limit = config.get().max_document_bytes
     if limit is None or size <= limit:
@@ -120,6 +133,19 @@ def load_document(data: bytes | str, *, key: str, allow_nan: bool = False) -> di
         ``data`` is over ``config.max_document_bytes``.
     zarrforge.errors.MetadataError
         ``data`` is not UTF-8, not valid JSON, or not a JSON object.
+
+    Examples
+    --------
+    >>> load_document(b'{"zarr_format": 3, "node_type": "group"}', key="zarr.json")
+    {'zarr_format': 3, 'node_type': 'group'}
+    >>> load_document('{"scale": NaN}', key=".zattrs", allow_nan=True)
+    {'scale': nan}
+    >>> from zarrforge.errors import MetadataError
+    >>> try:
+    ...     load_document(b'{"a": 1, "a": 2}', key="zarr.json")
+    ... except MetadataError as exc:
+    ...     print(exc)
+    in 'zarr.json': not valid JSON: duplicate key 'a'
     """
     text = _text(data, key)
     try:
@@ -346,6 +372,24 @@ def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
         ``attributes``).
     zarrforge.errors.DocumentTooLargeError
         The document would be over ``config.max_document_bytes``.
+
+    Examples
+    --------
+    >>> document = {"zarr_format": 3, "node_type": "group", "attributes": {"x": float("nan")}}
+    >>> print(dump_document(document, key="zarr.json").decode())
+    {
+      "zarr_format": 3,
+      "node_type": "group",
+      "attributes": {
+        "x": NaN
+      }
+    }
+    >>> from zarrforge.errors import MetadataError
+    >>> try:
+    ...     dump_document({"fill_value": float("nan")}, key="zarr.json")
+    ... except MetadataError as exc:
+    ...     print(exc.key, exc.field)
+    zarr.json fill_value
     """
     parts = dump_document_parts(document, key=key)
     return parts[0] if len(parts) == 1 else b"".join(parts)  # type: ignore[return-value]
@@ -376,6 +420,26 @@ def dump_document_parts(document: dict[str, Any], *, key: str | None = None) -> 
         ``attributes``).
     zarrforge.errors.DocumentTooLargeError
         The document would be over ``config.max_document_bytes``.
+
+    Examples
+    --------
+    A plain document is one piece:
+
+    >>> [type(part).__name__ for part in dump_document_parts({"zarr_format": 3})]
+    ['bytes']
+
+    One holding an object read as :class:`RawMembers` (a document of 1 MiB or more read by
+    :func:`load_document_keeping_raw`) keeps its unchanged members as spans of the source:
+
+    >>> view = {f"n{i:04d}": {"node_type": "group", "attributes": {"pad": "x" * 600}} for i in range(2000)}
+    >>> data = dump_document({"zarr_format": 3, "view": view})
+    >>> document = load_document_keeping_raw(data, key="zarr.json", at=("view",), kept=("node_type",))
+    >>> document["view"] = document["view"].edited({"n0001": {"node_type": "array"}})
+    >>> parts = dump_document_parts(document, key="zarr.json")
+    >>> [type(part).__name__ for part in parts]
+    ['bytes', 'memoryview', 'bytes', 'memoryview', 'bytes']
+    >>> load_document(b"".join(parts), key="zarr.json")["view"]["n0001"]
+    {'node_type': 'array'}
     """
     try:
         try:

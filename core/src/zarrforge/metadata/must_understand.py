@@ -37,6 +37,18 @@ def split_unknown_fields(document: dict[str, Any], known: Iterable[str], *, key:
     ------
     zarrforge.errors.MustUnderstandError
         An unknown field may not be ignored.
+
+    Examples
+    --------
+    >>> document = {"zarr_format": 3, "node_type": "group", "x.note": {"must_understand": False}}
+    >>> split_unknown_fields(document, ("zarr_format", "node_type"), key="zarr.json")
+    {'x.note': {'must_understand': False}}
+    >>> from zarrforge.errors import MustUnderstandError
+    >>> try:
+    ...     split_unknown_fields({"x.new": 1}, (), key="zarr.json")
+    ... except MustUnderstandError as exc:
+    ...     print(exc.key, exc.field)
+    zarr.json x.new
     """
     known = set(known)
     kept: dict[str, Any] = {}

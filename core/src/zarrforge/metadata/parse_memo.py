@@ -25,6 +25,35 @@ T = TypeVar("T")
 
 
 class ParseMemo:
+    """Shares the parse of equal documents of ``min_bytes`` or more between readers
+    while one of them holds it (see the module docstring). What ``parse`` raises comes
+    out unchanged.
+
+    Parameters
+    ----------
+    min_bytes : int
+        Documents smaller than this are parsed every time.
+
+    Raises
+    ------
+    TypeError
+        ``parse`` returned, for a document of ``min_bytes`` or more, an object that
+        cannot be weakly referenced (a plain ``dict`` or ``list``: wrap it, as in a
+        :class:`~zarrforge.metadata.document.NodeDocument`).
+
+    Examples
+    --------
+    >>> memo = ParseMemo(min_bytes=16)
+    >>> def parse(data):
+    ...     return NodeDocument("3", "group", "zarr.json", load_document(data, key="zarr.json"))
+    >>> data = b'{"zarr_format": 3, "node_type": "group"}'
+    >>> first = memo.parse(data, "zarr.json", parse)
+    >>> memo.parse(data, "zarr.json", parse) is first  # the same bytes, while ``first`` is held
+    True
+    >>> memo.parse(b"{}", "zarr.json", parse) is memo.parse(b"{}", "zarr.json", parse)  # small
+    False
+    """
+
     def __init__(self, min_bytes: int) -> None:
         self.min_bytes = min_bytes
         self._lock = threading.Lock()

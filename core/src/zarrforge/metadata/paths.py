@@ -17,6 +17,32 @@ with ``__zarr`` are never nodes: the spec keeps that prefix for Zarr's own data,
 zarrforge's bookkeeping keys (``__zarrforge_unfinished.json``,
 ``__zarrforge_commits/``) use it, so no listing, path or view ever takes them for a
 node.
+
+``join``, ``parent_of`` and ``basename`` only split and join strings: they check
+nothing and raise nothing.
+
+Raises
+------
+zarrforge.errors.InvalidPathError
+    ``normalize_path``, ``validate_name`` or ``validate_new_name`` is given a path that
+    is not a string, or a name a node cannot have: empty, only periods, ``zarr.json``,
+    starting with ``__zarr``, holding a slash, a backslash or NUL (and, for a new name
+    unless allowed, starting with ``__``).
+
+Examples
+--------
+>>> paths.normalize_path("/a/b/"), paths.normalize_path(None)
+('a/b', '')
+>>> paths.join("a/b", "c"), paths.join("", "c"), paths.parent_of("a/b/c"), paths.parent_of("a")
+('a/b/c', 'c', 'a/b', '')
+>>> paths.validate_name("__values__")  # reserved, but read: other tools write such nodes
+'__values__'
+>>> from zarrforge.errors import InvalidPathError
+>>> try:
+...     paths.normalize_path("a/../b")
+... except InvalidPathError as exc:
+...     print(type(exc).__name__)
+InvalidPathError
 """
 
 from __future__ import annotations

@@ -20,7 +20,33 @@ class RawJSON:
     document's text, or its UTF-8 bytes with byte offsets); ``kept`` holds the
     named members of an object value as parsed when it was read, ``ABSENT_MEMBER``
     for those it lacks (``kept`` is ``None`` when the value is not an object).
-    :func:`dump_document` writes it back verbatim."""
+    :func:`dump_document` writes it back verbatim.
+
+    Parameters
+    ----------
+    source : str or bytes
+        The document's text, or its UTF-8 bytes.
+    start, end : int
+        Where the value lies in ``source`` (byte offsets for bytes).
+    kept : dict[str, Any] or None
+        The parsed members of an object value kept at hand; ``None`` otherwise.
+
+    Raises
+    ------
+    UnicodeDecodeError
+        ``text`` is read over bytes that are not UTF-8 (the readers that build it
+        have checked them).
+
+    Examples
+    --------
+    >>> raw = RawJSON('{"shape": [2, 3]}', 10, 16, None)
+    >>> raw.text, raw.encoded_size, raw.end
+    ('[2, 3]', 6, 16)
+    >>> print(dump_document({"shape": raw}).decode())
+    {
+      "shape": [2, 3]
+    }
+    """
 
     __slots__ = ("_end", "_source", "_start", "kept")
 

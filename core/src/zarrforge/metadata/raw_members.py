@@ -258,7 +258,29 @@ class _Names(Sequence[str]):
 
 class RawMembers:
     """The members of one JSON object of ``source`` (see the module docstring): names in
-    source order, byte spans, and the ``kept`` values of each. Read-only, shareable."""
+    source order, byte spans, and the ``kept`` values of each. Read-only, shareable.
+
+    A reader builds it (``read_members``, through
+    :func:`~zarrforge.metadata.raw_reading.load_document_keeping_raw`); a plugin reads
+    members by position (:meth:`index`, :meth:`value`, :meth:`kept`) and changes them
+    with :meth:`edited`. Built over names that include a duplicate, it raises the
+    reader's internal ``Unusual``, which sends the reader to parse the document whole.
+
+    Raises
+    ------
+    IndexError
+        :meth:`value`, :meth:`kept` or :meth:`run` is given a position past the members.
+
+    Examples
+    --------
+    >>> view = {f"n{i:04d}": {"node_type": "group", "attributes": {"pad": "x" * 600}} for i in range(2000)}
+    >>> data = dump_document({"zarr_format": 3, "view": view})  # over 1 MiB: indexed, not built
+    >>> members = load_document_keeping_raw(data, key="zarr.json", at=("view",), kept=("node_type",))["view"]
+    >>> type(members).__name__, len(members), members.index("n0002"), members.index("absent")
+    ('RawMembers', 2000, 2, None)
+    >>> members.kept(2), members.value(2).text[:22]
+    ({'node_type': 'group'}, '{"node_type": "group",')
+    """
 
     __slots__ = (
         "_kind_of",
@@ -370,7 +392,29 @@ class RawMembers:
 class EditedMembers:
     """:class:`RawMembers` with some members changed (see :meth:`RawMembers.edited`):
     what :func:`~zarrforge.metadata.json_io.dump_document_parts` writes, unchanged
-    members as spans of the source."""
+    members as spans of the source. It raises nothing.
+
+    Parameters
+    ----------
+    base : RawMembers
+        The members as read.
+    changes : dict[str, Any]
+        Member name to its new value (a JSON value), or :data:`REMOVED`.
+
+    Examples
+    --------
+    >>> view = {f"n{i:04d}": {"node_type": "group", "attributes": {"pad": "x" * 600}} for i in range(2000)}
+    >>> data = dump_document({"zarr_format": 3, "view": view})  # over 1 MiB: indexed, not built
+    >>> members = load_document_keeping_raw(data, key="zarr.json", at=("view",), kept=("node_type",))["view"]
+    >>> edited = members.edited({"n0001": REMOVED, "n0002": {"node_type": "array"}, "n9999": {}})
+    >>> len(edited)
+    2000
+    >>> [type(piece).__name__ if type(piece) is memoryview else piece for piece in edited.pieces()]
+    ['memoryview', ('n0002', {'node_type': 'array'}), 'memoryview', ('n9999', {})]
+    >>> written = load_document(dump_document({"view": edited}), key="zarr.json")["view"]
+    >>> "n0001" in written, written["n0002"], len(written)
+    (False, {'node_type': 'array'}, 2000)
+    """
 
     __slots__ = ("base", "changes")
 

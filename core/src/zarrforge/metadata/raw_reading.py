@@ -113,6 +113,32 @@ def load_document_keeping_raw(
         The document is over ``config.max_document_bytes`` (beyond what may be set aside).
     zarrforge.errors.MetadataError
         ``data`` is not a valid JSON object (as :func:`load_document`).
+
+    Examples
+    --------
+    A small document is parsed whole:
+
+    >>> load_document_keeping_raw(b'{"view": {"a": {}}}', key="zarr.json", at=("view",), kept=())
+    {'view': {'a': {}}}
+
+    A large one keeps the object at ``at`` unbuilt, even over the size limit:
+
+    >>> view = {f"n{i:04d}": {"node_type": "group", "attributes": {"pad": "x" * 600}} for i in range(2000)}
+    >>> data = dump_document({"zarr_format": 3, "view": view})
+    >>> document = load_document_keeping_raw(data, key="zarr.json", at=("view",), kept=("node_type",))
+    >>> document["zarr_format"], type(document["view"]).__name__, document["view"].kept(0)
+    (3, 'RawMembers', {'node_type': 'group'})
+    >>> with zarrforge.config.set(max_document_bytes=1000):
+    ...     document = load_document_keeping_raw(data, key="zarr.json", at=("view",), kept=())
+    >>> type(document["view"]).__name__, document["zarr_format"]
+    ('RawJSON', 3)
+    >>> from zarrforge.errors import DocumentTooLargeError
+    >>> with zarrforge.config.set(max_document_bytes=1000):
+    ...     try:
+    ...         load_document_keeping_raw(data, key="zarr.json", at=(), kept=())
+    ...     except DocumentTooLargeError as exc:
+    ...         print(exc.limit)
+    1000
     """
     limit = config.get().max_document_bytes
     if limit is not None and len(data) > limit and at:

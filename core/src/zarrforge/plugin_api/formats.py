@@ -59,6 +59,21 @@ Engine services (they stay here whichever plugins use them):
   ``Store.set_parts`` takes (members kept as read are never copied);
 * :func:`resolve` with :class:`ExtensionRef`: one reference through one registry, a
   failing plugin reported as the engine reports every plugin failure.
+
+Examples
+--------
+:data:`REMOVED` as a member's new value removes it from members read as
+:class:`RawMembers`; the other members are written as they were read:
+
+>>> import json
+>>> from zarrforge.metadata.raw_members import read_members
+>>> data = b'{"a": {"x": 1}, "b": {"x": 2}}'
+>>> members, _ = read_members(data, 0, kept=(), scan=json.JSONDecoder().scan_once)
+>>> edited = members.edited({"a": REMOVED, "c": {"x": 3}})
+>>> len(edited), json.loads(b"".join(dump_document_parts({"m": edited})))
+(2, {'m': {'b': {'x': 2}, 'c': {'x': 3}}})
+
+Here ``b`` is written from the bytes it was read from.
 """
 
 from __future__ import annotations

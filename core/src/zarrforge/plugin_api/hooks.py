@@ -1,4 +1,4 @@
-"""The surface of a hook plugin (the ``zarrforge.hooks`` entry points, run by pluggy).
+"""The surface of a hook plugin (the ``zarrforge.plugins`` entry points, run by pluggy).
 
 Contract: the hook specifications, :mod:`zarrforge.hookspecs` (every hook name starts
 with ``zarrforge_``); a plugin marks its implementations with :func:`hookimpl`. A store
@@ -12,6 +12,27 @@ Engine services (the engine's own pluggy manager, which no plugin can hold itsel
   any failed to load;
 * :func:`declared_hooks`: the names every specification declares (what the
   conformance kit checks a hook plugin's implementations against).
+
+Examples
+--------
+A hook plugin marks its implementations with :data:`hookimpl`; here a manager of its
+own runs one (an installed plugin is registered in :func:`plugin_manager`'s):
+
+>>> class NodeLogger:
+...     @hookimpl
+...     def zarrforge_node_opened(self, node):
+...         print("opened", node)
+>>> import pluggy
+>>> from zarrforge import hookspecs
+>>> manager = pluggy.PluginManager("zarrforge")
+>>> manager.add_hookspecs(hookspecs)
+>>> manager.register(NodeLogger(), name="node-logger")
+'node-logger'
+>>> manager.hook.zarrforge_node_opened(node="a node")
+opened a node
+[]
+
+The hook returns no value, so the list of answers is empty.
 """
 
 from __future__ import annotations

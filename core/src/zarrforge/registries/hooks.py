@@ -75,10 +75,21 @@ def plugin_manager() -> pluggy.PluginManager:
     plugins of the ``zarrforge.plugins`` entry points (one that fails to load is recorded,
     see :func:`hook_plugins`).
 
+    It raises nothing: an entry point that fails to load is left out with a
+    :class:`~zarrforge.errors.PluginLoadWarning`.
+
     Returns
     -------
     pluggy.PluginManager
         The process's one plugin manager.
+
+    Examples
+    --------
+    >>> manager = plugin_manager()
+    >>> manager is plugin_manager(), manager.project_name
+    (True, 'zarrforge')
+    >>> manager.hook.zarrforge_resolve_store.spec is not None  # a declared hook
+    True
     """
     global _manager
     if _manager is None:
@@ -134,12 +145,19 @@ def _declared(manager: pluggy.PluginManager) -> list[str]:
 
 def declared_hooks() -> list[str]:
     """The names of every hook a specification declares (zarrforge's and those of the
-    ``zarrforge.hookspecs`` entry points), sorted.
+    ``zarrforge.hookspecs`` entry points), sorted. It raises nothing (a plugin that
+    fails to load is left out with a :class:`~zarrforge.errors.PluginLoadWarning`).
 
     Returns
     -------
     list[str]
         The hook names, sorted.
+
+    Examples
+    --------
+    >>> hooks = declared_hooks()
+    >>> "zarrforge_resolve_store" in hooks, hooks == sorted(hooks)
+    (True, True)
     """
     return _declared(plugin_manager())
 
@@ -211,11 +229,22 @@ def _load_entry_points(manager: pluggy.PluginManager) -> list[HookPlugin]:
 def hook_plugins() -> list[HookPlugin]:
     """The installed hook plugins (entry points of ``zarrforge.plugins``), loaded or not.
 
+    It raises nothing: a plugin that fails to load is a row with its ``error`` (and a
+    :class:`~zarrforge.errors.PluginLoadWarning` when it is first loaded).
+
     Returns
     -------
     list[HookPlugin]
         One row per plugin (and per ``zarrforge.hookspecs`` entry point that failed to
         load), with its error when it failed.
+
+    Examples
+    --------
+    >>> rows = hook_plugins()
+    >>> all(plugin_manager().get_plugin(row.name) is not None for row in rows if row.error is None)
+    True
+    >>> sorted(vars(rows[0])) if rows else None  # the fields of a row
+    ['distribution', 'error', 'name', 'value', 'version']
     """
     return list(_installed.get(plugin_manager(), ()))
 

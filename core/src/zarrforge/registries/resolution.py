@@ -53,6 +53,18 @@ class SkippedCodec(Codec):
     The spec lets a reader ignore such a codec; the chain then decodes without
     it, and refuses to encode, since data written without the codec would not
     be what other readers expect. It is written back exactly as read.
+
+    Raises
+    ------
+    TypeError
+        From :meth:`from_json`: a skipped codec is built by the resolution step
+        (:func:`codec_from_json`), never from the registry.
+
+    Examples
+    --------
+    >>> skipped = SkippedCodec({"name": "x.nope", "must_understand": False})
+    >>> skipped.name, skipped.to_json()
+    ('x.nope', {'name': 'x.nope', 'must_understand': False})
     """
 
     kind = None  # type: ignore[assignment]
@@ -97,6 +109,12 @@ def resolve(registry: Registry, ref: ExtensionRef, *args: Any, field: str) -> An
         The entry is invalid (the error names ``field``, or a field inside it).
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> ref = ExtensionRef("gzip", {"level": 5}, True, {"name": "gzip", "configuration": {"level": 5}})
+    >>> resolve(registry.codecs, ref, field="codecs[1]").to_json()
+    {'name': 'gzip', 'configuration': {'level': 5}}
     """
     implementation = registry.get(ref.name, field=f"{field}.name" if isinstance(ref.raw, dict) else field)
     try:
@@ -138,6 +156,17 @@ def data_type_from_json(value: Any, *, field: str = "data_type") -> DataType:
         The value is invalid.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> data_type_from_json("int32").to_json()
+    'int32'
+    >>> from zarrforge.errors import UnknownExtensionError
+    >>> try:
+    ...     data_type_from_json({"name": "x.nope"})
+    ... except UnknownExtensionError as exc:
+    ...     print(exc.field)
+    data_type.name
     """
     ref = parse_extension(value, field=field, point="a data type")
     return resolve(registry.data_types, ref, field=field)
@@ -166,6 +195,11 @@ def data_type_from_user(value: Any) -> DataType:
         ``value`` is neither a data type name nor a numpy dtype (field ``dtype``).
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> data_type_from_user(np.float64).to_json(), data_type_from_user("<i4").to_json()
+    ('float64', 'int32')
     """
     if isinstance(value, DataType):
         return value
@@ -241,6 +275,18 @@ def fill_value_from_user(data_type: DataType, value: Any) -> Any:
     ------
     zarrforge.errors.MetadataError
         ``value`` is ``NO_FILL_VALUE`` or not a valid fill value of the type.
+
+    Examples
+    --------
+    >>> int32 = data_type_from_user("int32")
+    >>> int(fill_value_from_user(int32, None)), int(fill_value_from_user(int32, 7))
+    (0, 7)
+    >>> from zarrforge.errors import MetadataError
+    >>> try:
+    ...     fill_value_from_user(int32, "x")
+    ... except MetadataError as exc:
+    ...     print(exc.field)
+    fill_value
     """
     if value is None:
         return data_type.default_fill_value()
@@ -291,6 +337,12 @@ def chunk_grid_from_json(value: Any, shape: Sequence[int], *, field: str = "chun
         The value is invalid.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> value = {"name": "regular", "configuration": {"chunk_shape": [10, 10]}}
+    >>> chunk_grid_from_json(value, [100, 50]).to_json()
+    {'name': 'regular', 'configuration': {'chunk_shape': [10, 10]}}
     """
     ref = parse_extension(value, field=field, point="a chunk grid")
     return resolve(registry.chunk_grids, ref, tuple(shape), field=field)
@@ -319,6 +371,11 @@ def chunk_key_encoding_from_json(value: Any, *, field: str = "chunk_key_encoding
         The value is invalid.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> chunk_key_encoding_from_json({"name": "default"}).to_json()
+    {'name': 'default', 'configuration': {'separator': '/'}}
     """
     ref = parse_extension(value, field=field, point="a chunk key encoding")
     return resolve(registry.chunk_key_encodings, ref, field=field)
@@ -348,6 +405,17 @@ def codec_from_json(value: Any, *, field: str) -> Codec:
         The entry is invalid.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> codec_from_json({"name": "gzip", "configuration": {"level": 5}}, field="codecs[1]").to_json()
+    {'name': 'gzip', 'configuration': {'level': 5}}
+    >>> from zarrforge.errors import UnknownExtensionError
+    >>> try:
+    ...     codec_from_json({"name": "x.nope"}, field="codecs[1]")
+    ... except UnknownExtensionError as exc:
+    ...     print(exc.field)
+    codecs[1].name
     """
     ref = parse_extension(value, field=field, allow_skip=True)
     if not ref.must_understand and ref.name not in registry.codecs:
@@ -388,6 +456,14 @@ def codec_from_user(value: Any, *, field: str) -> Codec:
         The argument is invalid (a numcodecs ``id`` that is not a non-empty string).
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> codec = codec_from_user({"name": "gzip", "configuration": {"level": 3}}, field="codecs[1]")
+    >>> codec.to_json()
+    {'name': 'gzip', 'configuration': {'level': 3}}
+    >>> codec_from_user(codec, field="codecs[1]") is codec  # a codec is returned as it is
+    True
     """
     if isinstance(value, Codec):
         return value
@@ -430,6 +506,12 @@ def codecs_from_json(value: Any, *, field: str = "codecs") -> tuple[Codec, ...]:
         The value is not a non-empty list, or an entry is invalid.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> codecs = codecs_from_json(["bytes", {"name": "gzip", "configuration": {"level": 1}}])
+    >>> [codec.to_json() for codec in codecs]
+    [{'name': 'bytes'}, {'name': 'gzip', 'configuration': {'level': 1}}]
     """
     if not isinstance(value, list) or not value:
         raise MetadataError(f"must be a non-empty list of codecs, got {value!r}", field=field, value=value)
@@ -464,6 +546,14 @@ def extensions_from_json(
         ``node_type``, or an extension appears twice.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> entry = {"name": "zarrforge.offset", "configuration": {"offset": [0, 5]}}
+    >>> [extension.name for extension in extensions_from_json([entry], "array")]
+    ['zarrforge.offset']
+    >>> extensions_from_json(None, "group")
+    ()
     """
     if value is None:
         return ()
@@ -519,6 +609,14 @@ def extension_from_json(value: Any, node_type: str, *, field: str) -> ExtensionE
         The entry is invalid or does not apply to ``node_type``.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> entry = {"name": "zarrforge.offset", "configuration": {"offset": [1, 2]}}
+    >>> extension_from_json(entry, "array", field="extensions[0]").to_json()
+    {'name': 'zarrforge.offset', 'configuration': {'offset': [1, 2]}}
+    >>> extension_from_json({"name": "x.flag", "must_understand": False}, "group", field="extensions[0]")
+    UnknownExtension(document={'name': 'x.flag', 'must_understand': False})
     """
     if isinstance(value, Extension):
         _refuse_a_skippable_value_stage(value, field)
@@ -596,7 +694,20 @@ def _entry_to_json(entry: ExtensionEntry) -> Any:
 
 
 class DocumentExtensions(NamedTuple):
-    """What :func:`extensions_from_document` found in a document."""
+    """What :func:`extensions_from_document` found in a document.
+
+    A plain named tuple of results. It raises nothing: a document's errors are raised by
+    :func:`extensions_from_document`, which builds it.
+
+    Examples
+    --------
+    >>> document = {"extensions": [{"name": "x.flag", "must_understand": False}]}
+    >>> found = extensions_from_document(document, "group", known=())
+    >>> found.format_data, found.top_level_keys
+    ({'extension_placements': {'x.flag': 'list'}}, frozenset())
+    >>> extensions_from_document({"attributes": {}}, "group", known=("attributes",))
+    DocumentExtensions(entries=(), format_data={}, top_level_keys=frozenset())
+    """
 
     #: the entries, in the order they apply
     entries: tuple[ExtensionEntry, ...]
@@ -683,6 +794,8 @@ def extensions_to_document(
     tuple[list[Any], dict[str, Any]]
         The list (empty when no entry goes there: omit it) and the top-level entries.
 
+    It raises nothing of its own: what an extension's ``to_json`` raises passes through.
+
     Examples
     --------
     >>> from zarrforge.abc.metadata import GroupMetadata
@@ -726,6 +839,15 @@ def storage_transformers_from_json(
         The value is not a list, or an entry is invalid.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while building it.
+
+    Examples
+    --------
+    >>> sharding = "https://purl.org/zarr/spec/storage_transformers/sharding/1.0"
+    >>> entry = {"name": sharding, "configuration": {"type": "indexed", "chunks_per_shard": [2, 2]}}
+    >>> [type(t).__name__ for t in storage_transformers_from_json([entry])]
+    ['DraftShardingTransformer']
+    >>> storage_transformers_from_json(None)
+    ()
     """
     if value is None:
         return ()
@@ -764,6 +886,13 @@ def memory_layout(name: str | MemoryLayout, *, field: str = "order") -> MemoryLa
         No layout is registered as ``name``.
     zarrforge.errors.PluginFailureError
         The plugin failed unexpectedly (not with a zarrforge error) while constructing the layout.
+
+    Examples
+    --------
+    >>> memory_layout("C")
+    <memory layout 'C'>
+    >>> memory_layout("F") is memory_layout("F")  # one shared instance per layout
+    True
     """
     if type(name) is not str and isinstance(name, MemoryLayout):  # str first: ABC checks are slow
         return name
@@ -816,6 +945,17 @@ def shape_from_json(value: Any, *, field: str = "shape") -> tuple[int, ...]:
     ------
     zarrforge.errors.MetadataError
         The value is not such a list, or has more than ``MAX_NDIM`` (64) dimensions.
+
+    Examples
+    --------
+    >>> shape_from_json([10, 20])
+    (10, 20)
+    >>> from zarrforge.errors import MetadataError
+    >>> try:
+    ...     shape_from_json([10, -1])
+    ... except MetadataError as exc:
+    ...     print(exc.field)
+    shape
     """
     if isinstance(value, list):
         check_ndim(len(value), field=field)  # first: the checks below go per dimension
@@ -851,6 +991,13 @@ def dimension_names_from_json(
     ------
     zarrforge.errors.MetadataError
         The value is not a list of ``ndim`` strings or nulls.
+
+    Examples
+    --------
+    >>> dimension_names_from_json(["y", None], 2)
+    ('y', None)
+    >>> dimension_names_from_json(None, 2) is None
+    True
     """
     if value is None:
         return None
@@ -886,6 +1033,11 @@ def attributes_from_json(value: Any, *, field: str = "attributes") -> dict[str, 
     ------
     zarrforge.errors.MetadataError
         The value is not an object.
+
+    Examples
+    --------
+    >>> attributes_from_json({"units": "m"}), attributes_from_json(None)
+    ({'units': 'm'}, {})
     """
     if value is None:
         return {}

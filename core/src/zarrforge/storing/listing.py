@@ -20,6 +20,9 @@ def child_names(store: Store, path: str, is_node: Callable[[str], bool]) -> list
     the sub-directories of the group's prefix that are valid node names (chunk
     directories such as ``c`` of a root array, or foreign data, are skipped).
 
+    It raises nothing of its own: what ``store.list_dir`` or ``is_node`` raise (a
+    :class:`~zarrforge.errors.StoreError`...) is passed on.
+
     Parameters
     ----------
     store : zarrforge.abc.store.Store
@@ -33,6 +36,14 @@ def child_names(store: Store, path: str, is_node: Callable[[str], bool]) -> list
     -------
     list[str]
         The children's names, sorted.
+
+    Examples
+    --------
+    >>> store = zarrforge.storage.MemoryStore()
+    >>> for key in ("b/zarr.json", "a/zarr.json", "c/0"):
+    ...     store.set(key, b"{}")
+    >>> child_names(store, "", lambda path: store.exists(f"{path}/zarr.json"))
+    ['a', 'b']
     """
     prefix = f"{path}/" if path else ""
     names = []

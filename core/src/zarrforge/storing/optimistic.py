@@ -111,7 +111,20 @@ def read_modify_write(store: Store, update: Callable[[Store], T]) -> T:
     Raises
     ------
     zarrforge.errors.ConflictError
-        The values still changed after ``config.conflict_retries`` retries.
+        The values still changed after ``config.conflict_retries`` retries. Anything
+        else ``update`` raises is passed on at once, without a retry.
+
+    Examples
+    --------
+    >>> store = zarrforge.storage.MemoryStore()
+    >>> def increment(view):
+    ...     count = int(view.get("count") or b"0") + 1
+    ...     view.set("count", str(count).encode())
+    ...     return count
+    >>> read_modify_write(store, increment), read_modify_write(store, increment)
+    (1, 2)
+    >>> store.get("count")
+    b'2'
     """
     if not store.capabilities.conditional_writes:
         return update(store)

@@ -23,6 +23,26 @@ The rules, so that no read combines parts of two versions:
 * when no answer names a version (every range past the end, say), the parts come back
   with the version ``None`` and the store must find the version some other way (a
   look-up whose answer it adds to the others: :func:`names_a_version`).
+
+Raises
+------
+zarrforge.errors.ConflictError
+    :func:`one_version`: the answers are of a version other than ``if_generation``, or
+    the value was deleted (or exists, where it was read as absent). :func:`still_changing`
+    returns the error for the store to raise when the answers kept mixing versions.
+
+Examples
+--------
+>>> versions.one_version([(b"ab", "v1"), (b"cd", "v1")], None, key="k")
+([b'ab', b'cd'], 'v1')
+>>> versions.one_version([(b"ab", "v1"), (b"cd", "v2")], None, key="k") is None  # read again
+True
+>>> from zarrforge.errors import ConflictError
+>>> try:
+...     versions.one_version([(b"ab", "v2")], "v1", key="k")
+... except ConflictError as error:
+...     print(error)
+'k' at 'k' changed since it was read
 """
 
 from __future__ import annotations

@@ -125,6 +125,19 @@ def normalize_basic_selection(selection: Any, shape: Sequence[int]) -> tuple[int
         ``selection`` is not a basic selection (or has a zero step, too many entries).
     zarrforge.errors.BoundsCheckError
         An integer is out of bounds.
+
+    Examples
+    --------
+    >>> normalize_basic_selection((1, slice(None, None, 2)), (4, 5))
+    (1, range(0, 5, 2))
+    >>> normalize_basic_selection((..., -1), (2, 3))
+    (range(0, 2), 2)
+    >>> from zarrforge.errors import BoundsCheckError
+    >>> try:
+    ...     normalize_basic_selection(7, (4,))
+    ... except BoundsCheckError as error:
+    ...     print(error)
+    index 7 is out of bounds for dimension 0 with length 4
     """
     entries = _expand(selection, len(shape), allow_newaxis=False)
     result: list[int | range] = []
