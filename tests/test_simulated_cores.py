@@ -26,6 +26,8 @@ THREADS = 16
 def sleeping_codec():
     register()
     COUNTER.reset()
+    yield
+    zf.registry.codecs.unregister("bench.sleep")  # other tests list the registered codecs
 
 
 def array(**options):

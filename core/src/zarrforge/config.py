@@ -38,7 +38,10 @@
   the data, such as sharding); plain chunks too (measured: docs/performance.md, "Scaling
   with cores"). Default 64 KiB. Below it the calling thread does all the
   work: for small chunks, handing Python's GIL between threads costs more than
-  the codec and I/O work they could overlap. ``0`` always uses ``threads``.
+  the codec and I/O work they could overlap. ``0`` always uses ``threads``. Chunks
+  below it whose codecs are slow still get every thread on a low-latency store: their
+  cost is measured on a call's first chunks (docs/performance.md, "How a read or a
+  write runs").
 * ``conflict_retries``: how many more times a write redoes the read-modify-write
   of a chunk that another writer changed meanwhile, on stores with conditional
   writes (default 64; the pause between tries grows to 0.1 s). Past it the
