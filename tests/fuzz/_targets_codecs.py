@@ -146,7 +146,9 @@ CASES: list[Case] = [
         (10,),
         lossless=False,
     ),
-    Case("example.delta", ({"name": "example.delta", "configuration": {"dtype": "int16"}}, B), "int16", (3, 7)),
+    Case(
+        "example.delta", ({"name": "example.delta", "configuration": {"dtype": "int16"}}, B), "int16", (3, 7)
+    ),
     # --- zarr-extensions registry codecs ---------------------------------------------------
     Case(
         "packbits-bool",
