@@ -59,6 +59,8 @@ def test_prefixes_match_whole_path_components(tree):
         "s3://bucket/rawer", ["s3://bucket/raw"]
     )
     assert allowed("s3://anything/x", ["s3://"]) and not allowed("gs://anything/x", ["s3://"])
+    # one prefix given alone, not as a list
+    assert allowed(f"{tree}/raw/ok.bin", f"{tree}/raw") and not allowed(f"{tree}/secret", f"{tree}/raw")
 
 
 def test_a_link_below_an_allowed_prefix_is_checked_where_it_leads(tree):

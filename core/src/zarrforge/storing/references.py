@@ -118,6 +118,8 @@ def check_reference(target: object, *, field: str, allowed: Sequence[str] | str 
     prefixes = config.get().reference_targets if allowed is None else allowed
     if prefixes == "any":
         return
+    if isinstance(prefixes, str):  # one prefix, given alone
+        prefixes = (prefixes,)
     if not any(_below(url, prefix) for prefix in prefixes):
         listed = ", ".join(repr(p) for p in prefixes) or "none"
         raise MetadataError(
