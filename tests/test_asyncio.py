@@ -10,6 +10,7 @@ store), never by timing.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import threading
 import uuid
@@ -203,6 +204,72 @@ def test_500_concurrent_small_reads_on_s3_are_equal_and_many_are_in_flight_at_on
     # ... which the S3 store sent as concurrent HTTP requests (its concurrency is 32)
     assert http_in_flight[1] >= 16
     assert loop_thread not in recording.threads
+
+
+def _counting_gets(fs: Any) -> tuple[list[str], Any]:
+    """Record the path of every object GET the S3 filesystem makes (``_cat_file``)."""
+    paths: list[str] = []
+    original = fs._cat_file
+
+    async def counted(path, *args, **kwargs):
+        paths.append(path)  # fsspec runs these on its one event loop: no lock needed
+        return await original(path, *args, **kwargs)
+
+    return paths, counted
+
+
+@pytest.mark.parametrize("reads", [64, 1024])
+def test_gathered_reads_of_shared_chunks_fetch_each_chunk_once_on_s3(s3_store, reads):
+    """Issue #45: 64 gathered one-row reads over 16 chunks made 65 GETs, and 1,024 made
+    1,024, where one blocking read of the same rows makes one GET per chunk: reads asked
+    for in one loop pass now share their chunks' fetches."""
+    rows = reads // 4  # four reads a row, four rows a chunk
+    data = np.arange(rows * 16, dtype="int32").reshape(rows, 16)
+    zf.create_array(s3_store, "a", shape=data.shape, dtype=data.dtype, chunks=(4, 16))[...] = data
+    fs = s3_store.fs
+    paths, counted = _counting_gets(fs)
+
+    async def main():
+        arr = await zfa.open_array(s3_store, "a", mode="r")
+        paths.clear()  # (opening reads documents)
+        return await asyncio.gather(*(arr.getitem((i // 4, slice(i % 4, i % 4 + 4))) for i in range(reads)))
+
+    fs._cat_file = counted
+    try:
+        values = asyncio.run(main())
+    finally:
+        del fs._cat_file
+    for i, value in enumerate(values):
+        np.testing.assert_array_equal(value, data[i // 4, i % 4 : i % 4 + 4])
+    chunk_gets = [p for p in paths if "/a/c/" in p]
+    assert len(chunk_gets) == len(set(chunk_gets)) == rows // 4, sorted(chunk_gets)
+
+
+def test_gathered_reads_of_shared_chunks_fetch_each_chunk_once_on_any_store():
+    """The same on a store with latency (read ahead, in quarter groups) and on one without."""
+
+    class WithLatency(WrapperStore):
+        forwards_conditional_writes = True
+
+        @property
+        def capabilities(self):  # type: ignore[override]
+            return dataclasses.replace(self.inner.capabilities, low_latency=False)
+
+    data = np.arange(64 * 16, dtype="int32").reshape(64, 16)
+    for latency in (False, True):
+        base = memory_store()
+        zf.create_array(base, "a", shape=data.shape, dtype=data.dtype, chunks=(4, 16))[...] = data
+        store = Recording(WithLatency(base) if latency else base)
+
+        async def main(store=store):
+            arr = await zfa.open_array(store, "a", mode="r")
+            store.get_many_calls.clear()
+            return await asyncio.gather(*(arr.getitem((i // 4, slice(i % 4, i % 4 + 4))) for i in range(256)))
+
+        values = asyncio.run(main())
+        for i, value in enumerate(values):
+            np.testing.assert_array_equal(value, data[i // 4, i % 4 : i % 4 + 4])
+        assert sum(store.get_many_calls) == 16, (latency, store.get_many_calls)
 
 
 # --- gathering ------------------------------------------------------------------------------

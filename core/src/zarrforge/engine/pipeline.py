@@ -12,10 +12,10 @@ assignment writes).
 
 Workers (the calling thread and pool threads; :func:`workers_for` decides how
 many are worth it by the chunks' size, and a call it keeps on one thread still gets them
-all when its chunks are measured slow: the cost of one chunk, read or written, is timed
-on the groups of calls on one thread and kept, per engine, for the calls after them) take consecutive groups of chunks from the call's stream of
-chunks, each the next group when done with its last, so none idles while work
-remains. A group fetches its chunks with one ``get_many``, then decodes and
+all when its chunks are measured slow, on a low-latency store: the cost of one chunk,
+read or written, is timed on the first groups of a call and kept, per engine, for the
+calls after it) take consecutive groups of chunks from the call's stream of chunks,
+each the next group when done with its last, so none idles while work remains. A group fetches its chunks with one ``get_many``, then decodes and
 copies, or encodes and stores, so I/O overlaps codec work without a task per
 chunk. Groups are a worker's share of a batch sized by decoded bytes
 (:func:`batch_size_for`: small chunks travel to the store in large requests,
@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Literal
 
@@ -114,6 +114,20 @@ class _ArrayNamed:
         if isinstance(exc, CodecError) and exc.array is None and self.path is not None:
             raise exc.located(array=self.path) from exc.__cause__
         return False
+
+
+def grouped_by_chunk(aimed: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """Gathered reads (:class:`Aimed`, sorted by chunk) in consecutive groups of about
+    ``size``, a group never ending inside a chunk's reads: the reads of one chunk share
+    one fetch (:meth:`ChunkEngine._fetch_part` asks once for each key of its group)."""
+    group: list[Any] = []
+    for item in aimed:
+        if len(group) >= size and item.coords != group[-1].coords:
+            yield group
+            group = []
+        group.append(item)
+    if group:
+        yield group
 
 
 class ChunkEngine:
@@ -189,13 +203,15 @@ class ChunkEngine:
 
     def _workers(self, operation: str) -> tuple[int, ItemCost | None]:
         """Threads for this call by the byte rule (:func:`workers_for`, with the setting in
-        force now), and, when that rule says one, the measured cost per chunk of
-        ``operation`` ("read" or "write") that may add the others
+        force now), and, when that rule says one on a low-latency store, the measured cost
+        per chunk of ``operation`` ("read" or "write") that may add the others
         (:func:`~zarrforge.engine.parallel.run_groups`)."""
         workers = workers_for(
             self._computes, self._chunk_bytes, self.threads, config.get().parallel_chunk_bytes
         )
-        if workers > 1 or self.threads <= 1:
+        if workers > 1 or self.threads <= 1 or not self.store.capabilities.low_latency:
+            # (a store with latency keeps the large groups that batch its requests: its
+            # reads are fetched ahead on threads of their own whatever the codec costs)
             return workers, None
         return workers, self._costs[operation]
 
@@ -274,11 +290,24 @@ class ChunkEngine:
         :class:`Aimed` carrying its own."""
         limit = chunk_limit()
         workers, cost = self._workers("read")
+        if out is None and cost is not None:
+            # gathered reads keep their one batch (the asyncio API's promise): not
+            # measured, but spread when a plain read has measured the chunks slow
+            workers, cost = (self.threads if cost.slow() else workers), None
         low_latency = self.store.capabilities.low_latency
         # groups sized for every thread when the chunks' cost may call for them
         spread = workers if cost is None else self.threads
         group_size = self._group_size(spread, elements, latency_bound=not low_latency)
         if low_latency:
+            if out is None:  # gathered reads: groups of whole chunks, each chunk fetched once
+                self._run(
+                    lambda parts: [self._read_part(part, None, limit) for part in parts],
+                    grouped_by_chunk(projections, group_size),
+                    1,
+                    workers,
+                    cost,
+                )
+                return
             self._run(lambda part: self._read_part(part, out, limit), projections, group_size, workers, cost)
             return
         # A store with latency: the chunks of the next groups are fetched while the
@@ -286,7 +315,8 @@ class ChunkEngine:
         # Quarter groups, four times as many ahead: as many bytes in flight, and decoding
         # starts as soon as the first quarter arrives.
         small = max(1, group_size // 4)
-        ahead = read_ahead(grouped(projections, small), self._fetch_part, workers * (group_size // small))
+        parts = grouped(projections, small) if out is not None else grouped_by_chunk(projections, small)
+        ahead = read_ahead(parts, self._fetch_part, workers * (group_size // small))
         self._run(
             lambda item: self._read_part(item[0][0], out, limit, item[0][1].result()), ahead, 1, workers, cost
         )
