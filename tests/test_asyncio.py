@@ -252,7 +252,7 @@ def test_gathered_reads_of_shared_chunks_fetch_each_chunk_once_on_any_store():
         forwards_conditional_writes = True
 
         @property
-        def capabilities(self):  # type: ignore[override]
+        def capabilities(self):
             return dataclasses.replace(self.inner.capabilities, low_latency=False)
 
     data = np.arange(64 * 16, dtype="int32").reshape(64, 16)

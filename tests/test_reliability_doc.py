@@ -8,7 +8,12 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = [ROOT / "tests", ROOT / "plugins", ROOT / "core" / "src" / "zarrforge" / "testing"]
+SOURCES = [
+    ROOT / "tests",
+    ROOT / "plugins",
+    ROOT / "examples",
+    ROOT / "core" / "src" / "zarrforge" / "testing",
+]
 
 
 def _defined() -> set[str]:

@@ -79,6 +79,9 @@ from .parallel import (  # noqa: F401
 )
 
 GROUP_BYTES = 4 * 2**20  # decoded bytes a worker takes at a time from a low-latency store
+# Calls of fewer chunks are not measured for threads (parallel.ItemCost): spreading them
+# would gain little, and measuring splits their one batch into a group per thread.
+MEASURED_CALL_CHUNKS = 32
 PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast path
 
 
@@ -201,19 +204,26 @@ class ChunkEngine:
         per_worker = 1 if latency_bound else GROUPS_PER_WORKER
         return max(1, min(share, -(-chunks // (workers * per_worker))))
 
-    def _workers(self, operation: str) -> tuple[int, ItemCost | None]:
-        """Threads for this call by the byte rule (:func:`workers_for`, with the setting in
-        force now), and, when that rule says one on a low-latency store, the measured cost
-        per chunk of ``operation`` ("read" or "write") that may add the others
-        (:func:`~zarrforge.engine.parallel.run_groups`)."""
+    def _workers(self, operation: str, elements: int) -> tuple[int, ItemCost | None]:
+        """Threads for a call over ``elements`` array elements, and the cost to measure on
+        it (``None``: nothing to measure). By the byte rule (:func:`workers_for`, with the
+        setting in force now); where that rule says one thread on a low-latency store, all
+        of them once this engine has measured its chunks slow for ``operation`` ("read"
+        or "write"), and a call of at least :data:`MEASURED_CALL_CHUNKS` chunks measures
+        them (:func:`~zarrforge.engine.parallel.run_groups`). Smaller calls keep their one
+        batch; a store with latency keeps the large groups that batch its requests (its
+        reads fetch ahead on threads of their own whatever the codec costs)."""
         workers = workers_for(
             self._computes, self._chunk_bytes, self.threads, config.get().parallel_chunk_bytes
         )
         if workers > 1 or self.threads <= 1 or not self.store.capabilities.low_latency:
-            # (a store with latency keeps the large groups that batch its requests: its
-            # reads are fetched ahead on threads of their own whatever the codec costs)
             return workers, None
-        return workers, self._costs[operation]
+        cost = self._costs[operation]
+        if cost.slow():
+            return self.threads, None
+        if -(-max(1, elements) // self._chunk_items) < MEASURED_CALL_CHUNKS:
+            return workers, None
+        return workers, cost
 
     def _run(
         self,
@@ -289,24 +299,21 @@ class ChunkEngine:
         """``out``: the output of every projection, or ``None`` when each is an
         :class:`Aimed` carrying its own."""
         limit = chunk_limit()
-        workers, cost = self._workers("read")
-        if out is None and cost is not None:
-            # gathered reads keep their one batch (the asyncio API's promise): not
-            # measured, but spread when a plain read has measured the chunks slow
-            workers, cost = (self.threads if cost.slow() else workers), None
+        workers, cost = self._workers("read", elements)
+        if out is None:
+            cost = None  # gathered reads keep their one batch (the asyncio API's promise)
         low_latency = self.store.capabilities.low_latency
         # groups sized for every thread when the chunks' cost may call for them
         spread = workers if cost is None else self.threads
         group_size = self._group_size(spread, elements, latency_bound=not low_latency)
         if low_latency:
             if out is None:  # gathered reads: groups of whole chunks, each chunk fetched once
-                self._run(
-                    lambda parts: [self._read_part(part, None, limit) for part in parts],
-                    grouped_by_chunk(projections, group_size),
-                    1,
-                    workers,
-                    cost,
-                )
+
+                def read_parts(parts: list[list[Any]]) -> None:
+                    for part in parts:
+                        self._read_part(part, None, limit)
+
+                self._run(read_parts, grouped_by_chunk(projections, group_size), 1, workers, cost)
                 return
             self._run(lambda part: self._read_part(part, out, limit), projections, group_size, workers, cost)
             return
@@ -385,7 +392,7 @@ class ChunkEngine:
 
     def _write(self, projections: Iterable[Any], value: np.ndarray) -> None:
         limit = chunk_limit()
-        workers, cost = self._workers("write")
+        workers, cost = self._workers("write", value.size)
         spread = workers if cost is None else self.threads
         group_size = self._group_size(spread, value.size)
         capabilities = self.store.capabilities

@@ -322,7 +322,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             )
         return size
 
-    def _each_inner(self, fn: Callable[[Any], T], items: list[Any], spec: ChunkSpec) -> list[T]:
+    def _each_inner(self, fn: Callable[[Any], T], items: list[Any], spec: ChunkSpec, kind: str) -> list[T]:
         """``[fn(item) for item in items]``, one item per inner chunk, spread over the
         threads of the engine call in progress when inner chunks are worth it
         (``map_parallel``: their decoded size and whether their codecs compute, or their
@@ -335,7 +335,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             items,
             item_bytes=item_bytes,
             computes=self.inner.computes(self._inner_spec(spec)),
-            cost_key=(self, getattr(fn, "__name__", "")),
+            cost_key=(self, kind),
         )
 
     # --- index --------------------------------------------------------------------------
@@ -420,7 +420,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             region = tuple(slice(c * n, (c + 1) * n) for c, n in zip(coords, self.chunk_shape))
             return self._encode_inner(chunk[region], spec, coords)
 
-        encoded = self._each_inner(encode_one, every, spec)
+        encoded = self._each_inner(encode_one, every, spec, "encode")
         parts = {coords: data for coords, data in zip(every, encoded) if data is not None}
         return self._laid_out(parts, spec)
 
@@ -446,7 +446,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             with _InnerNamed(coords):
                 self.inner.decode_into(view[offset : offset + nbytes], inner_spec, out[region], key=None)
 
-        self._each_inner(decode_one, list(np.ndindex(*self._chunks_per_shard(spec))), spec)
+        self._each_inner(decode_one, list(np.ndindex(*self._chunks_per_shard(spec))), spec, "decode")
 
     # --- partial reads and updates --------------------------------------------------------
 
@@ -593,7 +593,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                     chunk = self.inner.decode(encoded(coords, *wanted[coords]), inner_spec, key=None)
                 result[in_result] = chunk[in_chunk]
 
-            self._each_inner(copy_one, [p for p in pieces if p[0] in wanted], spec)
+            self._each_inner(copy_one, [p for p in pieces if p[0] in wanted], spec, "copy")
             return result
         check_allocation(b.shape, spec.dtype, "the inner chunks a selection touches")
         box = spec.layout.full(b.shape, spec.fill_value, spec.dtype)
@@ -601,6 +601,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             lambda item: self._decode_into(box, b, item[0], encoded(item[0], *item[1]), spec),
             list(wanted.items()),
             spec,
+            "decode",
         )
         selected: np.ndarray = box[b.selection]
         return selected
@@ -624,12 +625,14 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 lambda coords: self._decode_into(box, b, coords, parts[coords], spec),
                 [coords for coords in touched if coords in parts],
                 spec,
+                "decode",
             )
             box[b.selection] = values
             encoded_touched = self._each_inner(
                 lambda coords: self._encode_inner(box[b.region(coords, self.chunk_shape)], spec, coords),
                 touched,
                 spec,
+                "encode",
             )
             for coords, data in zip(touched, encoded_touched):
                 if data is None:
