@@ -15,13 +15,13 @@ many are worth it by the chunks' size, and a call it keeps on one thread still g
 all when its chunks are measured slow, on a low-latency store: the cost of one chunk,
 read or written, is timed on the first groups of a call and kept, per engine, for the
 calls after it) take consecutive groups of chunks from the call's stream of chunks,
-each the next group when done with its last, so none idles while work remains. A group fetches its chunks with one ``get_many``, then decodes and
-copies, or encodes and stores, so I/O overlaps codec work without a task per
-chunk. Groups are a worker's share of a batch sized by decoded bytes
-(:func:`batch_size_for`: small chunks travel to the store in large requests,
-which hides a remote store's latency), and at most :data:`GROUP_BYTES` on a
-store that says it is ``low_latency``. A call holds its output plus about a
-group per worker.
+each the next group when done with its last, so none idles while work remains. A
+group fetches its chunks with one ``get_many``, then decodes and copies, or encodes and
+stores, so I/O overlaps codec work without a task per chunk. Groups are a worker's
+share of a batch sized by decoded bytes (:func:`batch_size_for`: small chunks travel to
+the store in large requests, which hides a remote store's latency), and at most
+:data:`GROUP_BYTES` on a store that says it is ``low_latency``. A call holds its output
+plus about a group per worker.
 
 Reads decode a chunk the selection covers entirely straight into the output
 (``CodecChain.decode_into``); chunks never written read as the fill value. When

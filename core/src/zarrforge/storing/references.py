@@ -219,7 +219,8 @@ class ReferenceReader:
             check_reference(target, field="reference", allowed=self._allowed)
             if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (offset, length)):
                 raise MetadataError(
-                    f"a reference's offset and length are non-negative integers, got {offset!r} and {length!r}",
+                    "a reference's offset and length are non-negative integers, "
+                    f"got {offset!r} and {length!r}",
                     field="reference",
                 )
             store, key = self._locate(target)
