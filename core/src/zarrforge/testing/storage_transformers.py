@@ -301,14 +301,7 @@ class StorageTransformerConformance(KitScaffolding):
         assert store.get(last) is not None and bytes(store.get(last)) == values[last], (
             f"{where}: deleting {first!r} changed chunk key {last!r}"
         )
-        # keys that are not chunk keys reach the store below as they are
-        store.set("notes.json", b"{}")
-        assert inner.get("notes.json") == b"{}", (
-            f"{where}: a key that is not a chunk key did not reach the store below unchanged"
-        )
-        assert store.get("zarr.json") == inner.get("zarr.json"), (
-            f"{where}: zarr.json reads other bytes through the transformer than below it"
-        )
+        _check_other_keys_pass_through(where, store, inner)
 
     def _check_read_only_wrapped_store(self, document: Any) -> None:
         where = _document_id(document)
@@ -359,13 +352,7 @@ class StorageTransformerConformance(KitScaffolding):
         assert bytes(store.get(first) or b"") == whole[first], (
             f"{where}: chunk key {first!r} reads other bytes after the refused writes"
         )
-        store.set("notes.json", b"{}")
-        assert inner.get("notes.json") == b"{}", (
-            f"{where}: a key that is not a chunk key did not reach the store below unchanged"
-        )
-        assert store.get("zarr.json") == inner.get("zarr.json"), (
-            f"{where}: zarr.json reads other bytes through the transformer than below it"
-        )
+        _check_other_keys_pass_through(where, store, inner)
 
     def _check_read_only_array(self, document: Any) -> None:
         from hypothesis import given
@@ -462,6 +449,17 @@ class StorageTransformerConformance(KitScaffolding):
             )
 
         check()
+
+
+def _check_other_keys_pass_through(where: str, store: Store, inner: Store) -> None:
+    """Keys that are not chunk keys reach the store below the transformer as they are."""
+    store.set("notes.json", b"{}")
+    assert inner.get("notes.json") == b"{}", (
+        f"{where}: a key that is not a chunk key did not reach the store below unchanged"
+    )
+    assert store.get("zarr.json") == inner.get("zarr.json"), (
+        f"{where}: zarr.json reads other bytes through the transformer than below it"
+    )
 
 
 def _first_difference(got: np.ndarray, expected: np.ndarray) -> str:
