@@ -35,6 +35,7 @@ their targets the same three ways, and the setting has the syntax of the
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Sequence
@@ -68,12 +69,47 @@ def _climbs(url: str) -> bool:
     return any(unquote(part) in (".", "..") for part in path.split("/"))
 
 
+@functools.lru_cache(maxsize=32)
+def _normal_prefixes(prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    """The prefixes as :func:`_as_url` spells targets (a local one as its real path),
+    without a trailing ``/``; normalised once per setting, as kerchunk's policy does."""
+    return tuple((_as_url(prefix) or prefix).rstrip("/") for prefix in prefixes)
+
+
 def _below(url: str, prefix: str) -> bool:
-    """Whether ``url`` is ``prefix`` or below it, by whole path components."""
-    prefix_url = (_as_url(prefix) or prefix).rstrip("/")
-    if prefix_url.endswith(":"):  # a scheme alone ("s3://"): everything of that scheme
-        return url.startswith(prefix_url + "//")
-    return url == prefix_url or url.startswith(prefix_url + "/")
+    """Whether ``url`` is the normalised ``prefix`` or below it, by whole path components."""
+    if prefix.endswith(":"):  # a scheme alone ("s3://"): everything of that scheme
+        return url.startswith(prefix + "//")
+    return url == prefix or url.startswith(prefix + "/")
+
+
+def _checked_url(target: object, field: str, allowed: Sequence[str] | str | None) -> str | None:
+    """:func:`check_reference`'s answer for an allowed target: the URL it names (see
+    :func:`_as_url`), or ``None`` for a key of the array's store."""
+    if not isinstance(target, str) or not target:
+        raise MetadataError(f"a reference target is a non-empty string, got {target!r}", field=field)
+    url = _as_url(target)
+    if url is None:
+        try:
+            validate_key(target)
+        except (InvalidPathError, ValueError) as exc:
+            raise MetadataError(f"{target!r} is not a key of the array's store: {exc}", field=field) from None
+        return None
+    if _climbs(url):
+        raise MetadataError(f"{target!r} has a '.' or '..' segment", field=field)
+    prefixes = config.get().reference_targets if allowed is None else allowed
+    if prefixes == "any":
+        return url
+    prefixes = (prefixes,) if isinstance(prefixes, str) else tuple(prefixes)  # one alone, or many
+    if not any(_below(url, prefix) for prefix in _normal_prefixes(prefixes)):
+        listed = ", ".join(repr(p) for p in prefixes) or "none"
+        raise MetadataError(
+            f"{target!r} is outside the array's store, and the reference_targets setting "
+            f"allows no prefix of it (allowed: {listed}); allow one with "
+            f"zarrforge.config.set(reference_targets=[...]) if you trust this document",
+            field=field,
+        )
+    return url
 
 
 def check_reference(target: object, *, field: str, allowed: Sequence[str] | str | None = None) -> None:
@@ -104,30 +140,7 @@ def check_reference(target: object, *, field: str, allowed: Sequence[str] | str 
     ...
     zarrforge.errors.MetadataError: field 'configuration.path': '../secret' is not a key ...
     """
-    if not isinstance(target, str) or not target:
-        raise MetadataError(f"a reference target is a non-empty string, got {target!r}", field=field)
-    url = _as_url(target)
-    if url is None:
-        try:
-            validate_key(target)
-        except (InvalidPathError, ValueError) as exc:
-            raise MetadataError(f"{target!r} is not a key of the array's store: {exc}", field=field) from None
-        return
-    if _climbs(url):
-        raise MetadataError(f"{target!r} has a '.' or '..' segment", field=field)
-    prefixes = config.get().reference_targets if allowed is None else allowed
-    if prefixes == "any":
-        return
-    if isinstance(prefixes, str):  # one prefix, given alone
-        prefixes = (prefixes,)
-    if not any(_below(url, prefix) for prefix in prefixes):
-        listed = ", ".join(repr(p) for p in prefixes) or "none"
-        raise MetadataError(
-            f"{target!r} is outside the array's store, and the reference_targets setting "
-            f"allows no prefix of it (allowed: {listed}); allow one with "
-            f"zarrforge.config.set(reference_targets=[...]) if you trust this document",
-            field=field,
-        )
+    _checked_url(target, field, allowed)
 
 
 class ReferenceReader:
@@ -215,15 +228,17 @@ class ReferenceReader:
             A target is missing, or holds fewer bytes than its range names.
         """
         batches: dict[int, tuple[Store, list[tuple[int, str, ByteRange]]]] = {}
+        located: dict[str, tuple[Store, str]] = {}  # a call's ranges share few targets
         for i, (target, offset, length) in enumerate(requests):
-            check_reference(target, field="reference", allowed=self._allowed)
+            if target not in located:
+                located[target] = self._locate(target, _checked_url(target, "reference", self._allowed))
             if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (offset, length)):
                 raise MetadataError(
                     "a reference's offset and length are non-negative integers, "
                     f"got {offset!r} and {length!r}",
                     field="reference",
                 )
-            store, key = self._locate(target)
+            store, key = located[target]
             batches.setdefault(id(store), (store, []))[1].append((i, key, ByteRange(offset, length)))
         out: list[bytes] = [b""] * len(requests)
         for store, wanted in batches.values():
@@ -240,8 +255,9 @@ class ReferenceReader:
                 out[i] = bytes(data)
         return out
 
-    def _locate(self, target: str) -> tuple[Store, str]:
-        url = _as_url(target)
+    def _locate(self, target: str, url: str | None) -> tuple[Store, str]:
+        """The store and key of ``target``, whose checked URL is ``url`` (``None``: a key
+        of the array's store)."""
         if url is None:
             return self._store, target
         directory, _, name = url.rpartition("/")
