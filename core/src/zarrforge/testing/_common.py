@@ -2,7 +2,8 @@
 failure messages, how a suite's declared cases become its tests (:func:`parametrize_cases`),
 the check that an unknown configuration key is refused naming it
 (:func:`expect_unknown_key_refused`) and that an invalid entry is refused naming its field
-(:func:`expect_refused_naming`), how a value and a first difference are written in
+(:func:`expect_refused_naming`), that a plugin declared read-only refuses a write
+(:func:`expect_write_refused`), how a value and a first difference are written in
 failure messages (with the raw bits of floating-point values, so that two NaNs, or 0.0 and
 -0.0, are told apart), and the hypothesis settings of their randomised checks."""
 
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MetadataError
+from ..errors import MetadataError, ZarrforgeError
 
 UNKNOWN_KEY = "no_such_option"  # the configuration key no entry knows
 
@@ -83,6 +84,21 @@ def expect_refused_naming(build: Callable[[], Any], where: str, expected: str) -
         raise AssertionError(
             f"{where}: accepted (built {built!r}); expected a MetadataError naming {expected!r}"
         )
+
+
+def expect_write_refused(write: Callable[[], Any], where: str, what: str) -> None:
+    """For a plugin declared ``writable = False``: ``write()`` (``what``, for the message)
+    raises a zarrforge error; accepting it, or any other exception, is an
+    ``AssertionError`` saying where and what."""
+    try:
+        write()
+    except ZarrforgeError:
+        return
+    except Exception as exc:  # the finding
+        raise AssertionError(
+            f"{where}: {what} raised {type(exc).__name__}: {exc}, not a zarrforge error"
+        ) from exc
+    raise AssertionError(f"{where}: writable = False, yet {what} was accepted")
 
 
 def hypothesis_settings(max_examples: int, shrink: bool) -> Any:
