@@ -216,6 +216,9 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         # needs them, and the engine passes the same spec object for every shard.
         self._derived: dict[int, tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]] = {}
         self._cache_tag: str | None = None
+        # map_parallel's keys for the measured cost of this codec's inner-chunk work, one
+        # per kind; plain objects, as the codec's own hash writes out its JSON each time
+        self._cost_keys = {kind: object() for kind in ("encode", "decode", "copy")}
 
     def _derive(self, spec: ChunkSpec) -> tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]:
         derived = self._derived.get(id(spec))
@@ -335,7 +338,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             items,
             item_bytes=item_bytes,
             computes=self.inner.computes(self._inner_spec(spec)),
-            cost_key=(self, kind),
+            cost_key=self._cost_keys[kind],
         )
 
     # --- index --------------------------------------------------------------------------
