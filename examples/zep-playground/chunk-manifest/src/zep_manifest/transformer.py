@@ -188,6 +188,10 @@ class ManifestStore(WrapperStore):
             self._refuse(key)
         self.inner.delete_many(keys)
 
+    def close(self) -> None:
+        self.references.close()  # the stores it opened for absolute paths and URLs
+        super().close()
+
     def list_prefix(self, prefix: str) -> Iterator[str]:
         for key in self.inner.list_prefix(prefix):
             if not self._chunk(key)[0]:
