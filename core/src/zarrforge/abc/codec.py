@@ -54,6 +54,7 @@ inner chunk shape as the unit that can be read on its own, and
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 from abc import ABC, abstractmethod
@@ -84,7 +85,9 @@ class ChunkSpec:
     fill_value: Any
     layout: MemoryLayout
 
-    @property
+    # cached (in the instance's __dict__, which a frozen dataclass still has): every
+    # chunk coded asks for them, often several times
+    @functools.cached_property
     def dtype(self) -> np.dtype:
         """The numpy dtype of the chunk's elements.
 
@@ -95,7 +98,7 @@ class ChunkSpec:
         """
         return self.data_type.numpy_dtype
 
-    @property
+    @functools.cached_property
     def nbytes(self) -> int | None:
         """The chunk's decoded size in bytes.
 

@@ -49,15 +49,16 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
     >>> all_equal_fill(np.full(4, np.nan), np.nan)
     True
     """
-    if chunk.dtype.hasobject or chunk.dtype.kind == "T":  # variable-size elements: no bit view
+    dtype = chunk.dtype
+    if dtype.hasobject or dtype.kind == "T":  # variable-size elements: no bit view
         return bool(np.all(chunk == fill_value))
-    itemsize = chunk.dtype.itemsize
+    itemsize = dtype.itemsize
     if itemsize == 0 or chunk.size == 0:
         return True
-    fill = np.asarray(fill_value, dtype=chunk.dtype).reshape(1).view(np.uint8)
-    first = chunk[(slice(0, 1),) * chunk.ndim] if chunk.ndim else chunk[...]
-    if first.tobytes() != fill.tobytes():
+    fill_bytes = _fill_bytes(dtype, fill_value)
+    if chunk[_FIRST[chunk.ndim]].tobytes() != fill_bytes:
         return False  # most data chunks stop here, before any copy
+    fill = np.frombuffer(fill_bytes, np.uint8)
     flat = np.ravel(chunk, order="K")  # a view for C- or F-contiguous chunks, else a copy
     raw = flat.view(np.uint8) if flat.flags.c_contiguous else np.ascontiguousarray(flat).view(np.uint8)
     if itemsize % 8 == 0 or (8 % itemsize == 0 and raw.size % 8 == 0):
@@ -68,6 +69,26 @@ def all_equal_fill(chunk: np.ndarray, fill_value: Any) -> bool:
             return not words.any()
         return _all_rows_equal(words, pattern)
     return _all_rows_equal(raw.reshape(-1, itemsize), fill)
+
+
+# the index of a chunk's first element, as an array of one element, by dimensions
+_FIRST = tuple((slice(0, 1),) * ndim if ndim else Ellipsis for ndim in range(65))
+# immutable fill values, whose bytes may be remembered by identity
+_PLAIN_FILLS = (int, float, complex, bool, bytes, str, np.generic)
+# the last (dtype, fill value, fill's bytes): every chunk of an array asks for the same
+_last_fill: tuple[np.dtype, Any, bytes] | None = None
+
+
+def _fill_bytes(dtype: np.dtype, fill_value: Any) -> bytes:
+    """One element of ``dtype`` holding ``fill_value``, as bytes."""
+    global _last_fill
+    last = _last_fill
+    if last is not None and last[0] is dtype and last[1] is fill_value:
+        return last[2]
+    value = np.asarray(fill_value, dtype=dtype).reshape(1).tobytes()
+    if isinstance(fill_value, _PLAIN_FILLS) and not isinstance(fill_value, np.void):  # a void may be a view
+        _last_fill = (dtype, fill_value, value)
+    return value
 
 
 def _all_rows_equal(rows: np.ndarray, pattern: np.ndarray, block: int = 1 << 16) -> bool:

@@ -210,6 +210,7 @@ class CodecChain:
         self.bytes_bytes = tuple(c for c in codecs if isinstance(c, BytesBytesCodec))
         self._specs: dict[tuple[int, ...], list[ChunkSpec]] = {}
         self._sizes: dict[tuple[int, ...], list[int | None]] = {}
+        self._plans: dict[tuple[int, ...], _Plan] = {}
         whole = not self.array_array and not self.bytes_bytes
         self.partial: PartialCodec | None = (
             self.array_bytes if whole and isinstance(self.array_bytes, PartialCodec) else None
@@ -259,12 +260,6 @@ class CodecChain:
             self._sizes[spec.shape] = sizes
         return sizes
 
-    def _decoded_sizes(self, spec: ChunkSpec) -> list[int | None]:
-        """For each bytes->bytes codec, the byte count its decoding must produce (``None``
-        where a codec before it makes the size data-dependent). Decoders are held to it,
-        so a small hostile chunk cannot inflate to gigabytes."""
-        return self._output_sizes(spec)[:-1]
-
     def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
         """The array -> bytes codec's :meth:`~zarrforge.abc.codec.ArrayBytesCodec.plain_dtype`
         when it is the whole chain (nothing skipped, no codec reading a chunk's position),
@@ -308,18 +303,44 @@ class CodecChain:
                     )
         return chunk, specs[-1]
 
-    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
-        array, inner = self._array_encoded(chunk, spec)
-        sizes = self._output_sizes(spec)
-        failures = _encode_failures(self.array_bytes)
-        with failures:
-            data: bytes | memoryview = _sized(
-                self.array_bytes, _encoded(self.array_bytes, self.array_bytes.encode(array, inner)), sizes[0]
+    def _plan(self, spec: ChunkSpec) -> _Plan:
+        """What coding a chunk of ``spec`` needs, worked out once per chunk shape."""
+        plan = self._plans.get(spec.shape)
+        if plan is None:
+            specs = self._array_specs(spec)
+            sizes = self._output_sizes(spec)
+            plan = _Plan(
+                inner=specs[-1],
+                first_size=sizes[0],
+                encode_steps=tuple(zip(self.bytes_bytes, sizes[1:])),
+                decode_steps=tuple(zip(reversed(self.bytes_bytes), reversed(sizes[:-1]))),
+                array_decode_steps=tuple(zip(reversed(self.array_array), reversed(specs[:-1]))),
             )
-            for codec, size in zip(self.bytes_bytes, sizes[1:]):
-                failures.codec = codec
-                data = _sized(codec, _encoded(codec, codec.encode(data)), size)
-        return bytes(data) if not isinstance(data, bytes) else data
+            self._plans[spec.shape] = plan
+        return plan
+
+    def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
+        if self.array_array or self.skipped:
+            chunk, _ = self._array_encoded(chunk, spec)
+        plan = self._plan(spec)
+        codec: Codec = self.array_bytes
+        # (try/except rather than a context manager: this runs once per chunk, and a
+        # try block costs nothing until something is raised)
+        try:
+            data: Any = self.array_bytes.encode(chunk, plan.inner)
+            if not isinstance(data, _BUFFERS) or (
+                plan.first_size is not None and memoryview(data).nbytes != plan.first_size
+            ):
+                _sized(codec, _encoded(codec, data), plan.first_size)
+            for codec, size in plan.encode_steps:
+                data = codec.encode(data)
+                if not isinstance(data, _BUFFERS) or (size is not None and memoryview(data).nbytes != size):
+                    _sized(codec, _encoded(codec, data), size)
+        except Exception as exc:
+            if plugin_failures.unexpected(exc):
+                raise _codec_failure(codec, exc, "encoding a chunk") from exc
+            raise
+        return data if isinstance(data, bytes) else bytes(data)
 
     def encode_parts(self, chunk: np.ndarray, spec: ChunkSpec) -> list[bytes | memoryview]:
         """``encode`` as buffers whose concatenation is the encoded chunk: the
@@ -349,20 +370,22 @@ class CodecChain:
             return self.partial.encode_partial(encoded, spec, selection, values)
 
     def decode(self, data: bytes | memoryview, spec: ChunkSpec, *, key: str | None) -> np.ndarray:
-        specs = self._array_specs(spec)
-        failures = _named_failures(key)
-        with failures:
-            sizes = self._decoded_sizes(spec) if self.bytes_bytes else ()
-            for codec, size in zip(reversed(self.bytes_bytes), reversed(sizes)):
-                failures.codec = codec
+        plan = self._plan(spec)
+        codec: Codec | None = None
+        try:
+            for codec, size in plan.decode_steps:
                 data = codec.decode(data) if size is None else codec.decode_sized(data, size)
-            failures.codec = self.array_bytes
-            chunk = self.array_bytes.decode(data, specs[-1])
-            self._check(chunk, specs[-1], self.array_bytes)
-            for array_codec, s in zip(reversed(self.array_array), reversed(specs[:-1])):
-                failures.codec = array_codec
-                chunk = array_codec.decode(chunk, s)
-                self._check(chunk, s, array_codec)
+            codec = self.array_bytes
+            inner = plan.inner
+            chunk = codec.decode(data, inner)
+            if type(chunk) is not np.ndarray or chunk.shape != inner.shape or chunk.dtype != inner.dtype:
+                self._check(chunk, inner, codec)
+            for codec, s in plan.array_decode_steps:
+                chunk = codec.decode(chunk, s)
+                self._check(chunk, s, codec)
+        except BaseException as exc:
+            _named_failures(key, codec).__exit__(type(exc), exc, exc.__traceback__)
+            raise
         return chunk
 
     def decode_into(
@@ -387,6 +410,32 @@ class CodecChain:
             raise CodecError(
                 f"codec {codec.to_json().get('name')!r} decoded to dtype {chunk.dtype}, expected {spec.dtype}"
             )
+
+
+class _Plan:
+    """How :class:`CodecChain` codes chunks of one shape: the spec the array -> bytes codec
+    sees and the size it declares, then each bytes -> bytes codec with the size its
+    output must have, in encoding and in decoding order (``None`` where a codec before it
+    makes the size data-dependent; decoders are held to the size, so a small hostile chunk
+    cannot inflate to gigabytes), and the array -> array codecs with their input specs in
+    decoding order."""
+
+    __slots__ = ("array_decode_steps", "decode_steps", "encode_steps", "first_size", "inner")
+
+    def __init__(
+        self,
+        *,
+        inner: ChunkSpec,
+        first_size: int | None,
+        encode_steps: tuple[tuple[BytesBytesCodec, int | None], ...],
+        decode_steps: tuple[tuple[BytesBytesCodec, int | None], ...],
+        array_decode_steps: tuple[tuple[ArrayArrayCodec, ChunkSpec], ...],
+    ) -> None:
+        self.inner = inner
+        self.first_size = first_size
+        self.encode_steps = encode_steps
+        self.decode_steps = decode_steps
+        self.array_decode_steps = array_decode_steps
 
 
 class _named_failures:

@@ -28,9 +28,9 @@ Contract:
   whose codecs are slow (a 4 KiB chunk of zstd level 19, lzma or zfp costs far more
   than its size says). A call that rule keeps on one thread, given an
   :class:`ItemCost` (one per codec chain and operation, kept across calls), runs its
-  first groups on the calling thread, timing :data:`MEASURED_GROUPS` of them after the
-  first (which pays for warming up); when the least of them took at least
-  :data:`SLOW_ITEM_SECONDS` an item, the rest of the call, and every later call with the
+  first items on the calling thread one at a time, timing :data:`MEASURED_ITEMS` of
+  them after the first (which pays for warming up); when the least of them took at
+  least :data:`SLOW_ITEM_SECONDS`, the rest of the call, and every later call with the
   same ``ItemCost``, uses all its threads. The byte rule only
   ever adds threads this way: a call it already spreads is not measured.
 """
@@ -63,8 +63,9 @@ UNCOMPRESSED_FACTOR = 1
 #: threaded size (64 KiB through zstd level 1, with the engine's own work) costs on the
 #: machines measured, so the two rules agree where both apply
 SLOW_ITEM_SECONDS = 150e-6
-#: groups of a call timed (after a first, untimed one) before its chunks are judged
-MEASURED_GROUPS = 3
+#: items of a call timed, one at a time (after a first, untimed one), before its items
+#: are judged
+MEASURED_ITEMS = 3
 #: groups each worker should get of a :func:`map_parallel` call, so the last ones to
 #: finish leave little idle time behind them
 GROUPS_PER_WORKER = 4
@@ -164,7 +165,7 @@ def workers_for(computes: bool, item_bytes: int, threads: int, min_bytes: int) -
 
 class ItemCost:
     """The seconds one item of some repeated work took (a chunk through one codec chain,
-    read or written), measured on the first groups of a call kept on one thread and kept
+    read or written), measured on the first items of a call kept on one thread and kept
     for the calls after it; ``None`` until measured. Thread-safe enough: a race only
     measures twice."""
 
@@ -202,29 +203,31 @@ def run_groups(
     the pool for ``threads`` (default: ``call_threads``), the calling thread being
     one (see the module's contract). With ``workers`` 1 and a ``cost``, the call's
     threads are used when the items are slow (measured, see the module's contract)."""
-    groups = grouped(items, group_size)
     available = call_threads() if threads is None else threads
     if workers <= 1 and cost is not None and available > 1:
+        items = iter(items)
         if not cost.slow():
-            # On the calling thread while the groups prove cheap. Each but the first (which
-            # pays for warming up: a codec's first call, its imports) is timed; the cost is
-            # the least per item of them, as other processes only ever add time to a group
-            # (a time slice lost on a busy machine), and it is judged once
-            # MEASURED_GROUPS groups are timed: when slow, the rest of the call goes to
-            # every thread.
+            # On the calling thread while the items prove cheap, one item at a time: each
+            # but the first (which pays for warming up: a codec's first call, its
+            # imports) is timed; the cost is the least of them, as other processes only
+            # ever add time to an item (a time slice lost on a busy machine), and it is
+            # judged once MEASURED_ITEMS items are timed: when slow, the rest of the call
+            # goes to every thread. (Single items, not whole groups: what is measured
+            # runs on one thread, and a slow item is what calls for the others.)
             timed: list[float] = []
-            for group in itertools.islice(groups, MEASURED_GROUPS + 1):
+            for item in itertools.islice(items, MEASURED_ITEMS + 1):
                 start = time.perf_counter()
-                work(group)
-                timed.append((time.perf_counter() - start) / len(group))
-            if len(timed) <= MEASURED_GROUPS:
-                return  # the whole call: too few groups to judge, and none left to spread
+                work([item])
+                timed.append(time.perf_counter() - start)
+            if len(timed) <= MEASURED_ITEMS:
+                return  # the whole call: too few items to judge, and none left to spread
             cost.seconds = min(timed[1:])
             if not cost.slow():
-                for group in groups:
+                for group in grouped(items, group_size):
                     work(group)
                 return
         workers = available
+    groups = grouped(items, group_size)
     if workers > 1:
         # as many workers as there are groups, up to ``workers``: a call with a single
         # group (a small read, say) needs no thread

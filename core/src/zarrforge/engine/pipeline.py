@@ -13,7 +13,7 @@ assignment writes).
 Workers (the calling thread and pool threads; :func:`workers_for` decides how
 many are worth it by the chunks' size, and a call it keeps on one thread still gets them
 all when its chunks are measured slow, on a low-latency store: the cost of one chunk,
-read or written, is timed on the first groups of a call and kept, per engine, for the
+read or written, is timed on the first chunks of a call, one at a time, and kept, per engine, for the
 calls after it) take consecutive groups of chunks from the call's stream of chunks,
 each the next group when done with its last, so none idles while work remains. A
 group fetches its chunks with one ``get_many``, then decodes and copies, or encodes and

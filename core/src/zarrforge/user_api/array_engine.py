@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..abc.codec import ChunkSpec
-from ..abc.format import Format
+from ..abc.format import ChunksUnderNode, Format
 from ..abc.memory_layout import MemoryLayout
 from ..abc.metadata import ArrayMetadata
 from ..abc.storage_transformer import ChunkKeys, wrap_store
@@ -58,9 +58,13 @@ class ArrayEngine:
 
     def _chunk_keys(self, meta: ArrayMetadata) -> ChunkKeys:
         fmt, path = self._format, self._path
-        return ChunkKeys(
-            lambda coords: fmt.chunk_key(path, meta, coords), lambda key: fmt.chunk_coords(path, meta, key)
-        )
+        decode = lambda key: fmt.chunk_coords(path, meta, key)  # noqa: E731
+        if isinstance(fmt, ChunksUnderNode) and type(fmt).chunk_key is ChunksUnderNode.chunk_key:
+            # the prefix and the encoding depend on the node and its metadata alone: worked
+            # out once here rather than for every chunk
+            prefix, encode = fmt.chunk_prefix(path), fmt.key_encoding(meta).encode_key
+            return ChunkKeys(lambda coords: prefix + encode(coords), decode)
+        return ChunkKeys(lambda coords: fmt.chunk_key(path, meta, coords), decode)
 
     def _chain(self) -> CodecChain:
         chain = self._codec_chain

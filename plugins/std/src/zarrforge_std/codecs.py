@@ -46,6 +46,7 @@ class BytesCodec(ArrayBytesCodec):
                 value=endian,
             )
         self.endian = None if endian is None else str(endian)
+        self._last_stored: tuple[ChunkSpec, np.dtype] | None = None
 
     @classmethod
     def from_json(cls, name: str, configuration: dict[str, Any] | None) -> BytesCodec:
@@ -77,9 +78,13 @@ class BytesCodec(ArrayBytesCodec):
             )
 
     def _stored_dtype(self, spec: ChunkSpec) -> np.dtype:
+        last = self._last_stored  # (spec, its stored dtype): the engine reuses one spec
+        if last is not None and last[0] is spec:
+            return last[1]
         dtype = spec.dtype
         if spec.data_type.has_endianness:
-            return dtype.newbyteorder(_ENDIAN[self.endian or "little"])
+            dtype = dtype.newbyteorder(_ENDIAN[self.endian or "little"])
+        self._last_stored = (spec, dtype)
         return dtype
 
     def encoded_size(self, spec: ChunkSpec) -> int | None:

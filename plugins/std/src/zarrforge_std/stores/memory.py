@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zarrforge.errors import ConflictError, StoreArgumentError
@@ -151,6 +151,23 @@ class MemoryStore(Store):
         with self._lock:
             self._data[key] = value
             self._generations.pop(key, None)
+
+    def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
+        if type(self)._set is not MemoryStore._set:  # a subclass sees each key on its own
+            super().set_many(items)
+            return
+        # checked first, then stored under one hold of the lock: a batch of chunks is
+        # one step here, not one per chunk
+        checked = [
+            (validate_key(key), value if type(value) is bytes else bytes(value)) for key, value in items
+        ]
+        if not checked:
+            return
+        self._check_writable(checked[0][0])
+        with self._lock:
+            for key, value in checked:
+                self._data[key] = value
+                self._generations.pop(key, None)
 
     def _delete(self, key: str) -> None:
         with self._lock:
