@@ -17,7 +17,10 @@ name      chunks                                          ms/call
 ``4k``    4,096 chunks of 4 KiB                           0.25
 ========  ==============================================  =======
 
-each in a 1-D form and a 2-D form (``1m-2d``: 16 x 16 chunks of 256 x 1024...). Both
+each in a 1-D form and a 2-D form (``1m-2d``: 16 x 16 chunks of 256 x 1024...), and
+``4k-zstd1``: the 4 KiB chunks through zstd level 1 instead, a real codec costing
+microseconds a chunk, which threads must not slow down (its ideal is 0: the serial
+seconds are the whole time). Both
 engines run every (workload, operation, threads): zarrforge in this process
 (``config.set(threads=N)``), zarr-python 3.4.2 in a child under the Python of
 ``--zarr-python`` (its own environment, Python >= 3.12; ``threading.max_workers`` and
@@ -60,6 +63,13 @@ class Workload:
     chunks: tuple[int, ...]  # the inner chunks of a sharded workload
     ms: float
     shards: tuple[int, ...] | None = None
+    zstd_level: int | None = None  # a real, fast codec instead of the sleeping one
+
+    @property
+    def compressor(self) -> dict[str, Any]:
+        if self.zstd_level is not None:
+            return {"name": "zstd", "configuration": {"level": self.zstd_level, "checksum": False}}
+        return {"name": "bench.sleep", "configuration": {"ms": self.ms}}
 
     @property
     def calls(self) -> int:
@@ -77,8 +87,10 @@ WORKLOADS = (
     Workload("shard-2d", (1024, 4096), (64, 256), 1.0, shards=(1024, 4096)),
     Workload("4k", (4096 * 1024,), (1024,), 0.25),
     Workload("4k-2d", (2048, 2048), (32, 32), 0.25),
+    # the same chunks through zstd level 1 (microseconds a chunk): threads must not slow it
+    Workload("4k-zstd1", (4096 * 1024,), (1024,), 0.0, zstd_level=1),
 )
-QUICK = ("1m", "shard", "4k")
+QUICK = ("1m", "shard", "4k", "4k-zstd1")
 
 
 def data(workload: Workload) -> np.ndarray:
@@ -93,7 +105,6 @@ def zarrforge_times(workload: Workload, threads: int, repeat: int) -> dict[str, 
 
     register()
     values = data(workload)
-    sleep = {"name": "bench.sleep", "configuration": {"ms": workload.ms}}
     best = {"write": float("inf"), "read": float("inf")}
     with zf.config.set(threads=threads):
         for _ in range(repeat):
@@ -103,7 +114,7 @@ def zarrforge_times(workload: Workload, threads: int, repeat: int) -> dict[str, 
                 chunks=workload.chunks,
                 shards=workload.shards,
                 dtype="float32",
-                compressors=[sleep],
+                compressors=[workload.compressor],
                 fill_value=-1.0,
             )
             start = time.perf_counter()
@@ -121,6 +132,7 @@ import asyncio, json, sys, time
 from dataclasses import dataclass
 import numpy as np
 import zarr
+import zarr.codecs
 from zarr.abc.codec import BytesBytesCodec
 from zarr.registry import register_codec
 
@@ -161,7 +173,10 @@ with zarr.config.set({"threading.max_workers": spec["threads"], "async.concurren
         array = zarr.create_array(
             zarr.storage.MemoryStore(), shape=shape, chunks=chunks,
             shards=tuple(shards) if shards else None, dtype="float32",
-            compressors=[SleepCodec(ms=spec["ms"])], fill_value=-1.0,
+            compressors=[
+                zarr.codecs.ZstdCodec(level=spec["zstd_level"]) if spec["zstd_level"] is not None
+                else SleepCodec(ms=spec["ms"])
+            ], fill_value=-1.0,
         )
         start = time.perf_counter()
         array[...] = values
@@ -180,6 +195,7 @@ def zarr_python_times(python: str, workload: Workload, threads: int, repeat: int
         "chunks": workload.chunks,
         "shards": workload.shards,
         "ms": workload.ms,
+        "zstd_level": workload.zstd_level,
         "threads": threads,
         "repeat": repeat,
     }

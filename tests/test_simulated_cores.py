@@ -69,8 +69,13 @@ def test_small_chunks_through_a_slow_codec_use_every_thread(sharded):
         assert (COUNTER.calls, COUNTER.peak) == (64, THREADS)
 
 
-def test_small_chunks_through_a_fast_codec_stay_on_one_thread(monkeypatch):
-    """The same 4 KiB chunks through a checksum only (crc32c, microseconds a chunk):
+@pytest.mark.parametrize(
+    "codec",
+    ["crc32c", {"name": "zstd", "configuration": {"level": 1, "checksum": False}}],
+    ids=["crc32c", "zstd-1"],
+)
+def test_small_chunks_through_a_fast_codec_stay_on_one_thread(monkeypatch, codec):
+    """The same 4 KiB chunks through a checksum or zstd level 1 (microseconds a chunk):
     measured cheap, so every chunk is coded on the calling thread (counted by the threads
     that run the codec chain)."""
     from zarrforge.engine.codec_chain import CodecChain
@@ -91,7 +96,7 @@ def test_small_chunks_through_a_fast_codec_stay_on_one_thread(monkeypatch):
             shape=values.shape,
             chunks=(1024,),
             dtype="float32",
-            compressors=["crc32c"],
+            compressors=[codec],
         )
         for _ in range(3):  # measured on the first call, kept for the next
             a[...] = values
