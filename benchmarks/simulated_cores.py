@@ -27,9 +27,10 @@ engines run every (workload, operation, threads): zarrforge in this process
 ``async.concurrency`` set to N), with a zarr-python codec that sleeps the same way
 (``asyncio.to_thread(time.sleep, ...)``, as its numcodecs codecs run their work).
 
-Output: ``simulated-cores.json`` (every time) and ``simulated-cores.md`` (per workload
+Output: ``simulated-cores.json`` (every time), ``simulated-cores.md`` (per workload
 and operation: best seconds at each N, the speedup T(1)/T(16) and the serial seconds at
-16 threads, per engine) in ``--out``. Command::
+16 threads, per engine) and, where matplotlib is installed, ``simulated-cores.png`` (the
+speedup at each N) in ``--out``. Command::
 
     .venv/bin/python -m benchmarks.simulated_cores --zarr-python .venv-zarr34/bin/python
 
@@ -277,6 +278,64 @@ def markdown(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_chart(records: list[dict[str, Any]], path: Path) -> bool:
+    """Speedup T(1)/T(N) against N, one panel per workload, a line per engine and
+    operation, with the ideal (N) dashed; ``False`` when matplotlib is missing."""
+    try:
+        import matplotlib
+    except ImportError:
+        return False
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [w.name for w in WORKLOADS if any(r["workload"] == w.name for r in records)]
+    ncols = min(4, len(names)) or 1
+    nrows = -(-len(names) // ncols) or 1
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.8 * nrows), dpi=90, squeeze=False)
+    counts = sorted({r["threads"] for r in records})
+    styles = {"zarrforge": "tab:blue", "zarr-python": "tab:orange"}
+    for ax, name in zip(axes.flat, names):
+        part = [r for r in records if r["workload"] == name]
+        for engine in sorted({r["engine"] for r in part}):
+            for operation, line in (("write", "-"), ("read", ":")):
+                times = {
+                    r["threads"]: r["seconds"]
+                    for r in part
+                    if (r["engine"], r["operation"]) == (engine, operation)
+                }
+                if 1 not in times:
+                    continue
+                ns = sorted(times)
+                ax.plot(
+                    ns,
+                    [times[1] / times[n] for n in ns],
+                    line,
+                    marker="o",
+                    markersize=3,
+                    color=styles.get(engine),
+                    label=f"{engine} {operation}",
+                )
+        if part[0]["ms"]:
+            ax.plot(counts, counts, "--", color="black", linewidth=0.8, label="ideal")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xticks(counts, [str(n) for n in counts])
+        ax.set_title(name, fontsize=8)
+        ax.set_xlabel("threads", fontsize=7)
+        ax.set_ylabel("speedup T1/TN", fontsize=7)
+        ax.tick_params(labelsize=6)
+        ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
+    for ax in list(axes.flat)[len(names) :]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7)
+    fig.suptitle("Simulated cores: a codec that sleeps, on a 2-core machine (memory stores)", fontsize=9)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -304,6 +363,8 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "simulated-cores.json").write_text(json.dumps(records, indent=1) + "\n")
     table = markdown(records)
     (args.out / "simulated-cores.md").write_text(table)
+    if write_chart(records, args.out / "simulated-cores.png"):
+        print(f"chart: {args.out / 'simulated-cores.png'}")
     print(table)
     return 0
 
