@@ -33,9 +33,7 @@ def test_create_array_takes_name_and_data_as_zarr_python_does():
         ({"write_empty_chunks": "yes"}, r"write_empty_chunks='yes'; give True or False"),
         (
             {"bogus": 1},
-            r"create_array\(\) got an unexpected keyword argument 'bogus'; the array "
-            r"options are \['order', 'read_only', 'threads', 'transformers', "
-            r"'write_empty_chunks'\]",
+            r"create_array\(\) got an unexpected keyword argument 'bogus'$",  # nothing close to name
         ),
     ],
 )
@@ -63,8 +61,7 @@ def test_zarr_python_2_keywords_are_ignored_with_a_warning_or_refused_saying_why
         zf.create((3,), synchronizer=None, meta_array=None)  # not given: no warning
     with pytest.raises(
         TypeError,
-        match=r"zarrforge.create\(\) got unexpected keyword "
-        r"argument\(s\) \['colour'\]",
+        match=r"zarrforge.create\(\) got an unexpected keyword argument 'colour'$",
     ):
         zf.ones((3,), colour="red")
     with pytest.raises(ValueError, match=r"zarr_version=2 and zarr_format=3 disagree"):

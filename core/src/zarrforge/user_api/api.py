@@ -54,8 +54,16 @@ from ..storing.storage import Location, StoreLike, resolve_location
 from ..storing.unfinished import UnfinishedWrite
 from .array_config import config_options
 from .arrays import Array, mismatch
-from .creation import ARRAY_OPTIONS, DEFAULT_FORMAT, check_array_options, create_array, create_group
+from .creation import (
+    ARRAY_OPTIONS,
+    CREATION_KEYWORDS,
+    DEFAULT_FORMAT,
+    check_array_options,
+    create_array,
+    create_group,
+)
 from .groups import Group
+from .keywords import LEGACY_KEYWORDS, checked_keywords, drop_legacy, format_from, refuse_unknown
 
 __all__ = [
     "DEFAULT_FORMAT",
@@ -93,6 +101,22 @@ def _located(
             store, path, zarr_format=zarr_format, read_only=True, storage_options=storage_options
         )
     return location, "r" if location.store.read_only else "a"
+
+
+#: the keywords open_array and open take besides their own: create_array's and "config"
+_OPENING_KEYWORDS = CREATION_KEYWORDS | {"config", "mode", "use_consolidated"}
+
+
+def _opening_format(function: str, options: dict[str, Any], zarr_format: Any) -> Any:
+    """Check the ``**options`` of ``open_array`` or ``open`` before anything is looked up:
+    zarr-python 2's keywords dropped or refused as ``zarrforge.create`` does them, any
+    other unknown keyword refused naming the closest known one; the format to use
+    (``zarr_version`` read as ``zarr_format``)."""
+    drop_legacy(function, options, stacklevel=4)
+    zarr_version = options.pop("zarr_version", None)
+    if not options.keys() <= _OPENING_KEYWORDS:
+        refuse_unknown(function, options, _OPENING_KEYWORDS | LEGACY_KEYWORDS)
+    return format_from(function, zarr_format, zarr_version)
 
 
 def _split_options(function: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -147,6 +171,9 @@ def open_array(
 
     Raises
     ------
+    TypeError
+        A keyword it does not take (the message names the closest one it does), before
+        anything is read.
     zarrforge.errors.ArrayNotFoundError
         No array at ``path`` and none to create.
     zarrforge.errors.NodeTypeError
@@ -156,6 +183,7 @@ def open_array(
     zarrforge.errors.NodeOfAnotherFormatError
         The node at ``path`` is of another format than ``zarr_format``.
     """
+    zarr_format = _opening_format("open_array", options, zarr_format)
     location, mode = _located(store, path, zarr_format, mode, storage_options)
     runtime, creation = _split_options("open_array", options)
     fmt_name = location.zarr_format
@@ -200,6 +228,7 @@ def _check_matches(array: Array, creation: dict[str, Any]) -> None:
         raise ValueError(f"{differs} given; open it without them, or with mode='w' to replace it")
 
 
+@checked_keywords
 def open_group(
     store: StoreLike = None,
     path: str = "",
@@ -242,6 +271,9 @@ def open_group(
 
     Raises
     ------
+    TypeError
+        A keyword it does not take (the message names the closest one it does), before
+        anything is read.
     zarrforge.errors.NodeNotFoundError
         No group at ``path`` in modes ``"r"`` and ``"r+"``.
     zarrforge.errors.NodeTypeError
@@ -315,11 +347,15 @@ def open(  # noqa: A001  # zarr-python's name
 
     Raises
     ------
+    TypeError
+        A keyword it does not take (the message names the closest one it does), before
+        anything is read.
     zarrforge.errors.NodeNotFoundError
         No node at ``path`` in modes ``"r"`` and ``"r+"``.
     zarrforge.errors.NodeOfAnotherFormatError
         The node at ``path`` is of another format than ``zarr_format``.
     """
+    zarr_format = _opening_format("open", options, zarr_format)
     if "shape" in options:
         return open_array(
             store, path, mode=mode, zarr_format=zarr_format, storage_options=storage_options, **options

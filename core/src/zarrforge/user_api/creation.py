@@ -30,6 +30,7 @@ from ..nodes.node_writing import NewNode, write_nodes
 from ..registries.resolution import check_ndim, data_type_from_user, shape_from_json
 from ..storing.storage import StoreLike, resolve_location
 from .array_config import config_options
+from .keywords import checked_keywords, keywords_of, refuse_unknown
 
 DEFAULT_FORMAT = hierarchy.DEFAULT_FORMAT
 
@@ -175,6 +176,9 @@ def create_array(
 
     Raises
     ------
+    TypeError
+        A keyword it does not take (the message names the closest one it does), before
+        anything is read or written.
     zarrforge.errors.ContainsNodeError
         A node is at ``path`` (or an unfinished write is marked there) and ``overwrite`` is false.
     zarrforge.errors.NodeTypeError
@@ -256,15 +260,16 @@ ARRAY_OPTIONS = {
 }
 
 
+#: every keyword :func:`create_array` takes: its parameters and the array options
+CREATION_KEYWORDS = keywords_of(create_array) | ARRAY_OPTIONS.keys()
+
+
 def check_array_options(function: str, options: dict[str, Any]) -> None:
     """Refuse, before anything is written, a runtime option ``function`` does not take or a
     value it cannot use (``threads='two'`` used to fail at the first write)."""
+    if not options.keys() <= ARRAY_OPTIONS.keys():
+        refuse_unknown(function, options, CREATION_KEYWORDS)
     for key, value in options.items():
-        if key not in ARRAY_OPTIONS:
-            raise TypeError(
-                f"{function}() got an unexpected keyword argument {key!r}; the "
-                f"array options are {sorted(ARRAY_OPTIONS)}"
-            )
         bad = (
             (key == "threads" and (not isinstance(value, int) or isinstance(value, bool) or value < 1))
             or (key in ("write_empty_chunks", "read_only") and not isinstance(value, bool))
@@ -274,6 +279,7 @@ def check_array_options(function: str, options: dict[str, Any]) -> None:
             raise TypeError(f"{function}(): {key}={value!r}; give {ARRAY_OPTIONS[key]}")
 
 
+@checked_keywords
 def create_group(
     store: StoreLike = None,
     path: str = "",
@@ -320,6 +326,9 @@ def create_group(
 
     Raises
     ------
+    TypeError
+        A keyword it does not take (the message names the closest one it does), before
+        anything is read or written.
     zarrforge.errors.ContainsNodeError
         A node is at ``path`` and ``overwrite`` is false.
     zarrforge.errors.NodeTypeError

@@ -26,13 +26,12 @@ docs/coming-from-zarr-python.md says so.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
-from ..errors import IgnoredKeywordWarning, NodeNotFoundError, ReadOnlyError
+from ..errors import NodeNotFoundError, ReadOnlyError
 from ..metadata import paths
 from ..nodes.hierarchy import default_format
 from ..nodes.node import check_mode, open_node
@@ -42,49 +41,15 @@ from .arrays import Array
 from .copying import copy
 from .creation import create_array
 from .groups import Group
+from .keywords import LEGACY_KEYWORDS, drop_legacy, format_from, keywords_of, refuse_unknown
 from .like import chunking_of, like_arguments
 
-_IGNORED = {
-    "synchronizer": "writers need no synchronizer: chunk updates are conditional writes on "
-    "stores that have them (docs/reliability.md)",
-    "meta_array": "arrays are read into numpy arrays",
-    "cache_attrs": "a caching hint: attributes are read when the node is opened",
-    "cache_metadata": "a caching hint: metadata is read when the node is opened",
-}
-_REFUSED = {
-    "chunk_store": "chunks and metadata live in one store; wrap a store to route keys",
-    "object_codec": "object arrays are not stored; use dtype='string' for text",
-}
 
-
-def _legacy(function: str, options: dict[str, Any]) -> None:
-    """Drop zarr-python 2 keywords it ignores (warning, as zarr-python does, when one is
-    given a value); refuse those whose request would be betrayed."""
-    for name in list(options):
-        if name in _IGNORED:
-            if options.pop(name) is not None:
-                warnings.warn(
-                    f"zarrforge.{function}(): {name}= is ignored: {_IGNORED[name]}",
-                    IgnoredKeywordWarning,
-                    stacklevel=3,
-                )
-        elif name in _REFUSED:
-            if options.pop(name) is not None:
-                raise TypeError(f"zarrforge.{function}(): {name}= is not supported: {_REFUSED[name]}")
-
-
-def _format(function: str, zarr_format: Any, zarr_version: Any) -> Any:
-    if zarr_version is not None and zarr_format is not None and str(zarr_version) != str(zarr_format):
-        raise ValueError(
-            f"zarrforge.{function}(): zarr_version={zarr_version!r} and "
-            f"zarr_format={zarr_format!r} disagree; give zarr_format only"
-        )
-    return zarr_format if zarr_format is not None else zarr_version
-
-
-def _unknown(function: str, options: Mapping[str, Any]) -> None:
+def _unknown(function: Callable[..., Any], options: Mapping[str, Any]) -> None:
+    """Refuse what is left of ``options`` once the zarr-python 2 keywords are taken out,
+    naming the closest keyword ``function`` takes."""
     if options:
-        raise TypeError(f"zarrforge.{function}() got unexpected keyword argument(s) {sorted(options)}")
+        refuse_unknown(f"zarrforge.{function.__name__}", options, keywords_of(function) | LEGACY_KEYWORDS)
 
 
 def create(
@@ -183,8 +148,8 @@ def create(
     zarrforge.errors.ContainsNodeError
         A node is at the path and ``overwrite`` is false.
     """
-    _legacy("create", legacy)
-    _unknown("create", legacy)
+    drop_legacy("create", legacy)
+    _unknown(create, legacy)
     if mode is not None:
         check_mode(mode)
         if mode == "r":
@@ -193,7 +158,7 @@ def create(
                 "array; use open_array to read one"
             )
         overwrite = True if mode == "w" else False if mode == "w-" else overwrite
-    zarr_format = _format("create", zarr_format, zarr_version)
+    zarr_format = format_from("create", zarr_format, zarr_version)
     if chunk_shape is not None:
         if chunks is not None:
             raise TypeError("zarrforge.create(): give chunks= or chunk_shape=, not both")
@@ -622,7 +587,7 @@ def save_array(
     **kwargs : Any
         Any other keyword of :func:`zarrforge.create`.
     """
-    zarr_format = _format("save_array", zarr_format, zarr_version)
+    zarr_format = format_from("save_array", zarr_format, zarr_version)
     array(
         arr,
         store=store,
@@ -671,7 +636,7 @@ def save_group(
     """
     if not args and not kwargs:
         raise ValueError("zarrforge.save_group(): at least one array must be given")
-    zarr_format = _format("save_group", zarr_format, zarr_version)
+    zarr_format = format_from("save_group", zarr_format, zarr_version)
     named = {f"arr_{i}": value for i, value in enumerate(args)} | kwargs
     root = paths.normalize_path(path or "")
     created = open_group(store, root, mode="w", zarr_format=zarr_format, storage_options=storage_options)
@@ -758,7 +723,7 @@ def load(store: Any, path: str | None = None, zarr_format: Any = None, zarr_vers
     zarrforge.errors.NodeNotFoundError
         No node at ``path``, or one of another format than ``zarr_format``.
     """
-    zarr_format = _format("load", zarr_format, zarr_version)
+    zarr_format = format_from("load", zarr_format, zarr_version)
     node = open_node(store, path or "", mode="r")
     if zarr_format is not None and node.format.name != str(zarr_format):
         raise NodeNotFoundError(
@@ -830,13 +795,13 @@ def group(
     zarrforge.Group
         The group, open for writing.
     """
-    _legacy("group", legacy)
-    _unknown("group", legacy)
+    drop_legacy("group", legacy)
+    _unknown(group, legacy)
     return open_group(
         store,
         path or "",
         mode="w" if overwrite else "a",
-        zarr_format=_format("group", zarr_format, zarr_version),
+        zarr_format=format_from("group", zarr_format, zarr_version),
         attributes=attributes,
         storage_options=storage_options,
     )
