@@ -165,3 +165,5 @@ def test_the_helpers():
     with pytest.raises(TypeError, match=re.escape("unexpected keyword argument '_dept'") + "$") as raised:
         g(2, _dept=1)
     assert "_depth" not in str(raised.value)
+    with pytest.raises(TypeError, match=r"takes \*\*kwargs"):
+        checked_keywords(f)  # a function reading **kwargs checks them itself

@@ -103,7 +103,8 @@ def _located(
     return location, "r" if location.store.read_only else "a"
 
 
-#: the keywords open_array and open take besides their own: create_array's and "config"
+#: what open_array and open take in ``**options`` (create_array's keywords, the array
+#: options, ``config``), with their own named keywords, which suggestions may name too
 _OPENING_KEYWORDS = CREATION_KEYWORDS | {"config", "mode", "use_consolidated"}
 
 

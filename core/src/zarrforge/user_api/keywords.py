@@ -60,10 +60,14 @@ def refuse_unknown(function: str, given: Iterable[str], known: Iterable[str]) ->
 
 
 def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
-    """``function``, refusing unknown keywords with the closest known one named."""
-    known = keywords_of(function) | {
-        p.name for p in inspect.signature(function).parameters.values() if p.kind in _BY_KEYWORD
-    }
+    """``function``, refusing unknown keywords with the closest known one named (its
+    internal ``_`` keywords are accepted, never suggested)."""
+    parameters = inspect.signature(function).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        raise TypeError(
+            f"checked_keywords: {function.__name__} takes **kwargs; check them where it reads them"
+        )
+    known = frozenset(p.name for p in parameters if p.kind in _BY_KEYWORD)
     name = function.__name__
 
     @functools.wraps(function)

@@ -153,7 +153,7 @@ class MemoryStore(Store):
             self._generations.pop(key, None)
 
     def set_many(self, items: Iterable[tuple[str, bytes | bytearray | memoryview]]) -> None:
-        if type(self)._set is not MemoryStore._set:  # a subclass sees each key on its own
+        if type(self) is not MemoryStore:  # a subclass sees each key through set and _set
             super().set_many(items)
             return
         # checked first, then stored under one hold of the lock: a batch of chunks is
