@@ -51,8 +51,10 @@ import datetime
 import json
 import os
 import socket
+import sys
 import warnings
 from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
 from .._version import __version__
@@ -298,9 +300,25 @@ def warn_if_unfinished(store: Store, path: str) -> None:
                     "once the data is known to be whole (zarrforge check lists such markers)",
                     unfinished=found,
                 ),
-                stacklevel=3,
+                stacklevel=_callers_level(),
             )
             return
+
+
+#: zarrforge's own code: a warning for an opener points past its frames
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` at which :func:`warn_if_unfinished` (this function's caller) warns:
+    the first frame outside zarrforge's package, the opener's code, however many of the
+    package's own frames (an opening function, the wrapper that checks its keywords) are
+    between."""
+    frame: FrameType | None = sys._getframe(2)  # warn_if_unfinished's caller, level 2 of warnings.warn
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def unfinished_writes_below(store: Store, path: str) -> list[UnfinishedWrite]:
