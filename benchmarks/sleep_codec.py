@@ -52,23 +52,27 @@ def copied_without_the_gil(data: bytes | memoryview) -> bytes:
 
 
 class CallCounter:
-    """Calls made, and the most running at once (for all instances of the codec)."""
+    """Calls made, the most running at once, and how many were running as each call
+    started (``at_start``, in the order the calls started), for all instances of the codec."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.calls = 0
         self.running = 0
         self.peak = 0
+        self.at_start: list[int] = []
 
     def reset(self) -> None:
         with self._lock:
             self.calls = self.running = self.peak = 0
+            self.at_start = []
 
     def __enter__(self) -> None:
         with self._lock:
             self.calls += 1
             self.running += 1
             self.peak = max(self.peak, self.running)
+            self.at_start.append(self.running)
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:

@@ -69,6 +69,23 @@ def test_small_chunks_through_a_slow_codec_use_every_thread(sharded):
         assert (COUNTER.calls, COUNTER.peak) == (64, THREADS)
 
 
+def test_a_slow_codec_is_judged_on_single_chunks_before_the_rest_spread():
+    """The cost is measured one chunk at a time: MEASURED_ITEMS chunks after an untimed
+    first run alone on the calling thread, then the rest of the call overlaps. (Timing
+    whole groups instead kept 256 of the 4 KiB workload's 4,096 chunks serial.)"""
+    from zarrforge.engine.parallel import MEASURED_ITEMS
+
+    values = np.arange(256 * 1024, dtype="float32")
+    with zf.config.set(threads=THREADS):
+        a = array(shape=values.shape, chunks=(1024,))
+        a[...] = values
+    serial = COUNTER.at_start.index(2)  # calls started before the first that overlapped another
+    # the measured ones, and perhaps the spread part's first call, started before its others
+    # (timing groups of 4 chunks, as this call's are, made it at least 16)
+    assert MEASURED_ITEMS + 1 <= serial <= MEASURED_ITEMS + 2
+    assert (COUNTER.calls, COUNTER.peak) == (256, THREADS)
+
+
 @pytest.mark.parametrize(
     "codec",
     ["crc32c", {"name": "zstd", "configuration": {"level": 1, "checksum": False}}],
