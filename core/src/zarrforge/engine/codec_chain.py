@@ -43,18 +43,14 @@ def _codec_failure(codec: Codec, exc: BaseException, doing: str) -> PluginFailur
     return plugin_failures.failure("codec", name, registry.codecs.origin(name), exc, doing)
 
 
-def _encoded(codec: Codec, data: Any) -> Any:
-    """``data`` as a codec's encoding returned it, refused when it is not bytes."""
+def _checked_output(codec: Codec, data: Any, declared: int | None) -> Any:
+    """``data`` as a codec's encoding returned it, refused when it is not bytes, or when its
+    length is not the size the codec's ``encoded_size`` declared (stored, it would read
+    back as a corrupt chunk)."""
     if not isinstance(data, _BUFFERS):
         raise _codec_failure(
             codec, TypeError(f"encode returned {type(data).__qualname__}, not bytes"), "encoding a chunk"
         )
-    return data
-
-
-def _sized(codec: Codec, data: Any, declared: int | None) -> Any:
-    """``data``, a codec's encoding, refused when its length is not the size the codec's
-    ``encoded_size`` declared: stored, it would read back as a corrupt chunk."""
     if declared is not None:
         _check_size(codec, memoryview(data).nbytes, declared)
     return data
@@ -208,8 +204,6 @@ class CodecChain:
         self.array_array = tuple(c for c in codecs if isinstance(c, ArrayArrayCodec))
         self.array_bytes: ArrayBytesCodec = next(c for c in codecs if isinstance(c, ArrayBytesCodec))
         self.bytes_bytes = tuple(c for c in codecs if isinstance(c, BytesBytesCodec))
-        self._specs: dict[tuple[int, ...], list[ChunkSpec]] = {}
-        self._sizes: dict[tuple[int, ...], list[int | None]] = {}
         self._plans: dict[tuple[int, ...], _Plan] = {}
         whole = not self.array_array and not self.bytes_bytes
         self.partial: PartialCodec | None = (
@@ -240,25 +234,13 @@ class CodecChain:
 
     def _array_specs(self, spec: ChunkSpec) -> list[ChunkSpec]:
         """Spec of the input of each array->array codec, then of the array->bytes codec."""
-        specs = self._specs.get(spec.shape)
-        if specs is None:
-            specs = [spec]
-            for codec in self.array_array:
-                specs.append(codec.resolve(specs[-1]))
-            self._specs[spec.shape] = specs
-        return specs
+        return self._plan(spec).specs
 
     def _output_sizes(self, spec: ChunkSpec) -> list[int | None]:
         """The byte count the array -> bytes codec declares it encodes a chunk of ``spec``
         to, then each bytes -> bytes codec's (``None`` from the first codec whose size
         depends on the data)."""
-        sizes = self._sizes.get(spec.shape)
-        if sizes is None:
-            sizes = [self.array_bytes.encoded_size(self._array_specs(spec)[-1])]
-            for codec in self.bytes_bytes:
-                sizes.append(None if sizes[-1] is None else codec.encoded_size(sizes[-1]))
-            self._sizes[spec.shape] = sizes
-        return sizes
+        return self._plan(spec).sizes
 
     def plain_dtype(self, spec: ChunkSpec) -> np.dtype | None:
         """The array -> bytes codec's :meth:`~zarrforge.abc.codec.ArrayBytesCodec.plain_dtype`
@@ -307,38 +289,28 @@ class CodecChain:
         """What coding a chunk of ``spec`` needs, worked out once per chunk shape."""
         plan = self._plans.get(spec.shape)
         if plan is None:
-            specs = self._array_specs(spec)
-            sizes = self._output_sizes(spec)
-            plan = _Plan(
-                inner=specs[-1],
-                first_size=sizes[0],
-                encode_steps=tuple(zip(self.bytes_bytes, sizes[1:])),
-                decode_steps=tuple(zip(reversed(self.bytes_bytes), reversed(sizes[:-1]))),
-                array_decode_steps=tuple(zip(reversed(self.array_array), reversed(specs[:-1]))),
-            )
-            self._plans[spec.shape] = plan
+            specs = [spec]
+            for array_codec in self.array_array:
+                specs.append(array_codec.resolve(specs[-1]))
+            sizes = [self.array_bytes.encoded_size(specs[-1])]
+            for bytes_codec in self.bytes_bytes:
+                sizes.append(None if sizes[-1] is None else bytes_codec.encoded_size(sizes[-1]))
+            plan = self._plans[spec.shape] = _Plan(specs, sizes, self.array_array, self.bytes_bytes)
         return plan
 
     def encode(self, chunk: np.ndarray, spec: ChunkSpec) -> bytes:
         if self.array_array or self.skipped:
             chunk, _ = self._array_encoded(chunk, spec)
         plan = self._plan(spec)
-        codec: Codec = self.array_bytes
+        codec: Any = self.array_bytes
         # (try/except rather than a context manager: this runs once per chunk, and a
         # try block costs nothing until something is raised)
         try:
-            data: Any = self.array_bytes.encode(chunk, plan.inner)
-            if not isinstance(data, _BUFFERS) or (
-                plan.first_size is not None and memoryview(data).nbytes != plan.first_size
-            ):
-                _sized(codec, _encoded(codec, data), plan.first_size)
+            data: Any = _checked_output(codec, codec.encode(chunk, plan.inner), plan.sizes[0])
             for codec, size in plan.encode_steps:
-                data = codec.encode(data)
-                if not isinstance(data, _BUFFERS) or (size is not None and memoryview(data).nbytes != size):
-                    _sized(codec, _encoded(codec, data), size)
+                data = _checked_output(codec, codec.encode(data), size)
         except Exception as exc:
-            if plugin_failures.unexpected(exc):
-                raise _codec_failure(codec, exc, "encoding a chunk") from exc
+            _raise_encode_failure(exc, codec)
             raise
         return data if isinstance(data, bytes) else bytes(data)
 
@@ -384,7 +356,7 @@ class CodecChain:
                 chunk = codec.decode(chunk, s)
                 self._check(chunk, s, codec)
         except BaseException as exc:
-            _named_failures(key, codec).__exit__(type(exc), exc, exc.__traceback__)
+            _raise_decode_failure(exc, key, codec)
             raise
         return chunk
 
@@ -413,29 +385,28 @@ class CodecChain:
 
 
 class _Plan:
-    """How :class:`CodecChain` codes chunks of one shape: the spec the array -> bytes codec
-    sees and the size it declares, then each bytes -> bytes codec with the size its
-    output must have, in encoding and in decoding order (``None`` where a codec before it
-    makes the size data-dependent; decoders are held to the size, so a small hostile chunk
-    cannot inflate to gigabytes), and the array -> array codecs with their input specs in
-    decoding order."""
+    """How :class:`CodecChain` codes chunks of one shape. ``specs``: the input spec of each
+    array -> array codec, then the spec the array -> bytes codec sees (``inner``).
+    ``sizes``: the byte count the array -> bytes codec declares, then each bytes -> bytes
+    codec's (``None`` from the first whose output depends on the data; decoders are held to
+    it, so a small hostile chunk cannot inflate to gigabytes). The steps pair the codecs
+    with them in encoding and in decoding order."""
 
-    __slots__ = ("array_decode_steps", "decode_steps", "encode_steps", "first_size", "inner")
+    __slots__ = ("array_decode_steps", "decode_steps", "encode_steps", "inner", "sizes", "specs")
 
     def __init__(
         self,
-        *,
-        inner: ChunkSpec,
-        first_size: int | None,
-        encode_steps: tuple[tuple[BytesBytesCodec, int | None], ...],
-        decode_steps: tuple[tuple[BytesBytesCodec, int | None], ...],
-        array_decode_steps: tuple[tuple[ArrayArrayCodec, ChunkSpec], ...],
+        specs: list[ChunkSpec],
+        sizes: list[int | None],
+        array_array: tuple[ArrayArrayCodec, ...],
+        bytes_bytes: tuple[BytesBytesCodec, ...],
     ) -> None:
-        self.inner = inner
-        self.first_size = first_size
-        self.encode_steps = encode_steps
-        self.decode_steps = decode_steps
-        self.array_decode_steps = array_decode_steps
+        self.specs = specs
+        self.sizes = sizes
+        self.inner = specs[-1]
+        self.encode_steps = tuple(zip(bytes_bytes, sizes[1:]))
+        self.decode_steps = tuple(zip(reversed(bytes_bytes), reversed(sizes[:-1])))
+        self.array_decode_steps = tuple(zip(reversed(array_array), reversed(specs[:-1])))
 
 
 class _named_failures:
@@ -457,26 +428,31 @@ class _named_failures:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> Literal[False]:
-        if exc is None:
-            return False
-        if isinstance(exc, CodecError):
-            if exc.key is None and self.key is not None:
-                raise exc.located(key=self.key) from exc.__cause__
-            return False
-        if isinstance(exc, ZarrforgeError):
-            return False
-        # Anything a decoder raises on bad bytes, KeyError included: it must not reach a
-        # caller's "except KeyError" (NodeNotFoundError is one) as if a node were missing.
-        if isinstance(
-            exc,
-            (ValueError, TypeError, OverflowError, MemoryError, LookupError, ZeroDivisionError, struct.error),
-        ):
-            raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}", key=self.key) from exc
-        if isinstance(exc, Exception) and self.codec is not None:
-            error = _codec_failure(self.codec, exc, f"decoding the chunk {self.key!r}")
-            error.key = self.key
-            raise error from exc
+        if exc is not None:
+            _raise_decode_failure(exc, self.key, self.codec)
         return False
+
+
+def _raise_decode_failure(exc: BaseException, key: str | None, codec: Codec | None) -> None:
+    """Raise what ``exc``, raised while ``codec`` decoded the chunk ``key``, stands for (see
+    :class:`_named_failures`); return when ``exc`` is to go on as it is."""
+    if isinstance(exc, CodecError):
+        if exc.key is None and key is not None:
+            raise exc.located(key=key) from exc.__cause__
+        return
+    if isinstance(exc, ZarrforgeError):
+        return
+    # Anything a decoder raises on bad bytes, KeyError included: it must not reach a
+    # caller's "except KeyError" (NodeNotFoundError is one) as if a node were missing.
+    if isinstance(
+        exc,
+        (ValueError, TypeError, OverflowError, MemoryError, LookupError, ZeroDivisionError, struct.error),
+    ):
+        raise CorruptChunkError(f"cannot be decoded: {type(exc).__name__}: {exc}", key=key) from exc
+    if isinstance(exc, Exception) and codec is not None:
+        error = _codec_failure(codec, exc, f"decoding the chunk {key!r}")
+        error.key = key
+        raise error from exc
 
 
 class _encode_failures:
@@ -495,6 +471,13 @@ class _encode_failures:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> Literal[False]:
-        if exc is None or self.codec is None or not plugin_failures.unexpected(exc):
-            return False
-        raise _codec_failure(self.codec, exc, "encoding a chunk") from exc
+        if exc is not None and self.codec is not None:
+            _raise_encode_failure(exc, self.codec)
+        return False
+
+
+def _raise_encode_failure(exc: BaseException, codec: Codec) -> None:
+    """Raise ``exc``, raised while ``codec`` encoded a chunk, as a PluginFailureError naming
+    ``codec`` when it is the codec's bug (see :class:`_encode_failures`); return otherwise."""
+    if plugin_failures.unexpected(exc):
+        raise _codec_failure(codec, exc, "encoding a chunk") from exc
