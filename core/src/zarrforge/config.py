@@ -42,6 +42,9 @@
   below it whose codecs are slow still get every thread on a low-latency store: their
   cost is measured on a call's first chunks (docs/performance.md, "How a read or a
   write runs").
+* ``chunk_cache``: bytes of decoded chunks kept, in one pool the process shares, for
+  arrays opened without ``chunk_cache=`` (default 0: none, as TensorStore's default
+  pool holds no chunk data). See docs/lazy-and-cache.md.
 * ``conflict_retries``: how many more times a write redoes the read-modify-write
   of a chunk that another writer changed meanwhile, on stores with conditional
   writes (default 64; the pause between tries grows to 0.1 s). Past it the
@@ -157,6 +160,7 @@ class Settings:
     max_chunk_bytes: int | None = 2 << 30
     max_document_bytes: int | None = 64 << 20
     parallel_chunk_bytes: int = 64 * 1024
+    chunk_cache: int = 0
     auto_chunk_bytes: int = 4 << 20
     auto_shard_bytes: int = 64 << 20
     conflict_retries: int = 64
@@ -197,6 +201,10 @@ def _coerce(name: str, value: Any) -> Any:
         not isinstance(value, int) or isinstance(value, bool) or value < 1
     ):
         raise ValueError(f"config {name!r} must be a positive int, got {value!r}")
+    if name == "chunk_cache" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ValueError(
+            f"config 'chunk_cache' must be a non-negative int of bytes (0: no cache), got {value!r}"
+        )
     if name == "parallel_chunk_bytes" and (
         not isinstance(value, int) or isinstance(value, bool) or value < 0
     ):

@@ -101,8 +101,9 @@ plugin. :class:`~zarrforge.abc.url_adapter.URLAdapter` takes the same declaratio
 from __future__ import annotations
 
 import dataclasses
+import os
 from abc import abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, Self
 
@@ -243,6 +244,23 @@ class Store(ExtensionPoint):
         -------
         str or None
             The URL, or ``None``.
+        """
+        return None
+
+    def data_location(self) -> tuple[Hashable, str] | None:
+        """Where this store's values live, for caches shared by several store objects over
+        the same data (the engine's decoded-chunk cache): a namespace and a key prefix such
+        that, for as long as the process runs, two stores whose ``namespace`` is equal and
+        whose ``prefix + key`` is equal hold the same value. ``None`` (the default): nothing
+        beyond this store object names it (the engine then names its data by the object,
+        while it lives). A store over versions or sessions (a snapshot, an uncommitted
+        session) must not name its data by a location other versions share.
+        :func:`directory_location` names a local directory.
+
+        Returns
+        -------
+        tuple[Hashable, str] or None
+            ``(namespace, prefix)``, or ``None``.
         """
         return None
 
@@ -836,6 +854,40 @@ class Store(ExtensionPoint):
         self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.close()
+
+
+def directory_location(directory: str) -> tuple[Hashable, str]:
+    """The :meth:`Store.data_location` of keys stored as files under ``directory``: its real
+    path, so that stores rooted at a directory, a link to it, or a parent of it name a
+    file alike.
+
+    Parameters
+    ----------
+    directory : str
+        The directory holding the keys.
+
+    Returns
+    -------
+    tuple[Hashable, str]
+        ``(("file",), "<real path>/")``.
+
+    Raises
+    ------
+    OSError
+        Never for a missing directory (its path is taken as given); only where the system
+        cannot resolve a path at all.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> os.symlink(root, root + "-link")
+    >>> directory_location(root + "-link") == directory_location(root)
+    True
+    >>> directory_location(root)[1].endswith("/")
+    True
+    """
+    return ("file",), os.path.realpath(directory).rstrip(os.sep) + "/"
 
 
 class WrapperStore(Store):

@@ -56,7 +56,9 @@ from ..abc.storage_transformer import ChunkKeys
 from ..abc.store import Store
 from ..errors import CodecError, ConflictError
 from ..registries.plugin_failures import store_bugs_named
+from ..storing import write_notices
 from ..storing.optimistic import pause_before_retry, read_modify_write
+from .chunk_cache import CachedChunks
 from .chunk_helpers import ChunkLimit, all_equal_fill, check_allocation, check_chunk, chunk_limit  # noqa: F401
 from .chunk_io import (
     KeyFetcher,
@@ -147,8 +149,10 @@ class ChunkEngine:
         threads: int,
         write_empty_chunks: bool,
         name: str | None = None,
+        cache: CachedChunks | None = None,
     ) -> None:
         self.name = name  # the array's path, named by codec errors
+        self.cache = cache  # decoded chunks kept for later reads (chunk_cache=), or None
         self.store = store
         self.keys = keys
         self.grid = grid
@@ -241,6 +245,11 @@ class ChunkEngine:
     def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
         """The decoded chunk at ``coords``, or ``None`` if it was never written."""
         key = self.keys.key(coords)
+        if self.cache is not None:
+            spec = self.spec_for(coords)
+            with using_threads(self.threads), store_bugs_named(self.store), _ArrayNamed(self.name):
+                chunk = self.cache.chunks([key], lambda k, data: self.chain.decode(data, spec, key=k))[key]
+            return None if chunk is None else np.array(chunk)  # the caller's own copy
         with store_bugs_named(self.store):
             data = self.store.get(key)
         if data is None:
@@ -269,7 +278,10 @@ class ChunkEngine:
                 view.set(key, result[0] if len(result) == 1 else b"".join(result))
 
         with using_threads(self.threads), store_bugs_named(self.store), _ArrayNamed(self.name):
-            read_modify_write(self.store, update)
+            try:
+                read_modify_write(self.store, update)
+            finally:
+                write_notices.written(self.store, [key])
 
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
@@ -302,6 +314,20 @@ class ChunkEngine:
         workers, cost = self._workers("read", elements)
         if out is None:
             cost = None  # gathered reads keep their one batch (the asyncio API's promise)
+        if self.cache is not None:
+            # Chunks the pool holds are not fetched: each group asks the pool, which
+            # fetches the rest in one batch (no read-ahead: it would fetch hits too).
+            size = self._group_size(workers if cost is None else self.threads, elements)
+            if out is None:
+
+                def read_cached(parts: list[list[Any]]) -> None:
+                    for part in parts:
+                        self._read_part_cached(part, None, limit)
+
+                self._run(read_cached, grouped_by_chunk(projections, size), 1, workers, cost)
+                return
+            self._run(lambda part: self._read_part_cached(part, out, limit), projections, size, workers, cost)
+            return
         low_latency = self.store.capabilities.low_latency
         # groups sized for every thread when the chunks' cost may call for them
         spread = workers if cost is None else self.threads
@@ -383,6 +409,40 @@ class ChunkEngine:
             values = self.chain.decode_partial(self._fetcher(keys[i]), spec, p.chunk_selection, key=keys[i])
             target[p.out_selection] = fill if values is None else values
 
+    def _read_part_cached(self, part: list[Any], out: np.ndarray | None, limit: ChunkLimit) -> None:
+        """:meth:`_read_part` through the chunk cache: each chunk the part reads whole
+        comes from the pool or is fetched, decoded and kept there. A chunk of a partial
+        codec (a shard) is read whole when it fits the pool, else by ranges as without a
+        cache."""
+        cache = self.cache
+        assert cache is not None
+        partial = self.chain.partial is not None
+        keys = [self.keys.key(p.coords) for p in part]
+        whole = [
+            i
+            for i, p in enumerate(part)
+            if not partial or p.complete or cache.fits(self.spec_for(p.coords).nbytes)
+        ]
+        specs = {keys[i]: self.spec_for(part[i].coords) for i in whole}
+
+        def decode(key: str, data: bytes) -> np.ndarray:
+            spec = specs[key]
+            check_chunk(spec, key, limit)
+            return self.chain.decode(data, spec, key=key)
+
+        chunks = cache.chunks(list(specs), decode) if specs else {}
+        fill = self.fill_value
+        for i, p in enumerate(part):
+            target = p.out if out is None else out
+            key = keys[i]
+            if key in chunks:
+                chunk = chunks[key]
+                target[p.out_selection] = fill if chunk is None else chunk[p.chunk_selection]
+                continue
+            spec = self.spec_for(p.coords)
+            values = self.chain.decode_partial(self._fetcher(key), spec, p.chunk_selection, key=key)
+            target[p.out_selection] = fill if values is None else values
+
     # --- writing ------------------------------------------------------------------
 
     def write(self, projections: Iterable[Any], value: np.ndarray) -> None:
@@ -445,6 +505,12 @@ class ChunkEngine:
         """Store each chunk's bytes, delete the chunks whose result is ``None``. A chunk
         encoded as several pieces (a shard) goes to ``set_parts``, which writes them
         without joining them first, unless the store needs the batch whole."""
+        try:
+            self._store_each(keys, results)
+        finally:
+            write_notices.written(self.store, keys)
+
+    def _store_each(self, keys: list[str], results: list[Encoded | None]) -> None:
         whole = not self.store.capabilities.independent_keys
         writes, deletes = [], []
         for key, parts in zip(keys, results):
@@ -466,6 +532,14 @@ class ChunkEngine:
         against the generation read: a chunk another writer changed meanwhile is read and
         updated again, with a growing, randomised pause between rounds, up to
         ``config.conflict_retries`` times."""
+        try:
+            self._update_each_conditionally(part, keys, value, limit)
+        finally:
+            write_notices.written(self.store, keys)
+
+    def _update_each_conditionally(
+        self, part: list[Any], keys: list[str], value: np.ndarray, limit: ChunkLimit
+    ) -> None:
         pending = list(zip(part, keys))
         retries = config.get().conflict_retries
         for attempt in itertools.count():

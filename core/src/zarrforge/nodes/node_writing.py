@@ -45,7 +45,7 @@ from ..abc.metadata import NodeMetadata
 from ..abc.store import Store, WrapperStore
 from ..errors import ContainsNodeError, ReadOnlyError, StoreError, UnfinishedWriteError
 from ..metadata import paths
-from ..storing import unfinished
+from ..storing import unfinished, write_notices
 from ..storing.read_memo import ReadMemo
 from . import hierarchy
 from .unreadable import UnreadableNode
@@ -294,8 +294,13 @@ def write_nodes(
         checked_group=checked_group,
         allow_reserved_name=allow_reserved_name,
     )
-    with unfinished.marking(prepared.store, root, operation, needed=prepared.several_writes()) as mark:
-        prepared.write(mark)
+    try:
+        with unfinished.marking(prepared.store, root, operation, needed=prepared.several_writes()) as mark:
+            prepared.write(mark)
+    finally:
+        # an overwrite erased what was below the root: cached chunks of it go too
+        if overwrite:
+            write_notices.erased(store, f"{root}/" if root else "")
 
 
 def _check_new_names(
@@ -331,15 +336,19 @@ def write_prepared(units: Sequence[PreparedNodes], *, operation: str) -> None:
         return
     root = _common_ancestor([unit.root for unit in units])
     needed = len(units) > 1 or units[0].several_writes()
-    with unfinished.marking(units[0].store, root, operation, needed=needed) as mark:
-        done: list[Written] = []
-        try:
-            for unit in units:
-                done.append(unit.write(mark))
-        except BaseException:
-            for written in reversed(done):
-                written.prepared.take_back(written)
-            raise
+    try:
+        with unfinished.marking(units[0].store, root, operation, needed=needed) as mark:
+            done: list[Written] = []
+            try:
+                for unit in units:
+                    done.append(unit.write(mark))
+            except BaseException:
+                for written in reversed(done):
+                    written.prepared.take_back(written)
+                raise
+    finally:
+        for unit in units:  # (an overwrite erased what was below each root)
+            write_notices.erased(unit.store, f"{unit.root}/" if unit.root else "")
 
 
 def _common_ancestor(roots: Sequence[str]) -> str:

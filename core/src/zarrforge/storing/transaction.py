@@ -82,6 +82,7 @@ from ..errors import (
     TransactionError,
     ZarrforgeError,
 )
+from . import write_notices
 from .storage import StoreLike, resolve_store
 
 RECORD_PREFIX = "__zarrforge_commits/"
@@ -539,6 +540,14 @@ class Transaction(Store):
         record_key = f"{RECORD_PREFIX}{uuid.uuid4().hex}.json"
         record = {"zarrforge_commit": 1, "started": time.time(), "keys": checked + blind}
         self.store.set_if_absent(record_key, json.dumps(record).encode())
+        try:
+            self._write_commit(checked, blind, originals, record_key)
+        finally:
+            write_notices.written(self.store, checked + blind)
+
+    def _write_commit(
+        self, checked: list[str], blind: list[str], originals: dict[str, Any], record_key: str
+    ) -> None:
         done: list[tuple[str, Any]] = []  # (key, generation this commit left)
         try:
             for key in checked:

@@ -35,6 +35,7 @@ import dataclasses
 from typing import Any
 
 from .. import config
+from ..engine.chunk_cache import pool_for
 from ..errors import (
     ArrayNotFoundError,
     ContainsArrayError,
@@ -239,6 +240,8 @@ def open_group(
     zarr_format: Any = None,
     use_consolidated: bool | None = None,
     storage_options: dict[str, Any] | None = None,
+    chunk_cache: Any = None,
+    recheck: str = "open",
 ) -> Group:
     """Open a group; with mode ``"a"`` (the default) or ``"w"`` create it if needed.
 
@@ -264,6 +267,12 @@ def open_group(
         Whether to read members from the consolidated metadata (above).
     storage_options : dict or None
         Options for the filesystem of an fsspec URL.
+    chunk_cache : int or zarrforge.ChunkCache or None
+        The decoded-chunk cache of every array opened or created through the group: a pool
+        shared by them all (a byte count makes one); ``None``: ``config.chunk_cache``'s.
+    recheck : str
+        When those arrays revalidate cached chunks: ``"open"``, ``"always"`` or ``"never"``
+        (docs/lazy-and-cache.md).
 
     Returns
     -------
@@ -283,19 +292,25 @@ def open_group(
         ``mode="w-"`` and a node is at ``path``.
     """
     check_mode(mode)
+    inherited = _inherited_options("open_group", {"chunk_cache": chunk_cache, "recheck": recheck})
     location = resolve_location(
         store, path, zarr_format=zarr_format, read_only=(mode == "r"), storage_options=storage_options
     )
     resolved, path, zarr_format = location.store, location.path, location.zarr_format
     if mode in ("w", "w-"):
-        return create_group(
-            resolved, path, attributes=attributes, zarr_format=zarr_format, overwrite=(mode == "w")
+        return _handing_down(
+            create_group(
+                resolved, path, attributes=attributes, zarr_format=zarr_format, overwrite=(mode == "w")
+            ),
+            inherited,
         )
     fmt = get_format(zarr_format) if zarr_format is not None else None
     found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
         if mode == "a":
-            return create_group(resolved, path, attributes=attributes, zarr_format=zarr_format)
+            return _handing_down(
+                create_group(resolved, path, attributes=attributes, zarr_format=zarr_format), inherited
+            )
         raise missing_node(resolved, path, fmt, "group")
     node = node_from_metadata(
         resolved, path, *found, read_only=(mode == "r"), use_consolidated=use_consolidated
@@ -303,7 +318,32 @@ def open_group(
     if not isinstance(node, Group):
         raise NodeTypeError(f"the node at {node.name!r} is an array, not a group")
     unfinished.warn_if_unfinished(resolved, path)
-    return node
+    return _handing_down(node, inherited)
+
+
+#: the array options a group hands down to the arrays opened or created through it
+INHERITED_OPTIONS = ("chunk_cache", "recheck")
+
+
+def _inherited_options(function: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The array options a group hands down, checked as create_array checks them; a
+    chunk cache given as a byte count becomes one pool its arrays share (``0``: none,
+    whatever ``config.chunk_cache`` says)."""
+    options = {}
+    if given.get("chunk_cache") is not None:
+        options["chunk_cache"] = given["chunk_cache"]
+    if given.get("recheck", "open") != "open":
+        options["recheck"] = given["recheck"]
+    check_array_options(function, options)
+    if "chunk_cache" in options:
+        options["chunk_cache"] = pool_for(options["chunk_cache"]) or 0
+    return options
+
+
+def _handing_down(group: Group, inherited: dict[str, Any]) -> Group:
+    if inherited:
+        group._inherited = inherited
+    return group
 
 
 def open(  # noqa: A001  # zarr-python's name
@@ -369,6 +409,10 @@ def open(  # noqa: A001  # zarr-python's name
             "creation arguments need shape= (an array)"
         )
 
+    inherited = _inherited_options("open", runtime)
+    runtime_of_arrays = runtime
+    runtime = {k: v for k, v in runtime.items() if k not in INHERITED_OPTIONS}
+
     def no_array_options(what: str) -> None:
         if runtime:
             raise TypeError(
@@ -379,7 +423,9 @@ def open(  # noqa: A001  # zarr-python's name
 
     if mode in ("w", "w-"):
         no_array_options("a new one")
-        return open_group(location.store, location.path, mode=mode, zarr_format=location.zarr_format)
+        return _handing_down(
+            open_group(location.store, location.path, mode=mode, zarr_format=location.zarr_format), inherited
+        )
     try:
         node = open_node(
             location.store,
@@ -387,17 +433,21 @@ def open(  # noqa: A001  # zarr-python's name
             mode=mode,
             zarr_format=location.zarr_format,
             use_consolidated=use_consolidated,
-            **runtime,
+            **runtime_of_arrays,
         )
     except NodeOfAnotherFormatError:
         raise
     except NodeNotFoundError:
         if mode == "a":
             no_array_options("a new one")
-            return open_group(location.store, location.path, mode="a", zarr_format=location.zarr_format)
+            return _handing_down(
+                open_group(location.store, location.path, mode="a", zarr_format=location.zarr_format),
+                inherited,
+            )
         raise
     if isinstance(node, Group):
         no_array_options("the one stored")
+        _handing_down(node, inherited)
     unfinished.warn_if_unfinished(location.store, location.path)
     return node
 

@@ -22,6 +22,7 @@ from ..abc.memory_layout import MemoryLayout
 from ..abc.metadata import ArrayMetadata
 from ..abc.storage_transformer import ChunkKeys, wrap_store
 from ..abc.store import Store
+from ..engine.chunk_cache import CachedChunks, ChunkCache, decoding_signature
 from ..engine.codec_chain import CodecChain
 from ..engine.pipeline import ChunkEngine
 from ..errors import MetadataError
@@ -38,6 +39,9 @@ class ArrayEngine:
     _threads: int
     _write_empty_chunks: bool
     _transformers: tuple[Callable[[Store], Store], ...]
+    _chunk_cache: ChunkCache | None
+    _recheck: str
+    _opened_tick: int
     _codec_chain: CodecChain | None
     _engine: ChunkEngine | None
 
@@ -81,6 +85,18 @@ class ArrayEngine:
         keys = self._chunk_keys(meta)
         for transformer in reversed(meta.storage_transformers):
             store = wrap_store(transformer, store, keys, meta, path=self._path)
+        cache = None
+        if self._chunk_cache is not None and self._chunk_cache.max_bytes > 0:
+            signature = decoding_signature(
+                meta.codecs,
+                meta.data_type,
+                meta.fill_value,
+                self._layout.name,
+                meta.storage_transformers,
+                # runtime transformers may change the bytes: this handle's entries are its own
+                object() if self._transformers else None,
+            )
+            cache = CachedChunks(self._chunk_cache, store, signature, self._opened_tick, self._recheck)
         return ChunkEngine(
             store=store,
             keys=keys,
@@ -92,6 +108,7 @@ class ArrayEngine:
             threads=self._threads,
             write_empty_chunks=self._write_empty_chunks,
             name=self._path,
+            cache=cache,
         )
 
     def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:

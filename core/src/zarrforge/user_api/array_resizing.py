@@ -27,6 +27,7 @@ from ..engine.codec_chain import CodecChain
 from ..errors import SelectionError, ZarrforgeError
 from ..nodes.node import open_node
 from ..registries.resolution import MAX_EXTENT
+from ..storing import write_notices
 
 
 class Resizing:
@@ -139,7 +140,10 @@ class Resizing:
                     coords, functools.partial(_trimmed, keep=keep, fill_value=self.fill_value)
                 )
         if doomed:
-            engine.store.delete_many(doomed)
+            try:
+                engine.store.delete_many(doomed)
+            finally:
+                write_notices.written(engine.store, doomed)
 
     def _with_shape(self, new_shape: tuple[int, ...]) -> Any:
         """A handle on this array with ``new_shape``, nothing written: data goes into a new

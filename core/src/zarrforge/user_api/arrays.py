@@ -44,7 +44,9 @@ from ..abc.extension import Extension
 from ..abc.format import Format
 from ..abc.metadata import ArrayMetadata
 from ..abc.store import Store
+from ..engine import chunk_cache as chunk_cache_service
 from ..engine import indexing
+from ..engine.chunk_cache import ChunkCache
 from ..errors import ResourceLimitError
 from ..nodes.node import ADOPT, Node, opened_at_root
 from ..registries.resolution import memory_layout
@@ -84,11 +86,16 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         write_empty_chunks: bool | None = None,
         threads: int | None = None,
         transformers: Sequence[Callable[[Store], Store]] = (),
+        chunk_cache: ChunkCache | int | None = None,
+        recheck: str = "open",
         view: Any = None,
     ) -> None:
         super().__init__(store, path, metadata, fmt, read_only=read_only, view=view)
         if path is ADOPT:  # Array(async_array): the handle's state is the adopted node's
             return
+        self._opened_tick = chunk_cache_service.tick()  # recheck="open" revalidates older entries
+        self._chunk_cache = chunk_cache_service.pool_for(chunk_cache)
+        self._recheck = recheck
         settings = config.get()
         self._layout = memory_layout(order or settings.order)
         self._write_empty_chunks = (
@@ -173,12 +180,21 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         handle._uncommitted_shape = self._uncommitted_shape  # a staged handle stays staged
         return handle
 
+    @property
+    def chunk_cache(self) -> ChunkCache | None:
+        """The pool of decoded chunks this handle reads through (``chunk_cache=``; the
+        process's pool of ``config.chunk_cache`` when not given), or ``None``: none.
+        docs/lazy-and-cache.md."""
+        return self._chunk_cache
+
     def _runtime_options(self) -> dict[str, Any]:
         return {
             "order": self._layout.name,
             "write_empty_chunks": self._write_empty_chunks,
             "threads": self._threads,
             "transformers": self._transformers,
+            "chunk_cache": self._chunk_cache or 0,
+            "recheck": self._recheck,
         }
 
     def _validate(self) -> None:

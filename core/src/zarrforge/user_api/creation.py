@@ -21,6 +21,7 @@ import numpy as np
 
 from ..abc.format import ArrayCreationSpec, Format
 from ..engine import chunking
+from ..engine.chunk_cache import RECHECK_MODES, ChunkCache
 from ..engine.codec_arguments import normalised
 from ..errors import ZarrforgeError
 from ..metadata.json_io import check_new_attributes
@@ -101,7 +102,8 @@ def create_array(
     ``-1``/``None`` for the whole dimension (``zarrforge.engine.chunking``).
     ``config`` is zarr-python's form of the runtime settings (``.array_config``).
     ``array_options`` are runtime settings (``order``, ``write_empty_chunks``,
-    ``threads``, ``transformers``: callables wrapping the store for chunk I/O).
+    ``threads``, ``transformers``: callables wrapping the store for chunk I/O,
+    ``chunk_cache`` and ``recheck``: the decoded-chunk cache, docs/lazy-and-cache.md).
     ``_checked_group`` is for :class:`~zarrforge.Group` (see
     ``zarrforge.nodes.hierarchy.survey``). ``zarr_format``: a registered format name;
     ``None`` takes the one a URL pipeline's format segment chose, else
@@ -257,6 +259,8 @@ ARRAY_OPTIONS = {
     "threads": "a positive int",
     "transformers": "a sequence of store wrappers",
     "read_only": "True or False",
+    "chunk_cache": "a non-negative int of bytes (0: none) or a zarrforge.ChunkCache",
+    "recheck": "'open', 'always' or 'never'",
 }
 
 
@@ -274,6 +278,12 @@ def check_array_options(function: str, options: dict[str, Any]) -> None:
             (key == "threads" and (not isinstance(value, int) or isinstance(value, bool) or value < 1))
             or (key in ("write_empty_chunks", "read_only") and not isinstance(value, bool))
             or (key == "order" and not isinstance(value, str))
+            or (key == "recheck" and value not in RECHECK_MODES)
+            or (
+                key == "chunk_cache"
+                and not isinstance(value, ChunkCache)
+                and (not isinstance(value, int) or isinstance(value, bool) or value < 0)
+            )
         )
         if bad:
             raise TypeError(f"{function}(): {key}={value!r}; give {ARRAY_OPTIONS[key]}")

@@ -10,7 +10,8 @@ metadata lists and opens its members from that view without store requests
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ..abc.format import Format
@@ -28,6 +29,7 @@ from ..metadata import paths
 from ..nodes.consolidated import ConsolidatedView
 from ..nodes.hierarchy import refresh_consolidated, views_above
 from ..nodes.node import Node, node_from_metadata, open_node, opened_at_root
+from ..storing import write_notices
 from . import creation
 from .arrays import mismatch
 from .info import Summary, group_summary, group_tree_html
@@ -43,6 +45,10 @@ class Group(Node, node_type="group"):
     without store requests (see ``zarrforge.nodes.consolidated``). Open or create one with
     :func:`zarrforge.open_group`, :func:`zarrforge.create_group` or :func:`zarrforge.group`.
     """
+
+    # array options handed to every member opened or created through the group (and on to
+    # the members of its member groups): open_group's chunk_cache= and recheck=
+    _inherited: Mapping[str, Any] = MappingProxyType({})
 
     def __init__(self, *args: Any, use_consolidated: bool | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -162,17 +168,37 @@ class Group(Node, node_type="group"):
         model = self._view[0].get(in_view)
         if model is None:
             return None
-        return node_from_metadata(
-            self._store, path, self._format, model, read_only=self._read_only, view=(self._view[0], in_view)
+        return self._handed_down(
+            node_from_metadata(
+                self._store,
+                path,
+                self._format,
+                model,
+                read_only=self._read_only,
+                view=(self._view[0], in_view),
+                **self._inherited,
+            )
         )
 
     def __getitem__(self, name: str) -> Any:
         node = self._from_view(name)
         if node is not None:
             return node
-        return open_node(
-            self._store, self._child(name)[0], fmt=self._format, mode="r" if self._read_only else "r+"
+        return self._handed_down(
+            open_node(
+                self._store,
+                self._child(name)[0],
+                fmt=self._format,
+                mode="r" if self._read_only else "r+",
+                **self._inherited,
+            )
         )
+
+    def _handed_down(self, node: Any) -> Any:
+        """``node``, a member group taking this group's inherited array options along."""
+        if self._inherited and isinstance(node, Group):
+            node._inherited = self._inherited
+        return node
 
     def _members_here(self, *, tolerant: bool = False) -> Iterator[tuple[str, Any]]:
         """The children for a listing. From the store, each child's document is read once
@@ -193,7 +219,9 @@ class Group(Node, node_type="group"):
             path = self._child(name)[0]
             yield (
                 name,
-                node_from_metadata(self._store, path, self._format, document, read_only=self._read_only),
+                node_from_metadata(
+                    self._store, path, self._format, document, read_only=self._read_only, **self._inherited
+                ),
             )
 
     def _member(self, name: str, tolerant: bool) -> Any:
@@ -352,7 +380,7 @@ class Group(Node, node_type="group"):
             self._child(name)[0],
             fmt=self._format,
             _checked_group=self._checked_group(),
-            **kwargs,
+            **{**self._inherited, **kwargs},
         )
         self._ancestry_checked = True
         self._record_created(name, array.metadata_model)
@@ -388,7 +416,7 @@ class Group(Node, node_type="group"):
         )
         self._ancestry_checked = True
         self._record_created(name, group.metadata_model)
-        return group
+        return self._handed_down(group)
 
     def _record_created(self, name: str, model: Any) -> None:
         """Add a new node, and any parents created for it, to this group's view."""
@@ -695,7 +723,10 @@ class Group(Node, node_type="group"):
         if not self._format.detect(self._store, path):
             raise NodeNotFoundError(f"no member {name!r} in group {self.name!r}")
         above = views_above(self._store, self._format, path)  # refuses before erasing
-        self._format.erase_node(self._store, path)
+        try:
+            self._format.erase_node(self._store, path)
+        finally:
+            write_notices.erased(self._store, f"{path}/" if path else "")
         if in_view is not None and self._view is not None:
             self._view[0].remove(in_view)
         refresh_consolidated(self._store, self._format, path, None, above)

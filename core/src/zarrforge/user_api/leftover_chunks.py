@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..nodes.node import open_node
+from ..storing import write_notices
 from ..storing.storage import StoreLike
 from .arrays import Array
 
@@ -47,7 +48,10 @@ def remove_outside_shape(array: Array) -> list[str]:
         if fresh._format.chunk_coords(fresh.path, fresh._metadata, key) is None
     ]
     if doomed:
-        array.chunk_store.delete_many(doomed)
+        try:
+            array.chunk_store.delete_many(doomed)
+        finally:
+            write_notices.written(array.chunk_store, doomed)
     return doomed
 
 

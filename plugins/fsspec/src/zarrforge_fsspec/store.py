@@ -81,7 +81,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -100,7 +100,7 @@ from zarrforge.abc.store_values import (
     validate_prefix,
 )
 from zarrforge.errors import InvalidPathError, StoreError
-from zarrforge.plugin_api.stores import versions
+from zarrforge.plugin_api.stores import directory_location, versions
 
 from .extras import missing_package
 from .faults import (
@@ -417,6 +417,16 @@ class FsspecStore(Store):
 
     def root_url(self) -> str | None:
         return self.url or None
+
+    def data_location(self) -> tuple[Hashable, str] | None:
+        if self._local:
+            return directory_location(self.root)
+        if self._object_store or self._http:
+            # one filesystem instance per protocol and options (fsspec's instance cache):
+            # its token tells two endpoints apart where the URL alone would not
+            token = getattr(self.fs, "_fs_token", None)
+            return None if token is None else (("fsspec", token), self.url.rstrip("/") + "/")
+        return None
 
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""

@@ -39,6 +39,8 @@ OPENING_OPTIONS: dict[str, Any] = {
     "storage_options": None,
     "zarr_format": None,
     "use_zarr_fill_value_as_mask": None,
+    "chunk_cache": None,
+    "recheck": "open",
 }
 
 
@@ -50,6 +52,8 @@ class ZarrforgeBackendEntrypoint(BackendEntrypoint):
     ``group`` selects a group below it. ``consolidated``: ``None`` uses
     consolidated metadata when present, ``False`` ignores it, ``True`` requires
     it. ``zarr_format`` restricts detection to one format (``3``, ``2``, ...).
+    ``chunk_cache`` (a byte count or a ``zarrforge.ChunkCache``) and ``recheck``: the
+    decoded-chunk cache of every variable, as for :func:`zarrforge.open_group`.
     """
 
     description = "Open Zarr hierarchies (v3; v2 and the 2022 draft with their plugins) with zarrforge"
@@ -74,6 +78,8 @@ class ZarrforgeBackendEntrypoint(BackendEntrypoint):
             zarr_format=opening["zarr_format"],
             use_zarr_fill_value_as_mask=opening["use_zarr_fill_value_as_mask"],
             drop_variables=_names(decoding["drop_variables"]),
+            chunk_cache=opening["chunk_cache"],
+            recheck=opening["recheck"],
         )
         return _dataset(store, **decoding)
 
@@ -93,6 +99,8 @@ class ZarrforgeBackendEntrypoint(BackendEntrypoint):
             consolidated=opening["consolidated"],
             storage_options=opening["storage_options"],
             zarr_format=opening["zarr_format"],
+            chunk_cache=opening["chunk_cache"],
+            recheck=opening["recheck"],
         )
         groups = [("", root)] + [
             (name, node) for name, node in root.members(max_depth=None) if isinstance(node, zarrforge.Group)

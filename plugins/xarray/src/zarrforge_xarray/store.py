@@ -253,6 +253,8 @@ class ZarrforgeDataStore(AbstractDataStore):
         zarr_format: Any = None,
         use_zarr_fill_value_as_mask: bool | None = None,
         drop_variables: Iterable[str] = (),
+        chunk_cache: Any = None,
+        recheck: str = "open",
     ) -> ZarrforgeDataStore:
         if mode != "r":
             raise ValueError(f"the zarrforge xarray backend reads only (mode='r'), got {mode!r}")
@@ -262,6 +264,8 @@ class ZarrforgeDataStore(AbstractDataStore):
             consolidated=consolidated,
             storage_options=storage_options,
             zarr_format=zarr_format,
+            chunk_cache=chunk_cache,
+            recheck=recheck,
         )
         return cls(
             node,
@@ -347,14 +351,22 @@ def open_group(
     consolidated: bool | None = None,
     storage_options: dict[str, Any] | None = None,
     zarr_format: Any = None,
+    chunk_cache: Any = None,
+    recheck: str = "open",
 ) -> zarrforge.Group:
-    """The zarrforge group named by a URL, path, Store or Group (and ``group`` below it)."""
+    """The zarrforge group named by a URL, path, Store or Group (and ``group`` below it);
+    ``chunk_cache`` and ``recheck`` as for :func:`zarrforge.open_group` (a Group given
+    is opened again with them, the caller's handle unchanged)."""
     import os
 
     if isinstance(filename_or_obj, zarrforge.Group):
         node = filename_or_obj[group] if group and group.strip("/") else filename_or_obj
         if not isinstance(node, zarrforge.Group):
             raise zarrforge.errors.NodeTypeError(f"{node.name!r} is an array, not a group")
+        if chunk_cache is not None or recheck != "open":
+            return zarrforge.open_group(
+                node.store, node.path, mode="r", chunk_cache=chunk_cache, recheck=recheck
+            )
         return node
     if isinstance(filename_or_obj, os.PathLike):
         filename_or_obj = os.fspath(filename_or_obj)
@@ -365,4 +377,6 @@ def open_group(
         zarr_format=zarr_format,
         use_consolidated=consolidated,
         storage_options=storage_options,
+        chunk_cache=chunk_cache,
+        recheck=recheck,
     )

@@ -79,7 +79,7 @@ import os
 import secrets
 import shutil
 import stat
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -90,6 +90,7 @@ from zarrforge.plugin_api.stores import (
     ListDirResult,
     Store,
     StoreCapabilities,
+    directory_location,
     validate_key,
     validate_prefix,
 )
@@ -621,6 +622,9 @@ class LocalStore(Store):
 
     def root_url(self) -> str | None:
         return "file://" + self.root
+
+    def data_location(self) -> tuple[Hashable, str]:
+        return directory_location(self.root)
 
     def __repr__(self) -> str:
         links = "" if self._follow else f", links={self.links!r}"

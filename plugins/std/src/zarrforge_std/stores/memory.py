@@ -11,13 +11,19 @@ was stored, so no two values ever share one. The store remembers the value each
 number was given to and checks it by identity, so a value replaced through another
 store object sharing the same data (a read-only view) gets a new number too. A
 generation is a plain number: holding one keeps no value alive.
+
+Its data location (``data_location``, for the engine's decoded-chunk cache) is a number
+standing for its dict: every store object over one dict (a view, a dict passed as a
+store twice) gets the same number while one of them lives, and a dict seen again after
+all of them were collected gets a new one, so a number never names two dicts.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterable, Iterator
+import weakref
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
 from zarrforge.errors import ConflictError, StoreArgumentError
@@ -34,6 +40,30 @@ from zarrforge.plugin_api.stores import (
 _named: dict[str, MemoryStore] = {}
 _named_lock = threading.Lock()
 _numbers = itertools.count(1)  # generations; next() on it is atomic under the GIL
+# id(dict) -> [its location number, how many live store objects hold it]
+_dict_locations: dict[int, list[int]] = {}
+_dict_locations_lock = threading.Lock()
+
+
+def _dict_location(store: MemoryStore) -> int:
+    """The number naming ``store``'s dict (module docstring)."""
+    ident = id(store._data)
+    with _dict_locations_lock:
+        held = _dict_locations.get(ident)
+        if held is None:
+            held = _dict_locations[ident] = [next(_numbers), 0]
+        held[1] += 1
+    weakref.finalize(store, _let_go, ident)
+    return held[0]
+
+
+def _let_go(ident: int) -> None:
+    with _dict_locations_lock:
+        held = _dict_locations.get(ident)
+        if held is not None:
+            held[1] -= 1
+            if held[1] <= 0:
+                del _dict_locations[ident]
 
 
 def _checked_backing(given: Any, field: str) -> dict[str, bytes]:
@@ -97,6 +127,7 @@ class MemoryStore(Store):
         )
         self._lock = threading.RLock()
         self._generations: dict[str, tuple[bytes, int]] = {}  # key -> (value, its number)
+        self._location: int | None = None  # data_location's number, drawn at first use
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> MemoryStore:
@@ -120,6 +151,12 @@ class MemoryStore(Store):
             f"{self!r} cannot be pickled: an in-memory store is not shared between "
             "processes; use a local directory or a remote store for distributed work"
         )
+
+    def data_location(self) -> tuple[Hashable, str]:
+        location = self._location
+        if location is None:
+            location = self._location = _dict_location(self)
+        return ("memory", location), ""
 
     def __eq__(self, other: object) -> bool:
         # two stores over one dict (a dict passed as a store twice) are the same store
