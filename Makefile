@@ -1,7 +1,13 @@
 # The two commands of the README:
 #   make demo   - install everything into .venv and run the demo
 #   make test   - install everything plus the test tools into .venv and run the whole suite
-PYTHON ?= python3
+# The environment's Python, found once: 3.12 or newer where there is one (Array.lazy's
+# zarr-indexing needs it, and its tests run only there; zarrforge itself runs on 3.11):
+# $ZARRFORGE_TEST_PYTHON, else python3 if new enough, python3.12+ on PATH, or pyenv's; else
+# python3, with a warning
+ifndef PYTHON
+PYTHON := $(shell python3 tests/interop/_side_venv.py find-python)
+endif
 VENV ?= .venv
 BIN := $(VENV)/bin
 ZARRFORGE_PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes -e plugins/rectilinear -e plugins/v2 -e plugins/draft2022 -e "plugins/fsspec[s3,gcs,azure,hf,http,sftp,test]" \

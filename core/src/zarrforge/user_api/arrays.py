@@ -56,6 +56,7 @@ from .array_properties import ArrayProperties
 from .array_resizing import Resizing
 from .array_selections import Selections, as_value, is_fancy, is_vindex
 from .info import Summary, array_summary
+from .lazy_views import lazy_view
 from .value_stage import read_values, value_stages
 from .value_stage import stored_values as stored_values_of
 
@@ -181,6 +182,21 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         return handle
 
     @property
+    def lazy(self) -> Any:
+        """A lazy view of the whole array: a ``zarr_indexing.LazyArray`` whose indexing
+        (``[...]``, ``.oindex``, ``.vindex``) composes selections and reads nothing, and
+        whose ``result()`` (or ``numpy.asarray``) reads the composed selection as one
+        engine read (:mod:`zarrforge.user_api.lazy_views`; docs/lazy-and-cache.md).
+
+        Raises
+        ------
+        ImportError
+            zarr-indexing is not installed (it needs Python 3.12): the message names the
+            ``zarrforge[lazy]`` extra.
+        """
+        return lazy_view(self)
+
+    @property
     def chunk_cache(self) -> ChunkCache | None:
         """The pool of decoded chunks this handle reads through (``chunk_cache=``; the
         process's pool of ``config.chunk_cache`` when not given), or ``None``: none.
@@ -304,6 +320,20 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         self._engine_().read(indexer, out)
         stages = () if stored_values else value_stages(self._metadata)
         return read_values(self, stages, out) if stages else out
+
+    def _read_into(self, selection: Any, out: np.ndarray) -> None:
+        """Read the basic ``selection`` into ``out`` (of its shape, any strides), without an
+        array of its own where no extension changes the values read (the lazy views'
+        reader: :mod:`zarrforge.user_api.lazy_views`)."""
+        indexer, _ = self._indexer("basic", selection)
+        if tuple(indexer.shape) != out.shape:
+            raise ValueError(
+                f"a read of shape {tuple(indexer.shape)} cannot fill an output of shape {out.shape}"
+            )
+        if value_stages(self._metadata) or out.dtype != self.dtype:
+            out[...] = self._read("basic", selection)
+            return
+        self._engine_().read(indexer, out)
 
     def _write(
         self, kind: str, selection: Any, value: Any, *, stored: bool = False, stored_values: bool = False
