@@ -39,6 +39,7 @@ ENGINE_SERVICES: dict[str, str] = {
     "encoding_chunk": "the engine's chunk context, set for the sub-chunks a codec encodes",
     "all_equal_fill": "the engine's empty-chunk test (write_empty_chunks=False)",
     "check_allocation": "the engine's resource limits (max_chunk_bytes, max_request_bytes)",
+    "remembered_indexes": "the engine's caching service: indexes partial codecs read (config.index_cache)",
     "read_modify_write": "the engine's optimistic concurrency, its metadata updates nest in it",
     "normalize_basic_selection": "a selection exactly as the engine reads it (map_selection)",
     "resolve": "the registries' resolution, a failing plugin reported as the engine reports it",

@@ -117,6 +117,7 @@ BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset(
         "zarrforge.engine.chunk_helpers",
         "zarrforge.engine.codec_arguments",
         "zarrforge.engine.codec_chain",
+        "zarrforge.engine.index_memory",
         "zarrforge.config",
         "zarrforge.config_keys",
         "zarrforge.errors",

@@ -42,6 +42,10 @@
   below it whose codecs are slow still get every thread on a low-latency store: their
   cost is measured on a call's first chunks (docs/performance.md, "How a read or a
   write runs").
+* ``index_cache``: bytes of the indexes partial codecs remember (the shards read in part:
+  the next partial read of a shard fetches its index and inner chunks in one batch; a
+  remembered index is checked against the one fetched, so it can only save a round trip),
+  in the engine's one process-wide pool (default 32 MiB; 0: none).
 * ``chunk_cache``: bytes of decoded chunks kept, in one pool the process shares, for
   arrays opened without ``chunk_cache=`` (default 0: none, as TensorStore's default
   pool holds no chunk data). See docs/lazy-and-cache.md.
@@ -161,6 +165,7 @@ class Settings:
     max_document_bytes: int | None = 64 << 20
     parallel_chunk_bytes: int = 64 * 1024
     chunk_cache: int = 0
+    index_cache: int = 32 << 20
     auto_chunk_bytes: int = 4 << 20
     auto_shard_bytes: int = 64 << 20
     conflict_retries: int = 64
@@ -201,10 +206,10 @@ def _coerce(name: str, value: Any) -> Any:
         not isinstance(value, int) or isinstance(value, bool) or value < 1
     ):
         raise ValueError(f"config {name!r} must be a positive int, got {value!r}")
-    if name == "chunk_cache" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-        raise ValueError(
-            f"config 'chunk_cache' must be a non-negative int of bytes (0: no cache), got {value!r}"
-        )
+    if name in ("chunk_cache", "index_cache") and (
+        not isinstance(value, int) or isinstance(value, bool) or value < 0
+    ):
+        raise ValueError(f"config {name!r} must be a non-negative int of bytes (0: no cache), got {value!r}")
     if name == "parallel_chunk_bytes" and (
         not isinstance(value, int) or isinstance(value, bool) or value < 0
     ):

@@ -134,6 +134,22 @@ def test_the_cache_keeps_to_its_byte_budget_least_recently_used_first():
     assert cache.get(6) is None
 
 
+def test_the_memory_is_the_engines_and_follows_config_index_cache():
+    from zarrforge.plugin_api.codecs import remembered_indexes
+
+    assert index_cache.cache is remembered_indexes()
+    reader = sharded()
+    with zf.config.set(index_cache=0):
+        reader[0, 0]
+        assert len(index_cache.cache) == 0
+    reader[0, 0]
+    assert len(index_cache.cache) == 1
+    stats = index_cache.cache.stats()
+    assert stats["entries"] == 1 and stats["misses"] >= 1
+    with pytest.raises(ValueError, match="config 'index_cache' must be a non-negative int"):
+        zf.config.set(index_cache=-5)
+
+
 def test_set_index_cache_checks_its_argument_and_shrinks_the_cache():
     with pytest.raises(ValueError, match="non-negative int"):
         set_index_cache(-1)

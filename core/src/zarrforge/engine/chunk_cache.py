@@ -1,4 +1,6 @@
-"""Decoded chunks kept in memory for reads that come back to them (``chunk_cache=``).
+"""Decoded chunks kept in memory for reads that come back to them (``chunk_cache=``): with
+:mod:`zarrforge.engine.index_memory` (the indexes partial codecs remember), the engine's
+caching service.
 
 A :class:`ChunkCache` is a pool of decoded chunks under a byte cap, shared by every array
 opened with it (TensorStore's ``cache_pool``). The engine consults it only for chunks it
@@ -48,6 +50,7 @@ from .. import config
 from ..abc.store import ABSENT, ByteRange, Store
 from ..storing import write_notices
 from ..storing.write_notices import location_of
+from .index_memory import checked_max_bytes
 
 RECHECK_MODES = ("open", "always", "never")
 _EMPTY = ByteRange(offset=0, length=0)
@@ -83,16 +86,6 @@ def tick() -> int:
     """A number larger than every one handed out before: when a handle was opened, or an
     entry cached or revalidated."""
     return next(_ticks)
-
-
-def checked_max_bytes(value: Any, what: str) -> int:
-    """``value`` as a cache size in bytes, or a ``ValueError`` naming ``what``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(
-            f"{what} must be a non-negative int of bytes (0: no cache) or a zarrforge.ChunkCache, "
-            f"got {value!r}"
-        )
-    return int(value)
 
 
 class ChunkCache:

@@ -29,7 +29,10 @@ here whichever plugins use them, since only the engine can provide them):
   value (what ``write_empty_chunks=False`` leaves unwritten), so that a codec drops
   the same empty parts the engine drops;
 * :func:`check_allocation`: the engine's resource limits (``config.max_chunk_bytes``,
-  ``max_request_bytes``), refused before a buffer is allocated.
+  ``max_request_bytes``), refused before a buffer is allocated;
+* :func:`remembered_indexes`: the engine's memory of the indexes a partial codec read (a
+  shard's), within ``config.index_cache`` bytes, for a next partial read that fetches the
+  index and the parts it points at in one batch.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from ..engine.chunk_context import current_chunk, encoding_chunk
 from ..engine.chunk_helpers import all_equal_fill, check_allocation
 from ..engine.codec_arguments import json_ready, numcodecs_configuration
 from ..engine.codec_chain import CodecChain
+from ..engine.index_memory import remembered_indexes
 from ..engine.parallel import map_parallel
 from ..registries.registry_facade import FACADE as registry
 from ..registries.resolution import (
@@ -91,4 +95,5 @@ __all__ = [
     "memory_layout",
     "numcodecs_configuration",
     "registry",
+    "remembered_indexes",
 ]
