@@ -64,7 +64,7 @@ def _brackets(data: bytes, start: int) -> Iterator[tuple[np.ndarray, np.ndarray,
     while position < len(codes):
         block = codes[position : position + _BLOCK]
         quotes = block == _QUOTE
-        for at in np.flatnonzero(quotes[1:] & (block[:-1] == _BACKSLASH)) + 1:
+        for at in (np.flatnonzero(quotes[1:] & (block[:-1] == _BACKSLASH)) + 1).tolist():
             run = 0  # backslashes before the quote: an odd run escapes it
             while position + at - run - 1 >= 0 and codes[position + at - run - 1] == _BACKSLASH:
                 run += 1

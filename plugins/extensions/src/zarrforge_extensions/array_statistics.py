@@ -67,6 +67,10 @@ from zarrforge.abc.extension import Extension
 from zarrforge.errors import MetadataError, ReadOnlyError, ZarrforgeError
 
 NAME = "zarrforge.array-statistics"
+# fmin/fmax skip NaN unless all are NaN; typed loosely: numpy 2.5's stubs take no array of
+# an unknown float dtype in ufunc.reduce
+_FMIN: Any = np.fmin
+_FMAX: Any = np.fmax
 SUPPORTED_KINDS = "iuf"  # numpy kinds: signed and unsigned integers, floats
 MAX_ATTEMPTS = 8
 RECENT_UPDATES = 32
@@ -112,10 +116,10 @@ def summarize(values: np.ndarray) -> Statistics:
     if kind in "iu":
         return Statistics(int(values.min()), int(values.max()), count)
     if kind == "f":
-        low = np.fmin.reduce(values, axis=None)  # fmin/fmax skip NaN unless all are NaN
+        low = _FMIN.reduce(values.reshape(-1))
         if np.isnan(low):
             return Statistics(None, None, count)
-        return Statistics(float(low), float(np.fmax.reduce(values, axis=None)), count)
+        return Statistics(float(low), float(_FMAX.reduce(values.reshape(-1))), count)
     raise UnsupportedDataTypeError(f"{NAME} supports integer and float data types, not {values.dtype}")
 
 
