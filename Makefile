@@ -143,13 +143,15 @@ bench: $(BENCH_BIN)/python zarr34-venv
 	$(BENCH_BIN)/python -m pip uninstall --quiet --yes zarrforge-example-thirdparty
 	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARR34_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
 	$(BENCH_BIN)/python -m benchmarks.slab_scan
+	$(BENCH_BIN)/python -m benchmarks.lazy_reads
 
 # make bench-cache - slab scans with and without the decoded-chunk cache, zarrforge beside
-# TensorStore with the same cache_pool limit, and the scan's peak memory (benchmarks/slab_scan.py;
-# also the last step of make bench).
+# TensorStore with the same cache_pool limit, and the scan's peak memory; lazy reads against
+# eager ones (benchmarks/slab_scan.py, benchmarks/lazy_reads.py; also the last steps of make bench)
 .PHONY: bench-cache
 bench-cache: $(BIN)/python
-	$(BIN)/python -m benchmarks.slab_scan $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.slab_scan
+	$(BIN)/python -m benchmarks.lazy_reads
 
 # make bench-cores [BENCH_ARGS="--quick"] - the simulated many-core benchmark: codecs that only
 # sleep (releasing the GIL) stand in for compute, so 16 threads overlap on 2 cores; zarrforge and

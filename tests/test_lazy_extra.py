@@ -17,4 +17,4 @@ def test_array_lazy_names_the_extra_when_zarr_indexing_is_missing(monkeypatch: p
     with pytest.raises(
         ImportError, match=r"pip install 'zarrforge\[lazy\]'.*Python 3\.12|Python 3\.12.*zarrforge\[lazy\]"
     ):
-        array.lazy  # noqa: B018
+        array.lazy

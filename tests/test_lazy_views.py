@@ -150,7 +150,7 @@ def test_a_composed_selection_is_one_engine_read_of_exactly_the_chunks_it_touche
     counter.reset()
     np.testing.assert_array_equal(view.result(), expected)
     assert len(reads) == 1
-    fetched = [key for kind, detail in counter.calls if kind == "get_many" for key, _ in detail]  # type: ignore[union-attr]
+    fetched = [key for kind, detail in counter.calls if kind == "get_many" for key, _ in detail]
     needed = {f"a/c/{r // 64}/{c // 64}" for r, c in zip(*touched(compose, VALUES.shape))}
     assert sorted(fetched) == sorted(needed)  # none the selection misses, none twice
 
@@ -167,7 +167,7 @@ def test_a_sharded_view_reads_inner_chunks_by_range_not_whole_shards() -> None:
     array = written(counter, shards=(512, 512))
     counter.reset()
     np.testing.assert_array_equal(array.lazy[::2][10:20, 5:9].result(), VALUES[::2][10:20, 5:9])
-    whole = [key for kind, detail in counter.calls if kind == "get_many" for key, r in detail if r is None]  # type: ignore[union-attr]
+    whole = [key for kind, detail in counter.calls if kind == "get_many" for key, r in detail if r is None]
     assert whole == []  # the one shard is read by its index and one inner chunk's range
 
 

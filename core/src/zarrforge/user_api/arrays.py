@@ -183,10 +183,10 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
 
     @property
     def lazy(self) -> Any:
-        """A lazy view of the whole array: a ``zarr_indexing.LazyArray`` whose indexing
-        (``[...]``, ``.oindex``, ``.vindex``) composes selections and reads nothing, and
-        whose ``result()`` (or ``numpy.asarray``) reads the composed selection as one
-        engine read (:mod:`zarrforge.user_api.lazy_views`; docs/lazy-and-cache.md).
+        """The whole array as a ``zarr_indexing.LazyArray``, whose indexing (``[...]``,
+        ``.oindex``, ``.vindex``) composes selections and reads nothing, and whose
+        ``result()`` (or ``numpy.asarray``) reads the composed selection as one engine read
+        (``zarrforge.user_api.lazy_views``; docs/lazy-and-cache.md).
 
         Raises
         ------

@@ -64,26 +64,21 @@ class EngineReader:
 ENGINE_READER = EngineReader()
 
 
-def _maps() -> tuple[type, type, type]:
-    import zarr_indexing
-
-    return zarr_indexing.ConstantMap, zarr_indexing.DimensionMap, zarr_indexing.ArrayMap
-
-
 def _basic_selection(transform: Any) -> tuple[tuple[Any, ...], list[int]] | None:
     """``(key, axes)``: the basic selection of the source reading an affine transform, and
     for each dimension of its result the input dimension it is; ``None`` when the transform
     is not affine with each input dimension used at most once."""
-    constant_map, dimension_map, _ = _maps()
+    from zarr_indexing import ConstantMap, DimensionMap
+
     shape = transform.domain.shape
     key: list[Any] = []
     axes: list[int] = []
     used: set[int] = set()
     for output in transform.output:
-        if isinstance(output, constant_map):
+        if isinstance(output, ConstantMap):
             key.append(int(output.offset))
             continue
-        if not isinstance(output, dimension_map):
+        if not isinstance(output, DimensionMap):
             return None
         dimension, offset, stride = int(output.input_dimension), int(output.offset), int(output.stride)
         if stride == 0:  # every input coordinate reads one source coordinate
@@ -117,18 +112,19 @@ def _arranged(block: np.ndarray, axes: list[int], shape: tuple[int, ...]) -> np.
 def _source_coordinates(transform: Any) -> list[np.ndarray]:
     """For each source dimension, its coordinate at every cell of the (zero-origin) input
     domain, broadcast to the domain's shape."""
-    constant_map, dimension_map, array_map = _maps()
+    from zarr_indexing import ArrayMap, ConstantMap, DimensionMap
+
     shape = tuple(int(n) for n in transform.domain.shape)
     ndim = len(shape)
     coordinates = []
     for output in transform.output:
-        if isinstance(output, constant_map):
+        if isinstance(output, ConstantMap):
             values = np.asarray(int(output.offset), dtype=np.intp).reshape((1,) * ndim)
-        elif isinstance(output, dimension_map):
+        elif isinstance(output, DimensionMap):
             along = [1] * ndim
             along[output.input_dimension] = shape[output.input_dimension]
             values = (output.offset + output.stride * np.arange(shape[output.input_dimension])).reshape(along)
-        elif isinstance(output, array_map):
+        elif isinstance(output, ArrayMap):
             values = output.offset + output.stride * np.asarray(output.index_array, dtype=np.intp)
         else:  # a map kind this version of zarrforge does not know
             raise TypeError(f"Array.lazy cannot read an output map of type {type(output).__name__}")
