@@ -407,3 +407,24 @@ def test_threads_reading_one_pool_get_the_stored_values() -> None:
     for thread in threads:
         thread.join()
     assert failures == [] and pool.stats().bytes <= 16 * 4096
+
+
+def test_the_asyncio_api_takes_the_cache_and_gathered_reads_share_it() -> None:
+    import asyncio
+
+    import zarrforge.asyncio as zfa
+
+    pool = zf.ChunkCache(max_bytes=2**20)
+
+    async def main() -> list[Any]:
+        group = await zfa.open_group(MemoryStore(), mode="w", chunk_cache=pool)
+        array = await group.create_array("a", shape=SHAPE, chunks=CHUNKS, dtype="f4")
+        await array.setitem(Ellipsis, VALUES)
+        first = await asyncio.gather(*(array.getitem((row, slice(None))) for row in range(0, 32, 4)))
+        again = await asyncio.gather(*(array.getitem((row, slice(None))) for row in range(1, 32, 4)))
+        return [*first, *again]
+
+    rows = asyncio.run(main())
+    np.testing.assert_array_equal(np.stack(rows[:8]), VALUES[0:32:4])
+    np.testing.assert_array_equal(np.stack(rows[8:]), VALUES[1:32:4])
+    assert (pool.stats().misses, pool.stats().hits) == (8, 8)  # one chunk row: 8 chunks, once
