@@ -35,6 +35,12 @@ Each group stores its own chunks unless the store's keys are not independent
 (``StoreCapabilities.independent_keys``): then a batch goes to one ``set_many``.
 Any chunk held whole is first checked against ``config.max_chunk_bytes`` (and
 ``max_request_bytes``), before anything is allocated for it.
+
+With a decoded-chunk cache (``cache``, :mod:`zarrforge.engine.chunk_cache`), a read asks
+the pool for the chunks it reads whole (and for shards that fit the pool, read whole), and
+fetches only the rest, without read-ahead. Every write, delete and read-modify-write of
+chunk keys is announced afterwards (:mod:`zarrforge.storing.write_notices`), failed or not,
+so every pool in the process drops what it held of them.
 """
 
 from __future__ import annotations
