@@ -283,11 +283,13 @@ class ChunkEngine:
             elif not isinstance(result, Keep):  # the one Keep is KEEP
                 view.set(key, result[0] if len(result) == 1 else b"".join(result))
 
-        with using_threads(self.threads), store_bugs_named(self.store), _ArrayNamed(self.name):
-            try:
-                read_modify_write(self.store, update)
-            finally:
-                write_notices.written(self.store, [key])
+        with (
+            using_threads(self.threads),
+            store_bugs_named(self.store),
+            _ArrayNamed(self.name),
+            write_notices.announcing_writes(self.store, [key]),
+        ):
+            read_modify_write(self.store, update)
 
     def _get_many(self, keys: list[str]) -> list[bytes | None]:
         return self.store.get_many([(k, None) for k in keys]) if keys else []
@@ -320,34 +322,23 @@ class ChunkEngine:
         workers, cost = self._workers("read", elements)
         if out is None:
             cost = None  # gathered reads keep their one batch (the asyncio API's promise)
-        if self.cache is not None:
-            # Chunks the pool holds are not fetched: each group asks the pool, which
-            # fetches the rest in one batch (no read-ahead: it would fetch hits too).
-            size = self._group_size(workers if cost is None else self.threads, elements)
-            if out is None:
-
-                def read_cached(parts: list[list[Any]]) -> None:
-                    for part in parts:
-                        self._read_part_cached(part, None, limit)
-
-                self._run(read_cached, grouped_by_chunk(projections, size), 1, workers, cost)
-                return
-            self._run(lambda part: self._read_part_cached(part, out, limit), projections, size, workers, cost)
-            return
-        low_latency = self.store.capabilities.low_latency
+        # With a chunk cache, each group asks the pool, which fetches the rest in one batch:
+        # no read-ahead, which would fetch the hits too.
+        fetching_ahead = not self.store.capabilities.low_latency and self.cache is None
+        read_part = self._read_part if self.cache is None else self._read_part_cached
         # groups sized for every thread when the chunks' cost may call for them
         spread = workers if cost is None else self.threads
-        group_size = self._group_size(spread, elements, latency_bound=not low_latency)
-        if low_latency:
+        group_size = self._group_size(spread, elements, latency_bound=fetching_ahead)
+        if not fetching_ahead:
             if out is None:  # gathered reads: groups of whole chunks, each chunk fetched once
 
                 def read_parts(parts: list[list[Any]]) -> None:
                     for part in parts:
-                        self._read_part(part, None, limit)
+                        read_part(part, None, limit)
 
                 self._run(read_parts, grouped_by_chunk(projections, group_size), 1, workers, cost)
                 return
-            self._run(lambda part: self._read_part(part, out, limit), projections, group_size, workers, cost)
+            self._run(lambda part: read_part(part, out, limit), projections, group_size, workers, cost)
             return
         # A store with latency: the chunks of the next groups are fetched while the
         # workers decode theirs, so waiting on the store and decoding overlap.
@@ -424,12 +415,11 @@ class ChunkEngine:
         assert cache is not None
         partial = self.chain.partial is not None
         keys = [self.keys.key(p.coords) for p in part]
-        whole = [
-            i
-            for i, p in enumerate(part)
-            if not partial or p.complete or cache.fits(self.spec_for(p.coords).nbytes)
-        ]
-        specs = {keys[i]: self.spec_for(part[i].coords) for i in whole}
+        specs = {}  # key -> spec of the chunks read whole
+        for key, p in zip(keys, part):
+            spec = self.spec_for(p.coords)
+            if not partial or p.complete or cache.fits(spec.nbytes):
+                specs[key] = spec
 
         def decode(key: str, data: bytes) -> np.ndarray:
             spec = specs[key]
@@ -472,9 +462,9 @@ class ChunkEngine:
             keys = [self.keys.key(p.coords) for p in group]
             incomplete = [i for i, p in enumerate(group) if not p.complete]
             if conditional and incomplete:
-                self._update_conditionally(
-                    [group[i] for i in incomplete], [keys[i] for i in incomplete], value, limit
-                )
+                updating = [keys[i] for i in incomplete]
+                with write_notices.announcing_writes(self.store, updating):
+                    self._update_conditionally([group[i] for i in incomplete], updating, value, limit)
                 complete = [i for i, p in enumerate(group) if p.complete]
                 return (
                     [keys[i] for i in complete],
@@ -511,25 +501,20 @@ class ChunkEngine:
         """Store each chunk's bytes, delete the chunks whose result is ``None``. A chunk
         encoded as several pieces (a shard) goes to ``set_parts``, which writes them
         without joining them first, unless the store needs the batch whole."""
-        try:
-            self._store_each(keys, results)
-        finally:
-            write_notices.written(self.store, keys)
-
-    def _store_each(self, keys: list[str], results: list[Encoded | None]) -> None:
         whole = not self.store.capabilities.independent_keys
         writes, deletes = [], []
-        for key, parts in zip(keys, results):
-            if parts is None:
-                deletes.append(key)
-            elif len(parts) == 1 or whole:
-                writes.append((key, parts[0] if len(parts) == 1 else b"".join(parts)))
-            else:
-                self.store.set_parts(key, parts)
-        if writes:
-            self.store.set_many(writes)
-        if deletes:
-            self.store.delete_many(deletes)
+        with write_notices.announcing_writes(self.store, keys):
+            for key, parts in zip(keys, results):
+                if parts is None:
+                    deletes.append(key)
+                elif len(parts) == 1 or whole:
+                    writes.append((key, parts[0] if len(parts) == 1 else b"".join(parts)))
+                else:
+                    self.store.set_parts(key, parts)
+            if writes:
+                self.store.set_many(writes)
+            if deletes:
+                self.store.delete_many(deletes)
 
     def _update_conditionally(
         self, part: list[Any], keys: list[str], value: np.ndarray, limit: ChunkLimit
@@ -538,14 +523,6 @@ class ChunkEngine:
         against the generation read: a chunk another writer changed meanwhile is read and
         updated again, with a growing, randomised pause between rounds, up to
         ``config.conflict_retries`` times."""
-        try:
-            self._update_each_conditionally(part, keys, value, limit)
-        finally:
-            write_notices.written(self.store, keys)
-
-    def _update_each_conditionally(
-        self, part: list[Any], keys: list[str], value: np.ndarray, limit: ChunkLimit
-    ) -> None:
         pending = list(zip(part, keys))
         retries = config.get().conflict_retries
         for attempt in itertools.count():

@@ -139,12 +139,12 @@ class PreparedNodes:
     def several_writes(self) -> bool:
         """Whether writing takes more than one document (and so can be cut short), or
         must in any case take down the marker a killed write left at the root."""
-        return (
-            len(self.nodes) + len(self.target.missing_parents()) > 1
-            or self.left_marked
-            or self.target.replaces()
-            or bool(self.below or self.unreadable_below)
-        )
+        return len(self.nodes) + len(self.target.missing_parents()) > 1 or self.erases()
+
+    def erases(self) -> bool:
+        """Whether writing erases something first: a node at the root, a killed write's
+        leftovers there, or nodes below it."""
+        return self.left_marked or self.target.replaces() or bool(self.below or self.unreadable_below)
 
     def write(self, mark: unfinished.Marking) -> Written:
         """Erase what is replaced, write the parents, the nodes and the views; on any
@@ -152,6 +152,13 @@ class PreparedNodes:
         marker of the enclosing write, written again after an erasure of the root.
         Returns what was written, for a caller that may have to take it back
         (:func:`write_prepared`)."""
+        if not self.erases():
+            return self._write(mark)
+        # what is erased below the root leaves every chunk cache too
+        with write_notices.announcing_erasure(self.store, f"{self.root}/" if self.root else ""):
+            return self._write(mark)
+
+    def _write(self, mark: unfinished.Marking) -> Written:
         target, memo, fmt = self.target, self.store, self.fmt
         recorder = _KeysWritten(memo)
         changes: list[tuple[str, NodeMetadata | None]] = []
@@ -294,13 +301,8 @@ def write_nodes(
         checked_group=checked_group,
         allow_reserved_name=allow_reserved_name,
     )
-    try:
-        with unfinished.marking(prepared.store, root, operation, needed=prepared.several_writes()) as mark:
-            prepared.write(mark)
-    finally:
-        # an overwrite erased what was below the root: cached chunks of it go too
-        if overwrite:
-            write_notices.erased(store, f"{root}/" if root else "")
+    with unfinished.marking(prepared.store, root, operation, needed=prepared.several_writes()) as mark:
+        prepared.write(mark)
 
 
 def _check_new_names(
@@ -336,19 +338,15 @@ def write_prepared(units: Sequence[PreparedNodes], *, operation: str) -> None:
         return
     root = _common_ancestor([unit.root for unit in units])
     needed = len(units) > 1 or units[0].several_writes()
-    try:
-        with unfinished.marking(units[0].store, root, operation, needed=needed) as mark:
-            done: list[Written] = []
-            try:
-                for unit in units:
-                    done.append(unit.write(mark))
-            except BaseException:
-                for written in reversed(done):
-                    written.prepared.take_back(written)
-                raise
-    finally:
-        for unit in units:  # (an overwrite erased what was below each root)
-            write_notices.erased(unit.store, f"{unit.root}/" if unit.root else "")
+    with unfinished.marking(units[0].store, root, operation, needed=needed) as mark:
+        done: list[Written] = []
+        try:
+            for unit in units:
+                done.append(unit.write(mark))
+        except BaseException:
+            for written in reversed(done):
+                written.prepared.take_back(written)
+            raise
 
 
 def _common_ancestor(roots: Sequence[str]) -> str:

@@ -41,7 +41,6 @@ from ..abc.read_limits import NODE_DOCUMENT_NAMES, draft_document_keys
 from ..abc.store import Store
 from ..errors import UnreadableNodeError
 from ..registries import registry
-from ..storing import write_notices
 
 # the entry points of the 2022 draft's two dialects (zarr-python 2's and the editor's)
 _DRAFT_URIS = ("https://purl.org/zarr/spec/protocol/core/3", "https://purl.org/zarr/spec/core/3")
@@ -131,12 +130,8 @@ class UnreadableNode:
     def erase(self, store: Store) -> None:
         """Remove it for ``overwrite=True``: its document and every key below its path
         (the whole store for the root, as another format's root erasure does)."""
-        prefix = f"{self.path}/" if self.path else ""
-        try:
-            store.delete(self.key)
-            store.erase_prefix(prefix)
-        finally:
-            write_notices.erased(store, prefix)
+        store.delete(self.key)
+        store.erase_prefix(f"{self.path}/" if self.path else "")
 
 
 def find(

@@ -540,10 +540,8 @@ class Transaction(Store):
         record_key = f"{RECORD_PREFIX}{uuid.uuid4().hex}.json"
         record = {"zarrforge_commit": 1, "started": time.time(), "keys": checked + blind}
         self.store.set_if_absent(record_key, json.dumps(record).encode())
-        try:
+        with write_notices.announcing_writes(self.store, checked + blind):
             self._write_commit(checked, blind, originals, record_key)
-        finally:
-            write_notices.written(self.store, checked + blind)
 
     def _write_commit(
         self, checked: list[str], blind: list[str], originals: dict[str, Any], record_key: str

@@ -1,9 +1,10 @@
 """Who hears that zarrforge wrote or erased keys: what keeps caches of stored data coherent.
 
 Contract: every place in zarrforge that writes, deletes or erases chunk keys (the chunk
-engine, a resize dropping chunks, a node replaced or erased, a transaction's commit) calls
-:func:`written` with the keys, or :func:`erased` with a key prefix, after the store call
-(also when it failed part way). Each listener (an object with ``forget(names, prefix)``,
+engine, a resize dropping chunks, a node replaced or erased, a transaction's commit) runs
+the store calls inside :func:`announcing_writes` (the keys) or :func:`announcing_erasure`
+(a key prefix), which announce them when the block ends, also when it failed part way
+(:func:`written` and :func:`erased` announce at once). Each listener (an object with ``forget(names, prefix)``,
 registered with :func:`listen` and held weakly: the engine's decoded-chunk caches) is then
 told the keys as ``(namespace, key)`` names, where :func:`location_of` says where the
 store's data lives, so stores over the same data (two handles on one directory) name a
@@ -13,10 +14,11 @@ hand, another process): caches revalidate against the store for those.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import weakref
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Protocol
 
 from ..abc.store import Store
@@ -78,3 +80,23 @@ def erased(store: Store, key_prefix: str) -> None:
     namespace, prefix = location_of(store)
     for listener in list(_listeners):
         listener.forget([(namespace, prefix + key_prefix)], prefix=True)
+
+
+@contextlib.contextmanager
+def announcing_writes(store: Store, keys: Iterable[str]) -> Iterator[None]:
+    """The block writes or deletes ``keys`` of ``store``: :func:`written` when it ends,
+    however it ends."""
+    try:
+        yield
+    finally:
+        written(store, keys)
+
+
+@contextlib.contextmanager
+def announcing_erasure(store: Store, key_prefix: str) -> Iterator[None]:
+    """The block may erase keys under ``key_prefix`` of ``store``: :func:`erased` when it
+    ends, however it ends."""
+    try:
+        yield
+    finally:
+        erased(store, key_prefix)

@@ -140,10 +140,8 @@ class Resizing:
                     coords, functools.partial(_trimmed, keep=keep, fill_value=self.fill_value)
                 )
         if doomed:
-            try:
+            with write_notices.announcing_writes(engine.store, doomed):
                 engine.store.delete_many(doomed)
-            finally:
-                write_notices.written(engine.store, doomed)
 
     def _with_shape(self, new_shape: tuple[int, ...]) -> Any:
         """A handle on this array with ``new_shape``, nothing written: data goes into a new

@@ -48,10 +48,8 @@ def remove_outside_shape(array: Array) -> list[str]:
         if fresh._format.chunk_coords(fresh.path, fresh._metadata, key) is None
     ]
     if doomed:
-        try:
+        with write_notices.announcing_writes(array.chunk_store, doomed):
             array.chunk_store.delete_many(doomed)
-        finally:
-            write_notices.written(array.chunk_store, doomed)
     return doomed
 
 
