@@ -10,7 +10,7 @@ import pytest
 
 import zarrforge as zf
 from zarrforge_sharding import index_cache
-from zarrforge_sharding.index_cache import IndexCache, set_index_cache
+from zarrforge_sharding.index_cache import set_index_cache
 from zarrforge_std.runtime_transformers import RequestCounter
 from zarrforge_std.stores.memory import MemoryStore
 
@@ -123,7 +123,7 @@ def test_turned_off_every_partial_read_is_two_requests():
 
 
 def test_the_cache_keeps_to_its_byte_budget_least_recently_used_first():
-    cache = IndexCache(max_bytes=1000)
+    cache = type(index_cache.cache)(max_bytes=1000)  # a memory of its own, capped
     for i in range(5):
         cache.put(i, b"x", i, 300)
     assert len(cache) == 3 and cache.nbytes == 900

@@ -178,23 +178,21 @@ class ChunkCache:
                 self._entries.move_to_end(name)
             return entry
 
-    def _count(self, counter: str, n: int = 1) -> None:
+    def _count(self, **counts: int) -> None:
         with self._lock:
-            self._counts[counter] += n
+            for counter, n in counts.items():
+                self._counts[counter] += n
 
     def _epoch(self, address: tuple[Hashable, str]) -> tuple[int, int]:
         """(Holding the lock.) How many forgets could have touched ``address`` so far."""
         return self._erasures, self._stripes[hash(address) % _STRIPES]
 
     def _put(self, name: tuple[Hashable, str, Hashable], entry: _Entry, epoch: tuple[int, int]) -> None:
-        """Keep ``entry``, decoded from bytes fetched when its address's epoch was
-        ``epoch``: not if the address may have been forgotten since."""
+        """Keep ``entry`` (one that :meth:`_fits`), decoded from bytes fetched when its
+        address's epoch was ``epoch``: not if the address may have been forgotten since."""
         address = (name[0], name[1])
         with self._lock:
             if epoch != self._epoch(address):
-                return
-            if not self._fits(entry.nbytes):
-                self._counts["bypassed"] += 1
                 return
             self._remove(name)
             self._entries[name] = entry
@@ -257,7 +255,7 @@ def pool_for(value: ChunkCache | int | None) -> ChunkCache | None:
             if _shared is None or _shared.max_bytes != size:
                 _shared = ChunkCache(size)
             return _shared
-    size = checked_max_bytes(value, "chunk_cache")
+    size = checked_max_bytes(value, "chunk_cache (or a zarrforge.ChunkCache)")
     return ChunkCache(size) if size else None
 
 
@@ -322,17 +320,14 @@ class CachedChunks:
                 stale.append((key, entry))
             else:
                 found[key] = entry.chunk
-        if stale:
-            pool._count("rechecks", len(stale))
-            for key, entry in stale:
-                if self._unchanged(key, entry):
-                    entry.tick = tick()
-                    found[key] = entry.chunk
-                else:
-                    missing.append(key)
-        pool._count("hits", len(found))
+        for key, entry in stale:
+            if self._unchanged(key, entry):
+                entry.tick = tick()
+                found[key] = entry.chunk
+            else:
+                missing.append(key)
+        pool._count(rechecks=len(stale), hits=len(found), misses=len(missing))
         if missing:
-            pool._count("misses", len(missing))
             found.update(self._load(missing, decode))
         return found
 
@@ -356,10 +351,10 @@ class CachedChunks:
             chunk = decode(key, data)
             loaded[key] = chunk
             if not self.fits(chunk.nbytes):
-                self.pool._count("bypassed")
+                self.pool._count(bypassed=1)
                 continue
             stamp = generation if versioned else (digest(data) if stamp_needed else None)
-            kept = chunk if chunk.base is None and chunk.flags.owndata else chunk.copy()
+            kept = chunk if chunk.flags.owndata else chunk.copy()  # not a view of the bytes
             kept.flags.writeable = False
             self.pool._put(
                 (self.namespace, self.prefix + key, self.signature), _Entry(kept, stamp, tick()), epoch

@@ -25,10 +25,7 @@ from .. import config
 def checked_max_bytes(value: Any, what: str) -> int:
     """``value`` as a cache size in bytes, or a ``ValueError`` naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(
-            f"{what} must be a non-negative int of bytes (0: no cache) or a zarrforge.ChunkCache, "
-            f"got {value!r}"
-        )
+        raise ValueError(f"{what} must be a non-negative int of bytes (0: no cache), got {value!r}")
     return int(value)
 
 

@@ -23,16 +23,15 @@ from __future__ import annotations
 
 from zarrforge.plugin_api.codecs import config, remembered_indexes
 
-DEFAULT_BYTES = 32 * 2**20
+DEFAULT_BYTES = config.Settings.index_cache  # 32 MiB
 
 cache = remembered_indexes()
-IndexCache = type(cache)  # the memory's class, for a pool of one's own (tests)
 
 
 def set_index_cache(max_bytes: int) -> int:
     """Set ``config.index_cache`` (process-wide; 0 turns the memory off); returns the previous
-    value. Lowering it drops the least recently used indexes past the new cap at the next
-    ``put``; 0 makes the codec neither read nor write the memory."""
+    value. Lowering it drops the least recently used indexes past the new cap at once; 0
+    makes the codec neither read nor write the memory."""
     if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 0:
         raise ValueError(f"the shard index cache size must be a non-negative int of bytes, got {max_bytes!r}")
     previous = int(config.get().index_cache)
