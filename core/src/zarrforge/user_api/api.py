@@ -298,19 +298,15 @@ def open_group(
     )
     resolved, path, zarr_format = location.store, location.path, location.zarr_format
     if mode in ("w", "w-"):
-        return _handing_down(
-            create_group(
-                resolved, path, attributes=attributes, zarr_format=zarr_format, overwrite=(mode == "w")
-            ),
-            inherited,
-        )
+        return create_group(
+            resolved, path, attributes=attributes, zarr_format=zarr_format, overwrite=(mode == "w")
+        )._inheriting(inherited)
     fmt = get_format(zarr_format) if zarr_format is not None else None
     found = locate_node(resolved, path, fmt, consolidated=use_consolidated is not False)
     if found is None:
         if mode == "a":
-            return _handing_down(
-                create_group(resolved, path, attributes=attributes, zarr_format=zarr_format), inherited
-            )
+            group = create_group(resolved, path, attributes=attributes, zarr_format=zarr_format)
+            return group._inheriting(inherited)
         raise missing_node(resolved, path, fmt, "group")
     node = node_from_metadata(
         resolved, path, *found, read_only=(mode == "r"), use_consolidated=use_consolidated
@@ -318,7 +314,7 @@ def open_group(
     if not isinstance(node, Group):
         raise NodeTypeError(f"the node at {node.name!r} is an array, not a group")
     unfinished.warn_if_unfinished(resolved, path)
-    return _handing_down(node, inherited)
+    return node._inheriting(inherited)
 
 
 #: the array options a group hands down to the arrays opened or created through it
@@ -338,12 +334,6 @@ def _inherited_options(function: str, given: dict[str, Any]) -> dict[str, Any]:
     if "chunk_cache" in options:
         options["chunk_cache"] = pool_for(options["chunk_cache"]) or 0
     return options
-
-
-def _handing_down(group: Group, inherited: dict[str, Any]) -> Group:
-    if inherited:
-        group._inherited = inherited
-    return group
 
 
 def open(  # noqa: A001  # zarr-python's name
@@ -423,8 +413,8 @@ def open(  # noqa: A001  # zarr-python's name
 
     if mode in ("w", "w-"):
         no_array_options("a new one")
-        return _handing_down(
-            open_group(location.store, location.path, mode=mode, zarr_format=location.zarr_format), inherited
+        return open_group(
+            location.store, location.path, mode=mode, zarr_format=location.zarr_format, **inherited
         )
     try:
         node = open_node(
@@ -440,14 +430,13 @@ def open(  # noqa: A001  # zarr-python's name
     except NodeNotFoundError:
         if mode == "a":
             no_array_options("a new one")
-            return _handing_down(
-                open_group(location.store, location.path, mode="a", zarr_format=location.zarr_format),
-                inherited,
+            return open_group(
+                location.store, location.path, mode="a", zarr_format=location.zarr_format, **inherited
             )
         raise
     if isinstance(node, Group):
         no_array_options("the one stored")
-        _handing_down(node, inherited)
+        node._inheriting(inherited)
     unfinished.warn_if_unfinished(location.store, location.path)
     return node
 

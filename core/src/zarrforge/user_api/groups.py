@@ -196,9 +196,13 @@ class Group(Node, node_type="group"):
 
     def _handed_down(self, node: Any) -> Any:
         """``node``, a member group taking this group's inherited array options along."""
-        if self._inherited and isinstance(node, Group):
-            node._inherited = self._inherited
-        return node
+        return node._inheriting(self._inherited) if isinstance(node, Group) else node
+
+    def _inheriting(self, options: Mapping[str, Any]) -> Group:
+        """This group, handing ``options`` (array options) down to its members (none: as it is)."""
+        if options:
+            self._inherited = options
+        return self
 
     def _members_here(self, *, tolerant: bool = False) -> Iterator[tuple[str, Any]]:
         """The children for a listing. From the store, each child's document is read once
@@ -723,10 +727,8 @@ class Group(Node, node_type="group"):
         if not self._format.detect(self._store, path):
             raise NodeNotFoundError(f"no member {name!r} in group {self.name!r}")
         above = views_above(self._store, self._format, path)  # refuses before erasing
-        try:
+        with write_notices.announcing_erasure(self._store, f"{path}/" if path else ""):
             self._format.erase_node(self._store, path)
-        finally:
-            write_notices.erased(self._store, f"{path}/" if path else "")
         if in_view is not None and self._view is not None:
             self._view[0].remove(in_view)
         refresh_consolidated(self._store, self._format, path, None, above)
