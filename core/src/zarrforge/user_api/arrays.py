@@ -316,9 +316,12 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
         """Read ``selection``; ``stored_values=True`` returns the values as stored, before
         the extensions' value stage (:mod:`zarrforge.user_api.value_stage`)."""
         indexer, _ = self._indexer(kind, selection)
+        return self._values_of(indexer, () if stored_values else value_stages(self._metadata))
+
+    def _values_of(self, indexer: Any, stages: tuple[Extension, ...]) -> np.ndarray:
+        """The values ``indexer`` selects, in a new array, through the value ``stages``."""
         out = self._output(indexer.shape)
         self._engine_().read(indexer, out)
-        stages = () if stored_values else value_stages(self._metadata)
         return read_values(self, stages, out) if stages else out
 
     def _read_into(self, selection: Any, out: np.ndarray) -> None:
@@ -330,8 +333,9 @@ class Array(Node, ArrayProperties, ArrayEngine, Selections, Resizing, node_type=
             raise ValueError(
                 f"a read of shape {tuple(indexer.shape)} cannot fill an output of shape {out.shape}"
             )
-        if value_stages(self._metadata) or out.dtype != self.dtype:
-            out[...] = self._read("basic", selection)
+        stages = value_stages(self._metadata)
+        if stages or out.dtype != self.dtype:
+            out[...] = self._values_of(indexer, stages)
             return
         self._engine_().read(indexer, out)
 
