@@ -33,13 +33,10 @@ SELECTIONS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def best(read: Callable[[], Any], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        read()
-        times.append(time.perf_counter() - began)
-    return min(times)
+def seconds(read: Callable[[], Any]) -> float:
+    began = time.perf_counter()
+    read()
+    return time.perf_counter() - began
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -64,12 +61,10 @@ def main(argv: list[str] | None = None) -> None:
                 return select(array)
 
             np.testing.assert_array_equal(lazy.result(), np.asarray(eager()))
-            times: dict[str, list[float]] = {"eager": [], "lazy": [], "by_hand": []}
-            for _ in range(args.repeat):  # interleaved: a busy moment of the host hits all three
-                times["eager"].append(best(eager, 1))
-                times["lazy"].append(best(lazy.result, 1))
-                times["by_hand"].append(best(by_hand.result, 1))
-            rows.append((name, min(times["eager"]), min(times["lazy"]), min(times["by_hand"])))
+            readers = (eager, lazy.result, by_hand.result)
+            # interleaved: a busy moment of the host hits all three
+            times = [[seconds(read) for read in readers] for _ in range(args.repeat)]
+            rows.append((name, *(min(column) for column in zip(*times))))
     print(
         f"Lazy and eager reads of a 4096² float32 zstd array, 256² chunks, local directory; best of {args.repeat}, seconds"
     )

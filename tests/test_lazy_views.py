@@ -93,6 +93,21 @@ def test_the_machine_reads_through_the_engine_reader() -> None:
 VALUES = np.arange(1024 * 1024, dtype="i4").reshape(1024, 1024)
 
 
+def engine_calls(monkeypatch: pytest.MonkeyPatch, *methods: str) -> list[str]:
+    """The names of the ``ChunkEngine`` methods among ``methods`` called from now on, one
+    entry per call."""
+    calls: list[str] = []
+    for method in methods:
+        original = getattr(ChunkEngine, method)
+
+        def counted(self: Any, *args: Any, _original: Any = original, _name: str = method) -> Any:
+            calls.append(_name)
+            return _original(self, *args)
+
+        monkeypatch.setattr(ChunkEngine, method, counted)
+    return calls
+
+
 def written(store: Any, **layout: Any) -> zf.Array:
     array = zf.create_array(store, "a", shape=VALUES.shape, dtype="i4", chunks=(64, 64), **layout)
     array[...] = VALUES
@@ -138,15 +153,7 @@ def test_a_composed_selection_is_one_engine_read_of_exactly_the_chunks_it_touche
     array = written(counter)
     view = compose(array.lazy)
     expected = compose(LazyArray.from_numpy(VALUES)).result()
-    reads: list[str] = []
-    for method in ("read", "read_gathered"):
-        original = getattr(ChunkEngine, method)
-
-        def counted(self: Any, *args: Any, _original: Any = original, _name: str = method) -> Any:
-            reads.append(_name)
-            return _original(self, *args)
-
-        monkeypatch.setattr(ChunkEngine, method, counted)
+    reads = engine_calls(monkeypatch, "read", "read_gathered")
     counter.reset()
     np.testing.assert_array_equal(view.result(), expected)
     assert len(reads) == 1
@@ -173,14 +180,7 @@ def test_a_sharded_view_reads_inner_chunks_by_range_not_whole_shards() -> None:
 
 def test_a_user_split_reads_once_per_part(monkeypatch: pytest.MonkeyPatch) -> None:
     array = written(MemoryStore())
-    calls: list[int] = []
-    original = ChunkEngine.read
-
-    def counted(self: Any, projections: Any, out: Any) -> Any:
-        calls.append(1)
-        return original(self, projections, out)
-
-    monkeypatch.setattr(ChunkEngine, "read", counted)
+    calls = engine_calls(monkeypatch, "read")
     view = array.lazy[:256, :256].with_parts((128, 128))
     np.testing.assert_array_equal(view.result(), VALUES[:256, :256])
     assert len(calls) == 4
@@ -188,14 +188,7 @@ def test_a_user_split_reads_once_per_part(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_an_affine_write_is_one_engine_write_and_reads_back(monkeypatch: pytest.MonkeyPatch) -> None:
     array = written(MemoryStore())
-    calls: list[int] = []
-    original = ChunkEngine.write
-
-    def counted(self: Any, projections: Any, value: Any) -> Any:
-        calls.append(1)
-        return original(self, projections, value)
-
-    monkeypatch.setattr(ChunkEngine, "write", counted)
+    calls = engine_calls(monkeypatch, "write")
     array.lazy[::2][10:200, 3:900:5] = -1
     assert len(calls) == 1
     expected = VALUES.copy()
@@ -207,14 +200,7 @@ def test_an_index_array_write_goes_chunk_by_chunk_each_whole(monkeypatch: pytest
     """What the docs say of the limit: an ``oindex``/``vindex`` write is one engine write
     per chunk it touches (zarr-indexing's cell-by-cell scatter), not one for the call."""
     array = written(MemoryStore())
-    calls: list[int] = []
-    original = ChunkEngine.write
-
-    def counted(self: Any, projections: Any, value: Any) -> Any:
-        calls.append(1)
-        return original(self, projections, value)
-
-    monkeypatch.setattr(ChunkEngine, "write", counted)
+    calls = engine_calls(monkeypatch, "write")
     array.lazy.oindex[[1, 2, 600], [5, 700]] = -3
     expected = VALUES.copy()
     expected[np.ix_([1, 2, 600], [5, 700])] = -3
