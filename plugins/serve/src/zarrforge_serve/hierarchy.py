@@ -1,0 +1,348 @@
+"""The served hierarchy: request paths answered with bytes, off any event loop.
+
+:class:`ServedHierarchy` opens SOURCE read-only once and answers the two kinds of
+request of :mod:`zarrforge_serve.request_paths`:
+
+* :meth:`ServedHierarchy.document`: a node's v3 ``zarr.json``, translated
+  (:mod:`zarrforge_serve.translation`) the first time the node is asked for and kept;
+  a group's carries its members inline when consolidated documents are on. Only nodes
+  of the hierarchy are served: a path names a member of SOURCE's root or nothing.
+* :meth:`ServedHierarchy.chunk`: a chunk by grid coordinates, passed through from the
+  source's store (a byte range read as a byte range) or re-encoded.
+
+Every answer is a :class:`Body` (bytes, the whole value's size, where the bytes start in
+it, and an entity tag) or ``None`` for nothing there (404). Entity tags come from the
+store's versions where it has them (``Store.get_versioned``, ``get_ranges``): a
+pass-through chunk on a store without versions has none rather than a hash of every
+chunk sent; documents and re-encoded chunks are tagged by a digest of their bytes.
+
+Every method blocks (store reads, codecs): the HTTP layer calls them on worker threads.
+Nothing here reads a key that is not a node's document or a chunk key the source's
+format computes for a node of the hierarchy, so no request reaches outside SOURCE.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import zarrforge
+from zarrforge.abc.store_values import ByteRange
+from zarrforge.errors import NodeNotFoundError
+
+from .byte_ranges import RangeRequest
+from .request_paths import ChunkRequest
+from .translation import ReencodedCache, ServedArray, TranslationOptions, group_document, member_entry
+
+#: the translated nodes kept (a node beyond it is translated again when asked for)
+MAX_NODES = 100_000
+#: re-encoded chunks kept by default, in bytes
+DEFAULT_CACHE_BYTES = 64 * 2**20
+
+
+@dataclasses.dataclass(frozen=True)
+class Body:
+    """What a request is answered with: ``data`` is bytes ``start`` to ``start + len(data)``
+    of a value of ``size`` bytes; ``etag`` is a quoted entity tag, or ``None``."""
+
+    data: bytes
+    size: int
+    etag: str | None
+    start: int = 0
+    content_type: str = "application/octet-stream"
+
+    @property
+    def partial(self) -> bool:
+        return self.start != 0 or len(self.data) != self.size
+
+
+def _digest_tag(data: bytes) -> str:
+    return '"' + hashlib.blake2b(data, digest_size=12).hexdigest() + '"'
+
+
+def _generation_tag(generation: Any) -> str:
+    return '"g' + hashlib.blake2b(repr(generation).encode(), digest_size=12).hexdigest() + '"'
+
+
+def _whole_or_range(data: bytes, etag: str | None, wanted: RangeRequest | None, kind: str) -> Body:
+    if wanted is None:
+        return Body(data, len(data), etag, 0, kind)
+    start, stop = wanted.resolve(len(data))
+    return Body(data[start:stop], len(data), etag, start, kind)
+
+
+def is_local(source: Any) -> bool:
+    """Whether ``source`` is a local path or ``file://`` URL (not a store, pipeline or URL)."""
+    if not isinstance(source, str):
+        return False
+    return ("://" not in source and "::" not in source and "|" not in source) or source.lower().startswith(
+        "file://"
+    )
+
+
+def refusing_links(source: Any, storage_options: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``storage_options`` for a served source: a local directory's symbolic links refused
+    (``links="refuse"``) unless the options choose otherwise.
+
+    Parameters
+    ----------
+    source : Any
+        What is served.
+    storage_options : dict or None
+        The caller's options.
+
+    Returns
+    -------
+    dict or None
+        The options to open ``source`` with.
+
+    Examples
+    --------
+    >>> refusing_links("/data/tree.zarr", None)
+    {'links': 'refuse'}
+    >>> refusing_links("s3://bucket/tree.zarr", {"anon": True})
+    {'anon': True}
+    """
+    if not is_local(source) or (storage_options and "links" in storage_options):
+        return storage_options
+    return {**(storage_options or {}), "links": "refuse"}
+
+
+class ServedHierarchy:
+    """SOURCE opened read-only, answering documents and chunks of its v3 translation.
+
+    Parameters
+    ----------
+    source : str or Store
+        What :func:`zarrforge.open` takes: a path, URL, URL pipeline or store.
+    path : str
+        The node inside ``source`` served as the root.
+    storage_options : dict or None
+        Options for the source's store. A local path is opened with ``links="refuse"``
+        unless they name ``links`` (:func:`refusing_links`); a store object is used as
+        it was opened.
+    options : TranslationOptions or None
+        How nodes are translated.
+    cache_bytes : int
+        Re-encoded chunks kept for repeated and ranged reads.
+
+    Raises
+    ------
+    zarrforge.errors.NodeNotFoundError
+        There is no node at ``path`` of ``source``.
+    """
+
+    def __init__(
+        self,
+        source: Any,
+        path: str = "",
+        *,
+        storage_options: dict[str, Any] | None = None,
+        options: TranslationOptions | None = None,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+    ) -> None:
+        self.options = options or TranslationOptions()
+        self.root = zarrforge.open(source, path, mode="r", storage_options=refusing_links(source, storage_options))
+        self._nodes: OrderedDict[str, Any] = OrderedDict()
+        self._documents: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+        self._cache = ReencodedCache(cache_bytes)
+
+    @property
+    def is_group(self) -> bool:
+        return isinstance(self.root, zarrforge.Group)
+
+    # --- nodes ----------------------------------------------------------------------
+
+    def _source_node(self, path: str) -> Any | None:
+        if not path:
+            return self.root
+        if not self.is_group:
+            return None
+        try:
+            return self.root[path]
+        except NodeNotFoundError:
+            return None
+
+    def node(self, path: str) -> ServedArray | Any | None:
+        """The served node at ``path``: a :class:`ServedArray`, a source group, or ``None``.
+
+        Parameters
+        ----------
+        path : str
+            The node's path relative to the served root (``""``: the root).
+
+        Returns
+        -------
+        ServedArray, zarrforge.Group or None
+            The node, or ``None`` when the hierarchy has none there.
+        """
+        with self._lock:
+            if path in self._nodes:
+                self._nodes.move_to_end(path)
+                return self._nodes[path]
+        found = self._source_node(path)
+        if found is None:
+            return None
+        served = found if isinstance(found, zarrforge.Group) else ServedArray(found, self.options)
+        with self._lock:
+            self._nodes[path] = served
+            while len(self._nodes) > MAX_NODES:
+                self._nodes.popitem(last=False)
+        return served
+
+    def _member_documents(self, group: Any, path: str) -> dict[str, dict[str, Any]]:
+        members = {}
+        for relative, member in group.members(max_depth=None):
+            full = f"{path}/{relative}" if path else relative
+            if isinstance(member, zarrforge.Group):
+                members[relative] = member_entry(group_document(member, None))
+                continue
+            with self._lock:
+                served = self._nodes.get(full)
+            if served is None:
+                served = ServedArray(member, self.options)
+                with self._lock:
+                    self._nodes[full] = served
+            members[relative] = served.document
+        return members
+
+    def document_json(self, path: str) -> dict[str, Any] | None:
+        """The v3 ``zarr.json`` of the node at ``path``, as JSON, or ``None`` for no node.
+
+        Parameters
+        ----------
+        path : str
+            The node's path relative to the served root.
+
+        Returns
+        -------
+        dict or None
+            The document.
+        """
+        served = self.node(path)
+        if served is None:
+            return None
+        if isinstance(served, ServedArray):
+            return served.document
+        members = self._member_documents(served, path) if self.options.consolidated else None
+        return group_document(served, members)
+
+    def document(self, path: str) -> Body | None:
+        """:meth:`document_json` encoded, kept after the first request.
+
+        Parameters
+        ----------
+        path : str
+            The node's path relative to the served root.
+
+        Returns
+        -------
+        Body or None
+            The document's bytes, or ``None`` for no node at ``path``.
+        """
+        with self._lock:
+            data = self._documents.get(path)
+        if data is None:
+            document = self.document_json(path)
+            if document is None:
+                return None
+            data = json.dumps(document, indent=2, allow_nan=True).encode()
+            with self._lock:
+                if len(self._documents) < MAX_NODES:
+                    self._documents[path] = data
+        return Body(data, len(data), _digest_tag(data), 0, "application/json")
+
+    # --- chunks ---------------------------------------------------------------------
+
+    def array_for(self, request: ChunkRequest) -> tuple[ServedArray, tuple[int, ...]] | None:
+        """The array and grid coordinates a chunk path names, or ``None``.
+
+        Parameters
+        ----------
+        request : ChunkRequest
+            The parsed path.
+
+        Returns
+        -------
+        tuple[ServedArray, tuple[int, ...]] or None
+            The array and the chunk's coordinates, or ``None`` when no reading of the path
+            is a chunk inside an array's grid.
+        """
+        for candidate in request.candidates:
+            served = self.node(candidate.array_path)
+            if isinstance(served, ServedArray):
+                if served.in_grid(candidate.coords):
+                    return served, candidate.coords
+                return None
+        return None
+
+    def chunk(self, request: ChunkRequest, wanted: RangeRequest | None = None) -> Body | None:
+        """The served bytes of a chunk (``wanted``: one byte range of them).
+
+        Parameters
+        ----------
+        request : ChunkRequest
+            The parsed path.
+        wanted : RangeRequest or None
+            The byte range asked for; ``None`` for the whole chunk.
+
+        Returns
+        -------
+        Body or None
+            The bytes, or ``None`` for no chunk there (the reader uses the fill value).
+
+        Raises
+        ------
+        zarrforge_serve.byte_ranges.Unsatisfiable
+            ``wanted`` selects no byte of the chunk.
+        zarrforge_serve.translation.ChunkTooLarge
+            A chunk to re-encode is larger than the server reads for one request.
+        """
+        found = self.array_for(request)
+        if found is None:
+            return None
+        served, coords = found
+        if served.passthrough:
+            return self._passed_through(served, coords, wanted)
+        cache_key = (served.source.path, coords)
+        hit, data = self._cache.get(cache_key)
+        if not hit:
+            data = served.reencoded(coords)
+            self._cache.put(cache_key, data)
+        if data is None:
+            return None
+        return _whole_or_range(data, _digest_tag(data), wanted, "application/octet-stream")
+
+    def _passed_through(self, served: ServedArray, coords: tuple[int, ...], wanted: RangeRequest | None) -> Body | None:
+        store = served.source.store
+        key = served.source_key(coords)
+        capabilities = store.capabilities
+        if wanted is None:
+            if capabilities.conditional_writes:
+                data, generation = store.get_versioned(key)
+                return None if data is None else Body(data, len(data), _generation_tag(generation))
+            data = store.get(key)
+            return None if data is None else Body(data, len(data), None)
+        for _ in range(3):  # a value replaced between its size and its read is read again
+            size = store.getsize(key)
+            if size is None:
+                return None
+            start, stop = wanted.resolve(size)
+            part = ByteRange(start, stop - start)
+            etag = None
+            if capabilities.versioned_ranges:
+                parts, generation = store.get_ranges(key, [part])
+                data = None if parts is None else parts[0]
+                etag = _generation_tag(generation)
+            else:
+                data = store.get(key, part)
+            if data is None:
+                return None
+            if len(data) == stop - start:
+                return Body(data, size, etag, start)
+        raise RuntimeError(f"the source's value at {key!r} kept changing while it was read")
