@@ -11,7 +11,7 @@ endif
 VENV ?= .venv
 BIN := $(VENV)/bin
 ZARRFORGE_PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes -e plugins/rectilinear -e plugins/v2 -e plugins/draft2022 -e "plugins/fsspec[s3,gcs,azure,hf,http,sftp,test]" \
-	-e plugins/extensions -e plugins/zom -e plugins/cli -e plugins/xarray -e "plugins/zarr-python[test]" -e "plugins/obstore[test]"
+	-e plugins/extensions -e plugins/zom -e plugins/cli -e "plugins/serve[test]" -e plugins/xarray -e "plugins/zarr-python[test]" -e "plugins/obstore[test]"
 PACKAGES := $(ZARRFORGE_PACKAGES) -e "examples/third-party-plugin[test]" \
 	-e examples/zep-playground/delta -e examples/zep-playground/chunk-manifest -e examples/zep-playground/scale
 # zarr-python 2.18 for tests/interop/test_zarr2_draft.py, in an environment of its own

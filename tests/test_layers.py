@@ -51,7 +51,7 @@ PLUGIN_SOURCES = (
 )
 # Plugins that work on whole hierarchies, as users do; every other plugin (and the
 # examples' third-party plugin) provides extension points.
-APPLICATION_PLUGINS = frozenset({"cli", "xarray", "zom"})
+APPLICATION_PLUGINS = frozenset({"cli", "serve", "xarray", "zom"})
 EXTENSION_SURFACE = (
     "zarrforge._version",
     "zarrforge.abc",
