@@ -189,7 +189,9 @@ ZARR2_LABEL = "zarr-python 2.18"
 ZARR34_VENV = venv_location("ZARRFORGE_ZARR34_VENV", ".venv-zarr34")
 # zarrs: the Rust codec pipeline benchmarks/ measures as a peer; tests/test_benchmarks.py runs
 # it from this environment (it changes nothing unless zarr's codec pipeline is set to it)
-ZARR34_REQUIREMENTS = ["zarr[cast-value-rs]==3.4.2", "zarrs==0.2.3"]
+# fsspec and aiohttp: its HTTP store, for reading what `zarrforge serve` serves
+# (tests/interop/test_served_readers.py)
+ZARR34_REQUIREMENTS = ["zarr[cast-value-rs]==3.4.2", "zarrs==0.2.3", "fsspec[http]==2026.9.0"]
 ZARR34_MINIMUM_PYTHON = (3, 12)
 ZARR34_LABEL = "zarr-python 3.4.2"
 

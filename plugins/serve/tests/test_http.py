@@ -47,7 +47,7 @@ def v2_zlib(tmp_path):
 
 
 def test_documents_are_translated_compressed_and_tagged(serve, http, v3_tree):
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     status, headers, body = http("GET", url + "zarr.json", {"Accept-Encoding": "gzip"})
     assert status == 200
     assert headers["content-encoding"] == "gzip"
@@ -64,7 +64,7 @@ def test_documents_are_translated_compressed_and_tagged(serve, http, v3_tree):
 
 
 def test_a_passed_through_chunk_is_the_stored_bytes_with_the_stores_version(serve, http, v3_tree):
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     stored = (v3_tree / "plain" / "c" / "1" / "2").read_bytes()
     status, headers, body = http("GET", url + "plain/c/1/2")
     assert status == 200 and body == stored
@@ -77,7 +77,7 @@ def test_a_passed_through_chunk_is_the_stored_bytes_with_the_stores_version(serv
 
 
 def test_byte_ranges(serve, http, v3_tree):
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     shard = (v3_tree / "sharded" / "c" / "0" / "1").read_bytes()
     size = len(shard)
     status, headers, body = http("GET", url + "sharded/c/0/1", {"Range": "bytes=4-19"})
@@ -96,7 +96,7 @@ def test_byte_ranges(serve, http, v3_tree):
 
 
 def test_head_answers_what_get_would_without_the_body(serve, http, v3_tree):
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     _, got, body = http("GET", url + "plain/c/0/0")
     status, headers, nothing = http("HEAD", url + "plain/c/0/0")
     assert (status, nothing) == (200, b"")
@@ -105,11 +105,11 @@ def test_head_answers_what_get_would_without_the_body(serve, http, v3_tree):
 
 
 def test_what_is_absent_is_404(serve, http, v3_tree, v2_zlib):
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     for path in ("plain/c/3/0", "plain/c/4/0", "plain/c/0", "plain/c/0/0/0", "nope/zarr.json", ".zgroup", "sub/c/0"):
         status, _, body = http("GET", url + path)
         assert status == 404, path
-    reencoded = serve(str(v2_zlib))
+    reencoded = serve.start(str(v2_zlib))
     # the last rows were never written: the re-encoded chunk holds only fill values
     assert http("GET", reencoded + "c/2/0")[0] == 404
     assert http("GET", reencoded + "c/0/0")[0] == 200
@@ -127,14 +127,14 @@ def test_what_is_absent_is_404(serve, http, v3_tree, v2_zlib):
     ],
 )
 def test_paths_that_could_leave_the_tree_are_400(serve, http, v3_tree, target):
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     status, _, body = http("GET", url, path=target)
     assert status == 400, body
     assert body.count(b"\n") == 1 and b"served" not in body
 
 
 def test_the_server_is_read_only(serve, http, v3_tree):
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     before = sorted(p.name for p in (v3_tree / "plain").rglob("*"))
     for method in ("PUT", "POST", "DELETE", "PATCH"):
         status, headers, _ = http(method, url + "plain/c/0/0")
@@ -143,10 +143,10 @@ def test_the_server_is_read_only(serve, http, v3_tree):
 
 
 def test_cors_headers_go_to_the_configured_origins_only(serve, http, v3_tree):
-    closed = serve(str(v3_tree))
+    closed = serve.start(str(v3_tree))
     _, headers, _ = http("GET", closed + "zarr.json", {"Origin": "https://viewer.example"})
     assert "access-control-allow-origin" not in headers
-    url = serve(str(v3_tree), cors_origins=["https://viewer.example"])
+    url = serve.start(str(v3_tree), cors_origins=["https://viewer.example"])
     _, headers, _ = http("GET", url + "plain/c/0/0", {"Origin": "https://viewer.example"})
     assert headers["access-control-allow-origin"] == "https://viewer.example"
     assert "Content-Range" in headers["access-control-expose-headers"]
@@ -159,12 +159,12 @@ def test_cors_headers_go_to_the_configured_origins_only(serve, http, v3_tree):
         {"Origin": "https://viewer.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "range"},
     )
     assert status == 204 and "Range" in headers["access-control-allow-headers"]
-    everyone = serve(str(v3_tree), cors_origins=["*"])
+    everyone = serve.start(str(v3_tree), cors_origins=["*"])
     assert http("GET", everyone + "zarr.json", {"Origin": "https://x.example"})[1]["access-control-allow-origin"] == "*"
 
 
 def test_a_corrupt_source_chunk_is_a_one_line_500_and_the_server_goes_on(serve, http, v2_zlib):
-    url = serve(str(v2_zlib))
+    url = serve.start(str(v2_zlib))
     (v2_zlib / "0.1").write_bytes(b"not zlib at all")
     status, _, body = http("GET", url + "c/0/1")
     assert status == 500
@@ -179,16 +179,16 @@ def test_symbolic_links_in_a_local_source_are_refused(serve, http, v3_tree, tmp_
     chunk = v3_tree / "plain" / "c" / "0" / "0"
     chunk.unlink()
     chunk.symlink_to(secret)
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     status, _, body = http("GET", url + "plain/c/0/0")
     assert status == 502 and b"private" not in body
     assert b"link" in body
-    followed = serve(str(v3_tree), storage_options={"links": "follow"})  # said so explicitly
+    followed = serve.start(str(v3_tree), storage_options={"links": "follow"})  # said so explicitly
     assert http("GET", followed + "plain/c/0/0")[2] == b"private bytes"
 
 
 def test_a_chunk_too_large_to_re_encode_is_refused_with_its_size(serve, http, v2_zlib):
-    url = serve(str(v2_zlib), options=TranslationOptions(max_chunk_bytes=16))
+    url = serve.start(str(v2_zlib), options=TranslationOptions(max_chunk_bytes=16))
     status, _, body = http("GET", url + "c/0/0")
     assert status == 500 and b"50 decoded bytes" in body
 
@@ -216,7 +216,7 @@ def test_requests_are_answered_on_worker_threads_at_once(serve, http):
     arr = zf.create_array(store, shape=(8,), chunks=(1,), dtype="uint8")
     arr[:] = np.arange(1, 9, dtype="uint8")
     parties = 6
-    url = serve(_Rendezvous(store, parties), threads=parties)
+    url = serve.start(_Rendezvous(store, parties), threads=parties)
     # each read blocks until all six are in flight: only requests answered concurrently,
     # off the event loop, get through (one at a time, the barrier breaks after 20 s)
     with ThreadPoolExecutor(parties) as pool:
@@ -225,7 +225,7 @@ def test_requests_are_answered_on_worker_threads_at_once(serve, http):
 
 
 def test_the_source_is_opened_read_only(serve, http, v3_tree):
-    url = serve(str(v3_tree))
+    url = serve.start(str(v3_tree))
     stat = os.stat(v3_tree / "zarr.json")
     http("GET", url + "zarr.json")
     assert os.stat(v3_tree / "zarr.json").st_mtime_ns == stat.st_mtime_ns
