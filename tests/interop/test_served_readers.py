@@ -31,6 +31,7 @@ import pytest
 import tensorstore as ts
 import zarr
 from _side_venv import ensure_zarr2_venv, run_script
+from zarr.codecs import GzipCodec
 
 import zarrforge as zf
 from zarrforge_serve import ServedHierarchy
@@ -48,7 +49,7 @@ def zarr_python_v3(base: Path) -> tuple[str, dict[str, Any] | None, dict[str, st
     a = group.create_array("ints", shape=(25, 17), chunks=(10, 6), dtype="int32", fill_value=-5)
     a[:20] = np.arange(20 * 17, dtype="int32").reshape(20, 17)
     b = group.create_array(
-        "gzip_f8", shape=(30,), chunks=(7,), dtype="float64", compressors=[zarr.codecs.GzipCodec(level=5)]
+        "gzip_f8", shape=(30,), chunks=(7,), dtype="float64", compressors=[GzipCodec(level=5)]
     )
     b[:] = np.linspace(-1, 1, 30)
     s = group.create_array("sharded", shape=(32, 32), chunks=(8, 8), shards=(16, 16), dtype="uint16")
@@ -59,7 +60,7 @@ def zarr_python_v3(base: Path) -> tuple[str, dict[str, Any] | None, dict[str, st
     sub.attrs["level"] = 1
     sub.create_array("flags", shape=(9,), chunks=(4,), dtype="bool")[:] = [True, False, True] * 3
     sub.create_array("scalar", shape=(), dtype="float32", fill_value=0)[...] = 2.5
-    expected = {p: "passthrough" for p in ("ints", "gzip_f8", "sharded", "text", "sub/flags", "sub/scalar")}
+    expected = dict.fromkeys(("ints", "gzip_f8", "sharded", "text", "sub/flags", "sub/scalar"), "passthrough")
     return root, None, expected
 
 
@@ -77,7 +78,10 @@ def tensorstore_v3(base: Path) -> tuple[str, dict[str, Any] | None, dict[str, st
                     "name": "sharding_indexed",
                     "configuration": {
                         "chunk_shape": [5, 10],
-                        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "blosc"}],
+                        "codecs": [
+                            {"name": "bytes", "configuration": {"endian": "little"}},
+                            {"name": "blosc"},
+                        ],
                     },
                 }
             ],
@@ -97,7 +101,9 @@ def zarr_python_v2(base: Path) -> tuple[str, dict[str, Any] | None, dict[str, st
     root = str(base / "zp2.zarr")
     group = zarr.open_group(root, mode="w", zarr_format=2)
     group.attrs["made_by"] = "zarr-python, v2"
-    z = group.create_array("zlib", shape=(12, 9), chunks=(5, 5), dtype="<i2", compressors=numcodecs.Zlib(level=1))
+    z = group.create_array(
+        "zlib", shape=(12, 9), chunks=(5, 5), dtype="<i2", compressors=numcodecs.Zlib(level=1)
+    )
     z[:10] = np.arange(90, dtype="<i2").reshape(10, 9)
     bl = group.create_array(
         "blosc", shape=(50,), chunks=(16,), dtype="<f4", compressors=numcodecs.Blosc(cname="lz4", shuffle=1)
@@ -198,7 +204,10 @@ def zarrforge_only(base: Path) -> tuple[str, dict[str, Any] | None, dict[str, st
         "rectilinear",
         shape=(10, 6),
         dtype="int32",
-        chunks={"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[3, 7], [2, 2, 2]]}},
+        chunks={
+            "name": "rectilinear",
+            "configuration": {"kind": "inline", "chunk_shapes": [[3, 7], [2, 2, 2]]},
+        },
     )
     rect[:] = np.arange(60, dtype="int32").reshape(10, 6)
     return root, None, {"bitround": "re-encoded", "scaled": "re-encoded", "rectilinear": "re-encoded"}
@@ -207,9 +216,9 @@ def zarrforge_only(base: Path) -> tuple[str, dict[str, Any] | None, dict[str, st
 def zip_pipeline(base: Path) -> tuple[str, dict[str, Any] | None, dict[str, str]]:
     tree = base / "tree.zarr"
     group = zf.open_group(str(tree), mode="w")
-    group.create_array("inside", shape=(10, 10), chunks=(5, 5), dtype="uint8")[:] = np.arange(100, dtype="uint8").reshape(
-        10, 10
-    )
+    group.create_array("inside", shape=(10, 10), chunks=(5, 5), dtype="uint8")[:] = np.arange(
+        100, dtype="uint8"
+    ).reshape(10, 10)
     archive = base / "tree.zip"
     with zipfile.ZipFile(archive, "w") as out:
         for path in sorted(tree.rglob("*")):
@@ -250,7 +259,11 @@ def source_arrays(hierarchy: ServedHierarchy) -> dict[str, np.ndarray]:
 
 def read_with_zarr_python(url: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     group = zarr.open_group(url, mode="r")
-    arrays = {path: node[...] for path, node in group.members(max_depth=None) if isinstance(node, zarr.Array)}
+    arrays = {
+        path: np.asarray(node[...])
+        for path, node in group.members(max_depth=None)
+        if isinstance(node, zarr.Array)
+    }
     attributes = {path: dict(node.attrs) for path, node in group.members(max_depth=None)}
     attributes[""] = dict(group.attrs)
     return arrays, attributes
@@ -309,12 +322,16 @@ def test_every_reader_gets_the_sources_values(name, tmp_path, serve, zarr34):
     read34 = json.loads(out)
     assert sorted(read34) == sorted(want)
     for path, values in want.items():
-        dtype, shape, data = read34[path]
+        _, shape, data = read34[path]
         assert tuple(shape) == values.shape, path
         if values.dtype.kind in "OTU":
-            assert [str(v) for v in np.ravel(np.array(data, dtype=object))] == [str(v) for v in np.ravel(values)]
+            assert [str(v) for v in np.ravel(np.array(data, dtype=object))] == [
+                str(v) for v in np.ravel(values)
+            ]
         else:
-            np.testing.assert_array_equal(np.array(data, dtype=values.dtype.newbyteorder("=")), values, err_msg=path)
+            np.testing.assert_array_equal(
+                np.array(data, dtype=values.dtype.newbyteorder("=")), values, err_msg=path
+            )
 
 
 def test_a_passed_through_chunk_is_the_peers_stored_bytes(tmp_path, serve):
@@ -346,7 +363,10 @@ def test_the_command_line_serves_until_interrupted(tmp_path):
     source, _, _ = zarr_python_v2(tmp_path)
     script = Path(sys.executable).with_name("zarrforge")
     process = subprocess.Popen(
-        [str(script), "serve", source, "--port", "0", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [str(script), "serve", source, "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None

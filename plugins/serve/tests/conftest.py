@@ -14,6 +14,7 @@ import pytest
 
 from zarrforge_serve.testing import Servers, request
 
+
 @pytest.fixture
 def serve() -> Iterator[Servers]:
     servers = Servers()

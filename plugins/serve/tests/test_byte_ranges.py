@@ -21,7 +21,8 @@ def test_one_range_is_read(header, expected):
 
 
 @pytest.mark.parametrize(
-    "header", [None, "", "bytes=0-1,4-5", "items=0-4", "bytes=-", "bytes=9-3", "bytes=a-b", "bytes=" + "9" * 21 + "-"]
+    "header",
+    [None, "", "bytes=0-1,4-5", "items=0-4", "bytes=-", "bytes=9-3", "bytes=a-b", "bytes=" + "9" * 21 + "-"],
 )
 def test_what_is_not_one_byte_range_is_the_whole_value(header):
     assert parse_range(header) is None
@@ -34,7 +35,10 @@ def test_ranges_resolve_against_the_size():
     assert RangeRequest(None, 4).resolve(10) == (6, 10)
 
 
-@pytest.mark.parametrize(("wanted", "size"), [(RangeRequest(10, None), 10), (RangeRequest(None, 0), 10), (RangeRequest(None, 5), 0)])
+@pytest.mark.parametrize(
+    ("wanted", "size"),
+    [(RangeRequest(10, None), 10), (RangeRequest(None, 0), 10), (RangeRequest(None, 5), 0)],
+)
 def test_a_range_selecting_nothing_is_unsatisfiable(wanted, size):
     with pytest.raises(Unsatisfiable) as caught:
         wanted.resolve(size)

@@ -40,7 +40,12 @@ def v3_tree(tmp_path):
 def v2_zlib(tmp_path):
     root = tmp_path / "v2.zarr"
     arr = zf.create_array(
-        str(root), shape=(12, 9), chunks=(5, 5), dtype="<i2", zarr_format=2, compressors=[{"id": "zlib", "level": 1}]
+        str(root),
+        shape=(12, 9),
+        chunks=(5, 5),
+        dtype="<i2",
+        zarr_format=2,
+        compressors=[{"id": "zlib", "level": 1}],
     )
     arr[:10] = np.arange(90, dtype="<i2").reshape(10, 9)
     return root
@@ -84,7 +89,11 @@ def test_byte_ranges(serve, http, v3_tree):
     assert (status, body) == (206, shard[4:20])
     assert headers["content-range"] == f"bytes 4-19/{size}"
     status, headers, body = http("GET", url + "sharded/c/0/1", {"Range": "bytes=-68"})  # the index
-    assert (status, body, headers["content-range"]) == (206, shard[-68:], f"bytes {size - 68}-{size - 1}/{size}")
+    assert (status, body, headers["content-range"]) == (
+        206,
+        shard[-68:],
+        f"bytes {size - 68}-{size - 1}/{size}",
+    )
     status, headers, _ = http("GET", url + "sharded/c/0/1", {"Range": f"bytes={size}-"})
     assert (status, headers["content-range"]) == (416, f"bytes */{size}")
     status, headers, body = http("GET", url + "sharded/c/0/1", {"Range": "bytes=0-1,5-6"})
@@ -106,9 +115,16 @@ def test_head_answers_what_get_would_without_the_body(serve, http, v3_tree):
 
 def test_what_is_absent_is_404(serve, http, v3_tree, v2_zlib):
     url = serve.start(str(v3_tree))
-    for path in ("plain/c/3/0", "plain/c/4/0", "plain/c/0", "plain/c/0/0/0", "nope/zarr.json", ".zgroup", "sub/c/0"):
-        status, _, body = http("GET", url + path)
-        assert status == 404, path
+    for path in (
+        "plain/c/3/0",
+        "plain/c/4/0",
+        "plain/c/0",
+        "plain/c/0/0/0",
+        "nope/zarr.json",
+        ".zgroup",
+        "sub/c/0",
+    ):
+        assert http("GET", url + path)[0] == 404, path
     reencoded = serve.start(str(v2_zlib))
     # the last rows were never written: the re-encoded chunk holds only fill values
     assert http("GET", reencoded + "c/2/0")[0] == 404
@@ -156,11 +172,18 @@ def test_cors_headers_go_to_the_configured_origins_only(serve, http, v3_tree):
     status, headers, _ = http(
         "OPTIONS",
         url + "sharded/c/0/0",
-        {"Origin": "https://viewer.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "range"},
+        {
+            "Origin": "https://viewer.example",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "range",
+        },
     )
     assert status == 204 and "Range" in headers["access-control-allow-headers"]
     everyone = serve.start(str(v3_tree), cors_origins=["*"])
-    assert http("GET", everyone + "zarr.json", {"Origin": "https://x.example"})[1]["access-control-allow-origin"] == "*"
+    assert (
+        http("GET", everyone + "zarr.json", {"Origin": "https://x.example"})[1]["access-control-allow-origin"]
+        == "*"
+    )
 
 
 def test_a_corrupt_source_chunk_is_a_one_line_500_and_the_server_goes_on(serve, http, v2_zlib):

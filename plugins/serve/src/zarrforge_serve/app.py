@@ -141,7 +141,9 @@ async def handle(request: web.Request) -> web.StreamResponse:
         return web.Response(status=204, headers={**preflight, "Allow": "GET, HEAD, OPTIONS"})
     if request.method not in _READ_METHODS:
         return web.Response(
-            status=405, text="this server is read-only: GET, HEAD and OPTIONS only\n", headers={**cors, "Allow": "GET, HEAD, OPTIONS"}
+            status=405,
+            text="this server is read-only: GET, HEAD and OPTIONS only\n",
+            headers={**cors, "Allow": "GET, HEAD, OPTIONS"},
         )
     if request.content_length and request.content_length > MAX_REQUEST_BYTES:
         return web.Response(status=413, text="a request body is not read by this server\n", headers=cors)
@@ -194,7 +196,7 @@ def _unsatisfiable(exc: Unsatisfiable, cors: dict[str, str]) -> web.Response:
 
 async def _run(
     request: web.Request, work: Callable[[], Body | None], cors: dict[str, str]
-) -> Body | None | web.StreamResponse:
+) -> Body | web.StreamResponse | None:
     try:
         return await _answer(request, work)
     except Unsatisfiable as exc:
@@ -202,7 +204,7 @@ async def _run(
     except StoreError as exc:
         logger.exception("the source's store failed answering %s", request.path)
         return web.Response(status=502, text=f"the source's store failed: {_one_line(exc)}\n", headers=cors)
-    except Exception as exc:  # noqa: BLE001  # any failure is the client's 500, never its traceback
+    except Exception as exc:  # any failure is the client's 500, never its traceback
         logger.exception("failed answering %s", request.path)
         return web.Response(status=500, text=f"{_one_line(exc)}\n", headers=cors)
 
@@ -234,7 +236,9 @@ def make_app(
     app[ORIGINS] = frozenset(cors_origins)
 
     async def pool(app: web.Application) -> AsyncIterator[None]:
-        app[POOL] = ThreadPoolExecutor(max_workers=threads or default_threads(), thread_name_prefix="zarrforge-serve")
+        app[POOL] = ThreadPoolExecutor(
+            max_workers=threads or default_threads(), thread_name_prefix="zarrforge-serve"
+        )
         yield
         app[POOL].shutdown(wait=False, cancel_futures=True)
 

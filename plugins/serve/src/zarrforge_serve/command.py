@@ -17,7 +17,8 @@ from zarrforge_cli import storage_options as storage
 from zarrforge_cli.commands.copy import parse_codec
 
 from .hierarchy import DEFAULT_CACHE_BYTES, ServedHierarchy
-from .server import LOOPBACK, serve as run_server
+from .server import LOOPBACK
+from .server import serve as run_server
 from .translation import DEFAULT_COMPRESSORS, DEFAULT_MAX_CHUNK_BYTES, TranslationOptions
 
 
@@ -28,9 +29,18 @@ def _announce(line: str) -> None:
 
 @click.command()
 @click.argument("source")
-@click.option("--path", "node_path", default="", metavar="PATH", help="The node inside SOURCE served as the root.")
-@click.option("--host", default=LOOPBACK, show_default=True, help="The address to bind; another than loopback exposes the data.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="The port (0: a free one).")
+@click.option(
+    "--path", "node_path", default="", metavar="PATH", help="The node inside SOURCE served as the root."
+)
+@click.option(
+    "--host",
+    default=LOOPBACK,
+    show_default=True,
+    help="The address to bind; another than loopback exposes the data.",
+)
+@click.option(
+    "--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="The port (0: a free one)."
+)
 @click.option(
     "--cors-origin",
     "cors_origins",
@@ -47,7 +57,9 @@ def _announce(line: str) -> None:
     f"several; 'none' for none (default: {json.dumps(list(DEFAULT_COMPRESSORS))}).",
 )
 @click.option("--no-consolidated", is_flag=True, help="Leave members' documents out of groups' zarr.json.")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="Worker threads answering requests.")
+@click.option(
+    "--threads", type=click.IntRange(min=1), default=None, help="Worker threads answering requests."
+)
 @click.option(
     "--cache-bytes",
     type=click.IntRange(min=0),
@@ -87,8 +99,14 @@ def serve(
     """
     chain: Any = DEFAULT_COMPRESSORS
     if compressors:
-        chain = [] if [c.strip().lower() for c in compressors] == ["none"] else [parse_codec(c) for c in compressors]
-    options = TranslationOptions(compressors=tuple(chain), consolidated=not no_consolidated, max_chunk_bytes=max_chunk_bytes)
+        chain = (
+            []
+            if [c.strip().lower() for c in compressors] == ["none"]
+            else [parse_codec(c) for c in compressors]
+        )
+    options = TranslationOptions(
+        compressors=tuple(chain), consolidated=not no_consolidated, max_chunk_bytes=max_chunk_bytes
+    )
     hierarchy = ServedHierarchy(
         source,
         node_path,
@@ -98,4 +116,12 @@ def serve(
     )
     if not quiet:
         logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
-    run_server(hierarchy, host=host, port=port, cors_origins=cors_origins, threads=threads, access_log=not quiet, announce=_announce)
+    run_server(
+        hierarchy,
+        host=host,
+        port=port,
+        cors_origins=cors_origins,
+        threads=threads,
+        access_log=not quiet,
+        announce=_announce,
+    )

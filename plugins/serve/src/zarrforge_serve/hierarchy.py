@@ -146,7 +146,9 @@ class ServedHierarchy:
         cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         self.options = options or TranslationOptions()
-        self.root = zarrforge.open(source, path, mode="r", storage_options=refusing_links(source, storage_options))
+        self.root = zarrforge.open(
+            source, path, mode="r", storage_options=refusing_links(source, storage_options)
+        )
         self._nodes: OrderedDict[str, Any] = OrderedDict()
         self._documents: dict[str, bytes] = {}
         self._lock = threading.Lock()
@@ -318,7 +320,9 @@ class ServedHierarchy:
             return None
         return _whole_or_range(data, _digest_tag(data), wanted, "application/octet-stream")
 
-    def _passed_through(self, served: ServedArray, coords: tuple[int, ...], wanted: RangeRequest | None) -> Body | None:
+    def _passed_through(
+        self, served: ServedArray, coords: tuple[int, ...], wanted: RangeRequest | None
+    ) -> Body | None:
         store = served.source.store
         key = served.source_key(coords)
         capabilities = store.capabilities

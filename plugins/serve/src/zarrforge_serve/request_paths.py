@@ -108,5 +108,7 @@ def parse(path: str) -> DocumentRequest | ChunkRequest | None:
             continue
         coords = [_coordinate(s) for s in segments[at + 1 :]]
         if all(c is not None for c in coords):
-            candidates.append(ChunkCandidate("/".join(segments[:at]), tuple(c for c in coords if c is not None)))
+            candidates.append(
+                ChunkCandidate("/".join(segments[:at]), tuple(c for c in coords if c is not None))
+            )
     return ChunkRequest(tuple(candidates)) if candidates else None

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import signal
-import socket
 from collections.abc import Callable, Sequence
 
 from aiohttp import web
@@ -70,10 +69,9 @@ async def _serve(
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     try:
-        sockets = site._server.sockets if site._server is not None else ()  # type: ignore[union-attr]
-        bound = next((s.getsockname() for s in sockets if s.family in (socket.AF_INET, socket.AF_INET6)), None)
+        bound = runner.addresses[0] if runner.addresses else (host, port)
         shown = host if ":" not in host else f"[{host}]"
-        url = f"http://{shown}:{bound[1] if bound else port}/"
+        url = f"http://{shown}:{bound[1]}/"
         announce(banner(url, hierarchy, host, origins))
         await stop.wait()
     finally:

@@ -20,7 +20,6 @@ from aiohttp import web
 from .app import make_app
 from .hierarchy import ServedHierarchy
 
-
 #: the keywords of :meth:`Servers.start` that go to the application, not the hierarchy
 APP_OPTIONS = ("cors_origins", "threads")
 
@@ -91,7 +90,7 @@ def request(
 ) -> tuple[int, dict[str, str], bytes]:
     """One request to ``url`` (``path``: sent as the request target exactly as given)."""
     parts = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=60)
     try:
         connection.request(method, path if path is not None else parts.path or "/", headers=headers or {})
         response = connection.getresponse()
