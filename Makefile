@@ -25,6 +25,10 @@ OLAH_VENV ?= .venv-olah
 OLAH := $(OLAH_VENV)/bin/olah-cli
 AZURITE_DIR ?= .azurite
 AZURITE := $(AZURITE_DIR)/node_modules/.bin/azurite-blob
+# The browser test of `zarrforge serve` (plugins/serve/tests/test_browser.py): zarrita.js from
+# npm bundled into one module, and the system's Chromium where none is installed and apt-get
+# can (plugins/serve/tests/browser/setup.sh says when it cannot: the test then skips)
+BROWSER_DIR ?= .browser
 
 .PHONY: demo test install install-test zarr2-venv zarr34-venv dist clean
 
@@ -63,15 +67,20 @@ $(AZURITE):
 	npm install --prefix $(AZURITE_DIR) --no-audit --no-fund --silent "azurite@3.37.0" || \
 		(sleep 10 && npm install --prefix $(AZURITE_DIR) --no-audit --no-fund "azurite@3.37.0")
 
+.PHONY: browser
+browser:
+	plugins/serve/tests/browser/setup.sh $(BROWSER_DIR)
+
 # everything the suite needs, at once: each installs into a directory of its own (pip's
 # downloads wait on the network, so this beats one after the other even on two cores)
 .PHONY: test-setup
 test-setup:
-	$(MAKE) -j5 install-test zarr2-venv zarr34-venv $(OLAH) $(AZURITE)
+	$(MAKE) -j6 install-test zarr2-venv zarr34-venv $(OLAH) $(AZURITE) browser
 
 test: test-setup
 	ZARRFORGE_ZARR2_VENV=$(ZARR2_VENV) ZARRFORGE_ZARR34_VENV=$(ZARR34_VENV) \
 	ZARRFORGE_OLAH=$(abspath $(OLAH)) ZARRFORGE_AZURITE=$(abspath $(AZURITE)) \
+	ZARRFORGE_ZARRITA=$(abspath $(BROWSER_DIR))/zarrita.bundle.js \
 	$(BIN)/python -m pytest -q $(PYTEST_WORKERS) --ignore=tests/test_docs_site.py
 
 # make peer-suites - the peers' own test suites on zarrforge (tests/peers/): zarr-python 3.4.2's,
@@ -118,7 +127,7 @@ docs: $(BIN)/python
 	$(BIN)/python -m sphinx -W --keep-going -n -b html docs site
 
 clean:
-	rm -rf dist site docs/_build $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock .venv-zarrsuite .venv-zarrsuite.lock .cache/peer-suites $(OLAH_VENV) $(AZURITE_DIR)
+	rm -rf dist site docs/_build $(VENV) $(ZARR2_VENV) $(ZARR2_VENV).lock $(ZARR34_VENV) $(ZARR34_VENV).lock .venv-zarrsuite .venv-zarrsuite.lock .cache/peer-suites $(OLAH_VENV) $(AZURITE_DIR) $(BROWSER_DIR)
 
 # make bench [BENCH_ARGS="--scale 0.125 --repeat 2"] - the benchmark suite (benchmarks/README.md),
 # in a virtual environment of its own so the measured packages are exactly these.
