@@ -153,6 +153,15 @@ bench: $(BENCH_BIN)/python zarr34-venv
 	ZARRFORGE_BENCH_ZARRS_PYTHON=$(abspath $(ZARR34_VENV))/bin/python $(BENCH_BIN)/python benchmarks/run.py $(BENCH_ARGS)
 	$(BENCH_BIN)/python -m benchmarks.slab_scan
 	$(BENCH_BIN)/python -m benchmarks.lazy_reads
+	$(BENCH_BIN)/python -m benchmarks.serve_throughput
+
+# make bench-serve - `zarrforge serve` against static file servers (Python's threading
+# http.server, and nginx where installed) with 64 concurrent clients, re-encoded chunks
+# against the codecs alone, and the time to first byte of a zarr.json under 10,000 members
+# (benchmarks/serve_throughput.py; also the last step of make bench)
+.PHONY: bench-serve
+bench-serve: $(BIN)/python
+	$(BIN)/python -m benchmarks.serve_throughput
 
 # make bench-cache - slab scans with and without the decoded-chunk cache, zarrforge beside
 # TensorStore with the same cache_pool limit, and the scan's peak memory; lazy reads against

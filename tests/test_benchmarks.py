@@ -295,3 +295,30 @@ def test_the_cloud_benchmark_runs_every_engine_against_a_local_s3(tmp_path: Path
     for engine, seconds in result["seconds"].items():
         assert set(seconds) == {"W7w", "W7r", "W8"}, (engine, seconds)
     assert "| W8 | zarrforge (obstore) |" in proc.stdout
+
+
+def test_the_serve_benchmark_runs_its_three_measurements(tmp_path: Path) -> None:
+    # the quick form: every server must send every stored byte, or the run fails
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.serve_throughput",
+            "--side",
+            "512",
+            "--members",
+            "50",
+            "--passes",
+            "1",
+            "--repeat",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    for heading in ("Pass-through chunks", "Re-encoded chunks", "Time to first byte"):
+        assert heading in done.stdout
+    assert "zarrforge / http.server throughput" in done.stdout

@@ -9,10 +9,12 @@ loop (counted with a barrier that only opens when several are in flight at once)
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -21,6 +23,7 @@ import pytest
 import zarrforge as zf
 from zarrforge.abc.store import WrapperStore
 from zarrforge_serve import TranslationOptions
+from zarrforge_serve.testing import request
 
 
 @pytest.fixture
@@ -217,11 +220,15 @@ def test_a_chunk_too_large_to_re_encode_is_refused_with_its_size(serve, http, v2
 
 
 class _Rendezvous(WrapperStore):
-    """Chunk reads wait until ``parties`` of them are in flight at once."""
+    """A slow store: chunk reads wait until ``parties`` of them are in flight at once."""
 
     def __init__(self, inner, parties):
         super().__init__(inner)
         self.barrier = threading.Barrier(parties, timeout=20)
+
+    @property
+    def capabilities(self):
+        return dataclasses.replace(self.inner.capabilities, low_latency=False)
 
     def get(self, key, byte_range=None):
         if "/c/" in f"/{key}":
@@ -245,6 +252,61 @@ def test_requests_are_answered_on_worker_threads_at_once(serve, http):
     with ThreadPoolExecutor(parties) as pool:
         answers = list(pool.map(lambda i: http("GET", f"{url}c/{i}"), range(parties)))
     assert [a[0] for a in answers] == [200] * parties
+
+
+class _ThreadRecorder(WrapperStore):
+    """Records the thread that reads each chunk."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.readers = []
+
+    def get(self, key, byte_range=None):
+        if "/c/" in f"/{key}":
+            self.readers.append(threading.current_thread().name)
+        return super().get(key, byte_range)
+
+
+@pytest.mark.parametrize("fast_reads", [True, False])
+def test_fast_stores_are_read_on_the_loop_once_the_array_is_known(serve, http, fast_reads):
+    store = zf.storage.MemoryStore()
+    zf.create_array(store, shape=(4,), chunks=(1,), dtype="uint8")[:] = [1, 2, 3, 4]
+    recorder = _ThreadRecorder(store)
+    assert recorder.capabilities.low_latency
+    url = serve.start(recorder, fast_reads=fast_reads, warm=False)
+    assert [http("GET", f"{url}c/{i}")[0] for i in range(4)] == [200] * 4
+    on_pool = [name.startswith("zarrforge-serve") for name in recorder.readers]
+    # the first request translates the array on a worker thread; the others are fast reads
+    assert on_pool == [True] + [not fast_reads] * 3
+
+
+def test_the_roots_document_is_built_before_any_request_and_once(serve, v3_tree, monkeypatch):
+    from zarrforge_serve.hierarchy import ServedHierarchy
+
+    builds = []
+    original = ServedHierarchy.document_json
+
+    def counting(self, path):
+        builds.append(path)
+        time.sleep(0.2)  # long enough for the requests below to meet the build in progress
+        return original(self, path)
+
+    monkeypatch.setattr(ServedHierarchy, "document_json", counting)
+    url = serve.start(str(v3_tree))
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: request("GET", url + "zarr.json"), range(4)))
+    assert [a[0] for a in answers] == [200] * 4
+    assert len({a[2] for a in answers}) == 1
+    assert builds == [""]  # by the warm-up, which the four requests waited for
+    assert serve.last._building == {}
+
+
+def test_requests_for_absent_documents_leave_nothing_behind(serve, http, v3_tree):
+    url = serve.start(str(v3_tree))
+    for i in range(50):
+        assert http("GET", f"{url}nope{i}/zarr.json")[0] == 404
+    assert serve.last._building == {}
+    assert all(not path.startswith("nope") for path in serve.last._nodes)
 
 
 def test_the_source_is_opened_read_only(serve, http, v3_tree):

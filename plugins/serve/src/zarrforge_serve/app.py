@@ -25,7 +25,10 @@ What a reader gets:
   with a one-line reason in the body; the traceback goes to the server's log only.
 
 Every request's work (store reads, decoding, encoding) runs on a thread pool of
-``threads`` workers, never on the event loop, so slow reads do not stall other clients.
+``threads`` workers, off the event loop, so slow reads do not stall other clients; the
+one exception is a passed-through chunk of a store that declares its reads fast
+(``capabilities.low_latency``: local directories, memory), read on the loop, where a
+thread hand-off would cost more than the read (``fast_reads=False`` turns it off).
 Request bodies are refused beyond ``MAX_REQUEST_BYTES``; responses are bounded by the
 largest stored chunk and, for re-encoded chunks, ``max_chunk_bytes``.
 """
@@ -44,7 +47,7 @@ from aiohttp import web
 from zarrforge.errors import StoreError
 
 from .byte_ranges import Unsatisfiable, parse_range
-from .hierarchy import Body, ServedHierarchy
+from .hierarchy import LATER, Body, ServedHierarchy
 from .request_paths import BadPath, ChunkRequest, parse
 
 logger = logging.getLogger("zarrforge_serve")
@@ -54,6 +57,7 @@ MAX_REQUEST_BYTES = 1024
 HIERARCHY = web.AppKey("hierarchy", ServedHierarchy)
 POOL = web.AppKey("pool", ThreadPoolExecutor)
 ORIGINS = web.AppKey("origins", frozenset)
+FAST_READS = web.AppKey("fast_reads", bool)
 _READ_METHODS = ("GET", "HEAD")
 _EXPOSED = "Content-Range, Content-Length, ETag, Accept-Ranges"
 _ALLOWED_HEADERS = "Range, If-None-Match, If-Range"
@@ -165,11 +169,18 @@ async def handle(request: web.Request) -> web.StreamResponse:
                 wanted = None
             return _finish(request, whole, wanted, cors)
         chunk_request = parsed
+        if request.app[FAST_READS]:
+            now = _now(request, lambda: hierarchy.chunk_now(chunk_request, wanted), cors)
+            if now is not LATER:
+                return _answered(request, now, wanted, cors)
         work: Callable[[], Body | None] = lambda: hierarchy.chunk(chunk_request, wanted)  # noqa: E731
     else:
         node_path = parsed.node_path
         work = lambda: hierarchy.document(node_path)  # noqa: E731
-    answer = await _run(request, work, cors)
+    return _answered(request, await _run(request, work, cors), wanted, cors)
+
+
+def _answered(request: web.Request, answer: Any, wanted: Any, cors: dict[str, str]) -> web.StreamResponse:
     if isinstance(answer, web.StreamResponse):
         return answer
     if answer is None:
@@ -199,14 +210,27 @@ async def _run(
 ) -> Body | web.StreamResponse | None:
     try:
         return await _answer(request, work)
-    except Unsatisfiable as exc:
+    except Exception as exc:  # noqa: BLE001  # every failure becomes a response (_failed)
+        return _failed(request, exc, cors)
+
+
+def _now(request: web.Request, work: Callable[[], Any], cors: dict[str, str]) -> Any:
+    try:
+        return work()
+    except Exception as exc:  # noqa: BLE001  # every failure becomes a response (_failed)
+        return _failed(request, exc, cors)
+
+
+def _failed(request: web.Request, exc: Exception, cors: dict[str, str]) -> web.Response:
+    """The response to a failure answering ``request``: 416, 502, or a one-line 500; the
+    traceback goes to the log, never to the client."""
+    if isinstance(exc, Unsatisfiable):
         return _unsatisfiable(exc, cors)
-    except StoreError as exc:
-        logger.exception("the source's store failed answering %s", request.path)
+    if isinstance(exc, StoreError):
+        logger.error("the source's store failed answering %s", request.path, exc_info=exc)
         return web.Response(status=502, text=f"the source's store failed: {_one_line(exc)}\n", headers=cors)
-    except Exception as exc:  # any failure is the client's 500, never its traceback
-        logger.exception("failed answering %s", request.path)
-        return web.Response(status=500, text=f"{_one_line(exc)}\n", headers=cors)
+    logger.error("failed answering %s", request.path, exc_info=exc)
+    return web.Response(status=500, text=f"{_one_line(exc)}\n", headers=cors)
 
 
 def make_app(
@@ -214,6 +238,8 @@ def make_app(
     *,
     cors_origins: Sequence[str] = (),
     threads: int | None = None,
+    warm: bool = True,
+    fast_reads: bool = True,
 ) -> web.Application:
     """An aiohttp application serving ``hierarchy`` read-only as Zarr v3.
 
@@ -225,6 +251,15 @@ def make_app(
         Origins whose pages may read the responses (``"*"``: every origin; none by default).
     threads : int or None
         Worker threads answering requests (default :func:`default_threads`).
+    warm : bool
+        Build the root's ``zarr.json`` on a worker thread as the application starts
+        (:meth:`ServedHierarchy.warm`), so the first reader does not wait for every member's
+        translation.
+    fast_reads : bool
+        Read passed-through chunks of low-latency stores (local directories, memory) on the
+        event loop (:meth:`ServedHierarchy.chunk_now`): a thread hand-off costs more than
+        such a read. ``False`` sends every request to the threads (a local path on a slow
+        network file system).
 
     Returns
     -------
@@ -234,6 +269,7 @@ def make_app(
     app = web.Application(client_max_size=MAX_REQUEST_BYTES)
     app[HIERARCHY] = hierarchy
     app[ORIGINS] = frozenset(cors_origins)
+    app[FAST_READS] = fast_reads
 
     async def pool(app: web.Application) -> AsyncIterator[None]:
         app[POOL] = ThreadPoolExecutor(

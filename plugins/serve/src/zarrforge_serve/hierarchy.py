@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -37,6 +38,11 @@ from zarrforge.errors import NodeNotFoundError
 from .byte_ranges import RangeRequest
 from .request_paths import ChunkRequest
 from .translation import ReencodedCache, ServedArray, TranslationOptions, group_document, member_entry
+
+logger = logging.getLogger("zarrforge_serve")
+
+#: :meth:`ServedHierarchy.chunk_now`'s answer when the request needs a worker thread
+LATER = object()
 
 #: the translated nodes kept (a node beyond it is translated again when asked for)
 MAX_NODES = 100_000
@@ -151,6 +157,7 @@ class ServedHierarchy:
         )
         self._nodes: OrderedDict[str, Any] = OrderedDict()
         self._documents: dict[str, bytes] = {}
+        self._building: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
         self._cache = ReencodedCache(cache_bytes)
 
@@ -249,15 +256,41 @@ class ServedHierarchy:
         """
         with self._lock:
             data = self._documents.get(path)
+            building = self._building.setdefault(path, threading.Lock()) if data is None else None
+        if building is not None:
+            with building:  # one build per document: a second request waits for the first's
+                data = self._built(path)
         if data is None:
-            document = self.document_json(path)
-            if document is None:
-                return None
-            data = json.dumps(document, indent=2, allow_nan=True).encode()
-            with self._lock:
-                if len(self._documents) < MAX_NODES:
-                    self._documents[path] = data
+            return None
         return Body(data, len(data), _digest_tag(data), 0, "application/json")
+
+    def _built(self, path: str) -> bytes | None:
+        try:
+            with self._lock:
+                data = self._documents.get(path)
+            if data is None:
+                document = self.document_json(path)
+                if document is None:
+                    return None
+                # compact: json's C encoder (indent= takes the pure-Python one, ten times
+                # slower on a root holding thousands of members inline)
+                data = json.dumps(document, separators=(",", ":"), allow_nan=True).encode()
+                with self._lock:
+                    if len(self._documents) < MAX_NODES:
+                        self._documents[path] = data
+            return data
+        finally:
+            with self._lock:  # waiters hold the lock object; a later request finds the document
+                self._building.pop(path, None)
+
+    def warm(self) -> None:
+        """Build the root's document now (with consolidated members, every member's
+        translation), so that the first reader does not wait for it; the server calls it
+        on a worker thread as it starts. A failure is left for the request that meets it."""
+        try:
+            self.document("")
+        except Exception:  # the root's request reports it, with its reason
+            logger.warning("building the root's zarr.json ahead of requests failed", exc_info=True)
 
     # --- chunks ---------------------------------------------------------------------
 
@@ -282,6 +315,37 @@ class ServedHierarchy:
                     return served, candidate.coords
                 return None
         return None
+
+    def chunk_now(self, request: ChunkRequest, wanted: RangeRequest | None = None) -> Body | object | None:
+        """The chunk, when answering costs only a fast read: a passed-through chunk of an
+        array already translated, on a store whose reads are fast
+        (``capabilities.low_latency``: a local directory, memory). :data:`LATER` otherwise,
+        and the caller hands the request to :meth:`chunk` on a worker thread.
+
+        Parameters
+        ----------
+        request : ChunkRequest
+            The parsed path.
+        wanted : RangeRequest or None
+            The byte range asked for.
+
+        Returns
+        -------
+        Body, None or LATER
+            As :meth:`chunk`, or :data:`LATER`.
+        """
+        for candidate in request.candidates:
+            with self._lock:
+                served = self._nodes.get(candidate.array_path, LATER)
+            if served is LATER:
+                return LATER
+            if isinstance(served, ServedArray):
+                if not (served.passthrough and served.source.store.capabilities.low_latency):
+                    return LATER
+                if not served.in_grid(candidate.coords):
+                    return None
+                return self._passed_through(served, candidate.coords, wanted)
+        return LATER
 
     def chunk(self, request: ChunkRequest, wanted: RangeRequest | None = None) -> Body | None:
         """The served bytes of a chunk (``wanted``: one byte range of them).

@@ -21,7 +21,7 @@ from .app import make_app
 from .hierarchy import ServedHierarchy
 
 #: the keywords of :meth:`Servers.start` that go to the application, not the hierarchy
-APP_OPTIONS = ("cors_origins", "threads")
+APP_OPTIONS = ("cors_origins", "threads", "warm", "fast_reads")
 
 
 class RunningServer:
@@ -72,8 +72,8 @@ class Servers:
         self.last: ServedHierarchy | None = None
 
     def start(self, source: Any, **options: Any) -> str:
-        """Serve ``source`` (keywords: :class:`ServedHierarchy`'s, and ``cors_origins`` and
-        ``threads`` for the application); the base URL."""
+        """Serve ``source`` (keywords: :class:`ServedHierarchy`'s, and :data:`APP_OPTIONS`
+        for :func:`make_app`); the base URL."""
         app_options = {k: options.pop(k) for k in APP_OPTIONS if k in options}
         server = RunningServer(ServedHierarchy(source, **options), app_options)
         self._running.append(server)

@@ -115,6 +115,34 @@ def _split(codecs: Sequence[Any]) -> tuple[list[Any], Any, list[Any]]:
     return filters, serializer, compressors
 
 
+#: the format name of the current Zarr v3 format (``Format.name``)
+V3 = "3"
+#: the fields of a v3 array document a served one keeps (the chunk key encoding is always
+#: the default one, and unknown fields are left out: nothing a reader must understand is
+#: passed on unchecked)
+_V3_ARRAY_FIELDS = (
+    "zarr_format",
+    "node_type",
+    "shape",
+    "data_type",
+    "chunk_grid",
+    "fill_value",
+    "codecs",
+    "attributes",
+    "dimension_names",
+    "storage_transformers",
+)
+DEFAULT_KEY_ENCODING = {"name": "default", "configuration": {"separator": "/"}}
+
+
+def _v3_document(source: Any) -> dict[str, Any]:
+    """The served document of a v3 array passed through: its own, on the default keys."""
+    stored = dict(source.metadata)
+    document = {name: stored[name] for name in _V3_ARRAY_FIELDS if name in stored}
+    document["chunk_key_encoding"] = DEFAULT_KEY_ENCODING
+    return document
+
+
 def _document_of(twin: Any) -> dict[str, Any]:
     raw = twin.store.get("zarr.json")
     return dict(json.loads(raw))
@@ -182,18 +210,27 @@ class ServedArray:
         self.options = options
         model = source.metadata_model
         self.reason = self._reencode_reason(source, model)
-        twin = self._twin(passthrough=self.reason is None)
+        twin = None
         if self.reason is None:
-            names = codec_names(_document_of(twin)["codecs"])
-            foreign = [n for n in names if n not in options.passthrough_codecs]
+            if model.format_name == V3:
+                document = _v3_document(source)  # already v3: no twin to render it
+            else:
+                twin = self._twin(passthrough=True)
+                document = _document_of(twin)
+            foreign = [n for n in codec_names(document["codecs"]) if n not in options.passthrough_codecs]
             if foreign:
                 self.reason = f"codec {foreign[0]!r} is not a standard v3 codec"
-                twin = self._twin(passthrough=False)
+        if self.reason is not None:
+            twin = self._twin(passthrough=False)
+            document = _document_of(twin)
+            self._grid_unit = tuple(twin.shards or twin.chunks)
+        else:
+            self._grid_unit = tuple(model.chunk_grid.regular_chunk_shape)
         self.passthrough = self.reason is None
-        self.document = _document_of(twin)
-        self._grid_unit = tuple(twin.shards or twin.chunks)
+        self.document = document
         self._twins: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._twins.put(twin)
+        if twin is not None and not self.passthrough:
+            self._twins.put(twin)
         self._unit_bytes = int(np.prod(self._grid_unit, dtype=np.int64)) * max(1, source.dtype.itemsize)
 
     @staticmethod
