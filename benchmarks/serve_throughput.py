@@ -32,7 +32,6 @@ this machine (2 cores shared by server and client).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
