@@ -315,3 +315,17 @@ def test_the_source_is_opened_read_only(serve, http, v3_tree):
     http("GET", url + "zarr.json")
     assert os.stat(v3_tree / "zarr.json").st_mtime_ns == stat.st_mtime_ns
     assert sorted(os.listdir(v3_tree)) == ["plain", "sharded", "sub", "zarr.json"]
+
+
+def test_a_member_that_cannot_be_served_is_left_out_and_says_why(serve, http, v3_tree):
+    document = json.loads((v3_tree / "plain" / "zarr.json").read_text())
+    document["data_type"] = "no.such.type"
+    (v3_tree / "plain" / "zarr.json").write_text(json.dumps(document))
+    url = serve.start(str(v3_tree))
+    status, _, body = http("GET", url + "zarr.json")
+    assert status == 200
+    assert sorted(json.loads(body)["consolidated_metadata"]["metadata"]) == ["sharded", "sub", "sub/x"]
+    status, _, body = http("GET", url + "plain/zarr.json")
+    assert status == 500 and body.count(b"\n") == 1
+    assert b"no.such.type" in body and b"Traceback" not in body
+    assert http("GET", url + "sharded/c/0/0")[0] == 200

@@ -33,7 +33,7 @@ from typing import Any
 
 import zarrforge
 from zarrforge.abc.store_values import ByteRange
-from zarrforge.errors import NodeNotFoundError
+from zarrforge.errors import NodeNotFoundError, ZarrforgeError
 
 from .byte_ranges import RangeRequest
 from .request_paths import ChunkRequest
@@ -205,19 +205,25 @@ class ServedHierarchy:
         return served
 
     def _member_documents(self, group: Any, path: str) -> dict[str, dict[str, Any]]:
+        """Every member's served document; a member that cannot be served (its document
+        is broken, names an extension that is not installed, or has no v3 form) is left
+        out and logged, and its own ``zarr.json`` answers with the reason."""
         members = {}
         for relative, member in group.members(max_depth=None):
             full = f"{path}/{relative}" if path else relative
-            if isinstance(member, zarrforge.Group):
-                members[relative] = member_entry(group_document(member, None))
-                continue
-            with self._lock:
-                served = self._nodes.get(full)
-            if served is None:
-                served = ServedArray(member, self.options)
+            try:
+                if isinstance(member, zarrforge.Group):
+                    members[relative] = member_entry(group_document(member, None))
+                    continue
                 with self._lock:
-                    self._nodes[full] = served
-            members[relative] = served.document
+                    served = self._nodes.get(full)
+                if served is None:
+                    served = ServedArray(member, self.options)
+                    with self._lock:
+                        self._nodes[full] = served
+                members[relative] = served.document
+            except ZarrforgeError as exc:
+                logger.warning("%r is left out of %r's members: %s", full, path or "/", exc)
         return members
 
     def document_json(self, path: str) -> dict[str, Any] | None:
