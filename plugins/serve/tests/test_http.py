@@ -329,3 +329,32 @@ def test_a_member_that_cannot_be_served_is_left_out_and_says_why(serve, http, v3
     assert status == 500 and body.count(b"\n") == 1
     assert b"no.such.type" in body and b"Traceback" not in body
     assert http("GET", url + "sharded/c/0/0")[0] == 200
+
+
+def test_a_re_encoded_shard_read_by_ranges_is_encoded_once(serve, http, tmp_path, monkeypatch):
+    from zarrforge_serve.translation import ServedArray
+
+    encodes = []
+    original = ServedArray.reencoded
+    monkeypatch.setattr(ServedArray, "reencoded", lambda self, coords: encodes.append(coords) or original(self, coords))
+    root = tmp_path / "delta.zarr"
+    arr = zf.create_array(
+        str(root),
+        shape=(8, 8),
+        chunks=(2, 2),
+        shards=(4, 4),
+        dtype="int32",
+        filters=[{"name": "numcodecs.delta", "configuration": {"dtype": "<i4"}}],
+    )
+    arr[:] = np.arange(64, dtype="int32").reshape(8, 8)
+    url = serve.start(str(root))
+    assert not serve.last.node("").passthrough
+    whole = http("GET", url + "c/0/1")[2]
+    for header in ("bytes=-68", "bytes=0-9", "bytes=10-"):  # the index, then inner chunks
+        status, _, part = http("GET", url + "c/0/1", {"Range": header})
+        assert status == 206 and part in whole
+    assert encodes == [(0, 1)]
+    uncached = serve.start(str(root), cache_bytes=0)
+    for _ in range(3):
+        http("GET", uncached + "c/0/1", {"Range": "bytes=0-9"})
+    assert encodes == [(0, 1)] * 4

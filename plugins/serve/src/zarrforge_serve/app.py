@@ -47,7 +47,8 @@ from aiohttp import web
 from zarrforge.errors import StoreError
 
 from .byte_ranges import Unsatisfiable, parse_range
-from .hierarchy import LATER, Body, ServedHierarchy
+from .answers import Body
+from .hierarchy import LATER, ServedHierarchy
 from .request_paths import BadPath, ChunkRequest, parse
 
 logger = logging.getLogger("zarrforge_serve")

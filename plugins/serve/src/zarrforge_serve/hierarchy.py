@@ -23,8 +23,6 @@ format computes for a node of the hierarchy, so no request reaches outside SOURC
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 import logging
 import threading
@@ -35,9 +33,10 @@ import zarrforge
 from zarrforge.abc.store_values import ByteRange
 from zarrforge.errors import NodeNotFoundError, ZarrforgeError
 
+from .answers import AnswerCache, Body, digest_tag, generation_tag, part_of
 from .byte_ranges import RangeRequest
 from .request_paths import ChunkRequest
-from .translation import ReencodedCache, ServedArray, TranslationOptions, group_document, member_entry
+from .translation import ServedArray, TranslationOptions, group_document, member_entry
 
 logger = logging.getLogger("zarrforge_serve")
 
@@ -48,37 +47,6 @@ LATER = object()
 MAX_NODES = 100_000
 #: re-encoded chunks kept by default, in bytes
 DEFAULT_CACHE_BYTES = 64 * 2**20
-
-
-@dataclasses.dataclass(frozen=True)
-class Body:
-    """What a request is answered with: ``data`` is bytes ``start`` to ``start + len(data)``
-    of a value of ``size`` bytes; ``etag`` is a quoted entity tag, or ``None``."""
-
-    data: bytes
-    size: int
-    etag: str | None
-    start: int = 0
-    content_type: str = "application/octet-stream"
-
-    @property
-    def partial(self) -> bool:
-        return self.start != 0 or len(self.data) != self.size
-
-
-def _digest_tag(data: bytes) -> str:
-    return '"' + hashlib.blake2b(data, digest_size=12).hexdigest() + '"'
-
-
-def _generation_tag(generation: Any) -> str:
-    return '"g' + hashlib.blake2b(repr(generation).encode(), digest_size=12).hexdigest() + '"'
-
-
-def _whole_or_range(data: bytes, etag: str | None, wanted: RangeRequest | None, kind: str) -> Body:
-    if wanted is None:
-        return Body(data, len(data), etag, 0, kind)
-    start, stop = wanted.resolve(len(data))
-    return Body(data[start:stop], len(data), etag, start, kind)
 
 
 def is_local(source: Any) -> bool:
@@ -159,7 +127,7 @@ class ServedHierarchy:
         self._documents: dict[str, bytes] = {}
         self._building: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
-        self._cache = ReencodedCache(cache_bytes)
+        self._cache = AnswerCache(cache_bytes)
 
     @property
     def is_group(self) -> bool:
@@ -268,7 +236,7 @@ class ServedHierarchy:
                 data = self._built(path)
         if data is None:
             return None
-        return Body(data, len(data), _digest_tag(data), 0, "application/json")
+        return Body(data, len(data), digest_tag(data), 0, "application/json")
 
     def _built(self, path: str) -> bytes | None:
         try:
@@ -382,13 +350,12 @@ class ServedHierarchy:
         if served.passthrough:
             return self._passed_through(served, coords, wanted)
         cache_key = (served.source.path, coords)
-        hit, data = self._cache.get(cache_key)
+        hit, whole = self._cache.get(cache_key)
         if not hit:
             data = served.reencoded(coords)
-            self._cache.put(cache_key, data)
-        if data is None:
-            return None
-        return _whole_or_range(data, _digest_tag(data), wanted, "application/octet-stream")
+            whole = None if data is None else Body(data, len(data), digest_tag(data))
+            self._cache.put(cache_key, whole)
+        return None if whole is None else part_of(whole, wanted)
 
     def _passed_through(
         self, served: ServedArray, coords: tuple[int, ...], wanted: RangeRequest | None
@@ -399,7 +366,7 @@ class ServedHierarchy:
         if wanted is None:
             if capabilities.conditional_writes:
                 data, generation = store.get_versioned(key)
-                return None if data is None else Body(data, len(data), _generation_tag(generation))
+                return None if data is None else Body(data, len(data), generation_tag(generation))
             data = store.get(key)
             return None if data is None else Body(data, len(data), None)
         for _ in range(3):  # a value replaced between its size and its read is read again
@@ -412,7 +379,7 @@ class ServedHierarchy:
             if capabilities.versioned_ranges:
                 parts, generation = store.get_ranges(key, [part])
                 data = None if parts is None else parts[0]
-                etag = _generation_tag(generation)
+                etag = generation_tag(generation)
             else:
                 data = store.get(key, part)
             if data is None:

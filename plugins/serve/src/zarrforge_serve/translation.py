@@ -37,7 +37,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import queue
-import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -361,39 +360,3 @@ def _lengths(edges: Any, extent: int) -> list[int]:
         elif isinstance(item, int):
             lengths.append(item)
     return lengths or [max(1, extent)]
-
-
-class ReencodedCache:
-    """Re-encoded chunks kept for repeated and ranged reads, least recently used out first.
-
-    A sharded reader asks for one shard several times (its index, then inner chunks by
-    range); without this each request would read and encode the whole shard again.
-    ``max_bytes=0`` keeps nothing.
-    """
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self._entries: dict[tuple[str, tuple[int, ...]], bytes | None] = {}
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, tuple[int, ...]]) -> tuple[bool, bytes | None]:
-        with self._lock:
-            if key not in self._entries:
-                return False, None
-            value = self._entries.pop(key)
-            self._entries[key] = value
-            return True, value
-
-    def put(self, key: tuple[str, tuple[int, ...]], value: bytes | None) -> None:
-        size = len(value) if value is not None else 0
-        if size > self.max_bytes or self.max_bytes == 0:
-            return
-        with self._lock:
-            old = self._entries.pop(key, None)
-            self._bytes -= len(old) if old is not None else 0
-            self._entries[key] = value
-            self._bytes += size
-            while self._bytes > self.max_bytes or len(self._entries) > 65536:
-                dropped = self._entries.pop(next(iter(self._entries)))
-                self._bytes -= len(dropped) if dropped is not None else 0
