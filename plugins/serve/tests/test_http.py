@@ -336,7 +336,9 @@ def test_a_re_encoded_shard_read_by_ranges_is_encoded_once(serve, http, tmp_path
 
     encodes = []
     original = ServedArray.reencoded
-    monkeypatch.setattr(ServedArray, "reencoded", lambda self, coords: encodes.append(coords) or original(self, coords))
+    monkeypatch.setattr(
+        ServedArray, "reencoded", lambda self, coords: encodes.append(coords) or original(self, coords)
+    )
     root = tmp_path / "delta.zarr"
     arr = zf.create_array(
         str(root),

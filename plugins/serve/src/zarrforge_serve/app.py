@@ -46,8 +46,8 @@ from aiohttp import web
 
 from zarrforge.errors import StoreError
 
-from .byte_ranges import Unsatisfiable, parse_range
 from .answers import Body
+from .byte_ranges import Unsatisfiable, parse_range
 from .hierarchy import LATER, ServedHierarchy
 from .request_paths import BadPath, ChunkRequest, parse
 
