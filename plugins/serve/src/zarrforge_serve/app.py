@@ -46,7 +46,7 @@ from aiohttp import web
 
 from zarrforge.errors import StoreError
 
-from .answers import Body
+from .answers import Body, part_of
 from .byte_ranges import Unsatisfiable, parse_range
 from .hierarchy import LATER, ServedHierarchy
 from .request_paths import BadPath, ChunkRequest, parse
@@ -192,14 +192,12 @@ def _answered(request: web.Request, answer: Any, wanted: Any, cors: dict[str, st
 
 
 def _finish(request: web.Request, whole: Body, wanted: Any, cors: dict[str, str]) -> web.StreamResponse:
-    if wanted is None:
-        return _response(request, whole, False, cors)
+    """Answer with the part of ``whole`` that ``wanted`` asks for (all of it for ``None``)."""
     try:
-        start, stop = wanted.resolve(whole.size)
+        part = part_of(whole, wanted)
     except Unsatisfiable as exc:
         return _unsatisfiable(exc, cors)
-    part = Body(whole.data[start:stop], whole.size, whole.etag, start, whole.content_type)
-    return _response(request, part, True, cors)
+    return _answered(request, part, wanted, cors)
 
 
 def _unsatisfiable(exc: Unsatisfiable, cors: dict[str, str]) -> web.Response:

@@ -10,13 +10,18 @@ request of :mod:`zarrforge_serve.request_paths`:
 * :meth:`ServedHierarchy.chunk`: a chunk by grid coordinates, passed through from the
   source's store (a byte range read as a byte range) or re-encoded.
 
-Every answer is a :class:`Body` (bytes, the whole value's size, where the bytes start in
-it, and an entity tag) or ``None`` for nothing there (404). Entity tags come from the
+Every answer is a :class:`~zarrforge_serve.answers.Body` (bytes, the whole value's size,
+where the bytes start in it, and an entity tag) or ``None`` for nothing there (404). Entity tags come from the
 store's versions where it has them (``Store.get_versioned``, ``get_ranges``): a
 pass-through chunk on a store without versions has none rather than a hash of every
 chunk sent; documents and re-encoded chunks are tagged by a digest of their bytes.
 
-Every method blocks (store reads, codecs): the HTTP layer calls them on worker threads.
+Every method blocks (store reads, codecs): the HTTP layer calls them on worker threads,
+except :meth:`ServedHierarchy.chunk_now`, which answers only what costs one fast read (a
+passed-through chunk of a low-latency store) and says :data:`LATER` for the rest.
+Translated nodes, documents and re-encoded chunks are kept (the last within
+``cache_bytes``); :meth:`ServedHierarchy.warm` builds the root's document ahead of requests,
+and concurrent requests for one document wait for one build.
 Nothing here reads a key that is not a node's document or a chunk key the source's
 format computes for a node of the hierarchy, so no request reaches outside SOURCE.
 """

@@ -189,7 +189,9 @@ def member_entry(document: dict[str, Any]) -> dict[str, Any]:
 
 
 class ServedArray:
-    """A source array served as v3: :attr:`document`, and :meth:`chunk` by grid coordinates.
+    """A source array served as v3: its :attr:`document`; whether its chunks are
+    :attr:`passthrough` (then :meth:`source_key` names where each is stored) or re-encoded
+    (:meth:`reencoded`, and :attr:`reason` says why).
 
     Parameters
     ----------
@@ -269,14 +271,12 @@ class ServedArray:
         store = zarrforge.storage.MemoryStore()
         if passthrough:
             filters, serializer, compressors = _split(model.codecs)
-            shards = None
             if isinstance(serializer, SubdividedCodec):
                 filters, compressors = [], []  # the sharding codec holds the chain
             return zarrforge.create_array(
                 store,
                 dtype=model.data_type,
                 chunks=model.chunk_grid.regular_chunk_shape,
-                shards=shards,
                 filters=filters,
                 serializer=serializer,
                 compressors=compressors,
