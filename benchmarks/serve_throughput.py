@@ -17,7 +17,9 @@ Three measurements, each printed as a Markdown table for benchmarks/RESULTS.md:
    memory, on all threads: "the speed of the codecs". Ratios: serving time / codec time, and
    the time re-encoding adds to serving (re-encoded minus passed through, the same number of
    chunks of the same values) / codec time: 1 is serving at the speed of the codecs. Both
-   servers share the 2 cores with the client, which the in-process codecs do not.
+   servers share the 2 cores with the client, which the in-process codecs do not; so the
+   same ratio is also given in CPU seconds (the server process's user and system time,
+   from ``/proc``, against the in-process copy's), which the sharing does not change.
 3. **Time to first byte of a zarr.json** under a 10,000-member hierarchy (a v3 group of
    10,000 small arrays): a member's document and the root's (which carries all 10,000
    members inline), cold (the first request after the server starts) and warm, median of
@@ -208,7 +210,19 @@ asyncio.run(main())
 """
 
 
-def fetch_all(port: int, prefix: str, keys: list[str], passes: int) -> dict[str, float]:
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def fetch_all(
+    port: int, prefix: str, keys: list[str], passes: int, server_pid: int | None = None
+) -> dict[str, float]:
+    cpu = cpu_seconds(server_pid) if server_pid else 0.0
     out = subprocess.run(
         [
             sys.executable,
@@ -224,7 +238,10 @@ def fetch_all(port: int, prefix: str, keys: list[str], passes: int) -> dict[str,
     )
     if out.returncode != 0:
         raise RuntimeError(f"the client failed against port {port}: {out.stderr[-2000:]}")
-    return dict(json.loads(out.stdout))
+    result = dict(json.loads(out.stdout))
+    if server_pid:  # the server's CPU time while it answered this client
+        result["server_cpu"] = cpu_seconds(server_pid) - cpu
+    return result
 
 
 def chunk_keys() -> list[str]:
@@ -240,7 +257,7 @@ def throughput(base: Path, passes: int, repeat: int) -> dict[str, Any]:
     try:
         wait_for(port, "/zarr.json")
         fetch_all(port, "", keys, 1)  # warm: the node translated, the files in the page cache
-        runs = [fetch_all(port, "", keys, passes) for _ in range(repeat)]
+        runs = [fetch_all(port, "", keys, passes, server.pid) for _ in range(repeat)]
         results["zarrforge"] = min(runs, key=lambda r: r["seconds"])
     finally:
         server.terminate()
@@ -268,15 +285,15 @@ def reencoding(base: Path, repeat: int) -> dict[str, Any]:
     server = zarrforge_server(base / "v2.zarr", port, "--cache-bytes", "0")
     try:
         wait_for(port, "/zarr.json")
-        runs = [fetch_all(port, "", keys, 1) for _ in range(repeat)]
+        runs = [fetch_all(port, "", keys, 1, server.pid) for _ in range(repeat)]
         served = min(runs, key=lambda r: r["seconds"])
     finally:
         server.terminate()
         server.wait()
     source = zf.open_array(str(base / "v2.zarr"), mode="r")
-    codec_seconds = []
+    codec_seconds, codec_cpu = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         zf.copy(
             source,
             zf.storage.MemoryStore(),
@@ -284,7 +301,8 @@ def reencoding(base: Path, repeat: int) -> dict[str, Any]:
             compressors=[{"name": "zstd", "configuration": {"level": 3}}],
         )
         codec_seconds.append(time.perf_counter() - started)
-    return {"served": served, "codecs": min(codec_seconds)}
+        codec_cpu.append(time.process_time() - cpu)
+    return {"served": served, "codecs": min(codec_seconds), "codec_cpu": min(codec_cpu)}
 
 
 def first_byte(port: int, path: str) -> float:
@@ -351,6 +369,16 @@ def main() -> None:
         print(f"\nserving / codecs: **{r['served']['seconds'] / r['codecs']:.2f}**; ", end="")
         print(
             f"(re-encoded - passed through) / codecs: **{(r['served']['seconds'] - passing) / r['codecs']:.2f}**"
+        )
+        passing_cpu = t["zarrforge"]["server_cpu"] / args.passes
+        print("\nCPU seconds (user and system) for the same chunks:\n")
+        print("| | CPU s |\n| --- | --- |")
+        print(f"| the server, every chunk re-encoded | {r['served']['server_cpu']:.2f} |")
+        print(f"| the server, passed through | {passing_cpu:.2f} |")
+        print(f"| the codecs alone (zarrforge.copy) | {r['codec_cpu']:.2f} |")
+        extra = (r["served"]["server_cpu"] - passing_cpu) / r["codec_cpu"]
+        print(
+            f"\nthe server's CPU for re-encoding (re-encoded - passed through) / the codecs' CPU: **{extra:.2f}**"
         )
         write_members(base)
         f = time_to_first_byte(base, args.repeat)
