@@ -56,11 +56,21 @@ def zarr_python_v3(base: Path) -> tuple[str, dict[str, Any] | None, dict[str, st
     s[:24] = np.arange(24 * 32, dtype="uint16").reshape(24, 32)
     t = group.create_array("text", shape=(6,), chunks=(4,), dtype=str)
     t[:] = ["a", "bé", "", "zarr", "served", "ünï"]
+    dotted = group.create_array(
+        "dotted_keys",
+        shape=(6, 6),
+        chunks=(4, 4),
+        dtype="int8",
+        chunk_key_encoding={"name": "v2", "separator": "."},
+    )
+    dotted[:] = np.arange(36, dtype="int8").reshape(6, 6)
     sub = group.create_group("sub")
     sub.attrs["level"] = 1
     sub.create_array("flags", shape=(9,), chunks=(4,), dtype="bool")[:] = [True, False, True] * 3
     sub.create_array("scalar", shape=(), dtype="float32", fill_value=0)[...] = 2.5
-    expected = dict.fromkeys(("ints", "gzip_f8", "sharded", "text", "sub/flags", "sub/scalar"), "passthrough")
+    # "dotted_keys" is stored under v2-style keys ("0.1") and served under the default ones ("c/0/1")
+    names = ("ints", "gzip_f8", "sharded", "text", "dotted_keys", "sub/flags", "sub/scalar")
+    expected = dict.fromkeys(names, "passthrough")
     return root, None, expected
 
 
