@@ -398,3 +398,20 @@ def serve() -> Iterator[Servers]:
     servers = Servers()
     yield servers
     servers.close()
+
+
+def test_xarray_reads_a_served_dataset_that_xarray_wrote_as_v2(tmp_path, serve):
+    import xarray as xr
+
+    times = np.arange(6)
+    dataset = xr.Dataset(
+        {"temperature": (("time", "lat"), np.linspace(250, 300, 24).reshape(6, 4), {"units": "K"})},
+        coords={"time": times, "lat": [-45.0, -15.0, 15.0, 45.0]},
+        attrs={"title": "served"},
+    )
+    source = tmp_path / "xr.zarr"
+    dataset.to_zarr(source, zarr_format=2, consolidated=True)
+    url = serve.start(str(source))
+    with xr.open_zarr(url, consolidated=True) as served:
+        xr.testing.assert_identical(served.load(), xr.open_zarr(source, consolidated=True).load())
+    assert serve.last.node("temperature").document["dimension_names"] == ["time", "lat"]

@@ -142,6 +142,33 @@ def _v3_document(source: Any) -> dict[str, Any]:
     return document
 
 
+#: Zarr v2's attribute naming an array's dimensions (xarray's convention), which v3 holds
+#: in ``dimension_names`` instead
+V2_DIMENSIONS = "_ARRAY_DIMENSIONS"
+
+
+def v3_attributes(source: Any) -> dict[str, Any]:
+    """The source's attributes for its v3 document: Zarr v2's ``_ARRAY_DIMENSIONS`` left
+    out where ``dimension_names`` carries the same names (a v3 reader such as xarray would
+    otherwise show it as an attribute of the variable).
+
+    Parameters
+    ----------
+    source : zarrforge.Array
+        The source array.
+
+    Returns
+    -------
+    dict
+        The attributes.
+    """
+    attributes = dict(source.attrs)
+    names = source.dimension_names
+    if names is not None and attributes.get(V2_DIMENSIONS) == list(names):
+        del attributes[V2_DIMENSIONS]
+    return attributes
+
+
 def _document_of(twin: Any) -> dict[str, Any]:
     raw = twin.store.get("zarr.json")
     return dict(json.loads(raw))
@@ -264,7 +291,7 @@ class ServedArray:
         common: dict[str, Any] = {
             "shape": source.shape,
             "fill_value": source.fill_value,
-            "attributes": dict(source.attrs),
+            "attributes": v3_attributes(source),
             "dimension_names": source.dimension_names,
             "zarr_format": 3,
         }
