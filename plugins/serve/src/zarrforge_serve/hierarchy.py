@@ -319,7 +319,7 @@ class ServedHierarchy:
             if served is LATER:
                 return LATER
             if isinstance(served, ServedArray):
-                if not (served.passthrough and served.source.store.capabilities.low_latency):
+                if not (served.passthrough and served.source.chunk_store.capabilities.low_latency):
                     return LATER
                 if not served.in_grid(candidate.coords):
                     return None
@@ -365,7 +365,7 @@ class ServedHierarchy:
     def _passed_through(
         self, served: ServedArray, coords: tuple[int, ...], wanted: RangeRequest | None
     ) -> Body | None:
-        store = served.source.store
+        store = served.source.chunk_store  # where source_key names chunks
         key = served.source_key(coords)
         capabilities = store.capabilities
         if wanted is None:
