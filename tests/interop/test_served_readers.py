@@ -373,7 +373,7 @@ def test_the_command_line_serves_until_interrupted(tmp_path):
     source, _, _ = zarr_python_v2(tmp_path)
     script = Path(sys.executable).with_name("zarrforge")
     process = subprocess.Popen(
-        [str(script), "serve", source, "--port", "0", "--quiet"],
+        [str(script), "serve", source, "--port", "0", "--quiet", "--threaded-reads"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

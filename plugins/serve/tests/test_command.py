@@ -51,6 +51,10 @@ def test_the_banner_names_the_url_and_warns_off_loopback(tmp_path):
     assert "reachable from other machines" not in line
     exposed = banner("http://0.0.0.0:8000/", hierarchy, "0.0.0.0", ["*"])
     assert "reachable from other machines" in exposed and "CORS origins *" in exposed
+    group = zf.open_group(str(tmp_path / "g.zarr"), mode="w")
+    group.create_group("inner")
+    inner = ServedHierarchy(str(tmp_path / "g.zarr"), "inner")
+    assert "(node /inner)" in banner("http://127.0.0.1:1/", inner, "127.0.0.1", ())
     assert [is_loopback(h) for h in ("127.0.0.1", "::1", "localhost", "0.0.0.0", "example.org")] == [
         True,
         True,

@@ -74,6 +74,12 @@ def _announce(line: str) -> None:
     show_default=True,
     help="The largest decoded chunk or shard re-encoded for one request.",
 )
+@click.option(
+    "--threaded-reads",
+    is_flag=True,
+    help="Read every chunk on a worker thread, local ones too (a local path on a slow network "
+    "file system); by default passed-through chunks of local directories are read on the event loop.",
+)
 @click.option("--quiet", is_flag=True, help="No access log.")
 @storage.flags(side="SOURCE")
 def serve(
@@ -87,6 +93,7 @@ def serve(
     threads: int | None,
     cache_bytes: int,
     max_chunk_bytes: int,
+    threaded_reads: bool,
     quiet: bool,
     storage_options: dict[str, Any],
 ) -> None:
@@ -124,4 +131,5 @@ def serve(
         threads=threads,
         access_log=not quiet,
         announce=_announce,
+        fast_reads=not threaded_reads,
     )

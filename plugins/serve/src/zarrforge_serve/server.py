@@ -45,7 +45,8 @@ def banner(url: str, hierarchy: ServedHierarchy, host: str, origins: Sequence[st
     where = "" if is_loopback(host) else f" (bound to {host}: reachable from other machines)"
     cors = f"CORS origins {', '.join(origins)}" if origins else "no CORS origins"
     return (
-        f"zarrforge serve: the {root.metadata_model.format_name} {kind} {root.store!r} "
+        f"zarrforge serve: the {root.metadata_model.format_name} {kind} {root.store!r}"
+        f"{f' (node {root.name})' if root.path else ''} "
         f"as Zarr v3 at {url}{where}; read-only, {cors}; Ctrl-C stops"
     )
 
@@ -58,8 +59,9 @@ async def _serve(
     threads: int | None,
     access_log: bool,
     announce: Callable[[str], None],
+    fast_reads: bool,
 ) -> None:
-    app = make_app(hierarchy, cors_origins=origins, threads=threads)
+    app = make_app(hierarchy, cors_origins=origins, threads=threads, fast_reads=fast_reads)
     runner = web.AppRunner(app, access_log=web.access_logger if access_log else None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
@@ -87,6 +89,7 @@ def serve(
     threads: int | None = None,
     access_log: bool = True,
     announce: Callable[[str], None] = print,
+    fast_reads: bool = True,
 ) -> None:
     """Serve ``hierarchy`` over HTTP until SIGINT or SIGTERM.
 
@@ -106,5 +109,8 @@ def serve(
         Log one line per request.
     announce : Callable[[str], None]
         Where the banner goes.
+    fast_reads : bool
+        Read passed-through chunks of low-latency stores on the event loop (see
+        :func:`zarrforge_serve.make_app`).
     """
-    asyncio.run(_serve(hierarchy, host, port, cors_origins, threads, access_log, announce))
+    asyncio.run(_serve(hierarchy, host, port, cors_origins, threads, access_log, announce, fast_reads))
