@@ -381,7 +381,7 @@ def test_the_command_line_serves_until_interrupted(tmp_path):
     try:
         assert process.stdout is not None
         banner = process.stdout.readline()
-        assert banner.startswith("zarrforge serve: the 2 group") and "read-only" in banner
+        assert banner.startswith("zarrforge serve: the Zarr 2 group") and "read-only" in banner
         url = banner.split(" at ", 1)[1].split(";", 1)[0]
         assert url.startswith("http://127.0.0.1:")
         got, _ = read_with_zarr_python(url)

@@ -47,7 +47,7 @@ def test_the_banner_names_the_url_and_warns_off_loopback(tmp_path):
     zf.create_array(str(tmp_path / "a.zarr"), shape=(2,), dtype="uint8")[:] = np.arange(2)
     hierarchy = ServedHierarchy(str(tmp_path / "a.zarr"))
     line = banner("http://127.0.0.1:8000/", hierarchy, "127.0.0.1", ())
-    assert "the 3 array" in line and "http://127.0.0.1:8000/" in line and "no CORS origins" in line
+    assert "the Zarr 3 array" in line and "http://127.0.0.1:8000/" in line and "no CORS origins" in line
     assert "reachable from other machines" not in line
     exposed = banner("http://0.0.0.0:8000/", hierarchy, "0.0.0.0", ["*"])
     assert "reachable from other machines" in exposed and "CORS origins *" in exposed

@@ -45,7 +45,7 @@ def banner(url: str, hierarchy: ServedHierarchy, host: str, origins: Sequence[st
     where = "" if is_loopback(host) else f" (bound to {host}: reachable from other machines)"
     cors = f"CORS origins {', '.join(origins)}" if origins else "no CORS origins"
     return (
-        f"zarrforge serve: the {root.metadata_model.format_name} {kind} {root.store!r}"
+        f"zarrforge serve: the Zarr {root.metadata_model.format_name} {kind} {root.store!r}"
         f"{f' (node {root.name})' if root.path else ''} "
         f"as Zarr v3 at {url}{where}; read-only, {cors}; Ctrl-C stops"
     )
