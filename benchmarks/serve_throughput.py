@@ -105,21 +105,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for(port: int, path: str, timeout: float = 120) -> None:
-    import urllib.request
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
 def wait_for_port(port: int, timeout: float = 120) -> None:
+    """Wait until something listens on ``port`` of 127.0.0.1."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -255,7 +242,7 @@ def throughput(base: Path, passes: int, repeat: int) -> dict[str, Any]:
     port = free_port()
     server = zarrforge_server(base / "v3.zarr", port)
     try:
-        wait_for(port, "/zarr.json")
+        wait_for_port(port)  # the server binds once SOURCE is open
         fetch_all(port, "", keys, 1)  # warm: the node translated, the files in the page cache
         runs = [fetch_all(port, "", keys, passes, server.pid) for _ in range(repeat)]
         results["zarrforge"] = min(runs, key=lambda r: r["seconds"])
@@ -284,7 +271,7 @@ def reencoding(base: Path, repeat: int) -> dict[str, Any]:
     port = free_port()
     server = zarrforge_server(base / "v2.zarr", port, "--cache-bytes", "0")
     try:
-        wait_for(port, "/zarr.json")
+        wait_for_port(port)  # the server binds once SOURCE is open
         runs = [fetch_all(port, "", keys, 1, server.pid) for _ in range(repeat)]
         served = min(runs, key=lambda r: r["seconds"])
     finally:

@@ -98,7 +98,7 @@ def _matches(header: str | None, etag: str | None) -> bool:
     return "*" in tags or any(t.removeprefix("W/") == weakless for t in tags)
 
 
-def _response(request: web.Request, body: Body, ranged: bool, headers: dict[str, str]) -> web.Response:
+def _response(body: Body, ranged: bool, headers: dict[str, str]) -> web.Response:
     headers = {**headers, "Accept-Ranges": "bytes", "Cache-Control": "no-cache"}
     if body.etag is not None:
         headers["ETag"] = body.etag
@@ -112,11 +112,6 @@ def _response(request: web.Request, body: Body, ranged: bool, headers: dict[str,
         response.headers["Vary"] = f"{headers_vary}, Accept-Encoding" if headers_vary else "Accept-Encoding"
         response.enable_compression()
     return response
-
-
-async def _answer(request: web.Request, work: Callable[[], Body | None]) -> Body | None:
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(request.app[POOL], work)
 
 
 async def handle(request: web.Request) -> web.StreamResponse:
@@ -188,7 +183,7 @@ def _answered(request: web.Request, answer: Any, wanted: Any, cors: dict[str, st
         return web.Response(status=404, text="nothing is stored here\n", headers=cors)
     if _matches(request.headers.get("If-None-Match"), answer.etag):
         return web.Response(status=304, headers={**cors, "ETag": answer.etag or ""})
-    return _response(request, answer, wanted is not None, cors)
+    return _response(answer, wanted is not None, cors)
 
 
 def _finish(request: web.Request, whole: Body, wanted: Any, cors: dict[str, str]) -> web.StreamResponse:
@@ -208,7 +203,7 @@ async def _run(
     request: web.Request, work: Callable[[], Body | None], cors: dict[str, str]
 ) -> Body | web.StreamResponse | None:
     try:
-        return await _answer(request, work)
+        return await asyncio.get_running_loop().run_in_executor(request.app[POOL], work)
     except Exception as exc:  # noqa: BLE001  # every failure becomes a response (_failed)
         return _failed(request, exc, cors)
 

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from zarrforge_cli import storage_options as storage
-from zarrforge_cli.commands.copy import parse_codec
+from zarrforge_cli.commands.copy import compressors_option
 
 from .hierarchy import DEFAULT_CACHE_BYTES, ServedHierarchy
 from .server import LOOPBACK
@@ -53,6 +53,7 @@ def _announce(line: str) -> None:
     "compressors",
     multiple=True,
     metavar="CODEC",
+    callback=compressors_option,
     help="Compressor of re-encoded chunks: NAME, NAME:key=value,... or JSON; repeat for "
     f"several; 'none' for none (default: {json.dumps(list(DEFAULT_COMPRESSORS))}).",
 )
@@ -88,7 +89,7 @@ def serve(
     host: str,
     port: int,
     cors_origins: tuple[str, ...],
-    compressors: tuple[str, ...],
+    compressors: list[Any] | None,
     no_consolidated: bool,
     threads: int | None,
     cache_bytes: int,
@@ -104,15 +105,10 @@ def serve(
     and its chunks under v3's default keys: passed through as stored where the codecs
     are standard v3 codecs, re-encoded otherwise. Ctrl-C stops.
     """
-    chain: Any = DEFAULT_COMPRESSORS
-    if compressors:
-        chain = (
-            []
-            if [c.strip().lower() for c in compressors] == ["none"]
-            else [parse_codec(c) for c in compressors]
-        )
     options = TranslationOptions(
-        compressors=tuple(chain), consolidated=not no_consolidated, max_chunk_bytes=max_chunk_bytes
+        compressors=DEFAULT_COMPRESSORS if compressors is None else tuple(compressors),
+        consolidated=not no_consolidated,
+        max_chunk_bytes=max_chunk_bytes,
     )
     hierarchy = ServedHierarchy(
         source,

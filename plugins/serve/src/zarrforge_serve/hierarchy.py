@@ -32,11 +32,13 @@ import json
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import zarrforge
 from zarrforge.abc.store_values import ByteRange
 from zarrforge.errors import NodeNotFoundError, ZarrforgeError
+from zarrforge_cli.storage_options import is_local
 
 from .answers import AnswerCache, Body, digest_tag, generation_tag, part_of
 from .byte_ranges import RangeRequest
@@ -52,15 +54,6 @@ LATER = object()
 MAX_NODES = 100_000
 #: re-encoded chunks kept by default, in bytes
 DEFAULT_CACHE_BYTES = 64 * 2**20
-
-
-def is_local(source: Any) -> bool:
-    """Whether ``source`` is a local path or ``file://`` URL (not a store, pipeline or URL)."""
-    if not isinstance(source, str):
-        return False
-    return ("://" not in source and "::" not in source and "|" not in source) or source.lower().startswith(
-        "file://"
-    )
 
 
 def refusing_links(source: Any, storage_options: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -86,7 +79,11 @@ def refusing_links(source: Any, storage_options: dict[str, Any] | None) -> dict[
     >>> refusing_links("s3://bucket/tree.zarr", {"anon": True})
     {'anon': True}
     """
-    if not is_local(source) or (storage_options and "links" in storage_options):
+    if (
+        not isinstance(source, str)
+        or not is_local(source)
+        or (storage_options and "links" in storage_options)
+    ):
         return storage_options
     return {**(storage_options or {}), "links": "refuse"}
 
@@ -168,8 +165,10 @@ class ServedHierarchy:
                 self._nodes.move_to_end(path)
                 return self._nodes[path]
         found = self._source_node(path)
-        if found is None:
-            return None
+        return None if found is None else self._remember(path, found)
+
+    def _remember(self, path: str, found: Any) -> ServedArray | Any:
+        """``found`` (a source node at ``path``) as served, kept (least recently used out)."""
         served = found if isinstance(found, zarrforge.Group) else ServedArray(found, self.options)
         with self._lock:
             self._nodes[path] = served
@@ -191,9 +190,7 @@ class ServedHierarchy:
                 with self._lock:
                     served = self._nodes.get(full)
                 if served is None:
-                    served = ServedArray(member, self.options)
-                    with self._lock:
-                        self._nodes[full] = served
+                    served = self._remember(full, member)
                 members[relative] = served.document
             except ZarrforgeError as exc:
                 logger.warning("%r is left out of %r's members: %s", full, path or "/", exc)
@@ -287,12 +284,24 @@ class ServedHierarchy:
             The array and the chunk's coordinates, or ``None`` when no reading of the path
             is a chunk inside an array's grid.
         """
+        found = self._located(request, self.node)
+        return None if found is LATER else found
+
+    def _known(self, path: str) -> ServedArray | Any | None:
+        """The node at ``path`` if it is kept already, else :data:`LATER` (no I/O)."""
+        with self._lock:
+            return self._nodes.get(path, LATER)
+
+    def _located(self, request: ChunkRequest, lookup: Callable[[str], Any]) -> Any:
+        """Walk the readings of a chunk path, shortest array path first, with ``lookup``:
+        ``(array, coords)``, ``None`` for no chunk there, or :data:`LATER` where ``lookup``
+        says it cannot tell without I/O."""
         for candidate in request.candidates:
-            served = self.node(candidate.array_path)
+            served = lookup(candidate.array_path)
+            if served is LATER:
+                return LATER
             if isinstance(served, ServedArray):
-                if served.in_grid(candidate.coords):
-                    return served, candidate.coords
-                return None
+                return (served, candidate.coords) if served.in_grid(candidate.coords) else None
         return None
 
     def chunk_now(self, request: ChunkRequest, wanted: RangeRequest | None = None) -> Body | object | None:
@@ -313,18 +322,11 @@ class ServedHierarchy:
         Body, None or LATER
             As :meth:`chunk`, or :data:`LATER`.
         """
-        for candidate in request.candidates:
-            with self._lock:
-                served = self._nodes.get(candidate.array_path, LATER)
-            if served is LATER:
-                return LATER
-            if isinstance(served, ServedArray):
-                if not (served.passthrough and served.source.chunk_store.capabilities.low_latency):
-                    return LATER
-                if not served.in_grid(candidate.coords):
-                    return None
-                return self._passed_through(served, candidate.coords, wanted)
-        return LATER
+        found = self._located(request, self._known)
+        if found is None or found is LATER:
+            return found
+        served, coords = found
+        return self._passed_through(served, coords, wanted) if served.fast else LATER
 
     def chunk(self, request: ChunkRequest, wanted: RangeRequest | None = None) -> Body | None:
         """The served bytes of a chunk (``wanted``: one byte range of them).

@@ -35,7 +35,6 @@ bytes passed through are read from the source on every request.
 from __future__ import annotations
 
 import dataclasses
-import json
 import queue
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -170,8 +169,8 @@ def v3_attributes(source: Any) -> dict[str, Any]:
 
 
 def _document_of(twin: Any) -> dict[str, Any]:
-    raw = twin.store.get("zarr.json")
-    return dict(json.loads(raw))
+    """The twin's own document: what zarrforge wrote for it."""
+    return dict(twin.metadata)
 
 
 def group_document(group: Any, members: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
@@ -256,6 +255,10 @@ class ServedArray:
             self._grid_unit = tuple(model.chunk_grid.regular_chunk_shape)
         self.passthrough = self.reason is None
         self.document = document
+        #: chunks per dimension of the served grid
+        self.grid_shape = tuple(-(-n // u) if n else 0 for n, u in zip(source.shape, self._grid_unit))
+        #: passed through from a store whose reads are fast (``capabilities.low_latency``)
+        self.fast = self.passthrough and bool(source.chunk_store.capabilities.low_latency)
         self._twins: queue.SimpleQueue[Any] = queue.SimpleQueue()
         if twin is not None and not self.passthrough:
             self._twins.put(twin)
@@ -272,18 +275,14 @@ class ServedArray:
         return None
 
     def _unit_shapes(self) -> tuple[Any, Any]:
-        """Chunks and shards of a re-encoded twin: the source's, on a regular grid."""
+        """Chunks and shards of a re-encoded twin: the source's on a regular grid; on any
+        other, the largest chunk along each axis (the grid contract's distinct sizes), so
+        a served chunk never spans more than two source chunks per axis."""
         source = self.source
-        regular = source.metadata_model.chunk_grid.regular_chunk_shape
-        if regular is not None:
+        grid = source.metadata_model.chunk_grid
+        if grid.regular_chunk_shape is not None:
             return source.chunks, source.shards
-        # an irregular grid: the largest chunk along each axis, so a served chunk never
-        # spans more than two source chunks per axis
-        grid = source.metadata_model.chunk_grid.to_json()
-        edges = (grid.get("configuration") or {}).get("chunk_shapes")
-        if isinstance(edges, list) and len(edges) == source.ndim:
-            return tuple(max(_lengths(e, n)) for e, n in zip(edges, source.shape)), None
-        return tuple(max(1, n) for n in source.shape), None
+        return tuple(max(dimension.distinct_sizes()) for dimension in grid.dimensions), None
 
     def _twin(self, *, passthrough: bool) -> Any:
         source = self.source
@@ -321,11 +320,6 @@ class ServedArray:
             compressors=list(self.options.compressors),
             **common,
         )
-
-    @property
-    def grid_shape(self) -> tuple[int, ...]:
-        """Chunks per dimension of the served grid."""
-        return tuple(-(-n // u) if n else 0 for n, u in zip(self.source.shape, self._grid_unit))
 
     def in_grid(self, coords: tuple[int, ...]) -> bool:
         """Are ``coords`` the coordinates of a chunk of the served grid?"""
@@ -375,15 +369,3 @@ class ServedArray:
             return data
         finally:
             self._twins.put(twin)
-
-
-def _lengths(edges: Any, extent: int) -> list[int]:
-    """Chunk edge lengths along one axis of a rectilinear grid's JSON (run-length pairs too)."""
-    lengths: list[int] = []
-    items = edges if isinstance(edges, list) else [edges]
-    for item in items:
-        if isinstance(item, list) and len(item) == 2:
-            lengths += [int(item[0])] * int(item[1])
-        elif isinstance(item, int):
-            lengths.append(item)
-    return lengths or [max(1, extent)]

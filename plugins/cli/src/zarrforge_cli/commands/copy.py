@@ -51,7 +51,9 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return shape
 
 
-def _compressors_option(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
+def compressors_option(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> Any:
+    """The callback of a repeatable ``--compressor CODEC`` option (``copy``'s, ``serve``'s):
+    ``None`` when none was given, ``[]`` for ``none``, else the codecs parsed."""
     if not value:
         return None
     if len(value) == 1 and value[0].strip().lower() in ("none", "null"):
@@ -127,7 +129,7 @@ def _side(url: str, shared: dict[str, Any], own: dict[str, Any], option: str) ->
     "compressors",
     multiple=True,
     metavar="CODEC",
-    callback=_compressors_option,
+    callback=compressors_option,
     help="Compressor(s) of the destination: NAME, NAME:key=value,... or a JSON "
     "object; repeat for several; 'none' for no compression (default: the "
     "source's).",
