@@ -10,6 +10,7 @@ import random
 import pytest
 
 from zarrforge.errors import MetadataError
+from zarrforge.metadata import json_io
 from zarrforge.metadata.json_io import check_document, dump_document, load_document
 
 
@@ -67,6 +68,47 @@ def test_documents_read_back_to_the_value_written() -> None:
     for _ in range(2000):
         document = {"value": _random_value(rng)}
         assert load_document(dump_document(document), key="k") == document
+
+
+def _with_extension_objects(rng: random.Random, depth: int = 0):
+    """A random value where extension objects ({"name": ...}, v2's {"id": ...}, lists of
+    them) recur, from a small pool, so that the writer's memory of them is used."""
+    pool = [
+        {"name": "bytes", "configuration": {"endian": "little"}},
+        {"name": "zstd", "configuration": {"level": 1, "checksum": False}},
+        {"id": "blosc", "cname": "lz4", "shuffle": 1},
+        {"name": "regular", "configuration": {"chunk_shape": (10, 10)}},
+        {"name": "regular", "configuration": {"chunk_shape": [10, 10]}},  # the same text
+    ]
+    roll = rng.random()
+    if depth > 3 or roll < 0.3:
+        return (
+            rng.choice(pool) if rng.random() < 0.5 else [rng.choice(pool) for _ in range(rng.randint(1, 3))]
+        )
+    if roll < 0.6:
+        return {f"k{i}": _with_extension_objects(rng, depth + 1) for i in range(rng.randint(1, 3))}
+    return _random_value(rng, depth)
+
+
+def test_extension_objects_written_from_memory_are_written_as_written_fresh(monkeypatch) -> None:
+    rng = random.Random(11)
+    documents = [
+        {"value": _with_extension_objects(rng), "attributes": _with_extension_objects(rng)}
+        for _ in range(500)
+    ]
+    remembered = [dump_document(document) for document in documents for _ in range(2)]
+    monkeypatch.setattr(json_io, "_REMEMBERED_CHARS", -1)  # nothing is short enough: no memory
+    fresh = [dump_document(document) for document in documents for _ in range(2)]
+    assert remembered == fresh
+    assert [load_document(data, key="k") for data in remembered[::2]] == json.loads(json.dumps(documents))
+
+
+def test_extension_objects_with_the_same_text_as_another_kind_of_value_are_written_by_their_text() -> None:
+    as_tuple = dump_document({"codecs": [{"name": "x", "configuration": {"shape": (1, 2), "n": 1}}]})
+    as_list = dump_document({"codecs": [{"name": "x", "configuration": {"shape": [1, 2], "n": 1}}]})
+    as_bool = dump_document({"codecs": [{"name": "x", "configuration": {"shape": [1, 2], "n": True}}]})
+    assert as_tuple == as_list
+    assert json.loads(as_bool)["codecs"][0]["configuration"]["n"] is True
 
 
 def test_non_string_keys_follow_json_rules() -> None:

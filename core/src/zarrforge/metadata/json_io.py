@@ -32,7 +32,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from json.encoder import encode_basestring, encode_basestring_ascii
+from json.encoder import c_make_encoder, encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 from .. import config
@@ -185,6 +185,10 @@ _CONTAINERS = (dict, list, tuple)
 _INDENTED_LEVELS = 32  # nesting levels written one entry per line; deeper ones on one line
 _MANY_MEMBERS = 1000  # an object with more members writes each on one line (C-encoded)
 _END = object()
+# Extension objects (a codec list, a chunk grid) recur from document to document: their
+# indented text is kept, found by their one-line C encoding, which fixes it (see _writer).
+_REMEMBERED_CHARS = 400  # values whose one-line text is longer are written each time
+_REMEMBERED_VALUES = 512  # the memory is emptied when it holds this many
 
 
 def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
@@ -279,10 +283,39 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
             separator = ",\n"
         out.append("{}" if separator == "{\n" else "\n" + indent + "}")
 
-    def write(value: Any, indent: str, out: list[Any]) -> None:
+    remembered: dict[tuple[str, str], str] = {}
+    one_line_of = _one_line_encoder(encode_str, fallback)
+
+    def write_remembered(value: Any, indent: str, out: list[Any]) -> bool:
+        """Append the indented JSON of ``value`` from the memory (written now and kept if
+        new). The indented text is a function of the value's one-line text and the indent
+        alone (containers by kind; leaves as the C encoder writes them, which is how
+        :func:`leaf` writes them), so equal keys give equal output. ``False``: the value
+        has no one-line text, or a long one; the caller writes it."""
+        try:
+            line = one_line_of(value)
+        except (TypeError, ValueError, RecursionError):
+            return False  # left to write(), which raises its own error where it must
+        if len(line) > _REMEMBERED_CHARS:
+            return False
+        text = remembered.get((indent, line))
+        if text is None:
+            pieces: list[Any] = []
+            write(value, indent, pieces, remember=False)
+            text = "".join(pieces)
+            if len(remembered) >= _REMEMBERED_VALUES:
+                remembered.clear()
+            remembered[(indent, line)] = text
+        out.append(text)
+        return True
+
+    def write(value: Any, indent: str, out: list[Any], remember: bool = True) -> None:
         """Append the JSON of ``value`` to ``out``: joined once at the end, so that a large
-        document exists once as text rather than once per level it is nested in."""
+        document exists once as text rather than once per level it is nested in.
+        ``remember``: extension objects (and lists of them) come from the memory."""
         kind = type(value)
+        if remember and _extension_like(value, kind) and write_remembered(value, indent, out):
+            return
         if kind is EditedMembers or kind is RawMembers:
             write_edited(value if kind is EditedMembers else value.edited({}), indent, out)
         elif not isinstance(value, _CONTAINERS):
@@ -301,7 +334,7 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
                 if many:
                     out.append(one_line(v))
                 else:
-                    write(v, inner, out)
+                    write(v, inner, out, remember and k != "attributes")  # user data is not kept
                 separator = ",\n"
             out.append("\n" + indent + "}")
         elif any(isinstance(v, _CONTAINERS) for v in value):  # a list or tuple of containers
@@ -309,7 +342,7 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
             separator = "[\n"
             for v in value:
                 out += (separator, inner)
-                write(v, inner, out)
+                write(v, inner, out, remember)
                 separator = ",\n"
             out.append("\n" + indent + "]")
         else:
@@ -321,6 +354,33 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
         return out
 
     return document_pieces
+
+
+def _extension_like(value: Any, kind: type) -> bool:
+    """Is ``value`` an extension object (``{"name": ...}``; v2's ``{"id": ...}``) or a
+    list of them, whose indented text the writer remembers (see :data:`_REMEMBERED_CHARS`)?
+    Found by their form, so that no large value (a consolidated view, a node's
+    attributes) is ever encoded twice to look it up."""
+    if kind is list and value:
+        value = value[0]
+        kind = type(value)
+    return kind is dict and ("name" in value or "id" in value)
+
+
+def _no_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _one_line_encoder(
+    encode_str: Callable[[str], str], fallback: Callable[[Any], str]
+) -> Callable[[Any], str]:
+    """The C encoder's one-line text of a value, built once (``json.dumps`` builds it
+    each call, which costs more than encoding a small value); ``fallback`` where
+    Python has no C encoder."""
+    if c_make_encoder is None:
+        return fallback
+    encoder = c_make_encoder(None, _no_json, encode_str, None, ": ", ", ", False, False, True)
+    return lambda value: "".join(encoder(value, 0))
 
 
 def _encoded(pieces: list[Any], encoding: str) -> list[bytes | memoryview]:
@@ -450,15 +510,23 @@ def dump_document_parts(document: dict[str, Any], *, key: str | None = None) -> 
             parts = _encoded(_write_ascii(document), "ascii")
     except (TypeError, ValueError, RecursionError) as exc:
         raise _unwritable(document, exc, key) from exc
-    if len(parts) == 1:  # the common case, once
-        size, tokens = len(parts[0]), _TOKEN_BYTES.search(parts[0]) is not None
+    if len(parts) == 1:  # the common case, once (the regex only where a token may be)
+        size, tokens = len(parts[0]), _may_hold_token(parts[0]) and _TOKEN_BYTES.search(parts[0]) is not None
     else:  # members kept as read are written as read: only what was written here is checked
         size = sum(len(part) for part in parts)
-        tokens = any(type(part) is bytes and _TOKEN_BYTES.search(part) for part in parts)
+        tokens = any(
+            type(part) is bytes and _may_hold_token(part) and _TOKEN_BYTES.search(part) for part in parts
+        )
     if tokens:
         _refuse_non_finite_outside_attributes(document, key)  # rare: only then walk it
     check_size(size, key=key, writing=True)
     return parts
+
+
+def _may_hold_token(data: bytes) -> bool:
+    """Whether ``data`` holds the letters of a non-finite token at all: a search for two
+    words at C speed, where the token pattern costs a regex step at every separator."""
+    return b"NaN" in data or b"Infinity" in data
 
 
 def _refuse_non_finite_outside_attributes(document: dict[str, Any], key: str | None) -> None:

@@ -335,6 +335,8 @@ class LocalStore(Store):
             _write_new(temp, parts)
             os.replace(temp, path)
             return
+        except FileNotFoundError:  # no directory (a new node's): the open created nothing
+            pass
         except OSError:
             self._discard(temp)
         self._replace_carefully(key, directory, path, parts)
@@ -347,7 +349,7 @@ class LocalStore(Store):
         for attempt in range(self._PRUNE_RETRIES):
             temp = f"{directory}{_temp_stem}{next(_temp_counter)}"
             try:
-                os.makedirs(directory, exist_ok=True)
+                _make_directory(directory)
                 _write_new(temp, parts)
                 os.replace(temp, path)
                 return
@@ -757,6 +759,17 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         offset += len(part)
         length -= len(part)
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _make_directory(directory: str) -> None:
+    """``os.makedirs(directory, exist_ok=True)``, one ``mkdir`` where the parent exists
+    (a new node under an existing group: no ``stat`` of the parent first)."""
+    try:
+        os.mkdir(directory)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        os.makedirs(directory, exist_ok=True)
 
 
 def _write_new(path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
