@@ -244,6 +244,22 @@ def test_a_write_whose_directory_leaves_the_root_through_a_link_is_refused_namin
     assert (outside / "secret.txt").read_bytes() == b"host name and passwords"
 
 
+def test_a_link_below_a_directory_already_written_is_refused_as_one_at_the_root(places) -> None:
+    # a directory whose parent the store already found inside its root is checked by one
+    # look at the directory itself: a link there is still followed to where it leads
+    root, outside = places
+    store = LocalStore(root)
+    store.set("group/zarr.json", b"{}")
+    store.set("group/inner/k", b"x")  # "group" and "group/inner" are known now
+    os.symlink(outside, root / "group" / "out")
+    with pytest.raises(InvalidPathError, match="through the symbolic link 'group/out'"):
+        store.set("group/out/k", b"x")
+    os.symlink(root / "group" / "inner", root / "group" / "alias")  # a link that stays inside
+    store.set("group/alias/k2", b"y")
+    assert (root / "group" / "inner" / "k2").read_bytes() == b"y"
+    assert sorted(os.listdir(outside)) == ["secret.txt"]
+
+
 def test_listings_walk_linked_directories_and_stop_at_cycles(places) -> None:
     root, outside = places
     store = LocalStore(root)

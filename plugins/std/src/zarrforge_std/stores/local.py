@@ -196,6 +196,9 @@ class LocalStore(Store):
     def _check_inside(self, directory: str, key: str) -> None:
         """Refuse writing ``key`` when its directory leaves the root through a symbolic
         link; remember directories that resolve inside it (checked once per store object)."""
+        if self._below_checked(directory):
+            self._remember(directory)
+            return
         real = os.path.realpath(os.path.join(self.root, *directory.split("/")))
         if not (real + os.sep).startswith(self._real_root_slash):
             link = self._link_along(directory, leaving=True) or directory
@@ -206,6 +209,21 @@ class LocalStore(Store):
                 "its root (write below a real directory of the root instead)"
             )
         self._remember(directory)
+
+    def _below_checked(self, directory: str) -> bool:
+        """Is ``directory`` inside the root by one look: its parent is the root or a
+        directory already found inside it, and it is not a link itself (or not there
+        yet: this store makes it, a real one)? A new node's directory costs one
+        ``lstat``, not one a level of the whole path."""
+        slash = directory.rfind("/")
+        if slash > 0 and directory[:slash] not in self._checked:
+            return False
+        try:
+            return not stat.S_ISLNK(os.lstat(os.path.join(self.root, *directory.split("/"))).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            return True  # absent
+        except OSError:
+            return False  # the whole path is resolved instead
 
     def _check_no_link(self, directory: str, key: str) -> None:
         """With ``links="refuse"``: refuse ``key`` when ``directory`` (relative to the root,
