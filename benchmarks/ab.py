@@ -1,10 +1,10 @@
 """Interleaved A/B of zarrforge against another revision of itself.
 
     python benchmarks/ab.py --before REV [--after REV] [--rounds 5] [--scale 1/8]
-                            [--only W1,W2,...] [--out DIR]
+                            [--only W1,W2,...] [--repeat 1] [--out DIR]
 
-Each round runs the benchmark driver (``run.py``: zarrforge only, one repetition,
-no limits) once for each side, alternating which side goes first, so a drift in the
+Each round runs the benchmark driver (``run.py``: zarrforge only, ``--repeat``
+repetitions, one by default, no limits) once for each side, alternating which side goes first, so a drift in the
 machine's speed falls on both. A side is a revision's source: ``--before`` (and
 ``--after``, when given) is checked out into a temporary git worktree; without
 ``--after`` the working tree is the after side. The side's ``core/src`` and
@@ -63,7 +63,7 @@ def one_run(tree: Path, args: argparse.Namespace, out: Path) -> dict[str, float]
         "--engines",
         "zarrforge",
         "--repeat",
-        "1",
+        str(args.repeat),
         "--no-limits",
         "--no-chart",
         "--scale",
@@ -88,6 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--after", default=None, help="default: the working tree")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--scale", default="1/8")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="repetitions within a run (its best counts); more than 1 leaves out the first "
+        "call's one-time costs (plugin loading), which dominate a workload as short as W6c",
+    )
     parser.add_argument("--only", default=DEFAULT_WORKLOADS)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "ab")
     args = parser.parse_args(argv)
