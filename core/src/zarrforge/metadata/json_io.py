@@ -523,10 +523,11 @@ def dump_document_parts(document: dict[str, Any], *, key: str | None = None) -> 
     return parts
 
 
-def _may_hold_token(data: bytes) -> bool:
+def _may_hold_token(data: bytes | memoryview) -> bool:
     """Whether ``data`` holds the letters of a non-finite token at all: a search for two
-    words at C speed, where the token pattern costs a regex step at every separator."""
-    return b"NaN" in data or b"Infinity" in data
+    words at C speed, where the token pattern costs a regex step at every separator (a
+    memoryview is left to the regex)."""
+    return type(data) is not bytes or b"NaN" in data or b"Infinity" in data
 
 
 def _refuse_non_finite_outside_attributes(document: dict[str, Any], key: str | None) -> None:
