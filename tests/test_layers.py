@@ -144,6 +144,7 @@ BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset(
         "zarrforge.storing.references",
         "zarrforge.engine.parallel",
         "zarrforge.registries.plugin_failures",
+        "zarrforge.registries.creation_memo",
         "zarrforge.metadata.paths",
         "zarrforge.registries.registry",
         "zarrforge.registries.resolution",

@@ -40,7 +40,8 @@ Resolution (names to implementations, through the registries)
 
 Codecs of a new array
     :class:`CodecChain`, :func:`evolve_codecs` (a new array's codecs with their
-    array-dependent defaults filled in), :class:`MemoryLayoutCodec` (a recorded
+    array-dependent defaults filled in), :class:`CreationMemo` (the model built for a
+    new array, given again for the next one asked for with equal arguments), :class:`MemoryLayoutCodec` (a recorded
     memory layout as the first codec), :func:`warn_uncompressed`,
     :func:`numcodecs_configuration` (a codec as numcodecs configures it, what a v2
     document records).
@@ -100,6 +101,7 @@ from ..metadata.parse_memo import ParseMemo
 from ..metadata.raw_json import RawJSON
 from ..metadata.raw_members import REMOVED, EditedMembers, RawMembers
 from ..metadata.raw_reading import load_document_keeping_raw
+from ..registries.creation_memo import CreationMemo
 from ..registries.registry_facade import FACADE as registry
 from ..registries.resolution import (
     DocumentExtensions,
@@ -137,6 +139,7 @@ __all__ = [
     "Codec",
     "CodecChain",
     "CodecKind",
+    "CreationMemo",
     "DataType",
     "DocumentExtensions",
     "EditedMembers",

@@ -67,6 +67,7 @@ from .entry_points import PREFER_ENV, RegistryEntry, configured_preference, qual
 from .known_providers import KNOWN_PROVIDERS
 
 FAMILY_SUFFIX = "*"
+_generation = 0  # counts changes of any registry (see generation())
 # The family covering every name: what another engine's registry adapts (zarr-python's
 # codecs), below every family and name of zarrforge's own by design. It is no name one
 # writes, and a name of zarrforge's own standing above it hides nothing worth reporting.
@@ -92,6 +93,13 @@ class Registry:
 
     # --- configuration ------------------------------------------------------
 
+    def _changed(self) -> None:
+        """What any change of what names resolve to does (the caller holds the lock):
+        forget the remembered answers, and count a new generation of the registries."""
+        global _generation
+        self._answers.clear()
+        _generation += 1
+
     def register(self, name: str, implementation: Any, *, replace: bool = False) -> None:
         """Register ``implementation`` under ``name`` in this process (wins over installed).
 
@@ -109,12 +117,12 @@ class Registry:
                     "unregister the first"
                 )
             self._local[name] = implementation
-            self._answers.clear()
+            self._changed()
 
     def unregister(self, name: str) -> None:
         with self._lock:
             self._local.pop(name, None)
-            self._answers.clear()
+            self._changed()
 
     @contextlib.contextmanager
     def hidden(self, *names: str) -> Iterator[None]:
@@ -124,14 +132,14 @@ class Registry:
         with self._lock:
             saved = {name: self._local.pop(name) for name in names if name in self._local}
             self._hidden = self._hidden | set(names)
-            self._answers.clear()
+            self._changed()
         try:
             yield
         finally:
             with self._lock:
                 self._hidden = self._hidden - set(names)
                 self._local.update(saved)
-                self._answers.clear()
+                self._changed()
 
     def prefer(self, name: str, distribution: str) -> None:
         """Resolve a name installed by several distributions to ``distribution``'s.
@@ -149,7 +157,7 @@ class Registry:
                 )
             self._preferred[name] = distribution
             self._loaded.pop(name, None)
-            self._answers.clear()
+            self._changed()
 
     def refresh(self) -> None:
         """Forget what was read from installed metadata (after installing a plugin)."""
@@ -157,7 +165,7 @@ class Registry:
         with self._lock:
             self._installed = None
             self._loaded.clear()
-            self._answers.clear()
+            self._changed()
 
     # --- lookup -------------------------------------------------------------
 
@@ -497,6 +505,26 @@ def _attr_for(point: str) -> str:
         if registry.point == point:
             return attr
     return point
+
+
+def generation() -> int:
+    """A number that changes whenever what a name resolves to may have changed in any
+    registry (a registration, an unregistration, ``hidden``, ``prefer``, ``refresh``): what
+    a memory of resolved names (``zarrforge.registries.creation_memo``) is keyed by.
+
+    Returns
+    -------
+    int
+        The current generation; equal numbers mean no registry changed in between.
+
+    Examples
+    --------
+    >>> before = generation()
+    >>> codecs.unregister("no.such.codec")
+    >>> generation() > before
+    True
+    """
+    return _generation
 
 
 def register(point: str, name: str, implementation: Any, *, replace: bool = False) -> None:

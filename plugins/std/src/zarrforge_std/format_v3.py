@@ -52,6 +52,7 @@ from zarrforge.plugin_api.formats import (
     ChunksUnderNode,
     Codec,
     CodecKind,
+    CreationMemo,
     DataType,
     Format,
     GroupMetadata,
@@ -116,6 +117,7 @@ _VIEW_ENTRIES = ("consolidated_metadata", "metadata")  # kept as text in a large
 _ENTRY_MEMBERS = ("node_type", "consolidated_metadata")  # what reading a view asks of an entry
 # a root read to survey the hierarchy and read again to update its view is parsed once
 _LARGE_DOCUMENTS = ParseMemo(min_bytes=1 << 20)
+_CREATIONS = CreationMemo()
 
 DEFAULT_SERIALIZER = {"name": "bytes"}
 DEFAULT_COMPRESSOR = {"name": "zstd", "configuration": {"level": 0, "checksum": False}}
@@ -638,6 +640,15 @@ class V3Format(ChunksUnderNode, Format):
         return []
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
+        """The new array's model; the v3 format itself (not a variant, which may build
+        from more than the spec) gives again the model it built for equal arguments
+        (:class:`CreationMemo`): a group's members created one by one resolve their codecs
+        once."""
+        if type(self) is V3Format:
+            return _CREATIONS.new_array(self, spec, self._new_array)
+        return self._new_array(spec)
+
+    def _new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
         shape = spec.shape
         if spec.order not in (None, "C", "F"):
             raise MetadataError(no_layout_message(repr(spec.order)), field="order", value=spec.order)

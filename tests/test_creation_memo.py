@@ -1,0 +1,161 @@
+"""The v3 format gives the model it built for a new array again for equal arguments
+(zarrforge.registries.creation_memo): what is shared, what tells arguments apart, and what
+makes it build again (a registry or settings change)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import zarrforge as zf
+from zarrforge.errors import SkippedExtensionWarning
+from zarrforge.plugin_api.codecs import BytesBytesCodec
+from zarrforge.registries import registry
+from zarrforge.storage import MemoryStore
+
+ZSTD = [{"name": "zstd", "configuration": {"level": 1, "checksum": False}}]
+
+
+def _create(store, path, **arguments):
+    options = {"shape": (10,), "dtype": "int32", "chunks": (5,), "compressors": ZSTD, "fill_value": 0}
+    return zf.create_array(store, path, **{**options, **arguments})
+
+
+def _document(store, path):
+    return json.loads(store.get(f"{path}/zarr.json"))
+
+
+def test_equal_arguments_share_the_resolved_parts_and_keep_their_own_attributes() -> None:
+    store = MemoryStore()
+    first = _create(store, "a", attributes={"units": "m"})
+    second = _create(store, "b", attributes={"units": "s", "n": 2})
+    assert second._metadata.codecs is first._metadata.codecs  # resolved once
+    assert second._metadata is not first._metadata
+    assert (dict(first.attrs), dict(second.attrs)) == ({"units": "m"}, {"units": "s", "n": 2})
+    one, two = _document(store, "a"), _document(store, "b")
+    assert {**one, "attributes": None} == {**two, "attributes": None}
+    second._metadata.extra_fields["x"] = 1  # no dict is shared between the two models
+    assert "x" not in first._metadata.extra_fields
+    second[...] = np.arange(10)
+    assert first[...].tolist() == [0] * 10 and second[...].tolist() == list(range(10))
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "field", "expected"),
+    [
+        ({"fill_value": 0.0}, {"fill_value": -0.0}, "fill_value", [0.0, -0.0]),
+        ({"fill_value": np.float32(1.5)}, {"fill_value": np.float32(2.5)}, "fill_value", [1.5, 2.5]),
+        ({"chunks": (5,)}, {"chunks": (2,)}, "chunk_grid", [[5], [2]]),
+        ({"dimension_names": ["x"]}, {"dimension_names": ["y"]}, "dimension_names", [["x"], ["y"]]),
+        (
+            {"compressors": [{"name": "zstd", "configuration": {"level": 1, "checksum": False}}]},
+            {"compressors": [{"name": "zstd", "configuration": {"level": 2, "checksum": False}}]},
+            "codecs",
+            [1, 2],
+        ),
+    ],
+)
+def test_arguments_that_differ_in_value_or_type_build_their_own_model(one, other, field, expected) -> None:
+    store = MemoryStore()
+    dtype = "float32" if field == "fill_value" else "int32"
+    _create(store, "a", dtype=dtype, **one)
+    _create(store, "b", dtype=dtype, **other)
+    written = [_document(store, path)[field] for path in ("a", "b")]
+    if field == "chunk_grid":
+        written = [grid["configuration"]["chunk_shape"] for grid in written]
+    if field == "codecs":
+        written = [codecs[-1]["configuration"]["level"] for codecs in written]
+    if field == "fill_value" and expected == [0.0, -0.0]:
+        assert [str(value) for value in written] == ["0.0", "-0.0"]
+    assert written == expected
+
+
+def test_an_argument_equal_to_an_earlier_one_but_of_another_type_is_judged_on_its_own() -> None:
+    # True == 1 in Python, but an int32 array takes the fill value 1 and refuses True
+    store = MemoryStore()
+    _create(store, "a", fill_value=1)
+    with pytest.raises(zf.errors.MetadataError, match="invalid fill value True"):
+        _create(store, "b", fill_value=True)
+    assert store.get("b/zarr.json") is None
+
+
+class _Marked(BytesBytesCodec):
+    """A codec whose instances say which registration built them."""
+
+    name = "test.memo-marked"
+    mark = "first"
+
+    def __init__(self) -> None:
+        self.made_by = self.mark
+
+    @classmethod
+    def from_json(cls, name, configuration):
+        return cls()
+
+    def to_json(self):
+        return {"name": self.name}
+
+    def encoded_size(self, decoded_size):
+        return decoded_size
+
+    def encode(self, data):
+        return bytes(data)
+
+    def decode(self, data):
+        return bytes(data)
+
+
+class _MarkedAgain(_Marked):
+    mark = "second"
+
+
+def test_a_registry_change_makes_the_next_creation_resolve_again() -> None:
+    store = MemoryStore()
+    zf.register("codecs", _Marked.name, _Marked)
+    try:
+        before = registry.generation()
+        first = _create(store, "a", compressors=[{"name": _Marked.name}])
+        zf.register("codecs", _Marked.name, _MarkedAgain, replace=True)
+        assert registry.generation() > before
+        second = _create(store, "b", compressors=[{"name": _Marked.name}])
+    finally:
+        registry.codecs.unregister(_Marked.name)
+    assert [array._metadata.codecs[-1].made_by for array in (first, second)] == ["first", "second"]
+
+
+def test_a_settings_change_makes_the_next_creation_resolve_again() -> None:
+    # numcodecs.pickle is refused unless the settings allow it: a model built while they
+    # did is not given out after the block
+    pickle = {"name": "numcodecs.pickle", "configuration": {"protocol": 5}}
+    store = MemoryStore()
+    with zf.config.set(allow_unsafe_codecs={"numcodecs.pickle"}):
+        _create(store, "a", dtype="int32", serializer=pickle, compressors=None)
+    with pytest.raises(PermissionError, match="numcodecs.pickle"):
+        _create(store, "b", dtype="int32", serializer=pickle, compressors=None)
+    assert store.get("b/zarr.json") is None
+
+
+def test_a_skipped_extension_warns_at_every_creation() -> None:
+    # (creating with a codec that is not installed and need not be understood used to
+    # fail with a bare AttributeError in the chain's order check)
+    skipped = {"name": "other.checksum", "must_understand": False}
+    store = MemoryStore()
+    for path in ("a", "b"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            array = _create(store, path, compressors=[*ZSTD, skipped])
+        assert [w.category for w in caught] == [SkippedExtensionWarning], path
+        assert _document(store, path)["codecs"][-1] == skipped
+        with pytest.raises(zf.errors.CodecError, match="other.checksum"):
+            array[0] = 1
+
+
+def test_object_arguments_are_resolved_each_time() -> None:
+    store = MemoryStore()
+    codec = registry.codecs.get("zstd").from_json("zstd", {"level": 1, "checksum": False})
+    first = _create(store, "a", compressors=[codec])
+    second = _create(store, "b", compressors=[codec])
+    assert first._metadata.codecs is not second._metadata.codecs
