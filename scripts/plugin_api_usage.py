@@ -43,6 +43,7 @@ ENGINE_SERVICES: dict[str, str] = {
     "read_modify_write": "the engine's optimistic concurrency, its metadata updates nest in it",
     "normalize_basic_selection": "a selection exactly as the engine reads it (map_selection)",
     "resolve": "the registries' resolution, a failing plugin reported as the engine reports it",
+    "CreationMemo": "the registries' resolution remembered across creations (by their generation)",
     "plugin_manager": "the engine's pluggy manager",
     "hook_plugins": "the engine's pluggy manager: the hook plugins it loaded",
     "declared_hooks": "the engine's hook specifications (what the conformance kit checks)",

@@ -82,6 +82,21 @@ def test_an_argument_equal_to_an_earlier_one_but_of_another_type_is_judged_on_it
     assert store.get("b/zarr.json") is None
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        [{"dimension_names": ["x"]}, {"dimension_names": ["y"]}],
+        [{"attributes": {"_ARRAY_DIMENSIONS": ["x"]}}, {"attributes": {"_ARRAY_DIMENSIONS": ["y"]}}],
+    ],
+)
+def test_v2_arrays_keep_the_dimension_names_their_attributes_hold(arguments) -> None:
+    # v2 keeps dimension names in an attribute: its model depends on the attributes
+    store = MemoryStore()
+    arrays = [_create(store, path, zarr_format=2, **given) for path, given in zip("ab", arguments)]
+    assert [json.loads(store.get(f"{path}/.zattrs"))["_ARRAY_DIMENSIONS"] for path in "ab"] == [["x"], ["y"]]
+    assert [array._metadata.dimension_names for array in arrays] == [("x",), ("y",)]
+
+
 class _Marked(BytesBytesCodec):
     """A codec whose instances say which registration built them."""
 

@@ -40,8 +40,7 @@ Resolution (names to implementations, through the registries)
 
 Codecs of a new array
     :class:`CodecChain`, :func:`evolve_codecs` (a new array's codecs with their
-    array-dependent defaults filled in), :class:`CreationMemo` (the model built for a
-    new array, given again for the next one asked for with equal arguments), :class:`MemoryLayoutCodec` (a recorded
+    array-dependent defaults filled in), :class:`MemoryLayoutCodec` (a recorded
     memory layout as the first codec), :func:`warn_uncompressed`,
     :func:`numcodecs_configuration` (a codec as numcodecs configures it, what a v2
     document records).
@@ -59,7 +58,10 @@ Engine services (they stay here whichever plugins use them):
 * :func:`dump_document_parts`: the engine's document writer, as the pieces
   ``Store.set_parts`` takes (members kept as read are never copied);
 * :func:`resolve` with :class:`ExtensionRef`: one reference through one registry, a
-  failing plugin reported as the engine reports every plugin failure.
+  failing plugin reported as the engine reports every plugin failure;
+* :class:`CreationMemo`: the model a format built for a new array, given again for the
+  next one asked for with equal arguments while the registries and settings are
+  unchanged (the v3 format builds through one).
 
 Examples
 --------

@@ -20,7 +20,9 @@ spec's attributes, when:
 * the format is of the same class.
 
 Contract for a format using it: it builds the model from the spec, the registries and
-the settings alone. The parts it shares between the arrays are immutable by their
+the settings alone, and the model's attributes are the spec's (``attributes_from_json``)
+and depend on nothing else, nor anything else on them (v2 is not such a format: its
+dimension names live in an attribute). The parts it shares between the arrays are immutable by their
 contracts (codecs: :mod:`zarrforge.abc.codec`; data types, grids and key encodings are
 values); the model itself is a new object for each array, with its own dicts.
 """
@@ -85,8 +87,8 @@ class CreationMemo:
 
     Examples
     --------
-    A format keeps one and builds through it (the v3 and v2 formats do); the second
-    array's arguments differ in their attributes only:
+    A format keeps one and builds through it (the v3 format does); the second array's
+    arguments differ in their attributes only:
 
     >>> from zarrforge.abc.format import ArrayCreationSpec
     >>> from zarrforge.nodes.hierarchy import get_format

@@ -31,7 +31,6 @@ from zarrforge.plugin_api.formats import (
     ArrayCreationSpec,
     ArrayMetadata,
     ChunksUnderNode,
-    CreationMemo,
     Format,
     GroupMetadata,
     NodeDocument,
@@ -53,9 +52,6 @@ from .mapping import (
     zarray_document,
     zattrs_document,
 )
-
-# the models built for new arrays, given again for equal arguments (a dataset's variables)
-_CREATIONS = CreationMemo()
 
 
 def node_key(path: str, name: str) -> str:
@@ -189,8 +185,6 @@ class V2Format(ChunksUnderNode, Format):
         return default_compressors()
 
     def new_array(self, spec: ArrayCreationSpec) -> ArrayMetadata:
-        if type(self) is V2Format:  # a variant may build from more than the spec
-            return _CREATIONS.new_array(self, spec, new_array)
         return new_array(spec)
 
     # --- layout -------------------------------------------------------------------
