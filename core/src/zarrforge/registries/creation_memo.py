@@ -11,20 +11,21 @@ spec's attributes, when:
 * every other argument is a plain value (str, int, float, bool, None, and tuples, lists
   and dicts of them; a NumPy dtype, scalar type or scalar) equal to the earlier one, of
   the same types, floats by their ``repr`` (``-0.0`` is not ``0.0``) and NumPy scalars
-  by their bits, dicts in the same order. An object argument (a codec instance, a numcodecs codec, a ``ChunkGrid``) is
-  never remembered: its equality says nothing of what it would build. Neither is an
-  argument that names ``must_understand`` anywhere: resolving it may warn (a skipped
-  extension), and the warning belongs to every creation;
+  by their bits, dicts in the same order. An object argument (a codec instance, a
+  numcodecs codec, a ``ChunkGrid``) is never remembered: its equality says nothing of
+  what it would build. Neither is an argument that names ``must_understand`` anywhere:
+  resolving it may warn (a skipped extension), and the warning belongs to every
+  creation;
 * the registries are unchanged since (:func:`zarrforge.registries.registry.generation`)
   and ``config.get()`` is the same settings object (every change makes a new one);
 * the format is of the same class.
 
 Contract for a format using it: it builds the model from the spec, the registries and
-the settings alone, and the model's attributes are the spec's (``attributes_from_json``)
-and depend on nothing else, nor anything else on them (v2 is not such a format: its
-dimension names live in an attribute). The parts it shares between the arrays are immutable by their
-contracts (codecs: :mod:`zarrforge.abc.codec`; data types, grids and key encodings are
-values); the model itself is a new object for each array, with its own dicts.
+the settings alone, and the model's attributes are the spec's (``attributes_from_json``),
+with nothing else depending on them (v2 is not such a format: its dimension names live in
+an attribute). The parts shared between the arrays are immutable by their contracts
+(codecs: :mod:`zarrforge.abc.codec`; data types, grids and key encodings are values); the
+model itself is a new object for each array, with its own dicts.
 """
 
 from __future__ import annotations

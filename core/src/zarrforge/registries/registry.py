@@ -45,6 +45,7 @@ module named by a document.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -67,7 +68,8 @@ from .entry_points import PREFER_ENV, RegistryEntry, configured_preference, qual
 from .known_providers import KNOWN_PROVIDERS
 
 FAMILY_SUFFIX = "*"
-_generation = 0  # counts changes of any registry (see generation())
+_generations = itertools.count(1)  # next() on it is atomic: concurrent changes lose no count
+_generation = 0  # the generation of the registries' last change (see generation())
 # The family covering every name: what another engine's registry adapts (zarr-python's
 # codecs), below every family and name of zarrforge's own by design. It is no name one
 # writes, and a name of zarrforge's own standing above it hides nothing worth reporting.
@@ -98,7 +100,7 @@ class Registry:
         forget the remembered answers, and count a new generation of the registries."""
         global _generation
         self._answers.clear()
-        _generation += 1
+        _generation = next(_generations)
 
     def register(self, name: str, implementation: Any, *, replace: bool = False) -> None:
         """Register ``implementation`` under ``name`` in this process (wins over installed).
