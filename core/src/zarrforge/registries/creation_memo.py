@@ -44,7 +44,6 @@ from . import registry
 from .resolution import attributes_from_json
 
 _ENTRIES = 256  # arrays asked for with different arguments; the memory empties when full
-_OTHER_FIELDS = tuple(f.name for f in dataclasses.fields(ArrayCreationSpec) if f.name != "attributes")
 
 
 class _NotPlain(Exception):
@@ -76,7 +75,8 @@ def _plain(value: Any) -> Any:
 
 def _key(fmt: Any, spec: ArrayCreationSpec) -> tuple[Any, ...] | None:
     try:
-        arguments = tuple(_plain(getattr(spec, name)) for name in _OTHER_FIELDS)
+        # every field but the attributes, a field added to the spec later included
+        arguments = tuple(_plain(value) for name, value in vars(spec).items() if name != "attributes")
     except _NotPlain:
         return None
     return (type(fmt), registry.generation(), arguments)
