@@ -258,6 +258,12 @@ def test_a_link_below_a_directory_already_written_is_refused_as_one_at_the_root(
     store.set("group/alias/k2", b"y")
     assert (root / "group" / "inner" / "k2").read_bytes() == b"y"
     assert sorted(os.listdir(outside)) == ["secret.txt"]
+    # links="refuse" takes the same one look, and refuses even the link that stays inside
+    refusing = LocalStore(root, links="refuse")
+    assert refusing.get("group/inner/k") == b"x"  # "group" and "group/inner" pass
+    for key in ("group/alias/k2", "group/out/secret.txt"):
+        with pytest.raises(InvalidPathError, match="passes through the symbolic link"):
+            refusing.get(key)
 
 
 def test_listings_walk_linked_directories_and_stop_at_cycles(places) -> None:

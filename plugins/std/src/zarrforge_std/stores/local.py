@@ -173,7 +173,7 @@ class LocalStore(Store):
         if not self._follow:
             slash = key.rfind("/")
             if slash > 0 and key[:slash] not in self._checked:
-                self._check_no_link(key[:slash], key)
+                self._check_directory(key[:slash], key)
         if _SLASH_PATHS:
             # A valid key has no empty, "." or ".." segment, no leading "/" and no
             # backslash, so appending it to the root cannot leave the root.
@@ -190,15 +190,20 @@ class LocalStore(Store):
         if self._follow:
             slash = key.rfind("/")
             if slash > 0 and key[:slash] not in self._checked:
-                self._check_inside(key[:slash], key)
+                self._check_directory(key[:slash], key)
         return path
 
+    def _check_directory(self, directory: str, key: str) -> None:
+        """Check ``directory`` (relative to the root) once per store object, for ``key``:
+        with ``links="follow"`` (asked before writes) that it does not lead out of the root
+        through a link, with ``links="refuse"`` (asked before every access) that it passes
+        through none; remember it if it passes."""
+        if not self._below_checked(directory):
+            (self._check_inside if self._follow else self._check_no_link)(directory, key)
+        self._remember(directory)
+
     def _check_inside(self, directory: str, key: str) -> None:
-        """Refuse writing ``key`` when its directory leaves the root through a symbolic
-        link; remember directories that resolve inside it (checked once per store object)."""
-        if self._below_checked(directory):
-            self._remember(directory)
-            return
+        """Refuse writing ``key`` when its directory leaves the root through a symbolic link."""
         real = os.path.realpath(os.path.join(self.root, *directory.split("/")))
         if not (real + os.sep).startswith(self._real_root_slash):
             link = self._link_along(directory, leaving=True) or directory
@@ -208,13 +213,11 @@ class LocalStore(Store):
                 "through links but never writes, creates or deletes through one that leaves "
                 "its root (write below a real directory of the root instead)"
             )
-        self._remember(directory)
 
     def _below_checked(self, directory: str) -> bool:
-        """Is ``directory`` inside the root by one look: its parent is the root or a
-        directory already found inside it, and it is not a link itself (or not there
-        yet: this store makes it, a real one)? A new node's directory costs one
-        ``lstat``, not one a level of the whole path."""
+        """Does ``directory`` pass by one look: its parent is the root or a directory that
+        passed, and it is not a link itself (or not there yet: this store makes it, a real
+        one)? A new node's directory costs one ``lstat``, not a resolution of the whole path."""
         slash = directory.rfind("/")
         if slash > 0 and directory[:slash] not in self._checked:
             return False
@@ -227,7 +230,7 @@ class LocalStore(Store):
 
     def _check_no_link(self, directory: str, key: str) -> None:
         """With ``links="refuse"``: refuse ``key`` when ``directory`` (relative to the root,
-        itself included) passes through a symbolic link; remember those that do not."""
+        itself included) passes through a symbolic link."""
         real = os.path.realpath(os.path.join(self.root, *directory.split("/")))
         if real != self._real_root_slash + directory.replace("/", os.sep):
             link = self._link_along(directory, leaving=False)
@@ -241,7 +244,6 @@ class LocalStore(Store):
                     f"(to {target}); this store was opened with links='refuse', which "
                     "refuses every link (the default, links='follow', reads through them)"
                 )
-        self._remember(directory)
 
     def _remember(self, directory: str) -> None:
         # remembered whether it exists yet or not: a directory this store creates is a
@@ -575,7 +577,7 @@ class LocalStore(Store):
             return self.root
         directory = self._path(prefix[:-1])
         if not self._follow and prefix[:-1] not in self._checked:
-            self._check_no_link(prefix[:-1], prefix)
+            self._check_directory(prefix[:-1], prefix)
         return directory
 
     def list_prefix(self, prefix: str) -> Iterator[str]:
