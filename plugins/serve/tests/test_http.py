@@ -71,6 +71,17 @@ def test_documents_are_translated_compressed_and_tagged(serve, http, v3_tree):
     assert status == 200 and json.loads(body)["shape"] == [5]
 
 
+def test_an_irregular_grid_is_served_regular_an_empty_axis_included(serve, http, tmp_path):
+    # the largest chunk along each axis; an axis of length 0 has none, and gets 1
+    rectilinear = {"name": "rectilinear", "configuration": {"kind": "inline", "chunk_shapes": [[], [1, 3]]}}
+    source = tmp_path / "irregular.zarr"
+    zf.create_array(str(source), shape=(0, 4), dtype="int8", chunks=rectilinear)
+    url = serve.start(str(source))
+    status, _, body = http("GET", url + "zarr.json")
+    assert status == 200
+    assert json.loads(body)["chunk_grid"]["configuration"]["chunk_shape"] == [1, 3]
+
+
 def test_a_passed_through_chunk_is_the_stored_bytes_with_the_stores_version(serve, http, v3_tree):
     url = serve.start(str(v3_tree))
     stored = (v3_tree / "plain" / "c" / "1" / "2").read_bytes()

@@ -277,12 +277,13 @@ class ServedArray:
     def _unit_shapes(self) -> tuple[Any, Any]:
         """Chunks and shards of a re-encoded twin: the source's on a regular grid; on any
         other, the largest chunk along each axis (the grid contract's distinct sizes), so
-        a served chunk never spans more than two source chunks per axis."""
+        a served chunk never spans more than two source chunks per axis (1 along an axis
+        of length 0, which has no chunks)."""
         source = self.source
         grid = source.metadata_model.chunk_grid
         if grid.regular_chunk_shape is not None:
             return source.chunks, source.shards
-        return tuple(max(dimension.distinct_sizes()) for dimension in grid.dimensions), None
+        return tuple(max(dimension.distinct_sizes(), default=1) for dimension in grid.dimensions), None
 
     def _twin(self, *, passthrough: bool) -> Any:
         source = self.source
