@@ -52,7 +52,9 @@
 * ``conflict_retries``: how many more times a write redoes the read-modify-write
   of a chunk that another writer changed meanwhile, on stores with conditional
   writes (default 64; the pause between tries grows to 0.1 s). Past it the
-  write fails with :class:`~zarrforge.errors.ConflictError`.
+  write fails with :class:`~zarrforge.errors.ConflictError`. A partial read of a
+  shard that changes under it tries at most ``min(3, conflict_retries + 1)`` times,
+  then reads the shard whole in one request.
 * ``transaction_max_bytes``: the most bytes of values a transaction
   (``zarrforge.storing.transaction``) buffers before it refuses further writes with
   :class:`~zarrforge.errors.ResourceLimitError` (default 1 GiB; ``None``: no limit).

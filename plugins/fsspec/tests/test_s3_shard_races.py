@@ -44,8 +44,11 @@ def test_readers_racing_a_rewriting_thread_on_s3_read_only_whole_versions(s3_sto
     writer[...] = versions[1]
     regions = [np.s_[2 * i : 2 * i + 2, 3 * j : 3 * j + 3] for i in range(1, 4) for j in range(1, 4)]
     reader = zf.open_array(s3_store, "a")
-    with rewriting(lambda n: writer.__setitem__(Ellipsis, versions[1 + n % 2])):
-        counts = count_versions(reader.__getitem__, versions, regions, 3.0, seed=3)
+    # the reads go on past 3 s until the writer has written version 2 twice
+    with rewriting(lambda n: writer.__setitem__(Ellipsis, versions[1 + n % 2])) as rewrites:
+        counts = count_versions(
+            reader.__getitem__, versions, regions, 3.0, seed=3, until=lambda: rewrites.done >= 5
+        )
     print(f"S3, a writing thread: {counts}")
     assert counts["wrong"] == 0, counts
     assert counts["v1"] > 0 and counts["v2"] > 0, counts

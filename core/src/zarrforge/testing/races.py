@@ -4,10 +4,18 @@ background, and tally which whole version each read saw.
 * :func:`run_threads` runs ``target(i)`` for ``i`` in ``range(count)`` on threads and
   returns the exceptions they raised (an empty list when every one finished).
 * :func:`rewriting` runs ``write(n)`` for n = 0, 1, 2, ... on a thread until its
-  ``with`` block ends, so the block's reads race with it.
-* :func:`count_versions` reads random ``regions`` for ``seconds`` and counts, per
-  version in ``versions``, the reads that equal it there; a read that equals none is
-  ``"wrong"`` (what a reader must never see).
+  ``with`` block ends, so the block's reads race with it; it yields a :class:`Rewrites`
+  counting the writes finished, and raises the thread's error at the block's end.
+  Meanwhile the interpreter lock changes hands every 0.1 ms (``sys.setswitchinterval``):
+  at the default 5 ms a reading and a writing thread fall into step, the reader
+  running only while one of the versions is stored, and the writer, waiting for
+  the lock after each compressed inner chunk, finishes a handful of writes a second.
+* :func:`count_versions` reads random ``regions`` for ``seconds`` (and on, while
+  ``until()`` is false, for at most a minute more) and counts, per version in
+  ``versions``, the reads that equal it there; a read that equals none is ``"wrong"``
+  (what a reader must never see). A race is shown by counting: the reads go on until
+  the writer has finished the writes asked for, however slowly a loaded host (or
+  a reader holding the interpreter lock) lets it run.
 * :func:`one_shard_array` and :func:`shard_versions`: an array held in one shard
   (:data:`SHARD_KEY`) and two versions of its values whose inner chunks sit at other
   offsets in the shard, for stores' tests of partial shard reads racing a rewrite: a
@@ -25,6 +33,7 @@ background, and tally which whole version each read saw.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -35,6 +44,9 @@ import numpy as np
 import zarrforge
 
 from .faults import ChangeBetweenReads
+
+#: seconds between the interpreter lock's changes of hands while :func:`rewriting` runs
+RACE_SWITCH_INTERVAL = 1e-4
 
 SHARD_SHAPE, INNER_SHAPE = (8, 12), (2, 3)  # one shard of 4 x 4 inner chunks
 SHARD_KEY = "a/c/0/0"
@@ -127,23 +139,39 @@ def run_threads(target: Callable[[int], Any], count: int) -> list[BaseException]
     return errors
 
 
+class Rewrites:
+    """The writes :func:`rewriting`'s thread has finished (``done``)."""
+
+    def __init__(self) -> None:
+        self.done = 0
+
+
 @contextlib.contextmanager
-def rewriting(write: Callable[[int], Any]) -> Iterator[None]:
+def rewriting(write: Callable[[int], Any]) -> Iterator[Rewrites]:
     stop = threading.Event()
+    failed: list[Exception] = []
+    rewrites = Rewrites()
 
     def loop() -> None:
-        n = 0
-        while not stop.is_set():
-            write(n)
-            n += 1
+        try:
+            while not stop.is_set():
+                write(rewrites.done)
+                rewrites.done += 1
+        except Exception as exc:  # noqa: BLE001  # raised at the with block's end, not lost
+            failed.append(exc)
 
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(RACE_SWITCH_INTERVAL)
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
     try:
-        yield
+        yield rewrites
     finally:
         stop.set()
         thread.join()
+        sys.setswitchinterval(interval)
+    if failed:
+        raise RuntimeError(f"the rewriting thread failed at its write: {failed[0]!r}") from failed[0]
 
 
 def count_versions(
@@ -154,11 +182,19 @@ def count_versions(
     *,
     seed: int = 0,
     stop: threading.Event | None = None,
+    until: Callable[[], bool] | None = None,
 ) -> dict[str, int]:
     rng = np.random.default_rng(seed)
     counts = {"reads": 0, "wrong": 0, **{f"v{n}": 0 for n in versions}}
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and not (stop and stop.is_set()):
+    start = time.monotonic()
+
+    def more() -> bool:
+        elapsed = time.monotonic() - start
+        if stop is not None and stop.is_set():
+            return False
+        return elapsed < seconds or (until is not None and not until() and elapsed < seconds + 60)
+
+    while more():
         region = regions[int(rng.integers(0, len(regions)))]
         got = read(region)
         counts["reads"] += 1

@@ -29,9 +29,10 @@ Behaviour:
   ``get_ranges`` of one version: the second asks for the version the index came
   from (``if_generation``) and for the index again with the inner chunks, which
   are used only if that index is the one their ranges were computed from;
-  otherwise the read starts again from the new index (up to
-  ``config.conflict_retries`` times, then ``ConflictError``). So a reader racing
-  a writer gets the old or the new inner chunks, never another chunk's bytes.
+  otherwise the read starts again from the new index (up to three tries, fewer
+  where ``config.conflict_retries`` says so, then the whole shard in one request:
+  a shard rewritten without pause is still read). So a reader racing a writer
+  gets the old or the new inner chunks, never another chunk's bytes.
   On a store without versioned ranges a partial read fetches the whole shard in
   one request. A caller's own fetch function (not the engine's) gets the index
   comparison only.

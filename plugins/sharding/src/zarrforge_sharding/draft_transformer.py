@@ -196,14 +196,7 @@ class DraftShardStore(WrapperStore):
         def read(ranges: list[ByteRange], *, if_generation: Any = None) -> Any:
             return self.inner.get_ranges(shard_key, ranges, if_generation=if_generation)
 
-        found = read_located(
-            read,
-            ByteRange(length=self.index_size),
-            raw_index,
-            locate,
-            what=f"the shard {shard_key!r}",
-            key=shard_key,
-        )
+        found = read_located(read, ByteRange(length=self.index_size), raw_index, locate)
         if found is None:
             return  # deleted since its index was read: its chunks read as missing now
         spans, parts = found
