@@ -31,7 +31,9 @@ Contract:
   first items on the calling thread one at a time, timing :data:`MEASURED_ITEMS` of
   them after the first (which pays for warming up); when the least of them took at
   least :data:`SLOW_ITEM_SECONDS`, the rest of the call, and every later call with the
-  same ``ItemCost``, uses all its threads. The byte rule only
+  same ``ItemCost``, uses all its threads; otherwise the rest goes on in the groups a
+  one-thread call takes (``serial_group_size``), so a call that stays on one thread
+  makes no more store requests than it would given one. The byte rule only
   ever adds threads this way: a call it already spreads is not measured.
 """
 
@@ -198,11 +200,16 @@ def run_groups(
     workers: int,
     threads: int | None = None,
     cost: ItemCost | None = None,
+    serial_group_size: int | None = None,
 ) -> None:
     """Call ``work`` on consecutive groups of ``items`` on up to ``workers`` threads of
     the pool for ``threads`` (default: ``call_threads``), the calling thread being
     one (see the module's contract). With ``workers`` 1 and a ``cost``, the call's
-    threads are used when the items are slow (measured, see the module's contract)."""
+    threads are used when the items are slow (measured, see the module's contract);
+    items measured cheap go on in groups of ``serial_group_size`` (default
+    ``group_size``): the size a call on one thread takes, so a call that stays on one
+    thread makes the few large batches it would make given one thread, not the many
+    smaller ones sized to share its items among threads."""
     available = call_threads() if threads is None else threads
     if workers <= 1 and cost is not None and available > 1:
         items = iter(items)
@@ -223,7 +230,7 @@ def run_groups(
                 return  # the whole call: too few items to judge, and none left to spread
             cost.seconds = min(timed[1:])
             if not cost.slow():
-                for group in grouped(items, group_size):
+                for group in grouped(items, serial_group_size or group_size):
                     work(group)
                 return
         workers = available

@@ -242,11 +242,13 @@ class ChunkEngine:
         group_size: int,
         workers: int,
         cost: ItemCost | None = None,
+        serial_group_size: int | None = None,
     ) -> None:
         """``work`` on consecutive groups of ``items`` on up to ``workers`` of this
         array's threads (:func:`~zarrforge.engine.parallel.run_groups`; with ``cost``,
-        all of them when the chunks are measured slow)."""
-        run_groups(work, items, group_size, workers, self.threads, cost)
+        all of them when the chunks are measured slow, else groups of
+        ``serial_group_size``)."""
+        run_groups(work, items, group_size, workers, self.threads, cost, serial_group_size)
 
     def read_chunk(self, coords: tuple[int, ...]) -> np.ndarray | None:
         """The decoded chunk at ``coords``, or ``None`` if it was never written."""
@@ -329,6 +331,8 @@ class ChunkEngine:
         # groups sized for every thread when the chunks' cost may call for them
         spread = workers if cost is None else self.threads
         group_size = self._group_size(spread, elements, latency_bound=fetching_ahead)
+        # and for one thread, should they prove cheap
+        serial = self._group_size(workers, elements, latency_bound=fetching_ahead)
         if not fetching_ahead:
             if out is None:  # gathered reads: groups of whole chunks, each chunk fetched once
 
@@ -338,7 +342,9 @@ class ChunkEngine:
 
                 self._run(read_parts, grouped_by_chunk(projections, group_size), 1, workers, cost)
                 return
-            self._run(lambda part: read_part(part, out, limit), projections, group_size, workers, cost)
+            self._run(
+                lambda part: read_part(part, out, limit), projections, group_size, workers, cost, serial
+            )
             return
         # A store with latency: the chunks of the next groups are fetched while the
         # workers decode theirs, so waiting on the store and decoding overlap.
@@ -451,6 +457,7 @@ class ChunkEngine:
         workers, cost = self._workers("write", value.size)
         spread = workers if cost is None else self.threads
         group_size = self._group_size(spread, value.size)
+        serial = self._group_size(workers, value.size)  # should the chunks prove cheap
         capabilities = self.store.capabilities
         # A chunk the write covers in part is read, changed and written back: on a store
         # with conditional writes, written only if nobody changed it meanwhile, and redone
@@ -486,13 +493,13 @@ class ChunkEngine:
 
         if capabilities.independent_keys:
             # each group stores its own chunks, its I/O overlapping the others' encoding
-            self._run(store_group, projections, group_size, workers, cost)
+            self._run(store_group, projections, group_size, workers, cost, serial)
             return
         # The store gathers several keys into one object: a batch is stored whole, in one
         # set_many, once all of its chunks are encoded.
         for batch in grouped(projections, self.batch_size):
             done: list[tuple[list[str], list[Encoded | None]]] = []
-            self._run(lambda group: done.append(updated(group)), batch, group_size, workers, cost)  # noqa: B023  # called before the loop moves on
+            self._run(lambda group: done.append(updated(group)), batch, group_size, workers, cost, serial)  # noqa: B023  # called before the loop moves on
             self._store_results(
                 [k for keys, _ in done for k in keys], [r for _, results in done for r in results]
             )
