@@ -86,6 +86,20 @@ def fresh_index_cache():
     index_cache.cache.clear()
 
 
+def _make_draft(store):
+    """The array of :func:`_make`'s shape, sharded by the 2022 draft's transformer."""
+    return zarrforge.create_array(
+        store,
+        "a",
+        shape=SHAPE,
+        chunks=INNER,
+        shards=SHARD,
+        dtype="int32",
+        fill_value=0,
+        zarr_format="draft-2022",
+    )
+
+
 def _assert_one_version(read: np.ndarray, region, versions: dict[int, np.ndarray]) -> int:
     for number, values in versions.items():
         if np.array_equal(read, values[region]):
@@ -124,16 +138,7 @@ def test_a_shard_replaced_between_index_and_chunk_reads_gives_one_version(
 @pytest.mark.parametrize("cached", [False, True], ids=["first-read", "read-before"])
 def test_the_draft_sharding_transformer_reads_one_version_of_a_replaced_shard(tmp_path, kind, cached) -> None:
     store = _store(kind, tmp_path)
-    writer = zarrforge.create_array(
-        store,
-        "a",
-        shape=SHAPE,
-        chunks=INNER,
-        shards=SHARD,
-        dtype="int32",
-        fill_value=0,
-        zarr_format="draft-2022",
-    )
+    writer = _make_draft(store)
     versions = _versions()
     writer[...] = versions[1]
     wrapper = ChangeBetweenReads(
@@ -171,17 +176,7 @@ def test_a_shard_that_never_settles_is_read_whole_in_one_request(tmp_path, kind,
     sometimes did on a loaded host)."""
     store = _store(kind, tmp_path)
     if layout == "draft-2022":
-        writer = zarrforge.create_array(
-            store,
-            "a",
-            shape=SHAPE,
-            chunks=INNER,
-            shards=SHARD,
-            dtype="int32",
-            fill_value=0,
-            zarr_format=layout,
-        )
-        key = "data/root/a/c0/0"
+        writer, key = _make_draft(store), "data/root/a/c0/0"
     else:
         writer, key = _make(store, ZSTD, "end"), SHARD_KEY
     versions = _versions()
