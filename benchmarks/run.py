@@ -3,7 +3,7 @@
 
 Usage (from anywhere; ``make bench BENCH_ARGS="..."`` does this in its own venv)::
 
-    python benchmarks/run.py [--scale 1.0] [--repeat 3] [--path /dev/shm/zarrforge-bench]
+    python benchmarks/run.py [--scale 1.0] [--repeat 3] [--rounds 1] [--path /dev/shm/zarrforge-bench]
                              [--only W1,W2,...] [--engines zarrforge,zarr-python,tensorstore]
                              [--out benchmarks/results] [--no-limits] [--no-chart] [--keep]
                              [--settle SECONDS] [--timeout SECONDS]
@@ -20,6 +20,12 @@ Contract:
 * Limits run first (those the selected workloads need, unless ``--no-limits``,
   plus any named in ``--only``), then the workloads in order, all engines of
   one workload after each other.
+* ``--rounds N`` runs each workload's engines N times, one child each per round, in
+  the opposite order every other round, and the table keeps each engine's best over
+  every repetition of every round (``latest.json`` has each child's runs). A
+  slowdown of the host lasting longer than one child then falls on every engine's
+  runs, instead of inflating one engine's whole best-of-``--repeat`` and with it
+  the ratio (this host's 2-core ratios moved by 20-40% between runs otherwise).
 * Data lives under ``--path`` (default ``/dev/shm/zarrforge-bench``), emptied
   before and removed after the run unless ``--keep``; the driver only ever
   deletes a directory it marked as its own.
@@ -97,6 +103,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="fraction of the full data size (1.0 = 512 MiB arrays; 0.125 or 1/8 = quick)",
     )
     p.add_argument("--repeat", type=int, default=3, help="repetitions per workload; the best counts")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="children per engine and workload, their order alternating; the best of all counts",
+    )
     p.add_argument("--path", type=Path, default=_default_path(), help="where the data goes")
     p.add_argument(
         "--only",
@@ -140,6 +152,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
     unknown = [e for e in args.engines if e not in engine_registry.NAMES]
     if unknown:
         p.error(f"unknown engine(s) {unknown}; known: {', '.join(engine_registry.NAMES)}")
@@ -156,6 +170,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                 f"--threads-sweep runs only {','.join([*sweep.WORKLOADS, *sweep.LIMITS])}; "
                 f"not {','.join(outside)}"
             )
+        if args.rounds != 1:
+            p.error("--rounds is not for --threads-sweep")
     args.workloads = [w for w in WORKLOADS if w in selected]
     wanted = {w for w in selected if w in LIMITS}
     if not args.no_limits:
@@ -281,6 +297,47 @@ def source_changes(records: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def round_jobs(workloads: list[str], engines: list[str], rounds: int) -> list[tuple[str, str, int | None]]:
+    """The ``(engine, workload, None)`` jobs of ``rounds`` rounds: per workload, every
+    engine once a round, in reverse order every other round."""
+    return [
+        (engine, w, None)
+        for w in workloads
+        for r in range(rounds)
+        for engine in (engines if r % 2 == 0 else engines[::-1])
+    ]
+
+
+def merged_rounds(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per (engine, workload, threads), in first-run order: a single run as it
+    is; several (``--rounds``) as one whose repetitions are all of theirs, its best the
+    least of each phase, its peak memory the largest, ``rounds`` how many there were. A
+    failed round makes the merged record that failure."""
+    by_key: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for r in records:
+        by_key.setdefault((r["engine"], r["workload"], r.get("threads")), []).append(r)
+    merged = []
+    for runs in by_key.values():
+        failed = next((r for r in runs if r.get("error")), None)
+        if len(runs) == 1 or failed is not None:
+            merged.append({**(failed or runs[0]), "rounds": len(runs)})
+            continue
+        phases = runs[0]["seconds"].keys()
+        merged.append(
+            {
+                **runs[0],
+                "rounds": len(runs),
+                "repeat": sum(r["repeat"] for r in runs),
+                "seconds": {phase: [t for r in runs for t in r["seconds"][phase]] for phase in phases},
+                "best": {phase: min(r["best"][phase] for r in runs) for phase in phases},
+                "cpu_seconds": [c for r in runs for c in r.get("cpu_seconds", [])],
+                "others_cpu_share": [s for r in runs for s in r.get("others_cpu_share", [])],
+                "peak_rss_mib": max(r["peak_rss_mib"] for r in runs),
+            }
+        )
+    return merged
+
+
 def blas_report(env: dict[str, str]) -> Any:
     """The BLAS the children's numpy uses (threadpoolctl), or why it is unknown."""
     code = (
@@ -305,10 +362,13 @@ def _command(argv: list[str] | None) -> str:
     )
 
 
-def _notes(records: list[dict[str, Any]], what: str) -> tuple[str, list[str], list[str]]:
-    """The closing notes (source changed, disturbed runs) under a table, and their lists."""
+def _notes(
+    records: list[dict[str, Any]], what: str, runs: list[dict[str, Any]] | None = None
+) -> tuple[str, list[str], list[str]]:
+    """The closing notes (source changed, disturbed runs) under a table, and their lists;
+    ``runs``: every child's record where ``records`` merged rounds."""
     text = ""
-    changed = source_changes(records)
+    changed = source_changes(records if runs is None else runs)
     if changed:
         text += (
             "\nWarning: zarrforge's source (core/, plugins/) changed during the run, so the "
@@ -364,6 +424,7 @@ def _result(
         "settings": {
             "scale": args.scale,
             "repeat": args.repeat,
+            "rounds": args.rounds,
             "settle": args.settle,
             "path": str(args.path),
             "engines": args.engines,
@@ -464,24 +525,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads_sweep is not None:
         return run_sweep(args, env, was, argv)
     jobs: list[tuple[str, str, int | None]] = [("limits", name, None) for name in args.limits]
-    jobs += [(engine, w, None) for w in args.workloads for engine in args.engines]
-    _log(f"{len(jobs)} runs, scale {args.scale:g}, repeat {args.repeat}, data in {args.path}")
-    records, load_before = _run_jobs(jobs, args, env)
+    jobs += round_jobs(args.workloads, args.engines, args.rounds)
+    _log(
+        f"{len(jobs)} runs, scale {args.scale:g}, repeat {args.repeat}, rounds {args.rounds}, "
+        f"data in {args.path}"
+    )
+    runs, load_before = _run_jobs(jobs, args, env)
+    records = merged_rounds(runs)
 
     table = report.rows(records, args.engines, args.workloads)
     limits = report.limit_rows(records)
     text = report.markdown(table, limits, args.engines)
-    notes, changed, disturbed = _notes(records, "latest.json")
+    notes, changed, disturbed = _notes(records, "latest.json", runs)
     text += notes
     info = machine.describe(REPO)
     configurations = {}
     for r in records:
         if r.get("configuration") and r["engine"] not in configurations:
             configurations[r["engine"]] = r["configuration"]
-    result = _result(args, env, was, argv, records, load_before, changed, disturbed, info)
+    result = _result(args, env, was, argv, runs, load_before, changed, disturbed, info)
     result.update(engine_configuration=configurations, table=table, limits=limits)
+    best_of = f"{args.repeat}" if args.rounds == 1 else f"{args.rounds} rounds x {args.repeat}"
     title = (
-        f"zarrforge time ratios, scale {args.scale:g}, best of {args.repeat}, "
+        f"zarrforge time ratios, scale {args.scale:g}, best of {best_of}, "
         f"{info['machine']['cores']} cores, {info['date'][:10]}"
     )
     return _write_outputs(
