@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
-from zarrforge.engine import pipeline
+from zarrforge.engine import pipeline, plain_runs
 from zarrforge.errors import CorruptChunkError
 from zarrforge_std import codecs as std_codecs
 from zarrforge_std.stores.memory import MemoryStore
@@ -121,3 +121,74 @@ def test_a_chunk_of_the_wrong_length_is_reported_with_its_key():
     with pytest.raises(CorruptChunkError, match="a/c/1") as caught:
         array[...]
     assert "expected 16 bytes" in str(caught.value)
+
+
+@pytest.fixture
+def runs_copied(monkeypatch):
+    """The length of each run of plain chunks the engine copied with one call."""
+    lengths: list[int] = []
+    original = plain_runs.PlainRuns.flush
+
+    def counted(self):
+        if self._datas:
+            lengths.append(len(self._datas))
+        return original(self)
+
+    monkeypatch.setattr(plain_runs.PlainRuns, "flush", counted)
+    return lengths
+
+
+def test_chunks_side_by_side_are_copied_a_row_of_chunks_at_a_time(runs_copied):
+    data = np.arange(16 * 64, dtype="uint16").reshape(16, 64)
+    # one thread: no chunks measured one at a time first (see pipeline), one group
+    with zf.config.set(threads=1):
+        array = zf.create_array(
+            MemoryStore(), "a", shape=(16, 64), dtype="uint16", chunks=(4, 8), compressors=None
+        )
+        array[...] = data
+        assert np.array_equal(array[...], data)
+        # 4 rows of 8 chunks: one copy a row
+        assert runs_copied == [8, 8, 8, 8]
+        runs_copied.clear()
+        # a region: the chunks it covers whole, side by side (columns 8-47 of rows 4-11)
+        assert np.array_equal(array[4:12, 8:48], data[4:12, 8:48])
+        assert runs_copied == [5, 5]
+
+
+def test_a_run_stops_at_a_missing_chunk_an_edge_chunk_and_a_chunk_of_another_length():
+    store = MemoryStore()
+    data = (np.arange(10 * 30, dtype=">i4") - 150).reshape(10, 30)  # big-endian stored values
+    array = zf.create_array(
+        store,
+        "a",
+        shape=(10, 30),
+        dtype="int32",
+        chunks=(5, 4),
+        serializer={"name": "bytes", "configuration": {"endian": "big"}},
+        compressors=None,
+        fill_value=-7,
+    )
+    array[...] = data
+    store.delete("a/c/0/3")  # a hole in the middle of the first row of chunks
+    expected = data.astype("int32")
+    expected[0:5, 12:16] = -7
+    got = array[...]
+    assert got.dtype == np.dtype("int32") and np.array_equal(got, expected)  # the edge chunk (cols 28-29) too
+    out = zf.open_array(store, "a", order="F")[1:10, 2:30]  # a strided output
+    assert out.flags.f_contiguous and np.array_equal(out, expected[1:10, 2:30])
+    store.set("a/c/1/2", b"\x00" * 8)  # short: still reported, whatever run it is in
+    with pytest.raises(CorruptChunkError, match="a/c/1/2"):
+        array[...]
+
+
+@pytest.mark.parametrize(
+    "shape, chunks", [((40,), (4,)), ((6, 8, 12), (3, 4, 3)), ((3, 4, 5, 6), (1, 2, 5, 2))]
+)
+def test_runs_read_the_values_of_every_dimensionality(shape, chunks, runs_copied):
+    data = np.random.default_rng(7).integers(0, 2**31, size=shape, dtype="int64")
+    array = zf.create_array(MemoryStore(), "a", shape=shape, dtype="int64", chunks=chunks, compressors=None)
+    array[...] = data
+    assert np.array_equal(array[...], data)
+    inner = tuple(slice(c, s - (s % c or c) if s > 2 * c else s) for s, c in zip(shape, chunks))
+    assert np.array_equal(array[inner], data[inner])
+    assert max(runs_copied) > 1

@@ -85,6 +85,7 @@ from .parallel import (  # noqa: F401
     using_threads,  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
     workers_for,
 )
+from .plain_runs import PlainRuns
 
 GROUP_BYTES = 4 * 2**20  # decoded bytes a worker takes at a time from a low-latency store
 # Calls of fewer chunks are not measured for threads (parallel.ItemCost): spreading them
@@ -380,6 +381,10 @@ class ChunkEngine:
         fill = self.fill_value
         decode = self.chain.decode
         plain = self._plain if limit[0] is None or self._chunk_bytes <= limit[0] else None
+        chunk_bytes = self._chunk_bytes
+        runs = None
+        if self._regular_spec is not None and PlainRuns.usable(plain, self._regular_spec.shape, out):
+            runs = PlainRuns(plain, self._regular_spec.shape, out)  # type: ignore[arg-type]
         for i, p in enumerate(part):
             target = p.out if out is None else out
             spec = self.spec_for(p.coords)
@@ -387,6 +392,13 @@ class ChunkEngine:
                 data = encoded.pop(i)  # let each chunk's bytes go once decoded
                 if data is None:
                     target[p.out_selection] = fill
+                    continue
+                if (
+                    runs is not None
+                    and p.complete
+                    and len(data) == chunk_bytes
+                    and runs.add(p.out_selection, data)
+                ):
                     continue
                 # A plain chunk of the right length is a view of its bytes (see __init__);
                 # any other goes through the chain, which also reports a wrong length.
@@ -411,6 +423,8 @@ class ChunkEngine:
                 continue
             values = self.chain.decode_partial(self._fetcher(keys[i]), spec, p.chunk_selection, key=keys[i])
             target[p.out_selection] = fill if values is None else values
+        if runs is not None:
+            runs.flush()
 
     def _read_part_cached(self, part: list[Any], out: np.ndarray | None, limit: ChunkLimit) -> None:
         """:meth:`_read_part` through the chunk cache: each chunk the part reads whole
