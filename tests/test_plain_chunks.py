@@ -192,3 +192,46 @@ def test_runs_read_the_values_of_every_dimensionality(shape, chunks, runs_copied
     inner = tuple(slice(c, s - (s % c or c) if s > 2 * c else s) for s, c in zip(shape, chunks))
     assert np.array_equal(array[inner], data[inner])
     assert max(runs_copied) > 1
+
+
+def test_a_write_gathers_each_row_of_whole_chunks_with_one_copy(monkeypatch):
+    gathered: list[tuple[int, ...]] = []
+    original = plain_runs._run_view
+
+    def counted(region, shape, count, writeable):
+        if not writeable:
+            gathered.append((count, *shape))
+        return original(region, shape, count, writeable)
+
+    monkeypatch.setattr(plain_runs, "_run_view", counted)
+    store = MemoryStore()
+    data = np.arange(16 * 66, dtype="float32").reshape(16, 66) / 3
+    with zf.config.set(threads=1):
+        array = zf.create_array(store, "a", shape=(16, 66), dtype="float32", chunks=(4, 8), compressors=None)
+        array[...] = data
+    # 4 rows of 8 whole chunks, one gather each; the edge chunks (columns 64-65) alone
+    assert gathered == [(8, 4, 8)] * 4
+    assert store.get("a/c/2/3") == data[8:12, 24:32].astype("<f4").tobytes()
+    assert store.get("a/c/3/8") == np.pad(data[12:16, 64:66], ((0, 0), (0, 6))).astype("<f4").tobytes()
+    assert np.array_equal(array[...], data)
+
+
+def test_plain_chunks_by_runs_gives_each_whole_chunk_its_bytes_and_leaves_the_rest():
+    value = np.arange(6 * 9, dtype="int16").reshape(6, 9)
+    selections = [
+        (slice(0, 3), slice(0, 3)),
+        (slice(0, 3), slice(3, 6)),
+        (slice(0, 3), slice(6, 9)),  # a run of three
+        (slice(3, 6), slice(0, 2)),  # narrower than a chunk
+        (slice(3, 6), slice(3, 6)),  # not next to the one before: a run of its own
+        (slice(3, 6), slice(6, 9, None)),
+        (slice(3, 6), slice(0, 6, 2)),  # steps
+    ]
+    got = plain_runs.plain_chunks_by_runs(selections, value, np.dtype(">i2"), (3, 3))
+    for selection, data in zip(selections, got):
+        whole = all(s.step is None and s.stop - s.start == 3 for s in selection)
+        assert data == (value[selection].astype(">i2").tobytes() if whole else None)
+    broadcast = np.broadcast_to(np.int16(7), (6, 9))  # a scalar written everywhere
+    assert plain_runs.plain_chunks_by_runs(selections[:3], broadcast, np.dtype("<i2"), (3, 3)) == [
+        np.full((3, 3), 7, "<i2").tobytes()
+    ] * 3

@@ -144,10 +144,14 @@ class ChunkUpdater:
             if not self.write_empty_chunks and all_equal_fill(chunk, spec.fill_value):
                 return None
             return self.chain.encode_parts(chunk, spec)
-        data = chunk.astype(plain, copy=False).tobytes()
+        return self.plain_encoded(chunk.astype(plain, copy=False).tobytes(), spec)
+
+    def plain_encoded(self, data: bytes, spec: ChunkSpec) -> Encoded | None:
+        """A whole chunk on the plain fast path, given its plain bytes: ``[data]``, or
+        ``None`` for one of fill values that is not written (told bit for bit)."""
         if self.write_empty_chunks:
             return [data]
         if self._plain_fill is None:  # every chunk has the same spec (see the class)
             full = spec.layout.full(spec.shape, spec.fill_value, spec.dtype)
-            self._plain_fill = full.astype(plain, copy=False).tobytes()
+            self._plain_fill = full.astype(self.plain, copy=False).tobytes()
         return None if data == self._plain_fill else [data]

@@ -85,7 +85,7 @@ from .parallel import (  # noqa: F401
     using_threads,  # (UNCOMPRESSED_FACTOR, workers_for: kept here too)
     workers_for,
 )
-from .plain_runs import PlainRuns
+from .plain_runs import PlainRuns, plain_chunks_by_runs
 
 GROUP_BYTES = 4 * 2**20  # decoded bytes a worker takes at a time from a low-latency store
 # Calls of fewer chunks are not measured for threads (parallel.ItemCost): spreading them
@@ -478,6 +478,8 @@ class ChunkEngine:
         # otherwise. (A store gathering several keys into one object handles whole batches
         # itself and offers no conditional writes.)
         conditional = capabilities.conditional_writes and capabilities.independent_keys
+        # whole plain chunks of a regular grid: their bytes gathered a run at a time
+        plain = self._plain if limit[0] is None or self._chunk_bytes <= limit[0] else None
 
         def updated(group: list[Any]) -> tuple[list[str], list[Encoded | None]]:
             keys = [self.keys.key(p.coords) for p in group]
@@ -491,6 +493,8 @@ class ChunkEngine:
                     [keys[i] for i in complete],
                     [self._updated(group[i], keys[i], None, value, limit) for i in complete],
                 )
+            if not incomplete and plain is not None:
+                return keys, self._plain_updated(group, keys, value, limit)
             existing = dict(zip(incomplete, self._get_many([keys[i] for i in incomplete])))
             return keys, [
                 self._updated(p, keys[i], existing.pop(i, None), value, limit) for i, p in enumerate(group)
@@ -573,6 +577,21 @@ class ChunkEngine:
                 )
             pending = conflicted
             pause_before_retry(attempt)
+
+    def _plain_updated(
+        self, group: list[Any], keys: list[str], value: np.ndarray, limit: ChunkLimit
+    ) -> list[Encoded | None]:
+        """:meth:`_updated` of each chunk of ``group``, which the write covers whole and
+        whose chain is plain: side-by-side chunks gathered from ``value`` with one copy
+        a run (:func:`~zarrforge.engine.plain_runs.plain_chunks_by_runs`)."""
+        spec = self._regular_spec
+        assert spec is not None and self._plain is not None  # (plain chunks: a regular grid)
+        gathered = plain_chunks_by_runs([p.out_selection for p in group], value, self._plain, spec.shape)
+        encoded = self.updater.plain_encoded
+        return [
+            self._updated(p, keys[i], None, value, limit) if data is None else encoded(data, spec)
+            for i, (p, data) in enumerate(zip(group, gathered))
+        ]
 
     def _updated(
         self, p: Any, key: str, old: bytes | None, value: np.ndarray, limit: ChunkLimit

@@ -9,6 +9,10 @@ its whole chunk shape there, and copies each such run with one call: the run's b
 joined, seen as ``(m, *chunk_shape)``, and written through a view of the output region
 that splits its last axis into ``(m, chunk_width)``.
 
+Writes go the same way (:func:`plain_chunks_by_runs`): the values of a run of whole
+chunks are gathered from the caller's array with one copy into ``(m, *chunk_shape)``,
+each chunk's bytes then a contiguous copy of its row of that.
+
 Contract: :meth:`PlainRuns.add` takes a chunk the read covers whole (its bytes of the
 plain length, its output selection slices) or declines it, and a taken chunk's values
 are in the output once :meth:`PlainRuns.flush` has returned. The output selections of
@@ -99,14 +103,75 @@ class PlainRuns:
                 piece = self._target[(*first[:-1], slice(at, at + self._width))]
                 piece[...] = np.frombuffer(data, self._dtype).reshape(shape)
             return
-        strides = region.strides
-        # the region's last axis, count * width long, as (count, width): element
-        # [..., k, j] is [..., k * width + j], so the split view writes into the output
-        split = as_strided(
-            region,
-            shape=(*shape[:-1], count, self._width),
-            strides=(*strides[:-1], strides[-1] * self._width, strides[-1]),
-            writeable=True,
-        )
         staged = np.frombuffer(b"".join(datas), self._dtype).reshape(count, *shape)
-        np.copyto(np.moveaxis(split, -2, 0), staged, casting="equiv")
+        np.copyto(_run_view(region, shape, count, writeable=True), staged, casting="equiv")
+
+
+def _run_view(region: np.ndarray, shape: tuple[int, ...], count: int, writeable: bool) -> np.ndarray:
+    """``region`` (``(*shape[:-1], count * shape[-1])``) seen as ``(count, *shape)``, the
+    chunks side by side along its last axis one after the other, without a copy."""
+    strides = region.strides
+    # the last axis, count * width long, as (count, width): element [..., k, j] is
+    # [..., k * width + j]
+    split = as_strided(
+        region,
+        shape=(*shape[:-1], count, shape[-1]),
+        strides=(*strides[:-1], strides[-1] * shape[-1], strides[-1]),
+        writeable=writeable,
+    )
+    return np.moveaxis(split, -2, 0)
+
+
+def plain_chunks_by_runs(
+    selections: list[tuple[Any, ...]], value: np.ndarray, dtype: np.dtype, shape: tuple[int, ...]
+) -> list[bytes | None]:
+    """The plain bytes (``dtype``, C order) of the whole chunk of ``shape`` that each of
+    ``selections`` takes from ``value`` (``value[selection]`` is the chunk), gathered a
+    run of side-by-side chunks at a time; ``None`` for a selection that is not one whole
+    chunk of slices (the caller codes that chunk itself)."""
+    out: list[bytes | None] = [None] * len(selections)
+    if value.ndim != len(shape) or not len(shape) or dtype.shape != ():
+        return out
+    width = shape[-1]
+    start_at = 0
+    while start_at < len(selections):
+        first = selections[start_at]
+        if not _whole_chunk(first, shape):
+            start_at += 1
+            continue
+        end = start_at + 1
+        stop = first[-1].stop
+        while end < len(selections):
+            following = selections[end]
+            last = following[-1]
+            if (
+                type(last) is not slice
+                or last.step is not None
+                or last.start != stop
+                or last.stop != stop + width
+                or following[:-1] != first[:-1]
+            ):
+                break
+            stop += width
+            end += 1
+        count = end - start_at
+        region = value[(*first[:-1], slice(first[-1].start, stop))]
+        if region.shape == (*shape[:-1], count * width):  # never past the caller's array
+            staged = np.empty((count, *shape), dtype)
+            np.copyto(staged, _run_view(region, shape, count, writeable=False), casting="unsafe")
+            for k in range(count):
+                out[start_at + k] = staged[k].tobytes()
+        start_at = end
+    return out
+
+
+def _whole_chunk(selection: tuple[Any, ...], shape: tuple[int, ...]) -> bool:
+    """Is ``selection`` slices, without steps, one chunk of ``shape`` long on every axis?"""
+    if len(selection) != len(shape):
+        return False
+    for s, length in zip(selection, shape):
+        if type(s) is not slice or s.step is not None or s.start is None or s.stop is None:
+            return False
+        if s.stop - s.start != length:
+            return False
+    return True
