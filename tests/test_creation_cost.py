@@ -10,6 +10,7 @@ engine at the first chunk I/O.
 from __future__ import annotations
 
 import collections
+import dataclasses
 
 import numpy as np
 import pytest
@@ -147,3 +148,18 @@ def test_a_node_whose_document_is_broken_is_in_the_way_and_can_be_overwritten():
         zf.create_array(store, "a", shape=(2,), dtype="int8")
     array = zf.create_array(store, "a", shape=(2,), dtype="int8", overwrite=True)
     assert zf.open_array(store, "a").shape == array.shape == (2,)
+
+
+def test_the_creation_spec_is_copied_with_changes_as_dataclasses_replace_would():
+    # codec_arguments copies the spec without running its __init__ again: right only
+    # while the spec has no __post_init__ (nor anything else __init__ does)
+    from zarrforge.abc.format import ArrayCreationSpec
+    from zarrforge.engine.codec_arguments import _replaced
+
+    assert not hasattr(ArrayCreationSpec, "__post_init__")
+    spec = ArrayCreationSpec(shape=(10,), dtype="int32", chunks=(5,), attributes={"a": 1})
+    changed = _replaced(spec, filters=(), compressors=({"name": "zstd"},))
+    assert changed == dataclasses.replace(spec, filters=(), compressors=({"name": "zstd"},))
+    assert spec.compressors == "auto" and spec.filters is None  # the original as it was
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        changed.filters = None  # type: ignore[misc]

@@ -73,12 +73,24 @@ def get_format(zarr_format: Any = None) -> Format:
         return implementation()
 
 
+# (registries' generation, default format) -> installed_formats(): each creation asks
+# three times, and the registry's sorted names cost more than the rest of the question
+_installed_memo: tuple[int, str, tuple[str, ...]] | None = None
+
+
 def installed_formats() -> list[str]:
     """The names of the installed formats (``"3"``, ``"2"``, ``"draft-2022"``...), the default
     first; family entry points (``name.*``) are not formats of their own."""
-    names = [n for n in registry.formats.names() if not n.endswith(registry.FAMILY_SUFFIX)]
+    global _installed_memo
     first = default_format()
-    return [first] * (first in names) + [n for n in names if n != first]
+    generation = registry.generation()
+    memo = _installed_memo
+    if memo is not None and memo[0] == generation and memo[1] == first:
+        return list(memo[2])
+    names = [n for n in registry.formats.names() if not n.endswith(registry.FAMILY_SUFFIX)]
+    ordered = [first] * (first in names) + [n for n in names if n != first]
+    _installed_memo = (generation, first, tuple(ordered))
+    return ordered
 
 
 def formats_in_detection_order(skip: str | None = None) -> Iterator[Format]:
