@@ -231,7 +231,14 @@ def test_plain_chunks_by_runs_gives_each_whole_chunk_its_bytes_and_leaves_the_re
     for selection, data in zip(selections, got):
         whole = all(s.step is None and s.stop - s.start == 3 for s in selection)
         assert data == (value[selection].astype(">i2").tobytes() if whole else None)
+    # an index array next to a whole chunk ends its run (compared safely, element-wise)
+    beside = [(slice(0, 3), slice(0, 3)), (np.arange(3), slice(3, 6))]
+    assert plain_runs.plain_chunks_by_runs(beside, value, np.dtype("<i2"), (3, 3)) == [
+        value[0:3, 0:3].astype("<i2").tobytes(),
+        None,
+    ]
     broadcast = np.broadcast_to(np.int16(7), (6, 9))  # a scalar written everywhere
-    assert plain_runs.plain_chunks_by_runs(selections[:3], broadcast, np.dtype("<i2"), (3, 3)) == [
-        np.full((3, 3), 7, "<i2").tobytes()
-    ] * 3
+    assert (
+        plain_runs.plain_chunks_by_runs(selections[:3], broadcast, np.dtype("<i2"), (3, 3))
+        == [np.full((3, 3), 7, "<i2").tobytes()] * 3
+    )

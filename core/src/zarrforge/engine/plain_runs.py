@@ -67,18 +67,12 @@ class PlainRuns:
                 return False
         except TypeError:  # an open-ended slice
             return False
-        if self._datas and start == self._stop and out_selection[:-1] == self._first[:-1]:
+        if self._datas and start == self._stop and _same_rows(out_selection, self._first):
             self._datas.append(data)
             self._stop = start + self._width
             return True
-        for s, length in zip(out_selection[:-1], self._shape[:-1]):
-            if (
-                type(s) is not slice
-                or s.step is not None
-                or None in (s.start, s.stop)
-                or s.stop - s.start != length
-            ):
-                return False
+        if not _whole_chunk(out_selection, self._shape):
+            return False
         self.flush()
         self._first = out_selection
         self._datas.append(data)
@@ -149,7 +143,7 @@ def plain_chunks_by_runs(
                 or last.step is not None
                 or last.start != stop
                 or last.stop != stop + width
-                or following[:-1] != first[:-1]
+                or not _same_rows(following, first)
             ):
                 break
             stop += width
@@ -163,6 +157,15 @@ def plain_chunks_by_runs(
                 out[start_at + k] = staged[k].tobytes()
         start_at = end
     return out
+
+
+def _same_rows(selection: tuple[Any, ...], first: tuple[slice, ...]) -> bool:
+    """Does ``selection`` cover the rows (every axis but the last) that ``first``, a
+    selection of slices, covers? ``False`` for one holding anything but those slices."""
+    try:
+        return selection[:-1] == first[:-1]
+    except ValueError:  # an index array among them: compared element by element
+        return False
 
 
 def _whole_chunk(selection: tuple[Any, ...], shape: tuple[int, ...]) -> bool:
