@@ -162,4 +162,4 @@ def test_the_creation_spec_is_copied_with_changes_as_dataclasses_replace_would()
     assert changed == dataclasses.replace(spec, filters=(), compressors=({"name": "zstd"},))
     assert spec.compressors == "auto" and spec.filters is None  # the original as it was
     with pytest.raises(dataclasses.FrozenInstanceError):
-        changed.filters = None  # type: ignore[misc]
+        changed.filters = None
