@@ -24,9 +24,12 @@ instead; :func:`configuration` reports the count a limit runs with.
 * ``L-zstd-inner``: the same for the 32^3 inner chunks of W3; ``write`` and ``read``
   bound W3 and W3r.
 * ``L-files``: one file per 64^2 chunk of the W5 array, written with
-  ``os.open``/``os.write`` into ``c/<i>/<j>`` directories (not atomically),
-  then read back with ``os.open``/``os.read`` into a new array: what W5/W5r
-  cannot avoid on this file system. This one runs on one thread, the fastest
+  ``os.open``/``os.write`` into ``c/<i>/<j>`` directories (phase ``write``: not
+  atomically), written again into a second tree as a reader-safe writer must
+  (phase ``atomic``: each value to a temporary file beside its name, then
+  ``os.replace`` over it, so no reader sees half a value: what W5 cannot avoid),
+  then read back with ``os.open``/``os.read`` into a new array (phase ``read``: what
+  W5r cannot avoid on this file system). This one runs on one thread, the fastest
   way here: around 4 KiB files, threads only hand the GIL back and forth (two
   were two to three times slower).
 * ``L-list``: what W6 cannot avoid: list the group's directory and, for every child
@@ -197,11 +200,13 @@ class FilesLimit(Workload):
             "names": names,
             "raw": raw,
             "dir": ctx.root / "files-limit" / "c",
+            "atomic_dir": ctx.root / "files-limit" / "atomic" / "c",
         }
 
     def before_rep(self, engine: Any, ctx: Context, state: dict[str, Any]) -> None:
-        if state["dir"].exists():
-            shutil.rmtree(state["dir"])
+        for tree in (state["dir"], state["atomic_dir"]):
+            if tree.exists():
+                shutil.rmtree(tree)
 
     def run(self, engine: Any, ctx: Context, state: dict[str, Any]) -> dict[str, Any]:
         root = str(state["dir"])
@@ -223,8 +228,28 @@ class FilesLimit(Workload):
                 finally:
                     os.close(fd)
 
+        atomic_root = str(state["atomic_dir"])
+        new_flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+
+        def write_atomically(part: list[Any]) -> None:
+            for n, (name, raw, _) in enumerate(part):
+                path = os.path.join(atomic_root, name)
+                temp = f"{path}.tmp-{n}"
+                try:
+                    fd = os.open(temp, new_flags, 0o644)
+                except FileNotFoundError:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    fd = os.open(temp, new_flags, 0o644)
+                try:
+                    os.write(fd, raw)
+                finally:
+                    os.close(fd)
+                os.replace(temp, path)
+
         t0 = time.perf_counter()
         write(items)
+        t_plain = time.perf_counter()
+        write_atomically(items)
         t1 = time.perf_counter()
         out = np.empty(spec.shape, dtype=spec.dtype)
         size = int(np.prod(spec.chunks)) * np.dtype(spec.dtype).itemsize
@@ -240,7 +265,7 @@ class FilesLimit(Workload):
 
         read(items)
         t2 = time.perf_counter()
-        return {"write": t1 - t0, "read": t2 - t1, "out": out}
+        return {"write": t_plain - t0, "atomic": t1 - t_plain, "read": t2 - t1, "out": out}
 
     def verify(self, engine: Any, ctx: Context, state: dict[str, Any], result: Any) -> dict[str, Any]:
         check_equal(result["out"], state["values"], self.name)
@@ -340,7 +365,7 @@ LIMITS: dict[str, Workload] = {
 PHASES = {
     "L-zstd": ("encode", "decode", "write", "read"),
     "L-zstd-inner": ("encode", "decode", "write", "read"),
-    "L-files": ("write", "read"),
+    "L-files": ("write", "atomic", "read"),
     "L-copy": ("warm", "fresh"),
     "L-list": ("list",),
     "L-listL": ("list",),

@@ -267,7 +267,7 @@ WORKLOADS: dict[str, Workload] = {
         ),
         ReadArray("W3r", "read W3's array whole", "sharded3d", "L-zstd-inner/read"),
         RandomRegions("W4", "random (1,1,32) reads of W3's array, one call each", "sharded3d"),
-        WriteArray("W5", "write uint8 2-D, chunks 64^2, uncompressed", "bytes2d", "L-files/write"),
+        WriteArray("W5", "write uint8 2-D, chunks 64^2, uncompressed", "bytes2d", "L-files/atomic"),
         ReadArray("W5r", "read W5's array whole", "bytes2d", "L-files/read"),
         CreateGroup("W6c", "create a group of 300 small arrays with attributes", "group"),
         ListGroup("W6", "open the group, list members with attributes", "group", "L-list/list"),
