@@ -198,10 +198,10 @@ def test_a_write_gathers_each_row_of_whole_chunks_with_one_copy(monkeypatch):
     gathered: list[tuple[int, ...]] = []
     original = plain_runs._run_view
 
-    def counted(region, shape, count, writeable):
+    def counted(region, shape, count, *, writeable):
         if not writeable:
             gathered.append((count, *shape))
-        return original(region, shape, count, writeable)
+        return original(region, shape, count, writeable=writeable)
 
     monkeypatch.setattr(plain_runs, "_run_view", counted)
     store = MemoryStore()
@@ -242,3 +242,16 @@ def test_plain_chunks_by_runs_gives_each_whole_chunk_its_bytes_and_leaves_the_re
         plain_runs.plain_chunks_by_runs(selections[:3], broadcast, np.dtype("<i2"), (3, 3))
         == [np.full((3, 3), 7, "<i2").tobytes()] * 3
     )
+
+
+def test_runs_carry_the_data_types_of_plugins():
+    # ml_dtypes' float8 (the dtypes plugin) has no array-interface type string: the run
+    # views must be made without one
+    ml_dtypes = pytest.importorskip("ml_dtypes")  # a dependency of the dtypes plugin, in every test setup
+    data = (np.arange(8 * 24) % 13 - 6).astype(ml_dtypes.float8_e5m2).reshape(8, 24)
+    store = MemoryStore()
+    array = zf.create_array(store, "a", shape=(8, 24), dtype="float8_e5m2", chunks=(4, 4), compressors=None)
+    array[...] = data
+    assert store.get("a/c/1/2") == data[4:8, 8:12].tobytes()
+    got = zf.open_array(store, "a")[...]
+    assert got.dtype == data.dtype and np.array_equal(got.view("uint8"), data.view("uint8"))

@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 
 class PlainRuns:
@@ -91,28 +90,30 @@ class PlainRuns:
             np.copyto(view, np.frombuffer(datas[0], self._dtype).reshape(shape), casting="equiv")
             return
         region = self._target[(*first[:-1], slice(first[-1].start, self._stop))]
-        if region.shape != (*shape[:-1], count * self._width):  # never past the output
-            for k, data in enumerate(datas):
-                at = first[-1].start + k * self._width
-                piece = self._target[(*first[:-1], slice(at, at + self._width))]
-                piece[...] = np.frombuffer(data, self._dtype).reshape(shape)
-            return
         staged = np.frombuffer(b"".join(datas), self._dtype).reshape(count, *shape)
-        np.copyto(_run_view(region, shape, count, writeable=True), staged, casting="equiv")
+        run_view = None
+        if region.shape == (*shape[:-1], count * self._width):  # never past the output
+            run_view = _run_view(region, shape, count, writeable=True)
+        if run_view is None:  # (not expected: see the checks above)
+            for k in range(count):
+                at = first[-1].start + k * self._width
+                self._target[(*first[:-1], slice(at, at + self._width))] = staged[k]
+            return
+        np.copyto(run_view, staged, casting="equiv")
 
 
-def _run_view(region: np.ndarray, shape: tuple[int, ...], count: int, writeable: bool) -> np.ndarray:
+def _run_view(
+    region: np.ndarray, shape: tuple[int, ...], count: int, *, writeable: bool
+) -> np.ndarray | None:
     """``region`` (``(*shape[:-1], count * shape[-1])``) seen as ``(count, *shape)``, the
-    chunks side by side along its last axis one after the other, without a copy."""
-    strides = region.strides
-    # the last axis, count * width long, as (count, width): element [..., k, j] is
-    # [..., k * width + j]
-    split = as_strided(
-        region,
-        shape=(*shape[:-1], count, shape[-1]),
-        strides=(*strides[:-1], strides[-1] * shape[-1], strides[-1]),
-        writeable=writeable,
-    )
+    chunks side by side along its last axis one after the other. Splitting one axis in two
+    is a view at any stride, so numpy never copies here; ``writeable`` makes sure of it
+    (``None`` if it had copied, where writes through the view would be lost). A reshape
+    rather than ``as_strided``, which cannot pass the data types of plugins (``ml_dtypes``'
+    float8 has no array-interface type string)."""
+    split = region.reshape(*shape[:-1], count, shape[-1])
+    if writeable and not np.may_share_memory(split, region):
+        return None
     return np.moveaxis(split, -2, 0)
 
 
@@ -152,7 +153,9 @@ def plain_chunks_by_runs(
         region = value[(*first[:-1], slice(first[-1].start, stop))]
         if region.shape == (*shape[:-1], count * width):  # never past the caller's array
             staged = np.empty((count, *shape), dtype)
-            np.copyto(staged, _run_view(region, shape, count, writeable=False), casting="unsafe")
+            gathered = _run_view(region, shape, count, writeable=False)
+            assert gathered is not None  # (only a writeable view can be refused)
+            np.copyto(staged, gathered, casting="unsafe")
             for k in range(count):
                 out[start_at + k] = staged[k].tobytes()
         start_at = end
