@@ -185,3 +185,34 @@ def test_threads_reading_many_shards_get_the_right_values():
         t.join()
     assert failures == []
     assert index_cache.cache.nbytes <= 20_000
+
+
+def test_a_new_store_never_finds_what_a_freed_one_remembered():
+    # Index memories were keyed by id(store): a store made where a freed one lay found the
+    # freed store's indexes (the same data here, so its guess even held) and read in one
+    # request where a store new to the memory takes two. Each store below is new.
+    import gc
+
+    for _ in range(20):
+        reader = counted(sharded())
+        counter = reader.chunk_store
+        assert reader[3, 5] == values()[3, 5]
+        assert counter.count("get_ranges") == 2  # the index, then the inner chunk
+        del reader, counter
+        gc.collect()
+
+
+def test_store_tokens_are_never_given_twice_and_are_dropped_with_their_store():
+    import gc
+
+    from zarrforge.storing import write_notices
+
+    store = MemoryStore()
+    token = write_notices.object_token(store)
+    assert write_notices.object_token(store) == token  # the same store: the same token
+    address = id(store)
+    del store
+    gc.collect()
+    assert address not in write_notices._object_tokens  # forgotten with the store
+    later = [MemoryStore() for _ in range(50)]
+    assert all(write_notices.object_token(s) > token for s in later)  # whatever address they got

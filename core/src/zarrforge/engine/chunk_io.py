@@ -18,6 +18,7 @@ from ..abc.chunk_grid import ChunkGrid
 from ..abc.codec import VersionedRangeFetcher
 from ..abc.data_type import DataType
 from ..abc.store import Store
+from ..storing import write_notices
 from . import parallel
 
 BATCH_BYTES = 64 * 2**20  # decoded bytes one batch may cover (bounds memory per call)
@@ -40,7 +41,8 @@ class KeyFetcher(VersionedRangeFetcher):
 
     @property
     def cache_key(self) -> tuple[int, str]:
-        return (id(self.store), self.key)
+        # not id(store): a store made where a freed one lay would find its memories
+        return (write_notices.object_token(self.store), self.key)
 
     @property
     def versioned(self) -> bool:

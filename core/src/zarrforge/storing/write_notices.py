@@ -50,16 +50,23 @@ def location_of(store: Store) -> tuple[Hashable, str]:
     named = base.data_location()
     if named is not None:
         return named
+    return ("object", object_token(base)), ""
+
+
+def object_token(thing: object) -> int:
+    """A number naming ``thing`` while it lives, never given to another object, even
+    after this one is gone (where ``id`` is given again to the next object at its
+    address). An object that cannot be weakly referenced gets a new number each time."""
     with _tokens_lock:
-        token = _object_tokens.get(id(base))
+        token = _object_tokens.get(id(thing))
         if token is None:
             token = next(_object_counter)
             try:
-                weakref.finalize(base, _object_tokens.pop, id(base), None)
-                _object_tokens[id(base)] = token
+                weakref.finalize(thing, _object_tokens.pop, id(thing), None)
+                _object_tokens[id(thing)] = token
             except TypeError:  # not weakly referenceable: a name for this call alone
                 pass
-    return ("object", token), ""
+    return token
 
 
 def written(store: Store, keys: Iterable[str]) -> None:
