@@ -29,7 +29,9 @@ instead; :func:`configuration` reports the count a limit runs with.
   (phase ``atomic``: each value to a temporary file beside its name, then
   ``os.replace`` over it, so no reader sees half a value: what W5 cannot avoid),
   then read back with ``os.open``/``os.read`` into a new array (phase ``read``: what
-  W5r cannot avoid on this file system). This one runs on one thread, the fastest
+  W5r cannot avoid on this file system). The ``atomic`` and ``read`` phases open each
+  directory once and name its files relative to it, as the local store's batches do
+  (since session 28; before, each file by its whole path, about 10% slower here). This one runs on one thread, the fastest
   way here: around 4 KiB files, threads only hand the GIL back and forth (two
   were two to three times slower).
 * ``L-list``: what W6 cannot avoid: list the group's directory and, for every child
@@ -46,12 +48,13 @@ instead; :func:`configuration` reports the count a limit runs with.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -232,19 +235,17 @@ class FilesLimit(Workload):
         new_flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
 
         def write_atomically(part: list[Any]) -> None:
-            for n, (name, raw, _) in enumerate(part):
-                path = os.path.join(atomic_root, name)
-                temp = f"{path}.tmp-{n}"
-                try:
-                    fd = os.open(temp, new_flags, 0o644)
-                except FileNotFoundError:
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    fd = os.open(temp, new_flags, 0o644)
-                try:
-                    os.write(fd, raw)
-                finally:
-                    os.close(fd)
-                os.replace(temp, path)
+            for directory, files in _by_directory(atomic_root, part):
+                os.makedirs(directory, exist_ok=True)
+                with _opened_directory(directory) as at:
+                    for n, (name, raw, _) in enumerate(files):
+                        temp = f".tmp-{n}"
+                        fd = os.open(temp, new_flags, 0o644, dir_fd=at)
+                        try:
+                            os.write(fd, raw)
+                        finally:
+                            os.close(fd)
+                        os.rename(temp, name, src_dir_fd=at, dst_dir_fd=at)
 
         t0 = time.perf_counter()
         write(items)
@@ -255,13 +256,15 @@ class FilesLimit(Workload):
         size = int(np.prod(spec.chunks)) * np.dtype(spec.dtype).itemsize
 
         def read(part: list[Any]) -> None:
-            for name, _, sl in part:
-                fd = os.open(os.path.join(root, name), os.O_RDONLY)
-                try:
-                    chunk = np.frombuffer(os.read(fd, size), dtype=spec.dtype)
-                finally:
-                    os.close(fd)
-                out[sl] = chunk.reshape([s.stop - s.start for s in sl])
+            for directory, files in _by_directory(root, part):
+                with _opened_directory(directory) as at:
+                    for name, _, sl in files:
+                        fd = os.open(name, os.O_RDONLY, dir_fd=at)
+                        try:
+                            chunk = np.frombuffer(os.read(fd, size), dtype=spec.dtype)
+                        finally:
+                            os.close(fd)
+                        out[sl] = chunk.reshape([s.stop - s.start for s in sl])
 
         read(items)
         t2 = time.perf_counter()
@@ -271,6 +274,30 @@ class FilesLimit(Workload):
         check_equal(result["out"], state["values"], self.name)
         shutil.rmtree(state["dir"].parent)
         return {"files": len(state["names"])}
+
+
+def _by_directory(root: str, items: list[Any]) -> list[tuple[str, list[Any]]]:
+    """``items`` (``(name, ...)``, names ``<i>/<j>``) as runs of one directory each:
+    ``(its path, the items with their file names)``."""
+    runs: list[tuple[str, list[Any]]] = []
+    for name, *rest in items:
+        directory, _, file_name = name.rpartition("/")
+        path = os.path.join(root, directory)
+        if not runs or runs[-1][0] != path:
+            runs.append((path, []))
+        runs[-1][1].append((file_name, *rest))
+    return runs
+
+
+@contextlib.contextmanager
+def _opened_directory(path: str) -> Iterator[int]:
+    """An open descriptor of the directory ``path``: its files are then named relative to
+    it, as the local store's batches do (one name looked up a file, not its whole path)."""
+    at = os.open(path, getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0))
+    try:
+        yield at
+    finally:
+        os.close(at)
 
 
 class ListLimit(Workload):

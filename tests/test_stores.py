@@ -112,7 +112,9 @@ def test_local_get_many_opens_each_key_once_for_all_its_ranges(tmp_path, monkeyp
     store.set("a/j", b"small")
     opened = []
     real_open = local.os.open
-    monkeypatch.setattr(local.os, "open", lambda path, *a: opened.append(path) or real_open(path, *a))
+    monkeypatch.setattr(
+        local.os, "open", lambda path, *a, **kw: opened.append(path) or real_open(path, *a, **kw)
+    )
     answers = store.get_many(
         [
             ("a/k", ByteRange(90, None)),
@@ -131,7 +133,50 @@ def test_local_get_many_opens_each_key_once_for_all_its_ranges(tmp_path, monkeyp
         None,
         b"\x00\x01",
     ]
-    assert [os.path.basename(p) for p in opened] == ["k", "j", "missing", "k"]
+    # "j" and "missing", two whole reads side by side in "a", are opened relative to it
+    assert [os.path.basename(p) for p in opened] == ["k", "a", "j", "missing", "k"]
+
+
+def _recording_opens(monkeypatch, module):
+    """Record ``(path, dir_fd)`` of each ``os.open`` the local store makes."""
+    opened = []
+    real_open = module.os.open
+
+    def recording(path, *args, **kwargs):
+        opened.append((path, kwargs.get("dir_fd")))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(module.os, "open", recording)
+    return opened
+
+
+@pytest.mark.skipif(os.name != "posix", reason="directory descriptors are used on POSIX")
+def test_a_local_batch_opens_each_directory_once_and_its_files_by_name(tmp_path, monkeypatch):
+    from zarrforge_std.stores import local
+
+    store = LocalStore(tmp_path)
+    store.set("c/0/0", b"old")  # "c/0" exists, "c/1" does not yet
+    opened = _recording_opens(monkeypatch, local)
+    store.set_many([(f"c/{i}/{j}", bytes([i, j])) for i in range(2) for j in range(3)])
+    relative = [path for path, at in opened if at is not None]
+    assert len(relative) == 3 and all(name.startswith(TEMP_PREFIX) for name in relative)
+    assert (str(tmp_path / "c" / "0"), None) in opened  # the directory, once
+    assert [path for path, _ in opened].count(str(tmp_path / "c" / "0")) == 1
+    # "c/1" was not there: those writes made it the path-based way
+    assert sum(path.startswith(str(tmp_path / "c" / "1")) for path, _ in opened) >= 3
+    assert sorted(os.listdir(tmp_path / "c" / "0")) == ["0", "1", "2"]  # no temporary files
+    opened.clear()
+    keys = [(f"c/{i}/{j}", None) for i in range(2) for j in range(4)]
+    assert store.get_many(keys) == [bytes([i, j]) if j < 3 else None for i in range(2) for j in range(4)]
+    assert [path for path, at in opened if at is not None] == ["0", "1", "2", "3"] * 2
+    assert [path for path, at in opened if at is None] == [str(tmp_path / "c" / d) for d in "01"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="directory descriptors are used on POSIX")
+def test_a_local_batch_read_of_a_directory_that_is_a_file_or_absent_reads_nothing(tmp_path):
+    store = LocalStore(tmp_path)
+    store.set("f", b"a file where a directory is asked for")
+    assert store.get_many([("f/0", None), ("f/1", None), ("none/0", None), ("none/1", None)]) == [None] * 4
 
 
 def test_local_delete_prunes_empty_directories(tmp_path):

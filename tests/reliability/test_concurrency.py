@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -169,6 +171,28 @@ def test_local_set_survives_a_concurrent_prune(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(local_module.os, "makedirs", makedirs_then_concurrent_delete)
     store.set("a/c/0/0", b"value")
     assert store.get("a/c/0/0") == b"value"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="directory descriptors are used on POSIX")
+def test_local_batch_survives_a_concurrent_prune(tmp_path, monkeypatch) -> None:
+    """A concurrent delete may prune the directory a batch opened (Linux then creates
+    nothing in it): the batch goes on the path-based way, which makes it again."""
+    store = LocalStore(tmp_path)
+    (tmp_path / "a").mkdir()
+    real_write_new = local_module._write_new
+    pruned: list[str] = []
+
+    def pruned_first(path: str, parts: Sequence[bytes], at: int | None = None) -> None:
+        if at is not None and not pruned:
+            os.rmdir(tmp_path / "a")  # what a concurrent delete's pruning does
+            pruned.append(path)
+        return real_write_new(path, parts, at)
+
+    monkeypatch.setattr(local_module, "_write_new", pruned_first)
+    store.set_many([(f"a/{i}", bytes([i])) for i in range(4)])
+    assert pruned
+    assert store.get_many([(f"a/{i}", None) for i in range(4)]) == [bytes([i]) for i in range(4)]
+    assert sorted(os.listdir(tmp_path / "a")) == ["0", "1", "2", "3"]
 
 
 def test_local_conditional_write_survives_a_concurrent_prune(tmp_path, monkeypatch) -> None:

@@ -168,6 +168,7 @@ def test_every_write_to_a_linked_key_replaces_the_link_and_leaves_the_target(pla
     for write in (
         lambda key: store.set(key, b"new"),
         lambda key: store.set_many([(key, b"new")]),
+        lambda key: store.set_many([("before", b"b"), (key, b"new")]),  # relative to the root
         lambda key: store.set_if(key, b"new", if_generation=store.get_versioned(key)[1]),
     ):
         os.symlink(secret, root / "k")
@@ -291,6 +292,7 @@ def test_the_refuse_option_refuses_every_link_by_key_and_link(places) -> None:
     root, outside = places
     store = LocalStore(root, links="refuse")
     store.set("real/v", b"1")
+    store.set("plain", b"2")
     os.symlink(root / "real", root / "alias")  # inside the root, refused all the same
     os.symlink(outside / "secret.txt", root / "value")
     for read in (
@@ -299,6 +301,7 @@ def test_the_refuse_option_refuses_every_link_by_key_and_link(places) -> None:
         lambda: store.getsize("value"),
         lambda: store.get_versioned("value"),
         lambda: store.get_many([("value", None)]),
+        lambda: store.get_many([("real/v", None), ("plain", None), ("value", None)]),  # relative
     ):
         with pytest.raises(StoreError, match=r"'value' .* is a symbolic link \(to '.*secret") as info:
             read()
@@ -314,8 +317,8 @@ def test_the_refuse_option_refuses_every_link_by_key_and_link(places) -> None:
             use()
     assert not (root / "real" / "w").exists()
     # listed as they are, not walked; the real tree reads as ever
-    assert list(store.list_prefix("")) == ["real/v", "value"]
-    assert store.list_dir("") == ListDirResult(["value"], ["alias/", "real/"])
+    assert list(store.list_prefix("")) == ["plain", "real/v", "value"]
+    assert store.list_dir("") == ListDirResult(["plain", "value"], ["alias/", "real/"])
     assert store.get("real/v") == b"1"
     store.set("value", b"mine")  # writing replaces the link, as under the default
     assert not (root / "value").is_symlink()
