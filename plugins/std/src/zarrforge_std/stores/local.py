@@ -308,9 +308,8 @@ class LocalStore(Store):
             if directory is None:
                 answers += [self._read_whole(key, path) for key, path in pairs]
                 continue
-            try:
-                at = os.open(directory, _DIRECTORY_FLAGS)
-            except OSError:  # absent, a file, a loop: each key alone says which, as before
+            at = _open_directory(directory, make=False)
+            if at is None:  # absent, a file, a loop: each key alone says which, as before
                 answers += [self._read_whole(key, path) for key, path in pairs]
                 continue
             try:
@@ -426,14 +425,11 @@ class LocalStore(Store):
         writes: list[tuple[str, str, bytes | bytearray | memoryview]],
     ) -> None:
         """Blind writes of keys whose files are ``names`` in ``directory``: each temporary
-        file is made and renamed relative to the directory, opened once. At the first
-        failure (no directory yet, or pruned by a concurrent delete: Linux creates
-        nothing in a removed directory) the rest go the path-based way, which makes the
-        directory and reports errors."""
-        try:
-            at = os.open(directory, _DIRECTORY_FLAGS)
-        except OSError:
-            at = None
+        file is made and renamed relative to the directory, opened (and made, if absent)
+        once. At the first failure (the directory pruned by a concurrent delete: Linux
+        creates nothing in a removed directory) the rest go the path-based way, which
+        makes the directory again and reports errors."""
+        at = _open_directory(directory, make=True)
         done = 0
         if at is not None:
             try:
@@ -928,6 +924,23 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         offset += len(part)
         length -= len(part)
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _open_directory(directory: str, *, make: bool) -> int | None:
+    """A descriptor of ``directory`` for names relative to it (made first, with its
+    parents, if ``make`` and it is absent); ``None`` if it cannot be opened."""
+    try:
+        return os.open(directory, _DIRECTORY_FLAGS)
+    except FileNotFoundError:
+        if not make:
+            return None
+    except OSError:
+        return None
+    try:
+        _make_directory(directory)
+        return os.open(directory, _DIRECTORY_FLAGS)
+    except OSError:  # pruned again meanwhile, or not makeable: the caller goes by path
+        return None
 
 
 def _make_directory(directory: str) -> None:
