@@ -10,7 +10,7 @@ PYTHON := $(shell python3 tests/interop/_side_venv.py find-python)
 endif
 VENV ?= .venv
 BIN := $(VENV)/bin
-ZARRFORGE_PACKAGES := -e core -e plugins/std -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes -e plugins/rectilinear -e plugins/v2 -e plugins/draft2022 -e "plugins/fsspec[s3,gcs,azure,hf,http,sftp,test]" \
+ZARRFORGE_PACKAGES := -e core -e plugins/std -e plugins/batch-io -e plugins/numcodecs -e plugins/sharding -e plugins/dtypes -e plugins/rectilinear -e plugins/v2 -e plugins/draft2022 -e "plugins/fsspec[s3,gcs,azure,hf,http,sftp,test]" \
 	-e plugins/extensions -e plugins/zom -e plugins/cli -e "plugins/serve[test]" -e plugins/xarray -e "plugins/zarr-python[test]" -e "plugins/obstore[test]"
 PACKAGES := $(ZARRFORGE_PACKAGES) -e "examples/third-party-plugin[test]" \
 	-e examples/zep-playground/delta -e examples/zep-playground/chunk-manifest -e examples/zep-playground/scale
@@ -195,7 +195,7 @@ bench-sweep: $(BENCH_BIN)/python zarr34-venv
 # zarrforge and the plugins the benchmark engine loads, and the compiled wheels they need, in
 # .whl/ (git-ignored). benchmarks/device_sweep.sh, run there, installs them and runs the sweep
 # (benchmarks/README.md, "On a lent many-core machine").
-DEVICE_DISTRIBUTIONS := core plugins/std plugins/numcodecs plugins/sharding plugins/v2 \
+DEVICE_DISTRIBUTIONS := core plugins/std plugins/batch-io plugins/numcodecs plugins/sharding plugins/v2 \
 	plugins/draft2022 plugins/dtypes plugins/extensions plugins/fsspec
 DEVICE_WHEELS := numcodecs==0.16.6 google-crc32c==1.9.0 zstandard==0.25.0 importlib-metadata==10.2.0 lazy-importer==0.1.0
 .PHONY: device-kit

@@ -1,4 +1,5 @@
-"""Shared fixtures: fake installed distributions for registry tests; and the count of the
+"""Shared fixtures: fake installed distributions for registry tests; the local store's
+two ways of making batches (``local_batches``); and the count of the
 documentation's blocks (tests/test_doc_examples.py) at the end of the run, and the servers
 those blocks use (``doc_servers``)."""
 
@@ -18,6 +19,23 @@ import pytest
 import zarrforge.registries.registry as registry
 
 pytest_plugins = ["pytester"]
+
+
+@pytest.fixture(params=["python", "c-helper"])
+def local_batches(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The local store's batches made in Python, then by zarrforge-batch-io's C helper
+    (a test of the helper is skipped, saying so, where it was not built)."""
+    import dataclasses
+
+    from zarrforge_std.stores import local
+
+    if request.param == "python":
+        monkeypatch.setattr(local, "_native", None)
+        capabilities = dataclasses.replace(local.LocalStore.capabilities, io_without_gil=False)
+        monkeypatch.setattr(local.LocalStore, "capabilities", capabilities)
+    elif local._native is None:
+        pytest.skip("zarrforge-batch-io's C helper is not built here")
+    return str(request.param)
 
 
 @pytest.fixture

@@ -46,6 +46,12 @@ class ThreadRecordingStore(WrapperStore):
             self.threads.add(threading.get_ident())
         super()._set(key, value)
 
+    def set_many(self, items):
+        items = list(items)
+        if any("/c/" in key for key, _ in items):
+            self.threads.add(threading.get_ident())
+        super().set_many(items)
+
 
 def _array(store, chunks, compressors, threads=2):
     return zf.create_array(
@@ -85,6 +91,42 @@ def test_small_uncompressed_chunks_stay_on_the_calling_thread() -> None:
     array[...] = data
     np.testing.assert_array_equal(zf.open_array(store, "a", threads=2)[...], data)
     assert store.threads == {threading.get_ident()}
+
+
+def test_small_plain_chunks_use_the_pool_where_the_store_works_without_the_gil(
+    tmp_path, local_batches: str
+) -> None:
+    """The local store with zarrforge-batch-io's C helper reads and writes a batch of files
+    without the GIL (``io_without_gil``): 4 KiB plain chunks then go to every thread,
+    which overlap their I/O, decided before any chunk is timed. Without the helper the
+    engine times the first chunks and decides by their cost (on a disk, where a new file
+    costs hundreds of microseconds, threads; on tmpfs, the calling thread). (With the
+    helper, chunk requests are slowed a little so that every worker gets some of the
+    work: they are never timed.)"""
+    from zarrforge_std.stores.local import LocalStore
+
+    helper = local_batches == "c-helper"
+    inner: Any = LocalStore(tmp_path)
+    if helper:
+        inner = FaultyStore(inner)
+        inner.add(on(("get", "set"), "a/c/*"), Delay(0.003))
+    store = ThreadRecordingStore(inner)
+    assert store.capabilities.io_without_gil is helper
+    array = zf.create_array(
+        store, "a", shape=(8 * 64, 8 * 64), dtype="uint8", chunks=(64, 64), compressors=None, threads=2
+    )
+    data = _data(array.shape)
+    array[...] = data
+    assert len(store.threads) == 2 or not helper
+    store.threads.clear()
+    reader = zf.open_array(store, "a", threads=2)
+    np.testing.assert_array_equal(reader[...], data)
+    assert len(store.threads) == 2 or not helper
+    measured = [
+        engine._costs[operation].seconds
+        for engine, operation in ((array._engine_(), "write"), (reader._engine_(), "read"))
+    ]
+    assert all((seconds is None) is helper for seconds in measured)
 
 
 def test_compressed_chunks_from_the_threshold_use_the_pool() -> None:

@@ -107,6 +107,7 @@ def test_a_forked_child_names_its_temporary_files_apart_from_its_parent(tmp_path
 def test_local_get_many_opens_each_key_once_for_all_its_ranges(tmp_path, monkeypatch):
     from zarrforge_std.stores import local
 
+    monkeypatch.setattr(local, "_native", None)  # the opens counted are Python's
     store = LocalStore(tmp_path)
     store.set("a/k", bytes(range(100)))
     store.set("a/j", b"small")
@@ -154,6 +155,7 @@ def _recording_opens(monkeypatch, module):
 def test_a_local_batch_opens_each_directory_once_and_its_files_by_name(tmp_path, monkeypatch):
     from zarrforge_std.stores import local
 
+    monkeypatch.setattr(local, "_native", None)  # Python's way (the C helper's: below)
     store = LocalStore(tmp_path)
     store.set("c/0/0", b"old")  # "c/0" exists, "c/1" does not yet
     opened = _recording_opens(monkeypatch, local)
@@ -172,11 +174,50 @@ def test_a_local_batch_opens_each_directory_once_and_its_files_by_name(tmp_path,
     assert [path for path, at in opened if at is None] == [str(tmp_path / "c" / d) for d in "01"]
 
 
+def test_a_local_batch_goes_through_the_c_helper_a_directory_at_a_time(tmp_path, monkeypatch):
+    from zarrforge_std.stores import local
+
+    if local._native is None:
+        pytest.skip("zarrforge-batch-io's C helper is not built here")
+    calls = []
+    for name in ("read_files", "write_files"):
+        real = getattr(local._batch_io, name)
+        monkeypatch.setattr(
+            local._batch_io,
+            name,
+            lambda *args, real=real, name=name: calls.append((name, args[1])) or real(*args),
+        )
+    assert LocalStore.capabilities.io_without_gil
+    store = LocalStore(tmp_path)
+    values = {f"c/{i}/{j}": bytes([i, j]) * (40_000 * j) for i in range(2) for j in range(3)}  # 0 to 234 KB
+    store.set_many(values.items())
+    assert calls == [("write_files", ["0", "1", "2"])] * 2
+    calls.clear()
+    keys = [*values, "c/1/9", "c/1/2/below-a-file"]
+    assert store.get_many([(k, None) for k in keys]) == [*values.values(), None, None]
+    assert calls == [("read_files", ["0", "1", "2"]), ("read_files", ["0", "1", "2", "9"])]
+    for directory in ("0", "1"):  # no temporary files left
+        assert sorted(os.listdir(tmp_path / "c" / directory)) == ["0", "1", "2"]
+
+
 @pytest.mark.skipif(os.name != "posix", reason="directory descriptors are used on POSIX")
-def test_a_local_batch_read_of_a_directory_that_is_a_file_or_absent_reads_nothing(tmp_path):
+def test_a_local_batch_read_of_a_directory_that_is_a_file_or_absent_reads_nothing(tmp_path, local_batches):
     store = LocalStore(tmp_path)
     store.set("f", b"a file where a directory is asked for")
+    store.set("d/0/x", b"a directory where a value is asked for")
     assert store.get_many([("f/0", None), ("f/1", None), ("none/0", None), ("none/1", None)]) == [None] * 4
+    assert store.get_many([("d/0", None), ("d/1", None)]) == [None, None]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="directory descriptors are used on POSIX")
+def test_a_local_batch_reads_what_only_the_path_can_report_by_its_path(tmp_path, local_batches):
+    """A file a batch cannot read relative to its directory (here: a link to itself, a
+    cycle) is read again by its path, which reports it, naming the key."""
+    store = LocalStore(tmp_path)
+    store.set_many([("a/0", b"0"), ("a/2", b"2")])
+    os.symlink("1", tmp_path / "a" / "1")
+    with pytest.raises(zf.errors.StoreError, match="'a/1' .* symbolic links form a cycle"):
+        store.get_many([("a/0", None), ("a/1", None), ("a/2", None)])
 
 
 def test_local_delete_prunes_empty_directories(tmp_path):

@@ -34,7 +34,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -174,23 +173,25 @@ def test_local_set_survives_a_concurrent_prune(tmp_path, monkeypatch) -> None:
 
 
 @pytest.mark.skipif(os.name != "posix", reason="directory descriptors are used on POSIX")
-def test_local_batch_survives_a_concurrent_prune(tmp_path, monkeypatch) -> None:
+def test_local_batch_survives_a_concurrent_prune(tmp_path: Path, monkeypatch, local_batches: str) -> None:
     """A concurrent delete may prune the directory a batch opened (Linux then creates
-    nothing in it): the batch goes on the path-based way, which makes it again."""
+    nothing in it): the batch goes on the path-based way, which makes it again; in Python
+    and through the C helper alike."""
     store = LocalStore(tmp_path)
     (tmp_path / "a").mkdir()
-    real_write_new = local_module._write_new
+    real_open_directory = local_module._open_directory
     pruned: list[str] = []
 
-    def pruned_first(path: str, parts: Sequence[bytes], at: int | None = None) -> None:
+    def opened_then_pruned(directory: str, *, make: bool) -> int | None:
+        at = real_open_directory(directory, make=make)
         if at is not None and not pruned:
-            os.rmdir(tmp_path / "a")  # what a concurrent delete's pruning does
-            pruned.append(path)
-        return real_write_new(path, parts, at)
+            os.rmdir(directory)  # what a concurrent delete's pruning does
+            pruned.append(directory)
+        return at
 
-    monkeypatch.setattr(local_module, "_write_new", pruned_first)
+    monkeypatch.setattr(local_module, "_open_directory", opened_then_pruned)
     store.set_many([(f"a/{i}", bytes([i])) for i in range(4)])
-    assert pruned
+    assert pruned == [str(tmp_path / "a")]
     assert store.get_many([(f"a/{i}", None) for i in range(4)]) == [bytes([i]) for i in range(4)]
     assert sorted(os.listdir(tmp_path / "a")) == ["0", "1", "2", "3"]
 

@@ -59,7 +59,7 @@ pytestmark = [
 KILLS = 20
 SEED = int(os.environ.get("ZARRFORGE_KILL_SEED", str(random.randrange(2**31))))
 # the local store's innermost writes: every kill point is one file written or removed
-WRITES = ("_replace", "_replace_at", "_unlink")
+WRITES = ("_replace", "_replace_all_at", "_replace_at", "_unlink")
 SHAPE, CHUNKS = (8, 12), (2, 3)
 OLD = generation_values(SHAPE, CHUNKS, 0)
 EXTRA = generation_values((3, 12), CHUNKS, 1)

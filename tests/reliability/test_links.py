@@ -160,7 +160,7 @@ def test_a_chunk_that_is_a_link_reads_its_target_and_a_write_replaces_the_link(p
     assert (outside / "chunk").read_bytes() == bytes([5, 6, 7, 8])  # the target untouched
 
 
-def test_every_write_to_a_linked_key_replaces_the_link_and_leaves_the_target(places) -> None:
+def test_every_write_to_a_linked_key_replaces_the_link_and_leaves_the_target(places, local_batches) -> None:
     root, outside = places
     secret = outside / "secret.txt"
     before = secret.read_bytes()
@@ -288,7 +288,7 @@ def test_listings_walk_linked_directories_and_stop_at_cycles(places) -> None:
 # --- links="refuse": every link refused, by key and link --------------------------------------
 
 
-def test_the_refuse_option_refuses_every_link_by_key_and_link(places) -> None:
+def test_the_refuse_option_refuses_every_link_by_key_and_link(places, local_batches) -> None:
     root, outside = places
     store = LocalStore(root, links="refuse")
     store.set("real/v", b"1")

@@ -190,6 +190,7 @@ class UnknownExtensionError(MetadataError):
 STANDARD_DISTRIBUTIONS = frozenset(
     {
         "zarrforge-std",
+        "zarrforge-batch-io",
         "zarrforge-numcodecs",
         "zarrforge-sharding",
         "zarrforge-dtypes",

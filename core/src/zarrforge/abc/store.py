@@ -33,6 +33,10 @@ each batch in one ``set_many`` call from one thread. ``low_latency`` (default
 ``False``) says a request costs microseconds (memory, a local disk): the engine
 then hands its workers a few megabytes of chunks at a time, so they finish
 together, instead of the large batches that hide a remote store's latency.
+``io_without_gil`` (default ``False``) says ``get_many`` and ``set_many`` do their I/O
+without holding Python's GIL (the local store with zarrforge-batch-io's C helper): the
+engine then spreads calls over many small uncompressed chunks on its threads, which
+overlap that I/O, where otherwise it keeps them on one thread unless they are measured slow.
 ``bookkeeping_keys`` (default ``True``) says the store keeps keys of zarrforge's
 own beside Zarr's documents and chunks (``__zarrforge_unfinished.json``, the
 marker of a write in progress: ``zarrforge.storing.unfinished``); a store that takes

@@ -78,6 +78,7 @@ class StoreCapabilities:
     conditional_writes: bool = False
     versioned_ranges: bool = False
     bookkeeping_keys: bool = True
+    io_without_gil: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

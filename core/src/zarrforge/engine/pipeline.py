@@ -221,19 +221,27 @@ class ChunkEngine:
         setting in force now); where that rule says one thread on a low-latency store, all
         of them once this engine has measured its chunks slow for ``operation`` ("read"
         or "write"), and a call of at least :data:`MEASURED_CALL_CHUNKS` chunks measures
-        them (:func:`~zarrforge.engine.parallel.run_groups`). Smaller calls keep their one
-        batch; a store with latency keeps the large groups that batch its requests (its
-        reads fetch ahead on threads of their own whatever the codec costs)."""
+        them (:func:`~zarrforge.engine.parallel.run_groups`), except that plain chunks of a
+        store whose batches run without the GIL (``StoreCapabilities.io_without_gil``)
+        take all of them. Smaller calls keep their one batch; a store with latency keeps
+        the large groups that batch its requests (its reads fetch ahead on threads of
+        their own whatever the codec costs)."""
         workers = workers_for(
             self._computes, self._chunk_bytes, self.threads, config.get().parallel_chunk_bytes
         )
-        if workers > 1 or self.threads <= 1 or not self.store.capabilities.low_latency:
+        capabilities = self.store.capabilities
+        if workers > 1 or self.threads <= 1 or not capabilities.low_latency:
             return workers, None
         cost = self._costs[operation]
         if cost.slow():
             return self.threads, None
         if -(-max(1, elements) // self._chunk_items) < MEASURED_CALL_CHUNKS:
             return workers, None
+        if capabilities.io_without_gil and not self._computes:
+            # Plain chunks are mostly I/O, which such a store's batches make without the
+            # GIL: other threads copy chunks meanwhile (W5, W5r: benchmarks/RESULTS.md,
+            # session 28), where with the GIL held they would only take turns.
+            return self.threads, None
         return workers, cost
 
     def _run(

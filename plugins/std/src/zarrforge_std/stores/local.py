@@ -110,6 +110,12 @@ try:
 except ImportError:  # Windows: no flock, so no conditional writes
     fcntl = None  # type: ignore[assignment]
 
+try:  # the optional C helper for batches (zarrforge-batch-io), where it was built
+    import zarrforge_batch_io as _batch_io
+except ImportError:
+    _batch_io = None  # type: ignore[assignment]
+_native = _batch_io if _batch_io is not None and _batch_io.AVAILABLE else None
+
 TEMP_PREFIX = ".zarrforge-tmp-"
 LOCK_PREFIX = ".zarrforge-lock-"
 _HIDDEN = (TEMP_PREFIX, LOCK_PREFIX)
@@ -144,6 +150,7 @@ class LocalStore(Store):
         low_latency=True,
         conditional_writes=fcntl is not None,
         versioned_ranges=True,
+        io_without_gil=_native is not None,
     )
 
     def __init__(
@@ -313,12 +320,24 @@ class LocalStore(Store):
                 answers += [self._read_whole(key, path) for key, path in pairs]
                 continue
             try:
-                answers += [
-                    self._read_whole(key, path, at, name)
-                    for (key, path), name in zip(pairs, names, strict=True)
-                ]
+                if _native is not None:
+                    answers += self._read_natively(at, names, pairs)
+                else:
+                    answers += [
+                        self._read_whole(key, path, at, name)
+                        for (key, path), name in zip(pairs, names, strict=True)
+                    ]
             finally:
                 os.close(at)
+        return answers
+
+    def _read_natively(self, at: int, names: list[str], pairs: list[tuple[str, str]]) -> list[bytes | None]:
+        """The files ``names`` in the open directory ``at``, read by the C helper without
+        the GIL; a file it could not read is read again by its path, which reports why."""
+        answers: list[Any] = _batch_io.read_files(at, names, self._follow)
+        for i, answer in enumerate(answers):
+            if type(answer) is int:
+                answers[i] = self._read_whole(*pairs[i])
         return answers
 
     def _read_whole(self, key: str, path: str, at: int | None = None, name: str = "") -> bytes | None:
@@ -433,14 +452,24 @@ class LocalStore(Store):
         done = 0
         if at is not None:
             try:
-                for name, (_, _, value) in zip(names, writes, strict=True):
-                    if not self._replace_at(at, name, value):
-                        break
-                    done += 1
+                done = self._replace_all_at(at, names, [value for _, _, value in writes])
             finally:
                 os.close(at)
         for key, path, value in writes[done:]:
             self._replace(key, path, (value,))
+
+    def _replace_all_at(self, at: int, names: list[str], values: list[bytes | bytearray | memoryview]) -> int:
+        """:meth:`_replace_at` of each file in turn (by the C helper, without the GIL, where
+        it is built) up to the first that fails: how many were written."""
+        if _native is not None:
+            temporaries = [f"{_temp_name}{next(_temp_counter)}" for _ in names]
+            return _batch_io.write_files(at, names, temporaries, values)
+        done = 0
+        for name, value in zip(names, values, strict=True):
+            if not self._replace_at(at, name, value):
+                break
+            done += 1
+        return done
 
     def _replace_at(self, at: int, name: str, value: bytes | bytearray | memoryview) -> bool:
         """:meth:`_replace` of the file ``name`` in the open directory ``at``: ``False``,
