@@ -289,8 +289,11 @@ class LocalStore(Store):
         # for the index and the inner chunks of one shard), and no call per value through
         # get(): for small chunks, this loop is most of a read's Python. Whole values in
         # one directory are opened relative to it (see _in_directories).
-        answers: list[bytes | None] = []
         path_of, read_whole = self._path, self._read_whole
+        if _AT_DIRECTORY and all(byte_range is None for _, byte_range in requests):
+            # whole values only (the engine's reads of whole chunks): one answer a request
+            return self._read_wholes([(key, path_of(key)) for key, _ in requests])
+        answers: list[bytes | None] = []
         wholes: list[tuple[str, str]] = []  # (key, path) of whole reads not yet made
         for key, same_key in itertools.groupby(requests, key=operator.itemgetter(0)):
             ranges = [r for _, r in same_key]
@@ -817,13 +820,18 @@ def _in_directories(items: Sequence[Any]) -> Iterator[tuple[str | None, list[str
     directory, in order, as ``(directory, file names, items)``; a run shorter than
     ``_AT_LEAST`` has ``None`` for its directory."""
     sep = os.sep
-    for directory, run in itertools.groupby(items, key=lambda item: item[1][: item[1].rfind(sep)]):
-        group = list(run)
-        if len(group) < _AT_LEAST:
-            yield None, [], group
+    split = [item[1].rpartition(sep) for item in items]  # (directory, sep, file name)
+    start, count = 0, len(items)
+    while start < count:
+        directory = split[start][0]
+        end = start + 1
+        while end < count and split[end][0] == directory:
+            end += 1
+        if end - start < _AT_LEAST:
+            yield None, [], list(items[start:end])
         else:
-            start = len(directory) + 1
-            yield directory, [item[1][start:] for item in group], group
+            yield directory, [parts[2] for parts in split[start:end]], list(items[start:end])
+        start = end
 
 
 _PROCESS_TOKEN = secrets.token_hex(4)  # tells apart processes on hosts sharing a directory
