@@ -189,9 +189,10 @@ def test_a_local_batch_goes_through_the_c_helper_a_directory_at_a_time(tmp_path,
         )
     assert LocalStore.capabilities.io_without_gil
     store = LocalStore(tmp_path)
-    values = {f"c/{i}/{j}": bytes([i, j]) * (40_000 * j) for i in range(2) for j in range(3)}  # 0 to 234 KB
+    values = {f"c/{i}/{j}": bytes([i, j]) * (20_000 * j) for i in range(2) for j in range(3)}  # 0 to 78 KB
     store.set_many(values.items())
-    assert calls == [("write_files", ["0", "1", "2"])] * 2
+    # the large third value of each directory is written by Python (it would gain nothing)
+    assert calls == [("write_files", ["0", "1"])] * 2
     calls.clear()
     keys = [*values, "c/1/9", "c/1/2/below-a-file"]
     assert store.get_many([(k, None) for k in keys]) == [*values.values(), None, None]

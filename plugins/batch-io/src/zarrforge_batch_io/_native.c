@@ -6,10 +6,11 @@
  * read_files(directory_fd, names, follow) -> list
  *     For each name (a str), the whole content of the file of that name in the open
  *     directory `directory_fd`, as bytes; None where there is no such file (ENOENT,
- *     ENOTDIR, or a directory); an int (an errno value) where anything else failed, for
- *     the caller to report. With `follow` false a name that is a symbolic link fails with
- *     ELOOP (O_NOFOLLOW). A file larger than its first read is read up to the size
- *     fstat gives, as the local store's Python path does.
+ *     ENOTDIR, or a directory); an int where the caller must read the file itself: an
+ *     errno value where anything failed, for the caller to report, or 0 for a file of
+ *     more than FIRST_READ bytes (64 KiB), which a Python read makes in one piece while
+ *     this would copy it once more into a bytes object. With `follow` false a name that
+ *     is a symbolic link fails with ELOOP (O_NOFOLLOW).
  *
  * write_files(directory_fd, names, temporary_names, values) -> int
  *     For each item in order: create the file temporary_names[i] (it must not exist),
@@ -28,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef O_CLOEXEC
@@ -96,7 +96,8 @@ static ssize_t pread_fully(int fd, char *into, size_t length, off_t offset) {
     return (ssize_t)got;
 }
 
-/* Read one whole file (no GIL held). `scratch` holds FIRST_READ bytes. */
+/* Read one whole file of at most FIRST_READ bytes (no GIL held); `scratch` holds
+ * FIRST_READ + 1 bytes. */
 static void read_one(int directory_fd, const char *name, int flags, char *scratch, ReadResult *result) {
     int fd;
     if (name == NULL) {
@@ -116,42 +117,29 @@ static void read_one(int directory_fd, const char *name, int flags, char *scratc
         }
         return;
     }
-    ssize_t first = pread_fully(fd, scratch, FIRST_READ, 0);
+    /* One byte more than FIRST_READ tells a small file (the whole of it) from a large one. */
+    ssize_t first = pread_fully(fd, scratch, FIRST_READ + 1, 0);
     char *data = NULL;
-    Py_ssize_t size = 0;
     int error = 0;
     if (first < 0) {
         error = errno;
-    } else if (first < FIRST_READ) {
-        size = first;
-        data = PyMem_RawMalloc(size ? (size_t)size : 1);
+    } else if (first <= FIRST_READ) {
+        data = PyMem_RawMalloc(first ? (size_t)first : 1);
         if (data == NULL) error = ENOMEM;
-        else memcpy(data, scratch, (size_t)size);
-    } else {
-        struct stat status;
-        if (fstat(fd, &status) < 0) {
-            error = errno;
-        } else {
-            size_t whole = status.st_size > FIRST_READ ? (size_t)status.st_size : FIRST_READ;
-            data = PyMem_RawMalloc(whole);
-            if (data == NULL) {
-                error = ENOMEM;
-            } else {
-                memcpy(data, scratch, FIRST_READ);
-                ssize_t rest = pread_fully(fd, data + FIRST_READ, whole - FIRST_READ, FIRST_READ);
-                if (rest < 0) error = errno;
-                else size = FIRST_READ + rest;
-            }
-        }
+        else memcpy(data, scratch, (size_t)first);
     }
     close(fd);
+    if (error == 0 && data == NULL) {
+        result->state = GOT_ERROR; /* large: for the caller to read in one piece */
+        result->error = 0;
+        return;
+    }
     if (error == 0) {
         result->state = GOT_DATA;
         result->data = data;
-        result->size = size;
+        result->size = first;
         return;
     }
-    PyMem_RawFree(data);
     if (error == EISDIR) {
         result->state = GOT_NOTHING; /* a directory where a value was asked for */
     } else {
@@ -168,7 +156,7 @@ static PyObject *read_files(PyObject *module, PyObject *args) {
     PyObject **encoded = encoded_names(names, count);
     if (encoded == NULL) return NULL;
     ReadResult *results = PyMem_Calloc(count ? count : 1, sizeof(ReadResult));
-    char *scratch = PyMem_Malloc(FIRST_READ);
+    char *scratch = PyMem_Malloc(FIRST_READ + 1);
     const char **texts = PyMem_Calloc(count ? count : 1, sizeof(char *));
     if (results == NULL || scratch == NULL || texts == NULL) {
         PyMem_Free(results);

@@ -336,7 +336,8 @@ class LocalStore(Store):
 
     def _read_natively(self, at: int, names: list[str], pairs: list[tuple[str, str]]) -> list[bytes | None]:
         """The files ``names`` in the open directory ``at``, read by the C helper without
-        the GIL; a file it could not read is read again by its path, which reports why."""
+        the GIL; a file it left (one it could not read, or a large one: see the helper) is
+        read by its path, which reads a large file in one piece and reports failures."""
         answers: list[Any] = _batch_io.read_files(at, names, self._follow)
         for i, answer in enumerate(answers):
             if type(answer) is int:
@@ -462,16 +463,25 @@ class LocalStore(Store):
             self._replace(key, path, (value,))
 
     def _replace_all_at(self, at: int, names: list[str], values: list[bytes | bytearray | memoryview]) -> int:
-        """:meth:`_replace_at` of each file in turn (by the C helper, without the GIL, where
-        it is built) up to the first that fails: how many were written."""
-        if _native is not None:
-            temporaries = [f"{_temp_name}{next(_temp_counter)}" for _ in names]
-            return _batch_io.write_files(at, names, temporaries, values)
-        done = 0
-        for name, value in zip(names, values, strict=True):
-            if not self._replace_at(at, name, value):
-                break
-            done += 1
+        """:meth:`_replace_at` of each file in turn up to the first that fails: how many
+        were written. Runs of small values go to the C helper where it is built (a large
+        value gains nothing there: Python's own write of it holds no GIL either)."""
+        done, count = 0, len(names)
+        while done < count:
+            end = done
+            if _native is not None:
+                while end < count and _small(values[end]):
+                    end += 1
+            if end > done:  # a run of small values, through the helper
+                temporaries = [f"{_temp_name}{next(_temp_counter)}" for _ in range(end - done)]
+                written = _batch_io.write_files(at, names[done:end], temporaries, values[done:end])
+                done += written
+                if done < end:
+                    return done
+            elif self._replace_at(at, names[done], values[done]):
+                done += 1
+            else:
+                return done
         return done
 
     def _replace_at(self, at: int, name: str, value: bytes | bytearray | memoryview) -> bool:
@@ -961,6 +971,11 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         offset += len(part)
         length -= len(part)
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _small(value: bytes | bytearray | memoryview) -> bool:
+    """Is ``value`` a file the C helper should write (at most :data:`_FIRST_READ` bytes)?"""
+    return (len(value) if type(value) is bytes else memoryview(value).nbytes) <= _FIRST_READ
 
 
 def _open_directory(directory: str, *, make: bool) -> int | None:
