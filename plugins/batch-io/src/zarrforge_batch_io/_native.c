@@ -82,20 +82,6 @@ static const char *c_name(PyObject *encoded) {
     return (Py_ssize_t)strlen(text) == PyBytes_GET_SIZE(encoded) ? text : NULL;
 }
 
-static ssize_t pread_fully(int fd, char *into, size_t length, off_t offset) {
-    size_t got = 0;
-    while (got < length) {
-        ssize_t part = pread(fd, into + got, length - got, offset + (off_t)got);
-        if (part < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        if (part == 0) break; /* the end of the file */
-        got += (size_t)part;
-    }
-    return (ssize_t)got;
-}
-
 /* Read one whole file of at most FIRST_READ bytes (no GIL held); `scratch` holds
  * FIRST_READ + 1 bytes. */
 static void read_one(int directory_fd, const char *name, int flags, char *scratch, ReadResult *result) {
@@ -117,8 +103,12 @@ static void read_one(int directory_fd, const char *name, int flags, char *scratc
         }
         return;
     }
-    /* One byte more than FIRST_READ tells a small file (the whole of it) from a large one. */
-    ssize_t first = pread_fully(fd, scratch, FIRST_READ + 1, 0);
+    /* One byte more than FIRST_READ tells a small file (the whole of it) from a large one;
+     * a short read of a regular file is its end, as the store's Python path takes it. */
+    ssize_t first;
+    do {
+        first = pread(fd, scratch, FIRST_READ + 1, 0);
+    } while (first < 0 && errno == EINTR);
     char *data = NULL;
     int error = 0;
     if (first < 0) {

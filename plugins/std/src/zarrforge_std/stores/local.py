@@ -54,7 +54,11 @@ fails (Linux creates nothing in a removed directory), and that write and the res
 go the path-based way, which makes the directory again. A read in such a directory
 finds nothing: the key was absent at that moment of the call. A directory renamed
 while a batch is using it is read or written where it went; zarrforge never renames
-directories.
+directories. Where zarrforge-batch-io's C helper is built, the files of such a run of up
+to 64 KiB are read, or written and renamed, by one call that holds no GIL
+(``capabilities.io_without_gil``, which lets the engine give small chunks all its
+threads); a file it cannot read or write is then read or written the path-based way,
+which reports what went wrong by key as ever.
 
 Ranges of one version (``get_ranges``): every range is read from one open of
 the key's file, which stays the version it opened whatever is renamed over the
