@@ -35,7 +35,7 @@
 #define O_CLOEXEC 0
 #endif
 
-#define FIRST_READ (64 * 1024) /* bytes read before asking for a file's size */
+#define FIRST_READ (64 * 1024) /* the largest file read here; larger ones go back to the caller */
 
 enum { GOT_DATA, GOT_NOTHING, GOT_ERROR };
 
