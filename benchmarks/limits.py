@@ -31,9 +31,9 @@ instead; :func:`configuration` reports the count a limit runs with.
   then read back with ``os.open``/``os.read`` into a new array (phase ``read``: what
   W5r cannot avoid on this file system). The ``atomic`` and ``read`` phases open each
   directory once and name its files relative to it, as the local store's batches do
-  (since session 28; before, each file by its whole path, about 10% slower here). This one runs on one thread, the fastest
-  way here: around 4 KiB files, threads only hand the GIL back and forth (two
-  were two to three times slower).
+  (since session 28; before, each file by its whole path, about 10% slower here). This
+  one runs on one thread, the fastest way here for Python: around 4 KiB files, threads
+  only hand the GIL back and forth (two were two to three times slower).
 * ``L-list``: what W6 cannot avoid: list the group's directory and, for every child
   holding a ``zarr.json``, read it and parse it with the standard library's ``json``,
   keeping its ``attributes``; one thread. The 300 documents are v3 array documents of

@@ -13,13 +13,11 @@ Contract:
 * :data:`AVAILABLE`: whether the helper was built and loads.
 * :func:`read_files` ``(directory_fd, names, follow)``: for each name, the whole file of
   that name in the open directory ``directory_fd`` as ``bytes``; ``None`` where there is
-  none (absent, below a file, or a directory); an ``int`` where the caller must read the
-  file itself: the ``errno`` of a failure (the caller reports it: this reports nothing),
-  or 0 for a file of more than 64 KiB, which Python's own read (holding no GIL either)
-  makes in one piece, where this would copy it once more. With ``follow`` false a name
-  that is a symbolic link fails (``ELOOP``).
-* :func:`write_files` ``(directory_fd, names, temporary_names, values)`` (meant for small
-  values, as the store uses it; any size works): for each item
+  none (absent, below a file, or a directory); an ``int``, the ``errno`` of the failure,
+  where anything else failed (the caller reports it: this reports nothing). With
+  ``follow`` false a name that is a symbolic link fails (``ELOOP``). Each file is opened
+  once and copied once: a file over 64 KiB is read straight into its ``bytes``.
+* :func:`write_files` ``(directory_fd, names, temporary_names, values)``: for each item
   in order, a new file ``temporary_names[i]`` (which must not exist) holding
   ``values[i]``, renamed over ``names[i]``; it stops at the first item that fails
   (removing its temporary file) or whose value is not one contiguous buffer, and

@@ -6,11 +6,12 @@
  * read_files(directory_fd, names, follow) -> list
  *     For each name (a str), the whole content of the file of that name in the open
  *     directory `directory_fd`, as bytes; None where there is no such file (ENOENT,
- *     ENOTDIR, or a directory); an int where the caller must read the file itself: an
- *     errno value where anything failed, for the caller to report, or 0 for a file of
- *     more than FIRST_READ bytes (64 KiB), which a Python read makes in one piece while
- *     this would copy it once more into a bytes object. With `follow` false a name that
- *     is a symbolic link fails with ELOOP (O_NOFOLLOW).
+ *     ENOTDIR, or a directory); an int (an errno value) where anything else failed, for
+ *     the caller to report. With `follow` false a name that is a symbolic link fails
+ *     with ELOOP (O_NOFOLLOW). A file of up to FIRST_READ bytes is read whole by one
+ *     pread (a short read of a regular file is its end); a larger one is kept open and,
+ *     once the GIL is back, read at the size fstat gave straight into its bytes object
+ *     (the GIL released again for the read), so it is opened once and copied once.
  *
  * write_files(directory_fd, names, temporary_names, values) -> int
  *     For each item in order: create the file temporary_names[i] (it must not exist),
@@ -29,21 +30,23 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
 #endif
 
-#define FIRST_READ (64 * 1024) /* the largest file read here; larger ones go back to the caller */
+#define FIRST_READ (64 * 1024) /* the largest file read in the first pass */
 
-enum { GOT_DATA, GOT_NOTHING, GOT_ERROR };
+enum { GOT_DATA, GOT_NOTHING, GOT_ERROR, GOT_LARGE };
 
 typedef struct {
     char *data; /* PyMem_RawMalloc'd, GOT_DATA only */
-    Py_ssize_t size;
+    Py_ssize_t size; /* GOT_DATA: of data; GOT_LARGE: what fstat said */
     int state;
     int error; /* GOT_ERROR only */
+    int fd; /* GOT_LARGE only: still open */
 } ReadResult;
 
 /* The names of a list as file-system-encoded bytes objects (new references), as the
@@ -82,8 +85,8 @@ static const char *c_name(PyObject *encoded) {
     return (Py_ssize_t)strlen(text) == PyBytes_GET_SIZE(encoded) ? text : NULL;
 }
 
-/* Read one whole file of at most FIRST_READ bytes (no GIL held); `scratch` holds
- * FIRST_READ + 1 bytes. */
+/* The first pass over one file (no GIL held): read whole if it has at most FIRST_READ
+ * bytes, else left open (GOT_LARGE) for read_large. `scratch` holds FIRST_READ + 1 bytes. */
 static void read_one(int directory_fd, const char *name, int flags, char *scratch, ReadResult *result) {
     int fd;
     if (name == NULL) {
@@ -117,13 +120,17 @@ static void read_one(int directory_fd, const char *name, int flags, char *scratc
         data = PyMem_RawMalloc(first ? (size_t)first : 1);
         if (data == NULL) error = ENOMEM;
         else memcpy(data, scratch, (size_t)first);
+    } else {
+        struct stat status;
+        if (fstat(fd, &status) == 0) {
+            result->state = GOT_LARGE; /* read by read_large, with the GIL held to make its bytes */
+            result->fd = fd;
+            result->size = (Py_ssize_t)status.st_size;
+            return;
+        }
+        error = errno;
     }
     close(fd);
-    if (error == 0 && data == NULL) {
-        result->state = GOT_ERROR; /* large: for the caller to read in one piece */
-        result->error = 0;
-        return;
-    }
     if (error == 0) {
         result->state = GOT_DATA;
         result->data = data;
@@ -136,6 +143,50 @@ static void read_one(int directory_fd, const char *name, int flags, char *scratc
         result->state = GOT_ERROR;
         result->error = error;
     }
+}
+
+static ssize_t pread_fully(int fd, char *into, size_t length) {
+    size_t got = 0;
+    while (got < length) {
+        ssize_t part = pread(fd, into + got, length - got, (off_t)got);
+        if (part < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (part == 0) break; /* the file ended early: shorter than fstat said */
+        got += (size_t)part;
+    }
+    return (ssize_t)got;
+}
+
+/* A large file left open by the first pass, read at its size into a new bytes object
+ * (the GIL released for the read) and closed: the bytes, an int errno, or NULL with an
+ * exception set (the descriptor closed in every case). */
+static PyObject *read_large(ReadResult *result) {
+    int fd = result->fd;
+    result->fd = -1;
+    PyObject *bytes = PyBytes_FromStringAndSize(NULL, result->size);
+    if (bytes == NULL) {
+        close(fd);
+        return NULL;
+    }
+    ssize_t got;
+    int error = 0;
+    Py_BEGIN_ALLOW_THREADS
+    got = pread_fully(fd, PyBytes_AS_STRING(bytes), (size_t)result->size);
+    if (got < 0) error = errno;
+    close(fd);
+    Py_END_ALLOW_THREADS
+    if (error != 0) {
+        Py_DECREF(bytes);
+        return PyLong_FromLong(error);
+    }
+    if (got < result->size) { /* shortened meanwhile: what it still held */
+        PyObject *shorter = PyBytes_FromStringAndSize(PyBytes_AS_STRING(bytes), got);
+        Py_DECREF(bytes);
+        return shorter;
+    }
+    return bytes;
 }
 
 static PyObject *read_files(PyObject *module, PyObject *args) {
@@ -169,10 +220,12 @@ static PyObject *read_files(PyObject *module, PyObject *args) {
         if (answers != NULL) {
             if (results[i].state == GOT_DATA) answer = PyBytes_FromStringAndSize(results[i].data, results[i].size);
             else if (results[i].state == GOT_NOTHING) answer = Py_NewRef(Py_None);
+            else if (results[i].state == GOT_LARGE) answer = read_large(&results[i]);
             else answer = PyLong_FromLong(results[i].error);
             if (answer == NULL) Py_CLEAR(answers);
             else PyList_SET_ITEM(answers, i, answer);
         }
+        if (results[i].state == GOT_LARGE && results[i].fd >= 0) close(results[i].fd); /* after a failure */
         PyMem_RawFree(results[i].data);
     }
     PyMem_Free(results);

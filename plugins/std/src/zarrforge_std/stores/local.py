@@ -54,8 +54,8 @@ fails (Linux creates nothing in a removed directory), and that write and the res
 go the path-based way, which makes the directory again. A read in such a directory
 finds nothing: the key was absent at that moment of the call. A directory renamed
 while a batch is using it is read or written where it went; zarrforge never renames
-directories. Where zarrforge-batch-io's C helper is built, the files of such a run of up
-to 64 KiB are read, or written and renamed, by one call that holds no GIL
+directories. Where zarrforge-batch-io's C helper is built, the files of such a run are
+read, or written and renamed, by one call that holds no GIL
 (``capabilities.io_without_gil``, which lets the engine give small chunks all its
 threads); a file it cannot read or write is then read or written the path-based way,
 which reports what went wrong by key as ever.
@@ -115,10 +115,11 @@ except ImportError:  # Windows: no flock, so no conditional writes
     fcntl = None  # type: ignore[assignment]
 
 try:  # the optional C helper for batches (zarrforge-batch-io), where it was built
-    import zarrforge_batch_io as _batch_io
+    import zarrforge_batch_io as _native
 except ImportError:
-    _batch_io = None  # type: ignore[assignment]
-_native = _batch_io if _batch_io is not None and _batch_io.AVAILABLE else None
+    _native = None  # type: ignore[assignment]
+if _native is not None and not _native.AVAILABLE:
+    _native = None  # type: ignore[assignment]
 
 TEMP_PREFIX = ".zarrforge-tmp-"
 LOCK_PREFIX = ".zarrforge-lock-"
@@ -293,8 +294,8 @@ class LocalStore(Store):
         # for the index and the inner chunks of one shard), and no call per value through
         # get(): for small chunks, this loop is most of a read's Python. Whole values in
         # one directory are opened relative to it (see _in_directories).
-        path_of, read_whole = self._path, self._read_whole
-        if _AT_DIRECTORY and all(byte_range is None for _, byte_range in requests):
+        path_of = self._path
+        if all(byte_range is None for _, byte_range in requests):
             # whole values only (the engine's reads of whole chunks): one answer a request
             return self._read_wholes([(key, path_of(key)) for key, _ in requests])
         answers: list[bytes | None] = []
@@ -302,28 +303,22 @@ class LocalStore(Store):
         for key, same_key in itertools.groupby(requests, key=operator.itemgetter(0)):
             ranges = [r for _, r in same_key]
             if len(ranges) == 1 and ranges[0] is None:
-                if _AT_DIRECTORY:
-                    wholes.append((key, path_of(key)))
-                else:
-                    answers.append(read_whole(key, path_of(key)))
-            else:
-                if wholes:
-                    answers += self._read_wholes(wholes)
-                    wholes = []
-                answers += self._read(key, path_of(key), ranges)
-        if wholes:
-            answers += self._read_wholes(wholes)
-        return answers
+                wholes.append((key, path_of(key)))
+                continue
+            if wholes:
+                answers += self._read_wholes(wholes)
+                wholes = []
+            answers += self._read(key, path_of(key), ranges)
+        return answers + self._read_wholes(wholes)
 
     def _read_wholes(self, wholes: list[tuple[str, str]]) -> list[bytes | None]:
-        """The whole values of ``(key, path)`` pairs, in order, each ``None`` if absent."""
+        """The whole values of ``(key, path)`` pairs, in order, each ``None`` if absent: a
+        run in one directory relative to it (by the C helper where it is built), the rest
+        (and a run whose directory cannot be opened: each key alone says why) by path."""
         answers: list[bytes | None] = []
         for directory, names, pairs in _in_directories(wholes):
-            if directory is None:
-                answers += [self._read_whole(key, path) for key, path in pairs]
-                continue
-            at = _open_directory(directory, make=False)
-            if at is None:  # absent, a file, a loop: each key alone says which, as before
+            at = None if directory is None else _open_directory(directory, make=False)
+            if at is None:
                 answers += [self._read_whole(key, path) for key, path in pairs]
                 continue
             try:
@@ -340,9 +335,9 @@ class LocalStore(Store):
 
     def _read_natively(self, at: int, names: list[str], pairs: list[tuple[str, str]]) -> list[bytes | None]:
         """The files ``names`` in the open directory ``at``, read by the C helper without
-        the GIL; a file it left (one it could not read, or a large one: see the helper) is
-        read by its path, which reads a large file in one piece and reports failures."""
-        answers: list[Any] = _batch_io.read_files(at, names, self._follow)
+        the GIL; one it could not read is read again by its path, which reports why."""
+        assert _native is not None  # (the caller's check)
+        answers: list[Any] = _native.read_files(at, names, self._follow)
         for i, answer in enumerate(answers):
             if type(answer) is int:
                 answers[i] = self._read_whole(*pairs[i])
@@ -431,61 +426,34 @@ class LocalStore(Store):
         # anything is written; each value is written as given (a chunk the engine hands
         # over as a memoryview is not copied into bytes first).
         writes = [(key, self._write_path(key), value) for key, value in items]
-        if not writes:
-            return
-        self._check_writable(writes[0][0])
-        if not _AT_DIRECTORY:
-            for key, path, value in writes:
-                self._replace(key, path, (value,))
-            return
+        if writes:
+            self._check_writable(writes[0][0])
+        # A run in one directory is written relative to it, opened (and made, if absent)
+        # once, up to its first failure (the directory pruned by a concurrent delete: Linux
+        # creates nothing in a removed directory); the rest, and single keys, go by path,
+        # which makes the directory again and reports errors.
         for directory, names, group in _in_directories(writes):
-            if directory is None:
-                for key, path, value in group:
-                    self._replace(key, path, (value,))
-            else:
-                self._replace_in(directory, names, group)
-
-    def _replace_in(
-        self,
-        directory: str,
-        names: list[str],
-        writes: list[tuple[str, str, bytes | bytearray | memoryview]],
-    ) -> None:
-        """Blind writes of keys whose files are ``names`` in ``directory``: each temporary
-        file is made and renamed relative to the directory, opened (and made, if absent)
-        once. At the first failure (the directory pruned by a concurrent delete: Linux
-        creates nothing in a removed directory) the rest go the path-based way, which
-        makes the directory again and reports errors."""
-        at = _open_directory(directory, make=True)
-        done = 0
-        if at is not None:
-            try:
-                done = self._replace_all_at(at, names, [value for _, _, value in writes])
-            finally:
-                os.close(at)
-        for key, path, value in writes[done:]:
-            self._replace(key, path, (value,))
+            at = None if directory is None else _open_directory(directory, make=True)
+            done = 0
+            if at is not None:
+                try:
+                    done = self._replace_all_at(at, names, [value for _, _, value in group])
+                finally:
+                    os.close(at)
+            for key, path, value in group[done:]:
+                self._replace(key, path, (value,))
 
     def _replace_all_at(self, at: int, names: list[str], values: list[bytes | bytearray | memoryview]) -> int:
-        """:meth:`_replace_at` of each file in turn up to the first that fails: how many
-        were written. Runs of small values go to the C helper where it is built (a large
-        value gains nothing there: Python's own write of it holds no GIL either)."""
-        done, count = 0, len(names)
-        while done < count:
-            end = done
-            if _native is not None:
-                while end < count and _small(values[end]):
-                    end += 1
-            if end > done:  # a run of small values, through the helper
-                temporaries = [f"{_temp_name}{next(_temp_counter)}" for _ in range(end - done)]
-                written = _batch_io.write_files(at, names[done:end], temporaries, values[done:end])
-                done += written
-                if done < end:
-                    return done
-            elif self._replace_at(at, names[done], values[done]):
-                done += 1
-            else:
-                return done
+        """:meth:`_replace_at` of each file in turn (all of them by one call into the C
+        helper where it is built) up to the first that fails: how many were written."""
+        if _native is not None:
+            temporaries = [f"{_temp_name}{next(_temp_counter)}" for _ in names]
+            return _native.write_files(at, names, temporaries, values)
+        done = 0
+        for name, value in zip(names, values, strict=True):
+            if not self._replace_at(at, name, value):
+                break
+            done += 1
         return done
 
     def _replace_at(self, at: int, name: str, value: bytes | bytearray | memoryview) -> bool:
@@ -832,7 +800,12 @@ _AT_LEAST = 2  # keys in one directory for a batch to open it (one key: its path
 def _in_directories(items: Sequence[Any]) -> Iterator[tuple[str | None, list[str], list[Any]]]:
     """Runs of ``items`` (tuples whose second field is a key's path) that lie in one
     directory, in order, as ``(directory, file names, items)``; a run shorter than
-    ``_AT_LEAST`` has ``None`` for its directory."""
+    ``_AT_LEAST``, and every run where files cannot be named relative to a directory,
+    has ``None`` for its directory (and no names)."""
+    if not _AT_DIRECTORY:
+        if items:
+            yield None, [], list(items)
+        return
     sep = os.sep
     split = [item[1].rpartition(sep) for item in items]  # (directory, sep, file name)
     start, count = 0, len(items)
@@ -975,11 +948,6 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         offset += len(part)
         length -= len(part)
     return parts[0] if len(parts) == 1 else b"".join(parts)
-
-
-def _small(value: bytes | bytearray | memoryview) -> bool:
-    """Is ``value`` a file the C helper should write (at most :data:`_FIRST_READ` bytes)?"""
-    return (len(value) if type(value) is bytes else memoryview(value).nbytes) <= _FIRST_READ
 
 
 def _open_directory(directory: str, *, make: bool) -> int | None:
