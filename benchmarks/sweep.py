@@ -268,3 +268,55 @@ def write_chart(table: list[dict[str, Any]], engines: list[str], path: Path, tit
     fig.savefig(path)
     plt.close(fig)
     return True
+
+
+def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One sweep from several ``sweep.json`` files of the same settings, each run with
+    its own thread counts (``benchmarks/device_sweep.sh`` runs one N at a time so that a
+    run stopped at its time limit keeps the counts it finished). The first part's
+    machine and settings stand for all; every part's runs are kept; the table is rebuilt.
+    """
+    if not parts:
+        raise ValueError("no sweep to merge")
+    settings = parts[0]["settings"]
+    for part in parts[1:]:
+        for key in ("scale", "repeat", "engines", "workloads"):
+            if part["settings"].get(key) != settings.get(key):
+                raise ValueError(
+                    f"sweeps differ in {key}: {settings.get(key)!r} and {part['settings'].get(key)!r}"
+                )
+    records = [record for part in parts for record in part["runs"]]
+    counts = sorted({n for part in parts for n in part["settings"]["threads"]})
+    merged = {**parts[0], "runs": records, "settings": {**settings, "threads": counts}}
+    merged["commands"] = [part.get("command") for part in parts]
+    merged["table"] = rows(records, settings["engines"], settings["workloads"], counts)
+    return merged
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.sweep OUT PART.json ...``: merge the parts into OUT's
+    ``sweep.json``, ``sweep.md`` and (with matplotlib) ``sweep.png``."""
+    p = argparse.ArgumentParser(description="Merge thread sweeps run one thread count at a time.")
+    p.add_argument("out", type=Path, help="folder for sweep.json, sweep.md, sweep.png")
+    p.add_argument("parts", type=Path, nargs="+", help="sweep.json files of one N each")
+    args = p.parse_args(argv)
+    import json
+
+    merged = merge([json.loads(path.read_text()) for path in args.parts])
+    settings, counts = merged["settings"], merged["settings"]["threads"]
+    title = (
+        f"Thread sweep: scale {settings['scale']:g}, best of {settings['repeat']}, threads "
+        f"{','.join(map(str, counts))}, os.cpu_count() {merged.get('cpu_count')}, "
+        f"{str(merged.get('date', ''))[:10]}"
+    )
+    text = markdown(merged["table"], merged["runs"], settings["engines"], counts, title)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "sweep.json").write_text(json.dumps(merged, indent=1) + "\n")
+    (args.out / "sweep.md").write_text(text)
+    write_chart(merged["table"], settings["engines"], args.out / "sweep.png", title)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -158,3 +158,58 @@ def test_zarr_engines_echo_their_thread_setting(engine: str, tmp_path: Path) -> 
     assert configuration["threads"] == 2 and configuration["threading"]["max_workers"] == 2
     if engine == "zarrs-python":
         assert configuration["codec_pipeline"]["chunk_concurrent_maximum"] == 2
+
+
+def _part(n: int, seconds: dict[str, float], **settings: object) -> dict[str, object]:
+    """A ``sweep.json`` of one thread count, as ``run.py --threads-sweep N`` writes it."""
+    runs = [
+        {"engine": engine, "workload": "W2", "threads": n, "best": {"total": s}, "verified": True}
+        for engine, s in seconds.items()
+    ]
+    runs.append(
+        {
+            "engine": "limits",
+            "workload": "L-zstd",
+            "threads": n,
+            "best": {"read": 0.5 / n},
+            "verified": True,
+        }
+    )
+    base = {"scale": 1, "repeat": 1, "engines": list(seconds), "workloads": ["W2"], "threads": [n]}
+    return {
+        "cpu_count": 16,
+        "date": "2026-12-04T00:00:00",
+        "command": f"run.py --threads-sweep {n}",
+        "settings": {**base, **settings},
+        "runs": runs,
+    }
+
+
+def test_merged_sweeps_rebuild_one_table_across_their_thread_counts(tmp_path: Path) -> None:
+    parts = [  # run in the device script's order: the telling counts first
+        _part(4, {"zarrforge": 0.25, "tensorstore": 0.5}),
+        _part(1, {"zarrforge": 1.0, "tensorstore": 1.5}),
+    ]
+    merged = sweep.merge(parts)
+    assert merged["settings"]["threads"] == [1, 4]
+    assert merged["commands"] == ["run.py --threads-sweep 4", "run.py --threads-sweep 1"]
+    assert len(merged["runs"]) == 6
+    rows = {row["threads"]: row for row in merged["table"]}
+    assert rows[4]["engines"]["zarrforge"]["speedup"] == pytest.approx(4.0)
+    assert rows[4]["engines"]["tensorstore"]["speedup"] == pytest.approx(3.0)
+    assert rows[4]["ratios"]["zf/ts"] == pytest.approx(0.5)
+    assert rows[1]["floor_seconds"] == pytest.approx(0.5) and rows[4]["floor_seconds"] == pytest.approx(0.125)
+
+    for path, part in zip(("a.json", "b.json"), parts):
+        (tmp_path / path).write_text(json.dumps(part))
+    assert sweep.main([str(tmp_path / "out"), str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    assert json.loads((tmp_path / "out" / "sweep.json").read_text())["table"] == merged["table"]
+    text = (tmp_path / "out" / "sweep.md").read_text()
+    assert "| W2 | 1 | 1 | 1.5 |" in text and "| W2 | 4 | 0.25 | 0.5 |" in text
+
+
+def test_sweeps_of_different_settings_are_not_merged() -> None:
+    with pytest.raises(ValueError, match="scale"):
+        sweep.merge([_part(1, {"zarrforge": 1.0}), _part(2, {"zarrforge": 0.5}, scale=0.5)])
+    with pytest.raises(ValueError, match="no sweep"):
+        sweep.merge([])
