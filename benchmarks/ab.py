@@ -10,6 +10,10 @@ machine's speed falls on both. A side is a revision's source: ``--before`` (and
 ``--after`` the working tree is the after side. The side's ``core/src`` and
 ``plugins/*/src`` go first on ``PYTHONPATH``, ahead of the editable installs, so the
 same interpreter, harness and data serve both; entry points are the installed ones.
+A worktree has no compiled extension modules: each one built in this working tree
+(``plugins/*/src/**/*.so``, zarrforge-batch-io's C helper) is copied into it where the
+revision's C source beside it is the same, so both sides run it; otherwise the before
+side runs without it, and this script says so.
 
 The report is one row per workload: the best time of each side over the rounds and
 after/before (above 1: the after side is slower). ``ab.json`` under ``--out`` holds
@@ -22,6 +26,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,9 +54,23 @@ def checkout(revision: str | None):
             ["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(tree), revision], check=True
         )
         try:
+            _share_compiled(tree)
             yield tree
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=False)
+
+
+def _share_compiled(tree: Path) -> None:
+    """Copy this working tree's built extension modules into ``tree`` where the C source
+    they were built from is the same there (see the module docstring)."""
+    for built in sorted(REPO.glob("plugins/*/src/**/*.so")):
+        relative = built.relative_to(REPO)
+        stem = built.name.split(".", 1)[0]  # _native.cpython-312-x86_64-linux-gnu.so -> _native
+        source, theirs = built.with_name(f"{stem}.c"), tree / relative.with_name(f"{stem}.c")
+        if source.is_file() and theirs.is_file() and source.read_bytes() == theirs.read_bytes():
+            shutil.copy2(built, tree / relative)
+        else:
+            print(f"ab: {relative} is not shared with the other side (its C source differs)", file=sys.stderr)
 
 
 def one_run(tree: Path, args: argparse.Namespace, out: Path) -> dict[str, float]:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import zarrforge as zf
+from zarrforge.abc.store import WrapperStore
 from zarrforge.engine import pipeline, plain_runs
 from zarrforge.errors import CorruptChunkError
 from zarrforge_std import codecs as std_codecs
@@ -255,3 +256,40 @@ def test_runs_carry_the_data_types_of_plugins():
     assert store.get("a/c/1/2") == data[4:8, 8:12].tobytes()
     got = zf.open_array(store, "a")[...]
     assert got.dtype == data.dtype and np.array_equal(got.view("uint8"), data.view("uint8"))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_plain_chunks_go_to_a_low_latency_store_in_groups_that_stay_in_cache(threads):
+    """Plain chunks are touched twice (read, then copied out; gathered, then written):
+    the engine hands a low-latency store at most ``PLAIN_GROUP_BYTES`` of them a call."""
+
+    class Counting(WrapperStore):
+        def __init__(self, inner):
+            super().__init__(inner)
+            self.reads: list[int] = []
+            self.writes: list[int] = []
+
+        def get_many(self, requests):
+            self.reads.append(sum("/c/" in key for key, _ in requests))  # chunks, not documents
+            return super().get_many(requests)
+
+        def _set_many(self, items):
+            items = list(items)
+            self.writes.append(sum("/c/" in key for key, _ in items))
+            return super()._set_many(items)
+
+    store = Counting(MemoryStore())
+    assert store.capabilities.low_latency
+    data = np.random.default_rng(3).integers(0, 255, (1024, 1024), dtype="uint8")  # 256 chunks of 4 KiB
+    array = zf.create_array(
+        store, "a", shape=(1024, 1024), dtype="uint8", chunks=(64, 64), compressors=None, threads=threads
+    )
+    per_group = pipeline.PLAIN_GROUP_BYTES // 4096
+    assert per_group < 256  # the cap is what splits this call
+    array[...] = data
+    assert np.array_equal(array[...], data)
+    for calls in (store.writes, store.reads):
+        chunk_calls = [n for n in calls if n]
+        assert sum(chunk_calls) == 256 and max(chunk_calls) <= per_group
+        if threads == 1:  # without the cap, the whole call was one batch
+            assert chunk_calls == [per_group] * (256 // per_group)

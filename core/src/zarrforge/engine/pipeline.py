@@ -92,6 +92,11 @@ GROUP_BYTES = 4 * 2**20  # decoded bytes a worker takes at a time from a low-lat
 # would gain little, and measuring splits their one batch into a group per thread.
 MEASURED_CALL_CHUNKS = 32
 PLAIN_CHUNK_BYTES = 2**20  # plain chunks up to this size take the engine's fast path
+# Plain chunks from a low-latency store are touched twice by the engine (read, then copied
+# into the output; or gathered, then written): in groups of at most this many bytes the
+# second touch finds them still in the core's cache (W5, W5r: benchmarks/RESULTS.md,
+# session 29).
+PLAIN_GROUP_BYTES = 256 * 2**10
 
 
 class Aimed:
@@ -202,11 +207,14 @@ class ChunkEngine:
     def _group_size(self, workers: int, elements: int, *, latency_bound: bool = False) -> int:
         """Chunks one worker takes at a time, for a call over ``elements`` array elements:
         its share of a batch, so a high-latency store sees large requests; for
-        low-latency stores no more than :data:`GROUP_BYTES` decoded. Each worker gets
+        low-latency stores no more than :data:`GROUP_BYTES` decoded, and plain chunks
+        (one thread too) no more than :data:`PLAIN_GROUP_BYTES`. Each worker gets
         about :data:`GROUPS_PER_WORKER` groups of the call (the call's chunks estimated
         from its elements), so the last groups to finish leave few threads idle; with
         ``latency_bound`` (reads that fetch ahead in quarter groups) at least one."""
         share = max(1, self.batch_size // workers)
+        if self._plain is not None and self.store.capabilities.low_latency:
+            share = min(share, max(1, PLAIN_GROUP_BYTES // max(1, self._chunk_bytes)))
         if workers <= 1:
             return share
         if self.store.capabilities.low_latency:
