@@ -346,3 +346,47 @@ def test_a_local_batch_writes_memoryviews_as_given_and_checks_everything_first(t
     with pytest.raises(zf.errors.InvalidPathError):
         store.set_many([("a/b", b"new"), ("../bad", b"2")])
     assert store.get("a/b") == b"xyz"  # keys are checked before anything is written
+
+
+def _file_store_status() -> str:
+    return next(r.status for r in zf.plugins() if (r.point, r.name) == ("stores", "file"))
+
+
+def test_zarrforge_plugins_says_whether_the_local_stores_batches_run_in_c(monkeypatch):
+    """The local store's row carries its ``plugin_note``: where small-file batches run, and
+    why not in C when they do not."""
+    import sys
+
+    from zarrforge_std.stores import local
+
+    batch_io = pytest.importorskip("zarrforge_batch_io")
+    if batch_io.AVAILABLE:
+        assert _file_store_status() == "ok (small-file batches in C, without the GIL: zarrforge-batch-io)"
+    monkeypatch.setattr(local, "_native", None)
+    monkeypatch.setattr(batch_io, "AVAILABLE", False)  # installed where no C compiler was found
+    assert _file_store_status().startswith(
+        "ok (small-file batches in Python: zarrforge-batch-io is installed without its C helper"
+    )
+    monkeypatch.setitem(sys.modules, "zarrforge_batch_io", None)  # not installed
+    assert _file_store_status() == "ok (small-file batches in Python: zarrforge-batch-io is not installed)"
+
+
+def test_a_plugin_note_that_fails_leaves_its_extension_ok():
+    from zarrforge.registries import registry
+
+    class Noted(MemoryStore):
+        @classmethod
+        def plugin_note(cls):
+            raise RuntimeError("a bug in the note")
+
+    class Quiet(MemoryStore):
+        plugin_note = None
+
+    zf.register("stores", "noted-test", Noted)
+    zf.register("stores", "quiet-test", Quiet)
+    try:
+        rows = {r.name: r.status for r in zf.plugins() if r.point == "stores"}
+        assert rows["noted-test"] == "ok (in-process)" and rows["quiet-test"] == "ok (in-process)"
+    finally:
+        registry.stores.unregister("noted-test")
+        registry.stores.unregister("quiet-test")

@@ -17,6 +17,11 @@ treats its answer as "none of mine" (:mod:`zarrforge.nodes.hierarchy`), but it c
 its own nodes. Any other plugin the library left out in this process after it failed
 unexpectedly (:mod:`zarrforge.registries.plugin_failures`: a family's ``claims``, a data type
 asked for a numpy dtype, a hook) is ``"error: ..."`` too.
+
+A loaded extension may say more about how it was installed: a ``plugin_note()`` class
+method returning a short text (or ``None``) that the row's ``"ok"`` carries in brackets,
+such as the local store saying whether zarrforge-batch-io's C helper was built. A note
+that fails is left out: it never turns a working extension into an error.
 """
 
 from __future__ import annotations
@@ -109,6 +114,16 @@ def _format_failure(name: str) -> str | None:
     return None
 
 
+def _note(reg: registry.Registry, name: str) -> list[str]:
+    """The extension's own ``plugin_note()``, if it has one that answers with text."""
+    try:
+        note = getattr(reg.get(name), "plugin_note", None)
+        text = note() if callable(note) else None
+    except Exception:  # noqa: BLE001  # a diagnostic's diagnostic: a failing note is left out
+        return []
+    return [text] if isinstance(text, str) and text else []
+
+
 def _left_out(point: str, name: str) -> str | None:
     if name in plugin_failures.failed(point):
         return "failed unexpectedly earlier in this process and was left out (see its PluginFailureWarning)"
@@ -135,9 +150,14 @@ def plugins() -> PluginReport:
                 failure = _left_out(reg.point, entry.name)
                 status = f"error: {failure}" if failure else status
             hidden = reg.shadowed_by(entry.name, entry.source)
-            if hidden and status.startswith("ok"):
-                inside = "in-process, " if entry.source == "in-process" else ""
-                status = f"ok ({inside}overrides {', '.join(hidden)})"
+            if status.startswith("ok"):
+                notes = [f"overrides {', '.join(hidden)}"] if hidden else []
+                if entry.source == "in-process" and hidden:
+                    notes.insert(0, "in-process")
+                elif entry.source == "in-process":
+                    notes.append("in-process")
+                notes += _note(reg, entry.name)
+                status = f"ok ({', '.join(notes)})" if notes else "ok"
             rows.append(PluginRow(attr, entry.name, entry.distribution, entry.version, entry.value, status))
     installed = {plugin.name: plugin for plugin in hooks.hook_plugins()}
     for plugin in installed.values():

@@ -121,6 +121,7 @@ except ImportError:
 if _native is not None and not _native.AVAILABLE:
     _native = None  # type: ignore[assignment]
 
+
 TEMP_PREFIX = ".zarrforge-tmp-"
 LOCK_PREFIX = ".zarrforge-lock-"
 _HIDDEN = (TEMP_PREFIX, LOCK_PREFIX)
@@ -176,6 +177,23 @@ class LocalStore(Store):
         # key directories checked (once per store object): following links, those seen to
         # resolve below the root, for writes; refusing links, those seen to pass through none
         self._checked: set[str] = set()
+
+    @classmethod
+    def plugin_note(cls) -> str:
+        """What ``zarrforge plugins`` says of this store beside "ok": whether batches of
+        small files run in C without the GIL, and if not, why."""
+        if _native is not None:
+            return "small-file batches in C, without the GIL: zarrforge-batch-io"
+        try:
+            import zarrforge_batch_io
+        except ImportError:
+            return "small-file batches in Python: zarrforge-batch-io is not installed"
+        if zarrforge_batch_io.AVAILABLE:  # built, but not in use here
+            return "small-file batches in Python"
+        return (
+            "small-file batches in Python: zarrforge-batch-io is installed without its C "
+            "helper (no C compiler was found when it was built; reinstall it where one is)"
+        )
 
     @classmethod
     def from_url(cls, url: str, *, read_only: bool = False, **options: Any) -> LocalStore:
