@@ -380,7 +380,7 @@ def test_a_plugin_note_that_fails_leaves_its_extension_ok():
             raise RuntimeError("a bug in the note")
 
     class Quiet(MemoryStore):
-        plugin_note = None
+        plugin_note = None  # not the declared class method: left out too
 
     zf.register("stores", "noted-test", Noted)
     zf.register("stores", "quiet-test", Quiet)

@@ -8,6 +8,9 @@ of ``DataType``, ``ChunkGrid``, ``ChunkKeyEncoding``, ``MemoryLayout``, ``Codec`
   "unknown" (:mod:`zarrforge.registry`). Default: every name the family covers. An
   adapter of another library's extensions (the catch-all ``*``) answers for the names
   that library has.
+* ``plugin_note()``: a short text about how this implementation was installed, shown
+  after "ok" by ``zarrforge.plugins()`` and ``zarrforge plugins`` (an optional speed-up
+  not built, a fallback in use), or ``None`` (the default). A note that raises is left out.
 """
 
 from __future__ import annotations
@@ -31,3 +34,15 @@ class ExtensionPoint(ABC):  # noqa: B024  # the common base of the ABCs, which d
             ``True`` (the default) to answer for it, ``False`` to decline it.
         """
         return True
+
+    @classmethod
+    def plugin_note(cls) -> str | None:
+        """What ``zarrforge plugins`` should say of this implementation beside "ok".
+
+        Returns
+        -------
+        str | None
+            A short text a user can act on (the local store: whether its batches of small
+            files run in C), or ``None`` (the default) for nothing.
+        """
+        return None

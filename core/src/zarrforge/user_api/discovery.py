@@ -18,10 +18,11 @@ its own nodes. Any other plugin the library left out in this process after it fa
 unexpectedly (:mod:`zarrforge.registries.plugin_failures`: a family's ``claims``, a data type
 asked for a numpy dtype, a hook) is ``"error: ..."`` too.
 
-A loaded extension may say more about how it was installed: a ``plugin_note()`` class
-method returning a short text (or ``None``) that the row's ``"ok"`` carries in brackets,
-such as the local store saying whether zarrforge-batch-io's C helper was built. A note
-that fails is left out: it never turns a working extension into an error.
+A loaded extension may say more about how it was installed: its ``plugin_note()``
+(:class:`~zarrforge.abc.extension_point.ExtensionPoint`'s, ``None`` by default), a short
+text the row's ``"ok"`` carries in brackets, such as the local store saying whether
+zarrforge-batch-io's C helper was built. A note that fails is left out: it never turns a
+working extension into an error.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import dataclasses
 import functools
 from typing import Any
 
+from ..abc.extension_point import ExtensionPoint
 from ..errors import PluginConflictError, ZarrforgeError
 from ..nodes import hierarchy
 from ..registries import hooks, plugin_failures, registry
@@ -115,10 +117,12 @@ def _format_failure(name: str) -> str | None:
 
 
 def _note(reg: registry.Registry, name: str) -> list[str]:
-    """The extension's own ``plugin_note()``, if it has one that answers with text."""
+    """The extension's ``plugin_note()`` (:class:`ExtensionPoint`), if it answers with text."""
+    implementation = reg.get(name)
+    if not (isinstance(implementation, type) and issubclass(implementation, ExtensionPoint)):
+        return []
     try:
-        note = getattr(reg.get(name), "plugin_note", None)
-        text = note() if callable(note) else None
+        text = implementation.plugin_note()
     except Exception:  # noqa: BLE001  # a diagnostic's diagnostic: a failing note is left out
         return []
     return [text] if isinstance(text, str) and text else []
