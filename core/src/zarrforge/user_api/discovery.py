@@ -155,11 +155,9 @@ def plugins() -> PluginReport:
                 status = f"error: {failure}" if failure else status
             hidden = reg.shadowed_by(entry.name, entry.source)
             if status.startswith("ok"):
-                notes = [f"overrides {', '.join(hidden)}"] if hidden else []
-                if entry.source == "in-process" and hidden:
-                    notes.insert(0, "in-process")
-                elif entry.source == "in-process":
-                    notes.append("in-process")
+                notes = ["in-process"] if entry.source == "in-process" else []
+                if hidden:
+                    notes.append(f"overrides {', '.join(hidden)}")
                 notes += _note(reg, entry.name)
                 status = f"ok ({', '.join(notes)})" if notes else "ok"
             rows.append(PluginRow(attr, entry.name, entry.distribution, entry.version, entry.value, status))

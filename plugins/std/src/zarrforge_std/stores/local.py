@@ -121,7 +121,6 @@ except ImportError:
 if _native is not None and not _native.AVAILABLE:
     _native = None  # type: ignore[assignment]
 
-
 TEMP_PREFIX = ".zarrforge-tmp-"
 LOCK_PREFIX = ".zarrforge-lock-"
 _HIDDEN = (TEMP_PREFIX, LOCK_PREFIX)
