@@ -458,10 +458,7 @@ def run_sweep(
     records, load_before = _run_jobs(jobs, args, env)
     info = machine.describe(REPO)
     table = sweep.rows(records, args.engines, args.workloads, counts)
-    title = (
-        f"Thread sweep: scale {args.scale:g}, best of {args.repeat}, threads "
-        f"{','.join(map(str, counts))}, os.cpu_count() {os.cpu_count()}, {info['date'][:10]}"
-    )
+    title = sweep.title(args.scale, args.repeat, counts, os.cpu_count(), info["date"])
     text = sweep.markdown(table, records, args.engines, counts, title)
     # the notes name each run with its N
     notes, changed, disturbed = _notes(

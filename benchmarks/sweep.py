@@ -17,6 +17,7 @@ axis, seconds on a log axis, one line per engine, the floor dashed), returning
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 from pathlib import Path
@@ -126,6 +127,14 @@ def _r(x: float | None) -> str:
 def _threads_cell(values: list[Any]) -> str:
     distinct = sorted({"default" if v is None else str(v) for v in values})
     return "/".join(distinct) if distinct else "-"
+
+
+def title(scale: float, repeat: int, counts: list[int], cpus: int | None, date: str) -> str:
+    """The heading of a sweep's table and chart."""
+    return (
+        f"Thread sweep: scale {scale:g}, best of {repeat}, threads "
+        f"{','.join(map(str, counts))}, os.cpu_count() {cpus}, {date[:10]}"
+    )
 
 
 def markdown(
@@ -300,20 +309,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out", type=Path, help="folder for sweep.json, sweep.md, sweep.png")
     p.add_argument("parts", type=Path, nargs="+", help="sweep.json files of one N each")
     args = p.parse_args(argv)
-    import json
-
     merged = merge([json.loads(path.read_text()) for path in args.parts])
     settings, counts = merged["settings"], merged["settings"]["threads"]
-    title = (
-        f"Thread sweep: scale {settings['scale']:g}, best of {settings['repeat']}, threads "
-        f"{','.join(map(str, counts))}, os.cpu_count() {merged.get('cpu_count')}, "
-        f"{str(merged.get('date', ''))[:10]}"
+    heading = title(
+        settings["scale"], settings["repeat"], counts, merged.get("cpu_count"), str(merged.get("date", ""))
     )
-    text = markdown(merged["table"], merged["runs"], settings["engines"], counts, title)
+    text = markdown(merged["table"], merged["runs"], settings["engines"], counts, heading)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "sweep.json").write_text(json.dumps(merged, indent=1) + "\n")
     (args.out / "sweep.md").write_text(text)
-    write_chart(merged["table"], settings["engines"], args.out / "sweep.png", title)
+    write_chart(merged["table"], settings["engines"], args.out / "sweep.png", heading)
     print(text)
     return 0
 
