@@ -213,11 +213,12 @@ class ChunkEngine:
         from its elements), so the last groups to finish leave few threads idle; with
         ``latency_bound`` (reads that fetch ahead in quarter groups) at least one."""
         share = max(1, self.batch_size // workers)
-        if self._plain is not None and self.store.capabilities.low_latency:
+        low_latency = self.store.capabilities.low_latency
+        if low_latency and self._plain is not None:
             share = min(share, max(1, PLAIN_GROUP_BYTES // max(1, self._chunk_bytes)))
         if workers <= 1:
             return share
-        if self.store.capabilities.low_latency:
+        if low_latency:
             share = max(1, min(share, GROUP_BYTES // max(1, self._chunk_bytes)))
         chunks = -(-max(1, elements) // self._chunk_items)  # at least this many chunks
         per_worker = 1 if latency_bound else GROUPS_PER_WORKER
