@@ -146,7 +146,7 @@ def plugins() -> PluginReport:
     rows = PluginReport()
     for attr, reg in registry.REGISTRIES.items():
         for entry in reg.entries():
-            status = "ok (in-process)" if entry.source == "in-process" else _status(reg, entry.name)
+            status = "ok" if entry.source == "in-process" else _status(reg, entry.name)
             if attr == "formats" and status.startswith("ok") and entry.name in hierarchy.installed_formats():
                 failure = _format_failure(entry.name)
                 status = f"error: {failure}" if failure else status

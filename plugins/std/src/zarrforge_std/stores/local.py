@@ -184,11 +184,9 @@ class LocalStore(Store):
         if _native is not None:
             return "small-file batches in C, without the GIL: zarrforge-batch-io"
         try:
-            import zarrforge_batch_io
+            import zarrforge_batch_io  # noqa: F401  # (installed, then: without its helper)
         except ImportError:
             return "small-file batches in Python: zarrforge-batch-io is not installed"
-        if zarrforge_batch_io.AVAILABLE:  # built, but not in use here
-            return "small-file batches in Python"
         return (
             "small-file batches in Python: zarrforge-batch-io is installed without its C "
             "helper (no C compiler was found when it was built; reinstall it where one is)"
