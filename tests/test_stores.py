@@ -147,6 +147,43 @@ def _recording_opens(monkeypatch, module):
     return opened
 
 
+def test_a_new_nodes_first_local_write_makes_its_directory_with_one_call(tmp_path, monkeypatch):
+    """A key in a new directory below a checked one: one ``mkdir``, then the write; no
+    look for a link (a directory the store made is real) and no create that fails first."""
+    from zarrforge_std.stores import local
+
+    store = LocalStore(tmp_path)
+    store.set("group/zarr.json", b"{}")  # "group" is checked now
+    calls = []
+    for name in ("mkdir", "lstat", "open", "stat"):
+        real = getattr(local.os, name)
+        monkeypatch.setattr(
+            local.os, name, lambda path, *a, real=real, name=name, **k: calls.append((name, path)) or real(path, *a, **k)
+        )
+    store.set("group/new/zarr.json", b"new")
+    assert [name for name, _ in calls] == ["mkdir", "open"]
+    assert calls[0][1] == str(tmp_path / "group" / "new")
+    assert (tmp_path / "group" / "new" / "zarr.json").read_bytes() == b"new"
+    calls.clear()
+    store.set("group/new/c/0", b"chunk")  # below the directory just made: the same
+    assert [name for name, _ in calls] == ["mkdir", "open"]
+    calls.clear()
+    store.set("group/new/zarr.json", b"again")  # a directory already there: no mkdir
+    assert [name for name, _ in calls] == ["open"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_a_new_directory_is_not_made_through_a_link_that_leaves_the_root(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    outside.mkdir()
+    store = LocalStore(root)
+    store.set("zarr.json", b"{}")
+    os.symlink(outside, root / "out")  # an unchecked directory: its new subdirectory is not made
+    with pytest.raises(zf.errors.InvalidPathError, match="'out/new/zarr.json' leads out of the store root"):
+        store.set("out/new/zarr.json", b"x")
+    assert list(outside.iterdir()) == []
+
+
 @pytest.mark.skipif(os.name != "posix", reason="directory descriptors are used on POSIX")
 def test_a_local_batch_opens_each_directory_once_and_its_files_by_name(tmp_path, monkeypatch):
     from zarrforge_std.stores import local

@@ -485,7 +485,30 @@ class LocalStore(Store):
             return False
 
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
-        self._replace(key, self._write_path(key), parts)  # a blind write: no lock (module docstring)
+        path = self._path(key)
+        if not self._made_directory_for(key, path):
+            self._write_path(key)  # its directory checked (once per store object)
+        self._replace(key, path, parts)  # a blind write: no lock (module docstring)
+
+    def _made_directory_for(self, key: str, path: str) -> bool:
+        """Make the directory of ``key`` (file ``path``) where it is new below a checked
+        directory (a new node's first write): ``True`` if this call made it. A directory
+        made here is a real one, so it needs no look for a link, and the write that follows
+        goes straight into it: one ``mkdir`` where an ``lstat``, a create that fails for want
+        of the directory and then a ``mkdir`` were made. Anything else (a directory that
+        exists, or whose parent is unchecked or absent) is ``False``: the usual checks."""
+        slash = key.rfind("/")
+        if not self._follow or slash <= 0 or key[:slash] in self._checked:
+            return False  # (links="refuse": _path has already checked the directory)
+        above = key.rfind("/", 0, slash)
+        if above > 0 and key[:above] not in self._checked:
+            return False
+        try:
+            os.mkdir(path[: path.rfind(os.sep)])
+        except OSError:
+            return False
+        self._remember(key[:slash])
+        return True
 
     def _replace(self, key: str, path: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
         # the parts go to the file one after another: a shard is never joined in memory
