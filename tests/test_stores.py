@@ -158,7 +158,9 @@ def test_a_new_nodes_first_local_write_makes_its_directory_with_one_call(tmp_pat
     for name in ("mkdir", "lstat", "open", "stat"):
         real = getattr(local.os, name)
         monkeypatch.setattr(
-            local.os, name, lambda path, *a, real=real, name=name, **k: calls.append((name, path)) or real(path, *a, **k)
+            local.os,
+            name,
+            lambda path, *a, real=real, name=name, **k: calls.append((name, path)) or real(path, *a, **k),
         )
     store.set("group/new/zarr.json", b"new")
     assert [name for name, _ in calls] == ["mkdir", "open"]

@@ -10,6 +10,7 @@ transformer read an alias as a shard (B6, fixed). Decoding now accepts only the 
 
 from __future__ import annotations
 
+import numpy as np
 from _targets_keys import encodings, key_strings
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -55,3 +56,33 @@ def test_an_alias_left_behind_by_a_resize_is_never_counted_or_read() -> None:
     assert array[...].tolist() == [1] * 5 + [0] * 5
     assert sorted(array.stored_chunks()) == [(0,)] and array.nchunks_initialized == 1
     assert store.get("a/c/01") is not None  # left where it was, as another tool's file
+
+
+def _std_encodings() -> list[tuple[str, object]]:
+    """The std plugin's encodings, default and v2, with each separator."""
+    return [(label, e) for label, e in encodings() if getattr(e, "name", None) in ("default", "v2")]
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    st.sampled_from(_std_encodings()),
+    st.lists(st.integers(0, 10**20), max_size=5),
+    st.sampled_from([tuple, list, lambda c: tuple(np.int64(x) if x < 2**63 else x for x in c)]),
+)
+def test_encoded_keys_spell_each_coordinate_as_its_integer(encoding, coords, form) -> None:
+    """The keys are the coordinates' decimal integers whatever form they come in (a
+    tuple, a list, NumPy integers): the encodings format a key through one template per
+    number of coordinates, and that template must spell what ``str(int(c))`` spells."""
+    label, implementation = encoding
+    separator = implementation.separator
+    key = implementation.encode_key(form(coords))
+    head = "c" + separator if implementation.name == "default" else ""
+    empty = "c" if implementation.name == "default" else "0"
+    assert key == (head + separator.join(str(c) for c in coords) if coords else empty), label
+    assert implementation.decode_key(key, len(coords)) == tuple(coords)
+
+
+def test_a_coordinate_given_as_a_numeric_string_is_spelled_as_its_integer() -> None:
+    for label, implementation in _std_encodings():
+        fresh = type(implementation)(implementation.separator)  # no template made yet
+        assert fresh.encode_key(("3", 4)) == fresh.encode_key((3, 4)) == fresh.encode_key(("3", 4)), label
