@@ -173,6 +173,25 @@ def test_a_call_with_one_group_stays_on_the_calling_thread() -> None:
     assert store.threads == {threading.get_ident()}
 
 
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_read_of_one_chunk_runs_on_the_calling_thread_without_grouping(monkeypatch, cached) -> None:
+    """A read that touches one chunk (W4's small reads) is read straight away: no group
+    sizes, no thread decision; a read of two chunks still goes through the groups."""
+    store = ThreadRecordingStore(MemoryStore())
+    array = zf.create_array(store, "a", shape=(8, 8), chunks=(4, 4), dtype="int32", fill_value=0)
+    array[...] = _data((8, 8)).astype("int32")
+    if cached:
+        array = zf.open_array(store, "a", chunk_cache=1 << 20)
+    calls = []
+    real = pipeline.run_groups
+    monkeypatch.setattr(pipeline, "run_groups", lambda *a, **k: calls.append(1) or real(*a, **k))
+    store.threads.clear()
+    np.testing.assert_array_equal(array[1:3, 5], _data((8, 8)).astype("int32")[1:3, 5])
+    assert calls == [] and store.threads == {threading.get_ident()}
+    np.testing.assert_array_equal(array[1, 3:5], _data((8, 8)).astype("int32")[1, 3:5])
+    assert calls == [1]
+
+
 class HighLatencyStore(WrapperStore):
     """A store that does not say it is low-latency, recording its requests."""
 

@@ -339,13 +339,24 @@ class ChunkEngine:
         """``out``: the output of every projection, or ``None`` when each is an
         :class:`Aimed` carrying its own."""
         limit = chunk_limit()
+        read_part = self._read_part if self.cache is None else self._read_part_cached
+        items = iter(projections)
+        first = next(items, None)
+        if first is None:
+            return
+        second = next(items, None)
+        if second is None:
+            # One chunk (a small read): on the calling thread, without sizing groups or
+            # asking for threads, as run_groups would run a single group anyway
+            read_part([first], out, limit)
+            return
+        projections = itertools.chain((first, second), items)
         workers, cost = self._workers("read", elements)
         if out is None:
             cost = None  # gathered reads keep their one batch (the asyncio API's promise)
         # With a chunk cache, each group asks the pool, which fetches the rest in one batch:
         # no read-ahead, which would fetch the hits too.
         fetching_ahead = not self.store.capabilities.low_latency and self.cache is None
-        read_part = self._read_part if self.cache is None else self._read_part_cached
         # groups sized for every thread when the chunks' cost may call for them
         spread = workers if cost is None else self.threads
         group_size = self._group_size(spread, elements, latency_bound=fetching_ahead)
