@@ -224,11 +224,16 @@ class LocalStore(Store):
         """The key's file, to write or delete: refused if its directory leads out of the
         root through a link (see the module docstring)."""
         path = self._path(key)
+        self._check_written_directory(key)
+        return path
+
+    def _check_written_directory(self, key: str) -> None:
+        """With ``links="follow"``: refuse ``key`` if its directory leads out of the root
+        through a link (checked once per store object; ``_path`` checks it otherwise)."""
         if self._follow:
             slash = key.rfind("/")
             if slash > 0 and key[:slash] not in self._checked:
                 self._check_directory(key[:slash], key)
-        return path
 
     def _check_directory(self, directory: str, key: str) -> None:
         """Check ``directory`` (relative to the root) once per store object, for ``key``:
@@ -487,7 +492,7 @@ class LocalStore(Store):
     def _set_parts(self, key: str, parts: Sequence[bytes | bytearray | memoryview]) -> None:
         path = self._path(key)
         if not self._made_directory_for(key, path):
-            self._write_path(key)  # its directory checked (once per store object)
+            self._check_written_directory(key)
         self._replace(key, path, parts)  # a blind write: no lock (module docstring)
 
     def _made_directory_for(self, key: str, path: str) -> bool:
