@@ -259,7 +259,8 @@ class LocalStore(Store):
     def _below_checked(self, directory: str) -> bool:
         """Does ``directory`` pass by one look: its parent is the root or a directory that
         passed, and it is not a link itself (or not there yet: this store makes it, a real
-        one)? A new node's directory costs one ``lstat``, not a resolution of the whole path."""
+        one)? A new directory costs one ``lstat``, not a resolution of the whole path (and a
+        blind write's new directory not even that: :meth:`_made_directory_for`)."""
         slash = directory.rfind("/")
         if slash > 0 and directory[:slash] not in self._checked:
             return False
