@@ -108,10 +108,41 @@ def _shift(entry: Any, by: int, length: int) -> Any:
     return int(entry) - by
 
 
+def _unit_slice(entry: slice, length: int, size: int) -> tuple[range, int, slice] | None:
+    """:func:`_touched`, the box's origin and :func:`_shift` of a slice with step 1 or
+    ``None`` (the usual entry of a read), from one ``indices`` call; ``None`` if it selects
+    nothing."""
+    first, stop, _ = entry.indices(length)
+    if stop <= first:
+        return None
+    chunks = range(first // size, (stop - 1) // size + 1)
+    lo = chunks[0] * size
+    return chunks, lo, slice(first - lo, stop - lo, 1)
+
+
 def analyse(selection: tuple[Any, ...], shard_shape: tuple[int, ...], inner: tuple[int, ...]) -> Box | None:
     """The box for ``selection``; ``None`` when it selects nothing."""
     touched, start, shape, shifted = [], [], [], []
     for entry, length, size in zip(selection, shard_shape, inner):
+        kind = type(entry)
+        if kind is int:  # (the common entries first, without the general helpers' checks)
+            chunks: Any = (entry // size,)
+            lo = chunks[0] * size
+            touched.append(chunks)
+            start.append(lo)
+            shape.append(size)
+            shifted.append(entry - lo)
+            continue
+        if kind is slice and (entry.step is None or entry.step == 1):
+            unit = _unit_slice(entry, length, size)
+            if unit is None:
+                return None
+            chunks, lo, moved = unit
+            touched.append(chunks)
+            start.append(lo)
+            shape.append(len(chunks) * size)
+            shifted.append(moved)
+            continue
         chunks = _touched(entry, length, size)
         if chunks is None:
             return None
