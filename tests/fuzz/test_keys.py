@@ -10,6 +10,8 @@ transformer read an alias as a shard (B6, fixed). Decoding now accepts only the 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from _targets_keys import encodings, key_strings
 from hypothesis import example, given, settings
@@ -58,7 +60,7 @@ def test_an_alias_left_behind_by_a_resize_is_never_counted_or_read() -> None:
     assert store.get("a/c/01") is not None  # left where it was, as another tool's file
 
 
-def _std_encodings() -> list[tuple[str, object]]:
+def _std_encodings() -> list[tuple[str, Any]]:
     """The std plugin's encodings, default and v2, with each separator."""
     return [(label, e) for label, e in encodings() if getattr(e, "name", None) in ("default", "v2")]
 
