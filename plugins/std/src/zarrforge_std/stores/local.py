@@ -256,13 +256,17 @@ class LocalStore(Store):
                 "its root (write below a real directory of the root instead)"
             )
 
+    def _parent_checked(self, directory: str) -> bool:
+        """Is the parent of ``directory`` (relative to the root) the root, or checked?"""
+        slash = directory.rfind("/")
+        return slash <= 0 or directory[:slash] in self._checked
+
     def _below_checked(self, directory: str) -> bool:
         """Does ``directory`` pass by one look: its parent is the root or a directory that
         passed, and it is not a link itself (or not there yet: this store makes it, a real
         one)? A new directory costs one ``lstat``, not a resolution of the whole path (and a
         blind write's new directory not even that: :meth:`_made_directory_for`)."""
-        slash = directory.rfind("/")
-        if slash > 0 and directory[:slash] not in self._checked:
+        if not self._parent_checked(directory):
             return False
         try:
             return not stat.S_ISLNK(os.lstat(os.path.join(self.root, *directory.split("/"))).st_mode)
@@ -506,8 +510,7 @@ class LocalStore(Store):
         slash = key.rfind("/")
         if not self._follow or slash <= 0 or key[:slash] in self._checked:
             return False  # (links="refuse": _path has already checked the directory)
-        above = key.rfind("/", 0, slash)
-        if above > 0 and key[:above] not in self._checked:
+        if not self._parent_checked(key[:slash]):
             return False
         try:
             os.mkdir(path[: path.rfind(os.sep)])
