@@ -108,47 +108,39 @@ def _shift(entry: Any, by: int, length: int) -> Any:
     return int(entry) - by
 
 
-def _unit_slice(entry: slice, length: int, size: int) -> tuple[range, int, slice] | None:
-    """:func:`_touched`, the box's origin and :func:`_shift` of a slice with step 1 or
-    ``None`` (the usual entry of a read), from one ``indices`` call; ``None`` if it selects
-    nothing."""
-    first, stop, _ = entry.indices(length)
-    if stop <= first:
+def _entry_box(entry: Any, length: int, size: int) -> tuple[Sequence[int], int, int, Any] | None:
+    """For one dimension: the inner chunks ``entry`` touches, the box's origin and length
+    there, and ``entry`` shifted into the box; ``None`` if it selects nothing. Ints and
+    unit-step slices, a read's usual entries, go without the general helpers' checks
+    (a slice with one ``indices`` call, not two)."""
+    kind = type(entry)
+    if kind is int:
+        lo = entry // size * size
+        return (entry // size,), lo, size, entry - lo
+    if kind is slice and (entry.step is None or entry.step == 1):
+        first, stop, _ = entry.indices(length)
+        if stop <= first:
+            return None
+        chunks = range(first // size, (stop - 1) // size + 1)
+        lo = chunks.start * size
+        return chunks, lo, len(chunks) * size, slice(first - lo, stop - lo, 1)
+    touched = _touched(entry, length, size)
+    if touched is None:
         return None
-    chunks = range(first // size, (stop - 1) // size + 1)
-    lo = chunks[0] * size
-    return chunks, lo, slice(first - lo, stop - lo, 1)
+    lo = int(touched[0]) * size
+    return touched, lo, (int(touched[-1]) + 1) * size - lo, _shift(entry, lo, length)
 
 
 def analyse(selection: tuple[Any, ...], shard_shape: tuple[int, ...], inner: tuple[int, ...]) -> Box | None:
     """The box for ``selection``; ``None`` when it selects nothing."""
     touched, start, shape, shifted = [], [], [], []
     for entry, length, size in zip(selection, shard_shape, inner):
-        kind = type(entry)
-        if kind is int:  # (the common entries first, without the general helpers' checks)
-            chunks: Any = (entry // size,)
-            lo = chunks[0] * size
-            touched.append(chunks)
-            start.append(lo)
-            shape.append(size)
-            shifted.append(entry - lo)
-            continue
-        if kind is slice and (entry.step is None or entry.step == 1):
-            unit = _unit_slice(entry, length, size)
-            if unit is None:
-                return None
-            chunks, lo, moved = unit
-            touched.append(chunks)
-            start.append(lo)
-            shape.append(len(chunks) * size)
-            shifted.append(moved)
-            continue
-        chunks = _touched(entry, length, size)
-        if chunks is None:
+        found = _entry_box(entry, length, size)
+        if found is None:
             return None
-        lo, hi = int(chunks[0]) * size, (int(chunks[-1]) + 1) * size
+        chunks, lo, extent, moved = found
         touched.append(chunks)
         start.append(lo)
-        shape.append(hi - lo)
-        shifted.append(_shift(entry, lo, length))
+        shape.append(extent)
+        shifted.append(moved)
     return Box(tuple(touched), tuple(start), tuple(shape), tuple(shifted))
