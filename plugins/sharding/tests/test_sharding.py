@@ -402,3 +402,23 @@ def test_partial_reads_copy_from_present_and_absent_inner_chunks_alike():
         (slice(1, 11, 3), slice(None, None, 2)),
     ]:
         np.testing.assert_array_equal(array[selection], expected[selection], err_msg=str(selection))
+
+
+def test_a_read_inside_one_inner_chunk_goes_without_the_box(monkeypatch):
+    # a small read's selection, inside one inner chunk, is answered from that chunk
+    # alone (no Box, no per-piece bookkeeping); wider ones still analyse their box
+    from zarrforge_sharding import codec as sharding_codec
+
+    array = zf.create_array(
+        None, "a", shape=(12, 12), chunks=(4, 4), shards=(12, 12), dtype="int16", fill_value=-1
+    )
+    expected = np.full((12, 12), -1, dtype="int16")
+    array[4:8, 0:8] = expected[4:8, 0:8] = np.arange(32, dtype="int16").reshape(4, 8)
+    boxes = []
+    real = sharding_codec.analyse
+    monkeypatch.setattr(sharding_codec, "analyse", lambda *a: boxes.append(a) or real(*a))
+    for selection in [(5, slice(1, 3)), (slice(4, 8), slice(4, 8)), (6, 6), (slice(9, 11), slice(0, 2))]:
+        np.testing.assert_array_equal(array[selection], expected[selection], err_msg=str(selection))
+    assert boxes == []  # the last one's inner chunk is empty: the fill value, as before
+    np.testing.assert_array_equal(array[5, 2:6], expected[5, 2:6])
+    assert len(boxes) == 1

@@ -85,7 +85,7 @@ from zarrforge.plugin_api.codecs import (
 from . import index_cache
 from .index import ShardIndex
 from .located import read_located
-from .selection import Box, analyse
+from .selection import Box, OneChunk, analyse, one_inner_chunk
 
 T = TypeVar("T")
 
@@ -183,6 +183,30 @@ def coalesce(
     return [(o, n) for o, n in runs]
 
 
+class _Derived:
+    """What follows from a shard's spec: the spec itself (kept alive, so that its ``id``
+    stays its own), the inner chunks' and the index's specs, the index's encoded size and
+    byte range (``None`` where its codecs give no fixed size), the inner chunks per shard."""
+
+    __slots__ = ("index", "index_range", "index_size", "inner", "per_shard", "spec")
+
+    def __init__(
+        self,
+        spec: ChunkSpec,
+        inner: ChunkSpec,
+        index: ChunkSpec,
+        index_size: int | None,
+        index_range: ByteRange | None,
+        per_shard: tuple[int, ...],
+    ) -> None:
+        self.spec = spec
+        self.inner = inner
+        self.index = index
+        self.index_size = index_size
+        self.index_range = index_range
+        self.per_shard = per_shard
+
+
 class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
     name = "sharding_indexed"
 
@@ -213,28 +237,30 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         self.index_chain = CodecChain(_codecs(index_codecs, DEFAULT_INDEX_CODECS, "index_codecs"))
         self.index_location = str(index_location)
         self.uses_chunk_position = self.inner.uses_chunk_position
-        # id(spec) -> (spec, inner spec, index spec, index size): every read of a shard
-        # needs them, and the engine passes the same spec object for every shard.
-        self._derived: dict[int, tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]] = {}
+        # id(spec) -> what follows from the shard's spec: every read of a shard needs it,
+        # and the engine passes the same spec object for every shard.
+        self._derived: dict[int, _Derived] = {}
         self._cache_tag: str | None = None
         # map_parallel's keys for the measured cost of this codec's inner-chunk work, one
         # per kind; plain objects, as the codec's own hash writes out its JSON each time
         self._cost_keys = {kind: object() for kind in ("encode", "decode", "copy")}
 
-    def _derive(self, spec: ChunkSpec) -> tuple[ChunkSpec, ChunkSpec, ChunkSpec, int | None]:
+    def _derive(self, spec: ChunkSpec) -> _Derived:
         derived = self._derived.get(id(spec))
-        if derived is None or derived[0] is not spec:
+        if derived is None or derived.spec is not spec:
+            per_shard = self._chunks_per_shard(spec)
             inner = ChunkSpec(self.chunk_shape, spec.data_type, spec.fill_value, spec.layout)
             uint64 = data_type_from_json("uint64")
-            index = ChunkSpec(
-                (*self._chunks_per_shard(spec), 2), uint64, uint64.numpy_dtype.type(2**64 - 1), spec.layout
-            )
+            index = ChunkSpec((*per_shard, 2), uint64, uint64.numpy_dtype.type(2**64 - 1), spec.layout)
             size = self.index_chain.array_bytes.encoded_size(index)
             for codec in self.index_chain.bytes_bytes:
                 size = None if size is None else codec.encoded_size(size)
+            index_range = None
+            if size is not None:
+                index_range = ByteRange(0, size) if self.index_location == "start" else ByteRange(length=size)
             if len(self._derived) >= 64:
                 self._derived.clear()
-            derived = self._derived[id(spec)] = (spec, inner, index, size)  # keeps spec alive
+            derived = self._derived[id(spec)] = _Derived(spec, inner, index, size, index_range, per_shard)
         return derived
 
     # --- metadata ---------------------------------------------------------------------
@@ -290,13 +316,13 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         return self.inner.codecs
 
     def _inner_spec(self, spec: ChunkSpec) -> ChunkSpec:
-        return self._derive(spec)[1]
+        return self._derive(spec).inner
 
     def _chunks_per_shard(self, spec: ChunkSpec) -> tuple[int, ...]:
         return tuple(s // c for s, c in zip(spec.shape, self.chunk_shape))
 
     def _index_spec(self, spec: ChunkSpec) -> ChunkSpec:
-        return self._derive(spec)[2]
+        return self._derive(spec).index
 
     def evolve(self, spec: ChunkSpec) -> ShardingCodec:
         inner = CodecChain.evolved(self.inner.codecs, self._inner_spec(spec))
@@ -318,7 +344,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         self._index_size(spec)
 
     def _index_size(self, spec: ChunkSpec) -> int:
-        size = self._derive(spec)[3]
+        size = self._derive(spec).index_size
         if size is None:  # refused by validate(), which every array's codecs pass first
             raise MetadataError(
                 "index codecs must produce a fixed-size encoding (e.g. bytes + crc32c, no compression)",
@@ -369,8 +395,10 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         return slice(0, size) if self.index_location == "start" else slice(shard_size - size, shard_size)
 
     def _index_range(self, spec: ChunkSpec) -> ByteRange:
-        size = self._index_size(spec)
-        return ByteRange(0, size) if self.index_location == "start" else ByteRange(length=size)
+        index_range = self._derive(spec).index_range
+        if index_range is None:
+            self._index_size(spec)  # raises: the index codecs give no fixed size
+        return cast(ByteRange, index_range)
 
     def _read_index(self, data: bytes | memoryview, spec: ChunkSpec) -> ShardIndex:
         return self._decode_index(data[self._index_slice(spec, len(data))], spec, shard_size=len(data))
@@ -473,14 +501,18 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 sort_keys=True,
                 default=str,
             )
-        return (named, self._chunks_per_shard(spec), self._cache_tag)
+        return (named, self._derive(spec).per_shard, self._cache_tag)
 
     def decode_partial(
         self, fetch: RangeFetcher, spec: ChunkSpec, selection: tuple[Any, ...]
     ) -> np.ndarray | None:
-        b = analyse(selection, spec.shape, self.chunk_shape)
+        # A small read's usual selection, inside one inner chunk, goes without the box
+        one = one_inner_chunk(selection, spec.shape, self.chunk_shape)
+        b = analyse(selection, spec.shape, self.chunk_shape) if one is None else None
         if isinstance(fetch, VersionedRangeFetcher):
             if not fetch.versioned:  # one request for the whole shard: one version of it
+                if b is None and one is not None:
+                    b = analyse(selection, spec.shape, self.chunk_shape)
                 return self._partial_of_whole(fetch, spec, selection, b)
             read = fetch.read_version
         else:  # a caller's own function: no versions to hold on to (see the docstring)
@@ -490,16 +522,19 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 # a missing shard misses every range; a present one has them all
                 return (None if parts[0] is None else cast("list[bytes]", parts)), None
 
+        # the inner chunks to read; None: the selection selects nothing
+        touched = [one[0]] if one is not None else None if b is None else list(b.inner_chunks())
         cache_key = self._cache_key(fetch, spec)
         index_range = self._index_range(spec)
         remembered = index_cache.cache.get(cache_key) if cache_key is not None else None
-        if remembered is not None and b is not None:
+        remembered_ranges = None  # what the remembered index says of them
+        if remembered is not None and touched is not None:
             try:
-                remembered[1].checked_ranges(b.inner_chunks())
+                remembered_ranges = remembered[1].checked_ranges(touched)
             except CorruptChunkError:  # judged on the stored index, never on a memory of it
                 index_cache.cache.discard(cache_key)
                 remembered = None
-        if remembered is not None and b is not None:
+        if remembered is not None and touched is not None:
             # a guess: the inner chunks it names are read with the index, and checked
             raw_index, generation, guessed = remembered[0], None, True
         else:
@@ -518,13 +553,16 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 index_cache.cache.put(cache_key, bytes(raw), index, 2 * len(raw) + 200)
             return index
 
-        if b is None:  # selects nothing: answer with the right (empty) shape, no allocation
+        if touched is None:  # selects nothing: answer with the right (empty) shape, no allocation
             index_of(raw_index)
             return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
 
         def locate(raw: bytes) -> tuple[Any, list[ByteRange]]:
-            wanted = index_of(raw).checked_ranges(b.inner_chunks())
-            runs = coalesce(list(wanted.values())) if wanted else []
+            if remembered is not None and remembered_ranges is not None and raw is remembered[0]:
+                wanted = remembered_ranges  # checked already
+            else:
+                wanted = index_of(raw).checked_ranges(touched)
+            runs = coalesce(list(wanted.values())) if len(wanted) > 1 else list(wanted.values())
             return (wanted, runs), [ByteRange(o, n) for o, n in runs]
 
         found = read_located(read, index_range, raw_index, locate, generation=generation, guessed=guessed)
@@ -533,6 +571,9 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 index_cache.cache.discard(cache_key)
             return None
         (wanted, runs), parts = found
+        if one is not None:
+            return self._one_piece(one, spec, wanted, parts)
+        assert b is not None
         return self._gathered(b, spec, wanted, runs, parts)
 
     def _partial_of_whole(
@@ -548,6 +589,30 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
             return np.array(np.broadcast_to(np.empty((), spec.dtype), spec.shape)[selection])
         wanted = index.checked_ranges(b.inner_chunks())
         return self._gathered(b, spec, wanted, [(0, len(whole))], [whole])
+
+    def _one_piece(
+        self,
+        one: OneChunk,
+        spec: ChunkSpec,
+        wanted: dict[tuple[int, ...], tuple[int, int]],
+        fetched: list[Any],
+    ) -> np.ndarray:
+        """:meth:`_gathered` for a selection inside one inner chunk (``one``, from
+        :func:`one_inner_chunk`): the inner chunk ``wanted`` locates, alone in
+        ``fetched``, decoded and its selected part copied out; the fill value where the
+        chunk is empty."""
+        coords, within, shape = one
+        check_allocation(shape, spec.dtype, "a selection of a shard")
+        where = wanted.get(coords)
+        if where is None:
+            return spec.layout.full(shape, spec.fill_value, spec.dtype)
+        check_allocation(self.chunk_shape, spec.dtype, "an inner chunk a selection touches")
+        data = _inner_bytes([where[0]], fetched, coords, *where)
+        with _InnerNamed(coords):
+            chunk = self.inner.decode(data, self._derive(spec).inner, key=None)
+        result = spec.layout.empty(shape, spec.dtype)
+        result[...] = chunk[within]
+        return result
 
     def _gathered(
         self,
@@ -565,18 +630,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         starts = [o for o, _ in runs]
 
         def encoded(coords: tuple[int, ...], offset: int, nbytes: int) -> bytes:
-            run_index = bisect.bisect_right(starts, offset) - 1
-            blob = fetched[run_index]
-            if blob is None:
-                raise CorruptChunkError("the shard disappeared while it was being read")
-            begin = offset - starts[run_index]
-            data = blob[begin : begin + nbytes]
-            if len(data) != nbytes:
-                raise CorruptChunkError(
-                    f"inner chunk {coords} needs bytes {offset}..{offset + nbytes} but the shard is shorter"
-                )
-            result: bytes = data
-            return result
+            return _inner_bytes(starts, fetched, coords, offset, nbytes)
 
         if b.is_basic:
             shape = b.result_shape()
@@ -646,6 +700,26 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         if not parts:
             return None
         return self._assemble(parts, spec)
+
+
+def _inner_bytes(
+    starts: list[int], fetched: list[Any], coords: tuple[int, ...], offset: int, nbytes: int
+) -> bytes:
+    """The encoded inner chunk ``coords`` at ``offset``, ``nbytes`` long, from the
+    ``fetched`` runs of the shard starting at ``starts``; a shard gone or shorter than
+    the index says is corrupt."""
+    run_index = bisect.bisect_right(starts, offset) - 1
+    blob = fetched[run_index]
+    if blob is None:
+        raise CorruptChunkError("the shard disappeared while it was being read")
+    begin = offset - starts[run_index]
+    data = blob[begin : begin + nbytes]
+    if len(data) != nbytes:
+        raise CorruptChunkError(
+            f"inner chunk {coords} needs bytes {offset}..{offset + nbytes} but the shard is shorter"
+        )
+    result: bytes = data
+    return result
 
 
 class _InnerNamed:

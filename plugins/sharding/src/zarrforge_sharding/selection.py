@@ -131,6 +131,48 @@ def _entry_box(entry: Any, length: int, size: int) -> tuple[Sequence[int], int, 
     return touched, lo, (int(touched[-1]) + 1) * size - lo, _shift(entry, lo, length)
 
 
+#: :func:`one_inner_chunk`'s answer: the inner chunk's coordinates, the selection inside
+#: it, and the shape of what it selects
+OneChunk = tuple[tuple[int, ...], tuple[Any, ...], tuple[int, ...]]
+
+
+def one_inner_chunk(
+    selection: tuple[Any, ...], shard_shape: tuple[int, ...], inner: tuple[int, ...]
+) -> OneChunk | None:
+    """For a selection inside one inner chunk, given as the engine gives a small read's
+    (per dimension a Python int, or a non-empty slice of Python ints with step ``None``
+    or 1, inside the shard): ``(coords, within, shape)``, the inner chunk, the selection
+    shifted into it, and the shape of the values it selects (one entry per slice). Any
+    other selection, however valid, gives ``None``, and :func:`analyse` takes it."""
+    if len(selection) != len(shard_shape):
+        return None
+    coords, within, shape = [], [], []
+    for entry, length, size in zip(selection, shard_shape, inner):
+        kind = type(entry)
+        if kind is int:
+            if not 0 <= entry < length:
+                return None
+            c = entry // size
+            coords.append(c)
+            within.append(entry - c * size)
+            continue
+        if kind is not slice:
+            return None
+        start, stop, step = entry.start, entry.stop, entry.step
+        if type(start) is not int or type(stop) is not int or not (step is None or step == 1):
+            return None
+        if not 0 <= start < stop <= length:
+            return None
+        c = start // size
+        if (stop - 1) // size != c:
+            return None
+        lo = c * size
+        coords.append(c)
+        within.append(slice(start - lo, stop - lo))
+        shape.append(stop - start)
+    return tuple(coords), tuple(within), tuple(shape)
+
+
 def analyse(selection: tuple[Any, ...], shard_shape: tuple[int, ...], inner: tuple[int, ...]) -> Box | None:
     """The box for ``selection``; ``None`` when it selects nothing."""
     touched, start, shape, shifted = [], [], [], []
