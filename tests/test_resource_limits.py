@@ -122,6 +122,26 @@ def test_the_per_chunk_limit_can_be_raised_or_turned_off():
     assert a[3] == 1.0
 
 
+@pytest.mark.parametrize(
+    ("chunk", "request_", "expected"),
+    [
+        (None, None, (None, "")),
+        (100, None, (100, "max_chunk_bytes")),
+        (None, 100, (100, "max_request_bytes")),
+        (100, 200, (100, "max_chunk_bytes")),
+        (200, 100, (100, "max_request_bytes")),
+        (100, 100, (100, "max_chunk_bytes")),
+    ],
+)
+def test_a_chunk_is_held_to_the_tighter_limit_and_the_error_names_its_setting(
+    chunk: int | None, request_: int | None, expected: tuple[int | None, str]
+) -> None:
+    from zarrforge.engine.chunk_helpers import chunk_limit
+
+    with zf.config.set(max_chunk_bytes=chunk, max_request_bytes=request_):
+        assert chunk_limit() == expected
+
+
 @pytest.mark.parametrize("value", [-1, 1.5, True, "2GiB"])
 def test_invalid_per_chunk_limits_are_refused(value):
     with pytest.raises(ValueError, match="max_chunk_bytes"):

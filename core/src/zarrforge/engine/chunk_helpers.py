@@ -108,15 +108,10 @@ def chunk_limit() -> ChunkLimit:
     smaller of ``config.max_chunk_bytes`` and ``config.max_request_bytes`` (a call must
     hold a chunk it decodes whole)."""
     settings = config.get()
-    limits = [
-        (limit, name)
-        for limit, name in (
-            (settings.max_chunk_bytes, "max_chunk_bytes"),
-            (settings.max_request_bytes, "max_request_bytes"),
-        )
-        if limit is not None
-    ]
-    return min(limits) if limits else (None, "")
+    chunk, request = settings.max_chunk_bytes, settings.max_request_bytes
+    if request is None or (chunk is not None and chunk <= request):
+        return (None, "") if chunk is None else (chunk, "max_chunk_bytes")
+    return request, "max_request_bytes"
 
 
 def check_allocation(

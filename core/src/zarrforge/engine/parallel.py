@@ -40,7 +40,6 @@ Contract:
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import contextvars
 import itertools
 import math
@@ -143,15 +142,21 @@ def call_threads() -> int:
     return config.get().threads if threads is None else threads
 
 
-@contextlib.contextmanager
-def using_threads(threads: int) -> Iterator[None]:
+class using_threads:  # lower case: used as the function it was, ``with using_threads(n):``
     """Within the block (and in the pool threads its work runs on), the call has
-    ``threads`` threads."""
-    token = _call_threads.set(threads)
-    try:
-        yield
-    finally:
-        _call_threads.reset(token)
+    ``threads`` threads. A class, not a generator: it runs once per engine call, small
+    reads included."""
+
+    __slots__ = ("threads", "token")
+
+    def __init__(self, threads: int) -> None:
+        self.threads = threads
+
+    def __enter__(self) -> None:
+        self.token = _call_threads.set(self.threads)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _call_threads.reset(self.token)
 
 
 def workers_for(computes: bool, item_bytes: int, threads: int, min_bytes: int) -> int:
