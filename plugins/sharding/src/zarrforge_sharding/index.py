@@ -40,10 +40,10 @@ class ShardIndex:
         return bool(self.entries[coords][0] == EMPTY)
 
     def range_of(self, coords: tuple[int, ...]) -> tuple[int, int] | None:
-        offset, nbytes = self.entries[coords]
-        if offset == EMPTY:
+        offset, nbytes = self.entries[coords].tolist()  # Python ints
+        if offset == _EMPTY_INT:
             return None
-        return int(offset), int(nbytes)
+        return offset, nbytes
 
     def checked_ranges(self, chunks: Any) -> dict[tuple[int, ...], tuple[int, int]]:
         """``{coords: (offset, nbytes)}`` of the non-empty entries among ``chunks``, each
@@ -51,7 +51,7 @@ class ShardIndex:
         the shard's end are the reader's to detect (a short read is an error there)."""
         ranges = {}
         for coords in chunks:
-            offset, nbytes = (int(v) for v in self.entries[coords])
+            offset, nbytes = self.entries[coords].tolist()  # Python ints
             if offset == _EMPTY_INT and nbytes == _EMPTY_INT:
                 continue
             if (offset == _EMPTY_INT) != (nbytes == _EMPTY_INT):
