@@ -174,3 +174,52 @@ def test_object_arguments_are_resolved_each_time() -> None:
     first = _create(store, "a", compressors=[codec])
     second = _create(store, "b", compressors=[codec])
     assert first._metadata.codecs is not second._metadata.codecs
+
+
+def test_arrays_created_alike_share_one_codec_chain_checked_once(monkeypatch) -> None:
+    # the chain is a function of the objects it is checked against: members created
+    # alike share them (the memo above), so the second member's chain is the first's,
+    # with no second check; other codecs or another layout get a chain of their own
+    from zarrforge.engine.codec_chain import CodecChain
+
+    checks: list[object] = []
+    real = CodecChain.validate
+    monkeypatch.setattr(CodecChain, "validate", lambda chain, spec: checks.append(chain) or real(chain, spec))
+    store = MemoryStore()
+    # a fill value no other test uses: no chain remembered from before
+    first = _create(store, "a", attributes={"n": 1}, fill_value=4321)
+    second = _create(store, "b", attributes={"n": 2}, fill_value=4321)
+    assert second._chain() is first._chain()
+    assert len(checks) == 1
+    level_3 = [{"name": "zstd", "configuration": {"level": 3, "checksum": False}}]
+    other = _create(store, "c", compressors=level_3, fill_value=4321)
+    fortran = _create(store, "d", attributes={"n": 3}, order="F", fill_value=4321)
+    assert len({id(first._chain()), id(other._chain()), id(fortran._chain())}) == 3
+    assert len(checks) == 3
+    second[...] = np.arange(10)
+    fortran[...] = np.arange(10) * 2
+    assert first[...].tolist() == [4321] * 10
+    assert second[...].tolist() == list(range(10)) and fortran[...].tolist() == list(range(0, 20, 2))
+
+
+def test_a_chain_that_fails_its_check_is_never_remembered(monkeypatch) -> None:
+    # the first check refuses (as a codec would refuse the array): nothing is written,
+    # and the next creation with the same objects is checked again, not let through
+    from zarrforge.engine.codec_chain import CodecChain
+
+    checks: list[object] = []
+    real = CodecChain.validate
+
+    def refusing_once(chain: CodecChain, spec: object) -> None:
+        checks.append(chain)
+        if len(checks) == 1:
+            raise zf.errors.MetadataError("refused by the test", field="codecs[1]")
+        real(chain, spec)
+
+    monkeypatch.setattr(CodecChain, "validate", refusing_once)
+    store = MemoryStore()
+    with pytest.raises(zf.errors.MetadataError, match="refused by the test"):
+        _create(store, "a", fill_value=4322)  # (no other test's fill value, as above)
+    assert store.get("a/zarr.json") is None
+    _create(store, "b", fill_value=4322)
+    assert len(checks) == 2

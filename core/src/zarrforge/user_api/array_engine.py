@@ -27,6 +27,13 @@ from ..engine.codec_chain import CodecChain
 from ..engine.pipeline import ChunkEngine
 from ..errors import MetadataError
 
+#: ids of (codecs, chunk grid, data type, fill value, memory layout) -> those objects and
+#: the chain checked for them. Codecs and grids are immutable and a chain's checks are a
+#: function of them alone, so the same objects need no second check; held strongly, an
+#: entry's objects keep their ids. Emptied when full.
+_CHECKED_CHAINS: dict[tuple[int, ...], tuple[tuple[object, ...], CodecChain]] = {}
+_CHECKED_CHAIN_ENTRIES = 64
+
 
 class ArrayEngine:
     """The codec chain and chunk engine of an ``Array``, built at first use."""
@@ -113,13 +120,25 @@ class ArrayEngine:
 
     def _checked_chain(self, meta: ArrayMetadata) -> CodecChain:
         """The codec chain of ``meta``, validated against every distinct chunk shape of its
-        grid (chunks of a rectilinear grid differ, and e.g. sharding needs each to divide)."""
+        grid (chunks of a rectilinear grid differ, and e.g. sharding needs each to divide).
+        Arrays whose metadata share the very objects it depends on (a group's members
+        created alike share their codecs, grid, data type and fill value: the format's
+        creation memo) share one chain, checked once (:data:`_CHECKED_CHAINS`)."""
+        parts = (meta.codecs, meta.chunk_grid, meta.data_type, meta.fill_value, self._layout)
+        key = tuple(map(id, parts))
+        found = _CHECKED_CHAINS.get(key)
+        if found is not None and all(a is b for a, b in zip(found[0], parts)):
+            return found[1]
         try:
             chain = CodecChain(meta.codecs)  # its order is checked here
             for shape in meta.chunk_grid.representative_chunk_shapes():
                 chain.validate(ChunkSpec(shape, meta.data_type, meta.fill_value, self._layout))
         except MetadataError as exc:
             raise self._located(exc) from exc
+        if type(meta.codecs) is tuple:  # immutable: the same object is the same codecs
+            if len(_CHECKED_CHAINS) >= _CHECKED_CHAIN_ENTRIES:
+                _CHECKED_CHAINS.clear()
+            _CHECKED_CHAINS[key] = (parts, chain)  # holds the parts: their ids stay theirs
         return chain
 
     def _engine_(self) -> ChunkEngine:
