@@ -103,6 +103,23 @@ def test_extension_objects_written_from_memory_are_written_as_written_fresh(monk
     assert [load_document(data, key="k") for data in remembered[::2]] == json.loads(json.dumps(documents))
 
 
+def test_documents_written_around_a_remembered_frame_are_written_as_written_fresh(monkeypatch) -> None:
+    # documents that differ only in their attributes (wherever these stand among the
+    # members) are written from one frame around them; byte for byte what the member
+    # by member writing gives
+    rng = random.Random(13)
+    shared = [{f"m{i}": _with_extension_objects(rng) for i in range(rng.randint(0, 5))} for _ in range(20)]
+    documents = []
+    for _ in range(600):
+        members = list(rng.choice(shared).items())
+        members.insert(rng.randint(0, len(members)), ("attributes", _random_value(rng)))
+        documents.append(dict(members))
+    framed = [dump_document(document) for document in documents]
+    monkeypatch.setattr(json_io, "_FRAMED_CHARS", -1)  # nothing is short enough: no frames
+    assert [dump_document(document) for document in documents] == framed
+    assert [load_document(data, key="k") for data in framed] == json.loads(json.dumps(documents))
+
+
 def test_extension_objects_with_the_same_text_as_another_kind_of_value_are_written_by_their_text() -> None:
     as_tuple = dump_document({"codecs": [{"name": "x", "configuration": {"shape": (1, 2), "n": 1}}]})
     as_list = dump_document({"codecs": [{"name": "x", "configuration": {"shape": [1, 2], "n": 1}}]})

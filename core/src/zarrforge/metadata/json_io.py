@@ -185,10 +185,15 @@ _CONTAINERS = (dict, list, tuple)
 _INDENTED_LEVELS = 32  # nesting levels written one entry per line; deeper ones on one line
 _MANY_MEMBERS = 1000  # an object with more members writes each on one line (C-encoded)
 _END = object()
+# leaves written by ``leaf`` whatever their value, without the container and memory checks
+_PLAIN_LEAVES = frozenset({str, int, bool, float, type(None)})
 # Extension objects (a codec list, a chunk grid) recur from document to document: their
 # indented text is kept, found by their one-line C encoding, which fixes it (see _writer).
 _REMEMBERED_CHARS = 400  # values whose one-line text is longer are written each time
 _REMEMBERED_VALUES = 512  # the memory is emptied when it holds this many
+# Documents whose members besides the attributes are this long on one line or shorter
+# are written from a remembered frame around their attributes (see _writer)
+_FRAMED_CHARS = 2000
 
 
 def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
@@ -333,6 +338,8 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
                 out += (separator, inner, key_text(k), ": ")
                 if many:
                     out.append(one_line(v))
+                elif type(v) in _PLAIN_LEAVES:  # most members: written here, not by a call
+                    out.append(leaf(v))
                 else:
                     write(v, inner, out, remember and k != "attributes")  # user data is not kept
                 separator = ",\n"
@@ -348,8 +355,50 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
         else:
             out.append("[" + ", ".join([leaf(v) for v in value]) + "]")
 
+    frames: dict[tuple[str, int], tuple[str, str]] = {}
+
+    def framed(document: dict[str, Any]) -> tuple[str, str] | None:
+        """The text of ``document`` before and after its attributes' value, from the
+        memory of frames (written now and kept if new): documents that differ only in
+        their attributes (a group's members created alike) share one. As for
+        :func:`write_remembered`, the text of every other member is a function of its
+        one-line text, so the frame is a function of the others' one-line text and the
+        attributes' position. ``None``: no one-line text, or a long one."""
+        position = list(document).index("attributes")
+        others = {k: v for k, v in document.items() if k != "attributes"}
+        try:
+            line = one_line_of(others)
+        except (TypeError, ValueError, RecursionError):
+            return None
+        if len(line) > _FRAMED_CHARS:
+            return None
+        frame = frames.get((line, position))
+        if frame is None:
+            before: list[Any] = ["{\n"]
+            after: list[Any] = []
+            for i, (k, v) in enumerate(others.items()):
+                side = before if i < position else after
+                if side is after or i:
+                    side.append(",\n")
+                side += ("  ", key_text(k), ": ")
+                write(v, "  ", side)
+            before += (",\n" if position else "", "  ", key_text("attributes"), ": ")
+            after.append("\n}")
+            frame = ("".join(before), "".join(after))
+            if len(frames) >= _REMEMBERED_VALUES:
+                frames.clear()
+            frames[(line, position)] = frame
+        return frame
+
     def document_pieces(value: Any) -> list[Any]:
         out: list[Any] = []
+        if type(value) is dict and "attributes" in value and len(value) <= _MANY_MEMBERS:
+            frame = framed(value)
+            if frame is not None:
+                out.append(frame[0])
+                write(value["attributes"], "  ", out, remember=False)  # user data is not kept
+                out.append(frame[1])
+                return out
         write(value, "", out)
         return out
 
