@@ -52,18 +52,19 @@ class _NotPlain(Exception):
 
 def _plain(value: Any) -> Any:
     """``value`` as a hashable key that is equal only for values of the same types and
-    JSON; :class:`_NotPlain` for anything else."""
+    JSON; :class:`_NotPlain` for anything else. (Tuples of list comprehensions, not of
+    generators: a comprehension runs inline, and this runs for every creation.)"""
     kind = type(value)
     if kind is str or kind is int or kind is bool or value is None:
         return (kind, value)
     if kind is float:
         return (kind, repr(value))
     if kind is tuple or kind is list:
-        return (kind, tuple(_plain(item) for item in value))
+        return (kind, tuple([_plain(item) for item in value]))
     if kind is dict:
         if "must_understand" in value:
             raise _NotPlain
-        return (kind, tuple((_plain(k), _plain(v)) for k, v in value.items()))
+        return (kind, tuple([(_plain(k), _plain(v)) for k, v in value.items()]))
     if isinstance(value, np.generic):  # a NumPy scalar (a fill value): by its bits
         return (kind, value.dtype, value.tobytes())
     if isinstance(value, np.dtype):
@@ -76,7 +77,7 @@ def _plain(value: Any) -> Any:
 def _key(fmt: Any, spec: ArrayCreationSpec) -> tuple[Any, ...] | None:
     try:
         # every field but the attributes, a field added to the spec later included
-        arguments = tuple(_plain(value) for name, value in vars(spec).items() if name != "attributes")
+        arguments = tuple([_plain(value) for name, value in vars(spec).items() if name != "attributes"])
     except _NotPlain:
         return None
     return (type(fmt), registry.generation(), arguments)
