@@ -18,6 +18,7 @@ import pytest
 import zarrforge as zf
 import zarrforge_std.format_v3 as format_v3
 from zarrforge.engine import codec_chain, pipeline
+from zarrforge.user_api import array_engine
 from zarrforge_std.stores.memory import MemoryStore
 
 
@@ -65,6 +66,8 @@ def counted(monkeypatch):
         monkeypatch.setattr(cls, "__init__", wrapped)
 
     monkeypatch.setattr(format_v3, "load_document_keeping_raw", counting_load)
+    # no chain checked for an earlier test's alike array: each test counts its own
+    monkeypatch.setattr(array_engine, "_CHECKED_CHAINS", {})
     counting(codec_chain.CodecChain, "chain")
     counting(pipeline.ChunkEngine, "engine")
     return parsed, built

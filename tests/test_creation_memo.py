@@ -15,6 +15,7 @@ from zarrforge.errors import SkippedExtensionWarning
 from zarrforge.plugin_api.codecs import BytesBytesCodec
 from zarrforge.registries import registry
 from zarrforge.storage import MemoryStore
+from zarrforge.user_api import array_engine
 
 ZSTD = [{"name": "zstd", "configuration": {"level": 1, "checksum": False}}]
 
@@ -185,8 +186,8 @@ def test_arrays_created_alike_share_one_codec_chain_checked_once(monkeypatch) ->
     checks: list[object] = []
     real = CodecChain.validate
     monkeypatch.setattr(CodecChain, "validate", lambda chain, spec: checks.append(chain) or real(chain, spec))
+    monkeypatch.setattr(array_engine, "_CHECKED_CHAINS", {})  # none from an earlier test
     store = MemoryStore()
-    # a fill value no other test uses: no chain remembered from before
     first = _create(store, "a", attributes={"n": 1}, fill_value=4321)
     second = _create(store, "b", attributes={"n": 2}, fill_value=4321)
     assert second._chain() is first._chain()
@@ -217,9 +218,10 @@ def test_a_chain_that_fails_its_check_is_never_remembered(monkeypatch) -> None:
         real(chain, spec)
 
     monkeypatch.setattr(CodecChain, "validate", refusing_once)
+    monkeypatch.setattr(array_engine, "_CHECKED_CHAINS", {})  # none from an earlier test
     store = MemoryStore()
     with pytest.raises(zf.errors.MetadataError, match="refused by the test"):
-        _create(store, "a", fill_value=4322)  # (no other test's fill value, as above)
+        _create(store, "a", fill_value=4322)
     assert store.get("a/zarr.json") is None
     _create(store, "b", fill_value=4322)
     assert len(checks) == 2
