@@ -225,3 +225,40 @@ def test_a_chain_that_fails_its_check_is_never_remembered(monkeypatch) -> None:
     assert store.get("a/zarr.json") is None
     _create(store, "b", fill_value=4322)
     assert len(checks) == 2
+
+
+def test_a_remembered_model_is_copied_with_changes_as_dataclasses_replace_would() -> None:
+    # the memo copies the model without running its frozen __init__ again: right only
+    # while ArrayMetadata has no __post_init__ (nor anything else __init__ does)
+    import dataclasses
+
+    from zarrforge.abc.metadata import ArrayMetadata
+    from zarrforge.registries.creation_memo import _copied
+
+    assert not hasattr(ArrayMetadata, "__post_init__")
+    model = _create(MemoryStore(), "a", attributes={"a": 1})._metadata
+    changes = {"attributes": {"b": 2}, "extra_fields": {}, "format_data": {}}
+    copy = _copied(model, **changes)
+    assert copy == dataclasses.replace(model, **changes) and type(copy) is ArrayMetadata
+    assert model.attributes == {"a": 1}  # the original as it was
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        copy.attributes = {}  # type: ignore[misc]
+
+
+def test_a_data_type_name_resolves_once_until_a_registry_change() -> None:
+    # every member of a group names its data type again: the name is resolved once,
+    # and again after any registration (or unregistration) changes what it may mean
+    from zarrforge.registries.resolution import data_type_from_user
+
+    base = registry.data_types.get("int16")
+    first, second = type("First", (base,), {}), type("Second", (base,), {})
+    zf.register("data_types", "test.memo-dtype", first)
+    try:
+        found = data_type_from_user("test.memo-dtype")
+        assert type(found) is first and data_type_from_user("test.memo-dtype") is found
+        zf.register("data_types", "test.memo-dtype", second, replace=True)
+        assert type(data_type_from_user("test.memo-dtype")) is second
+    finally:
+        registry.data_types.unregister("test.memo-dtype")
+    with pytest.raises(zf.errors.UnknownExtensionError):
+        data_type_from_user("test.memo-dtype")

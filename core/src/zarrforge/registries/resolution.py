@@ -203,6 +203,28 @@ def data_type_from_user(value: Any) -> DataType:
     """
     if isinstance(value, DataType):
         return value
+    if type(value) is str:  # a name: resolved again only after a registry change
+        found_before = _NAMED_DATA_TYPES.get(value)
+        if found_before is not None and found_before[0] == registry.generation():
+            return found_before[1]
+        generation = registry.generation()
+        data_type = _data_type_from_user(value)
+        if len(_NAMED_DATA_TYPES) >= _NAMED_DATA_TYPE_ENTRIES:
+            _NAMED_DATA_TYPES.clear()
+        _NAMED_DATA_TYPES[value] = (generation, data_type)
+        return data_type
+    return _data_type_from_user(value)
+
+
+#: data type name -> (registry generation, the data type it resolved to): data types are
+#: immutable values, so a name given again (every array a group's members create) is
+#: not resolved again while no registry changes. Emptied when full.
+_NAMED_DATA_TYPES: dict[str, tuple[int, DataType]] = {}
+_NAMED_DATA_TYPE_ENTRIES = 256
+
+
+def _data_type_from_user(value: Any) -> DataType:
+    """:func:`data_type_from_user`, resolved now."""
     if _is_zarr_python_data_type(value):
         return data_type_from_json(value.to_json(zarr_format=3), field="dtype")
     if isinstance(value, (dict, str)) and (not isinstance(value, str) or value in registry.data_types):
