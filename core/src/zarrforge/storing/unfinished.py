@@ -215,7 +215,9 @@ def marking(
     :class:`UnfinishedWriteError`, a marker a killed write left at ``root`` (for a
     caller that has not looked; one read), rather than write over it."""
     root = paths.normalize_path(root)
-    if not store.capabilities.bookkeeping_keys:
+    if not (needed or _MARKED.get()) or not store.capabilities.bookkeeping_keys:
+        # (a single document, with no marked write around it: nothing to mark or spare,
+        # decided without the look for an enclosing write below)
         yield Marking(store, root, operation, active=False)
         return
     if _covered(store, root):
