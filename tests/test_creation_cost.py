@@ -166,3 +166,46 @@ def test_the_creation_spec_is_copied_with_changes_as_dataclasses_replace_would()
     assert spec.compressors == "auto" and spec.filters is None  # the original as it was
     with pytest.raises(dataclasses.FrozenInstanceError):
         changed.filters = None
+
+
+def test_a_groups_members_resolve_its_document_once_while_it_is_unchanged(monkeypatch):
+    # each creation reads the group's document again (another writer may have changed
+    # it) and looks for a consolidated view to keep in step; a document with the same
+    # content, registries and settings resolves the same way, so a group without a
+    # view is resolved once. A change to it is seen at the next creation.
+    from zarrforge.nodes import hierarchy
+
+    monkeypatch.setattr(hierarchy, "_VIEWLESS", {})
+    resolutions = collections.Counter()
+    real = hierarchy.resolved
+
+    def counting(fmt, document):
+        resolutions[document.key] += 1
+        return real(fmt, document)
+
+    monkeypatch.setattr(hierarchy, "resolved", counting)
+    store = MemoryStore()
+    group = zf.create_group(store, "g", attributes={"n": 1})
+    for i in range(5):
+        group.create_array(f"a{i}", shape=(2,), dtype="int8")
+    assert resolutions["g/zarr.json"] == 1
+    with zf.config.set(max_document_bytes=2**30):  # new settings: resolved again
+        group.create_array("b", shape=(2,), dtype="int8")
+    assert resolutions["g/zarr.json"] == 2
+    zf.consolidate_metadata(store, "g")  # another content, with a view: resolved, and kept in step
+    resolutions.clear()
+    group.create_array("c", shape=(2,), dtype="int8")
+    assert resolutions["g/zarr.json"] >= 1
+    view = zf.open_group(store, "g", mode="r").metadata_model.consolidated
+    assert sorted(view) == ["a0", "a1", "a2", "a3", "a4", "b", "c"]
+
+
+def test_a_broken_group_document_refuses_every_member_however_often_it_is_asked():
+    # what fails to resolve is never remembered: each creation below it is refused
+    store = MemoryStore()
+    zf.create_group(store, "g")
+    store.set("g/zarr.json", b'{"zarr_format": 3, "node_type": "group", "attributes": 5}')
+    for name in ("a", "b"):
+        with pytest.raises(zf.errors.MetadataError, match="attributes"):
+            zf.create_array(store, f"g/{name}", shape=(2,), dtype="int8")
+        assert store.get(f"g/{name}/zarr.json") is None

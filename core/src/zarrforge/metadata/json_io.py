@@ -453,6 +453,18 @@ def _encoded(pieces: list[Any], encoding: str) -> list[bytes | memoryview]:
 
 _write_utf8 = _writer(ascii_only=False)
 _write_ascii = _writer(ascii_only=True)
+_one_line_utf8 = _one_line_encoder(encode_basestring, _encode_utf8)
+
+
+def one_line_json(value: Any) -> str | None:
+    """``value`` as one line of JSON by the C encoder, or ``None`` where it holds anything
+    but plain JSON values (dicts, lists, tuples, str, int, float, bool, None), or nests
+    too deep: a key for memories of what a value resolves to, equal only for values
+    that write the same JSON (``1`` and ``True``, ``0.0`` and ``-0.0`` stay apart)."""
+    try:
+        return _one_line_utf8(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:

@@ -50,6 +50,7 @@ from ..errors import (
 )
 from ..metadata import paths
 from ..metadata.document import NodeDocument
+from ..metadata.json_io import one_line_json
 from ..registries import plugin_failures, registry
 from ..storing.optimistic import read_modify_write
 from . import unreadable
@@ -420,8 +421,13 @@ def views_above(store: Store, fmt: Format, path: str) -> Above:
 
 def _check_view_usable(fmt: Format, path: str, document: NodeDocument | None) -> NodeMetadata | None:
     """The model of the group document at ``path`` (``None`` for none), refused if its
-    consolidated view could not be kept in step with a change below it."""
+    consolidated view could not be kept in step with a change below it. ``None`` too for
+    a group document known to resolve to a group without a view (:data:`_VIEWLESS`):
+    there is nothing to keep in step."""
     if document is None or document.node_type != "group":
+        return None
+    verdict = _viewless_key(fmt, document)
+    if verdict is not None and _VIEWLESS.get(verdict[0]) is verdict[1]:
         return None
     group = resolved(fmt, document)
     if isinstance(group, GroupMetadata) and group.view_unused:
@@ -431,7 +437,33 @@ def _check_view_usable(fmt: Format, path: str, document: NodeDocument | None) ->
             f"view cannot be kept in step: {group.view_unused}",
             key=document.key,
         )
+    if verdict is not None and isinstance(group, GroupMetadata) and group.consolidated is None:
+        if len(_VIEWLESS) >= _VIEWLESS_ENTRIES:
+            _VIEWLESS.clear()
+        _VIEWLESS[verdict[0]] = verdict[1]
     return group
+
+
+#: Group documents that resolved, without error, to a group with no consolidated view:
+#: (format class, format name, document key, its content as one line of JSON, registry
+#: generation) -> the settings object in force then. Creating a group's members resolves
+#: the group's document again for each, to find a view to keep in step; the same
+#: content resolves the same way while the registries and settings are unchanged (a
+#: settings change makes a new settings object). A document that fails to resolve is
+#: never kept: it fails again each time. Emptied when full.
+_VIEWLESS: dict[tuple[Any, ...], config.Settings] = {}
+_VIEWLESS_ENTRIES = 256
+_VIEWLESS_CHARS = 4096  # longer contents are resolved each time
+
+
+def _viewless_key(fmt: Format, document: NodeDocument) -> tuple[tuple[Any, ...], config.Settings] | None:
+    """The key of ``document`` in :data:`_VIEWLESS` and the settings now; ``None`` for a
+    content that is not small plain JSON."""
+    text = one_line_json(document.content) if type(document.content) is dict else None
+    if text is None or len(text) > _VIEWLESS_CHARS:
+        return None
+    key = (type(fmt), fmt.name, document.key, document.format_name, text, registry.generation())
+    return key, config.get()
 
 
 def refresh_consolidated(
