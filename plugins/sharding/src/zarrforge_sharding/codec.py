@@ -511,9 +511,8 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         b = analyse(selection, spec.shape, self.chunk_shape) if one is None else None
         if isinstance(fetch, VersionedRangeFetcher):
             if not fetch.versioned:  # one request for the whole shard: one version of it
-                if b is None and one is not None:
-                    b = analyse(selection, spec.shape, self.chunk_shape)
-                return self._partial_of_whole(fetch, spec, selection, b)
+                box = b if one is None else analyse(selection, spec.shape, self.chunk_shape)
+                return self._partial_of_whole(fetch, spec, selection, box)
             read = fetch.read_version
         else:  # a caller's own function: no versions to hold on to (see the docstring)
 
@@ -523,7 +522,11 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 return (None if parts[0] is None else cast("list[bytes]", parts)), None
 
         # the inner chunks to read; None: the selection selects nothing
-        touched = [one[0]] if one is not None else None if b is None else list(b.inner_chunks())
+        touched: list[tuple[int, ...]] | None
+        if one is not None:
+            touched = [one[0]]
+        else:
+            touched = None if b is None else list(b.inner_chunks())
         cache_key = self._cache_key(fetch, spec)
         index_range = self._index_range(spec)
         remembered = index_cache.cache.get(cache_key) if cache_key is not None else None
