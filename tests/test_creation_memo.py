@@ -181,11 +181,17 @@ def test_arrays_created_alike_share_one_codec_chain_checked_once(monkeypatch) ->
     # the chain is a function of the objects it is checked against: members created
     # alike share them (the memo above), so the second member's chain is the first's,
     # with no second check; other codecs or another layout get a chain of their own
+    from zarrforge.abc.codec import ChunkSpec
     from zarrforge.engine.codec_chain import CodecChain
 
     checks: list[object] = []
     real = CodecChain.validate
-    monkeypatch.setattr(CodecChain, "validate", lambda chain, spec: checks.append(chain) or real(chain, spec))
+
+    def counting(chain: CodecChain, spec: ChunkSpec) -> None:
+        checks.append(chain)
+        real(chain, spec)
+
+    monkeypatch.setattr(CodecChain, "validate", counting)
     monkeypatch.setattr(array_engine, "_CHECKED_CHAINS", {})  # none from an earlier test
     store = MemoryStore()
     first = _create(store, "a", attributes={"n": 1}, fill_value=4321)
@@ -206,12 +212,13 @@ def test_arrays_created_alike_share_one_codec_chain_checked_once(monkeypatch) ->
 def test_a_chain_that_fails_its_check_is_never_remembered(monkeypatch) -> None:
     # the first check refuses (as a codec would refuse the array): nothing is written,
     # and the next creation with the same objects is checked again, not let through
+    from zarrforge.abc.codec import ChunkSpec
     from zarrforge.engine.codec_chain import CodecChain
 
     checks: list[object] = []
     real = CodecChain.validate
 
-    def refusing_once(chain: CodecChain, spec: object) -> None:
+    def refusing_once(chain: CodecChain, spec: ChunkSpec) -> None:
         checks.append(chain)
         if len(checks) == 1:
             raise zf.errors.MetadataError("refused by the test", field="codecs[1]")
