@@ -57,7 +57,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from types import TracebackType
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -183,28 +183,17 @@ def coalesce(
     return [(o, n) for o, n in runs]
 
 
-class _Derived:
+class _Derived(NamedTuple):
     """What follows from a shard's spec: the spec itself (kept alive, so that its ``id``
     stays its own), the inner chunks' and the index's specs, the index's encoded size and
     byte range (``None`` where its codecs give no fixed size), the inner chunks per shard."""
 
-    __slots__ = ("index", "index_range", "index_size", "inner", "per_shard", "spec")
-
-    def __init__(
-        self,
-        spec: ChunkSpec,
-        inner: ChunkSpec,
-        index: ChunkSpec,
-        index_size: int | None,
-        index_range: ByteRange | None,
-        per_shard: tuple[int, ...],
-    ) -> None:
-        self.spec = spec
-        self.inner = inner
-        self.index = index
-        self.index_size = index_size
-        self.index_range = index_range
-        self.per_shard = per_shard
+    spec: ChunkSpec
+    inner: ChunkSpec
+    index_spec: ChunkSpec
+    index_size: int | None
+    index_range: ByteRange | None
+    per_shard: tuple[int, ...]
 
 
 class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
@@ -322,7 +311,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
         return tuple(s // c for s, c in zip(spec.shape, self.chunk_shape))
 
     def _index_spec(self, spec: ChunkSpec) -> ChunkSpec:
-        return self._derive(spec).index
+        return self._derive(spec).index_spec
 
     def evolve(self, spec: ChunkSpec) -> ShardingCodec:
         inner = CodecChain.evolved(self.inner.codecs, self._inner_spec(spec))
