@@ -154,14 +154,14 @@ def test_a_node_whose_document_is_broken_is_in_the_way_and_can_be_overwritten():
 
 
 def test_the_creation_spec_is_copied_with_changes_as_dataclasses_replace_would():
-    # codec_arguments copies the spec without running its __init__ again: right only
-    # while the spec has no __post_init__ (nor anything else __init__ does)
+    # codec_arguments copies the spec without running its __init__ again
+    # (metadata.replacing): the copy it takes while the spec has no __post_init__
     from zarrforge.abc.format import ArrayCreationSpec
-    from zarrforge.engine.codec_arguments import _replaced
+    from zarrforge.metadata.replacing import replaced
 
     assert not hasattr(ArrayCreationSpec, "__post_init__")
     spec = ArrayCreationSpec(shape=(10,), dtype="int32", chunks=(5,), attributes={"a": 1})
-    changed = _replaced(spec, filters=(), compressors=({"name": "zstd"},))
+    changed = replaced(spec, filters=(), compressors=({"name": "zstd"},))
     assert changed == dataclasses.replace(spec, filters=(), compressors=({"name": "zstd"},))
     assert spec.compressors == "auto" and spec.filters is None  # the original as it was
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -209,3 +209,27 @@ def test_a_broken_group_document_refuses_every_member_however_often_it_is_asked(
         with pytest.raises(zf.errors.MetadataError, match="attributes"):
             zf.create_array(store, f"g/{name}", shape=(2,), dtype="int8")
         assert store.get(f"g/{name}/zarr.json") is None
+
+
+def test_a_copy_without_init_is_taken_only_where_init_sets_the_fields_alone():
+    # metadata.replacing: a class whose __init__ does more (a __post_init__) is copied
+    # through it, and a change naming no field is refused, as dataclasses.replace does
+    from zarrforge.abc.format import ArrayCreationSpec
+    from zarrforge.metadata.replacing import replaced
+
+    @dataclasses.dataclass(frozen=True)
+    class Checked:
+        n: int
+
+        def __post_init__(self) -> None:
+            if self.n < 0:
+                raise ValueError("n must not be negative")
+
+    assert replaced(Checked(1), n=2) == Checked(2)
+    with pytest.raises(ValueError, match="negative"):
+        replaced(Checked(1), n=-1)
+    with pytest.raises(TypeError):
+        replaced(Checked(1), m=2)
+    spec = ArrayCreationSpec(shape=(10,), dtype="int32", chunks=(5,))
+    with pytest.raises(TypeError):
+        replaced(spec, not_a_field=1)

@@ -235,17 +235,16 @@ def test_a_chain_that_fails_its_check_is_never_remembered(monkeypatch) -> None:
 
 
 def test_a_remembered_model_is_copied_with_changes_as_dataclasses_replace_would() -> None:
-    # the memo copies the model without running its frozen __init__ again: right only
-    # while ArrayMetadata has no __post_init__ (nor anything else __init__ does)
+    # the memo copies the model with ArrayMetadata.replace, which takes it without
+    # running the frozen __init__ again while ArrayMetadata has no __post_init__
     import dataclasses
 
     from zarrforge.abc.metadata import ArrayMetadata
-    from zarrforge.registries.creation_memo import _copied
 
     assert not hasattr(ArrayMetadata, "__post_init__")
     model = _create(MemoryStore(), "a", attributes={"a": 1})._metadata
     changes = {"attributes": {"b": 2}, "extra_fields": {}, "format_data": {}}
-    copy = _copied(model, **changes)
+    copy = model.replace(**changes)
     assert copy == dataclasses.replace(model, **changes) and type(copy) is ArrayMetadata
     assert model.attributes == {"a": 1}  # the original as it was
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -140,6 +140,7 @@ BOTTOM_LAYER = PLUGIN_API_MODULES | frozenset(
         "zarrforge.metadata.parse_memo",
         "zarrforge.metadata.raw_json",
         "zarrforge.metadata.raw_reading",
+        "zarrforge.metadata.replacing",
         "zarrforge.storing.optimistic",
         "zarrforge.storing.references",
         "zarrforge.engine.parallel",

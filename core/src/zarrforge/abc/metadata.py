@@ -53,6 +53,7 @@ from typing import Any
 
 from ..metadata.document import NodeDocument
 from ..metadata.document import UnknownExtension as UnknownExtension
+from ..metadata.replacing import replaced
 from .chunk_grid import ChunkGrid
 from .chunk_key_encoding import ChunkKeyEncoding
 from .codec import Codec
@@ -111,7 +112,9 @@ class ArrayMetadata:
         return len(self.shape)
 
     def replace(self, **changes: Any) -> ArrayMetadata:
-        """A copy with ``changes`` applied (``dataclasses.replace``).
+        """A copy with ``changes`` applied, as ``dataclasses.replace`` makes it (without
+        running ``__init__`` again where that only sets the fields:
+        ``zarrforge.metadata.replacing.replaced``).
 
         Parameters
         ----------
@@ -123,7 +126,7 @@ class ArrayMetadata:
         ArrayMetadata
             The copy.
         """
-        return dataclasses.replace(self, **changes)
+        return replaced(self, **changes)
 
 
 #: the resolved metadata of a node, an array's or a group's
