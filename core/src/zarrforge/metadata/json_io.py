@@ -297,12 +297,9 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
         alone (containers by kind; leaves as the C encoder writes them, which is how
         :func:`leaf` writes them), so equal keys give equal output. ``False``: the value
         has no one-line text, or a long one; the caller writes it."""
-        try:
-            line = one_line_of(value)
-        except (TypeError, ValueError, RecursionError):
+        line = one_line_of(value)
+        if line is None or len(line) > _REMEMBERED_CHARS:
             return False  # left to write(), which raises its own error where it must
-        if len(line) > _REMEMBERED_CHARS:
-            return False
         text = remembered.get((indent, line))
         if text is None:
             pieces: list[Any] = []
@@ -366,11 +363,8 @@ def _writer(ascii_only: bool) -> Callable[[Any], list[Any]]:
         attributes' position. ``None``: no one-line text, or a long one."""
         position = list(document).index("attributes")
         others = {k: v for k, v in document.items() if k != "attributes"}
-        try:
-            line = one_line_of(others)
-        except (TypeError, ValueError, RecursionError):
-            return None
-        if len(line) > _FRAMED_CHARS:
+        line = one_line_of(others)
+        if line is None or len(line) > _FRAMED_CHARS:
             return None
         frame = frames.get((line, position))
         if frame is None:
@@ -422,14 +416,24 @@ def _no_json(value: Any) -> Any:
 
 def _one_line_encoder(
     encode_str: Callable[[str], str], fallback: Callable[[Any], str]
-) -> Callable[[Any], str]:
+) -> Callable[[Any], str | None]:
     """The C encoder's one-line text of a value, built once (``json.dumps`` builds it
-    each call, which costs more than encoding a small value); ``fallback`` where
-    Python has no C encoder."""
-    if c_make_encoder is None:
-        return fallback
-    encoder = c_make_encoder(None, _no_json, encode_str, None, ": ", ", ", False, False, True)
-    return lambda value: "".join(encoder(value, 0))
+    each call, which costs more than encoding a small value; ``fallback`` where Python
+    has no C encoder); ``None`` for a value that is not plain JSON or nests too deep.
+    These texts are keys of memories, whose callers then write the value themselves
+    (and raise the errors it deserves)."""
+    encode = fallback
+    if c_make_encoder is not None:
+        encoder = c_make_encoder(None, _no_json, encode_str, None, ": ", ", ", False, False, True)
+        encode = lambda value: "".join(encoder(value, 0))  # noqa: E731
+
+    def one_line(value: Any) -> str | None:
+        try:
+            return encode(value)
+        except (TypeError, ValueError, RecursionError):
+            return None
+
+    return one_line
 
 
 def _encoded(pieces: list[Any], encoding: str) -> list[bytes | memoryview]:
@@ -461,10 +465,7 @@ def one_line_json(value: Any) -> str | None:
     but plain JSON values (dicts, lists, tuples, str, int, float, bool, None), or nests
     too deep: a key for memories of what a value resolves to, equal only for values
     that write the same JSON (``1`` and ``True``, ``0.0`` and ``-0.0`` stay apart)."""
-    try:
-        return _one_line_utf8(value)
-    except (TypeError, ValueError, RecursionError):
-        return None
+    return _one_line_utf8(value)
 
 
 def dump_document(document: dict[str, Any], *, key: str | None = None) -> bytes:
