@@ -204,10 +204,10 @@ def data_type_from_user(value: Any) -> DataType:
     if isinstance(value, DataType):
         return value
     if type(value) is str:  # a name: resolved again only after a registry change
-        found_before = _NAMED_DATA_TYPES.get(value)
-        if found_before is not None and found_before[0] == registry.generation():
-            return found_before[1]
         generation = registry.generation()
+        found_before = _NAMED_DATA_TYPES.get(value)
+        if found_before is not None and found_before[0] == generation:
+            return found_before[1]
         data_type = _data_type_from_user(value)
         if len(_NAMED_DATA_TYPES) >= _NAMED_DATA_TYPE_ENTRIES:
             _NAMED_DATA_TYPES.clear()

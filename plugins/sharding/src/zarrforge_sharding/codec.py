@@ -554,7 +554,7 @@ class ShardingCodec(ArrayBytesCodec, PartialCodec, SubdividedCodec):
                 wanted = remembered_ranges  # checked already
             else:
                 wanted = index_of(raw).checked_ranges(touched)
-            runs = coalesce(list(wanted.values())) if len(wanted) > 1 else list(wanted.values())
+            runs = coalesce(list(wanted.values()))
             return (wanted, runs), [ByteRange(o, n) for o, n in runs]
 
         found = read_located(read, index_range, raw_index, locate, generation=generation, guessed=guessed)
